@@ -1,0 +1,188 @@
+"""Command line: a thin face over the same API, for teachers' scripts.
+
+    python -m hograd_core derivatives "x**3" --order 3 --at 2
+    python -m hograd_core derivatives "tanh(x)" --order 8 --grid -3:3:2000 --json
+    python -m hograd_core hvp "w1**2*sin(w2)" --at 1,1.5707963267948966 --vector 0.5,1 --json
+
+Bad input exits with status 2 and one line ``error: ...`` on stderr (and ``{"error": ...}`` on
+stdout with --json); never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from .derivatives import BUDGET, METHODS, derivatives
+from .errors import BudgetError, HogradError
+from .hvp import hvp
+from .language import parse
+
+_VALUE_OPTIONS = ("--at", "--grid", "--vector")
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        raise _UsageError(message)
+
+
+def _numbers(text: str, what: str) -> list[float]:
+    out = []
+    for part in text.split(","):
+        try:
+            value = float(part)
+        except ValueError:
+            raise BudgetError("budget.number", what=what, got=part.strip()[:40]) from None
+        out.append(value)
+    return out
+
+
+def _grid(text: str) -> np.ndarray:
+    parts = text.split(":")
+    if len(parts) != 3:
+        raise _UsageError(f"--grid: expected START:STOP:POINTS such as -3:3:2000, got {text!r}")
+    low, high = _numbers(parts[0], "--grid")[0], _numbers(parts[1], "--grid")[0]
+    try:
+        count = int(parts[2])
+    except ValueError:
+        raise _UsageError(f"--grid: POINTS must be a whole number, got {parts[2]!r}") from None
+    if not 1 <= count <= BUDGET.max_points:
+        raise BudgetError("budget.points", limit=BUDGET.max_points, got=count)
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise BudgetError("budget.range", low=low, high=high, limit=f"{BUDGET.max_abs_x:g}")
+    return np.linspace(low, high, count)
+
+
+def _fix_negative_values(argv: Sequence[str]) -> list[str]:
+    """Let ``--grid -3:3:10`` and ``--at -1,2`` through: argparse would take them for options."""
+    out: list[str] = []
+    it = iter(argv)
+    for arg in it:
+        if arg in _VALUE_OPTIONS:
+            nxt = next(it, None)
+            out.append(arg if nxt is None else f"{arg}={nxt}")
+        else:
+            out.append(arg)
+    return out
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m hograd_core", description="Higher-order gradients of a typed function.")  # noqa: E501
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("derivatives", help="derivatives of orders 0..N of f(x)")
+    d.add_argument("function")
+    d.add_argument("--order", type=int, default=2)
+    where = d.add_mutually_exclusive_group()
+    where.add_argument("--at", default=None, help="one point, e.g. 2")
+    where.add_argument("--grid", default=None, help="START:STOP:POINTS, e.g. -3:3:2000")
+    d.add_argument("--method", default="autograd", choices=METHODS)
+    d.add_argument("--json", action="store_true")
+    h = sub.add_parser("hvp", help="gradient, Hessian and Hessian-vector product")
+    h.add_argument("function")
+    h.add_argument("--at", required=True, help="the point, e.g. 1,1.5707963267948966")
+    h.add_argument("--vector", required=True, help="v, e.g. 0.5,1")
+    h.add_argument("--json", action="store_true")
+    return parser
+
+
+def _jsonable(value: object) -> object:
+    """Arrays to lists; NaN and inf to null (JSON has neither)."""
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist())
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _run_derivatives(args: argparse.Namespace) -> dict:
+    fn = parse(args.function)
+    xs = _grid(args.grid) if args.grid else np.array(_numbers(args.at or "0", "--at"))
+    result = derivatives(fn, xs, args.order, method=args.method)
+    return {
+        "function": args.function, "variables": list(fn.variables), "latex": fn.latex,
+        "order": result.order, "method": result.method, "x": result.xs,
+        "values": result.values, "constant_from": result.constant_from,
+        "nonfinite": list(result.nonfinite), "seconds": result.seconds,
+    }  # fmt: skip
+
+
+def _run_hvp(args: argparse.Namespace) -> dict:
+    fn = parse(args.function)
+    r = hvp(fn, _numbers(args.at, "point"), _numbers(args.vector, "vector"))
+    return {
+        "function": args.function, "variables": list(r.variables), "latex": fn.latex,
+        "point": r.point, "vector": r.vector, "value": r.value, "gradient": r.gradient,
+        "hessian": r.hessian, "hvp": r.hvp, "eigenvalues": r.eigenvalues,
+        "curvature": r.curvature, "classification": r.classification, "critical": r.critical,
+        "seconds": r.seconds,
+    }  # fmt: skip
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.12g}"
+
+
+def _print_human(command: str, out: dict) -> None:
+    print(f"f = {out['function']}    variables: {', '.join(out['variables']) or '(none)'}")
+    if command == "derivatives":
+        xs, values = out["x"], out["values"]
+        if len(xs) == 1:
+            for k, row in enumerate(values):
+                print(f"  order {k}: {_fmt(row[0])}")
+        else:
+            print(f"  {len(xs)} points from {_fmt(xs[0])} to {_fmt(xs[-1])}")
+            for k, row in enumerate(values):
+                finite = row[np.isfinite(row)]
+                span = f"{_fmt(finite.min())} .. {_fmt(finite.max())}" if finite.size else "no finite value"  # noqa: E501
+                print(f"  order {k}: {span}")
+        if out["constant_from"] is not None:
+            print(f"  order {out['constant_from']} is constant in x; higher orders are exactly 0")
+        if any(out["nonfinite"]):
+            print(f"  NaN or inf values per order: {out['nonfinite']}")
+    else:
+        print(f"  at {', '.join(map(_fmt, out['point']))}    v = {', '.join(map(_fmt, out['vector']))}")  # noqa: E501
+        print(f"  f        = {_fmt(out['value'])}")
+        print(f"  gradient = [{', '.join(map(_fmt, out['gradient']))}]")
+        print("  Hessian  = [" + "; ".join(", ".join(map(_fmt, row)) for row in out["hessian"]) + "]")  # noqa: E501
+        print(f"  Hv       = [{', '.join(map(_fmt, out['hvp']))}]")
+        print(f"  eigenvalues = [{', '.join(map(_fmt, out['eigenvalues']))}]  ({out['classification']}{'' if out['critical'] else ', not a critical point'})")  # noqa: E501
+    print(f"  ({out['seconds'] * 1000:.1f} ms)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    want_json = "--json" in argv
+    started = time.perf_counter()
+    try:
+        args = _build_parser().parse_args(_fix_negative_values(argv))
+        out = _run_derivatives(args) if args.command == "derivatives" else _run_hvp(args)
+    except (HogradError, _UsageError) as err:
+        message = str(err)
+        if want_json:
+            print(json.dumps({"error": message}))
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+    out["seconds"] = out.get("seconds", time.perf_counter() - started)
+    if args.json:
+        print(json.dumps(_jsonable(out)))
+    else:
+        _print_human(args.command, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

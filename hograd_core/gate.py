@@ -1,0 +1,41 @@
+"""A gate for heavy work, so a few expensive requests cannot freeze a whole class.
+
+Streamlit runs every session's script in a thread of one process. Heavy requests (high-order
+nested autograd, network training, large graphs) pass through :func:`heavy_work`, which lets
+at most ``slots`` of them run at once; a request that cannot get a slot within ``wait``
+seconds is refused with :class:`BusyError` ("busy, try again in a moment") instead of queueing
+behind the others. Cheap work does not use the gate.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from .errors import HogradError
+
+__all__ = ["BusyError", "heavy_work", "SLOTS"]
+
+#: How many heavy requests may run at once: one per core on the 2-core servers we target.
+SLOTS = 2
+_SEMAPHORE = threading.BoundedSemaphore(SLOTS)
+
+
+class BusyError(HogradError):
+    """Every slot for heavy work is taken; the request was not started."""
+
+
+@contextmanager
+def heavy_work(wait: float = 1.5) -> Iterator[None]:
+    """Run the body only if a heavy-work slot frees up within ``wait`` seconds.
+
+    Raises:
+        BusyError: no slot within ``wait`` seconds.
+    """
+    if not _SEMAPHORE.acquire(timeout=wait):
+        raise BusyError("budget.busy", slots=SLOTS)
+    try:
+        yield
+    finally:
+        _SEMAPHORE.release()

@@ -1,0 +1,1 @@
+"""Streamlit pages (thin: read widgets, call hograd_core, render)."""

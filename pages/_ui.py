@@ -1,0 +1,69 @@
+"""Small helpers shared by the pages: language, translated text, errors, the function box.
+
+Pages stay thin: they read widgets, call one cached core function and render. Everything that
+computes lives in hograd_core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from hograd_core import LANGUAGES, HogradError, parse, tr
+from hograd_core.language import Function
+
+
+def lang() -> str:
+    """The language chosen in the sidebar ("en" or "zh")."""
+    return st.session_state.get("lang", "en")
+
+
+def lang_from_query() -> str:
+    """The language named in the URL (``?lang=zh``), so a shared link opens in it."""
+    value = st.query_params.get("lang", "en")
+    return value if value in LANGUAGES else "en"
+
+
+def t(key: str, **params: object) -> str:
+    """``key`` from the translation table, in the current language."""
+    return tr(key, lang(), **params)
+
+
+def show_error(err: HogradError, user_text: str | None = None) -> None:
+    """Show a refused request: the message, and the user's text only as code (never markdown)."""
+    st.error(err.message(lang()), icon=":material/error:")
+    if user_text is not None:
+        st.caption(t("app.error.you_typed"))
+        st.code(user_text, language=None)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def cached_parse(text: str, variables: tuple[str, ...] | None = None) -> Function:
+    return parse(text, variables)
+
+
+def function_box(
+    page: str, label: str, presets: Sequence[str], *, variables: tuple[str, ...] | None = None,
+) -> Function:  # fmt: skip
+    """A text box for f with preset buttons; returns the parsed function or stops the page.
+
+    Widget keys are namespaced by ``page`` ("deriv.fn", "deriv.preset").
+    """
+    key = f"{page}.fn"
+    if key not in st.session_state:
+        st.session_state[key] = presets[0]
+
+    def use_preset() -> None:
+        choice = st.session_state.get(f"{page}.preset")
+        if choice:
+            st.session_state[key] = choice
+
+    st.pills(t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset)
+    text = st.text_input(label, key=key, max_chars=200)
+    try:
+        return cached_parse(text, variables)
+    except HogradError as err:
+        show_error(err, text)
+        st.stop()
+        raise  # unreachable: st.stop() raises

@@ -1,0 +1,117 @@
+"""A real Streamlit server and headless Debian Chromium, shared by the browser tests.
+
+Never downloads a browser: Playwright drives /usr/bin/chromium (Debian's package, installed by
+``make test``). Under CI=true a missing browser is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-first-run",
+]  # fmt: skip
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _require(condition: bool, reason: str) -> None:
+    if condition:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"browser tests cannot run under CI=true: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[str]:
+    """Start ``streamlit run app.py`` on a free port; yield its base URL."""
+    port = _free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log = open(ARTIFACTS / "server.log", "w")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.terminate()
+        pytest.fail("the Streamlit server did not become healthy within 60 s (see tests/artifacts/server.log)")  # noqa: E501
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    _require(Path(CHROMIUM).exists(), f"{CHROMIUM} is missing (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:  # pragma: no cover - requirements-dev.txt installs it
+        _require(False, "playwright is not installed")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser, server):  # noqa: ANN001, ANN201
+    """A fresh browser page (1280x800, like a projector) with the server's URL as ``page.base``."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = context.new_page()
+    pg.base = server
+    pg.set_default_timeout(30_000)
+    yield pg
+    context.close()
+
+
+def wait_for_app(pg, timeout: float = 30_000) -> None:  # noqa: ANN001
+    """Wait until Streamlit has finished the script run (no 'running' status widget)."""
+    pg.wait_for_selector("[data-testid='stApp']", timeout=timeout)
+    pg.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " && document.querySelector('[data-testid=\"stMain\"]')",
+        timeout=timeout,
+    )
+    pg.wait_for_timeout(300)
+
+
+def screenshot(pg, name: str) -> Path:  # noqa: ANN001
+    """Save a screenshot as a test artefact in tests/artifacts/."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    pg.screenshot(path=str(path), full_page=True)
+    return path
