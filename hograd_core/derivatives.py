@@ -213,6 +213,9 @@ def derivatives(
         x = torch.tensor(grid, dtype=torch.float64, requires_grad=True)
         rows, constant_from, _ = autograd_rows(fn, x, order)
         values = torch.stack([r.detach() for r in rows]).numpy().copy()
+    # Where f itself is undefined (log at x < 0), so is every derivative, even when the
+    # backward formula happens to give a number there (1/x for log).
+    values[:, np.isnan(values[0])] = np.nan
     nonfinite = tuple(int(n) for n in (~np.isfinite(values)).sum(axis=1))
     return DerivativeResult(
         xs=grid, values=values, order=order, method=method, variable=variable,

@@ -192,7 +192,38 @@ def _char_label(ch: str) -> str:
     return f"{code} {name}".strip()
 
 
+def _digit(ch: str) -> bool:
+    return "0" <= ch <= "9" and len(ch) == 1
+
+
+def _letter(ch: str) -> bool:
+    return len(ch) == 1 and ch.isascii() and (ch.isalpha() or ch == "_")
+
+
+def _letter_or_digit(ch: str) -> bool:
+    return _letter(ch) or _digit(ch)
+
+
 def _tokenize(text: str) -> list[_Token]:
+    """Split ``text`` into tokens, or raise at the first character outside the language.
+
+    If the text starts with a Python keyword or a dunder name ("lambda: 1", "__import__('os')"),
+    that is reported instead: it is the real mistake, the character only its consequence.
+    """
+    try:
+        return _tokenize_raw(text)
+    except ExpressionError:
+        m = _NAME.search(text)
+        if m and (m.start() == 0 or not _letter_or_digit(text[m.start() - 1])):
+            word, col = m.group(0), m.start() + 1
+            if word in _KEYWORDS:
+                raise ExpressionError(_KEYWORDS[word], text=word, col=col) from None
+            if word.startswith("_"):
+                raise ExpressionError("expr.underscore", text=word, col=col) from None
+        raise
+
+
+def _tokenize_raw(text: str) -> list[_Token]:
     tokens: list[_Token] = []
     i, n = 0, len(text)
     while i < n:
@@ -207,14 +238,14 @@ def _tokenize(text: str) -> list[_Token]:
             if unicodedata.category(ch) in ("Cf", "Zs", "Zl", "Zp", "Cc"):
                 raise ExpressionError("expr.invisible", char=_char_label(ch), col=col)
             raise ExpressionError("expr.non_ascii", char=_char_label(ch), col=col)
-        if ch.isdigit() or (ch == "." and i + 1 < n and text[i + 1].isdigit()):
+        if _digit(ch) or (ch == "." and i + 1 < n and _digit(text[i + 1])):
             m = _NUMBER.match(text, i)
             assert m is not None
             num = m.group(0)
             end = m.end()
-            if num == "0" and end < n and text[end] in "xXbBoO" and end + 1 < n and text[end + 1].isalnum():  # noqa: E501
+            if num == "0" and text[end : end + 1] in ("x", "X", "b", "B", "o", "O") and _letter_or_digit(text[end + 1 : end + 2]):  # noqa: E501
                 raise ExpressionError("expr.base_prefix", text=text[i : end + 1], col=col)
-            if end < n and (text[end].isalpha() or text[end] == "_"):
+            if end < n and _letter(text[end]):
                 nm = _NAME.match(text, end)
                 right = nm.group(0) if nm else text[end]
                 raise ExpressionError("expr.implicit_mul", text=num + right, col=col, fix=f"{num}*{right}")  # noqa: E501
@@ -224,7 +255,7 @@ def _tokenize(text: str) -> list[_Token]:
             tokens.append(_Token("num", num, i))
             i = end
             continue
-        if ch.isalpha() or ch == "_":
+        if _letter(ch):
             m = _NAME.match(text, i)
             assert m is not None
             tokens.append(_Token("name", m.group(0), i))
@@ -313,9 +344,8 @@ class _Parser:
         tree = self.expr()
         tok = self.peek()
         if tok.kind != "end":
-            prev = self.tokens[self.i - 1]
             if tok.kind in ("num", "name", "lpar"):
-                raise ExpressionError("expr.implicit_mul", text=prev.text + tok.text, col=tok.pos + 1, fix=f"{prev.text}*{tok.text}")  # noqa: E501
+                self.parse_trailing_error(tok)
             if tok.kind == "rpar":
                 raise ExpressionError("expr.unbalanced_close", col=tok.pos + 1)
             if tok.kind == "comma":
@@ -392,9 +422,13 @@ class _Parser:
         raise self.unexpected(tok)
 
     def parse_trailing_error(self, tok: _Token) -> None:
+        """Two operands in a row: a Python keyword, or a product written without '*'."""
         prev = self.tokens[self.i - 1]
+        if tok.kind == "name" and tok.text in _KEYWORDS:
+            raise ExpressionError(_KEYWORDS[tok.text], text=tok.text, col=tok.pos + 1)
         if tok.kind in ("num", "name", "lpar"):
-            raise ExpressionError("expr.implicit_mul", text=prev.text + tok.text, col=tok.pos + 1, fix=f"{prev.text}*{tok.text}")  # noqa: E501
+            shown = self.text[prev.pos : tok.pos + len(tok.text)]
+            raise ExpressionError("expr.implicit_mul", text=shown, col=prev.pos + 1, fix=f"{prev.text}*{tok.text}")  # noqa: E501
         raise self.unexpected(tok)
 
     def name(self, tok: _Token) -> Node:

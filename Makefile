@@ -1,0 +1,57 @@
+# Two commands for a fresh Debian machine with Python 3.11:
+#   make run    set up .venv and start the app on http://localhost:8501
+#   make test   set up .venv with the test tools, install Debian's chromium if missing, run every test
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PORT   ?= 8501
+
+.PHONY: run test test-core test-app test-e2e lint bench clean chromium
+
+$(VENV)/.runtime: requirements.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	@touch $@
+
+$(VENV)/.dev: requirements-dev.txt $(VENV)/.runtime
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	@touch $@
+
+run: $(VENV)/.runtime
+	$(PY) -m streamlit run app.py --server.port $(PORT)
+
+# Debian's chromium for the browser tests (never a downloaded browser). Installed when missing
+# and we are root; otherwise a clear message says what to run.
+chromium:
+	@if [ -x /usr/bin/chromium ]; then exit 0; fi; \
+	if [ "$$(id -u)" = "0" ]; then \
+		echo "installing Debian's chromium for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+		echo "error: the browser tests need Debian's chromium: run 'sudo apt-get install -y chromium'" >&2; \
+		exit 1; \
+	fi
+
+test: $(VENV)/.dev chromium
+	$(PY) -m pytest -q
+
+test-core: $(VENV)/.dev
+	$(PY) -m pytest -q tests/core
+
+test-app: $(VENV)/.dev
+	$(PY) -m pytest -q tests/app
+
+test-e2e: $(VENV)/.dev chromium
+	$(PY) -m pytest -q tests/e2e
+
+lint: $(VENV)/.dev
+	$(PY) -m ruff check . && $(PY) -m ruff format --check .
+
+bench: $(VENV)/.dev
+	$(PY) benchmarks/derivatives.py
+	$(PY) benchmarks/hvp.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache tests/artifacts

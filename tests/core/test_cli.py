@@ -1,0 +1,91 @@
+"""The command line, run as a learner's script would run it: a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "hograd_core", *args], cwd=ROOT, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+
+
+def test_seed_derivatives_human_readable() -> None:
+    out = cli("derivatives", "x**3", "--order", "3", "--at", "2")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert [line.strip() for line in lines[1:5]] == [
+        "order 0: 8", "order 1: 12", "order 2: 12", "order 3: 6",
+    ]  # fmt: skip
+    out = cli("derivatives", "2*x", "--order", "3", "--at", "2")
+    assert "order 1 is constant in x; higher orders are exactly 0" in out.stdout
+
+
+def test_seed_hvp_json() -> None:
+    out = cli("hvp", "w1**2*sin(w2)", "--at", "1,1.5707963267948966", "--vector", "0.5,1", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["variables"] == ["w1", "w2"]
+    np.testing.assert_allclose(data["gradient"], [2.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(data["hvp"], [1.0, -1.0], atol=1e-12)
+    np.testing.assert_allclose(data["hessian"], [[2.0, 0.0], [0.0, -1.0]], atol=1e-12)
+    assert data["latex"] == "w_{1}^{2} \\sin{\\left(w_{2} \\right)}"
+    assert data["seconds"] >= 0
+
+
+def test_grid_json_with_negative_start() -> None:
+    out = cli("derivatives", "tanh(x)", "--order", "8", "--grid", "-3:3:2000", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert len(data["values"]) == 9 and len(data["values"][0]) == 2000
+    assert data["x"][0] == -3.0 and data["x"][-1] == 3.0
+    assert {"variables", "latex", "seconds"} <= data.keys()
+
+
+def test_nan_becomes_null_in_json() -> None:
+    out = cli("derivatives", "log(x)", "--order", "1", "--at", "-1", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["values"] == [[None], [None]] and data["nonfinite"] == [1, 1]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("derivatives", "2x", "--at", "1"), "write 2*x"),
+        (("derivatives", "__import__('os')", "--at", "1"), "starts with an underscore"),
+        (("derivatives", "x", "--order", "99", "--at", "1"), "order: expected 0 to 10, got 99"),
+        (("derivatives", "x", "--at", "abc"), "'abc' is not a number"),
+        (("derivatives", "x", "--grid", "1:0:10"), "x range"),
+        (("derivatives", "x", "--grid", "0:1:999999"), "points: expected 1 to 5000"),
+        (("derivatives", "x", "--grid", "0:1"), "START:STOP:POINTS"),
+        (("hvp", "x*y", "--at", "1", "--vector", "1,1"), "point: expected 2 numbers"),
+        (("hvp", "x*y", "--at", "1,2", "--vector", "1,nan"), "vector: expected finite numbers"),
+        (("hvp", "3", "--at", "1", "--vector", "1"), "no variables"),
+        (("frobnicate",), "invalid choice"),
+        (("derivatives", "x", "--order", "two"), "invalid int value"),
+    ],
+)
+def test_bad_input_exit_2_one_line(args: tuple[str, ...], message: str) -> None:
+    out = cli(*args)
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    assert message in lines[0]
+
+
+def test_bad_input_json_error_object() -> None:
+    out = cli("derivatives", "sin(x", "--at", "1", "--json")
+    assert out.returncode == 2
+    assert json.loads(out.stdout) == {"error": "function: the '(' at column 4 is never closed; add a ')'."}  # noqa: E501

@@ -1,0 +1,165 @@
+"""Nested-autograd derivatives against independent oracles: sympy, finite differences,
+gradgradcheck and the seeds' worked example."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+import sympy as sp
+import torch
+
+from hograd_core import BudgetError, derivatives, finite_difference, parse
+from hograd_core.derivatives import BUDGET, estimate_autograd, graph_nodes
+from hograd_core.symbolic import symbolic_derivatives, sympy_value
+
+# Each function of the language inside an expression that keeps it in its domain on the
+# sampled interval, so sympy and autograd can be compared at random points.
+CASES = {
+    "sin": ("sin(1.3*x) + x", (-2, 2)),
+    "cos": ("cos(x)*x", (-2, 2)),
+    "tan": ("tan(0.5*x)", (-1.5, 1.5)),
+    "asin": ("asin(0.4*x)", (-2, 2)),
+    "acos": ("acos(0.4*x)", (-2, 2)),
+    "atan": ("atan(2*x - 1)", (-2, 2)),
+    "sinh": ("sinh(x)/3", (-2, 2)),
+    "cosh": ("cosh(0.7*x)", (-2, 2)),
+    "tanh": ("tanh(x)", (-2, 2)),
+    "exp": ("exp(-x^2)", (-2, 2)),
+    "log": ("log(1 + x^2)", (-2, 2)),
+    "sqrt": ("sqrt(2 + sin(x))", (-2, 2)),
+    "abs": ("abs(x)*x", (0.2, 2)),
+    "sigmoid": ("sigmoid(2*x)", (-2, 2)),
+    "softplus": ("softplus(x)", (-2, 2)),
+    "relu": ("relu(x)**3", (0.2, 2)),
+    "erf": ("erf(x)", (-2, 2)),
+    "pow": ("x**x", (0.3, 2)),
+    "rational": ("1/(1+x^2)", (-2, 2)),
+    "seed": ("sin(x)*exp(-x^2)", (-2, 2)),
+}
+
+
+def _close(a: float, b: float, rel: float) -> bool:
+    return abs(a - b) <= rel * max(1.0, abs(a), abs(b))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_function_against_sympy_orders_0_to_4(name: str) -> None:
+    text, (low, high) = CASES[name]
+    fn = parse(text)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    xs = rng.uniform(low, high, size=5)
+    result = derivatives(fn, xs, 4)
+    exact = symbolic_derivatives(fn, 4)
+    assert exact.stopped is None
+    for k, expr in enumerate(exact.exprs):
+        for i, x0 in enumerate(xs):
+            want = sympy_value(expr, {"x": float(x0)})
+            got = result.values[k, i]
+            assert _close(got, want, 1e-9), f"{text}: order {k} at {x0}: {got} vs sympy {want}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_function_against_finite_differences(name: str) -> None:
+    text, (low, high) = CASES[name]
+    fn = parse(text)
+    x0 = (low + high) / 2 + 0.123
+    result = derivatives(fn, [x0], 2)
+    for k, rel in ((1, 1e-6), (2, 1e-4)):
+        estimate = finite_difference(fn, x0, k)
+        assert _close(result.values[k, 0], estimate, rel), (text, k)
+
+
+@pytest.mark.parametrize("text", ["sin(x)*exp(-x^2)", "tanh(x)", "x**x", "sqrt(1+x^2)", "erf(x)"])
+def test_gradgradcheck(text: str) -> None:
+    fn = parse(text)
+    x = torch.linspace(0.3, 1.7, 5, dtype=torch.float64, requires_grad=True)
+    f = lambda t: fn.torch({"x": t})
+    assert torch.autograd.gradcheck(f, (x,))
+    assert torch.autograd.gradgradcheck(f, (x,))
+
+
+def test_seed_example_x_cubed_at_2() -> None:
+    values = derivatives(parse("x**3"), [2.0], 3).values[:, 0]
+    assert values.tolist() == [8.0, 12.0, 12.0, 6.0]  # x³, 3x², 6x, 6 at x = 2
+
+
+def test_constant_derivative_gives_exact_zeros_not_an_error() -> None:
+    r = derivatives(parse("2*x"), np.linspace(-1, 1, 7), 4)
+    assert r.constant_from == 1
+    assert np.all(r.values[1] == 2.0)
+    assert np.all(r.values[2:] == 0.0)
+    # ... whereas PyTorch itself refuses the second derivative of 2*x.
+    x = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
+    (d1,) = torch.autograd.grad(2 * x, x, create_graph=True)
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        torch.autograd.grad(d1, x)
+
+
+def test_polynomial_stops_at_its_degree() -> None:
+    r = derivatives(parse("x**3"), np.linspace(-2, 2, 9), 6)
+    assert np.allclose(r.values[3], 6.0)
+    assert np.all(r.values[4:] == 0.0)
+
+
+def test_constant_function_and_relu() -> None:
+    r = derivatives(parse("3"), [0.0, 1.0], 3)
+    assert r.values[0].tolist() == [3.0, 3.0] and r.constant_from == 0
+    assert np.all(r.values[1:] == 0)
+    r = derivatives(parse("relu(x)"), [-1.0, 2.0], 3)
+    assert r.values[1].tolist() == [0.0, 1.0]
+    assert np.all(r.values[2:] == 0)
+
+
+def test_non_finite_values_are_returned_and_flagged() -> None:
+    r = derivatives(parse("log(x)"), [-1.0, 0.0, 1.0], 2)
+    assert np.isnan(r.values[0, 0]) and np.isneginf(r.values[0, 1])
+    assert r.values[0, 2] == 0.0 and r.values[1, 2] == 1.0
+    assert r.nonfinite[0] == 2
+    r = derivatives(parse("1/x"), [0.0, 2.0], 1)
+    assert np.isinf(r.values[0, 0]) and r.values[1, 1] == pytest.approx(-0.25)
+
+
+@pytest.mark.parametrize(
+    ("args", "pattern"),
+    [
+        (("x", [0.0], 11), "order: expected 0 to 10, got 11"),
+        (("x", [0.0], -1), "order: expected 0 to 10, got -1"),
+        (("x", np.zeros(5001), 1), "points: expected 1 to 5000, got 5001"),
+        (("x", [], 1), "points: expected 1 to 5000, got 0"),
+        (("x", [float("nan")], 1), "x: expected finite numbers, got nan"),
+        (("x*y", [0.0], 1), "function of one variable, got x, y"),
+    ],
+)
+def test_bad_requests_are_refused(args: tuple, pattern: str) -> None:
+    text, xs, order = args
+    with pytest.raises(BudgetError, match=pattern):
+        derivatives(parse(text), xs, order)
+
+
+def test_memory_budget_refuses_before_work() -> None:
+    fn = parse("1/(1+x^2)")
+    nodes, sizes, megabytes = estimate_autograd(fn, 10, 100)
+    assert sizes == sorted(sizes) and nodes == sizes[-1]
+    assert megabytes < BUDGET.max_megabytes
+    with pytest.raises(BudgetError, match="over the 200 MB budget"):
+        derivatives(fn, np.linspace(-1, 1, 5000), 10)
+
+
+def test_graph_grows_with_order_and_probe_counts_it() -> None:
+    fn = parse("tanh(x)")
+    _, sizes, _ = estimate_autograd(fn, 6, 1)
+    growth = [b / a for a, b in zip(sizes[2:], sizes[3:], strict=False)]
+    assert all(2.0 < g < 3.2 for g in growth), sizes  # the ~2.5x per order of ANCHORS.md
+    x = torch.tensor([0.5], dtype=torch.float64, requires_grad=True)
+    y = torch.tanh(x)
+    assert graph_nodes(y) == 2  # TanhBackward0 -> AccumulateGrad
+
+
+def test_sympy_budget_stops_swell() -> None:
+    fn = parse("sin(x)*exp(-x^2)*tanh(x)")
+    result = symbolic_derivatives(fn, 30, max_ops=200)
+    assert result.stopped == "size"
+    assert len(result.exprs) < 31
+    assert sp.count_ops(result.exprs[-1]) > 200
