@@ -222,15 +222,15 @@ def _power(node: Binary, x: np.ndarray) -> np.ndarray:
         return _real_power(base, exponent)
     b = _series(node.right, x)
     c = node.left.const
-    if c == 0:  # 0**b: 0 for b > 0 with zero slope (torch's convention), inf for b < 0
+    if c == 0:  # 0**b is 0 for b > 0 with slope 0 (torch's convention); NaN slopes for b < 0
         y = np.where(b[0] >= 0, 0.0, np.nan) * np.ones_like(b)
         y[0] = np.power(0.0, b[0])
         return y
-    # a**b = exp(b log a), so y' = (b log a)' y. The value comes from np.power, so 1**x,
-    # (-2)**3 and 0**0 keep their values while log gives NaN slopes where a < 0.
-    a = _const(c, b) if c is not None else _series(node.left, x)
-    m = np.log(c) * b if c is not None else _mul(b, _log(a))
-    return _exp(m, np.power(a[0], b[0]))
+    # a**b = exp(b log a), so y' = (b log a)' y: the exp recurrence on m = b log a. The value
+    # comes from np.power, so (-2)**x keeps its value at integers while its slopes are NaN.
+    a = None if c is not None else _series(node.left, x)
+    m = np.log(c) * b if a is None else _mul(b, _log(a))
+    return _exp(m, np.power(c if a is None else a[0], b[0]))
 
 
 def _series(node: Node, x: np.ndarray) -> np.ndarray:
@@ -259,24 +259,24 @@ def _series(node: Node, x: np.ndarray) -> np.ndarray:
     return _mul(a, b) if node.op == "*" else _div(a, b)
 
 
-def _degree(node: Node) -> int | None:
+def polynomial_degree(node: Node) -> int | None:
     """Polynomial degree of ``node`` in the variable, or None if it is not a polynomial."""
     if node.const is not None:
         return 0
     if isinstance(node, Var):
         return 1
     if isinstance(node, Neg):
-        return _degree(node.arg)
+        return polynomial_degree(node.arg)
     if not isinstance(node, Binary):
         return None  # a call of a variable argument: sin(x), abs(x), ...
-    left = _degree(node.left)
+    left = polynomial_degree(node.left)
     if node.op == "**":
         n = node.right.const
         ok = left is not None and n is not None and float(n).is_integer() and n >= 0
         return left * int(n) if ok else None
     if node.op == "/":
         return left if node.right.const is not None else None
-    right = _degree(node.right)
+    right = polynomial_degree(node.right)
     if left is None or right is None:
         return None
     return left + right if node.op == "*" else max(left, right)
@@ -322,7 +322,7 @@ def taylor_derivatives(fn: Function, grid: np.ndarray, order: int) -> tuple[np.n
         coeffs = _series(fn.tree, x)
         factorials = np.array([math.factorial(k) for k in range(order + 1)], dtype=np.float64)
         values = coeffs * factorials[:, None]
-    constant_from = _degree(fn.tree)
+    constant_from = polynomial_degree(fn.tree)
     if constant_from is not None:
         values[constant_from + 1 :] = 0.0  # exact: a polynomial's higher derivatives vanish
     return np.ascontiguousarray(values, dtype=np.float64), constant_from

@@ -55,7 +55,7 @@ CASES: dict[str, tuple[str, tuple[float, float]]] = {
     "x_to_x": ("x**x", (0.3, 2)),
     "const_base": ("2**x", (-2, 2)),
     "e_base": ("e**(-x)", (-2, 2)),
-    "var_exponent": ("(1 + x^2)**sin(x)", (-2, 2)),
+    "var_exponent": ("(x + 1)**x", (-0.5, 2)),
     "seed": ("sin(x)*exp(-x^2)", (-2, 2)),
     "runge": ("1/(1+x^2)", (-2, 2)),
 }
