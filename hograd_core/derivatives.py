@@ -27,6 +27,7 @@ import torch
 
 from .errors import BudgetError
 from .language import Function
+from .taylor import polynomial_degree, taylor_derivatives
 
 __all__ = ["derivatives", "DerivativeResult", "Budget", "BUDGET", "graph_nodes", "autograd_rows"]
 
@@ -58,8 +59,12 @@ class DerivativeResult:
         order: the highest order.
         method: "autograd" (nested ``torch.autograd.grad``) or "taylor".
         variable: the name of the variable.
-        constant_from: the first order whose derivative no longer depends on x (so PyTorch
-            would refuse to differentiate it again), or None. Every higher row is exactly 0.
+        constant_from: the first order whose derivative no longer depends on x (the degree of
+            a polynomial), or None. Every higher row is exactly 0.
+        torch_raises_from: for autograd, the first order at which ``torch.autograd.grad``
+            would raise because the previous derivative has no ``grad_fn`` left ("element 0
+            of tensors does not require grad"); hograd returns exact zeros there instead.
+            It can come later than ``constant_from + 1``: ``pow(x, 0)`` keeps a grad_fn.
         nonfinite: for each order, how many points are NaN or infinite.
         graph_nodes: for autograd, the nodes in the graph per point after each order.
         seconds: wall time of the computation.
@@ -71,6 +76,7 @@ class DerivativeResult:
     method: str
     variable: str
     constant_from: int | None
+    torch_raises_from: int | None
     nonfinite: tuple[int, ...]
     graph_nodes: tuple[int, ...]
     seconds: float
@@ -96,8 +102,9 @@ def autograd_rows(
 ) -> tuple[list[torch.Tensor], int | None, list[int]]:  # fmt: skip
     """The nested-autograd derivatives 0..order at the leaf ``x``, kept on the graph.
 
-    Returns the rows (tensors that still carry ``grad_fn``), the first order that is constant
-    in x (or None), and, when ``node_limit`` is given, the graph size after each order.
+    Returns the rows (tensors that still carry ``grad_fn``), the first order at which
+    ``torch.autograd.grad`` would raise (the previous row no longer requires grad; None if
+    none did), and, when ``node_limit`` is given, the graph size after each order.
 
     Raises:
         BudgetError: the graph exceeds ``node_limit`` nodes.
@@ -107,13 +114,13 @@ def autograd_rows(
     if row.shape != x.shape:
         row = row.expand_as(x)
     rows = [row]
-    constant_from = None
+    raises_from = None
     sizes = [graph_nodes(row)] if node_limit is not None else []
     for k in range(1, order + 1):
         if not row.requires_grad:
             # f^(k-1) does not depend on x: autograd would raise ("element 0 of tensors does
             # not require grad"), but the true answer is exactly zero from here on.
-            constant_from = k - 1 if constant_from is None else constant_from
+            raises_from = k if raises_from is None else raises_from
             row = torch.zeros_like(x, requires_grad=False)
         else:
             (grad,) = torch.autograd.grad(
@@ -125,9 +132,7 @@ def autograd_rows(
             sizes.append(graph_nodes(*rows))
             if sizes[-1] > node_limit:
                 raise BudgetError("budget.nodes", order=k, limit=f"{node_limit:,}")
-    if constant_from is None and not rows[-1].requires_grad and order > 0:
-        constant_from = order
-    return rows, constant_from, sizes
+    return rows, raises_from, sizes
 
 
 def _check(fn: Function, xs: Sequence[float] | np.ndarray, order: int, method: str) -> np.ndarray:
@@ -203,15 +208,15 @@ def derivatives(
     grid = _check(fn, xs, order, method)
     start = time.perf_counter()
     variable = fn.variables[0] if fn.variables else "x"
+    constant_from = polynomial_degree(fn.tree)
+    raises_from = None
     if method == "taylor":
-        from .taylor import taylor_derivatives
-
-        values, constant_from = taylor_derivatives(fn, grid, order)
+        values, _ = taylor_derivatives(fn, grid, order)
         sizes: list[int] = []
     else:
         _, sizes, _ = estimate_autograd(fn, order, grid.size)
         x = torch.tensor(grid, dtype=torch.float64, requires_grad=True)
-        rows, constant_from, _ = autograd_rows(fn, x, order)
+        rows, raises_from, _ = autograd_rows(fn, x, order)
         values = torch.stack([r.detach() for r in rows]).numpy().copy()
     # Where f itself is undefined (log at x < 0), so is every derivative, even when the
     # backward formula happens to give a number there (1/x for log).
@@ -219,7 +224,8 @@ def derivatives(
     nonfinite = tuple(int(n) for n in (~np.isfinite(values)).sum(axis=1))
     return DerivativeResult(
         xs=grid, values=values, order=order, method=method, variable=variable,
-        constant_from=constant_from, nonfinite=nonfinite, graph_nodes=tuple(sizes),
+        constant_from=constant_from, torch_raises_from=raises_from, nonfinite=nonfinite,
+        graph_nodes=tuple(sizes),
         seconds=time.perf_counter() - start,
     )  # fmt: skip
 

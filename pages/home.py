@@ -8,13 +8,17 @@ from pages._ui import t
 st.title(t("home.title"))
 st.markdown(t("home.lead"))
 
-left, right = st.columns([3, 2], gap="large")
-with left:
+with st.container(border=True):
     st.page_link("pages/derivatives.py", label=t("app.page.derivatives"), icon=":material/functions:")  # noqa: E501
     st.markdown(t("home.derivatives"))
-with right:
-    st.subheader(t("home.example.title"))
+
+st.subheader(t("home.example.title"))
+left, right = st.columns([1, 1], gap="large")
+with left:
     st.markdown(t("home.example.body"))
+    values = derivatives(parse("x**3"), [2.0], 2).values[:, 0]
+    st.success(t("home.example.result", first=f"{values[1]:g}", second=f"{values[2]:g}"))
+with right:
     st.code(
         "x = torch.tensor(2.0, requires_grad=True)\n"
         "y = x**3\n"
@@ -22,8 +26,6 @@ with right:
         "d2y = torch.autograd.grad(dy, x)[0]",
         language="python",
     )
-    values = derivatives(parse("x**3"), [2.0], 2).values[:, 0]
-    st.success(t("home.example.result", first=f"{values[1]:g}", second=f"{values[2]:g}"))
 
 with st.expander(t("home.syntax.title")):
     st.markdown(t("home.syntax.body"))

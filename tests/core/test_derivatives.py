@@ -87,7 +87,7 @@ def test_seed_example_x_cubed_at_2() -> None:
 
 def test_constant_derivative_gives_exact_zeros_not_an_error() -> None:
     r = derivatives(parse("2*x"), np.linspace(-1, 1, 7), 4)
-    assert r.constant_from == 1
+    assert r.constant_from == 1 and r.torch_raises_from == 2
     assert np.all(r.values[1] == 2.0)
     assert np.all(r.values[2:] == 0.0)
     # ... whereas PyTorch itself refuses the second derivative of 2*x.
@@ -99,6 +99,7 @@ def test_constant_derivative_gives_exact_zeros_not_an_error() -> None:
 
 def test_polynomial_stops_at_its_degree() -> None:
     r = derivatives(parse("x**3"), np.linspace(-2, 2, 9), 6)
+    assert r.constant_from == 3
     assert np.allclose(r.values[3], 6.0)
     assert np.all(r.values[4:] == 0.0)
 

@@ -1,0 +1,183 @@
+"""Derivatives lab: f and every derivative in one chart, a point inspector checked four ways,
+the Taylor polynomial, sympy's formulas, the PyTorch code and what each method costs."""
+
+from contextlib import nullcontext
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from hograd_core import BUDGET, HogradError, derivatives, parse
+from hograd_core.derivatives import estimate_autograd
+from hograd_core.figures import (
+    cost_figure,
+    derivatives_figure,
+    latex_label,
+    order_label,
+    taylor_figure,
+    undefined_intervals,
+)
+from hograd_core.gate import heavy_work
+from hograd_core.lab import (
+    MAX_FD_ORDER,
+    cost_profile,
+    inspect_point,
+    pytorch_snippet,
+    taylor_polynomial,
+)
+from pages._ui import function_box, lang, show_error, t
+
+PRESETS = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)"]
+POINTS = [100, 200, 500, 1000, 2000, 5000]
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def compute(text: str, low: float, high: float, points: int, order: int, method: str):  # noqa: ANN201
+    with heavy_work() if method == "autograd" else nullcontext():
+        return derivatives(parse(text), np.linspace(low, high, points), order, method=method)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def inspect(text: str, x0: float, order: int, language: str):  # noqa: ANN201
+    return inspect_point(parse(text), x0, order, language)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def measure(text: str, order: int, points: int):  # noqa: ANN201
+    with heavy_work():
+        return cost_profile(parse(text), order, points)
+
+
+def _clamp(key: str, low: float, high: float, default: float) -> None:
+    """Keep a widget's stored value inside bounds that depend on other widgets."""
+    value = st.session_state.get(key, default)
+    st.session_state[key] = min(max(value, low), high)
+
+
+st.title(t("deriv.title"))
+st.caption(t("deriv.lead"))
+fn = function_box("deriv", t("deriv.function"), PRESETS)
+if len(fn.variables) > 1:
+    show_error(HogradError("budget.one_variable", names=", ".join(fn.variables)), fn.text)
+    st.stop()
+var = fn.variables[0] if fn.variables else "x"
+st.latex(f"f({var}) = {fn.latex}")
+
+top_left, top_right = st.columns([3, 2], gap="medium", vertical_alignment="bottom")
+method = top_left.segmented_control(
+    t("deriv.method"), ["taylor", "autograd"], key="deriv.method", default="taylor",
+    format_func=lambda m: t(f"deriv.method.{m}"), help=t("deriv.method.help"),
+) or "taylor"  # fmt: skip
+separate = top_right.toggle(t("deriv.separate"), key="deriv.separate", help=t("deriv.separate.help"))  # noqa: E501
+max_order = BUDGET.max_order_taylor if method == "taylor" else BUDGET.max_order_autograd
+c2, c3, c4 = st.columns([3, 3, 2], gap="large")
+_clamp("deriv.order", 0, max_order, 4)
+order = c2.slider(t("deriv.order"), 0, max_order, key="deriv.order")
+low, high = c3.slider(t("deriv.range"), -10.0, 10.0, (-3.0, 3.0), step=0.25, key="deriv.range")
+points = c4.select_slider(t("deriv.points"), POINTS, 1000, key="deriv.points")
+if low >= high:
+    show_error(HogradError("budget.range", low=low, high=high, limit="10"))
+    st.stop()
+
+try:
+    result = compute(fn.text, low, high, points, order, method)
+except HogradError as err:
+    show_error(err)
+    st.stop()
+
+if not np.isfinite(result.values[0]).any():
+    st.error(t("deriv.undefined_everywhere", low=f"{low:g}", high=f"{high:g}"))
+    st.stop()
+
+st.plotly_chart(derivatives_figure(result, lang(), separate=separate), key="deriv.chart")
+st.caption(t(
+    "deriv.computed", order=order, points=f"{points:,}", method=t(f"deriv.method.{method}"),
+    ms=f"{result.seconds * 1000:.1f}",
+))  # fmt: skip
+
+gaps = undefined_intervals(result.xs, result.values[0])
+if gaps:
+    where = ", ".join(f"[{a:.3g}, {b:.3g}]" for a, b in gaps[:3])
+    if len(gaps) > 3:
+        where += " " + t("deriv.gap.more", count=len(gaps) - 3)
+    st.warning(t("deriv.gap", where=where), icon=":material/warning:")
+bad_orders = [k for k in range(1, order + 1) if result.nonfinite[k] > result.nonfinite[0]]
+for k in bad_orders[:3]:
+    st.warning(t("deriv.nonfinite", label=order_label(k), count=result.nonfinite[k]))
+if result.constant_from is not None and result.constant_from < order:
+    k = result.constant_from
+    note = t("deriv.constant", k=k, label=order_label(k), var=var, next=k + 1)
+    if result.torch_raises_from is not None:
+        note += " " + t("deriv.constant.torch", r=result.torch_raises_from)
+    st.info(note, icon=":material/info:")
+
+_clamp("deriv.x0", low, high, 0.5)
+x0 = st.slider(t("deriv.x0"), low, high, step=(high - low) / 200, key="deriv.x0")
+
+tabs = st.tabs([t("deriv.tab.inspector"), t("deriv.tab.taylor"), t("deriv.tab.symbolic"),
+                t("deriv.tab.code"), t("deriv.tab.cost")])  # fmt: skip
+inspection = inspect(fn.text, float(x0), order, lang())
+
+with tabs[0]:
+    st.caption(t("deriv.inspector.help", fd=MAX_FD_ORDER))
+    rows = []
+    for r in inspection.rows:
+        diff = lambda v: None if v is None or r.sympy is None else abs(v - r.sympy)  # noqa: B023
+        rows.append({
+            t("deriv.col.order"): r.order, t("deriv.col.taylor"): r.taylor,
+            t("deriv.col.autograd"): r.autograd, t("deriv.col.sympy"): r.sympy,
+            t("deriv.col.fd"): r.finite_difference,
+            t("deriv.col.diff_taylor"): diff(r.taylor), t("deriv.col.diff_autograd"): diff(r.autograd),  # noqa: E501
+            t("deriv.col.diff_fd"): diff(r.finite_difference),
+        })  # fmt: skip
+    frame = pd.DataFrame(rows)
+    st.dataframe(frame, hide_index=True, key="deriv.table", column_config={
+        col: st.column_config.NumberColumn(format="%.10g") for col in frame.columns[1:5]
+    } | {col: st.column_config.NumberColumn(format="%.1e") for col in frame.columns[5:]})  # fmt: skip
+    for r in inspection.rows:
+        if r.autograd is not None and r.sympy is not None and abs(r.autograd - r.sympy) > 1e-8 * max(1.0, abs(r.sympy)):  # noqa: E501
+            st.warning(t("deriv.inspector.disagree", k=r.order, auto=f"{r.autograd:.10g}", exact=f"{r.sympy:.10g}"))  # noqa: E501
+            break
+    if inspection.sympy_stopped:
+        done = sum(r.sympy is not None for r in inspection.rows) - 1
+        st.info(t("deriv.inspector.sympy_stopped", k=done, ops="3,000"))
+    if inspection.autograd_refused:
+        st.warning(inspection.autograd_refused)
+    elif order > BUDGET.max_order_autograd:
+        st.caption(t("deriv.inspector.autograd_limit", limit=BUDGET.max_order_autograd))
+
+with tabs[1]:
+    n = order
+    xs = result.xs
+    poly = taylor_polynomial(fn, float(x0), n, xs)
+    f0 = inspection.rows[0].taylor
+    st.plotly_chart(taylor_figure(xs, result.values[0], poly, float(x0), f0, n, var, lang()), key="deriv.taylor")  # noqa: E501
+    st.caption(t("deriv.taylor.caption", n=n, x0=f"{x0:.3g}"))
+
+with tabs[2]:
+    st.caption(t("deriv.symbolic.caption"))
+    for r in inspection.rows[: min(order, 4) + 1]:
+        label = order_label(r.order)
+        if r.latex is not None:
+            st.latex(f"{latex_label(r.order)}({var}) = {r.latex}")
+        elif r.ops is not None:
+            st.write(t("deriv.symbolic.too_big", label=label, ops=f"{r.ops:,}"))
+        else:
+            st.write(t("deriv.symbolic.stopped", label=label))
+
+with tabs[3]:
+    st.caption(t("deriv.code.caption", x0=f"{x0:.6g}"))
+    st.code(pytorch_snippet(fn, float(x0), min(order, BUDGET.max_order_autograd)), language="python")  # noqa: E501
+
+with tabs[4]:
+    cost_order = min(order, BUDGET.max_order_autograd)
+    st.caption(t("deriv.cost.caption", points=f"{points:,}"))
+    try:
+        nodes, _, mb = estimate_autograd(fn, cost_order, points)
+        st.write(t("deriv.cost.estimate", order=cost_order, nodes=f"{nodes:,}", mb=f"{mb:,.1f}", points=f"{points:,}"))  # noqa: E501
+        if st.button(t("deriv.cost.run"), key="deriv.cost.run") or st.session_state.get("deriv.cost.shown") == (fn.text, cost_order, points):  # noqa: E501
+            st.session_state["deriv.cost.shown"] = (fn.text, cost_order, points)
+            profile = measure(fn.text, cost_order, points)
+            st.plotly_chart(cost_figure(profile, lang()), key="deriv.cost.chart")
+    except HogradError as err:
+        show_error(err)
