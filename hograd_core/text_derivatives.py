@@ -32,7 +32,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "deriv.chart.legend": ("order (click to hide)", "阶数（点击可隐藏）"),
     "deriv.computed": (
         "Orders 0 to {order} on {points} points by {method} in {ms} ms.",
-        "用{method}在 {points} 个点上算出 0 到 {order} 阶，用时 {ms} 毫秒。",
+        "计算方法：{method}；在 {points} 个点上算出 0 到 {order} 阶，用时 {ms} 毫秒。",
     ),
     "deriv.gap": (
         "f is undefined (or infinite) for {where}: the curves have gaps there.",

@@ -14,6 +14,25 @@ from hograd_core import LANGUAGES, HogradError, parse, tr
 from hograd_core.language import Function
 
 
+def _route_through_app() -> None:
+    """Make every run go through app.py, even a first visit straight to /derivatives.
+
+    Streamlit starts in its old "pages directory" mode because pages/ exists, and leaves it
+    only when app.py calls st.navigation. Until then a deep link runs the page file alone,
+    without the sidebar, the language switch or the other pages. The first page run that
+    imports this module switches the mode off and reruns, which goes through app.py. (Page
+    hashes come from the URL path, so each st.Page keeps url_path equal to its file name.)
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+_route_through_app()
+
+
 def lang() -> str:
     """The language chosen in the sidebar ("en" or "zh")."""
     return st.session_state.get("lang", "en")
@@ -67,3 +86,28 @@ def function_box(
         show_error(err, text)
         st.stop()
         raise  # unreachable: st.stop() raises
+
+
+def localized_radio(
+    label: str, labels: dict[str, str], key: str, *, container: object = st, **kwargs: object,
+) -> str:  # fmt: skip
+    """A radio whose option labels are translated, that keeps its choice across a language
+    switch.
+
+    The chosen option (a key of ``labels``) lives in ``st.session_state[key]``; the widget
+    itself is keyed per language (``key + ".en"``), because the browser forgets which option
+    was selected when every label changes under it.
+    """
+    options = list(labels)
+    st.session_state.setdefault(key, options[0])
+    widget_key = f"{key}.{lang()}"
+    if st.session_state.get(widget_key) != st.session_state[key]:
+        st.session_state[widget_key] = st.session_state[key]
+
+    def sync() -> None:
+        st.session_state[key] = st.session_state[widget_key]
+
+    container.radio(  # type: ignore[attr-defined]
+        label, options, key=widget_key, format_func=labels.__getitem__, on_change=sync, **kwargs,
+    )  # fmt: skip
+    return st.session_state[key]

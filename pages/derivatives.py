@@ -25,7 +25,7 @@ from hograd_core.lab import (
     pytorch_snippet,
     taylor_polynomial,
 )
-from pages._ui import function_box, lang, show_error, t
+from pages._ui import function_box, lang, localized_radio, show_error, t
 
 PRESETS = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)"]
 POINTS = [100, 200, 500, 1000, 2000, 5000]
@@ -64,10 +64,11 @@ var = fn.variables[0] if fn.variables else "x"
 st.latex(f"f({var}) = {fn.latex}")
 
 top_left, top_right = st.columns([3, 2], gap="medium", vertical_alignment="bottom")
-method = top_left.segmented_control(
-    t("deriv.method"), ["taylor", "autograd"], key="deriv.method", default="taylor",
-    format_func=lambda m: t(f"deriv.method.{m}"), help=t("deriv.method.help"),
-) or "taylor"  # fmt: skip
+method_labels = {m: t(f"deriv.method.{m}") for m in ("taylor", "autograd")}
+method = localized_radio(
+    t("deriv.method"), method_labels, "deriv.method", container=top_left, horizontal=True,
+    help=t("deriv.method.help"),
+)  # fmt: skip
 separate = top_right.toggle(t("deriv.separate"), key="deriv.separate", help=t("deriv.separate.help"))  # noqa: E501
 max_order = BUDGET.max_order_taylor if method == "taylor" else BUDGET.max_order_autograd
 c2, c3, c4 = st.columns([3, 3, 2], gap="large")

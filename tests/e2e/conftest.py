@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -41,37 +42,44 @@ def _require(condition: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
-def server() -> Iterator[str]:
-    """Start ``streamlit run app.py`` on a free port; yield its base URL."""
+@contextmanager
+def running_server(name: str = "server") -> Iterator[str]:
+    """Start ``streamlit run app.py`` on a free port; yield its base URL; stop it after."""
     port = _free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log = open(ARTIFACTS / "server.log", "w")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
+    with open(ARTIFACTS / f"{name}.log", "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
+        )  # fmt: skip
+        url = f"http://127.0.0.1:{port}"
         try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                if resp.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.terminate()
-        pytest.fail("the Streamlit server did not become healthy within 60 s (see tests/artifacts/server.log)")  # noqa: E501
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+            deadline = time.time() + 90
+            while time.time() < deadline:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                        if resp.status == 200:
+                            break
+                except OSError:
+                    time.sleep(0.3)
+            else:
+                pytest.fail(f"the Streamlit server did not become healthy within 90 s (see tests/artifacts/{name}.log)")  # noqa: E501
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[str]:
+    """One real server shared by the browser tests."""
+    with running_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -98,15 +106,23 @@ def page(browser, server):  # noqa: ANN001, ANN201
     context.close()
 
 
-def wait_for_app(pg, timeout: float = 30_000) -> None:  # noqa: ANN001
-    """Wait until Streamlit has finished the script run (no 'running' status widget)."""
-    pg.wait_for_selector("[data-testid='stApp']", timeout=timeout)
-    pg.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " && document.querySelector('[data-testid=\"stMain\"]')",
-        timeout=timeout,
-    )
-    pg.wait_for_timeout(300)
+_IDLE = (
+    "() => { const a = document.querySelector('[data-testid=\"stApp\"]');"
+    " return !!a && a.dataset.testScriptState === 'notRunning'"
+    " && a.dataset.testConnectionState === 'CONNECTED'"
+    " && !!document.querySelector('[data-testid=\"stMain\"] h1'); }"
+)
+
+
+def wait_for_app(pg, timeout: float = 60_000) -> None:  # noqa: ANN001
+    """Wait until Streamlit has finished the script run: connected, not running, a title shown.
+
+    Checked twice, 400 ms apart, since a rerun triggered by an interaction may not have
+    started yet when this is called.
+    """
+    for _ in range(2):
+        pg.wait_for_timeout(400)
+        pg.wait_for_function(_IDLE, timeout=timeout)
 
 
 def screenshot(pg, name: str) -> Path:  # noqa: ANN001

@@ -1,0 +1,119 @@
+"""The derivatives page, driven by widget keys, its numbers checked against the core."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from hograd_core import derivatives, parse
+from tests.app.conftest import open_page
+
+PAGE = "pages/derivatives.py"
+
+
+def chart_traces(at, key: str = "deriv.chart") -> list[dict]:  # noqa: ANN001
+    import json
+
+    charts = [c for c in at.get("plotly_chart") if json.loads(c.proto.spec).get("data")]
+    spec = json.loads(charts[0].proto.spec)
+    return spec["data"]
+
+
+def test_typed_function_and_order_change() -> None:
+    at = open_page(PAGE)
+    at.text_input(key="deriv.fn").set_value("sin(x)*exp(-x^2)").run()
+    assert not at.exception and not at.error
+    at.slider(key="deriv.order").set_value(6).run()
+    traces = chart_traces(at)
+    assert [t["name"] for t in traces] == ["f", "f′", "f″", "f‴", "f⁽⁴⁾", "f⁽⁵⁾", "f⁽⁶⁾"]
+    # the chart's numbers are the core's numbers
+    xs = np.linspace(-3, 3, 1000)
+    want = derivatives(parse("sin(x)*exp(-x^2)"), xs, 6, method="taylor").values
+    for k, trace in enumerate(traces):
+        got = np.array(trace["y"], dtype=float) if isinstance(trace["y"], list) else None
+        if got is not None:
+            np.testing.assert_allclose(got, want[k], rtol=1e-12)
+    assert any("\\sin" in latex.value for latex in at.latex)
+
+
+def test_inspector_table_agrees_with_sympy_and_autograd() -> None:
+    at = open_page(PAGE)
+    at.text_input(key="deriv.fn").set_value("tanh(x)").run()
+    at.slider(key="deriv.order").set_value(5).run()
+    at.slider(key="deriv.x0").set_value(0.5).run()
+    frame = at.dataframe[0].value
+    assert list(frame.iloc[:, 0]) == [0, 1, 2, 3, 4, 5]
+    taylor, autograd, exact = frame.iloc[:, 1], frame.iloc[:, 2], frame.iloc[:, 3]
+    np.testing.assert_allclose(taylor, exact, rtol=1e-9)
+    np.testing.assert_allclose(autograd, exact, rtol=1e-9)
+    assert exact[1] == pytest.approx(1 - math.tanh(0.5) ** 2, rel=1e-12)
+
+
+def test_code_snippet_runs_and_reproduces_the_inspector() -> None:
+    at = open_page(PAGE)
+    at.text_input(key="deriv.fn").set_value("x*sin(1/x) + e**x").run()
+    at.slider(key="deriv.order").set_value(4).run()
+    at.slider(key="deriv.x0").set_value(1.25).run()
+    snippet = next(c.value for c in at.code if "torch.autograd.grad" in c.value)
+    out = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True, timeout=120)  # noqa: E501
+    assert out.returncode == 0, out.stderr
+    printed = [float(line.split()[1]) for line in out.stdout.splitlines()]
+    frame = at.dataframe[0].value
+    np.testing.assert_allclose(printed, frame.iloc[:, 2], rtol=1e-12)
+
+
+def test_constant_derivative_is_explained_in_both_languages() -> None:
+    for lang, phrase in (("en", "exactly 0"), ("zh", "恰好是 0")):
+        at = open_page(PAGE, lang)
+        at.text_input(key="deriv.fn").set_value("2*x").run()
+        at.radio(key=f"deriv.method.{lang}").set_value("autograd").run()
+        assert any(phrase in info.value and "grad_fn" in info.value for info in at.info)
+
+
+def test_bad_function_shows_error_and_echoes_as_code() -> None:
+    at = open_page(PAGE)
+    text = "![x](http://evil.example/a.png) <script>"
+    at.text_input(key="deriv.fn").set_value(text).run()
+    assert not at.exception
+    assert at.error and "column" in at.error[0].value
+    assert [c.value for c in at.code] == [text]
+    assert not at.get("plotly_chart")
+
+
+def test_function_undefined_on_the_whole_range() -> None:
+    at = open_page(PAGE)
+    at.text_input(key="deriv.fn").set_value("log(x)").run()
+    at.slider(key="deriv.range").set_value((-5.0, -1.0)).run()
+    assert at.error and "undefined" in at.error[0].value
+    at.slider(key="deriv.range").set_value((-1.0, 3.0)).run()
+    assert not at.error
+    assert any("undefined" in w.value for w in at.warning)  # the gap is explained
+
+
+def test_two_variables_are_refused_with_a_message() -> None:
+    at = open_page(PAGE, "zh")
+    at.text_input(key="deriv.fn").set_value("x*y").run()
+    assert at.error and "单变量" in at.error[0].value
+
+
+def test_autograd_order_is_capped_and_taylor_allows_30() -> None:
+    at = open_page(PAGE)
+    at.slider(key="deriv.order").set_value(30).run()
+    assert len(chart_traces(at)) == 31
+    at.radio(key="deriv.method.en").set_value("autograd").run()
+    assert at.slider(key="deriv.order").value == 10
+    assert at.slider(key="deriv.order").max == 10
+
+
+def test_cost_panel_measures_on_demand() -> None:
+    at = open_page(PAGE)
+    at.text_input(key="deriv.fn").set_value("tanh(x)").run()
+    at.slider(key="deriv.order").set_value(6).run()
+    assert any("graph nodes" in m.value for m in at.markdown)  # the estimate comes first
+    at.button(key="deriv.cost.run").click().run()
+    assert not at.exception
+    assert any(c.key == "deriv.cost.chart" or "time to reach" in c.proto.spec for c in at.get("plotly_chart"))  # noqa: E501

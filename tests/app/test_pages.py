@@ -1,0 +1,34 @@
+"""Every page of the app runs in both languages without an exception."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.app.conftest import ROOT, open_page
+
+PAGES = sorted(re.findall(r'st\.Page\("(pages/[a-z_]+\.py)"', (ROOT / "app.py").read_text()))
+
+
+def test_every_page_file_is_routed() -> None:
+    files = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_"))  # noqa: E501
+    assert PAGES == files
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("page", PAGES)
+def test_page_runs(page: str, lang: str) -> None:
+    at = open_page(page, lang)
+    assert not at.exception
+    assert at.title, "every page has a title"
+    if lang == "zh":
+        assert re.search(r"[\u4e00-\u9fff]", at.title[0].value)
+
+
+def test_language_switch_changes_the_text() -> None:
+    at = open_page(None, "en")
+    english = at.title[0].value
+    at.radio(key="lang").set_value("zh").run()
+    assert at.title[0].value != english
+    assert "实验室" in at.title[0].value

@@ -1,0 +1,103 @@
+"""The real server in headless Debian Chromium: every page renders, nothing raises, input is
+never rendered as HTML, and the language switch works."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.e2e.conftest import ROOT, screenshot, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+ROUTES = re.findall(r'st\.Page\("pages/([a-z_]+)\.py".*?url_path="([a-z_]+)"', (ROOT / "app.py").read_text())  # noqa: E501
+PLOTTED = {"derivatives", "graph", "hvp"}  # pages that draw a chart on first load
+
+
+def _no_exception(page) -> None:  # noqa: ANN001
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert "Traceback" not in page.inner_text("body")
+
+
+def test_home_page(page) -> None:  # noqa: ANN001
+    page.goto(page.base)
+    wait_for_app(page)
+    _no_exception(page)
+    body = page.inner_text("body")
+    assert "Higher-Order Gradient Lab" in body
+    assert "dy/dx = 12" in body and "d²y/dx² = 12" in body  # the seed example, run live
+    screenshot(page, "home-en")
+
+
+@pytest.mark.parametrize(("name", "url"), ROUTES)
+def test_every_page_renders(page, name: str, url: str) -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/{url}")
+    wait_for_app(page)
+    _no_exception(page)
+    if url in PLOTTED:
+        page.wait_for_selector(".js-plotly-plot, [data-testid='stGraphVizChart'] svg", timeout=30_000)  # noqa: E501
+    screenshot(page, f"{url}-en")
+
+
+def test_derivatives_typed_function_and_chinese(page) -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/derivatives")
+    wait_for_app(page)
+    box = page.get_by_label("Function f(x) =")
+    box.fill("sin(x)*exp(-x^2)")
+    box.press("Enter")
+    wait_for_app(page)
+    page.wait_for_selector(".js-plotly-plot")
+    _no_exception(page)
+    assert page.locator(".katex").count() >= 1  # f rendered by KaTeX from sympy's LaTeX
+    page.get_by_text("简体中文").click()
+    wait_for_app(page)
+    assert "任意阶导数" in page.inner_text("body")
+    assert "lang=zh" in page.url  # a shared link opens in the same language
+    screenshot(page, "derivatives-zh")
+
+
+HOSTILE = [
+    "![pic](http://127.0.0.1:9/x.png)",
+    "<script>window.__pwned = 1</script>",
+    "[click](javascript:window.__pwned=1)",
+    "$\\href{http://127.0.0.1:9}{x}$",
+    "<img src=x onerror=window.__pwned=1>",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_user_text_is_never_rendered_as_html(page, text: str) -> None:  # noqa: ANN001
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(f"{page.base}/derivatives")
+    wait_for_app(page)
+    box = page.get_by_label("Function f(x) =")
+    box.fill(text)
+    box.press("Enter")
+    wait_for_app(page)
+    assert page.locator("[data-testid='stAlertContentError']").count() == 1
+    main = page.locator("[data-testid='stMain']")
+    assert main.locator("script").count() == 0
+    assert main.locator("img").count() == 0
+    assert main.locator("a[href^='javascript']").count() == 0
+    assert main.locator("a[href*='127.0.0.1:9']").count() == 0
+    assert page.evaluate("() => window.__pwned === undefined")
+    assert not [u for u in requests if "127.0.0.1:9/" in u or u.startswith("javascript")]
+    assert text in main.locator("[data-testid='stCode']").inner_text()  # echoed as code
+
+
+def test_deep_link_on_a_fresh_server_goes_through_the_router(browser) -> None:  # noqa: ANN001
+    """A shared lesson link is often the first request a server sees."""
+    from tests.e2e.conftest import running_server
+
+    with running_server("fresh-server") as url:
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        page.goto(f"{url}/derivatives?lang=zh")
+        wait_for_app(page)
+        body = page.inner_text("body")
+        assert "任意阶导数" in body  # the page, in the language of the link
+        assert "语言" in body and "首页" in body  # the router's sidebar, not the bare file
+        assert page.locator("[data-testid='stSidebarNav'] >> text=ui").count() == 0
+        context.close()
