@@ -27,6 +27,11 @@ st.query_params["lang"] = st.session_state["lang"]
 
 PAGES = [
     st.Page("pages/home.py", title=t("app.page.home"), icon=":material/school:", default=True),
-    st.Page("pages/derivatives.py", title=t("app.page.derivatives"), icon=":material/functions:", url_path="derivatives"),  # noqa: E501
+    st.Page(
+        "pages/derivatives.py",
+        title=t("app.page.derivatives"),
+        icon=":material/functions:",
+        url_path="derivatives",
+    ),
 ]
 st.navigation(PAGES).run()

@@ -77,7 +77,9 @@ def _fix_negative_values(argv: Sequence[str]) -> list[str]:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m hograd_core", description="Higher-order gradients of a typed function.")  # noqa: E501
+    parser = _Parser(
+        prog="python -m hograd_core", description="Higher-order gradients of a typed function."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("derivatives", help="derivatives of orders 0..N of f(x)")
     d.add_argument("function")
@@ -147,19 +149,29 @@ def _print_human(command: str, out: dict) -> None:
             print(f"  {len(xs)} points from {_fmt(xs[0])} to {_fmt(xs[-1])}")
             for k, row in enumerate(values):
                 finite = row[np.isfinite(row)]
-                span = f"{_fmt(finite.min())} .. {_fmt(finite.max())}" if finite.size else "no finite value"  # noqa: E501
+                span = (
+                    f"{_fmt(finite.min())} .. {_fmt(finite.max())}"
+                    if finite.size
+                    else "no finite value"
+                )
                 print(f"  order {k}: {span}")
         if out["constant_from"] is not None:
             print(f"  order {out['constant_from']} is constant in x; higher orders are exactly 0")
         if any(out["nonfinite"]):
             print(f"  NaN or inf values per order: {out['nonfinite']}")
     else:
-        print(f"  at {', '.join(map(_fmt, out['point']))}    v = {', '.join(map(_fmt, out['vector']))}")  # noqa: E501
+        print(
+            f"  at {', '.join(map(_fmt, out['point']))}    v = {', '.join(map(_fmt, out['vector']))}"
+        )
         print(f"  f        = {_fmt(out['value'])}")
         print(f"  gradient = [{', '.join(map(_fmt, out['gradient']))}]")
-        print("  Hessian  = [" + "; ".join(", ".join(map(_fmt, row)) for row in out["hessian"]) + "]")  # noqa: E501
+        print(
+            "  Hessian  = [" + "; ".join(", ".join(map(_fmt, row)) for row in out["hessian"]) + "]"
+        )
         print(f"  Hv       = [{', '.join(map(_fmt, out['hvp']))}]")
-        print(f"  eigenvalues = [{', '.join(map(_fmt, out['eigenvalues']))}]  ({out['classification']}{'' if out['critical'] else ', not a critical point'})")  # noqa: E501
+        print(
+            f"  eigenvalues = [{', '.join(map(_fmt, out['eigenvalues']))}]  ({out['classification']}{'' if out['critical'] else ', not a critical point'})"
+        )
     print(f"  ({out['seconds'] * 1000:.1f} ms)")
 
 

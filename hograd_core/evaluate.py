@@ -63,5 +63,3 @@ def _operand(node: Node, env: Mapping[str, torch.Tensor]) -> torch.Tensor | floa
     # Constants enter arithmetic as Python floats: 3*x becomes MulBackward with a scalar, as
     # it would in code a learner writes.
     return node.const if node.const is not None else evaluate(node, env)
-
-

@@ -87,7 +87,9 @@ def derivatives_figure(
         hovermode="x unified", legend={"title": {"text": tr("deriv.chart.legend", lang)}},
         template="plotly_white",
     )  # fmt: skip
-    fig.update_xaxes(title_text=var, row=len(orders) if separate else None, col=1 if separate else None)  # noqa: E501
+    fig.update_xaxes(
+        title_text=var, row=len(orders) if separate else None, col=1 if separate else None
+    )
     return fig
 
 
@@ -100,8 +102,19 @@ def taylor_figure(
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=xs, y=_finite(f), name="f", line={"color": PALETTE[0], "width": 4}))
     label = tr("deriv.taylor.trace", lang, n=order)
-    fig.add_trace(go.Scatter(x=xs, y=_finite(poly), name=label, line={"color": PALETTE[3], "width": 3, "dash": "dash"}))  # noqa: E501
-    fig.add_trace(go.Scatter(x=[x0], y=[f0], mode="markers", name=f"{var}₀", marker={"size": 14, "color": PALETTE[3]}))  # noqa: E501
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=_finite(poly),
+            name=label,
+            line={"color": PALETTE[3], "width": 3, "dash": "dash"},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[x0], y=[f0], mode="markers", name=f"{var}₀", marker={"size": 14, "color": PALETTE[3]}
+        )
+    )
     finite = f[np.isfinite(f)]
     if finite.size:
         low, high = float(finite.min()), float(finite.max())
@@ -129,10 +142,32 @@ def cost_figure(profile: CostProfile, lang: str) -> go.Figure:
     )
     for name, values, colour in series:
         ys = [np.nan if v is None else max(v, 1e-3) for v in values]
-        fig.add_trace(go.Scatter(x=orders, y=ys, name=name, mode="lines+markers", line={"color": colour, "width": 3}), row=1, col=1)  # noqa: E501
-    fig.add_trace(go.Bar(x=orders, y=list(profile.nodes), name=tr("deriv.cost.nodes", lang), marker_color=PALETTE[3], opacity=0.7), row=1, col=2)  # noqa: E501
+        fig.add_trace(
+            go.Scatter(
+                x=orders, y=ys, name=name, mode="lines+markers", line={"color": colour, "width": 3}
+            ),
+            row=1,
+            col=1,
+        )
+    fig.add_trace(
+        go.Bar(
+            x=orders,
+            y=list(profile.nodes),
+            name=tr("deriv.cost.nodes", lang),
+            marker_color=PALETTE[3],
+            opacity=0.7,
+        ),
+        row=1,
+        col=2,
+    )
     fig.update_yaxes(type="log", title_text="ms", row=1, col=1)
     fig.update_yaxes(type="log", title_text=tr("deriv.cost.nodes", lang), row=1, col=2)
     fig.update_xaxes(title_text=tr("deriv.order", lang), dtick=1)
-    fig.update_layout(height=420, font=_FONT, template="plotly_white", margin={"l": 60, "r": 20, "t": 50, "b": 50}, legend={"orientation": "h", "y": -0.25})  # noqa: E501
+    fig.update_layout(
+        height=420,
+        font=_FONT,
+        template="plotly_white",
+        margin={"l": 60, "r": 20, "t": 50, "b": 50},
+        legend={"orientation": "h", "y": -0.25},
+    )
     return fig

@@ -78,7 +78,11 @@ def inspect_point(fn: Function, x0: float, order: int, lang: str = "en") -> Insp
         sym_value = None if expr is None else sympy_value(expr, {variable: x0})
         fd = finite_difference(fn, x0, k) if k <= MAX_FD_ORDER else None
         ops = sym.ops[k] if expr is not None else None
-        latex = sp.latex(expr) if expr is not None and ops is not None and ops <= MAX_LATEX_OPS else None  # noqa: E501
+        latex = (
+            sp.latex(expr)
+            if expr is not None and ops is not None and ops <= MAX_LATEX_OPS
+            else None
+        )
         rows.append(InspectorRow(
             order=k, taylor=float(taylor.values[k, 0]),
             autograd=auto_values[k] if k < len(auto_values) else None,

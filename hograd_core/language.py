@@ -234,7 +234,9 @@ def _tokenize_raw(text: str) -> list[_Token]:
             continue
         if not ch.isascii():
             if ch in _UNICODE_HINTS:
-                raise ExpressionError("expr.unicode_hint", char=_char_label(ch), col=col, fix=_UNICODE_HINTS[ch])  # noqa: E501
+                raise ExpressionError(
+                    "expr.unicode_hint", char=_char_label(ch), col=col, fix=_UNICODE_HINTS[ch]
+                )
             if unicodedata.category(ch) in ("Cf", "Zs", "Zl", "Zp", "Cc"):
                 raise ExpressionError("expr.invisible", char=_char_label(ch), col=col)
             raise ExpressionError("expr.non_ascii", char=_char_label(ch), col=col)
@@ -243,12 +245,18 @@ def _tokenize_raw(text: str) -> list[_Token]:
             assert m is not None
             num = m.group(0)
             end = m.end()
-            if num == "0" and text[end : end + 1] in ("x", "X", "b", "B", "o", "O") and _letter_or_digit(text[end + 1 : end + 2]):  # noqa: E501
+            if (
+                num == "0"
+                and text[end : end + 1] in ("x", "X", "b", "B", "o", "O")
+                and _letter_or_digit(text[end + 1 : end + 2])
+            ):
                 raise ExpressionError("expr.base_prefix", text=text[i : end + 1], col=col)
             if end < n and _letter(text[end]):
                 nm = _NAME.match(text, end)
                 right = nm.group(0) if nm else text[end]
-                raise ExpressionError("expr.implicit_mul", text=num + right, col=col, fix=f"{num}*{right}")  # noqa: E501
+                raise ExpressionError(
+                    "expr.implicit_mul", text=num + right, col=col, fix=f"{num}*{right}"
+                )
             value = float(num)
             if not math.isfinite(value) or abs(value) > LIMITS.max_literal:
                 raise ExpressionError("expr.literal_too_big", text=num, col=col, limit="1e6")
@@ -281,11 +289,17 @@ def _tokenize_raw(text: str) -> list[_Token]:
             tokens.append(_Token("comma", ch, i))
         elif ch == ".":
             prev = tokens[-1] if tokens else None
-            if prev is not None and prev.kind in ("name", "rpar") and prev.pos + len(prev.text) == i:
+            if (
+                prev is not None
+                and prev.kind in ("name", "rpar")
+                and prev.pos + len(prev.text) == i
+            ):
                 m = _NAME.match(text, i + 1)
                 attr = m.group(0) if m else ""
                 start = prev.pos if prev.kind == "name" else i
-                raise ExpressionError("expr.attribute", text=text[start : i + 1] + attr, col=start + 1)  # noqa: E501
+                raise ExpressionError(
+                    "expr.attribute", text=text[start : i + 1] + attr, col=start + 1
+                )
             raise ExpressionError("expr.stray_dot", col=col)
         elif ch in "=" and text.startswith("==", i):
             raise ExpressionError("expr.comparison", text="==", col=col)
@@ -379,7 +393,7 @@ class _Parser:
             self.depth -= 1
             if tok.text == "+":
                 return arg
-            return self.node(Neg(arg, const=None if arg.const is None else _fold("neg", arg.const)))  # noqa: E501
+            return self.node(Neg(arg, const=None if arg.const is None else _fold("neg", arg.const)))
         return self.power()
 
     def power(self) -> Node:
@@ -428,7 +442,9 @@ class _Parser:
             raise ExpressionError(_KEYWORDS[tok.text], text=tok.text, col=tok.pos + 1)
         if tok.kind in ("num", "name", "lpar"):
             shown = self.text[prev.pos : tok.pos + len(tok.text)]
-            raise ExpressionError("expr.implicit_mul", text=shown, col=prev.pos + 1, fix=f"{prev.text}*{tok.text}")  # noqa: E501
+            raise ExpressionError(
+                "expr.implicit_mul", text=shown, col=prev.pos + 1, fix=f"{prev.text}*{tok.text}"
+            )
         raise self.unexpected(tok)
 
     def name(self, tok: _Token) -> Node:
@@ -446,13 +462,19 @@ class _Parser:
         if called:
             suggestion = _closest_function(word)
             key = "expr.unknown_function_hint" if suggestion else "expr.unknown_function"
-            raise ExpressionError(key, text=word, col=col, fix=suggestion or "", known=", ".join(FUNCTIONS))  # noqa: E501
+            raise ExpressionError(
+                key, text=word, col=col, fix=suggestion or "", known=", ".join(FUNCTIONS)
+            )
         if word in CONSTANTS:
             return self.node(Const(word, const=CONSTANTS[word]))
         if len(word) > LIMITS.max_name:
-            raise ExpressionError("expr.name_too_long", text=word[:12] + "...", col=col, limit=LIMITS.max_name)  # noqa: E501
+            raise ExpressionError(
+                "expr.name_too_long", text=word[:12] + "...", col=col, limit=LIMITS.max_name
+            )
         if self.allowed is not None and word not in self.allowed:
-            raise ExpressionError("expr.unknown_variable", text=word, col=col, allowed=", ".join(self.allowed))  # noqa: E501
+            raise ExpressionError(
+                "expr.unknown_variable", text=word, col=col, allowed=", ".join(self.allowed)
+            )
         self.names.add(word)
         if len(self.names) > LIMITS.max_variables:
             raise ExpressionError("expr.too_many_variables", limit=LIMITS.max_variables, col=col)
@@ -609,5 +631,7 @@ def parse(text: str, variables: Sequence[str] | None = None) -> Function:
     except (SyntaxError, RecursionError, MemoryError, ValueError, OverflowError) as err:
         raise ExpressionError("expr.invalid", detail=type(err).__name__) from err
     _check_constants(tree, text)
-    names = tuple(variables) if variables is not None else tuple(sorted(parser.names, key=natural_key))  # noqa: E501
+    names = (
+        tuple(variables) if variables is not None else tuple(sorted(parser.names, key=natural_key))
+    )
     return Function(text=text, tree=tree, variables=names, size=parser.nodes)

@@ -63,10 +63,10 @@ def _build(node: Node, exact: bool) -> sp.Expr:
         cls = sp.Abs if node.func == "abs" else getattr(sp, node.func)
         return cls(arg, evaluate=False)
     assert isinstance(node, Binary)
-    if exact and node.const is not None and node.op == "**":
-        # 9**9 stays exact, but only when small: a large constant power is kept as a float.
-        if abs(node.const) > 1e15:
-            return sp.Float(node.const, 17)
+    if exact and node.const is not None and node.op == "**" and abs(node.const) > 1e15:
+        # 9**9 stays exact, but a large constant power is kept as a float: sympy would
+        # otherwise compute it as an exact integer.
+        return sp.Float(node.const, 17)
     left = _build(node.left, exact)
     right = _build(node.right, exact)
     if node.op == "+":

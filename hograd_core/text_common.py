@@ -1,7 +1,9 @@
 """English and Chinese strings shared by the whole app: the frame, the home page and the
 messages of the function language and of the budgets (``expr.*``, ``budget.*``)."""
 
-FUNCTION_LIST = "sin cos tan asin acos atan sinh cosh tanh exp log sqrt abs sigmoid softplus relu erf"  # noqa: E501
+FUNCTION_LIST = (
+    "sin cos tan asin acos atan sinh cosh tanh exp log sqrt abs sigmoid softplus relu erf"
+)
 
 TEXT: dict[str, tuple[str, str]] = {
     # ---- the frame --------------------------------------------------------------------------
@@ -39,8 +41,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "home.hvp": (
         "**Hessian-vector products**: gradient, Hessian and Hv without forming H, curvature "
         "and its eigen-directions.",
-        "**Hessian-向量积**：梯度、Hessian，以及不构造 H 也能算出的 Hv，"
-        "还有曲率和它的特征方向。",
+        "**Hessian-向量积**：梯度、Hessian，以及不构造 H 也能算出的 Hv，还有曲率和它的特征方向。",
     ),
     "home.example.title": ("The idea in four lines", "四行代码看懂核心思想"),
     "home.example.body": (

@@ -100,7 +100,8 @@ TEXT: dict[str, tuple[str, str]] = {
         "（正是这种表达式膨胀让自动微分变得必要）。之后各阶这一列留空。",
     ),
     "deriv.inspector.autograd_limit": (
-        "Nested autograd is shown up to order {limit}.", "嵌套 autograd 只显示到第 {limit} 阶。",
+        "Nested autograd is shown up to order {limit}.",
+        "嵌套 autograd 只显示到第 {limit} 阶。",
     ),
     "deriv.taylor.caption": (
         "The Taylor polynomial of degree {n} at x₀ = {x0} uses only the derivatives at that one "
@@ -142,8 +143,14 @@ TEXT: dict[str, tuple[str, str]] = {
         "在 {points} 个点上约需 {mb} MB。",
     ),
     "deriv.cost.run": ("Measure", "开始测量"),
-    "deriv.cost.time_title": ("time to reach each order ({points} points)", "求到各阶所需时间（{points} 个点）"),  # noqa: E501
-    "deriv.cost.nodes_title": ("nested-autograd graph nodes per point", "每个点的嵌套 autograd 计算图节点数"),  # noqa: E501
+    "deriv.cost.time_title": (
+        "time to reach each order ({points} points)",
+        "求到各阶所需时间（{points} 个点）",
+    ),
+    "deriv.cost.nodes_title": (
+        "nested-autograd graph nodes per point",
+        "每个点的嵌套 autograd 计算图节点数",
+    ),
     "deriv.cost.autograd": ("nested autograd", "嵌套 autograd"),
     "deriv.cost.taylor": ("Taylor mode", "Taylor 模式"),
     "deriv.cost.sympy": ("sympy diff", "sympy 求导"),

@@ -69,7 +69,9 @@ method = localized_radio(
     t("deriv.method"), method_labels, "deriv.method", container=top_left, horizontal=True,
     help=t("deriv.method.help"),
 )  # fmt: skip
-separate = top_right.toggle(t("deriv.separate"), key="deriv.separate", help=t("deriv.separate.help"))  # noqa: E501
+separate = top_right.toggle(
+    t("deriv.separate"), key="deriv.separate", help=t("deriv.separate.help")
+)
 max_order = BUDGET.max_order_taylor if method == "taylor" else BUDGET.max_order_autograd
 c2, c3, c4 = st.columns([3, 3, 2], gap="large")
 _clamp("deriv.order", 0, max_order, 4)
@@ -128,7 +130,7 @@ with tabs[0]:
             t("deriv.col.order"): r.order, t("deriv.col.taylor"): r.taylor,
             t("deriv.col.autograd"): r.autograd, t("deriv.col.sympy"): r.sympy,
             t("deriv.col.fd"): r.finite_difference,
-            t("deriv.col.diff_taylor"): diff(r.taylor), t("deriv.col.diff_autograd"): diff(r.autograd),  # noqa: E501
+            t("deriv.col.diff_taylor"): diff(r.taylor), t("deriv.col.diff_autograd"): diff(r.autograd),
             t("deriv.col.diff_fd"): diff(r.finite_difference),
         })  # fmt: skip
     frame = pd.DataFrame(rows)
@@ -136,8 +138,19 @@ with tabs[0]:
         col: st.column_config.NumberColumn(format="%.10g") for col in frame.columns[1:5]
     } | {col: st.column_config.NumberColumn(format="%.1e") for col in frame.columns[5:]})  # fmt: skip
     for r in inspection.rows:
-        if r.autograd is not None and r.sympy is not None and abs(r.autograd - r.sympy) > 1e-8 * max(1.0, abs(r.sympy)):  # noqa: E501
-            st.warning(t("deriv.inspector.disagree", k=r.order, auto=f"{r.autograd:.10g}", exact=f"{r.sympy:.10g}"))  # noqa: E501
+        if (
+            r.autograd is not None
+            and r.sympy is not None
+            and abs(r.autograd - r.sympy) > 1e-8 * max(1.0, abs(r.sympy))
+        ):
+            st.warning(
+                t(
+                    "deriv.inspector.disagree",
+                    k=r.order,
+                    auto=f"{r.autograd:.10g}",
+                    exact=f"{r.sympy:.10g}",
+                )
+            )
             break
     if inspection.sympy_stopped:
         done = sum(r.sympy is not None for r in inspection.rows) - 1
@@ -152,7 +165,9 @@ with tabs[1]:
     xs = result.xs
     poly = taylor_polynomial(fn, float(x0), n, xs)
     f0 = inspection.rows[0].taylor
-    st.plotly_chart(taylor_figure(xs, result.values[0], poly, float(x0), f0, n, var, lang()), key="deriv.taylor")  # noqa: E501
+    st.plotly_chart(
+        taylor_figure(xs, result.values[0], poly, float(x0), f0, n, var, lang()), key="deriv.taylor"
+    )
     st.caption(t("deriv.taylor.caption", n=n, x0=f"{x0:.3g}"))
 
 with tabs[2]:
@@ -168,15 +183,27 @@ with tabs[2]:
 
 with tabs[3]:
     st.caption(t("deriv.code.caption", x0=f"{x0:.6g}"))
-    st.code(pytorch_snippet(fn, float(x0), min(order, BUDGET.max_order_autograd)), language="python")  # noqa: E501
+    st.code(
+        pytorch_snippet(fn, float(x0), min(order, BUDGET.max_order_autograd)), language="python"
+    )
 
 with tabs[4]:
     cost_order = min(order, BUDGET.max_order_autograd)
     st.caption(t("deriv.cost.caption", points=f"{points:,}"))
     try:
         nodes, _, mb = estimate_autograd(fn, cost_order, points)
-        st.write(t("deriv.cost.estimate", order=cost_order, nodes=f"{nodes:,}", mb=f"{mb:,.1f}", points=f"{points:,}"))  # noqa: E501
-        if st.button(t("deriv.cost.run"), key="deriv.cost.run") or st.session_state.get("deriv.cost.shown") == (fn.text, cost_order, points):  # noqa: E501
+        st.write(
+            t(
+                "deriv.cost.estimate",
+                order=cost_order,
+                nodes=f"{nodes:,}",
+                mb=f"{mb:,.1f}",
+                points=f"{points:,}",
+            )
+        )
+        if st.button(t("deriv.cost.run"), key="deriv.cost.run") or st.session_state.get(
+            "deriv.cost.shown"
+        ) == (fn.text, cost_order, points):
             st.session_state["deriv.cost.shown"] = (fn.text, cost_order, points)
             profile = measure(fn.text, cost_order, points)
             st.plotly_chart(cost_figure(profile, lang()), key="deriv.cost.chart")

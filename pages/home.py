@@ -9,7 +9,9 @@ st.title(t("home.title"))
 st.markdown(t("home.lead"))
 
 with st.container(border=True):
-    st.page_link("pages/derivatives.py", label=t("app.page.derivatives"), icon=":material/functions:")  # noqa: E501
+    st.page_link(
+        "pages/derivatives.py", label=t("app.page.derivatives"), icon=":material/functions:"
+    )
     st.markdown(t("home.derivatives"))
 
 st.subheader(t("home.example.title"))

@@ -59,7 +59,9 @@ def test_code_snippet_runs_and_reproduces_the_inspector() -> None:
     at.slider(key="deriv.order").set_value(4).run()
     at.slider(key="deriv.x0").set_value(1.25).run()
     snippet = next(c.value for c in at.code if "torch.autograd.grad" in c.value)
-    out = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True, timeout=120)  # noqa: E501
+    out = subprocess.run(
+        [sys.executable, "-c", snippet], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     printed = [float(line.split()[1]) for line in out.stdout.splitlines()]
     frame = at.dataframe[0].value
@@ -116,4 +118,7 @@ def test_cost_panel_measures_on_demand() -> None:
     assert any("graph nodes" in m.value for m in at.markdown)  # the estimate comes first
     at.button(key="deriv.cost.run").click().run()
     assert not at.exception
-    assert any(c.key == "deriv.cost.chart" or "time to reach" in c.proto.spec for c in at.get("plotly_chart"))  # noqa: E501
+    assert any(
+        c.key == "deriv.cost.chart" or "time to reach" in c.proto.spec
+        for c in at.get("plotly_chart")
+    )

@@ -12,8 +12,10 @@ PAGES = sorted(re.findall(r'st\.Page\("(pages/[a-z_]+\.py)"', (ROOT / "app.py").
 
 
 def test_every_page_file_is_routed() -> None:
-    files = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_"))  # noqa: E501
-    assert PAGES == files
+    files = sorted(
+        f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_")
+    )
+    assert files == PAGES
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -23,7 +23,9 @@ def test_core_does_not_import_streamlit() -> None:
         "    importlib.import_module('hograd_core.' + m.name)\n"
         "print('streamlit' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)  # noqa: E501
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
 
@@ -55,7 +57,12 @@ def test_every_key_used_in_the_code_exists() -> None:
     used: set[str] = set()
     for path in [ROOT / "app.py", *ROOT.glob("pages/*.py"), *ROOT.glob("hograd_core/*.py")]:
         text = path.read_text()
-        used |= set(re.findall(r"""\b(?:t|tr|HogradError|ExpressionError|BudgetError|BusyError)\(\s*["']([a-z_]+\.[a-z_.0-9]+)["']""", text))  # noqa: E501
+        used |= set(
+            re.findall(
+                r"""\b(?:t|tr|HogradError|ExpressionError|BudgetError|BusyError)\(\s*["']([a-z_]+\.[a-z_.0-9]+)["']""",
+                text,
+            )
+        )
     missing = sorted(key for key in used if key not in TABLE)
     assert not missing, missing
     assert i18n.LANGUAGES == {"en": "English", "zh": "简体中文"}

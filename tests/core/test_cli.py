@@ -88,4 +88,6 @@ def test_bad_input_exit_2_one_line(args: tuple[str, ...], message: str) -> None:
 def test_bad_input_json_error_object() -> None:
     out = cli("derivatives", "sin(x", "--at", "1", "--json")
     assert out.returncode == 2
-    assert json.loads(out.stdout) == {"error": "function: the '(' at column 4 is never closed; add a ')'."}  # noqa: E501
+    assert json.loads(out.stdout) == {
+        "error": "function: the '(' at column 4 is never closed; add a ')'."
+    }

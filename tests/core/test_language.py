@@ -267,7 +267,7 @@ HOSTILE = [
     "x\u00a0+1",
     "nan",
     "inf*x",
-    "sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)",  # noqa: E501
+    "sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)**sin(x)",
     "async x",
     "await x",
     "yield x",

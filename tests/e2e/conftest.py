@@ -65,7 +65,9 @@ def running_server(name: str = "server") -> Iterator[str]:
                 except OSError:
                     time.sleep(0.3)
             else:
-                pytest.fail(f"the Streamlit server did not become healthy within 90 s (see tests/artifacts/{name}.log)")  # noqa: E501
+                pytest.fail(
+                    f"the Streamlit server did not become healthy within 90 s (see tests/artifacts/{name}.log)"
+                )
             yield url
         finally:
             proc.terminate()

@@ -11,7 +11,9 @@ from tests.e2e.conftest import ROOT, screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
-ROUTES = re.findall(r'st\.Page\("pages/([a-z_]+)\.py".*?url_path="([a-z_]+)"', (ROOT / "app.py").read_text())  # noqa: E501
+ROUTES = re.findall(
+    r'st\.Page\("pages/([a-z_]+)\.py".*?url_path="([a-z_]+)"', (ROOT / "app.py").read_text()
+)
 PLOTTED = {"derivatives", "graph", "hvp"}  # pages that draw a chart on first load
 
 
@@ -36,7 +38,9 @@ def test_every_page_renders(page, name: str, url: str) -> None:  # noqa: ANN001
     wait_for_app(page)
     _no_exception(page)
     if url in PLOTTED:
-        page.wait_for_selector(".js-plotly-plot, [data-testid='stGraphVizChart'] svg", timeout=30_000)  # noqa: E501
+        page.wait_for_selector(
+            ".js-plotly-plot, [data-testid='stGraphVizChart'] svg", timeout=30_000
+        )
     screenshot(page, f"{url}-en")
 
 
