@@ -26,3 +26,16 @@ def open_page(page: str | None = None, lang: str = "en") -> AppTest:
 @pytest.fixture()
 def app():  # noqa: ANN201
     return open_page
+
+
+def routes() -> list[tuple[str, str]]:
+    """(page file, URL path) of every st.Page in app.py, read with ast (no regex guessing)."""
+    import ast
+
+    out = []
+    for node in ast.walk(ast.parse((ROOT / "app.py").read_text())):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Page":
+            path = node.args[0].value
+            url = next((k.value.value for k in node.keywords if k.arg == "url_path"), "")
+            out.append((path, url))
+    return out

@@ -6,12 +6,15 @@ import re
 
 import pytest
 
-from tests.app.conftest import ROOT, open_page
+from tests.app.conftest import ROOT, open_page, routes
 
-PAGES = sorted(re.findall(r'st\.Page\("(pages/[a-z_]+\.py)"', (ROOT / "app.py").read_text()))
+PAGES = sorted(path for path, _ in routes())
 
 
 def test_every_page_file_is_routed() -> None:
+    assert "pages/home.py" in PAGES
+    for path, url in routes():  # deep links need url_path == file name (see pages/_ui.py)
+        assert url in ("", path.removeprefix("pages/").removesuffix(".py")), (path, url)
     files = sorted(
         f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_")
     )

@@ -3,17 +3,14 @@ never rendered as HTML, and the language switch works."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from tests.e2e.conftest import ROOT, screenshot, wait_for_app
+from tests.app.conftest import routes
+from tests.e2e.conftest import screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
-ROUTES = re.findall(
-    r'st\.Page\("pages/([a-z_]+)\.py".*?url_path="([a-z_]+)"', (ROOT / "app.py").read_text()
-)
+ROUTES = [(path, url) for path, url in routes() if url]  # the home page has its own test
 PLOTTED = {"derivatives", "graph", "hvp"}  # pages that draw a chart on first load
 
 
