@@ -1,16 +1,20 @@
-"""Double-backward graph lab: the autograd graph pass by pass, and the flag lab."""
+"""Double-backward graph lab: the autograd graph pass by pass, the flag lab, the classic traps."""
 
 import streamlit as st
 
 from hograd_core import HogradError
-from hograd_core.flaglab import ACTIONS, FlagOutcome, FlagSettings, run_case, run_flags
-from hograd_core.flaglab_cases import CASES
-from hograd_core.graph_figures import dot_available, growth_figure, pass_name, to_dot, to_svg
-from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab, growth_factor
-from pages._ui import cached_parse, function_box, lang, show_error, t
+from hograd_core import graph_figures as figures
+from hograd_core.flaglab import ACTIONS, FlagOutcome, FlagSettings, run_flags
+from hograd_core.flaglab_cases import CASES, run_case
+from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab, growth_factor, output_label
+from pages._ui import cached_parse, function_box, lang, localized_radio, show_error, t
 
+RETAIN = {"None": None, "True": True, "False": False}  # retain_graph's choices, by label
 PRESETS = ["x**3", "sin(x)", "tanh(x)", "2*x", "relu(x)", "x**2", "exp(x)", "sin(x)*exp(-x**2)"]
 TOP = GRAPH_BUDGET.max_order
+# Option labels are looked up in dicts built during the run (never by calling t() later, when the
+# language may have changed): see localized_radio in pages/_ui.py.
+STRUT = 420.0  # points: a graph narrower than this is drawn as if this wide (text ~19 px)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -19,20 +23,28 @@ def lab_for(text: str, x0: float) -> GraphLab:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def dot_for(text: str, x0: float, order: int, saved: bool, highlight: bool, direction: str, language: str) -> str:  # noqa: E501
+def dot_for(
+    text: str, x0: float, order: int, saved: bool, bold: bool, rankdir: str, language: str,
+    page: bool,
+) -> str:  # fmt: skip
+    """The chart (fitted to the page, legend on the page) or the download (legend inside)."""
     view = lab_for(text, x0).view(order, show_saved=saved)
-    return to_dot(view, language, highlight=highlight, direction=direction)
+    strut = STRUT if page else 0.0
+    return figures.to_dot(
+        view, language, highlight=bold, direction=rankdir, legend=not page, min_width=strut
+    )  # noqa: E501
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def svg_for(dot_source: str) -> bytes:
-    return to_svg(dot_source) or b""
+    return figures.to_svg(dot_source) or b""
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
-def flags_for(text: str, x0: float, cg: bool, rg: bool | None, au: bool, mg: bool, z: bool, action: str) -> FlagOutcome:  # noqa: E501
-    settings = FlagSettings(cg, rg, au and action != "backward", mg and action != "backward", z, action)  # noqa: E501
-    return run_flags(cached_parse(text), x0, settings)
+def flags_for(
+    text: str, x0: float, cg: bool, rg: bool | None, au: bool, mg: bool, z: bool, action: str
+) -> FlagOutcome:
+    return run_flags(cached_parse(text), x0, FlagSettings(cg, rg, au, mg, z, action))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -45,27 +57,31 @@ def step_order(delta: int) -> None:
 
 
 def show_outcome(outcome: FlagOutcome) -> None:
-    """What PyTorch printed or raised, the warnings, why, the fix, and the code."""
-    printed = [line for step in outcome.steps for line in step.output]
-    if printed:
-        st.markdown(t("graph.result.ran"))
-        st.code("\n".join(printed), language=None)
+    """What PyTorch printed or raised, its warnings, why, the fix, and the code."""
     if outcome.raised:
-        st.error(t("graph.result.raised", error_type=outcome.steps[-1].error_type), icon=":material/error:")  # noqa: E501
-        st.code(outcome.error, language=None, wrap_lines=True)
+        st.error(
+            t("graph.result.raised", error_type=outcome.steps[-1].error_type),
+            icon=":material/error:",
+        )
+    else:
+        st.success(t("graph.result.ran"), icon=":material/check_circle:")
+    st.code(outcome.transcript(), language=None, wrap_lines=True)
     for message in outcome.warnings:
         st.warning(t("graph.result.warned"), icon=":material/warning:")
         st.code(message, language=None, wrap_lines=True)
+    head = {k: t(f"graph.result.{k}") for k in ("name", "value", "requires_grad", "grad_fn")}
     rows = [
-        {t("graph.result.name"): r.name, t("graph.result.value"): "None" if r.value is None else f"{r.value:.6g}",  # noqa: E501
-         t("graph.result.requires_grad"): r.requires_grad, t("graph.result.grad_fn"): r.grad_fn or "None"}  # noqa: E501
+        {head["name"]: r.name, head["value"]: "None" if r.value is None else f"{r.value:.6g}",
+         head["requires_grad"]: r.requires_grad, head["grad_fn"]: r.grad_fn or "None"}
         for step in outcome.steps for r in step.results
     ]  # fmt: skip
     if rows:
         st.dataframe(rows, hide_index=True)
-    st.markdown(f"**{t('graph.result.why')}** " + " ".join(t(key) for key in outcome.explain))
+    why = " ".join(map(t, outcome.explain))
+    st.info(f"**{t('graph.result.why')}** {why}", icon=":material/lightbulb:")
     if outcome.fixes:
-        st.markdown(f"**{t('graph.result.fix')}** " + " ".join(t(key) for key in outcome.fixes))
+        fix = " ".join(map(t, outcome.fixes))
+        st.success(f"**{t('graph.result.fix')}** {fix}", icon=":material/build:")
     with st.expander(t("graph.result.code"), icon=":material/code:"):
         st.code(outcome.snippet, language="python")
 
@@ -73,106 +89,139 @@ def show_outcome(outcome: FlagOutcome) -> None:
 st.title(t("graph.title"))
 st.markdown(t("graph.lead"))
 
+# ---- the graph, pass by pass ------------------------------------------------------------------
 fn = function_box("graph", t("graph.fn.label"), PRESETS)
 st.session_state.setdefault("graph.order", 2)
-left, right = st.columns([1, 2], vertical_alignment="bottom")
-x0 = left.number_input(t("graph.x0"), value=0.7, min_value=-1000.0, max_value=1000.0, step=0.1, key="graph.x0")  # noqa: E501
+left, right = st.columns([1, 3], gap="large")
+x0 = float(left.number_input(
+    t("graph.x0"), value=0.7, min_value=-1e3, max_value=1e3, step=0.1, key="graph.x0",
+))  # fmt: skip
 order = right.slider(t("graph.order"), 0, TOP, key="graph.order", help=t("graph.order.help"))
-buttons = st.columns([1, 1, 1, 1, 1.4], vertical_alignment="center")
-buttons[0].button(t("graph.step.prev"), icon=":material/undo:", on_click=step_order, args=(-1,), disabled=order == 0, key="graph.prev")  # noqa: E501
-buttons[1].button(t("graph.step.next"), icon=":material/redo:", on_click=step_order, args=(1,), disabled=order == TOP, type="primary", key="graph.next")  # noqa: E501
-saved = buttons[2].toggle(t("graph.saved"), key="graph.saved", help=t("graph.saved.help"))
-highlight = buttons[3].toggle(t("graph.highlight"), value=True, key="graph.highlight")
-direction = buttons[4].segmented_control(
-    t("graph.direction"), ["TB", "LR"], default="TB", key="graph.direction",
-    format_func=lambda d: t(f"graph.direction.{d}"), label_visibility="collapsed",
-) or "TB"  # fmt: skip
+with st.container(horizontal=True, vertical_alignment="center"):
+    st.button(
+        t("graph.step.prev"), icon=":material/arrow_back:", on_click=step_order, args=(-1,),
+        disabled=order == 0, key="graph.prev",
+    )  # fmt: skip
+    st.button(
+        t("graph.step.next"), icon=":material/arrow_forward:", on_click=step_order, args=(1,),
+        disabled=order == TOP, type="primary", key="graph.next",
+    )  # fmt: skip
+    saved = st.toggle(t("graph.saved"), key="graph.saved", help=t("graph.saved.help"))
+    bold = st.toggle(t("graph.highlight"), value=True, key="graph.highlight")
+    rankdir = st.segmented_control(
+        t("graph.direction"), ["TB", "LR"], default="TB", required=True,
+        key="graph.direction",
+        format_func={d: t(f"graph.direction.{d}") for d in ("TB", "LR")}.__getitem__,
+        label_visibility="collapsed",
+    ) or "TB"  # fmt: skip
 
 try:
-    lab = lab_for(fn.text, float(x0))
+    lab = lab_for(fn.text, x0)
     view = lab.view(order, show_saved=saved)
 except HogradError as err:
     show_error(err)
     st.stop()
 
-newest = pass_name(order, lang())
-st.markdown(t("graph.caption", order=order, x0=f"{x0:g}", nodes=view.ops, new=view.per_pass[-1], newest=newest))  # noqa: E501
-if view.drawable:
-    source = dot_for(fn.text, float(x0), order, saved, highlight, direction, lang())
-    st.graphviz_chart(source, use_container_width=True)
-else:
-    st.info(t("graph.too_large") + ". " + t("graph.budget.draw", nodes=f"{len(view.nodes):,}", limit=GRAPH_BUDGET.max_draw), icon=":material/visibility_off:")  # noqa: E501
+st.markdown(t(
+    "graph.caption", order=order, x0=f"{x0:g}", last=output_label(order, lab.variable),
+    nodes=view.ops, new=view.per_pass[-1], newest=figures.pass_name(order, lang()),
+))  # fmt: skip
 if lab.constant_from is not None and lab.constant_from <= order:
     st.info(t("graph.constant", k=lab.constant_from), icon=":material/info:")
-
-downloads = st.columns([1, 1, 3], vertical_alignment="center")
 if view.drawable:
-    downloads[0].download_button(t("graph.download.dot"), source, f"graph_order{order}.dot", "text/vnd.graphviz", icon=":material/download:", on_click="ignore", key="graph.dot")  # noqa: E501
-    if dot_available():
-        downloads[1].download_button(t("graph.download.svg"), lambda: svg_for(source), f"graph_order{order}.svg", "image/svg+xml", icon=":material/download:", on_click="ignore", key="graph.svg")  # noqa: E501
-    else:
-        downloads[2].caption(t("graph.download.no_dot"))
-
-summary = [
-    {t("graph.summary.type"): row.op, **{pass_name(k, lang()): n for k, n in enumerate(row.per_pass)}, t("graph.summary.total"): row.total}  # noqa: E501
-    for row in view.summary
-]  # fmt: skip
+    st.html(figures.legend_html(view, lang(), highlight=bold))
+    chart = dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), True)
+    st.graphviz_chart(chart, width="stretch")
+    source = dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), False)
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.download_button(
+            t("graph.download.dot"), source, f"hograd_order{order}.dot", "text/vnd.graphviz",
+            icon=":material/download:", on_click="ignore", key="graph.dot",
+        )  # fmt: skip
+        if figures.dot_available():
+            st.download_button(
+                t("graph.download.svg"), lambda: svg_for(source), f"hograd_order{order}.svg",
+                "image/svg+xml", icon=":material/download:", on_click="ignore", key="graph.svg",
+            )  # fmt: skip
+        else:
+            st.caption(t("graph.download.no_dot"))
+else:
+    too_large = t("graph.budget.draw", nodes=f"{len(view.nodes):,}", limit=GRAPH_BUDGET.max_draw)
+    st.warning(f"**{t('graph.too_large')}** {too_large}", icon=":material/visibility_off:")
+    if saved and lab.view(order).drawable:
+        st.caption(t("graph.too_large.saved"))
 with st.expander(t("graph.summary.title"), expanded=not view.drawable, icon=":material/table:"):
-    st.dataframe(summary, hide_index=True)
+    st.dataframe(figures.summary_rows(view, lang()), hide_index=True)
 
 st.subheader(t("graph.growth.title"))
-st.plotly_chart(growth_figure(lab.stats, min(order, lab.built), lang()), key="graph.growth")
+st.plotly_chart(figures.growth_figure(lab.stats, order, lang()), key="graph.growth")
 factor = growth_factor(lab.stats)
-if lab.stats and lab.stats[-1].new_nodes == 0:
+if lab.stopped_nodes is not None:
+    st.warning(t(
+        "graph.growth.stopped", built=lab.built, nodes=f"{lab.stopped_nodes:,}",
+        limit=f"{GRAPH_BUDGET.max_nodes:,}",
+    ))  # fmt: skip
+elif lab.stats[-1].new_nodes == 0:
     st.markdown(t("graph.growth.flat"))
 elif factor is not None:
     st.markdown(t("graph.growth.factor", factor=f"{factor:.2f}"))
-if lab.stopped_nodes is not None:
-    st.warning(t("graph.growth.stopped", built=lab.built, nodes=f"{lab.stopped_nodes:,}", limit=f"{GRAPH_BUDGET.max_nodes:,}"))  # noqa: E501
 with st.expander(t("graph.table.title"), icon=":material/table:"):
-    st.dataframe(
-        [{t("graph.table.order"): s.order, t("graph.table.value"): f"{s.value:.6g}", t("graph.table.nodes"): s.nodes,  # noqa: E501
-          t("graph.table.new"): s.new_nodes, t("graph.table.saved"): s.saved_tensors, t("graph.table.bytes"): s.saved_bytes,  # noqa: E501
-          t("graph.table.ms"): round(s.seconds * 1000, 3), t("graph.table.grad_fn"): s.grad_fn or "None"}  # noqa: E501
-         for s in lab.stats],
-        hide_index=True,
-    )  # fmt: skip
+    st.dataframe(figures.stats_rows(lab.stats, lang()), hide_index=True)
 
+# ---- the flag lab on f ------------------------------------------------------------------------
 st.divider()
 st.header(t("graph.flags.title"))
 st.markdown(t("graph.flags.lead"))
-toggles, action_col = st.columns([3, 2], gap="large")
-with action_col:
-    action = st.radio(t("graph.flags.action"), ACTIONS, key="graph.flag.action", format_func=lambda a: t(f"graph.flags.action.{a}"))  # noqa: E501
-with toggles:
-    c1, c2 = st.columns(2)
-    create_graph = c1.toggle(t("graph.flags.create_graph"), key="graph.flag.create_graph", help=t("graph.flags.create_graph.help"))  # noqa: E501
-    retain_graph = c2.segmented_control(
-        t("graph.flags.retain_graph"), [None, True, False], default=None, key="graph.flag.retain_graph",  # noqa: E501
-        format_func=lambda v: t("graph.flags.retain.default") if v is None else str(v), help=t("graph.flags.retain_graph.help"),  # noqa: E501
+toggles, third = st.columns([5, 3], gap="large")
+actions = {a: t(f"graph.flags.action.{a}") for a in ACTIONS}
+action = localized_radio(t("graph.flags.action"), actions, "graph.flag.action", container=third)
+grad_call = action != "backward"
+with toggles.container(horizontal=True, vertical_alignment="bottom"):
+    create_graph = st.toggle(
+        t("graph.flags.create_graph"), key="graph.flag.create_graph",
+        help=t("graph.flags.create_graph.help"),
     )  # fmt: skip
-    unused = st.toggle(t("graph.flags.unused"), key="graph.flag.unused")
-    c3, c4 = st.columns(2)
-    grad_only = action != "backward"
-    allow_unused = c3.toggle(t("graph.flags.allow_unused"), key="graph.flag.allow_unused", disabled=not grad_only, help=t("graph.flags.allow_unused.help"))  # noqa: E501
-    materialize = c4.toggle(t("graph.flags.materialize_grads"), key="graph.flag.materialize", disabled=not grad_only, help=t("graph.flags.materialize_grads.help"))  # noqa: E501
-if not grad_only:
-    st.caption(t("graph.flags.backward_note"))
+    retain = st.segmented_control(
+        t("graph.flags.retain_graph"), list(RETAIN), default="None", required=True,
+        key="graph.flag.retain_graph", help=t("graph.flags.retain_graph.help"),
+        format_func={**{v: v for v in RETAIN}, "None": t("graph.flags.retain.default")}.__getitem__,
+    )  # fmt: skip
+    retain_graph = RETAIN[retain]
+unused = toggles.toggle(t("graph.flags.unused"), key="graph.flag.unused")
+with toggles.container(horizontal=True):
+    allow_unused = st.toggle(
+        t("graph.flags.allow_unused"), key="graph.flag.allow_unused", disabled=not grad_call,
+        help=t("graph.flags.allow_unused.help"),
+    )  # fmt: skip
+    materialize = st.toggle(
+        t("graph.flags.materialize_grads"), key="graph.flag.materialize",
+        disabled=not grad_call, help=t("graph.flags.materialize_grads.help"),
+    )  # fmt: skip
+if not grad_call:
+    third.caption(t("graph.flags.backward_note"))
 if action == "backward" and create_graph:
-    st.caption(t("graph.flags.isolated", why=t("graph.flags.isolated.warn_once")))
+    third.caption(t("graph.flags.isolated", why=t("graph.flags.isolated.warn_once")))
 try:
-    show_outcome(flags_for(fn.text, float(x0), create_graph, retain_graph, allow_unused, materialize, unused, action))  # noqa: E501
+    show_outcome(flags_for(
+        fn.text, x0, create_graph, retain_graph, allow_unused and grad_call,
+        materialize and grad_call, unused, action,
+    ))  # fmt: skip
 except HogradError as err:
     show_error(err)
 
+# ---- the classic traps ------------------------------------------------------------------------
 st.divider()
 st.header(t("graph.cases.title"))
 st.markdown(t("graph.cases.lead"))
-case = st.selectbox(t("graph.cases.pick"), list(CASES), key="graph.case", format_func=lambda c: t(f"graph.case.{c}"))  # noqa: E501
+case = st.selectbox(
+    t("graph.cases.pick"), list(CASES), key="graph.case",
+    format_func={c: t(f"graph.case.{c}") for c in CASES}.__getitem__,
+)  # fmt: skip
 variants = list(CASES[case].variants)
 variant = st.segmented_control(
-    t("graph.cases.variant"), variants, default=variants[0], key=f"graph.variant.{case}",
-    format_func=lambda v: t(f"graph.case.{case}.{v}"),
+    t("graph.cases.variant"), variants, default=variants[0], required=True,
+    key=f"graph.variant.{case}",
+    format_func={v: t(f"graph.case.{case}.{v}") for v in variants}.__getitem__,
 ) or variants[0]  # fmt: skip
 if CASES[case].isolated:
     why = "anomaly" if case == "nan_anomaly" else "warn_once"

@@ -1,0 +1,272 @@
+"""The graph page under AppTest: the graph pass by pass, every toggle combination of the flag
+lab, every classic case, in English and Chinese. Charts are read from their protos."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from hograd_core import parse
+from hograd_core.flaglab import ACTIONS, FlagSettings, run_flags
+from hograd_core.flaglab_cases import CASES, run_case
+from hograd_core.graph_figures import PASS_COLOURS, dot_available
+from tests.app.conftest import ROOT, open_page, routes
+
+PAGE = "pages/graph.py"
+
+
+def open_graph(lang: str = "en") -> AppTest:
+    """The page through the router once app.py lists it, else the page file on its own."""
+    if PAGE in dict(routes()):
+        return open_page(PAGE, lang)
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=30)
+    at.session_state["lang"] = lang
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def rerun(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def dot(at: AppTest) -> str:
+    charts = at.get("graphviz_chart")
+    assert len(charts) == 1
+    return charts[0].proto.spec
+
+
+def fills(source: str) -> set[str]:
+    return set(re.findall(r'fillcolor="(#[0-9a-f]{6})"', source))
+
+
+def outlined(source: str) -> set[str]:
+    """Fill colours of the nodes drawn with the thick outline of the newest pass."""
+    return {
+        m.group(1) for m in re.finditer(r'fillcolor="(#[0-9a-f]{6})"[^\]]*penwidth=3\.5', source)
+    }  # noqa: E501
+
+
+def codes(at: AppTest) -> list[str]:
+    return [c.value for c in at.code]
+
+
+# ---- the graph ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_draws_the_graph_of_order_two(lang: str) -> None:
+    at = open_graph(lang)
+    assert at.title[0].value == (
+        "Double-backward graph lab" if lang == "en" else "二次反向传播计算图实验室"
+    )  # noqa: E501
+    source = dot(at)
+    assert fills(source) == set(PASS_COLOURS[:3])  # forward, 1st and 2nd backward
+    assert outlined(source) == {PASS_COLOURS[2]}
+    assert '"d2y/dx2 = 4.2"' in source  # 6x at 0.7
+    legend = at.get("html")[0].proto.body
+    assert ("2nd backward pass: 3 nodes" if lang == "en" else "第 2 次反向传播：3 个节点") in legend
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert [trace["y"] for trace in spec["data"]][0] == [2, 5, 8, 11, 11, 11, 11]
+    markdown = " ".join(m.value for m in at.markdown)
+    assert ("stopped growing" if lang == "en" else "不再增长") in markdown
+
+
+def test_step_through_orders_zero_to_three() -> None:
+    at = open_graph()
+    at.button(key="graph.prev").click()
+    rerun(at)
+    at.button(key="graph.prev").click()
+    rerun(at)
+    assert at.slider(key="graph.order").value == 0
+    assert at.button(key="graph.prev").disabled
+    seen = [fills(dot(at))]
+    for order in (1, 2, 3):
+        at.button(key="graph.next").click()
+        rerun(at)
+        assert at.slider(key="graph.order").value == order
+        source = dot(at)
+        seen.append(fills(source))
+        assert outlined(source) == {PASS_COLOURS[order]}, order  # the new nodes stand out
+    assert seen == [set(PASS_COLOURS[: k + 1]) for k in range(4)]
+    at.toggle(key="graph.highlight").set_value(False)
+    assert outlined(dot(rerun(at))) == set()
+
+
+def test_saved_tensors_and_layout() -> None:
+    at = open_graph()
+    before = dot(at)
+    at.toggle(key="graph.saved").set_value(True)
+    at.segmented_control(key="graph.direction").set_value("LR")
+    source = dot(rerun(at))
+    assert "rankdir=LR" in source and "rankdir=TB" in before
+    assert "style=dashed" in source and '"self = 0.7"' in source  # pow saved x
+
+
+def test_preset_tanh_grows_about_two_and_a_half_times() -> None:
+    at = open_graph()
+    at.pills(key="graph.preset").set_value("tanh(x)")
+    rerun(at)
+    assert at.text_input(key="graph.fn").value == "tanh(x)"
+    assert "TanhBackwardBackward0" in dot(at)
+    markdown = " ".join(m.value for m in at.markdown)
+    assert re.search(r"grew about \*\*2\.[2-5]\d×\*\* per order", markdown), markdown
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert spec["data"][0]["y"] == [2, 3, 7, 16, 37, 88, 217]
+
+
+def test_too_large_graph_is_summarised_not_drawn() -> None:
+    at = open_graph()
+    at.text_input(key="graph.fn").set_value("sin(x)*exp(-x**2)")
+    at.slider(key="graph.order").set_value(5)
+    rerun(at)
+    assert not at.get("graphviz_chart") and not at.get("download_button")
+    assert any("more than the 400 that are drawn" in w.value for w in at.warning)
+    table = at.dataframe[0].value  # the summary by node type, opened
+    assert int(table["total"].sum()) == 511
+    assert at.get("plotly_chart")  # the growth chart is still there
+
+
+def test_saved_tensors_can_make_a_graph_too_large() -> None:
+    at = open_graph()
+    at.pills(key="graph.preset").set_value("tanh(x)")
+    at.slider(key="graph.order").set_value(6)
+    rerun(at)
+    assert at.get("graphviz_chart")  # 225 nodes
+    at.toggle(key="graph.saved").set_value(True)
+    rerun(at)
+    assert not at.get("graphviz_chart")  # 420 with the saved tensors
+    assert any("Show saved tensors" in c.value for c in at.caption)
+
+
+def test_constant_derivative_note_and_downloads() -> None:
+    at = open_graph()
+    at.text_input(key="graph.fn").set_value("2*x")
+    rerun(at)
+    assert any("constant with no `grad_fn`" in i.value for i in at.info)
+    assert '"d2y/dx2 = 0\\n(no grad_fn)"' in dot(at) or "(no grad_fn)" in dot(at)
+    downloads = at.get("download_button")
+    assert len(downloads) == (2 if dot_available() else 1)
+
+
+@pytest.mark.parametrize(("text", "message"), [("x+", "function"), ("x*y", "one variable")])
+def test_bad_functions_are_refused(text: str, message: str) -> None:
+    at = open_graph()
+    at.text_input(key="graph.fn").set_value(text)
+    rerun(at)
+    assert at.error and message in at.error[0].value
+    assert not at.get("graphviz_chart") and not at.get("plotly_chart")
+    if text == "x+":
+        assert text in codes(at)  # what was typed is echoed as code, never as markdown
+
+
+# ---- the flag lab ---------------------------------------------------------------------------
+
+CASE_RAISES = run_case(next(iter(CASES))).raised
+SHOWN = [
+    (action, cg, rg, z, au, mg)
+    for action, cg, rg, z in itertools.product(
+        ACTIONS, [False, True], ["None", "True", "False"], [False, True]
+    )  # noqa: E501
+    for au, mg in (
+        [(False, False)] if action == "backward" else itertools.product([False, True], repeat=2)
+    )  # noqa: E501
+]
+
+
+def set_flags(at: AppTest, action: str, cg: bool, rg: str, z: bool, au: bool, mg: bool) -> None:
+    at.radio(key=f"graph.flag.action.{at.session_state['lang']}").set_value(action)
+    at.toggle(key="graph.flag.create_graph").set_value(cg)
+    at.segmented_control(key="graph.flag.retain_graph").set_value(rg)
+    at.toggle(key="graph.flag.unused").set_value(z)
+    if action != "backward":  # disabled (and ignored) for .backward()
+        at.toggle(key="graph.flag.allow_unused").set_value(au)
+        at.toggle(key="graph.flag.materialize").set_value(mg)
+
+
+def test_every_toggle_combination_shown_in_english() -> None:
+    at = open_graph("en")
+    fn = parse("x**3")
+    assert len(SHOWN) == 108
+    for action, cg, rg, z, au, mg in SHOWN:
+        set_flags(at, action, cg, rg, z, au, mg)
+        rerun(at)
+        settings = FlagSettings(
+            cg, {"None": None, "True": True, "False": False}[rg], au, mg, z, action
+        )  # noqa: E501
+        expected = run_flags(fn, 0.7, settings)
+        assert expected.transcript() in codes(at), settings
+        assert expected.snippet.rstrip("\n") in codes(at)
+        # error boxes: the flag lab's, then the classic case's (its first variant raises)
+        assert len(at.error) == expected.raised + CASE_RAISES, settings
+        if expected.raised:
+            assert expected.steps[-1].error_type in at.error[0].value
+
+
+def test_toggle_combinations_in_chinese() -> None:
+    at = open_graph("zh")
+    fn = parse("x**3")
+    for action, cg, rg in itertools.product(ACTIONS, [False, True], ["None", "True", "False"]):
+        set_flags(at, action, cg, rg, True, True, False)
+        rerun(at)
+        settings = FlagSettings(
+            cg,
+            {"None": None, "True": True, "False": False}[rg],
+            action != "backward",
+            False,
+            True,
+            action,
+        )  # noqa: E501
+        expected = run_flags(fn, 0.7, settings)
+        assert expected.transcript() in codes(at)
+        why = [i.value for i in at.info if i.value.startswith("**原因：**")]
+        assert why and re.search(r"[\u4e00-\u9fff]", why[0])
+
+
+def test_backward_twice_shows_the_warning_and_disables_the_grad_flags() -> None:
+    at = open_graph()
+    set_flags(at, "backward", True, "None", False, False, False)
+    rerun(at)
+    assert at.toggle(key="graph.flag.allow_unused").disabled
+    assert any("reference cycle" in c for c in codes(at))
+    assert any("x.grad" in c and "AddBackward0" in c for c in codes(at))
+
+
+def test_action_survives_a_language_switch() -> None:
+    at = open_graph("en")
+    at.radio(key="graph.flag.action.en").set_value("again")
+    rerun(at)
+    at.session_state["lang"] = "zh"
+    rerun(at)
+    assert at.radio(key="graph.flag.action.zh").value == "again"
+
+
+# ---- the classic cases ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_case_and_variant(lang: str) -> None:
+    at = open_graph(lang)
+    for case, spec in CASES.items():
+        at.selectbox(key="graph.case").set_value(case)
+        rerun(at)
+        for variant in spec.variants:
+            at.segmented_control(key=f"graph.variant.{case}").set_value(variant)
+            rerun(at)
+            expected = run_case(case, variant)
+            assert expected.transcript() in codes(at), (case, variant)
+            assert expected.snippet.rstrip("\n") in codes(at)
+            for message in expected.warnings:
+                assert message in codes(at)
+
+
+def test_widget_keys_are_namespaced() -> None:
+    at = open_graph()
+    keys = [k for k in at.session_state if k != "lang"]
+    assert keys and all(k.startswith("graph.") for k in keys), keys
