@@ -67,9 +67,14 @@ def _vector(values: Sequence[float] | np.ndarray, fn: Function, what: str) -> np
     except (TypeError, ValueError) as err:
         raise BudgetError("budget.number", what=what, got=str(values)[:40]) from err
     if arr.size != len(names):
-        raise BudgetError(f"budget.{what}_size", expected=len(names), names=", ".join(names), got=arr.size)  # noqa: E501
-    if not np.all(np.isfinite(arr)) or np.any(np.abs(arr) > 1e6):
-        raise BudgetError("budget.not_finite", what=what, got=", ".join(f"{v:g}" for v in arr))
+        raise BudgetError(
+            f"budget.{what}_size", expected=len(names), names=", ".join(names), got=arr.size
+        )
+    shown = ", ".join(f"{v:g}" for v in arr[:10])
+    if not np.all(np.isfinite(arr)):
+        raise BudgetError("budget.not_finite", what=what, got=shown)
+    if np.any(np.abs(arr) > 1e6):  # beyond this, float64 curvature is mostly rounding
+        raise BudgetError("hvp.budget.too_large", what=what, limit="1e6", got=shown)
     return arr
 
 
@@ -118,8 +123,8 @@ def hvp(
         An :class:`HVPResult` with numpy float64 arrays.
 
     Raises:
-        BudgetError: the function has no variable, or point/vector have the wrong size or
-            contain non-finite numbers.
+        BudgetError: the function has no variable or more than 10, or point/vector have the
+            wrong size or contain non-finite numbers (or numbers above 1e6 in size).
 
     Example:
         >>> r = hvp(parse("w1**2*sin(w2)"), [1, math.pi / 2], [0.5, 1])
@@ -128,7 +133,8 @@ def hvp(
     """
     if not fn.variables:
         raise BudgetError("budget.no_variables")
-    assert len(fn.variables) <= LIMITS.max_variables
+    if len(fn.variables) > LIMITS.max_variables:  # parse() caps this too, unless given names
+        raise BudgetError("hvp.budget.variables", limit=LIMITS.max_variables, got=len(fn.variables))
     start = time.perf_counter()
     w = _vector(point, fn, "point")
     v = _vector(vector, fn, "vector")

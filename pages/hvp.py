@@ -1,16 +1,17 @@
 """Hessian-vector products: what Hv means on a typed function, and on a trained network."""
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from hograd_core import HogradError, parse
+from hograd_core import HogradError, parse, tr
 from hograd_core import curvature as cv
 from hograd_core import hvp_figures as figs
 from hograd_core import network as nw
-from pages._ui import function_box, lang, show_error, t
+from pages._ui import function_box, lang, localized_radio, show_error, t
 
 
 def quadratic(kappa: float) -> str:
@@ -30,16 +31,21 @@ PRESETS = {
 EXAMPLES = {**PRESETS, **{quadratic(k): PRESETS[quadratic(10)] for k in KAPPAS}}
 LIMIT, STEP, POWER_STEPS = 3.0, 0.05, 30
 WIDTHS = [2, 4, 8, 16, 32, 64, 128, 256, 512]
-CODE = """g = torch.autograd.grad(f(w), w, create_graph=True)[0]   # ∇f, kept on the graph
-hv = torch.autograd.grad(g @ v, w)[0]                       # 1. double backward
+CODE = """g = torch.autograd.grad(f(w), w, create_graph=True)[0]   # {kept}
+hv = torch.autograd.grad(g @ v, w)[0]                       # 1. {one}
 
-hv = torch.func.jvp(torch.func.grad(f), (w,), (v,))[1]      # 2. forward-over-reverse
+hv = torch.func.jvp(torch.func.grad(f), (w,), (v,))[1]      # 2. {two}
 
-hv = torch.autograd.functional.hvp(f, w, v)[1]              # 3. autograd.functional"""
+hv = torch.autograd.functional.hvp(f, w, v)[1]              # 3. {three}"""
 
 
-def num(x: float) -> str:
-    return f"{x:.6g}" if math.isfinite(x) else "—"
+def num(x: float, digits: int = 6) -> str:
+    return f"{x:.{digits}g}" if math.isfinite(x) else "—"
+
+
+def label(language: str, prefix: str) -> Callable[[str], str]:
+    """A format_func with the language fixed now (it is also called outside the script run)."""
+    return lambda option: tr(f"{prefix}.{option}", language)
 
 
 def size(n_bytes: float) -> str:
@@ -59,7 +65,9 @@ def trained(dataset: str, hidden: tuple, steps: int, seed: int) -> nw.TrainedNet
     bar = st.progress(0.0, text=t("hvp.net.training", step=0, total=steps, loss="…"))
 
     def progress(step: int, total: int, loss: float) -> None:
-        bar.progress(step / total, text=t("hvp.net.training", step=step, total=total, loss=f"{loss:.4f}"))  # noqa: E501
+        bar.progress(
+            step / total, text=t("hvp.net.training", step=step, total=total, loss=f"{loss:.4f}")
+        )
 
     try:
         return nw.train(nw.NetConfig(dataset, hidden, steps, seed=seed), progress)
@@ -68,8 +76,15 @@ def trained(dataset: str, hidden: tuple, steps: int, seed: int) -> nw.TrainedNet
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def analysed(key: tuple, top_k: int, power_steps: int, probes: int, _net: nw.TrainedNet):  # noqa: ANN201
+def analysed(
+    key: tuple, top_k: int, power_steps: int, probes: int, _net: nw.TrainedNet
+) -> nw.NetCurvature:
+    """Keyed by the training settings in ``key``; the trained net itself is not hashed."""
     return nw.curvature(_net, top_k=top_k, power_steps=power_steps, probes=probes)
+
+
+def use_kappa() -> None:
+    st.session_state["hvp.fn"] = quadratic(st.session_state["hvp.kappa"])
 
 
 def set_example(text: str, names: tuple) -> None:
@@ -88,7 +103,7 @@ def typed_mode() -> None:
     with right:
         st.select_slider(
             t("hvp.kappa.label"), KAPPAS, value=10, key="hvp.kappa", help=t("hvp.kappa.help"),
-            on_change=lambda: st.session_state.update({"hvp.fn": quadratic(st.session_state["hvp.kappa"])}),  # noqa: E501
+            on_change=use_kappa,
         )  # fmt: skip
     if st.session_state.get("hvp.applied") != fn.text:  # a new function: its example's p, v
         st.session_state["hvp.applied"] = fn.text
@@ -111,14 +126,15 @@ def typed_mode() -> None:
         show_error(err)
         st.stop()
     r, verdict = ex.result, ex.verdict
-    m = st.columns(4)
-    m[0].metric(t("hvp.metric.value"), num(r.value))
-    m[1].metric(t("hvp.metric.grad_norm"), num(float(np.linalg.norm(r.gradient))))
-    m[2].metric(t("hvp.metric.curvature"), num(r.curvature), help=t("hvp.metric.curvature.help"))
+    m = st.columns([2, 2, 2, 3])
+    m[0].metric(t("hvp.metric.value"), num(r.value, 4))
+    m[1].metric(t("hvp.metric.grad_norm"), num(float(np.linalg.norm(figs.clean(r.gradient))), 4))
+    m[2].metric(t("hvp.metric.curvature"), num(r.curvature, 4), help=t("hvp.metric.curvature.help"))
     kind = t(f"hvp.kind.{verdict.kind}") if verdict.critical else t("hvp.kind.not_critical")
-    m[3].metric(t("hvp.metric.verdict"), kind)
+    m[3].metric(t("hvp.metric.verdict"), kind, help=t("hvp.metric.verdict.help"))
+    rows = (r.point, r.vector, figs.clean(r.gradient), figs.clean(r.hvp))
     table = pd.DataFrame(
-        [[num(x) for x in row] for row in (r.point, r.vector, r.gradient, r.hvp)], columns=names,
+        [[num(x) for x in row] for row in rows], columns=names,
         index=[t(f"hvp.col.{c}") for c in ("point", "vector", "gradient", "hv")],
     )  # fmt: skip
     st.dataframe(table, width="stretch")
@@ -133,14 +149,19 @@ def typed_mode() -> None:
         ways = ex.ways
         st.markdown(t("hvp.ways.intro", repeats=ways.repeats))
         fastest = float(np.min(ways.seconds))
+        labels = [t(f"hvp.method.{m}") for m in cv.METHODS]
         rows = [
-            [t(f"hvp.method.{m}"), "[" + ", ".join(num(x) for x in ways.values[i]) + "]",
-             f"{ways.max_error[i]:.1e}", f"{ways.seconds[i] * 1e6:.0f}",
-             f"{ways.seconds[i] / fastest:.1f}×"] for i, m in enumerate(cv.METHODS)
+            [labels[i], "(" + ", ".join(num(x) for x in figs.clean(ways.values[i])) + ")",
+             f"{ways.max_error[i]:.1e}" if ways.max_error[i] else "0",
+             f"{ways.seconds[i] / fastest:.1f}×"] for i in range(len(labels))
         ]  # fmt: skip
-        header = ["hvp.ways.method", "hvp.col.hv", "hvp.ways.error", "hvp.ways.time", "hvp.ways.relative"]  # noqa: E501
-        st.dataframe(pd.DataFrame(rows, columns=[t(h) for h in header]), hide_index=True, width="stretch")  # noqa: E501
-        st.code(CODE, language="python")
+        header = ["hvp.ways.method", "hvp.ways.hv", "hvp.ways.error", "hvp.ways.relative"]
+        st.dataframe(
+            pd.DataFrame(rows, columns=[t(h) for h in header]), hide_index=True, width="stretch"
+        )
+        st.plotly_chart(figs.ways_figure(ways.seconds, labels, lang()), width="stretch")
+        comments = {k: t(f"hvp.code.{k}") for k in ("kept", "one", "two", "three")}
+        st.code(CODE.format(**comments), language="python")
         st.caption(t("hvp.ways.note"))
     with tabs[3]:
         st.markdown(t("hvp.slices.intro"))
@@ -163,7 +184,9 @@ def picture(ex: cv.Exploration, names: tuple) -> None:
 
     surface = st.toggle(t("hvp.picture.surface"), key="hvp.surface")
     fig = figs.contour_figure(ex.grid, ex.result, lang())
-    st.plotly_chart(fig, width="stretch", key="hvp.contour", on_select=picked, selection_mode="points")  # noqa: E501
+    st.plotly_chart(
+        fig, width="stretch", key="hvp.contour", on_select=picked, selection_mode="points"
+    )
     st.caption(t("hvp.picture.caption"))
     if surface:
         st.plotly_chart(figs.surface_figure(ex.grid, ex.result, lang()), width="stretch")
@@ -174,40 +197,63 @@ def hessian(ex: cv.Exploration, names: tuple) -> None:
     left, right = st.columns([1, 1], gap="large")
     left.plotly_chart(figs.hessian_figure(r, lang()), width="stretch")
     with right:
-        st.subheader(t("hvp.eigen.title"))
+        st.markdown("#### " + t("hvp.eigen.title"))
+        vectors = figs.clean(r.eigenvectors)
         eig = pd.DataFrame(
-            [[num(r.eigenvalues[i]), *[num(x) for x in r.eigenvectors[:, i]]] for i in range(len(names))],  # noqa: E501
-            columns=[t("hvp.eigen.value"), *[f"{t('hvp.eigen.vector')} · {n}" for n in names]],
-            index=[f"e{i + 1}" for i in range(len(names))],
+            [[num(r.eigenvalues[i]), *[num(x) for x in vectors[:, i]]] for i in range(len(names))],
+            columns=[t("hvp.eigen.value"), *names], index=[f"e{i + 1}" for i in range(len(names))],
         )  # fmt: skip
         st.dataframe(eig, width="stretch")
-        box = st.success if v.kind in ("minimum", "maximum") else st.warning
-        reason = t(f"hvp.reason.{v.reason}", n=len(names), pos=v.positive, neg=v.negative, zero=v.zero, tol=f"{v.tolerance:.0e}")  # noqa: E501
-        box(f"**{t(f'hvp.verdict.{v.kind}')}** {reason}")
+        st.caption(t("hvp.eigen.vector"))
+        reason = t(
+            f"hvp.reason.{v.reason}",
+            n=len(names),
+            pos=v.positive,
+            neg=v.negative,
+            zero=v.zero,
+            tol=f"{v.tolerance:.0e}",
+        )
         if v.critical:
+            box = st.success if v.kind in ("minimum", "maximum") else st.warning
+            box(f"**{t(f'hvp.verdict.{v.kind}')}** {reason}")
             st.markdown(t("hvp.verdict.critical"))
         else:
-            st.markdown(t("hvp.verdict.not_critical", norm=num(float(np.linalg.norm(r.gradient)))))
+            st.info(f"**{t('hvp.verdict.shape', kind=t(f'hvp.kind.{v.kind}'))}** {reason}")
+            st.markdown(
+                t(
+                    "hvp.verdict.not_critical",
+                    norm=num(float(np.linalg.norm(figs.clean(r.gradient)))),
+                )
+            )
         if v.minors:
-            st.markdown(t("hvp.verdict.minors", minors=", ".join(f"D{k + 1} = {num(d)}" for k, d in enumerate(v.minors))))  # noqa: E501
+            st.markdown(
+                t(
+                    "hvp.verdict.minors",
+                    minors=", ".join(f"D{k + 1} = {num(d)}" for k, d in enumerate(v.minors)),
+                )
+            )
         if len(v.minors) == 2:
             st.markdown(t("hvp.verdict.minors_two", det=num(v.minors[1])))
 
 
 def power(p: cv.PowerIteration, names: tuple) -> None:
-    st.markdown(t("hvp.power.intro", target=num(p.target), ratio=num(p.ratio)))
+    st.markdown(t("hvp.power.intro", target=num(p.target, 4), ratio=num(p.ratio, 3)))
     if p.status != "ok":
         st.warning(t(f"hvp.power.{p.status}"))
         if p.status == "zero_start":
             return
     if p.ratio >= 1 - 1e-9:
         st.warning(t("hvp.power.tie"))
-    k = st.slider(t("hvp.power.step"), 0, POWER_STEPS, 0, key="hvp.power.k")
+    st.plotly_chart(figs.power_figure(p, names, lang()), width="stretch")
+    last = (
+        int(np.max(np.nonzero(np.isfinite(p.rayleigh))[0]))
+        if np.any(np.isfinite(p.rayleigh))
+        else 0
+    )
     m = st.columns(3)
-    m[0].metric(t("hvp.power.rayleigh"), num(p.rayleigh[k]))
-    m[1].metric(t("hvp.power.target"), num(p.target))
-    m[2].metric(t("hvp.power.alignment"), num(p.alignment[k]))
-    st.plotly_chart(figs.power_figure(p, k, names, lang()), width="stretch")
+    m[0].metric(t("hvp.power.rayleigh_at", k=last), num(p.rayleigh[last], 6))
+    m[1].metric(t("hvp.power.target"), num(p.target, 6))
+    m[2].metric(t("hvp.power.alignment"), num(p.alignment[last], 6))
     if p.converged_at is not None:
         st.caption(t("hvp.power.converged", k=p.converged_at))
     elif p.status == "ok":
@@ -218,17 +264,26 @@ def network_mode() -> None:
     budget = nw.NETWORK_BUDGET
     st.markdown(t("hvp.net.intro", limit=f"{budget.full_hessian_max:,}"))
     with st.form("hvp.net.form", border=True):
-        c = st.columns(3, gap="large")
-        dataset = c[0].radio(t("hvp.net.dataset"), nw.DATASETS, key="hvp.net.dataset",
-                             format_func=lambda d: t(f"hvp.net.dataset.{d}"))  # fmt: skip
-        seed = c[0].number_input(t("hvp.net.seed"), 0, 999, 0, key="hvp.net.seed")
-        layers = c[1].slider(t("hvp.net.layers"), 1, budget.max_layers, 1, key="hvp.net.layers")
+        # Keyed per language like localized_radio (a form allows no on_change callback), so
+        # the choice survives a language switch; "hvp.net.data" holds it.
+        widget = f"hvp.net.dataset.{lang()}"
+        if widget not in st.session_state:  # first run in this language: the last choice
+            st.session_state[widget] = st.session_state.get("hvp.net.data", nw.DATASETS[0])
+        dataset = st.radio(
+            t("hvp.net.dataset"), nw.DATASETS, key=widget, horizontal=True,
+            format_func=label(lang(), "hvp.net.dataset"),
+        )  # fmt: skip
+        c = st.columns(4, gap="large")
+        layers = c[0].slider(t("hvp.net.layers"), 1, budget.max_layers, 1, key="hvp.net.layers")
         width = c[1].select_slider(t("hvp.net.width"), WIDTHS, 16, key="hvp.net.width")
         steps = c[2].slider(t("hvp.net.steps"), 50, 1000, 300, 50, key="hvp.net.steps")
+        seed = c[3].number_input(t("hvp.net.seed"), 0, 999, 0, key="hvp.net.seed")
+        c = st.columns(4, gap="large")
         top_k = c[0].slider(t("hvp.net.top_k"), 1, budget.max_top_k, 3, key="hvp.net.top_k")
         power_steps = c[1].slider(t("hvp.net.power_steps"), 5, 100, 20, 5, key="hvp.net.power")
         probes = c[2].slider(t("hvp.net.probes"), 10, 200, 30, 10, key="hvp.net.probes")
         st.form_submit_button(t("hvp.net.train"), type="primary")
+    st.session_state["hvp.net.data"] = dataset
     key = (dataset, (width,) * layers, steps, int(seed))
     config = nw.NetConfig(dataset, key[1])
     n = nw.count_parameters(config)
@@ -245,36 +300,93 @@ def network_mode() -> None:
     m[0].metric(t("hvp.net.metric.parameters"), f"{curv.parameters:,}")
     m[1].metric(t("hvp.net.metric.accuracy"), f"{net.test_accuracy:.1%}")
     m[2].metric(t("hvp.net.metric.loss", m=curv.examples), f"{curv.loss:.4f}")
-    m[3].metric(t("hvp.net.metric.time"), t("hvp.net.metric.seconds", s=f"{net.seconds:.1f}", steps=net.steps))  # noqa: E501
+    m[3].metric(t("hvp.net.metric.time", steps=net.steps), f"{net.seconds:.1f} s")
     if net.stopped_by_time:
-        st.warning(t("hvp.net.stopped", steps=net.steps, total=steps, limit=f"{budget.max_seconds:g}"))  # noqa: E501
+        st.warning(
+            t("hvp.net.stopped", steps=net.steps, total=steps, limit=f"{budget.max_seconds:g}")
+        )
     names = ("top", "trace", "sharp", "hessian", "training")
     tabs = st.tabs([t(f"hvp.net.tab.{k}") for k in names])
     with tabs[0]:
         ref = curv.reference
-        rows = [[t("hvp.net.method.lanczos"), num(curv.lanczos[0]), curv.lanczos_hvps, f"{curv.lanczos_seconds * 1e3:.0f}", abs(curv.lanczos[0] - ref) / abs(ref)],  # noqa: E501
-                [t("hvp.net.method.power", steps=curv.power.size), num(curv.power[-1]), curv.power.size, f"{curv.power_seconds * 1e3:.0f}", abs(curv.power[-1] - ref) / abs(ref)]]  # noqa: E501
+        rows = [
+            [
+                t("hvp.net.method.lanczos"),
+                num(curv.lanczos[0]),
+                curv.lanczos_hvps,
+                f"{curv.lanczos_seconds * 1e3:.0f}",
+                abs(curv.lanczos[0] - ref) / abs(ref),
+            ],
+            [
+                t("hvp.net.method.power", steps=curv.power.size),
+                num(curv.power[-1]),
+                curv.power.size,
+                f"{curv.power_seconds * 1e3:.0f}",
+                abs(curv.power[-1] - ref) / abs(ref),
+            ],
+        ]
         if curv.exact is not None:
-            rows.append([t("hvp.net.method.exact"), num(curv.exact[0]), curv.parameters, f"{curv.hessian_seconds * 1e3:.0f}", 0.0])  # noqa: E501
+            rows.append(
+                [
+                    t("hvp.net.method.exact"),
+                    num(curv.exact[0]),
+                    curv.parameters,
+                    f"{curv.hessian_seconds * 1e3:.0f}",
+                    0.0,
+                ]
+            )
         header = [t(f"hvp.net.col.{c}") for c in ("method", "estimate", "hvps", "time", "error")]
         table = pd.DataFrame(rows, columns=header)
-        table[header[4]] = table[header[4]].map(lambda e: f"{e:.2e}")
+        table[header[4]] = table[header[4]].map(lambda e: f"{e:.2e}" if e else "0")
         st.dataframe(table, hide_index=True, width="stretch")
         exact = curv.exact is not None
-        st.caption(t("hvp.net.error_vs_exact") if exact else t("hvp.net.error_vs_lanczos", limit=f"{budget.full_hessian_max:,}"))  # noqa: E501
-        st.markdown(t("hvp.net.topk", k=curv.lanczos.size, values=", ".join(num(x) for x in curv.lanczos)))  # noqa: E501
-        st.markdown(t("hvp.net.cost", grad=f"{curv.grad_seconds * 1e3:.2f}", hvp=f"{curv.hvp_seconds * 1e3:.2f}", ratio=f"{curv.hvp_seconds / curv.grad_seconds:.1f}"))  # noqa: E501
-        st.markdown(t("hvp.net.residual", lanczos=f"{curv.lanczos_residual:.1e}", power=f"{curv.power_residual:.1e}"))  # noqa: E501
+        st.caption(
+            t("hvp.net.error_vs_exact")
+            if exact
+            else t("hvp.net.error_vs_lanczos", limit=f"{budget.full_hessian_max:,}")
+        )
+        st.markdown(
+            t("hvp.net.topk", k=curv.lanczos.size, values=", ".join(num(x) for x in curv.lanczos))
+        )
+        st.markdown(
+            t(
+                "hvp.net.cost",
+                grad=f"{curv.grad_seconds * 1e3:.2f}",
+                hvp=f"{curv.hvp_seconds * 1e3:.2f}",
+                ratio=f"{curv.hvp_seconds / curv.grad_seconds:.1f}",
+            )
+        )
+        st.markdown(
+            t(
+                "hvp.net.residual",
+                lanczos=f"{curv.lanczos_residual:.1e}",
+                power=f"{curv.power_residual:.1e}",
+            )
+        )
         st.plotly_chart(figs.net_power_figure(curv, lang()), width="stretch")
         st.caption(t("hvp.net.power_note"))
     with tabs[1]:
         st.markdown(t("hvp.net.trace.intro"))
-        st.markdown("### " + t("hvp.net.trace.estimate", trace=num(curv.trace), error=num(2 * curv.trace_error), m=curv.probes.size))  # noqa: E501
+        st.markdown(
+            "### "
+            + t(
+                "hvp.net.trace.estimate",
+                trace=num(curv.trace),
+                error=num(2 * curv.trace_error),
+                m=curv.probes.size,
+            )
+        )
         if curv.trace_exact is not None:
             st.markdown(t("hvp.net.trace.exact", exact=num(curv.trace_exact)))
         st.plotly_chart(figs.hutchinson_figure(curv, lang()), width="stretch")
     with tabs[2]:
-        st.markdown(t("hvp.net.sharp.intro", lam=num(curv.reference), mean=num(curv.trace / curv.parameters)))  # noqa: E501
+        st.markdown(
+            t(
+                "hvp.net.sharp.intro",
+                lam=num(curv.reference),
+                mean=num(curv.trace / curv.parameters),
+            )
+        )
         st.plotly_chart(figs.directions_figure(curv, lang()), width="stretch")
     with tabs[3]:
         mem = st.columns(2)
@@ -282,10 +394,23 @@ def network_mode() -> None:
         mem[1].metric(t("hvp.net.memory.hvp"), size(curv.hvp_bytes))
         st.caption(t("hvp.net.memory.help"))
         if curv.heatmap is None:
-            st.info(t("hvp.net.too_big", limit=f"{budget.full_hessian_max:,}", n=f"{curv.parameters:,}"))  # noqa: E501
+            st.info(
+                t("hvp.net.too_big", limit=f"{budget.full_hessian_max:,}", n=f"{curv.parameters:,}")
+            )
         else:
-            caption = "hvp.net.hessian.caption" if curv.heatmap_block > 1 else "hvp.net.hessian.caption_full"  # noqa: E501
-            st.caption(t(caption, n=f"{curv.parameters:,}", seconds=f"{curv.hessian_seconds:.1f}", b=curv.heatmap_block))  # noqa: E501
+            caption = (
+                "hvp.net.hessian.caption"
+                if curv.heatmap_block > 1
+                else "hvp.net.hessian.caption_full"
+            )
+            st.caption(
+                t(
+                    caption,
+                    n=f"{curv.parameters:,}",
+                    seconds=f"{curv.hessian_seconds:.1f}",
+                    b=curv.heatmap_block,
+                )
+            )
             st.plotly_chart(figs.net_hessian_figure(curv, net.sizes, lang()), width="stretch")
     with tabs[4]:
         st.plotly_chart(figs.training_figure(net, lang()), width="stretch")
@@ -293,8 +418,8 @@ def network_mode() -> None:
 
 st.title(t("hvp.title"))
 st.markdown(t("hvp.lead"))
-mode = st.radio(t("hvp.mode"), ["typed", "network"], key="hvp.mode", horizontal=True,
-                format_func=lambda m: t(f"hvp.mode.{m}"))  # fmt: skip
+modes = {m: t(f"hvp.mode.{m}") for m in ("typed", "network")}
+mode = localized_radio(t("hvp.mode"), modes, "hvp.mode", horizontal=True)
 if mode == "typed":
     typed_mode()
 else:

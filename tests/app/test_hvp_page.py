@@ -1,0 +1,230 @@
+"""The Hessian-vector product page through AppTest: both modes, both languages, presets, the
+κ builder, a bad function, the network's budgets, and what the charts carry."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "hvp.py")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread() -> Iterator[None]:
+    """One torch thread, as app.py sets for the server (the page runs here without app.py): on
+    a busy 2-core machine the default pool makes training 10x slower."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def run(lang: str = "en", mode: str = "typed", **state: object) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.session_state["lang"] = lang
+    at.session_state["hvp.mode"] = mode
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def table(at: AppTest, index: int = 0) -> dict[str, list[str]]:
+    df = at.dataframe[index].value
+    return {str(row): [str(x) for x in df.loc[row]] for row in df.index}
+
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_typed_mode_shows_the_seed_example() -> None:
+    at = run()
+    assert at.title[0].value == "Hessian-vector products and curvature"
+    assert at.text_input(key="hvp.fn").value == "w1**2*sin(w2)"
+    rows = table(at)
+    assert rows["gradient ∇f(p)"] == ["2", "0"]  # cos(π/2) = 6e-17 is shown as 0
+    assert rows["Hessian-vector product Hv"] == ["1", "-1"]
+    assert metric(at, "Curvature along v") == "-0.4"
+    assert metric(at, "Second-derivative test") == "not critical"
+    assert not at.error
+    specs = charts(at)
+    assert len(specs) == 5  # contour, Hessian, times, slices, power iteration
+    contour = specs[0]
+    labels = {a.get("text") for a in contour["layout"]["annotations"]}
+    assert {"<b>∇f</b>", "<b>v</b>", "<b>Hv</b>"} <= labels
+    assert contour["layout"]["yaxis"]["scaleanchor"] == "x"  # angles drawn true
+    hessian = specs[1]["data"][0]
+    assert hessian["text"] == [["2", "0"], ["0", "-1"]]
+    power = specs[4]
+    assert len(power["frames"]) == 31  # steps 0..30, played by the figure's own button
+    assert power["layout"]["updatemenus"][0]["buttons"][0]["label"].endswith("Play")
+
+
+def test_typed_mode_in_chinese() -> None:
+    at = run("zh")
+    assert re.search(r"[\u4e00-\u9fff]", at.title[0].value)
+    assert metric(at, "二阶导数判别法") == "非临界点"
+    assert "梯度 ∇f(p)" in table(at)
+    assert any("鞍点" in info.value for info in at.info)  # the Hessian is saddle-shaped
+    assert charts(at)[4]["layout"]["updatemenus"][0]["buttons"][0]["label"].endswith("播放")
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "box"),
+    [("x^2 - y^2", "saddle", "warning"), ("x^4 + y^4", "test fails", "warning"),
+     ("(1 - x)^2 + 100*(y - x^2)^2", "minimum", "success")],
+)  # fmt: skip
+def test_presets_move_p_to_their_critical_point(text: str, kind: str, box: str) -> None:
+    at = run()
+    at.text_input(key="hvp.fn").set_value(text).run()
+    assert not at.exception
+    assert at.slider(key="hvp.p.x").value == at.session_state["hvp.p.x"]
+    assert metric(at, "Second-derivative test") == kind
+    assert metric(at, "Gradient size |∇f(p)|") == "0"
+    assert getattr(at, box)
+
+
+def test_degenerate_preset_says_which_test_failed() -> None:
+    at = run()
+    at.text_input(key="hvp.fn").set_value("x^4 + y^4").run()
+    text = " ".join(w.value for w in at.warning)
+    assert "The test fails: 2 eigenvalue(s) are zero" in text
+    assert "Hu = 0" in text  # power iteration has nothing to iterate
+
+
+def test_condition_number_builder_sets_the_quadratic() -> None:
+    at = run()
+    at.select_slider(key="hvp.kappa").set_value(100).run()
+    assert at.text_input(key="hvp.fn").value == "((x+y)^2 + 100*(y-x)^2)/4"
+    assert metric(at, "Largest |λ| (from H)") == "100"
+    eig = table(at, 1)
+    assert eig["e1"][0] == "1" and eig["e2"][0] == "100"
+
+
+def test_sliders_move_the_point() -> None:
+    at = run()
+    at.slider(key="hvp.p.w1").set_value(2.0).run()
+    rows = table(at)
+    assert rows["point p"][0] == "2" and rows["gradient ∇f(p)"] == ["4", "0"]  # 2·w1·sin(w2)
+
+
+def test_a_bad_function_shows_an_error_and_echoes_the_text_as_code() -> None:
+    at = run()
+    at.text_input(key="hvp.fn").set_value("sin(x").run()
+    assert not at.exception
+    assert at.error and "never closed" in at.error[0].value
+    assert any(code.value == "sin(x" for code in at.code)
+
+
+def test_markup_in_a_function_is_refused_not_rendered() -> None:
+    at = run()
+    at.text_input(key="hvp.fn").set_value("<b>x</b>").run()
+    assert at.error and any(code.value == "<b>x</b>" for code in at.code)
+
+
+def test_three_variables_have_no_contour_but_everything_else() -> None:
+    at = run()
+    at.text_input(key="hvp.fn").set_value("x*y*z + x^2").run()
+    assert not at.exception and not at.error
+    assert any("exactly two variables" in i.value for i in at.info)
+    assert len(charts(at)) == 4  # Hessian, times, slices, power iteration
+    assert table(at)["point p"] == ["1", "1", "1"]
+
+
+def test_undefined_point_does_not_crash() -> None:
+    at = run()
+    at.text_input(key="hvp.fn").set_value("sqrt(x) + y").run()
+    at.slider(key="hvp.p.x").set_value(0.0).run()
+    assert not at.exception
+    assert any("not finite" in w.value for w in at.warning)
+
+
+def test_network_mode_trains_and_analyses() -> None:
+    at = run(mode="network")
+    assert metric(at, "Parameters n") == "1,210"
+    assert metric(at, "Held-out accuracy").endswith("%")
+    top = at.dataframe[0].value
+    assert list(top.iloc[:, 0]) == [
+        "Lanczos (scipy eigsh)",
+        "Power iteration, 20 steps",
+        "Full Hessian (numpy eigvalsh)",
+    ]
+    assert float(top.iloc[0, 4]) < 0.01  # Lanczos within 1% of the full Hessian
+    specs = charts(at)
+    assert len(specs) == 5  # power vs Lanczos, Hutchinson, directions, heatmap, training loss
+    assert not at.error
+
+
+def test_network_mode_in_chinese_with_the_toy_set() -> None:
+    at = run("zh", "network")
+    at.radio(key="hvp.net.dataset.zh").set_value("moons")
+    at.button[0].click().run()
+    assert not at.exception
+    assert metric(at, "参数个数 n") == f"{2 * 16 + 16 + 16 * 2 + 2:,}"
+    assert any("Lanczos" in str(c) for c in at.dataframe[0].value.iloc[:, 0])
+
+
+def test_network_over_budget_is_refused_with_the_limit() -> None:
+    at = run(mode="network")
+    at.slider(key="hvp.net.layers").set_value(3)
+    at.select_slider(key="hvp.net.width").set_value(512)
+    at.button[0].click().run()
+    assert not at.exception
+    assert at.error and "563,722 parameters, over the limit of 120,000" in at.error[0].value
+
+
+def test_big_network_shows_memory_instead_of_the_heatmap() -> None:
+    at = run(mode="network")
+    at.select_slider(key="hvp.net.width").set_value(64)
+    at.slider(key="hvp.net.steps").set_value(50)
+    at.button[0].click().run()
+    assert not at.exception
+    assert metric(at, "Parameters n") == "4,810"
+    assert metric(at, "Full Hessian (float64)") == "185 MB"
+    assert any("Above 2,000 parameters" in i.value for i in at.info)
+
+
+def test_choices_survive_a_language_switch() -> None:
+    at = run(mode="network")
+    at.radio(key="hvp.net.dataset.en").set_value("moons")
+    at.button[0].click().run()
+    at.session_state["lang"] = "zh"
+    at.run()
+    assert not at.exception
+    assert at.radio(key="hvp.mode.zh").value == "network"
+    assert at.radio(key="hvp.net.dataset.zh").value == "moons"
+    assert metric(at, "参数个数 n") == "82"
+
+
+def test_every_key_the_page_builds_exists() -> None:
+    # Keys assembled with f-strings escape the repository-wide check of literal keys.
+    from hograd_core.curvature import METHODS
+    from hograd_core.i18n import TABLE
+    from hograd_core.network import DATASETS
+
+    kinds = ("minimum", "maximum", "saddle", "degenerate")
+    reasons = ("positive_definite", "negative_definite", "indefinite", "zero_eigenvalue")
+    reasons += ("not_finite",)
+    keys = [f"hvp.kind.{k}" for k in kinds] + [f"hvp.verdict.{k}" for k in kinds]
+    keys += [f"hvp.reason.{r}" for r in reasons] + [f"hvp.method.{m}" for m in METHODS]
+    keys += [f"hvp.power.{s}" for s in ("zero_start", "hv_zero", "not_finite")]
+    keys += [f"hvp.mode.{m}" for m in ("typed", "network")]
+    keys += [f"hvp.net.dataset.{d}" for d in DATASETS]
+    keys += [f"hvp.tab.{k}" for k in ("picture", "hessian", "ways", "slices", "power")]
+    keys += [f"hvp.net.tab.{k}" for k in ("top", "trace", "sharp", "hessian", "training")]
+    keys += [f"hvp.col.{c}" for c in ("point", "vector", "gradient", "hv")]
+    keys += [f"hvp.net.col.{c}" for c in ("method", "estimate", "hvps", "time", "error")]
+    keys += [f"hvp.code.{c}" for c in ("kept", "one", "two", "three")]
+    assert [k for k in keys if k not in TABLE] == []

@@ -1,0 +1,92 @@
+"""The Hessian-vector product page in real Chromium: both modes, both languages, a click on the
+contour that moves p, and the power-iteration animation."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import screenshot, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+
+def _open(page, query: str = "") -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/hvp{query}")
+    wait_for_app(page)
+    page.wait_for_selector("[data-testid='stMetric']", timeout=60_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    wait_for_app(page)
+
+
+def _no_exception(page) -> None:  # noqa: ANN001
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert "Traceback" not in page.inner_text("body")
+
+
+def _network(page, label: str) -> None:  # noqa: ANN001
+    page.get_by_text(label, exact=True).click()
+    wait_for_app(page, timeout=90_000)
+    page.wait_for_selector("[data-testid='stMetric']", timeout=90_000)
+    wait_for_app(page, timeout=90_000)
+
+
+def test_typed_function_mode(page) -> None:  # noqa: ANN001
+    _open(page)
+    _no_exception(page)
+    body = page.inner_text("body")
+    assert "Hessian-vector products and curvature" in body
+    assert "Curvature along v" in body and "not critical" in body
+    assert page.locator(".js-plotly-plot").count() >= 1
+    screenshot(page, "hvp-typed-en")
+
+
+def test_click_on_the_contour_moves_p(page) -> None:  # noqa: ANN001
+    _open(page)
+    w1 = page.locator("[data-testid='stSlider']").filter(has_text="w1").first  # p's, then v's
+    before = w1.locator("input[type=range]").input_value()
+    plot = page.locator(".js-plotly-plot").first
+    plot.scroll_into_view_if_needed()
+    box = plot.locator(".nsewdrag").first.bounding_box()
+    page.mouse.click(box["x"] + 0.2 * box["width"], box["y"] + 0.25 * box["height"])
+    for _ in range(60):  # the rerun replaces the slider: poll it rather than hold a handle
+        page.wait_for_timeout(500)
+        if w1.locator("input[type=range]").input_value() != before:
+            break
+    else:
+        pytest.fail(f"p did not move after the click (w1 stayed {before})")
+    wait_for_app(page)
+    _no_exception(page)
+
+
+def test_power_iteration_plays(page) -> None:  # noqa: ANN001
+    _open(page)
+    page.get_by_role("tab", name="Power iteration").click()
+    page.get_by_text("Play", exact=False).first.click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.gtitle')]"
+        ".some(t => /step ([1-9]|[1-3][0-9]):/.test(t.textContent))",
+        timeout=30_000,
+    )  # the figure's title follows the animation frame by frame
+    _no_exception(page)
+    screenshot(page, "hvp-power-en")
+
+
+def test_network_mode(page) -> None:  # noqa: ANN001
+    _open(page)
+    _network(page, "A neural network")
+    _no_exception(page)
+    body = page.inner_text("body")
+    assert "1,210" in body and "Lanczos" in body
+    assert page.locator(".js-plotly-plot").count() >= 1
+    screenshot(page, "hvp-network-en")
+
+
+def test_chinese_both_modes(page) -> None:  # noqa: ANN001
+    _open(page, "?lang=zh")
+    _no_exception(page)
+    assert "Hessian-向量积与曲率" in page.inner_text("body")
+    screenshot(page, "hvp-typed-zh")
+    _network(page, "神经网络")
+    _no_exception(page)
+    assert "参数个数 n" in page.inner_text("body")
+    screenshot(page, "hvp-network-zh")
