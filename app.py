@@ -6,7 +6,7 @@ import streamlit as st
 import torch
 
 from hograd_core import LANGUAGES
-from pages._ui import lang_from_query, t
+from pages._ui import lang_from_query, routed, t
 
 # One thread per op: on a busy 2-core host torch's default pool makes small ops 5-100x slower,
 # and every session of the class shares this process.
@@ -14,24 +14,36 @@ if torch.get_num_threads() != 1:
     torch.set_num_threads(1)
     gc.freeze()  # the imported modules never die: keep them out of every later GC pass
 
-st.set_page_config(page_title="hograd", page_icon="assets/icon.png", layout="wide")
+with routed():
+    st.set_page_config(page_title="hograd", page_icon="assets/icon.png", layout="wide")
 
-if "lang" not in st.session_state:
-    st.session_state["lang"] = lang_from_query()
-with st.sidebar:
-    st.radio(
-        t("app.language"), list(LANGUAGES), key="lang", format_func=LANGUAGES.__getitem__,
-        horizontal=True,
-    )  # fmt: skip
-st.query_params["lang"] = st.session_state["lang"]
+    if "lang" not in st.session_state:
+        st.session_state["lang"] = lang_from_query()
+    with st.sidebar:
+        st.radio(
+            t("app.language"), list(LANGUAGES), key="lang", format_func=LANGUAGES.__getitem__,
+            horizontal=True,
+        )  # fmt: skip
+    st.query_params["lang"] = st.session_state["lang"]
 
-PAGES = [
-    st.Page("pages/home.py", title=t("app.page.home"), icon=":material/school:", default=True),
-    st.Page(
-        "pages/derivatives.py",
-        title=t("app.page.derivatives"),
-        icon=":material/functions:",
-        url_path="derivatives",
-    ),
-]
-st.navigation(PAGES).run()
+    # url_path equals the file name: a deep link first seen by a fresh server resolves to the
+    # same page in both of Streamlit's routing modes (see pages/_ui.py).
+    PAGES = [
+        st.Page("pages/home.py", title=t("app.page.home"), icon=":material/school:", default=True),
+        st.Page(
+            "pages/derivatives.py",
+            title=t("app.page.derivatives"),
+            icon=":material/functions:",
+            url_path="derivatives",
+        ),
+        st.Page(
+            "pages/graph.py",
+            title=t("app.page.graph"),
+            icon=":material/account_tree:",
+            url_path="graph",
+        ),
+        st.Page(
+            "pages/hvp.py", title=t("app.page.hvp"), icon=":material/3d_rotation:", url_path="hvp"
+        ),
+    ]
+    st.navigation(PAGES).run()

@@ -7,14 +7,37 @@ Example:
     [8.0, 12.0, 12.0]
 """
 
+from .curvature import CURVATURE_BUDGET, Exploration, Verdict, explore, hvp_three_ways, verdict
 from .derivatives import BUDGET, DerivativeResult, derivatives, finite_difference
 from .errors import BudgetError, ExpressionError, HogradError
+from .flaglab import FlagSettings, run_flags
+from .flaglab_cases import run_case
+from .gate import BusyError
+from .graphs import GraphLab, graph_lab
 from .hvp import HVPResult, classify, hvp
 from .i18n import LANGUAGES, tr
 from .language import CONSTANTS, FUNCTIONS, LIMITS, Function, parse
+from .network import NETWORK_BUDGET, NetConfig, NetCurvature, TrainedNet, train
 
 __all__ = [
     "BUDGET",
+    "CURVATURE_BUDGET",
+    "NETWORK_BUDGET",
+    "BusyError",
+    "Exploration",
+    "FlagSettings",
+    "GraphLab",
+    "NetConfig",
+    "NetCurvature",
+    "TrainedNet",
+    "Verdict",
+    "explore",
+    "graph_lab",
+    "hvp_three_ways",
+    "run_case",
+    "run_flags",
+    "train",
+    "verdict",
     "CONSTANTS",
     "FUNCTIONS",
     "LANGUAGES",

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .curvature import verdict
 from .derivatives import BUDGET, METHODS, derivatives
 from .errors import BudgetError, HogradError
 from .hvp import hvp
@@ -125,17 +126,20 @@ def _run_derivatives(args: argparse.Namespace) -> dict:
 def _run_hvp(args: argparse.Namespace) -> dict:
     fn = parse(args.function)
     r = hvp(fn, _numbers(args.at, "point"), _numbers(args.vector, "vector"))
+    test = verdict(r)
     return {
         "function": args.function, "variables": list(r.variables), "latex": fn.latex,
         "point": r.point, "vector": r.vector, "value": r.value, "gradient": r.gradient,
         "hessian": r.hessian, "hvp": r.hvp, "eigenvalues": r.eigenvalues,
-        "curvature": r.curvature, "classification": r.classification, "critical": r.critical,
+        "eigenvectors": r.eigenvectors, "curvature": r.curvature,
+        "classification": r.classification, "critical": r.critical, "reason": test.reason,
+        "minors": list(test.minors),
         "seconds": r.seconds,
     }  # fmt: skip
 
 
 def _fmt(v: float) -> str:
-    return f"{v:.12g}"
+    return f"{v + 0.0:.12g}"  # + 0.0 turns -0.0 into 0.0
 
 
 def _print_human(command: str, out: dict) -> None:
@@ -171,6 +175,9 @@ def _print_human(command: str, out: dict) -> None:
         print(f"  Hv       = [{', '.join(map(_fmt, out['hvp']))}]")
         print(
             f"  eigenvalues = [{', '.join(map(_fmt, out['eigenvalues']))}]  ({out['classification']}{'' if out['critical'] else ', not a critical point'})"
+        )
+        print(
+            f"  test: {out['reason'].replace('_', ' ')}; leading minors [{', '.join(map(_fmt, out['minors']))}]"
         )
     print(f"  ({out['seconds'] * 1000:.1f} ms)")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import mpmath
 import sympy as sp
 
 from .language import Binary, Call, Const, Function, Neg, Node, Num, Var
@@ -135,13 +136,114 @@ def symbolic_derivatives(
     return SymbolicDerivatives(tuple(exprs), tuple(ops), stopped, time.perf_counter() - start)
 
 
-def sympy_value(expr: sp.Expr, point: dict[str, float]) -> float:
-    """``expr`` evaluated at ``point`` to double precision; NaN where it is not a real number."""
-    subs = {_symbol(name): sp.Float(value, 30) for name, value in point.items()}
+def sympy_value(expr: sp.Expr, point: dict[str, float], *, digits: int = 30) -> float:
+    """``expr`` evaluated at ``point`` with ``digits`` significant digits; NaN where it is not a
+    real number (log of a negative, asin outside [-1, 1]) or too large to evaluate.
+
+    Note:
+        sympy's own ``evalf`` raises its working precision until it trusts the answer, which on
+        a swollen derivative (a tower of powers) can run for minutes. This walks the expression
+        once, in a private mpmath context at fixed precision, each shared subexpression
+        evaluated once: the time is linear in the size of the expression, and bounded.
+    """
+    ctx = mpmath.MPContext()
+    ctx.dps = digits
+    env = {_symbol(name): ctx.mpf(value) for name, value in point.items()}
+    memo: dict[sp.Basic, object] = {}
     try:
-        value = complex(expr.evalf(30, subs=subs))
-    except (TypeError, ValueError, ZeroDivisionError):
+        value = _walk(expr, ctx, env, memo)
+    except (_NotReal, ZeroDivisionError, OverflowError, ValueError, TypeError, RecursionError):
         return float("nan")
-    if abs(value.imag) > 1e-12 * max(1.0, abs(value.real)):
-        return float("nan")
-    return float(value.real)
+    return float(value)
+
+
+class _NotReal(Exception):
+    pass
+
+
+_MAX_NODES = 200_000
+
+_UNARY = {
+    sp.sin: "sin", sp.cos: "cos", sp.tan: "tan", sp.atan: "atan", sp.sinh: "sinh",
+    sp.cosh: "cosh", sp.tanh: "tanh", sp.exp: "exp", sp.erf: "erf",
+}  # fmt: skip
+
+
+def _walk(e: sp.Basic, ctx: mpmath.MPContext, env: dict, memo: dict) -> object:  # noqa: C901
+    if e in memo:
+        return memo[e]
+    if len(memo) > _MAX_NODES:
+        raise _NotReal("expression too large")
+    if e.is_Symbol:
+        out = env[e]
+    elif e.is_Integer:
+        out = ctx.mpf(int(e))
+    elif e.is_Rational:
+        out = ctx.mpf(int(e.p)) / int(e.q)
+    elif e.is_Float:
+        out = ctx.mpf(e._mpf_)
+    elif e is sp.pi:
+        out = ctx.pi
+    elif e is sp.E:
+        out = ctx.e
+    elif e is sp.S.NaN or e is sp.zoo or e.is_infinite:
+        raise _NotReal("not finite")
+    elif isinstance(e, sp.Add):
+        out = ctx.fsum(_walk(a, ctx, env, memo) for a in e.args)
+    elif isinstance(e, sp.Mul):
+        out = ctx.fprod(_walk(a, ctx, env, memo) for a in e.args)
+    elif isinstance(e, sp.Pow):
+        base, expo = _walk(e.base, ctx, env, memo), _walk(e.exp, ctx, env, memo)
+        if base < 0 and not ctx.isint(expo):
+            raise _NotReal("negative base")
+        if base == 0 and expo < 0:
+            raise ZeroDivisionError
+        out = ctx.power(base, expo)
+    elif e.func in _UNARY:
+        out = getattr(ctx, _UNARY[e.func])(_walk(e.args[0], ctx, env, memo))
+    elif e.func in (sp.asin, sp.acos):
+        a = _walk(e.args[0], ctx, env, memo)
+        if abs(a) > 1:
+            raise _NotReal("outside [-1, 1]")
+        out = ctx.asin(a) if e.func is sp.asin else ctx.acos(a)
+    elif e.func is sp.log:
+        a = _walk(e.args[0], ctx, env, memo)
+        if a <= 0:
+            raise _NotReal("log of a non-positive number")
+        out = ctx.log(a)
+    elif e.func is sp.Abs:
+        out = abs(_walk(e.args[0], ctx, env, memo))
+    elif e.func is sp.sign:
+        a = _walk(e.args[0], ctx, env, memo)
+        out = ctx.mpf((a > 0) - (a < 0))
+    elif e.func is sp.Heaviside:
+        a = _walk(e.args[0], ctx, env, memo)
+        half = _walk(e.args[1], ctx, env, memo) if len(e.args) > 1 else ctx.mpf(0.5)
+        out = ctx.mpf(1) if a > 0 else ctx.mpf(0) if a < 0 else half
+    elif e.func is sp.DiracDelta:
+        if _walk(e.args[0], ctx, env, memo) == 0:
+            raise _NotReal("delta at its spike")
+        out = ctx.mpf(0)
+    elif isinstance(e, sp.Piecewise):
+        for value, cond in e.args:
+            if cond is sp.true or _holds(cond, ctx, env, memo):
+                out = _walk(value, ctx, env, memo)
+                break
+        else:
+            raise _NotReal("no piece applies")
+    else:
+        raise _NotReal(f"cannot evaluate {e.func}")
+    memo[e] = out
+    return out
+
+
+def _holds(cond: sp.Basic, ctx: mpmath.MPContext, env: dict, memo: dict) -> bool:
+    ops = {sp.Le: lambda a, b: a <= b, sp.Lt: lambda a, b: a < b, sp.Ge: lambda a, b: a >= b,
+           sp.Gt: lambda a, b: a > b, sp.Eq: lambda a, b: a == b, sp.Ne: lambda a, b: a != b}  # fmt: skip
+    if cond.func in ops:
+        return bool(
+            ops[cond.func](_walk(cond.lhs, ctx, env, memo), _walk(cond.rhs, ctx, env, memo))
+        )
+    if cond is sp.false:
+        return False
+    raise _NotReal(f"cannot evaluate the condition {cond.func}")

@@ -6,31 +6,48 @@ computes lives in hograd_core.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from hograd_core import LANGUAGES, HogradError, parse, tr
 from hograd_core.language import Function
+
+_ROUTER = threading.local()  # each session's script runs in a thread of its own
+
+
+@contextmanager
+def routed() -> Iterator[None]:
+    """Mark the script run as going through app.py (the router); app.py wraps its body in it."""
+    _ROUTER.active = True
+    try:
+        yield
+    finally:
+        _ROUTER.active = False
 
 
 def _route_through_app() -> None:
     """Make every run go through app.py, even a first visit straight to /derivatives.
 
     Streamlit starts in its old "pages directory" mode because pages/ exists, and leaves it
-    only when app.py calls st.navigation. Until then a deep link runs the page file alone,
-    without the sidebar, the language switch or the other pages. The first page run that
-    imports this module switches the mode off and reruns, which goes through app.py. (Page
-    hashes come from the URL path, so each st.Page keeps url_path equal to its file name.)
+    only when app.py calls st.navigation. Until then a deep link (a shared lesson link, often
+    opened by a whole class at once on a fresh server) runs the page file alone, without the
+    sidebar, the language switch or the other pages. A page run that did not come through
+    app.py switches that mode off and reruns, which goes through app.py. Page hashes come from
+    the URL path, so each st.Page keeps url_path equal to its file name (a test checks).
     """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
-_route_through_app()
+    if getattr(_ROUTER, "active", False):
+        return
+    ctx = get_script_run_ctx()
+    if ctx is None or Path(ctx.pages_manager.main_script_path).name != "app.py":
+        return  # a page tested on its own (AppTest.from_file("pages/x.py"))
+    PagesManager.uses_pages_directory = False
+    st.rerun()
 
 
 def lang() -> str:
@@ -45,7 +62,12 @@ def lang_from_query() -> str:
 
 
 def t(key: str, **params: object) -> str:
-    """``key`` from the translation table, in the current language."""
+    """``key`` from the translation table, in the current language.
+
+    Every page calls this first, so it is also where a run that bypassed the router is sent
+    back through app.py.
+    """
+    _route_through_app()
     return tr(key, lang(), **params)
 
 

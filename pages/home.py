@@ -8,11 +8,15 @@ from pages._ui import t
 st.title(t("home.title"))
 st.markdown(t("home.lead"))
 
-with st.container(border=True):
-    st.page_link(
-        "pages/derivatives.py", label=t("app.page.derivatives"), icon=":material/functions:"
-    )
-    st.markdown(t("home.derivatives"))
+cards = (
+    ("pages/derivatives.py", "app.page.derivatives", ":material/functions:", "home.derivatives"),
+    ("pages/graph.py", "app.page.graph", ":material/account_tree:", "home.graph"),
+    ("pages/hvp.py", "app.page.hvp", ":material/3d_rotation:", "home.hvp"),
+)
+for column, (path, title, icon, body) in zip(st.columns(3), cards, strict=True):
+    with column.container(border=True, height="stretch"):
+        st.page_link(path, label=t(title), icon=icon)
+        st.markdown(t(body))
 
 st.subheader(t("home.example.title"))
 left, right = st.columns([1, 1], gap="large")

@@ -5,16 +5,33 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import streamlit.testing.v1.app_test as app_test_module
+from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 
 
+class _RouterPagesManager(PagesManager):
+    """AppTest starts every run as on a fresh server, in Streamlit's old pages-directory mode
+    (pages/ exists), where a run may execute a page file without app.py; pages/_ui.py then
+    reruns through app.py, and AppTest drops the widget change of that run. A real server
+    leaves that mode for good on its first run (the browser tests check a fresh server), so
+    here every run starts as on a warmed-up server."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+
+app_test_module.PagesManager = _RouterPagesManager
+
+
 def open_page(page: str | None = None, lang: str = "en") -> AppTest:
     """The app with ``lang`` chosen, switched to ``page`` (a path such as "pages/derivatives.py")."""
     at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["lang"] = lang
+    at.query_params["lang"] = lang  # as a shared link would; the sidebar radio takes it up
     at.run()
     if page is not None:
         at.switch_page(page)

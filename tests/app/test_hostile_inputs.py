@@ -1,0 +1,86 @@
+"""Every text box of every page, fed more than 120 bad inputs: no exception, a clear error,
+the text echoed only as code, and nothing executed (an audit-hook tripwire)."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from hograd_core import ExpressionError, parse
+from tests.app.conftest import open_page, routes
+from tests.core.test_language import HOSTILE, NAMED_ERRORS
+
+CANARY = Path(f"/tmp/hograd-canary-{uuid.uuid4().hex}")
+INJECTIONS = [
+    f"__import__('os').system('touch {CANARY}')",
+    f"open('{CANARY}', 'w').write('x')",
+    f"exec(\"open('{CANARY}','w')\")",
+    f'sympify(\'__import__("os").system("touch {CANARY}")\')',
+]
+BAD = [text for text in HOSTILE + [t for t, _ in NAMED_ERRORS] + INJECTIONS if len(text) <= 400]
+
+
+def _parses(text: str) -> bool:
+    try:
+        parse(text)
+    except ExpressionError:
+        return False
+    return True
+
+
+# Inputs that are in fact valid formulas (names read as variables, a tower of powers): a page
+# may accept them, so for these only "no exception, nothing executed" is required.
+ACCEPTED = {text for text in BAD if _parses(text)}
+
+_EVENTS: list[str] = []
+_ARMED = [False]
+_WATCHED = (
+    "os.system", "subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+    "socket.connect", "ctypes.dlopen", "os.remove", "shutil.rmtree", "pty.spawn",
+)  # fmt: skip
+
+
+def _hook(event: str, args: tuple) -> None:
+    if _ARMED[0] and event.startswith(_WATCHED):
+        _EVENTS.append(event)
+
+
+sys.addaudithook(_hook)
+
+PAGES = [path for path, _ in routes() if path != "pages/home.py"]
+
+
+def test_there_are_enough_bad_inputs() -> None:
+    assert len(BAD) - len(ACCEPTED) >= 120
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_text_box_refuses_bad_input(page: str) -> None:
+    at = open_page(page)
+    keys = [box.key for box in at.text_input]
+    assert keys, f"{page} has no text box"
+    for key in keys:
+        for text in BAD:
+            _EVENTS.clear()
+            _ARMED[0] = True
+            try:
+                at.text_input(key=key).set_value(text).run()
+            finally:
+                _ARMED[0] = False
+            assert not at.exception, (page, key, text, [e.value for e in at.exception])
+            assert _EVENTS == [], (page, key, text, _EVENTS)
+            if text in ACCEPTED:
+                continue
+            errors = [e.value for e in at.error]
+            assert errors, (page, key, text)
+            assert any(word in errors[0] for word in ("column", "function", "characters")), errors
+            echoed = [c.value.rstrip() for c in at.code]  # st.code drops a trailing newline
+            assert text[:200].rstrip() in echoed, (page, key, text)  # the box keeps 200 chars
+            if len(text.strip()) >= 4:  # (a short text may occur in the page's own prose)
+                for md in at.markdown:  # never rendered as markdown
+                    assert text not in md.value, (page, key, text)
+        at.text_input(key=key).set_value("x**2").run()  # restore for the next box
+    assert not CANARY.exists()
