@@ -27,21 +27,21 @@ TEXT: dict[str, tuple[str, str]] = {
         "每个结果都与独立的方法相互核对。",
     ),
     "home.derivatives": (
-        "**Derivatives**: f, f′, f″, … in one chart, by nested `torch.autograd.grad`, compared "
+        "f, f′, f″, … in one chart, by nested `torch.autograd.grad`, compared "
         "with sympy and finite differences.",
-        "**各阶导数**：用嵌套的 `torch.autograd.grad` 求出 f、f′、f″……并画在同一张图里，"
+        "用嵌套的 `torch.autograd.grad` 求出 f、f′、f″……并画在同一张图里，"
         "再与 sympy 和有限差分比较。",
     ),
     "home.graph": (
-        "**Double-backward graph**: watch the autograd graph grow with every backward pass, "
+        "Watch the autograd graph grow with every backward pass, "
         "and see what `create_graph`, `retain_graph` and `allow_unused` really do.",
-        "**二次反向传播计算图**：观察每一次反向传播怎样让 autograd 计算图变大，"
+        "观察每一次反向传播怎样让 autograd 计算图变大，"
         "并看清 `create_graph`、`retain_graph`、`allow_unused` 的真实作用。",
     ),
     "home.hvp": (
-        "**Hessian-vector products**: gradient, Hessian and Hv without forming H, curvature "
+        "Gradient, Hessian and Hv without forming H, curvature "
         "and its eigen-directions.",
-        "**Hessian-向量积**：梯度、Hessian，以及不构造 H 也能算出的 Hv，还有曲率和它的特征方向。",
+        "梯度、Hessian，以及不构造 H 也能算出的 Hv，还有曲率和它的特征方向。",
     ),
     "home.example.title": ("The idea in four lines", "四行代码看懂核心思想"),
     "home.example.body": (

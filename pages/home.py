@@ -19,19 +19,16 @@ for column, (path, title, icon, body) in zip(st.columns(3), cards, strict=True):
         st.markdown(t(body))
 
 st.subheader(t("home.example.title"))
-left, right = st.columns([1, 1], gap="large")
-with left:
-    st.markdown(t("home.example.body"))
-    values = derivatives(parse("x**3"), [2.0], 2).values[:, 0]
-    st.success(t("home.example.result", first=f"{values[1]:g}", second=f"{values[2]:g}"))
-with right:
-    st.code(
-        "x = torch.tensor(2.0, requires_grad=True)\n"
-        "y = x**3\n"
-        "dy = torch.autograd.grad(y, x, create_graph=True)[0]\n"
-        "d2y = torch.autograd.grad(dy, x)[0]",
-        language="python",
-    )
+st.markdown(t("home.example.body"))
+st.code(
+    "x = torch.tensor(2.0, requires_grad=True)\n"
+    "y = x**3\n"
+    "dy = torch.autograd.grad(y, x, create_graph=True)[0]   # 3x² = 12, and dy has a graph\n"
+    "d2y = torch.autograd.grad(dy, x)[0]                    # 6x = 12",
+    language="python",
+)
+values = derivatives(parse("x**3"), [2.0], 2).values[:, 0]
+st.success(t("home.example.result", first=f"{values[1]:g}", second=f"{values[2]:g}"))
 
 with st.expander(t("home.syntax.title")):
     st.markdown(t("home.syntax.body"))
