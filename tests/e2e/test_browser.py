@@ -102,3 +102,44 @@ def test_deep_link_on_a_fresh_server_goes_through_the_router(browser) -> None:  
         assert "语言" in body and "首页" in body  # the router's sidebar, not the bare file
         assert page.locator("[data-testid='stSidebarNav'] >> text=ui").count() == 0
         context.close()
+
+
+def test_derivatives_order_inspector_and_snippet_in_the_browser(page) -> None:  # noqa: ANN001
+    """A typed function, an order change, the inspector table and the code snippet, executed."""
+    import subprocess
+    import sys
+
+    page.goto(f"{page.base}/derivatives")
+    wait_for_app(page)
+    box = page.get_by_label("Function f(x) =")
+    box.fill("tanh(x)")
+    box.press("Enter")
+    wait_for_app(page)
+    order = page.get_by_role("slider").first  # "Highest order", 4 by default
+    order.focus()
+    order.press("ArrowRight")
+    wait_for_app(page)
+    legend = [e.text_content() for e in page.locator(".legendtext").all()]
+    assert "f⁽⁵⁾" in legend and "f⁽⁶⁾" not in legend
+    # The inspector: 6 rows (orders 0..5) x 8 columns; Taylor, autograd and sympy agree.
+    cells = page.locator("[data-testid='stDataFrame'] [role='gridcell']").all_inner_texts()
+    assert len(cells) == 6 * 8
+    rows = [cells[i : i + 8] for i in range(0, len(cells), 8)]
+    for k, row in enumerate(rows):
+        assert int(row[0]) == k
+        taylor, autograd, exact = (float(v) for v in row[1:4])
+        assert taylor == pytest.approx(exact, rel=1e-9, abs=1e-12)
+        assert autograd == pytest.approx(exact, rel=1e-9, abs=1e-12)
+    # The snippet, run as a learner would run it, prints the autograd column.
+    page.get_by_role("tab", name="Show the PyTorch code").click()
+    snippet = next(
+        text for text in page.locator("[data-testid='stCode']").all_inner_texts()
+        if "torch.autograd.grad" in text
+    )  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", snippet], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    printed = [float(line.split()[1]) for line in out.stdout.splitlines()]
+    assert printed == pytest.approx([float(row[2]) for row in rows], rel=1e-9, abs=1e-12)
+    screenshot(page, "derivatives-inspector-en")
