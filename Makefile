@@ -22,13 +22,14 @@ $(VENV)/.dev: requirements-dev.txt $(VENV)/.runtime
 run: $(VENV)/.runtime
 	$(PY) -m streamlit run app.py --server.port $(PORT)
 
-# Debian's chromium for the browser tests (never a downloaded browser). Installed when missing
+# Debian's chromium for the browser tests (never a downloaded browser), with CJK fonts so the
+# Chinese screenshots are readable. Installed when missing
 # and we are root; otherwise a clear message says what to run.
 chromium:
 	@if [ -x /usr/bin/chromium ]; then exit 0; fi; \
 	if [ "$$(id -u)" = "0" ]; then \
 		echo "installing Debian's chromium for the browser tests"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; \
 	else \
 		echo "error: the browser tests need Debian's chromium: run 'sudo apt-get install -y chromium'" >&2; \
 		exit 1; \
