@@ -40,7 +40,7 @@ class Budget:
     max_order_taylor: int = 30  # Taylor mode: memory grows only linearly with the order
     max_points: int = 5000
     max_abs_x: float = 1e6
-    max_nodes: int = 250_000  # graph nodes per point, counted by the probe
+    max_nodes: int = 100_000  # graph nodes per point, counted by the probe (presets: <= 31k)
     max_megabytes: float = 200.0  # estimated autograd memory for the whole grid
 
 
@@ -130,8 +130,12 @@ def autograd_rows(
         rows.append(row)
         if node_limit is not None:
             sizes.append(graph_nodes(*rows))
-            if sizes[-1] > node_limit:
-                raise BudgetError("budget.nodes", order=k, limit=f"{node_limit:,}")
+            # Refuse as soon as the growth so far predicts the limit will be passed: a probe
+            # that built the whole oversized graph just to say no cost seconds and 350 MB.
+            growth = sizes[-1] / sizes[-2] if k >= 2 and sizes[-2] else 1.0
+            predicted = sizes[-1] * max(growth, 1.0) ** (order - k)
+            if sizes[-1] > node_limit or predicted > node_limit:
+                raise BudgetError("budget.nodes", order=order, limit=f"{node_limit:,}")
     return rows, raises_from, sizes
 
 

@@ -20,7 +20,7 @@ import torch
 from .derivatives import BUDGET, autograd_rows, derivatives, estimate_autograd, finite_difference
 from .errors import BudgetError
 from .language import Binary, Call, Const, Function, Neg, Node, Num, Var
-from .symbolic import symbolic_derivatives, sympy_value
+from .symbolic import SymbolicDerivatives, symbolic_derivatives, sympy_value
 
 __all__ = [
     "Inspection", "InspectorRow", "inspect_point", "taylor_polynomial", "pytorch_snippet",
@@ -55,9 +55,16 @@ class Inspection:
     autograd_refused: str | None  # the budget message, if nested autograd was not run
 
 
-def inspect_point(fn: Function, x0: float, order: int, lang: str = "en") -> Inspection:
+def inspect_point(
+    fn: Function, x0: float, order: int, lang: str = "en",
+    symbolic: SymbolicDerivatives | None = None,
+) -> Inspection:  # fmt: skip
     """Derivatives of orders 0..order at ``x0`` by Taylor mode, autograd, sympy and finite
     differences.
+
+    Args:
+        symbolic: sympy's derivatives of ``fn`` to ``order``, if the caller has them already
+            (they do not depend on x0, so a page moving x0 need not redo them).
 
     Raises:
         BudgetError: order or x0 out of bounds.
@@ -70,7 +77,7 @@ def inspect_point(fn: Function, x0: float, order: int, lang: str = "en") -> Insp
         auto_values = derivatives(fn, [x0], auto_order).values[:, 0].tolist()
     except BudgetError as err:
         refused = err.message(lang)
-    sym = symbolic_derivatives(fn, order, max_ops=3000, max_seconds=1.0)
+    sym = symbolic or symbolic_derivatives(fn, order, max_ops=3000, max_seconds=1.0)
     variable = fn.variables[0] if fn.variables else "x"
     rows = []
     for k in range(order + 1):

@@ -86,8 +86,13 @@ def cached_parse(text: str, variables: tuple[str, ...] | None = None) -> Functio
 
 def function_box(
     page: str, label: str, presets: Sequence[str], *, variables: tuple[str, ...] | None = None,
-) -> Function:  # fmt: skip
+    stop: bool = True,
+) -> Function | None:  # fmt: skip
     """A text box for f with preset buttons; returns the parsed function or stops the page.
+
+    With ``stop=False`` a refused function returns None after the error is shown, so the page
+    can still draw its other widgets before it stops: Streamlit forgets the value of every
+    widget that a run does not draw, and a typo would reset the learner's settings.
 
     Widget keys are namespaced by ``page`` ("deriv.fn", "deriv.preset").
     """
@@ -106,8 +111,9 @@ def function_box(
         return cached_parse(text, variables)
     except HogradError as err:
         show_error(err, text)
-        st.stop()
-        raise  # unreachable: st.stop() raises
+        if stop:
+            st.stop()
+        return None
 
 
 def localized_radio(

@@ -25,6 +25,7 @@ from hograd_core.lab import (
     pytorch_snippet,
     taylor_polynomial,
 )
+from hograd_core.symbolic import symbolic_derivatives
 from pages._ui import function_box, lang, localized_radio, show_error, t
 
 PRESETS = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)"]
@@ -37,9 +38,20 @@ def compute(text: str, low: float, high: float, points: int, order: int, method:
         return derivatives(parse(text), np.linspace(low, high, points), order, method=method)
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def symbolic(text: str, order: int):  # noqa: ANN201
+    return symbolic_derivatives(parse(text), order, max_ops=3000, max_seconds=1.0)
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def inspect(text: str, x0: float, order: int, language: str):  # noqa: ANN201
-    return inspect_point(parse(text), x0, order, language)
+    with heavy_work():  # nested autograd at x0 can build ~100k nodes
+        return inspect_point(parse(text), x0, order, language, symbolic(text, order))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def estimate(text: str, order: int, points: int):  # noqa: ANN201
+    return estimate_autograd(parse(text), order, points)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -56,12 +68,8 @@ def _clamp(key: str, low: float, high: float, default: float) -> None:
 
 st.title(t("deriv.title"))
 st.caption(t("deriv.lead"))
-fn = function_box("deriv", t("deriv.function"), PRESETS)
-if len(fn.variables) > 1:
-    show_error(HogradError("budget.one_variable", names=", ".join(fn.variables)), fn.text)
-    st.stop()
-var = fn.variables[0] if fn.variables else "x"
-st.latex(f"f({var}) = {fn.latex}")
+fn = function_box("deriv", t("deriv.function"), PRESETS, stop=False)
+formula = st.empty()  # the LaTeX of f, under the box, once the controls are drawn
 
 top_left, top_right = st.columns([3, 2], gap="medium", vertical_alignment="bottom")
 method_labels = {m: t(f"deriv.method.{m}") for m in ("taylor", "autograd")}
@@ -78,6 +86,13 @@ _clamp("deriv.order", 0, max_order, 4)
 order = c2.slider(t("deriv.order"), 0, max_order, key="deriv.order")
 low, high = c3.slider(t("deriv.range"), -10.0, 10.0, (-3.0, 3.0), step=0.25, key="deriv.range")
 points = c4.select_slider(t("deriv.points"), POINTS, 1000, key="deriv.points")
+if fn is None:  # refused: the error is shown, and the controls above keep their values
+    st.stop()
+if len(fn.variables) > 1:
+    show_error(HogradError("budget.one_variable", names=", ".join(fn.variables)), fn.text)
+    st.stop()
+var = fn.variables[0] if fn.variables else "x"
+formula.latex(f"f({var}) = {fn.latex}")
 if low >= high:
     show_error(HogradError("budget.range", low=low, high=high, limit="10"))
     st.stop()
@@ -119,7 +134,11 @@ x0 = st.slider(t("deriv.x0"), low, high, step=(high - low) / 200, key="deriv.x0"
 
 tabs = st.tabs([t("deriv.tab.inspector"), t("deriv.tab.taylor"), t("deriv.tab.symbolic"),
                 t("deriv.tab.code"), t("deriv.tab.cost")])  # fmt: skip
-inspection = inspect(fn.text, float(x0), order, lang())
+try:
+    inspection = inspect(fn.text, float(x0), order, lang())
+except HogradError as err:
+    show_error(err)
+    st.stop()
 
 with tabs[0]:
     st.caption(t("deriv.inspector.help", fd=MAX_FD_ORDER))
@@ -191,7 +210,7 @@ with tabs[4]:
     cost_order = min(order, BUDGET.max_order_autograd)
     st.caption(t("deriv.cost.caption", points=f"{points:,}"))
     try:
-        nodes, _, mb = estimate_autograd(fn, cost_order, points)
+        nodes, _, mb = estimate(fn.text, cost_order, points)
         st.write(
             t(
                 "deriv.cost.estimate",

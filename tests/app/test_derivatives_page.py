@@ -122,3 +122,16 @@ def test_cost_panel_measures_on_demand() -> None:
         c.key == "deriv.cost.chart" or "time to reach" in c.proto.spec
         for c in at.get("plotly_chart")
     )
+
+
+def test_a_typo_keeps_the_other_settings() -> None:
+    """Streamlit forgets widgets a run does not draw; the controls are drawn before stopping."""
+    at = open_page(PAGE)
+    at.select_slider(key="deriv.points").set_value(5000).run()
+    at.slider(key="deriv.order").set_value(7).run()
+    at.text_input(key="deriv.fn").set_value("sin(").run()
+    assert at.error
+    at.text_input(key="deriv.fn").set_value("sin(x)").run()
+    assert not at.error
+    assert at.select_slider(key="deriv.points").value == 5000
+    assert at.slider(key="deriv.order").value == 7
