@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     exact = float(curv.exact[0])
     out = {
         "parameters": int(theta0.numel()),
-        "trained_steps": big.steps,  # fewer than 150 if the 6 s training cap hit (busy machine)
+        "trained_steps": big.steps,  # fewer than 150 if the 2 s training cap hit
         "examples": curv.examples,
         "rounds": args.rounds,
         "grad_ms": med["grad"] * 1e3,

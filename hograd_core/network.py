@@ -59,7 +59,7 @@ class NetworkBudget:
     max_width: int = 512
     max_steps: int = 2_000
     max_batch: int = 512
-    max_seconds: float = 6.0  # training stops here and says so
+    max_seconds: float = 2.0  # training stops here and says so (a class shares the server)
     analysis_examples: int = 512  # the loss whose Hessian is analysed: a fixed training batch
     full_hessian_max: int = 2_000  # build H (and its heatmap) only up to this many parameters
     max_top_k: int = 6
@@ -291,9 +291,9 @@ def train(
     """
     _check_config(config)
     with heavy_work():
-        start = time.perf_counter()
         sizes = layer_sizes(config)
         x, y, x_test, y_test = _data(config.dataset)
+        start = time.perf_counter()  # the cap is on training; the data load is a one-off
         gen = torch.Generator().manual_seed(int(config.seed))
         # Glorot-style initialisation: weights ~ N(0, 1/fan_in), biases 0.
         parts = []
