@@ -97,9 +97,13 @@ def test_deep_link_on_a_fresh_server_goes_through_the_router(browser) -> None:  
         page = context.new_page()
         page.goto(f"{url}/derivatives?lang=zh")
         wait_for_app(page)
+        sidebar = page.locator("[data-testid='stSidebar']")
+        # the router's sidebar (navigation and language switch), not the bare page file;
+        # widgets mount a moment after the script run ends, so wait for them
+        sidebar.get_by_text("语言", exact=True).wait_for(timeout=20_000)
         body = page.inner_text("body")
         assert "任意阶导数" in body  # the page, in the language of the link
-        assert "语言" in body and "首页" in body  # the router's sidebar, not the bare file
+        assert "首页" in body
         assert page.locator("[data-testid='stSidebarNav'] >> text=ui").count() == 0
         context.close()
 
