@@ -7,7 +7,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8501
 
-.PHONY: run test test-core test-app test-e2e lint bench clean chromium
+.PHONY: run test test-core test-app test-e2e lint bench load clean chromium
 
 $(VENV)/.runtime: requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -53,6 +53,10 @@ lint: $(VENV)/.dev
 bench: $(VENV)/.dev
 	$(PY) benchmarks/derivatives.py
 	$(PY) benchmarks/hvp.py
+
+# The classroom load benchmark: starts its own server on a free loopback port (see README).
+load: $(VENV)/.dev chromium
+	$(PY) benchmarks/load.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache tests/artifacts
