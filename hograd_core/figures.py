@@ -59,11 +59,11 @@ def undefined_intervals(xs: np.ndarray, row: np.ndarray) -> list[tuple[float, fl
 
 
 def derivatives_figure(
-    result: DerivativeResult, lang: str, *, separate: bool = False, shown: tuple[int, ...] | None = None,
+    result: DerivativeResult, lang: str, *, separate: bool = False,
 ) -> go.Figure:  # fmt: skip
     """f and its derivatives: one panel with a curve per order (click the legend to hide one),
     or one panel per order, since high orders can differ in scale by many magnitudes."""
-    orders = tuple(range(result.order + 1)) if shown is None else shown
+    orders = tuple(range(result.order + 1))
     var = result.variable
     if separate:
         fig = make_subplots(rows=len(orders), cols=1, shared_xaxes=True, vertical_spacing=0.02)

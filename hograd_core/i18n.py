@@ -10,7 +10,7 @@ import string
 
 from . import text_common, text_derivatives, text_graph, text_hvp
 
-__all__ = ["LANGUAGES", "tr", "all_keys", "TABLE"]
+__all__ = ["LANGUAGES", "tr", "TABLE"]
 
 #: Language codes and the name each is shown under in the language switch.
 LANGUAGES: dict[str, str] = {"en": "English", "zh": "简体中文"}
@@ -32,10 +32,6 @@ def tr(key: str, lang: str = "en", /, **params: object) -> str:
     english, chinese = TABLE[key]
     text = chinese if lang == "zh" else english
     return text.format(**params) if params else text
-
-
-def all_keys() -> list[str]:
-    return sorted(TABLE)
 
 
 def placeholders(text: str) -> set[str]:

@@ -521,7 +521,7 @@ def _closest_function(word: str) -> str | None:
     return match[0] if match else None
 
 
-def _check_constants(node: Node, text: str) -> None:
+def _check_constants(node: Node) -> None:
     """Refuse a constant part that is not a finite float64 (9**9**9, log(-1), 1/0)."""
     stack = [node]
     while stack:
@@ -630,7 +630,7 @@ def parse(text: str, variables: Sequence[str] | None = None) -> Function:
         raise
     except (SyntaxError, RecursionError, MemoryError, ValueError, OverflowError) as err:
         raise ExpressionError("expr.invalid", detail=type(err).__name__) from err
-    _check_constants(tree, text)
+    _check_constants(tree)
     names = (
         tuple(variables) if variables is not None else tuple(sorted(parser.names, key=natural_key))
     )

@@ -14,6 +14,14 @@ ROUTES = [(path, url) for path, url in routes() if url]  # the home page has its
 PLOTTED = {"derivatives", "graph", "hvp"}  # pages that draw a chart on first load
 
 
+def type_function(page, text: str) -> None:  # noqa: ANN001
+    """Type ``text`` into the derivatives page's function box and wait for the rerun."""
+    box = page.get_by_label("Function f(x) =")
+    box.fill(text)
+    box.press("Enter")
+    wait_for_app(page)
+
+
 def _no_exception(page) -> None:  # noqa: ANN001
     assert page.locator("[data-testid='stException']").count() == 0
     assert "Traceback" not in page.inner_text("body")
@@ -44,10 +52,7 @@ def test_every_page_renders(page, name: str, url: str) -> None:  # noqa: ANN001
 def test_derivatives_typed_function_and_chinese(page) -> None:  # noqa: ANN001
     page.goto(f"{page.base}/derivatives")
     wait_for_app(page)
-    box = page.get_by_label("Function f(x) =")
-    box.fill("sin(x)*exp(-x^2)")
-    box.press("Enter")
-    wait_for_app(page)
+    type_function(page, "sin(x)*exp(-x^2)")
     page.wait_for_selector(".js-plotly-plot")
     _no_exception(page)
     assert page.locator(".katex").count() >= 1  # f rendered by KaTeX from sympy's LaTeX
@@ -73,10 +78,7 @@ def test_user_text_is_never_rendered_as_html(page, text: str) -> None:  # noqa: 
     page.on("request", lambda r: requests.append(r.url))
     page.goto(f"{page.base}/derivatives")
     wait_for_app(page)
-    box = page.get_by_label("Function f(x) =")
-    box.fill(text)
-    box.press("Enter")
-    wait_for_app(page)
+    type_function(page, text)
     assert page.locator("[data-testid='stAlertContentError']").count() == 1
     main = page.locator("[data-testid='stMain']")
     assert main.locator("script").count() == 0
@@ -115,10 +117,7 @@ def test_derivatives_order_inspector_and_snippet_in_the_browser(page) -> None:  
 
     page.goto(f"{page.base}/derivatives")
     wait_for_app(page)
-    box = page.get_by_label("Function f(x) =")
-    box.fill("tanh(x)")
-    box.press("Enter")
-    wait_for_app(page)
+    type_function(page, "tanh(x)")
     order = page.get_by_role("slider").first  # "Highest order", 4 by default
     order.focus()
     order.press("ArrowRight")
