@@ -17,7 +17,8 @@ from .graphs import GraphLab, graph_lab
 from .hvp import HVPResult, classify, hvp
 from .i18n import LANGUAGES, tr
 from .language import CONSTANTS, FUNCTIONS, LIMITS, Function, parse
-from .network import NETWORK_BUDGET, NetConfig, NetCurvature, TrainedNet, train
+from .net_curvature import NetCurvature
+from .network import NETWORK_BUDGET, NetConfig, TrainedNet, train
 
 __all__ = [
     "BUDGET",

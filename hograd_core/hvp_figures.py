@@ -17,7 +17,8 @@ from plotly.subplots import make_subplots
 from .curvature import Grid, PowerIteration, Slices
 from .hvp import HVPResult
 from .i18n import tr
-from .network import NetCurvature, TrainedNet, layer_blocks
+from .net_curvature import NetCurvature
+from .network import TrainedNet, layer_blocks
 
 __all__ = [
     "contour_figure", "directions_figure", "hessian_figure", "hutchinson_figure",

@@ -1,16 +1,12 @@
-"""Curvature of a real neural network's loss, without ever forming its Hessian.
+"""A small neural network to analyse: its configuration, budget, data, loss and training.
 
 A small tanh MLP is trained for a few seconds on scikit-learn's bundled digits (8x8 images, no
 download) or on a 2-D "two moons" toy set. All its weights live in one flat vector θ, so the
-Hessian-vector product is exactly the typed-function recipe, on n parameters instead of 2::
+loss is a plain function of θ and its Hessian-vector products are the typed-function recipe on
+n parameters instead of 2.
 
-    g  = grad(loss(θ), θ, create_graph=True)       # one forward, one backward, graph kept
-    Hv = grad(g @ v, θ, retain_graph=True)          # each further HVP: one more backward
-
-From H v alone: the top eigenvalues by Lanczos (scipy ``eigsh`` on a ``LinearOperator``) and by
-power iteration, the trace by Hutchinson (E[zᵀHz] = tr H for random ±1 vectors z), and the loss
-along the top eigenvector against a random direction. Up to 2,000 parameters the full Hessian
-is built too (row i is the gradient of g_i), so every iterative answer can be checked.
+What H v then tells about the loss (Lanczos, power iteration, Hutchinson, the full Hessian up
+to 2,000 parameters) lives in :mod:`hograd_core.net_curvature`.
 """
 
 from __future__ import annotations
@@ -28,9 +24,8 @@ from .errors import BudgetError
 from .gate import heavy_work
 
 __all__ = [
-    "DATASETS", "NETWORK_BUDGET", "NetConfig", "NetCurvature", "NetworkBudget", "TrainedNet",
-    "count_parameters", "curvature", "full_hessian", "hessian_vector_product", "layer_blocks",
-    "layer_sizes", "loss_function", "train",
+    "DATASETS", "NETWORK_BUDGET", "NetConfig", "NetworkBudget", "TrainedNet", "count_parameters",
+    "layer_blocks", "layer_sizes", "loss_function", "train",
 ]  # fmt: skip
 
 #: The data sets: "digits" (1,797 8x8 images, 10 classes), "moons" (500 2-D points, 2 classes).
@@ -101,61 +96,8 @@ class TrainedNet:
     seconds: float
 
 
-@dataclass(frozen=True)
-class NetCurvature:
-    """What Hessian-vector products tell about the loss at the trained parameters.
-
-    Attributes:
-        parameters, examples: n, and the examples in the analysed loss.
-        loss: the loss there.
-        grad_seconds, hvp_seconds: median time of one gradient, and of one HVP on the kept
-            gradient graph (the marginal cost inside Lanczos).
-        lanczos: the top-k eigenvalues, descending; lanczos_hvps and lanczos_seconds its cost;
-            lanczos_residual |Hu - λu| / |λ| for the top one (some eigenvalue lies this close).
-        power: the Rayleigh quotient after each power-iteration step; power_residual as above.
-        exact: all eigenvalues from the full Hessian, descending, or None above 2,000 params.
-        reference: the best top eigenvalue known (exact if built, else Lanczos).
-        probes: zᵀHz for each Hutchinson probe; trace and trace_error (one standard error);
-            trace_exact from the full Hessian or None.
-        alphas, loss_top, loss_random: the loss at θ + α d for d the top eigenvector and a
-            random unit direction; model_top the quadratic loss + α g·d + ½ α² λ_top.
-        heatmap: the full Hessian reduced to at most 120 x 120 cells (each cell: the entry of
-            largest size in its block of ``heatmap_block`` x ``heatmap_block``), or None.
-        full_bytes: memory the full float64 Hessian needs (n² x 8 bytes); hvp_bytes: memory of
-            the vectors one HVP handles (θ, g, v, Hv: 4n x 8 bytes).
-    """
-
-    parameters: int
-    examples: int
-    loss: float
-    grad_seconds: float
-    hvp_seconds: float
-    lanczos: np.ndarray
-    lanczos_hvps: int
-    lanczos_seconds: float
-    lanczos_residual: float
-    power: np.ndarray
-    power_seconds: float
-    power_residual: float
-    exact: np.ndarray | None
-    reference: float
-    probes: np.ndarray
-    trace: float
-    trace_error: float
-    trace_exact: float | None
-    alphas: np.ndarray
-    loss_top: np.ndarray
-    loss_random: np.ndarray
-    model_top: np.ndarray
-    heatmap: np.ndarray | None
-    heatmap_block: int
-    hessian_seconds: float
-    full_bytes: int
-    hvp_bytes: int
-
-
 # ----------------------------------------------------------------------------------------------
-# Private helpers: data, the loss as a function of θ, and H v on a kept graph
+# Private helpers: data, the loss as a function of θ, and the budget checks
 
 
 def _data(dataset: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -226,22 +168,6 @@ def loss_function(trained: TrainedNet) -> Callable[[torch.Tensor], torch.Tensor]
     """The analysed loss as a function of a flat float64 θ of shape (n,): the mean
     cross-entropy on a fixed batch of up to 512 training examples (for tests and benchmarks)."""
     return _analysis_loss(trained)[0]
-
-
-class _Hessian:
-    """H v for the loss at θ, by double backward on one gradient graph kept for all calls."""
-
-    def __init__(self, loss: Callable, parameters: np.ndarray) -> None:
-        self.theta = torch.tensor(parameters, dtype=_DTYPE, requires_grad=True)
-        self.value = loss(self.theta)
-        (self.g,) = torch.autograd.grad(self.value, self.theta, create_graph=True)
-        self.calls = 0
-
-    def __call__(self, v: np.ndarray) -> np.ndarray:
-        self.calls += 1
-        v_t = torch.from_numpy(np.asarray(v, dtype=np.float64).reshape(-1).copy())
-        (hv,) = torch.autograd.grad(self.g @ v_t, self.theta, retain_graph=True)
-        return hv.numpy().copy()
 
 
 def _check(key: str, got: float, low: float, high: float, **extra: object) -> None:
@@ -325,184 +251,3 @@ def train(
             config, sizes, theta.detach().numpy().copy(), np.array(losses), acc, acc_test,
             len(losses), stopped, time.perf_counter() - start,
         )  # fmt: skip
-
-
-def hessian_vector_product(trained: TrainedNet, vector: np.ndarray) -> np.ndarray:
-    """H v of the analysed loss (a fixed batch of training examples) at the trained θ."""
-    v = np.asarray(vector, dtype=np.float64).reshape(-1)
-    if v.size != trained.parameters.size:
-        raise BudgetError(
-            "hvp.net.budget.vector_size", expected=trained.parameters.size, got=v.size
-        )
-    loss, _ = _analysis_loss(trained)
-    return _Hessian(loss, trained.parameters)(v)
-
-
-def full_hessian(trained: TrainedNet) -> np.ndarray:
-    """The n x n Hessian, row by row (row i = gradient of g_i); only up to 2,000 parameters.
-
-    Raises:
-        BudgetError: more than ``NETWORK_BUDGET.full_hessian_max`` parameters.
-    """
-    n = trained.parameters.size
-    if n > NETWORK_BUDGET.full_hessian_max:
-        limit = NETWORK_BUDGET.full_hessian_max
-        raise BudgetError(
-            "hvp.net.budget.full_hessian", got=f"{n:,}", limit=f"{limit:,}",
-            gigabytes=f"{n * n * 8 / 1e9:.2g}",
-        )  # fmt: skip
-    loss, _ = _analysis_loss(trained)
-    h = _Hessian(loss, trained.parameters)
-    rows = [
-        torch.autograd.grad(h.g[i], h.theta, retain_graph=True)[0] for i in range(n)
-    ]  # fmt: skip
-    hessian = torch.stack(rows).numpy()
-    return (hessian + hessian.T) / 2  # symmetric up to rounding; make it exactly so
-
-
-def _heatmap(hessian: np.ndarray, cells: int = 120) -> tuple[np.ndarray, int]:
-    n = hessian.shape[0]
-    block = max(1, math.ceil(n / cells))
-    m = math.ceil(n / block)
-    padded = np.zeros((m * block, m * block))
-    padded[:n, :n] = hessian
-    tiles = padded.reshape(m, block, m, block).transpose(0, 2, 1, 3).reshape(m, m, -1)
-    pick = np.abs(tiles).argmax(axis=2)  # the entry of largest size keeps its sign
-    return np.take_along_axis(tiles, pick[..., None], axis=2)[..., 0], block
-
-
-def curvature(
-    trained: TrainedNet,
-    *,
-    top_k: int = 3,
-    power_steps: int = 20,
-    probes: int = 30,
-    seed: int = 0,
-) -> NetCurvature:
-    """Top eigenvalues, trace and sharpness of the loss at ``trained``, from HVPs only.
-
-    Args:
-        trained: the output of :func:`train`.
-        top_k: eigenvalues Lanczos finds (1..6).
-        power_steps: power-iteration steps (1..100), one HVP each.
-        probes: Hutchinson samples (2..200), one HVP each.
-        seed: for the random start vectors, probes and direction (a torch.Generator).
-
-    Note:
-        Power iteration converges at the rate |λ₂/λ₁| per step, so with close top eigenvalues
-        20 steps stay well short of λ₁; Lanczos uses the same HVPs far better.
-
-    Raises:
-        BudgetError: an argument outside its range, or more HVPs than the model's size allows
-            (``NETWORK_BUDGET.max_hvp_work``). BusyError: no heavy-work slot.
-    """
-    b = NETWORK_BUDGET
-    n = trained.parameters.size
-    _check("hvp.net.budget.top_k", top_k, 1, min(b.max_top_k, n - 1))
-    _check("hvp.net.budget.power_steps", power_steps, 1, b.max_power_steps)
-    _check("hvp.net.budget.probes", probes, 2, b.max_probes)
-    most = int(b.max_hvp_work // n) - b.lanczos_allowance
-    if power_steps + probes > most:
-        raise BudgetError(
-            "hvp.net.budget.hvps", n=f"{n:,}", most=max(most, 0), got=power_steps + probes
-        )
-    from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
-
-    with heavy_work():
-        gen = torch.Generator().manual_seed(int(seed))
-        loss, examples = _analysis_loss(trained)
-
-        def randn() -> np.ndarray:
-            return torch.randn(n, generator=gen, dtype=_DTYPE).numpy()
-
-        grad_times, hvp_times = [], []
-        for _ in range(5):  # the cost of one gradient vs one HVP on the kept graph
-            start = time.perf_counter()
-            theta = torch.tensor(trained.parameters, requires_grad=True)
-            torch.autograd.grad(loss(theta), theta)
-            grad_times.append(time.perf_counter() - start)
-        h = _Hessian(loss, trained.parameters)
-        for _ in range(5):
-            start = time.perf_counter()
-            h(randn())
-            hvp_times.append(time.perf_counter() - start)
-
-        # Lanczos: scipy's eigsh (ARPACK) sees H only through the LinearOperator.
-        h.calls, start = 0, time.perf_counter()
-        op = LinearOperator((n, n), matvec=h, dtype=np.float64)
-        ncv = min(n, max(2 * top_k + 1, 20))
-        try:
-            vals, vecs = eigsh(op, k=top_k, which="LA", ncv=ncv, tol=1e-6, v0=randn(),
-                               maxiter=max(1, b.max_lanczos_hvps // ncv))  # fmt: skip
-        except ArpackNoConvergence as err:  # keep what converged within the HVP budget
-            vals, vecs = err.eigenvalues, err.eigenvectors
-        if vals.size:
-            order = np.argsort(vals)[::-1]
-            lanczos, top_vec = vals[order], vecs[:, order[0]]
-        else:  # nothing converged: say so with NaN rather than a wrong number
-            lanczos, top_vec = np.full(1, np.nan), np.full(n, np.nan)
-        lanczos_hvps, lanczos_seconds = h.calls, time.perf_counter() - start
-        lanczos_residual = _residual(h, top_vec, float(lanczos[0]))
-
-        # Power iteration: u <- Hu/|Hu|, Rayleigh quotient uᵀHu after each step.
-        start, u, power = time.perf_counter(), randn(), []
-        u /= np.linalg.norm(u)
-        for _ in range(power_steps):
-            hu = h(u)
-            power.append(float(u @ hu))
-            u = hu / np.linalg.norm(hu)
-        power_seconds = time.perf_counter() - start
-        power_residual = _residual(h, u, float(u @ h(u)))
-
-        # Hutchinson: E[zᵀHz] = tr H for z with independent ±1 entries.
-        zs = (torch.randint(0, 2, (probes, n), generator=gen, dtype=_DTYPE) * 2 - 1).numpy()
-        samples = np.array([float(z @ h(z)) for z in zs])
-
-        # Sharp vs flat: the loss along the top eigenvector and along a random direction.
-        lam = float(lanczos[0])
-        reach = float(np.clip(2 * math.sqrt(2 / lam), 1e-3, 10)) if lam > 0 else 1.0
-        alphas = reach * np.arange(-20, 21) / 20  # 41 points, α = 0 exactly in the middle
-        rand = randn()
-        rand /= np.linalg.norm(rand)
-        loss_top = _along(loss, trained.parameters, top_vec, alphas)
-        loss_random = _along(loss, trained.parameters, rand, alphas)
-        slope = float(h.g.detach().numpy() @ top_vec)
-        model_top = float(h.value.detach()) + slope * alphas + 0.5 * lam * alphas**2
-
-        exact = heatmap = trace_exact = None
-        block, hessian_seconds = 0, 0.0
-        if n <= b.full_hessian_max:
-            start = time.perf_counter()
-            hessian = full_hessian(trained)
-            exact = np.linalg.eigvalsh(hessian)[::-1]
-            trace_exact = float(np.trace(hessian))
-            heatmap, block = _heatmap(hessian)
-            hessian_seconds = time.perf_counter() - start
-    return NetCurvature(
-        parameters=n, examples=examples, loss=float(h.value.detach()),
-        grad_seconds=float(np.median(grad_times)), hvp_seconds=float(np.median(hvp_times)),
-        lanczos=lanczos, lanczos_hvps=lanczos_hvps, lanczos_seconds=lanczos_seconds,
-        lanczos_residual=lanczos_residual, power=np.array(power), power_seconds=power_seconds,
-        power_residual=power_residual, exact=exact,
-        reference=float(exact[0]) if exact is not None else lam, probes=samples,
-        trace=float(samples.mean()), trace_error=float(samples.std(ddof=1) / math.sqrt(probes)),
-        trace_exact=trace_exact, alphas=alphas, loss_top=loss_top, loss_random=loss_random,
-        model_top=model_top, heatmap=heatmap, heatmap_block=block,
-        hessian_seconds=hessian_seconds, full_bytes=n * n * 8, hvp_bytes=4 * n * 8,
-    )  # fmt: skip
-
-
-def _residual(h: _Hessian, u: np.ndarray, lam: float) -> float:
-    """|Hu - λu| / |λ| for a unit u: H has an eigenvalue within this (relative) distance of λ."""
-    if not (np.all(np.isfinite(u)) and math.isfinite(lam) and lam != 0):
-        return math.nan
-    return float(np.linalg.norm(h(u) - lam * u) / abs(lam))
-
-
-def _along(loss: Callable, theta: np.ndarray, d: np.ndarray, alphas: np.ndarray) -> np.ndarray:
-    if not np.all(np.isfinite(d)):
-        return np.full(alphas.size, np.nan)
-    base = torch.from_numpy(theta.copy())
-    d_t = torch.from_numpy(d.copy())
-    with torch.no_grad():
-        return np.array([float(loss(base + a * d_t)) for a in alphas])

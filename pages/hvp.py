@@ -10,6 +10,7 @@ import streamlit as st
 from hograd_core import HogradError, parse, tr
 from hograd_core import curvature as cv
 from hograd_core import hvp_figures as figs
+from hograd_core import net_curvature as nc
 from hograd_core import network as nw
 from pages._ui import function_box, lang, localized_radio, show_error, t
 
@@ -78,9 +79,9 @@ def trained(dataset: str, hidden: tuple, steps: int, seed: int) -> nw.TrainedNet
 @st.cache_data(max_entries=8, show_spinner=False)
 def analysed(
     key: tuple, top_k: int, power_steps: int, probes: int, _net: nw.TrainedNet
-) -> nw.NetCurvature:
+) -> nc.NetCurvature:
     """Keyed by the training settings in ``key``; the trained net itself is not hashed."""
-    return nw.curvature(_net, top_k=top_k, power_steps=power_steps, probes=probes)
+    return nc.curvature(_net, top_k=top_k, power_steps=power_steps, probes=probes)
 
 
 def use_kappa() -> None:

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from hograd_core import BudgetError
+from hograd_core import net_curvature as nc
 from hograd_core import network as nw
 from hograd_core.gate import BusyError, heavy_work
 
@@ -100,7 +101,7 @@ def test_the_time_cap_stops_training(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_full_hessian_matches_torch_func_hessian(small: nw.TrainedNet, oracle: np.ndarray) -> None:
-    h = nw.full_hessian(small)
+    h = nc.full_hessian(small)
     assert h.shape == (235, 235)
     np.testing.assert_allclose(h, oracle, rtol=1e-9, atol=1e-12)
 
@@ -108,14 +109,14 @@ def test_full_hessian_matches_torch_func_hessian(small: nw.TrainedNet, oracle: n
 def test_hvp_matches_the_full_hessian_times_v(small: nw.TrainedNet, oracle: np.ndarray) -> None:
     v = np.random.default_rng(0).standard_normal(235)
     np.testing.assert_allclose(
-        nw.hessian_vector_product(small, v), oracle @ v, rtol=1e-9, atol=1e-12
+        nc.hessian_vector_product(small, v), oracle @ v, rtol=1e-9, atol=1e-12
     )
 
 
 def test_lanczos_power_and_hutchinson_against_the_full_hessian(
     small: nw.TrainedNet, oracle: np.ndarray
 ) -> None:
-    curv = nw.curvature(small, top_k=3, power_steps=50, probes=60, seed=3)
+    curv = nc.curvature(small, top_k=3, power_steps=50, probes=60, seed=3)
     exact = np.linalg.eigvalsh(oracle)[::-1]
     rel = np.abs(curv.lanczos - exact[:3]) / np.abs(exact[:3])
     assert np.all(rel < 0.01), rel  # Lanczos: the bar is 1%
@@ -141,7 +142,7 @@ def test_lanczos_power_and_hutchinson_against_the_full_hessian(
 def test_heatmap_keeps_the_largest_entry_of_each_block(
     small: nw.TrainedNet, oracle: np.ndarray
 ) -> None:
-    curv = nw.curvature(small, top_k=1, power_steps=1, probes=2)
+    curv = nc.curvature(small, top_k=1, power_steps=1, probes=2)
     h = np.zeros((236, 236))
     h[:235, :235] = oracle
     blocks = h.reshape(118, 2, 118, 2).transpose(0, 2, 1, 3).reshape(118, 118, 4)
@@ -150,7 +151,7 @@ def test_heatmap_keeps_the_largest_entry_of_each_block(
 
 
 def test_results_hold_no_tensors(tiny: nw.TrainedNet) -> None:
-    curv = nw.curvature(tiny, top_k=2, power_steps=5, probes=4)
+    curv = nc.curvature(tiny, top_k=2, power_steps=5, probes=4)
     for obj in (tiny, curv):
         for field in dataclasses.fields(obj):
             assert not isinstance(getattr(obj, field.name), torch.Tensor), field.name
@@ -162,8 +163,8 @@ def test_big_models_skip_the_full_hessian_and_say_why() -> None:
         BudgetError,
         match=r"full Hessian: 2,410 parameters, over the limit of 2,000; it would need 0.046 GB",
     ):
-        nw.full_hessian(net)
-    curv = nw.curvature(net, top_k=1, power_steps=3, probes=2)
+        nc.full_hessian(net)
+    curv = nc.curvature(net, top_k=1, power_steps=3, probes=2)
     assert curv.exact is None and curv.heatmap is None and curv.trace_exact is None
     assert curv.reference == pytest.approx(curv.lanczos[0])
     assert curv.full_bytes == 2410**2 * 8
@@ -195,14 +196,14 @@ def test_configurations_over_budget_are_refused(config: nw.NetConfig, message: s
 )  # fmt: skip
 def test_analysis_bounds_are_refused(tiny: nw.TrainedNet, kwargs: dict, message: str) -> None:
     with pytest.raises(BudgetError, match=message):
-        nw.curvature(tiny, **kwargs)
+        nc.curvature(tiny, **kwargs)
 
 
 def test_a_wrong_vector_size_is_refused(tiny: nw.TrainedNet) -> None:
     with pytest.raises(
         BudgetError, match=r"vector: expected 32 numbers \(one per parameter\), got 3"
     ):
-        nw.hessian_vector_product(tiny, [1.0, 2.0, 3.0])
+        nc.hessian_vector_product(tiny, [1.0, 2.0, 3.0])
 
 
 def test_heavy_work_is_gated(tiny: nw.TrainedNet) -> None:
@@ -213,7 +214,7 @@ def test_heavy_work_is_gated(tiny: nw.TrainedNet) -> None:
 def test_power_iteration_falls_short_when_the_top_eigenvalues_are_close() -> None:
     # The point of the comparison: few power steps underestimate, Lanczos does not.
     net = nw.train(nw.NetConfig(hidden=(8,), steps=5, learning_rate=1e-3))
-    curv = nw.curvature(net, top_k=2, power_steps=3, probes=2)
+    curv = nc.curvature(net, top_k=2, power_steps=3, probes=2)
     exact = curv.exact[0]
     assert abs(curv.lanczos[0] - exact) / exact < 1e-6
     assert abs(curv.power[-1] - exact) / exact > abs(curv.lanczos[0] - exact) / exact
@@ -229,4 +230,4 @@ def test_hvp_work_is_bounded_by_the_model_size() -> None:
         r"got 300"
     )
     with pytest.raises(BudgetError, match=message):
-        nw.curvature(fake, power_steps=100, probes=200)
+        nc.curvature(fake, power_steps=100, probes=200)
