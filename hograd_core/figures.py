@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from .derivatives import DerivativeResult
 from .i18n import tr
 from .lab import CostProfile
+from .plotting import new_figure, new_subplots
 
 __all__ = [
     "order_label", "latex_label", "derivatives_figure", "taylor_figure", "cost_figure", "undefined_intervals",
@@ -62,35 +62,42 @@ def derivatives_figure(
     result: DerivativeResult, lang: str, *, separate: bool = False,
 ) -> go.Figure:  # fmt: skip
     """f and its derivatives: one panel with a curve per order (click the legend to hide one),
-    or one panel per order, since high orders can differ in scale by many magnitudes."""
-    orders = tuple(range(result.order + 1))
+    or one panel per order, since high orders can differ in scale by many magnitudes.
+
+    Traces and axes are plain dicts (see :mod:`.plotting`): this figure is drawn on every run.
+    """
+    orders = range(result.order + 1)
     var = result.variable
-    if separate:
-        fig = make_subplots(rows=len(orders), cols=1, shared_xaxes=True, vertical_spacing=0.02)
-    else:
-        fig = go.Figure()
-    for i, k in enumerate(orders):
-        trace = go.Scatter(
-            x=result.xs, y=_finite(result.values[k]), mode="lines", name=order_label(k),
-            line={"color": PALETTE[k % len(PALETTE)], "width": 4 if k == 0 else 2.5},
-            hovertemplate=f"{order_label(k)}({var}=%{{x:.4g}}) = %{{y:.6g}}<extra></extra>",
-            connectgaps=False,
-        )  # fmt: skip
+    rows = len(orders) if separate else 1
+    gap = 0.02 if separate else 0.0
+    height = (1 - gap * (rows - 1)) / rows
+    traces, layout = [], {}
+    for k in orders:
+        row = k + 1 if separate else 1
+        suffix = str(row) if row > 1 else ""
+        traces.append({
+            "type": "scatter", "x": result.xs, "y": _finite(result.values[k]), "mode": "lines",
+            "name": order_label(k), "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
+            "line": {"color": PALETTE[k % len(PALETTE)], "width": 4 if k == 0 else 2.5},
+            "hovertemplate": f"{order_label(k)}({var}=%{{x:.4g}}) = %{{y:.6g}}<extra></extra>",
+            "connectgaps": False,
+        })  # fmt: skip
         if separate:
-            fig.add_trace(trace, row=i + 1, col=1)
-            fig.update_yaxes(title_text=order_label(k), row=i + 1, col=1)
-        else:
-            fig.add_trace(trace)
-    height = max(420, 150 * len(orders)) if separate else 520
-    fig.update_layout(
-        height=height, margin={"l": 60, "r": 20, "t": 30, "b": 50}, font=_FONT,
-        hovermode="x unified", legend={"title": {"text": tr("deriv.chart.legend", lang)}},
-        template="plotly_white",
+            top = 1 - (row - 1) * (height + gap)
+            layout[f"yaxis{suffix}"] = {
+                "domain": [max(top - height, 0.0), top],
+                "title": {"text": order_label(k)},
+            }
+            layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "showticklabels": row == rows}
+            if row > 1:
+                layout[f"xaxis{suffix}"]["matches"] = "x"
+    bottom = f"xaxis{rows if rows > 1 else ''}"
+    layout.setdefault(bottom, {})["title"] = {"text": var}
+    return new_figure(
+        traces, height=max(420, 150 * rows) if separate else 520,
+        margin={"l": 60, "r": 20, "t": 30, "b": 50}, font=_FONT, hovermode="x unified",
+        legend={"title": {"text": tr("deriv.chart.legend", lang)}}, **layout,
     )  # fmt: skip
-    fig.update_xaxes(
-        title_text=var, row=len(orders) if separate else None, col=1 if separate else None
-    )
-    return fig
 
 
 def taylor_figure(
@@ -99,37 +106,30 @@ def taylor_figure(
 ) -> go.Figure:  # fmt: skip
     """f and its Taylor polynomial of degree ``order`` at x0 (the y-axis follows f, so the
     polynomial's blow-up far from x0 does not hide the function)."""
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=xs, y=_finite(f), name="f", line={"color": PALETTE[0], "width": 4}))
     label = tr("deriv.taylor.trace", lang, n=order)
-    fig.add_trace(
-        go.Scatter(
-            x=xs,
-            y=_finite(poly),
-            name=label,
-            line={"color": PALETTE[3], "width": 3, "dash": "dash"},
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=[x0], y=[f0], mode="markers", name=f"{var}₀", marker={"size": 14, "color": PALETTE[3]}
-        )
-    )
+    traces = [
+        {"type": "scatter", "x": xs, "y": _finite(f), "name": "f",
+         "line": {"color": PALETTE[0], "width": 4}},
+        {"type": "scatter", "x": xs, "y": _finite(poly), "name": label,
+         "line": {"color": PALETTE[3], "width": 3, "dash": "dash"}},
+        {"type": "scatter", "x": [x0], "y": [f0], "mode": "markers", "name": f"{var}₀",
+         "marker": {"size": 14, "color": PALETTE[3]}},
+    ]  # fmt: skip
+    yaxis = {}
     finite = f[np.isfinite(f)]
     if finite.size:
         low, high = float(finite.min()), float(finite.max())
         pad = 0.25 * (high - low or 1.0)
-        fig.update_yaxes(range=[low - pad, high + pad])
-    fig.update_layout(
-        height=420, margin={"l": 60, "r": 20, "t": 30, "b": 50}, font=_FONT,
-        template="plotly_white", xaxis_title=var, legend={"orientation": "h", "y": 1.08},
+        yaxis["range"] = [low - pad, high + pad]
+    return new_figure(
+        traces, height=420, margin={"l": 60, "r": 20, "t": 30, "b": 50}, font=_FONT,
+        xaxis={"title": {"text": var}}, yaxis=yaxis, legend={"orientation": "h", "y": 1.08},
     )  # fmt: skip
-    return fig
 
 
 def cost_figure(profile: CostProfile, lang: str) -> go.Figure:
     """Time per order for the three methods (log scale), and the nested-autograd graph size."""
-    fig = make_subplots(
+    fig = new_subplots(
         rows=1, cols=2, horizontal_spacing=0.12,
         subplot_titles=(tr("deriv.cost.time_title", lang, points=f"{profile.points:,}"),
                         tr("deriv.cost.nodes_title", lang)),
@@ -166,7 +166,6 @@ def cost_figure(profile: CostProfile, lang: str) -> go.Figure:
     fig.update_layout(
         height=420,
         font=_FONT,
-        template="plotly_white",
         margin={"l": 60, "r": 20, "t": 50, "b": 50},
         legend={"orientation": "h", "y": -0.25},
     )

@@ -25,12 +25,12 @@ import subprocess
 
 import plotly.graph_objects as go
 from graphviz import Digraph
-from plotly.subplots import make_subplots
 
 from .errors import BudgetError
 from .gate import heavy_work
 from .graphs import GRAPH_BUDGET, GraphNode, GraphView, OrderStats
 from .i18n import tr
+from .plotting import new_subplots
 
 __all__ = [
     "PASS_BORDERS",
@@ -212,7 +212,7 @@ def growth_figure(stats: tuple[OrderStats, ...], order: int, lang: str = "en") -
     constant function has no nodes) are left out. The selected ``order`` is marked.
     """
     titles = [tr(f"graph.growth.{name}", lang) for name in ("nodes", "bytes", "ms")]
-    fig = make_subplots(rows=1, cols=3, subplot_titles=titles, horizontal_spacing=0.08)
+    fig = new_subplots(rows=1, cols=3, subplot_titles=titles, horizontal_spacing=0.08)
     orders = [s.order for s in stats]
     series = (
         [s.nodes for s in stats],

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import plotly.graph_objects as go
 import pytest
+import streamlit as st
 import streamlit.testing.v1.app_test as app_test_module
+from streamlit.elements.plotly_chart import PlotlyMixin
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
+
+from hograd_core.plotting import validated
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -26,6 +31,20 @@ class _RouterPagesManager(PagesManager):
 
 
 app_test_module.PagesManager = _RouterPagesManager
+
+_plotly_chart = PlotlyMixin.plotly_chart
+
+
+def _validating_plotly_chart(self, figure_or_data, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+    """Every chart any page draws under AppTest is first rebuilt with all of plotly's checks:
+    the app builds its figures with validation off, for speed (hograd_core/plotting.py)."""
+    if isinstance(figure_or_data, go.Figure):
+        validated(figure_or_data)
+    return _plotly_chart(self, figure_or_data, *args, **kwargs)
+
+
+PlotlyMixin.plotly_chart = _validating_plotly_chart  # containers: st.columns, st.tabs, ...
+st.plotly_chart = _validating_plotly_chart.__get__(st._main)  # st.plotly_chart is bound at import
 
 
 def open_page(page: str | None = None, lang: str = "en") -> AppTest:
