@@ -17,6 +17,7 @@ before it starts: a one-point probe builds the same graph and counts its nodes.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Sequence
@@ -82,19 +83,30 @@ class DerivativeResult:
     seconds: float
 
 
+class _NodeCounter:
+    """Counts the autograd nodes reachable from every tensor added so far. Each node is
+    visited once over all calls, so counting the graph after each order costs one walk of the
+    final graph, not one walk per order."""
+
+    def __init__(self) -> None:
+        self._seen: set[int] = set()
+        self._keep: list[object] = []  # hold the nodes so their ids stay unique
+
+    def add(self, *tensors: torch.Tensor) -> int:
+        stack = [t.grad_fn for t in tensors if t.grad_fn is not None]
+        while stack:
+            node = stack.pop()
+            if id(node) in self._seen:
+                continue
+            self._seen.add(id(node))
+            self._keep.append(node)
+            stack.extend(nxt for nxt, _ in node.next_functions if nxt is not None)
+        return len(self._seen)
+
+
 def graph_nodes(*tensors: torch.Tensor) -> int:
     """Number of autograd nodes reachable from ``tensors`` (the graph a backward would walk)."""
-    seen: set[int] = set()
-    keep = []  # hold the nodes so their ids stay unique while we walk
-    stack = [t.grad_fn for t in tensors if t.grad_fn is not None]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        keep.append(node)
-        stack.extend(nxt for nxt, _ in node.next_functions if nxt is not None)
-    return len(seen)
+    return _NodeCounter().add(*tensors)
 
 
 def autograd_rows(
@@ -115,7 +127,8 @@ def autograd_rows(
         row = row.expand_as(x)
     rows = [row]
     raises_from = None
-    sizes = [graph_nodes(row)] if node_limit is not None else []
+    counter = _NodeCounter()
+    sizes = [counter.add(row)] if node_limit is not None else []
     for k in range(1, order + 1):
         if not row.requires_grad:
             # f^(k-1) does not depend on x: autograd would raise ("element 0 of tensors does
@@ -129,7 +142,7 @@ def autograd_rows(
             row = grad
         rows.append(row)
         if node_limit is not None:
-            sizes.append(graph_nodes(*rows))
+            sizes.append(counter.add(row))
             # Refuse as soon as the growth so far predicts the limit will be passed: a probe
             # that built the whole oversized graph just to say no cost seconds and 350 MB.
             growth = sizes[-1] / sizes[-2] if k >= 2 and sizes[-2] else 1.0
@@ -171,14 +184,37 @@ def _show_bad(grid: np.ndarray) -> str:
     return ", ".join(f"{v:g}" for v in bad[:3])
 
 
+#: A one-point nested-autograd graph above this many nodes counts as heavy work (~15 ms).
+HEAVY_NODES = 5_000
+
+
+@functools.lru_cache(maxsize=256)
+def _probe(fn: Function, order: int) -> tuple[int, ...] | None:
+    """Graph nodes per point after each order, probed on one point; None if over the limit.
+
+    The size is a property of the expression, not of the point or of who asked, so it is
+    memoised for every session (a pure function of its arguments). Moving x0 in the inspector
+    then builds the graph once, not twice, and skips the node count, which costs as much as
+    the build; a refusal is remembered too, so it is not probed again at every x0.
+    """
+    probe = torch.tensor([0.7], dtype=torch.float64, requires_grad=True)
+    try:
+        _, _, sizes = autograd_rows(fn, probe, order, node_limit=BUDGET.max_nodes)
+    except BudgetError:
+        return None
+    return tuple(sizes)
+
+
 def estimate_autograd(fn: Function, order: int, points: int) -> tuple[int, list[int], float]:
     """Probe the nested-autograd graph on one point; return (nodes, sizes per order, MB).
 
     The estimate counts 8 bytes per node on every point (measured peaks here: 6-7 bytes for
     tanh, sin(x)*exp(-x^2) and 1/(1+x^2) at order 10). Raises BudgetError over budget.
     """
-    probe = torch.tensor([0.7], dtype=torch.float64, requires_grad=True)
-    _, _, sizes = autograd_rows(fn, probe, order, node_limit=BUDGET.max_nodes)
+    probed = _probe(fn, order)
+    if probed is None:
+        raise BudgetError("budget.nodes", order=order, limit=f"{BUDGET.max_nodes:,}")
+    sizes = list(probed)
     nodes = sizes[-1]
     megabytes = nodes * points * 8 / 1e6
     if megabytes > BUDGET.max_megabytes:
@@ -187,6 +223,14 @@ def estimate_autograd(fn: Function, order: int, points: int) -> tuple[int, list[
             megabytes=f"{megabytes:,.0f}", limit=f"{BUDGET.max_megabytes:,.0f}",
         )  # fmt: skip
     return nodes, sizes, megabytes
+
+
+def autograd_is_heavy(fn: Function, order: int, points: int = 1) -> bool:
+    """Whether nested autograd to ``order`` on ``points`` points is heavy work (more than
+    ``HEAVY_NODES`` graph nodes in all), and so should pass the heavy-work gate. A request
+    the budget refuses is not heavy: it is refused before any work."""
+    probed = _probe(fn, min(order, BUDGET.max_order_autograd))
+    return probed is not None and probed[-1] * points > HEAVY_NODES
 
 
 def derivatives(
@@ -236,6 +280,11 @@ def derivatives(
     )  # fmt: skip
 
 
+def _fd_step(x0: float, order: int) -> float:
+    # Balances truncation error O(h^2) against rounding error eps / h^order.
+    return 2.2e-16 ** (1 / (order + 2)) * max(1.0, abs(x0))
+
+
 def finite_difference(fn: Function, x0: float, order: int, h: float | None = None) -> float:
     """Central finite-difference estimate of the ``order``-th derivative at ``x0`` (float64).
 
@@ -243,13 +292,23 @@ def finite_difference(fn: Function, x0: float, order: int, h: float | None = Non
     independent check that involves no autograd at all. Accuracy falls with the order: about
     1e-6 relative at order 1-2, far worse above 4, which the page says next to the numbers.
     """
-    if h is None:
-        # Balances truncation error O(h^2) against rounding error eps / h^order.
-        h = 2.2e-16 ** (1 / (order + 2)) * max(1.0, abs(x0))
-    ks = np.arange(order + 1)
-    points = x0 + (order / 2 - ks) * h
-    env_x = torch.tensor(points, dtype=torch.float64)
+    return finite_differences(fn, x0, [order], None if h is None else [h])[0]
+
+
+def finite_differences(
+    fn: Function, x0: float, orders: Sequence[int], steps: Sequence[float] | None = None,
+) -> list[float]:  # fmt: skip
+    """:func:`finite_difference` for several orders, with one evaluation of ``fn`` on the
+    points of every stencil together (the inspector asks for orders 0-6 at each x0)."""
+    hs = [_fd_step(x0, k) for k in orders] if steps is None else list(steps)
+    stencils = [x0 + (k / 2 - np.arange(k + 1)) * h for k, h in zip(orders, hs, strict=True)]
+    env_x = torch.tensor(np.concatenate(stencils), dtype=torch.float64)
     vals = fn.torch({fn.variables[0]: env_x} if fn.variables else {})
     vals = vals.expand_as(env_x).numpy()
-    weights = np.array([(-1) ** k * math.comb(order, k) for k in ks], dtype=np.float64)
-    return float(np.dot(weights, vals) / h**order) if order else float(vals[0])
+    out, start = [], 0
+    for k, h in zip(orders, hs, strict=True):
+        part = vals[start : start + k + 1]
+        start += k + 1
+        weights = np.array([(-1) ** j * math.comb(k, j) for j in range(k + 1)], dtype=np.float64)
+        out.append(float(np.dot(weights, part) / h**k) if k else float(part[0]))
+    return out

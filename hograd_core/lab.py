@@ -14,13 +14,12 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-import sympy as sp
 import torch
 
-from .derivatives import BUDGET, autograd_rows, derivatives, estimate_autograd, finite_difference
+from .derivatives import BUDGET, autograd_rows, derivatives, estimate_autograd, finite_differences
 from .errors import BudgetError
 from .language import Binary, Call, Const, Function, Neg, Node, Num, Var
-from .symbolic import SymbolicDerivatives, symbolic_derivatives, sympy_value
+from .symbolic import MAX_LATEX_OPS, SymbolicDerivatives, symbolic_derivatives, sympy_value
 
 __all__ = [
     "Inspection", "InspectorRow", "inspect_point", "taylor_polynomial", "pytorch_snippet",
@@ -29,8 +28,6 @@ __all__ = [
 
 #: Finite differences lose about three digits per order: above this they are noise.
 MAX_FD_ORDER = 6
-#: Symbolic derivatives longer than this many operations are summarised, not printed.
-MAX_LATEX_OPS = 80
 
 
 @dataclass(frozen=True)
@@ -79,17 +76,14 @@ def inspect_point(
         refused = err.message(lang)
     sym = symbolic or symbolic_derivatives(fn, order, max_ops=3000, max_seconds=1.0)
     variable = fn.variables[0] if fn.variables else "x"
+    fds = finite_differences(fn, x0, range(min(order, MAX_FD_ORDER) + 1))
     rows = []
     for k in range(order + 1):
         expr = sym.exprs[k] if k < len(sym.exprs) else None
         sym_value = None if expr is None else sympy_value(expr, {variable: x0})
-        fd = finite_difference(fn, x0, k) if k <= MAX_FD_ORDER else None
+        fd = fds[k] if k < len(fds) else None
         ops = sym.ops[k] if expr is not None else None
-        latex = (
-            sp.latex(expr)
-            if expr is not None and ops is not None and ops <= MAX_LATEX_OPS
-            else None
-        )
+        latex = sym.latex[k] if expr is not None else None
         rows.append(InspectorRow(
             order=k, taylor=float(taylor.values[k, 0]),
             autograd=auto_values[k] if k < len(auto_values) else None,

@@ -100,12 +100,19 @@ class SymbolicDerivatives:
         ops: ``count_ops`` of each expression.
         stopped: None if every order was computed, else "size" or "time".
         seconds: time spent.
+        latex: each expression in LaTeX, or None where it is longer than ``MAX_LATEX_OPS``
+            operations (printed once here: the inspector shows it at every x0).
     """
 
     exprs: tuple[sp.Expr, ...]
     ops: tuple[int, ...]
     stopped: str | None
     seconds: float
+    latex: tuple[str | None, ...] = ()
+
+
+#: Symbolic derivatives longer than this many operations are summarised, not printed.
+MAX_LATEX_OPS = 80
 
 
 def symbolic_derivatives(
@@ -133,7 +140,12 @@ def symbolic_derivatives(
         expr = sp.diff(expr, var)
         exprs.append(expr)
         ops.append(int(sp.count_ops(expr)))
-    return SymbolicDerivatives(tuple(exprs), tuple(ops), stopped, time.perf_counter() - start)
+    latex = tuple(
+        sp.latex(e) if n <= MAX_LATEX_OPS else None for e, n in zip(exprs, ops, strict=True)
+    )
+    return SymbolicDerivatives(
+        tuple(exprs), tuple(ops), stopped, time.perf_counter() - start, latex
+    )
 
 
 def sympy_value(expr: sp.Expr, point: dict[str, float], *, digits: int = 30) -> float:

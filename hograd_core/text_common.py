@@ -39,8 +39,7 @@ TEXT: dict[str, tuple[str, str]] = {
         "并看清 `create_graph`、`retain_graph`、`allow_unused` 的真实作用。",
     ),
     "home.hvp": (
-        "Gradient, Hessian and Hv without forming H, curvature "
-        "and its eigen-directions.",
+        "Gradient, Hessian and Hv without forming H, curvature and its eigen-directions.",
         "梯度、Hessian，以及不构造 H 也能算出的 Hv，还有曲率和它的特征方向。",
     ),
     "home.example.title": ("The idea in four lines", "四行代码看懂核心思想"),

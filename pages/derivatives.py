@@ -1,14 +1,11 @@
 """Derivatives lab: f and every derivative in one chart, a point inspector checked four ways,
 the Taylor polynomial, sympy's formulas, the PyTorch code and what each method costs."""
 
-from contextlib import nullcontext
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from hograd_core import BUDGET, HogradError, derivatives, parse
-from hograd_core.derivatives import estimate_autograd
+from hograd_core import BUDGET, HogradError
 from hograd_core.figures import (
     cost_figure,
     derivatives_figure,
@@ -17,47 +14,12 @@ from hograd_core.figures import (
     taylor_figure,
     undefined_intervals,
 )
-from hograd_core.gate import heavy_work
-from hograd_core.lab import (
-    MAX_FD_ORDER,
-    cost_profile,
-    inspect_point,
-    pytorch_snippet,
-    taylor_polynomial,
-)
-from hograd_core.symbolic import symbolic_derivatives
+from hograd_core.lab import MAX_FD_ORDER, pytorch_snippet, taylor_polynomial
+from pages._cached import curves, estimate, inspect, measure
 from pages._ui import function_box, lang, localized_radio, show_error, t
 
 PRESETS = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)"]
 POINTS = [100, 200, 500, 1000, 2000, 5000]
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def compute(text: str, low: float, high: float, points: int, order: int, method: str):  # noqa: ANN201
-    with heavy_work() if method == "autograd" else nullcontext():
-        return derivatives(parse(text), np.linspace(low, high, points), order, method=method)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def symbolic(text: str, order: int):  # noqa: ANN201
-    return symbolic_derivatives(parse(text), order, max_ops=3000, max_seconds=1.0)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def inspect(text: str, x0: float, order: int, language: str):  # noqa: ANN201
-    with heavy_work():  # nested autograd at x0 can build ~100k nodes
-        return inspect_point(parse(text), x0, order, language, symbolic(text, order))
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def estimate(text: str, order: int, points: int):  # noqa: ANN201
-    return estimate_autograd(parse(text), order, points)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def measure(text: str, order: int, points: int):  # noqa: ANN201
-    with heavy_work():
-        return cost_profile(parse(text), order, points)
 
 
 def _clamp(key: str, low: float, high: float, default: float) -> None:
@@ -98,7 +60,7 @@ if low >= high:
     st.stop()
 
 try:
-    result = compute(fn.text, low, high, points, order, method)
+    result = curves(fn.text, low, high, points, order, method)
 except HogradError as err:
     show_error(err)
     st.stop()

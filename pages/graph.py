@@ -4,52 +4,17 @@ import streamlit as st
 
 from hograd_core import HogradError
 from hograd_core import graph_figures as figures
-from hograd_core.flaglab import ACTIONS, FlagOutcome, FlagSettings, run_flags
-from hograd_core.flaglab_cases import CASES, run_case
-from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab, growth_factor, output_label
-from pages._ui import cached_parse, function_box, lang, localized_radio, show_error, t
+from hograd_core.flaglab import ACTIONS, FlagOutcome
+from hograd_core.flaglab_cases import CASES
+from hograd_core.graphs import GRAPH_BUDGET, growth_factor, output_label
+from pages._cached import case_for, dot_for, flags_for, lab_for, svg_for
+from pages._ui import function_box, lang, localized_radio, show_error, t
 
 RETAIN = {"None": None, "True": True, "False": False}  # retain_graph's choices, by label
 PRESETS = ["x**3", "sin(x)", "tanh(x)", "2*x", "relu(x)", "x**2", "exp(x)", "sin(x)*exp(-x**2)"]
 TOP = GRAPH_BUDGET.max_order
 # Option labels are looked up in dicts built during the run (never by calling t() later, when the
 # language may have changed): see localized_radio in pages/_ui.py.
-STRUT = 420.0  # points: a graph narrower than this is drawn as if this wide (text ~19 px)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def lab_for(text: str, x0: float) -> GraphLab:
-    return graph_lab(cached_parse(text), x0, TOP)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def dot_for(
-    text: str, x0: float, order: int, saved: bool, bold: bool, rankdir: str, language: str,
-    page: bool,
-) -> str:  # fmt: skip
-    """The chart (fitted to the page, legend on the page) or the download (legend inside)."""
-    view = lab_for(text, x0).view(order, show_saved=saved)
-    strut = STRUT if page else 0.0
-    return figures.to_dot(
-        view, language, highlight=bold, direction=rankdir, legend=not page, min_width=strut
-    )  # noqa: E501
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def svg_for(dot_source: str) -> bytes:
-    return figures.to_svg(dot_source) or b""
-
-
-@st.cache_data(max_entries=128, show_spinner=False)
-def flags_for(
-    text: str, x0: float, cg: bool, rg: bool | None, au: bool, mg: bool, z: bool, action: str
-) -> FlagOutcome:
-    return run_flags(cached_parse(text), x0, FlagSettings(cg, rg, au, mg, z, action))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def case_for(case: str, variant: str) -> FlagOutcome:
-    return run_case(case, variant)
 
 
 def step_order(delta: int) -> None:

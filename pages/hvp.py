@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from hograd_core import HogradError, parse, tr
+from hograd_core import HogradError, tr
 from hograd_core import curvature as cv
 from hograd_core import hvp_figures as figs
-from hograd_core import net_curvature as nc
 from hograd_core import network as nw
+from pages._cached import POWER_STEPS, analysed, explore, trained
 from pages._ui import function_box, lang, localized_radio, show_error, t
 
 
@@ -30,7 +30,7 @@ PRESETS = {
     quadratic(10): ((0.0, 0.0), (1.0, 0.0), 2.0),
 }
 EXAMPLES = {**PRESETS, **{quadratic(k): PRESETS[quadratic(10)] for k in KAPPAS}}
-LIMIT, STEP, POWER_STEPS = 3.0, 0.05, 30
+LIMIT, STEP = 3.0, 0.05
 WIDTHS = [2, 4, 8, 16, 32, 64, 128, 256, 512]
 CODE = """g = torch.autograd.grad(f(w), w, create_graph=True)[0]   # {kept}
 hv = torch.autograd.grad(g @ v, w)[0]                       # 1. {one}
@@ -54,34 +54,6 @@ def size(n_bytes: float) -> str:
         if n_bytes >= scale:
             return f"{n_bytes / scale:.3g} {unit}"
     return f"{n_bytes:.0f} B"
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def explore(text: str, point: tuple, vector: tuple, radius: float) -> cv.Exploration:
-    return cv.explore(parse(text), point, vector, radius=radius, power_steps=POWER_STEPS)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def trained(dataset: str, hidden: tuple, steps: int, seed: int) -> nw.TrainedNet:
-    bar = st.progress(0.0, text=t("hvp.net.training", step=0, total=steps, loss="…"))
-
-    def progress(step: int, total: int, loss: float) -> None:
-        bar.progress(
-            step / total, text=t("hvp.net.training", step=step, total=total, loss=f"{loss:.4f}")
-        )
-
-    try:
-        return nw.train(nw.NetConfig(dataset, hidden, steps, seed=seed), progress)
-    finally:
-        bar.empty()
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def analysed(
-    key: tuple, top_k: int, power_steps: int, probes: int, _net: nw.TrainedNet
-) -> nc.NetCurvature:
-    """Keyed by the training settings in ``key``; the trained net itself is not hashed."""
-    return nc.curvature(_net, top_k=top_k, power_steps=power_steps, probes=probes)
 
 
 def use_kappa() -> None:

@@ -164,3 +164,55 @@ def test_sympy_budget_stops_swell() -> None:
     assert result.stopped == "size"
     assert len(result.exprs) < 31
     assert sp.count_ops(result.exprs[-1]) > 200
+
+
+def test_incremental_node_count_equals_a_fresh_walk_of_every_row() -> None:
+    """The probe counts the graph after each order in one incremental walk; each count must
+    equal a fresh walk over all rows so far."""
+    from hograd_core.derivatives import autograd_rows
+
+    fn = parse("sin(x)*exp(-x^2)")
+    x = torch.tensor([0.3], dtype=torch.float64, requires_grad=True)
+    rows, _, sizes = autograd_rows(fn, x, 6, node_limit=BUDGET.max_nodes)
+    assert sizes == [graph_nodes(*rows[: k + 1]) for k in range(7)]
+
+
+def test_probe_is_memoised_and_so_is_its_refusal() -> None:
+    from hograd_core.derivatives import HEAVY_NODES, _probe, autograd_is_heavy
+
+    fn = parse("tanh(x)*sin(x)")
+    _probe.cache_clear()
+    first = estimate_autograd(fn, 5, 10)
+    assert estimate_autograd(fn, 5, 10) == first and _probe.cache_info().hits == 1
+    huge = parse("sin(x)*exp(-x^2)*tanh(x)*cos(x)")
+    for _ in range(2):  # refused the same way twice, probed once
+        with pytest.raises(BudgetError, match="100,000"):
+            estimate_autograd(huge, 10, 1)
+    assert _probe.cache_info().misses == 2
+    assert not autograd_is_heavy(huge, 10)  # refused before any work: not heavy
+    nodes = first[0]
+    assert autograd_is_heavy(fn, 5, HEAVY_NODES // nodes + 1)
+    assert not autograd_is_heavy(fn, 5, HEAVY_NODES // nodes)
+    assert not autograd_is_heavy(parse("x**3"), 10)  # 11 nodes
+
+
+@pytest.mark.parametrize("text", ["sin(x)*exp(-x^2)", "1/(1+x^2)", "x**3", "2.5", "log(1+x^2)"])
+def test_batched_finite_differences_equal_one_stencil_at_a_time(text: str) -> None:
+    from hograd_core.derivatives import finite_differences
+
+    fn = parse(text)
+    for x0 in (-1.3, 0.0, 0.7):
+        batched = finite_differences(fn, x0, range(7))
+        assert batched == [finite_difference(fn, x0, k) for k in range(7)]
+        exact = derivatives(fn, [x0], 2, method="taylor").values[:, 0]
+        assert np.allclose(batched[:3], exact, rtol=1e-5, atol=1e-6)
+
+
+def test_symbolic_latex_is_printed_once_for_short_derivatives() -> None:
+    from hograd_core.symbolic import MAX_LATEX_OPS
+
+    sym = symbolic_derivatives(parse("tanh(x)*log(1+x^2)"), 8)
+    assert len(sym.latex) == len(sym.exprs) == 9
+    for expr, ops, latex in zip(sym.exprs, sym.ops, sym.latex, strict=True):
+        assert latex == (sp.latex(expr) if ops <= MAX_LATEX_OPS else None)
+    assert sym.latex[0] is not None and sym.latex[-1] is None  # order 8 is long

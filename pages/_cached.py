@@ -1,0 +1,139 @@
+"""The pages' cached calls into hograd_core, defined once per process.
+
+A page file is executed afresh on every run, so a ``@st.cache_data`` function defined in it
+is wrapped again each time (Streamlit reads its source to key the cache): about 3 % of a
+derivatives rerun. Defined here, they are wrapped once. Each is a pure function of its
+arguments (no per-user state), so sharing results between sessions is safe.
+"""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+
+import numpy as np
+import streamlit as st
+
+from hograd_core import curvature as cv
+from hograd_core import derivatives, parse
+from hograd_core import graph_figures as graph_figs
+from hograd_core import net_curvature as nc
+from hograd_core import network as nw
+from hograd_core.derivatives import DerivativeResult, autograd_is_heavy, estimate_autograd
+from hograd_core.flaglab import FlagOutcome, FlagSettings, run_flags
+from hograd_core.flaglab_cases import run_case
+from hograd_core.gate import heavy_work
+from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
+from hograd_core.lab import CostProfile, Inspection, cost_profile, inspect_point
+from hograd_core.symbolic import SymbolicDerivatives, symbolic_derivatives
+from pages._ui import cached_parse, t
+
+# ---- derivatives page -------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def curves(
+    text: str, low: float, high: float, points: int, order: int, method: str
+) -> DerivativeResult:
+    fn = parse(text)
+    heavy = method == "autograd" and autograd_is_heavy(fn, order, points)
+    with heavy_work() if heavy else nullcontext():
+        return derivatives(fn, np.linspace(low, high, points), order, method=method)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def symbolic(text: str, order: int) -> SymbolicDerivatives:
+    return symbolic_derivatives(parse(text), order, max_ops=3000, max_seconds=1.0)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def inspect(text: str, x0: float, order: int, language: str) -> Inspection:
+    fn = parse(text)
+    # nested autograd at x0 can build ~100k nodes; a small graph is not worth a gate slot
+    with heavy_work() if autograd_is_heavy(fn, order) else nullcontext():
+        return inspect_point(fn, x0, order, language, symbolic(text, order))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def estimate(text: str, order: int, points: int) -> tuple[int, list[int], float]:
+    return estimate_autograd(parse(text), order, points)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def measure(text: str, order: int, points: int) -> CostProfile:
+    with heavy_work():
+        return cost_profile(parse(text), order, points)
+
+
+# ---- graph page -------------------------------------------------------------------------------
+
+#: points: a graph narrower than this is drawn as if this wide (text ~19 px)
+STRUT = 420.0
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def lab_for(text: str, x0: float) -> GraphLab:
+    return graph_lab(cached_parse(text), x0, GRAPH_BUDGET.max_order)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def dot_for(
+    text: str, x0: float, order: int, saved: bool, bold: bool, rankdir: str, language: str,
+    page: bool,
+) -> str:  # fmt: skip
+    """The chart (fitted to the page, legend on the page) or the download (legend inside)."""
+    view = lab_for(text, x0).view(order, show_saved=saved)
+    strut = STRUT if page else 0.0
+    return graph_figs.to_dot(
+        view, language, highlight=bold, direction=rankdir, legend=not page, min_width=strut
+    )
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def svg_for(dot_source: str) -> bytes:
+    return graph_figs.to_svg(dot_source) or b""
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def flags_for(
+    text: str, x0: float, cg: bool, rg: bool | None, au: bool, mg: bool, z: bool, action: str
+) -> FlagOutcome:
+    return run_flags(cached_parse(text), x0, FlagSettings(cg, rg, au, mg, z, action))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def case_for(case: str, variant: str) -> FlagOutcome:
+    return run_case(case, variant)
+
+
+# ---- Hessian-vector product page --------------------------------------------------------------
+
+#: steps of the animated power iteration on a typed function
+POWER_STEPS = 30
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def explore(text: str, point: tuple, vector: tuple, radius: float) -> cv.Exploration:
+    return cv.explore(parse(text), point, vector, radius=radius, power_steps=POWER_STEPS)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def trained(dataset: str, hidden: tuple, steps: int, seed: int) -> nw.TrainedNet:
+    bar = st.progress(0.0, text=t("hvp.net.training", step=0, total=steps, loss="…"))
+
+    def progress(step: int, total: int, loss: float) -> None:
+        bar.progress(
+            step / total, text=t("hvp.net.training", step=step, total=total, loss=f"{loss:.4f}")
+        )
+
+    try:
+        return nw.train(nw.NetConfig(dataset, hidden, steps, seed=seed), progress)
+    finally:
+        bar.empty()
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def analysed(
+    key: tuple, top_k: int, power_steps: int, probes: int, _net: nw.TrainedNet
+) -> nc.NetCurvature:
+    """Keyed by the training settings in ``key``; the trained net itself is not hashed."""
+    return nc.curvature(_net, top_k=top_k, power_steps=power_steps, probes=probes)
