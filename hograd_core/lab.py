@@ -19,7 +19,7 @@ import torch
 from .derivatives import BUDGET, autograd_rows, derivatives, estimate_autograd, finite_differences
 from .errors import BudgetError
 from .language import Binary, Call, Const, Function, Neg, Node, Num, Var
-from .symbolic import MAX_LATEX_OPS, SymbolicDerivatives, symbolic_derivatives, sympy_value
+from .symbolic import MAX_LATEX_OPS, SymbolicDerivatives, symbolic_derivatives, sympy_values
 
 __all__ = [
     "Inspection", "InspectorRow", "inspect_point", "taylor_polynomial", "pytorch_snippet",
@@ -77,10 +77,11 @@ def inspect_point(
     sym = symbolic or symbolic_derivatives(fn, order, max_ops=3000, max_seconds=1.0)
     variable = fn.variables[0] if fn.variables else "x"
     fds = finite_differences(fn, x0, range(min(order, MAX_FD_ORDER) + 1))
+    exact = sympy_values(sym.exprs[: order + 1], {variable: x0})
     rows = []
     for k in range(order + 1):
         expr = sym.exprs[k] if k < len(sym.exprs) else None
-        sym_value = None if expr is None else sympy_value(expr, {variable: x0})
+        sym_value = exact[k] if expr is not None else None
         fd = fds[k] if k < len(fds) else None
         ops = sym.ops[k] if expr is not None else None
         latex = sym.latex[k] if expr is not None else None

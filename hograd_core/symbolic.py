@@ -9,6 +9,7 @@ time budget runs out, and says which.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import mpmath
@@ -16,7 +17,9 @@ import sympy as sp
 
 from .language import Binary, Call, Const, Function, Neg, Node, Num, Var
 
-__all__ = ["to_sympy", "to_latex", "symbolic_derivatives", "SymbolicDerivatives", "sympy_value"]
+__all__ = [
+    "to_sympy", "to_latex", "symbolic_derivatives", "SymbolicDerivatives", "sympy_value", "sympy_values",
+]  # fmt: skip
 
 # Exact definitions of the functions sympy does not have under our names. ReLU is 0 at 0 from
 # both sides of the derivative, like torch.relu's backward; abs uses sign, 0 at 0, like torch.
@@ -158,15 +161,25 @@ def sympy_value(expr: sp.Expr, point: dict[str, float], *, digits: int = 30) -> 
         once, in a private mpmath context at fixed precision, each shared subexpression
         evaluated once: the time is linear in the size of the expression, and bounded.
     """
+    return sympy_values([expr], point, digits=digits)[0]
+
+
+def sympy_values(
+    exprs: Sequence[sp.Expr], point: dict[str, float], *, digits: int = 30,
+) -> list[float]:  # fmt: skip
+    """:func:`sympy_value` of several expressions at one point, in one mpmath context; a
+    subexpression shared between them (successive derivatives share many) is evaluated once."""
     ctx = mpmath.MPContext()
     ctx.dps = digits
     env = {_symbol(name): ctx.mpf(value) for name, value in point.items()}
     memo: dict[sp.Basic, object] = {}
-    try:
-        value = _walk(expr, ctx, env, memo)
-    except (_NotReal, ZeroDivisionError, OverflowError, ValueError, TypeError, RecursionError):
-        return float("nan")
-    return float(value)
+    out = []
+    for expr in exprs:
+        try:
+            out.append(float(_walk(expr, ctx, env, memo)))
+        except (_NotReal, ZeroDivisionError, OverflowError, ValueError, TypeError, RecursionError):
+            out.append(float("nan"))
+    return out
 
 
 class _NotReal(Exception):

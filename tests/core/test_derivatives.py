@@ -216,3 +216,13 @@ def test_symbolic_latex_is_printed_once_for_short_derivatives() -> None:
     for expr, ops, latex in zip(sym.exprs, sym.ops, sym.latex, strict=True):
         assert latex == (sp.latex(expr) if ops <= MAX_LATEX_OPS else None)
     assert sym.latex[0] is not None and sym.latex[-1] is None  # order 8 is long
+
+
+def test_sympy_values_in_one_context_equal_one_at_a_time() -> None:
+    from hograd_core.symbolic import sympy_values
+
+    for text, x0 in (("sin(x)*exp(-x^2)", 0.4), ("log(x)", -1.0), ("1/x", 0.0), ("tanh(x)", 2.0)):
+        sym = symbolic_derivatives(parse(text), 6)
+        together = sympy_values(sym.exprs, {"x": x0})
+        alone = [sympy_value(e, {"x": x0}) for e in sym.exprs]
+        np.testing.assert_array_equal(together, alone)  # NaN where undefined, in both
