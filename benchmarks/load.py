@@ -354,7 +354,7 @@ def choose(
         if mix == "light" and w.key.endswith(".order"):
             value = min(value, LIGHT_MAX_ORDER)
         client.set_value(w.key, value)
-    elif kind in ("radio", "selectbox", "lang"):
+    elif kind in ("radio", "selectbox", "lang", "tabs"):
         others = [o for o in w.options if o != w.current()] or w.options
         client.set_value(w.key, rng.choice(others))
     elif kind == "checkbox":

@@ -48,6 +48,7 @@ from typing import Any
 
 import websocket
 from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Block_pb2 import Block
 from streamlit.proto.Element_pb2 import Element
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.Slider_pb2 import Slider
@@ -67,7 +68,7 @@ XSRF_COOKIE = "_streamlit_xsrf"
 #: Element types that are widgets (have an ``id`` and a value on the wire).
 WIDGET_TYPES = frozenset({
     "text_input", "text_area", "slider", "radio", "selectbox", "checkbox", "button_group",
-    "button", "number_input", "multiselect",
+    "button", "number_input", "multiselect", "tabs",
 })  # fmt: skip
 CHART_TYPES = frozenset({
     "plotly_chart", "graphviz_chart", "vega_lite_chart", "arrow_vega_lite_chart",
@@ -117,6 +118,19 @@ class RunResult:
     runs: int
     messages: int
     nbytes: int
+
+
+class TabsProto:
+    """``st.tabs`` that track the open tab (``on_change`` set): a block, not an element, so
+    it is wrapped to look like a widget proto: its id, the tab labels and the open one."""
+
+    def __init__(self, container: Any) -> None:
+        self.id = container.id
+        self.options: list[str] = []
+        self.default_tab_index = container.default_tab_index
+        self.disabled = False
+        self.form_id = ""
+        self.set_value = False
 
 
 @dataclass
@@ -188,6 +202,8 @@ def _default_value(kind: str, p: Any) -> tuple[str, Any] | None:
         if p.set_value and p.HasField("value"):
             return ("double_value", p.value)
         return ("double_value", p.default) if p.HasField("default") else None
+    if kind == "tabs" and p.options:
+        return ("string_value", p.options[min(p.default_tab_index, len(p.options) - 1)])
     return None  # buttons: a trigger, sent only when clicked
 
 
@@ -378,7 +394,14 @@ class StreamlitClient:
                     self.query_string = fwd.page_info_changed.query_string
                 elif kind == "delta":
                     delta = fwd.delta
-                    if delta.WhichOneof("type") == "new_element":
+                    if delta.WhichOneof("type") == "add_block":
+                        block = delta.add_block
+                        btype = block.WhichOneof("type")
+                        if btype == "tab_container" and block.tab_container.id:
+                            elements[path] = ("tabs", TabsProto(block.tab_container))
+                        elif btype == "tab" and path[:-1] in elements:
+                            elements[path[:-1]][1].options.append(block.tab.label)
+                    elif delta.WhichOneof("type") == "new_element":
                         if first is None:
                             first = time.perf_counter() - start
                         etype = delta.new_element.WhichOneof("type")
@@ -465,7 +488,7 @@ class StreamlitClient:
                     f"got {value!r}"
                 )
             new = ("double_array_value", vals)
-        elif w.kind in ("radio", "selectbox"):
+        elif w.kind in ("radio", "selectbox", "tabs"):
             if value not in p.options:
                 raise ValueError(f"{key}: expected one of {list(p.options)}, got {value!r}")
             new = ("string_value", value)
@@ -570,8 +593,10 @@ class StreamlitClient:
 
 def _element_type_check() -> None:  # pragma: no cover - a guard for Streamlit upgrades
     fields = {f.name for f in Element.DESCRIPTOR.fields}
-    missing = (WIDGET_TYPES | {"alert", "markdown", "code", "heading", "exception"}) - fields
+    elements = WIDGET_TYPES - {"tabs"} | {"alert", "markdown", "code", "heading", "exception"}
+    missing = elements - fields
     assert not missing, f"Streamlit renamed element types: {missing}"
+    assert {"tab_container", "tab"} <= {f.name for f in Block.DESCRIPTOR.fields}, "tabs renamed"
 
 
 _element_type_check()

@@ -139,3 +139,26 @@ def localized_radio(
         label, options, key=widget_key, format_func=labels.__getitem__, on_change=sync, **kwargs,
     )  # fmt: skip
     return st.session_state[key]
+
+
+def lazy_tabs(labels: dict[str, str], key: str) -> dict[str, object]:
+    """Tabs that compute only the open one: ``{name: tab}``; draw into a tab only if
+    ``tab.open``. Switching tabs reruns the page.
+
+    Plain ``st.tabs`` runs every tab's content on every rerun: the Taylor chart, the formulas
+    and the code behind the inspector, the power-iteration animation behind the contour plot.
+    The open tab (a key of ``labels``) lives in ``st.session_state[key]``; the widget is keyed
+    per language, as in :func:`localized_radio`, so a language switch keeps the open tab.
+    """
+    names = list(labels)
+    shown = [labels[n] for n in names]
+    st.session_state.setdefault(key, names[0])
+    widget_key = f"{key}.{lang()}"
+    if st.session_state.get(widget_key) != labels[st.session_state[key]]:
+        st.session_state[widget_key] = labels[st.session_state[key]]
+
+    def sync() -> None:
+        st.session_state[key] = names[shown.index(st.session_state[widget_key])]
+
+    tabs = st.tabs(shown, key=widget_key, on_change=sync)
+    return dict(zip(names, tabs, strict=True))

@@ -12,7 +12,7 @@ from hograd_core import curvature as cv
 from hograd_core import hvp_figures as figs
 from hograd_core import network as nw
 from pages._cached import POWER_STEPS, analysed, explore, trained
-from pages._ui import function_box, lang, localized_radio, show_error, t
+from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
 
 def quadratic(kappa: float) -> str:
@@ -113,34 +113,40 @@ def typed_mode() -> None:
     st.dataframe(table, width="stretch")
     st.caption(t("hvp.table.caption", ms=f"{r.seconds * 1000:.2f}"))
 
-    tabs = st.tabs([t(f"hvp.tab.{k}") for k in ("picture", "hessian", "ways", "slices", "power")])
-    with tabs[0]:
-        picture(ex, names)
-    with tabs[1]:
-        hessian(ex, names)
-    with tabs[2]:
-        ways = ex.ways
-        st.markdown(t("hvp.ways.intro", repeats=ways.repeats))
-        fastest = float(np.min(ways.seconds))
-        labels = [t(f"hvp.method.{m}") for m in cv.METHODS]
-        rows = [
-            [labels[i], "(" + ", ".join(num(x) for x in figs.clean(ways.values[i])) + ")",
-             f"{ways.max_error[i]:.1e}" if ways.max_error[i] else "0",
-             f"{ways.seconds[i] / fastest:.1f}×"] for i in range(len(labels))
-        ]  # fmt: skip
-        header = ["hvp.ways.method", "hvp.ways.hv", "hvp.ways.error", "hvp.ways.relative"]
-        st.dataframe(
-            pd.DataFrame(rows, columns=[t(h) for h in header]), hide_index=True, width="stretch"
-        )
-        st.plotly_chart(figs.ways_figure(ways.seconds, labels, lang()), width="stretch")
-        comments = {k: t(f"hvp.code.{k}") for k in ("kept", "one", "two", "three")}
-        st.code(CODE.format(**comments), language="python")
-        st.caption(t("hvp.ways.note"))
-    with tabs[3]:
-        st.markdown(t("hvp.slices.intro"))
-        st.plotly_chart(figs.slices_figure(ex.slices, names, lang()), width="stretch")
-    with tabs[4]:
-        power(ex.power, names)
+    views = ("picture", "hessian", "ways", "slices", "power")
+    tabs = lazy_tabs({k: t(f"hvp.tab.{k}") for k in views}, "hvp.tab")
+    if tabs["picture"].open:
+        with tabs["picture"]:
+            picture(ex, names)
+    if tabs["hessian"].open:
+        with tabs["hessian"]:
+            hessian(ex, names)
+    if tabs["ways"].open:
+        with tabs["ways"]:
+            ways = ex.ways
+            st.markdown(t("hvp.ways.intro", repeats=ways.repeats))
+            fastest = float(np.min(ways.seconds))
+            labels = [t(f"hvp.method.{m}") for m in cv.METHODS]
+            rows = [
+                [labels[i], "(" + ", ".join(num(x) for x in figs.clean(ways.values[i])) + ")",
+                 f"{ways.max_error[i]:.1e}" if ways.max_error[i] else "0",
+                 f"{ways.seconds[i] / fastest:.1f}×"] for i in range(len(labels))
+            ]  # fmt: skip
+            header = ["hvp.ways.method", "hvp.ways.hv", "hvp.ways.error", "hvp.ways.relative"]
+            st.dataframe(
+                pd.DataFrame(rows, columns=[t(h) for h in header]), hide_index=True, width="stretch"
+            )
+            st.plotly_chart(figs.ways_figure(ways.seconds, labels, lang()), width="stretch")
+            comments = {k: t(f"hvp.code.{k}") for k in ("kept", "one", "two", "three")}
+            st.code(CODE.format(**comments), language="python")
+            st.caption(t("hvp.ways.note"))
+    if tabs["slices"].open:
+        with tabs["slices"]:
+            st.markdown(t("hvp.slices.intro"))
+            st.plotly_chart(figs.slices_figure(ex.slices, names, lang()), width="stretch")
+    if tabs["power"].open:
+        with tabs["power"]:
+            power(ex.power, names)
 
 
 def picture(ex: cv.Exploration, names: tuple) -> None:
@@ -279,114 +285,129 @@ def network_mode() -> None:
             t("hvp.net.stopped", steps=net.steps, total=steps, limit=f"{budget.max_seconds:g}")
         )
     names = ("top", "trace", "sharp", "hessian", "training")
-    tabs = st.tabs([t(f"hvp.net.tab.{k}") for k in names])
-    with tabs[0]:
-        ref = curv.reference
-        rows = [
-            [
-                t("hvp.net.method.lanczos"),
-                num(curv.lanczos[0]),
-                curv.lanczos_hvps,
-                f"{curv.lanczos_seconds * 1e3:.0f}",
-                abs(curv.lanczos[0] - ref) / abs(ref),
-            ],
-            [
-                t("hvp.net.method.power", steps=curv.power.size),
-                num(curv.power[-1]),
-                curv.power.size,
-                f"{curv.power_seconds * 1e3:.0f}",
-                abs(curv.power[-1] - ref) / abs(ref),
-            ],
-        ]
-        if curv.exact is not None:
-            rows.append(
+    tabs = lazy_tabs({k: t(f"hvp.net.tab.{k}") for k in names}, "hvp.net.tab")
+    if tabs["top"].open:
+        with tabs["top"]:
+            ref = curv.reference
+            rows = [
                 [
-                    t("hvp.net.method.exact"),
-                    num(curv.exact[0]),
-                    curv.parameters,
-                    f"{curv.hessian_seconds * 1e3:.0f}",
-                    0.0,
-                ]
-            )
-        header = [t(f"hvp.net.col.{c}") for c in ("method", "estimate", "hvps", "time", "error")]
-        table = pd.DataFrame(rows, columns=header)
-        table[header[4]] = table[header[4]].map(lambda e: f"{e:.2e}" if e else "0")
-        st.dataframe(table, hide_index=True, width="stretch")
-        exact = curv.exact is not None
-        st.caption(
-            t("hvp.net.error_vs_exact")
-            if exact
-            else t("hvp.net.error_vs_lanczos", limit=f"{budget.full_hessian_max:,}")
-        )
-        st.markdown(
-            t("hvp.net.topk", k=curv.lanczos.size, values=", ".join(num(x) for x in curv.lanczos))
-        )
-        st.markdown(
-            t(
-                "hvp.net.cost",
-                grad=f"{curv.grad_seconds * 1e3:.2f}",
-                hvp=f"{curv.hvp_seconds * 1e3:.2f}",
-                ratio=f"{curv.hvp_seconds / curv.grad_seconds:.1f}",
-            )
-        )
-        st.markdown(
-            t(
-                "hvp.net.residual",
-                lanczos=f"{curv.lanczos_residual:.1e}",
-                power=f"{curv.power_residual:.1e}",
-            )
-        )
-        st.plotly_chart(figs.net_power_figure(curv, lang()), width="stretch")
-        st.caption(t("hvp.net.power_note"))
-    with tabs[1]:
-        st.markdown(t("hvp.net.trace.intro"))
-        st.markdown(
-            "### "
-            + t(
-                "hvp.net.trace.estimate",
-                trace=num(curv.trace),
-                error=num(2 * curv.trace_error),
-                m=curv.probes.size,
-            )
-        )
-        if curv.trace_exact is not None:
-            st.markdown(t("hvp.net.trace.exact", exact=num(curv.trace_exact)))
-        st.plotly_chart(figs.hutchinson_figure(curv, lang()), width="stretch")
-    with tabs[2]:
-        st.markdown(
-            t(
-                "hvp.net.sharp.intro",
-                lam=num(curv.reference),
-                mean=num(curv.trace / curv.parameters),
-            )
-        )
-        st.plotly_chart(figs.directions_figure(curv, lang()), width="stretch")
-    with tabs[3]:
-        mem = st.columns(2)
-        mem[0].metric(t("hvp.net.memory.full"), size(curv.full_bytes))
-        mem[1].metric(t("hvp.net.memory.hvp"), size(curv.hvp_bytes))
-        st.caption(t("hvp.net.memory.help"))
-        if curv.heatmap is None:
-            st.info(
-                t("hvp.net.too_big", limit=f"{budget.full_hessian_max:,}", n=f"{curv.parameters:,}")
-            )
-        else:
-            caption = (
-                "hvp.net.hessian.caption"
-                if curv.heatmap_block > 1
-                else "hvp.net.hessian.caption_full"
-            )
+                    t("hvp.net.method.lanczos"),
+                    num(curv.lanczos[0]),
+                    curv.lanczos_hvps,
+                    f"{curv.lanczos_seconds * 1e3:.0f}",
+                    abs(curv.lanczos[0] - ref) / abs(ref),
+                ],
+                [
+                    t("hvp.net.method.power", steps=curv.power.size),
+                    num(curv.power[-1]),
+                    curv.power.size,
+                    f"{curv.power_seconds * 1e3:.0f}",
+                    abs(curv.power[-1] - ref) / abs(ref),
+                ],
+            ]
+            if curv.exact is not None:
+                rows.append(
+                    [
+                        t("hvp.net.method.exact"),
+                        num(curv.exact[0]),
+                        curv.parameters,
+                        f"{curv.hessian_seconds * 1e3:.0f}",
+                        0.0,
+                    ]
+                )
+            header = [
+                t(f"hvp.net.col.{c}") for c in ("method", "estimate", "hvps", "time", "error")
+            ]
+            table = pd.DataFrame(rows, columns=header)
+            table[header[4]] = table[header[4]].map(lambda e: f"{e:.2e}" if e else "0")
+            st.dataframe(table, hide_index=True, width="stretch")
+            exact = curv.exact is not None
             st.caption(
+                t("hvp.net.error_vs_exact")
+                if exact
+                else t("hvp.net.error_vs_lanczos", limit=f"{budget.full_hessian_max:,}")
+            )
+            st.markdown(
                 t(
-                    caption,
-                    n=f"{curv.parameters:,}",
-                    seconds=f"{curv.hessian_seconds:.1f}",
-                    b=curv.heatmap_block,
+                    "hvp.net.topk",
+                    k=curv.lanczos.size,
+                    values=", ".join(num(x) for x in curv.lanczos),
                 )
             )
-            st.plotly_chart(figs.net_hessian_figure(curv, net.sizes, lang()), width="stretch")
-    with tabs[4]:
-        st.plotly_chart(figs.training_figure(net, lang()), width="stretch")
+            st.markdown(
+                t(
+                    "hvp.net.cost",
+                    grad=f"{curv.grad_seconds * 1e3:.2f}",
+                    hvp=f"{curv.hvp_seconds * 1e3:.2f}",
+                    ratio=f"{curv.hvp_seconds / curv.grad_seconds:.1f}",
+                )
+            )
+            st.markdown(
+                t(
+                    "hvp.net.residual",
+                    lanczos=f"{curv.lanczos_residual:.1e}",
+                    power=f"{curv.power_residual:.1e}",
+                )
+            )
+            st.plotly_chart(figs.net_power_figure(curv, lang()), width="stretch")
+            st.caption(t("hvp.net.power_note"))
+    if tabs["trace"].open:
+        with tabs["trace"]:
+            st.markdown(t("hvp.net.trace.intro"))
+            st.markdown(
+                "### "
+                + t(
+                    "hvp.net.trace.estimate",
+                    trace=num(curv.trace),
+                    error=num(2 * curv.trace_error),
+                    m=curv.probes.size,
+                )
+            )
+            if curv.trace_exact is not None:
+                st.markdown(t("hvp.net.trace.exact", exact=num(curv.trace_exact)))
+            st.plotly_chart(figs.hutchinson_figure(curv, lang()), width="stretch")
+    if tabs["sharp"].open:
+        with tabs["sharp"]:
+            st.markdown(
+                t(
+                    "hvp.net.sharp.intro",
+                    lam=num(curv.reference),
+                    mean=num(curv.trace / curv.parameters),
+                )
+            )
+            st.plotly_chart(figs.directions_figure(curv, lang()), width="stretch")
+    if tabs["hessian"].open:
+        with tabs["hessian"]:
+            mem = st.columns(2)
+            mem[0].metric(t("hvp.net.memory.full"), size(curv.full_bytes))
+            mem[1].metric(t("hvp.net.memory.hvp"), size(curv.hvp_bytes))
+            st.caption(t("hvp.net.memory.help"))
+            if curv.heatmap is None:
+                st.info(
+                    t(
+                        "hvp.net.too_big",
+                        limit=f"{budget.full_hessian_max:,}",
+                        n=f"{curv.parameters:,}",
+                    )
+                )
+            else:
+                caption = (
+                    "hvp.net.hessian.caption"
+                    if curv.heatmap_block > 1
+                    else "hvp.net.hessian.caption_full"
+                )
+                st.caption(
+                    t(
+                        caption,
+                        n=f"{curv.parameters:,}",
+                        seconds=f"{curv.hessian_seconds:.1f}",
+                        b=curv.heatmap_block,
+                    )
+                )
+                st.plotly_chart(figs.net_hessian_figure(curv, net.sizes, lang()), width="stretch")
+    if tabs["training"].open:
+        with tabs["training"]:
+            st.plotly_chart(figs.training_figure(net, lang()), width="stretch")
 
 
 st.title(t("hvp.title"))

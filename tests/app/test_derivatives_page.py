@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
@@ -58,13 +59,16 @@ def test_code_snippet_runs_and_reproduces_the_inspector() -> None:
     at.text_input(key="deriv.fn").set_value("x*sin(1/x) + e**x").run()
     at.slider(key="deriv.order").set_value(4).run()
     at.slider(key="deriv.x0").set_value(1.25).run()
+    frame = at.dataframe[0].value
+    at.session_state["deriv.tab"] = "code"  # tabs compute only the open one (lazy_tabs)
+    at.run()
+    assert not at.dataframe  # the inspector is not built behind the code tab
     snippet = next(c.value for c in at.code if "torch.autograd.grad" in c.value)
     out = subprocess.run(
         [sys.executable, "-c", snippet], capture_output=True, text=True, timeout=120
     )
     assert out.returncode == 0, out.stderr
     printed = [float(line.split()[1]) for line in out.stdout.splitlines()]
-    frame = at.dataframe[0].value
     np.testing.assert_allclose(printed, frame.iloc[:, 2], rtol=1e-12)
 
 
@@ -115,6 +119,8 @@ def test_cost_panel_measures_on_demand() -> None:
     at = open_page(PAGE)
     at.text_input(key="deriv.fn").set_value("tanh(x)").run()
     at.slider(key="deriv.order").set_value(6).run()
+    at.session_state["deriv.tab"] = "cost"
+    at.run()
     assert any("graph nodes" in m.value for m in at.markdown)  # the estimate comes first
     at.button(key="deriv.cost.run").click().run()
     assert not at.exception
@@ -135,3 +141,21 @@ def test_a_typo_keeps_the_other_settings() -> None:
     assert not at.error
     assert at.select_slider(key="deriv.points").value == 5000
     assert at.slider(key="deriv.order").value == 7
+
+
+def test_tabs_compute_only_the_open_one_and_keep_it_across_a_language_switch() -> None:
+    at = open_page(PAGE)
+    at.text_input(key="deriv.fn").set_value("sin(x)*exp(-x^2)").run()
+    assert at.dataframe and len(at.get("plotly_chart")) == 1  # inspector open, no Taylor chart
+    at.session_state["deriv.tab"] = "taylor"
+    at.run()
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert len(charts) == 2 and not at.dataframe
+    assert charts[1]["data"][1]["name"].startswith("Taylor")
+    at.session_state["deriv.tab"] = "symbolic"
+    at.run()
+    assert sum("f'" in x.value for x in at.latex) >= 1  # sympy's formulas, f' onwards
+    at.session_state["lang"] = "zh"
+    at.run()
+    assert not at.exception and at.session_state["deriv.tab"] == "symbolic"
+    assert sum("f'" in x.value for x in at.latex) >= 1 and not at.dataframe  # still open

@@ -134,7 +134,8 @@ def test_derivatives_order_inspector_and_snippet_in_the_browser(page) -> None:  
         assert taylor == pytest.approx(exact, rel=1e-9, abs=1e-12)
         assert autograd == pytest.approx(exact, rel=1e-9, abs=1e-12)
     # The snippet, run as a learner would run it, prints the autograd column.
-    page.get_by_role("tab", name="Show the PyTorch code").click()
+    page.get_by_role("tab", name="Show the PyTorch code").click()  # computed when opened
+    page.locator("[data-testid='stCode']", has_text="torch.autograd.grad").first.wait_for()
     snippet = next(
         text for text in page.locator("[data-testid='stCode']").all_inner_texts()
         if "torch.autograd.grad" in text

@@ -89,6 +89,7 @@ def test_two_sessions_never_see_each_others_state(iso_server: str) -> None:
             c.set_value("deriv.fn", own["fn"])
             c.set_value("deriv.order", own["order"])
             c.set_value("deriv.points", own["points"])
+            c.set_value("deriv.tab.en", "Show the PyTorch code")  # tabs compute only the open one
         _rerun_together(a, b)
         for c, own in ((a, A), (b, B)):  # x0's range depends on the first run
             c.set_value("deriv.x0", own["x0"])
@@ -147,6 +148,8 @@ def test_two_browsers_never_see_each_others_state(browser, iso_server: str) -> N
         type_function(pa, "tanh(x)")
         type_function(pb, "x**3")
         for pg in (pa, pb):
+            wait_for_app(pg)
+            pg.get_by_role("tab", name="Show the PyTorch code").click()  # computed when open
             wait_for_app(pg)
         pa.get_by_text("简体中文").click()
         wait_for_app(pa)
