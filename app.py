@@ -6,7 +6,7 @@ import streamlit as st
 import torch
 
 from hograd_core import LANGUAGES
-from pages._serving import disable_nagle
+from pages._serving import disable_nagle, script_slot
 from pages._ui import lang_from_query, routed, t
 
 disable_nagle()  # once per process: each rerun's messages otherwise wait ~40 ms (pages/_serving.py)
@@ -16,7 +16,7 @@ if torch.get_num_threads() != 1:
     torch.set_num_threads(1)
     gc.freeze()  # the imported modules never die: keep them out of every later GC pass
 
-with routed():
+with script_slot(), routed():
     st.set_page_config(page_title="hograd", page_icon="assets/icon.png", layout="wide")
 
     if "lang" not in st.session_state:

@@ -20,8 +20,10 @@ import asyncio.selector_events
 import contextlib
 import gc
 import socket
+import threading
+from collections.abc import Iterator
 
-__all__ = ["disable_nagle", "nagle_disabled"]
+__all__ = ["SCRIPT_SLOTS", "disable_nagle", "nagle_disabled", "script_slot"]
 
 
 def _set_nodelay(sock: socket.socket) -> None:
@@ -45,3 +47,21 @@ def disable_nagle() -> None:
             if sock is not None and sock.fileno() >= 0:
                 with contextlib.suppress(OSError):  # a connection closing under us
                     _set_nodelay(sock)  # type: ignore[arg-type]
+
+
+#: Script runs allowed to execute at once; the others wait their turn (see script_slot).
+SCRIPT_SLOTS = 4  # two for heavy work (hograd_core.gate), one waiting for it, one light
+_SLOTS = threading.BoundedSemaphore(SCRIPT_SLOTS)
+
+
+@contextlib.contextmanager
+def script_slot() -> Iterator[None]:
+    """Run the body (one whole script run) when one of ``SCRIPT_SLOTS`` slots is free.
+
+    Streamlit runs each session's script in a thread of one process. With fifty students, fifty
+    runnable threads share one interpreter lock, and the event loop thread, which sends every
+    session's messages, waits its turn behind all of them. A thread waiting here holds no
+    lock and takes no turn, so runs finish one after another instead of all late together.
+    """
+    with _SLOTS:
+        yield
