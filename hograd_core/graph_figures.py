@@ -30,7 +30,7 @@ from .errors import BudgetError
 from .gate import heavy_work
 from .graphs import GRAPH_BUDGET, GraphNode, GraphView, OrderStats
 from .i18n import tr
-from .plotting import new_subplots
+from .plotting import new_figure
 
 __all__ = [
     "PASS_BORDERS",
@@ -212,7 +212,6 @@ def growth_figure(stats: tuple[OrderStats, ...], order: int, lang: str = "en") -
     constant function has no nodes) are left out. The selected ``order`` is marked.
     """
     titles = [tr(f"graph.growth.{name}", lang) for name in ("nodes", "bytes", "ms")]
-    fig = new_subplots(rows=1, cols=3, subplot_titles=titles, horizontal_spacing=0.08)
     orders = [s.order for s in stats]
     series = (
         [s.nodes for s in stats],
@@ -224,23 +223,41 @@ def growth_figure(stats: tuple[OrderStats, ...], order: int, lang: str = "en") -
         "size": [16 if k == order else 9 for k in orders],
         "line": {"color": _NEW, "width": 1},
     }
+    # Three panels side by side, as make_subplots(cols=3, horizontal_spacing=0.08) lays them
+    # out, written as plain dicts (drawn on every rerun; see plotting.py).
+    width, gap = (1 - 2 * 0.08) / 3, 0.08
+    traces, shapes, annotations, layout = [], [], [], {}
     for col, (title, values) in enumerate(zip(titles, series, strict=True), start=1):
-        fig.add_trace(
-            go.Scatter(
-                x=orders, y=[v if v > 0 else None for v in values], mode="lines+markers",
-                name=title, showlegend=False, line={"color": "#9ca3af", "width": 2},
-                marker=marker, hovertemplate=tr("graph.growth.hover", lang) + "<extra></extra>",
-            ),
-            row=1, col=col,
-        )  # fmt: skip
-        if col < 3:  # counts: a constant growth factor is a straight line
-            fig.update_yaxes(type="log", row=1, col=col)
-        else:  # times: small and noisy, read best from zero
-            fig.update_yaxes(rangemode="tozero", row=1, col=col)
-        fig.update_xaxes(title_text=tr("graph.growth.order", lang), dtick=1, row=1, col=col)
-        fig.add_vline(x=order, line={"color": _NEW, "dash": "dot", "width": 1}, row=1, col=col)
-    fig.update_layout(height=330, margin={"l": 10, "r": 10, "t": 40, "b": 10}, font={"size": 15})
-    return fig
+        n = "" if col == 1 else str(col)
+        left = (col - 1) * (width + gap)
+        traces.append({
+            "type": "scatter", "x": orders, "y": [v if v > 0 else None for v in values],
+            "mode": "lines+markers", "name": title, "showlegend": False,
+            "line": {"color": "#9ca3af", "width": 2}, "marker": marker,
+            "hovertemplate": tr("graph.growth.hover", lang) + "<extra></extra>",
+            "xaxis": f"x{n}", "yaxis": f"y{n}",
+        })  # fmt: skip
+        # counts on log scales (a constant growth factor is a straight line); times, small
+        # and noisy, read best from zero
+        yaxis = {"type": "log"} if col < 3 else {"rangemode": "tozero"}
+        layout[f"yaxis{n}"] = {"anchor": f"x{n}", "domain": [0.0, 1.0], **yaxis}
+        layout[f"xaxis{n}"] = {
+            "anchor": f"y{n}", "domain": [left, min(left + width, 1.0)], "dtick": 1,
+            "title": {"text": tr("graph.growth.order", lang)},
+        }  # fmt: skip
+        shapes.append({
+            "type": "line", "x0": order, "x1": order, "xref": f"x{n}", "y0": 0, "y1": 1,
+            "yref": f"y{n} domain", "line": {"color": _NEW, "dash": "dot", "width": 1},
+        })  # fmt: skip
+        annotations.append({
+            "text": title, "x": left + width / 2, "xref": "paper", "xanchor": "center",
+            "y": 1.0, "yref": "paper", "yanchor": "bottom", "showarrow": False,
+            "font": {"size": 16},
+        })  # fmt: skip
+    return new_figure(
+        traces, height=330, margin={"l": 10, "r": 10, "t": 40, "b": 10}, font={"size": 15},
+        shapes=shapes, annotations=annotations, **layout,
+    )  # fmt: skip
 
 
 def summary_rows(view: GraphView, lang: str = "en") -> list[dict[str, object]]:
