@@ -3,6 +3,11 @@
 Figures are drawn for a projector: large fonts, few colours with fixed meanings (∇f red, v
 black, Hv orange, eigen-directions green and purple), equal axis scales wherever angles matter.
 Every label comes from the translation table in the language asked for.
+
+Traces, axes and frames are plain dicts handed to :func:`.plotting.new_figure` once: the page
+draws these figures on every run, and as validated plotly objects (``go.Scatter``,
+``update_layout``, ``make_subplots``) they were most of a rerun's time. Subplots are laid out
+here with make_subplots' own arithmetic (:func:`_grid`), so the axes land where they did.
 """
 
 from __future__ import annotations
@@ -12,13 +17,13 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from .curvature import Grid, PowerIteration, Slices
 from .hvp import HVPResult
 from .i18n import tr
 from .net_curvature import NetCurvature
 from .network import TrainedNet, layer_blocks
+from .plotting import new_figure
 
 __all__ = [
     "contour_figure", "directions_figure", "hessian_figure", "hutchinson_figure",
@@ -37,19 +42,79 @@ def _num(x: float) -> str:
     return f"{x:.4g}" if math.isfinite(x) else "—"
 
 
-def _layout(fig: go.Figure, height: int, legend: str = "top", **extra: object) -> go.Figure:
-    """Shared look: readable on a projector (16 px text, 14 px ticks), legend above or below."""
-    where = dict(y=1.02, yanchor="bottom") if legend == "top" else dict(y=-0.16, yanchor="top")
-    fig.update_layout(
-        template="plotly_white", height=height, font=dict(size=16),
-        margin=dict(l=60, r=30, t=60, b=70 if legend == "top" else 110),
-        hoverlabel=dict(font_size=15),
-        legend=dict(orientation="h", xanchor="left", x=0, font=dict(size=15), **where),
+def _look(height: int, legend: str = "top", **extra: object) -> dict:
+    """Shared layout: readable on a projector (16 px text), legend above or
+    below."""
+    where = {"y": 1.02, "yanchor": "bottom"} if legend == "top" else {"y": -0.16, "yanchor": "top"}
+    return {
+        "height": height, "font": {"size": 16},
+        "margin": {"l": 60, "r": 30, "t": 60, "b": 70 if legend == "top" else 110},
+        "hoverlabel": {"font": {"size": 15}},
+        "legend": {"orientation": "h", "xanchor": "left", "x": 0, "font": {"size": 15}, **where},
         **extra,
-    )  # fmt: skip
-    fig.update_xaxes(tickfont=dict(size=14), title_font=dict(size=16))
-    fig.update_yaxes(tickfont=dict(size=14), title_font=dict(size=16))
-    return fig
+    }  # fmt: skip
+
+
+def _axis(title: str | None = None, title_px: int | None = 16, **props: object) -> dict:
+    """An axis with 14 px ticks and a ``title_px`` title (None: plotly's 1.2 x the page font)."""
+    heading: dict = {} if title is None else {"text": title}
+    if title_px is not None:
+        heading["font"] = {"size": title_px}
+    return {"tickfont": {"size": 14}, "title": heading, **props}
+
+
+def _grid(
+    rows: int, cols: int, h_space: float, v_space: float, widths: Sequence[float] | None = None
+) -> list[tuple[list[float], list[float]]]:
+    """(x domain, y domain) of each cell, row by row from the top, with the same arithmetic as
+    ``make_subplots(rows, cols, horizontal_spacing=h_space, vertical_spacing=v_space,
+    column_widths=widths)``; cell i's axes are ``x{i+1}``/``y{i+1}`` (``x``/``y`` for the first).
+    """
+    free_x, free_y = 1.0 - h_space * (cols - 1), 1.0 - v_space * (rows - 1)
+    if widths is None:
+        widths = [free_x / cols] * cols
+    else:
+        widths = [free_x * (w / float(sum(widths))) for w in widths]
+    height = free_y / rows
+    cells = []
+    for r in range(rows):
+        below = rows - 1 - r  # rows under this one (sum, not product: the same rounding)
+        y0 = sum([height] * below) + below * v_space
+        y_domain = [max(0.0, y0), min(1.0, y0 + height)]
+        for c in range(cols):
+            x0 = sum(widths[:c]) + c * h_space
+            cells.append(([max(0.0, x0), min(1.0, x0 + widths[c])], y_domain))
+    return cells
+
+
+def _cell_title(text: str, x_domain: Sequence[float], y_domain: Sequence[float]) -> dict:
+    """A subplot's title, centred above its cell (make_subplots' subplot_titles, 17 px)."""
+    return {
+        "text": text, "x": sum(x_domain) / 2.0, "y": y_domain[1], "xref": "paper",
+        "yref": "paper", "xanchor": "center", "yanchor": "bottom", "showarrow": False,
+        "font": {"size": 17},
+    }  # fmt: skip
+
+
+def _hline(y: float, line: dict, cell: str = "") -> dict:
+    """A line across the whole width of a cell at height y (``fig.add_hline``)."""
+    return {"type": "line", "xref": f"x{cell} domain", "x0": 0, "x1": 1, "yref": f"y{cell}",
+            "y0": y, "y1": y, "line": line}  # fmt: skip
+
+
+def _vline(x: float, line: dict, cell: str = "") -> dict:
+    """A line across the whole height of a cell at x (``fig.add_vline``)."""
+    return {"type": "line", "xref": f"x{cell}", "x0": x, "x1": x, "yref": f"y{cell} domain",
+            "y0": 0, "y1": 1, "line": line}  # fmt: skip
+
+
+def _line_label(y: float, text: str, font: dict, cell: str = "", above: bool = True) -> dict:
+    """A label at the right end of an :func:`_hline`, just above or below it."""
+    return {
+        "text": text, "x": 1, "xref": f"x{cell} domain", "xanchor": "right", "y": y,
+        "yref": f"y{cell}", "yanchor": "bottom" if above else "top", "showarrow": False,
+        "font": font,
+    }  # fmt: skip
 
 
 def clean(values: np.ndarray) -> np.ndarray:
@@ -67,19 +132,18 @@ def _levels(z: np.ndarray) -> tuple[np.ndarray, bool]:
     return (np.log10(1 + z) if use_log else z), use_log
 
 
-def _arrow(fig: go.Figure, tail: np.ndarray, head: np.ndarray, color: str, label: str,
-           gap: float) -> None:  # fmt: skip
-    """An arrow from ``tail`` to ``head`` (data coordinates), labelled ``gap`` past its head."""
-    fig.add_annotation(
-        x=head[0], y=head[1], ax=tail[0], ay=tail[1], xref="x", yref="y", axref="x", ayref="y",
-        showarrow=True, arrowhead=3, arrowsize=1.2, arrowwidth=3.5, arrowcolor=color, text="",
-    )  # fmt: skip
+def _arrow(tail: np.ndarray, head: np.ndarray, color: str, label: str, gap: float) -> list[dict]:
+    """An arrow from ``tail`` to ``head`` (data coordinates), labelled ``gap`` past its head:
+    two annotations."""
     direction = head - tail
     at = head + direction / np.linalg.norm(direction) * gap
-    fig.add_annotation(
-        x=at[0], y=at[1], text=f"<b>{label}</b>", showarrow=False,
-        font=dict(size=20, color=color), bgcolor="rgba(255,255,255,0.75)",
-    )  # fmt: skip
+    return [
+        {"x": head[0], "y": head[1], "ax": tail[0], "ay": tail[1], "xref": "x", "yref": "y",
+         "axref": "x", "ayref": "y", "showarrow": True, "arrowhead": 3, "arrowsize": 1.2,
+         "arrowwidth": 3.5, "arrowcolor": color, "text": ""},
+        {"x": at[0], "y": at[1], "text": f"<b>{label}</b>", "showarrow": False,
+         "font": {"size": 20, "color": color}, "bgcolor": "rgba(255,255,255,0.75)"},
+    ]  # fmt: skip
 
 
 def contour_figure(grid: Grid, result: HVPResult, lang: str, pickable: bool = True) -> go.Figure:
@@ -89,27 +153,25 @@ def contour_figure(grid: Grid, result: HVPResult, lang: str, pickable: bool = Tr
     lo, hi = np.percentile(finite, [1, 99]) if finite.size else (0.0, 1.0)
     hi = hi if hi > lo else lo + 1.0
     names = result.variables
-    fig = go.Figure(
-        go.Contour(
-            x=grid.x, y=grid.y, z=z, colorscale=_LIGHT, zmin=lo, zmax=hi,
-            contours=dict(start=lo, end=hi, size=(hi - lo) / 18, showlabels=True,
-                          labelfont=dict(size=12, color="#444")),
-            line=dict(width=1, color="rgba(0,0,0,0.3)"), hoverinfo="skip",
-            colorbar=dict(title=tr("hvp.fig.log_f" if use_log else "hvp.fig.f", lang)),
-        )
-    )  # fmt: skip
+    traces: list[dict] = [{
+        "type": "contour", "x": grid.x, "y": grid.y, "z": z, "colorscale": _LIGHT,
+        "zmin": lo, "zmax": hi,
+        "contours": {"start": lo, "end": hi, "size": (hi - lo) / 18, "showlabels": True,
+                     "labelfont": {"size": 12, "color": "#444"}},
+        "line": {"width": 1, "color": "rgba(0,0,0,0.3)"}, "hoverinfo": "skip",
+        "colorbar": {"title": {"text": tr("hvp.fig.log_f" if use_log else "hvp.fig.f", lang)}},
+    }]  # fmt: skip
     if pickable:  # a sparse, invisible lattice: clicking one of its points moves p there
         step = max(1, grid.x.size // 27)
         xs, ys = np.meshgrid(grid.x[::step], grid.y[::step])
         fz = grid.z[::step, ::step]
-        fig.add_trace(
-            go.Scatter(
-                x=xs.ravel(), y=ys.ravel(), mode="markers", customdata=fz.ravel(),
-                marker=dict(size=14, opacity=0), showlegend=False, name="pick",
-                hovertemplate=f"{names[0]} = %{{x:.3f}}<br>{names[1]} = %{{y:.3f}}<br>"
-                f"f = %{{customdata:.4g}}<br><i>{tr('hvp.fig.pick', lang)}</i><extra></extra>",
-            )
-        )  # fmt: skip
+        traces.append({
+            "type": "scatter", "x": xs.ravel(), "y": ys.ravel(), "mode": "markers",
+            "customdata": fz.ravel(), "marker": {"size": 14, "opacity": 0}, "showlegend": False,
+            "name": "pick",
+            "hovertemplate": f"{names[0]} = %{{x:.3f}}<br>{names[1]} = %{{y:.3f}}<br>"
+            f"f = %{{customdata:.4g}}<br><i>{tr('hvp.fig.pick', lang)}</i><extra></extra>",
+        })  # fmt: skip
     p = result.point
     span = float(grid.x[-1] - grid.x[0]) / 2
     g_size = float(np.linalg.norm(result.gradient))
@@ -122,46 +184,43 @@ def contour_figure(grid: Grid, result: HVPResult, lang: str, pickable: bool = Tr
         (result.hvp, v_scale, HV, "Hv"),
     )  # the symbols are the same in every language
     heads = [p + scale * vec for vec, scale, _, _ in arrows if scale > 0 and np.any(vec)]
+    notes: list[dict] = []
     for i in range(min(2, result.eigenvalues.size)):
         e = result.eigenvectors[:, i]
         if not np.all(np.isfinite(e)):
             continue
         a, b = p - 0.95 * span * e, p + 0.95 * span * e
         label = f"e{i + 1}: λ = {_num(result.eigenvalues[i])}"
-        fig.add_trace(
-            go.Scatter(x=[a[0], b[0]], y=[a[1], b[1]], mode="lines", name=label,
-                       line=dict(color=EIGEN[i], width=3, dash="dash"), hoverinfo="name")
-        )  # fmt: skip
+        traces.append({
+            "type": "scatter", "x": [a[0], b[0]], "y": [a[1], b[1]], "mode": "lines",
+            "name": label, "line": {"color": EIGEN[i], "width": 3, "dash": "dash"},
+            "hoverinfo": "name",
+        })  # fmt: skip
         ends = (p + 0.72 * span * e, p - 0.72 * span * e)  # label the end far from arrow heads
         at = max(ends, key=lambda end: min((np.linalg.norm(end - h) for h in heads), default=0))
-        fig.add_annotation(
-            x=at[0],
-            y=at[1],
-            text=f"<b>{label}</b>",
-            showarrow=False,
-            font=dict(size=17, color=EIGEN[i]),
-            bgcolor="rgba(255,255,255,0.85)",
-        )
+        notes.append({
+            "x": at[0], "y": at[1], "text": f"<b>{label}</b>", "showarrow": False,
+            "font": {"size": 17, "color": EIGEN[i]}, "bgcolor": "rgba(255,255,255,0.85)",
+        })  # fmt: skip
     for vec, scale, color, label in arrows:
         if scale > 0 and np.any(vec):
-            _arrow(fig, p, p + scale * vec, color, label, 0.08 * span)
-    fig.add_trace(
-        go.Scatter(
-            x=[p[0]], y=[p[1]], mode="markers", name="p",
-            marker=dict(size=14, color="#000", line=dict(color="#fff", width=2)),
-            hovertemplate="p = (%{x:.4g}, %{y:.4g})<extra></extra>", showlegend=False,
-        )
-    )  # fmt: skip
+            notes += _arrow(p, p + scale * vec, color, label, 0.08 * span)
+    traces.append({
+        "type": "scatter", "x": [p[0]], "y": [p[1]], "mode": "markers", "name": "p",
+        "marker": {"size": 14, "color": "#000", "line": {"color": "#fff", "width": 2}},
+        "hovertemplate": "p = (%{x:.4g}, %{y:.4g})<extra></extra>", "showlegend": False,
+    })  # fmt: skip
     if g_scale:
         scales = tr("hvp.fig.scales", lang, g=f"{g_scale:.2g}", v=f"{v_scale:.2g}")
     else:
         scales = tr("hvp.fig.scales_no_gradient", lang, v=f"{v_scale:.2g}")
-    _layout(fig, 600, title=dict(text=scales, font=dict(size=15)), showlegend=False,
-            clickmode="event+select", dragmode="pan")  # fmt: skip
-    fig.update_xaxes(title=names[0], range=[grid.x[0], grid.x[-1]], constrain="domain")
-    fig.update_yaxes(title=names[1], range=[grid.y[0], grid.y[-1]], scaleanchor="x",
-                     scaleratio=1, constrain="domain")  # fmt: skip
-    return fig
+    return new_figure(
+        traces, **_look(600), title={"text": scales, "font": {"size": 15}}, showlegend=False,
+        clickmode="event+select", dragmode="pan", annotations=notes,
+        xaxis=_axis(names[0], title_px=None, range=[grid.x[0], grid.x[-1]], constrain="domain"),
+        yaxis=_axis(names[1], title_px=None, range=[grid.y[0], grid.y[-1]], scaleanchor="x",
+                    scaleratio=1, constrain="domain"),
+    )  # fmt: skip
 
 
 def surface_figure(grid: Grid, result: HVPResult, lang: str) -> go.Figure:
@@ -170,18 +229,19 @@ def surface_figure(grid: Grid, result: HVPResult, lang: str) -> go.Figure:
     lo, hi = np.percentile(finite, [1, 99]) if finite.size else (0.0, 1.0)
     z = np.clip(grid.z, lo, hi)
     names = result.variables
-    fig = go.Figure(
-        go.Surface(x=grid.x, y=grid.y, z=z, colorscale="Viridis", opacity=0.9, showscale=False)
+    traces = [
+        {"type": "surface", "x": grid.x, "y": grid.y, "z": z, "colorscale": "Viridis",
+         "opacity": 0.9, "showscale": False},
+        {"type": "scatter3d", "x": [result.point[0]], "y": [result.point[1]], "z": [result.value],
+         "mode": "markers", "marker": {"size": 7, "color": "#d62728"}, "name": "p"},
+    ]  # fmt: skip
+    scene = {
+        "xaxis": {"title": {"text": names[0]}}, "yaxis": {"title": {"text": names[1]}},
+        "zaxis": {"title": {"text": "f"}},
+    }  # fmt: skip
+    return new_figure(
+        traces, **_look(600), showlegend=False, xaxis=_axis(), yaxis=_axis(), scene=scene
     )
-    fig.add_trace(
-        go.Scatter3d(
-            x=[result.point[0]], y=[result.point[1]], z=[result.value], mode="markers",
-            marker=dict(size=7, color="#d62728"), name="p",
-        )
-    )  # fmt: skip
-    _layout(fig, 600, showlegend=False)
-    fig.update_scenes(xaxis_title=names[0], yaxis_title=names[1], zaxis_title="f")
-    return fig
 
 
 def hessian_figure(result: HVPResult, lang: str) -> go.Figure:
@@ -196,17 +256,17 @@ def hessian_figure(result: HVPResult, lang: str) -> go.Figure:
         for i, r in enumerate(names)
     ]
     n = len(names)
-    fig = go.Figure(
-        go.Heatmap(
-            z=h, x=names, y=names, colorscale=_DIVERGING, zmid=0, zmin=-top, zmax=top,
-            text=text, texttemplate="%{text}", hovertext=hover, hoverinfo="text",
-            textfont=dict(size=22 if n <= 3 else 16 if n <= 6 else 12), xgap=2, ygap=2,
-        )
+    heatmap = {
+        "type": "heatmap", "z": h, "x": names, "y": names, "colorscale": _DIVERGING, "zmid": 0,
+        "zmin": -top, "zmax": top, "text": text, "texttemplate": "%{text}", "hovertext": hover,
+        "hoverinfo": "text", "textfont": {"size": 22 if n <= 3 else 16 if n <= 6 else 12},
+        "xgap": 2, "ygap": 2,
+    }  # fmt: skip
+    return new_figure(
+        [heatmap], **_look(160 + 60 * max(n, 4)), title={"text": tr("hvp.hessian.title", lang)},
+        xaxis=_axis(side="top", constrain="domain"),
+        yaxis=_axis(autorange="reversed", scaleanchor="x", constrain="domain"),
     )  # fmt: skip
-    _layout(fig, 160 + 60 * max(n, 4), title=tr("hvp.hessian.title", lang))
-    fig.update_yaxes(autorange="reversed", scaleanchor="x", constrain="domain")
-    fig.update_xaxes(side="top", constrain="domain")
-    return fig
 
 
 def slices_figure(slices: Slices, names: Sequence[str], lang: str) -> go.Figure:
@@ -214,30 +274,34 @@ def slices_figure(slices: Slices, names: Sequence[str], lang: str) -> go.Figure:
     n = slices.eigenvalues.size
     cols = min(n, 2)
     rows = math.ceil(n / cols)
-    titles = [f"e{i + 1}: λ = {_num(float(slices.eigenvalues[i]))}" for i in range(n)]
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.1,
-                        vertical_spacing=0.12 if rows > 1 else 0.0)  # fmt: skip
-    for i in range(n):
-        r, c = i // cols + 1, i % cols + 1
-        fig.add_trace(
-            go.Scatter(x=slices.t, y=slices.values[i], name=tr("hvp.fig.slice_f", lang),
-                       line=dict(color=BLUE, width=3), showlegend=i == 0),
-            row=r, col=c,
-        )  # fmt: skip
-        fig.add_trace(
-            go.Scatter(x=slices.t, y=slices.model[i], name=tr("hvp.fig.slice_model", lang),
-                       line=dict(color=HV, width=3, dash="dash"), showlegend=i == 0),
-            row=r, col=c,
-        )  # fmt: skip
+    cells = _grid(rows, cols, 0.1, 0.12 if rows > 1 else 0.0)
+    traces: list[dict] = []
+    layout: dict = {"annotations": [], "shapes": []}
+    for i, (xd, yd) in enumerate(cells):
+        s = str(i + 1) if i else ""
+        layout[f"xaxis{s}"] = _axis(anchor=f"y{s}", domain=xd)
+        layout[f"yaxis{s}"] = _axis(anchor=f"x{s}", domain=yd)
+        if i >= n:  # the empty cell of an odd count keeps its (blank) axes, as make_subplots
+            continue
+        on = {"xaxis": f"x{s}", "yaxis": f"y{s}", "showlegend": i == 0}
+        traces += [
+            {"type": "scatter", "x": slices.t, "y": slices.values[i],
+             "name": tr("hvp.fig.slice_f", lang), "line": {"color": BLUE, "width": 3}, **on},
+            {"type": "scatter", "x": slices.t, "y": slices.model[i],
+             "name": tr("hvp.fig.slice_model", lang),
+             "line": {"color": HV, "width": 3, "dash": "dash"}, **on},
+        ]  # fmt: skip
         finite = slices.values[i][np.isfinite(slices.values[i])]
         if finite.size:
             lo, hi = float(finite.min()), float(finite.max())
             pad = 0.15 * (hi - lo) if hi > lo else 1.0
-            fig.update_yaxes(range=[lo - pad, hi + pad], row=r, col=c)
-        fig.update_xaxes(title=tr("hvp.fig.t", lang) if r == rows else None, row=r, col=c)
-        fig.add_vline(x=0, line=dict(color="#999", width=1, dash="dot"), row=r, col=c)
-    fig.update_annotations(font_size=17)
-    return _layout(fig, 120 + 340 * rows, legend="bottom")
+            layout[f"yaxis{s}"]["range"] = [lo - pad, hi + pad]
+        if i // cols + 1 == rows:
+            layout[f"xaxis{s}"]["title"]["text"] = tr("hvp.fig.t", lang)
+        title = f"e{i + 1}: λ = {_num(float(slices.eigenvalues[i]))}"
+        layout["annotations"].append(_cell_title(title, xd, yd))
+        layout["shapes"].append(_vline(0, {"color": "#999", "width": 1, "dash": "dot"}, s))
+    return new_figure(traces, **_look(120 + 340 * rows, legend="bottom"), **layout)
 
 
 def _history(u: np.ndarray, k: int) -> tuple[list, list]:
@@ -252,118 +316,155 @@ def _history(u: np.ndarray, k: int) -> tuple[list, list]:
 
 def power_figure(power: PowerIteration, names: Sequence[str], lang: str) -> go.Figure:
     """Power iteration as an animation: press Play (or drag k) to watch u_k turn toward the
-    top eigenvector (left; for n != 2, the components of u_k) while uᵀHu converges (right)."""
+    top eigenvector (left; for n != 2, the components of u_k) while uᵀHu converges (right).
+
+    Traces, frames and axes are plain dicts (see :mod:`.plotting`): this figure is drawn on
+    every run, and its ~30 frames were most of the page's time as plotly objects.
+    """
     n = len(names)
     u, e, ray = power.iterates, power.target_vector, power.rayleigh
     last = int(np.max(np.nonzero(np.isfinite(ray))[0])) if np.any(np.isfinite(ray)) else 0
-    titles = [tr("hvp.fig.direction", lang), tr("hvp.fig.rayleigh", lang)]
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.42, 0.58], subplot_titles=titles,
-                        horizontal_spacing=0.12)  # fmt: skip
     steps = np.arange(u.shape[0])
     aligned = bool(np.all(np.isfinite(e)))
+    rayleigh, target = tr("hvp.fig.rayleigh", lang), tr("hvp.fig.target", lang)
+    left, right = {"xaxis": "x", "yaxis": "y"}, {"xaxis": "x2", "yaxis": "y2"}
 
-    def dynamic(k: int) -> list[go.Scatter | go.Bar]:
-        """The traces that change with k (indices ``moving`` below), in a fixed order."""
+    def dynamic(k: int) -> list[dict]:
+        """The traces that change with k (indices ``moving`` below), in a fixed order: two in
+        the left panel, then one in the right."""
         if n == 2:
             hx, hy = _history(u, k)
-            out: list = [
-                go.Scatter(x=hx, y=hy, mode="lines", line=dict(color="rgba(0,0,0,0.3)", width=2),
-                           hoverinfo="skip", showlegend=False),
-                go.Scatter(x=[0, u[k, 0]], y=[0, u[k, 1]], mode="lines+markers+text",
-                           line=dict(color=HV, width=5), marker=dict(size=[0, 13], color=HV),
-                           text=["", f"u{k}"], textposition="top right",
-                           textfont=dict(size=18, color=HV), name="uₖ"),
+            out = [
+                {"type": "scatter", "x": hx, "y": hy, "mode": "lines",
+                 "line": {"color": "rgba(0,0,0,0.3)", "width": 2}, "hoverinfo": "skip",
+                 "showlegend": False},
+                {"type": "scatter", "x": [0, u[k, 0]], "y": [0, u[k, 1]],
+                 "mode": "lines+markers+text", "line": {"color": HV, "width": 5},
+                 "marker": {"size": [0, 13], "color": HV}, "text": ["", f"u{k}"],
+                 "textposition": "top right", "textfont": {"size": 18, "color": HV},
+                 "name": "uₖ"},
             ]  # fmt: skip
         else:
             sign = float(np.sign(u[k] @ e)) if aligned and np.all(np.isfinite(u[k])) else 1.0
+            goal = {"type": "scatter", "x": list(names), "mode": "markers", "name": target,
+                    "marker": {"symbol": "line-ew-open", "size": 30, "color": EIGEN[0],
+                               "line": {"width": 4}}}  # fmt: skip
+            if aligned:
+                goal["y"] = sign * e
             out = [
-                go.Bar(x=list(names), y=u[k], marker_color=HV, name="uₖ"),
-                go.Scatter(x=list(names), y=sign * e if aligned else None, mode="markers",
-                           name=tr("hvp.fig.target", lang), marker=dict(
-                               symbol="line-ew-open", size=30, color=EIGEN[0], line=dict(width=4))),
+                {"type": "bar", "x": list(names), "y": u[k], "marker": {"color": HV}, "name": "uₖ"},
+                goal,
             ]  # fmt: skip
-        out.append(go.Scatter(x=steps[: k + 1], y=ray[: k + 1], mode="lines+markers",
-                              line=dict(color=HV, width=3), marker=dict(size=8, color=HV),
-                              name=tr("hvp.fig.rayleigh", lang)))  # fmt: skip
+        out.append({
+            "type": "scatter", "x": steps[: k + 1], "y": ray[: k + 1], "mode": "lines+markers",
+            "line": {"color": HV, "width": 3}, "marker": {"size": 8, "color": HV},
+            "name": rayleigh,
+        })  # fmt: skip
         return out
 
     def title(k: int) -> str:
         return tr("hvp.fig.power_title", lang, k=k, r=_num(float(ray[k])),
                   a=_num(float(power.alignment[k])))  # fmt: skip
 
+    (x1, y1), (x2, y2) = _grid(1, 2, 0.12, 0.0, widths=(0.42, 0.58))
+    axes = {
+        "xaxis": _axis(anchor="y", domain=x1), "yaxis": _axis(anchor="x", domain=y1),
+        "xaxis2": _axis(anchor="y2", domain=x2, range=[-0.5, u.shape[0] - 0.5]),
+        "yaxis2": _axis(anchor="x2", domain=y2),
+    }  # fmt: skip
+    axes["xaxis2"]["title"]["text"] = tr("hvp.fig.step", lang)
+    traces: list[dict] = []
     if n == 2:  # static: the unit circle and the target eigenvector's axis
         theta = np.linspace(0, 2 * np.pi, 200)
-        fig.add_trace(go.Scatter(x=np.cos(theta), y=np.sin(theta), mode="lines",
-                                 line=dict(color="#bbb", width=1), hoverinfo="skip",
-                                 showlegend=False), row=1, col=1)  # fmt: skip
+        traces.append({
+            "type": "scatter", "x": np.cos(theta), "y": np.sin(theta), "mode": "lines",
+            "line": {"color": "#bbb", "width": 1}, "hoverinfo": "skip", "showlegend": False,
+            **left,
+        })  # fmt: skip
         if aligned:
-            fig.add_trace(go.Scatter(x=[-1.15 * e[0], 1.15 * e[0]], y=[-1.15 * e[1], 1.15 * e[1]],
-                                     mode="lines", line=dict(color=EIGEN[0], width=3, dash="dash"),
-                                     name=tr("hvp.fig.target", lang)), row=1, col=1)  # fmt: skip
-        fig.update_xaxes(range=[-1.3, 1.3], row=1, col=1)
-        fig.update_yaxes(range=[-1.3, 1.3], row=1, col=1, scaleanchor="x")
+            traces.append({
+                "type": "scatter", "x": [-1.15 * e[0], 1.15 * e[0]],
+                "y": [-1.15 * e[1], 1.15 * e[1]], "mode": "lines",
+                "line": {"color": EIGEN[0], "width": 3, "dash": "dash"}, "name": target, **left,
+            })  # fmt: skip
+        axes["xaxis"]["range"] = [-1.3, 1.3]
+        axes["yaxis"].update(range=[-1.3, 1.3], scaleanchor="x")
     else:
-        fig.update_yaxes(range=[-1.1, 1.1], title=tr("hvp.fig.component", lang), row=1, col=1)
-    fig.add_trace(go.Scatter(x=steps, y=ray, mode="lines+markers", line=dict(color="#ccc", width=2),
-                             marker=dict(size=5, color="#ccc"), hoverinfo="skip",
-                             showlegend=False), row=1, col=2)  # fmt: skip
-    first = len(fig.data)
-    for i, trace in enumerate(dynamic(0)):
-        fig.add_trace(trace, row=1, col=1 if i < 2 else 2)
-    moving = list(range(first, len(fig.data)))
-    fig.frames = [
-        go.Frame(name=str(k), data=dynamic(k), traces=moving, layout=dict(title_text=title(k)))
+        axes["yaxis"]["range"] = [-1.1, 1.1]
+        axes["yaxis"]["title"]["text"] = tr("hvp.fig.component", lang)
+    traces.append({
+        "type": "scatter", "x": steps, "y": ray, "mode": "lines+markers",
+        "line": {"color": "#ccc", "width": 2}, "marker": {"size": 5, "color": "#ccc"},
+        "hoverinfo": "skip", "showlegend": False, **right,
+    })  # fmt: skip
+    first = len(traces)
+    traces += [{**trace, **(left if i < 2 else right)} for i, trace in enumerate(dynamic(0))]
+    moving = list(range(first, len(traces)))
+    frames = [
+        {"name": str(k), "data": dynamic(k), "traces": moving,
+         "layout": {"title": {"text": title(k)}}}
         for k in range(last + 1)
     ]  # fmt: skip
+    notes = [_cell_title(tr("hvp.fig.direction", lang), x1, y1), _cell_title(rayleigh, x2, y2)]
+    shapes = []
     if math.isfinite(power.target):
-        fig.add_hline(y=power.target, line=dict(color=EIGEN[0], width=2, dash="dash"), row=1,
-                      col=2, annotation_text=f"λ = {_num(power.target)}",
-                      annotation_font=dict(size=16, color=EIGEN[0]))  # fmt: skip
+        line = {"color": EIGEN[0], "width": 2, "dash": "dash"}
+        shapes.append(_hline(power.target, line, "2"))
+        notes.append(_line_label(power.target, f"λ = {_num(power.target)}",
+                                 {"size": 17, "color": EIGEN[0]}, "2"))  # fmt: skip
     finite = ray[np.isfinite(ray)]
     if finite.size:
         values = np.append(finite, power.target if math.isfinite(power.target) else finite[0])
         lo, hi = float(values.min()), float(values.max())
         pad = 0.1 * (hi - lo) if hi > lo else 1.0
-        fig.update_yaxes(range=[lo - pad, hi + pad], row=1, col=2)
-    fig.update_xaxes(title=tr("hvp.fig.step", lang), range=[-0.5, u.shape[0] - 0.5], row=1, col=2)
-    fig.update_annotations(font_size=17)
-    play = dict(
-        frame=dict(duration=450, redraw=True), fromcurrent=True, transition=dict(duration=0)
-    )
-    jump = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
-    _layout(fig, 580, showlegend=False, title=dict(text=title(0), font=dict(size=18), y=0.97))
-    fig.update_layout(
-        margin=dict(t=120, b=120),
-        updatemenus=[dict(
-            type="buttons", direction="left", x=1.0, y=1.13, xanchor="right", yanchor="bottom",
-            pad=dict(t=0, r=0), showactive=False, font=dict(size=16),
-            buttons=[dict(label="▶ " + tr("hvp.fig.play", lang), method="animate",
-                          args=[None, play]),
-                     dict(label="❚❚ " + tr("hvp.fig.pause", lang), method="animate",
-                          args=[[None], dict(mode="immediate", frame=dict(duration=0))])],
-        )],
-        sliders=[dict(
-            active=0, x=0.0, len=1.0, y=-0.12, yanchor="top", pad=dict(t=10),
-            currentvalue=dict(prefix="k = ", font=dict(size=16)), font=dict(size=12),
-            steps=[dict(label=str(k), method="animate", args=[[str(k)], jump])
-                   for k in range(last + 1)],
-        )],
+        axes["yaxis2"]["range"] = [lo - pad, hi + pad]
+    play = {
+        "frame": {"duration": 450, "redraw": True}, "fromcurrent": True,
+        "transition": {"duration": 0},
+    }  # fmt: skip
+    jump = {
+        "mode": "immediate", "frame": {"duration": 0, "redraw": True},
+        "transition": {"duration": 0},
+    }  # fmt: skip
+    look = _look(580)
+    look["margin"].update(t=120, b=120)
+    return new_figure(
+        traces, frames=frames, **look, **axes, annotations=notes, shapes=shapes,
+        showlegend=False, title={"text": title(0), "font": {"size": 18}, "y": 0.97},
+        updatemenus=[{
+            "type": "buttons", "direction": "left", "x": 1.0, "y": 1.13, "xanchor": "right",
+            "yanchor": "bottom", "pad": {"t": 0, "r": 0}, "showactive": False,
+            "font": {"size": 16},
+            "buttons": [
+                {"label": "▶ " + tr("hvp.fig.play", lang), "method": "animate",
+                 "args": [None, play]},
+                {"label": "❚❚ " + tr("hvp.fig.pause", lang), "method": "animate",
+                 "args": [[None], {"mode": "immediate", "frame": {"duration": 0}}]},
+            ],
+        }],
+        sliders=[{
+            "active": 0, "x": 0.0, "len": 1.0, "y": -0.12, "yanchor": "top", "pad": {"t": 10},
+            "currentvalue": {"prefix": "k = ", "font": {"size": 16}}, "font": {"size": 12},
+            "steps": [{"label": str(k), "method": "animate", "args": [[str(k)], jump]}
+                      for k in range(last + 1)],
+        }],
     )  # fmt: skip
-    return fig
 
 
 def ways_figure(seconds: np.ndarray, labels: Sequence[str], lang: str) -> go.Figure:
     """Median time per call of each HVP route, side by side."""
     micro = np.asarray(seconds) * 1e6
-    fig = go.Figure(
-        go.Bar(x=micro, y=list(labels), orientation="h", marker_color=[BLUE, HV, "#7f7f7f"],
-               text=[f"{m:.0f} µs" for m in micro], textposition="auto")
+    bars = {
+        "type": "bar", "x": micro, "y": list(labels), "orientation": "h",
+        "marker": {"color": [BLUE, HV, "#7f7f7f"]}, "text": [f"{m:.0f} µs" for m in micro],
+        "textposition": "auto",
+    }  # fmt: skip
+    look = _look(260, showlegend=False)
+    look["margin"] = {"l": 20, "r": 30, "t": 20, "b": 60}
+    return new_figure(
+        [bars], **look, xaxis=_axis(tr("hvp.ways.time", lang), title_px=None),
+        yaxis=_axis(autorange="reversed", automargin=True),
     )  # fmt: skip
-    _layout(fig, 260, showlegend=False)
-    fig.update_layout(margin=dict(l=20, r=30, t=20, b=60))
-    fig.update_xaxes(title=tr("hvp.ways.time", lang))
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    return fig
 
 
 # ----------------------------------------------------------------------------------------------
@@ -372,38 +473,35 @@ def ways_figure(seconds: np.ndarray, labels: Sequence[str], lang: str) -> go.Fig
 
 def training_figure(trained: TrainedNet, lang: str) -> go.Figure:
     steps = np.arange(1, trained.losses.size + 1)
-    fig = go.Figure(go.Scatter(x=steps, y=trained.losses, mode="lines",
-                               line=dict(color=BLUE, width=2)))  # fmt: skip
-    _layout(fig, 380)
-    fig.update_xaxes(title=tr("hvp.fig.training_step", lang))
-    fig.update_yaxes(title=tr("hvp.fig.layer_loss", lang), type="log", dtick=1)
-    return fig
+    line = {"type": "scatter", "x": steps, "y": trained.losses, "mode": "lines",
+            "line": {"color": BLUE, "width": 2}}  # fmt: skip
+    return new_figure(
+        [line], **_look(380), xaxis=_axis(tr("hvp.fig.training_step", lang), title_px=None),
+        yaxis=_axis(tr("hvp.fig.layer_loss", lang), title_px=None, type="log", dtick=1),
+    )  # fmt: skip
 
 
 def net_power_figure(curv: NetCurvature, lang: str) -> go.Figure:
     """Power iteration's Rayleigh quotient by step, against Lanczos and the exact value."""
     steps = np.arange(1, curv.power.size + 1)
-    fig = go.Figure(
-        go.Scatter(
-            x=steps,
-            y=curv.power,
-            mode="lines+markers",
-            name=tr("hvp.fig.power_net", lang),
-            line=dict(color=HV, width=3),
-        )
-    )
+    trace = {
+        "type": "scatter", "x": steps, "y": curv.power, "mode": "lines+markers",
+        "name": tr("hvp.fig.power_net", lang), "line": {"color": HV, "width": 3},
+    }  # fmt: skip
+    shapes, notes = [], []
     if curv.lanczos.size:
-        fig.add_hline(y=float(curv.lanczos[0]), line=dict(color=BLUE, width=3, dash="dash"),
-                      annotation_text=tr("hvp.fig.lanczos", lang),
-                      annotation_position="bottom right", annotation_font_color=BLUE)  # fmt: skip
+        y = float(curv.lanczos[0])
+        shapes.append(_hline(y, {"color": BLUE, "width": 3, "dash": "dash"}))
+        notes.append(_line_label(y, tr("hvp.fig.lanczos", lang), {"color": BLUE}, above=False))
     if curv.exact is not None:
-        fig.add_hline(y=float(curv.exact[0]), line=dict(color=EIGEN[0], width=2, dash="dot"),
-                      annotation_text=tr("hvp.fig.exact", lang),
-                      annotation_position="top right", annotation_font_color=EIGEN[0])  # fmt: skip
-    _layout(fig, 400)
-    fig.update_xaxes(title=tr("hvp.fig.step", lang))
-    fig.update_yaxes(title=tr("hvp.fig.eigenvalue", lang))
-    return fig
+        y = float(curv.exact[0])
+        shapes.append(_hline(y, {"color": EIGEN[0], "width": 2, "dash": "dot"}))
+        notes.append(_line_label(y, tr("hvp.fig.exact", lang), {"color": EIGEN[0]}))
+    return new_figure(
+        [trace], **_look(400), shapes=shapes, annotations=notes,
+        xaxis=_axis(tr("hvp.fig.step", lang), title_px=None),
+        yaxis=_axis(tr("hvp.fig.eigenvalue", lang), title_px=None),
+    )  # fmt: skip
 
 
 def hutchinson_figure(curv: NetCurvature, lang: str) -> go.Figure:
@@ -413,40 +511,44 @@ def hutchinson_figure(curv: NetCurvature, lang: str) -> go.Figure:
     mean = np.cumsum(s) / m
     var = np.array([s[:j].var(ddof=1) if j > 1 else np.nan for j in m])
     band = 2 * np.sqrt(var / m)
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=np.r_[m, m[::-1]], y=np.r_[mean + band, (mean - band)[::-1]],
-                             fill="toself", fillcolor="rgba(31,119,180,0.18)", line=dict(width=0),
-                             name=tr("hvp.fig.band", lang), hoverinfo="skip"))  # fmt: skip
-    fig.add_trace(go.Scatter(x=m, y=mean, mode="lines+markers", line=dict(color=BLUE, width=3),
-                             name=tr("hvp.fig.running", lang)))  # fmt: skip
+    traces = [
+        {"type": "scatter", "x": np.r_[m, m[::-1]], "y": np.r_[mean + band, (mean - band)[::-1]],
+         "fill": "toself", "fillcolor": "rgba(31,119,180,0.18)", "line": {"width": 0},
+         "name": tr("hvp.fig.band", lang), "hoverinfo": "skip"},
+        {"type": "scatter", "x": m, "y": mean, "mode": "lines+markers",
+         "line": {"color": BLUE, "width": 3}, "name": tr("hvp.fig.running", lang)},
+    ]  # fmt: skip
+    shapes, notes = [], []
     if curv.trace_exact is not None:
-        fig.add_hline(y=curv.trace_exact, line=dict(color=EIGEN[0], width=2, dash="dash"),
-                      annotation_text=tr("hvp.fig.exact", lang),
-                      annotation_font_color=EIGEN[0])  # fmt: skip
-    _layout(fig, 400)
-    fig.update_xaxes(title=tr("hvp.fig.probes", lang))
-    fig.update_yaxes(title=tr("hvp.fig.trace", lang))
-    return fig
+        shapes.append(_hline(curv.trace_exact, {"color": EIGEN[0], "width": 2, "dash": "dash"}))
+        notes.append(_line_label(curv.trace_exact, tr("hvp.fig.exact", lang), {"color": EIGEN[0]}))
+    return new_figure(
+        traces, **_look(400), shapes=shapes, annotations=notes,
+        xaxis=_axis(tr("hvp.fig.probes", lang), title_px=None),
+        yaxis=_axis(tr("hvp.fig.trace", lang), title_px=None),
+    )  # fmt: skip
 
 
 def directions_figure(curv: NetCurvature, lang: str) -> go.Figure:
     """The loss along the top eigenvector (sharp) and along a random direction (flat)."""
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=curv.alphas, y=curv.loss_top, name=tr("hvp.fig.top_direction",
-                             lang), line=dict(color=GRADIENT, width=4)))  # fmt: skip
-    fig.add_trace(go.Scatter(x=curv.alphas, y=curv.model_top, name=tr("hvp.fig.quadratic", lang),
-                             line=dict(color=GRADIENT, width=2, dash="dot")))  # fmt: skip
-    fig.add_trace(go.Scatter(x=curv.alphas, y=curv.loss_random, name=tr(
-        "hvp.fig.random_direction", lang), line=dict(color=BLUE, width=4)))  # fmt: skip
+    traces = [
+        {"type": "scatter", "x": curv.alphas, "y": curv.loss_top,
+         "name": tr("hvp.fig.top_direction", lang), "line": {"color": GRADIENT, "width": 4}},
+        {"type": "scatter", "x": curv.alphas, "y": curv.model_top,
+         "name": tr("hvp.fig.quadratic", lang),
+         "line": {"color": GRADIENT, "width": 2, "dash": "dot"}},
+        {"type": "scatter", "x": curv.alphas, "y": curv.loss_random,
+         "name": tr("hvp.fig.random_direction", lang), "line": {"color": BLUE, "width": 4}},
+    ]  # fmt: skip
+    yaxis = _axis(tr("hvp.fig.loss", lang), title_px=None)
     finite = np.concatenate([curv.loss_top, curv.loss_random])
     finite = finite[np.isfinite(finite)]
     if finite.size:
         hi = float(finite.max())
-        fig.update_yaxes(range=[min(0.0, float(finite.min())), hi * 1.1 + 1e-9])
-    _layout(fig, 430)
-    fig.update_xaxes(title=tr("hvp.fig.alpha", lang))
-    fig.update_yaxes(title=tr("hvp.fig.loss", lang))
-    return fig
+        yaxis["range"] = [min(0.0, float(finite.min())), hi * 1.1 + 1e-9]
+    return new_figure(
+        traces, **_look(430), xaxis=_axis(tr("hvp.fig.alpha", lang), title_px=None), yaxis=yaxis
+    )
 
 
 def net_hessian_figure(curv: NetCurvature, sizes: tuple[int, ...], lang: str) -> go.Figure:
@@ -457,23 +559,22 @@ def net_hessian_figure(curv: NetCurvature, sizes: tuple[int, ...], lang: str) ->
     finite = np.abs(h[np.isfinite(h)])
     top = float(np.percentile(finite, 99)) if finite.size else 1.0
     top = top if top > 0 else 1.0
-    fig = go.Figure(go.Heatmap(z=h, colorscale=_DIVERGING, zmid=0, zmin=-top, zmax=top,
-                               colorbar=dict(title=tr("hvp.fig.net_hessian", lang)),
-                               hovertemplate="%{z:.3g}<extra></extra>"))  # fmt: skip
-    ticks, labels = [], []
+    heatmap = {
+        "type": "heatmap", "z": h, "colorscale": _DIVERGING, "zmid": 0, "zmin": -top,
+        "zmax": top, "colorbar": {"title": {"text": tr("hvp.fig.net_hessian", lang)}},
+        "hovertemplate": "%{z:.3g}<extra></extra>",
+    }  # fmt: skip
+    ticks, labels, shapes = [], [], []
     for name, start, stop in layer_blocks(sizes):
         lo, hi = start / b - 0.5, stop / b - 0.5
         ticks.append((lo + hi) / 2)
         labels.append(name)
-        if start:
-            for axis in ("x", "y"):
-                line = dict(color="#333", width=1)
-                if axis == "x":
-                    fig.add_vline(x=lo, line=line)
-                else:
-                    fig.add_hline(y=lo, line=line)
-    _layout(fig, 620)
-    fig.update_xaxes(tickvals=ticks, ticktext=labels, side="top", constrain="domain")
-    fig.update_yaxes(tickvals=ticks, ticktext=labels, autorange="reversed", scaleanchor="x",
-                     constrain="domain")  # fmt: skip
-    return fig
+        if start:  # a line across each axis where a block begins
+            line = {"color": "#333", "width": 1}
+            shapes += [_vline(lo, line), _hline(lo, dict(line))]
+    return new_figure(
+        [heatmap], **_look(620), shapes=shapes,
+        xaxis=_axis(tickvals=ticks, ticktext=labels, side="top", constrain="domain"),
+        yaxis=_axis(tickvals=list(ticks), ticktext=list(labels), autorange="reversed",
+                    scaleanchor="x", constrain="domain"),
+    )  # fmt: skip
