@@ -42,7 +42,8 @@ def curves(
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def symbolic(text: str, order: int) -> SymbolicDerivatives:
-    return symbolic_derivatives(parse(text), order, max_ops=3000, max_seconds=1.0)
+    # sympy is pure Python: its half second holds the interpreter lock the whole class shares
+    return symbolic_derivatives(parse(text), order, max_ops=3000, max_seconds=0.5)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
