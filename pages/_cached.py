@@ -40,8 +40,18 @@ def curves(
         return derivatives(fn, np.linspace(low, high, points), order, method=method)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+#: sympy differentiates to the next of these orders, so moving the order slider from 4 to 5,
+#: 6, 7 and 8 differentiates once, not four times (each derivative is the one before, again).
+SYMBOLIC_ORDERS = (4, 8, 16, 30)
+
+
 def symbolic(text: str, order: int) -> SymbolicDerivatives:
+    """sympy's derivatives of ``text`` to at least ``order`` (maybe more, see SYMBOLIC_ORDERS)."""
+    return _symbolic(text, next(k for k in SYMBOLIC_ORDERS if k >= order))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _symbolic(text: str, order: int) -> SymbolicDerivatives:
     # sympy is pure Python: its half second holds the interpreter lock the whole class shares
     return symbolic_derivatives(parse(text), order, max_ops=3000, max_seconds=0.5)
 
