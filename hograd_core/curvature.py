@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -229,6 +230,7 @@ def _functional(f: Callable, w: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
 
 
 _WAYS = (_double_backward, _forward_over_reverse, _functional)
+_FORWARD_AD = threading.Lock()  # see hvp_three_ways
 
 
 @functools.cache
@@ -271,12 +273,16 @@ def hvp_three_ways(
     v = torch.from_numpy(result.vector.copy())
     times = np.zeros((len(_WAYS), repeats))
     values = np.zeros((len(_WAYS), w.numel()))
-    for r in range(repeats):
-        for i, way in enumerate(_WAYS):
-            start = time.perf_counter()
-            out = way(f, w, v)
-            times[i, r] = time.perf_counter() - start
-            values[i] = out.detach().numpy()
+    # torch's forward-AD level is one per process, not per thread: two sessions running
+    # jvp at once crash ("no level exists"). The whole timing loop holds the lock, so no
+    # time is spent waiting for it inside a measurement (a loop takes a few milliseconds).
+    with _FORWARD_AD:
+        for r in range(repeats):
+            for i, way in enumerate(_WAYS):
+                start = time.perf_counter()
+                out = way(f, w, v)
+                times[i, r] = time.perf_counter() - start
+                values[i] = out.detach().numpy()
     reference = result.hessian @ result.vector
     with np.errstate(invalid="ignore"):
         error = np.max(np.abs(values - reference), axis=1)

@@ -172,3 +172,33 @@ def test_explore_bundles_everything() -> None:
     assert ex.power.iterates.shape == (31, 2) and ex.slices.values.shape[0] == 2
     three = explore(parse("x*y*z"), [1, 2, 3], [1, 0, 0])
     assert three.grid is None and three.slices.values.shape[0] == 3
+
+
+def test_three_ways_from_many_threads_at_once() -> None:
+    """torch's forward-AD level is process-wide, not per thread: two sessions computing
+    forward-over-reverse at once crashed the page ("no level exists") under the load test."""
+    import threading
+
+    from hograd_core import parse
+    from hograd_core.curvature import hvp_three_ways
+
+    fn = parse("w1**2*sin(w2)")
+    errors: list[BaseException] = []
+    results: list[np.ndarray] = []
+
+    def work() -> None:
+        try:
+            for _ in range(5):
+                results.append(hvp_three_ways(fn, (1.0, math.pi / 2), (0.5, 1.0), 5).values)
+        except BaseException as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=120)
+    assert not errors, errors
+    assert len(results) == 20
+    for values in results:  # every way, every time: the seed's Hv = (1, -1)
+        np.testing.assert_allclose(values, [[1.0, -1.0]] * 3, atol=1e-12)
