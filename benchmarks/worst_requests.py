@@ -54,6 +54,12 @@ REQUESTS = {
         "from hograd_core import NetConfig, train\n"
         "train(NetConfig(hidden=(512, 128), steps=2000, batch=256))"
     ),
+    # 59 = power steps + Hutchinson probes the budget allows at 100,234 parameters
+    "hvp: network analysis, largest model, heaviest allowed settings (+10 training steps)": (
+        "from hograd_core import NetConfig, train\nfrom hograd_core.net_curvature import curvature\n"
+        "net = train(NetConfig(hidden=(512, 128), steps=10, batch=256))\n"
+        "curvature(net, top_k=6, power_steps=29, probes=30)"
+    ),
 }
 
 _RUNNER = """
@@ -61,6 +67,7 @@ import resource, sys, time, json
 import torch
 torch.set_num_threads(1)
 import hograd_core, numpy, sympy, plotly  # the imports are not the request
+import scipy.sparse.linalg, sklearn.datasets  # imported on first use, once per server
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
 try:

@@ -226,8 +226,10 @@ def test_hvp_work_is_bounded_by_the_model_size() -> None:
         config, nw.layer_sizes(config), np.zeros(100_234), np.zeros(1), 0.0, 0.0, 1, False, 0.0
     )  # refused before any HVP, so the weights never matter
     message = (
-        r"with 100,234 parameters, power-iteration steps and Hutchinson probes may add up to 189, "
+        r"with 100,234 parameters, power-iteration steps and Hutchinson probes may add up to 59, "
         r"got 300"
     )
     with pytest.raises(BudgetError, match=message):
         nc.curvature(fake, power_steps=100, probes=200)
+    with pytest.raises(BudgetError, match="may add up to 59, got 60"):
+        nc.curvature(fake, power_steps=30, probes=30)
