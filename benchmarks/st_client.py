@@ -146,6 +146,7 @@ class Widget:
     kind: str
     proto: Any
     value: tuple[str, Any] | None = None
+    fragment_id: str = ""  # drawn inside an st.fragment: a change reruns only that fragment
 
     @property
     def form_id(self) -> str:
@@ -241,6 +242,7 @@ class StreamlitClient:
         self.exceptions: list[str] = []
         self.http_bytes = 0
         self._pending: dict[str, tuple[str, Any]] = {}  # widget id -> value for the next rerun
+        self._fragments: dict[tuple[int, ...], str] = {}  # element path -> its fragment id
         self._cache: dict[str, tuple[ForwardMsg, int]] = {}  # hash -> (message, run index)
         self._cache_age = 2
         self._run_index = 0
@@ -328,6 +330,11 @@ class StreamlitClient:
         cs.cached_message_hashes.extend(self._cache)
         if not widgets:
             return
+        owners = {
+            self.widgets[wid].fragment_id if wid in self.widgets else "" for wid in self._pending
+        }
+        if len(owners) == 1 and "" not in owners:  # as the browser does: rerun that fragment only
+            cs.fragment_id = owners.pop()
         values = {wid: w.value for wid, w in self.widgets.items() if w.value is not None}
         values.update(self._pending)
         for wid, (name, value) in values.items():
@@ -343,6 +350,7 @@ class StreamlitClient:
             raise ProtocolError("rerun: not connected; call open() first.")
         msg = BackMsg()
         self._client_state(msg, page_name, page_script_hash, widgets)
+        fragment = msg.rerun_script.fragment_id
         self._pending.clear()
         self._run_index += 1
         start = time.perf_counter()
@@ -350,6 +358,10 @@ class StreamlitClient:
         first: float | None = None
         runs = messages = nbytes = 0
         elements: dict[tuple[int, ...], tuple[str, Any]] = {}
+        if fragment:  # the rest of the page stays as it is; the fragment is drawn again
+            elements = {
+                p: e for p, e in self.elements.items() if self._fragments.get(p) != fragment
+            }
         try:
             self._ws.send_binary(msg.SerializeToString())
             while True:
@@ -378,7 +390,8 @@ class StreamlitClient:
                     self._cache[fwd.hash] = (self._cache[fwd.hash][0], self._run_index)
                 if kind == "new_session":
                     runs += 1
-                    elements = {}  # a new run in the chain redraws the page
+                    if not fragment:
+                        elements = {}  # a new run in the chain redraws the page
                     ns = fwd.new_session
                     self.page_script_hash = ns.page_script_hash
                     self._cache_age = max(1, ns.config.max_cached_message_age or 2)
@@ -394,6 +407,7 @@ class StreamlitClient:
                     self.query_string = fwd.page_info_changed.query_string
                 elif kind == "delta":
                     delta = fwd.delta
+                    self._fragments[path] = delta.fragment_id
                     if delta.WhichOneof("type") == "add_block":
                         block = delta.add_block
                         btype = block.WhichOneof("type")
@@ -432,10 +446,12 @@ class StreamlitClient:
     def _update_widgets(self) -> None:
         old = self.widgets
         self.widgets = {}
-        for etype, proto in self.elements.values():
+        for path, (etype, proto) in self.elements.items():
             if etype not in WIDGET_TYPES or not proto.id:
                 continue
-            w = Widget(proto.id, key_of(proto.id), etype, proto)
+            w = Widget(
+                proto.id, key_of(proto.id), etype, proto, None, self._fragments.get(path, "")
+            )
             fresh = _default_value(etype, proto)
             if etype == "button":
                 w.value = None

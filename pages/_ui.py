@@ -46,6 +46,8 @@ def _route_through_app() -> None:
     ctx = get_script_run_ctx()
     if ctx is None or Path(ctx.pages_manager.main_script_path).name != "app.py":
         return  # a page tested on its own (AppTest.from_file("pages/x.py"))
+    if ctx.fragment_ids_this_run:
+        return  # a fragment's own rerun (x0 on the derivatives page) skips app.py by design
     PagesManager.uses_pages_directory = False
     st.rerun()
 

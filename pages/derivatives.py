@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from hograd_core import BUDGET, HogradError
+from hograd_core.derivatives import DerivativeResult
 from hograd_core.figures import (
     cost_figure,
     derivatives_figure,
@@ -15,6 +16,7 @@ from hograd_core.figures import (
     undefined_intervals,
 )
 from hograd_core.lab import MAX_FD_ORDER, pytorch_snippet, taylor_polynomial
+from hograd_core.language import Function
 from pages._cached import curves, estimate, inspect, measure
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
@@ -91,108 +93,118 @@ if result.constant_from is not None and result.constant_from < order:
         note += " " + t("deriv.constant.torch", r=result.torch_raises_from)
     st.info(note, icon=":material/info:")
 
-_clamp("deriv.x0", low, high, 0.5)
-x0 = st.slider(t("deriv.x0"), low, high, step=(high - low) / 200, key="deriv.x0")
 
-views = ("inspector", "taylor", "symbolic", "code", "cost")
-tabs = lazy_tabs({v: t(f"deriv.tab.{v}") for v in views}, "deriv.tab")
-try:
-    inspection = inspect(fn.text, float(x0), order, lang())
-except HogradError as err:
-    show_error(err)
-    st.stop()
+@st.fragment
+def point_views(fn: Function, result: DerivativeResult, order: int, points: int) -> None:
+    """x0 and the tabs under it. A fragment: dragging x0 or switching tabs reruns only this
+    part in the browser (not the controls and the main chart above)."""
+    low, high, var = float(result.xs[0]), float(result.xs[-1]), result.variable
+    _clamp("deriv.x0", low, high, 0.5)
+    x0 = st.slider(t("deriv.x0"), low, high, step=(high - low) / 200, key="deriv.x0")
 
-if tabs["inspector"].open:
-    with tabs["inspector"]:
-        st.caption(t("deriv.inspector.help", fd=MAX_FD_ORDER))
-        rows = []
-        for r in inspection.rows:
-            diff = lambda v: None if v is None or r.sympy is None else abs(v - r.sympy)  # noqa: B023
-            rows.append({
-                t("deriv.col.order"): r.order, t("deriv.col.taylor"): r.taylor,
-                t("deriv.col.autograd"): r.autograd, t("deriv.col.sympy"): r.sympy,
-                t("deriv.col.fd"): r.finite_difference, t("deriv.col.diff_taylor"): diff(r.taylor),
-                t("deriv.col.diff_autograd"): diff(r.autograd),
-                t("deriv.col.diff_fd"): diff(r.finite_difference),
-            })  # fmt: skip
-        frame = pd.DataFrame(rows)
-        numbers = {c: st.column_config.NumberColumn(format="%.10g") for c in frame.columns[1:5]}
-        errors = {c: st.column_config.NumberColumn(format="%.1e") for c in frame.columns[5:]}
-        st.dataframe(frame, hide_index=True, key="deriv.table", column_config=numbers | errors)
-        for r in inspection.rows:
-            if (
-                r.autograd is not None
-                and r.sympy is not None
-                and abs(r.autograd - r.sympy) > 1e-8 * max(1.0, abs(r.sympy))
-            ):
-                st.warning(
+    views = ("inspector", "taylor", "symbolic", "code", "cost")
+    tabs = lazy_tabs({v: t(f"deriv.tab.{v}") for v in views}, "deriv.tab")
+    try:
+        inspection = inspect(fn.text, float(x0), order, lang())
+    except HogradError as err:
+        show_error(err)
+        return
+
+    if tabs["inspector"].open:
+        with tabs["inspector"]:
+            st.caption(t("deriv.inspector.help", fd=MAX_FD_ORDER))
+            rows = []
+            for r in inspection.rows:
+                diff = lambda v: None if v is None or r.sympy is None else abs(v - r.sympy)  # noqa: B023
+                rows.append({
+                    t("deriv.col.order"): r.order, t("deriv.col.taylor"): r.taylor,
+                    t("deriv.col.autograd"): r.autograd, t("deriv.col.sympy"): r.sympy,
+                    t("deriv.col.fd"): r.finite_difference, t("deriv.col.diff_taylor"): diff(r.taylor),
+                    t("deriv.col.diff_autograd"): diff(r.autograd),
+                    t("deriv.col.diff_fd"): diff(r.finite_difference),
+                })  # fmt: skip
+            frame = pd.DataFrame(rows)
+            numbers = {c: st.column_config.NumberColumn(format="%.10g") for c in frame.columns[1:5]}
+            errors = {c: st.column_config.NumberColumn(format="%.1e") for c in frame.columns[5:]}
+            st.dataframe(frame, hide_index=True, key="deriv.table", column_config=numbers | errors)
+            for r in inspection.rows:
+                if (
+                    r.autograd is not None
+                    and r.sympy is not None
+                    and abs(r.autograd - r.sympy) > 1e-8 * max(1.0, abs(r.sympy))
+                ):
+                    st.warning(
+                        t(
+                            "deriv.inspector.disagree",
+                            k=r.order,
+                            auto=f"{r.autograd:.10g}",
+                            exact=f"{r.sympy:.10g}",
+                        )
+                    )
+                    break
+            if inspection.sympy_stopped:
+                done = sum(r.sympy is not None for r in inspection.rows) - 1
+                st.info(t("deriv.inspector.sympy_stopped", k=done, ops="3,000"))
+            if inspection.autograd_refused:
+                st.warning(inspection.autograd_refused)
+            elif order > BUDGET.max_order_autograd:
+                st.caption(t("deriv.inspector.autograd_limit", limit=BUDGET.max_order_autograd))
+
+    if tabs["taylor"].open:
+        with tabs["taylor"]:
+            n = order
+            xs = result.xs
+            poly = taylor_polynomial(fn, float(x0), n, xs)
+            f0 = inspection.rows[0].taylor
+            st.plotly_chart(
+                taylor_figure(xs, result.values[0], poly, float(x0), f0, n, var, lang()),
+                key="deriv.taylor",
+            )
+            st.caption(t("deriv.taylor.caption", n=n, x0=f"{x0:.3g}"))
+
+    if tabs["symbolic"].open:
+        with tabs["symbolic"]:
+            st.caption(t("deriv.symbolic.caption"))
+            for r in inspection.rows[: min(order, 4) + 1]:
+                label = order_label(r.order)
+                if r.latex is not None:
+                    st.latex(f"{latex_label(r.order)}({var}) = {r.latex}")
+                elif r.ops is not None:
+                    st.write(t("deriv.symbolic.too_big", label=label, ops=f"{r.ops:,}"))
+                else:
+                    st.write(t("deriv.symbolic.stopped", label=label))
+
+    if tabs["code"].open:
+        with tabs["code"]:
+            st.caption(t("deriv.code.caption", x0=f"{x0:.6g}"))
+            st.code(
+                pytorch_snippet(fn, float(x0), min(order, BUDGET.max_order_autograd)),
+                language="python",
+            )
+
+    if tabs["cost"].open:
+        with tabs["cost"]:
+            cost_order = min(order, BUDGET.max_order_autograd)
+            st.caption(t("deriv.cost.caption", points=f"{points:,}"))
+            try:
+                nodes, _, mb = estimate(fn.text, cost_order, points)
+                st.write(
                     t(
-                        "deriv.inspector.disagree",
-                        k=r.order,
-                        auto=f"{r.autograd:.10g}",
-                        exact=f"{r.sympy:.10g}",
+                        "deriv.cost.estimate",
+                        order=cost_order,
+                        nodes=f"{nodes:,}",
+                        mb=f"{mb:,.1f}",
+                        points=f"{points:,}",
                     )
                 )
-                break
-        if inspection.sympy_stopped:
-            done = sum(r.sympy is not None for r in inspection.rows) - 1
-            st.info(t("deriv.inspector.sympy_stopped", k=done, ops="3,000"))
-        if inspection.autograd_refused:
-            st.warning(inspection.autograd_refused)
-        elif order > BUDGET.max_order_autograd:
-            st.caption(t("deriv.inspector.autograd_limit", limit=BUDGET.max_order_autograd))
+                if st.button(t("deriv.cost.run"), key="deriv.cost.run") or st.session_state.get(
+                    "deriv.cost.shown"
+                ) == (fn.text, cost_order, points):
+                    st.session_state["deriv.cost.shown"] = (fn.text, cost_order, points)
+                    profile = measure(fn.text, cost_order, points)
+                    st.plotly_chart(cost_figure(profile, lang()), key="deriv.cost.chart")
+            except HogradError as err:
+                show_error(err)
 
-if tabs["taylor"].open:
-    with tabs["taylor"]:
-        n = order
-        xs = result.xs
-        poly = taylor_polynomial(fn, float(x0), n, xs)
-        f0 = inspection.rows[0].taylor
-        st.plotly_chart(
-            taylor_figure(xs, result.values[0], poly, float(x0), f0, n, var, lang()),
-            key="deriv.taylor",
-        )
-        st.caption(t("deriv.taylor.caption", n=n, x0=f"{x0:.3g}"))
 
-if tabs["symbolic"].open:
-    with tabs["symbolic"]:
-        st.caption(t("deriv.symbolic.caption"))
-        for r in inspection.rows[: min(order, 4) + 1]:
-            label = order_label(r.order)
-            if r.latex is not None:
-                st.latex(f"{latex_label(r.order)}({var}) = {r.latex}")
-            elif r.ops is not None:
-                st.write(t("deriv.symbolic.too_big", label=label, ops=f"{r.ops:,}"))
-            else:
-                st.write(t("deriv.symbolic.stopped", label=label))
-
-if tabs["code"].open:
-    with tabs["code"]:
-        st.caption(t("deriv.code.caption", x0=f"{x0:.6g}"))
-        st.code(
-            pytorch_snippet(fn, float(x0), min(order, BUDGET.max_order_autograd)), language="python"
-        )
-
-if tabs["cost"].open:
-    with tabs["cost"]:
-        cost_order = min(order, BUDGET.max_order_autograd)
-        st.caption(t("deriv.cost.caption", points=f"{points:,}"))
-        try:
-            nodes, _, mb = estimate(fn.text, cost_order, points)
-            st.write(
-                t(
-                    "deriv.cost.estimate",
-                    order=cost_order,
-                    nodes=f"{nodes:,}",
-                    mb=f"{mb:,.1f}",
-                    points=f"{points:,}",
-                )
-            )
-            if st.button(t("deriv.cost.run"), key="deriv.cost.run") or st.session_state.get(
-                "deriv.cost.shown"
-            ) == (fn.text, cost_order, points):
-                st.session_state["deriv.cost.shown"] = (fn.text, cost_order, points)
-                profile = measure(fn.text, cost_order, points)
-                st.plotly_chart(cost_figure(profile, lang()), key="deriv.cost.chart")
-        except HogradError as err:
-            show_error(err)
+point_views(fn, result, order, points)

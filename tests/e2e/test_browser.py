@@ -147,3 +147,31 @@ def test_derivatives_order_inspector_and_snippet_in_the_browser(page) -> None:  
     printed = [float(line.split()[1]) for line in out.stdout.splitlines()]
     assert printed == pytest.approx([float(row[2]) for row in rows], rel=1e-9, abs=1e-12)
     screenshot(page, "derivatives-inspector-en")
+
+
+def test_moving_x0_reruns_only_the_point_views(page) -> None:  # noqa: ANN001
+    """x0 and the tabs under it are a fragment: a drag reruns that part, not the whole page."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    sent: list[bytes] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(f)))
+    page.goto(f"{page.base}/derivatives")
+    wait_for_app(page)
+    type_function(page, "sin(x)*exp(-x^2)")
+    wait_for_app(page)
+    grid = "[data-testid='stDataFrame'] [role='gridcell']"
+    page.locator(grid).first.wait_for(state="attached")  # the grid draws on a canvas
+    before = page.locator(grid).all_inner_texts()
+    chart = page.locator(".js-plotly-plot").first.element_handle()
+    start = len(sent)
+    x0 = page.get_by_role("slider").last  # "Inspect at x0", under the chart
+    x0.focus()
+    x0.press("ArrowRight")
+    wait_for_app(page)
+    reruns = [BackMsg.FromString(bytes(f)) for f in sent[start:] if isinstance(f, bytes)]
+    reruns = [m for m in reruns if m.WhichOneof("type") == "rerun_script"]
+    assert reruns and all(m.rerun_script.fragment_id for m in reruns)
+    assert chart.evaluate("e => e.isConnected")  # the main chart was not redrawn
+    after = page.locator(grid).all_inner_texts()
+    assert after[0] == before[0] == "0" and after[1] != before[1]  # f(x0) moved with x0
+    _no_exception(page)
