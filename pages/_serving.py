@@ -1,4 +1,5 @@
-"""Server plumbing that app.py applies once per process: no Nagle delay on the websockets.
+"""Server plumbing app.py applies: no Nagle delay on the websockets (once per process), and
+at most ``SCRIPT_SLOTS`` script runs executing at once (:func:`script_slot`).
 
 Streamlit 1.67 binds its listening socket with ``socket.socket(family)``, so the sockets it
 accepts have ``proto == 0``, and asyncio only switches Nagle's algorithm off (TCP_NODELAY)
