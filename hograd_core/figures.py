@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from .derivatives import DerivativeResult
 from .i18n import tr
 from .lab import CostProfile
-from .plotting import new_figure, new_subplots
+from .plotting import grid_cells, new_figure, new_subplots
 
 __all__ = [
     "order_label", "latex_label", "derivatives_figure", "taylor_figure", "cost_figure", "undefined_intervals",
@@ -69,8 +69,7 @@ def derivatives_figure(
     orders = range(result.order + 1)
     var = result.variable
     rows = len(orders) if separate else 1
-    gap = 0.02 if separate else 0.0
-    height = (1 - gap * (rows - 1)) / rows
+    cells = grid_cells(rows, 1, 0.0, 0.02)  # as make_subplots(rows, shared_xaxes=True) would
     traces, layout = [], {}
     for k in orders:
         row = k + 1 if separate else 1
@@ -83,9 +82,8 @@ def derivatives_figure(
             "connectgaps": False,
         })  # fmt: skip
         if separate:
-            top = 1 - (row - 1) * (height + gap)
             layout[f"yaxis{suffix}"] = {
-                "domain": [max(top - height, 0.0), top],
+                "domain": cells[row - 1][1],
                 "title": {"text": order_label(k)},
             }
             layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "showticklabels": row == rows}

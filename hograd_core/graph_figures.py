@@ -30,7 +30,7 @@ from .errors import BudgetError
 from .gate import heavy_work
 from .graphs import GRAPH_BUDGET, GraphNode, GraphView, OrderStats
 from .i18n import tr
-from .plotting import new_figure
+from .plotting import cell_title, grid_cells, new_figure, vline
 
 __all__ = [
     "PASS_BORDERS",
@@ -225,11 +225,12 @@ def growth_figure(stats: tuple[OrderStats, ...], order: int, lang: str = "en") -
     }
     # Three panels side by side, as make_subplots(cols=3, horizontal_spacing=0.08) lays them
     # out, written as plain dicts (drawn on every rerun; see plotting.py).
-    width, gap = (1 - 2 * 0.08) / 3, 0.08
     traces, shapes, annotations, layout = [], [], [], {}
-    for col, (title, values) in enumerate(zip(titles, series, strict=True), start=1):
+    cells = grid_cells(1, 3, 0.08, 0.0)
+    for col, (title, values, (x_domain, y_domain)) in enumerate(
+        zip(titles, series, cells, strict=True), start=1
+    ):
         n = "" if col == 1 else str(col)
-        left = (col - 1) * (width + gap)
         traces.append({
             "type": "scatter", "x": orders, "y": [v if v > 0 else None for v in values],
             "mode": "lines+markers", "name": title, "showlegend": False,
@@ -240,20 +241,13 @@ def growth_figure(stats: tuple[OrderStats, ...], order: int, lang: str = "en") -
         # counts on log scales (a constant growth factor is a straight line); times, small
         # and noisy, read best from zero
         yaxis = {"type": "log"} if col < 3 else {"rangemode": "tozero"}
-        layout[f"yaxis{n}"] = {"anchor": f"x{n}", "domain": [0.0, 1.0], **yaxis}
+        layout[f"yaxis{n}"] = {"anchor": f"x{n}", "domain": y_domain, **yaxis}
         layout[f"xaxis{n}"] = {
-            "anchor": f"y{n}", "domain": [left, min(left + width, 1.0)], "dtick": 1,
+            "anchor": f"y{n}", "domain": x_domain, "dtick": 1,
             "title": {"text": tr("graph.growth.order", lang)},
         }  # fmt: skip
-        shapes.append({
-            "type": "line", "x0": order, "x1": order, "xref": f"x{n}", "y0": 0, "y1": 1,
-            "yref": f"y{n} domain", "line": {"color": _NEW, "dash": "dot", "width": 1},
-        })  # fmt: skip
-        annotations.append({
-            "text": title, "x": left + width / 2, "xref": "paper", "xanchor": "center",
-            "y": 1.0, "yref": "paper", "yanchor": "bottom", "showarrow": False,
-            "font": {"size": 16},
-        })  # fmt: skip
+        shapes.append(vline(order, {"color": _NEW, "dash": "dot", "width": 1}, n))
+        annotations.append(cell_title(title, x_domain, y_domain, size=16))
     return new_figure(
         traces, height=330, margin={"l": 10, "r": 10, "t": 40, "b": 10}, font={"size": 15},
         shapes=shapes, annotations=annotations, **layout,

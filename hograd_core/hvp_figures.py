@@ -7,7 +7,7 @@ Every label comes from the translation table in the language asked for.
 Traces, axes and frames are plain dicts handed to :func:`.plotting.new_figure` once: the page
 draws these figures on every run, and as validated plotly objects (``go.Scatter``,
 ``update_layout``, ``make_subplots``) they were most of a rerun's time. Subplots are laid out
-here with make_subplots' own arithmetic (:func:`_grid`), so the axes land where they did.
+here with make_subplots' own arithmetic (:func:`.plotting.grid_cells`), so the axes land where they did.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .hvp import HVPResult
 from .i18n import tr
 from .net_curvature import NetCurvature
 from .network import TrainedNet, layer_blocks
-from .plotting import new_figure
+from .plotting import cell_title, grid_cells, hline, new_figure, vline
 
 __all__ = [
     "contour_figure", "directions_figure", "hessian_figure", "hutchinson_figure",
@@ -63,53 +63,8 @@ def _axis(title: str | None = None, title_px: int | None = 16, **props: object) 
     return {"tickfont": {"size": 14}, "title": heading, **props}
 
 
-def _grid(
-    rows: int, cols: int, h_space: float, v_space: float, widths: Sequence[float] | None = None
-) -> list[tuple[list[float], list[float]]]:
-    """(x domain, y domain) of each cell, row by row from the top, with the same arithmetic as
-    ``make_subplots(rows, cols, horizontal_spacing=h_space, vertical_spacing=v_space,
-    column_widths=widths)``; cell i's axes are ``x{i+1}``/``y{i+1}`` (``x``/``y`` for the first).
-    """
-    free_x, free_y = 1.0 - h_space * (cols - 1), 1.0 - v_space * (rows - 1)
-    if widths is None:
-        widths = [free_x / cols] * cols
-    else:
-        widths = [free_x * (w / float(sum(widths))) for w in widths]
-    height = free_y / rows
-    cells = []
-    for r in range(rows):
-        below = rows - 1 - r  # rows under this one (sum, not product: the same rounding)
-        y0 = sum([height] * below) + below * v_space
-        y_domain = [max(0.0, y0), min(1.0, y0 + height)]
-        for c in range(cols):
-            x0 = sum(widths[:c]) + c * h_space
-            cells.append(([max(0.0, x0), min(1.0, x0 + widths[c])], y_domain))
-    return cells
-
-
-def _cell_title(text: str, x_domain: Sequence[float], y_domain: Sequence[float]) -> dict:
-    """A subplot's title, centred above its cell (make_subplots' subplot_titles, 17 px)."""
-    return {
-        "text": text, "x": sum(x_domain) / 2.0, "y": y_domain[1], "xref": "paper",
-        "yref": "paper", "xanchor": "center", "yanchor": "bottom", "showarrow": False,
-        "font": {"size": 17},
-    }  # fmt: skip
-
-
-def _hline(y: float, line: dict, cell: str = "") -> dict:
-    """A line across the whole width of a cell at height y (``fig.add_hline``)."""
-    return {"type": "line", "xref": f"x{cell} domain", "x0": 0, "x1": 1, "yref": f"y{cell}",
-            "y0": y, "y1": y, "line": line}  # fmt: skip
-
-
-def _vline(x: float, line: dict, cell: str = "") -> dict:
-    """A line across the whole height of a cell at x (``fig.add_vline``)."""
-    return {"type": "line", "xref": f"x{cell}", "x0": x, "x1": x, "yref": f"y{cell} domain",
-            "y0": 0, "y1": 1, "line": line}  # fmt: skip
-
-
 def _line_label(y: float, text: str, font: dict, cell: str = "", above: bool = True) -> dict:
-    """A label at the right end of an :func:`_hline`, just above or below it."""
+    """A label at the right end of an :func:`.plotting.hline`, just above or below it."""
     return {
         "text": text, "x": 1, "xref": f"x{cell} domain", "xanchor": "right", "y": y,
         "yref": f"y{cell}", "yanchor": "bottom" if above else "top", "showarrow": False,
@@ -274,7 +229,7 @@ def slices_figure(slices: Slices, names: Sequence[str], lang: str) -> go.Figure:
     n = slices.eigenvalues.size
     cols = min(n, 2)
     rows = math.ceil(n / cols)
-    cells = _grid(rows, cols, 0.1, 0.12 if rows > 1 else 0.0)
+    cells = grid_cells(rows, cols, 0.1, 0.12 if rows > 1 else 0.0)
     traces: list[dict] = []
     layout: dict = {"annotations": [], "shapes": []}
     for i, (xd, yd) in enumerate(cells):
@@ -299,8 +254,8 @@ def slices_figure(slices: Slices, names: Sequence[str], lang: str) -> go.Figure:
         if i // cols + 1 == rows:
             layout[f"xaxis{s}"]["title"]["text"] = tr("hvp.fig.t", lang)
         title = f"e{i + 1}: λ = {_num(float(slices.eigenvalues[i]))}"
-        layout["annotations"].append(_cell_title(title, xd, yd))
-        layout["shapes"].append(_vline(0, {"color": "#999", "width": 1, "dash": "dot"}, s))
+        layout["annotations"].append(cell_title(title, xd, yd))
+        layout["shapes"].append(vline(0, {"color": "#999", "width": 1, "dash": "dot"}, s))
     return new_figure(traces, **_look(120 + 340 * rows, legend="bottom"), **layout)
 
 
@@ -366,7 +321,7 @@ def power_figure(power: PowerIteration, names: Sequence[str], lang: str) -> go.F
         return tr("hvp.fig.power_title", lang, k=k, r=_num(float(ray[k])),
                   a=_num(float(power.alignment[k])))  # fmt: skip
 
-    (x1, y1), (x2, y2) = _grid(1, 2, 0.12, 0.0, widths=(0.42, 0.58))
+    (x1, y1), (x2, y2) = grid_cells(1, 2, 0.12, 0.0, widths=(0.42, 0.58))
     axes = {
         "xaxis": _axis(anchor="y", domain=x1), "yaxis": _axis(anchor="x", domain=y1),
         "xaxis2": _axis(anchor="y2", domain=x2, range=[-0.5, u.shape[0] - 0.5]),
@@ -405,11 +360,11 @@ def power_figure(power: PowerIteration, names: Sequence[str], lang: str) -> go.F
          "layout": {"title": {"text": title(k)}}}
         for k in range(last + 1)
     ]  # fmt: skip
-    notes = [_cell_title(tr("hvp.fig.direction", lang), x1, y1), _cell_title(rayleigh, x2, y2)]
+    notes = [cell_title(tr("hvp.fig.direction", lang), x1, y1), cell_title(rayleigh, x2, y2)]
     shapes = []
     if math.isfinite(power.target):
         line = {"color": EIGEN[0], "width": 2, "dash": "dash"}
-        shapes.append(_hline(power.target, line, "2"))
+        shapes.append(hline(power.target, line, "2"))
         notes.append(_line_label(power.target, f"λ = {_num(power.target)}",
                                  {"size": 17, "color": EIGEN[0]}, "2"))  # fmt: skip
     finite = ray[np.isfinite(ray)]
@@ -491,11 +446,11 @@ def net_power_figure(curv: NetCurvature, lang: str) -> go.Figure:
     shapes, notes = [], []
     if curv.lanczos.size:
         y = float(curv.lanczos[0])
-        shapes.append(_hline(y, {"color": BLUE, "width": 3, "dash": "dash"}))
+        shapes.append(hline(y, {"color": BLUE, "width": 3, "dash": "dash"}))
         notes.append(_line_label(y, tr("hvp.fig.lanczos", lang), {"color": BLUE}, above=False))
     if curv.exact is not None:
         y = float(curv.exact[0])
-        shapes.append(_hline(y, {"color": EIGEN[0], "width": 2, "dash": "dot"}))
+        shapes.append(hline(y, {"color": EIGEN[0], "width": 2, "dash": "dot"}))
         notes.append(_line_label(y, tr("hvp.fig.exact", lang), {"color": EIGEN[0]}))
     return new_figure(
         [trace], **_look(400), shapes=shapes, annotations=notes,
@@ -520,7 +475,7 @@ def hutchinson_figure(curv: NetCurvature, lang: str) -> go.Figure:
     ]  # fmt: skip
     shapes, notes = [], []
     if curv.trace_exact is not None:
-        shapes.append(_hline(curv.trace_exact, {"color": EIGEN[0], "width": 2, "dash": "dash"}))
+        shapes.append(hline(curv.trace_exact, {"color": EIGEN[0], "width": 2, "dash": "dash"}))
         notes.append(_line_label(curv.trace_exact, tr("hvp.fig.exact", lang), {"color": EIGEN[0]}))
     return new_figure(
         traces, **_look(400), shapes=shapes, annotations=notes,
@@ -571,7 +526,7 @@ def net_hessian_figure(curv: NetCurvature, sizes: tuple[int, ...], lang: str) ->
         labels.append(name)
         if start:  # a line across each axis where a block begins
             line = {"color": "#333", "width": 1}
-            shapes += [_vline(lo, line), _hline(lo, dict(line))]
+            shapes += [vline(lo, line), hline(lo, dict(line))]
     return new_figure(
         [heatmap], **_look(620), shapes=shapes,
         xaxis=_axis(tickvals=ticks, ticktext=labels, side="top", constrain="domain"),

@@ -74,7 +74,7 @@ def inspect_point(
         auto_values = derivatives(fn, [x0], auto_order).values[:, 0].tolist()
     except BudgetError as err:
         refused = err.message(lang)
-    sym = symbolic or symbolic_derivatives(fn, order, max_ops=3000, max_seconds=1.0)
+    sym = symbolic or symbolic_derivatives(fn, order, max_seconds=1.0)
     variable = fn.variables[0] if fn.variables else "x"
     fds = finite_differences(fn, x0, range(min(order, MAX_FD_ORDER) + 1))
     exact = sympy_values(sym.exprs[: order + 1], {variable: x0})
@@ -222,7 +222,7 @@ def cost_profile(fn: Function, order: int, points: int) -> CostProfile:
         derivatives(fn, xs, k, method="taylor")
         taylor_ms.append((time.perf_counter() - start) * 1000)
     # sympy, one order at a time, within the same budgets as the inspector
-    sym = symbolic_derivatives(fn, order, max_ops=3000, max_seconds=1.5)
+    sym = symbolic_derivatives(fn, order, max_seconds=1.5)
     per_order = sym.seconds * 1000 / max(1, len(sym.exprs) - 1)
     sym_ms = [per_order * k if k < len(sym.exprs) else None for k in range(order + 1)]
     return CostProfile(

@@ -11,13 +11,16 @@ on, and tests/app/conftest.py applies it to every figure a page passes to st.plo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
-__all__ = ["new_figure", "new_subplots", "validated"]
+__all__ = [
+    "cell_title", "grid_cells", "hline", "new_figure", "new_subplots", "validated", "vline",
+]  # fmt: skip
 
 # plotly_white, as plain JSON made once: attaching it costs ~0.3 ms, copying the template
 # object (what go.Figure(template=...) does) ~11 ms. Streamlit's theme restyles lines and
@@ -51,3 +54,53 @@ def new_subplots(**kwargs: Any) -> go.Figure:
 def validated(fig: go.Figure) -> go.Figure:
     """The same figure rebuilt with all of plotly's checks (raises on any invalid property)."""
     return go.Figure(fig.to_dict())
+
+
+# ---- subplots as plain dicts (make_subplots validates; these do not) ----------------------
+
+
+def grid_cells(
+    rows: int, cols: int, h_space: float, v_space: float, widths: Sequence[float] | None = None
+) -> list[tuple[list[float], list[float]]]:
+    """(x domain, y domain) of each cell, row by row from the top, with the same arithmetic as
+    ``make_subplots(rows, cols, horizontal_spacing=h_space, vertical_spacing=v_space,
+    column_widths=widths)``; cell i's axes are ``x{i+1}``/``y{i+1}`` (``x``/``y`` for the first).
+    """
+    free_x, free_y = 1.0 - h_space * (cols - 1), 1.0 - v_space * (rows - 1)
+    if widths is None:
+        widths = [free_x / cols] * cols
+    else:
+        widths = [free_x * (w / float(sum(widths))) for w in widths]
+    height = free_y / rows
+    cells = []
+    for r in range(rows):
+        below = rows - 1 - r  # rows under this one (sum, not product: the same rounding)
+        y0 = sum([height] * below) + below * v_space
+        y_domain = [max(0.0, y0), min(1.0, y0 + height)]
+        for c in range(cols):
+            x0 = sum(widths[:c]) + c * h_space
+            cells.append(([max(0.0, x0), min(1.0, x0 + widths[c])], y_domain))
+    return cells
+
+
+def cell_title(
+    text: str, x_domain: Sequence[float], y_domain: Sequence[float], size: int = 17
+) -> dict:
+    """A subplot's title, centred above its cell (make_subplots' subplot_titles)."""
+    return {
+        "text": text, "x": sum(x_domain) / 2.0, "y": y_domain[1], "xref": "paper",
+        "yref": "paper", "xanchor": "center", "yanchor": "bottom", "showarrow": False,
+        "font": {"size": size},
+    }  # fmt: skip
+
+
+def hline(y: float, line: dict, cell: str = "") -> dict:
+    """A line across the whole width of a cell at height y (``fig.add_hline``)."""
+    return {"type": "line", "xref": f"x{cell} domain", "x0": 0, "x1": 1, "yref": f"y{cell}",
+            "y0": y, "y1": y, "line": line}  # fmt: skip
+
+
+def vline(x: float, line: dict, cell: str = "") -> dict:
+    """A line across the whole height of a cell at x (``fig.add_vline``)."""
+    return {"type": "line", "xref": f"x{cell}", "x0": x, "x1": x, "yref": f"y{cell} domain",
+            "y0": 0, "y1": 1, "line": line}  # fmt: skip

@@ -116,10 +116,12 @@ class SymbolicDerivatives:
 
 #: Symbolic derivatives longer than this many operations are summarised, not printed.
 MAX_LATEX_OPS = 80
+#: sympy stops differentiating once a derivative has this many operations (expression swell).
+MAX_OPS = 3000
 
 
 def symbolic_derivatives(
-    fn: Function, order: int, variable: str | None = None, *, max_ops: int = 3000,
+    fn: Function, order: int, variable: str | None = None, *, max_ops: int = MAX_OPS,
     max_seconds: float = 2.0,
 ) -> SymbolicDerivatives:  # fmt: skip
     """Differentiate ``fn`` symbolically ``order`` times, within an operation and time budget.

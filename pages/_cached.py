@@ -53,7 +53,7 @@ def symbolic(text: str, order: int) -> SymbolicDerivatives:
 @st.cache_data(max_entries=32, show_spinner=False)
 def _symbolic(text: str, order: int) -> SymbolicDerivatives:
     # sympy is pure Python: its half second holds the interpreter lock the whole class shares
-    return symbolic_derivatives(parse(text), order, max_ops=3000, max_seconds=0.5)
+    return symbolic_derivatives(parse(text), order, max_seconds=0.5)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

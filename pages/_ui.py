@@ -118,6 +118,16 @@ def function_box(
         return None
 
 
+def _per_language(key: str, shown: object) -> str:
+    """The key of this language's widget for the choice kept in ``st.session_state[key]``,
+    set to show ``shown`` (the choice as that widget holds it). Widgets with translated
+    labels are keyed per language: the browser forgets a choice whose label changed."""
+    widget_key = f"{key}.{lang()}"
+    if st.session_state.get(widget_key) != shown:
+        st.session_state[widget_key] = shown
+    return widget_key
+
+
 def localized_radio(
     label: str, labels: dict[str, str], key: str, *, container: object = st, **kwargs: object,
 ) -> str:  # fmt: skip
@@ -130,9 +140,7 @@ def localized_radio(
     """
     options = list(labels)
     st.session_state.setdefault(key, options[0])
-    widget_key = f"{key}.{lang()}"
-    if st.session_state.get(widget_key) != st.session_state[key]:
-        st.session_state[widget_key] = st.session_state[key]
+    widget_key = _per_language(key, st.session_state[key])
 
     def sync() -> None:
         st.session_state[key] = st.session_state[widget_key]
@@ -155,9 +163,7 @@ def lazy_tabs(labels: dict[str, str], key: str) -> dict[str, object]:
     names = list(labels)
     shown = [labels[n] for n in names]
     st.session_state.setdefault(key, names[0])
-    widget_key = f"{key}.{lang()}"
-    if st.session_state.get(widget_key) != labels[st.session_state[key]]:
-        st.session_state[widget_key] = labels[st.session_state[key]]
+    widget_key = _per_language(key, labels[st.session_state[key]])
 
     def sync() -> None:
         st.session_state[key] = names[shown.index(st.session_state[widget_key])]

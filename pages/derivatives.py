@@ -17,6 +17,7 @@ from hograd_core.figures import (
 )
 from hograd_core.lab import MAX_FD_ORDER, pytorch_snippet, taylor_polynomial
 from hograd_core.language import Function
+from hograd_core.symbolic import MAX_OPS
 from pages._cached import curves, estimate, inspect, measure
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
@@ -144,7 +145,7 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
                     break
             if inspection.sympy_stopped:
                 done = sum(r.sympy is not None for r in inspection.rows) - 1
-                st.info(t("deriv.inspector.sympy_stopped", k=done, ops="3,000"))
+                st.info(t("deriv.inspector.sympy_stopped", k=done, ops=f"{MAX_OPS:,}"))
             if inspection.autograd_refused:
                 st.warning(inspection.autograd_refused)
             elif order > BUDGET.max_order_autograd:

@@ -41,11 +41,17 @@ def test_typed_function_and_order_change() -> None:
     assert any("\\sin" in latex.value for latex in at.latex)
 
 
-def test_inspector_table_agrees_with_sympy_and_autograd() -> None:
+def inspected(text: str, order: int, x0: float):  # noqa: ANN201
+    """The page with ``text`` typed, the order set and the inspector moved to ``x0``."""
     at = open_page(PAGE)
-    at.text_input(key="deriv.fn").set_value("tanh(x)").run()
-    at.slider(key="deriv.order").set_value(5).run()
-    at.slider(key="deriv.x0").set_value(0.5).run()
+    at.text_input(key="deriv.fn").set_value(text).run()
+    at.slider(key="deriv.order").set_value(order).run()
+    at.slider(key="deriv.x0").set_value(x0).run()
+    return at
+
+
+def test_inspector_table_agrees_with_sympy_and_autograd() -> None:
+    at = inspected("tanh(x)", 5, 0.5)
     frame = at.dataframe[0].value
     assert list(frame.iloc[:, 0]) == [0, 1, 2, 3, 4, 5]
     taylor, autograd, exact = frame.iloc[:, 1], frame.iloc[:, 2], frame.iloc[:, 3]
@@ -55,10 +61,7 @@ def test_inspector_table_agrees_with_sympy_and_autograd() -> None:
 
 
 def test_code_snippet_runs_and_reproduces_the_inspector() -> None:
-    at = open_page(PAGE)
-    at.text_input(key="deriv.fn").set_value("x*sin(1/x) + e**x").run()
-    at.slider(key="deriv.order").set_value(4).run()
-    at.slider(key="deriv.x0").set_value(1.25).run()
+    at = inspected("x*sin(1/x) + e**x", 4, 1.25)
     frame = at.dataframe[0].value
     at.session_state["deriv.tab"] = "code"  # tabs compute only the open one (lazy_tabs)
     at.run()

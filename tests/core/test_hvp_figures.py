@@ -17,7 +17,7 @@ from hograd_core import hvp_figures as figs
 from hograd_core import net_curvature as nc
 from hograd_core import network as nw
 from hograd_core import parse
-from hograd_core.plotting import validated
+from hograd_core.plotting import grid_cells, validated
 
 TYPED = {  # text: (p, v), as the page's examples
     "w1**2*sin(w2)": ((1.0, math.pi / 2), (0.5, 1.0)),
@@ -55,14 +55,14 @@ def net() -> Iterator[tuple[nw.TrainedNet, nc.NetCurvature]]:
     [(1, 1, 0.1, 0.0, None), (1, 2, 0.1, 0.0, None), (2, 2, 0.1, 0.12, None),
      (5, 2, 0.1, 0.12, None), (3, 2, 0.1, 0.12, None), (1, 2, 0.12, 0.0, (0.42, 0.58))],
 )  # fmt: skip
-def test_grid_matches_make_subplots(
+def test_grid_cells_match_make_subplots(
     rows: int, cols: int, h_space: float, v_space: float, widths: tuple | None
 ) -> None:
     oracle = make_subplots(
         rows=rows, cols=cols, horizontal_spacing=h_space, vertical_spacing=v_space,
         column_widths=list(widths) if widths else None,
     ).layout  # fmt: skip
-    cells = figs._grid(rows, cols, h_space, v_space, widths)
+    cells = grid_cells(rows, cols, h_space, v_space, widths)
     assert len(cells) == rows * cols
     for i, (x_domain, y_domain) in enumerate(cells):
         s = str(i + 1) if i else ""

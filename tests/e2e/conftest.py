@@ -127,6 +127,16 @@ def wait_for_app(pg, timeout: float = 60_000) -> None:  # noqa: ANN001
         pg.wait_for_function(_IDLE, timeout=timeout)
 
 
+def type_function(pg, text: str, *, wait: bool = True) -> None:  # noqa: ANN001
+    """Type ``text`` into the page's function box (in any language) and, unless ``wait`` is
+    False, wait for the rerun."""
+    box = pg.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").first
+    box.fill(text)
+    box.press("Enter")
+    if wait:
+        wait_for_app(pg)
+
+
 def screenshot(pg, name: str) -> Path:  # noqa: ANN001
     """Save a screenshot as a test artefact in tests/artifacts/."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

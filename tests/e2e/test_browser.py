@@ -6,20 +6,12 @@ from __future__ import annotations
 import pytest
 
 from tests.app.conftest import routes
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import screenshot, type_function, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
 ROUTES = [(path, url) for path, url in routes() if url]  # the home page has its own test
 PLOTTED = {"derivatives", "graph", "hvp"}  # pages that draw a chart on first load
-
-
-def type_function(page, text: str) -> None:  # noqa: ANN001
-    """Type ``text`` into the derivatives page's function box and wait for the rerun."""
-    box = page.get_by_label("Function f(x) =")
-    box.fill(text)
-    box.press("Enter")
-    wait_for_app(page)
 
 
 def _no_exception(page) -> None:  # noqa: ANN001
