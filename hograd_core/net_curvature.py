@@ -25,7 +25,7 @@ import torch
 
 from .errors import BudgetError
 from .gate import heavy_work
-from .network import _DTYPE, NETWORK_BUDGET, TrainedNet, _analysis_loss, _check
+from .network import _DTYPE, NETWORK_BUDGET, TrainedNet, _analysis_loss, _check, analysis_examples
 
 __all__ = ["NetCurvature", "curvature", "full_hessian", "hessian_vector_product"]
 
@@ -52,6 +52,8 @@ class NetCurvature:
             largest size in its block of ``heatmap_block`` x ``heatmap_block``), or None.
         full_bytes: memory the full float64 Hessian needs (n² x 8 bytes); hvp_bytes: memory of
             the vectors one HVP handles (θ, g, v, Hv: 4n x 8 bytes).
+        full_skipped_seconds: the time the full Hessian would have taken, when it was small
+            enough to build but did not fit in ``max_seconds``; else None.
     """
 
     parameters: int
@@ -81,6 +83,7 @@ class NetCurvature:
     hessian_seconds: float
     full_bytes: int
     hvp_bytes: int
+    full_skipped_seconds: float | None = None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -158,6 +161,7 @@ def curvature(
     power_steps: int = 20,
     probes: int = 30,
     seed: int = 0,
+    max_seconds: float | None = None,
 ) -> NetCurvature:
     """Top eigenvalues, trace and sharpness of the loss at ``trained``, from HVPs only.
 
@@ -167,6 +171,10 @@ def curvature(
         power_steps: power-iteration steps (1..100), one HVP each.
         probes: Hutchinson samples (2..200), one HVP each.
         seed: for the random start vectors, probes and direction (a torch.Generator).
+        max_seconds: the time this analysis may take (None: no limit). Five gradients and
+            five HVPs are timed first; if the rest would not fit, nothing more is computed and BudgetError says
+            how many power steps and probes would. The full Hessian (n more HVPs) is built only
+            if it fits too; otherwise ``full_skipped_seconds`` says what it would have taken.
 
     Note:
         Power iteration converges at the rate |λ₂/λ₁| per step, so with close top eigenvalues
@@ -174,14 +182,15 @@ def curvature(
 
     Raises:
         BudgetError: an argument outside its range, or more HVPs than the model's size allows
-            (``NETWORK_BUDGET.max_hvp_work``). BusyError: no heavy-work slot.
+            (``NETWORK_BUDGET.max_hvp_work``, in parameters x analysed examples per HVP).
+            BusyError: no heavy-work slot.
     """
     b = NETWORK_BUDGET
     n = trained.parameters.size
     _check("hvp.net.budget.top_k", top_k, 1, min(b.max_top_k, n - 1))
     _check("hvp.net.budget.power_steps", power_steps, 1, b.max_power_steps)
     _check("hvp.net.budget.probes", probes, 2, b.max_probes)
-    most = int(b.max_hvp_work // n) - b.lanczos_allowance
+    most = int(b.max_hvp_work // (n * analysis_examples(n))) - b.lanczos_allowance
     if power_steps + probes > most:
         raise BudgetError(
             "hvp.net.budget.hvps", n=f"{n:,}", most=max(most, 0), got=power_steps + probes
@@ -189,6 +198,7 @@ def curvature(
     from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
     with heavy_work():
+        began = time.perf_counter()
         gen = torch.Generator().manual_seed(int(seed))
         loss, examples = _analysis_loss(trained)
 
@@ -206,6 +216,9 @@ def curvature(
             start = time.perf_counter()
             h(randn())
             hvp_times.append(time.perf_counter() - start)
+        hvp_cost, forward_cost = float(np.median(hvp_times)), float(np.median(grad_times)) / 2
+        if max_seconds is not None:  # the measured costs, before the work that they predict
+            _check_time(began, max_seconds, hvp_cost, forward_cost, power_steps + probes)
 
         # Lanczos: scipy's eigsh (ARPACK) sees H only through the LinearOperator.
         h.calls, start = 0, time.perf_counter()
@@ -249,9 +262,13 @@ def curvature(
         slope = float(h.g.detach().numpy() @ top_vec)
         model_top = float(h.value.detach()) + slope * alphas + 0.5 * lam * alphas**2
 
-        exact = heatmap = trace_exact = None
+        exact = heatmap = trace_exact = skipped = None
         block, hessian_seconds = 0, 0.0
-        if n <= b.full_hessian_max:
+        full_cost = n * hvp_cost + _EIGH_SECONDS_PER_N3 * n**3
+        left = math.inf if max_seconds is None else max_seconds - (time.perf_counter() - began)
+        if n <= b.full_hessian_max and full_cost > left:
+            skipped = full_cost
+        elif n <= b.full_hessian_max:
             start = time.perf_counter()
             hessian = full_hessian(trained)
             exact = np.linalg.eigvalsh(hessian)[::-1]
@@ -269,6 +286,31 @@ def curvature(
         trace_exact=trace_exact, alphas=alphas, loss_top=loss_top, loss_random=loss_random,
         model_top=model_top, heatmap=heatmap, heatmap_block=block,
         hessian_seconds=hessian_seconds, full_bytes=n * n * 8, hvp_bytes=4 * n * 8,
+        full_skipped_seconds=skipped,
+    )  # fmt: skip
+
+
+#: numpy's eigvalsh on one thread here: 0.08 s at n = 1,282, 0.19 s at n = 1,754.
+_EIGH_SECONDS_PER_N3 = 4e-11
+#: Loss evaluations along two directions for the sharp-vs-flat plot (41 points each).
+_ALONG_FORWARDS = 82
+
+
+def _check_time(
+    began: float, max_seconds: float, hvp: float, forward: float, asked: int
+) -> None:  # fmt: skip
+    """Refuse if the HVPs still to do (Lanczos's allowance, then ``asked`` power steps and
+    probes) and the plot's loss evaluations would run past ``max_seconds`` from ``began``."""
+    b = NETWORK_BUDGET
+    left = max_seconds - (time.perf_counter() - began) - _ALONG_FORWARDS * forward
+    planned = (b.lanczos_allowance + asked) * hvp
+    if planned <= left:
+        return
+    most = max(0, int(left / hvp) - b.lanczos_allowance)
+    total = time.perf_counter() - began + _ALONG_FORWARDS * forward + planned
+    raise BudgetError(
+        "hvp.net.budget.seconds", seconds=f"{total:.1f}", hvp_ms=f"{hvp * 1e3:.1f}",
+        hvps=b.lanczos_allowance + asked, limit=f"{max_seconds:.1f}", most=most, got=asked,
     )  # fmt: skip
 
 

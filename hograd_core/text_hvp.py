@@ -490,6 +490,29 @@ TEXT: dict[str, tuple[str, str]] = {
         "分析：模型有 {n} 个参数时，幂迭代步数与 Hutchinson 探测向量个数之和最多为 {most}，实际为 {got}。"
         "每一步、每个探测向量都是一次 Hessian-向量积，而在这么大的模型上，一次就要几十毫秒。",
     ),
+    "hvp.net.budget.seconds": (
+        "analysis: these settings would take about {seconds} s here (one Hessian-vector product "
+        "takes {hvp_ms} ms on this server right now, and they need about {hvps}), and the "
+        "analysis may take {limit} s, so that one click, training included, stays under 2 s "
+        "and the server keeps answering everyone. Lower power-iteration steps plus Hutchinson "
+        "probes to at most {most} (now {got}), or choose a smaller model.",
+        "分析：按这些设置，在这里大约需要 {seconds} 秒（此刻这台服务器上一次 Hessian-向量积要 "
+        "{hvp_ms} 毫秒，而这些设置大约需要 {hvps} 次），而分析最多只能用 {limit} 秒，"
+        "这样一次点击连同训练不超过 2 秒，服务器也能继续响应每个人。请把幂迭代步数与 Hutchinson "
+        "探测向量个数之和降到 {most} 以内（现在是 {got}），或换一个更小的模型。",
+    ),
+    "hvp.net.full_skipped": (
+        "The full {n} × {n} Hessian was not built this time: its {n} HVPs would take about "
+        "{seconds} s more on this server, past the 2 s one click may take. A smaller model "
+        "leaves room for it.",
+        "这次没有构造完整的 {n} × {n} Hessian：它需要的 {n} 次 HVP 在这台服务器上还要大约 "
+        "{seconds} 秒，超出了一次点击允许的 2 秒。换一个更小的模型，就能为它留出时间。",
+    ),
+    "hvp.net.error_vs_lanczos_time": (
+        "Without the full Hessian this time, errors are relative to Lanczos, whose residual "
+        "bounds its own error.",
+        "这次没有完整 Hessian，误差相对于 Lanczos 的结果计算，而 Lanczos 自身的误差由它的残差界定。",
+    ),
     "hvp.net.budget.full_hessian": (
         "full Hessian: {got} parameters, over the limit of {limit}; it would need {gigabytes} GB. "
         "Use Hessian-vector products (Lanczos, Hutchinson) instead.",

@@ -321,12 +321,12 @@ def network_mode() -> None:
             table = pd.DataFrame(rows, columns=header)
             table[header[4]] = table[header[4]].map(lambda e: f"{e:.2e}" if e else "0")
             st.dataframe(table, hide_index=True, width="stretch")
-            exact = curv.exact is not None
-            st.caption(
-                t("hvp.net.error_vs_exact")
-                if exact
-                else t("hvp.net.error_vs_lanczos", limit=f"{budget.full_hessian_max:,}")
-            )
+            if curv.exact is not None:
+                st.caption(t("hvp.net.error_vs_exact"))
+            elif curv.full_skipped_seconds is not None:
+                st.caption(t("hvp.net.error_vs_lanczos_time"))
+            else:
+                st.caption(t("hvp.net.error_vs_lanczos", limit=f"{budget.full_hessian_max:,}"))
             st.markdown(
                 t(
                     "hvp.net.topk",
@@ -382,7 +382,15 @@ def network_mode() -> None:
             mem[0].metric(t("hvp.net.memory.full"), size(curv.full_bytes))
             mem[1].metric(t("hvp.net.memory.hvp"), size(curv.hvp_bytes))
             st.caption(t("hvp.net.memory.help"))
-            if curv.heatmap is None:
+            if curv.full_skipped_seconds is not None:
+                st.info(
+                    t(
+                        "hvp.net.full_skipped",
+                        n=f"{curv.parameters:,}",
+                        seconds=f"{curv.full_skipped_seconds:.1f}",
+                    )
+                )
+            elif curv.heatmap is None:
                 st.info(
                     t(
                         "hvp.net.too_big",

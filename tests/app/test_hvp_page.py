@@ -266,3 +266,22 @@ def test_every_key_the_page_builds_exists() -> None:
     keys += [f"hvp.net.col.{c}" for c in ("method", "estimate", "hvps", "time", "error")]
     keys += [f"hvp.code.{c}" for c in ("kept", "one", "two", "three")]
     assert [k for k in keys if k not in TABLE] == []
+
+
+def test_a_full_hessian_past_the_time_limit_is_skipped_and_said(monkeypatch) -> None:  # noqa: ANN001
+    from hograd_core import net_curvature as nc
+
+    # eigvalsh predicted at ~1,000 s: the click's time cannot hold the full Hessian
+    monkeypatch.setattr(nc, "_EIGH_SECONDS_PER_N3", 1e3 / 1210**3)
+    at = run(mode="network")
+    at.number_input(key="hvp.net.seed").set_value(7)  # a model no other test cached
+    at.button[0].click().run()
+    assert not at.exception and not at.error
+    assert "Full Hessian (numpy eigvalsh)" not in list(at.dataframe[0].value.iloc[:, 0])
+    assert any("Without the full Hessian this time" in c.value for c in at.caption)
+    open_tab(at, "hessian")
+    assert any(
+        "The full 1,210 × 1,210 Hessian was not built this time" in i.value
+        and re.search(r"about 100\d\.\d s more", i.value)  # 1,000 s + 1,210 HVPs
+        for i in at.info
+    )

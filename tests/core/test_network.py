@@ -225,11 +225,96 @@ def test_hvp_work_is_bounded_by_the_model_size() -> None:
     fake = nw.TrainedNet(
         config, nw.layer_sizes(config), np.zeros(100_234), np.zeros(1), 0.0, 0.0, 1, False, 0.0
     )  # refused before any HVP, so the weights never matter
+    # 1.3e9 // (100,234 parameters x 128 examples) = 101 HVPs, 40 of them set aside for Lanczos
     message = (
-        r"with 100,234 parameters, power-iteration steps and Hutchinson probes may add up to 59, "
+        r"with 100,234 parameters, power-iteration steps and Hutchinson probes may add up to 61, "
         r"got 300"
     )
     with pytest.raises(BudgetError, match=message):
         nc.curvature(fake, power_steps=100, probes=200)
-    with pytest.raises(BudgetError, match="may add up to 59, got 60"):
-        nc.curvature(fake, power_steps=30, probes=30)
+    with pytest.raises(BudgetError, match="may add up to 61, got 62"):
+        nc.curvature(fake, power_steps=31, probes=31)
+    # 64-256-10, 19,210 parameters x 512 examples: 132 HVPs, 92 for power steps and probes
+    config = nw.NetConfig(hidden=(256,))
+    fake = dataclasses.replace(
+        fake, config=config, sizes=nw.layer_sizes(config), parameters=np.zeros(19_210)
+    )
+    with pytest.raises(BudgetError, match="19,210 parameters, .* may add up to 92, got 93"):
+        nc.curvature(fake, power_steps=63, probes=30)
+
+
+def test_big_models_analyse_a_smaller_batch_of_the_same_loss() -> None:
+    """Up to 25k parameters the analysed loss averages 512 examples; bigger models half as many
+    each time the size doubles, so one HVP costs about the same on all of them. The loss is the
+    mean cross-entropy of the network on the first m training examples, whatever m is (checked
+    against torch.nn)."""
+    assert nw.analysis_examples(nw.count_parameters(nw.NetConfig())) == 512
+    assert nw.analysis_examples(25_000) == 512
+    assert nw.analysis_examples(50_000) == 256
+    assert nw.analysis_examples(100_234) == 128
+    assert nw.analysis_examples(10**9) == 1  # never zero
+    net = nw.train(nw.NetConfig(hidden=(512, 128), steps=1))
+    loss, m = nw._analysis_loss(net)
+    assert m == 128
+    x, y, _, _ = nw._data("digits")
+    theta = torch.tensor(net.parameters)
+    layers, start = [], 0
+    for fan_in, fan_out in zip(net.sizes, net.sizes[1:], strict=False):
+        w = theta[start : start + fan_in * fan_out].reshape(fan_out, fan_in)
+        start += fan_in * fan_out
+        layers.append((w, theta[start : start + fan_out]))
+        start += fan_out
+    h = torch.as_tensor(x[:m], dtype=torch.float64)
+    for i, (w, b) in enumerate(layers):
+        h = torch.nn.functional.linear(h, w, b)
+        h = torch.tanh(h) if i < len(layers) - 1 else h
+    expected = torch.nn.functional.cross_entropy(h, torch.as_tensor(y[:m]))
+    assert float(loss(theta)) == pytest.approx(float(expected), rel=1e-12)
+    assert nw._analysis_loss(net, examples=512)[1] == 512  # the benchmark's full batch
+
+
+def test_adam_takes_the_same_steps_as_torch_optim_adam() -> None:
+    """Training uses its own Adam (torch.optim's first use imports torch._dynamo); the oracle is
+    torch.optim.Adam itself, fed the same gradients, on its own copy of the parameters."""
+    gen = torch.Generator().manual_seed(3)
+    ours = torch.randn(50, generator=gen, dtype=torch.float64).requires_grad_(True)
+    theirs = torch.nn.Parameter(ours.detach().clone())
+    adam, reference = nw._Adam(ours, lr=0.05), torch.optim.Adam([theirs], lr=0.05)
+    for _ in range(40):
+        grad = torch.randn(50, generator=gen, dtype=torch.float64) * 10 ** torch.randint(
+            -4, 3, (50,), generator=gen
+        )  # entries from 1e-4 to 1e2: the bias corrections and eps all matter
+        adam.step(grad)
+        theirs.grad = grad.clone()
+        reference.step()
+    assert torch.equal(ours.detach(), theirs.detach())  # the same arithmetic, bit for bit
+    assert not torch.equal(ours.detach(), torch.zeros(50))
+
+
+def test_an_analysis_that_would_run_past_its_time_is_refused_before_the_work(
+    tiny: nw.TrainedNet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Five gradients and five HVPs are timed, the rest predicted from them; past
+    ``max_seconds`` nothing more runs (no Lanczos, no power step: five HVPs in all)."""
+    calls = []
+    original = nc._Hessian.__call__
+    monkeypatch.setattr(nc._Hessian, "__call__", lambda h, v: calls.append(1) or original(h, v))
+    message = r"analysis: these settings would take about .* s here .* at most 0 \(now 50\)"
+    with pytest.raises(BudgetError, match=message):
+        nc.curvature(tiny, power_steps=20, probes=30, max_seconds=1e-9)
+    assert len(calls) == 5  # the timed HVPs only (the gradients are timed apart)
+    curv = nc.curvature(tiny, power_steps=20, probes=30, max_seconds=60.0)
+    assert curv.exact is not None and curv.full_skipped_seconds is None
+
+
+def test_a_full_hessian_that_does_not_fit_is_skipped_and_said(
+    small: nw.TrainedNet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # eigvalsh predicted at 1e6 s for the 235 x 235 matrix: the full Hessian cannot fit
+    monkeypatch.setattr(nc, "_EIGH_SECONDS_PER_N3", 1e6 / 235**3)
+    curv = nc.curvature(small, top_k=1, power_steps=5, probes=2, max_seconds=60.0)
+    assert curv.exact is None and curv.heatmap is None and curv.trace_exact is None
+    assert curv.full_skipped_seconds == pytest.approx(1e6, rel=1e-3)
+    assert curv.reference == curv.lanczos[0]
+    # without a time limit it is built, whatever it costs
+    assert nc.curvature(small, top_k=1, power_steps=5, probes=2).full_skipped_seconds is None
