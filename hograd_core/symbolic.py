@@ -122,9 +122,19 @@ MAX_OPS = 3000
 
 def symbolic_derivatives(
     fn: Function, order: int, variable: str | None = None, *, max_ops: int = MAX_OPS,
-    max_seconds: float = 2.0,
+    max_seconds: float = 2.0, start_from: SymbolicDerivatives | None = None,
 ) -> SymbolicDerivatives:  # fmt: skip
     """Differentiate ``fn`` symbolically ``order`` times, within an operation and time budget.
+
+    Args:
+        start_from: derivatives of this same ``fn`` computed earlier (stopped by time, or to a
+            lower order): they are kept and the work continues from the last one. The time
+            budget is for this call; ``seconds`` adds up over the calls.
+
+    Returns:
+        At least orders 0..``order`` unless stopped: "size" is final (the next derivative would
+        start from an expression over ``max_ops`` operations), "time" means another call with
+        ``start_from`` set to this result goes on where this one stopped.
 
     Note:
         Expression swell is the reason automatic differentiation exists: the n-th derivative
@@ -132,25 +142,34 @@ def symbolic_derivatives(
     """
     start = time.perf_counter()
     var = _symbol(variable or (fn.variables[0] if fn.variables else "x"))
-    expr = to_sympy(fn)
-    exprs, ops = [expr], [int(sp.count_ops(expr))]
-    stopped = None
-    for _ in range(order):
+    if start_from is None:
+        expr = to_sympy(fn)
+        exprs, ops, seconds = [expr], [int(sp.count_ops(expr))], 0.0
+        latex = [_latex(expr, ops[0])]
+    else:
+        exprs, ops = list(start_from.exprs), list(start_from.ops)
+        latex, seconds = list(start_from.latex), start_from.seconds
+        if start_from.stopped == "size":
+            return start_from
+    stopped, first = None, len(exprs)
+    while len(exprs) <= order:
         if ops[-1] > max_ops:
             stopped = "size"
             break
-        if time.perf_counter() - start > max_seconds:
-            stopped = "time"
+        if len(exprs) > first and time.perf_counter() - start > max_seconds:
+            stopped = "time"  # after one new derivative at least: every call makes progress
             break
-        expr = sp.diff(expr, var)
+        expr = sp.diff(exprs[-1], var)
         exprs.append(expr)
         ops.append(int(sp.count_ops(expr)))
-    latex = tuple(
-        sp.latex(e) if n <= MAX_LATEX_OPS else None for e, n in zip(exprs, ops, strict=True)
-    )
+        latex.append(_latex(expr, ops[-1]))
     return SymbolicDerivatives(
-        tuple(exprs), tuple(ops), stopped, time.perf_counter() - start, latex
+        tuple(exprs), tuple(ops), stopped, seconds + time.perf_counter() - start, tuple(latex)
     )
+
+
+def _latex(expr: sp.Expr, ops: int) -> str | None:
+    return sp.latex(expr) if ops <= MAX_LATEX_OPS else None
 
 
 def sympy_value(expr: sp.Expr, point: dict[str, float], *, digits: int = 30) -> float:

@@ -93,6 +93,13 @@ TEXT: dict[str, tuple[str, str]] = {
         "大约吻合到 15 位有效数字；有限差分每升一阶大约损失三位精度，因此只显示到第 {fd} 阶。"
         "“误差”指与 sympy 结果之差。",
     ),
+    "deriv.inspector.sympy_time": (
+        "sympy has got to order {k} so far. Each run gives it at most {seconds} s, because while "
+        "it works everyone else's page waits; it carries on from there each time this part "
+        "runs again (move x0 or switch tabs).",
+        "sympy 目前算到了第 {k} 阶。每次运行最多给它 {seconds} 秒，因为它计算时其他人的页面都要等待；"
+        "这一部分每次重新运行（移动 x0 或切换标签页），它都会接着往下算。",
+    ),
     "deriv.inspector.sympy_stopped": (
         "sympy stopped after order {k}: the exact derivative grew past {ops} operations (this "
         "swell is why automatic differentiation exists). Its column is empty beyond.",

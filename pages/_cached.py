@@ -8,6 +8,8 @@ arguments (no per-user state), so sharing results between sessions is safe.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from contextlib import nullcontext
 
 import numpy as np
@@ -40,28 +42,57 @@ def curves(
         return derivatives(fn, np.linspace(low, high, points), order, method=method)
 
 
-#: sympy differentiates to the next of these orders, so moving the order slider from 4 to 5,
-#: 6, 7 and 8 differentiates once, not four times (each derivative is the one before, again).
-SYMBOLIC_ORDERS = (4, 8, 16, 30)
+#: sympy's time per script run. It is pure Python: while it works it holds the interpreter lock
+#: that every session of the class shares. A function whose derivatives take longer gets them
+#: over several runs (:func:`symbolic`), and the page says how far sympy has got.
+SYMPY_SECONDS = 0.3
+SYMPY_FUNCTIONS = 64  # functions whose derivatives are kept (the least recently extended go)
+_CHAINS: OrderedDict[str, SymbolicDerivatives] = OrderedDict()
+_CHAINS_LOCK = threading.Lock()  # one sympy computation at a time: no function done twice
 
 
 def symbolic(text: str, order: int) -> SymbolicDerivatives:
-    """sympy's derivatives of ``text`` to at least ``order`` (maybe more, see SYMBOLIC_ORDERS)."""
-    return _symbolic(text, next(k for k in SYMBOLIC_ORDERS if k >= order))
+    """sympy's derivatives of ``text`` to ``order``, continued from what earlier runs (of any
+    session) computed, for at most ``SYMPY_SECONDS``; if that is not enough, ``stopped`` is
+    "time" and the next run goes on from there. Moving the order slider up differentiates
+    only the new orders; down, nothing.
+
+    Not st.cache_data: that pickles the value on every hit (25 ms for tanh's eleven
+    derivatives), and a derivative chain only ever grows. The expressions are a pure function
+    of the text, the same for every student who types it, like the cached values.
+    """
+    done = _CHAINS.get(text)
+    if done is not None and (len(done.exprs) > order or done.stopped == "size"):
+        return done
+    with _CHAINS_LOCK:
+        done = _CHAINS.get(text)
+        if done is None or (len(done.exprs) <= order and done.stopped != "size"):
+            done = symbolic_derivatives(
+                parse(text), order, max_seconds=SYMPY_SECONDS, start_from=done
+            )
+            _CHAINS[text] = done
+            _CHAINS.move_to_end(text)
+            while len(_CHAINS) > SYMPY_FUNCTIONS:
+                _CHAINS.popitem(last=False)
+    return done
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _symbolic(text: str, order: int) -> SymbolicDerivatives:
-    # sympy is pure Python: its half second holds the interpreter lock the whole class shares
-    return symbolic_derivatives(parse(text), order, max_seconds=0.5)
+def inspect(text: str, x0: float, order: int, language: str) -> Inspection:
+    """The inspector's rows at x0. sympy's part is fetched first and its length is part of
+    the cache key, so a row computed while sympy was still short is not served once it has
+    got further."""
+    sym = symbolic(text, order)
+    return _inspect(text, x0, order, language, len(sym.exprs), sym)  # the length is hashed
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def inspect(text: str, x0: float, order: int, language: str) -> Inspection:
+def _inspect(
+    text: str, x0: float, order: int, language: str, sympy_length: int, _sym: SymbolicDerivatives
+) -> Inspection:
     fn = parse(text)
     # nested autograd at x0 can build ~100k nodes; a small graph is not worth a gate slot
     with heavy_work() if autograd_is_heavy(fn, order) else nullcontext():
-        return inspect_point(fn, x0, order, language, symbolic(text, order))
+        return inspect_point(fn, x0, order, language, _sym)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

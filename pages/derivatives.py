@@ -18,7 +18,7 @@ from hograd_core.figures import (
 from hograd_core.lab import MAX_FD_ORDER, pytorch_snippet, taylor_polynomial
 from hograd_core.language import Function
 from hograd_core.symbolic import MAX_OPS
-from pages._cached import curves, estimate, inspect, measure
+from pages._cached import SYMPY_SECONDS, curves, estimate, inspect, measure
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
 PRESETS = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)"]
@@ -143,8 +143,10 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
                         )
                     )
                     break
-            if inspection.sympy_stopped:
-                done = sum(r.sympy is not None for r in inspection.rows) - 1
+            done = sum(r.sympy is not None for r in inspection.rows) - 1
+            if inspection.sympy_stopped == "time":
+                st.info(t("deriv.inspector.sympy_time", k=done, seconds=f"{SYMPY_SECONDS:g}"))
+            elif inspection.sympy_stopped:
                 st.info(t("deriv.inspector.sympy_stopped", k=done, ops=f"{MAX_OPS:,}"))
             if inspection.autograd_refused:
                 st.warning(inspection.autograd_refused)

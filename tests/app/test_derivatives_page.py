@@ -9,9 +9,12 @@ import sys
 
 import numpy as np
 import pytest
+import sympy as sp
 
 from hograd_core import derivatives, parse
 from tests.app.conftest import open_page
+
+X = sp.Symbol("x", real=True)
 
 PAGE = "pages/derivatives.py"
 
@@ -58,6 +61,25 @@ def test_inspector_table_agrees_with_sympy_and_autograd() -> None:
     np.testing.assert_allclose(taylor, exact, rtol=1e-9)
     np.testing.assert_allclose(autograd, exact, rtol=1e-9)
     assert exact[1] == pytest.approx(1 - math.tanh(0.5) ** 2, rel=1e-12)
+
+
+def test_sympy_out_of_time_says_how_far_it_got_and_carries_on(monkeypatch) -> None:  # noqa: ANN001
+    """With no time at all per run, sympy adds one derivative per run of the inspector, and
+    the exact column fills up as the student moves x0; the page says so meanwhile."""
+    from pages import _cached
+
+    monkeypatch.setattr(_cached, "SYMPY_SECONDS", 0.0)
+    text = "sin(x)*exp(-x^2/3)"  # no other test types it: sympy starts from nothing
+    at = inspected(text, 4, 0.5)  # three runs of the inspector: orders 1, 2 and 3 so far
+    exact = list(at.dataframe[0].value.iloc[:, 3])
+    assert [v is not None and not math.isnan(v) for v in exact] == [True] * 4 + [False]
+    assert any("sympy has got to order 3 so far" in i.value for i in at.info)
+    at.slider(key="deriv.x0").set_value(0.6).run()
+    exact = at.dataframe[0].value.iloc[:, 3]
+    assert not exact.isna().any()
+    assert not any("so far" in i.value for i in at.info)
+    want = sp.diff(sp.sin(X) * sp.exp(-(X**2) / 3), X, 4).subs(X, 0.6)
+    assert exact[4] == pytest.approx(float(want), rel=1e-12)
 
 
 def test_code_snippet_runs_and_reproduces_the_inspector() -> None:

@@ -166,6 +166,28 @@ def test_sympy_budget_stops_swell() -> None:
     assert sp.count_ops(result.exprs[-1]) > 200
 
 
+def test_sympy_continues_where_an_earlier_call_stopped() -> None:
+    """A chain extended over several calls equals one computed at once (sympy's own diff,
+    structurally equal), and a time stop always makes progress: one derivative per call."""
+    fn = parse("sin(x)*exp(-x^2)")
+    once = symbolic_derivatives(fn, 7)
+    step = symbolic_derivatives(fn, 7, max_seconds=0.0)
+    assert step.stopped == "time" and len(step.exprs) == 2  # f and f' only
+    calls = 1
+    while step.stopped == "time":
+        more = symbolic_derivatives(fn, 7, max_seconds=0.0, start_from=step)
+        assert len(more.exprs) == len(step.exprs) + 1 and more.seconds >= step.seconds
+        step, calls = more, calls + 1
+    assert calls == 7 and step.stopped is None
+    assert step.exprs == once.exprs and step.ops == once.ops and step.latex == once.latex
+    x = sp.Symbol("x", real=True)
+    assert sp.simplify(step.exprs[7] - sp.diff(sp.sin(x) * sp.exp(-(x**2)), x, 7)) == 0
+    # asking for less than is there returns it whole; a size stop is final
+    assert symbolic_derivatives(fn, 3, start_from=once).exprs == once.exprs
+    swollen = symbolic_derivatives(fn, 30, max_ops=200)
+    assert symbolic_derivatives(fn, 30, max_ops=200, start_from=swollen) is swollen
+
+
 def test_incremental_node_count_equals_a_fresh_walk_of_every_row() -> None:
     """The probe counts the graph after each order in one incremental walk; each count must
     equal a fresh walk over all rows so far."""
