@@ -190,21 +190,37 @@ def _show_bad(grid: np.ndarray) -> str:
 HEAVY_NODES = 5_000
 
 
+#: The point the graph is probed on: the inspector's default x0, so that the inspector there
+#: reads its values from the probe instead of building the same graph again.
+PROBE_POINT = 0.5
+
+
 @functools.lru_cache(maxsize=256)
-def _probe(fn: Function, order: int) -> tuple[int, ...] | None:
-    """Graph nodes per point after each order, probed on one point; None if over the limit.
+def _probe(fn: Function, order: int) -> tuple[tuple[int, ...], tuple[float, ...]] | None:
+    """Graph nodes per point after each order, and the derivatives 0..order at
+    ``PROBE_POINT``, from one build on that point; None if over the limit.
 
     The size is a property of the expression, not of the point or of who asked, so it is
     memoised for every session (a pure function of its arguments). Moving x0 in the inspector
     then builds the graph once, not twice, and skips the node count, which costs as much as
     the build; a refusal is remembered too, so it is not probed again at every x0.
     """
-    probe = torch.tensor([0.7], dtype=torch.float64, requires_grad=True)
+    probe = torch.tensor([PROBE_POINT], dtype=torch.float64, requires_grad=True)
     try:
-        _, _, sizes = autograd_rows(fn, probe, order, node_limit=BUDGET.max_nodes)
+        rows, _, sizes = autograd_rows(fn, probe, order, node_limit=BUDGET.max_nodes)
     except BudgetError:
         return None
-    return tuple(sizes)
+    values = [float(r.detach()[0]) for r in rows]
+    if math.isnan(values[0]):  # f undefined there: so is every derivative (see derivatives)
+        values = [math.nan] * len(values)
+    return tuple(sizes), tuple(values)
+
+
+def autograd_at_probe_point(fn: Function, order: int) -> list[float] | None:
+    """What ``derivatives(fn, [PROBE_POINT], order).values[:, 0]`` returns, from the memoised
+    probe (None if the graph is over the node limit: ``derivatives`` would refuse)."""
+    probed = _probe(fn, order)
+    return None if probed is None else list(probed[1])
 
 
 def estimate_autograd(fn: Function, order: int, points: int) -> tuple[int, list[int], float]:
@@ -216,7 +232,7 @@ def estimate_autograd(fn: Function, order: int, points: int) -> tuple[int, list[
     probed = _probe(fn, order)
     if probed is None:
         raise BudgetError("budget.nodes", order=order, limit=f"{BUDGET.max_nodes:,}")
-    sizes = list(probed)
+    sizes = list(probed[0])
     nodes = sizes[-1]
     megabytes = nodes * points * 8 / 1e6
     if megabytes > BUDGET.max_megabytes:
@@ -232,7 +248,7 @@ def autograd_is_heavy(fn: Function, order: int, points: int = 1) -> bool:
     ``HEAVY_NODES`` graph nodes in all), and so should pass the heavy-work gate. A request
     the budget refuses is not heavy: it is refused before any work."""
     probed = _probe(fn, min(order, BUDGET.max_order_autograd))
-    return probed is not None and probed[-1] * points > HEAVY_NODES
+    return probed is not None and probed[0][-1] * points > HEAVY_NODES
 
 
 def derivatives(

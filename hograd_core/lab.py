@@ -16,7 +16,15 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .derivatives import BUDGET, autograd_rows, derivatives, estimate_autograd, finite_differences
+from .derivatives import (
+    BUDGET,
+    PROBE_POINT,
+    autograd_at_probe_point,
+    autograd_rows,
+    derivatives,
+    estimate_autograd,
+    finite_differences,
+)  # fmt: skip
 from .errors import BudgetError
 from .language import Binary, Call, Const, Function, Neg, Node, Num, Var
 from .symbolic import MAX_LATEX_OPS, SymbolicDerivatives, symbolic_derivatives, sympy_values
@@ -71,7 +79,8 @@ def inspect_point(
     refused = None
     auto_order = min(order, BUDGET.max_order_autograd)
     try:
-        auto_values = derivatives(fn, [x0], auto_order).values[:, 0].tolist()
+        probed = autograd_at_probe_point(fn, auto_order) if x0 == PROBE_POINT else None
+        auto_values = probed or derivatives(fn, [x0], auto_order).values[:, 0].tolist()
     except BudgetError as err:
         refused = err.message(lang)
     sym = symbolic or symbolic_derivatives(fn, order, max_seconds=1.0)

@@ -218,6 +218,40 @@ def test_probe_is_memoised_and_so_is_its_refusal() -> None:
     assert not autograd_is_heavy(parse("x**3"), 10)  # 11 nodes
 
 
+@pytest.mark.parametrize("text", ["sin(x)*exp(-x^2)", "log(x-1)", "2.5", "relu(x)", "1/(x-0.5)"])
+def test_the_inspector_at_the_probe_point_reads_the_probe(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At its default x0 (the probe point) the inspector's autograd column comes from the
+    probe's build: the same numbers a fresh nested-autograd call gives (NaN where f is
+    undefined, inf at a pole), and no second graph. Elsewhere it builds its own."""
+    import importlib
+
+    from hograd_core import lab
+
+    dmod = importlib.import_module("hograd_core.derivatives")  # the module, not the function
+    fn = parse(text)
+    dmod._probe.cache_clear()
+    fresh = derivatives(fn, [dmod.PROBE_POINT], 6).values[:, 0]  # probes, then builds
+    builds = []
+
+    def counted(*a, **k):  # noqa: ANN002, ANN003, ANN202
+        if k.get("method", "autograd") == "autograd":  # Taylor mode builds no graph
+            builds.append(a)
+        return derivatives(*a, **k)
+
+    monkeypatch.setattr(lab, "derivatives", counted)
+    got = lab.inspect_point(fn, dmod.PROBE_POINT, 6)
+    assert builds == []  # the probe's values, no nested-autograd call of its own
+    auto = np.array([r.autograd for r in got.rows], dtype=float)
+    np.testing.assert_array_equal(auto, fresh)  # bit for bit, NaN and inf in the same places
+    other = lab.inspect_point(fn, 0.25, 6)
+    assert len(builds) == 1  # elsewhere: its own build
+    np.testing.assert_array_equal(
+        [r.autograd for r in other.rows], derivatives(fn, [0.25], 6).values[:, 0]
+    )
+
+
 @pytest.mark.parametrize("text", ["sin(x)*exp(-x^2)", "1/(1+x^2)", "x**3", "2.5", "log(1+x^2)"])
 def test_batched_finite_differences_equal_one_stencil_at_a_time(text: str) -> None:
     from hograd_core.derivatives import finite_differences
