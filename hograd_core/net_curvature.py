@@ -172,18 +172,20 @@ def curvature(
         probes: Hutchinson samples (2..200), one HVP each.
         seed: for the random start vectors, probes and direction (a torch.Generator).
         max_seconds: the time this analysis may take (None: no limit). Five gradients and
-            five HVPs are timed first; if the rest would not fit, nothing more is computed and BudgetError says
-            how many power steps and probes would. The full Hessian (n more HVPs) is built only
-            if it fits too; otherwise ``full_skipped_seconds`` says what it would have taken.
+            five HVPs are timed first; if the rest would not fit, nothing more is computed and
+            BudgetError says how many power steps and probes would. The full Hessian (n more
+            HVPs) is built only if it fits too; otherwise ``full_skipped_seconds`` says what it
+            would have taken.
 
     Note:
         Power iteration converges at the rate |λ₂/λ₁| per step, so with close top eigenvalues
         20 steps stay well short of λ₁; Lanczos uses the same HVPs far better.
 
     Raises:
-        BudgetError: an argument outside its range, or more HVPs than the model's size allows
-            (``NETWORK_BUDGET.max_hvp_work``, in parameters x analysed examples per HVP).
-            BusyError: no heavy-work slot.
+        BudgetError: an argument outside its range, more HVPs than the model's size allows
+            (``NETWORK_BUDGET.max_hvp_work``, in parameters x analysed examples per HVP), or
+            more time than ``max_seconds``.
+        BusyError: no heavy-work slot.
     """
     b = NETWORK_BUDGET
     n = trained.parameters.size
