@@ -160,7 +160,7 @@ class Exploration:
 
     result: HVPResult
     verdict: Verdict
-    ways: ThreeWays
+    ways: ThreeWays | None  # None when asked without (the timing loop is most of the cost)
     power: PowerIteration
     slices: Slices
     grid: Grid | None  # only for functions of two variables
@@ -408,8 +408,12 @@ def explore(
     radius: float = 1.5,
     power_steps: int = 30,
     repeats: int = 15,
+    with_ways: bool = True,
 ) -> Exploration:
     """Everything the page shows about ``fn`` at ``point`` along ``vector``, in one call.
+
+    ``with_ways=False`` leaves out :func:`hvp_three_ways`, whose timing loop is ~80 % of the
+    call (a page computes it only when its tab is open).
 
     Raises:
         BudgetError: as :func:`hvp`, :func:`power_iteration`, :func:`slices` and :func:`grid`.
@@ -418,7 +422,7 @@ def explore(
     return Exploration(
         result=result,
         verdict=verdict(result),
-        ways=hvp_three_ways(fn, point, vector, repeats),
+        ways=hvp_three_ways(fn, point, vector, repeats) if with_ways else None,
         power=power_iteration(fn, point, vector, power_steps),
         slices=slices(fn, point, radius),
         grid=grid(fn, point, radius) if len(fn.variables) == 2 else None,

@@ -11,7 +11,7 @@ from hograd_core import HogradError, tr
 from hograd_core import curvature as cv
 from hograd_core import hvp_figures as figs
 from hograd_core import network as nw
-from pages._cached import POWER_STEPS, analysed, explore, trained
+from pages._cached import POWER_STEPS, analysed, explore, three_ways, trained
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
 
@@ -123,7 +123,7 @@ def typed_mode() -> None:
             hessian(ex, names)
     if tabs["ways"].open:
         with tabs["ways"]:
-            ways = ex.ways
+            ways = three_ways(fn.text, sliders["p"], sliders["v"])
             st.markdown(t("hvp.ways.intro", repeats=ways.repeats))
             fastest = float(np.min(ways.seconds))
             labels = [t(f"hvp.method.{m}") for m in cv.METHODS]

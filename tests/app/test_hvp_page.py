@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -296,3 +297,30 @@ def test_a_full_hessian_past_the_time_limit_is_skipped_and_said(monkeypatch) -> 
         and re.search(r"about 100\d\.\d s more", i.value)  # 1,000 s + 1,210 HVPs
         for i in at.info
     )
+
+
+def test_the_three_ways_are_timed_only_when_their_tab_is_open(monkeypatch) -> None:  # noqa: ANN001
+    """The timing loop is most of a rerun's work on this page, and every slider move reruns
+    the page: it runs for the tab that shows it, and its numbers are those of the oracle
+    (the Hessian times v)."""
+    from hograd_core import curvature as cv
+
+    calls = []
+    original = cv.hvp_three_ways
+    monkeypatch.setattr(cv, "hvp_three_ways", lambda *a, **k: calls.append(a) or original(*a, **k))
+    at = run(**{"hvp.fn": "w1**2*sin(w2) + w1/7"})  # typed by no other test: nothing cached
+    at.slider(key="hvp.p.w1").set_value(1.25).run()
+    assert not at.exception and calls == []
+    open_tab(at, "ways")
+    assert len(calls) == 1
+    w1, w2, v1, v2 = (
+        1.25,
+        at.slider(key="hvp.p.w2").value,
+        *[at.slider(key=f"hvp.v.{n}").value for n in ("w1", "w2")],
+    )
+    hv = (2 * math.sin(w2) * v1 + 2 * w1 * math.cos(w2) * v2,
+          2 * w1 * math.cos(w2) * v1 - w1**2 * math.sin(w2) * v2)  # fmt: skip
+    shown = at.dataframe[-1].value.iloc[:, 1]
+    for cell in shown:
+        got = [float(x) for x in cell.strip("()").split(", ")]
+        assert got == pytest.approx(hv, rel=1e-5)  # shown to 6 significant digits
