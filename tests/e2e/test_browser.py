@@ -167,3 +167,28 @@ def test_moving_x0_reruns_only_the_point_views(page) -> None:  # noqa: ANN001
     after = page.locator(grid).all_inner_texts()
     assert after[0] == before[0] == "0" and after[1] != before[1]  # f(x0) moved with x0
     _no_exception(page)
+
+
+def test_a_new_browser_gets_the_bundles_gzipped(browser, server) -> None:  # noqa: ANN001
+    """After the first page run (which applies pages/_serving.py), a browser with an empty
+    cache receives Streamlit's JavaScript gzipped, from the real server, and the app works."""
+    first = browser.new_context()
+    warm = first.new_page()
+    warm.goto(f"{server}/derivatives")
+    wait_for_app(warm)  # a script has run in this server process
+    first.close()
+    context = browser.new_context(viewport={"width": 1280, "height": 800})  # empty cache
+    page = context.new_page()
+    bundles = []
+    page.on(
+        "response",
+        lambda r: bundles.append(r) if "/static/js/" in r.url and r.url.endswith(".js") else None,
+    )
+    page.goto(f"{server}/derivatives")
+    wait_for_app(page)
+    _no_exception(page)
+    page.wait_for_selector(".js-plotly-plot", timeout=30_000)  # the chart drew: the JS ran
+    assert len(bundles) >= 10
+    encodings = {r.all_headers().get("content-encoding") for r in bundles}
+    assert encodings == {"gzip"}, encodings
+    context.close()
