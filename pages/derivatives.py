@@ -127,7 +127,10 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
             frame = pd.DataFrame(rows)
             numbers = {c: st.column_config.NumberColumn(format="%.10g") for c in frame.columns[1:5]}
             errors = {c: st.column_config.NumberColumn(format="%.1e") for c in frame.columns[5:]}
-            st.dataframe(frame, hide_index=True, key="deriv.table", column_config=numbers | errors)
+            st.dataframe(
+                frame, hide_index=True, key="deriv.table", column_config=numbers | errors,
+                placeholder="—",  # a value not computed (order over a limit, sympy still going)
+            )  # fmt: skip
             for r in inspection.rows:
                 if (
                     r.autograd is not None

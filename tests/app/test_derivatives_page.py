@@ -74,6 +74,7 @@ def test_sympy_out_of_time_says_how_far_it_got_and_carries_on(monkeypatch) -> No
     exact = list(at.dataframe[0].value.iloc[:, 3])
     assert [v is not None and not math.isnan(v) for v in exact] == [True] * 4 + [False]
     assert any("sympy has got to order 3 so far" in i.value for i in at.info)
+    assert at.dataframe[0].proto.placeholder == "—"  # not computed yet: a dash, not "None"
     at.slider(key="deriv.x0").set_value(0.6).run()
     exact = at.dataframe[0].value.iloc[:, 3]
     assert not exact.isna().any()
