@@ -183,7 +183,7 @@ def curvature(
 
     Raises:
         BudgetError: an argument outside its range, more HVPs than the model's size allows
-            (``NETWORK_BUDGET.max_hvp_work``, in parameters x analysed examples per HVP), or
+            (``NETWORK_BUDGET.max_hvps`` of the largest analysed size), or
             more time than ``max_seconds``.
         BusyError: no heavy-work slot.
     """
@@ -192,7 +192,7 @@ def curvature(
     _check("hvp.net.budget.top_k", top_k, 1, min(b.max_top_k, n - 1))
     _check("hvp.net.budget.power_steps", power_steps, 1, b.max_power_steps)
     _check("hvp.net.budget.probes", probes, 2, b.max_probes)
-    most = int(b.max_hvp_work // (n * analysis_examples(n))) - b.lanczos_allowance
+    most = int(b.max_hvps * b.analysis_work // (n * analysis_examples(n))) - b.lanczos_allowance
     if power_steps + probes > most:
         raise BudgetError(
             "hvp.net.budget.hvps", n=f"{n:,}", most=max(most, 0), got=power_steps + probes
@@ -218,9 +218,10 @@ def curvature(
             start = time.perf_counter()
             h(randn())
             hvp_times.append(time.perf_counter() - start)
-        hvp_cost, forward_cost = float(np.median(hvp_times)), float(np.median(grad_times)) / 2
+        hvp_cost, grad_cost = float(np.median(hvp_times)), float(np.median(grad_times))
         if max_seconds is not None:  # the measured costs, before the work that they predict
-            _check_time(began, max_seconds, hvp_cost, forward_cost, power_steps + probes)
+            # a loss evaluation (forward only) costs about half a gradient
+            _check_time(began, max_seconds, hvp_cost, grad_cost / 2, power_steps + probes)
 
         # Lanczos: scipy's eigsh (ARPACK) sees H only through the LinearOperator.
         h.calls, start = 0, time.perf_counter()
@@ -256,7 +257,8 @@ def curvature(
         # Sharp vs flat: the loss along the top eigenvector and along a random direction.
         lam = float(lanczos[0])
         reach = float(np.clip(2 * math.sqrt(2 / lam), 1e-3, 10)) if lam > 0 else 1.0
-        alphas = reach * np.arange(-20, 21) / 20  # 41 points, α = 0 exactly in the middle
+        half = _ALONG_POINTS // 2  # α = 0 exactly in the middle
+        alphas = reach * np.arange(-half, half + 1) / half
         rand = randn()
         rand /= np.linalg.norm(rand)
         loss_top = _along(loss, trained.parameters, top_vec, alphas)
@@ -279,7 +281,7 @@ def curvature(
             hessian_seconds = time.perf_counter() - start
     return NetCurvature(
         parameters=n, examples=examples, loss=float(h.value.detach()),
-        grad_seconds=float(np.median(grad_times)), hvp_seconds=float(np.median(hvp_times)),
+        grad_seconds=grad_cost, hvp_seconds=hvp_cost,
         lanczos=lanczos, lanczos_hvps=lanczos_hvps, lanczos_seconds=lanczos_seconds,
         lanczos_residual=lanczos_residual, power=np.array(power), power_seconds=power_seconds,
         power_residual=power_residual, exact=exact,
@@ -294,8 +296,8 @@ def curvature(
 
 #: numpy's eigvalsh on one thread here: 0.08 s at n = 1,282, 0.19 s at n = 1,754.
 _EIGH_SECONDS_PER_N3 = 4e-11
-#: Loss evaluations along two directions for the sharp-vs-flat plot (41 points each).
-_ALONG_FORWARDS = 82
+#: Loss evaluations along each of the two directions of the sharp-vs-flat plot (odd: α = 0).
+_ALONG_POINTS = 41
 
 
 def _check_time(
@@ -304,12 +306,13 @@ def _check_time(
     """Refuse if the HVPs still to do (Lanczos's allowance, then ``asked`` power steps and
     probes) and the plot's loss evaluations would run past ``max_seconds`` from ``began``."""
     b = NETWORK_BUDGET
-    left = max_seconds - (time.perf_counter() - began) - _ALONG_FORWARDS * forward
+    along = 2 * _ALONG_POINTS * forward
+    left = max_seconds - (time.perf_counter() - began) - along
     planned = (b.lanczos_allowance + asked) * hvp
     if planned <= left:
         return
     most = max(0, int(left / hvp) - b.lanczos_allowance)
-    total = time.perf_counter() - began + _ALONG_FORWARDS * forward + planned
+    total = time.perf_counter() - began + along + planned
     raise BudgetError(
         "hvp.net.budget.seconds", seconds=f"{total:.1f}", hvp_ms=f"{hvp * 1e3:.1f}",
         hvps=b.lanczos_allowance + asked, limit=f"{max_seconds:.1f}", most=most, got=asked,

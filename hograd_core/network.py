@@ -71,11 +71,11 @@ class NetworkBudget:
     max_power_steps: int = 100
     max_probes: int = 200  # Hutchinson samples
     max_lanczos_hvps: int = 400  # HVPs Lanczos may use before it reports what it has
-    # HVPs x parameters x examples per analysis: at most ~100 HVPs of the largest size above,
-    # ~0.8 s with everything else the analysis does. Of those, power steps + probes may take
-    # 61 at 100k parameters (the page's defaults take 50); small models are bounded by the
-    # sliders instead.
-    max_hvp_work: float = 100 * 13e6
+    # HVPs per analysis, counted in HVPs of the largest size above (parameters x examples =
+    # analysis_work): ~0.8 s with everything else the analysis does. Of those, power steps +
+    # probes may take 61 at 100k parameters (the page's defaults take 50); smaller models get
+    # proportionally more HVPs, and are bounded by the sliders instead.
+    max_hvps: int = 100
     lanczos_allowance: int = 40  # HVPs set aside for Lanczos (21 for the top one, 33 for six),
     # its residual and the timings
 

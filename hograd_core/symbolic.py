@@ -140,6 +140,8 @@ def symbolic_derivatives(
         Expression swell is the reason automatic differentiation exists: the n-th derivative
         of a product grows combinatorially, so the budget stops the work, not the caller.
     """
+    if start_from is not None and start_from.stopped == "size":
+        return start_from  # final: the next derivative would start from a swollen expression
     start = time.perf_counter()
     var = _symbol(variable or (fn.variables[0] if fn.variables else "x"))
     if start_from is None:
@@ -149,8 +151,6 @@ def symbolic_derivatives(
     else:
         exprs, ops = list(start_from.exprs), list(start_from.ops)
         latex, seconds = list(start_from.latex), start_from.seconds
-        if start_from.stopped == "size":
-            return start_from
     stopped, first = None, len(exprs)
     while len(exprs) <= order:
         if ops[-1] > max_ops:

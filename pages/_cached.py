@@ -61,12 +61,15 @@ def symbolic(text: str, order: int) -> SymbolicDerivatives:
     derivatives), and a derivative chain only ever grows. The expressions are a pure function
     of the text, the same for every student who types it, like the cached values.
     """
-    done = _CHAINS.get(text)
-    if done is not None and (len(done.exprs) > order or done.stopped == "size"):
+
+    def enough(done: SymbolicDerivatives | None) -> bool:
+        return done is not None and (len(done.exprs) > order or done.stopped == "size")
+
+    if enough(done := _CHAINS.get(text)):
         return done
     with _CHAINS_LOCK:
         done = _CHAINS.get(text)
-        if done is None or (len(done.exprs) <= order and done.stopped != "size"):
+        if not enough(done):  # another session may have got there while this one waited
             done = symbolic_derivatives(
                 parse(text), order, max_seconds=SYMPY_SECONDS, start_from=done
             )
