@@ -25,7 +25,7 @@ from .gate import heavy_work
 
 __all__ = [
     "DATASETS", "NETWORK_BUDGET", "NetConfig", "NetworkBudget", "TrainedNet", "count_parameters",
-    "analysis_examples", "layer_blocks", "layer_sizes", "loss_function", "train",
+    "analysis_examples", "click_time_left", "layer_blocks", "layer_sizes", "loss_function", "train",
 ]  # fmt: skip
 
 #: The data sets: "digits" (1,797 8x8 images, 10 classes), "moons" (500 2-D points, 2 classes).
@@ -169,6 +169,12 @@ def _forward(theta: torch.Tensor, sizes: tuple[int, ...], x: torch.Tensor) -> to
 
 def _loss_fn(sizes: tuple[int, ...], x: torch.Tensor, y: torch.Tensor) -> Callable:
     return lambda theta: F.cross_entropy(_forward(theta, sizes, x), y)
+
+
+def click_time_left(trained: TrainedNet) -> float:
+    """Seconds left for analysing ``trained`` in the click that trained it (train, then
+    analyse: ``NETWORK_BUDGET.click_seconds`` in all)."""
+    return NETWORK_BUDGET.click_seconds - trained.seconds
 
 
 def analysis_examples(parameters: int) -> int:

@@ -190,5 +190,5 @@ def analysed(
 ) -> nc.NetCurvature:
     """Keyed by the training settings in ``key``; the trained net itself is not hashed. The
     analysis gets what the click that trained the net has left of its time."""
-    left = nw.NETWORK_BUDGET.click_seconds - _net.seconds
+    left = nw.click_time_left(_net)
     return nc.curvature(_net, top_k=top_k, power_steps=power_steps, probes=probes, max_seconds=left)

@@ -105,11 +105,12 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
 
     views = ("inspector", "taylor", "symbolic", "code", "cost")
     tabs = lazy_tabs({v: t(f"deriv.tab.{v}") for v in views}, "deriv.tab")
-    try:
-        inspection = inspect(fn.text, float(x0), order, lang())
-    except HogradError as err:
-        show_error(err)
-        return
+    if not (tabs["code"].open or tabs["cost"].open):  # the other three show its rows
+        try:
+            inspection = inspect(fn.text, float(x0), order, lang())
+        except HogradError as err:
+            show_error(err)
+            return
 
     if tabs["inspector"].open:
         with tabs["inspector"]:
