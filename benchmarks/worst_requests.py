@@ -4,7 +4,8 @@ Each request runs in a fresh Python process (one torch thread, as the app runs) 
 imports and after one small request of each kind, as a server that has run for a minute has
 done (some imports happen on first use), so "extra memory" is the growth of the peak RSS over
 that process. The issue's target is under 2 s and under 200 MB extra, or a refusal with a
-message.
+message. The last rows are not requests: the sympy worker's background work for one function,
+bounded by its own time limit (hograd_core/sympy_worker.py).
 
     python benchmarks/worst_requests.py          # a table
     python benchmarks/worst_requests.py --json   # one JSON object
@@ -45,9 +46,11 @@ REQUESTS = {
         "from hograd_core import derivatives, parse\nimport numpy as np\n"
         "derivatives(parse('tanh(x)'), np.linspace(-3, 3, 2000), 10)"
     ),
-    "derivatives: inspector, order 30, the longest function": (
-        f"from hograd_core import parse\nfrom hograd_core.lab import inspect_point\n"
-        f"inspect_point(parse({BIG!r}), 0.5, 30)"
+    # A rerun computes the inspector's numbers; sympy's column comes from its own process
+    # (hograd_core/sympy_worker.py), which the rerun waits for at most 0.1 s.
+    "derivatives: inspector at x0 = 0.7, order 30, the longest function": (
+        f"from hograd_core import parse\nfrom hograd_core.lab import inspect_numbers\n"
+        f"inspect_numbers(parse({BIG!r}), 0.7, 30)"
     ),
     "derivatives: cost panel, tanh, order 10, 2,000 points": (
         "from hograd_core import parse\nfrom hograd_core.lab import cost_profile\n"
@@ -94,7 +97,7 @@ import scipy.sparse.linalg, sklearn.datasets  # imported on first use, once per 
 from hograd_core import parse, explore, graph_lab, NetConfig, train
 from hograd_core.lab import inspect_point
 from hograd_core.net_curvature import curvature
-inspect_point(parse("x**2"), 0.3, 3)
+inspect_point(parse("x**2"), 0.3, 3)  # sympy too, as the worker does
 graph_lab(parse("x**2"), 0.3, 2)
 explore(parse("w1**2*sin(w2)"), [1.0, 1.0], [0.5, 1.0])
 curvature(train(NetConfig(hidden=(2,), steps=2)), top_k=1, power_steps=2, probes=2)
@@ -111,6 +114,18 @@ print(json.dumps({"seconds": seconds, "extra_mb": extra, "outcome": outcome}))
 """
 
 
+#: Not requests: the sympy worker's background work for one function, in its own process at
+#: low priority (no rerun waits for it), bounded by sympy_worker.CHAIN_SECONDS. Shown for the
+#: record, with its own bound instead of the 2 s target.
+BACKGROUND = {
+    f"sympy worker, in the background: {text}, to order 30": (
+        "from hograd_core.sympy_worker import Chains\n"
+        f"chains = Chains()\nchains.view({text!r}, 30, 0.5)\nwhile chains.step(): pass"
+    )
+    for text in (BIG, "exp(sin(x))*cos(3*x)")  # the second is the slowest we have found
+}
+
+
 def measure(code: str) -> dict:
     out = subprocess.run(
         [sys.executable, "-c", _RUNNER, code], cwd=ROOT, capture_output=True, text=True,
@@ -125,12 +140,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    from hograd_core.sympy_worker import CHAIN_SECONDS
+
     results = []
-    for name, code in REQUESTS.items():
+    for name, code in {**REQUESTS, **BACKGROUND}.items():
         r = measure(code)
         r["request"] = name
+        seconds = CHAIN_SECONDS + 1.0 if name in BACKGROUND else 2.0  # + the last step
         r["within_target"] = r["outcome"].startswith("refused") or (
-            r["seconds"] is not None and r["seconds"] < 2.0 and r["extra_mb"] < 200
+            r["seconds"] is not None and r["seconds"] < seconds and r["extra_mb"] < 200
         )
         results.append(r)
         if not args.json:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -27,10 +27,10 @@ from .derivatives import (
 )  # fmt: skip
 from .errors import BudgetError
 from .language import Binary, Call, Const, Function, Neg, Node, Num, Var
-from .symbolic import MAX_LATEX_OPS, SymbolicDerivatives, symbolic_derivatives, sympy_values
+from .symbolic import MAX_LATEX_OPS, SympyView, symbolic_derivatives, sympy_view
 
 __all__ = [
-    "Inspection", "InspectorRow", "inspect_point", "taylor_polynomial", "pytorch_snippet",
+    "Inspection", "InspectorRow", "inspect_point", "inspect_numbers", "with_sympy", "taylor_polynomial", "pytorch_snippet",
     "torch_source", "CostProfile", "cost_profile", "MAX_FD_ORDER", "MAX_LATEX_OPS",
 ]  # fmt: skip
 
@@ -58,22 +58,29 @@ class Inspection:
     constant_from: int | None
     sympy_stopped: str | None  # None, "size" or "time"
     autograd_refused: str | None  # the budget message, if nested autograd was not run
+    sympy_working: bool = False  # sympy is still differentiating: its column fills in later
 
 
 def inspect_point(
-    fn: Function, x0: float, order: int, lang: str = "en",
-    symbolic: SymbolicDerivatives | None = None,
+    fn: Function, x0: float, order: int, lang: str = "en", sympy: SympyView | None = None,
 ) -> Inspection:  # fmt: skip
     """Derivatives of orders 0..order at ``x0`` by Taylor mode, autograd, sympy and finite
     differences.
 
     Args:
-        symbolic: sympy's derivatives of ``fn`` to ``order``, if the caller has them already
-            (they do not depend on x0, so a page moving x0 need not redo them).
+        sympy: sympy's part, if the caller has it (the page asks the sympy worker); else it
+            is worked out here, within a second.
 
     Raises:
         BudgetError: order or x0 out of bounds.
     """
+    numbers = inspect_numbers(fn, x0, order, lang)
+    return with_sympy(numbers, sympy or sympy_view(fn, order, x0, max_seconds=1.0))
+
+
+def inspect_numbers(fn: Function, x0: float, order: int, lang: str = "en") -> Inspection:
+    """:func:`inspect_point` without sympy's column: Taylor mode, nested autograd and finite
+    differences, which depend only on the arguments (the page caches them per x0)."""
     taylor = derivatives(fn, [x0], order, method="taylor")
     auto_values: list[float] = []
     refused = None
@@ -83,26 +90,30 @@ def inspect_point(
         auto_values = probed or derivatives(fn, [x0], auto_order).values[:, 0].tolist()
     except BudgetError as err:
         refused = err.message(lang)
-    sym = symbolic or symbolic_derivatives(fn, order, max_seconds=1.0)
-    variable = fn.variables[0] if fn.variables else "x"
     fds = finite_differences(fn, x0, range(min(order, MAX_FD_ORDER) + 1))
-    exact = sympy_values(sym.exprs[: order + 1], {variable: x0})
-    rows = []
-    for k in range(order + 1):
-        expr = sym.exprs[k] if k < len(sym.exprs) else None
-        sym_value = exact[k] if expr is not None else None
-        fd = fds[k] if k < len(fds) else None
-        ops = sym.ops[k] if expr is not None else None
-        latex = sym.latex[k] if expr is not None else None
-        rows.append(InspectorRow(
+    rows = tuple(
+        InspectorRow(
             order=k, taylor=float(taylor.values[k, 0]),
-            autograd=auto_values[k] if k < len(auto_values) else None,
-            sympy=sym_value, finite_difference=fd, latex=latex, ops=ops,
-        ))  # fmt: skip
-    return Inspection(
-        x0=float(x0), rows=tuple(rows), constant_from=taylor.constant_from,
-        sympy_stopped=sym.stopped if len(sym.exprs) <= order else None, autograd_refused=refused,
+            autograd=auto_values[k] if k < len(auto_values) else None, sympy=None,
+            finite_difference=fds[k] if k < len(fds) else None, latex=None, ops=None,
+        )
+        for k in range(order + 1)
     )  # fmt: skip
+    return Inspection(
+        x0=float(x0), rows=rows, constant_from=taylor.constant_from, sympy_stopped=None,
+        autograd_refused=refused,
+    )  # fmt: skip
+
+
+def with_sympy(numbers: Inspection, sympy: SympyView) -> Inspection:
+    """``numbers`` (from :func:`inspect_numbers`) with sympy's column filled in as far as
+    ``sympy`` goes."""
+    n = len(sympy.values)
+    rows = tuple(
+        replace(r, sympy=sympy.values[k], latex=sympy.latex[k], ops=sympy.ops[k]) if k < n else r
+        for k, r in enumerate(numbers.rows)
+    )
+    return replace(numbers, rows=rows, sympy_stopped=sympy.stopped, sympy_working=sympy.working)
 
 
 def taylor_polynomial(

@@ -19,6 +19,7 @@ from .language import Binary, Call, Const, Function, Neg, Node, Num, Var
 
 __all__ = [
     "to_sympy", "to_latex", "symbolic_derivatives", "SymbolicDerivatives", "sympy_value", "sympy_values",
+    "SympyView", "sympy_view", "view_of",
 ]  # fmt: skip
 
 # Exact definitions of the functions sympy does not have under our names. ReLU is 0 at 0 from
@@ -166,6 +167,51 @@ def symbolic_derivatives(
     return SymbolicDerivatives(
         tuple(exprs), tuple(ops), stopped, seconds + time.perf_counter() - start, tuple(latex)
     )
+
+
+@dataclass(frozen=True)
+class SympyView:
+    """What sympy has of one function's derivatives at one point, so far: plain numbers and
+    strings (no sympy objects), cheap to send between processes and to cache.
+
+    Attributes:
+        values: f^(k)(x0) for k = 0..len(values) - 1, evaluated to 30 digits (NaN where the
+            value is not a real number).
+        latex: each derivative's LaTeX, None where it is longer than ``MAX_LATEX_OPS``.
+        ops: each derivative's ``count_ops``.
+        stopped: why sympy goes no further than ``len(values) - 1`` although more was asked:
+            "size" (the expression swelled past ``MAX_OPS``), "time" (the function used up its
+            time), or None.
+        working: sympy is still differentiating toward the order asked; ask again later.
+    """
+
+    values: tuple[float, ...] = ()
+    latex: tuple[str | None, ...] = ()
+    ops: tuple[int, ...] = ()
+    stopped: str | None = None
+    working: bool = False
+
+
+def view_of(
+    sym: SymbolicDerivatives, order: int, point: dict[str, float], *, working: bool = False,
+    stopped: str | None = None,
+) -> SympyView:  # fmt: skip
+    """The orders 0..``order`` of ``sym`` that it has, evaluated at ``point``."""
+    n = min(order + 1, len(sym.exprs))
+    short = n <= order
+    return SympyView(
+        values=tuple(sympy_values(sym.exprs[:n], point)), latex=sym.latex[:n], ops=sym.ops[:n],
+        stopped=(stopped or sym.stopped) if short and not working else None,
+        working=short and working,
+    )  # fmt: skip
+
+
+def sympy_view(fn: Function, order: int, x0: float, *, max_seconds: float = 1.0) -> SympyView:
+    """sympy's derivatives of a one-variable ``fn`` to ``order`` at ``x0``, worked out here and
+    now within ``max_seconds`` (the page asks :mod:`hograd_core.sympy_worker` instead)."""
+    variable = fn.variables[0] if fn.variables else "x"
+    sym = symbolic_derivatives(fn, order, variable, max_seconds=max_seconds)
+    return view_of(sym, order, {variable: x0})
 
 
 def _latex(expr: sp.Expr, ops: int) -> str | None:

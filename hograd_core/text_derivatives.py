@@ -93,12 +93,17 @@ TEXT: dict[str, tuple[str, str]] = {
         "大约吻合到 15 位有效数字；有限差分每升一阶大约损失三位精度，因此只显示到第 {fd} 阶。"
         "“误差”指与 sympy 结果之差。",
     ),
+    "deriv.inspector.sympy_working": (
+        "sympy is still working out the exact derivatives in the background ({done} of {total} "
+        "orders so far). Its column fills in by itself in a moment.",
+        "sympy 仍在后台推导精确导数（已完成 {done}/{total} 阶）。这一列稍后会自动补全。",
+    ),
     "deriv.inspector.sympy_time": (
-        "sympy has got to order {k} so far. Each run gives it at most {seconds} s, because while "
-        "it works everyone else's page waits; it carries on from there each time this part "
-        "runs again (move x0 or switch tabs).",
-        "sympy 目前算到了第 {k} 阶。每次运行最多给它 {seconds} 秒，因为它计算时其他人的页面都要等待；"
-        "这一部分每次重新运行（移动 x0 或切换标签页），它都会接着往下算。",
+        "sympy stopped after order {k}: this function has used up the {seconds} s of sympy time "
+        "the server gives each function. Its column is empty beyond; the other three methods "
+        "are not affected.",
+        "sympy 在第 {k} 阶之后停止了：服务器给每个函数的 {seconds} 秒 sympy 时间已经用完。"
+        "之后各阶这一列留空；其余三种方法不受影响。",
     ),
     "deriv.inspector.sympy_stopped": (
         "sympy stopped after order {k}: the exact derivative grew past {ops} operations (this "
@@ -128,6 +133,14 @@ TEXT: dict[str, tuple[str, str]] = {
     "deriv.symbolic.stopped": (
         "{label}: not computed; sympy's expression grew past its budget.",
         "{label}：未计算；sympy 的表达式超出了预算。",
+    ),
+    "deriv.symbolic.time": (
+        "{label}: not computed; sympy ran out of time for this function.",
+        "{label}：未计算；sympy 在这个函数上的时间已经用完。",
+    ),
+    "deriv.symbolic.working": (
+        "{label}: sympy is still working on it…",
+        "{label}：sympy 仍在推导……",
     ),
     "deriv.code.caption": (
         "This script reproduces the nested-autograd column of the inspector at x₀ = {x0}. "

@@ -8,8 +8,6 @@ arguments (no per-user state), so sharing results between sessions is safe.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from contextlib import nullcontext
 
 import numpy as np
@@ -25,8 +23,9 @@ from hograd_core.flaglab import FlagOutcome, FlagSettings, run_flags
 from hograd_core.flaglab_cases import run_case
 from hograd_core.gate import heavy_work
 from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
-from hograd_core.lab import CostProfile, Inspection, cost_profile, inspect_point
-from hograd_core.symbolic import SymbolicDerivatives, symbolic_derivatives
+from hograd_core.lab import CostProfile, Inspection, cost_profile, inspect_numbers, with_sympy
+from hograd_core.symbolic import SympyView
+from hograd_core.sympy_worker import SympyWorker
 from pages._ui import cached_parse, t
 
 # ---- derivatives page -------------------------------------------------------------------------
@@ -42,60 +41,36 @@ def curves(
         return derivatives(fn, np.linspace(low, high, points), order, method=method)
 
 
-#: sympy's time per script run. It is pure Python: while it works it holds the interpreter lock
-#: that every session of the class shares. A function whose derivatives take longer gets them
-#: over several runs (:func:`symbolic`), and the page says how far sympy has got.
-SYMPY_SECONDS = 0.3
-SYMPY_FUNCTIONS = 64  # functions whose derivatives are kept (the least recently extended go)
-_CHAINS: OrderedDict[str, SymbolicDerivatives] = OrderedDict()
-_CHAINS_LOCK = threading.Lock()  # one sympy computation at a time: no function done twice
+#: How long a run waits for the sympy worker's answer. Short functions are done by then;
+#: for the others the page shows what sympy has so far and asks again every ``SYMPY_POLL``
+#: seconds while the student reads (hograd_core/sympy_worker.py says why it is a process).
+SYMPY_WAIT = 0.1
+SYMPY_POLL = 0.6
+#: One worker for the whole server: the derivatives are a pure function of the text, the same
+#: for every student who types it, like the cached values.
+SYMPY = SympyWorker()
 
 
-def symbolic(text: str, order: int) -> SymbolicDerivatives:
-    """sympy's derivatives of ``text`` to ``order``, continued from what earlier runs (of any
-    session) computed, for at most ``SYMPY_SECONDS``; if that is not enough, ``stopped`` is
-    "time" and the next run goes on from there. Moving the order slider up differentiates
-    only the new orders; down, nothing.
-
-    Not st.cache_data: that pickles the value on every hit (25 ms for tanh's eleven
-    derivatives), and a derivative chain only ever grows. The expressions are a pure function
-    of the text, the same for every student who types it, like the cached values.
-    """
-
-    def enough(done: SymbolicDerivatives | None) -> bool:
-        return done is not None and (len(done.exprs) > order or done.stopped == "size")
-
-    if enough(done := _CHAINS.get(text)):
-        return done
-    with _CHAINS_LOCK:
-        done = _CHAINS.get(text)
-        if not enough(done):  # another session may have got there while this one waited
-            done = symbolic_derivatives(
-                parse(text), order, max_seconds=SYMPY_SECONDS, start_from=done
-            )
-            _CHAINS[text] = done
-            _CHAINS.move_to_end(text)
-            while len(_CHAINS) > SYMPY_FUNCTIONS:
-                _CHAINS.popitem(last=False)
-    return done
+def sympy_part(text: str, order: int, x0: float) -> SympyView:
+    """What the sympy worker has of ``text`` to ``order`` at ``x0`` within ``SYMPY_WAIT``."""
+    return SYMPY.ask(text, order, x0, SYMPY_WAIT) or SympyView(working=True)
 
 
-def inspect(text: str, x0: float, order: int, language: str) -> Inspection:
-    """The inspector's rows at x0. sympy's part is fetched first and its length is part of
-    the cache key, so a row computed while sympy was still short is not served once it has
-    got further."""
-    sym = symbolic(text, order)
-    return _inspect(text, x0, order, language, len(sym.exprs), sym)  # the length is hashed
+def inspect(
+    text: str, x0: float, order: int, language: str, *, sympy_column: bool = True
+) -> Inspection:
+    """The inspector's rows at x0: the numbers (cached), and sympy's column as far as it goes
+    (left empty when ``sympy_column`` is False)."""
+    numbers = _numbers(text, x0, order, language)
+    return with_sympy(numbers, sympy_part(text, order, x0)) if sympy_column else numbers
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _inspect(
-    text: str, x0: float, order: int, language: str, sympy_length: int, _sym: SymbolicDerivatives
-) -> Inspection:
+def _numbers(text: str, x0: float, order: int, language: str) -> Inspection:
     fn = parse(text)
     # nested autograd at x0 can build ~100k nodes; a small graph is not worth a gate slot
     with heavy_work() if autograd_is_heavy(fn, order) else nullcontext():
-        return inspect_point(fn, x0, order, language, _sym)
+        return inspect_numbers(fn, x0, order, language)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -18,7 +18,8 @@ from hograd_core.figures import (
 from hograd_core.lab import MAX_FD_ORDER, pytorch_snippet, taylor_polynomial
 from hograd_core.language import Function
 from hograd_core.symbolic import MAX_OPS
-from pages._cached import SYMPY_SECONDS, curves, estimate, inspect, measure
+from hograd_core.sympy_worker import CHAIN_SECONDS
+from pages._cached import SYMPY_POLL, curves, estimate, inspect, measure, sympy_part
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
 PRESETS = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)"]
@@ -106,11 +107,14 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
     views = ("inspector", "taylor", "symbolic", "code", "cost")
     tabs = lazy_tabs({v: t(f"deriv.tab.{v}") for v in views}, "deriv.tab")
     if not (tabs["code"].open or tabs["cost"].open):  # the other three show its rows
-        try:
-            inspection = inspect(fn.text, float(x0), order, lang())
+        try:  # the Taylor tab needs no sympy: only the inspector and the formulas show it
+            column = tabs["inspector"].open or tabs["symbolic"].open
+            inspection = inspect(fn.text, float(x0), order, lang(), sympy_column=column)
         except HogradError as err:
             show_error(err)
             return
+        if inspection.sympy_working:
+            sympy_poll(fn.text, order, float(x0))
 
     if tabs["inspector"].open:
         with tabs["inspector"]:
@@ -148,8 +152,13 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
                     )
                     break
             done = sum(r.sympy is not None for r in inspection.rows) - 1
-            if inspection.sympy_stopped == "time":
-                st.info(t("deriv.inspector.sympy_time", k=done, seconds=f"{SYMPY_SECONDS:g}"))
+            if inspection.sympy_working:
+                st.info(
+                    t("deriv.inspector.sympy_working", done=done + 1, total=order + 1),
+                    icon=":material/hourglass_top:",
+                )
+            elif inspection.sympy_stopped == "time":
+                st.info(t("deriv.inspector.sympy_time", k=done, seconds=f"{CHAIN_SECONDS:g}"))
             elif inspection.sympy_stopped:
                 st.info(t("deriv.inspector.sympy_stopped", k=done, ops=f"{MAX_OPS:,}"))
             if inspection.autograd_refused:
@@ -178,6 +187,10 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
                     st.latex(f"{latex_label(r.order)}({var}) = {r.latex}")
                 elif r.ops is not None:
                     st.write(t("deriv.symbolic.too_big", label=label, ops=f"{r.ops:,}"))
+                elif inspection.sympy_working:
+                    st.write(t("deriv.symbolic.working", label=label))
+                elif inspection.sympy_stopped == "time":
+                    st.write(t("deriv.symbolic.time", label=label))
                 else:
                     st.write(t("deriv.symbolic.stopped", label=label))
 
@@ -212,6 +225,15 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
                     st.plotly_chart(cost_figure(profile, lang()), key="deriv.cost.chart")
             except HogradError as err:
                 show_error(err)
+
+
+@st.fragment(run_every=SYMPY_POLL)
+def sympy_poll(text: str, order: int, x0: float) -> None:
+    """While sympy works in the background: ask it again every ``SYMPY_POLL`` s (the browser
+    reruns only this, which draws nothing) and, once it is done, run the page again to show
+    its column; that full run, without this fragment, also ends the browser's timer."""
+    if not sympy_part(text, order, x0).working:
+        st.rerun()
 
 
 point_views(fn, result, order, points)

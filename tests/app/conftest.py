@@ -75,3 +75,13 @@ def routes() -> list[tuple[str, str]]:
             url = next((k.value.value for k in node.keywords if k.arg == "url_path"), "")
             out.append((path, url))
     return out
+
+
+@pytest.fixture(autouse=True)
+def _sympy_answers_in_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run waits for the sympy worker's finished answer, so that a test sees sympy's column
+    whole (a server waits 0.1 s, then shows what sympy has and polls: tested on its own in
+    test_derivatives_page.py and, with the browser's own polling, in tests/e2e)."""
+    from pages import _cached
+
+    monkeypatch.setattr(_cached, "SYMPY_WAIT", 60.0)

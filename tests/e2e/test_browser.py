@@ -141,6 +141,34 @@ def test_derivatives_order_inspector_and_snippet_in_the_browser(page) -> None:  
     screenshot(page, "derivatives-inspector-en")
 
 
+def test_sympy_fills_its_column_in_by_itself(page) -> None:  # noqa: ANN001
+    """sympy works in a process of its own: the table comes at once, with a note while sympy's
+    column is incomplete; the browser's poll then fills it in with nobody touching anything,
+    and the note goes. sin(2x)·e^(-x²/2) to order 30 takes sympy 1.5 s here, well over the
+    0.1 s a run waits for it."""
+    page.goto(f"{page.base}/derivatives")
+    wait_for_app(page)
+    type_function(page, "sin(2*x)*exp(-x^2/2)")
+    order = page.get_by_role("slider").first
+    order.focus()
+    order.press("End")  # order 30, the highest Taylor mode offers
+    note = page.get_by_text("sympy is still working out the exact derivatives")
+    note.wait_for(timeout=20_000)
+    note.scroll_into_view_if_needed()
+    screenshot(page, "derivatives-sympy-working-en")
+    note.wait_for(state="detached", timeout=60_000)  # nobody touched the page meanwhile
+    wait_for_app(page)
+    screenshot(page, "derivatives-sympy-done-en")
+    cells = page.locator("[data-testid='stDataFrame'] [role='gridcell']").all_inner_texts()
+    rows = [cells[i : i + 8] for i in range(0, len(cells), 8)]
+    assert [int(r[0]) for r in rows[:3]] == [0, 1, 2]
+    # the grid draws only the rows in view: each of them has sympy's value, equal to Taylor's
+    for row in rows:
+        assert row[3] not in ("", "—"), row
+        assert float(row[1]) == pytest.approx(float(row[3]), rel=1e-8, abs=1e-10)
+    _no_exception(page)
+
+
 def test_moving_x0_reruns_only_the_point_views(page) -> None:  # noqa: ANN001
     """x0 and the tabs under it are a fragment: a drag reruns that part, not the whole page."""
     from streamlit.proto.BackMsg_pb2 import BackMsg

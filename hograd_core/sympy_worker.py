@@ -1,0 +1,312 @@
+"""sympy's exact derivatives for the derivatives page, worked out in a process of their own.
+
+sympy is pure Python. Run in the server, it holds the interpreter lock that every student's
+script run and the event loop share, so while it differentiated one student's function
+everyone's page waited; and the student who typed it waited for all of it (up to 0.3 s per
+run, several runs for a long chain). Measured with ``benchmarks/load.py`` (50 sessions,
+derivatives page): with sympy's share of each run cut to almost nothing, rerun p95 fell from
+315 ms to 167 ms.
+
+Here a child process (which loads sympy, not torch: see ``_CHILD``) keeps
+one derivative chain per function and grows it in the background, at low priority, on the
+other core. :meth:`SympyWorker.ask` sends (function, order, x0) and gets back at once what the
+child has so far (a :class:`~hograd_core.symbolic.SympyView`: values at x0, LaTeX, sizes, and
+whether it is still working); the page shows that and asks again a moment later until sympy
+is done. The child works on the function asked about most recently first, and forgets a
+request nobody has repeated for ``FORGET_SECONDS``.
+
+Every chain is bounded: orders up to the page's limit, ``MAX_OPS`` operations per expression,
+``CHAIN_SECONDS`` of work per function. If the child cannot be started (or dies more than
+``MAX_STARTS`` times), the same work runs in the asking thread instead, ``INLINE_SECONDS`` per
+call, as before this module existed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from collections import OrderedDict
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from .language import Function, parse
+from .symbolic import SymbolicDerivatives, SympyView, symbolic_derivatives, sympy_values
+
+__all__ = ["Chains", "SympyWorker", "CHAIN_SECONDS", "FORGET_SECONDS"]
+
+#: sympy's total time for one function; after it, the chain stops where it is ("time").
+CHAIN_SECONDS = 10.0
+#: A function nobody has asked about for this long is no longer worked on (the student left).
+FORGET_SECONDS = 20.0
+#: Each step of the child's background work, between which it answers questions.
+STEP_SECONDS = 0.05
+#: How often the child may be (re)started before the server falls back to in-thread sympy.
+MAX_STARTS = 5
+#: In-thread fallback: sympy's time per call, as the page had before the worker.
+INLINE_SECONDS = 0.3
+#: Questions sent and not yet answered, at most (a full pipe would block the server).
+MAX_OUTSTANDING = 256
+#: The child runs at this niceness: sympy's check never takes a core from the class's reruns.
+NICENESS = 10
+
+
+class Chains:
+    """The worker's state: one derivative chain per function (the ``max_functions`` most
+    recently used), grown on demand. No processes here: the child serves one; the in-thread
+    fallback uses one directly; tests drive one step by step."""
+
+    def __init__(
+        self, *, max_functions: int = 64, chain_seconds: float = CHAIN_SECONDS,
+        forget_seconds: float = FORGET_SECONDS, clock=time.monotonic,  # noqa: ANN001
+    ) -> None:  # fmt: skip
+        self.max_functions = max_functions
+        self.chain_seconds = chain_seconds
+        self.forget_seconds = forget_seconds
+        self._clock = clock
+        self._chains: OrderedDict[str, tuple[Function, SymbolicDerivatives]] = OrderedDict()
+        self._wanted: OrderedDict[str, tuple[int, float]] = OrderedDict()  # text -> (order, when)
+        self._values: OrderedDict[tuple[str, float, int], tuple[float, ...]] = OrderedDict()
+
+    def _final(self, sym: SymbolicDerivatives) -> str | None:
+        if sym.stopped == "size":
+            return "size"
+        return "time" if sym.seconds >= self.chain_seconds else None
+
+    def _chain(self, text: str) -> tuple[Function, SymbolicDerivatives]:
+        if text not in self._chains:
+            fn = parse(text)  # our parser, never eval: the page parsed this text already
+            variable = fn.variables[0] if fn.variables else "x"
+            self._chains[text] = (fn, symbolic_derivatives(fn, 0, variable))
+            while len(self._chains) > self.max_functions:
+                gone, _ = self._chains.popitem(last=False)
+                self._wanted.pop(gone, None)
+        self._chains.move_to_end(text)
+        return self._chains[text]
+
+    def view(self, text: str, order: int, x0: float) -> SympyView:
+        """What sympy has of ``text`` to ``order`` at ``x0`` now; asks for the rest."""
+        fn, sym = self._chain(text)
+        want = max(order, self._wanted.get(text, (-1, 0.0))[0])
+        if len(sym.exprs) <= want and self._final(sym) is None:
+            self._wanted[text] = (want, self._clock())
+            self._wanted.move_to_end(text)
+        else:
+            self._wanted.pop(text, None)
+        n = min(order + 1, len(sym.exprs))
+        key = (text, float(x0), n)
+        values = self._values.get(key)
+        if values is None:
+            variable = fn.variables[0] if fn.variables else "x"
+            values = tuple(sympy_values(sym.exprs[:n], {variable: x0}))
+            self._values[key] = values
+            while len(self._values) > 512:
+                self._values.popitem(last=False)
+        short = n <= order
+        working = short and text in self._wanted
+        return SympyView(
+            values=values, latex=sym.latex[:n], ops=sym.ops[:n], working=working,
+            stopped=self._final(sym) if short and not working else None,
+        )  # fmt: skip
+
+    def pending(self) -> bool:
+        """Whether a function someone asked about recently still needs derivatives."""
+        now = self._clock()
+        for text in [
+            t for t, (_, when) in self._wanted.items() if now - when > self.forget_seconds
+        ]:
+            del self._wanted[text]
+        return bool(self._wanted)
+
+    def step(self, seconds: float = STEP_SECONDS) -> bool:
+        """Differentiate the most recently asked unfinished function for about ``seconds``
+        (one derivative at least). Returns False if there was nothing to do."""
+        if not self.pending():
+            return False
+        text, (want, _) = next(reversed(self._wanted.items()))
+        fn, sym = self._chains[text]
+        left = self.chain_seconds - sym.seconds
+        sym = symbolic_derivatives(
+            fn, want, fn.variables[0] if fn.variables else "x",
+            max_seconds=min(seconds, left), start_from=sym,
+        )  # fmt: skip
+        self._chains[text] = (fn, sym)
+        if len(sym.exprs) > want or self._final(sym) is not None:
+            del self._wanted[text]
+        return True
+
+
+def _serve(requests: Connection, answers: Connection, chains: Chains) -> None:
+    """The child's loop: answer every question waiting, then do one step of work."""
+    while True:
+        if requests.poll(0 if chains.pending() else None):
+            try:
+                rid, text, order, x0 = requests.recv()
+            except EOFError:  # the server is gone
+                return
+            try:
+                answer: SympyView | None = chains.view(text, order, x0)
+            except Exception:  # noqa: BLE001 - one bad function must not end the worker
+                traceback.print_exc()
+                answer = None
+            answers.send((rid, answer))
+        else:
+            chains.step()
+
+
+#: The child's program. hograd_core/__init__.py imports every module, torch included (250 MB
+#: and a second of CPU); the child needs only the parser and sympy, so it registers the
+#: package without running its __init__ and imports just this module.
+_CHILD = """
+import sys, types
+package = types.ModuleType("hograd_core")
+package.__path__ = [sys.argv[1]]
+sys.modules["hograd_core"] = package
+from hograd_core.sympy_worker import main
+main()
+"""
+
+
+def main() -> None:
+    """The child process: questions on stdin, answers on stdout."""
+    requests = Connection(os.dup(0), writable=False)
+    answers = Connection(os.dup(1), readable=False)
+    sys.stdout = sys.stderr  # nothing else may write to the answer pipe
+    with contextlib.suppress(OSError):  # not allowed here: run at normal priority
+        os.nice(NICENESS)
+    _serve(requests, answers, Chains())
+
+
+class SympyWorker:
+    """The server's side: one child process, asked by many script threads at once."""
+
+    def __init__(self, *, inline_seconds: float = INLINE_SECONDS) -> None:
+        self.inline_seconds = inline_seconds
+        self._cond = threading.Condition()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._send: Connection | None = None
+        self._answers: dict[int, SympyView | None] = {}
+        self._waiting: set[int] = set()
+        self._outstanding = 0
+        self._ids = itertools.count()
+        self._starts = 0
+        self._inline: Chains | None = None
+        self._inline_lock = threading.Lock()
+
+    @property
+    def in_thread(self) -> bool:
+        """Whether sympy runs in the asking thread (no child process could be run)."""
+        return self._inline is not None
+
+    def start(self) -> None:
+        """Start the child now (the server does at its first run, so that it is warm)."""
+        with self._cond:
+            self._ensure_started()
+
+    def _ensure_started(self) -> Connection | None:  # called with the condition held
+        if self._proc is not None and self._proc.poll() is None and self._send is not None:
+            return self._send
+        if self._inline is not None:
+            return None
+        if self._starts >= MAX_STARTS:
+            self._inline = Chains()
+            return None
+        self._starts += 1
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", _CHILD, str(Path(__file__).resolve().parent)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True,
+            )  # fmt: skip
+        except OSError:
+            self._inline = Chains()
+            return None
+        assert proc.stdin is not None and proc.stdout is not None
+        send = Connection(os.dup(proc.stdin.fileno()), readable=False)
+        receive = Connection(os.dup(proc.stdout.fileno()), writable=False)
+        proc.stdin.close()
+        proc.stdout.close()
+        self._proc, self._send, self._outstanding = proc, send, 0
+        threading.Thread(
+            target=self._read, args=(proc, receive), name="sympy-worker-reader", daemon=True
+        ).start()
+        return send
+
+    def _read(self, proc: subprocess.Popen[bytes], receive: Connection) -> None:
+        try:
+            while True:
+                rid, answer = receive.recv()
+                with self._cond:
+                    self._outstanding -= 1
+                    if rid in self._waiting:
+                        self._answers[rid] = answer
+                        self._cond.notify_all()
+        except (EOFError, OSError):
+            with self._cond:
+                if self._proc is proc:  # died: the next question starts another
+                    self._proc, self._send = None, None
+                self._cond.notify_all()
+        finally:
+            receive.close()
+
+    def _ask_once(self, text: str, order: int, x0: float, wait: float) -> SympyView | None:
+        with self._cond:
+            send = self._ensure_started()
+            if send is None or self._outstanding >= MAX_OUTSTANDING:
+                return None
+            rid = next(self._ids)
+            self._waiting.add(rid)
+            try:
+                send.send((rid, text, order, float(x0)))
+                self._outstanding += 1
+                proc = self._proc
+                self._cond.wait_for(
+                    lambda: rid in self._answers or self._proc is not proc, timeout=wait
+                )
+                return self._answers.pop(rid, None)
+            except OSError:
+                self._proc, self._send = None, None
+                return None
+            finally:
+                self._waiting.discard(rid)
+
+    def ask(self, text: str, order: int, x0: float, wait: float) -> SympyView | None:
+        """sympy's derivatives of ``text`` (a function the caller has parsed) to ``order`` at
+        ``x0``, as far as the worker has got within ``wait`` seconds; None if it did not
+        answer in time (it keeps working: ask again)."""
+        deadline = time.monotonic() + wait
+        last = None
+        while True:
+            if self._inline is not None:
+                return self._ask_inline(text, order, x0)
+            view = self._ask_once(text, order, x0, max(0.0, deadline - time.monotonic()))
+            if self._inline is not None:  # no child could be run: work here instead
+                continue
+            last = view or last  # a later question may go unanswered in time
+            left = deadline - time.monotonic()
+            if view is None or not view.working or left <= 0:
+                return last
+            time.sleep(min(0.02, left))
+
+    def _ask_inline(self, text: str, order: int, x0: float) -> SympyView:
+        with self._inline_lock:  # one sympy computation at a time: no function done twice
+            chains = self._inline
+            assert chains is not None
+            view = chains.view(text, order, x0)
+            start = time.monotonic()
+            while view.working and time.monotonic() - start < self.inline_seconds:
+                chains.step(self.inline_seconds)
+                view = chains.view(text, order, x0)
+            return view
+
+    def stop(self) -> None:
+        """End the child (tests; a server's child ends when the server's pipe closes)."""
+        with self._cond:
+            proc, self._proc, self._send = self._proc, None, None
+        if proc is not None:
+            proc.kill()
+            proc.wait(timeout=10)
