@@ -23,7 +23,10 @@ Phases, in order, each bounded in count and time:
    random moment in the first few seconds, then acting every T x U(0.5, 1.5) s; plus
    ``--browsers B`` Chromium tabs (at nice 19: students' browsers render on their own
    machines, not on the server's cores). Rerun latency = from sending the rerun to the run's
-   ``script_finished``. RSS is sampled every 0.5 s (``rss_peak_mb``).
+   ``script_finished``. RSS is sampled every 0.5 s (``rss_peak_mb``). While sympy works in
+   its own process the derivatives page polls (``st.fragment(run_every=...)``); the sessions
+   fire those timers between actions as a browser does (``polls``, not in the rerun
+   percentiles), and ``settled_p95_ms`` is how long after an action the page was complete.
 6. **soak** (``--soak R --soak-seconds T``): R reruns more (at most T s) by 4 sessions
    without think time; RSS is read
    after the first fifth (caches and allocator warm) and at the end: ``rss_growth_pct``.
@@ -207,6 +210,32 @@ class Server:
             return None
         return None if t is None else t.user + t.system
 
+    def helpers(self) -> list[psutil.Process]:
+        """The server's child processes (the sympy worker; fresh-process flag-lab runs)."""
+        try:
+            return psutil.Process(self.pid).children(recursive=True) if self.pid else []
+        except psutil.Error:
+            return []
+
+    def helpers_cpu_seconds(self) -> float:
+        total = 0.0
+        for p in self.helpers():
+            try:
+                t = p.cpu_times()
+            except psutil.Error:
+                continue
+            total += t.user + t.system
+        return total
+
+    def helpers_rss_mb(self) -> float:
+        total = 0.0
+        for p in self.helpers():
+            try:
+                total += p.memory_info().rss / 2**20
+            except psutil.Error:
+                continue
+        return total
+
     def log_errors(self) -> int | None:
         if self.log_path is None:
             return None
@@ -265,6 +294,9 @@ class Record:
     bytes: int = 0
     slowest: list[tuple[float, str, dict]] = field(default_factory=list)
     by_order: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    polls: list[float] = field(default_factory=list)  # timer-driven fragment runs
+    ready: list[float] = field(default_factory=list)  # action -> the page's timers all done
+    unready: int = 0  # the student acted again while the page was still polling
 
     def rerun(self, action: str, seconds: float, nbytes: int, state: dict | None = None) -> None:
         with self.lock:
@@ -277,6 +309,18 @@ class Record:
                 self.by_order[bucket].append(seconds)
             if state is not None and (len(self.slowest) < 8 or seconds > self.slowest[-1][0]):
                 self.slowest = sorted([*self.slowest, (seconds, action, state)], reverse=True)[:8]
+
+    def poll(self, seconds: float) -> None:
+        with self.lock:
+            self.polls.append(seconds)
+
+    def settled(self, seconds: float | None) -> None:
+        """The page stopped polling ``seconds`` after the action (None: it had not yet)."""
+        with self.lock:
+            if seconds is None:
+                self.unready += 1
+            else:
+                self.ready.append(seconds)
 
     def fail(self, session: int, reason: str) -> None:
         with self.lock:
@@ -398,6 +442,31 @@ def classify(client: StreamlitClient, record: Record) -> None:
         record.count("busy" if e.startswith(BUSY) else "error_shown")
 
 
+def wait_polling(
+    client: StreamlitClient, record: Record, wake: float, since: float | None
+) -> float | None:
+    """Sleep until ``wake`` while firing the page's ``run_every`` timers as a browser does
+    (the derivatives page polls while sympy works in the background). ``since`` is when the
+    action that started the polling was sent; returns it, or None once the page has stopped
+    polling (the time it took is recorded)."""
+    due = {fid: time.perf_counter() + every for fid, every in client.auto_reruns.items()}
+    while due:
+        fid, when = min(due.items(), key=lambda kv: kv[1])
+        if when >= wake:
+            break
+        time.sleep(max(0.0, when - time.perf_counter()))
+        run = client.poll(fid)
+        record.poll(run.seconds)
+        now = time.perf_counter()
+        due = {f: due.get(f, now + every) if f != fid else now + every
+               for f, every in client.auto_reruns.items()}  # fmt: skip
+    if since is not None and not client.auto_reruns:
+        record.settled(time.perf_counter() - since)
+        since = None
+    time.sleep(max(0.0, wake - time.perf_counter()))
+    return since
+
+
 def student(
     sid: int, url: str, page: str, record: Record, *, think: float, until: float,
     start_within: float, timeout: float, seed: int, mix: str = "full", max_actions: int = 10_000,
@@ -412,11 +481,14 @@ def student(
         problem = check(client, None, None)
         if problem:
             record.fail(sid, f"open: {problem}")
+        since: float | None = None  # when the action the page is still polling for was sent
         for _ in range(max_actions):
             pause = think * rng.uniform(0.5, 1.5)
             if time.perf_counter() + pause >= until:
                 break
-            time.sleep(pause)
+            since = wait_polling(client, record, time.perf_counter() + pause, since)
+            if since is not None:  # acting again before the page had finished polling
+                record.settled(None)
             action, expect = choose(client, rng, mix)
             typed = None
             if action.startswith("fn."):
@@ -424,8 +496,10 @@ def student(
                     w.value[1] for w in client.widgets.values() if w.key and w.key.endswith(".fn")
                 )
             state = {w.key: w.current() for w in client.widgets.values() if w.key}
+            sent = time.perf_counter()
             run = client.rerun()
             record.rerun(action, run.seconds, run.nbytes, state)
+            since = sent if client.auto_reruns else None
             classify(client, record)
             problem = check(client, typed, expect)
             if problem:
@@ -757,6 +831,7 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
     sampler = RssSampler(server)
     sampler.start()
     cpu0, me0, t0 = server.cpu_seconds(), psutil.Process().cpu_times(), time.perf_counter()
+    helpers0 = server.helpers_cpu_seconds()
     psutil.cpu_percent(interval=None)  # starts the machine-wide measurement
     until = t0 + args.seconds
     start_within = min(5.0, args.seconds / 4)
@@ -791,6 +866,7 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
         bt.join(timeout=max(1.0, until - time.perf_counter()) + 120)
     wall = time.perf_counter() - t0
     cpu1, me1 = server.cpu_seconds(), psutil.Process().cpu_times()
+    helpers1 = server.helpers_cpu_seconds()
     machine = psutil.cpu_percent(interval=None)
     sampler.stop()
     lat = record.latencies
@@ -819,11 +895,23 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
         "busy": record.counts["busy"],
         "errors_shown": record.counts["error_shown"],
         "open_p95_ms": ms(pct(record.opens, 95)),
+        # the derivatives page's polls while sympy works in the background (not in p50/p95
+        # above, which are the students' own actions), and how long after an action the page
+        # had sympy's column whole (the polling stopped); "unready": the student moved on first
+        "polls": len(record.polls),
+        "poll_p95_ms": ms(pct(record.polls, 95)),
+        "settled": len(record.ready),
+        "settled_p50_ms": ms(pct(record.ready, 50)),
+        "settled_p95_ms": ms(pct(record.ready, 95)),
+        "unsettled": record.unready,
         "mb_sent_to_clients": round(record.bytes / 2**20, 1),
         "rss_peak_mb": None if sampler.peak() is None else round(sampler.peak(), 1),
         "server_cpu_pct": None
         if cpu0 is None or cpu1 is None
         else round(100 * (cpu1 - cpu0) / wall),
+        # the sympy worker (a child process at low priority), not in server_cpu_pct
+        "helpers_cpu_pct": round(100 * max(0.0, helpers1 - helpers0) / wall),
+        "helpers_rss_mb": round(server.helpers_rss_mb(), 1),
         "machine_cpu_pct": machine,  # all cores together, 100 = every core busy
         "loadgen_cpu_pct": round(
             100 * (me1.user + me1.system - me0.user - me0.system) / wall
@@ -985,8 +1073,13 @@ def report(r: dict[str, Any]) -> str:
             f"  rerun latency p50 {r['p50_ms']} ms, p95 {f('p95_ms', ' ms')}, p99 {r['p99_ms']} "
             f"ms, max {r['max_ms']} ms; open p95 {r['open_p95_ms']} ms",
             f"  reruns over 2 s: {r.get('reruns_over_2s')}, over 10 s: {r.get('reruns_over_10s')}",
+            f"  sympy in the background: {r.get('polls')} polls (p95 {r.get('poll_p95_ms')} ms); "
+            f"page complete after p50 {r.get('settled_p50_ms')} ms, p95 "
+            f"{r.get('settled_p95_ms')} ms ({r.get('settled')} times); the student moved on "
+            f"first {r.get('unsettled')} times",
             f"  failed sessions {f('failed')}; busy answers {r['busy']}; errors shown "
-            f"{r['errors_shown']}; server CPU {r['server_cpu_pct']}% of one core; machine "
+            f"{r['errors_shown']}; server CPU {r['server_cpu_pct']}% of one core (+ its sympy "
+            f"worker {r.get('helpers_cpu_pct')}%, {r.get('helpers_rss_mb')} MB); machine "
             f"{r['machine_cpu_pct']}% of all cores; load generator {r['loadgen_cpu_pct']}% of "
             f"one core",
         ]

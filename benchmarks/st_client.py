@@ -243,6 +243,9 @@ class StreamlitClient:
         self.http_bytes = 0
         self._pending: dict[str, tuple[str, Any]] = {}  # widget id -> value for the next rerun
         self._fragments: dict[tuple[int, ...], str] = {}  # element path -> its fragment id
+        #: fragment id -> seconds: the page's st.fragment(run_every=...) timers, which a browser
+        #: keeps until the next full run (or a stop_auto_rerun); see :meth:`poll`
+        self.auto_reruns: dict[str, float] = {}
         self._cache: dict[str, tuple[ForwardMsg, int]] = {}  # hash -> (message, run index)
         self._cache_age = 2
         self._run_index = 0
@@ -316,9 +319,16 @@ class StreamlitClient:
         """Rerun the current page with the widget values set since the last run."""
         return self._run(page_name="", page_script_hash=self.page_script_hash)
 
+    def poll(self, fragment_id: str) -> RunResult:
+        """Rerun one fragment, as the browser does when its ``run_every`` timer fires."""
+        return self._run(
+            page_name="", page_script_hash=self.page_script_hash, fragment_id=fragment_id
+        )
+
     def _client_state(
-        self, msg: BackMsg, page_name: str, page_script_hash: str, widgets: bool
-    ) -> None:
+        self, msg: BackMsg, page_name: str, page_script_hash: str, widgets: bool,
+        fragment_id: str = "",
+    ) -> None:  # fmt: skip
         cs = msg.rerun_script
         cs.query_string = self.query_string
         cs.page_name = page_name
@@ -330,10 +340,11 @@ class StreamlitClient:
         cs.cached_message_hashes.extend(self._cache)
         if not widgets:
             return
+        cs.fragment_id = fragment_id
         owners = {
             self.widgets[wid].fragment_id if wid in self.widgets else "" for wid in self._pending
         }
-        if len(owners) == 1 and "" not in owners:  # as the browser does: rerun that fragment only
+        if len(owners) == 1 and "" not in owners and not fragment_id:  # as the browser does
             cs.fragment_id = owners.pop()
         values = {wid: w.value for wid, w in self.widgets.items() if w.value is not None}
         values.update(self._pending)
@@ -345,11 +356,14 @@ class StreamlitClient:
             else:
                 setattr(state, name, value)
 
-    def _run(self, *, page_name: str, page_script_hash: str, widgets: bool = True) -> RunResult:
+    def _run(
+        self, *, page_name: str, page_script_hash: str, widgets: bool = True,
+        fragment_id: str = "",
+    ) -> RunResult:  # fmt: skip
         if self._ws is None:
             raise ProtocolError("rerun: not connected; call open() first.")
         msg = BackMsg()
-        self._client_state(msg, page_name, page_script_hash, widgets)
+        self._client_state(msg, page_name, page_script_hash, widgets, fragment_id)
         fragment = msg.rerun_script.fragment_id
         self._pending.clear()
         self._run_index += 1
@@ -390,8 +404,9 @@ class StreamlitClient:
                     self._cache[fwd.hash] = (self._cache[fwd.hash][0], self._run_index)
                 if kind == "new_session":
                     runs += 1
-                    if not fragment:
-                        elements = {}  # a new run in the chain redraws the page
+                    if not fwd.metadata.run.fragment_ids:  # a full run (st.rerun() in a
+                        elements = {}  # fragment starts one) redraws the page
+                        self.auto_reruns.clear()  # and the browser drops every timer
                     ns = fwd.new_session
                     self.page_script_hash = ns.page_script_hash
                     self._cache_age = max(1, ns.config.max_cached_message_age or 2)
@@ -403,6 +418,11 @@ class StreamlitClient:
                     }
                     if fwd.navigation.page_script_hash:
                         self.page_script_hash = fwd.navigation.page_script_hash
+                elif kind == "auto_rerun":
+                    self.auto_reruns[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
+                elif kind == "stop_auto_rerun":
+                    for fid in fwd.stop_auto_rerun.fragment_ids:
+                        self.auto_reruns.pop(fid, None)
                 elif kind == "page_info_changed":
                     self.query_string = fwd.page_info_changed.query_string
                 elif kind == "delta":

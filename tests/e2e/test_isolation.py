@@ -81,6 +81,31 @@ def test_the_load_client_reruns_against_the_real_server(iso_server: str) -> None
         assert c.errors and "sin(" in c.echoed  # refused, and echoed only as code
 
 
+def test_the_load_client_fires_the_pages_timers_as_a_browser_does(iso_server: str) -> None:
+    """While sympy works in the background the derivatives page polls (st.fragment with
+    run_every); the load benchmark's client keeps those timers and fires them, and the
+    page's full run at the end clears them, as in a browser."""
+    import time
+
+    with StreamlitClient(iso_server, timeout=60) as c:
+        c.open("derivatives")
+        c.set_value("deriv.fn", "sin(3*x)*exp(-x^2/3)")  # sympy needs > 1 s for order 30
+        c.set_value("deriv.order", 30)
+        c.rerun()
+        assert c.auto_reruns and all(v > 0 for v in c.auto_reruns.values())
+        assert any("still working" in i for i in c.infos)
+        deadline = time.monotonic() + 90
+        polls = 0
+        while c.auto_reruns and time.monotonic() < deadline:
+            fid, every = next(iter(c.auto_reruns.items()))
+            time.sleep(every)
+            assert c.poll(fid).status == "ok"
+            polls += 1
+        assert not c.auto_reruns and polls >= 1
+        assert not any("still working" in i for i in c.infos) and not c.exceptions
+        assert c.widget("deriv.order").current() == 30  # the same page, now complete
+
+
 def test_two_sessions_never_see_each_others_state(iso_server: str) -> None:
     with StreamlitClient(iso_server, timeout=60) as a, StreamlitClient(iso_server, timeout=60) as b:
         a.open("derivatives")
