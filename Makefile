@@ -1,13 +1,14 @@
 # Two commands for a fresh Debian machine with Python 3.11:
 #   make run    set up .venv and start the app on http://localhost:8501
-#   make test   set up .venv with the test tools, install Debian's chromium if missing, run every test
+#   make test   set up .venv with the test tools, install Debian's chromium and graphviz if
+#               missing, run every test
 
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8501
 
-.PHONY: run test test-core test-app test-e2e lint bench load clean chromium
+.PHONY: run test test-core test-app test-e2e lint bench load clean debian
 
 $(VENV)/.runtime: requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,20 +23,24 @@ $(VENV)/.dev: requirements-dev.txt $(VENV)/.runtime
 run: $(VENV)/.runtime
 	$(PY) -m streamlit run app.py --server.port $(PORT)
 
-# Debian's chromium for the browser tests (never a downloaded browser), with CJK fonts so the
-# Chinese screenshots are readable. Installed when missing
-# and we are root; otherwise a clear message says what to run.
-chromium:
-	@if [ -x /usr/bin/chromium ]; then exit 0; fi; \
+# Debian packages the tests need: chromium for the browser tests (never a downloaded browser),
+# with CJK fonts so the Chinese screenshots are readable, and graphviz's dot for the graph
+# page's SVG export. Installed when missing and we are root; otherwise a clear message says
+# what to run.
+debian:
+	@missing=""; \
+	[ -x /usr/bin/chromium ] || missing=" chromium fonts-noto-cjk"; \
+	command -v dot >/dev/null 2>&1 || missing="$$missing graphviz"; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = "0" ]; then \
-		echo "installing Debian's chromium for the browser tests"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; \
+		echo "installing Debian's packages for the tests:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else \
-		echo "error: the browser tests need Debian's chromium: run 'sudo apt-get install -y chromium'" >&2; \
+		echo "error: the tests need Debian's packages: run 'sudo apt-get install -y $$missing'" >&2; \
 		exit 1; \
 	fi
 
-test: $(VENV)/.dev chromium
+test: $(VENV)/.dev debian
 	$(PY) -m pytest -q
 
 test-core: $(VENV)/.dev
@@ -44,7 +49,7 @@ test-core: $(VENV)/.dev
 test-app: $(VENV)/.dev
 	$(PY) -m pytest -q tests/app
 
-test-e2e: $(VENV)/.dev chromium
+test-e2e: $(VENV)/.dev debian
 	$(PY) -m pytest -q tests/e2e
 
 lint: $(VENV)/.dev
@@ -55,7 +60,7 @@ bench: $(VENV)/.dev
 	$(PY) benchmarks/hvp.py
 
 # The classroom load benchmark: starts its own server on a free loopback port (see README).
-load: $(VENV)/.dev chromium
+load: $(VENV)/.dev debian
 	$(PY) benchmarks/load.py
 
 clean:
