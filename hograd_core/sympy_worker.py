@@ -32,6 +32,7 @@ import threading
 import time
 import traceback
 from collections import OrderedDict
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -52,6 +53,8 @@ MAX_STARTS = 5
 INLINE_SECONDS = 0.3
 #: Questions sent and not yet answered, at most (a full pipe would block the server).
 MAX_OUTSTANDING = 256
+#: Answers the server remembers (a finished answer is served without asking the child).
+KNOWN_ANSWERS = 512
 #: The child runs at this niceness: sympy's check never takes a core from the class's reruns.
 NICENESS = 10
 
@@ -123,40 +126,79 @@ class Chains:
             del self._wanted[text]
         return bool(self._wanted)
 
-    def step(self, seconds: float = STEP_SECONDS) -> bool:
-        """Differentiate the most recently asked unfinished function for about ``seconds``
-        (one derivative at least). Returns False if there was nothing to do."""
+    def next_job(self) -> _Job | None:
+        """The most recently asked unfinished function and how far it is wanted, or None."""
         if not self.pending():
-            return False
+            return None
         text, (want, _) = next(reversed(self._wanted.items()))
         fn, sym = self._chains[text]
-        left = self.chain_seconds - sym.seconds
-        sym = symbolic_derivatives(
-            fn, want, fn.variables[0] if fn.variables else "x",
-            max_seconds=min(seconds, left), start_from=sym,
+        return _Job(text, fn, sym, want)
+
+    def work(self, job: _Job, seconds: float = STEP_SECONDS) -> SymbolicDerivatives:
+        """The job's chain, longer by about ``seconds`` of sympy (one derivative at least).
+        Touches no state: the child runs it without holding its lock."""
+        return symbolic_derivatives(
+            job.fn, job.want, job.fn.variables[0] if job.fn.variables else "x",
+            max_seconds=min(seconds, self.chain_seconds - job.sym.seconds), start_from=job.sym,
         )  # fmt: skip
-        self._chains[text] = (fn, sym)
-        if len(sym.exprs) > want or self._final(sym) is not None:
-            del self._wanted[text]
+
+    def store(self, job: _Job, sym: SymbolicDerivatives) -> None:
+        """Keep the longer chain (unless the function was dropped meanwhile)."""
+        if job.text not in self._chains:
+            return
+        self._chains[job.text] = (job.fn, sym)
+        want = self._wanted.get(job.text, (-1, 0.0))[0]  # it may have grown meanwhile
+        if job.text in self._wanted and (len(sym.exprs) > want or self._final(sym)):
+            del self._wanted[job.text]
+
+    def step(self, seconds: float = STEP_SECONDS) -> bool:
+        """One job, start to end. Returns False if there was nothing to do."""
+        job = self.next_job()
+        if job is None:
+            return False
+        self.store(job, self.work(job, seconds))
         return True
 
 
+@dataclass(frozen=True)
+class _Job:
+    text: str
+    fn: Function
+    sym: SymbolicDerivatives
+    want: int
+
+
 def _serve(requests: Connection, answers: Connection, chains: Chains) -> None:
-    """The child's loop: answer every question waiting, then do one step of work."""
-    while True:
-        if requests.poll(0 if chains.pending() else None):
+    """The child's two threads: one answers questions at once from what the chains hold; the
+    other differentiates, outside the lock, so a long derivative (a swollen expression can take
+    a second) never delays an answer."""
+    cond = threading.Condition()
+
+    def answer_questions() -> None:
+        while True:
             try:
                 rid, text, order, x0 = requests.recv()
-            except EOFError:  # the server is gone
-                return
-            try:
-                answer: SympyView | None = chains.view(text, order, x0)
-            except Exception:  # noqa: BLE001 - one bad function must not end the worker
-                traceback.print_exc()
-                answer = None
+            except (EOFError, OSError):  # the server is gone: so is this process
+                os._exit(0)
+            with cond:
+                try:
+                    answer: SympyView | None = chains.view(text, order, x0)
+                except Exception:  # noqa: BLE001 - one bad function must not end the worker
+                    traceback.print_exc()
+                    answer = None
+                cond.notify()
             answers.send((rid, answer))
-        else:
-            chains.step()
+
+    threading.Thread(target=answer_questions, name="answers", daemon=True).start()
+    while True:
+        with cond:
+            job = chains.next_job()
+            while job is None:
+                cond.wait(timeout=1.0)  # a question may bring work; forgetting needs time
+                job = chains.next_job()
+        sym = chains.work(job)
+        with cond:
+            chains.store(job, sym)
 
 
 #: The child's program. hograd_core/__init__.py imports every module, torch included (250 MB
@@ -177,6 +219,7 @@ def main() -> None:
     requests = Connection(os.dup(0), writable=False)
     answers = Connection(os.dup(1), readable=False)
     sys.stdout = sys.stderr  # nothing else may write to the answer pipe
+    sys.setswitchinterval(0.001)  # the answering thread gets its turn quickly
     with contextlib.suppress(OSError):  # not allowed here: run at normal priority
         os.nice(NICENESS)
     _serve(requests, answers, Chains())
@@ -197,6 +240,8 @@ class SympyWorker:
         self._starts = 0
         self._inline: Chains | None = None
         self._inline_lock = threading.Lock()
+        #: (text, order, x0) -> the latest answer: a finished one is served from here
+        self._known: OrderedDict[tuple[str, int, float], SympyView] = OrderedDict()
 
     @property
     def in_thread(self) -> bool:
@@ -278,18 +323,28 @@ class SympyWorker:
         """sympy's derivatives of ``text`` (a function the caller has parsed) to ``order`` at
         ``x0``, as far as the worker has got within ``wait`` seconds; None if it did not
         answer in time (it keeps working: ask again)."""
+        key = (text, order, float(x0))
+        with self._cond:
+            last = self._known.get(key)
+        if last is not None and not last.working:
+            return last  # a finished answer never changes
         deadline = time.monotonic() + wait
-        last = None
         while True:
             if self._inline is not None:
                 return self._ask_inline(text, order, x0)
             view = self._ask_once(text, order, x0, max(0.0, deadline - time.monotonic()))
             if self._inline is not None:  # no child could be run: work here instead
                 continue
-            last = view or last  # a later question may go unanswered in time
+            if view is not None:
+                last = view
+                with self._cond:
+                    self._known[key] = view
+                    self._known.move_to_end(key)
+                    while len(self._known) > KNOWN_ANSWERS:
+                        self._known.popitem(last=False)
             left = deadline - time.monotonic()
             if view is None or not view.working or left <= 0:
-                return last
+                return last  # unanswered in time: what it said before, if anything
             time.sleep(min(0.02, left))
 
     def _ask_inline(self, text: str, order: int, x0: float) -> SympyView:

@@ -158,12 +158,34 @@ def test_a_dead_worker_is_started_again(worker: sw.SympyWorker) -> None:
     assert worker.ask("x**2", 1, 3.0, wait=60).values == (9.0, 6.0)
     worker._proc.kill()
     worker._proc.wait()
+    assert worker.ask("x**2", 1, 3.0, wait=0.0).values == (9.0, 6.0)  # remembered: no question
     view = None
     for _ in range(3):  # the question in flight when it died goes unanswered
-        view = worker.ask("x**2", 1, 3.0, wait=60)
+        view = worker.ask("x**4", 1, 2.0, wait=60)
         if view is not None:
             break
-    assert view is not None and view.values == (9.0, 6.0) and worker._starts == 2
+    assert view is not None and view.values == (16.0, 32.0) and worker._starts == 2
+
+
+def test_a_long_derivative_does_not_hold_up_answers(worker: sw.SympyWorker) -> None:
+    """The child differentiates in one thread and answers in another: while it works on a
+    function whose derivatives swell (seconds of sympy), a question about another is answered
+    at once."""
+    import time
+
+    worker.ask("x", 0, 0.0, wait=60)  # started and warm
+    swollen = "exp(sin(x))*cos(3*x)"  # its 25th to 30th derivatives take 0.45-0.8 s each here
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        view = worker.ask(swollen, 30, 0.5, wait=1.0)
+        if view is not None and len(view.values) >= 26:
+            break
+        time.sleep(0.05)
+    assert view is not None and view.working  # in the middle of a derivative of 2,000+ ops
+    start = time.monotonic()
+    view = worker.ask("x**5", 0, 1.0, wait=30)
+    assert view is not None and view.values == (1.0,)
+    assert time.monotonic() - start < 0.25  # not after the derivative in progress
 
 
 def test_without_a_process_sympy_runs_in_the_asking_thread(monkeypatch) -> None:  # noqa: ANN001
