@@ -282,3 +282,65 @@ def test_sympy_values_in_one_context_equal_one_at_a_time() -> None:
         together = sympy_values(sym.exprs, {"x": x0})
         alone = [sympy_value(e, {"x": x0}) for e in sym.exprs]
         np.testing.assert_array_equal(together, alone)  # NaN where undefined, in both
+
+
+def _reference_node_count(*tensors: torch.Tensor) -> int:
+    """The plainest walk of the autograd graph: a dict from id to node (holding each node, so
+    no id can be reused by a new wrapper during the walk), one node at a time."""
+    found: dict[int, object] = {}
+    todo = [t.grad_fn for t in tensors]
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in found:
+            continue
+        found[id(node)] = node
+        todo.extend(nxt for nxt, _ in node.next_functions)
+    return len(found)
+
+
+# Graph nodes per point after each order at the probe point, as counted by the first walk
+# (distinct nodes by id, each held); the comments give the first order over the 100,000 limit.
+PINNED_SIZES = {
+    "sin(x)*exp(-x^2)": [6, 16, 43, 106, 238, 511, 1082, 2292, 4878, 10425, 22326],
+    "log(cosh(x))": [3, 6, 17, 52, 168, 575, 2074, 7785, 30008],  # order 9: 117,559
+    "x*sin(1/x)": [5, 14, 36, 90, 232, 621, 1713, 4833, 13865, 40269],  # order 10: 118,021
+    "x**3": [2, 5, 8, 11, 11, 11],  # rows from order 4 on are plain zeros, no graph
+    "abs(x)": [2, 4, 4, 4],
+    "2.5": [0, 0, 0],
+}
+
+
+@pytest.mark.parametrize("text", sorted(PINNED_SIZES))
+def test_node_counts_are_pinned_and_equal_a_reference_walk(text: str) -> None:
+    """The node count decides what the budget refuses, so a faster walk must count exactly
+    the same set: distinct autograd nodes reachable from the rows so far. Checked against the
+    numbers above and against a plain reference walk of every prefix of the rows."""
+    from hograd_core.derivatives import PROBE_POINT, _probe, autograd_rows
+
+    fn = parse(text)
+    pinned = PINNED_SIZES[text]
+    order = len(pinned) - 1
+    x = torch.tensor([PROBE_POINT], dtype=torch.float64, requires_grad=True)
+    rows, _, sizes = autograd_rows(fn, x, order, node_limit=BUDGET.max_nodes)
+    assert sizes == pinned
+    assert sizes == [_reference_node_count(*rows[: k + 1]) for k in range(order + 1)]
+    assert graph_nodes(*rows) == pinned[-1]
+    _probe.cache_clear()
+    assert _probe(fn, order) is not None and list(_probe(fn, order)[0]) == pinned
+
+
+@pytest.mark.parametrize(
+    ("text", "order", "nodes"), [("log(cosh(x))", 9, 117_559), ("x*sin(1/x)", 10, 118_021)]
+)
+def test_a_graph_just_over_the_node_limit_is_refused(text: str, order: int, nodes: int) -> None:
+    """The slowest refusals: one order before the end the prediction lets them through
+    (log(cosh(x)): 30,008 nodes growing 3.9x predicts 116k, under 1.5x the limit), so the last
+    order is built and counted, and that exact count is over the limit."""
+    from hograd_core.derivatives import PROBE_POINT, _probe, autograd_rows
+
+    _probe.cache_clear()
+    assert _probe(parse(text), order) is None
+    assert _probe(parse(text), order - 1) is not None
+    x = torch.tensor([PROBE_POINT], dtype=torch.float64, requires_grad=True)
+    rows, _, _ = autograd_rows(parse(text), x, order)  # no limit: the whole graph
+    assert _reference_node_count(*rows) == nodes > BUDGET.max_nodes
