@@ -22,8 +22,6 @@ from __future__ import annotations
 import json
 import keyword
 import math
-import os
-import subprocess
 import sys
 import warnings
 from collections.abc import Callable
@@ -48,7 +46,7 @@ __all__ = [
 #: What the second half of a flag-lab run does.
 ACTIONS = ("next", "again", "backward")
 ERRORS = (RuntimeError, ValueError, TypeError)  # what misused autograd calls raise
-_CHILD_TIMEOUT = 60.0  # seconds for a child process (importing torch takes 1-2 s)
+_CHILD_TIMEOUT = 60.0  # seconds for a child process (a cold one imports torch: 1-2 s)
 
 
 @dataclass(frozen=True)
@@ -417,24 +415,21 @@ def _explain_steps(
 
 
 def run_child(payload: dict[str, object]) -> FlagOutcome:
-    """Run a flag-lab request in a fresh Python process (see the module doc for why).
+    """Run a flag-lab request in a fresh Python process (see the module doc for why): a fork
+    of a warm helper that has torch loaded (:mod:`hograd_core.fresh`).
 
     Raises:
         BudgetError: the child failed or took longer than 60 s.
     """
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": root, "PYTHONWARNINGS": "ignore"}
+    from .fresh import FreshError, run_fresh
+
     try:
-        done = subprocess.run(
-            [sys.executable, "-c", "from hograd_core.flaglab import _child; _child()"],
-            input=json.dumps(payload).encode(), capture_output=True, timeout=_CHILD_TIMEOUT,
-            env=env, cwd=root, check=False,
-        )  # fmt: skip
-    except subprocess.TimeoutExpired as err:
-        raise BudgetError("graph.flag.child_timeout", seconds=f"{_CHILD_TIMEOUT:g}") from err
-    if done.returncode != 0:
-        raise BudgetError("graph.flag.child_failed", detail=done.stderr.decode()[-300:])
-    data = json.loads(done.stdout)
+        text = run_fresh(payload, _CHILD_TIMEOUT)
+    except FreshError as err:
+        if err.timeout:
+            raise BudgetError("graph.flag.child_timeout", seconds=f"{_CHILD_TIMEOUT:g}") from err
+        raise BudgetError("graph.flag.child_failed", detail=str(err)[-300:]) from err
+    data = json.loads(text)
     steps = tuple(
         StepReport(**{**s, "output": tuple(s["output"]),
                       "results": tuple(TensorReport(**r) for r in s["results"])})
@@ -445,15 +440,19 @@ def run_child(payload: dict[str, object]) -> FlagOutcome:
     )  # noqa: E501
 
 
-def _child() -> None:  # pragma: no cover - runs in the child process started by run_child
+def child_outcome(payload: dict) -> str:
+    """What the fresh process computes for ``payload``, as JSON (it runs in that process)."""
     from .flaglab_cases import run_steps
     from .language import parse
 
     torch.set_num_threads(1)
-    payload = json.loads(sys.stdin.read())
     if payload["kind"] == "case":
         outcome = run_steps(payload["case"], payload["variant"])
     else:
         fn = parse(payload["text"], payload["variables"] or None)
         outcome = _run_flags_here(fn, payload["x0"], FlagSettings(**payload["settings"]))
-    sys.stdout.write(json.dumps(asdict(outcome)))
+    return json.dumps(asdict(outcome))
+
+
+def _child() -> None:  # pragma: no cover - the cold process run_fresh falls back to
+    sys.stdout.write(child_outcome(json.loads(sys.stdin.read())))

@@ -45,7 +45,8 @@ __all__ = ["Chains", "SympyWorker", "CHAIN_SECONDS", "FORGET_SECONDS"]
 CHAIN_SECONDS = 10.0
 #: A function nobody has asked about for this long is no longer worked on (the student left).
 FORGET_SECONDS = 20.0
-#: Each step of the child's background work, between which it answers questions.
+#: How long the child works on one function before it looks again for the one asked about
+#: most recently (it answers questions meanwhile, in another thread).
 STEP_SECONDS = 0.05
 #: How often the child may be (re)started before the server falls back to in-thread sympy.
 MAX_STARTS = 5

@@ -8,6 +8,7 @@ arguments (no per-user state), so sharing results between sessions is safe.
 
 from __future__ import annotations
 
+import atexit
 from contextlib import nullcontext
 
 import numpy as np
@@ -49,6 +50,7 @@ SYMPY_POLL = 0.6
 #: One worker for the whole server: the derivatives are a pure function of the text, the same
 #: for every student who types it, like the cached values.
 SYMPY = SympyWorker()
+atexit.register(SYMPY.stop)  # the child would end anyway, on its closed pipe
 
 
 def sympy_part(text: str, order: int, x0: float) -> SympyView:

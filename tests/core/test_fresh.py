@@ -1,0 +1,84 @@
+"""hograd_core.fresh: the flag lab's fresh processes, forked from a warm helper. What makes a
+process fresh is checked through what PyTorch does once per process: the reference-cycle
+warning of backward(create_graph=True) must appear on every run, and detect_anomaly must
+not stay on."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from hograd_core import fresh
+from hograd_core.flaglab_cases import run_case
+
+CYCLE = "Using backward() with create_graph=True will create a reference cycle"
+
+
+@pytest.fixture()
+def helper(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
+    """A helper of the test's own, and no cold process: a run that reaches the fallback fails."""
+    server = fresh.ForkServer()
+    monkeypatch.setattr(fresh, "FORK_SERVER", server)
+    cold = subprocess.run
+
+    def no_cold_process(args, *rest, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        assert "hograd_core.flaglab import _child" not in " ".join(map(str, args))
+        return cold(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", no_cold_process)
+    yield server
+    server.stop()
+
+
+def test_every_run_is_a_fresh_process(helper: fresh.ForkServer) -> None:
+    """A warning PyTorch gives once per process appears every time, from one helper."""
+    for _ in range(3):
+        twice = run_case("backward_accumulates", "twice")
+        assert any(CYCLE in w for w in twice.warnings)
+    assert helper._starts == 1 and helper._proc is not None and helper._proc.poll() is None
+
+
+def test_anomaly_mode_does_not_leak_into_the_next_run(helper: fresh.ForkServer) -> None:
+    sqrt = run_case("nan_anomaly", "sqrt")  # runs under torch.autograd.detect_anomaly()
+    assert "Error detected in PowBackward0." in sqrt.warnings
+    state = json.loads(
+        fresh.run_fresh({"kind": "case", "case": "backward_accumulates", "variant": "twice"}, 60)
+    )
+    assert not any("Error detected" in w for w in state["warnings"])  # anomaly mode is off
+
+
+def test_a_run_out_of_time_is_killed_and_the_helper_goes_on(helper: fresh.ForkServer) -> None:
+    payload = {"kind": "case", "case": "backward_accumulates", "variant": "twice"}
+    fresh.run_fresh(payload, 60)  # the helper is up
+    with pytest.raises(fresh.FreshError) as caught:
+        fresh.run_fresh(payload, 1e-9)
+    assert caught.value.timeout
+    assert CYCLE in fresh.run_fresh(payload, 60)  # the next request is served as usual
+    assert helper._starts == 1
+
+
+def test_a_dead_helper_is_started_again(helper: fresh.ForkServer) -> None:
+    payload = {"kind": "case", "case": "backward_accumulates", "variant": "twice"}
+    fresh.run_fresh(payload, 60)
+    helper._proc.kill()
+    helper._proc.wait()
+    assert CYCLE in fresh.run_fresh(payload, 60)
+    assert helper._starts == 2
+
+
+def test_without_a_helper_a_cold_process_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    server = fresh.ForkServer()
+    monkeypatch.setattr(fresh, "FORK_SERVER", server)
+    real_popen = subprocess.Popen
+
+    def refuse(args, *rest, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if "hograd_core.fresh import _serve" in " ".join(map(str, args)):
+            raise OSError("no helper here")
+        return real_popen(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    twice = run_case("backward_accumulates", "twice")
+    assert any(CYCLE in w for w in twice.warnings)
+    assert server._proc is None
