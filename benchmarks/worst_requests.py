@@ -140,6 +140,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))  # run from anywhere
     from hograd_core.sympy_worker import CHAIN_SECONDS
 
     results = []
