@@ -6,6 +6,7 @@ import streamlit as st
 import torch
 
 from hograd_core import LANGUAGES
+from hograd_core.fresh import FORK_SERVER
 from pages._cached import SYMPY
 from pages._serving import (
     disable_nagle,
@@ -19,6 +20,7 @@ disable_nagle()  # once per process: each rerun's messages otherwise wait ~40 ms
 serve_static_gzipped()  # once per process: 2.2 MB of JS per new browser becomes ~0.6 MB
 shorten_interpreter_turns()  # a light run no longer waits 5 ms per lock hand-over behind a heavy one
 SYMPY.start()  # sympy's own process (hograd_core/sympy_worker.py), warm before anyone types
+FORK_SERVER.start()  # the torch helper the network page and the flag lab fork (hograd_core/fresh.py)
 # One thread per op: on a busy 2-core host torch's default pool makes small ops 5-100x slower,
 # and every session of the class shares this process.
 if torch.get_num_threads() != 1:

@@ -1,34 +1,50 @@
-"""Fresh Python processes for the flag lab, forked from a warm parent instead of started cold.
+"""Torch work in fresh processes forked from a warm helper, off the server's interpreter.
 
-Some flag-lab runs need a process of their own (:mod:`hograd_core.flaglab` says why: a
-process-wide switch, a warning PyTorch gives once per process). Started cold, each imports
-torch again: 1-2 s of CPU, 3-5 s of waiting on a busy 2-core server. Here one helper process
-imports torch and the flag lab once, runs nothing else, and for each request forks a copy of
-itself. The copy starts with torch loaded and its once-per-process state untouched (the
-helper never ran a graph), runs the request, sends the answer and exits.
+Two kinds of work leave the server process:
 
-The helper is single-threaded (forking a threaded process is unsafe) and serves one request
-at a time; the flag lab's heavy-work gate lets at most two wait. A request that runs longer
-than its timeout has its copy killed. If the helper cannot be started, or dies more than
-``MAX_STARTS`` times, :func:`run_fresh` falls back to a cold ``python -c`` process, as before.
+* **the flag lab's isolated runs** (:mod:`hograd_core.flaglab` says why they need a process
+  of their own: a process-wide switch, a warning PyTorch gives once per process). Started
+  cold, each imported torch again: 1-2 s of CPU, 3-5 s of waiting on a busy 2-core server.
+* **the network page's training and analysis** (0.8 s and up to 1 s of torch per click).
+  Torch's small ops on a small network are mostly Python overhead: in the server they held
+  the interpreter lock that every session's rerun needs. With a third of a simulated class
+  clicking "train" every few seconds, the light reruns of everyone else waited seconds.
+
+One helper process imports torch and the modules once, loads the data sets and runs nothing
+else. For each request it forks a copy of itself; the copy starts with everything loaded and
+PyTorch's once-per-process state untouched (the helper never ran a graph), runs the request,
+sends the answer (and, for training, its progress) and exits. The helper is single-threaded
+(forking a threaded process is unsafe); several copies run at once (the heavy-work gate in
+the server lets at most two). A copy that runs longer than its timeout is killed. If the
+helper cannot be started, or dies more than ``MAX_STARTS`` times, the work runs as before: the
+flag lab in a cold ``python -c`` process, training and analysis in the server.
 """
 
 from __future__ import annotations
 
 import atexit
+import itertools
 import json
 import os
+import queue
 import subprocess
 import sys
 import threading
-from multiprocessing.connection import Connection
+import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
+from typing import Any
 
-__all__ = ["run_fresh", "ForkServer", "MAX_STARTS"]
+from .errors import BudgetError, ExpressionError, HogradError
+from .gate import heavy_work
+
+__all__ = ["run_fresh", "run_job", "ForkServer", "FreshError", "MAX_STARTS"]
 
 MAX_STARTS = 5
 _ROOT = str(Path(__file__).resolve().parents[1])
 _ENV = {"OMP_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore"}  # as the cold process had
+_ERRORS = {cls.__name__: cls for cls in (HogradError, BudgetError, ExpressionError)}
 
 
 class FreshError(RuntimeError):
@@ -39,73 +55,125 @@ class FreshError(RuntimeError):
         self.timeout = timeout
 
 
-def _answer(payload: dict) -> str:
-    """What a fresh process computes for ``payload`` (the flag lab's own entry point)."""
+# ---- what a copy runs -----------------------------------------------------------------------
+
+
+def _flag(payload: dict, progress: Callable) -> str:
     from .flaglab import child_outcome
 
     return child_outcome(payload)
 
 
+def _train(config: Any, progress: Callable) -> Any:
+    from .network import train
+
+    return train(config, progress)
+
+
+def _analyse(args: tuple, progress: Callable) -> Any:
+    from .net_curvature import curvature
+
+    net, kwargs = args
+    return curvature(net, **kwargs)
+
+
+_JOBS: dict[str, Callable[[Any, Callable], Any]] = {
+    "flag": _flag, "train": _train, "analyse": _analyse,
+}  # fmt: skip
+
+
+def _run_copy(kind: str, args: Any, out: Connection) -> None:  # pragma: no cover - a copy
+    def progress(*values: object) -> None:
+        out.send(("progress", values))
+
+    try:
+        out.send(("ok", _JOBS[kind](args, progress)))
+    except HogradError as err:  # a refusal, shown to the learner like any other
+        out.send(("hograd", type(err).__name__, err.key, err.params))
+    except Exception as err:  # noqa: BLE001 - the server shows it as a failure
+        out.send(("error", f"{type(err).__name__}: {err}"))
+
+
 def _serve() -> None:  # pragma: no cover - runs in the helper process
-    """The helper: import once, then fork a copy per request and relay its answer."""
+    """The helper: import once, then fork a copy per request and relay what it sends."""
+    import scipy.sparse.linalg  # noqa: F401 - imported on first use otherwise, in every copy
+    import sklearn.datasets  # noqa: F401
     import torch
 
-    from . import flaglab, flaglab_cases  # noqa: F401 - imported once, before any fork
+    from . import flaglab, flaglab_cases, net_curvature, network  # noqa: F401
 
     torch.set_num_threads(1)
     requests = Connection(os.dup(0), writable=False)
     answers = Connection(os.dup(1), readable=False)
     sys.stdout = sys.stderr  # nothing else may write to the answer pipe
+    copies: dict[Connection, tuple[int, int, float]] = {}  # pipe -> (request id, pid, deadline)
     while True:
-        try:
-            payload, timeout = requests.recv()
-        except (EOFError, OSError):  # the server is gone
-            return
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the copy: answer, then leave without running any cleanup of the helper's
-            os.close(read_end)
-            try:
-                out = Connection(write_end, readable=False)
+        now = time.monotonic()
+        soonest = min((d for _, _, d in copies.values()), default=None)
+        ready = wait([requests, *copies], None if soonest is None else max(0.0, soonest - now))
+        for conn in ready:
+            if conn is requests:
                 try:
-                    out.send(("ok", _answer(payload)))
-                except Exception as err:  # noqa: BLE001 - the server shows it as a failure
-                    out.send(("error", f"{type(err).__name__}: {err}"))
-            finally:
-                os._exit(0)
-        os.close(write_end)
-        result = Connection(read_end, writable=False)
-        if result.poll(timeout):
+                    rid, kind, args, timeout = requests.recv()
+                except (EOFError, OSError):  # the server is gone
+                    for _, pid, _ in copies.values():
+                        os.kill(pid, 9)
+                    return
+                read_end, write_end = os.pipe()
+                pid = os.fork()
+                if pid == 0:  # the copy: leave without running any of the helper's cleanup
+                    try:
+                        os.close(read_end)
+                        _run_copy(kind, args, Connection(write_end, readable=False))
+                    finally:
+                        os._exit(0)
+                os.close(write_end)
+                copies[Connection(read_end, writable=False)] = (rid, pid, now + timeout)
+                continue
+            rid, pid, _ = copies[conn]
             try:
-                answer = result.recv()
+                message = conn.recv()
             except EOFError:
-                answer = ("error", "the fresh process ended without an answer")
-        else:
-            os.kill(pid, 9)
-            answer = ("timeout", f"no answer within {timeout:g} s")
-        result.close()
-        os.waitpid(pid, 0)
-        answers.send(answer)
+                message = ("error", "the fresh process ended without an answer")
+            answers.send((rid, message))
+            if message[0] != "progress":
+                del copies[conn]
+                conn.close()
+                os.waitpid(pid, 0)
+        now = time.monotonic()
+        for conn, (rid, pid, deadline) in list(copies.items()):
+            if now >= deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                del copies[conn]
+                conn.close()
+                answers.send((rid, ("timeout", "no answer in time")))
+
+
+# ---- the server's side ----------------------------------------------------------------------
 
 
 class ForkServer:
-    """The server's side: the helper process, started on first use, one request at a time."""
+    """The helper process, started on first use, asked by many script threads at once."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._send: Connection | None = None
-        self._receive: Connection | None = None
+        self._inboxes: dict[int, queue.SimpleQueue] = {}
+        self._ids = itertools.count()
         self._starts = 0
 
-    def _alive(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
+    def start(self) -> None:
+        """Start the helper now (the server does at its first run, so that it is warm)."""
+        with self._lock:
+            self._start()
 
-    def _start(self) -> bool:  # called with the lock held
-        if self._alive():
-            return True
+    def _start(self) -> Connection | None:  # called with the lock held
+        if self._proc is not None and self._proc.poll() is None and self._send is not None:
+            return self._send
         if self._starts >= MAX_STARTS:
-            return False
+            return None
         self._starts += 1
         env = {**os.environ, **_ENV, "PYTHONPATH": _ROOT}
         try:
@@ -116,40 +184,87 @@ class ForkServer:
             )  # fmt: skip
         except OSError:
             self._starts = MAX_STARTS
-            return False
+            return None
         assert proc.stdin is not None and proc.stdout is not None
-        self._send = Connection(os.dup(proc.stdin.fileno()), readable=False)
-        self._receive = Connection(os.dup(proc.stdout.fileno()), writable=False)
+        send = Connection(os.dup(proc.stdin.fileno()), readable=False)
+        receive = Connection(os.dup(proc.stdout.fileno()), writable=False)
         proc.stdin.close()
         proc.stdout.close()
-        self._proc = proc
-        return True
+        self._proc, self._send = proc, send
+        threading.Thread(
+            target=self._read, args=(proc, receive), name="fork-helper-reader", daemon=True
+        ).start()
+        return send
 
-    def run(self, payload: dict, timeout: float) -> str | None:
-        """The answer (JSON) of a forked copy, or None if the helper is not available.
+    def _read(self, proc: subprocess.Popen[bytes], receive: Connection) -> None:
+        try:
+            while True:
+                rid, message = receive.recv()
+                with self._lock:
+                    inbox = self._inboxes.get(rid)
+                if inbox is not None:
+                    inbox.put(message)
+        except (EOFError, OSError):
+            with self._lock:
+                if self._proc is proc:
+                    self._proc, self._send = None, None
+                inboxes = list(self._inboxes.values())
+            for inbox in inboxes:  # every question in flight: the helper is gone
+                inbox.put(("gone",))
+        finally:
+            receive.close()
+
+    def run(
+        self, kind: str, args: Any, timeout: float, progress: Callable | None = None
+    ) -> tuple[bool, Any]:
+        """(True, the answer) from a forked copy, or (False, None) if the helper is not
+        available. ``progress`` gets what the copy reports meanwhile, in this thread.
 
         Raises:
+            HogradError: the copy refused the request (a budget, say), as it would here.
             FreshError: the copy failed, or ran out of time.
         """
+        inbox: queue.SimpleQueue = queue.SimpleQueue()
         with self._lock:
-            if not self._start():
-                return None
-            assert self._send is not None and self._receive is not None
+            send = self._start()
+            if send is None:
+                return False, None
+            rid = next(self._ids)
+            self._inboxes[rid] = inbox
             try:
-                self._send.send((payload, timeout))
-                # the helper itself needs up to ~2 s to import torch the first time
-                if not self._receive.poll(timeout + 30):
-                    raise OSError("the helper does not answer")
-                kind, text = self._receive.recv()
-            except (OSError, EOFError):
-                self.stop()
-                return None  # a cold process answers this one
-        if kind == "ok":
-            return text
-        raise FreshError(text, timeout=kind == "timeout")
+                send.send((rid, kind, args, timeout))
+            except OSError:
+                self._proc, self._send = None, None
+                del self._inboxes[rid]
+                return False, None
+        try:
+            deadline = time.monotonic() + timeout + 30  # the helper's first start imports torch
+            while True:
+                try:
+                    message = inbox.get(timeout=max(0.0, deadline - time.monotonic()))
+                except queue.Empty:
+                    raise FreshError("the helper did not answer", timeout=True) from None
+                if message[0] == "progress":
+                    if progress is not None:
+                        progress(*message[1])
+                    continue
+                break
+        finally:
+            with self._lock:
+                self._inboxes.pop(rid, None)
+        kind_of = message[0]
+        if kind_of == "ok":
+            return True, message[1]
+        if kind_of == "gone":
+            return False, None  # answered here instead
+        if kind_of == "hograd":
+            _, name, key, params = message
+            raise _ERRORS.get(name, HogradError)(key, **params)
+        raise FreshError(message[1], timeout=kind_of == "timeout")
 
     def stop(self) -> None:
-        proc, self._proc = self._proc, None
+        with self._lock:
+            proc, self._proc, self._send = self._proc, None, None
         if proc is not None and proc.poll() is None:
             proc.kill()
             proc.wait(timeout=10)
@@ -159,25 +274,40 @@ FORK_SERVER = ForkServer()
 atexit.register(FORK_SERVER.stop)  # the helper would end anyway, on its closed pipe
 
 
+def run_job(kind: str, args: Any, timeout: float, progress: Callable | None = None) -> Any:
+    """Run ``kind`` ("train" or "analyse") on ``args`` in a forked copy of the helper, or
+    here when the helper is not available.
+
+    Raises:
+        HogradError: a refusal (budget, busy), from wherever it ran.
+        FreshError: the copy failed, or ran out of time.
+    """
+    with heavy_work():  # the copies do not share the server's gate: this is it
+        done, answer = FORK_SERVER.run(kind, args, timeout, progress)
+    if done:
+        return answer
+    return _JOBS[kind](args, progress or (lambda *_: None))  # gated in there
+
+
 def run_fresh(payload: dict, timeout: float) -> str:
-    """``payload``'s answer (JSON) from a fresh process: a fork of the warm helper, or a cold
-    ``python -c`` process when the helper is not available.
+    """A flag-lab ``payload``'s answer (JSON) from a fresh process: a fork of the warm helper,
+    or a cold ``python -c`` process when the helper is not available.
 
     Raises:
         FreshError: the process failed, or ran out of time.
     """
-    answer = FORK_SERVER.run(payload, timeout)
-    if answer is not None:
+    done, answer = FORK_SERVER.run("flag", payload, timeout)
+    if done:
         return answer
     env = {**os.environ, **_ENV, "PYTHONPATH": _ROOT}
     try:
-        done = subprocess.run(
+        cold = subprocess.run(
             [sys.executable, "-c", "from hograd_core.flaglab import _child; _child()"],
             input=json.dumps(payload).encode(), capture_output=True, timeout=timeout, env=env,
             cwd=_ROOT, check=False,
         )  # fmt: skip
     except subprocess.TimeoutExpired as err:
         raise FreshError(f"no answer within {timeout:g} s", timeout=True) from err
-    if done.returncode != 0:
-        raise FreshError(done.stderr.decode()[-300:])
-    return done.stdout.decode()
+    if cold.returncode != 0:
+        raise FreshError(cold.stderr.decode()[-300:])
+    return cold.stdout.decode()

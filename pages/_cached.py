@@ -22,6 +22,7 @@ from hograd_core import network as nw
 from hograd_core.derivatives import DerivativeResult, autograd_is_heavy, estimate_autograd
 from hograd_core.flaglab import FlagOutcome, FlagSettings, run_flags
 from hograd_core.flaglab_cases import run_case
+from hograd_core.fresh import run_job
 from hograd_core.gate import heavy_work
 from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
 from hograd_core.lab import CostProfile, Inspection, cost_profile, inspect_numbers, with_sympy
@@ -146,6 +147,11 @@ def three_ways(text: str, point: tuple, vector: tuple) -> cv.ThreeWays:
     return cv.hvp_three_ways(parse(text), point, vector)
 
 
+#: A training or an analysis stops itself within 1.8 s; a fork that has not answered by this
+#: is killed (hograd_core/fresh.py).
+JOB_SECONDS = 60.0
+
+
 @st.cache_data(max_entries=8, show_spinner=False)
 def trained(dataset: str, hidden: tuple, steps: int, seed: int) -> nw.TrainedNet:
     bar = st.progress(0.0, text=t("hvp.net.training", step=0, total=steps, loss="…"))
@@ -155,8 +161,10 @@ def trained(dataset: str, hidden: tuple, steps: int, seed: int) -> nw.TrainedNet
             step / total, text=t("hvp.net.training", step=step, total=total, loss=f"{loss:.4f}")
         )
 
-    try:
-        return nw.train(nw.NetConfig(dataset, hidden, steps, seed=seed), progress)
+    try:  # in a fork of the torch helper, off this process's interpreter lock
+        return run_job(
+            "train", nw.NetConfig(dataset, hidden, steps, seed=seed), JOB_SECONDS, progress
+        )
     finally:
         bar.empty()
 
@@ -168,4 +176,5 @@ def analysed(
     """Keyed by the training settings in ``key``; the trained net itself is not hashed. The
     analysis gets what the click that trained the net has left of its time."""
     left = nw.click_time_left(_net)
-    return nc.curvature(_net, top_k=top_k, power_steps=power_steps, probes=probes, max_seconds=left)
+    kwargs = dict(top_k=top_k, power_steps=power_steps, probes=probes, max_seconds=left)
+    return run_job("analyse", (_net, kwargs), JOB_SECONDS)

@@ -82,3 +82,64 @@ def test_without_a_helper_a_cold_process_answers(monkeypatch: pytest.MonkeyPatch
     twice = run_case("backward_accumulates", "twice")
     assert any(CYCLE in w for w in twice.warnings)
     assert server._proc is None
+
+
+# ---- the network page's training and analysis ------------------------------------------------
+
+
+def test_training_in_a_copy_is_the_same_training(helper: fresh.ForkServer, monkeypatch) -> None:  # noqa: ANN001
+    """The fork trains exactly what training here gives (same seed, one thread), reports its
+    progress to the caller's thread as it goes, and runs there, not here."""
+    import threading
+
+    import numpy as np
+
+    from hograd_core.network import NetConfig, train
+
+    config = NetConfig("moons", (8,), steps=60, seed=3)
+    here = train(config)
+    calls: list[tuple[int, int, float]] = []
+    caller = threading.get_ident()
+
+    def progress(step: int, total: int, loss: float) -> None:
+        assert threading.get_ident() == caller
+        calls.append((step, total, loss))
+
+    def not_here(*args: object) -> None:
+        raise AssertionError("trained in the server process")
+
+    monkeypatch.setitem(fresh._JOBS, "train", not_here)  # the copy has its own, untouched
+    there = fresh.run_job("train", config, 60, progress)
+    np.testing.assert_array_equal(there.parameters, here.parameters)
+    np.testing.assert_array_equal(there.losses, here.losses)
+    assert there.test_accuracy == here.test_accuracy and there.steps == 60
+    assert calls and calls[-1][:2] == (60, 60) and calls[-1][2] == here.losses[-1]
+
+
+def test_analysis_in_a_copy_is_the_same_analysis(helper: fresh.ForkServer) -> None:
+    import numpy as np
+
+    from hograd_core.net_curvature import curvature
+    from hograd_core.network import NetConfig, train
+
+    net = train(NetConfig("moons", (8,), steps=60, seed=3))
+    kwargs = dict(top_k=2, power_steps=6, probes=4)
+    here = curvature(net, **kwargs)
+    there = fresh.run_job("analyse", (net, kwargs), 60)
+    for name in ("lanczos", "power", "probes", "exact"):
+        np.testing.assert_array_equal(getattr(there, name), getattr(here, name))
+    assert there.trace == here.trace and there.loss == here.loss
+
+
+def test_a_refusal_in_a_copy_is_the_same_refusal(helper: fresh.ForkServer) -> None:
+    from hograd_core.errors import BudgetError
+    from hograd_core.network import NetConfig, train
+
+    config = NetConfig("digits", (512, 512, 512), steps=100)  # over the parameter limit
+    with pytest.raises(BudgetError) as here:
+        train(config)
+    with pytest.raises(BudgetError) as there:
+        fresh.run_job("train", config, 60)
+    assert there.value.key == here.value.key and there.value.message("zh") == here.value.message(
+        "zh"
+    )
