@@ -128,7 +128,8 @@ def _serve() -> None:  # pragma: no cover - runs in the helper process
                     finally:
                         os._exit(0)
                 os.close(write_end)
-                copies[Connection(read_end, writable=False)] = (rid, pid, now + timeout)
+                deadline = time.monotonic() + timeout  # not ``now``: the wait may have been long
+                copies[Connection(read_end, writable=False)] = (rid, pid, deadline)
                 continue
             rid, pid, _ = copies[conn]
             try:
@@ -279,11 +280,16 @@ def run_job(kind: str, args: Any, timeout: float, progress: Callable | None = No
     here when the helper is not available.
 
     Raises:
-        HogradError: a refusal (budget, busy), from wherever it ran.
-        FreshError: the copy failed, or ran out of time.
+        HogradError: a refusal (budget, busy), from wherever it ran; a copy that failed or
+            ran out of time ("budget.job_failed", "budget.job_timeout").
     """
     with heavy_work():  # the copies do not share the server's gate: this is it
-        done, answer = FORK_SERVER.run(kind, args, timeout, progress)
+        try:
+            done, answer = FORK_SERVER.run(kind, args, timeout, progress)
+        except FreshError as err:
+            if err.timeout:
+                raise BudgetError("budget.job_timeout", seconds=f"{timeout:g}") from err
+            raise BudgetError("budget.job_failed", detail=str(err)[-200:]) from err
     if done:
         return answer
     return _JOBS[kind](args, progress or (lambda *_: None))  # gated in there

@@ -344,6 +344,16 @@ TEXT: dict[str, tuple[str, str]] = {
         "服务器正在处理另外 {slots} 个繁重的计算。请稍后再试；"
         "较轻的设置（更低的阶数、更少的点）可以立即运行。",
     ),
+    "budget.job_timeout": (
+        "This computation did not finish within {seconds} s and was stopped. The server may be "
+        "overloaded; try again in a moment, or with a smaller network or fewer steps.",
+        "这个计算没有在 {seconds} 秒内完成，已被停止。服务器可能负载过高；"
+        "请稍后再试，或换用更小的网络、更少的训练步数。",
+    ),
+    "budget.job_failed": (
+        "This computation stopped unexpectedly ({detail}). Try again in a moment.",
+        "这个计算意外中止了（{detail}）。请稍后再试。",
+    ),
     "budget.number": (
         "{what}: '{got}' is not a number.",
         "{what}：'{got}' 不是数字。",

@@ -143,3 +143,25 @@ def test_a_refusal_in_a_copy_is_the_same_refusal(helper: fresh.ForkServer) -> No
     assert there.value.key == here.value.key and there.value.message("zh") == here.value.message(
         "zh"
     )
+
+
+def test_a_helper_idle_longer_than_a_timeout_still_gives_the_full_time(
+    helper: fresh.ForkServer,
+) -> None:
+    """A request's time counts from when it arrives, not from when the helper last woke."""
+    import time
+
+    payload = {"kind": "case", "case": "backward_accumulates", "variant": "twice"}
+    fresh.run_fresh(payload, 60)
+    time.sleep(1.5)  # idle, longer than the next request's whole timeout
+    assert CYCLE in fresh.run_fresh(payload, 1.0)
+
+
+def test_a_job_that_runs_out_of_time_is_a_clear_refusal(helper: fresh.ForkServer) -> None:
+    from hograd_core.errors import BudgetError
+    from hograd_core.network import NetConfig
+
+    with pytest.raises(BudgetError) as caught:
+        fresh.run_job("train", NetConfig("moons", (8,), steps=50), 1e-9)
+    assert caught.value.key == "budget.job_timeout"
+    assert "was stopped" in caught.value.message("en") and "已被停止" in caught.value.message("zh")
