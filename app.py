@@ -6,7 +6,8 @@ import streamlit as st
 import torch
 
 from hograd_core import LANGUAGES
-from hograd_core.fresh import FORK_SERVER
+from hograd_core.derivatives import probe_in
+from hograd_core.fresh import FORK_SERVER, probe_elsewhere
 from pages._cached import SYMPY
 from pages._serving import (
     disable_nagle,
@@ -21,6 +22,7 @@ serve_static_gzipped()  # once per process: 2.2 MB of JS per new browser becomes
 shorten_interpreter_turns()  # a light run no longer waits 5 ms per lock hand-over behind a heavy one
 SYMPY.start()  # sympy's own process (hograd_core/sympy_worker.py), warm before anyone types
 FORK_SERVER.start()  # the torch helper the network page and the flag lab fork (hograd_core/fresh.py)
+probe_in(probe_elsewhere)  # a big graph's autograd probe: in a fork, not in the server
 # One thread per op: on a busy 2-core host torch's default pool makes small ops 5-100x slower,
 # and every session of the class shares this process.
 if torch.get_num_threads() != 1:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -213,8 +213,26 @@ HEAVY_NODES = 5_000
 PROBE_POINT = 0.5
 
 
+Probed = tuple[tuple[int, ...], tuple[float, ...]] | None
+
+#: Where probes run, when not here: the server sets a function that runs one in another
+#: process (hograd_core.fresh.probe_elsewhere) and returns its answer, or ``HERE`` to have it
+#: run here after all. A probe near the node limit builds and counts a 100,000-node graph:
+#: 0.5 s, much of it holding the interpreter lock that a server's sessions share.
+PROBE_ELSEWHERE: Callable[[Function, int], object] | None = None
+HERE = object()
+
+
+def probe_in(where: Callable[[Function, int], object] | None) -> None:
+    """Run the probes with ``where`` from now on (None: here); see ``PROBE_ELSEWHERE``."""
+    global PROBE_ELSEWHERE
+    if PROBE_ELSEWHERE is not where:
+        PROBE_ELSEWHERE = where
+        _probe.cache_clear()
+
+
 @functools.lru_cache(maxsize=256)
-def _probe(fn: Function, order: int) -> tuple[tuple[int, ...], tuple[float, ...]] | None:
+def _probe(fn: Function, order: int) -> Probed:
     """Graph nodes per point after each order, and the derivatives 0..order at
     ``PROBE_POINT``, from one build on that point; None if over the limit.
 
@@ -223,6 +241,15 @@ def _probe(fn: Function, order: int) -> tuple[tuple[int, ...], tuple[float, ...]
     then builds the graph once, not twice, and skips the node count, which costs as much as
     the build; a refusal is remembered too, so it is not probed again at every x0.
     """
+    if PROBE_ELSEWHERE is not None:
+        answer = PROBE_ELSEWHERE(fn, order)
+        if answer is not HERE:
+            return answer  # type: ignore[return-value]
+    return probe_here(fn, order)
+
+
+def probe_here(fn: Function, order: int) -> Probed:
+    """:func:`_probe`'s work, in this process."""
     probe = torch.tensor([PROBE_POINT], dtype=torch.float64, requires_grad=True)
     try:
         rows, _, sizes = autograd_rows(fn, probe, order, node_limit=BUDGET.max_nodes)

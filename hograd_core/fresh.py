@@ -39,7 +39,7 @@ from typing import Any
 from .errors import BudgetError, ExpressionError, HogradError
 from .gate import heavy_work
 
-__all__ = ["run_fresh", "run_job", "ForkServer", "FreshError", "MAX_STARTS"]
+__all__ = ["run_fresh", "run_job", "probe_elsewhere", "ForkServer", "FreshError", "MAX_STARTS"]
 
 MAX_STARTS = 5
 _ROOT = str(Path(__file__).resolve().parents[1])
@@ -77,8 +77,16 @@ def _analyse(args: tuple, progress: Callable) -> Any:
     return curvature(net, **kwargs)
 
 
+def _probe(args: tuple, progress: Callable) -> Any:
+    from .derivatives import probe_here
+    from .language import parse
+
+    text, variables, order = args
+    return probe_here(parse(text, variables or None), order)
+
+
 _JOBS: dict[str, Callable[[Any, Callable], Any]] = {
-    "flag": _flag, "train": _train, "analyse": _analyse,
+    "flag": _flag, "train": _train, "analyse": _analyse, "probe": _probe,
 }  # fmt: skip
 
 
@@ -161,7 +169,8 @@ class ForkServer:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._send: Connection | None = None
-        self._inboxes: dict[int, queue.SimpleQueue] = {}
+        #: request id -> (the helper it was sent to, where its messages go)
+        self._inboxes: dict[int, tuple[subprocess.Popen[bytes], queue.SimpleQueue]] = {}
         self._ids = itertools.count()
         self._starts = 0
 
@@ -202,15 +211,15 @@ class ForkServer:
             while True:
                 rid, message = receive.recv()
                 with self._lock:
-                    inbox = self._inboxes.get(rid)
-                if inbox is not None:
-                    inbox.put(message)
+                    entry = self._inboxes.get(rid)
+                if entry is not None:
+                    entry[1].put(message)
         except (EOFError, OSError):
             with self._lock:
                 if self._proc is proc:
                     self._proc, self._send = None, None
-                inboxes = list(self._inboxes.values())
-            for inbox in inboxes:  # every question in flight: the helper is gone
+                inboxes = [q for p, q in self._inboxes.values() if p is proc]
+            for inbox in inboxes:  # every question in flight to this helper: it is gone
                 inbox.put(("gone",))
         finally:
             receive.close()
@@ -231,7 +240,8 @@ class ForkServer:
             if send is None:
                 return False, None
             rid = next(self._ids)
-            self._inboxes[rid] = inbox
+            assert self._proc is not None
+            self._inboxes[rid] = (self._proc, inbox)
             try:
                 send.send((rid, kind, args, timeout))
             except OSError:
@@ -293,6 +303,24 @@ def run_job(kind: str, args: Any, timeout: float, progress: Callable | None = No
     if done:
         return answer
     return _JOBS[kind](args, progress or (lambda *_: None))  # gated in there
+
+
+#: A probe stops itself at the node limit (0.6 s on a busy machine); a fork that has not
+#: answered by this is killed, and the probe runs in the server instead.
+PROBE_SECONDS = 30.0
+
+
+def probe_elsewhere(fn: Any, order: int) -> Any:
+    """The autograd probe of ``fn`` to ``order`` (hograd_core.derivatives) in a fork of the
+    helper; ``derivatives.HERE`` when it could not run there. Not gated: a probe is bounded
+    by the node limit, and small ones are the most common request of the derivatives page."""
+    from .derivatives import HERE
+
+    try:
+        done, answer = FORK_SERVER.run("probe", (fn.text, fn.variables, order), PROBE_SECONDS)
+    except (FreshError, HogradError):
+        return HERE
+    return answer if done else HERE
 
 
 def run_fresh(payload: dict, timeout: float) -> str:

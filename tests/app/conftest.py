@@ -78,10 +78,15 @@ def routes() -> list[tuple[str, str]]:
 
 
 @pytest.fixture(autouse=True)
-def _sympy_answers_in_full(monkeypatch: pytest.MonkeyPatch) -> None:
+def _sympy_answers_in_full(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN202
     """A run waits for the sympy worker's finished answer, so that a test sees sympy's column
     whole (a server waits 0.1 s, then shows what sympy has and polls: tested on its own in
     test_derivatives_page.py and, with the browser's own polling, in tests/e2e)."""
+    from hograd_core.derivatives import probe_in
     from pages import _cached
 
     monkeypatch.setattr(_cached, "SYMPY_WAIT", 60.0)
+    yield
+    probe_in(
+        None
+    )  # app.py sends the autograd probes to the torch helper; the core tests probe here

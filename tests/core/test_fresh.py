@@ -165,3 +165,52 @@ def test_a_job_that_runs_out_of_time_is_a_clear_refusal(helper: fresh.ForkServer
         fresh.run_job("train", NetConfig("moons", (8,), steps=50), 1e-9)
     assert caught.value.key == "budget.job_timeout"
     assert "was stopped" in caught.value.message("en") and "已被停止" in caught.value.message("zh")
+
+
+# ---- the derivatives page's autograd probe ---------------------------------------------------
+
+PROBED = ["x**3", "tanh(x)", "log(cosh(x))", "sqrt(x-1)", "sin(x)*exp(-x^2)", "x*sin(1/x)", "2*x"]
+
+
+def test_a_probe_in_a_copy_is_the_same_probe(helper: fresh.ForkServer) -> None:
+    """Node counts, values (NaN included, compared as bits) and refusals over the limit."""
+    import math
+
+    from hograd_core import parse
+    from hograd_core.derivatives import probe_here
+
+    for text in PROBED:
+        for order in (0, 3, 9, 10):
+            fn = parse(text)
+            here, there = probe_here(fn, order), fresh.probe_elsewhere(fn, order)
+            if here is None:
+                assert there is None, (text, order)
+                continue
+            assert there[0] == here[0], (text, order)
+            assert [math.copysign(1, v) if math.isnan(v) else v for v in there[1]] == [
+                math.copysign(1, v) if math.isnan(v) else v for v in here[1]
+            ], (text, order)
+    refused = fresh.probe_elsewhere(parse("log(cosh(x))"), 9)
+    assert refused is None  # 117,559 nodes: over the limit, refused there as here
+
+
+def test_the_probe_runs_where_it_is_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    from hograd_core import parse
+
+    d = importlib.import_module("hograd_core.derivatives")
+    asked: list[tuple[str, int]] = []
+
+    def elsewhere(fn, order):  # noqa: ANN001, ANN202
+        asked.append((fn.text, order))
+        return d.HERE if fn.text == "x**2" else ((1, 2), (0.25, 1.0))
+
+    try:
+        d.probe_in(elsewhere)
+        assert d.autograd_at_probe_point(parse("x**4 + 1"), 1) == [0.25, 1.0]  # its answer
+        assert d.autograd_at_probe_point(parse("x**2"), 1) == [0.25, 1.0]  # HERE: worked out here
+        assert asked == [("x**4 + 1", 1), ("x**2", 1)]
+    finally:
+        d.probe_in(None)
+    assert d.PROBE_ELSEWHERE is None
