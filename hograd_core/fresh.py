@@ -36,6 +36,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
+from .child import child_pipes, start_child
 from .errors import BudgetError, ExpressionError, HogradError
 from .gate import heavy_work
 
@@ -111,9 +112,7 @@ def _serve() -> None:  # pragma: no cover - runs in the helper process
     from . import flaglab, flaglab_cases, net_curvature, network  # noqa: F401
 
     torch.set_num_threads(1)
-    requests = Connection(os.dup(0), writable=False)
-    answers = Connection(os.dup(1), readable=False)
-    sys.stdout = sys.stderr  # nothing else may write to the answer pipe
+    requests, answers = child_pipes()
     copies: dict[Connection, tuple[int, int, float]] = {}  # pipe -> (request id, pid, deadline)
     while True:
         now = time.monotonic()
@@ -187,19 +186,12 @@ class ForkServer:
         self._starts += 1
         env = {**os.environ, **_ENV, "PYTHONPATH": _ROOT}
         try:
-            proc = subprocess.Popen(
-                [sys.executable, "-c", "from hograd_core.fresh import _serve; _serve()"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=_ROOT,
-                close_fds=True,
-            )  # fmt: skip
+            proc, send, receive = start_child(
+                "from hograd_core.fresh import _serve; _serve()", env=env, cwd=_ROOT
+            )
         except OSError:
             self._starts = MAX_STARTS
             return None
-        assert proc.stdin is not None and proc.stdout is not None
-        send = Connection(os.dup(proc.stdin.fileno()), readable=False)
-        receive = Connection(os.dup(proc.stdout.fileno()), writable=False)
-        proc.stdin.close()
-        proc.stdout.close()
         self._proc, self._send = proc, send
         threading.Thread(
             target=self._read, args=(proc, receive), name="fork-helper-reader", daemon=True

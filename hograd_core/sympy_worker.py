@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from .child import child_pipes, start_child
 from .language import Function, parse
 from .symbolic import SymbolicDerivatives, SympyView, symbolic_derivatives, sympy_values
 
@@ -217,9 +218,7 @@ main()
 
 def main() -> None:
     """The child process: questions on stdin, answers on stdout."""
-    requests = Connection(os.dup(0), writable=False)
-    answers = Connection(os.dup(1), readable=False)
-    sys.stdout = sys.stderr  # nothing else may write to the answer pipe
+    requests, answers = child_pipes()
     sys.setswitchinterval(0.001)  # the answering thread gets its turn quickly
     with contextlib.suppress(OSError):  # not allowed here: run at normal priority
         os.nice(NICENESS)
@@ -264,18 +263,10 @@ class SympyWorker:
             return None
         self._starts += 1
         try:
-            proc = subprocess.Popen(
-                [sys.executable, "-c", _CHILD, str(Path(__file__).resolve().parent)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True,
-            )  # fmt: skip
+            proc, send, receive = start_child(_CHILD, str(Path(__file__).resolve().parent))
         except OSError:
             self._inline = Chains()
             return None
-        assert proc.stdin is not None and proc.stdout is not None
-        send = Connection(os.dup(proc.stdin.fileno()), readable=False)
-        receive = Connection(os.dup(proc.stdout.fileno()), writable=False)
-        proc.stdin.close()
-        proc.stdout.close()
         self._proc, self._send, self._outstanding = proc, send, 0
         threading.Thread(
             target=self._read, args=(proc, receive), name="sympy-worker-reader", daemon=True
