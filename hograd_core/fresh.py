@@ -44,7 +44,12 @@ __all__ = ["run_fresh", "run_job", "probe_elsewhere", "ForkServer", "FreshError"
 
 MAX_STARTS = 5
 _ROOT = str(Path(__file__).resolve().parents[1])
-_ENV = {"OMP_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore"}  # as the cold process had
+#: The helper forks, so it must have one thread: no OpenMP/OpenBLAS pool, and no background
+#: thread in the allocator pyarrow brings (scikit-learn imports pandas, which imports pyarrow).
+_ENV = {
+    "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore",
+    "JE_ARROW_MALLOC_CONF": "background_thread:false",
+}  # fmt: skip
 _ERRORS = {cls.__name__: cls for cls in (HogradError, BudgetError, ExpressionError)}
 
 

@@ -40,6 +40,17 @@ def test_every_run_is_a_fresh_process(helper: fresh.ForkServer) -> None:
     assert helper._starts == 1 and helper._proc is not None and helper._proc.poll() is None
 
 
+def test_the_helper_has_one_thread(helper: fresh.ForkServer) -> None:
+    """Forking a process with other threads copies only the forking one, and any lock another
+    held stays locked in the copy forever: the helper has no other thread to begin with."""
+    from pathlib import Path
+
+    run_case("backward_accumulates", "twice")  # started, and everything imported
+    tasks = list(Path(f"/proc/{helper._proc.pid}/task").iterdir())
+    names = [(t / "comm").read_text().strip() for t in tasks]
+    assert len(tasks) == 1, names
+
+
 def test_anomaly_mode_does_not_leak_into_the_next_run(helper: fresh.ForkServer) -> None:
     sqrt = run_case("nan_anomaly", "sqrt")  # runs under torch.autograd.detect_anomaly()
     assert "Error detected in PowBackward0." in sqrt.warnings
