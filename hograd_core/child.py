@@ -6,20 +6,27 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 
 __all__ = ["start_child", "child_pipes"]
 
 
 def start_child(
-    program: str, *args: str, env: dict[str, str] | None = None, cwd: str | None = None
-) -> tuple[subprocess.Popen[bytes], Connection, Connection]:
-    """Run ``python -c program args...``; return it with the Connections to send to it and to
-    receive from it.
+    program: str,
+    *args: str,
+    read: Callable[[subprocess.Popen[bytes], Connection], None],
+    name: str,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+) -> tuple[subprocess.Popen[bytes], Connection]:
+    """Run ``python -c program args...``, with a daemon thread ``name`` running
+    ``read(process, connection)`` on what it sends; return it with the Connection to send to it.
 
     Raises:
         OSError: the process could not be started.
-    """
+    """  # fmt: skip
     proc = subprocess.Popen(
         [sys.executable, "-c", program, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         env=env, cwd=cwd, close_fds=True,
@@ -29,7 +36,8 @@ def start_child(
     receive = Connection(os.dup(proc.stdout.fileno()), writable=False)
     proc.stdin.close()
     proc.stdout.close()
-    return proc, send, receive
+    threading.Thread(target=read, args=(proc, receive), name=name, daemon=True).start()
+    return proc, send
 
 
 def child_pipes() -> tuple[Connection, Connection]:

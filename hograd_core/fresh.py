@@ -179,7 +179,10 @@ class ForkServer:
         self._starts = 0
 
     def start(self) -> None:
-        """Start the helper now (the server does at its first run, so that it is warm)."""
+        """Start the helper now, once (the server does at its first run, so that it is warm;
+        later requests start it again if it died)."""
+        if self._starts:
+            return
         with self._lock:
             self._start()
 
@@ -191,16 +194,14 @@ class ForkServer:
         self._starts += 1
         env = {**os.environ, **_ENV, "PYTHONPATH": _ROOT}
         try:
-            proc, send, receive = start_child(
-                "from hograd_core.fresh import _serve; _serve()", env=env, cwd=_ROOT
-            )
+            proc, send = start_child(
+                "from hograd_core.fresh import _serve; _serve()", read=self._read,
+                name="fork-helper-reader", env=env, cwd=_ROOT,
+            )  # fmt: skip
         except OSError:
             self._starts = MAX_STARTS
             return None
         self._proc, self._send = proc, send
-        threading.Thread(
-            target=self._read, args=(proc, receive), name="fork-helper-reader", daemon=True
-        ).start()
         return send
 
     def _read(self, proc: subprocess.Popen[bytes], receive: Connection) -> None:

@@ -30,8 +30,8 @@ from .language import Binary, Call, Const, Function, Neg, Node, Num, Var
 from .symbolic import MAX_LATEX_OPS, SympyView, symbolic_derivatives, sympy_view
 
 __all__ = [
-    "Inspection", "InspectorRow", "inspect_point", "inspect_numbers", "with_sympy", "taylor_polynomial", "pytorch_snippet",
-    "torch_source", "CostProfile", "cost_profile", "MAX_FD_ORDER", "MAX_LATEX_OPS",
+    "Inspection", "InspectorRow", "inspect_point", "inspect_numbers", "with_sympy",
+    "taylor_polynomial", "pytorch_snippet", "torch_source", "CostProfile", "cost_profile", "MAX_FD_ORDER", "MAX_LATEX_OPS",
 ]  # fmt: skip
 
 #: Finite differences lose about three digits per order: above this they are noise.

@@ -193,15 +193,16 @@ class SympyView:
 
 
 def view_of(
-    sym: SymbolicDerivatives, order: int, point: dict[str, float], *, working: bool = False,
-    stopped: str | None = None,
+    sym: SymbolicDerivatives, order: int, point: dict[str, float], *, stopped: str | None,
+    working: bool = False, values: tuple[float, ...] | None = None,
 ) -> SympyView:  # fmt: skip
-    """The orders 0..``order`` of ``sym`` that it has, evaluated at ``point``."""
+    """The orders 0..``order`` of ``sym`` that it has, evaluated at ``point`` (unless their
+    ``values`` there are given); ``stopped`` and ``working`` matter only if it has fewer."""
     n = min(order + 1, len(sym.exprs))
     short = n <= order
     return SympyView(
-        values=tuple(sympy_values(sym.exprs[:n], point)), latex=sym.latex[:n], ops=sym.ops[:n],
-        stopped=(stopped or sym.stopped) if short and not working else None,
+        values=values if values is not None else tuple(sympy_values(sym.exprs[:n], point)),
+        latex=sym.latex[:n], ops=sym.ops[:n], stopped=stopped if short and not working else None,
         working=short and working,
     )  # fmt: skip
 
@@ -211,7 +212,7 @@ def sympy_view(fn: Function, order: int, x0: float, *, max_seconds: float = 1.0)
     now within ``max_seconds`` (the page asks :mod:`hograd_core.sympy_worker` instead)."""
     variable = fn.variables[0] if fn.variables else "x"
     sym = symbolic_derivatives(fn, order, variable, max_seconds=max_seconds)
-    return view_of(sym, order, {variable: x0})
+    return view_of(sym, order, {variable: x0}, stopped=sym.stopped)
 
 
 def _latex(expr: sp.Expr, ops: int) -> str | None:

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from .child import child_pipes, start_child
 from .language import Function, parse
-from .symbolic import SymbolicDerivatives, SympyView, symbolic_derivatives, sympy_values
+from .symbolic import SymbolicDerivatives, SympyView, symbolic_derivatives, view_of
 
 __all__ = ["Chains", "SympyWorker", "CHAIN_SECONDS", "FORGET_SECONDS"]
 
@@ -103,21 +103,16 @@ class Chains:
             self._wanted.move_to_end(text)
         else:
             self._wanted.pop(text, None)
-        n = min(order + 1, len(sym.exprs))
-        key = (text, float(x0), n)
-        values = self._values.get(key)
-        if values is None:
-            variable = fn.variables[0] if fn.variables else "x"
-            values = tuple(sympy_values(sym.exprs[:n], {variable: x0}))
-            self._values[key] = values
-            while len(self._values) > 512:
-                self._values.popitem(last=False)
-        short = n <= order
-        working = short and text in self._wanted
-        return SympyView(
-            values=values, latex=sym.latex[:n], ops=sym.ops[:n], working=working,
-            stopped=self._final(sym) if short and not working else None,
+        key = (text, float(x0), min(order + 1, len(sym.exprs)))
+        variable = fn.variables[0] if fn.variables else "x"
+        view = view_of(
+            sym, order, {variable: x0}, stopped=self._final(sym),
+            working=text in self._wanted, values=self._values.get(key),
         )  # fmt: skip
+        self._values[key] = view.values  # evaluated once per point and length
+        while len(self._values) > 512:
+            self._values.popitem(last=False)
+        return view
 
     def pending(self) -> bool:
         """Whether a function someone asked about recently still needs derivatives."""
@@ -249,7 +244,10 @@ class SympyWorker:
         return self._inline is not None
 
     def start(self) -> None:
-        """Start the child now (the server does at its first run, so that it is warm)."""
+        """Start the child now, once (the server does at its first run, so that it is warm;
+        later questions start it again if it died)."""
+        if self._starts:
+            return
         with self._cond:
             self._ensure_started()
 
@@ -263,14 +261,14 @@ class SympyWorker:
             return None
         self._starts += 1
         try:
-            proc, send, receive = start_child(_CHILD, str(Path(__file__).resolve().parent))
+            proc, send = start_child(
+                _CHILD, str(Path(__file__).resolve().parent), read=self._read,
+                name="sympy-worker-reader",
+            )  # fmt: skip
         except OSError:
             self._inline = Chains()
             return None
         self._proc, self._send, self._outstanding = proc, send, 0
-        threading.Thread(
-            target=self._read, args=(proc, receive), name="sympy-worker-reader", daemon=True
-        ).start()
         return send
 
     def _read(self, proc: subprocess.Popen[bytes], receive: Connection) -> None:
