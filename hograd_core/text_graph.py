@@ -194,8 +194,9 @@ TEXT: dict[str, tuple[str, str]] = {
         "未被使用的输入的 `.grad` 保持为 None。",
     ),
     "graph.flags.isolated": (
-        "This call runs in a fresh Python process (about 2 s): {why}",
-        "这个调用在一个全新的 Python 进程里运行（约 2 秒）：{why}",
+        "This call runs in a fresh Python process of its own (a copy of a helper that has torch "
+        "loaded, so it starts at once): {why}",
+        "这个调用在一个单独的全新 Python 进程里运行（复制自一个已载入 torch 的辅助进程，所以能立即开始）：{why}",
     ),
     "graph.flags.isolated.warn_once": (
         "PyTorch gives this warning only once per process, and every learner should see it.",
