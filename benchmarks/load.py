@@ -210,31 +210,26 @@ class Server:
             return None
         return None if t is None else t.user + t.system
 
-    def helpers(self) -> list[psutil.Process]:
-        """The server's child processes (the sympy worker; fresh-process flag-lab runs)."""
+    def _helpers_sum(self, measure: Any) -> float:
+        """``measure`` summed over the server's live child processes: the sympy worker, the
+        torch helper and its forks at that moment (a fork that has ended no longer counts)."""
         try:
-            return psutil.Process(self.pid).children(recursive=True) if self.pid else []
+            children = psutil.Process(self.pid).children(recursive=True) if self.pid else []
         except psutil.Error:
-            return []
+            return 0.0
+        total = 0.0
+        for p in children:
+            try:
+                total += measure(p)
+            except psutil.Error:
+                continue
+        return total
 
     def helpers_cpu_seconds(self) -> float:
-        total = 0.0
-        for p in self.helpers():
-            try:
-                t = p.cpu_times()
-            except psutil.Error:
-                continue
-            total += t.user + t.system
-        return total
+        return self._helpers_sum(lambda p: sum(p.cpu_times()[:2]))
 
     def helpers_rss_mb(self) -> float:
-        total = 0.0
-        for p in self.helpers():
-            try:
-                total += p.memory_info().rss / 2**20
-            except psutil.Error:
-                continue
-        return total
+        return self._helpers_sum(lambda p: p.memory_info().rss / 2**20)
 
     def log_errors(self) -> int | None:
         if self.log_path is None:
@@ -909,7 +904,7 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
         "server_cpu_pct": None
         if cpu0 is None or cpu1 is None
         else round(100 * (cpu1 - cpu0) / wall),
-        # the sympy worker (a child process at low priority), not in server_cpu_pct
+        # the server's helper processes (sympy worker, torch helper), not in server_cpu_pct
         "helpers_cpu_pct": round(100 * max(0.0, helpers1 - helpers0) / wall),
         "helpers_rss_mb": round(server.helpers_rss_mb(), 1),
         "machine_cpu_pct": machine,  # all cores together, 100 = every core busy
@@ -1078,8 +1073,8 @@ def report(r: dict[str, Any]) -> str:
             f"{r.get('settled_p95_ms')} ms ({r.get('settled')} times); the student moved on "
             f"first {r.get('unsettled')} times",
             f"  failed sessions {f('failed')}; busy answers {r['busy']}; errors shown "
-            f"{r['errors_shown']}; server CPU {r['server_cpu_pct']}% of one core (+ its sympy "
-            f"worker {r.get('helpers_cpu_pct')}%, {r.get('helpers_rss_mb')} MB); machine "
+            f"{r['errors_shown']}; server CPU {r['server_cpu_pct']}% of one core (+ its helper "
+            f"processes {r.get('helpers_cpu_pct')}%, {r.get('helpers_rss_mb')} MB); machine "
             f"{r['machine_cpu_pct']}% of all cores; load generator {r['loadgen_cpu_pct']}% of "
             f"one core",
         ]
