@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import plotly.graph_objects as go
 import pytest
 import streamlit as st
 import streamlit.testing.v1.app_test as app_test_module
+from plotly.basedatatypes import BaseFigure
 from streamlit.elements.plotly_chart import PlotlyMixin
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
@@ -38,7 +38,7 @@ _plotly_chart = PlotlyMixin.plotly_chart
 def _validating_plotly_chart(self, figure_or_data, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
     """Every chart any page draws under AppTest is first rebuilt with all of plotly's checks:
     the app builds its figures with validation off, for speed (hograd_core/plotting.py)."""
-    if isinstance(figure_or_data, go.Figure):
+    if isinstance(figure_or_data, BaseFigure):
         validated(figure_or_data)
     return _plotly_chart(self, figure_or_data, *args, **kwargs)
 

@@ -13,6 +13,7 @@ import sympy as sp
 
 from hograd_core import derivatives, parse
 from tests.app.conftest import open_page
+from tests.arrays import plotly_array
 
 X = sp.Symbol("x", real=True)
 
@@ -38,9 +39,7 @@ def test_typed_function_and_order_change() -> None:
     xs = np.linspace(-3, 3, 1000)
     want = derivatives(parse("sin(x)*exp(-x^2)"), xs, 6, method="taylor").values
     for k, trace in enumerate(traces):
-        got = np.array(trace["y"], dtype=float) if isinstance(trace["y"], list) else None
-        if got is not None:
-            np.testing.assert_allclose(got, want[k], rtol=1e-12)
+        np.testing.assert_allclose(plotly_array(trace["y"]), want[k], rtol=1e-12)
     assert any("\\sin" in latex.value for latex in at.latex)
 
 

@@ -3,7 +3,6 @@ full checks, and the subplot layout matches make_subplots (the oracle) to the la
 
 from __future__ import annotations
 
-import base64
 import math
 from collections.abc import Iterator
 
@@ -18,6 +17,7 @@ from hograd_core import net_curvature as nc
 from hograd_core import network as nw
 from hograd_core import parse
 from hograd_core.plotting import grid_cells, validated
+from tests.arrays import plotly_array
 
 TYPED = {  # text: (p, v), as the page's examples
     "w1**2*sin(w2)": ((1.0, math.pi / 2), (0.5, 1.0)),
@@ -25,13 +25,6 @@ TYPED = {  # text: (p, v), as the page's examples
     "x^2*y + sin(z)*y + z^2": ((1.0, 0.5, -0.3), (1.0, 1.0, 1.0)),
     "x^3 - x": ((0.7,), (1.0,)),
 }
-
-
-def _values(array: object) -> np.ndarray:
-    """An array of a figure's dict, which plotly may hold base64-encoded."""
-    if isinstance(array, dict):
-        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"])
-    return np.asarray(array)
 
 
 @pytest.fixture(scope="module", params=list(TYPED))
@@ -98,7 +91,7 @@ def test_power_animation_has_a_frame_per_step_on_the_moving_traces(typed: tuple)
     assert moving == list(range(len(fig.data) - 3, len(fig.data)))
     for k, frame in enumerate(fig.frames):
         assert frame.layout.title.text.startswith(f"step {k}:")
-        assert list(_values(frame.data[-1].x)) == list(range(k + 1))  # the quotients so far
+        assert list(plotly_array(frame.data[-1].x)) == list(range(k + 1))  # the quotients so far
     steps = fig.layout.sliders[0].steps
     assert [list(s.args[0]) for s in steps] == [[str(k)] for k in range(last + 1)]
     assert fig.data[-1].xaxis == "x2" and fig.data[moving[0]].xaxis == "x"
