@@ -1,4 +1,4 @@
-"""Plotly figures of the derivatives lab (data in, ``go.Figure`` out; no Streamlit here)."""
+"""Plotly figures of the derivatives lab (data in, a figure for st.plotly_chart out; no Streamlit here)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from .derivatives import DerivativeResult
 from .i18n import tr
 from .lab import CostProfile
-from .plotting import grid_cells, new_figure, new_subplots
+from .plotting import PlainFigure, grid_cells, new_subplots, plain_figure
 
 __all__ = [
     "order_label", "latex_label", "derivatives_figure", "taylor_figure", "cost_figure", "undefined_intervals",
@@ -60,11 +60,12 @@ def undefined_intervals(xs: np.ndarray, row: np.ndarray) -> list[tuple[float, fl
 
 def derivatives_figure(
     result: DerivativeResult, lang: str, *, separate: bool = False,
-) -> go.Figure:  # fmt: skip
+) -> PlainFigure:  # fmt: skip
     """f and its derivatives: one panel with a curve per order (click the legend to hide one),
     or one panel per order, since high orders can differ in scale by many magnitudes.
 
-    Traces and axes are plain dicts (see :mod:`.plotting`): this figure is drawn on every run.
+    Traces and axes are plain dicts, handed to the page as they are (see
+    :class:`.plotting.PlainFigure`): this figure is drawn on nearly every run.
     """
     orders = range(result.order + 1)
     var = result.variable
@@ -91,7 +92,7 @@ def derivatives_figure(
                 layout[f"xaxis{suffix}"]["matches"] = "x"
     bottom = f"xaxis{rows if rows > 1 else ''}"
     layout.setdefault(bottom, {})["title"] = {"text": var}
-    return new_figure(
+    return plain_figure(
         traces, height=max(420, 150 * rows) if separate else 520,
         margin={"l": 60, "r": 20, "t": 30, "b": 50}, font=_FONT, hovermode="x unified",
         legend={"title": {"text": tr("deriv.chart.legend", lang)}}, **layout,
@@ -101,7 +102,7 @@ def derivatives_figure(
 def taylor_figure(
     xs: np.ndarray, f: np.ndarray, poly: np.ndarray, x0: float, f0: float, order: int,
     var: str, lang: str,
-) -> go.Figure:  # fmt: skip
+) -> PlainFigure:  # fmt: skip
     """f and its Taylor polynomial of degree ``order`` at x0 (the y-axis follows f, so the
     polynomial's blow-up far from x0 does not hide the function)."""
     label = tr("deriv.taylor.trace", lang, n=order)
@@ -119,7 +120,7 @@ def taylor_figure(
         low, high = float(finite.min()), float(finite.max())
         pad = 0.25 * (high - low or 1.0)
         yaxis["range"] = [low - pad, high + pad]
-    return new_figure(
+    return plain_figure(
         traces, height=420, margin={"l": 60, "r": 20, "t": 30, "b": 50}, font=_FONT,
         xaxis={"title": {"text": var}}, yaxis=yaxis, legend={"orientation": "h", "y": 1.08},
     )  # fmt: skip
