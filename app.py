@@ -8,7 +8,7 @@ import torch
 from hograd_core import LANGUAGES
 from hograd_core.derivatives import probe_in
 from hograd_core.fresh import FORK_SERVER, probe_elsewhere
-from pages._cached import SYMPY
+from pages._cached import AUTOGRAD, SYMPY
 from pages._serving import (
     disable_nagle,
     script_slot,
@@ -21,6 +21,7 @@ disable_nagle()  # once per process: each rerun's messages otherwise wait ~40 ms
 serve_static_gzipped()  # once per process: 2.2 MB of JS per new browser becomes ~0.6 MB
 shorten_interpreter_turns()  # a light run no longer waits 5 ms per lock hand-over behind a heavy one
 SYMPY.start()  # sympy's own process (hograd_core/sympy_worker.py), warm before anyone types
+AUTOGRAD.worker.start()  # the inspector's nested autograd (hograd_core/background.py)
 FORK_SERVER.start()  # the torch helper the network page and the flag lab fork (hograd_core/fresh.py)
 probe_in(probe_elsewhere)  # a big graph's autograd probe: in a fork, not in the server
 # One thread per op: on a busy 2-core host torch's default pool makes small ops 5-100x slower,

@@ -46,11 +46,22 @@ REQUESTS = {
         "from hograd_core import derivatives, parse\nimport numpy as np\n"
         "derivatives(parse('tanh(x)'), np.linspace(-3, 3, 2000), 10)"
     ),
-    # A rerun computes the inspector's numbers; sympy's column comes from its own process
-    # (hograd_core/sympy_worker.py), which the rerun waits for at most 0.1 s.
-    "derivatives: inspector at x0 = 0.7, order 30, the longest function": (
+    # A rerun computes the inspector's Taylor and finite-difference numbers; sympy's column
+    # comes from its own process (hograd_core/sympy_worker.py) and nested autograd's from the
+    # torch worker (hograd_core/background.py), each waited for at most 0.1 s.
+    "derivatives: inspector at x0 = 0.7, order 30, the longest function (the rerun's part)": (
         f"from hograd_core import parse\nfrom hograd_core.lab import inspect_numbers\n"
-        f"inspect_numbers(parse({BIG!r}), 0.7, 30)"
+        f"inspect_numbers(parse({BIG!r}), 0.7, 30, autograd=False)"
+    ),
+    "derivatives: inspector's nested autograd at x0 = 0.7, order 10 (in the torch worker)": (
+        f"from hograd_core import parse\nfrom hograd_core.lab import autograd_part\n"
+        f"part = autograd_part(parse({BIG!r}), 0.7, 30)\n"
+        "if part.refused: raise part.refused"
+    ),
+    "derivatives: inspector's nested autograd, 1/(1+x^2), order 10 (in the torch worker)": (
+        "from hograd_core import parse\nfrom hograd_core.lab import autograd_part\n"
+        "part = autograd_part(parse('1/(1+x^2)'), 0.7, 10)\n"
+        "if part.refused: raise part.refused"
     ),
     "derivatives: cost panel, tanh, order 10, 2,000 points": (
         "from hograd_core import parse\nfrom hograd_core.lab import cost_profile\n"

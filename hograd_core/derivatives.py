@@ -268,6 +268,17 @@ def autograd_at_probe_point(fn: Function, order: int) -> list[float] | None:
     return None if probed is None else list(probed[1])
 
 
+def autograd_column(fn: Function, x0: float, order: int) -> list[float]:
+    """Nested autograd's derivatives 0..order at ``x0`` (the point inspector's column; at
+    ``PROBE_POINT`` the probe has them already).
+
+    Raises:
+        BudgetError: order over the autograd limit, or the graph over the node limit.
+    """
+    probed = autograd_at_probe_point(fn, order) if x0 == PROBE_POINT else None
+    return probed or derivatives(fn, [x0], order).values[:, 0].tolist()
+
+
 def estimate_autograd(fn: Function, order: int, points: int) -> tuple[int, list[int], float]:
     """Probe the nested-autograd graph on one point; return (nodes, sizes per order, MB).
 

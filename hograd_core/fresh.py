@@ -43,10 +43,10 @@ from .gate import heavy_work
 __all__ = ["run_fresh", "run_job", "probe_elsewhere", "ForkServer", "FreshError", "MAX_STARTS"]
 
 MAX_STARTS = 5
-_ROOT = str(Path(__file__).resolve().parents[1])
+ROOT = str(Path(__file__).resolve().parents[1])
 #: The helper forks, so it must have one thread: no OpenMP/OpenBLAS pool, and no background
 #: thread in the allocator pyarrow brings (scikit-learn imports pandas, which imports pyarrow).
-_ENV = {
+CHILD_ENV = {
     "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore",
     "JE_ARROW_MALLOC_CONF": "background_thread:false",
 }  # fmt: skip
@@ -59,6 +59,12 @@ class FreshError(RuntimeError):
     def __init__(self, detail: str, *, timeout: bool = False) -> None:
         super().__init__(detail)
         self.timeout = timeout
+
+    def refusal(self, seconds: float) -> BudgetError:
+        """What the learner is told: the job ran out of its ``seconds``, or failed."""
+        if self.timeout:
+            return BudgetError("budget.job_timeout", seconds=f"{seconds:g}")
+        return BudgetError("budget.job_failed", detail=str(self)[-200:])
 
 
 # ---- what a copy runs -----------------------------------------------------------------------
@@ -91,17 +97,30 @@ def _probe(args: tuple, progress: Callable) -> Any:
     return probe_here(parse(text, variables or None), order)
 
 
-_JOBS: dict[str, Callable[[Any, Callable], Any]] = {
+def _autograd(args: tuple, progress: Callable) -> Any:
+    from .derivatives import autograd_column
+    from .language import parse
+
+    text, x0, order = args
+    return autograd_column(parse(text), x0, order)
+
+
+#: What a copy can run: name -> function(args, progress).
+JOBS: dict[str, Callable[[Any, Callable], Any]] = {
     "flag": _flag, "train": _train, "analyse": _analyse, "probe": _probe,
+    "autograd": _autograd,
 }  # fmt: skip
 
 
-def _run_copy(kind: str, args: Any, out: Connection) -> None:  # pragma: no cover - a copy
+def answer(kind: str, args: Any, out: Connection) -> None:  # pragma: no cover - in a child
+    """Run job ``kind`` on ``args`` and send ``out`` its progress and its outcome, in the form
+    :func:`unpack` reads."""
+
     def progress(*values: object) -> None:
         out.send(("progress", values))
 
     try:
-        out.send(("ok", _JOBS[kind](args, progress)))
+        out.send(("ok", JOBS[kind](args, progress)))
     except HogradError as err:  # a refusal, shown to the learner like any other
         out.send(("hograd", type(err).__name__, err.key, err.params))
     except Exception as err:  # noqa: BLE001 - the server shows it as a failure
@@ -114,7 +133,7 @@ def _serve() -> None:  # pragma: no cover - runs in the helper process
     import sklearn.datasets  # noqa: F401
     import torch
 
-    from . import flaglab, flaglab_cases, net_curvature, network  # noqa: F401
+    from . import derivatives, flaglab, flaglab_cases, language, net_curvature, network  # noqa: F401
 
     torch.set_num_threads(1)
     requests, answers = child_pipes()
@@ -136,7 +155,7 @@ def _serve() -> None:  # pragma: no cover - runs in the helper process
                 if pid == 0:  # the copy: leave without running any of the helper's cleanup
                     try:
                         os.close(read_end)
-                        _run_copy(kind, args, Connection(write_end, readable=False))
+                        answer(kind, args, Connection(write_end, readable=False))
                     finally:
                         os._exit(0)
                 os.close(write_end)
@@ -166,6 +185,25 @@ def _serve() -> None:  # pragma: no cover - runs in the helper process
 # ---- the server's side ----------------------------------------------------------------------
 
 
+def unpack(message: tuple) -> tuple[bool, Any]:
+    """A child's outcome (from :func:`answer`) as ForkServer.run returns it: (True, the
+    answer), or (False, None) when the child is gone (the caller runs the job itself).
+
+    Raises:
+        HogradError: the child refused the request, as it would here.
+        FreshError: the child failed, or ran out of time.
+    """
+    kind_of = message[0]
+    if kind_of == "ok":
+        return True, message[1]
+    if kind_of == "gone":
+        return False, None
+    if kind_of == "hograd":
+        _, name, key, params = message
+        raise _ERRORS.get(name, HogradError)(key, **params)
+    raise FreshError(message[1], timeout=kind_of == "timeout")
+
+
 class ForkServer:
     """The helper process, started on first use, asked by many script threads at once."""
 
@@ -192,11 +230,11 @@ class ForkServer:
         if self._starts >= MAX_STARTS:
             return None
         self._starts += 1
-        env = {**os.environ, **_ENV, "PYTHONPATH": _ROOT}
+        env = {**os.environ, **CHILD_ENV, "PYTHONPATH": ROOT}
         try:
             proc, send = start_child(
                 "from hograd_core.fresh import _serve; _serve()", read=self._read,
-                name="fork-helper-reader", env=env, cwd=_ROOT,
+                name="fork-helper-reader", env=env, cwd=ROOT,
             )  # fmt: skip
         except OSError:
             self._starts = MAX_STARTS
@@ -261,15 +299,7 @@ class ForkServer:
         finally:
             with self._lock:
                 self._inboxes.pop(rid, None)
-        kind_of = message[0]
-        if kind_of == "ok":
-            return True, message[1]
-        if kind_of == "gone":
-            return False, None  # answered here instead
-        if kind_of == "hograd":
-            _, name, key, params = message
-            raise _ERRORS.get(name, HogradError)(key, **params)
-        raise FreshError(message[1], timeout=kind_of == "timeout")
+        return unpack(message)
 
     def stop(self) -> None:
         with self._lock:
@@ -295,12 +325,10 @@ def run_job(kind: str, args: Any, timeout: float, progress: Callable | None = No
         try:
             done, answer = FORK_SERVER.run(kind, args, timeout, progress)
         except FreshError as err:
-            if err.timeout:
-                raise BudgetError("budget.job_timeout", seconds=f"{timeout:g}") from err
-            raise BudgetError("budget.job_failed", detail=str(err)[-200:]) from err
+            raise err.refusal(timeout) from err
     if done:
         return answer
-    return _JOBS[kind](args, progress or (lambda *_: None))  # gated in there
+    return JOBS[kind](args, progress or (lambda *_: None))  # gated in there
 
 
 #: A probe stops itself at the node limit (0.6 s on a busy machine); a fork that has not
@@ -331,12 +359,12 @@ def run_fresh(payload: dict, timeout: float) -> str:
     done, answer = FORK_SERVER.run("flag", payload, timeout)
     if done:
         return answer
-    env = {**os.environ, **_ENV, "PYTHONPATH": _ROOT}
+    env = {**os.environ, **CHILD_ENV, "PYTHONPATH": ROOT}
     try:
         cold = subprocess.run(
             [sys.executable, "-c", "from hograd_core.flaglab import _child; _child()"],
             input=json.dumps(payload).encode(), capture_output=True, timeout=timeout, env=env,
-            cwd=_ROOT, check=False,
+            cwd=ROOT, check=False,
         )  # fmt: skip
     except subprocess.TimeoutExpired as err:
         raise FreshError(f"no answer within {timeout:g} s", timeout=True) from err

@@ -18,19 +18,19 @@ import torch
 
 from .derivatives import (
     BUDGET,
-    PROBE_POINT,
-    autograd_at_probe_point,
+    autograd_column,
     autograd_rows,
     derivatives,
     estimate_autograd,
     finite_differences,
 )  # fmt: skip
-from .errors import BudgetError
+from .errors import BudgetError, HogradError
 from .language import Binary, Call, Const, Function, Neg, Node, Num, Var
 from .symbolic import MAX_LATEX_OPS, SympyView, symbolic_derivatives, sympy_view
 
 __all__ = [
     "Inspection", "InspectorRow", "inspect_point", "inspect_numbers", "with_sympy",
+    "AutogradPart", "autograd_part", "with_autograd",
     "taylor_polynomial", "pytorch_snippet", "torch_source", "CostProfile", "cost_profile", "MAX_FD_ORDER", "MAX_LATEX_OPS",
 ]  # fmt: skip
 
@@ -59,6 +59,17 @@ class Inspection:
     sympy_stopped: str | None  # None, "size" or "time"
     autograd_refused: str | None  # the budget message, if nested autograd was not run
     sympy_working: bool = False  # sympy is still differentiating: its column fills in later
+    autograd_working: bool = False  # nested autograd is still running elsewhere: the same
+
+
+@dataclass(frozen=True)
+class AutogradPart:
+    """Nested autograd's column at x0: its ``values``, the ``refused`` budget error, or
+    ``working`` (computed elsewhere and not in yet: hograd_core/background.py)."""
+
+    values: tuple[float, ...] = ()
+    refused: HogradError | None = None
+    working: bool = False
 
 
 def inspect_point(
@@ -78,31 +89,44 @@ def inspect_point(
     return with_sympy(numbers, sympy or sympy_view(fn, order, x0, max_seconds=1.0))
 
 
-def inspect_numbers(fn: Function, x0: float, order: int, lang: str = "en") -> Inspection:
-    """:func:`inspect_point` without sympy's column: Taylor mode, nested autograd and finite
-    differences, which depend only on the arguments (the page caches them per x0)."""
+def inspect_numbers(
+    fn: Function, x0: float, order: int, lang: str = "en", *, autograd: bool = True
+) -> Inspection:
+    """:func:`inspect_point` without sympy's column: Taylor mode, finite differences and
+    (unless ``autograd`` is False: the page has it computed elsewhere) nested autograd."""
     taylor = derivatives(fn, [x0], order, method="taylor")
-    auto_values: list[float] = []
-    refused = None
-    auto_order = min(order, BUDGET.max_order_autograd)
-    try:
-        probed = autograd_at_probe_point(fn, auto_order) if x0 == PROBE_POINT else None
-        auto_values = probed or derivatives(fn, [x0], auto_order).values[:, 0].tolist()
-    except BudgetError as err:
-        refused = err.message(lang)
     fds = finite_differences(fn, x0, range(min(order, MAX_FD_ORDER) + 1))
     rows = tuple(
         InspectorRow(
-            order=k, taylor=float(taylor.values[k, 0]),
-            autograd=auto_values[k] if k < len(auto_values) else None, sympy=None,
+            order=k, taylor=float(taylor.values[k, 0]), autograd=None, sympy=None,
             finite_difference=fds[k] if k < len(fds) else None, latex=None, ops=None,
         )
         for k in range(order + 1)
     )  # fmt: skip
-    return Inspection(
+    numbers = Inspection(
         x0=float(x0), rows=rows, constant_from=taylor.constant_from, sympy_stopped=None,
-        autograd_refused=refused,
+        autograd_refused=None,
     )  # fmt: skip
+    return with_autograd(numbers, autograd_part(fn, x0, order), lang) if autograd else numbers
+
+
+def autograd_part(fn: Function, x0: float, order: int) -> AutogradPart:
+    """Nested autograd's column at ``x0``, to ``order`` or the autograd limit, here and now."""
+    try:
+        values = autograd_column(fn, x0, min(order, BUDGET.max_order_autograd))
+    except BudgetError as err:
+        return AutogradPart(refused=err)
+    return AutogradPart(values=tuple(values))
+
+
+def with_autograd(numbers: Inspection, part: AutogradPart, lang: str = "en") -> Inspection:
+    """``numbers`` with nested autograd's column from ``part``, its refusal in ``lang``."""
+    n = len(part.values)
+    rows = tuple(
+        replace(r, autograd=part.values[k]) if k < n else r for k, r in enumerate(numbers.rows)
+    )
+    refused = None if part.refused is None else part.refused.message(lang)
+    return replace(numbers, rows=rows, autograd_refused=refused, autograd_working=part.working)
 
 
 def with_sympy(numbers: Inspection, sympy: SympyView) -> Inspection:

@@ -111,6 +111,11 @@ TEXT: dict[str, tuple[str, str]] = {
         "sympy 在第 {k} 阶之后停止了：精确导数的表达式已超过 {ops} 个运算"
         "（正是这种表达式膨胀让自动微分变得必要）。之后各阶这一列留空。",
     ),
+    "deriv.inspector.autograd_working": (
+        "Nested autograd is still building its graph at x₀ in the background. Its column fills "
+        "in by itself in a moment.",
+        "嵌套 autograd 仍在后台构建 x₀ 处的计算图。这一列稍后会自动补全。",
+    ),
     "deriv.inspector.autograd_limit": (
         "Nested autograd is shown up to order {limit}.",
         "嵌套 autograd 只显示到第 {limit} 阶。",

@@ -9,23 +9,33 @@ arguments (no per-user state), so sharing results between sessions is safe.
 from __future__ import annotations
 
 import atexit
+import time
 from contextlib import nullcontext
 
 import numpy as np
 import streamlit as st
 
+from hograd_core import BUDGET, derivatives, parse
 from hograd_core import curvature as cv
-from hograd_core import derivatives, parse
 from hograd_core import graph_figures as graph_figs
 from hograd_core import net_curvature as nc
 from hograd_core import network as nw
+from hograd_core.background import Later, Worker
 from hograd_core.derivatives import DerivativeResult, autograd_is_heavy, estimate_autograd
 from hograd_core.flaglab import FlagOutcome, FlagSettings, run_flags
 from hograd_core.flaglab_cases import run_case
 from hograd_core.fresh import run_job
 from hograd_core.gate import heavy_work
 from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
-from hograd_core.lab import CostProfile, Inspection, cost_profile, inspect_numbers, with_sympy
+from hograd_core.lab import (
+    AutogradPart,
+    CostProfile,
+    Inspection,
+    cost_profile,
+    inspect_numbers,
+    with_autograd,
+    with_sympy,
+)
 from hograd_core.symbolic import SympyView
 from hograd_core.sympy_worker import SympyWorker
 from pages._ui import cached_parse, t
@@ -43,37 +53,65 @@ def curves(
         return derivatives(fn, np.linspace(low, high, points), order, method=method)
 
 
-#: How long a run waits for the sympy worker's answer. Short functions are done by then;
-#: for the others the page shows what sympy has so far and asks again every ``SYMPY_POLL``
-#: seconds while the student reads (hograd_core/sympy_worker.py says why it is a process).
-SYMPY_WAIT = 0.1
-SYMPY_POLL = 0.6
-#: One worker for the whole server: the derivatives are a pure function of the text, the same
-#: for every student who types it, like the cached values.
+#: How long a run waits for the answers worked out in the background: sympy's column (a
+#: process of its own: hograd_core/sympy_worker.py) and nested autograd's (forks of the torch
+#: helper: hograd_core/background.py). Small functions are done by then; for the others the
+#: page shows what it has and asks again every ``POLL`` seconds while the student reads.
+WAIT = 0.1
+POLL = 0.6
+#: One of each for the whole server: their answers are pure functions of the arguments, the
+#: same for every student who asks, like the cached values.
 SYMPY = SympyWorker()
 atexit.register(SYMPY.stop)  # the child would end anyway, on its closed pipe
+AUTOGRAD = Later("autograd", Worker())
+atexit.register(AUTOGRAD.worker.stop)
 
 
-def sympy_part(text: str, order: int, x0: float) -> SympyView:
-    """What the sympy worker has of ``text`` to ``order`` at ``x0`` within ``SYMPY_WAIT``."""
-    return SYMPY.ask(text, order, x0, SYMPY_WAIT) or SympyView(working=True)
+def sympy_part(text: str, order: int, x0: float, wait: float | None = None) -> SympyView:
+    """What the sympy worker has of ``text`` to ``order`` at ``x0`` within ``wait`` seconds
+    (default ``WAIT``)."""
+    return SYMPY.ask(text, order, x0, WAIT if wait is None else wait) or SympyView(working=True)
+
+
+def autograd_part(text: str, x0: float, order: int, wait: float | None = None) -> AutogradPart:
+    """Nested autograd's column at ``x0`` if it is in within ``wait`` seconds (default
+    ``WAIT``), else ``working``."""
+    args = (text, float(x0), min(order, BUDGET.max_order_autograd))
+    done = AUTOGRAD.ask(args, WAIT if wait is None else wait)
+    if done is None:
+        return AutogradPart(working=True)
+    return AutogradPart(values=tuple(done.value or ()), refused=done.error)
 
 
 def inspect(
-    text: str, x0: float, order: int, language: str, *, sympy_column: bool = True
-) -> Inspection:
-    """The inspector's rows at x0: the numbers (cached), and sympy's column as far as it goes
-    (left empty when ``sympy_column`` is False)."""
-    numbers = _numbers(text, x0, order, language)
-    return with_sympy(numbers, sympy_part(text, order, x0)) if sympy_column else numbers
+    text: str, x0: float, order: int, language: str, *, sympy_column: bool = True,
+    autograd_column: bool = True,
+) -> Inspection:  # fmt: skip
+    """The inspector's rows at x0: Taylor mode's and the finite differences' numbers
+    (cached), and sympy's and nested autograd's columns as far as they go within ``WAIT``
+    (left empty when not asked for)."""
+    deadline = time.monotonic() + WAIT
+    if autograd_column:
+        autograd_part(text, x0, order, wait=0.0)  # under way while sympy is asked
+    numbers = _numbers(text, x0, order)
+    if sympy_column:
+        numbers = with_sympy(numbers, sympy_part(text, order, x0))
+    if autograd_column:
+        left = max(0.0, deadline - time.monotonic())
+        numbers = with_autograd(numbers, autograd_part(text, x0, order, left), language)
+    return numbers
+
+
+def still_working(text: str, x0: float, order: int, *, sympy: bool, autograd: bool) -> bool:
+    """Whether a column asked for is not in yet (each asked with ``WAIT``)."""
+    return (sympy and sympy_part(text, order, x0).working) or (
+        autograd and autograd_part(text, x0, order).working
+    )
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _numbers(text: str, x0: float, order: int, language: str) -> Inspection:
-    fn = parse(text)
-    # nested autograd at x0 can build ~100k nodes; a small graph is not worth a gate slot
-    with heavy_work() if autograd_is_heavy(fn, order) else nullcontext():
-        return inspect_numbers(fn, x0, order, language)
+def _numbers(text: str, x0: float, order: int) -> Inspection:
+    return inspect_numbers(parse(text), x0, order, autograd=False)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

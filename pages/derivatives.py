@@ -19,7 +19,7 @@ from hograd_core.lab import MAX_FD_ORDER, pytorch_snippet, taylor_polynomial
 from hograd_core.language import Function
 from hograd_core.symbolic import MAX_OPS
 from hograd_core.sympy_worker import CHAIN_SECONDS
-from pages._cached import SYMPY_POLL, curves, estimate, inspect, measure, sympy_part
+from pages._cached import POLL, curves, estimate, inspect, measure, still_working
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
 PRESETS = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)"]
@@ -107,14 +107,21 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
     views = ("inspector", "taylor", "symbolic", "code", "cost")
     tabs = lazy_tabs({v: t(f"deriv.tab.{v}") for v in views}, "deriv.tab")
     if not (tabs["code"].open or tabs["cost"].open):  # the other three show its rows
-        try:  # the Taylor tab needs no sympy: only the inspector and the formulas show it
-            column = tabs["inspector"].open or tabs["symbolic"].open
-            inspection = inspect(fn.text, float(x0), order, lang(), sympy_column=column)
+        # the Taylor tab needs neither sympy nor autograd, the formulas need only sympy
+        columns = {
+            "sympy": tabs["inspector"].open or tabs["symbolic"].open,
+            "autograd": tabs["inspector"].open,
+        }
+        try:
+            inspection = inspect(
+                fn.text, float(x0), order, lang(),
+                sympy_column=columns["sympy"], autograd_column=columns["autograd"],
+            )  # fmt: skip
         except HogradError as err:
             show_error(err)
             return
-        if inspection.sympy_working:
-            sympy_poll(fn.text, order, float(x0))
+        if inspection.sympy_working or inspection.autograd_working:
+            background_poll(fn.text, float(x0), order, **columns)
 
     if tabs["inspector"].open:
         with tabs["inspector"]:
@@ -134,7 +141,7 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
             errors = {c: st.column_config.NumberColumn(format="%.1e") for c in frame.columns[5:]}
             st.dataframe(
                 frame, hide_index=True, key="deriv.table", column_config=numbers | errors,
-                placeholder="—",  # a value not computed (order over a limit, sympy still going)
+                placeholder="—",  # not computed: order over a limit, sympy or autograd still going
             )  # fmt: skip
             for r in inspection.rows:
                 if (
@@ -161,7 +168,9 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
                 st.info(t("deriv.inspector.sympy_time", k=done, seconds=f"{CHAIN_SECONDS:g}"))
             elif inspection.sympy_stopped:
                 st.info(t("deriv.inspector.sympy_stopped", k=done, ops=f"{MAX_OPS:,}"))
-            if inspection.autograd_refused:
+            if inspection.autograd_working:
+                st.info(t("deriv.inspector.autograd_working"), icon=":material/hourglass_top:")
+            elif inspection.autograd_refused:
                 st.warning(inspection.autograd_refused)
             elif order > BUDGET.max_order_autograd:
                 st.caption(t("deriv.inspector.autograd_limit", limit=BUDGET.max_order_autograd))
@@ -227,12 +236,13 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
                 show_error(err)
 
 
-@st.fragment(run_every=SYMPY_POLL)
-def sympy_poll(text: str, order: int, x0: float) -> None:
-    """While sympy works in the background: ask it again every ``SYMPY_POLL`` s (the browser
-    reruns only this, which draws nothing) and, once it is done, run the page again to show
-    its column; that full run, without this fragment, also ends the browser's timer."""
-    if not sympy_part(text, order, x0).working:
+@st.fragment(run_every=POLL)
+def background_poll(text: str, x0: float, order: int, *, sympy: bool, autograd: bool) -> None:
+    """While sympy or nested autograd works in the background: ask again every ``POLL`` s
+    (the browser reruns only this, which draws nothing) and, once both are done, run the page
+    again to show their columns; that full run, without this fragment, also ends the
+    browser's timer."""
+    if not still_working(text, x0, order, sympy=sympy, autograd=autograd):
         st.rerun()
 
 

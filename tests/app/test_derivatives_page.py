@@ -62,29 +62,35 @@ def test_inspector_table_agrees_with_sympy_and_autograd() -> None:
     assert exact[1] == pytest.approx(1 - math.tanh(0.5) ** 2, rel=1e-12)
 
 
-def test_sympy_works_in_the_background_and_the_page_says_so(monkeypatch) -> None:  # noqa: ANN001
-    """A run does not wait for sympy: the table comes at once with sympy's column as far as
-    the worker has got (here: nothing yet), a dash in each empty cell and a note that says
-    so; once the worker is done, the next run (the one the page's poll starts) fills it in."""
+def test_sympy_and_autograd_work_in_the_background_and_the_page_says_so(monkeypatch) -> None:  # noqa: ANN001
+    """A run waits for neither sympy nor nested autograd: the table comes at once with
+    Taylor mode's and the finite differences' columns, a dash in each cell not yet computed
+    and a note for each column still on its way; once both are done, the next run (the one
+    the page's poll starts) fills them in."""
     from pages import _cached
 
-    monkeypatch.setattr(_cached, "SYMPY_WAIT", 0.0)
-    text = "sin(x)*exp(-x^2/3)"  # no other test types it: sympy starts from nothing
-    at = inspected(text, 4, 0.5)
+    monkeypatch.setattr(_cached, "WAIT", 0.0)
+    text = "sin(x)*exp(-x^2/3)"  # no other test types it: nothing is known of it yet
+    at = inspected("x**2", 4, 0.5)
+    at.text_input(key="deriv.fn").set_value(text).run()  # one run of it, at order 4, x0 0.5
     frame = at.dataframe[0].value
-    assert frame.iloc[:, 3].isna().all()  # sympy's column: not there yet
-    assert not frame.iloc[:, 1].isna().any() and not frame.iloc[:, 2].isna().any()
+    assert frame.iloc[:, 3].isna().all() and frame.iloc[:, 2].isna().all()  # sympy, autograd
+    assert not frame.iloc[:, 1].isna().any() and not frame.iloc[:, 4].isna().any()
     assert any("still working" in i.value and "of 5 orders" in i.value for i in at.info)
+    assert any("Nested autograd is still building" in i.value for i in at.info)
     assert at.dataframe[0].proto.placeholder == "—"  # not computed yet: a dash, not "None"
-    done = _cached.SYMPY.ask(text, 4, 0.5, wait=60)  # what the poll waits for
-    assert done is not None and not done.working
-    monkeypatch.setattr(_cached, "SYMPY_WAIT", 1.0)  # the server's 0.1 s, with a margin
+    # what the poll waits for
+    assert not _cached.sympy_part(text, 4, 0.5, wait=60).working
+    assert not _cached.autograd_part(text, 0.5, 4, wait=60).working
+    monkeypatch.setattr(_cached, "WAIT", 1.0)  # the server's 0.1 s, with a margin
     at.run()
-    exact = at.dataframe[0].value.iloc[:, 3]
-    assert not exact.isna().any()
-    assert not any("still working" in i.value for i in at.info)
-    want = sp.diff(sp.sin(X) * sp.exp(-(X**2) / 3), X, 4).subs(X, 0.5)
-    assert exact[4] == pytest.approx(float(want), rel=1e-12)
+    frame = at.dataframe[0].value
+    exact, autograd = frame.iloc[:, 3], frame.iloc[:, 2]
+    assert not exact.isna().any() and not autograd.isna().any()
+    assert not any("still" in i.value for i in at.info)
+    want = [sp.diff(sp.sin(X) * sp.exp(-(X**2) / 3), X, k).subs(X, 0.5) for k in range(5)]
+    np.testing.assert_allclose(exact, [float(w) for w in want], rtol=1e-12)
+    np.testing.assert_allclose(autograd, [float(w) for w in want], rtol=1e-10)
 
 
 def test_code_snippet_runs_and_reproduces_the_inspector() -> None:

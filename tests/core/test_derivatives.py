@@ -240,7 +240,7 @@ def test_the_inspector_at_the_probe_point_reads_the_probe(
             builds.append(a)
         return derivatives(*a, **k)
 
-    monkeypatch.setattr(lab, "derivatives", counted)
+    monkeypatch.setattr(dmod, "derivatives", counted)  # what autograd_column calls
     got = lab.inspect_point(fn, dmod.PROBE_POINT, 6)
     assert builds == []  # the probe's values, no nested-autograd call of its own
     auto = np.array([r.autograd for r in got.rows], dtype=float)

@@ -119,7 +119,7 @@ def test_training_in_a_copy_is_the_same_training(helper: fresh.ForkServer, monke
     def not_here(*args: object) -> None:
         raise AssertionError("trained in the server process")
 
-    monkeypatch.setitem(fresh._JOBS, "train", not_here)  # the copy has its own, untouched
+    monkeypatch.setitem(fresh.JOBS, "train", not_here)  # the copy has its own, untouched
     there = fresh.run_job("train", config, 60, progress)
     np.testing.assert_array_equal(there.parameters, here.parameters)
     np.testing.assert_array_equal(there.losses, here.losses)

@@ -127,6 +127,16 @@ def wait_for_app(pg, timeout: float = 60_000) -> None:  # noqa: ANN001
         pg.wait_for_function(_IDLE, timeout=timeout)
 
 
+def wait_for_background(pg, timeout: float = 60_000) -> None:  # noqa: ANN001
+    """Wait until the derivatives page's columns computed in the background (sympy's, nested
+    autograd's) are all in: their "still working" notes gone, the page rerun and idle."""
+    from playwright.sync_api import expect
+
+    notes = pg.locator("[data-testid='stAlert']", has_text="still")
+    expect(notes).to_have_count(0, timeout=timeout)
+    wait_for_app(pg, timeout)
+
+
 def type_function(pg, text: str, *, wait: bool = True) -> None:  # noqa: ANN001
     """Type ``text`` into the page's function box (in any language) and, unless ``wait`` is
     False, wait for the rerun."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.app.conftest import routes
-from tests.e2e.conftest import screenshot, type_function, wait_for_app
+from tests.e2e.conftest import screenshot, type_function, wait_for_app, wait_for_background
 
 pytestmark = pytest.mark.e2e
 
@@ -114,6 +114,7 @@ def test_derivatives_order_inspector_and_snippet_in_the_browser(page) -> None:  
     order.focus()
     order.press("ArrowRight")
     wait_for_app(page)
+    wait_for_background(page)  # on a cold server, the autograd worker may still be starting
     legend = [e.text_content() for e in page.locator(".legendtext").all()]
     assert "f⁽⁵⁾" in legend and "f⁽⁶⁾" not in legend
     # The inspector: 6 rows (orders 0..5) x 8 columns; Taylor, autograd and sympy agree.

@@ -1,0 +1,241 @@
+"""Work whose answer a page can show later: run in a torch process of its own, asked with a
+short wait.
+
+The derivatives page's inspector shows nested autograd's derivatives at x0 beside Taylor
+mode's. For a small function they take a millisecond; at order 10 of a function that swells
+they build a graph of up to 100,000 nodes: half a second of Python holding the interpreter
+lock that every session's rerun needs, and before it an autograd probe that sizes the graph.
+In a class of 50 that column alone lifted everyone's rerun p95 by a third
+(benchmarks/load.py, with and without it). So it runs here: the page asks, waits a tenth of
+a second, shows what it has (a dash and a note where the answer is not in yet) and asks
+again from a timer, as it does for sympy's column (hograd_core/sympy_worker.py).
+
+A :class:`Later` has a thread of its own. It takes the most recently asked job, runs it in a
+:class:`Worker` (in the thread itself if there is no worker) and keeps the answer, the last
+``KEEP`` of them, for everyone who asks the same. A job nobody has asked for in ``FORGET``
+seconds (the student moved on) is dropped unrun.
+
+The worker is one long-lived child process with torch loaded, at low priority, running one
+job after another. Not a fork of the torch helper per job (hograd_core/fresh.py), as the
+network page's training is: most of these jobs take a few milliseconds, and forking a 300 MB
+process costs more than that (a class's rerun p95 got worse, not better, that way). The jobs
+are bounded by the autograd node limit; one that outlives its timeout is killed with its
+worker, and the next job starts a new one.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Hashable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from . import fresh
+from .child import child_pipes, start_child
+from .errors import BudgetError, HogradError
+
+__all__ = ["Later", "Done", "Worker", "KEEP", "FORGET", "NICENESS"]
+
+KEEP = 512
+FORGET = 20.0
+#: The worker's niceness: nobody waits on it for long, everybody waits on the server.
+NICENESS = 10
+#: Its first start imports torch: on a busy machine, seconds.
+START_SECONDS = 30.0
+
+
+@dataclass(frozen=True)
+class Done:
+    """A finished job: its ``value``, or the ``error`` that refused it."""
+
+    value: Any = None
+    error: HogradError | None = None
+
+
+class Later:
+    """Jobs of one ``kind`` (a name in fresh.JOBS), keyed by their arguments, run one at a
+    time by ``worker``, each killed after ``timeout`` seconds."""
+
+    def __init__(
+        self, kind: str, worker: Worker | None = None, *, timeout: float = 30.0,
+        keep: int = KEEP, forget: float = FORGET, threads: int = 1,
+    ) -> None:  # fmt: skip
+        self.kind, self.timeout, self.keep, self.forget = kind, timeout, keep, forget
+        self.worker = worker
+        self._threads = threads
+        self._changed = threading.Condition()
+        self._wanted: dict[Hashable, float] = {}  # args -> when last asked
+        self._running: set[Hashable] = set()
+        self._done: OrderedDict[Hashable, Done] = OrderedDict()
+        self._started = False
+
+    def ask(self, args: Hashable, wait: float) -> Done | None:
+        """The answer for ``args`` if it is in within ``wait`` seconds, else None (and the
+        job stays wanted: ask again later)."""
+        deadline = time.monotonic() + wait
+        with self._changed:
+            if not self._started:
+                self._started = True
+                for i in range(self._threads):
+                    name = f"later-{self.kind}-{i}"
+                    threading.Thread(target=self._work, name=name, daemon=True).start()
+            while True:
+                done = self._done.get(args)
+                if done is not None:
+                    self._done.move_to_end(args)
+                    return done
+                if args not in self._running:
+                    self._wanted[args] = time.monotonic()
+                    self._changed.notify_all()
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._changed.wait(left)
+
+    def _next(self) -> Hashable:
+        """The most recently asked job (dropping the forgotten), waiting for one."""
+        with self._changed:
+            while True:
+                now = time.monotonic()
+                for args in [a for a, t in self._wanted.items() if now - t > self.forget]:
+                    del self._wanted[args]
+                if self._wanted:
+                    args = max(self._wanted, key=self._wanted.__getitem__)
+                    del self._wanted[args]
+                    self._running.add(args)
+                    return args
+                self._changed.wait(self.forget)
+
+    def _work(self) -> None:
+        while True:
+            args = self._next()
+            done = self.run(args)
+            with self._changed:
+                self._running.discard(args)
+                self._done[args] = done
+                while len(self._done) > self.keep:
+                    self._done.popitem(last=False)
+                self._changed.notify_all()
+
+    def run(self, args: Hashable) -> Done:
+        """One job, now, from this thread: in the worker, else here."""
+        try:
+            elsewhere, value = (False, None)
+            if self.worker is not None:
+                elsewhere, value = self.worker.run(self.kind, args, self.timeout)
+            if not elsewhere:
+                value = fresh.JOBS[self.kind](args, lambda *_: None)
+        except HogradError as err:
+            return Done(error=err)
+        except fresh.FreshError as err:
+            return Done(error=err.refusal(self.timeout))
+        except Exception as err:  # noqa: BLE001 - in this thread nobody else would see it
+            return Done(error=BudgetError("budget.job_failed", detail=f"{type(err).__name__}"))
+        return Done(value=value)
+
+
+def _serve() -> None:  # pragma: no cover - runs in the worker process
+    """The worker: torch and the modules loaded once, then one job after another."""
+    import torch
+
+    from . import derivatives, language  # noqa: F401 - imported before the first job
+
+    torch.set_num_threads(1)
+    os.nice(NICENESS)
+    requests, answers = child_pipes()
+    while True:
+        try:
+            kind, args = requests.recv()
+        except (EOFError, OSError):  # the server is gone
+            return
+        fresh.answer(kind, args, answers)
+
+
+class Worker:
+    """A long-lived torch process running jobs (names in fresh.JOBS) one at a time; started
+    on first use, started again (up to fresh.MAX_STARTS times) after it died or was killed."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # one job at a time
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._send: Connection | None = None
+        self._answers: queue.SimpleQueue = queue.SimpleQueue()
+        self._starts = 0
+        self._first = False  # the next job is the first of a new process: it waits longer
+
+    def start(self) -> None:
+        """Start the process now, once (the server does at its first run: warm when needed)."""
+        if self._starts:
+            return
+        with self._lock:
+            self._start()
+
+    def _start(self) -> Connection | None:  # called with the lock held
+        if self._proc is not None and self._proc.poll() is None and self._send is not None:
+            return self._send
+        if self._starts >= fresh.MAX_STARTS:
+            return None
+        self._starts += 1
+        self._answers = queue.SimpleQueue()  # nothing of a dead process's is read
+        env = {**os.environ, **fresh.CHILD_ENV, "PYTHONPATH": fresh.ROOT}
+        try:
+            self._proc, self._send = start_child(
+                "from hograd_core.background import _serve; _serve()", read=self._read,
+                name="torch-worker-reader", env=env, cwd=fresh.ROOT,
+            )  # fmt: skip
+        except OSError:
+            self._starts = fresh.MAX_STARTS
+            return None
+        self._first = True
+        return self._send
+
+    def _read(self, proc: subprocess.Popen[bytes], receive: Connection) -> None:
+        answers = self._answers
+        try:
+            while True:
+                answers.put(receive.recv())
+        except (EOFError, OSError):
+            answers.put(("gone",))
+        finally:
+            receive.close()
+
+    def run(self, kind: str, args: object, timeout: float) -> tuple[bool, object]:
+        """(True, the answer), or (False, None) if there is no worker to run it.
+
+        Raises:
+            HogradError: the job refused (a budget), as it would here.
+            FreshError: the job failed, or ran out of time (and its process was killed).
+        """
+        with self._lock:
+            send = self._start()
+            if send is None:
+                return False, None
+            wait = timeout + (START_SECONDS if self._first else 0.0)
+            self._first = False
+            try:
+                send.send((kind, args))
+                message = self._answers.get(timeout=wait)
+            except OSError:
+                message = ("gone",)
+            except queue.Empty:
+                self._kill()
+                raise fresh.FreshError("no answer in time", timeout=True) from None
+            if message[0] == "gone":
+                self._kill()
+            return fresh.unpack(message)
+
+    def _kill(self) -> None:  # called with the lock held
+        proc, self._proc, self._send = self._proc, None, None
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._kill()
