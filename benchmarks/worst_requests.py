@@ -48,7 +48,7 @@ REQUESTS = {
     ),
     # A rerun computes the inspector's Taylor and finite-difference numbers; sympy's column
     # comes from its own process (hograd_core/sympy_worker.py) and nested autograd's from the
-    # torch worker (hograd_core/background.py), each waited for at most 0.1 s.
+    # torch worker (hograd_core/background.py), each waited for at most 0.025 s.
     "derivatives: inspector at x0 = 0.7, order 30, the longest function (the rerun's part)": (
         f"from hograd_core import parse\nfrom hograd_core.lab import inspect_numbers\n"
         f"inspect_numbers(parse({BIG!r}), 0.7, 30, autograd=False)"

@@ -3,12 +3,13 @@ short wait.
 
 The derivatives page's inspector shows nested autograd's derivatives at x0 beside Taylor
 mode's. For a small function they take a millisecond; at order 10 of a function that swells
-they build a graph of up to 100,000 nodes: half a second of Python holding the interpreter
-lock that every session's rerun needs, and before it an autograd probe that sizes the graph.
-In a class of 50 that column alone lifted everyone's rerun p95 by a third
-(benchmarks/load.py, with and without it). So it runs here: the page asks, waits a tenth of
-a second, shows what it has (a dash and a note where the answer is not in yet) and asks
-again from a timer, as it does for sympy's column (hograd_core/sympy_worker.py).
+they build a graph of up to 100,000 nodes: up to half a second in the server, partly holding
+the interpreter lock every session's rerun needs, after an autograd probe that sizes the graph
+and that the rerun waited for. In a class of 50 that column alone lifted the rerun p95 by a
+third (benchmarks/load.py, with and without it). So it runs here: the page asks, waits a
+moment (pages/_cached.py: WAIT), shows what it has (a dash and a note where the answer is not
+in yet) and asks again from a timer, as it does for sympy's column
+(hograd_core/sympy_worker.py).
 
 A :class:`Later` has a thread of its own. It takes the most recently asked job, runs it in a
 :class:`Worker` (in the thread itself if there is no worker) and keeps the answer, the last

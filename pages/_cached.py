@@ -54,10 +54,13 @@ def curves(
 
 
 #: How long a run waits for the answers worked out in the background: sympy's column (a
-#: process of its own: hograd_core/sympy_worker.py) and nested autograd's (forks of the torch
-#: helper: hograd_core/background.py). Small functions are done by then; for the others the
-#: page shows what it has and asks again every ``POLL`` seconds while the student reads.
-WAIT = 0.1
+#: process of its own: hograd_core/sympy_worker.py) and nested autograd's (a torch worker:
+#: hograd_core/background.py). Small functions are done by then; for the others the page shows
+#: what it has and asks again every ``POLL`` seconds while the student reads. Short, because a
+#: waiting run holds one of the server's few script slots (pages/_serving.py): with 50
+#: students, waits of 0.1 / 0.05 / 0.025 s gave a rerun p95 of 234 / 185 / 134 ms, and the
+#: page was complete sooner, not later (benchmarks/load.py, side by side, two runs each).
+WAIT = 0.025
 POLL = 0.6
 #: One of each for the whole server: their answers are pure functions of the arguments, the
 #: same for every student who asks, like the cached values.

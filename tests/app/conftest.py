@@ -80,7 +80,7 @@ def routes() -> list[tuple[str, str]]:
 @pytest.fixture(autouse=True)
 def _background_answers_in_full(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN202
     """A run waits for the finished answers of the sympy worker and of nested autograd's
-    forks, so that a test sees their columns whole (a server waits 0.1 s, then shows what it
+    worker, so that a test sees their columns whole (a server waits 0.025 s, then shows what it
     has and polls: tested on its own in test_derivatives_page.py and, with the browser's own
     polling, in tests/e2e)."""
     from hograd_core.derivatives import probe_in

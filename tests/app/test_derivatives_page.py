@@ -82,7 +82,7 @@ def test_sympy_and_autograd_work_in_the_background_and_the_page_says_so(monkeypa
     # what the poll waits for
     assert not _cached.sympy_part(text, 4, 0.5, wait=60).working
     assert not _cached.autograd_part(text, 0.5, 4, wait=60).working
-    monkeypatch.setattr(_cached, "WAIT", 1.0)  # the server's 0.1 s, with a margin
+    monkeypatch.setattr(_cached, "WAIT", 1.0)  # the server's 0.025 s, with a margin
     at.run()
     frame = at.dataframe[0].value
     exact, autograd = frame.iloc[:, 3], frame.iloc[:, 2]

@@ -146,7 +146,7 @@ def test_sympy_fills_its_column_in_by_itself(page) -> None:  # noqa: ANN001
     """sympy works in a process of its own: the table comes at once, with a note while sympy's
     column is incomplete; the browser's poll then fills it in with nobody touching anything,
     and the note goes. sin(2x)·e^(-x²/2) to order 30 takes sympy 1.5 s here, well over the
-    0.1 s a run waits for it."""
+    0.025 s a run waits for it."""
     page.goto(f"{page.base}/derivatives")
     wait_for_app(page)
     type_function(page, "sin(2*x)*exp(-x^2/2)")
