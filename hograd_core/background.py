@@ -217,11 +217,13 @@ class Worker:
             send = self._start()
             if send is None:
                 return False, None
-            wait = timeout + (START_SECONDS if self._first else 0.0)
+            deadline = time.monotonic() + timeout + (START_SECONDS if self._first else 0.0)
             self._first = False
             try:
                 send.send((kind, args))
-                message = self._answers.get(timeout=wait)
+                message = ("progress",)
+                while message[0] == "progress":  # nobody here reads a job's progress
+                    message = self._answers.get(timeout=max(0.0, deadline - time.monotonic()))
             except OSError:
                 message = ("gone",)
             except queue.Empty:
