@@ -38,7 +38,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from . import fresh
-from .child import child_pipes, start_child
+from .child import child_pipes
 from .errors import BudgetError, HogradError
 
 __all__ = ["Later", "Done", "Worker", "KEEP", "FORGET", "NICENESS"]
@@ -158,43 +158,21 @@ def _serve() -> None:  # pragma: no cover - runs in the worker process
         fresh.answer(kind, args, answers)
 
 
-class Worker:
+class Worker(fresh.TorchChild):
     """A long-lived torch process running jobs (names in fresh.JOBS) one at a time; started
     on first use, started again (up to fresh.MAX_STARTS times) after it died or was killed."""
 
+    program = "from hograd_core.background import _serve; _serve()"
+    name = "torch-worker-reader"
+
     def __init__(self) -> None:
-        self._lock = threading.Lock()  # one job at a time
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._send: Connection | None = None
+        super().__init__()  # its lock: one job at a time
         self._answers: queue.SimpleQueue = queue.SimpleQueue()
-        self._starts = 0
         self._first = False  # the next job is the first of a new process: it waits longer
 
-    def start(self) -> None:
-        """Start the process now, once (the server does at its first run: warm when needed)."""
-        if self._starts:
-            return
-        with self._lock:
-            self._start()
-
-    def _start(self) -> Connection | None:  # called with the lock held
-        if self._proc is not None and self._proc.poll() is None and self._send is not None:
-            return self._send
-        if self._starts >= fresh.MAX_STARTS:
-            return None
-        self._starts += 1
+    def _starting(self) -> None:
         self._answers = queue.SimpleQueue()  # nothing of a dead process's is read
-        env = {**os.environ, **fresh.CHILD_ENV, "PYTHONPATH": fresh.ROOT}
-        try:
-            self._proc, self._send = start_child(
-                "from hograd_core.background import _serve; _serve()", read=self._read,
-                name="torch-worker-reader", env=env, cwd=fresh.ROOT,
-            )  # fmt: skip
-        except OSError:
-            self._starts = fresh.MAX_STARTS
-            return None
         self._first = True
-        return self._send
 
     def _read(self, proc: subprocess.Popen[bytes], receive: Connection) -> None:
         answers = self._answers
@@ -232,13 +210,3 @@ class Worker:
             if message[0] == "gone":
                 self._kill()
             return fresh.unpack(message)
-
-    def _kill(self) -> None:  # called with the lock held
-        proc, self._proc, self._send = self._proc, None, None
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        with self._lock:
-            self._kill()

@@ -40,7 +40,10 @@ from .child import child_pipes, start_child
 from .errors import BudgetError, ExpressionError, HogradError
 from .gate import heavy_work
 
-__all__ = ["run_fresh", "run_job", "probe_elsewhere", "ForkServer", "FreshError", "MAX_STARTS"]
+__all__ = [
+    "run_fresh", "run_job", "probe_elsewhere", "ForkServer", "FreshError", "MAX_STARTS",
+    "TorchChild",
+]  # fmt: skip
 
 MAX_STARTS = 5
 ROOT = str(Path(__file__).resolve().parents[1])
@@ -204,20 +207,22 @@ def unpack(message: tuple) -> tuple[bool, Any]:
     raise FreshError(message[1], timeout=kind_of == "timeout")
 
 
-class ForkServer:
-    """The helper process, started on first use, asked by many script threads at once."""
+class TorchChild:
+    """A child process of this package's (``program``; the torch helper, the torch worker of
+    hograd_core/background.py): started on first use, or by :meth:`start`; started again
+    after it died, up to ``MAX_STARTS`` times in all; what it sends goes to ``_read``."""
+
+    program = ""
+    name = ""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._send: Connection | None = None
-        #: request id -> (the helper it was sent to, where its messages go)
-        self._inboxes: dict[int, tuple[subprocess.Popen[bytes], queue.SimpleQueue]] = {}
-        self._ids = itertools.count()
         self._starts = 0
 
     def start(self) -> None:
-        """Start the helper now, once (the server does at its first run, so that it is warm;
+        """Start the process now, once (the server does at its first run, so that it is warm;
         later requests start it again if it died)."""
         if self._starts:
             return
@@ -230,17 +235,45 @@ class ForkServer:
         if self._starts >= MAX_STARTS:
             return None
         self._starts += 1
+        self._starting()
         env = {**os.environ, **CHILD_ENV, "PYTHONPATH": ROOT}
         try:
-            proc, send = start_child(
-                "from hograd_core.fresh import _serve; _serve()", read=self._read,
-                name="fork-helper-reader", env=env, cwd=ROOT,
-            )  # fmt: skip
+            self._proc, self._send = start_child(
+                self.program, read=self._read, name=self.name, env=env, cwd=ROOT
+            )
         except OSError:
             self._starts = MAX_STARTS
             return None
-        self._proc, self._send = proc, send
-        return send
+        return self._send
+
+    def _starting(self) -> None:
+        """Called with the lock held before each start."""
+
+    def _read(self, proc: subprocess.Popen[bytes], receive: Connection) -> None:
+        raise NotImplementedError
+
+    def _kill(self) -> None:  # called with the lock held
+        proc, self._proc, self._send = self._proc, None, None
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._kill()
+
+
+class ForkServer(TorchChild):
+    """The helper process, started on first use, asked by many script threads at once."""
+
+    program = "from hograd_core.fresh import _serve; _serve()"
+    name = "fork-helper-reader"
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: request id -> (the helper it was sent to, where its messages go)
+        self._inboxes: dict[int, tuple[subprocess.Popen[bytes], queue.SimpleQueue]] = {}
+        self._ids = itertools.count()
 
     def _read(self, proc: subprocess.Popen[bytes], receive: Connection) -> None:
         try:
@@ -300,13 +333,6 @@ class ForkServer:
             with self._lock:
                 self._inboxes.pop(rid, None)
         return unpack(message)
-
-    def stop(self) -> None:
-        with self._lock:
-            proc, self._proc, self._send = self._proc, None, None
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 FORK_SERVER = ForkServer()
