@@ -696,15 +696,25 @@ _IDLE_JS = (
 )
 
 
-def _renice_children(niceness: int = 19) -> None:
-    """Lower the priority of the Playwright driver and Chromium (our child processes).
+def _renice_children(spare: int | None, niceness: int = 19) -> None:
+    """Lower the priority of the Playwright driver and Chromium (our child processes, except
+    the server under test, pid ``spare``, and its own children: until 2026-11-30 they were
+    lowered too, and with two tabs the server ran at the tabs' priority).
 
     In a classroom every student's browser renders on the student's own machine; here they
     share the server's two cores. At nice 19 they use what the server leaves over, so their
     rendering does not slow the server that is being measured (their own timings do include
     it, and are reported apart).
     """
+    server: set[int] = set()
+    if spare is not None:
+        try:
+            server = {spare, *(p.pid for p in psutil.Process(spare).children(recursive=True))}
+        except psutil.Error:
+            server = {spare}
     for proc in psutil.Process().children(recursive=True):
+        if proc.pid in server:
+            continue
         try:
             if proc.nice() < niceness:
                 proc.nice(niceness)
@@ -713,8 +723,9 @@ def _renice_children(niceness: int = 19) -> None:
 
 
 def browsers(
-    url: str, page: str, count: int, until: float, think: float, seed: int, out: dict
-) -> None:
+    url: str, page: str, count: int, until: float, think: float, seed: int, out: dict,
+    spare: int | None = None,
+) -> None:  # fmt: skip
     """``count`` Chromium tabs: open the page, then type functions and switch the method.
 
     A rerun is timed from the key press until the websocket delivered ``script_finished``
@@ -760,7 +771,7 @@ def browsers(
                     ws.on("framereceived", frame)
 
                 tab.on("websocket", on_ws)
-                _renice_children()
+                _renice_children(spare)
                 t0 = time.perf_counter()
                 tab.goto(f"{url}/{page}")
                 tab.wait_for_function(_IDLE_JS, timeout=60_000)
@@ -771,7 +782,7 @@ def browsers(
                     if time.perf_counter() >= until:
                         break
                     tab.wait_for_timeout(1000 * think * rng.uniform(0.5, 1.5) / len(tabs))
-                    _renice_children()  # Chromium may have started new processes
+                    _renice_children(spare)  # Chromium may have started new processes
                     try:
                         n0 = len(finished)
                         t0 = time.perf_counter()
@@ -849,7 +860,7 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
     browser_out: dict[str, Any] = {}
     bt = threading.Thread(
         target=browsers, daemon=True,
-        args=(url, pages[0], args.browsers, until, args.think, args.seed, browser_out),
+        args=(url, pages[0], args.browsers, until, args.think, args.seed, browser_out, server.pid),
     )  # fmt: skip
     if args.browsers:
         bt.start()
