@@ -3,37 +3,43 @@ under test (also its child process) and the server's own helpers are not."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
-import time
+from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[2]
+
+# Run in a process of its own: _renice_children lowers every child of the calling process,
+# and the test suite's own children (the app's helpers, started by the AppTests) must not be.
+SCRIPT = """
+import json, subprocess, sys, time
 import psutil
-
 from benchmarks.load import _renice_children
 
-SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)"]
+sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
 # a "server" with a child of its own, as the app's sympy worker and torch helpers are
-SERVER = [
-    sys.executable, "-c",
-    f"import subprocess, time; subprocess.Popen({SLEEPER!r}); time.sleep(60)",
-]  # fmt: skip
+server = subprocess.Popen([sys.executable, "-c",
+    f"import subprocess, time; subprocess.Popen({sleeper!r}); time.sleep(60)"])
+browser = subprocess.Popen(sleeper)
+deadline = time.monotonic() + 30
+while not psutil.Process(server.pid).children() and time.monotonic() < deadline:
+    time.sleep(0.05)  # the server's child starts a moment later
+(helper,) = psutil.Process(server.pid).children()
+_renice_children(server.pid)
+print(json.dumps({"server": psutil.Process(server.pid).nice(), "helper": helper.nice(),
+                  "browser": psutil.Process(browser.pid).nice()}))
+for proc in psutil.Process().children(recursive=True):
+    proc.kill()
+"""
 
 
 def test_only_the_browsers_lose_priority() -> None:
-    server = subprocess.Popen(SERVER)
-    browser = subprocess.Popen(SLEEPER)
-    try:
-        deadline = time.monotonic() + 30
-        while not psutil.Process(server.pid).children() and time.monotonic() < deadline:
-            time.sleep(0.05)  # the server's child starts a moment later
-        (helper,) = psutil.Process(server.pid).children()
-        ours = os.getpriority(os.PRIO_PROCESS, 0)
-        _renice_children(server.pid)
-        assert psutil.Process(browser.pid).nice() == 19
-        assert psutil.Process(server.pid).nice() == ours and helper.nice() == ours
-    finally:
-        for proc in psutil.Process().children(recursive=True):
-            proc.kill()
-        server.wait()
-        browser.wait()
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True,
+    )  # fmt: skip
+    nice = json.loads(out.stdout.strip().splitlines()[-1])
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    assert nice == {"server": ours, "helper": ours, "browser": 19}
