@@ -29,14 +29,13 @@ import os
 import queue
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from .child import child_pipes, start_child
+from .child import ChildProcess, child_pipes
 from .errors import BudgetError, ExpressionError, HogradError
 from .gate import heavy_work
 
@@ -207,60 +206,17 @@ def unpack(message: tuple) -> tuple[bool, Any]:
     raise FreshError(message[1], timeout=kind_of == "timeout")
 
 
-class TorchChild:
-    """A child process of this package's (``program``; the torch helper, the torch worker of
-    hograd_core/background.py): started on first use, or by :meth:`start`; started again
-    after it died, up to ``MAX_STARTS`` times in all; what it sends goes to ``_read``."""
+class TorchChild(ChildProcess):
+    """A child process of this package's that imports torch (the torch helper, the torch
+    worker of hograd_core/background.py): one thread per pool, the package on its path."""
 
-    program = ""
-    name = ""
+    max_starts = MAX_STARTS
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._send: Connection | None = None
-        self._starts = 0
+    def _env(self) -> dict[str, str]:
+        return {**os.environ, **CHILD_ENV, "PYTHONPATH": ROOT}
 
-    def start(self) -> None:
-        """Start the process now, once (the server does at its first run, so that it is warm;
-        later requests start it again if it died)."""
-        if self._starts:
-            return
-        with self._lock:
-            self._start()
-
-    def _start(self) -> Connection | None:  # called with the lock held
-        if self._proc is not None and self._proc.poll() is None and self._send is not None:
-            return self._send
-        if self._starts >= MAX_STARTS:
-            return None
-        self._starts += 1
-        self._starting()
-        env = {**os.environ, **CHILD_ENV, "PYTHONPATH": ROOT}
-        try:
-            self._proc, self._send = start_child(
-                self.program, read=self._read, name=self.name, env=env, cwd=ROOT
-            )
-        except OSError:
-            self._starts = MAX_STARTS
-            return None
-        return self._send
-
-    def _starting(self) -> None:
-        """Called with the lock held before each start."""
-
-    def _read(self, proc: subprocess.Popen[bytes], receive: Connection) -> None:
-        raise NotImplementedError
-
-    def _kill(self) -> None:  # called with the lock held
-        proc, self._proc, self._send = self._proc, None, None
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        with self._lock:
-            self._kill()
+    def _cwd(self) -> str:
+        return ROOT
 
 
 class ForkServer(TorchChild):

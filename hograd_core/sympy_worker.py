@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from .child import child_pipes, start_child
+from .child import ChildProcess, child_pipes
 from .language import Function, parse
 from .symbolic import SymbolicDerivatives, SympyView, symbolic_derivatives, view_of
 
@@ -220,19 +220,21 @@ def main() -> None:
     _serve(requests, answers, Chains())
 
 
-class SympyWorker:
+class SympyWorker(ChildProcess):
     """The server's side: one child process, asked by many script threads at once."""
 
+    program = _CHILD
+    name = "sympy-worker-reader"
+    max_starts = MAX_STARTS
+
     def __init__(self, *, inline_seconds: float = INLINE_SECONDS) -> None:
-        self.inline_seconds = inline_seconds
         self._cond = threading.Condition()
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._send: Connection | None = None
+        super().__init__(lock=self._cond)
+        self.inline_seconds = inline_seconds
         self._answers: dict[int, SympyView | None] = {}
         self._waiting: set[int] = set()
         self._outstanding = 0
         self._ids = itertools.count()
-        self._starts = 0
         self._inline: Chains | None = None
         self._inline_lock = threading.Lock()
         #: (text, order, x0) -> the latest answer: a finished one is served from here
@@ -243,32 +245,18 @@ class SympyWorker:
         """Whether sympy runs in the asking thread (no child process could be run)."""
         return self._inline is not None
 
-    def start(self) -> None:
-        """Start the child now, once (the server does at its first run, so that it is warm;
-        later questions start it again if it died)."""
-        if self._starts:
-            return
-        with self._cond:
-            self._ensure_started()
+    def _args(self) -> tuple[str, ...]:
+        return (str(Path(__file__).resolve().parent),)
 
-    def _ensure_started(self) -> Connection | None:  # called with the condition held
-        if self._proc is not None and self._proc.poll() is None and self._send is not None:
-            return self._send
+    def _starting(self) -> None:
+        self._outstanding = 0
+
+    def _start(self) -> Connection | None:  # called with the condition held
         if self._inline is not None:
             return None
-        if self._starts >= MAX_STARTS:
+        send = super()._start()
+        if send is None:  # no child can be run: sympy works in the asking thread from now on
             self._inline = Chains()
-            return None
-        self._starts += 1
-        try:
-            proc, send = start_child(
-                _CHILD, str(Path(__file__).resolve().parent), read=self._read,
-                name="sympy-worker-reader",
-            )  # fmt: skip
-        except OSError:
-            self._inline = Chains()
-            return None
-        self._proc, self._send, self._outstanding = proc, send, 0
         return send
 
     def _read(self, proc: subprocess.Popen[bytes], receive: Connection) -> None:
@@ -290,7 +278,7 @@ class SympyWorker:
 
     def _ask_once(self, text: str, order: int, x0: float, wait: float) -> SympyView | None:
         with self._cond:
-            send = self._ensure_started()
+            send = self._start()
             if send is None or self._outstanding >= MAX_OUTSTANDING:
                 return None
             rid = next(self._ids)
@@ -347,11 +335,3 @@ class SympyWorker:
                 chains.step(self.inline_seconds)
                 view = chains.view(text, order, x0)
             return view
-
-    def stop(self) -> None:
-        """End the child (tests; a server's child ends when the server's pipe closes)."""
-        with self._cond:
-            proc, self._proc, self._send = self._proc, None, None
-        if proc is not None:
-            proc.kill()
-            proc.wait(timeout=10)
