@@ -23,8 +23,8 @@ Phases, in order, each bounded in count and time:
    random moment in the first few seconds, then acting every T x U(0.5, 1.5) s; plus
    ``--browsers B`` Chromium tabs (at nice 19: students' browsers render on their own
    machines, not on the server's cores). Rerun latency = from sending the rerun to the run's
-   ``script_finished``. RSS is sampled every 0.5 s (``rss_peak_mb``). While sympy works in
-   its own process the derivatives page polls (``st.fragment(run_every=...)``); the sessions
+   ``script_finished``. RSS is sampled every 0.5 s (``rss_peak_mb``). While sympy and nested
+   autograd work in processes of their own the derivatives page polls (``st.fragment(run_every=...)``); the sessions
    fire those timers between actions as a browser does (``polls``, not in the rerun
    percentiles), and ``settled_p95_ms`` is how long after an action the page was complete.
 6. **soak** (``--soak R --soak-seconds T``): R reruns more (at most T s) by 4 sessions
@@ -441,7 +441,7 @@ def wait_polling(
     client: StreamlitClient, record: Record, wake: float, since: float | None
 ) -> float | None:
     """Sleep until ``wake`` while firing the page's ``run_every`` timers as a browser does
-    (the derivatives page polls while sympy works in the background). ``since`` is when the
+    (the derivatives page polls while its background columns are on their way). ``since`` is when the
     action that started the polling was sent; returns it, or None once the page has stopped
     polling (the time it took is recorded)."""
     due = {fid: time.perf_counter() + every for fid, every in client.auto_reruns.items()}
@@ -901,9 +901,10 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
         "busy": record.counts["busy"],
         "errors_shown": record.counts["error_shown"],
         "open_p95_ms": ms(pct(record.opens, 95)),
-        # the derivatives page's polls while sympy works in the background (not in p50/p95
-        # above, which are the students' own actions), and how long after an action the page
-        # had sympy's column whole (the polling stopped); "unready": the student moved on first
+        # the derivatives page's polls while sympy and nested autograd work in the background
+        # (not in p50/p95 above, which are the students' own actions), and how long after an
+        # action the page had those columns whole (the polling stopped); "unready": the
+        # student moved on first
         "polls": len(record.polls),
         "poll_p95_ms": ms(pct(record.polls, 95)),
         "settled": len(record.ready),
@@ -1079,7 +1080,7 @@ def report(r: dict[str, Any]) -> str:
             f"  rerun latency p50 {r['p50_ms']} ms, p95 {f('p95_ms', ' ms')}, p99 {r['p99_ms']} "
             f"ms, max {r['max_ms']} ms; open p95 {r['open_p95_ms']} ms",
             f"  reruns over 2 s: {r.get('reruns_over_2s')}, over 10 s: {r.get('reruns_over_10s')}",
-            f"  sympy in the background: {r.get('polls')} polls (p95 {r.get('poll_p95_ms')} ms); "
+            f"  background columns: {r.get('polls')} polls (p95 {r.get('poll_p95_ms')} ms); "
             f"page complete after p50 {r.get('settled_p50_ms')} ms, p95 "
             f"{r.get('settled_p95_ms')} ms ({r.get('settled')} times); the student moved on "
             f"first {r.get('unsettled')} times",
