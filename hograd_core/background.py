@@ -65,35 +65,38 @@ class Later:
 
     def __init__(
         self, kind: str, worker: Worker | None = None, *, timeout: float = 30.0,
-        keep: int = KEEP, forget: float = FORGET, threads: int = 1,
+        keep: int = KEEP, forget: float = FORGET,
     ) -> None:  # fmt: skip
         self.kind, self.timeout, self.keep, self.forget = kind, timeout, keep, forget
         self.worker = worker
-        self._threads = threads
         self._changed = threading.Condition()
         self._wanted: dict[Hashable, float] = {}  # args -> when last asked
         self._running: set[Hashable] = set()
         self._done: OrderedDict[Hashable, Done] = OrderedDict()
-        self._started = False
+        self._thread: threading.Thread | None = None
 
     def ask(self, args: Hashable, wait: float) -> Done | None:
         """The answer for ``args`` if it is in within ``wait`` seconds, else None (and the
         job stays wanted: ask again later)."""
         deadline = time.monotonic() + wait
         with self._changed:
-            if not self._started:
-                self._started = True
-                for i in range(self._threads):
-                    name = f"later-{self.kind}-{i}"
-                    threading.Thread(target=self._work, name=name, daemon=True).start()
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._work, name=f"later-{self.kind}", daemon=True
+                )
+                self._thread.start()
+            asked = False
             while True:
                 done = self._done.get(args)
                 if done is not None:
                     self._done.move_to_end(args)
                     return done
-                if args not in self._running:
-                    self._wanted[args] = time.monotonic()
-                    self._changed.notify_all()
+                if args not in self._running and (not asked or args not in self._wanted):
+                    new = args not in self._wanted  # else the thread knows of it already
+                    self._wanted[args] = time.monotonic()  # the most recent ask goes first
+                    asked = True
+                    if new:
+                        self._changed.notify_all()
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return None

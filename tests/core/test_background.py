@@ -121,7 +121,7 @@ class Recording(Later):
     """Runs nothing: records the order of the jobs, each held until ``release`` is set."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__("test", threads=1, **kwargs)
+        super().__init__("test", **kwargs)
         self.order: list[str] = []
         self.release = threading.Event()
 
