@@ -8,7 +8,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8501
 
-.PHONY: run test test-core test-app test-e2e lint bench load clean debian
+.PHONY: run test test-core test-serving test-app test-e2e lint bench load clean debian
 
 $(VENV)/.runtime: requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,11 +40,17 @@ debian:
 		exit 1; \
 	fi
 
+# Every test and doctest, the import contracts among them (tests/project); the 15 slowest are
+# listed at the end, so a test that grows slow is seen.
 test: $(VENV)/.dev debian
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=15
 
+# The compute core alone: pure and fast, no processes (and its doctests).
 test-core: $(VENV)/.dev
 	$(PY) -m pytest -q tests/core
+
+test-serving: $(VENV)/.dev
+	$(PY) -m pytest -q tests/serving
 
 test-app: $(VENV)/.dev
 	$(PY) -m pytest -q tests/app
@@ -53,7 +59,7 @@ test-e2e: $(VENV)/.dev debian
 	$(PY) -m pytest -q tests/e2e
 
 lint: $(VENV)/.dev
-	$(PY) -m ruff check . && $(PY) -m ruff format --check .
+	$(PY) -m ruff check . && $(PY) -m ruff format --check . && $(VENV)/bin/lint-imports
 
 bench: $(VENV)/.dev
 	$(PY) benchmarks/derivatives.py

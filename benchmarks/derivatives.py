@@ -4,7 +4,7 @@ For each function, the three methods run interleaved (nested, Taylor, sympy, the
 all three see the same machine load, and the medians of the repeated runs are compared:
 
 * nested autograd: ``order`` calls of ``torch.autograd.grad(create_graph=True)`` on a float64
-  leaf, through :func:`hograd_core.derivatives.autograd_rows` (no budget check);
+  leaf, through :func:`hograd_core.nested_autograd.autograd_rows` (no budget check);
 * Taylor mode: :func:`hograd_core.taylor.taylor_derivatives`, all orders in one pass;
 * sympy: ``diff`` order times (the expression is built from our tree, never from text), then
   ``lambdify`` of every derivative and evaluation on the grid. sympy's cache is cleared before
@@ -36,7 +36,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 
 from hograd_core import Function, parse  # noqa: E402
-from hograd_core.derivatives import autograd_rows  # noqa: E402
+from hograd_core.nested_autograd import autograd_rows  # noqa: E402
 from hograd_core.symbolic import symbolic_derivatives  # noqa: E402
 from hograd_core.taylor import taylor_derivatives  # noqa: E402
 

@@ -5,7 +5,7 @@ imports and after one small request of each kind, as a server that has run for a
 done (some imports happen on first use), so "extra memory" is the growth of the peak RSS over
 that process. The issue's target is under 2 s and under 200 MB extra, or a refusal with a
 message. The last rows are not requests: the sympy worker's background work for one function,
-bounded by its own time limit (hograd_core/sympy_worker.py).
+bounded by its own time limit (hograd_serving/sympy_worker.py).
 
     python benchmarks/worst_requests.py          # a table
     python benchmarks/worst_requests.py --json   # one JSON object
@@ -47,24 +47,24 @@ REQUESTS = {
         "derivatives(parse('tanh(x)'), np.linspace(-3, 3, 2000), 10)"
     ),
     # A rerun computes the inspector's Taylor and finite-difference numbers; sympy's column
-    # comes from its own process (hograd_core/sympy_worker.py) and nested autograd's from the
-    # torch worker (hograd_core/background.py), each waited for at most 0.025 s.
+    # comes from its own process (hograd_serving/sympy_worker.py) and nested autograd's from the
+    # torch worker (hograd_serving/deferred.py), each waited for at most 0.025 s.
     "derivatives: inspector at x0 = 0.7, order 30, the longest function (the rerun's part)": (
-        f"from hograd_core import parse\nfrom hograd_core.lab import inspect_numbers\n"
+        f"from hograd_core import parse\nfrom hograd_core.inspector import inspect_numbers\n"
         f"inspect_numbers(parse({BIG!r}), 0.7, 30, autograd=False)"
     ),
     "derivatives: inspector's nested autograd at x0 = 0.7, order 10 (in the torch worker)": (
-        f"from hograd_core import parse\nfrom hograd_core.lab import autograd_part\n"
+        f"from hograd_core import parse\nfrom hograd_core.inspector import autograd_part\n"
         f"part = autograd_part(parse({BIG!r}), 0.7, 30)\n"
         "if part.refused: raise part.refused"
     ),
     "derivatives: inspector's nested autograd, 1/(1+x^2), order 10 (in the torch worker)": (
-        "from hograd_core import parse\nfrom hograd_core.lab import autograd_part\n"
+        "from hograd_core import parse\nfrom hograd_core.inspector import autograd_part\n"
         "part = autograd_part(parse('1/(1+x^2)'), 0.7, 10)\n"
         "if part.refused: raise part.refused"
     ),
     "derivatives: cost panel, tanh, order 10, 2,000 points": (
-        "from hograd_core import parse\nfrom hograd_core.lab import cost_profile\n"
+        "from hograd_core import parse\nfrom hograd_core.inspector import cost_profile\n"
         "cost_profile(parse('tanh(x)'), 10, 2000)"
     ),
     "graph: order 6 of the longest function": (
@@ -106,7 +106,7 @@ import scipy.sparse.linalg, sklearn.datasets  # imported on first use, once per 
 # What a running server has done once: small requests of every kind, so that what torch and
 # sympy import on first use (torch.func imports torch._dynamo, ~0.75 s) is not counted here.
 from hograd_core import parse, explore, graph_lab, NetConfig, train
-from hograd_core.lab import inspect_point
+from hograd_core.inspector import inspect_point
 from hograd_core.net_curvature import curvature
 inspect_point(parse("x**2"), 0.3, 3)  # sympy too, as the worker does
 graph_lab(parse("x**2"), 0.3, 2)
@@ -130,7 +130,7 @@ print(json.dumps({"seconds": seconds, "extra_mb": extra, "outcome": outcome}))
 #: record, with its own bound instead of the 2 s target.
 BACKGROUND = {
     f"sympy worker, in the background: {text}, to order 30": (
-        "from hograd_core.sympy_worker import Chains\n"
+        "from hograd_serving.sympy_worker import Chains\n"
         f"chains = Chains()\nchains.view({text!r}, 30, 0.5)\nwhile chains.step(): pass"
     )
     for text in (BIG, "exp(sin(x))*cos(3*x)")  # the second is the slowest we have found
@@ -152,7 +152,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))  # run from anywhere
-    from hograd_core.sympy_worker import CHAIN_SECONDS
+    from hograd_serving.sympy_worker import CHAIN_SECONDS
 
     results = []
     for name, code in {**REQUESTS, **BACKGROUND}.items():

@@ -20,10 +20,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from .curvature import verdict
-from .derivatives import BUDGET, METHODS, derivatives
-from .errors import BudgetError, HogradError
-from .hvp import hvp
+from .errors import ArgumentError, BudgetError, HogradError
+from .hessian import hvp
 from .language import parse
+from .nested_autograd import BUDGET, METHODS, derivatives
 
 _VALUE_OPTIONS = ("--at", "--grid", "--vector")
 
@@ -43,7 +43,7 @@ def _numbers(text: str, what: str) -> list[float]:
         try:
             value = float(part)
         except ValueError:
-            raise BudgetError("budget.number", what=what, got=part.strip()[:40]) from None
+            raise ArgumentError("budget.number", what=what, got=part.strip()[:40]) from None
         out.append(value)
     return out
 
@@ -60,7 +60,7 @@ def _grid(text: str) -> np.ndarray:
     if not 1 <= count <= BUDGET.max_points:
         raise BudgetError("budget.points", limit=BUDGET.max_points, got=count)
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
-        raise BudgetError("budget.range", low=low, high=high, limit=f"{BUDGET.max_abs_x:g}")
+        raise ArgumentError("budget.range", low=low, high=high, limit=f"{BUDGET.max_abs_x:g}")
     return np.linspace(low, high, count)
 
 

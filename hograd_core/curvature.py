@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import math
-import threading
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -25,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .errors import BudgetError
-from .hvp import HVPResult, _vector, hvp
+from .errors import ArgumentError, BudgetError
+from .hessian import HVPResult, _vector, hvp
 from .language import Function
 
 __all__ = [
@@ -173,7 +172,8 @@ class Exploration:
 def _check(key: str, value: float, low: float, high: float) -> None:
     """Refuse ``value`` outside [low, high] with the message ``key`` (NaN is refused too)."""
     if not (low <= value <= high):
-        raise BudgetError(key, low=low, high=high, got=value)
+        cls = BudgetError if value > high else ArgumentError  # NaN and too small: ArgumentError
+        raise cls(key, low=low, high=high, got=value)
 
 
 def _flat(fn: Function) -> Callable[[torch.Tensor], torch.Tensor]:
@@ -230,7 +230,6 @@ def _functional(f: Callable, w: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
 
 
 _WAYS = (_double_backward, _forward_over_reverse, _functional)
-_FORWARD_AD = threading.Lock()  # see hvp_three_ways
 
 
 @functools.cache
@@ -263,6 +262,10 @@ def hvp_three_ways(
         than ``vhp`` (it differentiates twice more to turn a vJp into a Jv). On tiny functions
         the times are mostly Python overhead: measure on your own function.
 
+        Not safe to run from two threads at once: torch keeps one forward-AD level per
+        process, not per thread, and two concurrent ``jvp`` calls fail ("no level exists").
+        A server serialises the calls (hograd_serving.cached does).
+
     Raises:
         BudgetError: wrong sizes, non-finite numbers, or ``repeats`` outside 1..50.
     """
@@ -273,16 +276,12 @@ def hvp_three_ways(
     v = torch.from_numpy(result.vector.copy())
     times = np.zeros((len(_WAYS), repeats))
     values = np.zeros((len(_WAYS), w.numel()))
-    # torch's forward-AD level is one per process, not per thread: two sessions running
-    # jvp at once crash ("no level exists"). The whole timing loop holds the lock, so no
-    # time is spent waiting for it inside a measurement (a loop takes a few milliseconds).
-    with _FORWARD_AD:
-        for r in range(repeats):
-            for i, way in enumerate(_WAYS):
-                start = time.perf_counter()
-                out = way(f, w, v)
-                times[i, r] = time.perf_counter() - start
-                values[i] = out.detach().numpy()
+    for r in range(repeats):
+        for i, way in enumerate(_WAYS):
+            start = time.perf_counter()
+            out = way(f, w, v)
+            times[i, r] = time.perf_counter() - start
+            values[i] = out.detach().numpy()
     reference = result.hessian @ result.vector
     with np.errstate(invalid="ignore"):
         error = np.max(np.abs(values - reference), axis=1)
@@ -389,7 +388,7 @@ def grid(fn: Function, point: Sequence[float], radius: float = 1.5, points: int 
         BudgetError: not two variables, bad point, ``radius`` or ``points`` out of range.
     """
     if len(fn.variables) != 2:
-        raise BudgetError("hvp.budget.two_variables", got=len(fn.variables))
+        raise ArgumentError("hvp.budget.two_variables", got=len(fn.variables))
     _check("hvp.budget.radius", radius, 1e-6, CURVATURE_BUDGET.max_radius)
     _check("hvp.budget.grid", points, 5, CURVATURE_BUDGET.max_grid)
     p = _vector(point, fn, "point")

@@ -1,33 +1,50 @@
 """One family of errors for everything a user can get wrong.
 
-Every failure caused by user input becomes a :class:`HogradError` at the boundary. The error
-carries a translation key and its parameters, so the app can show it in English or Chinese and
-the CLI in English; ``str(err)`` is the English text.
+Every failure caused by user input becomes a :class:`HogradError` at the boundary. An error
+carries a translation key and its parameters, so the app can show it in the learner's language
+(``hograd_ui.i18n.error_text``); ``str(err)`` is the English text, read from
+``locales/en.toml``, for scripts and the command line.
 """
 
 from __future__ import annotations
 
-__all__ = ["HogradError", "ExpressionError", "BudgetError"]
+import functools
+import tomllib
+from pathlib import Path
+
+__all__ = ["HogradError", "ExpressionError", "BudgetError", "ArgumentError"]
+
+_ENGLISH = Path(__file__).resolve().parent.parent / "locales" / "en.toml"
+
+
+@functools.cache
+def _english() -> dict[str, str]:
+    with _ENGLISH.open("rb") as file:
+        return tomllib.load(file)
 
 
 class HogradError(ValueError):
     """Base class: a request that hograd refuses, with a message that says why.
 
     Args:
-        key: the translation key of the message (see :mod:`hograd_core.i18n`).
+        key: the translation key of the message (``locales/*.toml``).
         **params: values substituted into the message (numbers, snippets of user text).
     """
 
     def __init__(self, key: str, **params: object) -> None:
         self.key = key
         self.params = params
-        super().__init__(self.message("en"))
+        super().__init__(_english()[key].format(**params) if params else _english()[key])
 
-    def message(self, lang: str = "en") -> str:
-        """The message in ``lang`` ("en" or "zh")."""
-        from .i18n import tr  # local: i18n imports nothing from here, but keep errors light
+    def __reduce__(self):  # noqa: ANN204 - pickled by st.cache_data and sent between processes
+        return _rebuild, (type(self), self.key, self.params, self.__dict__)
 
-        return tr(self.key, lang, **self.params)
+
+def _rebuild(cls: type[HogradError], key: str, params: dict, state: dict) -> HogradError:
+    err = HogradError.__new__(cls)
+    HogradError.__init__(err, key, **params)
+    err.__dict__.update(state)
+    return err
 
 
 class ExpressionError(HogradError):
@@ -35,4 +52,10 @@ class ExpressionError(HogradError):
 
 
 class BudgetError(HogradError):
-    """A request would cost more time or memory than the limits allow."""
+    """A request would cost more time, memory or graph than the limits allow (checked before
+    any work)."""
+
+
+class ArgumentError(HogradError):
+    """An argument outside what the function accepts: an unknown name, a number out of its
+    range or not finite, the wrong number of variables or components."""

@@ -11,7 +11,7 @@ pass created a node follows from reachability alone::
 first backward; what f'' reaches beyond both, by the second ...). So the graph of order k is
 exactly the nodes of passes 0..k, and one build to the highest order serves every order below.
 
-This module *extracts* the graph (micrograd's ``trace``); :mod:`hograd_core.graph_figures`
+This module *extracts* the graph (micrograd's ``trace``); :mod:`hograd_ui.graph_figures`
 *draws* it. The extraction is modelled on torchviz ``make_dot``: one node per ``grad_fn``, the
 leaf x feeding its ``AccumulateGrad``, one node per output, and optionally the tensors each
 function saved for its own backward, with the same edge directions. It departs from make_dot
@@ -34,8 +34,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .errors import BudgetError
-from .gate import heavy_work
+from .errors import ArgumentError, BudgetError
 from .language import Function
 
 __all__ = [
@@ -263,10 +262,10 @@ def _check_order(order: object) -> None:
 def _check(fn: Function, x0: float, order: int) -> str:
     _check_order(order)
     if len(fn.variables) > 1:
-        raise BudgetError("budget.one_variable", names=", ".join(fn.variables))
+        raise ArgumentError("budget.one_variable", names=", ".join(fn.variables))
     number = isinstance(x0, int | float) and not isinstance(x0, bool)
     if not number or not math.isfinite(x0) or abs(x0) > GRAPH_BUDGET.max_abs_x:
-        raise BudgetError("graph.budget.x0", got=x0, limit=f"{GRAPH_BUDGET.max_abs_x:g}")
+        raise ArgumentError("graph.budget.x0", got=x0, limit=f"{GRAPH_BUDGET.max_abs_x:g}")
     return fn.variables[0] if fn.variables else "x"
 
 
@@ -399,12 +398,10 @@ def graph_lab(fn: Function, x0: float, order: int = GRAPH_BUDGET.max_order) -> G
 
     Raises:
         BudgetError: order outside 0..6, x0 not finite or too large, more than one variable.
-        BusyError: the server is busy with other heavy requests.
 
     Note:
         Cost grows with the graph: 2-20 ms for the preset functions at order 6; a 20,000-node
         graph takes about 0.5 s (most of it reading the saved tensors of every node).
     """
     variable = _check(fn, x0, order)
-    with heavy_work():
-        return _build(fn, variable, float(x0), order)
+    return _build(fn, variable, float(x0), order)

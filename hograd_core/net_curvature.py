@@ -24,7 +24,6 @@ import numpy as np
 import torch
 
 from .errors import BudgetError
-from .gate import heavy_work
 from .network import _DTYPE, NETWORK_BUDGET, TrainedNet, _analysis_loss, _check, analysis_examples
 
 __all__ = ["NetCurvature", "curvature", "full_hessian", "hessian_vector_product"]
@@ -185,7 +184,6 @@ def curvature(
         BudgetError: an argument outside its range, more HVPs than the model's size allows
             (``NETWORK_BUDGET.max_hvps`` of the largest analysed size), or
             more time than ``max_seconds``.
-        BusyError: no heavy-work slot.
     """
     b = NETWORK_BUDGET
     n = trained.parameters.size
@@ -199,98 +197,97 @@ def curvature(
         )
     from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
-    with heavy_work():
-        began = time.perf_counter()
-        gen = torch.Generator().manual_seed(int(seed))
-        loss, examples = _analysis_loss(trained)
+    began = time.perf_counter()
+    gen = torch.Generator().manual_seed(int(seed))
+    loss, examples = _analysis_loss(trained)
 
-        def randn() -> np.ndarray:
-            return torch.randn(n, generator=gen, dtype=_DTYPE).numpy()
+    def randn() -> np.ndarray:
+        return torch.randn(n, generator=gen, dtype=_DTYPE).numpy()
 
-        grad_times, hvp_times = [], []
-        for _ in range(5):  # the cost of one gradient vs one HVP on the kept graph
-            start = time.perf_counter()
-            theta = torch.tensor(trained.parameters, requires_grad=True)
-            torch.autograd.grad(loss(theta), theta)
-            grad_times.append(time.perf_counter() - start)
-        h = _Hessian(loss, trained.parameters)
-        for _ in range(5):
-            start = time.perf_counter()
-            h(randn())
-            hvp_times.append(time.perf_counter() - start)
-        hvp_cost, grad_cost = float(np.median(hvp_times)), float(np.median(grad_times))
-        if max_seconds is not None:  # the measured costs, before the work that they predict
-            # a loss evaluation (forward only) costs about half a gradient
-            _check_time(began, max_seconds, hvp_cost, grad_cost / 2, power_steps + probes)
+    grad_times, hvp_times = [], []
+    for _ in range(5):  # the cost of one gradient vs one HVP on the kept graph
+        start = time.perf_counter()
+        theta = torch.tensor(trained.parameters, requires_grad=True)
+        torch.autograd.grad(loss(theta), theta)
+        grad_times.append(time.perf_counter() - start)
+    h = _Hessian(loss, trained.parameters)
+    for _ in range(5):
+        start = time.perf_counter()
+        h(randn())
+        hvp_times.append(time.perf_counter() - start)
+    hvp_cost, grad_cost = float(np.median(hvp_times)), float(np.median(grad_times))
+    if max_seconds is not None:  # the measured costs, before the work that they predict
+        # a loss evaluation (forward only) costs about half a gradient
+        _check_time(began, max_seconds, hvp_cost, grad_cost / 2, power_steps + probes)
 
-        # Lanczos: scipy's eigsh (ARPACK) sees H only through the LinearOperator.
-        h.calls, start = 0, time.perf_counter()
-        op = LinearOperator((n, n), matvec=h, dtype=np.float64)
-        ncv = min(n, max(2 * top_k + 1, 20))
-        try:
-            vals, vecs = eigsh(op, k=top_k, which="LA", ncv=ncv, tol=1e-6, v0=randn(),
-                               maxiter=max(1, b.max_lanczos_hvps // ncv))  # fmt: skip
-        except ArpackNoConvergence as err:  # keep what converged within the HVP budget
-            vals, vecs = err.eigenvalues, err.eigenvectors
-        if vals.size:
-            order = np.argsort(vals)[::-1]
-            lanczos, top_vec = vals[order], vecs[:, order[0]]
-        else:  # nothing converged: say so with NaN rather than a wrong number
-            lanczos, top_vec = np.full(1, np.nan), np.full(n, np.nan)
-        lanczos_hvps, lanczos_seconds = h.calls, time.perf_counter() - start
-        lanczos_residual = _residual(h, top_vec, float(lanczos[0]))
+    # Lanczos: scipy's eigsh (ARPACK) sees H only through the LinearOperator.
+    h.calls, start = 0, time.perf_counter()
+    op = LinearOperator((n, n), matvec=h, dtype=np.float64)
+    ncv = min(n, max(2 * top_k + 1, 20))
+    try:
+        vals, vecs = eigsh(op, k=top_k, which="LA", ncv=ncv, tol=1e-6, v0=randn(),
+                           maxiter=max(1, b.max_lanczos_hvps // ncv))  # fmt: skip
+    except ArpackNoConvergence as err:  # keep what converged within the HVP budget
+        vals, vecs = err.eigenvalues, err.eigenvectors
+    if vals.size:
+        order = np.argsort(vals)[::-1]
+        lanczos, top_vec = vals[order], vecs[:, order[0]]
+    else:  # nothing converged: say so with NaN rather than a wrong number
+        lanczos, top_vec = np.full(1, np.nan), np.full(n, np.nan)
+    lanczos_hvps, lanczos_seconds = h.calls, time.perf_counter() - start
+    lanczos_residual = _residual(h, top_vec, float(lanczos[0]))
 
-        # Power iteration: u <- Hu/|Hu|, Rayleigh quotient uᵀHu after each step.
-        start, u, power = time.perf_counter(), randn(), []
-        u /= np.linalg.norm(u)
-        for _ in range(power_steps):
-            hu = h(u)
-            power.append(float(u @ hu))
-            u = hu / np.linalg.norm(hu)
-        power_seconds = time.perf_counter() - start
-        power_residual = _residual(h, u, float(u @ h(u)))
+    # Power iteration: u <- Hu/|Hu|, Rayleigh quotient uᵀHu after each step.
+    start, u, power = time.perf_counter(), randn(), []
+    u /= np.linalg.norm(u)
+    for _ in range(power_steps):
+        hu = h(u)
+        power.append(float(u @ hu))
+        u = hu / np.linalg.norm(hu)
+    power_seconds = time.perf_counter() - start
+    power_residual = _residual(h, u, float(u @ h(u)))
 
-        # Hutchinson: E[zᵀHz] = tr H for z with independent ±1 entries.
-        zs = (torch.randint(0, 2, (probes, n), generator=gen, dtype=_DTYPE) * 2 - 1).numpy()
-        samples = np.array([float(z @ h(z)) for z in zs])
+    # Hutchinson: E[zᵀHz] = tr H for z with independent ±1 entries.
+    zs = (torch.randint(0, 2, (probes, n), generator=gen, dtype=_DTYPE) * 2 - 1).numpy()
+    samples = np.array([float(z @ h(z)) for z in zs])
 
-        # Sharp vs flat: the loss along the top eigenvector and along a random direction.
-        lam = float(lanczos[0])
-        reach = float(np.clip(2 * math.sqrt(2 / lam), 1e-3, 10)) if lam > 0 else 1.0
-        half = _ALONG_POINTS // 2  # α = 0 exactly in the middle
-        alphas = reach * np.arange(-half, half + 1) / half
-        rand = randn()
-        rand /= np.linalg.norm(rand)
-        loss_top = _along(loss, trained.parameters, top_vec, alphas)
-        loss_random = _along(loss, trained.parameters, rand, alphas)
-        slope = float(h.g.detach().numpy() @ top_vec)
-        model_top = float(h.value.detach()) + slope * alphas + 0.5 * lam * alphas**2
+    # Sharp vs flat: the loss along the top eigenvector and along a random direction.
+    lam = float(lanczos[0])
+    reach = float(np.clip(2 * math.sqrt(2 / lam), 1e-3, 10)) if lam > 0 else 1.0
+    half = _ALONG_POINTS // 2  # α = 0 exactly in the middle
+    alphas = reach * np.arange(-half, half + 1) / half
+    rand = randn()
+    rand /= np.linalg.norm(rand)
+    loss_top = _along(loss, trained.parameters, top_vec, alphas)
+    loss_random = _along(loss, trained.parameters, rand, alphas)
+    slope = float(h.g.detach().numpy() @ top_vec)
+    model_top = float(h.value.detach()) + slope * alphas + 0.5 * lam * alphas**2
 
-        exact = heatmap = trace_exact = skipped = None
-        block, hessian_seconds = 0, 0.0
-        full_cost = n * hvp_cost + _EIGH_SECONDS_PER_N3 * n**3
-        left = math.inf if max_seconds is None else max_seconds - (time.perf_counter() - began)
-        if n <= b.full_hessian_max and full_cost > left:
-            skipped = full_cost
-        elif n <= b.full_hessian_max:
-            start = time.perf_counter()
-            hessian = full_hessian(trained)
-            exact = np.linalg.eigvalsh(hessian)[::-1]
-            trace_exact = float(np.trace(hessian))
-            heatmap, block = _heatmap(hessian)
-            hessian_seconds = time.perf_counter() - start
+    exact = heatmap = trace_exact = skipped = None
+    block, hessian_seconds = 0, 0.0
+    full_cost = n * hvp_cost + _EIGH_SECONDS_PER_N3 * n**3
+    left = math.inf if max_seconds is None else max_seconds - (time.perf_counter() - began)
+    if n <= b.full_hessian_max and full_cost > left:
+        skipped = full_cost
+    elif n <= b.full_hessian_max:
+        start = time.perf_counter()
+        hessian = full_hessian(trained)
+        exact = np.linalg.eigvalsh(hessian)[::-1]
+        trace_exact = float(np.trace(hessian))
+        heatmap, block = _heatmap(hessian)
+        hessian_seconds = time.perf_counter() - start
     return NetCurvature(
-        parameters=n, examples=examples, loss=float(h.value.detach()),
-        grad_seconds=grad_cost, hvp_seconds=hvp_cost,
-        lanczos=lanczos, lanczos_hvps=lanczos_hvps, lanczos_seconds=lanczos_seconds,
-        lanczos_residual=lanczos_residual, power=np.array(power), power_seconds=power_seconds,
-        power_residual=power_residual, exact=exact,
-        reference=float(exact[0]) if exact is not None else lam, probes=samples,
-        trace=float(samples.mean()), trace_error=float(samples.std(ddof=1) / math.sqrt(probes)),
-        trace_exact=trace_exact, alphas=alphas, loss_top=loss_top, loss_random=loss_random,
-        model_top=model_top, heatmap=heatmap, heatmap_block=block,
-        hessian_seconds=hessian_seconds, full_bytes=n * n * 8, hvp_bytes=4 * n * 8,
-        full_skipped_seconds=skipped,
+    parameters=n, examples=examples, loss=float(h.value.detach()),
+    grad_seconds=grad_cost, hvp_seconds=hvp_cost,
+    lanczos=lanczos, lanczos_hvps=lanczos_hvps, lanczos_seconds=lanczos_seconds,
+    lanczos_residual=lanczos_residual, power=np.array(power), power_seconds=power_seconds,
+    power_residual=power_residual, exact=exact,
+    reference=float(exact[0]) if exact is not None else lam, probes=samples,
+    trace=float(samples.mean()), trace_error=float(samples.std(ddof=1) / math.sqrt(probes)),
+    trace_exact=trace_exact, alphas=alphas, loss_top=loss_top, loss_random=loss_random,
+    model_top=model_top, heatmap=heatmap, heatmap_block=block,
+    hessian_seconds=hessian_seconds, full_bytes=n * n * 8, hvp_bytes=4 * n * 8,
+    full_skipped_seconds=skipped,
     )  # fmt: skip
 
 

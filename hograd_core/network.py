@@ -20,8 +20,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .errors import BudgetError
-from .gate import heavy_work
+from .errors import ArgumentError, BudgetError
 
 __all__ = [
     "DATASETS", "NETWORK_BUDGET", "NetConfig", "NetworkBudget", "TrainedNet", "count_parameters",
@@ -205,13 +204,14 @@ def loss_function(trained: TrainedNet) -> Callable[[torch.Tensor], torch.Tensor]
 def _check(key: str, got: float, low: float, high: float, **extra: object) -> None:
     """Refuse ``got`` outside [low, high] with the message ``key`` (NaN is refused too)."""
     if not (low <= got <= high):
-        raise BudgetError(key, low=low, high=high, got=got, **extra)
+        cls = BudgetError if got > high else ArgumentError  # NaN and too small: ArgumentError
+        raise cls(key, low=low, high=high, got=got, **extra)
 
 
 def _check_config(config: NetConfig) -> None:
     b = NETWORK_BUDGET
     if config.dataset not in DATASETS:
-        raise BudgetError(
+        raise ArgumentError(
             "hvp.net.dataset_unknown", got=str(config.dataset)[:40], known=", ".join(DATASETS)
         )
     _check("hvp.net.budget.layers", len(config.hidden), 1, b.max_layers)
@@ -262,45 +262,44 @@ def train(
 
     Raises:
         BudgetError: the configuration exceeds :data:`NETWORK_BUDGET` (checked before any work).
-        BusyError: every heavy-work slot is taken.
 
     Example:
+        >>> from hograd_core.network import NetConfig, train
         >>> net = train(NetConfig(steps=100))
         >>> net.parameters.shape, net.test_accuracy > 0.8
         ((1210,), True)
     """
     _check_config(config)
-    with heavy_work():
-        sizes = layer_sizes(config)
-        x, y, x_test, y_test = _data(config.dataset)
-        start = time.perf_counter()  # the cap is on training; the data load is a one-off
-        gen = torch.Generator().manual_seed(int(config.seed))
-        # Glorot-style initialisation: weights ~ N(0, 1/fan_in), biases 0.
-        parts = []
-        for name, a, b in layer_blocks(sizes):
-            k = int(name[1:])
-            scale = 1.0 / math.sqrt(sizes[k - 1]) if name[0] == "W" else 0.0
-            parts.append(torch.randn(b - a, generator=gen, dtype=_DTYPE) * scale)
-        theta = torch.cat(parts).requires_grad_(True)
-        adam = _Adam(theta, config.learning_rate)
-        losses = []
-        every = max(1, config.steps // 50)
-        stopped = False
-        for step in range(1, config.steps + 1):
-            idx = torch.randint(0, len(y), (min(config.batch, len(y)),), generator=gen)
-            loss = F.cross_entropy(_forward(theta, sizes, x[idx]), y[idx])
-            (grad,) = torch.autograd.grad(loss, theta)
-            adam.step(grad)
-            losses.append(float(loss.detach()))
-            if progress is not None and (step % every == 0 or step == config.steps):
-                progress(step, config.steps, losses[-1])
-            if time.perf_counter() - start > NETWORK_BUDGET.max_seconds:
-                stopped = step < config.steps
-                break
-        with torch.no_grad():
-            acc = float((_forward(theta, sizes, x).argmax(1) == y).double().mean())
-            acc_test = float((_forward(theta, sizes, x_test).argmax(1) == y_test).double().mean())
-        return TrainedNet(
-            config, sizes, theta.detach().numpy().copy(), np.array(losses), acc, acc_test,
-            len(losses), stopped, time.perf_counter() - start,
-        )  # fmt: skip
+    sizes = layer_sizes(config)
+    x, y, x_test, y_test = _data(config.dataset)
+    start = time.perf_counter()  # the cap is on training; the data load is a one-off
+    gen = torch.Generator().manual_seed(int(config.seed))
+    # Glorot-style initialisation: weights ~ N(0, 1/fan_in), biases 0.
+    parts = []
+    for name, a, b in layer_blocks(sizes):
+        k = int(name[1:])
+        scale = 1.0 / math.sqrt(sizes[k - 1]) if name[0] == "W" else 0.0
+        parts.append(torch.randn(b - a, generator=gen, dtype=_DTYPE) * scale)
+    theta = torch.cat(parts).requires_grad_(True)
+    adam = _Adam(theta, config.learning_rate)
+    losses = []
+    every = max(1, config.steps // 50)
+    stopped = False
+    for step in range(1, config.steps + 1):
+        idx = torch.randint(0, len(y), (min(config.batch, len(y)),), generator=gen)
+        loss = F.cross_entropy(_forward(theta, sizes, x[idx]), y[idx])
+        (grad,) = torch.autograd.grad(loss, theta)
+        adam.step(grad)
+        losses.append(float(loss.detach()))
+        if progress is not None and (step % every == 0 or step == config.steps):
+            progress(step, config.steps, losses[-1])
+        if time.perf_counter() - start > NETWORK_BUDGET.max_seconds:
+            stopped = step < config.steps
+            break
+    with torch.no_grad():
+        acc = float((_forward(theta, sizes, x).argmax(1) == y).double().mean())
+        acc_test = float((_forward(theta, sizes, x_test).argmax(1) == y_test).double().mean())
+    return TrainedNet(
+        config, sizes, theta.detach().numpy().copy(), np.array(losses), acc, acc_test,
+        len(losses), stopped, time.perf_counter() - start,
+    )  # fmt: skip

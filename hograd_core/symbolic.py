@@ -1,9 +1,9 @@
-"""sympy, used only as an independent oracle and for LaTeX, built from the validated tree.
+"""sympy's derivatives, used only as an independent oracle and for the formulas on screen.
 
-No text is ever parsed by sympy here: symbols and functions are constructed node by node from
-the tree that :mod:`hograd_core.language` produced. Symbolic differentiation can blow up, so
-:func:`symbolic_derivatives` stops when an expression grows past an operation budget or the
-time budget runs out, and says which.
+The expression comes from the validated tree (:mod:`hograd_core.language.to_sympy`); no text is
+ever parsed by sympy. Symbolic differentiation can blow up, so :func:`symbolic_derivatives`
+stops when an expression grows past an operation budget or the time budget runs out, and says
+which. :func:`sympy_values` evaluates the results at a point in a time linear in their size.
 """
 
 from __future__ import annotations
@@ -15,84 +15,13 @@ from dataclasses import dataclass
 import mpmath
 import sympy as sp
 
-from .language import Binary, Call, Const, Function, Neg, Node, Num, Var
+from .language import Function
+from .language.to_sympy import symbol
 
 __all__ = [
-    "to_sympy", "to_latex", "symbolic_derivatives", "SymbolicDerivatives", "sympy_value", "sympy_values",
-    "SympyView", "sympy_view", "view_of",
+    "symbolic_derivatives", "SymbolicDerivatives", "sympy_value", "sympy_values", "SympyView",
+    "sympy_view", "view_of", "MAX_LATEX_OPS", "MAX_OPS",
 ]  # fmt: skip
-
-# Exact definitions of the functions sympy does not have under our names. ReLU is 0 at 0 from
-# both sides of the derivative, like torch.relu's backward; abs uses sign, 0 at 0, like torch.
-_EXACT = {
-    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "asin": sp.asin, "acos": sp.acos,
-    "atan": sp.atan, "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh, "exp": sp.exp,
-    "log": sp.log, "sqrt": sp.sqrt, "abs": sp.Abs, "erf": sp.erf,
-    "sigmoid": lambda a: 1 / (1 + sp.exp(-a)),
-    "softplus": lambda a: sp.log(1 + sp.exp(a)),
-    "relu": lambda a: sp.Piecewise((0, a <= 0), (a, True)),
-}  # fmt: skip
-
-# Functions shown by name in LaTeX (their exact form would hide what the learner typed).
-_NAMED = {name: sp.Function(name) for name in ("sigmoid", "softplus", "relu")}
-
-
-def _symbol(name: str) -> sp.Symbol:
-    return sp.Symbol(name, real=True)
-
-
-def _number(node: Num) -> sp.Expr:
-    if all(ch.isdigit() for ch in node.text):
-        return sp.Integer(int(node.text))  # at most 7 digits: literals are bounded by 1e6
-    return sp.Float(node.text, 17)
-
-
-def _build(node: Node, exact: bool) -> sp.Expr:
-    if isinstance(node, Num):
-        return _number(node)
-    if isinstance(node, Var):
-        return _symbol(node.name)
-    if isinstance(node, Const):
-        return sp.pi if node.name == "pi" else sp.E
-    ev = exact
-    if isinstance(node, Neg):
-        return sp.Mul(-1, _build(node.arg, exact), evaluate=ev)
-    if isinstance(node, Call):
-        arg = _build(node.arg, exact)
-        if not exact and node.func in _NAMED:
-            return _NAMED[node.func](arg)
-        if not exact and node.func == "sqrt":
-            return sp.Pow(arg, sp.S.Half, evaluate=False)
-        if exact:
-            return _EXACT[node.func](arg)
-        cls = sp.Abs if node.func == "abs" else getattr(sp, node.func)
-        return cls(arg, evaluate=False)
-    assert isinstance(node, Binary)
-    if exact and node.const is not None and node.op == "**" and abs(node.const) > 1e15:
-        # 9**9 stays exact, but a large constant power is kept as a float: sympy would
-        # otherwise compute it as an exact integer.
-        return sp.Float(node.const, 17)
-    left = _build(node.left, exact)
-    right = _build(node.right, exact)
-    if node.op == "+":
-        return sp.Add(left, right, evaluate=ev)
-    if node.op == "-":
-        return sp.Add(left, sp.Mul(-1, right, evaluate=ev), evaluate=ev)
-    if node.op == "*":
-        return sp.Mul(left, right, evaluate=ev)
-    if node.op == "/":
-        return sp.Mul(left, sp.Pow(right, -1, evaluate=ev), evaluate=ev)
-    return sp.Pow(left, right, evaluate=ev)
-
-
-def to_sympy(fn: Function) -> sp.Expr:
-    """The exact sympy expression of ``fn`` (real symbols), for differentiation and checks."""
-    return _build(fn.tree, exact=True)
-
-
-def to_latex(fn: Function) -> str:
-    """LaTeX of ``fn`` as typed (no simplification), produced by sympy's printer."""
-    return sp.latex(_build(fn.tree, exact=False))
 
 
 @dataclass(frozen=True)
@@ -144,9 +73,9 @@ def symbolic_derivatives(
     if start_from is not None and start_from.stopped == "size":
         return start_from  # final: the next derivative would start from a swollen expression
     start = time.perf_counter()
-    var = _symbol(variable or (fn.variables[0] if fn.variables else "x"))
+    var = symbol(variable or (fn.variables[0] if fn.variables else "x"))
     if start_from is None:
-        expr = to_sympy(fn)
+        expr = fn.sympy()
         exprs, ops, seconds = [expr], [int(sp.count_ops(expr))], 0.0
         latex = [_latex(expr, ops[0])]
     else:
@@ -209,7 +138,7 @@ def view_of(
 
 def sympy_view(fn: Function, order: int, x0: float, *, max_seconds: float = 1.0) -> SympyView:
     """sympy's derivatives of a one-variable ``fn`` to ``order`` at ``x0``, worked out here and
-    now within ``max_seconds`` (the page asks :mod:`hograd_core.sympy_worker` instead)."""
+    now within ``max_seconds`` (the page asks :mod:`hograd_serving.sympy_worker` instead)."""
     variable = fn.variables[0] if fn.variables else "x"
     sym = symbolic_derivatives(fn, order, variable, max_seconds=max_seconds)
     return view_of(sym, order, {variable: x0}, stopped=sym.stopped)
@@ -239,7 +168,7 @@ def sympy_values(
     subexpression shared between them (successive derivatives share many) is evaluated once."""
     ctx = mpmath.MPContext()
     ctx.dps = digits
-    env = {_symbol(name): ctx.mpf(value) for name, value in point.items()}
+    env = {symbol(name): ctx.mpf(value) for name, value in point.items()}
     memo: dict[sp.Basic, object] = {}
     out = []
     for expr in exprs:

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from .errors import BudgetError
+from .errors import ArgumentError
 from .language import Binary, Call, Function, Neg, Node, Var
 
 __all__ = ["taylor_derivatives"]
@@ -180,106 +180,124 @@ def _log(a: np.ndarray) -> np.ndarray:
 
 
 def _call(func: str, a: np.ndarray) -> np.ndarray:
-    if func in ("sin", "cos", "sinh", "cosh"):
-        s, c = _sin_cos(a, 1.0 if func.endswith("h") else -1.0)
-        return s if func.startswith("sin") else c
-    if func in ("tan", "tanh"):
-        return _tan(a, 1.0 if func == "tan" else -1.0)
-    if func in ("exp", "sqrt", "log", "sigmoid"):
-        return {"exp": _exp, "sqrt": _sqrt, "log": _log, "sigmoid": _sigmoid}[func](a)
-    if func == "abs":  # |a| = sign(a0) * a near a0; sign(0) = 0 as in torch's backward
-        y = np.sign(a[0]) * a
-        y[0] = np.abs(a[0])
-        return y
-    if func == "relu":  # relu(a) = [a0 > 0] * a near a0; slope 0 at 0 as in torch
-        y = (a[0] > 0) * a
-        y[0] = np.maximum(a[0], 0.0)
-        return y
-    if func == "softplus":  # softplus(a) = log(1 + e^a), softplus' = sigmoid
-        return _from_slope(np.logaddexp(a[0], 0.0), a, _sigmoid(a))
-    if func == "erf":  # erf' = 2/sqrt(pi) exp(-a^2)
-        g = 2 / math.sqrt(math.pi) * _exp(-_mul(a, a))
-        from scipy.special import erf  # scipy is a runtime dependency (Lanczos); import lazily
+    """The series of ``func(a)``: one case per function of the language."""
+    match func:
+        case "sin" | "cos" | "sinh" | "cosh":
+            s, c = _sin_cos(a, 1.0 if func.endswith("h") else -1.0)
+            return s if func.startswith("sin") else c
+        case "tan" | "tanh":
+            return _tan(a, 1.0 if func == "tan" else -1.0)
+        case "exp":
+            return _exp(a)
+        case "sqrt":
+            return _sqrt(a)
+        case "log":
+            return _log(a)
+        case "sigmoid":
+            return _sigmoid(a)
+        case "abs":  # |a| = sign(a0) * a near a0; sign(0) = 0 as in torch's backward
+            y = np.sign(a[0]) * a
+            y[0] = np.abs(a[0])
+            return y
+        case "relu":  # relu(a) = [a0 > 0] * a near a0; slope 0 at 0 as in torch
+            y = (a[0] > 0) * a
+            y[0] = np.maximum(a[0], 0.0)
+            return y
+        case "softplus":  # softplus(a) = log(1 + e^a), softplus' = sigmoid
+            return _from_slope(np.logaddexp(a[0], 0.0), a, _sigmoid(a))
+        case "erf":  # erf' = 2/sqrt(pi) exp(-a^2)
+            from scipy.special import erf  # a runtime dependency (Lanczos); import lazily
 
-        return _from_slope(erf(a[0]), a, g)
-    # asin' = 1/sqrt(1-a^2), acos' = -asin', atan' = 1/(1+a^2): integrate a'/(...).
-    da, one = _derivative(a), _const(1.0, a)
-    if func == "atan":
-        return _integrate(np.arctan(a[0]), _div(da, (one + _mul(a, a))[:-1]))
-    root = _sqrt(one - _mul(a, a))[:-1]
-    if func == "asin":
-        return _integrate(np.arcsin(a[0]), _div(da, root))
-    assert func == "acos", func
-    return _integrate(np.arccos(a[0]), -_div(da, root))
+            g = 2 / math.sqrt(math.pi) * _exp(-_mul(a, a))
+            return _from_slope(erf(a[0]), a, g)
+        case "atan":  # atan' = 1/(1+a^2): integrate a'/(1 + a^2)
+            da, one = _derivative(a), _const(1.0, a)
+            return _integrate(np.arctan(a[0]), _div(da, (one + _mul(a, a))[:-1]))
+        case "asin" | "acos":  # asin' = 1/sqrt(1-a^2), acos' = -asin'
+            da, one = _derivative(a), _const(1.0, a)
+            slope = _div(da, _sqrt(one - _mul(a, a))[:-1])
+            if func == "asin":
+                return _integrate(np.arcsin(a[0]), slope)
+            return _integrate(np.arccos(a[0]), -slope)
+        case _:
+            raise AssertionError(f"not a function of the language: {func!r}")
 
 
-def _power(node: Binary, x: np.ndarray) -> np.ndarray:
-    exponent = node.right.const
-    if exponent is not None:
-        base = _series(node.left, x)
-        if float(exponent).is_integer():
-            return _int_power(base, int(exponent))
-        return _real_power(base, exponent)
-    b = _series(node.right, x)
-    c = node.left.const
+def _power(base: Node, exponent: Node, x: np.ndarray) -> np.ndarray:
+    """The series of ``base ** exponent``."""
+    if exponent.const is not None:
+        a = _series(base, x)
+        if float(exponent.const).is_integer():
+            return _int_power(a, int(exponent.const))
+        return _real_power(a, exponent.const)
+    b = _series(exponent, x)
+    c = base.const
     if c == 0:  # 0**b is 0 for b > 0 with slope 0 (torch's convention); NaN slopes for b < 0
         y = np.where(b[0] >= 0, 0.0, np.nan) * np.ones_like(b)
         y[0] = np.power(0.0, b[0])
         return y
     # a**b = exp(b log a), so y' = (b log a)' y: the exp recurrence on m = b log a. The value
     # comes from np.power, so (-2)**x keeps its value at integers while its slopes are NaN.
-    a = None if c is not None else _series(node.left, x)
+    a = None if c is not None else _series(base, x)
     m = np.log(c) * b if a is None else _mul(b, _log(a))
     return _exp(m, np.power(c if a is None else a[0], b[0]))
 
 
 def _series(node: Node, x: np.ndarray) -> np.ndarray:
     """Coefficients (order + 1, points) of ``node`` around each point; ``x`` is the variable."""
-    if node.const is not None:
-        return _const(node.const, x)
-    if isinstance(node, Var):
-        return x
-    if isinstance(node, Neg):
-        return -_series(node.arg, x)
-    if isinstance(node, Call):
-        return _call(node.func, _series(node.arg, x))
-    assert isinstance(node, Binary), node
-    if node.op == "**":
-        return _power(node, x)
-    left, right = node.left, node.right
-    if node.op in "+-":
-        a, b = _series(left, x), _series(right, x)
-        return a + b if node.op == "+" else a - b
-    if node.op == "*" and (left.const is not None or right.const is not None):
-        scalar, other = (left, right) if left.const is not None else (right, left)
-        return scalar.const * _series(other, x)  # no Cauchy product for 3*x
-    if node.op == "/" and right.const is not None:
-        return _series(left, x) / right.const
-    a, b = _series(left, x), _series(right, x)
-    return _mul(a, b) if node.op == "*" else _div(a, b)
+    match node:
+        case Node(const=value) if value is not None:
+            return _const(value, x)
+        case Var():
+            return x
+        case Neg(arg=arg):
+            return -_series(arg, x)
+        case Call(func=func, arg=arg):
+            return _call(func, _series(arg, x))
+        case Binary(op="**", left=base, right=exponent):
+            return _power(base, exponent, x)
+        case Binary(op="+", left=left, right=right):
+            return _series(left, x) + _series(right, x)
+        case Binary(op="-", left=left, right=right):
+            return _series(left, x) - _series(right, x)
+        case Binary(op="*", left=Node(const=scalar), right=other) if scalar is not None:
+            return scalar * _series(other, x)  # no Cauchy product for 3*x
+        case Binary(op="*", left=other, right=Node(const=scalar)) if scalar is not None:
+            return scalar * _series(other, x)
+        case Binary(op="*", left=left, right=right):
+            return _mul(_series(left, x), _series(right, x))
+        case Binary(op="/", left=left, right=Node(const=divisor)) if divisor is not None:
+            return _series(left, x) / divisor
+        case Binary(op="/", left=left, right=right):
+            return _div(_series(left, x), _series(right, x))
+        case _:
+            raise AssertionError(f"not a node of the language: {node!r}")
 
 
 def polynomial_degree(node: Node) -> int | None:
     """Polynomial degree of ``node`` in the variable, or None if it is not a polynomial."""
-    if node.const is not None:
-        return 0
-    if isinstance(node, Var):
-        return 1
-    if isinstance(node, Neg):
-        return polynomial_degree(node.arg)
-    if not isinstance(node, Binary):
-        return None  # a call of a variable argument: sin(x), abs(x), ...
-    left = polynomial_degree(node.left)
-    if node.op == "**":
-        n = node.right.const
-        ok = left is not None and n is not None and float(n).is_integer() and n >= 0
-        return left * int(n) if ok else None
-    if node.op == "/":
-        return left if node.right.const is not None else None
-    right = polynomial_degree(node.right)
-    if left is None or right is None:
-        return None
-    return left + right if node.op == "*" else max(left, right)
+    match node:
+        case Node(const=value) if value is not None:
+            return 0
+        case Var():
+            return 1
+        case Neg(arg=arg):
+            return polynomial_degree(arg)
+        case Call():
+            return None  # a call of a variable argument: sin(x), abs(x), ...
+        case Binary(op="**", left=base, right=Node(const=n)):
+            degree = polynomial_degree(base)
+            ok = degree is not None and n is not None and float(n).is_integer() and n >= 0
+            return degree * int(n) if ok else None
+        case Binary(op="/", left=left, right=Node(const=divisor)):
+            return polynomial_degree(left) if divisor is not None else None
+        case Binary(op="*" | "+" | "-" as op, left=left, right=right):
+            a, b = polynomial_degree(left), polynomial_degree(right)
+            if a is None or b is None:
+                return None
+            return a + b if op == "*" else max(a, b)
+        case _:
+            raise AssertionError(f"not a node of the language: {node!r}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -301,9 +319,12 @@ def taylor_derivatives(fn: Function, grid: np.ndarray, order: int) -> tuple[np.n
         derivative no longer depends on x; every row above it is exactly 0), else None.
 
     Raises:
-        BudgetError: ``fn`` has more than one variable.
+        ArgumentError: ``fn`` has more than one variable.
 
     Example:
+        >>> import numpy as np
+        >>> from hograd_core import parse
+        >>> from hograd_core.taylor import taylor_derivatives
         >>> taylor_derivatives(parse("x**3"), np.array([2.0]), 4)[0][:, 0].tolist()
         [8.0, 12.0, 12.0, 6.0, 0.0]
 
@@ -312,7 +333,7 @@ def taylor_derivatives(fn: Function, grid: np.ndarray, order: int) -> tuple[np.n
         autograd grows its graph geometrically with the order.
     """
     if len(fn.variables) > 1:
-        raise BudgetError("budget.one_variable", names=", ".join(fn.variables))
+        raise ArgumentError("budget.one_variable", names=", ".join(fn.variables))
     points = np.asarray(grid, dtype=np.float64).reshape(-1)
     x = np.zeros((order + 1, points.size))  # the variable: x0 + 1*t
     x[0] = points

@@ -15,8 +15,10 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from hograd_core import LANGUAGES, HogradError, parse, tr
+from hograd_core import HogradError
 from hograd_core.language import Function
+from hograd_serving.cached import cached_parse
+from hograd_ui.i18n import LANGUAGES, error_text, tr
 
 _ROUTER = threading.local()  # each session's script runs in a thread of its own
 
@@ -75,15 +77,10 @@ def t(key: str, **params: object) -> str:
 
 def show_error(err: HogradError, user_text: str | None = None) -> None:
     """Show a refused request: the message, and the user's text only as code (never markdown)."""
-    st.error(err.message(lang()), icon=":material/error:")
+    st.error(error_text(err, lang()), icon=":material/error:")
     if user_text is not None:
         st.caption(t("app.error.you_typed"))
         st.code(user_text, language=None)
-
-
-@st.cache_data(max_entries=256, show_spinner=False)
-def cached_parse(text: str, variables: tuple[str, ...] | None = None) -> Function:
-    return parse(text, variables)
 
 
 def function_box(

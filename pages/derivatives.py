@@ -6,8 +6,13 @@ import pandas as pd
 import streamlit as st
 
 from hograd_core import BUDGET, HogradError
-from hograd_core.derivatives import DerivativeResult
-from hograd_core.figures import (
+from hograd_core.inspector import MAX_FD_ORDER, pytorch_snippet, taylor_polynomial
+from hograd_core.language import Function
+from hograd_core.nested_autograd import DerivativeResult
+from hograd_core.symbolic import MAX_OPS
+from hograd_serving.cached import POLL, curves, estimate, inspect, measure, still_working
+from hograd_serving.sympy_worker import CHAIN_SECONDS
+from hograd_ui.derivative_figures import (
     cost_figure,
     derivatives_figure,
     latex_label,
@@ -15,11 +20,7 @@ from hograd_core.figures import (
     taylor_figure,
     undefined_intervals,
 )
-from hograd_core.lab import MAX_FD_ORDER, pytorch_snippet, taylor_polynomial
-from hograd_core.language import Function
-from hograd_core.symbolic import MAX_OPS
-from hograd_core.sympy_worker import CHAIN_SECONDS
-from pages._cached import POLL, curves, estimate, inspect, measure, still_working
+from hograd_ui.i18n import error_text
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
 PRESETS = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)"]
@@ -114,7 +115,7 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
         }
         try:
             inspection = inspect(
-                fn.text, float(x0), order, lang(),
+                fn.text, float(x0), order,
                 sympy_column=columns["sympy"], autograd_column=columns["autograd"],
             )  # fmt: skip
         except HogradError as err:
@@ -171,7 +172,7 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
             if inspection.autograd_working:
                 st.info(t("deriv.inspector.autograd_working"), icon=":material/hourglass_top:")
             elif inspection.autograd_refused:
-                st.warning(inspection.autograd_refused)
+                st.warning(error_text(inspection.autograd_refused, lang()))
             elif order > BUDGET.max_order_autograd:
                 st.caption(t("deriv.inspector.autograd_limit", limit=BUDGET.max_order_autograd))
 

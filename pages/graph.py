@@ -3,11 +3,11 @@
 import streamlit as st
 
 from hograd_core import HogradError
-from hograd_core import graph_figures as figures
-from hograd_core.flaglab import ACTIONS, FlagOutcome
-from hograd_core.flaglab_cases import CASES
+from hograd_core.flaglab.cases import CASES
+from hograd_core.flaglab.flags import ACTIONS, FlagOutcome
 from hograd_core.graphs import GRAPH_BUDGET, growth_factor, output_label
-from pages._cached import case_for, dot_for, flags_for, lab_for, svg_for
+from hograd_serving.cached import case_for, flags_for, lab_for
+from hograd_ui import graph_figures as figures
 from pages._ui import function_box, lang, localized_radio, show_error, t
 
 RETAIN = {"None": None, "True": True, "False": False}  # retain_graph's choices, by label
@@ -95,9 +95,9 @@ if lab.constant_from is not None and lab.constant_from <= order:
     st.info(t("graph.constant", k=lab.constant_from), icon=":material/info:")
 if view.drawable:
     st.html(figures.legend_html(view, lang(), highlight=bold))
-    chart = dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), True)
+    chart = figures.dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), True)
     st.graphviz_chart(chart, width="stretch")
-    source = dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), False)
+    source = figures.dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), False)
     with st.container(horizontal=True, vertical_alignment="center"):
         st.download_button(
             t("graph.download.dot"), source, f"hograd_order{order}.dot", "text/vnd.graphviz",
@@ -105,7 +105,7 @@ if view.drawable:
         )  # fmt: skip
         if figures.dot_available():
             st.download_button(
-                t("graph.download.svg"), lambda: svg_for(source), f"hograd_order{order}.svg",
+                t("graph.download.svg"), lambda: figures.svg_for(source), f"hograd_order{order}.svg",
                 "image/svg+xml", icon=":material/download:", on_click="ignore", key="graph.svg",
             )  # fmt: skip
         else:

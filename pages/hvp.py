@@ -7,11 +7,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from hograd_core import HogradError, tr
+from hograd_core import HogradError
 from hograd_core import curvature as cv
-from hograd_core import hvp_figures as figs
 from hograd_core import network as nw
-from pages._cached import POWER_STEPS, analysed, explore, three_ways, trained
+from hograd_serving.cached import POWER_STEPS, analysed, explore, three_ways, trained
+from hograd_ui import hvp_figures as figs
+from hograd_ui.i18n import tr
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
 
@@ -268,8 +269,12 @@ def network_mode() -> None:
     n = nw.count_parameters(config)
     shape = " → ".join(str(w) for w in nw.layer_sizes(config))
     st.caption(t("hvp.net.size", n=f"{n:,}", shape=shape, entries=f"{n * n:,}"))
+
+    def training_caption(step: int, total: int, loss: str) -> str:
+        return t("hvp.net.training", step=step, total=total, loss=loss)
+
     try:
-        net = trained(*key)
+        net = trained(*key, _caption=training_caption)
         with st.spinner(t("hvp.net.analysing")):
             curv = analysed(key, top_k, power_steps, probes, net)
     except HogradError as err:

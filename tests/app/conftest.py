@@ -12,7 +12,7 @@ from streamlit.elements.plotly_chart import PlotlyMixin
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
-from hograd_core.plotting import validated
+from hograd_ui.plotting import validated
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -37,7 +37,7 @@ _plotly_chart = PlotlyMixin.plotly_chart
 
 def _validating_plotly_chart(self, figure_or_data, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
     """Every chart any page draws under AppTest is first rebuilt with all of plotly's checks:
-    the app builds its figures with validation off, for speed (hograd_core/plotting.py)."""
+    the app builds its figures with validation off, for speed (hograd_ui/plotting.py)."""
     if isinstance(figure_or_data, BaseFigure):
         validated(figure_or_data)
     return _plotly_chart(self, figure_or_data, *args, **kwargs)
@@ -83,11 +83,6 @@ def _background_answers_in_full(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN20
     worker, so that a test sees their columns whole (a server waits 0.025 s, then shows what it
     has and polls: tested on its own in test_derivatives_page.py and, with the browser's own
     polling, in tests/e2e)."""
-    from hograd_core.derivatives import probe_in
-    from pages import _cached
+    from hograd_serving import cached
 
-    monkeypatch.setattr(_cached, "WAIT", 60.0)
-    yield
-    probe_in(
-        None
-    )  # app.py sends the autograd probes to the torch helper; the core tests probe here
+    monkeypatch.setattr(cached, "WAIT", 60.0)

@@ -67,7 +67,7 @@ def test_sympy_and_autograd_work_in_the_background_and_the_page_says_so(monkeypa
     Taylor mode's and the finite differences' columns, a dash in each cell not yet computed
     and a note for each column still on its way; once both are done, the next run (the one
     the page's poll starts) fills them in."""
-    from pages import _cached
+    from hograd_serving import cached as _cached
 
     monkeypatch.setattr(_cached, "WAIT", 0.0)
     text = "sin(x)*exp(-x^2/3)"  # no other test types it: nothing is known of it yet

@@ -11,9 +11,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from hograd_core import parse
-from hograd_core.flaglab import ACTIONS, FlagSettings, run_flags
-from hograd_core.flaglab_cases import CASES, run_case
-from hograd_core.graph_figures import PASS_COLOURS, dot_available
+from hograd_core.flaglab.cases import CASES, run_case
+from hograd_core.flaglab.flags import ACTIONS, FlagSettings, run_flags
+from hograd_ui.graph_figures import PASS_COLOURS, dot_available
 from tests.app.conftest import ROOT, open_page, routes
 
 PAGE = "pages/graph.py"

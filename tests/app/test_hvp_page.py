@@ -198,7 +198,7 @@ def test_network_mode_trains_and_analyses(monkeypatch) -> None:  # noqa: ANN001
     # (the next test but one covers the page when it does not); this one is about the table.
     roomy = dataclasses.replace(nw.NETWORK_BUDGET, click_seconds=60.0)
     monkeypatch.setattr(nw, "NETWORK_BUDGET", roomy)
-    from pages._cached import analysed
+    from hograd_serving.cached import analysed
 
     analysed.clear()  # an analysis cached by another test ran on the real clock
     at = run(mode="network")
@@ -261,8 +261,8 @@ def test_choices_survive_a_language_switch() -> None:
 def test_every_key_the_page_builds_exists() -> None:
     # Keys assembled with f-strings escape the repository-wide check of literal keys.
     from hograd_core.curvature import METHODS
-    from hograd_core.i18n import TABLE
     from hograd_core.network import DATASETS
+    from hograd_ui.i18n import catalogue
 
     kinds = ("minimum", "maximum", "saddle", "degenerate")
     reasons = ("positive_definite", "negative_definite", "indefinite", "zero_eigenvalue")
@@ -277,17 +277,17 @@ def test_every_key_the_page_builds_exists() -> None:
     keys += [f"hvp.col.{c}" for c in ("point", "vector", "gradient", "hv")]
     keys += [f"hvp.net.col.{c}" for c in ("method", "estimate", "hvps", "time", "error")]
     keys += [f"hvp.code.{c}" for c in ("kept", "one", "two", "three")]
-    assert [k for k in keys if k not in TABLE] == []
+    assert [k for k in keys if k not in catalogue("en")] == []
 
 
 def test_a_full_hessian_past_the_time_limit_is_skipped_and_said(monkeypatch) -> None:  # noqa: ANN001
-    from hograd_core import fresh
     from hograd_core import net_curvature as nc
+    from hograd_serving import torch_helper
 
     # eigvalsh predicted at ~1,000 s: the click's time cannot hold the full Hessian. The
     # analysis runs here, where the patch is, instead of in a fork of the torch helper.
     monkeypatch.setattr(nc, "_EIGH_SECONDS_PER_N3", 1e3 / 1210**3)
-    monkeypatch.setattr(fresh.FORK_SERVER, "run", lambda *args, **kwargs: (False, None))
+    monkeypatch.setattr(torch_helper.TORCH_HELPER, "run", lambda *args, **kwargs: (False, None))
     at = run(mode="network")
     at.number_input(key="hvp.net.seed").set_value(7)  # a model no other test cached
     at.button[0].click().run()

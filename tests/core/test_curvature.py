@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from hograd_core import BudgetError, parse
+from hograd_core import ArgumentError, BudgetError, HogradError, parse
 from hograd_core.curvature import (
     METHODS,
     explore,
@@ -18,7 +18,7 @@ from hograd_core.curvature import (
     slices,
     verdict,
 )
-from hograd_core.hvp import hvp
+from hograd_core.hessian import hvp
 
 
 def quadratic(kappa: float) -> str:
@@ -44,7 +44,7 @@ def test_three_ways_agree_with_closed_form(text: str, point, vector, expected) -
 
 @pytest.mark.parametrize("repeats", [0, 51])
 def test_three_ways_repeats_are_bounded(repeats: int) -> None:
-    with pytest.raises(BudgetError, match=rf"timing repeats: expected 1 to 50, got {repeats}"):
+    with pytest.raises(HogradError, match=rf"timing repeats: expected 1 to 50, got {repeats}"):
         hvp_three_ways(parse("x*y"), [1, 1], [1, 1], repeats=repeats)
 
 
@@ -108,9 +108,8 @@ def test_power_iteration_breakdowns(text, point, vector, status) -> None:  # noq
 
 @pytest.mark.parametrize("steps", [0, 101])
 def test_power_iteration_steps_are_bounded(steps: int) -> None:
-    with pytest.raises(
-        BudgetError, match=rf"power iteration steps: expected 1 to 100, got {steps}"
-    ):
+    cls = BudgetError if steps > 100 else ArgumentError  # over the limit, or not a count
+    with pytest.raises(cls, match=rf"power iteration steps: expected 1 to 100, got {steps}"):
         power_iteration(parse("x*y"), [1, 1], [1, 0], steps=steps)
 
 
@@ -161,7 +160,7 @@ def test_grid_marks_undefined_values_as_nan() -> None:
      (lambda: grid(parse("x*y"), [0], radius=1), "point: expected 2 numbers")],
 )  # fmt: skip
 def test_bounds_are_refused(call, message: str) -> None:  # noqa: ANN001
-    with pytest.raises(BudgetError, match=message):
+    with pytest.raises(HogradError, match=message):
         call()
 
 
@@ -172,33 +171,3 @@ def test_explore_bundles_everything() -> None:
     assert ex.power.iterates.shape == (31, 2) and ex.slices.values.shape[0] == 2
     three = explore(parse("x*y*z"), [1, 2, 3], [1, 0, 0])
     assert three.grid is None and three.slices.values.shape[0] == 3
-
-
-def test_three_ways_from_many_threads_at_once() -> None:
-    """torch's forward-AD level is process-wide, not per thread: two sessions computing
-    forward-over-reverse at once crashed the page ("no level exists") under the load test."""
-    import threading
-
-    from hograd_core import parse
-    from hograd_core.curvature import hvp_three_ways
-
-    fn = parse("w1**2*sin(w2)")
-    errors: list[BaseException] = []
-    results: list[np.ndarray] = []
-
-    def work() -> None:
-        try:
-            for _ in range(5):
-                results.append(hvp_three_ways(fn, (1.0, math.pi / 2), (0.5, 1.0), 5).values)
-        except BaseException as err:  # noqa: BLE001 - reported below
-            errors.append(err)
-
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join(timeout=120)
-    assert not errors, errors
-    assert len(results) == 20
-    for values in results:  # every way, every time: the seed's Hv = (1, -1)
-        np.testing.assert_allclose(values, [[1.0, -1.0]] * 3, atol=1e-12)

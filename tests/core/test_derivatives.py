@@ -10,8 +10,8 @@ import pytest
 import sympy as sp
 import torch
 
-from hograd_core import BudgetError, derivatives, finite_difference, parse
-from hograd_core.derivatives import BUDGET, estimate_autograd, graph_nodes
+from hograd_core import HogradError, derivatives, finite_difference, parse
+from hograd_core.nested_autograd import BUDGET, estimate_autograd, graph_nodes
 from hograd_core.symbolic import symbolic_derivatives, sympy_value
 
 # Each function of the language inside an expression that keeps it in its domain on the
@@ -125,7 +125,7 @@ def test_non_finite_values_are_returned_and_flagged() -> None:
 @pytest.mark.parametrize(
     ("args", "pattern"),
     [
-        (("x", [0.0], 11), "order: expected 0 to 10, got 11"),
+        (("x", [0.0], 11), "order: expected 0 to 10, got 11. Nested autograd"),
         (("x", [0.0], -1), "order: expected 0 to 10, got -1"),
         (("x", np.zeros(5001), 1), "points: expected 1 to 5000, got 5001"),
         (("x", [], 1), "points: expected 1 to 5000, got 0"),
@@ -135,7 +135,7 @@ def test_non_finite_values_are_returned_and_flagged() -> None:
 )
 def test_bad_requests_are_refused(args: tuple, pattern: str) -> None:
     text, xs, order = args
-    with pytest.raises(BudgetError, match=pattern):
+    with pytest.raises(HogradError, match=pattern):
         derivatives(parse(text), xs, order)
 
 
@@ -144,7 +144,7 @@ def test_memory_budget_refuses_before_work() -> None:
     nodes, sizes, megabytes = estimate_autograd(fn, 10, 100)
     assert sizes == sorted(sizes) and nodes == sizes[-1]
     assert megabytes < BUDGET.max_megabytes
-    with pytest.raises(BudgetError, match="over the 200 MB budget"):
+    with pytest.raises(HogradError, match="over the 200 MB budget"):
         derivatives(fn, np.linspace(-1, 1, 5000), 10)
 
 
@@ -191,7 +191,7 @@ def test_sympy_continues_where_an_earlier_call_stopped() -> None:
 def test_incremental_node_count_equals_a_fresh_walk_of_every_row() -> None:
     """The probe counts the graph after each order in one incremental walk; each count must
     equal a fresh walk over all rows so far."""
-    from hograd_core.derivatives import autograd_rows
+    from hograd_core.nested_autograd import autograd_rows
 
     fn = parse("sin(x)*exp(-x^2)")
     x = torch.tensor([0.3], dtype=torch.float64, requires_grad=True)
@@ -200,17 +200,17 @@ def test_incremental_node_count_equals_a_fresh_walk_of_every_row() -> None:
 
 
 def test_probe_is_memoised_and_so_is_its_refusal() -> None:
-    from hograd_core.derivatives import HEAVY_NODES, _probe, autograd_is_heavy
+    from hograd_core.nested_autograd import HEAVY_NODES, autograd_is_heavy, probe_graph
 
     fn = parse("tanh(x)*sin(x)")
-    _probe.cache_clear()
+    probe_graph.cache_clear()
     first = estimate_autograd(fn, 5, 10)
-    assert estimate_autograd(fn, 5, 10) == first and _probe.cache_info().hits == 1
+    assert estimate_autograd(fn, 5, 10) == first and probe_graph.cache_info().hits == 1
     huge = parse("sin(x)*exp(-x^2)*tanh(x)*cos(x)")
     for _ in range(2):  # refused the same way twice, probed once
-        with pytest.raises(BudgetError, match="100,000"):
+        with pytest.raises(HogradError, match="100,000"):
             estimate_autograd(huge, 10, 1)
-    assert _probe.cache_info().misses == 2
+    assert probe_graph.cache_info().misses == 2
     assert not autograd_is_heavy(huge, 10)  # refused before any work: not heavy
     nodes = first[0]
     assert autograd_is_heavy(fn, 5, HEAVY_NODES // nodes + 1)
@@ -227,11 +227,11 @@ def test_the_inspector_at_the_probe_point_reads_the_probe(
     undefined, inf at a pole), and no second graph. Elsewhere it builds its own."""
     import importlib
 
-    from hograd_core import lab
+    from hograd_core import inspector as lab  # noqa: F401
 
-    dmod = importlib.import_module("hograd_core.derivatives")  # the module, not the function
+    dmod = importlib.import_module("hograd_core.nested_autograd")  # the module, not the function
     fn = parse(text)
-    dmod._probe.cache_clear()
+    dmod.probe_graph.cache_clear()
     fresh = derivatives(fn, [dmod.PROBE_POINT], 6).values[:, 0]  # probes, then builds
     builds = []
 
@@ -254,7 +254,7 @@ def test_the_inspector_at_the_probe_point_reads_the_probe(
 
 @pytest.mark.parametrize("text", ["sin(x)*exp(-x^2)", "1/(1+x^2)", "x**3", "2.5", "log(1+x^2)"])
 def test_batched_finite_differences_equal_one_stencil_at_a_time(text: str) -> None:
-    from hograd_core.derivatives import finite_differences
+    from hograd_core.nested_autograd import finite_differences
 
     fn = parse(text)
     for x0 in (-1.3, 0.0, 0.7):
@@ -315,7 +315,7 @@ def test_node_counts_are_pinned_and_equal_a_reference_walk(text: str) -> None:
     """The node count decides what the budget refuses, so a faster walk must count exactly
     the same set: distinct autograd nodes reachable from the rows so far. Checked against the
     numbers above and against a plain reference walk of every prefix of the rows."""
-    from hograd_core.derivatives import PROBE_POINT, _probe, autograd_rows
+    from hograd_core.nested_autograd import PROBE_POINT, autograd_rows, probe_graph
 
     fn = parse(text)
     pinned = PINNED_SIZES[text]
@@ -325,8 +325,8 @@ def test_node_counts_are_pinned_and_equal_a_reference_walk(text: str) -> None:
     assert sizes == pinned
     assert sizes == [_reference_node_count(*rows[: k + 1]) for k in range(order + 1)]
     assert graph_nodes(*rows) == pinned[-1]
-    _probe.cache_clear()
-    assert _probe(fn, order) is not None and list(_probe(fn, order)[0]) == pinned
+    probe_graph.cache_clear()
+    assert probe_graph(fn, order) is not None and list(probe_graph(fn, order)[0]) == pinned
 
 
 @pytest.mark.parametrize(
@@ -336,11 +336,11 @@ def test_a_graph_just_over_the_node_limit_is_refused(text: str, order: int, node
     """The slowest refusals: one order before the end the prediction lets them through
     (log(cosh(x)): 30,008 nodes growing 3.9x predicts 116k, under 1.5x the limit), so the last
     order is built and counted, and that exact count is over the limit."""
-    from hograd_core.derivatives import PROBE_POINT, _probe, autograd_rows
+    from hograd_core.nested_autograd import PROBE_POINT, autograd_rows, probe_graph
 
-    _probe.cache_clear()
-    assert _probe(parse(text), order) is None
-    assert _probe(parse(text), order - 1) is not None
+    probe_graph.cache_clear()
+    assert probe_graph(parse(text), order) is None
+    assert probe_graph(parse(text), order - 1) is not None
     x = torch.tensor([PROBE_POINT], dtype=torch.float64, requires_grad=True)
     rows, _, _ = autograd_rows(parse(text), x, order)  # no limit: the whole graph
     assert _reference_node_count(*rows) == nodes > BUDGET.max_nodes

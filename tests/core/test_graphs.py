@@ -14,9 +14,10 @@ import pytest
 import sympy as sp
 import torch
 
-from hograd_core import BudgetError, parse
+from hograd_core import HogradError, parse
 from hograd_core import graphs as graphs_module
-from hograd_core.graph_figures import (
+from hograd_core.graphs import GRAPH_BUDGET, GraphBudget, graph_lab, growth_factor, output_label
+from hograd_ui.graph_figures import (
     PASS_COLOURS,
     dot_available,
     growth_figure,
@@ -26,7 +27,6 @@ from hograd_core.graph_figures import (
     to_dot,
     to_svg,
 )
-from hograd_core.graphs import GRAPH_BUDGET, GraphBudget, graph_lab, growth_factor, output_label
 
 
 def per_pass(lab, order: int) -> list[Counter]:  # noqa: ANN001
@@ -211,13 +211,13 @@ def test_saved_tensors_and_bytes() -> None:
 
 def test_bad_requests_are_refused() -> None:
     fn = parse("x**3")
-    with pytest.raises(BudgetError, match="order: expected 0 to 6, got 7"):
+    with pytest.raises(HogradError, match="order: expected 0 to 6, got 7"):
         graph_lab(fn, 1.0, 7)
-    with pytest.raises(BudgetError, match="x0: expected a finite number"):
+    with pytest.raises(HogradError, match="x0: expected a finite number"):
         graph_lab(fn, float("nan"))
-    with pytest.raises(BudgetError, match="one variable"):
+    with pytest.raises(HogradError, match="one variable"):
         graph_lab(parse("x*y"), 1.0)
-    with pytest.raises(BudgetError, match="order"):
+    with pytest.raises(HogradError, match="order"):
         graph_lab(fn, 1.0).view(True)
 
 
@@ -226,7 +226,7 @@ def test_node_budget_stops_the_build(monkeypatch: pytest.MonkeyPatch) -> None:
     lab = graph_lab(parse("tanh(x)"), 0.7)
     assert lab.built == 4 and lab.stopped_nodes == 88  # order 5 has 88 nodes > 40
     assert lab.view(4).ops == 37
-    with pytest.raises(BudgetError, match="order 5: .* 88 nodes, over the budget of 40"):
+    with pytest.raises(HogradError, match="order 5: .* 88 nodes, over the budget of 40"):
         lab.view(5)
 
 
@@ -234,7 +234,7 @@ def test_too_large_to_draw() -> None:
     lab = graph_lab(parse("sin(x)*exp(-x**2)"), 0.7)
     view = lab.view(5)
     assert view.ops == 511 and not view.drawable and len(view.nodes) > GRAPH_BUDGET.max_draw
-    with pytest.raises(BudgetError, match="more than the 400 that are drawn"):
+    with pytest.raises(HogradError, match="more than the 400 that are drawn"):
         to_dot(view)
     assert sum(t.total for t in view.summary) == view.ops  # the summary still describes it
     assert [sum(t.per_pass[k] for t in view.summary) for k in range(6)] == list(view.per_pass)
@@ -255,7 +255,7 @@ def test_dot_colours_every_node_by_its_pass_and_outlines_the_newest() -> None:
     chart = to_dot(view, legend=False, min_width=420)
     assert "backward pass" not in chart and 'WIDTH="420"' in chart
     assert "第 2 次反向传播：3 个节点" in to_dot(view, "zh")
-    with pytest.raises(BudgetError, match="direction"):
+    with pytest.raises(HogradError, match="direction"):
         to_dot(view, direction="BT")
 
 

@@ -199,7 +199,7 @@ def test_moving_x0_reruns_only_the_point_views(page) -> None:  # noqa: ANN001
 
 
 def test_a_new_browser_gets_the_bundles_gzipped(browser, server) -> None:  # noqa: ANN001
-    """After the first page run (which applies pages/_serving.py), a browser with an empty
+    """After the first page run (which applies hograd_serving/server_fixes.py), a browser with an empty
     cache receives Streamlit's JavaScript gzipped, from the real server, and the app works."""
     first = browser.new_context()
     warm = first.new_page()

@@ -57,7 +57,7 @@ A = {
 }  # fmt: skip
 B = {
     "fn": "x**3", "order": 2, "points": "2000", "x0": -0.75, "latex": "x^{3}",
-    "torch": "x**3", "title": "Derivatives of every order",
+    "torch": "x ** 3", "title": "Derivatives of every order",
 }  # fmt: skip
 
 
@@ -180,7 +180,7 @@ def test_two_browsers_never_see_each_others_state(browser, iso_server: str) -> N
             type_function(pa, "tanh(x)")
         assert "tanh" in formulas(pa) and "tanh" not in formulas(pb)
         assert "torch.tanh(x)" in code(pa) and "torch.tanh" not in code(pb)
-        assert "x**3" in code(pb) and "x**3" not in code(pa)
+        assert "x ** 3" in code(pb) and "x ** 3" not in code(pa)
         body_a, body_b = pa.inner_text("body"), pb.inner_text("body")
         assert "任意阶导数" in body_a and "任意阶导数" not in body_b
         assert "Derivatives of every order" in body_b

@@ -1,0 +1,370 @@
+"""The flag lab: the flags of ``torch.autograd.grad`` and the errors learners meet, run for real.
+
+Two halves, both returning what PyTorch really did (values, or its own error text and
+warnings) together with the exact code that did it:
+
+* :func:`run_flags` (here) - the toggles (``create_graph``, ``retain_graph``, ``allow_unused``,
+  ``materialize_grads``, an input y does not use) and an action (take the next derivative,
+  call grad again on the same graph, use ``.backward()`` twice) on the user's own function.
+  The calls are made directly; the snippet shown is generated from the same parsed function,
+  and the tests run every snippet and compare.
+* :func:`hograd_core.flaglab.cases.run_case` - the classic traps, fixed code run as written.
+
+Every run builds a fresh graph and records warnings with ``warnings.catch_warnings`` so none
+escapes. Two things run in a fresh child process instead: ``detect_anomaly`` (a switch for the
+whole process, which would slow down, and fail on NaN, every other session of the server) and
+``.backward(create_graph=True)``, whose reference-cycle warning PyTorch gives once per process
+(``TORCH_WARN_ONCE``): in a long-lived server only the first learner would ever see it.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import torch
+
+from ..errors import ArgumentError
+from ..language import Function
+from ..language.to_source import python_name, torch_source
+
+__all__ = [
+    "ACTIONS",
+    "FlagOutcome",
+    "FlagSettings",
+    "StepReport",
+    "TensorReport",
+    "run_flags",
+    "run_flags_here",
+    "Isolate",
+    "torch_source",
+]
+
+#: What the second half of a flag-lab run does.
+ACTIONS = ("next", "again", "backward")
+ERRORS = (RuntimeError, ValueError, TypeError)  # what misused autograd calls raise
+
+
+@dataclass(frozen=True)
+class TensorReport:
+    """One printed result: ``value`` None means the result was None (not a tensor)."""
+
+    name: str
+    value: float | None
+    requires_grad: bool
+    grad_fn: str  # type of its grad_fn, "" if it has none
+
+
+@dataclass(frozen=True)
+class StepReport:
+    """One step of a snippet: its code, what it printed, or the error it raised.
+
+    Attributes:
+        code: the lines of the snippet this step is.
+        output: what its ``print`` calls printed, one string per call.
+        results: the printed tensors, for display.
+        error_type: e.g. "RuntimeError", "" if the step ran.
+        error: PyTorch's own message, "" if the step ran.
+        error_line: the line of the whole snippet that raised (1-based), 0 if none.
+    """
+
+    code: str
+    output: tuple[str, ...] = ()
+    results: tuple[TensorReport, ...] = ()
+    error_type: str = ""
+    error: str = ""
+    error_line: int = 0
+
+
+@dataclass(frozen=True)
+class FlagOutcome:
+    """A run of the flag lab.
+
+    Attributes:
+        case: "flags" for :func:`run_flags`, else the case name.
+        variant: the variant of the case (for "flags", a summary of the settings).
+        snippet: the exact runnable code (``import torch`` included): its steps joined by
+            blank lines.
+        steps: the steps that ran; the last one may have raised.
+        warnings: distinct warning messages raised while it ran, in order.
+        explain: translation keys of the explanations, most important first.
+        fixes: translation keys of the fixes (empty when nothing needs fixing).
+    """
+
+    case: str
+    variant: str
+    snippet: str
+    steps: tuple[StepReport, ...]
+    warnings: tuple[str, ...]
+    explain: tuple[str, ...]
+    fixes: tuple[str, ...]
+
+    @property
+    def raised(self) -> bool:
+        return bool(self.steps and self.steps[-1].error_type)
+
+    @property
+    def error(self) -> str:
+        return self.steps[-1].error if self.raised else ""
+
+    def transcript(self) -> str:
+        """The run as an interactive session: ``>>>`` code, what it printed, the error."""
+        out: list[str] = []
+        start = 1
+        for step in self.steps:
+            printed = list(step.output)
+            for number, text in enumerate(step.code.splitlines(), start=start):
+                if step.error_line and number > step.error_line:
+                    break
+                if text.strip() and not text.startswith("import "):
+                    more = text[:1].isspace() or text.startswith(("else", "elif"))
+                    out.append(("... " if more else ">>> ") + text)
+                if text.startswith("print(") and printed:
+                    out.append(printed.pop(0))
+            out.extend(printed)
+            if step.error_type:
+                out.append(f"{step.error_type}: {step.error}")
+            start += step.code.count("\n") + 2  # steps are separated by one blank line
+        return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class FlagSettings:
+    """The toggles of the flag lab (defaults are PyTorch's own).
+
+    Attributes:
+        create_graph: record the backward pass so its result can be differentiated again.
+        retain_graph: keep the graph after the call; None means "same as create_graph".
+        allow_unused: return None for an input the output does not depend on.
+        materialize_grads: return zeros instead of None there (implies allow_unused).
+        unused_input: also differentiate with respect to an input z that y does not use.
+        action: "next" (differentiate dy again), "again" (grad of y a second time) or
+            "backward" (``y.backward()`` twice instead of ``autograd.grad``; it has no
+            allow_unused or materialize_grads, so those are ignored).
+    """
+
+    create_graph: bool = False
+    retain_graph: bool | None = None
+    allow_unused: bool = False
+    materialize_grads: bool = False
+    unused_input: bool = False
+    action: str = "next"
+
+
+# ----------------------------------------------------------------------------------------------
+# Code generation: the snippet's set-up writes the function with the one PyTorch source generator
+# (:func:`hograd_core.language.to_source.torch_source`), so it runs what Function.torch runs.
+
+# Names the snippet itself uses: a variable of the language with one of these is renamed x.
+_RESERVED = {"torch", "print", "y", "z", "dy", "dz", "d2y", "dy_again"}
+
+
+def _python_name(fn: Function) -> str:
+    """The variable's name in the snippet: the user's own unless it would clash."""
+    return python_name(fn.variables[0] if fn.variables else "x", _RESERVED)
+
+
+# ----------------------------------------------------------------------------------------------
+# Recording what runs
+
+
+def report(name: str, obj: object) -> TensorReport | None:
+    """A :class:`TensorReport` of a printed object (None for anything but None or a scalar)."""
+    if obj is None:
+        return TensorReport(name, None, False, "")
+    if not torch.is_tensor(obj) or obj.numel() != 1:
+        return None
+    grad_fn = type(obj.grad_fn).__name__ if obj.grad_fn is not None else ""
+    return TensorReport(name, float(obj.detach()), obj.requires_grad, grad_fn)
+
+
+def distinct(caught: list[warnings.WarningMessage]) -> tuple[str, ...]:
+    """The messages of recorded warnings, each once, in order."""
+    return tuple(dict.fromkeys(str(item.message) for item in caught))
+
+
+Printed = tuple[tuple[str, object], ...]  # (name in the snippet, object) for one print call
+
+
+def run_step(code: str, start: int, action: Callable[[], Printed]) -> StepReport:
+    """Run one step of a snippet by direct calls; ``action`` returns what the step prints.
+
+    ``start`` is the step's first line in the whole snippet. The line that raised is taken to
+    be the step's last line that is not a ``print`` (each step ends with the call that can
+    fail, followed by what it prints).
+    """
+    try:
+        printed = action()
+    except ERRORS as err:
+        lines = code.splitlines()
+        calls = [i for i, text in enumerate(lines) if not text.startswith("print(")]
+        line = start + (calls[-1] if calls else len(lines) - 1)
+        return StepReport(code, error_type=type(err).__name__, error=str(err), error_line=line)
+    text = " ".join(str(obj) for _, obj in printed)  # what print(a, b) writes
+    reports = tuple(r for r in (report(n, o) for n, o in printed) if r is not None)
+    return StepReport(code, (text,) if printed else (), reports)
+
+
+def _arguments(s: FlagSettings, *, grad: bool) -> str:
+    """The keyword arguments that differ from PyTorch's defaults, as source."""
+    parts = ["create_graph=True"] if s.create_graph else []
+    if s.retain_graph is not None:
+        parts.append(f"retain_graph={s.retain_graph}")
+    if grad and s.allow_unused:
+        parts.append("allow_unused=True")
+    if grad and s.materialize_grads:
+        parts.append("materialize_grads=True")
+    return ", ".join(parts)
+
+
+#: Runs a flag-lab request (a JSON-able dict, see :mod:`hograd_core.flaglab.isolated`) in a
+#: fresh process and returns its outcome; the server passes one in, the core never starts one.
+Isolate = Callable[[dict], "FlagOutcome"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Public API
+
+
+def run_flags(
+    fn: Function, x0: float, settings: FlagSettings, isolate: Isolate | None = None
+) -> FlagOutcome:
+    """Take the first derivative of ``fn`` at ``x0`` with the given flags, then the action.
+
+    Args:
+        fn: a function of at most one variable.
+        x0: the point (finite, within ±1e6).
+        settings: the toggles and the action.
+        isolate: runs a request in a fresh process and returns its outcome (see the module
+            doc for which runs need one); by default they run here, and a warning that
+            PyTorch gives once per process shows only on the first such run.
+
+    Returns:
+        A :class:`FlagOutcome` with PyTorch's results or error, the warnings, the
+        explanation and fix keys, and the snippet that reproduces it.
+
+    Raises:
+        ArgumentError: more than one variable, x0 not finite, or an unknown action.
+
+    Example:
+        >>> from hograd_core import parse
+        >>> from hograd_core.flaglab import FlagSettings, run_flags
+        >>> run_flags(parse("x**3"), 2.0, FlagSettings()).error
+        'element 0 of tensors does not require grad and does not have a grad_fn'
+    """
+    if settings.action not in ACTIONS:
+        raise ArgumentError("graph.flag.action", known=", ".join(ACTIONS), got=settings.action)
+    if len(fn.variables) > 1:
+        raise ArgumentError("budget.one_variable", names=", ".join(fn.variables))
+    if not math.isfinite(x0) or abs(x0) > 1e6:
+        raise ArgumentError("graph.budget.x0", got=x0, limit="1e+06")
+    if isolate is not None and settings.action == "backward" and settings.create_graph:
+        return isolate(
+            {"kind": "flags", "text": fn.text, "variables": list(fn.variables),
+             "x0": float(x0), "settings": asdict(settings)}
+        )  # fmt: skip
+    return run_flags_here(fn, float(x0), settings)
+
+
+def run_flags_here(fn: Function, x0: float, s: FlagSettings) -> FlagOutcome:
+    name = _python_name(fn)
+    leaf = "torch.tensor({}, dtype=torch.float64, requires_grad=True)"
+    setup = f"import torch\n\n{name} = {leaf.format(repr(x0))}\n"
+    setup += f"z = {leaf.format('1.0')}\n" if s.unused_input else ""
+    setup += f"y = {torch_source(fn, {fn.variables[0]: name} if fn.variables else None)}"
+    line = setup.count("\n") + 3  # first line of the first step after the set-up
+    steps = [StepReport(setup)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = torch.tensor(x0, dtype=torch.float64, requires_grad=True)
+        z = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
+        y = fn.torch({fn.variables[0]: x} if fn.variables else {})
+        got: dict[str, object] = {}
+
+        def first() -> Printed:
+            kwargs = {"create_graph": s.create_graph, "retain_graph": s.retain_graph}
+            kwargs |= {"allow_unused": True} if s.allow_unused else {}
+            kwargs |= {"materialize_grads": True} if s.materialize_grads else {}
+            grads = torch.autograd.grad(y, (x, z) if s.unused_input else x, **kwargs)
+            got["dy"] = grads[0]
+            return (("dy", grads[0]), ("dz", grads[1])) if s.unused_input else (("dy", grads[0]),)  # noqa: E501
+
+        def backward() -> Printed:
+            y.backward(create_graph=s.create_graph, retain_graph=s.retain_graph)
+            return ((f"{name}.grad", x.grad), ("z.grad", z.grad))[: 1 + s.unused_input]
+
+        def next_derivative() -> Printed:
+            return (("d2y", torch.autograd.grad(got["dy"], x)[0]),)
+
+        def again() -> Printed:
+            return (("dy_again", torch.autograd.grad(y, x)[0]),)
+
+        if s.action == "backward":
+            show = f"print({name}.grad, z.grad)" if s.unused_input else f"print({name}.grad)"
+            code = f"y.backward({_arguments(s, grad=False)})\n{show}"
+            plan = [(code, backward), (code, backward)]
+        else:
+            wrt, kw = (f"({name}, z)", "dy, dz") if s.unused_input else (name, "dy")
+            args = ", ".join(filter(None, ["y", wrt, _arguments(s, grad=True)]))
+            index = "" if s.unused_input else "[0]"
+            code = f"{kw} = torch.autograd.grad({args}){index}\nprint({kw})"
+            second = {
+                "next": (f"d2y = torch.autograd.grad(dy, {name})[0]\nprint(d2y)", next_derivative),
+                "again": (f"dy_again = torch.autograd.grad(y, {name})[0]\nprint(dy_again)", again),
+            }[s.action]  # fmt: skip
+            plan = [(code, first), second]
+        for code, action in plan:
+            steps.append(run_step(code, line, action))
+            line += code.count("\n") + 2
+            if steps[-1].error_type:
+                break
+    found = distinct(caught)
+    explain, fixes = _explain(s, steps[1:], found)
+    snippet = "\n\n".join(step.code for step in steps) + "\n"
+    summary = f"{s.create_graph},{s.retain_graph},{s.allow_unused},{s.materialize_grads},{s.unused_input},{s.action}"  # noqa: E501
+    return FlagOutcome("flags", summary, snippet, tuple(steps), found, explain, fixes)
+
+
+def _explain(
+    s: FlagSettings, steps: list[StepReport], found: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Choose the explanations and fixes from what happened, not from what was expected."""
+    explain, fixes = _explain_steps(s, steps)
+    if any("reference cycle" in w for w in found):  # whenever PyTorch gave the warning
+        explain += ("graph.flag.explain.cycle",)
+        fixes += ("graph.flag.fix.use_grad",)
+    return explain, fixes
+
+
+def _explain_steps(
+    s: FlagSettings, steps: list[StepReport]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    key = "graph.flag.explain.{}".format
+    fix = "graph.flag.fix.{}".format
+    first = steps[0]
+    if "does not require grad" in first.error:
+        return (key("const_output"),), (fix("const_output"),)
+    if "not have been used in the graph" in first.error:
+        return (key("unused_error"),), (fix("unused"),)
+    notes: list[str] = [key("backward_grad")] if s.action == "backward" else []
+    if s.unused_input and s.action == "backward":
+        notes.append(key("unused_backward"))
+    elif s.unused_input:
+        notes.append(key("unused_zero" if s.materialize_grads else "unused_none"))
+    second = steps[1]
+    if "second time" in second.error:
+        if s.action == "next":  # create_graph=True, retain_graph=False: forward graph freed
+            return (key("freed_forward"), *notes), (fix("retain_forward"),)
+        name = "freed_default" if s.retain_graph is None else "freed_explicit"
+        return (key(name), *notes), (fix("retain"),)
+    if "does not require grad" in second.error:
+        if s.create_graph:
+            return (key("constant_trap"), *notes), (fix("constant"),)
+        return (key("no_create_graph"), *notes), (fix("create_graph"),)
+    if s.action == "next":
+        return (key("next_ok"), *notes), ()
+    if s.action == "again":
+        return (key("retain_default" if s.retain_graph is None else "retained"), *notes), ()
+    return (key("accumulates"), *notes), (fix("zero_grad"),)

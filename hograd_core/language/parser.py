@@ -1,0 +1,400 @@
+"""The parser of the function language: tokens to a tree of nodes, within fixed limits.
+
+A recursive-descent parser with an allow-list turns the tokens of text such as
+``sin(x)*exp(-x^2)`` into a tree of :mod:`~hograd_core.language.nodes`. Nothing the user types
+reaches ``eval``, ``exec``, ``sympify`` or any other code path that runs Python: names can only
+become variables, the constants ``pi`` and ``e``, or one of the functions in :data:`FUNCTIONS`,
+and no live Python object (a module, ``torch``) is reachable from the text. Constant parts are
+folded to float64 as they are built, so a constant that is not a finite number is refused here.
+
+Grammar (``^`` is a synonym of ``**``; powers bind tighter than unary minus, as in Python)::
+
+    expr  := term (("+" | "-") term)*
+    term  := unary (("*" | "/") unary)*
+    unary := ("-" | "+") unary | power
+    power := atom (("**" | "^") unary)?
+    atom  := NUMBER | NAME | FUNC "(" expr ")" | "(" expr ")"
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ExpressionError
+from .nodes import Binary, Call, Const, Neg, Node, Num, Var
+from .tokenizer import KEYWORDS, Token, tokenize
+
+__all__ = ["CONSTANTS", "FUNCTIONS", "LIMITS", "Limits", "natural_key", "parse_tree"]
+
+#: Functions of one argument the language knows.
+FUNCTIONS: tuple[str, ...] = (
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+    "exp", "log", "sqrt", "abs", "sigmoid", "softplus", "relu", "erf",
+)  # fmt: skip
+
+#: Named constants and their float64 values.
+CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds checked before any work is done (each one keeps a request cheap)."""
+
+    max_length: int = 200  # characters, checked before tokenizing
+    max_nodes: int = 150  # tree nodes: numbers, names, operators and calls
+    max_depth: int = 30  # nesting of parentheses, calls, signs and powers
+    max_literal: float = 1e6  # largest |number| that may be typed
+    max_variables: int = 10
+    max_name: int = 24  # characters in one variable name
+
+
+LIMITS = Limits()
+
+
+def natural_key(name: str) -> tuple:
+    """Sort key that orders ``w1, w2, w10`` and ``x, y, z`` as a person would."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
+
+
+# ----------------------------------------------------------------------------------------------
+# Constant folding: every node that involves no variable gets its float64 value as it is built.
+
+
+def _fold(op: str, *args: float) -> float:
+    """Value of a constant node in float64 (overflow gives inf, never a Python exception)."""
+    with np.errstate(all="ignore"):
+        a = np.float64(args[0])
+        if op == "neg":
+            return float(-a)
+        if op in _NUMPY_FUNCS:
+            return float(_NUMPY_FUNCS[op](a))
+        b = np.float64(args[1])
+        match op:
+            case "+":
+                return float(a + b)
+            case "-":
+                return float(a - b)
+            case "*":
+                return float(a * b)
+            case "/":
+                return float(np.divide(a, b))
+            case "**":
+                return float(np.power(a, b))
+            case _:
+                raise AssertionError(f"not an operator of the language: {op!r}")
+
+
+_NUMPY_FUNCS = {
+    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
+    "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "exp": np.exp,
+    "log": np.log, "sqrt": np.sqrt, "abs": np.abs, "sigmoid": lambda a: 1 / (1 + np.exp(-a)),
+    "softplus": lambda a: np.logaddexp(a, 0.0), "relu": lambda a: np.maximum(a, 0.0),
+    "erf": math.erf,
+}  # fmt: skip
+
+
+# ----------------------------------------------------------------------------------------------
+# Parser
+
+
+class _Parser:
+    """One parse: a method per rule of the grammar, counting nodes and depth against LIMITS."""
+
+    def __init__(self, text: str, tokens: list[Token], allowed: Sequence[str] | None) -> None:
+        self.text = text
+        self.tokens = tokens
+        self.i = 0
+        self.depth = 0
+        self.nodes = 0
+        self.allowed = allowed
+        self.names: set[str] = set()
+
+    # helpers -------------------------------------------------------------------------------
+    def peek(self) -> Token:
+        return self.tokens[self.i]
+
+    def take(self) -> Token:
+        tok = self.tokens[self.i]
+        self.i += 1
+        return tok
+
+    def node(self, node: Node) -> Node:
+        self.nodes += 1
+        if self.nodes > LIMITS.max_nodes:
+            raise ExpressionError("expr.too_many_nodes", limit=LIMITS.max_nodes)
+        return node
+
+    def enter(self, tok: Token) -> None:
+        self.depth += 1
+        if self.depth > LIMITS.max_depth:
+            raise ExpressionError("expr.too_deep", limit=LIMITS.max_depth, col=tok.pos + 1)
+
+    def unexpected(self, tok: Token) -> ExpressionError:
+        if tok.kind == "end":
+            return ExpressionError("expr.unexpected_end", col=tok.pos + 1)
+        return ExpressionError("expr.unexpected", text=tok.text, col=tok.pos + 1)
+
+    # grammar -------------------------------------------------------------------------------
+    def parse(self) -> Node:
+        tree = self.expr()
+        tok = self.peek()
+        if tok.kind != "end":
+            if tok.kind in ("num", "name", "lpar"):
+                self.parse_trailing_error(tok)
+            if tok.kind == "rpar":
+                raise ExpressionError("expr.unbalanced_close", col=tok.pos + 1)
+            if tok.kind == "comma":
+                raise ExpressionError("expr.comma", col=tok.pos + 1)
+            raise self.unexpected(tok)
+        return tree
+
+    def expr(self) -> Node:
+        left = self.term()
+        while self.peek().kind == "op" and self.peek().text in "+-" and len(self.peek().text) == 1:
+            op = self.take().text
+            right = self.term()
+            left = self.binary(op, left, right)
+        return left
+
+    def term(self) -> Node:
+        left = self.unary()
+        while self.peek().kind == "op" and self.peek().text in ("*", "/"):
+            tok = self.take()
+            if self.peek().kind == "op" and self.peek().text == "*":
+                raise ExpressionError("expr.starred", col=self.peek().pos + 1)
+            left = self.binary(tok.text, left, self.unary())
+        return left
+
+    def unary(self) -> Node:
+        tok = self.peek()
+        if tok.kind == "op" and tok.text in "+-" and len(tok.text) == 1:
+            self.take()
+            self.enter(tok)
+            arg = self.unary()
+            self.depth -= 1
+            if tok.text == "+":
+                return arg
+            return self.node(Neg(arg, const=None if arg.const is None else _fold("neg", arg.const)))
+        return self.power()
+
+    def power(self) -> Node:
+        base = self.atom()
+        tok = self.peek()
+        if tok.kind == "op" and tok.text == "**":
+            self.take()
+            self.enter(tok)
+            exponent = self.unary()
+            self.depth -= 1
+            return self.binary("**", base, exponent)
+        return base
+
+    def atom(self) -> Node:
+        tok = self.take()
+        if tok.kind == "num":
+            value = float(tok.text)
+            return self.node(Num(value, tok.text, const=value))
+        if tok.kind == "lpar":
+            self.enter(tok)
+            if self.peek().kind == "rpar":
+                raise ExpressionError("expr.empty_parens", col=tok.pos + 1)
+            inner = self.expr()
+            close = self.take()
+            if close.kind != "rpar":
+                if close.kind == "comma":
+                    raise ExpressionError("expr.comma", col=close.pos + 1)
+                if close.kind == "end":
+                    raise ExpressionError("expr.unbalanced_open", col=tok.pos + 1)
+                self.i -= 1
+                self.parse_trailing_error(close)
+            self.depth -= 1
+            return inner
+        if tok.kind == "name":
+            return self.name(tok)
+        if tok.kind == "op" and tok.text in ("*", "**"):
+            raise ExpressionError("expr.starred", col=tok.pos + 1)
+        if tok.kind == "rpar":
+            raise ExpressionError("expr.unbalanced_close", col=tok.pos + 1)
+        raise self.unexpected(tok)
+
+    def parse_trailing_error(self, tok: Token) -> None:
+        """Two operands in a row: a Python keyword, or a product written without '*'."""
+        prev = self.tokens[self.i - 1]
+        if tok.kind == "name" and tok.text in KEYWORDS:
+            raise ExpressionError(KEYWORDS[tok.text], text=tok.text, col=tok.pos + 1)
+        if tok.kind in ("num", "name", "lpar"):
+            shown = self.text[prev.pos : tok.pos + len(tok.text)]
+            raise ExpressionError(
+                "expr.implicit_mul", text=shown, col=prev.pos + 1, fix=f"{prev.text}*{tok.text}"
+            )
+        raise self.unexpected(tok)
+
+    def name(self, tok: Token) -> Node:
+        word = tok.text
+        col = tok.pos + 1
+        if word in KEYWORDS:
+            raise ExpressionError(KEYWORDS[word], text=word, col=col)
+        if word.startswith("_"):
+            raise ExpressionError("expr.underscore", text=word, col=col)
+        called = self.peek().kind == "lpar"
+        if word in FUNCTIONS:
+            if not called:
+                raise ExpressionError("expr.function_needs_call", text=word, col=col)
+            return self.call(tok)
+        if called:
+            suggestion = _closest_function(word)
+            key = "expr.unknown_function_hint" if suggestion else "expr.unknown_function"
+            raise ExpressionError(
+                key, text=word, col=col, fix=suggestion or "", known=", ".join(FUNCTIONS)
+            )
+        if word in CONSTANTS:
+            return self.node(Const(word, const=CONSTANTS[word]))
+        if len(word) > LIMITS.max_name:
+            raise ExpressionError(
+                "expr.name_too_long", text=word[:12] + "...", col=col, limit=LIMITS.max_name
+            )
+        if self.allowed is not None and word not in self.allowed:
+            raise ExpressionError(
+                "expr.unknown_variable", text=word, col=col, allowed=", ".join(self.allowed)
+            )
+        self.names.add(word)
+        if len(self.names) > LIMITS.max_variables:
+            raise ExpressionError("expr.too_many_variables", limit=LIMITS.max_variables, col=col)
+        return self.node(Var(word))
+
+    def call(self, tok: Token) -> Node:
+        open_tok = self.take()
+        self.enter(open_tok)
+        nxt = self.peek()
+        if nxt.kind == "rpar":
+            raise ExpressionError("expr.arity", text=tok.text, col=tok.pos + 1, got=0)
+        if nxt.kind == "op" and nxt.text in ("*", "**"):
+            raise ExpressionError("expr.starred", col=nxt.pos + 1)
+        arg = self.expr()
+        close = self.take()
+        if close.kind == "comma":
+            raise ExpressionError("expr.arity", text=tok.text, col=tok.pos + 1, got="2+")
+        if close.kind == "end":
+            raise ExpressionError("expr.unbalanced_open", col=open_tok.pos + 1)
+        if close.kind != "rpar":
+            self.i -= 1
+            self.parse_trailing_error(close)
+        self.depth -= 1
+        const = None if arg.const is None else _fold(tok.text, arg.const)
+        return self.node(Call(tok.text, arg, const=const))
+
+    def binary(self, op: str, left: Node, right: Node) -> Node:
+        const = None
+        if left.const is not None and right.const is not None:
+            const = _fold(op, left.const, right.const)
+        return self.node(Binary(op, left, right, const=const))
+
+
+def _closest_function(word: str) -> str | None:
+    import difflib
+
+    aliases = {"ln": "log", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "sgn": "abs",
+               "exp2": "exp", "logistic": "sigmoid", "pow": "x**y", "power": "x**y"}  # fmt: skip
+    if word.lower() in aliases:
+        return aliases[word.lower()]
+    if word.lower() in FUNCTIONS:
+        return word.lower()
+    close = difflib.get_close_matches(word, FUNCTIONS, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def _check_constants(tree: Node) -> None:
+    """Refuse a constant part that is not a finite float64 (9**9**9, log(-1), 1/0).
+
+    Only the largest constant parts are checked: 1/exp(1000) is the finite 0.0, although
+    exp(1000) alone would overflow.
+    """
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if node.const is not None:
+            if not math.isfinite(node.const):
+                raise ExpressionError(
+                    "expr.constant_not_finite", text=_show(node), value=str(node.const)
+                )
+            continue
+        match node:
+            case Var():
+                pass
+            case Neg(arg=arg) | Call(arg=arg):
+                stack.append(arg)
+            case Binary(left=left, right=right):
+                stack.extend((left, right))
+            case _:
+                raise AssertionError(f"not a node of the language: {node!r}")
+
+
+def _show(node: Node) -> str:
+    """The node written back in the language (fully parenthesised where it matters)."""
+    match node:
+        case Num(text=text):
+            return text
+        case Var(name=name) | Const(name=name):
+            return name
+        case Neg(arg=arg):
+            return f"-{_wrap(arg)}"
+        case Call(func=func, arg=arg):
+            return f"{func}({_show(arg)})"
+        case Binary(op=op, left=left, right=right):
+            return f"{_wrap(left)}{op}{_wrap(right)}"
+        case _:
+            raise AssertionError(f"not a node of the language: {node!r}")
+
+
+def _wrap(node: Node) -> str:
+    match node:
+        case Binary() | Neg():
+            return f"({_show(node)})"
+        case _:
+            return _show(node)
+
+
+# ----------------------------------------------------------------------------------------------
+# Public API
+
+
+def parse_tree(
+    text: str, variables: Sequence[str] | None = None
+) -> tuple[Node, tuple[str, ...], int]:
+    """Parse a typed function into its tree (:func:`hograd_core.language.parse` wraps this).
+
+    Args:
+        text: the function as typed, e.g. ``"sin(x)*exp(-x^2)"`` or ``"w1**2*sin(w2)"``.
+        variables: if given, the only variable names allowed, in this order.
+
+    Returns:
+        ``(tree, names, size)``: the root node, the variable names (in natural order unless
+        the caller named them) and the number of nodes.
+
+    Raises:
+        ExpressionError: the text is not in the language or exceeds a limit; the message names
+            the offending piece, its column and the fix.
+    """
+    if not isinstance(text, str):
+        raise ExpressionError("expr.not_text", got=type(text).__name__)
+    if len(text) > LIMITS.max_length:
+        raise ExpressionError("expr.too_long", length=len(text), limit=LIMITS.max_length)
+    if not text.strip():
+        raise ExpressionError("expr.empty")
+    try:
+        tokens = tokenize(text, LIMITS.max_literal)
+        parser = _Parser(text, tokens, variables)
+        tree = parser.parse()
+    except ExpressionError:
+        raise
+    except (SyntaxError, RecursionError, MemoryError, ValueError, OverflowError) as err:
+        raise ExpressionError("expr.invalid", detail=type(err).__name__) from err
+    _check_constants(tree)
+    names = (
+        tuple(variables) if variables is not None else tuple(sorted(parser.names, key=natural_key))
+    )
+    return tree, names, parser.nodes

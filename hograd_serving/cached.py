@@ -1,0 +1,223 @@
+"""The pages' cached calls into hograd_core, defined once per process.
+
+A page file is executed afresh on every run, so a ``@st.cache_data`` function defined in it
+is wrapped again each time (Streamlit reads its source to key the cache): about 3 % of a
+derivatives rerun. Defined here, they are wrapped once. Each is a pure function of its
+arguments (no per-user state), so sharing results between sessions is safe. This is also where
+work is routed: heavy calls pass the gate (:mod:`.gate`), and the core is handed the functions
+that run its work in other processes (:mod:`.torch_helper`, :mod:`.deferred`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+import time
+from collections.abc import Callable
+from contextlib import nullcontext
+
+import numpy as np
+import streamlit as st
+
+from hograd_core import BUDGET, derivatives, parse
+from hograd_core import curvature as cv
+from hograd_core import net_curvature as nc
+from hograd_core import network as nw
+from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
+from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
+from hograd_core.inspector import (
+    AutogradPart,
+    CostProfile,
+    Inspection,
+    cost_profile,
+    inspect_numbers,
+    with_autograd,
+    with_sympy,
+)
+from hograd_core.language import Function
+from hograd_core.nested_autograd import DerivativeResult, autograd_is_heavy, estimate_autograd
+from hograd_core.symbolic import SympyView
+
+from .deferred import DeferredJobs, TorchWorker
+from .gate import heavy_work
+from .sympy_worker import SympyWorker
+from .torch_helper import probe_in_helper, run_isolated, run_job
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def cached_parse(text: str, variables: tuple[str, ...] | None = None) -> Function:
+    return parse(text, variables)
+
+
+# ---- derivatives page -------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def curves(
+    text: str, low: float, high: float, points: int, order: int, method: str
+) -> DerivativeResult:
+    fn = parse(text)
+    heavy = method == "autograd" and autograd_is_heavy(fn, order, points, probe_in_helper)
+    with heavy_work() if heavy else nullcontext():
+        xs = np.linspace(low, high, points)
+        return derivatives(fn, xs, order, method=method, probe=probe_in_helper)
+
+
+#: How long a run waits for the answers worked out in the background: sympy's column (a
+#: process of its own: hograd_serving/sympy_worker.py) and nested autograd's (a torch worker:
+#: hograd_serving/deferred.py). Small functions are done by then; for the others the page shows
+#: what it has and asks again every ``POLL`` seconds while the student reads. Short, because a
+#: waiting run holds one of the server's few script slots (hograd_serving/server_fixes.py): with 50
+#: students, waits of 0.1 / 0.05 / 0.025 s gave a rerun p95 of 234 / 185 / 134 ms, and the
+#: page was complete sooner, not later (benchmarks/load.py, side by side, two runs each).
+WAIT = 0.025
+POLL = 0.6
+#: One of each for the whole server: their answers are pure functions of the arguments, the
+#: same for every student who asks, like the cached values.
+SYMPY = SympyWorker()
+atexit.register(SYMPY.stop)  # the child would end anyway, on its closed pipe
+AUTOGRAD = DeferredJobs("autograd", TorchWorker())
+atexit.register(AUTOGRAD.worker.stop)
+
+
+def sympy_part(text: str, order: int, x0: float, wait: float | None = None) -> SympyView:
+    """What the sympy worker has of ``text`` to ``order`` at ``x0`` within ``wait`` seconds
+    (default ``WAIT``)."""
+    return SYMPY.ask(text, order, x0, WAIT if wait is None else wait) or SympyView(working=True)
+
+
+def autograd_part(text: str, x0: float, order: int, wait: float | None = None) -> AutogradPart:
+    """Nested autograd's column at ``x0`` if it is in within ``wait`` seconds (default
+    ``WAIT``), else ``working``."""
+    args = (text, float(x0), min(order, BUDGET.max_order_autograd))
+    done = AUTOGRAD.ask(args, WAIT if wait is None else wait)
+    if done is None:
+        return AutogradPart(working=True)
+    return AutogradPart(values=tuple(done.value or ()), refused=done.error)
+
+
+def inspect(
+    text: str, x0: float, order: int, *, sympy_column: bool = True,
+    autograd_column: bool = True,
+) -> Inspection:  # fmt: skip
+    """The inspector's rows at x0: Taylor mode's and the finite differences' numbers
+    (cached), and sympy's and nested autograd's columns as far as they go within ``WAIT``
+    (left empty when not asked for)."""
+    deadline = time.monotonic() + WAIT
+    if autograd_column:
+        autograd_part(text, x0, order, wait=0.0)  # under way while sympy is asked
+    numbers = _numbers(text, x0, order)
+    if sympy_column:
+        numbers = with_sympy(numbers, sympy_part(text, order, x0))
+    if autograd_column:
+        left = max(0.0, deadline - time.monotonic())
+        numbers = with_autograd(numbers, autograd_part(text, x0, order, left))
+    return numbers
+
+
+def still_working(text: str, x0: float, order: int, *, sympy: bool, autograd: bool) -> bool:
+    """Whether a column asked for is not in yet (each asked with ``WAIT``)."""
+    return (sympy and sympy_part(text, order, x0).working) or (
+        autograd and autograd_part(text, x0, order).working
+    )
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _numbers(text: str, x0: float, order: int) -> Inspection:
+    return inspect_numbers(parse(text), x0, order, autograd=False)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def estimate(text: str, order: int, points: int) -> tuple[int, list[int], float]:
+    return estimate_autograd(parse(text), order, points, probe_in_helper)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def measure(text: str, order: int, points: int) -> CostProfile:
+    with heavy_work():
+        return cost_profile(parse(text), order, points)
+
+
+# ---- graph page -------------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def lab_for(text: str, x0: float) -> GraphLab:
+    with heavy_work():
+        return graph_lab(cached_parse(text), x0, GRAPH_BUDGET.max_order)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def flags_for(
+    text: str, x0: float, cg: bool, rg: bool | None, au: bool, mg: bool, z: bool, action: str
+) -> FlagOutcome:
+    settings = FlagSettings(cg, rg, au, mg, z, action)
+    return run_flags(cached_parse(text), x0, settings, isolate=run_isolated)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def case_for(case: str, variant: str) -> FlagOutcome:
+    return run_case(case, variant, isolate=run_isolated)
+
+
+_FORWARD_AD = threading.Lock()
+
+# ---- Hessian-vector product page --------------------------------------------------------------
+
+#: steps of the animated power iteration on a typed function
+POWER_STEPS = 30
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def explore(text: str, point: tuple, vector: tuple, radius: float) -> cv.Exploration:
+    """Without the three ways (see :func:`three_ways`): every slider move reruns this."""
+    fn = parse(text)
+    return cv.explore(fn, point, vector, radius=radius, power_steps=POWER_STEPS, with_ways=False)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def three_ways(text: str, point: tuple, vector: tuple) -> cv.ThreeWays:
+    """H v three ways, timed: 15 interleaved rounds, ~40 ms. Only for the tab that shows it.
+
+    torch's forward-AD level is one per process, not per thread: two sessions running jvp at
+    once crash ("no level exists"). The whole timing loop holds the lock, so no time is spent
+    waiting for it inside a measurement (a loop takes a few milliseconds).
+    """
+    with _FORWARD_AD:
+        return cv.hvp_three_ways(parse(text), point, vector)
+
+
+#: A training or an analysis stops itself within 1.8 s; a fork that has not answered by this
+#: is killed (hograd_serving/torch_helper.py).
+JOB_SECONDS = 60.0
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def trained(
+    dataset: str, hidden: tuple, steps: int, seed: int,
+    _caption: Callable[[int, int, str], str] = lambda step, total, loss: f"{step}/{total}",
+) -> nw.TrainedNet:  # fmt: skip
+    """The network trained in a fork of the torch helper, with a progress bar whose text is
+    ``_caption(step, total, loss)`` (the page's words; not part of the cache key)."""
+    bar = st.progress(0.0, text=_caption(0, steps, "…"))
+
+    def progress(step: int, total: int, loss: float) -> None:
+        bar.progress(step / total, text=_caption(step, total, f"{loss:.4f}"))
+
+    try:  # in a fork of the torch helper, off this process's interpreter lock
+        return run_job(
+            "train", nw.NetConfig(dataset, hidden, steps, seed=seed), JOB_SECONDS, progress
+        )
+    finally:
+        bar.empty()
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def analysed(
+    key: tuple, top_k: int, power_steps: int, probes: int, _net: nw.TrainedNet
+) -> nc.NetCurvature:
+    """Keyed by the training settings in ``key``; the trained net itself is not hashed. The
+    analysis gets what the click that trained the net has left of its time."""
+    left = nw.click_time_left(_net)
+    kwargs = dict(top_k=top_k, power_steps=power_steps, probes=probes, max_seconds=left)
+    return run_job("analyse", (_net, kwargs), JOB_SECONDS)

@@ -1,0 +1,172 @@
+"""Plotly figures of the derivatives lab (data in, a figure for st.plotly_chart out; no Streamlit here)."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from hograd_core.inspector import CostProfile
+from hograd_core.nested_autograd import DerivativeResult
+from hograd_ui.i18n import tr
+
+from .plotting import PlainFigure, grid_cells, new_subplots, plain_figure
+
+__all__ = [
+    "order_label", "latex_label", "derivatives_figure", "taylor_figure", "cost_figure", "undefined_intervals",
+    "PALETTE",
+]  # fmt: skip
+
+# Distinct, colour-blind-friendly colours that stay readable on a projector (Okabe-Ito first,
+# then Tableau); order 0 is drawn in near-black and thicker.
+PALETTE = (
+    "#1f2937", "#E69F00", "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#8c564b",
+    "#7f7f7f", "#bcbd22", "#17becf", "#9467bd", "#e377c2", "#2ca02c", "#d62728", "#1f77b4",
+)  # fmt: skip
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+_FONT = {"size": 16}
+
+
+def order_label(k: int, name: str = "f") -> str:
+    """f, f′, f″, f‴, f⁽⁴⁾, ... (the usual notation, readable in a legend)."""
+    if k <= 3:
+        return name + ("", "′", "″", "‴")[k]
+    return f"{name}⁽{str(k).translate(_SUPERSCRIPT)}⁾"
+
+
+def latex_label(k: int, name: str = "f") -> str:
+    """The same label in LaTeX: f, f', f'', f''', f^{(4)}, and so on."""
+    return name + "'" * k if k <= 3 else f"{name}^{{({k})}}"
+
+
+def _finite(row: np.ndarray) -> np.ndarray:
+    # inf would stretch the axis to nothing: plot it as a gap (the page notes it in words)
+    return np.where(np.isfinite(row), row, np.nan)
+
+
+def undefined_intervals(xs: np.ndarray, row: np.ndarray) -> list[tuple[float, float]]:
+    """The x intervals (as [first, last] grid points) where ``row`` is NaN or infinite."""
+    bad = ~np.isfinite(row)
+    out: list[tuple[float, float]] = []
+    start = None
+    for i, flag in enumerate(bad):
+        if flag and start is None:
+            start = i
+        if not flag and start is not None:
+            out.append((float(xs[start]), float(xs[i - 1])))
+            start = None
+    if start is not None:
+        out.append((float(xs[start]), float(xs[-1])))
+    return out
+
+
+def derivatives_figure(
+    result: DerivativeResult, lang: str, *, separate: bool = False,
+) -> PlainFigure:  # fmt: skip
+    """f and its derivatives: one panel with a curve per order (click the legend to hide one),
+    or one panel per order, since high orders can differ in scale by many magnitudes.
+
+    Traces and axes are plain dicts, handed to the page as they are (see
+    :class:`.plotting.PlainFigure`): this figure is drawn on nearly every run.
+    """
+    orders = range(result.order + 1)
+    var = result.variable
+    rows = len(orders) if separate else 1
+    cells = grid_cells(rows, 1, 0.0, 0.02)  # as make_subplots(rows, shared_xaxes=True) would
+    traces, layout = [], {}
+    for k in orders:
+        row = k + 1 if separate else 1
+        suffix = str(row) if row > 1 else ""
+        traces.append({
+            "type": "scatter", "x": result.xs, "y": _finite(result.values[k]), "mode": "lines",
+            "name": order_label(k), "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
+            "line": {"color": PALETTE[k % len(PALETTE)], "width": 4 if k == 0 else 2.5},
+            "hovertemplate": f"{order_label(k)}({var}=%{{x:.4g}}) = %{{y:.6g}}<extra></extra>",
+            "connectgaps": False,
+        })  # fmt: skip
+        if separate:
+            layout[f"yaxis{suffix}"] = {
+                "domain": cells[row - 1][1],
+                "title": {"text": order_label(k)},
+            }
+            layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "showticklabels": row == rows}
+            if row > 1:
+                layout[f"xaxis{suffix}"]["matches"] = "x"
+    bottom = f"xaxis{rows if rows > 1 else ''}"
+    layout.setdefault(bottom, {})["title"] = {"text": var}
+    return plain_figure(
+        traces, height=max(420, 150 * rows) if separate else 520,
+        margin={"l": 60, "r": 20, "t": 30, "b": 50}, font=_FONT, hovermode="x unified",
+        legend={"title": {"text": tr("deriv.chart.legend", lang)}}, **layout,
+    )  # fmt: skip
+
+
+def taylor_figure(
+    xs: np.ndarray, f: np.ndarray, poly: np.ndarray, x0: float, f0: float, order: int,
+    var: str, lang: str,
+) -> PlainFigure:  # fmt: skip
+    """f and its Taylor polynomial of degree ``order`` at x0 (the y-axis follows f, so the
+    polynomial's blow-up far from x0 does not hide the function)."""
+    label = tr("deriv.taylor.trace", lang, n=order)
+    traces = [
+        {"type": "scatter", "x": xs, "y": _finite(f), "name": "f",
+         "line": {"color": PALETTE[0], "width": 4}},
+        {"type": "scatter", "x": xs, "y": _finite(poly), "name": label,
+         "line": {"color": PALETTE[3], "width": 3, "dash": "dash"}},
+        {"type": "scatter", "x": [x0], "y": [f0], "mode": "markers", "name": f"{var}₀",
+         "marker": {"size": 14, "color": PALETTE[3]}},
+    ]  # fmt: skip
+    yaxis = {}
+    finite = f[np.isfinite(f)]
+    if finite.size:
+        low, high = float(finite.min()), float(finite.max())
+        pad = 0.25 * (high - low or 1.0)
+        yaxis["range"] = [low - pad, high + pad]
+    return plain_figure(
+        traces, height=420, margin={"l": 60, "r": 20, "t": 30, "b": 50}, font=_FONT,
+        xaxis={"title": {"text": var}}, yaxis=yaxis, legend={"orientation": "h", "y": 1.08},
+    )  # fmt: skip
+
+
+def cost_figure(profile: CostProfile, lang: str) -> go.Figure:
+    """Time per order for the three methods (log scale), and the nested-autograd graph size."""
+    fig = new_subplots(
+        rows=1, cols=2, horizontal_spacing=0.12,
+        subplot_titles=(tr("deriv.cost.time_title", lang, points=f"{profile.points:,}"),
+                        tr("deriv.cost.nodes_title", lang)),
+    )  # fmt: skip
+    orders = list(profile.orders)
+    series = (
+        (tr("deriv.cost.autograd", lang), profile.autograd_ms, PALETTE[3]),
+        (tr("deriv.cost.taylor", lang), profile.taylor_ms, PALETTE[4]),
+        (tr("deriv.cost.sympy", lang), profile.sympy_ms, PALETTE[2]),
+    )
+    for name, values, colour in series:
+        ys = [np.nan if v is None else max(v, 1e-3) for v in values]
+        fig.add_trace(
+            go.Scatter(
+                x=orders, y=ys, name=name, mode="lines+markers", line={"color": colour, "width": 3}
+            ),
+            row=1,
+            col=1,
+        )
+    fig.add_trace(
+        go.Bar(
+            x=orders,
+            y=list(profile.nodes),
+            name=tr("deriv.cost.nodes", lang),
+            marker_color=PALETTE[3],
+            opacity=0.7,
+        ),
+        row=1,
+        col=2,
+    )
+    fig.update_yaxes(type="log", title_text="ms", row=1, col=1)
+    fig.update_yaxes(type="log", title_text=tr("deriv.cost.nodes", lang), row=1, col=2)
+    fig.update_xaxes(title_text=tr("deriv.order", lang), dtick=1)
+    fig.update_layout(
+        height=420,
+        font=_FONT,
+        margin={"l": 60, "r": 20, "t": 50, "b": 50},
+        legend={"orientation": "h", "y": -0.25},
+    )
+    return fig

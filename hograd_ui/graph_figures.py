@@ -1,0 +1,303 @@
+"""Drawing the traced graph: DOT source with one colour per pass, SVG, legend, growth chart.
+
+The colours follow the pass that created a node (:mod:`hograd_core.graphs`): grey for the
+forward pass, then blue, orange, green, purple, yellow and red for backward passes 1 to 6.
+Boxes are backward functions (``grad_fn``), ovals are tensors (the leaf x and the outputs y,
+dy/dx, ...), dashed ovals are tensors a function saved for its own backward. When stepping
+order by order, the nodes the newest pass added get a thick black outline.
+
+Of what the user typed only the variable's name reaches the DOT source (an identifier the
+parser has checked); every other label is a PyTorch type name, a number or a fixed name.
+
+Note:
+    Streamlit's graphviz chart draws every label at its own small font size (0.6rem),
+    whatever the DOT says, and stretches the picture to the page's width. So the DOT uses a
+    10 pt font (then the boxes fit the text), and for the page ``min_width`` gives the drawing
+    a minimum width: a three-node graph is then enlarged about 2x, not 8x, while large graphs
+    shrink to fit. The picture's scale, not the font, sets how large the text looks.
+"""
+
+from __future__ import annotations
+
+import html
+import shutil
+import subprocess
+
+import plotly.graph_objects as go
+import streamlit as st
+from graphviz import Digraph
+
+from hograd_core.errors import ArgumentError, BudgetError
+from hograd_core.graphs import GRAPH_BUDGET, GraphNode, GraphView, OrderStats
+from hograd_serving.cached import lab_for
+from hograd_serving.gate import heavy_work
+from hograd_ui.i18n import tr
+
+from .plotting import cell_title, grid_cells, new_figure, vline
+
+__all__ = [
+    "PASS_BORDERS",
+    "PASS_COLOURS",
+    "dot_available",
+    "growth_figure",
+    "legend_html",
+    "pass_name",
+    "stats_rows",
+    "summary_rows",
+    "to_dot",
+    "to_svg",
+]
+
+#: Fill of the nodes each pass created: forward, then backward passes 1..6.
+PASS_COLOURS = ("#e5e7eb", "#93c5fd", "#fdba74", "#86efac", "#d8b4fe", "#fde047", "#fca5a5")
+#: Outline and marker colour that goes with each fill (a darker shade of the same hue).
+PASS_BORDERS = ("#6b7280", "#1d4ed8", "#c2410c", "#15803d", "#7e22ce", "#a16207", "#b91c1c")
+_NEW = "#111827"  # outline of the nodes the newest pass added
+_FONT = "Helvetica,Arial,sans-serif"
+_SVG_TIMEOUT = 30.0  # seconds; within max_draw nodes dot needs about 1 s here
+
+
+def pass_name(k: int, lang: str = "en") -> str:
+    """The name of pass ``k`` in ``lang``: "forward pass", "1st backward pass", ..."""
+    return tr(f"graph.pass.{k}", lang)
+
+
+def _pass_count(k: int, n: int, lang: str) -> str:
+    key = "graph.legend.pass_one" if n == 1 else "graph.legend.pass"
+    return tr(key, lang, name=pass_name(k, lang), n=n)
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.4g}"
+
+
+def _node_attrs(
+    node: GraphNode, new: bool, highlight: bool, variable: str, constant: bool,
+) -> dict[str, str]:  # fmt: skip
+    attrs = {"fillcolor": PASS_COLOURS[node.pass_index], "color": PASS_BORDERS[node.pass_index]}
+    if node.kind == "op":
+        attrs["label"] = node.label
+    elif node.kind == "saved":
+        label = node.label if node.value is None else f"{node.label} = {_number(node.value)}"
+        attrs.update(label=label, shape="ellipse", style="dashed,filled", fillcolor="#ffffff")
+    else:
+        name = variable if node.kind == "leaf" else node.label
+        label = f"{name} = {_number(node.value)}" + ("\n(no grad_fn)" if constant else "")
+        attrs.update(label=label, shape="ellipse", penwidth="2")
+    if highlight and new and node.kind != "saved":
+        attrs.update(color=_NEW, penwidth="3.5")
+    return attrs
+
+
+def _legend(view: GraphView, lang: str, highlight: bool) -> str:
+    """An HTML-like table under the graph: one cell per pass with its colour and node count."""
+    cells = []
+    for k in range(view.order + 1):
+        text = _pass_count(k, view.per_pass[k], lang)
+        border = ' BORDER="3" COLOR="#111827"' if highlight and k == view.order else ""
+        cells.append(f'<TD BGCOLOR="{PASS_COLOURS[k]}"{border}>{html.escape(text)}</TD>')
+    rows = [cells[i : i + 4] for i in range(0, len(cells), 4)]  # at most 4 passes per row
+    body = "".join(f"<TR>{''.join(row)}</TR>" for row in rows)
+    shapes = html.escape(tr("graph.legend.shapes", lang))
+    return (
+        '<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="4" CELLPADDING="4">'
+        f'{body}<TR><TD COLSPAN="{min(4, len(cells))}" BORDER="0" ALIGN="LEFT">'
+        f"{shapes}</TD></TR></TABLE>>"
+    )
+
+
+def legend_html(view: GraphView, lang: str = "en", *, highlight: bool = True) -> str:
+    """The legend as a line of coloured chips for the page (fixed text, escaped; no user input)."""
+    chip = (
+        '<span style="display:inline-block;margin:0 .4em .4em 0;padding:.15em .6em;'
+        'border-radius:.3em;background:{fill};border:{width}px solid {border};color:#111827">'
+        "{text}</span>"
+    )
+    chips = []
+    for k, n in enumerate(view.per_pass):
+        text = html.escape(_pass_count(k, n, lang))
+        newest = highlight and k == view.order
+        border = _NEW if newest else PASS_BORDERS[k]
+        chips.append(
+            chip.format(fill=PASS_COLOURS[k], text=text, width=3 if newest else 1, border=border)
+        )  # noqa: E501
+    shapes = html.escape(tr("graph.legend.shapes", lang))
+    return (
+        f'<div style="line-height:2">{"".join(chips)}</div><div style="opacity:.75">{shapes}</div>'  # noqa: E501
+    )
+
+
+def to_dot(
+    view: GraphView, lang: str = "en", *, highlight: bool = True, legend: bool = True,
+    direction: str = "TB", min_width: float = 0.0,
+) -> str:  # fmt: skip
+    """DOT source of a graph view, nodes coloured by pass, the newest pass outlined.
+
+    Args:
+        view: from ``GraphLab.view(order)``.
+        lang: language of the legend ("en" or "zh").
+        highlight: outline the nodes the newest pass (``view.order``) added.
+        legend: put the legend (pass colours and counts) under the graph (for downloads; the
+            page shows :func:`legend_html` instead, which stays readable on large graphs).
+        direction: graphviz ``rankdir``: "TB" (inputs on top, as torchviz) or "LR".
+        min_width: the least width of the drawing in points (an invisible strut under it),
+            which caps how much a chart stretched to the page enlarges a small graph.
+
+    Raises:
+        BudgetError: the view has more than ``GRAPH_BUDGET.max_draw`` nodes: graphviz would
+            take seconds to minutes to lay it out and nobody could read it.
+    """
+    if not view.drawable:
+        nodes = f"{len(view.nodes):,}"
+        raise BudgetError("graph.budget.draw", nodes=nodes, limit=GRAPH_BUDGET.max_draw)
+    if direction not in ("TB", "LR"):
+        raise ArgumentError("graph.budget.direction", got=direction)
+    graph_attr = {"rankdir": direction, "nodesep": "0.25", "ranksep": "0.35", "fontname": _FONT,
+                  "fontsize": "10", "bgcolor": "transparent", "labelloc": "b"}  # fmt: skip
+    dot = Digraph(
+        "autograd", graph_attr=graph_attr,
+        node_attr={"shape": "box", "style": "filled", "fontname": _FONT, "fontsize": "10",
+                   "height": "0.25", "margin": "0.08,0.03"},
+        edge_attr={"color": "#4b5563", "arrowsize": "0.6"},
+    )  # fmt: skip
+    has_grad_fn = {e.dst for e in view.edges if not e.saved}
+    for node in view.nodes:
+        constant = node.kind == "output" and node.name not in has_grad_fn
+        new = node.pass_index == view.order
+        dot.node(node.name, **_node_attrs(node, new, highlight, view.variable, constant))
+    for edge in view.edges:
+        if edge.saved:
+            dot.edge(edge.src, edge.dst, style="dashed", dir="none", color="#9ca3af")
+        else:
+            dot.edge(edge.src, edge.dst)
+    if legend:
+        dot.attr(label=_legend(view, lang, highlight))
+    elif min_width > 0:
+        strut = f'<TABLE BORDER="0" CELLPADDING="0"><TR><TD WIDTH="{min_width:.0f}" HEIGHT="1"></TD></TR></TABLE>'  # noqa: E501
+        dot.attr(label=f"<{strut}>")
+    return dot.source
+
+
+def dot_available() -> bool:
+    """Whether the graphviz ``dot`` binary is installed (needed for SVG, not for DOT)."""
+    return shutil.which("dot") is not None
+
+
+def to_svg(dot_source: str) -> bytes | None:
+    """Lay out DOT source with the ``dot`` binary; None when the binary is missing.
+
+    Only pass the source of a drawable view (``to_dot`` refuses larger ones).
+
+    Raises:
+        BudgetError: dot ran longer than 30 s or failed.
+        BusyError: the server is busy with other heavy requests.
+    """
+    exe = shutil.which("dot")
+    if exe is None:
+        return None
+    with heavy_work():
+        try:
+            done = subprocess.run(
+                [exe, "-Tsvg"], input=dot_source.encode(), capture_output=True,
+                timeout=_SVG_TIMEOUT, check=False,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired as err:
+            raise BudgetError("graph.budget.svg_timeout", seconds=f"{_SVG_TIMEOUT:g}") from err
+    if done.returncode != 0:
+        raise BudgetError("graph.budget.svg_failed", detail=done.stderr.decode()[:200])
+    return done.stdout
+
+
+def growth_figure(stats: tuple[OrderStats, ...], order: int, lang: str = "en") -> go.Figure:
+    """Three small panels: graph nodes, saved-tensor bytes and time of each pass, by order.
+
+    Counts on log scales, so a constant growth factor is a straight line; zero counts (a
+    constant function has no nodes) are left out. The selected ``order`` is marked.
+    """
+    titles = [tr(f"graph.growth.{name}", lang) for name in ("nodes", "bytes", "ms")]
+    orders = [s.order for s in stats]
+    series = (
+        [s.nodes for s in stats],
+        [s.saved_bytes for s in stats],
+        [s.seconds * 1000 for s in stats],
+    )
+    marker = {
+        "color": [PASS_BORDERS[k] for k in orders],
+        "size": [16 if k == order else 9 for k in orders],
+        "line": {"color": _NEW, "width": 1},
+    }
+    # Three panels side by side, as make_subplots(cols=3, horizontal_spacing=0.08) lays them
+    # out, written as plain dicts (drawn on every rerun; see plotting.py).
+    traces, shapes, annotations, layout = [], [], [], {}
+    cells = grid_cells(1, 3, 0.08, 0.0)
+    for col, (title, values, (x_domain, y_domain)) in enumerate(
+        zip(titles, series, cells, strict=True), start=1
+    ):
+        n = "" if col == 1 else str(col)
+        traces.append({
+            "type": "scatter", "x": orders, "y": [v if v > 0 else None for v in values],
+            "mode": "lines+markers", "name": title, "showlegend": False,
+            "line": {"color": "#9ca3af", "width": 2}, "marker": marker,
+            "hovertemplate": tr("graph.growth.hover", lang) + "<extra></extra>",
+            "xaxis": f"x{n}", "yaxis": f"y{n}",
+        })  # fmt: skip
+        # counts on log scales (a constant growth factor is a straight line); times, small
+        # and noisy, read best from zero
+        yaxis = {"type": "log"} if col < 3 else {"rangemode": "tozero"}
+        layout[f"yaxis{n}"] = {"anchor": f"x{n}", "domain": y_domain, **yaxis}
+        layout[f"xaxis{n}"] = {
+            "anchor": f"y{n}", "domain": x_domain, "dtick": 1,
+            "title": {"text": tr("graph.growth.order", lang)},
+        }  # fmt: skip
+        shapes.append(vline(order, {"color": _NEW, "dash": "dot", "width": 1}, n))
+        annotations.append(cell_title(title, x_domain, y_domain, size=16))
+    return new_figure(
+        traces, height=330, margin={"l": 10, "r": 10, "t": 40, "b": 10}, font={"size": 15},
+        shapes=shapes, annotations=annotations, **layout,
+    )  # fmt: skip
+
+
+def summary_rows(view: GraphView, lang: str = "en") -> list[dict[str, object]]:
+    """The view's nodes by type (rows) and pass (columns), with a total, for a table."""
+    passes = [pass_name(k, lang) for k in range(view.order + 1)]
+    return [
+        {tr("graph.summary.type", lang): row.op, **dict(zip(passes, row.per_pass, strict=True)),
+         tr("graph.summary.total", lang): row.total}
+        for row in view.summary
+    ]  # fmt: skip
+
+
+def stats_rows(stats: tuple[OrderStats, ...], lang: str = "en") -> list[dict[str, object]]:
+    """One row per order: value, nodes, new nodes, saved tensors and bytes, time, grad_fn."""
+    keys = ("order", "value", "nodes", "new", "saved", "bytes", "ms", "grad_fn")
+    head = {k: tr(f"graph.table.{k}", lang) for k in keys}
+    return [
+        {head["order"]: s.order, head["value"]: f"{s.value:.6g}", head["nodes"]: s.nodes,
+         head["new"]: s.new_nodes, head["saved"]: s.saved_tensors, head["bytes"]: s.saved_bytes,
+         head["ms"]: round(s.seconds * 1000, 3), head["grad_fn"]: s.grad_fn or "None"}
+        for s in stats
+    ]  # fmt: skip
+
+
+# ---- cached for the page (defined once per process) -----------------------------------------
+
+#: points: a graph narrower than this is drawn as if this wide (text ~19 px)
+STRUT = 420.0
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def dot_for(
+    text: str, x0: float, order: int, saved: bool, bold: bool, rankdir: str, language: str,
+    page: bool,
+) -> str:  # fmt: skip
+    """The chart (fitted to the page, legend on the page) or the download (legend inside)."""
+    view = lab_for(text, x0).view(order, show_saved=saved)
+    strut = STRUT if page else 0.0
+    return to_dot(
+        view, language, highlight=bold, direction=rankdir, legend=not page, min_width=strut
+    )
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def svg_for(dot_source: str) -> bytes:
+    return to_svg(dot_source) or b""

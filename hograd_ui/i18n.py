@@ -1,0 +1,264 @@
+"""Translations: the strings of ``locales/{lang}.toml``, looked up by key and filled in.
+
+Each language file maps flat, dotted keys (``"app.page.home"``) to one string; both files hold
+the same keys. Only the standard library is used, and nothing of hograd is imported: errors are
+translated by duck typing on their ``key`` and ``params``.
+
+Example:
+    >>> tr("app.page.home", "zh")
+    '首页'
+    >>> placeholders("order {k} at {x0}") == {"k", "x0"}
+    True
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Protocol
+
+__all__ = [
+    "LANGUAGES",
+    "LOCALES",
+    "RUNTIME_KEYS",
+    "LocaleError",
+    "catalogue",
+    "error_text",
+    "placeholders",
+    "tr",
+]
+
+#: Language codes, and the name each is shown under in the language switch.
+LANGUAGES: dict[str, str] = {"en": "English", "zh": "简体中文"}
+
+#: The folder that holds one ``{lang}.toml`` per language.
+LOCALES: Path = Path(__file__).resolve().parent.parent / "locales"
+
+#: Keys the code assembles while it runs, so they never appear whole in the source. The test of
+#: unused keys counts these as used; each group names the place that builds it.
+RUNTIME_KEYS: frozenset[str] = frozenset({
+    # pages/derivatives.py: f"deriv.method.{m}" (method radio and the "computed" caption),
+    # f"deriv.tab.{v}" (the tabs under x0)
+    "deriv.method.taylor", "deriv.method.autograd",
+    "deriv.tab.inspector", "deriv.tab.taylor", "deriv.tab.symbolic", "deriv.tab.code",
+    "deriv.tab.cost",
+    # pages/graph.py: f"graph.result.{k}" (show_outcome's table), f"graph.direction.{d}",
+    # f"graph.flags.action.{a}" for flaglab ACTIONS, f"graph.flags.isolated.{why}"
+    "graph.result.name", "graph.result.value", "graph.result.requires_grad",
+    "graph.result.grad_fn",
+    "graph.direction.TB", "graph.direction.LR",
+    "graph.flags.action.next", "graph.flags.action.again", "graph.flags.action.backward",
+    "graph.flags.isolated.anomaly", "graph.flags.isolated.warn_once",
+    # pages/graph.py: f"graph.case.{c}" and f"graph.case.{case}.{v}" over flaglab's CASES
+    "graph.case.no_create_graph", "graph.case.no_create_graph.off",
+    "graph.case.no_create_graph.on",
+    "graph.case.freed_graph", "graph.case.freed_graph.default", "graph.case.freed_graph.retain",
+    "graph.case.retain_default", "graph.case.retain_default.create_graph",
+    "graph.case.retain_default.no_retain", "graph.case.retain_default.no_retain_next",
+    "graph.case.unused_input", "graph.case.unused_input.plain",
+    "graph.case.unused_input.allow_unused", "graph.case.unused_input.materialize",
+    "graph.case.constant_trap", "graph.case.constant_trap.linear",
+    "graph.case.constant_trap.relu", "graph.case.constant_trap.clamp",
+    "graph.case.constant_trap.fixed",
+    "graph.case.backward_accumulates", "graph.case.backward_accumulates.twice",
+    "graph.case.backward_accumulates.reset", "graph.case.backward_accumulates.grad",
+    "graph.case.inplace", "graph.case.inplace.inplace", "graph.case.inplace.out_of_place",
+    "graph.case.nan_anomaly", "graph.case.nan_anomaly.sqrt", "graph.case.nan_anomaly.log",
+    "graph.case.nan_anomaly.log_fixed",
+    # hograd_core/flaglab: explanations and fixes, built by key()/fix()
+    # ("graph.flag.explain.{}".format) in flags.py and _keys(kind, *names) in cases.py, carried
+    # in FlagOutcome.explain/.fixes and translated by pages/graph.py with map(t, ...)
+    "graph.flag.explain.accumulates", "graph.flag.explain.anomaly",
+    "graph.flag.explain.backward_grad", "graph.flag.explain.const_output",
+    "graph.flag.explain.constant_trap", "graph.flag.explain.cycle",
+    "graph.flag.explain.double_where", "graph.flag.explain.fixed_zero",
+    "graph.flag.explain.freed_default", "graph.flag.explain.freed_explicit",
+    "graph.flag.explain.freed_forward", "graph.flag.explain.grad_returns",
+    "graph.flag.explain.inplace", "graph.flag.explain.nan_silent", "graph.flag.explain.next_ok",
+    "graph.flag.explain.no_create_graph", "graph.flag.explain.none_arith",
+    "graph.flag.explain.out_of_place", "graph.flag.explain.relu_clamp",
+    "graph.flag.explain.relu_ok", "graph.flag.explain.reset",
+    "graph.flag.explain.retain_default", "graph.flag.explain.retained",
+    "graph.flag.explain.unused_backward", "graph.flag.explain.unused_error",
+    "graph.flag.explain.unused_none", "graph.flag.explain.unused_zero",
+    "graph.flag.fix.const_output", "graph.flag.fix.constant", "graph.flag.fix.create_graph",
+    "graph.flag.fix.inplace", "graph.flag.fix.nan_sqrt", "graph.flag.fix.nan_where",
+    "graph.flag.fix.retain", "graph.flag.fix.retain_forward", "graph.flag.fix.unused",
+    "graph.flag.fix.use_grad", "graph.flag.fix.zero_grad",
+    # hograd_ui/graph_figures.py: f"graph.pass.{k}" for k = 0..GRAPH_BUDGET.max_order (6),
+    # f"graph.growth.{name}" (growth chart titles), f"graph.table.{k}" (stats_rows)
+    "graph.pass.0", "graph.pass.1", "graph.pass.2", "graph.pass.3", "graph.pass.4",
+    "graph.pass.5", "graph.pass.6",
+    "graph.growth.nodes", "graph.growth.bytes", "graph.growth.ms",
+    "graph.table.order", "graph.table.value", "graph.table.nodes", "graph.table.new",
+    "graph.table.saved", "graph.table.bytes", "graph.table.ms", "graph.table.grad_fn",
+    # hograd_core/hessian.py, _vector: f"budget.{what}_size" for what = "point", "vector"
+    "budget.point_size", "budget.vector_size",
+    # pages/hvp.py: f"hvp.mode.{m}", f"hvp.kind.{kind}" and f"hvp.verdict.{kind}" (Verdict.kind),
+    # f"hvp.reason.{reason}" (Verdict.reason), f"hvp.power.{status}" (PowerIteration.status
+    # other than "ok"), f"hvp.method.{m}" (curvature.METHODS), f"hvp.col.{c}", f"hvp.tab.{k}",
+    # f"hvp.code.{k}", f"hvp.net.tab.{k}", f"hvp.net.col.{c}", and label(lang,
+    # "hvp.net.dataset") -> f"hvp.net.dataset.{d}" for network.DATASETS
+    "hvp.mode.typed", "hvp.mode.network",
+    "hvp.kind.minimum", "hvp.kind.maximum", "hvp.kind.saddle", "hvp.kind.degenerate",
+    "hvp.verdict.minimum", "hvp.verdict.maximum", "hvp.verdict.saddle",
+    "hvp.verdict.degenerate",
+    "hvp.reason.positive_definite", "hvp.reason.negative_definite", "hvp.reason.indefinite",
+    "hvp.reason.zero_eigenvalue", "hvp.reason.not_finite",
+    "hvp.power.zero_start", "hvp.power.hv_zero", "hvp.power.not_finite",
+    "hvp.method.double_backward", "hvp.method.forward_over_reverse",
+    "hvp.method.functional_hvp",
+    "hvp.col.point", "hvp.col.vector", "hvp.col.gradient", "hvp.col.hv",
+    "hvp.tab.picture", "hvp.tab.hessian", "hvp.tab.ways", "hvp.tab.slices", "hvp.tab.power",
+    "hvp.code.kept", "hvp.code.one", "hvp.code.two", "hvp.code.three",
+    "hvp.net.tab.top", "hvp.net.tab.trace", "hvp.net.tab.sharp", "hvp.net.tab.hessian",
+    "hvp.net.tab.training",
+    "hvp.net.col.method", "hvp.net.col.estimate", "hvp.net.col.hvps", "hvp.net.col.time",
+    "hvp.net.col.error",
+    "hvp.net.dataset.digits", "hvp.net.dataset.moons",
+})  # fmt: skip
+
+
+class LocaleError(ValueError):
+    """A language file that cannot be used; the message names the file."""
+
+
+class _Translatable(Protocol):
+    """An error that carries its message as a translation key and parameters."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def params(self) -> Mapping[str, object]: ...
+
+
+def _read(path: Path) -> dict[str, str]:
+    """One language file as ``{key: text}``, every value checked to be a string."""
+    try:
+        with path.open("rb") as file:
+            data = tomllib.load(file)
+    except FileNotFoundError as err:
+        raise LocaleError(f"{path}: no such language file") from err
+    except tomllib.TOMLDecodeError as err:
+        hint = " (a key written twice?)" if "overwrite" in str(err) else ""
+        raise LocaleError(f"{path}: not valid TOML: {err}{hint}") from err
+    for key, value in data.items():
+        if isinstance(value, dict):  # a [section] or an unquoted dotted key
+            name = key
+            while isinstance(value, dict) and value:
+                inner, value = next(iter(value.items()))
+                name += f".{inner}"
+            raise LocaleError(
+                f"{path}: {name} is read as nested tables, not as one key; write every key in "
+                f'quotes ("{name}" = ...) and use no [sections]'
+            )
+        if not isinstance(value, str):
+            raise LocaleError(
+                f"{path}: the value of {key!r} should be a string, not {type(value).__name__}"
+            )
+    return data
+
+
+def _keys_listed(keys: set[str], limit: int = 10) -> str:
+    shown = ", ".join(sorted(keys)[:limit])
+    return shown + (f" and {len(keys) - limit} more" if len(keys) > limit else "")
+
+
+def _load(folder: Path, lang: str) -> Mapping[str, str]:
+    """Read ``folder/{lang}.toml`` and check its keys against every other language's file.
+
+    Args:
+        folder: where the language files are (:data:`LOCALES` in the app, a temporary folder in
+            the tests).
+        lang: a code from :data:`LANGUAGES`.
+
+    Returns:
+        A read-only ``{key: text}``.
+
+    Raises:
+        LocaleError: an unknown language; a file missing, not valid TOML (a repeated key
+            included) or with a value that is not a string; or two files whose keys differ.
+    """
+    if lang not in LANGUAGES:
+        raise LocaleError(f"unknown language {lang!r}; expected one of {', '.join(LANGUAGES)}")
+    path = folder / f"{lang}.toml"
+    table = _read(path)
+    for other in LANGUAGES:
+        if other == lang:
+            continue
+        other_path = folder / f"{other}.toml"
+        other_keys = _read(other_path).keys()
+        only_here, only_there = table.keys() - other_keys, other_keys - table.keys()
+        if only_here or only_there:
+            raise LocaleError(
+                f"{path} and {other_path} must have the same keys; "
+                f"only in {path.name}: {_keys_listed(only_here) or '-'}; "
+                f"only in {other_path.name}: {_keys_listed(only_there) or '-'}"
+            )
+    return MappingProxyType(table)
+
+
+@functools.cache
+def catalogue(lang: str) -> Mapping[str, str]:
+    """Every string of ``lang``, read from ``locales/{lang}.toml`` on first use.
+
+    Args:
+        lang: a code from :data:`LANGUAGES` ("en" or "zh").
+
+    Returns:
+        A read-only mapping from key to text.
+
+    Raises:
+        LocaleError: see :func:`_load`; the message names the file at fault.
+    """
+    return _load(LOCALES, lang)
+
+
+def tr(key: str, lang: str = "en", /, **params: object) -> str:
+    """The string ``key`` in ``lang``, its ``{name}`` placeholders filled from ``params``.
+
+    Args:
+        key: a key of the language files, e.g. ``"deriv.title"``.
+        lang: "zh" for Chinese; any other value gives English.
+        **params: values for the placeholders. Without any, the text is returned as written
+            (braces included).
+
+    Returns:
+        The translated text.
+
+    Raises:
+        KeyError: ``key`` is not in the files (a bug, caught by the tests).
+    """
+    text = catalogue("zh" if lang == "zh" else "en")[key]
+    return text.format(**params) if params else text
+
+
+def placeholders(text: str) -> set[str]:
+    """The names of the ``{name}`` fields in ``text`` (``{{`` and ``}}`` are not fields).
+
+    Args:
+        text: a template as written in a language file.
+
+    Returns:
+        The field names, e.g. ``{"k", "x0"}`` for ``"order {k} at {x0}"``.
+    """
+    return {field for _, field, _, _ in string.Formatter().parse(text) if field}
+
+
+def error_text(err: _Translatable, lang: str) -> str:
+    """The message of an error that names its text by key (hograd_core's ``HogradError``).
+
+    Args:
+        err: any object with ``key`` (a translation key) and ``params`` (its placeholder
+            values).
+        lang: as for :func:`tr`.
+
+    Returns:
+        ``tr(err.key, lang, **err.params)``.
+    """
+    return tr(err.key, lang, **err.params)

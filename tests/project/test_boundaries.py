@@ -1,0 +1,73 @@
+"""Architecture rules that a reader cannot see at a glance: checked, not trusted."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import grimp
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("hograd_core", "hograd_serving", "hograd_ui", "pages")
+
+
+def test_the_import_contracts_hold() -> None:
+    """pyproject.toml's import-linter contracts: the layers go one way, the core is compute."""
+    lint = Path(sys.executable).with_name("lint-imports")
+    out = subprocess.run(
+        [str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "0 broken" in out.stdout
+
+
+def test_no_import_cycle_anywhere() -> None:
+    """Every import counts, those inside functions too: a cycle is a cycle."""
+    graph = grimp.build_graph(*PACKAGES, cache_dir=None)
+    seen: dict[str, int] = {}  # 1 on the current path, 2 done
+
+    def visit(module: str, path: list[str]) -> None:
+        seen[module] = 1
+        for target in sorted(graph.find_modules_directly_imported_by(module)):
+            if seen.get(target) == 1:
+                pytest.fail("import cycle: " + " -> ".join([*path, module, target]))
+            if target not in seen:
+                visit(target, [*path, module])
+        seen[module] = 2
+
+    for module in sorted(graph.modules):
+        if module not in seen:
+            visit(module, [])
+
+
+def test_the_core_loads_without_the_ui_and_serving_stacks() -> None:
+    code = (
+        "import sys, pkgutil, importlib, hograd_core\n"
+        "for m in pkgutil.walk_packages(hograd_core.__path__, 'hograd_core.'):\n"
+        "    importlib.import_module(m.name)\n"
+        "print(sorted(n for n in ('streamlit', 'plotly', 'hograd_serving', 'hograd_ui')"
+        " if n in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_no_code_executing_calls_in_app_code() -> None:
+    pattern = re.compile(r"\b(eval|exec|sympify|parse_expr|lambdify|numexpr)\s*\(")
+    files = [ROOT / "app.py", *(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py"))]
+    for path in files:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if pattern.search(line) and not line.lstrip().startswith("#"):
+                pytest.fail(f"{path.name}:{number} calls {pattern.search(line).group(1)}")
+
+
+def test_no_unsafe_html() -> None:
+    files = [ROOT / "app.py", *(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py"))]
+    for path in files:
+        assert "unsafe_allow_html=True" not in path.read_text(), path

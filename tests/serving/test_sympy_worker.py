@@ -1,0 +1,219 @@
+"""hograd_serving.sympy_worker: sympy's derivatives grown in a process of their own, checked
+against sympy's own diff and evalf, and against the seed example."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from hograd_core.symbolic import MAX_OPS
+from hograd_serving import sympy_worker as sw
+
+X = sp.Symbol("x", real=True)
+
+
+def exact(expr: sp.Expr, order: int, x0: float) -> list[float]:
+    """The oracle: sympy's diff, evaluated by evalf (not the walk the worker uses)."""
+    return [
+        float(sp.diff(expr, X, k).evalf(30, subs={X: sp.Float(x0, 30)})) for k in range(order + 1)
+    ]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def finish(chains: sw.Chains, text: str, order: int, x0: float) -> sw.SympyView:
+    chains.view(text, order, x0)
+    for _ in range(100):
+        if not chains.step():
+            break
+    return chains.view(text, order, x0)
+
+
+def test_a_new_function_starts_with_f_and_grows_in_steps() -> None:
+    chains = sw.Chains()
+    first = chains.view("sin(x)*exp(-x^2)", 6, 0.7)
+    assert len(first.values) == 1 and first.working and first.stopped is None
+    assert chains.pending()
+    assert chains.step()
+    assert len(chains.view("sin(x)*exp(-x^2)", 6, 0.7).values) >= 2  # one derivative at least
+    done = finish(chains, "sin(x)*exp(-x^2)", 6, 0.7)
+    assert not done.working and done.stopped is None and not chains.pending()
+    assert done.values == pytest.approx(exact(sp.sin(X) * sp.exp(-(X**2)), 6, 0.7), rel=1e-13)
+    assert not chains.step()  # nothing left to do
+
+
+def test_the_seed_example() -> None:
+    """d/dx x³ at 2 is 12, and so is the second derivative."""
+    done = finish(sw.Chains(), "x**3", 2, 2.0)
+    assert done.values == (8.0, 12.0, 12.0)
+    assert done.latex == ("x^{3}", "3 x^{2}", "6 x")
+
+
+def test_a_lower_order_is_served_from_the_longer_chain() -> None:
+    chains = sw.Chains()
+    finish(chains, "tanh(x)", 8, 0.3)
+    low = chains.view("tanh(x)", 3, 0.3)
+    assert len(low.values) == 4 and not low.working and not chains.pending()
+    assert low.values == pytest.approx(exact(sp.tanh(X), 3, 0.3), rel=1e-13)
+
+
+def test_the_most_recently_asked_function_is_worked_on_first() -> None:
+    chains = sw.Chains()
+    chains.view("exp(sin(x))", 8, 0.1)
+    chains.view("log(1+x^2)", 8, 0.1)
+    chains.step(seconds=0.0)  # one derivative
+    assert len(chains.view("log(1+x^2)", 8, 0.1).values) == 2
+    assert len(chains.view("exp(sin(x))", 8, 0.1).values) == 1  # and now it is the latest
+
+
+def test_a_function_nobody_asks_about_any_more_is_dropped() -> None:
+    clock = Clock()
+    chains = sw.Chains(clock=clock, forget_seconds=20.0)
+    chains.view("atan(3*x)", 12, 0.0)
+    clock.now = 19.0
+    assert chains.pending()
+    clock.now = 21.0
+    assert not chains.pending() and not chains.step()
+    assert chains.view("atan(3*x)", 12, 0.0).working  # asked again: back in the queue
+
+
+def test_a_swelling_expression_stops_by_size_and_says_so() -> None:
+    done = finish(sw.Chains(), "tanh(x)", 20, 0.5)
+    assert done.stopped == "size" and not done.working
+    assert len(done.values) < 21 and done.ops[-1] > MAX_OPS
+
+
+def test_each_function_has_a_time_budget() -> None:
+    chains = sw.Chains(chain_seconds=1e-9)  # used up by building f itself
+    done = finish(chains, "sin(x)*exp(-x^2)", 20, 0.5)
+    assert done.stopped == "time" and not done.working and not chains.pending()
+    assert len(done.values) == 1
+
+
+def test_at_most_max_functions_are_kept() -> None:
+    chains = sw.Chains(max_functions=2)
+    for text in ("x**2", "x**3", "x**4"):
+        finish(chains, text, 2, 1.0)
+    assert list(chains._chains) == ["x**3", "x**4"]
+
+
+@pytest.fixture()
+def worker():  # noqa: ANN201
+    w = sw.SympyWorker()
+    yield w
+    w.stop()
+
+
+def test_the_worker_is_a_low_priority_process_without_torch(worker: sw.SympyWorker) -> None:
+    view = worker.ask("x**3", 2, 2.0, wait=60)
+    assert view is not None and view.values == (8.0, 12.0, 12.0) and not worker.in_thread
+    pid = worker._proc.pid
+    maps = Path(f"/proc/{pid}/maps").read_text()
+    assert "sympy" in maps or "mpmath" in maps or "python" in maps
+    assert "libtorch" not in maps  # the lazy hograd_core package: no torch in this process
+    assert int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16]) == sw.NICENESS
+
+
+def test_a_run_does_not_wait_for_sympy_beyond_its_wait(worker: sw.SympyWorker) -> None:
+    worker.ask("x", 0, 0.0, wait=60)  # started and warm
+    view = worker.ask("sin(x)*exp(-x^2)*tanh(x)", 12, 0.5, wait=0.0)
+    assert view is None  # not even asked to wait: the page shows "still working"
+    full = worker.ask("sin(x)*exp(-x^2)*tanh(x)", 12, 0.5, wait=120)
+    assert full is not None and not full.working
+    want = exact(sp.sin(X) * sp.exp(-(X**2)) * sp.tanh(X), len(full.values) - 1, 0.5)
+    assert full.values == pytest.approx(want, rel=1e-12)
+
+
+def test_many_threads_ask_at_once_and_each_gets_its_own_answer(worker: sw.SympyWorker) -> None:
+    texts = [f"sin({a}*x) + x**{n}" for a in (1, 2, 3) for n in (2, 3, 4)]
+    got: dict[str, sw.SympyView | None] = {}
+
+    def one(text: str) -> None:
+        got[text] = worker.ask(text, 4, 0.25, wait=120)
+
+    threads = [threading.Thread(target=one, args=(t,)) for t in texts]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=180)
+    for a in (1, 2, 3):
+        for n in (2, 3, 4):
+            view = got[f"sin({a}*x) + x**{n}"]
+            assert view is not None and not view.working
+            assert view.values == pytest.approx(exact(sp.sin(a * X) + X**n, 4, 0.25), rel=1e-13)
+
+
+def test_a_dead_worker_is_started_again(worker: sw.SympyWorker) -> None:
+    assert worker.ask("x**2", 1, 3.0, wait=60).values == (9.0, 6.0)
+    worker._proc.kill()
+    worker._proc.wait()
+    assert worker.ask("x**2", 1, 3.0, wait=0.0).values == (9.0, 6.0)  # remembered: no question
+    view = None
+    for _ in range(3):  # the question in flight when it died goes unanswered
+        view = worker.ask("x**4", 1, 2.0, wait=60)
+        if view is not None:
+            break
+    assert view is not None and view.values == (16.0, 32.0) and worker._starts == 2
+
+
+def test_a_long_derivative_does_not_hold_up_answers() -> None:
+    """The child differentiates in one thread and answers in another: while a derivative is in
+    progress (here it waits on an event; a swollen expression takes a second), a question
+    about another function is answered. Served in a thread of this process, on real pipes."""
+    from multiprocessing import Pipe
+
+    started, release, stop = threading.Event(), threading.Event(), threading.Event()
+
+    class Held(sw.Chains):
+        def work(self, job, seconds=sw.STEP_SECONDS):  # noqa: ANN001, ANN201
+            started.set()
+            release.wait(60)
+            return super().work(job, seconds)
+
+    to_child, requests = Pipe()
+    answers, from_child = Pipe()
+    serving = threading.Thread(
+        target=sw._serve, args=(requests, answers, Held()),
+        kwargs={"gone": lambda: None, "stop": stop}, daemon=True,
+    )  # fmt: skip
+    serving.start()
+    to_child.send((1, "exp(sin(x))*cos(3*x)", 30, 0.5))
+    assert from_child.poll(60) and from_child.recv()[1].working
+    assert started.wait(60)  # the derivative is under way, and held there
+    to_child.send((2, "x**5", 0, 1.0))
+    assert from_child.poll(60), "no answer while a derivative was in progress"
+    rid, view = from_child.recv()
+    assert rid == 2 and view.values == (1.0,)
+    assert not release.is_set()  # answered before the derivative in progress could finish
+    stop.set()
+    release.set()
+    to_child.close()  # the answering thread sees the closed pipe and returns
+    serving.join(60)
+    assert not serving.is_alive()
+
+
+def test_without_a_process_sympy_runs_in_the_asking_thread(monkeypatch) -> None:  # noqa: ANN001
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    w = sw.SympyWorker(inline_seconds=60)
+    view = w.ask("x**3", 2, 2.0, wait=0.1)
+    assert w.in_thread and view is not None and view.values == (8.0, 12.0, 12.0)
+    assert not view.working
+
+
+def test_a_value_that_is_not_real_is_nan() -> None:
+    done = finish(sw.Chains(), "sqrt(x)", 2, -1.0)
+    assert all(math.isnan(v) for v in done.values)
