@@ -8,29 +8,40 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8501
 
-.PHONY: run test test-core test-serving test-app test-e2e lint bench load clean debian
+.PHONY: run serve test test-core test-serving test-app test-e2e lint bench load clean debian
 
+# --retries 1: requirements.txt names PyTorch's page of CPU wheels, which a machine with only a
+# local package mirror cannot reach; pip's default of 5 retries waits 8.5 s for it, one 0.6 s.
 $(VENV)/.runtime: requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --retries 1 -r requirements.txt
 	@touch $@
 
 $(VENV)/.dev: requirements-dev.txt $(VENV)/.runtime
-	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet --retries 1 -r requirements-dev.txt
 	@touch $@
 
 run: $(VENV)/.runtime
 	$(PY) -m streamlit run app.py --server.port $(PORT)
 
+# A class larger than one process serves: REPLICAS identical app processes on loopback ports
+# behind haproxy with cookie-based session affinity, on http://localhost:$(PROXY_PORT)
+# (deploy/replicas.py; docs/deploy.md). LEAN=1 runs each replica without helper processes.
+REPLICAS ?= 2
+PROXY_PORT ?= 8080
+serve: $(VENV)/.runtime debian
+	$(PY) deploy/replicas.py --replicas $(REPLICAS) --port $(PROXY_PORT) $(if $(filter 1,$(LEAN)),--lean,)
+
 # Debian packages the tests need: chromium for the browser tests (never a downloaded browser),
-# with CJK fonts so the Chinese screenshots are readable, and graphviz's dot for the graph
-# page's SVG export. Installed when missing and we are root; otherwise a clear message says
-# what to run.
+# with CJK fonts so the Chinese screenshots are readable, graphviz's dot for the graph page's
+# SVG export, and haproxy for the replicas (make serve, tests/deploy). Installed when missing
+# and we are root; otherwise a clear message says what to run.
 debian:
 	@missing=""; \
 	[ -x /usr/bin/chromium ] || missing=" chromium fonts-noto-cjk"; \
 	command -v dot >/dev/null 2>&1 || missing="$$missing graphviz"; \
+	command -v haproxy >/dev/null 2>&1 || missing="$$missing haproxy"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = "0" ]; then \
 		echo "installing Debian's packages for the tests:$$missing"; \

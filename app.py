@@ -19,6 +19,8 @@ with script_slot(), routed():
             t("app.language"), list(LANGUAGES), key="lang", format_func=LANGUAGES.__getitem__,
             horizontal=True,
         )  # fmt: skip
+        if hograd_serving.LEAN:
+            st.caption(t("app.lean"))
     st.query_params["lang"] = st.session_state["lang"]
 
     # url_path equals the file name: a deep link first seen by a fresh server resolves to the

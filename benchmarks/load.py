@@ -83,6 +83,9 @@ from benchmarks.st_client import (  # noqa: E402
     Widget,
 )
 
+#: The proxy's session-affinity cookie in front of replicas (deploy/haproxy.cfg).
+AFFINITY_COOKIE = "HOGRAD_REPLICA"
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
@@ -292,6 +295,16 @@ class Record:
     polls: list[float] = field(default_factory=list)  # timer-driven fragment runs
     ready: list[float] = field(default_factory=list)  # action -> the page's timers all done
     unready: int = 0  # the student acted again while the page was still polling
+    #: behind a proxy of replicas: (the replica the session's cookie named, the replicas that
+    #: answered its requests) for each connection a session made; and how many reconnects
+    affinity: list[tuple[str | None, list[str]]] = field(default_factory=list)
+    reconnects: int = 0
+
+    def connection(self, client: StreamlitClient, first: int) -> None:
+        """Note which replicas answered ``client`` since its ``first`` response."""
+        if client.replicas_seen[first:]:
+            with self.lock:
+                self.affinity.append((client.cookie(AFFINITY_COOKIE), client.replicas_seen[first:]))
 
     def rerun(self, action: str, seconds: float, nbytes: int, state: dict | None = None) -> None:
         with self.lock:
@@ -465,11 +478,15 @@ def wait_polling(
 def student(
     sid: int, url: str, page: str, record: Record, *, think: float, until: float,
     start_within: float, timeout: float, seed: int, mix: str = "full", max_actions: int = 10_000,
+    reconnect: bool = False,
 ) -> None:  # fmt: skip
-    """One simulated student: open ``page``, then act every ``think`` x U(0.5, 1.5) s."""
+    """One simulated student: open ``page``, then act every ``think`` x U(0.5, 1.5) s. With
+    ``reconnect``, a lost connection is opened again once, as Streamlit's front end does (the
+    session starts afresh: behind replicas, on whichever replica the proxy chooses)."""
     rng = random.Random(seed)
     time.sleep(rng.uniform(0, start_within))
     client = StreamlitClient(url, timeout=timeout)
+    conn_start = 0  # index of the client's first response on its current connection
     try:
         first = client.open(page)
         record.opens.append(first.seconds)
@@ -492,7 +509,22 @@ def student(
                 )
             state = {w.key: w.current() for w in client.widgets.values() if w.key}
             sent = time.perf_counter()
-            run = client.rerun()
+            try:
+                run = client.rerun()
+            except (ProtocolError, OSError):
+                if not reconnect:
+                    raise
+                record.connection(client, conn_start)
+                client.close()
+                conn_start = len(client.replicas_seen)
+                with record.lock:
+                    record.reconnects += 1
+                reopened = client.open(page)
+                if check(client, None, None):
+                    raise
+                record.rerun("reconnect", reopened.seconds, reopened.nbytes, None)
+                since = None
+                continue
             record.rerun(action, run.seconds, run.nbytes, state)
             since = sent if client.auto_reruns else None
             classify(client, record)
@@ -505,6 +537,7 @@ def student(
     except Exception as err:  # noqa: BLE001 - a bug in this tool must not hang the run
         record.fail(sid, f"client bug {type(err).__name__}: {err}")
     finally:
+        record.connection(client, conn_start)
         client.close()
 
 
@@ -853,6 +886,7 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
                 start_within=start_within,
                 timeout=args.timeout,
                 seed=args.seed * 1000 + i,
+                reconnect=getattr(args, "reconnect", False),
             ),
         )  # fmt: skip
         for i in range(args.sessions)
@@ -935,6 +969,11 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
         ],
         "rss_timeline": [[round(t, 1), round(r, 1)] for t, r in timeline],
         "browsers": browser_out,
+        # behind replicas: connections whose every response came from the replica their
+        # session-affinity cookie names, of all connections that saw a replica at all
+        "affinity_connections": len(record.affinity),
+        "affinity_held": sum(set(seen) == {cookie} for cookie, seen in record.affinity),
+        "reconnects": record.reconnects,
     }
 
 
@@ -965,6 +1004,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE",
                     help="environment for the server this tool starts, for experiments "
                     "(e.g. MALLOC_ARENA_MAX=2); repeatable")  # fmt: skip
+    ap.add_argument(
+        "--reconnect",
+        action="store_true",
+        help="a student whose connection drops "
+        "opens the page again, as a browser does (for replicas behind a proxy)",
+    )
     ap.add_argument("--seed", type=int, default=6)
     ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     args = ap.parse_args(argv)

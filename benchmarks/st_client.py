@@ -65,6 +65,8 @@ __all__ = [
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 XSRF_COOKIE = "_streamlit_xsrf"
+#: The response header a proxy in front of replicas names the replica in (deploy/replicas.py).
+REPLICA_HEADER = "X-Hograd-Replica"
 #: Element types that are widgets (have an ``id`` and a value on the wire).
 WIDGET_TYPES = frozenset({
     "text_input", "text_area", "slider", "radio", "selectbox", "checkbox", "button_group",
@@ -249,6 +251,9 @@ class StreamlitClient:
         self._cache: dict[str, tuple[ForwardMsg, int]] = {}  # hash -> (message, run index)
         self._cache_age = 2
         self._run_index = 0
+        #: the replica that answered each HTTP request and each websocket handshake, from the
+        #: proxy's REPLICA_HEADER (deploy/replicas.py sets it); empty without a proxy
+        self.replicas_seen: list[str] = []
 
     # -- connection -------------------------------------------------------------------------
 
@@ -258,6 +263,8 @@ class StreamlitClient:
             req.add_header("Accept-Encoding", "gzip")
         with self._http.open(req, timeout=self.timeout) as resp:
             body = resp.read()
+            if resp.headers.get(REPLICA_HEADER):
+                self.replicas_seen.append(resp.headers[REPLICA_HEADER])
         self.http_bytes += len(body)
         if gzip_ok and body[:2] == b"\x1f\x8b":
             body = gzip.decompress(body)
@@ -274,17 +281,26 @@ class StreamlitClient:
         xsrf = next((c.value for c in self._cookies if c.name == XSRF_COOKIE), "")
         ws_url = "ws" + self.base_url[4:] + "/_stcore/stream"
         headers = {"subprotocols": ["streamlit", xsrf]} if xsrf else {"subprotocols": ["streamlit"]}
+        # Every cookie the page set: the XSRF token, and a proxy's session-affinity cookie.
+        cookies = "; ".join(f"{c.name}={c.value}" for c in self._cookies)
         try:
             self._ws = websocket.create_connection(
                 ws_url,
                 timeout=self.timeout,
-                cookie=f"{XSRF_COOKIE}={xsrf}" if xsrf else None,
+                cookie=cookies or None,
                 origin=self.base_url,
                 enable_multithread=False,
                 **headers,
             )
         except (OSError, websocket.WebSocketException) as err:
             raise ProtocolError(f"websocket: could not connect to {ws_url}: {err}") from err
+        replica = (self._ws.getheaders() or {}).get(REPLICA_HEADER.lower())
+        if replica:
+            self.replicas_seen.append(replica)
+
+    def cookie(self, name: str) -> str | None:
+        """The value of cookie ``name`` that the server (or a proxy) set, if any."""
+        return next((c.value for c in self._cookies if c.name == name), None)
 
     def close(self) -> None:
         """Close the websocket (the server then ends the session)."""

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import gc
 
-__all__ = ["start"]
+from .lean import LEAN
+
+__all__ = ["LEAN", "start"]
 
 
 def start() -> None:

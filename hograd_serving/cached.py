@@ -40,6 +40,7 @@ from hograd_core.symbolic import SympyView
 
 from .deferred import DeferredJobs, TorchWorker
 from .gate import heavy_work
+from .lean import LEAN
 from .sympy_worker import SympyWorker
 from .torch_helper import probe_in_helper, run_isolated, run_job
 
@@ -74,9 +75,9 @@ WAIT = 0.025
 POLL = 0.6
 #: One of each for the whole server: their answers are pure functions of the arguments, the
 #: same for every student who asks, like the cached values.
-SYMPY = SympyWorker()
+SYMPY = SympyWorker(resident=not LEAN)  # lean mode (.lean): sympy in the asking thread
 atexit.register(SYMPY.stop)  # the child would end anyway, on its closed pipe
-AUTOGRAD = DeferredJobs("autograd", TorchWorker())
+AUTOGRAD = DeferredJobs("autograd", TorchWorker(resident=not LEAN))
 atexit.register(AUTOGRAD.worker.stop)
 
 

@@ -62,8 +62,14 @@ class ChildProcess:
     name = ""
     max_starts = 5
 
-    def __init__(self, lock: threading.Lock | threading.Condition | None = None) -> None:
+    def __init__(
+        self, lock: threading.Lock | threading.Condition | None = None, *, resident: bool = True
+    ) -> None:
+        """``resident=False`` (lean mode, :mod:`.lean`): never start the process; every caller
+        takes its fallback (the work runs in the caller's thread, or in a short-lived process)."""
         self._lock = lock if lock is not None else threading.Lock()
+        if not resident:
+            self.max_starts = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._send: Connection | None = None
         self._starts = 0

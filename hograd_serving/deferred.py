@@ -169,8 +169,8 @@ class TorchWorker(torch_helper.TorchChild):
     program = "from hograd_serving.deferred import _serve; _serve()"
     name = "torch-worker-reader"
 
-    def __init__(self) -> None:
-        super().__init__()  # its lock: one job at a time
+    def __init__(self, *, resident: bool = True) -> None:
+        super().__init__(resident=resident)  # its lock: one job at a time
         self._answers: queue.SimpleQueue = queue.SimpleQueue()
         self._first = False  # the next job is the first of a new process: it waits longer
 

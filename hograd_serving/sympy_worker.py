@@ -241,9 +241,9 @@ class SympyWorker(ChildProcess):
     name = "sympy-worker-reader"
     max_starts = MAX_STARTS
 
-    def __init__(self, *, inline_seconds: float = INLINE_SECONDS) -> None:
+    def __init__(self, *, inline_seconds: float = INLINE_SECONDS, resident: bool = True) -> None:
         self._cond = threading.Condition()
-        super().__init__(lock=self._cond)
+        super().__init__(lock=self._cond, resident=resident)
         self.inline_seconds = inline_seconds
         self._answers: dict[int, SympyView | None] = {}
         self._waiting: set[int] = set()

@@ -43,6 +43,7 @@ from hograd_core.nested_autograd import probe_graph
 
 from .child import ChildProcess, child_pipes
 from .gate import BusyError, heavy_work
+from .lean import LEAN
 
 __all__ = [
     "run_isolated", "run_job", "probe_in_helper", "TorchHelper", "TorchChild", "ChildError",
@@ -242,8 +243,8 @@ class TorchHelper(TorchChild):
     program = "from hograd_serving.torch_helper import _serve; _serve()"
     name = "fork-helper-reader"
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, *, resident: bool = True) -> None:
+        super().__init__(resident=resident)
         #: request id -> (the helper it was sent to, where its messages go)
         self._inboxes: dict[int, tuple[subprocess.Popen[bytes], queue.SimpleQueue]] = {}
         self._ids = itertools.count()
@@ -310,7 +311,7 @@ class TorchHelper(TorchChild):
         return unpack(message, timeout)
 
 
-TORCH_HELPER = TorchHelper()
+TORCH_HELPER = TorchHelper(resident=not LEAN)
 atexit.register(TORCH_HELPER.stop)  # the helper would end anyway, on its closed pipe
 
 

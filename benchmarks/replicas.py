@@ -1,0 +1,165 @@
+"""Replicas behind haproxy, measured on this machine (loopback only): capacity with 2 replicas
+against 1, a class through the proxy, a replica killed during a class, memory per replica.
+
+    python benchmarks/replicas.py              # the full run (about 8 minutes)
+    python benchmarks/replicas.py --lean       # the replicas in lean mode (no helper processes)
+    python benchmarks/replicas.py --json
+
+Phases, each on replicas started for it (deploy/replicas.py), with the load benchmark's
+simulated students (benchmarks/load.py, Streamlit's own websocket protocol):
+
+- capacity: students with no think time (the replicas saturated) for ``--capacity-seconds``,
+  with 1 replica and with 2, interleaved for ``--rounds`` rounds; reruns per second, and the
+  ratio 2 / 1 per round;
+- class: ``--class-size`` students thinking 2 s on average, through the proxy to 2 replicas:
+  rerun percentiles, failed sessions, and whether every response of every connection came
+  from the replica its cookie names (checked on each response's X-Hograd-Replica header);
+- failover: the same class, with replica r1 killed halfway: its students reconnect (as
+  Streamlit's front end does) and go on on r2; failed sessions counted;
+- memory: each replica's process tree (the server and its helper processes) after the first
+  visitor, and at its peak during the class.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "deploy")]
+
+from replicas import Replicas  # noqa: E402
+
+from benchmarks import load as lb  # noqa: E402
+from benchmarks.st_client import StreamlitClient  # noqa: E402
+
+
+def tree_mb(pid: int) -> float:
+    """RSS of a process and all its descendants, MB (shared pages counted in each)."""
+    try:
+        proc = psutil.Process(pid)
+        procs = [proc, *proc.children(recursive=True)]
+    except psutil.Error:
+        return 0.0
+    total = 0
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            total += p.memory_info().rss
+    return total / 2**20
+
+
+class Peaks(threading.Thread):
+    """Samples each replica's process tree every half second; keeps the peak of each."""
+
+    def __init__(self, group: Replicas) -> None:
+        super().__init__(daemon=True)
+        self.group, self.peak = group, {r.name: 0.0 for r in group.replicas}
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        while not self._stop_event.wait(0.5):
+            for r in self.group.replicas:
+                self.peak[r.name] = max(self.peak[r.name], tree_mb(r.process.pid))
+
+    def stop(self) -> dict[str, float]:
+        self._stop_event.set()
+        self.join(timeout=5)
+        return {k: round(v, 1) for k, v in self.peak.items()}
+
+
+def warm(group: Replicas, timeout: float) -> dict[str, float]:
+    """Open the page on every replica (new browsers go round robin); the first screen's seconds
+    on each fresh replica."""
+    firsts: dict[str, float] = {}
+    for _ in range(4 * len(group.replicas)):
+        with StreamlitClient(group.url, timeout=timeout) as c:
+            run = c.open("derivatives")
+            name = c.cookie(lb.AFFINITY_COOKIE) or "?"
+            firsts.setdefault(name, run.seconds)
+        if len(firsts) == len(group.replicas):
+            break
+    return firsts
+
+
+def load_args(sessions: int, seconds: float, think: float, reconnect: bool) -> argparse.Namespace:
+    args = lb.parse_args(
+        ["--sessions", str(sessions), "--seconds", str(seconds), "--think", str(think),
+         "--browsers", "0", "--storm", "0", "--soak", "0", "--idle", "0", "--timeout", "60"]
+        + (["--reconnect"] if reconnect else [])
+    )  # fmt: skip
+    return args
+
+
+def students(group: Replicas, args: argparse.Namespace, kill_at: float | None = None) -> dict:
+    """The load benchmark's load phase against the proxy; replica r1 killed after ``kill_at``
+    seconds when given."""
+    server = lb.Server(group.url)  # measures the process listening there: the proxy
+    if kill_at is not None:
+        threading.Timer(kill_at, group.kill, args=("r1",)).start()
+    out = lb.load(server, group.url, ["derivatives"], args)
+    keep = ("reruns", "reruns_per_s", "p50_ms", "p95_ms", "p99_ms", "failed", "failures",
+            "reruns_over_2s", "affinity_connections", "affinity_held", "reconnects", "busy")  # fmt: skip
+    return {k: out[k] for k in keep}
+
+
+def run(a: argparse.Namespace) -> dict[str, Any]:
+    env = {"HOGRAD_LEAN": "1"} if a.lean else {"HOGRAD_LEAN": "0"}
+    result: dict[str, Any] = {"lean": a.lean, "cores": psutil.cpu_count(), "capacity": []}
+    for _ in range(a.rounds):  # interleaved: 1, 2, 1, 2, ...
+        row = {}
+        for n in (1, 2):
+            with Replicas(n, env=env) as group:
+                warm(group, 120)
+                out = students(group, load_args(a.capacity_sessions, a.capacity_seconds, 0, False))
+                row[n] = out["reruns_per_s"]
+                lb.log(f"capacity, {n} replica(s): {row[n]} reruns/s, p50 {out['p50_ms']} ms")
+        result["capacity"].append({"one": row[1], "two": row[2], "ratio": row[2] / row[1]})
+    ratios = [r["ratio"] for r in result["capacity"]]
+    result["capacity_ratio_median"] = round(statistics.median(ratios), 2)
+    result["capacity_ratio_range"] = [round(min(ratios), 2), round(max(ratios), 2)]
+
+    started = time.perf_counter()
+    with Replicas(2, env=env) as group:
+        result["replicas_up_s"] = round(time.perf_counter() - started, 1)
+        result["first_screen_s"] = warm(group, 120)
+        result["start_mb"] = {r.name: round(tree_mb(r.process.pid), 1) for r in group.replicas}
+        peaks = Peaks(group)
+        peaks.start()
+        result["class"] = students(group, load_args(a.class_size, a.seconds, 2.0, False))
+        result["peak_mb"] = peaks.stop()
+        lb.log(f"class of {a.class_size}: {result['class']}")
+    with Replicas(2, env=env) as group:
+        warm(group, 120)
+        result["failover"] = students(
+            group, load_args(a.class_size, a.seconds, 2.0, True), kill_at=a.seconds / 2
+        )
+        lb.log(f"failover: {result['failover']}")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lean", action="store_true", help="replicas in lean mode")
+    ap.add_argument("--rounds", type=int, default=2, help="capacity rounds (default 2)")
+    ap.add_argument("--capacity-sessions", type=int, default=16)
+    ap.add_argument("--capacity-seconds", type=float, default=30)
+    ap.add_argument("--class-size", type=int, default=100)
+    ap.add_argument("--seconds", type=float, default=60, help="class length (default 60 s)")
+    ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    a = ap.parse_args(argv)
+    result = run(a)
+    print(json.dumps(result, indent=None if a.json else 2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

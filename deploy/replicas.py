@@ -1,0 +1,215 @@
+"""N identical replicas of the app behind haproxy, with cookie-based session affinity.
+
+A Streamlit session lives in the memory of the process that runs it, and every request of that
+session (the page, its websocket, media, a reconnect) must reach that process. The proxy gives
+each new browser a cookie naming a replica (``HOGRAD_REPLICA``) and sends every request that
+carries it to that replica: never by client address, since a lecture hall reaches the server
+from one NAT address. Every replica gets the same ``server.cookieSecret``, so the XSRF cookie
+one signs is valid at all of them. When a replica dies, the proxy's health check takes it out
+and ``option redispatch`` sends its students to a live one, where Streamlit's own reconnect
+gives them a fresh page.
+
+Run it as a script (``make serve REPLICAS=2``)::
+
+    python deploy/replicas.py --replicas 2 --port 8080
+
+or use :class:`Replicas` from Python (the tests and ``benchmarks/load.py --replicas`` do).
+Everything listens on 127.0.0.1 only; the proxy's configuration is written from
+``deploy/haproxy.cfg``, the same file the Docker Compose setup uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = ROOT / "deploy" / "haproxy.cfg"
+HEALTH = "/_stcore/health"
+#: How long a replica may take to answer its health check after it starts (imports torch).
+START_SECONDS = 120.0
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def healthy(url: str, timeout: float = 2.0) -> bool:
+    """Whether ``url`` + /_stcore/health answers 200."""
+    try:
+        with urllib.request.urlopen(url + HEALTH, timeout=timeout) as resp:
+            return resp.status == 200
+    except OSError:
+        return False
+
+
+def haproxy_config(port: int, servers: list[tuple[str, int]], template: Path = TEMPLATE) -> str:
+    """deploy/haproxy.cfg for a proxy on 127.0.0.1:``port`` in front of ``servers`` (name,
+    port): the template's ``server`` lines are replaced by one per replica, each with its
+    name as its cookie value."""
+    lines = []
+    for line in template.read_text().splitlines():
+        if line.strip().startswith("bind "):
+            line = f"    bind 127.0.0.1:{port}"
+        if line.strip().startswith(("server ", "server-template ")):
+            continue
+        lines.append(line)
+        if line.strip().startswith("backend "):
+            lines += [
+                f"    server {name} 127.0.0.1:{p} cookie {name} check inter 1s fall 2 rise 2"
+                for name, p in servers
+            ]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Replica:
+    name: str
+    port: int
+    process: subprocess.Popen[bytes]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+@dataclass
+class Replicas:
+    """``count`` app processes and haproxy in front of them; a context manager that stops all
+    of them on exit (and on SIGTERM when run as a script).
+
+    Args:
+        count: how many replicas.
+        port: the proxy's port (a free one when 0).
+        env: extra environment for the replicas (``HOGRAD_LEAN=1``, say).
+        log_dir: where each process's output goes (a temporary folder when None).
+    """
+
+    count: int = 2
+    port: int = 0
+    env: dict[str, str] = field(default_factory=dict)
+    log_dir: Path | None = None
+    replicas: list[Replica] = field(default_factory=list)
+    proxy: subprocess.Popen[bytes] | None = None
+    _logs: list = field(default_factory=list)
+
+    def _log(self, name: str):  # noqa: ANN202 - an open binary file
+        assert self.log_dir is not None
+        self._logs.append((self.log_dir / name).open("wb"))
+        return self._logs[-1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> Replicas:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Start the replicas and the proxy; return once every replica and the proxy answer."""
+        haproxy = shutil.which("haproxy")
+        if haproxy is None:
+            raise RuntimeError("haproxy is not installed: apt-get install haproxy (make debian)")
+        self.port = self.port or free_port()
+        self.log_dir = Path(self.log_dir or tempfile.mkdtemp(prefix="hograd-replicas-"))
+        secret = secrets.token_hex(32)  # the same for every replica: see the module doc
+        for i in range(1, self.count + 1):
+            self.replicas.append(self._start_replica(f"r{i}", free_port(), secret))
+        config = self.log_dir / "haproxy.cfg"
+        config.write_text(haproxy_config(self.port, [(r.name, r.port) for r in self.replicas]))
+        deadline = time.monotonic() + START_SECONDS
+        for replica in self.replicas:
+            self._wait(replica.url, replica.process, deadline, replica.name)
+        self.proxy = subprocess.Popen(  # -db: stay in the foreground, so it stops with us
+            [haproxy, "-db", "-f", str(config)], stdout=self._log("haproxy.log"),
+            stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        self._wait(self.url, self.proxy, deadline, "haproxy")
+
+    def _start_replica(self, name: str, port: int, secret: str) -> Replica:
+        env = {**os.environ, **self.env, "STREAMLIT_SERVER_COOKIE_SECRET": secret}
+        log = self._log(f"{name}.log")
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,  # its helper processes go with it when it is killed
+        )  # fmt: skip
+        return Replica(name, port, process)
+
+    @staticmethod
+    def _wait(url: str, process: subprocess.Popen[bytes], deadline: float, what: str) -> None:
+        while not healthy(url):
+            if process.poll() is not None:
+                raise RuntimeError(f"{what} exited with status {process.returncode}")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{what} did not answer {url}{HEALTH} in time")
+            time.sleep(0.2)
+
+    def kill(self, name: str) -> None:
+        """Kill replica ``name`` and its helper processes at once, as a crash would."""
+        replica = next(r for r in self.replicas if r.name == name)
+        if replica.process.poll() is None:
+            os.killpg(replica.process.pid, signal.SIGKILL)
+            replica.process.wait(timeout=30)
+
+    def stop(self) -> None:
+        """Stop the proxy and every replica (with their helper processes)."""
+        if self.proxy is not None and self.proxy.poll() is None:
+            self.proxy.terminate()
+            self.proxy.wait(timeout=30)
+        for replica in self.replicas:
+            if replica.process.poll() is None:
+                os.killpg(replica.process.pid, signal.SIGTERM)
+                try:
+                    replica.process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    os.killpg(replica.process.pid, signal.SIGKILL)
+                    replica.process.wait(timeout=30)
+        for log in self._logs:
+            log.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--replicas", type=int, default=2, help="app processes (default 2)")
+    ap.add_argument("--port", type=int, default=8080, help="the proxy's port (default 8080)")
+    ap.add_argument("--lean", action="store_true", help="replicas in lean mode (HOGRAD_LEAN=1)")
+    args = ap.parse_args(argv)
+    if not 1 <= args.replicas <= 64:
+        print(f"error: --replicas: expected 1 to 64, got {args.replicas}", file=sys.stderr)
+        return 2
+    env = {"HOGRAD_LEAN": "1"} if args.lean else {}
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+    with Replicas(args.replicas, args.port, env) as group:
+        ports = ", ".join(f"{r.name} :{r.port}" for r in group.replicas)
+        print(f"hograd: {group.url} -> {ports} (logs in {group.log_dir}); Ctrl+C stops all")
+        try:
+            while not stop and group.proxy is not None and group.proxy.poll() is None:
+                time.sleep(1)
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
