@@ -251,12 +251,14 @@ class Server:
 
 
 class RssSampler(threading.Thread):
-    """Samples the server's RSS every ``every`` seconds until stopped."""
+    """Samples the server's RSS, and that of its whole process tree (the server and every
+    helper or short-lived child it has at that moment), every ``every`` seconds until stopped."""
 
     def __init__(self, server: Server, every: float = 0.5):
         super().__init__(daemon=True)
         self.server, self.every = server, every
         self.samples: list[tuple[float, float]] = []
+        self.tree_peak = 0.0
         self._stop_event = threading.Event()
         self.t0 = time.perf_counter()
 
@@ -265,6 +267,7 @@ class RssSampler(threading.Thread):
             rss = self.server.rss_mb()
             if rss is not None:
                 self.samples.append((time.perf_counter() - self.t0, rss))
+                self.tree_peak = max(self.tree_peak, rss + self.server.helpers_rss_mb())
             self._stop_event.wait(self.every)
 
     def stop(self) -> None:
@@ -947,6 +950,8 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
         "unsettled": record.unready,
         "mb_sent_to_clients": round(record.bytes / 2**20, 1),
         "rss_peak_mb": None if sampler.peak() is None else round(sampler.peak(), 1),
+        # the server with every child it had at the time (helpers, a flag lab's fresh process)
+        "tree_peak_mb": round(sampler.tree_peak, 1),
         "server_cpu_pct": None
         if cpu0 is None or cpu1 is None
         else round(100 * (cpu1 - cpu0) / wall),
