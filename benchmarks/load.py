@@ -478,14 +478,69 @@ def wait_polling(
     return since
 
 
+#: A simulated browser reopens a lost connection this many times before its student gives up.
+RECONNECTS = 5
+
+
+def act(
+    client: StreamlitClient, record: Record, rng: random.Random, mix: str, pause: float,
+    since: float | None, sid: int,
+) -> float | None:  # fmt: skip
+    """Think for ``pause`` seconds (firing the page's timers), then one action and its rerun;
+    returns when the action was sent if the page is still polling for it, else None."""
+    since = wait_polling(client, record, time.perf_counter() + pause, since)
+    if since is not None:  # acting again before the page had finished polling
+        record.settled(None)
+    action, expect = choose(client, rng, mix)
+    typed = None
+    if action.startswith("fn."):
+        typed = next(w.value[1] for w in client.widgets.values() if w.key and w.key.endswith(".fn"))
+    state = {w.key: w.current() for w in client.widgets.values() if w.key}
+    sent = time.perf_counter()
+    run = client.rerun()
+    record.rerun(action, run.seconds, run.nbytes, state)
+    classify(client, record)
+    problem = check(client, typed, expect)
+    if problem:
+        record.fail(sid, f"{action}: {problem}")
+        client.exceptions.clear()
+    return sent if client.auto_reruns else None
+
+
+def reopen(client: StreamlitClient, page: str, record: Record) -> int:
+    """Open ``page`` again after a lost connection, as a browser reconnects: up to
+    ``RECONNECTS`` tries, 0.5 s more pause each time. Returns the index of the new
+    connection's first response in ``client.replicas_seen``.
+
+    Raises:
+        ProtocolError, OSError: every try failed.
+    """
+    for attempt in range(RECONNECTS):
+        client.close()
+        conn_start = len(client.replicas_seen)
+        try:
+            reopened = client.open(page)
+        except (ProtocolError, OSError):
+            if attempt == RECONNECTS - 1:
+                raise
+            time.sleep(0.5 * (attempt + 1))
+            continue
+        with record.lock:
+            record.reconnects += 1
+        record.rerun("reconnect", reopened.seconds, reopened.nbytes, None)
+        return conn_start
+    raise AssertionError("unreachable")
+
+
 def student(
     sid: int, url: str, page: str, record: Record, *, think: float, until: float,
     start_within: float, timeout: float, seed: int, mix: str = "full", max_actions: int = 10_000,
     reconnect: bool = False,
 ) -> None:  # fmt: skip
     """One simulated student: open ``page``, then act every ``think`` x U(0.5, 1.5) s. With
-    ``reconnect``, a lost connection is opened again once, as Streamlit's front end does (the
-    session starts afresh: behind replicas, on whichever replica the proxy chooses)."""
+    ``reconnect``, a lost connection is opened again, as Streamlit's front end does, up to
+    ``RECONNECTS`` times with a growing pause (the session starts afresh: behind replicas, on
+    whichever replica the proxy chooses); otherwise a lost connection fails the session."""
     rng = random.Random(seed)
     time.sleep(rng.uniform(0, start_within))
     client = StreamlitClient(url, timeout=timeout)
@@ -501,40 +556,14 @@ def student(
             pause = think * rng.uniform(0.5, 1.5)
             if time.perf_counter() + pause >= until:
                 break
-            since = wait_polling(client, record, time.perf_counter() + pause, since)
-            if since is not None:  # acting again before the page had finished polling
-                record.settled(None)
-            action, expect = choose(client, rng, mix)
-            typed = None
-            if action.startswith("fn."):
-                typed = next(
-                    w.value[1] for w in client.widgets.values() if w.key and w.key.endswith(".fn")
-                )
-            state = {w.key: w.current() for w in client.widgets.values() if w.key}
-            sent = time.perf_counter()
             try:
-                run = client.rerun()
+                since = act(client, record, rng, mix, pause, since, sid)
             except (ProtocolError, OSError):
                 if not reconnect:
                     raise
                 record.connection(client, conn_start)
-                client.close()
-                conn_start = len(client.replicas_seen)
-                with record.lock:
-                    record.reconnects += 1
-                reopened = client.open(page)
-                if check(client, None, None):
-                    raise
-                record.rerun("reconnect", reopened.seconds, reopened.nbytes, None)
+                conn_start = reopen(client, page, record)
                 since = None
-                continue
-            record.rerun(action, run.seconds, run.nbytes, state)
-            since = sent if client.auto_reruns else None
-            classify(client, record)
-            problem = check(client, typed, expect)
-            if problem:
-                record.fail(sid, f"{action}: {problem}")
-                client.exceptions.clear()
     except (ProtocolError, OSError) as err:
         record.fail(sid, f"{type(err).__name__}: {err}")
     except Exception as err:  # noqa: BLE001 - a bug in this tool must not hang the run
