@@ -46,9 +46,13 @@ __all__ = [
     "GraphView",
     "OrderStats",
     "TypeCount",
+    "TensorGraph",
+    "Trend",
     "graph_lab",
-    "growth_factor",
     "output_label",
+    "saved_slots",
+    "trace_tensors",
+    "trend",
 ]
 
 
@@ -56,7 +60,7 @@ __all__ = [
 class GraphBudget:
     """Limits of the graph lab (each one keeps a shared server responsive)."""
 
-    max_order: int = 6  # every order multiplies the graph by about 2.2-2.9 (tanh: 217 at 6)
+    max_order: int = 6  # how fast graphs grow depends on f: x**3 stops at 11 nodes, tanh: 217
     max_nodes: int = 20_000  # grad_fn nodes walked with their saved tensors: < 1 s on 2 cores
     max_draw: int = 400  # nodes sent to graphviz: ~1 s at 500, ~40 s at 2,000 (dot, 2 cores)
     max_abs_x: float = 1e6
@@ -78,8 +82,9 @@ class GraphNode:
         pass_index: the pass that created it: 0 forward, k the k-th backward.
         label: the op's type (``PowBackward0``), or the tensor's name (``x``, ``dy/dx``,
             ``self``).
-        value: the tensor's value (tensors only; None for ops and for non-scalar tensors).
+        value: the tensor's value (tensors only; None for ops, non-scalar and freed tensors).
         nbytes: bytes of a saved tensor's storage (0 otherwise).
+        freed: a saved tensor that a backward pass has freed (reading it raises).
     """
 
     name: str
@@ -88,6 +93,7 @@ class GraphNode:
     label: str
     value: float | None = None
     nbytes: int = 0
+    freed: bool = False
 
 
 @dataclass(frozen=True)
@@ -108,6 +114,9 @@ class OrderStats:
         nodes: grad_fn nodes reachable from f, ..., f^(k) (what a backward through all of them
             would walk; ``AccumulateGrad`` included).
         new_nodes: nodes the k-th pass added (order 0: the forward pass).
+        depth: grad_fn nodes on the longest path of that graph (from one of f, ..., f^(k) to
+            the leaf's ``AccumulateGrad``): the longest chain of calls a backward must make
+            one after another.
         saved_tensors: tensors saved for backward by those nodes (distinct storages).
         saved_bytes: their storage in bytes.
         seconds: wall time of the k-th pass alone (the forward for k = 0).
@@ -119,6 +128,7 @@ class OrderStats:
     order: int
     nodes: int
     new_nodes: int
+    depth: int
     saved_tensors: int
     saved_bytes: int
     seconds: float
@@ -226,18 +236,60 @@ class GraphLab:
         )  # fmt: skip
 
 
-def growth_factor(stats: tuple[OrderStats, ...], span: int = 3) -> float | None:
-    """Average factor by which the node count grew per order over the last ``span`` orders.
+@dataclass(frozen=True)
+class Trend:
+    """How one count (graph nodes, or depth) changed over the orders that were built.
 
-    None when there are not enough orders, or no nodes to compare (a constant function).
+    Attributes:
+        kind: "none" (always 0), "stopped" (unchanged since order ``since``), "growing" (each
+            of the last ``span`` orders added more than the one before) or "steady" (it grew,
+            but the amount added is not rising: no growth by a factor).
+        values: the count at orders 0, 1, ...
+        since: for "stopped", the first order of the final run of equal values.
+        span: how many of the last orders ``added`` and ``ratios`` describe.
+        added: the increase at each of those orders.
+        ratios: count / count of the order before, at each of them (empty if one is 0).
     """
-    if len(stats) < 2:
-        return None
-    span = min(span, len(stats) - 1)
-    first, last = stats[-1 - span].nodes, stats[-1].nodes
-    if first <= 0 or last <= 0:
-        return None
-    return (last / first) ** (1 / span)
+
+    kind: str
+    values: tuple[int, ...]
+    since: int = 0
+    span: int = 0
+    added: tuple[int, ...] = ()
+    ratios: tuple[float, ...] = ()
+
+    @property
+    def rising(self) -> bool:
+        """Whether each ratio is larger than the one before (the factor itself grows)."""
+        pairs = list(zip(self.ratios, self.ratios[1:], strict=False))
+        return bool(pairs) and all(b > a for a, b in pairs)
+
+
+def trend(values: tuple[int, ...] | list[int], span: int = 3) -> Trend:
+    """Classify how ``values`` (one per order) grew over the last ``span`` orders.
+
+    Example:
+        >>> trend([2, 5, 8, 11, 11, 11, 11]).since   # x**3 stops growing at order 3
+        3
+        >>> trend([2, 3, 7, 16, 37, 88, 217]).added  # tanh
+        (21, 51, 129)
+    """
+    values = tuple(values)
+    if not any(values):
+        return Trend("none", values)
+    last = len(values) - 1
+    if last == 0 or values[-1] == values[-2]:
+        since = last
+        while since > 0 and values[since - 1] == values[-1]:
+            since -= 1
+        return Trend("stopped", values, since=since)
+    span = min(span, last)
+    tail = values[-span - 1 :]
+    pairs = list(zip(tail, tail[1:], strict=False))
+    added = tuple(b - a for a, b in pairs)
+    ratios = tuple(b / a for a, b in pairs) if all(tail[:-1]) else ()
+    growing = len(added) > 1 and all(b > a for a, b in zip(added, added[1:], strict=False))
+    return Trend("growing" if growing else "steady", values, span=span, added=added, ratios=ratios)
 
 
 def output_label(order: int, variable: str = "x") -> str:
@@ -272,24 +324,45 @@ def _check(fn: Function, x0: float, order: int) -> str:
 class _Tracer:
     """Walks the graph pass by pass, naming nodes in a fixed order (never by ``id()``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, leaves: dict[int, str] | None = None) -> None:
+        self.leaves = leaves or {}  # id(leaf tensor) -> its name; unnamed: the one leaf x
         self.names: dict[object, str] = {}  # grad_fn -> stable name (keeps every node alive)
         self.nodes: list[GraphNode] = []
         self.edges: list[GraphEdge] = []
         self.storages: set[int] = set()  # data_ptr of every saved storage seen so far
         self.saved_bytes = 0
+        self.depth: dict[object, int] = {}  # grad_fn -> nodes on the longest path from it
+        self.counts: dict[int, int] = {}  # nodes named so far, by pass
+
+    def longest(self, root: object | None) -> int:
+        """Nodes on the longest path from ``root`` down to a leaf (0 without a root)."""
+        stack = [root] if root is not None else []
+        while stack:  # post-order without recursion: a node after all its inputs
+            fn = stack[-1]
+            inputs = [nxt for nxt, _ in fn.next_functions if nxt is not None]
+            todo = [nxt for nxt in inputs if nxt not in self.depth]
+            if fn in self.depth:
+                stack.pop()
+            elif todo:
+                stack.extend(todo)
+            else:
+                self.depth[fn] = 1 + max((self.depth[nxt] for nxt in inputs), default=0)
+                stack.pop()
+        return self.depth[root] if root is not None else 0
 
     def walk(self, k: int, root: object | None) -> list[object]:
         """Name the nodes reachable from ``root`` that no earlier pass reached; return them."""
         new: list[object] = []
+        start = self.counts.get(k, 0)  # a pass may have several roots (dy and dz)
         stack = [root] if root is not None else []
         while stack:  # depth-first, children in next_functions order
             fn = stack.pop()
             if fn in self.names:
                 continue
-            self.names[fn] = f"p{k}_{len(new)}"
+            self.names[fn] = f"p{k}_{start + len(new)}"
             new.append(fn)
             stack.extend(nxt for nxt, _ in reversed(fn.next_functions) if nxt is not None)
+        self.counts[k] = start + len(new)
         return new
 
     def describe(self, new: list[object], k: int) -> None:
@@ -302,30 +375,53 @@ class _Tracer:
         self.nodes.append(GraphNode(name, "op", k, type(fn).__name__))
         variable = getattr(fn, "variable", None)
         if torch.is_tensor(variable):  # AccumulateGrad: the leaf it accumulates into
-            self.nodes.append(GraphNode("leaf", "leaf", k, "", _scalar(variable)))
-            self.edges.append(GraphEdge("leaf", name))
+            label = self.leaves.get(id(variable), "")
+            leaf = f"leaf_{label}" if label else "leaf"
+            self.nodes.append(GraphNode(leaf, "leaf", k, label, _scalar(variable)))
+            self.edges.append(GraphEdge(leaf, name))
         for nxt, _ in fn.next_functions:
             if nxt is not None:
                 self.edges.append(GraphEdge(self.names[nxt], name))
-        for attr in sorted(a for a in dir(fn) if a.startswith(_SAVED)):
-            value = getattr(fn, attr)
-            label = attr[len(_SAVED) :]
-            if torch.is_tensor(value):
-                self._saved(name, label, value, k)
-            elif isinstance(value, tuple):
-                for i, item in enumerate(value):
-                    if torch.is_tensor(item):
-                        self._saved(name, f"{label}[{i}]", item, k)
+        for label, tensor in saved_slots(fn):
+            self._saved(name, label, tensor, k)
 
-    def _saved(self, owner: str, label: str, tensor: torch.Tensor, k: int) -> None:
+    def _saved(self, owner: str, label: str, tensor: torch.Tensor | None, k: int) -> None:
+        name = f"{owner}.{label}"
+        if tensor is None:  # freed by a backward pass: only its name is left
+            self.nodes.append(GraphNode(name, "saved", k, label, freed=True))
+            self.edges.append(GraphEdge(name, owner, saved=True))
+            return
         storage = tensor.untyped_storage()
         nbytes = storage.nbytes()
         if storage.data_ptr() not in self.storages:
             self.storages.add(storage.data_ptr())
             self.saved_bytes += nbytes
-        name = f"{owner}.{label}"
         self.nodes.append(GraphNode(name, "saved", k, label, _scalar(tensor), nbytes))
         self.edges.append(GraphEdge(name, owner, saved=True))
+
+
+def saved_slots(fn: object) -> list[tuple[str, torch.Tensor | None]]:
+    """What backward function ``fn`` saved for its own backward: ``(name, tensor)`` pairs.
+
+    Read from its ``_saved_<name>`` attributes; ``tensor`` is None where a backward pass has
+    freed it (PyTorch raises when a freed saved tensor is read). Slots that hold no tensor
+    (``MulBackward0._saved_self`` when the other factor needs no grad) are left out.
+    """
+    slots: list[tuple[str, torch.Tensor | None]] = []
+    for attr in sorted(a for a in dir(fn) if a.startswith(_SAVED)):
+        label = attr[len(_SAVED) :]
+        try:
+            value = getattr(fn, attr)
+        except RuntimeError as err:
+            if "freed" not in str(err):
+                raise
+            slots.append((label, None))
+            continue
+        if torch.is_tensor(value):
+            slots.append((label, value))
+        elif isinstance(value, tuple):
+            slots += [(f"{label}[{i}]", v) for i, v in enumerate(value) if torch.is_tensor(v)]
+    return slots
 
 
 def _scalar(tensor: torch.Tensor) -> float | None:
@@ -339,6 +435,7 @@ def _build(fn: Function, variable: str, x0: float, order: int) -> GraphLab:
     constant_from = None
     stopped = None
     row = None
+    depth = 0
     for k in range(order + 1):
         start = time.perf_counter()
         if k == 0:
@@ -357,13 +454,14 @@ def _build(fn: Function, variable: str, x0: float, order: int) -> GraphLab:
             stopped = len(tracer.names)  # reported by view(k); the nodes are not described
             break
         tracer.describe(new, k)
+        depth = max(depth, tracer.longest(row.grad_fn))
         output = f"out{k}"
         tracer.nodes.append(GraphNode(output, "output", k, output_label(k, variable), _scalar(row)))  # noqa: E501
         if row.grad_fn is not None:
             tracer.edges.append(GraphEdge(tracer.names[row.grad_fn], output))
         stats.append(
             OrderStats(
-                order=k, nodes=len(tracer.names), new_nodes=len(new),
+                order=k, nodes=len(tracer.names), new_nodes=len(new), depth=depth,
                 saved_tensors=len(tracer.storages), saved_bytes=tracer.saved_bytes,
                 seconds=seconds, value=float(row.detach()), requires_grad=row.requires_grad,
                 grad_fn=type(row.grad_fn).__name__ if row.grad_fn is not None else "",
@@ -376,6 +474,85 @@ def _build(fn: Function, variable: str, x0: float, order: int) -> GraphLab:
         variable=variable, x0=x0, built=len(stats) - 1, requested=order,
         nodes=tuple(tracer.nodes), edges=tuple(tracer.edges), stats=tuple(stats),
         constant_from=constant_from, stopped_nodes=stopped,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TensorGraph:
+    """The real graph behind the tensors of one run, each node tagged with the first root that
+    reaches it: root k is drawn in the colour of pass k (``y`` forward, ``dy`` the 1st
+    backward pass, ...).
+
+    Attributes:
+        nodes, edges: as in :class:`GraphView`, saved tensors always included; a saved tensor
+            that a backward pass freed has ``freed`` set.
+        roots: the roots' names, in order (``y``, ``dy``, ``d2y``).
+        per_pass: grad_fn nodes each root added to those of the roots before it.
+        bytes_per_pass: bytes of saved tensors that those nodes hold (freed ones count 0).
+        raised_at: the name of the node where the run raised ("" if it did not, or if
+            PyTorch raised before walking the graph).
+    """
+
+    nodes: tuple[GraphNode, ...]
+    edges: tuple[GraphEdge, ...]
+    roots: tuple[str, ...]
+    per_pass: tuple[int, ...]
+    bytes_per_pass: tuple[int, ...]
+    raised_at: str = ""
+
+    @property
+    def drawable(self) -> bool:
+        """Whether it is within ``GRAPH_BUDGET.max_draw`` nodes, as the graph page's view."""
+        return len(self.nodes) <= GRAPH_BUDGET.max_draw
+
+
+Root = tuple[int, str, object, "float | None"]  # (pass, name, tensor or None, printed value)
+
+
+def trace_tensors(
+    roots: list[Root], leaves: list[tuple[str, torch.Tensor]], raised_at: object = None
+) -> TensorGraph:
+    """Trace the graph behind ``roots`` as they are now (freed saved tensors included).
+
+    Args:
+        roots: ``(pass, name, object, value)``: the pass whose colour it gets (the call that
+            made it), a tensor (or None, e.g. an unused input's gradient with
+            ``allow_unused``) and the value to show (the value printed when it was made:
+            ``x.grad`` changes in place when gradients accumulate). Passes in order.
+        leaves: the leaves by name; a leaf that no root reaches is drawn on its own.
+        raised_at: the backward function whose call raised, or the name of a root or leaf
+            (PyTorch refused that tensor before walking the graph), or None.
+
+    Returns:
+        A :class:`TensorGraph` of primitives (no tensors).
+    """
+    tracer = _Tracer({id(t): name for name, t in leaves})
+    passes = 1 + max((k for k, _, _, _ in roots), default=0)
+    per_pass, bytes_per_pass = [0] * passes, [0] * passes
+    for i, (k, name, obj, value) in enumerate(roots):
+        grad_fn = obj.grad_fn if torch.is_tensor(obj) else None
+        before = tracer.saved_bytes
+        new = tracer.walk(k, grad_fn)
+        tracer.describe(new, k)
+        per_pass[k] += len(new)
+        bytes_per_pass[k] += tracer.saved_bytes - before
+        tracer.nodes.append(GraphNode(f"out{i}", "output", k, name, value))
+        if grad_fn is not None:
+            tracer.edges.append(GraphEdge(tracer.names[grad_fn], f"out{i}"))
+    drawn = {n.name for n in tracer.nodes}
+    for name, tensor in leaves:
+        if f"leaf_{name}" not in drawn:  # no root uses it (an unused input)
+            tracer.nodes.append(GraphNode(f"leaf_{name}", "leaf", 0, name, _scalar(tensor)))
+    where = ""
+    if raised_at in tracer.names:
+        where = tracer.names[raised_at]
+    elif isinstance(raised_at, str):
+        outputs = {n.label: n.name for n in tracer.nodes if n.kind in ("output", "leaf")}
+        where = outputs.get(raised_at, "")
+    return TensorGraph(
+        nodes=tuple(tracer.nodes), edges=tuple(tracer.edges),
+        roots=tuple(name for _, name, _, _ in roots), per_pass=tuple(per_pass),
+        bytes_per_pass=tuple(bytes_per_pass), raised_at=where,
     )  # fmt: skip
 
 

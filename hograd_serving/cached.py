@@ -153,7 +153,44 @@ def flags_for(
     text: str, x0: float, cg: bool, rg: bool | None, au: bool, mg: bool, z: bool, action: str
 ) -> FlagOutcome:
     settings = FlagSettings(cg, rg, au, mg, z, action)
-    return run_flags(cached_parse(text), x0, settings, isolate=run_isolated)
+    return run_flags(cached_parse(text), x0, settings, isolate=run_isolated, view=torchviz_views)
+
+
+#: torchviz's two switches; a flag-lab run is viewed with each combination
+TORCHVIZ = ((False, False), (False, True), (True, False), (True, True))
+
+
+def torchviz_line(names: tuple[str, ...], leaves: tuple[str, ...], attrs: bool, saved: bool) -> str:
+    """The one line of code that makes the view, on the snippet's own names."""
+    params = ", ".join(f"{name!r}: {name}" for name in leaves)
+    outputs = ", ".join(names) + ("," if len(names) == 1 else "")
+    return f"make_dot(({outputs}), params={{{params}}}, show_attrs={attrs}, show_saved={saved})"
+
+
+def torchviz_views(
+    made: tuple[tuple[str, object], ...], leaves: tuple[tuple[str, object], ...]
+) -> tuple[tuple[str, str], ...]:
+    """torchviz ``make_dot`` on a flag-lab run's own tensors, for each (show_attrs,
+    show_saved): ``("code:a,s", line)`` and ``("dot:a,s", source)``, or ``("error:a,s",
+    message)`` where torchviz could not read a saved tensor because a backward pass freed it
+    (PyTorch's own error). Passed to the core as its ``view`` (it runs where the tensors are).
+    """
+    from torchviz import make_dot  # imports graphviz: kept out of the core
+
+    names = tuple(name for name, _ in made)
+    params = dict(leaves)
+    views: list[tuple[str, str]] = []
+    for attrs, saved in TORCHVIZ:
+        key = f"{attrs},{saved}"
+        views.append((f"code:{key}", torchviz_line(names, tuple(params), attrs, saved)))
+        try:
+            dot = make_dot(
+                tuple(t for _, t in made), params=params, show_attrs=attrs, show_saved=saved
+            )
+            views.append((f"dot:{key}", dot.source))
+        except RuntimeError as err:
+            views.append((f"error:{key}", str(err)))
+    return tuple(views)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -28,7 +28,7 @@ import streamlit as st
 from graphviz import Digraph
 
 from hograd_core.errors import ArgumentError, BudgetError
-from hograd_core.graphs import GRAPH_BUDGET, GraphNode, GraphView, OrderStats
+from hograd_core.graphs import GRAPH_BUDGET, GraphNode, GraphView, OrderStats, TensorGraph, trend
 from hograd_serving.cached import lab_for
 from hograd_serving.gate import heavy_work
 from hograd_ui.i18n import tr
@@ -39,7 +39,10 @@ __all__ = [
     "PASS_BORDERS",
     "PASS_COLOURS",
     "dot_available",
+    "flag_dot",
+    "flag_legend_html",
     "growth_figure",
+    "growth_text",
     "legend_html",
     "pass_name",
     "stats_rows",
@@ -81,8 +84,9 @@ def _node_attrs(
         label = node.label if node.value is None else f"{node.label} = {_number(node.value)}"
         attrs.update(label=label, shape="ellipse", style="dashed,filled", fillcolor="#ffffff")
     else:
-        name = variable if node.kind == "leaf" else node.label
-        label = f"{name} = {_number(node.value)}" + ("\n(no grad_fn)" if constant else "")
+        name = (node.label or variable) if node.kind == "leaf" else node.label
+        value = "None" if node.kind == "output" and node.value is None else _number(node.value)
+        label = f"{name} = {value}" + ("\n(no grad_fn)" if constant else "")
         attrs.update(label=label, shape="ellipse", penwidth="2")
     if highlight and new and node.kind != "saved":
         attrs.update(color=_NEW, penwidth="3.5")
@@ -178,6 +182,79 @@ def to_dot(
     return dot.source
 
 
+_FREED = {"style": "dashed,filled", "fillcolor": "#f3f4f6", "color": "#9ca3af",
+          "fontcolor": "#6b7280"}  # fmt: skip
+_RAISED = "#dc2626"
+
+
+def _digraph(direction: str) -> Digraph:
+    graph_attr = {"rankdir": direction, "nodesep": "0.25", "ranksep": "0.35", "fontname": _FONT,
+                  "fontsize": "10", "bgcolor": "transparent", "labelloc": "b"}  # fmt: skip
+    return Digraph(
+        "autograd", graph_attr=graph_attr,
+        node_attr={"shape": "box", "style": "filled", "fontname": _FONT, "fontsize": "10",
+                   "height": "0.25", "margin": "0.08,0.03"},
+        edge_attr={"color": "#4b5563", "arrowsize": "0.6"},
+    )  # fmt: skip
+
+
+def flag_dot(graph: TensorGraph, lang: str = "en", *, min_width: float = 0.0) -> str:
+    """DOT source of a flag-lab run's real graph, in the pass colours of the graph page.
+
+    Saved tensors that a backward pass freed are greyed and say so; the node where the run
+    raised (a backward function, or the tensor PyTorch refused) has a red outline; a result
+    with no ``grad_fn`` stands alone, marked "(no grad_fn)"; None is drawn as None.
+
+    Raises:
+        BudgetError: more than ``GRAPH_BUDGET.max_draw`` nodes (the graph page's limit).
+    """
+    if not graph.drawable:
+        nodes = f"{len(graph.nodes):,}"
+        raise BudgetError("graph.budget.draw", nodes=nodes, limit=GRAPH_BUDGET.max_draw)
+    dot = _digraph("TB")
+    has_grad_fn = {e.dst for e in graph.edges if not e.saved}
+    for node in graph.nodes:
+        alone = node.kind == "output" and node.name not in has_grad_fn and node.value is not None
+        attrs = _node_attrs(node, False, False, "x", alone)
+        if node.freed:
+            attrs.update(_FREED, label=f"{node.label}\n{tr('graph.draw.freed', lang)}")
+        if node.name == graph.raised_at:
+            label = f"{attrs['label']}\n{tr('graph.draw.raised', lang)}"
+            attrs.update(label=label, color=_RAISED, penwidth="3.5")
+        dot.node(node.name, **attrs)
+    for edge in graph.edges:
+        if edge.saved:
+            dot.edge(edge.src, edge.dst, style="dashed", dir="none", color="#9ca3af")
+        else:
+            dot.edge(edge.src, edge.dst)
+    if min_width > 0:
+        strut = f'<TABLE BORDER="0" CELLPADDING="0"><TR><TD WIDTH="{min_width:.0f}" HEIGHT="1"></TD></TR></TABLE>'  # noqa: E501
+        dot.attr(label=f"<{strut}>")
+    return dot.source
+
+
+def flag_legend_html(graph: TensorGraph, lang: str = "en") -> str:
+    """Which colour is which call: one chip per pass with the tensors it made (fixed names,
+    escaped)."""
+    chip = (
+        '<span style="display:inline-block;margin:0 .4em .4em 0;padding:.1em .5em;'
+        'border-radius:.3em;background:{fill};border:1px solid {border};color:#111827">'
+        "{text}</span>"
+    )
+    made: dict[int, list[str]] = {}
+    for node in graph.nodes:
+        if node.kind == "output":
+            made.setdefault(node.pass_index, []).append(node.label)
+    chips = [
+        chip.format(
+            fill=PASS_COLOURS[k], border=PASS_BORDERS[k],
+            text=html.escape(f"{', '.join(names)}: {pass_name(k, lang)}"),
+        )
+        for k, names in sorted(made.items())
+    ]  # fmt: skip
+    return f'<div style="line-height:2">{"".join(chips)}</div>'
+
+
 def dot_available() -> bool:
     """Whether the graphviz ``dot`` binary is installed (needed for SVG, not for DOT)."""
     return shutil.which("dot") is not None
@@ -209,27 +286,28 @@ def to_svg(dot_source: str) -> bytes | None:
 
 
 def growth_figure(stats: tuple[OrderStats, ...], order: int, lang: str = "en") -> go.Figure:
-    """Three small panels: graph nodes, saved-tensor bytes and time of each pass, by order.
+    """Four small panels by order: graph nodes, depth, saved-tensor bytes, time of each pass.
 
     Counts on log scales, so a constant growth factor is a straight line; zero counts (a
     constant function has no nodes) are left out. The selected ``order`` is marked.
     """
-    titles = [tr(f"graph.growth.{name}", lang) for name in ("nodes", "bytes", "ms")]
+    titles = [tr(f"graph.growth.{name}", lang) for name in ("nodes", "depth", "bytes", "ms")]
     orders = [s.order for s in stats]
     series = (
         [s.nodes for s in stats],
+        [s.depth for s in stats],
         [s.saved_bytes for s in stats],
         [s.seconds * 1000 for s in stats],
     )
     marker = {
         "color": [PASS_BORDERS[k] for k in orders],
-        "size": [16 if k == order else 9 for k in orders],
+        "size": [14 if k == order else 8 for k in orders],
         "line": {"color": _NEW, "width": 1},
     }
-    # Three panels side by side, as make_subplots(cols=3, horizontal_spacing=0.08) lays them
+    # Four panels side by side, as make_subplots(cols=4, horizontal_spacing=0.06) lays them
     # out, written as plain dicts (drawn on every rerun; see plotting.py).
     traces, shapes, annotations, layout = [], [], [], {}
-    cells = grid_cells(1, 3, 0.08, 0.0)
+    cells = grid_cells(1, 4, 0.06, 0.0)
     for col, (title, values, (x_domain, y_domain)) in enumerate(
         zip(titles, series, cells, strict=True), start=1
     ):
@@ -243,18 +321,60 @@ def growth_figure(stats: tuple[OrderStats, ...], order: int, lang: str = "en") -
         })  # fmt: skip
         # counts on log scales (a constant growth factor is a straight line); times, small
         # and noisy, read best from zero
-        yaxis = {"type": "log"} if col < 3 else {"rangemode": "tozero"}
+        yaxis = {"type": "log"} if col < 4 else {"rangemode": "tozero"}
         layout[f"yaxis{n}"] = {"anchor": f"x{n}", "domain": y_domain, **yaxis}
         layout[f"xaxis{n}"] = {
             "anchor": f"y{n}", "domain": x_domain, "dtick": 1,
             "title": {"text": tr("graph.growth.order", lang)},
         }  # fmt: skip
         shapes.append(vline(order, {"color": _NEW, "dash": "dot", "width": 1}, n))
-        annotations.append(cell_title(title, x_domain, y_domain, size=16))
+        annotations.append(cell_title(title, x_domain, y_domain, size=15))
     return new_figure(
-        traces, height=330, margin={"l": 10, "r": 10, "t": 40, "b": 10}, font={"size": 15},
+        traces, height=330, margin={"l": 10, "r": 10, "t": 40, "b": 10}, font={"size": 14},
         shapes=shapes, annotations=annotations, **layout,
     )  # fmt: skip
+
+
+def _numbers(values: tuple[int, ...] | tuple[float, ...], fmt: str = "{}") -> str:
+    return ", ".join(fmt.format(v) for v in values)
+
+
+def growth_text(stats: tuple[OrderStats, ...], lang: str = "en") -> str:
+    """What grew, order by order, in sentences built from the measured counts.
+
+    One sentence on the node count (stopped, growing by more each order, or not by a factor:
+    :func:`hograd_core.graphs.trend` decides), one on the depth (its values per order), and
+    the factor each grew by from order 1 to the last; no number in them is fixed text.
+    """
+    nodes = trend([s.nodes for s in stats])
+    depth = trend([s.depth for s in stats])
+    last = len(stats) - 1
+    if nodes.kind == "none":
+        return tr("graph.growth.none", lang)
+    if nodes.kind == "stopped":
+        parts = [tr("graph.growth.flat", lang, since=nodes.since, nodes=nodes.values[-1])]
+    else:
+        added = _numbers(nodes.added)
+        key = "graph.growth.growing" if nodes.kind == "growing" else "graph.growth.steady"
+        ratios = _numbers(nodes.ratios, "×{:.2f}")
+        parts = [tr(key, lang, span=nodes.span, added=added, ratios=ratios)]
+        if nodes.rising:
+            parts.append(tr("graph.growth.rising", lang))
+    values = _numbers(depth.values)
+    if depth.kind == "stopped" and depth.since < last:
+        parts.append(tr(
+            "graph.growth.depth_stopped", lang, last=last, depths=values,
+            depth=depth.values[-1], since=depth.since,
+        ))  # fmt: skip
+    else:
+        parts.append(tr("graph.growth.depth_line", lang, last=last, depths=values))
+    if last >= 2 and stats[1].nodes and stats[1].depth and stats[-1].nodes != stats[1].nodes:
+        parts.append(tr(
+            "graph.growth.compare", lang, last=last,
+            nodes=f"{stats[-1].nodes / stats[1].nodes:.1f}",
+            depth=f"{stats[-1].depth / stats[1].depth:.1f}",
+        ))  # fmt: skip
+    return " ".join(parts)
 
 
 def summary_rows(view: GraphView, lang: str = "en") -> list[dict[str, object]]:
@@ -268,12 +388,14 @@ def summary_rows(view: GraphView, lang: str = "en") -> list[dict[str, object]]:
 
 
 def stats_rows(stats: tuple[OrderStats, ...], lang: str = "en") -> list[dict[str, object]]:
-    """One row per order: value, nodes, new nodes, saved tensors and bytes, time, grad_fn."""
-    keys = ("order", "value", "nodes", "new", "saved", "bytes", "ms", "grad_fn")
+    """One row per order: value, nodes, new nodes, depth, saved tensors and bytes, time,
+    grad_fn."""
+    keys = ("order", "value", "nodes", "new", "depth", "saved", "bytes", "ms", "grad_fn")
     head = {k: tr(f"graph.table.{k}", lang) for k in keys}
     return [
         {head["order"]: s.order, head["value"]: f"{s.value:.6g}", head["nodes"]: s.nodes,
-         head["new"]: s.new_nodes, head["saved"]: s.saved_tensors, head["bytes"]: s.saved_bytes,
+         head["new"]: s.new_nodes, head["depth"]: s.depth, head["saved"]: s.saved_tensors,
+         head["bytes"]: s.saved_bytes,
          head["ms"]: round(s.seconds * 1000, 3), head["grad_fn"]: s.grad_fn or "None"}
         for s in stats
     ]  # fmt: skip

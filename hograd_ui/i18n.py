@@ -63,7 +63,7 @@ RUNTIME_KEYS: frozenset[str] = frozenset({
     "graph.case.unused_input.allow_unused", "graph.case.unused_input.materialize",
     "graph.case.constant_trap", "graph.case.constant_trap.linear",
     "graph.case.constant_trap.relu", "graph.case.constant_trap.clamp",
-    "graph.case.constant_trap.fixed",
+    "graph.case.constant_trap.fixed", "graph.case.constant_trap.forgot",
     "graph.case.backward_accumulates", "graph.case.backward_accumulates.twice",
     "graph.case.backward_accumulates.reset", "graph.case.backward_accumulates.grad",
     "graph.case.inplace", "graph.case.inplace.inplace", "graph.case.inplace.out_of_place",
@@ -76,6 +76,8 @@ RUNTIME_KEYS: frozenset[str] = frozenset({
     "graph.flag.explain.backward_grad", "graph.flag.explain.const_output",
     "graph.flag.explain.constant_trap", "graph.flag.explain.cycle",
     "graph.flag.explain.double_where", "graph.flag.explain.fixed_zero",
+    "graph.flag.explain.fixed_forgot", "graph.flag.explain.freed_here",
+    "graph.flag.explain.not_needed", "graph.flag.explain.nothing_saved",
     "graph.flag.explain.freed_default", "graph.flag.explain.freed_explicit",
     "graph.flag.explain.freed_forward", "graph.flag.explain.grad_returns",
     "graph.flag.explain.inplace", "graph.flag.explain.nan_silent", "graph.flag.explain.next_ok",
@@ -93,8 +95,9 @@ RUNTIME_KEYS: frozenset[str] = frozenset({
     # f"graph.growth.{name}" (growth chart titles), f"graph.table.{k}" (stats_rows)
     "graph.pass.0", "graph.pass.1", "graph.pass.2", "graph.pass.3", "graph.pass.4",
     "graph.pass.5", "graph.pass.6",
-    "graph.growth.nodes", "graph.growth.bytes", "graph.growth.ms",
+    "graph.growth.nodes", "graph.growth.depth", "graph.growth.bytes", "graph.growth.ms",
     "graph.table.order", "graph.table.value", "graph.table.nodes", "graph.table.new",
+    "graph.table.depth",
     "graph.table.saved", "graph.table.bytes", "graph.table.ms", "graph.table.grad_fn",
     # hograd_core/hessian.py, _vector: f"budget.{what}_size" for what = "point", "vector"
     "budget.point_size", "budget.vector_size",

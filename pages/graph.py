@@ -5,8 +5,9 @@ import streamlit as st
 from hograd_core import HogradError
 from hograd_core.flaglab.cases import CASES
 from hograd_core.flaglab.flags import ACTIONS, FlagOutcome
-from hograd_core.graphs import GRAPH_BUDGET, growth_factor, output_label
+from hograd_core.graphs import GRAPH_BUDGET, output_label
 from hograd_serving.cached import case_for, flags_for, lab_for
+from hograd_serving.gate import BusyError
 from hograd_ui import graph_figures as figures
 from pages._ui import function_box, lang, localized_radio, show_error, t
 
@@ -15,6 +16,15 @@ PRESETS = ["x**3", "sin(x)", "tanh(x)", "2*x", "relu(x)", "x**2", "exp(x)", "sin
 TOP = GRAPH_BUDGET.max_order
 # Option labels are looked up in dicts built during the run (never by calling t() later, when the
 # language may have changed): see localized_radio in pages/_ui.py.
+
+
+def refused(err: HogradError) -> None:
+    """A refusal; a full server is said plainly (the general message suggests a lower order,
+    which here would not help: the page always builds every order)."""
+    if isinstance(err, BusyError):
+        st.warning(t("graph.busy"), icon=":material/hourglass_top:")
+    else:
+        show_error(err)
 
 
 def step_order(delta: int) -> None:
@@ -42,13 +52,52 @@ def show_outcome(outcome: FlagOutcome) -> None:
     ]  # fmt: skip
     if rows:
         st.dataframe(rows, hide_index=True)
-    why = " ".join(map(t, outcome.explain))
+    facts = dict(outcome.params)  # read from the real graph: its functions, what was freed
+    why = " ".join(t(key, **facts) for key in outcome.explain)
     st.info(f"**{t('graph.result.why')}** {why}", icon=":material/lightbulb:")
     if outcome.fixes:
-        fix = " ".join(map(t, outcome.fixes))
+        fix = " ".join(t(key, **facts) for key in outcome.fixes)
         st.success(f"**{t('graph.result.fix')}** {fix}", icon=":material/build:")
     with st.expander(t("graph.result.code"), icon=":material/code:"):
         st.code(outcome.snippet, language="python")
+
+
+def show_drawings(off: FlagOutcome, on: FlagOutcome, this: bool) -> None:
+    """The real graph after the run, with create_graph=False and =True side by side; ``this``
+    is the create_graph of the run shown above."""
+    st.markdown(f"**{t('graph.draw.title')}**")
+    for column, outcome, flag in zip(st.columns(2), (off, on), (False, True), strict=True):
+        mark = f" · {t('graph.draw.this_run')}" if flag == this else ""
+        column.markdown(f"`create_graph={flag}`{mark}")
+        graph = outcome.drawing
+        if graph is None or not graph.drawable:
+            column.caption(t("graph.draw.too_large", limit=GRAPH_BUDGET.max_draw))
+            continue
+        column.html(figures.flag_legend_html(graph, lang()))
+        column.graphviz_chart(figures.flag_dot(graph, lang()), width="stretch")
+    nodes, saved_bytes = on.first_call
+    if len(on.steps) > 2:  # the first call ran
+        key = "graph.draw.changed" if nodes else "graph.draw.same"
+        st.markdown(t(key, nodes=nodes, bytes=f"{saved_bytes:,}"))
+
+
+def show_torchviz(outcome: FlagOutcome) -> None:
+    """torchviz's view of the same tensors, with the line of code that made it."""
+    views = dict(outcome.views)
+    with st.expander(t("graph.tv.title"), icon=":material/account_tree:"):
+        st.caption(t("graph.tv.lead"))
+        with st.container(horizontal=True):
+            attrs = st.toggle(t("graph.tv.attrs"), key="graph.tv.attrs")
+            saved = st.toggle(t("graph.tv.saved"), key="graph.tv.saved")
+        key = f"{attrs},{saved}"
+        st.code(f"from torchviz import make_dot\n\n{views[f'code:{key}']}", language="python")
+        if f"error:{key}" in views:
+            st.error(t("graph.tv.error"), icon=":material/error:")
+            st.code(views[f"error:{key}"], language=None, wrap_lines=True)
+        elif outcome.drawing is None or not outcome.drawing.drawable:
+            st.caption(t("graph.draw.too_large", limit=GRAPH_BUDGET.max_draw))
+        else:
+            st.graphviz_chart(views[f"dot:{key}"], width="stretch")
 
 
 st.title(t("graph.title"))
@@ -84,12 +133,13 @@ try:
     lab = lab_for(fn.text, x0)
     view = lab.view(order, show_saved=saved)
 except HogradError as err:
-    show_error(err)
+    refused(err)
     st.stop()
 
 st.markdown(t(
     "graph.caption", order=order, x0=f"{x0:g}", last=output_label(order, lab.variable),
-    nodes=view.ops, new=view.per_pass[-1], newest=figures.pass_name(order, lang()),
+    nodes=view.ops, depth=lab.stats[order].depth, new=view.per_pass[-1],
+    newest=figures.pass_name(order, lang()),
 ))  # fmt: skip
 if lab.constant_from is not None and lab.constant_from <= order:
     st.info(t("graph.constant", k=lab.constant_from), icon=":material/info:")
@@ -120,16 +170,12 @@ with st.expander(t("graph.summary.title"), expanded=not view.drawable, icon=":ma
 
 st.subheader(t("graph.growth.title"))
 st.plotly_chart(figures.growth_figure(lab.stats, order, lang()), key="graph.growth")
-factor = growth_factor(lab.stats)
 if lab.stopped_nodes is not None:
     st.warning(t(
         "graph.growth.stopped", built=lab.built, nodes=f"{lab.stopped_nodes:,}",
         limit=f"{GRAPH_BUDGET.max_nodes:,}",
     ))  # fmt: skip
-elif lab.stats[-1].new_nodes == 0:
-    st.markdown(t("graph.growth.flat"))
-elif factor is not None:
-    st.markdown(t("graph.growth.factor", factor=f"{factor:.2f}"))
+st.markdown(figures.growth_text(lab.stats, lang()))
 with st.expander(t("graph.table.title"), icon=":material/table:"):
     st.dataframe(figures.stats_rows(lab.stats, lang()), hide_index=True)
 
@@ -167,12 +213,15 @@ if not grad_call:
 if action == "backward" and create_graph:
     third.caption(t("graph.flags.isolated", why=t("graph.flags.isolated.warn_once")))
 try:
-    show_outcome(flags_for(
-        fn.text, x0, create_graph, retain_graph, allow_unused and grad_call,
-        materialize and grad_call, unused, action,
-    ))  # fmt: skip
+    flags = (retain_graph, allow_unused and grad_call, materialize and grad_call, unused, action)
+    outcome = flags_for(fn.text, x0, create_graph, *flags)
+    show_outcome(outcome)
+    other = flags_for(fn.text, x0, not create_graph, *flags)  # the same run, create_graph flipped
+    off, on = (other, outcome) if create_graph else (outcome, other)
+    show_drawings(off, on, create_graph)
+    show_torchviz(outcome)
 except HogradError as err:
-    show_error(err)
+    refused(err)
 
 # ---- the classic traps ------------------------------------------------------------------------
 st.divider()
@@ -194,4 +243,4 @@ if CASES[case].isolated:
 try:
     show_outcome(case_for(case, variant))
 except HogradError as err:
-    show_error(err)
+    refused(err)

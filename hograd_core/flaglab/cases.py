@@ -231,9 +231,14 @@ def _clamp(x: torch.Tensor) -> torch.Tensor:
 
 
 _TWO_X = _setup("2.0", "y = 2 * x", _function(_linear))
+_ZERO_IF_CONSTANT = Step(
+    "if dy.requires_grad:\n    d2y = torch.autograd.grad(dy, x)[0]\nelse:\n"
+    "    d2y = torch.zeros_like(x)\nprint(d2y)",
+    _zero_if_constant,
+)
 
 CASES: dict[str, Case] = {
-    # Second derivative without create_graph: dy is a plain number, not on any graph.
+    # Second derivative without create_graph: dy is a tensor with no grad_fn, on no graph.
     "no_create_graph": Case({
         "off": Variant(
             (_CUBE, _dy(), _D2Y),
@@ -292,7 +297,8 @@ CASES: dict[str, Case] = {
             explain_ok=_keys(E, "unused_zero"), explain_error=_keys(E, "unused_error"),
         ),
     }),
-    # A derivative that is a constant has no grad_fn, so the next grad raises (the answer is 0).
+    # dy has no grad_fn when its backward used no tensor that requires grad (2*x), so the next
+    # grad raises; the zero "fix" is right only with create_graph=True (last variant: 0, not 12).
     "constant_trap": Case({
         "linear": Variant(
             (_TWO_X, _dy(_REQ, create_graph=True), _D2Y),
@@ -312,10 +318,13 @@ CASES: dict[str, Case] = {
             explain_ok=_keys(E, "relu_ok"),
         ),
         "fixed": Variant(
-            (_TWO_X, _dy(_REQ, create_graph=True),
-             Step("if dy.requires_grad:\n    d2y = torch.autograd.grad(dy, x)[0]\nelse:\n"
-                  "    d2y = torch.zeros_like(x)\nprint(d2y)", _zero_if_constant)),
+            (_TWO_X, _dy(_REQ, create_graph=True), _ZERO_IF_CONSTANT),
             explain_ok=_keys(E, "fixed_zero"), explain_error=_keys(E, "constant_trap"),
+        ),
+        "forgot": Variant(
+            (_CUBE, _dy(_REQ), _ZERO_IF_CONSTANT),
+            explain_ok=_keys(E, "fixed_forgot"), fix_ok=_keys(F, "create_graph"),
+            explain_error=_keys(E, "no_create_graph"), fix_error=_keys(F, "create_graph"),
         ),
     }),
     # .backward(create_graph=True): results land in x.grad, add up, and make a reference cycle.

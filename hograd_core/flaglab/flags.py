@@ -22,11 +22,12 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import torch
 
 from ..errors import ArgumentError
+from ..graphs import Root, TensorGraph, saved_slots, trace_tensors
 from ..language import Function
 from ..language.to_source import python_name, torch_source
 
@@ -39,6 +40,7 @@ __all__ = [
     "run_flags",
     "run_flags_here",
     "Isolate",
+    "View",
     "torch_source",
 ]
 
@@ -91,6 +93,14 @@ class FlagOutcome:
         warnings: distinct warning messages raised while it ran, in order.
         explain: translation keys of the explanations, most important first.
         fixes: translation keys of the fixes (empty when nothing needs fixing).
+        params: values for the placeholders of those texts, read from the real graph (which
+            backward functions it has, which saved tensors the run freed), as (name, value).
+        drawing: the graph of the run's real tensors after it ran (y, the first call's results,
+            the second's), traced as the graph page traces; None for the classic cases.
+        first_call: backward functions the first call added to the graph, and the bytes of
+            the tensors they saved, counted right after it (0, 0 without create_graph).
+        views: what the caller's ``view`` function made of the run's tensors (see
+            :func:`run_flags`), as (name, text) pairs; empty without one.
     """
 
     case: str
@@ -100,6 +110,10 @@ class FlagOutcome:
     warnings: tuple[str, ...]
     explain: tuple[str, ...]
     fixes: tuple[str, ...]
+    params: tuple[tuple[str, str], ...] = ()
+    drawing: TensorGraph | None = None
+    first_call: tuple[int, int] = (0, 0)
+    views: tuple[tuple[str, str], ...] = ()
 
     @property
     def raised(self) -> bool:
@@ -219,6 +233,60 @@ def _arguments(s: FlagSettings, *, grad: bool) -> str:
     return ", ".join(parts)
 
 
+def backward_functions(root: object | None) -> list[object]:
+    """Every backward function reachable from ``root`` (depth first, each once)."""
+    seen: dict[object, None] = {}
+    stack = [root] if root is not None else []
+    while stack:
+        fn = stack.pop()
+        if fn not in seen:
+            seen[fn] = None
+            stack.extend(nxt for nxt, _ in reversed(fn.next_functions) if nxt is not None)
+    return list(seen)
+
+
+@dataclass(frozen=True)
+class GraphFacts:
+    """What y's graph held after the run, read from its backward functions.
+
+    Attributes:
+        ops: the types of its backward functions, in walk order, each once.
+        saved: whether any of them saved a tensor for its backward.
+        freed: ``Op (name)`` of every saved tensor a backward pass freed, each once.
+        dy_reaches_freed: whether the graph of dy (if it has one) leads back to a backward
+            function whose saved tensors were freed.
+    """
+
+    ops: tuple[str, ...]
+    saved: bool
+    freed: tuple[str, ...]
+    dy_reaches_freed: bool
+
+
+def read_graph(y: torch.Tensor, dy: object) -> GraphFacts:
+    """Read y's graph after a run: what its backward functions saved, and what was freed."""
+    nodes = backward_functions(y.grad_fn)
+    slots = {fn: saved_slots(fn) for fn in nodes}
+    lost = {fn for fn, found in slots.items() if any(t is None for _, t in found)}
+    freed = dict.fromkeys(
+        f"{type(fn).__name__} ({label})" for fn in nodes for label, t in slots[fn] if t is None
+    )
+    reach = backward_functions(dy.grad_fn) if torch.is_tensor(dy) else []
+    return GraphFacts(
+        ops=tuple(dict.fromkeys(type(fn).__name__ for fn in nodes)),
+        saved=any(slots.values()), freed=tuple(freed),
+        dy_reaches_freed=any(fn in lost for fn in reach),
+    )  # fmt: skip
+
+
+#: Looks at a run's real tensors at its end: gets the results by name (``y``, ``dy``, ...,
+#: those that are tensors, in order) and the leaves by name, returns (name, text) pairs (for
+#: the page: torchviz's DOT source of the same objects). Passed in by the caller.
+View = Callable[
+    [tuple[tuple[str, torch.Tensor], ...], tuple[tuple[str, torch.Tensor], ...]],
+    tuple[tuple[str, str], ...],
+]  # noqa: E501
+
 #: Runs a flag-lab request (a JSON-able dict, see :mod:`hograd_core.flaglab.isolated`) in a
 #: fresh process and returns its outcome; the server passes one in, the core never starts one.
 Isolate = Callable[[dict], "FlagOutcome"]
@@ -229,8 +297,9 @@ Isolate = Callable[[dict], "FlagOutcome"]
 
 
 def run_flags(
-    fn: Function, x0: float, settings: FlagSettings, isolate: Isolate | None = None
-) -> FlagOutcome:
+    fn: Function, x0: float, settings: FlagSettings, isolate: Isolate | None = None,
+    view: View | None = None,
+) -> FlagOutcome:  # fmt: skip
     """Take the first derivative of ``fn`` at ``x0`` with the given flags, then the action.
 
     Args:
@@ -240,6 +309,9 @@ def run_flags(
         isolate: runs a request in a fresh process and returns its outcome (see the module
             doc for which runs need one); by default they run here, and a warning that
             PyTorch gives once per process shows only on the first such run.
+        view: called with the run's real tensors at its end (see :data:`View`); its answer
+            is ``outcome.views``. A run sent to ``isolate`` is replayed here for it (the same
+            calls on fresh tensors), as no function crosses to the other process.
 
     Returns:
         A :class:`FlagOutcome` with PyTorch's results or error, the warnings, the
@@ -261,14 +333,19 @@ def run_flags(
     if not math.isfinite(x0) or abs(x0) > 1e6:
         raise ArgumentError("graph.budget.x0", got=x0, limit="1e+06")
     if isolate is not None and settings.action == "backward" and settings.create_graph:
-        return isolate(
+        outcome = isolate(
             {"kind": "flags", "text": fn.text, "variables": list(fn.variables),
              "x0": float(x0), "settings": asdict(settings)}
         )  # fmt: skip
-    return run_flags_here(fn, float(x0), settings)
+        if view is None:
+            return outcome
+        return replace(outcome, views=run_flags_here(fn, float(x0), settings, view).views)
+    return run_flags_here(fn, float(x0), settings, view)
 
 
-def run_flags_here(fn: Function, x0: float, s: FlagSettings) -> FlagOutcome:
+def run_flags_here(
+    fn: Function, x0: float, s: FlagSettings, view: View | None = None
+) -> FlagOutcome:
     name = _python_name(fn)
     leaf = "torch.tensor({}, dtype=torch.float64, requires_grad=True)"
     setup = f"import torch\n\n{name} = {leaf.format(repr(x0))}\n"
@@ -315,23 +392,81 @@ def run_flags_here(fn: Function, x0: float, s: FlagSettings) -> FlagOutcome:
                 "again": (f"dy_again = torch.autograd.grad(y, {name})[0]\nprint(dy_again)", again),
             }[s.action]  # fmt: skip
             plan = [(code, first), second]
-        for code, action in plan:
-            steps.append(run_step(code, line, action))
+        roots: list[Root] = [(0, "y", y, _value(y))]
+        leaves = [(name, x), ("z", z)] if s.unused_input else [(name, x)]
+        fired: list[object] = []  # backward functions the last call entered, in order
+        first_call = (0, 0)
+        for k, (code, action) in enumerate(plan, start=1):
+            watching = _watch(fired, y, got.get("dy"), x.grad) if k > 1 else []
+            steps.append(run_step(code, line, _recorded(action, k, roots)))
+            for handle in watching:
+                handle.remove()
             line += code.count("\n") + 2
             if steps[-1].error_type:
                 break
+            if k == 1:  # what the first call added, before a second call can free it
+                after = trace_tensors(roots, leaves)
+                first_call = (sum(after.per_pass[1:]), sum(after.bytes_per_pass[1:]))
+        facts = read_graph(y, got.get("dy"))
+        where = fired[-1] if fired and steps[-1].error_type else _refused(s, steps)
+        drawing = trace_tensors(roots, leaves, where)
+        made = {label: obj for _, label, obj, _ in roots if torch.is_tensor(obj)}  # last wins
+        views = view(tuple(made.items()), tuple(leaves)) if view is not None else ()
     found = distinct(caught)
-    explain, fixes = _explain(s, steps[1:], found)
+    explain, fixes = _explain(s, steps[1:], found, facts)
     snippet = "\n\n".join(step.code for step in steps) + "\n"
     summary = f"{s.create_graph},{s.retain_graph},{s.allow_unused},{s.materialize_grads},{s.unused_input},{s.action}"  # noqa: E501
-    return FlagOutcome("flags", summary, snippet, tuple(steps), found, explain, fixes)
+    params = (("ops", ", ".join(facts.ops)), ("freed", ", ".join(facts.freed)))
+    return FlagOutcome(
+        "flags", summary, snippet, tuple(steps), found, explain, fixes, params, drawing,
+        first_call, views,
+    )  # fmt: skip
+
+
+def _value(obj: object) -> float | None:
+    return float(obj.detach()) if torch.is_tensor(obj) and obj.numel() == 1 else None
+
+
+def _recorded(action: Callable[[], Printed], k: int, roots: list[Root]) -> Callable[[], Printed]:
+    """``action``, and what it printed appended to ``roots`` as pass ``k`` (values as printed:
+    ``x.grad`` may change in place later)."""
+
+    def run() -> Printed:
+        printed = action()
+        roots.extend((k, label, obj, _value(obj)) for label, obj in printed)
+        return printed
+
+    return run
+
+
+def _watch(fired: list[object], *tensors: object) -> list[object]:
+    """Note every backward function of these tensors' graphs that a call enters: the last
+    one entered before an error is the one that raised (its pre-hook runs first)."""
+    handles = []
+    for tensor in tensors:
+        if torch.is_tensor(tensor):
+            for fn in backward_functions(tensor.grad_fn):
+                handles.append(fn.register_prehook(lambda grads, fn=fn: fired.append(fn)))
+    return handles
+
+
+def _refused(s: FlagSettings, steps: list[StepReport]) -> str:
+    """The tensor PyTorch refused before walking any graph: the output with no grad_fn that a
+    call was asked to differentiate, or the unused input; "" if none."""
+    last = steps[-1]
+    if "does not require grad" in last.error:
+        return "dy" if len(steps) == 3 and s.action == "next" else "y"
+    if "not have been used in the graph" in last.error:
+        return "z"
+    return ""
 
 
 def _explain(
-    s: FlagSettings, steps: list[StepReport], found: tuple[str, ...]
+    s: FlagSettings, steps: list[StepReport], found: tuple[str, ...], facts: GraphFacts
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Choose the explanations and fixes from what happened, not from what was expected."""
-    explain, fixes = _explain_steps(s, steps)
+    """Choose the explanations and fixes from what happened and what the graph holds, not
+    from what was expected."""
+    explain, fixes = _explain_steps(s, steps, facts)
     if any("reference cycle" in w for w in found):  # whenever PyTorch gave the warning
         explain += ("graph.flag.explain.cycle",)
         fixes += ("graph.flag.fix.use_grad",)
@@ -339,7 +474,7 @@ def _explain(
 
 
 def _explain_steps(
-    s: FlagSettings, steps: list[StepReport]
+    s: FlagSettings, steps: list[StepReport], facts: GraphFacts
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     key = "graph.flag.explain.{}".format
     fix = "graph.flag.fix.{}".format
@@ -356,15 +491,22 @@ def _explain_steps(
     second = steps[1]
     if "second time" in second.error:
         if s.action == "next":  # create_graph=True, retain_graph=False: forward graph freed
-            return (key("freed_forward"), *notes), (fix("retain_forward"),)
+            return (key("freed_forward"), key("freed_here"), *notes), (fix("retain_forward"),)
         name = "freed_default" if s.retain_graph is None else "freed_explicit"
-        return (key(name), *notes), (fix("retain"),)
+        return (key(name), key("freed_here"), *notes), (fix("retain"),)
     if "does not require grad" in second.error:
         if s.create_graph:
             return (key("constant_trap"), *notes), (fix("constant"),)
         return (key("no_create_graph"), *notes), (fix("create_graph"),)
     if s.action == "next":
-        return (key("next_ok"), *notes), ()
+        # retain_graph=False freed the forward graph's saved tensors; dy's graph avoids them
+        kept = (key("not_needed"),) if facts.freed and not facts.dy_reaches_freed else ()
+        return (key("next_ok"), *kept, *notes), ()
+    retained = s.create_graph if s.retain_graph is None else s.retain_graph
+    if retained:
+        why = (key("retain_default" if s.retain_graph is None else "retained"),)
+    else:  # the second call ran on a graph that was not kept: there was nothing to free
+        why = (key("nothing_saved"),) if not facts.saved else ()
     if s.action == "again":
-        return (key("retain_default" if s.retain_graph is None else "retained"), *notes), ()
-    return (key("accumulates"), *notes), (fix("zero_grad"),)
+        return (*why, *notes), ()
+    return (*why, key("accumulates"), *notes), (fix("zero_grad"),)

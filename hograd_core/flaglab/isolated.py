@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
+from ..graphs import GraphEdge, GraphNode, TensorGraph
 from ..language import parse
 from .cases import run_steps
 from .flags import FlagOutcome, FlagSettings, StepReport, TensorReport, run_flags_here
@@ -35,6 +36,17 @@ def decode(text: str) -> FlagOutcome:
                       "results": tuple(TensorReport(**r) for r in s["results"])})
         for s in data.pop("steps")
     )  # fmt: skip
+    params = tuple(tuple(pair) for pair in data.pop("params"))
+    first_call = tuple(data.pop("first_call"))
+    views = tuple(tuple(pair) for pair in data.pop("views"))
+    drawing = data.pop("drawing")
+    if drawing is not None:
+        drawing = TensorGraph(**{
+            **{k: tuple(v) if isinstance(v, list) else v for k, v in drawing.items()},
+            "nodes": tuple(GraphNode(**n) for n in drawing["nodes"]),
+            "edges": tuple(GraphEdge(**e) for e in drawing["edges"]),
+        })  # fmt: skip
     return FlagOutcome(
-        **{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}, steps=steps
-    )
+        **{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()},
+        steps=steps, params=params, drawing=drawing, first_call=first_call, views=views,
+    )  # fmt: skip

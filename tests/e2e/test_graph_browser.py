@@ -1,5 +1,6 @@
 """The graph page in headless Chromium: step the graph from order 0 to 3 and watch the colours
-of the drawn nodes change, pass by pass; the flag lab's choices survive a language switch."""
+of the drawn nodes change, pass by pass; the flag lab draws its run with and without
+create_graph; its choices survive a language switch."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from tests.e2e.conftest import screenshot, wait_for_app
 pytestmark = pytest.mark.e2e
 
 SVG = "[data-testid='stGraphVizChart'] svg"
-# The fill of every drawn node's shape, and of those with the newest pass's thick outline.
-FILLS = f"""() => Array.from(document.querySelectorAll("{SVG} g.node > :is(polygon, ellipse)"))
+# The fill of every node's shape in the page's graph (the first chart; the flag lab's drawings
+# follow it), and of those with the newest pass's thick outline.
+FILLS = f"""() => Array.from(document.querySelector("{SVG}")
+    .querySelectorAll("g.node > :is(polygon, ellipse)"))
     .map(s => [s.getAttribute("fill"), s.getAttribute("stroke-width")])"""
 
 
@@ -82,7 +85,26 @@ def test_choices_survive_a_language_switch(page) -> None:  # noqa: ANN001
     assert page.get_by_role("radio", name="从左到右").is_checked()
     assert page.get_by_role("radio", name="True", exact=True).is_checked()
     assert "retain_graph=True 保留了计算图保存的张量" in page.inner_text("body")
-    assert page.locator("[data-testid='stGraphVizChart']").count() == 1
+    assert page.locator("[data-testid='stGraphVizChart']").count() >= 3  # graph, 2 flag drawings
     assert "二次反向传播计算图实验室" in page.inner_text("body")
     _no_exception(page)
     screenshot(page, "graph-zh")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_flag_lab_draws_its_run(page, lang: str) -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/graph?lang={lang}")
+    wait_for_app(page)
+    page.wait_for_selector(SVG)
+    charts = page.locator("[data-testid='stGraphVizChart']")
+    charts.nth(2).scroll_into_view_if_needed()
+    page.wait_for_function(
+        "() => document.querySelectorAll(\"[data-testid='stGraphVizChart'] svg\").length >= 3"
+    )
+    off, on = charts.nth(1).inner_text(), charts.nth(2).inner_text()
+    assert "(no grad_fn)" in off and "MulBackward0" not in off  # dy stands alone
+    assert "MulBackward1" in on  # the recorded first backward pass: x**3's pow_backward
+    freed = "saved tensor freed" if lang == "en" else "保存的张量已释放"
+    assert freed in off  # retain_graph defaulted to False: the first call freed PowBackward0's x
+    _no_exception(page)
+    screenshot(page, f"graph-flags-{lang}")
