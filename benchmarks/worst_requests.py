@@ -27,10 +27,9 @@ BIG = "sin(x)*exp(-x^2)*tanh(x)/(1+x^2) + log(1+x^2)*cosh(x/3) + sqrt(2+sin(x))*
 CLICK = (
     "from hograd_core import NetConfig, train\n"
     "from hograd_core.net_curvature import curvature\n"
-    "from hograd_core.network import click_time_left\n"
     "def click(config, **analysis):\n"
     "    net = train(config)\n"
-    "    return curvature(net, max_seconds=click_time_left(net), **analysis)\n"
+    "    return curvature(net, **analysis)\n"
 )
 
 REQUESTS = {

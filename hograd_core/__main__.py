@@ -21,7 +21,7 @@ import numpy as np
 
 from .curvature import verdict
 from .errors import ArgumentError, BudgetError, HogradError
-from .hessian import hvp
+from .hessian import CRITICAL_TOLERANCE, hvp
 from .language import parse
 from .nested_autograd import BUDGET, METHODS, derivatives
 
@@ -123,6 +123,35 @@ def _run_derivatives(args: argparse.Namespace) -> dict:
     }  # fmt: skip
 
 
+#: What the Hessian is, for each reason the test gives (Verdict.reason).
+_DEFINITENESS = {
+    "positive_definite": "positive definite", "negative_definite": "negative definite",
+    "indefinite": "indefinite", "zero_eigenvalue": "singular and semidefinite",
+    "not_finite": "not finite",
+}  # fmt: skip
+#: What the test says about a critical point, for each reason.
+_AT_CRITICAL = {
+    "positive_definite": "a strict local minimum",
+    "negative_definite": "a strict local maximum",
+    "indefinite": "a saddle point",
+    "zero_eigenvalue": "the second-derivative test is inconclusive; higher-order terms decide",
+    "not_finite": "the second-derivative test cannot be applied",
+}  # fmt: skip
+
+
+def _verdict_line(out: dict) -> str:
+    """The test's verdict in words. A point is a minimum, maximum or saddle only where the
+    gradient vanishes; elsewhere only the shape of H is reported."""
+    shape = f"H is {_DEFINITENESS[out['reason']]}"
+    tol = f"{CRITICAL_TOLERANCE:g}"
+    if out["critical"]:
+        return f"critical point (every |df/dx_i| <= {tol}): {_AT_CRITICAL[out['reason']]} ({shape})"
+    return (
+        f"not a critical point (some |df/dx_i| > {tol}), so the second-derivative test does not "
+        f"apply; {shape}"
+    )
+
+
 def _run_hvp(args: argparse.Namespace) -> dict:
     fn = parse(args.function)
     r = hvp(fn, _numbers(args.at, "point"), _numbers(args.vector, "vector"))
@@ -133,7 +162,7 @@ def _run_hvp(args: argparse.Namespace) -> dict:
         "hessian": r.hessian, "hvp": r.hvp, "eigenvalues": r.eigenvalues,
         "eigenvectors": r.eigenvectors, "curvature": r.curvature,
         "classification": r.classification, "critical": r.critical, "reason": test.reason,
-        "minors": list(test.minors),
+        "definiteness": _DEFINITENESS[test.reason], "minors": list(test.minors),
         "seconds": r.seconds,
     }  # fmt: skip
 
@@ -173,12 +202,9 @@ def _print_human(command: str, out: dict) -> None:
             "  Hessian  = [" + "; ".join(", ".join(map(_fmt, row)) for row in out["hessian"]) + "]"
         )
         print(f"  Hv       = [{', '.join(map(_fmt, out['hvp']))}]")
-        print(
-            f"  eigenvalues = [{', '.join(map(_fmt, out['eigenvalues']))}]  ({out['classification']}{'' if out['critical'] else ', not a critical point'})"
-        )
-        print(
-            f"  test: {out['reason'].replace('_', ' ')}; leading minors [{', '.join(map(_fmt, out['minors']))}]"
-        )
+        print(f"  eigenvalues = [{', '.join(map(_fmt, out['eigenvalues']))}]")
+        print(f"  leading minors = [{', '.join(map(_fmt, out['minors']))}]")
+        print(f"  {_verdict_line(out)}")
     print(f"  ({out['seconds'] * 1000:.1f} ms)")
 
 

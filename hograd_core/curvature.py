@@ -9,7 +9,8 @@ two gradients and never needs the n x n matrix H. Three ways to compute it, all 
     Hv = torch.autograd.functional.hvp(f, w, v)[1]                # the "double-backward trick"
 
 Power iteration needs nothing but H u, so it runs on the gradient graph kept from one forward
-pass: u ← Hu/|Hu|, and the Rayleigh quotient uᵀHu converges to the eigenvalue of largest size.
+pass: u ← Hu/|Hu|. When one eigenvalue λ₁ is larger in size than every other and the start has
+a part along its eigenvector, the Rayleigh quotient uᵀHu converges to λ₁.
 """
 
 from __future__ import annotations
@@ -27,22 +28,28 @@ import torch
 from .errors import ArgumentError, BudgetError
 from .hessian import HVPResult, _vector, hvp
 from .language import Function
+from .timing import resolved_ratio
 
 __all__ = [
-    "CURVATURE_BUDGET", "METHODS", "CurvatureBudget", "Exploration", "Grid", "PowerIteration",
-    "Slices", "ThreeWays", "Verdict", "explore", "grid", "hvp_three_ways", "power_iteration",
-    "slices", "verdict",
+    "CONVERGED", "CURVATURE_BUDGET", "METHODS", "TIE", "CurvatureBudget", "Exploration", "Grid",
+    "PowerIteration", "Slices", "ThreeWays", "Verdict", "explore", "grid", "hvp_three_ways",
+    "power_iteration", "slices", "verdict",
 ]  # fmt: skip
 
 #: The three ways of computing H v, in the order they are shown.
 METHODS: tuple[str, ...] = ("double_backward", "forward_over_reverse", "functional_hvp")
+#: Two eigenvalues closer than this, relative to the largest in size, count as equal (a tie).
+TIE = 1e-9
+#: Power iteration has converged from the step where the Rayleigh quotient stays within this,
+#: relative to max(1, |λ₁|), of λ₁.
+CONVERGED = 1e-6
 
 
 @dataclass(frozen=True)
 class CurvatureBudget:
     """Limits on one request (each keeps the page responsive for a whole class)."""
 
-    max_power_steps: int = 100  # one HVP each; every example here converges long before
+    max_power_steps: int = 100  # one HVP each
     max_repeats: int = 50  # timing repeats per method
     max_samples: int = 401  # points on one slice
     max_grid: int = 121  # points per side of the contour grid (121² evaluations)
@@ -62,6 +69,9 @@ class ThreeWays:
         max_error: shape (3,), the largest |Hv - H·v| component of each method.
         seconds: shape (3,), median time of one call, measured interleaved.
         repeats: calls per method.
+        relative: shape (3,), each method's time over the fastest's (the median of the
+            per-round ratios), or NaN where the rounds disagree too much to tell
+            (:func:`hograd_core.timing.resolved_ratio`).
     """
 
     reference: np.ndarray
@@ -69,6 +79,7 @@ class ThreeWays:
     max_error: np.ndarray
     seconds: np.ndarray
     repeats: int
+    relative: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -102,14 +113,26 @@ class PowerIteration:
     Attributes:
         iterates: shape (steps + 1, n), unit vectors u_0..u_K (NaN after a breakdown).
         rayleigh: shape (steps + 1,), u_kᵀ H u_k.
-        alignment: shape (steps + 1,), |u_k · e| with e the target eigenvector (1 = aligned).
-        target: the eigenvalue of largest size (from the full Hessian, as the check).
-        target_vector: its unit eigenvector.
-        ratio: |λ₂| / |λ₁|; the error shrinks by about this factor per step (1: no progress).
-        converged_at: the first step from which the Rayleigh quotient stays within 1e-6
-            (relative) of the target, or None.
+        alignment: shape (steps + 1,), the length of u_k's part in the eigenspace of the
+            target (|u_k · e| when that eigenspace is one line; 1 = inside it).
+        target: λ₁, the eigenvalue of largest size (the positive one of ±λ₁), from the full
+            Hessian as the check.
+        target_vector: a unit eigenvector of λ₁.
+        ratio: |λ₂| / |λ₁|, with λ₂ the eigenvalue of largest size other than λ₁ (0 if
+            every eigenvalue equals λ₁). When it is below 1, the angle between u_k and λ₁'s
+            eigenspace shrinks by about this factor per step and, H being symmetric, the
+            Rayleigh quotient's error by about its square.
+        converged_at: the first step from which the Rayleigh quotient stays within
+            ``CONVERGED`` (relative to max(1, |λ₁|)) of λ₁, or None.
         status: "ok", "zero_start" (v = 0), "hv_zero" (H u = 0: u lies in the null space of
             H) or "not_finite".
+        tie: None; "repeated" when λ₁ is a repeated eigenvalue (its eigenspace has
+            ``multiplicity`` > 1 dimensions: u settles on v's part in it, not on one fixed
+            e); "opposite" when −λ₁ is an eigenvalue too (ratio 1: u alternates between two
+            directions and the Rayleigh quotient need not reach λ₁).
+        multiplicity: the dimension of λ₁'s eigenspace.
+        orthogonal: the start has no part (under 1e-9) along the eigenvectors of the
+            eigenvalues of largest size: in exact arithmetic the iteration never gets one.
     """
 
     iterates: np.ndarray
@@ -120,6 +143,26 @@ class PowerIteration:
     ratio: float
     converged_at: int | None
     status: str
+    tie: str | None = None
+    multiplicity: int = 1
+    orthogonal: bool = False
+
+    @property
+    def direction_rate(self) -> float:
+        """About how much the angle to λ₁'s eigenspace shrinks per step: |λ₂/λ₁|."""
+        return self.ratio
+
+    @property
+    def value_rate(self) -> float:
+        """About how much the Rayleigh quotient's error shrinks per step: |λ₂/λ₁|² (H is
+        symmetric, so the error is quadratic in the angle)."""
+        return self.ratio**2
+
+    @property
+    def last(self) -> int:
+        """The last step with a finite Rayleigh quotient (0 if there is none)."""
+        finite = np.nonzero(np.isfinite(self.rayleigh))[0]
+        return int(finite[-1]) if finite.size else 0
 
 
 @dataclass(frozen=True)
@@ -258,9 +301,11 @@ def hvp_three_ways(
     machine slows them alike; the median of each is reported.
 
     Note:
-        There is no ``torch.func.hvp``; PyTorch's docs call ``autograd.functional.hvp`` slower
-        than ``vhp`` (it differentiates twice more to turn a vJp into a Jv). On tiny functions
-        the times are mostly Python overhead: measure on your own function.
+        There is no ``torch.func.hvp``; PyTorch's docs call ``autograd.functional.hvp``
+        significantly slower than ``autograd.functional.vhp`` and recommend ``vhp`` for a
+        function that is twice continuously differentiable (then vᵀH = (Hv)ᵀ). On tiny
+        functions the times are mostly Python overhead: measure on your own function. A ratio
+        of two times is reported only where the rounds resolve it (``relative``).
 
         Not safe to run from two threads at once: torch keeps one forward-AD level per
         process, not per thread, and two concurrent ``jvp`` calls fail ("no level exists").
@@ -285,7 +330,15 @@ def hvp_three_ways(
     reference = result.hessian @ result.vector
     with np.errstate(invalid="ignore"):
         error = np.max(np.abs(values - reference), axis=1)
-    return ThreeWays(reference, values, error, np.median(times, axis=1), repeats)
+    return ThreeWays(reference, values, error, np.median(times, axis=1), repeats, relative(times))
+
+
+def relative(times: np.ndarray) -> np.ndarray:
+    """Each row's time over the fastest row's (by median), from rounds timed interleaved:
+    ``times`` has shape (methods, rounds). NaN where the ratio is not resolved."""
+    fastest = int(np.argmin(np.median(times, axis=1)))
+    out = [resolved_ratio(row, times[fastest]) for row in times]
+    return np.array([math.nan if r is None else r for r in out])
 
 
 def verdict(result: HVPResult) -> Verdict:
@@ -306,6 +359,24 @@ def verdict(result: HVPResult) -> Verdict:
     )
 
 
+def _top(lam: np.ndarray, vecs: np.ndarray) -> tuple[float, np.ndarray, float, str | None, int]:
+    """λ₁ (the positive one of ±λ₁), a unit eigenvector, |λ₂/λ₁|, the tie, λ₁'s multiplicity.
+
+    λ₂ is the eigenvalue of largest size other than λ₁: −λ₁ if it is one (ratio 1), and
+    eigenvalues within ``TIE`` of λ₁ are λ₁ itself (its eigenspace), not λ₂.
+    """
+    order = np.lexsort((-lam, -np.abs(lam)))  # largest size first; of ±λ, the positive
+    target = float(lam[order[0]])
+    size = abs(target)
+    if size == 0:  # H = 0: no direction at all
+        return target, vecs[:, order[0]], 0.0, None, lam.size
+    same = np.abs(lam - target) <= TIE * size
+    others = np.abs(lam[~same])
+    ratio = float(others.max() / size) if others.size else 0.0
+    tie = "opposite" if ratio >= 1 - TIE else "repeated" if same.sum() > 1 else None
+    return target, vecs[:, order[0]], min(ratio, 1.0), tie, int(same.sum())
+
+
 def power_iteration(
     fn: Function, point: Sequence[float], start: Sequence[float], steps: int = 30
 ) -> PowerIteration:
@@ -318,18 +389,25 @@ def power_iteration(
     result = hvp(fn, point, start)
     n = len(fn.variables)
     lam, vecs = result.eigenvalues, result.eigenvectors
+    tie, multiplicity = None, 1
     if np.all(np.isfinite(lam)):
-        order = np.argsort(-np.abs(lam), kind="stable")
-        target, target_vector = float(lam[order[0]]), vecs[:, order[0]]
-        ratio = float(abs(lam[order[1]]) / abs(lam[order[0]])) if n > 1 and lam[order[0]] else 0.0
+        target, target_vector, ratio, tie, multiplicity = _top(lam, vecs)
+        size = max(abs(target), 1e-300)
+        space = vecs[:, np.abs(lam - target) <= TIE * size]  # λ₁'s eigenspace
+        largest = vecs[:, np.abs(np.abs(lam) - abs(target)) <= TIE * size]  # of ±λ₁
     else:
         target, target_vector, ratio = math.nan, np.full(n, np.nan), math.nan
+        space = largest = None
     iterates = np.full((steps + 1, n), np.nan)
     rayleigh = np.full(steps + 1, np.nan)
     times = _gradient_graph(fn, result.point)
     norm = float(np.linalg.norm(result.vector))
     status = "zero_start" if norm == 0 else "ok"
     u = result.vector / norm if norm else None
+    orthogonal = bool(
+        u is not None and largest is not None and target != 0
+        and np.linalg.norm(largest.T @ u) <= 1e-9
+    )  # fmt: skip
     for k in range(steps + 1):
         if u is None:
             break
@@ -344,18 +422,20 @@ def power_iteration(
             status = "hv_zero"
             break
         u = hu / size
-    alignment = np.abs(iterates @ target_vector) if np.all(np.isfinite(target_vector)) else (
-        np.full(steps + 1, np.nan)
-    )  # fmt: skip
+    if space is not None:  # the length of each u_k's part in λ₁'s eigenspace
+        alignment = np.linalg.norm(iterates @ space, axis=1)
+    else:
+        alignment = np.full(steps + 1, np.nan)
     converged_at = None
-    close = np.abs(rayleigh - target) <= 1e-6 * max(1.0, abs(target))
+    close = np.abs(rayleigh - target) <= CONVERGED * max(1.0, abs(target))
     for k in range(steps + 1):
         if np.all(close[k:]):
             converged_at = k
             break
     return PowerIteration(
-        iterates, rayleigh, alignment, target, target_vector, ratio, converged_at, status
-    )
+        iterates, rayleigh, alignment, target, target_vector, ratio, converged_at, status, tie,
+        multiplicity, orthogonal,
+    )  # fmt: skip
 
 
 def slices(fn: Function, point: Sequence[float], radius: float = 1.0, samples: int = 101) -> Slices:

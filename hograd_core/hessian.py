@@ -22,7 +22,11 @@ import torch
 from .errors import ArgumentError, BudgetError
 from .language import LIMITS, Function
 
-__all__ = ["hvp", "HVPResult", "classify"]
+__all__ = ["CRITICAL_TOLERANCE", "hvp", "HVPResult", "classify"]
+
+#: p counts as a critical point when every partial derivative of f there is at most this in
+#: size. A bound on the gradient alone: adding a constant to f changes no verdict.
+CRITICAL_TOLERANCE = 1e-8
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,7 @@ class HVPResult:
         curvature: vᵀHv / |v|², the second derivative of f along v (NaN when v = 0).
         classification: "minimum", "maximum", "saddle" or "degenerate" (from the eigenvalues;
             a statement about the point only when ``critical`` is true).
-        critical: whether the gradient vanishes (to 1e-8 relative).
+        critical: whether every |∂f/∂xᵢ| is at most ``CRITICAL_TOLERANCE`` (1e-8).
         seconds: wall time.
     """
 
@@ -58,6 +62,11 @@ class HVPResult:
     classification: str
     critical: bool
     seconds: float
+
+    @property
+    def gradient_norm(self) -> float:
+        """|∇f(p)|, the Euclidean norm of the gradient (NaN if it is not finite)."""
+        return float(np.linalg.norm(self.gradient))
 
 
 def _vector(values: Sequence[float] | np.ndarray, fn: Function, what: str) -> np.ndarray:
@@ -158,8 +167,8 @@ def hvp(
     vv = float(np.dot(v, v))
     curvature = float(np.dot(v, hv_np) / vv) if vv > 0 else math.nan
     value = float(f.detach())
-    scale = max(1.0, abs(value)) if math.isfinite(value) else 1.0
-    critical = bool(np.all(np.isfinite(grad_np)) and np.max(np.abs(grad_np)) <= 1e-8 * scale)
+    finite = bool(np.all(np.isfinite(grad_np)))
+    critical = finite and bool(np.max(np.abs(grad_np)) <= CRITICAL_TOLERANCE)
     return HVPResult(
         variables=fn.variables, point=w, vector=v, value=value, gradient=grad_np, hessian=H,
         hvp=hv_np, eigenvalues=eigenvalues, eigenvectors=eigenvectors, curvature=curvature,

@@ -11,6 +11,12 @@ From H v alone: the top eigenvalues by Lanczos (scipy ``eigsh`` on a ``LinearOpe
 power iteration, the trace by Hutchinson (E[zᵀHz] = tr H for random ±1 vectors z), and the loss
 along the top eigenvector against a random direction. Up to 2,000 parameters the full Hessian
 is built too (row i is the gradient of g_i), so every iterative answer can be checked.
+
+What is computed depends on the model and the settings only, never on a time measured during
+the run: the HVPs are counted against the budget before any work, and the full Hessian is
+built whenever the model has at most 2,000 parameters. The timings reported are measurements
+for the learner to read, with their ratio given only when it is resolved
+(:func:`hograd_core.timing.resolved_ratio`).
 """
 
 from __future__ import annotations
@@ -24,7 +30,8 @@ import numpy as np
 import torch
 
 from .errors import BudgetError
-from .network import _DTYPE, NETWORK_BUDGET, TrainedNet, _analysis_loss, _check, analysis_examples
+from .network import _DTYPE, NETWORK_BUDGET, TrainedNet, _analysis_loss, _check, analysis_limit
+from .timing import resolved_ratio
 
 __all__ = ["NetCurvature", "curvature", "full_hessian", "hessian_vector_product"]
 
@@ -37,7 +44,9 @@ class NetCurvature:
         parameters, examples: n, and the examples in the analysed loss.
         loss: the loss there.
         grad_seconds, hvp_seconds: median time of one gradient, and of one HVP on the kept
-            gradient graph (the marginal cost inside Lanczos).
+            gradient graph (the marginal cost inside Lanczos), timed interleaved.
+        hvp_over_grad: the HVP's time over the gradient's, or None when the timings do not
+            resolve it (:func:`hograd_core.timing.resolved_ratio`).
         lanczos: the top-k eigenvalues, descending; lanczos_hvps and lanczos_seconds its cost;
             lanczos_residual |Hu - λu| / |λ| for the top one (some eigenvalue lies this close).
         power: the Rayleigh quotient after each power-iteration step; power_residual as above.
@@ -51,8 +60,6 @@ class NetCurvature:
             largest size in its block of ``heatmap_block`` x ``heatmap_block``), or None.
         full_bytes: memory the full float64 Hessian needs (n² x 8 bytes); hvp_bytes: memory of
             the vectors one HVP handles (θ, g, v, Hv: 4n x 8 bytes).
-        full_skipped_seconds: the time the full Hessian would have taken, when it was small
-            enough to build but did not fit in ``max_seconds``; else None.
     """
 
     parameters: int
@@ -82,7 +89,7 @@ class NetCurvature:
     hessian_seconds: float
     full_bytes: int
     hvp_bytes: int
-    full_skipped_seconds: float | None = None
+    hvp_over_grad: float | None = None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -160,7 +167,6 @@ def curvature(
     power_steps: int = 20,
     probes: int = 30,
     seed: int = 0,
-    max_seconds: float | None = None,
 ) -> NetCurvature:
     """Top eigenvalues, trace and sharpness of the loss at ``trained``, from HVPs only.
 
@@ -170,55 +176,43 @@ def curvature(
         power_steps: power-iteration steps (1..100), one HVP each.
         probes: Hutchinson samples (2..200), one HVP each.
         seed: for the random start vectors, probes and direction (a torch.Generator).
-        max_seconds: the time this analysis may take (None: no limit). Five gradients and
-            five HVPs are timed first; if the rest would not fit, nothing more is computed and
-            BudgetError says how many power steps and probes would. The full Hessian (n more
-            HVPs) is built only if it fits too; otherwise ``full_skipped_seconds`` says what it
-            would have taken.
 
     Note:
-        Power iteration converges at the rate |λ₂/λ₁| per step, so with close top eigenvalues
-        20 steps stay well short of λ₁; Lanczos uses the same HVPs far better.
+        Power iteration's direction converges at the rate |λ₂/λ₁| per step and its Rayleigh
+        quotient at about |λ₂/λ₁|² (H is symmetric), so with close top eigenvalues 20 steps
+        stay well short of λ₁; Lanczos uses the same HVPs far better.
 
     Raises:
-        BudgetError: an argument outside its range, more HVPs than the model's size allows
-            (``NETWORK_BUDGET.max_hvps`` of the largest analysed size), or
-            more time than ``max_seconds``.
+        BudgetError: an argument outside its range, or more HVPs than the model's size allows
+            (:func:`hograd_core.network.analysis_limit`), checked before any work.
     """
     b = NETWORK_BUDGET
     n = trained.parameters.size
     _check("hvp.net.budget.top_k", top_k, 1, min(b.max_top_k, n - 1))
     _check("hvp.net.budget.power_steps", power_steps, 1, b.max_power_steps)
     _check("hvp.net.budget.probes", probes, 2, b.max_probes)
-    most = int(b.max_hvps * b.analysis_work // (n * analysis_examples(n))) - b.lanczos_allowance
+    most = analysis_limit(n)
     if power_steps + probes > most:
-        raise BudgetError(
-            "hvp.net.budget.hvps", n=f"{n:,}", most=max(most, 0), got=power_steps + probes
-        )
+        raise BudgetError("hvp.net.budget.hvps", n=f"{n:,}", most=most, got=power_steps + probes)
     from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
-    began = time.perf_counter()
     gen = torch.Generator().manual_seed(int(seed))
     loss, examples = _analysis_loss(trained)
 
     def randn() -> np.ndarray:
         return torch.randn(n, generator=gen, dtype=_DTYPE).numpy()
 
+    h = _Hessian(loss, trained.parameters)
     grad_times, hvp_times = [], []
-    for _ in range(5):  # the cost of one gradient vs one HVP on the kept graph
+    for _ in range(_TIMING_ROUNDS):  # one gradient vs one HVP on the kept graph, interleaved
         start = time.perf_counter()
         theta = torch.tensor(trained.parameters, requires_grad=True)
         torch.autograd.grad(loss(theta), theta)
         grad_times.append(time.perf_counter() - start)
-    h = _Hessian(loss, trained.parameters)
-    for _ in range(5):
         start = time.perf_counter()
         h(randn())
         hvp_times.append(time.perf_counter() - start)
     hvp_cost, grad_cost = float(np.median(hvp_times)), float(np.median(grad_times))
-    if max_seconds is not None:  # the measured costs, before the work that they predict
-        # a loss evaluation (forward only) costs about half a gradient
-        _check_time(began, max_seconds, hvp_cost, grad_cost / 2, power_steps + probes)
 
     # Lanczos: scipy's eigsh (ARPACK) sees H only through the LinearOperator.
     h.calls, start = 0, time.perf_counter()
@@ -263,13 +257,9 @@ def curvature(
     slope = float(h.g.detach().numpy() @ top_vec)
     model_top = float(h.value.detach()) + slope * alphas + 0.5 * lam * alphas**2
 
-    exact = heatmap = trace_exact = skipped = None
+    exact = heatmap = trace_exact = None
     block, hessian_seconds = 0, 0.0
-    full_cost = n * hvp_cost + _EIGH_SECONDS_PER_N3 * n**3
-    left = math.inf if max_seconds is None else max_seconds - (time.perf_counter() - began)
-    if n <= b.full_hessian_max and full_cost > left:
-        skipped = full_cost
-    elif n <= b.full_hessian_max:
+    if n <= b.full_hessian_max:
         start = time.perf_counter()
         hessian = full_hessian(trained)
         exact = np.linalg.eigvalsh(hessian)[::-1]
@@ -287,33 +277,14 @@ def curvature(
     trace_exact=trace_exact, alphas=alphas, loss_top=loss_top, loss_random=loss_random,
     model_top=model_top, heatmap=heatmap, heatmap_block=block,
     hessian_seconds=hessian_seconds, full_bytes=n * n * 8, hvp_bytes=4 * n * 8,
-    full_skipped_seconds=skipped,
+    hvp_over_grad=resolved_ratio(hvp_times, grad_times),
     )  # fmt: skip
 
 
-#: numpy's eigvalsh on one thread here: 0.08 s at n = 1,282, 0.19 s at n = 1,754.
-_EIGH_SECONDS_PER_N3 = 4e-11
+#: Rounds of one gradient and one HVP, timed interleaved for the cost sentence.
+_TIMING_ROUNDS = 7
 #: Loss evaluations along each of the two directions of the sharp-vs-flat plot (odd: α = 0).
 _ALONG_POINTS = 41
-
-
-def _check_time(
-    began: float, max_seconds: float, hvp: float, forward: float, asked: int
-) -> None:  # fmt: skip
-    """Refuse if the HVPs still to do (Lanczos's allowance, then ``asked`` power steps and
-    probes) and the plot's loss evaluations would run past ``max_seconds`` from ``began``."""
-    b = NETWORK_BUDGET
-    along = 2 * _ALONG_POINTS * forward
-    left = max_seconds - (time.perf_counter() - began) - along
-    planned = (b.lanczos_allowance + asked) * hvp
-    if planned <= left:
-        return
-    most = max(0, int(left / hvp) - b.lanczos_allowance)
-    total = time.perf_counter() - began + along + planned
-    raise BudgetError(
-        "hvp.net.budget.seconds", seconds=f"{total:.1f}", hvp_ms=f"{hvp * 1e3:.1f}",
-        hvps=b.lanczos_allowance + asked, limit=f"{max_seconds:.1f}", most=most, got=asked,
-    )  # fmt: skip
 
 
 def _residual(h: _Hessian, u: np.ndarray, lam: float) -> float:

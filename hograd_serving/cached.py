@@ -225,8 +225,10 @@ def three_ways(text: str, point: tuple, vector: tuple) -> cv.ThreeWays:
         return cv.hvp_three_ways(parse(text), point, vector)
 
 
-#: A training or an analysis stops itself within 1.8 s; a fork that has not answered by this
-#: is killed (hograd_serving/torch_helper.py).
+#: Training and analysis are bounded by counted work, decided before they start (about 1 s
+#: each for the heaviest settings on an idle server). A job that has not answered by this is
+#: stopped: a last resort against a stalled machine, with its own message
+#: ("budget.job_timeout"), never a budget.
 JOB_SECONDS = 60.0
 
 
@@ -254,8 +256,7 @@ def trained(
 def analysed(
     key: tuple, top_k: int, power_steps: int, probes: int, _net: nw.TrainedNet
 ) -> nc.NetCurvature:
-    """Keyed by the training settings in ``key``; the trained net itself is not hashed. The
-    analysis gets what the click that trained the net has left of its time."""
-    left = nw.click_time_left(_net)
-    kwargs = dict(top_k=top_k, power_steps=power_steps, probes=probes, max_seconds=left)
+    """Keyed by the training settings in ``key``; the trained net itself is not hashed. What
+    it computes depends on the net and the settings only (no time limit)."""
+    kwargs = dict(top_k=top_k, power_steps=power_steps, probes=probes)
     return run_job("analyse", (_net, kwargs), JOB_SECONDS)

@@ -320,14 +320,24 @@ def run_job(kind: str, args: Any, timeout: float, progress: Callable | None = No
     here when the helper is not available.
 
     Raises:
-        HogradError: a refusal (budget, busy), from wherever it ran; a copy that failed or
-            ran out of time ("budget.job_failed", "budget.job_timeout").
+        HogradError: a refusal (a budget), from wherever it ran. The learner is told in plain
+            words, without the processes behind it, when every slot is taken
+            ("hvp.net.busy"), when the copy failed ("hvp.net.job_failed"; the detail stays on
+            the error's ``__cause__`` for logs) or ran out of ``timeout``
+            ("budget.job_timeout", a ChildError).
     """
-    with heavy_work():  # the copies do not share the server's gate: this is it
-        done, answer = TORCH_HELPER.run(kind, args, timeout, progress)
-        if done:
-            return answer
-        return JOBS[kind](args, progress or (lambda *_: None))
+    try:
+        with heavy_work():  # the copies do not share the server's gate: this is it
+            done, answer = TORCH_HELPER.run(kind, args, timeout, progress)
+            if done:
+                return answer
+            return JOBS[kind](args, progress or (lambda *_: None))
+    except BusyError as err:
+        raise BusyError("hvp.net.busy") from err
+    except ChildError as err:
+        if err.timeout:  # "did not finish within ... s and was stopped": plain already
+            raise
+        raise HogradError("hvp.net.job_failed") from err
 
 
 #: A probe stops itself at the node limit (0.6 s on a busy machine); a fork that has not

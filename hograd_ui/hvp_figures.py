@@ -279,9 +279,10 @@ def power_figure(power: PowerIteration, names: Sequence[str], lang: str) -> go.F
     """
     n = len(names)
     u, e, ray = power.iterates, power.target_vector, power.rayleigh
-    last = int(np.max(np.nonzero(np.isfinite(ray))[0])) if np.any(np.isfinite(ray)) else 0
+    last = power.last
     steps = np.arange(u.shape[0])
-    aligned = bool(np.all(np.isfinite(e)))
+    # one eigenvector to draw: not when λ₁'s eigenspace is a plane or more (any of it would do)
+    aligned = bool(np.all(np.isfinite(e))) and power.multiplicity == 1
     rayleigh, target = tr("hvp.fig.rayleigh", lang), tr("hvp.fig.target", lang)
     left, right = {"xaxis": "x", "yaxis": "y"}, {"xaxis": "x2", "yaxis": "y2"}
 

@@ -103,9 +103,9 @@ RUNTIME_KEYS: frozenset[str] = frozenset({
     "budget.point_size", "budget.vector_size",
     # pages/hvp.py: f"hvp.mode.{m}", f"hvp.kind.{kind}" and f"hvp.verdict.{kind}" (Verdict.kind),
     # f"hvp.reason.{reason}" (Verdict.reason), f"hvp.power.{status}" (PowerIteration.status
-    # other than "ok"), f"hvp.method.{m}" (curvature.METHODS), f"hvp.col.{c}", f"hvp.tab.{k}",
-    # f"hvp.code.{k}", f"hvp.net.tab.{k}", f"hvp.net.col.{c}", and label(lang,
-    # "hvp.net.dataset") -> f"hvp.net.dataset.{d}" for network.DATASETS
+    # other than "ok"), f"hvp.power.tie.{tie}" (PowerIteration.tie), f"hvp.method.{m}"
+    # (curvature.METHODS), f"hvp.col.{c}", f"hvp.tab.{k}", f"hvp.code.{k}" (hvp_code.COMMENTS),
+    # f"hvp.net.tab.{k}", f"hvp.net.col.{c}", and f"hvp.net.dataset.{d}" for network.DATASETS
     "hvp.mode.typed", "hvp.mode.network",
     "hvp.kind.minimum", "hvp.kind.maximum", "hvp.kind.saddle", "hvp.kind.degenerate",
     "hvp.verdict.minimum", "hvp.verdict.maximum", "hvp.verdict.saddle",
@@ -113,11 +113,13 @@ RUNTIME_KEYS: frozenset[str] = frozenset({
     "hvp.reason.positive_definite", "hvp.reason.negative_definite", "hvp.reason.indefinite",
     "hvp.reason.zero_eigenvalue", "hvp.reason.not_finite",
     "hvp.power.zero_start", "hvp.power.hv_zero", "hvp.power.not_finite",
+    "hvp.power.tie.repeated", "hvp.power.tie.opposite",
     "hvp.method.double_backward", "hvp.method.forward_over_reverse",
     "hvp.method.functional_hvp",
     "hvp.col.point", "hvp.col.vector", "hvp.col.gradient", "hvp.col.hv",
     "hvp.tab.picture", "hvp.tab.hessian", "hvp.tab.ways", "hvp.tab.slices", "hvp.tab.power",
-    "hvp.code.kept", "hvp.code.one", "hvp.code.two", "hvp.code.three",
+    "hvp.code.kept", "hvp.code.one", "hvp.code.constant", "hvp.code.two", "hvp.code.three",
+    "hvp.code.vhp",
     "hvp.net.tab.top", "hvp.net.tab.trace", "hvp.net.tab.sharp", "hvp.net.tab.hessian",
     "hvp.net.tab.training",
     "hvp.net.col.method", "hvp.net.col.estimate", "hvp.net.col.hvps", "hvp.net.col.time",

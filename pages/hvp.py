@@ -1,53 +1,27 @@
 """Hessian-vector products: what Hv means on a typed function, and on a trained network."""
 
 import math
-from collections.abc import Callable
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from hograd_core import HogradError
 from hograd_core import curvature as cv
 from hograd_core import network as nw
+from hograd_core.hessian import CRITICAL_TOLERANCE
+from hograd_core.hvp_code import COMMENTS, hvp_snippet
+from hograd_core.hvp_examples import KAPPAS, PRESETS, example, quadratic
 from hograd_serving.cached import POWER_STEPS, analysed, explore, three_ways, trained
 from hograd_ui import hvp_figures as figs
-from hograd_ui.i18n import tr
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
-
-def quadratic(kappa: float) -> str:
-    """((x+y)² + κ(y−x)²)/4: eigenvalues 1 and κ along the diagonals."""
-    return f"((x+y)^2 + {kappa:g}*(y-x)^2)/4"
-
-
-KAPPAS = [1, 2, 5, 10, 100, 1000]
-# Each example: its point p, direction v and window half-width r.
-PRESETS = {
-    "w1**2*sin(w2)": ((1.0, math.pi / 2), (0.5, 1.0), 1.5),
-    "(1 - x)^2 + 100*(y - x^2)^2": ((1.0, 1.0), (1.0, 0.0), 1.5),
-    "x^2 - y^2": ((0.0, 0.0), (1.0, 0.5), 1.5),
-    "x^4 + y^4": ((0.0, 0.0), (1.0, 1.0), 1.5),
-    quadratic(10): ((0.0, 0.0), (1.0, 0.0), 2.0),
-}
-EXAMPLES = {**PRESETS, **{quadratic(k): PRESETS[quadratic(10)] for k in KAPPAS}}
-LIMIT, STEP = 3.0, 0.05
+LIMIT, STEP = 3.0, 0.05  # the sliders of p: -3..3 in steps of 0.05
 WIDTHS = [2, 4, 8, 16, 32, 64, 128, 256, 512]
-CODE = """g = torch.autograd.grad(f(w), w, create_graph=True)[0]   # {kept}
-hv = torch.autograd.grad(g @ v, w)[0]                       # 1. {one}
-
-hv = torch.func.jvp(torch.func.grad(f), (w,), (v,))[1]      # 2. {two}
-
-hv = torch.autograd.functional.hvp(f, w, v)[1]              # 3. {three}"""
+NET_DEFAULTS = {"steps": 300, "seed": 0, "top_k": 3, "power": 20, "probes": 30}
 
 
 def num(x: float, digits: int = 6) -> str:
     return f"{x:.{digits}g}" if math.isfinite(x) else "—"
-
-
-def label(language: str, prefix: str) -> Callable[[str], str]:
-    """A format_func with the language fixed now (it is also called outside the script run)."""
-    return lambda option: tr(f"{prefix}.{option}", language)
 
 
 def size(n_bytes: float) -> str:
@@ -58,15 +32,18 @@ def size(n_bytes: float) -> str:
 
 
 def use_kappa() -> None:
-    st.session_state["hvp.fn"] = quadratic(st.session_state["hvp.kappa"])
+    """The κ builder's button: replace f by the quadratic, and remember that it did."""
+    kappa = st.session_state["hvp.kappa"]
+    st.session_state["hvp.fn"] = quadratic(kappa)
+    st.session_state["hvp.kappa.used"] = (quadratic(kappa), kappa)
 
 
 def set_example(text: str, names: tuple) -> None:
     """Put p, v and r of the example ``text`` (or defaults) into the sliders' state."""
-    point, vector, radius = EXAMPLES.get(text, ((1.0,) * len(names), (1.0,) * len(names), 1.5))
-    for name, p, v in zip(names, point, vector, strict=False):
+    where = example(text, len(names))
+    for name, p, v in zip(names, where.point, where.vector, strict=True):
         st.session_state[f"hvp.p.{name}"], st.session_state[f"hvp.v.{name}"] = p, v
-    st.session_state["hvp.radius"] = radius
+    st.session_state["hvp.radius"] = where.radius
 
 
 def typed_mode() -> None:
@@ -75,10 +52,13 @@ def typed_mode() -> None:
     left, right = st.columns([3, 2], gap="large")
     left.latex("f = " + fn.latex)
     with right:
-        st.select_slider(
-            t("hvp.kappa.label"), KAPPAS, value=10, key="hvp.kappa", help=t("hvp.kappa.help"),
-            on_change=use_kappa,
-        )  # fmt: skip
+        kappa = st.select_slider(
+            t("hvp.kappa.label"), KAPPAS, value=10, key="hvp.kappa", help=t("hvp.kappa.help")
+        )
+        st.button(t("hvp.kappa.use", kappa=kappa), key="hvp.kappa.use", on_click=use_kappa)
+        used = st.session_state.get("hvp.kappa.used")
+        if used is not None and used[0] == fn.text:  # until f is changed another way
+            st.caption(t("hvp.kappa.replaced", kappa=used[1]))
     if st.session_state.get("hvp.applied") != fn.text:  # a new function: its example's p, v
         st.session_state["hvp.applied"] = fn.text
         set_example(fn.text, names)
@@ -102,7 +82,7 @@ def typed_mode() -> None:
     r, verdict = ex.result, ex.verdict
     m = st.columns([2, 2, 2, 3])
     m[0].metric(t("hvp.metric.value"), num(r.value, 4))
-    m[1].metric(t("hvp.metric.grad_norm"), num(float(np.linalg.norm(figs.clean(r.gradient))), 4))
+    m[1].metric(t("hvp.metric.grad_norm"), num(r.gradient_norm, 4))
     m[2].metric(t("hvp.metric.curvature"), num(r.curvature, 4), help=t("hvp.metric.curvature.help"))
     kind = t(f"hvp.kind.{verdict.kind}") if verdict.critical else t("hvp.kind.not_critical")
     m[3].metric(t("hvp.metric.verdict"), kind, help=t("hvp.metric.verdict.help"))
@@ -124,23 +104,7 @@ def typed_mode() -> None:
             hessian(ex, names)
     if tabs["ways"].open:
         with tabs["ways"]:
-            ways = three_ways(fn.text, sliders["p"], sliders["v"])
-            st.markdown(t("hvp.ways.intro", repeats=ways.repeats))
-            fastest = float(np.min(ways.seconds))
-            labels = [t(f"hvp.method.{m}") for m in cv.METHODS]
-            rows = [
-                [labels[i], "(" + ", ".join(num(x) for x in figs.clean(ways.values[i])) + ")",
-                 f"{ways.max_error[i]:.1e}" if ways.max_error[i] else "0",
-                 f"{ways.seconds[i] / fastest:.1f}×"] for i in range(len(labels))
-            ]  # fmt: skip
-            header = ["hvp.ways.method", "hvp.ways.hv", "hvp.ways.error", "hvp.ways.relative"]
-            st.dataframe(
-                pd.DataFrame(rows, columns=[t(h) for h in header]), hide_index=True, width="stretch"
-            )
-            st.plotly_chart(figs.ways_figure(ways.seconds, labels, lang()), width="stretch")
-            comments = {k: t(f"hvp.code.{k}") for k in ("kept", "one", "two", "three")}
-            st.code(CODE.format(**comments), language="python")
-            st.caption(t("hvp.ways.note"))
+            ways(fn, sliders["p"], sliders["v"])
     if tabs["slices"].open:
         with tabs["slices"]:
             st.markdown(t("hvp.slices.intro"))
@@ -148,6 +112,28 @@ def typed_mode() -> None:
     if tabs["power"].open:
         with tabs["power"]:
             power(ex.power, names)
+
+
+def ways(fn, point: tuple, vector: tuple) -> None:  # noqa: ANN001 - a parsed Function
+    timed = three_ways(fn.text, point, vector)
+    st.markdown(t("hvp.ways.intro", repeats=timed.repeats))
+    labels = [t(f"hvp.method.{m}") for m in cv.METHODS]
+    rows = [
+        [labels[i], "(" + ", ".join(num(x) for x in figs.clean(timed.values[i])) + ")",
+         f"{timed.max_error[i]:.1e}" if timed.max_error[i] else "0",
+         f"{timed.relative[i]:.1f}×" if math.isfinite(timed.relative[i]) else "—"]
+        for i in range(len(labels))
+    ]  # fmt: skip
+    header = ["hvp.ways.method", "hvp.ways.hv", "hvp.ways.error", "hvp.ways.relative"]
+    st.dataframe(
+        pd.DataFrame(rows, columns=[t(h) for h in header]), hide_index=True, width="stretch"
+    )
+    if not all(math.isfinite(x) for x in timed.relative):
+        st.caption(t("hvp.ways.unresolved"))
+    st.plotly_chart(figs.ways_figure(timed.seconds, labels, lang()), width="stretch")
+    comments = {k: t(f"hvp.code.{k}") for k in COMMENTS}
+    st.code(hvp_snippet(fn, point, vector, comments), language="python")
+    st.caption(t("hvp.ways.note"))
 
 
 def picture(ex: cv.Exploration, names: tuple) -> None:
@@ -160,7 +146,7 @@ def picture(ex: cv.Exploration, names: tuple) -> None:
         if points:
             for name, axis in zip(names, ("x", "y"), strict=True):
                 value = round(points[0][axis] / STEP) * STEP
-                st.session_state[f"hvp.p.{name}"] = float(np.clip(value, -LIMIT, LIMIT))
+                st.session_state[f"hvp.p.{name}"] = min(max(value, -LIMIT), LIMIT)
 
     surface = st.toggle(t("hvp.picture.surface"), key="hvp.surface")
     fig = figs.contour_figure(ex.grid, ex.result, lang())
@@ -186,200 +172,147 @@ def hessian(ex: cv.Exploration, names: tuple) -> None:
         st.dataframe(eig, width="stretch")
         st.caption(t("hvp.eigen.vector"))
         reason = t(
-            f"hvp.reason.{v.reason}",
-            n=len(names),
-            pos=v.positive,
-            neg=v.negative,
-            zero=v.zero,
+            f"hvp.reason.{v.reason}", n=len(names), pos=v.positive, neg=v.negative, zero=v.zero,
             tol=f"{v.tolerance:.0e}",
-        )
+        )  # fmt: skip
+        tol = f"{CRITICAL_TOLERANCE:g}"
         if v.critical:
             box = st.success if v.kind in ("minimum", "maximum") else st.warning
             box(f"**{t(f'hvp.verdict.{v.kind}')}** {reason}")
-            st.markdown(t("hvp.verdict.critical"))
+            st.markdown(t("hvp.verdict.critical", tol=tol))
+            if v.reason == "zero_eigenvalue":
+                st.markdown(t("hvp.verdict.inconclusive"))
         else:
-            st.info(f"**{t('hvp.verdict.shape', kind=t(f'hvp.kind.{v.kind}'))}** {reason}")
-            st.markdown(
-                t(
-                    "hvp.verdict.not_critical",
-                    norm=num(float(np.linalg.norm(figs.clean(r.gradient)))),
-                )
-            )
+            st.info(f"**{t('hvp.verdict.not_critical_title')}** {reason}")
+            st.markdown(t("hvp.verdict.not_critical", norm=num(r.gradient_norm), tol=tol))
         if v.minors:
-            st.markdown(
-                t(
-                    "hvp.verdict.minors",
-                    minors=", ".join(f"D{k + 1} = {num(d)}" for k, d in enumerate(v.minors)),
-                )
-            )
+            minors = ", ".join(f"D{k + 1} = {num(d)}" for k, d in enumerate(v.minors))
+            st.markdown(t("hvp.verdict.minors", minors=minors))
         if len(v.minors) == 2:
             st.markdown(t("hvp.verdict.minors_two", det=num(v.minors[1])))
 
 
 def power(p: cv.PowerIteration, names: tuple) -> None:
-    st.markdown(t("hvp.power.intro", target=num(p.target, 4), ratio=num(p.ratio, 3)))
+    st.markdown(t("hvp.power.intro"))
     if p.status != "ok":
         st.warning(t(f"hvp.power.{p.status}"))
         if p.status == "zero_start":
             return
-    if p.ratio >= 1 - 1e-9:
-        st.warning(t("hvp.power.tie"))
+    target = num(p.target, 4)
+    if p.tie is not None:
+        st.warning(
+            t(f"hvp.power.tie.{p.tie}", target=target, neg=num(-p.target, 4), dim=p.multiplicity)
+        )
+    if p.status == "ok" and p.tie != "opposite" and p.ratio > 0:
+        rates = dict(ratio=num(p.direction_rate, 3), square=num(p.value_rate, 3))
+        st.markdown(t("hvp.power.rates", target=target, **rates))
+    if p.orthogonal:
+        st.warning(t("hvp.power.orthogonal", target=target))
     st.plotly_chart(figs.power_figure(p, names, lang()), width="stretch")
-    last = (
-        int(np.max(np.nonzero(np.isfinite(p.rayleigh))[0]))
-        if np.any(np.isfinite(p.rayleigh))
-        else 0
-    )
     m = st.columns(3)
-    m[0].metric(t("hvp.power.rayleigh_at", k=last), num(p.rayleigh[last], 6))
+    m[0].metric(t("hvp.power.rayleigh_at", k=p.last), num(p.rayleigh[p.last], 6))
     m[1].metric(t("hvp.power.target"), num(p.target, 6))
-    m[2].metric(t("hvp.power.alignment"), num(p.alignment[last], 6))
+    m[2].metric(t("hvp.power.alignment"), num(p.alignment[p.last], 6))
+    tol = f"{cv.CONVERGED:g}"
     if p.converged_at is not None:
-        st.caption(t("hvp.power.converged", k=p.converged_at))
+        st.caption(t("hvp.power.converged", k=p.converged_at, tol=tol))
     elif p.status == "ok":
-        st.caption(t("hvp.power.not_converged", steps=POWER_STEPS))
+        st.caption(t("hvp.power.not_converged", steps=POWER_STEPS, tol=tol))
 
 
 def network_mode() -> None:
     budget = nw.NETWORK_BUDGET
     st.markdown(t("hvp.net.intro", limit=f"{budget.full_hessian_max:,}"))
+    # The network's shape sits outside the form, so its size and limits show before Train.
+    c = st.columns([2, 1, 1], gap="large")
+    datasets = {d: t(f"hvp.net.dataset.{d}") for d in nw.DATASETS}
+    dataset = localized_radio(
+        t("hvp.net.dataset"), datasets, "hvp.net.dataset", container=c[0], horizontal=True
+    )
+    layers = c[1].slider(t("hvp.net.layers"), 1, budget.max_layers, 1, key="hvp.net.layers")
+    width = c[2].select_slider(t("hvp.net.width"), WIDTHS, 16, key="hvp.net.width")
+    chosen = nw.NetConfig(dataset, (width,) * layers)
+    n = nw.count_parameters(chosen)
+    shape = " → ".join(str(w) for w in nw.layer_sizes(chosen))
+    st.caption(
+        t("hvp.net.size", n=f"{n:,}", shape=shape, entries=f"{n * n:,}")
+        + " "
+        + t(
+            "hvp.net.limits", steps=f"{nw.most_steps(chosen):,}", batch=chosen.batch,
+            work=f"{budget.max_train_work:,.0f}", hvps=f"{nw.analysis_limit(n):,}",
+        )
+    )  # fmt: skip
+    d = NET_DEFAULTS
     with st.form("hvp.net.form", border=True):
-        # Keyed per language like localized_radio (a form allows no on_change callback), so
-        # the choice survives a language switch; "hvp.net.data" holds it.
-        widget = f"hvp.net.dataset.{lang()}"
-        if widget not in st.session_state:  # first run in this language: the last choice
-            st.session_state[widget] = st.session_state.get("hvp.net.data", nw.DATASETS[0])
-        dataset = st.radio(
-            t("hvp.net.dataset"), nw.DATASETS, key=widget, horizontal=True,
-            format_func=label(lang(), "hvp.net.dataset"),
-        )  # fmt: skip
-        c = st.columns(4, gap="large")
-        layers = c[0].slider(t("hvp.net.layers"), 1, budget.max_layers, 1, key="hvp.net.layers")
-        width = c[1].select_slider(t("hvp.net.width"), WIDTHS, 16, key="hvp.net.width")
-        steps = c[2].slider(t("hvp.net.steps"), 50, 1000, 300, 50, key="hvp.net.steps")
-        seed = c[3].number_input(t("hvp.net.seed"), 0, 999, 0, key="hvp.net.seed")
-        c = st.columns(4, gap="large")
-        top_k = c[0].slider(t("hvp.net.top_k"), 1, budget.max_top_k, 3, key="hvp.net.top_k")
-        power_steps = c[1].slider(t("hvp.net.power_steps"), 5, 100, 20, 5, key="hvp.net.power")
-        probes = c[2].slider(t("hvp.net.probes"), 10, 200, 30, 10, key="hvp.net.probes")
-        st.form_submit_button(t("hvp.net.train"), type="primary")
-    st.session_state["hvp.net.data"] = dataset
-    key = (dataset, (width,) * layers, steps, int(seed))
-    config = nw.NetConfig(dataset, key[1])
-    n = nw.count_parameters(config)
-    shape = " → ".join(str(w) for w in nw.layer_sizes(config))
-    st.caption(t("hvp.net.size", n=f"{n:,}", shape=shape, entries=f"{n * n:,}"))
-
-    def training_caption(step: int, total: int, loss: str) -> str:
-        return t("hvp.net.training", step=step, total=total, loss=loss)
-
-    try:
-        net = trained(*key, _caption=training_caption)
-        with st.spinner(t("hvp.net.analysing")):
-            curv = analysed(key, top_k, power_steps, probes, net)
+        c = st.columns(5, gap="large")
+        steps = c[0].slider(t("hvp.net.steps"), 50, 1000, d["steps"], 50, key="hvp.net.steps")
+        seed = c[1].number_input(t("hvp.net.seed"), 0, 999, d["seed"], key="hvp.net.seed")
+        top_k = c[2].slider(
+            t("hvp.net.top_k"), 1, budget.max_top_k, d["top_k"], key="hvp.net.top_k"
+        )
+        power_steps = c[3].slider(
+            t("hvp.net.power_steps"), 5, 100, d["power"], 5, key="hvp.net.power"
+        )
+        probes = c[4].slider(t("hvp.net.probes"), 10, 200, d["probes"], 10, key="hvp.net.probes")
+        pressed = st.form_submit_button(t("hvp.net.train"), type="primary")
+    asked = (dataset, (width,) * layers, steps, int(seed), top_k, power_steps, probes)
+    try:  # refused or not by the numbers alone, before anything is trained
+        nw.check_config(nw.NetConfig(dataset, (width,) * layers, steps, seed=int(seed)))
     except HogradError as err:
         show_error(err)
         st.stop()
+    if pressed or "hvp.net.run" not in st.session_state:  # the first visit trains the defaults
+        st.session_state["hvp.net.run"] = asked
+    run = st.session_state["hvp.net.run"]
+    if run != asked:
+        trained_shape = " → ".join(str(w) for w in nw.layer_sizes(nw.NetConfig(*run[:2])))
+        st.info(t("hvp.net.stale", shape=trained_shape, steps=run[2]))
+
+    def training_caption(step: int, total: int, loss: str) -> str:
+        if step == 0:  # before the first step: waiting for a free slot, then starting
+            return t("hvp.net.starting")
+        return t("hvp.net.training", step=step, total=total, loss=loss)
+
+    key = run[:4]
+    try:
+        net = trained(*key, _caption=training_caption)
+        with st.spinner(t("hvp.net.analysing")):
+            curv = analysed(key, *run[4:], net)
+    except HogradError as err:
+        show_error(err)
+        st.stop()
+    results(net, curv)
+
+
+def results(net: nw.TrainedNet, curv) -> None:  # noqa: ANN001 - a NetCurvature
+    budget = nw.NETWORK_BUDGET
     m = st.columns(4)
     m[0].metric(t("hvp.net.metric.parameters"), f"{curv.parameters:,}")
     m[1].metric(t("hvp.net.metric.accuracy"), f"{net.test_accuracy:.1%}")
     m[2].metric(t("hvp.net.metric.loss", m=curv.examples), f"{curv.loss:.4f}")
     m[3].metric(t("hvp.net.metric.time", steps=net.steps), f"{net.seconds:.1f} s")
-    if net.stopped_by_time:
-        st.warning(
-            t("hvp.net.stopped", steps=net.steps, total=steps, limit=f"{budget.max_seconds:g}")
-        )
     names = ("top", "trace", "sharp", "hessian", "training")
     tabs = lazy_tabs({k: t(f"hvp.net.tab.{k}") for k in names}, "hvp.net.tab")
     if tabs["top"].open:
         with tabs["top"]:
-            ref = curv.reference
-            rows = [
-                [
-                    t("hvp.net.method.lanczos"),
-                    num(curv.lanczos[0]),
-                    curv.lanczos_hvps,
-                    f"{curv.lanczos_seconds * 1e3:.0f}",
-                    abs(curv.lanczos[0] - ref) / abs(ref),
-                ],
-                [
-                    t("hvp.net.method.power", steps=curv.power.size),
-                    num(curv.power[-1]),
-                    curv.power.size,
-                    f"{curv.power_seconds * 1e3:.0f}",
-                    abs(curv.power[-1] - ref) / abs(ref),
-                ],
-            ]
-            if curv.exact is not None:
-                rows.append(
-                    [
-                        t("hvp.net.method.exact"),
-                        num(curv.exact[0]),
-                        curv.parameters,
-                        f"{curv.hessian_seconds * 1e3:.0f}",
-                        0.0,
-                    ]
-                )
-            header = [
-                t(f"hvp.net.col.{c}") for c in ("method", "estimate", "hvps", "time", "error")
-            ]
-            table = pd.DataFrame(rows, columns=header)
-            table[header[4]] = table[header[4]].map(lambda e: f"{e:.2e}" if e else "0")
-            st.dataframe(table, hide_index=True, width="stretch")
-            if curv.exact is not None:
-                st.caption(t("hvp.net.error_vs_exact"))
-            elif curv.full_skipped_seconds is not None:
-                st.caption(t("hvp.net.error_vs_lanczos_time"))
-            else:
-                st.caption(t("hvp.net.error_vs_lanczos", limit=f"{budget.full_hessian_max:,}"))
-            st.markdown(
-                t(
-                    "hvp.net.topk",
-                    k=curv.lanczos.size,
-                    values=", ".join(num(x) for x in curv.lanczos),
-                )
-            )
-            st.markdown(
-                t(
-                    "hvp.net.cost",
-                    grad=f"{curv.grad_seconds * 1e3:.2f}",
-                    hvp=f"{curv.hvp_seconds * 1e3:.2f}",
-                    ratio=f"{curv.hvp_seconds / curv.grad_seconds:.1f}",
-                )
-            )
-            st.markdown(
-                t(
-                    "hvp.net.residual",
-                    lanczos=f"{curv.lanczos_residual:.1e}",
-                    power=f"{curv.power_residual:.1e}",
-                )
-            )
-            st.plotly_chart(figs.net_power_figure(curv, lang()), width="stretch")
-            st.caption(t("hvp.net.power_note"))
+            top_eigenvalue(curv)
     if tabs["trace"].open:
         with tabs["trace"]:
             st.markdown(t("hvp.net.trace.intro"))
             st.markdown(
                 "### "
                 + t(
-                    "hvp.net.trace.estimate",
-                    trace=num(curv.trace),
-                    error=num(2 * curv.trace_error),
-                    m=curv.probes.size,
+                    "hvp.net.trace.estimate", trace=num(curv.trace),
+                    error=num(2 * curv.trace_error), m=curv.probes.size,
                 )
-            )
+            )  # fmt: skip
             if curv.trace_exact is not None:
                 st.markdown(t("hvp.net.trace.exact", exact=num(curv.trace_exact)))
             st.plotly_chart(figs.hutchinson_figure(curv, lang()), width="stretch")
     if tabs["sharp"].open:
         with tabs["sharp"]:
-            st.markdown(
-                t(
-                    "hvp.net.sharp.intro",
-                    lam=num(curv.reference),
-                    mean=num(curv.trace / curv.parameters),
-                )
-            )
+            mean = num(curv.trace / curv.parameters)
+            st.markdown(t("hvp.net.sharp.intro", lam=num(curv.reference), mean=mean))
             st.plotly_chart(figs.directions_figure(curv, lang()), width="stretch")
     if tabs["hessian"].open:
         with tabs["hessian"]:
@@ -387,40 +320,54 @@ def network_mode() -> None:
             mem[0].metric(t("hvp.net.memory.full"), size(curv.full_bytes))
             mem[1].metric(t("hvp.net.memory.hvp"), size(curv.hvp_bytes))
             st.caption(t("hvp.net.memory.help"))
-            if curv.full_skipped_seconds is not None:
-                st.info(
-                    t(
-                        "hvp.net.full_skipped",
-                        n=f"{curv.parameters:,}",
-                        seconds=f"{curv.full_skipped_seconds:.1f}",
-                    )
-                )
-            elif curv.heatmap is None:
-                st.info(
-                    t(
-                        "hvp.net.too_big",
-                        limit=f"{budget.full_hessian_max:,}",
-                        n=f"{curv.parameters:,}",
-                    )
-                )
+            if curv.heatmap is None:
+                limit, n = f"{budget.full_hessian_max:,}", f"{curv.parameters:,}"
+                st.info(t("hvp.net.too_big", limit=limit, n=n))
             else:
                 caption = (
-                    "hvp.net.hessian.caption"
-                    if curv.heatmap_block > 1
+                    "hvp.net.hessian.caption" if curv.heatmap_block > 1
                     else "hvp.net.hessian.caption_full"
-                )
+                )  # fmt: skip
+                seconds = f"{curv.hessian_seconds:.1f}"
                 st.caption(
-                    t(
-                        caption,
-                        n=f"{curv.parameters:,}",
-                        seconds=f"{curv.hessian_seconds:.1f}",
-                        b=curv.heatmap_block,
-                    )
+                    t(caption, n=f"{curv.parameters:,}", seconds=seconds, b=curv.heatmap_block)
                 )
                 st.plotly_chart(figs.net_hessian_figure(curv, net.sizes, lang()), width="stretch")
     if tabs["training"].open:
         with tabs["training"]:
             st.plotly_chart(figs.training_figure(net, lang()), width="stretch")
+
+
+def top_eigenvalue(curv) -> None:  # noqa: ANN001 - a NetCurvature
+    ref = curv.reference
+    rows = [
+        [t("hvp.net.method.lanczos"), num(curv.lanczos[0]), curv.lanczos_hvps,
+         f"{curv.lanczos_seconds * 1e3:.0f}", abs(curv.lanczos[0] - ref) / abs(ref)],
+        [t("hvp.net.method.power", steps=curv.power.size), num(curv.power[-1]), curv.power.size,
+         f"{curv.power_seconds * 1e3:.0f}", abs(curv.power[-1] - ref) / abs(ref)],
+    ]  # fmt: skip
+    if curv.exact is not None:
+        rows.append([t("hvp.net.method.exact"), num(curv.exact[0]), curv.parameters,
+                     f"{curv.hessian_seconds * 1e3:.0f}", 0.0])  # fmt: skip
+    header = [t(f"hvp.net.col.{c}") for c in ("method", "estimate", "hvps", "time", "error")]
+    table = pd.DataFrame(rows, columns=header)
+    table[header[4]] = table[header[4]].map(lambda e: f"{e:.2e}" if e else "0")
+    st.dataframe(table, hide_index=True, width="stretch")
+    if curv.exact is not None:
+        st.caption(t("hvp.net.error_vs_exact"))
+    else:
+        st.caption(t("hvp.net.error_vs_lanczos", limit=f"{nw.NETWORK_BUDGET.full_hessian_max:,}"))
+    values = ", ".join(num(x) for x in curv.lanczos)
+    st.markdown(t("hvp.net.topk", k=curv.lanczos.size, values=values))
+    grad, hvp = f"{curv.grad_seconds * 1e3:.2f}", f"{curv.hvp_seconds * 1e3:.2f}"
+    if curv.hvp_over_grad is None:
+        st.markdown(t("hvp.net.cost_unresolved", grad=grad, hvp=hvp))
+    else:
+        st.markdown(t("hvp.net.cost", grad=grad, hvp=hvp, ratio=f"{curv.hvp_over_grad:.1f}"))
+    residuals = dict(lanczos=f"{curv.lanczos_residual:.1e}", power=f"{curv.power_residual:.1e}")
+    st.markdown(t("hvp.net.residual", **residuals))
+    st.plotly_chart(figs.net_power_figure(curv, lang()), width="stretch")
+    st.caption(t("hvp.net.power_note"))
 
 
 st.title(t("hvp.title"))

@@ -92,7 +92,62 @@ def test_power_iteration_on_the_seed_converges_to_two() -> None:
 def test_power_iteration_cannot_choose_on_a_symmetric_saddle() -> None:
     p = power_iteration(parse("x^2 - y^2"), [0, 0], [1.0, 0.5], steps=10)
     assert p.ratio == pytest.approx(1.0) and p.converged_at is None
+    assert p.tie == "opposite" and p.target == 2.0  # λ₂ = −λ₁; of ±2, the positive is named
     np.testing.assert_allclose(p.rayleigh, 1.2, atol=1e-12)  # (2·1 - 2·0.25) / 1.25, forever
+    # u alternates between (1, 0.5) and (1, -0.5), normalised
+    np.testing.assert_allclose(p.iterates[::2], np.tile([1, 0.5], (6, 1)) / math.sqrt(1.25))
+    np.testing.assert_allclose(p.iterates[1::2], np.tile([1, -0.5], (5, 1)) / math.sqrt(1.25))
+
+
+def test_power_iteration_rates_on_kappa_two() -> None:
+    """On H with eigenvalues 1 and 2, u_k's angle to e₁ shrinks by |λ₂/λ₁| = 0.5 per step and,
+    H being symmetric, the Rayleigh quotient's error by its square, 0.25: measured on the
+    iterates themselves, against the rates the result reports."""
+    p = power_iteration(parse(quadratic(2)), [0.0, 0.0], [1.0, 0.0], steps=30)
+    assert p.target == pytest.approx(2.0) and p.tie is None and not p.orthogonal
+    assert p.direction_rate == pytest.approx(0.5) and p.value_rate == pytest.approx(0.25)
+    e1, e2 = np.array([1.0, -1.0]) / math.sqrt(2), np.array([1.0, 1.0]) / math.sqrt(2)
+    tangent = np.abs(p.iterates @ e2) / np.abs(p.iterates @ e1)  # tan of the angle to e₁
+    np.testing.assert_allclose(tangent[1:15] / tangent[:14], 0.5, rtol=1e-9)
+    error = np.abs(p.rayleigh - 2.0)
+    np.testing.assert_allclose(error[6:13] / error[5:12], 0.25, rtol=0.01)
+    assert error[12] / error[11] == pytest.approx(0.25, rel=1e-3)  # and tends to it
+
+
+def test_a_repeated_eigenvalue_converges_at_once() -> None:
+    """κ = 1: H = I, every vector is an eigenvector, so the Rayleigh quotient is λ₁ = 1 from
+    step 0, whatever v is (|λ₂| = |λ₁| does not stop power iteration when λ₂ = λ₁)."""
+    for v in ([1.0, 0.0], [1.0, 1.0], [-0.3, 2.0]):
+        p = power_iteration(parse(quadratic(1)), [0.0, 0.0], v, steps=10)
+        assert p.tie == "repeated" and p.multiplicity == 2 and p.ratio == 0.0
+        assert p.converged_at == 0
+        np.testing.assert_allclose(p.rayleigh, 1.0, rtol=1e-12)
+        np.testing.assert_allclose(p.alignment, 1.0, rtol=1e-12)  # u is in λ₁'s eigenspace
+
+
+def test_a_repeated_top_eigenvalue_with_a_smaller_one() -> None:
+    """H = diag(2, 2, 0.5): u converges into the plane of λ₁ = 2, to v's part in it, at the
+    rate 0.5 / 2 = 0.25."""
+    p = power_iteration(parse("x^2 + y^2 + z^2/4"), [0.0, 0.0, 0.0], [1.0, 2.0, 3.0], steps=30)
+    assert p.tie == "repeated" and p.multiplicity == 2 and p.ratio == pytest.approx(0.25)
+    np.testing.assert_allclose(p.iterates[-1], np.array([1.0, 2.0, 0.0]) / math.sqrt(5), atol=1e-15)
+    assert p.alignment[-1] == pytest.approx(1.0) and p.converged_at is not None
+
+
+def test_a_start_perpendicular_to_the_top_eigenvector_never_finds_it() -> None:
+    """κ = 10 from v = (1, 1), the eigenvector of λ = 1: in exact arithmetic Hu stays on it, so
+    the Rayleigh quotient stays at 1, not 10. The result says so."""
+    p = power_iteration(parse(quadratic(10)), [0.0, 0.0], [1.0, 1.0], steps=30)
+    assert p.orthogonal and p.target == pytest.approx(10.0)
+    assert p.alignment[0] == pytest.approx(0.0, abs=1e-12)
+    np.testing.assert_allclose(p.rayleigh[:5], 1.0, rtol=1e-9)
+    assert not power_iteration(parse(quadratic(10)), [0.0, 0.0], [1.0, 0.9]).orthogonal
+
+
+def test_the_last_finite_rayleigh_quotient() -> None:
+    assert power_iteration(parse(quadratic(10)), [0, 0], [1, 0], steps=7).last == 7
+    assert power_iteration(parse("x^4 + y^4"), [0, 0], [1, 1], steps=7).last == 0  # Hu = 0
+    assert power_iteration(parse("x^2 + y^2"), [0, 0], [0, 0], steps=7).last == 0  # v = 0
 
 
 @pytest.mark.parametrize(

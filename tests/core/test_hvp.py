@@ -13,6 +13,7 @@ import torch
 
 from hograd_core import HogradError, classify, hvp, parse
 from hograd_core.curvature import _flat, _load_forward_ad  # f(w) for torch.func; quiet forward AD
+from hograd_core.hessian import CRITICAL_TOLERANCE
 
 SEED = ("w1**2*sin(w2)", [1.0, math.pi / 2], [0.5, 1.0])
 
@@ -161,3 +162,48 @@ def test_more_than_ten_variables_is_refused() -> None:
     fn = parse("x0 + x1", variables=names)  # the caller named 11 variables
     with pytest.raises(HogradError, match="at most 10 variables for the Hessian, got 11"):
         hvp(fn, [0.0] * 11, [1.0] * 11)
+
+
+@pytest.mark.parametrize(
+    "point", [(0.004, 0.0), (0.0, 0.0), (4e-9, 0.0), (2e-8, -1e-9), (0.05, -0.05), (1.0, 0.0)]
+)
+def test_an_added_constant_changes_no_verdict(point: tuple[float, float]) -> None:
+    """f and f + 10⁶ have the same gradient and Hessian, so the same verdict at every point;
+    the critical-point test bounds the gradient alone (every |∂f/∂xᵢ| ≤ 1e-8)."""
+    plain = hvp(parse("x^2 + y^2"), point, [1.0, 1.0])
+    shifted = hvp(parse("1e6 + x^2 + y^2"), point, [1.0, 1.0])
+    assert shifted.value == pytest.approx(1e6 + point[0] ** 2 + point[1] ** 2)
+    assert (plain.critical, plain.classification) == (shifted.critical, shifted.classification)
+    expected = max(abs(2 * point[0]), abs(2 * point[1])) <= CRITICAL_TOLERANCE  # ∇f = 2(x, y)
+    assert plain.critical == expected
+    assert plain.gradient_norm == pytest.approx(2 * math.hypot(*point))
+
+
+def test_the_gradient_tolerance_is_the_stated_one() -> None:
+    assert CRITICAL_TOLERANCE == 1e-8
+    assert hvp(parse("x^2 + y"), [0.0, 0.0], [1.0, 1.0]).critical is False  # ∂f/∂y = 1
+    assert hvp(parse("1e-9*x + y^2"), [3.0, 0.0], [1.0, 1.0]).critical is True  # 1e-9 ≤ 1e-8
+    assert hvp(parse("1e-7*x + y^2"), [3.0, 0.0], [1.0, 1.0]).critical is False
+
+
+@pytest.mark.parametrize(
+    ("text", "extremum"),
+    [("x^4 + y^4", "minimum"), ("-x^4 - y^4", "maximum"), ("x^4 - y^4", None),
+     ("x^3 + y^2", None)],
+)  # fmt: skip
+def test_the_inconclusive_examples_the_page_names(text: str, extremum: str | None) -> None:
+    """hvp.verdict.inconclusive: at 0 each is a critical point with a singular, semidefinite H
+    (the test is inconclusive), and what it is, checked on a grid around 0: a minimum, a
+    maximum, or neither (f takes values above and below f(0) arbitrarily close to 0)."""
+    r = hvp(parse(text), [0.0, 0.0], [1.0, 1.0])
+    assert r.critical and r.classification == "degenerate"
+    fn = parse(text)
+    for radius in (1e-1, 1e-2):
+        t = np.linspace(-radius, radius, 41)
+        xs, ys = np.meshgrid(t, t)
+        z = fn.torch({"x": torch.tensor(xs), "y": torch.tensor(ys)}).numpy()
+        z[20, 20] = np.nan  # f(0) = 0 itself
+        above, below = np.nanmax(z) > 0, np.nanmin(z) < 0
+        assert (above, below) == {"minimum": (True, False), "maximum": (False, True)}.get(
+            extremum, (True, True)
+        )

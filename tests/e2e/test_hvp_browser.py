@@ -1,11 +1,12 @@
 """The Hessian-vector product page in real Chromium: both modes, both languages, a click on the
-contour that moves p, and the power-iteration animation."""
+contour that moves p, the power-iteration animation, the verdict and code tabs, and the κ
+builder's button."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import screenshot, type_function, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -90,3 +91,49 @@ def test_chinese_both_modes(page) -> None:  # noqa: ANN001
     _no_exception(page)
     assert "参数个数 n" in page.inner_text("body")
     screenshot(page, "hvp-network-zh")
+
+
+def _tab(page, name: str) -> None:  # noqa: ANN001
+    page.get_by_role("tab", name=name).click()
+    wait_for_app(page)
+
+
+def test_verdict_and_code_tabs(page) -> None:  # noqa: ANN001
+    _open(page)
+    _tab(page, "Hessian and eigenvalues")
+    body = page.inner_text("body")
+    assert "Not a critical point." in body and "Saddle" not in body
+    assert "sufficient for a strict local minimum or maximum, but not necessary" in body
+    screenshot(page, "hvp-hessian-en")
+    _tab(page, "Hv three ways")
+    code = page.locator("[data-testid='stCode']").first.inner_text()
+    assert "def f(w):" in code and "torch.autograd.functional.vhp" in code
+    _no_exception(page)
+    screenshot(page, "hvp-ways-en")
+
+
+def test_the_kappa_button_replaces_f_and_says_so(page) -> None:  # noqa: ANN001
+    _open(page)
+    type_function(page, "x^3 + y^2")
+    box = page.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").first
+    assert box.input_value() == "x^3 + y^2"
+    page.get_by_role("button", name="Replace f with the quadratic for κ = 10").click()
+    wait_for_app(page)
+    assert box.input_value() == "((x+y)^2 + 10*(y-x)^2)/4"
+    assert "f was replaced by the quadratic for κ = 10" in page.inner_text("body")
+    _tab(page, "Power iteration")
+    assert "about 0.01, its square" in page.inner_text("body")  # |λ₂/λ₁|² = (1/10)²
+    _no_exception(page)
+    screenshot(page, "hvp-kappa-power-en")
+
+
+def test_chinese_verdict_and_power(page) -> None:  # noqa: ANN001
+    _open(page, "?lang=zh")
+    _tab(page, "Hessian 与特征值")
+    body = page.inner_text("body")
+    assert "不是临界点。" in body and "并非必要" in body
+    screenshot(page, "hvp-hessian-zh")
+    _tab(page, "幂迭代")
+    assert "即它的平方" in page.inner_text("body")
+    _no_exception(page)
+    screenshot(page, "hvp-power-zh")

@@ -43,6 +43,28 @@ def test_seed_hvp_json() -> None:
     assert data["seconds"] >= 0
 
 
+@pytest.mark.parametrize(
+    ("function", "at", "says", "never"),
+    [("w1**2*sin(w2)", "1,1.5707963267948966",
+      "not a critical point (some |df/dx_i| > 1e-08), so the second-derivative test does not "
+      "apply; H is indefinite", "saddle"),
+     ("x^2 - y^2", "0,0", "critical point (every |df/dx_i| <= 1e-08): a saddle point", "minimum"),
+     ("x^2 + y^2", "0,0", "a strict local minimum (H is positive definite)", "saddle"),
+     ("-x^2 - y^2", "0,0", "a strict local maximum (H is negative definite)", "saddle"),
+     ("x^3 + y^2", "0,0", "the second-derivative test is inconclusive", "neither"),
+     ("1e6 + x^2 + y^2", "0.004,0", "not a critical point", "minimum")],
+)  # fmt: skip
+def test_hvp_verdict_words_follow_the_definitions(
+    function: str, at: str, says: str, never: str
+) -> None:
+    """A point is a minimum, maximum or saddle only where the gradient vanishes: the seed
+    example's point (∇f = (2, 0)) is not called a saddle, only its H indefinite."""
+    out = cli("hvp", function, "--at", at, "--vector", "1,1")
+    assert out.returncode == 0, out.stderr
+    assert says in out.stdout
+    assert never not in out.stdout.lower()
+
+
 def test_grid_json_with_negative_start() -> None:
     out = cli("derivatives", "tanh(x)", "--order", "8", "--grid", "-3:3:2000", "--json")
     assert out.returncode == 0, out.stderr
