@@ -4,20 +4,23 @@ cost comparison, each a plain function the page calls once.
 Every number on the inspector comes from a different road to the same derivative: Taylor mode,
 nested ``torch.autograd.grad``, sympy's exact derivative, and a central finite difference. When
 they agree, the learner can trust each of them; where they do not (finite differences at high
-order, sympy giving up on a swollen expression), the page says why.
+order, sympy giving up on a swollen expression, a point where f has no derivative and each
+method follows its own convention), the page says why: :func:`agrees` is the one test of
+agreement, :func:`disagreements` lists every order that fails it.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
 
 from .errors import BudgetError, HogradError
-from .language import Function
+from .language import Binary, Call, Function, Neg, Node
 from .language.to_source import python_name, torch_source
 from .nested_autograd import (
     BUDGET,
@@ -27,16 +30,26 @@ from .nested_autograd import (
     estimate_autograd,
     finite_differences,
 )  # fmt: skip
+from .point_notes import PointNote, point_notes
+from .series_radius import SeriesRadius, series_radius
 from .symbolic import MAX_LATEX_OPS, SympyView, symbolic_derivatives, sympy_view
 
 __all__ = [
     "Inspection", "InspectorRow", "inspect_point", "inspect_numbers", "with_sympy",
-    "AutogradPart", "autograd_part", "with_autograd",
-    "taylor_polynomial", "pytorch_snippet", "CostProfile", "cost_profile", "MAX_FD_ORDER", "MAX_LATEX_OPS",
+    "AutogradPart", "autograd_part", "with_autograd", "AGREE_RTOL", "agrees", "Disagreement",
+    "disagreements", "disagreement_cause", "TaylorView", "taylor_view", "taylor_polynomial",
+    "pytorch_snippet", "CostProfile", "cost_profile", "MAX_FD_ORDER", "MAX_LATEX_OPS",
 ]  # fmt: skip
 
-#: Finite differences lose about three digits per order: above this they are noise.
+#: The highest order the inspector shows a finite difference for. The central stencils of
+#: nested_autograd.finite_differences lose digits as the order rises, about 1.5 per order: for
+#: sin(x)*exp(-x**2) at 0.5 they keep about 11, 8, 6, 5, 4 and 3 correct digits at orders 1 to 6
+#: (tests/core/test_inspector.py measures them against sympy); above 6 little is left.
 MAX_FD_ORDER = 6
+#: Two answers for one derivative agree when they differ by at most this much, relative to the
+#: reference (absolute below 1 in size): float64 rounding of an exact derivative stays far
+#: below it, a different convention or a dropped term far above.
+AGREE_RTOL = 1e-8
 
 
 @dataclass(frozen=True)
@@ -61,6 +74,7 @@ class Inspection:
     autograd_refused: HogradError | None  # why nested autograd was not run, if it was not
     sympy_working: bool = False  # sympy is still differentiating: its column fills in later
     autograd_working: bool = False  # nested autograd is still running elsewhere: the same
+    notes: tuple[PointNote, ...] = ()  # pieces of f without an ordinary derivative at x0
 
 
 @dataclass(frozen=True)
@@ -104,7 +118,7 @@ def inspect_numbers(fn: Function, x0: float, order: int, *, autograd: bool = Tru
     )  # fmt: skip
     numbers = Inspection(
         x0=float(x0), rows=rows, constant_from=taylor.constant_from, sympy_stopped=None,
-        autograd_refused=None,
+        autograd_refused=None, notes=point_notes(fn, x0),
     )  # fmt: skip
     return with_autograd(numbers, autograd_part(fn, x0, order)) if autograd else numbers
 
@@ -138,6 +152,87 @@ def with_sympy(numbers: Inspection, sympy: SympyView) -> Inspection:
     return replace(numbers, rows=rows, sympy_stopped=sympy.stopped, sympy_working=sympy.working)
 
 
+def agrees(value: float, reference: float, rtol: float = AGREE_RTOL) -> bool:
+    """Whether ``value`` is ``reference`` up to ``rtol`` (relative; absolute below 1 in size).
+
+    NaN agrees only with NaN, and an infinity only with the same infinity: sqrt(x**2) at 0 has
+    NaN by nested autograd and 0 by sympy, and that is a disagreement.
+
+    Example:
+        >>> agrees(1.0 + 1e-12, 1.0), agrees(math.nan, 0.0), agrees(math.nan, math.nan)
+        (True, False, True)
+    """
+    if math.isnan(value) or math.isnan(reference):
+        return math.isnan(value) and math.isnan(reference)
+    if math.isinf(value) or math.isinf(reference):
+        return value == reference
+    return abs(value - reference) <= rtol * max(1.0, abs(reference))
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """One order at which a method's value fails :func:`agrees` with the reference's."""
+
+    order: int
+    method: str  # "taylor" or "autograd"
+    value: float
+    reference: str  # "sympy", or "taylor" where sympy has no value for this order
+    expected: float
+
+
+def disagreements(inspection: Inspection) -> tuple[Disagreement, ...]:
+    """Every order at which Taylor mode or nested autograd differs from sympy; where sympy's
+    column is empty (stopped, still working), nested autograd is compared with Taylor mode."""
+    out = []
+    for r in inspection.rows:
+        if r.sympy is not None:
+            pairs = [("taylor", r.taylor), ("autograd", r.autograd)]
+            reference, expected = "sympy", r.sympy
+        else:
+            pairs, reference, expected = [("autograd", r.autograd)], "taylor", r.taylor
+        for method, value in pairs:
+            if value is not None and not agrees(value, expected):
+                out.append(Disagreement(r.order, method, value, reference, expected))
+    return tuple(out)
+
+
+def disagreement_cause(fn: Function, inspection: Inspection) -> str:
+    """The likely reason for :func:`disagreements` at x0: "convention" (a piece of f has no
+    ordinary derivative there, ``inspection.notes``: each method follows its own convention),
+    "power" (f has a power whose base and exponent both depend on the variable: PyTorch's
+    backward of pow drops a term where an exponent is exactly 0, pytorch/pytorch issue 89757,
+    as for x**x at 1 and 2), or "other"."""
+    if inspection.notes:
+        return "convention"
+    stack = [fn.tree]
+    while stack:
+        match stack.pop():
+            case Binary(op="**", left=Node(const=None), right=Node(const=None)):
+                return "power"
+            case Binary(left=left, right=right):
+                stack += [left, right]
+            case Neg(arg=arg) | Call(arg=arg):
+                stack.append(arg)
+    return "other"
+
+
+@dataclass(frozen=True)
+class TaylorView:
+    """The Taylor tab: the polynomial of degree ``order`` at ``x0`` on a grid, and how far the
+    series it comes from converges."""
+
+    x0: float
+    order: int
+    polynomial: np.ndarray
+    radius: SeriesRadius
+
+
+def taylor_view(fn: Function, x0: float, order: int, xs: np.ndarray) -> TaylorView:
+    """:func:`taylor_polynomial` on ``xs`` with the series' radius of convergence at ``x0``."""
+    poly = taylor_polynomial(fn, x0, order, xs)
+    return TaylorView(float(x0), order, poly, series_radius(fn, x0))
+
+
 def taylor_polynomial(
     fn: Function, x0: float, order: int, xs: np.ndarray,
 ) -> np.ndarray:  # fmt: skip
@@ -160,7 +255,16 @@ _SNIPPET_NAMES = {"torch", "y", "derivatives", "k", "d", "range", "enumerate", "
 
 def pytorch_snippet(fn: Function, x0: float, order: int) -> str:
     """A runnable script that prints f and its derivatives at x0 by nested autograd, exactly
-    as the inspector's autograd column computes them."""
+    as the inspector's autograd column computes them.
+
+    Its comment states the rule the shortcut in the loop relies on, with its conditions: a
+    derivative has no ``grad_fn`` (``requires_grad`` is False) when the backward that made it
+    used no tensor that requires grad. With ``create_graph=True`` and the built-in functions
+    of the language, that happens only when it no longer depends on x, so the next derivative
+    is exactly 0. Without ``create_graph=True`` (or through a custom function marked
+    ``once_differentiable``) a derivative that does depend on x has no ``grad_fn`` either, and
+    the same shortcut would print 0: x**3 at 2 would give f'' = 0.0 instead of 12.
+    """
     own = fn.variables[0] if fn.variables else "x"
     var = python_name(own, _SNIPPET_NAMES)
     expr = torch_source(fn, {own: var})
@@ -168,8 +272,13 @@ def pytorch_snippet(fn: Function, x0: float, order: int) -> str:
              f"{var} = torch.tensor({float(x0)!r}, dtype=torch.float64, requires_grad=True)",
              f"y = {expr}", "", "derivatives = [y]", f"for k in range(1, {order + 1}):",
              "    if not derivatives[-1].requires_grad:",
-             "        # The last derivative is constant in x: grad() would raise",
-             "        # 'element 0 of tensors does not require grad'. The answer is exactly 0.",
+             "        # No grad_fn: the backward that made this derivative used no tensor that",
+             "        # requires grad. With create_graph=True (below) and built-in torch",
+             f"        # functions, that means it no longer depends on {var}, so the next one is",
+             "        # exactly 0 (grad() would raise 'element 0 of tensors does not require",
+             "        # grad'). Without create_graph=True, or through a custom function marked",
+             f"        # once_differentiable, a derivative that depends on {var} has no grad_fn",
+             "        # either, and this shortcut would print a wrong 0.",
              f"        derivatives.append(torch.zeros_like({var}))",
              "        continue",
              f"    (d,) = torch.autograd.grad(derivatives[-1], {var}, create_graph=True)",
@@ -182,22 +291,32 @@ def pytorch_snippet(fn: Function, x0: float, order: int) -> str:
 # ---- cost ------------------------------------------------------------------------------------
 
 
+#: Time each method may spend on its repeated runs in one measurement (at least one run).
+COST_SECONDS = 1.5
+#: Runs per order, at most; the chart shows their median.
+COST_RUNS = 5
+
+
 @dataclass(frozen=True)
 class CostProfile:
-    """Cost of each order on ``points`` points, three ways.
+    """Cost of each order on ``points`` points of [``low``, ``high``], three ways, measured.
 
     Attributes:
         orders: 0..n.
-        nodes: nested-autograd graph nodes per point after each order.
-        autograd_ms: cumulative time to reach each order by nested autograd on the grid.
+        nodes: nested-autograd graph nodes per point after each order (the probe's count).
+        autograd_ms: time to build orders 0..k by nested autograd on the grid: the median over
+            ``autograd_runs`` builds to order n, each timed after every order.
         autograd_mb: estimated memory of that graph on the grid (8 bytes per node per point).
-        taylor_ms: time for all orders 0..k in one Taylor pass on the grid.
-        sympy_ms: time of sympy's derivatives up to each order (its total spread evenly over
-            the orders; None past where sympy stopped).
+        taylor_ms: time for all orders 0..k in one Taylor pass on the grid: the median of
+            ``taylor_runs`` runs for each k.
+        sympy_ms: time of sympy's ``diff`` calls up to order k, one run each (a repeat would
+            time sympy's cache of results); None past where sympy stopped.
         sympy_ops: size of sympy's k-th derivative.
     """
 
     points: int
+    low: float
+    high: float
     orders: tuple[int, ...]
     nodes: tuple[int, ...]
     autograd_ms: tuple[float, ...]
@@ -205,34 +324,58 @@ class CostProfile:
     taylor_ms: tuple[float, ...]
     sympy_ms: tuple[float | None, ...]
     sympy_ops: tuple[int | None, ...]
+    autograd_runs: int
+    taylor_runs: int
 
 
-def cost_profile(fn: Function, order: int, points: int) -> CostProfile:
-    """Measure nested autograd, Taylor mode and sympy order by order on a grid of ``points``.
+def _repeat(run: Callable[[], list[float]], seconds: float) -> tuple[list[float], int]:
+    """Medians of what ``run`` returns (times, one per order), over up to ``COST_RUNS`` runs
+    that start within ``seconds``, and how many runs that was."""
+    results, start = [], time.perf_counter()
+    while len(results) < COST_RUNS and (not results or time.perf_counter() - start < seconds):
+        results.append(run())
+    return [float(m) for m in np.median(np.array(results), axis=0)], len(results)
+
+
+def cost_profile(
+    fn: Function, order: int, points: int, low: float = -1.0, high: float = 1.0,
+) -> CostProfile:  # fmt: skip
+    """Measure nested autograd, Taylor mode and sympy order by order on ``points`` points
+    from ``low`` to ``high`` (the student's range).
 
     Raises:
         BudgetError: the nested-autograd graph would exceed the budget (checked first, by
             the one-point probe, before anything runs on the grid).
     """
     order = min(order, BUDGET.max_order_autograd)
-    xs = np.linspace(-1.0, 1.0, points)
+    xs = np.linspace(low, high, points)
     _, nodes, _ = estimate_autograd(fn, order, points)  # raises before any work on the grid
     x = torch.tensor(xs, dtype=torch.float64, requires_grad=True)
-    auto_ms, taylor_ms = [], []
-    for k in range(order + 1):
-        start = time.perf_counter()
-        autograd_rows(fn, x, k)
-        auto_ms.append((time.perf_counter() - start) * 1000)
-        start = time.perf_counter()
-        derivatives(fn, xs, k, method="taylor")
-        taylor_ms.append((time.perf_counter() - start) * 1000)
-    # sympy, one order at a time, within the same budgets as the inspector
-    sym = symbolic_derivatives(fn, order, max_seconds=1.5)
-    per_order = sym.seconds * 1000 / max(1, len(sym.exprs) - 1)
-    sym_ms = [per_order * k if k < len(sym.exprs) else None for k in range(order + 1)]
+
+    def autograd_run() -> list[float]:
+        clock = [time.perf_counter()]
+        autograd_rows(fn, x, order, clock=clock)  # one build, timed after each order
+        return [(t - clock[0]) * 1000 for t in clock[1:]]
+
+    def taylor_run() -> list[float]:
+        times = []
+        for k in range(order + 1):
+            start = time.perf_counter()
+            derivatives(fn, xs, k, method="taylor")
+            times.append((time.perf_counter() - start) * 1000)
+        return times
+
+    auto_ms, auto_runs = _repeat(autograd_run, COST_SECONDS)
+    taylor_ms, taylor_runs = _repeat(taylor_run, COST_SECONDS)
+    # sympy, one order at a time and once each, on a symbol its cache has never seen
+    sym = symbolic_derivatives(fn, order, max_seconds=COST_SECONDS, fresh=True)
+    reached = np.cumsum(sym.diff_seconds) * 1000
+    sym_ms = [float(reached[k]) if k < len(sym.exprs) else None for k in range(order + 1)]
     return CostProfile(
-        points=points, orders=tuple(range(order + 1)), nodes=tuple(nodes),
-        autograd_ms=tuple(auto_ms), autograd_mb=tuple(n * points * 8 / 1e6 for n in nodes),
-        taylor_ms=tuple(taylor_ms), sympy_ms=tuple(sym_ms),
+        points=points, low=float(low), high=float(high), orders=tuple(range(order + 1)),
+        nodes=tuple(nodes), autograd_ms=tuple(auto_ms),
+        autograd_mb=tuple(n * points * 8 / 1e6 for n in nodes), taylor_ms=tuple(taylor_ms),
+        sympy_ms=tuple(sym_ms),
         sympy_ops=tuple(sym.ops[k] if k < len(sym.ops) else None for k in range(order + 1)),
+        autograd_runs=auto_runs, taylor_runs=taylor_runs,
     )  # fmt: skip

@@ -35,6 +35,8 @@ class SymbolicDerivatives:
         seconds: time spent.
         latex: each expression in LaTeX, or None where it is longer than ``MAX_LATEX_OPS``
             operations (printed once here: the inspector shows it at every x0).
+        diff_seconds: the time of each ``sympy.diff`` call (entry k made order k; entry 0 is
+            0.0), one run each.
     """
 
     exprs: tuple[sp.Expr, ...]
@@ -42,6 +44,7 @@ class SymbolicDerivatives:
     stopped: str | None
     seconds: float
     latex: tuple[str | None, ...] = ()
+    diff_seconds: tuple[float, ...] = ()
 
 
 #: Symbolic derivatives longer than this many operations are summarised, not printed.
@@ -53,6 +56,7 @@ MAX_OPS = 3000
 def symbolic_derivatives(
     fn: Function, order: int, variable: str | None = None, *, max_ops: int = MAX_OPS,
     max_seconds: float = 2.0, start_from: SymbolicDerivatives | None = None,
+    fresh: bool = False,
 ) -> SymbolicDerivatives:  # fmt: skip
     """Differentiate ``fn`` symbolically ``order`` times, within an operation and time budget.
 
@@ -60,6 +64,10 @@ def symbolic_derivatives(
         start_from: derivatives of this same ``fn`` computed earlier (stopped by time, or to a
             lower order): they are kept and the work continues from the last one. The time
             budget is for this call; ``seconds`` adds up over the calls.
+        fresh: differentiate with respect to a new symbol (a ``sympy.Dummy``) that no earlier
+            work has seen, so that ``diff_seconds`` times the differentiation and not sympy's
+            cache of results (a repeated ``diff`` of the same expression is ~100x faster). The
+            expressions then hold that symbol; for timing only.
 
     Returns:
         At least orders 0..``order`` unless stopped: "size" is final (the next derivative would
@@ -76,11 +84,15 @@ def symbolic_derivatives(
     var = symbol(variable or (fn.variables[0] if fn.variables else "x"))
     if start_from is None:
         expr = fn.sympy()
+        if fresh:
+            new = sp.Dummy(var.name, real=True)
+            expr, var = expr.xreplace({var: new}), new
         exprs, ops, seconds = [expr], [int(sp.count_ops(expr))], 0.0
-        latex = [_latex(expr, ops[0])]
+        latex, diff_seconds = [_latex(expr, ops[0])], [0.0]
     else:
         exprs, ops = list(start_from.exprs), list(start_from.ops)
         latex, seconds = list(start_from.latex), start_from.seconds
+        diff_seconds = list(start_from.diff_seconds)
     stopped, first = None, len(exprs)
     while len(exprs) <= order:
         if ops[-1] > max_ops:
@@ -89,13 +101,16 @@ def symbolic_derivatives(
         if len(exprs) > first and time.perf_counter() - start > max_seconds:
             stopped = "time"  # after one new derivative at least: every call makes progress
             break
+        tick = time.perf_counter()
         expr = sp.diff(exprs[-1], var)
+        diff_seconds.append(time.perf_counter() - tick)
         exprs.append(expr)
         ops.append(int(sp.count_ops(expr)))
         latex.append(_latex(expr, ops[-1]))
     return SymbolicDerivatives(
-        tuple(exprs), tuple(ops), stopped, seconds + time.perf_counter() - start, tuple(latex)
-    )
+        tuple(exprs), tuple(ops), stopped, seconds + time.perf_counter() - start, tuple(latex),
+        tuple(diff_seconds),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """Taylor mode: every derivative of orders 0..n in one pass over the expression.
 
-Instead of differentiating a graph again and again (nested autograd, whose graph grows about
-2.5x per order), push a *truncated Taylor series* through the tree. Each node holds the
-coefficients ``c[k] = f^(k)(x0) / k!`` of its value as a polynomial in ``t = x - x0``, as an
+Instead of differentiating a graph again and again (nested autograd, whose graph keeps growing
+with the order for most functions), push a *truncated Taylor series* through the tree. Each node
+holds the coefficients ``c[k] = f^(k)(x0) / k!`` of its value as a polynomial in ``t = x - x0``, as an
 array of shape (order + 1, points); the variable ``x`` is the series ``x0 + 1*t``. Every
 operation maps input coefficients to output coefficients with a short recurrence, and at the
 end ``f^(k)(x0) = k! * c[k]``. Cost is O(order^2) per node, memory O(order), all points at once.
@@ -14,7 +14,10 @@ Most recurrences come from one identity. If ``y = f(a)`` and ``f'`` is known as 
 
 ``g[k-j]`` needs only ``y[0..k-1]``, so the series is filled one order at a time. Conventions
 follow PyTorch's autograd: ``abs`` has slope sign(0) = 0 at 0, ``relu`` slope 0 at 0, and a
-value that is undefined gives NaN or inf in its column, never an exception.
+value that is undefined gives NaN or inf in its column, never an exception. Where f has no
+derivative (a pole, log 0) those NaN and inf come from the recurrences and need not match
+torch's; ``0**b`` gets slope 0 wherever b >= 0, where torch's second derivative is NaN
+(hograd_core/point_notes.py finds such points for the page).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import numpy as np
 from .errors import ArgumentError
 from .language import Binary, Call, Function, Neg, Node, Var
 
-__all__ = ["taylor_derivatives"]
+__all__ = ["taylor_coefficients", "taylor_derivatives"]
 
 # ----------------------------------------------------------------------------------------------
 # Private helpers: operations on coefficient arrays of shape (order + 1, points).
@@ -304,6 +307,33 @@ def polynomial_degree(node: Node) -> int | None:
 # Public API
 
 
+def taylor_coefficients(
+    fn: Function, grid: np.ndarray, order: int, *, scale: float = 1.0
+) -> np.ndarray:
+    """The Taylor coefficients ``c[k] = f^(k)(x0) / k! * scale**k`` of ``fn`` at every point
+    x0 of ``grid``: the series of ``f(x0 + scale*t)`` in t, shape (order + 1, n).
+
+    ``scale`` keeps the coefficients of high order within float64 where they would overflow or
+    underflow (a pole at distance 1e-3 makes c[k] grow as 1e3**k); 1 gives f's own.
+
+    Raises:
+        ArgumentError: ``fn`` has more than one variable.
+    """
+    if len(fn.variables) > 1:
+        raise ArgumentError("budget.one_variable", names=", ".join(fn.variables))
+    points = np.asarray(grid, dtype=np.float64).reshape(-1)
+    x = np.zeros((order + 1, points.size))  # the variable: x0 + scale*t
+    x[0] = points
+    if order:
+        x[1] = scale
+    with np.errstate(all="ignore"):
+        coeffs = _series(fn.tree, x)
+    degree = polynomial_degree(fn.tree)
+    if degree is not None:
+        coeffs[degree + 1 :] = 0.0  # exact: a polynomial's higher derivatives vanish
+    return coeffs
+
+
 def taylor_derivatives(fn: Function, grid: np.ndarray, order: int) -> tuple[np.ndarray, int | None]:
     """Derivatives of orders 0..``order`` of ``fn`` at every point of ``grid``, by Taylor mode.
 
@@ -330,20 +360,13 @@ def taylor_derivatives(fn: Function, grid: np.ndarray, order: int) -> tuple[np.n
 
     Note:
         Cost grows as order^2 per node of the tree, with memory linear in the order; nested
-        autograd grows its graph geometrically with the order.
+        autograd's graph, for most functions, grows geometrically with the order.
     """
-    if len(fn.variables) > 1:
-        raise ArgumentError("budget.one_variable", names=", ".join(fn.variables))
-    points = np.asarray(grid, dtype=np.float64).reshape(-1)
-    x = np.zeros((order + 1, points.size))  # the variable: x0 + 1*t
-    x[0] = points
-    if order:
-        x[1] = 1.0
+    coeffs = taylor_coefficients(fn, grid, order)
+    factorials = np.array([math.factorial(k) for k in range(order + 1)], dtype=np.float64)
     with np.errstate(all="ignore"):
-        coeffs = _series(fn.tree, x)
-        factorials = np.array([math.factorial(k) for k in range(order + 1)], dtype=np.float64)
         values = coeffs * factorials[:, None]
     constant_from = polynomial_degree(fn.tree)
     if constant_from is not None:
-        values[constant_from + 1 :] = 0.0  # exact: a polynomial's higher derivatives vanish
+        values[constant_from + 1 :] = 0.0  # exact: 0 * inf would be NaN
     return np.ascontiguousarray(values, dtype=np.float64), constant_from

@@ -19,7 +19,7 @@ from contextlib import nullcontext
 import numpy as np
 import streamlit as st
 
-from hograd_core import BUDGET, derivatives, parse
+from hograd_core import BUDGET, BudgetError, derivatives, parse
 from hograd_core import curvature as cv
 from hograd_core import net_curvature as nc
 from hograd_core import network as nw
@@ -35,7 +35,12 @@ from hograd_core.inspector import (
     with_sympy,
 )
 from hograd_core.language import Function
-from hograd_core.nested_autograd import DerivativeResult, autograd_is_heavy, estimate_autograd
+from hograd_core.nested_autograd import (
+    DerivativeResult,
+    autograd_is_heavy,
+    autograd_refusal,
+    estimate_autograd,
+)
 from hograd_core.symbolic import SympyView
 
 from .deferred import DeferredJobs, TorchWorker
@@ -62,6 +67,13 @@ def curves(
     with heavy_work() if heavy else nullcontext():
         xs = np.linspace(low, high, points)
         return derivatives(fn, xs, order, method=method, probe=probe_in_helper)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def autograd_refused(text: str, order: int, points: int) -> BudgetError | None:
+    """Why nested autograd would refuse this request (the page then uses Taylor mode and says
+    why), or None; from the probe, in the torch helper."""
+    return autograd_refusal(parse(text), order, points, probe_in_helper)
 
 
 #: How long a run waits for the answers worked out in the background: sympy's column (a
@@ -134,9 +146,9 @@ def estimate(text: str, order: int, points: int) -> tuple[int, list[int], float]
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def measure(text: str, order: int, points: int) -> CostProfile:
+def measure(text: str, order: int, points: int, low: float, high: float) -> CostProfile:
     with heavy_work():
-        return cost_profile(parse(text), order, points)
+        return cost_profile(parse(text), order, points, low, high)
 
 
 # ---- graph page -------------------------------------------------------------------------------

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import plotly.graph_objects as go
 
+from hograd_core.chart_range import ChartRange
 from hograd_core.inspector import CostProfile
 from hograd_core.nested_autograd import DerivativeResult
 from hograd_ui.i18n import tr
 
-from .plotting import PlainFigure, grid_cells, new_subplots, plain_figure
+from .plotting import PlainFigure, grid_cells, new_subplots, plain_figure, vline
 
 __all__ = [
-    "order_label", "latex_label", "derivatives_figure", "taylor_figure", "cost_figure", "undefined_intervals",
-    "PALETTE",
+    "order_label", "latex_label", "derivatives_figure", "taylor_figure", "cost_figure",
+    "undefined_intervals", "cell", "delta", "PALETTE",
 ]  # fmt: skip
 
 # Distinct, colour-blind-friendly colours that stay readable on a projector (Okabe-Ito first,
@@ -36,6 +39,28 @@ def order_label(k: int, name: str = "f") -> str:
 def latex_label(k: int, name: str = "f") -> str:
     """The same label in LaTeX: f, f', f'', f''', f^{(4)}, and so on."""
     return name + "'" * k if k <= 3 else f"{name}^{{({k})}}"
+
+
+def cell(value: float | None, spec: str = ".12g") -> str | None:
+    """A number of the inspector's table as text: None (not computed) stays None, shown as a
+    dash; infinities keep their sign (∞, -∞) and NaN is written out, never left blank."""
+    if value is None:
+        return None
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "∞" if value > 0 else "-∞"
+    return format(value, spec)
+
+
+def delta(value: float | None, exact: float | None) -> float | None:
+    """|value - exact| for the Δ columns: 0 where both are the same infinity (inf - inf would be
+    NaN), NaN where only one is NaN; None where either was not computed."""
+    if value is None or exact is None:
+        return None
+    if value == exact or (math.isnan(value) and math.isnan(exact)):
+        return 0.0
+    return abs(value - exact)
 
 
 def _finite(row: np.ndarray) -> np.ndarray:
@@ -61,9 +86,13 @@ def undefined_intervals(xs: np.ndarray, row: np.ndarray) -> list[tuple[float, fl
 
 def derivatives_figure(
     result: DerivativeResult, lang: str, *, separate: bool = False,
+    ranges: ChartRange | None = None,
 ) -> PlainFigure:  # fmt: skip
     """f and its derivatives: one panel with a curve per order (click the legend to hide one),
     or one panel per order, since high orders can differ in scale by many magnitudes.
+
+    ``ranges`` (from :func:`hograd_core.chart_range.chart_range`) cuts a panel's y-axis where a
+    few values near a pole would flatten every curve; the page says where.
 
     Traces and axes are plain dicts, handed to the page as they are (see
     :class:`.plotting.PlainFigure`): this figure is drawn on nearly every run.
@@ -88,9 +117,13 @@ def derivatives_figure(
                 "domain": cells[row - 1][1],
                 "title": {"text": order_label(k)},
             }
+            if ranges is not None and ranges.panels[k] is not None:
+                layout[f"yaxis{suffix}"]["range"] = list(ranges.panels[k])
             layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "showticklabels": row == rows}
             if row > 1:
                 layout[f"xaxis{suffix}"]["matches"] = "x"
+    if not separate and ranges is not None and ranges.panels[0] is not None:
+        layout["yaxis"] = {"range": list(ranges.panels[0])}
     bottom = f"xaxis{rows if rows > 1 else ''}"
     layout.setdefault(bottom, {})["title"] = {"text": var}
     return plain_figure(
@@ -102,10 +135,11 @@ def derivatives_figure(
 
 def taylor_figure(
     xs: np.ndarray, f: np.ndarray, poly: np.ndarray, x0: float, f0: float, order: int,
-    var: str, lang: str,
+    var: str, lang: str, radius: float = math.nan,
 ) -> PlainFigure:  # fmt: skip
     """f and its Taylor polynomial of degree ``order`` at x0 (the y-axis follows f, so the
-    polynomial's blow-up far from x0 does not hide the function)."""
+    polynomial's blow-up far from x0 does not hide the function), with dotted lines at
+    x0 ± ``radius`` (the series' radius of convergence) where they fall inside the range."""
     label = tr("deriv.taylor.trace", lang, n=order)
     traces = [
         {"type": "scatter", "x": xs, "y": _finite(f), "name": "f",
@@ -115,6 +149,14 @@ def taylor_figure(
         {"type": "scatter", "x": [x0], "y": [f0], "mode": "markers", "name": f"{var}₀",
          "marker": {"size": 14, "color": PALETTE[3]}},
     ]  # fmt: skip
+    edges = [e for e in (x0 - radius, x0 + radius) if xs[0] <= e <= xs[-1]]
+    shapes = [vline(e, {"color": PALETTE[2], "width": 2, "dash": "dot"}) for e in edges]
+    if edges:  # a legend entry for the lines (shapes have none)
+        traces.append({
+            "type": "scatter", "x": [edges[0]], "y": [None], "mode": "lines",
+            "name": tr("deriv.taylor.radius_line", lang, var=var),
+            "line": {"color": PALETTE[2], "width": 2, "dash": "dot"},
+        })  # fmt: skip
     yaxis = {}
     finite = f[np.isfinite(f)]
     if finite.size:
@@ -124,24 +166,29 @@ def taylor_figure(
     return plain_figure(
         traces, height=420, margin={"l": 60, "r": 20, "t": 30, "b": 50}, font=_FONT,
         xaxis={"title": {"text": var}}, yaxis=yaxis, legend={"orientation": "h", "y": 1.08},
+        shapes=shapes,
     )  # fmt: skip
 
 
 def cost_figure(profile: CostProfile, lang: str) -> go.Figure:
     """Time per order for the three methods (log scale), and the nested-autograd graph size."""
+    title = tr(
+        "deriv.cost.time_title", lang, points=f"{profile.points:,}", low=f"{profile.low:g}",
+        high=f"{profile.high:g}",
+    )  # fmt: skip
     fig = new_subplots(
         rows=1, cols=2, horizontal_spacing=0.12,
-        subplot_titles=(tr("deriv.cost.time_title", lang, points=f"{profile.points:,}"),
-                        tr("deriv.cost.nodes_title", lang)),
+        subplot_titles=(title, tr("deriv.cost.nodes_title", lang)),
     )  # fmt: skip
     orders = list(profile.orders)
     series = (
-        (tr("deriv.cost.autograd", lang), profile.autograd_ms, PALETTE[3]),
-        (tr("deriv.cost.taylor", lang), profile.taylor_ms, PALETTE[4]),
+        (tr("deriv.cost.autograd", lang, runs=profile.autograd_runs), profile.autograd_ms,
+         PALETTE[3]),
+        (tr("deriv.cost.taylor", lang, runs=profile.taylor_runs), profile.taylor_ms, PALETTE[4]),
         (tr("deriv.cost.sympy", lang), profile.sympy_ms, PALETTE[2]),
-    )
+    )  # fmt: skip
     for name, values, colour in series:
-        ys = [np.nan if v is None else max(v, 1e-3) for v in values]
+        ys = [np.nan if v is None or v <= 0 else v for v in values]  # log axis: 0 is not drawn
         fig.add_trace(
             go.Scatter(
                 x=orders, y=ys, name=name, mode="lines+markers", line={"color": colour, "width": 3}

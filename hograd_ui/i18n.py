@@ -46,6 +46,11 @@ RUNTIME_KEYS: frozenset[str] = frozenset({
     "deriv.method.taylor", "deriv.method.autograd",
     "deriv.tab.inspector", "deriv.tab.taylor", "deriv.tab.symbolic", "deriv.tab.code",
     "deriv.tab.cost",
+    # pages/derivatives.py: f"deriv.note.{kind}" (PointNote kinds), f"deriv.disagree.{cause}"
+    # (inspector.disagreement_cause), f"deriv.taylor.{why}" (SeriesRadius.why)
+    "deriv.note.abs", "deriv.note.relu", "deriv.note.singular", "deriv.note.zero_power",
+    "deriv.disagree.convention", "deriv.disagree.power", "deriv.disagree.other",
+    "deriv.taylor.not_finite", "deriv.taylor.unsettled",
     # pages/graph.py: f"graph.result.{k}" (show_outcome's table), f"graph.direction.{d}",
     # f"graph.flags.action.{a}" for flaglab ACTIONS, f"graph.flags.isolated.{why}"
     "graph.result.name", "graph.result.value", "graph.result.requires_grad",

@@ -105,7 +105,9 @@ def function_box(
             st.session_state[key] = choice
 
     st.pills(t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset)
-    text = st.text_input(label, key=key, max_chars=200)
+    # No max_chars: the browser would cut a long paste silently (or drop it whole); the parser
+    # refuses text over its limit with a message that names the limit and the length.
+    text = st.text_input(label, key=key)
     try:
         return cached_parse(text, variables)
     except HogradError as err:

@@ -6,14 +6,34 @@ import pandas as pd
 import streamlit as st
 
 from hograd_core import BUDGET, HogradError
-from hograd_core.inspector import MAX_FD_ORDER, pytorch_snippet, taylor_polynomial
+from hograd_core.chart_range import chart_range
+from hograd_core.inspector import (
+    AGREE_RTOL,
+    MAX_FD_ORDER,
+    Inspection,
+    disagreement_cause,
+    disagreements,
+    pytorch_snippet,
+    taylor_view,
+)
 from hograd_core.language import Function
 from hograd_core.nested_autograd import DerivativeResult
+from hograd_core.point_notes import SINGULAR, ZERO_POWER
 from hograd_core.symbolic import MAX_OPS
-from hograd_serving.cached import POLL, curves, estimate, inspect, measure, still_working
+from hograd_serving.cached import (
+    POLL,
+    autograd_refused,
+    curves,
+    estimate,
+    inspect,
+    measure,
+    still_working,
+)
 from hograd_serving.sympy_worker import CHAIN_SECONDS
 from hograd_ui.derivative_figures import (
+    cell,
     cost_figure,
+    delta,
     derivatives_figure,
     latex_label,
     order_label,
@@ -25,6 +45,8 @@ from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error
 
 PRESETS = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)"]
 POINTS = [100, 200, 500, 1000, 2000, 5000]
+METHOD_COLUMN = {"taylor": "deriv.col.taylor", "autograd": "deriv.col.autograd",
+                 "sympy": "deriv.col.sympy"}  # fmt: skip
 
 
 def _clamp(key: str, low: float, high: float, default: float) -> None:
@@ -33,24 +55,30 @@ def _clamp(key: str, low: float, high: float, default: float) -> None:
     st.session_state[key] = min(max(value, low), high)
 
 
+def _where(spans: tuple[tuple[float, float], ...]) -> str:
+    where = ", ".join(f"[{a:.3g}, {b:.3g}]" for a, b in spans[:3])
+    return where + (" " + t("deriv.gap.more", count=len(spans) - 3) if len(spans) > 3 else "")
+
+
 st.title(t("deriv.title"))
 st.caption(t("deriv.lead"))
 fn = function_box("deriv", t("deriv.function"), PRESETS, stop=False)
 formula = st.empty()  # the LaTeX of f, under the box, once the controls are drawn
 
 top_left, top_right = st.columns([3, 2], gap="medium", vertical_alignment="bottom")
-method_labels = {m: t(f"deriv.method.{m}") for m in ("taylor", "autograd")}
+method_labels = {m: t(f"deriv.method.{m}") for m in ("autograd", "taylor")}
 method = localized_radio(
     t("deriv.method"), method_labels, "deriv.method", container=top_left, horizontal=True,
-    help=t("deriv.method.help"),
+    help=t("deriv.method.help", limit=BUDGET.max_order_autograd),
 )  # fmt: skip
 separate = top_right.toggle(
     t("deriv.separate"), key="deriv.separate", help=t("deriv.separate.help")
 )
-max_order = BUDGET.max_order_taylor if method == "taylor" else BUDGET.max_order_autograd
 c2, c3, c4 = st.columns([3, 3, 2], gap="large")
-_clamp("deriv.order", 0, max_order, 4)
-order = c2.slider(t("deriv.order"), 0, max_order, key="deriv.order")
+# One slider for both methods, so switching method never changes the order the student chose:
+# above nested autograd's limit the page says so and uses Taylor mode.
+st.session_state.setdefault("deriv.order", 4)
+order = c2.slider(t("deriv.order"), 0, BUDGET.max_order_taylor, key="deriv.order")
 low, high = c3.slider(t("deriv.range"), -10.0, 10.0, (-3.0, 3.0), step=0.25, key="deriv.range")
 points = c4.select_slider(t("deriv.points"), POINTS, 1000, key="deriv.points")
 if fn is None:  # refused: the error is shown, and the controls above keep their values
@@ -65,27 +93,40 @@ if low >= high:
     st.stop()
 
 try:
-    result = curves(fn.text, low, high, points, order, method)
+    refused = autograd_refused(fn.text, order, points) if method == "autograd" else None
+    used = "taylor" if refused is not None else method
+    result = curves(fn.text, low, high, points, order, used)
 except HogradError as err:
     show_error(err)
     st.stop()
 
+if refused is not None and refused.key == "budget.order_autograd":
+    st.info(t("deriv.switched.order", limit=BUDGET.max_order_autograd, order=order))
+elif refused is not None:
+    st.info(t("deriv.switched.budget", reason=error_text(refused, lang())))
 if not np.isfinite(result.values[0]).any():
     st.error(t("deriv.undefined_everywhere", low=f"{low:g}", high=f"{high:g}"))
     st.stop()
 
-st.plotly_chart(derivatives_figure(result, lang(), separate=separate), key="deriv.chart")
+ranges = chart_range(result.xs, result.values, separate=separate)
+st.plotly_chart(
+    derivatives_figure(result, lang(), separate=separate, ranges=ranges), key="deriv.chart"
+)
 st.caption(t(
-    "deriv.computed", order=order, points=f"{points:,}", method=t(f"deriv.method.{method}"),
+    "deriv.computed", order=order, points=f"{points:,}", method=t(f"deriv.method.{used}"),
     ms=f"{result.seconds * 1000:.1f}",
 ))  # fmt: skip
+if used == "autograd":
+    st.caption(t("deriv.graph_growth", sizes=", ".join(f"{n:,}" for n in result.graph_nodes)))
+if ranges.cut:
+    note = t("deriv.cut", where=_where(ranges.beyond), peak=f"{ranges.peak:.3g}")
+    if ranges.f_beyond:
+        note += " " + t("deriv.cut.f", where=_where(ranges.f_beyond))
+    st.info(note, icon=":material/height:")
 
 gaps = undefined_intervals(result.xs, result.values[0])
 if gaps:
-    where = ", ".join(f"[{a:.3g}, {b:.3g}]" for a, b in gaps[:3])
-    if len(gaps) > 3:
-        where += " " + t("deriv.gap.more", count=len(gaps) - 3)
-    st.warning(t("deriv.gap", where=where), icon=":material/warning:")
+    st.warning(t("deriv.gap", where=_where(tuple(gaps))), icon=":material/warning:")
 bad_orders = [k for k in range(1, order + 1) if result.nonfinite[k] > result.nonfinite[0]]
 for k in bad_orders[:3]:
     st.warning(t("deriv.nonfinite", label=order_label(k), count=result.nonfinite[k]))
@@ -97,13 +138,59 @@ if result.constant_from is not None and result.constant_from < order:
     st.info(note, icon=":material/info:")
 
 
+def _inspector_table(inspection: Inspection) -> None:
+    rows = []
+    for r in inspection.rows:
+        rows.append({
+            t("deriv.col.order"): r.order, t("deriv.col.taylor"): cell(r.taylor),
+            t("deriv.col.autograd"): cell(r.autograd), t("deriv.col.sympy"): cell(r.sympy),
+            t("deriv.col.fd"): cell(r.finite_difference),
+            t("deriv.col.diff_taylor"): cell(delta(r.taylor, r.sympy), ".1e"),
+            t("deriv.col.diff_autograd"): cell(delta(r.autograd, r.sympy), ".1e"),
+            t("deriv.col.diff_fd"): cell(delta(r.finite_difference, r.sympy), ".1e"),
+        })  # fmt: skip
+    st.dataframe(
+        pd.DataFrame(rows), hide_index=True, key="deriv.table",
+        placeholder="—",  # not computed: order over a limit, sympy or autograd still going
+    )  # fmt: skip
+
+
+def _notes_and_disagreements(fn: Function, inspection: Inspection, x0: float) -> None:
+    """What the numbers at x0 are where f has no ordinary derivative, and every order at which
+    the methods differ (NaN included)."""
+    kinds = {note.kind for note in inspection.notes}
+    for kind in ("abs", "relu"):
+        if kind in kinds:
+            st.warning(t(f"deriv.note.{kind}", x0=f"{x0:.6g}"), icon=":material/show_chart:")
+    for kind in (SINGULAR, ZERO_POWER):
+        pieces = ", ".join(n.piece for n in inspection.notes if n.kind == kind)
+        if pieces:
+            st.warning(t(f"deriv.note.{kind}", x0=f"{x0:.6g}", pieces=pieces))
+    found = disagreements(inspection)
+    if not found:
+        return
+    items = "; ".join(
+        t("deriv.disagree.item", k=d.order, method=t(METHOD_COLUMN[d.method]),
+          value=cell(d.value), reference=t(METHOD_COLUMN[d.reference]), expected=cell(d.expected))
+        for d in found
+    )  # fmt: skip
+    why = t(f"deriv.disagree.{disagreement_cause(fn, inspection)}")
+    st.warning(
+        t("deriv.disagree", rtol=f"{AGREE_RTOL:g}", items=items) + " " + why,
+        icon=":material/error:",
+    )
+
+
 @st.fragment
-def point_views(fn: Function, result: DerivativeResult, order: int, points: int) -> None:
+def point_views(
+    fn: Function, result: DerivativeResult, order: int, points: int, low: float, high: float
+) -> None:
     """x0 and the tabs under it. A fragment: dragging x0 or switching tabs reruns only this
     part in the browser (not the controls and the main chart above)."""
-    low, high, var = float(result.xs[0]), float(result.xs[-1]), result.variable
+    var = result.variable
     _clamp("deriv.x0", low, high, 0.5)
     x0 = st.slider(t("deriv.x0"), low, high, step=(high - low) / 200, key="deriv.x0")
+    autograd_order = min(order, BUDGET.max_order_autograd)
 
     views = ("inspector", "taylor", "symbolic", "code", "cost")
     tabs = lazy_tabs({v: t(f"deriv.tab.{v}") for v in views}, "deriv.tab")
@@ -126,39 +213,9 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
 
     if tabs["inspector"].open:
         with tabs["inspector"]:
-            st.caption(t("deriv.inspector.help", fd=MAX_FD_ORDER))
-            rows = []
-            for r in inspection.rows:
-                diff = lambda v: None if v is None or r.sympy is None else abs(v - r.sympy)  # noqa: B023
-                rows.append({
-                    t("deriv.col.order"): r.order, t("deriv.col.taylor"): r.taylor,
-                    t("deriv.col.autograd"): r.autograd, t("deriv.col.sympy"): r.sympy,
-                    t("deriv.col.fd"): r.finite_difference, t("deriv.col.diff_taylor"): diff(r.taylor),
-                    t("deriv.col.diff_autograd"): diff(r.autograd),
-                    t("deriv.col.diff_fd"): diff(r.finite_difference),
-                })  # fmt: skip
-            frame = pd.DataFrame(rows)
-            numbers = {c: st.column_config.NumberColumn(format="%.10g") for c in frame.columns[1:5]}
-            errors = {c: st.column_config.NumberColumn(format="%.1e") for c in frame.columns[5:]}
-            st.dataframe(
-                frame, hide_index=True, key="deriv.table", column_config=numbers | errors,
-                placeholder="—",  # not computed: order over a limit, sympy or autograd still going
-            )  # fmt: skip
-            for r in inspection.rows:
-                if (
-                    r.autograd is not None
-                    and r.sympy is not None
-                    and abs(r.autograd - r.sympy) > 1e-8 * max(1.0, abs(r.sympy))
-                ):
-                    st.warning(
-                        t(
-                            "deriv.inspector.disagree",
-                            k=r.order,
-                            auto=f"{r.autograd:.10g}",
-                            exact=f"{r.sympy:.10g}",
-                        )
-                    )
-                    break
+            st.caption(t("deriv.inspector.help", fd=MAX_FD_ORDER, rtol=f"{AGREE_RTOL:g}"))
+            _inspector_table(inspection)
+            _notes_and_disagreements(fn, inspection, float(x0))
             done = sum(r.sympy is not None for r in inspection.rows) - 1
             if inspection.sympy_working:
                 st.info(
@@ -178,15 +235,28 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
 
     if tabs["taylor"].open:
         with tabs["taylor"]:
-            n = order
-            xs = result.xs
-            poly = taylor_polynomial(fn, float(x0), n, xs)
-            f0 = inspection.rows[0].taylor
+            view = taylor_view(fn, float(x0), order, result.xs)
+            radius = view.radius
             st.plotly_chart(
-                taylor_figure(xs, result.values[0], poly, float(x0), f0, n, var, lang()),
+                taylor_figure(
+                    result.xs, result.values[0], view.polynomial, float(x0),
+                    inspection.rows[0].taylor, order, var, lang(), radius=radius.radius,
+                ),
                 key="deriv.taylor",
-            )
-            st.caption(t("deriv.taylor.caption", n=n, x0=f"{x0:.3g}"))
+            )  # fmt: skip
+            st.caption(t("deriv.taylor.caption", n=order, x0=f"{x0:.3g}"))
+            if radius.why is not None:
+                st.info(t(f"deriv.taylor.{radius.why}", x0=f"{x0:.3g}", terms=radius.terms))
+            elif np.isinf(radius.radius):
+                key = "deriv.taylor.polynomial" if radius.estimated else "deriv.taylor.entire"
+                st.info(t(key, terms=radius.terms))
+            else:
+                st.info(t(
+                    "deriv.taylor.radius", r=f"{radius.radius:.4g}", terms=radius.terms,
+                    low=f"{x0 - radius.radius:.3g}", high=f"{x0 + radius.radius:.3g}",
+                ))  # fmt: skip
+            if radius.kinks:
+                st.info(t("deriv.taylor.kinks"))
 
     if tabs["symbolic"].open:
         with tabs["symbolic"]:
@@ -207,32 +277,31 @@ def point_views(fn: Function, result: DerivativeResult, order: int, points: int)
     if tabs["code"].open:
         with tabs["code"]:
             st.caption(t("deriv.code.caption", x0=f"{x0:.6g}"))
-            st.code(
-                pytorch_snippet(fn, float(x0), min(order, BUDGET.max_order_autograd)),
-                language="python",
-            )
+            if order > autograd_order:
+                st.caption(t("deriv.code.limit", limit=autograd_order, order=order))
+            st.code(pytorch_snippet(fn, float(x0), autograd_order), language="python")
 
     if tabs["cost"].open:
         with tabs["cost"]:
-            cost_order = min(order, BUDGET.max_order_autograd)
-            st.caption(t("deriv.cost.caption", points=f"{points:,}"))
+            st.caption(t("deriv.cost.caption", points=f"{points:,}", low=f"{low:g}",
+                         high=f"{high:g}"))  # fmt: skip
+            if order > autograd_order:
+                st.caption(t("deriv.cost.limit", limit=autograd_order, order=order))
             try:
-                nodes, _, mb = estimate(fn.text, cost_order, points)
-                st.write(
-                    t(
-                        "deriv.cost.estimate",
-                        order=cost_order,
-                        nodes=f"{nodes:,}",
-                        mb=f"{mb:,.1f}",
-                        points=f"{points:,}",
-                    )
-                )
-                if st.button(t("deriv.cost.run"), key="deriv.cost.run") or st.session_state.get(
-                    "deriv.cost.shown"
-                ) == (fn.text, cost_order, points):
-                    st.session_state["deriv.cost.shown"] = (fn.text, cost_order, points)
-                    profile = measure(fn.text, cost_order, points)
+                nodes, _, mb = estimate(fn.text, autograd_order, points)
+                st.write(t(
+                    "deriv.cost.estimate", order=autograd_order, nodes=f"{nodes:,}",
+                    mb=f"{mb:,.1f}", points=f"{points:,}",
+                ))  # fmt: skip
+                asked = (fn.text, autograd_order, points, low, high)
+                if st.button(t("deriv.cost.run"), key="deriv.cost.run") or (
+                    st.session_state.get("deriv.cost.shown") == asked
+                ):
+                    st.session_state["deriv.cost.shown"] = asked
+                    profile = measure(*asked)
                     st.plotly_chart(cost_figure(profile, lang()), key="deriv.cost.chart")
+                    st.caption(t("deriv.cost.how", autograd=profile.autograd_runs,
+                                 taylor=profile.taylor_runs))  # fmt: skip
             except HogradError as err:
                 show_error(err)
 
@@ -247,4 +316,4 @@ def background_poll(text: str, x0: float, order: int, *, sympy: bool, autograd: 
         st.rerun()
 
 
-point_views(fn, result, order, points)
+point_views(fn, result, order, points, low, high)

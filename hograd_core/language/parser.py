@@ -29,7 +29,7 @@ from ..errors import ExpressionError
 from .nodes import Binary, Call, Const, Neg, Node, Num, Var
 from .tokenizer import KEYWORDS, Token, tokenize
 
-__all__ = ["CONSTANTS", "FUNCTIONS", "LIMITS", "Limits", "natural_key", "parse_tree"]
+__all__ = ["CONSTANTS", "FUNCTIONS", "LIMITS", "Limits", "natural_key", "parse_tree", "show"]
 
 #: Functions of one argument the language knows.
 FUNCTIONS: tuple[str, ...] = (
@@ -165,8 +165,6 @@ class _Parser:
         left = self.unary()
         while self.peek().kind == "op" and self.peek().text in ("*", "/"):
             tok = self.take()
-            if self.peek().kind == "op" and self.peek().text == "*":
-                raise ExpressionError("expr.starred", col=self.peek().pos + 1)
             left = self.binary(tok.text, left, self.unary())
         return left
 
@@ -215,6 +213,13 @@ class _Parser:
             return inner
         if tok.kind == "name":
             return self.name(tok)
+        prev = self.tokens[self.i - 2] if self.i >= 2 else None
+        if tok.kind == "op" and prev is not None and prev.kind == "op":
+            # x^^2, x***2, x*/2: an operator where an operand should follow another operator
+            end = tok.pos + (2 if self.text.startswith("**", tok.pos) else 1)
+            raise ExpressionError(
+                "expr.double_operator", text=self.text[prev.pos : end], col=prev.pos + 1
+            )
         if tok.kind == "op" and tok.text in ("*", "**"):
             raise ExpressionError("expr.starred", col=tok.pos + 1)
         if tok.kind == "rpar":
@@ -311,16 +316,15 @@ def _check_constants(tree: Node) -> None:
     """Refuse a constant part that is not a finite float64 (9**9**9, log(-1), 1/0).
 
     Only the largest constant parts are checked: 1/exp(1000) is the finite 0.0, although
-    exp(1000) alone would overflow.
+    exp(1000) alone would overflow. Within a part that is not finite, the message names the
+    innermost piece that is not (the first place it went wrong) and why.
     """
     stack = [tree]
     while stack:
         node = stack.pop()
         if node.const is not None:
             if not math.isfinite(node.const):
-                raise ExpressionError(
-                    "expr.constant_not_finite", text=_show(node), value=str(node.const)
-                )
+                raise _not_finite(node)
             continue
         match node:
             case Var():
@@ -333,7 +337,39 @@ def _check_constants(tree: Node) -> None:
                 raise AssertionError(f"not a node of the language: {node!r}")
 
 
-def _show(node: Node) -> str:
+def _not_finite(node: Node) -> ExpressionError:
+    """The error for a constant ``node`` whose value is inf or NaN: the innermost such piece,
+    with its cause (outside a function's domain, division by zero, or float64 overflow)."""
+    while True:
+        match node:
+            case Neg(arg=inner) | Call(arg=inner) if not math.isfinite(inner.const):
+                node = inner
+            case Binary(left=inner) if not math.isfinite(inner.const):
+                node = inner
+            case Binary(right=inner) if not math.isfinite(inner.const):
+                node = inner
+            case _:
+                break
+    text = show(node)
+    match node:
+        case Call(func="log", arg=Node(const=a)) if a <= 0:
+            return ExpressionError("expr.constant_log", text=text, arg=f"{a:g}")
+        case Call(func="sqrt", arg=Node(const=a)) if a < 0:
+            return ExpressionError("expr.constant_sqrt", text=text, arg=f"{a:g}")
+        case Call(func="asin" | "acos" as func, arg=Node(const=a)) if abs(a) > 1:
+            return ExpressionError("expr.constant_asin", text=text, func=func, arg=f"{a:g}")
+        case Binary(op="/", right=Node(const=0.0)):
+            return ExpressionError("expr.constant_division", text=text)
+        case Binary(op="**", left=Node(const=0.0), right=Node(const=b)) if b < 0:
+            return ExpressionError("expr.constant_division", text=text)
+        case Binary(op="**", left=Node(const=a), right=Node(const=b)) if a < 0 and b % 1:
+            return ExpressionError("expr.constant_power", text=text)
+    if math.isinf(node.const):
+        return ExpressionError("expr.constant_overflow", text=text)
+    return ExpressionError("expr.constant_not_finite", text=text, value=str(node.const))
+
+
+def show(node: Node) -> str:
     """The node written back in the language (fully parenthesised where it matters)."""
     match node:
         case Num(text=text):
@@ -343,7 +379,7 @@ def _show(node: Node) -> str:
         case Neg(arg=arg):
             return f"-{_wrap(arg)}"
         case Call(func=func, arg=arg):
-            return f"{func}({_show(arg)})"
+            return f"{func}({show(arg)})"
         case Binary(op=op, left=left, right=right):
             return f"{_wrap(left)}{op}{_wrap(right)}"
         case _:
@@ -353,9 +389,9 @@ def _show(node: Node) -> str:
 def _wrap(node: Node) -> str:
     match node:
         case Binary() | Neg():
-            return f"({_show(node)})"
+            return f"({show(node)})"
         case _:
-            return _show(node)
+            return show(node)
 
 
 # ----------------------------------------------------------------------------------------------

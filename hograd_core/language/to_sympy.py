@@ -14,12 +14,18 @@ from .nodes import Binary, Call, Const, Neg, Node, Num, Var
 
 __all__ = ["symbol", "to_latex", "to_sympy"]
 
-# Exact definitions of the functions sympy does not have under our names. ReLU is 0 at 0 from
-# both sides of the derivative, like torch.relu's backward; abs uses sign, 0 at 0, like torch.
+# Exact definitions of the functions sympy does not have under our names. relu and abs have no
+# derivative where their argument is 0; there the pieces copy PyTorch's convention, so that
+# sympy's column is comparable with torch's: relu'(0) = 0 (torch.relu's backward passes the
+# gradient only where the input is > 0) and abs'(0) = sign(0) = 0 (torch.abs's backward), and
+# every higher derivative at that point is 0 as well. (sympy's own Abs differentiates to sign
+# and then to a DiracDelta, which has no value at 0: |x|**3 would get no second derivative at 0,
+# where the true one, 6|x|, is 0.)
 _EXACT = {
     "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "asin": sp.asin, "acos": sp.acos,
     "atan": sp.atan, "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh, "exp": sp.exp,
-    "log": sp.log, "sqrt": sp.sqrt, "abs": sp.Abs, "erf": sp.erf,
+    "log": sp.log, "sqrt": sp.sqrt, "erf": sp.erf,
+    "abs": lambda a: sp.Piecewise((-a, a < 0), (0, sp.Eq(a, 0)), (a, True)),
     "sigmoid": lambda a: 1 / (1 + sp.exp(-a)),
     "softplus": lambda a: sp.log(1 + sp.exp(a)),
     "relu": lambda a: sp.Piecewise((0, a <= 0), (a, True)),
@@ -61,6 +67,8 @@ def _build(node: Node, exact: bool) -> sp.Expr:
             return symbol(name)
         case Const(name=name):
             return sp.pi if name == "pi" else sp.E
+        case Neg(arg=Num(text=text)) if not exact:
+            return -_number(text)  # a negative number, not the product (-1)*number
         case Neg(arg=arg):
             return sp.Mul(-1, _build(arg, exact), evaluate=ev)
         case Call(func=func, arg=arg):
@@ -76,13 +84,26 @@ def _build(node: Node, exact: bool) -> sp.Expr:
             return sp.Add(a, sp.Mul(-1, b, evaluate=ev), evaluate=ev)
         case Binary(op="*", left=left, right=right):
             return sp.Mul(_build(left, exact), _build(right, exact), evaluate=ev)
+        case Binary(op="/", left=left, right=right) if exact:
+            return _build(left, exact) / _build(right, exact)
+        case Binary(op="/", left=Neg(arg=top), right=right):
+            # -a/b as typed reads -(a/b): sympy writes - \frac{a}{b}, not \frac{(-1) a}{b}
+            return sp.Mul(-1, _fraction(top, right), evaluate=False)
         case Binary(op="/", left=left, right=right):
-            a, b = _build(left, exact), _build(right, exact)
-            return sp.Mul(a, sp.Pow(b, -1, evaluate=ev), evaluate=ev)
+            return _fraction(left, right)
         case Binary(op="**", left=left, right=right):
             return sp.Pow(_build(left, exact), _build(right, exact), evaluate=ev)
         case _:
             raise AssertionError(f"not a node of the language: {node!r}")
+
+
+def _fraction(top: Node, bottom: Node) -> sp.Expr:
+    r"""``top/bottom`` as typed. A numerator of 1 is left out of the product: an unevaluated
+    ``1 * b**-1`` prints as the mixed number 1 \frac{1}{b}."""
+    b = sp.Pow(_build(bottom, False), -1, evaluate=False)
+    if isinstance(top, Num) and top.value == 1:
+        return b
+    return sp.Mul(_build(top, False), b, evaluate=False)
 
 
 def to_sympy(tree: Node) -> sp.Expr:

@@ -184,7 +184,7 @@ def test_sympy_continues_where_an_earlier_call_stopped() -> None:
     assert sp.simplify(step.exprs[7] - sp.diff(sp.sin(x) * sp.exp(-(x**2)), x, 7)) == 0
     # asking for less than is there returns it whole; a size stop is final
     assert symbolic_derivatives(fn, 3, start_from=once).exprs == once.exprs
-    swollen = symbolic_derivatives(fn, 30, max_ops=200)
+    swollen = symbolic_derivatives(fn, 30, max_ops=200, max_seconds=600)  # stops by size, not time
     assert symbolic_derivatives(fn, 30, max_ops=200, start_from=swollen) is swollen
 
 
@@ -344,3 +344,37 @@ def test_a_graph_just_over_the_node_limit_is_refused(text: str, order: int, node
     x = torch.tensor([PROBE_POINT], dtype=torch.float64, requires_grad=True)
     rows, _, _ = autograd_rows(parse(text), x, order)  # no limit: the whole graph
     assert _reference_node_count(*rows) == nodes > BUDGET.max_nodes
+
+
+# ---- how the graph grows: the numbers the texts quote (issue 14, item 2) ----------------------
+
+
+def _sizes(text: str, order: int) -> tuple[int, ...]:
+    _, sizes, _ = estimate_autograd(parse(text), order, 1)
+    return tuple(sizes)
+
+
+def test_graph_growth_depends_on_the_function_as_the_texts_say() -> None:
+    """nested_autograd's docstring and the page's method help: a polynomial's graph stops
+    growing, exp and relu add one node per order, tanh's factor rises from 2.3 at order 3 to
+    2.8 at order 10, log and sqrt near 4 by order 8."""
+    assert _sizes("x**3", 4) == (2, 5, 8, 11, 11)
+    for text in ("exp(x)", "relu(x)"):
+        assert np.all(np.diff(_sizes(text, 10)) == 1), text
+    tanh = _sizes("tanh(x)", 10)
+    assert round(tanh[3] / tanh[2], 1) == 2.3 and round(tanh[10] / tanh[9], 1) == 2.8
+    for text in ("log(x)", "sqrt(x)"):
+        sizes = _sizes(text, 8)
+        assert 3.6 <= sizes[8] / sizes[7] <= 4.2, (text, sizes)
+
+
+def test_autograd_refusal_names_the_budget_before_any_work() -> None:
+    from hograd_core.nested_autograd import autograd_refusal
+
+    assert autograd_refusal(parse("sin(x)*exp(-x^2)"), 10, 1000) is None
+    order = autograd_refusal(parse("x**3"), 11, 1000)
+    assert order is not None and order.key == "budget.order_autograd"
+    nodes = autograd_refusal(parse("log(x)"), 10, 1000)  # 44,079 nodes at order 9 already
+    assert nodes is not None and nodes.key == "budget.nodes"
+    memory = autograd_refusal(parse("sin(x)*exp(-x^2)"), 10, 5000)  # 22,326 nodes x 5,000
+    assert memory is not None and memory.key == "budget.memory"

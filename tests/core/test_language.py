@@ -122,7 +122,7 @@ def test_latex_comes_from_sympy_not_the_text() -> None:
 def test_constant_tower_is_folded_in_float64() -> None:
     err, _ = parse_armed("9**9**9")
     assert isinstance(err, ExpressionError)
-    assert "not a finite number" in str(err)
+    assert "too large for float64" in str(err)
     assert "9**9**9" in str(err) or "9**(9**9)" in str(err)
     # A large but finite exponent stays fine and is never computed as a Python integer.
     assert parse("x**(9**9)").variables == ("x",)
@@ -161,6 +161,7 @@ NAMED_ERRORS = [
     ("[x for x in y]", "'\\[' at column 1"),
     ("f'{x}'", "a quote \\('\\) at column 2"),
     ("sin(*x)", "'\\*' at column 5 has nothing before it"),
+    ("x^^2", "'\\^\\^' at column 2: two operators in a row"),
     ("x % 2", "'%' at column 3"),
     ("x & 1", "'&' at column 3"),
     ("x | 1", "'\\|' at column 3"),
@@ -197,8 +198,8 @@ NAMED_ERRORS = [
     ("x+" * 99 + "x", "at most 150 numbers, names and operations"),
     ("(" * 31 + "x" + ")" * 31, "nested more than 30 levels deep"),
     ("-" * 40 + "x", "nested more than 30 levels deep"),
-    ("log(-1)", "the constant part log\\(-1\\) is not a finite number"),
-    ("1/0", "the constant part 1/0 is not a finite number"),
+    ("log(-1)", "log\\(-1\\) has no real value: log needs an argument greater than 0, got -1"),
+    ("1/0", "the constant part 1/0 divides by zero"),
     ("a+b+c+d+e1+f+g+h+i+j+k", "more than 10 different variables"),
     ("abcdefghijklmnopqrstuvwxyz", "longer than 24 characters"),
 ]
@@ -344,3 +345,91 @@ def test_fuzz_only_accepted_or_expression_error() -> None:
         except ExpressionError:
             refused += 1
     assert accepted + refused == 10_000 and refused > 0
+
+
+# ---- messages that name the real problem (issue 14) -------------------------------------------
+
+# (text, the words the English message must contain, words it must not, the same for Chinese)
+REAL_PROBLEMS = [
+    ("x^^2", ["two operators in a row", "x^2"], ["starred", "Python"], ["连续两个运算符", "x^2"]),
+    ("x***2", ["two operators in a row"], ["starred"], ["连续两个运算符"]),
+    ("x*/2", ["two operators in a row"], ["starred"], ["连续两个运算符"]),
+    ("log(-1)", ["log needs an argument greater than 0", "-1"], ["smaller numbers"],
+     ["log 的参数必须大于 0", "-1"]),
+    ("log(0)", ["log needs an argument greater than 0", "got 0"], ["smaller numbers"],
+     ["log 的参数必须大于 0"]),
+    ("sqrt(-4)", ["sqrt needs an argument of at least 0", "-4"], ["smaller numbers"],
+     ["sqrt 的参数不能小于 0"]),
+    ("asin(2)", ["asin needs an argument between -1 and 1", "got 2"], ["smaller numbers"],
+     ["asin 的参数必须在 -1 到 1 之间"]),
+    ("1/0", ["divides by zero"], ["smaller numbers"], ["除以零"]),
+    ("x + 0**-1", ["divides by zero"], ["smaller numbers"], ["除以零"]),
+    ("(-8)**(1/3)", ["negative number to a power that is not a whole number"],
+     ["smaller numbers"], ["负数的非整数次幂"]),
+    ("exp(1000)*x", ["too large for float64", "exp(1000)"], [], ["超出了 float64"]),
+    ("exp(1000) - exp(1000)", ["too large for float64", "exp(1000)"], ["nan"],
+     ["超出了 float64"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "has", "lacks", "has_zh"), REAL_PROBLEMS)
+def test_messages_name_the_real_problem_and_its_fix(
+    text: str, has: list[str], lacks: list[str], has_zh: list[str]
+) -> None:
+    err, _ = parse_armed(text)
+    assert isinstance(err, ExpressionError), f"{text!r} was accepted"
+    en, zh = error_text(err, "en"), error_text(err, "zh")
+    for words in has:
+        assert words in en, (text, en)
+    for words in lacks:
+        assert words not in en, (text, en)
+    for words in has_zh:
+        assert words in zh, (text, zh)
+
+
+def test_starred_argument_keeps_its_own_message() -> None:
+    """A star with nothing before it (Python's *args) is still explained as such."""
+    for text in ("*x", "sin(*x)", "(*x)"):
+        err, _ = parse_armed(text)
+        assert err.key == "expr.starred", (text, err.key)
+
+
+# ---- LaTeX of a division (issue 14) -----------------------------------------------------------
+
+_X = sp.Symbol("x", real=True)
+LATEX_CASES = {
+    "1/(1+x^2)": 1 / (1 + _X**2),
+    "1/x": 1 / _X,
+    "x**-1": _X**-1,
+    "x^-2": _X**-2,
+    "2/x": 2 / _X,
+    "-x/3": -_X / 3,
+    "-1/x": -1 / _X,
+    "1/(x-1)": 1 / (_X - 1),
+    "x/(1+x)": _X / (1 + _X),
+    "sin(x)/x": sp.sin(_X) / _X,
+    "x*sin(1/x)": _X * sp.sin(1 / _X),
+    "1/sqrt(x)": 1 / sp.sqrt(_X),
+    "(1+x)/(1-x)": (1 + _X) / (1 - _X),
+    "3*x/4": 3 * _X / 4,
+    "exp(-x^2)": sp.exp(-(_X**2)),
+    "x^-1 + 1": _X**-1 + 1,
+    "1/(1+exp(-x))": 1 / (1 + sp.exp(-_X)),
+    "-x": -_X,
+    "2**-x": 2**-_X,
+}
+
+
+@pytest.mark.parametrize(("text", "expr"), LATEX_CASES.items())
+def test_latex_of_a_division_is_a_fraction_as_sympy_prints_it(text: str, expr: sp.Expr) -> None:
+    """The formula under the box reads as sympy's own printer writes the same expression:
+    1/(1+x²) is \\frac{1}{x^{2} + 1}, never the mixed number 1 \\frac{1}{x^{2} + 1}."""
+    assert parse(text).latex == sp.latex(expr)
+
+
+def test_too_long_text_is_refused_with_the_limit_named() -> None:
+    """The page's box takes any length; the parser refuses past the limit, in both languages."""
+    err, _ = parse_armed("x+" * 150 + "x")
+    assert err.key == "expr.too_long"
+    assert "200" in error_text(err, "en") and "301" in error_text(err, "en")
+    assert "200" in error_text(err, "zh") and "301" in error_text(err, "zh")

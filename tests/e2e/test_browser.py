@@ -221,3 +221,40 @@ def test_a_new_browser_gets_the_bundles_gzipped(browser, server) -> None:  # noq
     encodings = {r.all_headers().get("content-encoding") for r in bundles}
     assert encodings == {"gzip"}, encodings
     context.close()
+
+
+def test_derivatives_truths_in_both_languages(page) -> None:  # noqa: ANN001
+    """Issue 14 in the browser. sqrt(x - 0.5) at x0 = 0.5: the table keeps the signs of the
+    infinities the core returns (0, inf, -inf, inf), writes NaN as NaN, and the page says these
+    are not derivatives. 1/(1+x²): the Taylor tab gives R ≈ 1.118 = |0.5 ± i| with its dotted
+    lines. Then the same page in Chinese."""
+    import math
+
+    from hograd_core import parse
+    from hograd_core.inspector import inspect_point
+
+    page.goto(f"{page.base}/derivatives")
+    wait_for_app(page)
+    type_function(page, "sqrt(x - 0.5)")
+    wait_for_background(page)
+    cells = page.locator("[data-testid='stDataFrame'] [role='gridcell']").all_inner_texts()
+    rows = [cells[i : i + 8] for i in range(0, len(cells), 8)]
+    core = [r.taylor for r in inspect_point(parse("sqrt(x - 0.5)"), 0.5, 4).rows]
+    assert core[:4] == [0.0, math.inf, -math.inf, math.inf]
+    shown = {math.inf: "∞", -math.inf: "-∞", 0.0: "0"}
+    for k in range(4):
+        assert rows[k][1] == rows[k][2] == shown[core[k]], rows[k]  # Taylor, autograd
+    assert [r[3] for r in rows[1:4]] == ["NaN"] * 3  # sympy: no value, said so
+    assert "not derivatives" in page.inner_text("body")
+    screenshot(page, "derivatives-conventions-en")
+    type_function(page, "1/(1+x^2)")
+    page.get_by_role("tab", name="Taylor polynomial").click()
+    page.get_by_text("R ≈ 1.118", exact=False).wait_for()
+    assert page.locator(".js-plotly-plot").count() == 2  # the chart and the Taylor chart
+    screenshot(page, "derivatives-taylor-en")
+    page.get_by_text("简体中文").click()
+    wait_for_app(page)
+    page.get_by_text("R ≈ 1.118", exact=False).wait_for()  # the tab stays open
+    assert "收敛" in page.inner_text("body")
+    _no_exception(page)
+    screenshot(page, "derivatives-taylor-zh")

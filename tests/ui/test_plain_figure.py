@@ -11,6 +11,7 @@ import plotly.tools
 import pytest
 
 from hograd_core import derivatives, parse
+from hograd_core.chart_range import chart_range
 from hograd_core.inspector import taylor_polynomial
 from hograd_ui.derivative_figures import derivatives_figure, taylor_figure
 from hograd_ui.plotting import PlainFigure, validated
@@ -27,14 +28,21 @@ def figures() -> list[PlainFigure]:
     gaps = derivatives(parse("1/x + sqrt(x)"), xs, 5, method="taylor")  # nan and inf inside
     smooth = derivatives(parse("sin(x)*exp(-x^2)"), xs, 3, method="taylor")
     poly = taylor_polynomial(parse("sin(x)*exp(-x^2)"), 0.5, 3, xs)
+    cut = chart_range(gaps.xs, gaps.values)
+    cuts = chart_range(gaps.xs, gaps.values, separate=True)
     return [
         derivatives_figure(gaps, "en"),
         derivatives_figure(gaps, "zh", separate=True),
         taylor_figure(xs, smooth.values[0], poly, 0.5, float(poly[0]), 3, "x", "en"),
+        derivatives_figure(gaps, "en", ranges=cut),
+        derivatives_figure(gaps, "zh", separate=True, ranges=cuts),
+        taylor_figure(xs, smooth.values[0], poly, 0.5, float(poly[0]), 3, "x", "zh", radius=1.2),
     ]
 
 
-@pytest.mark.parametrize("figure", figures(), ids=["one-panel", "panels-zh", "taylor"])
+@pytest.mark.parametrize(
+    "figure", figures(), ids=["one-panel", "panels-zh", "taylor", "cut", "cut-panels", "radius"]
+)
 def test_streamlit_gets_what_the_plotly_figure_would_give(figure: PlainFigure) -> None:
     assert isinstance(figure, PlainFigure)
     want = streamlit_json(figure.figure())  # plotly's own objects, deep copies and all

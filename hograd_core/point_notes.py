@@ -1,0 +1,102 @@
+"""Where the numbers at a point are conventions, not derivatives.
+
+At a kink of abs or relu, at a pole, at log or a fractional power of 0, f has no derivative
+(or an infinite one), yet every method still prints numbers: PyTorch's backward formulas,
+Taylor mode's recurrences, sympy's pieces and a finite difference each follow their own
+arithmetic, and need not agree. :func:`point_notes` finds the pieces of f that put x0 at such
+a point, so the page can say which numbers are conventions, and whose.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from .language import Binary, Call, Function, Neg, Node, Var
+from .language.parser import show
+from .language.to_torch import evaluate
+
+__all__ = ["PointNote", "point_notes", "KINKS", "SINGULAR", "ZERO_POWER"]
+
+#: The piece is abs(a) or relu(a) with a = 0 at x0: a kink. Every column but the finite
+#: difference follows PyTorch's convention there: abs'(0) = sign(0) = 0, relu'(0) = 0.
+KINKS = ("abs", "relu")
+#: The piece divides by 0, or takes log, sqrt or a fractional power of 0, or asin/acos at ±1,
+#: at x0: f or a derivative is infinite or undefined there.
+SINGULAR = "singular"
+#: The piece is 0**b with b depending on x (anywhere, not only at x0): 0**b is 0 for b > 0, and
+#: 0**0 = 1 by convention.
+ZERO_POWER = "zero_power"
+
+
+@dataclass(frozen=True)
+class PointNote:
+    """One piece of f that makes its derivatives at x0 a matter of convention.
+
+    Attributes:
+        kind: "abs" or "relu" (a kink at x0), "singular" (a pole, log 0, a root of 0...), or
+            "zero_power" (0**b with a variable b).
+        piece: that piece, written in the function language (``relu(x - 1)``, ``1/x``).
+    """
+
+    kind: str
+    piece: str
+
+
+def _value(node: Node, variable: str | None, x0: float) -> float:
+    if node.const is not None:
+        return node.const
+    env = {variable: torch.tensor(x0, dtype=torch.float64)} if variable else {}
+    with torch.no_grad():
+        return float(evaluate(node, env))
+
+
+def _notes(node: Node, variable: str | None, x0: float, out: list[PointNote]) -> None:
+    if node.const is not None or isinstance(node, Var):
+        return
+    value = lambda n: _value(n, variable, x0)  # noqa: E731
+    match node:
+        case Neg(arg=arg):
+            _notes(arg, variable, x0, out)
+            return
+        case Call(func=func, arg=arg):
+            a = value(arg)
+            if func in KINKS and a == 0:
+                out.append(PointNote(func, show(node)))
+            elif (func in ("log", "sqrt") and a == 0) or (func in ("asin", "acos") and abs(a) == 1):
+                out.append(PointNote(SINGULAR, show(node)))
+            _notes(arg, variable, x0, out)
+            return
+        case Binary(op="/", right=right):
+            if value(right) == 0:
+                out.append(PointNote(SINGULAR, show(node)))
+        case Binary(op="**", left=Node(const=0.0), right=exponent):
+            out.append(PointNote(ZERO_POWER, show(node)))
+            _notes(exponent, variable, x0, out)
+            return
+        case Binary(op="**", left=base, right=exponent):
+            b = exponent.const
+            if value(base) == 0 and (b is None or b < 0 or not float(b).is_integer()):
+                out.append(PointNote(SINGULAR, show(node)))
+    _notes(node.left, variable, x0, out)
+    _notes(node.right, variable, x0, out)
+
+
+def point_notes(fn: Function, x0: float) -> tuple[PointNote, ...]:
+    """The pieces of ``fn`` that leave it without an ordinary derivative at ``x0`` (see
+    :class:`PointNote`), each once, in the order they are written.
+
+    Example:
+        >>> from hograd_core import parse
+        >>> point_notes(parse("relu(x) + 1/x"), 0.0)
+        (PointNote(kind='relu', piece='relu(x)'), PointNote(kind='singular', piece='1/x'))
+        >>> point_notes(parse("relu(x)"), 0.5)
+        ()
+    """
+    variable = fn.variables[0] if fn.variables else None
+    out: list[PointNote] = []
+    if math.isfinite(x0):
+        _notes(fn.tree, variable, float(x0), out)
+    return tuple(dict.fromkeys(out))
