@@ -42,5 +42,8 @@ with script_slot(), routed():
         st.Page(
             "pages/hvp.py", title=t("app.page.hvp"), icon=":material/3d_rotation:", url_path="hvp"
         ),
+        st.Page(
+            "pages/why.py", title=t("app.page.why"), icon=":material/lightbulb:", url_path="why"
+        ),
     ]
     st.navigation(PAGES).run()

@@ -11,6 +11,10 @@ that run its work in other processes (:mod:`.torch_helper`, :mod:`.deferred`).
 from __future__ import annotations
 
 import atexit
+import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -23,6 +27,15 @@ from hograd_core import BUDGET, BudgetError, derivatives, parse
 from hograd_core import curvature as cv
 from hograd_core import net_curvature as nc
 from hograd_core import network as nw
+from hograd_core.applications import gradient_stats as why_stats
+from hograd_core.applications import hessian_free as why_hf
+from hograd_core.applications import newton as why_nt
+from hograd_core.applications import stability as why_st
+from hograd_core.applications.common import Code
+from hograd_core.applications.hessian_free_code import hf_code
+from hograd_core.applications.newton_code import race_code
+from hograd_core.applications.stability_code import quadratic_code, stability_code
+from hograd_core.applications.stats_code import stats_code
 from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
 from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
 from hograd_core.inspector import (
@@ -47,7 +60,7 @@ from .deferred import DeferredJobs, TorchWorker
 from .gate import heavy_work
 from .lean import LEAN
 from .sympy_worker import SympyWorker
-from .torch_helper import probe_in_helper, run_isolated, run_job
+from .torch_helper import CHILD_ENV, ROOT, ChildError, probe_in_helper, run_isolated, run_job
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -272,3 +285,106 @@ def analysed(
     it computes depends on the net and the settings only (no time limit)."""
     kwargs = dict(top_k=top_k, power_steps=power_steps, probes=probes)
     return run_job("analyse", (_net, kwargs), JOB_SECONDS)
+
+
+# ---- why gradients of gradients page ----------------------------------------------------------
+# Every experiment is bounded by counted work checked before it starts (at most ~1 s of torch
+# per click); it runs in this process, inside the heavy-work gate.
+
+
+#: caption(done, total) of a progress bar, in the page's words (not part of any cache key)
+Caption = Callable[[int, int], str]
+
+
+def _with_bar(caption: Caption, work: Callable[[Callable[[int, int], None]], object]) -> object:
+    """``work(progress)`` inside the heavy-work gate, with a progress bar while it runs."""
+    bar = st.progress(0.0, text=caption(0, 1))
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(min(1.0, done / max(total, 1)), text=caption(done, total))
+
+    try:
+        with heavy_work():
+            return work(progress)
+    finally:
+        bar.empty()
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def why_newton(
+    text: str, start: tuple, steps: int, lr: float, damping: float, radius: float,
+    methods: tuple, _caption: Caption = lambda done, total: f"{done}/{total}",
+) -> tuple[why_nt.NewtonRace, Code]:  # fmt: skip
+    fn = parse(text)
+    config = why_nt.RaceConfig(tuple(start), steps, lr, damping, radius, methods=tuple(methods))
+    race = _with_bar(_caption, lambda progress: why_nt.race(fn, config, progress))
+    return race, race_code(fn, config)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def why_hessian_free(
+    dataset: str, hidden: tuple, steps: int, cg_iters: int, damping: float, sgd_lr: float,
+    adam_lr: float, seed: int, _caption: Caption = lambda done, total: f"{done}/{total}",
+) -> tuple[why_hf.HFRun, Code]:  # fmt: skip
+    config = why_hf.HFConfig(dataset, tuple(hidden), steps, cg_iters, damping, sgd_lr, adam_lr,
+                             int(seed))  # fmt: skip
+    run = _with_bar(_caption, lambda progress: why_hf.hessian_free(config, progress))
+    return run, hf_code(config)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def why_quadratic(kappa: float, lr: float, steps: int) -> tuple[why_st.QuadraticRun, Code]:
+    run = why_st.quadratic_gd(kappa, lr, steps)  # 2 variables, at most 1,000 steps: ~30 ms
+    return run, quadratic_code(kappa, lr, steps)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def why_stability(
+    dataset: str, hidden: tuple, lr: float, steps: int, every: int, seed: int,
+    _caption: Caption = lambda done, total: f"{done}/{total}",
+) -> tuple[why_st.NetStability, Code]:  # fmt: skip
+    config = why_st.StabilityConfig(dataset, tuple(hidden), lr, steps, every, seed=int(seed))
+    run = _with_bar(_caption, lambda progress: why_st.net_stability(config, progress))
+    return run, stability_code(config)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def why_gradient_stats(
+    config: why_stats.StatsConfig, _caption: Caption = lambda done, total: f"{done}/{total}",
+) -> tuple[why_stats.GradientStats, Code, str, str]:  # fmt: skip
+    """The run, its script, and its CSV and JSON exports. ``config`` holds primitives only (a
+    frozen dataclass: hashed by its fields)."""
+    stats = _with_bar(_caption, lambda progress: why_stats.gradient_stats(config, progress))
+    return stats, stats_code(config), why_stats.stats_csv(stats), why_stats.stats_json(stats)
+
+
+#: Runs gradient_stats.anomaly_message in a fresh interpreter and prints its answer as JSON.
+_ANOMALY = (
+    "import json, sys, torch; torch.set_num_threads(1); "
+    "from hograd_core.applications.gradient_stats import StatsConfig, anomaly_message; "
+    "print(json.dumps(anomaly_message(StatsConfig(**json.loads(sys.stdin.read())))))"
+)
+ANOMALY_SECONDS = 60.0
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def why_anomaly(config: why_stats.StatsConfig) -> str | None:
+    """What ``torch.autograd.detect_anomaly()`` says about the run's first NaN, asked in a
+    fresh Python process: anomaly mode is one switch for a whole process, and on in this one
+    it would slow down and check every session's autograd. A cold start imports torch first
+    (1-2 s), so this runs only when the student asks for it."""
+    from dataclasses import asdict
+
+    env = {**os.environ, **CHILD_ENV, "PYTHONPATH": ROOT}
+    with heavy_work():
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", _ANOMALY], input=json.dumps(asdict(config)),
+                capture_output=True, text=True, timeout=ANOMALY_SECONDS, env=env, cwd=ROOT,
+                check=False,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired as err:
+            raise ChildError("no answer in time", seconds=ANOMALY_SECONDS, timeout=True) from err
+    if done.returncode != 0:
+        raise ChildError(done.stderr[-300:], seconds=ANOMALY_SECONDS)
+    return json.loads(done.stdout)

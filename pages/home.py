@@ -12,8 +12,9 @@ cards = (
     ("pages/derivatives.py", "app.page.derivatives", ":material/functions:", "home.derivatives"),
     ("pages/graph.py", "app.page.graph", ":material/account_tree:", "home.graph"),
     ("pages/hvp.py", "app.page.hvp", ":material/3d_rotation:", "home.hvp"),
+    ("pages/why.py", "app.page.why", ":material/lightbulb:", "home.why"),
 )
-for column, (path, title, icon, body) in zip(st.columns(3), cards, strict=True):
+for column, (path, title, icon, body) in zip(st.columns(len(cards)), cards, strict=True):
     with column.container(border=True, height="stretch"):
         st.page_link(path, label=t(title), icon=icon)
         st.markdown(t(body))

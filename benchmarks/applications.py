@@ -1,0 +1,158 @@
+"""What the second-order route of each application on the page "Why gradients of gradients"
+costs next to the first-order one, measured side by side in one run.
+
+Timed calls are interleaved (one call of each per round, so all see the same machine load) and
+reported as medians; counts (HVPs) are exact. One thread, as the server runs.
+
+* ``newton_step_over_gd_step``: on Rosenbrock at (-1.2, 1), one Newton step (the gradient with
+  ``create_graph=True``, one backward pass per row of the 2 x 2 Hessian, a solve) against one
+  gradient-descent step (one gradient): :mod:`hograd_core.applications.newton`.
+* ``hf_newton_hvps_per_step``: the mean CG iterations (HVPs) per step of the page's default
+  Hessian-free run on the digits (64-16-10, 1,210 parameters, 1,437 examples, 15 steps, at most
+  20 HVPs each).
+* ``hf_step_over_sgd_step``: one Hessian-free step (gradient with its graph kept, CG with up to
+  20 HVPs, one forward pass for ρ) against one full-batch SGD step on the same network, at
+  the start; ``hvp_over_grad`` one HVP on the kept graph against one gradient.
+* ``lanczos_hvps_for_1pct``: the HVPs Lanczos (:func:`hograd_core.applications.stability.lanczos`,
+  from a random start) needs before its top Ritz value is within 1 % of λ_max, on the network
+  page's default trained model (its full Hessian gives the exact λ_max).
+* ``anomaly_step_over_plain_step``: one training step of the gradient-statistics network inside
+  ``torch.autograd.detect_anomaly()`` against the same step without it (this process only: the
+  app never switches anomaly mode on in the server).
+
+Usage::
+
+    python benchmarks/applications.py            # table
+    python benchmarks/applications.py --json     # one JSON object on stdout
+    python benchmarks/applications.py --rounds 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hograd_core import parse  # noqa: E402
+from hograd_core.applications import gradient_stats as gs  # noqa: E402
+from hograd_core.applications import hessian_free as hf  # noqa: E402
+from hograd_core.applications import newton as nt  # noqa: E402
+from hograd_core.applications.common import interleaved_medians  # noqa: E402
+from hograd_core.applications.stability import lanczos  # noqa: E402
+from hograd_core.net_curvature import full_hessian  # noqa: E402
+from hograd_core.network import NetConfig, _data, _loss_fn, loss_function, train  # noqa: E402
+
+
+def newton_costs(rounds: int) -> dict[str, float]:
+    fn = parse("(1 - x)^2 + 100*(y - x^2)^2")
+    f = lambda w: fn.torch({"x": w[0], "y": w[1]})  # noqa: E731
+    w = torch.tensor([-1.2, 1.0], dtype=torch.float64)
+
+    def gd() -> None:
+        _, g, _ = nt._derivatives(f, w, False)
+        w - 0.001 * g
+
+    def newton() -> None:
+        _, g, H = nt._derivatives(f, w, True)
+        w - torch.linalg.solve(H, g)
+
+    t = interleaved_medians({"gd": gd, "newton": newton}, rounds)
+    return {"gd_step_ms": t["gd"] * 1e3, "newton_step_ms": t["newton"] * 1e3,
+            "newton_step_over_gd_step": t["newton"] / t["gd"]}  # fmt: skip
+
+
+def hf_costs(rounds: int) -> dict[str, float]:
+    config = hf.HFConfig(dataset="digits")
+    run = hf.hessian_free(config)
+    x, y, _, _ = _data("digits")
+    sizes = (64, 16, 10)
+    loss = _loss_fn(sizes, x, y)
+    theta = hf.initial_parameters(sizes, 0)
+    used = []
+
+    def hf_step() -> None:
+        used.append(hf.hf_step(loss, theta, config.damping, config.cg_iters)[2])
+
+    def sgd_step() -> None:
+        t = theta.clone().requires_grad_(True)
+        (g,) = torch.autograd.grad(loss(t), t)
+        theta - config.sgd_lr * g
+
+    t0 = theta.clone().requires_grad_(True)
+    (g_kept,) = torch.autograd.grad(loss(t0), t0, create_graph=True)
+    v = torch.randn(theta.numel(), generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    t = interleaved_medians({
+        "hf": hf_step, "sgd": sgd_step,
+        "grad": lambda: torch.autograd.grad(loss(t0), t0),
+        "hvp": lambda: torch.autograd.grad(g_kept @ v, t0, retain_graph=True),
+    }, rounds)  # fmt: skip
+    return {
+        "hf_newton_hvps_per_step": float(run.hvps.mean()), "hf_step_ms": t["hf"] * 1e3,
+        "sgd_step_ms": t["sgd"] * 1e3, "hf_step_over_sgd_step": t["hf"] / t["sgd"],
+        "hf_step_hvps_timed": int(np.median(used)), "hvp_over_grad": t["hvp"] / t["grad"],
+        "hf_final_loss": float(run.hf_losses[-1]), "sgd_final_loss": float(run.sgd_losses[-1]),
+        "adam_final_loss": float(run.adam_losses[-1]), "passes": int(run.hf_passes[-1]),
+    }  # fmt: skip
+
+
+def lanczos_costs() -> dict[str, float]:
+    net = train(NetConfig())  # the network page's default model
+    exact = float(np.linalg.eigvalsh(full_hessian(net))[-1])
+    loss = loss_function(net)
+    theta = torch.tensor(net.parameters, requires_grad=True)
+    (g,) = torch.autograd.grad(loss(theta), theta, create_graph=True)
+    v0 = torch.randn(theta.numel(), generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    tops, _ = lanczos(lambda v: torch.autograd.grad(g @ v, theta, retain_graph=True)[0], v0, 60)
+    within = [k + 1 for k, top in enumerate(tops) if abs(top - exact) <= 0.01 * abs(exact)]
+    return {"lanczos_hvps_for_1pct": within[0] if within else None, "exact_lambda_max": exact,
+            "lanczos_lambda_max_at_1pct": tops[within[0] - 1] if within else None}  # fmt: skip
+
+
+def anomaly_costs(rounds: int) -> dict[str, float]:
+    config = gs.StatsConfig()
+    params = gs._parameters(config, torch.float64)
+    x, y, _, _ = _data("digits")
+
+    def step() -> None:
+        for p in params:
+            p.grad = None
+        gs._loss(config, params, x[:128], y[:128]).backward()
+
+    def anomaly_step() -> None:
+        with torch.autograd.detect_anomaly():
+            step()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = interleaved_medians({"plain": step, "anomaly": anomaly_step}, rounds)
+    return {"anomaly_step_over_plain_step": t["anomaly"] / t["plain"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--rounds", type=int, default=21)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    out: dict[str, object] = {"rounds": args.rounds, "threads": 1}
+    out.update(newton_costs(args.rounds))
+    out.update(hf_costs(args.rounds))
+    out.update(lanczos_costs())
+    out.update(anomaly_costs(args.rounds))
+    if args.json:
+        print(json.dumps(out))
+    else:
+        for key, value in out.items():
+            print(f"{key:32s} {value:.4g}" if isinstance(value, float) else f"{key:32s} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""The runnable script of the Hessian-free experiment, for the student's settings."""
+
+from __future__ import annotations
+
+import inspect
+
+from .common import Code, marked_code
+from .hessian_free import HFConfig, _sizes, conjugate_gradient
+
+__all__ = ["hf_code"]
+
+
+def hf_code(config: HFConfig) -> Code:
+    """A script that trains the same network with the same Hessian-free steps and prints
+    ``hf <loss after each step>``."""
+    hidden = ", ".join(str(w) for w in config.hidden)
+    x_in, classes = _sizes(config)[0], _sizes(config)[-1]
+    load = (
+        "x, y = load_digits(return_X_y=True)\nx = x / 16.0"
+        if config.dataset == "digits"
+        else "x, y = make_moons(n_samples=500, noise=0.2, random_state=0)\n"
+        "x = (x - x.mean(axis=0)) / x.std(axis=0)"
+    )
+    source = f"""import math
+
+import torch
+import torch.nn.functional as F
+from sklearn.datasets import {"load_digits" if config.dataset == "digits" else "make_moons"}
+
+{load}
+order = torch.randperm(len(y), generator=torch.Generator().manual_seed(0)).numpy()
+x = torch.tensor(x[order], dtype=torch.float64)[: int(0.8 * len(y))]  # the training 80 %
+y = torch.tensor(y[order])[: int(0.8 * len(y))]
+sizes = ({x_in}, {hidden}, {classes})
+
+
+def loss_of(theta):  # the MLP with every weight in one flat vector theta
+    h, start = x, 0
+    for k in range(len(sizes) - 1):
+        fan_in, fan_out = sizes[k], sizes[k + 1]
+        weight = theta[start : start + fan_in * fan_out].view(fan_out, fan_in)
+        start += fan_in * fan_out
+        h = torch.addmm(theta[start : start + fan_out], h, weight.T)
+        start += fan_out
+        if k < len(sizes) - 2:
+            h = torch.tanh(h)
+    return F.cross_entropy(h, y)
+
+
+gen = torch.Generator().manual_seed({config.seed})
+theta = torch.cat([
+    torch.randn(n, generator=gen, dtype=torch.float64) * scale
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:])
+    for n, scale in ((fan_in * fan_out, 1 / math.sqrt(fan_in)), (fan_out, 0.0))
+])
+
+
+{inspect.getsource(conjugate_gradient).replace("  # noqa: ANN001, ANN201", "")}
+
+damping, losses = {config.damping!r}, [loss_of(theta).item()]
+for step in range({config.steps}):
+    t = theta.clone().requires_grad_(True)
+    g = torch.autograd.grad(loss_of(t), t, create_graph=True)[0]  # <-- keep g's graph for H v
+    hvp = lambda v: torch.autograd.grad(g @ v, t, retain_graph=True)[0]  # <-- H v: backward again
+    d, used, residual, model = conjugate_gradient(hvp, g.detach(), damping, {config.cg_iters})
+    with torch.no_grad():
+        new_loss = loss_of(theta + d).item()
+    rho = (new_loss - losses[-1]) / model if model < 0 else -math.inf
+    damping = damping * 1.5 if rho < 0.25 else damping * 2 / 3 if rho > 0.75 else damping
+    if rho > 0 and math.isfinite(new_loss):
+        theta = theta + d
+    losses.append(new_loss if rho > 0 and math.isfinite(new_loss) else losses[-1])
+print("hf", *losses)
+"""
+    return marked_code(source)

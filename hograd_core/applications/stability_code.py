@@ -1,0 +1,122 @@
+"""The runnable scripts of the stability experiments (the quadratic and the network), for the
+student's settings."""
+
+from __future__ import annotations
+
+import inspect
+
+from ..language import parse
+from ..language.to_source import torch_source
+from .common import Code, marked_code
+from .newton import quadratic
+from .stability import STABILITY_BUDGET, StabilityConfig, _sizes, lanczos
+
+__all__ = ["quadratic_code", "stability_code"]
+
+
+def quadratic_code(kappa: float, lr: float, steps: int, start=(2.0, 1.0)) -> Code:  # noqa: ANN001
+    """A script that runs :func:`quadratic_gd`'s gradient descent and prints ``lambda_max``
+    and ``loss ...`` (f at each step, up to the first non-finite)."""
+    body = torch_source(parse(quadratic(kappa)))
+    source = f"""import math
+
+import numpy as np
+import torch
+
+
+def f(w):
+    x, y = w[0], w[1]
+    return {body}
+
+
+{inspect.getsource(lanczos).replace("  # noqa: ANN001, ANN202", "").replace("  # noqa: ANN001, ANN201", "")}
+
+w0 = torch.tensor({list(start)!r}, dtype=torch.float64, requires_grad=True)
+g0 = torch.autograd.grad(f(w0), w0, create_graph=True)[0]  # <-- kept: H v = grad(g0 . v)
+tops, _ = lanczos(lambda v: torch.autograd.grad(g0 @ v, w0, retain_graph=True)[0],
+                  torch.tensor([1.0, 0.3], dtype=torch.float64), 2)
+print("lambda_max", tops[-1], "stable_below", 2 / tops[-1])
+
+w, losses = torch.tensor({list(start)!r}, dtype=torch.float64), []
+losses.append(f(w).item())
+for step in range({steps}):
+    t = w.clone().requires_grad_(True)
+    g = torch.autograd.grad(f(t), t)[0]  # <-- gradient descent needs no create_graph
+    new = w - {lr!r} * g
+    if not math.isfinite(f(new).item()):
+        break  # overflowed: stop at the last finite value
+    w = new
+    losses.append(f(w).item())
+print("loss", *losses)
+"""
+    return marked_code(source)
+
+
+def stability_code(config: StabilityConfig) -> Code:
+    """A script that runs the same gradient descent and prints ``loss ...`` (the loss before
+    each step) and ``sharpness ...`` (λ_max at every ``every``-th step)."""
+    sizes = _sizes(config)
+    data = (
+        "x, y = load_digits(return_X_y=True)\nx = x / 16.0"
+        if config.dataset == "digits"
+        else "x, y = make_moons(n_samples=500, noise=0.2, random_state=0)\n"
+        "x = (x - x.mean(axis=0)) / x.std(axis=0)"
+    )
+    source = f"""import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from sklearn.datasets import {"load_digits" if config.dataset == "digits" else "make_moons"}
+
+{data}
+order = torch.randperm(len(y), generator=torch.Generator().manual_seed(0)).numpy()
+x = torch.tensor(x[order], dtype=torch.float64)[: int(0.8 * len(y))]  # the training 80 %
+y = torch.tensor(y[order])[: int(0.8 * len(y))]
+sizes = {sizes!r}
+
+
+def loss_of(theta):  # the MLP with every weight in one flat vector theta
+    h, start = x, 0
+    for k in range(len(sizes) - 1):
+        fan_in, fan_out = sizes[k], sizes[k + 1]
+        weight = theta[start : start + fan_in * fan_out].view(fan_out, fan_in)
+        start += fan_in * fan_out
+        h = torch.addmm(theta[start : start + fan_out], h, weight.T)
+        start += fan_out
+        if k < len(sizes) - 2:
+            h = torch.tanh(h)
+    return F.cross_entropy(h, y)
+
+
+{inspect.getsource(lanczos).replace("  # noqa: ANN001, ANN201", "")}
+
+gen = torch.Generator().manual_seed({config.seed})
+theta = torch.cat([
+    torch.randn(n, generator=gen, dtype=torch.float64) * scale
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:])
+    for n, scale in ((fan_in * fan_out, 1 / math.sqrt(fan_in)), (fan_out, 0.0))
+])
+gen = torch.Generator().manual_seed({config.seed})
+v = torch.randn(theta.numel(), generator=gen, dtype=torch.float64)
+t = theta.clone().requires_grad_(True)
+g = torch.autograd.grad(loss_of(t), t, create_graph=True)[0]
+tops, v = lanczos(lambda u: torch.autograd.grad(g @ u, t, retain_graph=True)[0], v, {STABILITY_BUDGET.max_lanczos})
+print("lambda0", tops[-1], "stable_below", 2 / tops[-1])
+losses, sharpness = [], []
+for step in range({config.steps + 1}):
+    t = theta.clone().requires_grad_(True)
+    loss = loss_of(t)
+    losses.append(loss.item())
+    if not math.isfinite(losses[-1]) or step == {config.steps}:
+        break
+    measure = step % {config.every} == 0
+    g = torch.autograd.grad(loss, t, create_graph=measure)[0]  # <-- create_graph only to measure
+    if measure:  # lambda_max from H v = grad(g . v): Lanczos, warm-started
+        tops, v = lanczos(lambda u: torch.autograd.grad(g @ u, t, retain_graph=True)[0], v, {config.lanczos_iters})
+        sharpness.append(tops[-1])
+    theta = theta - {config.lr!r} * g.detach()  # <-- gradient descent itself is first order
+print("loss", *losses)
+print("sharpness", *sharpness)
+"""
+    return marked_code(source)

@@ -1,0 +1,279 @@
+"""Figures and downloads of the page "Why gradients of gradients", from the core's results.
+
+Colours keep one meaning on every tab: gradient descent and SGD blue, Newton and Hessian-free
+red, damped Newton orange, the trust region green, Adam purple. Every label comes from the
+translation table; the symbols (∇f, λ_max, lr) are the same in both languages.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from hograd_core.applications.gradient_stats import BINS, GradientStats
+from hograd_core.applications.hessian_free import HFRun
+from hograd_core.applications.newton import NewtonRace
+from hograd_core.applications.stability import NetStability, QuadraticRun
+from hograd_ui.i18n import tr
+
+from .hvp_figures import _LIGHT, _axis, _levels, _look
+from .plotting import cell_title, grid_cells, hline, plain_figure
+
+__all__ = [
+    "COLORS", "METHOD_KEYS", "hf_figure", "histogram_figure", "layer_norms_figure",
+    "newton_convergence_figure", "newton_paths_figure", "precision_figure",
+    "quadratic_figure", "sharpness_figure", "tensorboard_archive", "tensorboard_available",
+    "finite_or_dash",
+]  # fmt: skip
+
+COLORS = {"gd": "#1f77b4", "newton": "#d62728", "damped": "#ff7f0e", "trust": "#2ca02c",
+          "hf": "#d62728", "sgd": "#1f77b4", "adam": "#9467bd"}  # fmt: skip
+#: The translation key of each method's name (also the legend entries).
+METHOD_KEYS = {"gd": "why.method.gd", "newton": "why.method.newton",
+               "damped": "why.method.damped", "trust": "why.method.trust",
+               "hf": "why.method.hf", "sgd": "why.method.sgd", "adam": "why.method.adam"}  # fmt: skip
+
+
+def _line(x, y, key: str, lang: str, **extra: object) -> dict:  # noqa: ANN001
+    return {"type": "scatter", "x": x, "y": y, "mode": "lines", "name": tr(METHOD_KEYS[key], lang),
+            "line": {"color": COLORS[key], "width": 3}, **extra}  # fmt: skip
+
+
+def _positive(values: np.ndarray) -> np.ndarray:
+    """Values for a log axis: 0 and below, inf and NaN left out (as gaps)."""
+    v = np.asarray(values, dtype=np.float64)
+    return np.where(np.isfinite(v) & (v > 0), v, np.nan)
+
+
+# ---- Newton vs gradient descent --------------------------------------------------------------
+
+
+def newton_paths_figure(race: NewtonRace, lang: str) -> object:
+    """Contours of f with each method's path; the start a black dot, each end a diamond."""
+    g = race.grid
+    z, use_log = _levels(g.z)
+    finite = z[np.isfinite(z)]
+    lo, hi = np.percentile(finite, [1, 99]) if finite.size else (0.0, 1.0)
+    hi = hi if hi > lo else lo + 1.0
+    traces: list[dict] = [{
+        "type": "contour", "x": g.x, "y": g.y, "z": z, "colorscale": _LIGHT, "zmin": lo,
+        "zmax": hi, "contours": {"start": lo, "end": hi, "size": (hi - lo) / 18},
+        "line": {"width": 1, "color": "rgba(0,0,0,0.3)"}, "hoverinfo": "skip",
+        "colorbar": {"title": {"text": tr("hvp.fig.log_f" if use_log else "hvp.fig.f", lang),
+                               "side": "right"}},
+    }]  # fmt: skip
+    for path in race.paths:
+        p = path.points
+        traces.append(_line(p[:, 0], p[:, 1], path.method, lang, mode="lines+markers",
+                            marker={"size": 6}))  # fmt: skip
+        traces.append({"type": "scatter", "x": [p[-1, 0]], "y": [p[-1, 1]], "mode": "markers",
+                       "marker": {"symbol": "diamond", "size": 14, "color": COLORS[path.method],
+                                  "line": {"color": "white", "width": 1.5}},
+                       "showlegend": False, "hoverinfo": "skip"})  # fmt: skip
+    start = race.config.start
+    traces.append({"type": "scatter", "x": [start[0]], "y": [start[1]], "mode": "markers",
+                   "name": tr("why.fig.start", lang), "marker": {"size": 13, "color": "#111"}})  # fmt: skip
+    x, y = race.variables
+    return plain_figure(
+        traces, **_look(560),
+        xaxis=_axis(x, range=[float(g.x[0]), float(g.x[-1])]),
+        yaxis=_axis(y, range=[float(g.y[0]), float(g.y[-1])]),
+    )  # fmt: skip
+
+
+def newton_convergence_figure(race: NewtonRace, lang: str) -> object:
+    """Left: f − f* (log) when the minimum f* is known, else f; right: |∇f| (log)."""
+    cells = grid_cells(1, 2, 0.12, 0.0)
+    gap = race.minimum is not None
+    traces = []
+    for path in race.paths:
+        k = np.arange(len(path.values))
+        left = _positive(path.values - race.minimum) if gap else path.values
+        traces.append(_line(k, left, path.method, lang, legendgroup=path.method))
+        traces.append(_line(k, _positive(path.grad_norms), path.method, lang, xaxis="x2",
+                            yaxis="y2", legendgroup=path.method, showlegend=False))  # fmt: skip
+    minimum = f"{race.minimum:g}" if gap else ""
+    titles = [tr("why.fig.gap" if gap else "why.fig.value", lang, minimum=minimum),
+              tr("why.fig.grad_norm", lang)]  # fmt: skip
+    step = tr("why.fig.iteration", lang)
+    return plain_figure(
+        traces, **_look(440, legend="bottom"), annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)],
+        xaxis=_axis(step, domain=cells[0][0]), xaxis2=_axis(step, domain=cells[1][0], anchor="y2"),
+        yaxis=_axis(None, domain=cells[0][1], type="log" if gap else "linear", exponentformat="power"),
+        yaxis2=_axis(None, domain=cells[1][1], anchor="x2", type="log", exponentformat="power"),
+    )  # fmt: skip
+
+
+# ---- Hessian-free Newton ---------------------------------------------------------------------
+
+
+def hf_figure(run: HFRun, lang: str, axis: str = "passes") -> object:
+    """The training loss of Hessian-free Newton, SGD and Adam against passes (a gradient or an
+    HVP each) or against measured seconds."""
+    if axis == "passes":
+        xs = {"hf": run.hf_passes, "sgd": np.arange(len(run.sgd_losses)),
+              "adam": np.arange(len(run.adam_losses))}  # fmt: skip
+    else:
+        xs = {"hf": run.hf_seconds, "sgd": run.sgd_seconds, "adam": run.adam_seconds}
+    ys = {"hf": run.hf_losses, "sgd": run.sgd_losses, "adam": run.adam_losses}
+    traces = [
+        _line(xs[k], _positive(ys[k]), k, lang, mode="lines+markers" if k == "hf" else "lines")
+        for k in ("sgd", "adam", "hf")
+    ]  # fmt: skip
+    title = tr("why.fig.passes" if axis == "passes" else "why.fig.seconds", lang)
+    return plain_figure(
+        traces, **_look(420), xaxis=_axis(title),
+        yaxis=_axis(tr("why.fig.train_loss", lang), type="log", exponentformat="power"),
+    )  # fmt: skip
+
+
+# ---- the stability limit ---------------------------------------------------------------------
+
+
+def quadratic_figure(run: QuadraticRun, lang: str) -> object:
+    """f at each gradient-descent step on the κ quadratic (log scale)."""
+    k = np.arange(len(run.losses))
+    return plain_figure(
+        [_line(k, _positive(run.losses), "gd", lang)], **_look(380),
+        xaxis=_axis(tr("why.fig.iteration", lang)),
+        yaxis=_axis(tr("why.fig.f", lang), type="log", exponentformat="power"),
+    )  # fmt: skip
+
+
+def sharpness_figure(run: NetStability, lang: str) -> object:
+    """Left: the training loss (log); right: λ_max along training against 2/lr."""
+    cells = grid_cells(1, 2, 0.12, 0.0)
+    limit = 2 / run.config.lr
+    traces = [
+        _line(np.arange(len(run.losses)), _positive(run.losses), "gd", lang, showlegend=False),
+        {"type": "scatter", "x": run.sharpness_steps, "y": run.sharpness, "mode": "lines+markers",
+         "name": "λ_max", "xaxis": "x2", "yaxis": "y2", "line": {"color": "#d62728", "width": 3}},
+    ]  # fmt: skip
+    step = tr("why.fig.iteration", lang)
+    titles = [tr("why.fig.train_loss", lang), tr("why.fig.sharpness", lang)]
+    label = {"text": f"2/lr = {limit:.3g}", "x": 1, "xref": "x2 domain", "xanchor": "right",
+             "y": limit, "yref": "y2", "yanchor": "bottom", "showarrow": False,
+             "font": {"color": "#111", "size": 15}}  # fmt: skip
+    top = max(limit, float(np.nanmax(run.sharpness)) if run.sharpness.size else limit)
+    return plain_figure(
+        traces, **_look(420), showlegend=False,
+        annotations=[*(cell_title(t, *c) for t, c in zip(titles, cells, strict=True)), label],
+        shapes=[hline(limit, {"color": "#111", "width": 2, "dash": "dash"}, "2")],
+        xaxis=_axis(step, domain=cells[0][0]), xaxis2=_axis(step, domain=cells[1][0], anchor="y2"),
+        yaxis=_axis(None, domain=cells[0][1], type="log", exponentformat="power"),
+        yaxis2=_axis(None, domain=cells[1][1], anchor="x2", range=[0, 1.15 * top]),
+    )  # fmt: skip
+
+
+# ---- gradient statistics ---------------------------------------------------------------------
+
+
+def _layer_colors(n: int) -> list[str]:
+    """From dark blue (first layer) to orange (last), so depth reads as a colour ramp."""
+    a, b = np.array([8, 48, 107]), np.array([230, 85, 13])
+    return [f"rgb{tuple(int(c) for c in a + (b - a) * i / max(1, n - 1))}" for i in range(n)]
+
+
+def layer_norms_figure(stats: GradientStats, lang: str) -> object:
+    """|∂L/∂W_k| per step, one line per layer, on a log scale."""
+    colors = _layer_colors(len(stats.layer_names))
+    steps = np.arange(len(stats.layer_norms))
+    traces = [
+        {"type": "scatter", "x": steps, "y": _positive(stats.layer_norms[:, k]), "mode": "lines",
+         "name": name, "line": {"color": colors[k], "width": 2}}
+        for k, name in enumerate(stats.layer_names)
+    ]  # fmt: skip
+    return plain_figure(
+        traces, **_look(440, legend="bottom"), xaxis=_axis(tr("why.fig.iteration", lang)),
+        yaxis=_axis(tr("why.fig.layer_norm", lang), type="log", exponentformat="power"),
+    )  # fmt: skip
+
+
+def histogram_figure(stats: GradientStats, index: int, lang: str) -> object:
+    """At one recorded step: how many entries of each layer's gradient have each size
+    (log10 |g|), as a heatmap with layers from the input (bottom) to the output (top)."""
+    counts = stats.hist_counts[index].astype(float)  # (layers, bins)
+    centres = (BINS[:-1] + BINS[1:]) / 2
+    share = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
+    trace = {
+        "type": "heatmap", "x": centres, "y": list(stats.layer_names), "z": share,
+        "colorscale": "Blues", "customdata": counts,
+        "colorbar": {"title": {"text": tr("why.fig.share", lang)}},
+        "hovertemplate": "%{y}: log10|g| ≈ %{x:.1f}, %{customdata:.0f}<extra></extra>",
+    }  # fmt: skip
+    return plain_figure(
+        [trace], **_look(420), xaxis=_axis(tr("why.fig.log_size", lang)),
+        yaxis=_axis(tr("why.fig.layer", lang)),
+    )  # fmt: skip
+
+
+def precision_figure(stats: GradientStats, lang: str) -> object:
+    """The same run's loss in float32 and in float64."""
+    curves = {stats.config.dtype: stats.losses, stats.other_dtype: stats.other_losses}
+    traces = [
+        {"type": "scatter", "x": np.arange(len(curves[d])), "y": _positive(curves[d]),
+         "mode": "lines", "name": d,
+         "line": {"color": "#d62728" if d == "float32" else "#1f77b4", "width": 3,
+                  "dash": "dot" if d == "float32" else "solid"}}
+        for d in ("float64", "float32")
+    ]  # fmt: skip
+    return plain_figure(
+        traces, **_look(380), xaxis=_axis(tr("why.fig.iteration", lang)),
+        yaxis=_axis(tr("why.fig.train_loss", lang), type="log", exponentformat="power"),
+    )  # fmt: skip
+
+
+def tensorboard_archive(stats: GradientStats) -> bytes | None:
+    """The run as TensorBoard event files (``torch.utils.tensorboard``), zipped; None when the
+    ``tensorboard`` package is not installed.
+
+    Scalars: ``loss/<dtype>``, ``grad_norm/total`` and ``grad_norm/W1``...; histograms:
+    ``grad_abs/W1``... of |g| over the buckets of :data:`BINS` (a first bucket up to 0 holds the
+    entries that are exactly 0).
+    """
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:  # tensorboard is an optional package
+        return None
+    limits = [0.0, *(10.0 ** BINS[1:]).tolist()]
+    buffer = io.BytesIO()
+    with tempfile.TemporaryDirectory() as folder:
+        writer = SummaryWriter(folder)
+        for step, loss in enumerate(stats.losses):
+            writer.add_scalar(f"loss/{stats.config.dtype}", float(loss), step)
+        for step, loss in enumerate(stats.other_losses):
+            writer.add_scalar(f"loss/{stats.other_dtype}", float(loss), step)
+        for step, total in enumerate(stats.total_norms):
+            writer.add_scalar("grad_norm/total", float(total), step)
+            for k, name in enumerate(stats.layer_names):
+                writer.add_scalar(f"grad_norm/{name}", float(stats.layer_norms[step, k]), step)
+        for i, step in enumerate(stats.hist_steps):
+            for k, name in enumerate(stats.layer_names):
+                low, high, num, total, squares = stats.abs_stats[i, k]
+                counts = [int(stats.hist_zeros[i, k]), *stats.hist_counts[i, k].tolist()]
+                writer.add_histogram_raw(
+                    f"grad_abs/{name}", low, high, int(num), total, squares, limits, counts,
+                    int(step),
+                )  # fmt: skip
+        writer.close()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted(Path(folder).rglob("*")):
+                if path.is_file():
+                    archive.write(path, f"gradient-stats/{path.relative_to(folder)}")
+    return buffer.getvalue()
+
+
+def tensorboard_available() -> bool:
+    """Whether the optional ``tensorboard`` package is installed (without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("tensorboard") is not None
+
+
+def finite_or_dash(x: float, digits: int = 4) -> str:
+    return f"{x:.{digits}g}" if math.isfinite(x) else "—"

@@ -1,0 +1,429 @@
+"""Why gradients of gradients: one live experiment per tab, each with its runnable code.
+
+A tab is a function in TABS; a new application adds its function and one entry there.
+"""
+
+from collections.abc import Callable
+
+import pandas as pd
+import streamlit as st
+
+from hograd_core import HogradError
+from hograd_core.applications import gradient_stats as gs
+from hograd_core.applications import newton as nt
+from hograd_core.applications.common import Code
+from hograd_core.applications.hessian_free import HF_BUDGET
+from hograd_core.network import DATASETS
+from hograd_serving.cached import (
+    why_anomaly,
+    why_gradient_stats,
+    why_hessian_free,
+    why_newton,
+    why_quadratic,
+    why_stability,
+)
+from hograd_ui import why_figures as figs
+from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
+
+KAPPAS = [1, 2, 5, 10, 100, 1000]
+STATUS = {"converged": "why.status.converged", "steps": "why.status.steps",
+          "diverged": "why.status.diverged", "singular": "why.status.singular"}  # fmt: skip
+KINDS = {"minimum": "hvp.kind.minimum", "maximum": "hvp.kind.maximum",
+         "saddle": "hvp.kind.saddle", "degenerate": "hvp.kind.degenerate",
+         "not_critical": "hvp.kind.not_critical"}  # fmt: skip
+
+
+def num(x: float, digits: int = 4) -> str:
+    return figs.finite_or_dash(float(x), digits)
+
+
+def caption(done: int, total: int) -> str:
+    return t("why.progress", done=done, total=total)
+
+
+def code_block(code: Code) -> None:
+    """The generated script with line numbers; the marked lines named under it."""
+    st.markdown("**" + t("why.code.title") + "**")
+    st.code(code.source, language="python", line_numbers=True, height=480)
+    st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
+
+
+def form_radio(label: str, options: dict[str, str], key: str, default: str | None = None) -> str:
+    """A radio inside a form (no callbacks there), keyed per language so the browser keeps the
+    choice when the labels change; ``key`` holds the choice between languages."""
+    widget = f"{key}.{lang()}"
+    if widget not in st.session_state:
+        st.session_state[widget] = st.session_state.get(key, default or next(iter(options)))
+    return st.radio(label, list(options), key=widget, format_func=options.__getitem__,
+                    horizontal=True)  # fmt: skip
+
+
+def keep(key: str, value: object) -> None:
+    """Remember a form radio's choice for the other language (after the form is drawn)."""
+    st.session_state[key] = value
+
+
+# ---- Newton vs gradient descent --------------------------------------------------------------
+
+
+def use_kappa() -> None:
+    st.session_state["why.newton.fn"] = nt.quadratic(st.session_state["why.newton.kappa"])
+
+
+def apply_preset(text: str) -> None:
+    p = nt.preset_for(text) or nt.Preset((1.0, 1.0), 0.01, 100, None)
+    st.session_state["why.newton.x0"], st.session_state["why.newton.y0"] = p.start
+    st.session_state["why.newton.lr"], st.session_state["why.newton.steps"] = p.lr, p.steps
+
+
+def newton_tab() -> None:
+    st.markdown(t("why.newton.intro"))
+    fn = function_box("why.newton", t("why.newton.fn"), list(nt.PRESETS))
+    st.select_slider(t("hvp.kappa.label"), KAPPAS, value=10, key="why.newton.kappa",
+                     help=t("hvp.kappa.help"), on_change=use_kappa)  # fmt: skip
+    if st.session_state.get("why.newton.applied") != fn.text:
+        st.session_state["why.newton.applied"] = fn.text
+        apply_preset(fn.text)
+    names = (*fn.variables, "x", "y")[:2]
+    c = st.columns(4)
+    x0 = c[0].number_input(t("why.newton.start", name=names[0]), -100.0, 100.0, step=0.1,
+                           key="why.newton.x0")  # fmt: skip
+    y0 = c[1].number_input(t("why.newton.start", name=names[1]), -100.0, 100.0, step=0.1,
+                           key="why.newton.y0")  # fmt: skip
+    lr = c[2].number_input(t("why.newton.lr"), 1e-6, 10.0, format="%.4g", key="why.newton.lr")
+    steps = c[3].slider(t("why.newton.steps"), 1, nt.MAX_STEPS, key="why.newton.steps")
+    c = st.columns(6)
+    chosen = tuple(
+        m for i, m in enumerate(nt.METHODS)
+        if c[i].checkbox(t(figs.METHOD_KEYS[m]), value=m in ("gd", "newton"), key=f"why.newton.{m}")
+    )  # fmt: skip
+    damping = c[4].select_slider(t("why.newton.damping"), [0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0],
+                                 value=1.0, key="why.newton.damping")  # fmt: skip
+    radius = c[5].select_slider(t("why.newton.radius"), [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0],
+                                value=0.5, key="why.newton.radius")  # fmt: skip
+    try:
+        race, code = why_newton(fn.text, (x0, y0), steps, lr, damping, radius, chosen or ("gd",),
+                                _caption=caption)  # fmt: skip
+    except HogradError as err:
+        show_error(err)
+        return
+    rows = [[t(figs.METHOD_KEYS[p.method]), t(STATUS[p.status]),
+             "—" if p.converged_at is None else str(p.converged_at), num(p.values[-1], 6),
+             f"{p.grad_norms[-1]:.1e}", t(KINDS[p.end_kind]), f"{p.seconds * 1e3:.1f}"]
+            for p in race.paths]  # fmt: skip
+    cols = [
+        "why.newton.col.method",
+        "why.newton.col.status",
+        "why.newton.col.iterations",
+        "why.newton.col.f",
+        "why.newton.col.grad",
+        "why.newton.col.kind",
+        "why.newton.col.ms",
+    ]
+    st.dataframe(pd.DataFrame(rows, columns=[t(c) for c in cols]), hide_index=True,
+                 width="stretch")  # fmt: skip
+    st.caption(t("why.newton.table_note", tol=f"{race.config.tol:g}"))
+    for p in race.paths:
+        name = t(figs.METHOD_KEYS[p.method])
+        if p.status == "diverged" and p.stopped_at == 0:
+            st.warning(t("why.newton.bad_start", method=name))
+        elif p.status == "diverged":
+            key = "why.newton.diverged_gd" if p.method == "gd" else "why.newton.diverged_newton"
+            st.warning(t(key, method=name, step=p.stopped_at))
+        elif p.status == "singular":
+            st.warning(t("why.newton.singular", method=name, step=p.stopped_at))
+        elif p.method == "newton" and p.end_kind in ("saddle", "maximum", "degenerate"):
+            eig = ", ".join(num(v) for v in p.end_eigenvalues)
+            st.warning(t("why.newton.saddle", kind=t(KINDS[p.end_kind]), eig=eig))
+    ratio = race.newton_step_seconds / race.gd_step_seconds
+    st.markdown(t("why.newton.cost", gd=f"{race.gd_step_seconds * 1e3:.2f}",
+                  newton=f"{race.newton_step_seconds * 1e3:.2f}", ratio=f"{ratio:.1f}"))  # fmt: skip
+    left, right = st.columns([3, 2], gap="medium")
+    left.plotly_chart(figs.newton_paths_figure(race, lang()), width="stretch")
+    right.plotly_chart(figs.newton_convergence_figure(race, lang()), width="stretch")
+    code_block(code)
+
+
+# ---- Hessian-free Newton ---------------------------------------------------------------------
+
+
+def network_widgets(prefix: str, widths: list[int], layers: int) -> tuple[str, tuple]:
+    data = form_radio(t("hvp.net.dataset"), {d: t(f"hvp.net.dataset.{d}") for d in DATASETS},
+                      f"{prefix}.data", default="moons")  # the cores' default: fast to train  # fmt: skip
+    c = st.columns(2)
+    depth = c[0].slider(t("hvp.net.layers"), 1, layers, key=f"{prefix}.layers")
+    width = c[1].select_slider(t("hvp.net.width"), widths, key=f"{prefix}.width")
+    return data, (width,) * depth
+
+
+def hf_tab() -> None:
+    st.markdown(t("why.hf.intro"))
+    st.session_state.setdefault("why.hf.layers", 1)
+    st.session_state.setdefault("why.hf.width", 16)
+    with st.form("why.hf.form"):
+        data, hidden = network_widgets("why.hf", [4, 8, 16, 32, 64], HF_BUDGET.max_layers)
+        c = st.columns(3)
+        steps = c[0].slider(t("why.hf.steps"), 1, HF_BUDGET.max_steps, 15, key="why.hf.steps")
+        cg = c[1].slider(t("why.hf.cg"), 1, HF_BUDGET.max_cg, 20, key="why.hf.cg")
+        damping = c[2].select_slider(t("why.hf.damping"), [0.01, 0.1, 1.0, 10.0, 100.0], 1.0,
+                                     key="why.hf.damping")  # fmt: skip
+        c = st.columns(3)
+        sgd_lr = c[0].select_slider(t("why.hf.sgd_lr"), [0.01, 0.05, 0.1, 0.5, 1.0, 2.0], 0.5,
+                                    key="why.hf.sgd_lr")  # fmt: skip
+        adam_lr = c[1].select_slider(t("why.hf.adam_lr"), [0.001, 0.003, 0.01, 0.03, 0.1], 0.01,
+                                     key="why.hf.adam_lr")  # fmt: skip
+        seed = c[2].number_input(t("hvp.net.seed"), 0, 999, 0, key="why.hf.seed")
+        st.form_submit_button(t("why.run"), type="primary")
+    keep("why.hf.data", data)
+    try:
+        run, code = why_hessian_free(data, hidden, steps, cg, damping, sgd_lr, adam_lr, seed,
+                                     _caption=caption)  # fmt: skip
+    except HogradError as err:
+        show_error(err)
+        return
+    m = st.columns(4)
+    m[0].metric(t("hvp.net.metric.parameters"), f"{run.parameters:,}")
+    m[1].metric(t("why.hf.metric.hvps"), f"{run.hvps.mean():.1f}" if run.hvps.size else "—")
+    m[2].metric(t("why.hf.metric.passes"), f"{int(run.hf_passes[-1]):,}")
+    ratio = run.hvp_seconds / run.grad_seconds
+    m[3].metric(t("why.hf.metric.hvp_cost"), f"{ratio:.2f} ×")
+    finals = {k: v[-1] for k, v in (("hf", run.hf_losses), ("sgd", run.sgd_losses),
+                                    ("adam", run.adam_losses))}  # fmt: skip
+    st.markdown(t("why.hf.result", hf=num(finals["hf"]), sgd=num(finals["sgd"]),
+                  adam=num(finals["adam"]), passes=int(run.hf_passes[-1]),
+                  grad=f"{run.grad_seconds * 1e3:.2f}", hvp=f"{run.hvp_seconds * 1e3:.2f}"))  # fmt: skip
+    for method, status in run.status.items():
+        if status == "diverged":
+            st.warning(t("why.hf.diverged", method=t(figs.METHOD_KEYS[method])))
+    axes = {"passes": t("why.hf.axis.passes"), "seconds": t("why.hf.axis.seconds")}
+    axis = localized_radio(t("why.hf.axis"), axes, "why.hf.axis", horizontal=True)
+    left, right = st.columns([3, 2], gap="large")
+    left.plotly_chart(figs.hf_figure(run, lang(), axis), width="stretch")
+    with right:
+        steps_table = pd.DataFrame({
+            t("why.hf.col.step"): range(1, run.hvps.size + 1), t("why.hf.col.hvps"): run.hvps,
+            t("why.hf.col.damping"): [f"{v:.3g}" for v in run.damping],
+            t("why.hf.col.residual"): [f"{v:.1e}" for v in run.residuals],
+            t("why.hf.col.rho"): [num(v, 3) for v in run.rho],
+            t("why.hf.col.loss"): [num(v, 5) for v in run.hf_losses[1:]],
+        })  # fmt: skip
+        st.dataframe(steps_table, hide_index=True, width="stretch", height=340)
+        st.caption(t("why.hf.table_note"))
+    code_block(code)
+
+
+# ---- the stability limit ---------------------------------------------------------------------
+
+
+def quadratic_part() -> None:
+    st.markdown(t("why.stability.quadratic_intro"))
+    c = st.columns(3)
+    kappa = c[0].select_slider(t("hvp.kappa.label"), KAPPAS, 10, key="why.stability.kappa")
+    lr = c[1].slider(t("why.newton.lr"), 0.001, 2.5, 0.19, 0.001, format="%.3f",
+                     key="why.stability.lr")  # fmt: skip
+    steps = c[2].slider(t("why.newton.steps"), 10, 1000, 200, 10, key="why.stability.steps")
+    try:
+        run, code = why_quadratic(float(kappa), lr, steps)
+    except HogradError as err:
+        show_error(err)
+        return
+    m = st.columns(4)
+    m[0].metric(t("why.stability.lambda"), num(run.lambda_max, 6),
+                help=t("why.stability.lambda_help", hvps=run.lanczos_hvps))  # fmt: skip
+    m[1].metric("2 / λ_max", num(2 / run.lambda_max, 6))
+    m[2].metric("lr", num(lr, 6))
+    m[3].metric("|1 − lr·λ_max|", num(run.factors[1], 6))
+    key = {"shrinks": "why.stability.shrinks", "grows": "why.stability.grows",
+           "diverged": "why.stability.overflow"}[run.status]  # fmt: skip
+    key = "why.stability.edge" if run.regime == "edge" else key
+    box = st.success if run.regime == "stable" else st.info if run.regime == "edge" else st.warning
+    box(t(key, factor=num(run.factors[1], 4), limit=num(2 / run.lambda_max, 4),
+          step=len(run.losses) - 1))  # fmt: skip
+    st.plotly_chart(figs.quadratic_figure(run, lang()), width="stretch")
+    code_block(code)
+
+
+def network_part() -> None:
+    st.markdown(t("why.stability.net_intro"))
+    st.session_state.setdefault("why.stability.layers", 2)
+    st.session_state.setdefault("why.stability.width", 16)
+    with st.form("why.stability.form"):
+        data, hidden = network_widgets("why.stability", [4, 8, 16, 32, 64], 3)
+        c = st.columns(3)
+        lr = c[0].select_slider("lr", [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0], 0.5,
+                                key="why.stability.net_lr")  # fmt: skip
+        steps = c[1].slider(t("why.newton.steps"), 50, 1000, 500, 50, key="why.stability.net_steps")
+        every = c[2].select_slider(t("why.stability.every"), [5, 10, 20, 50, 100], 20,
+                                   key="why.stability.every")  # fmt: skip
+        st.form_submit_button(t("why.run"), type="primary")
+    keep("why.stability.data", data)
+    try:
+        run, code = why_stability(data, hidden, lr, steps, every, 0, _caption=caption)
+    except HogradError as err:
+        show_error(err)
+        return
+    m = st.columns(4)
+    m[0].metric(t("hvp.net.metric.parameters"), f"{run.parameters:,}")
+    m[1].metric(t("why.stability.lambda0"), num(run.lambda0))
+    m[2].metric("2 / λ_max(θ₀)", num(2 / run.lambda0))
+    m[3].metric("2 / lr", num(2 / lr))
+    if run.status == "diverged":
+        st.warning(t("why.stability.net_diverged", step=len(run.losses) - 1, lr=num(lr)))
+    else:
+        last = run.sharpness[-1] if run.sharpness.size else float("nan")
+        st.info(t("why.stability.net_result", last=num(last), limit=num(2 / lr),
+                  start=num(run.losses[0]), end=num(run.losses[-1])))  # fmt: skip
+    st.markdown(t("why.stability.cost", hvps=run.hvps, grad=f"{run.grad_seconds * 1e3:.2f}",
+                  hvp=f"{run.hvp_seconds * 1e3:.2f}"))  # fmt: skip
+    st.plotly_chart(figs.sharpness_figure(run, lang()), width="stretch")
+    code_block(code)
+
+
+def stability_tab() -> None:
+    parts = {"quadratic": t("why.stability.part.quadratic"),
+             "network": t("why.stability.part.network")}  # fmt: skip
+    part = localized_radio(t("why.stability.part"), parts, "why.stability.part", horizontal=True)
+    quadratic_part() if part == "quadratic" else network_part()
+
+
+# ---- gradient statistics ---------------------------------------------------------------------
+
+STATS_KEYS = ("activation", "depth", "width", "lr", "steps", "batch", "gain", "clip", "dtype",
+              "naive_loss")  # fmt: skip
+
+
+def use_scenario(name: str) -> None:
+    config = gs.SCENARIOS[name]
+    for field in STATS_KEYS:
+        st.session_state[f"why.stats.{field}"] = getattr(config, field)
+    for code in ("en", "zh"):  # the form radios, keyed per language
+        st.session_state.pop(f"why.stats.activation.{code}", None)
+        st.session_state.pop(f"why.stats.dtype.{code}", None)
+
+
+def stats_tab() -> None:
+    st.markdown(t("why.stats.intro"))
+    scenarios = {"healthy": t("why.stats.scenario.healthy"), "vanish": t("why.stats.scenario.vanish"),
+                 "explode": t("why.stats.scenario.explode"), "nan32": t("why.stats.scenario.nan32")}  # fmt: skip
+    c = st.columns(len(scenarios))
+    for col, (name, label) in zip(c, scenarios.items(), strict=True):
+        col.button(label, key=f"why.stats.use.{name}", on_click=use_scenario, args=(name,),
+                   width="stretch")  # fmt: skip
+    if "why.stats.depth" not in st.session_state:
+        use_scenario("healthy")
+    with st.form("why.stats.form"):
+        c = st.columns(2)
+        with c[0]:
+            act = form_radio(t("why.stats.activation_label"), {"tanh": "tanh", "relu": "ReLU"},
+                             "why.stats.activation")  # fmt: skip
+        with c[1]:
+            dtype = form_radio(t("why.stats.dtype_label"), {"float64": "float64", "float32": "float32"},
+                               "why.stats.dtype")  # fmt: skip
+        c = st.columns(4)
+        depth = c[0].slider(t("why.stats.depth"), 1, 12, key="why.stats.depth")
+        width = c[1].select_slider(t("hvp.net.width"), [8, 16, 32, 64, 128], key="why.stats.width")
+        steps = c[2].slider(t("why.newton.steps"), 10, 300, step=10, key="why.stats.steps")
+        batch = c[3].select_slider(t("why.stats.batch"), [32, 64, 128, 256], key="why.stats.batch")
+        c = st.columns(4)
+        lr = c[0].select_slider("lr", [0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0],
+                                key="why.stats.lr")  # fmt: skip
+        gain = c[1].slider(t("why.stats.gain"), 0.5, 3.0, step=0.1, key="why.stats.gain")
+        clip = c[2].select_slider(t("why.stats.clip"), [0.0, 0.1, 0.5, 1.0, 5.0, 10.0],
+                                  format_func=lambda v: t("why.stats.clip_off") if v == 0 else f"{v:g}",
+                                  key="why.stats.clip")  # fmt: skip
+        naive = c[3].checkbox(t("why.stats.naive"), key="why.stats.naive_loss",
+                              help=t("why.stats.naive_help"))  # fmt: skip
+        st.form_submit_button(t("why.run"), type="primary")
+    keep("why.stats.activation", act)
+    keep("why.stats.dtype", dtype)
+    config = gs.StatsConfig(act, depth, width, lr, steps, batch, round(gain, 2), clip, dtype, naive)
+    try:
+        stats, code, csv_text, json_text = why_gradient_stats(config, _caption=caption)
+    except HogradError as err:
+        show_error(err)
+        return
+    show_nan(stats, config)
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.markdown("**" + t("why.stats.norms_title") + "**")
+        st.plotly_chart(figs.layer_norms_figure(stats, lang()), width="stretch")
+        st.caption(
+            t("why.stats.norms_note", clipped=int(stats.clipped.sum()), steps=len(stats.losses))
+        )
+        st.markdown("**" + t("why.stats.precision_title") + "**")
+        st.plotly_chart(figs.precision_figure(stats, lang()), width="stretch")
+        st.markdown(precision_text(stats))
+    with right:
+        if stats.hist_steps.size:
+            at = st.select_slider(t("why.stats.hist_step"), list(stats.hist_steps),
+                                  value=int(stats.hist_steps[-1]),
+                                  key=f"why.stats.hist_at.{stats.hist_steps[-1]}")  # fmt: skip
+            index = list(stats.hist_steps).index(at)
+            st.plotly_chart(figs.histogram_figure(stats, index, lang()), width="stretch")
+            st.caption(t("why.stats.hist_note"))
+        downloads(stats, csv_text, json_text)
+    code_block(code)
+
+
+def show_nan(stats: gs.GradientStats, config: gs.StatsConfig) -> None:
+    if stats.nan_step is None:
+        st.success(t("why.stats.no_nan", steps=len(stats.losses)))
+        return
+    layers = ", ".join(stats.nan_layers) or "—"
+    st.error(t("why.stats.nan", step=stats.nan_step, layers=layers,
+               loss=t("why.stats.nan_loss") if stats.nan_in_loss else ""), icon=":material/warning:")  # fmt: skip
+    if stats.nan_source is not None:
+        node, output = stats.nan_source
+        st.markdown(t("why.stats.nan_source", node=node, output=output))
+    if st.button(t("why.stats.anomaly_button"), key="why.stats.anomaly"):
+        st.session_state["why.stats.anomaly_for"] = config
+    if st.session_state.get("why.stats.anomaly_for") == config:
+        try:
+            with st.spinner(t("why.stats.anomaly_running")):
+                message = why_anomaly(config)
+        except HogradError as err:
+            show_error(err)
+            return
+        st.caption(t("why.stats.anomaly_said"))
+        st.code(message or "—", language=None)
+
+
+def precision_text(stats: gs.GradientStats) -> str:
+    mine, other = stats.config.dtype, stats.other_dtype
+    if stats.nan_step is not None and stats.other_nan_step is None:
+        return t("why.stats.precision_saved", bad=mine, good=other, step=stats.nan_step)
+    if stats.nan_step is None and stats.other_nan_step is not None:
+        return t("why.stats.precision_saved", bad=other, good=mine, step=stats.other_nan_step)
+    n = min(len(stats.losses), len(stats.other_losses))
+    gap = abs(stats.losses[:n] - stats.other_losses[:n])
+    return t("why.stats.precision_gap", gap=f"{float(gap.max()):.1e}" if n else "—")
+
+
+def downloads(stats: gs.GradientStats, csv_text: str, json_text: str) -> None:
+    c = st.columns(3)
+    c[0].download_button(t("why.stats.csv"), csv_text, "gradient-stats.csv", "text/csv",
+                         key="why.stats.csv", on_click="ignore")  # fmt: skip
+    c[1].download_button(t("why.stats.json"), json_text, "gradient-stats.json",
+                         "application/json", key="why.stats.json", on_click="ignore")  # fmt: skip
+    if figs.tensorboard_available():
+        c[2].download_button(t("why.stats.tensorboard"), lambda: figs.tensorboard_archive(stats),
+                             "gradient-stats-tensorboard.zip", "application/zip",
+                             key="why.stats.tb", on_click="ignore")  # fmt: skip
+    else:
+        c[2].caption(t("why.stats.no_tensorboard"))
+
+
+TABS: dict[str, tuple[str, Callable[[], None]]] = {
+    "newton": ("why.tab.newton", newton_tab),
+    "hf": ("why.tab.hf", hf_tab),
+    "stability": ("why.tab.stability", stability_tab),
+    "stats": ("why.tab.stats", stats_tab),
+}
+
+st.title(t("why.title"))
+st.markdown(t("why.lead"))
+tabs = lazy_tabs({name: t(key) for name, (key, _) in TABS.items()}, "why.tab")
+for name, (_, draw) in TABS.items():
+    if tabs[name].open:
+        with tabs[name]:
+            draw()

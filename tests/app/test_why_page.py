@@ -1,0 +1,287 @@
+"""The page "Why gradients of gradients" through AppTest: every tab in both languages, the
+numbers its charts carry against the core, the lessons shown as messages, refused settings,
+the scenario buttons, detect_anomaly in a separate process, and the downloads."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from hograd_core import parse
+from hograd_core.applications import gradient_stats as gs
+from hograd_core.applications import hessian_free as hf
+from hograd_core.applications import newton as nt
+from hograd_core.applications import stability as sb
+from tests.arrays import plotly_array
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "why.py")
+TABS = ("newton", "hf", "stability", "stats")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread() -> Iterator[None]:
+    """One torch thread, as app.py sets for the server (the page runs here without app.py)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def run(tab: str, lang: str = "en", **state: object) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["lang"] = lang
+    at.session_state["why.tab"] = tab
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def traces(chart: dict, name: str) -> list[dict]:
+    return [d for d in chart["data"] if d.get("name") == name]
+
+
+def texts(at: AppTest, kind: str) -> str:
+    return "\n".join(e.value for e in getattr(at, kind))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("tab", TABS)
+def test_every_tab_runs_in_both_languages(tab: str, lang: str) -> None:
+    at = run(tab, lang)
+    assert at.title[0].value == (
+        "Why gradients of gradients" if lang == "en" else "为什么需要高阶梯度"
+    )
+    assert charts(at), "every tab draws a chart"
+    script = at.code[-1].value
+    assert "import torch" in script and "# <-- " in script
+    marked = [line for line in script.splitlines() if "# <-- " in line]
+    assert any("create_graph" in line or "backward()" in line for line in marked)
+    assert any("# <--" in c.value or "<--" in c.value for c in at.caption)
+    if lang == "zh":
+        assert "标有 # <-- 的行" in texts(at, "caption")
+
+
+def test_only_the_open_tab_runs() -> None:
+    at = run("newton")
+    assert len(charts(at)) == 2  # the paths and the convergence, nothing from the other tabs
+    assert not at.get("download_button")
+
+
+def test_newton_chart_holds_the_cores_paths() -> None:
+    at = run("newton")
+    text = at.text_input(key="why.newton.fn").value
+    preset = nt.PRESETS[text]
+    race = nt.race(parse(text), nt.RaceConfig(start=preset.start, steps=preset.steps,
+                                              lr=preset.lr, methods=("gd", "newton")))  # fmt: skip
+    paths = charts(at)[0]
+    for path in race.paths:
+        (trace,) = traces(paths, "gradient descent" if path.method == "gd" else "Newton")
+        np.testing.assert_allclose(plotly_array(trace["x"]), path.points[:, 0], rtol=1e-12)
+        np.testing.assert_allclose(plotly_array(trace["y"]), path.points[:, 1], rtol=1e-12)
+    table = at.dataframe[0].value
+    assert list(table.iloc[:, 1]) == ["out of steps", "converged"]  # Rosenbrock: GD is slow
+
+
+def test_newton_on_the_saddle_warns_and_the_trust_region_escapes() -> None:
+    at = run("newton", **{"why.newton.fn": "x^2 + y^4/4 - y^2/2", "why.newton.trust": True})
+    warning = texts(at, "warning")
+    assert "Pure Newton stopped where ∇f = 0 but not at a minimum" in warning
+    assert "saddle" in warning
+    kinds = list(at.dataframe[0].value.iloc[:, 5])
+    assert kinds == ["local minimum", "saddle point", "local minimum"]  # gd, Newton, trust
+
+
+def test_newton_gradient_descent_diverges_with_a_message() -> None:
+    at = run("newton", **{"why.newton.fn": nt.quadratic(10)})
+    at.number_input(key="why.newton.lr").set_value(0.25).run()  # 2/λ_max = 0.2
+    assert "gradient descent diverged at step" in texts(at, "warning")
+    assert "2/λ_max" in texts(at, "warning")
+
+
+def test_newton_refuses_a_function_of_one_variable() -> None:
+    at = run("newton", "zh", **{"why.newton.fn": "x^2"})
+    assert "两个变量" in texts(at, "error")
+    at = run("newton", **{"why.newton.fn": "x^2"})
+    assert "expected a function of 2 variables, got 1" in texts(at, "error")
+
+
+def test_newton_kappa_slider_writes_the_quadratic() -> None:
+    at = run("newton")
+    at.select_slider(key="why.newton.kappa").set_value(100).run()
+    assert at.text_input(key="why.newton.fn").value == nt.quadratic(100)
+    assert at.number_input(key="why.newton.lr").value == pytest.approx(0.015)
+    table = at.dataframe[0].value
+    assert table.iloc[1, 2] == "1"  # Newton: one iteration on a quadratic
+
+
+def test_hf_chart_holds_the_cores_losses() -> None:
+    at = run("hf")
+    run_ = hf.hessian_free(hf.HFConfig())
+    (trace,) = traces(charts(at)[0], "Hessian-free Newton")
+    np.testing.assert_allclose(plotly_array(trace["y"]), run_.hf_losses, rtol=1e-12)
+    np.testing.assert_allclose(plotly_array(trace["x"]), run_.hf_passes)
+    (sgd,) = traces(charts(at)[0], "SGD")
+    np.testing.assert_allclose(plotly_array(sgd["y"]), run_.sgd_losses, rtol=1e-12)
+    assert f"{run_.hvps.mean():.1f}" in [m.value for m in at.metric]
+
+
+def test_hf_refuses_a_network_over_the_budget() -> None:
+    at = run("hf", **{"why.hf.data.en": "digits", "why.hf.layers": 2, "why.hf.width": 64})
+    assert "parameters: expected 1 to 5000, got 8970" in texts(at, "error")
+    at = run("hf", "zh", **{"why.hf.data.zh": "digits", "why.hf.layers": 2, "why.hf.width": 64})
+    assert "8970" in texts(at, "error") and "应在" in texts(at, "error")
+
+
+def test_hf_seconds_axis() -> None:
+    at = run("hf", **{"why.hf.axis": "seconds"})
+    (trace,) = traces(charts(at)[0], "Hessian-free Newton")
+    seconds = plotly_array(trace["x"])
+    assert seconds[0] == 0 and np.all(np.diff(seconds) > 0)
+
+
+@pytest.mark.parametrize(
+    ("lr", "kind", "words"),
+    [(0.19, "success", "f shrinks"), (0.2, "info", "exactly 2/λ_max"),
+     (0.21, "warning", "f grows")],
+)  # fmt: skip
+def test_stability_quadratic_on_both_sides_of_the_limit(lr: float, kind: str, words: str) -> None:
+    at = run("stability", **{"why.stability.lr": lr})
+    assert words in texts(at, kind)
+    quad = sb.quadratic_gd(10.0, lr, 200)
+    (trace,) = charts(at)[0]["data"]
+    np.testing.assert_allclose(plotly_array(trace["y"]), quad.losses, rtol=1e-12)
+
+
+def test_stability_quadratic_overflow_stops_cleanly() -> None:
+    at = run("stability", **{"why.stability.kappa": 1000, "why.stability.lr": 2.5,
+                             "why.stability.steps": 1000})  # fmt: skip
+    assert "overflowed to inf" in texts(at, "warning")
+
+
+def test_stability_network_chart_holds_the_cores_sharpness() -> None:
+    at = run("stability", **{"why.stability.part": "network"})
+    core = sb.net_stability(sb.StabilityConfig())
+    chart = charts(at)[0]
+    (sharp,) = traces(chart, "λ_max")
+    np.testing.assert_allclose(plotly_array(sharp["y"]), core.sharpness, rtol=1e-12)
+    assert chart["layout"]["shapes"][0]["y0"] == pytest.approx(2 / 0.5)
+    assert "2/lr = 4" in texts(at, "info")
+
+
+def test_stability_network_refuses_a_large_network() -> None:
+    at = run("stability", **{"why.stability.part": "network", "why.stability.data.en": "digits",
+                             "why.stability.layers": 3, "why.stability.width": 64})  # fmt: skip
+    assert "parameters: expected 1 to 5000, got 13130" in texts(at, "error")
+
+
+def test_stats_healthy_by_default() -> None:
+    at = run("stats")
+    assert "found no NaN in 100 steps" in texts(at, "success")
+    norms = charts(at)[0]
+    stats = gs.gradient_stats(gs.SCENARIOS["healthy"])
+    (w1,) = traces(norms, "W1")
+    np.testing.assert_allclose(plotly_array(w1["y"]), stats.layer_norms[:, 0], rtol=1e-12)
+    assert len(at.get("download_button")) >= 2
+
+
+def test_stats_scenario_explode_shows_the_nan_and_detect_anomaly_agrees() -> None:
+    at = run("stats")
+    at.button(key="why.stats.use.explode").click().run()
+    assert not at.exception
+    error = texts(at, "error")
+    assert "NaN check: at step" in error and "W1" in error
+    stats = gs.gradient_stats(gs.SCENARIOS["explode"])
+    node, output = stats.nan_source
+    assert f"**{node}**" in texts(at, "markdown")
+    at.button(key="why.stats.anomaly").click().run()  # a fresh Python process: a few seconds
+    assert not at.exception
+    assert at.code[0].value == f"Function '{node}' returned nan values in its {output}th output."
+    assert not torch.is_anomaly_enabled()  # never switched on in this process
+
+
+def test_stats_float32_nan_in_chinese() -> None:
+    at = run("stats", "zh")
+    at.button(key="why.stats.use.nan32").click().run()
+    assert "NaN 检查" in texts(at, "error")
+    assert "float32 中第 0 步出现了 NaN" in texts(at, "markdown")
+
+
+def test_stats_refuses_too_much_work() -> None:
+    at = run("stats", **{"why.stats.depth": 12, "why.stats.width": 128, "why.stats.steps": 300,
+                         "why.stats.batch": 256})  # fmt: skip
+    assert "gradient statistics:" in texts(at, "error") and "over the limit" in texts(at, "error")
+
+
+def test_a_form_radio_keeps_its_choice_across_a_language_switch() -> None:
+    at = run("hf", **{"why.hf.data.en": "digits"})
+    assert at.session_state["why.hf.data"] == "digits"
+    at.session_state["lang"] = "zh"
+    at.run()
+    assert at.radio(key="why.hf.data.zh").value == "digits"
+
+
+def test_without_tensorboard_the_page_says_so_or_offers_the_files() -> None:
+    at = run("stats")
+    labels = [b.proto.label for b in at.get("download_button")]
+    from hograd_ui.why_figures import tensorboard_available
+
+    if tensorboard_available():
+        assert "Download TensorBoard event files (.zip)" in labels
+    else:
+        assert "the CSV and the JSON hold the same numbers" in texts(at, "caption")
+    assert labels[:2] == ["Download CSV", "Download JSON (with histograms)"]
+
+
+def test_the_tensorboard_files_read_back() -> None:
+    pytest.importorskip(
+        "tensorboard", reason="tensorboard is not installed (it is optional: pip install "
+        "tensorboard); the page then offers CSV and JSON only"
+    )  # fmt: skip
+    import io as _io
+    import tempfile
+    import zipfile
+
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from hograd_ui.why_figures import tensorboard_archive
+
+    stats = gs.gradient_stats(gs.StatsConfig(depth=3, width=8, steps=20))
+    archive = tensorboard_archive(stats)
+    with tempfile.TemporaryDirectory() as folder:
+        zipfile.ZipFile(_io.BytesIO(archive)).extractall(folder)
+        events = EventAccumulator(
+            str(Path(folder) / "gradient-stats"), size_guidance={"histograms": 0, "scalars": 0}
+        )
+        events.Reload()
+    tags = events.Tags()
+    assert {"loss/float64", "loss/float32", "grad_norm/total", "grad_norm/W1"} <= set(
+        tags["scalars"]
+    )
+    losses = [e.value for e in events.Scalars("loss/float64")]
+    np.testing.assert_allclose(losses, stats.losses, rtol=1e-6)  # stored as float32
+    w2 = [e.value for e in events.Scalars("grad_norm/W2")]
+    np.testing.assert_allclose(w2, stats.layer_norms[:, 1], rtol=1e-6)
+    hist = events.Histograms("grad_abs/W1")
+    assert [h.step for h in hist] == list(stats.hist_steps)
+    first = hist[0].histogram_value
+    assert first.num == 64 * 8  # every entry of W1 (64 inputs x 8 units)
+    assert list(first.bucket)[1:] == stats.hist_counts[0, 0].tolist()
+
+
+def test_newton_start_where_f_is_undefined_says_so() -> None:
+    at = run("newton", **{"why.newton.fn": "log(x) + y^2"})
+    at.number_input(key="why.newton.x0").set_value(-1.0).run()
+    assert not at.exception
+    assert "not a finite number at the start point" in texts(at, "warning")

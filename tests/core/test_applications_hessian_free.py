@@ -1,0 +1,189 @@
+"""Hessian-free Newton: conjugate gradient against closed-form linear algebra, and every CG
+direction of a real run against the same CG written in NumPy on the explicit Hessian
+(torch.autograd.functional.hessian, row by row, not HVPs)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from hograd_core import ArgumentError, BudgetError
+from hograd_core.applications.hessian_free import (
+    HFConfig,
+    conjugate_gradient,
+    hessian_free,
+    initial_parameters,
+)
+from hograd_core.applications.hessian_free_code import hf_code
+from hograd_core.network import NetConfig, _data, _loss_fn, layer_sizes
+
+
+def spd(n: int, kappa: float, seed: int) -> np.ndarray:
+    """A random symmetric positive definite matrix with condition number kappa."""
+    rng = np.random.default_rng(seed)
+    q, _ = np.linalg.qr(rng.normal(size=(n, n)))
+    return q @ np.diag(np.geomspace(1, kappa, n)) @ q.T
+
+
+#: (n, κ) where float64 CG keeps the exact-arithmetic promise of at most n products. With
+#: κ = 100 and n = 20 or 50 rounding spoils the orthogonality of CG's directions and it needs
+#: more (24 and 65 here): see test_cg_in_floating_point_can_need_more_than_n.
+WITHIN_N = [(n, k) for n in (2, 5, 20, 50) for k in (1.0, 10.0)] + [(2, 100.0), (5, 100.0)]
+
+
+@pytest.mark.parametrize(("n", "kappa"), WITHIN_N)
+def test_cg_reaches_1e10_in_at_most_n_products(n: int, kappa: float) -> None:
+    a = spd(n, kappa, seed=n)
+    g = torch.tensor(np.random.default_rng(1).normal(size=n))
+    calls = []
+
+    def hvp(v: torch.Tensor) -> torch.Tensor:
+        calls.append(1)
+        return torch.tensor(a) @ v
+
+    d, used, residual, model = conjugate_gradient(hvp, g, 0.0, max_iters=n, tol=1e-10)
+    true_residual = np.linalg.norm(a @ d.numpy() + g.numpy()) / np.linalg.norm(g.numpy())
+    assert used == len(calls) <= n
+    assert true_residual <= 1e-10
+    np.testing.assert_allclose(d.numpy(), np.linalg.solve(a, -g.numpy()), rtol=1e-8)
+    exact_model = g.numpy() @ d.numpy() + 0.5 * d.numpy() @ a @ d.numpy()
+    assert model == pytest.approx(exact_model, rel=1e-9)
+
+
+def test_cg_needs_one_product_per_distinct_eigenvalue() -> None:
+    rng = np.random.default_rng(0)
+    q, _ = np.linalg.qr(rng.normal(size=(50, 50)))
+    a = torch.tensor(q @ np.diag(np.repeat([1.0, 7.0, 30.0], [20, 20, 10])) @ q.T)
+    d, used, residual, _ = conjugate_gradient(lambda v: a @ v, torch.tensor(rng.normal(size=50)),
+                                              0.0, 50, 1e-10)  # fmt: skip
+    assert used == 3 and residual <= 1e-10
+
+
+def test_cg_in_floating_point_can_need_more_than_n() -> None:
+    a = torch.tensor(spd(50, 100.0, seed=50))
+    g = torch.tensor(np.random.default_rng(1).normal(size=50))
+    _, used, residual, _ = conjugate_gradient(lambda v: a @ v, g, 0.0, 50, 1e-10)
+    assert used == 50 and residual > 1e-10  # not yet, after n products
+    _, used, residual, _ = conjugate_gradient(lambda v: a @ v, g, 0.0, 100, 1e-10)
+    assert 50 < used <= 100 and residual <= 1e-10
+
+
+def test_cg_stops_on_negative_curvature_without_a_step() -> None:
+    a = torch.tensor([[-1.0, 0.0], [0.0, 2.0]], dtype=torch.float64)
+    d, used, _, model = conjugate_gradient(
+        lambda v: a @ v, torch.tensor([1.0, 0.0], dtype=torch.float64), 0.5, 10
+    )
+    assert used == 1 and torch.equal(d, torch.zeros(2)) and model == 0.0
+
+
+def numpy_cg(h: np.ndarray, g: np.ndarray, lam: float, iters: int, tol: float = 1e-8):  # noqa: ANN201
+    """Textbook CG (Nocedal and Wright, Algorithm 5.2) on the explicit matrix H + λI."""
+    a = h + lam * np.eye(len(g))
+    d, r = np.zeros_like(g), -g.copy()
+    p = r.copy()
+    for _ in range(iters):
+        if np.linalg.norm(r) <= tol * np.linalg.norm(g) or p @ a @ p <= 0:
+            break
+        alpha = (r @ r) / (p @ a @ p)
+        d, r_new = d + alpha * p, r - alpha * (a @ p)
+        p = r_new + (r_new @ r_new) / (r @ r) * p
+        r = r_new
+    return d
+
+
+@pytest.mark.parametrize(
+    ("dataset", "hidden", "steps"), [("moons", (16,), 12), ("digits", (8,), 3)]
+)
+def test_every_cg_direction_equals_the_explicit_hessians(dataset, hidden, steps) -> None:  # noqa: ANN001
+    config = HFConfig(dataset=dataset, hidden=hidden, steps=steps, cg_iters=25)
+    run = hessian_free(config, keep=True)
+    assert run.parameters <= 2_000
+    x, y, _, _ = _data(dataset)
+    loss = _loss_fn(layer_sizes(NetConfig(dataset, hidden)), x, y)
+    v = torch.tensor(np.random.default_rng(0).normal(size=run.parameters))
+    for theta, d, lam in zip(run.thetas, run.directions, run.damping, strict=True):
+        t = torch.tensor(theta, requires_grad=True)
+        h = torch.autograd.functional.hessian(loss, t).numpy()  # n backward passes, row by row
+        (g,) = torch.autograd.grad(loss(t), t, create_graph=True)
+        (hv,) = torch.autograd.grad(g @ v, t)  # the HVP that CG calls
+        np.testing.assert_allclose(hv.numpy(), h @ v.numpy(), rtol=1e-10, atol=1e-13)
+        expected = numpy_cg(h, g.detach().numpy(), lam, config.cg_iters)
+        # CG amplifies the rounding in which H v and h @ v differ (1e-16) by up to its
+        # condition number per step: up to 1e-7 on these steps when 25 products leave CG
+        # unconverged at κ(H + λI) ≈ 130
+        np.testing.assert_allclose(d, expected, rtol=0, atol=1e-6 * np.abs(expected).max())
+
+
+def test_accepted_steps_lower_the_loss_and_damping_follows_rho() -> None:
+    run = hessian_free(HFConfig(steps=10))
+    assert np.all(np.diff(run.hf_losses) <= 0)
+    for k in range(len(run.rho) - 1):
+        ratio = run.damping[k + 1] / run.damping[k]
+        expected = 1.5 if run.rho[k] < 0.25 else 2 / 3 if run.rho[k] > 0.75 else 1.0
+        assert ratio == pytest.approx(expected)
+    assert run.hf_passes[-1] == 10 + run.hvps.sum()
+    assert len(run.sgd_losses) == len(run.adam_losses) == run.hf_passes[-1] + 1
+
+
+def test_adam_and_sgd_match_torch_optim() -> None:
+    run = hessian_free(HFConfig(steps=1, cg_iters=4, sgd_lr=0.3, adam_lr=0.02))
+    x, y, _, _ = _data("moons")
+    loss = _loss_fn(layer_sizes(NetConfig("moons", (16,))), x, y)
+    for name, make, expected in (
+        ("sgd", lambda p: torch.optim.SGD([p], lr=0.3), run.sgd_losses),
+        ("adam", lambda p: torch.optim.Adam([p], lr=0.02), run.adam_losses),
+    ):
+        theta = initial_parameters((2, 16, 2), 0).requires_grad_(True)
+        opt, losses = make(theta), []
+        for _ in range(len(expected) - 1):
+            opt.zero_grad()
+            value = loss(theta)
+            losses.append(value.item())
+            value.backward()
+            opt.step()
+        losses.append(loss(theta).item())
+        np.testing.assert_allclose(losses, expected, rtol=1e-10, err_msg=name)
+
+
+def test_initial_parameters_are_the_network_pages() -> None:
+    from hograd_core.network import train
+
+    net = train(NetConfig("moons", (16,), steps=1, learning_rate=1e-5))
+    start = initial_parameters((2, 16, 2), 0).numpy()
+    assert np.max(np.abs(net.parameters - start)) < 1e-4  # one Adam step of 1e-5 apart
+
+
+@pytest.mark.parametrize(
+    ("config", "error", "match"),
+    [
+        (HFConfig(dataset="mnist"), ArgumentError, "mnist"),
+        (HFConfig(dataset="digits", hidden=(64, 64)), BudgetError, "width|parameters"),
+        (HFConfig(dataset="digits", hidden=(50, 50)), BudgetError, "parameters"),
+        (HFConfig(dataset="digits", hidden=(32,), steps=50, cg_iters=60), BudgetError, "passes"),
+        (HFConfig(steps=0), ArgumentError, "steps"),
+        (HFConfig(damping=math.nan), ArgumentError, "damping"),
+    ],
+)
+def test_refusals_come_before_any_work(config, error, match) -> None:  # noqa: ANN001
+    with pytest.raises(error, match=match):
+        hessian_free(config)
+
+
+@pytest.mark.parametrize("dataset", ["moons", "digits"])
+def test_the_generated_code_prints_the_pages_losses(dataset: str) -> None:
+    config = HFConfig(dataset=dataset, steps=6, cg_iters=10, damping=0.5)
+    run = hessian_free(config)
+    code = hf_code(config)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code.source, "<generated>", "exec"), {"__name__": "__main__"})  # noqa: S102
+    name, *numbers = out.getvalue().split()
+    assert name == "hf"
+    np.testing.assert_allclose([float(v) for v in numbers], run.hf_losses, rtol=1e-12)
+    marked = [code.source.splitlines()[i - 1] for i in code.marked]
+    assert "create_graph=True" in marked[0] and "retain_graph=True" in marked[1]

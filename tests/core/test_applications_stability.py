@@ -1,0 +1,144 @@
+"""The stability limit: Lanczos against numpy's eigvalsh, gradient descent on the quadratic
+against its closed form θ_k = Q diag((1 − lr·λ)^k) Qᵀ θ_0 on both sides of lr = 2/λ_max, and the
+network's sharpness against the explicit Hessian along a replayed run."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from hograd_core import ArgumentError, BudgetError
+from hograd_core.applications.hessian_free import initial_parameters
+from hograd_core.applications.stability import (
+    StabilityConfig,
+    lanczos,
+    net_stability,
+    quadratic_gd,
+)
+from hograd_core.applications.stability_code import quadratic_code, stability_code
+from hograd_core.network import _data, _loss_fn
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lanczos_finds_the_top_eigenvalue(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=(30, 30))
+    a = torch.tensor((a + a.T) / 2)
+    tops, vec = lanczos(lambda v: a @ v, torch.tensor(rng.normal(size=30)), 30)
+    top = np.linalg.eigvalsh(a.numpy())[-1]
+    assert tops[-1] == pytest.approx(top, rel=1e-10)
+    assert np.all(np.diff(tops) >= -1e-12) and np.all(np.array(tops) <= top + 1e-10)
+    assert float(torch.linalg.norm(a @ vec - tops[-1] * vec)) < 1e-8  # an eigenvector
+
+
+Q = np.array([[1.0, 1.0], [-1.0, 1.0]]) / math.sqrt(2)  # eigenvectors κ: (1, −1), 1: (1, 1)
+
+
+@pytest.mark.parametrize("kappa", [1.0, 10.0, 100.0])
+@pytest.mark.parametrize("side", [-1, 1])
+def test_gd_on_the_quadratic_diverges_exactly_above_two_over_lambda(kappa, side) -> None:  # noqa: ANN001
+    lr = 2 / kappa * (1 + side * 1e-3)
+    run = quadratic_gd(kappa, lr, 1000)
+    assert run.lambda_max == pytest.approx(kappa, rel=1e-12) and run.lanczos_hvps <= 2
+    assert run.status == ("grows" if side > 0 else "shrinks")
+    assert run.regime == ("unstable" if side > 0 else "stable")
+    lam = np.array([kappa, 1.0])
+    k = np.arange(len(run.points))[:, None]
+    closed = (Q.T @ np.array([2.0, 1.0]))[None, :] * (1 - lr * lam)[None, :] ** k
+    np.testing.assert_allclose(run.points, closed @ Q.T, rtol=1e-9, atol=1e-12)
+    assert run.factors == pytest.approx((abs(1 - lr), abs(1 - lr * kappa)))
+
+
+def test_exactly_at_two_over_lambda_the_steep_part_keeps_its_size() -> None:
+    run = quadratic_gd(4.0, 0.5, 100)  # 1 − 0.5·4 = −1
+    assert run.regime == "edge" and run.factors[1] == 1.0
+    steep = run.points @ Q[:, 0]  # the component along (1, −1)/√2
+    np.testing.assert_allclose(np.abs(steep), abs(steep[0]), rtol=1e-12)
+    assert np.all(np.sign(steep[1:]) == -np.sign(steep[:-1]))
+
+
+def test_a_huge_learning_rate_stops_cleanly_at_overflow() -> None:
+    run = quadratic_gd(1000.0, 10.0, 1000)  # the top component x 9,999 per step
+    assert run.status == "diverged"
+    assert np.all(np.isfinite(run.losses)) and 10 < len(run.losses) < 200
+
+
+def replay(config: StabilityConfig) -> tuple[list[float], list[torch.Tensor]]:
+    """The same full-batch gradient descent, written again: losses and θ at each step."""
+    x, y, _, _ = _data(config.dataset)
+    sizes = (2, *config.hidden, 2)
+    loss = _loss_fn(sizes, x, y)
+    theta, losses, thetas = initial_parameters(sizes, config.seed), [], []
+    for _ in range(config.steps + 1):
+        thetas.append(theta)
+        losses.append(loss(theta).item())
+        theta = theta - config.lr * torch.func.grad(loss)(theta)
+    return losses, thetas, loss
+
+
+def test_the_networks_losses_and_sharpness_against_the_explicit_hessian() -> None:
+    config = StabilityConfig(lr=0.5, steps=200, every=50)
+    run = net_stability(config)
+    losses, thetas, loss = replay(config)
+    np.testing.assert_allclose(run.losses, losses, rtol=1e-10)
+    assert list(run.sharpness_steps) == [0, 50, 100, 150]
+    for step, sharp in zip(run.sharpness_steps, run.sharpness, strict=True):
+        top = np.linalg.eigvalsh(torch.autograd.functional.hessian(loss, thetas[step]).numpy())[-1]
+        assert sharp == pytest.approx(top, rel=1e-4)
+        if step == 0:
+            assert run.lambda0 == pytest.approx(top, rel=1e-10)
+
+
+def test_sharpness_rises_to_about_two_over_lr_on_the_default_settings() -> None:
+    run = net_stability(StabilityConfig())  # moons, 16-16, lr 0.5, 500 steps
+    limit = 2 / run.config.lr
+    assert run.lambda0 < 0.8 * limit  # stable at the start ...
+    assert run.sharpness.max() > limit  # ... sharpens past 2/lr ...
+    assert abs(run.sharpness[-1] - limit) < 0.15 * limit  # ... and hovers about it
+    assert run.status == "ok" and run.losses[-1] < 0.2 * run.losses[0]
+
+
+@pytest.mark.parametrize(("kappa", "lr"), [(10.0, 0.19), (10.0, 0.21), (1000.0, 2.5)])
+def test_the_quadratic_code_prints_the_pages_numbers(kappa: float, lr: float) -> None:
+    run = quadratic_gd(kappa, lr, 300)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(quadratic_code(kappa, lr, 300).source, "<generated>", "exec"), {})  # noqa: S102
+    rows = {line.split()[0]: line.split()[1:] for line in out.getvalue().splitlines()}
+    assert float(rows["lambda_max"][0]) == run.lambda_max
+    np.testing.assert_allclose([float(v) for v in rows["loss"]], run.losses, rtol=1e-15)
+
+
+def test_the_generated_code_prints_the_pages_numbers() -> None:
+    config = StabilityConfig(lr=1.0, steps=60, every=20, lanczos_iters=8)
+    run = net_stability(config)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(stability_code(config).source, "<generated>", "exec"), {})  # noqa: S102
+    rows = {line.split()[0]: line.split()[1:] for line in out.getvalue().splitlines()}
+    np.testing.assert_allclose([float(v) for v in rows["loss"]], run.losses, rtol=1e-12)
+    np.testing.assert_allclose([float(v) for v in rows["sharpness"]], run.sharpness, rtol=1e-9)
+    assert float(rows["lambda0"][0]) == pytest.approx(run.lambda0, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: quadratic_gd(0.5, 0.1, 10), ArgumentError, "kappa"),
+        (lambda: quadratic_gd(10.0, 0.1, 5000), BudgetError, "steps"),
+        (lambda: quadratic_gd(10.0, math.inf, 10), ArgumentError, "lr"),
+        (lambda: net_stability(StabilityConfig(steps=2000)), BudgetError, "steps"),
+        (lambda: net_stability(StabilityConfig(dataset="digits", hidden=(64, 64, 64))),
+         BudgetError, "parameters"),
+        (lambda: net_stability(StabilityConfig(dataset="digits", hidden=(32,), steps=1000,
+                                               every=1, lanczos_iters=40)), BudgetError, "passes"),
+    ],
+)  # fmt: skip
+def test_refusals_come_before_any_work(call, error, match) -> None:  # noqa: ANN001
+    with pytest.raises(error, match=match):
+        call()
