@@ -98,8 +98,8 @@ class _NodeCounter:
     Note:
         The walk is pure Python and holds the interpreter lock for its whole length (the
         backward passes that build the graph release it), so it is kept tight: about 0.5 us
-        a node, 2.5x faster than the plain loop it replaced; the garbage collector, which
-        sees every node's wrapper, adds about as much again. A node is marked when first
+        a node; the garbage collector, which sees every node's wrapper, adds about as much
+        again. A node is marked when first
         found, so it is pushed, and its ``next_functions`` read, once. ``_seen`` holds the
         node objects themselves (hashed and compared by identity), keeping each alive while
         the counter is: PyTorch makes a node's Python wrapper on demand and frees it with its

@@ -51,8 +51,8 @@ def _return_memory() -> None:
     """Give freed memory back to the system after a heavy request.
 
     glibc keeps the arenas of a large temporary graph after torch frees it, so the server's RSS
-    ratcheted up (585 -> 1008 MB over 800 reruns under load) without a live leak; malloc_trim
-    returns it in a few milliseconds (857 -> 307 MB measured). A no-op where glibc is absent.
+    ratcheted up under load without a live leak; malloc_trim returns it in a few
+    milliseconds. A no-op where glibc is absent.
     """
     if _LIBC is not None:
         with suppress(AttributeError):

@@ -7,8 +7,7 @@ accepts have ``proto == 0``, and asyncio only switches Nagle's algorithm off (TC
 for sockets whose ``proto`` is ``IPPROTO_TCP``. With Nagle on, every script run that sends
 more than one message stalls: the server holds the second message until the browser
 acknowledges the first, and browsers delay that acknowledgement (40 ms on Linux, up to
-200 ms on Windows). Measured here: a rerun of a one-line page took 44 ms with Nagle on and
-6 ms with it off, and every rerun of every page paid the 40 ms.
+200 ms on Windows), so every rerun of every page would wait that long.
 
 The fix replaces asyncio's check with one that does not look at ``proto``, for connections
 accepted from now on, and switches Nagle off on the connections already open (the visitors
@@ -29,11 +28,9 @@ the event loop that sends their messages. A thread that wants the lock while ano
 in Python waits for the other's turn to end: 5 ms by default (``sys.getswitchinterval``).
 A rerun that needs nothing heavy still takes the lock back hundreds of times (after every
 message it sends, every torch call that released it), so behind a busy neighbour it paid
-those 5 ms again and again: a broken function, answered in 10 ms on a quiet server, took
-600 ms at p95 with fifty students. :func:`shorten_interpreter_turns` makes a turn 0.5 ms.
-Measured with ``benchmarks/load.py`` (50 sessions, 2 s think, derivatives page, same
-machine, one run after the other): rerun p95 708 ms -> 315 ms, p99 1.4 s -> 0.69 s, with the
-same server CPU (66-68 %). Python's own switching costs a little more; nothing else changes.
+those 5 ms again and again. :func:`shorten_interpreter_turns` makes a turn 0.5 ms: Python's
+own switching costs a little more, and a light rerun no longer queues behind a heavy one.
+docs/performance.md has the measurements behind each of these fixes.
 """
 
 from __future__ import annotations

@@ -3,9 +3,7 @@
 sympy is pure Python. Run in the server, it holds the interpreter lock that every student's
 script run and the event loop share, so while it differentiated one student's function
 everyone's page waited; and the student who typed it waited for all of it (up to 0.3 s per
-run, several runs for a long chain). Measured with ``benchmarks/load.py`` (50 sessions,
-derivatives page): with sympy's share of each run cut to almost nothing, rerun p95 fell from
-315 ms to 167 ms.
+run, several runs for a long chain). docs/performance.md has what moving it out changed.
 
 Here a child process (which loads sympy, not torch: see ``_CHILD``) keeps
 one derivative chain per function and grows it in the background, at low priority, on the
@@ -17,8 +15,8 @@ request nobody has repeated for ``FORGET_SECONDS``.
 
 Every chain is bounded: orders up to the page's limit, ``MAX_OPS`` operations per expression,
 ``CHAIN_SECONDS`` of work per function. If the child cannot be started (or dies more than
-``MAX_STARTS`` times), the same work runs in the asking thread instead, ``INLINE_SECONDS`` per
-call, as before this module existed.
+``MAX_STARTS`` times, or lean mode starts none: :mod:`.lean`), the same work runs in the
+asking thread instead, at most ``INLINE_SECONDS`` per call.
 """
 
 from __future__ import annotations
