@@ -517,6 +517,7 @@ def reopen(client: StreamlitClient, page: str, record: Record) -> int:
     """
     for attempt in range(RECONNECTS):
         client.close()
+        client.forget_session()  # a new replica, a new session: nothing of the old page
         conn_start = len(client.replicas_seen)
         try:
             reopened = client.open(page)

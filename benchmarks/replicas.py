@@ -90,10 +90,13 @@ def warm(group: Replicas, timeout: float) -> dict[str, float]:
     return firsts
 
 
-def load_args(sessions: int, seconds: float, think: float, reconnect: bool) -> argparse.Namespace:
+def load_args(
+    sessions: int, seconds: float, think: float, reconnect: bool, mix: str = "full"
+) -> argparse.Namespace:
     args = lb.parse_args(
         ["--sessions", str(sessions), "--seconds", str(seconds), "--think", str(think),
-         "--browsers", "0", "--storm", "0", "--soak", "0", "--idle", "0", "--timeout", "60"]
+         "--browsers", "0", "--storm", "0", "--soak", "0", "--idle", "0", "--timeout", "60",
+         "--mix", mix]
         + (["--reconnect"] if reconnect else [])
     )  # fmt: skip
     return args
@@ -107,7 +110,8 @@ def students(group: Replicas, args: argparse.Namespace, kill_at: float | None = 
         threading.Timer(kill_at, group.kill, args=("r1",)).start()
     out = lb.load(server, group.url, ["derivatives"], args)
     keep = ("reruns", "reruns_per_s", "p50_ms", "p95_ms", "p99_ms", "failed", "failures",
-            "reruns_over_2s", "affinity_connections", "affinity_held", "reconnects", "busy")  # fmt: skip
+            "reruns_over_2s", "affinity_connections", "affinity_held", "reconnects", "busy",
+            "loadgen_cpu_pct", "machine_cpu_pct")  # fmt: skip
     return {k: out[k] for k in keep}
 
 
@@ -119,14 +123,20 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
         for n in (1, 2):
             with Replicas(n, env=env) as group:
                 warm(group, 120)
-                out = students(group, load_args(a.capacity_sessions, a.capacity_seconds, 0, False))
+                args = load_args(a.capacity_sessions, a.capacity_seconds, 0, False, a.capacity_mix)
+                out = students(group, args)
                 row[n] = out["reruns_per_s"]
-                lb.log(f"capacity, {n} replica(s): {row[n]} reruns/s, p50 {out['p50_ms']} ms")
+                lb.log(
+                    f"capacity, {n} replica(s): {row[n]} reruns/s, p50 {out['p50_ms']} ms, "
+                    f"load generator {out['loadgen_cpu_pct']} % of a core"
+                )
         result["capacity"].append({"one": row[1], "two": row[2], "ratio": row[2] / row[1]})
     ratios = [r["ratio"] for r in result["capacity"]]
     result["capacity_ratio_median"] = round(statistics.median(ratios), 2)
     result["capacity_ratio_range"] = [round(min(ratios), 2), round(max(ratios), 2)]
 
+    if a.skip_class:
+        return result
     started = time.perf_counter()
     with Replicas(2, env=env) as group:
         result["replicas_up_s"] = round(time.perf_counter() - started, 1)
@@ -152,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=2, help="capacity rounds (default 2)")
     ap.add_argument("--capacity-sessions", type=int, default=16)
     ap.add_argument("--capacity-seconds", type=float, default=30)
+    ap.add_argument("--capacity-mix", choices=("full", "light"), default="light", help="what "
+                    "the saturating students do (default light: the simulated clients, on the "
+                    "same 2 cores, then take less of them)")  # fmt: skip
+    ap.add_argument("--skip-class", action="store_true", help="capacity only")
     ap.add_argument("--class-size", type=int, default=100)
     ap.add_argument("--seconds", type=float, default=60, help="class length (default 60 s)")
     ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")

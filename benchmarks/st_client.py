@@ -298,6 +298,20 @@ class StreamlitClient:
         if replica:
             self.replicas_seen.append(replica)
 
+    def forget_session(self) -> None:
+        """Drop what the last session showed (its elements, widgets, timers and message cache),
+        as a browser does when it reconnects to a server that does not know its session: the
+        next :meth:`open` starts from an empty page. Cookies are kept."""
+        self.session_id = ""
+        self.elements.clear()
+        self.widgets.clear()
+        self.exceptions.clear()
+        self._pending.clear()
+        self._fragments.clear()
+        self.auto_reruns.clear()
+        self._cache.clear()
+        self._run_index = 0
+
     def cookie(self, name: str) -> str | None:
         """The value of cookie ``name`` that the server (or a proxy) set, if any."""
         return next((c.value for c in self._cookies if c.name == name), None)

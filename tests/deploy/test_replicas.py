@@ -74,6 +74,7 @@ def test_sessions_stick_to_their_replica_and_survive_a_replica_dying() -> None:
                 assert check_affinity(client) == "r2"
             else:  # Streamlit's reconnect: the same browser, now on the live replica
                 client.close()
+                client.forget_session()  # as a browser does: the old session is gone
                 seen = len(client.replicas_seen)
                 assert client.open("derivatives").status == "ok" and not client.exceptions
                 assert set(client.replicas_seen[seen:]) == {"r2"}
