@@ -65,3 +65,22 @@ def interleaved_medians(calls: dict[str, Callable[[], object]], rounds: int) -> 
             call()
             times[name].append(time.perf_counter() - start)
     return {name: float(np.median(t)) for name, t in times.items()}
+
+
+def training_data_source(dataset: str) -> str:
+    """The lines of a generated script that load ``dataset`` ("digits" or "moons") as the
+    network page does and keep the same training 80 %: ``x`` (float64) and ``y``."""
+    if dataset == "digits":
+        imports, load = "load_digits", "x, y = load_digits(return_X_y=True)\nx = x / 16.0"
+    else:
+        imports = "make_moons"
+        load = (
+            "x, y = make_moons(n_samples=500, noise=0.2, random_state=0)\n"
+            "x = (x - x.mean(axis=0)) / x.std(axis=0)"
+        )
+    return f"""from sklearn.datasets import {imports}
+
+{load}
+order = torch.randperm(len(y), generator=torch.Generator().manual_seed(0)).numpy()
+x = torch.tensor(x[order], dtype=torch.float64)[: int(0.8 * len(y))]  # the training 80 %
+y = torch.tensor(y[order])[: int(0.8 * len(y))]"""

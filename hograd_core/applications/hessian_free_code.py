@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from .common import Code, marked_code
+from .common import Code, marked_code, training_data_source
 from .hessian_free import HFConfig, _sizes, conjugate_gradient
 
 __all__ = ["hf_code"]
@@ -15,22 +15,11 @@ def hf_code(config: HFConfig) -> Code:
     ``hf <loss after each step>``."""
     hidden = ", ".join(str(w) for w in config.hidden)
     x_in, classes = _sizes(config)[0], _sizes(config)[-1]
-    load = (
-        "x, y = load_digits(return_X_y=True)\nx = x / 16.0"
-        if config.dataset == "digits"
-        else "x, y = make_moons(n_samples=500, noise=0.2, random_state=0)\n"
-        "x = (x - x.mean(axis=0)) / x.std(axis=0)"
-    )
     source = f"""import math
 
 import torch
 import torch.nn.functional as F
-from sklearn.datasets import {"load_digits" if config.dataset == "digits" else "make_moons"}
-
-{load}
-order = torch.randperm(len(y), generator=torch.Generator().manual_seed(0)).numpy()
-x = torch.tensor(x[order], dtype=torch.float64)[: int(0.8 * len(y))]  # the training 80 %
-y = torch.tensor(y[order])[: int(0.8 * len(y))]
+{training_data_source(config.dataset)}
 sizes = ({x_in}, {hidden}, {classes})
 
 

@@ -7,7 +7,7 @@ import inspect
 
 from ..language import parse
 from ..language.to_source import torch_source
-from .common import Code, marked_code
+from .common import Code, marked_code, training_data_source
 from .newton import quadratic
 from .stability import STABILITY_BUDGET, StabilityConfig, _sizes, lanczos
 
@@ -56,23 +56,12 @@ def stability_code(config: StabilityConfig) -> Code:
     """A script that runs the same gradient descent and prints ``loss ...`` (the loss before
     each step) and ``sharpness ...`` (λ_max at every ``every``-th step)."""
     sizes = _sizes(config)
-    data = (
-        "x, y = load_digits(return_X_y=True)\nx = x / 16.0"
-        if config.dataset == "digits"
-        else "x, y = make_moons(n_samples=500, noise=0.2, random_state=0)\n"
-        "x = (x - x.mean(axis=0)) / x.std(axis=0)"
-    )
     source = f"""import math
 
 import numpy as np
 import torch
 import torch.nn.functional as F
-from sklearn.datasets import {"load_digits" if config.dataset == "digits" else "make_moons"}
-
-{data}
-order = torch.randperm(len(y), generator=torch.Generator().manual_seed(0)).numpy()
-x = torch.tensor(x[order], dtype=torch.float64)[: int(0.8 * len(y))]  # the training 80 %
-y = torch.tensor(y[order])[: int(0.8 * len(y))]
+{training_data_source(config.dataset)}
 sizes = {sizes!r}
 
 
