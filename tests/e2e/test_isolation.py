@@ -73,7 +73,7 @@ def test_the_load_client_reruns_against_the_real_server(iso_server: str) -> None
         c.set_value("deriv.fn", "sin(x)")
         c.set_value("deriv.order", 3)
         run = c.rerun()
-        assert run.status == "ok" and 0 < run.seconds < 60
+        assert run.status == "ok" and run.seconds > 0  # a rerun happened and was timed
         assert any(line.startswith(r"f(x) = \sin") for line in c.latex), c.latex
         assert c.widget("deriv.order").current() == 3
         c.set_value("deriv.fn", "sin(")
