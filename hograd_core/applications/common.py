@@ -84,3 +84,29 @@ def training_data_source(dataset: str) -> str:
 order = torch.randperm(len(y), generator=torch.Generator().manual_seed(0)).numpy()
 x = torch.tensor(x[order], dtype=torch.float64)[: int(0.8 * len(y))]  # the training 80 %
 y = torch.tensor(y[order])[: int(0.8 * len(y))]"""
+
+
+#: The network page's MLP in a generated script: its loss as a function of one flat vector of
+#: every weight (``x``, ``y`` and ``sizes`` defined before it).
+MLP_LOSS_SOURCE = """def loss_of(theta):  # the MLP with every weight in one flat vector theta
+    h, start = x, 0
+    for k in range(len(sizes) - 1):
+        fan_in, fan_out = sizes[k], sizes[k + 1]
+        weight = theta[start : start + fan_in * fan_out].view(fan_out, fan_in)
+        start += fan_in * fan_out
+        h = torch.addmm(theta[start : start + fan_out], h, weight.T)
+        start += fan_out
+        if k < len(sizes) - 2:
+            h = torch.tanh(h)
+    return F.cross_entropy(h, y)"""
+
+
+def initial_theta_source(seed: int) -> str:
+    """The lines that draw the network's starting weights as the app does (Glorot-style
+    weights, zero biases) from ``seed``."""
+    return f"""gen = torch.Generator().manual_seed({seed})
+theta = torch.cat([
+    torch.randn(n, generator=gen, dtype=torch.float64) * scale
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:])
+    for n, scale in ((fan_in * fan_out, 1 / math.sqrt(fan_in)), (fan_out, 0.0))
+])"""

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import inspect
 
-from .common import Code, marked_code, training_data_source
+from .common import (
+    MLP_LOSS_SOURCE,
+    Code,
+    initial_theta_source,
+    marked_code,
+    training_data_source,
+)
 from .hessian_free import HFConfig, _sizes, conjugate_gradient
 
 __all__ = ["hf_code"]
@@ -23,25 +29,10 @@ import torch.nn.functional as F
 sizes = ({x_in}, {hidden}, {classes})
 
 
-def loss_of(theta):  # the MLP with every weight in one flat vector theta
-    h, start = x, 0
-    for k in range(len(sizes) - 1):
-        fan_in, fan_out = sizes[k], sizes[k + 1]
-        weight = theta[start : start + fan_in * fan_out].view(fan_out, fan_in)
-        start += fan_in * fan_out
-        h = torch.addmm(theta[start : start + fan_out], h, weight.T)
-        start += fan_out
-        if k < len(sizes) - 2:
-            h = torch.tanh(h)
-    return F.cross_entropy(h, y)
+{MLP_LOSS_SOURCE}
 
 
-gen = torch.Generator().manual_seed({config.seed})
-theta = torch.cat([
-    torch.randn(n, generator=gen, dtype=torch.float64) * scale
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:])
-    for n, scale in ((fan_in * fan_out, 1 / math.sqrt(fan_in)), (fan_out, 0.0))
-])
+{initial_theta_source(config.seed)}
 
 
 {inspect.getsource(conjugate_gradient).replace("  # noqa: ANN001, ANN201", "")}

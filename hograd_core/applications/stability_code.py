@@ -7,7 +7,13 @@ import inspect
 
 from ..language import parse
 from ..language.to_source import torch_source
-from .common import Code, marked_code, training_data_source
+from .common import (
+    MLP_LOSS_SOURCE,
+    Code,
+    initial_theta_source,
+    marked_code,
+    training_data_source,
+)
 from .newton import quadratic
 from .stability import STABILITY_BUDGET, StabilityConfig, _sizes, lanczos
 
@@ -65,27 +71,12 @@ import torch.nn.functional as F
 sizes = {sizes!r}
 
 
-def loss_of(theta):  # the MLP with every weight in one flat vector theta
-    h, start = x, 0
-    for k in range(len(sizes) - 1):
-        fan_in, fan_out = sizes[k], sizes[k + 1]
-        weight = theta[start : start + fan_in * fan_out].view(fan_out, fan_in)
-        start += fan_in * fan_out
-        h = torch.addmm(theta[start : start + fan_out], h, weight.T)
-        start += fan_out
-        if k < len(sizes) - 2:
-            h = torch.tanh(h)
-    return F.cross_entropy(h, y)
+{MLP_LOSS_SOURCE}
 
 
 {inspect.getsource(lanczos).replace("  # noqa: ANN001, ANN201", "")}
 
-gen = torch.Generator().manual_seed({config.seed})
-theta = torch.cat([
-    torch.randn(n, generator=gen, dtype=torch.float64) * scale
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:])
-    for n, scale in ((fan_in * fan_out, 1 / math.sqrt(fan_in)), (fan_out, 0.0))
-])
+{initial_theta_source(config.seed)}
 gen = torch.Generator().manual_seed({config.seed})
 v = torch.randn(theta.numel(), generator=gen, dtype=torch.float64)
 t = theta.clone().requires_grad_(True)
