@@ -45,5 +45,6 @@ with script_slot(), routed():
         st.Page(
             "pages/why.py", title=t("app.page.why"), icon=":material/lightbulb:", url_path="why"
         ),
+        # lesson
     ]
     st.navigation(PAGES).run()

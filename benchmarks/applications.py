@@ -135,6 +135,15 @@ def anomaly_costs(rounds: int) -> dict[str, float]:
     return {"anomaly_step_over_plain_step": t["anomaly"] / t["plain"]}
 
 
+# ---- MAML (issue 17)
+
+
+# ---- physics-informed network (issue 17)
+
+
+# ---- WGAN-GP (issue 17)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
@@ -146,6 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     out.update(hf_costs(args.rounds))
     out.update(lanczos_costs())
     out.update(anomaly_costs(args.rounds))
+    # maml
+    # pinn
+    # wgan
     if args.json:
         print(json.dumps(out))
     else:

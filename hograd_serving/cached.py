@@ -388,3 +388,24 @@ def why_anomaly(config: why_stats.StatsConfig) -> str | None:
     if done.returncode != 0:
         raise ChildError(done.stderr[-300:], seconds=ANOMALY_SECONDS)
     return json.loads(done.stdout)
+
+
+# ---- why page: MAML (issue 17) --------------------------------------------------------------------
+
+
+# ---- why page: physics-informed network (issue 17) ------------------------------------------------
+
+
+# ---- why page: WGAN-GP (issue 17) -----------------------------------------------------------------
+
+
+# ---- graph page: several variables, gallery drawings (issue 15) -----------------------------------
+
+
+# ---- links, share button, presentation mode (issue 18) --------------------------------------------
+
+
+# ---- the guided lesson (issue 18) -----------------------------------------------------------------
+
+
+# ---- downloads: CSV, .py, torch.func forms, notebooks (issue 18) ----------------------------------

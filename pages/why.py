@@ -418,6 +418,9 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
     "hf": ("why.tab.hf", hf_tab),
     "stability": ("why.tab.stability", stability_tab),
     "stats": ("why.tab.stats", stats_tab),
+    # maml
+    # pinn
+    # wgan
 }
 
 st.title(t("why.title"))
