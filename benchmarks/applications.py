@@ -44,7 +44,7 @@ from hograd_core import parse  # noqa: E402
 from hograd_core.applications import gradient_stats as gs  # noqa: E402
 from hograd_core.applications import hessian_free as hf  # noqa: E402
 from hograd_core.applications import newton as nt  # noqa: E402
-from hograd_core.applications.common import interleaved_medians  # noqa: E402
+from hograd_core.applications.common import interleaved_medians, saved_bytes  # noqa: E402
 from hograd_core.applications.stability import lanczos  # noqa: E402
 from hograd_core.net_curvature import full_hessian  # noqa: E402
 from hograd_core.network import NetConfig, _data, _loss_fn, loss_function, train  # noqa: E402
@@ -65,7 +65,8 @@ def newton_costs(rounds: int) -> dict[str, float]:
 
     t = interleaved_medians({"gd": gd, "newton": newton}, rounds)
     return {"gd_step_ms": t["gd"] * 1e3, "newton_step_ms": t["newton"] * 1e3,
-            "newton_step_over_gd_step": t["newton"] / t["gd"]}  # fmt: skip
+            "newton_step_over_gd_step": t["newton"] / t["gd"],
+            "newton_step_over_gd_step_memory": saved_bytes(newton) / saved_bytes(gd)}  # fmt: skip
 
 
 def hf_costs(rounds: int) -> dict[str, float]:
@@ -97,6 +98,7 @@ def hf_costs(rounds: int) -> dict[str, float]:
         "hf_newton_hvps_per_step": float(run.hvps.mean()), "hf_step_ms": t["hf"] * 1e3,
         "sgd_step_ms": t["sgd"] * 1e3, "hf_step_over_sgd_step": t["hf"] / t["sgd"],
         "hf_step_hvps_timed": int(np.median(used)), "hvp_over_grad": t["hvp"] / t["grad"],
+        "hvp_over_grad_memory": run.hvp_saved_bytes / run.grad_saved_bytes,
         "hf_final_loss": float(run.hf_losses[-1]), "sgd_final_loss": float(run.sgd_losses[-1]),
         "adam_final_loss": float(run.adam_losses[-1]), "passes": int(run.hf_passes[-1]),
     }  # fmt: skip

@@ -137,7 +137,9 @@ def newton_tab() -> None:
             st.warning(t("why.newton.saddle", kind=t(KINDS[p.end_kind]), eig=eig))
     ratio = race.newton_step_seconds / race.gd_step_seconds
     st.markdown(t("why.newton.cost", gd=f"{race.gd_step_seconds * 1e3:.2f}",
-                  newton=f"{race.newton_step_seconds * 1e3:.2f}", ratio=f"{ratio:.1f}"))  # fmt: skip
+                  newton=f"{race.newton_step_seconds * 1e3:.2f}", ratio=f"{ratio:.1f}",
+                  gd_bytes=f"{race.gd_saved_bytes:,}", newton_bytes=f"{race.newton_saved_bytes:,}",
+                  memory=f"{race.newton_saved_bytes / race.gd_saved_bytes:.1f}"))  # fmt: skip
     left, right = st.columns([3, 2], gap="medium")
     left.plotly_chart(figs.newton_paths_figure(race, lang()), width="stretch")
     right.plotly_chart(figs.newton_convergence_figure(race, lang()), width="stretch")
@@ -181,17 +183,24 @@ def hf_tab() -> None:
     except HogradError as err:
         show_error(err)
         return
-    m = st.columns(4)
+    m = st.columns(5)
     m[0].metric(t("hvp.net.metric.parameters"), f"{run.parameters:,}")
     m[1].metric(t("why.hf.metric.hvps"), f"{run.hvps.mean():.1f}" if run.hvps.size else "—")
     m[2].metric(t("why.hf.metric.passes"), f"{int(run.hf_passes[-1]):,}")
-    ratio = run.hvp_seconds / run.grad_seconds
-    m[3].metric(t("why.hf.metric.hvp_cost"), f"{ratio:.2f} ×")
-    finals = {k: v[-1] for k, v in (("hf", run.hf_losses), ("sgd", run.sgd_losses),
-                                    ("adam", run.adam_losses))}  # fmt: skip
-    st.markdown(t("why.hf.result", hf=num(finals["hf"]), sgd=num(finals["sgd"]),
-                  adam=num(finals["adam"]), passes=int(run.hf_passes[-1]),
-                  grad=f"{run.grad_seconds * 1e3:.2f}", hvp=f"{run.hvp_seconds * 1e3:.2f}"))  # fmt: skip
+    m[3].metric(t("why.hf.metric.hvp_cost"), f"{run.hvp_seconds / run.grad_seconds:.2f} ×")
+    m[4].metric(
+        t("why.hf.metric.hvp_memory"), f"{run.hvp_saved_bytes / run.grad_saved_bytes:.2f} ×"
+    )
+    hf_passes = int(run.hf_passes[-1])
+    st.markdown(t(
+        "why.hf.result", hf=num(run.hf_losses[-1]), passes=hf_passes,
+        seconds=f"{run.hf_seconds[-1]:.2f}", sgd=num(run.sgd_losses[min(hf_passes, len(run.sgd_losses) - 1)]),
+        adam=num(run.adam_losses[min(hf_passes, len(run.adam_losses) - 1)]), sgd_wall=num(run.sgd_losses[-1]),
+        adam_wall=num(run.adam_losses[-1]), sgd_passes=len(run.sgd_losses) - 1,
+        adam_passes=len(run.adam_losses) - 1, grad=f"{run.grad_seconds * 1e3:.2f}",
+        hvp=f"{run.hvp_seconds * 1e3:.2f}", grad_kb=f"{run.grad_saved_bytes / 1024:,.0f}",
+        hvp_kb=f"{run.hvp_saved_bytes / 1024:,.0f}",
+    ))  # fmt: skip
     for method, status in run.status.items():
         if status == "diverged":
             st.warning(t("why.hf.diverged", method=t(figs.METHOD_KEYS[method])))
@@ -274,7 +283,9 @@ def network_part() -> None:
         st.info(t("why.stability.net_result", last=num(last), limit=num(2 / lr),
                   start=num(run.losses[0]), end=num(run.losses[-1])))  # fmt: skip
     st.markdown(t("why.stability.cost", hvps=run.hvps, grad=f"{run.grad_seconds * 1e3:.2f}",
-                  hvp=f"{run.hvp_seconds * 1e3:.2f}"))  # fmt: skip
+                  hvp=f"{run.hvp_seconds * 1e3:.2f}", grad_kb=f"{run.grad_saved_bytes / 1024:,.0f}",
+                  hvp_kb=f"{run.hvp_saved_bytes / 1024:,.0f}",
+                  memory=f"{run.hvp_saved_bytes / run.grad_saved_bytes:.2f}"))  # fmt: skip
     st.plotly_chart(figs.sharpness_figure(run, lang()), width="stretch")
     code_block(code)
 

@@ -8,10 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 
 from ..errors import ArgumentError, BudgetError
 
-__all__ = ["Code", "check", "check_work", "interleaved_medians", "marked_code"]
+__all__ = ["Code", "check", "check_work", "interleaved_medians", "marked_code", "saved_bytes"]
 
 #: The comment that marks the line of the generated code where the order of the derivative is
 #: decided (``create_graph=True``, or its absence).
@@ -65,6 +66,35 @@ def interleaved_medians(calls: dict[str, Callable[[], object]], rounds: int) -> 
             call()
             times[name].append(time.perf_counter() - start)
     return {name: float(np.median(t)) for name, t in times.items()}
+
+
+def saved_bytes(step: Callable[[], object]) -> int:
+    """Bytes of the distinct storages autograd saves for backward while ``step()`` runs.
+
+    Every tensor an operation saves for its backward passes through a
+    ``torch.autograd.graph.saved_tensors_hooks`` pack hook; storages are counted once (a weight
+    saved by two operations is one storage) and kept alive until the count is done, so a freed
+    address reused by a later tensor cannot hide it. For a step that builds its graphs and then
+    runs its last backward pass (a gradient: forward, then backward; an HVP: forward, gradient
+    with ``create_graph=True``, then the backward of g·v) nothing saved is freed before that
+    last pass starts, so this is the memory the step's graphs hold at their largest. The
+    weights and data themselves count where an operation saves them.
+
+    Example:
+        >>> x = torch.ones(1000, dtype=torch.float64, requires_grad=True)
+        >>> saved_bytes(lambda: (x * x).sum().backward())  # mul saves x (once: same storage)
+        8000
+    """
+    storages: dict[int, torch.UntypedStorage] = {}
+
+    def pack(tensor: torch.Tensor) -> torch.Tensor:
+        storage = tensor.untyped_storage()
+        storages.setdefault(storage.data_ptr(), storage)
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        step()
+    return sum(storage.nbytes() for storage in storages.values())
 
 
 def training_data_source(dataset: str) -> str:

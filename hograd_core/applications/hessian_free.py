@@ -25,7 +25,7 @@ import torch
 
 from ..errors import ArgumentError
 from ..network import DATASETS, _Adam, _data, _loss_fn, layer_blocks
-from .common import check, check_work, interleaved_medians
+from .common import check, check_work, interleaved_medians, saved_bytes
 
 __all__ = [
     "HF_BUDGET", "HFConfig", "HFRun", "conjugate_gradient", "hessian_free", "hf_step",
@@ -46,6 +46,9 @@ class HFBudget:
 
 
 HF_BUDGET = HFBudget()
+
+#: A first-order run goes on to Hessian-free's wall time, but at most this many times its passes.
+FIRST_ORDER_MOST = 3
 
 
 @dataclass(frozen=True)
@@ -74,11 +77,16 @@ class HFRun:
         hvps, damping, residuals, rho, accepted: per step, the HVPs CG used, λ, CG's relative
             residual |(H + λI)d + g| / |g|, ρ and whether the step was taken (ρ > 0).
         sgd_losses, adam_losses: the loss before each pass and after the last (one step is one
-            pass); sgd_seconds, adam_seconds the time up to each point.
+            pass); sgd_seconds, adam_seconds the time up to each point. Each first-order run
+            takes at least as many passes as Hessian-free used and goes on until it has used
+            as much wall time, up to ``FIRST_ORDER_MOST`` times the passes: the two can be
+            compared pass for pass and second for second.
         status: per method ("hf", "sgd", "adam"), "ok" or "diverged" (the loss stopped being
             finite; the run stops there).
         grad_seconds, hvp_seconds: median time of one gradient and of one HVP (15 interleaved
             rounds at the start point).
+        grad_saved_bytes, hvp_saved_bytes: memory the graphs of one gradient and of one HVP
+            hold for backward at their largest (``common.saved_bytes``), at the start point.
         thetas, directions: θ at each step and the CG direction there (only if ``keep``).
     """
 
@@ -100,6 +108,8 @@ class HFRun:
     status: dict[str, str]
     grad_seconds: float
     hvp_seconds: float
+    grad_saved_bytes: int
+    hvp_saved_bytes: int
     thetas: tuple[np.ndarray, ...] = ()
     directions: tuple[np.ndarray, ...] = ()
 
@@ -200,11 +210,15 @@ def _check(config: HFConfig) -> tuple[int, int]:
     return n, examples
 
 
-def _first_order(loss, theta0, passes, step, progress):  # noqa: ANN001, ANN202
+def _first_order(loss, theta0, passes, step, progress, wall=0.0):  # noqa: ANN001, ANN202
+    """At least ``passes`` steps, then more until ``wall`` seconds are used (at most
+    ``FIRST_ORDER_MOST * passes`` in all)."""
     theta = theta0.clone().requires_grad_(True)
     update = step(theta)
     losses, seconds, status, start = [], [], "ok", time.perf_counter()
-    for _ in range(passes):
+    k = 0
+    while k < passes or (time.perf_counter() - start < wall and k < FIRST_ORDER_MOST * passes):
+        k += 1
         value = loss(theta)
         losses.append(float(value.detach()))
         seconds.append(time.perf_counter() - start)
@@ -269,6 +283,14 @@ def hessian_free(
     t = theta0.clone().requires_grad_(True)
     (g_kept,) = torch.autograd.grad(loss(t), t, create_graph=True)
     v = torch.ones(n, dtype=torch.float64)
+    memory = {
+        "grad": saved_bytes(lambda: torch.autograd.grad(loss(t), t)),
+        "hvp": saved_bytes(
+            lambda: torch.autograd.grad(
+                torch.autograd.grad(loss(t), t, create_graph=True)[0] @ v, t
+            )
+        ),
+    }
     costs = interleaved_medians({
         "grad": lambda: torch.autograd.grad(loss(t), t),
         "hvp": lambda: torch.autograd.grad(g_kept @ v, t, retain_graph=True),
@@ -304,15 +326,15 @@ def hessian_free(
         losses.append(new_loss if accepted[-1] else losses[-1])
         passes.append(passes[-1] + 1 + used)
         seconds.append(time.perf_counter() - start)
-    budget = passes[-1]
-    sgd = _first_order(loss, theta0, budget, _sgd(config.sgd_lr), tick)
+    budget, wall = passes[-1], seconds[len(losses) - 1]
+    sgd = _first_order(loss, theta0, budget, _sgd(config.sgd_lr), tick, wall)
     adam = _first_order(
-        loss, theta0, budget, lambda th: _Adam(th, config.adam_lr).step, tick
+        loss, theta0, budget, lambda th: _Adam(th, config.adam_lr).step, tick, wall
     )  # fmt: skip
     return HFRun(
         config, n, examples, np.array(losses), np.array(passes[: len(losses)]),
         np.array(seconds[: len(losses)]), np.array(hvps), np.array(lams), np.array(residuals),
         np.array(rhos), np.array(accepted), sgd[0], sgd[1], adam[0], adam[1],
         {"hf": status, "sgd": sgd[2], "adam": adam[2]}, costs["grad"], costs["hvp"],
-        tuple(thetas), tuple(directions),
+        memory["grad"], memory["hvp"], tuple(thetas), tuple(directions),
     )  # fmt: skip

@@ -27,7 +27,7 @@ from ..curvature import Grid, grid
 from ..errors import ArgumentError
 from ..hessian import classify
 from ..language import Function
-from .common import check, interleaved_medians
+from .common import check, interleaved_medians, saved_bytes
 
 __all__ = [
     "METHODS", "PRESETS", "NewtonPath", "NewtonRace", "Preset", "RaceConfig", "preset_for",
@@ -131,6 +131,8 @@ class NewtonRace:
         gd_step_seconds, newton_step_seconds: median time of one gradient-descent step and of
             one Newton step (gradient with its graph kept, two more backward passes for H, a
             2 x 2 solve) at the start, from 15 interleaved rounds.
+        gd_saved_bytes, newton_saved_bytes: memory the graphs of those two steps hold for
+            backward at their largest (``common.saved_bytes``).
         grid: f on a square window around the paths (points more than 10 from the start
             are left out of it: a diverging path leaves the picture).
     """
@@ -143,6 +145,8 @@ class NewtonRace:
     gd_step_seconds: float
     newton_step_seconds: float
     grid: Grid
+    gd_saved_bytes: int
+    newton_saved_bytes: int
 
 
 # ----------------------------------------------------------------------------------------------
@@ -331,9 +335,9 @@ def race(
         _, g, H = _derivatives(f, w0, True)
         torch.linalg.solve_ex(H, g)  # _ex: no exception if H happens to be singular here
 
-    costs = interleaved_medians(
-        {"gd": lambda: _derivatives(f, w0, False), "newton": newton_step}, 15
-    )
+    steps = {"gd": lambda: _derivatives(f, w0, False), "newton": newton_step}
+    costs = interleaved_medians(steps, 15)
+    memory = {name: saved_bytes(step) for name, step in steps.items()}
     preset = preset_for(fn.text)
     every = np.concatenate([p.points for p in paths])
     near = every[np.max(np.abs(every - np.array(config.start)), axis=1) <= 10.0]
@@ -342,5 +346,5 @@ def race(
     picture = grid(fn, (low + high) / 2, radius, 81)
     return NewtonRace(
         fn.text, (names[0], names[1]), config, tuple(paths), preset and preset.minimum,
-        costs["gd"], costs["newton"], picture,
+        costs["gd"], costs["newton"], picture, memory["gd"], memory["newton"],
     )  # fmt: skip

@@ -23,7 +23,7 @@ import torch
 from ..errors import ArgumentError
 from ..language import parse
 from ..network import DATASETS, _data, _loss_fn, layer_blocks
-from .common import check, check_work, interleaved_medians
+from .common import check, check_work, interleaved_medians, saved_bytes
 from .hessian_free import initial_parameters
 from .newton import quadratic
 
@@ -121,6 +121,8 @@ class NetStability:
             learning rate that would be stable if the loss were the quadratic model there.
         status: "ok" or "diverged" (the loss stopped being finite at step ``len(losses) - 1``).
         hvps: HVPs used in all; grad_seconds, hvp_seconds as measured side by side.
+        grad_saved_bytes, hvp_saved_bytes: memory the graphs of one gradient and of one HVP
+            hold for backward at their largest (``common.saved_bytes``), at the start.
     """
 
     config: StabilityConfig
@@ -134,6 +136,8 @@ class NetStability:
     grad_seconds: float
     hvp_seconds: float
     seconds: float
+    grad_saved_bytes: int
+    hvp_saved_bytes: int
 
 
 # ----------------------------------------------------------------------------------------------
@@ -242,6 +246,12 @@ def net_stability(
         "grad": lambda: torch.autograd.grad(loss(t0), t0),
         "hvp": lambda: torch.autograd.grad(g0 @ v, t0, retain_graph=True),
     }, 15)  # fmt: skip
+    memory = {
+        "grad": saved_bytes(lambda: torch.autograd.grad(loss(t0), t0)),
+        "hvp": saved_bytes(lambda: torch.autograd.grad(
+            torch.autograd.grad(loss(t0), t0, create_graph=True)[0] @ v, t0
+        )),
+    }  # fmt: skip
     tops, v = lanczos(hvp_at(g0, t0), v, b.max_lanczos)
     lambda0 = tops[-1]
 
@@ -267,5 +277,6 @@ def net_stability(
             progress(step + 1, config.steps)
     return NetStability(
         config, n, np.array(losses), np.array(steps_at), np.array(sharpness), lambda0, status,
-        hvps[0], costs["grad"], costs["hvp"], time.perf_counter() - start,
+        hvps[0], costs["grad"], costs["hvp"], time.perf_counter() - start, memory["grad"],
+        memory["hvp"],
     )  # fmt: skip

@@ -133,7 +133,9 @@ def test_hf_chart_holds_the_cores_losses() -> None:
     np.testing.assert_allclose(plotly_array(trace["y"]), run_.hf_losses, rtol=1e-12)
     np.testing.assert_allclose(plotly_array(trace["x"]), run_.hf_passes)
     (sgd,) = traces(charts(at)[0], "SGD")
-    np.testing.assert_allclose(plotly_array(sgd["y"]), run_.sgd_losses, rtol=1e-12)
+    passes = int(run_.hf_passes[-1])  # beyond them the run goes on for wall time: not repeatable
+    np.testing.assert_allclose(plotly_array(sgd["y"])[: passes + 1], run_.sgd_losses[: passes + 1],
+                               rtol=1e-12)  # fmt: skip
     assert f"{run_.hvps.mean():.1f}" in [m.value for m in at.metric]
 
 

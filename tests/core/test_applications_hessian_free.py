@@ -13,13 +13,16 @@ import pytest
 import torch
 
 from hograd_core import ArgumentError, BudgetError
+from hograd_core.applications.common import saved_bytes
 from hograd_core.applications.hessian_free import (
+    FIRST_ORDER_MOST,
     HFConfig,
     conjugate_gradient,
     hessian_free,
     initial_parameters,
 )
 from hograd_core.applications.hessian_free_code import hf_code
+from hograd_core.graphs import saved_slots
 from hograd_core.network import NetConfig, _data, _loss_fn, layer_sizes
 
 
@@ -127,7 +130,18 @@ def test_accepted_steps_lower_the_loss_and_damping_follows_rho() -> None:
         expected = 1.5 if run.rho[k] < 0.25 else 2 / 3 if run.rho[k] > 0.75 else 1.0
         assert ratio == pytest.approx(expected)
     assert run.hf_passes[-1] == 10 + run.hvps.sum()
-    assert len(run.sgd_losses) == len(run.adam_losses) == run.hf_passes[-1] + 1
+
+
+def test_first_order_runs_get_as_many_passes_and_as_much_time() -> None:
+    run = hessian_free(HFConfig(steps=6))
+    passes = int(run.hf_passes[-1])
+    for losses, seconds in ((run.sgd_losses, run.sgd_seconds), (run.adam_losses, run.adam_seconds)):
+        assert len(losses) == len(seconds)
+        assert passes + 1 <= len(losses) <= FIRST_ORDER_MOST * passes + 1
+        # stopped by the pass limit, or only once Hessian-free's wall time was used
+        capped = len(losses) == FIRST_ORDER_MOST * passes + 1
+        assert capped or seconds[-1] >= run.hf_seconds[-1]
+        assert np.all(np.diff(seconds) >= 0)
 
 
 def test_adam_and_sgd_match_torch_optim() -> None:
@@ -148,6 +162,44 @@ def test_adam_and_sgd_match_torch_optim() -> None:
             opt.step()
         losses.append(loss(theta).item())
         np.testing.assert_allclose(losses, expected, rtol=1e-10, err_msg=name)
+
+
+def _walked_bytes(*outputs: torch.Tensor) -> int:
+    """Distinct saved storages found by walking the graphs' ``_saved_*`` attributes."""
+    storages, seen, stack = {}, set(), [o.grad_fn for o in outputs]
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        for _, tensor in saved_slots(fn):
+            storage = tensor.untyped_storage()
+            storages[storage.data_ptr()] = storage.nbytes()
+        stack.extend(nxt for nxt, _ in fn.next_functions)
+    return sum(storages.values())
+
+
+def test_saved_bytes_equal_a_walk_of_the_real_graphs() -> None:
+    """The pack-hook count of common.saved_bytes against an independent walk of the graphs."""
+    loss = _loss_fn(layer_sizes(NetConfig("moons", (16,))), *_data("moons")[:2])
+    t = initial_parameters((2, 16, 2), 0).requires_grad_(True)
+    v = torch.ones_like(t)
+    kept = {}
+
+    def gradient() -> None:
+        kept["loss"] = loss(t)
+
+    def hvp() -> None:
+        kept["loss"] = loss(t)
+        (kept["g"],) = torch.autograd.grad(kept["loss"], t, create_graph=True)
+        kept["gv"] = kept["g"] @ v  # what the last backward pass of an HVP starts from
+
+    assert saved_bytes(gradient) == _walked_bytes(kept["loss"]) > 0
+    assert saved_bytes(hvp) == _walked_bytes(kept["loss"], kept["gv"])
+    assert saved_bytes(hvp) > saved_bytes(gradient)
+    run = hessian_free(HFConfig(steps=1, cg_iters=2))
+    assert run.grad_saved_bytes == saved_bytes(gradient)  # the backward pass saves nothing more
+    assert run.hvp_saved_bytes == saved_bytes(hvp)
 
 
 def test_initial_parameters_are_the_network_pages() -> None:

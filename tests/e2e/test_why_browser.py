@@ -88,7 +88,9 @@ def test_hessian_free_tab(page) -> None:  # noqa: ANN001
     _no_exception(page)
     run = hf.hessian_free(hf.HFConfig())
     np.testing.assert_allclose(_trace(page, "Hessian-free Newton"), run.hf_losses, rtol=1e-12)
-    np.testing.assert_allclose(_trace(page, "Adam"), run.adam_losses, rtol=1e-12)
+    passes = int(run.hf_passes[-1])  # beyond them the run goes on for wall time: not repeatable
+    np.testing.assert_allclose(_trace(page, "Adam")[: passes + 1], run.adam_losses[: passes + 1],
+                               rtol=1e-12)  # fmt: skip
     _shot(page, "why-hf-en")
     _open(page, "zh", tab="hf")
     _no_exception(page)
