@@ -1045,6 +1045,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="a student whose connection drops "
         "opens the page again, as a browser does (for replicas behind a proxy)",
     )
+    ap.add_argument("--first-screens", type=int, default=0, metavar="ROUNDS", help="the first "
+                    "visitor in Chromium, then ROUNDS rounds of deep links to every page "
+                    "(benchmarks/first_screens.py), before the other phases (default 0: skip)")  # fmt: skip
     ap.add_argument("--seed", type=int, default=6)
     ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     args = ap.parse_args(argv)
@@ -1055,6 +1058,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             ap.error(f"--{name}: expected 0 to {top}, got {value}")
     if not 1 <= args.seconds <= 3600 or not 0 <= args.think <= 60:
         ap.error("--seconds: expected 1 to 3600; --think: expected 0 to 60")
+    if not 0 <= args.first_screens <= 20:
+        ap.error(f"--first-screens: expected 0 to 20, got {args.first_screens}")
     if not 1 <= args.soak_seconds <= 3600:
         ap.error(f"--soak-seconds: expected 1 to 3600, got {args.soak_seconds}")
     args.idle = args.sessions if args.idle is None else args.idle
@@ -1075,6 +1080,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     }  # fmt: skip
     try:
         result["rss_boot_mb"] = server.rss_mb() and round(server.rss_mb(), 1)
+        if args.first_screens:
+            from benchmarks.first_screens import first_screens
+
+            log(f"first screens: the first visitor, then {args.first_screens} rounds of deep links")
+            first = args.pages.split(",")[0] if args.pages != "all" else "derivatives"
+            result["first_screens"] = first_screens(server.url, args.first_screens, first)
         log("warm-up: one session on the fresh server")
         with StreamlitClient(server.url, timeout=max(args.timeout, 90)) as c:
             first_page = args.pages.split(",")[0] if args.pages != "all" else "derivatives"
@@ -1138,6 +1149,10 @@ def report(r: dict[str, Any]) -> str:
         f"  RSS: boot {r.get('rss_boot_mb')} MB, baseline {f('rss_start_mb', ' MB')}, "
         f"peak {r.get('rss_peak_mb')} MB, end {r.get('rss_end_mb')} MB",
     ]
+    if r.get("first_screens"):
+        from benchmarks.first_screens import report as first_report
+
+        lines += ["  " + line for line in first_report(r["first_screens"]).splitlines()]
     if r.get("storm"):
         lines += [
             f"storm of {r['storm']}: first screen p50 {r['first_screen_p50_ms']} ms, "

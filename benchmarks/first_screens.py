@@ -1,0 +1,146 @@
+"""First screens in a real browser: the first visitor after a start, then deep links.
+
+What a lecturer sees: the time from typing a link into Chromium until the page has settled.
+Each visit is a fresh browser context (no cache, no cookies: a student's first visit), timed
+from ``goto`` until Streamlit is connected and idle with the page's title drawn and no
+skeleton placeholder left (``settled``), and until the derivatives page's background columns
+are in as well (``complete``; other pages have none, so the two agree there).
+
+1. **first visitor**: the server is started by this script (or given by ``--url`` and assumed
+   fresh) and the first visit opens ``--first`` (the derivatives page by default);
+2. **deep links**: ``--rounds`` rounds over every page of the app's navigation, each page in a
+   new context, on the server the first visit warmed.
+
+Usage::
+
+    python benchmarks/first_screens.py                 # start a server, 3 rounds
+    python benchmarks/first_screens.py --json
+    python benchmarks/first_screens.py --server-env HOGRAD_LEAN=1
+
+``benchmarks/load.py --first-screens N`` runs the same measurement before its load phases.
+Goals (issue 19): a deep link on a warm server settles in at most 2 s, the first visitor after
+a start in at most 4 s. Both depend on the machine: report the range over runs, quiet machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.load import CHROMIUM, CHROMIUM_ARGS, Server, log, ms  # noqa: E402
+
+#: Streamlit connected and idle, the page's title drawn, no skeleton placeholder left.
+SETTLED_JS = (
+    "() => { const a = document.querySelector('[data-testid=\"stApp\"]');"
+    " return !!a && a.dataset.testScriptState === 'notRunning'"
+    " && a.dataset.testConnectionState === 'CONNECTED'"
+    " && !!document.querySelector('[data-testid=\"stMain\"] h1')"
+    " && !document.querySelector('[data-testid=\"stSkeleton\"]'); }"
+)
+#: ... and no background column still on its way (the derivatives page's notes, en and zh).
+COMPLETE_JS = SETTLED_JS.replace(
+    " && !document.querySelector('[data-testid=\"stSkeleton\"]'); }",
+    " && !document.querySelector('[data-testid=\"stSkeleton\"]')"
+    " && ![...document.querySelectorAll('[data-testid=\"stAlert\"]')]"
+    ".some(e => /still|仍在/.test(e.innerText)); }",
+)
+PAGES = ["", "derivatives", "graph", "hvp", "why"]
+
+
+def visit(browser: Any, url: str, timeout_ms: float = 60_000) -> tuple[float, float]:
+    """(settled, complete) seconds of one visit in a fresh context."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = ctx.new_page()
+        t0 = time.perf_counter()
+        page.goto(url)
+        page.wait_for_function(SETTLED_JS, timeout=timeout_ms, polling=20)
+        settled = time.perf_counter() - t0
+        page.wait_for_function(COMPLETE_JS, timeout=timeout_ms, polling=20)
+        return settled, time.perf_counter() - t0
+    finally:
+        ctx.close()
+
+
+def first_screens(
+    url: str, rounds: int = 3, first: str | None = "derivatives", pages: list[str] | None = None,
+    browser: Any = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The first visitor (``first``; None skips it) and ``rounds`` rounds of deep links, in
+    ``browser`` (a Playwright Chromium; by default one started here)."""
+    if browser is None:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            own = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            try:
+                return first_screens(url, rounds, first, pages, own)
+            finally:
+                own.close()
+    pages = PAGES if pages is None else pages
+    out: dict[str, Any] = {"rounds": rounds}
+    if first is not None:
+        settled, complete = visit(browser, f"{url}/{first}", 120_000)
+        out["first_visitor"] = {"page": first, "settled_ms": ms(settled),
+                                "complete_ms": ms(complete)}  # fmt: skip
+    times: dict[str, list[tuple[float, float]]] = {p or "home": [] for p in pages}
+    for _ in range(rounds):
+        for p in pages:
+            times[p or "home"].append(visit(browser, f"{url}/{p}"))
+    out["deep_links"] = {
+        name: {
+            "settled_ms": [ms(s) for s, _ in got], "complete_ms": [ms(c) for _, c in got],
+            "settled_median_ms": ms(statistics.median(s for s, _ in got)),
+        }
+        for name, got in times.items()
+    }  # fmt: skip
+    every = [s for got in times.values() for s, _ in got]
+    out["deep_link_settled_median_ms"] = ms(statistics.median(every)) if every else None
+    out["deep_link_settled_max_ms"] = ms(max(every)) if every else None
+    return out
+
+
+def report(r: dict[str, Any]) -> str:
+    lines = []
+    if "first_visitor" in r:
+        f = r["first_visitor"]
+        lines.append(f"first visitor ({f['page']}): settled {f['settled_ms']} ms, complete "
+                     f"{f['complete_ms']} ms (goal: 4000 ms)")  # fmt: skip
+    for name, d in r["deep_links"].items():
+        lines.append(f"deep link {name:12s} settled {d['settled_ms']} ms, complete "
+                     f"{d['complete_ms']} ms")  # fmt: skip
+    lines.append(f"deep links: median {r['deep_link_settled_median_ms']} ms, max "
+                 f"{r['deep_link_settled_max_ms']} ms (goal: 2000 ms)")  # fmt: skip
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--url", help="a fresh server already running (default: start one)")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of deep links (default 3)")
+    ap.add_argument("--first", default="derivatives", help="the first visitor's page")
+    ap.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    args = ap.parse_args(argv)
+    if not 1 <= args.rounds <= 20:
+        ap.error(f"--rounds: expected 1 to 20, got {args.rounds}")
+    server = Server(args.url, dict(item.split("=", 1) for item in args.server_env))
+    try:
+        log(f"first screens on {server.url}")
+        result = first_screens(server.url, args.rounds, args.first)
+        result["server_env"] = args.server_env
+    finally:
+        server.stop()
+    print(json.dumps(result) if args.json else report(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,18 @@
+"""benchmarks/first_screens.py against a real server: it visits what it says, in that order,
+and every visit settles (counts and structure; the times themselves are the benchmark's)."""
+
+from __future__ import annotations
+
+from benchmarks.first_screens import first_screens
+from tests.e2e.conftest import running_server
+
+
+def test_first_visitor_then_one_round_of_deep_links(browser) -> None:  # noqa: ANN001
+    with running_server("first-screens-server") as url:
+        r = first_screens(url, rounds=1, first="derivatives", pages=["", "hvp"], browser=browser)
+    assert r["first_visitor"]["page"] == "derivatives"
+    assert 0 < r["first_visitor"]["settled_ms"] <= r["first_visitor"]["complete_ms"]
+    assert list(r["deep_links"]) == ["home", "hvp"]
+    for d in r["deep_links"].values():
+        assert len(d["settled_ms"]) == len(d["complete_ms"]) == 1
+        assert 0 < d["settled_ms"][0] <= d["complete_ms"][0]
