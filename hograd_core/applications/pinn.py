@@ -37,8 +37,8 @@ from ..errors import ArgumentError
 from .common import check, check_work, interleaved_medians
 
 __all__ = [
-    "EQUATIONS", "GRID", "PINN_BUDGET", "PinnConfig", "PinnRun", "exact_solution", "mlp",
-    "network_parameters", "pinn", "preset", "terms",
+    "EQUATIONS", "GRID", "PINN_BUDGET", "PinnConfig", "PinnRun", "check_config",
+    "exact_solution", "mlp", "network_parameters", "pinn", "preset", "terms",
 ]  # fmt: skip
 
 EQUATIONS = ("heat", "wave")
@@ -215,7 +215,9 @@ def _loss_terms(params, config, inner, initial, boundary):  # noqa: ANN001, ANN2
     return r.pow(2).mean(), start, mlp(params, boundary).pow(2).mean()
 
 
-def _check(config: PinnConfig) -> int:
+def check_config(config: PinnConfig) -> int:
+    """The parameter count of ``config``'s network, after checking every setting and the
+    counted work against :data:`PINN_BUDGET` (ArgumentError, BudgetError)."""
     b = PINN_BUDGET
     if config.equation not in EQUATIONS:
         raise ArgumentError("pinn.equation", got=str(config.equation)[:40])
@@ -251,7 +253,7 @@ def pinn(config: PinnConfig, progress: Callable[[int, int], None] | None = None)
         ArgumentError, BudgetError: a setting out of range, or more work than
             ``PINN_BUDGET.max_work`` (checked before any work).
     """
-    n = _check(config)
+    n = check_config(config)
     gen = torch.Generator().manual_seed(int(config.seed))
     params = network_parameters(_sizes(config), gen)
     inner, initial, boundary = _points(config, gen)
