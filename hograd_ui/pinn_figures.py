@@ -26,6 +26,14 @@ _TERM_KEYS = {"residual": "pinn.fig.term.residual", "initial": "pinn.fig.term.in
               "boundary": "pinn.fig.term.boundary"}  # fmt: skip
 
 
+def _legend_below(height: int) -> dict:
+    """The shared look with the legend low enough to clear the x axis title."""
+    look = _look(height, legend="bottom")
+    look["legend"]["y"] = -0.24
+    look["margin"]["b"] = 150
+    return look
+
+
 def _symmetric(z: np.ndarray) -> float:
     finite = np.abs(z[np.isfinite(z)])
     return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
@@ -33,7 +41,7 @@ def _symmetric(z: np.ndarray) -> float:
 
 def heatmaps_figure(run: PinnRun, lang: str) -> object:
     """u(x, t) of the network, u − exact and the residual, side by side (t upwards)."""
-    cells = grid_cells(1, 3, 0.09, 0.0)
+    cells = grid_cells(1, 3, 0.11, 0.0)
     error = run.u - run.exact
     maps = [
         ("pinn.fig.u", run.u, "Viridis", None),
@@ -47,7 +55,7 @@ def heatmaps_figure(run: PinnRun, lang: str) -> object:
         trace = {
             "type": "heatmap", "x": run.xs, "y": run.ts, "z": z, "colorscale": scale,
             "name": tr(key, lang), "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
-            "colorbar": {"x": x_domain[1] + 0.005, "xanchor": "left", "thickness": 12,
+            "colorbar": {"x": x_domain[1] + 0.01, "xanchor": "left", "thickness": 12,
                          "len": 0.9, "tickfont": {"size": 12}},
             "hovertemplate": "x=%{x:.3f}, t=%{y:.3f}: %{z:.3g}<extra></extra>",
         }  # fmt: skip
@@ -56,7 +64,7 @@ def heatmaps_figure(run: PinnRun, lang: str) -> object:
         traces.append(trace)
         layout[f"xaxis{suffix}"] = _axis("x", domain=x_domain, anchor=f"y{suffix}")
         layout[f"yaxis{suffix}"] = _axis("t" if i == 0 else None, domain=[0, 1],
-                                         anchor=f"x{suffix}")  # fmt: skip
+                                         anchor=f"x{suffix}", showticklabels=i == 0)  # fmt: skip
     titles = [tr(key, lang) for key, *_ in maps]
     return plain_figure(
         traces, **_look(400), showlegend=False,
@@ -76,8 +84,8 @@ def slices_figure(run: PinnRun, lang: str) -> object:
                        "name": tr("pinn.fig.exact", lang, t=t), "legendgroup": t,
                        "showlegend": False, "line": {"color": color, "width": 2, "dash": "dash"}})  # fmt: skip
     return plain_figure(
-        traces, **_look(420, legend="bottom"), xaxis=_axis("x"), yaxis=_axis("u"),
-        title={"text": tr("pinn.fig.slices_title", lang), "font": {"size": 16}},
+        traces, **_legend_below(480), xaxis=_axis("x"), yaxis=_axis("u"),
+        title={"text": tr("pinn.fig.slices_title", lang), "font": {"size": 15}, "x": 0.01},
     )  # fmt: skip
 
 
@@ -91,7 +99,7 @@ def losses_figure(run: PinnRun, lang: str) -> object:
         for k, name in enumerate(("residual", "initial", "boundary"))
     ]  # fmt: skip
     return plain_figure(
-        traces, **_look(420, legend="bottom"), xaxis=_axis(tr("why.fig.iteration", lang)),
+        traces, **_legend_below(480), xaxis=_axis(tr("why.fig.iteration", lang)),
         yaxis=_axis(tr("pinn.fig.term", lang), type="log", exponentformat="power"),
-        title={"text": tr("pinn.fig.losses_title", lang), "font": {"size": 16}},
+        title={"text": tr("pinn.fig.losses_title", lang), "font": {"size": 15}, "x": 0.01},
     )  # fmt: skip

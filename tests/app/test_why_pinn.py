@@ -100,3 +100,14 @@ def test_a_network_over_the_budget_is_refused_with_a_reason(lang: str) -> None:
              "zh": "parameters：应在 1 到 10000 之间，实际为 12737"}[lang]  # fmt: skip
     assert at.error and words in at.error[0].value
     assert not at.get("plotly_chart")
+
+
+def test_the_chosen_equation_survives_a_language_switch() -> None:
+    at = run()
+    at.radio(key="why.pinn.equation").set_value("wave").run()
+    at.session_state["lang"] = "zh"
+    at.run()
+    assert not at.exception
+    assert at.radio(key="why.pinn.equation").value == "wave"
+    assert any(o.startswith("波动") for o in at.radio(key="why.pinn.equation").options)
+    assert "u_tt" in at.code[-1].value
