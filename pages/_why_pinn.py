@@ -49,14 +49,14 @@ def _settings() -> core.PinnConfig:
         points = c[1].select_slider(t("pinn.points"), POINTS, d.points, key="why.pinn.points", **Q)
         lr = c[2].select_slider(t("pinn.lr"), LRS, d.lr, key="why.pinn.lr", **Q)
         seed = c[3].number_input(t("hvp.net.seed"), 0, 999, d.seed, key="why.pinn.seed", **Q)
-        c = st.columns(4)
+        c = st.columns(3)
         labels = (t("pinn.w.residual"), t("pinn.w.initial"), t("pinn.w.boundary"))
         weights = [
             c[i].select_slider(label, WEIGHTS, 1.0, key=f"why.pinn.w{i}", **Q)
             for i, label in enumerate(labels)
         ]  # fmt: skip
-        keep = c[3].toggle("create_graph=True", True, key="why.pinn.create_graph",
-                           help=t("pinn.create_graph_help"), **Q)  # fmt: skip
+        keep = st.toggle("create_graph=True", True, key="why.pinn.create_graph",
+                         help=t("pinn.create_graph_help"), **Q)  # fmt: skip
         st.form_submit_button(t("why.run"), type="primary")
     return core.PinnConfig(equation, float(k), float(t_max), int(width), int(depth), int(steps),
                            int(points), d.edge, float(lr), *map(float, weights), bool(keep),

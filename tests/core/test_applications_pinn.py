@@ -244,3 +244,32 @@ def test_the_generated_code_prints_the_pages_numbers(config: PinnConfig) -> None
     marked = [code.source.splitlines()[i - 1] for i in code.marked]
     assert marked and all("torch.autograd.grad" in line for line in marked)
     assert all(("create_graph=True" in line) == config.create_graph for line in marked)
+
+
+def test_what_the_page_says_pytorch_does_without_create_graph() -> None:
+    """The explanation's claims: the derivative comes back without grad_fn, and a second
+    derivative of it raises rather than returning zeros."""
+    params, xt = fixed_network(), torch.tensor(points(), requires_grad=True)
+    du = torch.autograd.grad(mlp(params, xt).sum(), xt)[0]
+    assert du.grad_fn is None and not du.requires_grad
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+        torch.autograd.grad(du[:, 0].sum(), xt)
+
+
+def test_a_loss_that_stops_being_finite_stops_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With Adam's bounded steps and the budget's ranges no setting was found that overflows,
+    so the stop is checked with a loss made NaN from step 3 on."""
+    import hograd_core.applications.pinn as module
+
+    real, calls = module._loss_terms, []
+
+    def failing(*args):  # noqa: ANN002, ANN202
+        r, start, edge = real(*args)
+        calls.append(1)
+        return (r * float("nan") if len(calls) > 4 else r), start, edge  # 1 call before training
+
+    monkeypatch.setattr(module, "_step_costs", lambda *a: {"pinn": 1.0, "plain": 1.0})
+    monkeypatch.setattr(module, "_loss_terms", failing)
+    run = module.pinn(replace(preset("heat"), steps=20))
+    assert run.status == "diverged" and run.stopped_at == 3
+    assert len(run.losses) == 3 and run.terms.shape == (3, 3) and np.isfinite(run.losses).all()

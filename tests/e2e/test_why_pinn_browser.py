@@ -89,3 +89,12 @@ def test_pinn_tab_trains_and_shows_the_silent_bug(page) -> None:  # noqa: ANN001
     assert "物理信息神经网络" in body and "残差" in body
     _shot(page, "why-pinn-zh")
     _shot(page, "why-pinn-slices-zh", chart=1)
+
+    page.get_by_text("波动：u_tt = c² u_xx", exact=False).click()  # the wave preset, in Chinese
+    wait_for_app(page, timeout=90_000)
+    _no_exception(page)
+    wave = core.pinn(core.preset("wave"))
+    np.testing.assert_allclose(_drawn(page, "网络，t = 0.5", "y"), wave.u[20], rtol=1e-12)
+    assert "u_tt" in page.inner_text("body")
+    _shot(page, "why-pinn-wave-zh")
+    _shot(page, "why-pinn-wave-slices-zh", chart=1)
