@@ -15,9 +15,12 @@ the backward pass itself as a graph that ``loss.backward()`` can differentiate a
 
 Without it, ``torch.autograd.grad`` runs its backward pass with graph recording off, and the
 tensor it returns has no ``grad_fn`` and ``requires_grad=False``: to the rest of the program
-it is a constant. The script still runs (the initial and boundary terms depend on u itself,
-so the loss still has a gradient), but the residual term contributes exactly nothing to it:
-the network fits the initial and boundary data and nothing ties its interior to the PDE.
+it is a constant. Asking it for a further derivative raises ("element 0 of tensors does not
+require grad"), so u_x, from which u_xx is taken, must keep its graph; but when only the
+derivatives that enter the loss lack ``create_graph=True``, the script runs (the initial and
+boundary terms depend on u itself, so the loss still has a gradient), and the residual term
+contributes exactly nothing to it: the network fits the initial and boundary data and nothing
+ties its interior to the PDE.
 
 Exact solutions on x ∈ [0, 1] with u(x, 0) = sin(πx) and zero boundaries:
 heat u = e^{−απ²t} sin(πx); wave (u_t(x, 0) = 0) u = sin(πx) cos(cπt).
