@@ -16,6 +16,10 @@ reported as medians; counts (HVPs) are exact. One thread, as the server runs.
 * ``lanczos_hvps_for_1pct``: the HVPs Lanczos (:func:`hograd_core.applications.stability.lanczos`,
   from a random start) needs before its top Ritz value is within 1 % of λ_max, on the network
   page's default trained model (its full Hessian gives the exact λ_max).
+* ``pinn_step_over_plain_fit_step``: one training step of the physics-informed network's
+  default heat run (2-20-20-1 tanh MLP, 256 interior + 3 x 64 edge points; the residual's
+  u_t and u_xx by ``torch.autograd.grad`` with ``create_graph=True``, then backward to the
+  weights) against one plain regression step of the same network on the same points.
 * ``anomaly_step_over_plain_step``: one training step of the gradient-statistics network inside
   ``torch.autograd.detect_anomaly()`` against the same step without it (this process only: the
   app never switches anomaly mode on in the server).
@@ -44,6 +48,7 @@ from hograd_core import parse  # noqa: E402
 from hograd_core.applications import gradient_stats as gs  # noqa: E402
 from hograd_core.applications import hessian_free as hf  # noqa: E402
 from hograd_core.applications import newton as nt  # noqa: E402
+from hograd_core.applications import pinn  # noqa: E402
 from hograd_core.applications.common import interleaved_medians, saved_bytes  # noqa: E402
 from hograd_core.applications.stability import lanczos  # noqa: E402
 from hograd_core.net_curvature import full_hessian  # noqa: E402
@@ -143,6 +148,29 @@ def anomaly_costs(rounds: int) -> dict[str, float]:
 # ---- physics-informed network (issue 17)
 
 
+def pinn_costs(rounds: int) -> dict[str, float]:
+    """One training step of the page's default heat-equation PINN (forward, u_t and u_xx with
+    create_graph=True, backward through them to the weights) against one plain regression
+    step of the same network onto the exact u at the same points (forward, backward)."""
+    config = pinn.preset("heat")
+    gen = torch.Generator().manual_seed(config.seed)
+    params = pinn.network_parameters(pinn._sizes(config), gen)
+    inner, initial, boundary = pinn._points(config, gen)
+    xt = torch.cat([inner.detach(), initial.detach(), boundary])
+    target = torch.tensor(pinn.exact_solution(config, xt[:, 0].numpy(), xt[:, 1].numpy()))
+
+    def pinn_step() -> None:
+        sum(pinn._loss_terms(params, config, inner, initial, boundary)).backward()
+
+    def plain_step() -> None:
+        (pinn.mlp(params, xt) - target).pow(2).mean().backward()
+
+    pinn_step(), plain_step()
+    t = interleaved_medians({"pinn": pinn_step, "plain": plain_step}, rounds)
+    return {"pinn_step_ms": t["pinn"] * 1e3, "plain_fit_step_ms": t["plain"] * 1e3,
+            "pinn_step_over_plain_fit_step": t["pinn"] / t["plain"]}  # fmt: skip
+
+
 # ---- WGAN-GP (issue 17)
 
 
@@ -159,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     out.update(anomaly_costs(args.rounds))
     # maml
     # pinn
+    out.update(pinn_costs(args.rounds))
     # wgan
     if args.json:
         print(json.dumps(out))

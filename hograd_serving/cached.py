@@ -395,6 +395,20 @@ def why_anomaly(config: why_stats.StatsConfig) -> str | None:
 
 # ---- why page: physics-informed network (issue 17) ------------------------------------------------
 
+from hograd_core.applications import pinn as why_pinn  # noqa: E402
+from hograd_core.applications.pinn_code import pinn_code  # noqa: E402
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def why_pinn_run(
+    config: why_pinn.PinnConfig, _caption: Caption = lambda done, total: f"{done}/{total}",
+) -> tuple[why_pinn.PinnRun, Code]:  # fmt: skip
+    """The trained network and its script. ``config`` holds primitives only (a frozen
+    dataclass: hashed by its fields). A refused setting never takes a slot of the gate."""
+    why_pinn.check_config(config)
+    run = _with_bar(_caption, lambda progress: why_pinn.pinn(config, progress))
+    return run, pinn_code(config)
+
 
 # ---- why page: WGAN-GP (issue 17) -----------------------------------------------------------------
 

@@ -431,6 +431,7 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
     "stats": ("why.tab.stats", stats_tab),
     # maml
     # pinn
+    "pinn": ("pinn.tab", lambda: __import__("pages._why_pinn", fromlist=["draw"]).draw()),
     # wgan
 }
 

@@ -1,0 +1,327 @@
+"""A physics-informed network: a small MLP u(x, t) trained so that a PDE holds.
+
+The network takes a point (x, t) and returns u. The loss asks three things of it:
+
+* the PDE on random interior points: the residual r = u_t − α u_xx (heat) or
+  r = u_tt − c² u_xx (wave) should vanish;
+* the initial condition u(x, 0) = sin(πx) (for the wave also u_t(x, 0) = 0);
+* the boundaries u(0, t) = u(1, t) = 0.
+
+u_t, u_xx and u_tt are derivatives of the network's output with respect to its *inputs*,
+taken by ``torch.autograd.grad``. They sit inside the loss, and the optimiser needs the
+gradient of that loss with respect to the *weights*: a derivative of a derivative. That is
+why every derivative that enters the loss is taken with ``create_graph=True``, which records
+the backward pass itself as a graph that ``loss.backward()`` can differentiate again.
+
+Without it, ``torch.autograd.grad`` runs its backward pass with graph recording off, and the
+tensor it returns has no ``grad_fn`` and ``requires_grad=False``: to the rest of the program
+it is a constant. Asking it for a further derivative raises ("element 0 of tensors does not
+require grad"), so u_x, from which u_xx is taken, must keep its graph; but when only the
+derivatives that enter the loss lack ``create_graph=True``, the script runs (the initial and
+boundary terms depend on u itself, so the loss still has a gradient), and the residual term
+contributes exactly nothing to it: the network fits the initial and boundary data and nothing
+ties its interior to the PDE.
+
+Exact solutions on x ∈ [0, 1] with u(x, 0) = sin(πx) and zero boundaries:
+heat u = e^{−απ²t} sin(πx); wave (u_t(x, 0) = 0) u = sin(πx) cos(cπt).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+import torch
+
+from ..errors import ArgumentError
+from .common import check, check_work, interleaved_medians
+
+__all__ = [
+    "EQUATIONS", "GRID", "PINN_BUDGET", "PinnConfig", "PinnRun", "check_config",
+    "exact_solution", "mlp", "network_parameters", "pinn", "preset", "terms",
+]  # fmt: skip
+
+EQUATIONS = ("heat", "wave")
+GRID = 41  # points of the drawn grid along x and along t (slices at t = 0, T/4, T/2, 3T/4, T)
+
+
+@dataclass(frozen=True)
+class PinnBudget:
+    max_steps: int = 3_000
+    max_points: int = 1_024  # interior (collocation) points
+    max_edge: int = 256  # points on the initial line and on each boundary
+    max_width: int = 64
+    max_depth: int = 4
+    max_parameters: int = 10_000
+    # parameters × steps × (interior points × the equation's factor + 3 × edge points); the
+    # wave's residual takes one more backward pass than the heat's (factor 1.3, measured).
+    # The defaults are 1.1e8 (heat) and 1.6e8 (wave); 2.5e8 took about 2 s of training on the
+    # shared 2-core machine under load, with one torch thread.
+    max_work: float = 2.5e8
+
+
+PINN_BUDGET = PinnBudget()
+WAVE_FACTOR = 1.3
+COEFFICIENT_RANGE = {"heat": (0.01, 1.0), "wave": (0.1, 2.0)}
+
+
+@dataclass(frozen=True)
+class PinnConfig:
+    equation: str = "heat"  # "heat": u_t = α u_xx; "wave": u_tt = c² u_xx
+    coefficient: float = 0.2  # α (heat) or c (wave)
+    t_max: float = 1.0  # the time window [0, T]
+    width: int = 20  # tanh units per hidden layer
+    depth: int = 2  # hidden layers
+    steps: int = 500  # Adam steps
+    points: int = 256  # interior collocation points (drawn once)
+    edge: int = 64  # points on the initial line and on each boundary
+    lr: float = 0.02  # Adam's learning rate
+    w_residual: float = 1.0  # the weights of the three terms of the loss
+    w_initial: float = 1.0
+    w_boundary: float = 1.0
+    create_graph: bool = True  # False: the derivative terms come back as constants
+    seed: int = 0
+
+
+def preset(equation: str) -> PinnConfig:
+    """The default settings of each equation: the wave trains longer (c = 1, half a period)."""
+    if equation == "wave":
+        return PinnConfig(equation="wave", coefficient=1.0, steps=600)
+    return PinnConfig()
+
+
+@dataclass(frozen=True)
+class PinnRun:
+    """A trained physics-informed network and how well it solves its equation.
+
+    Attributes:
+        xs, ts: the grid (GRID points each); u, exact, residual: shape (GRID, GRID), row i at
+            time ts[i]: the network, the exact solution, the PDE residual of the network.
+        losses: the weighted loss before each step; terms: (steps, 3) the unweighted residual,
+            initial and boundary terms before each step (up to the first non-finite loss).
+        max_error, rel_error: max |u − exact| and ‖u − exact‖ / ‖exact‖ on the grid.
+        residual_rms: the root-mean-square residual on the grid.
+        residual_grad: ‖∂(residual term)/∂θ‖ at the start; exactly 0 when the derivative terms
+            were taken without create_graph (the term does not depend on θ in the graph).
+        status: "ok" or "diverged" (stopped at the first non-finite loss, step ``stopped_at``).
+        pinn_step_seconds, plain_step_seconds: one forward and backward pass of the PINN loss,
+            and of a plain regression of the same network onto the exact u at the same points
+            (medians of interleaved rounds).
+    """
+
+    config: PinnConfig
+    parameters: int
+    xs: np.ndarray
+    ts: np.ndarray
+    u: np.ndarray
+    exact: np.ndarray
+    residual: np.ndarray
+    losses: np.ndarray
+    terms: np.ndarray
+    max_error: float
+    rel_error: float
+    residual_rms: float
+    residual_grad: float
+    status: str
+    stopped_at: int | None
+    pinn_step_seconds: float
+    plain_step_seconds: float
+    seconds: float
+
+
+# ----------------------------------------------------------------------------------------------
+# Private helpers
+
+
+def _sizes(config: PinnConfig) -> tuple[int, ...]:
+    return (2, *(config.width,) * config.depth, 1)
+
+
+def network_parameters(sizes: tuple[int, ...], gen: torch.Generator) -> list[torch.Tensor]:
+    """Weights (randn / sqrt(fan_in)) and zero biases, layer by layer, requiring grad."""
+    params = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+        w = torch.randn(fan_out, fan_in, generator=gen, dtype=torch.float64) / math.sqrt(fan_in)
+        params += [w.requires_grad_(), torch.zeros(fan_out, dtype=torch.float64).requires_grad_()]
+    return params
+
+
+def mlp(params: list[torch.Tensor], xt: torch.Tensor) -> torch.Tensor:
+    """u at each row (x, t) of ``xt`` (N, 2): tanh hidden layers, a linear output; shape (N,)."""
+    h = xt
+    for k in range(0, len(params), 2):
+        h = torch.addmm(params[k + 1], h, params[k].T)
+        if k < len(params) - 2:
+            h = torch.tanh(h)
+    return h[:, 0]
+
+
+def exact_solution(config: PinnConfig, x: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The closed-form solution at (x, t) (broadcast)."""
+    k = config.coefficient
+    if config.equation == "heat":
+        return np.exp(-k * math.pi**2 * t) * np.sin(math.pi * x)
+    return np.sin(math.pi * x) * np.cos(k * math.pi * t)
+
+
+def terms(
+    u: torch.Tensor, xt: torch.Tensor, equation: str, coefficient: float, keep: bool
+) -> torch.Tensor:
+    """The PDE residual of ``u`` (the network at the rows of ``xt``) by autograd.
+
+    Every row's u depends on its own (x, t) only, so the gradient of u.sum() holds each row's
+    own derivatives. ``keep=True`` takes the derivative terms with ``create_graph=True``;
+    ``keep=False`` takes the ones that enter the loss without it (graph recording is off in
+    that backward pass, so they come back as constants), keeping a graph only where a second
+    derivative is taken from a first one, and retaining u's graph where it is needed again.
+    """
+    if equation == "heat":
+        if keep:
+            du = torch.autograd.grad(u.sum(), xt, create_graph=True)[0]  # (N, 2): u_x, u_t
+            u_t = du[:, 1]
+        else:
+            u_t = torch.autograd.grad(u.sum(), xt, retain_graph=True)[0][:, 1]
+            du = torch.autograd.grad(u.sum(), xt, create_graph=True)[0]
+        u_xx = torch.autograd.grad(du[:, 0].sum(), xt, create_graph=keep)[0][:, 0]
+        return u_t - coefficient * u_xx
+    du = torch.autograd.grad(u.sum(), xt, create_graph=True)[0]  # u_tt needs u_t's graph
+    u_xx = torch.autograd.grad(du[:, 0].sum(), xt, create_graph=keep, retain_graph=True)[0][:, 0]
+    u_tt = torch.autograd.grad(du[:, 1].sum(), xt, create_graph=keep)[0][:, 1]
+    return u_tt - coefficient**2 * u_xx
+
+
+def _points(config: PinnConfig, gen: torch.Generator) -> tuple[torch.Tensor, ...]:
+    """Interior points (x, t), the initial line's (x, 0) and both boundaries' (0|1, t)."""
+    f64 = torch.float64
+    inner = torch.rand(config.points, 2, generator=gen, dtype=f64)
+    inner = inner * torch.tensor([1.0, config.t_max], dtype=f64)
+    x0 = torch.rand(config.edge, generator=gen, dtype=f64)
+    initial = torch.stack([x0, torch.zeros_like(x0)], dim=1)
+    tb = torch.rand(config.edge, generator=gen, dtype=f64) * config.t_max
+    side = torch.stack([torch.zeros_like(tb), tb], dim=1)
+    boundary = torch.cat([side, side + torch.tensor([1.0, 0.0], dtype=f64)])
+    return inner.requires_grad_(), initial.requires_grad_(), boundary
+
+
+def _loss_terms(params, config, inner, initial, boundary):  # noqa: ANN001, ANN202
+    """(residual, initial, boundary) mean squares of the network."""
+    keep = config.create_graph
+    r = terms(mlp(params, inner), inner, config.equation, config.coefficient, keep)
+    u0 = mlp(params, initial)
+    start = (u0 - torch.sin(math.pi * initial[:, 0].detach())).pow(2).mean()
+    if config.equation == "wave":  # also at rest: u_t(x, 0) = 0
+        v0 = torch.autograd.grad(u0.sum(), initial, create_graph=keep, retain_graph=True)[0]
+        start = start + v0[:, 1].pow(2).mean()
+    return r.pow(2).mean(), start, mlp(params, boundary).pow(2).mean()
+
+
+def check_config(config: PinnConfig) -> int:
+    """The parameter count of ``config``'s network, after checking every setting and the
+    counted work against :data:`PINN_BUDGET` (ArgumentError, BudgetError)."""
+    b = PINN_BUDGET
+    if config.equation not in EQUATIONS:
+        raise ArgumentError("pinn.equation", got=str(config.equation)[:40])
+    check("coefficient", config.coefficient, *COEFFICIENT_RANGE[config.equation])
+    check("t_max", config.t_max, 0.1, 2.0)
+    check("width", config.width, 2, b.max_width)
+    check("depth", config.depth, 1, b.max_depth)
+    check("steps", config.steps, 1, b.max_steps)
+    check("points", config.points, 8, b.max_points)
+    check("edge", config.edge, 4, b.max_edge)
+    check("lr", config.lr, 1e-5, 1.0)
+    for name in ("w_residual", "w_initial", "w_boundary"):
+        check(name, getattr(config, name), 0.0, 1000.0)
+    if config.w_residual + config.w_initial + config.w_boundary <= 0:
+        raise ArgumentError("pinn.weights")
+    sizes = _sizes(config)
+    n = sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
+    check("parameters", n, 1, b.max_parameters)
+    factor = WAVE_FACTOR if config.equation == "wave" else 1.0
+    work = n * config.steps * (config.points * factor + 3 * config.edge)
+    check_work("pinn.budget.work", work, b.max_work)
+    return n
+
+
+# ----------------------------------------------------------------------------------------------
+# Public API
+
+
+def pinn(config: PinnConfig, progress: Callable[[int, int], None] | None = None) -> PinnRun:
+    """Train the physics-informed network of ``config`` with Adam and measure it on the grid.
+
+    Raises:
+        ArgumentError, BudgetError: a setting out of range, or more work than
+            ``PINN_BUDGET.max_work`` (checked before any work).
+    """
+    n = check_config(config)
+    gen = torch.Generator().manual_seed(int(config.seed))
+    params = network_parameters(_sizes(config), gen)
+    inner, initial, boundary = _points(config, gen)
+    weights = (config.w_residual, config.w_initial, config.w_boundary)
+    costs = _step_costs(params, config, inner, initial, boundary)
+    first = _loss_terms(params, config, inner, initial, boundary)[0]
+    residual_grad = 0.0  # without create_graph the term has no grad_fn: its gradient is 0
+    if first.requires_grad:
+        grads = torch.autograd.grad(first, params, allow_unused=True)
+        residual_grad = math.sqrt(sum(float(g.pow(2).sum()) for g in grads if g is not None))
+
+    opt = torch.optim.Adam(params, lr=config.lr)
+    start, losses, parts, status, stopped = time.perf_counter(), [], [], "ok", None
+    for step in range(config.steps):
+        three = _loss_terms(params, config, inner, initial, boundary)
+        loss = sum(w * term for w, term in zip(weights, three, strict=True))
+        losses.append(float(loss.detach()))
+        if not math.isfinite(losses[-1]):
+            status, stopped = "diverged", step
+            losses.pop()
+            break
+        parts.append([float(term.detach()) for term in three])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if progress is not None and (step + 1) % max(1, config.steps // 50) == 0:
+            progress(step + 1, config.steps)
+    seconds = time.perf_counter() - start
+
+    xs = np.linspace(0.0, 1.0, GRID)
+    ts = np.linspace(0.0, config.t_max, GRID)
+    xx, tt = np.meshgrid(xs, ts)  # row i: time ts[i]
+    grid = torch.tensor(np.stack([xx.ravel(), tt.ravel()], 1), requires_grad=True)
+    u = mlp(params, grid)
+    r = terms(u, grid, config.equation, config.coefficient, True)
+    u = u.detach().numpy().reshape(GRID, GRID)
+    r = r.detach().numpy().reshape(GRID, GRID)
+    exact = exact_solution(config, xx, tt)
+    with np.errstate(invalid="ignore", over="ignore"):
+        max_error = float(np.abs(u - exact).max())
+        rel_error = float(np.linalg.norm(u - exact) / np.linalg.norm(exact))
+        rms = float(np.sqrt(np.mean(r**2)))
+    return PinnRun(
+        config, n, xs, ts, u, exact, r, np.array(losses), np.array(parts).reshape(-1, 3),
+        max_error, rel_error, rms, residual_grad, status, stopped, costs["pinn"], costs["plain"],
+        seconds,
+    )  # fmt: skip
+
+
+def _step_costs(params, config, inner, initial, boundary, rounds: int = 11) -> dict[str, float]:  # noqa: ANN001
+    """Seconds of one forward and backward pass of the PINN loss and of a plain regression of
+    the same network onto the exact solution at the same points (interleaved medians)."""
+    keep = replace(config, create_graph=True)
+    xt = torch.cat([inner.detach(), initial.detach(), boundary])
+    x, t = xt[:, 0].numpy(), xt[:, 1].numpy()
+    target = torch.tensor(exact_solution(config, x, t))
+
+    def pinn_step() -> None:
+        sum(_loss_terms(params, keep, inner, initial, boundary)).backward()
+
+    def plain_step() -> None:
+        (mlp(params, xt) - target).pow(2).mean().backward()
+
+    pinn_step(), plain_step()  # once each before timing: the first call sets things up
+    medians = interleaved_medians({"pinn": pinn_step, "plain": plain_step}, rounds)
+    for p in params:
+        p.grad = None
+    return medians

@@ -1,0 +1,105 @@
+"""Figures of the physics-informed network tab, from the core's :class:`PinnRun`.
+
+Three heat maps over (x, t) share their axes: the network's u, its error against the exact
+solution, and the PDE residual; then slices u(x, t) at five times against the exact solution,
+and the three terms of the loss along training. Labels come from the translation table; the
+symbols (u, x, t, u_t, u_xx) are the same in both languages.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hograd_core.applications.pinn import PinnRun
+from hograd_ui.i18n import tr
+
+from .hvp_figures import _DIVERGING, _axis, _look
+from .plotting import cell_title, grid_cells, plain_figure
+
+__all__ = ["SLICES", "TERM_COLORS", "heatmaps_figure", "losses_figure", "slices_figure"]
+
+#: Rows of the grid drawn as slices: t = 0, T/4, T/2, 3T/4, T (the grid has 41 rows).
+SLICES = (0, 10, 20, 30, 40)
+_SLICE_COLORS = ("#08306b", "#2171b5", "#6a51a3", "#cb181d", "#e6550d")
+TERM_COLORS = {"residual": "#d62728", "initial": "#1f77b4", "boundary": "#2ca02c"}
+_TERM_KEYS = {"residual": "pinn.fig.term.residual", "initial": "pinn.fig.term.initial",
+              "boundary": "pinn.fig.term.boundary"}  # fmt: skip
+
+
+def _legend_below(height: int) -> dict:
+    """The shared look with the legend low enough to clear the x axis title."""
+    look = _look(height, legend="bottom")
+    look["legend"]["y"] = -0.24
+    look["margin"]["b"] = 150
+    return look
+
+
+def _symmetric(z: np.ndarray) -> float:
+    finite = np.abs(z[np.isfinite(z)])
+    return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+
+
+def heatmaps_figure(run: PinnRun, lang: str) -> object:
+    """u(x, t) of the network, u − exact and the residual, side by side (t upwards)."""
+    cells = grid_cells(1, 3, 0.11, 0.0)
+    error = run.u - run.exact
+    maps = [
+        ("pinn.fig.u", run.u, "Viridis", None),
+        ("pinn.fig.error", error, _DIVERGING, _symmetric(error)),
+        ("pinn.fig.residual", run.residual, _DIVERGING, _symmetric(run.residual)),
+    ]
+    traces, layout = [], {}
+    for i, (key, z, scale, size) in enumerate(maps):
+        suffix = "" if i == 0 else str(i + 1)
+        x_domain, _ = cells[i]
+        trace = {
+            "type": "heatmap", "x": run.xs, "y": run.ts, "z": z, "colorscale": scale,
+            "name": tr(key, lang), "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
+            "colorbar": {"x": x_domain[1] + 0.01, "xanchor": "left", "thickness": 12,
+                         "len": 0.9, "tickfont": {"size": 12}},
+            "hovertemplate": "x=%{x:.3f}, t=%{y:.3f}: %{z:.3g}<extra></extra>",
+        }  # fmt: skip
+        if size is not None:
+            trace.update(zmin=-size, zmax=size)
+        traces.append(trace)
+        layout[f"xaxis{suffix}"] = _axis("x", domain=x_domain, anchor=f"y{suffix}")
+        layout[f"yaxis{suffix}"] = _axis("t" if i == 0 else None, domain=[0, 1],
+                                         anchor=f"x{suffix}", showticklabels=i == 0)  # fmt: skip
+    titles = [tr(key, lang) for key, *_ in maps]
+    return plain_figure(
+        traces, **_look(400), showlegend=False,
+        annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)], **layout,
+    )  # fmt: skip
+
+
+def slices_figure(run: PinnRun, lang: str) -> object:
+    """u(x, t) at five times: the network solid, the exact solution dashed."""
+    traces = []
+    for row, color in zip(SLICES, _SLICE_COLORS, strict=True):
+        t = f"{run.ts[row]:.3g}"
+        traces.append({"type": "scatter", "x": run.xs, "y": run.u[row], "mode": "lines",
+                       "name": tr("pinn.fig.slice", lang, t=t), "legendgroup": t,
+                       "line": {"color": color, "width": 3}})  # fmt: skip
+        traces.append({"type": "scatter", "x": run.xs, "y": run.exact[row], "mode": "lines",
+                       "name": tr("pinn.fig.exact", lang, t=t), "legendgroup": t,
+                       "showlegend": False, "line": {"color": color, "width": 2, "dash": "dash"}})  # fmt: skip
+    return plain_figure(
+        traces, **_legend_below(480), xaxis=_axis("x"), yaxis=_axis("u"),
+        title={"text": tr("pinn.fig.slices_title", lang), "font": {"size": 15}, "x": 0.01},
+    )  # fmt: skip
+
+
+def losses_figure(run: PinnRun, lang: str) -> object:
+    """The residual, initial and boundary terms (unweighted) before each step, log scale."""
+    steps = np.arange(len(run.terms))
+    traces = [
+        {"type": "scatter", "x": steps, "y": np.where(run.terms[:, k] > 0, run.terms[:, k], np.nan),
+         "mode": "lines", "name": tr(_TERM_KEYS[name], lang),
+         "line": {"color": TERM_COLORS[name], "width": 3}}
+        for k, name in enumerate(("residual", "initial", "boundary"))
+    ]  # fmt: skip
+    return plain_figure(
+        traces, **_legend_below(480), xaxis=_axis(tr("why.fig.iteration", lang)),
+        yaxis=_axis(tr("pinn.fig.term", lang), type="log", exponentformat="power"),
+        title={"text": tr("pinn.fig.losses_title", lang), "font": {"size": 15}, "x": 0.01},
+    )  # fmt: skip

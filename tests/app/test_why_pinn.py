@@ -1,0 +1,113 @@
+"""The physics-informed network tab through AppTest: both languages, the charts against the
+core's run, the silent bug without create_graph shown as a warning, the wave preset, and a
+refused setting explained in both languages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from hograd_core.applications import pinn as core
+from tests.arrays import plotly_array
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "why.py")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread() -> Iterator[None]:
+    """One torch thread, as app.py sets for the server (the page runs here without app.py)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def run(lang: str = "en", **state: object) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    at.session_state["lang"] = lang
+    at.session_state["why.tab"] = "pinn"
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def grid(z: object) -> np.ndarray:
+    """A heat map's z as the 41 x 41 grid (base64 in the chart's JSON, or nested lists)."""
+    return plotly_array(z).reshape(41, 41) if isinstance(z, dict) else np.array(z, dtype=float)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_tab_trains_the_heat_preset_and_draws_the_cores_run(lang: str) -> None:
+    at = run(lang)
+    expected = core.pinn(core.preset("heat"))
+    maps, slices, losses = charts(at)
+    u = maps["data"][0]
+    assert u["type"] == "heatmap"
+    np.testing.assert_allclose(grid(u["z"]), expected.u, rtol=1e-12)
+    first = slices["data"][0]
+    np.testing.assert_allclose(plotly_array(first["y"]), expected.u[0], rtol=1e-12)
+    np.testing.assert_allclose(plotly_array(losses["data"][0]["y"]), expected.terms[:, 0],
+                               rtol=1e-12)  # fmt: skip
+    assert at.success and not at.warning
+    script = at.code[-1].value
+    assert "create_graph=True)[0]  # <--" in script
+    words = {"en": "physics-informed network", "zh": "物理信息神经网络"}[lang]
+    assert words in "\n".join(m.value for m in at.markdown)
+    assert f"{expected.parameters:,}" in [m.value for m in at.metric]
+
+
+def test_without_create_graph_the_tab_warns_that_the_residual_did_not_train() -> None:
+    at = run("zh", **{"why.pinn.create_graph": False})
+    assert at.warning and "恰好为 0" in at.warning[0].value
+    bad = core.pinn(replace(core.preset("heat"), create_graph=False))
+    maps = charts(at)[0]
+    residual = maps["data"][2]
+    np.testing.assert_allclose(grid(residual["z"]), bad.residual, rtol=1e-12)
+    script = at.code[-1].value
+    marked = [line for line in script.splitlines() if "# <--" in line]
+    assert marked and not any("create_graph=True" in line for line in marked)
+
+
+def test_the_wave_preset_starts_from_its_own_steps() -> None:
+    at = run()
+    at.radio(key="why.pinn.equation").set_value("wave").run()
+    assert not at.exception
+    assert at.slider(key="why.pinn.steps").value == core.preset("wave").steps
+    expected = core.pinn(core.preset("wave"))
+    slices = charts(at)[1]
+    np.testing.assert_allclose(plotly_array(slices["data"][-1]["y"]), expected.exact[40],
+                               rtol=1e-12)  # fmt: skip
+    assert "u_tt" in at.code[-1].value
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_network_over_the_budget_is_refused_with_a_reason(lang: str) -> None:
+    at = run(lang, **{"why.pinn.width": 64, "why.pinn.depth": 4})
+    words = {"en": "parameters: expected 1 to 10000, got 12737",
+             "zh": "parameters：应在 1 到 10000 之间，实际为 12737"}[lang]  # fmt: skip
+    assert at.error and words in at.error[0].value
+    assert not at.get("plotly_chart")
+
+
+def test_the_chosen_equation_survives_a_language_switch() -> None:
+    at = run()
+    at.radio(key="why.pinn.equation").set_value("wave").run()
+    at.session_state["lang"] = "zh"
+    at.run()
+    assert not at.exception
+    assert at.radio(key="why.pinn.equation").value == "wave"
+    assert any(o.startswith("波动") for o in at.radio(key="why.pinn.equation").options)
+    assert "u_tt" in at.code[-1].value
