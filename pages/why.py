@@ -421,6 +421,7 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
     # maml
     # pinn
     # wgan
+    "wgan": ("wgan.tab", __import__("pages._why_wgan", fromlist=["draw"]).draw),
 }
 
 st.title(t("why.title"))
