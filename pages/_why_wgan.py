@@ -117,10 +117,10 @@ def silent_bug(check: object) -> None:
     st.table(table)
     st.caption(t("wgan.bug.note"))
     st.markdown("**" + t("wgan.graph.title") + "**")
-    c = st.columns(2, gap="medium")
-    for column, flag in zip(c, (True, False), strict=True):
-        graph = why_wgan_graph(flag)
-        column.markdown(t("wgan.graph.on" if flag else "wgan.graph.off"))
-        column.html(flag_legend_html(graph, lang()))  # fixed text, escaped: no user input
-        column.graphviz_chart(figs.penalty_dot(graph, lang()), width="stretch")
+    flag = st.radio("create_graph", ["True", "False"], key=f"{P}.graph", horizontal=True,
+                    format_func=lambda f: f"create_graph={f}", bind="query-params")  # fmt: skip
+    graph = why_wgan_graph(flag == "True")
+    st.markdown(t("wgan.graph.on" if flag == "True" else "wgan.graph.off"))
+    st.html(flag_legend_html(graph, lang()))  # fixed text, escaped: no user input
+    st.graphviz_chart(figs.penalty_dot(graph, lang()), width="stretch")
     st.caption(t("wgan.graph.note"))

@@ -92,17 +92,18 @@ def penalty_check(config: WganConfig) -> PenaltyCheck:
 
 def penalty_graph(create_graph: bool, hidden: int = 2, points: int = 1) -> TensorGraph:
     """The graph that ``GP.backward()`` walks, for a tiny critic (2 → ``hidden`` → 1) on
-    ``points`` interpolates: D(x̂) in the colour of the forward pass, ∇_x̂ D and the penalty
-    built on it in the colour of the first backward pass. Without create_graph, ∇_x̂ D and the
-    penalty have no grad_fn and stand alone."""
+    ``points`` interpolates: D(x̂) in the colour of the forward pass, ‖∇_x̂ D‖ (the first
+    point's value shown) and the penalty built on it in the colour of the first backward pass.
+    Without create_graph, ‖∇_x̂ D‖ and the penalty have no grad_fn and stand alone."""
     gen = torch.Generator().manual_seed(0)
     critic = init_mlp([2, hidden, 1], gen)
     x_hat = torch.randn(points, 2, generator=gen, dtype=torch.float64).requires_grad_(True)
     d = mlp(critic, x_hat).sum()
     (g,) = torch.autograd.grad(d, x_hat, create_graph=create_graph)
-    gp = 10.0 * ((g.norm(dim=1) - 1) ** 2).mean()
-    value = float(gp.detach())
-    roots = [(0, "D(x̂)", d, float(d.detach())), (1, "∇D", g, None), (1, "GP", gp, value)]
+    norm = g.norm(dim=1)  # (points,)
+    gp = 10.0 * ((norm - 1) ** 2).mean()
+    roots = [(0, "D(x̂)", d, float(d.detach())), (1, "‖∇D‖", norm, float(norm.detach()[0])),
+             (1, "GP", gp, float(gp.detach()))]  # fmt: skip
     leaves = [*zip(NAMES[:4], critic, strict=True), ("x̂", x_hat)]
     return trace_tensors(roots, leaves)
 

@@ -26,8 +26,10 @@ def _open(page, lang: str) -> None:  # noqa: ANN001
     wait_for_app(page, timeout=90_000)
 
 
-def _shot(page, name: str, text: str) -> None:  # noqa: ANN001
-    page.get_by_text(text, exact=False).first.scroll_into_view_if_needed()
+def _shot(page, name: str, selector: str) -> None:  # noqa: ANN001
+    """A screenshot with ``selector``'s first match at the top of the view (the page scrolls
+    inside Streamlit's main container, so a full-page shot shows only what is in view)."""
+    page.locator(selector).first.evaluate("e => e.scrollIntoView({block: 'start'})")
     page.wait_for_timeout(500)
     screenshot(page, name)
 
@@ -43,8 +45,8 @@ def test_wgan_tab_trains_and_draws_the_cores_numbers(page) -> None:  # noqa: ANN
     assert "create_graph=True" in body and "The silent bug" in body
     check = penalty_check(WganConfig())
     assert f"{check.with_graph[0]:.6g}" in body  # W1's row of the table, both ways
-    assert page.locator("[data-testid='stGraphVizChart'] svg").count() == 2
-    _shot(page, "why-wgan-en", "Snapshot at generator step")
+    assert "TanhBackwardBackward0" in page.locator("[data-testid='stGraphVizChart']").inner_text()
+    _shot(page, "why-wgan-en", "[data-testid='stSlider']:has-text('Snapshot')")
 
     page.get_by_text("penalty without create_graph (the bug)", exact=True).click()
     page.get_by_text("a ring", exact=True).click()
@@ -54,10 +56,16 @@ def test_wgan_tab_trains_and_draws_the_cores_numbers(page) -> None:  # noqa: ANN
     bug = train_wgan(WganConfig(dataset="ring", mode="gp_no_graph"))
     np.testing.assert_allclose(_trace(page, "generated", "x"), bug.fake[-1][:, 0], rtol=1e-12)
     assert "number for number" in page.inner_text("body")
-    _shot(page, "why-wgan-bug-en", "The silent bug")
+    _shot(page, "why-wgan-bug-en", "[data-testid='stTable']")
+    _shot(page, "why-wgan-graph-en", "[data-testid='stGraphVizChart']")
+    page.get_by_text("create_graph=False", exact=True).click()
+    wait_for_app(page, timeout=90_000)
+    assert "(no grad_fn)" in page.locator("[data-testid='stGraphVizChart']").inner_text()
+    _shot(page, "why-wgan-graph-off-en", "[data-testid='stGraphVizChart']")
 
     _open(page, "zh")  # a fresh session: the defaults again, in Chinese
     _no_exception(page)
     np.testing.assert_allclose(_trace(page, "生成点", "x"), run.fake[-1][:, 0], rtol=1e-12)
     assert "无声的错误" in page.inner_text("body")
-    _shot(page, "why-wgan-zh", "快照")
+    _shot(page, "why-wgan-zh", ".js-plotly-plot")
+    _shot(page, "why-wgan-graph-zh", "[data-testid='stTable']")
