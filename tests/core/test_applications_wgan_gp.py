@@ -194,3 +194,22 @@ def test_refusals_come_before_any_work(config: WganConfig, error: type, match: s
     for call in (train_wgan, penalty_check, wgan_code, step_costs):
         with pytest.raises(error, match=match):
             call(config)
+
+
+def test_a_run_that_meets_a_nan_stops_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within the allowed ranges the tanh networks stay finite, so a NaN is injected into the
+    data from the 8th critic batch on (in generator step 1): the run must stop there."""
+    from hograd_core.applications import wgan_gp
+
+    calls = []
+
+    def poisoned(name, n, gen, dtype=torch.float64):  # noqa: ANN001, ANN202
+        calls.append(n)
+        x = sample_data(name, n, gen, dtype)
+        return x * float("nan") if len(calls) > 8 else x  # 1: shown; 2-6: step 0; 7-11: step 1
+
+    monkeypatch.setattr(wgan_gp, "sample_data", poisoned)
+    run = train_wgan(WganConfig(steps=20, n_critic=5, snapshots=5))
+    assert run.status == "diverged"
+    assert len(run.wasserstein) == 2 and np.isnan(run.wasserstein[-1])  # step 2 met the NaN
+    assert np.isfinite(run.wasserstein[0]) and run.snap_steps.tolist() == [0]
