@@ -8,7 +8,8 @@ with ``create_graph=True``. Without it the gradient comes back as a constant, th
 number with no path to the critic's weights, and training runs on exactly as if it were off.
 
 Both networks are small tanh MLPs kept as lists of tensors (``mlp``), trained with Adam
-(β = (0.5, 0.9), as in the paper) in float64; every random number comes from one
+(β = (0.5, 0.9); the paper's Algorithm 1 uses β₁ = 0 and a learning rate of 1e-4, for far
+longer runs than one click allows) in float64; every random number comes from one
 ``torch.Generator``, drawn in the same order in every mode, so "penalty without create_graph"
 and "no penalty" draw the same batches.
 """
@@ -47,7 +48,7 @@ class WganBudget:
     max_batch: int = 512
     max_hidden: int = 128
     max_snapshots: int = 21
-    max_work: float = 6e8  # batch x critic parameters x passes: about 1.5 s on this 2-core host
+    max_work: float = 6e8  # steps x batch x parameters x passes: ~1.3 s on an idle 2-core host
 
 
 WGAN_BUDGET = WganBudget()
