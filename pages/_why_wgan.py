@@ -118,7 +118,8 @@ def silent_bug(check: object) -> None:
     st.caption(t("wgan.bug.note"))
     st.markdown("**" + t("wgan.graph.title") + "**")
     flag = st.radio("create_graph", ["True", "False"], key=f"{P}.graph", horizontal=True,
-                    format_func=lambda f: f"create_graph={f}", bind="query-params")  # fmt: skip
+                    format_func=lambda f: f"create_graph={f}", bind="query-params",
+                    label_visibility="collapsed")  # fmt: skip
     graph = why_wgan_graph(flag == "True")
     st.markdown(t("wgan.graph.on" if flag == "True" else "wgan.graph.off"))
     st.html(flag_legend_html(graph, lang()))  # fixed text, escaped: no user input

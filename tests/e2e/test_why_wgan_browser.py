@@ -46,6 +46,7 @@ def test_wgan_tab_trains_and_draws_the_cores_numbers(page) -> None:  # noqa: ANN
     check = penalty_check(WganConfig())
     assert f"{check.with_graph[0]:.6g}" in body  # W1's row of the table, both ways
     assert "TanhBackwardBackward0" in page.locator("[data-testid='stGraphVizChart']").inner_text()
+    _shot(page, "why-wgan-form-en", "[data-testid='stTabs']")
     _shot(page, "why-wgan-en", "[data-testid='stSlider']:has-text('Snapshot')")
 
     page.get_by_text("penalty without create_graph (the bug)", exact=True).click()
