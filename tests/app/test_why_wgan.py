@@ -13,6 +13,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
+from hograd_core.applications.wgan_code import wgan_code
 from hograd_core.applications.wgan_gp import WganConfig, train_wgan
 from hograd_core.applications.wgan_penalty import penalty_check, penalty_graph
 from hograd_ui.graph_figures import flag_dot
@@ -67,6 +68,7 @@ def test_the_tab_draws_the_cores_run_in_both_languages(lang: str, words: str) ->
     assert list(table.iloc[:, 0]) == [f"{v:.6g}" for v in check.with_graph]
     assert list(table.iloc[:, 1]) == ["0"] * 6
     script = at.code[-1].value
+    assert script == wgan_code(WganConfig()).source.rstrip()  # executed in tests/core
     assert "create_graph=True)  # <-- kept: GP trains the critic" in script
     (on,) = [g.proto.spec for g in at.get("graphviz_chart")]
     assert on == flag_dot(penalty_graph(True), lang) and "TanhBackwardBackward0" in on
@@ -102,3 +104,16 @@ def test_a_run_over_the_budget_is_refused_with_a_reason(lang: str, words: str) -
     at = run(lang, **{"why.wgan.steps": 1000, "why.wgan.batch": 512})
     assert words in at.error[0].value
     assert not at.get("plotly_chart") and not at.code
+
+
+@pytest.mark.parametrize(
+    ("data", "mode", "box", "words"),
+    [("moons", "clip", "info", "nearly flat"), ("ring", "none", "warning", "far past")],
+)
+def test_the_other_modes_draw_and_explain(data: str, mode: str, box: str, words: str) -> None:
+    at = run(**{"why.wgan.data.en": data, "why.wgan.mode.en": mode, "why.wgan.steps": 60})
+    assert words in getattr(at, box)[0].value
+    core = train_wgan(WganConfig(dataset=data, mode=mode, steps=60))
+    np.testing.assert_array_equal(trace(at, "data", "x"), core.real[:, 0])
+    np.testing.assert_array_equal(trace(at, "generated", "y"), core.fake[-1][:, 1])
+    assert at.table[0].value.iloc[:, 1].tolist() == ["0"] * 6
