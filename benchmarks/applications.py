@@ -174,6 +174,22 @@ def pinn_costs(rounds: int) -> dict[str, float]:
 # ---- WGAN-GP (issue 17)
 
 
+def wgan_costs(rounds: int) -> dict[str, float]:
+    """``gp_step_over_plain_step``: one critic step of the page's default WGAN-GP run (8
+    Gaussians, batch 64, a 2-32-32-1 tanh critic, Adam) with the gradient penalty (its
+    ``create_graph=True`` gradient, then backward through it) against the same step without
+    the penalty: :func:`hograd_core.applications.wgan_penalty.step_costs`."""
+    from hograd_core.applications.wgan_gp import WganConfig
+    from hograd_core.applications.wgan_penalty import step_costs
+
+    costs = step_costs(WganConfig(), rounds)
+    return {
+        "gp_step_over_plain_step": costs.gp_seconds / costs.plain_seconds,
+        "gp_critic_step_ms": costs.gp_seconds * 1e3,
+        "plain_critic_step_ms": costs.plain_seconds * 1e3,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
@@ -189,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     # pinn
     out.update(pinn_costs(args.rounds))
     # wgan
+    out.update(wgan_costs(args.rounds))
     if args.json:
         print(json.dumps(out))
     else:

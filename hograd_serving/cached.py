@@ -412,6 +412,33 @@ def why_pinn_run(
 
 # ---- why page: WGAN-GP (issue 17) -----------------------------------------------------------------
 
+from hograd_core.applications import wgan_gp as why_wgan  # noqa: E402
+from hograd_core.applications import wgan_penalty as why_wgan_penalty  # noqa: E402
+from hograd_core.applications.wgan_code import wgan_code  # noqa: E402
+from hograd_core.graphs import TensorGraph  # noqa: E402
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def why_wgan_run(
+    config: why_wgan.WganConfig, _caption: Caption = lambda done, total: f"{done}/{total}",
+) -> tuple[why_wgan.WganRun, why_wgan_penalty.PenaltyCheck, why_wgan_penalty.StepCosts, Code]:  # fmt: skip
+    """The training run, the penalty's gradient both ways, a critic step's cost with and
+    without the penalty, and the script. ``config`` is a frozen dataclass of primitives."""
+    why_wgan.check_config(config)  # a refused setting draws no progress bar
+
+    def work(progress: Callable[[int, int], None]) -> tuple:
+        run = why_wgan.train_wgan(config, progress)
+        return run, why_wgan_penalty.penalty_check(config), why_wgan_penalty.step_costs(config)
+
+    run, check, costs = _with_bar(_caption, work)
+    return run, check, costs, wgan_code(config)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def why_wgan_graph(create_graph: bool) -> TensorGraph:
+    """The penalty's graph for the tiny critic (about 50 nodes: no gate needed)."""
+    return why_wgan_penalty.penalty_graph(create_graph)
+
 
 # ---- graph page: several variables, gallery drawings (issue 15) -----------------------------------
 

@@ -433,6 +433,7 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
     # pinn
     "pinn": ("pinn.tab", lambda: __import__("pages._why_pinn", fromlist=["draw"]).draw()),
     # wgan
+    "wgan": ("wgan.tab", __import__("pages._why_wgan", fromlist=["draw"]).draw),
 }
 
 st.title(t("why.title"))

@@ -1,0 +1,95 @@
+"""Figures of the WGAN-GP tab: the points over the critic's contour, the gradient norms on the
+interpolates, the training curves, and the penalty's graph in the graph page's style.
+
+Colours: data grey, generated points red, the critic's values from blue (low) to orange
+(high); every label comes from the translation table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hograd_core.applications.wgan_gp import LIMIT, WganRun
+from hograd_core.graphs import TensorGraph
+from hograd_ui.i18n import tr
+
+from .graph_figures import flag_dot
+from .hvp_figures import _axis, _look
+from .plotting import plain_figure, vline
+
+__all__ = ["NORM_BINS", "curves_figure", "norm_counts", "norms_figure", "penalty_dot",
+           "points_figure"]  # fmt: skip
+
+#: Edges of the histogram of ‖∇_x̂ D(x̂)‖ (values above the last edge go in the last bin).
+NORM_BINS = np.linspace(0.0, 3.0, 31)
+_CRITIC = [[0.0, "#2c7bb6"], [0.5, "#f7f7f7"], [1.0, "#fdae61"]]
+
+
+def norm_counts(norms: np.ndarray) -> np.ndarray:
+    """How many interpolates fall in each bin of :data:`NORM_BINS` (overflow in the last)."""
+    clipped = np.minimum(np.asarray(norms, dtype=float), NORM_BINS[-1] - 1e-9)
+    return np.histogram(clipped, NORM_BINS)[0]
+
+
+def points_figure(run: WganRun, index: int, lang: str) -> object:
+    """The data (grey), the generated points of snapshot ``index`` (red) and the critic D of
+    that snapshot as filled contours behind them."""
+    z = run.critic[index]
+    contour = {
+        "type": "contour", "x": run.grid, "y": run.grid, "z": z, "colorscale": _CRITIC,
+        "ncontours": 18, "line": {"width": 0.5, "color": "rgba(0,0,0,0.15)"}, "opacity": 0.85,
+        "name": tr("wgan.fig.critic", lang), "showscale": True,
+        "colorbar": {"title": {"text": "D(x)"}, "thickness": 14},
+        "hovertemplate": "D(%{x:.2f}, %{y:.2f}) = %{z:.3g}<extra></extra>",
+    }  # fmt: skip
+    real = {"type": "scatter", "x": run.real[:, 0], "y": run.real[:, 1], "mode": "markers",
+            "name": tr("wgan.fig.data", lang),
+            "marker": {"color": "#4b5563", "size": 5, "opacity": 0.6}}  # fmt: skip
+    fake = {"type": "scatter", "x": run.fake[index][:, 0], "y": run.fake[index][:, 1],
+            "mode": "markers", "name": tr("wgan.fig.generated", lang),
+            "marker": {"color": "#d62728", "size": 6, "line": {"width": 0.5, "color": "white"}}}  # fmt: skip
+    box = [-LIMIT, LIMIT]
+    return plain_figure(
+        [contour, real, fake], **_look(520),
+        xaxis=_axis("x₁", range=box, constrain="domain"),
+        yaxis=_axis("x₂", range=box, scaleanchor="x", scaleratio=1),
+    )  # fmt: skip
+
+
+def norms_figure(run: WganRun, index: int, lang: str) -> object:
+    """The histogram of ‖∇_x̂ D(x̂)‖ over the interpolates at snapshot ``index``; the penalty
+    pulls it to the dashed line at 1."""
+    centres = (NORM_BINS[:-1] + NORM_BINS[1:]) / 2
+    bars = {"type": "bar", "x": centres, "y": norm_counts(run.norms[index]),
+            "width": NORM_BINS[1] - NORM_BINS[0], "name": tr("wgan.fig.norms", lang),
+            "marker": {"color": "#9467bd"},
+            "hovertemplate": "‖∇D‖ ≈ %{x:.2f}: %{y}<extra></extra>"}  # fmt: skip
+    return plain_figure(
+        [bars], **_look(360), showlegend=False, bargap=0.05,
+        shapes=[vline(1.0, {"color": "#111827", "dash": "dash", "width": 2})],
+        xaxis=_axis(tr("wgan.fig.norm_axis", lang), range=[0, NORM_BINS[-1]]),
+        yaxis=_axis(tr("wgan.fig.count", lang)),
+    )  # fmt: skip
+
+
+def curves_figure(run: WganRun, lang: str) -> object:
+    """Per generator step: the critic's gap mean D(real) − mean D(fake) (left axis) and the
+    penalty (right axis: it can be hundreds of times larger; zero unless it is on)."""
+    steps = np.arange(1, len(run.wasserstein) + 1)
+    traces = [
+        {"type": "scatter", "x": steps, "y": run.wasserstein, "mode": "lines",
+         "name": tr("wgan.fig.wasserstein", lang), "line": {"color": "#1f77b4", "width": 2}},
+        {"type": "scatter", "x": steps, "y": run.penalty, "mode": "lines", "yaxis": "y2",
+         "name": tr("wgan.fig.penalty", lang), "line": {"color": "#ff7f0e", "width": 2}},
+    ]  # fmt: skip
+    return plain_figure(
+        traces, **_look(340), xaxis=_axis(tr("wgan.fig.step", lang)),
+        yaxis=_axis(None, tickfont={"size": 14, "color": "#1f77b4"}),
+        yaxis2=_axis(None, overlaying="y", side="right", showgrid=False, rangemode="tozero",
+                     tickfont={"size": 14, "color": "#ff7f0e"}),
+    )  # fmt: skip
+
+
+def penalty_dot(graph: TensorGraph, lang: str) -> str:
+    """The penalty's graph as the graph page draws a flag-lab run (same colours and shapes)."""
+    return flag_dot(graph, lang)

@@ -1,0 +1,119 @@
+"""The WGAN-GP tab of "Why gradients of gradients" through AppTest: both languages, the
+numbers its charts and table carry against the core, the penalty's graphs, the silent bug's
+mode, the snapshot slider and a refused setting."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from hograd_core.applications.wgan_code import wgan_code
+from hograd_core.applications.wgan_gp import WganConfig, train_wgan
+from hograd_core.applications.wgan_penalty import penalty_check, penalty_graph
+from hograd_ui.graph_figures import flag_dot
+from hograd_ui.wgan_figures import norm_counts
+from tests.arrays import plotly_array
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "why.py")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread() -> Iterator[None]:
+    """One torch thread, as app.py sets for the server (the page runs here without app.py)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def run(lang: str = "en", **state: object) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    at.session_state["lang"] = lang
+    at.session_state["why.tab"] = "wgan"
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def trace(at: AppTest, name: str, axis: str = "y") -> np.ndarray:
+    for chart in at.get("plotly_chart"):
+        for data in json.loads(chart.proto.spec)["data"]:
+            if data.get("name") == name:
+                value = data[axis]
+                return plotly_array(value) if isinstance(value, dict) else np.array(value)
+    raise AssertionError(f"no trace {name!r}")
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "The silent bug"), ("zh", "无声的错误")])
+def test_the_tab_draws_the_cores_run_in_both_languages(lang: str, words: str) -> None:
+    at = run(lang)
+    core = train_wgan(WganConfig())
+    generated = "generated" if lang == "en" else "生成点"
+    np.testing.assert_array_equal(trace(at, generated, "x"), core.fake[-1][:, 0])
+    np.testing.assert_array_equal(trace(at, generated, "y"), core.fake[-1][:, 1])
+    bars = "interpolates" if lang == "en" else "插值点"
+    np.testing.assert_array_equal(trace(at, bars), norm_counts(core.norms[-1]))
+    np.testing.assert_array_equal(trace(at, bars).sum(), 400)
+    assert words in "\n".join(s.value for s in at.subheader)
+    table = at.table[0].value
+    check = penalty_check(WganConfig())
+    assert list(table.iloc[:, 0]) == [f"{v:.6g}" for v in check.with_graph]
+    assert list(table.iloc[:, 1]) == ["0"] * 6
+    script = at.code[-1].value
+    assert script == wgan_code(WganConfig()).source.rstrip()  # executed in tests/core
+    assert "create_graph=True)  # <-- kept: GP trains the critic" in script
+    (on,) = [g.proto.spec for g in at.get("graphviz_chart")]
+    assert on == flag_dot(penalty_graph(True), lang) and "TanhBackwardBackward0" in on
+    at = run(lang, **{"why.wgan.graph": "False"})  # a fresh run: AppTest would send the zh
+    # form radios back formatted in English
+    (off,) = [g.proto.spec for g in at.get("graphviz_chart")]
+    assert off == flag_dot(penalty_graph(False), lang) and "(no grad_fn)" in off
+
+
+def test_the_bug_mode_trains_as_no_penalty_and_says_so() -> None:
+    at = run(**{"why.wgan.mode.en": "gp_no_graph"})
+    assert "number for number" in at.warning[0].value
+    off = train_wgan(WganConfig(mode="none"))
+    np.testing.assert_array_equal(trace(at, "generated", "x"), off.fake[-1][:, 0])
+    assert "create_graph=False)  # <-- the silent bug" in at.code[-1].value
+    at.session_state["lang"] = "zh"  # the choice survives a language switch
+    at.run()
+    assert "逐个数字" in at.warning[0].value
+
+
+def test_the_snapshot_slider_shows_an_earlier_state() -> None:
+    at = run(**{"why.wgan.data.en": "ring", "why.wgan.steps": 50})
+    core = train_wgan(WganConfig(dataset="ring", steps=50))
+    slider = at.select_slider(key="why.wgan.at.50")
+    assert list(slider.options) == [str(s) for s in core.snap_steps]
+    slider.set_value(0).run()
+    np.testing.assert_array_equal(trace(at, "generated", "x"), core.fake[0][:, 0])
+    np.testing.assert_array_equal(trace(at, "interpolates"), norm_counts(core.norms[0]))
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "over the limit"), ("zh", "超过上限")])
+def test_a_run_over_the_budget_is_refused_with_a_reason(lang: str, words: str) -> None:
+    at = run(lang, **{"why.wgan.steps": 1000, "why.wgan.batch": 512})
+    assert words in at.error[0].value
+    assert not at.get("plotly_chart") and not at.code
+
+
+@pytest.mark.parametrize(
+    ("data", "mode", "box", "words"),
+    [("moons", "clip", "info", "nearly flat"), ("ring", "none", "warning", "far past")],
+)
+def test_the_other_modes_draw_and_explain(data: str, mode: str, box: str, words: str) -> None:
+    at = run(**{"why.wgan.data.en": data, "why.wgan.mode.en": mode, "why.wgan.steps": 60})
+    assert words in getattr(at, box)[0].value
+    core = train_wgan(WganConfig(dataset=data, mode=mode, steps=60))
+    np.testing.assert_array_equal(trace(at, "data", "x"), core.real[:, 0])
+    np.testing.assert_array_equal(trace(at, "generated", "y"), core.fake[-1][:, 1])
+    assert at.table[0].value.iloc[:, 1].tolist() == ["0"] * 6
