@@ -47,8 +47,7 @@ with script_slot(), routed():
         ),
         # lesson
         st.Page(
-            "pages/lesson.py", title=t("lesson.page"), icon=":material/route:",
-            url_path="lesson",
+            "pages/lesson.py", title=t("lesson.page"), icon=":material/route:", url_path="lesson"
         ),
     ]
     st.navigation(PAGES).run()

@@ -125,9 +125,11 @@ def show(number: int, teacher: bool) -> None:
             t("lesson.check"), key=f"lesson.check.{step.name}", type="primary",
             on_click=_check, args=(number,), icon=":material/task_alt:",
         )  # fmt: skip
-        if st.button(t("lesson.hint.show"), key=f"lesson.hint_button.{step.name}",
-                     icon=":material/help:", disabled=st.session_state.get(hint_key, False)):  # fmt: skip
-            st.session_state[hint_key] = True
+        st.button(
+            t("lesson.hint.show"), key=f"lesson.hint_button.{step.name}", icon=":material/help:",
+            on_click=st.session_state.__setitem__, args=(hint_key, True),
+            disabled=st.session_state.get(hint_key, False),
+        )  # fmt: skip
     if st.session_state.get(hint_key):
         st.info(f"**{t('lesson.hint.title')}** {t(ex.hint)}", icon=":material/help:")
     refused = st.session_state.get(f"lesson.refused.{step.name}")
