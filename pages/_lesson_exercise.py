@@ -79,13 +79,13 @@ def _choice(step: Step) -> None:
 def _inputs(step: Step) -> None:
     ex, key = step.exercise, f"lesson.ans.{step.name}"
     if ex.kind == NUMBER:
-        st.number_input(
+        st.columns([1, 2])[0].number_input(
             t("lesson.answer.label"), value=None, step=1.0, format="%g", key=key,
             on_change=_forget, args=(step.name,),
         )  # fmt: skip
     elif ex.kind == VECTOR:
         size = len(lesson_answer(step.name).values)
-        for i, column in enumerate(st.columns(size + 1)[:size]):
+        for i, column in enumerate(st.columns(size + 2)[:size]):
             column.number_input(
                 t("lesson.answer.component", index=i + 1), value=None, step=0.5, format="%g",
                 key=f"{key}.{i}", on_change=_forget, args=(step.name,),

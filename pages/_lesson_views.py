@@ -120,7 +120,8 @@ def newton_view(step: Step) -> None:
         return
     figure = why_figures.newton_paths_figure(race, lang())
     st.plotly_chart(figure, key=f"lesson.chart.{step.name}")
-    st.page_link("pages/why.py", label=t("lesson.used.link"), icon=":material/lightbulb:")
+    link = t("lesson.used.link", page=t("app.page.why"))
+    st.page_link("pages/why.py", label=link, icon=":material/lightbulb:")
 
 
 VIEWS = {

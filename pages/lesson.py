@@ -34,7 +34,7 @@ st.segmented_control(
 
 step = STEPS[number - 1]
 st.header(t(step.title))
-st.markdown(t(step.text))
+st.markdown(t(step.text, page=t("app.page.why")))  # the last step names the "why" page
 VIEWS[step.view](step)
 exercise.show(number, teacher)
 if len(done) == TOTAL:
