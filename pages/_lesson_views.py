@@ -33,18 +33,17 @@ def flag_settings(step: Step) -> tuple[bool, bool | None, str]:
     """The flag lab's controls for this step (create_graph, retain_graph, the action); they
     start where the step's exercise says."""
     start = step.exercise.start
-    key = f"lesson.{step.name}"
-    st.session_state.setdefault(f"{key}.cg", start.create_graph)
-    st.session_state.setdefault(f"{key}.rg", "None")
+    key = f"lesson.{step.name}"  # the toggles are in the link when they differ from the start
     st.markdown(f"**{t('lesson.flags.settings')}**")
     left, right = st.columns([2, 3], gap="large")
     with left.container(horizontal=True, vertical_alignment="bottom"):
         create_graph = st.toggle(
-            t("graph.flags.create_graph"), key=f"{key}.cg", help=t("graph.flags.create_graph.help")
-        )
+            t("graph.flags.create_graph"), start.create_graph, key=f"{key}.cg",
+            help=t("graph.flags.create_graph.help"), bind="query-params",
+        )  # fmt: skip
         retain = st.segmented_control(
-            t("graph.flags.retain_graph"), list(RETAIN), required=True, key=f"{key}.rg",
-            help=t("graph.flags.retain_graph.help"),
+            t("graph.flags.retain_graph"), list(RETAIN), default="None", required=True,
+            key=f"{key}.rg", help=t("graph.flags.retain_graph.help"), bind="query-params",
             format_func={**{v: v for v in RETAIN}, "None": t("graph.flags.retain.default")}.__getitem__,
         ) or "None"  # fmt: skip
     actions = {a: t(f"graph.flags.action.{a}") for a in ("next", "again", "backward")}
@@ -80,9 +79,9 @@ def flags_view(step: Step) -> None:
 def growth_view(step: Step) -> None:
     """Nodes, depth, saved bytes and time per order, as on the graph page."""
     _, x0, order = GROWTH
-    st.session_state.setdefault("lesson.growth.fn", GROWTH_CHOICES[0])
     text = st.segmented_control(
-        t("lesson.growth.pick"), list(GROWTH_CHOICES), required=True, key="lesson.growth.fn"
+        t("lesson.growth.pick"), list(GROWTH_CHOICES), default=GROWTH_CHOICES[0], required=True,
+        key="lesson.growth.fn", bind="query-params",
     ) or GROWTH_CHOICES[0]  # fmt: skip
     try:
         lab = lab_for(text, x0)

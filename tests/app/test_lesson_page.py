@@ -241,3 +241,19 @@ def test_both_languages_and_a_switch_keeps_the_place_and_choice() -> None:
     at.radio(key="lang").set_value("zh").run()
     assert tr("lesson.check.right", "zh") in texts(at.success)
     assert at.query_params["lang"] == "zh" and at.query_params["done"] == "4"
+
+
+def test_the_views_widgets_are_read_from_the_link() -> None:
+    """The growth picker and the flag toggles are bound to the link (bind="query-params"); a
+    value that is not one of their options is dropped, never a traceback."""
+    at = open_lesson(step="4", **{"lesson.growth.fn": "sin(x)"})
+    assert at.segmented_control(key="lesson.growth.fn").value == "sin(x)"
+    at = open_lesson(step="2", **{"lesson.create_graph.cg": "false"})
+    assert at.toggle(key="lesson.create_graph.cg").value is False
+    assert any("does not require grad" in c.value for c in at.code)  # the run with those flags
+    check(at, "create_graph")
+    assert tr("lesson.check.flags_right") in texts(at.success)
+    at = open_lesson(step="5", **{"lesson.freed.rg": "<b>x</b>", "lesson.growth.fn": "zz"})
+    assert at.segmented_control(key="lesson.freed.rg").value in (None, "None")
+    check(at, "freed")
+    assert tr("lesson.check.ran") in texts(at.error)

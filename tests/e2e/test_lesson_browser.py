@@ -87,6 +87,7 @@ def test_a_student_walks_the_lesson_in_english(page) -> None:  # noqa: ANN001
     toggle.filter(has_text="create_graph").first.locator("label").click()
     wait_for_app(page)
     assert any("does not require grad" in c for c in page.locator("code").all_inner_texts())
+    assert _query(page)["lesson.create_graph.cg"] == ["false"]  # bound to the link
     _click(page, tr("lesson.check"))
     assert any(tr("lesson.check.flags_right") in a for a in _alerts(page))
     assert _query(page)["done"] == ["1,2"]
