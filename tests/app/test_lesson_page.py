@@ -78,25 +78,27 @@ def answer(at: AppTest, number: int, right: bool) -> None:
 NAMES = ["grad", "create_graph", "second", "growth", "freed", "hvp", "used"]
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("number", range(1, TOTAL + 1))
-def test_every_exercise_answered_wrong_then_right(number: int) -> None:
+def test_every_exercise_answered_wrong_then_right(number: int, lang: str) -> None:
     name = NAMES[number - 1]
-    at = open_lesson(step=str(number))
-    assert step_of(at) == tr(f"lesson.{name}.title")
+    at = open_lesson(lang, step=str(number))
+    assert step_of(at) == tr(f"lesson.{name}.title", lang)
     assert len(at.get("plotly_chart")) + len(at.code) >= 1  # the live view is there
     answer(at, number, right=False)
     assert texts(at.error), "a wrong answer says so"
-    assert tr("lesson.check.right") not in texts(at.success)
+    assert tr("lesson.check.right", lang) not in texts(at.success)
     explanation = at.expander  # behind "it gives the answer away"
-    assert tr("lesson.explain.reveal") in [e.label for e in explanation]
+    assert tr("lesson.explain.reveal", lang) in [e.label for e in explanation]
     assert "done" not in at.query_params
     answer(at, number, right=True)
     success = texts(at.success)
-    right = tr("lesson.check.flags_right" if number in (2, 5) else "lesson.check.right")
-    assert right in success
-    assert any(tr("lesson.explain.title") in i for i in texts(at.info))
+    right = "lesson.check.flags_right" if number in (2, 5) else "lesson.check.right"
+    assert tr(right, lang) in success
+    assert any(tr("lesson.explain.title", lang) in i for i in texts(at.info))
     assert at.query_params["done"] == str(number)
-    assert tr("lesson.progress", done=1, total=TOTAL) in [p.proto.text for p in at.get("progress")]
+    progress = tr("lesson.progress", lang, done=1, total=TOTAL)
+    assert progress in [p.proto.text for p in at.get("progress")]
 
 
 def test_wrong_answers_get_specific_feedback() -> None:
