@@ -77,18 +77,20 @@ def _choice(step: Step) -> None:
 
 
 def _inputs(step: Step) -> None:
+    """The answer widgets; typed numbers are kept for the session (persist_state), so a step
+    visited again shows the answer its verdict is about."""
     ex, key = step.exercise, f"lesson.ans.{step.name}"
     if ex.kind == NUMBER:
         st.columns([1, 2])[0].number_input(
             t("lesson.answer.label"), value=None, step=1.0, format="%g", key=key,
-            on_change=_forget, args=(step.name,),
+            on_change=_forget, args=(step.name,), persist_state="session",
         )  # fmt: skip
     elif ex.kind == VECTOR:
         size = len(lesson_answer(step.name).values)
         for i, column in enumerate(st.columns(size + 2)[:size]):
             column.number_input(
                 t("lesson.answer.component", index=i + 1), value=None, step=0.5, format="%g",
-                key=f"{key}.{i}", on_change=_forget, args=(step.name,),
+                key=f"{key}.{i}", on_change=_forget, args=(step.name,), persist_state="session",
             )  # fmt: skip
     elif ex.kind == CHOICE:
         _choice(step)

@@ -259,3 +259,18 @@ def test_the_views_widgets_are_read_from_the_link() -> None:
     assert at.segmented_control(key="lesson.freed.rg").value in (None, "None")
     check(at, "freed")
     assert tr("lesson.check.ran") in texts(at.error)
+
+
+def test_progress_and_answers_survive_a_visit_to_another_page() -> None:
+    at = open_lesson(step="6")
+    answer(at, 6, right=True)
+    at.switch_page("pages/graph.py")
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception
+    assert step_of(at) == tr("lesson.hvp.title")
+    assert at.query_params["step"] == "6" and at.query_params["done"] == "6"  # link rewritten
+    assert at.number_input(key="lesson.ans.hvp.0").value == 1.0
+    assert at.number_input(key="lesson.ans.hvp.1").value == -1.0
+    assert tr("lesson.check.right") in texts(at.success)
