@@ -9,8 +9,7 @@ the labs use (:func:`~hograd_core.derivatives`, :func:`~hograd_core.graph_lab`,
 against sympy or a PyTorch computation written out on its own.
 
 Texts are translation keys (``lesson.*`` in ``locales/*.toml``), spelled out whole so the
-locale tests find them. The progress a link carries (``?step=3&done=1,2&teacher=1``) is read by
-:func:`read_progress`, which ignores what it cannot use and says which parameter that was.
+locale tests find them. The progress a link carries is read by :mod:`.lesson_link`.
 """
 
 from __future__ import annotations
@@ -32,13 +31,11 @@ __all__ = [
     "STEPS",
     "Answer",
     "Exercise",
-    "Progress",
     "Step",
     "Verdict",
     "answer",
     "check",
     "check_flags",
-    "read_progress",
     "step_named",
 ]
 
@@ -293,64 +290,3 @@ def check_flags(step: Step, outcome: FlagOutcome) -> Verdict:
     if met:
         return Verdict(True, "lesson.check.flags_right")
     return Verdict(False, "lesson.check.other_error" if outcome.raised else "lesson.check.ran")
-
-
-# ---- progress in a link ------------------------------------------------------------------
-
-#: the longest value of a progress parameter that is read at all
-MAX_PARAM = 40
-
-
-@dataclass(frozen=True)
-class Progress:
-    """What a link says about the lesson: the open step (1-based), the steps done, the
-    teacher's version, and the names of the parameters that were ignored."""
-
-    step: int = 1
-    done: tuple[int, ...] = ()
-    teacher: bool = False
-    ignored: tuple[str, ...] = ()
-
-
-def _int(text: str) -> int | None:
-    text = text.strip()
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 3 else None
-
-
-def read_progress(step: str | None, done: str | None, teacher: str | None) -> Progress:
-    """Read ``?step=``, ``?done=`` and ``?teacher=`` (each None when absent).
-
-    A value that is not a step number from 1 to len(STEPS) (for ``done``: a comma-separated
-    list of them), or not "0"/"1" for ``teacher``, or longer than :data:`MAX_PARAM`, is
-    ignored and its parameter named in ``ignored``; the rest of the link still counts.
-
-    Example:
-        >>> read_progress("3", "1,2", None)
-        Progress(step=3, done=(1, 2), teacher=False, ignored=())
-        >>> read_progress("99", "1,x", "yes").ignored
-        ('step', 'done', 'teacher')
-    """
-    total = len(STEPS)
-    ignored: list[str] = []
-    number = 1
-    if step is not None:
-        value = _int(step) if len(step) <= MAX_PARAM else None
-        if value is not None and 1 <= value <= total:
-            number = value
-        else:
-            ignored.append("step")
-    finished: tuple[int, ...] = ()
-    if done is not None and done != "":
-        parts = done.split(",") if len(done) <= MAX_PARAM else ["x"]
-        values = [_int(p) for p in parts]
-        if all(v is not None and 1 <= v <= total for v in values):
-            finished = tuple(sorted(set(values)))  # type: ignore[arg-type]
-        else:
-            ignored.append("done")
-    on = False
-    if teacher is not None:
-        if teacher in ("0", "1"):
-            on = teacher == "1"
-        else:
-            ignored.append("teacher")
-    return Progress(number, finished, on, tuple(ignored))

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from hograd_core.lesson import STEPS, read_progress
+from hograd_core.lesson import STEPS
+from hograd_core.lesson_link import read_progress
 
 STEP, DONE, TEACHER = "lesson.step", "lesson.done", "lesson.teacher"
 #: what a parameter given twice with different values reads as (not a valid value of any)

@@ -24,13 +24,12 @@ from hograd_core.lesson import (
     STEPS,
     VECTOR,
     Answer,
-    Progress,
     answer,
     check,
     check_flags,
-    read_progress,
     step_named,
 )
+from hograd_core.lesson_link import Progress, read_progress
 from hograd_ui.i18n import catalogue
 
 x, w1, w2 = sp.symbols("x w1 w2")
