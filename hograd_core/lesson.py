@@ -258,8 +258,8 @@ def check(step: Step, given: tuple[float | None, ...] | int | None, truth: Answe
     if ex.kind == CHOICE:
         if given is None:
             return Verdict(False, "lesson.check.empty")
-        return Verdict(given == int(truth.values[0]), "lesson.check.right"
-                       if given == int(truth.values[0]) else "lesson.check.wrong_choice")  # fmt: skip
+        right = given == int(truth.values[0])
+        return Verdict(right, "lesson.check.right" if right else "lesson.check.wrong_choice")
     numbers = tuple(given) if isinstance(given, tuple) else (given,)
     if any(v is None for v in numbers):
         return Verdict(False, "lesson.check.empty")
