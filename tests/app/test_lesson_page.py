@@ -274,3 +274,17 @@ def test_progress_and_answers_survive_a_visit_to_another_page() -> None:
     assert at.number_input(key="lesson.ans.hvp.0").value == 1.0
     assert at.number_input(key="lesson.ans.hvp.1").value == -1.0
     assert tr("lesson.check.right") in texts(at.success)
+
+
+def test_backward_twice_with_create_graph_runs_in_its_own_process_and_counts() -> None:
+    """.backward(create_graph=True) is run by the flag lab in a fresh process (PyTorch warns of
+    a reference cycle once per process); with retain_graph=False the second .backward() raises
+    the asked-for error, as plain PyTorch does."""
+    at = open_lesson(step="5")
+    set_flags(at, "freed", True, "False", "backward")
+    assert not at.exception
+    check(at, "freed")
+    assert tr("lesson.check.flags_right") in texts(at.success)
+    set_flags(at, "freed", True, "None", "backward")  # retain_graph defaults to True: it runs
+    check(at, "freed")
+    assert tr("lesson.check.ran") in texts(at.error)
