@@ -46,5 +46,8 @@ with script_slot(), routed():
             "pages/why.py", title=t("app.page.why"), icon=":material/lightbulb:", url_path="why"
         ),
         # lesson
+        st.Page(
+            "pages/lesson.py", title=t("lesson.page"), icon=":material/route:", url_path="lesson"
+        ),
     ]
     st.navigation(PAGES).run()

@@ -449,4 +449,14 @@ def why_wgan_graph(create_graph: bool) -> TensorGraph:
 # ---- the guided lesson (issue 18) -----------------------------------------------------------------
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def lesson_answer(name: str) -> lesson.Answer:
+    """The right answer of the lesson step ``name``, computed by the core (the same for every
+    student: a tiny graph, a 2-by-2 Hessian, a Newton race of at most 100 steps)."""
+    return lesson.answer(name)
+
+
+from hograd_core import lesson  # noqa: E402 - kept in this section of the shared file
+
+
 # ---- downloads: CSV, .py, torch.func forms, notebooks (issue 18) ----------------------------------

@@ -1,0 +1,152 @@
+"""A lesson step's exercise: the answer widgets, Check, the hint, the verdict and explanation,
+and the teacher's notes. The right answer and the checking come from hograd_core/lesson.py."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from hograd_core import HogradError
+from hograd_core.lesson import CHOICE, FLAGS, NUMBER, STEPS, VECTOR, Step, check, check_flags
+from hograd_serving.cached import lesson_answer
+from hograd_ui.i18n import error_text
+from pages import _lesson_state as state
+from pages._lesson_views import RETAIN, run_flags_for
+from pages._ui import lang, t
+
+
+def _numbers(values: tuple[float, ...]) -> str:
+    text = ", ".join(f"{v:.6g}" for v in values)
+    return text if len(values) == 1 else f"({text})"
+
+
+def _given(step: Step) -> tuple[float | None, ...] | int | None:
+    """What the student entered for a NUMBER, VECTOR or CHOICE exercise."""
+    key = f"lesson.ans.{step.name}"
+    if step.exercise.kind == CHOICE:
+        return st.session_state.get(key)
+    if step.exercise.kind == NUMBER:
+        return (st.session_state.get(key),)
+    size = len(lesson_answer(step.name).values)
+    return tuple(st.session_state.get(f"{key}.{i}") for i in range(size))
+
+
+def _check(number: int) -> None:
+    """Check's callback: the verdict into the session, the step into ``done`` if right."""
+    step = STEPS[number - 1]
+    try:
+        if step.exercise.kind == FLAGS:
+            key = f"lesson.{step.name}"
+            settings = (
+                st.session_state[f"{key}.cg"], RETAIN[st.session_state[f"{key}.rg"] or "None"],
+                st.session_state[f"{key}.action"],
+            )  # fmt: skip
+            verdict = check_flags(step, run_flags_for(*settings))
+        else:
+            verdict = check(step, _given(step), lesson_answer(step.name))
+    except HogradError as err:  # a busy server, say: shown instead of a verdict
+        st.session_state[f"lesson.refused.{step.name}"] = error_text(err, lang())
+        return
+    st.session_state.pop(f"lesson.refused.{step.name}", None)
+    st.session_state[f"lesson.verdict.{step.name}"] = verdict
+    if verdict.correct:
+        state.mark_done(number)
+
+
+def _forget(name: str) -> None:
+    """A changed answer: the old verdict no longer applies."""
+    st.session_state.pop(f"lesson.verdict.{name}", None)
+
+
+def _choice(step: Step) -> None:
+    """The options as a radio, keyed per language (the browser forgets a choice whose label
+    changed); the choice itself lives in ``lesson.ans.<name>``."""
+    store = f"lesson.ans.{step.name}"
+    widget = f"{store}.{lang()}"
+    if st.session_state.get(widget) != st.session_state.get(store):
+        st.session_state[widget] = st.session_state.get(store)
+
+    def sync() -> None:
+        st.session_state[store] = st.session_state[widget]
+        _forget(step.name)
+
+    labels = [t(key) for key in step.exercise.options]
+    st.radio(
+        t("lesson.choice.label"), list(range(len(labels))), index=None, key=widget,
+        format_func=labels.__getitem__, on_change=sync,
+    )  # fmt: skip
+
+
+def _inputs(step: Step) -> None:
+    """The answer widgets; typed numbers are kept for the session (persist_state), so a step
+    visited again shows the answer its verdict is about."""
+    ex, key = step.exercise, f"lesson.ans.{step.name}"
+    if ex.kind == NUMBER:
+        st.columns([1, 2])[0].number_input(
+            t("lesson.answer.label"), value=None, step=1.0, format="%g", key=key,
+            on_change=_forget, args=(step.name,), persist_state="session",
+        )  # fmt: skip
+    elif ex.kind == VECTOR:
+        size = len(lesson_answer(step.name).values)
+        for i, column in enumerate(st.columns(size + 2)[:size]):
+            column.number_input(
+                t("lesson.answer.component", index=i + 1), value=None, step=0.5, format="%g",
+                key=f"{key}.{i}", on_change=_forget, args=(step.name,), persist_state="session",
+            )  # fmt: skip
+    elif ex.kind == CHOICE:
+        _choice(step)
+
+
+def _teacher(step: Step) -> None:
+    """The teacher's notes and the answer."""
+    ex, truth = step.exercise, lesson_answer(step.name)
+    if ex.kind in (NUMBER, VECTOR):
+        answer = t("lesson.teacher.answer_number", value=_numbers(truth.values),
+                   tolerance=f"{ex.tolerance:g}")  # fmt: skip
+    elif ex.kind == CHOICE:
+        answer = t("lesson.teacher.answer_choice", value=t(ex.options[int(truth.values[0])]))
+    else:
+        s = truth.solution
+        action = t(f"graph.flags.action.{s.action}")
+        settings = f"create_graph={s.create_graph}, retain_graph={s.retain_graph}; {action}"
+        answer = t("lesson.teacher.answer_flags", settings=settings)
+    with st.container(border=True):
+        st.markdown(f"**{t('lesson.teacher.notes')}** {t(step.teacher)}")
+        st.markdown(answer)
+
+
+def show(number: int, teacher: bool) -> None:
+    """The exercise of step ``number``: prompt, inputs, Check and hint, then what was found."""
+    step = STEPS[number - 1]
+    ex = step.exercise
+    st.subheader(t("lesson.exercise"), divider="gray")
+    st.markdown(t(ex.prompt))
+    _inputs(step)
+    hint_key = f"lesson.hint.{step.name}"
+    with st.container(horizontal=True):
+        st.button(
+            t("lesson.check"), key=f"lesson.check.{step.name}", type="primary",
+            on_click=_check, args=(number,), icon=":material/task_alt:",
+        )  # fmt: skip
+        st.button(
+            t("lesson.hint.show"), key=f"lesson.hint_button.{step.name}", icon=":material/help:",
+            on_click=st.session_state.__setitem__, args=(hint_key, True),
+            disabled=st.session_state.get(hint_key, False),
+        )  # fmt: skip
+    if st.session_state.get(hint_key):
+        st.info(f"**{t('lesson.hint.title')}** {t(ex.hint)}", icon=":material/help:")
+    refused = st.session_state.get(f"lesson.refused.{step.name}")
+    if refused:
+        st.warning(refused, icon=":material/hourglass_top:")
+    verdict = st.session_state.get(f"lesson.verdict.{step.name}")
+    if verdict is not None:
+        message = t(verdict.key, **dict(verdict.params))
+        explain = t(ex.explain, **dict(lesson_answer(step.name).facts))
+        if verdict.correct:
+            st.success(message, icon=":material/check_circle:")
+            st.info(f"**{t('lesson.explain.title')}** {explain}", icon=":material/lightbulb:")
+        else:
+            st.error(message, icon=":material/cancel:")
+            with st.expander(t("lesson.explain.reveal"), icon=":material/lightbulb:"):
+                st.markdown(explain)
+    if teacher:
+        _teacher(step)

@@ -1,0 +1,51 @@
+"""The guided lesson: seven steps from the derivative of x³ to Hessian-vector products, each
+with a text, a live view from one of the labs and an exercise the app checks. Progress lives in
+the session and in the link (?step=3&done=1,2); ?teacher=1 adds notes and the answers."""
+
+import streamlit as st
+
+from hograd_core.lesson import STEPS
+from pages import _lesson_exercise as exercise
+from pages import _lesson_state as state
+from pages._lesson_views import VIEWS
+from pages._ui import t
+
+TOTAL = len(STEPS)
+
+st.title(t("lesson.title"))
+st.caption(t("lesson.lead"))
+ignored = state.load()
+state.save()
+if ignored:
+    names = ", ".join(ignored)  # parameter names from hograd_core.lesson, never the link's text
+    st.info(t("lesson.url.ignored", names=names, total=TOTAL), icon=":material/link_off:")
+teacher = st.session_state[state.TEACHER]
+if teacher:
+    st.warning(t("lesson.teacher.on"), icon=":material/co_present:")
+
+number, done = st.session_state[state.STEP], st.session_state[state.DONE]
+st.progress(len(done) / TOTAL, text=t("lesson.progress", done=len(done), total=TOTAL))
+st.session_state["lesson.nav"] = number
+st.segmented_control(
+    t("lesson.nav"), list(range(1, TOTAL + 1)), required=True, key="lesson.nav",
+    format_func=lambda n: f"{n} ✓" if n in done else str(n),
+    on_change=lambda: state.go(st.session_state["lesson.nav"]),
+)  # fmt: skip
+
+step = STEPS[number - 1]
+st.header(t(step.title))
+st.markdown(t(step.text, page=t("app.page.why")))  # the last step names the "why" page
+VIEWS[step.view](step)
+exercise.show(number, teacher)
+if len(done) == TOTAL:
+    st.success(t("lesson.finished"), icon=":material/school:")
+
+with st.container(horizontal=True):
+    st.button(
+        t("lesson.prev"), icon=":material/arrow_back:", on_click=state.go, args=(number - 1,),
+        disabled=number == 1, key="lesson.prev",
+    )  # fmt: skip
+    st.button(
+        t("lesson.next"), icon=":material/arrow_forward:", on_click=state.go, args=(number + 1,),
+        disabled=number == TOTAL, type="primary", key="lesson.next",
+    )  # fmt: skip

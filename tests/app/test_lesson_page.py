@@ -1,0 +1,290 @@
+"""The guided lesson under AppTest: every exercise answered right and wrong, hints, the teacher's
+version, progress in the link, bad links, both languages.
+
+The right answers typed here are the seeds' and closed forms' numbers (12, 12, (1, −1)), the
+options the oracles in tests/core/test_lesson.py pick, and flag settings whose error plain
+PyTorch raises; never values read back from the app."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from hograd_ui.i18n import tr
+from tests.app.conftest import APP
+
+PAGE = "pages/lesson.py"
+TOTAL = 7
+
+
+def open_lesson(lang: str = "en", **params: str) -> AppTest:
+    """The app opened on a link to the lesson with these query parameters."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["lang"] = lang
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def texts(elements: object) -> list[str]:
+    return [e.value for e in elements]
+
+
+def step_of(at: AppTest) -> str:
+    return at.header[0].value
+
+
+def check(at: AppTest, name: str) -> AppTest:
+    at.button(key=f"lesson.check.{name}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def set_flags(at: AppTest, name: str, cg: bool, rg: str, action: str) -> None:
+    at.toggle(key=f"lesson.{name}.cg").set_value(cg)
+    at.segmented_control(key=f"lesson.{name}.rg").set_value(rg)
+    at.radio(key=f"lesson.{name}.action.{at.session_state['lang']}").set_value(action)
+    at.run()
+
+
+def answer(at: AppTest, number: int, right: bool) -> None:
+    """Answer step ``number`` right or wrong (wrong: a plausible slip, not nonsense)."""
+    if number in (1, 3):  # f'(2) = f''(2) = 12 for x³
+        name = "grad" if number == 1 else "second"
+        at.number_input(key=f"lesson.ans.{name}").set_value(12.0 if right else 10.0).run()
+        check(at, name)
+    elif number == 6:  # H v for w1²·sin(w2) at (1, π/2), v = (0.5, 1)
+        first, second = (1.0, -1.0) if right else (1.0, 1.0)
+        at.number_input(key="lesson.ans.hvp.0").set_value(first)
+        at.number_input(key="lesson.ans.hvp.1").set_value(second).run()
+        check(at, "hvp")
+    elif number in (4, 7):  # tanh grows by a factor (option 2); Newton: one step (option 0)
+        name = "growth" if number == 4 else "used"
+        choice = {4: (2, 1), 7: (0, 3)}[number][0 if right else 1]
+        at.radio(key=f"lesson.ans.{name}.{at.session_state['lang']}").set_value(choice).run()
+        check(at, name)
+    elif number == 2:  # no create_graph, then the next derivative: "does not require grad"
+        set_flags(at, "create_graph", not right, "None", "next")
+        check(at, "create_graph")
+    elif number == 5:  # grad on y twice without keeping the graph: "a second time"
+        set_flags(at, "freed", False, "None", "again" if right else "next")
+        check(at, "freed")
+
+
+NAMES = ["grad", "create_graph", "second", "growth", "freed", "hvp", "used"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("number", range(1, TOTAL + 1))
+def test_every_exercise_answered_wrong_then_right(number: int, lang: str) -> None:
+    name = NAMES[number - 1]
+    at = open_lesson(lang, step=str(number))
+    assert step_of(at) == tr(f"lesson.{name}.title", lang)
+    assert len(at.get("plotly_chart")) + len(at.code) >= 1  # the live view is there
+    answer(at, number, right=False)
+    assert texts(at.error), "a wrong answer says so"
+    assert tr("lesson.check.right", lang) not in texts(at.success)
+    explanation = at.expander  # behind "it gives the answer away"
+    assert tr("lesson.explain.reveal", lang) in [e.label for e in explanation]
+    assert "done" not in at.query_params
+    answer(at, number, right=True)
+    success = texts(at.success)
+    right = "lesson.check.flags_right" if number in (2, 5) else "lesson.check.right"
+    assert tr(right, lang) in success
+    assert any(tr("lesson.explain.title", lang) in i for i in texts(at.info))
+    assert at.query_params["done"] == str(number)
+    progress = tr("lesson.progress", lang, done=1, total=TOTAL)
+    assert progress in [p.proto.text for p in at.get("progress")]
+
+
+def test_wrong_answers_get_specific_feedback() -> None:
+    at = open_lesson()
+    at.number_input(key="lesson.ans.grad").set_value(8.0).run()
+    check(at, "grad")
+    assert tr("lesson.trap.value", value="8") in texts(at.error)
+    at.number_input(key="lesson.ans.grad").set_value(13.0).run()
+    check(at, "grad")
+    assert tr("lesson.check.high", value="13") in texts(at.error)
+    at.number_input(key="lesson.ans.grad").set_value(None).run()
+    check(at, "grad")
+    assert tr("lesson.check.empty") in texts(at.error)
+
+    at = open_lesson(step="6")
+    at.number_input(key="lesson.ans.hvp.0").set_value(2.0)
+    at.number_input(key="lesson.ans.hvp.1").set_value(0.0).run()
+    check(at, "hvp")
+    assert tr("lesson.trap.gradient", value="(2, 0)") in texts(at.error)
+
+    at = open_lesson(step="2")  # another error than the one asked for
+    set_flags(at, "create_graph", False, "None", "again")
+    check(at, "create_graph")
+    assert tr("lesson.check.other_error") in texts(at.error)
+
+
+def test_a_changed_answer_drops_the_old_verdict() -> None:
+    at = open_lesson()
+    at.number_input(key="lesson.ans.grad").set_value(10.0).run()
+    check(at, "grad")
+    assert texts(at.error)
+    at.number_input(key="lesson.ans.grad").set_value(11.0).run()
+    assert not texts(at.error)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_hints_on_request(lang: str) -> None:
+    at = open_lesson(lang, step="6")
+    hint = tr("lesson.hvp.hint", lang)
+    assert not any(hint in i for i in texts(at.info))
+    at.button(key="lesson.hint_button.hvp").click().run()
+    assert any(hint in i for i in texts(at.info))
+    assert at.button(key="lesson.hint_button.hvp").disabled
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_teachers_version_adds_notes_and_answers(lang: str) -> None:
+    at = open_lesson(lang, teacher="1")
+    assert tr("lesson.teacher.on", lang) in texts(at.warning)
+    expected = {
+        1: tr("lesson.teacher.answer_number", lang, value="12", tolerance="0.01"),
+        2: tr("lesson.teacher.answer_flags", lang, settings="create_graph=False, "
+              f"retain_graph=None; {tr('graph.flags.action.next', lang)}"),
+        4: tr("lesson.teacher.answer_choice", lang, value=tr("lesson.growth.opt.growing", lang)),
+        6: tr("lesson.teacher.answer_number", lang, value="(1, -1)", tolerance="0.01"),
+        7: tr("lesson.teacher.answer_choice", lang, value=tr("lesson.used.opt.one", lang)),
+    }  # fmt: skip
+    for number in range(1, TOTAL + 1):
+        if number > 1:
+            at.button(key="lesson.next").click().run()
+        name = NAMES[number - 1]
+        markdown = texts(at.markdown)
+        assert any(tr(f"lesson.{name}.teacher", lang) in m for m in markdown), number
+        if number in expected:
+            assert expected[number] in markdown, number
+    assert at.query_params["teacher"] == "1"
+    student = open_lesson(lang)
+    assert not any(tr("lesson.grad.teacher", lang) in m for m in texts(student.markdown))
+    assert "teacher" not in student.query_params
+
+
+def test_progress_lives_in_the_link() -> None:
+    at = open_lesson()
+    assert "step" not in at.query_params and "done" not in at.query_params  # defaults stay out
+    at = open_lesson(step="3", done="2,1")
+    assert step_of(at) == tr("lesson.second.title")
+    assert at.query_params["done"] == "1,2"
+    answer(at, 3, right=True)
+    assert at.query_params["done"] == "1,2,3"
+    at.button(key="lesson.next").click().run()
+    assert step_of(at) == tr("lesson.growth.title")
+    assert at.query_params["step"] == "4"
+    at.segmented_control(key="lesson.nav").set_value(6).run()
+    assert step_of(at) == tr("lesson.hvp.title")
+    at.button(key="lesson.prev").click().run()
+    assert at.query_params["step"] == "5"
+    # the same link opened afresh shows the same place
+    again = open_lesson(step="5", done="1,2,3")
+    assert step_of(again) == tr("lesson.freed.title")
+    assert tr("lesson.progress", done=3, total=TOTAL) in [
+        p.proto.text for p in again.get("progress")
+    ]
+
+
+def test_finishing_every_step_says_so() -> None:
+    at = open_lesson(step="7", done="1,2,3,4,5,6")
+    answer(at, 7, right=True)
+    assert tr("lesson.finished") in texts(at.success)
+    assert at.query_params["done"] == "1,2,3,4,5,6,7"
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"step": "abc"}, {"step": "0"}, {"step": "99"}, {"step": "-2"}, {"step": "2.5"},
+        {"step": "x" * 10_000}, {"step": "<script>alert(1)</script>"},
+        {"step": "**bold** [link](http://example.com)"},
+        {"done": "1,banana"}, {"done": "8"}, {"teacher": "yes"}, {"teacher": "<b>1</b>"},
+    ],
+)  # fmt: skip
+def test_a_bad_link_is_ignored_with_a_note(params: dict[str, str]) -> None:
+    at = open_lesson(**params)
+    names = ", ".join(params)
+    assert tr("lesson.url.ignored", names=names, total=TOTAL) in texts(at.info)
+    assert step_of(at) == tr("lesson.grad.title")
+    assert not any(params[n] in m for n in params for m in texts(at.markdown))
+    assert not set(params) & set(at.query_params)  # cleaned out of the link
+
+
+def test_repeated_keys_that_disagree_are_ignored() -> None:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["lang"] = "en"
+    at.query_params["step"] = ["2", "4"]
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception
+    assert tr("lesson.url.ignored", names="step", total=TOTAL) in texts(at.info)
+    assert step_of(at) == tr("lesson.grad.title")
+
+
+def test_both_languages_and_a_switch_keeps_the_place_and_choice() -> None:
+    at = open_lesson("zh", step="4")
+    assert step_of(at) == tr("lesson.growth.title", "zh")
+    at.radio(key="lesson.ans.growth.zh").set_value(1).run()
+    at.radio(key="lang").set_value("en").run()
+    assert not at.exception
+    assert step_of(at) == tr("lesson.growth.title", "en")
+    assert at.radio(key="lesson.ans.growth.en").value == 1
+    answer(at, 4, right=True)
+    assert tr("lesson.check.right", "en") in texts(at.success)
+    at.radio(key="lang").set_value("zh").run()
+    assert tr("lesson.check.right", "zh") in texts(at.success)
+    assert at.query_params["lang"] == "zh" and at.query_params["done"] == "4"
+
+
+def test_the_views_widgets_are_read_from_the_link() -> None:
+    """The growth picker and the flag toggles are bound to the link (bind="query-params"); a
+    value that is not one of their options is dropped, never a traceback."""
+    at = open_lesson(step="4", **{"lesson.growth.fn": "sin(x)"})
+    assert at.segmented_control(key="lesson.growth.fn").value == "sin(x)"
+    at = open_lesson(step="2", **{"lesson.create_graph.cg": "false"})
+    assert at.toggle(key="lesson.create_graph.cg").value is False
+    assert any("does not require grad" in c.value for c in at.code)  # the run with those flags
+    check(at, "create_graph")
+    assert tr("lesson.check.flags_right") in texts(at.success)
+    at = open_lesson(step="5", **{"lesson.freed.rg": "<b>x</b>", "lesson.growth.fn": "zz"})
+    assert at.segmented_control(key="lesson.freed.rg").value in (None, "None")
+    check(at, "freed")
+    assert tr("lesson.check.ran") in texts(at.error)
+
+
+def test_progress_and_answers_survive_a_visit_to_another_page() -> None:
+    at = open_lesson(step="6")
+    answer(at, 6, right=True)
+    at.switch_page("pages/graph.py")
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception
+    assert step_of(at) == tr("lesson.hvp.title")
+    assert at.query_params["step"] == "6" and at.query_params["done"] == "6"  # link rewritten
+    assert at.number_input(key="lesson.ans.hvp.0").value == 1.0
+    assert at.number_input(key="lesson.ans.hvp.1").value == -1.0
+    assert tr("lesson.check.right") in texts(at.success)
+
+
+def test_backward_twice_with_create_graph_runs_in_its_own_process_and_counts() -> None:
+    """.backward(create_graph=True) is run by the flag lab in a fresh process (PyTorch warns of
+    a reference cycle once per process); with retain_graph=False the second .backward() raises
+    the asked-for error, as plain PyTorch does."""
+    at = open_lesson(step="5")
+    set_flags(at, "freed", True, "False", "backward")
+    assert not at.exception
+    check(at, "freed")
+    assert tr("lesson.check.flags_right") in texts(at.success)
+    set_flags(at, "freed", True, "None", "backward")  # retain_graph defaults to True: it runs
+    check(at, "freed")
+    assert tr("lesson.check.ran") in texts(at.error)
