@@ -29,6 +29,11 @@ def _line(x, y, method: str, lang: str, **extra: object) -> dict:  # noqa: ANN00
             "line": {"color": COLORS[method], "width": 3, "dash": _DASH[method]}, **extra}  # fmt: skip
 
 
+def _title(text: str) -> dict:
+    """A title at the top left, clear of the mode bar (top right)."""
+    return {"text": text, "font": {"size": 17}, "x": 0, "xref": "paper", "xanchor": "left"}
+
+
 def _positive(values: np.ndarray) -> np.ndarray:
     """Values for a log axis: 0 and below, inf and NaN left out (as gaps)."""
     v = np.asarray(values, dtype=np.float64)
@@ -38,13 +43,13 @@ def _positive(values: np.ndarray) -> np.ndarray:
 def meta_training_figure(run: MamlRun, lang: str) -> object:
     """The held-out loss after adaptation along meta-training, one line per starting point."""
     traces = [
-        _line(run.eval_steps[: len(run.eval_losses[m])], _positive(run.eval_losses[m]), m, lang)
+        _line(run.eval_steps[: len(run.eval_losses[m])], _positive(run.eval_losses[m]), m, lang,
+              showlegend=False)
         for m in METHODS
-    ]
+    ]  # fmt: skip
     steps = run.config.inner_steps
     return plain_figure(
-        traces, **_look(400, legend="bottom"),
-        title={"text": tr("maml.fig.eval", lang, steps=steps), "font": {"size": 17}, "x": 0.5},
+        traces, **_look(400), title=_title(tr("maml.fig.eval", lang, steps=steps)),
         xaxis=_axis(tr("maml.fig.meta_step", lang)),
         yaxis=_axis(None, type="log", exponentformat="power"),
     )  # fmt: skip
@@ -62,8 +67,8 @@ def adaptation_figure(a: Adaptation, steps: int, lang: str) -> object:
          "marker": {"color": "#111", "size": 11, "line": {"color": "white", "width": 1.5}}},
     ]  # fmt: skip
     return plain_figure(
-        traces, **_look(440, legend="bottom"),
-        title={"text": tr("maml.fig.curves", lang, steps=steps), "font": {"size": 17}, "x": 0.5},
+        traces, **_look(500, legend="bottom"),
+        title=_title(tr("maml.fig.curves", lang, steps=steps)),
         xaxis=_axis("x", range=[-5, 5]), yaxis=_axis("y", range=[-min(top, 12), min(top, 12)]),
     )  # fmt: skip
 
@@ -80,8 +85,7 @@ def error_figure(a: Adaptation, steps: int, lang: str) -> object:
         for m in METHODS if np.isfinite(a.errors[m][steps]) and a.errors[m][steps] > 0
     ]  # fmt: skip
     return plain_figure(
-        traces, **_look(440, legend="bottom"),
-        title={"text": tr("maml.fig.error", lang), "font": {"size": 17}, "x": 0.5},
+        traces, **_look(400), title=_title(tr("maml.fig.error", lang)),
         xaxis=_axis(tr("maml.fig.adapt_step", lang), dtick=1),
         yaxis=_axis(None, type="log", exponentformat="power"),
     )  # fmt: skip

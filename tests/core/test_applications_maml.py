@@ -252,3 +252,17 @@ def test_the_generated_code_prints_the_pages_numbers(config: MamlConfig) -> None
     marked = [code.source.splitlines()[i - 1] for i in code.marked]
     assert "create_graph=create_graph" in marked[0] and "torch.autograd.grad" in marked[0]
     assert 'create_graph=method == "second"' in marked[1]
+
+
+def test_pre_training_ends_near_the_mean_of_the_training_sines() -> None:
+    """What the page says: the mean of A·sin(x − φ) over A ~ U[0.1, 5], φ ~ U[0, π] is
+    −(2·2.55/π)·cos x (the phases do not cancel), and pre-training ends near it."""
+    rng = np.random.default_rng(0)
+    a, phi = rng.uniform(0.1, 5, 200_000), rng.uniform(0, np.pi, 200_000)
+    xs = np.linspace(-5, 5, 11)
+    mean = (a[:, None] * np.sin(xs[None, :] - phi[:, None])).mean(axis=0)
+    closed = -2 * 2.55 / np.pi * np.cos(xs)
+    np.testing.assert_allclose(mean, closed, atol=0.03)  # Monte Carlo against the closed form
+    curve = adapt(meta_train(MamlConfig()), 1.0, 1.0).curves["pretrain"][0]
+    closed = -2 * 2.55 / np.pi * np.cos(np.linspace(-5, 5, 200))
+    assert np.sqrt(np.mean((curve - closed) ** 2)) < 0.3 * np.sqrt(np.mean(closed**2))
