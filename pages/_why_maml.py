@@ -97,13 +97,13 @@ def draw() -> None:
         show_error(err)
         return
     st.caption(t("maml.adapt_note", k=config.k_shot, alpha=f"{config.inner_lr:g}"))
-    left, right = st.columns([3, 2], gap="medium")
-    left.plotly_chart(figs.adaptation_figure(adaptation, steps, lang()), width="stretch")
-    right.plotly_chart(figs.error_figure(adaptation, steps, lang()), width="stretch")
+    st.plotly_chart(figs.adaptation_figure(adaptation, steps, lang()), width="stretch")
     final = {m: finite_or_dash(float(run.eval_losses[m][-1]), 3) for m in METHODS}
     errors = {m: finite_or_dash(float(adaptation.errors[m][steps]), 3) for m in METHODS}
     st.markdown(t("maml.result", steps=steps, **errors, e2=final["second"], e1=final["first"],
                   e0=final["pretrain"]))  # fmt: skip
-    st.plotly_chart(figs.meta_training_figure(run, lang()), width="stretch")
+    left, right = st.columns(2, gap="medium")
+    left.plotly_chart(figs.error_figure(adaptation, steps, lang()), width="stretch")
+    right.plotly_chart(figs.meta_training_figure(run, lang()), width="stretch")
     st.markdown(t("maml.explain"))
     code_block(code)
