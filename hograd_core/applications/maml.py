@@ -52,13 +52,16 @@ class MamlBudget:
     max_k: int = 20
     max_inner_steps: int = 3
     max_adapt_steps: int = 5
-    # parameters x tasks x points (support + query) x meta-steps x passes, summed over the
-    # three methods (a pass: one forward or backward through the batch). The default settings
-    # are 1.2e9 units, about 1 s of one core here; 2.5e9 keeps a click near 2 s.
-    max_work: float = 2.5e9
+    # (parameters x tasks x points + PASS_COST) x passes, summed over the meta-steps of the three
+    # methods and the evaluations (see _work). Measured here, one pass costs about 0.13 ms
+    # however small the network (PASS_COST) and 1 ms per 4.5e9 units of the rest: the default
+    # settings are 4.5e9 units, about 1 s of CPU; the largest allowed runs took 0.85-1.2 s.
+    max_work: float = 6e9
 
 
 MAML_BUDGET = MamlBudget()
+#: the fixed cost of one pass (launching its few dozen small operations) in work units
+PASS_COST = 600_000
 
 
 @dataclass(frozen=True)
@@ -157,12 +160,14 @@ def initial_theta(hidden: int, seed: int) -> torch.Tensor:
 def forward(theta: torch.Tensor, x: torch.Tensor, hidden: int, activation: str) -> torch.Tensor:
     """The network of each task on its own points: θ (T, n), x (T, P, 1) -> (T, P, 1)."""
     act = torch.relu if activation == "relu" else torch.tanh
-    h, start = x, 0
-    for k, (fan_in, fan_out) in enumerate(_shapes(hidden)):
-        w = theta[:, start : start + fan_in * fan_out].reshape(-1, fan_in, fan_out)
-        start += fan_in * fan_out
-        b = theta[:, start : start + fan_out].unsqueeze(1)  # (T, 1, fan_out)
-        start += fan_out
+    shapes = _shapes(hidden)
+    # split, not slices: the backward of a slice writes into a zeroed copy of all of θ (one per
+    # slice), the backward of split joins the pieces once
+    blocks = iter(theta.split([n for a, b in shapes for n in (a * b, b)], dim=1))
+    h = x
+    for k, (fan_in, fan_out) in enumerate(shapes):
+        w = next(blocks).reshape(-1, fan_in, fan_out)
+        b = next(blocks).unsqueeze(1)  # (T, 1, fan_out)
         h = torch.baddbmm(b, h, w)  # (T, P, fan_out)
         if k < 2:
             h = act(h)
@@ -214,7 +219,7 @@ def _plain_loss(theta, batch, config):  # noqa: ANN001, ANN202
     return _task_losses(theta.expand(x.shape[0], -1), x, y, config.hidden, config.activation).mean()
 
 
-def _check(config: MamlConfig) -> int:
+def _check(config: MamlConfig, eval_every: int = 10) -> int:
     b = MAML_BUDGET
     if config.activation not in ("relu", "tanh"):
         raise ArgumentError("maml.activation", got=str(config.activation)[:40])
@@ -227,17 +232,20 @@ def _check(config: MamlConfig) -> int:
     check("outer_lr", config.outer_lr, 1e-5, 0.1)
     check("seed", config.seed, 0, 10**6)
     n = parameter_count(config.hidden)
-    check_work("maml.budget.work", _work(config, n), b.max_work)
+    check("eval_every", eval_every, 1, b.max_meta_steps)
+    check_work("maml.budget.work", _work(config, n, eval_every), b.max_work)
     return n
 
 
-def _work(config: MamlConfig, n: int) -> float:
-    """Counted work: n x tasks x 2K points x meta-steps x passes. Second-order MAML makes
+def _work(config: MamlConfig, n: int, eval_every: int) -> float:
+    """Counted work: (n x points + PASS_COST) per pass. A meta-step of second-order MAML makes
     3 passes per inner step (forward, backward kept as a graph, and the backward through that
-    backward) plus 2 for the query; first-order 2 per inner step plus 2; pre-training 2."""
-    s = config.inner_steps
-    passes = (3 * s + 2) + (2 * s + 2) + 2
-    return float(n * config.tasks * 2 * config.k_shot * config.meta_steps * passes)
+    backward) plus 2 for the query, first-order 2 per inner step plus 2, pre-training 2; each
+    evaluation (every ``eval_every`` steps, per method) 2 per inner step plus 2 on 20 tasks."""
+    s, points = config.inner_steps, 2 * config.k_shot
+    step = (3 * s + 2 + 2 * s + 2 + 2) * (n * config.tasks * points + PASS_COST)
+    evaluation = 3 * (2 * s + 2) * (n * 20 * points + PASS_COST)
+    return float(config.meta_steps * step + (config.meta_steps // eval_every + 1) * evaluation)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -295,7 +303,7 @@ def meta_train(
         BudgetError: a setting above its limit, or more work than ``MAML_BUDGET.max_work``
             (checked before any work).
     """
-    n = _check(config)
+    n = _check(config, eval_every)
     theta0 = initial_theta(config.hidden, config.seed)
     held_out = sine_tasks(torch.Generator().manual_seed(config.seed + 1), 20, 2 * config.k_shot)
     first = sine_tasks(torch.Generator().manual_seed(config.seed), config.tasks, 2 * config.k_shot)

@@ -45,12 +45,11 @@ def initial_theta(seed):
 
 def forward(theta, x):
     \"\"\"Each task's own copy of the network: theta (T, n), x (T, P, 1) -> (T, P, 1).\"\"\"
-    h, start = x, 0
+    blocks = iter(theta.split([n for a, b in SHAPES for n in (a * b, b)], dim=1))
+    h = x
     for k, (fan_in, fan_out) in enumerate(SHAPES):
-        w = theta[:, start : start + fan_in * fan_out].reshape(-1, fan_in, fan_out)
-        start += fan_in * fan_out
-        b = theta[:, start : start + fan_out].unsqueeze(1)
-        start += fan_out
+        w = next(blocks).reshape(-1, fan_in, fan_out)  # (T, fan_in, fan_out)
+        b = next(blocks).unsqueeze(1)  # (T, 1, fan_out)
         h = torch.baddbmm(b, h, w)
         if k < 2:
             h = ACT(h)

@@ -131,7 +131,7 @@ def test_a_run_over_the_budget_is_refused_with_a_reason(lang: str) -> None:
     error = texts(at, "error")
     assert not at.get("plotly_chart")
     if lang == "en":
-        assert "MAML run:" in error and "over the limit of 2,500,000,000" in error
+        assert "MAML run:" in error and "over the limit of 6,000,000,000" in error
     else:
         assert "MAML 实验" in error and "上限" in error
     assert at.slider(key="why.maml.steps").value == 800  # the form still shows the settings
