@@ -97,6 +97,11 @@ def draw() -> None:
         show_error(err)
         return
     st.caption(t("maml.adapt_note", k=config.k_shot, alpha=f"{config.inner_lr:g}"))
+    for method in METHODS:
+        if adaptation.blew_up(method, steps):
+            error = f"{adaptation.errors[method][steps]:.3g}"
+            st.warning(t("maml.blew_up", method=t(figs.METHOD_KEYS[method]), steps=steps,
+                         error=error, alpha=f"{config.inner_lr:g}"))  # fmt: skip
     st.plotly_chart(figs.adaptation_figure(adaptation, steps, lang()), width="stretch")
     final = {m: finite_or_dash(float(run.eval_losses[m][-1]), 3) for m in METHODS}
     errors = {m: finite_or_dash(float(adaptation.errors[m][steps]), 3) for m in METHODS}

@@ -131,6 +131,13 @@ class Adaptation:
     curves: dict[str, np.ndarray]
     errors: dict[str, np.ndarray]
 
+    def blew_up(self, method: str, step: int) -> bool:
+        """Whether ``method``'s error after ``step`` steps is not finite or over 100 times
+        both its error before adapting and the sine's mean square (steps that overshoot)."""
+        error, before = float(self.errors[method][step]), float(self.errors[method][0])
+        scale = max(before, float(np.mean(self.truth**2)))
+        return not math.isfinite(error) or error > 100 * scale
+
 
 # ----------------------------------------------------------------------------------------------
 # Private helpers

@@ -151,3 +151,14 @@ def test_a_link_opens_the_same_view_and_bad_values_are_ignored() -> None:
     a = adapt(meta_train(MamlConfig(hidden=16, meta_steps=100)), 2.5, 1.0)
     drawn = plotly_array(trace(charts(at)[0], NAMES["second"])["y"])
     np.testing.assert_allclose(drawn, a.curves["second"][1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_adaptation_that_blows_up_is_explained(lang: str) -> None:
+    at = run(lang, **{"why.maml.alpha": 0.5, "why.maml.inner": 3, "why.maml.steps": 100,
+                      "why.maml.adapt": 5})  # fmt: skip
+    warning = texts(at, "warning")
+    assert (
+        ("overshoot" in warning and "2/λ_max" in warning) if lang == "en" else "走过了头" in warning
+    )
+    assert len(charts(at)) == 3

@@ -266,3 +266,12 @@ def test_pre_training_ends_near_the_mean_of_the_training_sines() -> None:
     curve = adapt(meta_train(MamlConfig()), 1.0, 1.0).curves["pretrain"][0]
     closed = -2 * 2.55 / np.pi * np.cos(np.linspace(-5, 5, 200))
     assert np.sqrt(np.mean((curve - closed) ** 2)) < 0.3 * np.sqrt(np.mean(closed**2))
+
+
+def test_an_inner_step_too_large_is_detected_as_blowing_up() -> None:
+    run = meta_train(MamlConfig(inner_lr=1.0, inner_steps=3, meta_steps=50))
+    a = adapt(run, 3.0, 1.0)
+    assert a.blew_up("pretrain", 5) and a.errors["pretrain"][5] > 1e10
+    assert not a.blew_up("pretrain", 0)
+    calm = adapt(meta_train(MamlConfig(hidden=8, meta_steps=20)), 3.0, 1.0)
+    assert not any(calm.blew_up(m, k) for m in METHODS for k in range(6))
