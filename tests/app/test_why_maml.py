@@ -162,3 +162,14 @@ def test_adaptation_that_blows_up_is_explained(lang: str) -> None:
         ("overshoot" in warning and "2/λ_max" in warning) if lang == "en" else "走过了头" in warning
     )
     assert len(charts(at)) == 3
+
+
+def test_a_diverged_training_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.core.test_applications_maml import poisoned_tasks
+
+    poisoned_tasks(monkeypatch, from_call=3 + 5)  # the losses overflow from the 6th step on
+    at = run(**{"why.maml.hidden": 8, "why.maml.steps": 50, "why.maml.seed": 7})
+    warning = texts(at, "warning")
+    for name in NAMES.values():
+        assert f"{name}: a loss stopped being finite" in warning
+    assert len(charts(at)) == 3  # still drawn, from the last finite weights

@@ -275,3 +275,28 @@ def test_an_inner_step_too_large_is_detected_as_blowing_up() -> None:
     assert not a.blew_up("pretrain", 0)
     calm = adapt(meta_train(MamlConfig(hidden=8, meta_steps=20)), 3.0, 1.0)
     assert not any(calm.blew_up(m, k) for m in METHODS for k in range(6))
+
+
+def poisoned_tasks(monkeypatch: pytest.MonkeyPatch, from_call: int) -> None:
+    """From its ``from_call``-th call on, sine_tasks hands out targets of 1e300·y: the losses
+    overflow to inf, as a run whose weights blow up would."""
+    from hograd_core.applications import maml
+
+    real, calls = maml.sine_tasks, [0]
+
+    def tasks(gen: torch.Generator, n: int, points: int) -> tuple:
+        calls[0] += 1
+        amplitude, phase, x, y = real(gen, n, points)
+        return amplitude, phase, x, y * (1e300 if calls[0] >= from_call else 1.0)
+
+    monkeypatch.setattr(maml, "sine_tasks", tasks)
+
+
+def test_a_run_whose_loss_stops_being_finite_stops_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    poisoned_tasks(monkeypatch, from_call=3 + 5)  # held-out, first batch, then 5 steps of "second"
+    run = meta_train(MamlConfig(hidden=8, meta_steps=20, seed=7), eval_every=2)
+    assert run.status["second"] == "diverged"
+    assert len(run.eval_losses["second"]) == 3  # steps 0, 2, 4 evaluated; step 5 overflowed
+    assert np.all(np.isfinite(run.eval_losses["second"]))
+    assert np.all(np.isfinite(run.thetas["second"]))
+    assert run.status["first"] == run.status["pretrain"] == "diverged"  # all later tasks too
