@@ -20,6 +20,7 @@ def maml_code(config: MamlConfig, amplitude: float, phase: float, seed: int = 0)
 
 import torch
 
+torch.set_num_threads(1)  # tensors this small: a second thread only adds waiting
 HIDDEN, ACT = {c.hidden}, {act}  # a 1-{c.hidden}-{c.hidden}-1 network
 META_STEPS, TASKS, K = {c.meta_steps}, {c.tasks}, {c.k_shot}  # K support + K query points per task
 INNER_STEPS, ALPHA, OUTER_LR, SEED = {c.inner_steps}, {c.inner_lr!r}, {c.outer_lr!r}, {c.seed}

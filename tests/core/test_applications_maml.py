@@ -227,9 +227,12 @@ def test_the_new_sine_is_checked(amplitude: float, phase: float, steps: int, mat
 
 
 def run_script(source: str) -> dict[str, np.ndarray]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(source, "<generated>", "exec"), {"__name__": "__main__"})  # noqa: S102
+    out, threads = io.StringIO(), torch.get_num_threads()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(source, "<generated>", "exec"), {"__name__": "__main__"})  # noqa: S102
+    finally:
+        torch.set_num_threads(threads)  # the script sets one thread for itself
     return {line.split()[0]: np.array([float(v) for v in line.split()[1:]])
             for line in out.getvalue().splitlines()}  # fmt: skip
 
