@@ -391,6 +391,30 @@ def why_anomaly(config: why_stats.StatsConfig) -> str | None:
 
 
 # ---- why page: MAML (issue 17) --------------------------------------------------------------------
+# (imported here, in this section, so the parallel features' sections never touch the same lines)
+from hograd_core.applications import maml as why_maml_core  # noqa: E402
+from hograd_core.applications.maml_code import maml_code  # noqa: E402
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def why_maml(
+    config: why_maml_core.MamlConfig, _caption: Caption = lambda done, total: f"{done}/{total}",
+) -> why_maml_core.MamlRun:  # fmt: skip
+    """The three meta-trainings (second-order, first-order, pre-training) and the measured cost
+    of one meta-gradient. ``config`` holds primitives only (a frozen dataclass)."""
+    return _with_bar(_caption, lambda progress: why_maml_core.meta_train(config, progress))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def why_maml_adapt(
+    config: why_maml_core.MamlConfig, amplitude: float, phase: float,
+    _run: why_maml_core.MamlRun,
+) -> tuple[why_maml_core.Adaptation, Code]:  # fmt: skip
+    """The trained starts adapted to one new sine (3 x 5 small gradient steps: milliseconds,
+    no gate) and the script of the whole experiment. Keyed by the training settings; ``_run``
+    is what :func:`why_maml` returned for them."""
+    adaptation = why_maml_core.adapt(_run, amplitude, phase)
+    return adaptation, maml_code(config, amplitude, phase)
 
 
 # ---- why page: physics-informed network (issue 17) ------------------------------------------------

@@ -430,6 +430,7 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
     "stability": ("why.tab.stability", stability_tab),
     "stats": ("why.tab.stats", stats_tab),
     # maml
+    "maml": ("maml.tab", lambda: __import__("pages._why_maml", fromlist=["draw"]).draw()),
     # pinn
     "pinn": ("pinn.tab", lambda: __import__("pages._why_pinn", fromlist=["draw"]).draw()),
     # wgan

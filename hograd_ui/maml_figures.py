@@ -1,0 +1,91 @@
+"""Figures of the MAML tab on the page "Why gradients of gradients", from the core's results.
+
+One colour per starting point on every chart: second-order MAML red, first-order MAML orange,
+pre-training blue; the true sine and the points the adaptation sees in black.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hograd_core.applications.maml import METHODS, Adaptation, MamlRun
+from hograd_ui.i18n import tr
+
+from .hvp_figures import _axis, _look
+from .plotting import plain_figure
+
+__all__ = ["COLORS", "METHOD_KEYS", "adaptation_figure", "error_figure", "meta_training_figure"]
+
+COLORS = {"second": "#d62728", "first": "#ff7f0e", "pretrain": "#1f77b4"}
+#: The translation key of each starting point's name (also the legend entries).
+METHOD_KEYS = {"second": "maml.method.second", "first": "maml.method.first",
+               "pretrain": "maml.method.pretrain"}  # fmt: skip
+_DASH = {"second": "solid", "first": "dash", "pretrain": "dot"}
+
+
+def _line(x, y, method: str, lang: str, **extra: object) -> dict:  # noqa: ANN001
+    return {"type": "scatter", "x": x, "y": y, "mode": "lines",
+            "name": tr(METHOD_KEYS[method], lang),
+            "line": {"color": COLORS[method], "width": 3, "dash": _DASH[method]}, **extra}  # fmt: skip
+
+
+def _title(text: str) -> dict:
+    """A title at the top left, clear of the mode bar (top right)."""
+    return {"text": text, "font": {"size": 17}, "x": 0, "xref": "paper", "xanchor": "left"}
+
+
+def _positive(values: np.ndarray) -> np.ndarray:
+    """Values for a log axis: 0 and below, inf and NaN left out (as gaps)."""
+    v = np.asarray(values, dtype=np.float64)
+    return np.where(np.isfinite(v) & (v > 0), v, np.nan)
+
+
+def meta_training_figure(run: MamlRun, lang: str) -> object:
+    """The held-out loss after adaptation along meta-training, one line per starting point."""
+    traces = [
+        _line(run.eval_steps[: len(run.eval_losses[m])], _positive(run.eval_losses[m]), m, lang,
+              showlegend=False)
+        for m in METHODS
+    ]  # fmt: skip
+    steps = run.config.inner_steps
+    return plain_figure(
+        traces, **_look(400), title=_title(tr("maml.fig.eval", lang, steps=steps)),
+        xaxis=_axis(tr("maml.fig.meta_step", lang)),
+        yaxis=_axis(None, type="log", exponentformat="power"),
+    )  # fmt: skip
+
+
+def adaptation_figure(a: Adaptation, steps: int, lang: str) -> object:
+    """The true sine, the K points seen, and each start's network after ``steps`` steps."""
+    top = 1.15 * max(5.0, float(np.nanmax(np.abs([a.curves[m][steps] for m in METHODS]))))
+    traces = [
+        {"type": "scatter", "x": a.xs, "y": a.truth, "mode": "lines",
+         "name": tr("maml.fig.truth", lang), "line": {"color": "#111", "width": 2}},
+        *(_line(a.xs, a.curves[m][steps], m, lang) for m in METHODS),
+        {"type": "scatter", "x": a.support_x, "y": a.support_y, "mode": "markers",
+         "name": tr("maml.fig.support", lang),
+         "marker": {"color": "#111", "size": 11, "line": {"color": "white", "width": 1.5}}},
+    ]  # fmt: skip
+    return plain_figure(
+        traces, **_look(500, legend="bottom"),
+        title=_title(tr("maml.fig.curves", lang, steps=steps)),
+        xaxis=_axis("x", range=[-5, 5]), yaxis=_axis("y", range=[-min(top, 12), min(top, 12)]),
+    )  # fmt: skip
+
+
+def error_figure(a: Adaptation, steps: int, lang: str) -> object:
+    """The error against the true sine after 0, 1, ... steps; the shown step marked."""
+    k = np.arange(a.steps + 1)
+    traces = [_line(k, _positive(a.errors[m]), m, lang, mode="lines+markers",
+                    marker={"size": 8}, showlegend=False) for m in METHODS]  # fmt: skip
+    traces += [
+        {"type": "scatter", "x": [steps], "y": [float(a.errors[m][steps])], "mode": "markers",
+         "marker": {"color": COLORS[m], "size": 16, "symbol": "circle-open",
+                    "line": {"width": 3}}, "showlegend": False, "hoverinfo": "skip"}
+        for m in METHODS if np.isfinite(a.errors[m][steps]) and a.errors[m][steps] > 0
+    ]  # fmt: skip
+    return plain_figure(
+        traces, **_look(400), title=_title(tr("maml.fig.error", lang)),
+        xaxis=_axis(tr("maml.fig.adapt_step", lang), dtick=1),
+        yaxis=_axis(None, type="log", exponentformat="power"),
+    )  # fmt: skip
