@@ -7,6 +7,7 @@ from pages._ui import t
 
 st.title(t("home.title"))
 st.markdown(t("home.lead"))
+st.page_link("pages/lesson.py", label=t("home.lesson"), icon=":material/route:")
 
 cards = (
     ("pages/derivatives.py", "app.page.derivatives", ":material/functions:", "home.derivatives"),
