@@ -23,6 +23,7 @@ from hograd_serving.cached import (
     why_stability,
 )
 from hograd_ui import why_figures as figs
+from pages._downloads import why_code
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
 KAPPAS = [1, 2, 5, 10, 100, 1000]
@@ -46,6 +47,7 @@ def code_block(code: Code) -> None:
     st.markdown("**" + t("why.code.title") + "**")
     st.code(code.source, language="python", line_numbers=True, height=480)
     st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
+    why_code(code.source)  # downloads: the script as .py
 
 
 def form_radio(label: str, options: dict[str, str], key: str, default: str | None = None) -> str:
