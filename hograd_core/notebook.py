@@ -17,20 +17,30 @@ import numpy as np
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from .csv_tables import order_header
+from .graphs import GRAPH_BUDGET
 from .hessian import _vector
 from .language import Function
 from .language.to_source import python_name, torch_source
 from .nested_autograd import BUDGET
 
-__all__ = ["DERIV_TEXTS", "HVP_TEXTS", "derivatives_notebook", "hvp_notebook"]
+__all__ = [
+    "DERIV_TEXTS",
+    "GRAPH_TEXTS",
+    "HVP_TEXTS",
+    "derivatives_notebook",
+    "graph_notebook",
+    "hvp_notebook",
+]
 
 #: Prose cells of :func:`derivatives_notebook`, in order ("limit" only above autograd's limit).
 DERIV_TEXTS: tuple[str, ...] = ("title", "function", "grid", "limit", "plot", "x0")
 #: Prose cells of :func:`hvp_notebook` ("contour" only for two variables).
 HVP_TEXTS: tuple[str, ...] = ("title", "function", "hessian", "hvp", "heatmap", "contour")
+#: Prose cells of :func:`graph_notebook`.
+GRAPH_TEXTS: tuple[str, ...] = ("title", "function", "passes", "growth", "drawing")
 
 _NAMES = {"torch", "np", "go", "f", "text", "xs", "x0", "k", "d", "rows", "order", "values",
-          "fig", "labels", "derivatives_of", "range", "print"}  # fmt: skip
+          "derivatives", "fig", "labels", "derivatives_of", "range", "print"}  # fmt: skip
 
 
 def _notebook(cells: list) -> str:
@@ -183,7 +193,71 @@ def hvp_notebook(
             "    Z = torch.broadcast_to(f(torch.stack([X, Y])), X.shape)\n"
             "fig = go.Figure(go.Contour(x=a.numpy(), y=b.numpy(), z=Z.numpy(), ncontours=30))\n"
             "p, q = w.detach().numpy(), (w.detach() + v).numpy()\n"
-            "fig.add_scatter(x=[p[0], q[0]], y=[p[1], q[1]], mode='lines+markers', name='p, p + v')\n"
+            "fig.add_scatter(x=[p[0], q[0]], y=[p[1], q[1]], mode='lines+markers',\n"
+            "                name='p, p + v')\n"
             "fig.update_layout(xaxis_title=names[0], yaxis_title=names[1])\nfig.show()"
         )))  # fmt: skip
+    return _notebook(_cells(note, parts))
+
+
+_REACHABLE = '''
+def reachable(*tensors):
+    """The autograd nodes a backward from these tensors would visit (AccumulateGrad included)."""
+    seen = {t.grad_fn for t in tensors if t.grad_fn is not None}
+    stack = list(seen)
+    while stack:
+        for node, _ in stack.pop().next_functions:
+            if node is not None and node not in seen:
+                seen.add(node)
+                stack.append(node)
+    return len(seen)
+'''
+
+
+def graph_notebook(
+    fn: Function, x0: float, order: int, texts: Mapping[str, str] | None = None
+) -> str:
+    """The graph page's view as notebook JSON: f, f', ..., f^(order) at ``x0`` by nested
+    autograd with ``create_graph=True``, the nodes of the graph after each pass (as the page
+    counts them: every node reachable from f, ..., f^(k)), a chart of that growth, and
+    torchviz's drawing of the last derivative when torchviz and Graphviz's ``dot`` are there.
+
+    Returns:
+        The notebook as nbformat 4 JSON. Run, it leaves ``values`` and ``nodes`` (one per
+        order) and ``grad_fns`` (each derivative's grad_fn type, "" for none).
+    """
+    note = dict(texts or {})
+    own = fn.variables[0] if fn.variables else "x"
+    var = python_name(own, _NAMES | {"reachable", "nodes", "grad_fns", "make_dot", "shutil"})
+    parts = [
+        ("title", "import shutil\n\nimport plotly.graph_objects as go\nimport torch"),
+        ("function", f"text = {fn.text!r}\n\n\ndef f({var}):\n"
+                     f"    return {torch_source(fn, {own: var})}"),
+        ("passes", f"{_REACHABLE.strip()}\n\n\norder = {int(order)}\n"
+                   f"{var} = torch.tensor({float(x0)!r}, dtype=torch.float64, requires_grad=True)\n"
+                   f"derivatives = [f({var})]\n"
+                   "for k in range(order):\n"
+                   "    if not derivatives[-1].requires_grad:  # a constant: the next one is 0\n"
+                   f"        derivatives.append(torch.zeros_like({var}))\n"
+                   "        continue\n"
+                   f"    (d,) = torch.autograd.grad(derivatives[-1], {var}, create_graph=True)\n"
+                   "    derivatives.append(d)\n"
+                   "values = [d.item() for d in derivatives]\n"
+                   "nodes = [reachable(*derivatives[: k + 1]) for k in range(order + 1)]\n"
+                   "grad_fns = [type(d.grad_fn).__name__ if d.grad_fn else ''\n"
+                   "            for d in derivatives]\n"
+                   "for k in range(order + 1):\n"
+                   "    print(k, values[k], nodes[k], grad_fns[k])"),
+        ("growth", "fig = go.Figure(go.Scatter(x=list(range(order + 1)), y=nodes, "
+                   "mode='lines+markers'))\n"
+                   "fig.update_layout(xaxis_title='order', yaxis_title='nodes', "
+                   "template='plotly_white')\nfig.show()"),
+        ("drawing", "try:\n    from torchviz import make_dot\nexcept ImportError:\n"
+                    "    make_dot = None\n"
+                    "if make_dot is None or shutil.which('dot') is None"
+                    f" or nodes[-1] > {GRAPH_BUDGET.max_draw}:\n"
+                    "    print('no drawing: torchviz, Graphviz or a small graph is missing')\n"
+                    "else:\n"
+                    f"    display(make_dot(derivatives[-1], params={{{own!r}: {var}}}))"),
+    ]  # fmt: skip
     return _notebook(_cells(note, parts))

@@ -15,10 +15,11 @@ import streamlit as st
 
 from hograd_core.csv_tables import curves_csv, eigen_csv, hessian_csv
 from hograd_core.func_code import derivatives_func_code, hessian_func_code
+from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.hessian import HVPResult
 from hograd_core.language import Function
 from hograd_core.nested_autograd import BUDGET, DerivativeResult
-from hograd_core.notebook import derivatives_notebook, hvp_notebook
+from hograd_core.notebook import derivatives_notebook, graph_notebook, hvp_notebook
 from pages._ui import t
 
 ICON = ":material/download:"
@@ -36,6 +37,11 @@ DERIV_TEXTS = {
     "title": "downloads.nb.deriv.title", "function": "downloads.nb.deriv.function",
     "grid": "downloads.nb.deriv.grid", "limit": "downloads.nb.deriv.limit",
     "plot": "downloads.nb.deriv.plot", "x0": "downloads.nb.deriv.x0",
+}  # fmt: skip
+GRAPH_TEXTS = {
+    "title": "downloads.nb.graph.title", "function": "downloads.nb.graph.function",
+    "passes": "downloads.nb.graph.passes", "growth": "downloads.nb.graph.growth",
+    "drawing": "downloads.nb.graph.drawing",
 }  # fmt: skip
 HVP_TEXTS = {
     "title": "downloads.nb.hvp.title", "function": "downloads.nb.hvp.function",
@@ -146,3 +152,10 @@ def why_code(source: str) -> None:
     """Under a script of the page "Why gradients of gradients": the .py, named for its tab."""
     tab = str(st.session_state.get("why.tab", "why"))
     code_file(source, f"hograd_why_{tab}" if tab.isidentifier() else "hograd_why", "why")
+
+
+def graph_row(fn: Function, x0: float, order: int) -> None:
+    """Under the graph's growth chart: the view as a notebook."""
+    texts = _texts(GRAPH_TEXTS, limit=GRAPH_BUDGET.max_draw)
+    _button(t("downloads.notebook"), lambda: graph_notebook(fn, x0, order, texts),
+            "hograd_graph.ipynb", IPYNB, "graph.download.ipynb")  # fmt: skip

@@ -227,3 +227,22 @@ def test_why_page_script_downloads_as_shown(lang: str, files: dict) -> None:
     source, name = fetch(at, files, tr("downloads.py", lang))
     assert source in codes(at) and name.startswith("hograd_why") and name.endswith(".py")
     compile(source, "<why>", "exec")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_graph_notebook_counts_what_the_page_shows(lang: str, files: dict) -> None:
+    at = run("graph.py", lang, **{"graph.fn": "tanh(x)", "graph.order": 3})
+    text, name = fetch(at, files, tr("downloads.notebook", lang))
+    nb = nbformat.reads(text, as_version=4)
+    nbformat.validate(nb)
+    assert name == "hograd_graph.ipynb"
+    assert tr("downloads.nb.graph.passes", lang) in [c.source for c in nb.cells]
+    if lang == "zh":  # one kernel run is enough: the code is the same in both languages
+        return
+    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+    nb.cells.append(nbformat.v4.new_code_cell("import json\nprint(json.dumps(nodes))"))
+    nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
+    nodes = json.loads(nb.cells[-1].outputs[0]["text"])
+    growth = json.loads(at.get("plotly_chart")[0].proto.spec)  # the page's growth chart
+    assert len(nodes) == 4  # orders 0 to 3; the chart goes on to order 6
+    assert any(trace.get("y", [])[:4] == nodes for trace in growth["data"]), growth["data"]

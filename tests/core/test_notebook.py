@@ -15,8 +15,15 @@ import json
 import numpy as np
 import pytest
 
-from hograd_core import BUDGET, derivatives, hvp, parse
-from hograd_core.notebook import DERIV_TEXTS, HVP_TEXTS, derivatives_notebook, hvp_notebook
+from hograd_core import BUDGET, derivatives, graph_lab, hvp, parse
+from hograd_core.notebook import (
+    DERIV_TEXTS,
+    GRAPH_TEXTS,
+    HVP_TEXTS,
+    derivatives_notebook,
+    graph_notebook,
+    hvp_notebook,
+)
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
@@ -56,8 +63,9 @@ def test_the_derivatives_notebook_recomputes_the_page() -> None:
         f"text {k}" for k in DERIV_TEXTS if k != "limit"
     ]
     # the chart is drawn: plotly's figure is in the outputs, one trace per order
-    figures = [o["data"]["application/vnd.plotly.v1+json"] for c in nb.cells
-               for o in c.get("outputs", []) if "application/vnd.plotly.v1+json" in o.get("data", {})]  # fmt: skip
+    mime = "application/vnd.plotly.v1+json"
+    figures = [o["data"][mime] for c in nb.cells for o in c.get("outputs", [])
+               if mime in o.get("data", {})]  # fmt: skip
     assert len(figures) == 1 and len(figures[0]["data"]) == 6
     y = figures[0]["data"][2]["y"]  # plotly sends arrays as base64 bytes and a dtype
     y = np.frombuffer(base64.b64decode(y["bdata"]), y["dtype"]) if "bdata" in y else np.array(y)
@@ -82,7 +90,8 @@ def test_the_hvp_notebook_recomputes_the_page_and_draws_the_contour() -> None:
     point, vector = (0.5, 1.0), (1.0, -0.5)
     texts = {key: f"text {key}" for key in HVP_TEXTS}
     probe = ("{'g': g.tolist(), 'H': H.tolist(), 'hv': hv.tolist(), 'Hv': (H @ v).tolist(),"
-             " 'eig': eigenvalues.tolist(), 'Z': Z.tolist(), 'a': a.tolist(), 'b': b.tolist()}")  # fmt: skip
+             " 'eig': eigenvalues.tolist(), 'Z': Z.tolist(),"
+             " 'a': a.tolist(), 'b': b.tolist()}")  # fmt: skip
     got, nb = execute(hvp_notebook(fn, point, vector, 1.5, texts), probe)
     page = hvp(fn, point, vector)
     for key, want in (("g", page.gradient), ("H", page.hessian), ("hv", page.hvp),
@@ -110,3 +119,22 @@ def test_typed_text_stays_out_of_markdown() -> None:
     assert "x*y" not in markdown(nb)
     assert any("text = 'x*y'" in c.source for c in nb.cells if c.cell_type == "code")
     assert nb.metadata["kernelspec"]["name"] == "python3"
+
+
+@pytest.mark.parametrize(("text", "x0", "order"), [("tanh(x)", 0.7, 4), ("x**3", 2.0, 5)])
+def test_the_graph_notebook_counts_the_nodes_the_page_counts(
+    text: str, x0: float, order: int
+) -> None:
+    fn = parse(text)
+    texts = {key: f"text {key}" for key in GRAPH_TEXTS}
+    got, nb = execute(graph_notebook(fn, x0, order, texts),
+                      "{'values': values, 'nodes': nodes, 'grad_fns': grad_fns}")  # fmt: skip
+    lab = graph_lab(fn, x0, order)  # the page's lab, whose counts test_graphs.py checks
+    assert got["nodes"] == [s.nodes for s in lab.stats]  # x**3: 2, 5, 8, 11, 11, 11
+    assert got["grad_fns"] == [s.grad_fn for s in lab.stats]
+    np.testing.assert_allclose(got["values"], [s.value for s in lab.stats], rtol=1e-14)
+    if text == "x**3":
+        assert got["values"] == [8.0, 12.0, 12.0, 6.0, 0.0, 0.0]
+    assert [c.source for c in nb.cells if c.cell_type == "markdown"] == [
+        f"text {k}" for k in GRAPH_TEXTS
+    ]
