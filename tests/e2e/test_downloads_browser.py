@@ -92,13 +92,19 @@ def test_hessian_eigen_csv_and_code_download(page, lang: str) -> None:  # noqa: 
     assert page.locator("[data-testid='stException']").count() == 0
 
 
-def test_derivatives_code_tab_downloads_both_forms(page) -> None:  # noqa: ANN001
-    _open(page, "derivatives", "en")
-    page.get_by_role("tab", name=tr("deriv.tab.code", "en")).click()
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_derivatives_code_tab_downloads_both_forms(page, lang: str) -> None:  # noqa: ANN001
+    _open(page, "derivatives", lang)
+    page.get_by_role("tab", name=tr("deriv.tab.code", lang)).click()
     wait_for_app(page)
-    _shot(page, tr("downloads.py", "en"), "downloads-deriv-code-en")
-    plain = _download(page, tr("downloads.py", "en")).decode()
-    func = _download(page, tr("downloads.func.py", "en")).decode()
+    _shot(page, tr("downloads.py", lang), f"downloads-deriv-code-{lang}")
+    plain = _download(page, tr("downloads.py", lang)).decode()
+    func = _download(page, tr("downloads.func.py", lang)).decode()
+    page.get_by_text(tr("downloads.func.title", lang)).click()  # the torch.func form, shown
+    page.wait_for_timeout(500)
+    _shot(page, tr("downloads.func.py", lang), f"downloads-deriv-func-{lang}")
+    page.locator("[data-testid='stExpander'] [data-testid='stCode']").last.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / f"downloads-deriv-func-open-{lang}.png"))
     assert "create_graph=True" in plain and "grad(derivatives[-1])" in func
     exact = [0.125, 0.75, 3.0, 6.0, 0.0]  # x**3 at the default x0 = 0.5, orders 0 to 4
     for source in (plain, func):
@@ -106,3 +112,19 @@ def test_derivatives_code_tab_downloads_both_forms(page) -> None:  # noqa: ANN00
             exec(compile(source, "<downloaded>", "exec"), {})  # noqa: S102 - our generated file
         values = [float(line.split()[1]) for line in out.getvalue().splitlines()[:5]]
         assert values == exact
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_graph_notebook_and_flag_lab_script_download(page, lang: str) -> None:  # noqa: ANN001
+    _open(page, "graph", lang)
+    _shot(page, tr("downloads.notebook", lang), f"downloads-graph-{lang}")
+    nb = nbformat.reads(_download(page, tr("downloads.notebook", lang)).decode(), as_version=4)
+    nbformat.validate(nb)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "return x ** 3" in code and "order = 2" in code  # the page's defaults
+    page.get_by_text(tr("graph.result.code", lang)).first.click()  # the script's expander
+    wait_for_app(page)
+    _shot(page, tr("downloads.py", lang), f"downloads-flag-lab-{lang}")
+    source = _download(page, tr("downloads.py", lang)).decode()
+    assert source.startswith("import torch") and "torch.autograd.grad" in source
+    assert page.locator("[data-testid='stException']").count() == 0
