@@ -246,3 +246,31 @@ def test_graph_notebook_counts_what_the_page_shows(lang: str, files: dict) -> No
     growth = json.loads(at.get("plotly_chart")[0].proto.spec)  # the page's growth chart
     assert len(nodes) == 4  # orders 0 to 3; the chart goes on to order 6
     assert any(trace.get("y", [])[:4] == nodes for trace in growth["data"]), growth["data"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_above_autograds_limit_the_csv_has_every_order_and_the_notebook_says_why(
+    lang: str, files: dict
+) -> None:
+    at = run("derivatives.py", lang, **{"deriv.fn": "tanh(x)", "deriv.order": 12,
+                                        "deriv.points": 100})  # fmt: skip
+    table = pd.read_csv(io.StringIO(fetch(at, files, tr("downloads.csv.curves", lang))[0]))
+    assert list(table.columns)[-1] == "f^(12)" and table.shape == (100, 14)
+    exact = derivatives(parse("tanh(x)"), np.linspace(-3, 3, 100), 12, method="taylor").values
+    np.testing.assert_array_equal(table.iloc[:, 1:].to_numpy().T, exact)  # Taylor mode, as shown
+    nb = nbformat.reads(fetch(at, files, tr("downloads.notebook", lang))[0], as_version=4)
+    prose = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    assert tr("downloads.nb.deriv.limit", lang, order=12, limit=10, points="100") in prose
+    assert any("order = 10" in c.source for c in nb.cells if c.cell_type == "code")
+
+
+@pytest.mark.parametrize("text", ["3", "x*sin(1/x)", "log(x)"])  # log: NaN for x <= 0
+def test_constant_and_undefined_curves_read_back(text: str, files: dict) -> None:
+    at = run("derivatives.py", "en", **{"deriv.fn": text, "deriv.points": 100})
+    table = pd.read_csv(io.StringIO(fetch(at, files, tr("downloads.csv.curves", "en"))[0]))
+    fn = parse(text)
+    exact = derivatives(fn, np.linspace(-3, 3, 100), 4, method="autograd").values
+    np.testing.assert_allclose(table.iloc[:, 1:].to_numpy().T, exact, rtol=1e-12, atol=1e-12,
+                               equal_nan=True)  # fmt: skip
+    if text == "3":
+        assert (table["f"] == 3).all() and not table.iloc[:, 2:].to_numpy().any()

@@ -138,3 +138,16 @@ def test_the_graph_notebook_counts_the_nodes_the_page_counts(
     assert [c.source for c in nb.cells if c.cell_type == "markdown"] == [
         f"text {k}" for k in GRAPH_TEXTS
     ]
+
+
+def test_a_variable_named_like_the_notebooks_own_names_is_renamed() -> None:
+    fn = parse("values^2 + sin(values)")  # "values" is the notebook's own result
+    source = derivatives_notebook(fn, -1.0, 1.0, 11, 3, 0.2)
+    assert "def f(x):" in source
+    got, _ = execute(source, "{'values': values.tolist(), 'at_x0': at_x0}")
+    xs = np.linspace(-1.0, 1.0, 11)
+    exact = [xs**2 + np.sin(xs), 2 * xs + np.cos(xs), 2 - np.sin(xs), -np.cos(xs)]
+    np.testing.assert_allclose(got["values"], exact, rtol=1e-13, atol=1e-13)
+    x0 = 0.2
+    at_x0 = [x0**2 + np.sin(x0), 2 * x0 + np.cos(x0), 2 - np.sin(x0), -np.cos(x0)]
+    np.testing.assert_allclose(got["at_x0"], at_x0, rtol=1e-14)
