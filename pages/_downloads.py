@@ -14,7 +14,7 @@ import numpy as np
 import streamlit as st
 
 from hograd_core.csv_tables import curves_csv, eigen_csv, hessian_csv
-from hograd_core.func_code import derivatives_func_code, hessian_func_code
+from hograd_core.func_code import derivatives_func_code, hessian_func_code, newton_func_code
 from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.hessian import HVPResult
 from hograd_core.language import Function
@@ -148,10 +148,17 @@ def hvp_row(fn: Function, point: Sequence[float], vector: Sequence[float], radiu
             "hograd_hvp.ipynb", IPYNB, "hvp.download.ipynb")  # fmt: skip
 
 
-def why_code(source: str) -> None:
-    """Under a script of the page "Why gradients of gradients": the .py, named for its tab."""
+def why_code(source: str, func_source: str | None = None) -> None:
+    """Under a script of the page "Why gradients of gradients": the .py, named for its tab,
+    and its torch.func form when there is one."""
     tab = str(st.session_state.get("why.tab", "why"))
-    code_file(source, f"hograd_why_{tab}" if tab.isidentifier() else "hograd_why", "why")
+    name = f"hograd_why_{tab}" if tab.isidentifier() else "hograd_why"
+    code_file(source, name, "why", func_source)
+
+
+def newton_func(source: str) -> str:
+    """The Newton race script with torch.func's grad and hessian."""
+    return newton_func_code(source, t("downloads.func.newton"))
 
 
 def graph_row(fn: Function, x0: float, order: int) -> None:

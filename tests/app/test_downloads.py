@@ -223,10 +223,19 @@ def test_flag_lab_and_trap_scripts_download_as_shown(lang: str, files: dict) -> 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_why_page_script_downloads_as_shown(lang: str, files: dict) -> None:
-    at = run("why.py", lang)
+    at = run("why.py", lang)  # the Newton tab
     source, name = fetch(at, files, tr("downloads.py", lang))
-    assert source in codes(at) and name.startswith("hograd_why") and name.endswith(".py")
-    compile(source, "<why>", "exec")
+    assert source in codes(at) and name == "hograd_why_newton.py"
+    func, name = fetch(at, files, tr("downloads.func.py", lang))
+    assert func in codes(at) and name == "hograd_why_newton_torch_func.py"
+    assert tr("downloads.func.newton", lang) in func
+    by_plain, by_func = execute(source)["printed"], execute(func)["printed"]
+    assert by_plain.split()[:2] == by_func.split()[:2]  # the first method and its steps
+    np.testing.assert_allclose(
+        [float(x) for x in by_func.split() if x[0].isdigit() or x[0] == "-"],
+        [float(x) for x in by_plain.split() if x[0].isdigit() or x[0] == "-"],
+        rtol=1e-9,
+    )
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -76,7 +76,8 @@ def test_every_tab_runs_in_both_languages(tab: str, lang: str) -> None:
 def test_only_the_open_tab_runs() -> None:
     at = run("newton")
     assert len(charts(at)) == 2  # the paths and the convergence, nothing from the other tabs
-    assert [b.proto.label for b in at.get("download_button")] == ["Download .py"]  # its script
+    labels = [b.proto.label for b in at.get("download_button")]  # its script, in two forms
+    assert labels == ["Download .py", "Download the torch.func form (.py)"]
 
 
 def test_newton_chart_holds_the_cores_paths() -> None:
