@@ -128,3 +128,14 @@ def test_graph_notebook_and_flag_lab_script_download(page, lang: str) -> None:  
     source = _download(page, tr("downloads.py", lang)).decode()
     assert source.startswith("import torch") and "torch.autograd.grad" in source
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_why_page_newton_script_downloads(page, lang: str) -> None:  # noqa: ANN001
+    _open(page, "why", lang)
+    _shot(page, tr("downloads.func.py", lang), f"downloads-why-{lang}")
+    plain = _download(page, tr("downloads.py", lang)).decode()
+    func = _download(page, tr("downloads.func.py", lang)).decode()
+    assert "create_graph=True" in plain and "hessian(f)(w)" in func
+    assert tr("downloads.func.newton", lang) in func
+    assert page.locator("[data-testid='stException']").count() == 0
