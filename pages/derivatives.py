@@ -41,6 +41,7 @@ from hograd_ui.derivative_figures import (
     undefined_intervals,
 )
 from hograd_ui.i18n import error_text
+from pages._downloads import derivatives_code, derivatives_row, note_x0
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
 PRESETS = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)"]
@@ -118,6 +119,7 @@ st.caption(t(
 ))  # fmt: skip
 if used == "autograd":
     st.caption(t("deriv.graph_growth", sizes=", ".join(f"{n:,}" for n in result.graph_nodes)))
+derivatives_row(fn, result)  # downloads: the curves (CSV), the view (notebook)
 if ranges.cut:
     note = t("deriv.cut", where=_where(ranges.beyond), peak=f"{ranges.peak:.3g}")
     if ranges.f_beyond:
@@ -190,6 +192,7 @@ def point_views(
     var = result.variable
     _clamp("deriv.x0", low, high, 0.5)
     x0 = st.slider(t("deriv.x0"), low, high, step=(high - low) / 200, key="deriv.x0")
+    note_x0(x0)  # the x0 of the notebook download under the chart
     autograd_order = min(order, BUDGET.max_order_autograd)
 
     views = ("inspector", "taylor", "symbolic", "code", "cost")
@@ -279,7 +282,9 @@ def point_views(
             st.caption(t("deriv.code.caption", x0=f"{x0:.6g}"))
             if order > autograd_order:
                 st.caption(t("deriv.code.limit", limit=autograd_order, order=order))
-            st.code(pytorch_snippet(fn, float(x0), autograd_order), language="python")
+            snippet = pytorch_snippet(fn, float(x0), autograd_order)
+            st.code(snippet, language="python")
+            derivatives_code(fn, snippet, float(x0), autograd_order, (low, high, points))
 
     if tabs["cost"].open:
         with tabs["cost"]:

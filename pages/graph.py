@@ -9,6 +9,7 @@ from hograd_core.graphs import GRAPH_BUDGET, output_label
 from hograd_serving.cached import case_for, flags_for, lab_for
 from hograd_serving.gate import BusyError
 from hograd_ui import graph_figures as figures
+from pages._downloads import flag_code, graph_row
 from pages._ui import function_box, lang, localized_radio, show_error, t
 
 RETAIN = {"None": None, "True": True, "False": False}  # retain_graph's choices, by label
@@ -60,6 +61,7 @@ def show_outcome(outcome: FlagOutcome) -> None:
         st.success(f"**{t('graph.result.fix')}** {fix}", icon=":material/build:")
     with st.expander(t("graph.result.code"), icon=":material/code:"):
         st.code(outcome.snippet, language="python")
+        flag_code(outcome.snippet)  # downloads: the script as .py
 
 
 def show_drawings(off: FlagOutcome, on: FlagOutcome, this: bool) -> None:
@@ -170,6 +172,7 @@ with st.expander(t("graph.summary.title"), expanded=not view.drawable, icon=":ma
 
 st.subheader(t("graph.growth.title"))
 st.plotly_chart(figures.growth_figure(lab.stats, order, lang()), key="graph.growth")
+graph_row(fn, x0, order)  # downloads: the view as a notebook
 if lab.stopped_nodes is not None:
     st.warning(t(
         "graph.growth.stopped", built=lab.built, nodes=f"{lab.stopped_nodes:,}",

@@ -13,6 +13,7 @@ from hograd_core.hvp_code import COMMENTS, hvp_snippet
 from hograd_core.hvp_examples import KAPPAS, PRESETS, example, quadratic
 from hograd_serving.cached import POWER_STEPS, analysed, explore, three_ways, trained
 from hograd_ui import hvp_figures as figs
+from pages._downloads import eigen_file, hessian_file, hvp_code, hvp_row
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
 LIMIT, STEP = 3.0, 0.05  # the sliders of p: -3..3 in steps of 0.05
@@ -93,6 +94,7 @@ def typed_mode() -> None:
     )  # fmt: skip
     st.dataframe(table, width="stretch")
     st.caption(t("hvp.table.caption", ms=f"{r.seconds * 1000:.2f}"))
+    hvp_row(fn, sliders["p"], sliders["v"], radius)  # downloads: the view as a notebook
 
     views = ("picture", "hessian", "ways", "slices", "power")
     tabs = lazy_tabs({k: t(f"hvp.tab.{k}") for k in views}, "hvp.tab")
@@ -132,7 +134,9 @@ def ways(fn, point: tuple, vector: tuple) -> None:  # noqa: ANN001 - a parsed Fu
         st.caption(t("hvp.ways.unresolved"))
     st.plotly_chart(figs.ways_figure(timed.seconds, labels, lang()), width="stretch")
     comments = {k: t(f"hvp.code.{k}") for k in COMMENTS}
-    st.code(hvp_snippet(fn, point, vector, comments), language="python")
+    snippet = hvp_snippet(fn, point, vector, comments)
+    st.code(snippet, language="python")
+    hvp_code(fn, snippet, point, vector)  # downloads: .py, and the torch.func form
     st.caption(t("hvp.ways.note"))
 
 
@@ -162,6 +166,8 @@ def hessian(ex: cv.Exploration, names: tuple) -> None:
     r, v = ex.result, ex.verdict
     left, right = st.columns([1, 1], gap="large")
     left.plotly_chart(figs.hessian_figure(r, lang()), width="stretch")
+    with left:
+        hessian_file(r)  # downloads: the Hessian (CSV)
     with right:
         st.markdown("#### " + t("hvp.eigen.title"))
         vectors = figs.clean(r.eigenvectors)
@@ -170,6 +176,7 @@ def hessian(ex: cv.Exploration, names: tuple) -> None:
             columns=[t("hvp.eigen.value"), *names], index=[f"e{i + 1}" for i in range(len(names))],
         )  # fmt: skip
         st.dataframe(eig, width="stretch")
+        eigen_file(r)  # downloads: the eigen table (CSV)
         st.caption(t("hvp.eigen.vector"))
         reason = t(
             f"hvp.reason.{v.reason}", n=len(names), pos=v.positive, neg=v.negative, zero=v.zero,

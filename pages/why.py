@@ -23,6 +23,7 @@ from hograd_serving.cached import (
     why_stability,
 )
 from hograd_ui import why_figures as figs
+from pages._downloads import newton_func, why_code
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
 KAPPAS = [1, 2, 5, 10, 100, 1000]
@@ -41,11 +42,13 @@ def caption(done: int, total: int) -> str:
     return t("why.progress", done=done, total=total)
 
 
-def code_block(code: Code) -> None:
-    """The generated script with line numbers; the marked lines named under it."""
+def code_block(code: Code, func_source: str | None = None) -> None:
+    """The generated script with line numbers; the marked lines named under it; its download
+    (and its torch.func form's, when given)."""
     st.markdown("**" + t("why.code.title") + "**")
     st.code(code.source, language="python", line_numbers=True, height=480)
     st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
+    why_code(code.source, func_source)  # downloads: the script as .py
 
 
 def form_radio(label: str, options: dict[str, str], key: str, default: str | None = None) -> str:
@@ -143,7 +146,7 @@ def newton_tab() -> None:
     left, right = st.columns([3, 2], gap="medium")
     left.plotly_chart(figs.newton_paths_figure(race, lang()), width="stretch")
     right.plotly_chart(figs.newton_convergence_figure(race, lang()), width="stretch")
-    code_block(code)
+    code_block(code, newton_func(code.source))
 
 
 # ---- Hessian-free Newton ---------------------------------------------------------------------

@@ -64,7 +64,8 @@ def test_every_tab_runs_in_both_languages(tab: str, lang: str) -> None:
         "Why gradients of gradients" if lang == "en" else "为什么需要高阶梯度"
     )
     assert charts(at), "every tab draws a chart"
-    script = at.code[-1].value
+    # the tab's script: the code view with line numbers (its torch.func form may follow it)
+    script = [c.value for c in at.code if c.proto.show_line_numbers][-1]
     assert "import torch" in script and "# <-- " in script
     marked = [line for line in script.splitlines() if "# <-- " in line]
     assert any("create_graph" in line or "backward()" in line for line in marked)
@@ -76,7 +77,8 @@ def test_every_tab_runs_in_both_languages(tab: str, lang: str) -> None:
 def test_only_the_open_tab_runs() -> None:
     at = run("newton")
     assert len(charts(at)) == 2  # the paths and the convergence, nothing from the other tabs
-    assert not at.get("download_button")
+    labels = [b.proto.label for b in at.get("download_button")]  # its script, in two forms
+    assert labels == ["Download .py", "Download the torch.func form (.py)"]
 
 
 def test_newton_chart_holds_the_cores_paths() -> None:

@@ -1,0 +1,263 @@
+"""A page's current view as a Jupyter notebook that recomputes it with plain torch and plotly.
+
+The notebooks need ``torch``, ``numpy`` and ``plotly`` only (not hograd): the typed function is
+written out by the one generator, :func:`.language.to_source.torch_source`, and the numbers
+come from ``torch.autograd.grad`` as the pages teach it. The prose is passed in by the caller
+(in its own language), keyed by :data:`DERIV_TEXTS` and :data:`HVP_TEXTS`; a missing key leaves
+its cell out. The typed text appears only inside code, as a Python string literal, never in a
+markdown cell (Jupyter would render it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import nbformat
+import numpy as np
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from .csv_tables import order_header
+from .graphs import GRAPH_BUDGET
+from .hessian import _vector
+from .language import Function
+from .language.to_source import python_name, torch_source
+from .nested_autograd import BUDGET
+
+__all__ = [
+    "DERIV_TEXTS",
+    "GRAPH_TEXTS",
+    "HVP_TEXTS",
+    "derivatives_notebook",
+    "graph_notebook",
+    "hvp_notebook",
+]
+
+#: Prose cells of :func:`derivatives_notebook`, in order ("limit" only above autograd's limit).
+DERIV_TEXTS: tuple[str, ...] = ("title", "function", "grid", "limit", "plot", "x0")
+#: Prose cells of :func:`hvp_notebook` ("contour" only for two variables).
+HVP_TEXTS: tuple[str, ...] = ("title", "function", "hessian", "hvp", "heatmap", "contour")
+#: Prose cells of :func:`graph_notebook`.
+GRAPH_TEXTS: tuple[str, ...] = ("title", "function", "passes", "growth", "drawing")
+
+_NAMES = {"torch", "np", "go", "f", "text", "xs", "x0", "k", "d", "rows", "order", "values",
+          "derivatives", "fig", "labels", "derivatives_of", "range", "print"}  # fmt: skip
+
+
+def _notebook(cells: list) -> str:
+    nb = new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}  # fmt: skip
+    nb.metadata["language_info"] = {"name": "python"}
+    nbformat.validate(nb)
+    return nbformat.writes(nb)
+
+
+def _cells(texts: Mapping[str, str], parts: Sequence[tuple[str, str | None]]) -> list:
+    """A markdown cell for each part's text (if given), then its code (if any)."""
+    cells = []
+    for key, code in parts:
+        if texts.get(key):
+            cells.append(new_markdown_cell(texts[key]))
+        if code:
+            cells.append(new_code_cell(code.strip("\n")))
+    return cells
+
+
+_DERIVATIVES_OF = '''
+def derivatives_of(f, x, order):
+    """f and its derivatives up to order at every point of x, by nested autograd."""
+    rows = [torch.broadcast_to(f(x), x.shape)]
+    for k in range(order):
+        if not rows[-1].requires_grad:  # no graph left: a constant, the next one is 0
+            rows.append(torch.zeros_like(x))
+            continue
+        # f acts point by point, so the gradient of the sum is every point's derivative
+        (d,) = torch.autograd.grad(rows[-1].sum(), x, create_graph=True)
+        rows.append(d)
+    return torch.stack([r.detach() for r in rows])
+'''
+
+
+def derivatives_notebook(
+    fn: Function,
+    low: float,
+    high: float,
+    points: int,
+    order: int,
+    x0: float,
+    texts: Mapping[str, str] | None = None,
+) -> str:
+    """The derivatives page's view as notebook JSON: f and its derivatives on the page's grid
+    (``np.linspace(low, high, points)``), one plotly chart, and the values at ``x0``.
+
+    Nested autograd computes orders up to its limit (``BUDGET.max_order_autograd``); the page
+    goes further with Taylor mode, and the notebook then stops at the limit (text "limit").
+
+    Returns:
+        The notebook as nbformat 4 JSON. Run, it leaves ``values`` (shape (orders, points))
+        and ``at_x0`` (one value per order).
+    """
+    note = dict(texts or {})
+    own = fn.variables[0] if fn.variables else "x"
+    var = python_name(own, _NAMES)
+    shown = min(order, BUDGET.max_order_autograd)
+    labels = [order_header(k) for k in range(shown + 1)]
+    parts = [
+        ("title", "import numpy as np\nimport plotly.graph_objects as go\nimport torch"),
+        ("function", f"text = {fn.text!r}\n\n\ndef f({var}):\n"
+                     f"    return {torch_source(fn, {own: var})}"),
+        ("grid", f"{_DERIVATIVES_OF.strip()}\n\n\norder = {shown}\n"
+                 f"xs = torch.tensor(np.linspace({float(low)!r}, {float(high)!r}, {int(points)}), "
+                 "dtype=torch.float64, requires_grad=True)\n"
+                 "values = derivatives_of(f, xs, order).numpy()  # (order + 1, points)\n"
+                 "values.shape"),
+        ("limit" if shown < order else "", None),
+        ("plot", f"labels = {labels!r}\nfig = go.Figure()\nfor k in range(order + 1):\n"
+                 "    fig.add_scatter(x=xs.detach().numpy(), y=values[k], name=labels[k], "
+                 "mode='lines')\n"
+                 f"fig.update_layout(xaxis_title={own!r}, template='plotly_white')\nfig.show()"),
+        ("x0", f"x0 = torch.tensor([{float(x0)!r}], dtype=torch.float64, requires_grad=True)\n"
+               "at_x0 = derivatives_of(f, x0, order)[:, 0].tolist()\n"
+               "for k, d in enumerate(at_x0):\n    print(labels[k], d)"),
+    ]  # fmt: skip
+    return _notebook(_cells(note, parts))
+
+
+_GRADIENT_AND_HESSIAN = '''
+def gradient_and_hessian(f, w):
+    """f(w), its gradient and its Hessian, row by row by double backward, and the graph of g."""
+    n = w.numel()
+    value = f(w)
+    if not value.requires_grad:  # f does not depend on w
+        return value, torch.zeros(n, dtype=w.dtype), torch.zeros(n, n, dtype=w.dtype)
+    (g,) = torch.autograd.grad(value, w, create_graph=True)
+    if not g.requires_grad:  # the gradient is constant (f is linear): H = 0
+        return value, g, torch.zeros(n, n, dtype=w.dtype)
+    rows = [torch.autograd.grad(g[i], w, retain_graph=True, allow_unused=True,
+                                materialize_grads=True)[0] for i in range(n)]
+    return value, g, torch.stack(rows)
+'''
+
+
+def hvp_notebook(
+    fn: Function,
+    point: Sequence[float] | np.ndarray,
+    vector: Sequence[float] | np.ndarray,
+    radius: float,
+    texts: Mapping[str, str] | None = None,
+) -> str:
+    """The HVP page's view as notebook JSON: ∇f and the Hessian at ``point``, Hv along
+    ``vector`` by double backward (without H) checked against H @ v, the eigenvalues and
+    eigenvectors, a heatmap of H and, for two variables, the contour of f around the point.
+
+    Returns:
+        The notebook as nbformat 4 JSON. Run, it leaves ``g``, ``H``, ``hv``, ``eigenvalues``
+        and ``eigenvectors`` (torch tensors).
+
+    Raises:
+        BudgetError, ArgumentError: as :func:`hograd_core.hessian.hvp` for the point and vector.
+    """
+    p = _vector(point, fn, "point")
+    v = _vector(vector, fn, "vector")
+    note = dict(texts or {})
+    body = torch_source(fn, {name: f"w[{i}]" for i, name in enumerate(fn.variables)})
+    names = list(fn.variables)
+    parts = [
+        ("title", "import plotly.graph_objects as go\nimport torch"),
+        ("function", f"text = {fn.text!r}\nnames = {names!r}\n\n\ndef f(w):\n    return {body}"),
+        ("hessian", f"{_GRADIENT_AND_HESSIAN.strip()}\n\n\n"
+                    f"w = torch.tensor({[float(x) for x in p]!r}, dtype=torch.float64, "
+                    "requires_grad=True)\n"
+                    f"v = torch.tensor({[float(x) for x in v]!r}, dtype=torch.float64)\n"
+                    "value, g, H = gradient_and_hessian(f, w)\n"
+                    "eigenvalues, eigenvectors = torch.linalg.eigh(H.detach())\n"
+                    "print('f =', value.item())\nprint('gradient', g.tolist())\n"
+                    "print('eigenvalues', eigenvalues.tolist())\nH"),
+        ("hvp", "if g.requires_grad:\n"
+                "    (hv,) = torch.autograd.grad(g @ v, w, retain_graph=True)\n"
+                "else:  # f is linear: H = 0\n    hv = torch.zeros_like(v)\n"
+                "print('Hv', hv.tolist())\nprint('H @ v', (H.detach() @ v).tolist())"),
+        ("heatmap", "fig = go.Figure(go.Heatmap(z=H.detach().numpy(), x=names, y=names, "
+                    "colorscale='RdBu', zmid=0))\n"
+                    "fig.update_yaxes(autorange='reversed')\nfig.show()"),
+    ]  # fmt: skip
+    if len(names) == 2:
+        parts.append(("contour", (
+            f"radius = {float(radius)!r}\n"
+            "a = torch.linspace(w[0].item() - radius, w[0].item() + radius, 81, "
+            "dtype=torch.float64)\n"
+            "b = torch.linspace(w[1].item() - radius, w[1].item() + radius, 81, "
+            "dtype=torch.float64)\n"
+            "X, Y = torch.meshgrid(a, b, indexing='xy')\n"
+            "with torch.no_grad():  # f acts point by point: one call for the whole grid\n"
+            "    Z = torch.broadcast_to(f(torch.stack([X, Y])), X.shape)\n"
+            "fig = go.Figure(go.Contour(x=a.numpy(), y=b.numpy(), z=Z.numpy(), ncontours=30))\n"
+            "p, q = w.detach().numpy(), (w.detach() + v).numpy()\n"
+            "fig.add_scatter(x=[p[0], q[0]], y=[p[1], q[1]], mode='lines+markers',\n"
+            "                name='p, p + v')\n"
+            "fig.update_layout(xaxis_title=names[0], yaxis_title=names[1])\nfig.show()"
+        )))  # fmt: skip
+    return _notebook(_cells(note, parts))
+
+
+_REACHABLE = '''
+def reachable(*tensors):
+    """The autograd nodes a backward from these tensors would visit (AccumulateGrad included)."""
+    seen = {t.grad_fn for t in tensors if t.grad_fn is not None}
+    stack = list(seen)
+    while stack:
+        for node, _ in stack.pop().next_functions:
+            if node is not None and node not in seen:
+                seen.add(node)
+                stack.append(node)
+    return len(seen)
+'''
+
+
+def graph_notebook(
+    fn: Function, x0: float, order: int, texts: Mapping[str, str] | None = None
+) -> str:
+    """The graph page's view as notebook JSON: f, f', ..., f^(order) at ``x0`` by nested
+    autograd with ``create_graph=True``, the nodes of the graph after each pass (as the page
+    counts them: every node reachable from f, ..., f^(k)), a chart of that growth, and
+    torchviz's drawing of the last derivative when torchviz and Graphviz's ``dot`` are there.
+
+    Returns:
+        The notebook as nbformat 4 JSON. Run, it leaves ``values`` and ``nodes`` (one per
+        order) and ``grad_fns`` (each derivative's grad_fn type, "" for none).
+    """
+    note = dict(texts or {})
+    own = fn.variables[0] if fn.variables else "x"
+    var = python_name(own, _NAMES | {"reachable", "nodes", "grad_fns", "make_dot", "shutil"})
+    parts = [
+        ("title", "import shutil\n\nimport plotly.graph_objects as go\nimport torch"),
+        ("function", f"text = {fn.text!r}\n\n\ndef f({var}):\n"
+                     f"    return {torch_source(fn, {own: var})}"),
+        ("passes", f"{_REACHABLE.strip()}\n\n\norder = {int(order)}\n"
+                   f"{var} = torch.tensor({float(x0)!r}, dtype=torch.float64, requires_grad=True)\n"
+                   f"derivatives = [f({var})]\n"
+                   "for k in range(order):\n"
+                   "    if not derivatives[-1].requires_grad:  # a constant: the next one is 0\n"
+                   f"        derivatives.append(torch.zeros_like({var}))\n"
+                   "        continue\n"
+                   f"    (d,) = torch.autograd.grad(derivatives[-1], {var}, create_graph=True)\n"
+                   "    derivatives.append(d)\n"
+                   "values = [d.item() for d in derivatives]\n"
+                   "nodes = [reachable(*derivatives[: k + 1]) for k in range(order + 1)]\n"
+                   "grad_fns = [type(d.grad_fn).__name__ if d.grad_fn else ''\n"
+                   "            for d in derivatives]\n"
+                   "for k in range(order + 1):\n"
+                   "    print(k, values[k], nodes[k], grad_fns[k])"),
+        ("growth", "fig = go.Figure(go.Scatter(x=list(range(order + 1)), y=nodes, "
+                   "mode='lines+markers'))\n"
+                   "fig.update_layout(xaxis_title='order', yaxis_title='nodes', "
+                   "template='plotly_white')\nfig.show()"),
+        ("drawing", "try:\n    from torchviz import make_dot\nexcept ImportError:\n"
+                    "    make_dot = None\n"
+                    "if make_dot is None or shutil.which('dot') is None"
+                    f" or nodes[-1] > {GRAPH_BUDGET.max_draw}:\n"
+                    "    print('no drawing: torchviz, Graphviz or a small graph is missing')\n"
+                    "else:\n"
+                    f"    display(make_dot(derivatives[-1], params={{{own!r}: {var}}}))"),
+    ]  # fmt: skip
+    return _notebook(_cells(note, parts))

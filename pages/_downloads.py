@@ -1,0 +1,168 @@
+"""Download rows the pages put under a chart, a table or a code view: CSV, .py (plain and
+``torch.func``), and the current view as a Jupyter notebook.
+
+Every file is made on click (the button holds a function, not the bytes), so a page run costs
+nothing for a file nobody asks for. Each helper draws one row; the pages call them in one line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import streamlit as st
+
+from hograd_core.csv_tables import curves_csv, eigen_csv, hessian_csv
+from hograd_core.func_code import derivatives_func_code, hessian_func_code, newton_func_code
+from hograd_core.graphs import GRAPH_BUDGET
+from hograd_core.hessian import HVPResult
+from hograd_core.language import Function
+from hograd_core.nested_autograd import BUDGET, DerivativeResult
+from hograd_core.notebook import derivatives_notebook, graph_notebook, hvp_notebook
+from pages._ui import t
+
+ICON = ":material/download:"
+PY, CSV, IPYNB = "text/x-python", "text/csv", "application/x-ipynb+json"
+
+# Every key a whole literal (the locale test finds used keys that way).
+DERIV_COMMENTS = {"compose": "downloads.func.deriv.compose", "at_x0": "downloads.func.deriv.at_x0",
+                  "vmap": "downloads.func.deriv.vmap"}  # fmt: skip
+HESSIAN_COMMENTS = {
+    "grad": "downloads.func.hvp.grad", "hessian": "downloads.func.hvp.hessian",
+    "jacfwd": "downloads.func.hvp.jacfwd", "hvp": "downloads.func.hvp.hvp",
+    "vmap": "downloads.func.hvp.vmap", "eigh": "downloads.func.hvp.eigh",
+}  # fmt: skip
+DERIV_TEXTS = {
+    "title": "downloads.nb.deriv.title", "function": "downloads.nb.deriv.function",
+    "grid": "downloads.nb.deriv.grid", "limit": "downloads.nb.deriv.limit",
+    "plot": "downloads.nb.deriv.plot", "x0": "downloads.nb.deriv.x0",
+}  # fmt: skip
+GRAPH_TEXTS = {
+    "title": "downloads.nb.graph.title", "function": "downloads.nb.graph.function",
+    "passes": "downloads.nb.graph.passes", "growth": "downloads.nb.graph.growth",
+    "drawing": "downloads.nb.graph.drawing",
+}  # fmt: skip
+HVP_TEXTS = {
+    "title": "downloads.nb.hvp.title", "function": "downloads.nb.hvp.function",
+    "hessian": "downloads.nb.hvp.hessian", "hvp": "downloads.nb.hvp.hvp",
+    "heatmap": "downloads.nb.hvp.heatmap", "contour": "downloads.nb.hvp.contour",
+}  # fmt: skip
+
+
+def _texts(keys: dict[str, str], **params: object) -> dict[str, str]:
+    return {name: t(key, **params) for name, key in keys.items()}
+
+
+def _button(label: str, make: Callable[[], str], name: str, mime: str, key: str) -> None:
+    st.download_button(label, make, name, mime, icon=ICON, on_click="ignore", key=key)
+
+
+def _tag(text: str) -> str:
+    """A short stable tag of ``text``: a button key that differs for different code."""
+    return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
+def code_file(source: str, name: str, page: str, func_source: str | None = None) -> None:
+    """The code view's .py download and, with ``func_source``, its torch.func form: shown in an
+    expander, and a second download. ``page`` namespaces the buttons' keys ("deriv")."""
+    tag = _tag(source + (func_source or ""))
+    with st.container(horizontal=True):
+        _button(t("downloads.py"), lambda: source, f"{name}.py", PY, f"{page}.download.py.{tag}")
+        if func_source is not None:
+            _button(t("downloads.func.py"), lambda: func_source, f"{name}_torch_func.py", PY,
+                    f"{page}.download.func.{tag}")  # fmt: skip
+    if func_source is not None:
+        with st.expander(t("downloads.func.title"), icon=":material/functions:"):
+            st.caption(t("downloads.func.caption"))
+            st.code(func_source, language="python")
+
+
+def derivatives_code(fn: Function, plain: str, x0: float, order: int, grid: tuple) -> None:
+    """Under the derivatives page's code: the script and grad(grad(f)) with vmap over the grid."""
+    func = derivatives_func_code(fn, x0, order, grid, _texts(DERIV_COMMENTS))
+    code_file(plain, "hograd_derivatives", "deriv", func)
+
+
+def hvp_code(fn: Function, plain: str, point: Sequence[float], vector: Sequence[float]) -> None:
+    """Under the HVP page's code: the script and hessian, jacfwd(jacrev), jvp(grad), vmap."""
+    func = hessian_func_code(fn, point, vector, _texts(HESSIAN_COMMENTS))
+    code_file(plain, "hograd_hvp", "hvp", func)
+
+
+def flag_code(source: str) -> None:
+    """Under a flag-lab or trap script: the .py, and why it has no torch.func form."""
+    code_file(source, "hograd_flag_lab", "graph")
+    st.caption(t("downloads.func.flags"))
+
+
+def _view() -> dict:
+    """This session's derivatives view as the point views last drew it (x0 moves in a fragment
+    rerun, after the row under the chart was drawn; the notebook reads it when clicked)."""
+    return st.session_state.setdefault("deriv.download.view", {})
+
+
+def note_x0(x0: float) -> None:
+    """Called by the point views: the x0 the notebook will use."""
+    _view()["x0"] = float(x0)
+
+
+def derivatives_row(fn: Function, result: DerivativeResult) -> None:
+    """Under the derivatives chart: the curves as CSV and the view (with the current x0) as a
+    notebook."""
+    low, high, points = float(result.xs[0]), float(result.xs[-1]), int(result.xs.size)
+    view = _view()
+    texts = _texts(DERIV_TEXTS, limit=BUDGET.max_order_autograd, order=result.order,
+                   points=f"{points:,}")  # fmt: skip
+
+    def notebook() -> str:  # runs on click, outside the script run: no st.* calls here
+        x0 = min(max(view.get("x0", 0.5), low), high)
+        return derivatives_notebook(fn, low, high, points, result.order, x0, texts)
+
+    with st.container(horizontal=True):
+        _button(t("downloads.csv.curves"), lambda: curves_csv(result), "hograd_derivatives.csv",
+                CSV, "deriv.download.csv")  # fmt: skip
+        _button(t("downloads.notebook"), notebook, "hograd_derivatives.ipynb", IPYNB,
+                "deriv.download.ipynb")  # fmt: skip
+
+
+def hessian_file(r: HVPResult) -> None:
+    """Under the Hessian's heatmap: the matrix as CSV."""
+    _button(t("downloads.csv.hessian"), lambda: hessian_csv(r.hessian, r.variables),
+            "hograd_hessian.csv", CSV, "hvp.download.hessian")  # fmt: skip
+
+
+def eigen_file(r: HVPResult) -> None:
+    """Under the eigen table: the table as CSV (full float64, where the page shows 6 digits)."""
+    value = t("hvp.eigen.value")
+    _button(t("downloads.csv.eigen"),
+            lambda: eigen_csv(r.eigenvalues, r.eigenvectors, r.variables, value),
+            "hograd_eigen.csv", CSV, "hvp.download.eigen")  # fmt: skip
+
+
+def hvp_row(fn: Function, point: Sequence[float], vector: Sequence[float], radius: float) -> None:
+    """Under the HVP page's table: the view as a notebook."""
+    texts = _texts(HVP_TEXTS)
+    p, v = np.asarray(point, dtype=np.float64), np.asarray(vector, dtype=np.float64)
+    _button(t("downloads.notebook"), lambda: hvp_notebook(fn, p, v, radius, texts),
+            "hograd_hvp.ipynb", IPYNB, "hvp.download.ipynb")  # fmt: skip
+
+
+def why_code(source: str, func_source: str | None = None) -> None:
+    """Under a script of the page "Why gradients of gradients": the .py, named for its tab,
+    and its torch.func form when there is one."""
+    tab = str(st.session_state.get("why.tab", "why"))
+    name = f"hograd_why_{tab}" if tab.isidentifier() else "hograd_why"
+    code_file(source, name, "why", func_source)
+
+
+def newton_func(source: str) -> str:
+    """The Newton race script with torch.func's grad and hessian."""
+    return newton_func_code(source, t("downloads.func.newton"))
+
+
+def graph_row(fn: Function, x0: float, order: int) -> None:
+    """Under the graph's growth chart: the view as a notebook."""
+    texts = _texts(GRAPH_TEXTS, limit=GRAPH_BUDGET.max_draw)
+    _button(t("downloads.notebook"), lambda: graph_notebook(fn, x0, order, texts),
+            "hograd_graph.ipynb", IPYNB, "graph.download.ipynb")  # fmt: skip

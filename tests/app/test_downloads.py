@@ -1,0 +1,285 @@
+"""The download buttons through AppTest, in both languages: each file is made (the buttons hold
+a function, called here as the server calls it on a click) and its contents are checked against
+what the page shows and against the core: CSV read back, .py run, .ipynb validated and run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.testing.v1 import AppTest
+
+from hograd_core import derivatives, explore, hvp, parse
+from hograd_core.curvature import _load_forward_ad
+from hograd_ui.i18n import tr
+
+ROOT = Path(__file__).resolve().parents[2]
+LANGS = ("en", "zh")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread() -> Iterator[None]:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture()
+def files(monkeypatch: pytest.MonkeyPatch) -> dict[str, tuple[Callable, str]]:
+    """Every file function a button registers, with the file's name, by the id its button
+    carries."""
+    made: dict[str, tuple[Callable, str]] = {}
+    original = MediaFileManager.add_deferred
+
+    def add_deferred(self, data, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        file_id = original(self, data, *args, **kwargs)
+        made[file_id] = (data, kwargs.get("file_name"))
+        return file_id
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", add_deferred)
+    return made
+
+
+def run(page: str, lang: str, **state: object) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=60)
+    at.session_state["lang"] = lang
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def labels(at: AppTest) -> list[str]:
+    return [b.proto.label for b in at.get("download_button")]
+
+
+def fetch(at: AppTest, files: dict, label: str) -> tuple[str, str]:
+    """The file behind the button ``label``: its text and its name."""
+    (button,) = [b for b in at.get("download_button") if b.proto.label == label]
+    make, name = files[button.proto.deferred_file_id]
+    data = make()
+    return (data if isinstance(data, str) else data.decode()), name
+
+
+def execute(source: str) -> dict:
+    _load_forward_ad()  # torch's own first-use DeprecationWarning, silenced as the app does
+    names: dict = {}
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        exec(compile(source, "<downloaded>", "exec"), names)  # noqa: S102 - our generated file
+    names["printed"] = out.getvalue()
+    return names
+
+
+def codes(at: AppTest) -> list[str]:
+    """Every code view's text, with the final newline a file has (AppTest strips it)."""
+    return [c.value.rstrip("\n") + "\n" for c in at.code]
+
+
+# ---- derivatives page ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_derivatives_curves_csv_is_the_charts_data(lang: str, files: dict) -> None:
+    at = run("derivatives.py", lang, **{"deriv.fn": "sin(x)*exp(-x^2)", "deriv.points": 200})
+    assert tr("downloads.csv.curves", lang) in labels(at)
+    assert tr("downloads.notebook", lang) in labels(at)
+    text, name = fetch(at, files, tr("downloads.csv.curves", lang))
+    assert name == "hograd_derivatives.csv"
+    table = pd.read_csv(io.StringIO(text))
+    assert list(table.columns) == ["x", "f", "f'", "f''", "f'''", "f^(4)"]  # order 4, default
+    xs = np.linspace(-3.0, 3.0, 200)
+    np.testing.assert_array_equal(table["x"].to_numpy(), xs)
+    exact = derivatives(parse("sin(x)*exp(-x^2)"), xs, 4, method="taylor").values
+    np.testing.assert_allclose(table.iloc[:, 1:].to_numpy().T, exact, rtol=1e-12, atol=1e-12)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)  # what the chart draws
+    f = next(trace for trace in spec["data"] if trace.get("y"))
+    y = f["y"]
+    if isinstance(y, dict):  # plotly's base64 arrays
+        import base64
+
+        y = np.frombuffer(base64.b64decode(y["bdata"]), y["dtype"])
+    np.testing.assert_allclose(np.asarray(y, dtype=float), table["f"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_derivatives_notebook_follows_x0_and_runs(lang: str, files: dict) -> None:
+    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+    at = run("derivatives.py", lang, **{"deriv.fn": "tanh(x)", "deriv.points": 100,
+                                        "deriv.order": 3})  # fmt: skip
+    at.slider(key="deriv.x0").set_value(0.3).run()
+    text, name = fetch(at, files, tr("downloads.notebook", lang))
+    assert name == "hograd_derivatives.ipynb"
+    nb = nbformat.reads(text, as_version=4)
+    nbformat.validate(nb)
+    assert tr("downloads.nb.deriv.function", lang) in [c.source for c in nb.cells]
+    nb.cells.append(nbformat.v4.new_code_cell("print(json.dumps([values.tolist(), at_x0]))"))
+    nb.cells[-1].source = "import json\n" + nb.cells[-1].source
+    nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
+    values, at_x0 = json.loads(nb.cells[-1].outputs[0]["text"])
+    fn = parse("tanh(x)")
+    page = derivatives(fn, np.linspace(-3.0, 3.0, 100), 3, method="taylor").values
+    np.testing.assert_allclose(values, page, rtol=1e-12, atol=1e-12)
+    t = np.tanh(0.3)  # tanh' = 1 - t², tanh'' = -2t(1 - t²), tanh''' = (6t² - 2)(1 - t²)
+    closed = [t, 1 - t**2, -2 * t * (1 - t**2), (6 * t**2 - 2) * (1 - t**2)]
+    np.testing.assert_allclose(at_x0, closed, rtol=1e-13)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_derivatives_code_and_its_torch_func_form(lang: str, files: dict) -> None:
+    state = {"deriv.fn": "1/(1+x^2)", "deriv.points": 100, "deriv.tab": "code"}
+    at = run("derivatives.py", lang, **state)
+    at.slider(key="deriv.x0").set_value(0.45).run()
+    plain, name = fetch(at, files, tr("downloads.py", lang))
+    assert name == "hograd_derivatives.py" and plain in codes(at)  # the code shown, as a file
+    func, name = fetch(at, files, tr("downloads.func.py", lang))
+    assert name == "hograd_derivatives_torch_func.py" and func in codes(at)
+    assert tr("downloads.func.deriv.compose", lang).splitlines()[0] in func  # its comments
+    shown = [float(line.split()[1]) for line in execute(plain)["printed"].splitlines()]
+    names = execute(func)
+    by_func = [float(line.split()[1]) for line in names["printed"].splitlines()[:-1]]
+    np.testing.assert_allclose(by_func, shown, rtol=1e-13)
+    exact = derivatives(parse("1/(1+x^2)"), [0.45], 4, method="taylor").values[:, 0]
+    np.testing.assert_allclose(shown, exact, rtol=1e-12)
+    curves = derivatives(parse("1/(1+x^2)"), np.linspace(-3, 3, 100), 4, method="taylor").values
+    np.testing.assert_allclose(names["curves"].numpy(), curves, rtol=1e-11, atol=1e-12)
+
+
+# ---- HVP page --------------------------------------------------------------------------------
+
+HVP_STATE = {"hvp.mode": "typed", "hvp.fn": "x^2*y + sin(y)"}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_hessian_and_eigen_csv_match_the_tables(lang: str, files: dict) -> None:
+    at = run("hvp.py", lang, **HVP_STATE, **{"hvp.tab": "hessian"})
+    assert {tr("downloads.csv.hessian", lang), tr("downloads.csv.eigen", lang)} <= set(labels(at))
+    point = (at.slider(key="hvp.p.x").value, at.slider(key="hvp.p.y").value)
+    vector = (at.slider(key="hvp.v.x").value, at.slider(key="hvp.v.y").value)
+    r = hvp(parse(HVP_STATE["hvp.fn"]), point, vector)
+    text, _ = fetch(at, files, tr("downloads.csv.hessian", lang))
+    h = pd.read_csv(io.StringIO(text), index_col=0)
+    np.testing.assert_array_equal(h.to_numpy(), r.hessian)
+    x, y = point  # ∂²/∂x² = 2y, ∂²/∂x∂y = 2x, ∂²/∂y² = -sin(y)
+    np.testing.assert_allclose(h.to_numpy(), [[2 * y, 2 * x], [2 * x, -np.sin(y)]], atol=1e-12)
+    text, _ = fetch(at, files, tr("downloads.csv.eigen", lang))
+    eig = pd.read_csv(io.StringIO(text), index_col=0)
+    assert list(eig.columns) == [tr("hvp.eigen.value", lang), "x", "y"]
+    shown = at.dataframe[-1].value  # the page's eigen table, 6 significant digits
+    for i, row in enumerate(eig.itertuples(index=False)):
+        assert shown.iloc[i, 0] == f"{row[0]:.6g}"
+        np.testing.assert_allclose(abs(shown.iloc[i, 1:].astype(float)), abs(np.array(row[1:])),
+                                   rtol=1e-5, atol=1e-6)  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_hvp_code_torch_func_form_and_notebook(lang: str, files: dict) -> None:
+    at = run("hvp.py", lang, **HVP_STATE, **{"hvp.tab": "ways"})
+    point = (at.slider(key="hvp.p.x").value, at.slider(key="hvp.p.y").value)
+    vector = (at.slider(key="hvp.v.x").value, at.slider(key="hvp.v.y").value)
+    ex = explore(parse(HVP_STATE["hvp.fn"]), point, vector)
+    plain, _ = fetch(at, files, tr("downloads.py", lang))
+    func, name = fetch(at, files, tr("downloads.func.py", lang))
+    assert plain in codes(at) and func in codes(at) and name == "hograd_hvp_torch_func.py"
+    by_plain, by_func = execute(plain), execute(func)
+    np.testing.assert_allclose(by_plain["hv"].detach().numpy(), ex.result.hvp, atol=1e-12)
+    for key in ("H", "H2", "H3"):
+        np.testing.assert_allclose(by_func[key].numpy(), ex.result.hessian, atol=1e-12)
+    np.testing.assert_allclose(by_func["hv"].numpy(), ex.result.hvp, atol=1e-12)
+    text, name = fetch(at, files, tr("downloads.notebook", lang))
+    nb = nbformat.reads(text, as_version=4)
+    nbformat.validate(nb)
+    assert name == "hograd_hvp.ipynb"
+    assert any(repr([float(p) for p in point]) in c.source for c in nb.cells)
+    assert tr("downloads.nb.hvp.contour", lang) in [c.source for c in nb.cells]
+
+
+# ---- graph and why pages: the scripts as .py --------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_flag_lab_and_trap_scripts_download_as_shown(lang: str, files: dict) -> None:
+    at = run("graph.py", lang)
+    buttons = [b for b in at.get("download_button") if b.proto.label == tr("downloads.py", lang)]
+    assert len(buttons) == 2  # the flag lab's run and the trap's
+    for button in buttons:
+        make, name = files[button.proto.deferred_file_id]
+        source = make()
+        assert source in codes(at) and name == "hograd_flag_lab.py"
+        compile(source, "<flag lab>", "exec")
+    assert sum(c.value == tr("downloads.func.flags", lang) for c in at.caption) == 2
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_why_page_script_downloads_as_shown(lang: str, files: dict) -> None:
+    at = run("why.py", lang)  # the Newton tab
+    source, name = fetch(at, files, tr("downloads.py", lang))
+    assert source in codes(at) and name == "hograd_why_newton.py"
+    func, name = fetch(at, files, tr("downloads.func.py", lang))
+    assert func in codes(at) and name == "hograd_why_newton_torch_func.py"
+    assert tr("downloads.func.newton", lang) in func
+    by_plain, by_func = execute(source)["printed"], execute(func)["printed"]
+    assert by_plain.split()[:2] == by_func.split()[:2]  # the first method and its steps
+    np.testing.assert_allclose(
+        [float(x) for x in by_func.split() if x[0].isdigit() or x[0] == "-"],
+        [float(x) for x in by_plain.split() if x[0].isdigit() or x[0] == "-"],
+        rtol=1e-9,
+    )
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_graph_notebook_counts_what_the_page_shows(lang: str, files: dict) -> None:
+    at = run("graph.py", lang, **{"graph.fn": "tanh(x)", "graph.order": 3})
+    text, name = fetch(at, files, tr("downloads.notebook", lang))
+    nb = nbformat.reads(text, as_version=4)
+    nbformat.validate(nb)
+    assert name == "hograd_graph.ipynb"
+    assert tr("downloads.nb.graph.passes", lang) in [c.source for c in nb.cells]
+    if lang == "zh":  # one kernel run is enough: the code is the same in both languages
+        return
+    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+    nb.cells.append(nbformat.v4.new_code_cell("import json\nprint(json.dumps(nodes))"))
+    nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
+    nodes = json.loads(nb.cells[-1].outputs[0]["text"])
+    growth = json.loads(at.get("plotly_chart")[0].proto.spec)  # the page's growth chart
+    assert len(nodes) == 4  # orders 0 to 3; the chart goes on to order 6
+    assert any(trace.get("y", [])[:4] == nodes for trace in growth["data"]), growth["data"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_above_autograds_limit_the_csv_has_every_order_and_the_notebook_says_why(
+    lang: str, files: dict
+) -> None:
+    at = run("derivatives.py", lang, **{"deriv.fn": "tanh(x)", "deriv.order": 12,
+                                        "deriv.points": 100})  # fmt: skip
+    table = pd.read_csv(io.StringIO(fetch(at, files, tr("downloads.csv.curves", lang))[0]))
+    assert list(table.columns)[-1] == "f^(12)" and table.shape == (100, 14)
+    exact = derivatives(parse("tanh(x)"), np.linspace(-3, 3, 100), 12, method="taylor").values
+    np.testing.assert_array_equal(table.iloc[:, 1:].to_numpy().T, exact)  # Taylor mode, as shown
+    nb = nbformat.reads(fetch(at, files, tr("downloads.notebook", lang))[0], as_version=4)
+    prose = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    assert tr("downloads.nb.deriv.limit", lang, order=12, limit=10, points="100") in prose
+    assert any("order = 10" in c.source for c in nb.cells if c.cell_type == "code")
+
+
+@pytest.mark.parametrize("text", ["3", "x*sin(1/x)", "log(x)"])  # log: NaN for x <= 0
+def test_constant_and_undefined_curves_read_back(text: str, files: dict) -> None:
+    at = run("derivatives.py", "en", **{"deriv.fn": text, "deriv.points": 100})
+    table = pd.read_csv(io.StringIO(fetch(at, files, tr("downloads.csv.curves", "en"))[0]))
+    fn = parse(text)
+    exact = derivatives(fn, np.linspace(-3, 3, 100), 4, method="autograd").values
+    np.testing.assert_allclose(table.iloc[:, 1:].to_numpy().T, exact, rtol=1e-12, atol=1e-12,
+                               equal_nan=True)  # fmt: skip
+    if text == "3":
+        assert (table["f"] == 3).all() and not table.iloc[:, 2:].to_numpy().any()
