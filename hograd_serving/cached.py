@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from contextlib import nullcontext
 
@@ -209,9 +210,11 @@ def torchviz_views(
         key = f"{attrs},{saved}"
         views.append((f"code:{key}", torchviz_line(names, tuple(params), attrs, saved)))
         try:
-            dot = make_dot(
-                tuple(t for _, t in made), params=params, show_attrs=attrs, show_saved=saved
-            )
+            with warnings.catch_warnings():  # torchviz 0.0.3 compares versions with distutils,
+                warnings.simplefilter("ignore", DeprecationWarning)  # not the student's doing
+                dot = make_dot(
+                    tuple(t for _, t in made), params=params, show_attrs=attrs, show_saved=saved
+                )
             views.append((f"dot:{key}", dot.source))
         except RuntimeError as err:
             views.append((f"error:{key}", str(err)))

@@ -103,7 +103,9 @@ def test_derivatives_code_tab_downloads_both_forms(page, lang: str) -> None:  # 
     page.get_by_text(tr("downloads.func.title", lang)).click()  # the torch.func form, shown
     page.wait_for_timeout(500)
     _shot(page, tr("downloads.func.py", lang), f"downloads-deriv-func-{lang}")
-    page.locator("[data-testid='stExpander'] [data-testid='stCode']").last.scroll_into_view_if_needed()
+    page.locator(
+        "[data-testid='stExpander'] [data-testid='stCode']"
+    ).last.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / f"downloads-deriv-func-open-{lang}.png"))
     assert "create_graph=True" in plain and "grad(derivatives[-1])" in func
     exact = [0.125, 0.75, 3.0, 6.0, 0.0]  # x**3 at the default x0 = 0.5, orders 0 to 4
