@@ -85,6 +85,7 @@ class GraphNode:
         value: the tensor's value (tensors only; None for ops, non-scalar and freed tensors).
         nbytes: bytes of a saved tensor's storage (0 otherwise).
         freed: a saved tensor that a backward pass has freed (reading it raises).
+        modified: a saved tensor changed in place after it was saved (reading it raises).
     """
 
     name: str
@@ -94,6 +95,7 @@ class GraphNode:
     value: float | None = None
     nbytes: int = 0
     freed: bool = False
+    modified: bool = False
 
 
 @dataclass(frozen=True)
@@ -385,10 +387,11 @@ class _Tracer:
         for label, tensor in saved_slots(fn):
             self._saved(name, label, tensor, k)
 
-    def _saved(self, owner: str, label: str, tensor: torch.Tensor | None, k: int) -> None:
+    def _saved(self, owner: str, label: str, tensor: torch.Tensor | str | None, k: int) -> None:
         name = f"{owner}.{label}"
-        if tensor is None:  # freed by a backward pass: only its name is left
-            self.nodes.append(GraphNode(name, "saved", k, label, freed=True))
+        if tensor is None or isinstance(tensor, str):  # freed, or changed in place: unreadable
+            stale = {"freed": tensor is None, "modified": tensor == MODIFIED}
+            self.nodes.append(GraphNode(name, "saved", k, label, **stale))
             self.edges.append(GraphEdge(name, owner, saved=True))
             return
         storage = tensor.untyped_storage()
@@ -400,19 +403,27 @@ class _Tracer:
         self.edges.append(GraphEdge(name, owner, saved=True))
 
 
-def saved_slots(fn: object) -> list[tuple[str, torch.Tensor | None]]:
+#: what :func:`saved_slots` gives for a saved tensor that was changed in place after it was saved
+MODIFIED = "modified"
+
+
+def saved_slots(fn: object) -> list[tuple[str, torch.Tensor | str | None]]:
     """What backward function ``fn`` saved for its own backward: ``(name, tensor)`` pairs.
 
     Read from its ``_saved_<name>`` attributes; ``tensor`` is None where a backward pass has
-    freed it (PyTorch raises when a freed saved tensor is read). Slots that hold no tensor
-    (``MulBackward0._saved_self`` when the other factor needs no grad) are left out.
+    freed it, and :data:`MODIFIED` where it was changed in place after it was saved (PyTorch
+    raises when either is read). Slots that hold no tensor (``MulBackward0._saved_self`` when
+    the other factor needs no grad) are left out.
     """
-    slots: list[tuple[str, torch.Tensor | None]] = []
+    slots: list[tuple[str, torch.Tensor | str | None]] = []
     for attr in sorted(a for a in dir(fn) if a.startswith(_SAVED)):
         label = attr[len(_SAVED) :]
         try:
             value = getattr(fn, attr)
         except RuntimeError as err:
+            if "modified by an inplace operation" in str(err):
+                slots.append((label, MODIFIED))
+                continue
             if "freed" not in str(err):
                 raise
             slots.append((label, None))

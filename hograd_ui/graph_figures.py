@@ -216,8 +216,9 @@ def flag_dot(graph: TensorGraph, lang: str = "en", *, min_width: float = 0.0) ->
     for node in graph.nodes:
         alone = node.kind == "output" and node.name not in has_grad_fn and node.value is not None
         attrs = _node_attrs(node, False, False, "x", alone)
-        if node.freed:
-            attrs.update(_FREED, label=f"{node.label}\n{tr('graph.draw.freed', lang)}")
+        if node.freed or node.modified:
+            why = tr("graph.draw.freed" if node.freed else "graphvars.draw.modified", lang)
+            attrs.update(_FREED, label=f"{node.label}\n{why}")
         if node.name == graph.raised_at:
             label = f"{attrs['label']}\n{tr('graph.draw.raised', lang)}"
             attrs.update(label=label, color=_RAISED, penwidth="3.5")
@@ -244,7 +245,9 @@ def flag_legend_html(graph: TensorGraph, lang: str = "en") -> str:
     made: dict[int, list[str]] = {}
     for node in graph.nodes:
         if node.kind == "output":
-            made.setdefault(node.pass_index, []).append(node.label)
+            names = made.setdefault(node.pass_index, [])
+            if node.label not in names:  # x.grad printed twice, y rebuilt: named once
+                names.append(node.label)
     chips = [
         chip.format(
             fill=PASS_COLOURS[k], border=PASS_BORDERS[k],

@@ -100,6 +100,17 @@ def show_torchviz(outcome: FlagOutcome) -> None:
             st.graphviz_chart(views[f"dot:{key}"], width="stretch")
 
 
+def show_case_drawing(outcome: FlagOutcome) -> None:
+    """The graph a classic case left behind, in the flag lab's colours."""
+    st.markdown(f"**{t('graphvars.case.drawing')}**")
+    graph = outcome.drawing
+    if graph is None or not graph.drawable:
+        st.caption(t("graph.draw.too_large", limit=GRAPH_BUDGET.max_draw))
+        return
+    st.html(figures.flag_legend_html(graph, lang()))
+    st.graphviz_chart(figures.flag_dot(graph, lang()), width="stretch")
+
+
 st.title(t("graph.title"))
 st.markdown(t("graph.lead"))
 
@@ -241,6 +252,8 @@ if CASES[case].isolated:
     why = "anomaly" if case == "nan_anomaly" else "warn_once"
     st.caption(t("graph.flags.isolated", why=t(f"graph.flags.isolated.{why}")))
 try:
-    show_outcome(case_for(case, variant))
+    shown = case_for(case, variant)
+    show_outcome(shown)
+    show_case_drawing(shown)
 except HogradError as err:
     refused(err)

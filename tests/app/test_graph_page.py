@@ -36,7 +36,7 @@ def rerun(at: AppTest) -> AppTest:
     return at
 
 
-FLAG_DRAWINGS = 3  # the flag lab's run, with create_graph=False and =True, and torchviz's
+FLAG_DRAWINGS = 4  # the flag lab's run with create_graph=False and =True, torchviz's, the case's
 
 
 def dot(at: AppTest) -> str:
@@ -293,7 +293,7 @@ def test_flag_lab_draws_the_run_with_and_without_create_graph(lang: str) -> None
     assert "PowBackward0" in charts[3]
     at.toggle(key="graph.tv.saved").set_value(True)
     rerun(at)  # the first call (retain_graph defaults to False) freed PowBackward0's x
-    assert len(at.get("graphviz_chart")) == 3
+    assert len(at.get("graphviz_chart")) == 4  # torchviz's view replaced by PyTorch's error
     assert any("second time" in c for c in codes(at))
 
 
@@ -338,6 +338,8 @@ def test_every_case_and_variant(lang: str) -> None:
             assert expected.snippet.rstrip("\n") in codes(at)
             for message in expected.warnings:
                 assert message in codes(at)
+            # the picture of what the script did: the last chart, from the real objects
+            assert at.get("graphviz_chart")[-1].proto.spec == flag_dot(expected.drawing, lang)
 
 
 def test_widget_keys_are_namespaced() -> None:
