@@ -185,7 +185,12 @@ def test_constant_derivative_note_and_downloads() -> None:
     assert len(downloads) == (2 if dot_available() else 1)
 
 
-@pytest.mark.parametrize(("text", "message"), [("x+", "function"), ("x*y", "one variable")])
+ELEVEN = "+".join(f"a{i}" for i in range(11))  # the page takes up to 10 variables
+
+
+@pytest.mark.parametrize(
+    ("text", "message"), [("x+", "function"), (ELEVEN, "more than 10 different variables")]
+)
 def test_bad_functions_are_refused(text: str, message: str) -> None:
     at = open_graph()
     at.text_input(key="graph.fn").set_value(text)
