@@ -33,8 +33,8 @@ __all__ = ["add_parser", "run_graph"]
 #: Pass names and the shapes line of the legend, in English (the CLI's language).
 PASSES = ("forward pass", "1st backward pass", "2nd backward pass", "3rd backward pass",
           "4th backward pass", "5th backward pass", "6th backward pass")  # fmt: skip
-STAGES = ("forward pass: f", "1st backward pass, recorded: g = ∇f", "g·v (a forward step on g)",
-          "2nd backward pass: Hv = ∇(g·v)")  # fmt: skip
+STAGES = ("forward pass (f)", "1st backward pass, recorded (g = ∇f)", "g·v, a forward step on g",
+          "2nd backward pass (Hv = ∇(g·v))")  # fmt: skip
 SHAPES = (
     "box: backward function (grad_fn)   oval: tensor   dashed: saved for backward   thick "
     "outline: new in this step"

@@ -516,6 +516,13 @@ class TensorGraph:
         """Whether it is within ``GRAPH_BUDGET.max_draw`` nodes, as the graph page's view."""
         return len(self.nodes) <= GRAPH_BUDGET.max_draw
 
+    @property
+    def counts(self) -> tuple[int, int, int]:
+        """(backward functions, saved tensors, of which freed or changed in place)."""
+        saved = [n for n in self.nodes if n.kind == "saved"]
+        stale = sum(1 for n in saved if n.freed or n.modified)
+        return sum(1 for n in self.nodes if n.kind == "op"), len(saved), stale
+
 
 Root = tuple[int, str, object, "float | None"]  # (pass, name, tensor or None, printed value)
 

@@ -78,6 +78,8 @@ def show_drawings(off: FlagOutcome, on: FlagOutcome, this: bool) -> None:
             continue
         column.html(figures.flag_legend_html(graph, lang()))
         column.graphviz_chart(figures.flag_dot(graph, lang()), width="stretch")
+        ops, kept, stale = graph.counts
+        column.caption(t("graphvars.draw.count", ops=ops, saved=kept, freed=stale))
     nodes, saved_bytes = on.first_call
     if len(on.steps) > 2:  # the first call ran
         key = "graph.draw.changed" if nodes else "graph.draw.same"
