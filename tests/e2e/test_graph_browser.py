@@ -185,3 +185,31 @@ def test_hvp_graph_of_the_seed(page, lang: str) -> None:  # noqa: ANN001
     page.locator("[data-testid='stGraphVizChart']").first.scroll_into_view_if_needed()
     screenshot(page, f"graph-hvp-{lang}")
     _no_exception(page)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_classic_case_leaves_its_drawing(page, lang: str) -> None:  # noqa: ANN001
+    """The in-place case: the drawing under it greys the saved tensor that was changed in
+    place and marks the function that raised."""
+    page.goto(f"{page.base}/graph?lang={lang}")
+    wait_for_app(page)
+    page.wait_for_selector(SVG)
+    name = "In-place change of a saved tensor" if lang == "en" else "原地修改了被保存的张量"
+    box = page.get_by_label("Case" if lang == "en" else "案例", exact=True)
+    box.click()
+    box.fill(name)  # the selectbox filters its options as one types
+    page.keyboard.press("Enter")
+    wait_for_app(page)
+    words = ("changed in place", "raised here") if lang == "en" else ("原地修改", "在这里报错")
+    page.wait_for_function(
+        """(words) => {
+            const charts = document.querySelectorAll("[data-testid='stGraphVizChart']");
+            const last = charts[charts.length - 1];
+            return !!last && words.every(w => last.innerText.includes(w));
+        }""",
+        arg=list(words),
+        timeout=30_000,
+    )
+    page.locator("[data-testid='stGraphVizChart']").last.scroll_into_view_if_needed()
+    screenshot(page, f"graph-case-inplace-{lang}")
+    _no_exception(page)
