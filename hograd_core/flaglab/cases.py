@@ -10,7 +10,6 @@ today's behaviour.
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,16 +17,17 @@ from dataclasses import dataclass
 import torch
 
 from ..errors import ArgumentError
-from ..graphs import Root, TensorGraph, trace_tensors
-from .flags import (
+from ..graph_trace import Root
+from .case_drawing import drawing as trace_drawing
+from .case_drawing import printed_roots, raised_at, value, watch
+from .record import (
     FlagOutcome,
     Isolate,
     Printed,
     StepReport,
-    backward_functions,
     distinct,
     run_step,
-)  # fmt: skip
+)
 
 __all__ = ["CASES", "Case", "Step", "Variant", "run_case"]
 
@@ -447,94 +447,30 @@ def run_steps(case: str, variant: str) -> FlagOutcome:
         warnings.simplefilter("always")
         for k, step in enumerate(spec.steps):
             fired.clear()
-            handles = _watch(fired, namespace)
+            handles = watch(fired, namespace)
             steps.append(run_step(step.code, line, lambda step=step: step.run(namespace)))
             for handle in handles:
                 handle.remove()
             if k == 0 and torch.is_tensor(namespace.get("y")):
-                roots.append((0, "y", namespace["y"], _value(namespace["y"])))
+                roots.append((0, "y", namespace["y"], value(namespace["y"])))
             else:
-                roots += _printed_roots(k, steps[-1], namespace)
+                roots += printed_roots(k, steps[-1], namespace)
             line += step.code.count("\n") + 2  # a blank line between steps
             if steps[-1].error_type:
                 break
         y = namespace.get("y")
         if torch.is_tensor(y) and all(obj is not y for _, _, obj, _ in roots):
-            roots.append((0, "y", y, _value(y)))  # made by the step that raised
+            roots.append((0, "y", y, value(y)))  # made by the step that raised
         failed = steps[-1].error_type != ""
-        where = _raised_at(spec.steps[len(steps) - 1], steps[-1], fired, y) if failed else None
-        drawing = _drawing(roots, namespace, where)
+        last = spec.steps[len(steps) - 1]
+        where = raised_at(last.code, last.blame, steps[-1], fired, y) if failed else None
+        drawing = trace_drawing(roots, namespace, where)
     found = tuple(_first_sentence(w) for w in distinct(caught))
     raised = bool(steps[-1].error_type)
     explain = spec.explain_error if raised else spec.explain_ok
     fixes = spec.fix_error if raised else spec.fix_ok
     snippet = "\n\n".join(step.code for step in spec.steps) + "\n"
     return FlagOutcome(case, variant, snippet, tuple(steps), found, explain, fixes, drawing=drawing)
-
-
-def _value(obj: object) -> float | None:
-    return float(obj.detach()) if torch.is_tensor(obj) and obj.numel() == 1 else None
-
-
-def _watch(fired: list[object], namespace: Namespace) -> list[object]:
-    """A pre-hook on every backward function the namespace's tensors lead to: the last one
-    entered before an error is the one that raised."""
-    handles = []
-    roots = [t.grad_fn for t in namespace.values() if torch.is_tensor(t)]
-    seen: set[object] = set()
-    for root in roots:
-        for fn in backward_functions(root):
-            if fn not in seen:
-                seen.add(fn)
-                handles.append(fn.register_prehook(lambda grads, fn=fn: fired.append(fn)))
-    return handles
-
-
-def _printed_roots(k: int, step: StepReport, namespace: Namespace) -> list[Root]:
-    """What step ``k`` printed, as roots of the drawing (tensors and None; not booleans).
-
-    The objects are read back from the namespace by name, so ``x.grad`` is the tensor the
-    step printed (a later ``backward`` may change it in place; its printed value is kept).
-    """
-    out: list[Root] = []
-    for report in step.results:
-        name = report.name
-        if name == "dz * 2":
-            continue  # a new product, on no graph; the drawing shows dz itself
-        obj = _lookup(namespace, name)
-        if obj is None or torch.is_tensor(obj):
-            out.append((0 if name == "y" else k, name, obj, report.value))
-    return out
-
-
-def _lookup(namespace: Namespace, name: str) -> object:
-    base, _, attr = name.partition(".")
-    return getattr(namespace[base], attr) if attr else namespace.get(base)
-
-
-def _raised_at(step: Step, report: StepReport, fired: list[object], y: object) -> object:
-    """Where a failed step raised: the input PyTorch says was unused (``z``), the output it
-    refused to differentiate (the first argument of the step's ``torch.autograd.grad``), the
-    function anomaly detection named (in the graph of the ``y`` the step built), the backward
-    function it entered last, or ``step.blame``."""
-    if "not have been used in the graph" in report.error:
-        return "z"
-    if "does not require grad" in report.error:
-        found = re.search(r"torch\.autograd\.grad\((\w+)", step.code)
-        return found.group(1) if found else ""
-    named = re.match(r"Function '(\w+)' returned nan", report.error)
-    if named and torch.is_tensor(y):
-        hits = [fn for fn in backward_functions(y.grad_fn) if type(fn).__name__ == named[1]]
-        if len(hits) == 1:
-            return hits[0]
-    return fired[-1] if fired else step.blame
-
-
-def _drawing(roots: list[Root], namespace: Namespace, where: object) -> TensorGraph:
-    leaves = [
-        (name, namespace[name]) for name in ("x", "z") if torch.is_tensor(namespace.get(name))
-    ]
-    return trace_tensors(roots, leaves, where)
 
 
 def _first_sentence(message: str) -> str:
