@@ -73,3 +73,21 @@ def test_three_variables_and_back_to_one() -> None:
     at.text_input(key="graph.fn").set_value("x**3")
     rerun(at)
     assert len(at.get("graphviz_chart")) == 5  # the one-variable page is back, flag lab too
+
+
+BIG = "*".join(f"tanh(sin({v})*exp({v}))" for v in "abcdfgh")  # 7 variables (e is Euler's)
+
+
+def test_a_graph_over_the_drawing_limit_is_summarised() -> None:
+    at = several(text=BIG)
+    at.text_input(key="graphvars.point").set_value(",".join(["0.5"] * 7))
+    at.text_input(key="graphvars.vector").set_value(",".join(["1"] * 7))
+    at.toggle(key="graphvars.record").set_value(True)
+    rerun(at)
+    expected = hvp_graph(parse(BIG), [0.5] * 7, [1.0] * 7, record_second=True)
+    assert not expected.graph.drawable  # 811 nodes, more than 400
+    assert len(at.get("graphviz_chart")) == 1  # only the classic case's drawing
+    warning = " ".join(w.value for w in at.warning)
+    assert f"{len(expected.graph.nodes):,} nodes, more than 400" in warning
+    table = at.dataframe[0].value
+    assert list(table.columns)[0] == "type" and table["total"].sum() == expected.graph.counts[0]
