@@ -26,6 +26,7 @@ from .errors import ArgumentError, BudgetError, ExpressionError, HogradError
 from .flaglab import FlagSettings, run_case, run_flags
 from .graphs import GraphLab, graph_lab
 from .hessian import HVPResult, classify, hvp
+from .hvp_graph import HVPGraph, hvp_graph
 from .language import CONSTANTS, FUNCTIONS, LIMITS, Function, parse
 from .nested_autograd import BUDGET, DerivativeResult, derivatives, finite_difference
 from .net_curvature import NetCurvature
@@ -38,12 +39,14 @@ __all__ = [
     "Exploration",
     "FlagSettings",
     "GraphLab",
+    "HVPGraph",
     "NetConfig",
     "NetCurvature",
     "TrainedNet",
     "Verdict",
     "explore",
     "graph_lab",
+    "hvp_graph",
     "hvp_three_ways",
     "run_case",
     "run_flags",

@@ -3,6 +3,7 @@
     python -m hograd_core derivatives "x**3" --order 3 --at 2
     python -m hograd_core derivatives "tanh(x)" --order 8 --grid -3:3:2000 --json
     python -m hograd_core hvp "w1**2*sin(w2)" --at 1,1.5707963267948966 --vector 0.5,1 --json
+    python -m hograd_core graph "x**3" --order 2 --at 0.7 > graph.dot
 
 Bad input exits with status 2 and one line ``error: ...`` on stderr (and ``{"error": ...}`` on
 stdout with --json); never a traceback.
@@ -19,13 +20,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .cli_graph import add_parser as add_graph_parser
+from .cli_graph import run_graph
 from .curvature import verdict
 from .errors import ArgumentError, BudgetError, HogradError
 from .hessian import CRITICAL_TOLERANCE, hvp
 from .language import parse
 from .nested_autograd import BUDGET, METHODS, derivatives
 
-_VALUE_OPTIONS = ("--at", "--grid", "--vector")
+_VALUE_OPTIONS = ("--at", "--grid", "--vector", "--v")
 
 
 class _UsageError(Exception):
@@ -95,6 +98,7 @@ def _build_parser() -> argparse.ArgumentParser:
     h.add_argument("--at", required=True, help="the point, e.g. 1,1.5707963267948966")
     h.add_argument("--vector", required=True, help="v, e.g. 0.5,1")
     h.add_argument("--json", action="store_true")
+    add_graph_parser(sub)
     return parser
 
 
@@ -214,6 +218,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         args = _build_parser().parse_args(_fix_negative_values(argv))
+        if args.command == "graph":
+            print(run_graph(args))
+            return 0
         out = _run_derivatives(args) if args.command == "derivatives" else _run_hvp(args)
     except (HogradError, _UsageError) as err:
         message = str(err)

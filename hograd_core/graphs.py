@@ -11,13 +11,9 @@ pass created a node follows from reachability alone::
 first backward; what f'' reaches beyond both, by the second ...). So the graph of order k is
 exactly the nodes of passes 0..k, and one build to the highest order serves every order below.
 
-This module *extracts* the graph (micrograd's ``trace``); :mod:`hograd_ui.graph_figures`
-*draws* it. The extraction is modelled on torchviz ``make_dot``: one node per ``grad_fn``, the
-leaf x feeding its ``AccumulateGrad``, one node per output, and optionally the tensors each
-function saved for its own backward, with the same edge directions. It departs from make_dot
-where a lesson needs it: names are stable (``p2_3`` is the 4th node the 2nd backward added)
-instead of ``id()``; each saved tensor gets its own node, so it is never merged with the tensor
-it was saved from (torchviz issues 59, 69 and 71); tensors show their values.
+The walk itself (one node per ``grad_fn``, saved tensors, stable names) is
+:mod:`hograd_core.graph_trace`, whose names are importable from here too;
+:mod:`hograd_core.graph_dot` draws the result.
 
 Example:
     >>> from hograd_core import parse
@@ -35,10 +31,25 @@ from dataclasses import dataclass
 import torch
 
 from .errors import ArgumentError, BudgetError
+from .graph_trace import (
+    GRAPH_BUDGET,
+    MODIFIED,
+    GraphBudget,
+    GraphEdge,
+    GraphNode,
+    Root,
+    TensorGraph,
+    Tracer,
+    saved_slots,
+    scalar,
+    trace_tensors,
+)  # fmt: skip
 from .language import Function
 
 __all__ = [
     "GRAPH_BUDGET",
+    "MODIFIED",
+    "Root",
     "GraphBudget",
     "GraphEdge",
     "GraphLab",
@@ -54,55 +65,6 @@ __all__ = [
     "trace_tensors",
     "trend",
 ]
-
-
-@dataclass(frozen=True)
-class GraphBudget:
-    """Limits of the graph lab (each one keeps a shared server responsive)."""
-
-    max_order: int = 6  # how fast graphs grow depends on f: x**3 stops at 11 nodes, tanh: 217
-    max_nodes: int = 20_000  # grad_fn nodes walked with their saved tensors: < 1 s on 2 cores
-    max_draw: int = 400  # nodes sent to graphviz: ~1 s at 500, ~40 s at 2,000 (dot, 2 cores)
-    max_abs_x: float = 1e6
-
-
-GRAPH_BUDGET = GraphBudget()
-_SAVED = "_saved_"  # torch exposes what a backward function saved as ``_saved_<name>``
-
-
-@dataclass(frozen=True)
-class GraphNode:
-    """One node of the drawing.
-
-    Attributes:
-        name: stable id: ``leaf`` (x), ``out<k>`` (f^(k)), ``p<pass>_<i>`` (a grad_fn, the
-            i-th that pass added, in depth-first order from f^(pass)), ``<op>.<attr>`` (a
-            tensor that op saved).
-        kind: "leaf", "output", "op" or "saved".
-        pass_index: the pass that created it: 0 forward, k the k-th backward.
-        label: the op's type (``PowBackward0``), or the tensor's name (``x``, ``dy/dx``,
-            ``self``).
-        value: the tensor's value (tensors only; None for ops, non-scalar and freed tensors).
-        nbytes: bytes of a saved tensor's storage (0 otherwise).
-        freed: a saved tensor that a backward pass has freed (reading it raises).
-    """
-
-    name: str
-    kind: str
-    pass_index: int
-    label: str
-    value: float | None = None
-    nbytes: int = 0
-    freed: bool = False
-
-
-@dataclass(frozen=True)
-class GraphEdge:
-    """An edge as make_dot draws it: input to consumer; ``saved`` links a saved tensor."""
-
-    src: str
-    dst: str
-    saved: bool = False
 
 
 @dataclass(frozen=True)
@@ -321,116 +283,9 @@ def _check(fn: Function, x0: float, order: int) -> str:
     return fn.variables[0] if fn.variables else "x"
 
 
-class _Tracer:
-    """Walks the graph pass by pass, naming nodes in a fixed order (never by ``id()``)."""
-
-    def __init__(self, leaves: dict[int, str] | None = None) -> None:
-        self.leaves = leaves or {}  # id(leaf tensor) -> its name; unnamed: the one leaf x
-        self.names: dict[object, str] = {}  # grad_fn -> stable name (keeps every node alive)
-        self.nodes: list[GraphNode] = []
-        self.edges: list[GraphEdge] = []
-        self.storages: set[int] = set()  # data_ptr of every saved storage seen so far
-        self.saved_bytes = 0
-        self.depth: dict[object, int] = {}  # grad_fn -> nodes on the longest path from it
-        self.counts: dict[int, int] = {}  # nodes named so far, by pass
-
-    def longest(self, root: object | None) -> int:
-        """Nodes on the longest path from ``root`` down to a leaf (0 without a root)."""
-        stack = [root] if root is not None else []
-        while stack:  # post-order without recursion: a node after all its inputs
-            fn = stack[-1]
-            inputs = [nxt for nxt, _ in fn.next_functions if nxt is not None]
-            todo = [nxt for nxt in inputs if nxt not in self.depth]
-            if fn in self.depth:
-                stack.pop()
-            elif todo:
-                stack.extend(todo)
-            else:
-                self.depth[fn] = 1 + max((self.depth[nxt] for nxt in inputs), default=0)
-                stack.pop()
-        return self.depth[root] if root is not None else 0
-
-    def walk(self, k: int, root: object | None) -> list[object]:
-        """Name the nodes reachable from ``root`` that no earlier pass reached; return them."""
-        new: list[object] = []
-        start = self.counts.get(k, 0)  # a pass may have several roots (dy and dz)
-        stack = [root] if root is not None else []
-        while stack:  # depth-first, children in next_functions order
-            fn = stack.pop()
-            if fn in self.names:
-                continue
-            self.names[fn] = f"p{k}_{start + len(new)}"
-            new.append(fn)
-            stack.extend(nxt for nxt, _ in reversed(fn.next_functions) if nxt is not None)
-        self.counts[k] = start + len(new)
-        return new
-
-    def describe(self, new: list[object], k: int) -> None:
-        """Record the nodes of pass ``k``, their edges and their saved tensors."""
-        for fn in new:
-            self._describe(fn, k)
-
-    def _describe(self, fn: object, k: int) -> None:
-        name = self.names[fn]
-        self.nodes.append(GraphNode(name, "op", k, type(fn).__name__))
-        variable = getattr(fn, "variable", None)
-        if torch.is_tensor(variable):  # AccumulateGrad: the leaf it accumulates into
-            label = self.leaves.get(id(variable), "")
-            leaf = f"leaf_{label}" if label else "leaf"
-            self.nodes.append(GraphNode(leaf, "leaf", k, label, _scalar(variable)))
-            self.edges.append(GraphEdge(leaf, name))
-        for nxt, _ in fn.next_functions:
-            if nxt is not None:
-                self.edges.append(GraphEdge(self.names[nxt], name))
-        for label, tensor in saved_slots(fn):
-            self._saved(name, label, tensor, k)
-
-    def _saved(self, owner: str, label: str, tensor: torch.Tensor | None, k: int) -> None:
-        name = f"{owner}.{label}"
-        if tensor is None:  # freed by a backward pass: only its name is left
-            self.nodes.append(GraphNode(name, "saved", k, label, freed=True))
-            self.edges.append(GraphEdge(name, owner, saved=True))
-            return
-        storage = tensor.untyped_storage()
-        nbytes = storage.nbytes()
-        if storage.data_ptr() not in self.storages:
-            self.storages.add(storage.data_ptr())
-            self.saved_bytes += nbytes
-        self.nodes.append(GraphNode(name, "saved", k, label, _scalar(tensor), nbytes))
-        self.edges.append(GraphEdge(name, owner, saved=True))
-
-
-def saved_slots(fn: object) -> list[tuple[str, torch.Tensor | None]]:
-    """What backward function ``fn`` saved for its own backward: ``(name, tensor)`` pairs.
-
-    Read from its ``_saved_<name>`` attributes; ``tensor`` is None where a backward pass has
-    freed it (PyTorch raises when a freed saved tensor is read). Slots that hold no tensor
-    (``MulBackward0._saved_self`` when the other factor needs no grad) are left out.
-    """
-    slots: list[tuple[str, torch.Tensor | None]] = []
-    for attr in sorted(a for a in dir(fn) if a.startswith(_SAVED)):
-        label = attr[len(_SAVED) :]
-        try:
-            value = getattr(fn, attr)
-        except RuntimeError as err:
-            if "freed" not in str(err):
-                raise
-            slots.append((label, None))
-            continue
-        if torch.is_tensor(value):
-            slots.append((label, value))
-        elif isinstance(value, tuple):
-            slots += [(f"{label}[{i}]", v) for i, v in enumerate(value) if torch.is_tensor(v)]
-    return slots
-
-
-def _scalar(tensor: torch.Tensor) -> float | None:
-    return float(tensor.detach()) if tensor.numel() == 1 else None
-
-
 def _build(fn: Function, variable: str, x0: float, order: int) -> GraphLab:
     x = torch.tensor(x0, dtype=torch.float64, requires_grad=True)  # shape (): one point
-    tracer = _Tracer()
+    tracer = Tracer()
     stats: list[OrderStats] = []
     constant_from = None
     stopped = None
@@ -456,7 +311,7 @@ def _build(fn: Function, variable: str, x0: float, order: int) -> GraphLab:
         tracer.describe(new, k)
         depth = max(depth, tracer.longest(row.grad_fn))
         output = f"out{k}"
-        tracer.nodes.append(GraphNode(output, "output", k, output_label(k, variable), _scalar(row)))  # noqa: E501
+        tracer.nodes.append(GraphNode(output, "output", k, output_label(k, variable), scalar(row)))  # noqa: E501
         if row.grad_fn is not None:
             tracer.edges.append(GraphEdge(tracer.names[row.grad_fn], output))
         stats.append(
@@ -474,85 +329,6 @@ def _build(fn: Function, variable: str, x0: float, order: int) -> GraphLab:
         variable=variable, x0=x0, built=len(stats) - 1, requested=order,
         nodes=tuple(tracer.nodes), edges=tuple(tracer.edges), stats=tuple(stats),
         constant_from=constant_from, stopped_nodes=stopped,
-    )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class TensorGraph:
-    """The real graph behind the tensors of one run, each node tagged with the first root that
-    reaches it: root k is drawn in the colour of pass k (``y`` forward, ``dy`` the 1st
-    backward pass, ...).
-
-    Attributes:
-        nodes, edges: as in :class:`GraphView`, saved tensors always included; a saved tensor
-            that a backward pass freed has ``freed`` set.
-        roots: the roots' names, in order (``y``, ``dy``, ``d2y``).
-        per_pass: grad_fn nodes each root added to those of the roots before it.
-        bytes_per_pass: bytes of saved tensors that those nodes hold (freed ones count 0).
-        raised_at: the name of the node where the run raised ("" if it did not, or if
-            PyTorch raised before walking the graph).
-    """
-
-    nodes: tuple[GraphNode, ...]
-    edges: tuple[GraphEdge, ...]
-    roots: tuple[str, ...]
-    per_pass: tuple[int, ...]
-    bytes_per_pass: tuple[int, ...]
-    raised_at: str = ""
-
-    @property
-    def drawable(self) -> bool:
-        """Whether it is within ``GRAPH_BUDGET.max_draw`` nodes, as the graph page's view."""
-        return len(self.nodes) <= GRAPH_BUDGET.max_draw
-
-
-Root = tuple[int, str, object, "float | None"]  # (pass, name, tensor or None, printed value)
-
-
-def trace_tensors(
-    roots: list[Root], leaves: list[tuple[str, torch.Tensor]], raised_at: object = None
-) -> TensorGraph:
-    """Trace the graph behind ``roots`` as they are now (freed saved tensors included).
-
-    Args:
-        roots: ``(pass, name, object, value)``: the pass whose colour it gets (the call that
-            made it), a tensor (or None, e.g. an unused input's gradient with
-            ``allow_unused``) and the value to show (the value printed when it was made:
-            ``x.grad`` changes in place when gradients accumulate). Passes in order.
-        leaves: the leaves by name; a leaf that no root reaches is drawn on its own.
-        raised_at: the backward function whose call raised, or the name of a root or leaf
-            (PyTorch refused that tensor before walking the graph), or None.
-
-    Returns:
-        A :class:`TensorGraph` of primitives (no tensors).
-    """
-    tracer = _Tracer({id(t): name for name, t in leaves})
-    passes = 1 + max((k for k, _, _, _ in roots), default=0)
-    per_pass, bytes_per_pass = [0] * passes, [0] * passes
-    for i, (k, name, obj, value) in enumerate(roots):
-        grad_fn = obj.grad_fn if torch.is_tensor(obj) else None
-        before = tracer.saved_bytes
-        new = tracer.walk(k, grad_fn)
-        tracer.describe(new, k)
-        per_pass[k] += len(new)
-        bytes_per_pass[k] += tracer.saved_bytes - before
-        tracer.nodes.append(GraphNode(f"out{i}", "output", k, name, value))
-        if grad_fn is not None:
-            tracer.edges.append(GraphEdge(tracer.names[grad_fn], f"out{i}"))
-    drawn = {n.name for n in tracer.nodes}
-    for name, tensor in leaves:
-        if f"leaf_{name}" not in drawn:  # no root uses it (an unused input)
-            tracer.nodes.append(GraphNode(f"leaf_{name}", "leaf", 0, name, _scalar(tensor)))
-    where = ""
-    if raised_at in tracer.names:
-        where = tracer.names[raised_at]
-    elif isinstance(raised_at, str):
-        outputs = {n.label: n.name for n in tracer.nodes if n.kind in ("output", "leaf")}
-        where = outputs.get(raised_at, "")
-    return TensorGraph(
-        nodes=tuple(tracer.nodes), edges=tuple(tracer.edges),
-        roots=tuple(name for _, name, _, _ in roots), per_pass=tuple(per_pass),
-        bytes_per_pass=tuple(bytes_per_pass), raised_at=where,
     )  # fmt: skip
 
 

@@ -469,6 +469,15 @@ def why_wgan_graph(create_graph: bool) -> TensorGraph:
 
 # ---- graph page: several variables, gallery drawings (issue 15) -----------------------------------
 
+from hograd_core.hvp_graph import HVPGraph, hvp_graph  # noqa: E402 - this section's own import
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def hvp_graph_for(text: str, point: str, vector: str, record: bool) -> HVPGraph:
+    """The double-backward graph of one Hessian-vector product (the graph page, 2+ variables)."""
+    with heavy_work():
+        return hvp_graph(cached_parse(text), point, vector, record)
+
 
 # ---- links, share button, presentation mode (issue 18) --------------------------------------------
 

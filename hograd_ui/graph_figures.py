@@ -1,13 +1,9 @@
-"""Drawing the traced graph: DOT source with one colour per pass, SVG, legend, growth chart.
+"""Drawing the traced graph for the page: DOT in the learner's language, SVG, legends, growth.
 
-The colours follow the pass that created a node (:mod:`hograd_core.graphs`): grey for the
-forward pass, then blue, orange, green, purple, yellow and red for backward passes 1 to 6.
-Boxes are backward functions (``grad_fn``), ovals are tensors (the leaf x and the outputs y,
-dy/dx, ...), dashed ovals are tensors a function saved for its own backward. When stepping
-order by order, the nodes the newest pass added get a thick black outline.
-
-Of what the user typed only the variable's name reaches the DOT source (an identifier the
-parser has checked); every other label is a PyTorch type name, a number or a fixed name.
+The DOT source itself, one colour per pass, is written by :mod:`hograd_core.graph_dot` (the
+command line prints the same drawings); this module passes it the translated words and
+legends, lays it out with graphviz's ``dot`` for SVG downloads, and draws the page's HTML
+legends and the growth chart.
 
 Note:
     Streamlit's graphviz chart draws every label at its own small font size (0.6rem),
@@ -25,10 +21,11 @@ import subprocess
 
 import plotly.graph_objects as go
 import streamlit as st
-from graphviz import Digraph
 
-from hograd_core.errors import ArgumentError, BudgetError
-from hograd_core.graphs import GRAPH_BUDGET, GraphNode, GraphView, OrderStats, TensorGraph, trend
+from hograd_core.errors import BudgetError
+from hograd_core.graph_dot import NEW as _NEW
+from hograd_core.graph_dot import PASS_BORDERS, PASS_COLOURS, Legend, Words, tensor_dot, view_dot
+from hograd_core.graphs import GraphView, OrderStats, TensorGraph, trend
 from hograd_serving.cached import lab_for
 from hograd_serving.gate import heavy_work
 from hograd_ui.i18n import tr
@@ -51,12 +48,6 @@ __all__ = [
     "to_svg",
 ]
 
-#: Fill of the nodes each pass created: forward, then backward passes 1..6.
-PASS_COLOURS = ("#e5e7eb", "#93c5fd", "#fdba74", "#86efac", "#d8b4fe", "#fde047", "#fca5a5")
-#: Outline and marker colour that goes with each fill (a darker shade of the same hue).
-PASS_BORDERS = ("#6b7280", "#1d4ed8", "#c2410c", "#15803d", "#7e22ce", "#a16207", "#b91c1c")
-_NEW = "#111827"  # outline of the nodes the newest pass added
-_FONT = "Helvetica,Arial,sans-serif"
 _SVG_TIMEOUT = 30.0  # seconds; within max_draw nodes dot needs about 1 s here
 
 
@@ -70,44 +61,18 @@ def _pass_count(k: int, n: int, lang: str) -> str:
     return tr(key, lang, name=pass_name(k, lang), n=n)
 
 
-def _number(value: float | None) -> str:
-    return "" if value is None else f"{value:.4g}"
+def _legend(view: GraphView, lang: str, highlight: bool) -> Legend:
+    """The legend under a downloaded graph: each pass's colour and node count."""
+    cells = tuple((k, _pass_count(k, view.per_pass[k], lang)) for k in range(view.order + 1))
+    return Legend(cells, tr("graph.legend.shapes", lang), view.order if highlight else -1)
 
 
-def _node_attrs(
-    node: GraphNode, new: bool, highlight: bool, variable: str, constant: bool,
-) -> dict[str, str]:  # fmt: skip
-    attrs = {"fillcolor": PASS_COLOURS[node.pass_index], "color": PASS_BORDERS[node.pass_index]}
-    if node.kind == "op":
-        attrs["label"] = node.label
-    elif node.kind == "saved":
-        label = node.label if node.value is None else f"{node.label} = {_number(node.value)}"
-        attrs.update(label=label, shape="ellipse", style="dashed,filled", fillcolor="#ffffff")
-    else:
-        name = (node.label or variable) if node.kind == "leaf" else node.label
-        value = "None" if node.kind == "output" and node.value is None else _number(node.value)
-        label = f"{name} = {value}" + ("\n(no grad_fn)" if constant else "")
-        attrs.update(label=label, shape="ellipse", penwidth="2")
-    if highlight and new and node.kind != "saved":
-        attrs.update(color=_NEW, penwidth="3.5")
-    return attrs
-
-
-def _legend(view: GraphView, lang: str, highlight: bool) -> str:
-    """An HTML-like table under the graph: one cell per pass with its colour and node count."""
-    cells = []
-    for k in range(view.order + 1):
-        text = _pass_count(k, view.per_pass[k], lang)
-        border = ' BORDER="3" COLOR="#111827"' if highlight and k == view.order else ""
-        cells.append(f'<TD BGCOLOR="{PASS_COLOURS[k]}"{border}>{html.escape(text)}</TD>')
-    rows = [cells[i : i + 4] for i in range(0, len(cells), 4)]  # at most 4 passes per row
-    body = "".join(f"<TR>{''.join(row)}</TR>" for row in rows)
-    shapes = html.escape(tr("graph.legend.shapes", lang))
-    return (
-        '<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="4" CELLPADDING="4">'
-        f'{body}<TR><TD COLSPAN="{min(4, len(cells))}" BORDER="0" ALIGN="LEFT">'
-        f"{shapes}</TD></TR></TABLE>>"
-    )
+def words(lang: str) -> Words:
+    """What a tensor drawing writes into its nodes, in ``lang``."""
+    return Words(
+        tr("graph.draw.freed", lang), tr("graphvars.draw.modified", lang),
+        tr("graph.draw.raised", lang),
+    )  # fmt: skip
 
 
 def legend_html(view: GraphView, lang: str = "en", *, highlight: bool = True) -> str:
@@ -151,86 +116,24 @@ def to_dot(
         BudgetError: the view has more than ``GRAPH_BUDGET.max_draw`` nodes: graphviz would
             take seconds to minutes to lay it out and nobody could read it.
     """
-    if not view.drawable:
-        nodes = f"{len(view.nodes):,}"
-        raise BudgetError("graph.budget.draw", nodes=nodes, limit=GRAPH_BUDGET.max_draw)
-    if direction not in ("TB", "LR"):
-        raise ArgumentError("graph.budget.direction", got=direction)
-    graph_attr = {"rankdir": direction, "nodesep": "0.25", "ranksep": "0.35", "fontname": _FONT,
-                  "fontsize": "10", "bgcolor": "transparent", "labelloc": "b"}  # fmt: skip
-    dot = Digraph(
-        "autograd", graph_attr=graph_attr,
-        node_attr={"shape": "box", "style": "filled", "fontname": _FONT, "fontsize": "10",
-                   "height": "0.25", "margin": "0.08,0.03"},
-        edge_attr={"color": "#4b5563", "arrowsize": "0.6"},
-    )  # fmt: skip
-    has_grad_fn = {e.dst for e in view.edges if not e.saved}
-    for node in view.nodes:
-        constant = node.kind == "output" and node.name not in has_grad_fn
-        new = node.pass_index == view.order
-        dot.node(node.name, **_node_attrs(node, new, highlight, view.variable, constant))
-    for edge in view.edges:
-        if edge.saved:
-            dot.edge(edge.src, edge.dst, style="dashed", dir="none", color="#9ca3af")
-        else:
-            dot.edge(edge.src, edge.dst)
-    if legend:
-        dot.attr(label=_legend(view, lang, highlight))
-    elif min_width > 0:
-        strut = f'<TABLE BORDER="0" CELLPADDING="0"><TR><TD WIDTH="{min_width:.0f}" HEIGHT="1"></TD></TR></TABLE>'  # noqa: E501
-        dot.attr(label=f"<{strut}>")
-    return dot.source
-
-
-_FREED = {"style": "dashed,filled", "fillcolor": "#f3f4f6", "color": "#9ca3af",
-          "fontcolor": "#6b7280"}  # fmt: skip
-_RAISED = "#dc2626"
-
-
-def _digraph(direction: str) -> Digraph:
-    graph_attr = {"rankdir": direction, "nodesep": "0.25", "ranksep": "0.35", "fontname": _FONT,
-                  "fontsize": "10", "bgcolor": "transparent", "labelloc": "b"}  # fmt: skip
-    return Digraph(
-        "autograd", graph_attr=graph_attr,
-        node_attr={"shape": "box", "style": "filled", "fontname": _FONT, "fontsize": "10",
-                   "height": "0.25", "margin": "0.08,0.03"},
-        edge_attr={"color": "#4b5563", "arrowsize": "0.6"},
+    return view_dot(
+        view, highlight=highlight, direction=direction, min_width=min_width,
+        legend=_legend(view, lang, highlight) if legend else None,
     )  # fmt: skip
 
 
 def flag_dot(graph: TensorGraph, lang: str = "en", *, min_width: float = 0.0) -> str:
     """DOT source of a flag-lab run's real graph, in the pass colours of the graph page.
 
-    Saved tensors that a backward pass freed are greyed and say so; the node where the run
-    raised (a backward function, or the tensor PyTorch refused) has a red outline; a result
-    with no ``grad_fn`` stands alone, marked "(no grad_fn)"; None is drawn as None.
+    Saved tensors that a backward pass freed (or that were changed in place) are greyed and
+    say so; the node where the run raised has a red outline; a result with no ``grad_fn``
+    stands alone, marked "(no grad_fn)"; None is drawn as None
+    (:func:`hograd_core.graph_dot.tensor_dot`).
 
     Raises:
         BudgetError: more than ``GRAPH_BUDGET.max_draw`` nodes (the graph page's limit).
     """
-    if not graph.drawable:
-        nodes = f"{len(graph.nodes):,}"
-        raise BudgetError("graph.budget.draw", nodes=nodes, limit=GRAPH_BUDGET.max_draw)
-    dot = _digraph("TB")
-    has_grad_fn = {e.dst for e in graph.edges if not e.saved}
-    for node in graph.nodes:
-        alone = node.kind == "output" and node.name not in has_grad_fn and node.value is not None
-        attrs = _node_attrs(node, False, False, "x", alone)
-        if node.freed:
-            attrs.update(_FREED, label=f"{node.label}\n{tr('graph.draw.freed', lang)}")
-        if node.name == graph.raised_at:
-            label = f"{attrs['label']}\n{tr('graph.draw.raised', lang)}"
-            attrs.update(label=label, color=_RAISED, penwidth="3.5")
-        dot.node(node.name, **attrs)
-    for edge in graph.edges:
-        if edge.saved:
-            dot.edge(edge.src, edge.dst, style="dashed", dir="none", color="#9ca3af")
-        else:
-            dot.edge(edge.src, edge.dst)
-    if min_width > 0:
-        strut = f'<TABLE BORDER="0" CELLPADDING="0"><TR><TD WIDTH="{min_width:.0f}" HEIGHT="1"></TD></TR></TABLE>'  # noqa: E501
-        dot.attr(label=f"<{strut}>")
-    return dot.source
+    return tensor_dot(graph, words(lang), min_width=min_width)
 
 
 def flag_legend_html(graph: TensorGraph, lang: str = "en") -> str:
@@ -244,7 +147,9 @@ def flag_legend_html(graph: TensorGraph, lang: str = "en") -> str:
     made: dict[int, list[str]] = {}
     for node in graph.nodes:
         if node.kind == "output":
-            made.setdefault(node.pass_index, []).append(node.label)
+            names = made.setdefault(node.pass_index, [])
+            if node.label not in names:  # x.grad printed twice, y rebuilt: named once
+                names.append(node.label)
     chips = [
         chip.format(
             fill=PASS_COLOURS[k], border=PASS_BORDERS[k],

@@ -5,31 +5,19 @@ import streamlit as st
 from hograd_core import HogradError
 from hograd_core.flaglab.cases import CASES
 from hograd_core.flaglab.flags import ACTIONS, FlagOutcome
-from hograd_core.graphs import GRAPH_BUDGET, output_label
-from hograd_serving.cached import case_for, flags_for, lab_for
-from hograd_serving.gate import BusyError
+from hograd_core.graphs import GRAPH_BUDGET
+from hograd_serving.cached import case_for, flags_for
 from hograd_ui import graph_figures as figures
-from pages._downloads import flag_code, graph_row
-from pages._ui import function_box, lang, localized_radio, show_error, t
+from pages._downloads import flag_code
+from pages._graph_hvp import several_variables
+from pages._graph_one import one_variable, refused
+from pages._ui import function_box, lang, localized_radio, t
 
 RETAIN = {"None": None, "True": True, "False": False}  # retain_graph's choices, by label
-PRESETS = ["x**3", "sin(x)", "tanh(x)", "2*x", "relu(x)", "x**2", "exp(x)", "sin(x)*exp(-x**2)"]
-TOP = GRAPH_BUDGET.max_order
+PRESETS = ["x**3", "sin(x)", "tanh(x)", "2*x", "relu(x)", "x**2", "exp(x)", "sin(x)*exp(-x**2)",
+           "w1**2*sin(w2)"]  # fmt: skip
 # Option labels are looked up in dicts built during the run (never by calling t() later, when the
 # language may have changed): see localized_radio in pages/_ui.py.
-
-
-def refused(err: HogradError) -> None:
-    """A refusal; a full server is said plainly (the general message suggests a lower order,
-    which here would not help: the page always builds every order)."""
-    if isinstance(err, BusyError):
-        st.warning(t("graph.busy"), icon=":material/hourglass_top:")
-    else:
-        show_error(err)
-
-
-def step_order(delta: int) -> None:
-    st.session_state["graph.order"] = min(TOP, max(0, st.session_state["graph.order"] + delta))
 
 
 def show_outcome(outcome: FlagOutcome) -> None:
@@ -77,6 +65,8 @@ def show_drawings(off: FlagOutcome, on: FlagOutcome, this: bool) -> None:
             continue
         column.html(figures.flag_legend_html(graph, lang()))
         column.graphviz_chart(figures.flag_dot(graph, lang()), width="stretch")
+        ops, kept, stale = graph.counts
+        column.caption(t("graphvars.draw.count", ops=ops, saved=kept, freed=stale))
     nodes, saved_bytes = on.first_call
     if len(on.steps) > 2:  # the first call ran
         key = "graph.draw.changed" if nodes else "graph.draw.same"
@@ -102,85 +92,27 @@ def show_torchviz(outcome: FlagOutcome) -> None:
             st.graphviz_chart(views[f"dot:{key}"], width="stretch")
 
 
+def show_case_drawing(outcome: FlagOutcome) -> None:
+    """The graph a classic case left behind, in the flag lab's colours."""
+    st.markdown(f"**{t('graphvars.case.drawing')}**")
+    graph = outcome.drawing
+    if graph is None or not graph.drawable:
+        st.caption(t("graph.draw.too_large", limit=GRAPH_BUDGET.max_draw))
+        return
+    st.html(figures.flag_legend_html(graph, lang()))
+    st.graphviz_chart(figures.flag_dot(graph, lang()), width="stretch")
+
+
 st.title(t("graph.title"))
 st.markdown(t("graph.lead"))
 
 # ---- the graph, pass by pass ------------------------------------------------------------------
 fn = function_box("graph", t("graph.fn.label"), PRESETS)
-st.session_state.setdefault("graph.order", 2)
-left, right = st.columns([1, 3], gap="large")
-x0 = float(left.number_input(
-    t("graph.x0"), value=0.7, min_value=-1e3, max_value=1e3, step=0.1, key="graph.x0",
-))  # fmt: skip
-order = right.slider(t("graph.order"), 0, TOP, key="graph.order", help=t("graph.order.help"))
-with st.container(horizontal=True, vertical_alignment="center"):
-    st.button(
-        t("graph.step.prev"), icon=":material/arrow_back:", on_click=step_order, args=(-1,),
-        disabled=order == 0, key="graph.prev",
-    )  # fmt: skip
-    st.button(
-        t("graph.step.next"), icon=":material/arrow_forward:", on_click=step_order, args=(1,),
-        disabled=order == TOP, type="primary", key="graph.next",
-    )  # fmt: skip
-    saved = st.toggle(t("graph.saved"), key="graph.saved", help=t("graph.saved.help"))
-    bold = st.toggle(t("graph.highlight"), value=True, key="graph.highlight")
-    rankdir = st.segmented_control(
-        t("graph.direction"), ["TB", "LR"], default="TB", required=True,
-        key="graph.direction",
-        format_func={d: t(f"graph.direction.{d}") for d in ("TB", "LR")}.__getitem__,
-        label_visibility="collapsed",
-    ) or "TB"  # fmt: skip
-
-try:
-    lab = lab_for(fn.text, x0)
-    view = lab.view(order, show_saved=saved)
-except HogradError as err:
-    refused(err)
-    st.stop()
-
-st.markdown(t(
-    "graph.caption", order=order, x0=f"{x0:g}", last=output_label(order, lab.variable),
-    nodes=view.ops, depth=lab.stats[order].depth, new=view.per_pass[-1],
-    newest=figures.pass_name(order, lang()),
-))  # fmt: skip
-if lab.constant_from is not None and lab.constant_from <= order:
-    st.info(t("graph.constant", k=lab.constant_from), icon=":material/info:")
-if view.drawable:
-    st.html(figures.legend_html(view, lang(), highlight=bold))
-    chart = figures.dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), True)
-    st.graphviz_chart(chart, width="stretch")
-    source = figures.dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), False)
-    with st.container(horizontal=True, vertical_alignment="center"):
-        st.download_button(
-            t("graph.download.dot"), source, f"hograd_order{order}.dot", "text/vnd.graphviz",
-            icon=":material/download:", on_click="ignore", key="graph.dot",
-        )  # fmt: skip
-        if figures.dot_available():
-            st.download_button(
-                t("graph.download.svg"), lambda: figures.svg_for(source), f"hograd_order{order}.svg",
-                "image/svg+xml", icon=":material/download:", on_click="ignore", key="graph.svg",
-            )  # fmt: skip
-        else:
-            st.caption(t("graph.download.no_dot"))
+several = len(fn.variables) >= 2
+if several:
+    several_variables(fn)
 else:
-    too_large = t("graph.budget.draw", nodes=f"{len(view.nodes):,}", limit=GRAPH_BUDGET.max_draw)
-    st.warning(f"**{t('graph.too_large')}** {too_large}", icon=":material/visibility_off:")
-    if saved and lab.view(order).drawable:
-        st.caption(t("graph.too_large.saved"))
-with st.expander(t("graph.summary.title"), expanded=not view.drawable, icon=":material/table:"):
-    st.dataframe(figures.summary_rows(view, lang()), hide_index=True)
-
-st.subheader(t("graph.growth.title"))
-st.plotly_chart(figures.growth_figure(lab.stats, order, lang()), key="graph.growth")
-graph_row(fn, x0, order)  # downloads: the view as a notebook
-if lab.stopped_nodes is not None:
-    st.warning(t(
-        "graph.growth.stopped", built=lab.built, nodes=f"{lab.stopped_nodes:,}",
-        limit=f"{GRAPH_BUDGET.max_nodes:,}",
-    ))  # fmt: skip
-st.markdown(figures.growth_text(lab.stats, lang()))
-with st.expander(t("graph.table.title"), icon=":material/table:"):
-    st.dataframe(figures.stats_rows(lab.stats, lang()), hide_index=True)
+    x0 = one_variable(fn)
 
 # ---- the flag lab on f ------------------------------------------------------------------------
 st.divider()
@@ -215,16 +147,25 @@ if not grad_call:
     third.caption(t("graph.flags.backward_note"))
 if action == "backward" and create_graph:
     third.caption(t("graph.flags.isolated", why=t("graph.flags.isolated.warn_once")))
-try:
-    flags = (retain_graph, allow_unused and grad_call, materialize and grad_call, unused, action)
-    outcome = flags_for(fn.text, x0, create_graph, *flags)
-    show_outcome(outcome)
-    other = flags_for(fn.text, x0, not create_graph, *flags)  # the same run, create_graph flipped
-    off, on = (other, outcome) if create_graph else (outcome, other)
-    show_drawings(off, on, create_graph)
-    show_torchviz(outcome)
-except HogradError as err:
-    refused(err)
+if several:  # the flag lab's runs take one variable
+    st.info(t("graphvars.flags_one"), icon=":material/info:")
+else:
+    try:
+        flags = (
+            retain_graph,
+            allow_unused and grad_call,
+            materialize and grad_call,
+            unused,
+            action,
+        )
+        outcome = flags_for(fn.text, x0, create_graph, *flags)
+        show_outcome(outcome)
+        other = flags_for(fn.text, x0, not create_graph, *flags)  # create_graph flipped
+        off, on = (other, outcome) if create_graph else (outcome, other)
+        show_drawings(off, on, create_graph)
+        show_torchviz(outcome)
+    except HogradError as err:
+        refused(err)
 
 # ---- the classic traps ------------------------------------------------------------------------
 st.divider()
@@ -244,6 +185,8 @@ if CASES[case].isolated:
     why = "anomaly" if case == "nan_anomaly" else "warn_once"
     st.caption(t("graph.flags.isolated", why=t(f"graph.flags.isolated.{why}")))
 try:
-    show_outcome(case_for(case, variant))
+    shown = case_for(case, variant)
+    show_outcome(shown)
+    show_case_drawing(shown)
 except HogradError as err:
     refused(err)

@@ -17,7 +17,17 @@ from dataclasses import dataclass
 import torch
 
 from ..errors import ArgumentError
-from .flags import FlagOutcome, Isolate, Printed, StepReport, distinct, run_step
+from ..graph_trace import Root
+from .case_drawing import drawing as trace_drawing
+from .case_drawing import printed_roots, raised_at, value, watch
+from .record import (
+    FlagOutcome,
+    Isolate,
+    Printed,
+    StepReport,
+    distinct,
+    run_step,
+)
 
 __all__ = ["CASES", "Case", "Step", "Variant", "run_case"]
 
@@ -26,10 +36,16 @@ Namespace = dict[str, object]  # the snippet's variables, by name
 
 @dataclass(frozen=True)
 class Step:
-    """Lines of a snippet and the calls that do what they say."""
+    """Lines of a snippet and the calls that do what they say.
+
+    ``blame`` names the tensor to mark when the step raises without entering the graph
+    (``dz * 2`` on a None); a refused ``torch.autograd.grad(t, ...)`` call marks ``t`` by
+    itself (see :func:`_refused`).
+    """
 
     code: str
     run: Callable[[Namespace], Printed]
+    blame: str = ""
 
 
 @dataclass(frozen=True)
@@ -218,7 +234,7 @@ _Z = _setup(
 )  # noqa: E501
 _D2Y = Step("d2y = torch.autograd.grad(dy, x)[0]\nprint(d2y)", _d2y)
 _AGAIN = Step("dy_again = torch.autograd.grad(y, x)[0]\nprint(dy_again)", _again)
-_TWICE = Step("print(dz * 2)", _double_dz)
+_TWICE = Step("print(dz * 2)", _double_dz, blame="dz")
 _REQ = ("dy", "dy.requires_grad")
 
 
@@ -414,24 +430,47 @@ def run_case(case: str, variant: str | None = None, isolate: Isolate | None = No
 
 
 def run_steps(case: str, variant: str) -> FlagOutcome:
-    """Run a variant's steps in this process, on a fresh namespace, warnings recorded."""
+    """Run a variant's steps in this process, on a fresh namespace, warnings recorded.
+
+    The outcome's ``drawing`` is the graph of the tensors the run printed, traced after its
+    last step as the flag lab traces its own runs: step k's results in the colour of pass k
+    (``y`` always in the forward pass's), freed saved tensors greyed, and the node where the
+    run raised marked (the backward function PyTorch entered last, or the refused tensor).
+    """
     spec = CASES[case].variants[variant]
     namespace: Namespace = {}
     steps: list[StepReport] = []
+    roots: list[Root] = []
+    fired: list[object] = []  # backward functions the running step entered, in order
     line = 1
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for step in spec.steps:
+        for k, step in enumerate(spec.steps):
+            fired.clear()
+            handles = watch(fired, namespace)
             steps.append(run_step(step.code, line, lambda step=step: step.run(namespace)))
+            for handle in handles:
+                handle.remove()
+            if k == 0 and torch.is_tensor(namespace.get("y")):
+                roots.append((0, "y", namespace["y"], value(namespace["y"])))
+            else:
+                roots += printed_roots(k, steps[-1], namespace)
             line += step.code.count("\n") + 2  # a blank line between steps
             if steps[-1].error_type:
                 break
+        y = namespace.get("y")
+        if torch.is_tensor(y) and all(obj is not y for _, _, obj, _ in roots):
+            roots.append((0, "y", y, value(y)))  # made by the step that raised
+        failed = steps[-1].error_type != ""
+        last = spec.steps[len(steps) - 1]
+        where = raised_at(last.code, last.blame, steps[-1], fired, y) if failed else None
+        drawing = trace_drawing(roots, namespace, where)
     found = tuple(_first_sentence(w) for w in distinct(caught))
     raised = bool(steps[-1].error_type)
     explain = spec.explain_error if raised else spec.explain_ok
     fixes = spec.fix_error if raised else spec.fix_ok
     snippet = "\n\n".join(step.code for step in spec.steps) + "\n"
-    return FlagOutcome(case, variant, snippet, tuple(steps), found, explain, fixes)
+    return FlagOutcome(case, variant, snippet, tuple(steps), found, explain, fixes, drawing=drawing)
 
 
 def _first_sentence(message: str) -> str:

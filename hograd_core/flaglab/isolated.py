@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from ..graphs import GraphEdge, GraphNode, TensorGraph
+from ..graph_trace import GraphEdge, GraphNode, TensorGraph
 from ..language import parse
 from .cases import run_steps
-from .flags import FlagOutcome, FlagSettings, StepReport, TensorReport, run_flags_here
+from .flags import FlagSettings, run_flags_here
+from .record import FlagOutcome, StepReport, TensorReport
 
 __all__ = ["outcome_json", "decode"]
 

@@ -36,7 +36,7 @@ def rerun(at: AppTest) -> AppTest:
     return at
 
 
-FLAG_DRAWINGS = 3  # the flag lab's run, with create_graph=False and =True, and torchviz's
+FLAG_DRAWINGS = 4  # the flag lab's run with create_graph=False and =True, torchviz's, the case's
 
 
 def dot(at: AppTest) -> str:
@@ -190,7 +190,12 @@ def test_constant_derivative_note_and_downloads() -> None:
     assert len(graph_files(at)) == (2 if dot_available() else 1)
 
 
-@pytest.mark.parametrize(("text", "message"), [("x+", "function"), ("x*y", "one variable")])
+ELEVEN = "+".join(f"a{i}" for i in range(11))  # the page takes up to 10 variables
+
+
+@pytest.mark.parametrize(
+    ("text", "message"), [("x+", "function"), (ELEVEN, "more than 10 different variables")]
+)
 def test_bad_functions_are_refused(text: str, message: str) -> None:
     at = open_graph()
     at.text_input(key="graph.fn").set_value(text)
@@ -298,7 +303,7 @@ def test_flag_lab_draws_the_run_with_and_without_create_graph(lang: str) -> None
     assert "PowBackward0" in charts[3]
     at.toggle(key="graph.tv.saved").set_value(True)
     rerun(at)  # the first call (retain_graph defaults to False) freed PowBackward0's x
-    assert len(at.get("graphviz_chart")) == 3
+    assert len(at.get("graphviz_chart")) == 4  # torchviz's view replaced by PyTorch's error
     assert any("second time" in c for c in codes(at))
 
 
@@ -343,6 +348,8 @@ def test_every_case_and_variant(lang: str) -> None:
             assert expected.snippet.rstrip("\n") in codes(at)
             for message in expected.warnings:
                 assert message in codes(at)
+            # the picture of what the script did: the last chart, from the real objects
+            assert at.get("graphviz_chart")[-1].proto.spec == flag_dot(expected.drawing, lang)
 
 
 def test_widget_keys_are_namespaced() -> None:

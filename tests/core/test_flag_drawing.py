@@ -245,3 +245,40 @@ def test_legend_names_the_tensors_of_each_call() -> None:
     html = flag_legend_html(graph, "en")
     assert "y: forward pass" in html and "dy: 1st backward pass" in html
     assert "d2y: 2nd backward pass" in html
+
+
+def torchviz_ops_and_edges(tensors: list[object]) -> tuple[int, int]:
+    from torchviz import make_dot
+
+    source = make_dot(tuple(t for t in tensors if torch.is_tensor(t))).source
+    labels = dict(re.findall(r"^\t(\d+) \[label=([^\s\]]+)", source, re.M))
+    ops = {n for n, label in labels.items() if not label.startswith('"')}
+    edges = {
+        (a, b) for a, b in re.findall(r"^\t(\d+) -> (\d+)", source, re.M) if a in ops and b in ops
+    }
+    return len(ops), len(edges)
+
+
+@pytest.mark.parametrize("text", FUNCTIONS)
+def test_every_combination_counts_as_torchviz_does(text: str) -> None:
+    """For every setting the flag lab offers, torchviz's make_dot on the replayed objects draws
+    as many backward functions, and edges between them, as the flag lab's drawing."""
+    for s in SETTINGS:
+        graph = run_flags(parse(text), 0.7, s).drawing
+        tensors, _, _ = replay(text, s)
+        kinds = {n.name: n.kind for n in graph.nodes}
+        mine = {(e.src, e.dst) for e in graph.edges if kinds[e.src] == kinds[e.dst] == "op"}
+        assert torchviz_ops_and_edges(tensors) == (graph.counts[0], len(mine)), s
+
+
+def test_the_page_torchviz_view_counts_the_same() -> None:
+    """The torchviz view the page shows (make_dot on the run's own tensors, through the
+    server's ``view``) has the same backward functions as the pass-coloured drawing."""
+    from hograd_serving.cached import torchviz_views
+
+    for s in SETTINGS:
+        outcome = run_flags(parse("tanh(x)"), 0.7, s, view=torchviz_views)
+        source = dict(outcome.views)["dot:False,False"]
+        labels = dict(re.findall(r"^\t(\d+) \[label=([^\s\]]+)", source, re.M))
+        ops = sum(1 for label in labels.values() if not label.startswith('"'))
+        assert ops == outcome.drawing.counts[0], s

@@ -108,3 +108,108 @@ def test_flag_lab_draws_its_run(page, lang: str) -> None:  # noqa: ANN001
     assert freed in off  # retain_graph defaulted to False: the first call freed PowBackward0's x
     _no_exception(page)
     screenshot(page, f"graph-flags-{lang}")
+
+
+COUNT = {"en": r"Drawn: (\d+) backward functions, (\d+) saved tensors \((\d+) of them freed\)",
+         "zh": r"图中：(\d+) 个反向函数，(\d+) 个保存的张量（其中 (\d+) 个已释放）"}  # fmt: skip
+
+
+def drawn_counts(page, lang: str) -> list[tuple[int, int, int]]:  # noqa: ANN001
+    """The counts written under the flag lab's two drawings (create_graph False, then True)."""
+    import re
+
+    found = re.findall(COUNT[lang], page.inner_text("body"))
+    return [tuple(int(n) for n in row) for row in found]
+
+
+def core_counts(create_graph: bool) -> tuple[int, int, int]:
+    from hograd_core import parse
+    from hograd_core.flaglab.flags import FlagSettings, run_flags
+
+    return run_flags(parse("x**3"), 0.7, FlagSettings(create_graph=create_graph)).drawing.counts
+
+
+def drawn_boxes(page, nth: int) -> int:  # noqa: ANN001
+    """Backward-function boxes (polygons) in the nth graphviz chart's SVG."""
+    return page.evaluate(
+        f"""() => document.querySelectorAll("[data-testid='stGraphVizChart']")[{nth}]
+            .querySelectorAll("g.node > polygon").length"""
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_flip_create_graph_and_read_the_counts(page, lang: str) -> None:  # noqa: ANN001
+    """Flip create_graph off, on and off again: the counts on the page and the boxes drawn
+    equal the core's counts of the real objects, and the run shown follows the switch."""
+    page.goto(f"{page.base}/graph?lang={lang}")
+    wait_for_app(page)
+    page.wait_for_function(
+        "() => document.querySelectorAll(\"[data-testid='stGraphVizChart'] svg\").length >= 3"
+    )
+    off, on = core_counts(False), core_counts(True)
+    assert off[0] < on[0]  # create_graph=True hangs dy's graph from y's
+    this_run = "the run above" if lang == "en" else "即上面这次运行"
+    for flip, create_graph in enumerate([False, True, False]):
+        if flip:
+            label = "create_graph" if lang == "en" else "create_graph（记录反向传播）"
+            page.get_by_text(label, exact=True).first.click()
+            wait_for_app(page)
+        page.wait_for_function(
+            "([pattern, n]) => (document.body.innerText.match(new RegExp(pattern, 'g')) || [])"
+            ".length === n",
+            arg=[COUNT[lang], 2],
+        )
+        assert drawn_counts(page, lang) == [off, on]
+        assert (drawn_boxes(page, 1), drawn_boxes(page, 2)) == (off[0], on[0])
+        # the drawing marked as the run shown above follows the switch
+        assert f"create_graph={create_graph} · {this_run}" in page.inner_text("body")
+        if create_graph:
+            page.locator("[data-testid='stGraphVizChart']").nth(2).scroll_into_view_if_needed()
+            screenshot(page, f"graph-flip-on-{lang}")
+    _no_exception(page)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_hvp_graph_of_the_seed(page, lang: str) -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/graph?lang={lang}&graph.fn=w1**2*sin(w2)")
+    wait_for_app(page)
+    box = page.get_by_role("textbox").first
+    box.fill("w1**2*sin(w2)")
+    box.press("Enter")
+    wait_for_app(page)
+    page.wait_for_selector(SVG)
+    body = page.inner_text("body")
+    assert "∇f = (2, 0)" in body and "H v = (1, -1)" in body
+    # 5 + 7 + 2 backward functions, as tests/core/test_hvp_graph.py works out by hand
+    assert drawn_boxes(page, 0) == 14
+    page.locator("[data-testid='stGraphVizChart']").first.scroll_into_view_if_needed()
+    screenshot(page, f"graph-hvp-{lang}")
+    _no_exception(page)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_classic_case_leaves_its_drawing(page, lang: str) -> None:  # noqa: ANN001
+    """The in-place case: the drawing under it greys the saved tensor that was changed in
+    place and marks the function that raised."""
+    page.goto(f"{page.base}/graph?lang={lang}")
+    wait_for_app(page)
+    page.wait_for_selector(SVG)
+    name = "In-place change of a saved tensor" if lang == "en" else "原地修改了被保存的张量"
+    box = page.get_by_label("Case" if lang == "en" else "案例", exact=True)
+    box.click()
+    box.fill(name)  # the selectbox filters its options as one types
+    page.keyboard.press("Enter")
+    wait_for_app(page)
+    words = ("changed in place", "raised here") if lang == "en" else ("原地修改", "在这里报错")
+    page.wait_for_function(
+        """(words) => {
+            const charts = document.querySelectorAll("[data-testid='stGraphVizChart']");
+            const last = charts[charts.length - 1];
+            return !!last && words.every(w => last.innerText.includes(w));
+        }""",
+        arg=list(words),
+        timeout=30_000,
+    )
+    page.locator("[data-testid='stGraphVizChart']").last.scroll_into_view_if_needed()
+    screenshot(page, f"graph-case-inplace-{lang}")
+    _no_exception(page)

@@ -1,0 +1,172 @@
+"""The ``graph`` verb of the command line: an autograd graph as DOT, for slides.
+
+    python -m hograd_core graph "x**3" --order 2 --at 0.7            # DOT on stdout
+    python -m hograd_core graph "x**3" --order 2 --at 0.7 --svg g.svg  # needs Graphviz's dot
+    python -m hograd_core graph "x**3" --order 2 --at 0.7 --torchviz   # make_dot's DOT
+    python -m hograd_core graph "w1**2*sin(w2)" --at 1,pi/2 --v 0.5,1  # the graph of H v
+
+One variable: the graph of f, f', ..., f^(order) pass by pass, as the graph page draws it
+(:func:`hograd_core.graphs.graph_lab`). Two or more: the double-backward graph of one
+Hessian-vector product (:func:`hograd_core.hvp_graph.hvp_graph`). The DOT comes from
+:mod:`hograd_core.graph_dot` with English words, so it is the page's drawing.
+
+This is the one module of the core that may start a program (``dot``, for ``--svg``) and load
+torchviz (which loads graphviz): it runs only in the command line's own process, never in the
+server, and pyproject.toml's import contract names it as the single exception.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+
+import torch
+
+from .errors import ArgumentError, BudgetError
+from .graph_dot import ENGLISH, Legend, tensor_dot, view_dot
+from .graphs import GRAPH_BUDGET, graph_lab
+from .hvp_graph import hvp_graph, numbers
+from .language import Function, parse
+
+__all__ = ["add_parser", "run_graph"]
+
+#: Pass names and the shapes line of the legend, in English (the CLI's language).
+PASSES = ("forward pass", "1st backward pass", "2nd backward pass", "3rd backward pass",
+          "4th backward pass", "5th backward pass", "6th backward pass")  # fmt: skip
+STAGES = ("forward pass (f)", "1st backward pass, recorded (g = ∇f)", "g·v, a forward step on g",
+          "2nd backward pass (Hv = ∇(g·v))")  # fmt: skip
+SHAPES = (
+    "box: backward function (grad_fn)   oval: tensor   dashed: saved for backward   thick "
+    "outline: new in this step"
+)
+SVG_SECONDS = 30.0  # within the drawing limit dot needs about 1 s
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the ``graph`` verb to the command line's subcommands."""
+    g = sub.add_parser("graph", help="the autograd graph as DOT (or SVG), for slides")
+    g.add_argument("function")
+    g.add_argument("--order", type=int, default=2, help="one variable: 0 to 6 (default 2)")
+    g.add_argument("--at", default=None, help="x0 (default 0.7), or w: 1,pi/2")
+    g.add_argument("--v", "--vector", dest="vector", default=None, help="v: 0.5,1 (2+ variables)")
+    g.add_argument("--vars", default=None, help="the variables' order, e.g. w1,w2")
+    g.add_argument("--saved", action="store_true", help="draw saved tensors (one variable)")
+    g.add_argument("--record", action="store_true", help="record the 2nd backward (H v)")
+    g.add_argument("--direction", default="TB", help="TB (default) or LR (one variable)")
+    g.add_argument("--torchviz", action="store_true", help="torchviz make_dot's DOT instead")
+    g.add_argument("--svg", default=None, metavar="FILE", help="write SVG (needs dot)")
+
+
+def _function(args: argparse.Namespace) -> Function:
+    names = None
+    if args.vars is not None:
+        names = tuple(name.strip() for name in args.vars.split(","))
+    return parse(args.function, names)
+
+
+def _pass_legend(per_pass: tuple[int, ...], names: tuple[str, ...], outlined: int) -> Legend:
+    cells = tuple(
+        (k, f"{names[k]}: {n} node" + ("" if n == 1 else "s")) for k, n in enumerate(per_pass)
+    )
+    return Legend(cells, SHAPES, outlined)
+
+
+def _too_large(count: int) -> BudgetError:
+    return BudgetError("graphvars.cli.too_large", nodes=f"{count:,}", limit=GRAPH_BUDGET.max_draw)
+
+
+def _one_variable(fn: Function, args: argparse.Namespace) -> str:
+    if args.vector is not None:
+        raise ArgumentError("graphvars.cli.vector")
+    counted = fn if fn.variables else parse("x")  # a constant f is drawn as a function of x
+    x0 = float(numbers(args.at or "0.7", "point", counted)[0])
+    lab = graph_lab(fn, x0, args.order)
+    view = lab.view(args.order, show_saved=args.saved)
+    if args.torchviz:
+        if not view.drawable:  # the same size guard as the pass-coloured view
+            raise _too_large(len(view.nodes))
+        return _torchviz_one(fn, lab.variable, x0, args.order)
+    if not view.drawable:
+        raise _too_large(len(view.nodes))
+    legend = _pass_legend(view.per_pass, PASSES, args.order)
+    return view_dot(view, direction=args.direction, legend=legend)
+
+
+def _several(fn: Function, args: argparse.Namespace) -> str:
+    if args.at is None or args.vector is None:
+        raise ArgumentError("graphvars.cli.point", names=", ".join(fn.variables))
+    result = hvp_graph(fn, args.at, args.vector, args.record)
+    if not result.graph.drawable:
+        raise _too_large(len(result.graph.nodes))
+    if args.torchviz:
+        return _torchviz_hvp(fn, args.at, args.vector, args.record)
+    legend = _pass_legend(result.graph.per_pass, STAGES, -1)
+    return tensor_dot(result.graph, ENGLISH, legend=legend)
+
+
+def _make_dot(outputs: list[torch.Tensor], params: dict[str, torch.Tensor]) -> str:
+    from torchviz import make_dot  # loads graphviz: only in this process, only when asked
+
+    drawn = tuple(t for t in outputs if t.grad_fn is not None)
+    return make_dot(drawn, params=params).source
+
+
+def _torchviz_one(fn: Function, variable: str, x0: float, order: int) -> str:
+    """make_dot of (y, dy, ..., d^k y), built with the same calls as the graph lab."""
+    x = torch.tensor(x0, dtype=torch.float64, requires_grad=True)
+    rows = [fn.torch({variable: x} if fn.variables else {})]
+    for _ in range(order):
+        if not rows[-1].requires_grad:
+            break  # a constant: the next derivative is 0 and has no graph
+        (row,) = torch.autograd.grad(rows[-1], x, create_graph=True, materialize_grads=True)
+        rows.append(row)
+    return _make_dot(rows, {variable: x})
+
+
+def _torchviz_hvp(fn: Function, point: str, vector: str, record: bool) -> str:
+    """make_dot of (f, g, g·v, Hv), built with the same calls as :func:`hvp_graph`."""
+    w = numbers(point, "point", fn)
+    v = numbers(vector, "vector", fn)
+    leaves = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in w]
+    f = fn.torch(dict(zip(fn.variables, leaves, strict=True)))
+    outputs = [f]
+    if f.requires_grad:
+        g = torch.autograd.grad(f, leaves, create_graph=True, materialize_grads=True)
+        gv = torch.dot(torch.stack(g), torch.tensor(v, dtype=torch.float64))
+        outputs += [*g, gv]
+        if gv.requires_grad:
+            outputs += torch.autograd.grad(
+                gv, leaves, create_graph=record, retain_graph=True, materialize_grads=True
+            )
+    return _make_dot(outputs, dict(zip(fn.variables, leaves, strict=True)))
+
+
+def _svg(source: str, path: str) -> str:
+    """Lay out ``source`` with Graphviz's dot into ``path``; the line to print."""
+    import subprocess  # the command line's own process only (see the module doc)
+
+    exe = shutil.which("dot")
+    if exe is None:
+        raise ArgumentError("graphvars.cli.no_dot")
+    try:
+        done = subprocess.run(
+            [exe, "-Tsvg", "-o", path], input=source.encode(), capture_output=True,
+            timeout=SVG_SECONDS, check=False,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired as err:
+        raise BudgetError("graph.budget.svg_timeout", seconds=f"{SVG_SECONDS:g}") from err
+    if done.returncode != 0:
+        raise BudgetError("graph.budget.svg_failed", detail=done.stderr.decode()[:200])
+    return f"wrote {path}"
+
+
+def run_graph(args: argparse.Namespace) -> str:
+    """What ``graph`` prints: the DOT source, or the line saying where the SVG went.
+
+    Raises:
+        HogradError: a bad function, point, order or direction, or a graph over a budget.
+    """
+    fn = _function(args)
+    several = len(fn.variables) >= 2
+    source = _several(fn, args) if several else _one_variable(fn, args)
+    return _svg(source, args.svg) if args.svg else source.rstrip("\n")

@@ -1,0 +1,242 @@
+"""DOT source of a traced graph, one colour per pass: the drawing, without graphviz.
+
+The colours follow the pass that created a node (:mod:`hograd_core.graphs`): grey for the
+forward pass, then blue, orange, green, purple, yellow and red for backward passes 1 to 6.
+Boxes are backward functions (``grad_fn``), ovals are tensors (leaves and outputs), dashed
+ovals are tensors a function saved for its own backward. When stepping order by order, the
+nodes the newest pass added get a thick black outline.
+
+This module only writes text (the DOT language), so the command line can print a graph for
+slides with no UI stack; laying it out is graphviz's job. Every word shown in a drawing is
+passed in (the page passes its translations, the command line English: :data:`ENGLISH`). Of
+what the user typed only variable names reach the source (identifiers the parser checked);
+every other label is a PyTorch type name, a number or a fixed name. The output is the same,
+byte for byte, as the ``graphviz`` package writes for the same statements.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+from .errors import ArgumentError, BudgetError
+from .graphs import GRAPH_BUDGET, GraphNode, GraphView, TensorGraph
+
+__all__ = [
+    "ENGLISH",
+    "PASS_BORDERS",
+    "PASS_COLOURS",
+    "Legend",
+    "Words",
+    "tensor_dot",
+    "view_dot",
+]
+
+#: Fill of the nodes each pass created: forward, then backward passes 1..6.
+PASS_COLOURS = ("#e5e7eb", "#93c5fd", "#fdba74", "#86efac", "#d8b4fe", "#fde047", "#fca5a5")
+#: Outline and marker colour that goes with each fill (a darker shade of the same hue).
+PASS_BORDERS = ("#6b7280", "#1d4ed8", "#c2410c", "#15803d", "#7e22ce", "#a16207", "#b91c1c")
+NEW = "#111827"  # outline of the nodes the newest pass added
+FONT = "Helvetica,Arial,sans-serif"
+_FREED = {"style": "dashed,filled", "fillcolor": "#f3f4f6", "color": "#9ca3af",
+          "fontcolor": "#6b7280"}  # fmt: skip
+_RAISED = "#dc2626"
+
+
+@dataclass(frozen=True)
+class Words:
+    """The words a tensor drawing writes into nodes (see :data:`ENGLISH`)."""
+
+    freed: str
+    modified: str
+    raised: str
+
+
+#: The words of the command line, which speaks English.
+ENGLISH = Words("saved tensor freed", "changed in place after it was saved", "raised here")
+
+
+@dataclass(frozen=True)
+class Legend:
+    """A legend under the graph: one coloured cell per pass, then a line of text.
+
+    Attributes:
+        cells: ``(pass, text)`` for each cell, in order.
+        footer: the line under the cells (what the shapes mean).
+        outlined: the pass whose cell gets the newest pass's thick outline (-1: none).
+    """
+
+    cells: tuple[tuple[int, str], ...]
+    footer: str
+    outlined: int = -1
+
+
+# ----------------------------------------------------------------------------------------------
+# Writing DOT (the quoting and layout of the graphviz package's ``Digraph.source``)
+
+_ID = re.compile(r"([a-zA-Z_][a-zA-Z0-9_]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?))$")
+_KEYWORDS = {"node", "edge", "graph", "digraph", "subgraph", "strict"}
+_UNESCAPED_QUOTE = re.compile(r'(?<!\\)(?:\\\\)*"')
+
+
+def _quote(text: str) -> str:
+    """A DOT identifier: bare if it is a valid ID, ``<...>`` as HTML, else double-quoted."""
+    if text.startswith("<") and text.endswith(">"):
+        return text
+    if _ID.match(text) and text.lower() not in _KEYWORDS:
+        return text
+    return '"' + _UNESCAPED_QUOTE.sub(lambda m: m.group(0)[:-1] + '\\"', text) + '"'
+
+
+def _attrs(attrs: dict[str, str], *, label_first: bool = True) -> str:
+    items = dict(attrs)
+    head = [f"label={_quote(items.pop('label'))}"] if label_first and "label" in items else []
+    return " ".join(head + [f"{k}={_quote(v)}" for k, v in sorted(items.items())])
+
+
+class _Source:
+    def __init__(self, direction: str) -> None:
+        graph = {"rankdir": direction, "nodesep": "0.25", "ranksep": "0.35", "fontname": FONT,
+                 "fontsize": "10", "bgcolor": "transparent", "labelloc": "b"}  # fmt: skip
+        node = {"shape": "box", "style": "filled", "fontname": FONT, "fontsize": "10",
+                "height": "0.25", "margin": "0.08,0.03"}  # fmt: skip
+        edge = {"color": "#4b5563", "arrowsize": "0.6"}
+        self.lines = ["digraph autograd {"]
+        for kind, attrs in (("graph", graph), ("node", node), ("edge", edge)):
+            self.lines.append(f"\t{kind} [{_attrs(attrs, label_first=False)}]")
+
+    def node(self, name: str, attrs: dict[str, str]) -> None:
+        self.lines.append(f"\t{_quote(name)} [{_attrs(attrs)}]")
+
+    def edge(self, src: str, dst: str, saved: bool) -> None:
+        extra = ' [color="#9ca3af" dir=none style=dashed]' if saved else ""
+        self.lines.append(f"\t{_quote(src)} -> {_quote(dst)}{extra}")
+
+    def finish(self, label: str = "") -> str:
+        if label:
+            self.lines.append(f"\tlabel={_quote(label)}")
+        return "\n".join([*self.lines, "}"]) + "\n"
+
+
+def _strut(min_width: float) -> str:
+    """An invisible cell ``min_width`` points wide under the graph (see hograd_ui's note)."""
+    cell = f'<TD WIDTH="{min_width:.0f}" HEIGHT="1"></TD>'
+    return f'<<TABLE BORDER="0" CELLPADDING="0"><TR>{cell}</TR></TABLE>>'
+
+
+def _legend(legend: Legend) -> str:
+    """An HTML-like table: one cell per pass with its colour and text, at most 4 per row."""
+    cells = []
+    for k, text in legend.cells:
+        border = ' BORDER="3" COLOR="#111827"' if k == legend.outlined else ""
+        cells.append(f'<TD BGCOLOR="{PASS_COLOURS[k]}"{border}>{html.escape(text)}</TD>')
+    rows = [cells[i : i + 4] for i in range(0, len(cells), 4)]
+    body = "".join(f"<TR>{''.join(row)}</TR>" for row in rows)
+    return (
+        '<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="4" CELLPADDING="4">'
+        f'{body}<TR><TD COLSPAN="{min(4, len(cells))}" BORDER="0" ALIGN="LEFT">'
+        f"{html.escape(legend.footer)}</TD></TR></TABLE>>"
+    )
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.4g}"
+
+
+def node_attrs(
+    node: GraphNode, new: bool, highlight: bool, variable: str, constant: bool,
+) -> dict[str, str]:  # fmt: skip
+    """The DOT attributes of one node: its pass's colours, its shape, its label."""
+    attrs = {"fillcolor": PASS_COLOURS[node.pass_index], "color": PASS_BORDERS[node.pass_index]}
+    if node.kind == "op":
+        attrs["label"] = node.label
+    elif node.kind == "saved":
+        label = node.label if node.value is None else f"{node.label} = {_number(node.value)}"
+        attrs.update(label=label, shape="ellipse", style="dashed,filled", fillcolor="#ffffff")
+    else:
+        name = (node.label or variable) if node.kind == "leaf" else node.label
+        value = "None" if node.kind == "output" and node.value is None else _number(node.value)
+        label = f"{name} = {value}" + ("\n(no grad_fn)" if constant else "")
+        attrs.update(label=label, shape="ellipse", penwidth="2")
+    if highlight and new and node.kind != "saved":
+        attrs.update(color=NEW, penwidth="3.5")
+    return attrs
+
+
+def _too_large(count: int) -> BudgetError:
+    return BudgetError("graph.budget.draw", nodes=f"{count:,}", limit=GRAPH_BUDGET.max_draw)
+
+
+# ----------------------------------------------------------------------------------------------
+# Public API
+
+
+def view_dot(
+    view: GraphView, *, highlight: bool = True, direction: str = "TB", min_width: float = 0.0,
+    legend: Legend | None = None,
+) -> str:  # fmt: skip
+    """DOT source of a graph view, nodes coloured by pass, the newest pass outlined.
+
+    Args:
+        view: from ``GraphLab.view(order)``.
+        highlight: outline the nodes the newest pass (``view.order``) added.
+        direction: graphviz ``rankdir``: "TB" (inputs on top, as torchviz) or "LR".
+        min_width: the least width of the drawing in points (an invisible strut under it),
+            used when there is no legend.
+        legend: the legend to put under the graph, or None.
+
+    Raises:
+        BudgetError: more than ``GRAPH_BUDGET.max_draw`` nodes: graphviz would take seconds to
+            minutes to lay it out and nobody could read it.
+        ArgumentError: an unknown direction.
+    """
+    if not view.drawable:
+        raise _too_large(len(view.nodes))
+    if direction not in ("TB", "LR"):
+        raise ArgumentError("graph.budget.direction", got=direction)
+    dot = _Source(direction)
+    has_grad_fn = {e.dst for e in view.edges if not e.saved}
+    for node in view.nodes:
+        constant = node.kind == "output" and node.name not in has_grad_fn
+        new = node.pass_index == view.order
+        dot.node(node.name, node_attrs(node, new, highlight, view.variable, constant))
+    for edge in view.edges:
+        dot.edge(edge.src, edge.dst, edge.saved)
+    if legend is not None:
+        return dot.finish(_legend(legend))
+    return dot.finish(_strut(min_width) if min_width > 0 else "")
+
+
+def tensor_dot(
+    graph: TensorGraph, words: Words = ENGLISH, *, min_width: float = 0.0,
+    legend: Legend | None = None,
+) -> str:  # fmt: skip
+    """DOT source of the real graph behind some tensors, in the pass colours.
+
+    Saved tensors that a backward pass freed (or that were changed in place) are greyed and
+    say so; the node where the run raised (a backward function, or the tensor PyTorch refused)
+    has a red outline; a result with no ``grad_fn`` stands alone, marked "(no grad_fn)"; None
+    is drawn as None.
+
+    Raises:
+        BudgetError: more than ``GRAPH_BUDGET.max_draw`` nodes (the graph page's limit).
+    """
+    if not graph.drawable:
+        raise _too_large(len(graph.nodes))
+    dot = _Source("TB")
+    has_grad_fn = {e.dst for e in graph.edges if not e.saved}
+    for node in graph.nodes:
+        alone = node.kind == "output" and node.name not in has_grad_fn and node.value is not None
+        attrs = node_attrs(node, False, False, "x", alone)
+        if node.freed or node.modified:
+            why = words.freed if node.freed else words.modified
+            attrs.update(_FREED, label=f"{node.label}\n{why}")
+        if node.name == graph.raised_at:
+            attrs.update(label=f"{attrs['label']}\n{words.raised}", color=_RAISED, penwidth="3.5")
+        dot.node(node.name, attrs)
+    for edge in graph.edges:
+        dot.edge(edge.src, edge.dst, edge.saved)
+    if legend is not None:
+        return dot.finish(_legend(legend))
+    return dot.finish(_strut(min_width) if min_width > 0 else "")

@@ -1,0 +1,68 @@
+"""The graph page for a function of two or more variables: the double-backward graph of one
+Hessian-vector product (g = grad(f, w, create_graph=True), then grad(g·v, w)), each stage in
+its own colour. Called by pages/graph.py; reads its widgets, calls one cached function, renders.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from hograd_core import HogradError
+from hograd_core.graphs import GRAPH_BUDGET
+from hograd_core.language import Function
+from hograd_serving.cached import hvp_graph_for
+from hograd_ui import graph_hvp_figures as figures
+from pages._ui import lang, show_error, t
+
+SEED_POINT, SEED_VECTOR = "1, pi/2", "0.5, 1"  # the seed's example for w1**2*sin(w2)
+
+
+def _numbers(values: tuple[float, ...]) -> str:
+    # rounded to 12 decimals (cos(pi/2) is 6e-17 in float64); + 0.0 turns -0 into 0
+    return ", ".join(f"{round(v, 12) + 0.0:.6g}" for v in values)
+
+
+def several_variables(fn: Function) -> None:
+    """Inputs, the numbers, the drawing (or its summary) and the code, for ``fn``."""
+    st.subheader(t("graphvars.title"))
+    st.markdown(t("graphvars.lead", n=len(fn.variables)))
+    left, right = st.columns(2, gap="large")
+    point = left.text_input(
+        t("graphvars.point"), SEED_POINT, key="graphvars.point", bind="query-params",
+        help=t("graphvars.point.help", names=", ".join(fn.variables)),
+    )  # fmt: skip
+    vector = right.text_input(
+        t("graphvars.vector"), SEED_VECTOR, key="graphvars.vector", bind="query-params"
+    )
+    record = st.toggle(
+        t("graphvars.record"), key="graphvars.record", bind="query-params",
+        help=t("graphvars.record.help"),
+    )  # fmt: skip
+    try:
+        result = hvp_graph_for(fn.text, point, vector, record)
+    except HogradError as err:
+        show_error(err)
+        return
+    st.markdown(t(
+        "graphvars.numbers", point=_numbers(result.point), vector=_numbers(result.vector),
+        value=_numbers((result.value,)), gradient=_numbers(result.gradient),
+        hvp=_numbers(result.hvp),
+    ))  # fmt: skip
+    if result.constant_gradient:
+        st.info(t("graphvars.constant"), icon=":material/info:")
+    elif not record:
+        freed, kept = result.saved_states
+        st.caption(t("graphvars.freed", freed=freed, kept=kept))
+    graph = result.graph
+    if graph.drawable:
+        st.html(figures.hvp_legend_html(result, lang()))
+        st.graphviz_chart(figures.hvp_dot(result, lang(), min_width=420.0), width="stretch")
+    else:
+        st.warning(
+            t("graphvars.too_large", nodes=f"{len(graph.nodes):,}", limit=GRAPH_BUDGET.max_draw),
+            icon=":material/visibility_off:",
+        )
+    with st.expander(t("graphvars.summary"), expanded=not graph.drawable, icon=":material/table:"):
+        st.dataframe(figures.hvp_summary_rows(result, lang()), hide_index=True)
+    with st.expander(t("graphvars.code"), icon=":material/code:"):
+        st.code(result.code, language="python")

@@ -1,0 +1,110 @@
+"""The graph page for a function of one variable: the graph of f, f', ..., f^(k) pass by pass,
+its legend, downloads and growth. Called by pages/graph.py; reads its widgets, calls one cached
+function, renders."""
+
+import streamlit as st
+
+from hograd_core import HogradError
+from hograd_core.graphs import GRAPH_BUDGET, output_label
+from hograd_core.language import Function
+from hograd_serving.cached import lab_for
+from hograd_serving.gate import BusyError
+from hograd_ui import graph_figures as figures
+from pages._downloads import graph_row
+from pages._ui import lang, show_error, t
+
+TOP = GRAPH_BUDGET.max_order
+
+
+def refused(err: HogradError) -> None:
+    """A refusal; a full server is said plainly (the general message suggests a lower order,
+    which here would not help: the page always builds every order)."""
+    if isinstance(err, BusyError):
+        st.warning(t("graph.busy"), icon=":material/hourglass_top:")
+    else:
+        show_error(err)
+
+
+def step_order(delta: int) -> None:
+    st.session_state["graph.order"] = min(TOP, max(0, st.session_state["graph.order"] + delta))
+
+
+def one_variable(fn: Function) -> float:
+    """The graph of f, f', ..., f^(k) pass by pass, and how it grows; returns x0."""
+    st.session_state.setdefault("graph.order", 2)
+    left, right = st.columns([1, 3], gap="large")
+    x0 = float(left.number_input(
+        t("graph.x0"), value=0.7, min_value=-1e3, max_value=1e3, step=0.1, key="graph.x0",
+    ))  # fmt: skip
+    order = right.slider(t("graph.order"), 0, TOP, key="graph.order", help=t("graph.order.help"))
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.button(
+            t("graph.step.prev"), icon=":material/arrow_back:", on_click=step_order, args=(-1,),
+            disabled=order == 0, key="graph.prev",
+        )  # fmt: skip
+        st.button(
+            t("graph.step.next"), icon=":material/arrow_forward:", on_click=step_order, args=(1,),
+            disabled=order == TOP, type="primary", key="graph.next",
+        )  # fmt: skip
+        saved = st.toggle(t("graph.saved"), key="graph.saved", help=t("graph.saved.help"))
+        bold = st.toggle(t("graph.highlight"), value=True, key="graph.highlight")
+        rankdir = st.segmented_control(
+            t("graph.direction"), ["TB", "LR"], default="TB", required=True,
+            key="graph.direction",
+            format_func={d: t(f"graph.direction.{d}") for d in ("TB", "LR")}.__getitem__,
+            label_visibility="collapsed",
+        ) or "TB"  # fmt: skip
+
+    try:
+        lab = lab_for(fn.text, x0)
+        view = lab.view(order, show_saved=saved)
+    except HogradError as err:
+        refused(err)
+        st.stop()
+
+    st.markdown(t(
+        "graph.caption", order=order, x0=f"{x0:g}", last=output_label(order, lab.variable),
+        nodes=view.ops, depth=lab.stats[order].depth, new=view.per_pass[-1],
+        newest=figures.pass_name(order, lang()),
+    ))  # fmt: skip
+    if lab.constant_from is not None and lab.constant_from <= order:
+        st.info(t("graph.constant", k=lab.constant_from), icon=":material/info:")
+    if view.drawable:
+        st.html(figures.legend_html(view, lang(), highlight=bold))
+        chart = figures.dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), True)
+        st.graphviz_chart(chart, width="stretch")
+        source = figures.dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), False)
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.download_button(
+                t("graph.download.dot"), source, f"hograd_order{order}.dot", "text/vnd.graphviz",
+                icon=":material/download:", on_click="ignore", key="graph.dot",
+            )  # fmt: skip
+            if figures.dot_available():
+                st.download_button(
+                    t("graph.download.svg"), lambda: figures.svg_for(source), f"hograd_order{order}.svg",
+                    "image/svg+xml", icon=":material/download:", on_click="ignore", key="graph.svg",
+                )  # fmt: skip
+            else:
+                st.caption(t("graph.download.no_dot"))
+    else:
+        too_large = t(
+            "graph.budget.draw", nodes=f"{len(view.nodes):,}", limit=GRAPH_BUDGET.max_draw
+        )
+        st.warning(f"**{t('graph.too_large')}** {too_large}", icon=":material/visibility_off:")
+        if saved and lab.view(order).drawable:
+            st.caption(t("graph.too_large.saved"))
+    with st.expander(t("graph.summary.title"), expanded=not view.drawable, icon=":material/table:"):
+        st.dataframe(figures.summary_rows(view, lang()), hide_index=True)
+
+    st.subheader(t("graph.growth.title"))
+    st.plotly_chart(figures.growth_figure(lab.stats, order, lang()), key="graph.growth")
+    graph_row(fn, x0, order)  # downloads: the view as a notebook
+    if lab.stopped_nodes is not None:
+        st.warning(t(
+            "graph.growth.stopped", built=lab.built, nodes=f"{lab.stopped_nodes:,}",
+            limit=f"{GRAPH_BUDGET.max_nodes:,}",
+        ))  # fmt: skip
+    st.markdown(figures.growth_text(lab.stats, lang()))
+    with st.expander(t("graph.table.title"), icon=":material/table:"):
+        st.dataframe(figures.stats_rows(lab.stats, lang()), hide_index=True)
+    return x0

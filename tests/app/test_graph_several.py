@@ -1,0 +1,93 @@
+"""The graph page with a function of several variables: the Hessian-vector product's
+double-backward graph (issue 15, point 3), in English and Chinese, under AppTest."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from hograd_core import parse
+from hograd_core.hvp_graph import hvp_graph
+from hograd_ui.graph_hvp_figures import hvp_dot
+from tests.app.test_graph_page import open_graph, rerun
+
+SEED = "w1**2*sin(w2)"
+
+
+def several(lang: str = "en", text: str = SEED):  # noqa: ANN201
+    at = open_graph(lang)
+    at.text_input(key="graph.fn").set_value(text)
+    return rerun(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_seed_example_draws_the_hvp_graph(lang: str) -> None:
+    at = several(lang)
+    expected = hvp_graph(parse(SEED), [1.0, math.pi / 2], [0.5, 1.0])
+    charts = at.get("graphviz_chart")
+    assert charts[0].proto.spec == hvp_dot(expected, lang, min_width=420.0)
+    text = " ".join(m.value for m in at.markdown)
+    assert "w = (1, 1.5708)" in text and "v = (0.5, 1)" in text
+    assert "∇f = (2, 0)" in text and "H v = (1, -1)" in text
+    assert at.text_input(key="graphvars.point").value == "1, pi/2"
+    assert at.text_input(key="graphvars.vector").value == "0.5, 1"
+    # the flag lab says why it is not run; the classic cases still are
+    info = " ".join(i.value for i in at.info)
+    assert ("one variable" if lang == "en" else "单变量") in info
+    assert expected.code.rstrip("\n") in [c.value for c in at.code]
+    assert not any("point" in e.value or "vector" in e.value for e in at.error)
+
+
+def test_record_toggle_adds_the_second_backward() -> None:
+    at = several()
+    at.toggle(key="graphvars.record").set_value(True)
+    rerun(at)
+    expected = hvp_graph(parse(SEED), "1, pi/2", "0.5, 1", record_second=True)
+    assert at.get("graphviz_chart")[0].proto.spec == hvp_dot(expected, "en", min_width=420.0)
+    assert "AddBackward0" in at.get("graphviz_chart")[0].proto.spec  # recorded Hv's graph
+
+
+@pytest.mark.parametrize(
+    ("lang", "point", "says"),
+    [("en", "1, x", "point: 'x' is not a number."),
+     ("en", "1, 2, 3", "point: expected 2 numbers (one per variable: w1, w2), got 3."),
+     ("zh", "1, x", "'x'"), ("en", "1, 1e7", "at most 1e6")],
+)  # fmt: skip
+def test_bad_lists_are_refused_with_a_reason(lang: str, point: str, says: str) -> None:
+    at = several(lang)
+    at.text_input(key="graphvars.point").set_value(point)
+    rerun(at)
+    assert any(says in e.value for e in at.error), [e.value for e in at.error]
+    assert len(at.get("graphviz_chart")) == 1  # only the classic case's drawing
+
+
+def test_three_variables_and_back_to_one() -> None:
+    at = several(text="x*y*z")
+    at.text_input(key="graphvars.point").set_value("1, 2, 3")
+    at.text_input(key="graphvars.vector").set_value("1, 0, 0")
+    rerun(at)
+    expected = hvp_graph(parse("x*y*z"), [1, 2, 3], [1, 0, 0])
+    assert expected.hvp == (0.0, 3.0, 2.0)  # H e1 = (0, z, y)
+    assert at.get("graphviz_chart")[0].proto.spec == hvp_dot(expected, "en", min_width=420.0)
+    at.text_input(key="graph.fn").set_value("x**3")
+    rerun(at)
+    assert len(at.get("graphviz_chart")) == 5  # the one-variable page is back, flag lab too
+
+
+BIG = "*".join(f"tanh(sin({v})*exp({v}))" for v in "abcdfgh")  # 7 variables (e is Euler's)
+
+
+def test_a_graph_over_the_drawing_limit_is_summarised() -> None:
+    at = several(text=BIG)
+    at.text_input(key="graphvars.point").set_value(",".join(["0.5"] * 7))
+    at.text_input(key="graphvars.vector").set_value(",".join(["1"] * 7))
+    at.toggle(key="graphvars.record").set_value(True)
+    rerun(at)
+    expected = hvp_graph(parse(BIG), [0.5] * 7, [1.0] * 7, record_second=True)
+    assert not expected.graph.drawable  # 811 nodes, more than 400
+    assert len(at.get("graphviz_chart")) == 1  # only the classic case's drawing
+    warning = " ".join(w.value for w in at.warning)
+    assert f"{len(expected.graph.nodes):,} nodes, more than 400" in warning
+    table = at.dataframe[0].value
+    assert list(table.columns)[0] == "type" and table["total"].sum() == expected.graph.counts[0]

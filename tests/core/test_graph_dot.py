@@ -1,0 +1,79 @@
+"""The core's DOT writer against the graphviz package (an oracle it does not use): the same
+statements give the same source, byte for byte, quoting included."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from graphviz import Digraph
+
+from hograd_core import parse
+from hograd_core.flaglab.cases import CASES, run_case
+from hograd_core.flaglab.flags import ACTIONS, FlagSettings, run_flags
+from hograd_core.graph_dot import ENGLISH, Legend, _attrs, _legend, node_attrs, tensor_dot, view_dot
+from hograd_core.graphs import graph_lab
+from hograd_core.hvp_graph import hvp_graph
+
+
+def reference(nodes, edges, attrs_of, label: str = "") -> str:  # noqa: ANN001
+    """The same drawing built statement by statement with graphviz.Digraph."""
+    dot = Digraph(
+        "autograd",
+        graph_attr={"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.35",
+                    "fontname": "Helvetica,Arial,sans-serif", "fontsize": "10",
+                    "bgcolor": "transparent", "labelloc": "b"},
+        node_attr={"shape": "box", "style": "filled", "fontname": "Helvetica,Arial,sans-serif",
+                   "fontsize": "10", "height": "0.25", "margin": "0.08,0.03"},
+        edge_attr={"color": "#4b5563", "arrowsize": "0.6"},
+    )  # fmt: skip
+    for node in nodes:
+        dot.node(node.name, **attrs_of(node))
+    for e in edges:
+        if e.saved:
+            dot.edge(e.src, e.dst, style="dashed", dir="none", color="#9ca3af")
+        else:
+            dot.edge(e.src, e.dst)
+    if label:
+        dot.attr(label=label)
+    return dot.source
+
+
+@pytest.mark.parametrize("text", ["x**3", "tanh(x)", "2*x", "sin(x)*exp(-x**2)"])
+def test_views_match_graphviz(text: str) -> None:
+    lab = graph_lab(parse(text), 0.7, 3)
+    for order, saved, highlight in itertools.product(range(4), [False, True], [False, True]):
+        view = lab.view(order, show_saved=saved)
+        has = {e.dst for e in view.edges if not e.saved}
+        legend = Legend(((0, 'a "quoted" <cell> & more'), (1, "b")), "shapes", order)
+
+        def attrs(n, view=view, has=has, highlight=highlight):  # noqa: ANN001, ANN202
+            constant = n.kind == "output" and n.name not in has
+            return node_attrs(n, n.pass_index == view.order, highlight, view.variable, constant)
+
+        mine = view_dot(view, highlight=highlight, legend=legend)
+        assert mine == reference(view.nodes, view.edges, attrs, _legend(legend))
+
+
+def test_tensor_drawings_match_graphviz() -> None:
+    graphs = [run_flags(parse("x**3"), 0.7, FlagSettings(cg, None, False, False, z, a)).drawing
+              for cg in (False, True) for z in (False, True) for a in ACTIONS]  # fmt: skip
+    graphs += [run_case(c, v).drawing for c in CASES for v in CASES[c].variants]
+    graphs.append(hvp_graph(parse("w1**2*sin(w2)"), "1, pi/2", "0.5, 1").graph)
+    for graph in graphs:
+        source = tensor_dot(graph, ENGLISH)
+        for node in graph.nodes:  # every node's statement is written as graphviz writes it
+            line = f"\t{node.name} [" if node.name.isidentifier() else f'\t"{node.name}" ['
+            assert line in source, node
+        assert source.count(" -> ") == len(graph.edges)
+
+
+def test_quoting_as_graphviz_quotes() -> None:
+    from graphviz.quoting import quote
+
+    from hograd_core.graph_dot import _quote
+
+    for text in ["p0_1", "x = 0.7", 'say "hi"', "-4.2", ".42", "node", "Edge", "d2y/dx2 = 4",
+                 "a\nb", "<<TABLE></TABLE>>", "", "tanh", "p1_0.self", "g·v = 1"]:  # fmt: skip
+        assert _quote(text) == quote(text), text
+    assert _attrs({"label": "x y", "b": "1", "a": "#fff"}) == 'label="x y" a="#fff" b=1'
