@@ -24,21 +24,29 @@ from contextlib import nullcontext
 import numpy as np
 import streamlit as st
 
-from hograd_core import BUDGET, BudgetError, derivatives, parse
+from hograd_core import BUDGET, BudgetError, derivatives, lesson, parse
 from hograd_core import curvature as cv
 from hograd_core import net_curvature as nc
 from hograd_core import network as nw
 from hograd_core.applications import gradient_stats as why_stats
 from hograd_core.applications import hessian_free as why_hf
+from hograd_core.applications import maml as why_maml_core
 from hograd_core.applications import newton as why_nt
+from hograd_core.applications import pinn as why_pinn
 from hograd_core.applications import stability as why_st
+from hograd_core.applications import wgan_gp as why_wgan
+from hograd_core.applications import wgan_penalty as why_wgan_penalty
 from hograd_core.applications.common import Code
 from hograd_core.applications.hessian_free_code import hf_code
+from hograd_core.applications.maml_code import maml_code
 from hograd_core.applications.newton_code import race_code
+from hograd_core.applications.pinn_code import pinn_code
 from hograd_core.applications.stability_code import quadratic_code, stability_code
 from hograd_core.applications.stats_code import stats_code
+from hograd_core.applications.wgan_code import wgan_code
 from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
-from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
+from hograd_core.graphs import GRAPH_BUDGET, GraphLab, TensorGraph, graph_lab
+from hograd_core.hvp_graph import HVPGraph, hvp_graph
 from hograd_core.inspector import (
     AutogradPart,
     CostProfile,
@@ -395,8 +403,6 @@ def why_anomaly(config: why_stats.StatsConfig) -> str | None:
 
 # ---- why page: MAML (issue 17) --------------------------------------------------------------------
 # (imported here, in this section, so the parallel features' sections never touch the same lines)
-from hograd_core.applications import maml as why_maml_core  # noqa: E402
-from hograd_core.applications.maml_code import maml_code  # noqa: E402
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -422,9 +428,6 @@ def why_maml_adapt(
 
 # ---- why page: physics-informed network (issue 17) ------------------------------------------------
 
-from hograd_core.applications import pinn as why_pinn  # noqa: E402
-from hograd_core.applications.pinn_code import pinn_code  # noqa: E402
-
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def why_pinn_run(
@@ -438,11 +441,6 @@ def why_pinn_run(
 
 
 # ---- why page: WGAN-GP (issue 17) -----------------------------------------------------------------
-
-from hograd_core.applications import wgan_gp as why_wgan  # noqa: E402
-from hograd_core.applications import wgan_penalty as why_wgan_penalty  # noqa: E402
-from hograd_core.applications.wgan_code import wgan_code  # noqa: E402
-from hograd_core.graphs import TensorGraph  # noqa: E402
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -469,8 +467,6 @@ def why_wgan_graph(create_graph: bool) -> TensorGraph:
 
 # ---- graph page: several variables, gallery drawings (issue 15) -----------------------------------
 
-from hograd_core.hvp_graph import HVPGraph, hvp_graph  # noqa: E402 - this section's own import
-
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def hvp_graph_for(text: str, point: str, vector: str, record: bool) -> HVPGraph:
@@ -490,9 +486,6 @@ def lesson_answer(name: str) -> lesson.Answer:
     """The right answer of the lesson step ``name``, computed by the core (the same for every
     student: a tiny graph, a 2-by-2 Hessian, a Newton race of at most 100 steps)."""
     return lesson.answer(name)
-
-
-from hograd_core import lesson  # noqa: E402 - kept in this section of the shared file
 
 
 # ---- downloads: CSV, .py, torch.func forms, notebooks (issue 18) ----------------------------------

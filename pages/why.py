@@ -23,6 +23,7 @@ from hograd_serving.cached import (
     why_stability,
 )
 from hograd_ui import why_figures as figs
+from pages import _why_maml, _why_pinn, _why_wgan
 from pages._downloads import newton_func, why_code
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
@@ -433,11 +434,11 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
     "stability": ("why.tab.stability", stability_tab),
     "stats": ("why.tab.stats", stats_tab),
     # maml
-    "maml": ("maml.tab", lambda: __import__("pages._why_maml", fromlist=["draw"]).draw()),
+    "maml": ("maml.tab", _why_maml.draw),
     # pinn
-    "pinn": ("pinn.tab", lambda: __import__("pages._why_pinn", fromlist=["draw"]).draw()),
+    "pinn": ("pinn.tab", _why_pinn.draw),
     # wgan
-    "wgan": ("wgan.tab", __import__("pages._why_wgan", fromlist=["draw"]).draw),
+    "wgan": ("wgan.tab", _why_wgan.draw),
 }
 
 st.title(t("why.title"))
