@@ -116,8 +116,9 @@ _STATS_STEP = """    with torch.autograd.detect_anomaly() if ANOMALY else contex
         print("nan_at", step)  # the NaN check: stop before the NaN reaches the weights
         break
     if CLIP > 0:  # clip_grad_norm_ reads .grad, which torch.func leaves alone: written out
-        total = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads.values()]))
-        grads = {name: g * torch.clamp(CLIP / (total + 1e-6), max=1.0) for name, g in grads.items()}
+        total = torch.linalg.vector_norm(torch.stack([g.norm() for g in grads.values()]))
+        scale = torch.clamp(CLIP / (total + 1e-6), max=1.0)
+        grads = {name: g * scale for name, g in grads.items()}
     params = {name: p - LR * grads[name] for name, p in params.items()}
 """
 
@@ -128,8 +129,9 @@ def stats_func_code(source: str, note: str = "") -> str:
     lr = source.split("            p -= ", 1)[-1].split(" * p.grad", 1)[0]
     pairs = [
         ("params = [p.to(DTYPE).requires_grad_(True) for p in params]  # W1, b1, W2, b2, ...",
-         'params = {f"{\'Wb\'[i % 2]}{i // 2 + 1}": p.to(DTYPE) for i, p in enumerate(params)}'
-         f"  # W1, b1, W2, ...\nLR = {lr}"),
+         'names = [f"{kind}{i}" for i in range(1, len(params) // 2 + 1) for kind in "Wb"]'
+         "  # W1, b1, W2, ...\nparams = {name: p.to(DTYPE) for name, p in zip(names, params)}"
+         f"\nLR = {lr}"),
         ("""def loss_of(xb, yb):
     h = xb
     for k in range(0, len(params), 2):
@@ -208,7 +210,7 @@ def pinn_func_code(config: PinnConfig, note: str = "") -> str:
     else:
         terms = f"""{bug}    d2u = vmap(hessian(u_at))(xt){cut}  # (N, 2, 2): [[u_xx, u_xt], [u_tx, u_tt]]
     return d2u[:, 1, 1] - {k}**2 * d2u[:, 0, 0]  # the wave equation: u_tt = c^2 u_xx"""
-    residual = f"""def u_at(p):  # the network at one point p = (x, t): a number torch.func can differentiate
+    residual = f"""def u_at(p):  # u at one point p = (x, t): a number, what torch.func differentiates
     return net(p[None])[0]
 
 
