@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import streamlit as st
 
+from hograd_core.applications.func_forms import FORMS, pinn_func_code
+from hograd_core.applications.pinn import PinnConfig
 from hograd_core.csv_tables import curves_csv, eigen_csv, hessian_csv
 from hograd_core.func_code import derivatives_func_code, hessian_func_code, newton_func_code
 from hograd_core.graphs import GRAPH_BUDGET
@@ -42,6 +44,13 @@ GRAPH_TEXTS = {
     "title": "downloads.nb.graph.title", "function": "downloads.nb.graph.function",
     "passes": "downloads.nb.graph.passes", "growth": "downloads.nb.graph.growth",
     "drawing": "downloads.nb.graph.drawing",
+}  # fmt: skip
+# The note on top of each "Why" tab's torch.func form (what changed from the plain script).
+WHY_NOTES = {
+    "hf": "downloads.func.why.hf", "quadratic": "downloads.func.why.quadratic",
+    "stability": "downloads.func.why.stability", "stats": "downloads.func.why.stats",
+    "maml": "downloads.func.why.maml", "pinn": "downloads.func.why.pinn",
+    "wgan": "downloads.func.why.wgan",
 }  # fmt: skip
 HVP_TEXTS = {
     "title": "downloads.nb.hvp.title", "function": "downloads.nb.hvp.function",
@@ -159,6 +168,17 @@ def why_code(source: str, func_source: str | None = None) -> None:
 def newton_func(source: str) -> str:
     """The Newton race script with torch.func's grad and hessian."""
     return newton_func_code(source, t("downloads.func.newton"))
+
+
+def why_func(kind: str, source: str) -> str:
+    """The torch.func form of a "Why" tab's script (``kind``: a key of WHY_NOTES but "pinn"),
+    with its note in the reader's language on top."""
+    return FORMS[kind](source, t(WHY_NOTES[kind]))
+
+
+def pinn_func(config: PinnConfig) -> str:
+    """The torch.func form of the PINN tab's script for ``config``."""
+    return pinn_func_code(config, t(WHY_NOTES["pinn"]))
 
 
 def graph_row(fn: Function, x0: float, order: int) -> None:

@@ -13,6 +13,7 @@ from hograd_core.applications.maml import MAML_BUDGET, METHODS, MamlConfig
 from hograd_serving.cached import why_maml, why_maml_adapt
 from hograd_ui import maml_figures as figs
 from hograd_ui.why_figures import finite_or_dash
+from pages._downloads import why_code, why_func
 from pages._ui import lang, show_error, t
 
 Q = {"bind": "query-params"}  # the view is a link (issue 18)
@@ -27,6 +28,7 @@ def code_block(code: Code) -> None:
     st.markdown("**" + t("why.code.title") + "**")
     st.code(code.source, language="python", line_numbers=True, height=480)
     st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
+    why_code(code.source, why_func("maml", code.source))  # the .py, and its torch.func form
 
 
 def settings() -> MamlConfig:

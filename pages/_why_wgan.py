@@ -12,6 +12,7 @@ from hograd_core.applications.wgan_gp import DATASETS, MODES, WGAN_BUDGET, WganC
 from hograd_serving.cached import why_wgan_graph, why_wgan_run
 from hograd_ui import wgan_figures as figs
 from hograd_ui.graph_figures import flag_legend_html
+from pages._downloads import why_code, why_func
 from pages._ui import lang, show_error, t
 
 P = "why.wgan"
@@ -104,6 +105,7 @@ def draw() -> None:
     st.markdown("**" + t("why.code.title") + "**")
     st.code(code.source, language="python", line_numbers=True, height=480)
     st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
+    why_code(code.source, why_func("wgan", code.source))  # the .py, and its torch.func form
 
 
 def silent_bug(check: object) -> None:

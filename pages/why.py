@@ -24,7 +24,7 @@ from hograd_serving.cached import (
 )
 from hograd_ui import why_figures as figs
 from pages import _why_maml, _why_pinn, _why_wgan
-from pages._downloads import newton_func, why_code
+from pages._downloads import newton_func, why_code, why_func
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
 KAPPAS = [1, 2, 5, 10, 100, 1000]
@@ -222,7 +222,7 @@ def hf_tab() -> None:
         })  # fmt: skip
         st.dataframe(steps_table, hide_index=True, width="stretch", height=340)
         st.caption(t("why.hf.table_note"))
-    code_block(code)
+    code_block(code, why_func("hf", code.source))
 
 
 # ---- the stability limit ---------------------------------------------------------------------
@@ -253,7 +253,7 @@ def quadratic_part() -> None:
     box(t(key, factor=num(run.factors[1], 4), limit=num(2 / run.lambda_max, 4),
           step=len(run.losses) - 1))  # fmt: skip
     st.plotly_chart(figs.quadratic_figure(run, lang()), width="stretch")
-    code_block(code)
+    code_block(code, why_func("quadratic", code.source))
 
 
 def network_part() -> None:
@@ -291,7 +291,7 @@ def network_part() -> None:
                   hvp_kb=f"{run.hvp_saved_bytes / 1024:,.0f}",
                   memory=f"{run.hvp_saved_bytes / run.grad_saved_bytes:.2f}"))  # fmt: skip
     st.plotly_chart(figs.sharpness_figure(run, lang()), width="stretch")
-    code_block(code)
+    code_block(code, why_func("stability", code.source))
 
 
 def stability_tab() -> None:
@@ -377,7 +377,7 @@ def stats_tab() -> None:
             st.plotly_chart(figs.histogram_figure(stats, index, lang()), width="stretch")
             st.caption(t("why.stats.hist_note"))
         downloads(stats, csv_text, json_text)
-    code_block(code)
+    code_block(code, why_func("stats", code.source))
 
 
 def show_nan(stats: gs.GradientStats, config: gs.StatsConfig) -> None:

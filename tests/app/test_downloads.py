@@ -283,3 +283,49 @@ def test_constant_and_undefined_curves_read_back(text: str, files: dict) -> None
                                equal_nan=True)  # fmt: skip
     if text == "3":
         assert (table["f"] == 3).all() and not table.iloc[:, 2:].to_numpy().any()
+
+
+# ---- "Why gradients of gradients": every tab's torch.func form ------------------------------
+
+WHY_FORMS = [  # (case, the tab's state: small runs, the form's note key, rtol against the plain)
+    ("hf", {"why.tab": "hf", "why.hf.steps": 3, "why.hf.cg": 6}, "downloads.func.why.hf", 1e-11),
+    ("quadratic", {"why.tab": "stability"}, "downloads.func.why.quadratic", 1e-13),
+    ("stability", {"why.tab": "stability", "why.stability.part": "network",
+                   "why.stability.net_steps": 50}, "downloads.func.why.stability", 1e-9),
+    ("stats", {"why.tab": "stats"}, "downloads.func.why.stats", 0.0),
+    ("maml", {"why.tab": "maml", "why.maml.hidden": 8, "why.maml.steps": 50,
+              "why.maml.tasks": 2}, "downloads.func.why.maml", 1e-12),
+    ("pinn", {"why.tab": "pinn", "why.pinn.steps": 50}, "downloads.func.why.pinn", 1e-12),
+    ("wgan", {"why.tab": "wgan", "why.wgan.steps": 10}, "downloads.func.why.wgan", 1e-12),
+]  # fmt: skip
+
+
+def numbers(printed: str) -> dict[str, np.ndarray]:
+    """A script's ``name value ...`` lines by name, words that are not numbers dropped."""
+    rows = {}
+    for line in printed.splitlines():
+        name, *words = line.split()
+        rows[name] = np.array([float(w) for w in words if not w[0].isalpha() or w == "nan"])
+    return rows
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(
+    ("case", "state", "note", "rtol"), WHY_FORMS, ids=[c[0] for c in WHY_FORMS]
+)
+def test_why_tab_offers_its_torch_func_form(  # noqa: PLR0913
+    case: str, state: dict, note: str, rtol: float, lang: str, files: dict
+) -> None:
+    at = run("why.py", lang, **state)
+    tab = state["why.tab"]
+    plain, name = fetch(at, files, tr("downloads.py", lang))
+    assert plain in codes(at) and name == f"hograd_why_{tab}.py"
+    func, name = fetch(at, files, tr("downloads.func.py", lang))
+    assert name == f"hograd_why_{tab}_torch_func.py"
+    assert func in codes(at)  # shown in the expander as it downloads
+    assert func.startswith("".join(f"# {line}\n" for line in tr(note, lang).splitlines()))
+    assert "from torch.func import " in func and func != plain
+    by_plain, by_func = numbers(execute(plain)["printed"]), numbers(execute(func)["printed"])
+    assert by_func.keys() == by_plain.keys() and by_func
+    for key in by_plain:
+        np.testing.assert_allclose(by_func[key], by_plain[key], rtol=rtol, atol=0, err_msg=key)

@@ -62,7 +62,7 @@ def test_the_tab_trains_the_heat_preset_and_draws_the_cores_run(lang: str) -> No
     np.testing.assert_allclose(plotly_array(losses["data"][0]["y"]), expected.terms[:, 0],
                                rtol=1e-12)  # fmt: skip
     assert at.success and not at.warning
-    script = at.code[-1].value
+    script = at.code[-2].value  # [-1]: its torch.func form
     assert "create_graph=True)[0]  # <--" in script
     words = {"en": "physics-informed network", "zh": "物理信息神经网络"}[lang]
     assert words in "\n".join(m.value for m in at.markdown)
@@ -76,7 +76,7 @@ def test_without_create_graph_the_tab_warns_that_the_residual_did_not_train() ->
     maps = charts(at)[0]
     residual = maps["data"][2]
     np.testing.assert_allclose(grid(residual["z"]), bad.residual, rtol=1e-12)
-    script = at.code[-1].value
+    script = at.code[-2].value
     marked = [line for line in script.splitlines() if "# <--" in line]
     assert marked and not any("create_graph=True" in line for line in marked)
 
@@ -90,7 +90,7 @@ def test_the_wave_preset_starts_from_its_own_steps() -> None:
     slices = charts(at)[1]
     np.testing.assert_allclose(plotly_array(slices["data"][-1]["y"]), expected.exact[40],
                                rtol=1e-12)  # fmt: skip
-    assert "u_tt" in at.code[-1].value
+    assert "u_tt" in at.code[-2].value
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -110,4 +110,4 @@ def test_the_chosen_equation_survives_a_language_switch() -> None:
     assert not at.exception
     assert at.radio(key="why.pinn.equation").value == "wave"
     assert any(o.startswith("波动") for o in at.radio(key="why.pinn.equation").options)
-    assert "u_tt" in at.code[-1].value
+    assert "u_tt" in at.code[-2].value

@@ -1,0 +1,262 @@
+"""The ``torch.func`` form of each script of "Why gradients of gradients": the same experiment,
+the same settings, the same printed lines, with the derivatives taken by function transforms.
+
+Each form is the plain script (``*_code(...).source``) with only its derivative lines swapped:
+``torch.autograd.grad(..., create_graph=True)`` becomes ``grad(f)``, a Hessian-vector product
+becomes ``jvp(grad(f), (w,), (v,))`` (forward mode over reverse mode), derivatives at many
+points become ``vmap`` of one point's derivative. torch.func has no ``create_graph`` flag: a
+transform always records what an outer one needs, so where the plain script leaves the flag off
+on purpose (the silent bugs of the PINN and WGAN-GP tabs) the form writes ``.detach()``.
+
+A swap whose plain text is missing raises ValueError, so a change to a plain script that these
+forms no longer fit fails the tests instead of shipping a form of another experiment.
+"""
+
+from __future__ import annotations
+
+from .pinn import PinnConfig
+from .pinn_code import pinn_code
+
+__all__ = [
+    "FORMS",
+    "hf_func_code",
+    "maml_func_code",
+    "pinn_func_code",
+    "quadratic_func_code",
+    "stability_func_code",
+    "stats_func_code",
+    "wgan_func_code",
+]
+
+
+def _swap(source: str, pairs: list[tuple[str, str]], what: str) -> str:
+    for old, new in pairs:
+        if old not in source:
+            raise ValueError(f"not the {what} script: {old.strip()[:60]!r} is missing")
+        source = source.replace(old, new)
+    return source
+
+
+def _span(source: str, start: str, end: str, new: str, what: str) -> str:
+    """``source`` with the text from ``start`` up to (not including) ``end`` replaced."""
+    i = source.find(start)
+    j = source.find(end, i + 1)
+    if i < 0 or j < 0:
+        raise ValueError(f"not the {what} script: {start.strip()[:60]!r} is missing")
+    return source[:i] + new + source[j:]
+
+
+def _finish(source: str, names: str, note: str) -> str:
+    """The import of ``names`` from torch.func after ``import torch``, ``note`` on top."""
+    head = "".join(f"# {line}\n" for line in note.splitlines())
+    return head + source.replace(
+        "import torch\n", f"import torch\nfrom torch.func import {names}\n", 1
+    )
+
+
+# ---- Hessian-free Newton and the stability limit: Hessian-vector products -------------------
+
+
+def hf_func_code(source: str, note: str = "") -> str:
+    """The Hessian-free script (``hf_code``) with H v = ``jvp(grad(loss_of), (θ,), (v,))``."""
+    old = """    t = theta.clone().requires_grad_(True)
+    g = torch.autograd.grad(loss_of(t), t, create_graph=True)[0]  # <-- keep g's graph for H v
+    hvp = lambda v: torch.autograd.grad(g @ v, t, retain_graph=True)[0]  # <-- H v: backward again
+    d, used, residual, model = conjugate_gradient(hvp, g.detach(),"""
+    new = """    g = grad(loss_of)(theta)
+    hvp = lambda v: jvp(grad(loss_of), (theta,), (v,))[1]  # H v: forward mode through grad
+    d, used, residual, model = conjugate_gradient(hvp, g,"""
+    return _finish(_swap(source, [(old, new)], "Hessian-free"), "grad, jvp", note)
+
+
+def quadratic_func_code(source: str, note: str = "") -> str:
+    """The quadratic's stability script (``quadratic_code``): λ_max from ``jvp(grad(f))``
+    products, gradient descent with ``grad(f)``."""
+    pairs = [
+        (", requires_grad=True)\ng0 = torch.autograd.grad(f(w0), w0, create_graph=True)[0]"
+         "  # <-- kept: H v = grad(g0 . v)\n", ")\n"),
+        ("lambda v: torch.autograd.grad(g0 @ v, w0, retain_graph=True)[0]",
+         "lambda v: jvp(grad(f), (w0,), (v,))[1]"),
+        ("    t = w.clone().requires_grad_(True)\n    g = torch.autograd.grad(f(t), t)[0]"
+         "  # <-- gradient descent needs no create_graph\n", "    g = grad(f)(w)\n"),
+    ]  # fmt: skip
+    return _finish(_swap(source, pairs, "quadratic stability"), "grad, jvp", note)
+
+
+def stability_func_code(source: str, note: str = "") -> str:
+    """The network's stability script (``stability_code``): Lanczos on ``jvp(grad(loss_of))``
+    products, gradient descent with ``grad(loss_of)``."""
+    hvp = "lambda u: jvp(grad(loss_of), (theta,), (u,))[1]"
+    pairs = [
+        ("t = theta.clone().requires_grad_(True)\n"
+         "g = torch.autograd.grad(loss_of(t), t, create_graph=True)[0]\n", ""),
+        ("lambda u: torch.autograd.grad(g @ u, t, retain_graph=True)[0]", hvp),
+        ("    t = theta.clone().requires_grad_(True)\n    loss = loss_of(t)\n",
+         "    loss = loss_of(theta)\n"),
+        ("    g = torch.autograd.grad(loss, t, create_graph=measure)[0]"
+         "  # <-- create_graph only to measure\n",
+         "    g = grad(loss_of)(theta)  # no flag: the H v below transform loss_of afresh\n"),
+        ("g.detach()  # <-- gradient descent itself is first order", "g"),
+    ]  # fmt: skip
+    return _finish(_swap(source, pairs, "network stability"), "grad, jvp", note)
+
+
+# ---- gradient statistics: per-layer gradients as a dict ---------------------------------------
+
+_STATS_LOSS = """def loss_of(params, xb, yb):  # params: a dict, as torch.func.functional_call takes one
+    h, layers = xb, len(params) // 2
+    for i in range(1, layers + 1):
+        h = h @ params[f"W{i}"].T + params[f"b{i}"]
+        if i < layers:"""
+_STATS_STEP = """    with torch.autograd.detect_anomaly() if ANOMALY else contextlib.nullcontext():
+        grads, loss = grad_and_value(loss_of)(params, x[idx], y[idx])  # a dict like params
+    losses.append(loss.item())
+    norms = [grads[name].norm().item() for name in grads if name[0] == "W"]
+    if any(torch.isnan(g).any() for g in grads.values()) or not math.isfinite(loss.item()):
+        print("nan_at", step)  # the NaN check: stop before the NaN reaches the weights
+        break
+    if CLIP > 0:  # clip_grad_norm_ reads .grad, which torch.func leaves alone: written out
+        total = torch.linalg.vector_norm(torch.stack([g.norm() for g in grads.values()]))
+        scale = torch.clamp(CLIP / (total + 1e-6), max=1.0)
+        grads = {name: g * scale for name, g in grads.items()}
+    params = {name: p - LR * grads[name] for name, p in params.items()}
+"""
+
+
+def stats_func_code(source: str, note: str = "") -> str:
+    """The gradient-statistics script (``stats_code``) with the weights in a dict and each
+    step's gradients from ``grad_and_value(loss_of)``: a dict of per-layer gradients."""
+    lr = source.split("            p -= ", 1)[-1].split(" * p.grad", 1)[0]
+    pairs = [
+        ("params = [p.to(DTYPE).requires_grad_(True) for p in params]  # W1, b1, W2, b2, ...",
+         'names = [f"{kind}{i}" for i in range(1, len(params) // 2 + 1) for kind in "Wb"]'
+         "  # W1, b1, W2, ...\nparams = {name: p.to(DTYPE) for name, p in zip(names, params)}"
+         f"\nLR = {lr}"),
+        ("""def loss_of(xb, yb):
+    h = xb
+    for k in range(0, len(params), 2):
+        h = h @ params[k].T + params[k + 1]
+        if k < len(params) - 2:""", _STATS_LOSS),
+    ]  # fmt: skip
+    out = _swap(source, pairs, "gradient statistics")
+    out = _span(out, "    for p in params:\n        p.grad = None\n", "print(\"loss\"", _STATS_STEP,
+                "gradient statistics")  # fmt: skip
+    return _finish(out, "grad_and_value", note)
+
+
+# ---- MAML: grad inside vmap inside grad ------------------------------------------------------
+
+_MAML_META = '''def one_task_loss(fast, x, y):  # one task: fast (n,), x and y (P, 1)
+    return task_losses(fast[None], x[None], y[None])[0]
+
+
+def adapted_loss(theta, x, y, second):
+    """One task: adapt theta on its K support points, judge the copy on the K others."""
+    fast = theta
+    for _ in range(INNER_STEPS):
+        g = grad(one_task_loss)(fast, x[:K], y[:K])  # the outer grad differentiates through it
+        fast = fast - ALPHA * (g if second else g.detach())  # detached: first-order MAML
+    return one_task_loss(fast, x[K:], y[K:])
+
+
+def meta_gradient(theta, x, y, method):
+    if method == "pretrain":  # no adaptation: theta itself on every point
+        def loss(th):
+            return task_losses(th.expand(x.shape[0], -1), x, y).mean()
+    else:  # vmap: every task adapts its own copy at once
+        def loss(th):
+            per_task = vmap(adapted_loss, in_dims=(None, 0, 0, None))
+            return per_task(th, x, y, method == "second").mean()
+    g, value = grad_and_value(loss)(theta.detach())
+    return value.item(), g
+
+
+'''
+
+
+def maml_func_code(source: str, note: str = "") -> str:
+    """The MAML script (``maml_code``) with each task's inner step ``grad(one_task_loss)``,
+    ``vmap`` over the tasks and ``grad_and_value`` of the whole for the meta-gradient;
+    first-order MAML detaches the inner gradient."""
+    out = _span(source, "def meta_loss(", "held_out = ", _MAML_META, "MAML")
+    pairs = [
+        ("  # plain gradient steps: adapting needs no create_graph\n"
+         "            t = theta.clone().requires_grad_(True)\n"
+         "            theta = theta - ALPHA * torch.autograd.grad(task_losses(t, sx, sy).sum(), t)[0]",
+         "  # plain gradient steps\n"
+         "            theta = theta - ALPHA * grad(lambda th: task_losses(th, sx, sy).sum())(theta)"),
+    ]  # fmt: skip
+    return _finish(_swap(out, pairs, "MAML"), "grad, grad_and_value, vmap", note)
+
+
+# ---- PINN: derivatives with respect to the inputs, vmap over the points ----------------------
+
+
+def pinn_func_code(config: PinnConfig, note: str = "") -> str:
+    """The PINN script (``pinn_code(config)``) with u_t, u_xx (and u_tt) from
+    ``vmap(jacrev(u_at))`` and ``vmap(hessian(u_at))``: u_at is the network at one point
+    (x, t). The weights stay ordinary tensors: ``loss.backward()`` differentiates the
+    transforms' results with respect to them. Without create_graph, ``.detach()``."""
+    k, cut = repr(config.coefficient), "" if config.create_graph else ".detach()"
+    bug = (
+        ""
+        if config.create_graph
+        else "    # the bug, written out: .detach() makes each term a constant\n"
+    )
+    if config.equation == "heat":
+        terms = f"""{bug}    u_t = vmap(jacrev(u_at))(xt)[:, 1]{cut}  # (N,): du/dt at every point
+    u_xx = vmap(hessian(u_at))(xt)[:, 0, 0]{cut}  # (N,): d2u/dx2 at every point
+    return u_t - {k} * u_xx  # the heat equation: u_t = alpha u_xx"""
+    else:
+        terms = f"""{bug}    d2u = vmap(hessian(u_at))(xt){cut}  # (N, 2, 2): [[u_xx, u_xt], [u_tx, u_tt]]
+    return d2u[:, 1, 1] - {k}**2 * d2u[:, 0, 0]  # the wave equation: u_tt = c^2 u_xx"""
+    residual = f"""def u_at(p):  # u at one point p = (x, t): a number, what torch.func differentiates
+    return net(p[None])[0]
+
+
+def residual(xt):  # derivatives of u with respect to the INPUTS, inside the loss
+{terms}
+
+
+"""
+    out = _span(pinn_code(config).source, "def residual(u, xt):", "# interior points", residual,
+                "PINN")  # fmt: skip
+    out = _swap(out, [("r = residual(net(xt), xt)", "r = residual(xt)")], "PINN")
+    if config.equation == "wave":
+        out = _span(out, "    v0 = torch.autograd.grad(", "\n    start = start",
+                    f"    v0 = vmap(jacrev(u_at))(initial){cut}  # (N, 2): u_x, u_t at (x, 0)",
+                    "PINN")  # fmt: skip
+    return _finish(out, "hessian, jacrev, vmap", note)
+
+
+# ---- WGAN-GP: the penalty's gradient by vmap(grad(critic)) -----------------------------------
+
+_WGAN_PENALTY = '''def gradient_penalty(critic, real, fake, eps, lam, create_graph=True):
+    """lam * mean (|grad D(x_hat)| - 1)^2 on x_hat = eps x + (1 - eps) x_fake, and the norms."""
+    x_hat = eps * real + (1 - eps) * fake  # interpolates (batch, 2)
+    g = vmap(grad(lambda p: critic(p[None])[0, 0]))(x_hat)  # (batch, 2): grad of D at each point
+    if not create_graph:
+        g = g.detach()  # the silent bug, written out: torch.func has no flag to forget with
+    norms = g.norm(dim=1)  # (batch,) one gradient norm per interpolate
+    return lam * ((norms - 1) ** 2).mean(), norms
+'''
+
+
+def wgan_func_code(source: str, note: str = "") -> str:
+    """The WGAN-GP script (``wgan_code``) with the penalty's ∇ₓ̂D from ``vmap(grad(D))`` over
+    the interpolates; the critic's weights stay ordinary tensors, so ``loss.backward()`` flows
+    through the penalty to them."""
+    out = _span(source, "def gradient_penalty(", "\n\ndef penalty_gradient(", _WGAN_PENALTY.rstrip("\n"),
+                "WGAN-GP")  # fmt: skip
+    return _finish(out, "grad, vmap", note)
+
+
+#: The source-based forms by tab (the PINN form takes its config: see :func:`pinn_func_code`).
+FORMS = {
+    "hf": hf_func_code,
+    "quadratic": quadratic_func_code,
+    "stability": stability_func_code,
+    "stats": stats_func_code,
+    "maml": maml_func_code,
+    "wgan": wgan_func_code,
+}

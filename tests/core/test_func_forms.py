@@ -1,0 +1,242 @@
+"""The torch.func forms of the "Why gradients of gradients" scripts: each is generated, run, and
+its printed numbers compared with the plain script's and with the core's (the page's), in
+float64. torch.func and nested torch.autograd.grad compute the same derivatives by different
+sequences of operations, so the numbers agree to rounding; where a run trains, the run is short
+enough that rounding has not been amplified past the tolerance.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from hograd_core.applications import func_forms as ff
+from hograd_core.applications.gradient_stats import SCENARIOS, StatsConfig, gradient_stats
+from hograd_core.applications.hessian_free import HFConfig, hessian_free
+from hograd_core.applications.hessian_free_code import hf_code
+from hograd_core.applications.maml import METHODS, MamlConfig, adapt, meta_train
+from hograd_core.applications.maml_code import maml_code
+from hograd_core.applications.pinn import PinnConfig, pinn, preset
+from hograd_core.applications.pinn_code import pinn_code
+from hograd_core.applications.stability import StabilityConfig, net_stability, quadratic_gd
+from hograd_core.applications.stability_code import quadratic_code, stability_code
+from hograd_core.applications.stats_code import stats_code
+from hograd_core.applications.wgan_code import wgan_code
+from hograd_core.applications.wgan_gp import MODES, WganConfig, train_wgan
+from hograd_core.applications.wgan_penalty import penalty_check
+from hograd_core.curvature import _load_forward_ad
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():  # noqa: ANN201 - as the app runs: same reductions, same rounding
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def printed(source: str) -> dict[str, np.ndarray]:
+    """Run a generated script; its ``name value ...`` lines by name (words other than numbers,
+    as in ``lambda_max 10.0 stable_below 0.2``, dropped)."""
+    _load_forward_ad()  # torch's own first-use DeprecationWarning, silenced as the app does
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, "<generated>", "exec"), {})  # noqa: S102 - our generated script
+    rows = {}
+    for line in out.getvalue().splitlines():
+        name, *words = line.split()
+        rows[name] = np.array(
+            [float(w) for w in words if not w[0].isalpha() or w in ("nan", "inf")]
+        )
+    return rows
+
+
+def same(a: dict, b: dict, rtol: float) -> None:
+    assert a.keys() == b.keys()
+    for name in a:
+        np.testing.assert_allclose(a[name], b[name], rtol=rtol, atol=0, err_msg=name)
+
+
+def transforms_only(func: str, kept: int = 0) -> None:
+    """The form imports torch.func and calls torch.autograd.grad ``kept`` times (no more)."""
+    assert "from torch.func import " in func
+    assert func.count("torch.autograd.grad(") == kept
+
+
+# ---- Hessian-free and stability: Hessian-vector products by jvp(grad(f)) ---------------------
+
+
+@pytest.mark.parametrize(
+    "config",
+    [HFConfig(steps=5, cg_iters=10, damping=0.5),
+     HFConfig(dataset="digits", hidden=(8,), steps=3, cg_iters=8, seed=2)],
+)  # fmt: skip
+def test_hessian_free_form_takes_the_same_steps(config: HFConfig) -> None:
+    plain = hf_code(config).source
+    func = ff.hf_func_code(plain, "one note\nover two lines")
+    assert func.startswith("# one note\n# over two lines\n")
+    assert "jvp(grad(loss_of), (theta,), (v,))" in func
+    transforms_only(func)
+    by_func = printed(func)
+    same(by_func, printed(plain), rtol=1e-11)  # CG amplifies rounding a little, step by step
+    np.testing.assert_allclose(by_func["hf"], hessian_free(config).hf_losses, rtol=1e-11)
+
+
+@pytest.mark.parametrize(("kappa", "lr"), [(10.0, 0.19), (10.0, 0.21), (1000.0, 2.5)])
+def test_quadratic_form_finds_the_same_limit(kappa: float, lr: float) -> None:
+    plain = quadratic_code(kappa, lr, 200).source
+    func = ff.quadratic_func_code(plain)
+    transforms_only(func)
+    by_func, run = printed(func), quadratic_gd(kappa, lr, 200)
+    same(by_func, printed(plain), rtol=1e-13)
+    assert by_func["lambda_max"][0] == pytest.approx(run.lambda_max, rel=1e-13)
+    assert by_func["lambda_max"][0] == pytest.approx(kappa, rel=1e-12)  # H = diag(1, kappa)
+    np.testing.assert_allclose(by_func["loss"], run.losses, rtol=1e-13)
+
+
+def test_stability_form_measures_the_same_sharpness() -> None:
+    config = StabilityConfig(lr=1.0, steps=60, every=20, lanczos_iters=8)
+    plain = stability_code(config).source
+    func = ff.stability_func_code(plain)
+    transforms_only(func)
+    assert func.count("jvp(grad(loss_of), (theta,), (u,))") == 2  # at the start, in the loop
+    by_func, run = printed(func), net_stability(config)
+    same(by_func, printed(plain), rtol=1e-9)  # Lanczos: as the plain script's own test
+    np.testing.assert_allclose(by_func["loss"], run.losses, rtol=1e-12)
+    np.testing.assert_allclose(by_func["sharpness"], run.sharpness, rtol=1e-9)
+    assert by_func["lambda0"][0] == pytest.approx(run.lambda0, rel=1e-9)
+
+
+# ---- gradient statistics: a dict of per-layer gradients ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "config",
+    [StatsConfig(depth=4, width=16, steps=30, batch=64), SCENARIOS["explode"], SCENARIOS["nan32"],
+     replace(SCENARIOS["explode"], clip=1.0, steps=40), replace(SCENARIOS["vanish"], steps=20)],
+)  # fmt: skip
+def test_stats_form_gives_the_same_norms_and_the_same_nan(config: StatsConfig) -> None:
+    plain = stats_code(config).source
+    func = ff.stats_func_code(plain)
+    transforms_only(func)
+    assert "grad_and_value(loss_of)(params, x[idx], y[idx])" in func
+    assert "p.grad" not in func and "backward()" not in func
+    by_func, stats = printed(func), gradient_stats(config)
+    # the same operations in the same order (torch.func.grad runs autograd's backward formulas):
+    # equal to the last bit, NaN where the plain script has NaN, float32 included
+    same(by_func, printed(plain), rtol=0)
+    np.testing.assert_allclose(by_func["loss"], stats.losses, rtol=1e-15)
+    np.testing.assert_allclose(by_func["norms"], stats.layer_norms[-1], rtol=1e-15)
+    assert ("nan_at" in by_func) == (stats.nan_step is not None)
+    if stats.nan_step is not None:
+        assert by_func["nan_at"][0] == stats.nan_step
+
+
+def test_stats_form_with_anomaly_mode_names_the_same_operation() -> None:
+    config = SCENARIOS["nan32"]
+    func = ff.stats_func_code(stats_code(config).source).replace(
+        "ANOMALY = False", "ANOMALY = True"
+    )
+    with pytest.warns(UserWarning), pytest.raises(RuntimeError) as err:
+        printed(func)
+    node, output = gradient_stats(config).nan_source
+    assert f"Function '{node}' returned nan values in its {output}th output" in str(err.value)
+
+
+# ---- MAML: grad of an inner grad, vmap over the tasks --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "config",
+    [MamlConfig(hidden=16, meta_steps=20, tasks=4),
+     MamlConfig(hidden=8, activation="tanh", meta_steps=10, tasks=3, k_shot=5, inner_steps=2,
+                inner_lr=0.05, outer_lr=0.003, seed=3)],
+)  # fmt: skip
+def test_maml_form_meta_trains_the_same_three_starts(config: MamlConfig) -> None:
+    plain = maml_code(config, 2.5, 1.2, seed=3).source
+    func = ff.maml_func_code(plain)
+    transforms_only(func)
+    assert "grad(one_task_loss)" in func and "vmap(adapted_loss" in func
+    by_func = printed(func)
+    same(by_func, printed(plain), rtol=1e-12)
+    run = meta_train(config)
+    errors = adapt(run, 2.5, 1.2, seed=3).errors
+    assert by_func["cosine"][0] == pytest.approx(run.cosine, rel=1e-12)
+    assert by_func["cosine"][0] < 1 - 1e-6  # first-order differs: the detach is not a no-op
+    for method in METHODS:
+        np.testing.assert_allclose(by_func[f"eval_{method}"], run.eval_losses[method], rtol=1e-12)
+        np.testing.assert_allclose(by_func[f"adapt_{method}"], errors[method], rtol=1e-12)
+
+
+# ---- PINN: u_t, u_xx, u_tt by vmap(jacrev(u)) and vmap(hessian(u)) ----------------------------
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        replace(preset("heat"), steps=30),
+        replace(preset("wave"), steps=30, create_graph=False, w_initial=3.0, seed=2),
+        replace(preset("heat"), steps=30, create_graph=False, coefficient=0.3, t_max=0.5),
+        replace(preset("wave"), steps=30, width=8, depth=3, lr=0.005, points=64),
+    ],
+)
+def test_pinn_form_trains_to_the_same_losses(config: PinnConfig) -> None:
+    func = ff.pinn_func_code(config)
+    transforms_only(func)
+    assert "vmap(hessian(u_at))(xt)" in func
+    assert (".detach()  #" in func) == (not config.create_graph)  # the bug, written out
+    by_func, run = printed(func), pinn(config)
+    same(by_func, printed(pinn_code(config).source), rtol=1e-12)
+    np.testing.assert_allclose(by_func["loss"], run.losses, rtol=1e-12)
+    assert by_func["max_error"][0] == pytest.approx(run.max_error, rel=1e-12)
+    assert by_func["rel_error"][0] == pytest.approx(run.rel_error, rel=1e-12)
+
+
+def test_pinn_form_derivatives_are_the_exact_ones_of_a_known_u() -> None:
+    """The form's residual on a function with known derivatives: u = sin(πx)·exp(−t) has
+    u_t = −u and u_xx = −π²u, so u_t − α u_xx = (απ² − 1) u at every point."""
+    config = PinnConfig(coefficient=0.2)
+    func = ff.pinn_func_code(config)
+    head = func[: func.index("# interior points")]
+    names: dict = {}
+    exec(compile(head, "<generated>", "exec"), names)  # noqa: S102 - our generated script
+    names["net"] = lambda xt: torch.sin(torch.pi * xt[:, 0]) * torch.exp(-xt[:, 1])
+    xt = torch.rand(50, 2, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    u = names["net"](xt)
+    expected = (0.2 * torch.pi**2 - 1) * u
+    torch.testing.assert_close(names["residual"](xt), expected, rtol=1e-12, atol=1e-12)
+
+
+# ---- WGAN-GP: the penalty's gradient by vmap(grad(critic)) --------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_wgan_form_trains_and_checks_the_same(mode: str) -> None:
+    config = WganConfig(mode=mode, steps=15, batch=32, hidden=16, dataset="ring")
+    plain = wgan_code(config).source
+    func = ff.wgan_func_code(plain)
+    transforms_only(func, kept=2)  # penalty_gradient's two parameter gradients stay as they are
+    penalty = func[func.index("def gradient_penalty(") : func.index("def penalty_gradient(")]
+    assert "vmap(grad(" in penalty and "torch.autograd" not in penalty
+    by_func, check = printed(func), penalty_check(config)
+    same(by_func, printed(plain), rtol=1e-12)
+    run = train_wgan(config)
+    np.testing.assert_allclose(by_func["wasserstein"], run.wasserstein, rtol=1e-12)
+    np.testing.assert_allclose(by_func["penalty"], run.penalty, rtol=1e-12)
+    np.testing.assert_allclose(by_func["with_graph"], check.with_graph, rtol=1e-12)
+    assert list(by_func["without_graph"]) == [0.0] * 6  # .detach(): the penalty adds nothing
+
+
+# ---- refusals ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(ff.FORMS))
+def test_a_script_the_form_does_not_fit_is_refused(name: str) -> None:
+    with pytest.raises(ValueError, match=re.compile(r"^not the .* script: .* is missing$")):
+        ff.FORMS[name]("import torch\nprint('hello')\n")

@@ -1,0 +1,47 @@
+"""The torch.func form of a "Why" tab's script in real Chromium: the download delivers it, the
+expander shows it, both in the reader's language; screenshots in tests/artifacts/."""
+
+from __future__ import annotations
+
+import pytest
+
+from hograd_core.applications.func_forms import hf_func_code
+from hograd_ui.i18n import tr
+from tests.e2e.conftest import ARTIFACTS, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+
+def _download(page, label: str) -> str:  # noqa: ANN001
+    button = page.locator("[data-testid='stDownloadButton']", has_text=label).first
+    button.scroll_into_view_if_needed()
+    with page.expect_download(timeout=60_000) as info:
+        button.locator("button").click()
+    assert info.value.failure() is None
+    with open(info.value.path(), encoding="utf-8") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_hessian_free_tab_delivers_and_shows_its_torch_func_form(page, lang: str) -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/why?lang={lang}")
+    wait_for_app(page, timeout=90_000)
+    page.get_by_role("tab", name=tr("why.tab.hf", lang)).click()
+    wait_for_app(page, timeout=90_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=90_000)
+    wait_for_app(page, timeout=90_000)
+    plain = _download(page, tr("downloads.py", lang))
+    func = _download(page, tr("downloads.func.py", lang))
+    assert func == hf_func_code(plain, tr("downloads.func.why.hf", lang))
+    compile(func, "<downloaded>", "exec")
+    expander = page.locator("[data-testid='stExpander']", has_text=tr("downloads.func.title", lang))
+    expander.locator("summary").click()
+    code = expander.locator("[data-testid='stCode']")
+    code.wait_for(state="visible")
+    assert "jvp(grad(loss_of), (theta,), (v,))" in code.inner_text()
+    assert tr("downloads.func.why.hf", lang).splitlines()[0] in code.inner_text()
+    expander.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"why-func-hf-{lang}.png"))
+    assert page.locator("[data-testid='stException']").count() == 0
