@@ -53,7 +53,7 @@ from hograd_core.applications import pinn  # noqa: E402
 from hograd_core.applications.common import interleaved_medians, saved_bytes  # noqa: E402
 from hograd_core.applications.stability import lanczos  # noqa: E402
 from hograd_core.net_curvature import full_hessian  # noqa: E402
-from hograd_core.network import NetConfig, _data, _loss_fn, loss_function, train  # noqa: E402
+from hograd_core.network import NetConfig, load_data, loss_function, mlp_loss, train  # noqa: E402
 
 
 def newton_costs(rounds: int) -> dict[str, float]:
@@ -78,9 +78,9 @@ def newton_costs(rounds: int) -> dict[str, float]:
 def hf_costs(rounds: int) -> dict[str, float]:
     config = hf.HFConfig(dataset="digits")
     run = hf.hessian_free(config)
-    x, y, _, _ = _data("digits")
+    x, y, _, _ = load_data("digits")
     sizes = (64, 16, 10)
-    loss = _loss_fn(sizes, x, y)
+    loss = mlp_loss(sizes, x, y)
     theta = hf.initial_parameters(sizes, 0)
     used = []
 
@@ -126,7 +126,7 @@ def lanczos_costs() -> dict[str, float]:
 def anomaly_costs(rounds: int) -> dict[str, float]:
     config = gs.StatsConfig()
     params = gs._parameters(config, torch.float64)
-    x, y, _, _ = _data("digits")
+    x, y, _, _ = load_data("digits")
 
     def step() -> None:
         for p in params:
@@ -200,7 +200,7 @@ def pinn_costs(rounds: int) -> dict[str, float]:
     step of the same network onto the exact u at the same points (forward, backward)."""
     config = pinn.preset("heat")
     gen = torch.Generator().manual_seed(config.seed)
-    params = pinn.network_parameters(pinn._sizes(config), gen)
+    params = pinn.network_parameters(pinn.network_sizes(config), gen)
     inner, initial, boundary = pinn._points(config, gen)
     xt = torch.cat([inner.detach(), initial.detach(), boundary])
     target = torch.tensor(pinn.exact_solution(config, xt[:, 0].numpy(), xt[:, 1].numpy()))

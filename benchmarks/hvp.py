@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     big = nw.train(BIG)
-    loss, examples = nw._analysis_loss(big, examples=512)  # see the module's docstring
+    loss, examples = nw.analysis_loss(big, examples=512)  # see the module's docstring
     theta0 = torch.tensor(big.parameters)
     v = torch.randn(theta0.numel(), generator=torch.Generator().manual_seed(0), dtype=torch.float64)
     calls = routes(loss, theta0, v)

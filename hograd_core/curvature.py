@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from .errors import ArgumentError, BudgetError
-from .hessian import HVPResult, _vector, hvp
+from .hessian import HVPResult, hvp, point_vector
 from .language import Function
 from .timing import resolved_ratio
 
@@ -471,7 +471,7 @@ def grid(fn: Function, point: Sequence[float], radius: float = 1.5, points: int 
         raise ArgumentError("hvp.budget.two_variables", got=len(fn.variables))
     _check("hvp.budget.radius", radius, 1e-6, CURVATURE_BUDGET.max_radius)
     _check("hvp.budget.grid", points, 5, CURVATURE_BUDGET.max_grid)
-    p = _vector(point, fn, "point")
+    p = point_vector(point, fn, "point")
     x = np.linspace(p[0] - radius, p[0] + radius, int(points))
     y = np.linspace(p[1] - radius, p[1] + radius, int(points))
     xx, yy = np.meshgrid(x, y)  # shape (k, k): rows follow y

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .hessian import _vector
+from .hessian import point_vector
 from .language import Function
 from .language.to_source import python_name, torch_source
 
@@ -130,8 +130,8 @@ def hessian_func_code(
     Raises:
         BudgetError, ArgumentError: as :func:`hograd_core.hessian.hvp` for the point and vector.
     """
-    p = _vector(point, fn, "point")
-    v = _vector(vector, fn, "vector")
+    p = point_vector(point, fn, "point")
+    v = point_vector(vector, fn, "vector")
     note = dict(comments or {})
     body = torch_source(fn, {name: f"w[{i}]" for i, name in enumerate(fn.variables)})
     names = ", ".join(fn.variables) + ("," if len(fn.variables) == 1 else "")

@@ -69,7 +69,7 @@ class HVPResult:
         return float(np.linalg.norm(self.gradient))
 
 
-def _vector(values: Sequence[float] | np.ndarray, fn: Function, what: str) -> np.ndarray:
+def point_vector(values: Sequence[float] | np.ndarray, fn: Function, what: str) -> np.ndarray:
     names = fn.variables
     try:
         arr = np.asarray(values, dtype=np.float64).reshape(-1)
@@ -147,8 +147,8 @@ def hvp(
     if len(fn.variables) > LIMITS.max_variables:  # parse() caps this too, unless given names
         raise BudgetError("hvp.budget.variables", limit=LIMITS.max_variables, got=len(fn.variables))
     start = time.perf_counter()
-    w = _vector(point, fn, "point")
-    v = _vector(vector, fn, "vector")
+    w = point_vector(point, fn, "point")
+    v = point_vector(vector, fn, "vector")
     leaves = [torch.tensor(value, dtype=torch.float64, requires_grad=True) for value in w]
     f = fn.torch(dict(zip(fn.variables, leaves, strict=True)))
     g = _grad(f, leaves, create_graph=True)  # ∇f, still on the graph

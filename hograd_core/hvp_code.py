@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import torch
 
-from .hessian import _vector
+from .hessian import point_vector
 from .language import Function
 from .language.to_source import torch_source
 
@@ -62,8 +62,8 @@ def hvp_snippet(
         >>> print(hvp_snippet(parse("x*y"), [1, 2], [1, 0]).splitlines()[3])
         def f(w):  # w = (x, y)
     """
-    p = _vector(point, fn, "point")
-    v = _vector(vector, fn, "vector")
+    p = point_vector(point, fn, "point")
+    v = point_vector(vector, fn, "vector")
     note = dict(comments or {})
 
     def said(key: str, line: str, number: str = "") -> list[str]:

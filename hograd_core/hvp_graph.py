@@ -32,7 +32,7 @@ import torch
 
 from .errors import ArgumentError, BudgetError, ExpressionError
 from .graphs import GRAPH_BUDGET, TensorGraph, TypeCount, trace_tensors
-from .hessian import _vector
+from .hessian import point_vector
 from .language import LIMITS, Function, parse
 from .language.to_source import python_name, torch_source
 
@@ -93,7 +93,7 @@ def numbers(text: str | Sequence[float], what: str, fn: Function) -> np.ndarray:
         for part in text.split(","):
             entry = part.strip()
             try:
-                values.append(float(entry))  # 1e7 and inf too: _vector says what is wrong
+                values.append(float(entry))  # 1e7 and inf too: point_vector says what is wrong
                 continue
             except ValueError:
                 pass
@@ -105,7 +105,7 @@ def numbers(text: str | Sequence[float], what: str, fn: Function) -> np.ndarray:
                 raise ArgumentError("budget.number", what=what, got=entry[:40] or "(empty)")
             values.append(float(constant.torch({}).detach()))
         text = values
-    return _vector(text, fn, what)
+    return point_vector(text, fn, what)
 
 
 def _check(fn: Function) -> None:

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from .errors import BudgetError
-from .network import _DTYPE, NETWORK_BUDGET, TrainedNet, _analysis_loss, _check, analysis_limit
+from .network import DTYPE, NETWORK_BUDGET, TrainedNet, analysis_limit, analysis_loss, check_range
 from .timing import resolved_ratio
 
 __all__ = ["NetCurvature", "curvature", "full_hessian", "hessian_vector_product"]
@@ -100,7 +100,7 @@ class _Hessian:
     """H v for the loss at θ, by double backward on one gradient graph kept for all calls."""
 
     def __init__(self, loss: Callable, parameters: np.ndarray) -> None:
-        self.theta = torch.tensor(parameters, dtype=_DTYPE, requires_grad=True)
+        self.theta = torch.tensor(parameters, dtype=DTYPE, requires_grad=True)
         self.value = loss(self.theta)
         (self.g,) = torch.autograd.grad(self.value, self.theta, create_graph=True)
         self.calls = 0
@@ -123,7 +123,7 @@ def hessian_vector_product(trained: TrainedNet, vector: np.ndarray) -> np.ndarra
         raise BudgetError(
             "hvp.net.budget.vector_size", expected=trained.parameters.size, got=v.size
         )
-    loss, _ = _analysis_loss(trained)
+    loss, _ = analysis_loss(trained)
     return _Hessian(loss, trained.parameters)(v)
 
 
@@ -140,7 +140,7 @@ def full_hessian(trained: TrainedNet) -> np.ndarray:
             "hvp.net.budget.full_hessian", got=f"{n:,}", limit=f"{limit:,}",
             gigabytes=f"{n * n * 8 / 1e9:.2g}",
         )  # fmt: skip
-    loss, _ = _analysis_loss(trained)
+    loss, _ = analysis_loss(trained)
     h = _Hessian(loss, trained.parameters)
     rows = [
         torch.autograd.grad(h.g[i], h.theta, retain_graph=True)[0] for i in range(n)
@@ -188,19 +188,19 @@ def curvature(
     """
     b = NETWORK_BUDGET
     n = trained.parameters.size
-    _check("hvp.net.budget.top_k", top_k, 1, min(b.max_top_k, n - 1))
-    _check("hvp.net.budget.power_steps", power_steps, 1, b.max_power_steps)
-    _check("hvp.net.budget.probes", probes, 2, b.max_probes)
+    check_range("hvp.net.budget.top_k", top_k, 1, min(b.max_top_k, n - 1))
+    check_range("hvp.net.budget.power_steps", power_steps, 1, b.max_power_steps)
+    check_range("hvp.net.budget.probes", probes, 2, b.max_probes)
     most = analysis_limit(n)
     if power_steps + probes > most:
         raise BudgetError("hvp.net.budget.hvps", n=f"{n:,}", most=most, got=power_steps + probes)
     from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
     gen = torch.Generator().manual_seed(int(seed))
-    loss, examples = _analysis_loss(trained)
+    loss, examples = analysis_loss(trained)
 
     def randn() -> np.ndarray:
-        return torch.randn(n, generator=gen, dtype=_DTYPE).numpy()
+        return torch.randn(n, generator=gen, dtype=DTYPE).numpy()
 
     h = _Hessian(loss, trained.parameters)
     grad_times, hvp_times = [], []
@@ -242,7 +242,7 @@ def curvature(
     power_residual = _residual(h, u, float(u @ h(u)))
 
     # Hutchinson: E[zᵀHz] = tr H for z with independent ±1 entries.
-    zs = (torch.randint(0, 2, (probes, n), generator=gen, dtype=_DTYPE) * 2 - 1).numpy()
+    zs = (torch.randint(0, 2, (probes, n), generator=gen, dtype=DTYPE) * 2 - 1).numpy()
     samples = np.array([float(z @ h(z)) for z in zs])
 
     # Sharp vs flat: the loss along the top eigenvector and along a random direction.

@@ -35,7 +35,7 @@ __all__ = [
 
 #: The data sets: "digits" (1,797 8x8 images, 10 classes), "moons" (500 2-D points, 2 classes).
 DATASETS: tuple[str, ...] = ("digits", "moons")
-_DTYPE = torch.float64  # the checks against the full Hessian are then exact to ~1e-12
+DTYPE = torch.float64  # the checks against the full Hessian are then exact to ~1e-12
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ class TrainedNet:
 # Private helpers: data, the loss as a function of θ, and the budget checks
 
 
-def _data(dataset: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+def load_data(dataset: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """(X_train, y_train, X_test, y_test); a fixed 80/20 split, whatever the seed."""
     if dataset == "digits":
         from sklearn.datasets import load_digits
@@ -127,7 +127,7 @@ def _data(dataset: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch
         x, y = make_moons(n_samples=500, noise=0.2, random_state=0)
         x = (x - x.mean(axis=0)) / x.std(axis=0)
     order = torch.randperm(len(y), generator=torch.Generator().manual_seed(0)).numpy()
-    x = torch.tensor(x[order], dtype=_DTYPE)
+    x = torch.tensor(x[order], dtype=DTYPE)
     y = torch.tensor(y[order], dtype=torch.long)
     cut = int(0.8 * len(y))
     return x[:cut], y[:cut], x[cut:], y[cut:]
@@ -168,7 +168,7 @@ def _forward(theta: torch.Tensor, sizes: tuple[int, ...], x: torch.Tensor) -> to
     return h
 
 
-def _loss_fn(sizes: tuple[int, ...], x: torch.Tensor, y: torch.Tensor) -> Callable:
+def mlp_loss(sizes: tuple[int, ...], x: torch.Tensor, y: torch.Tensor) -> Callable:
     return lambda theta: F.cross_entropy(_forward(theta, sizes, x), y)
 
 
@@ -199,22 +199,22 @@ def most_steps(config: NetConfig) -> int:
     return int(min(b.max_steps, b.max_train_work // work))
 
 
-def _analysis_loss(trained: TrainedNet, examples: int | None = None) -> tuple[Callable, int]:
+def analysis_loss(trained: TrainedNet, examples: int | None = None) -> tuple[Callable, int]:
     """The analysed loss and its batch: the first ``examples`` training examples (default:
     :func:`analysis_examples` for this model's size)."""
-    x, y, _, _ = _data(trained.config.dataset)
+    x, y, _, _ = load_data(trained.config.dataset)
     m = min(examples or analysis_examples(trained.parameters.size), len(y))
-    return _loss_fn(trained.sizes, x[:m], y[:m]), m
+    return mlp_loss(trained.sizes, x[:m], y[:m]), m
 
 
 def loss_function(trained: TrainedNet) -> Callable[[torch.Tensor], torch.Tensor]:
     """The analysed loss as a function of a flat float64 θ of shape (n,): the mean
     cross-entropy on a fixed batch of training examples (512, fewer on models over 25k
     parameters; for tests and benchmarks)."""
-    return _analysis_loss(trained)[0]
+    return analysis_loss(trained)[0]
 
 
-def _check(key: str, got: float, low: float, high: float, **extra: object) -> None:
+def check_range(key: str, got: float, low: float, high: float, **extra: object) -> None:
     """Refuse ``got`` outside [low, high] with the message ``key`` (NaN is refused too)."""
     if not (low <= got <= high):
         cls = BudgetError if got > high else ArgumentError  # NaN and too small: ArgumentError
@@ -235,12 +235,12 @@ def check_config(config: NetConfig) -> None:
         raise ArgumentError(
             "hvp.net.dataset_unknown", got=str(config.dataset)[:40], known=", ".join(DATASETS)
         )
-    _check("hvp.net.budget.layers", len(config.hidden), 1, b.max_layers)
+    check_range("hvp.net.budget.layers", len(config.hidden), 1, b.max_layers)
     for width in config.hidden:
-        _check("hvp.net.budget.width", width, 1, b.max_width)
-    _check("hvp.net.budget.steps", config.steps, 1, b.max_steps)
-    _check("hvp.net.budget.batch", config.batch, 1, b.max_batch)
-    _check("hvp.net.budget.learning_rate", config.learning_rate, 1e-5, 1.0)
+        check_range("hvp.net.budget.width", width, 1, b.max_width)
+    check_range("hvp.net.budget.steps", config.steps, 1, b.max_steps)
+    check_range("hvp.net.budget.batch", config.batch, 1, b.max_batch)
+    check_range("hvp.net.budget.learning_rate", config.learning_rate, 1e-5, 1.0)
     n = count_parameters(config)
     if n > b.max_parameters:
         raise BudgetError("hvp.net.budget.parameters", got=f"{n:,}", limit=f"{b.max_parameters:,}")
@@ -256,7 +256,7 @@ def check_config(config: NetConfig) -> None:
 # Public API
 
 
-class _Adam:
+class FlatAdam:
     """Adam with torch's defaults (betas 0.9 and 0.999, eps 1e-8), the same arithmetic as
     ``torch.optim.Adam``'s single-tensor step. Not torch.optim itself: its first use imports
     torch._dynamo, 800 modules, 0.75-1.5 s and ~37 MB once per server, all to train a
@@ -299,7 +299,7 @@ def train(
     """
     check_config(config)
     sizes = layer_sizes(config)
-    x, y, x_test, y_test = _data(config.dataset)
+    x, y, x_test, y_test = load_data(config.dataset)
     start = time.perf_counter()  # shown only: training's data load is a one-off
     gen = torch.Generator().manual_seed(int(config.seed))
     # Glorot-style initialisation: weights ~ N(0, 1/fan_in), biases 0.
@@ -307,9 +307,9 @@ def train(
     for name, a, b in layer_blocks(sizes):
         k = int(name[1:])
         scale = 1.0 / math.sqrt(sizes[k - 1]) if name[0] == "W" else 0.0
-        parts.append(torch.randn(b - a, generator=gen, dtype=_DTYPE) * scale)
+        parts.append(torch.randn(b - a, generator=gen, dtype=DTYPE) * scale)
     theta = torch.cat(parts).requires_grad_(True)
-    adam = _Adam(theta, config.learning_rate)
+    adam = FlatAdam(theta, config.learning_rate)
     losses = []
     every = max(1, config.steps // 50)
     for step in range(1, config.steps + 1):

@@ -18,7 +18,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from .csv_tables import order_header
 from .graphs import GRAPH_BUDGET
-from .hessian import _vector
+from .hessian import point_vector
 from .language import Function
 from .language.to_source import python_name, torch_source
 from .nested_autograd import BUDGET
@@ -157,8 +157,8 @@ def hvp_notebook(
     Raises:
         BudgetError, ArgumentError: as :func:`hograd_core.hessian.hvp` for the point and vector.
     """
-    p = _vector(point, fn, "point")
-    v = _vector(vector, fn, "vector")
+    p = point_vector(point, fn, "point")
+    v = point_vector(vector, fn, "vector")
     note = dict(texts or {})
     body = torch_source(fn, {name: f"w[{i}]" for i, name in enumerate(fn.variables)})
     names = list(fn.variables)

@@ -35,15 +35,15 @@ __all__ = [
 GRADIENT, VECTOR, HV = "#d62728", "#111111", "#ff7f0e"
 EIGEN = ("#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 BLUE = "#1f77b4"
-_LIGHT = [[0.0, "#fbfdff"], [0.5, "#c6dbef"], [1.0, "#6baed6"]]
-_DIVERGING = [[0.0, "#2166ac"], [0.5, "#f7f7f7"], [1.0, "#b2182b"]]  # negative blue, positive red
+LIGHT = [[0.0, "#fbfdff"], [0.5, "#c6dbef"], [1.0, "#6baed6"]]
+DIVERGING = [[0.0, "#2166ac"], [0.5, "#f7f7f7"], [1.0, "#b2182b"]]  # negative blue, positive red
 
 
 def _num(x: float) -> str:
     return f"{x:.4g}" if math.isfinite(x) else "—"
 
 
-def _look(height: int, legend: str = "top", **extra: object) -> dict:
+def figure_layout(height: int, legend: str = "top", **extra: object) -> dict:
     """Shared layout: readable on a projector (16 px text), legend above or
     below."""
     where = {"y": 1.02, "yanchor": "bottom"} if legend == "top" else {"y": -0.16, "yanchor": "top"}
@@ -56,7 +56,7 @@ def _look(height: int, legend: str = "top", **extra: object) -> dict:
     }  # fmt: skip
 
 
-def _axis(title: str | None = None, title_px: int | None = 16, **props: object) -> dict:
+def axis_props(title: str | None = None, title_px: int | None = 16, **props: object) -> dict:
     """An axis with 14 px ticks and a ``title_px`` title (None: plotly's 1.2 x the page font)."""
     heading: dict = {} if title is None else {"text": title}
     if title_px is not None:
@@ -81,7 +81,7 @@ def clean(values: np.ndarray) -> np.ndarray:
     return np.where(np.abs(values) < 1e-12 * scale, 0.0, values)
 
 
-def _levels(z: np.ndarray) -> tuple[np.ndarray, bool]:
+def contour_levels(z: np.ndarray) -> tuple[np.ndarray, bool]:
     """Values to colour: log10(1 + f) when f >= 0 spans hundreds (Rosenbrock's valley)."""
     finite = z[np.isfinite(z)]
     use_log = finite.size > 0 and finite.min() >= 0 and finite.max() >= 100
@@ -104,13 +104,13 @@ def _arrow(tail: np.ndarray, head: np.ndarray, color: str, label: str, gap: floa
 
 def contour_figure(grid: Grid, result: HVPResult, lang: str, pickable: bool = True) -> go.Figure:
     """Contours of f around p with ∇f, v, Hv as arrows and the eigenvector axes dashed."""
-    z, use_log = _levels(grid.z)
+    z, use_log = contour_levels(grid.z)
     finite = z[np.isfinite(z)]
     lo, hi = np.percentile(finite, [1, 99]) if finite.size else (0.0, 1.0)
     hi = hi if hi > lo else lo + 1.0
     names = result.variables
     traces: list[dict] = [{
-        "type": "contour", "x": grid.x, "y": grid.y, "z": z, "colorscale": _LIGHT,
+        "type": "contour", "x": grid.x, "y": grid.y, "z": z, "colorscale": LIGHT,
         "zmin": lo, "zmax": hi,
         "contours": {"start": lo, "end": hi, "size": (hi - lo) / 18, "showlabels": True,
                      "labelfont": {"size": 12, "color": "#444"}},
@@ -171,10 +171,10 @@ def contour_figure(grid: Grid, result: HVPResult, lang: str, pickable: bool = Tr
     else:
         scales = tr("hvp.fig.scales_no_gradient", lang, v=f"{v_scale:.2g}")
     return new_figure(
-        traces, **_look(600), title={"text": scales, "font": {"size": 15}}, showlegend=False,
+        traces, **figure_layout(600), title={"text": scales, "font": {"size": 15}}, showlegend=False,
         clickmode="event+select", dragmode="pan", annotations=notes,
-        xaxis=_axis(names[0], title_px=None, range=[grid.x[0], grid.x[-1]], constrain="domain"),
-        yaxis=_axis(names[1], title_px=None, range=[grid.y[0], grid.y[-1]], scaleanchor="x",
+        xaxis=axis_props(names[0], title_px=None, range=[grid.x[0], grid.x[-1]], constrain="domain"),
+        yaxis=axis_props(names[1], title_px=None, range=[grid.y[0], grid.y[-1]], scaleanchor="x",
                     scaleratio=1, constrain="domain"),
     )  # fmt: skip
 
@@ -196,7 +196,12 @@ def surface_figure(grid: Grid, result: HVPResult, lang: str) -> go.Figure:
         "zaxis": {"title": {"text": "f"}},
     }  # fmt: skip
     return new_figure(
-        traces, **_look(600), showlegend=False, xaxis=_axis(), yaxis=_axis(), scene=scene
+        traces,
+        **figure_layout(600),
+        showlegend=False,
+        xaxis=axis_props(),
+        yaxis=axis_props(),
+        scene=scene,
     )
 
 
@@ -213,15 +218,15 @@ def hessian_figure(result: HVPResult, lang: str) -> go.Figure:
     ]
     n = len(names)
     heatmap = {
-        "type": "heatmap", "z": h, "x": names, "y": names, "colorscale": _DIVERGING, "zmid": 0,
+        "type": "heatmap", "z": h, "x": names, "y": names, "colorscale": DIVERGING, "zmid": 0,
         "zmin": -top, "zmax": top, "text": text, "texttemplate": "%{text}", "hovertext": hover,
         "hoverinfo": "text", "textfont": {"size": 22 if n <= 3 else 16 if n <= 6 else 12},
         "xgap": 2, "ygap": 2,
     }  # fmt: skip
     return new_figure(
-        [heatmap], **_look(160 + 60 * max(n, 4)), title={"text": tr("hvp.hessian.title", lang)},
-        xaxis=_axis(side="top", constrain="domain"),
-        yaxis=_axis(autorange="reversed", scaleanchor="x", constrain="domain"),
+        [heatmap], **figure_layout(160 + 60 * max(n, 4)), title={"text": tr("hvp.hessian.title", lang)},
+        xaxis=axis_props(side="top", constrain="domain"),
+        yaxis=axis_props(autorange="reversed", scaleanchor="x", constrain="domain"),
     )  # fmt: skip
 
 
@@ -235,8 +240,8 @@ def slices_figure(slices: Slices, names: Sequence[str], lang: str) -> go.Figure:
     layout: dict = {"annotations": [], "shapes": []}
     for i, (xd, yd) in enumerate(cells):
         s = str(i + 1) if i else ""
-        layout[f"xaxis{s}"] = _axis(anchor=f"y{s}", domain=xd)
-        layout[f"yaxis{s}"] = _axis(anchor=f"x{s}", domain=yd)
+        layout[f"xaxis{s}"] = axis_props(anchor=f"y{s}", domain=xd)
+        layout[f"yaxis{s}"] = axis_props(anchor=f"x{s}", domain=yd)
         if i >= n:  # the empty cell of an odd count keeps its (blank) axes, as make_subplots
             continue
         on = {"xaxis": f"x{s}", "yaxis": f"y{s}", "showlegend": i == 0}
@@ -257,7 +262,7 @@ def slices_figure(slices: Slices, names: Sequence[str], lang: str) -> go.Figure:
         title = f"e{i + 1}: λ = {_num(float(slices.eigenvalues[i]))}"
         layout["annotations"].append(cell_title(title, xd, yd))
         layout["shapes"].append(vline(0, {"color": "#999", "width": 1, "dash": "dot"}, s))
-    return new_figure(traces, **_look(120 + 340 * rows, legend="bottom"), **layout)
+    return new_figure(traces, **figure_layout(120 + 340 * rows, legend="bottom"), **layout)
 
 
 def _history(u: np.ndarray, k: int) -> tuple[list, list]:
@@ -325,9 +330,9 @@ def power_figure(power: PowerIteration, names: Sequence[str], lang: str) -> go.F
 
     (x1, y1), (x2, y2) = grid_cells(1, 2, 0.12, 0.0, widths=(0.42, 0.58))
     axes = {
-        "xaxis": _axis(anchor="y", domain=x1), "yaxis": _axis(anchor="x", domain=y1),
-        "xaxis2": _axis(anchor="y2", domain=x2, range=[-0.5, u.shape[0] - 0.5]),
-        "yaxis2": _axis(anchor="x2", domain=y2),
+        "xaxis": axis_props(anchor="y", domain=x1), "yaxis": axis_props(anchor="x", domain=y1),
+        "xaxis2": axis_props(anchor="y2", domain=x2, range=[-0.5, u.shape[0] - 0.5]),
+        "yaxis2": axis_props(anchor="x2", domain=y2),
     }  # fmt: skip
     axes["xaxis2"]["title"]["text"] = tr("hvp.fig.step", lang)
     traces: list[dict] = []
@@ -383,7 +388,7 @@ def power_figure(power: PowerIteration, names: Sequence[str], lang: str) -> go.F
         "mode": "immediate", "frame": {"duration": 0, "redraw": True},
         "transition": {"duration": 0},
     }  # fmt: skip
-    look = _look(580)
+    look = figure_layout(580)
     look["margin"].update(t=120, b=120)
     return new_figure(
         traces, frames=frames, **look, **axes, annotations=notes, shapes=shapes,
@@ -416,11 +421,11 @@ def ways_figure(seconds: np.ndarray, labels: Sequence[str], lang: str) -> go.Fig
         "marker": {"color": [BLUE, HV, "#7f7f7f"]}, "text": [f"{m:.0f} µs" for m in micro],
         "textposition": "auto",
     }  # fmt: skip
-    look = _look(260, showlegend=False)
+    look = figure_layout(260, showlegend=False)
     look["margin"] = {"l": 20, "r": 30, "t": 20, "b": 60}
     return new_figure(
-        [bars], **look, xaxis=_axis(tr("hvp.ways.time", lang), title_px=None),
-        yaxis=_axis(autorange="reversed", automargin=True),
+        [bars], **look, xaxis=axis_props(tr("hvp.ways.time", lang), title_px=None),
+        yaxis=axis_props(autorange="reversed", automargin=True),
     )  # fmt: skip
 
 
@@ -433,8 +438,8 @@ def training_figure(trained: TrainedNet, lang: str) -> go.Figure:
     line = {"type": "scatter", "x": steps, "y": trained.losses, "mode": "lines",
             "line": {"color": BLUE, "width": 2}}  # fmt: skip
     return new_figure(
-        [line], **_look(380), xaxis=_axis(tr("hvp.fig.training_step", lang), title_px=None),
-        yaxis=_axis(tr("hvp.fig.layer_loss", lang), title_px=None, type="log", dtick=1),
+        [line], **figure_layout(380), xaxis=axis_props(tr("hvp.fig.training_step", lang), title_px=None),
+        yaxis=axis_props(tr("hvp.fig.layer_loss", lang), title_px=None, type="log", dtick=1),
     )  # fmt: skip
 
 
@@ -455,9 +460,9 @@ def net_power_figure(curv: NetCurvature, lang: str) -> go.Figure:
         shapes.append(hline(y, {"color": EIGEN[0], "width": 2, "dash": "dot"}))
         notes.append(_line_label(y, tr("hvp.fig.exact", lang), {"color": EIGEN[0]}))
     return new_figure(
-        [trace], **_look(400), shapes=shapes, annotations=notes,
-        xaxis=_axis(tr("hvp.fig.step", lang), title_px=None),
-        yaxis=_axis(tr("hvp.fig.eigenvalue", lang), title_px=None),
+        [trace], **figure_layout(400), shapes=shapes, annotations=notes,
+        xaxis=axis_props(tr("hvp.fig.step", lang), title_px=None),
+        yaxis=axis_props(tr("hvp.fig.eigenvalue", lang), title_px=None),
     )  # fmt: skip
 
 
@@ -480,9 +485,9 @@ def hutchinson_figure(curv: NetCurvature, lang: str) -> go.Figure:
         shapes.append(hline(curv.trace_exact, {"color": EIGEN[0], "width": 2, "dash": "dash"}))
         notes.append(_line_label(curv.trace_exact, tr("hvp.fig.exact", lang), {"color": EIGEN[0]}))
     return new_figure(
-        traces, **_look(400), shapes=shapes, annotations=notes,
-        xaxis=_axis(tr("hvp.fig.probes", lang), title_px=None),
-        yaxis=_axis(tr("hvp.fig.trace", lang), title_px=None),
+        traces, **figure_layout(400), shapes=shapes, annotations=notes,
+        xaxis=axis_props(tr("hvp.fig.probes", lang), title_px=None),
+        yaxis=axis_props(tr("hvp.fig.trace", lang), title_px=None),
     )  # fmt: skip
 
 
@@ -497,14 +502,17 @@ def directions_figure(curv: NetCurvature, lang: str) -> go.Figure:
         {"type": "scatter", "x": curv.alphas, "y": curv.loss_random,
          "name": tr("hvp.fig.random_direction", lang), "line": {"color": BLUE, "width": 4}},
     ]  # fmt: skip
-    yaxis = _axis(tr("hvp.fig.loss", lang), title_px=None)
+    yaxis = axis_props(tr("hvp.fig.loss", lang), title_px=None)
     finite = np.concatenate([curv.loss_top, curv.loss_random])
     finite = finite[np.isfinite(finite)]
     if finite.size:
         hi = float(finite.max())
         yaxis["range"] = [min(0.0, float(finite.min())), hi * 1.1 + 1e-9]
     return new_figure(
-        traces, **_look(430), xaxis=_axis(tr("hvp.fig.alpha", lang), title_px=None), yaxis=yaxis
+        traces,
+        **figure_layout(430),
+        xaxis=axis_props(tr("hvp.fig.alpha", lang), title_px=None),
+        yaxis=yaxis,
     )
 
 
@@ -517,7 +525,7 @@ def net_hessian_figure(curv: NetCurvature, sizes: tuple[int, ...], lang: str) ->
     top = float(np.percentile(finite, 99)) if finite.size else 1.0
     top = top if top > 0 else 1.0
     heatmap = {
-        "type": "heatmap", "z": h, "colorscale": _DIVERGING, "zmid": 0, "zmin": -top,
+        "type": "heatmap", "z": h, "colorscale": DIVERGING, "zmid": 0, "zmin": -top,
         "zmax": top, "colorbar": {"title": {"text": tr("hvp.fig.net_hessian", lang)}},
         "hovertemplate": "%{z:.3g}<extra></extra>",
     }  # fmt: skip
@@ -530,8 +538,8 @@ def net_hessian_figure(curv: NetCurvature, sizes: tuple[int, ...], lang: str) ->
             line = {"color": "#333", "width": 1}
             shapes += [vline(lo, line), hline(lo, dict(line))]
     return new_figure(
-        [heatmap], **_look(620), shapes=shapes,
-        xaxis=_axis(tickvals=ticks, ticktext=labels, side="top", constrain="domain"),
-        yaxis=_axis(tickvals=list(ticks), ticktext=list(labels), autorange="reversed",
+        [heatmap], **figure_layout(620), shapes=shapes,
+        xaxis=axis_props(tickvals=ticks, ticktext=labels, side="top", constrain="domain"),
+        yaxis=axis_props(tickvals=list(ticks), ticktext=list(labels), autorange="reversed",
                     scaleanchor="x", constrain="domain"),
     )  # fmt: skip

@@ -104,7 +104,7 @@ RUNTIME_KEYS: frozenset[str] = frozenset({
     "graph.table.order", "graph.table.value", "graph.table.nodes", "graph.table.new",
     "graph.table.depth",
     "graph.table.saved", "graph.table.bytes", "graph.table.ms", "graph.table.grad_fn",
-    # hograd_core/hessian.py, _vector: f"budget.{what}_size" for what = "point", "vector"
+    # hograd_core/hessian.py, point_vector: f"budget.{what}_size" for what = "point", "vector"
     "budget.point_size", "budget.vector_size",
     # pages/hvp.py: f"hvp.mode.{m}", f"hvp.kind.{kind}" and f"hvp.verdict.{kind}" (Verdict.kind),
     # f"hvp.reason.{reason}" (Verdict.reason), f"hvp.power.{status}" (PowerIteration.status

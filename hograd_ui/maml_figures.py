@@ -11,7 +11,7 @@ import numpy as np
 from hograd_core.applications.maml import METHODS, Adaptation, MamlRun
 from hograd_ui.i18n import tr
 
-from .hvp_figures import _axis, _look
+from .hvp_figures import axis_props, figure_layout
 from .plotting import plain_figure
 
 __all__ = ["COLORS", "METHOD_KEYS", "adaptation_figure", "error_figure", "meta_training_figure"]
@@ -49,9 +49,9 @@ def meta_training_figure(run: MamlRun, lang: str) -> object:
     ]  # fmt: skip
     steps = run.config.inner_steps
     return plain_figure(
-        traces, **_look(400), title=_title(tr("maml.fig.eval", lang, steps=steps)),
-        xaxis=_axis(tr("maml.fig.meta_step", lang)),
-        yaxis=_axis(None, type="log", exponentformat="power"),
+        traces, **figure_layout(400), title=_title(tr("maml.fig.eval", lang, steps=steps)),
+        xaxis=axis_props(tr("maml.fig.meta_step", lang)),
+        yaxis=axis_props(None, type="log", exponentformat="power"),
     )  # fmt: skip
 
 
@@ -67,9 +67,9 @@ def adaptation_figure(a: Adaptation, steps: int, lang: str) -> object:
          "marker": {"color": "#111", "size": 11, "line": {"color": "white", "width": 1.5}}},
     ]  # fmt: skip
     return plain_figure(
-        traces, **_look(500, legend="bottom"),
+        traces, **figure_layout(500, legend="bottom"),
         title=_title(tr("maml.fig.curves", lang, steps=steps)),
-        xaxis=_axis("x", range=[-5, 5]), yaxis=_axis("y", range=[-min(top, 12), min(top, 12)]),
+        xaxis=axis_props("x", range=[-5, 5]), yaxis=axis_props("y", range=[-min(top, 12), min(top, 12)]),
     )  # fmt: skip
 
 
@@ -85,7 +85,7 @@ def error_figure(a: Adaptation, steps: int, lang: str) -> object:
         for m in METHODS if np.isfinite(a.errors[m][steps]) and a.errors[m][steps] > 0
     ]  # fmt: skip
     return plain_figure(
-        traces, **_look(400), title=_title(tr("maml.fig.error", lang)),
-        xaxis=_axis(tr("maml.fig.adapt_step", lang), dtick=1),
-        yaxis=_axis(None, type="log", exponentformat="power"),
+        traces, **figure_layout(400), title=_title(tr("maml.fig.error", lang)),
+        xaxis=axis_props(tr("maml.fig.adapt_step", lang), dtick=1),
+        yaxis=axis_props(None, type="log", exponentformat="power"),
     )  # fmt: skip

@@ -13,7 +13,7 @@ import numpy as np
 from hograd_core.applications.pinn import PinnRun
 from hograd_ui.i18n import tr
 
-from .hvp_figures import _DIVERGING, _axis, _look
+from .hvp_figures import DIVERGING, axis_props, figure_layout
 from .plotting import cell_title, grid_cells, plain_figure
 
 __all__ = ["SLICES", "TERM_COLORS", "heatmaps_figure", "losses_figure", "slices_figure"]
@@ -28,7 +28,7 @@ _TERM_KEYS = {"residual": "pinn.fig.term.residual", "initial": "pinn.fig.term.in
 
 def _legend_below(height: int) -> dict:
     """The shared look with the legend low enough to clear the x axis title."""
-    look = _look(height, legend="bottom")
+    look = figure_layout(height, legend="bottom")
     look["legend"]["y"] = -0.24
     look["margin"]["b"] = 150
     return look
@@ -45,8 +45,8 @@ def heatmaps_figure(run: PinnRun, lang: str) -> object:
     error = run.u - run.exact
     maps = [
         ("pinn.fig.u", run.u, "Viridis", None),
-        ("pinn.fig.error", error, _DIVERGING, _symmetric(error)),
-        ("pinn.fig.residual", run.residual, _DIVERGING, _symmetric(run.residual)),
+        ("pinn.fig.error", error, DIVERGING, _symmetric(error)),
+        ("pinn.fig.residual", run.residual, DIVERGING, _symmetric(run.residual)),
     ]
     traces, layout = [], {}
     for i, (key, z, scale, size) in enumerate(maps):
@@ -62,12 +62,12 @@ def heatmaps_figure(run: PinnRun, lang: str) -> object:
         if size is not None:
             trace.update(zmin=-size, zmax=size)
         traces.append(trace)
-        layout[f"xaxis{suffix}"] = _axis("x", domain=x_domain, anchor=f"y{suffix}")
-        layout[f"yaxis{suffix}"] = _axis("t" if i == 0 else None, domain=[0, 1],
+        layout[f"xaxis{suffix}"] = axis_props("x", domain=x_domain, anchor=f"y{suffix}")
+        layout[f"yaxis{suffix}"] = axis_props("t" if i == 0 else None, domain=[0, 1],
                                          anchor=f"x{suffix}", showticklabels=i == 0)  # fmt: skip
     titles = [tr(key, lang) for key, *_ in maps]
     return plain_figure(
-        traces, **_look(400), showlegend=False,
+        traces, **figure_layout(400), showlegend=False,
         annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)], **layout,
     )  # fmt: skip
 
@@ -84,7 +84,7 @@ def slices_figure(run: PinnRun, lang: str) -> object:
                        "name": tr("pinn.fig.exact", lang, t=t), "legendgroup": t,
                        "showlegend": False, "line": {"color": color, "width": 2, "dash": "dash"}})  # fmt: skip
     return plain_figure(
-        traces, **_legend_below(480), xaxis=_axis("x"), yaxis=_axis("u"),
+        traces, **_legend_below(480), xaxis=axis_props("x"), yaxis=axis_props("u"),
         title={"text": tr("pinn.fig.slices_title", lang), "font": {"size": 15}, "x": 0.01},
     )  # fmt: skip
 
@@ -99,7 +99,7 @@ def losses_figure(run: PinnRun, lang: str) -> object:
         for k, name in enumerate(("residual", "initial", "boundary"))
     ]  # fmt: skip
     return plain_figure(
-        traces, **_legend_below(480), xaxis=_axis(tr("why.fig.iteration", lang)),
-        yaxis=_axis(tr("pinn.fig.term", lang), type="log", exponentformat="power"),
+        traces, **_legend_below(480), xaxis=axis_props(tr("why.fig.iteration", lang)),
+        yaxis=axis_props(tr("pinn.fig.term", lang), type="log", exponentformat="power"),
         title={"text": tr("pinn.fig.losses_title", lang), "font": {"size": 15}, "x": 0.01},
     )  # fmt: skip

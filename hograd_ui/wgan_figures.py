@@ -14,7 +14,7 @@ from hograd_core.graphs import TensorGraph
 from hograd_ui.i18n import tr
 
 from .graph_figures import flag_dot
-from .hvp_figures import _axis, _look
+from .hvp_figures import axis_props, figure_layout
 from .plotting import plain_figure, vline
 
 __all__ = ["NORM_BINS", "curves_figure", "norm_counts", "norms_figure", "penalty_dot",
@@ -50,9 +50,9 @@ def points_figure(run: WganRun, index: int, lang: str) -> object:
             "marker": {"color": "#d62728", "size": 6, "line": {"width": 0.5, "color": "white"}}}  # fmt: skip
     box = [-LIMIT, LIMIT]
     return plain_figure(
-        [contour, real, fake], **_look(520),
-        xaxis=_axis("x₁", range=box, constrain="domain"),
-        yaxis=_axis("x₂", range=box, scaleanchor="x", scaleratio=1),
+        [contour, real, fake], **figure_layout(520),
+        xaxis=axis_props("x₁", range=box, constrain="domain"),
+        yaxis=axis_props("x₂", range=box, scaleanchor="x", scaleratio=1),
     )  # fmt: skip
 
 
@@ -65,10 +65,10 @@ def norms_figure(run: WganRun, index: int, lang: str) -> object:
             "marker": {"color": "#9467bd"},
             "hovertemplate": "‖∇D‖ ≈ %{x:.2f}: %{y}<extra></extra>"}  # fmt: skip
     return plain_figure(
-        [bars], **_look(360), showlegend=False, bargap=0.05,
+        [bars], **figure_layout(360), showlegend=False, bargap=0.05,
         shapes=[vline(1.0, {"color": "#111827", "dash": "dash", "width": 2})],
-        xaxis=_axis(tr("wgan.fig.norm_axis", lang), range=[0, NORM_BINS[-1]]),
-        yaxis=_axis(tr("wgan.fig.count", lang)),
+        xaxis=axis_props(tr("wgan.fig.norm_axis", lang), range=[0, NORM_BINS[-1]]),
+        yaxis=axis_props(tr("wgan.fig.count", lang)),
     )  # fmt: skip
 
 
@@ -83,9 +83,9 @@ def curves_figure(run: WganRun, lang: str) -> object:
          "name": tr("wgan.fig.penalty", lang), "line": {"color": "#ff7f0e", "width": 2}},
     ]  # fmt: skip
     return plain_figure(
-        traces, **_look(340), xaxis=_axis(tr("wgan.fig.step", lang)),
-        yaxis=_axis(None, tickfont={"size": 14, "color": "#1f77b4"}),
-        yaxis2=_axis(None, overlaying="y", side="right", showgrid=False, rangemode="tozero",
+        traces, **figure_layout(340), xaxis=axis_props(tr("wgan.fig.step", lang)),
+        yaxis=axis_props(None, tickfont={"size": 14, "color": "#1f77b4"}),
+        yaxis2=axis_props(None, overlaying="y", side="right", showgrid=False, rangemode="tozero",
                      tickfont={"size": 14, "color": "#ff7f0e"}),
     )  # fmt: skip
 

@@ -21,7 +21,7 @@ from hograd_core.applications.newton import NewtonRace
 from hograd_core.applications.stability import NetStability, QuadraticRun
 from hograd_ui.i18n import tr
 
-from .hvp_figures import _LIGHT, _axis, _levels, _look
+from .hvp_figures import LIGHT, axis_props, contour_levels, figure_layout
 from .plotting import cell_title, grid_cells, hline, plain_figure
 
 __all__ = [
@@ -56,12 +56,12 @@ def _positive(values: np.ndarray) -> np.ndarray:
 def newton_paths_figure(race: NewtonRace, lang: str) -> object:
     """Contours of f with each method's path; the start a black dot, each end a diamond."""
     g = race.grid
-    z, use_log = _levels(g.z)
+    z, use_log = contour_levels(g.z)
     finite = z[np.isfinite(z)]
     lo, hi = np.percentile(finite, [1, 99]) if finite.size else (0.0, 1.0)
     hi = hi if hi > lo else lo + 1.0
     traces: list[dict] = [{
-        "type": "contour", "x": g.x, "y": g.y, "z": z, "colorscale": _LIGHT, "zmin": lo,
+        "type": "contour", "x": g.x, "y": g.y, "z": z, "colorscale": LIGHT, "zmin": lo,
         "zmax": hi, "contours": {"start": lo, "end": hi, "size": (hi - lo) / 18},
         "line": {"width": 1, "color": "rgba(0,0,0,0.3)"}, "hoverinfo": "skip",
         "colorbar": {"title": {"text": tr("hvp.fig.log_f" if use_log else "hvp.fig.f", lang),
@@ -80,9 +80,9 @@ def newton_paths_figure(race: NewtonRace, lang: str) -> object:
                    "name": tr("why.fig.start", lang), "marker": {"size": 13, "color": "#111"}})  # fmt: skip
     x, y = race.variables
     return plain_figure(
-        traces, **_look(560),
-        xaxis=_axis(x, range=[float(g.x[0]), float(g.x[-1])]),
-        yaxis=_axis(y, range=[float(g.y[0]), float(g.y[-1])]),
+        traces, **figure_layout(560),
+        xaxis=axis_props(x, range=[float(g.x[0]), float(g.x[-1])]),
+        yaxis=axis_props(y, range=[float(g.y[0]), float(g.y[-1])]),
     )  # fmt: skip
 
 
@@ -102,10 +102,10 @@ def newton_convergence_figure(race: NewtonRace, lang: str) -> object:
               tr("why.fig.grad_norm", lang)]  # fmt: skip
     step = tr("why.fig.iteration", lang)
     return plain_figure(
-        traces, **_look(440, legend="bottom"), annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)],
-        xaxis=_axis(step, domain=cells[0][0]), xaxis2=_axis(step, domain=cells[1][0], anchor="y2"),
-        yaxis=_axis(None, domain=cells[0][1], type="log" if gap else "linear", exponentformat="power"),
-        yaxis2=_axis(None, domain=cells[1][1], anchor="x2", type="log", exponentformat="power"),
+        traces, **figure_layout(440, legend="bottom"), annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)],
+        xaxis=axis_props(step, domain=cells[0][0]), xaxis2=axis_props(step, domain=cells[1][0], anchor="y2"),
+        yaxis=axis_props(None, domain=cells[0][1], type="log" if gap else "linear", exponentformat="power"),
+        yaxis2=axis_props(None, domain=cells[1][1], anchor="x2", type="log", exponentformat="power"),
     )  # fmt: skip
 
 
@@ -127,8 +127,8 @@ def hf_figure(run: HFRun, lang: str, axis: str = "passes") -> object:
     ]  # fmt: skip
     title = tr("why.fig.passes" if axis == "passes" else "why.fig.seconds", lang)
     return plain_figure(
-        traces, **_look(420), xaxis=_axis(title),
-        yaxis=_axis(tr("why.fig.train_loss", lang), type="log", exponentformat="power"),
+        traces, **figure_layout(420), xaxis=axis_props(title),
+        yaxis=axis_props(tr("why.fig.train_loss", lang), type="log", exponentformat="power"),
     )  # fmt: skip
 
 
@@ -139,9 +139,9 @@ def quadratic_figure(run: QuadraticRun, lang: str) -> object:
     """f at each gradient-descent step on the κ quadratic (log scale)."""
     k = np.arange(len(run.losses))
     return plain_figure(
-        [_line(k, _positive(run.losses), "gd", lang)], **_look(380),
-        xaxis=_axis(tr("why.fig.iteration", lang)),
-        yaxis=_axis(tr("why.fig.f", lang), type="log", exponentformat="power"),
+        [_line(k, _positive(run.losses), "gd", lang)], **figure_layout(380),
+        xaxis=axis_props(tr("why.fig.iteration", lang)),
+        yaxis=axis_props(tr("why.fig.f", lang), type="log", exponentformat="power"),
     )  # fmt: skip
 
 
@@ -161,12 +161,12 @@ def sharpness_figure(run: NetStability, lang: str) -> object:
              "font": {"color": "#111", "size": 15}}  # fmt: skip
     top = max(limit, float(np.nanmax(run.sharpness)) if run.sharpness.size else limit)
     return plain_figure(
-        traces, **_look(420), showlegend=False,
+        traces, **figure_layout(420), showlegend=False,
         annotations=[*(cell_title(t, *c) for t, c in zip(titles, cells, strict=True)), label],
         shapes=[hline(limit, {"color": "#111", "width": 2, "dash": "dash"}, "2")],
-        xaxis=_axis(step, domain=cells[0][0]), xaxis2=_axis(step, domain=cells[1][0], anchor="y2"),
-        yaxis=_axis(None, domain=cells[0][1], type="log", exponentformat="power"),
-        yaxis2=_axis(None, domain=cells[1][1], anchor="x2", range=[0, 1.15 * top]),
+        xaxis=axis_props(step, domain=cells[0][0]), xaxis2=axis_props(step, domain=cells[1][0], anchor="y2"),
+        yaxis=axis_props(None, domain=cells[0][1], type="log", exponentformat="power"),
+        yaxis2=axis_props(None, domain=cells[1][1], anchor="x2", range=[0, 1.15 * top]),
     )  # fmt: skip
 
 
@@ -189,8 +189,8 @@ def layer_norms_figure(stats: GradientStats, lang: str) -> object:
         for k, name in enumerate(stats.layer_names)
     ]  # fmt: skip
     return plain_figure(
-        traces, **_look(440, legend="bottom"), xaxis=_axis(tr("why.fig.iteration", lang)),
-        yaxis=_axis(tr("why.fig.layer_norm", lang), type="log", exponentformat="power"),
+        traces, **figure_layout(440, legend="bottom"), xaxis=axis_props(tr("why.fig.iteration", lang)),
+        yaxis=axis_props(tr("why.fig.layer_norm", lang), type="log", exponentformat="power"),
     )  # fmt: skip
 
 
@@ -207,8 +207,8 @@ def histogram_figure(stats: GradientStats, index: int, lang: str) -> object:
         "hovertemplate": "%{y}: log10|g| ≈ %{x:.1f}, %{customdata:.0f}<extra></extra>",
     }  # fmt: skip
     return plain_figure(
-        [trace], **_look(420), xaxis=_axis(tr("why.fig.log_size", lang)),
-        yaxis=_axis(tr("why.fig.layer", lang)),
+        [trace], **figure_layout(420), xaxis=axis_props(tr("why.fig.log_size", lang)),
+        yaxis=axis_props(tr("why.fig.layer", lang)),
     )  # fmt: skip
 
 
@@ -223,8 +223,8 @@ def precision_figure(stats: GradientStats, lang: str) -> object:
         for d in ("float64", "float32")
     ]  # fmt: skip
     return plain_figure(
-        traces, **_look(380), xaxis=_axis(tr("why.fig.iteration", lang)),
-        yaxis=_axis(tr("why.fig.train_loss", lang), type="log", exponentformat="power"),
+        traces, **figure_layout(380), xaxis=axis_props(tr("why.fig.iteration", lang)),
+        yaxis=axis_props(tr("why.fig.train_loss", lang), type="log", exponentformat="power"),
     )  # fmt: skip
 
 

@@ -29,7 +29,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import ArgumentError
-from ..network import _data
+from ..network import load_data
 from .common import check, check_work
 
 __all__ = [
@@ -197,7 +197,7 @@ def _first_nan_node(loss: torch.Tensor, params: list[torch.Tensor]) -> tuple[str
 
 
 def _train(config: StatsConfig, dtype: torch.dtype, progress: Callable | None, anomaly_at=None):  # noqa: ANN001, ANN202
-    x_all, y_all, _, _ = _data("digits")
+    x_all, y_all, _, _ = load_data("digits")
     x_all = x_all.to(dtype)
     params = _parameters(config, dtype)
     gen = torch.Generator().manual_seed(int(config.seed) + 1)

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from ..errors import ArgumentError
-from ..network import DATASETS, _Adam, _data, _loss_fn, layer_blocks
+from ..network import DATASETS, FlatAdam, layer_blocks, load_data, mlp_loss
 from .common import check, check_work, interleaved_medians, saved_bytes
 
 __all__ = [
@@ -183,7 +183,7 @@ def initial_parameters(sizes: tuple[int, ...], seed: int) -> torch.Tensor:
     return torch.cat(parts)
 
 
-def _sizes(config: HFConfig) -> tuple[int, ...]:
+def network_sizes(config: HFConfig) -> tuple[int, ...]:
     inputs, classes = (64, 10) if config.dataset == "digits" else (2, 2)
     return (inputs, *config.hidden, classes)
 
@@ -202,7 +202,7 @@ def _check(config: HFConfig) -> tuple[int, int]:
     check("damping", config.damping, 1e-4, 1e4)
     check("sgd_lr", config.sgd_lr, 1e-5, 100.0)
     check("adam_lr", config.adam_lr, 1e-5, 1.0)
-    n = layer_blocks(_sizes(config))[-1][2]
+    n = layer_blocks(network_sizes(config))[-1][2]
     check("parameters", n, 1, b.max_parameters)
     examples = 1437 if config.dataset == "digits" else 400
     passes = config.steps * (1 + config.cg_iters)
@@ -267,9 +267,9 @@ def hessian_free(
             ``HF_BUDGET.max_work`` (checked before any work).
     """
     n, examples = _check(config)
-    sizes = _sizes(config)
-    x, y, _, _ = _data(config.dataset)
-    loss = _loss_fn(sizes, x, y)
+    sizes = network_sizes(config)
+    x, y, _, _ = load_data(config.dataset)
+    loss = mlp_loss(sizes, x, y)
     theta0 = initial_parameters(sizes, config.seed)
     total = 3 * config.steps * (1 + config.cg_iters)
     every = max(1, total // 50)
@@ -329,7 +329,7 @@ def hessian_free(
     budget, wall = passes[-1], seconds[len(losses) - 1]
     sgd = _first_order(loss, theta0, budget, _sgd(config.sgd_lr), tick, wall)
     adam = _first_order(
-        loss, theta0, budget, lambda th: _Adam(th, config.adam_lr).step, tick, wall
+        loss, theta0, budget, lambda th: FlatAdam(th, config.adam_lr).step, tick, wall
     )  # fmt: skip
     return HFRun(
         config, n, examples, np.array(losses), np.array(passes[: len(losses)]),

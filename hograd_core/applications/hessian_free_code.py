@@ -11,7 +11,7 @@ from .common import (
     marked_code,
     training_data_source,
 )
-from .hessian_free import HFConfig, _sizes, conjugate_gradient
+from .hessian_free import HFConfig, conjugate_gradient, network_sizes
 
 __all__ = ["hf_code"]
 
@@ -20,7 +20,7 @@ def hf_code(config: HFConfig) -> Code:
     """A script that trains the same network with the same Hessian-free steps and prints
     ``hf <loss after each step>``."""
     hidden = ", ".join(str(w) for w in config.hidden)
-    x_in, classes = _sizes(config)[0], _sizes(config)[-1]
+    x_in, classes = network_sizes(config)[0], network_sizes(config)[-1]
     source = f"""import math
 
 import torch

@@ -136,7 +136,7 @@ class PinnRun:
 # Private helpers
 
 
-def _sizes(config: PinnConfig) -> tuple[int, ...]:
+def network_sizes(config: PinnConfig) -> tuple[int, ...]:
     return (2, *(config.width,) * config.depth, 1)
 
 
@@ -236,7 +236,7 @@ def check_config(config: PinnConfig) -> int:
         check(name, getattr(config, name), 0.0, 1000.0)
     if config.w_residual + config.w_initial + config.w_boundary <= 0:
         raise ArgumentError("pinn.weights")
-    sizes = _sizes(config)
+    sizes = network_sizes(config)
     n = sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
     check("parameters", n, 1, b.max_parameters)
     factor = WAVE_FACTOR if config.equation == "wave" else 1.0
@@ -258,7 +258,7 @@ def pinn(config: PinnConfig, progress: Callable[[int, int], None] | None = None)
     """
     n = check_config(config)
     gen = torch.Generator().manual_seed(int(config.seed))
-    params = network_parameters(_sizes(config), gen)
+    params = network_parameters(network_sizes(config), gen)
     inner, initial, boundary = _points(config, gen)
     weights = (config.w_residual, config.w_initial, config.w_boundary)
     costs = _step_costs(params, config, inner, initial, boundary)

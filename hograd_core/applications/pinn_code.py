@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .common import Code, marked_code
-from .pinn import GRID, PinnConfig, _sizes
+from .pinn import GRID, PinnConfig, network_sizes
 
 __all__ = ["pinn_code"]
 
@@ -50,7 +50,7 @@ def pinn_code(config: PinnConfig) -> Code:
 import numpy as np
 import torch
 
-sizes = {_sizes(c)!r}  # (x, t) in, u out
+sizes = {network_sizes(c)!r}  # (x, t) in, u out
 gen = torch.Generator().manual_seed({c.seed})
 params = []
 for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):

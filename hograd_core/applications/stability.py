@@ -22,7 +22,7 @@ import torch
 
 from ..errors import ArgumentError
 from ..language import parse
-from ..network import DATASETS, _data, _loss_fn, layer_blocks
+from ..network import DATASETS, layer_blocks, load_data, mlp_loss
 from .common import check, check_work, interleaved_medians, saved_bytes
 from .hessian_free import initial_parameters
 from .newton import quadratic
@@ -192,7 +192,7 @@ def quadratic_gd(kappa: float, lr: float, steps: int, start=(2.0, 1.0)) -> Quadr
     )  # fmt: skip
 
 
-def _sizes(config: StabilityConfig) -> tuple[int, ...]:
+def network_sizes(config: StabilityConfig) -> tuple[int, ...]:
     inputs, classes = (64, 10) if config.dataset == "digits" else (2, 2)
     return (inputs, *config.hidden, classes)
 
@@ -219,15 +219,15 @@ def net_stability(
     check("steps", config.steps, 1, b.max_steps)
     check("every", config.every, 1, config.steps)
     check("lanczos_iters", config.lanczos_iters, 2, b.max_lanczos)
-    sizes = _sizes(config)
+    sizes = network_sizes(config)
     n = layer_blocks(sizes)[-1][2]
     check("parameters", n, 1, b.max_parameters)
-    x, y, _, _ = _data(config.dataset)
+    x, y, _, _ = load_data(config.dataset)
     measures = config.steps // config.every + 1
     passes = config.steps + measures * config.lanczos_iters + b.max_lanczos
     check_work("why.stability.budget.work", n * len(y) * passes, b.max_work)
 
-    loss = _loss_fn(sizes, x, y)
+    loss = mlp_loss(sizes, x, y)
     theta = initial_parameters(sizes, config.seed)
     t0 = theta.clone().requires_grad_(True)
     (g0,) = torch.autograd.grad(loss(t0), t0, create_graph=True)

@@ -15,7 +15,7 @@ from .common import (
     training_data_source,
 )
 from .newton import quadratic
-from .stability import STABILITY_BUDGET, StabilityConfig, _sizes, lanczos
+from .stability import STABILITY_BUDGET, StabilityConfig, lanczos, network_sizes
 
 __all__ = ["quadratic_code", "stability_code"]
 
@@ -61,7 +61,7 @@ print("loss", *losses)
 def stability_code(config: StabilityConfig) -> Code:
     """A script that runs the same gradient descent and prints ``loss ...`` (the loss before
     each step) and ``sharpness ...`` (λ_max at every ``every``-th step)."""
-    sizes = _sizes(config)
+    sizes = network_sizes(config)
     source = f"""import math
 
 import numpy as np

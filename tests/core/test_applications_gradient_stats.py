@@ -28,7 +28,7 @@ from hograd_core.applications.gradient_stats import (
     stats_json,
 )
 from hograd_core.applications.stats_code import stats_code
-from hograd_core.network import _data
+from hograd_core.network import load_data
 
 SMALL = StatsConfig(depth=4, width=16, steps=30)
 
@@ -36,7 +36,7 @@ SMALL = StatsConfig(depth=4, width=16, steps=30)
 def replay(config: StatsConfig) -> tuple[list[float], list[list[float]]]:
     """The same training written with torch.nn: Linear layers holding the same numbers."""
     dtype = getattr(torch, config.dtype)
-    x, y, _, _ = _data("digits")
+    x, y, _, _ = load_data("digits")
     x = x.to(dtype)
     start = _parameters(config, dtype)
     layers = []
@@ -76,7 +76,7 @@ def test_losses_and_norms_match_an_nn_sequential_replay(config: StatsConfig) -> 
 
 
 def test_the_gradients_behind_the_norms_match_finite_differences() -> None:
-    x, y, _, _ = _data("digits")
+    x, y, _, _ = load_data("digits")
     params = _parameters(SMALL, torch.float64)
     loss = _loss(SMALL, params, x[:64], y[:64])
     grads = torch.autograd.grad(loss, params)

@@ -23,7 +23,7 @@ from hograd_core.applications.hessian_free import (
 )
 from hograd_core.applications.hessian_free_code import hf_code
 from hograd_core.graphs import saved_slots
-from hograd_core.network import NetConfig, _data, _loss_fn, layer_sizes
+from hograd_core.network import NetConfig, layer_sizes, load_data, mlp_loss
 
 
 def spd(n: int, kappa: float, seed: int) -> np.ndarray:
@@ -106,8 +106,8 @@ def test_every_cg_direction_equals_the_explicit_hessians(dataset, hidden, steps)
     config = HFConfig(dataset=dataset, hidden=hidden, steps=steps, cg_iters=25)
     run = hessian_free(config, keep=True)
     assert run.parameters <= 2_000
-    x, y, _, _ = _data(dataset)
-    loss = _loss_fn(layer_sizes(NetConfig(dataset, hidden)), x, y)
+    x, y, _, _ = load_data(dataset)
+    loss = mlp_loss(layer_sizes(NetConfig(dataset, hidden)), x, y)
     v = torch.tensor(np.random.default_rng(0).normal(size=run.parameters))
     for theta, d, lam in zip(run.thetas, run.directions, run.damping, strict=True):
         t = torch.tensor(theta, requires_grad=True)
@@ -146,8 +146,8 @@ def test_first_order_runs_get_as_many_passes_and_as_much_time() -> None:
 
 def test_adam_and_sgd_match_torch_optim() -> None:
     run = hessian_free(HFConfig(steps=1, cg_iters=4, sgd_lr=0.3, adam_lr=0.02))
-    x, y, _, _ = _data("moons")
-    loss = _loss_fn(layer_sizes(NetConfig("moons", (16,))), x, y)
+    x, y, _, _ = load_data("moons")
+    loss = mlp_loss(layer_sizes(NetConfig("moons", (16,))), x, y)
     for name, make, expected in (
         ("sgd", lambda p: torch.optim.SGD([p], lr=0.3), run.sgd_losses),
         ("adam", lambda p: torch.optim.Adam([p], lr=0.02), run.adam_losses),
@@ -181,7 +181,7 @@ def _walked_bytes(*outputs: torch.Tensor) -> int:
 
 def test_saved_bytes_equal_a_walk_of_the_real_graphs() -> None:
     """The pack-hook count of common.saved_bytes against an independent walk of the graphs."""
-    loss = _loss_fn(layer_sizes(NetConfig("moons", (16,))), *_data("moons")[:2])
+    loss = mlp_loss(layer_sizes(NetConfig("moons", (16,))), *load_data("moons")[:2])
     t = initial_parameters((2, 16, 2), 0).requires_grad_(True)
     v = torch.ones_like(t)
     kept = {}

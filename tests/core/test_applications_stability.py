@@ -21,7 +21,7 @@ from hograd_core.applications.stability import (
     quadratic_gd,
 )
 from hograd_core.applications.stability_code import quadratic_code, stability_code
-from hograd_core.network import _data, _loss_fn
+from hograd_core.network import load_data, mlp_loss
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -70,9 +70,9 @@ def test_a_huge_learning_rate_stops_cleanly_at_overflow() -> None:
 
 def replay(config: StabilityConfig) -> tuple[list[float], list[torch.Tensor]]:
     """The same full-batch gradient descent, written again: losses and θ at each step."""
-    x, y, _, _ = _data(config.dataset)
+    x, y, _, _ = load_data(config.dataset)
     sizes = (2, *config.hidden, 2)
-    loss = _loss_fn(sizes, x, y)
+    loss = mlp_loss(sizes, x, y)
     theta, losses, thetas = initial_parameters(sizes, config.seed), [], []
     for _ in range(config.steps + 1):
         thetas.append(theta)

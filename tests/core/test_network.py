@@ -286,9 +286,9 @@ def test_big_models_analyse_a_smaller_batch_of_the_same_loss() -> None:
     assert nw.analysis_examples(100_234) == 128
     assert nw.analysis_examples(10**9) == 1  # never zero
     net = nw.train(nw.NetConfig(hidden=(512, 128), steps=1))
-    loss, m = nw._analysis_loss(net)
+    loss, m = nw.analysis_loss(net)
     assert m == 128
-    x, y, _, _ = nw._data("digits")
+    x, y, _, _ = nw.load_data("digits")
     theta = torch.tensor(net.parameters)
     layers, start = [], 0
     for fan_in, fan_out in zip(net.sizes, net.sizes[1:], strict=False):
@@ -302,7 +302,7 @@ def test_big_models_analyse_a_smaller_batch_of_the_same_loss() -> None:
         h = torch.tanh(h) if i < len(layers) - 1 else h
     expected = torch.nn.functional.cross_entropy(h, torch.as_tensor(y[:m]))
     assert float(loss(theta)) == pytest.approx(float(expected), rel=1e-12)
-    assert nw._analysis_loss(net, examples=512)[1] == 512  # the benchmark's full batch
+    assert nw.analysis_loss(net, examples=512)[1] == 512  # the benchmark's full batch
 
 
 def test_adam_takes_the_same_steps_as_torch_optim_adam() -> None:
@@ -311,7 +311,7 @@ def test_adam_takes_the_same_steps_as_torch_optim_adam() -> None:
     gen = torch.Generator().manual_seed(3)
     ours = torch.randn(50, generator=gen, dtype=torch.float64).requires_grad_(True)
     theirs = torch.nn.Parameter(ours.detach().clone())
-    adam, reference = nw._Adam(ours, lr=0.05), torch.optim.Adam([theirs], lr=0.05)
+    adam, reference = nw.FlatAdam(ours, lr=0.05), torch.optim.Adam([theirs], lr=0.05)
     for _ in range(40):
         grad = torch.randn(50, generator=gen, dtype=torch.float64) * 10 ** torch.randint(
             -4, 3, (50,), generator=gen

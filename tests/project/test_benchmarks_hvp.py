@@ -36,7 +36,7 @@ def _macs(counter: FlopCounterMode) -> int:
 )  # fmt: skip
 def test_the_cost_model_matches_flop_counter(config: nw.NetConfig) -> None:
     net = nw.train(config)
-    loss, examples = nw._analysis_loss(net)
+    loss, examples = nw.analysis_loss(net)
     theta = torch.tensor(net.parameters, requires_grad=True)
     v = torch.randn(theta.numel(), generator=torch.Generator().manual_seed(0), dtype=torch.float64)
     with FlopCounterMode(display=False) as plain:
