@@ -21,7 +21,7 @@ as code, cut to a few dozen characters.
 from __future__ import annotations
 
 import math
-from collections.abc import Container, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from urllib.parse import parse_qs, urlencode
 
@@ -104,15 +104,15 @@ def _short(text: str) -> str:
 
 
 def _notes(
-    page: str, asked: Mapping[str, list[str]], kept: Container[str]
+    page: str, asked: Mapping[str, list[str]], kept: Mapping[str, list[str]]
 ) -> list[tuple[str, str, str]]:
     """(reason, name, value) for every parameter of the asked URL that the view does not show.
 
     Reasons: ``unknown`` (no page has it), ``repeated`` (a single value given more than once;
     the last one counts), ``invalid`` (the widget refused it and kept its default), ``lang``.
     Parameters of widgets this run did not draw (another mode, a closed tab) are not judged.
-    ``kept`` holds the names still in the URL after the run: a bound widget drops a value it
-    refuses (and one equal to its default, which :func:`_same` then recognises).
+    ``kept`` is the URL after the run: a bound widget drops a value it refuses, or corrects
+    it, and drops one equal to its default (which :func:`_same` then recognises).
     """
     notes = []
     prefix = PREFIXES.get(page)
@@ -131,7 +131,7 @@ def _notes(
             continue  # a widget this view did not draw
         value = st.session_state[name]
         single = not isinstance(value, tuple | list)
-        if name not in kept and not _same(values, value):  # Streamlit dropped it from the URL
+        if kept.get(name) != values and not _same(values, value):  # dropped or corrected
             notes.append(("invalid", name, " ".join(values)))
         elif len(values) > 1 and single and _same(values[-1:], value):
             notes.append(("repeated", name, shown))
@@ -169,7 +169,7 @@ def checked_link(page: str) -> Iterator[None]:
     finally:
         asked_page, asked = st.session_state[_ASKED]
         if not rerun and _NOTES not in st.session_state and asked_page == page:
-            st.session_state[_NOTES] = (page, _notes(page, asked, set(st.query_params)))
+            st.session_state[_NOTES] = (page, _notes(page, asked, _url()))
             for reason, name, _ in st.session_state[_NOTES][1]:
                 if reason == "unknown" and name in st.query_params:
                     del st.query_params[name]  # so that a shared link is clean again
@@ -185,6 +185,10 @@ def checked_link(page: str) -> Iterator[None]:
             if present():
                 st.button(tr("links.present.leave", _lang()), key="links.leave",
                           on_click=_leave, icon=":material/close_fullscreen:")  # fmt: skip
+
+
+def _url() -> dict[str, list[str]]:
+    return {name: st.query_params.get_all(name) for name in st.query_params}
 
 
 def _show_notes(slot: object, notes: list[tuple[str, str, str]]) -> None:
@@ -234,7 +238,10 @@ def current_link(page: str) -> str:
 def share_box(page: str) -> None:
     """A popover with the link to this view, with Streamlit's copy button (no HTML, no JS)."""
     lang = _lang()
-    with st.popover(tr("links.share", lang), icon=":material/link:", width="stretch"):
+    # Opening it reruns the app, so the link also holds what a fragment changed since the last
+    # full run (x0 and the tabs on the derivatives page rerun on their own).
+    with st.popover(tr("links.share", lang), icon=":material/link:", width="stretch",
+                    key="links.share", on_change="rerun"):  # fmt: skip
         st.caption(tr("links.share.help", lang))
         st.code(current_link(page), language=None, wrap_lines=True)
 
@@ -250,22 +257,26 @@ PRESENTATION_CSS = """
 <style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stExpandSidebarButton"], [data-testid="stToolbar"], [data-testid="stDecoration"],
-[data-testid="stHeader"], [data-testid="stPills"], [data-testid="stDownloadButton"],
-[data-testid="stTooltipIcon"], .hograd-secondary { display: none !important; }
-html { font-size: 26px; }
-[data-testid="stMain"] { color: #000; background: #fff; }
+[data-testid="stHeader"], [data-testid="stDownloadButton"], [data-testid="stTooltipIcon"],
+[class*="st-key-"][class*="-preset"] { display: none !important; }
+html { font-size: 26px !important; }
+[data-testid="stMain"], [data-testid="stMain"] p, [data-testid="stMain"] li,
+[data-testid="stMain"] label, [data-testid="stCaptionContainer"] * { color: #000 !important; }
 [data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1rem 2.5rem 3rem; }
-[data-testid="stMain"] h1 { font-size: 52px; }
-[data-testid="stMain"] h2 { font-size: 42px; }
-[data-testid="stMain"] h3 { font-size: 34px; }
-[data-testid="stMain"] p, [data-testid="stMain"] li { color: #000; }
-[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {
-  color: #000 !important; font-size: 22px; }
-[data-testid="stWidgetLabel"] p { font-size: 24px !important; color: #000 !important; }
+[data-testid="stMain"] h1 { font-size: 52px !important; }
+[data-testid="stMain"] h2 { font-size: 42px !important; }
+[data-testid="stMain"] h3 { font-size: 34px !important; }
+[data-testid="stMain"] p, [data-testid="stMain"] li { font-size: 26px !important; }
+[data-testid="stCaptionContainer"] p { font-size: 22px !important; }
+[data-testid="stWidgetLabel"] p { font-size: 24px !important; font-weight: 600; }
+[data-testid="stMarkdownContainer"] code { color: #000 !important; }
 [data-testid="stCode"] code, [data-testid="stCode"] pre { font-size: 22px !important; }
-[data-testid="stSliderThumbValue"], [data-testid="stSliderTickBar"] { font-size: 22px; }
-[data-testid="stMetricValue"] { font-size: 48px; }
-[data-testid="stTab"] p { font-size: 26px; }
+[data-testid="stSliderThumbValue"], [data-testid="stSliderTickBar"] * {
+  font-size: 22px !important; color: #000 !important; }
+[data-testid="stMetricValue"] { font-size: 48px !important; }
+[data-testid="stTab"] p { font-size: 26px !important; }
+[data-testid="stTextInputRootElement"] input, [data-testid="stNumberInputField"] {
+  font-size: 24px !important; }
 *:focus-visible { outline: 4px solid #000 !important; }
 </style>
 """

@@ -19,6 +19,7 @@ from hograd_core import HogradError
 from hograd_core.language import Function
 from hograd_serving.cached import cached_parse
 from hograd_ui.i18n import LANGUAGES, error_text, tr
+from hograd_ui.plotting import set_projector
 from pages._links import BIND, url_choice, write_choice
 
 _ROUTER = threading.local()  # each session's script runs in a thread of its own
@@ -70,9 +71,11 @@ def t(key: str, **params: object) -> str:
     """``key`` from the translation table, in the current language.
 
     Every page calls this first, so it is also where a run that bypassed the router is sent
-    back through app.py.
+    back through app.py, and where the figures learn whether presentation mode is on (a
+    fragment's rerun does not run app.py).
     """
     _route_through_app()
+    set_projector(bool(st.session_state.get("links.present")))
     return tr(key, lang(), **params)
 
 
