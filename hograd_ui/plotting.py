@@ -103,8 +103,17 @@ def for_projector(fig: dict[str, Any]) -> dict[str, Any]:
     if isinstance(title, dict) and title.get("text"):
         layout["legend"]["title"] = {**title, "font": {"size": size, "color": "#000"}}
     layout["hoverlabel"] = {**(layout.get("hoverlabel") or {}), "font": {"size": size}}
+    margin = dict(layout.get("margin") or {})
+    below = isinstance(legend.get("y"), int | float) and legend["y"] < 0
+    if below:  # under the axis title, which has grown: further down, with room for it
+        layout["legend"]["y"] = legend["y"] * 1.8
+        margin["b"] = round(margin.get("b", 80) * 1.8)
+    layout["margin"] = {k: round(v * 1.4) if k != "b" or not below else v
+                        for k, v in margin.items() if isinstance(v, int | float)}  # fmt: skip
     if isinstance(layout.get("height"), int | float):
-        layout["height"] = round(layout["height"] * PROJECTOR_HEIGHT)
+        layout["height"] = round(layout["height"] * PROJECTOR_HEIGHT) + (
+            margin.get("b", 0) // 2 if below else 0
+        )
     return {**fig, "data": [_bigger(t) for t in fig.get("data", [])], "layout": layout}
 
 
@@ -116,7 +125,10 @@ def _sized_axis(axis: dict[str, Any], size: int) -> dict[str, Any]:
     return {
         **axis,
         "tickfont": {**tick, "size": max(size, tick.get("size", 0)), "color": "#000"},
-        "title": {**title, "font": {**title.get("font", {}), "size": round(size * 1.15)}},
+        "title": {
+            **title,
+            "font": {**title.get("font", {}), "size": round(size * 1.15), "color": "#000"},
+        },
     }
 
 

@@ -251,8 +251,10 @@ def share_box(page: str) -> None:
 # letters about 2.9 cm), about 8 minutes of arc from 12 m, the back row of a 200-seat hall:
 # letters of 5 arc minutes are the limit of normal sight, so that is about 1.6 times it.
 # Headings 52 px, widget labels 24 px, code 22 px (monospace is wider, lines stay short).
-# Plotly figures are enlarged by hograd_ui/plotting.py (PROJECTOR_FONT). High contrast: pure
-# black on white, no grey captions (captions are black too), thicker focus outlines.
+# Plotly figures are enlarged by hograd_ui/plotting.py (PROJECTOR_SCALE). Graphviz drawings
+# keep Streamlit's usual label size (0.6 rem of 16 px): the drawing is scaled to the page
+# width, and Graphviz sized its boxes for that size. High contrast: black text on white, no
+# grey captions, thicker focus outlines.
 PRESENTATION_CSS = """
 <style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
@@ -277,6 +279,8 @@ html { font-size: 26px !important; }
 [data-testid="stTab"] p { font-size: 26px !important; }
 [data-testid="stTextInputRootElement"] input, [data-testid="stNumberInputField"] {
   font-size: 24px !important; }
+[data-testid="stWidgetLabel"] code { font-size: 22px !important; }
+[data-testid="stGraphVizChart"] svg text { font-size: 9.6px !important; }
 *:focus-visible { outline: 4px solid #000 !important; }
 </style>
 """

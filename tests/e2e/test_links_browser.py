@@ -7,6 +7,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.conftest import running_server, screenshot, type_function, wait_for_app
 
@@ -201,7 +202,7 @@ def test_presentation_mode_at_1920x1080(browser, server, path: str, name: str, l
         pg.goto(f"{server}/{path}?present=1&lang={lang}")
         wait_for_app(pg)
         _check_no_trace(pg)
-        assert not pg.locator("[data-testid='stSidebar']").is_visible()
+        expect(pg.locator("[data-testid='stSidebar']")).to_be_hidden()
         title = pg.locator("[data-testid='stMain'] h1").first
         assert float(title.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 48
         text = pg.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer'] p").first
