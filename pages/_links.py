@@ -269,6 +269,7 @@ html { font-size: 26px !important; }
 [data-testid="stMain"] h2 { font-size: 42px !important; }
 [data-testid="stMain"] h3 { font-size: 34px !important; }
 [data-testid="stMain"] p, [data-testid="stMain"] li { font-size: 26px !important; }
+[data-testid="stCaptionContainer"] { opacity: 1 !important; }
 [data-testid="stCaptionContainer"] p { font-size: 22px !important; }
 [data-testid="stWidgetLabel"] p { font-size: 24px !important; font-weight: 600; }
 [data-testid="stMarkdownContainer"] code { color: #000 !important; }
@@ -276,9 +277,9 @@ html { font-size: 26px !important; }
 [data-testid="stSliderThumbValue"], [data-testid="stSliderTickBar"] * {
   font-size: 22px !important; color: #000 !important; }
 [data-testid="stMetricValue"] { font-size: 48px !important; }
-[data-testid="stTab"] p { font-size: 26px !important; }
-[data-testid="stTextInputRootElement"] input, [data-testid="stNumberInputField"] {
-  font-size: 24px !important; }
+[role="tab"], [role="tab"] p { font-size: 26px !important; }
+[data-testid="stMain"] input { font-size: 24px !important; color: #000 !important; }
+[data-testid="stCode"] code span { color: #000 !important; }
 [data-testid="stWidgetLabel"] code { font-size: 22px !important; }
 [data-testid="stGraphVizChart"] svg text { font-size: 9.6px !important; }
 *:focus-visible { outline: 4px solid #000 !important; }
