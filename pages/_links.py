@@ -9,7 +9,7 @@ The convention (docs/architecture.md, "Every view is a link"):
 - A choice shown with translated labels (``localized_radio``, ``lazy_tabs`` in pages/_ui.py)
   cannot be bound, since Streamlit would write the translated label; it goes into the URL
   under its canonical key with its option name (``?deriv.tab=taylor``) through
-  :func:`url_choice`.
+  :func:`url_choice` (before the widget) and :func:`write_choice` (after it).
 - app.py runs each page inside :func:`checked_link`, which compares the URL the session
   started with against what the page made of it, and says in the page which parameters were
   ignored and why (unknown, repeated, not a valid value), in the student's language.
@@ -32,7 +32,8 @@ from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
 from hograd_ui.i18n import LANGUAGES, tr
 
 __all__ = [
-    "BIND", "PRESENT", "checked_link", "remember_link", "present", "presentation_css", "share_box", "url_choice",
+    "BIND", "PRESENT", "checked_link", "present", "presentation_css", "remember_link",
+    "share_box", "url_choice", "write_choice", "write_present",
 ]  # fmt: skip
 
 BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once
@@ -48,8 +49,8 @@ REASONS = {"unknown": "links.ignored.unknown", "repeated": "links.ignored.repeat
            "invalid": "links.ignored.invalid", "lang": "links.ignored.lang"}  # fmt: skip
 SHOWN = 40  # characters of an ignored name or value shown back to the student
 _ASKED = "links.asked"  # (page, {name: [values]}) of the URL the session started with
-_NOTES = "links.notes"
-_QUERY = "links.query"  # {name: [values]} of the URL of the session's first run  # the notes on that URL, made once, after the first full run
+_NOTES = "links.notes"  # (page, notes) on that URL, made once, after the page's first run
+_QUERY = "links.query"  # {name: [values]} of the URL of the session's first run
 
 
 def _lang() -> str:
@@ -57,8 +58,8 @@ def _lang() -> str:
 
 
 def url_choice(key: str, options: list[str], default: str) -> None:
-    """Seed ``st.session_state[key]`` from ``?key=option`` once per session, and keep the URL
-    in step with it afterwards (called before and after the widget: see :func:`write_choice`).
+    """Seed ``st.session_state[key]`` from ``?key=option`` once per session (before the
+    widget is drawn; :func:`write_choice` after it keeps the URL in step).
 
     An unknown option in the URL is left to :func:`checked_link`, which says it was ignored.
     """
