@@ -38,9 +38,10 @@ __all__ = [
 
 BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once
 PRESENT = "present"  # ?present=1 turns presentation mode on
-#: Parameters every page accepts: the language, presentation mode, and Streamlit's own embed
-#: options (``?embed=true`` hides Streamlit's frame for slides that embed the app).
-GLOBAL = frozenset({"lang", PRESENT, "embed", "embed_options"})
+#: Parameters every page accepts: the language, presentation mode, Streamlit's own embed
+#: options (``?embed=true`` hides Streamlit's frame for slides that embed the app), and the
+#: lesson's teacher's version (``?teacher=1``, issue 18), which it reads with st.query_params.
+GLOBAL = frozenset({"lang", PRESENT, "embed", "embed_options", "teacher"})
 #: Each page's key prefix (its widgets' keys and so its URL parameters start with it).
 PREFIXES = {"derivatives": "deriv.", "graph": "graph.", "hvp": "hvp.", "why": "why.",
             "lesson": "lesson."}  # fmt: skip
