@@ -5,12 +5,14 @@ import streamlit as st
 import hograd_serving
 from hograd_serving.server_fixes import script_slot
 from hograd_ui.i18n import LANGUAGES
+from pages._links import checked_link, present, presentation_css, remember_link, write_present
 from pages._ui import lang_from_query, routed, t
 
 hograd_serving.start()  # once per process: server fixes, helper processes, one torch thread
 
 with script_slot(), routed():
     st.set_page_config(page_title="hograd", page_icon="assets/icon.png", layout="wide")
+    remember_link()  # the link as opened, before anything below writes to the URL
 
     if "lang" not in st.session_state:
         st.session_state["lang"] = lang_from_query()
@@ -21,7 +23,12 @@ with script_slot(), routed():
         )  # fmt: skip
         if hograd_serving.LEAN:
             st.caption(t("app.lean"))
+        present()  # ?present=1 sets the toggle's first value
+        st.toggle(t("links.present"), key="links.present", help=t("links.present.help"))
     st.query_params["lang"] = st.session_state["lang"]
+    write_present()
+    if present():
+        st.html(presentation_css())  # our constant CSS, no user text
 
     # url_path equals the file name: a deep link first seen by a fresh server resolves to the
     # same page in both of Streamlit's routing modes (see pages/_ui.py).
@@ -50,4 +57,6 @@ with script_slot(), routed():
             "pages/lesson.py", title=t("lesson.page"), icon=":material/route:", url_path="lesson"
         ),
     ]
-    st.navigation(PAGES).run()
+    page = st.navigation(PAGES)
+    with checked_link(page.url_path):  # says which parameters of the link the page ignored
+        page.run()

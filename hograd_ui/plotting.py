@@ -11,6 +11,7 @@ on, and tests/app/conftest.py applies it to every figure a page passes to st.plo
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,8 +22,8 @@ from plotly.basedatatypes import BaseFigure
 from plotly.subplots import make_subplots
 
 __all__ = [
-    "cell_title", "grid_cells", "hline", "new_figure", "new_subplots", "plain_figure",
-    "PlainFigure", "validated", "vline",
+    "cell_title", "Figure", "for_projector", "grid_cells", "hline", "new_figure", "new_subplots",
+    "plain_figure", "PlainFigure", "projector_on", "set_projector", "validated", "vline",
 ]  # fmt: skip
 
 # plotly_white, as plain JSON made once: attaching it costs ~0.3 ms, copying the template
@@ -41,12 +42,102 @@ def new_figure(data: Any = None, frames: Any = None, **layout: Any) -> go.Figure
         Read the frames of such a figure through :func:`validated`: plotly cannot turn an
         unchecked frame's data back into trace objects (``fig.frames[0].data`` raises).
     """
-    fig = go.Figure(data=data, layout={"template": _TEMPLATE, **layout}, _validate=False)
+    fig = Figure(data=data, layout={"template": _TEMPLATE, **layout}, _validate=False)
     if frames:
         # go.Figure checks frames even with _validate=False (about 0.7 ms a frame), so they are
         # attached unchecked (plotly is pinned); validated() checks them with the rest.
         fig._frame_objs = tuple(go.Frame(frame, _validate=False) for frame in frames)
     return fig
+
+
+# ---- presentation mode: the same figures with projector-sized text --------------------------
+
+#: Fonts in presentation mode: every font size times 1.6, and no text under 20 px. Plotly's
+#: own default is 12 px and our tick labels are 14 px: 20-22 px on a 1920x1080 projector is
+#: about 3.3 cm tall letters on a 3 m wide screen, readable from about 12 m (see the sizes in
+#: pages/_links.py). Heights grow by 1.25 so the larger ticks and legends still leave room.
+PROJECTOR_SCALE, PROJECTOR_MIN_FONT, PROJECTOR_HEIGHT = 1.6, 20, 1.25
+_PROJECTOR = threading.local()  # each session's script run has a thread of its own
+
+
+def set_projector(on: bool) -> None:
+    """Draw the figures of this script run (this thread) for a projector, or not."""
+    _PROJECTOR.on = on
+
+
+def projector_on() -> bool:
+    return getattr(_PROJECTOR, "on", False)
+
+
+def _bigger(value: Any, key: str = "") -> Any:
+    """``value`` (a figure's dict, or part of it) with every font size scaled up."""
+    if isinstance(value, dict):
+        out = {k: _bigger(v, k) for k, v in value.items()}
+        if key.endswith("font") and isinstance(out.get("size"), int | float):
+            out["size"] = max(PROJECTOR_MIN_FONT, round(out["size"] * PROJECTOR_SCALE))
+        return out
+    if isinstance(value, list | tuple) and value and isinstance(value[0], dict):
+        return [_bigger(v, key) for v in value]
+    return value
+
+
+def for_projector(fig: dict[str, Any]) -> dict[str, Any]:
+    """A figure's dict (``to_dict()``) with projector-sized fonts and a little more height."""
+    layout = _bigger(fig.get("layout", {}))
+    size = max(PROJECTOR_MIN_FONT, (layout.get("font") or {}).get("size", PROJECTOR_MIN_FONT))
+    layout["font"] = {**(layout.get("font") or {}), "size": size, "color": "#000"}
+    # Streamlit's chart theme sets axis and legend fonts of its own, which a global font does
+    # not override: each axis (2-D and 3-D) and the legend get theirs explicitly.
+    axes = {k for k in layout if k.startswith(("xaxis", "yaxis"))}
+    if "scene" not in layout:  # a 3-D figure would draw the 2-D axes it is given, empty
+        axes |= {"xaxis", "yaxis"}
+    for name in axes:
+        layout[name] = _sized_axis(layout.get(name) or {}, size)
+    scene = layout.get("scene")
+    if isinstance(scene, dict):
+        for name in ("xaxis", "yaxis", "zaxis"):
+            scene[name] = _sized_axis(scene.get(name) or {}, size)
+    legend = layout.get("legend") or {}
+    title = legend.get("title") or {}
+    layout["legend"] = {**legend, "font": {**legend.get("font", {}), "size": size}}
+    if isinstance(title, dict) and title.get("text"):
+        layout["legend"]["title"] = {**title, "font": {"size": size, "color": "#000"}}
+    layout["hoverlabel"] = {**(layout.get("hoverlabel") or {}), "font": {"size": size}}
+    margin = dict(layout.get("margin") or {})
+    below = isinstance(legend.get("y"), int | float) and legend["y"] < 0
+    if below:  # under the axis title, which has grown: further down, with room for it
+        layout["legend"]["y"] = legend["y"] * 1.8
+        margin["b"] = round(margin.get("b", 80) * 1.8)
+    layout["margin"] = {k: round(v * 1.4) if k != "b" or not below else v
+                        for k, v in margin.items() if isinstance(v, int | float)}  # fmt: skip
+    if isinstance(layout.get("height"), int | float):
+        layout["height"] = round(layout["height"] * PROJECTOR_HEIGHT) + (
+            margin.get("b", 0) // 2 if below else 0
+        )
+    return {**fig, "data": [_bigger(t) for t in fig.get("data", [])], "layout": layout}
+
+
+def _sized_axis(axis: dict[str, Any], size: int) -> dict[str, Any]:
+    """An axis with tick labels of at least ``size`` px (black) and a title a little larger."""
+    tick = axis.get("tickfont") or {}
+    title = axis.get("title") or {}
+    title = title if isinstance(title, dict) else {"text": title}
+    return {
+        **axis,
+        "tickfont": {**tick, "size": max(size, tick.get("size", 0)), "color": "#000"},
+        "title": {
+            **title,
+            "font": {**title.get("font", {}), "size": round(size * 1.15), "color": "#000"},
+        },
+    }
+
+
+class Figure(go.Figure):
+    """A ``go.Figure`` that is drawn with projector-sized text in presentation mode."""
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        return for_projector(out) if projector_on() else out
 
 
 class PlainFigure(BaseFigure):
@@ -69,7 +160,7 @@ class PlainFigure(BaseFigure):
         data, layout = self._plain
         out = {"data": _copy_containers(data), "layout": {"template": _TEMPLATE, **layout}}
         convert_to_base64(out["data"])  # replaces the arrays in the copies, as plotly does
-        return out
+        return for_projector(out) if projector_on() else out
 
     def figure(self) -> go.Figure:
         """The same figure as a ``go.Figure`` (which reorders keys of the dicts it is given)."""

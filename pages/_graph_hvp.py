@@ -12,6 +12,7 @@ from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.language import Function
 from hograd_serving.cached import hvp_graph_for
 from hograd_ui import graph_hvp_figures as figures
+from pages._links import BIND
 from pages._ui import lang, show_error, t
 
 SEED_POINT, SEED_VECTOR = "1, pi/2", "0.5, 1"  # the seed's example for w1**2*sin(w2)
@@ -28,14 +29,12 @@ def several_variables(fn: Function) -> None:
     st.markdown(t("graphvars.lead", n=len(fn.variables)))
     left, right = st.columns(2, gap="large")
     point = left.text_input(
-        t("graphvars.point"), SEED_POINT, key="graphvars.point", bind="query-params",
+        t("graphvars.point"), SEED_POINT, key="graphvars.point", bind=BIND,
         help=t("graphvars.point.help", names=", ".join(fn.variables)),
     )  # fmt: skip
-    vector = right.text_input(
-        t("graphvars.vector"), SEED_VECTOR, key="graphvars.vector", bind="query-params"
-    )
+    vector = right.text_input(t("graphvars.vector"), SEED_VECTOR, key="graphvars.vector", bind=BIND)
     record = st.toggle(
-        t("graphvars.record"), key="graphvars.record", bind="query-params",
+        t("graphvars.record"), key="graphvars.record", bind=BIND,
         help=t("graphvars.record.help"),
     )  # fmt: skip
     try:

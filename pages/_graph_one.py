@@ -11,6 +11,7 @@ from hograd_serving.cached import lab_for
 from hograd_serving.gate import BusyError
 from hograd_ui import graph_figures as figures
 from pages._downloads import graph_row
+from pages._links import BIND
 from pages._ui import lang, show_error, t
 
 TOP = GRAPH_BUDGET.max_order
@@ -31,12 +32,14 @@ def step_order(delta: int) -> None:
 
 def one_variable(fn: Function) -> float:
     """The graph of f, f', ..., f^(k) pass by pass, and how it grows; returns x0."""
-    st.session_state.setdefault("graph.order", 2)
     left, right = st.columns([1, 3], gap="large")
     x0 = float(left.number_input(
         t("graph.x0"), value=0.7, min_value=-1e3, max_value=1e3, step=0.1, key="graph.x0",
+        bind=BIND,
     ))  # fmt: skip
-    order = right.slider(t("graph.order"), 0, TOP, key="graph.order", help=t("graph.order.help"))
+    order = right.slider(
+        t("graph.order"), 0, TOP, 2, key="graph.order", help=t("graph.order.help"), bind=BIND
+    )
     with st.container(horizontal=True, vertical_alignment="center"):
         st.button(
             t("graph.step.prev"), icon=":material/arrow_back:", on_click=step_order, args=(-1,),
@@ -46,11 +49,13 @@ def one_variable(fn: Function) -> float:
             t("graph.step.next"), icon=":material/arrow_forward:", on_click=step_order, args=(1,),
             disabled=order == TOP, type="primary", key="graph.next",
         )  # fmt: skip
-        saved = st.toggle(t("graph.saved"), key="graph.saved", help=t("graph.saved.help"))
-        bold = st.toggle(t("graph.highlight"), value=True, key="graph.highlight")
+        saved = st.toggle(
+            t("graph.saved"), key="graph.saved", help=t("graph.saved.help"), bind=BIND
+        )
+        bold = st.toggle(t("graph.highlight"), value=True, key="graph.highlight", bind=BIND)
         rankdir = st.segmented_control(
             t("graph.direction"), ["TB", "LR"], default="TB", required=True,
-            key="graph.direction",
+            key="graph.direction", bind=BIND,
             format_func={d: t(f"graph.direction.{d}") for d in ("TB", "LR")}.__getitem__,
             label_visibility="collapsed",
         ) or "TB"  # fmt: skip

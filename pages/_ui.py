@@ -19,6 +19,8 @@ from hograd_core import HogradError
 from hograd_core.language import Function
 from hograd_serving.cached import cached_parse
 from hograd_ui.i18n import LANGUAGES, error_text, tr
+from hograd_ui.plotting import set_projector
+from pages._links import BIND, url_choice, write_choice
 
 _ROUTER = threading.local()  # each session's script runs in a thread of its own
 
@@ -69,9 +71,11 @@ def t(key: str, **params: object) -> str:
     """``key`` from the translation table, in the current language.
 
     Every page calls this first, so it is also where a run that bypassed the router is sent
-    back through app.py.
+    back through app.py, and where the figures learn whether presentation mode is on (a
+    fragment's rerun does not run app.py).
     """
     _route_through_app()
+    set_projector(bool(st.session_state.get("links.present")))
     return tr(key, lang(), **params)
 
 
@@ -93,11 +97,11 @@ def function_box(
     can still draw its other widgets before it stops: Streamlit forgets the value of every
     widget that a run does not draw, and a typo would reset the learner's settings.
 
-    Widget keys are namespaced by ``page`` ("deriv.fn", "deriv.preset").
+    Widget keys are namespaced by ``page`` ("deriv.fn", "deriv.preset"). The text is bound to
+    the URL (``?deriv.fn=tanh(x)``) unless it is the first preset: a function from a link is
+    parsed like a typed one and refused with the same message.
     """
     key = f"{page}.fn"
-    if key not in st.session_state:
-        st.session_state[key] = presets[0]
 
     def use_preset() -> None:
         choice = st.session_state.get(f"{page}.preset")
@@ -107,7 +111,7 @@ def function_box(
     st.pills(t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset)
     # No max_chars: the browser would cut a long paste silently (or drop it whole); the parser
     # refuses text over its limit with a message that names the limit and the length.
-    text = st.text_input(label, key=key)
+    text = st.text_input(label, presets[0], key=key, bind=BIND)
     try:
         return cached_parse(text, variables)
     except HogradError as err:
@@ -138,7 +142,7 @@ def localized_radio(
     was selected when every label changes under it.
     """
     options = list(labels)
-    st.session_state.setdefault(key, options[0])
+    url_choice(key, options, options[0])  # ?key=option, the option's name in any language
     widget_key = _per_language(key, st.session_state[key])
 
     def sync() -> None:
@@ -147,6 +151,7 @@ def localized_radio(
     container.radio(  # type: ignore[attr-defined]
         label, options, key=widget_key, format_func=labels.__getitem__, on_change=sync, **kwargs,
     )  # fmt: skip
+    write_choice(key, options[0])
     return st.session_state[key]
 
 
@@ -161,11 +166,12 @@ def lazy_tabs(labels: dict[str, str], key: str) -> dict[str, object]:
     """
     names = list(labels)
     shown = [labels[n] for n in names]
-    st.session_state.setdefault(key, names[0])
+    url_choice(key, names, names[0])  # ?key=name: the open tab is part of the link
     widget_key = _per_language(key, labels[st.session_state[key]])
 
     def sync() -> None:
         st.session_state[key] = names[shown.index(st.session_state[widget_key])]
 
     tabs = st.tabs(shown, key=widget_key, on_change=sync)
+    write_choice(key, names[0])
     return dict(zip(names, tabs, strict=True))

@@ -42,6 +42,7 @@ from hograd_ui.derivative_figures import (
 )
 from hograd_ui.i18n import error_text
 from pages._downloads import derivatives_code, derivatives_row, note_x0
+from pages._links import BIND
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
 PRESETS = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)"]
@@ -51,9 +52,10 @@ METHOD_COLUMN = {"taylor": "deriv.col.taylor", "autograd": "deriv.col.autograd",
 
 
 def _clamp(key: str, low: float, high: float, default: float) -> None:
-    """Keep a widget's stored value inside bounds that depend on other widgets."""
-    value = st.session_state.get(key, default)
-    st.session_state[key] = min(max(value, low), high)
+    """Keep a widget's stored value inside bounds that depend on other widgets (a first run
+    leaves it to the widget: its default, or the value in the link)."""
+    if key in st.session_state:
+        st.session_state[key] = min(max(st.session_state[key], low), high)
 
 
 def _where(spans: tuple[tuple[float, float], ...]) -> str:
@@ -73,15 +75,16 @@ method = localized_radio(
     help=t("deriv.method.help", limit=BUDGET.max_order_autograd),
 )  # fmt: skip
 separate = top_right.toggle(
-    t("deriv.separate"), key="deriv.separate", help=t("deriv.separate.help")
+    t("deriv.separate"), key="deriv.separate", help=t("deriv.separate.help"), bind=BIND
 )
 c2, c3, c4 = st.columns([3, 3, 2], gap="large")
 # One slider for both methods, so switching method never changes the order the student chose:
 # above nested autograd's limit the page says so and uses Taylor mode.
-st.session_state.setdefault("deriv.order", 4)
-order = c2.slider(t("deriv.order"), 0, BUDGET.max_order_taylor, key="deriv.order")
-low, high = c3.slider(t("deriv.range"), -10.0, 10.0, (-3.0, 3.0), step=0.25, key="deriv.range")
-points = c4.select_slider(t("deriv.points"), POINTS, 1000, key="deriv.points")
+order = c2.slider(t("deriv.order"), 0, BUDGET.max_order_taylor, 4, key="deriv.order", bind=BIND)
+low, high = c3.slider(
+    t("deriv.range"), -10.0, 10.0, (-3.0, 3.0), step=0.25, key="deriv.range", bind=BIND
+)
+points = c4.select_slider(t("deriv.points"), POINTS, 1000, key="deriv.points", bind=BIND)
 if fn is None:  # refused: the error is shown, and the controls above keep their values
     st.stop()
 if len(fn.variables) > 1:
@@ -191,7 +194,10 @@ def point_views(
     part in the browser (not the controls and the main chart above)."""
     var = result.variable
     _clamp("deriv.x0", low, high, 0.5)
-    x0 = st.slider(t("deriv.x0"), low, high, step=(high - low) / 200, key="deriv.x0")
+    x0 = st.slider(
+        t("deriv.x0"), low, high, min(max(0.5, low), high), step=(high - low) / 200,
+        key="deriv.x0", bind=BIND,
+    )  # fmt: skip
     note_x0(x0)  # the x0 of the notebook download under the chart
     autograd_order = min(order, BUDGET.max_order_autograd)
 

@@ -11,6 +11,7 @@ from hograd_ui import graph_figures as figures
 from pages._downloads import flag_code
 from pages._graph_hvp import several_variables
 from pages._graph_one import one_variable, refused
+from pages._links import BIND
 from pages._ui import function_box, lang, localized_radio, t
 
 RETAIN = {"None": None, "True": True, "False": False}  # retain_graph's choices, by label
@@ -79,8 +80,8 @@ def show_torchviz(outcome: FlagOutcome) -> None:
     with st.expander(t("graph.tv.title"), icon=":material/account_tree:"):
         st.caption(t("graph.tv.lead"))
         with st.container(horizontal=True):
-            attrs = st.toggle(t("graph.tv.attrs"), key="graph.tv.attrs")
-            saved = st.toggle(t("graph.tv.saved"), key="graph.tv.saved")
+            attrs = st.toggle(t("graph.tv.attrs"), key="graph.tv.attrs", bind=BIND)
+            saved = st.toggle(t("graph.tv.saved"), key="graph.tv.saved", bind=BIND)
         key = f"{attrs},{saved}"
         st.code(f"from torchviz import make_dot\n\n{views[f'code:{key}']}", language="python")
         if f"error:{key}" in views:
@@ -125,23 +126,23 @@ grad_call = action != "backward"
 with toggles.container(horizontal=True, vertical_alignment="bottom"):
     create_graph = st.toggle(
         t("graph.flags.create_graph"), key="graph.flag.create_graph",
-        help=t("graph.flags.create_graph.help"),
+        help=t("graph.flags.create_graph.help"), bind=BIND,
     )  # fmt: skip
     retain = st.segmented_control(
         t("graph.flags.retain_graph"), list(RETAIN), default="None", required=True,
-        key="graph.flag.retain_graph", help=t("graph.flags.retain_graph.help"),
+        key="graph.flag.retain_graph", help=t("graph.flags.retain_graph.help"), bind=BIND,
         format_func={**{v: v for v in RETAIN}, "None": t("graph.flags.retain.default")}.__getitem__,
     )  # fmt: skip
     retain_graph = RETAIN[retain]
-unused = toggles.toggle(t("graph.flags.unused"), key="graph.flag.unused")
+unused = toggles.toggle(t("graph.flags.unused"), key="graph.flag.unused", bind=BIND)
 with toggles.container(horizontal=True):
     allow_unused = st.toggle(
         t("graph.flags.allow_unused"), key="graph.flag.allow_unused", disabled=not grad_call,
-        help=t("graph.flags.allow_unused.help"),
+        help=t("graph.flags.allow_unused.help"), bind=BIND,
     )  # fmt: skip
     materialize = st.toggle(
         t("graph.flags.materialize_grads"), key="graph.flag.materialize",
-        disabled=not grad_call, help=t("graph.flags.materialize_grads.help"),
+        disabled=not grad_call, help=t("graph.flags.materialize_grads.help"), bind=BIND,
     )  # fmt: skip
 if not grad_call:
     third.caption(t("graph.flags.backward_note"))
@@ -172,13 +173,13 @@ st.divider()
 st.header(t("graph.cases.title"))
 st.markdown(t("graph.cases.lead"))
 case = st.selectbox(
-    t("graph.cases.pick"), list(CASES), key="graph.case",
+    t("graph.cases.pick"), list(CASES), key="graph.case", bind=BIND,
     format_func={c: t(f"graph.case.{c}") for c in CASES}.__getitem__,
 )  # fmt: skip
 variants = list(CASES[case].variants)
 variant = st.segmented_control(
     t("graph.cases.variant"), variants, default=variants[0], required=True,
-    key=f"graph.variant.{case}",
+    key=f"graph.variant.{case}", bind=BIND,
     format_func={v: t(f"graph.case.{case}.{v}") for v in variants}.__getitem__,
 ) or variants[0]  # fmt: skip
 if CASES[case].isolated:

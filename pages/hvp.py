@@ -14,6 +14,7 @@ from hograd_core.hvp_examples import KAPPAS, PRESETS, example, quadratic
 from hograd_serving.cached import POWER_STEPS, analysed, explore, three_ways, trained
 from hograd_ui import hvp_figures as figs
 from pages._downloads import eigen_file, hessian_file, hvp_code, hvp_row
+from pages._links import BIND
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
 LIMIT, STEP = 3.0, 0.05  # the sliders of p: -3..3 in steps of 0.05
@@ -54,7 +55,12 @@ def typed_mode() -> None:
     left.latex("f = " + fn.latex)
     with right:
         kappa = st.select_slider(
-            t("hvp.kappa.label"), KAPPAS, value=10, key="hvp.kappa", help=t("hvp.kappa.help")
+            t("hvp.kappa.label"),
+            KAPPAS,
+            value=10,
+            key="hvp.kappa",
+            help=t("hvp.kappa.help"),
+            bind=BIND,
         )
         st.button(t("hvp.kappa.use", kappa=kappa), key="hvp.kappa.use", on_click=use_kappa)
         used = st.session_state.get("hvp.kappa.used")
@@ -65,15 +71,21 @@ def typed_mode() -> None:
         set_example(fn.text, names)
     cols = st.columns([2, 2, 1], gap="large")
     sliders = {}
-    for col, kind, low in ((cols[0], "p", -LIMIT), (cols[1], "v", -2.0)):
+    start = example(fn.text, len(names))  # the defaults: in the URL only what differs
+    for col, kind, low, values in (
+        (cols[0], "p", -LIMIT, start.point), (cols[1], "v", -2.0, start.vector)
+    ):  # fmt: skip
         with col:
             st.markdown(f"**{t('hvp.point' if kind == 'p' else 'hvp.vector')}**")
             sliders[kind] = tuple(
-                st.slider(f"`{name}`", low, -low, step=STEP, key=f"hvp.{kind}.{name}")
-                for name in names
+                st.slider(f"`{name}`", low, -low, value, step=STEP, key=f"hvp.{kind}.{name}",
+                          bind=BIND)  # fmt: skip
+                for name, value in zip(names, values, strict=True)
             )  # fmt: skip
     with cols[2]:
-        radius = st.slider(t("hvp.radius"), 0.25, 5.0, step=0.25, key="hvp.radius")
+        radius = st.slider(
+            t("hvp.radius"), 0.25, 5.0, start.radius, step=0.25, key="hvp.radius", bind=BIND
+        )
         st.button(t("hvp.reset"), on_click=set_example, args=(fn.text, names))
     try:
         ex = explore(fn.text, sliders["p"], sliders["v"], radius)
@@ -152,7 +164,7 @@ def picture(ex: cv.Exploration, names: tuple) -> None:
                 value = round(points[0][axis] / STEP) * STEP
                 st.session_state[f"hvp.p.{name}"] = min(max(value, -LIMIT), LIMIT)
 
-    surface = st.toggle(t("hvp.picture.surface"), key="hvp.surface")
+    surface = st.toggle(t("hvp.picture.surface"), key="hvp.surface", bind=BIND)
     fig = figs.contour_figure(ex.grid, ex.result, lang())
     st.plotly_chart(
         fig, width="stretch", key="hvp.contour", on_select=picked, selection_mode="points"
@@ -236,8 +248,10 @@ def network_mode() -> None:
     dataset = localized_radio(
         t("hvp.net.dataset"), datasets, "hvp.net.dataset", container=c[0], horizontal=True
     )
-    layers = c[1].slider(t("hvp.net.layers"), 1, budget.max_layers, 1, key="hvp.net.layers")
-    width = c[2].select_slider(t("hvp.net.width"), WIDTHS, 16, key="hvp.net.width")
+    layers = c[1].slider(
+        t("hvp.net.layers"), 1, budget.max_layers, 1, key="hvp.net.layers", bind=BIND
+    )
+    width = c[2].select_slider(t("hvp.net.width"), WIDTHS, 16, key="hvp.net.width", bind=BIND)
     chosen = nw.NetConfig(dataset, (width,) * layers)
     n = nw.count_parameters(chosen)
     shape = " → ".join(str(w) for w in nw.layer_sizes(chosen))
@@ -252,15 +266,22 @@ def network_mode() -> None:
     d = NET_DEFAULTS
     with st.form("hvp.net.form", border=True):
         c = st.columns(5, gap="large")
-        steps = c[0].slider(t("hvp.net.steps"), 50, 1000, d["steps"], 50, key="hvp.net.steps")
-        seed = c[1].number_input(t("hvp.net.seed"), 0, 999, d["seed"], key="hvp.net.seed")
+        # bound in a form: the URL follows the sliders at once, a link trains what it shows
+        steps = c[0].slider(
+            t("hvp.net.steps"), 50, 1000, d["steps"], 50, key="hvp.net.steps", bind=BIND
+        )
+        seed = c[1].number_input(
+            t("hvp.net.seed"), 0, 999, d["seed"], key="hvp.net.seed", bind=BIND
+        )
         top_k = c[2].slider(
-            t("hvp.net.top_k"), 1, budget.max_top_k, d["top_k"], key="hvp.net.top_k"
+            t("hvp.net.top_k"), 1, budget.max_top_k, d["top_k"], key="hvp.net.top_k", bind=BIND
         )
         power_steps = c[3].slider(
-            t("hvp.net.power_steps"), 5, 100, d["power"], 5, key="hvp.net.power"
+            t("hvp.net.power_steps"), 5, 100, d["power"], 5, key="hvp.net.power", bind=BIND
         )
-        probes = c[4].slider(t("hvp.net.probes"), 10, 200, d["probes"], 10, key="hvp.net.probes")
+        probes = c[4].slider(
+            t("hvp.net.probes"), 10, 200, d["probes"], 10, key="hvp.net.probes", bind=BIND
+        )
         pressed = st.form_submit_button(t("hvp.net.train"), type="primary")
     asked = (dataset, (width,) * layers, steps, int(seed), top_k, power_steps, probes)
     try:  # refused or not by the numbers alone, before anything is trained

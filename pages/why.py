@@ -25,6 +25,7 @@ from hograd_serving.cached import (
 from hograd_ui import why_figures as figs
 from pages import _why_maml, _why_pinn, _why_wgan
 from pages._downloads import newton_func, why_code, why_func
+from pages._links import BIND, url_choice, write_choice
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
 
 KAPPAS = [1, 2, 5, 10, 100, 1000]
@@ -52,9 +53,17 @@ def code_block(code: Code, func_source: str | None = None) -> None:
     why_code(code.source, func_source)  # downloads: the script as .py
 
 
+#: What a link leaves out: the form radios' and the network shapes' first values.
+FORM_DEFAULTS = {"why.hf.data": "moons", "why.stability.data": "moons",
+                 "why.stats.activation": gs.SCENARIOS["healthy"].activation,
+                 "why.stats.dtype": gs.SCENARIOS["healthy"].dtype}  # fmt: skip
+SHAPES = {"why.hf": (1, 16), "why.stability": (2, 16)}
+
+
 def form_radio(label: str, options: dict[str, str], key: str, default: str | None = None) -> str:
     """A radio inside a form (no callbacks there), keyed per language so the browser keeps the
     choice when the labels change; ``key`` holds the choice between languages."""
+    url_choice(key, list(options), default or next(iter(options)))  # ?key=option
     widget = f"{key}.{lang()}"
     if widget not in st.session_state:
         st.session_state[widget] = st.session_state.get(key, default or next(iter(options)))
@@ -65,6 +74,7 @@ def form_radio(label: str, options: dict[str, str], key: str, default: str | Non
 def keep(key: str, value: object) -> None:
     """Remember a form radio's choice for the other language (after the form is drawn)."""
     st.session_state[key] = value
+    write_choice(key, FORM_DEFAULTS[key])
 
 
 # ---- Newton vs gradient descent --------------------------------------------------------------
@@ -83,28 +93,31 @@ def apply_preset(text: str) -> None:
 def newton_tab() -> None:
     st.markdown(t("why.newton.intro"))
     fn = function_box("why.newton", t("why.newton.fn"), list(nt.PRESETS))
-    st.select_slider(t("hvp.kappa.label"), KAPPAS, value=10, key="why.newton.kappa",
+    st.select_slider(t("hvp.kappa.label"), KAPPAS, value=10, key="why.newton.kappa", bind=BIND,
                      help=t("hvp.kappa.help"), on_change=use_kappa)  # fmt: skip
     if st.session_state.get("why.newton.applied") != fn.text:
         st.session_state["why.newton.applied"] = fn.text
         apply_preset(fn.text)
     names = (*fn.variables, "x", "y")[:2]
+    p = nt.preset_for(fn.text) or nt.Preset((1.0, 1.0), 0.01, 100, None)  # the URL's defaults
     c = st.columns(4)
-    x0 = c[0].number_input(t("why.newton.start", name=names[0]), -100.0, 100.0, step=0.1,
-                           key="why.newton.x0")  # fmt: skip
-    y0 = c[1].number_input(t("why.newton.start", name=names[1]), -100.0, 100.0, step=0.1,
-                           key="why.newton.y0")  # fmt: skip
-    lr = c[2].number_input(t("why.newton.lr"), 1e-6, 10.0, format="%.4g", key="why.newton.lr")
-    steps = c[3].slider(t("why.newton.steps"), 1, nt.MAX_STEPS, key="why.newton.steps")
+    x0 = c[0].number_input(t("why.newton.start", name=names[0]), -100.0, 100.0, p.start[0],
+                           step=0.1, key="why.newton.x0", bind=BIND)  # fmt: skip
+    y0 = c[1].number_input(t("why.newton.start", name=names[1]), -100.0, 100.0, p.start[1],
+                           step=0.1, key="why.newton.y0", bind=BIND)  # fmt: skip
+    lr = c[2].number_input(t("why.newton.lr"), 1e-6, 10.0, p.lr, format="%.4g",
+                           key="why.newton.lr", bind=BIND)  # fmt: skip
+    steps = c[3].slider(t("why.newton.steps"), 1, nt.MAX_STEPS, p.steps, key="why.newton.steps",
+                        bind=BIND)  # fmt: skip
     c = st.columns(6)
     chosen = tuple(
         m for i, m in enumerate(nt.METHODS)
-        if c[i].checkbox(t(figs.METHOD_KEYS[m]), value=m in ("gd", "newton"), key=f"why.newton.{m}")
+        if c[i].checkbox(t(figs.METHOD_KEYS[m]), value=m in ("gd", "newton"), key=f"why.newton.{m}", bind=BIND)
     )  # fmt: skip
     damping = c[4].select_slider(t("why.newton.damping"), [0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0],
-                                 value=1.0, key="why.newton.damping")  # fmt: skip
+                                 value=1.0, key="why.newton.damping", bind=BIND)  # fmt: skip
     radius = c[5].select_slider(t("why.newton.radius"), [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0],
-                                value=0.5, key="why.newton.radius")  # fmt: skip
+                                value=0.5, key="why.newton.radius", bind=BIND)  # fmt: skip
     try:
         race, code = why_newton(fn.text, (x0, y0), steps, lr, damping, radius, chosen or ("gd",),
                                 _caption=caption)  # fmt: skip
@@ -154,11 +167,14 @@ def newton_tab() -> None:
 
 
 def network_widgets(prefix: str, widths: list[int], layers: int) -> tuple[str, tuple]:
+    shape = SHAPES[prefix]  # the defaults a link leaves out
     data = form_radio(t("hvp.net.dataset"), {d: t(f"hvp.net.dataset.{d}") for d in DATASETS},
                       f"{prefix}.data", default="moons")  # the cores' default: fast to train  # fmt: skip
     c = st.columns(2)
-    depth = c[0].slider(t("hvp.net.layers"), 1, layers, key=f"{prefix}.layers")
-    width = c[1].select_slider(t("hvp.net.width"), widths, key=f"{prefix}.width")
+    depth = c[0].slider(t("hvp.net.layers"), 1, layers, shape[0], key=f"{prefix}.layers",
+                        bind=BIND)  # fmt: skip
+    width = c[1].select_slider(t("hvp.net.width"), widths, shape[1], key=f"{prefix}.width",
+                               bind=BIND)  # fmt: skip
     return data, (width,) * depth
 
 
@@ -169,16 +185,18 @@ def hf_tab() -> None:
     with st.form("why.hf.form"):
         data, hidden = network_widgets("why.hf", [4, 8, 16, 32, 64], HF_BUDGET.max_layers)
         c = st.columns(3)
-        steps = c[0].slider(t("why.hf.steps"), 1, HF_BUDGET.max_steps, 15, key="why.hf.steps")
-        cg = c[1].slider(t("why.hf.cg"), 1, HF_BUDGET.max_cg, 20, key="why.hf.cg")
+        steps = c[0].slider(
+            t("why.hf.steps"), 1, HF_BUDGET.max_steps, 15, key="why.hf.steps", bind=BIND
+        )
+        cg = c[1].slider(t("why.hf.cg"), 1, HF_BUDGET.max_cg, 20, key="why.hf.cg", bind=BIND)
         damping = c[2].select_slider(t("why.hf.damping"), [0.01, 0.1, 1.0, 10.0, 100.0], 1.0,
-                                     key="why.hf.damping")  # fmt: skip
+                                     key="why.hf.damping", bind=BIND)  # fmt: skip
         c = st.columns(3)
         sgd_lr = c[0].select_slider(t("why.hf.sgd_lr"), [0.01, 0.05, 0.1, 0.5, 1.0, 2.0], 0.5,
-                                    key="why.hf.sgd_lr")  # fmt: skip
+                                    key="why.hf.sgd_lr", bind=BIND)  # fmt: skip
         adam_lr = c[1].select_slider(t("why.hf.adam_lr"), [0.001, 0.003, 0.01, 0.03, 0.1], 0.01,
-                                     key="why.hf.adam_lr")  # fmt: skip
-        seed = c[2].number_input(t("hvp.net.seed"), 0, 999, 0, key="why.hf.seed")
+                                     key="why.hf.adam_lr", bind=BIND)  # fmt: skip
+        seed = c[2].number_input(t("hvp.net.seed"), 0, 999, 0, key="why.hf.seed", bind=BIND)
         st.form_submit_button(t("why.run"), type="primary")
     keep("why.hf.data", data)
     try:
@@ -231,10 +249,14 @@ def hf_tab() -> None:
 def quadratic_part() -> None:
     st.markdown(t("why.stability.quadratic_intro"))
     c = st.columns(3)
-    kappa = c[0].select_slider(t("hvp.kappa.label"), KAPPAS, 10, key="why.stability.kappa")
+    kappa = c[0].select_slider(
+        t("hvp.kappa.label"), KAPPAS, 10, key="why.stability.kappa", bind=BIND
+    )
     lr = c[1].slider(t("why.newton.lr"), 0.001, 2.5, 0.19, 0.001, format="%.3f",
-                     key="why.stability.lr")  # fmt: skip
-    steps = c[2].slider(t("why.newton.steps"), 10, 1000, 200, 10, key="why.stability.steps")
+                     key="why.stability.lr", bind=BIND)  # fmt: skip
+    steps = c[2].slider(
+        t("why.newton.steps"), 10, 1000, 200, 10, key="why.stability.steps", bind=BIND
+    )
     try:
         run, code = why_quadratic(float(kappa), lr, steps)
     except HogradError as err:
@@ -264,10 +286,12 @@ def network_part() -> None:
         data, hidden = network_widgets("why.stability", [4, 8, 16, 32, 64], 3)
         c = st.columns(3)
         lr = c[0].select_slider("lr", [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0], 0.5,
-                                key="why.stability.net_lr")  # fmt: skip
-        steps = c[1].slider(t("why.newton.steps"), 50, 1000, 500, 50, key="why.stability.net_steps")
+                                key="why.stability.net_lr", bind=BIND)  # fmt: skip
+        steps = c[1].slider(
+            t("why.newton.steps"), 50, 1000, 500, 50, key="why.stability.net_steps", bind=BIND
+        )
         every = c[2].select_slider(t("why.stability.every"), [5, 10, 20, 50, 100], 20,
-                                   key="why.stability.every")  # fmt: skip
+                                   key="why.stability.every", bind=BIND)  # fmt: skip
         st.form_submit_button(t("why.run"), type="primary")
     keep("why.stability.data", data)
     try:
@@ -335,18 +359,23 @@ def stats_tab() -> None:
             dtype = form_radio(t("why.stats.dtype_label"), {"float64": "float64", "float32": "float32"},
                                "why.stats.dtype")  # fmt: skip
         c = st.columns(4)
-        depth = c[0].slider(t("why.stats.depth"), 1, 12, key="why.stats.depth")
-        width = c[1].select_slider(t("hvp.net.width"), [8, 16, 32, 64, 128], key="why.stats.width")
-        steps = c[2].slider(t("why.newton.steps"), 10, 300, step=10, key="why.stats.steps")
-        batch = c[3].select_slider(t("why.stats.batch"), [32, 64, 128, 256], key="why.stats.batch")
+        h = gs.SCENARIOS["healthy"]  # the defaults a link leaves out
+        depth = c[0].slider(t("why.stats.depth"), 1, 12, h.depth, key="why.stats.depth", bind=BIND)
+        width = c[1].select_slider(t("hvp.net.width"), [8, 16, 32, 64, 128], h.width,
+                                   key="why.stats.width", bind=BIND)  # fmt: skip
+        steps = c[2].slider(t("why.newton.steps"), 10, 300, h.steps, step=10, key="why.stats.steps",
+                            bind=BIND)  # fmt: skip
+        batch = c[3].select_slider(t("why.stats.batch"), [32, 64, 128, 256], h.batch,
+                                   key="why.stats.batch", bind=BIND)  # fmt: skip
         c = st.columns(4)
-        lr = c[0].select_slider("lr", [0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0],
-                                key="why.stats.lr")  # fmt: skip
-        gain = c[1].slider(t("why.stats.gain"), 0.5, 3.0, step=0.1, key="why.stats.gain")
-        clip = c[2].select_slider(t("why.stats.clip"), [0.0, 0.1, 0.5, 1.0, 5.0, 10.0],
+        lr = c[0].select_slider("lr", [0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0], h.lr,
+                                key="why.stats.lr", bind=BIND)  # fmt: skip
+        gain = c[1].slider(t("why.stats.gain"), 0.5, 3.0, h.gain, step=0.1, key="why.stats.gain",
+                           bind=BIND)  # fmt: skip
+        clip = c[2].select_slider(t("why.stats.clip"), [0.0, 0.1, 0.5, 1.0, 5.0, 10.0], h.clip,
                                   format_func=lambda v: t("why.stats.clip_off") if v == 0 else f"{v:g}",
-                                  key="why.stats.clip")  # fmt: skip
-        naive = c[3].checkbox(t("why.stats.naive"), key="why.stats.naive_loss",
+                                  key="why.stats.clip", bind=BIND)  # fmt: skip
+        naive = c[3].checkbox(t("why.stats.naive"), h.naive_loss, key="why.stats.naive_loss", bind=BIND,
                               help=t("why.stats.naive_help"))  # fmt: skip
         st.form_submit_button(t("why.run"), type="primary")
     keep("why.stats.activation", act)

@@ -23,8 +23,7 @@ def open_lesson(lang: str = "en", **params: str) -> AppTest:
     at.query_params["lang"] = lang
     for name, value in params.items():
         at.query_params[name] = value
-    at.run()
-    at.switch_page(PAGE)
+    at.switch_page(PAGE)  # the link's page from the first run, as a browser opens it
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -222,8 +221,7 @@ def test_repeated_keys_that_disagree_are_ignored() -> None:
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["lang"] = "en"
     at.query_params["step"] = ["2", "4"]
-    at.run()
-    at.switch_page(PAGE)
+    at.switch_page(PAGE)  # the link's page from the first run
     at.run()
     assert not at.exception
     assert tr("lesson.url.ignored", names="step", total=TOTAL) in texts(at.info)
@@ -265,8 +263,7 @@ def test_progress_and_answers_survive_a_visit_to_another_page() -> None:
     at = open_lesson(step="6")
     answer(at, 6, right=True)
     at.switch_page("pages/graph.py")
-    at.run()
-    at.switch_page(PAGE)
+    at.switch_page(PAGE)  # the link's page from the first run
     at.run()
     assert not at.exception
     assert step_of(at) == tr("lesson.hvp.title")

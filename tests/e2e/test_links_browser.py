@@ -1,0 +1,238 @@
+"""Links in a real browser (issue 18): hostile URLs on every page end in a note or the page's
+own message, never a traceback; a view set by hand is in the URL and a fresh browser on a fresh
+server opens it the same; the share box holds the URL; presentation mode at 1920x1080."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import running_server, screenshot, type_function, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+NOTE = {"en": "Part of the link you opened was not used", "zh": "你打开的链接中有一部分没有被使用"}
+SCRIPT = "<script>window.__pwned=1</script>"
+IMG = "<img src=x onerror=window.__pwned=1>"
+TEN_KB = "x+" * 5000 + "x"  # 10,001 characters
+
+#: (page, query string, what must show: "note" or "error"). Values are quoted as a browser
+#: would send them; each line is one hostile link.
+HOSTILE: list[tuple[str, str, str]] = [
+    # home: names no page has, a bad language, script in a value
+    ("", "foo=bar", "note"),
+    ("", f"lang={quote(SCRIPT)}", "note"),
+    ("", f"{quote(IMG)}=1", "note"),
+    ("", "lang=zh&lang=xx", "note"),
+    # derivatives: out of range, not numbers, not options, text as HTML, 10 kB, repeated
+    ("derivatives", "deriv.order=99", "note"),
+    ("derivatives", "deriv.order=-1", "note"),
+    ("derivatives", "deriv.order=four", "note"),
+    ("derivatives", "deriv.order=1e400", "note"),
+    ("derivatives", "deriv.order=3&deriv.order=5", "note"),
+    ("derivatives", "deriv.range=5", "note"),
+    ("derivatives", "deriv.range=-20&deriv.range=20", "note"),
+    ("derivatives", "deriv.range=2&deriv.range=-2", "error"),
+    ("derivatives", "deriv.points=7", "note"),
+    ("derivatives", "deriv.points=1e9", "note"),
+    ("derivatives", "deriv.x0=1e9", "note"),
+    ("derivatives", "deriv.x0=nan", "note"),
+    ("derivatives", "deriv.method=evil", "note"),
+    ("derivatives", f"deriv.tab={quote(IMG)}", "note"),
+    ("derivatives", "deriv.separate=maybe", "note"),
+    ("derivatives", f"deriv.fn={quote(SCRIPT)}", "error"),
+    ("derivatives", f"deriv.fn={quote(TEN_KB)}", "error"),
+    ("derivatives", "deriv.fn=sin(x", "error"),
+    ("derivatives", "deriv.fn=__import__('os')", "error"),
+    ("derivatives", "deriv.fn=x%00y", "error"),
+    ("derivatives", f"deriv.tab={quote(TEN_KB)}", "note"),
+    ("derivatives", f"{quote(TEN_KB[:3000])}=1", "note"),
+    # graph: order over its limit, x0 not finite, options that are not options, flags not bool
+    ("graph", "graph.order=11", "note"),
+    ("graph", "graph.order=2.5.1", "note"),
+    ("graph", "graph.x0=inf", "note"),
+    ("graph", "graph.x0=1e308", "note"),
+    ("graph", "graph.direction=DOWN", "note"),
+    ("graph", "graph.flag.retain_graph=maybe", "note"),
+    ("graph", "graph.flag.action=explode", "note"),
+    ("graph", "graph.flag.create_graph=1", "note"),
+    ("graph", "graph.case=../../etc/passwd", "note"),
+    ("graph", f"graph.fn={quote(IMG)}", "error"),
+    ("graph", f"graph.fn={quote(TEN_KB)}", "error"),
+    ("graph", "graph.fn=x**", "error"),
+    ("graph", "graph.saved=true&graph.saved=false&graph.highlight=no", "note"),
+    # hvp: both modes, sliders out of range, a network over its limits, unknown tabs
+    ("hvp", "hvp.mode=hack", "note"),
+    ("hvp", "hvp.p.w1=100", "note"),
+    ("hvp", "hvp.v.w2=abc", "note"),
+    ("hvp", "hvp.radius=0", "note"),
+    ("hvp", "hvp.kappa=7", "note"),
+    ("hvp", "hvp.tab=secret", "note"),
+    ("hvp", f"hvp.fn={quote(SCRIPT)}", "error"),
+    ("hvp", "hvp.fn=x+y+z+w+v+u+t+s+r+q+p", "error"),
+    ("hvp", "hvp.mode=network&hvp.net.layers=99", "note"),
+    ("hvp", "hvp.mode=network&hvp.net.width=3", "note"),
+    ("hvp", "hvp.mode=network&hvp.net.steps=-5", "note"),
+    ("hvp", "hvp.mode=network&hvp.net.seed=abc", "note"),
+    ("hvp", "hvp.mode=network&hvp.net.tab=nope", "note"),
+    # why: unknown tab, each tab's settings out of range or not numbers
+    ("why", "why.tab=nope", "note"),
+    ("why", "why.newton.x0=1e9", "note"),
+    ("why", "why.newton.lr=0", "note"),
+    ("why", f"why.newton.fn={quote(SCRIPT)}", "error"),
+    ("why", "why.tab=hf&why.hf.seed=abc", "note"),
+    ("why", "why.tab=hf&why.hf.data=evil", "note"),
+    ("why", "why.tab=stability&why.stability.lr=99", "note"),
+    ("why", "why.tab=stats&why.stats.depth=99", "note"),
+    ("why", "why.tab=stats&why.stats.activation=sigmoid", "note"),
+    # Streamlit's own embed options and presentation mode combine with a bad value
+    ("derivatives", "embed=true&present=1&deriv.order=50", "note"),
+]
+
+
+def _check_no_trace(pg) -> None:  # noqa: ANN001
+    assert pg.locator("[data-testid='stException']").count() == 0
+    body = pg.inner_text("body")
+    assert "Traceback" not in body
+    assert pg.evaluate("() => window.__pwned === undefined")
+    main = pg.locator("[data-testid='stMain']")
+    assert main.locator("script").count() == 0
+    assert main.locator("img[src='x']").count() == 0
+
+
+def test_there_are_at_least_fifty_hostile_links_on_every_page() -> None:
+    assert len(HOSTILE) >= 50
+    assert {p for p, _, _ in HOSTILE} == {"", "derivatives", "graph", "hvp", "why"}
+
+
+@pytest.mark.parametrize(("path", "params", "shows"), HOSTILE)
+def test_a_hostile_link_gets_a_note_or_the_pages_message(page, path, params, shows) -> None:  # noqa: ANN001
+    lang = "zh" if sum(map(ord, params)) % 2 else "en"  # both languages, fixed per link
+    if "lang=" not in params:
+        params = f"{params}&lang={lang}"
+    else:
+        lang = "en"  # a bad language falls back to English
+    page.goto(f"{page.base}/{path}?{params}")
+    wait_for_app(page)
+    _check_no_trace(page)
+    if shows == "note":
+        notes = page.locator("[data-testid='stAlert']", has_text=NOTE[lang])
+        assert notes.count() == 1, page.inner_text("[data-testid='stMain']")[:600]
+    else:
+        assert page.locator("[data-testid='stAlertContentError']").count() >= 1
+
+
+# ---- a view set by hand is a link, and the link opens the same view elsewhere ------------------
+
+
+def _view(pg) -> dict[str, object]:  # noqa: ANN001
+    """What the derivatives page shows: the function, the sliders, the open tab, the chart."""
+    main = pg.locator("[data-testid='stMain']")
+    pg.wait_for_selector(".js-plotly-plot .legendtext")  # the chart is drawn
+    sliders = main.locator("[data-testid='stSlider'] input[type=range]")
+    return {
+        "fn": main.locator("[data-testid='stTextInput'] input").first.input_value(),
+        "sliders": [sliders.nth(i).input_value() for i in range(sliders.count())],
+        "tab": main.locator("[role='tab'][aria-selected='true']").inner_text(),
+        "method": main.locator("[data-testid='stRadio'] input:checked").first.get_attribute(
+            "value"
+        ),
+        "traces": pg.evaluate(
+            "() => [...document.querySelectorAll('.js-plotly-plot')].map("
+            "p => p.data.map(t => t.name + ':' + (t.x.length ?? t.x.bdata)).join(','))"
+        ),
+        "katex": main.locator(".katex-mathml").first.inner_text(),
+    }
+
+
+def test_a_view_set_by_hand_opens_the_same_in_a_fresh_browser_on_a_fresh_server(
+    page, browser
+) -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/derivatives?lang=zh")
+    wait_for_app(page)
+    type_function(page, "tanh(x)")
+    order = page.get_by_role("slider").first  # "Highest order", 4 by default
+    order.focus()
+    for _ in range(3):  # 4 -> 7, as a student would with the arrow keys
+        order.press("ArrowRight")
+    wait_for_app(page)
+    page.get_by_text("Taylor 模式（hograd 自有）").click()
+    wait_for_app(page)
+    page.get_by_role("tab", name="查看 PyTorch 代码").click()
+    wait_for_app(page)
+    link = page.url
+    assert "deriv.order=7" in link and "deriv.fn=tanh" in link and "deriv.tab=code" in link
+    seen = _view(page)
+    assert seen["fn"] == "tanh(x)" and seen["sliders"][0] == "7"
+
+    page.get_by_text("分享当前视图").click()  # the share box holds the same link
+    wait_for_app(page)  # opening it reruns the app
+    shared = page.locator("[data-testid='stPopoverBody'] [data-testid='stCode']").inner_text()
+    assert shared.strip() == link
+
+    with running_server("links-fresh") as fresh:  # another server, never asked before
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        try:
+            other = context.new_page()
+            other.set_default_timeout(30_000)
+            other.goto(link.replace(page.base, fresh))
+            wait_for_app(other)
+            _check_no_trace(other)
+            assert _view(other) == seen
+            assert other.url.split("?")[1] == link.split("?")[1]
+        finally:
+            context.close()
+
+
+# ---- presentation mode ----------------------------------------------------------------------------
+
+PRESENT = [("", "home"), ("derivatives", "derivatives"), ("graph", "graph"), ("hvp", "hvp"),
+           ("why", "why")]  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("path", "name"), PRESENT)
+def test_presentation_mode_at_1920x1080(browser, server, path: str, name: str, lang: str) -> None:  # noqa: ANN001
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(60_000)
+        pg.goto(f"{server}/{path}?present=1&lang={lang}")
+        wait_for_app(pg)
+        _check_no_trace(pg)
+        expect(pg.locator("[data-testid='stSidebar']")).to_be_hidden()
+        title = pg.locator("[data-testid='stMain'] h1").first
+        assert float(title.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 48
+        text = pg.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer'] p").first
+        assert float(text.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 22
+        screenshot(pg, f"present-{name}-{lang}")
+        charts = pg.locator(".js-plotly-plot")
+        if charts.count():
+            charts.first.scroll_into_view_if_needed()
+            pg.wait_for_timeout(300)  # the scroll settles; the screenshot is only looked at
+            ticks = pg.locator(".js-plotly-plot .xtick text").first
+            if ticks.count():
+                assert float(ticks.evaluate("e => parseFloat(e.style.fontSize)")) >= 20
+            screenshot(pg, f"present-{name}-{lang}-chart")
+        pg.locator("[class*='st-key-links-leave'] button").click()  # leaves presentation mode
+        wait_for_app(pg)
+        assert "present=" not in pg.url
+    finally:
+        context.close()
+
+
+def test_presentation_mode_combines_with_embed(browser, server) -> None:  # noqa: ANN001
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    try:
+        pg = context.new_page()
+        pg.goto(f"{server}/graph?present=1&embed=true&lang=en&graph.order=3")
+        wait_for_app(pg)
+        _check_no_trace(pg)
+        assert "embed=true" in pg.url and "present=1" in pg.url
+        order = pg.locator("[data-testid='stMain'] [data-testid='stSlider'] input[type=range]")
+        assert order.first.input_value() == "3"
+        screenshot(pg, "present-graph-embed")
+    finally:
+        context.close()

@@ -1,0 +1,94 @@
+"""Presentation mode's figures (hograd_ui/plotting.py): every font of the figure grows by the
+stated factor, none stays under the stated minimum, the result is still a valid plotly figure
+(oracle: plotly's own validation), and outside presentation mode nothing changes."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from hograd_core import derivatives, parse
+from hograd_ui.derivative_figures import derivatives_figure
+from hograd_ui.plotting import (
+    PROJECTOR_MIN_FONT,
+    PROJECTOR_SCALE,
+    for_projector,
+    new_figure,
+    projector_on,
+    set_projector,
+)
+
+
+def _sizes(value: object, key: str = "") -> Iterator[tuple[str, float]]:
+    """(path, size) of every font size in a figure's dict (not its template)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == "template":
+                continue
+            if k == "size" and key.endswith("font") and isinstance(v, int | float):
+                yield key, v
+            yield from _sizes(v, k)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _sizes(v, key)
+
+
+def _figures() -> list[object]:
+    result = derivatives(parse("sin(x)*exp(-x^2)"), np.linspace(-3, 3, 200), 3, method="taylor")
+    annotated = new_figure(
+        [{"type": "scatter", "x": [0, 1], "y": [1, 2], "textfont": {"size": 18}}],
+        height=400, font={"size": 16}, xaxis={"tickfont": {"size": 14}},
+        legend={"orientation": "h", "y": -0.16, "font": {"size": 15}},
+        margin={"l": 60, "r": 30, "t": 60, "b": 110},
+        annotations=[{"text": "v", "x": 0, "y": 1, "font": {"size": 9}}],
+    )  # fmt: skip
+    return [derivatives_figure(result, "en"), derivatives_figure(result, "zh", separate=True),
+            annotated]  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _off() -> Iterator[None]:
+    yield
+    set_projector(False)
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_every_font_grows_and_none_is_under_the_minimum(index: int) -> None:
+    fig = _figures()[index]
+    plain = fig.to_dict()
+    big = for_projector(plain)
+    before = list(_sizes(plain["data"])) + list(_sizes(plain["layout"]))
+    after = list(_sizes(big["data"])) + list(_sizes(big["layout"]))
+    assert after and all(size >= PROJECTOR_MIN_FONT for _, size in after)
+    assert len(after) >= len(before)
+    for key, size in before:  # each font is scaled (or set to the figure's larger size)
+        least = max(PROJECTOR_MIN_FONT, round(size * PROJECTOR_SCALE))
+        assert any(k == key and s >= least for k, s in after), (key, size)
+    for axis in ("xaxis", "yaxis"):
+        assert big["layout"][axis]["tickfont"]["size"] >= PROJECTOR_MIN_FONT
+    go.Figure(big)  # plotly's validation accepts every property
+
+
+def test_a_legend_under_the_plot_moves_down_with_room_for_it() -> None:
+    big = for_projector(_figures()[2].to_dict())
+    assert big["layout"]["legend"]["y"] == pytest.approx(-0.16 * 1.8)
+    assert big["layout"]["margin"]["b"] == round(110 * 1.8)
+    assert big["layout"]["height"] > 400
+
+
+def test_the_switch_is_per_thread_and_changes_only_the_drawing() -> None:
+    fig = _figures()[0]
+    plain = fig.to_dict()
+    set_projector(True)
+    assert fig.to_dict()["layout"]["font"]["size"] > plain["layout"]["font"]["size"]
+    seen: list[bool] = []
+    other = threading.Thread(target=lambda: seen.append(projector_on()))
+    other.start()
+    other.join()
+    assert seen == [False]  # another session's script run is not affected
+    set_projector(False)
+    assert fig.to_dict()["layout"]["font"] == plain["layout"]["font"]
