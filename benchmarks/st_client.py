@@ -632,11 +632,12 @@ class StreamlitClient:
 
     @property
     def echoed(self) -> list[str]:
-        """``st.code`` blocks without a language: user text echoed back verbatim."""
+        """``st.code`` blocks without a language in the page's main area: user text echoed
+        back verbatim (the sidebar's share box shows the view's link the same way)."""
         return [
             p.code_text
-            for t, p in self.elements.values()
-            if t == "code" and p.language in ("", "plaintext", "text")
+            for path, (t, p) in self.elements.items()
+            if t == "code" and p.language in ("", "plaintext", "text") and path[:1] == (0,)
         ]
 
     @property
