@@ -27,4 +27,6 @@ ENV PYTHONUNBUFFERED=1 \
 EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).status != 200)"]
-CMD ["python", "-m", "streamlit", "run", "app.py", "--server.port", "8501", "--server.address", "0.0.0.0"]
+# The warm-up makes the first visit itself once the server answers (hograd_serving/warmup.py),
+# so the first student gets a warm server; it exits when done.
+CMD ["sh", "-c", "python -m hograd_serving.warmup http://127.0.0.1:8501 & exec python -m streamlit run app.py --server.port 8501 --server.address 0.0.0.0"]

@@ -22,7 +22,10 @@ $(VENV)/.dev: requirements-dev.txt $(VENV)/.runtime
 	$(PY) -m pip install --quiet --retries 1 -r requirements-dev.txt
 	@touch $@
 
+# The warm-up (hograd_serving/warmup.py) makes the first visit in the background once the
+# server answers, so the first student gets a warm server.
 run: $(VENV)/.runtime
+	$(PY) -m hograd_serving.warmup http://127.0.0.1:$(PORT) &
 	$(PY) -m streamlit run app.py --server.port $(PORT)
 
 # A class larger than one process serves: REPLICAS identical app processes on loopback ports

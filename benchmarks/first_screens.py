@@ -109,6 +109,10 @@ def first_screens(
 
 def report(r: dict[str, Any]) -> str:
     lines = []
+    if r.get("warm_up_ms") is not None:
+        lines.append(
+            f"warm-up of the fresh server (before the first visitor): {r['warm_up_ms']} ms"
+        )
     if "first_visitor" in r:
         f = r["first_visitor"]
         lines.append(f"first visitor ({f['page']}): settled {f['settled_ms']} ms, complete "
@@ -127,14 +131,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="rounds of deep links (default 3)")
     ap.add_argument("--first", default="derivatives", help="the first visitor's page")
     ap.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--warm", action="store_true", help="warm the fresh server first, as make "
+                    "run, deploy/replicas.py and the Dockerfile do (hograd_serving/warmup.py)")  # fmt: skip
     ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     args = ap.parse_args(argv)
     if not 1 <= args.rounds <= 20:
         ap.error(f"--rounds: expected 1 to 20, got {args.rounds}")
     server = Server(args.url, dict(item.split("=", 1) for item in args.server_env))
     try:
+        warmed = None
+        if args.warm:
+            from hograd_serving.warmup import warm
+
+            t0 = time.perf_counter()
+            log(f"warm-up: {warm(server.url)}")
+            warmed = ms(time.perf_counter() - t0)
         log(f"first screens on {server.url}")
         result = first_screens(server.url, args.rounds, args.first)
+        result["warm_up_ms"] = warmed
         result["server_env"] = args.server_env
     finally:
         server.stop()

@@ -103,6 +103,7 @@ class Replicas:
     port: int = 0
     env: dict[str, str] = field(default_factory=dict)
     log_dir: Path | None = None
+    warm: bool = False  # warm each replica (hograd_serving.warmup) before the proxy starts
     replicas: list[Replica] = field(default_factory=list)
     proxy: subprocess.Popen[bytes] | None = None
     _logs: list = field(default_factory=list)
@@ -138,6 +139,12 @@ class Replicas:
         deadline = time.monotonic() + START_SECONDS
         for replica in self.replicas:
             self._wait(replica.url, replica.process, deadline, replica.name)
+        if self.warm:  # students reach a replica only once it has made its own first visit
+            sys.path.insert(0, str(ROOT))  # run as a script, from deploy/
+            from hograd_serving.warmup import warm
+
+            for replica in self.replicas:
+                warm(replica.url)
         self.proxy = subprocess.Popen(  # -db: stay in the foreground, so it stops with us
             [haproxy, "-db", "-f", str(config)], stdout=self._log("haproxy.log"),
             stderr=subprocess.STDOUT,
@@ -200,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     env = {"HOGRAD_LEAN": "1"} if args.lean else {}
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
-    with Replicas(args.replicas, args.port, env) as group:
+    with Replicas(args.replicas, args.port, env, warm=True) as group:
         ports = ", ".join(f"{r.name} :{r.port}" for r in group.replicas)
         print(f"hograd: {group.url} -> {ports} (logs in {group.log_dir}); Ctrl+C stops all")
         try:

@@ -54,7 +54,10 @@ def test_the_image_installs_and_starts_as_make_run_does() -> None:
     assert "-r requirements.txt" in docker and "-r requirements.txt" in make
     assert "packages.txt" in docker and "USER hograd" in docker
     assert "HEALTHCHECK" in docker and "/_stcore/health" in docker
-    assert '"streamlit", "run", "app.py"' in docker and "streamlit run app.py" in make
+    assert "streamlit run app.py" in docker and "streamlit run app.py" in make
+    # both warm the fresh server up before the first student (hograd_serving/warmup.py)
+    assert "-m hograd_serving.warmup http://127.0.0.1:" in docker
+    assert "-m hograd_serving.warmup http://127.0.0.1:" in make
 
 
 def test_the_proxy_keeps_sessions_by_cookie_never_by_address() -> None:

@@ -1,0 +1,142 @@
+"""Warm a freshly started server before the first student arrives.
+
+A fresh process pays, in its first visitor's script run, for the imports (torch, sympy,
+plotly), the start of its helper processes and the default views' computations (the
+derivatives page's sympy and nested-autograd columns finish in the background and are polled
+by the page). ``warm(url)`` makes that visit itself: it opens each page over Streamlit's own
+websocket, as a browser does, answers the page's polling until the background columns are in,
+and leaves. Every cache it fills (``st.cache_data``, the background answers) is shared by all
+sessions, so the first real visitor gets the warm server's screens.
+
+Run it next to the server (``make run``, ``deploy/replicas.py`` and the Dockerfile do)::
+
+    python -m hograd_serving.warmup http://127.0.0.1:8501
+
+It waits for ``/_stcore/health`` first. It needs only what Streamlit itself installs
+(``websockets``). On Streamlit Community Cloud the platform starts the app; wake it before a
+lecture by opening it once (docs/deploy.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import urllib.request
+from http.cookiejar import CookieJar
+
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.sync.client import connect
+
+__all__ = ["PAGES", "warm", "wait_healthy"]
+
+#: The pages warmed, in order: the one a lecture usually opens first comes first.
+PAGES = ("derivatives", "graph", "hvp", "why", "lesson", "")
+_DONE = ForwardMsg.FINISHED_SUCCESSFULLY
+
+
+def wait_healthy(url: str, seconds: float = 120.0) -> bool:
+    """Whether ``url`` answered ``/_stcore/health`` within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    return True
+        except OSError:
+            time.sleep(0.25)
+    return False
+
+
+def _rerun(page: str, url: str, page_hash: str = "", fragment: str = "") -> bytes:
+    msg = BackMsg()
+    cs = msg.rerun_script
+    cs.page_name, cs.page_script_hash, cs.fragment_id = page, page_hash, fragment
+    ci = cs.context_info
+    ci.timezone, ci.timezone_offset, ci.locale, ci.url = "UTC", 0, "en-US", f"{url}/{page}"
+    return msg.SerializeToString()
+
+
+def warm_page(url: str, page: str, seconds: float = 60.0) -> str:
+    """Open ``page`` once and answer its polling until it stops (or ``seconds`` pass).
+
+    Returns "ok", "timeout" or the script's failure.
+    """
+    jar = CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    with opener.open(f"{url}/{page}", timeout=10) as resp:
+        resp.read()
+    cookies = "; ".join(f"{c.name}={c.value}" for c in jar)
+    xsrf = next((c.value for c in jar if c.name == "_streamlit_xsrf"), "")
+    protocols = ["streamlit", xsrf] if xsrf else ["streamlit"]
+    deadline = time.monotonic() + seconds
+    with connect(
+        "ws" + url[4:] + "/_stcore/stream", subprotocols=protocols,  # type: ignore[arg-type]
+        additional_headers={"Cookie": cookies} if cookies else None, origin=url,  # type: ignore[arg-type]
+        open_timeout=10,
+    ) as ws:  # fmt: skip
+        ws.send(_rerun(page, url))
+        page_hash, polling, finished = "", {}, False
+        while time.monotonic() < deadline:
+            if finished and not polling:
+                return "ok"
+            wait = min(polling.values(), default=deadline - time.monotonic())
+            try:
+                data = ws.recv(timeout=max(0.05, wait))
+            except TimeoutError:
+                for fragment in list(polling):  # the page's timer fired: poll as a browser does
+                    finished = False
+                    ws.send(_rerun("", url, page_hash, fragment))
+                continue
+            fwd = ForwardMsg.FromString(data) if isinstance(data, bytes) else ForwardMsg()
+            kind = fwd.WhichOneof("type")
+            if kind == "new_session":
+                page_hash, finished = fwd.new_session.page_script_hash, False
+                if not fwd.metadata.run.fragment_ids:
+                    polling.clear()
+            elif kind == "auto_rerun":
+                polling[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
+            elif kind == "stop_auto_rerun":
+                for fragment in fwd.stop_auto_rerun.fragment_ids:
+                    polling.pop(fragment, None)
+            elif kind == "script_finished":
+                finished = fwd.script_finished == _DONE or finished
+            elif kind == "session_event" and fwd.session_event.HasField(
+                "script_compilation_exception"
+            ):
+                return "the script failed to compile"
+    return "timeout"
+
+
+def warm(url: str, pages: tuple[str, ...] = PAGES, seconds: float = 60.0) -> dict[str, str]:
+    """Warm every page of the server at ``url``; returns each page's outcome."""
+    url = url.rstrip("/")
+    outcome: dict[str, str] = {}
+    for page in pages:
+        try:
+            outcome[page or "home"] = warm_page(url, page, seconds)
+        except (OSError, TimeoutError) as err:  # a server that went away: say so, go on
+            outcome[page or "home"] = f"{type(err).__name__}: {err}"
+    return outcome
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("url", help="the server, e.g. http://127.0.0.1:8501")
+    ap.add_argument("--wait", type=float, default=180.0, help="seconds to wait for health")
+    args = ap.parse_args(argv)
+    if not wait_healthy(args.url.rstrip("/"), args.wait):
+        print(f"warm-up: {args.url} did not become healthy in {args.wait:g} s", file=sys.stderr)
+        return 1
+    start = time.monotonic()
+    outcome = warm(args.url)
+    failed = {page: what for page, what in outcome.items() if what != "ok"}
+    print(f"warm-up: {len(outcome) - len(failed)} of {len(outcome)} pages in "
+          f"{time.monotonic() - start:.1f} s" + (f"; not warmed: {failed}" if failed else ""),
+          file=sys.stderr)  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
