@@ -8,14 +8,13 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
@@ -25,14 +24,6 @@ from hograd_ui.i18n import tr
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("en", "zh")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread() -> Iterator[None]:
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture()

@@ -14,20 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import torch
 from streamlit.testing.v1 import AppTest
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "hvp.py")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread() -> Iterator[None]:
-    """One torch thread, as app.py sets for the server (the page runs here without app.py): on
-    a busy 2-core machine the default pool makes training 10x slower."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def run(lang: str = "en", mode: str = "typed", **state: object) -> AppTest:

@@ -3,31 +3,17 @@ charts carry against the core's, a new sine and the step slider, a refused setti
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from pathlib import Path
-
 import numpy as np
 import pytest
-import torch
 from streamlit.testing.v1 import AppTest
 
 from hograd_core.applications.maml import METHODS, MamlConfig, adapt, meta_train
+from tests.app.why import PAGE, charts, open_tab
 from tests.arrays import plotly_array
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "why.py")
 NAMES = {"second": "second-order MAML", "first": "first-order MAML",
          "pretrain": "pre-training on all tasks"}  # fmt: skip
 SMALL = {"why.maml.hidden": 16, "why.maml.steps": 100, "why.maml.tasks": 4}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread() -> Iterator[None]:
-    """One torch thread, as app.py sets for the server (the page runs here without app.py)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
@@ -36,18 +22,7 @@ def default_run():  # noqa: ANN201
 
 
 def run(lang: str = "en", **state: object) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    at.session_state["lang"] = lang
-    at.session_state["why.tab"] = "maml"
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def charts(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return open_tab("maml", lang, 60, **state)
 
 
 def trace(chart: dict, name: str) -> dict:

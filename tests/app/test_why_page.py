@@ -4,8 +4,6 @@ the scenario buttons, detect_anomaly in a separate process, and the downloads.""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -18,34 +16,14 @@ from hograd_core.applications import gradient_stats as gs
 from hograd_core.applications import hessian_free as hf
 from hograd_core.applications import newton as nt
 from hograd_core.applications import stability as sb
+from tests.app.why import charts, open_tab
 from tests.arrays import plotly_array
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "why.py")
 TABS = ("newton", "hf", "stability", "stats")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread() -> Iterator[None]:
-    """One torch thread, as app.py sets for the server (the page runs here without app.py)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def run(tab: str, lang: str = "en", **state: object) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    at.session_state["lang"] = lang
-    at.session_state["why.tab"] = tab
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def charts(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return open_tab(tab, lang, 60, **state)
 
 
 def traces(chart: dict, name: str) -> list[dict]:

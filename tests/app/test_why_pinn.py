@@ -4,44 +4,19 @@ refused setting explained in both languages."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 from streamlit.testing.v1 import AppTest
 
 from hograd_core.applications import pinn as core
+from tests.app.why import charts, open_tab
 from tests.arrays import plotly_array
-
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "why.py")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread() -> Iterator[None]:
-    """One torch thread, as app.py sets for the server (the page runs here without app.py)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def run(lang: str = "en", **state: object) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=90)
-    at.session_state["lang"] = lang
-    at.session_state["why.tab"] = "pinn"
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def charts(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return open_tab("pinn", lang, 90, **state)
 
 
 def grid(z: object) -> np.ndarray:

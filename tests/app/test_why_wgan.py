@@ -5,12 +5,9 @@ mode, the snapshot slider and a refused setting."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 from streamlit.testing.v1 import AppTest
 
 from hograd_core.applications.wgan_code import wgan_code
@@ -18,29 +15,12 @@ from hograd_core.applications.wgan_gp import WganConfig, train_wgan
 from hograd_core.applications.wgan_penalty import penalty_check, penalty_graph
 from hograd_ui.graph_figures import flag_dot
 from hograd_ui.wgan_figures import norm_counts
+from tests.app.why import open_tab
 from tests.arrays import plotly_array
-
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "why.py")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread() -> Iterator[None]:
-    """One torch thread, as app.py sets for the server (the page runs here without app.py)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def run(lang: str = "en", **state: object) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=90)
-    at.session_state["lang"] = lang
-    at.session_state["why.tab"] = "wgan"
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_tab("wgan", lang, 90, **state)
 
 
 def trace(at: AppTest, name: str, axis: str = "y") -> np.ndarray:

@@ -27,14 +27,6 @@ from hograd_core.applications.pinn_code import pinn_code
 from hograd_core.taylor import _tan, taylor_derivatives
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():  # noqa: ANN201
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as the server runs (and as the bounds below were measured)
-    yield
-    torch.set_num_threads(threads)
-
-
 def fixed_network(width: int = 8, depth: int = 2, seed: int = 3) -> list[torch.Tensor]:
     return network_parameters((2, *(width,) * depth, 1), torch.Generator().manual_seed(seed))
 

@@ -33,14 +33,6 @@ from hograd_core.applications.wgan_penalty import penalty_check
 from hograd_core.curvature import _load_forward_ad
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():  # noqa: ANN201 - as the app runs: same reductions, same rounding
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def printed(source: str) -> dict[str, np.ndarray]:
     """Run a generated script; its ``name value ...`` lines by name (words other than numbers,
     as in ``lambda_max 10.0 stable_below 0.2``, dropped)."""

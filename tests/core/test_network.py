@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -22,16 +21,6 @@ quiet_forward_ad = pytest.mark.filterwarnings(
 )
 TINY = nw.NetConfig(dataset="moons", hidden=(6,), steps=150)  # 2-6-2: 32 parameters
 SMALL = nw.NetConfig(dataset="digits", hidden=(3,), steps=100)  # 64-3-10: 235 parameters
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread() -> Iterator[None]:
-    """One torch thread, as the app runs (app.py): on a busy 2-core machine the default pool
-    makes these small ops 10-100x slower."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

@@ -3,22 +3,12 @@ torch's FlopCounterMode on the real gradient and double-backward calls of the pa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from benchmarks.hvp import matmul_cost
 from hograd_core import network as nw
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread() -> Iterator[None]:
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def _macs(counter: FlopCounterMode) -> int:

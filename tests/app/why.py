@@ -1,0 +1,28 @@
+"""What the AppTests of the "Why gradients of gradients" tabs share: the page opened on one
+tab, and its charts as plotly dicts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "why.py")
+
+
+def open_tab(tab: str, lang: str = "en", timeout: float = 90, **state: object) -> AppTest:
+    """The why page run once on ``tab`` in ``lang``, with ``state`` set first; no exception."""
+    at = AppTest.from_file(PAGE, default_timeout=timeout)
+    at.session_state["lang"] = lang
+    at.session_state["why.tab"] = tab
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def charts(at: AppTest) -> list[dict]:
+    """Every plotly chart on the page, as its figure dict."""
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
