@@ -82,6 +82,7 @@ from benchmarks.st_client import (  # noqa: E402
     StreamlitClient,
     Widget,
 )
+from hograd_serving.warmup import wait_healthy  # noqa: E402
 
 #: The proxy's session-affinity cookie in front of replicas (deploy/haproxy.cfg).
 AFFINITY_COOKIE = "HOGRAD_REPLICA"
@@ -147,18 +148,6 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _healthy(url: str, timeout: float) -> bool:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                if resp.status == 200:
-                    return True
-        except OSError:
-            time.sleep(0.3)
-    return False
-
-
 class Server:
     """The app under test: started here, or found by its port when given ``--url``."""
 
@@ -170,7 +159,7 @@ class Server:
             if parsed.hostname not in LOOPBACK_HOSTS:
                 raise SystemExit(f"--url: expected http://127.0.0.1:PORT, got {url!r}")
             self.url = url.rstrip("/")
-            if not _healthy(self.url, 10):
+            if not wait_healthy(self.url, 10):
                 raise SystemExit(f"--url: {self.url}/_stcore/health did not answer")
             self.pid = self._pid_listening(parsed.port or 80)
             return
@@ -186,7 +175,7 @@ class Server:
         os.close(fd)
         self.url = f"http://127.0.0.1:{port}"
         self.pid = self.proc.pid
-        if not _healthy(self.url, 90):
+        if not wait_healthy(self.url, 90):
             self.stop()
             raise SystemExit(f"the server did not become healthy in 90 s (log: {self.log_path})")
 
