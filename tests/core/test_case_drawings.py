@@ -19,6 +19,7 @@ import torch
 
 from hograd_core.flaglab.cases import CASES, run_case
 from hograd_ui.graph_figures import flag_dot, flag_legend_html
+from tests.graph_walk import walk_tensors as walk
 
 ALL = [(case, variant) for case, spec in CASES.items() for variant in spec.variants]
 
@@ -36,17 +37,6 @@ def execute(snippet: str) -> dict:
 def lookup(namespace: dict, name: str) -> object:
     base, _, attr = name.partition(".")
     return getattr(namespace[base], attr) if attr else namespace.get(base)
-
-
-def walk(tensors: list[object]) -> list[object]:
-    seen: dict[object, None] = {}
-    stack = [t.grad_fn for t in tensors if torch.is_tensor(t)]
-    while stack:
-        fn = stack.pop()
-        if fn is not None and fn not in seen:
-            seen[fn] = None
-            stack.extend(nxt for nxt, _ in fn.next_functions)
-    return list(seen)
 
 
 def saved_state(fns: list[object]) -> Counter:

@@ -20,6 +20,7 @@ from hograd_core import parse
 from hograd_core.flaglab.flags import ACTIONS, FlagSettings, run_flags, run_flags_here
 from hograd_core.flaglab.isolated import decode, outcome_json
 from hograd_ui.graph_figures import flag_dot, flag_legend_html
+from tests.graph_walk import walk_tensors as walk
 
 FUNCTIONS = ["x**3", "tanh(x)", "2*x", "x + 1", "sin(x)*exp(-x**2)"]
 SETTINGS = [
@@ -56,17 +57,6 @@ def replay(text: str, s: FlagSettings) -> tuple[list[object], torch.Tensor, torc
     except ERRORS:
         pass
     return out, x, z
-
-
-def walk(tensors: list[object]) -> list[object]:
-    seen: dict[object, None] = {}
-    stack = [t.grad_fn for t in tensors if torch.is_tensor(t)]
-    while stack:
-        fn = stack.pop()
-        if fn is not None and fn not in seen:
-            seen[fn] = None
-            stack.extend(nxt for nxt, _ in fn.next_functions)
-    return list(seen)
 
 
 def saved_state(fns: list[object]) -> Counter:

@@ -14,6 +14,7 @@ from hograd_core import parse
 from hograd_core.flaglab.cases import run_case
 from hograd_core.flaglab.flags import FlagSettings, run_flags
 from hograd_ui.i18n import catalogue, tr
+from tests.graph_walk import walk
 
 EXPLAIN = "graph.flag.explain."
 FIX = "graph.flag.fix."
@@ -21,19 +22,6 @@ FIX = "graph.flag.fix."
 
 def leaf(value: float) -> torch.Tensor:
     return torch.tensor(value, dtype=torch.float64, requires_grad=True)
-
-
-def walk(root: object) -> list[object]:
-    """Every backward function reachable from ``root`` (an independent walk)."""
-    seen: list[object] = []
-    stack = [root]
-    while stack:
-        fn = stack.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.append(fn)
-        stack.extend(nxt for nxt, _ in fn.next_functions)
-    return seen
 
 
 def saved_of(fn: object) -> list[str]:

@@ -23,6 +23,7 @@ from hograd_core import parse
 from hograd_core.errors import ArgumentError, BudgetError
 from hograd_core.graph_dot import tensor_dot
 from hograd_core.hvp_graph import HVP_PASSES, hvp_graph, numbers
+from tests.graph_walk import walk_tensors as walk
 
 SEED = "w1**2*sin(w2)"
 
@@ -110,17 +111,6 @@ def replay(text: str, point: list[float], vector: list[float]):  # noqa: ANN201
     gv = torch.dot(torch.stack(g), torch.tensor(vector, dtype=torch.float64))
     hv = torch.autograd.grad(gv, w, materialize_grads=True)
     return [f, *g, gv, *hv]
-
-
-def walk(tensors: list) -> list:
-    seen: dict = {}
-    stack = [t.grad_fn for t in tensors if t.grad_fn is not None]
-    while stack:
-        fn = stack.pop()
-        if fn is not None and fn not in seen:
-            seen[fn] = None
-            stack.extend(nxt for nxt, _ in fn.next_functions)
-    return list(seen)
 
 
 def freed_state(fns: list) -> Counter:

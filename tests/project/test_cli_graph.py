@@ -21,6 +21,7 @@ import pytest
 import torch
 
 from hograd_core.graph_dot import PASS_COLOURS
+from tests.graph_walk import walk
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,17 +31,6 @@ def cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
         [sys.executable, "-m", "hograd_core", *args], cwd=ROOT, capture_output=True, text=True,
         timeout=120, env=env,
     )  # fmt: skip
-
-
-def walk(root: object) -> list[object]:
-    seen: dict[object, None] = {}
-    stack = [root]
-    while stack:
-        fn = stack.pop()
-        if fn is not None and fn not in seen:
-            seen[fn] = None
-            stack.extend(nxt for nxt, _ in fn.next_functions)
-    return list(seen)
 
 
 def new_per_pass(roots: list[torch.Tensor]) -> list[Counter]:
