@@ -221,6 +221,14 @@ def check_range(key: str, got: float, low: float, high: float, **extra: object) 
         raise cls(key, low=low, high=high, got=got, **extra)
 
 
+def check_dataset(dataset: str) -> None:
+    """Refuse a data set the network page does not have (ArgumentError naming the known ones)."""
+    if dataset not in DATASETS:
+        raise ArgumentError(
+            "hvp.net.dataset_unknown", got=str(dataset)[:40], known=", ".join(DATASETS)
+        )
+
+
 def check_config(config: NetConfig) -> None:
     """Refuse ``config`` if it is over :data:`NETWORK_BUDGET`: a pure check of the numbers in
     it, the same on any machine under any load.
@@ -231,10 +239,7 @@ def check_config(config: NetConfig) -> None:
             network's size allows (:func:`most_steps`).
     """
     b = NETWORK_BUDGET
-    if config.dataset not in DATASETS:
-        raise ArgumentError(
-            "hvp.net.dataset_unknown", got=str(config.dataset)[:40], known=", ".join(DATASETS)
-        )
+    check_dataset(config.dataset)
     check_range("hvp.net.budget.layers", len(config.hidden), 1, b.max_layers)
     for width in config.hidden:
         check_range("hvp.net.budget.width", width, 1, b.max_width)

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..errors import ArgumentError
-from ..network import DATASETS, FlatAdam, layer_blocks, load_data, mlp_loss
+from ..network import FlatAdam, check_dataset, layer_blocks, load_data, mlp_loss
 from .common import check, check_work, interleaved_medians, saved_bytes
 
 __all__ = [
@@ -190,10 +189,7 @@ def network_sizes(config: HFConfig) -> tuple[int, ...]:
 
 def _check(config: HFConfig) -> tuple[int, int]:
     b = HF_BUDGET
-    if config.dataset not in DATASETS:
-        raise ArgumentError(
-            "hvp.net.dataset_unknown", got=str(config.dataset)[:40], known=", ".join(DATASETS)
-        )
+    check_dataset(config.dataset)
     check("hidden layers", len(config.hidden), 1, b.max_layers)
     for width in config.hidden:
         check("width", width, 1, b.max_width)

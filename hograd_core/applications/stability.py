@@ -20,9 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..errors import ArgumentError
 from ..language import parse
-from ..network import DATASETS, layer_blocks, load_data, mlp_loss
+from ..network import check_dataset, layer_blocks, load_data, mlp_loss
 from .common import check, check_work, interleaved_medians, saved_bytes
 from .hessian_free import initial_parameters
 from .newton import quadratic
@@ -208,10 +207,7 @@ def net_stability(
             ``STABILITY_BUDGET.max_work`` (checked before any work).
     """
     b = STABILITY_BUDGET
-    if config.dataset not in DATASETS:
-        raise ArgumentError(
-            "hvp.net.dataset_unknown", got=str(config.dataset)[:40], known=", ".join(DATASETS)
-        )
+    check_dataset(config.dataset)
     check("hidden layers", len(config.hidden), 1, 3)
     for width in config.hidden:
         check("width", width, 1, 64)
