@@ -53,6 +53,18 @@ def show_outcome(outcome: FlagOutcome) -> None:
         flag_code(outcome.snippet)  # downloads: the script as .py
 
 
+def draw_flag_graph(place: object, outcome: FlagOutcome) -> bool:
+    """The run's graph in the flag lab's colours with its legend, in ``place``; or, over the
+    drawing limit, a caption that says so. Returns whether it was drawn."""
+    graph = outcome.drawing
+    if graph is None or not graph.drawable:
+        place.caption(t("graph.draw.too_large", limit=GRAPH_BUDGET.max_draw))
+        return False
+    place.html(figures.flag_legend_html(graph, lang()))
+    place.graphviz_chart(figures.flag_dot(graph, lang()), width="stretch")
+    return True
+
+
 def show_drawings(off: FlagOutcome, on: FlagOutcome, this: bool) -> None:
     """The real graph after the run, with create_graph=False and =True side by side; ``this``
     is the create_graph of the run shown above."""
@@ -60,14 +72,9 @@ def show_drawings(off: FlagOutcome, on: FlagOutcome, this: bool) -> None:
     for column, outcome, flag in zip(st.columns(2), (off, on), (False, True), strict=True):
         mark = f" · {t('graph.draw.this_run')}" if flag == this else ""
         column.markdown(f"`create_graph={flag}`{mark}")
-        graph = outcome.drawing
-        if graph is None or not graph.drawable:
-            column.caption(t("graph.draw.too_large", limit=GRAPH_BUDGET.max_draw))
-            continue
-        column.html(figures.flag_legend_html(graph, lang()))
-        column.graphviz_chart(figures.flag_dot(graph, lang()), width="stretch")
-        ops, kept, stale = graph.counts
-        column.caption(t("graphvars.draw.count", ops=ops, saved=kept, freed=stale))
+        if draw_flag_graph(column, outcome):
+            ops, kept, stale = outcome.drawing.counts
+            column.caption(t("graphvars.draw.count", ops=ops, saved=kept, freed=stale))
     nodes, saved_bytes = on.first_call
     if len(on.steps) > 2:  # the first call ran
         key = "graph.draw.changed" if nodes else "graph.draw.same"
@@ -96,12 +103,7 @@ def show_torchviz(outcome: FlagOutcome) -> None:
 def show_case_drawing(outcome: FlagOutcome) -> None:
     """The graph a classic case left behind, in the flag lab's colours."""
     st.markdown(f"**{t('graphvars.case.drawing')}**")
-    graph = outcome.drawing
-    if graph is None or not graph.drawable:
-        st.caption(t("graph.draw.too_large", limit=GRAPH_BUDGET.max_draw))
-        return
-    st.html(figures.flag_legend_html(graph, lang()))
-    st.graphviz_chart(figures.flag_dot(graph, lang()), width="stretch")
+    draw_flag_graph(st.container(), outcome)
 
 
 st.title(t("graph.title"))
