@@ -13,7 +13,7 @@ from hograd_core.language import Function
 from hograd_serving.cached import hvp_graph_for
 from hograd_ui import graph_hvp_figures as figures
 from pages._links import BIND
-from pages._ui import lang, show_error, t
+from pages._ui import lang, lazy_expander, show_error, t
 
 SEED_POINT, SEED_VECTOR = "1, pi/2", "0.5, 1"  # the seed's example for w1**2*sin(w2)
 
@@ -61,7 +61,11 @@ def several_variables(fn: Function) -> None:
             t("graphvars.too_large", nodes=f"{len(graph.nodes):,}", limit=GRAPH_BUDGET.max_draw),
             icon=":material/visibility_off:",
         )
-    with st.expander(t("graphvars.summary"), expanded=not graph.drawable, icon=":material/table:"):
-        st.dataframe(figures.hvp_summary_rows(result, lang()), hide_index=True)
-    with st.expander(t("graphvars.code"), icon=":material/code:"):
-        st.code(result.code, language="python")
+    summary = lazy_expander(t("graphvars.summary"), f"graphvars.summary.{graph.drawable}",
+                            expanded=not graph.drawable, icon=":material/table:")  # fmt: skip
+    with summary:
+        if summary.open:
+            st.dataframe(figures.hvp_summary_rows(result, lang()), hide_index=True)
+    with (code := lazy_expander(t("graphvars.code"), "graphvars.code", icon=":material/code:")):
+        if code.open:
+            st.code(result.code, language="python")

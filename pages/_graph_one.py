@@ -12,7 +12,7 @@ from hograd_serving.gate import BusyError
 from hograd_ui import graph_figures as figures
 from pages._downloads import graph_row
 from pages._links import BIND
-from pages._ui import lang, show_error, t
+from pages._ui import lang, lazy_expander, show_error, t
 
 TOP = GRAPH_BUDGET.max_order
 
@@ -98,8 +98,11 @@ def one_variable(fn: Function) -> float:
         st.warning(f"**{t('graph.too_large')}** {too_large}", icon=":material/visibility_off:")
         if saved and lab.view(order).drawable:
             st.caption(t("graph.too_large.saved"))
-    with st.expander(t("graph.summary.title"), expanded=not view.drawable, icon=":material/table:"):
-        st.dataframe(figures.summary_rows(view, lang()), hide_index=True)
+    summary = lazy_expander(t("graph.summary.title"), f"graph.summary.{view.drawable}",
+                            expanded=not view.drawable, icon=":material/table:")  # fmt: skip
+    with summary:
+        if summary.open:
+            st.dataframe(figures.summary_rows(view, lang()), hide_index=True)
 
     st.subheader(t("graph.growth.title"))
     st.plotly_chart(figures.growth_figure(lab.stats, order, lang()), key="graph.growth")
@@ -110,6 +113,7 @@ def one_variable(fn: Function) -> float:
             limit=f"{GRAPH_BUDGET.max_nodes:,}",
         ))  # fmt: skip
     st.markdown(figures.growth_text(lab.stats, lang()))
-    with st.expander(t("graph.table.title"), icon=":material/table:"):
-        st.dataframe(figures.stats_rows(lab.stats, lang()), hide_index=True)
+    with (table := lazy_expander(t("graph.table.title"), "graph.table", icon=":material/table:")):
+        if table.open:
+            st.dataframe(figures.stats_rows(lab.stats, lang()), hide_index=True)
     return x0

@@ -6,11 +6,13 @@ computes lives in hograd_core.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+import pandas as pd
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -153,6 +155,44 @@ def localized_radio(
     )  # fmt: skip
     write_choice(key, options[0])
     return st.session_state[key]
+
+
+#: Characters that start markdown or HTML in a cell of ``st.table`` (which renders every cell as
+#: markdown); a number's digits, signs, dots and exponents are not among them.
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]<>#|~$])")
+
+
+def _literal(value: object) -> object:
+    return _MARKDOWN.sub(r"\\\1", value) if isinstance(value, str) else value
+
+
+def static_table(frame: pd.DataFrame, *, hide_index: bool = True) -> None:
+    """A small table as plain HTML (``st.table``), every text cell and label shown literally.
+
+    Used for the short tables of a page's first screen: a data grid there makes a deep link
+    load and draw the grid's bundle (about a quarter of a second in a fresh browser on the
+    2-core test machine) before the page is ready. ``st.table`` renders cells as markdown, so
+    every character that could start formatting is escaped: the cells hold our own numbers and
+    labels and identifiers, never free text, and they show as written.
+    """
+    shown = frame.map(_literal)
+    shown.columns = [_literal(str(c)) for c in frame.columns]
+    if not hide_index:
+        shown.index = [_literal(str(i)) for i in frame.index]
+    st.table(shown, hide_index=hide_index)
+
+
+def lazy_expander(label: str, key: str, *, expanded: bool = False, icon: str | None = None):
+    """An expander whose content is computed and sent only while it is open:
+    ``with box: if box.open: ...``. Opening or closing it reruns the page (or the fragment).
+
+    Plain ``st.expander`` sends its content with every run even when closed, so a deep link
+    to a page paid for every graph, table and code block folded away in it: the browser
+    loaded their bundles (Graphviz, the data grid, the syntax highlighter) and drew them
+    before the page was ready. The open state is in ``st.session_state[key]`` (tests open an
+    expander by setting it); it starts as ``expanded``.
+    """
+    return st.expander(label, expanded=expanded, key=key, icon=icon, on_change="rerun")
 
 
 def lazy_tabs(labels: dict[str, str], key: str) -> dict[str, object]:

@@ -43,7 +43,15 @@ from hograd_ui.derivative_figures import (
 from hograd_ui.i18n import error_text
 from pages._downloads import derivatives_code, derivatives_row, note_x0
 from pages._links import BIND
-from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
+from pages._ui import (
+    function_box,
+    lang,
+    lazy_tabs,
+    localized_radio,
+    show_error,
+    static_table,
+    t,
+)
 
 PRESETS = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)"]
 POINTS = [100, 200, 500, 1000, 2000, 5000]
@@ -154,10 +162,9 @@ def _inspector_table(inspection: Inspection) -> None:
             t("deriv.col.diff_autograd"): cell(delta(r.autograd, r.sympy), ".1e"),
             t("deriv.col.diff_fd"): cell(delta(r.finite_difference, r.sympy), ".1e"),
         })  # fmt: skip
-    st.dataframe(
-        pd.DataFrame(rows), hide_index=True, key="deriv.table",
-        placeholder="—",  # not computed: order over a limit, sympy or autograd still going
-    )  # fmt: skip
+    # A static table, not the data grid: nine rows need no scrolling or sorting, and a deep link
+    # to the page then loads no grid bundle before it is ready (docs/performance.md).
+    static_table(pd.DataFrame(rows).fillna("—"))  # —: not computed (over a limit, or still going)
 
 
 def _notes_and_disagreements(fn: Function, inspection: Inspection, x0: float) -> None:

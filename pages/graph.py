@@ -1,5 +1,6 @@
 """Double-backward graph lab: the autograd graph pass by pass, the flag lab, the classic traps."""
 
+import pandas as pd
 import streamlit as st
 
 from hograd_core import HogradError
@@ -12,7 +13,7 @@ from pages._downloads import flag_code
 from pages._graph_hvp import several_variables
 from pages._graph_one import one_variable, refused
 from pages._links import BIND
-from pages._ui import function_box, lang, localized_radio, t
+from pages._ui import function_box, lang, lazy_expander, localized_radio, static_table, t
 
 RETAIN = {"None": None, "True": True, "False": False}  # retain_graph's choices, by label
 PRESETS = ["x**3", "sin(x)", "tanh(x)", "2*x", "relu(x)", "x**2", "exp(x)", "sin(x)*exp(-x**2)",
@@ -21,8 +22,9 @@ PRESETS = ["x**3", "sin(x)", "tanh(x)", "2*x", "relu(x)", "x**2", "exp(x)", "sin
 # language may have changed): see localized_radio in pages/_ui.py.
 
 
-def show_outcome(outcome: FlagOutcome) -> None:
-    """What PyTorch printed or raised, its warnings, why, the fix, and the code."""
+def show_outcome(outcome: FlagOutcome, key: str) -> None:
+    """What PyTorch printed or raised, its warnings, why, the fix, and the code (in an
+    expander keyed ``key``)."""
     if outcome.raised:
         st.error(
             t("graph.result.raised", error_type=outcome.steps[-1].error_type),
@@ -41,16 +43,17 @@ def show_outcome(outcome: FlagOutcome) -> None:
         for step in outcome.steps for r in step.results
     ]  # fmt: skip
     if rows:
-        st.dataframe(rows, hide_index=True)
+        static_table(pd.DataFrame(rows))
     facts = dict(outcome.params)  # read from the real graph: its functions, what was freed
     why = " ".join(t(key, **facts) for key in outcome.explain)
     st.info(f"**{t('graph.result.why')}** {why}", icon=":material/lightbulb:")
     if outcome.fixes:
         fix = " ".join(t(key, **facts) for key in outcome.fixes)
         st.success(f"**{t('graph.result.fix')}** {fix}", icon=":material/build:")
-    with st.expander(t("graph.result.code"), icon=":material/code:"):
-        st.code(outcome.snippet, language="python")
-        flag_code(outcome.snippet)  # downloads: the script as .py
+    with (box := lazy_expander(t("graph.result.code"), key, icon=":material/code:")):
+        if box.open:
+            st.code(outcome.snippet, language="python")
+            flag_code(outcome.snippet)  # downloads: the script as .py
 
 
 def draw_flag_graph(place: object, outcome: FlagOutcome) -> bool:
@@ -84,7 +87,12 @@ def show_drawings(off: FlagOutcome, on: FlagOutcome, this: bool) -> None:
 def show_torchviz(outcome: FlagOutcome) -> None:
     """torchviz's view of the same tensors, with the line of code that made it."""
     views = dict(outcome.views)
-    with st.expander(t("graph.tv.title"), icon=":material/account_tree:"):
+    linked = any(k in st.query_params for k in ("graph.tv.attrs", "graph.tv.saved"))
+    box = lazy_expander(t("graph.tv.title"), "graph.tv.open", expanded=linked,
+                        icon=":material/account_tree:")  # fmt: skip
+    with box:
+        if not box.open:  # its toggles are in the link only when it was open
+            return
         st.caption(t("graph.tv.lead"))
         with st.container(horizontal=True):
             attrs = st.toggle(t("graph.tv.attrs"), key="graph.tv.attrs", bind=BIND)
@@ -162,7 +170,7 @@ else:
             action,
         )
         outcome = flags_for(fn.text, x0, create_graph, *flags)
-        show_outcome(outcome)
+        show_outcome(outcome, "graph.flag.code")
         other = flags_for(fn.text, x0, not create_graph, *flags)  # create_graph flipped
         off, on = (other, outcome) if create_graph else (outcome, other)
         show_drawings(off, on, create_graph)
@@ -189,7 +197,7 @@ if CASES[case].isolated:
     st.caption(t("graph.flags.isolated", why=t(f"graph.flags.isolated.{why}")))
 try:
     shown = case_for(case, variant)
-    show_outcome(shown)
+    show_outcome(shown, "graph.case.code")
     show_case_drawing(shown)
 except HogradError as err:
     refused(err)

@@ -15,7 +15,7 @@ from hograd_serving.cached import POWER_STEPS, analysed, explore, three_ways, tr
 from hograd_ui import hvp_figures as figs
 from pages._downloads import eigen_file, hessian_file, hvp_code, hvp_row
 from pages._links import BIND
-from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
+from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, static_table, t
 
 LIMIT, STEP = 3.0, 0.05  # the sliders of p: -3..3 in steps of 0.05
 WIDTHS = [2, 4, 8, 16, 32, 64, 128, 256, 512]
@@ -104,7 +104,7 @@ def typed_mode() -> None:
         [[num(x) for x in row] for row in rows], columns=names,
         index=[t(f"hvp.col.{c}") for c in ("point", "vector", "gradient", "hv")],
     )  # fmt: skip
-    st.dataframe(table, width="stretch")
+    static_table(table, hide_index=False)
     st.caption(t("hvp.table.caption", ms=f"{r.seconds * 1000:.2f}"))
     hvp_row(fn, sliders["p"], sliders["v"], radius)  # downloads: the view as a notebook
 

@@ -26,7 +26,7 @@ from hograd_ui import why_figures as figs
 from pages import _why_maml, _why_pinn, _why_wgan
 from pages._downloads import newton_func, why_code, why_func
 from pages._links import BIND, url_choice, write_choice
-from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, t
+from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, static_table, t
 
 KAPPAS = [1, 2, 5, 10, 100, 1000]
 STATUS = {"converged": "why.status.converged", "steps": "why.status.steps",
@@ -137,8 +137,7 @@ def newton_tab() -> None:
         "why.newton.col.kind",
         "why.newton.col.ms",
     ]
-    st.dataframe(pd.DataFrame(rows, columns=[t(c) for c in cols]), hide_index=True,
-                 width="stretch")  # fmt: skip
+    static_table(pd.DataFrame(rows, columns=[t(c) for c in cols]))
     st.caption(t("why.newton.table_note", tol=f"{race.config.tol:g}"))
     for p in race.paths:
         name = t(figs.METHOD_KEYS[p.method])

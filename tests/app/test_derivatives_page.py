@@ -48,9 +48,9 @@ _CELLS = {"∞": math.inf, "-∞": -math.inf, "NaN": math.nan}
 
 
 def numeric(frame):  # noqa: ANN001, ANN201
-    """The inspector's table as numbers: its cells are text ("∞", "-∞", "NaN", None for a
+    """The inspector's table as numbers: its cells are text ("∞", "-∞", "NaN", "—" for a
     value not computed), so that no front-end formatting can change a sign."""
-    return frame.map(lambda v: math.nan if v is None else _CELLS.get(v, v)).apply(
+    return frame.map(lambda v: math.nan if v in (None, "—") else _CELLS.get(v, v)).apply(
         lambda column: column.astype(float)
     )
 
@@ -66,7 +66,7 @@ def inspected(text: str, order: int, x0: float):  # noqa: ANN201
 
 def test_inspector_table_agrees_with_sympy_and_autograd() -> None:
     at = inspected("tanh(x)", 5, 0.5)
-    frame = numeric(at.dataframe[0].value)
+    frame = numeric(at.table[0].value)
     assert list(frame.iloc[:, 0]) == [0, 1, 2, 3, 4, 5]
     taylor, autograd, exact = frame.iloc[:, 1], frame.iloc[:, 2], frame.iloc[:, 3]
     np.testing.assert_allclose(taylor, exact, rtol=1e-9)
@@ -96,19 +96,18 @@ def test_sympy_and_autograd_work_in_the_background_and_the_page_says_so(monkeypa
     text = "sin(x)*exp(-x^2/3)"  # no other test types it: nothing is known of it yet
     at = inspected("x**2", 4, 0.5)
     at.text_input(key="deriv.fn").set_value(text).run()  # one run of it, at order 4, x0 0.5
-    frame = at.dataframe[0].value
-    assert frame.iloc[:, 3].isna().all() and frame.iloc[:, 2].isna().all()  # sympy, autograd
-    assert not frame.iloc[:, 1].isna().any() and not frame.iloc[:, 4].isna().any()
+    frame = at.table[0].value
+    assert (frame.iloc[:, 3] == "—").all() and (frame.iloc[:, 2] == "—").all()  # sympy, autograd
+    assert "—" not in set(frame.iloc[:, 1]) | set(frame.iloc[:, 4])
     assert any("still working" in i.value and "of 5 orders" in i.value for i in at.info)
     assert any("Nested autograd is still building" in i.value for i in at.info)
-    assert at.dataframe[0].proto.placeholder == "—"  # not computed yet: a dash, not "None"
     released.set()
     # what the poll waits for
     assert not _cached.sympy_part(text, 4, 0.5, wait=60).working
     assert not _cached.autograd_part(text, 0.5, 4, wait=60).working
     monkeypatch.setattr(_cached, "WAIT", 1.0)  # the server's 0.025 s, with a margin
     at.run()
-    frame = numeric(at.dataframe[0].value)
+    frame = numeric(at.table[0].value)
     exact, autograd = frame.iloc[:, 3], frame.iloc[:, 2]
     assert not exact.isna().any() and not autograd.isna().any()
     assert not any("still" in i.value for i in at.info)
@@ -119,10 +118,10 @@ def test_sympy_and_autograd_work_in_the_background_and_the_page_says_so(monkeypa
 
 def test_code_snippet_runs_and_reproduces_the_inspector() -> None:
     at = inspected("x*sin(1/x) + e**x", 4, 1.25)
-    frame = numeric(at.dataframe[0].value)
+    frame = numeric(at.table[0].value)
     at.session_state["deriv.tab"] = "code"  # tabs compute only the open one (lazy_tabs)
     at.run()
-    assert not at.dataframe  # the inspector is not built behind the code tab
+    assert not at.table  # the inspector is not built behind the code tab
     snippet = next(c.value for c in at.code if "torch.autograd.grad" in c.value)
     out = subprocess.run(
         [sys.executable, "-c", snippet], capture_output=True, text=True, timeout=120
@@ -214,11 +213,11 @@ def test_a_typo_keeps_the_other_settings() -> None:
 def test_tabs_compute_only_the_open_one_and_keep_it_across_a_language_switch() -> None:
     at = open_page(PAGE)
     at.text_input(key="deriv.fn").set_value("sin(x)*exp(-x^2)").run()
-    assert at.dataframe and len(at.get("plotly_chart")) == 1  # inspector open, no Taylor chart
+    assert at.table and len(at.get("plotly_chart")) == 1  # inspector open, no Taylor chart
     at.session_state["deriv.tab"] = "taylor"
     at.run()
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    assert len(charts) == 2 and not at.dataframe
+    assert len(charts) == 2 and not at.table
     assert charts[1]["data"][1]["name"].startswith("Taylor")
     at.session_state["deriv.tab"] = "symbolic"
     at.run()
@@ -226,7 +225,7 @@ def test_tabs_compute_only_the_open_one_and_keep_it_across_a_language_switch() -
     at.session_state["lang"] = "zh"
     at.run()
     assert not at.exception and at.session_state["deriv.tab"] == "symbolic"
-    assert sum("f'" in x.value for x in at.latex) >= 1 and not at.dataframe  # still open
+    assert sum("f'" in x.value for x in at.latex) >= 1 and not at.table  # still open
 
 
 # ---- issue 14: every statement true, every number right ---------------------------------------
@@ -275,7 +274,7 @@ def test_inspector_shows_the_signs_of_infinities_and_nan_as_nan() -> None:
     """sqrt(x) at 0: the core gives 0, inf, -inf, inf; the table says ∞, -∞, ∞ in both method
     columns, and sympy's NaN is NaN, not a blank or a dash."""
     at = inspected("sqrt(x)", 3, 0.0)
-    frame = at.dataframe[0].value
+    frame = at.table[0].value
     assert list(frame.iloc[:, 1]) == ["0", "∞", "-∞", "∞"]
     assert list(frame.iloc[:, 2]) == ["0", "∞", "-∞", "∞"]
     assert list(frame.iloc[1:, 3]) == ["NaN", "NaN", "NaN"]
@@ -291,7 +290,7 @@ def test_a_nan_disagreement_is_flagged() -> None:
 
 def test_abs_cubed_has_its_true_second_derivative_in_every_column() -> None:
     at = inspected("abs(x)**3", 3, 0.0)
-    frame = at.dataframe[0].value
+    frame = at.table[0].value
     assert list(frame.iloc[2, 1:4]) == ["0", "0", "0"]  # 6|x| at 0; sympy's was NaN
 
 
@@ -302,7 +301,7 @@ def test_a_kink_is_named_with_its_convention(text: str, rule: str) -> None:
     """At 0, f″ = 0 beside a finite difference in the thousands: the page says these values
     are PyTorch's convention, not derivatives, and that the finite difference sees the kink."""
     at = inspected(text, 2, 0.0)
-    frame = at.dataframe[0].value
+    frame = at.table[0].value
     assert float(frame.iloc[2, 4]) > 1000  # the finite difference
     warnings = _warnings(at)
     assert rule in warnings and "PyTorch's convention" in warnings and "kink" in warnings

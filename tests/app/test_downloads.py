@@ -201,7 +201,7 @@ def test_hvp_code_torch_func_form_and_notebook(lang: str, files: dict) -> None:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_flag_lab_and_trap_scripts_download_as_shown(lang: str, files: dict) -> None:
-    at = run("graph.py", lang)
+    at = run("graph.py", lang, **{"graph.flag.code": True, "graph.case.code": True})  # unfolded
     buttons = [b for b in at.get("download_button") if b.proto.label == tr("downloads.py", lang)]
     assert len(buttons) == 2  # the flag lab's run and the trap's
     for button in buttons:

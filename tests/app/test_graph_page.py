@@ -14,17 +14,21 @@ from hograd_core import parse
 from hograd_core.flaglab.cases import CASES, run_case
 from hograd_core.flaglab.flags import ACTIONS, FlagSettings, run_flags
 from hograd_ui.graph_figures import PASS_COLOURS, dot_available, flag_dot
-from tests.app.conftest import ROOT, open_page, routes
+from tests.app.conftest import APP, open_page
 
 PAGE = "pages/graph.py"
 
 
-def open_graph(lang: str = "en") -> AppTest:
-    """The page through the router once app.py lists it, else the page file on its own."""
-    if PAGE in dict(routes()):
-        return open_page(PAGE, lang)
-    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=30)
-    at.session_state["lang"] = lang
+#: The flag lab's and the gallery's expanders that draw only while open (lazy_expander).
+FOLDED = ("graph.tv.open", "graph.flag.code", "graph.case.code", "graphvars.code")
+
+
+def open_graph(lang: str = "en", unfold: bool = True) -> AppTest:
+    """The page with torchviz's view and the two scripts unfolded, or as a link opens it."""
+    at = open_page(lang=lang)
+    for key in FOLDED if unfold else ():
+        at.session_state[key] = True
+    at.switch_page(PAGE)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -355,4 +359,30 @@ def test_every_case_and_variant(lang: str) -> None:
 def test_widget_keys_are_namespaced() -> None:
     at = open_graph()
     keys = [k for k in at.session_state if k != "lang" and not k.startswith("links.")]  # app.py's
-    assert keys and all(k.startswith("graph.") for k in keys), keys
+    assert keys and all(k.startswith(("graph.", "graphvars.")) for k in keys), keys
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_folded_parts_are_computed_only_when_opened(lang: str) -> None:
+    """torchviz's view, the scripts and the tables are in expanders that send nothing while
+    closed (pages/_ui.py, lazy_expander): a deep link draws four graphs, not five, and no
+    code of theirs. Opened, each shows what it holds; a link that sets torchviz's toggles
+    opens its expander."""
+    at = open_graph(lang, unfold=False)
+    assert len(at.get("graphviz_chart")) == FLAG_DRAWINGS  # the graph, 2 flag runs, the case
+    assert not any("make_dot" in c for c in codes(at))
+    assert not any(c.startswith("import torch") for c in codes(at))  # the scripts: folded
+    assert not at.dataframe  # the growth table and the summary: folded
+    for key in (*FOLDED, "graph.table"):
+        at.session_state[key] = True
+    rerun(at)
+    assert len(at.get("graphviz_chart")) == 1 + FLAG_DRAWINGS
+    assert sum("make_dot" in c for c in codes(at)) == 1
+    assert sum(c.startswith("import torch") for c in codes(at)) == 2
+    assert len(at.dataframe) == 1  # the growth table (the summary stays folded while drawn)
+    linked = AppTest.from_file(APP, default_timeout=60)  # a new browser, opened on the link
+    linked.query_params.update({"lang": lang, "graph.tv.saved": "true"})
+    linked.switch_page(PAGE)
+    rerun(linked)
+    assert linked.toggle(key="graph.tv.saved").value  # drawn: the expander is open
+    assert sum("show_saved=True" in c for c in codes(linked)) == 1

@@ -61,7 +61,9 @@ def metric(at: AppTest, label: str) -> str:
 
 
 def table(at: AppTest, index: int = 0) -> dict[str, list[str]]:
-    df = at.dataframe[index].value
+    """The page's tables in order: 0 the p, v, gradient and Hv table (a static table), 1 the
+    eigen table (a data grid, in the Hessian tab)."""
+    df = [*at.table, *at.dataframe][index].value
     return {str(row): [str(x) for x in df.loc[row]] for row in df.index}
 
 

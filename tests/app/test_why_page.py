@@ -70,7 +70,7 @@ def test_newton_chart_holds_the_cores_paths() -> None:
         (trace,) = traces(paths, "gradient descent" if path.method == "gd" else "Newton")
         np.testing.assert_allclose(plotly_array(trace["x"]), path.points[:, 0], rtol=1e-12)
         np.testing.assert_allclose(plotly_array(trace["y"]), path.points[:, 1], rtol=1e-12)
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert list(table.iloc[:, 1]) == ["out of steps", "converged"]  # Rosenbrock: GD is slow
 
 
@@ -79,7 +79,7 @@ def test_newton_on_the_saddle_warns_and_the_trust_region_escapes() -> None:
     warning = texts(at, "warning")
     assert "Pure Newton stopped where ∇f = 0 but not at a minimum" in warning
     assert "saddle" in warning
-    kinds = list(at.dataframe[0].value.iloc[:, 5])
+    kinds = list(at.table[0].value.iloc[:, 5])
     assert kinds == ["local minimum", "saddle point", "local minimum"]  # gd, Newton, trust
 
 
@@ -102,7 +102,7 @@ def test_newton_kappa_slider_writes_the_quadratic() -> None:
     at.select_slider(key="why.newton.kappa").set_value(100).run()
     assert at.text_input(key="why.newton.fn").value == nt.quadratic(100)
     assert at.number_input(key="why.newton.lr").value == pytest.approx(0.015)
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert table.iloc[1, 2] == "1"  # Newton: one iteration on a quadratic
 
 

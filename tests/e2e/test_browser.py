@@ -12,6 +12,8 @@ pytestmark = pytest.mark.e2e
 
 ROUTES = [(path, url) for path, url in routes() if url]  # the home page has its own test
 PLOTTED = {"derivatives", "graph", "hvp"}  # pages that draw a chart on first load
+#: The derivatives inspector's cells, row by row (a static table: pages/_ui.py, static_table).
+INSPECTOR_CELLS = "[data-testid='stTable'] tbody td"
 
 
 def _no_exception(page) -> None:  # noqa: ANN001
@@ -118,7 +120,7 @@ def test_derivatives_order_inspector_and_snippet_in_the_browser(page) -> None:  
     legend = [e.text_content() for e in page.locator(".legendtext").all()]
     assert "f⁽⁵⁾" in legend and "f⁽⁶⁾" not in legend
     # The inspector: 6 rows (orders 0..5) x 8 columns; Taylor, autograd and sympy agree.
-    cells = page.locator("[data-testid='stDataFrame'] [role='gridcell']").all_inner_texts()
+    cells = page.locator(INSPECTOR_CELLS).all_inner_texts()
     assert len(cells) == 6 * 8
     rows = [cells[i : i + 8] for i in range(0, len(cells), 8)]
     for k, row in enumerate(rows):
@@ -160,10 +162,10 @@ def test_sympy_fills_its_column_in_by_itself(page) -> None:  # noqa: ANN001
     note.wait_for(state="detached", timeout=60_000)  # nobody touched the page meanwhile
     wait_for_app(page)
     screenshot(page, "derivatives-sympy-done-en")
-    cells = page.locator("[data-testid='stDataFrame'] [role='gridcell']").all_inner_texts()
+    cells = page.locator(INSPECTOR_CELLS).all_inner_texts()
     rows = [cells[i : i + 8] for i in range(0, len(cells), 8)]
     assert [int(r[0]) for r in rows[:3]] == [0, 1, 2]
-    # the grid draws only the rows in view: each of them has sympy's value, equal to Taylor's
+    # every row has sympy's value, equal to Taylor's
     for row in rows:
         assert row[3] not in ("", "—"), row
         assert float(row[1]) == pytest.approx(float(row[3]), rel=1e-8, abs=1e-10)
@@ -180,8 +182,8 @@ def test_moving_x0_reruns_only_the_point_views(page) -> None:  # noqa: ANN001
     wait_for_app(page)
     type_function(page, "sin(x)*exp(-x^2)")
     wait_for_app(page)
-    grid = "[data-testid='stDataFrame'] [role='gridcell']"
-    page.locator(grid).first.wait_for(state="attached")  # the grid draws on a canvas
+    grid = INSPECTOR_CELLS
+    page.locator(grid).first.wait_for(state="attached")
     before = page.locator(grid).all_inner_texts()
     chart = page.locator(".js-plotly-plot").first.element_handle()
     start = len(sent)
@@ -208,11 +210,13 @@ def test_a_new_browser_gets_the_bundles_gzipped(browser, server) -> None:  # noq
     first.close()
     context = browser.new_context(viewport={"width": 1280, "height": 800})  # empty cache
     page = context.new_page()
-    bundles = []
+    bundles, order = [], []
     page.on(
         "response",
         lambda r: bundles.append(r) if "/static/js/" in r.url and r.url.endswith(".js") else None,
     )
+    page.on("request", lambda r: order.append("plotly") if "/PlotlyChart." in r.url else None)
+    page.on("websocket", lambda ws: order.append("websocket"))
     page.goto(f"{server}/derivatives")
     wait_for_app(page)
     _no_exception(page)
@@ -220,6 +224,9 @@ def test_a_new_browser_gets_the_bundles_gzipped(browser, server) -> None:  # noq
     assert len(bundles) >= 10
     encodings = {r.all_headers().get("content-encoding") for r in bundles}
     assert encodings == {"gzip"}, encodings
+    # Plotly's bundle is asked for by the page itself (early_bundles_html), once, before the
+    # websocket opens: not after the script has sent the first chart
+    assert order == ["plotly", "websocket"], order
     context.close()
 
 
@@ -237,7 +244,7 @@ def test_derivatives_truths_in_both_languages(page) -> None:  # noqa: ANN001
     wait_for_app(page)
     type_function(page, "sqrt(x - 0.5)")
     wait_for_background(page)
-    cells = page.locator("[data-testid='stDataFrame'] [role='gridcell']").all_inner_texts()
+    cells = page.locator(INSPECTOR_CELLS).all_inner_texts()
     rows = [cells[i : i + 8] for i in range(0, len(cells), 8)]
     core = [r.taylor for r in inspect_point(parse("sqrt(x - 0.5)"), 0.5, 4).rows]
     assert core[:4] == [0.0, math.inf, -math.inf, math.inf]

@@ -122,3 +122,49 @@ def test_the_running_servers_handler_is_found_and_wrapped_once() -> None:
         assert cls.get_response is wrapped
     finally:
         _serving._STATIC_DONE.set()
+
+
+PAGE = "<html><head><link rel='modulepreload' href='./static/js/index.Ab12Cd34.js'></head><body>"
+
+
+@pytest.fixture
+def with_plotly(tmp_path: Path):
+    """A static folder like Streamlit's: index.html with a head, and Plotly's element bundle."""
+    (tmp_path / "static" / "js").mkdir(parents=True)
+    (tmp_path / "static" / "js" / "index.Ab12Cd34.js").write_bytes(BUNDLE)
+    (tmp_path / "static" / "js" / "PlotlyChart.Zz9_x.js").write_bytes(BUNDLE)
+    (tmp_path / "index.html").write_text(PAGE)
+    plain = create_streamlit_static_handler(str(tmp_path), None)
+    wrapped = create_streamlit_static_handler(str(tmp_path), None)
+    _serving.gzip_static_class(type(wrapped))
+    _serving._PAGES.clear()
+    return tmp_path, plain, wrapped
+
+
+@pytest.mark.parametrize("path", ["/", "/derivatives", "/why"])
+def test_every_page_asks_for_plotly_before_its_first_chart(with_plotly, path: str) -> None:
+    """index.html, as the root or as a page's URL, gains a modulepreload link and an import of
+    Plotly's bundle right before </head>; nothing else of it or its headers changes."""
+    _, plain, wrapped = with_plotly
+    status0, head0, body0 = _request(plain, path, {"Accept-Encoding": "gzip"})
+    status, head, body = _request(wrapped, path, {"Accept-Encoding": "gzip"})
+    assert status0 == status == 200 and body0 == PAGE.encode()
+    href = "./static/js/PlotlyChart.Zz9_x.js"
+    added = (f'<link rel="modulepreload" crossorigin href="{href}"><script type="module">'
+             f'requestIdleCallback(() => import("{href}"))</script>')  # fmt: skip
+    assert body.decode() == PAGE.replace("</head>", added + "</head>")
+    assert int(head["content-length"]) == len(body)
+    assert {k: v for k, v in head.items() if k != "content-length"} == {
+        k: v for k, v in head0.items() if k != "content-length"
+    }
+    assert head["cache-control"] == "no-cache"  # a new build's page is fetched again
+    assert _request(wrapped, "/static/js/PlotlyChart.Zz9_x.js", {})[0] == 200  # the href exists
+
+
+def test_a_page_is_left_alone_without_exactly_one_plotly_bundle(with_plotly) -> None:
+    folder, plain, wrapped = with_plotly
+    (folder / "static" / "js" / "PlotlyChart.Other1.js").write_bytes(BUNDLE)  # two builds?
+    assert _request(wrapped, "/hvp", {}) == _request(plain, "/hvp", {})
+    assert _serving.early_bundles_html(b"<html><body>", folder / "static" / "js") == (
+        b"<html><body>"
+    )  # no head to add to
