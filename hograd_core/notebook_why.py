@@ -18,6 +18,7 @@ import math
 from collections.abc import Mapping
 
 from .errors import ArgumentError
+from .net_code import NETWORK_FIGURE
 from .notebook import _cells, _notebook
 
 __all__ = ["FIGURES", "WHY_TEXTS", "script_cells", "why_notebook"]
@@ -201,6 +202,7 @@ FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "maml": (_MAML, ()),
     "pinn": (_PINN, ()),
     "wgan": (_WGAN, ("dataset",)),
+    "network": (NETWORK_FIGURE, ()),  # the HVP page's network mode
 }
 
 

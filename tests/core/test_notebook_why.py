@@ -197,6 +197,12 @@ def test_bad_settings_are_refused_with_their_name(kind: str, settings: dict, mat
         why_notebook(kind, "import torch\n", **settings)
 
 
-def test_every_tab_has_a_figure() -> None:
+def test_every_figure_cell_opens_with_its_imports() -> None:
+    """why_notebook puts the page's settings right after the figure's first block: that block
+    must be the imports, so the settings sit between the imports and the drawing."""
     assert set(FIGURES) == {"newton", "hf", "quadratic", "stability", "stats", "maml", "pinn",
-                            "wgan"}  # fmt: skip
+                            "wgan", "network"}  # fmt: skip
+    for figure, _ in FIGURES.values():
+        imports, drawing = figure.strip().split("\n\n", 1)
+        assert all(line.startswith(("import ", "from ")) for line in imports.splitlines())
+        assert "import " not in drawing
