@@ -217,7 +217,8 @@ def _literal(name: str, value: object, choice: bool = True) -> str:
     if isinstance(value, str) and choice:
         return repr(value)
     if isinstance(value, tuple) and choice:
-        return "(" + "".join(_literal(name, v, choice=False) + ", " for v in value).rstrip() + ")"
+        items = [_literal(name, v, choice=False) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ArgumentError("why.nb.setting", name=name)
     return repr(int(value)) if isinstance(value, int) else repr(float(value))
