@@ -102,6 +102,20 @@ def test_newton_notebook_prints_the_race_and_keeps_the_typed_text() -> None:
     assert fig["data"][0]["cells"]["values"][0] == ["gd", "newton", "trust"]
 
 
+def test_newton_notebook_draws_a_race_with_a_singular_hessian() -> None:
+    """f = x² + y: its Hessian diag(2, 0) is singular, so Newton stops at once ("singular at
+    step 0"), and the figure still draws (the table says so; Newton has no end point)."""
+    fn = parse("x^2 + y")
+    config = RaceConfig(start=(0.5, 0.5), steps=5, methods=("gd", "newton"))
+    r, code = race(fn, config), race_code(fn, config)
+    assert {p.method: p.status for p in r.paths}["newton"] == "singular"
+    got, nb = execute(why_notebook("newton", code.source, TEXTS, text=fn.text, start=(0.5, 0.5)))
+    assert got["printed"]["newton"] == ["singular", "at", "step", 0.0]
+    (fig,) = figures(nb)
+    assert fig["data"][0]["cells"]["values"][1] == [5, "singular (0)"]
+    assert [d["name"] for d in fig["data"][2:]] == ["start", "gd"]
+
+
 def test_hf_notebook_prints_the_pages_losses() -> None:
     config = HFConfig(dataset="moons", steps=4, cg_iters=8, damping=0.5)
     run, code = hessian_free(config), hf_code(config)
