@@ -265,3 +265,18 @@ def test_a_linear_function_makes_newton_singular_not_a_crash() -> None:
     assert paths["newton"].status == "singular" and len(paths["newton"].points) == 1
     step = 5 * r.config.lr  # gradient (1, 1) each step
     assert paths["gd"].points[-1] == pytest.approx((0.5 - step, 0.5 - step), rel=1e-12)
+
+
+@pytest.mark.parametrize("text", ["x + y", "x^2 + y", "2*x - y + 1"])
+def test_the_generated_code_runs_a_linear_or_singular_race_as_the_core(text: str) -> None:
+    config = RaceConfig(start=(0.5, 0.5), steps=5, methods=("gd", "newton", "damped", "trust"))
+    r = race(parse(text), config)
+    printed = {row[0]: row[1:] for row in run_script(race_code(parse(text), config).source)}
+    for path in r.paths:
+        row = printed[path.method]
+        if path.status == "singular":
+            assert row == ["singular", "at", "step", "0"]
+            continue
+        assert int(row[0]) == len(path.points) - 1
+        np.testing.assert_allclose([float(x) for x in row[1:]],
+                                   [*path.points[-1], path.values[-1]], rtol=1e-12)  # fmt: skip
