@@ -154,12 +154,14 @@ fig.add_scatter(y=printed["loss"], mode="lines", name="loss", row=1, col=1)
 steps = list(range(1, len(printed["power"]) + 1))
 fig.add_scatter(x=steps, y=printed["power"], mode="lines+markers", name="power iteration",
                 row=1, col=2)
-fig.add_hline(y=printed["lanczos"][-1], line_dash="dash", annotation_text="Lanczos", row=1, col=2)
+fig.add_hline(y=printed["lanczos"][-1], line_dash="dash", annotation_text="Lanczos",
+              annotation_position="bottom right", row=1, col=2)
 probes = np.array(printed["probes"])
 running = np.cumsum(probes) / np.arange(1, probes.size + 1)
 fig.add_scatter(y=running, mode="lines", name="running mean of z·Hz", row=1, col=3)
 if "exact" in printed:
-    fig.add_hline(y=printed["exact"][0], line_dash="dot", annotation_text="exact", row=1, col=2)
+    fig.add_hline(y=printed["exact"][0], line_dash="dot", annotation_text="exact",
+                  annotation_position="top left", row=1, col=2)
     fig.add_hline(y=printed["trace_exact"][0], line_dash="dot", annotation_text="exact",
                   row=1, col=3)
 fig.update_xaxes(title_text="step", row=1, col=1)

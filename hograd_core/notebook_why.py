@@ -141,12 +141,13 @@ from plotly.subplots import make_subplots
 
 fig = make_subplots(rows=1, cols=2, subplot_titles=["held-out loss while training",
                                                     "error after k adaptation steps"])
-for method in ("second", "first", "pretrain"):
+colors = {"second": "#1f77b4", "first": "#ff7f0e", "pretrain": "#7f7f7f"}
+for method, color in colors.items():  # one color per starting point in both charts
     evals = printed["eval_" + method]
     fig.add_scatter(x=[10 * i for i in range(len(evals))], y=evals, mode="lines+markers",
-                    name=method, legendgroup=method, row=1, col=1)
+                    name=method, legendgroup=method, line_color=color, row=1, col=1)
     fig.add_scatter(y=printed["adapt_" + method], mode="lines+markers", name=method,
-                    legendgroup=method, showlegend=False, row=1, col=2)
+                    legendgroup=method, showlegend=False, line_color=color, row=1, col=2)
 fig.update_xaxes(title_text="meta step", row=1, col=1)
 fig.update_xaxes(title_text="k", row=1, col=2)
 fig.update_yaxes(type="log")
