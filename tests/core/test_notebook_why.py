@@ -220,3 +220,14 @@ def test_every_figure_cell_opens_with_its_imports() -> None:
         imports, drawing = figure.strip().split("\n\n", 1)
         assert all(line.startswith(("import ", "from ")) for line in imports.splitlines())
         assert "import " not in drawing
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_a_choice_setting_stays_one_string_literal(hostile: str) -> None:
+    nb = nbformat.reads(why_notebook("wgan", "import torch\n", {"figure": "f"}, dataset=hostile),
+                        as_version=4)  # fmt: skip
+    nbformat.validate(nb)
+    assert all(hostile not in c.source for c in nb.cells if c.cell_type == "markdown")
+    (assign,) = [s for s in ast.parse(nb.cells[-1].source).body if isinstance(s, ast.Assign)
+                 and s.targets[0].id == "dataset"]  # fmt: skip
+    assert isinstance(assign.value, ast.Constant) and assign.value.value == hostile
