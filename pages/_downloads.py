@@ -16,13 +16,17 @@ import streamlit as st
 from hograd_core.applications.func_forms import FORMS, pinn_func_code
 from hograd_core.applications.pinn import PinnConfig
 from hograd_core.csv_tables import curves_csv, eigen_csv, hessian_csv
+from hograd_core.errors import HogradError
 from hograd_core.func_code import derivatives_func_code, hessian_func_code, newton_func_code
 from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.hessian import HVPResult
 from hograd_core.language import Function
 from hograd_core.nested_autograd import BUDGET, DerivativeResult
+from hograd_core.net_code import network_code
+from hograd_core.network import NETWORK_BUDGET, NetConfig
 from hograd_core.notebook import derivatives_notebook, graph_notebook, hvp_notebook
-from pages._ui import t
+from hograd_core.notebook_why import why_notebook
+from pages._ui import show_error, t
 
 ICON = ":material/download:"
 PY, CSV, IPYNB = "text/x-python", "text/csv", "application/x-ipynb+json"
@@ -58,6 +62,20 @@ HVP_TEXTS = {
     "heatmap": "downloads.nb.hvp.heatmap", "contour": "downloads.nb.hvp.contour",
 }  # fmt: skip
 
+# The prose of each "Why" tab's notebook: its own title and figure, the shared rest.
+WHY_NB_SHARED = {"text": "why.nb.text", "script": "why.nb.script", "run": "why.nb.run",
+                 "results": "why.nb.results"}  # fmt: skip
+WHY_NB_TEXTS = {
+    "newton": ("why.nb.newton.title", "why.nb.newton.figure"),
+    "hf": ("why.nb.hf.title", "why.nb.hf.figure"),
+    "quadratic": ("why.nb.quadratic.title", "why.nb.quadratic.figure"),
+    "stability": ("why.nb.stability.title", "why.nb.stability.figure"),
+    "stats": ("why.nb.stats.title", "why.nb.stats.figure"),
+    "maml": ("why.nb.maml.title", "why.nb.maml.figure"),
+    "pinn": ("why.nb.pinn.title", "why.nb.pinn.figure"),
+    "wgan": ("why.nb.wgan.title", "why.nb.wgan.figure"),
+}
+
 
 def _texts(keys: dict[str, str], **params: object) -> dict[str, str]:
     return {name: t(key, **params) for name, key in keys.items()}
@@ -72,15 +90,25 @@ def _tag(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:10]
 
 
-def code_file(source: str, name: str, page: str, func_source: str | None = None) -> None:
+def code_file(
+    source: str,
+    name: str,
+    page: str,
+    func_source: str | None = None,
+    notebook: Callable[[], str] | None = None,
+) -> None:
     """The code view's .py download and, with ``func_source``, its torch.func form: shown in an
-    expander, and a second download. ``page`` namespaces the buttons' keys ("deriv")."""
+    expander, and a second download; with ``notebook`` (made on click), the view as a notebook.
+    ``page`` namespaces the buttons' keys ("deriv")."""
     tag = _tag(source + (func_source or ""))
     with st.container(horizontal=True):
         _button(t("downloads.py"), lambda: source, f"{name}.py", PY, f"{page}.download.py.{tag}")
         if func_source is not None:
             _button(t("downloads.func.py"), lambda: func_source, f"{name}_torch_func.py", PY,
                     f"{page}.download.func.{tag}")  # fmt: skip
+        if notebook is not None:
+            _button(t("downloads.notebook"), notebook, f"{name}.ipynb", IPYNB,
+                    f"{page}.download.ipynb.{tag}")  # fmt: skip
     if func_source is not None:
         with st.expander(t("downloads.func.title"), icon=":material/functions:"):
             st.caption(t("downloads.func.caption"))
@@ -157,12 +185,28 @@ def hvp_row(fn: Function, point: Sequence[float], vector: Sequence[float], radiu
             "hograd_hvp.ipynb", IPYNB, "hvp.download.ipynb")  # fmt: skip
 
 
-def why_code(source: str, func_source: str | None = None) -> None:
+def why_code(
+    source: str,
+    func_source: str | None = None,
+    kind: str | None = None,
+    text: str | None = None,
+    **settings: object,
+) -> None:
     """Under a script of the page "Why gradients of gradients": the .py, named for its tab,
-    and its torch.func form when there is one."""
+    its torch.func form when there is one and, with ``kind`` (a key of WHY_NB_TEXTS), the view
+    as a notebook: the same script in cells and the tab's figure (``text``: the typed
+    function; ``settings``: what the figure needs, see ``hograd_core.notebook_why.FIGURES``)."""
     tab = str(st.session_state.get("why.tab", "why"))
     name = f"hograd_why_{tab}" if tab.isidentifier() else "hograd_why"
-    code_file(source, name, "why", func_source)
+    notebook = None
+    if kind is not None:
+        title, figure = WHY_NB_TEXTS[kind]
+        texts = {**_texts(WHY_NB_SHARED), "title": t(title), "figure": t(figure)}
+
+        def notebook() -> str:  # runs on click, outside the script run: no st.* calls here
+            return why_notebook(kind, source, texts, text, **settings)
+
+    code_file(source, name, "why", func_source, notebook)
 
 
 def newton_func(source: str) -> str:
@@ -186,3 +230,23 @@ def graph_row(fn: Function, x0: float, order: int) -> None:
     texts = _texts(GRAPH_TEXTS, limit=GRAPH_BUDGET.max_draw)
     _button(t("downloads.notebook"), lambda: graph_notebook(fn, x0, order, texts),
             "hograd_graph.ipynb", IPYNB, "graph.download.ipynb")  # fmt: skip
+
+
+def network_script(run: tuple) -> None:
+    """Under the HVP page's network results: the script that trains and analyses the network
+    ``run`` (dataset, hidden, steps, seed, top_k, power steps, probes) in an expander, as .py
+    and as a notebook."""
+    dataset, hidden, steps, seed, top_k, power, probes = run
+    config = NetConfig(dataset, tuple(hidden), int(steps), seed=int(seed))
+    try:
+        code = network_code(config, int(top_k), int(power), int(probes))
+    except HogradError as err:
+        show_error(err)
+        return
+    limit = f"{NETWORK_BUDGET.full_hessian_max:,}"
+    texts = {**_texts(WHY_NB_SHARED), "title": t("hvp.net.nb.title", limit=limit),
+             "figure": t("hvp.net.nb.figure")}  # fmt: skip
+    with st.expander(t("hvp.net.nb.code"), icon=":material/code:"):
+        st.code(code.source, language="python", line_numbers=True, height=480)
+        code_file(code.source, "hograd_hvp_network", "hvp.net",
+                  notebook=lambda: why_notebook("network", code.source, texts))  # fmt: skip

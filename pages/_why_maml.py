@@ -28,7 +28,7 @@ def code_block(code: Code) -> None:
     st.markdown("**" + t("why.code.title") + "**")
     st.code(code.source, language="python", line_numbers=True, height=480)
     st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
-    why_code(code.source, why_func("maml", code.source))  # the .py, and its torch.func form
+    why_code(code.source, why_func("maml", code.source), "maml")  # .py, torch.func, notebook
 
 
 def settings() -> MamlConfig:

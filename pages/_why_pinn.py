@@ -68,7 +68,7 @@ def _code(code: Code, config: core.PinnConfig) -> None:
     st.markdown("**" + t("why.code.title") + "**")
     st.code(code.source, language="python", line_numbers=True, height=480)
     st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
-    why_code(code.source, pinn_func(config))  # the .py, and its torch.func form
+    why_code(code.source, pinn_func(config), "pinn")  # .py, torch.func, notebook
 
 
 def draw() -> None:

@@ -105,7 +105,8 @@ def draw() -> None:
     st.markdown("**" + t("why.code.title") + "**")
     st.code(code.source, language="python", line_numbers=True, height=480)
     st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
-    why_code(code.source, why_func("wgan", code.source))  # the .py, and its torch.func form
+    # the .py, its torch.func form, and the view as a notebook
+    why_code(code.source, why_func("wgan", code.source), "wgan", dataset=config.dataset)
 
 
 def silent_bug(check: object) -> None:

@@ -13,7 +13,7 @@ from hograd_core.hvp_code import COMMENTS, hvp_snippet
 from hograd_core.hvp_examples import KAPPAS, PRESETS, example, quadratic
 from hograd_serving.cached import POWER_STEPS, analysed, explore, three_ways, trained
 from hograd_ui import hvp_figures as figs
-from pages._downloads import eigen_file, hessian_file, hvp_code, hvp_row
+from pages._downloads import eigen_file, hessian_file, hvp_code, hvp_row, network_script
 from pages._links import BIND
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, static_table, t
 
@@ -310,6 +310,7 @@ def network_mode() -> None:
         show_error(err)
         st.stop()
     results(net, curv)
+    network_script(run)  # downloads: the network's script (.py) and the view as a notebook
 
 
 def results(net: nw.TrainedNet, curv) -> None:  # noqa: ANN001 - a NetCurvature

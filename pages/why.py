@@ -44,13 +44,14 @@ def caption(done: int, total: int) -> str:
     return t("why.progress", done=done, total=total)
 
 
-def code_block(code: Code, func_source: str | None = None) -> None:
+def code_block(code: Code, func_source: str | None = None, kind: str | None = None,
+               **notebook: object) -> None:  # fmt: skip
     """The generated script with line numbers; the marked lines named under it; its download
-    (and its torch.func form's, when given)."""
+    (and its torch.func form's, when given; the view as a notebook, for ``kind``)."""
     st.markdown("**" + t("why.code.title") + "**")
     st.code(code.source, language="python", line_numbers=True, height=480)
     st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
-    why_code(code.source, func_source)  # downloads: the script as .py
+    why_code(code.source, func_source, kind, **notebook)  # downloads: .py, notebook
 
 
 #: What a link leaves out: the form radios' and the network shapes' first values.
@@ -159,7 +160,7 @@ def newton_tab() -> None:
     left, right = st.columns([3, 2], gap="medium")
     left.plotly_chart(figs.newton_paths_figure(race, lang()), width="stretch")
     right.plotly_chart(figs.newton_convergence_figure(race, lang()), width="stretch")
-    code_block(code, newton_func(code.source))
+    code_block(code, newton_func(code.source), "newton", text=fn.text, start=(x0, y0))
 
 
 # ---- Hessian-free Newton ---------------------------------------------------------------------
@@ -239,7 +240,7 @@ def hf_tab() -> None:
         })  # fmt: skip
         st.dataframe(steps_table, hide_index=True, width="stretch", height=340)
         st.caption(t("why.hf.table_note"))
-    code_block(code, why_func("hf", code.source))
+    code_block(code, why_func("hf", code.source), "hf")
 
 
 # ---- the stability limit ---------------------------------------------------------------------
@@ -274,7 +275,7 @@ def quadratic_part() -> None:
     box(t(key, factor=num(run.factors[1], 4), limit=num(2 / run.lambda_max, 4),
           step=len(run.losses) - 1))  # fmt: skip
     st.plotly_chart(figs.quadratic_figure(run, lang()), width="stretch")
-    code_block(code, why_func("quadratic", code.source))
+    code_block(code, why_func("quadratic", code.source), "quadratic")
 
 
 def network_part() -> None:
@@ -314,7 +315,7 @@ def network_part() -> None:
                   hvp_kb=f"{run.hvp_saved_bytes / 1024:,.0f}",
                   memory=f"{run.hvp_saved_bytes / run.grad_saved_bytes:.2f}"))  # fmt: skip
     st.plotly_chart(figs.sharpness_figure(run, lang()), width="stretch")
-    code_block(code, why_func("stability", code.source))
+    code_block(code, why_func("stability", code.source), "stability", lr=lr, every=every)
 
 
 def stability_tab() -> None:
@@ -405,7 +406,7 @@ def stats_tab() -> None:
             st.plotly_chart(figs.histogram_figure(stats, index, lang()), width="stretch")
             st.caption(t("why.stats.hist_note"))
         downloads(stats, csv_text, json_text)
-    code_block(code, why_func("stats", code.source))
+    code_block(code, why_func("stats", code.source), "stats")
 
 
 def show_nan(stats: gs.GradientStats, config: gs.StatsConfig) -> None:

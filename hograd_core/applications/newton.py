@@ -224,7 +224,8 @@ def trust_region_step(g: torch.Tensor, H: torch.Tensor, radius: float) -> torch.
 
 
 def _singular(m: torch.Tensor) -> bool:
-    return not bool(torch.isfinite(m).all()) or float(torch.linalg.cond(m)) > 1e12
+    # not "cond > 1e12": the condition number of the zero matrix (f linear) is NaN
+    return not bool(torch.isfinite(m).all()) or not float(torch.linalg.cond(m)) <= 1e12
 
 
 def _path(fn: Function, method: str, config: RaceConfig) -> NewtonPath:

@@ -56,7 +56,8 @@ def test_only_the_open_tab_runs() -> None:
     at = run("newton")
     assert len(charts(at)) == 2  # the paths and the convergence, nothing from the other tabs
     labels = [b.proto.label for b in at.get("download_button")]  # its script, in two forms
-    assert labels == ["Download .py", "Download the torch.func form (.py)"]
+    assert labels == ["Download .py", "Download the torch.func form (.py)",
+                      "Download this view as a notebook (.ipynb)"]  # fmt: skip
 
 
 def test_newton_chart_holds_the_cores_paths() -> None:

@@ -255,3 +255,28 @@ def test_generated_code_uses_safe_names_for_any_variables() -> None:
     code = race_code(parse("torch^2 + w^2"), RaceConfig(start=(1.0, 1.0), methods=("newton",)))
     rows = run_script(code.source)
     assert rows[0][0] == "newton" and float(rows[0][-1]) == pytest.approx(0.0, abs=1e-20)
+
+
+def test_a_linear_function_makes_newton_singular_not_a_crash() -> None:
+    """f = x + y: H is the zero matrix, whose condition number torch gives as NaN; Newton must
+    report "singular" at step 0 (torch.linalg.solve would raise on it)."""
+    r = race(parse("x + y"), RaceConfig(start=(0.5, 0.5), steps=5, methods=("gd", "newton")))
+    paths = {p.method: p for p in r.paths}
+    assert paths["newton"].status == "singular" and len(paths["newton"].points) == 1
+    step = 5 * r.config.lr  # gradient (1, 1) each step
+    assert paths["gd"].points[-1] == pytest.approx((0.5 - step, 0.5 - step), rel=1e-12)
+
+
+@pytest.mark.parametrize("text", ["x + y", "x^2 + y", "2*x - y + 1"])
+def test_the_generated_code_runs_a_linear_or_singular_race_as_the_core(text: str) -> None:
+    config = RaceConfig(start=(0.5, 0.5), steps=5, methods=("gd", "newton", "damped", "trust"))
+    r = race(parse(text), config)
+    printed = {row[0]: row[1:] for row in run_script(race_code(parse(text), config).source)}
+    for path in r.paths:
+        row = printed[path.method]
+        if path.status == "singular":
+            assert row == ["singular", "at", "step", "0"]
+            continue
+        assert int(row[0]) == len(path.points) - 1
+        np.testing.assert_allclose([float(x) for x in row[1:]],
+                                   [*path.points[-1], path.values[-1]], rtol=1e-12)  # fmt: skip

@@ -1,0 +1,73 @@
+"""The notebook downloads of "Why gradients of gradients" and of the HVP page's network mode in
+real Chromium: the click delivers a valid notebook whose code is the script the page shows and
+whose prose is in the page's language. Screenshots of the download rows go to tests/artifacts/.
+(The notebooks' numbers are checked in a kernel by tests/core and tests/app.)"""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from hograd_ui.i18n import tr
+from tests.e2e.conftest import ARTIFACTS, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+
+def _download(page, label: str) -> str:  # noqa: ANN001
+    button = page.locator("[data-testid='stDownloadButton']", has_text=label).first
+    button.scroll_into_view_if_needed()
+    with page.expect_download(timeout=60_000) as info:
+        button.locator("button").click()
+    assert info.value.failure() is None
+    with open(info.value.path(), encoding="utf-8") as f:
+        return f.read()
+
+
+def _shot(page, label: str, name: str) -> None:  # noqa: ANN001
+    button = page.locator("[data-testid='stDownloadButton']", has_text=label).first
+    button.scroll_into_view_if_needed()
+    page.evaluate("window.scrollBy(0, 200)")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def _check(text: str, lang: str, title: str, **params: object) -> nbformat.NotebookNode:
+    nb = nbformat.reads(text, as_version=4)
+    nbformat.validate(nb)
+    prose = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    assert prose[0] == tr(title, lang, **params)
+    assert tr("why.nb.run", lang) in prose
+    return nb
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_newton_tab_notebook_downloads(page, lang: str) -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/why?lang={lang}")
+    wait_for_app(page, timeout=90_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=90_000)
+    wait_for_app(page, timeout=90_000)
+    label = tr("downloads.notebook", lang)
+    _shot(page, label, f"why-notebook-newton-{lang}")
+    nb = _check(_download(page, label), lang, "why.nb.newton.title")
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    assert code[0].startswith("text = ") and any(c.startswith("%%capture run\n") for c in code)
+    script = _download(page, tr("downloads.py", lang))
+    assert [c for c in code if c.startswith("def f(w):")][0] in script
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_hvp_network_notebook_downloads(page, lang: str) -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/hvp?lang={lang}&hvp.mode=network&hvp.net.steps=50")
+    wait_for_app(page, timeout=90_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    wait_for_app(page, timeout=90_000)
+    page.get_by_text(tr("hvp.net.nb.code", lang)).click()  # open the script's expander
+    wait_for_app(page)
+    label = tr("downloads.notebook", lang)
+    _shot(page, label, f"hvp-network-notebook-{lang}")
+    nb = _check(_download(page, label), lang, "hvp.net.nb.title", limit="2,000")
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "for step in range(50):" in code and "load_digits" in code
+    assert page.locator("[data-testid='stException']").count() == 0
