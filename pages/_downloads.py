@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import streamlit as st
 
+from hograd_core.applications.common import Code
 from hograd_core.applications.func_forms import FORMS, pinn_func_code
 from hograd_core.applications.pinn import PinnConfig
 from hograd_core.csv_tables import curves_csv, eigen_csv, hessian_csv
@@ -26,7 +27,7 @@ from hograd_core.net_code import network_code
 from hograd_core.network import NETWORK_BUDGET, NetConfig
 from hograd_core.notebook import derivatives_notebook, graph_notebook, hvp_notebook
 from hograd_core.notebook_why import why_notebook
-from pages._ui import show_error, t
+from pages._ui import lazy_expander, show_error, t
 
 ICON = ":material/download:"
 PY, CSV, IPYNB = "text/x-python", "text/csv", "application/x-ipynb+json"
@@ -110,9 +111,12 @@ def code_file(
             _button(t("downloads.notebook"), notebook, f"{name}.ipynb", IPYNB,
                     f"{page}.download.ipynb.{tag}")  # fmt: skip
     if func_source is not None:
-        with st.expander(t("downloads.func.title"), icon=":material/functions:"):
-            st.caption(t("downloads.func.caption"))
-            st.code(func_source, language="python")
+        box = lazy_expander(t("downloads.func.title"), f"{page}.func.open",
+                            icon=":material/functions:")  # fmt: skip
+        with box:
+            if box.open:
+                st.caption(t("downloads.func.caption"))
+                st.code(func_source, language="python")
 
 
 def derivatives_code(fn: Function, plain: str, x0: float, order: int, grid: tuple) -> None:
@@ -207,6 +211,24 @@ def why_code(
             return why_notebook(kind, source, texts, text, **settings)
 
     code_file(source, name, "why", func_source, notebook)
+
+
+def why_script(
+    code: Code,
+    func_source: str | None = None,
+    kind: str | None = None,
+    text: str | None = None,
+    **settings: object,
+) -> None:
+    """A "Why" tab's script, folded until asked for (it and its highlighter are the heaviest
+    part of a tab's first screen), with line numbers and its create_graph lines named; then its
+    downloads (:func:`why_code`, same arguments)."""
+    box = lazy_expander(t("why.code.title"), f"why.code.{kind or 'script'}", icon=":material/code:")
+    with box:
+        if box.open:
+            st.code(code.source, language="python", line_numbers=True, height=480)
+            st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
+    why_code(code.source, func_source, kind, text, **settings)
 
 
 def newton_func(source: str) -> str:

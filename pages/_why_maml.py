@@ -8,12 +8,11 @@ import math
 import streamlit as st
 
 from hograd_core import HogradError
-from hograd_core.applications.common import Code
 from hograd_core.applications.maml import MAML_BUDGET, METHODS, MamlConfig
 from hograd_serving.cached import why_maml, why_maml_adapt
 from hograd_ui import maml_figures as figs
 from hograd_ui.why_figures import finite_or_dash
-from pages._downloads import why_code, why_func
+from pages._downloads import why_func, why_script
 from pages._ui import lang, show_error, t
 
 Q = {"bind": "query-params"}  # the view is a link (issue 18)
@@ -22,13 +21,6 @@ ACTIVATIONS = {"relu": "ReLU", "tanh": "tanh"}
 
 def caption(done: int, total: int) -> str:
     return t("why.progress", done=done, total=total)
-
-
-def code_block(code: Code) -> None:
-    st.markdown("**" + t("why.code.title") + "**")
-    st.code(code.source, language="python", line_numbers=True, height=480)
-    st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
-    why_code(code.source, why_func("maml", code.source), "maml")  # .py, torch.func, notebook
 
 
 def settings() -> MamlConfig:
@@ -113,4 +105,4 @@ def draw() -> None:
     left.plotly_chart(figs.error_figure(adaptation, steps, lang()), width="stretch")
     right.plotly_chart(figs.meta_training_figure(run, lang()), width="stretch")
     st.markdown(t("maml.explain"))
-    code_block(code)
+    why_script(code, why_func("maml", code.source), "maml")  # .py, torch.func, notebook

@@ -6,11 +6,10 @@ import streamlit as st
 
 from hograd_core import HogradError
 from hograd_core.applications import pinn as core
-from hograd_core.applications.common import Code
 from hograd_serving.cached import why_pinn_run
 from hograd_ui import pinn_figures as figs
 from hograd_ui.why_figures import finite_or_dash
-from pages._downloads import pinn_func, why_code
+from pages._downloads import pinn_func, why_script
 from pages._ui import lang, show_error, t
 
 ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0]
@@ -64,13 +63,6 @@ def _settings() -> core.PinnConfig:
                            int(seed))  # fmt: skip
 
 
-def _code(code: Code, config: core.PinnConfig) -> None:
-    st.markdown("**" + t("why.code.title") + "**")
-    st.code(code.source, language="python", line_numbers=True, height=480)
-    st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
-    why_code(code.source, pinn_func(config), "pinn")  # .py, torch.func, notebook
-
-
 def draw() -> None:
     st.markdown(t("pinn.intro"))
     config = _settings()
@@ -99,4 +91,4 @@ def draw() -> None:
     left.plotly_chart(figs.slices_figure(run, lang()), width="stretch", key="why.pinn.slices")
     right.plotly_chart(figs.losses_figure(run, lang()), width="stretch", key="why.pinn.losses")
     st.markdown(t("pinn.explain"))
-    _code(code, config)
+    why_script(code, pinn_func(config), "pinn")  # .py, torch.func, notebook

@@ -12,7 +12,7 @@ from hograd_core.applications.wgan_gp import DATASETS, MODES, WGAN_BUDGET, WganC
 from hograd_serving.cached import why_wgan_graph, why_wgan_run
 from hograd_ui import wgan_figures as figs
 from hograd_ui.graph_figures import flag_legend_html
-from pages._downloads import why_code, why_func
+from pages._downloads import why_func, why_script
 from pages._ui import lang, show_error, t
 
 P = "why.wgan"
@@ -102,11 +102,8 @@ def draw() -> None:
     silent_bug(check)
     st.markdown(t("wgan.cost", gp=f"{costs.gp_seconds * 1e3:.2f}",
                   plain=f"{costs.plain_seconds * 1e3:.2f}", rounds=costs.rounds))  # fmt: skip
-    st.markdown("**" + t("why.code.title") + "**")
-    st.code(code.source, language="python", line_numbers=True, height=480)
-    st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
-    # the .py, its torch.func form, and the view as a notebook
-    why_code(code.source, why_func("wgan", code.source), "wgan", dataset=config.dataset)
+    # the script; the .py, its torch.func form, and the view as a notebook
+    why_script(code, why_func("wgan", code.source), "wgan", dataset=config.dataset)
 
 
 def silent_bug(check: object) -> None:

@@ -11,7 +11,6 @@ import streamlit as st
 from hograd_core import HogradError
 from hograd_core.applications import gradient_stats as gs
 from hograd_core.applications import newton as nt
-from hograd_core.applications.common import Code
 from hograd_core.applications.hessian_free import HF_BUDGET
 from hograd_core.network import DATASETS
 from hograd_serving.cached import (
@@ -24,7 +23,7 @@ from hograd_serving.cached import (
 )
 from hograd_ui import why_figures as figs
 from pages import _why_maml, _why_pinn, _why_wgan
-from pages._downloads import newton_func, why_code, why_func
+from pages._downloads import newton_func, why_func, why_script
 from pages._links import BIND, url_choice, write_choice
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, static_table, t
 
@@ -42,16 +41,6 @@ def num(x: float, digits: int = 4) -> str:
 
 def caption(done: int, total: int) -> str:
     return t("why.progress", done=done, total=total)
-
-
-def code_block(code: Code, func_source: str | None = None, kind: str | None = None,
-               **notebook: object) -> None:  # fmt: skip
-    """The generated script with line numbers; the marked lines named under it; its download
-    (and its torch.func form's, when given; the view as a notebook, for ``kind``)."""
-    st.markdown("**" + t("why.code.title") + "**")
-    st.code(code.source, language="python", line_numbers=True, height=480)
-    st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
-    why_code(code.source, func_source, kind, **notebook)  # downloads: .py, notebook
 
 
 #: What a link leaves out: the form radios' and the network shapes' first values.
@@ -160,7 +149,7 @@ def newton_tab() -> None:
     left, right = st.columns([3, 2], gap="medium")
     left.plotly_chart(figs.newton_paths_figure(race, lang()), width="stretch")
     right.plotly_chart(figs.newton_convergence_figure(race, lang()), width="stretch")
-    code_block(code, newton_func(code.source), "newton", text=fn.text, start=(x0, y0))
+    why_script(code, newton_func(code.source), "newton", text=fn.text, start=(x0, y0))
 
 
 # ---- Hessian-free Newton ---------------------------------------------------------------------
@@ -240,7 +229,7 @@ def hf_tab() -> None:
         })  # fmt: skip
         st.dataframe(steps_table, hide_index=True, width="stretch", height=340)
         st.caption(t("why.hf.table_note"))
-    code_block(code, why_func("hf", code.source), "hf")
+    why_script(code, why_func("hf", code.source), "hf")
 
 
 # ---- the stability limit ---------------------------------------------------------------------
@@ -275,7 +264,7 @@ def quadratic_part() -> None:
     box(t(key, factor=num(run.factors[1], 4), limit=num(2 / run.lambda_max, 4),
           step=len(run.losses) - 1))  # fmt: skip
     st.plotly_chart(figs.quadratic_figure(run, lang()), width="stretch")
-    code_block(code, why_func("quadratic", code.source), "quadratic")
+    why_script(code, why_func("quadratic", code.source), "quadratic")
 
 
 def network_part() -> None:
@@ -315,7 +304,7 @@ def network_part() -> None:
                   hvp_kb=f"{run.hvp_saved_bytes / 1024:,.0f}",
                   memory=f"{run.hvp_saved_bytes / run.grad_saved_bytes:.2f}"))  # fmt: skip
     st.plotly_chart(figs.sharpness_figure(run, lang()), width="stretch")
-    code_block(code, why_func("stability", code.source), "stability", lr=lr, every=every)
+    why_script(code, why_func("stability", code.source), "stability", lr=lr, every=every)
 
 
 def stability_tab() -> None:
@@ -406,7 +395,7 @@ def stats_tab() -> None:
             st.plotly_chart(figs.histogram_figure(stats, index, lang()), width="stretch")
             st.caption(t("why.stats.hist_note"))
         downloads(stats, csv_text, json_text)
-    code_block(code, why_func("stats", code.source), "stats")
+    why_script(code, why_func("stats", code.source), "stats")
 
 
 def show_nan(stats: gs.GradientStats, config: gs.StatsConfig) -> None:

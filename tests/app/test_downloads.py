@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 from hograd_core import derivatives, explore, hvp, parse
 from hograd_core.curvature import _load_forward_ad
 from hograd_ui.i18n import tr
+from tests.app.why import FOLDED as WHY_FOLDED
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("en", "zh")
@@ -42,9 +43,16 @@ def files(monkeypatch: pytest.MonkeyPatch) -> dict[str, tuple[Callable, str]]:
     return made
 
 
+#: Folded parts that send nothing while closed (lazy_expander): the scripts of the why tabs,
+#: and the torch.func forms under the code views. ``run`` unfolds them.
+UNFOLDED = (*WHY_FOLDED, "deriv.func.open", "hvp.func.open")
+
+
 def run(page: str, lang: str, **state: object) -> AppTest:
     at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=60)
     at.session_state["lang"] = lang
+    for key in UNFOLDED:
+        at.session_state[key] = True
     for key, value in state.items():
         at.session_state[key] = value
     at.run()

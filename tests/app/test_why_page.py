@@ -4,6 +4,7 @@ the scenario buttons, detect_anomaly in a separate process, and the downloads.""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -268,3 +269,20 @@ def test_newton_start_where_f_is_undefined_says_so() -> None:
     at.number_input(key="why.newton.x0").set_value(-1.0).run()
     assert not at.exception
     assert "not a finite number at the start point" in texts(at, "warning")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_tabs_script_is_folded_until_asked_for(lang: str) -> None:
+    """The script (and its torch.func form) is sent only once its expander is opened; its
+    downloads are there either way. Opened, the script is the .py the tab offers."""
+    folded = open_tab("newton", lang, unfold=False)
+    assert not folded.code  # no script, no torch.func form: no highlighter to load
+    assert len(folded.get("download_button")) == 3  # .py, torch.func .py, notebook
+    unfolded = open_tab("newton", lang)
+    scripts = [c.value for c in unfolded.code]
+    assert len(scripts) == 2 and "create_graph=True" in scripts[0]
+    assert "torch.func" in scripts[1]
+    marked = next(c.value for c in unfolded.caption if "# <--" in c.value)  # names the lines
+    lines = scripts[0].splitlines()
+    numbers = [int(n) for n in re.findall(r"\d+", marked.split("# <--")[1])]
+    assert numbers and all("# <--" in lines[n - 1] for n in numbers)

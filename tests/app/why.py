@@ -11,11 +11,22 @@ from streamlit.testing.v1 import AppTest
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "why.py")
 
 
-def open_tab(tab: str, lang: str = "en", timeout: float = 90, **state: object) -> AppTest:
-    """The why page run once on ``tab`` in ``lang``, with ``state`` set first; no exception."""
+#: The folded parts of a tab (pages/_downloads.py why_script, code_file): its script, by kind,
+#: and its torch.func form. They send nothing while closed; ``open_tab`` unfolds them.
+FOLDED = (*(f"why.code.{kind}" for kind in ("newton", "hf", "quadratic", "stability", "stats",
+                                           "maml", "pinn", "wgan")), "why.func.open")  # fmt: skip
+
+
+def open_tab(
+    tab: str, lang: str = "en", timeout: float = 90, unfold: bool = True, **state: object
+) -> AppTest:
+    """The why page run once on ``tab`` in ``lang``, with ``state`` set first and (``unfold``)
+    the script and its torch.func form unfolded; no exception."""
     at = AppTest.from_file(PAGE, default_timeout=timeout)
     at.session_state["lang"] = lang
     at.session_state["why.tab"] = tab
+    for key in FOLDED if unfold else ():
+        at.session_state[key] = True
     for key, value in state.items():
         at.session_state[key] = value
     at.run()

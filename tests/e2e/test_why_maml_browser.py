@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from hograd_core.applications.maml import METHODS, MamlConfig, adapt, meta_train
+from hograd_ui.i18n import tr
 from tests.arrays import plotly_array
 from tests.e2e.conftest import screenshot, wait_for_app
 
@@ -87,6 +88,10 @@ def test_maml_tab_trains_and_draws_the_cores_curves(page) -> None:  # noqa: ANN0
     for method in METHODS:
         np.testing.assert_allclose(_trace(page, NAMES["en"][method]), a.curves[method][4],
                                    rtol=1e-12)  # fmt: skip
+    script = page.locator("[data-testid='stExpander']", has_text=tr("why.code.title", "en"))
+    script.locator("summary").click()  # the script is folded until asked for
+    wait_for_app(page, timeout=90_000)
+    script.locator("[data-testid='stCode']").wait_for()
     body = page.inner_text("body")
     assert "create_graph=create_graph" in body and "What first-order MAML leaves out" in body
     _shot(page, "why-maml-en")
