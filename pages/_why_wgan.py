@@ -53,8 +53,8 @@ def choice(label: str, options: tuple[str, ...], name: str) -> str:
     key, widget = f"{P}.{name}", f"{P}.{name}.{lang()}"
     if widget not in st.session_state:
         st.session_state[widget] = st.session_state.get(key, options[0])
-    value = st.radio(label, options, key=widget, horizontal=True,
-                     format_func=lambda o: t(LABELS[name][o]))  # fmt: skip
+    labels = {o: t(LABELS[name][o]) for o in options}  # in this run's language
+    value = st.radio(label, options, key=widget, horizontal=True, format_func=labels.__getitem__)
     st.session_state[key] = value
     return value
 
