@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-__all__ = ["FIELDS", "Field", "LinkedForm", "REFUSED"]
+__all__ = ["FIELDS", "FORM_DRAWN", "Field", "LinkedForm", "REFUSED"]
 
 REFUSED = object()  # what Field.read returns for a value the widget would not accept
+FORM_DRAWN = "links.form_drawn"  # set by a run that drew a form, taken by checked_link
 #: Every form field by its key (its URL name), filled as the forms are defined.
 FIELDS: dict[str, Field] = {}
 
@@ -117,6 +118,7 @@ class LinkedForm:
     def seed(self) -> None:
         """Before the form: give each widget the link's value (once per widget: a key already
         in the session holds the student's or an earlier link's choice)."""
+        st.session_state[FORM_DRAWN] = True  # the share box then says when forms join the link
         for key, spec in self.fields.items():
             raw = st.query_params.get_all(key)
             if not raw or key in st.session_state:

@@ -31,7 +31,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
 
 from hograd_ui.i18n import LANGUAGES, tr
-from pages._link_form import FIELDS, REFUSED
+from pages._link_form import FIELDS, FORM_DRAWN, REFUSED
 from pages._present import (
     PRESENT,
     current_link,
@@ -185,6 +185,8 @@ def _notes(
                 notes.append(("invalid", name, " ".join(values)))
                 if name in st.query_params:
                     del st.query_params[name]
+            elif len(values) > 1:
+                notes.append(("repeated", name, shown))
         else:
             later[name] = values
     return [n for n in notes if n is not None], later
@@ -248,7 +250,7 @@ def checked_link(page: str) -> Iterator[None]:
             _show_notes(slot, notes)
         if not rerun:
             with share:
-                share_box(page)
+                share_box(page, forms=bool(st.session_state.pop(FORM_DRAWN, False)))
             if present():
                 st.button(tr("links.present.leave", _lang()), key="links.leave",
                           on_click=leave, icon=":material/close_fullscreen:")  # fmt: skip

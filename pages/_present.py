@@ -49,8 +49,9 @@ def current_link(page: str) -> str:
     return f"{base}?{urlencode(pairs)}" if pairs else base
 
 
-def share_box(page: str) -> None:
-    """A popover with the link to this view, with Streamlit's copy button (no HTML, no JS)."""
+def share_box(page: str, *, forms: bool = False) -> None:
+    """A popover with the link to this view, with Streamlit's copy button (no HTML, no JS);
+    ``forms``: the view has a form, whose settings join the link only when submitted."""
     lang = _lang()
     # Opening it reruns the app, so the link also holds what a fragment changed since the last
     # full run (x0 and the tabs on the derivatives page rerun on their own).
@@ -58,6 +59,8 @@ def share_box(page: str) -> None:
                     key="links.share", on_change="rerun"):  # fmt: skip
         st.caption(tr("links.share.help", lang))
         st.code(current_link(page), language=None, wrap_lines=True)
+        if forms:
+            st.caption(tr("links.forms.share", lang))
 
 
 # Presentation mode. A 1920x1080 projector image is about 3 m wide in a lecture hall, so

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import hograd_serving.cached as cached
+from hograd_ui.i18n import tr
 from pages import _why_maml, _why_pinn, _why_wgan
 from pages._link_form import REFUSED, Field
 from tests.app.test_links import notes, open_link, query
@@ -210,3 +211,12 @@ def test_a_scenario_button_runs_and_its_settings_are_the_link() -> None:
     again = open_link("pages/why.py", link)
     keys = [k for k in link if k.startswith("why.stats.")]
     assert keys and all(again.session_state[k] == at.session_state[k] for k in keys)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_share_box_says_when_a_forms_settings_join_the_link(lang: str) -> None:
+    said = tr("links.forms.share", lang)
+    with_form = open_link("pages/why.py", {"why.tab": "stats"}, lang)
+    assert said in [c.value for c in with_form.caption]
+    without = open_link("pages/derivatives.py", {}, lang)
+    assert said not in [c.value for c in without.caption]

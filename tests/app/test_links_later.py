@@ -36,13 +36,15 @@ def test_a_name_with_the_pages_prefix_that_no_view_has_is_unknown(lang: str) -> 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_bad_setting_of_a_form_not_drawn_is_refused_at_once(lang: str) -> None:
     """The HVP page opens in typed mode; the network form's fields judge their values."""
-    link = {"hvp.net.steps": "abc", "hvp.net.seed": "1e400", "hvp.net.top_k": "2"}
+    link = {"hvp.net.steps": "abc", "hvp.net.seed": ["1", "2"], "hvp.net.top_k": "2",
+            "hvp.net.probes": ["20", "40"]}  # fmt: skip
     at = open_link("pages/hvp.py", link, lang)
-    assert sorted(notes(at)) == ["hvp.net.seed=1e400", "hvp.net.steps=abc"]
-    assert _noted(at, lang)
-    assert query(at) == {"hvp.net.top_k": "2"}  # the good one waits for its view
+    assert sorted(notes(at)) == ["hvp.net.probes=20 40", "hvp.net.seed=2", "hvp.net.steps=abc"]
+    assert _noted(at, lang)  # a slider takes one value; a number input the last one
+    assert query(at) == {"hvp.net.top_k": "2", "hvp.net.seed": ["1", "2"]}  # wait for the view
     at.radio(key=f"hvp.mode.{lang}").set_value("network").run()
-    assert at.session_state["hvp.net.top_k"] == 2 and at.session_state["hvp.net.run"][4] == 2
+    assert at.session_state["hvp.net.top_k"] == 2 and at.session_state["hvp.net.run"][3:5] == (2, 2)
+    assert query(at) == {"hvp.mode": "network", "hvp.net.top_k": "2", "hvp.net.seed": "2"}
     assert at.session_state["hvp.net.steps"] == 300  # the refused one: the default
 
 
