@@ -55,7 +55,7 @@ def new_figure(data: Any = None, frames: Any = None, **layout: Any) -> go.Figure
 #: Fonts in presentation mode: every font size times 1.6, and no text under 20 px. Plotly's
 #: own default is 12 px and our tick labels are 14 px: 20-22 px on a 1920x1080 projector is
 #: about 3.3 cm tall letters on a 3 m wide screen, readable from about 12 m (see the sizes in
-#: pages/_links.py). Heights grow by 1.25 so the larger ticks and legends still leave room.
+#: pages/_present.py). Heights grow by 1.25 so the larger ticks and legends still leave room.
 PROJECTOR_SCALE, PROJECTOR_MIN_FONT, PROJECTOR_HEIGHT = 1.6, 20, 1.25
 _PROJECTOR = threading.local()  # each session's script run has a thread of its own
 

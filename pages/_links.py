@@ -23,21 +23,31 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from urllib.parse import parse_qs, urlencode
+from fnmatch import fnmatchcase
+from urllib.parse import parse_qs
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
 
 from hograd_ui.i18n import LANGUAGES, tr
+from pages._link_form import FIELDS, FORM_DRAWN, REFUSED
+from pages._present import (
+    PRESENT,
+    current_link,
+    leave,
+    present,
+    presentation_css,
+    share_box,
+    write_present,
+)
 
 __all__ = [
-    "BIND", "PRESENT", "checked_link", "present", "presentation_css", "remember_link",
-    "share_box", "url_choice", "write_choice", "write_present",
+    "BIND", "PRESENT", "checked_link", "current_link", "present", "presentation_css",
+    "remember_link", "share_box", "url_choice", "write_choice", "write_present",
 ]  # fmt: skip
 
 BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once
-PRESENT = "present"  # ?present=1 turns presentation mode on
 #: Parameters every page accepts: the language, presentation mode, Streamlit's own embed
 #: options (``?embed=true`` hides Streamlit's frame for slides that embed the app), and the
 #: lesson's teacher's version (``?teacher=1``, issue 18), which it reads with st.query_params.
@@ -46,7 +56,24 @@ GLOBAL = frozenset({"lang", PRESENT, "embed", "embed_options", "teacher"})
 PAGE_PARAMS = {"lesson": frozenset({"step", "done"})}
 #: Each page's key prefix (its widgets' keys and so its URL parameters start with it).
 PREFIXES = {"derivatives": ("deriv.",), "graph": ("graph.", "graphvars."), "hvp": ("hvp.",),
-            "why": ("why.", "maml.", "pinn.", "wgan."), "lesson": ("lesson.",)}  # fmt: skip
+            "why": ("why.",), "lesson": ("lesson.",)}  # fmt: skip
+#: Every URL parameter of a page's bound widgets and choices, in every view (``*`` stands for
+#: a variable's, a case's, a method's or a lesson step's name); the forms' settings are known
+#: from their fields (pages/_link_form.py). A name matching none is unknown: noted, dropped.
+KNOWN = {
+    "derivatives": ("deriv.fn", "deriv.method", "deriv.separate", "deriv.order", "deriv.range",
+                    "deriv.points", "deriv.x0", "deriv.tab"),
+    "graph": ("graph.fn", "graph.x0", "graph.order", "graph.saved", "graph.highlight",
+              "graph.direction", "graph.flag.*", "graph.tv.attrs", "graph.tv.saved",
+              "graph.case", "graph.variant.*", "graphvars.point", "graphvars.vector",
+              "graphvars.record"),
+    "hvp": ("hvp.mode", "hvp.fn", "hvp.kappa", "hvp.p.*", "hvp.v.*", "hvp.radius", "hvp.surface",
+            "hvp.tab", "hvp.net.dataset", "hvp.net.layers", "hvp.net.width", "hvp.net.tab"),
+    "why": ("why.tab", "why.newton.*", "why.hf.axis", "why.stability.part",
+            "why.stability.kappa", "why.stability.lr", "why.stability.steps", "why.maml.amp",
+            "why.maml.phase", "why.maml.adapt", "why.pinn.equation", "why.wgan.graph"),
+    "lesson": ("lesson.growth.fn", "lesson.*.cg", "lesson.*.rg", "lesson.*.action"),
+}  # fmt: skip
 #: Why a parameter was not used, and the sentence that says so.
 REASONS = {"unknown": "links.ignored.unknown", "repeated": "links.ignored.repeated",
            "invalid": "links.ignored.invalid", "lang": "links.ignored.lang"}  # fmt: skip
@@ -54,6 +81,7 @@ SHOWN = 40  # characters of an ignored name or value shown back to the student
 _ASKED = "links.asked"  # (page, {name: [values]}) of the URL the session started with
 _NOTES = "links.notes"  # (page, notes) on that URL, made once, after the page's first run
 _QUERY = "links.query"  # {name: [values]} of the URL of the session's first run
+_LATER = "links.later"  # (page, {name: [values]}): settings of views not drawn yet
 
 
 def _lang() -> str:
@@ -107,39 +135,73 @@ def _short(text: str) -> str:
     return text if len(text) <= SHOWN else text[:SHOWN] + "…"
 
 
+def known(page: str, name: str) -> bool:
+    """Whether ``name`` is a setting of one of ``page``'s views (drawn now or not)."""
+    if name in FIELDS:
+        return name.startswith(PREFIXES.get(page, ("\0",)))
+    return any(fnmatchcase(name, pattern) for pattern in KNOWN.get(page, ()))
+
+
+def _judged(name: str, values: list[str], kept: Mapping[str, list[str]]) -> tuple | None:
+    """The note on a drawn widget's parameter, or None: ``invalid`` when the widget dropped
+    or corrected the value (``kept`` is the URL after the run; a value equal to the default
+    is dropped too, which :func:`_same` recognises), ``repeated`` when a single value came
+    more than once (the last one counts)."""
+    value = st.session_state[name]
+    if kept.get(name) != values and not _same(values, value):
+        return ("invalid", name, " ".join(values))
+    if len(values) > 1 and not isinstance(value, tuple | list) and _same(values[-1:], value):
+        return ("repeated", name, values[-1])
+    return None
+
+
 def _notes(
     page: str, asked: Mapping[str, list[str]], kept: Mapping[str, list[str]]
-) -> list[tuple[str, str, str]]:
-    """(reason, name, value) for every parameter of the asked URL that the view does not show.
+) -> tuple[list[tuple[str, str, str]], dict[str, list[str]]]:
+    """(reason, name, value) for every parameter of the asked URL that the view does not
+    show, and the parameters left for later.
 
-    Reasons: ``unknown`` (no page has it), ``repeated`` (a single value given more than once;
-    the last one counts), ``invalid`` (the widget refused it and kept its default), ``lang``.
-    Parameters of widgets this run did not draw (another mode, a closed tab) are not judged.
-    ``kept`` is the URL after the run: a bound widget drops a value it refuses, or corrects
-    it, and drops one equal to its default (which :func:`_same` then recognises).
+    Reasons: ``unknown`` (no view of the page has it), ``repeated``, ``invalid`` (see
+    :func:`_judged`), ``lang``. A parameter of a view this run did not draw (the other mode,
+    a closed tab) is judged now when it belongs to a form, whose fields say what they accept
+    (a refused value is dropped from the URL); any other is left untouched in the URL and
+    judged on the run that first draws its widget (:func:`_judge_later`), since the view
+    decides what it accepts (the variables of a typed function, a case's variants...).
     """
-    notes = []
-    prefix = PREFIXES.get(page)
+    notes, later = [], {}
     for name, values in asked.items():
         shown = values[-1] if values else ""
         if name == "lang":
             if shown not in LANGUAGES:
                 notes.append(("lang", name, shown))
+        elif name in GLOBAL or name in PAGE_PARAMS.get(page, ()):
             continue
-        if name in GLOBAL or name in PAGE_PARAMS.get(page, ()):
-            continue
-        if (prefix is None or not name.startswith(prefix)) and name not in st.session_state:
+        elif not known(page, name):
             notes.append(("unknown", name, shown))
-            continue
-        if name not in st.session_state:
-            continue  # a widget this view did not draw
-        value = st.session_state[name]
-        single = not isinstance(value, tuple | list)
-        if kept.get(name) != values and not _same(values, value):  # dropped or corrected
-            notes.append(("invalid", name, " ".join(values)))
-        elif len(values) > 1 and single and _same(values[-1:], value):
-            notes.append(("repeated", name, shown))
-    return notes
+        elif name in st.session_state:
+            notes.append(_judged(name, values, kept))
+        elif name in FIELDS:  # a form of a view not drawn: its field judges the value now
+            if FIELDS[name].read(values) is REFUSED:
+                notes.append(("invalid", name, " ".join(values)))
+                if name in st.query_params:
+                    del st.query_params[name]
+            elif len(values) > 1:
+                notes.append(("repeated", name, shown))
+        else:
+            later[name] = values
+    return [n for n in notes if n is not None], later
+
+
+def _judge_later(page: str) -> None:
+    """Judge the link's parameters of views drawn since (a tab opened, a mode chosen)."""
+    where, later = st.session_state.get(_LATER, ("", {}))
+    if where != page or not later:
+        return
+    kept = _url()
+    drawn = [name for name in later if name in st.session_state]
+    notes = [_judged(name, later.pop(name), kept) for name in drawn]
+    notes_page, old = st.session_state.get(_NOTES, (page, []))
+    st.session_state[_NOTES] = (page, [*old, *(n for n in notes if n is not None)])
 
 
 def remember_link() -> None:
@@ -173,10 +235,13 @@ def checked_link(page: str) -> Iterator[None]:
     finally:
         asked_page, asked = st.session_state[_ASKED]
         if not rerun and _NOTES not in st.session_state and asked_page == page:
-            st.session_state[_NOTES] = (page, _notes(page, asked, _url()))
-            for reason, name, _ in st.session_state[_NOTES][1]:
+            notes, later = _notes(page, asked, _url())
+            st.session_state[_NOTES], st.session_state[_LATER] = (page, notes), (page, later)
+            for reason, name, _ in notes:
                 if reason == "unknown" and name in st.query_params:
                     del st.query_params[name]  # so that a shared link is clean again
+        elif not rerun:
+            _judge_later(page)
         notes_page, notes = st.session_state.get(_NOTES, ("", []))
         # After st.stop() the first element raises again and nothing below shows: the page
         # stopped on its own message (a function that fails to parse), and the notes show on
@@ -185,10 +250,10 @@ def checked_link(page: str) -> Iterator[None]:
             _show_notes(slot, notes)
         if not rerun:
             with share:
-                share_box(page)
+                share_box(page, forms=bool(st.session_state.pop(FORM_DRAWN, False)))
             if present():
                 st.button(tr("links.present.leave", _lang()), key="links.leave",
-                          on_click=_leave, icon=":material/close_fullscreen:")  # fmt: skip
+                          on_click=leave, icon=":material/close_fullscreen:")  # fmt: skip
 
 
 def _url() -> dict[str, list[str]]:
@@ -204,93 +269,3 @@ def _show_notes(slot: object, notes: list[tuple[str, str, str]]) -> None:
             st.code(f"{_short(name)}={_short(value)}", language=None, wrap_lines=True)
         if len(notes) > 8:
             st.caption(tr("links.ignored.more", lang, count=len(notes) - 8))
-
-
-# ---- share and present ------------------------------------------------------------------------
-
-
-def present() -> bool:
-    """Whether presentation mode is on (``?present=1``, or the sidebar toggle)."""
-    key = "links.present"
-    if key not in st.session_state:
-        st.session_state[key] = st.query_params.get(PRESENT, "") in ("1", "true")
-    return bool(st.session_state[key])
-
-
-def _leave() -> None:
-    st.session_state["links.present"] = False
-
-
-def write_present() -> None:
-    if st.session_state.get("links.present"):
-        if st.query_params.get(PRESENT) != "1":
-            st.query_params[PRESENT] = "1"
-    elif PRESENT in st.query_params:
-        del st.query_params[PRESENT]
-
-
-def current_link(page: str) -> str:
-    """The link to the view as the browser shows it: page path and query, on the server's
-    address as the browser sees it."""
-    base = (st.context.url or "").split("?")[0].rstrip("/")
-    if page and not base.endswith("/" + page):
-        base = f"{base}/{page}"
-    pairs = [(k, v) for k in st.query_params for v in st.query_params.get_all(k)]
-    return f"{base}?{urlencode(pairs)}" if pairs else base
-
-
-def share_box(page: str) -> None:
-    """A popover with the link to this view, with Streamlit's copy button (no HTML, no JS)."""
-    lang = _lang()
-    # Opening it reruns the app, so the link also holds what a fragment changed since the last
-    # full run (x0 and the tabs on the derivatives page rerun on their own).
-    with st.popover(tr("links.share", lang), icon=":material/link:", width="stretch",
-                    key="links.share", on_change="rerun"):  # fmt: skip
-        st.caption(tr("links.share.help", lang))
-        st.code(current_link(page), language=None, wrap_lines=True)
-
-
-# Presentation mode. A 1920x1080 projector image is about 3 m wide in a lecture hall, so
-# one CSS pixel is about 1.6 mm on the screen. Body text at 26 px is a 4 cm em (capital
-# letters about 2.9 cm), about 8 minutes of arc from 12 m, the back row of a 200-seat hall:
-# letters of 5 arc minutes are the limit of normal sight, so that is about 1.6 times it.
-# Headings 52 px, widget labels 24 px, code 22 px (monospace is wider, lines stay short).
-# Plotly figures are enlarged by hograd_ui/plotting.py (PROJECTOR_SCALE). Graphviz drawings
-# keep Streamlit's usual label size (0.6 rem of 16 px): the drawing is scaled to the page
-# width, and Graphviz sized its boxes for that size. High contrast: black text on white, no
-# grey captions, thicker focus outlines.
-PRESENTATION_CSS = """
-<style>
-[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
-[data-testid="stExpandSidebarButton"], [data-testid="stToolbar"], [data-testid="stDecoration"],
-[data-testid="stHeader"], [data-testid="stDownloadButton"], [data-testid="stTooltipIcon"],
-[class*="st-key-"][class*="-preset"] { display: none !important; }
-html { font-size: 26px !important; }
-[data-testid="stMain"], [data-testid="stMain"] p, [data-testid="stMain"] li,
-[data-testid="stMain"] label, [data-testid="stCaptionContainer"] * { color: #000 !important; }
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1rem 2.5rem 3rem; }
-[data-testid="stMain"] h1 { font-size: 52px !important; }
-[data-testid="stMain"] h2 { font-size: 42px !important; }
-[data-testid="stMain"] h3 { font-size: 34px !important; }
-[data-testid="stMain"] p, [data-testid="stMain"] li { font-size: 26px !important; }
-[data-testid="stCaptionContainer"] { opacity: 1 !important; }
-[data-testid="stCaptionContainer"] p { font-size: 22px !important; }
-[data-testid="stWidgetLabel"] p { font-size: 24px !important; font-weight: 600; }
-[data-testid="stMarkdownContainer"] code { color: #000 !important; }
-[data-testid="stCode"] code, [data-testid="stCode"] pre { font-size: 22px !important; }
-[data-testid="stSliderThumbValue"], [data-testid="stSliderTickBar"] * {
-  font-size: 22px !important; color: #000 !important; }
-[data-testid="stMetricValue"] { font-size: 48px !important; }
-[role="tab"], [role="tab"] p { font-size: 26px !important; }
-[data-testid="stMain"] input { font-size: 24px !important; color: #000 !important; }
-[data-testid="stCode"] code span { color: #000 !important; }
-[data-testid="stWidgetLabel"] code { font-size: 22px !important; }
-[data-testid="stGraphVizChart"] svg text { font-size: 9.6px !important; }
-*:focus-visible { outline: 4px solid #000 !important; }
-</style>
-"""
-
-
-def presentation_css() -> str:
-    """The presentation-mode style: a constant of this module, never built from user text."""
-    return PRESENTATION_CSS

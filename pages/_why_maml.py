@@ -13,6 +13,7 @@ from hograd_serving.cached import why_maml, why_maml_adapt
 from hograd_ui import maml_figures as figs
 from hograd_ui.why_figures import finite_or_dash
 from pages._downloads import why_func, why_script
+from pages._link_form import Field, LinkedForm
 from pages._ui import lang, show_error, t
 
 Q = {"bind": "query-params"}  # the view is a link (issue 18)
@@ -23,30 +24,40 @@ def caption(done: int, total: int) -> str:
     return t("why.progress", done=done, total=total)
 
 
+D = MamlConfig()
+#: The meta-training settings: they enter the URL when Run is pressed (pages/_link_form.py).
+FORM = LinkedForm({
+    "why.maml.hidden": Field("select", D.hidden, options=(8, 16, 32, 40, 64)),
+    "why.maml.activation": Field("radio", D.activation, options=tuple(ACTIVATIONS),
+                                 label=ACTIVATIONS.__getitem__),
+    "why.maml.steps": Field("slider", D.meta_steps, 50, MAML_BUDGET.max_meta_steps, 50),
+    "why.maml.tasks": Field("slider", D.tasks, 1, MAML_BUDGET.max_tasks),
+    "why.maml.k": Field("slider", D.k_shot, 1, MAML_BUDGET.max_k),
+    "why.maml.inner": Field("slider", D.inner_steps, 1, MAML_BUDGET.max_inner_steps),
+    "why.maml.alpha": Field("select", D.inner_lr, options=(0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5)),
+    "why.maml.outer": Field("select", D.outer_lr, options=(0.001, 0.003, 0.005, 0.01, 0.03)),
+    "why.maml.seed": Field("number", D.seed, 0, 999),
+})  # fmt: skip
+
+
 def settings() -> MamlConfig:
     """The meta-training settings, in a form: nothing trains until Run is pressed."""
-    d = MamlConfig()
+    FORM.seed()
     with st.form("why.maml.form"):
         c = st.columns(4)
-        hidden = c[0].select_slider(t("maml.hidden"), [8, 16, 32, 40, 64], d.hidden,
-                                    key="why.maml.hidden", **Q)  # fmt: skip
-        activation = c[1].radio(t("maml.activation_label"), list(ACTIVATIONS),
-                                format_func=ACTIVATIONS.__getitem__, horizontal=True,
-                                key="why.maml.activation", **Q)  # fmt: skip
-        steps = c[2].slider(t("maml.meta_steps"), 50, MAML_BUDGET.max_meta_steps, d.meta_steps,
-                            50, key="why.maml.steps", **Q)  # fmt: skip
-        tasks = c[3].slider(t("maml.tasks"), 1, MAML_BUDGET.max_tasks, d.tasks,
-                            key="why.maml.tasks", **Q)  # fmt: skip
+        hidden = FORM.draw("why.maml.hidden", c[0], t("maml.hidden"))
+        activation = FORM.draw("why.maml.activation", c[1], t("maml.activation_label"),
+                               horizontal=True)  # fmt: skip
+        steps = FORM.draw("why.maml.steps", c[2], t("maml.meta_steps"))
+        tasks = FORM.draw("why.maml.tasks", c[3], t("maml.tasks"))
         c = st.columns(5)
-        k = c[0].slider(t("maml.k_shot"), 1, MAML_BUDGET.max_k, d.k_shot, key="why.maml.k", **Q)
-        inner = c[1].slider(t("maml.inner_steps"), 1, MAML_BUDGET.max_inner_steps,
-                            d.inner_steps, key="why.maml.inner", **Q)  # fmt: skip
-        alpha = c[2].select_slider(t("maml.inner_lr"), [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5],
-                                   d.inner_lr, key="why.maml.alpha", **Q)  # fmt: skip
-        outer = c[3].select_slider(t("maml.outer_lr"), [0.001, 0.003, 0.005, 0.01, 0.03],
-                                   d.outer_lr, key="why.maml.outer", **Q)  # fmt: skip
-        seed = c[4].number_input(t("maml.seed"), 0, 999, d.seed, key="why.maml.seed", **Q)
+        k = FORM.draw("why.maml.k", c[0], t("maml.k_shot"))
+        inner = FORM.draw("why.maml.inner", c[1], t("maml.inner_steps"))
+        alpha = FORM.draw("why.maml.alpha", c[2], t("maml.inner_lr"))
+        outer = FORM.draw("why.maml.outer", c[3], t("maml.outer_lr"))
+        seed = FORM.draw("why.maml.seed", c[4], t("maml.seed"))
         st.form_submit_button(t("why.run"), type="primary")
+    FORM.write()
     return MamlConfig(int(hidden), activation, int(steps), int(tasks), int(k), int(inner),
                       float(alpha), float(outer), int(seed))  # fmt: skip
 

@@ -10,6 +10,7 @@ from hograd_serving.cached import why_pinn_run
 from hograd_ui import pinn_figures as figs
 from hograd_ui.why_figures import finite_or_dash
 from pages._downloads import pinn_func, why_script
+from pages._link_form import Field, LinkedForm
 from pages._ui import lang, show_error, t
 
 ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0]
@@ -19,7 +20,31 @@ WIDTHS = [4, 8, 16, 20, 32, 48, 64]
 POINTS = [32, 64, 128, 256, 512, 1024]
 LRS = [0.001, 0.003, 0.01, 0.02, 0.05, 0.1]
 WEIGHTS = [0.0, 0.1, 1.0, 10.0, 100.0]
-Q = {"bind": "query-params"}  # every setting is part of the link
+Q = {"bind": "query-params"}  # the equation is part of the link
+
+
+def _form(equation: str) -> LinkedForm:
+    """The training settings of ``equation``: they enter the URL when Run is pressed
+    (pages/_link_form.py). Only α or c differs, and the default number of steps."""
+    d = core.preset(equation)
+    k = ("why.pinn.alpha", Field("select", d.coefficient, options=tuple(ALPHAS)))
+    if equation == "wave":
+        k = ("why.pinn.c", Field("select", d.coefficient, options=tuple(SPEEDS)))
+    return LinkedForm({
+        k[0]: k[1],
+        "why.pinn.t_max": Field("select", d.t_max, options=tuple(TIMES)),
+        "why.pinn.depth": Field("slider", d.depth, 1, core.PINN_BUDGET.max_depth),
+        "why.pinn.width": Field("select", d.width, options=tuple(WIDTHS)),
+        "why.pinn.steps": Field("slider", d.steps, 50, core.PINN_BUDGET.max_steps, 50),
+        "why.pinn.points": Field("select", d.points, options=tuple(POINTS)),
+        "why.pinn.lr": Field("select", d.lr, options=tuple(LRS)),
+        "why.pinn.seed": Field("number", d.seed, 0, 999),
+        **{f"why.pinn.w{i}": Field("select", 1.0, options=tuple(WEIGHTS)) for i in range(3)},
+        "why.pinn.create_graph": Field("toggle", d.create_graph),
+    })  # fmt: skip
+
+
+FORMS = {equation: _form(equation) for equation in ("heat", "wave")}
 
 
 def _preset() -> None:
@@ -32,32 +57,29 @@ def _settings() -> core.PinnConfig:
     equations = {"heat": t("pinn.equation.heat"), "wave": t("pinn.equation.wave")}
     equation = st.radio(t("pinn.equation.label"), list(equations), format_func=equations.__getitem__,
                         key="why.pinn.equation", horizontal=True, on_change=_preset, **Q)  # fmt: skip
-    st.session_state.setdefault("why.pinn.steps", core.preset(equation).steps)
+    form = FORMS[equation]
+    form.seed()
     with st.form("why.pinn.form"):
         c = st.columns(4)
-        if equation == "heat":
-            k = c[0].select_slider("α", ALPHAS, d.coefficient, key="why.pinn.alpha", **Q)
-        else:
-            k = c[0].select_slider("c", SPEEDS, 1.0, key="why.pinn.c", **Q)
-        t_max = c[1].select_slider(t("pinn.t_max"), TIMES, d.t_max, key="why.pinn.t_max", **Q)
-        depth = c[2].slider(t("hvp.net.layers"), 1, core.PINN_BUDGET.max_depth, d.depth,
-                            key="why.pinn.depth", **Q)  # fmt: skip
-        width = c[3].select_slider(t("hvp.net.width"), WIDTHS, d.width, key="why.pinn.width", **Q)
+        k = form.draw(next(iter(form.fields)), c[0], "α" if equation == "heat" else "c")
+        t_max = form.draw("why.pinn.t_max", c[1], t("pinn.t_max"))
+        depth = form.draw("why.pinn.depth", c[2], t("hvp.net.layers"))
+        width = form.draw("why.pinn.width", c[3], t("hvp.net.width"))
         c = st.columns(4)
-        steps = c[0].slider(t("why.newton.steps"), 50, core.PINN_BUDGET.max_steps, step=50,
-                            key="why.pinn.steps", **Q)  # fmt: skip
-        points = c[1].select_slider(t("pinn.points"), POINTS, d.points, key="why.pinn.points", **Q)
-        lr = c[2].select_slider(t("pinn.lr"), LRS, d.lr, key="why.pinn.lr", **Q)
-        seed = c[3].number_input(t("hvp.net.seed"), 0, 999, d.seed, key="why.pinn.seed", **Q)
+        steps = form.draw("why.pinn.steps", c[0], t("why.newton.steps"))
+        points = form.draw("why.pinn.points", c[1], t("pinn.points"))
+        lr = form.draw("why.pinn.lr", c[2], t("pinn.lr"))
+        seed = form.draw("why.pinn.seed", c[3], t("hvp.net.seed"))
         c = st.columns(3)
         labels = (t("pinn.w.residual"), t("pinn.w.initial"), t("pinn.w.boundary"))
-        weights = [
-            c[i].select_slider(label, WEIGHTS, 1.0, key=f"why.pinn.w{i}", **Q)
-            for i, label in enumerate(labels)
-        ]  # fmt: skip
-        keep = st.toggle("create_graph=True", True, key="why.pinn.create_graph",
-                         help=t("pinn.create_graph_help"), **Q)  # fmt: skip
+        weights = [form.draw(f"why.pinn.w{i}", c[i], label) for i, label in enumerate(labels)]
+        keep = form.draw("why.pinn.create_graph", st, "create_graph=True",
+                         help=t("pinn.create_graph_help"))  # fmt: skip
         st.form_submit_button(t("why.run"), type="primary")
+    form.write()
+    other = "why.pinn.c" if equation == "heat" else "why.pinn.alpha"
+    if other in st.query_params:  # the other equation's coefficient: not part of this view
+        del st.query_params[other]
     return core.PinnConfig(equation, float(k), float(t_max), int(width), int(depth), int(steps),
                            int(points), d.edge, float(lr), *map(float, weights), bool(keep),
                            int(seed))  # fmt: skip

@@ -13,6 +13,7 @@ from hograd_serving.cached import why_wgan_graph, why_wgan_run
 from hograd_ui import wgan_figures as figs
 from hograd_ui.graph_figures import flag_legend_html
 from pages._downloads import why_func, why_script
+from pages._link_form import Field, LinkedForm
 from pages._ui import lang, show_error, t
 
 P = "why.wgan"
@@ -30,41 +31,51 @@ def caption(done: int, total: int) -> str:
     return t("why.progress", done=done, total=total)
 
 
+#: The training settings: they enter the URL when Run is pressed (pages/_link_form.py).
+FORM = LinkedForm({
+    f"{P}.data": Field("radio", DATASETS[0], options=DATASETS),
+    f"{P}.mode": Field("radio", MODES[0], options=MODES),
+    f"{P}.steps": Field("slider", 200, 10, WGAN_BUDGET.max_steps, 10),
+    f"{P}.n_critic": Field("slider", 5, 1, WGAN_BUDGET.max_n_critic),
+    f"{P}.lam": Field("select", 10.0, options=(0.1, 1.0, 5.0, 10.0, 50.0, 100.0)),
+    f"{P}.clip": Field("select", 0.01, options=(0.01, 0.05, 0.1, 0.5)),
+    f"{P}.batch": Field("select", 64, options=(16, 32, 64, 128, 256, 512)),
+    f"{P}.hidden": Field("select", 32, options=(8, 16, 32, 64, 128)),
+    f"{P}.lr": Field("select", 3e-3, options=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2)),
+    f"{P}.seed": Field("number", 0, 0, 999),
+})  # fmt: skip
+
+
 def choice(label: str, options: tuple[str, ...], name: str) -> str:
     """A radio with translated labels inside the form, keyed per language (the browser forgets
-    a choice whose labels change); ``P.name`` keeps the choice across a language switch."""
+    a choice whose labels change); ``P.name`` keeps the choice across a language switch and
+    for the link."""
     key, widget = f"{P}.{name}", f"{P}.{name}.{lang()}"
     if widget not in st.session_state:
         st.session_state[widget] = st.session_state.get(key, options[0])
-    value = st.radio(label, options, key=widget, horizontal=True,
-                     format_func=lambda o: t(LABELS[name][o]))  # fmt: skip
+    labels = {o: t(LABELS[name][o]) for o in options}  # in this run's language
+    value = st.radio(label, options, key=widget, horizontal=True, format_func=labels.__getitem__)
     st.session_state[key] = value
     return value
 
 
 def settings() -> WganConfig:
+    FORM.seed()
     with st.form(f"{P}.form"):
         data = choice(t("wgan.data"), DATASETS, "data")
         mode = choice(t("wgan.mode_label"), MODES, "mode")
         c = st.columns(4)
-        steps = c[0].slider(t("wgan.steps"), 10, WGAN_BUDGET.max_steps, 200, 10,
-                            key=f"{P}.steps", bind="query-params")  # fmt: skip
-        n_critic = c[1].slider(t("wgan.n_critic"), 1, WGAN_BUDGET.max_n_critic, 5,
-                               key=f"{P}.n_critic", bind="query-params")  # fmt: skip
-        lam = c[2].select_slider("λ", [0.1, 1.0, 5.0, 10.0, 50.0, 100.0], 10.0, key=f"{P}.lam",
-                                 help=t("wgan.lam_help"), bind="query-params")  # fmt: skip
-        clip = c[3].select_slider(t("wgan.clip"), [0.01, 0.05, 0.1, 0.5], 0.01, key=f"{P}.clip",
-                                  help=t("wgan.clip_help"), bind="query-params")  # fmt: skip
+        steps = FORM.draw(f"{P}.steps", c[0], t("wgan.steps"))
+        n_critic = FORM.draw(f"{P}.n_critic", c[1], t("wgan.n_critic"))
+        lam = FORM.draw(f"{P}.lam", c[2], "λ", help=t("wgan.lam_help"))
+        clip = FORM.draw(f"{P}.clip", c[3], t("wgan.clip"), help=t("wgan.clip_help"))
         c = st.columns(4)
-        batch = c[0].select_slider(t("wgan.batch"), [16, 32, 64, 128, 256, 512], 64,
-                                   key=f"{P}.batch", bind="query-params")  # fmt: skip
-        hidden = c[1].select_slider(t("wgan.hidden"), [8, 16, 32, 64, 128], 32, key=f"{P}.hidden",
-                                    bind="query-params")  # fmt: skip
-        lr = c[2].select_slider(t("wgan.lr"), [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2], 3e-3,
-                                key=f"{P}.lr", bind="query-params")  # fmt: skip
-        seed = c[3].number_input(t("hvp.net.seed"), 0, 999, 0, key=f"{P}.seed",
-                                 bind="query-params")  # fmt: skip
+        batch = FORM.draw(f"{P}.batch", c[0], t("wgan.batch"))
+        hidden = FORM.draw(f"{P}.hidden", c[1], t("wgan.hidden"))
+        lr = FORM.draw(f"{P}.lr", c[2], t("wgan.lr"))
+        seed = FORM.draw(f"{P}.seed", c[3], t("hvp.net.seed"))
         st.form_submit_button(t("why.run"), type="primary")
+    FORM.write()
     return WganConfig(data, mode, float(lam), int(n_critic), float(clip), int(steps), int(batch),
                       int(hidden), float(lr), seed=int(seed))  # fmt: skip
 

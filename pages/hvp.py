@@ -14,12 +14,21 @@ from hograd_core.hvp_examples import KAPPAS, PRESETS, example, quadratic
 from hograd_serving.cached import POWER_STEPS, analysed, explore, three_ways, trained
 from hograd_ui import hvp_figures as figs
 from pages._downloads import eigen_file, hessian_file, hvp_code, hvp_row, network_script
+from pages._link_form import Field, LinkedForm
 from pages._links import BIND
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, static_table, t
 
 LIMIT, STEP = 3.0, 0.05  # the sliders of p: -3..3 in steps of 0.05
 WIDTHS = [2, 4, 8, 16, 32, 64, 128, 256, 512]
 NET_DEFAULTS = {"steps": 300, "seed": 0, "top_k": 3, "power": 20, "probes": 30}
+#: The training form: its settings enter the URL when Train is pressed (pages/_link_form.py).
+NET_FORM = LinkedForm({
+    "hvp.net.steps": Field("slider", NET_DEFAULTS["steps"], 50, 1000, 50),
+    "hvp.net.seed": Field("number", NET_DEFAULTS["seed"], 0, 999),
+    "hvp.net.top_k": Field("slider", NET_DEFAULTS["top_k"], 1, nw.NETWORK_BUDGET.max_top_k),
+    "hvp.net.power": Field("slider", NET_DEFAULTS["power"], 5, 100, 5),
+    "hvp.net.probes": Field("slider", NET_DEFAULTS["probes"], 10, 200, 10),
+})  # fmt: skip
 
 
 def num(x: float, digits: int = 6) -> str:
@@ -263,26 +272,16 @@ def network_mode() -> None:
             work=f"{budget.max_train_work:,.0f}", hvps=f"{nw.analysis_limit(n):,}",
         )
     )  # fmt: skip
-    d = NET_DEFAULTS
+    NET_FORM.seed()  # the link's training settings, read as a bound widget would read them
     with st.form("hvp.net.form", border=True):
         c = st.columns(5, gap="large")
-        # bound in a form: the URL follows the sliders at once, a link trains what it shows
-        steps = c[0].slider(
-            t("hvp.net.steps"), 50, 1000, d["steps"], 50, key="hvp.net.steps", bind=BIND
-        )
-        seed = c[1].number_input(
-            t("hvp.net.seed"), 0, 999, d["seed"], key="hvp.net.seed", bind=BIND
-        )
-        top_k = c[2].slider(
-            t("hvp.net.top_k"), 1, budget.max_top_k, d["top_k"], key="hvp.net.top_k", bind=BIND
-        )
-        power_steps = c[3].slider(
-            t("hvp.net.power_steps"), 5, 100, d["power"], 5, key="hvp.net.power", bind=BIND
-        )
-        probes = c[4].slider(
-            t("hvp.net.probes"), 10, 200, d["probes"], 10, key="hvp.net.probes", bind=BIND
-        )
+        steps = NET_FORM.draw("hvp.net.steps", c[0], t("hvp.net.steps"))
+        seed = NET_FORM.draw("hvp.net.seed", c[1], t("hvp.net.seed"))
+        top_k = NET_FORM.draw("hvp.net.top_k", c[2], t("hvp.net.top_k"))
+        power_steps = NET_FORM.draw("hvp.net.power", c[3], t("hvp.net.power_steps"))
+        probes = NET_FORM.draw("hvp.net.probes", c[4], t("hvp.net.probes"))
         pressed = st.form_submit_button(t("hvp.net.train"), type="primary")
+    NET_FORM.write()  # in the URL once submitted: a link trains what it shows
     asked = (dataset, (width,) * layers, steps, int(seed), top_k, power_steps, probes)
     try:  # refused or not by the numbers alone, before anything is trained
         nw.check_config(nw.NetConfig(dataset, (width,) * layers, steps, seed=int(seed)))

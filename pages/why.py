@@ -24,7 +24,8 @@ from hograd_serving.cached import (
 from hograd_ui import why_figures as figs
 from pages import _why_maml, _why_pinn, _why_wgan
 from pages._downloads import newton_func, why_func, why_script
-from pages._links import BIND, url_choice, write_choice
+from pages._link_form import Field, LinkedForm
+from pages._links import BIND
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, static_table, t
 
 KAPPAS = [1, 2, 5, 10, 100, 1000]
@@ -43,28 +44,59 @@ def caption(done: int, total: int) -> str:
     return t("why.progress", done=done, total=total)
 
 
-#: What a link leaves out: the form radios' and the network shapes' first values.
-FORM_DEFAULTS = {"why.hf.data": "moons", "why.stability.data": "moons",
-                 "why.stats.activation": gs.SCENARIOS["healthy"].activation,
-                 "why.stats.dtype": gs.SCENARIOS["healthy"].dtype}  # fmt: skip
-SHAPES = {"why.hf": (1, 16), "why.stability": (2, 16)}
+# The forms' settings enter the URL when Run is pressed, not while they are edited
+# (pages/_link_form.py); a link with them opens the tab computed with them.
+WIDTHS = (4, 8, 16, 32, 64)
+HF_FORM = LinkedForm({
+    "why.hf.data": Field("radio", "moons", options=DATASETS),  # fast to train
+    "why.hf.layers": Field("slider", 1, 1, HF_BUDGET.max_layers),
+    "why.hf.width": Field("select", 16, options=WIDTHS),
+    "why.hf.steps": Field("slider", 15, 1, HF_BUDGET.max_steps),
+    "why.hf.cg": Field("slider", 20, 1, HF_BUDGET.max_cg),
+    "why.hf.damping": Field("select", 1.0, options=(0.01, 0.1, 1.0, 10.0, 100.0)),
+    "why.hf.sgd_lr": Field("select", 0.5, options=(0.01, 0.05, 0.1, 0.5, 1.0, 2.0)),
+    "why.hf.adam_lr": Field("select", 0.01, options=(0.001, 0.003, 0.01, 0.03, 0.1)),
+    "why.hf.seed": Field("number", 0, 0, 999),
+})  # fmt: skip
+STABILITY_FORM = LinkedForm({
+    "why.stability.data": Field("radio", "moons", options=DATASETS),
+    "why.stability.layers": Field("slider", 2, 1, 3),
+    "why.stability.width": Field("select", 16, options=WIDTHS),
+    "why.stability.net_lr": Field("select", 0.5, options=(0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)),
+    "why.stability.net_steps": Field("slider", 500, 50, 1000, 50),
+    "why.stability.every": Field("select", 20, options=(5, 10, 20, 50, 100)),
+})  # fmt: skip
+_H = gs.SCENARIOS["healthy"]  # the stats form's defaults
+STATS_FORM = LinkedForm({
+    "why.stats.activation": Field("radio", _H.activation, options=("tanh", "relu")),
+    "why.stats.dtype": Field("radio", _H.dtype, options=("float64", "float32")),
+    "why.stats.depth": Field("slider", _H.depth, 1, 12),
+    "why.stats.width": Field("select", _H.width, options=(8, 16, 32, 64, 128)),
+    "why.stats.steps": Field("slider", _H.steps, 10, 300, 10),
+    "why.stats.batch": Field("select", _H.batch, options=(32, 64, 128, 256)),
+    "why.stats.lr": Field("select", _H.lr, options=(0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)),
+    "why.stats.gain": Field("slider", _H.gain, 0.5, 3.0, 0.1),
+    "why.stats.clip": Field("select", _H.clip, options=(0.0, 0.1, 0.5, 1.0, 5.0, 10.0),
+                            label=lambda v: t("why.stats.clip_off") if v == 0 else f"{v:g}"),
+    "why.stats.naive_loss": Field("checkbox", _H.naive_loss),
+})  # fmt: skip
 
 
-def form_radio(label: str, options: dict[str, str], key: str, default: str | None = None) -> str:
+def form_radio(label: str, options: dict[str, str], key: str, default: str) -> str:
     """A radio inside a form (no callbacks there), keyed per language so the browser keeps the
-    choice when the labels change; ``key`` holds the choice between languages."""
-    url_choice(key, list(options), default or next(iter(options)))  # ?key=option
+    choice when the labels change; ``key`` holds the choice between languages (and the link's
+    value, which the form's ``seed`` put there)."""
     widget = f"{key}.{lang()}"
     if widget not in st.session_state:
-        st.session_state[widget] = st.session_state.get(key, default or next(iter(options)))
+        st.session_state[widget] = st.session_state.get(key, default)
     return st.radio(label, list(options), key=widget, format_func=options.__getitem__,
                     horizontal=True)  # fmt: skip
 
 
 def keep(key: str, value: object) -> None:
-    """Remember a form radio's choice for the other language (after the form is drawn)."""
+    """Remember a form radio's choice for the other language and for the link (after the
+    form is drawn: inside a form the radio's value changes only when Run is pressed)."""
     st.session_state[key] = value
-    write_choice(key, FORM_DEFAULTS[key])
 
 
 # ---- Newton vs gradient descent --------------------------------------------------------------
@@ -155,39 +187,31 @@ def newton_tab() -> None:
 # ---- Hessian-free Newton ---------------------------------------------------------------------
 
 
-def network_widgets(prefix: str, widths: list[int], layers: int) -> tuple[str, tuple]:
-    shape = SHAPES[prefix]  # the defaults a link leaves out
+def network_widgets(form: LinkedForm, prefix: str) -> tuple[str, tuple]:
     data = form_radio(t("hvp.net.dataset"), {d: t(f"hvp.net.dataset.{d}") for d in DATASETS},
-                      f"{prefix}.data", default="moons")  # the cores' default: fast to train  # fmt: skip
+                      f"{prefix}.data", form.fields[f"{prefix}.data"].default)  # fmt: skip
     c = st.columns(2)
-    depth = c[0].slider(t("hvp.net.layers"), 1, layers, shape[0], key=f"{prefix}.layers",
-                        bind=BIND)  # fmt: skip
-    width = c[1].select_slider(t("hvp.net.width"), widths, shape[1], key=f"{prefix}.width",
-                               bind=BIND)  # fmt: skip
+    depth = form.draw(f"{prefix}.layers", c[0], t("hvp.net.layers"))
+    width = form.draw(f"{prefix}.width", c[1], t("hvp.net.width"))
     return data, (width,) * depth
 
 
 def hf_tab() -> None:
     st.markdown(t("why.hf.intro"))
-    st.session_state.setdefault("why.hf.layers", 1)
-    st.session_state.setdefault("why.hf.width", 16)
+    HF_FORM.seed()
     with st.form("why.hf.form"):
-        data, hidden = network_widgets("why.hf", [4, 8, 16, 32, 64], HF_BUDGET.max_layers)
+        data, hidden = network_widgets(HF_FORM, "why.hf")
         c = st.columns(3)
-        steps = c[0].slider(
-            t("why.hf.steps"), 1, HF_BUDGET.max_steps, 15, key="why.hf.steps", bind=BIND
-        )
-        cg = c[1].slider(t("why.hf.cg"), 1, HF_BUDGET.max_cg, 20, key="why.hf.cg", bind=BIND)
-        damping = c[2].select_slider(t("why.hf.damping"), [0.01, 0.1, 1.0, 10.0, 100.0], 1.0,
-                                     key="why.hf.damping", bind=BIND)  # fmt: skip
+        steps = HF_FORM.draw("why.hf.steps", c[0], t("why.hf.steps"))
+        cg = HF_FORM.draw("why.hf.cg", c[1], t("why.hf.cg"))
+        damping = HF_FORM.draw("why.hf.damping", c[2], t("why.hf.damping"))
         c = st.columns(3)
-        sgd_lr = c[0].select_slider(t("why.hf.sgd_lr"), [0.01, 0.05, 0.1, 0.5, 1.0, 2.0], 0.5,
-                                    key="why.hf.sgd_lr", bind=BIND)  # fmt: skip
-        adam_lr = c[1].select_slider(t("why.hf.adam_lr"), [0.001, 0.003, 0.01, 0.03, 0.1], 0.01,
-                                     key="why.hf.adam_lr", bind=BIND)  # fmt: skip
-        seed = c[2].number_input(t("hvp.net.seed"), 0, 999, 0, key="why.hf.seed", bind=BIND)
+        sgd_lr = HF_FORM.draw("why.hf.sgd_lr", c[0], t("why.hf.sgd_lr"))
+        adam_lr = HF_FORM.draw("why.hf.adam_lr", c[1], t("why.hf.adam_lr"))
+        seed = HF_FORM.draw("why.hf.seed", c[2], t("hvp.net.seed"))
         st.form_submit_button(t("why.run"), type="primary")
     keep("why.hf.data", data)
+    HF_FORM.write()
     try:
         run, code = why_hessian_free(data, hidden, steps, cg, damping, sgd_lr, adam_lr, seed,
                                      _caption=caption)  # fmt: skip
@@ -269,20 +293,16 @@ def quadratic_part() -> None:
 
 def network_part() -> None:
     st.markdown(t("why.stability.net_intro"))
-    st.session_state.setdefault("why.stability.layers", 2)
-    st.session_state.setdefault("why.stability.width", 16)
+    STABILITY_FORM.seed()
     with st.form("why.stability.form"):
-        data, hidden = network_widgets("why.stability", [4, 8, 16, 32, 64], 3)
+        data, hidden = network_widgets(STABILITY_FORM, "why.stability")
         c = st.columns(3)
-        lr = c[0].select_slider("lr", [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0], 0.5,
-                                key="why.stability.net_lr", bind=BIND)  # fmt: skip
-        steps = c[1].slider(
-            t("why.newton.steps"), 50, 1000, 500, 50, key="why.stability.net_steps", bind=BIND
-        )
-        every = c[2].select_slider(t("why.stability.every"), [5, 10, 20, 50, 100], 20,
-                                   key="why.stability.every", bind=BIND)  # fmt: skip
+        lr = STABILITY_FORM.draw("why.stability.net_lr", c[0], "lr")
+        steps = STABILITY_FORM.draw("why.stability.net_steps", c[1], t("why.newton.steps"))
+        every = STABILITY_FORM.draw("why.stability.every", c[2], t("why.stability.every"))
         st.form_submit_button(t("why.run"), type="primary")
     keep("why.stability.data", data)
+    STABILITY_FORM.write()
     try:
         run, code = why_stability(data, hidden, lr, steps, every, 0, _caption=caption)
     except HogradError as err:
@@ -337,38 +357,32 @@ def stats_tab() -> None:
     for col, (name, label) in zip(c, scenarios.items(), strict=True):
         col.button(label, key=f"why.stats.use.{name}", on_click=use_scenario, args=(name,),
                    width="stretch")  # fmt: skip
-    if "why.stats.depth" not in st.session_state:
-        use_scenario("healthy")
+    STATS_FORM.seed()  # the fields' defaults are the healthy scenario
     with st.form("why.stats.form"):
         c = st.columns(2)
         with c[0]:
             act = form_radio(t("why.stats.activation_label"), {"tanh": "tanh", "relu": "ReLU"},
-                             "why.stats.activation")  # fmt: skip
+                             "why.stats.activation", _H.activation)  # fmt: skip
         with c[1]:
             dtype = form_radio(t("why.stats.dtype_label"), {"float64": "float64", "float32": "float32"},
-                               "why.stats.dtype")  # fmt: skip
+                               "why.stats.dtype", _H.dtype)  # fmt: skip
         c = st.columns(4)
-        h = gs.SCENARIOS["healthy"]  # the defaults a link leaves out
-        depth = c[0].slider(t("why.stats.depth"), 1, 12, h.depth, key="why.stats.depth", bind=BIND)
-        width = c[1].select_slider(t("hvp.net.width"), [8, 16, 32, 64, 128], h.width,
-                                   key="why.stats.width", bind=BIND)  # fmt: skip
-        steps = c[2].slider(t("why.newton.steps"), 10, 300, h.steps, step=10, key="why.stats.steps",
-                            bind=BIND)  # fmt: skip
-        batch = c[3].select_slider(t("why.stats.batch"), [32, 64, 128, 256], h.batch,
-                                   key="why.stats.batch", bind=BIND)  # fmt: skip
+        f = STATS_FORM.draw
+        depth = f("why.stats.depth", c[0], t("why.stats.depth"))
+        width = f("why.stats.width", c[1], t("hvp.net.width"))
+        steps = f("why.stats.steps", c[2], t("why.newton.steps"))
+        batch = f("why.stats.batch", c[3], t("why.stats.batch"))
         c = st.columns(4)
-        lr = c[0].select_slider("lr", [0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0], h.lr,
-                                key="why.stats.lr", bind=BIND)  # fmt: skip
-        gain = c[1].slider(t("why.stats.gain"), 0.5, 3.0, h.gain, step=0.1, key="why.stats.gain",
-                           bind=BIND)  # fmt: skip
-        clip = c[2].select_slider(t("why.stats.clip"), [0.0, 0.1, 0.5, 1.0, 5.0, 10.0], h.clip,
-                                  format_func=lambda v: t("why.stats.clip_off") if v == 0 else f"{v:g}",
-                                  key="why.stats.clip", bind=BIND)  # fmt: skip
-        naive = c[3].checkbox(t("why.stats.naive"), h.naive_loss, key="why.stats.naive_loss", bind=BIND,
-                              help=t("why.stats.naive_help"))  # fmt: skip
+        lr = f("why.stats.lr", c[0], "lr")
+        gain = f("why.stats.gain", c[1], t("why.stats.gain"))
+        clip = f("why.stats.clip", c[2], t("why.stats.clip"))
+        naive = f(
+            "why.stats.naive_loss", c[3], t("why.stats.naive"), help=t("why.stats.naive_help")
+        )
         st.form_submit_button(t("why.run"), type="primary")
     keep("why.stats.activation", act)
     keep("why.stats.dtype", dtype)
+    STATS_FORM.write()
     config = gs.StatsConfig(act, depth, width, lr, steps, batch, round(gain, 2), clip, dtype, naive)
     try:
         stats, code, csv_text, json_text = why_gradient_stats(config, _caption=caption)

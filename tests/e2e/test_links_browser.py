@@ -9,6 +9,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
+from hograd_ui.i18n import tr
 from tests.e2e.conftest import running_server, screenshot, type_function, wait_for_app
 
 pytestmark = pytest.mark.e2e
@@ -87,6 +88,18 @@ HOSTILE: list[tuple[str, str, str]] = [
     ("why", "why.tab=stability&why.stability.lr=99", "note"),
     ("why", "why.tab=stats&why.stats.depth=99", "note"),
     ("why", "why.tab=stats&why.stats.activation=sigmoid", "note"),
+    # forms (issue 18): settings read by their fields, in the view or in one not drawn yet
+    ("hvp", "hvp.mode=network&hvp.net.seed=inf", "note"),
+    ("hvp", "hvp.mode=network&hvp.net.probes=20&hvp.net.probes=30", "note"),
+    ("hvp", "hvp.net.steps=abc", "note"),  # typed mode: the network form is not drawn
+    ("hvp", f"hvp.net.top_k={quote(SCRIPT)}", "note"),
+    ("hvp", "hvp.zzz=1", "note"),  # the page's prefix, but no view has it
+    ("why", "why.tab=maml&why.maml.seed=-inf", "note"),
+    ("why", "why.tab=wgan&why.wgan.mode=evil", "note"),
+    ("why", "why.tab=pinn&why.pinn.steps=1e400", "note"),
+    ("why", f"why.maml.steps={quote('**bold**')}", "note"),  # the MAML tab is closed
+    ("why", "why.stats.gain=99&why.tab=newton", "note"),
+    ("why", f"why.hf.width={quote(IMG)}", "note"),
     # Streamlit's own embed options and presentation mode combine with a bad value
     ("derivatives", "embed=true&present=1&deriv.order=50", "note"),
 ]
@@ -154,10 +167,9 @@ def test_a_view_set_by_hand_opens_the_same_in_a_fresh_browser_on_a_fresh_server(
     wait_for_app(page)
     type_function(page, "tanh(x)")
     order = page.get_by_role("slider").first  # "Highest order", 4 by default
-    order.focus()
     for _ in range(3):  # 4 -> 7, as a student would with the arrow keys
-        order.press("ArrowRight")
-    wait_for_app(page)
+        order.press("ArrowRight")  # each press reruns the page: wait, or a press can be lost
+        wait_for_app(page)
     page.get_by_text("Taylor 模式（hograd 自有）").click()
     wait_for_app(page)
     page.get_by_role("tab", name="查看 PyTorch 代码").click()
@@ -236,3 +248,76 @@ def test_presentation_mode_combines_with_embed(browser, server) -> None:  # noqa
         screenshot(pg, "present-graph-embed")
     finally:
         context.close()
+
+
+# ---- forms: the URL changes when Run is pressed, and a link with form values is computed -------
+
+
+def _form_url(pg) -> str:  # noqa: ANN001
+    return pg.url.split("?", 1)[1] if "?" in pg.url else ""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_editing_a_form_leaves_the_url_until_it_is_submitted(page, lang: str) -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/hvp?hvp.mode=network&lang={lang}")
+    wait_for_app(page, timeout=120_000)
+    page.wait_for_selector("[data-testid='stMetric']", timeout=120_000)
+    before = _form_url(page)
+    form = page.locator("[data-testid='stForm']")
+    steps = form.get_by_role("slider").first  # 300 by default, in steps of 50
+    steps.focus()
+    steps.press("ArrowRight")
+    steps.press("ArrowRight")
+    seed = form.locator("input[type='number']").first
+    seed.fill("7")
+    seed.press("Tab")
+    page.wait_for_timeout(1000)  # nothing is awaited: the URL must simply not change
+    assert _form_url(page) == before and "hvp.net" not in before
+    assert steps.input_value() == "400"  # the edit is in the widget
+    form.locator("[data-testid='stFormSubmitButton'] button").click()
+    page.wait_for_function("() => location.search.includes('hvp.net.steps=400')")
+    wait_for_app(page, timeout=120_000)
+    assert "hvp.net.seed=7" in page.url
+    _check_no_trace(page)
+    page.get_by_text("Share this view" if lang == "en" else "分享当前视图").click()
+    wait_for_app(page, timeout=120_000)  # opening it reruns the app
+    box = page.locator("[data-testid='stPopoverBody']")
+    assert "hvp.net.steps=400" in box.locator("[data-testid='stCode']").inner_text()
+    expect(box).to_contain_text(tr("links.forms.share", lang))  # when a form joins the link
+    screenshot(page, f"links-form-submitted-{lang}")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_link_with_form_values_shows_them_and_their_results(page, lang: str) -> None:  # noqa: ANN001
+    query = "why.tab=stats&why.stats.depth=3&why.stats.steps=20&why.stats.activation=relu"
+    page.goto(f"{page.base}/why?{query}&lang={lang}")
+    wait_for_app(page, timeout=120_000)
+    _check_no_trace(page)
+    form = page.locator("[data-testid='stForm']")
+    sliders = form.get_by_role("slider")
+    assert sliders.nth(0).input_value() == "3"  # depth
+    assert sliders.nth(2).input_value() == "20"  # steps
+    assert form.get_by_role("radio", name="ReLU").is_checked()
+    main = page.locator("[data-testid='stMain']")
+    assert main.locator(".js-plotly-plot").count() >= 2  # the run's charts, no Run pressed
+    note = NOTE[lang]
+    assert page.locator("[data-testid='stAlert']", has_text=note).count() == 0
+    assert all(part in page.url for part in query.split("&"))
+    screenshot(page, f"links-form-link-{lang}")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_bad_setting_of_a_mode_not_drawn_is_noted_when_it_opens(page, lang: str) -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/hvp?hvp.net.layers=99&hvp.net.width=8&lang={lang}")
+    wait_for_app(page)
+    note = page.locator("[data-testid='stAlert']", has_text=NOTE[lang])
+    assert note.count() == 0 and "hvp.net.layers=99" in page.url  # waits for its view
+    page.get_by_text("A neural network" if lang == "en" else "神经网络", exact=True).click()
+    wait_for_app(page, timeout=120_000)
+    page.wait_for_selector("[data-testid='stMetric']", timeout=120_000)
+    expect(note).to_have_count(1)
+    codes = page.locator("[data-testid='stMain'] [data-testid='stCode']").all_inner_texts()
+    assert "hvp.net.layers=99" in [c.strip() for c in codes]
+    assert "hvp.net.layers" not in page.url and "hvp.net.width=8" in page.url
+    _check_no_trace(page)
+    screenshot(page, f"links-later-note-{lang}")

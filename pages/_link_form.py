@@ -1,0 +1,149 @@
+"""A form's settings in the link, written when the form is submitted (issue 18).
+
+A widget bound with ``bind="query-params"`` inside ``st.form`` writes its value into the URL
+while the student edits it, before Run is pressed (the browser updates the address on every
+change), so a shared link could name settings that were never run. Form widgets are therefore
+drawn unbound, through :class:`LinkedForm`:
+
+- before the form, :meth:`LinkedForm.seed` reads each setting from the link with the rules
+  Streamlit applies to a bound widget of the same kind (:meth:`Field.read`): a value the
+  widget would refuse is dropped from the URL (``checked_link`` then says so), one equal to
+  the default is dropped silently, a good one becomes the widget's value;
+- after the form, :meth:`LinkedForm.write` puts the values the form returned (what the page
+  computes with: the last submitted ones) into the URL, leaving out the defaults. Inside a
+  form a widget returns a new value only when the form is submitted, so editing without
+  submitting leaves the URL as it is.
+
+A link with a form's settings opens the view computed with them, as if Run had been pressed.
+Every form registers its fields (:data:`FIELDS`), so ``checked_link`` can judge a setting of a
+form the view did not draw (a closed tab) by the same rules.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+__all__ = ["FIELDS", "FORM_DRAWN", "Field", "LinkedForm", "REFUSED"]
+
+REFUSED = object()  # what Field.read returns for a value the widget would not accept
+FORM_DRAWN = "links.form_drawn"  # set by a run that drew a form, taken by checked_link
+#: Every form field by its key (its URL name), filled as the forms are defined.
+FIELDS: dict[str, Field] = {}
+
+
+@dataclass(frozen=True)
+class Field:
+    """One widget of a form: its kind, default and limits, which decide what a link may set.
+
+    ``kind`` is "slider" or "number" (``low``..``high``; whole numbers when ``default`` is an
+    int), "select" (a select slider over ``options``), "radio" (``options``), or "toggle" /
+    "checkbox" (true or false). ``label`` shows an option (the link names it as ``str``).
+    """
+
+    kind: str
+    default: object
+    low: float = 0.0
+    high: float = 0.0
+    step: float | None = None
+    options: tuple = ()
+    label: Callable[[object], str] | None = field(default=None, compare=False)
+
+    def read(self, raw: list[str]) -> object:
+        """The value the URL's ``raw`` values give, or :data:`REFUSED`.
+
+        The rules of Streamlit 1.67 for a bound widget of this kind: a slider or select slider
+        takes exactly one value (a repeated one is refused); the other kinds take the last.
+        Numbers must parse, be finite and lie within the limits (a whole-number slider cuts a
+        fraction off, as Streamlit's does); options are matched by name; flags read
+        true/false in any case.
+        """
+        given = [r for r in raw if r != ""]
+        if not given:
+            return REFUSED
+        if self.kind in ("slider", "select") and len(given) != 1:
+            return REFUSED
+        text = given[-1]
+        if self.kind in ("select", "radio"):
+            names = [str(o) for o in self.options]
+            return self.options[names.index(text)] if text in names else REFUSED
+        if self.kind in ("toggle", "checkbox"):
+            return {"true": True, "false": False}.get(text.lower(), REFUSED)
+        try:
+            number = float(text)
+        except ValueError:
+            return REFUSED
+        if not math.isfinite(number) or not self.low <= number <= self.high:
+            return REFUSED
+        return int(number) if isinstance(self.default, int) else number
+
+    def text(self, value: object) -> str:
+        """How ``value`` is written in the URL (:meth:`read` gives it back)."""
+        if isinstance(value, bool):
+            return str(value).lower()
+        if isinstance(value, float) and self.kind != "select" and value == int(value):
+            return str(int(value))  # 5.0 is written 5, as Streamlit writes a bound slider
+        return str(value)
+
+    def draw(self, where: object, label: str, key: str, **kwargs: object) -> object:
+        """Draw the widget (unbound: the form writes the URL) in ``where`` under ``key``."""
+        kwargs = {"key": key, "persist_state": "page", **kwargs}  # kept while a tab is closed
+        if self.label is not None:
+            kwargs["format_func"] = self.label
+        whole = isinstance(self.default, int)  # Streamlit wants the limits of the same type
+        low, high = (int(self.low), int(self.high)) if whole else (self.low, self.high)
+        if self.kind == "slider":
+            step = int(self.step) if whole and self.step else self.step
+            return where.slider(label, low, high, self.default, step, **kwargs)
+        if self.kind == "number":
+            return where.number_input(label, low, high, self.default, **kwargs)
+        if self.kind == "select":
+            return where.select_slider(label, list(self.options), self.default, **kwargs)
+        if self.kind == "radio":
+            index = self.options.index(self.default)
+            return where.radio(label, list(self.options), index, **kwargs)
+        return getattr(where, self.kind)(label, self.default, **kwargs)
+
+
+class LinkedForm:
+    """The fields of one ``st.form``, keyed by their URL names; see the module's docstring."""
+
+    def __init__(self, fields: Mapping[str, Field]) -> None:
+        self.fields = dict(fields)
+        FIELDS.update(self.fields)
+
+    def seed(self) -> None:
+        """Before the form: give each widget the link's value (once per widget: a key already
+        in the session holds the student's or an earlier link's choice)."""
+        st.session_state[FORM_DRAWN] = True  # the share box then says when forms join the link
+        for key, spec in self.fields.items():
+            raw = st.query_params.get_all(key)
+            if not raw or key in st.session_state:
+                continue
+            value = spec.read(raw)
+            if value is REFUSED or value == spec.default:
+                del st.query_params[key]  # checked_link says why when it was refused
+            else:
+                st.session_state[key] = value
+                if raw != [spec.text(value)]:
+                    st.query_params[key] = spec.text(value)  # as Streamlit corrects a bound one
+
+    def draw(self, key: str, where: object, label: str, **kwargs: object) -> object:
+        """Draw the field ``key`` in ``where`` (``st`` or a column)."""
+        return self.fields[key].draw(where, label, key, **kwargs)
+
+    def write(self, values: Mapping[str, object] | None = None) -> None:
+        """After the form: the values it returned go into the URL, the defaults out of it.
+
+        ``values`` defaults to the widgets' values in ``st.session_state``.
+        """
+        for key, spec in self.fields.items():
+            value = (values or {}).get(key, st.session_state.get(key, spec.default))
+            if value == spec.default:
+                if key in st.query_params:
+                    del st.query_params[key]
+            elif st.query_params.get_all(key) != [spec.text(value)]:
+                st.query_params[key] = spec.text(value)

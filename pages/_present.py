@@ -1,0 +1,109 @@
+"""Share this view and presentation mode (issue 18); pages/_links.py re-exports them."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from hograd_ui.i18n import tr
+
+__all__ = ["PRESENT", "current_link", "leave", "present", "presentation_css", "share_box",
+           "write_present"]  # fmt: skip
+
+PRESENT = "present"  # ?present=1 turns presentation mode on
+
+
+def _lang() -> str:
+    return st.session_state.get("lang", "en")
+
+
+def present() -> bool:
+    """Whether presentation mode is on (``?present=1``, or the sidebar toggle)."""
+    key = "links.present"
+    if key not in st.session_state:
+        st.session_state[key] = st.query_params.get(PRESENT, "") in ("1", "true")
+    return bool(st.session_state[key])
+
+
+def leave() -> None:
+    """The leave button's callback: presentation mode off."""
+    st.session_state["links.present"] = False
+
+
+def write_present() -> None:
+    if st.session_state.get("links.present"):
+        if st.query_params.get(PRESENT) != "1":
+            st.query_params[PRESENT] = "1"
+    elif PRESENT in st.query_params:
+        del st.query_params[PRESENT]
+
+
+def current_link(page: str) -> str:
+    """The link to the view as the browser shows it: page path and query, on the server's
+    address as the browser sees it."""
+    base = (st.context.url or "").split("?")[0].rstrip("/")
+    if page and not base.endswith("/" + page):
+        base = f"{base}/{page}"
+    pairs = [(k, v) for k in st.query_params for v in st.query_params.get_all(k)]
+    return f"{base}?{urlencode(pairs)}" if pairs else base
+
+
+def share_box(page: str, *, forms: bool = False) -> None:
+    """A popover with the link to this view, with Streamlit's copy button (no HTML, no JS);
+    ``forms``: the view has a form, whose settings join the link only when submitted."""
+    lang = _lang()
+    # Opening it reruns the app, so the link also holds what a fragment changed since the last
+    # full run (x0 and the tabs on the derivatives page rerun on their own).
+    with st.popover(tr("links.share", lang), icon=":material/link:", width="stretch",
+                    key="links.share", on_change="rerun"):  # fmt: skip
+        st.caption(tr("links.share.help", lang))
+        st.code(current_link(page), language=None, wrap_lines=True)
+        if forms:
+            st.caption(tr("links.forms.share", lang))
+
+
+# Presentation mode. A 1920x1080 projector image is about 3 m wide in a lecture hall, so
+# one CSS pixel is about 1.6 mm on the screen. Body text at 26 px is a 4 cm em (capital
+# letters about 2.9 cm), about 8 minutes of arc from 12 m, the back row of a 200-seat hall:
+# letters of 5 arc minutes are the limit of normal sight, so that is about 1.6 times it.
+# Headings 52 px, widget labels 24 px, code 22 px (monospace is wider, lines stay short).
+# Plotly figures are enlarged by hograd_ui/plotting.py (PROJECTOR_SCALE). Graphviz drawings
+# keep Streamlit's usual label size (0.6 rem of 16 px): the drawing is scaled to the page
+# width, and Graphviz sized its boxes for that size. High contrast: black text on white, no
+# grey captions, thicker focus outlines.
+PRESENTATION_CSS = """
+<style>
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stExpandSidebarButton"], [data-testid="stToolbar"], [data-testid="stDecoration"],
+[data-testid="stHeader"], [data-testid="stDownloadButton"], [data-testid="stTooltipIcon"],
+[class*="st-key-"][class*="-preset"] { display: none !important; }
+html { font-size: 26px !important; }
+[data-testid="stMain"], [data-testid="stMain"] p, [data-testid="stMain"] li,
+[data-testid="stMain"] label, [data-testid="stCaptionContainer"] * { color: #000 !important; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1rem 2.5rem 3rem; }
+[data-testid="stMain"] h1 { font-size: 52px !important; }
+[data-testid="stMain"] h2 { font-size: 42px !important; }
+[data-testid="stMain"] h3 { font-size: 34px !important; }
+[data-testid="stMain"] p, [data-testid="stMain"] li { font-size: 26px !important; }
+[data-testid="stCaptionContainer"] { opacity: 1 !important; }
+[data-testid="stCaptionContainer"] p { font-size: 22px !important; }
+[data-testid="stWidgetLabel"] p { font-size: 24px !important; font-weight: 600; }
+[data-testid="stMarkdownContainer"] code { color: #000 !important; }
+[data-testid="stCode"] code, [data-testid="stCode"] pre { font-size: 22px !important; }
+[data-testid="stSliderThumbValue"], [data-testid="stSliderTickBar"] * {
+  font-size: 22px !important; color: #000 !important; }
+[data-testid="stMetricValue"] { font-size: 48px !important; }
+[role="tab"], [role="tab"] p { font-size: 26px !important; }
+[data-testid="stMain"] input { font-size: 24px !important; color: #000 !important; }
+[data-testid="stCode"] code span { color: #000 !important; }
+[data-testid="stWidgetLabel"] code { font-size: 22px !important; }
+[data-testid="stGraphVizChart"] svg text { font-size: 9.6px !important; }
+*:focus-visible { outline: 4px solid #000 !important; }
+</style>
+"""
+
+
+def presentation_css() -> str:
+    """The presentation-mode style: a constant of this module, never built from user text."""
+    return PRESENTATION_CSS
