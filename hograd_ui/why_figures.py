@@ -87,8 +87,10 @@ def newton_paths_figure(race: NewtonRace, lang: str) -> object:
 
 
 def newton_convergence_figure(race: NewtonRace, lang: str) -> object:
-    """Left: f − f* (log) when the minimum f* is known, else f; right: |∇f| (log)."""
-    cells = grid_cells(1, 2, 0.12, 0.0)
+    """Top: f − f* (log) when the minimum f* is known, else f; bottom: |∇f| (log). Stacked:
+    the page gives the figure the narrower of two columns, where side by side the two panels'
+    titles ran into each other."""
+    cells = grid_cells(2, 1, 0.0, 0.22)
     gap = race.minimum is not None
     traces = []
     for path in race.paths:
@@ -102,8 +104,8 @@ def newton_convergence_figure(race: NewtonRace, lang: str) -> object:
               tr("why.fig.grad_norm", lang)]  # fmt: skip
     step = tr("why.fig.iteration", lang)
     return plain_figure(
-        traces, **figure_layout(440, legend="bottom"), annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)],
-        xaxis=axis_props(step, domain=cells[0][0]), xaxis2=axis_props(step, domain=cells[1][0], anchor="y2"),
+        traces, **figure_layout(480, legend="bottom"), annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)],
+        xaxis=axis_props(None, domain=cells[0][0]), xaxis2=axis_props(step, domain=cells[1][0], anchor="y2"),
         yaxis=axis_props(None, domain=cells[0][1], type="log" if gap else "linear", exponentformat="power"),
         yaxis2=axis_props(None, domain=cells[1][1], anchor="x2", type="log", exponentformat="power"),
     )  # fmt: skip
@@ -164,7 +166,7 @@ def sharpness_figure(run: NetStability, lang: str) -> object:
         traces, **figure_layout(420), showlegend=False,
         annotations=[*(cell_title(t, *c) for t, c in zip(titles, cells, strict=True)), label],
         shapes=[hline(limit, {"color": "#111", "width": 2, "dash": "dash"}, "2")],
-        xaxis=axis_props(step, domain=cells[0][0]), xaxis2=axis_props(step, domain=cells[1][0], anchor="y2"),
+        xaxis=axis_props(None, domain=cells[0][0]), xaxis2=axis_props(step, domain=cells[1][0], anchor="y2"),
         yaxis=axis_props(None, domain=cells[0][1], type="log", exponentformat="power"),
         yaxis2=axis_props(None, domain=cells[1][1], anchor="x2", range=[0, 1.15 * top]),
     )  # fmt: skip
