@@ -1,7 +1,6 @@
 """Server plumbing app.py applies: no Nagle delay on the websockets, the front end's
-bundles served gzipped from memory (Plotly's asked for early), short turns on the interpreter
-lock (all once per process), and at most ``SCRIPT_SLOTS`` script runs executing at once
-(:func:`script_slot`).
+bundles served gzipped from memory, short turns on the interpreter lock (all once per
+process), and at most ``SCRIPT_SLOTS`` script runs executing at once (:func:`script_slot`).
 
 Streamlit 1.67 binds its listening socket with ``socket.socket(family)``, so the sockets it
 accepts have ``proto == 0``, and asyncio only switches Nagle's algorithm off (TCP_NODELAY)
@@ -23,12 +22,6 @@ thread hop each. :func:`serve_static_gzipped` compresses each content-hashed bun
 keeps the result in memory (about a quarter of the size; only the files browsers ask for),
 and answers a browser that accepts gzip with it in one piece. Everything else (HTML, Range
 and HEAD requests, conditional requests, clients without gzip) is answered as before.
-
-Early bundles: Streamlit's front end asks for an element's bundle only when the script has
-sent the element, so a deep link to a page with a chart waited for the websocket, the script
-run and then Plotly's 1.4 MB bundle, one after another. :func:`early_bundles_html` amends the
-index.html this handler sends so the browser fetches, compiles and runs that bundle while it
-waits for the first two.
 
 Interpreter lock: every session's script runs in a thread of this one process, and so does
 the event loop that sends their messages. A thread that wants the lock while another computes
@@ -52,7 +45,6 @@ import socket
 import sys
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -60,8 +52,7 @@ from starlette.responses import FileResponse, Response
 from starlette.staticfiles import StaticFiles
 
 __all__ = [
-    "EARLY_BUNDLES", "INTERPRETER_TURN_SECONDS", "SCRIPT_SLOTS", "disable_nagle",
-    "early_bundles_html", "gzip_static_class",
+    "INTERPRETER_TURN_SECONDS", "SCRIPT_SLOTS", "disable_nagle", "gzip_static_class",
     "nagle_disabled", "script_slot", "serve_static_gzipped", "shorten_interpreter_turns",
     "static_gzipped",
 ]  # fmt: skip
@@ -140,59 +131,6 @@ def _gzip_headers(response: Any, scope: Any) -> dict[str, str] | None:
     return headers
 
 
-#: Element bundles a page's first screen needs that Streamlit loads only once the script has
-#: sent the element: every page but home draws a Plotly chart first (1.4 MB of JavaScript).
-EARLY_BUNDLES = ("PlotlyChart",)
-_PAGES: dict[tuple[str, int, int], bytes] = {}  # (path, mtime, size) -> index.html, amended
-
-
-def early_bundles_html(html: bytes, js_dir: Path) -> bytes:
-    """Streamlit's index.html with ``EARLY_BUNDLES`` fetched, compiled and run while the page
-    waits for its websocket and first script run, instead of after them.
-
-    A deep link's browser otherwise sits idle for that wait, then asks for Plotly's bundle only
-    when the first chart arrives, and runs it before drawing anything else. A modulepreload
-    link fetches and compiles it with the app's own bundles; an ``import()`` when the browser
-    is next idle runs it, so the app's later ``import()`` of the same URL finds it done. A
-    bundle that is not found exactly once (another Streamlit build) is left out.
-    """
-    tags = []
-    for name in EARLY_BUNDLES:
-        found = sorted(js_dir.glob(f"{name}.*.js"))
-        if len(found) == 1:
-            href = f"./static/js/{found[0].name}"
-            tags.append(f'<link rel="modulepreload" crossorigin href="{href}">'
-                        f'<script type="module">requestIdleCallback(() => import("{href}"))'
-                        "</script>")  # fmt: skip
-    if not tags or b"</head>" not in html:
-        return html
-    return html.replace(b"</head>", "".join(tags).encode() + b"</head>", 1)
-
-
-def _index_page(response: Any) -> Any:
-    """``response`` with the amended index.html when it is Streamlit's index.html, else as is."""
-    if not (
-        isinstance(response, FileResponse)
-        and response.status_code == 200
-        and os.path.basename(response.path) == "index.html"
-    ):
-        return response
-    stat = response.stat_result or os.stat(response.path)  # None for a page's URL (the fallback)
-    key = (response.path, stat.st_mtime_ns, stat.st_size)
-    body = _PAGES.get(key)
-    if body is None:
-        with open(response.path, "rb") as f:
-            page = f.read()
-        body = early_bundles_html(page, Path(response.path).parent / "static" / "js")
-        _PAGES[key] = body if body != page else b""
-    if not body:  # nothing to add
-        return response
-    if response.stat_result is None:  # the headers a FileResponse adds when it is sent
-        response.set_stat_headers(stat)
-    headers = {k: v for k, v in response.headers.items() if k != "content-length"}
-    return Response(body, status_code=200, headers=headers)
-
-
 def gzip_static_class(cls: type) -> None:
     """Wrap ``cls.get_response`` (a starlette StaticFiles subclass) as described above."""
     if getattr(cls, _PATCHED, False):
@@ -200,7 +138,7 @@ def gzip_static_class(cls: type) -> None:
     original = cls.get_response
 
     async def get_response(self: Any, path: str, scope: Any) -> Any:
-        response = _index_page(await original(self, path, scope))
+        response = await original(self, path, scope)
         headers = _gzip_headers(response, scope)
         if headers is None:
             return response
