@@ -16,6 +16,7 @@ Usage::
     python benchmarks/first_screens.py                 # start a server, 3 rounds
     python benchmarks/first_screens.py --json
     python benchmarks/first_screens.py --server-env HOGRAD_LEAN=1
+    python benchmarks/first_screens.py --compare http://127.0.0.1:8611 --compare URL2 --rounds 4
 
 ``benchmarks/load.py --first-screens N`` runs the same measurement before its load phases.
 Goals (issue 19): a deep link on a warm server settles in at most 2 s, the first visitor after
@@ -107,6 +108,39 @@ def first_screens(
     return out
 
 
+def side_by_side(
+    urls: list[str], rounds: int = 4, pages: list[str] | None = None, browser: Any = None
+) -> dict[str, dict[str, list[float]]]:
+    """Deep links to several running servers (two versions of the app, say), interleaved:
+    every round visits each page on each server in turn, so a busier moment of the machine
+    falls on all of them alike. ``{url: {page: [settled seconds, ...]}}``."""
+    if browser is None:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            own = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            try:
+                return side_by_side(urls, rounds, pages, own)
+            finally:
+                own.close()
+    pages = PAGES if pages is None else pages
+    out: dict[str, dict[str, list[float]]] = {u: {p or "home": [] for p in pages} for u in urls}
+    for _ in range(rounds):
+        for p in pages:
+            for u in urls:
+                out[u][p or "home"].append(visit(browser, f"{u}/{p}")[0])
+    return out
+
+
+def side_by_side_report(r: dict[str, dict[str, list[float]]]) -> str:
+    lines = []
+    for page in next(iter(r.values())):
+        cells = [f"{u}: {statistics.median(v[page]):.2f} s ({min(v[page]):.2f}-"
+                 f"{max(v[page]):.2f})" for u, v in r.items()]  # fmt: skip
+        lines.append(f"{page:12s} " + "   ".join(cells))
+    return "\n".join(lines)
+
+
 def report(r: dict[str, Any]) -> str:
     lines = []
     if r.get("warm_up_ms") is not None:
@@ -133,10 +167,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--warm", action="store_true", help="warm the fresh server first, as make "
                     "run, deploy/replicas.py and the Dockerfile do (hograd_serving/warmup.py)")  # fmt: skip
+    ap.add_argument("--compare", action="append", default=[], metavar="URL", help="deep links "
+                    "only, to two or more running, warm servers (e.g. two versions of the app), "
+                    "interleaved round by round; medians and ranges side by side")  # fmt: skip
     ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     args = ap.parse_args(argv)
     if not 1 <= args.rounds <= 20:
         ap.error(f"--rounds: expected 1 to 20, got {args.rounds}")
+    if len(args.compare) == 1:
+        ap.error("--compare: give two or more servers")
+    if args.compare:
+        r = side_by_side([u.rstrip("/") for u in args.compare], args.rounds)
+        print(json.dumps(r) if args.json else side_by_side_report(r))
+        return 0
     server = Server(args.url, dict(item.split("=", 1) for item in args.server_env))
     try:
         warmed = None

@@ -16,3 +16,14 @@ def test_first_visitor_then_one_round_of_deep_links(browser) -> None:  # noqa: A
     for d in r["deep_links"].values():
         assert len(d["settled_ms"]) == len(d["complete_ms"]) == 1
         assert 0 < d["settled_ms"][0] <= d["complete_ms"][0]
+
+
+def test_side_by_side_visits_every_server_in_turn(browser) -> None:  # noqa: ANN001
+    from benchmarks.first_screens import side_by_side
+
+    with running_server("first-screens-a") as a, running_server("first-screens-b") as b:
+        r = side_by_side([a, b], rounds=2, pages=["", "hvp"], browser=browser)
+    assert list(r) == [a, b]
+    for pages in r.values():
+        assert list(pages) == ["home", "hvp"]
+        assert all(len(v) == 2 and all(s > 0 for s in v) for v in pages.values())
