@@ -2,14 +2,13 @@
 nbformat, executed in a real kernel (nbclient, python3 through ipykernel), and their numbers
 compared with the core's for the same settings (the numbers the tabs show).
 
-Small budgets keep each notebook to a few seconds of work; ``TIMEOUT`` is a generous bound per
+Small budgets keep each notebook to a few seconds of work; test_notebook.TIMEOUT is a generous bound per
 cell, never a measured time. The kernel talks to this process over localhost only.
 """
 
 from __future__ import annotations
 
 import ast
-import json
 from dataclasses import replace
 
 import numpy as np
@@ -33,9 +32,10 @@ from hograd_core.applications.wgan_gp import WganConfig, train_wgan
 from hograd_core.notebook_why import FIGURES, WHY_TEXTS, script_cells, why_notebook
 
 nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+pytest.importorskip("nbclient", reason="nbclient is a test dependency")
 
-TIMEOUT = 300  # seconds a cell may take at most; the longest takes a few seconds
+from tests.core.test_notebook import execute as run_notebook  # noqa: E402
+
 TEXTS = {key: f"text {key}" for key in WHY_TEXTS}
 HOSTILE = [
     "x**2 + y**2",
@@ -52,16 +52,7 @@ HOSTILE = [
 def execute(source: str) -> tuple[dict, object]:
     """Run the notebook with one more cell that prints ``printed`` (and ``text`` when there is
     one) as JSON; return that and the executed notebook."""
-    nb = nbformat.reads(source, as_version=4)
-    nbformat.validate(nb)
-    probe = "import json\nprint(json.dumps({'printed': printed, 'text': globals().get('text')}))"
-    nb.cells.append(nbformat.v4.new_code_cell(probe))
-    client = nbclient.NotebookClient(nb, timeout=TIMEOUT, startup_timeout=TIMEOUT,
-                                     kernel_name="python3")  # fmt: skip
-    client.execute()
-    for cell in nb.cells:
-        assert not [o for o in cell.get("outputs", []) if o["output_type"] == "error"], cell
-    return json.loads(nb.cells[-1].outputs[0]["text"]), nb
+    return run_notebook(source, "{'printed': printed, 'text': globals().get('text')}")
 
 
 def figures(nb: object) -> list[dict]:

@@ -153,3 +153,14 @@ def screenshot(pg, name: str) -> Path:  # noqa: ANN001
     path = ARTIFACTS / f"{name}.png"
     pg.screenshot(path=str(path), full_page=True)
     return path
+
+
+def download(pg, label: str) -> bytes:  # noqa: ANN001
+    """Click the download button labelled ``label`` as a student would; the file's bytes."""
+    button = pg.locator("[data-testid='stDownloadButton']", has_text=label).first
+    button.scroll_into_view_if_needed()
+    with pg.expect_download(timeout=60_000) as info:
+        button.locator("button").click()
+    assert info.value.failure() is None
+    with open(info.value.path(), "rb") as f:
+        return f.read()

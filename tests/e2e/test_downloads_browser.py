@@ -15,7 +15,7 @@ import pytest
 from hograd_core import hvp, parse
 from hograd_core.hvp_examples import example
 from hograd_ui.i18n import tr
-from tests.e2e.conftest import ARTIFACTS, wait_for_app
+from tests.e2e.conftest import ARTIFACTS, download, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -28,17 +28,6 @@ def _open(page, path: str, lang: str) -> None:  # noqa: ANN001
     assert page.locator("[data-testid='stException']").count() == 0
 
 
-def _download(page, label: str) -> bytes:  # noqa: ANN001
-    button = page.locator("[data-testid='stDownloadButton']", has_text=label).first
-    button.scroll_into_view_if_needed()
-    with page.expect_download(timeout=60_000) as info:
-        button.locator("button").click()
-    path = info.value.path()
-    assert info.value.failure() is None
-    with open(path, "rb") as f:
-        return f.read()
-
-
 def _shot(page, label: str, name: str) -> None:  # noqa: ANN001
     """The viewport around the button ``label``: where it sits, as a learner sees it."""
     button = page.locator("[data-testid='stDownloadButton']", has_text=label).first
@@ -49,15 +38,15 @@ def _shot(page, label: str, name: str) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_derivative_curves_and_notebook_download(page, lang: str) -> None:  # noqa: ANN001
+def test_derivative_curves_and_notebookdownload(page, lang: str) -> None:  # noqa: ANN001
     _open(page, "derivatives", lang)
     _shot(page, tr("downloads.csv.curves", lang), f"downloads-deriv-{lang}")
-    table = pd.read_csv(io.BytesIO(_download(page, tr("downloads.csv.curves", lang))))
+    table = pd.read_csv(io.BytesIO(download(page, tr("downloads.csv.curves", lang))))
     xs = np.linspace(-3.0, 3.0, 1000)  # the page's defaults: x**3, order 4, 1,000 points
     np.testing.assert_array_equal(table["x"].to_numpy(), xs)
     exact = np.stack([xs**3, 3 * xs**2, 6 * xs, 6 + 0 * xs, 0 * xs])
     np.testing.assert_allclose(table.iloc[:, 1:].to_numpy().T, exact, rtol=1e-12, atol=1e-12)
-    nb = nbformat.reads(_download(page, tr("downloads.notebook", lang)).decode(), as_version=4)
+    nb = nbformat.reads(download(page, tr("downloads.notebook", lang)).decode(), as_version=4)
     nbformat.validate(nb)
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     assert "return x ** 3" in code and "np.linspace(-3.0, 3.0, 1000)" in code
@@ -66,17 +55,17 @@ def test_derivative_curves_and_notebook_download(page, lang: str) -> None:  # no
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_hessian_eigen_csv_and_code_download(page, lang: str) -> None:  # noqa: ANN001
+def test_hessian_eigen_csv_and_codedownload(page, lang: str) -> None:  # noqa: ANN001
     _open(page, "hvp", lang)
     _shot(page, tr("downloads.notebook", lang), f"downloads-hvp-notebook-{lang}")
-    nb = nbformat.reads(_download(page, tr("downloads.notebook", lang)).decode(), as_version=4)
+    nb = nbformat.reads(download(page, tr("downloads.notebook", lang)).decode(), as_version=4)
     nbformat.validate(nb)
     assert tr("downloads.nb.hvp.hessian", lang) in [c.source for c in nb.cells]
     page.get_by_role("tab", name=tr("hvp.tab.hessian", lang)).click()
     wait_for_app(page)
     _shot(page, tr("downloads.csv.eigen", lang), f"downloads-hvp-hessian-{lang}")
-    eig = pd.read_csv(io.BytesIO(_download(page, tr("downloads.csv.eigen", lang))), index_col=0)
-    h = pd.read_csv(io.BytesIO(_download(page, tr("downloads.csv.hessian", lang))), index_col=0)
+    eig = pd.read_csv(io.BytesIO(download(page, tr("downloads.csv.eigen", lang))), index_col=0)
+    h = pd.read_csv(io.BytesIO(download(page, tr("downloads.csv.hessian", lang))), index_col=0)
     names = list(h.columns)
     fn_text = page.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").first
     fn = parse(fn_text.input_value())
@@ -87,7 +76,7 @@ def test_hessian_eigen_csv_and_code_download(page, lang: str) -> None:  # noqa: 
     page.get_by_role("tab", name=tr("hvp.tab.ways", lang)).click()
     wait_for_app(page)
     _shot(page, tr("downloads.func.py", lang), f"downloads-hvp-code-{lang}")
-    source = _download(page, tr("downloads.func.py", lang)).decode()
+    source = download(page, tr("downloads.func.py", lang)).decode()
     assert "H = hessian(f)(w)" in source and "jacfwd(jacrev(f))" in source
     assert page.locator("[data-testid='stException']").count() == 0
 
@@ -98,8 +87,8 @@ def test_derivatives_code_tab_downloads_both_forms(page, lang: str) -> None:  # 
     page.get_by_role("tab", name=tr("deriv.tab.code", lang)).click()
     wait_for_app(page)
     _shot(page, tr("downloads.py", lang), f"downloads-deriv-code-{lang}")
-    plain = _download(page, tr("downloads.py", lang)).decode()
-    func = _download(page, tr("downloads.func.py", lang)).decode()
+    plain = download(page, tr("downloads.py", lang)).decode()
+    func = download(page, tr("downloads.func.py", lang)).decode()
     page.get_by_text(tr("downloads.func.title", lang)).click()  # the torch.func form, shown
     page.wait_for_timeout(500)
     _shot(page, tr("downloads.func.py", lang), f"downloads-deriv-func-{lang}")
@@ -117,17 +106,17 @@ def test_derivatives_code_tab_downloads_both_forms(page, lang: str) -> None:  # 
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_graph_notebook_and_flag_lab_script_download(page, lang: str) -> None:  # noqa: ANN001
+def test_graph_notebook_and_flag_lab_scriptdownload(page, lang: str) -> None:  # noqa: ANN001
     _open(page, "graph", lang)
     _shot(page, tr("downloads.notebook", lang), f"downloads-graph-{lang}")
-    nb = nbformat.reads(_download(page, tr("downloads.notebook", lang)).decode(), as_version=4)
+    nb = nbformat.reads(download(page, tr("downloads.notebook", lang)).decode(), as_version=4)
     nbformat.validate(nb)
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     assert "return x ** 3" in code and "order = 2" in code  # the page's defaults
     page.get_by_text(tr("graph.result.code", lang)).first.click()  # the script's expander
     wait_for_app(page)
     _shot(page, tr("downloads.py", lang), f"downloads-flag-lab-{lang}")
-    source = _download(page, tr("downloads.py", lang)).decode()
+    source = download(page, tr("downloads.py", lang)).decode()
     assert source.startswith("import torch") and "torch.autograd.grad" in source
     assert page.locator("[data-testid='stException']").count() == 0
 
@@ -136,8 +125,8 @@ def test_graph_notebook_and_flag_lab_script_download(page, lang: str) -> None:  
 def test_why_page_newton_script_downloads(page, lang: str) -> None:  # noqa: ANN001
     _open(page, "why", lang)
     _shot(page, tr("downloads.func.py", lang), f"downloads-why-{lang}")
-    plain = _download(page, tr("downloads.py", lang)).decode()
-    func = _download(page, tr("downloads.func.py", lang)).decode()
+    plain = download(page, tr("downloads.py", lang)).decode()
+    func = download(page, tr("downloads.func.py", lang)).decode()
     assert "create_graph=True" in plain and "hessian(f)(w)" in func
     assert tr("downloads.func.newton", lang) in func
     assert page.locator("[data-testid='stException']").count() == 0

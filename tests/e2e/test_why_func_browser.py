@@ -7,19 +7,14 @@ import pytest
 
 from hograd_core.applications.func_forms import hf_func_code
 from hograd_ui.i18n import tr
-from tests.e2e.conftest import ARTIFACTS, wait_for_app
+from tests.e2e.conftest import ARTIFACTS, download, wait_for_app
+
+
+def _text(page, label: str) -> str:  # noqa: ANN001
+    return download(page, label).decode("utf-8")
+
 
 pytestmark = pytest.mark.e2e
-
-
-def _download(page, label: str) -> str:  # noqa: ANN001
-    button = page.locator("[data-testid='stDownloadButton']", has_text=label).first
-    button.scroll_into_view_if_needed()
-    with page.expect_download(timeout=60_000) as info:
-        button.locator("button").click()
-    assert info.value.failure() is None
-    with open(info.value.path(), encoding="utf-8") as f:
-        return f.read()
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -30,8 +25,8 @@ def test_hessian_free_tab_delivers_and_shows_its_torch_func_form(page, lang: str
     wait_for_app(page, timeout=90_000)
     page.wait_for_selector(".js-plotly-plot", timeout=90_000)
     wait_for_app(page, timeout=90_000)
-    plain = _download(page, tr("downloads.py", lang))
-    func = _download(page, tr("downloads.func.py", lang))
+    plain = _text(page, tr("downloads.py", lang))
+    func = _text(page, tr("downloads.func.py", lang))
     assert func == hf_func_code(plain, tr("downloads.func.why.hf", lang))
     compile(func, "<downloaded>", "exec")
     expander = page.locator("[data-testid='stExpander']", has_text=tr("downloads.func.title", lang))

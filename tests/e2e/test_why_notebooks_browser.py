@@ -9,19 +9,14 @@ import nbformat
 import pytest
 
 from hograd_ui.i18n import tr
-from tests.e2e.conftest import ARTIFACTS, wait_for_app
+from tests.e2e.conftest import ARTIFACTS, download, wait_for_app
+
+
+def _text(page, label: str) -> str:  # noqa: ANN001
+    return download(page, label).decode("utf-8")
+
 
 pytestmark = pytest.mark.e2e
-
-
-def _download(page, label: str) -> str:  # noqa: ANN001
-    button = page.locator("[data-testid='stDownloadButton']", has_text=label).first
-    button.scroll_into_view_if_needed()
-    with page.expect_download(timeout=60_000) as info:
-        button.locator("button").click()
-    assert info.value.failure() is None
-    with open(info.value.path(), encoding="utf-8") as f:
-        return f.read()
 
 
 def _shot(page, label: str, name: str) -> None:  # noqa: ANN001
@@ -49,10 +44,10 @@ def test_newton_tab_notebook_downloads(page, lang: str) -> None:  # noqa: ANN001
     wait_for_app(page, timeout=90_000)
     label = tr("downloads.notebook", lang)
     _shot(page, label, f"why-notebook-newton-{lang}")
-    nb = _check(_download(page, label), lang, "why.nb.newton.title")
+    nb = _check(_text(page, label), lang, "why.nb.newton.title")
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     assert code[0].startswith("text = ") and any(c.startswith("%%capture run\n") for c in code)
-    script = _download(page, tr("downloads.py", lang))
+    script = _text(page, tr("downloads.py", lang))
     assert [c for c in code if c.startswith("def f(w):")][0] in script
     assert page.locator("[data-testid='stException']").count() == 0
 
@@ -67,7 +62,7 @@ def test_hvp_network_notebook_downloads(page, lang: str) -> None:  # noqa: ANN00
     wait_for_app(page)
     label = tr("downloads.notebook", lang)
     _shot(page, label, f"hvp-network-notebook-{lang}")
-    nb = _check(_download(page, label), lang, "hvp.net.nb.title", limit="2,000")
+    nb = _check(_text(page, label), lang, "hvp.net.nb.title", limit="2,000")
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     assert "for step in range(50):" in code and "load_digits" in code
     assert page.locator("[data-testid='stException']").count() == 0
