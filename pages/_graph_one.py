@@ -105,14 +105,20 @@ def one_variable(fn: Function) -> float:
             st.dataframe(figures.summary_rows(view, lang()), hide_index=True)
 
     st.subheader(t("graph.growth.title"))
-    st.plotly_chart(figures.growth_figure(lab.stats, order, lang()), key="graph.growth")
-    graph_row(fn, x0, order)  # downloads: the view as a notebook
+    st.markdown(figures.growth_text(lab.stats, lang()))  # the growth in numbers, always shown
     if lab.stopped_nodes is not None:
         st.warning(t(
             "graph.growth.stopped", built=lab.built, nodes=f"{lab.stopped_nodes:,}",
             limit=f"{GRAPH_BUDGET.max_nodes:,}",
         ))  # fmt: skip
-    st.markdown(figures.growth_text(lab.stats, lang()))
+    # The chart is folded: it is the page's only Plotly chart, and Plotly's bundle was most of
+    # what a deep link to this page waited for (docs/performance.md, First screens).
+    chart = lazy_expander(t("graph.growth.chart"), "graph.growth.open",
+                          icon=":material/show_chart:", linked=True)  # fmt: skip
+    with chart:
+        if chart.open:
+            st.plotly_chart(figures.growth_figure(lab.stats, order, lang()), key="graph.growth")
+    graph_row(fn, x0, order)  # downloads: the view as a notebook
     with (table := lazy_expander(t("graph.table.title"), "graph.table", icon=":material/table:")):
         if table.open:
             st.dataframe(figures.stats_rows(lab.stats, lang()), hide_index=True)

@@ -182,7 +182,9 @@ def static_table(frame: pd.DataFrame, *, hide_index: bool = True) -> None:
     st.table(shown, hide_index=hide_index)
 
 
-def lazy_expander(label: str, key: str, *, expanded: bool = False, icon: str | None = None):
+def lazy_expander(
+    label: str, key: str, *, expanded: bool = False, icon: str | None = None, linked: bool = False
+):
     """An expander whose content is computed and sent only while it is open:
     ``with box: if box.open: ...``. Opening or closing it reruns the page (or the fragment).
 
@@ -190,9 +192,11 @@ def lazy_expander(label: str, key: str, *, expanded: bool = False, icon: str | N
     to a page paid for every graph, table and code block folded away in it: the browser
     loaded their bundles (Graphviz, the data grid, the syntax highlighter) and drew them
     before the page was ready. The open state is in ``st.session_state[key]`` (tests open an
-    expander by setting it); it starts as ``expanded``.
+    expander by setting it); it starts as ``expanded``. ``linked``: open, it is in the URL
+    (``?key=true``), so a shared link opens it too (the key must be in pages/_links.py KNOWN).
     """
-    return st.expander(label, expanded=expanded, key=key, icon=icon, on_change="rerun")
+    return st.expander(label, expanded=expanded, key=key, icon=icon, on_change="rerun",
+                       bind=BIND if linked else None)  # fmt: skip
 
 
 def lazy_tabs(labels: dict[str, str], key: str) -> dict[str, object]:

@@ -45,7 +45,7 @@ def files(monkeypatch: pytest.MonkeyPatch) -> dict[str, tuple[Callable, str]]:
 
 #: Folded parts that send nothing while closed (lazy_expander): the scripts of the why tabs,
 #: and the torch.func forms under the code views. ``run`` unfolds them.
-UNFOLDED = (*WHY_FOLDED, "deriv.func.open", "hvp.func.open")
+UNFOLDED = (*WHY_FOLDED, "deriv.func.open", "hvp.func.open", "graph.growth.open")
 
 
 def run(page: str, lang: str, **state: object) -> AppTest:

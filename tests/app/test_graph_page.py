@@ -20,7 +20,13 @@ PAGE = "pages/graph.py"
 
 
 #: The flag lab's and the gallery's expanders that draw only while open (lazy_expander).
-FOLDED = ("graph.tv.open", "graph.flag.code", "graph.case.code", "graphvars.code")
+FOLDED = (
+    "graph.growth.open",
+    "graph.tv.open",
+    "graph.flag.code",
+    "graph.case.code",
+    "graphvars.code",
+)
 
 
 def open_graph(lang: str = "en", unfold: bool = True) -> AppTest:
@@ -364,15 +370,17 @@ def test_widget_keys_are_namespaced() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_folded_parts_are_computed_only_when_opened(lang: str) -> None:
-    """torchviz's view, the scripts and the tables are in expanders that send nothing while
-    closed (pages/_ui.py, lazy_expander): a deep link draws four graphs, not five, and no
-    code of theirs. Opened, each shows what it holds; a link that sets torchviz's toggles
-    opens its expander."""
+    """The growth chart, torchviz's view, the scripts and the tables are in expanders that
+    send nothing while closed (pages/_ui.py, lazy_expander): a deep link draws four graphs,
+    not five, no chart and no code of theirs. Opened, each shows what it holds; a link that
+    sets torchviz's toggles opens its expander, and the growth chart's is in the link."""
     at = open_graph(lang, unfold=False)
     assert len(at.get("graphviz_chart")) == FLAG_DRAWINGS  # the graph, 2 flag runs, the case
     assert not any("make_dot" in c for c in codes(at))
     assert not any(c.startswith("import torch") for c in codes(at))  # the scripts: folded
     assert not at.dataframe  # the growth table and the summary: folded
+    assert not at.get("plotly_chart")  # the growth chart: folded, its numbers said in words
+    assert "graph.growth.open" not in at.query_params
     for key in (*FOLDED, "graph.table"):
         at.session_state[key] = True
     rerun(at)
@@ -380,9 +388,12 @@ def test_folded_parts_are_computed_only_when_opened(lang: str) -> None:
     assert sum("make_dot" in c for c in codes(at)) == 1
     assert sum(c.startswith("import torch") for c in codes(at)) == 2
     assert len(at.dataframe) == 1  # the growth table (the summary stays folded while drawn)
+    assert len(at.get("plotly_chart")) == 1  # the growth chart
     linked = AppTest.from_file(APP, default_timeout=60)  # a new browser, opened on the link
-    linked.query_params.update({"lang": lang, "graph.tv.saved": "true"})
+    linked.query_params.update({"lang": lang, "graph.tv.saved": "true",
+                                "graph.growth.open": "true"})  # fmt: skip
     linked.switch_page(PAGE)
     rerun(linked)
     assert linked.toggle(key="graph.tv.saved").value  # drawn: the expander is open
     assert sum("show_saved=True" in c for c in codes(linked)) == 1
+    assert len(linked.get("plotly_chart")) == 1 and linked.query_params["graph.growth.open"]

@@ -11,7 +11,7 @@ from tests.e2e.conftest import screenshot, type_function, wait_for_app, wait_for
 pytestmark = pytest.mark.e2e
 
 ROUTES = [(path, url) for path, url in routes() if url]  # the home page has its own test
-PLOTTED = {"derivatives", "graph", "hvp"}  # pages that draw a chart on first load
+PLOTTED = {"derivatives", "graph", "hvp"}  # pages that draw a chart (or a graph) on first load
 #: The derivatives inspector's cells, row by row (a static table: pages/_ui.py, static_table).
 INSPECTOR_CELLS = "[data-testid='stTable'] tbody td"
 

@@ -20,8 +20,8 @@ from tests.e2e.conftest import ARTIFACTS, download, wait_for_app
 pytestmark = pytest.mark.e2e
 
 
-def _open(page, path: str, lang: str) -> None:  # noqa: ANN001
-    page.goto(f"{page.base}/{path}?lang={lang}")
+def _open(page, path: str, lang: str, query: str = "") -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/{path}?lang={lang}{query}")
     wait_for_app(page)
     page.wait_for_selector(".js-plotly-plot", timeout=60_000)
     wait_for_app(page)
@@ -107,7 +107,7 @@ def test_derivatives_code_tab_downloads_both_forms(page, lang: str) -> None:  # 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_graph_notebook_and_flag_lab_scriptdownload(page, lang: str) -> None:  # noqa: ANN001
-    _open(page, "graph", lang)
+    _open(page, "graph", lang, "&graph.growth.open=true")  # the growth chart unfolded
     _shot(page, tr("downloads.notebook", lang), f"downloads-graph-{lang}")
     nb = nbformat.reads(download(page, tr("downloads.notebook", lang)).decode(), as_version=4)
     nbformat.validate(nb)
