@@ -112,8 +112,10 @@ def contour_figure(grid: Grid, result: HVPResult, lang: str, pickable: bool = Tr
     traces: list[dict] = [{
         "type": "contour", "x": grid.x, "y": grid.y, "z": z, "colorscale": LIGHT,
         "zmin": lo, "zmax": hi,
-        "contours": {"start": lo, "end": hi, "size": (hi - lo) / 18, "showlabels": True,
-                     "labelfont": {"size": 12, "color": "#444"}},
+        # No labels on the lines: placing them took a fresh browser here 0.35 s of the HVP
+        # page's first screen (docs/performance.md); the colour bar gives the scale and the
+        # pick lattice's hover gives f at a point.
+        "contours": {"start": lo, "end": hi, "size": (hi - lo) / 18, "showlabels": False},
         "line": {"width": 1, "color": "rgba(0,0,0,0.3)"}, "hoverinfo": "skip",
         "colorbar": {"title": {"text": tr("hvp.fig.log_f" if use_log else "hvp.fig.f", lang)}},
     }]  # fmt: skip
