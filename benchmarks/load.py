@@ -223,6 +223,18 @@ class Server:
     def helpers_rss_mb(self) -> float:
         return self._helpers_sum(lambda p: p.memory_info().rss / 2**20)
 
+    def tree_pss_mb(self) -> float | None:
+        """The proportional set size of the server and its children, summed: a page shared
+        by k of them (libtorch's code, say) counts 1/k in each, so the sum counts it once, as
+        a container's memory limit does. Summed RSS counts it once per process."""
+        try:
+            pss = psutil.Process(self.pid).memory_full_info().pss if self.pid else None
+        except (psutil.Error, AttributeError):
+            return None
+        if pss is None:
+            return None
+        return pss / 2**20 + self._helpers_sum(lambda p: p.memory_full_info().pss / 2**20)
+
     def log_errors(self) -> int | None:
         if self.log_path is None:
             return None
@@ -248,6 +260,7 @@ class RssSampler(threading.Thread):
         self.server, self.every = server, every
         self.samples: list[tuple[float, float]] = []
         self.tree_peak = 0.0
+        self.tree_pss_peak = 0.0
         self._stop_event = threading.Event()
         self.t0 = time.perf_counter()
 
@@ -257,6 +270,7 @@ class RssSampler(threading.Thread):
             if rss is not None:
                 self.samples.append((time.perf_counter() - self.t0, rss))
                 self.tree_peak = max(self.tree_peak, rss + self.server.helpers_rss_mb())
+                self.tree_pss_peak = max(self.tree_pss_peak, self.server.tree_pss_mb() or 0.0)
             self._stop_event.wait(self.every)
 
     def stop(self) -> None:
@@ -971,6 +985,7 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
         "rss_peak_mb": None if sampler.peak() is None else round(sampler.peak(), 1),
         # the server with every child it had at the time (helpers, a flag lab's fresh process)
         "tree_peak_mb": round(sampler.tree_peak, 1),
+        "tree_pss_peak_mb": round(sampler.tree_pss_peak, 1),
         "server_cpu_pct": None
         if cpu0 is None or cpu1 is None
         else round(100 * (cpu1 - cpu0) / wall),
@@ -1136,7 +1151,9 @@ def report(r: dict[str, Any]) -> str:
         f"{r.get('solo_x0_p50_ms')} ms => at most ~{r.get('solo_capacity_reruns_per_s')} "
         f"reruns/s (one Python process)",
         f"  RSS: boot {r.get('rss_boot_mb')} MB, baseline {f('rss_start_mb', ' MB')}, "
-        f"peak {r.get('rss_peak_mb')} MB, end {r.get('rss_end_mb')} MB",
+        f"peak {r.get('rss_peak_mb')} MB, end {r.get('rss_end_mb')} MB; whole process tree "
+        f"at its peak {r.get('tree_peak_mb')} MB (RSS summed), {r.get('tree_pss_peak_mb')} MB "
+        f"(PSS summed: shared pages once)",
     ]
     if r.get("first_screens"):
         from benchmarks.first_screens import report as first_report

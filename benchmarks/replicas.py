@@ -3,6 +3,7 @@ against 1, a class through the proxy, a replica killed during a class, memory pe
 
     python benchmarks/replicas.py              # the full run (about 8 minutes)
     python benchmarks/replicas.py --lean       # the replicas in lean mode (no helper processes)
+    python benchmarks/replicas.py --lean --pin # each replica on a core of its own
     python benchmarks/replicas.py --json
 
 Phases, each on replicas started for it (deploy/replicas.py), with the load benchmark's
@@ -11,7 +12,8 @@ simulated students (benchmarks/load.py, Streamlit's own websocket protocol):
 - capacity: students with no think time (the replicas saturated) for ``--capacity-seconds``,
   with 1 replica and with 2, interleaved for ``--rounds`` rounds; reruns per second, and the
   ratio 2 / 1 per round;
-- class: ``--class-size`` students thinking 2 s on average, through the proxy to 2 replicas:
+- class: ``--class-size`` students thinking 2 s on average (``--class-mix``), through the
+  proxy to 2 replicas:
   rerun percentiles, failed sessions, and whether every response of every connection came
   from the replica its cookie names (checked on each response's X-Hograd-Replica header);
 - failover: the same class, with replica r1 killed halfway: its students reconnect (as
@@ -117,11 +119,17 @@ def students(group: Replicas, args: argparse.Namespace, kill_at: float | None = 
 
 def run(a: argparse.Namespace) -> dict[str, Any]:
     env = {"HOGRAD_LEAN": "1"} if a.lean else {"HOGRAD_LEAN": "0"}
-    result: dict[str, Any] = {"lean": a.lean, "cores": psutil.cpu_count(), "capacity": []}
+    result: dict[str, Any] = {
+        "lean": a.lean,
+        "pin": a.pin,
+        "class_mix": a.class_mix,
+        "cores": psutil.cpu_count(),
+        "capacity": [],
+    }
     for _ in range(a.rounds):  # interleaved: 1, 2, 1, 2, ...
         row = {}
         for n in (1, 2):
-            with Replicas(n, env=env) as group:
+            with Replicas(n, env=env, pin=a.pin) as group:
                 warm(group, 120)
                 args = load_args(a.capacity_sessions, a.capacity_seconds, 0, False, a.capacity_mix)
                 out = students(group, args)
@@ -138,19 +146,25 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
     if a.skip_class:
         return result
     started = time.perf_counter()
-    with Replicas(2, env=env) as group:
+    with Replicas(2, env=env, pin=a.pin) as group:
         result["replicas_up_s"] = round(time.perf_counter() - started, 1)
         result["first_screen_s"] = warm(group, 120)
         result["start_mb"] = {r.name: round(tree_mb(r.process.pid), 1) for r in group.replicas}
         peaks = Peaks(group)
         peaks.start()
-        result["class"] = students(group, load_args(a.class_size, a.seconds, 2.0, False))
+        result["class"] = students(
+            group, load_args(a.class_size, a.seconds, 2.0, False, a.class_mix)
+        )
         result["peak_mb"] = peaks.stop()
         lb.log(f"class of {a.class_size}: {result['class']}")
-    with Replicas(2, env=env) as group:
+    if a.skip_failover:
+        return result
+    with Replicas(2, env=env, pin=a.pin) as group:
         warm(group, 120)
         result["failover"] = students(
-            group, load_args(a.class_size, a.seconds, 2.0, True), kill_at=a.seconds / 2
+            group,
+            load_args(a.class_size, a.seconds, 2.0, True, a.class_mix),
+            kill_at=a.seconds / 2,
         )
         lb.log(f"failover: {result['failover']}")
     return result
@@ -165,8 +179,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--capacity-mix", choices=("full", "light"), default="light", help="what "
                     "the saturating students do (default light: the simulated clients, on the "
                     "same 2 cores, then take less of them)")  # fmt: skip
+    ap.add_argument(
+        "--pin",
+        action="store_true",
+        help="a core of its own for each replica (the i-th usable core for replica i)",
+    )
     ap.add_argument("--skip-class", action="store_true", help="capacity only")
     ap.add_argument("--class-size", type=int, default=100)
+    ap.add_argument(
+        "--class-mix",
+        choices=("full", "light"),
+        default="full",
+        help="what the class does (default full: any order, either method, new functions)",
+    )
+    ap.add_argument("--skip-failover", action="store_true", help="no failover phase")
     ap.add_argument("--seconds", type=float, default=60, help="class length (default 60 s)")
     ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     a = ap.parse_args(argv)
