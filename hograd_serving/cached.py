@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import atexit
 import json
-import os
-import subprocess
-import sys
 import threading
 import time
 import warnings
@@ -69,7 +66,7 @@ from .deferred import DeferredJobs, TorchWorker
 from .gate import heavy_work
 from .lean import LEAN
 from .sympy_worker import SympyWorker
-from .torch_helper import CHILD_ENV, ROOT, ChildError, probe_in_helper, run_isolated, run_job
+from .torch_helper import probe_in_helper, run_cold, run_isolated, run_job
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -386,19 +383,8 @@ def why_anomaly(config: why_stats.StatsConfig) -> str | None:
     (1-2 s), so this runs only when the student asks for it."""
     from dataclasses import asdict
 
-    env = {**os.environ, **CHILD_ENV, "PYTHONPATH": ROOT}
     with heavy_work():
-        try:
-            done = subprocess.run(
-                [sys.executable, "-c", _ANOMALY], input=json.dumps(asdict(config)),
-                capture_output=True, text=True, timeout=ANOMALY_SECONDS, env=env, cwd=ROOT,
-                check=False,
-            )  # fmt: skip
-        except subprocess.TimeoutExpired as err:
-            raise ChildError("no answer in time", seconds=ANOMALY_SECONDS, timeout=True) from err
-    if done.returncode != 0:
-        raise ChildError(done.stderr[-300:], seconds=ANOMALY_SECONDS)
-    return json.loads(done.stdout)
+        return json.loads(run_cold(_ANOMALY, json.dumps(asdict(config)), ANOMALY_SECONDS))
 
 
 # ---- why page: MAML (issue 17) --------------------------------------------------------------------

@@ -30,6 +30,7 @@ import os
 import queue
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
@@ -398,14 +399,39 @@ def _run_fresh(payload: dict, timeout: float) -> str:
     done, answer = TORCH_HELPER.run("flag", payload, timeout)
     if done:
         return answer
-    env = {**os.environ, **CHILD_ENV, "PYTHONPATH": ROOT}
+    return run_cold(_COLD, json.dumps(payload), timeout)
+
+
+#: Cold processes (``python -c`` importing torch: about 220 MB each) that may run at once. In
+#: lean mode, the server's host is small (:mod:`.lean`), so one: a second request waits for it
+#: (up to ``wait`` seconds), as heavy work waits for a slot of the gate.
+COLD_SLOTS = 1 if LEAN else 2
+_COLD_SEMAPHORE = threading.BoundedSemaphore(COLD_SLOTS)
+
+
+def run_cold(program: str, stdin: str, timeout: float, wait: float = 1.5) -> str:
+    """Run ``program`` in a fresh interpreter, ``stdin`` on its input; its output.
+
+    For work that must not share a process with the server (a process-wide switch such as
+    anomaly mode) when no warm helper can fork it: the flag lab's isolated runs in lean mode,
+    and anomaly mode's report.
+
+    Raises:
+        BusyError: :data:`COLD_SLOTS` cold processes run already, still after ``wait`` s.
+        ChildError: the process failed, or ran out of ``timeout`` seconds (it is killed).
+    """
+    if not _COLD_SEMAPHORE.acquire(timeout=wait):
+        raise BusyError("budget.busy", slots=COLD_SLOTS)
     try:
-        cold = subprocess.run(
-            [sys.executable, "-c", _COLD], input=json.dumps(payload).encode(),
-            capture_output=True, timeout=timeout, env=env, cwd=ROOT, check=False,
+        done = subprocess.run(
+            [sys.executable, "-c", program], input=stdin.encode(), capture_output=True,
+            timeout=timeout, env={**os.environ, **CHILD_ENV, "PYTHONPATH": ROOT}, cwd=ROOT,
+            check=False,
         )  # fmt: skip
     except subprocess.TimeoutExpired as err:
         raise ChildError("no answer in time", seconds=timeout, timeout=True) from err
-    if cold.returncode != 0:
-        raise ChildError(cold.stderr.decode()[-300:], seconds=timeout)
-    return cold.stdout.decode()
+    finally:
+        _COLD_SEMAPHORE.release()
+    if done.returncode != 0:
+        raise ChildError(done.stderr.decode(errors="replace")[-300:], seconds=timeout)
+    return done.stdout.decode()

@@ -6,7 +6,9 @@ not stay on."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 
 import pytest
 
@@ -252,3 +254,48 @@ def test_the_derivatives_page_probes_in_the_helper(monkeypatch: pytest.MonkeyPat
     torch_helper._probe_in_helper.cache_clear()
     result = cached.curves("x**3 + 0.125*x", -1.0, 1.0, 5, 3, "autograd")
     assert sent == ["probe"] and result.values[3].tolist() == [6.0] * 5
+
+
+# A cold process that says it has started, then waits until the test lets it finish.
+_HOLD = (
+    "import pathlib, sys, time; d = pathlib.Path(sys.stdin.read()); "
+    "(d / 'started').touch(); "
+    "[time.sleep(0.02) for _ in iter(lambda: (d / 'go').exists(), True)]; print('done')"
+)
+
+
+def test_lean_mode_runs_one_cold_process_at_a_time(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # noqa: ANN001
+    """While one cold process (about 220 MB with torch) runs, a second is refused as busy,
+    not started: a small host never holds two."""
+    import threading
+
+    monkeypatch.setattr(torch_helper, "_COLD_SEMAPHORE", threading.BoundedSemaphore(1))
+    out: list[str] = []
+    first = threading.Thread(
+        target=lambda: out.append(torch_helper.run_cold(_HOLD, str(tmp_path), 60))
+    )
+    first.start()
+    try:
+        while not (tmp_path / "started").exists():  # the first holds its slot now
+            assert first.is_alive()
+            first.join(timeout=0.02)
+        with pytest.raises(torch_helper.BusyError) as caught:
+            torch_helper.run_cold("print('never')", "", 60, wait=0.05)
+        assert error_text(caught.value, "en").startswith("The server is busy")
+    finally:
+        (tmp_path / "go").touch()
+        first.join(timeout=60)
+    assert out == ["done\n"]
+    assert torch_helper.run_cold("print('next')", "", 60) == "next\n"  # the slot is free again
+
+
+def test_the_lean_flag_decides_how_many_cold_processes() -> None:
+    code = "from hograd_serving import torch_helper as h; print(h.COLD_SLOTS, h.LEAN)"
+    for lean, slots in (("1", "1"), ("0", "2")):
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+            env={**os.environ, "HOGRAD_LEAN": lean}, check=True,
+        )  # fmt: skip
+        assert done.stdout.split() == [slots, str(lean == "1")]
