@@ -86,7 +86,7 @@ def test_every_value_a_widget_can_hold_goes_into_the_url_and_back(kind: str) -> 
 
 # ---- the forms of the pages -------------------------------------------------------------------
 
-WAVE = "wave: u_tt = c² u_xx, u = sin(πx) cos(cπt)"  # a bound radio's value is its label
+WAVE = "wave"  # a choice with translated labels is named in the link (localized_choice)
 #: form: (page, the link, the cached function the page computes with, what it must be given)
 FORMS = {
     "hvp.net": ("pages/hvp.py", {
