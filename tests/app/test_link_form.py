@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 import hograd_serving.cached as cached
 from hograd_ui.i18n import tr
-from pages import _why_maml, _why_pinn, _why_wgan
+from pages import _why_hf, _why_maml, _why_pinn, _why_stability, _why_stats, _why_wgan
 from pages._link_form import REFUSED, Field
 from tests.app.test_links import notes, open_link, query
 
@@ -146,7 +146,8 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
             seen.setdefault(_name, []).append(args)
             return _real(*args, **kwargs)
 
-        for module in (cached, _why_maml, _why_pinn, _why_wgan):  # imported by name there
+        tabs = (_why_hf, _why_stability, _why_stats, _why_maml, _why_pinn, _why_wgan)
+        for module in (cached, *tabs):  # imported by name there
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, spy)
     return seen
