@@ -12,7 +12,7 @@ from hograd_serving.gate import BusyError
 from hograd_ui import graph_figures as figures
 from pages._downloads import graph_row
 from pages._links import BIND
-from pages._ui import lang, lazy_expander, show_error, t
+from pages._ui import lang, lazy_expander, localized_choice, show_error, t
 
 TOP = GRAPH_BUDGET.max_order
 
@@ -53,12 +53,11 @@ def one_variable(fn: Function) -> float:
             t("graph.saved"), key="graph.saved", help=t("graph.saved.help"), bind=BIND
         )
         bold = st.toggle(t("graph.highlight"), value=True, key="graph.highlight", bind=BIND)
-        rankdir = st.segmented_control(
-            t("graph.direction"), ["TB", "LR"], default="TB", required=True,
-            key="graph.direction", bind=BIND,
-            format_func={d: t(f"graph.direction.{d}") for d in ("TB", "LR")}.__getitem__,
+        rankdir = localized_choice(
+            t("graph.direction"), {d: t(f"graph.direction.{d}") for d in ("TB", "LR")},
+            "graph.direction", widget="segmented_control", old_labels="graph.direction.",
             label_visibility="collapsed",
-        ) or "TB"  # fmt: skip
+        )  # fmt: skip
 
     try:
         lab = lab_for(fn.text, x0)

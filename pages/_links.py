@@ -6,10 +6,11 @@ The convention (docs/architecture.md, "Every view is a link"):
   ``bind="query-params"``: Streamlit writes its value to the URL under the key, leaves it out
   while it equals the widget's default, seeds the widget from the URL on the first run and
   drops a value the widget would not accept (out of range, not a number, not an option).
-- A choice shown with translated labels (``localized_radio``, ``lazy_tabs`` in pages/_ui.py)
-  cannot be bound, since Streamlit would write the translated label; it goes into the URL
+- A choice shown with translated labels (``localized_choice``, ``lazy_tabs`` in pages/_ui.py)
+  is not bound, since Streamlit would write the translated label; it goes into the URL
   under its canonical key with its option name (``?deriv.tab=taylor``) through
-  :func:`url_choice` (before the widget) and :func:`write_choice` (after it).
+  :func:`url_choice` (before the widget) and :func:`write_choice` (after it). A label that
+  an earlier link held, in either language, is read as its option's name.
 - app.py runs each page inside :func:`checked_link`, which compares the URL the session
   started with against what the page made of it, and says in the page which parameters were
   ignored and why (unknown, repeated, not a valid value), in the student's language.
@@ -83,17 +84,23 @@ _ASKED = "links.asked"  # (page, {name: [values]}) of the URL the session starte
 _NOTES = "links.notes"  # (page, notes) on that URL, made once, after the page's first run
 _QUERY = "links.query"  # {name: [values]} of the URL of the session's first run
 _LATER = "links.later"  # (page, {name: [values]}): settings of views not drawn yet
+_OLD = "links.old"  # {key: (label, name)}: an earlier link's label read as its option's name
 
 
 def _lang() -> str:
     return st.session_state.get("lang", "en")
 
 
-def url_choice(key: str, options: list[str], default: str) -> None:
+def url_choice(
+    key: str, options: list[str], default: str, old: Mapping[str, str] | None = None
+) -> None:
     """Seed ``st.session_state[key]`` from ``?key=option`` once per session (before the
     widget is drawn; :func:`write_choice` after it keeps the URL in step).
 
-    An unknown option in the URL is left to :func:`checked_link`, which says it was ignored.
+    ``old`` maps the labels that earlier links held (the translated label, in any language)
+    to their option's name: such a link opens the same choice, and :func:`write_choice`
+    puts the name in its place. An unknown option in the URL is left to
+    :func:`checked_link`, which says it was ignored.
     """
     seeded = f"{key}.from_link"  # namespaced like the key (one seeding per session)
     if seeded not in st.session_state:
@@ -101,6 +108,9 @@ def url_choice(key: str, options: list[str], default: str) -> None:
         asked = st.query_params.get_all(key)
         if asked and asked[-1] in options:
             st.session_state[key] = asked[-1]
+        elif asked and old and old.get(asked[-1]) in options:
+            st.session_state[key] = old[asked[-1]]
+            st.session_state.setdefault(_OLD, {})[key] = (asked[-1], old[asked[-1]])
     st.session_state.setdefault(key, default)
 
 
@@ -149,6 +159,8 @@ def _judged(name: str, values: list[str], kept: Mapping[str, list[str]]) -> tupl
     is dropped too, which :func:`_same` recognises), ``repeated`` when a single value came
     more than once (the last one counts)."""
     value = st.session_state[name]
+    label, option = st.session_state.get(_OLD, {}).get(name, (None, None))
+    values = [option if v == label else v for v in values]  # an earlier link's label: taken
     if kept.get(name) != values and not _same(values, value):
         return ("invalid", name, " ".join(values))
     if len(values) > 1 and not isinstance(value, tuple | list) and _same(values[-1:], value):

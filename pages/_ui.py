@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -133,28 +133,48 @@ def _per_language(key: str, shown: object) -> str:
     return widget_key
 
 
-def localized_radio(
-    label: str, labels: dict[str, str], key: str, *, container: object = st, **kwargs: object,
+def localized_choice(
+    label: str, labels: dict[str, str], key: str, *, widget: str = "radio",
+    container: object = st, on_change: Callable[[], None] | None = None,
+    old_labels: str | None = None, **kwargs: object,
 ) -> str:  # fmt: skip
-    """A radio whose option labels are translated, that keeps its choice across a language
-    switch.
+    """A choice whose option labels are translated (``widget``: "radio", "selectbox" or
+    "segmented_control"), in the URL by its option's name, kept across a language switch.
 
-    The chosen option (a key of ``labels``) lives in ``st.session_state[key]``; the widget
-    itself is keyed per language (``key + ".en"``), because the browser forgets which option
-    was selected when every label changes under it.
+    The chosen option (a key of ``labels``, the first by default) lives in
+    ``st.session_state[key]`` and in the link as ``?key=option``, the same in every language;
+    the widget itself is keyed per language (``key + ".en"``), because the browser forgets
+    which option was selected when every label changes under it. ``on_change`` runs after a
+    choice, when ``st.session_state[key]`` holds it. ``old_labels``: the labels' locale keys
+    are ``old_labels + option``, and a link that holds a label, in either language (links made
+    while the label was written in the URL), opens that option.
     """
     options = list(labels)
-    url_choice(key, options, options[0])  # ?key=option, the option's name in any language
+    old = None
+    if old_labels is not None:
+        old = {tr(old_labels + o, code): o for code in LANGUAGES for o in options}
+    url_choice(key, options, options[0], old)  # ?key=option, the option's name in any language
     widget_key = _per_language(key, st.session_state[key])
 
     def sync() -> None:
         st.session_state[key] = st.session_state[widget_key]
+        if on_change is not None:
+            on_change()
 
-    container.radio(  # type: ignore[attr-defined]
+    if widget == "segmented_control":
+        kwargs.setdefault("required", True)  # a choice, never none
+    getattr(container, widget)(
         label, options, key=widget_key, format_func=labels.__getitem__, on_change=sync, **kwargs,
     )  # fmt: skip
     write_choice(key, options[0])
     return st.session_state[key]
+
+
+def localized_radio(
+    label: str, labels: dict[str, str], key: str, *, container: object = st, **kwargs: object,
+) -> str:  # fmt: skip
+    """A radio whose option labels are translated: :func:`localized_choice` as a radio."""
+    return localized_choice(label, labels, key, container=container, **kwargs)
 
 
 #: Characters that start markdown or HTML in a cell of ``st.table`` (which renders every cell as
@@ -206,7 +226,7 @@ def lazy_tabs(labels: dict[str, str], key: str) -> dict[str, object]:
     Plain ``st.tabs`` runs every tab's content on every rerun: the Taylor chart, the formulas
     and the code behind the inspector, the power-iteration animation behind the contour plot.
     The open tab (a key of ``labels``) lives in ``st.session_state[key]``; the widget is keyed
-    per language, as in :func:`localized_radio`, so a language switch keeps the open tab.
+    per language, as in :func:`localized_choice`, so a language switch keeps the open tab.
     """
     names = list(labels)
     shown = [labels[n] for n in names]

@@ -11,7 +11,7 @@ from hograd_ui import pinn_figures as figs
 from hograd_ui.why_figures import finite_or_dash
 from pages._downloads import pinn_func, why_script
 from pages._link_form import Field, LinkedForm
-from pages._ui import lang, show_error, t
+from pages._ui import lang, localized_choice, show_error, t
 
 ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0]
 SPEEDS = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0]
@@ -20,7 +20,6 @@ WIDTHS = [4, 8, 16, 20, 32, 48, 64]
 POINTS = [32, 64, 128, 256, 512, 1024]
 LRS = [0.001, 0.003, 0.01, 0.02, 0.05, 0.1]
 WEIGHTS = [0.0, 0.1, 1.0, 10.0, 100.0]
-Q = {"bind": "query-params"}  # the equation is part of the link
 
 
 def _form(equation: str) -> LinkedForm:
@@ -55,8 +54,8 @@ def _preset() -> None:
 def _settings() -> core.PinnConfig:
     d = core.PinnConfig()
     equations = {"heat": t("pinn.equation.heat"), "wave": t("pinn.equation.wave")}
-    equation = st.radio(t("pinn.equation.label"), list(equations), format_func=equations.__getitem__,
-                        key="why.pinn.equation", horizontal=True, on_change=_preset, **Q)  # fmt: skip
+    equation = localized_choice(t("pinn.equation.label"), equations, "why.pinn.equation",
+                                on_change=_preset, old_labels="pinn.equation.", horizontal=True)  # fmt: skip
     form = FORMS[equation]
     form.seed()
     with st.form("why.pinn.form"):

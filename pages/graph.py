@@ -13,13 +13,13 @@ from pages._downloads import flag_code
 from pages._graph_hvp import several_variables
 from pages._graph_one import one_variable, refused
 from pages._links import BIND
-from pages._ui import function_box, lang, lazy_expander, localized_radio, static_table, t
+from pages._ui import function_box, lang, lazy_expander, localized_choice, static_table, t
 
 RETAIN = {"None": None, "True": True, "False": False}  # retain_graph's choices, by label
 PRESETS = ["x**3", "sin(x)", "tanh(x)", "2*x", "relu(x)", "x**2", "exp(x)", "sin(x)*exp(-x**2)",
            "w1**2*sin(w2)"]  # fmt: skip
 # Option labels are looked up in dicts built during the run (never by calling t() later, when the
-# language may have changed): see localized_radio in pages/_ui.py.
+# language may have changed): see localized_choice in pages/_ui.py.
 
 
 def show_outcome(outcome: FlagOutcome, key: str) -> None:
@@ -131,7 +131,7 @@ st.header(t("graph.flags.title"))
 st.markdown(t("graph.flags.lead"))
 toggles, third = st.columns([5, 3], gap="large")
 actions = {a: t(f"graph.flags.action.{a}") for a in ACTIONS}
-action = localized_radio(t("graph.flags.action"), actions, "graph.flag.action", container=third)
+action = localized_choice(t("graph.flags.action"), actions, "graph.flag.action", container=third)
 grad_call = action != "backward"
 with toggles.container(horizontal=True, vertical_alignment="bottom"):
     create_graph = st.toggle(
@@ -182,16 +182,15 @@ else:
 st.divider()
 st.header(t("graph.cases.title"))
 st.markdown(t("graph.cases.lead"))
-case = st.selectbox(
-    t("graph.cases.pick"), list(CASES), key="graph.case", bind=BIND,
-    format_func={c: t(f"graph.case.{c}") for c in CASES}.__getitem__,
+case = localized_choice(t("graph.cases.pick"), {c: t(f"graph.case.{c}") for c in CASES},
+                        "graph.case", widget="selectbox", old_labels="graph.case.")  # fmt: skip
+variant = localized_choice(
+    t("graph.cases.variant"), {v: t(f"graph.case.{case}.{v}") for v in CASES[case].variants},
+    f"graph.variant.{case}", widget="segmented_control", old_labels=f"graph.case.{case}.",
 )  # fmt: skip
-variants = list(CASES[case].variants)
-variant = st.segmented_control(
-    t("graph.cases.variant"), variants, default=variants[0], required=True,
-    key=f"graph.variant.{case}", bind=BIND,
-    format_func={v: t(f"graph.case.{case}.{v}") for v in variants}.__getitem__,
-) or variants[0]  # fmt: skip
+for name in (f"graph.variant.{c}" for c in CASES if c != case):  # another case's variant
+    if name in st.session_state and name in st.query_params:  # stays in the session only
+        del st.query_params[name]
 if CASES[case].isolated:
     why = "anomaly" if case == "nan_anomaly" else "warn_once"
     st.caption(t("graph.flags.isolated", why=t(f"graph.flags.isolated.{why}")))

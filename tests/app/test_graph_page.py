@@ -124,10 +124,29 @@ def test_saved_tensors_and_layout() -> None:
     at = open_graph()
     before = dot(at)
     at.toggle(key="graph.saved").set_value(True)
-    at.segmented_control(key="graph.direction").set_value("LR")
+    at.segmented_control(key="graph.direction.en").set_value("LR")
     source = dot(rerun(at))
     assert "rankdir=LR" in source and "rankdir=TB" in before
     assert "style=dashed" in source and '"self = 0.7"' in source  # pow saved x
+
+
+def test_direction_case_and_variant_survive_a_language_switch() -> None:
+    at = open_graph("en")
+    case = "inplace"
+    variant = list(CASES[case].variants)[1]
+    at.segmented_control(key="graph.direction.en").set_value("LR")
+    at.selectbox(key="graph.case.en").set_value(case)
+    rerun(at)
+    at.segmented_control(key=f"graph.variant.{case}.en").set_value(variant)
+    rerun(at)
+    at.session_state["lang"] = "zh"
+    rerun(at)
+    direction = at.segmented_control(key="graph.direction.zh")
+    assert direction.value == "LR" and "rankdir=LR" in dot(at)
+    assert [o.content for o in direction.proto.options] == ["从上到下", "从左到右"]
+    assert at.selectbox(key="graph.case.zh").value == case
+    assert at.segmented_control(key=f"graph.variant.{case}.zh").value == variant
+    assert run_case(case, variant).transcript() in codes(at)  # the variant's run is shown
 
 
 def test_preset_tanh_growth_is_stated_from_the_measured_numbers() -> None:
@@ -348,10 +367,10 @@ def test_action_survives_a_language_switch() -> None:
 def test_every_case_and_variant(lang: str) -> None:
     at = open_graph(lang)
     for case, spec in CASES.items():
-        at.selectbox(key="graph.case").set_value(case)
+        at.selectbox(key=f"graph.case.{lang}").set_value(case)
         rerun(at)
         for variant in spec.variants:
-            at.segmented_control(key=f"graph.variant.{case}").set_value(variant)
+            at.segmented_control(key=f"graph.variant.{case}.{lang}").set_value(variant)
             rerun(at)
             expected = run_case(case, variant)
             assert expected.transcript() in codes(at), (case, variant)

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 import hograd_serving.cached as cached
 from hograd_ui.i18n import tr
-from pages import _why_maml, _why_pinn, _why_wgan
+from pages import _why_hf, _why_maml, _why_pinn, _why_stability, _why_stats, _why_wgan
 from pages._link_form import REFUSED, Field
 from tests.app.test_links import notes, open_link, query
 
@@ -86,7 +86,7 @@ def test_every_value_a_widget_can_hold_goes_into_the_url_and_back(kind: str) -> 
 
 # ---- the forms of the pages -------------------------------------------------------------------
 
-WAVE = "wave: u_tt = c² u_xx, u = sin(πx) cos(cπt)"  # a bound radio's value is its label
+WAVE = "wave"  # a choice with translated labels is named in the link (localized_choice)
 #: form: (page, the link, the cached function the page computes with, what it must be given)
 FORMS = {
     "hvp.net": ("pages/hvp.py", {
@@ -146,7 +146,8 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
             seen.setdefault(_name, []).append(args)
             return _real(*args, **kwargs)
 
-        for module in (cached, _why_maml, _why_pinn, _why_wgan):  # imported by name there
+        tabs = (_why_hf, _why_stability, _why_stats, _why_maml, _why_pinn, _why_wgan)
+        for module in (cached, *tabs):  # imported by name there
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, spy)
     return seen

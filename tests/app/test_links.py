@@ -4,10 +4,17 @@ Defaults stay out of the URL; a bad value is ignored with a note, never a traceb
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from hograd_core.applications import pinn
+from hograd_core.flaglab.cases import CASES, run_case
+from hograd_ui.i18n import tr
 from tests.app.conftest import APP, open_page
+from tests.arrays import plotly_array
 
 
 def open_link(page: str, query: dict[str, str | list[str]], lang: str = "en") -> AppTest:
@@ -58,7 +65,8 @@ LINKS: dict[str, tuple[str, dict[str, tuple[str | list[str], object]]]] = {
     "graph": ("pages/graph.py", {
         "graph.fn": ("sin(x)", "sin(x)"), "graph.x0": ("1.5", 1.5), "graph.order": ("3", 3),
         "graph.saved": ("true", True), "graph.highlight": ("false", False),
-        "graph.direction": ("left to right", "LR"),
+        "graph.direction": ("LR", "LR"), "graph.case": ("inplace", "inplace"),
+        "graph.variant.inplace": ("out_of_place", "out_of_place"),
         "graph.flag.create_graph": ("true", True), "graph.flag.retain_graph": ("True", "True"),
         "graph.flag.unused": ("true", True), "graph.flag.allow_unused": ("true", True),
         "graph.flag.materialize": ("true", True), "graph.flag.action": ("again", "again"),
@@ -77,6 +85,8 @@ LINKS: dict[str, tuple[str, dict[str, tuple[str | list[str], object]]]] = {
     "why-stats": ("pages/why.py", {
         "why.tab": ("stats", "stats"), "why.stats.depth": ("3", 3),
         "why.stats.activation": ("relu", "relu"), "why.stats.steps": ("20", 20)}),
+    "why-pinn": ("pages/why.py", {
+        "why.tab": ("pinn", "pinn"), "why.pinn.equation": ("wave", "wave")}),
 }  # fmt: skip
 
 
@@ -84,8 +94,6 @@ LINKS: dict[str, tuple[str, dict[str, tuple[str | list[str], object]]]] = {
 @pytest.mark.parametrize("case", list(LINKS))
 def test_a_link_opens_its_view_and_writes_the_same_link(case: str, lang: str) -> None:
     page, link = LINKS[case]
-    if lang == "zh" and "graph.direction" in link:
-        link = {**link, "graph.direction": ("从左到右", "LR")}  # a translated label, bound as is
     at = open_link(page, {k: url for k, (url, _) in link.items()}, lang)
     assert values(at, list(link)) == {k: value for k, (_, value) in link.items()}
     assert notes(at) == []
@@ -194,3 +202,95 @@ def test_the_share_box_holds_the_link_of_the_view() -> None:
     at.button(key="graph.next").click().run()  # its callback sets the order
     shared = [c.value for c in at.code if c.value.startswith("/graph")]
     assert shared == ["/graph?lang=en&graph.order=6&graph.fn=tanh%28x%29"]
+
+
+# ---- a choice with translated labels is named in the link, in any language -----------------------
+
+#: (page, parameter, option, the option's locale key, the widget's kind, what the view shows)
+NAMED = [
+    ("pages/graph.py", "graph.direction", "LR", "graph.direction.LR", "segmented_control",
+     lambda at: "rankdir=LR" in at.get("graphviz_chart")[0].proto.spec),
+    ("pages/graph.py", "graph.case", "inplace", "graph.case.inplace", "selectbox",
+     lambda at: run_case("inplace").transcript() in [c.value for c in at.code]),
+    ("pages/graph.py", "graph.variant.inplace", "out_of_place", "graph.case.inplace.out_of_place",
+     "segmented_control",
+     lambda at: run_case("inplace", "out_of_place").transcript() in [c.value for c in at.code]),
+    ("pages/why.py", "why.pinn.equation", "wave", "pinn.equation.wave", "radio",
+     lambda at: _wave_drawn(at)),
+]  # fmt: skip
+
+
+def _wave_drawn(at: AppTest) -> bool:
+    """The PINN tab trained the wave preset: its steps, and the last exact slice drawn is
+    sin(πx) cos(cπt) (the heat equation's would be e^(-απ²t) sin(πx), never negative)."""
+    wave = pinn.preset("wave")
+    exact = json.loads(at.get("plotly_chart")[1].proto.spec)["data"][-1]
+    t, x, u = (
+        float(exact["name"].rsplit("=", 1)[1]),
+        plotly_array(exact["x"]),
+        plotly_array(exact["y"]),
+    )
+    expected = np.sin(np.pi * x) * np.cos(wave.coefficient * np.pi * t)
+    return at.slider(key="why.pinn.steps").value == wave.steps and np.allclose(u, expected)
+
+
+def _open_named(page: str, key: str, value: str, lang: str) -> AppTest:
+    query = {key: value, **({"why.tab": "pinn"} if key.startswith("why.") else {}),
+             **({"graph.case": "inplace"} if key.startswith("graph.variant.") else {})}  # fmt: skip
+    return open_link(page, query, lang)
+
+
+def _names(at: AppTest, lang: str) -> list[str]:
+    """The ``name=value`` lines of the "part of the link was not used" note, in ``lang``."""
+    if not any(tr("links.ignored.title", lang) in w.value for w in at.warning):
+        return []
+    return [c.value for c in at.code if "=" in c.value and not c.value.startswith(("/", "http"))]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("page", "key", "option", "label", "kind", "shows"), NAMED)
+def test_a_choice_with_translated_labels_is_its_name_in_the_link(
+    page: str, key: str, option: str, label: str, kind: str, shows: object, lang: str
+) -> None:
+    at = _open_named(page, key, option, lang)
+    assert getattr(at, kind)(key=f"{key}.{lang}").value == option
+    assert shows(at), "the view of the option is drawn"
+    assert _names(at, lang) == [] and query(at)[key] == option
+    at.session_state["lang"] = "en" if lang == "zh" else "zh"  # the other language keeps it
+    at.run()
+    assert query(at)[key] == option and shows(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("label_lang", ["en", "zh"])
+@pytest.mark.parametrize(("page", "key", "option", "label", "kind", "shows"), NAMED)
+def test_a_link_with_the_label_an_older_link_held_still_opens_its_choice(
+    page: str, key: str, option: str, label: str, kind: str, shows: object, lang: str,
+    label_lang: str,
+) -> None:  # fmt: skip
+    """Links made while these choices were bound with their labels (``?graph.direction=从左到右``)
+    open the same choice in either language, without a note, and now say its name."""
+    at = _open_named(page, key, tr(label, label_lang), lang)
+    assert getattr(at, kind)(key=f"{key}.{lang}").value == option
+    assert shows(at)
+    assert _names(at, lang) == []
+    assert query(at)[key] == option
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    ("page", "key", "bad", "default"),
+    [("pages/graph.py", "graph.direction", "DOWN", "TB"),
+     ("pages/graph.py", "graph.direction", "TB ", "TB"),
+     ("pages/graph.py", "graph.case", "../../etc/passwd", next(iter(CASES))),
+     ("pages/graph.py", "graph.variant.inplace", "nope", "inplace"),
+     ("pages/why.py", "why.pinn.equation", "burgers", "heat"),
+     ("pages/why.py", "why.pinn.equation", "Wave", "heat")],
+)  # fmt: skip
+def test_a_choice_that_is_no_option_is_ignored_with_a_note(
+    page: str, key: str, bad: str, default: str, lang: str
+) -> None:
+    at = _open_named(page, key, bad, lang)
+    assert f"{key}={bad}" in _names(at, lang)
+    assert tr("links.ignored.invalid", lang).strip() in [c.value.strip() for c in at.caption]
+    assert at.session_state[key] == default and key not in query(at)

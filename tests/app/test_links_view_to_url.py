@@ -26,7 +26,6 @@ from streamlit.runtime.state.query_params import _coerce_value_for_query_url
 from streamlit.testing.v1 import AppTest
 
 from hograd_core.flaglab.cases import CASES
-from hograd_ui.i18n import tr
 from pages._links import PAGE_PARAMS, known
 from tests.app.test_link_form import _submit
 from tests.app.test_links import open_link
@@ -126,10 +125,9 @@ def test_derivatives(lang: str) -> None:
 def test_graph(lang: str) -> None:
     at = open_link("pages/graph.py", {}, lang)
     check_url(at, "graph", {})
-    right = "从左到右" if lang == "zh" else "left to right"
     edits = [("text_input", "graph.fn", "sin(x)"), ("number_input", "graph.x0", 1.5),
              ("slider", "graph.order", 3), ("toggle", "graph.saved", True),
-             ("toggle", "graph.highlight", False), ("button_group", "graph.direction", "LR"),
+             ("toggle", "graph.highlight", False), ("button_group", f"graph.direction.{lang}", "LR"),
              ("toggle", "graph.flag.create_graph", True),
              ("button_group", "graph.flag.retain_graph", "True"),
              ("toggle", "graph.flag.unused", True),
@@ -139,16 +137,20 @@ def test_graph(lang: str) -> None:
     case = list(CASES)[1]
     variant = list(CASES[case].variants)[1]
     for e in [("state", "graph.tv.open", True),  # torchviz's view draws only while unfolded
-              ("toggle", "graph.tv.attrs", True), ("selectbox", "graph.case", case),
-              ("button_group", f"graph.variant.{case}", variant)]:  # fmt: skip
+              ("toggle", "graph.tv.attrs", True), ("selectbox", f"graph.case.{lang}", case),
+              ("button_group", f"graph.variant.{case}.{lang}", variant)]:  # fmt: skip
         edit(at, *e)
     check_url(at, "graph", {
         "graph.fn": "sin(x)", "graph.x0": "1.5", "graph.order": "3", "graph.saved": "true",
-        "graph.highlight": "false", "graph.direction": right,
+        "graph.highlight": "false", "graph.direction": "LR",
         "graph.flag.create_graph": "true", "graph.flag.retain_graph": "True",
         "graph.flag.unused": "true", "graph.flag.action": "again", "graph.tv.attrs": "true",
-        "graph.case": tr(f"graph.case.{case}", lang),  # bound with its label, as is
-        f"graph.variant.{case}": tr(f"graph.case.{case}.{variant}", lang)})  # fmt: skip
+        "graph.case": case, f"graph.variant.{case}": variant})  # by name, in any language  # fmt: skip
+    other = list(CASES)[2]  # another case: the first one's variant leaves the link
+    edit(at, "selectbox", f"graph.case.{lang}", other)
+    assert browser_url(at)["graph.case"] == other and f"graph.variant.{case}" not in at.query_params
+    edit(at, "selectbox", f"graph.case.{lang}", case)  # and comes back with its case
+    assert at.query_params[f"graph.variant.{case}"] == variant
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -260,10 +262,14 @@ def test_why_maml(lang: str) -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_why_pinn(lang: str) -> None:
     at = _why(lang, "pinn")
+    edit(at, "radio", f"why.pinn.equation.{lang}", "wave")
+    check_url(at, "why", {"why.tab": "pinn", "why.pinn.equation": "wave"})  # its name
     _submit(at, "why.pinn", ("slider", "why.pinn.steps", 50),
             ("select_slider", "why.pinn.width", 8), ("toggle", "why.pinn.create_graph", False))  # fmt: skip
-    check_url(at, "why", {"why.tab": "pinn", "why.pinn.steps": "50", "why.pinn.width": "8",
-                          "why.pinn.create_graph": "false"})  # fmt: skip
+    check_url(at, "why", {"why.tab": "pinn", "why.pinn.equation": "wave", "why.pinn.steps": "50",
+                          "why.pinn.width": "8", "why.pinn.create_graph": "false"})  # fmt: skip
+    edit(at, "radio", f"why.pinn.equation.{lang}", "heat")  # the default: out of the link
+    assert "why.pinn.equation" not in browser_url(at)
 
 
 @pytest.mark.parametrize("lang", LANGS)

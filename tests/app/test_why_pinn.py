@@ -58,7 +58,7 @@ def test_without_create_graph_the_tab_warns_that_the_residual_did_not_train() ->
 
 def test_the_wave_preset_starts_from_its_own_steps() -> None:
     at = run()
-    at.radio(key="why.pinn.equation").set_value("wave").run()
+    at.radio(key="why.pinn.equation.en").set_value("wave").run()
     assert not at.exception
     assert at.slider(key="why.pinn.steps").value == core.preset("wave").steps
     expected = core.pinn(core.preset("wave"))
@@ -79,10 +79,11 @@ def test_a_network_over_the_budget_is_refused_with_a_reason(lang: str) -> None:
 
 def test_the_chosen_equation_survives_a_language_switch() -> None:
     at = run()
-    at.radio(key="why.pinn.equation").set_value("wave").run()
+    at.radio(key="why.pinn.equation.en").set_value("wave").run()
     at.session_state["lang"] = "zh"
     at.run()
     assert not at.exception
-    assert at.radio(key="why.pinn.equation").value == "wave"
-    assert any(o.startswith("波动") for o in at.radio(key="why.pinn.equation").options)
+    assert at.radio(key="why.pinn.equation.zh").value == "wave"
+    assert any(o.startswith("波动") for o in at.radio(key="why.pinn.equation.zh").options)
     assert "u_tt" in at.code[-2].value
+    assert at.slider(key="why.pinn.steps").value == core.preset("wave").steps

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+import numpy as np
 import pytest
 from playwright.sync_api import expect
 
+from hograd_core.applications import pinn
+from hograd_core.flaglab.cases import run_case
 from hograd_ui.i18n import tr
 from tests.e2e.conftest import running_server, screenshot, type_function, wait_for_app
+from tests.e2e.test_why_pinn_browser import _drawn
 
 pytestmark = pytest.mark.e2e
 
@@ -60,6 +64,8 @@ HOSTILE: list[tuple[str, str, str]] = [
     ("graph", "graph.flag.action=explode", "note"),
     ("graph", "graph.flag.create_graph=1", "note"),
     ("graph", "graph.case=../../etc/passwd", "note"),
+    ("graph", "graph.case=inplace&graph.variant.inplace=sideways", "note"),
+    ("graph", "graph.direction=lr", "note"),  # option names are case-sensitive
     ("graph", f"graph.fn={quote(IMG)}", "error"),
     ("graph", f"graph.fn={quote(TEN_KB)}", "error"),
     ("graph", "graph.fn=x**", "error"),
@@ -97,6 +103,7 @@ HOSTILE: list[tuple[str, str, str]] = [
     ("why", "why.tab=maml&why.maml.seed=-inf", "note"),
     ("why", "why.tab=wgan&why.wgan.mode=evil", "note"),
     ("why", "why.tab=pinn&why.pinn.steps=1e400", "note"),
+    ("why", "why.tab=pinn&why.pinn.equation=burgers", "note"),
     ("why", f"why.maml.steps={quote('**bold**')}", "note"),  # the MAML tab is closed
     ("why", "why.stats.gain=99&why.tab=newton", "note"),
     ("why", f"why.hf.width={quote(IMG)}", "note"),
@@ -321,3 +328,78 @@ def test_a_bad_setting_of_a_mode_not_drawn_is_noted_when_it_opens(page, lang: st
     assert "hvp.net.layers" not in page.url and "hvp.net.width=8" in page.url
     _check_no_trace(page)
     screenshot(page, f"links-later-note-{lang}")
+
+
+# ---- a choice with translated labels is its option's name in the link, in any language ----------
+
+GRAPHVIZ = "[data-testid='stMain'] [data-testid='stGraphVizChart'] svg"
+
+
+def _aspect(pg) -> float:  # noqa: ANN001
+    """Width over height of the page's first graph (left to right is wide, top to bottom not)."""
+    pg.wait_for_selector(GRAPHVIZ)
+    _, _, width, height = map(float, pg.locator(GRAPHVIZ).first.get_attribute("viewBox").split())
+    return width / height
+
+
+def _shows_layout_and_case(pg, lang: str) -> None:  # noqa: ANN001
+    """The graph laid out left to right and the in-place case's run, with their own labels."""
+    layout = pg.get_by_role("radio", name=tr("graph.direction.LR", lang), exact=True)
+    expect(layout).to_have_attribute("aria-checked", "true")
+    assert _aspect(pg) > 3  # x**3 at order 2: 587 x 121 pt left to right, 448 x 269 top down
+    case = pg.locator("[data-testid='stMain'] [data-testid='stSelectbox']").first
+    expect(case.get_by_role("combobox")).to_have_value(tr("graph.case.inplace", lang))
+    last = run_case("inplace").transcript().splitlines()[-1]  # PyTorch's in-place error
+    codes = pg.locator("[data-testid='stMain'] [data-testid='stCode']").all_inner_texts()
+    assert any(last in c for c in codes)
+    assert pg.locator("[data-testid='stAlert']", has_text=NOTE[lang]).count() == 0
+    _check_no_trace(pg)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_link_names_the_graph_layout_and_case_the_same_in_both_languages(page, lang: str) -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/graph?lang={lang}")
+    wait_for_app(page)
+    assert _aspect(page) < 3  # top to bottom by default
+    page.goto(f"{page.base}/graph?graph.direction=LR&graph.case=inplace&lang={lang}")
+    wait_for_app(page)
+    _shows_layout_and_case(page, lang)
+    assert "graph.direction=LR" in page.url and "graph.case=inplace" in page.url
+    page.locator(GRAPHVIZ).first.scroll_into_view_if_needed()
+    screenshot(page, f"links-graph-named-{lang}")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_older_link_with_labels_opens_the_same_layout_and_case(page, lang: str) -> None:  # noqa: ANN001
+    """Links made while the labels were written into the URL, in the other language."""
+    other = "zh" if lang == "en" else "en"
+    labels = (quote(tr("graph.direction.LR", other)), quote(tr("graph.case.inplace", other)))
+    page.goto(f"{page.base}/graph?graph.direction={labels[0]}&graph.case={labels[1]}&lang={lang}")
+    wait_for_app(page)
+    _shows_layout_and_case(page, lang)
+    page.wait_for_function(
+        "() => location.search.includes('graph.direction=LR')"
+        " && location.search.includes('graph.case=inplace')"
+    )  # the link now says the names
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_link_names_the_pinn_equation_the_same_in_both_languages(page, lang: str) -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/why?why.tab=pinn&why.pinn.equation=wave&lang={lang}")
+    wait_for_app(page, timeout=120_000)
+    _check_no_trace(page)
+    expect(page.get_by_role("radio", name=tr("pinn.equation.wave", lang))).to_be_checked()
+    wave = pinn.preset("wave")
+    name = {"en": "exact, t = ", "zh": "精确解，t = "}[lang] + f"{wave.t_max:g}"
+    x, u = _drawn(page, name, "x"), _drawn(page, name, "y")
+    np.testing.assert_allclose(u, np.sin(np.pi * x) * np.cos(wave.coefficient * np.pi * wave.t_max),
+                               atol=1e-12)  # fmt: skip
+    assert u.min() < -0.5  # the wave swung below zero; the heat equation's never does
+    steps = page.locator("[data-testid='stForm'] [data-testid='stSlider']",
+                         has_text=tr("why.newton.steps", lang)).get_by_role("slider")  # fmt: skip
+    expect(steps).to_have_value(str(wave.steps))  # the wave's own steps
+    assert page.locator("[data-testid='stAlert']", has_text=NOTE[lang]).count() == 0
+    assert "why.pinn.equation=wave" in page.url
+    page.locator(".js-plotly-plot").nth(1).scroll_into_view_if_needed()
+    page.wait_for_timeout(500)  # the scroll settles; the screenshot is only looked at
+    screenshot(page, f"links-pinn-wave-{lang}")

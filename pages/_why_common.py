@@ -1,0 +1,50 @@
+"""What the tabs of "Why gradients of gradients" share: number formats, the progress caption,
+the forms' radios keyed per language, a small network's widgets (pages/why.py's tabs)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from hograd_core.network import DATASETS
+from hograd_ui import why_figures as figs
+from pages._link_form import LinkedForm
+from pages._ui import lang, t
+
+KAPPAS = [1, 2, 5, 10, 100, 1000]  # condition numbers of the quadratic bowls
+WIDTHS = (4, 8, 16, 32, 64)  # hidden widths the forms offer
+
+
+def num(x: float, digits: int = 4) -> str:
+    return figs.finite_or_dash(float(x), digits)
+
+
+def caption(done: int, total: int) -> str:
+    return t("why.progress", done=done, total=total)
+
+
+def form_radio(label: str, options: dict[str, str], key: str, default: str) -> str:
+    """A radio inside a form (no callbacks there), keyed per language so the browser keeps the
+    choice when the labels change; ``key`` holds the choice between languages (and the link's
+    value, which the form's ``seed`` put there)."""
+    widget = f"{key}.{lang()}"
+    if widget not in st.session_state:
+        st.session_state[widget] = st.session_state.get(key, default)
+    return st.radio(label, list(options), key=widget, format_func=options.__getitem__,
+                    horizontal=True)  # fmt: skip
+
+
+def keep(key: str, value: object) -> None:
+    """Remember a form radio's choice for the other language and for the link (after the
+    form is drawn: inside a form the radio's value changes only when Run is pressed)."""
+    st.session_state[key] = value
+
+
+def network_widgets(form: LinkedForm, prefix: str) -> tuple[str, tuple]:
+    """A small network's data set, depth and width in ``form`` (keys ``prefix.data``,
+    ``.layers``, ``.width``); returns the data set and the hidden widths."""
+    data = form_radio(t("hvp.net.dataset"), {d: t(f"hvp.net.dataset.{d}") for d in DATASETS},
+                      f"{prefix}.data", form.fields[f"{prefix}.data"].default)  # fmt: skip
+    c = st.columns(2)
+    depth = form.draw(f"{prefix}.layers", c[0], t("hvp.net.layers"))
+    width = form.draw(f"{prefix}.width", c[1], t("hvp.net.width"))
+    return data, (width,) * depth

@@ -1,0 +1,90 @@
+"""The Hessian-free Newton tab of "Why gradients of gradients" (pages/why.py calls draw)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from hograd_core import HogradError
+from hograd_core.applications.hessian_free import HF_BUDGET
+from hograd_core.network import DATASETS
+from hograd_serving.cached import why_hessian_free
+from hograd_ui import why_figures as figs
+from pages._downloads import why_func, why_script
+from pages._link_form import Field, LinkedForm
+from pages._ui import lang, localized_radio, show_error, t
+from pages._why_common import WIDTHS, caption, keep, network_widgets, num
+
+# The form's settings enter the URL when Run is pressed, not while they are edited
+# (pages/_link_form.py); a link with them opens the tab computed with them.
+HF_FORM = LinkedForm({
+    "why.hf.data": Field("radio", "moons", options=DATASETS),  # fast to train
+    "why.hf.layers": Field("slider", 1, 1, HF_BUDGET.max_layers),
+    "why.hf.width": Field("select", 16, options=WIDTHS),
+    "why.hf.steps": Field("slider", 15, 1, HF_BUDGET.max_steps),
+    "why.hf.cg": Field("slider", 20, 1, HF_BUDGET.max_cg),
+    "why.hf.damping": Field("select", 1.0, options=(0.01, 0.1, 1.0, 10.0, 100.0)),
+    "why.hf.sgd_lr": Field("select", 0.5, options=(0.01, 0.05, 0.1, 0.5, 1.0, 2.0)),
+    "why.hf.adam_lr": Field("select", 0.01, options=(0.001, 0.003, 0.01, 0.03, 0.1)),
+    "why.hf.seed": Field("number", 0, 0, 999),
+})  # fmt: skip
+
+
+def draw() -> None:
+    st.markdown(t("why.hf.intro"))
+    HF_FORM.seed()
+    with st.form("why.hf.form"):
+        data, hidden = network_widgets(HF_FORM, "why.hf")
+        c = st.columns(3)
+        steps = HF_FORM.draw("why.hf.steps", c[0], t("why.hf.steps"))
+        cg = HF_FORM.draw("why.hf.cg", c[1], t("why.hf.cg"))
+        damping = HF_FORM.draw("why.hf.damping", c[2], t("why.hf.damping"))
+        c = st.columns(3)
+        sgd_lr = HF_FORM.draw("why.hf.sgd_lr", c[0], t("why.hf.sgd_lr"))
+        adam_lr = HF_FORM.draw("why.hf.adam_lr", c[1], t("why.hf.adam_lr"))
+        seed = HF_FORM.draw("why.hf.seed", c[2], t("hvp.net.seed"))
+        st.form_submit_button(t("why.run"), type="primary")
+    keep("why.hf.data", data)
+    HF_FORM.write()
+    try:
+        run, code = why_hessian_free(data, hidden, steps, cg, damping, sgd_lr, adam_lr, seed,
+                                     _caption=caption)  # fmt: skip
+    except HogradError as err:
+        show_error(err)
+        return
+    m = st.columns(5)
+    m[0].metric(t("hvp.net.metric.parameters"), f"{run.parameters:,}")
+    m[1].metric(t("why.hf.metric.hvps"), f"{run.hvps.mean():.1f}" if run.hvps.size else "—")
+    m[2].metric(t("why.hf.metric.passes"), f"{int(run.hf_passes[-1]):,}")
+    m[3].metric(t("why.hf.metric.hvp_cost"), f"{run.hvp_seconds / run.grad_seconds:.2f} ×")
+    m[4].metric(
+        t("why.hf.metric.hvp_memory"), f"{run.hvp_saved_bytes / run.grad_saved_bytes:.2f} ×"
+    )
+    hf_passes = int(run.hf_passes[-1])
+    st.markdown(t(
+        "why.hf.result", hf=num(run.hf_losses[-1]), passes=hf_passes,
+        seconds=f"{run.hf_seconds[-1]:.2f}", sgd=num(run.sgd_losses[min(hf_passes, len(run.sgd_losses) - 1)]),
+        adam=num(run.adam_losses[min(hf_passes, len(run.adam_losses) - 1)]), sgd_wall=num(run.sgd_losses[-1]),
+        adam_wall=num(run.adam_losses[-1]), sgd_passes=len(run.sgd_losses) - 1,
+        adam_passes=len(run.adam_losses) - 1, grad=f"{run.grad_seconds * 1e3:.2f}",
+        hvp=f"{run.hvp_seconds * 1e3:.2f}", grad_kb=f"{run.grad_saved_bytes / 1024:,.0f}",
+        hvp_kb=f"{run.hvp_saved_bytes / 1024:,.0f}",
+    ))  # fmt: skip
+    for method, status in run.status.items():
+        if status == "diverged":
+            st.warning(t("why.hf.diverged", method=t(figs.METHOD_KEYS[method])))
+    axes = {"passes": t("why.hf.axis.passes"), "seconds": t("why.hf.axis.seconds")}
+    axis = localized_radio(t("why.hf.axis"), axes, "why.hf.axis", horizontal=True)
+    left, right = st.columns([3, 2], gap="large")
+    left.plotly_chart(figs.hf_figure(run, lang(), axis), width="stretch")
+    with right:
+        steps_table = pd.DataFrame({
+            t("why.hf.col.step"): range(1, run.hvps.size + 1), t("why.hf.col.hvps"): run.hvps,
+            t("why.hf.col.damping"): [f"{v:.3g}" for v in run.damping],
+            t("why.hf.col.residual"): [f"{v:.1e}" for v in run.residuals],
+            t("why.hf.col.rho"): [num(v, 3) for v in run.rho],
+            t("why.hf.col.loss"): [num(v, 5) for v in run.hf_losses[1:]],
+        })  # fmt: skip
+        st.dataframe(steps_table, hide_index=True, width="stretch", height=340)
+        st.caption(t("why.hf.table_note"))
+    why_script(code, why_func("hf", code.source), "hf")

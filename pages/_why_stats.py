@@ -1,0 +1,152 @@
+"""The gradient-statistics tab of "Why gradients of gradients" (pages/why.py calls draw)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from hograd_core import HogradError
+from hograd_core.applications import gradient_stats as gs
+from hograd_serving.cached import why_anomaly, why_gradient_stats
+from hograd_ui import why_figures as figs
+from pages._downloads import why_func, why_script
+from pages._link_form import Field, LinkedForm
+from pages._ui import lang, show_error, t
+from pages._why_common import caption, form_radio, keep
+
+# The form's settings enter the URL when Run is pressed (pages/_link_form.py).
+_H = gs.SCENARIOS["healthy"]  # the stats form's defaults
+STATS_FORM = LinkedForm({
+    "why.stats.activation": Field("radio", _H.activation, options=("tanh", "relu")),
+    "why.stats.dtype": Field("radio", _H.dtype, options=("float64", "float32")),
+    "why.stats.depth": Field("slider", _H.depth, 1, 12),
+    "why.stats.width": Field("select", _H.width, options=(8, 16, 32, 64, 128)),
+    "why.stats.steps": Field("slider", _H.steps, 10, 300, 10),
+    "why.stats.batch": Field("select", _H.batch, options=(32, 64, 128, 256)),
+    "why.stats.lr": Field("select", _H.lr, options=(0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)),
+    "why.stats.gain": Field("slider", _H.gain, 0.5, 3.0, 0.1),
+    "why.stats.clip": Field("select", _H.clip, options=(0.0, 0.1, 0.5, 1.0, 5.0, 10.0),
+                            label=lambda v: t("why.stats.clip_off") if v == 0 else f"{v:g}"),
+    "why.stats.naive_loss": Field("checkbox", _H.naive_loss),
+})  # fmt: skip
+STATS_KEYS = ("activation", "depth", "width", "lr", "steps", "batch", "gain", "clip", "dtype",
+              "naive_loss")  # fmt: skip
+
+
+def use_scenario(name: str) -> None:
+    config = gs.SCENARIOS[name]
+    for field in STATS_KEYS:
+        st.session_state[f"why.stats.{field}"] = getattr(config, field)
+    for code in ("en", "zh"):  # the form radios, keyed per language
+        st.session_state.pop(f"why.stats.activation.{code}", None)
+        st.session_state.pop(f"why.stats.dtype.{code}", None)
+
+
+def draw() -> None:
+    st.markdown(t("why.stats.intro"))
+    scenarios = {"healthy": t("why.stats.scenario.healthy"), "vanish": t("why.stats.scenario.vanish"),
+                 "explode": t("why.stats.scenario.explode"), "nan32": t("why.stats.scenario.nan32")}  # fmt: skip
+    c = st.columns(len(scenarios))
+    for col, (name, label) in zip(c, scenarios.items(), strict=True):
+        col.button(label, key=f"why.stats.use.{name}", on_click=use_scenario, args=(name,),
+                   width="stretch")  # fmt: skip
+    STATS_FORM.seed()  # the fields' defaults are the healthy scenario
+    with st.form("why.stats.form"):
+        c = st.columns(2)
+        with c[0]:
+            act = form_radio(t("why.stats.activation_label"), {"tanh": "tanh", "relu": "ReLU"},
+                             "why.stats.activation", _H.activation)  # fmt: skip
+        with c[1]:
+            dtype = form_radio(t("why.stats.dtype_label"), {"float64": "float64", "float32": "float32"},
+                               "why.stats.dtype", _H.dtype)  # fmt: skip
+        c = st.columns(4)
+        f = STATS_FORM.draw
+        depth = f("why.stats.depth", c[0], t("why.stats.depth"))
+        width = f("why.stats.width", c[1], t("hvp.net.width"))
+        steps = f("why.stats.steps", c[2], t("why.newton.steps"))
+        batch = f("why.stats.batch", c[3], t("why.stats.batch"))
+        c = st.columns(4)
+        lr = f("why.stats.lr", c[0], "lr")
+        gain = f("why.stats.gain", c[1], t("why.stats.gain"))
+        clip = f("why.stats.clip", c[2], t("why.stats.clip"))
+        naive = f(
+            "why.stats.naive_loss", c[3], t("why.stats.naive"), help=t("why.stats.naive_help")
+        )
+        st.form_submit_button(t("why.run"), type="primary")
+    keep("why.stats.activation", act)
+    keep("why.stats.dtype", dtype)
+    STATS_FORM.write()
+    config = gs.StatsConfig(act, depth, width, lr, steps, batch, round(gain, 2), clip, dtype, naive)
+    try:
+        stats, code, csv_text, json_text = why_gradient_stats(config, _caption=caption)
+    except HogradError as err:
+        show_error(err)
+        return
+    show_nan(stats, config)
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.markdown("**" + t("why.stats.norms_title") + "**")
+        st.plotly_chart(figs.layer_norms_figure(stats, lang()), width="stretch")
+        st.caption(
+            t("why.stats.norms_note", clipped=int(stats.clipped.sum()), steps=len(stats.losses))
+        )
+        st.markdown("**" + t("why.stats.precision_title") + "**")
+        st.plotly_chart(figs.precision_figure(stats, lang()), width="stretch")
+        st.markdown(precision_text(stats))
+    with right:
+        if stats.hist_steps.size:
+            at = st.select_slider(t("why.stats.hist_step"), list(stats.hist_steps),
+                                  value=int(stats.hist_steps[-1]),
+                                  key=f"why.stats.hist_at.{stats.hist_steps[-1]}")  # fmt: skip
+            index = list(stats.hist_steps).index(at)
+            st.plotly_chart(figs.histogram_figure(stats, index, lang()), width="stretch")
+            st.caption(t("why.stats.hist_note"))
+        downloads(stats, csv_text, json_text)
+    why_script(code, why_func("stats", code.source), "stats")
+
+
+def show_nan(stats: gs.GradientStats, config: gs.StatsConfig) -> None:
+    if stats.nan_step is None:
+        st.success(t("why.stats.no_nan", steps=len(stats.losses)))
+        return
+    layers = ", ".join(stats.nan_layers) or "—"
+    st.error(t("why.stats.nan", step=stats.nan_step, layers=layers,
+               loss=t("why.stats.nan_loss") if stats.nan_in_loss else ""), icon=":material/warning:")  # fmt: skip
+    if stats.nan_source is not None:
+        node, output = stats.nan_source
+        st.markdown(t("why.stats.nan_source", node=node, output=output))
+    if st.button(t("why.stats.anomaly_button"), key="why.stats.anomaly"):
+        st.session_state["why.stats.anomaly_for"] = config
+    if st.session_state.get("why.stats.anomaly_for") == config:
+        try:
+            with st.spinner(t("why.stats.anomaly_running")):
+                message = why_anomaly(config)
+        except HogradError as err:
+            show_error(err)
+            return
+        st.caption(t("why.stats.anomaly_said"))
+        st.code(message or "—", language=None)
+
+
+def precision_text(stats: gs.GradientStats) -> str:
+    mine, other = stats.config.dtype, stats.other_dtype
+    if stats.nan_step is not None and stats.other_nan_step is None:
+        return t("why.stats.precision_saved", bad=mine, good=other, step=stats.nan_step)
+    if stats.nan_step is None and stats.other_nan_step is not None:
+        return t("why.stats.precision_saved", bad=other, good=mine, step=stats.other_nan_step)
+    n = min(len(stats.losses), len(stats.other_losses))
+    gap = abs(stats.losses[:n] - stats.other_losses[:n])
+    return t("why.stats.precision_gap", gap=f"{float(gap.max()):.1e}" if n else "—")
+
+
+def downloads(stats: gs.GradientStats, csv_text: str, json_text: str) -> None:
+    c = st.columns(3)
+    c[0].download_button(t("why.stats.csv"), csv_text, "gradient-stats.csv", "text/csv",
+                         key="why.stats.csv", on_click="ignore")  # fmt: skip
+    c[1].download_button(t("why.stats.json"), json_text, "gradient-stats.json",
+                         "application/json", key="why.stats.json", on_click="ignore")  # fmt: skip
+    if figs.tensorboard_available():
+        c[2].download_button(t("why.stats.tensorboard"), lambda: figs.tensorboard_archive(stats),
+                             "gradient-stats-tensorboard.zip", "application/zip",
+                             key="why.stats.tb", on_click="ignore")  # fmt: skip
+    else:
+        c[2].caption(t("why.stats.no_tensorboard"))
