@@ -3,7 +3,6 @@ against 1, a class through the proxy, a replica killed during a class, memory pe
 
     python benchmarks/replicas.py              # the full run (about 8 minutes)
     python benchmarks/replicas.py --lean       # the replicas in lean mode (no helper processes)
-    python benchmarks/replicas.py --lean --pin # each replica on a core of its own
     python benchmarks/replicas.py --json
 
 Phases, each on replicas started for it (deploy/replicas.py), with the load benchmark's
@@ -121,7 +120,6 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
     env = {"HOGRAD_LEAN": "1"} if a.lean else {"HOGRAD_LEAN": "0"}
     result: dict[str, Any] = {
         "lean": a.lean,
-        "pin": a.pin,
         "class_mix": a.class_mix,
         "cores": psutil.cpu_count(),
         "capacity": [],
@@ -129,7 +127,7 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
     for _ in range(a.rounds):  # interleaved: 1, 2, 1, 2, ...
         row = {}
         for n in (1, 2):
-            with Replicas(n, env=env, pin=a.pin) as group:
+            with Replicas(n, env=env) as group:
                 warm(group, 120)
                 args = load_args(a.capacity_sessions, a.capacity_seconds, 0, False, a.capacity_mix)
                 out = students(group, args)
@@ -146,7 +144,7 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
     if a.skip_class:
         return result
     started = time.perf_counter()
-    with Replicas(2, env=env, pin=a.pin) as group:
+    with Replicas(2, env=env) as group:
         result["replicas_up_s"] = round(time.perf_counter() - started, 1)
         result["first_screen_s"] = warm(group, 120)
         result["start_mb"] = {r.name: round(tree_mb(r.process.pid), 1) for r in group.replicas}
@@ -159,7 +157,7 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
         lb.log(f"class of {a.class_size}: {result['class']}")
     if a.skip_failover:
         return result
-    with Replicas(2, env=env, pin=a.pin) as group:
+    with Replicas(2, env=env) as group:
         warm(group, 120)
         result["failover"] = students(
             group,
@@ -179,11 +177,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--capacity-mix", choices=("full", "light"), default="light", help="what "
                     "the saturating students do (default light: the simulated clients, on the "
                     "same 2 cores, then take less of them)")  # fmt: skip
-    ap.add_argument(
-        "--pin",
-        action="store_true",
-        help="a core of its own for each replica (the i-th usable core for replica i)",
-    )
     ap.add_argument("--skip-class", action="store_true", help="capacity only")
     ap.add_argument("--class-size", type=int, default=100)
     ap.add_argument(

@@ -104,7 +104,6 @@ class Replicas:
     env: dict[str, str] = field(default_factory=dict)
     log_dir: Path | None = None
     warm: bool = False  # warm each replica (hograd_serving.warmup) before the proxy starts
-    pin: bool = False  # a core of its own for each replica (see _start_replica)
     replicas: list[Replica] = field(default_factory=list)
     proxy: subprocess.Popen[bytes] | None = None
     _logs: list = field(default_factory=list)
@@ -155,19 +154,11 @@ class Replicas:
     def _start_replica(self, name: str, port: int, secret: str) -> Replica:
         env = {**os.environ, **self.env, "STREAMLIT_SERVER_COOKIE_SECRET": secret}
         log = self._log(f"{name}.log")
-        # pin: replica i runs on the i-th core this process may use (round robin), it and everything it starts,
-        # as a CPU limit of one core per replica gives on a cluster; unpinned, one replica
-        # takes more than a core (torch runs outside the interpreter lock while the event
-        # loop sends), and replicas on a host with a core each then crowd each other.
-        cores = sorted(os.sched_getaffinity(0))
-        core = cores[(int(name[1:]) - 1) % len(cores)]
-        pinned = (lambda: os.sched_setaffinity(0, {core})) if self.pin else None
         process = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,  # its helper processes go with it when it is killed
-            preexec_fn=pinned,
         )  # fmt: skip
         return Replica(name, port, process)
 
@@ -209,7 +200,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--replicas", type=int, default=2, help="app processes (default 2)")
     ap.add_argument("--port", type=int, default=8080, help="the proxy's port (default 8080)")
     ap.add_argument("--lean", action="store_true", help="replicas in lean mode (HOGRAD_LEAN=1)")
-    ap.add_argument("--pin", action="store_true", help="a core of its own for each replica")
     args = ap.parse_args(argv)
     if not 1 <= args.replicas <= 64:
         print(f"error: --replicas: expected 1 to 64, got {args.replicas}", file=sys.stderr)
@@ -217,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     env = {"HOGRAD_LEAN": "1"} if args.lean else {}
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
-    with Replicas(args.replicas, args.port, env, warm=True, pin=args.pin) as group:
+    with Replicas(args.replicas, args.port, env, warm=True) as group:
         ports = ", ".join(f"{r.name} :{r.port}" for r in group.replicas)
         print(f"hograd: {group.url} -> {ports} (logs in {group.log_dir}); Ctrl+C stops all")
         try:

@@ -5,7 +5,6 @@ here is stopped here."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -85,17 +84,3 @@ def test_sessions_stick_to_their_replica_and_survive_a_replica_dying() -> None:
             client.close()
     assert group.proxy is not None and group.proxy.poll() is not None
     assert all(r.process.poll() is not None for r in group.replicas)
-
-
-def test_pinned_replicas_each_run_on_a_core_of_their_own() -> None:
-    cores = sorted(os.sched_getaffinity(0))
-    with Replicas(2, env={"HOGRAD_LEAN": "1"}, pin=True) as group:
-        pinned = [os.sched_getaffinity(r.process.pid) for r in group.replicas]
-        assert group.proxy is not None
-        proxy = os.sched_getaffinity(group.proxy.pid)
-        clients = [session(group.url, fn) for fn in ("x**3", "sin(x)")]
-        assert sorted(check_affinity(c) for c in clients) == ["r1", "r2"]  # both serve
-        for client in clients:
-            client.close()
-    assert pinned == [{cores[0]}, {cores[1 % len(cores)]}]
-    assert proxy == set(cores)  # the proxy is not pinned
