@@ -249,6 +249,7 @@ class SympyWorker(ChildProcess):
         self._ids = itertools.count()
         self._inline: Chains | None = None
         self._inline_lock = threading.Lock()
+        self._stepping = threading.Lock()  # held by the one thread differentiating in-thread
         #: (text, order, x0) -> the latest answer: a finished one is served from here
         self._known: OrderedDict[tuple[str, int, float], SympyView] = OrderedDict()
 
@@ -338,12 +339,28 @@ class SympyWorker(ChildProcess):
             time.sleep(min(0.02, left))
 
     def _ask_inline(self, text: str, order: int, x0: float) -> SympyView:
-        with self._inline_lock:  # one sympy computation at a time: no function done twice
-            chains = self._inline
-            assert chains is not None
+        """sympy in the asking thread: what the chains hold, grown by at most
+        ``inline_seconds`` of work, by one thread at a time. A thread that finds another one
+        differentiating does not queue behind it (its script run would wait for every slice
+        before it): it answers with what is there, still working, and the page asks again
+        from its timer, as it does while the child works."""
+        chains = self._inline
+        assert chains is not None
+        with self._inline_lock:  # held only to read or store the chains: never while sympy works
             view = chains.view(text, order, x0)
+        if not view.working or not self._stepping.acquire(blocking=False):
+            return view
+        try:
             start = time.monotonic()
             while view.working and time.monotonic() - start < self.inline_seconds:
-                chains.step(self.inline_seconds)
-                view = chains.view(text, order, x0)
-            return view
+                with self._inline_lock:
+                    job = chains.next_job()
+                if job is None:
+                    break
+                sym = chains.work(job, min(STEP_SECONDS, self.inline_seconds))
+                with self._inline_lock:
+                    chains.store(job, sym)
+                    view = chains.view(text, order, x0)
+        finally:
+            self._stepping.release()
+        return view

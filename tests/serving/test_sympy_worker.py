@@ -217,3 +217,41 @@ def test_without_a_process_sympy_runs_in_the_asking_thread(monkeypatch) -> None:
 def test_a_value_that_is_not_real_is_nan() -> None:
     done = finish(sw.Chains(), "sqrt(x)", 2, -1.0)
     assert all(math.isnan(v) for v in done.values)
+
+
+def test_in_thread_a_second_asker_does_not_queue_behind_sympy(monkeypatch) -> None:  # noqa: ANN001
+    """Lean mode: while one script run differentiates, another gets what is there at once
+    (still working, for the page's timer to ask again), instead of waiting for that slice."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    w = sw.SympyWorker(inline_seconds=60)
+    assert w.ask("x**2", 0, 1.0, wait=0.1) is not None and w.in_thread
+    entered, release = threading.Event(), threading.Event()
+    work = sw.Chains.work
+
+    def held(self, job, seconds=sw.STEP_SECONDS):  # noqa: ANN001, ANN202
+        entered.set()
+        assert release.wait(60)
+        return work(self, job, seconds)
+
+    monkeypatch.setattr(sw.Chains, "work", held)
+    first: list = []
+    a = threading.Thread(target=lambda: first.append(w.ask("x**3", 2, 2.0, wait=0.1)))
+    a.start()
+    assert entered.wait(60)  # the first asker is differentiating now
+    second: list = []
+    b = threading.Thread(target=lambda: second.append(w.ask("sin(x)", 3, 0.0, wait=0.1)))
+    b.start()
+    b.join(60)
+    assert not b.is_alive() and not release.is_set()  # answered while the first still works
+    assert second[0] is not None and second[0].working
+    release.set()
+    a.join(60)
+    assert first[0] is not None and first[0].values == (8.0, 12.0, 12.0)
+    monkeypatch.setattr(sw.Chains, "work", work)
+    later = w.ask("sin(x)", 3, 0.0, wait=0.1)  # asked again (the timer), it is worked on
+    assert later is not None and not later.working
+    assert later.values == pytest.approx((0.0, 1.0, 0.0, -1.0), abs=1e-12)
