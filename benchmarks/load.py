@@ -269,8 +269,11 @@ class RssSampler(threading.Thread):
             rss = self.server.rss_mb()
             if rss is not None:
                 self.samples.append((time.perf_counter() - self.t0, rss))
-                self.tree_peak = max(self.tree_peak, rss + self.server.helpers_rss_mb())
-                self.tree_pss_peak = max(self.tree_pss_peak, self.server.tree_pss_mb() or 0.0)
+                tree = rss + self.server.helpers_rss_mb()
+                self.tree_peak = max(self.tree_peak, tree)
+                if tree >= 0.9 * self.tree_peak:  # near a peak: PSS reads every page table
+                    pss = self.server.tree_pss_mb() or 0.0
+                    self.tree_pss_peak = max(self.tree_pss_peak, pss)
             self._stop_event.wait(self.every)
 
     def stop(self) -> None:
