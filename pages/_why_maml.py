@@ -15,13 +15,10 @@ from hograd_ui.why_figures import finite_or_dash
 from pages._downloads import why_func, why_script
 from pages._link_form import Field, LinkedForm
 from pages._ui import lang, show_error, t
+from pages._why_common import caption
 
 Q = {"bind": "query-params"}  # the view is a link (issue 18)
 ACTIVATIONS = {"relu": "ReLU", "tanh": "tanh"}
-
-
-def caption(done: int, total: int) -> str:
-    return t("why.progress", done=done, total=total)
 
 
 D = MamlConfig()

@@ -15,6 +15,7 @@ from hograd_ui.graph_figures import flag_legend_html
 from pages._downloads import why_func, why_script
 from pages._link_form import Field, LinkedForm
 from pages._ui import lang, show_error, t
+from pages._why_common import caption, form_radio, keep
 
 P = "why.wgan"
 LABELS = {
@@ -25,10 +26,6 @@ LABELS = {
 }  # fmt: skip
 RESULTS = {"gp": "wgan.result.gp", "gp_no_graph": "wgan.result.gp_no_graph",
            "none": "wgan.result.none", "clip": "wgan.result.clip"}  # fmt: skip
-
-
-def caption(done: int, total: int) -> str:
-    return t("why.progress", done=done, total=total)
 
 
 #: The training settings: they enter the URL when Run is pressed (pages/_link_form.py).
@@ -47,15 +44,11 @@ FORM = LinkedForm({
 
 
 def choice(label: str, options: tuple[str, ...], name: str) -> str:
-    """A radio with translated labels inside the form, keyed per language (the browser forgets
-    a choice whose labels change); ``P.name`` keeps the choice across a language switch and
-    for the link."""
-    key, widget = f"{P}.{name}", f"{P}.{name}.{lang()}"
-    if widget not in st.session_state:
-        st.session_state[widget] = st.session_state.get(key, options[0])
-    labels = {o: t(LABELS[name][o]) for o in options}  # in this run's language
-    value = st.radio(label, options, key=widget, horizontal=True, format_func=labels.__getitem__)
-    st.session_state[key] = value
+    """A radio with translated labels inside the form; ``P.name`` keeps the choice across a
+    language switch and for the link (pages/_why_common.py form_radio)."""
+    key = f"{P}.{name}"
+    value = form_radio(label, {o: t(LABELS[name][o]) for o in options}, key, options[0])
+    keep(key, value)
     return value
 
 
