@@ -44,7 +44,7 @@ def network_widgets(form: LinkedForm, prefix: str) -> tuple[str, tuple]:
     ``.layers``, ``.width``); returns the data set and the hidden widths."""
     data = form_radio(t("hvp.net.dataset"), {d: t(f"hvp.net.dataset.{d}") for d in DATASETS},
                       f"{prefix}.data", form.fields[f"{prefix}.data"].default)  # fmt: skip
-    c = st.columns(2)
-    depth = form.draw(f"{prefix}.layers", c[0], t("hvp.net.layers"))
-    width = form.draw(f"{prefix}.width", c[1], t("hvp.net.width"))
+    depth, width = form.row(
+        {f"{prefix}.layers": t("hvp.net.layers"), f"{prefix}.width": t("hvp.net.width")}
+    )
     return data, (width,) * depth

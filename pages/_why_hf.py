@@ -35,14 +35,12 @@ def draw() -> None:
     HF_FORM.seed()
     with st.form("why.hf.form"):
         data, hidden = network_widgets(HF_FORM, "why.hf")
-        c = st.columns(3)
-        steps = HF_FORM.draw("why.hf.steps", c[0], t("why.hf.steps"))
-        cg = HF_FORM.draw("why.hf.cg", c[1], t("why.hf.cg"))
-        damping = HF_FORM.draw("why.hf.damping", c[2], t("why.hf.damping"))
-        c = st.columns(3)
-        sgd_lr = HF_FORM.draw("why.hf.sgd_lr", c[0], t("why.hf.sgd_lr"))
-        adam_lr = HF_FORM.draw("why.hf.adam_lr", c[1], t("why.hf.adam_lr"))
-        seed = HF_FORM.draw("why.hf.seed", c[2], t("hvp.net.seed"))
+        steps, cg, damping = HF_FORM.row({"why.hf.steps": t("why.hf.steps"),
+                                          "why.hf.cg": t("why.hf.cg"),
+                                          "why.hf.damping": t("why.hf.damping")})  # fmt: skip
+        sgd_lr, adam_lr, seed = HF_FORM.row({"why.hf.sgd_lr": t("why.hf.sgd_lr"),
+                                             "why.hf.adam_lr": t("why.hf.adam_lr"),
+                                             "why.hf.seed": t("hvp.net.seed")})  # fmt: skip
         st.form_submit_button(t("why.run"), type="primary")
     keep("why.hf.data", data)
     HF_FORM.write()

@@ -41,18 +41,15 @@ def settings() -> MamlConfig:
     """The meta-training settings, in a form: nothing trains until Run is pressed."""
     FORM.seed()
     with st.form("why.maml.form"):
-        c = st.columns(4)
-        hidden = FORM.draw("why.maml.hidden", c[0], t("maml.hidden"))
-        activation = FORM.draw("why.maml.activation", c[1], t("maml.activation_label"),
-                               horizontal=True)  # fmt: skip
-        steps = FORM.draw("why.maml.steps", c[2], t("maml.meta_steps"))
-        tasks = FORM.draw("why.maml.tasks", c[3], t("maml.tasks"))
-        c = st.columns(5)
-        k = FORM.draw("why.maml.k", c[0], t("maml.k_shot"))
-        inner = FORM.draw("why.maml.inner", c[1], t("maml.inner_steps"))
-        alpha = FORM.draw("why.maml.alpha", c[2], t("maml.inner_lr"))
-        outer = FORM.draw("why.maml.outer", c[3], t("maml.outer_lr"))
-        seed = FORM.draw("why.maml.seed", c[4], t("maml.seed"))
+        hidden, activation, steps, tasks = FORM.row({
+            "why.maml.hidden": t("maml.hidden"), "why.maml.activation": t("maml.activation_label"),
+            "why.maml.steps": t("maml.meta_steps"), "why.maml.tasks": t("maml.tasks"),
+        }, extra={"why.maml.activation": {"horizontal": True}})  # fmt: skip
+        k, inner, alpha, outer, seed = FORM.row({
+            "why.maml.k": t("maml.k_shot"), "why.maml.inner": t("maml.inner_steps"),
+            "why.maml.alpha": t("maml.inner_lr"), "why.maml.outer": t("maml.outer_lr"),
+            "why.maml.seed": t("maml.seed"),
+        })  # fmt: skip
         st.form_submit_button(t("why.run"), type="primary")
     FORM.write()
     return MamlConfig(int(hidden), activation, int(steps), int(tasks), int(k), int(inner),

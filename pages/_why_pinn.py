@@ -59,19 +59,17 @@ def _settings() -> core.PinnConfig:
     form = FORMS[equation]
     form.seed()
     with st.form("why.pinn.form"):
-        c = st.columns(4)
-        k = form.draw(next(iter(form.fields)), c[0], "α" if equation == "heat" else "c")
-        t_max = form.draw("why.pinn.t_max", c[1], t("pinn.t_max"))
-        depth = form.draw("why.pinn.depth", c[2], t("hvp.net.layers"))
-        width = form.draw("why.pinn.width", c[3], t("hvp.net.width"))
-        c = st.columns(4)
-        steps = form.draw("why.pinn.steps", c[0], t("why.newton.steps"))
-        points = form.draw("why.pinn.points", c[1], t("pinn.points"))
-        lr = form.draw("why.pinn.lr", c[2], t("pinn.lr"))
-        seed = form.draw("why.pinn.seed", c[3], t("hvp.net.seed"))
-        c = st.columns(3)
-        labels = (t("pinn.w.residual"), t("pinn.w.initial"), t("pinn.w.boundary"))
-        weights = [form.draw(f"why.pinn.w{i}", c[i], label) for i, label in enumerate(labels)]
+        k, t_max, depth, width = form.row({
+            next(iter(form.fields)): "α" if equation == "heat" else "c",
+            "why.pinn.t_max": t("pinn.t_max"), "why.pinn.depth": t("hvp.net.layers"),
+            "why.pinn.width": t("hvp.net.width"),
+        })  # fmt: skip
+        steps, points, lr, seed = form.row({
+            "why.pinn.steps": t("why.newton.steps"), "why.pinn.points": t("pinn.points"),
+            "why.pinn.lr": t("pinn.lr"), "why.pinn.seed": t("hvp.net.seed"),
+        })  # fmt: skip
+        weights = form.row({"why.pinn.w0": t("pinn.w.residual"), "why.pinn.w1": t("pinn.w.initial"),
+                            "why.pinn.w2": t("pinn.w.boundary")})  # fmt: skip
         keep = form.draw("why.pinn.create_graph", st, "create_graph=True",
                          help=t("pinn.create_graph_help"))  # fmt: skip
         st.form_submit_button(t("why.run"), type="primary")

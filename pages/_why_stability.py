@@ -63,10 +63,10 @@ def network_part() -> None:
     STABILITY_FORM.seed()
     with st.form("why.stability.form"):
         data, hidden = network_widgets(STABILITY_FORM, "why.stability")
-        c = st.columns(3)
-        lr = STABILITY_FORM.draw("why.stability.net_lr", c[0], "lr")
-        steps = STABILITY_FORM.draw("why.stability.net_steps", c[1], t("why.newton.steps"))
-        every = STABILITY_FORM.draw("why.stability.every", c[2], t("why.stability.every"))
+        lr, steps, every = STABILITY_FORM.row({
+            "why.stability.net_lr": "lr", "why.stability.net_steps": t("why.newton.steps"),
+            "why.stability.every": t("why.stability.every"),
+        })  # fmt: skip
         st.form_submit_button(t("why.run"), type="primary")
     keep("why.stability.data", data)
     STABILITY_FORM.write()

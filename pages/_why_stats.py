@@ -58,19 +58,14 @@ def draw() -> None:
         with c[1]:
             dtype = form_radio(t("why.stats.dtype_label"), {"float64": "float64", "float32": "float32"},
                                "why.stats.dtype", _H.dtype)  # fmt: skip
-        c = st.columns(4)
-        f = STATS_FORM.draw
-        depth = f("why.stats.depth", c[0], t("why.stats.depth"))
-        width = f("why.stats.width", c[1], t("hvp.net.width"))
-        steps = f("why.stats.steps", c[2], t("why.newton.steps"))
-        batch = f("why.stats.batch", c[3], t("why.stats.batch"))
-        c = st.columns(4)
-        lr = f("why.stats.lr", c[0], "lr")
-        gain = f("why.stats.gain", c[1], t("why.stats.gain"))
-        clip = f("why.stats.clip", c[2], t("why.stats.clip"))
-        naive = f(
-            "why.stats.naive_loss", c[3], t("why.stats.naive"), help=t("why.stats.naive_help")
-        )
+        depth, width, steps, batch = STATS_FORM.row({
+            "why.stats.depth": t("why.stats.depth"), "why.stats.width": t("hvp.net.width"),
+            "why.stats.steps": t("why.newton.steps"), "why.stats.batch": t("why.stats.batch"),
+        })  # fmt: skip
+        lr, gain, clip, naive = STATS_FORM.row({
+            "why.stats.lr": "lr", "why.stats.gain": t("why.stats.gain"),
+            "why.stats.clip": t("why.stats.clip"), "why.stats.naive_loss": t("why.stats.naive"),
+        }, extra={"why.stats.naive_loss": {"help": t("why.stats.naive_help")}})  # fmt: skip
         st.form_submit_button(t("why.run"), type="primary")
     keep("why.stats.activation", act)
     keep("why.stats.dtype", dtype)

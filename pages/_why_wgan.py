@@ -57,16 +57,16 @@ def settings() -> WganConfig:
     with st.form(f"{P}.form"):
         data = choice(t("wgan.data"), DATASETS, "data")
         mode = choice(t("wgan.mode_label"), MODES, "mode")
-        c = st.columns(4)
-        steps = FORM.draw(f"{P}.steps", c[0], t("wgan.steps"))
-        n_critic = FORM.draw(f"{P}.n_critic", c[1], t("wgan.n_critic"))
-        lam = FORM.draw(f"{P}.lam", c[2], "λ", help=t("wgan.lam_help"))
-        clip = FORM.draw(f"{P}.clip", c[3], t("wgan.clip"), help=t("wgan.clip_help"))
-        c = st.columns(4)
-        batch = FORM.draw(f"{P}.batch", c[0], t("wgan.batch"))
-        hidden = FORM.draw(f"{P}.hidden", c[1], t("wgan.hidden"))
-        lr = FORM.draw(f"{P}.lr", c[2], t("wgan.lr"))
-        seed = FORM.draw(f"{P}.seed", c[3], t("hvp.net.seed"))
+        steps, n_critic, lam, clip = FORM.row(
+            {f"{P}.steps": t("wgan.steps"), f"{P}.n_critic": t("wgan.n_critic"), f"{P}.lam": "λ",
+             f"{P}.clip": t("wgan.clip")},
+            extra={f"{P}.lam": {"help": t("wgan.lam_help")},
+                   f"{P}.clip": {"help": t("wgan.clip_help")}},
+        )  # fmt: skip
+        batch, hidden, lr, seed = FORM.row({
+            f"{P}.batch": t("wgan.batch"), f"{P}.hidden": t("wgan.hidden"),
+            f"{P}.lr": t("wgan.lr"), f"{P}.seed": t("hvp.net.seed"),
+        })  # fmt: skip
         st.form_submit_button(t("why.run"), type="primary")
     FORM.write()
     return WganConfig(data, mode, float(lam), int(n_critic), float(clip), int(steps), int(batch),

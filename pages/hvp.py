@@ -274,12 +274,11 @@ def network_mode() -> None:
     )  # fmt: skip
     NET_FORM.seed()  # the link's training settings, read as a bound widget would read them
     with st.form("hvp.net.form", border=True):
-        c = st.columns(5, gap="large")
-        steps = NET_FORM.draw("hvp.net.steps", c[0], t("hvp.net.steps"))
-        seed = NET_FORM.draw("hvp.net.seed", c[1], t("hvp.net.seed"))
-        top_k = NET_FORM.draw("hvp.net.top_k", c[2], t("hvp.net.top_k"))
-        power_steps = NET_FORM.draw("hvp.net.power", c[3], t("hvp.net.power_steps"))
-        probes = NET_FORM.draw("hvp.net.probes", c[4], t("hvp.net.probes"))
+        steps, seed, top_k, power_steps, probes = NET_FORM.row({
+            "hvp.net.steps": t("hvp.net.steps"), "hvp.net.seed": t("hvp.net.seed"),
+            "hvp.net.top_k": t("hvp.net.top_k"), "hvp.net.power": t("hvp.net.power_steps"),
+            "hvp.net.probes": t("hvp.net.probes"),
+        }, gap="large")  # fmt: skip
         pressed = st.form_submit_button(t("hvp.net.train"), type="primary")
     NET_FORM.write()  # in the URL once submitted: a link trains what it shows
     asked = (dataset, (width,) * layers, steps, int(seed), top_k, power_steps, probes)
