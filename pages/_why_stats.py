@@ -45,10 +45,9 @@ def draw() -> None:
     st.markdown(t("why.stats.intro"))
     scenarios = {"healthy": t("why.stats.scenario.healthy"), "vanish": t("why.stats.scenario.vanish"),
                  "explode": t("why.stats.scenario.explode"), "nan32": t("why.stats.scenario.nan32")}  # fmt: skip
-    c = st.columns(len(scenarios))
-    for col, (name, label) in zip(c, scenarios.items(), strict=True):
-        col.button(label, key=f"why.stats.use.{name}", on_click=use_scenario, args=(name,),
-                   width="stretch")  # fmt: skip
+    with st.container(horizontal=True):  # each at its label's width, wrapping when narrow
+        for name, label in scenarios.items():
+            st.button(label, key=f"why.stats.use.{name}", on_click=use_scenario, args=(name,))
     STATS_FORM.seed()  # the fields' defaults are the healthy scenario
     with st.form("why.stats.form"):
         c = st.columns(2)
@@ -62,10 +61,13 @@ def draw() -> None:
             "why.stats.depth": t("why.stats.depth"), "why.stats.width": t("hvp.net.width"),
             "why.stats.steps": t("why.newton.steps"), "why.stats.batch": t("why.stats.batch"),
         })  # fmt: skip
-        lr, gain, clip, naive = STATS_FORM.row({
+        lr, gain, clip = STATS_FORM.row({
             "why.stats.lr": "lr", "why.stats.gain": t("why.stats.gain"),
-            "why.stats.clip": t("why.stats.clip"), "why.stats.naive_loss": t("why.stats.naive"),
-        }, extra={"why.stats.naive_loss": {"help": t("why.stats.naive_help")}})  # fmt: skip
+            "why.stats.clip": t("why.stats.clip"),
+        })  # fmt: skip
+        naive = STATS_FORM.draw(
+            "why.stats.naive_loss", st, t("why.stats.naive"), help=t("why.stats.naive_help")
+        )  # its own line: read in full
         st.form_submit_button(t("why.run"), type="primary")
     keep("why.stats.activation", act)
     keep("why.stats.dtype", dtype)
@@ -134,14 +136,17 @@ def precision_text(stats: gs.GradientStats) -> str:
 
 
 def downloads(stats: gs.GradientStats, csv_text: str, json_text: str) -> None:
-    c = st.columns(3)
-    c[0].download_button(t("why.stats.csv"), csv_text, "gradient-stats.csv", "text/csv",
-                         key="why.stats.csv", on_click="ignore")  # fmt: skip
-    c[1].download_button(t("why.stats.json"), json_text, "gradient-stats.json",
-                         "application/json", key="why.stats.json", on_click="ignore")  # fmt: skip
-    if figs.tensorboard_available():
-        c[2].download_button(t("why.stats.tensorboard"), lambda: figs.tensorboard_archive(stats),
-                             "gradient-stats-tensorboard.zip", "application/zip",
-                             key="why.stats.tb", on_click="ignore")  # fmt: skip
-    else:
-        c[2].caption(t("why.stats.no_tensorboard"))
+    """The run's numbers as files; the buttons sit side by side at their labels' width and
+    wrap to a new line in a narrow column (three equal columns cut the labels short)."""
+    with st.container(horizontal=True):
+        st.download_button(t("why.stats.csv"), csv_text, "gradient-stats.csv", "text/csv",
+                           key="why.stats.csv", on_click="ignore")  # fmt: skip
+        st.download_button(t("why.stats.json"), json_text, "gradient-stats.json",
+                           "application/json", key="why.stats.json", on_click="ignore")  # fmt: skip
+        if figs.tensorboard_available():
+            st.download_button(t("why.stats.tensorboard"),
+                               lambda: figs.tensorboard_archive(stats),
+                               "gradient-stats-tensorboard.zip", "application/zip",
+                               key="why.stats.tb", on_click="ignore")  # fmt: skip
+        else:
+            st.caption(t("why.stats.no_tensorboard"))
