@@ -10,7 +10,9 @@ behind the others. Cheap work does not use the gate.
 from __future__ import annotations
 
 import ctypes
+import math
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
@@ -21,6 +23,11 @@ __all__ = ["BusyError", "heavy_work", "SLOTS"]
 #: How many heavy requests may run at once: one per core on the 2-core servers we target.
 SLOTS = 2
 _SEMAPHORE = threading.BoundedSemaphore(SLOTS)
+#: At most one malloc_trim per this many seconds (see :func:`_return_memory`).
+TRIM_EVERY = 1.0
+_TRIM_LOCK = threading.Lock()
+_last_trim = -math.inf
+_clock = time.monotonic  # the tests' clock replaces it
 try:  # loaded once, at import: nothing a request does opens a library
     _LIBC: ctypes.CDLL | None = ctypes.CDLL("libc.so.6")
 except OSError:  # not glibc
@@ -48,12 +55,22 @@ def heavy_work(wait: float = 1.5) -> Iterator[None]:
 
 
 def _return_memory() -> None:
-    """Give freed memory back to the system after a heavy request.
+    """Give freed memory back to the system after heavy requests, at most once a second.
 
     glibc keeps the arenas of a large temporary graph after torch frees it, so the server's RSS
     ratcheted up under load without a live leak; malloc_trim returns it in a few
-    milliseconds. A no-op where glibc is absent.
+    milliseconds. Not after every request, though: a trim hands back every free page of every
+    arena, and the next script runs fault them in again. Trimming after each heavy request cost
+    a saturated lean server about 350 page faults and 5 ms of CPU per rerun (about a fifth; see
+    docs/performance.md, "The gate and the budgets"). A no-op where glibc is absent.
     """
-    if _LIBC is not None:
-        with suppress(AttributeError):
-            _LIBC.malloc_trim(0)
+    global _last_trim
+    if _LIBC is None:
+        return
+    now = _clock()
+    with _TRIM_LOCK:
+        if now - _last_trim < TRIM_EVERY:
+            return
+        _last_trim = now
+    with suppress(AttributeError):
+        _LIBC.malloc_trim(0)

@@ -106,3 +106,50 @@ def test_three_ways_from_many_threads_at_once() -> None:
     assert len(results) == 20
     for diff in results:  # every way, every time, against the closed form of H v
         np.testing.assert_allclose(diff, 0.0, atol=1e-12)
+
+
+class _CountingLibc:
+    def __init__(self) -> None:
+        self.trims = 0
+
+    def malloc_trim(self, pad: int) -> int:
+        assert pad == 0
+        self.trims += 1
+        return 1
+
+
+def test_memory_is_returned_after_heavy_work_at_most_once_a_second(monkeypatch) -> None:
+    """Each trim hands back every free page, and the next runs fault them in again (under load,
+    a fifth of the server's CPU per rerun), so heavy requests share one trim a second. The
+    clock is the test's: nothing here waits."""
+    from hograd_serving import gate
+
+    libc, now = _CountingLibc(), [1000.0]
+    monkeypatch.setattr(gate, "_LIBC", libc)
+    monkeypatch.setattr(gate, "_last_trim", -math.inf)
+    monkeypatch.setattr(gate, "_clock", lambda: now[0])
+    for _ in range(5):  # a burst within one second: one trim
+        with heavy_work(wait=0):
+            pass
+    assert libc.trims == 1
+    now[0] += gate.TRIM_EVERY / 2
+    with heavy_work(wait=0):
+        pass
+    assert libc.trims == 1  # still within the second
+    now[0] += gate.TRIM_EVERY / 2
+    with pytest.raises(ZeroDivisionError), heavy_work(wait=0):  # a failed request trims too
+        1 / 0  # noqa: B018
+    assert libc.trims == 2
+    with heavy_work(wait=0):
+        pass
+    assert libc.trims == 2
+
+
+def test_without_glibc_heavy_work_does_not_trim(monkeypatch) -> None:
+    from hograd_serving import gate
+
+    monkeypatch.setattr(gate, "_LIBC", None)
+    monkeypatch.setattr(gate, "_last_trim", -math.inf)
+    with heavy_work(wait=0):
+        pass
+    assert gate._last_trim == -math.inf
