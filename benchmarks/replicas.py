@@ -138,8 +138,9 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
                 )
         result["capacity"].append({"one": row[1], "two": row[2], "ratio": row[2] / row[1]})
     ratios = [r["ratio"] for r in result["capacity"]]
-    result["capacity_ratio_median"] = round(statistics.median(ratios), 2)
-    result["capacity_ratio_range"] = [round(min(ratios), 2), round(max(ratios), 2)]
+    if ratios:  # --rounds 0: the class only
+        result["capacity_ratio_median"] = round(statistics.median(ratios), 2)
+        result["capacity_ratio_range"] = [round(min(ratios), 2), round(max(ratios), 2)]
 
     if a.skip_class:
         return result
@@ -171,7 +172,7 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lean", action="store_true", help="replicas in lean mode")
-    ap.add_argument("--rounds", type=int, default=2, help="capacity rounds (default 2)")
+    ap.add_argument("--rounds", type=int, default=2, help="capacity rounds (default 2; 0: none)")
     ap.add_argument("--capacity-sessions", type=int, default=16)
     ap.add_argument("--capacity-seconds", type=float, default=30)
     ap.add_argument("--capacity-mix", choices=("full", "light"), default="light", help="what "
