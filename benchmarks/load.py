@@ -202,6 +202,22 @@ class Server:
             return None
         return None if t is None else t.user + t.system
 
+    def cpu_split(self) -> tuple[float, float, int | None] | None:
+        """The server's user and kernel CPU seconds, and its minor page faults (Linux's
+        ``/proc/<pid>/stat``; None elsewhere)."""
+        try:
+            t = psutil.Process(self.pid).cpu_times() if self.pid else None
+        except psutil.Error:
+            return None
+        if t is None:
+            return None
+        try:
+            stat = Path(f"/proc/{self.pid}/stat").read_text()
+            faults: int | None = int(stat.rsplit(")", 1)[1].split()[7])  # field 10, minflt
+        except (OSError, IndexError, ValueError):
+            faults = None
+        return t.user, t.system, faults
+
     def _helpers_sum(self, measure: Any) -> float:
         """``measure`` summed over the server's live child processes: the sympy worker, the
         torch helper and its forks at that moment (a fork that has ended no longer counts)."""
@@ -903,12 +919,32 @@ def browsers(
     out["rerun_max_ms"] = ms(max(latencies, default=None))
 
 
+def _per_rerun(
+    before: tuple[float, float, int | None] | None,
+    after: tuple[float, float, int | None] | None,
+    runs: int,
+) -> dict[str, float | None]:
+    """The server's user and kernel CPU milliseconds and minor page faults per rerun."""
+    out: dict[str, float | None] = {
+        "server_user_ms_per_rerun": None, "server_kernel_ms_per_rerun": None,
+        "server_faults_per_rerun": None,
+    }  # fmt: skip
+    if before is None or after is None or runs == 0:
+        return out
+    out["server_user_ms_per_rerun"] = round(1000 * (after[0] - before[0]) / runs, 2)
+    out["server_kernel_ms_per_rerun"] = round(1000 * (after[1] - before[1]) / runs, 2)
+    if before[2] is not None and after[2] is not None:
+        out["server_faults_per_rerun"] = round((after[2] - before[2]) / runs)
+    return out
+
+
 def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -> dict[str, Any]:
     """N students with think time, plus the browser tabs; RSS sampled throughout."""
     record = Record()
     sampler = RssSampler(server)
     sampler.start()
     cpu0, me0, t0 = server.cpu_seconds(), psutil.Process().cpu_times(), time.perf_counter()
+    split0 = server.cpu_split()
     helpers0 = server.helpers_cpu_seconds()
     psutil.cpu_percent(interval=None)  # starts the machine-wide measurement
     until = t0 + args.seconds
@@ -945,6 +981,7 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
         bt.join(timeout=max(1.0, until - time.perf_counter()) + 120)
     wall = time.perf_counter() - t0
     cpu1, me1 = server.cpu_seconds(), psutil.Process().cpu_times()
+    split1 = server.cpu_split()
     helpers1 = server.helpers_cpu_seconds()
     machine = psutil.cpu_percent(interval=None)
     sampler.stop()
@@ -992,6 +1029,9 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
         "server_cpu_pct": None
         if cpu0 is None or cpu1 is None
         else round(100 * (cpu1 - cpu0) / wall),
+        # the server's CPU (user, kernel) and minor page faults over the run, per rerun counted
+        # in "reruns" (the students' own actions; polls and opens cost too and are not counted)
+        **_per_rerun(split0, split1, len(lat)),
         # the server's helper processes (sympy worker, torch helper), not in server_cpu_pct
         "helpers_cpu_pct": round(100 * max(0.0, helpers1 - helpers0) / wall),
         "helpers_rss_mb": round(server.helpers_rss_mb(), 1),
@@ -1193,6 +1233,9 @@ def report(r: dict[str, Any]) -> str:
             f"processes {r.get('helpers_cpu_pct')}%, {r.get('helpers_rss_mb')} MB); machine "
             f"{r['machine_cpu_pct']}% of all cores; load generator {r['loadgen_cpu_pct']}% of "
             f"one core",
+            f"  server per rerun: {r.get('server_user_ms_per_rerun')} ms user + "
+            f"{r.get('server_kernel_ms_per_rerun')} ms kernel CPU, "
+            f"{r.get('server_faults_per_rerun')} page faults",
         ]
         for a, s in r["by_action"].items():
             lines.append(f"    {a:<18} n={s['n']:<5} p50 {s['p50_ms']} ms  p95 {s['p95_ms']} ms")

@@ -1,13 +1,19 @@
 """benchmarks/load.py: the real browsers it starts are put at the lowest priority; the server
-under test (also its child process) and the server's own helpers are not."""
+under test (also its child process) and the server's own helpers are not; the per-rerun CPU
+and page-fault split reads real counts."""
 
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from benchmarks.load import Server, _per_rerun
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,3 +84,25 @@ def test_the_tree_pss_counts_a_shared_page_once() -> None:
     # summed RSS counts the 64 MB in both processes; the PSS sum counts them once
     assert m["rss"] - m["pss"] > 0.8 * 64
     assert m["pss"] >= 64 and m["pss"] <= m["own"] + 16
+
+
+def test_the_split_counts_the_page_faults_of_fresh_memory() -> None:
+    """The per-rerun kernel figures rest on the minor-fault count read from /proc: touching
+    every page of fresh memory must add at least one fault per page."""
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("no /proc here")
+    server = Server.__new__(Server)
+    server.pid = os.getpid()
+    size = 16 * 2**20
+    before = server.cpu_split()
+    with mmap.mmap(-1, size) as fresh:
+        fresh.madvise(mmap.MADV_NOHUGEPAGE)  # one fault per 4 KB page, not per 2 MB
+        for offset in range(0, size, mmap.PAGESIZE):
+            fresh[offset] = 1
+        after = server.cpu_split()
+    assert before is not None and after is not None
+    assert after[2] - before[2] >= size // mmap.PAGESIZE
+    split = _per_rerun(before, after, 2)
+    assert split["server_faults_per_rerun"] >= size // mmap.PAGESIZE // 2
+    assert split["server_user_ms_per_rerun"] >= 0 and split["server_kernel_ms_per_rerun"] >= 0
+    assert _per_rerun(before, after, 0)["server_faults_per_rerun"] is None
