@@ -120,29 +120,36 @@ class _CountingLibc:
 
 def test_memory_is_returned_after_heavy_work_at_most_once_a_second(monkeypatch) -> None:
     """Each trim hands back every free page, and the next runs fault them in again (under load,
-    a fifth of the server's CPU per rerun), so heavy requests share one trim a second. The
-    clock is the test's: nothing here waits."""
+    a fifth of the server's CPU per rerun), so heavy requests share one trim a second, and the
+    last of a burst is trimmed a second later. The clock and the timer are the test's: nothing
+    here waits."""
     from hograd_serving import gate
 
-    libc, now = _CountingLibc(), [1000.0]
+    libc, now, later = _CountingLibc(), [1000.0], []
     monkeypatch.setattr(gate, "_LIBC", libc)
     monkeypatch.setattr(gate, "_last_trim", -math.inf)
+    monkeypatch.setattr(gate, "_trim_pending", False)
     monkeypatch.setattr(gate, "_clock", lambda: now[0])
-    for _ in range(5):  # a burst within one second: one trim
+    monkeypatch.setattr(gate, "_later", lambda delay, fn: later.append((delay, fn)))
+    for _ in range(5):  # a burst within one second: one trim now, one left for later
         with heavy_work(wait=0):
             pass
     assert libc.trims == 1
+    assert [delay for delay, _ in later] == [gate.TRIM_EVERY]
+    now[0] += gate.TRIM_EVERY
+    later.pop()[1]()  # the timer fires: the end of the burst is returned
+    assert libc.trims == 2
     now[0] += gate.TRIM_EVERY / 2
-    with heavy_work(wait=0):
+    with heavy_work(wait=0):  # half a second after that trim: left for later again
         pass
-    assert libc.trims == 1  # still within the second
+    assert libc.trims == 2 and len(later) == 1
     now[0] += gate.TRIM_EVERY / 2
+    later.pop()[1]()
+    assert libc.trims == 3
+    now[0] += gate.TRIM_EVERY
     with pytest.raises(ZeroDivisionError), heavy_work(wait=0):  # a failed request trims too
         1 / 0  # noqa: B018
-    assert libc.trims == 2
-    with heavy_work(wait=0):
-        pass
-    assert libc.trims == 2
+    assert libc.trims == 4 and later == []
 
 
 def test_without_glibc_heavy_work_does_not_trim(monkeypatch) -> None:
@@ -150,6 +157,15 @@ def test_without_glibc_heavy_work_does_not_trim(monkeypatch) -> None:
 
     monkeypatch.setattr(gate, "_LIBC", None)
     monkeypatch.setattr(gate, "_last_trim", -math.inf)
+    monkeypatch.setattr(gate, "_later", lambda delay, fn: pytest.fail("scheduled a trim"))
     with heavy_work(wait=0):
         pass
     assert gate._last_trim == -math.inf
+
+
+def test_the_trailing_trim_runs_on_a_timer_thread() -> None:
+    from hograd_serving import gate
+
+    fired = threading.Event()
+    gate._timer(0.0, fired.set)
+    assert fired.wait(timeout=60)
