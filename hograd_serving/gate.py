@@ -62,7 +62,7 @@ def _return_memory() -> None:
     ratcheted up under load without a live leak; malloc_trim returns it in a few
     milliseconds. Not after every request, though: a trim hands back every free page of every
     arena, and the next script runs fault them in again. Trimming after each heavy request cost
-    a saturated lean server about 350 page faults and 5 ms of CPU per rerun (about a fifth; see
+    a saturated lean server 300-400 page faults and about 15 % of its CPU per rerun (see
     docs/performance.md, "The gate and the budgets"). A request that finds a trim less than a
     second old leaves one for a second later, so the last of a burst is returned too. A no-op
     where glibc is absent.

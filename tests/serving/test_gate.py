@@ -120,7 +120,7 @@ class _CountingLibc:
 
 def test_memory_is_returned_after_heavy_work_at_most_once_a_second(monkeypatch) -> None:
     """Each trim hands back every free page, and the next runs fault them in again (under load,
-    a fifth of the server's CPU per rerun), so heavy requests share one trim a second, and the
+    about 15 % of the server's CPU per rerun), so heavy requests share one trim a second, and the
     last of a burst is trimmed a second later. The clock and the timer are the test's: nothing
     here waits."""
     from hograd_serving import gate
