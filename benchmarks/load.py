@@ -195,13 +195,6 @@ class Server:
         except psutil.Error:
             return None
 
-    def cpu_seconds(self) -> float | None:
-        try:
-            t = psutil.Process(self.pid).cpu_times() if self.pid else None
-        except psutil.Error:
-            return None
-        return None if t is None else t.user + t.system
-
     def cpu_split(self) -> tuple[float, float, int | None] | None:
         """The server's user and kernel CPU seconds, and its minor page faults (Linux's
         ``/proc/<pid>/stat``; None elsewhere)."""
@@ -943,8 +936,7 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
     record = Record()
     sampler = RssSampler(server)
     sampler.start()
-    cpu0, me0, t0 = server.cpu_seconds(), psutil.Process().cpu_times(), time.perf_counter()
-    split0 = server.cpu_split()
+    split0, me0, t0 = server.cpu_split(), psutil.Process().cpu_times(), time.perf_counter()
     helpers0 = server.helpers_cpu_seconds()
     psutil.cpu_percent(interval=None)  # starts the machine-wide measurement
     until = t0 + args.seconds
@@ -980,8 +972,7 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
     if args.browsers:
         bt.join(timeout=max(1.0, until - time.perf_counter()) + 120)
     wall = time.perf_counter() - t0
-    cpu1, me1 = server.cpu_seconds(), psutil.Process().cpu_times()
-    split1 = server.cpu_split()
+    split1, me1 = server.cpu_split(), psutil.Process().cpu_times()
     helpers1 = server.helpers_cpu_seconds()
     machine = psutil.cpu_percent(interval=None)
     sampler.stop()
@@ -1027,8 +1018,8 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
         "tree_peak_mb": round(sampler.tree_peak, 1),
         "tree_pss_peak_mb": round(sampler.tree_pss_peak, 1),
         "server_cpu_pct": None
-        if cpu0 is None or cpu1 is None
-        else round(100 * (cpu1 - cpu0) / wall),
+        if split0 is None or split1 is None
+        else round(100 * (sum(split1[:2]) - sum(split0[:2])) / wall),
         # the server's CPU (user, kernel) and minor page faults over the run, per rerun counted
         # in "reruns" (the students' own actions; polls and opens cost too and are not counted)
         **_per_rerun(split0, split1, len(lat)),
