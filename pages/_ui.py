@@ -157,7 +157,10 @@ def localized_choice(
     widget_key = _per_language(key, st.session_state[key])
 
     def sync() -> None:
-        st.session_state[key] = st.session_state[widget_key]
+        value = st.session_state[widget_key]
+        if value not in labels:  # an empty choice (a client that ignores ``required``): keep
+            return  # the last one
+        st.session_state[key] = value
         if on_change is not None:
             on_change()
 

@@ -130,6 +130,18 @@ def test_saved_tensors_and_layout() -> None:
     assert "style=dashed" in source and '"self = 0.7"' in source  # pow saved x
 
 
+def test_an_empty_direction_keeps_the_last_one() -> None:
+    """The control is required (the browser cannot clear it), but a client can send an empty
+    choice; the page keeps the last direction instead of failing (the load benchmark's client
+    found it)."""
+    at = open_graph()
+    at.segmented_control(key="graph.direction.en").set_value("LR")
+    rerun(at)
+    at.segmented_control(key="graph.direction.en").set_value(None)
+    rerun(at)
+    assert not at.exception and "rankdir=LR" in dot(at)
+
+
 def test_direction_case_and_variant_survive_a_language_switch() -> None:
     at = open_graph("en")
     case = "inplace"
