@@ -3,7 +3,7 @@
 import streamlit as st
 
 import hograd_serving
-from hograd_serving.server_fixes import script_slot
+from hograd_serving.floor import script_slot
 from hograd_ui.i18n import LANGUAGES
 from pages._links import checked_link, present, presentation_css, remember_link, write_present
 from pages._ui import lang_from_query, routed, t

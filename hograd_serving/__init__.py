@@ -26,12 +26,14 @@ def start() -> None:
     import torch
 
     from .cached import AUTOGRAD, SYMPY
+    from .floor import patch_cache_waits
     from .server_fixes import disable_nagle, serve_static_gzipped, shorten_interpreter_turns
     from .torch_helper import TORCH_HELPER
 
     disable_nagle()  # each rerun's messages otherwise wait ~40 ms for a delayed ACK
     serve_static_gzipped()  # 2.2 MB of JavaScript per new browser becomes ~0.6 MB
     shorten_interpreter_turns()  # a light run no longer waits 5 ms per hand-over of the lock
+    patch_cache_waits()  # a run waiting for another's cached value waits off the floor
     SYMPY.start()  # sympy's own process, warm before anyone types
     AUTOGRAD.worker.start()  # the inspector's nested-autograd column
     TORCH_HELPER.start()  # the process the network page, the probe and the flag lab fork

@@ -98,10 +98,10 @@ def autograd_refused(text: str, order: int, points: int) -> BudgetError | None:
 #: How long a run waits for the answers worked out in the background: sympy's column (a
 #: process of its own: hograd_serving/sympy_worker.py) and nested autograd's (a torch worker:
 #: hograd_serving/deferred.py). Small functions are done by then; for the others the page shows
-#: what it has and asks again every ``POLL`` seconds while the student reads. Short, because a
-#: waiting run holds one of the server's few script slots (hograd_serving/server_fixes.py): with 50
+#: what it has and asks again every ``POLL`` seconds while the student reads. Short: with 50
 #: students, waits of 0.1 / 0.05 / 0.025 s gave a rerun p95 of 234 / 185 / 134 ms, and the
-#: page was complete sooner, not later (benchmarks/load.py, side by side, two runs each).
+#: page was complete sooner, not later (benchmarks/load.py, side by side, two runs each; then a
+#: waiting run held one of four script slots, now it waits off the floor: .floor).
 WAIT = 0.025
 POLL = 0.6
 #: One of each for the whole server: their answers are pure functions of the arguments, the

@@ -41,6 +41,7 @@ from hograd_core.errors import HogradError
 
 from . import torch_helper
 from .child import child_pipes
+from .floor import step_aside
 
 __all__ = ["DeferredJobs", "JobAnswer", "TorchWorker", "KEEP", "FORGET", "NICENESS"]
 
@@ -79,7 +80,17 @@ class DeferredJobs:
 
     def ask(self, args: Hashable, wait: float) -> JobAnswer | None:
         """The answer for ``args`` if it is in within ``wait`` seconds, else None (and the
-        job stays wanted: ask again later)."""
+        job stays wanted: ask again later). A script run waits off the floor
+        (:mod:`.floor`)."""
+        with self._changed:
+            done = self._done.get(args)
+            if done is not None:
+                self._done.move_to_end(args)
+                return done
+        with step_aside():
+            return self._ask(args, wait)
+
+    def _ask(self, args: Hashable, wait: float) -> JobAnswer | None:
         deadline = time.monotonic() + wait
         with self._changed:
             if self._thread is None:

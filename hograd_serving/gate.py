@@ -18,6 +18,8 @@ from contextlib import contextmanager, suppress
 
 from hograd_core.errors import HogradError
 
+from .floor import step_aside
+
 __all__ = ["BusyError", "heavy_work", "SLOTS"]
 
 #: How many heavy requests may run at once: one per core on the 2-core servers we target.
@@ -41,18 +43,21 @@ class BusyError(HogradError):
 
 @contextmanager
 def heavy_work(wait: float = 1.5) -> Iterator[None]:
-    """Run the body only if a heavy-work slot frees up within ``wait`` seconds.
+    """Run the body only if a heavy-work slot frees up within ``wait`` seconds. A script run
+    waits for the slot and does the work off the floor (:mod:`.floor`): the light runs go on
+    meanwhile.
 
     Raises:
         BusyError: no slot within ``wait`` seconds.
     """
-    if not _SEMAPHORE.acquire(timeout=wait):
-        raise BusyError("budget.busy", slots=SLOTS)
-    try:
-        yield
-    finally:
-        _SEMAPHORE.release()
-        _return_memory()
+    with step_aside():
+        if not _SEMAPHORE.acquire(timeout=wait):
+            raise BusyError("budget.busy", slots=SLOTS)
+        try:
+            yield
+        finally:
+            _SEMAPHORE.release()
+            _return_memory()
 
 
 def _return_memory() -> None:

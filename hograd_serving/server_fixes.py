@@ -1,6 +1,6 @@
 """Server plumbing app.py applies: no Nagle delay on the websockets, the front end's
 bundles served gzipped from memory, short turns on the interpreter lock (all once per
-process), and at most ``SCRIPT_SLOTS`` script runs executing at once (:func:`script_slot`).
+process). How many script runs execute at once is :mod:`.floor`'s.
 
 Streamlit 1.67 binds its listening socket with ``socket.socket(family)``, so the sockets it
 accepts have ``proto == 0``, and asyncio only switches Nagle's algorithm off (TCP_NODELAY)
@@ -44,7 +44,6 @@ import os
 import socket
 import sys
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import anyio.to_thread
@@ -52,9 +51,8 @@ from starlette.responses import FileResponse, Response
 from starlette.staticfiles import StaticFiles
 
 __all__ = [
-    "INTERPRETER_TURN_SECONDS", "SCRIPT_SLOTS", "disable_nagle", "gzip_static_class",
-    "nagle_disabled", "script_slot", "serve_static_gzipped", "shorten_interpreter_turns",
-    "static_gzipped",
+    "INTERPRETER_TURN_SECONDS", "disable_nagle", "gzip_static_class", "nagle_disabled",
+    "serve_static_gzipped", "shorten_interpreter_turns", "static_gzipped",
 ]  # fmt: skip
 
 
@@ -183,21 +181,3 @@ INTERPRETER_TURN_SECONDS = 0.0005
 def shorten_interpreter_turns() -> None:
     """Make a turn on the interpreter lock ``INTERPRETER_TURN_SECONDS`` for this process."""
     sys.setswitchinterval(INTERPRETER_TURN_SECONDS)
-
-
-#: Script runs allowed to execute at once; the others wait their turn (see script_slot).
-SCRIPT_SLOTS = 4  # two for heavy work (hograd_serving.gate), one waiting for it, one light
-_SLOTS = threading.BoundedSemaphore(SCRIPT_SLOTS)
-
-
-@contextlib.contextmanager
-def script_slot() -> Iterator[None]:
-    """Run the body (one whole script run) when one of ``SCRIPT_SLOTS`` slots is free.
-
-    Streamlit runs each session's script in a thread of one process. With fifty students, fifty
-    runnable threads share one interpreter lock, and the event loop thread, which sends every
-    session's messages, waits its turn behind all of them. A thread waiting here holds no
-    lock and takes no turn, so runs finish one after another instead of all late together.
-    """
-    with _SLOTS:
-        yield

@@ -39,6 +39,7 @@ from hograd_core.language import Function, parse
 from hograd_core.symbolic import SymbolicDerivatives, SympyView, symbolic_derivatives, view_of
 
 from .child import ChildProcess, child_pipes
+from .floor import step_aside
 
 __all__ = ["Chains", "SympyWorker", "CHAIN_SECONDS", "FORGET_SECONDS"]
 
@@ -319,6 +320,14 @@ class SympyWorker(ChildProcess):
             last = self._known.get(key)
         if last is not None and not last.working:
             return last  # a finished answer never changes
+        if self._inline is not None:
+            return self._ask_inline(text, order, x0)
+        with step_aside():  # waiting for the child: off the floor (.floor)
+            return self._ask(key, last, text, order, x0, wait)
+
+    def _ask(
+        self, key: tuple, last: SympyView | None, text: str, order: int, x0: float, wait: float
+    ) -> SympyView | None:
         deadline = time.monotonic() + wait
         while True:
             if self._inline is not None:
@@ -351,16 +360,17 @@ class SympyWorker(ChildProcess):
         if not view.working or not self._stepping.acquire(blocking=False):
             return view
         try:
-            start = time.monotonic()
-            while view.working and time.monotonic() - start < self.inline_seconds:
-                with self._inline_lock:
-                    job = chains.next_job()
-                if job is None:
-                    break
-                sym = chains.work(job, min(STEP_SECONDS, self.inline_seconds))
-                with self._inline_lock:
-                    chains.store(job, sym)
-                    view = chains.view(text, order, x0)
+            with step_aside():  # sympy works off the floor (.floor): the light runs go on
+                start = time.monotonic()
+                while view.working and time.monotonic() - start < self.inline_seconds:
+                    with self._inline_lock:
+                        job = chains.next_job()
+                    if job is None:
+                        break
+                    sym = chains.work(job, min(STEP_SECONDS, self.inline_seconds))
+                    with self._inline_lock:
+                        chains.store(job, sym)
+                        view = chains.view(text, order, x0)
         finally:
             self._stepping.release()
         return view

@@ -43,6 +43,7 @@ from hograd_core.flaglab.isolated import decode
 from hograd_core.nested_autograd import probe_graph
 
 from .child import ChildProcess, child_pipes
+from .floor import step_aside
 from .gate import BusyError, heavy_work
 from .lean import LEAN
 
@@ -359,11 +360,12 @@ def probe_in_helper(fn: Any, order: int) -> Any:
 
 @functools.lru_cache(maxsize=256)
 def _probe_in_helper(fn: Any, order: int) -> Any:
-    try:
-        done, answer = TORCH_HELPER.run("probe", (fn.text, fn.variables, order), PROBE_SECONDS)
-    except HogradError:
-        done = False
-    return answer if done else probe_graph(fn, order)
+    with step_aside():  # up to 0.7 s near the node limit: the light runs go on meanwhile
+        try:
+            done, answer = TORCH_HELPER.run("probe", (fn.text, fn.variables, order), PROBE_SECONDS)
+        except HogradError:
+            done = False
+        return answer if done else probe_graph(fn, order)
 
 
 #: The flag lab's isolated runs: a cold process (no helper) imports torch first (1-2 s).

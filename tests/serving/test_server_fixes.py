@@ -70,44 +70,6 @@ def test_websocket_connections_get_tcp_nodelay() -> None:
     assert out["after"] != 0 and out["disabled_after"]
 
 
-def test_script_slots_bound_how_many_runs_execute_at_once() -> None:
-    import threading
-    import time
-
-    from hograd_serving.server_fixes import SCRIPT_SLOTS, script_slot
-
-    running, peak, lock = 0, 0, threading.Lock()
-
-    def run() -> None:
-        nonlocal running, peak
-        with script_slot():
-            with lock:
-                running += 1
-                peak = max(peak, running)
-            time.sleep(0.05)
-            with lock:
-                running -= 1
-
-    threads = [threading.Thread(target=run) for _ in range(3 * SCRIPT_SLOTS)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join(timeout=10)
-    assert peak == SCRIPT_SLOTS and running == 0
-
-
-def test_a_run_that_raises_gives_its_slot_back() -> None:
-    from hograd_serving import server_fixes as _serving
-
-    for _ in range(_serving.SCRIPT_SLOTS + 2):
-        try:
-            with _serving.script_slot():
-                raise RuntimeError("st.stop / st.rerun raise through the script")
-        except RuntimeError:
-            pass
-    assert _serving._SLOTS._value == _serving.SCRIPT_SLOTS  # every slot free again
-
-
 def test_the_app_shortens_turns_on_the_interpreter_lock() -> None:
     """app.py, on its first run in a process, makes a turn on the interpreter lock 0.5 ms
     instead of Python's 5 ms (the latency this buys is measured by benchmarks/load.py)."""

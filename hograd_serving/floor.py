@@ -1,0 +1,109 @@
+"""One script run's Python at a time ("the floor"); a run that waits or does heavy work steps
+aside while it does, and the next run takes the floor.
+
+Streamlit runs each session's script in a thread of one process, and the event loop that sends
+every session's messages is one more thread. Two runs computing in Python at once do not
+finish sooner than one after the other: they share one interpreter lock (only the inside of a
+torch op runs beside it). They cost more: torch lets go of the
+lock inside every op, so two runs hand it to each other at almost every op, and each hand-over
+is a wake-up and a context switch in the kernel. With four runs allowed on the floor, a
+saturated lean server made about 320 context switches per rerun; with one, about 200 (the
+rest: the event loop, and the work that runs beside the floor), and its kernel time per rerun
+fell from 4.9 to 4.1 ms (docs/performance.md, "The floor"). On a host whose cores are all busy,
+that is capacity.
+
+A run that would hold the floor while it does not need it steps aside (:func:`step_aside`):
+heavy work (:mod:`.gate`), the graph probe, waiting for a background answer (sympy's column,
+the inspector's autograd column), and waiting for a value another run is computing for
+Streamlit's cache (:func:`patch_cache_waits`). It takes the floor back afterwards, waiting at
+most ``REENTER_SECONDS``; if it cannot have it by then it goes on beside the run that has it
+(a bound, so no wait here can close a cycle with a lock some other run holds). Only the start
+of a run waits for the floor without a bound, and a run starts holding nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["REENTER_SECONDS", "SCRIPT_SLOTS", "on_floor", "patch_cache_waits", "script_slot",
+           "step_aside"]  # fmt: skip
+
+#: Script runs whose Python executes at once. Heavy work runs beside them (at most
+#: hograd_serving.gate.SLOTS of it), as do runs waiting for an answer.
+SCRIPT_SLOTS = 1
+#: How long a run that stepped aside waits for the floor before it goes on beside its holder.
+REENTER_SECONDS = 0.25
+_SLOTS = threading.BoundedSemaphore(SCRIPT_SLOTS)
+_HELD = threading.local()
+
+
+def on_floor() -> bool:
+    """Whether the calling thread holds one of the ``SCRIPT_SLOTS``."""
+    return getattr(_HELD, "held", False)
+
+
+@contextlib.contextmanager
+def script_slot() -> Iterator[None]:
+    """Run the body (one whole script run) on the floor, when a slot is free.
+
+    A thread waiting here holds no lock and takes no turn at the interpreter lock, so with
+    fifty students the runs finish one after another instead of all late together.
+    """
+    _SLOTS.acquire()
+    _HELD.held = True
+    try:
+        yield
+    finally:
+        if _HELD.held:  # a run that could not take the floor back has nothing to give
+            _SLOTS.release()
+        _HELD.held = False
+
+
+@contextlib.contextmanager
+def step_aside() -> Iterator[None]:
+    """Let another run have the floor while the body waits or does heavy work; take it back
+    afterwards (waiting at most ``REENTER_SECONDS``). Outside a script run, or in a run that
+    stepped aside already, it does nothing."""
+    held = on_floor()
+    if held:
+        _HELD.held = False
+        _SLOTS.release()
+    try:
+        yield
+    finally:
+        if held:
+            _HELD.held = _SLOTS.acquire(timeout=REENTER_SECONDS)
+
+
+_PATCHED = "_hograd_steps_aside"
+
+
+def patch_cache_waits() -> None:
+    """Make a run that waits for a value another run is computing for ``st.cache_data`` or
+    ``st.cache_resource`` wait off the floor (once per process).
+
+    Streamlit lets one run compute a missing value and makes the others wait on a lock per
+    value. If the computing run stepped aside (heavy work inside a cached function), a run
+    that waited for the same value on the floor would keep everyone else waiting too.
+    """
+    from streamlit.runtime.caching import cache_utils
+
+    original: Any = cache_utils._hold_compute_lock
+    if getattr(original, _PATCHED, False):
+        return
+
+    @contextlib.contextmanager
+    def hold_compute_lock(lock: threading.Lock) -> Iterator[None]:
+        with contextlib.ExitStack() as stack:
+            if lock.locked():  # another run computes this value: wait for it off the floor
+                with step_aside():
+                    stack.enter_context(original(lock))
+            else:
+                stack.enter_context(original(lock))
+            yield
+
+    setattr(hold_compute_lock, _PATCHED, True)
+    cache_utils._hold_compute_lock = hold_compute_lock

@@ -1,0 +1,214 @@
+"""hograd_serving/floor.py: one script run's Python at a time; heavy work, the probe and every
+wait happen off the floor, so the next run goes on meanwhile.
+
+Ordering is shown with events and the floor's own semaphore, never with durations: each wait
+below has a generous bound only so that a broken floor fails the test instead of hanging it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import pytest
+
+from hograd_serving import floor
+from hograd_serving.floor import SCRIPT_SLOTS, on_floor, script_slot, step_aside
+from hograd_serving.gate import heavy_work
+
+BOUND = 30.0  # seconds; reached only when the floor is broken
+
+
+def floor_is_taken() -> bool:
+    """Whether every slot is held (asked without waiting, and given back at once)."""
+    if floor._SLOTS.acquire(blocking=False):
+        floor._SLOTS.release()
+        return False
+    return True
+
+
+def in_thread(target: Callable[[], None]) -> threading.Thread:
+    th = threading.Thread(target=target, daemon=True)
+    th.start()
+    return th
+
+
+def run_holding_the_floor_until(
+    release: threading.Event,
+) -> tuple[threading.Thread, threading.Event]:
+    entered = threading.Event()
+
+    def run() -> None:
+        with script_slot():
+            entered.set()
+            release.wait(BOUND)
+
+    th = in_thread(run)
+    assert entered.wait(BOUND)
+    return th, entered
+
+
+def test_one_run_at_a_time_on_the_floor() -> None:
+    assert SCRIPT_SLOTS == 1
+    release = threading.Event()
+    first, _ = run_holding_the_floor_until(release)
+    assert floor_is_taken()
+    second_in = threading.Event()
+    second = in_thread(lambda: _enter_and_set(second_in))
+    assert not second_in.is_set()  # the only slot is the first run's
+    release.set()
+    assert second_in.wait(BOUND)  # it comes in as soon as the first run ends
+    first.join(BOUND)
+    second.join(BOUND)
+    assert not floor_is_taken() and not on_floor()
+
+
+def _enter_and_set(flag: threading.Event) -> None:
+    with script_slot():
+        flag.set()
+
+
+def test_a_run_that_steps_aside_lets_the_next_one_in_and_takes_the_floor_back() -> None:
+    aside, back, done = threading.Event(), threading.Event(), threading.Event()
+    seen: dict[str, bool] = {}
+
+    def run() -> None:
+        with script_slot():
+            seen["before"] = on_floor()
+            with step_aside():
+                seen["aside"] = on_floor()
+                aside.set()
+                back.wait(BOUND)
+            seen["after"] = on_floor()
+            seen["taken_after"] = floor_is_taken()
+        done.set()
+
+    th = in_thread(run)
+    assert aside.wait(BOUND)
+    other_in = threading.Event()
+    in_thread(lambda: _enter_and_set(other_in)).join(BOUND)  # the floor was free for it
+    assert other_in.is_set()
+    back.set()
+    assert done.wait(BOUND)
+    th.join(BOUND)
+    assert seen == {"before": True, "aside": False, "after": True, "taken_after": True}
+    assert not floor_is_taken()
+
+
+def test_taking_the_floor_back_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that cannot have the floor back goes on beside the run that holds it, and gives
+    back nothing it does not hold."""
+    monkeypatch.setattr(floor, "REENTER_SECONDS", 0.0)
+    aside, back = threading.Event(), threading.Event()
+    seen: dict[str, bool] = {}
+
+    def run() -> None:
+        with script_slot():
+            with step_aside():
+                aside.set()
+                back.wait(BOUND)
+            seen["after"] = on_floor()
+
+    th = in_thread(run)
+    assert aside.wait(BOUND)
+    release = threading.Event()
+    holder, _ = run_holding_the_floor_until(release)
+    back.set()
+    th.join(BOUND)
+    assert not th.is_alive() and seen == {"after": False}
+    assert floor_is_taken()  # still the holder's
+    release.set()
+    holder.join(BOUND)
+    assert not floor_is_taken()
+    with pytest.raises(ValueError):  # BoundedSemaphore: the slot was given back exactly once
+        floor._SLOTS.release()
+
+
+def test_a_run_that_raises_gives_its_slot_back_aside_or_not() -> None:
+    for _ in range(3):
+        with pytest.raises(RuntimeError), script_slot():
+            raise RuntimeError("st.stop / st.rerun raise through the script")
+        with pytest.raises(RuntimeError), script_slot(), step_aside():
+            raise RuntimeError("a budget refused inside heavy work")
+    assert not floor_is_taken() and not on_floor()
+
+
+def test_outside_a_script_run_stepping_aside_does_nothing() -> None:
+    with step_aside():
+        assert not on_floor() and not floor_is_taken()
+    assert not floor_is_taken()
+
+
+def test_heavy_work_is_done_off_the_floor() -> None:
+    inside, finish = threading.Event(), threading.Event()
+    seen: dict[str, bool] = {}
+
+    def run() -> None:
+        with script_slot(), heavy_work():
+            seen["heavy_on_floor"] = on_floor()
+            inside.set()
+            finish.wait(BOUND)
+
+    th = in_thread(run)
+    assert inside.wait(BOUND)
+    light_in = threading.Event()
+    in_thread(lambda: _enter_and_set(light_in)).join(BOUND)  # a light run meanwhile
+    assert light_in.is_set() and seen == {"heavy_on_floor": False}
+    finish.set()
+    th.join(BOUND)
+    assert not floor_is_taken()
+
+
+def test_waiting_for_a_value_another_run_computes_is_off_the_floor() -> None:
+    """Two students ask for the same uncached value, whose computation is heavy work: the
+    first computes it off the floor, the second waits for it on Streamlit's lock for that
+    value. Both must leave the floor free, or a third student's light run could not start
+    until the computation ends (and with a floor of one, nobody could)."""
+    import streamlit as st
+
+    floor.patch_cache_waits()
+    computing, go = threading.Event(), threading.Event()
+    calls: list[int] = []
+
+    @st.cache_data(show_spinner=False)
+    def value(x: int) -> int:
+        with heavy_work():
+            calls.append(x)
+            computing.set()
+            go.wait(BOUND)
+        return x * x
+
+    results: list[int] = []
+    first = in_thread(lambda: _run(lambda: results.append(value(7))))
+    assert computing.wait(BOUND)
+    second_on = threading.Event()
+
+    def second_run() -> None:
+        with script_slot():
+            second_on.set()
+            results.append(value(7))
+
+    second = in_thread(second_run)
+    assert second_on.wait(BOUND)  # on the floor; it gives it up only to wait for the value
+    third_in = threading.Event()
+    third = in_thread(lambda: _enter_and_set(third_in))
+    assert third_in.wait(BOUND)  # the second waits off the floor, or this never happens
+    go.set()
+    for th in (first, second, third):
+        th.join(BOUND)
+    assert results == [49, 49] and calls == [7]  # computed once, by the first
+    assert not floor_is_taken()
+
+
+def _run(body: Callable[[], None]) -> None:
+    with script_slot():
+        body()
+
+
+def test_the_cache_patch_is_applied_once() -> None:
+    from streamlit.runtime.caching import cache_utils
+
+    floor.patch_cache_waits()
+    patched = cache_utils._hold_compute_lock
+    floor.patch_cache_waits()
+    assert cache_utils._hold_compute_lock is patched
