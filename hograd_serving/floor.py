@@ -4,20 +4,20 @@ aside while it does, and the next run takes the floor.
 Streamlit runs each session's script in a thread of one process, and the event loop that sends
 every session's messages is one more thread. Two runs computing in Python at once do not
 finish sooner than one after the other: they share one interpreter lock (only the inside of a
-torch op runs beside it). They cost more: torch lets go of the
-lock inside every op, so two runs hand it to each other at almost every op, and each hand-over
-is a wake-up and a context switch in the kernel. With four runs allowed on the floor, a
-saturated lean server made about 320 context switches per rerun; with one, about 200 (the
-rest: the event loop, and the work that runs beside the floor), and its kernel time per rerun
-fell from 4.9 to 4.1 ms (docs/performance.md, "The floor"). On a host whose cores are all busy,
-that is capacity.
+torch op runs beside it). They cost more: torch lets go of the lock inside every op, so two
+runs hand it to each other at almost every op, and each hand-over is a wake-up and a context
+switch in the kernel. With four runs allowed on the floor, a saturated lean server made about
+320 context switches per rerun; with one, about 200 (the rest: the event loop, and the work
+that runs beside the floor), and its kernel time per rerun fell from 4.9 to 4.1 ms
+(docs/performance.md, "The floor"). On a host whose cores are all busy, that is capacity.
 
 A run that would hold the floor while it does not need it steps aside (:func:`step_aside`):
 heavy work (:mod:`.gate`), the graph probe, waiting for a background answer (sympy's column,
 the inspector's autograd column), and waiting for a value another run is computing for
 Streamlit's cache (:func:`patch_cache_waits`). It takes the floor back afterwards, waiting at
 most ``REENTER_SECONDS``; if it cannot have it by then it goes on beside the run that has it
-(a bound, so no wait here can close a cycle with a lock some other run holds). Only the start
+(a bound, so no wait here can close a cycle with a lock some other run holds, such as a
+cache lock taken between :func:`patch_cache_waits`'s look and its wait). Only the start
 of a run waits for the floor without a bound, and a run starts holding nothing.
 """
 
