@@ -33,9 +33,7 @@ def in_thread(target: Callable[[], None]) -> threading.Thread:
     return th
 
 
-def run_holding_the_floor_until(
-    release: threading.Event,
-) -> tuple[threading.Thread, threading.Event]:
+def run_holding_the_floor_until(release: threading.Event) -> threading.Thread:
     entered = threading.Event()
 
     def run() -> None:
@@ -45,27 +43,22 @@ def run_holding_the_floor_until(
 
     th = in_thread(run)
     assert entered.wait(BOUND)
-    return th, entered
+    return th
 
 
 def test_one_run_at_a_time_on_the_floor() -> None:
     assert SCRIPT_SLOTS == 1
     release = threading.Event()
-    first, _ = run_holding_the_floor_until(release)
+    first = run_holding_the_floor_until(release)
     assert floor_is_taken()
     second_in = threading.Event()
-    second = in_thread(lambda: _enter_and_set(second_in))
+    second = in_thread(lambda: _run(second_in.set))
     assert not second_in.is_set()  # the only slot is the first run's
     release.set()
     assert second_in.wait(BOUND)  # it comes in as soon as the first run ends
     first.join(BOUND)
     second.join(BOUND)
     assert not floor_is_taken() and not on_floor()
-
-
-def _enter_and_set(flag: threading.Event) -> None:
-    with script_slot():
-        flag.set()
 
 
 def test_a_run_that_steps_aside_lets_the_next_one_in_and_takes_the_floor_back() -> None:
@@ -86,7 +79,7 @@ def test_a_run_that_steps_aside_lets_the_next_one_in_and_takes_the_floor_back() 
     th = in_thread(run)
     assert aside.wait(BOUND)
     other_in = threading.Event()
-    in_thread(lambda: _enter_and_set(other_in)).join(BOUND)  # the floor was free for it
+    in_thread(lambda: _run(other_in.set)).join(BOUND)  # the floor was free for it
     assert other_in.is_set()
     back.set()
     assert done.wait(BOUND)
@@ -112,7 +105,7 @@ def test_taking_the_floor_back_is_bounded(monkeypatch: pytest.MonkeyPatch) -> No
     th = in_thread(run)
     assert aside.wait(BOUND)
     release = threading.Event()
-    holder, _ = run_holding_the_floor_until(release)
+    holder = run_holding_the_floor_until(release)
     back.set()
     th.join(BOUND)
     assert not th.is_alive() and seen == {"after": False}
@@ -152,7 +145,7 @@ def test_heavy_work_is_done_off_the_floor() -> None:
     th = in_thread(run)
     assert inside.wait(BOUND)
     light_in = threading.Event()
-    in_thread(lambda: _enter_and_set(light_in)).join(BOUND)  # a light run meanwhile
+    in_thread(lambda: _run(light_in.set)).join(BOUND)  # a light run meanwhile
     assert light_in.is_set() and seen == {"heavy_on_floor": False}
     finish.set()
     th.join(BOUND)
@@ -191,7 +184,7 @@ def test_waiting_for_a_value_another_run_computes_is_off_the_floor() -> None:
     second = in_thread(second_run)
     assert second_on.wait(BOUND)  # on the floor; it gives it up only to wait for the value
     third_in = threading.Event()
-    third = in_thread(lambda: _enter_and_set(third_in))
+    third = in_thread(lambda: _run(third_in.set))
     assert third_in.wait(BOUND)  # the second waits off the floor, or this never happens
     go.set()
     for th in (first, second, third):
