@@ -317,6 +317,7 @@ class Record:
     #: answered its requests) for each connection a session made; and how many reconnects
     affinity: list[tuple[str | None, list[str]]] = field(default_factory=list)
     reconnects: int = 0
+    done_at: list[float] = field(default_factory=list)  # perf_counter when each rerun ended
 
     def connection(self, client: StreamlitClient, first: int) -> None:
         """Note which replicas answered ``client`` since its ``first`` response."""
@@ -327,6 +328,7 @@ class Record:
     def rerun(self, action: str, seconds: float, nbytes: int, state: dict | None = None) -> None:
         with self.lock:
             self.latencies.append(seconds)
+            self.done_at.append(time.perf_counter())
             self.by_action[action].append(seconds)
             self.bytes += nbytes
             order = next((v for k, v in (state or {}).items() if k.endswith(".order")), None)
@@ -551,15 +553,17 @@ def reopen(client: StreamlitClient, page: str, record: Record) -> int:
 def student(
     sid: int, url: str, page: str, record: Record, *, think: float, until: float,
     start_within: float, timeout: float, seed: int, mix: str = "full", max_actions: int = 10_000,
-    reconnect: bool = False,
+    reconnect: bool = False, replica: str | None = None,
 ) -> None:  # fmt: skip
     """One simulated student: open ``page``, then act every ``think`` x U(0.5, 1.5) s. With
     ``reconnect``, a lost connection is opened again, as Streamlit's front end does, up to
     ``RECONNECTS`` times with a growing pause (the session starts afresh: behind replicas, on
-    whichever replica the proxy chooses); otherwise a lost connection fails the session."""
+    whichever replica the proxy chooses); otherwise a lost connection fails the session. With
+    ``replica``, the student arrives holding the proxy's affinity cookie naming it."""
     rng = random.Random(seed)
     time.sleep(rng.uniform(0, start_within))
-    client = StreamlitClient(url, timeout=timeout)
+    cookies = {AFFINITY_COOKIE: replica} if replica else None
+    client = StreamlitClient(url, timeout=timeout, cookies=cookies)
     conn_start = 0  # index of the client's first response on its current connection
     try:
         first = client.open(page)
@@ -931,6 +935,13 @@ def _per_rerun(
     return out
 
 
+def _steady_rate(done_at: list[float], start: float, end: float) -> float | None:
+    """Reruns per second that ended between ``start`` and ``end``."""
+    if end <= start:
+        return None
+    return round(sum(start <= t <= end for t in done_at) / (end - start), 1)
+
+
 def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -> dict[str, Any]:
     """N students with think time, plus the browser tabs; RSS sampled throughout."""
     record = Record()
@@ -954,6 +965,7 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
                 timeout=args.timeout,
                 seed=args.seed * 1000 + i,
                 reconnect=getattr(args, "reconnect", False),
+                replica=getattr(args, "replica", None),
             ),
         )  # fmt: skip
         for i in range(args.sessions)
@@ -990,6 +1002,8 @@ def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -
         "mix": args.mix,
         "reruns": len(lat),
         "reruns_per_s": round(len(lat) / wall, 1),
+        # the same once every student has started (the ramp left out), until the phase ends
+        "steady_reruns_per_s": _steady_rate(record.done_at, t0 + start_within, until),
         "p50_ms": ms(pct(lat, 50)),
         "p95_ms": ms(pct(lat, 95)),
         "p99_ms": ms(pct(lat, 99)),
@@ -1083,6 +1097,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="a student whose connection drops "
         "opens the page again, as a browser does (for replicas behind a proxy)",
     )
+    ap.add_argument("--replica", metavar="NAME", help="behind deploy/replicas.py's proxy: every "
+                    f"student arrives with the {AFFINITY_COOKIE} cookie naming this replica "
+                    "(r1, r2, ...), so all of them are served by it")  # fmt: skip
     ap.add_argument("--first-screens", type=int, default=0, metavar="ROUNDS", help="the first "
                     "visitor in Chromium, then ROUNDS rounds of deep links to every page "
                     "(benchmarks/first_screens.py), before the other phases (default 0: skip)")  # fmt: skip
@@ -1096,6 +1113,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             ap.error(f"--{name}: expected 0 to {top}, got {value}")
     if not 1 <= args.seconds <= 3600 or not 0 <= args.think <= 60:
         ap.error("--seconds: expected 1 to 3600; --think: expected 0 to 60")
+    if args.replica is not None and not (args.replica[:1] == "r" and args.replica[1:].isdigit()):
+        ap.error(f"--replica: expected a replica's name (r1, r2, ...), got {args.replica!r}")
     if not 0 <= args.first_screens <= 20:
         ap.error(f"--first-screens: expected 0 to 20, got {args.first_screens}")
     if not 1 <= args.soak_seconds <= 3600:

@@ -9,8 +9,13 @@ Phases, each on replicas started for it (deploy/replicas.py), with the load benc
 simulated students (benchmarks/load.py, Streamlit's own websocket protocol):
 
 - capacity: students with no think time (the replicas saturated) for ``--capacity-seconds``,
-  with 1 replica and with 2, interleaved for ``--rounds`` rounds; reruns per second, and the
-  ratio 2 / 1 per round;
+  served by 1 replica and by 2, alternating for ``--rounds`` rounds (1, 2, 2, 1, 1, 2, ...)
+  on the same two warm replicas behind the proxy: for "1", every student arrives holding the
+  affinity cookie of r1 (``load.py --replica r1``) and r2 idles; for "2", the proxy spreads them.
+  A first ``--capacity-warmup`` seconds of the same load, not measured, fill both replicas'
+  caches, so neither half of a round starts colder than the other.
+  Reruns per second, and the ratio 2 / 1 per round: the two halves of a round are measured
+  seconds apart, so a machine whose speed drifts (a shared host) moves both alike;
 - class: ``--class-size`` students thinking 2 s on average (``--class-mix``), through the
   proxy to 2 replicas:
   rerun percentiles, failed sessions, and whether every response of every connection came
@@ -92,13 +97,15 @@ def warm(group: Replicas, timeout: float) -> dict[str, float]:
 
 
 def load_args(
-    sessions: int, seconds: float, think: float, reconnect: bool, mix: str = "full"
-) -> argparse.Namespace:
+    sessions: int, seconds: float, think: float, reconnect: bool, mix: str = "full",
+    replica: str | None = None,
+) -> argparse.Namespace:  # fmt: skip
     args = lb.parse_args(
         ["--sessions", str(sessions), "--seconds", str(seconds), "--think", str(think),
          "--browsers", "0", "--storm", "0", "--soak", "0", "--idle", "0", "--timeout", "60",
          "--mix", mix]
         + (["--reconnect"] if reconnect else [])
+        + (["--replica", replica] if replica else [])
     )  # fmt: skip
     return args
 
@@ -110,8 +117,8 @@ def students(group: Replicas, args: argparse.Namespace, kill_at: float | None = 
     if kill_at is not None:
         threading.Timer(kill_at, group.kill, args=("r1",)).start()
     out = lb.load(server, group.url, ["derivatives"], args)
-    keep = ("reruns", "reruns_per_s", "p50_ms", "p95_ms", "p99_ms", "failed", "failures",
-            "reruns_over_2s", "affinity_connections", "affinity_held", "reconnects", "busy",
+    keep = ("reruns", "reruns_per_s", "steady_reruns_per_s", "p50_ms", "p95_ms", "p99_ms",
+            "failed", "failures", "reruns_over_2s", "affinity_connections", "affinity_held", "reconnects", "busy",
             "loadgen_cpu_pct", "machine_cpu_pct")  # fmt: skip
     return {k: out[k] for k in keep}
 
@@ -124,23 +131,36 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
         "cores": psutil.cpu_count(),
         "capacity": [],
     }
-    for _ in range(a.rounds):  # interleaved: 1, 2, 1, 2, ...
-        row = {}
-        for n in (1, 2):
-            with Replicas(n, env=env) as group:
-                warm(group, 120)
-                args = load_args(a.capacity_sessions, a.capacity_seconds, 0, False, a.capacity_mix)
-                out = students(group, args)
-                row[n] = out["reruns_per_s"]
-                lb.log(
-                    f"capacity, {n} replica(s): {row[n]} reruns/s, p50 {out['p50_ms']} ms, "
-                    f"load generator {out['loadgen_cpu_pct']} % of a core"
-                )
-        result["capacity"].append({"one": row[1], "two": row[2], "ratio": row[2] / row[1]})
+    if a.rounds:
+        with Replicas(2, env=env) as group:
+            warm(group, 120)
+            if a.capacity_warmup:  # both replicas compute and cache what the students ask
+                students(group, load_args(a.capacity_sessions, a.capacity_warmup, 0, False,
+                                          a.capacity_mix))  # fmt: skip
+            for i in range(a.rounds):  # 1, 2, 2, 1, 1, 2, ...: neither goes first every time
+                row = {}
+                for n in (1, 2) if i % 2 == 0 else (2, 1):
+                    args = load_args(
+                        a.capacity_sessions, a.capacity_seconds, 0, False, a.capacity_mix,
+                        replica="r1" if n == 1 else None,
+                    )  # fmt: skip
+                    out = students(group, args)
+                    row[n] = out["steady_reruns_per_s"]
+                    lb.log(
+                        f"capacity, {n} replica(s): {row[n]} reruns/s once all students "
+                        f"are in ({out['reruns_per_s']} over the phase), p50 {out['p50_ms']} "
+                        f"ms, load generator {out['loadgen_cpu_pct']} % of a core"
+                    )
+                result["capacity"].append({"one": row[1], "two": row[2], "ratio": row[2] / row[1]})
     ratios = [r["ratio"] for r in result["capacity"]]
     if ratios:  # --rounds 0: the class only
         result["capacity_ratio_median"] = round(statistics.median(ratios), 2)
         result["capacity_ratio_range"] = [round(min(ratios), 2), round(max(ratios), 2)]
+        # the mean rate with 2 over the mean rate with 1: every phase counted
+        result["capacity_ratio_of_means"] = round(
+            statistics.fmean(r["two"] for r in result["capacity"])
+            / statistics.fmean(r["one"] for r in result["capacity"]), 2
+        )  # fmt: skip
 
     if a.skip_class:
         return result
@@ -172,9 +192,11 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lean", action="store_true", help="replicas in lean mode")
-    ap.add_argument("--rounds", type=int, default=2, help="capacity rounds (default 2; 0: none)")
+    ap.add_argument("--rounds", type=int, default=4, help="capacity rounds (default 4; 0: none)")
     ap.add_argument("--capacity-sessions", type=int, default=16)
-    ap.add_argument("--capacity-seconds", type=float, default=30)
+    ap.add_argument("--capacity-seconds", type=float, default=25)
+    ap.add_argument("--capacity-warmup", type=float, default=20, help="seconds of load on both "
+                    "replicas before the capacity rounds, not measured (default 20; 0: none)")  # fmt: skip
     ap.add_argument("--capacity-mix", choices=("full", "light"), default="light", help="what "
                     "the saturating students do (default light: the simulated clients, on the "
                     "same 2 cores, then take less of them)")  # fmt: skip

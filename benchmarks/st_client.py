@@ -92,6 +92,14 @@ class ScriptTimeout(ProtocolError):
     """The script run did not finish within the timeout."""
 
 
+def _cookie(host: str, name: str, value: str) -> http.cookiejar.Cookie:
+    """A session cookie for every path of ``host``."""
+    return http.cookiejar.Cookie(
+        0, name, value, None, False, host, False, False, "/", True, False, None, True, None,
+        None, {},
+    )  # fmt: skip
+
+
 def key_of(widget_id: str) -> str | None:
     """The user key at the end of a widget id (``"$$ID-<hash>-deriv.fn"`` -> ``"deriv.fn"``)."""
     parts = widget_id.split("-", 2)
@@ -218,12 +226,17 @@ class StreamlitClient:
         timeout: seconds for every wait (HTTP, connect, one run chain).
         fetch_assets: also download the JS/CSS that the page's HTML references, gzip
             accepted, as a browser with an empty cache does (for "storm" measurements).
+        cookies: cookies the browser already holds (name -> value), sent from the first
+            request on: a proxy's affinity cookie, say, to reach one chosen replica.
 
     Raises:
         ValueError: ``base_url`` is not http(s) on a loopback address.
     """
 
-    def __init__(self, base_url: str, *, timeout: float = 30.0, fetch_assets: bool = False):
+    def __init__(
+        self, base_url: str, *, timeout: float = 30.0, fetch_assets: bool = False,
+        cookies: dict[str, str] | None = None,
+    ) -> None:  # fmt: skip
         parsed = urllib.parse.urlparse(base_url)
         if parsed.scheme not in ("http", "https") or parsed.hostname not in LOOPBACK_HOSTS:
             raise ValueError(
@@ -234,6 +247,8 @@ class StreamlitClient:
         self.fetch_assets = fetch_assets
         self._cookies = http.cookiejar.CookieJar()
         self._http = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self._cookies))
+        for name, value in (cookies or {}).items():  # as if an earlier visit had set them
+            self._cookies.set_cookie(_cookie(parsed.hostname, name, value))
         self._ws: websocket.WebSocket | None = None
         self.session_id = ""
         self.query_string = ""

@@ -64,6 +64,13 @@ def test_sessions_stick_to_their_replica_and_survive_a_replica_dying() -> None:
             assert client.rerun().status == "ok"
             assert client.widget("deriv.fn").current() == fn  # the session's own state
             check_affinity(client)
+        # A browser that already holds a cookie is sent where it names, not round robin (two
+        # new browsers in a row would go one to each): benchmarks/replicas.py's "1 replica".
+        pinned = [StreamlitClient(group.url, timeout=120, cookies={COOKIE: "r2"}) for _ in "ab"]
+        for client in pinned:
+            assert client.open("derivatives").status == "ok" and not client.exceptions
+            assert check_affinity(client) == "r2"
+            client.close()
 
         group.kill("r1")
         for client, fn, was in zip(clients, functions, where, strict=True):

@@ -106,3 +106,21 @@ def test_the_split_counts_the_page_faults_of_fresh_memory() -> None:
     assert split["server_faults_per_rerun"] >= size // mmap.PAGESIZE // 2
     assert split["server_user_ms_per_rerun"] >= 0 and split["server_kernel_ms_per_rerun"] >= 0
     assert _per_rerun(before, after, 0)["server_faults_per_rerun"] is None
+
+
+def test_the_steady_rate_counts_reruns_after_the_ramp() -> None:
+    from benchmarks.load import _steady_rate
+
+    done = [0.5, 1.0, 2.0, 2.5, 3.0, 9.0]
+    assert _steady_rate(done, 2.0, 4.0) == 1.5  # 2.0, 2.5, 3.0 in 2 s
+    assert _steady_rate(done, 4.0, 4.0) is None
+
+
+def test_replica_takes_a_replica_name_only() -> None:
+    from benchmarks.load import parse_args
+
+    assert parse_args(["--replica", "r2"]).replica == "r2"
+    assert parse_args([]).replica is None
+    for bad in ("x1", "r", "r1; a", "r-1"):
+        with pytest.raises(SystemExit):
+            parse_args(["--replica", bad])
