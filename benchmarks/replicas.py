@@ -118,8 +118,8 @@ def students(group: Replicas, args: argparse.Namespace, kill_at: float | None = 
         threading.Timer(kill_at, group.kill, args=("r1",)).start()
     out = lb.load(server, group.url, ["derivatives"], args)
     keep = ("reruns", "reruns_per_s", "steady_reruns_per_s", "p50_ms", "p95_ms", "p99_ms",
-            "failed", "failures", "reruns_over_2s", "affinity_connections", "affinity_held", "reconnects", "busy",
-            "loadgen_cpu_pct", "machine_cpu_pct")  # fmt: skip
+            "failed", "failures", "reruns_over_2s", "affinity_connections", "affinity_held",
+            "reconnects", "busy", "loadgen_cpu_pct", "machine_cpu_pct")  # fmt: skip
     return {k: out[k] for k in keep}
 
 
