@@ -83,12 +83,18 @@ class DeferredJobs:
         job stays wanted: ask again later). A script run waits off the floor
         (:mod:`.floor`)."""
         with self._changed:
-            done = self._done.get(args)
-            if done is not None:
-                self._done.move_to_end(args)
-                return done
+            done = self._take_done(args)
+        if done is not None:
+            return done
         with step_aside():
             return self._ask(args, wait)
+
+    def _take_done(self, args: Hashable) -> JobAnswer | None:
+        """The finished answer for ``args``, kept as the most recent; call under the lock."""
+        done = self._done.get(args)
+        if done is not None:
+            self._done.move_to_end(args)
+        return done
 
     def _ask(self, args: Hashable, wait: float) -> JobAnswer | None:
         deadline = time.monotonic() + wait
@@ -100,9 +106,8 @@ class DeferredJobs:
                 self._thread.start()
             asked = False
             while True:
-                done = self._done.get(args)
+                done = self._take_done(args)
                 if done is not None:
-                    self._done.move_to_end(args)
                     return done
                 if args not in self._running and (not asked or args not in self._wanted):
                     new = args not in self._wanted  # else the thread knows of it already

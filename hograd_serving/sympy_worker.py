@@ -330,11 +330,9 @@ class SympyWorker(ChildProcess):
     ) -> SympyView | None:
         deadline = time.monotonic() + wait
         while True:
-            if self._inline is not None:
-                return self._ask_inline(text, order, x0)
             view = self._ask_once(text, order, x0, max(0.0, deadline - time.monotonic()))
             if self._inline is not None:  # no child could be run: work here instead
-                continue
+                return self._ask_inline(text, order, x0)
             if view is not None:
                 last = view
                 with self._cond:
