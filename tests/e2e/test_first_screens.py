@@ -3,6 +3,8 @@ and every visit settles (counts and structure; the times themselves are the benc
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.first_screens import first_screens
 from tests.e2e.conftest import running_server
 
@@ -27,3 +29,18 @@ def test_side_by_side_visits_every_server_in_turn(browser) -> None:  # noqa: ANN
     for pages in r.values():
         assert list(pages) == ["home", "hvp"]
         assert all(len(v) == 2 and all(s > 0 for s in v) for v in pages.values())
+
+
+def test_a_traced_visit_finds_every_phase(browser) -> None:  # noqa: ANN001
+    """The event names first_screen_trace.py reads are in a real Chromium trace of a page
+    with a Plotly chart: the phases add up to the settle time, the kinds to the busy time."""
+    from benchmarks.first_screen_trace import trace_visit
+
+    with running_server("first-screen-trace") as url:
+        first_screens(url, rounds=1, first="hvp", pages=[], browser=browser)  # warm the page
+        r = trace_visit(browser, f"{url}/hvp")
+    assert r["boot_ms"] > 0 and r["server_ms"] > 0 and r["after_ms"] > 0
+    assert r["boot_ms"] + r["server_ms"] + r["after_ms"] == pytest.approx(r["settled_ms"], abs=1)
+    assert sum(r["main_thread_ms"].values()) == pytest.approx(r["main_thread_busy_ms"], abs=1)
+    assert r["main_thread_ms"]["evaluate"] > 0 and r["main_thread_ms"]["javascript"] > 0
+    assert 0 < r["plotly_evaluate_ms"] <= r["main_thread_ms"]["evaluate"]

@@ -1,0 +1,240 @@
+"""Where a deep link's first screen spends its time, from Chromium's own trace.
+
+``benchmarks/first_screens.py`` says how long a deep link takes to settle; this says where the
+time goes. Each visit is a fresh browser context (a student's first visit, as there), traced
+with Chromium's timeline categories, and cut into phases on the page's renderer main thread:
+
+- ``boot``: from the request for the page until Streamlit's front end opens its websocket
+  (Streamlit's HTML, JavaScript and React start-up; no script of ours has run yet);
+- ``server``: from the websocket's opening until the last message of the script's first run
+  (the server's part: the script run and its messages; a burst of messages ends at the first
+  silence of ``BURST_GAP_MS``);
+- ``after``: from there until the page settled (the same test as first_screens.py): the
+  front end fetching and evaluating the bundles of the element types the script sent, and
+  drawing them.
+
+The renderer's main thread is also split by what its tasks were doing (``evaluate``: running
+the top level of a JavaScript bundle; ``javascript``: calls into already-loaded code, React's
+rendering and Plotly's drawing among them; ``style_layout_paint``; ``other``), and the
+longest evaluation after Plotly's bundle arrived is reported on its own (``plotly_evaluate``).
+
+Usage::
+
+    python benchmarks/first_screen_trace.py --url http://127.0.0.1:8501 --page hvp --rounds 3
+    python benchmarks/first_screen_trace.py --url URL --page why --json
+
+The server must be running and warm (``make run`` warms it). Every figure depends on the
+machine: report the range over rounds, with the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.first_screens import SETTLED_JS  # noqa: E402
+from benchmarks.load import CHROMIUM, CHROMIUM_ARGS, log  # noqa: E402
+
+#: Trace categories: the renderer's tasks and JavaScript, network requests, websockets.
+CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "v8",
+              "loading", "blink.user_timing"]  # fmt: skip
+#: A websocket silence this long ends the script's first run (its messages come in a burst).
+BURST_GAP_MS = 250.0
+#: What a main-thread task was doing, by the name of its longest traced step.
+KINDS = {
+    "evaluate": ("v8.evaluateModule", "EvaluateScript", "v8.compileModule", "v8.compile",
+                 "CompileScript"),
+    "javascript": ("FunctionCall", "v8.callFunction", "RunMicrotasks", "TimerFire",
+                   "FireAnimationFrame", "EventDispatch", "v8.run"),
+    "style_layout_paint": ("UpdateLayoutTree", "Layout", "PrePaint", "Paint", "Layerize",
+                           "ParseAuthorStyleSheet"),
+}  # fmt: skip
+_KIND_OF = {name: kind for kind, names in KINDS.items() for name in names}
+
+
+def _ms(us: float) -> float:
+    return round(us / 1000.0, 1)
+
+
+def analyse(events: list[dict[str, Any]], page_url: str, settled_ms: float) -> dict[str, Any]:
+    """Phases of one traced visit (see the module's docstring). ``events`` are the trace's
+    ``traceEvents``; ``settled_ms`` is the settle time measured from ``goto``.
+
+    Raises:
+        ValueError: the trace has no request for ``page_url`` or no renderer main thread.
+    """
+    names = {(e.get("pid"), e.get("tid")): e.get("args", {}).get("name")
+             for e in events if e.get("name") == "thread_name"}  # fmt: skip
+    busy: dict[tuple, float] = {}
+    for e in events:
+        key = (e.get("pid"), e.get("tid"))
+        if e.get("name") == "RunTask" and e.get("ph") == "X" and names.get(key) == "CrRendererMain":
+            busy[key] = busy.get(key, 0.0) + e.get("dur", 0)
+    if not busy:
+        raise ValueError("the trace has no renderer main thread (CrRendererMain) with tasks")
+    main = max(busy, key=busy.__getitem__)
+    starts = [e["ts"] for e in events if e.get("name") == "ResourceSendRequest"
+              and e.get("args", {}).get("data", {}).get("url") == page_url]  # fmt: skip
+    if not starts:
+        raise ValueError(f"the trace has no request for {page_url}")
+    t0 = min(starts)
+    end = t0 + settled_ms * 1000.0
+
+    ws_open = min((e["ts"] for e in events if e.get("name") == "WebSocketCreate"), default=None)
+    received = sorted(e["ts"] for e in events if e.get("name") == "WebSocketReceive")
+    first_run_end = None
+    if ws_open is not None and received:
+        first_run_end = received[0]
+        for ts in received[1:]:
+            if ts - first_run_end > BURST_GAP_MS * 1000.0:
+                break
+            first_run_end = ts
+
+    on_main = [e for e in events if (e.get("pid"), e.get("tid")) == main and e.get("ph") == "X"]
+    tasks = sorted((e for e in on_main if e.get("name") == "RunTask" and t0 <= e["ts"] < end),
+                   key=lambda e: e["ts"])  # fmt: skip
+    steps = sorted((e for e in on_main if e.get("name") in _KIND_OF), key=lambda e: e["ts"])
+    by_kind = {kind: 0.0 for kind in (*KINDS, "other")}
+    longest: list[dict[str, Any]] = []
+    i = 0
+    for task in tasks:
+        stop = task["ts"] + task.get("dur", 0)
+        while i < len(steps) and steps[i]["ts"] < task["ts"]:
+            i += 1
+        inside = []
+        j = i
+        while j < len(steps) and steps[j]["ts"] < stop:
+            inside.append(steps[j])
+            j += 1
+        top = max(inside, key=lambda e: e.get("dur", 0), default=None)
+        kind = _KIND_OF[top["name"]] if top is not None else "other"
+        by_kind[kind] += task.get("dur", 0)
+        longest.append({"at_ms": _ms(task["ts"] - t0), "ms": _ms(task.get("dur", 0)),
+                        "kind": kind})  # fmt: skip
+
+    finished = {e.get("args", {}).get("data", {}).get("requestId"): e["ts"]
+                for e in events if e.get("name") == "ResourceFinish"}  # fmt: skip
+    plotly_in = [finished.get(e["args"]["data"].get("requestId"))
+                 for e in events if e.get("name") == "ResourceSendRequest"
+                 and "PlotlyChart" in e.get("args", {}).get("data", {}).get("url", "")]  # fmt: skip
+    plotly_in = [ts for ts in plotly_in if ts is not None]
+    plotly_eval = None
+    if plotly_in:
+        evals = [e.get("dur", 0) for e in on_main if e.get("name") == "v8.evaluateModule"
+                 and e["ts"] >= min(plotly_in) and e["ts"] < end]  # fmt: skip
+        plotly_eval = _ms(max(evals)) if evals else None
+
+    def at(ts: float | None) -> float | None:
+        return None if ts is None else _ms(ts - t0)
+
+    boot = at(ws_open)
+    first_run = at(first_run_end)
+    return {
+        "settled_ms": round(settled_ms, 1),
+        "boot_ms": boot,
+        "server_ms": None if boot is None or first_run is None else round(first_run - boot, 1),
+        "after_ms": None if first_run is None else round(settled_ms - first_run, 1),
+        "main_thread_busy_ms": _ms(sum(t.get("dur", 0) for t in tasks)),
+        "main_thread_ms": {kind: _ms(us) for kind, us in by_kind.items()},
+        "plotly_evaluate_ms": plotly_eval,
+        "longest_tasks": sorted(longest, key=lambda t: -t["ms"])[:5],
+    }
+
+
+def trace_visit(browser: Any, url: str, timeout_ms: float = 60_000) -> dict[str, Any]:
+    """One traced visit to ``url`` in a fresh context, analysed."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = ctx.new_page()
+        browser.start_tracing(page=page, categories=CATEGORIES)
+        try:
+            t0 = time.perf_counter()
+            page.goto(url)
+            page.wait_for_function(SETTLED_JS, timeout=timeout_ms, polling=20)
+            settled = (time.perf_counter() - t0) * 1000.0
+        finally:
+            raw = browser.stop_tracing()
+        data = json.loads(raw)
+        events = data["traceEvents"] if isinstance(data, dict) else data
+        return analyse(events, url, settled)
+    finally:
+        ctx.close()
+
+
+def summary(visits: list[dict[str, Any]]) -> dict[str, Any]:
+    """Median and range of each phase over the visits."""
+    out: dict[str, Any] = {"visits": len(visits)}
+    keys = ["settled_ms", "boot_ms", "server_ms", "after_ms", "main_thread_busy_ms",
+            "plotly_evaluate_ms"]  # fmt: skip
+    keys += [f"main_thread_ms.{k}" for k in (*KINDS, "other")]
+    for key in keys:
+        head, _, tail = key.partition(".")
+        got = [v[head][tail] if tail else v[head] for v in visits]
+        got = [g for g in got if g is not None]
+        if got:
+            out[key] = {"median": round(statistics.median(got), 1), "min": min(got),
+                        "max": max(got)}  # fmt: skip
+    return out
+
+
+def report(page: str, s: dict[str, Any]) -> str:
+    lines = [f"deep link {page!r}, {s['visits']} traced visits (median, range in ms):"]
+    for key, label in (
+        ("settled_ms", "settled"),
+        ("boot_ms", "  boot: page request to websocket open"),
+        ("server_ms", "  server: the script's first run, its messages"),
+        ("after_ms", "  after: element bundles evaluated, elements drawn"),
+        ("main_thread_busy_ms", "renderer main thread busy"),
+        ("main_thread_ms.evaluate", "  evaluating bundles"),
+        ("main_thread_ms.javascript", "  running JavaScript (React, drawing)"),
+        ("main_thread_ms.style_layout_paint", "  style, layout, paint"),
+        ("main_thread_ms.other", "  other"),
+        ("plotly_evaluate_ms", "Plotly's bundle, evaluated"),
+    ):
+        if key in s:
+            d = s[key]
+            lines.append(f"{label:52s} {d['median']:7.0f}  ({d['min']:.0f}-{d['max']:.0f})")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--url", required=True, help="a running, warm server")
+    ap.add_argument("--page", default="hvp", help="the page's path (default hvp; '' for home)")
+    ap.add_argument("--rounds", type=int, default=3, help="traced visits (default 3)")
+    ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    args = ap.parse_args(argv)
+    if not 1 <= args.rounds <= 20:
+        ap.error(f"--rounds: expected 1 to 20, got {args.rounds}")
+    from playwright.sync_api import sync_playwright
+
+    url = f"{args.url.rstrip('/')}/{args.page}"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            ctx = browser.new_context()  # one untraced visit: the server's caches for the page
+            page = ctx.new_page()
+            page.goto(url)
+            page.wait_for_function(SETTLED_JS, timeout=60_000, polling=20)
+            ctx.close()
+            visits = []
+            for k in range(args.rounds):
+                visits.append(trace_visit(browser, url))
+                log(f"trace {k + 1}/{args.rounds}: settled {visits[-1]['settled_ms']:.0f} ms")
+        finally:
+            browser.close()
+    s = summary(visits)
+    print(json.dumps({"page": args.page, "summary": s, "visits": visits}) if args.json
+          else report(args.page, s))  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,15 @@
+"""benchmarks/plotly_bundles.py draws the contour with each bundle it is given, alternating
+(here the full bundle twice: the structure, not the times, which are the benchmark's)."""
+
+from __future__ import annotations
+
+from benchmarks.plotly_bundles import full_bundle, header, measure
+
+
+def test_each_bundle_loads_then_draws() -> None:
+    r = measure(full_bundle(), rounds=2)
+    assert list(r) == ["full", "partial"]
+    for d in r.values():
+        assert len(d["loaded_ms"]) == len(d["drawn_ms"]) == 2
+        assert all(0 < lo <= dr for lo, dr in zip(d["loaded_ms"], d["drawn_ms"], strict=True))
+    assert header(full_bundle()).startswith("plotly.js v")
