@@ -63,6 +63,34 @@ def tree_mb(pid: int) -> float:
     return total / 2**20
 
 
+def tree_cpu_s(pid: int) -> float:
+    """User and system CPU seconds of a process and its descendants alive now."""
+    try:
+        proc = psutil.Process(pid)
+        procs = [proc, *proc.children(recursive=True)]
+    except psutil.Error:
+        return 0.0
+    total = 0.0
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            t = p.cpu_times()
+            total += t.user + t.system
+    return total
+
+
+def cpu_shares(pids: dict[str, int], work: Any) -> tuple[Any, dict[str, float]]:
+    """Run ``work()``; return its result and each named process tree's CPU over it, in % of
+    one core (a replica alone can use more than one: its threads and the kernel's work)."""
+    before = {name: tree_cpu_s(pid) for name, pid in pids.items()}
+    t0 = time.perf_counter()
+    out = work()
+    wall = time.perf_counter() - t0
+    return out, {
+        name: round(100.0 * (tree_cpu_s(pid) - before[name]) / wall, 1)
+        for name, pid in pids.items()
+    }
+
+
 class Peaks(threading.Thread):
     """Samples each replica's process tree every half second; keeps the peak of each."""
 
@@ -144,14 +172,19 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
                         a.capacity_sessions, a.capacity_seconds, 0, False, a.capacity_mix,
                         replica="r1" if n == 1 else None,
                     )  # fmt: skip
-                    out = students(group, args)
+                    pids = {r.name: r.process.pid for r in group.replicas}
+                    out, cpu = cpu_shares(
+                        {**pids, "proxy": group.proxy.pid}, lambda args=args: students(group, args)
+                    )  # fmt: skip
                     row[n] = out["steady_reruns_per_s"]
+                    row[f"cpu_{n}"] = {**cpu, "load_generator": out["loadgen_cpu_pct"]}
                     lb.log(
                         f"capacity, {n} replica(s): {row[n]} reruns/s once all students "
                         f"are in ({out['reruns_per_s']} over the phase), p50 {out['p50_ms']} "
-                        f"ms, load generator {out['loadgen_cpu_pct']} % of a core"
-                    )
-                result["capacity"].append({"one": row[1], "two": row[2], "ratio": row[2] / row[1]})
+                        f"ms; % of a core: " + ", ".join(f"{k} {v}" for k, v in row[f"cpu_{n}"].items())
+                    )  # fmt: skip
+                result["capacity"].append({"one": row[1], "two": row[2], "ratio": row[2] / row[1],
+                                           "cpu_one": row["cpu_1"], "cpu_two": row["cpu_2"]})  # fmt: skip
     ratios = [r["ratio"] for r in result["capacity"]]
     if ratios:  # --rounds 0: the class only
         result["capacity_ratio_median"] = round(statistics.median(ratios), 2)

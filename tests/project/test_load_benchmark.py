@@ -9,6 +9,7 @@ import mmap
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,38 @@ def test_replica_takes_a_replica_name_only() -> None:
     for bad in ("x1", "r", "r1; a", "r-1"):
         with pytest.raises(SystemExit):
             parse_args(["--replica", bad])
+
+
+def test_cpu_shares_count_a_tree_s_children_and_nothing_of_the_idle() -> None:
+    """A sleeping parent whose child spins, beside a sleeping process: the parent's tree gets
+    the child's CPU, the sleeper none. The work waits for a count of CPU, not for a time."""
+    import psutil
+
+    from benchmarks.replicas import cpu_shares, tree_cpu_s
+
+    spin = [sys.executable, "-c", "while True: pass"]
+    parent = subprocess.Popen([sys.executable, "-c",
+        f"import subprocess, time; subprocess.Popen({spin!r}); time.sleep(120)"])  # fmt: skip
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        while not psutil.Process(parent.pid).children():
+            time.sleep(0.05)  # the spinner starts a moment later
+        (child,) = psutil.Process(parent.pid).children()
+        start = tree_cpu_s(child.pid)
+
+        def work() -> str:
+            while tree_cpu_s(child.pid) - start < 0.3:  # the child has spun for 0.3 s of CPU
+                time.sleep(0.02)
+            return "done"
+
+        out, shares = cpu_shares({"tree": parent.pid, "idle": sleeper.pid}, work)
+    finally:
+        for proc in psutil.Process(parent.pid).children(recursive=True):
+            proc.kill()
+        for proc in (parent, sleeper):
+            proc.kill()
+            proc.wait()
+    assert out == "done"
+    assert shares["tree"] > 0 and shares["idle"] < shares["tree"]
+    assert shares["idle"] < 5  # a process asleep in time.sleep uses no CPU to speak of
+    assert shares["tree"] <= 105  # one spinning thread: at most one core
