@@ -318,6 +318,11 @@ class Record:
     affinity: list[tuple[str | None, list[str]]] = field(default_factory=list)
     reconnects: int = 0
     done_at: list[float] = field(default_factory=list)  # perf_counter when each rerun ended
+    #: behind a proxy: (perf_counter at its end, seconds, the replica its session's cookie
+    #: named, the session) for each of the students' reruns; and the sessions that reconnected
+    on_replica: list[tuple[float, float, str, int]] = field(default_factory=list)
+    reconnected: set[int] = field(default_factory=set)
+    first_replica: dict[int, str] = field(default_factory=dict)  # session -> at its opening
 
     def connection(self, client: StreamlitClient, first: int) -> None:
         """Note which replicas answered ``client`` since its ``first`` response."""
@@ -325,10 +330,15 @@ class Record:
             with self.lock:
                 self.affinity.append((client.cookie(AFFINITY_COOKIE), client.replicas_seen[first:]))
 
-    def rerun(self, action: str, seconds: float, nbytes: int, state: dict | None = None) -> None:
+    def rerun(
+        self, action: str, seconds: float, nbytes: int, state: dict | None = None,
+        replica: str | None = None, session: int | None = None,
+    ) -> None:  # fmt: skip
         with self.lock:
             self.latencies.append(seconds)
             self.done_at.append(time.perf_counter())
+            if replica is not None and session is not None:
+                self.on_replica.append((self.done_at[-1], seconds, replica, session))
             self.by_action[action].append(seconds)
             self.bytes += nbytes
             order = next((v for k, v in (state or {}).items() if k.endswith(".order")), None)
@@ -515,7 +525,7 @@ def act(
     state = {w.key: w.current() for w in client.widgets.values() if w.key}
     sent = time.perf_counter()
     run = client.rerun()
-    record.rerun(action, run.seconds, run.nbytes, state)
+    record.rerun(action, run.seconds, run.nbytes, state, client.cookie(AFFINITY_COOKIE), sid)
     classify(client, record)
     problem = check(client, typed, expect)
     if problem:
@@ -568,6 +578,9 @@ def student(
     try:
         first = client.open(page)
         record.opens.append(first.seconds)
+        if client.cookie(AFFINITY_COOKIE):
+            with record.lock:
+                record.first_replica[sid] = client.cookie(AFFINITY_COOKIE)
         problem = check(client, None, None)
         if problem:
             record.fail(sid, f"open: {problem}")
@@ -582,6 +595,8 @@ def student(
                 if not reconnect:
                     raise
                 record.connection(client, conn_start)
+                with record.lock:
+                    record.reconnected.add(sid)
                 conn_start = reopen(client, page, record)
                 since = None
     except (ProtocolError, OSError) as err:
@@ -591,6 +606,30 @@ def student(
     finally:
         record.connection(client, conn_start)
         client.close()
+
+
+def survivors(record: Record, at: float, replica: str) -> dict[str, Any]:
+    """What the students who opened the page on ``replica`` saw before and after ``at`` (a
+    perf_counter time: when another replica was killed): their reruns' percentiles on each
+    side, and how many of them failed or reconnected. Both counts should be 0: these are the
+    students who must notice nothing but, at most, a busier replica."""
+    with record.lock:
+        rows = list(record.on_replica)
+        moved, failed = set(record.reconnected), set(record.failed_sessions)
+        stayed = {sid for sid, name in record.first_replica.items() if name == replica}
+    before = [sec for end, sec, _, sid in rows if sid in stayed and end < at]
+    after = [sec for end, sec, _, sid in rows if sid in stayed and end >= at]
+    return {
+        "replica": replica,
+        "sessions": len(stayed),
+        "failed": len(stayed & failed),
+        "reconnected": len(stayed & moved),
+        # reruns of theirs whose session's cookie named another replica (should be 0)
+        "reruns_elsewhere": sum(1 for _, _, name, sid in rows if sid in stayed and name != replica),
+        "before": {"reruns": len(before), "p50_ms": ms(pct(before, 50)),
+                   "p95_ms": ms(pct(before, 95))},
+        "after": {"reruns": len(after), "p50_ms": ms(pct(after, 50)), "p95_ms": ms(pct(after, 95))},
+    }  # fmt: skip
 
 
 # -- the phases ------------------------------------------------------------------------------
@@ -942,9 +981,14 @@ def _steady_rate(done_at: list[float], start: float, end: float) -> float | None
     return round(sum(start <= t <= end for t in done_at) / (end - start), 1)
 
 
-def load(server: Server, url: str, pages: list[str], args: argparse.Namespace) -> dict[str, Any]:
-    """N students with think time, plus the browser tabs; RSS sampled throughout."""
-    record = Record()
+def load(
+    server: Server, url: str, pages: list[str], args: argparse.Namespace,
+    record: Record | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """N students with think time, plus the browser tabs; RSS sampled throughout. ``record``:
+    where the sessions write what they measure (a new one by default; pass one to read more
+    of it afterwards, as :func:`survivors` does)."""
+    record = Record() if record is None else record
     sampler = RssSampler(server)
     sampler.start()
     split0, me0, t0 = server.cpu_split(), psutil.Process().cpu_times(), time.perf_counter()

@@ -21,7 +21,8 @@ simulated students (benchmarks/load.py, Streamlit's own websocket protocol):
   rerun percentiles, failed sessions, and whether every response of every connection came
   from the replica its cookie names (checked on each response's X-Hograd-Replica header);
 - failover: the same class, with replica r1 killed halfway: its students reconnect (as
-  Streamlit's front end does) and go on on r2; failed sessions counted;
+  Streamlit's front end does) and go on on r2; failed sessions counted; and what r2's own
+  students saw before and after the kill (``survivors``: failures, reconnects, p50 and p95);
 - memory: each replica's process tree (the server and its helper processes) after the first
   visitor, and at its peak during the class.
 """
@@ -142,13 +143,23 @@ def students(group: Replicas, args: argparse.Namespace, kill_at: float | None = 
     """The load benchmark's load phase against the proxy; replica r1 killed after ``kill_at``
     seconds when given."""
     server = lb.Server(group.url)  # measures the process listening there: the proxy
+    killed_at: list[float] = []
+
+    def kill() -> None:
+        killed_at.append(time.perf_counter())
+        group.kill("r1")
+
     if kill_at is not None:
-        threading.Timer(kill_at, group.kill, args=("r1",)).start()
-    out = lb.load(server, group.url, ["derivatives"], args)
+        threading.Timer(kill_at, kill).start()
+    record = lb.Record()
+    out = lb.load(server, group.url, ["derivatives"], args, record)
     keep = ("reruns", "reruns_per_s", "steady_reruns_per_s", "p50_ms", "p95_ms", "p99_ms",
             "failed", "failures", "reruns_over_2s", "affinity_connections", "affinity_held",
             "reconnects", "busy", "loadgen_cpu_pct", "machine_cpu_pct")  # fmt: skip
-    return {k: out[k] for k in keep}
+    result = {k: out[k] for k in keep}
+    if killed_at:  # the students r2 held from the start: before and after r1 went
+        result["survivors"] = lb.survivors(record, killed_at[0], "r2")
+    return result
 
 
 def run(a: argparse.Namespace) -> dict[str, Any]:

@@ -160,3 +160,25 @@ def test_cpu_shares_count_a_tree_s_children_and_nothing_of_the_idle() -> None:
     assert shares["tree"] > 0 and shares["idle"] < shares["tree"]
     assert shares["idle"] < 5  # a process asleep in time.sleep uses no CPU to speak of
     assert shares["tree"] <= 105  # one spinning thread: at most one core
+
+
+def test_survivors_are_the_students_who_opened_on_the_replica_that_lived() -> None:
+    from benchmarks.load import Record, survivors
+
+    r = Record()
+    r.first_replica.update({1: "r2", 2: "r2", 3: "r1", 4: "r1"})
+    r.reconnected.add(3)  # r1's student, moved to r2 after the kill
+    r.failed_sessions.add(4)  # r1's student who gave up
+    # (end, seconds, replica, session); the kill at t = 10
+    r.on_replica += [(t, sec, "r2", 1) for t, sec in [(1, 0.1), (5, 0.2), (12, 0.4), (15, 0.8)]]
+    r.on_replica += [(t, sec, "r2", 2) for t, sec in [(3, 0.3), (11, 0.6)]]
+    r.on_replica += [(2, 0.05, "r1", 3), (13, 5.0, "r2", 3)]  # not a survivor: not counted
+    s = survivors(r, 10, "r2")
+    assert s["sessions"] == 2 and s["failed"] == 0 and s["reconnected"] == 0
+    assert s["reruns_elsewhere"] == 0
+    assert s["before"] == {"reruns": 3, "p50_ms": 200.0, "p95_ms": 300.0}
+    assert s["after"] == {"reruns": 3, "p50_ms": 600.0, "p95_ms": 800.0}
+    # seen from r1's side: one moved, one failed
+    s1 = survivors(r, 10, "r1")
+    assert (s1["sessions"], s1["failed"], s1["reconnected"]) == (2, 1, 1)
+    assert s1["reruns_elsewhere"] == 1  # session 3's rerun on r2
