@@ -181,8 +181,9 @@ def localized_radio(
 
 
 #: Characters that start markdown or HTML in a cell of ``st.table`` (which renders every cell as
-#: markdown); a number's digits, signs, dots and exponents are not among them.
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]<>#|~$])")
+#: markdown, character references too: "&amp;" would show as "&"); a number's digits, signs,
+#: dots and exponents are not among them.
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]<>#|~$&])")
 
 
 def _literal(value: object) -> object:
