@@ -578,9 +578,10 @@ def student(
     try:
         first = client.open(page)
         record.opens.append(first.seconds)
-        if client.cookie(AFFINITY_COOKIE):
+        opened_on = client.cookie(AFFINITY_COOKIE)
+        if opened_on:
             with record.lock:
-                record.first_replica[sid] = client.cookie(AFFINITY_COOKIE)
+                record.first_replica[sid] = opened_on
         problem = check(client, None, None)
         if problem:
             record.fail(sid, f"open: {problem}")

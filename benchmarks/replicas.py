@@ -50,22 +50,9 @@ from benchmarks import load as lb  # noqa: E402
 from benchmarks.st_client import StreamlitClient  # noqa: E402
 
 
-def tree_mb(pid: int) -> float:
-    """RSS of a process and all its descendants, MB (shared pages counted in each)."""
-    try:
-        proc = psutil.Process(pid)
-        procs = [proc, *proc.children(recursive=True)]
-    except psutil.Error:
-        return 0.0
-    total = 0
-    for p in procs:
-        with contextlib.suppress(psutil.Error):
-            total += p.memory_info().rss
-    return total / 2**20
-
-
-def tree_cpu_s(pid: int) -> float:
-    """User and system CPU seconds of a process and its descendants alive now."""
+def _tree_sum(pid: int, read: Any) -> float:
+    """``read(process)`` summed over a process and its descendants alive now (a process that
+    ends meanwhile counts 0)."""
     try:
         proc = psutil.Process(pid)
         procs = [proc, *proc.children(recursive=True)]
@@ -74,9 +61,18 @@ def tree_cpu_s(pid: int) -> float:
     total = 0.0
     for p in procs:
         with contextlib.suppress(psutil.Error):
-            t = p.cpu_times()
-            total += t.user + t.system
+            total += read(p)
     return total
+
+
+def tree_mb(pid: int) -> float:
+    """RSS of a process and all its descendants, MB (shared pages counted in each)."""
+    return _tree_sum(pid, lambda p: p.memory_info().rss) / 2**20
+
+
+def tree_cpu_s(pid: int) -> float:
+    """User and system CPU seconds of a process and its descendants alive now."""
+    return _tree_sum(pid, lambda p: sum(p.cpu_times()[:2]))
 
 
 def cpu_shares(pids: dict[str, int], work: Any) -> tuple[Any, dict[str, float]]:
