@@ -30,6 +30,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -68,10 +69,18 @@ def header(path: Path) -> str:
     return "?"
 
 
-def measure(partial: Path, rounds: int) -> dict[str, dict[str, list[float]]]:
-    """``{"full"|"partial": {"loaded_ms": [...], "drawn_ms": [...]}}``, rounds alternated."""
-    from playwright.sync_api import sync_playwright
+def measure(partial: Path, rounds: int, browser: Any = None) -> dict[str, dict[str, list[float]]]:
+    """``{"full"|"partial": {"loaded_ms": [...], "drawn_ms": [...]}}``, rounds alternated, in
+    ``browser`` (a Playwright Chromium; by default one started here)."""
+    if browser is None:
+        from playwright.sync_api import sync_playwright
 
+        with sync_playwright() as pw:
+            own = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            try:
+                return measure(partial, rounds, own)
+            finally:
+                own.close()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "page.html").write_text(PAGE, encoding="utf-8")
@@ -83,23 +92,18 @@ def measure(partial: Path, rounds: int) -> dict[str, dict[str, list[float]]]:
         base = f"http://127.0.0.1:{server.server_address[1]}"
         out = {k: {"loaded_ms": [], "drawn_ms": []} for k in ("full", "partial")}
         try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(
-                    executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
-                )
-                try:
-                    for _ in range(rounds):
-                        for name in out:
-                            ctx = browser.new_context()
-                            page = ctx.new_page()
-                            page.goto(f"{base}/page.html?lib={name}.js")
-                            page.wait_for_function("() => window.drawn", timeout=60_000)
-                            loaded, drawn = page.evaluate("() => [window.loaded, window.drawn]")
-                            out[name]["loaded_ms"].append(round(loaded))
-                            out[name]["drawn_ms"].append(round(drawn))
-                            ctx.close()
-                finally:
-                    browser.close()
+            for _ in range(rounds):
+                for name in out:
+                    ctx = browser.new_context()
+                    try:
+                        page = ctx.new_page()
+                        page.goto(f"{base}/page.html?lib={name}.js")
+                        page.wait_for_function("() => window.drawn", timeout=60_000)
+                        loaded, drawn = page.evaluate("() => [window.loaded, window.drawn]")
+                    finally:
+                        ctx.close()
+                    out[name]["loaded_ms"].append(round(loaded))
+                    out[name]["drawn_ms"].append(round(drawn))
         finally:
             server.shutdown()
             server.server_close()

@@ -6,8 +6,8 @@ from __future__ import annotations
 from benchmarks.plotly_bundles import full_bundle, header, measure
 
 
-def test_each_bundle_loads_then_draws() -> None:
-    r = measure(full_bundle(), rounds=2)
+def test_each_bundle_loads_then_draws(browser) -> None:  # noqa: ANN001
+    r = measure(full_bundle(), rounds=2, browser=browser)
     assert list(r) == ["full", "partial"]
     for d in r.values():
         assert len(d["loaded_ms"]) == len(d["drawn_ms"]) == 2
