@@ -173,25 +173,27 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
                 students(group, load_args(a.capacity_sessions, a.capacity_warmup, 0, False,
                                           a.capacity_mix))  # fmt: skip
             for i in range(a.rounds):  # 1, 2, 2, 1, 1, 2, ...: neither goes first every time
-                row = {}
+                rate: dict[int, float] = {}
+                cpu: dict[int, dict[str, float]] = {}  # % of a core, by process tree
                 for n in (1, 2) if i % 2 == 0 else (2, 1):
                     args = load_args(
                         a.capacity_sessions, a.capacity_seconds, 0, False, a.capacity_mix,
                         replica="r1" if n == 1 else None,
                     )  # fmt: skip
                     pids = {r.name: r.process.pid for r in group.replicas}
-                    out, cpu = cpu_shares(
+                    out, cpu[n] = cpu_shares(
                         {**pids, "proxy": group.proxy.pid}, lambda args=args: students(group, args)
-                    )  # fmt: skip
-                    row[n] = out["steady_reruns_per_s"]
-                    row[f"cpu_{n}"] = {**cpu, "load_generator": out["loadgen_cpu_pct"]}
+                    )
+                    cpu[n]["load_generator"] = out["loadgen_cpu_pct"]
+                    rate[n] = out["steady_reruns_per_s"]
+                    shares = ", ".join(f"{k} {v}" for k, v in cpu[n].items())
                     lb.log(
-                        f"capacity, {n} replica(s): {row[n]} reruns/s once all students "
+                        f"capacity, {n} replica(s): {rate[n]} reruns/s once all students "
                         f"are in ({out['reruns_per_s']} over the phase), p50 {out['p50_ms']} "
-                        f"ms; % of a core: " + ", ".join(f"{k} {v}" for k, v in row[f"cpu_{n}"].items())
-                    )  # fmt: skip
-                result["capacity"].append({"one": row[1], "two": row[2], "ratio": row[2] / row[1],
-                                           "cpu_one": row["cpu_1"], "cpu_two": row["cpu_2"]})  # fmt: skip
+                        f"ms; % of a core: {shares}"
+                    )
+                result["capacity"].append({"one": rate[1], "two": rate[2], "ratio": rate[2] / rate[1],
+                                           "cpu_one": cpu[1], "cpu_two": cpu[2]})  # fmt: skip
     ratios = [r["ratio"] for r in result["capacity"]]
     if ratios:  # --rounds 0: the class only
         result["capacity_ratio_median"] = round(statistics.median(ratios), 2)
