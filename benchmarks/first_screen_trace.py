@@ -18,10 +18,17 @@ the top level of a JavaScript bundle; ``javascript``: calls into already-loaded 
 rendering and Plotly's drawing among them; ``style_layout_paint``; ``other``), and the
 longest evaluation after Plotly's bundle arrived is reported on its own (``plotly_evaluate``).
 
+With ``--bundles``, other fresh visits run under V8's sampling profiler instead of the trace,
+and the renderer's JavaScript time is summed by the bundle its functions came from (the file
+name without its content hash: ``PlotlyChart``, ``react-dom``, ...), with V8's own entries
+beside them (``(program)``: time on the thread that no JavaScript function holds, the browser's
+parsing, compiling, style and layout among it; ``(garbage collector)``) and ``(idle)`` apart: which element types a page's first screen pays for, and how much.
+
 Usage::
 
     python benchmarks/first_screen_trace.py --url http://127.0.0.1:8501 --page hvp --rounds 3
     python benchmarks/first_screen_trace.py --url URL --page why --json
+    python benchmarks/first_screen_trace.py --url URL --page derivatives --bundles
 
 The server must be running and warm (``make run`` warms it). Every figure depends on the
 machine: report the range over rounds, with the command.
@@ -31,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import time
@@ -148,6 +156,74 @@ def analyse(events: list[dict[str, Any]], page_url: str, settled_ms: float) -> d
     }
 
 
+#: A bundle's file name: its name, a dot, Vite's content hash, ``.js``.
+_HASHED = re.compile(r"^(?P<name>.+?)\.[A-Za-z0-9_-]{8}\.js$")
+
+
+def _bundle(url: str, function: str) -> str:
+    """The bundle a profiled function belongs to: its script's name without the content hash;
+    V8's own entries (``(program)``, ``(idle)``, ``(garbage collector)``) by their name;
+    a native function called from JavaScript (``appendChild``) as ``(native)``."""
+    if not url:
+        return function if function.startswith("(") else "(native)"
+    name = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    m = _HASHED.match(name)
+    return m["name"] if m else name
+
+
+def by_bundle(profile: dict[str, Any]) -> dict[str, float]:
+    """Milliseconds of a V8 CPU profile (DevTools' ``Profiler.stop``) by bundle, largest
+    first: each sample's time is the self time of the function it caught."""
+    frames = {n["id"]: n["callFrame"] for n in profile["nodes"]}
+    totals: dict[str, float] = {}
+    for node, dt in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        frame = frames[node]
+        key = _bundle(frame.get("url", ""), frame.get("functionName", ""))
+        totals[key] = totals.get(key, 0.0) + dt
+    return {k: _ms(v) for k, v in sorted(totals.items(), key=lambda kv: -kv[1])}
+
+
+def profile_visit(
+    browser: Any, url: str, timeout_ms: float = 60_000, interval_us: int = 200
+) -> dict[str, float]:
+    """One visit to ``url`` in a fresh context under V8's sampling profiler, from ``goto``
+    until settled: :func:`by_bundle` of its profile."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = ctx.new_page()
+        cdp = ctx.new_cdp_session(page)
+        cdp.send("Profiler.enable")
+        cdp.send("Profiler.setSamplingInterval", {"interval": interval_us})
+        cdp.send("Profiler.start")
+        page.goto(url)
+        page.wait_for_function(SETTLED_JS, timeout=timeout_ms, polling=20)
+        return by_bundle(cdp.send("Profiler.stop")["profile"])
+    finally:
+        ctx.close()
+
+
+def bundle_summary(visits: list[dict[str, float]], top: int = 12) -> dict[str, dict[str, float]]:
+    """Median and range of each bundle's milliseconds over the visits (0 where a visit had
+    none of it), the ``top`` largest medians, ``(idle)`` left out."""
+    names = {k for v in visits for k in v} - {"(idle)"}
+    out = {}
+    for name in names:
+        got = [v.get(name, 0.0) for v in visits]
+        out[name] = {"median": round(statistics.median(got), 1), "min": min(got),
+                     "max": max(got)}  # fmt: skip
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]["median"])[:top])
+
+
+def bundle_report(page: str, visits: list[dict[str, float]]) -> str:
+    busy = [sum(v for k, v in visit.items() if k != "(idle)") for visit in visits]
+    lines = [f"deep link {page!r}, {len(visits)} profiled visits: the renderer's time by bundle "
+             f"(median, range in ms); busy {statistics.median(busy):.0f} "
+             f"({min(busy):.0f}-{max(busy):.0f})"]  # fmt: skip
+    for name, d in bundle_summary(visits).items():
+        lines.append(f"  {name:50s} {d['median']:7.0f}  ({d['min']:.0f}-{d['max']:.0f})")
+    return "\n".join(lines)
+
+
 def trace_visit(browser: Any, url: str, timeout_ms: float = 60_000) -> dict[str, Any]:
     """One traced visit to ``url`` in a fresh context, analysed."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -209,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--url", required=True, help="a running, warm server")
     ap.add_argument("--page", default="hvp", help="the page's path (default hvp; '' for home)")
     ap.add_argument("--rounds", type=int, default=3, help="traced visits (default 3)")
+    ap.add_argument("--bundles", action="store_true", help="profile the visits instead of "
+                    "tracing them: the renderer's JavaScript time by bundle")  # fmt: skip
     ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     args = ap.parse_args(argv)
     if not 1 <= args.rounds <= 20:
@@ -226,10 +304,19 @@ def main(argv: list[str] | None = None) -> int:
             ctx.close()
             visits = []
             for k in range(args.rounds):
+                if args.bundles:
+                    visits.append(profile_visit(browser, url))
+                    log(f"profile {k + 1}/{args.rounds}")
+                    continue
                 visits.append(trace_visit(browser, url))
                 log(f"trace {k + 1}/{args.rounds}: settled {visits[-1]['settled_ms']:.0f} ms")
         finally:
             browser.close()
+    if args.bundles:
+        print(json.dumps({"page": args.page, "bundles": bundle_summary(visits, top=100),
+                          "visits": visits}) if args.json
+              else bundle_report(args.page, visits))  # fmt: skip
+        return 0
     s = summary(visits)
     print(json.dumps({"page": args.page, "summary": s, "visits": visits}) if args.json
           else report(args.page, s))  # fmt: skip

@@ -33,12 +33,18 @@ def test_side_by_side_visits_every_server_in_turn(browser) -> None:  # noqa: ANN
 
 def test_a_traced_visit_finds_every_phase(browser) -> None:  # noqa: ANN001
     """The event names first_screen_trace.py reads are in a real Chromium trace of a page
-    with a Plotly chart: the phases add up to the settle time, the kinds to the busy time."""
-    from benchmarks.first_screen_trace import trace_visit
+    with a Plotly chart: the phases add up to the settle time, the kinds to the busy time.
+    Profiled, the same page's time falls on Plotly's bundle and React's, named without their
+    hashes, and the page without a chart has none on Plotly's."""
+    from benchmarks.first_screen_trace import profile_visit, trace_visit
 
     with running_server("first-screen-trace") as url:
         first_screens(url, rounds=1, first="hvp", pages=[], browser=browser)  # warm the page
         r = trace_visit(browser, f"{url}/hvp")
+        chart, home = profile_visit(browser, f"{url}/hvp"), profile_visit(browser, f"{url}/")
+    assert chart["PlotlyChart"] > 0 and chart["react-dom"] > 0 and home["react-dom"] > 0
+    assert "PlotlyChart" not in home
+    assert not [name for name in chart if name.endswith(".js")]  # every bundle name matched
     assert r["boot_ms"] > 0 and r["server_ms"] > 0 and r["after_ms"] > 0
     assert r["boot_ms"] + r["server_ms"] + r["after_ms"] == pytest.approx(r["settled_ms"], abs=1)
     assert sum(r["main_thread_ms"].values()) == pytest.approx(r["main_thread_busy_ms"], abs=1)

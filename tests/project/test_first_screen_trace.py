@@ -1,11 +1,12 @@
 """benchmarks/first_screen_trace.py cuts a traced visit into phases: checked on a trace built
-by hand, whose phases are known, and on the main thread only."""
+by hand, whose phases are known, and on the main thread only; and it sums a profiled visit's
+time by bundle: checked on a profile built by hand."""
 
 from __future__ import annotations
 
 import pytest
 
-from benchmarks.first_screen_trace import analyse, summary
+from benchmarks.first_screen_trace import analyse, bundle_summary, by_bundle, summary
 
 PAGE = "http://127.0.0.1:8501/hvp"
 MAIN, OTHER_RENDERER, COMPOSITOR = (1, 10), (2, 20), (1, 11)
@@ -83,3 +84,48 @@ def test_the_summary_gives_median_and_range() -> None:
     assert s["after_ms"] == {"median": 1000.0, "min": 800.0, "max": 1400.0}
     # settled at 2700 and 3100 ms: the task at 2600 ms is inside
     assert s["main_thread_busy_ms"] == {"median": 880.0, "min": 480.0, "max": 880.0}
+
+
+def _profile() -> dict:
+    """A V8 CPU profile: nodes with call frames, the node each sample caught, and the
+    microseconds before each sample (given here in ms)."""
+    base = "http://127.0.0.1:8501/static/js/"
+    frames = {
+        1: ("(root)", ""),
+        2: ("(program)", ""),
+        3: ("(idle)", ""),
+        4: ("", base + "PlotlyChart.D9Z0_fxz.js"),  # a bundle's top level: no function name
+        5: ("bBox", base + "PlotlyChart.D9Z0_fxz.js"),
+        6: ("Ho", base + "react-dom.Dzbslgj4.js"),
+        7: ("appendChild", ""),  # native, called from JavaScript
+        8: ("t.insert", base + "emotion-styled.browser.esm.DdOkyKg_.js"),
+        9: ("(garbage collector)", ""),
+    }
+    nodes = [{"id": i, "callFrame": {"functionName": f, "url": u, "scriptId": "0",
+                                     "lineNumber": 0, "columnNumber": 0}}
+             for i, (f, u) in frames.items()]  # fmt: skip
+    samples = [(4, 300), (5, 200), (4, 100), (6, 150), (2, 80), (3, 500), (7, 20), (8, 40),
+               (9, 10), (6, 50)]  # fmt: skip
+    return {
+        "nodes": nodes,
+        "samples": [n for n, _ in samples],
+        "timeDeltas": [ms * 1000 for _, ms in samples],
+    }
+
+
+def test_a_profile_is_summed_by_bundle_without_its_hash() -> None:
+    got = by_bundle(_profile())
+    assert got == {"(idle)": 500.0, "PlotlyChart": 600.0, "react-dom": 200.0,
+                   "(program)": 80.0, "emotion-styled.browser.esm": 40.0, "(native)": 20.0,
+                   "(garbage collector)": 10.0}  # fmt: skip
+    assert list(got)[:2] == ["PlotlyChart", "(idle)"]  # largest first
+    assert sum(got.values()) == 1450.0  # every sample counted once
+
+
+def test_the_bundle_summary_leaves_idle_out_and_counts_a_missing_bundle_as_zero() -> None:
+    a = by_bundle(_profile())
+    b = {k: v for k, v in a.items() if k != "PlotlyChart"}  # a page without a chart
+    s = bundle_summary([a, a, b], top=3)
+    assert list(s) == ["PlotlyChart", "react-dom", "(program)"]
+    assert s["PlotlyChart"] == {"median": 600.0, "min": 0.0, "max": 600.0}
+    assert "(idle)" not in bundle_summary([a])
