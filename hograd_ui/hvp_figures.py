@@ -64,6 +64,21 @@ def axis_props(title: str | None = None, title_px: int | None = 16, **props: obj
     return {"tickfont": {"size": 14}, "title": heading, **props}
 
 
+#: A log axis spanning fewer decades than this is labelled at 1, 2 and 5 times each power of
+#: ten; plotly's own choice there is every digit, whose small labels crowd into each other.
+FEW_DECADES = 2.5
+
+
+def log_axis(title: str | None, *series: object, **props: object) -> dict:
+    """:func:`axis_props` for a log axis showing ``series`` (arrays of any shape), powers of ten
+    written as powers; over fewer than :data:`FEW_DECADES` decades, ticks at 1, 2 and 5."""
+    v = np.concatenate([np.ravel(np.asarray(a, dtype=np.float64)) for a in series] or [[]])
+    v = v[np.isfinite(v) & (v > 0)]
+    few = v.size > 0 and math.log10(v.max() / v.min()) < FEW_DECADES
+    return axis_props(title, type="log", exponentformat="power",
+                      **({"dtick": "D2"} if few else {}), **props)  # fmt: skip
+
+
 def _line_label(y: float, text: str, font: dict, cell: str = "", above: bool = True) -> dict:
     """A label at the right end of an :func:`.plotting.hline`, just above or below it."""
     return {

@@ -11,7 +11,7 @@ import numpy as np
 from hograd_core.applications.maml import METHODS, Adaptation, MamlRun
 from hograd_ui.i18n import tr
 
-from .hvp_figures import axis_props, figure_layout
+from .hvp_figures import axis_props, figure_layout, log_axis
 from .plotting import plain_figure
 
 __all__ = ["COLORS", "METHOD_KEYS", "adaptation_figure", "error_figure", "meta_training_figure"]
@@ -51,7 +51,7 @@ def meta_training_figure(run: MamlRun, lang: str) -> object:
     return plain_figure(
         traces, **figure_layout(400), title=_title(tr("maml.fig.eval", lang, steps=steps)),
         xaxis=axis_props(tr("maml.fig.meta_step", lang)),
-        yaxis=axis_props(None, type="log", exponentformat="power"),
+        yaxis=log_axis(None, *(t["y"] for t in traces)),
     )  # fmt: skip
 
 
@@ -87,5 +87,5 @@ def error_figure(a: Adaptation, steps: int, lang: str) -> object:
     return plain_figure(
         traces, **figure_layout(400), title=_title(tr("maml.fig.error", lang)),
         xaxis=axis_props(tr("maml.fig.adapt_step", lang), dtick=1),
-        yaxis=axis_props(None, type="log", exponentformat="power"),
+        yaxis=log_axis(None, *(t["y"] for t in traces)),
     )  # fmt: skip

@@ -13,7 +13,7 @@ import numpy as np
 from hograd_core.applications.pinn import PinnRun
 from hograd_ui.i18n import tr
 
-from .hvp_figures import DIVERGING, axis_props, figure_layout
+from .hvp_figures import DIVERGING, axis_props, figure_layout, log_axis
 from .plotting import cell_title, grid_cells, plain_figure
 
 __all__ = ["SLICES", "TERM_COLORS", "heatmaps_figure", "losses_figure", "slices_figure"]
@@ -100,6 +100,6 @@ def losses_figure(run: PinnRun, lang: str) -> object:
     ]  # fmt: skip
     return plain_figure(
         traces, **_legend_below(480), xaxis=axis_props(tr("why.fig.iteration", lang)),
-        yaxis=axis_props(tr("pinn.fig.term", lang), type="log", exponentformat="power"),
+        yaxis=log_axis(tr("pinn.fig.term", lang), *(t["y"] for t in traces)),
         title={"text": tr("pinn.fig.losses_title", lang), "font": {"size": 15}, "x": 0.01},
     )  # fmt: skip

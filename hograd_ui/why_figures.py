@@ -21,7 +21,7 @@ from hograd_core.applications.newton import NewtonRace
 from hograd_core.applications.stability import NetStability, QuadraticRun
 from hograd_ui.i18n import tr
 
-from .hvp_figures import LIGHT, axis_props, contour_levels, figure_layout
+from .hvp_figures import LIGHT, axis_props, contour_levels, figure_layout, log_axis
 from .plotting import cell_title, grid_cells, hline, plain_figure
 
 __all__ = [
@@ -130,7 +130,7 @@ def hf_figure(run: HFRun, lang: str, axis: str = "passes") -> object:
     title = tr("why.fig.passes" if axis == "passes" else "why.fig.seconds", lang)
     return plain_figure(
         traces, **figure_layout(420), xaxis=axis_props(title),
-        yaxis=axis_props(tr("why.fig.train_loss", lang), type="log", exponentformat="power"),
+        yaxis=log_axis(tr("why.fig.train_loss", lang), *(t["y"] for t in traces)),
     )  # fmt: skip
 
 
@@ -143,7 +143,7 @@ def quadratic_figure(run: QuadraticRun, lang: str) -> object:
     return plain_figure(
         [_line(k, _positive(run.losses), "gd", lang)], **figure_layout(380),
         xaxis=axis_props(tr("why.fig.iteration", lang)),
-        yaxis=axis_props(tr("why.fig.f", lang), type="log", exponentformat="power"),
+        yaxis=log_axis(tr("why.fig.f", lang), _positive(run.losses)),
     )  # fmt: skip
 
 
@@ -182,17 +182,21 @@ def _layer_colors(n: int) -> list[str]:
 
 
 def layer_norms_figure(stats: GradientStats, lang: str) -> object:
-    """|∂L/∂W_k| per step, one line per layer, on a log scale."""
+    """|∂L/∂W_k| per step, one line per layer, on a log scale. Only the first and the last
+    layer are in the legend (the colours run from one to the other, as the caption says; a
+    line's name is in its hover): eleven entries covered the x axis or, on a projector, did
+    not fit beside the chart."""
     colors = _layer_colors(len(stats.layer_names))
     steps = np.arange(len(stats.layer_norms))
+    last = len(stats.layer_names) - 1
     traces = [
         {"type": "scatter", "x": steps, "y": _positive(stats.layer_norms[:, k]), "mode": "lines",
-         "name": name, "line": {"color": colors[k], "width": 2}}
+         "name": name, "line": {"color": colors[k], "width": 2}, "showlegend": k in (0, last)}
         for k, name in enumerate(stats.layer_names)
     ]  # fmt: skip
     return plain_figure(
-        traces, **figure_layout(440, legend="bottom"), xaxis=axis_props(tr("why.fig.iteration", lang)),
-        yaxis=axis_props(tr("why.fig.layer_norm", lang), type="log", exponentformat="power"),
+        traces, **figure_layout(440), xaxis=axis_props(tr("why.fig.iteration", lang)),
+        yaxis=log_axis(tr("why.fig.layer_norm", lang), *(t["y"] for t in traces)),
     )  # fmt: skip
 
 
@@ -226,7 +230,7 @@ def precision_figure(stats: GradientStats, lang: str) -> object:
     ]  # fmt: skip
     return plain_figure(
         traces, **figure_layout(380), xaxis=axis_props(tr("why.fig.iteration", lang)),
-        yaxis=axis_props(tr("why.fig.train_loss", lang), type="log", exponentformat="power"),
+        yaxis=log_axis(tr("why.fig.train_loss", lang), *(t["y"] for t in traces)),
     )  # fmt: skip
 
 

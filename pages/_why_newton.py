@@ -51,15 +51,22 @@ def draw() -> None:
                            key="why.newton.lr", bind=BIND)  # fmt: skip
     steps = c[3].slider(t("why.newton.steps"), 1, nt.MAX_STEPS, p.steps, key="why.newton.steps",
                         bind=BIND)  # fmt: skip
-    c = st.columns(6)
+    # One column per method, each method's own setting under it: six columns in one row cut
+    # the checkboxes' labels short on a 1280-pixel screen.
+    c = st.columns(len(nt.METHODS))
     chosen = tuple(
         m for i, m in enumerate(nt.METHODS)
         if c[i].checkbox(t(figs.METHOD_KEYS[m]), value=m in ("gd", "newton"), key=f"why.newton.{m}", bind=BIND)
     )  # fmt: skip
-    damping = c[4].select_slider(t("why.newton.damping"), [0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0],
-                                 value=1.0, key="why.newton.damping", bind=BIND)  # fmt: skip
-    radius = c[5].select_slider(t("why.newton.radius"), [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0],
-                                value=0.5, key="why.newton.radius", bind=BIND)  # fmt: skip
+    c = st.columns(len(nt.METHODS))
+    damping = c[nt.METHODS.index("damped")].select_slider(
+        t("why.newton.damping"), [0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0], value=1.0,
+        key="why.newton.damping", bind=BIND,
+    )  # fmt: skip
+    radius = c[nt.METHODS.index("trust")].select_slider(
+        t("why.newton.radius"), [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0], value=0.5,
+        key="why.newton.radius", bind=BIND,
+    )  # fmt: skip
     try:
         race, code = why_newton(fn.text, (x0, y0), steps, lr, damping, radius, chosen or ("gd",),
                                 _caption=caption)  # fmt: skip

@@ -15,7 +15,9 @@ cards = (
     ("pages/hvp.py", "app.page.hvp", ":material/3d_rotation:", "home.hvp"),
     ("pages/why.py", "app.page.why", ":material/lightbulb:", "home.why"),
 )
-for column, (path, title, icon, body) in zip(st.columns(len(cards)), cards, strict=True):
+# Two cards a row: four in one row cut the pages' names short on a 1280-pixel screen.
+grid = [column for _ in range(0, len(cards), 2) for column in st.columns(2)]
+for column, (path, title, icon, body) in zip(grid, cards, strict=True):
     with column.container(border=True, height="stretch"):
         st.page_link(path, label=t(title), icon=icon)
         st.markdown(t(body))

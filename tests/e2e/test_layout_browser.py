@@ -1,0 +1,64 @@
+"""No label is cut short: on every page and tab, in both languages, on a 1280x800 screen and in
+presentation mode on a 1920x1080 projector, no text ends in an ellipsis because its box is too
+narrow (Streamlit cuts metric labels, buttons, checkboxes and page links that way)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import wait_for_app
+
+VIEWS = (
+    "", "derivatives", "graph", "hvp", "hvp?hvp.mode=network", "lesson",
+    *(f"why?why.tab={tab}" for tab in ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan")),
+)  # fmt: skip
+
+#: The texts of the elements in the page that the browser shows cut short: an ellipsis by CSS
+#: and more text than the box holds.
+CUT_JS = """() => [...document.querySelectorAll(
+        '[data-testid="stMain"] *, [data-testid="stSidebar"] *')]
+    .filter(e => getComputedStyle(e).textOverflow === 'ellipsis'
+                 && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.innerText.slice(0, 80))"""
+
+#: A label that cannot fit, put into the page for a moment: the check must find it.
+PROBE_JS = """() => {
+    const d = document.createElement('div');
+    d.style.cssText = 'width: 40px; overflow: hidden; white-space: nowrap; text-overflow: ellipsis';
+    d.innerText = 'a label far too long for its forty pixels';
+    document.querySelector('[data-testid="stMain"]').appendChild(d);
+    const found = (__CUT__)();
+    d.remove();
+    return found;
+}""".replace("__CUT__", CUT_JS)
+
+
+def _cut(browser, url: str, width: int, height: int, query: str) -> dict[str, list[str]]:  # noqa: ANN001
+    """The cut texts of every view, by view (views with none left out)."""
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        pg = ctx.new_page()
+        pg.set_default_timeout(60_000)
+        found = {}
+        for i, view in enumerate(VIEWS):
+            pg.goto(f"{url}/{view}{'&' if '?' in view else '?'}{query}")
+            wait_for_app(pg)
+            if i == 0:
+                probe = pg.evaluate(PROBE_JS)
+                assert "a label far too long for its forty pixels" in probe, probe
+            cut = pg.evaluate(CUT_JS)
+            if cut:
+                found[view or "home"] = sorted(set(cut))
+        return found
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_label_is_cut_short_on_a_1280_pixel_screen(browser, server, lang: str) -> None:  # noqa: ANN001
+    assert _cut(browser, server, 1280, 800, f"lang={lang}") == {}
+
+
+def test_no_label_is_cut_short_in_presentation_mode(browser, server) -> None:  # noqa: ANN001
+    """English, whose labels are the longer ones, with presentation mode's larger type."""
+    assert _cut(browser, server, 1920, 1080, "lang=en&present=1") == {}
