@@ -8,7 +8,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8501
 
-.PHONY: run serve test test-core test-serving test-app test-e2e lint bench load clean debian
+.PHONY: run serve test test-core test-serving test-app test-e2e lint bench load clean debian screenshots
 
 # --retries 1: requirements.txt names PyTorch's page of CPU wheels, which a machine with only a
 # local package mirror cannot reach; pip's default of 5 retries waits 8.5 s for it, one 0.6 s.
@@ -71,6 +71,10 @@ test-app: $(VENV)/.dev
 
 test-e2e: $(VENV)/.dev debian
 	$(PY) -m pytest -q tests/e2e
+
+# The README's pictures, made again from a server started for it (docs/screenshots.py).
+screenshots: $(VENV)/.dev debian
+	$(PY) docs/screenshots.py
 
 lint: $(VENV)/.dev
 	$(PY) -m ruff check . && $(PY) -m ruff format --check . && $(VENV)/bin/lint-imports
