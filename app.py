@@ -5,7 +5,14 @@ import streamlit as st
 import hograd_serving
 from hograd_serving.floor import script_slot
 from hograd_ui.i18n import LANGUAGES
-from pages._links import checked_link, present, presentation_css, remember_link, write_present
+from pages._links import (
+    checked_link,
+    present,
+    presentation_css,
+    remember_link,
+    wrap_css,
+    write_present,
+)
 from pages._ui import lang_from_query, routed, t
 
 hograd_serving.start()  # once per process: server fixes, helper processes, one torch thread
@@ -27,6 +34,7 @@ with script_slot(), routed():
         st.toggle(t("links.present"), key="links.present", help=t("links.present.help"))
     st.query_params["lang"] = st.session_state["lang"]
     write_present()
+    st.html(wrap_css())  # our constant CSS, no user text
     if present():
         st.html(presentation_css())  # our constant CSS, no user text
 

@@ -52,6 +52,16 @@ COMPLETE_JS = SETTLED_JS.replace(
     " && ![...document.querySelectorAll('[data-testid=\"stAlert\"]')]"
     ".some(e => /still|仍在/.test(e.innerText)); }",
 )
+#: Settled, and every chart and graph on the page drawn: a Plotly chart has its SVG, a Graphviz
+#: chart its SVG, and the fonts are loaded (for screenshots: docs/screenshots.py, the tests).
+DRAWN_JS = SETTLED_JS.replace(
+    "; }",
+    " && [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+    ".every(c => c.querySelector('.main-svg'))"
+    " && [...document.querySelectorAll('[data-testid=\"stGraphVizChart\"]')]"
+    ".every(c => c.querySelector('svg'))"
+    " && document.fonts.status === 'loaded'; }",
+)
 PAGES = ["", "derivatives", "graph", "hvp", "why"]
 
 

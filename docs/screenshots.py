@@ -21,21 +21,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.first_screens import SETTLED_JS  # noqa: E402
+from benchmarks.first_screens import DRAWN_JS  # noqa: E402
 from benchmarks.load import CHROMIUM, CHROMIUM_ARGS, Server, log  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
-
-#: Settled, and every chart and graph drawn: a Plotly chart has its SVG, a Graphviz chart its
-#: SVG, and the fonts are loaded (a screenshot taken before shows fallback letters).
-DRAWN_JS = SETTLED_JS.replace(
-    "; }",
-    " && [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
-    ".every(c => c.querySelector('.main-svg'))"
-    " && [...document.querySelectorAll('[data-testid=\"stGraphVizChart\"]')]"
-    ".every(c => c.querySelector('svg'))"
-    " && document.fonts.status === 'loaded'; }",
-)
 
 
 @dataclass(frozen=True)

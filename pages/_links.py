@@ -40,12 +40,13 @@ from pages._present import (
     present,
     presentation_css,
     share_box,
+    wrap_css,
     write_present,
 )
 
 __all__ = [
     "BIND", "PRESENT", "checked_link", "current_link", "present", "presentation_css",
-    "remember_link", "share_box", "url_choice", "write_choice", "write_present",
+    "remember_link", "share_box", "url_choice", "wrap_css", "write_choice", "write_present",
 ]  # fmt: skip
 
 BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once

@@ -8,7 +8,7 @@ import streamlit as st
 
 from hograd_ui.i18n import tr
 
-__all__ = ["PRESENT", "current_link", "leave", "present", "presentation_css", "share_box",
+__all__ = ["PRESENT", "current_link", "leave", "present", "presentation_css", "share_box", "wrap_css",
            "write_present"]  # fmt: skip
 
 PRESENT = "present"  # ?present=1 turns presentation mode on
@@ -102,6 +102,25 @@ html { font-size: 26px !important; }
 *:focus-visible { outline: 4px solid #000 !important; }
 </style>
 """
+
+
+# Every view, presentation mode or not: labels and values wrap onto a second line instead of
+# ending in an ellipsis when their column is narrow (a 1366-pixel laptop at 125 % zoom is 1093
+# CSS pixels wide; a lecturer's half screen 960). Streamlit cuts metric labels and values, page
+# links, button and checkbox labels short: a cut label hides what a number or a button is, a cut value
+# the answer ("not criti…").
+WRAP_CSS = """
+<style>
+[data-testid="stMetricLabel"] *, [data-testid="stMetricValue"] *, [data-testid="stPageLink"] *,
+[data-testid^="stBaseButton"] *, [data-testid="stCheckbox"] [data-testid="stMarkdownContainer"] * {
+  white-space: normal !important; text-overflow: clip !important; overflow: visible !important; }
+</style>
+"""
+
+
+def wrap_css() -> str:
+    """The style that wraps long labels: a constant of this module, never built from user text."""
+    return WRAP_CSS
 
 
 def presentation_css() -> str:
