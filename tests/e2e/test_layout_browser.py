@@ -82,3 +82,29 @@ def test_no_label_is_cut_short_on_a_1024_pixel_window(browser, server, lang: str
 def test_no_label_is_cut_short_in_presentation_mode(browser, server) -> None:  # noqa: ANN001
     """English, whose labels are the longer ones, with presentation mode's larger type."""
     assert _cut(browser, server, 1920, 1080, "lang=en&present=1") == {}
+
+
+def test_presentation_mode_keeps_white_on_the_primary_buttons(browser, server) -> None:  # noqa: ANN001
+    """Presentation mode turns the page's text black for contrast, but not on an orange primary
+    button (white on it is 5.2:1, black 4.1:1): the form's Run button and the graph page's."""
+    ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+    try:
+        pg = ctx.new_page()
+        colours = {}
+        for view in ("why?why.tab=maml", "graph"):
+            pg.goto(f"{server}/{view}{'&' if '?' in view else '?'}present=1")
+            _settle(pg)
+            colours[view] = pg.evaluate(
+                """() => [...document.querySelectorAll(
+                    '[data-testid^="stBaseButton-primary"] [data-testid="stMarkdownContainer"] p,'
+                    + ' [data-testid="stMain"] [data-testid="stMarkdownContainer"] > p')]
+                  .map(p => [!!p.closest('[data-testid^="stBaseButton-primary"]'),
+                             getComputedStyle(p).color])"""
+            )
+    finally:
+        ctx.close()
+    for view, found in colours.items():
+        on_buttons = {c for primary, c in found if primary}
+        elsewhere = {c for primary, c in found if not primary}
+        assert on_buttons == {"rgb(255, 255, 255)"}, (view, found)
+        assert elsewhere == {"rgb(0, 0, 0)"}, (view, found)
