@@ -108,9 +108,9 @@ html { font-size: 26px !important; }
 
 # Every view, presentation mode or not: labels and values wrap onto a second line instead of
 # ending in an ellipsis when their column is narrow (a 1366-pixel laptop at 125 % zoom is 1093
-# CSS pixels wide; a lecturer's half screen 960). Streamlit cuts metric labels and values, page
-# links, button and checkbox labels short: a cut label hides what a number or a button is, a cut value
-# the answer ("not criti…").
+# CSS pixels wide; tests/e2e/test_layout_browser.py checks 1024). Streamlit cuts metric labels
+# and values, page links, button and checkbox labels short: a cut label hides what a number or
+# a button is, a cut value the answer ("not criti…").
 WRAP_CSS = """
 <style>
 [data-testid="stMetricLabel"] *, [data-testid="stMetricValue"] *, [data-testid="stPageLink"] *,
