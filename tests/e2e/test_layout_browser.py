@@ -16,7 +16,8 @@ VIEWS = (
 )  # fmt: skip
 
 #: How many elements the page holds: settled is when this stops changing between two idle checks
-#: (some views draw their results in a second run after the first screen).
+#: (the front end loads an element type's code when the first such element arrives, and can
+#: draw it after the run has ended: the HVP page's metrics appear a moment after it is idle).
 COUNT_JS = "() => document.querySelectorAll('[data-testid=\"stMain\"] *').length"
 
 
