@@ -22,7 +22,8 @@ With ``--bundles``, other fresh visits run under V8's sampling profiler instead 
 and the renderer's JavaScript time is summed by the bundle its functions came from (the file
 name without its content hash: ``PlotlyChart``, ``react-dom``, ...), with V8's own entries
 beside them (``(program)``: time on the thread that no JavaScript function holds, the browser's
-parsing, compiling, style and layout among it; ``(garbage collector)``) and ``(idle)`` apart: which element types a page's first screen pays for, and how much.
+parsing, compiling, style and layout among it; ``(garbage collector)``) and ``(idle)`` apart:
+which element types a page's first screen pays for, and how much.
 
 Usage::
 
