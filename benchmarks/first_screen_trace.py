@@ -132,11 +132,13 @@ def analyse(events: list[dict[str, Any]], page_url: str, settled_ms: float) -> d
                 for e in events if e.get("name") == "ResourceFinish"}  # fmt: skip
     plotly_in = [finished.get(e["args"]["data"].get("requestId"))
                  for e in events if e.get("name") == "ResourceSendRequest"
-                 and "PlotlyChart" in e.get("args", {}).get("data", {}).get("url", "")]  # fmt: skip
+                 and any(b in e.get("args", {}).get("data", {}).get("url", "")
+                         for b in PLOTLY_BUNDLES)]  # fmt: skip
     plotly_in = [ts for ts in plotly_in if ts is not None]
     plotly_eval = None
-    if plotly_in:
-        evals = [e.get("dur", 0) for e in on_main if e.get("name") == "v8.evaluateModule"
+    if plotly_in:  # Streamlit's is a module, the app's a classic script (pages/_chart.js)
+        evals = [e.get("dur", 0) for e in on_main
+                 if e.get("name") in ("v8.evaluateModule", "EvaluateScript")
                  and e["ts"] >= min(plotly_in) and e["ts"] < end]  # fmt: skip
         plotly_eval = _ms(max(evals)) if evals else None
 
@@ -157,6 +159,9 @@ def analyse(events: list[dict[str, Any]], page_url: str, settled_ms: float) -> d
     }
 
 
+#: The bundles that hold plotly.js: Streamlit's (all of it, for ``st.plotly_chart``) and the
+#: app's cartesian one (static/, for pages/_chart.py), by the names :func:`_bundle` gives them.
+PLOTLY_BUNDLES = ("PlotlyChart", "plotly-cartesian-4.1.1.min")
 #: A bundle's file name: its name, a dot, Vite's content hash, ``.js``.
 _HASHED = re.compile(r"^(?P<name>.+?)\.[A-Za-z0-9_-]{8}\.js$")
 
@@ -169,7 +174,7 @@ def _bundle(url: str, function: str) -> str:
         return function if function.startswith("(") else "(native)"
     name = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
     m = _HASHED.match(name)
-    return m["name"] if m else name
+    return m["name"] if m else name.removesuffix(".js")  # the app's own: static/, components
 
 
 def by_bundle(profile: dict[str, Any]) -> dict[str, float]:

@@ -37,12 +37,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.load import CHROMIUM, CHROMIUM_ARGS, Server, log, ms  # noqa: E402
 
-#: Streamlit connected and idle, the page's title drawn, no skeleton placeholder left.
+#: Streamlit connected and idle, the page's title drawn, no skeleton placeholder left, and every
+#: chart drawn: Streamlit's Plotly charts and ours (pages/_chart.py, a component whose chart is
+#: drawn after its bundle has loaded, with no placeholder meanwhile) have their SVG.
 SETTLED_JS = (
     "() => { const a = document.querySelector('[data-testid=\"stApp\"]');"
     " return !!a && a.dataset.testScriptState === 'notRunning'"
     " && a.dataset.testConnectionState === 'CONNECTED'"
     " && !!document.querySelector('[data-testid=\"stMain\"] h1')"
+    " && [...document.querySelectorAll("
+    '\'[data-testid="stPlotlyChart"], [data-testid="stBidiComponentRegular"]\')]'
+    ".every(c => c.querySelector('.main-svg'))"
     " && !document.querySelector('[data-testid=\"stSkeleton\"]'); }"
 )
 #: ... and no background column still on its way (the derivatives page's notes, en and zh).
@@ -52,12 +57,10 @@ COMPLETE_JS = SETTLED_JS.replace(
     " && ![...document.querySelectorAll('[data-testid=\"stAlert\"]')]"
     ".some(e => /still|仍在/.test(e.innerText)); }",
 )
-#: Settled, and every chart and graph on the page drawn: a Plotly chart has its SVG, a Graphviz
-#: chart its SVG, and the fonts are loaded (for screenshots: docs/screenshots.py, the tests).
+#: Settled, and every graph on the page drawn as well: a Graphviz chart has its SVG, and the
+#: fonts are loaded (for screenshots: docs/screenshots.py, the tests).
 DRAWN_JS = SETTLED_JS.replace(
     "; }",
-    " && [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
-    ".every(c => c.querySelector('.main-svg'))"
     " && [...document.querySelectorAll('[data-testid=\"stGraphVizChart\"]')]"
     ".every(c => c.querySelector('svg'))"
     " && document.fonts.status === 'loaded'; }",

@@ -1,21 +1,21 @@
 """Plotly's full bundle against a partial one, in a fresh Chromium context each time.
 
-A deep link to a page with a chart spends 0.6-0.75 s of it evaluating Plotly's bundle
-(``benchmarks/first_screen_trace.py``). Streamlit's front end ships plotly.js whole (every
-trace type, 4.7 MB); plotly.js also comes in partial bundles (``plotly.js-cartesian-dist-min``
-on npm: scatter, bar, heatmap, contour, histogram and a few more; no 3D). This measures what
-a lighter bundle would save, on a bare page with nothing else: the time from the page's start
-until the bundle has loaded and evaluated, and then until a 121 x 121 contour with a line over
-it is drawn (the HVP page's picture).
+With ``st.plotly_chart``, a deep link to a page with a chart spent 0.6-0.75 s of it evaluating
+Plotly's bundle (``benchmarks/first_screen_trace.py``): Streamlit's front end ships plotly.js
+whole (every trace type, 4.7 MB). plotly.js also comes in partial bundles
+(``plotly.js-cartesian-dist-min`` on npm: scatter, bar, heatmap, contour, histogram and a few
+more; no 3D), and the app's 2-D charts now use that one (pages/_chart.py, static/). This
+measures what the lighter bundle saves, on a bare page with nothing else: the time from the
+page's start until the bundle has loaded and evaluated, and then until a 121 x 121 contour with
+a line over it is drawn (the HVP page's picture).
 
 Usage::
 
-    npm pack plotly.js-cartesian-dist-min@4.1.1 && tar xzf plotly.js-cartesian-dist-min-4.1.1.tgz
-    python benchmarks/plotly_bundles.py --partial package/plotly-cartesian.min.js --rounds 4
+    python benchmarks/plotly_bundles.py --rounds 4        # the app's bundle, in static/
+    python benchmarks/plotly_bundles.py --partial other.min.js --rounds 4
 
-The full bundle is the one the plotly Python package ships (the same plotly.js version as
-Streamlit's front end when the versions agree: the script prints both headers). Rounds
-alternate the two bundles, so a busier moment of the machine falls on both alike.
+The full bundle is the one the plotly Python package ships (the script prints both headers).
+Rounds alternate the two bundles, so a busier moment of the machine falls on both alike.
 """
 
 from __future__ import annotations
@@ -35,6 +35,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.load import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
+#: The bundle the app's 2-D charts use (pages/_chart.py).
+APP_BUNDLE = Path(__file__).resolve().parent.parent / "static" / "plotly-cartesian-4.1.1.min.js"
 
 PAGE = """<!doctype html><html><body><div id="c" style="width:700px;height:500px"></div>
 <script>
@@ -117,7 +120,8 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--partial", required=True, type=Path, help="a partial plotly.js bundle")
+    ap.add_argument("--partial", type=Path, default=APP_BUNDLE,
+                    help="a partial plotly.js bundle (default: the app's, in static/)")  # fmt: skip
     ap.add_argument("--rounds", type=int, default=4, help="visits per bundle (default 4)")
     ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     args = ap.parse_args(argv)

@@ -1,4 +1,4 @@
-"""Plotly figures of the derivatives lab (data in, a figure for st.plotly_chart out; no Streamlit here)."""
+"""Plotly figures of the derivatives lab (data in, a figure out; no Streamlit here)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,13 @@
 """Plotly figures without the per-figure template copy (shared by every figure module).
 
 ``go.Figure()`` deep-copies its template: about 11 ms for "plotly_white", 2 ms for the
-default, on every script run of every student, and ``st.plotly_chart`` copies it again. That
+default, on every script run of every student, and ``st.plotly_chart`` copied it again. That
 was the largest single cost of a derivatives rerun. Here figures are built from plain dicts,
 with plotly's validation switched off and the template prepared once as JSON.
 
 Validation still happens, in the tests: :func:`validated` rebuilds a figure with every check
-on, and tests/app/conftest.py applies it to every figure a page passes to st.plotly_chart.
+on, and tests/app/conftest.py applies it to every figure a page draws (pages/_chart.py, and
+st.plotly_chart for the 3-D surface).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from plotly.subplots import make_subplots
 
 __all__ = [
     "cell_title", "Figure", "for_projector", "grid_cells", "hline", "new_figure", "new_subplots",
-    "plain_figure", "PlainFigure", "projector_on", "set_projector", "validated", "vline",
+    "plain_figure", "PlainFigure", "projector_on", "set_projector", "TEMPLATE", "validated",
+    "vline",
 ]  # fmt: skip
 
 # plotly_white, as plain JSON made once: attaching it costs ~0.3 ms, copying the template
@@ -31,7 +33,7 @@ __all__ = [
 # markers whatever the template, but contours, heatmaps, bars and 3-D scenes keep what
 # plotly_white gives them (colorbars without outline, light zero lines, pale scene axes): with
 # an empty template the HVP page's screenshots changed.
-_TEMPLATE: dict[str, Any] = pio.templates["plotly_white"].to_plotly_json()
+TEMPLATE: dict[str, Any] = pio.templates["plotly_white"].to_plotly_json()
 
 
 def new_figure(data: Any = None, frames: Any = None, **layout: Any) -> go.Figure:
@@ -42,7 +44,7 @@ def new_figure(data: Any = None, frames: Any = None, **layout: Any) -> go.Figure
         Read the frames of such a figure through :func:`validated`: plotly cannot turn an
         unchecked frame's data back into trace objects (``fig.frames[0].data`` raises).
     """
-    fig = Figure(data=data, layout={"template": _TEMPLATE, **layout}, _validate=False)
+    fig = Figure(data=data, layout={"template": TEMPLATE, **layout}, _validate=False)
     if frames:
         # go.Figure checks frames even with _validate=False (about 0.7 ms a frame), so they are
         # attached unchecked (plotly is pinned); validated() checks them with the rest.
@@ -141,10 +143,11 @@ class Figure(go.Figure):
 
 
 class PlainFigure(BaseFigure):
-    """A figure kept as the plain dicts it was built from, for ``st.plotly_chart``.
+    """A figure kept as the plain dicts it was built from, for the pages' charts.
 
-    Streamlit asks a plotly figure for ``to_dict()`` and turns that into JSON. A ``go.Figure``
-    first copies its input into plotly's objects, then ``to_dict()`` copies them back out:
+    The chart (pages/_chart.py, as ``st.plotly_chart`` did) asks a plotly figure for
+    ``to_dict()`` and turns that into JSON. A ``go.Figure`` first copies its input into
+    plotly's objects, then ``to_dict()`` copies them back out:
     for the derivatives chart (11 curves of 1,000 points) 2.4 ms of the 3.7 ms that drawing it
     took, on every run of every student (with orjson, which plotly's JSON takes up when it is
     installed). This one hands over fresh dicts around the same arrays, the arrays base64-
@@ -158,7 +161,7 @@ class PlainFigure(BaseFigure):
 
     def to_dict(self) -> dict[str, Any]:
         data, layout = self._plain
-        out = {"data": _copy_containers(data), "layout": {"template": _TEMPLATE, **layout}}
+        out = {"data": _copy_containers(data), "layout": {"template": TEMPLATE, **layout}}
         convert_to_base64(out["data"])  # replaces the arrays in the copies, as plotly does
         return for_projector(out) if projector_on() else out
 

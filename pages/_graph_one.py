@@ -10,6 +10,7 @@ from hograd_core.language import Function
 from hograd_serving.cached import lab_for
 from hograd_serving.gate import BusyError
 from hograd_ui import graph_figures as figures
+from pages._chart import chart
 from pages._downloads import graph_row
 from pages._links import BIND
 from pages._ui import lang, lazy_expander, localized_choice, show_error, t
@@ -75,8 +76,8 @@ def one_variable(fn: Function) -> float:
         st.info(t("graph.constant", k=lab.constant_from), icon=":material/info:")
     if view.drawable:
         st.html(figures.legend_html(view, lang(), highlight=bold))
-        chart = figures.dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), True)
-        st.graphviz_chart(chart, width="stretch")
+        dot = figures.dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), True)
+        st.graphviz_chart(dot, width="stretch")
         source = figures.dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), False)
         with st.container(horizontal=True, vertical_alignment="center"):
             st.download_button(
@@ -112,11 +113,11 @@ def one_variable(fn: Function) -> float:
         ))  # fmt: skip
     # The chart is folded: it is the page's only Plotly chart, and Plotly's bundle was most of
     # what a deep link to this page waited for (docs/performance.md, First screens).
-    chart = lazy_expander(t("graph.growth.chart"), "graph.growth.open",
-                          icon=":material/show_chart:", linked=True)  # fmt: skip
-    with chart:
-        if chart.open:
-            st.plotly_chart(figures.growth_figure(lab.stats, order, lang()), key="graph.growth")
+    folded = lazy_expander(t("graph.growth.chart"), "graph.growth.open",
+                           icon=":material/show_chart:", linked=True)  # fmt: skip
+    with folded:
+        if folded.open:
+            chart(figures.growth_figure(lab.stats, order, lang()), key="graph.growth")
     graph_row(fn, x0, order)  # downloads: the view as a notebook
     with (table := lazy_expander(t("graph.table.title"), "graph.table", icon=":material/table:")):
         if table.open:

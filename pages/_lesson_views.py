@@ -13,6 +13,7 @@ from hograd_core.lesson import CUBE, GROWTH, GROWTH_CHOICES, HVP, NEWTON, Step
 from hograd_serving.cached import curves, explore, flags_for, lab_for, why_newton
 from hograd_ui import graph_figures, hvp_figures, why_figures
 from hograd_ui.derivative_figures import derivatives_figure
+from pages._chart import chart
 from pages._ui import lang, localized_radio, show_error, t
 
 #: retain_graph's choices, by label (as on the graph page)
@@ -26,7 +27,7 @@ def curves_view(step: Step) -> None:
     result = curves(CUBE[0], LOW, HIGH, POINTS, step.order, "autograd")
     ranges = chart_range(result.xs, result.values, separate=False)
     figure = derivatives_figure(result, lang(), separate=False, ranges=ranges)
-    st.plotly_chart(figure, key=f"lesson.chart.{step.name}")
+    chart(figure, key=f"lesson.chart.{step.name}")
 
 
 def flag_settings(step: Step) -> tuple[bool, bool | None, str]:
@@ -89,7 +90,7 @@ def growth_view(step: Step) -> None:
         show_error(err)
         return
     figure = graph_figures.growth_figure(lab.stats, order, lang())
-    st.plotly_chart(figure, key=f"lesson.chart.{step.name}")
+    chart(figure, key=f"lesson.chart.{step.name}")
     with st.expander(t("graph.table.title"), icon=":material/table:"):
         st.dataframe(graph_figures.stats_rows(lab.stats, lang()), hide_index=True)
 
@@ -103,7 +104,7 @@ def hvp_view(step: Step) -> None:
         show_error(err)
         return
     figure = hvp_figures.contour_figure(ex.grid, ex.result, lang(), pickable=False)
-    st.plotly_chart(figure, key=f"lesson.chart.{step.name}")
+    chart(figure, key=f"lesson.chart.{step.name}")
 
 
 def newton_view(step: Step) -> None:
@@ -118,7 +119,7 @@ def newton_view(step: Step) -> None:
         show_error(err)
         return
     figure = why_figures.newton_paths_figure(race, lang())
-    st.plotly_chart(figure, key=f"lesson.chart.{step.name}")
+    chart(figure, key=f"lesson.chart.{step.name}")
     link = t("lesson.used.link", page=t("app.page.why"))
     st.page_link("pages/why.py", label=link, icon=":material/lightbulb:")
 

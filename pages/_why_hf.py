@@ -10,6 +10,7 @@ from hograd_core.applications.hessian_free import HF_BUDGET
 from hograd_core.network import DATASETS
 from hograd_serving.cached import why_hessian_free
 from hograd_ui import why_figures as figs
+from pages._chart import chart
 from pages._downloads import why_func, why_script
 from pages._link_form import Field, LinkedForm
 from pages._ui import lang, localized_radio, show_error, t
@@ -74,7 +75,7 @@ def draw() -> None:
     axes = {"passes": t("why.hf.axis.passes"), "seconds": t("why.hf.axis.seconds")}
     axis = localized_radio(t("why.hf.axis"), axes, "why.hf.axis", horizontal=True)
     left, right = st.columns([3, 2], gap="large")
-    left.plotly_chart(figs.hf_figure(run, lang(), axis), width="stretch")
+    chart(figs.hf_figure(run, lang(), axis), where=left)
     with right:
         steps_table = pd.DataFrame({
             t("why.hf.col.step"): range(1, run.hvps.size + 1), t("why.hf.col.hvps"): run.hvps,

@@ -12,6 +12,7 @@ from hograd_core.applications.maml import MAML_BUDGET, METHODS, MamlConfig
 from hograd_serving.cached import why_maml, why_maml_adapt
 from hograd_ui import maml_figures as figs
 from hograd_ui.why_figures import finite_or_dash
+from pages._chart import chart
 from pages._downloads import why_func, why_script
 from pages._link_form import Field, LinkedForm
 from pages._ui import lang, show_error, t
@@ -101,13 +102,13 @@ def draw() -> None:
             error = f"{adaptation.errors[method][steps]:.3g}"
             st.warning(t("maml.blew_up", method=t(figs.METHOD_KEYS[method]), steps=steps,
                          error=error, alpha=f"{config.inner_lr:g}"))  # fmt: skip
-    st.plotly_chart(figs.adaptation_figure(adaptation, steps, lang()), width="stretch")
+    chart(figs.adaptation_figure(adaptation, steps, lang()))
     final = {m: finite_or_dash(float(run.eval_losses[m][-1]), 3) for m in METHODS}
     errors = {m: finite_or_dash(float(adaptation.errors[m][steps]), 3) for m in METHODS}
     st.markdown(t("maml.result", steps=steps, **errors, e2=final["second"], e1=final["first"],
                   e0=final["pretrain"]))  # fmt: skip
     left, right = st.columns(2, gap="medium")
-    left.plotly_chart(figs.error_figure(adaptation, steps, lang()), width="stretch")
-    right.plotly_chart(figs.meta_training_figure(run, lang()), width="stretch")
+    chart(figs.error_figure(adaptation, steps, lang()), where=left)
+    chart(figs.meta_training_figure(run, lang()), where=right)
     st.markdown(t("maml.explain"))
     why_script(code, why_func("maml", code.source), "maml")  # .py, torch.func, notebook

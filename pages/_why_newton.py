@@ -10,6 +10,7 @@ from hograd_core import HogradError
 from hograd_core.applications import newton as nt
 from hograd_serving.cached import why_newton
 from hograd_ui import why_figures as figs
+from pages._chart import chart
 from pages._downloads import newton_func, why_script
 from pages._links import BIND
 from pages._ui import function_box, lang, show_error, static_table, t
@@ -106,6 +107,6 @@ def draw() -> None:
                   gd_bytes=f"{race.gd_saved_bytes:,}", newton_bytes=f"{race.newton_saved_bytes:,}",
                   memory=f"{race.newton_saved_bytes / race.gd_saved_bytes:.1f}"))  # fmt: skip
     left, right = st.columns([3, 2], gap="medium")
-    left.plotly_chart(figs.newton_paths_figure(race, lang()), width="stretch")
-    right.plotly_chart(figs.newton_convergence_figure(race, lang()), width="stretch")
+    chart(figs.newton_paths_figure(race, lang()), where=left)
+    chart(figs.newton_convergence_figure(race, lang()), where=right)
     why_script(code, newton_func(code.source), "newton", text=fn.text, start=(x0, y0))

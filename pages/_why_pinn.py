@@ -9,6 +9,7 @@ from hograd_core.applications import pinn as core
 from hograd_serving.cached import why_pinn_run
 from hograd_ui import pinn_figures as figs
 from hograd_ui.why_figures import finite_or_dash
+from pages._chart import chart
 from pages._downloads import pinn_func, why_script
 from pages._link_form import Field, LinkedForm
 from pages._ui import lang, localized_choice, show_error, t
@@ -105,9 +106,9 @@ def draw() -> None:
     ratio = run.pinn_step_seconds / run.plain_step_seconds
     st.markdown(t("pinn.cost", pinn=f"{run.pinn_step_seconds * 1e3:.2f}",
                   plain=f"{run.plain_step_seconds * 1e3:.2f}", ratio=f"{ratio:.1f}"))  # fmt: skip
-    st.plotly_chart(figs.heatmaps_figure(run, lang()), width="stretch", key="why.pinn.maps")
+    chart(figs.heatmaps_figure(run, lang()), key="why.pinn.maps")
     left, right = st.columns(2, gap="large")
-    left.plotly_chart(figs.slices_figure(run, lang()), width="stretch", key="why.pinn.slices")
-    right.plotly_chart(figs.losses_figure(run, lang()), width="stretch", key="why.pinn.losses")
+    chart(figs.slices_figure(run, lang()), key="why.pinn.slices", where=left)
+    chart(figs.losses_figure(run, lang()), key="why.pinn.losses", where=right)
     st.markdown(t("pinn.explain"))
     why_script(code, pinn_func(config), "pinn")  # .py, torch.func, notebook

@@ -9,6 +9,7 @@ from hograd_core import HogradError
 from hograd_core.network import DATASETS
 from hograd_serving.cached import why_quadratic, why_stability
 from hograd_ui import why_figures as figs
+from pages._chart import chart
 from pages._downloads import why_func, why_script
 from pages._link_form import Field, LinkedForm
 from pages._links import BIND
@@ -54,7 +55,7 @@ def quadratic_part() -> None:
     box = st.success if run.regime == "stable" else st.info if run.regime == "edge" else st.warning
     box(t(key, factor=num(run.factors[1], 4), limit=num(2 / run.lambda_max, 4),
           step=len(run.losses) - 1))  # fmt: skip
-    st.plotly_chart(figs.quadratic_figure(run, lang()), width="stretch")
+    chart(figs.quadratic_figure(run, lang()))
     why_script(code, why_func("quadratic", code.source), "quadratic")
 
 
@@ -90,7 +91,7 @@ def network_part() -> None:
                   hvp=f"{run.hvp_seconds * 1e3:.2f}", grad_kb=f"{run.grad_saved_bytes / 1024:,.0f}",
                   hvp_kb=f"{run.hvp_saved_bytes / 1024:,.0f}",
                   memory=f"{run.hvp_saved_bytes / run.grad_saved_bytes:.2f}"))  # fmt: skip
-    st.plotly_chart(figs.sharpness_figure(run, lang()), width="stretch")
+    chart(figs.sharpness_figure(run, lang()))
     why_script(code, why_func("stability", code.source), "stability", lr=lr, every=every)
 
 

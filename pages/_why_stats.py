@@ -8,6 +8,7 @@ from hograd_core import HogradError
 from hograd_core.applications import gradient_stats as gs
 from hograd_serving.cached import why_anomaly, why_gradient_stats
 from hograd_ui import why_figures as figs
+from pages._chart import chart
 from pages._downloads import why_func, why_script
 from pages._link_form import Field, LinkedForm
 from pages._ui import lang, show_error, t
@@ -82,12 +83,12 @@ def draw() -> None:
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown("**" + t("why.stats.norms_title") + "**")
-        st.plotly_chart(figs.layer_norms_figure(stats, lang()), width="stretch")
+        chart(figs.layer_norms_figure(stats, lang()))
         st.caption(
             t("why.stats.norms_note", clipped=int(stats.clipped.sum()), steps=len(stats.losses))
         )
         st.markdown("**" + t("why.stats.precision_title") + "**")
-        st.plotly_chart(figs.precision_figure(stats, lang()), width="stretch")
+        chart(figs.precision_figure(stats, lang()))
         st.markdown(precision_text(stats))
     with right:
         if stats.hist_steps.size:
@@ -95,7 +96,7 @@ def draw() -> None:
                                   value=int(stats.hist_steps[-1]),
                                   key=f"why.stats.hist_at.{stats.hist_steps[-1]}")  # fmt: skip
             index = list(stats.hist_steps).index(at)
-            st.plotly_chart(figs.histogram_figure(stats, index, lang()), width="stretch")
+            chart(figs.histogram_figure(stats, index, lang()))
             st.caption(t("why.stats.hist_note"))
         downloads(stats, csv_text, json_text)
     why_script(code, why_func("stats", code.source), "stats")

@@ -12,6 +12,7 @@ from hograd_core.applications.wgan_gp import DATASETS, MODES, WGAN_BUDGET, WganC
 from hograd_serving.cached import why_wgan_graph, why_wgan_run
 from hograd_ui import wgan_figures as figs
 from hograd_ui.graph_figures import flag_legend_html
+from pages._chart import chart
 from pages._downloads import why_func, why_script
 from pages._link_form import Field, LinkedForm
 from pages._ui import lang, show_error, t
@@ -97,12 +98,12 @@ def draw() -> None:
                           key=f"{P}.at.{run.snap_steps[-1]}")  # fmt: skip
     index = list(run.snap_steps).index(at)
     left, right = st.columns([3, 2], gap="medium")
-    left.plotly_chart(figs.points_figure(run, index, lang()), width="stretch")
+    chart(figs.points_figure(run, index, lang()), where=left)
     with right:
         st.markdown("**" + t("wgan.norms_title") + "**")
-        st.plotly_chart(figs.norms_figure(run, index, lang()), width="stretch")
+        chart(figs.norms_figure(run, index, lang()))
         st.caption(t("wgan.norms_note"))
-    st.plotly_chart(figs.curves_figure(run, lang()), width="stretch")
+    chart(figs.curves_figure(run, lang()))
     silent_bug(check)
     st.markdown(t("wgan.cost", gp=f"{costs.gp_seconds * 1e3:.2f}",
                   plain=f"{costs.plain_seconds * 1e3:.2f}", rounds=costs.rounds))  # fmt: skip

@@ -41,6 +41,7 @@ from hograd_ui.derivative_figures import (
     undefined_intervals,
 )
 from hograd_ui.i18n import error_text
+from pages._chart import chart
 from pages._downloads import derivatives_code, derivatives_row, note_x0
 from pages._links import BIND
 from pages._ui import (
@@ -121,9 +122,7 @@ if not np.isfinite(result.values[0]).any():
     st.stop()
 
 ranges = chart_range(result.xs, result.values, separate=separate)
-st.plotly_chart(
-    derivatives_figure(result, lang(), separate=separate, ranges=ranges), key="deriv.chart"
-)
+chart(derivatives_figure(result, lang(), separate=separate, ranges=ranges), key="deriv.chart")
 st.caption(t(
     "deriv.computed", order=order, points=f"{points:,}", method=t(f"deriv.method.{used}"),
     ms=f"{result.seconds * 1000:.1f}",
@@ -253,7 +252,7 @@ def point_views(
         with tabs["taylor"]:
             view = taylor_view(fn, float(x0), order, result.xs)
             radius = view.radius
-            st.plotly_chart(
+            chart(
                 taylor_figure(
                     result.xs, result.values[0], view.polynomial, float(x0),
                     inspection.rows[0].taylor, order, var, lang(), radius=radius.radius,
@@ -317,7 +316,7 @@ def point_views(
                 ):
                     st.session_state["deriv.cost.shown"] = asked
                     profile = measure(*asked)
-                    st.plotly_chart(cost_figure(profile, lang()), key="deriv.cost.chart")
+                    chart(cost_figure(profile, lang()), key="deriv.cost.chart")
                     st.caption(t("deriv.cost.how", autograd=profile.autograd_runs,
                                  taylor=profile.taylor_runs))  # fmt: skip
             except HogradError as err:

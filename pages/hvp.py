@@ -13,6 +13,7 @@ from hograd_core.hvp_code import COMMENTS, hvp_snippet
 from hograd_core.hvp_examples import KAPPAS, PRESETS, example, quadratic
 from hograd_serving.cached import POWER_STEPS, analysed, explore, three_ways, trained
 from hograd_ui import hvp_figures as figs
+from pages._chart import chart
 from pages._downloads import eigen_file, hessian_file, hvp_code, hvp_row, network_script
 from pages._link_form import Field, LinkedForm
 from pages._links import BIND
@@ -131,7 +132,7 @@ def typed_mode() -> None:
     if tabs["slices"].open:
         with tabs["slices"]:
             st.markdown(t("hvp.slices.intro"))
-            st.plotly_chart(figs.slices_figure(ex.slices, names, lang()), width="stretch")
+            chart(figs.slices_figure(ex.slices, names, lang()))
     if tabs["power"].open:
         with tabs["power"]:
             power(ex.power, names)
@@ -153,7 +154,7 @@ def ways(fn, point: tuple, vector: tuple) -> None:  # noqa: ANN001 - a parsed Fu
     )
     if not all(math.isfinite(x) for x in timed.relative):
         st.caption(t("hvp.ways.unresolved"))
-    st.plotly_chart(figs.ways_figure(timed.seconds, labels, lang()), width="stretch")
+    chart(figs.ways_figure(timed.seconds, labels, lang()))
     comments = {k: t(f"hvp.code.{k}") for k in COMMENTS}
     snippet = hvp_snippet(fn, point, vector, comments)
     st.code(snippet, language="python")
@@ -166,18 +167,14 @@ def picture(ex: cv.Exploration, names: tuple) -> None:
         st.info(t("hvp.picture.need_two", n=len(names)))
         return
 
-    def picked() -> None:  # a click on the contour moves p to the clicked lattice point
-        points = st.session_state["hvp.contour"]["selection"]["points"]
-        if points:
-            for name, axis in zip(names, ("x", "y"), strict=True):
-                value = round(points[0][axis] / STEP) * STEP
-                st.session_state[f"hvp.p.{name}"] = min(max(value, -LIMIT), LIMIT)
+    def picked(x: float, y: float) -> None:  # a click on the contour moves p to that point
+        for name, value in zip(names, (x, y), strict=True):
+            value = round(value / STEP) * STEP  # the nearest lattice point
+            st.session_state[f"hvp.p.{name}"] = min(max(value, -LIMIT), LIMIT)
 
     surface = st.toggle(t("hvp.picture.surface"), key="hvp.surface", bind=BIND)
     fig = figs.contour_figure(ex.grid, ex.result, lang())
-    st.plotly_chart(
-        fig, width="stretch", key="hvp.contour", on_select=picked, selection_mode="points"
-    )
+    chart(fig, key="hvp.contour", on_pick=picked)
     st.caption(t("hvp.picture.caption"))
     if surface:
         st.plotly_chart(figs.surface_figure(ex.grid, ex.result, lang()), width="stretch")
@@ -186,7 +183,7 @@ def picture(ex: cv.Exploration, names: tuple) -> None:
 def hessian(ex: cv.Exploration, names: tuple) -> None:
     r, v = ex.result, ex.verdict
     left, right = st.columns([1, 1], gap="large")
-    left.plotly_chart(figs.hessian_figure(r, lang()), width="stretch")
+    chart(figs.hessian_figure(r, lang()), where=left)
     with left:
         hessian_file(r)  # downloads: the Hessian (CSV)
     with right:
@@ -236,7 +233,7 @@ def power(p: cv.PowerIteration, names: tuple) -> None:
         st.markdown(t("hvp.power.rates", target=target, **rates))
     if p.orthogonal:
         st.warning(t("hvp.power.orthogonal", target=target))
-    st.plotly_chart(figs.power_figure(p, names, lang()), width="stretch")
+    chart(figs.power_figure(p, names, lang()))
     m = st.columns(3)
     m[0].metric(t("hvp.power.rayleigh_at", k=p.last), num(p.rayleigh[p.last], 6))
     m[1].metric(t("hvp.power.target"), num(p.target, 6))
@@ -335,12 +332,12 @@ def results(net: nw.TrainedNet, curv) -> None:  # noqa: ANN001 - a NetCurvature
             )  # fmt: skip
             if curv.trace_exact is not None:
                 st.markdown(t("hvp.net.trace.exact", exact=num(curv.trace_exact)))
-            st.plotly_chart(figs.hutchinson_figure(curv, lang()), width="stretch")
+            chart(figs.hutchinson_figure(curv, lang()))
     if tabs["sharp"].open:
         with tabs["sharp"]:
             mean = num(curv.trace / curv.parameters)
             st.markdown(t("hvp.net.sharp.intro", lam=num(curv.reference), mean=mean))
-            st.plotly_chart(figs.directions_figure(curv, lang()), width="stretch")
+            chart(figs.directions_figure(curv, lang()))
     if tabs["hessian"].open:
         with tabs["hessian"]:
             mem = st.columns(2)
@@ -359,10 +356,10 @@ def results(net: nw.TrainedNet, curv) -> None:  # noqa: ANN001 - a NetCurvature
                 st.caption(
                     t(caption, n=f"{curv.parameters:,}", seconds=seconds, b=curv.heatmap_block)
                 )
-                st.plotly_chart(figs.net_hessian_figure(curv, net.sizes, lang()), width="stretch")
+                chart(figs.net_hessian_figure(curv, net.sizes, lang()))
     if tabs["training"].open:
         with tabs["training"]:
-            st.plotly_chart(figs.training_figure(net, lang()), width="stretch")
+            chart(figs.training_figure(net, lang()))
 
 
 def top_eigenvalue(curv) -> None:  # noqa: ANN001 - a NetCurvature
@@ -393,7 +390,7 @@ def top_eigenvalue(curv) -> None:  # noqa: ANN001 - a NetCurvature
         st.markdown(t("hvp.net.cost", grad=grad, hvp=hvp, ratio=f"{curv.hvp_over_grad:.1f}"))
     residuals = dict(lanczos=f"{curv.lanczos_residual:.1e}", power=f"{curv.power_residual:.1e}")
     st.markdown(t("hvp.net.residual", **residuals))
-    st.plotly_chart(figs.net_power_figure(curv, lang()), width="stretch")
+    chart(figs.net_power_figure(curv, lang()))
     st.caption(t("hvp.net.power_note"))
 
 

@@ -13,6 +13,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from hograd_ui.plotting import validated
+from pages import _chart
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -37,7 +38,8 @@ _plotly_chart = PlotlyMixin.plotly_chart
 
 def _validating_plotly_chart(self, figure_or_data, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
     """Every chart any page draws under AppTest is first rebuilt with all of plotly's checks:
-    the app builds its figures with validation off, for speed (hograd_ui/plotting.py)."""
+    the app builds its figures with validation off, for speed (hograd_ui/plotting.py). The 3-D
+    surface is drawn by st.plotly_chart, the 2-D charts by pages/_chart.py."""
     if isinstance(figure_or_data, BaseFigure):
         validated(figure_or_data)
     return _plotly_chart(self, figure_or_data, *args, **kwargs)
@@ -45,6 +47,7 @@ def _validating_plotly_chart(self, figure_or_data, *args, **kwargs):  # noqa: AN
 
 PlotlyMixin.plotly_chart = _validating_plotly_chart  # containers: st.columns, st.tabs, ...
 st.plotly_chart = _validating_plotly_chart.__get__(st._main)  # st.plotly_chart is bound at import
+_chart.CHECK = validated  # the 2-D charts (pages/_chart.py): the same checks, before drawing
 
 
 def open_page(page: str | None = None, lang: str = "en") -> AppTest:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import pytest
 import sympy as sp
 
 from hograd_core import derivatives, parse
+from tests.app.charts import chart_elements, figure_of
 from tests.app.conftest import open_page
 from tests.arrays import plotly_array
 
@@ -22,10 +22,9 @@ PAGE = "pages/derivatives.py"
 
 
 def chart_traces(at, key: str = "deriv.chart") -> list[dict]:  # noqa: ANN001
-    import json
 
-    charts = [c for c in at.get("plotly_chart") if json.loads(c.proto.spec).get("data")]
-    spec = json.loads(charts[0].proto.spec)
+    charts = [c for c in chart_elements(at) if figure_of(c).get("data")]
+    spec = figure_of(charts[0])
     return spec["data"]
 
 
@@ -146,7 +145,7 @@ def test_bad_function_shows_error_and_echoes_as_code() -> None:
     assert not at.exception
     assert at.error and "column" in at.error[0].value
     assert [c.value for c in at.code] == [text]
-    assert not at.get("plotly_chart")
+    assert not chart_elements(at)
 
 
 def test_function_undefined_on_the_whole_range() -> None:
@@ -191,10 +190,7 @@ def test_cost_panel_measures_on_demand() -> None:
     assert any("graph nodes" in m.value for m in at.markdown)  # the estimate comes first
     at.button(key="deriv.cost.run").click().run()
     assert not at.exception
-    assert any(
-        c.key == "deriv.cost.chart" or "time to reach" in c.proto.spec
-        for c in at.get("plotly_chart")
-    )
+    assert any(b"time to reach" in c.proto.bytes for c in chart_elements(at))
 
 
 def test_a_typo_keeps_the_other_settings() -> None:
@@ -213,10 +209,10 @@ def test_a_typo_keeps_the_other_settings() -> None:
 def test_tabs_compute_only_the_open_one_and_keep_it_across_a_language_switch() -> None:
     at = open_page(PAGE)
     at.text_input(key="deriv.fn").set_value("sin(x)*exp(-x^2)").run()
-    assert at.table and len(at.get("plotly_chart")) == 1  # inspector open, no Taylor chart
+    assert at.table and len(chart_elements(at)) == 1  # inspector open, no Taylor chart
     at.session_state["deriv.tab"] = "taylor"
     at.run()
-    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    charts = [figure_of(c) for c in chart_elements(at)]
     assert len(charts) == 2 and not at.table
     assert charts[1]["data"][1]["name"].startswith("Taylor")
     at.session_state["deriv.tab"] = "symbolic"
@@ -313,7 +309,7 @@ def test_a_kink_is_named_with_its_convention(text: str, rule: str) -> None:
 def test_a_pole_keeps_the_chart_readable_and_is_named() -> None:
     at = open_page(PAGE)
     at.text_input(key="deriv.fn").set_value("1/x").run()
-    spec = json.loads(next(c for c in at.get("plotly_chart")).proto.spec)
+    spec = figure_of(next(c for c in chart_elements(at)))
     low, high = spec["layout"]["yaxis"]["range"]
     assert high - low < 1e6  # the uncut axis reached 1e14 at order 4
     note = " ".join(i.value for i in at.info)
@@ -338,8 +334,8 @@ def test_the_cost_tab_measures_on_the_students_range() -> None:
     at.session_state["deriv.tab"] = "cost"
     at.run()
     at.button(key="deriv.cost.run").click().run()
-    chart = next(c for c in at.get("plotly_chart") if "time to reach" in c.proto.spec)
-    spec = json.loads(chart.proto.spec)
+    chart = next(c for c in chart_elements(at) if b"time to reach" in c.proto.bytes)
+    spec = figure_of(chart)
     assert "-1.5 to 2" in spec["layout"]["annotations"][0]["text"]
     names = [t["name"] for t in spec["data"]]
     assert any("median of" in n for n in names) and "sympy diff (one run)" in names

@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 from hograd_core import derivatives, explore, hvp, parse
 from hograd_core.curvature import _load_forward_ad
 from hograd_ui.i18n import tr
+from tests.app.charts import chart_elements, figure_of
 from tests.app.why import FOLDED as WHY_FOLDED
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,7 +103,7 @@ def test_derivatives_curves_csv_is_the_charts_data(lang: str, files: dict) -> No
     np.testing.assert_array_equal(table["x"].to_numpy(), xs)
     exact = derivatives(parse("sin(x)*exp(-x^2)"), xs, 4, method="taylor").values
     np.testing.assert_allclose(table.iloc[:, 1:].to_numpy().T, exact, rtol=1e-12, atol=1e-12)
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)  # what the chart draws
+    spec = figure_of(chart_elements(at)[0])  # what the chart draws
     f = next(trace for trace in spec["data"] if trace.get("y"))
     y = f["y"]
     if isinstance(y, dict):  # plotly's base64 arrays
@@ -251,7 +252,7 @@ def test_graph_notebook_counts_what_the_page_shows(lang: str, files: dict) -> No
     nb.cells.append(nbformat.v4.new_code_cell("import json\nprint(json.dumps(nodes))"))
     nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
     nodes = json.loads(nb.cells[-1].outputs[0]["text"])
-    growth = json.loads(at.get("plotly_chart")[0].proto.spec)  # the page's growth chart
+    growth = figure_of(chart_elements(at)[0])  # the page's growth chart
     assert len(nodes) == 4  # orders 0 to 3; the chart goes on to order 6
     assert any(trace.get("y", [])[:4] == nodes for trace in growth["data"]), growth["data"]
 

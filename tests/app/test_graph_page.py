@@ -4,7 +4,6 @@ lab, every classic case, in English and Chinese. Charts are read from their prot
 from __future__ import annotations
 
 import itertools
-import json
 import re
 
 import pytest
@@ -14,6 +13,7 @@ from hograd_core import parse
 from hograd_core.flaglab.cases import CASES, run_case
 from hograd_core.flaglab.flags import ACTIONS, FlagSettings, run_flags
 from hograd_ui.graph_figures import PASS_COLOURS, dot_available, flag_dot
+from tests.app.charts import chart_elements, figure_of
 from tests.app.conftest import APP, open_page
 
 PAGE = "pages/graph.py"
@@ -90,7 +90,7 @@ def test_page_draws_the_graph_of_order_two(lang: str) -> None:
     assert '"d2y/dx2 = 4.2"' in source  # 6x at 0.7
     legend = at.get("html")[0].proto.body
     assert ("2nd backward pass: 3 nodes" if lang == "en" else "第 2 次反向传播：3 个节点") in legend
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    spec = figure_of(chart_elements(at)[0])
     assert [trace["y"] for trace in spec["data"]][0] == [2, 5, 8, 11, 11, 11, 11]
     markdown = " ".join(m.value for m in at.markdown)
     assert (
@@ -172,7 +172,7 @@ def test_preset_tanh_growth_is_stated_from_the_measured_numbers() -> None:
     assert "grew by 21, 51, 129 nodes per order (×2.31, ×2.38, ×2.47)" in markdown, markdown
     assert "orders 0 to 6: 2, 3, 6, 9, 14, 22, 34." in markdown  # the depth
     assert "about" not in markdown.split("How the graph grows")[-1]
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    spec = figure_of(chart_elements(at)[0])
     assert spec["data"][0]["y"] == [2, 3, 7, 16, 37, 88, 217]
     assert spec["data"][1]["y"] == [2, 3, 6, 9, 14, 22, 34]
 
@@ -207,7 +207,7 @@ def test_too_large_graph_is_summarised_not_drawn() -> None:
     assert any("more than the 400 that are drawn" in w.value for w in at.warning)
     table = at.dataframe[0].value  # the summary by node type, opened
     assert int(table["total"].sum()) == 511
-    assert at.get("plotly_chart")  # the growth chart is still there
+    assert chart_elements(at)  # the growth chart is still there
 
 
 def test_saved_tensors_can_make_a_graph_too_large() -> None:
@@ -242,7 +242,7 @@ def test_bad_functions_are_refused(text: str, message: str) -> None:
     at.text_input(key="graph.fn").set_value(text)
     rerun(at)
     assert at.error and message in at.error[0].value
-    assert not at.get("graphviz_chart") and not at.get("plotly_chart")
+    assert not at.get("graphviz_chart") and not chart_elements(at)
     if text == "x+":
         assert text in codes(at)  # what was typed is echoed as code, never as markdown
 
@@ -410,7 +410,7 @@ def test_folded_parts_are_computed_only_when_opened(lang: str) -> None:
     assert not any("make_dot" in c for c in codes(at))
     assert not any(c.startswith("import torch") for c in codes(at))  # the scripts: folded
     assert not at.dataframe  # the growth table and the summary: folded
-    assert not at.get("plotly_chart")  # the growth chart: folded, its numbers said in words
+    assert not chart_elements(at)  # the growth chart: folded, its numbers said in words
     assert "graph.growth.open" not in at.query_params
     for key in (*FOLDED, "graph.table"):
         at.session_state[key] = True
@@ -419,7 +419,7 @@ def test_folded_parts_are_computed_only_when_opened(lang: str) -> None:
     assert sum("make_dot" in c for c in codes(at)) == 1
     assert sum(c.startswith("import torch") for c in codes(at)) == 2
     assert len(at.dataframe) == 1  # the growth table (the summary stays folded while drawn)
-    assert len(at.get("plotly_chart")) == 1  # the growth chart
+    assert len(chart_elements(at)) == 1  # the growth chart
     linked = AppTest.from_file(APP, default_timeout=60)  # a new browser, opened on the link
     linked.query_params.update({"lang": lang, "graph.tv.saved": "true",
                                 "graph.growth.open": "true"})  # fmt: skip
@@ -427,4 +427,4 @@ def test_folded_parts_are_computed_only_when_opened(lang: str) -> None:
     rerun(linked)
     assert linked.toggle(key="graph.tv.saved").value  # drawn: the expander is open
     assert sum("show_saved=True" in c for c in codes(linked)) == 1
-    assert len(linked.get("plotly_chart")) == 1 and linked.query_params["graph.growth.open"]
+    assert len(chart_elements(linked)) == 1 and linked.query_params["graph.growth.open"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
-import json
 import math
 import re
 from collections.abc import Iterator
@@ -15,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from tests.app.charts import chart_elements, figure_of
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "hvp.py")
 
@@ -69,15 +70,15 @@ def table(at: AppTest, index: int = 0) -> dict[str, list[str]]:
 
 def charts(at: AppTest) -> list[dict]:
     """Every tab's charts, in tab order."""
-    return [json.loads(c.proto.spec) for _ in every_tab(at) for c in at.get("plotly_chart")]
+    return [figure_of(c) for _ in every_tab(at) for c in chart_elements(at)]
 
 
 def test_only_the_open_tab_is_computed() -> None:
     at = run()
-    assert len(at.get("plotly_chart")) == 1  # the contour; the power animation is not built
+    assert len(chart_elements(at)) == 1  # the contour; the power animation is not built
     open_tab(at, "power")
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert len(at.get("plotly_chart")) == 1 and len(spec["frames"]) == 31
+    spec = figure_of(chart_elements(at)[0])
+    assert len(chart_elements(at)) == 1 and len(spec["frames"]) == 31
 
 
 def test_typed_mode_shows_the_seed_example() -> None:

@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from hograd_ui.i18n import tr
+from tests.app.charts import chart_elements
 from tests.app.conftest import APP
 
 PAGE = "pages/lesson.py"
@@ -83,7 +84,7 @@ def test_every_exercise_answered_wrong_then_right(number: int, lang: str) -> Non
     name = NAMES[number - 1]
     at = open_lesson(lang, step=str(number))
     assert step_of(at) == tr(f"lesson.{name}.title", lang)
-    assert len(at.get("plotly_chart")) + len(at.code) >= 1  # the live view is there
+    assert len(chart_elements(at)) + len(at.code) >= 1  # the live view is there
     answer(at, number, right=False)
     assert texts(at.error), "a wrong answer says so"
     assert tr("lesson.check.right", lang) not in texts(at.success)

@@ -4,8 +4,6 @@ Defaults stay out of the URL; a bad value is ignored with a note, never a traceb
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -13,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from hograd_core.applications import pinn
 from hograd_core.flaglab.cases import CASES, run_case
 from hograd_ui.i18n import tr
+from tests.app.charts import chart_elements, figure_of
 from tests.app.conftest import APP, open_page
 from tests.arrays import plotly_array
 
@@ -146,7 +145,7 @@ def test_a_bad_value_is_ignored_with_a_note(params: dict, shown: str, kept: tupl
     assert shown in notes(at)
     if kept is not None:
         assert at.session_state[kept[0]] == kept[1]
-    assert at.get("plotly_chart"), "the page still draws its chart"
+    assert chart_elements(at), "the page still draws its chart"
 
 
 def test_a_repeated_value_is_refused_by_a_slider_and_the_last_text_counts() -> None:
@@ -224,7 +223,7 @@ def _wave_drawn(at: AppTest) -> bool:
     """The PINN tab trained the wave preset: its steps, and the last exact slice drawn is
     sin(πx) cos(cπt) (the heat equation's would be e^(-απ²t) sin(πx), never negative)."""
     wave = pinn.preset("wave")
-    exact = json.loads(at.get("plotly_chart")[1].proto.spec)["data"][-1]
+    exact = figure_of(chart_elements(at)[1])["data"][-1]
     t, x, u = (
         float(exact["name"].rsplit("=", 1)[1]),
         plotly_array(exact["x"]),

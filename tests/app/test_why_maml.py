@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from hograd_core.applications.maml import METHODS, MamlConfig, adapt, meta_train
+from tests.app.charts import chart_elements
 from tests.app.why import PAGE, charts, open_tab
 from tests.arrays import plotly_array
 
@@ -104,7 +105,7 @@ def test_a_run_over_the_budget_is_refused_with_a_reason(lang: str) -> None:
     at = run(lang, **{"why.maml.hidden": 64, "why.maml.steps": 800, "why.maml.tasks": 16,
                       "why.maml.k": 20})  # fmt: skip
     error = texts(at, "error")
-    assert not at.get("plotly_chart")
+    assert not chart_elements(at)
     if lang == "en":
         assert "MAML run:" in error and "over the limit of 6,000,000,000" in error
     else:

@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from hograd_core.applications import pinn as core
+from tests.app.charts import chart_elements
 from tests.app.why import charts, open_tab
 from tests.arrays import plotly_array
 
@@ -74,7 +75,7 @@ def test_a_network_over_the_budget_is_refused_with_a_reason(lang: str) -> None:
     words = {"en": "parameters: expected 1 to 10000, got 12737",
              "zh": "parameters：应在 1 到 10000 之间，实际为 12737"}[lang]  # fmt: skip
     assert at.error and words in at.error[0].value
-    assert not at.get("plotly_chart")
+    assert not chart_elements(at)
 
 
 def test_the_chosen_equation_survives_a_language_switch() -> None:

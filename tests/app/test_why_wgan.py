@@ -4,8 +4,6 @@ mode, the snapshot slider and a refused setting."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -15,6 +13,7 @@ from hograd_core.applications.wgan_gp import WganConfig, train_wgan
 from hograd_core.applications.wgan_penalty import penalty_check, penalty_graph
 from hograd_ui.graph_figures import flag_dot
 from hograd_ui.wgan_figures import norm_counts
+from tests.app.charts import chart_elements, figure_of
 from tests.app.why import open_tab
 from tests.arrays import plotly_array
 
@@ -24,8 +23,8 @@ def run(lang: str = "en", **state: object) -> AppTest:
 
 
 def trace(at: AppTest, name: str, axis: str = "y") -> np.ndarray:
-    for chart in at.get("plotly_chart"):
-        for data in json.loads(chart.proto.spec)["data"]:
+    for chart in chart_elements(at):
+        for data in figure_of(chart)["data"]:
             if data.get("name") == name:
                 value = data[axis]
                 return plotly_array(value) if isinstance(value, dict) else np.array(value)
@@ -83,7 +82,7 @@ def test_the_snapshot_slider_shows_an_earlier_state() -> None:
 def test_a_run_over_the_budget_is_refused_with_a_reason(lang: str, words: str) -> None:
     at = run(lang, **{"why.wgan.steps": 1000, "why.wgan.batch": 512})
     assert words in at.error[0].value
-    assert not at.get("plotly_chart") and not at.code
+    assert not chart_elements(at) and not at.code
 
 
 @pytest.mark.parametrize(

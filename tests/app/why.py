@@ -3,10 +3,11 @@ tab, and its charts as plotly dicts."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
+
+from tests.app.charts import chart_elements, figure_of
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "why.py")
 
@@ -36,4 +37,4 @@ def open_tab(
 
 def charts(at: AppTest) -> list[dict]:
     """Every plotly chart on the page, as its figure dict."""
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return [figure_of(c) for c in chart_elements(at)]

@@ -36,17 +36,21 @@ def test_a_traced_visit_finds_every_phase(browser) -> None:  # noqa: ANN001
     with a Plotly chart: the phases add up to the settle time, the kinds to the busy time.
     Profiled, the same page's time falls on Plotly's bundle and React's, named without their
     hashes, and the page without a chart has none on Plotly's."""
-    from benchmarks.first_screen_trace import profile_visit, trace_visit
+    from benchmarks.first_screen_trace import PLOTLY_BUNDLES, profile_visit, trace_visit
 
     with running_server("first-screen-trace") as url:
         first_screens(url, rounds=1, first="hvp", pages=[], browser=browser)  # warm the page
         r = trace_visit(browser, f"{url}/hvp")
         chart, home = profile_visit(browser, f"{url}/hvp"), profile_visit(browser, f"{url}/")
-    assert chart["PlotlyChart"] > 0 and chart["react-dom"] > 0 and home["react-dom"] > 0
-    assert "PlotlyChart" not in home
+    # the HVP page's contour is drawn by the app's cartesian bundle, not Streamlit's plotly.js
+    assert chart[PLOTLY_BUNDLES[1]] > 0 and chart["react-dom"] > 0 and home["react-dom"] > 0
+    assert PLOTLY_BUNDLES[0] not in chart and not set(PLOTLY_BUNDLES) & set(home)
     assert not [name for name in chart if name.endswith(".js")]  # every bundle name matched
     assert r["boot_ms"] > 0 and r["server_ms"] > 0 and r["after_ms"] > 0
     assert r["boot_ms"] + r["server_ms"] + r["after_ms"] == pytest.approx(r["settled_ms"], abs=1)
     assert sum(r["main_thread_ms"].values()) == pytest.approx(r["main_thread_busy_ms"], abs=1)
     assert r["main_thread_ms"]["evaluate"] > 0 and r["main_thread_ms"]["javascript"] > 0
-    assert 0 < r["plotly_evaluate_ms"] <= r["main_thread_ms"]["evaluate"]
+    # the bundle's evaluation is part of the main thread's busy time; not always of the
+    # "evaluate" kind: the app's bundle is a classic script, and the chart it then draws can
+    # run in the same task, which takes its kind from its longest step
+    assert 0 < r["plotly_evaluate_ms"] <= r["main_thread_busy_ms"]

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from benchmarks.plotly_bundles import full_bundle, header, measure
+from benchmarks.plotly_bundles import APP_BUNDLE, full_bundle, header, measure
+from pages._chart import BUNDLE
 
 
 def test_each_bundle_loads_then_draws(browser) -> None:  # noqa: ANN001
@@ -13,3 +14,7 @@ def test_each_bundle_loads_then_draws(browser) -> None:  # noqa: ANN001
         assert len(d["loaded_ms"]) == len(d["drawn_ms"]) == 2
         assert all(0 < lo <= dr for lo, dr in zip(d["loaded_ms"], d["drawn_ms"], strict=True))
     assert header(full_bundle()).startswith("plotly.js v")
+
+
+def test_the_default_partial_bundle_is_the_apps() -> None:
+    assert APP_BUNDLE == BUNDLE and header(APP_BUNDLE).startswith("plotly.js (cartesian")

@@ -9,6 +9,7 @@ import pytest
 from benchmarks.first_screen_trace import analyse, bundle_summary, by_bundle, summary
 
 PAGE = "http://127.0.0.1:8501/hvp"
+APP_BUNDLE = "plotly-cartesian-4.1.1.min.js"
 MAIN, OTHER_RENDERER, COMPOSITOR = (1, 10), (2, 20), (1, 11)
 
 
@@ -67,6 +68,22 @@ def test_the_phases_of_a_known_trace() -> None:
 def test_a_page_without_plotly_reports_none_for_it() -> None:
     events = [e for e in _trace() if "PlotlyChart" not in str(e.get("args"))]
     assert analyse(events, PAGE, settled_ms=1500.0)["plotly_evaluate_ms"] is None
+
+
+def test_the_apps_own_plotly_bundle_is_found_too() -> None:
+    """pages/_chart.js loads static/'s cartesian bundle as a classic script, not a module."""
+    events = []
+    for e in _trace():
+        data = e.get("args", {}).get("data", {})
+        if "PlotlyChart" in data.get("url", ""):
+            e = {**e, "args": {"data": {**data, "url": "http://x/app/static/" + APP_BUNDLE}}}
+        elif e["name"] == "v8.evaluateModule" and e["ts"] > 1900_000:
+            e = {**e, "name": "EvaluateScript"}
+        events.append(e)
+    assert analyse(events, PAGE, settled_ms=1500.0)["plotly_evaluate_ms"] == 290.0
+    profile = _profile()
+    profile["nodes"][3]["callFrame"]["url"] = "http://x/app/static/" + APP_BUNDLE
+    assert "plotly-cartesian-4.1.1.min" in by_bundle(profile)  # named without ".js"
 
 
 def test_a_trace_without_the_page_request_is_refused() -> None:

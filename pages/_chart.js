@@ -1,0 +1,97 @@
+// A Plotly chart drawn by plotly.js's cartesian bundle (pages/_chart.py says why).
+//
+// The bundle is a plain script served by Streamlit's static serving (static/ next to app.py,
+// at app/static/ under the app's URL); it is loaded once per page, when the first chart
+// arrives, and shared by every chart after it. Each chart is one <div class="hograd-chart">
+// redrawn in place with Plotly.react when its figure changes, so zooming and the legend's
+// hidden traces stay as the reader left them where the figure sets layout.uirevision.
+
+const BUNDLE = "app/static/plotly-cartesian-4.1.1.min.js";
+
+function plotly() {
+  if (!window.hogradPlotly) {
+    window.hogradPlotly = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      // relative to the page: the app may be served under a path (Community Cloud, a proxy)
+      script.src = new URL(BUNDLE, document.baseURI).href;
+      script.onload = () => resolve(window.Plotly);
+      script.onerror = () => {
+        window.hogradPlotly = null; // the next chart tries again
+        reject(new Error("could not load " + script.src));
+      };
+      document.head.appendChild(script);
+    });
+  }
+  return window.hogradPlotly;
+}
+
+const EXPAND = {
+  width: 600, height: 470,
+  path: "M32 32C14 32 0 46 0 64v96c0 18 14 32 32 32s32-14 32-32V96h64c18 0 32-14 32-32s-14-32-32-32zM64 352c0-18-14-32-32-32S0 334 0 352v96c0 18 14 32 32 32h96c18 0 32-14 32-32s-14-32-32-32H64zM320 32c-18 0-32 14-32 32s14 32 32 32h64v64c0 18 14 32 32 32s32-14 32-32V64c0-18-14-32-32-32zM448 352c0-18-14-32-32-32s-32 14-32 32v64h-64c-18 0-32 14-32 32s14 32 32 32h96c18 0 32-14 32-32z",
+};
+
+function config(box, labels) {
+  return {
+    displaylogo: false,
+    showSendToCloud: false,
+    modeBarButtonsToRemove: ["lasso2d", "select2d", "sendDataToCloud"],
+    modeBarButtonsToAdd: [{
+      name: "fullscreen",
+      title: labels.fullscreen,
+      icon: EXPAND,
+      click: () => (document.fullscreenElement === box
+        ? document.exitFullscreen() : box.requestFullscreen()),
+    }],
+  };
+}
+
+export default function ({ parentElement, data, setTriggerValue }) {
+  let box = parentElement.querySelector(":scope > .hograd-chart");
+  if (!box) {
+    box = document.createElement("div");
+    box.className = "hograd-chart";
+    box.style.width = "100%";
+    parentElement.appendChild(box);
+  }
+  data = JSON.parse(new TextDecoder().decode(data)); // one JSON text: labels, pick, figure
+  const figure = data.figure;
+  const height = figure.layout.height || 450;
+  box.style.height = height + "px";
+  box.dataset.height = height;
+  plotly().then((Plotly) => {
+    const layout = { ...figure.layout };
+    delete layout.width; // the column's width, followed by the observer below
+    if (document.fullscreenElement === box) delete layout.height;
+    return Plotly.react(box, {
+      data: figure.data, layout, frames: figure.frames || [], config: config(box, data.labels),
+    }).then(() => {
+      if (!box.hogradWatched) {
+        box.hogradWatched = true;
+        new ResizeObserver(() => box.isConnected && Plotly.Plots.resize(box)).observe(box);
+        box.addEventListener("fullscreenchange", () => {
+          const full = document.fullscreenElement === box;
+          box.style.background = full ? "#fff" : "";
+          box.style.height = full ? "100vh" : box.dataset.height + "px";
+          Plotly.relayout(box, { height: full ? window.innerHeight : Number(box.dataset.height) });
+        });
+      }
+      box.hogradPick = data.pick ? setTriggerValue : null;
+      if (data.pick && !box.hogradClicks) {
+        box.hogradClicks = true;
+        box.on("plotly_click", (event) => {
+          const point = event.points && event.points[0];
+          if (point && box.hogradPick) box.hogradPick("pick", { x: point.x, y: point.y });
+        });
+      }
+    });
+  }).catch((error) => {
+    box.textContent = data.labels.failed;
+    console.error(error);
+  });
+  return () => {
+    // called before each redraw as well as on removal: only a removed chart is let go
+    setTimeout(() => {
+      if (!box.isConnected && window.Plotly) window.Plotly.purge(box);
+    }, 0);
+  };
+}

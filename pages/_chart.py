@@ -1,0 +1,166 @@
+"""Charts drawn with plotly.js's cartesian bundle instead of Streamlit's whole one.
+
+``st.plotly_chart`` loads Streamlit's copy of plotly.js, every trace type of it (4.7 MB), and a
+fresh browser spends 0.5-0.8 s evaluating it before the first chart of a page is drawn
+(docs/performance.md, "Where a deep link's time goes"). Every 2-D chart of the app is a
+scatter, bar, heatmap or contour, all in plotly.js's cartesian bundle (1.5 MB; version 4.1.1,
+the one the plotly package checks figures against; Streamlit 1.67's front end has 4.2.0).
+:func:`chart` draws a figure with that bundle through a small Streamlit component
+(``pages/_chart.js``), served from ``static/`` by Streamlit's static file serving. The 3-D
+surface of the HVP page, behind a toggle, stays with ``st.plotly_chart``.
+
+What Streamlit's chart element did and this one does too:
+
+- its chart theme (fonts, colours, margins, bold titles), applied here, on the server, as the
+  same values merged into the figure's template (:data:`THEME`; a browser test compares them
+  with what Streamlit's front end applies to the same figure);
+- the column's width, followed when it changes; the figure's height, or 450 px;
+- a full-screen button on the chart's tool bar (the browser's full screen, Esc to leave);
+- picking a point (the HVP contour): a click reports the point's x and y to ``on_pick``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import plotly.io as pio
+import streamlit as st
+from plotly.basedatatypes import BaseFigure
+from streamlit.delta_generator import DeltaGenerator
+
+from hograd_ui.plotting import TEMPLATE
+from pages._ui import t
+
+__all__ = ["BUNDLE", "chart", "CHECK", "THEME", "themed"]
+
+#: The bundle the component loads (``static/`` is served at ``app/static/``).
+BUNDLE = Path(__file__).resolve().parent.parent / "static" / "plotly-cartesian-4.1.1.min.js"
+
+#: Streamlit's chart theme for this app's light theme and 17 px base font (.streamlit/
+#: config.toml), as Streamlit 1.67's front end merges it into a figure's template layout
+#: (read from the browser: tests/e2e/test_chart_browser.py checks each value against it).
+_BASE = 17.0  # px, [theme] baseFontSize
+_TEXT, _GRID, _BG = "#808495", "#e6eaf1", "#FFFFFF"
+_CLEAR = "rgba(0, 0, 0, 0)"  # Streamlit's "transparent", which plotly.py's checks refuse
+_FONT = '"Source Sans", sans-serif'
+_SMALL, _LABEL = 0.75 * _BASE, 0.875 * _BASE  # Streamlit's twoSm and sm font sizes
+THEME: dict[str, Any] = {
+    "font": {"color": _TEXT, "family": _FONT, "size": _SMALL, "weight": 400},
+    "title": {
+        "x": 0, "xanchor": "left", "pad": {"l": 0.25 * _BASE},
+        "font": {"family": _FONT, "size": _BASE, "color": "#2F2D2B"},
+    },
+    "legend": {
+        "title": {"font": {"size": _SMALL, "color": _TEXT}, "side": "top"},
+        "valign": "top", "bordercolor": _CLEAR, "borderwidth": 0,
+        "font": {"size": _SMALL, "color": "#262730"},
+    },
+    "paper_bgcolor": _BG,
+    "plot_bgcolor": _BG,
+    "xaxis": {
+        "gridcolor": _GRID, "zerolinecolor": _GRID, "tickcolor": _GRID, "showgrid": False,
+        "zeroline": False, "minor": {"gridcolor": _GRID},
+        "title": {"standoff": 1.25 * _BASE, "font": {"color": _TEXT, "size": _LABEL}},
+        "tickfont": {"color": _TEXT, "size": _SMALL},
+    },
+    "yaxis": {
+        "gridcolor": _GRID, "zerolinecolor": _GRID, "tickcolor": _GRID,
+        "ticklabelposition": "outside", "minor": {"gridcolor": _GRID},
+        "title": {"standoff": 1.5 * _BASE, "font": {"color": _TEXT, "size": _LABEL}},
+        "tickfont": {"color": _TEXT, "size": _SMALL},
+    },
+    "margin": {"pad": 0.5 * _BASE, "r": 0, "l": 0},
+    "hoverlabel": {
+        "bgcolor": _BG, "bordercolor": "rgba(47, 45, 43, 0.2)",
+        "font": {"color": _TEXT, "family": _FONT, "size": _SMALL},
+    },
+    "coloraxis": {"colorbar": {
+        "outlinewidth": 8, "thickness": 16, "xpad": 1.5 * _BASE, "ticklabelposition": "outside",
+        "outlinecolor": _CLEAR, "len": 0.75, "y": 0.5745,
+        "title": {"font": {"color": _TEXT, "size": _LABEL}},
+        "tickfont": {"color": _TEXT, "size": _SMALL},
+    }},
+}  # fmt: skip
+
+
+def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``extra`` merged in, dicts key by key (``extra`` wins)."""
+    out = dict(base)
+    for key, value in extra.items():
+        old = out.get(key)
+        out[key] = (
+            _merged(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+        )
+    return out
+
+
+#: Called with every figure before it is drawn when set (tests/app/conftest.py sets it to
+#: plotly's full validation: the app builds its figures unchecked, for speed).
+CHECK: Callable[[BaseFigure], object] | None = None
+
+_THEMED: dict[str, Any] = {**TEMPLATE, "layout": _merged(TEMPLATE.get("layout") or {}, THEME)}
+# sent with every chart of every run: without its comment lines and indentation
+_JS = "\n".join(
+    line.strip()
+    for line in (Path(__file__).resolve().parent / "_chart.js").read_text("utf-8").splitlines()
+    if line.strip() and not line.strip().startswith("//")
+)
+_COMPONENT = st.components.v2.component("hograd_chart", js=_JS, isolate_styles=False)
+
+
+def themed(spec: dict[str, Any]) -> dict[str, Any]:
+    """A figure's dict (``to_dict()``) as Streamlit's chart theme draws it: the theme merged into
+    its template's layout, its title in bold."""
+    layout = dict(spec.get("layout") or {})
+    template = layout.get("template") or {}
+    if template is TEMPLATE:  # the house template (hograd_ui/plotting.py): merged once
+        layout["template"] = _THEMED
+    else:
+        template = dict(template)
+        template["layout"] = _merged(template.get("layout") or {}, THEME)
+        layout["template"] = template
+    title = layout.get("title")
+    title = {"text": title} if isinstance(title, str) else title
+    if isinstance(title, dict) and title.get("text"):
+        layout["title"] = {**title, "text": f"<b>{title['text']}</b>"}
+    return {**spec, "layout": layout}
+
+
+def chart(
+    fig: BaseFigure,
+    *,
+    key: str | None = None,
+    on_pick: Callable[[float, float], None] | None = None,
+    where: DeltaGenerator | None = None,
+) -> None:
+    """Draw ``fig`` across the width of ``where`` (a column, a tab; the current one if None).
+
+    ``on_pick(x, y)`` is called, before the run that follows, when the reader clicks a point.
+    """
+    if where is not None:
+        with where:
+            chart(fig, key=key, on_pick=on_pick)
+        return
+    if CHECK is not None:
+        CHECK(fig)
+    # One JSON text sent as bytes: as a string inside Streamlit's JSON the figure would be
+    # escaped again (4 % more bytes for the derivatives chart, on every run of every student).
+    head = {
+        "labels": {"fullscreen": t("chart.fullscreen"), "failed": t("chart.failed")},
+        "pick": on_pick is not None,
+    }
+    figure = pio.to_json(themed(fig.to_dict()), validate=False)
+    data = (json.dumps(head, ensure_ascii=False)[:-1] + ', "figure": ' + figure + "}").encode()
+    if on_pick is None:
+        _COMPONENT(key=key, data=data)
+        return
+
+    def picked() -> None:
+        point = st.session_state[key].get("pick") or {}
+        if isinstance(point.get("x"), int | float) and isinstance(point.get("y"), int | float):
+            on_pick(float(point["x"]), float(point["y"]))
+
+    _COMPONENT(key=key, data=data, on_pick_change=picked)

@@ -1,0 +1,27 @@
+"""The charts a page draws under AppTest (pages/_chart.py), as plotly figure dicts.
+
+AppTest knows the chart component only as an element of unknown type: its data is the bytes
+the browser receives, one JSON text with the figure in it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from streamlit.testing.v1 import AppTest
+
+
+def chart_elements(at: AppTest) -> list[Any]:
+    """Every chart of the page, in order (the 3-D surface, an ``st.plotly_chart``, is not one)."""
+    return [e for e in at.get("bidi_component") if e.proto.component_name == "hograd_chart"]
+
+
+def figure_of(element: Any) -> dict:
+    """The figure a chart element draws (``to_dict()`` with the theme, pages/_chart.py)."""
+    return json.loads(element.proto.bytes)["figure"]
+
+
+def chart_specs(at: AppTest) -> list[dict]:
+    """Every chart of the page, as its figure dict."""
+    return [figure_of(e) for e in chart_elements(at)]

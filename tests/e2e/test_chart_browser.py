@@ -1,0 +1,110 @@
+"""The 2-D charts (pages/_chart.py) in real Chromium: drawn by the cartesian bundle alone, in
+Streamlit's chart theme, across the column's width, with a full-screen button in the reader's
+language, and a clear message if the bundle cannot be loaded.
+
+Oracle for the theme: Streamlit's own front end. The HVP page's 3-D surface is still an
+``st.plotly_chart``; Streamlit merges its theme into that figure's template in the browser, and
+every value of :data:`pages._chart.THEME` must be the one Streamlit put there.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pages._chart import BUNDLE, THEME
+from tests.e2e.conftest import wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+_OURS = "[data-testid='stBidiComponentRegular'] .hograd-chart"
+_DRAWN = f"{_OURS} .main-svg"
+
+
+def _leaves(tree: dict, path: tuple = ()) -> list[tuple[tuple, object]]:
+    out = []
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            out += _leaves(value, (*path, key))
+        else:
+            out.append(((*path, key), value))
+    return out
+
+
+def _families(value: object) -> list[str]:
+    return list(dict.fromkeys(f.strip() for f in str(value).split(",")))  # Streamlit repeats them
+
+
+def test_the_theme_is_the_one_streamlit_gives_its_own_plotly_charts(page) -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/hvp?hvp.surface=true")
+    page.wait_for_selector(_DRAWN, timeout=60_000)
+    page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg", timeout=60_000)
+    streamlit = page.evaluate(
+        "() => document.querySelector('[data-testid=\"stPlotlyChart\"] .js-plotly-plot')"
+        ".layout.template.layout"
+    )
+    ours = page.evaluate(f"() => document.querySelector({_OURS!r}).layout.template.layout")
+    leaves = _leaves(THEME)
+    assert len(leaves) > 50
+    for path, value in leaves:
+        theirs, mine = streamlit, ours
+        for key in path:
+            theirs, mine = theirs[key], mine[key]
+        if value == "rgba(0, 0, 0, 0)":  # plotly.py refuses the name Streamlit uses
+            assert theirs == "transparent" and mine == value, path
+        elif path[-1] == "family":
+            assert _families(theirs) == _families(value) == _families(mine), path
+        else:
+            assert theirs == pytest.approx(value) and mine == pytest.approx(value), path
+
+
+def test_a_chart_page_loads_the_cartesian_bundle_and_not_streamlits_plotly(page) -> None:  # noqa: ANN001
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(f"{page.base}/derivatives")
+    page.wait_for_selector(_DRAWN, timeout=60_000)
+    wait_for_app(page)
+    ours = [u for u in requested if u.endswith("/app/static/" + BUNDLE.name)]
+    assert len(ours) == 1  # once, however many charts
+    assert not [u for u in requested if "/PlotlyChart." in u]  # Streamlit's 4.7 MB chunk
+    # a second chart on the same page reuses the bundle: the Taylor tab adds one
+    assert page.evaluate("() => typeof window.Plotly.react") == "function"
+
+
+def test_the_chart_follows_the_columns_width(page) -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/derivatives")
+    page.wait_for_selector(_DRAWN, timeout=60_000)
+    width = "() => document.querySelector('.hograd-chart .main-svg').getBoundingClientRect().width"
+    column = "() => document.querySelector('.hograd-chart').parentElement.clientWidth"
+    wide = page.evaluate(width)
+    assert wide == pytest.approx(page.evaluate(column), abs=2)
+    page.set_viewport_size({"width": 900, "height": 800})
+    page.wait_for_function(f"() => ({width})() < {wide - 100}", timeout=10_000)
+    assert page.evaluate(width) == pytest.approx(page.evaluate(column), abs=2)
+
+
+@pytest.mark.parametrize(("lang", "title"), [("en", "Full screen"), ("zh", "全屏")])
+def test_full_screen_button_in_the_readers_language(page, lang: str, title: str) -> None:  # noqa: ANN001
+    page.goto(f"{page.base}/derivatives?lang={lang}")
+    page.wait_for_selector(_DRAWN, timeout=60_000)
+    chart = page.locator(".hograd-chart").first
+    chart.hover()
+    button = chart.locator(f".modebar-btn[data-title^='{title}']")
+    assert button.count() == 1
+    button.click()
+    page.wait_for_function("() => document.fullscreenElement?.classList.contains('hograd-chart')")
+    page.wait_for_function(
+        "() => Math.abs(document.querySelector('.hograd-chart .main-svg').getBoundingClientRect()"
+        ".height - window.innerHeight) < 2"
+    )  # the whole screen's height
+    page.evaluate("() => document.exitFullscreen()")
+    page.wait_for_function(
+        "() => document.querySelector('.hograd-chart .main-svg').getBoundingClientRect().height"
+        " === Number(document.querySelector('.hograd-chart').dataset.height)"
+    )  # back to the figure's own height
+
+
+def test_a_bundle_that_cannot_load_is_said_not_hidden(page) -> None:  # noqa: ANN001
+    page.route(f"**/app/static/{BUNDLE.name}", lambda route: route.abort())
+    page.goto(f"{page.base}/derivatives")
+    page.wait_for_selector(".hograd-chart:has-text('could not be drawn')", timeout=60_000)
+    assert page.locator(".main-svg").count() == 0
