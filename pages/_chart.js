@@ -61,7 +61,7 @@ export default function ({ parentElement, data, setTriggerValue }) {
   plotly().then((Plotly) => {
     const layout = { ...figure.layout };
     delete layout.width; // the column's width, followed by the observer below
-    if (document.fullscreenElement === box) delete layout.height;
+    delete layout.height; // the box's: the figure's own (above), or the screen's in full screen
     return Plotly.react(box, {
       data: figure.data, layout, frames: figure.frames || [], config: config(box, data.labels),
     }).then(() => {
@@ -72,7 +72,7 @@ export default function ({ parentElement, data, setTriggerValue }) {
           const full = document.fullscreenElement === box;
           box.style.background = full ? "#fff" : "";
           box.style.height = full ? "100vh" : box.dataset.height + "px";
-          Plotly.relayout(box, { height: full ? window.innerHeight : Number(box.dataset.height) });
+          Plotly.Plots.resize(box); // the whole screen, then the column and the figure's height
         });
       }
       box.hogradPick = data.pick ? setTriggerValue : null;

@@ -84,23 +84,28 @@ def test_the_chart_follows_the_columns_width(page) -> None:  # noqa: ANN001
 
 @pytest.mark.parametrize(("lang", "title"), [("en", "Full screen"), ("zh", "全屏")])
 def test_full_screen_button_in_the_readers_language(page, lang: str, title: str) -> None:  # noqa: ANN001
+    from playwright.sync_api import expect
+
     page.goto(f"{page.base}/derivatives?lang={lang}")
     page.wait_for_selector(_DRAWN, timeout=60_000)
     chart = page.locator(".hograd-chart").first
     chart.hover()
     button = chart.locator(f".modebar-btn[data-title^='{title}']")
-    assert button.count() == 1
+    expect(button).to_have_count(1)  # the tool bar comes with the end of the drawing
     button.click()
     page.wait_for_function("() => document.fullscreenElement?.classList.contains('hograd-chart')")
     page.wait_for_function(
-        "() => Math.abs(document.querySelector('.hograd-chart .main-svg').getBoundingClientRect()"
-        ".height - window.innerHeight) < 2"
-    )  # the whole screen's height
+        "() => { const r = document.querySelector('.hograd-chart .main-svg')"
+        ".getBoundingClientRect(); return Math.abs(r.height - window.innerHeight) < 2"
+        " && Math.abs(r.width - window.innerWidth) < 2; }"
+    )  # the whole screen
     page.evaluate("() => document.exitFullscreen()")
     page.wait_for_function(
-        "() => document.querySelector('.hograd-chart .main-svg').getBoundingClientRect().height"
-        " === Number(document.querySelector('.hograd-chart').dataset.height)"
-    )  # back to the figure's own height
+        "() => { const b = document.querySelector('.hograd-chart');"
+        " const r = b.querySelector('.main-svg').getBoundingClientRect();"
+        " return r.height === Number(b.dataset.height)"
+        " && Math.abs(r.width - b.parentElement.clientWidth) < 2; }"
+    )  # back to the figure's own height, across the column
 
 
 def test_a_bundle_that_cannot_load_is_said_not_hidden(page) -> None:  # noqa: ANN001

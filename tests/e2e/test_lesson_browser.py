@@ -102,7 +102,10 @@ def test_a_student_walks_the_lesson_in_english(page) -> None:  # noqa: ANN001
         wait_for_app(other, timeout=90_000)
         assert _header(other) == tr("lesson.create_graph.title")
         progress = tr("lesson.progress", done=2, total=7)
-        assert other.get_by_text(progress).count() == 1
+        # the bar's text is drawn once its element's code has loaded, maybe after the run ended
+        from playwright.sync_api import expect
+
+        expect(other.get_by_text(progress)).to_have_count(1)
     finally:
         fresh.close()
 
