@@ -31,59 +31,68 @@ import streamlit as st
 from plotly.basedatatypes import BaseFigure
 from streamlit.delta_generator import DeltaGenerator
 
-from hograd_ui.plotting import TEMPLATE
+from hograd_ui.plotting import TEMPLATE, projector_on
 from pages._ui import t
 
-__all__ = ["BUNDLE", "chart", "CHECK", "THEME", "themed"]
+__all__ = ["BASE_PX", "BUNDLE", "chart", "CHECK", "PRESENT_PX", "theme", "THEME", "themed"]
 
 #: The bundle the component loads (``static/`` is served at ``app/static/``).
 BUNDLE = Path(__file__).resolve().parent.parent / "static" / "plotly-cartesian-4.1.1.min.js"
 
-#: Streamlit's chart theme for this app's light theme and 17 px base font (.streamlit/
-#: config.toml), as Streamlit 1.67's front end merges it into a figure's template layout
-#: (read from the browser: tests/e2e/test_chart_browser.py checks each value against it).
-_BASE = 17.0  # px, [theme] baseFontSize
+#: The root font size Streamlit's theme is measured in: [theme] baseFontSize in
+#: .streamlit/config.toml, and the one presentation mode sets (pages/_present.py's CSS).
+BASE_PX, PRESENT_PX = 17.0, 26.0
 _TEXT, _GRID, _BG = "#808495", "#e6eaf1", "#FFFFFF"
 _CLEAR = "rgba(0, 0, 0, 0)"  # Streamlit's "transparent", which plotly.py's checks refuse
 _FONT = '"Source Sans", sans-serif'
-_SMALL, _LABEL = 0.75 * _BASE, 0.875 * _BASE  # Streamlit's twoSm and sm font sizes
-THEME: dict[str, Any] = {
-    "font": {"color": _TEXT, "family": _FONT, "size": _SMALL, "weight": 400},
-    "title": {
-        "x": 0, "xanchor": "left", "pad": {"l": 0.25 * _BASE},
-        "font": {"family": _FONT, "size": _BASE, "color": "#2F2D2B"},
-    },
-    "legend": {
-        "title": {"font": {"size": _SMALL, "color": _TEXT}, "side": "top"},
-        "valign": "top", "bordercolor": _CLEAR, "borderwidth": 0,
-        "font": {"size": _SMALL, "color": "#262730"},
-    },
-    "paper_bgcolor": _BG,
-    "plot_bgcolor": _BG,
-    "xaxis": {
-        "gridcolor": _GRID, "zerolinecolor": _GRID, "tickcolor": _GRID, "showgrid": False,
-        "zeroline": False, "minor": {"gridcolor": _GRID},
-        "title": {"standoff": 1.25 * _BASE, "font": {"color": _TEXT, "size": _LABEL}},
-        "tickfont": {"color": _TEXT, "size": _SMALL},
-    },
-    "yaxis": {
-        "gridcolor": _GRID, "zerolinecolor": _GRID, "tickcolor": _GRID,
-        "ticklabelposition": "outside", "minor": {"gridcolor": _GRID},
-        "title": {"standoff": 1.5 * _BASE, "font": {"color": _TEXT, "size": _LABEL}},
-        "tickfont": {"color": _TEXT, "size": _SMALL},
-    },
-    "margin": {"pad": 0.5 * _BASE, "r": 0, "l": 0},
-    "hoverlabel": {
-        "bgcolor": _BG, "bordercolor": "rgba(47, 45, 43, 0.2)",
-        "font": {"color": _TEXT, "family": _FONT, "size": _SMALL},
-    },
-    "coloraxis": {"colorbar": {
-        "outlinewidth": 8, "thickness": 16, "xpad": 1.5 * _BASE, "ticklabelposition": "outside",
-        "outlinecolor": _CLEAR, "len": 0.75, "y": 0.5745,
-        "title": {"font": {"color": _TEXT, "size": _LABEL}},
-        "tickfont": {"color": _TEXT, "size": _SMALL},
-    }},
-}  # fmt: skip
+
+
+def theme(base: float = BASE_PX) -> dict[str, Any]:
+    """Streamlit's chart theme for this app's light theme, as Streamlit 1.67's front end merges
+    it into a figure's template layout when the page's root font is ``base`` px (its sizes are
+    in rem; read from the browser: tests/e2e/test_chart_browser.py checks every value)."""
+    small, label = 0.75 * base, 0.875 * base  # Streamlit's twoSm and sm font sizes
+    return {
+        "font": {"color": _TEXT, "family": _FONT, "size": small, "weight": 400},
+        "title": {
+            "x": 0, "xanchor": "left", "pad": {"l": 0.25 * base},
+            "font": {"family": _FONT, "size": base, "color": "#2F2D2B"},
+        },
+        "legend": {
+            "title": {"font": {"size": small, "color": _TEXT}, "side": "top"},
+            "valign": "top", "bordercolor": _CLEAR, "borderwidth": 0,
+            "font": {"size": small, "color": "#262730"},
+        },
+        "paper_bgcolor": _BG,
+        "plot_bgcolor": _BG,
+        "xaxis": {
+            "gridcolor": _GRID, "zerolinecolor": _GRID, "tickcolor": _GRID, "showgrid": False,
+            "zeroline": False, "minor": {"gridcolor": _GRID},
+            "title": {"standoff": 1.25 * base, "font": {"color": _TEXT, "size": label}},
+            "tickfont": {"color": _TEXT, "size": small},
+        },
+        "yaxis": {
+            "gridcolor": _GRID, "zerolinecolor": _GRID, "tickcolor": _GRID,
+            "ticklabelposition": "outside", "minor": {"gridcolor": _GRID},
+            "title": {"standoff": 1.5 * base, "font": {"color": _TEXT, "size": label}},
+            "tickfont": {"color": _TEXT, "size": small},
+        },
+        "margin": {"pad": 0.5 * base, "r": 0, "l": 0},
+        "hoverlabel": {
+            "bgcolor": _BG, "bordercolor": "rgba(47, 45, 43, 0.2)",
+            "font": {"color": _TEXT, "family": _FONT, "size": small},
+        },
+        "coloraxis": {"colorbar": {
+            "outlinewidth": 8, "thickness": 16, "xpad": 1.5 * base,
+            "ticklabelposition": "outside", "outlinecolor": _CLEAR, "len": 0.75, "y": 0.5745,
+            "title": {"font": {"color": _TEXT, "size": label}},
+            "tickfont": {"color": _TEXT, "size": small},
+        }},
+    }  # fmt: skip
+
+
+#: The theme on a page at the usual font size.
+THEME = theme()
 
 
 def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -111,16 +120,16 @@ _JS = "\n".join(
 _COMPONENT = st.components.v2.component("hograd_chart", js=_JS, isolate_styles=False)
 
 
-def themed(spec: dict[str, Any]) -> dict[str, Any]:
-    """A figure's dict (``to_dict()``) as Streamlit's chart theme draws it: the theme merged into
-    its template's layout, its title in bold."""
+def themed(spec: dict[str, Any], base: float = BASE_PX) -> dict[str, Any]:
+    """A figure's dict (``to_dict()``) as Streamlit's chart theme draws it on a page whose root
+    font is ``base`` px: the theme merged into its template's layout, its title in bold."""
     layout = dict(spec.get("layout") or {})
     template = layout.get("template") or {}
-    if template is TEMPLATE:  # the house template (hograd_ui/plotting.py): merged once
+    if template is TEMPLATE and base == BASE_PX:  # the house template, merged once
         layout["template"] = _THEMED
     else:
         template = dict(template)
-        template["layout"] = _merged(template.get("layout") or {}, THEME)
+        template["layout"] = _merged(template.get("layout") or {}, theme(base))
         layout["template"] = template
     title = layout.get("title")
     title = {"text": title} if isinstance(title, str) else title
@@ -152,7 +161,8 @@ def chart(
         "labels": {"fullscreen": t("chart.fullscreen"), "failed": t("chart.failed")},
         "pick": on_pick is not None,
     }
-    figure = pio.to_json(themed(fig.to_dict()), validate=False)
+    base = PRESENT_PX if projector_on() else BASE_PX  # Streamlit's theme is in rem
+    figure = pio.to_json(themed(fig.to_dict(), base), validate=False)
     data = (json.dumps(head, ensure_ascii=False)[:-1] + ', "figure": ' + figure + "}").encode()
     if on_pick is None:
         _COMPONENT(key=key, data=data)

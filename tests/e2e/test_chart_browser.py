@@ -4,14 +4,15 @@ language, and a clear message if the bundle cannot be loaded.
 
 Oracle for the theme: Streamlit's own front end. The HVP page's 3-D surface is still an
 ``st.plotly_chart``; Streamlit merges its theme into that figure's template in the browser, and
-every value of :data:`pages._chart.THEME` must be the one Streamlit put there.
+every value of :func:`pages._chart.theme` must be the one Streamlit put there, on a page and in
+presentation mode (a larger root font: Streamlit's theme is in rem).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from pages._chart import BUNDLE, THEME
+from pages._chart import BASE_PX, BUNDLE, PRESENT_PX, theme
 from tests.e2e.conftest import wait_for_app
 
 pytestmark = pytest.mark.e2e
@@ -34,8 +35,14 @@ def _families(value: object) -> list[str]:
     return list(dict.fromkeys(f.strip() for f in str(value).split(",")))  # Streamlit repeats them
 
 
-def test_the_theme_is_the_one_streamlit_gives_its_own_plotly_charts(page) -> None:  # noqa: ANN001
-    page.goto(f"{page.base}/hvp?hvp.surface=true")
+@pytest.mark.parametrize(("query", "base"), [("", BASE_PX), ("&present=1", PRESENT_PX)],
+                         ids=["page", "presentation mode"])  # fmt: skip
+def test_the_theme_is_the_one_streamlit_gives_its_own_plotly_charts(
+    page,
+    query: str,
+    base: float,  # noqa: ANN001
+) -> None:
+    page.goto(f"{page.base}/hvp?hvp.surface=true{query}")
     page.wait_for_selector(_DRAWN, timeout=60_000)
     page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg", timeout=60_000)
     streamlit = page.evaluate(
@@ -43,7 +50,7 @@ def test_the_theme_is_the_one_streamlit_gives_its_own_plotly_charts(page) -> Non
         ".layout.template.layout"
     )
     ours = page.evaluate(f"() => document.querySelector({_OURS!r}).layout.template.layout")
-    leaves = _leaves(THEME)
+    leaves = _leaves(theme(base))
     assert len(leaves) > 50
     for path, value in leaves:
         theirs, mine = streamlit, ours

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 
 import numpy as np
 import plotly.graph_objects as go
@@ -18,7 +19,8 @@ import pytest
 from plotly.offline import get_plotlyjs_version
 
 from hograd_ui.plotting import TEMPLATE, new_figure, plain_figure, set_projector
-from pages._chart import BUNDLE, THEME, themed
+from pages._chart import BASE_PX, BUNDLE, PRESENT_PX, THEME, theme, themed
+from pages._present import PRESENTATION_CSS
 from tests.arrays import plotly_array
 
 
@@ -97,3 +99,16 @@ def test_the_bundle_is_the_plotly_js_the_plotly_package_checks_figures_against()
     assert BUNDLE.name == f"plotly-cartesian-{get_plotlyjs_version()}.min.js"
     assert BUNDLE.with_suffix("").with_suffix(".LICENSE").exists()  # MIT: its notice ships too
     assert f'"app/static/{BUNDLE.name}"' in (BUNDLE.parents[1] / "pages" / "_chart.js").read_text()
+
+
+def test_the_root_font_sizes_are_the_apps() -> None:
+    """Streamlit's theme is measured in rem: 17 px on a page (.streamlit/config.toml), 26 px in
+    presentation mode (its CSS); at 26 px every rem-sized value grows by 26/17."""
+    config = tomllib.loads((BUNDLE.parents[1] / ".streamlit" / "config.toml").read_text())
+    assert config["theme"]["baseFontSize"] == BASE_PX
+    assert f"html {{ font-size: {PRESENT_PX:g}px !important; }}" in PRESENTATION_CSS
+    big = theme(PRESENT_PX)
+    assert big["margin"]["pad"] == 13 and big["xaxis"]["title"]["standoff"] == 32.5
+    assert big["xaxis"]["gridcolor"] == THEME["xaxis"]["gridcolor"]  # colours do not scale
+    plain = _figures()[0].to_dict()
+    assert themed(plain, PRESENT_PX)["layout"]["template"]["layout"]["margin"]["pad"] == 13
