@@ -56,8 +56,8 @@ export default function ({ parentElement, data, setTriggerValue }) {
   data = JSON.parse(new TextDecoder().decode(data)); // one JSON text: labels, pick, figure
   const figure = data.figure;
   const height = figure.layout.height || 450;
-  box.style.height = height + "px";
   box.dataset.height = height;
+  if (document.fullscreenElement !== box) box.style.height = height + "px";
   plotly().then((Plotly) => {
     const layout = { ...figure.layout };
     delete layout.width; // the column's width, followed by the observer below

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.app.charts import chart_elements, figure_of
+from tests.app.charts import chart_specs
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "why.py")
 
@@ -36,5 +36,5 @@ def open_tab(
 
 
 def charts(at: AppTest) -> list[dict]:
-    """Every plotly chart on the page, as its figure dict."""
-    return [figure_of(c) for c in chart_elements(at)]
+    """Every chart on the page, as its figure dict."""
+    return chart_specs(at)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from pages._chart import BASE_PX, BUNDLE, PRESENT_PX, theme
-from tests.e2e.conftest import wait_for_app
+from tests.e2e.conftest import type_function, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -113,6 +113,23 @@ def test_full_screen_button_in_the_readers_language(page, lang: str, title: str)
         " return r.height === Number(b.dataset.height)"
         " && Math.abs(r.width - b.parentElement.clientWidth) < 2; }"
     )  # back to the figure's own height, across the column
+
+
+def test_a_rerun_redraws_the_chart_only_when_it_changed(page) -> None:  # noqa: ANN001
+    """Streamlit does not call the component again when a run sends the same data."""
+    page.goto(f"{page.base}/hvp")
+    page.wait_for_selector(_DRAWN, timeout=60_000)
+    wait_for_app(page)
+    page.evaluate(
+        "() => { const b = document.querySelector('.hograd-chart'); b.draws = 0;"
+        " b.on('plotly_afterplot', () => { b.draws += 1; }); }"
+    )
+    draws = "() => document.querySelector('.hograd-chart').draws"
+    page.get_by_role("button", name="Reset p and v").click()  # p and v are already the preset's
+    wait_for_app(page)
+    assert page.evaluate(draws) == 0
+    type_function(page, "x^2 + 3*y^2")  # a new function: a new contour
+    page.wait_for_function(f"() => ({draws})() > 0", timeout=60_000)
 
 
 def test_a_bundle_that_cannot_load_is_said_not_hidden(page) -> None:  # noqa: ANN001
