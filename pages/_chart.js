@@ -84,10 +84,10 @@ export default function ({ parentElement, data, setTriggerValue }) {
         });
       }
     });
-  }).catch((error) => {
+  }, (error) => { // the bundle did not load: say so where the chart would be
     box.textContent = data.labels.failed;
     console.error(error);
-  });
+  }).catch((error) => console.error(error)); // a drawing error: the console's, as Plotly's own
   return () => {
     // called before each redraw as well as on removal: only a removed chart is let go
     setTimeout(() => {

@@ -12,7 +12,7 @@ surface of the HVP page, behind a toggle, stays with ``st.plotly_chart``.
 What Streamlit's chart element did and this one does too:
 
 - its chart theme (fonts, colours, margins, bold titles), applied here, on the server, as the
-  same values merged into the figure's template (:data:`THEME`; a browser test compares them
+  same values merged into the figure's template (:func:`theme`; a browser test compares them
   with what Streamlit's front end applies to the same figure);
 - the column's width, followed when it changes; the figure's height, or 450 px;
 - a full-screen button on the chart's tool bar (the browser's full screen, Esc to leave);
@@ -34,7 +34,9 @@ from streamlit.delta_generator import DeltaGenerator
 from hograd_ui.plotting import TEMPLATE, projector_on
 from pages._ui import t
 
-__all__ = ["BASE_PX", "BUNDLE", "chart", "CHECK", "PRESENT_PX", "theme", "THEME", "themed"]
+__all__ = [
+    "BASE_PX", "BUNDLE", "chart", "CHECK", "NAME", "PRESENT_PX", "theme", "THEME", "themed",
+]  # fmt: skip
 
 #: The bundle the component loads (``static/`` is served at ``app/static/``).
 BUNDLE = Path(__file__).resolve().parent.parent / "static" / "plotly-cartesian-4.1.1.min.js"
@@ -117,7 +119,9 @@ _JS = "\n".join(
     for line in (Path(__file__).resolve().parent / "_chart.js").read_text("utf-8").splitlines()
     if line.strip() and not line.strip().startswith("//")
 )
-_COMPONENT = st.components.v2.component("hograd_chart", js=_JS, isolate_styles=False)
+#: The component's name (an element's ``component_name``: tests/app/charts.py finds charts by it).
+NAME = "hograd_chart"
+_COMPONENT = st.components.v2.component(NAME, js=_JS, isolate_styles=False)
 
 
 def themed(spec: dict[str, Any], base: float = BASE_PX) -> dict[str, Any]:
@@ -147,8 +151,11 @@ def chart(
 ) -> None:
     """Draw ``fig`` across the width of ``where`` (a column, a tab; the current one if None).
 
-    ``on_pick(x, y)`` is called, before the run that follows, when the reader clicks a point.
+    ``on_pick(x, y)`` is called, before the run that follows, when the reader clicks a point;
+    it needs a ``key`` (the click arrives in the session state under it).
     """
+    if on_pick is not None and key is None:
+        raise ValueError("chart(): on_pick needs a key")
     if where is not None:
         with where:
             chart(fig, key=key, on_pick=on_pick)

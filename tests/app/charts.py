@@ -11,10 +11,12 @@ from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
+from pages._chart import NAME
+
 
 def chart_elements(at: AppTest) -> list[Any]:
     """Every chart of the page, in order (the 3-D surface, an ``st.plotly_chart``, is not one)."""
-    return [e for e in at.get("bidi_component") if e.proto.component_name == "hograd_chart"]
+    return [e for e in at.get("bidi_component") if e.proto.component_name == NAME]
 
 
 def figure_of(element: Any) -> dict:

@@ -19,7 +19,7 @@ import pytest
 from plotly.offline import get_plotlyjs_version
 
 from hograd_ui.plotting import TEMPLATE, new_figure, plain_figure, set_projector
-from pages._chart import BASE_PX, BUNDLE, PRESENT_PX, THEME, theme, themed
+from pages._chart import BASE_PX, BUNDLE, PRESENT_PX, THEME, chart, theme, themed
 from pages._present import PRESENTATION_CSS
 from tests.arrays import plotly_array
 
@@ -112,3 +112,8 @@ def test_the_root_font_sizes_are_the_apps() -> None:
     assert big["xaxis"]["gridcolor"] == THEME["xaxis"]["gridcolor"]  # colours do not scale
     plain = _figures()[0].to_dict()
     assert themed(plain, PRESENT_PX)["layout"]["template"]["layout"]["margin"]["pad"] == 13
+
+
+def test_a_pick_without_a_key_is_refused_before_anything_is_drawn() -> None:
+    with pytest.raises(ValueError, match="on_pick needs a key"):
+        chart(_figures()[0], on_pick=lambda x, y: None)
