@@ -30,11 +30,11 @@ run: $(VENV)/.runtime
 
 # A class larger than one process serves: REPLICAS identical app processes on loopback ports
 # behind haproxy with cookie-based session affinity, on http://localhost:$(PROXY_PORT)
-# (deploy/replicas.py; docs/deploy.md). LEAN=1 runs each replica without helper processes.
+# (deploy/replicas.py; docs/deploy.md).
 REPLICAS ?= 2
 PROXY_PORT ?= 8080
 serve: $(VENV)/.runtime debian
-	$(PY) deploy/replicas.py --replicas $(REPLICAS) --port $(PROXY_PORT) $(if $(filter 1,$(LEAN)),--lean,)
+	$(PY) deploy/replicas.py --replicas $(REPLICAS) --port $(PROXY_PORT)
 
 # Debian packages the tests need: chromium for the browser tests (never a downloaded browser),
 # with CJK fonts so the Chinese screenshots are readable, graphviz's dot for the graph page's

@@ -15,7 +15,7 @@ from pages._links import (
 )
 from pages._ui import lang_from_query, routed, t
 
-hograd_serving.start()  # once per process: server fixes, helper processes, one torch thread
+hograd_serving.start()  # once per process: server fixes, one torch thread
 
 with script_slot(), routed():
     st.set_page_config(page_title="hograd", page_icon="assets/icon.png", layout="wide")
@@ -28,8 +28,6 @@ with script_slot(), routed():
             t("app.language"), list(LANGUAGES), key="lang", format_func=LANGUAGES.__getitem__,
             horizontal=True,
         )  # fmt: skip
-        if hograd_serving.LEAN:
-            st.caption(t("app.lean"))
         present()  # ?present=1 sets the toggle's first value
         st.toggle(t("links.present"), key="links.present", help=t("links.present.help"))
     st.query_params["lang"] = st.session_state["lang"]

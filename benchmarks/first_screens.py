@@ -15,7 +15,6 @@ Usage::
 
     python benchmarks/first_screens.py                 # start a server, 3 rounds
     python benchmarks/first_screens.py --json
-    python benchmarks/first_screens.py --server-env HOGRAD_LEAN=1
     python benchmarks/first_screens.py --compare http://127.0.0.1:8611 --compare URL2 --rounds 4
 
 ``benchmarks/load.py --first-screens N`` runs the same measurement before its load phases.

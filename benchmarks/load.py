@@ -23,8 +23,9 @@ Phases, in order, each bounded in count and time:
    random moment in the first few seconds, then acting every T x U(0.5, 1.5) s; plus
    ``--browsers B`` Chromium tabs (at nice 19: students' browsers render on their own
    machines, not on the server's cores). Rerun latency = from sending the rerun to the run's
-   ``script_finished``. RSS is sampled every 0.5 s (``rss_peak_mb``). While sympy and nested
-   autograd work in processes of their own the derivatives page polls (``st.fragment(run_every=...)``); the sessions
+   ``script_finished``. RSS is sampled every 0.5 s (``rss_peak_mb``). While sympy's column and
+   nested autograd's are worked out in the background the derivatives page polls
+   (``st.fragment(run_every=...)``); the sessions
    fire those timers between actions as a browser does (``polls``, not in the rerun
    percentiles), and ``settled_p95_ms`` is how long after an action the page was complete.
 6. **soak** (``--soak R --soak-seconds T``): R reruns more (at most T s) by 4 sessions
@@ -212,8 +213,8 @@ class Server:
         return t.user, t.system, faults
 
     def _helpers_sum(self, measure: Any) -> float:
-        """``measure`` summed over the server's live child processes: the sympy worker, the
-        torch helper and its forks at that moment (a fork that has ended no longer counts)."""
+        """``measure`` summed over the server's live child processes at that moment: the fresh
+        processes of the flag lab and anomaly mode (one that has ended no longer counts)."""
         try:
             children = psutil.Process(self.pid).children(recursive=True) if self.pid else []
         except psutil.Error:
@@ -1082,7 +1083,7 @@ def load(
         # the server's CPU (user, kernel) and minor page faults over the run, per rerun counted
         # in "reruns" (the students' own actions; polls and opens cost too and are not counted)
         **_per_rerun(split0, split1, len(lat)),
-        # the server's helper processes (sympy worker, torch helper), not in server_cpu_pct
+        # the server's child processes (the flag lab's fresh ones), not in server_cpu_pct
         "helpers_cpu_pct": round(100 * max(0.0, helpers1 - helpers0) / wall),
         "helpers_rss_mb": round(server.helpers_rss_mb(), 1),
         "machine_cpu_pct": machine,  # all cores together, 100 = every core busy
@@ -1284,7 +1285,7 @@ def report(r: dict[str, Any]) -> str:
             f"{r.get('settled_p95_ms')} ms ({r.get('settled')} times); the student moved on "
             f"first {r.get('unsettled')} times",
             f"  failed sessions {f('failed')}; busy answers {r['busy']}; errors shown "
-            f"{r['errors_shown']}; server CPU {r['server_cpu_pct']}% of one core (+ its helper "
+            f"{r['errors_shown']}; server CPU {r['server_cpu_pct']}% of one core (+ its child "
             f"processes {r.get('helpers_cpu_pct')}%, {r.get('helpers_rss_mb')} MB); machine "
             f"{r['machine_cpu_pct']}% of all cores; load generator {r['loadgen_cpu_pct']}% of "
             f"one core",

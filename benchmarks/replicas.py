@@ -2,7 +2,6 @@
 against 1, a class through the proxy, a replica killed during a class, memory per replica.
 
     python benchmarks/replicas.py              # the full run (about 8 minutes)
-    python benchmarks/replicas.py --lean       # the replicas in lean mode (no helper processes)
     python benchmarks/replicas.py --json
 
 Phases, each on replicas started for it (deploy/replicas.py), with the load benchmark's
@@ -23,8 +22,8 @@ simulated students (benchmarks/load.py, Streamlit's own websocket protocol):
 - failover: the same class, with replica r1 killed halfway: its students reconnect (as
   Streamlit's front end does) and go on on r2; failed sessions counted; and what r2's own
   students saw before and after the kill (``survivors``: failures, reconnects, p50 and p95);
-- memory: each replica's process tree (the server and its helper processes) after the first
-  visitor, and at its peak during the class.
+- memory: each replica's process tree (the server, and the short-lived processes the flag lab
+  and anomaly mode start) after the first visitor, and at its peak during the class.
 """
 
 from __future__ import annotations
@@ -159,9 +158,8 @@ def students(group: Replicas, args: argparse.Namespace, kill_at: float | None = 
 
 
 def run(a: argparse.Namespace) -> dict[str, Any]:
-    env = {"HOGRAD_LEAN": "1"} if a.lean else {"HOGRAD_LEAN": "0"}
+    env: dict[str, str] = {}
     result: dict[str, Any] = {
-        "lean": a.lean,
         "class_mix": a.class_mix,
         "cores": psutil.cpu_count(),
         "capacity": [],
@@ -233,7 +231,6 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--lean", action="store_true", help="replicas in lean mode")
     ap.add_argument("--rounds", type=int, default=4, help="capacity rounds (default 4; 0: none)")
     ap.add_argument("--capacity-sessions", type=int, default=16)
     ap.add_argument("--capacity-seconds", type=float, default=25)

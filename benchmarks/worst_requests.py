@@ -4,8 +4,9 @@ Each request runs in a fresh Python process (one torch thread, as the app runs) 
 imports and after one small request of each kind, as a server that has run for a minute has
 done (some imports happen on first use), so "extra memory" is the growth of the peak RSS over
 that process. The issue's target is under 2 s and under 200 MB extra, or a refusal with a
-message. The last rows are not requests: the sympy worker's background work for one function,
-bounded by its own time limit (hograd_serving/sympy_worker.py).
+message. The last rows are not requests: sympy's whole chain for one function, which the
+inspector grows a slice at a time, bounded by its own time limit
+(hograd_serving/sympy_column.py).
 
     python benchmarks/worst_requests.py          # a table
     python benchmarks/worst_requests.py --json   # one JSON object
@@ -46,18 +47,18 @@ REQUESTS = {
         "derivatives(parse('tanh(x)'), np.linspace(-3, 3, 2000), 10)"
     ),
     # A rerun computes the inspector's Taylor and finite-difference numbers; sympy's column
-    # comes from its own process (hograd_serving/sympy_worker.py) and nested autograd's from the
-    # torch worker (hograd_serving/deferred.py), each waited for at most 0.025 s.
+    # grows by a slice (hograd_serving/sympy_column.py) and nested autograd's comes from a
+    # background thread (hograd_serving/deferred.py), waited for at most 0.025 s.
     "derivatives: inspector at x0 = 0.7, order 30, the longest function (the rerun's part)": (
         f"from hograd_core import parse\nfrom hograd_core.inspector import inspect_numbers\n"
         f"inspect_numbers(parse({BIG!r}), 0.7, 30, autograd=False)"
     ),
-    "derivatives: inspector's nested autograd at x0 = 0.7, order 10 (in the torch worker)": (
+    "derivatives: inspector's nested autograd at x0 = 0.7, order 10 (in its thread)": (
         f"from hograd_core import parse\nfrom hograd_core.inspector import autograd_part\n"
         f"part = autograd_part(parse({BIG!r}), 0.7, 30)\n"
         "if part.refused: raise part.refused"
     ),
-    "derivatives: inspector's nested autograd, 1/(1+x^2), order 10 (in the torch worker)": (
+    "derivatives: inspector's nested autograd, 1/(1+x^2), order 10 (in its thread)": (
         "from hograd_core import parse\nfrom hograd_core.inspector import autograd_part\n"
         "part = autograd_part(parse('1/(1+x^2)'), 0.7, 10)\n"
         "if part.refused: raise part.refused"
@@ -124,12 +125,12 @@ print(json.dumps({"seconds": seconds, "extra_mb": extra, "outcome": outcome}))
 """
 
 
-#: Not requests: the sympy worker's background work for one function, in its own process at
-#: low priority (no rerun waits for it), bounded by sympy_worker.CHAIN_SECONDS. Shown for the
-#: record, with its own bound instead of the 2 s target.
+#: Not requests: sympy's whole chain for one function, which the inspector grows in slices of
+#: at most 0.3 s (no rerun waits for all of it), bounded by sympy_column.CHAIN_SECONDS. Shown
+#: for the record, with its own bound instead of the 2 s target.
 BACKGROUND = {
-    f"sympy worker, in the background: {text}, to order 30": (
-        "from hograd_serving.sympy_worker import Chains\n"
+    f"sympy, the whole chain: {text}, to order 30": (
+        "from hograd_serving.sympy_column import Chains\n"
         f"chains = Chains()\nchains.view({text!r}, 30, 0.5)\nwhile chains.step(): pass"
     )
     for text in (BIG, "exp(sin(x))*cos(3*x)")  # the second is the slowest we have found
@@ -151,7 +152,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))  # run from anywhere
-    from hograd_serving.sympy_worker import CHAIN_SECONDS
+    from hograd_serving.sympy_column import CHAIN_SECONDS
 
     results = []
     for name, code in {**REQUESTS, **BACKGROUND}.items():

@@ -95,7 +95,7 @@ class Replicas:
     Args:
         count: how many replicas.
         port: the proxy's port (a free one when 0).
-        env: extra environment for the replicas (``HOGRAD_LEAN=1``, say).
+        env: extra environment for the replicas (``STREAMLIT_...`` settings, say).
         log_dir: where each process's output goes (a temporary folder when None).
     """
 
@@ -158,7 +158,7 @@ class Replicas:
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,  # its helper processes go with it when it is killed
+            start_new_session=True,  # its child processes go with it when it is killed
         )  # fmt: skip
         return Replica(name, port, process)
 
@@ -172,14 +172,14 @@ class Replicas:
             time.sleep(0.2)
 
     def kill(self, name: str) -> None:
-        """Kill replica ``name`` and its helper processes at once, as a crash would."""
+        """Kill replica ``name`` and its child processes at once, as a crash would."""
         replica = next(r for r in self.replicas if r.name == name)
         if replica.process.poll() is None:
             os.killpg(replica.process.pid, signal.SIGKILL)
             replica.process.wait(timeout=30)
 
     def stop(self) -> None:
-        """Stop the proxy and every replica (with their helper processes)."""
+        """Stop the proxy and every replica (with their child processes)."""
         if self.proxy is not None and self.proxy.poll() is None:
             self.proxy.terminate()
             self.proxy.wait(timeout=30)
@@ -199,12 +199,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--replicas", type=int, default=2, help="app processes (default 2)")
     ap.add_argument("--port", type=int, default=8080, help="the proxy's port (default 8080)")
-    ap.add_argument("--lean", action="store_true", help="replicas in lean mode (HOGRAD_LEAN=1)")
     args = ap.parse_args(argv)
     if not 1 <= args.replicas <= 64:
         print(f"error: --replicas: expected 1 to 64, got {args.replicas}", file=sys.stderr)
         return 2
-    env = {"HOGRAD_LEAN": "1"} if args.lean else {}
+    env: dict[str, str] = {}
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
     with Replicas(args.replicas, args.port, env, warm=True) as group:

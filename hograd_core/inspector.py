@@ -94,7 +94,7 @@ def inspect_point(
     differences.
 
     Args:
-        sympy: sympy's part, if the caller has it (the page asks the sympy worker); else it
+        sympy: sympy's part, if the caller has it (the page grows it in slices); else it
             is worked out here, within a second.
 
     Raises:

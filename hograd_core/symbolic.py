@@ -153,7 +153,7 @@ def view_of(
 
 def sympy_view(fn: Function, order: int, x0: float, *, max_seconds: float = 1.0) -> SympyView:
     """sympy's derivatives of a one-variable ``fn`` to ``order`` at ``x0``, worked out here and
-    now within ``max_seconds`` (the page asks :mod:`hograd_serving.sympy_worker` instead)."""
+    now within ``max_seconds`` (the page grows it in slices: :mod:`hograd_serving.sympy_column`)."""
     variable = fn.variables[0] if fn.variables else "x"
     sym = symbolic_derivatives(fn, order, variable, max_seconds=max_seconds)
     return view_of(sym, order, {variable: x0}, stopped=sym.stopped)

@@ -4,13 +4,13 @@ A page file is executed afresh on every run, so a ``@st.cache_data`` function de
 is wrapped again each time (Streamlit reads its source to key the cache): about 3 % of a
 derivatives rerun. Defined here, they are wrapped once. Each is a pure function of its
 arguments (no per-user state), so sharing results between sessions is safe. This is also where
-work is routed: heavy calls pass the gate (:mod:`.gate`), and the core is handed the functions
-that run its work in other processes (:mod:`.torch_helper`, :mod:`.deferred`).
+work is routed: heavy calls pass the gate (:mod:`.gate`), the inspector's slower columns are
+worked out in the background (:mod:`.deferred`, :mod:`.sympy_column`), and the core is handed
+the functions that run its work elsewhere (:mod:`.jobs`).
 """
 
 from __future__ import annotations
 
-import atexit
 import json
 import threading
 import time
@@ -56,17 +56,17 @@ from hograd_core.inspector import (
 from hograd_core.language import Function
 from hograd_core.nested_autograd import (
     DerivativeResult,
+    autograd_column,
     autograd_is_heavy,
     autograd_refusal,
     estimate_autograd,
 )
 from hograd_core.symbolic import SympyView
 
-from .deferred import DeferredJobs, TorchWorker
+from .deferred import DeferredJobs
 from .gate import heavy_work
-from .lean import LEAN
-from .sympy_worker import SympyWorker
-from .torch_helper import probe_in_helper, run_cold, run_isolated, run_job
+from .jobs import network_job, run_cold, run_isolated, shared_probe
+from .sympy_column import SympyColumn
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -82,40 +82,44 @@ def curves(
     text: str, low: float, high: float, points: int, order: int, method: str
 ) -> DerivativeResult:
     fn = parse(text)
-    heavy = method == "autograd" and autograd_is_heavy(fn, order, points, probe_in_helper)
+    heavy = method == "autograd" and autograd_is_heavy(fn, order, points, shared_probe)
     with heavy_work() if heavy else nullcontext():
         xs = np.linspace(low, high, points)
-        return derivatives(fn, xs, order, method=method, probe=probe_in_helper)
+        return derivatives(fn, xs, order, method=method, probe=shared_probe)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def autograd_refused(text: str, order: int, points: int) -> BudgetError | None:
     """Why nested autograd would refuse this request (the page then uses Taylor mode and says
-    why), or None; from the probe, in the torch helper."""
-    return autograd_refusal(parse(text), order, points, probe_in_helper)
+    why), or None; from the probe (:func:`.jobs.shared_probe`)."""
+    return autograd_refusal(parse(text), order, points, shared_probe)
 
 
-#: How long a run waits for the answers worked out in the background: sympy's column (a
-#: process of its own: hograd_serving/sympy_worker.py) and nested autograd's (a torch worker:
-#: hograd_serving/deferred.py). Small functions are done by then; for the others the page shows
-#: what it has and asks again every ``POLL`` seconds while the student reads. Short: with 50
-#: students, waits of 0.1 / 0.05 / 0.025 s gave a rerun p95 of 234 / 185 / 134 ms, and the
-#: page was complete sooner, not later (benchmarks/load.py, side by side, two runs each; then a
-#: waiting run held one of four script slots, now it waits off the floor: .floor).
+#: How long a run waits for the answers worked out in the background: sympy's column
+#: (hograd_serving/sympy_column.py: a slice of sympy in the asking run) and nested autograd's
+#: (a thread: hograd_serving/deferred.py). Small functions are done by then; for the others the
+#: page shows what it has and asks again every ``POLL`` seconds while the student reads. Short:
+#: with 50 students, waits of 0.1 / 0.05 / 0.025 s gave a rerun p95 of 234 / 185 / 134 ms, and
+#: the page was complete sooner, not later (benchmarks/load.py, side by side, two runs each).
 WAIT = 0.025
 POLL = 0.6
+
+
+def _autograd_column(args: tuple[str, float, int]) -> tuple[float, ...]:
+    text, x0, order = args
+    return autograd_column(parse(text), x0, order)
+
+
 #: One of each for the whole server: their answers are pure functions of the arguments, the
 #: same for every student who asks, like the cached values.
-SYMPY = SympyWorker(resident=not LEAN)  # lean mode (.lean): sympy in the asking thread
-atexit.register(SYMPY.stop)  # the child would end anyway, on its closed pipe
-AUTOGRAD = DeferredJobs("autograd", TorchWorker(resident=not LEAN))
-atexit.register(AUTOGRAD.worker.stop)
+SYMPY = SympyColumn()
+AUTOGRAD = DeferredJobs("autograd", _autograd_column)
 
 
 def sympy_part(text: str, order: int, x0: float, wait: float | None = None) -> SympyView:
-    """What the sympy worker has of ``text`` to ``order`` at ``x0`` within ``wait`` seconds
-    (default ``WAIT``)."""
-    return SYMPY.ask(text, order, x0, WAIT if wait is None else wait) or SympyView(working=True)
+    """What sympy has of ``text`` to ``order`` at ``x0`` within ``wait`` seconds (default
+    ``WAIT``)."""
+    return SYMPY.ask(text, order, x0, WAIT if wait is None else wait)
 
 
 def autograd_part(text: str, x0: float, order: int, wait: float | None = None) -> AutogradPart:
@@ -161,7 +165,7 @@ def _numbers(text: str, x0: float, order: int) -> Inspection:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def estimate(text: str, order: int, points: int) -> tuple[int, list[int], float]:
-    return estimate_autograd(parse(text), order, points, probe_in_helper)
+    return estimate_autograd(parse(text), order, points, shared_probe)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -258,11 +262,8 @@ def three_ways(text: str, point: tuple, vector: tuple) -> cv.ThreeWays:
         return cv.hvp_three_ways(parse(text), point, vector)
 
 
-#: Training and analysis are bounded by counted work, decided before they start (about 1 s
-#: each for the heaviest settings on an idle server). A job that has not answered by this is
-#: stopped: a last resort against a stalled machine, with its own message
-#: ("budget.job_timeout"), never a budget.
-JOB_SECONDS = 60.0
+# Training and analysis are bounded by counted work, decided before they start (about 1 s
+# each for the heaviest settings on an idle server).
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -270,17 +271,16 @@ def trained(
     dataset: str, hidden: tuple, steps: int, seed: int,
     _caption: Callable[[int, int, str], str] = lambda step, total, loss: f"{step}/{total}",
 ) -> nw.TrainedNet:  # fmt: skip
-    """The network trained in a fork of the torch helper, with a progress bar whose text is
+    """The network trained inside the heavy-work gate, with a progress bar whose text is
     ``_caption(step, total, loss)`` (the page's words; not part of the cache key)."""
     bar = st.progress(0.0, text=_caption(0, steps, "…"))
 
     def progress(step: int, total: int, loss: float) -> None:
         bar.progress(step / total, text=_caption(step, total, f"{loss:.4f}"))
 
-    try:  # in a fork of the torch helper, off this process's interpreter lock
-        return run_job(
-            "train", nw.NetConfig(dataset, hidden, steps, seed=seed), JOB_SECONDS, progress
-        )
+    try:
+        config = nw.NetConfig(dataset, hidden, steps, seed=seed)
+        return network_job(lambda: nw.train(config, progress))
     finally:
         bar.empty()
 
@@ -291,8 +291,9 @@ def analysed(
 ) -> nc.NetCurvature:
     """Keyed by the training settings in ``key``; the trained net itself is not hashed. What
     it computes depends on the net and the settings only (no time limit)."""
-    kwargs = dict(top_k=top_k, power_steps=power_steps, probes=probes)
-    return run_job("analyse", (_net, kwargs), JOB_SECONDS)
+    return network_job(
+        lambda: nc.curvature(_net, top_k=top_k, power_steps=power_steps, probes=probes)
+    )
 
 
 # ---- why gradients of gradients page ----------------------------------------------------------

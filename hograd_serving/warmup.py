@@ -1,7 +1,7 @@
 """Warm a freshly started server before the first student arrives.
 
 A fresh process pays, in its first visitor's script run, for the imports (torch, sympy,
-plotly), the start of its helper processes and the default views' computations (the
+plotly) and the default views' computations (the
 derivatives page's sympy and nested-autograd columns finish in the background and are polled
 by the page). ``warm(url)`` makes that visit itself: it opens each page over Streamlit's own
 websocket, as a browser does, answers the page's polling until the background columns are in,

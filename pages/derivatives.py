@@ -29,7 +29,7 @@ from hograd_serving.cached import (
     measure,
     still_working,
 )
-from hograd_serving.sympy_worker import CHAIN_SECONDS
+from hograd_serving.sympy_column import CHAIN_SECONDS
 from hograd_ui.derivative_figures import (
     cell,
     cost_figure,

@@ -33,9 +33,8 @@ class Function:
         size: number of tree nodes.
 
     Note:
-        The backends are imported when first used, not with this module: the sympy worker
-        parses without torch in its process, and a process that only evaluates never loads
-        sympy.
+        The backends are imported when first used, not with this module: a process that
+        parses and evaluates with torch never loads sympy.
     """
 
     text: str

@@ -82,8 +82,8 @@ def routes() -> list[tuple[str, str]]:
 
 @pytest.fixture(autouse=True)
 def _background_answers_in_full(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN202
-    """A run waits for the finished answers of the sympy worker and of nested autograd's
-    worker, so that a test sees their columns whole (a server waits 0.025 s, then shows what it
+    """A run waits for the finished answers of sympy's column and of nested autograd's
+    thread, so that a test sees their columns whole (a server waits 0.025 s, then shows what it
     has and polls: tested on its own in test_derivatives_page.py and, with the browser's own
     polling, in tests/e2e)."""
     from hograd_serving import cached

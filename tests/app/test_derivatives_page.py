@@ -12,6 +12,7 @@ import pytest
 import sympy as sp
 
 from hograd_core import derivatives, parse
+from hograd_core.symbolic import SympyView
 from tests.app.charts import chart_elements, figure_of
 from tests.app.conftest import open_page
 from tests.arrays import plotly_array
@@ -84,9 +85,11 @@ def test_sympy_and_autograd_work_in_the_background_and_the_page_says_so(monkeypa
     # the run waits): a small function can be done within the run's own few milliseconds.
     released = threading.Event()
     sympy_ask, autograd_ask = _cached.SYMPY.ask, _cached.AUTOGRAD.ask
+    nothing_yet = SympyView(working=True)  # nothing of this function known yet, still working
     monkeypatch.setattr(
-        _cached.SYMPY, "ask", lambda *a, **k: sympy_ask(*a, **k) if released.is_set() else None
-    )
+        _cached.SYMPY, "ask",
+        lambda *a, **k: sympy_ask(*a, **k) if released.is_set() else nothing_yet,
+    )  # fmt: skip
     monkeypatch.setattr(
         _cached.AUTOGRAD, "ask",
         lambda *a, **k: autograd_ask(*a, **k) if released.is_set() else None,

@@ -388,11 +388,9 @@ def test_the_kappa_slider_alone_does_not_replace_the_function() -> None:
 
 
 def in_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run training and analysis here, where the test's patches are, not in a fork."""
-    from hograd_serving import torch_helper
+    """Train and analyse afresh, with the test's patches in place (nothing cached before)."""
     from hograd_serving.cached import analysed, trained
 
-    monkeypatch.setattr(torch_helper.TORCH_HELPER, "run", lambda *args, **kwargs: (False, None))
     trained.clear()
     analysed.clear()
 

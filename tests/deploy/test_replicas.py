@@ -55,7 +55,7 @@ def check_affinity(client: StreamlitClient) -> str:
 
 def test_sessions_stick_to_their_replica_and_survive_a_replica_dying() -> None:
     functions = ["x**3", "tanh(x)", "sin(x)", "exp(x)", "x**5", "log(1+x^2)"]
-    with Replicas(2, env={"HOGRAD_LEAN": "1"}) as group:
+    with Replicas(2) as group:
         clients = [session(group.url, fn) for fn in functions]
         where = [check_affinity(c) for c in clients]
         assert sorted(where) == ["r1"] * 3 + ["r2"] * 3  # round robin for new browsers

@@ -1,5 +1,5 @@
 """benchmarks/load.py: the real browsers it starts are put at the lowest priority; the server
-under test (also its child process) and the server's own helpers are not; the per-rerun CPU
+under test and its own child processes are not; the per-rerun CPU
 and page-fault split reads real counts."""
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ from benchmarks.load import Server, _per_rerun
 ROOT = Path(__file__).resolve().parents[2]
 
 # Run in a process of its own: _renice_children lowers every child of the calling process,
-# and the test suite's own children (the app's helpers, started by the AppTests) must not be.
+# and the test suite's own children (the flag lab's fresh processes, say) must not be.
 SCRIPT = """
 import json, subprocess, sys, time
 import psutil
 from benchmarks.load import _renice_children
 
 sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
-# a "server" with a child of its own, as the app's sympy worker and torch helpers are
+# a "server" with a child of its own, as the app's flag lab starts one
 server = subprocess.Popen([sys.executable, "-c",
     f"import subprocess, time; subprocess.Popen({sleeper!r}); time.sleep(60)"])
 browser = subprocess.Popen(sleeper)

@@ -1,76 +1,68 @@
-"""hograd_serving.deferred: jobs a page shows later, run in a torch worker process. The
+"""hograd_serving.deferred: jobs a page shows later, run in a thread of their own. The
 answers are checked against sympy; the scheduling (most recent first, forgetting, keeping)
 with a job kind of the test's own."""
 
 from __future__ import annotations
 
-import importlib
-import os
 import threading
-from pathlib import Path
 
 import pytest
 import sympy as sp
 
 from hograd_core.errors import BudgetError
-from hograd_serving import torch_helper
-from hograd_serving.deferred import NICENESS, DeferredJobs, JobAnswer, TorchWorker
+from hograd_serving import cached
+from hograd_serving.deferred import DeferredJobs, JobAnswer, JobFailed
 from hograd_ui.i18n import error_text
 
 X = sp.Symbol("x", real=True)
-dmod = importlib.import_module("hograd_core.nested_autograd")  # the module, not the function
-
-
-@pytest.fixture()
-def worker():  # noqa: ANN201
-    w = TorchWorker()
-    yield w
-    w.stop()
 
 
 def exact(expr: sp.Expr, x0: float, order: int) -> list[float]:
     return [float(sp.diff(expr, X, k).subs(X, x0)) for k in range(order + 1)]
 
 
-def test_the_autograd_column_comes_from_the_worker_and_agrees_with_sympy(
-    worker: TorchWorker, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Right numbers, and not computed in this process: here, nested autograd would fail."""
+def autograd() -> DeferredJobs:
+    """The inspector's autograd column, as the server runs it (hograd_serving/cached.py)."""
+    return DeferredJobs("autograd", cached._autograd_column)
 
-    def not_here(*args: object, **kwargs: object) -> None:
-        raise AssertionError("computed in the server process")
 
-    monkeypatch.setattr(dmod, "derivatives", not_here)
-    later = DeferredJobs("autograd", worker)
-    done = later.ask(("sin(x)*exp(-x^2)", 0.3, 6), wait=60)
+def test_the_autograd_column_comes_from_its_thread_and_agrees_with_sympy() -> None:
+    caller = threading.get_ident()
+    ran_in: list[int] = []
+
+    def column(args: tuple) -> tuple:
+        ran_in.append(threading.get_ident())
+        return cached._autograd_column(args)
+
+    done = DeferredJobs("autograd", column).ask(("sin(x)*exp(-x^2)", 0.3, 6), wait=60)
     assert done is not None and done.error is None
-    want = exact(sp.sin(X) * sp.exp(-(X**2)), 0.3, 6)
-    assert done.value == pytest.approx(want, rel=1e-10)
-    assert worker._proc is not None and worker._starts == 1
-    # a process of its own, with torch, at low priority
-    assert os.getpriority(os.PRIO_PROCESS, worker._proc.pid) == NICENESS
-    maps = Path(f"/proc/{worker._proc.pid}/maps").read_text()
-    assert "libtorch" in maps
+    assert done.value == pytest.approx(exact(sp.sin(X) * sp.exp(-(X**2)), 0.3, 6), rel=1e-10)
+    assert ran_in and caller not in ran_in  # the job's own thread, not the asking run
 
 
-def test_the_seed_example_in_the_background(worker: TorchWorker) -> None:
-    done = DeferredJobs("autograd", worker).ask(("x**3", 2.0, 2), wait=60)
-    assert done is not None and done.value[1:] == [12.0, 12.0]
+def test_the_seed_example_in_the_background() -> None:
+    done = autograd().ask(("x**3", 2.0, 2), wait=60)
+    assert done is not None and list(done.value[1:]) == [12.0, 12.0]
 
 
-def test_a_graph_over_the_node_limit_is_refused_with_the_budget_message(
-    worker: TorchWorker,
-) -> None:
-    done = DeferredJobs("autograd", worker).ask(("log(cosh(x))", 0.7, 10), wait=60)
+def test_a_graph_over_the_node_limit_is_refused_with_the_budget_message() -> None:
+    done = autograd().ask(("log(cosh(x))", 0.7, 10), wait=60)
     assert done is not None and done.value is None
     assert isinstance(done.error, BudgetError) and done.error.key == "budget.nodes"
     assert "100,000" in error_text(done.error, "en") and "100,000" in error_text(done.error, "zh")
 
 
-def test_a_short_wait_returns_nothing_and_the_answer_comes_later(worker: TorchWorker) -> None:
-    later = DeferredJobs("autograd", worker)
-    args = ("1/(1+x^2)", 0.4, 10)  # ~0.3 s of work in its fork
-    assert later.ask(args, wait=0.0) is None
+def test_a_short_wait_returns_nothing_and_the_answer_comes_later() -> None:
+    release = threading.Event()
+
+    def slow(args: tuple) -> tuple:
+        release.wait(60)
+        return cached._autograd_column(args)
+
+    later = DeferredJobs("autograd", slow)
+    args = ("1/(1+x^2)", 0.4, 10)
+    assert later.ask(args, wait=0.0) is None  # under way, not in
+    release.set()
     done = later.ask(args, wait=60)
     assert done is not None and done.value == pytest.approx(
         exact(1 / (1 + X**2), 0.4, 10), rel=1e-9
@@ -78,44 +70,22 @@ def test_a_short_wait_returns_nothing_and_the_answer_comes_later(worker: TorchWo
     assert later.ask(args, wait=0.0) is done  # kept: the next student gets it without waiting
 
 
-def test_a_job_out_of_time_is_refused_and_its_worker_replaced(worker: TorchWorker) -> None:
-    later = DeferredJobs("autograd", worker, timeout=0.05)
-    assert later.ask(("x**3", 2.0, 2), wait=60).value[1:] == [12.0, 12.0]  # started, warm
-    first = worker._proc
-    done = later.ask(("1/(1+x^2)", 0.4, 10), wait=60)  # ~0.3 s of work
-    assert done.error is not None and done.error.key == "budget.job_timeout"
-    assert first.poll() is not None  # killed
-    later.timeout = 30.0
-    assert later.ask(("x**3", 1.0, 1), wait=60).value == [1.0, 3.0]
-    assert worker._starts == 2 and worker._proc.poll() is None
+def test_a_job_that_breaks_is_a_clear_refusal_and_the_thread_goes_on() -> None:
+    def broken(args: tuple) -> tuple:
+        if args[0] == "boom":
+            raise ZeroDivisionError("a bug")
+        return cached._autograd_column(args)
 
-
-def test_a_dead_worker_is_replaced(worker: TorchWorker) -> None:
-    later = DeferredJobs("autograd", worker)
-    assert later.ask(("x**3", 2.0, 1), wait=60).value == [8.0, 12.0]
-    worker._proc.kill()
-    worker._proc.wait()
-    assert later.ask(("x**3", 3.0, 1), wait=60).value == [27.0, 27.0]
-    assert worker._starts == 2 and worker._proc.poll() is None
-
-
-def test_without_a_worker_the_job_runs_in_the_thread() -> None:
-    done = DeferredJobs("autograd").ask(("x**3", 2.0, 3), wait=60)
-    assert done is not None and done.value[1:] == [12.0, 12.0, 6.0]
-
-
-@pytest.mark.parametrize(
-    ("timeout", "key"), [(True, "budget.job_timeout"), (False, "budget.job_failed")]
-)
-def test_a_failed_job_is_a_clear_refusal(timeout: bool, key: str) -> None:
-    class Failing(TorchWorker):
-        def run(self, *args: object) -> tuple[bool, None]:
-            raise torch_helper.ChildError("killed", seconds=7, timeout=timeout)
-
-    done = DeferredJobs("autograd", Failing(), timeout=7).ask(("x**3", 2.0, 3), wait=60)
-    assert done is not None and isinstance(done.error, torch_helper.ChildError)
-    assert done.error.key == key
-    assert ("7 s" in error_text(done.error, "en")) == timeout
+    later = DeferredJobs("autograd", broken)
+    done = later.ask(("boom", 0.0, 1), wait=60)
+    assert isinstance(done.error, JobFailed) and done.error.key == "budget.job_failed"
+    assert "ZeroDivisionError" in done.error.detail
+    assert (
+        error_text(done.error, "en")
+        == "This computation stopped unexpectedly. Try again in a few seconds."
+    )
+    assert error_text(done.error, "zh")
+    assert list(later.ask(("x**3", 1.0, 1), wait=60).value) == [1.0, 3.0]  # still serving
 
 
 class Recording(DeferredJobs):

@@ -11,7 +11,7 @@ import pytest
 
 from hograd_core import parse
 from hograd_core.flaglab import CASES, FlagSettings, run_case, run_flags
-from hograd_serving.torch_helper import run_isolated
+from hograd_serving.jobs import run_isolated
 from tests.core.test_flaglab import CYCLE, FREED, ROOT
 
 

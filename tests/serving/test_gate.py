@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from hograd_core import network as nw
-from hograd_serving import cached, torch_helper
+from hograd_serving import cached, jobs
 from hograd_serving.gate import SLOTS, BusyError, heavy_work
 from hograd_ui.i18n import error_text
 
@@ -76,7 +76,7 @@ def test_a_failing_computation_releases_its_slot() -> None:
 def test_training_goes_through_the_gate() -> None:
     config = nw.NetConfig(dataset="moons", hidden=(6,), steps=150)
     with every_slot_taken(), pytest.raises(BusyError):
-        torch_helper.run_job("train", config, 60)
+        jobs.network_job(lambda: nw.train(config))
 
 
 def test_three_ways_from_many_threads_at_once() -> None:
