@@ -262,17 +262,15 @@ def three_ways(text: str, point: tuple, vector: tuple) -> cv.ThreeWays:
         return cv.hvp_three_ways(parse(text), point, vector)
 
 
-# Training and analysis are bounded by counted work, decided before they start (about 1 s
-# each for the heaviest settings on an idle server).
-
-
 @st.cache_data(max_entries=8, show_spinner=False)
 def trained(
     dataset: str, hidden: tuple, steps: int, seed: int,
     _caption: Callable[[int, int, str], str] = lambda step, total, loss: f"{step}/{total}",
 ) -> nw.TrainedNet:  # fmt: skip
     """The network trained inside the heavy-work gate, with a progress bar whose text is
-    ``_caption(step, total, loss)`` (the page's words; not part of the cache key)."""
+    ``_caption(step, total, loss)`` (the page's words; not part of the cache key). Training
+    and analysis are bounded by counted work, decided before they start (about 1 s each for
+    the heaviest settings on an idle server)."""
     bar = st.progress(0.0, text=_caption(0, steps, "…"))
 
     def progress(step: int, total: int, loss: float) -> None:

@@ -12,8 +12,8 @@ sympy's column (hograd_serving/sympy_column.py).
 A :class:`DeferredJobs` has one thread of its own. It takes the most recently asked job, runs
 it, and keeps the answer, the last ``KEEP`` of them, for everyone who asks the same. A job
 nobody has asked for in ``FORGET`` seconds (the student moved on) is dropped unrun. The jobs
-are bounded before they start (the autograd node limit); the thread runs one at a time, so a
-class asking for many shares one core's worth of it at most.
+are bounded before they start (the autograd node limit), and the thread runs one at a time:
+however many students ask, the server computes at most one of these jobs at once.
 """
 
 from __future__ import annotations
