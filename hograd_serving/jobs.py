@@ -87,6 +87,7 @@ def network_job(work: Callable[[], T]) -> T:
         raise BusyError("hvp.net.busy") from err
 
 
+@functools.lru_cache(maxsize=256)
 def shared_probe(fn: Any, order: int) -> Any:
     """The autograd probe of ``fn`` to ``order`` (:func:`hograd_core.nested_autograd.probe_graph`),
     built off the floor. Not gated: a probe is bounded by the node limit, and small ones are the
@@ -94,11 +95,6 @@ def shared_probe(fn: Any, order: int) -> Any:
     is memoised for every session (a refusal too, so a function over the limit is not probed
     again at every x0). Passed to the core as its ``probe``.
     """
-    return _probe(fn, order)
-
-
-@functools.lru_cache(maxsize=256)
-def _probe(fn: Any, order: int) -> Any:
     with step_aside():  # up to 0.7 s near the node limit: the light runs go on meanwhile
         return probe_graph(fn, order)
 

@@ -152,9 +152,8 @@ class SympyColumn:
     def __init__(self, *, inline_seconds: float = INLINE_SECONDS) -> None:
         self.inline_seconds = inline_seconds
         self._chains = Chains()
-        self._lock = (
-            threading.Lock()
-        )  # held only to read or store the chains, never while sympy works
+        # held only to read or store the chains, never while sympy works
+        self._lock = threading.Lock()
         self._stepping = threading.Lock()  # held by the one thread differentiating
         #: (text, order, x0) -> a finished answer, served from here
         self._known: OrderedDict[tuple[str, int, float], SympyView] = OrderedDict()

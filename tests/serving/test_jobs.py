@@ -177,7 +177,7 @@ def test_the_derivatives_page_probes_once_for_every_session(
         return real(fn, order)
 
     monkeypatch.setattr(jobs, "probe_graph", counting)
-    jobs._probe.cache_clear()
+    jobs.shared_probe.cache_clear()
     result = cached.curves("x**3 + 0.125*x", -1.0, 1.0, 5, 3, "autograd")
     assert result.values[3].tolist() == [6.0] * 5  # d³/dx³ (x³ + x/8) = 6
     assert jobs.shared_probe(parse("x**3 + 0.125*x"), 3) == real(parse("x**3 + 0.125*x"), 3)
