@@ -1,7 +1,11 @@
 # hograd in a container: the same install and start as `make run`, as a non-root user.
 #   docker build -t hograd .
 #   docker run -p 8501:8501 hograd          # one process; compose.yaml runs replicas
-FROM python:3.11-slim
+# deploy/docker_check.py builds and tests it here, where Docker Hub and PyTorch's server cannot
+# be reached: BASE names a stand-in built from Debian's packages, and PIP_FIND_LINKS a local
+# folder of wheels holding the CPU torch. Left as they are, neither changes anything.
+ARG BASE=python:3.11-slim
+FROM ${BASE}
 
 # Debian's packages the app uses (packages.txt: graphviz's dot for the SVG download).
 COPY packages.txt /tmp/packages.txt
@@ -15,6 +19,7 @@ WORKDIR /app
 # The CPU build of torch (requirements.txt says how), before the code, so a code change does not
 # reinstall the packages.
 COPY requirements.txt .
+ARG PIP_FIND_LINKS=
 RUN pip install --no-cache-dir --retries 1 -r requirements.txt
 
 COPY --chown=hograd:hograd . .

@@ -8,7 +8,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8501
 
-.PHONY: run serve test test-core test-serving test-app test-e2e lint bench load clean debian screenshots
+.PHONY: run serve test test-core test-serving test-app test-e2e test-docker docker-engine lint bench load clean debian screenshots
 
 # --retries 1: requirements.txt names PyTorch's page of CPU wheels, which a machine with only a
 # local package mirror cannot reach; pip's default of 5 retries waits 8.5 s for it, one 0.6 s.
@@ -71,6 +71,35 @@ test-app: $(VENV)/.dev
 
 test-e2e: $(VENV)/.dev debian
 	$(PY) -m pytest -q tests/e2e
+
+# The Docker image and compose.yaml's replicas behind the proxy, built and checked end to end
+# (deploy/docker_check.py): non-root, CPU torch, the seed examples, HEALTHCHECK, cookie
+# affinity, a replica crashing and coming back. Apart from `make test` because it builds an
+# image (minutes; docs/performance.md has the figures) and needs a Docker engine.
+test-docker: $(VENV)/.dev docker-engine
+	$(PY) deploy/docker_check.py
+
+# A Docker engine for test-docker: Debian's docker.io, docker-compose and debootstrap (for the
+# stand-in base images where Docker Hub cannot be reached) installed when missing and we are
+# root, and dockerd started when no engine answers.
+docker-engine:
+	@missing=""; \
+	command -v dockerd >/dev/null 2>&1 || missing=" docker.io"; \
+	command -v docker-compose >/dev/null 2>&1 || missing="$$missing docker-compose"; \
+	command -v debootstrap >/dev/null 2>&1 || missing="$$missing debootstrap"; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != "0" ]; then \
+			echo "error: the Docker check needs: sudo apt-get install -y $$missing" >&2; exit 1; \
+		fi; \
+		echo "installing Debian's packages for the Docker check:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi; \
+	docker info >/dev/null 2>&1 && exit 0; \
+	if [ "$$(id -u)" != "0" ]; then echo "error: no Docker engine answers: start dockerd" >&2; exit 1; fi; \
+	echo "starting dockerd (its log: /tmp/hograd-dockerd.log)"; \
+	nohup dockerd >/tmp/hograd-dockerd.log 2>&1 & \
+	for i in $$(seq 120); do docker info >/dev/null 2>&1 && exit 0; sleep 1; done; \
+	echo "error: dockerd did not start: see /tmp/hograd-dockerd.log" >&2; exit 1
 
 # The README's pictures, made again from a server started for it (docs/screenshots.py).
 screenshots: $(VENV)/.dev debian

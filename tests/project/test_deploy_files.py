@@ -50,7 +50,8 @@ def test_the_installed_torch_is_the_cpu_build() -> None:
 def test_the_image_installs_and_starts_as_make_run_does() -> None:
     docker = (ROOT / "Dockerfile").read_text()
     make = (ROOT / "Makefile").read_text()
-    assert "FROM python:3.11-slim" in docker
+    # the official base unless a build names another (deploy/docker_check.py's stand-in)
+    assert "ARG BASE=python:3.11-slim\nFROM ${BASE}\n" in docker
     assert "-r requirements.txt" in docker and "-r requirements.txt" in make
     assert "packages.txt" in docker and "USER hograd" in docker
     assert "HEALTHCHECK" in docker and "/_stcore/health" in docker
@@ -78,3 +79,14 @@ def test_haproxy_accepts_the_config() -> None:
         capture_output=True, text=True, timeout=30, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_unset_the_check_variables_leave_the_official_images() -> None:
+    # deploy/docker_check.py passes stand-ins and a wheel folder where the official images and
+    # PyTorch's server cannot be reached; a build that sets nothing gets the images named
+    docker = (ROOT / "Dockerfile").read_text()
+    assert "ARG PIP_FIND_LINKS=\n" in docker  # empty: pip reads no extra folder
+    compose = (ROOT / "compose.yaml").read_text()
+    assert "BASE: ${HOGRAD_BASE_IMAGE:-python:3.11-slim}" in compose
+    assert "image: ${HOGRAD_HAPROXY_IMAGE:-haproxy:2.6}" in compose
+    assert '"${HOGRAD_PORT:-8080}:8080"' in compose
