@@ -97,7 +97,7 @@ docker-engine:
 	docker info >/dev/null 2>&1 && exit 0; \
 	if [ "$$(id -u)" != "0" ]; then echo "error: no Docker engine answers: start dockerd" >&2; exit 1; fi; \
 	echo "starting dockerd (its log: /tmp/hograd-dockerd.log)"; \
-	nohup dockerd >/tmp/hograd-dockerd.log 2>&1 & \
+	nohup dockerd </dev/null >/tmp/hograd-dockerd.log 2>&1 & \
 	for i in $$(seq 120); do docker info >/dev/null 2>&1 && exit 0; sleep 1; done; \
 	echo "error: dockerd did not start: see /tmp/hograd-dockerd.log" >&2; exit 1
 

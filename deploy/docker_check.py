@@ -10,7 +10,8 @@ What is checked, each step a pass or a failure with its reason:
 3. ``docker compose up --scale app=N`` starts N replicas and the proxy, and Docker's own
    HEALTHCHECK reports every replica healthy;
 4. through the proxy, every request of a session (page, websocket) reaches one replica, named
-   by the proxy's cookie, and new browsers are spread over all of them;
+   by the proxy's cookie, and new browsers are spread over all of them; Chromium draws the
+   derivatives page through it, in English and in Chinese (screenshots kept);
 5. a replica killed as a crash would kill it: its students reconnect to a live replica and get a
    working page, the others keep their sessions, and the restart policy brings the replica back
    into the proxy.
@@ -297,6 +298,46 @@ class Check:
         assert len(set(where)) == self.replicas, f"sessions on {sorted(set(where))} only"
         return f"{len(where)} sessions, each on one replica, over {len(set(where))} replicas"
 
+    def browser(self, shots: Path) -> str:
+        """Chromium through the proxy, in English and in Chinese: the page settles with its
+        chart, no exception is shown, and every response came from the replica its cookie
+        names. A screenshot of each is kept in ``shots``."""
+        from playwright.sync_api import sync_playwright
+
+        from benchmarks.first_screens import SETTLED_JS
+        from benchmarks.load import CHROMIUM, CHROMIUM_ARGS
+        from hograd_ui.i18n import tr
+
+        shots.mkdir(parents=True, exist_ok=True)
+        done = []
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                for lang in ("en", "zh"):
+                    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+                    page = ctx.new_page()
+                    seen: list[str] = []
+                    page.on(
+                        "response",
+                        lambda r, seen=seen: seen.append(r.headers.get("x-hograd-replica", "")),
+                    )
+                    start = time.monotonic()
+                    page.goto(f"{self.url}/derivatives?lang={lang}&deriv.fn=x**3")
+                    page.wait_for_function(SETTLED_JS, timeout=120_000, polling=50)
+                    seconds = time.monotonic() - start
+                    title = page.inner_text('[data-testid="stMain"] h1')
+                    assert title.strip() == tr("deriv.title", lang), title
+                    assert page.locator('[data-testid="stException"]').count() == 0
+                    cookie = [c for c in ctx.cookies() if c["name"] == COOKIE]
+                    replicas = set(seen) - {""}
+                    assert cookie and len(replicas) == 1, f"cookie {cookie}, replicas {replicas}"
+                    page.screenshot(path=str(shots / f"docker-derivatives-{lang}.png"))
+                    done.append(f"{lang} {seconds:.1f} s on {replicas.pop()}")
+                    ctx.close()
+            finally:
+                browser.close()
+        return f"settled: {', '.join(done)}; screenshots in {shots}"
+
     def memory(self) -> str:
         used = {}
         for c in self.apps():
@@ -437,6 +478,10 @@ def main(argv: list[str] | None = None) -> int:
         default=Path(tempfile.gettempdir()) / "hograd-standin",
         help="where the stand-in's Debian tree is kept between runs",
     )
+    ap.add_argument(
+        "--shots", type=Path, default=ROOT / "tests" / "artifacts" / "docker",
+        help="where the browser step's screenshots go",
+    )  # fmt: skip
     ap.add_argument("--keep", action="store_true", help="leave the containers running")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON at the end")
     args = ap.parse_args(argv)
@@ -469,6 +514,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         ok = ok and check.step(f"{args.replicas} replicas up and healthy", check.up)
         ok = ok and check.step("sessions stick to their replica", check.affinity)
+        ok = ok and check.step("Chromium through the proxy", lambda: check.browser(args.shots))
         ok = ok and check.step("memory per replica", check.memory)
         ok = ok and check.step("a replica crashes and comes back", check.crash)
     finally:
