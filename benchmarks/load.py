@@ -128,6 +128,24 @@ def log(msg: str) -> None:
     print(f"[load {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
+def affinity_held(cookie: str | None, seen: list[str]) -> bool:
+    """Whether every response of a connection came from one replica, the one its affinity
+    cookie names. deploy/replicas.py names each replica's cookie after it (r1, r2, ...);
+    haproxy's dynamic cookies (compose.yaml's replicas) are a hash of the replica's address,
+    16 hex digits, which names no replica: there only the one replica is checked.
+
+    >>> affinity_held("r1", ["r1", "r1"]), affinity_held("r1", ["r1", "r2"])
+    (True, False)
+    >>> affinity_held("ec90e411dfce6fae", ["app2"]), affinity_held(None, ["app2"])
+    (True, False)
+    """
+    replicas = set(seen)
+    if not cookie or len(replicas) != 1:
+        return False
+    dynamic = len(cookie) == 16 and all(c in "0123456789abcdef" for c in cookie)
+    return cookie in replicas or dynamic
+
+
 def pct(xs: list[float], q: float) -> float | None:
     """The q-th percentile (nearest rank) of xs, or None if empty."""
     if not xs:
@@ -1105,7 +1123,7 @@ def load(
         # behind replicas: connections whose every response came from the replica their
         # session-affinity cookie names, of all connections that saw a replica at all
         "affinity_connections": len(record.affinity),
-        "affinity_held": sum(set(seen) == {cookie} for cookie, seen in record.affinity),
+        "affinity_held": sum(affinity_held(cookie, seen) for cookie, seen in record.affinity),
         "reconnects": record.reconnects,
     }
 

@@ -1,6 +1,6 @@
 """benchmarks/load.py: the real browsers it starts are put at the lowest priority; the server
 under test and its own child processes are not; the per-rerun CPU
-and page-fault split reads real counts."""
+and page-fault split reads real counts; affinity is judged by the cookies each proxy gives."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.load import Server, _per_rerun
+from benchmarks.load import Server, _per_rerun, affinity_held
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -182,3 +182,21 @@ def test_survivors_are_the_students_who_opened_on_the_replica_that_lived() -> No
     s1 = survivors(r, 10, "r1")
     assert (s1["sessions"], s1["failed"], s1["reconnected"]) == (2, 1, 1)
     assert s1["reruns_elsewhere"] == 1  # session 3's rerun on r2
+
+
+@pytest.mark.parametrize(
+    ("cookie", "seen", "held"),
+    [
+        ("r1", ["r1", "r1", "r1"], True),  # make serve: the cookie names the replica
+        ("r1", ["r2"], False),  # answered by another replica than the cookie names
+        ("r1", ["r1", "r2"], False),
+        ("ec90e411dfce6fae", ["app2", "app2"], True),  # compose: haproxy's dynamic cookie
+        ("ec90e411dfce6fae", ["app1", "app2"], False),
+        (None, ["app1"], False),  # no cookie: nothing keeps the session there
+        ("r1", [], False),
+    ],
+)
+def test_affinity_is_held_only_on_one_replica_with_a_cookie(
+    cookie: str | None, seen: list[str], held: bool
+) -> None:
+    assert affinity_held(cookie, seen) is held
