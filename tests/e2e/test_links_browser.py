@@ -322,7 +322,12 @@ def test_a_bad_setting_of_a_mode_not_drawn_is_noted_when_it_opens(page, lang: st
     page.get_by_text("A neural network" if lang == "en" else "神经网络", exact=True).click()
     wait_for_app(page, timeout=120_000)
     page.wait_for_selector("[data-testid='stMetric']", timeout=120_000)
-    expect(note).to_have_count(1)
+    # The note comes with the network's view, seconds after its first metric on a slow host,
+    # and its code block (the setting not used) may be drawn a moment after the note itself:
+    # wait for each, then read them.
+    expect(note).to_have_count(1, timeout=120_000)
+    code = page.locator("[data-testid='stMain'] [data-testid='stCode']", has_text="layers=99")
+    expect(code).to_have_count(1, timeout=60_000)
     codes = page.locator("[data-testid='stMain'] [data-testid='stCode']").all_inner_texts()
     assert "hvp.net.layers=99" in [c.strip() for c in codes]
     assert "hvp.net.layers" not in page.url and "hvp.net.width=8" in page.url
