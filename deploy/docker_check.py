@@ -49,7 +49,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,6 +56,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script, from deploy/
 
 from benchmarks.st_client import StreamlitClient  # noqa: E402
+from deploy.replicas import healthy as healthy_at  # noqa: E402 - url + /_stcore/health is 200
 
 IMAGE = "hograd:check"
 PROJECT = "hogradcheck"
@@ -188,6 +188,7 @@ class Check:
         self.replicas, self.port, self.base, self.haproxy = replicas, port, base, haproxy
         self.figures: dict[str, object] = {"base image": base, "proxy image": haproxy}
         self.steps: list[tuple[str, bool, str]] = []
+        self.clients: list[tuple[StreamlitClient, str, str]] = []  # (client, function, replica)
         self.compose = compose_command()
         self.env = {
             **os.environ, "HOGRAD_IMAGE": IMAGE, "HOGRAD_HAPROXY_IMAGE": haproxy,
@@ -269,12 +270,12 @@ class Check:
                 f"not healthy in time: {sorted(set(apps) - set(healthy))}"
             )
             for c in apps:
-                if c not in answered and answers(f"http://{ips[c]}:8501/_stcore/health"):
+                if c not in answered and healthy_at(f"http://{ips[c]}:8501"):
                     answered[c] = time.monotonic() - start
                 if c not in healthy and self.health(c) == "healthy":
                     healthy[c] = time.monotonic() - start
             time.sleep(0.5)
-        assert answers(f"http://127.0.0.1:{self.port}/_stcore/health"), "the proxy does not answer"
+        assert healthy_at(self.url), "the proxy does not answer"
         self.figures["start-up seconds (health answers)"] = sorted(
             round(s, 1) for s in answered.values()
         )
@@ -286,7 +287,6 @@ class Check:
                 f"Docker reports them healthy")  # fmt: skip
 
     def affinity(self) -> str:
-        self.clients = []
         functions = ["x**3", "tanh(x)", "sin(x)", "exp(x)"]
         for fn in [functions[i % len(functions)] for i in range(2 * self.replicas)]:
             client = StreamlitClient(self.url, timeout=120)
@@ -411,7 +411,7 @@ class Check:
         return names
 
     def down(self) -> None:
-        for client, _, _ in getattr(self, "clients", []):
+        for client, _, _ in self.clients:
             client.close()
         self.compose_run("down", "--remove-orphans", timeout=300)
 
@@ -425,18 +425,11 @@ def stuck(client: StreamlitClient) -> str:
 
 
 def free_port() -> int:
-    """A TCP port on this machine that nothing listens on now."""
+    """A TCP port that nothing listens on now, on any address: Docker publishes the proxy on
+    all of them (deploy/replicas.py's free_port looks at loopback only, where it listens)."""
     with socket.socket() as sock:
         sock.bind(("", 0))
         return sock.getsockname()[1]
-
-
-def answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as resp:
-            return resp.status == 200
-    except OSError:
-        return False
 
 
 def close(got: list[float], want: list[float]) -> bool:
