@@ -8,7 +8,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8501
 
-.PHONY: run serve test test-core test-serving test-app test-e2e test-docker docker-engine lint bench load clean debian screenshots
+.PHONY: run serve test test-core test-serving test-app test-e2e test-cloud-install test-docker docker-engine lint bench load clean debian screenshots
 
 # --retries 1: requirements.txt names PyTorch's page of CPU wheels, which a machine with only a
 # local package mirror cannot reach; pip's default of 5 retries waits 8.5 s for it, one 0.6 s.
@@ -76,6 +76,12 @@ test-e2e: $(VENV)/.dev debian
 # (deploy/docker_check.py): non-root, CPU torch, the seed examples, HEALTHCHECK, cookie
 # affinity, a replica crashing and coming back. Apart from `make test` because it builds an
 # image (minutes; docs/performance.md has the figures) and needs a Docker engine.
+# requirements.txt installed as Community Cloud installs it: uv, then pip, from the public index
+# in fresh environments with no pip configuration; both must bring the CPU torch at every pin
+# (deploy/cloud_install_check.py; a stand-in of PyTorch's page where it cannot be reached).
+test-cloud-install: $(VENV)/.runtime
+	$(PY) deploy/cloud_install_check.py
+
 test-docker: $(VENV)/.dev docker-engine
 	$(PY) deploy/docker_check.py
 
