@@ -165,7 +165,7 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
         "capacity": [],
     }
     if a.rounds:
-        with Replicas(2, env=env) as group:
+        with Replicas(2, env=env, replica_header=True) as group:
             warm(group, 120)
             if a.capacity_warmup:  # both replicas compute and cache what the students ask
                 students(group, load_args(a.capacity_sessions, a.capacity_warmup, 0, False,
@@ -205,7 +205,7 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
     if a.skip_class:
         return result
     started = time.perf_counter()
-    with Replicas(2, env=env) as group:
+    with Replicas(2, env=env, replica_header=True) as group:
         result["replicas_up_s"] = round(time.perf_counter() - started, 1)
         result["first_screen_s"] = warm(group, 120)
         result["start_mb"] = {r.name: round(tree_mb(r.process.pid), 1) for r in group.replicas}
@@ -218,7 +218,7 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
         lb.log(f"class of {a.class_size}: {result['class']}")
     if a.skip_failover:
         return result
-    with Replicas(2, env=env) as group:
+    with Replicas(2, env=env, replica_header=True) as group:
         warm(group, 120)
         result["failover"] = students(
             group,

@@ -5,9 +5,11 @@ session (the page, its websocket, media, a reconnect) must reach that process. T
 each new browser a cookie naming a replica (``HOGRAD_REPLICA``) and sends every request that
 carries it to that replica: never by client address, since a lecture hall reaches the server
 from one NAT address. Every replica gets the same ``server.cookieSecret``, so the XSRF cookie
-one signs is valid at all of them. When a replica dies, the proxy's health check takes it out
-and ``option redispatch`` sends its students to a live one, where Streamlit's own reconnect
-gives them a fresh page.
+one signs is valid at all of them. When a replica dies, or can no longer run a script, the
+proxy's health check (``hograd_serving.health``: one real script run) takes it out and ``option
+redispatch`` sends its students to a live one, where Streamlit's own reconnect gives them a
+fresh page. Run as a script, it also restarts a replica whose probe fails
+:data:`FAILS_TO_RESTART` times in a row (:meth:`Replicas.check`).
 
 Run it as a script (``make serve REPLICAS=2``)::
 
@@ -15,7 +17,9 @@ Run it as a script (``make serve REPLICAS=2``)::
 
 or use :class:`Replicas` from Python (the tests and ``benchmarks/load.py --replicas`` do).
 Everything listens on 127.0.0.1 only; the proxy's configuration is written from
-``deploy/haproxy.cfg``, the same file the Docker Compose setup uses.
+``deploy/haproxy.cfg``, the same file the Docker Compose setup uses. The proxy names the replica
+that answered in an ``X-Hograd-Replica`` header only when asked (``replica_header=True``, or
+``HOGRAD_REPLICA_HEADER=on`` in the environment): the tests and the load benchmark need it.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import secrets
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -39,6 +44,16 @@ TEMPLATE = ROOT / "deploy" / "haproxy.cfg"
 HEALTH = "/_stcore/health"
 #: How long a replica may take to answer its health check after it starts (imports torch).
 START_SECONDS = 120.0
+#: Failed probes in a row after which :meth:`Replicas.check` restarts a replica.
+FAILS_TO_RESTART = 3
+#: Seconds between two rounds of probes when run as a script (each probe: a short session).
+CHECK_SECONDS = 10.0
+#: The proxy's external check (deploy/haproxy.cfg) for processes on this machine: the probe
+#: run by this Python, from this checkout (haproxy gives the check an empty environment).
+PROBE_SCRIPT = """#!/bin/sh
+cd {root} || exit 1
+exec {python} -m hograd_serving.health "http://$3:$4" --timeout {timeout:g}
+"""
 
 
 def free_port() -> int:
@@ -48,29 +63,39 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def healthy(url: str, timeout: float = 2.0) -> bool:
-    """Whether ``url`` + /_stcore/health answers 200."""
+def healthy(url: str, timeout: float = 2.0, context: ssl.SSLContext | None = None) -> bool:
+    """Whether ``url`` + /_stcore/health answers 200 (over HTTPS: verified with ``context``)."""
     try:
-        with urllib.request.urlopen(url + HEALTH, timeout=timeout) as resp:
+        with urllib.request.urlopen(url + HEALTH, timeout=timeout, context=context) as resp:
             return resp.status == 200
     except OSError:
         return False
 
 
-def haproxy_config(port: int, servers: list[tuple[str, int]], template: Path = TEMPLATE) -> str:
+def haproxy_config(
+    port: int, servers: list[tuple[str, int]], template: Path = TEMPLATE, *,
+    probe: Path | None = None, cert: Path | None = None,
+) -> str:  # fmt: skip
     """deploy/haproxy.cfg for a proxy on 127.0.0.1:``port`` in front of ``servers`` (name,
     port): the template's ``server`` lines are replaced by one per replica, each with its
-    name as its cookie value."""
+    name as its cookie value.
+
+    Args:
+        probe: the external check's command (the template's names the Docker image's path).
+        cert: a PEM file (certificate and key): the proxy then speaks HTTPS (TLS ends there).
+    """
     lines = []
     for line in template.read_text().splitlines():
         if line.strip().startswith("bind "):
-            line = f"    bind 127.0.0.1:{port}"
+            line = f"    bind 127.0.0.1:{port}" + (f" ssl crt {cert}" if cert else "")
+        if line.strip().startswith("external-check command ") and probe is not None:
+            line = f"    external-check command {probe}"
         if line.strip().startswith(("server ", "server-template ")):
             continue
         lines.append(line)
         if line.strip().startswith("backend "):
             lines += [
-                f"    server {name} 127.0.0.1:{p} cookie {name} check inter 1s fall 2 rise 2"
+                f"    server {name} 127.0.0.1:{p} cookie {name} check inter 12s fall 3 rise 1"
                 for name, p in servers
             ]
     return "\n".join(lines) + "\n"
@@ -97,15 +122,28 @@ class Replicas:
         port: the proxy's port (a free one when 0).
         env: extra environment for the replicas (``STREAMLIT_...`` settings, say).
         log_dir: where each process's output goes (a temporary folder when None).
+        warm: warm each replica (hograd_serving.warmup) before the proxy starts.
+        replica_header: the proxy names the replica that answered (``X-Hograd-Replica``).
+        script: the app each replica runs (the tests run small stand-ins).
+        cert: a PEM file with certificate and key: the proxy serves HTTPS with it.
+        probe_timeout: seconds a replica's probe may take (the proxy's and :meth:`check`'s).
     """
 
     count: int = 2
     port: int = 0
     env: dict[str, str] = field(default_factory=dict)
     log_dir: Path | None = None
-    warm: bool = False  # warm each replica (hograd_serving.warmup) before the proxy starts
+    warm: bool = False
+    replica_header: bool = False
+    script: str = "app.py"
+    cert: Path | None = None
+    probe_timeout: float = 10.0
     replicas: list[Replica] = field(default_factory=list)
     proxy: subprocess.Popen[bytes] | None = None
+    #: restarts so far, by replica name (:meth:`check`)
+    restarts: dict[str, int] = field(default_factory=dict)
+    _fails: dict[str, int] = field(default_factory=dict)
+    _secret: str = ""
     _logs: list = field(default_factory=list)
 
     def _log(self, name: str):  # noqa: ANN202 - an open binary file
@@ -115,7 +153,7 @@ class Replicas:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.cert else 'http'}://127.0.0.1:{self.port}"
 
     def __enter__(self) -> Replicas:
         self.start()
@@ -131,11 +169,20 @@ class Replicas:
             raise RuntimeError("haproxy is not installed: apt-get install haproxy (make debian)")
         self.port = self.port or free_port()
         self.log_dir = Path(self.log_dir or tempfile.mkdtemp(prefix="hograd-replicas-"))
-        secret = secrets.token_hex(32)  # the same for every replica: see the module doc
+        self._secret = secrets.token_hex(32)  # the same for every replica: see the module doc
         for i in range(1, self.count + 1):
-            self.replicas.append(self._start_replica(f"r{i}", free_port(), secret))
+            self.replicas.append(self._start_replica(f"r{i}", free_port()))
+        probe = self.log_dir / "probe.sh"
+        probe.write_text(PROBE_SCRIPT.format(
+            root=ROOT, python=sys.executable, timeout=self.probe_timeout
+        ))  # fmt: skip
+        probe.chmod(0o755)
         config = self.log_dir / "haproxy.cfg"
-        config.write_text(haproxy_config(self.port, [(r.name, r.port) for r in self.replicas]))
+        servers = [(r.name, r.port) for r in self.replicas]
+        config.write_text(haproxy_config(self.port, servers, probe=probe, cert=self.cert))
+        proxy_env = {**os.environ, "HOGRAD_AFFINITY_KEY": secrets.token_hex(32)}
+        if self.replica_header:
+            proxy_env["HOGRAD_REPLICA_HEADER"] = "on"
         deadline = time.monotonic() + START_SECONDS
         for replica in self.replicas:
             self._wait(replica.url, replica.process, deadline, replica.name)
@@ -147,24 +194,57 @@ class Replicas:
                 warm(replica.url)
         self.proxy = subprocess.Popen(  # -db: stay in the foreground, so it stops with us
             [haproxy, "-db", "-f", str(config)], stdout=self._log("haproxy.log"),
-            stderr=subprocess.STDOUT,
+            stderr=subprocess.STDOUT, env=proxy_env,
         )  # fmt: skip
-        self._wait(self.url, self.proxy, deadline, "haproxy")
+        context = ssl.create_default_context(cafile=self.cert) if self.cert else None
+        self._wait(self.url, self.proxy, deadline, "haproxy", context)
 
-    def _start_replica(self, name: str, port: int, secret: str) -> Replica:
-        env = {**os.environ, **self.env, "STREAMLIT_SERVER_COOKIE_SECRET": secret}
+    def _start_replica(self, name: str, port: int) -> Replica:
+        env = {**os.environ, **self.env, "STREAMLIT_SERVER_COOKIE_SECRET": self._secret}
         log = self._log(f"{name}.log")
         process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+            [sys.executable, "-m", "streamlit", "run", self.script, "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,  # its child processes go with it when it is killed
         )  # fmt: skip
         return Replica(name, port, process)
 
+    def check(self) -> list[str]:
+        """Probe every replica once (one real script run each, :mod:`hograd_serving.health`)
+        and restart any whose probe has now failed :data:`FAILS_TO_RESTART` times in a row:
+        a process that still answers /_stcore/health but runs no script helps nobody, and a
+        fresh one on the same port takes its place (its cookie stays valid). Returns the
+        names restarted in this round."""
+        sys.path.insert(0, str(ROOT))  # run as a script, from deploy/
+        from hograd_serving.health import probe
+
+        restarted = []
+        for i, replica in enumerate(self.replicas):
+            failed = replica.process.poll() is not None or probe(
+                replica.url, self.probe_timeout
+            ) is not None  # fmt: skip
+            self._fails[replica.name] = self._fails.get(replica.name, 0) + 1 if failed else 0
+            if self._fails[replica.name] >= FAILS_TO_RESTART:
+                self._end(replica, signal.SIGKILL)  # hung: it may not honour SIGTERM
+                self.replicas[i] = self._start_replica(replica.name, replica.port)
+                self._fails[replica.name] = 0
+                self.restarts[replica.name] = self.restarts.get(replica.name, 0) + 1
+                restarted.append(replica.name)
+        return restarted
+
     @staticmethod
-    def _wait(url: str, process: subprocess.Popen[bytes], deadline: float, what: str) -> None:
-        while not healthy(url):
+    def _end(replica: Replica, sig: signal.Signals) -> None:
+        if replica.process.poll() is None:
+            os.killpg(replica.process.pid, sig)
+        replica.process.wait(timeout=30)
+
+    @staticmethod
+    def _wait(
+        url: str, process: subprocess.Popen[bytes], deadline: float, what: str,
+        context: ssl.SSLContext | None = None,
+    ) -> None:  # fmt: skip
+        while not healthy(url, context=context):
             if process.poll() is not None:
                 raise RuntimeError(f"{what} exited with status {process.returncode}")
             if time.monotonic() > deadline:
@@ -210,8 +290,14 @@ def main(argv: list[str] | None = None) -> int:
         ports = ", ".join(f"{r.name} :{r.port}" for r in group.replicas)
         print(f"hograd: {group.url} -> {ports} (logs in {group.log_dir}); Ctrl+C stops all")
         try:
+            next_check = time.monotonic() + CHECK_SECONDS
             while not stop and group.proxy is not None and group.proxy.poll() is None:
                 time.sleep(1)
+                if time.monotonic() >= next_check:
+                    for name in group.check():
+                        print(f"hograd: restarted {name}: its probe failed "
+                              f"{FAILS_TO_RESTART} times in a row", flush=True)  # fmt: skip
+                    next_check = time.monotonic() + CHECK_SECONDS
         except KeyboardInterrupt:
             pass
     return 0

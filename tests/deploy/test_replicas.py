@@ -5,8 +5,15 @@ here is stopped here."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import socket
+import ssl
+import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -14,14 +21,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "deploy"))
 
-from replicas import Replicas, haproxy_config  # noqa: E402
+from replicas import Replicas, haproxy_config, healthy  # noqa: E402
 
 from benchmarks.st_client import StreamlitClient  # noqa: E402
 
 COOKIE = "HOGRAD_REPLICA"
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("haproxy") is None and not __import__("os").environ.get("CI"),
+    shutil.which("haproxy") is None and not os.environ.get("CI"),
     reason="haproxy is not installed (make test installs it)",
 )
 
@@ -55,7 +62,7 @@ def check_affinity(client: StreamlitClient) -> str:
 
 def test_sessions_stick_to_their_replica_and_survive_a_replica_dying() -> None:
     functions = ["x**3", "tanh(x)", "sin(x)", "exp(x)", "x**5", "log(1+x^2)"]
-    with Replicas(2) as group:
+    with Replicas(2, replica_header=True) as group:
         clients = [session(group.url, fn) for fn in functions]
         where = [check_affinity(c) for c in clients]
         assert sorted(where) == ["r1"] * 3 + ["r2"] * 3  # round robin for new browsers
@@ -91,3 +98,133 @@ def test_sessions_stick_to_their_replica_and_survive_a_replica_dying() -> None:
             client.close()
     assert group.proxy is not None and group.proxy.poll() is not None
     assert all(r.process.poll() is not None for r in group.replicas)
+
+
+STUCK_APP = str(ROOT / "tests" / "deploy" / "apps" / "stuck.py")
+
+
+def fresh_visits(url: str, n: int = 4, context: ssl.SSLContext | None = None) -> list[str]:
+    """The X-Hograd-Replica of ``n`` requests from new browsers (no cookies)."""
+    names = []
+    for _ in range(n):
+        with urllib.request.urlopen(url + "/_stcore/health", timeout=30, context=context) as r:
+            names.append(r.headers.get("X-Hograd-Replica", ""))
+    return names
+
+
+def set_cookies(resp) -> str:  # noqa: ANN001 - an HTTP response
+    return "\n".join(resp.headers.get_all("Set-Cookie") or [])
+
+
+def wait_until(condition, what: str, tries: int = 120) -> None:  # noqa: ANN001
+    """Ask ``condition()`` up to ``tries`` times, a second apart (the proxy checks every 12 s)."""
+    for _ in range(tries):
+        if condition():
+            return
+        time.sleep(1)
+    raise AssertionError(f"never happened: {what}")
+
+
+def test_the_shipped_config_names_no_replica_and_holds_no_key() -> None:
+    cfg = (ROOT / "deploy" / "haproxy.cfg").read_text().splitlines()
+    # the header is set only inside the block that HOGRAD_REPLICA_HEADER=on enables
+    where = [i for i, line in enumerate(cfg) if "set-header X-Hograd-Replica" in line]
+    assert len(where) == 1 and cfg[where[0] - 1] == '.if streq("${HOGRAD_REPLICA_HEADER-}",on)'
+    assert cfg[where[0] + 1] == ".endif"
+    keys = [line.split(None, 1)[1] for line in cfg if line.strip().startswith("dynamic-cookie-key")]
+    assert keys == ['"${HOGRAD_AFFINITY_KEY}"']  # from the environment, never a constant
+    # a rate limit keyed on the browser's own cookie, never on its address
+    assert "track-sc0 var(txn.browser)" in "\n".join(cfg) and "src" not in " ".join(cfg).split()
+    # the honest check: one script run per check, not only /_stcore/health
+    assert "    option external-check" in cfg and "    insecure-fork-wanted" in cfg
+
+
+def test_a_replica_that_cannot_run_scripts_is_taken_out_and_restarted(tmp_path: Path) -> None:
+    block = tmp_path / "block"
+    with Replicas(
+        2, script=STUCK_APP, env={"HOGRAD_TEST_BLOCK": str(block)}, replica_header=True,
+        probe_timeout=2,
+    ) as group:  # fmt: skip
+        r1 = group.replicas[0]
+        assert sorted(fresh_visits(group.url)) == ["r1", "r1", "r2", "r2"]
+        stuck = Path(f"{block}.{r1.port}")
+        stuck.touch()  # r1 still answers /_stcore/health, but runs no script
+        assert healthy(r1.url)
+        # the proxy's check runs a script: new browsers stop reaching r1
+        wait_until(lambda: set(fresh_visits(group.url)) == {"r2"}, "r1 out of the proxy")
+        old = r1.process
+        assert group.check() == [] and group.check() == []  # two failures in a row
+        assert group.check() == ["r1"]  # the third: restarted
+        stuck.unlink()
+        assert group.restarts == {"r1": 1} and old.poll() is not None
+        assert group.replicas[0].process is not old and group.replicas[0].port == r1.port
+        wait_until(lambda: healthy(r1.url), "the new r1 answers")
+        assert group.check() == [] and group.restarts == {"r1": 1}  # it runs scripts
+        wait_until(lambda: "r1" in fresh_visits(group.url), "r1 back in the proxy")
+
+
+def test_without_the_switch_the_proxy_names_no_replica() -> None:
+    env = {"HOGRAD_TEST_BLOCK": "/nonexistent/b"}
+    with (
+        Replicas(1, script=STUCK_APP, env=env) as group,
+        urllib.request.urlopen(group.url + "/_stcore/health", timeout=30) as resp,
+    ):
+        assert resp.status == 200 and "X-Hograd-Replica" not in resp.headers
+        assert "HOGRAD_REPLICA=r1" in set_cookies(resp)  # the affinity cookie is still set
+
+
+def test_the_rate_limit_is_per_browser_cookie() -> None:
+    env = {"HOGRAD_TEST_BLOCK": "/nonexistent/b"}
+    os.environ["HOGRAD_RATE_LIMIT"] = "5"
+    try:
+        with Replicas(1, script=STUCK_APP, env=env) as group:
+            url = group.url + "/_stcore/health"
+            with urllib.request.urlopen(url, timeout=30) as resp:
+                cookie = set_cookies(resp).split("HOGRAD_BROWSER=")[1].split(";")[0]
+            codes = []
+            while 429 not in codes and len(codes) < 200:  # the same browser, again and again
+                req = urllib.request.Request(url, headers={"Cookie": f"HOGRAD_BROWSER={cookie}"})
+                try:
+                    with urllib.request.urlopen(req, timeout=30) as resp:
+                        codes.append(resp.status)
+                except urllib.error.HTTPError as err:
+                    codes.append(err.code)
+            assert codes[:5] == [200] * 5 and codes[-1] == 429  # five allowed, then refused
+            # another browser (the same address) is not limited; nor is a first visit
+            other = urllib.request.Request(url, headers={"Cookie": "HOGRAD_BROWSER=other"})
+            with urllib.request.urlopen(other, timeout=30) as resp:
+                assert resp.status == 200
+            with urllib.request.urlopen(url, timeout=30) as resp:
+                assert resp.status == 200
+    finally:
+        del os.environ["HOGRAD_RATE_LIMIT"]
+
+
+def test_tls_ends_at_the_proxy(tmp_path: Path) -> None:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed (apt-get install openssl)")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    pem = tmp_path / "hograd.pem"  # haproxy's crt: the certificate, then its key
+    pem.write_text(cert.read_text() + key.read_text())
+    trust = ssl.create_default_context(cafile=str(cert))
+    with Replicas(
+        1, script=STUCK_APP, env={"HOGRAD_TEST_BLOCK": "/nonexistent/b"}, cert=pem
+    ) as group:  # fmt: skip
+        assert group.url.startswith("https://127.0.0.1:")
+        with urllib.request.urlopen(group.url + "/", timeout=30, context=trust) as resp:
+            assert resp.status == 200 and b"<title>" in resp.read().lower()
+        address = ("127.0.0.1", group.port)
+        with (  # not trusted without the certificate
+            socket.create_connection(address, timeout=30) as raw,
+            pytest.raises(ssl.SSLCertVerificationError),
+        ):
+            ssl.create_default_context().wrap_socket(raw, server_hostname="127.0.0.1")
+        with socket.create_connection(address, timeout=30) as raw:  # no plain HTTP there
+            raw.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert not raw.recv(100).startswith(b"HTTP/")
