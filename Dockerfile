@@ -4,13 +4,20 @@
 # deploy/docker_check.py builds and tests it here, where Docker Hub and PyTorch's server cannot
 # be reached: BASE names a stand-in built from Debian's packages, and PIP_FIND_LINKS a local
 # folder of wheels holding the CPU torch. Left as they are, neither changes anything.
+# To pin the base image by digest (docs/deploy.md says how to read it), name it in full:
+#   ARG BASE=python:3.11-slim@sha256:<the digest that `docker buildx imagetools inspect
+#   python:3.11-slim` prints>
+# No digest is pinned here: Docker Hub cannot be reached where this file is built and tested,
+# so none could be verified.
 ARG BASE=python:3.11-slim
 FROM ${BASE}
 
-# Debian's packages the app uses (packages.txt: graphviz's dot for the SVG download).
+# Debian's packages the app uses (packages.txt: graphviz's dot for the SVG download), and
+# haproxy: compose.yaml's proxy runs from this image, so that its health check can run the
+# app's own probe (deploy/haproxy-probe).
 COPY packages.txt /tmp/packages.txt
 RUN apt-get update \
-    && xargs -a /tmp/packages.txt apt-get install -y --no-install-recommends \
+    && xargs -a /tmp/packages.txt apt-get install -y --no-install-recommends haproxy \
     && rm -rf /var/lib/apt/lists/* /tmp/packages.txt
 
 RUN useradd --create-home --uid 10001 hograd
@@ -22,7 +29,10 @@ COPY requirements.txt .
 ARG PIP_FIND_LINKS=
 RUN pip install --no-cache-dir --retries 1 -r requirements.txt
 
-COPY --chown=hograd:hograd . .
+# The code belongs to root and is only readable by the app's user: the app cannot rewrite
+# itself. Its bytecode is compiled here, since the app cannot write __pycache__ either.
+COPY . .
+RUN python -m compileall -q /app
 USER hograd
 
 ENV PYTHONUNBUFFERED=1 \
@@ -30,8 +40,11 @@ ENV PYTHONUNBUFFERED=1 \
     STREAMLIT_SERVER_ADDRESS=0.0.0.0 \
     STREAMLIT_SERVER_HEADLESS=true
 EXPOSE 8501
-HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
-    CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).status != 200)"]
+# Healthy only while the server can run a script (hograd_serving/health.py: one real run of the
+# home page), not merely answer /_stcore/health, which it does while every run hangs.
+HEALTHCHECK --interval=30s --timeout=15s --start-period=60s --retries=3 \
+    CMD ["python", "-m", "hograd_serving.health", "http://127.0.0.1:8501", "--timeout", "10"]
 # The warm-up makes the first visit itself once the server answers (hograd_serving/warmup.py),
-# so the first student gets a warm server; it exits when done.
-CMD ["sh", "-c", "python -m hograd_serving.warmup http://127.0.0.1:8501 & exec python -m streamlit run app.py --server.port 8501 --server.address 0.0.0.0"]
+# so the first student gets a warm server; it exits when done. The server's process id goes to
+# /tmp/hograd-app.pid, for compose.yaml's health check, which kills a hung server.
+CMD ["sh", "-c", "python -m hograd_serving.warmup http://127.0.0.1:8501 & echo $$ > /tmp/hograd-app.pid; exec python -m streamlit run app.py --server.port 8501 --server.address 0.0.0.0"]

@@ -194,6 +194,7 @@ class Check:
             **os.environ, "HOGRAD_IMAGE": IMAGE, "HOGRAD_HAPROXY_IMAGE": haproxy,
             "HOGRAD_BASE_IMAGE": base, "HOGRAD_PORT": str(port),
             "HOGRAD_COOKIE_SECRET": secrets.token_hex(32), "COMPOSE_PROJECT_NAME": PROJECT,
+            "HOGRAD_AFFINITY_KEY": secrets.token_hex(32), "HOGRAD_REPLICA_HEADER": "on",
         }  # fmt: skip
 
     def step(self, name: str, fn) -> bool:  # noqa: ANN001 - a callable returning its detail

@@ -54,7 +54,7 @@ def test_the_image_installs_and_starts_as_make_run_does() -> None:
     assert "ARG BASE=python:3.11-slim\nFROM ${BASE}\n" in docker
     assert "-r requirements.txt" in docker and "-r requirements.txt" in make
     assert "packages.txt" in docker and "USER hograd" in docker
-    assert "HEALTHCHECK" in docker and "/_stcore/health" in docker
+    assert "HEALTHCHECK" in docker
     assert "streamlit run app.py" in docker and "streamlit run app.py" in make
     # both warm the fresh server up before the first student (hograd_serving/warmup.py)
     assert "-m hograd_serving.warmup http://127.0.0.1:" in docker
@@ -65,7 +65,7 @@ def test_the_proxy_keeps_sessions_by_cookie_never_by_address() -> None:
     cfg = (ROOT / "deploy" / "haproxy.cfg").read_text()
     assert "cookie HOGRAD_REPLICA insert" in cfg and "option redispatch" in cfg
     assert "balance source" not in cfg and "hash-type" not in cfg
-    assert "timeout tunnel" in cfg and "/_stcore/health" in cfg
+    assert "timeout tunnel" in cfg
     compose = (ROOT / "compose.yaml").read_text()
     assert "STREAMLIT_SERVER_COOKIE_SECRET" in compose and "deploy/haproxy.cfg" in compose
 
@@ -74,11 +74,14 @@ def test_the_proxy_keeps_sessions_by_cookie_never_by_address() -> None:
     shutil.which("haproxy") is None and not os.environ.get("CI"), reason="haproxy is not installed"
 )
 def test_haproxy_accepts_the_config() -> None:
-    done = subprocess.run(
-        ["haproxy", "-c", "-f", str(ROOT / "deploy" / "haproxy.cfg")],
-        capture_output=True, text=True, timeout=30, check=False,
-    )  # fmt: skip
+    check = ["haproxy", "-c", "-f", str(ROOT / "deploy" / "haproxy.cfg")]
+    env = {**os.environ, "HOGRAD_AFFINITY_KEY": "k" * 64}
+    done = subprocess.run(check, capture_output=True, text=True, timeout=30, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
+    # without a key it refuses to start, rather than fall back to a known one
+    env.pop("HOGRAD_AFFINITY_KEY")
+    done = subprocess.run(check, capture_output=True, text=True, timeout=30, env=env)
+    assert done.returncode != 0 and "dynamic-cookie-key" in done.stdout + done.stderr
 
 
 def test_unset_the_check_variables_leave_the_official_images() -> None:
@@ -88,5 +91,45 @@ def test_unset_the_check_variables_leave_the_official_images() -> None:
     assert "ARG PIP_FIND_LINKS=\n" in docker  # empty: pip reads no extra folder
     compose = (ROOT / "compose.yaml").read_text()
     assert "BASE: ${HOGRAD_BASE_IMAGE:-python:3.11-slim}" in compose
-    assert "image: ${HOGRAD_HAPROXY_IMAGE:-haproxy:2.6}" in compose
     assert '"${HOGRAD_PORT:-8080}:8080"' in compose
+
+
+PROBE = "python -m hograd_serving.health"
+
+
+def test_every_health_check_runs_a_script_not_only_the_health_endpoint() -> None:
+    docker = (ROOT / "Dockerfile").read_text()
+    compose = (ROOT / "compose.yaml").read_text()
+    guide = (ROOT / "docs" / "deploy.md").read_text()
+    cfg = (ROOT / "deploy" / "haproxy.cfg").read_text()
+    probe = (ROOT / "deploy" / "haproxy-probe").read_text()
+    assert '["python", "-m", "hograd_serving.health", "http://127.0.0.1:8501"' in docker
+    assert "/_stcore/health" not in docker.split("HEALTHCHECK")[1].split("CMD [")[1]
+    # compose: the probe, and a hung server killed so that the restart policy acts
+    assert '["CMD", "python", "-m", "hograd_serving.health", "http://127.0.0.1:8501",' in compose
+    assert '"--kill-after", "3", "--pid-file", "/tmp/hograd-app.pid"]' in compose
+    assert "echo $$ > /tmp/hograd-app.pid; exec python -m streamlit run" in docker
+    assert "    init: true" in compose and compose.count("\n    restart: unless-stopped\n") == 2
+    assert "    mem_limit: 1536m" in compose and "mem_limit: 1536m" in guide
+    # haproxy runs the same probe (from the app's image, where the app's Python is)
+    assert "external-check command /app/deploy/haproxy-probe" in cfg
+    assert f"exec {PROBE} " in probe and os.access(ROOT / "deploy" / "haproxy-probe", os.X_OK)
+    assert '"-f", "/app/deploy/haproxy.cfg"]' in compose and "haproxy" in docker
+    # Kubernetes: readiness and liveness both run the probe
+    k8s = guide.split("## Kubernetes")[1].split("```yaml")[1].split("```")[0]
+    assert "livenessProbe:" in k8s and "readinessProbe:" in k8s
+    exec_probe = 'command: ["python", "-m", "hograd_serving.health", "http://127.0.0.1:8501"'
+    assert k8s.count(exec_probe) == 2
+    assert "python -m hograd_serving.health" in guide
+
+
+def test_secrets_come_from_the_environment_and_the_code_is_read_only() -> None:
+    compose = (ROOT / "compose.yaml").read_text()
+    docker = (ROOT / "Dockerfile").read_text()
+    assert "HOGRAD_AFFINITY_KEY: ${HOGRAD_AFFINITY_KEY:?" in compose
+    assert "STREAMLIT_SERVER_COOKIE_SECRET: ${HOGRAD_COOKIE_SECRET:?" in compose
+    assert "HOGRAD_REPLICA_HEADER: ${HOGRAD_REPLICA_HEADER:-off}" in compose
+    assert "--chown" not in docker and "\nCOPY . .\n" in docker  # root's files, read-only
+    assert docker.index("COPY . .") < docker.index("USER hograd")
+    guide = (ROOT / "docs" / "deploy.md").read_text()
+    assert "@sha256:" in guide and "bind :443 ssl crt" in guide
