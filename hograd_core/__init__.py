@@ -21,16 +21,39 @@ Example:
     [8.0, 12.0, 12.0]
 """
 
-from .curvature import CURVATURE_BUDGET, Exploration, Verdict, explore, hvp_three_ways, verdict
-from .errors import ArgumentError, BudgetError, ExpressionError, HogradError
-from .flaglab import FlagSettings, run_case, run_flags
-from .graphs import GraphLab, graph_lab
-from .hessian import HVPResult, classify, hvp
-from .hvp_graph import HVPGraph, hvp_graph
-from .language import CONSTANTS, FUNCTIONS, LIMITS, Function, parse
-from .nested_autograd import BUDGET, DerivativeResult, derivatives, finite_difference
-from .net_curvature import NetCurvature
-from .network import NETWORK_BUDGET, NetConfig, TrainedNet, train
+import importlib
+from typing import Any
+
+# Each public name and the module that defines it. Imported when first used (PEP 562): a
+# process that needs only the function language and sympy (the exact column's child process,
+# hograd_serving/exact_child.py) never loads torch.
+_WHERE = {
+    "CURVATURE_BUDGET": "curvature", "Exploration": "curvature", "Verdict": "curvature",
+    "explore": "curvature", "hvp_three_ways": "curvature", "verdict": "curvature",
+    "ArgumentError": "errors", "BudgetError": "errors", "ExpressionError": "errors",
+    "HogradError": "errors", "FlagSettings": "flaglab", "run_case": "flaglab",
+    "run_flags": "flaglab", "GraphLab": "graphs", "graph_lab": "graphs",
+    "HVPResult": "hessian", "classify": "hessian", "hvp": "hessian", "HVPGraph": "hvp_graph",
+    "hvp_graph": "hvp_graph", "CONSTANTS": "language", "FUNCTIONS": "language",
+    "LIMITS": "language", "Function": "language", "parse": "language",
+    "BUDGET": "nested_autograd", "DerivativeResult": "nested_autograd",
+    "derivatives": "nested_autograd", "finite_difference": "nested_autograd",
+    "NetCurvature": "net_curvature", "NETWORK_BUDGET": "network", "NetConfig": "network",
+    "TrainedNet": "network", "train": "network",
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'hograd_core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_WHERE])
+
 
 __all__ = [
     "BUDGET",

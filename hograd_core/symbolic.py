@@ -8,15 +8,16 @@ which. :func:`sympy_values` evaluates the results at a point in a time linear in
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import mpmath
 import sympy as sp
 
 from .language import Function
 from .language.to_sympy import symbol
+from .sympy_program import Program, ProgramTooLarge, evaluate
 
 __all__ = [
     "symbolic_derivatives", "SymbolicDerivatives", "sympy_value", "sympy_values", "SympyView",
@@ -160,7 +161,14 @@ def sympy_view(fn: Function, order: int, x0: float, *, max_seconds: float = 1.0)
 
 
 def _latex(expr: sp.Expr, ops: int) -> str | None:
-    return sp.latex(expr) if ops <= MAX_LATEX_OPS else None
+    """sympy's LaTeX of ``expr`` if it is short enough to read; None if it is longer, or if the
+    printer refuses it (Python will not print an integer of more than 4,300 digits)."""
+    if ops > MAX_LATEX_OPS:
+        return None
+    try:
+        return sp.latex(expr)
+    except (ValueError, RecursionError):
+        return None
 
 
 def sympy_value(expr: sp.Expr, point: dict[str, float], *, digits: int = 30) -> float:
@@ -169,9 +177,10 @@ def sympy_value(expr: sp.Expr, point: dict[str, float], *, digits: int = 30) -> 
 
     Note:
         sympy's own ``evalf`` raises its working precision until it trusts the answer, which on
-        a swollen derivative (a tower of powers) can run for minutes. This walks the expression
-        once, in a private mpmath context at fixed precision, each shared subexpression
-        evaluated once: the time is linear in the size of the expression, and bounded.
+        a swollen derivative (a tower of powers) can run for minutes. This compiles the
+        expression once into a flat program (:mod:`.sympy_program`) and evaluates that at fixed
+        precision, each shared subexpression once: the time is linear in the size of the
+        expression, and bounded.
     """
     return sympy_values([expr], point, digits=digits)[0]
 
@@ -179,108 +188,13 @@ def sympy_value(expr: sp.Expr, point: dict[str, float], *, digits: int = 30) -> 
 def sympy_values(
     exprs: Sequence[sp.Expr], point: dict[str, float], *, digits: int = 30,
 ) -> list[float]:  # fmt: skip
-    """:func:`sympy_value` of several expressions at one point, in one mpmath context; a
+    """:func:`sympy_value` of several expressions at one point, in one program; a
     subexpression shared between them (successive derivatives share many) is evaluated once."""
-    ctx = mpmath.MPContext()
-    ctx.dps = digits
-    env = {symbol(name): ctx.mpf(value) for name, value in point.items()}
-    memo: dict[sp.Basic, object] = {}
-    out = []
-    for expr in exprs:
-        try:
-            out.append(float(_walk(expr, ctx, env, memo)))
-        except (_NotReal, ZeroDivisionError, OverflowError, ValueError, TypeError, RecursionError):
-            out.append(float("nan"))
-    return out
-
-
-class _NotReal(Exception):
-    pass
-
-
-_MAX_NODES = 200_000
-
-_UNARY = {
-    sp.sin: "sin", sp.cos: "cos", sp.tan: "tan", sp.atan: "atan", sp.sinh: "sinh",
-    sp.cosh: "cosh", sp.tanh: "tanh", sp.exp: "exp", sp.erf: "erf",
-}  # fmt: skip
-
-
-def _walk(e: sp.Basic, ctx: mpmath.MPContext, env: dict, memo: dict) -> object:  # noqa: C901
-    if e in memo:
-        return memo[e]
-    if len(memo) > _MAX_NODES:
-        raise _NotReal("expression too large")
-    if e.is_Symbol:
-        out = env[e]
-    elif e.is_Integer:
-        out = ctx.mpf(int(e))
-    elif e.is_Rational:
-        out = ctx.mpf(int(e.p)) / int(e.q)
-    elif e.is_Float:
-        out = ctx.mpf(e._mpf_)
-    elif e is sp.pi:
-        out = ctx.pi
-    elif e is sp.E:
-        out = ctx.e
-    elif e is sp.S.NaN or e is sp.zoo or e.is_infinite:
-        raise _NotReal("not finite")
-    elif isinstance(e, sp.Add):
-        out = ctx.fsum(_walk(a, ctx, env, memo) for a in e.args)
-    elif isinstance(e, sp.Mul):
-        out = ctx.fprod(_walk(a, ctx, env, memo) for a in e.args)
-    elif isinstance(e, sp.Pow):
-        base, expo = _walk(e.base, ctx, env, memo), _walk(e.exp, ctx, env, memo)
-        if base < 0 and not ctx.isint(expo):
-            raise _NotReal("negative base")
-        if base == 0 and expo < 0:
-            raise ZeroDivisionError
-        out = ctx.power(base, expo)
-    elif e.func in _UNARY:
-        out = getattr(ctx, _UNARY[e.func])(_walk(e.args[0], ctx, env, memo))
-    elif e.func in (sp.asin, sp.acos):
-        a = _walk(e.args[0], ctx, env, memo)
-        if abs(a) > 1:
-            raise _NotReal("outside [-1, 1]")
-        out = ctx.asin(a) if e.func is sp.asin else ctx.acos(a)
-    elif e.func is sp.log:
-        a = _walk(e.args[0], ctx, env, memo)
-        if a <= 0:
-            raise _NotReal("log of a non-positive number")
-        out = ctx.log(a)
-    elif e.func is sp.Abs:
-        out = abs(_walk(e.args[0], ctx, env, memo))
-    elif e.func is sp.sign:
-        a = _walk(e.args[0], ctx, env, memo)
-        out = ctx.mpf((a > 0) - (a < 0))
-    elif e.func is sp.Heaviside:
-        a = _walk(e.args[0], ctx, env, memo)
-        half = _walk(e.args[1], ctx, env, memo) if len(e.args) > 1 else ctx.mpf(0.5)
-        out = ctx.mpf(1) if a > 0 else ctx.mpf(0) if a < 0 else half
-    elif e.func is sp.DiracDelta:
-        if _walk(e.args[0], ctx, env, memo) == 0:
-            raise _NotReal("delta at its spike")
-        out = ctx.mpf(0)
-    elif isinstance(e, sp.Piecewise):
-        for value, cond in e.args:
-            if cond is sp.true or _holds(cond, ctx, env, memo):
-                out = _walk(value, ctx, env, memo)
-                break
-        else:
-            raise _NotReal("no piece applies")
-    else:
-        raise _NotReal(f"cannot evaluate {e.func}")
-    memo[e] = out
-    return out
-
-
-def _holds(cond: sp.Basic, ctx: mpmath.MPContext, env: dict, memo: dict) -> bool:
-    ops = {sp.Le: lambda a, b: a <= b, sp.Lt: lambda a, b: a < b, sp.Ge: lambda a, b: a >= b,
-           sp.Gt: lambda a, b: a > b, sp.Eq: lambda a, b: a == b, sp.Ne: lambda a, b: a != b}  # fmt: skip
-    if cond.func in ops:
-        return bool(
-            ops[cond.func](_walk(cond.lhs, ctx, env, memo), _walk(cond.rhs, ctx, env, memo))
-        )
-    if cond is sp.false:
-        return False
-    raise _NotReal(f"cannot evaluate the condition {cond.func}")
+    program = Program()
+    try:
+        for expr in exprs:
+            program.add(expr)
+    except (ProgramTooLarge, RecursionError):
+        pass  # the expressions that did not fit have no value
+    values = evaluate(program.code, program.outputs, point, digits=digits)
+    return values + [math.nan] * (len(exprs) - len(values))

@@ -8,28 +8,164 @@ name), for LaTeX.
 
 from __future__ import annotations
 
+import math
+
 import sympy as sp
 
 from .nodes import Binary, Call, Const, Neg, Node, Num, Var
 
-__all__ = ["symbol", "to_latex", "to_sympy"]
+__all__ = [
+    "MAX_EXACT_BITS", "TorchAbs", "TorchRelu", "TorchSign", "TorchStep", "symbol", "to_latex",
+    "to_sympy",
+]  # fmt: skip
 
-# Exact definitions of the functions sympy does not have under our names. relu and abs have no
-# derivative where their argument is 0; there the pieces copy PyTorch's convention, so that
-# sympy's column is comparable with torch's: relu'(0) = 0 (torch.relu's backward passes the
-# gradient only where the input is > 0) and abs'(0) = sign(0) = 0 (torch.abs's backward), and
-# every higher derivative at that point is 0 as well. (sympy's own Abs differentiates to sign
-# and then to a DiracDelta, which has no value at 0: |x|**3 would get no second derivative at 0,
-# where the true one, 6|x|, is 0.)
+#: The most bits an exact number may have before sympy computes it: past this, a power is kept
+#: with a float exponent (and so a float value). sympy's arithmetic on integers is one C call
+#: that nothing interrupts, so 2**(999999*999999) must be refused before it starts, not timed out.
+MAX_EXACT_BITS = 4096
+
+
+def _raised(latex: str, printer: object, exp: object) -> str:
+    """``latex`` to the power ``exp`` (sympy's printer passes ``exp`` to a function's own LaTeX
+    method when the function is raised to a power)."""
+    if exp is None:
+        return latex
+    return rf"\left({latex}\right)^{{{printer._print(exp)}}}"  # type: ignore[attr-defined]
+
+
+class TorchAbs(sp.Function):
+    """|a| whose derivative is ``TorchSign(a)``, PyTorch's convention: abs'(0) = sign(0) = 0.
+
+    sympy's own ``Abs`` differentiates to ``sign`` and then to a ``DiracDelta`` with no value at
+    0, and a ``Piecewise`` definition grows exponentially when nested
+    (``abs(abs(abs(x-2)-1)-1)``: each level multiplies the conditions). This one stays one node
+    per ``abs``, and so do its derivatives.
+    """
+
+    @classmethod
+    def eval(cls, a: sp.Expr) -> sp.Expr | None:
+        if a.is_Number:
+            return abs(a)
+        return None
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return TorchSign(self.args[0])
+
+    def _latex(self, printer: object, exp: object = None) -> str:
+        arg = printer._print(self.args[0])  # type: ignore[attr-defined]
+        return _raised(rf"\left|{arg}\right|", printer, exp)
+
+
+class TorchSign(sp.Function):
+    """sign(a) with sign(0) = 0; its derivative is 0 everywhere (PyTorch's convention: the
+    backward of ``sign`` is zero), so every higher derivative of ``abs`` at a kink is 0."""
+
+    @classmethod
+    def eval(cls, a: sp.Expr) -> sp.Expr | None:
+        if a.is_Number:
+            return sp.Integer((a > 0) - (a < 0))
+        return None
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.Integer(0)
+
+    def _latex(self, printer: object, exp: object = None) -> str:
+        arg = printer._print(self.args[0])  # type: ignore[attr-defined]
+        return _raised(rf"\operatorname{{sign}}\left({arg}\right)", printer, exp)
+
+
+class TorchStep(sp.Function):
+    """1 where a > 0, else 0: relu's derivative (PyTorch passes the gradient only where the
+    input is > 0, so relu'(0) = 0); its own derivative is 0 everywhere."""
+
+    @classmethod
+    def eval(cls, a: sp.Expr) -> sp.Expr | None:
+        if a.is_Number:
+            return sp.Integer(1 if a > 0 else 0)
+        return None
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.Integer(0)
+
+    def _latex(self, printer: object, exp: object = None) -> str:
+        arg = printer._print(self.args[0])  # type: ignore[attr-defined]
+        return _raised(rf"\mathbf{{1}}\left[{arg} > 0\right]", printer, exp)
+
+
+class TorchRelu(sp.Function):
+    """max(a, 0) whose derivative is ``TorchStep(a)`` (relu'(0) = 0, as PyTorch)."""
+
+    @classmethod
+    def eval(cls, a: sp.Expr) -> sp.Expr | None:
+        if a.is_Number:
+            return a if a > 0 else sp.Integer(0)
+        return None
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return TorchStep(self.args[0])
+
+    def _latex(self, printer: object, exp: object = None) -> str:
+        arg = printer._print(self.args[0])  # type: ignore[attr-defined]
+        return _raised(rf"\operatorname{{relu}}\left({arg}\right)", printer, exp)
+
+
+# Exact definitions of the functions sympy does not have under our names. abs and relu have no
+# derivative where their argument is 0; there they copy PyTorch's convention, so that sympy's
+# column is comparable with torch's: abs'(0) = sign(0) = 0 and relu'(0) = 0, and every higher
+# derivative at that point is 0 as well (the classes above).
 _EXACT = {
     "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "asin": sp.asin, "acos": sp.acos,
-    "atan": sp.atan, "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh, "exp": sp.exp,
-    "log": sp.log, "sqrt": sp.sqrt, "erf": sp.erf,
-    "abs": lambda a: sp.Piecewise((-a, a < 0), (0, sp.Eq(a, 0)), (a, True)),
-    "sigmoid": lambda a: 1 / (1 + sp.exp(-a)),
-    "softplus": lambda a: sp.log(1 + sp.exp(a)),
-    "relu": lambda a: sp.Piecewise((0, a <= 0), (a, True)),
+    "atan": sp.atan, "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh,
+    "exp": lambda a: sp.exp(_tame_exponent(a)),
+    "log": sp.log, "sqrt": sp.sqrt, "erf": sp.erf, "abs": TorchAbs,
+    "sigmoid": lambda a: 1 / (1 + sp.exp(_tame_exponent(-a))),
+    "softplus": lambda a: sp.log(1 + sp.exp(_tame_exponent(a))),
+    "relu": TorchRelu,
 }  # fmt: skip
+
+
+def _bits(number: sp.Expr) -> float:
+    """Bits of an exact rational's numerator or denominator, whichever is larger (0 for a
+    float or a non-number: those are never computed exactly)."""
+    if not number.is_Rational:
+        return 0.0
+    return math.log2(max(abs(int(number.p)), int(number.q)))  # 0 for 1 and -1: 1**n is 1
+
+
+def _exact_power_bits(base: sp.Expr, exponent: sp.Expr) -> float:
+    """How many bits sympy would compute for ``base**exponent`` exactly: |exponent| times the
+    bits of the base's rational coefficient (sympy distributes a rational power over a
+    product's numeric factor: (3*x)**n = 3**n * x**n)."""
+    if not exponent.is_Rational:
+        return 0.0
+    coeff = base if base.is_Number else base.as_coeff_Mul()[0]
+    return abs(float(exponent)) * _bits(coeff)
+
+
+def _power(base: sp.Expr, exponent: sp.Expr) -> sp.Expr:
+    """``base**exponent``, exact unless the exact result would have more than
+    ``MAX_EXACT_BITS`` bits: then the exponent is a float and so is the number."""
+    if _exact_power_bits(base, exponent) > MAX_EXACT_BITS:
+        exponent = sp.Float(exponent, 17)
+    return sp.Pow(base, exponent)
+
+
+def _tame_exponent(a: sp.Expr) -> sp.Expr:
+    """The argument of ``exp`` with any term c*log(b) whose exact value b**c would be too large
+    made a float: sympy evaluates exp(c*log(b)) to b**c, as exactly as it can."""
+    terms = []
+    for term in sp.Add.make_args(a):
+        coeff, rest = term.as_coeff_Mul()
+        logs = [f for f in sp.Mul.make_args(rest) if isinstance(f, sp.log)]
+        if (
+            logs
+            and coeff.is_Rational
+            and any(_exact_power_bits(f.args[0], coeff) > MAX_EXACT_BITS for f in logs)
+        ):
+            term = sp.Float(coeff, 17) * rest
+        terms.append(term)
+    return sp.Add(*terms)
+
 
 # Functions shown by name in LaTeX (their exact form would hide what the learner typed).
 _NAMED = {name: sp.Function(name) for name in ("sigmoid", "softplus", "relu")}
@@ -91,8 +227,10 @@ def _build(node: Node, exact: bool) -> sp.Expr:
             return sp.Mul(-1, _fraction(top, right), evaluate=False)
         case Binary(op="/", left=left, right=right):
             return _fraction(left, right)
+        case Binary(op="**", left=left, right=right) if exact:
+            return _power(_build(left, exact), _build(right, exact))
         case Binary(op="**", left=left, right=right):
-            return sp.Pow(_build(left, exact), _build(right, exact), evaluate=ev)
+            return sp.Pow(_build(left, exact), _build(right, exact), evaluate=False)
         case _:
             raise AssertionError(f"not a node of the language: {node!r}")
 
