@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -337,11 +337,27 @@ def _repeat(run: Callable[[], list[float]], seconds: float) -> tuple[list[float]
     return [float(m) for m in np.median(np.array(results), axis=0)], len(results)
 
 
+#: sympy's time per ``diff`` call (ms) and size for orders 0..k, as far as it got.
+SympyCosts = tuple[Sequence[float], Sequence[int]]
+
+
+def sympy_costs(fn: Function, order: int) -> SympyCosts:
+    """sympy's ``diff`` times and sizes to ``order``, here and now, on a symbol its cache has
+    never seen, within ``COST_SECONDS``."""
+    sym = symbolic_derivatives(fn, order, max_seconds=COST_SECONDS, fresh=True)
+    return [1000.0 * s for s in sym.diff_seconds], list(sym.ops)
+
+
 def cost_profile(
-    fn: Function, order: int, points: int, low: float = -1.0, high: float = 1.0,
+    fn: Function, order: int, points: int, low: float = -1.0, high: float = 1.0, *,
+    sympy: Callable[[Function, int], SympyCosts] = sympy_costs,
 ) -> CostProfile:  # fmt: skip
     """Measure nested autograd, Taylor mode and sympy order by order on ``points`` points
     from ``low`` to ``high`` (the student's range).
+
+    Args:
+        sympy: gives sympy's cost (:func:`sympy_costs` by default; the app passes one that
+            reads it from the process that works out sympy's column, where it can be stopped).
 
     Raises:
         BudgetError: the nested-autograd graph would exceed the budget (checked first, by
@@ -367,15 +383,14 @@ def cost_profile(
 
     auto_ms, auto_runs = _repeat(autograd_run, COST_SECONDS)
     taylor_ms, taylor_runs = _repeat(taylor_run, COST_SECONDS)
-    # sympy, one order at a time and once each, on a symbol its cache has never seen
-    sym = symbolic_derivatives(fn, order, max_seconds=COST_SECONDS, fresh=True)
-    reached = np.cumsum(sym.diff_seconds) * 1000
-    sym_ms = [float(reached[k]) if k < len(sym.exprs) else None for k in range(order + 1)]
+    diff_ms, ops = sympy(fn, order)  # one run each: a repeat would time sympy's cache
+    reached = np.cumsum(diff_ms)
+    sym_ms = [float(reached[k]) if k < len(diff_ms) else None for k in range(order + 1)]
     return CostProfile(
         points=points, low=float(low), high=float(high), orders=tuple(range(order + 1)),
         nodes=tuple(nodes), autograd_ms=tuple(auto_ms),
         autograd_mb=tuple(n * points * 8 / 1e6 for n in nodes), taylor_ms=tuple(taylor_ms),
         sympy_ms=tuple(sym_ms),
-        sympy_ops=tuple(sym.ops[k] if k < len(sym.ops) else None for k in range(order + 1)),
+        sympy_ops=tuple(ops[k] if k < len(ops) else None for k in range(order + 1)),
         autograd_runs=auto_runs, taylor_runs=taylor_runs,
     )  # fmt: skip

@@ -64,9 +64,10 @@ from hograd_core.nested_autograd import (
 from hograd_core.symbolic import SympyView
 
 from .deferred import DeferredJobs
+from .floor import step_aside
 from .gate import heavy_work
 from .jobs import network_job, run_cold, run_isolated, shared_probe
-from .sympy_column import SympyColumn
+from .sympy_column import CHAIN_SECONDS, SympyColumn
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -96,7 +97,7 @@ def autograd_refused(text: str, order: int, points: int) -> BudgetError | None:
 
 
 #: How long a run waits for the answers worked out in the background: sympy's column
-#: (hograd_serving/sympy_column.py: a slice of sympy in the asking run) and nested autograd's
+#: (hograd_serving/sympy_column.py: a child process per function) and nested autograd's
 #: (a thread: hograd_serving/deferred.py). Small functions are done by then; for the others the
 #: page shows what it has and asks again every ``POLL`` seconds while the student reads. Short:
 #: with 50 students, waits of 0.1 / 0.05 / 0.025 s gave a rerun p95 of 234 / 185 / 134 ms, and
@@ -116,17 +117,26 @@ SYMPY = SympyColumn()
 AUTOGRAD = DeferredJobs("autograd", _autograd_column)
 
 
-def sympy_part(text: str, order: int, x0: float, wait: float | None = None) -> SympyView:
+def sympy_part(
+    text: str, order: int, x0: float, wait: float | None = None, who: str = ""
+) -> SympyView:
     """What sympy has of ``text`` to ``order`` at ``x0`` within ``wait`` seconds (default
-    ``WAIT``)."""
-    return SYMPY.ask(text, order, x0, WAIT if wait is None else wait)
+    ``WAIT``), asked by the session ``who``."""
+    return SYMPY.ask(text, order, x0, WAIT if wait is None else wait, who=who)
 
 
-def autograd_part(text: str, x0: float, order: int, wait: float | None = None) -> AutogradPart:
+def sympy_detail(text: str) -> str:
+    """sympy's own error, where its column for ``text`` stopped with one."""
+    return SYMPY.detail(text)
+
+
+def autograd_part(
+    text: str, x0: float, order: int, wait: float | None = None, who: str = ""
+) -> AutogradPart:
     """Nested autograd's column at ``x0`` if it is in within ``wait`` seconds (default
-    ``WAIT``), else ``working``."""
+    ``WAIT``), else ``working``; asked by the session ``who``."""
     args = (text, float(x0), min(order, BUDGET.max_order_autograd))
-    done = AUTOGRAD.ask(args, WAIT if wait is None else wait)
+    done = AUTOGRAD.ask(args, WAIT if wait is None else wait, who)
     if done is None:
         return AutogradPart(working=True)
     return AutogradPart(values=tuple(done.value or ()), refused=done.error)
@@ -134,27 +144,29 @@ def autograd_part(text: str, x0: float, order: int, wait: float | None = None) -
 
 def inspect(
     text: str, x0: float, order: int, *, sympy_column: bool = True,
-    autograd_column: bool = True,
+    autograd_column: bool = True, who: str = "",
 ) -> Inspection:  # fmt: skip
     """The inspector's rows at x0: Taylor mode's and the finite differences' numbers
     (cached), and sympy's and nested autograd's columns as far as they go within ``WAIT``
     (left empty when not asked for)."""
     deadline = time.monotonic() + WAIT
     if autograd_column:
-        autograd_part(text, x0, order, wait=0.0)  # under way while sympy is asked
+        autograd_part(text, x0, order, wait=0.0, who=who)  # under way while sympy is asked
     numbers = _numbers(text, x0, order)
     if sympy_column:
-        numbers = with_sympy(numbers, sympy_part(text, order, x0))
+        numbers = with_sympy(numbers, sympy_part(text, order, x0, who=who))
     if autograd_column:
         left = max(0.0, deadline - time.monotonic())
-        numbers = with_autograd(numbers, autograd_part(text, x0, order, left))
+        numbers = with_autograd(numbers, autograd_part(text, x0, order, left, who))
     return numbers
 
 
-def still_working(text: str, x0: float, order: int, *, sympy: bool, autograd: bool) -> bool:
+def still_working(
+    text: str, x0: float, order: int, *, sympy: bool, autograd: bool, who: str = ""
+) -> bool:
     """Whether a column asked for is not in yet (each asked with ``WAIT``)."""
-    return (sympy and sympy_part(text, order, x0).working) or (
-        autograd and autograd_part(text, x0, order).working
+    return (sympy and sympy_part(text, order, x0, who=who).working) or (
+        autograd and autograd_part(text, x0, order, who=who).working
     )
 
 
@@ -168,10 +180,20 @@ def estimate(text: str, order: int, points: int) -> tuple[int, list[int], float]
     return estimate_autograd(parse(text), order, points, shared_probe)
 
 
+def _sympy_costs(fn: Function, order: int) -> tuple[list[float], list[int]]:
+    """sympy's cost from its column's child process (each ``diff`` timed once, in a process
+    whose sympy cache was empty), waiting for it off the floor; nothing if it is not in."""
+    with step_aside():
+        chain = SYMPY.timings(fn.text, order, wait=CHAIN_SECONDS + 5.0)
+    return ([], []) if chain is None else (list(chain.ms), list(chain.ops))
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def measure(text: str, order: int, points: int, low: float, high: float) -> CostProfile:
+    fn = parse(text)
+    costs = _sympy_costs(fn, min(order, BUDGET.max_order_autograd))  # waited for off the floor
     with heavy_work():
-        return cost_profile(parse(text), order, points, low, high)
+        return cost_profile(fn, order, points, low, high, sympy=lambda *_: costs)
 
 
 # ---- graph page -------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ computes lives in hograd_core.
 from __future__ import annotations
 
 import re
+import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -61,6 +62,14 @@ def _route_through_app() -> None:
 def lang() -> str:
     """The language chosen in the sidebar ("en" or "zh")."""
     return st.session_state.get("lang", "en")
+
+
+def session_id() -> str:
+    """A random name for this browser session, kept in its state: the server's background
+    work takes sessions in turn by it (hograd_serving/sympy_column.py)."""
+    if "app.session" not in st.session_state:
+        st.session_state["app.session"] = secrets.token_hex(8)
+    return st.session_state["app.session"]
 
 
 def lang_from_query() -> str:

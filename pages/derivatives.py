@@ -28,8 +28,9 @@ from hograd_serving.cached import (
     inspect,
     measure,
     still_working,
+    sympy_detail,
 )
-from hograd_serving.sympy_column import CHAIN_SECONDS
+from hograd_serving.sympy_column import CHAIN_SECONDS, MEMORY_BYTES
 from hograd_ui.derivative_figures import (
     cell,
     cost_figure,
@@ -49,6 +50,7 @@ from pages._ui import (
     lang,
     lazy_tabs,
     localized_radio,
+    session_id,
     show_error,
     static_table,
     t,
@@ -217,7 +219,7 @@ def point_views(
         }
         try:
             inspection = inspect(
-                fn.text, float(x0), order,
+                fn.text, float(x0), order, who=session_id(),
                 sympy_column=columns["sympy"], autograd_column=columns["autograd"],
             )  # fmt: skip
         except HogradError as err:
@@ -237,10 +239,8 @@ def point_views(
                     t("deriv.inspector.sympy_working", done=done + 1, total=order + 1),
                     icon=":material/hourglass_top:",
                 )
-            elif inspection.sympy_stopped == "time":
-                st.info(t("deriv.inspector.sympy_time", k=done, seconds=f"{CHAIN_SECONDS:g}"))
             elif inspection.sympy_stopped:
-                st.info(t("deriv.inspector.sympy_stopped", k=done, ops=f"{MAX_OPS:,}"))
+                _sympy_stopped(fn.text, inspection.sympy_stopped, done)
             if inspection.autograd_working:
                 st.info(t("deriv.inspector.autograd_working"), icon=":material/hourglass_top:")
             elif inspection.autograd_refused:
@@ -323,13 +323,27 @@ def point_views(
                 show_error(err)
 
 
+def _sympy_stopped(text: str, why: str, done: int) -> None:
+    """Why sympy's column ends where it does: a budget, or sympy's own error (shown as it is)."""
+    reason = t(
+        f"deriv.inspector.sympy_reason.{why}", seconds=f"{CHAIN_SECONDS:g}", ops=f"{MAX_OPS:,}",
+        mb=f"{MEMORY_BYTES // 2**20:,}",
+    )  # fmt: skip
+    if done >= 0:
+        st.info(t("deriv.inspector.sympy_after", k=done, reason=reason))
+    else:
+        st.info(t("deriv.inspector.sympy_none", reason=reason))
+    if why == "error":
+        st.code(sympy_detail(text), language=None)  # Python's words, never markdown
+
+
 @st.fragment(run_every=POLL)
 def background_poll(text: str, x0: float, order: int, *, sympy: bool, autograd: bool) -> None:
     """While sympy or nested autograd works in the background: ask again every ``POLL`` s
     (the browser reruns only this, which draws nothing) and, once both are done, run the page
     again to show their columns; that full run, without this fragment, also ends the
     browser's timer."""
-    if not still_working(text, x0, order, sympy=sympy, autograd=autograd):
+    if not still_working(text, x0, order, sympy=sympy, autograd=autograd, who=session_id()):
         st.rerun()
 
 

@@ -86,3 +86,23 @@ def test_every_text_box_refuses_bad_input(page: str) -> None:
                     assert text not in md.value, (page, key, text)
         at.text_input(key=key).set_value("x**2").run()  # restore for the next box
     assert not CANARY.exists()
+
+
+def test_poisoned_functions_open_the_derivatives_page_and_finish_its_columns() -> None:
+    """Issue 35's families (a constant power folded through 0*x, x-x or x/x; exp of a multiple
+    of a log; nested abs, relu and max-like kinks), typed into the derivatives page: no
+    exception (a function that overflows float64 everywhere is said to be undefined), and
+    sympy's column ends (complete or stopped, said in words) instead of holding the server."""
+    from hograd_serving import cached
+    from tests.serving.test_sympy_column import FOLDED_POWERS, NESTED_KINKS
+
+    at = open_page("pages/derivatives.py")
+    for text in FOLDED_POWERS + NESTED_KINKS:
+        at.text_input(key="deriv.fn").set_value(text).run()
+        assert not at.exception, (text, [e.value for e in at.exception])
+        x0 = float(at.session_state["deriv.x0"])
+        order = int(at.session_state["deriv.order"])
+        assert not cached.sympy_part(text, order, x0, wait=120).working, text
+        at.run()
+        assert not at.exception, (text, [e.value for e in at.exception])
+        assert not any("still working" in i.value for i in at.info), text
