@@ -9,8 +9,10 @@ computes it: the page asks, waits a moment (hograd_serving/cached.py: WAIT), sho
 (a dash and a note where the answer is not in yet) and asks again from a timer, as it does for
 sympy's column (hograd_serving/sympy_column.py).
 
-A :class:`DeferredJobs` has one thread of its own. It takes the most recently asked job, runs
-it, and keeps the answer, the last ``KEEP`` of them, for everyone who asks the same. A job
+A :class:`DeferredJobs` has one thread of its own. It takes the job of the session served
+least recently (each session has one job wanted at a time, its latest: a student dragging x0
+replaces their own request rather than queueing many), runs it, and keeps the answer, the
+last ``KEEP`` of them, for everyone who asks the same. A job
 nobody has asked for in ``FORGET`` seconds (the student moved on) is dropped unrun. The jobs
 are bounded before they start (the autograd node limit), and the thread runs one at a time:
 however many students ask, the server computes at most one of these jobs at once.
@@ -67,17 +69,29 @@ class DeferredJobs:
         self._running: set[Hashable] = set()
         self._done: OrderedDict[Hashable, JobAnswer] = OrderedDict()
         self._thread: threading.Thread | None = None
+        self._latest: dict[str, Hashable] = {}  # session -> the job it asked for last
+        self._askers: dict[Hashable, set[str]] = {}  # wanted job -> the sessions asking
+        self._last_served: dict[str, int] = {}  # session -> when a job of its last started
+        self._served = 0
 
-    def ask(self, args: Hashable, wait: float) -> JobAnswer | None:
+    def _turn(self, args: Hashable) -> tuple[int, float]:
+        """Sort key of a wanted job: its askers' most recent service first (never served:
+        -1), then the most recently asked. Call under the lock."""
+        served = max((self._last_served.get(w, -1) for w in self._askers.get(args, ())),
+                     default=-1)  # fmt: skip
+        return served, -self._wanted[args]
+
+    def ask(self, args: Hashable, wait: float, who: str = "") -> JobAnswer | None:
         """The answer for ``args`` if it is in within ``wait`` seconds, else None (and the
-        job stays wanted: ask again later). A script run waits off the floor
-        (:mod:`.floor`)."""
+        job stays wanted: ask again later). ``who`` names the asking session: each session
+        has one job wanted at a time (its latest), and the session served least recently goes
+        first. A script run waits off the floor (:mod:`.floor`)."""
         with self._changed:
             done = self._take_done(args)
         if done is not None:
             return done
         with step_aside():
-            return self._ask(args, wait)
+            return self._ask(args, wait, who)
 
     def _take_done(self, args: Hashable) -> JobAnswer | None:
         """The finished answer for ``args``, kept as the most recent; call under the lock."""
@@ -86,7 +100,7 @@ class DeferredJobs:
             self._done.move_to_end(args)
         return done
 
-    def _ask(self, args: Hashable, wait: float) -> JobAnswer | None:
+    def _ask(self, args: Hashable, wait: float, who: str) -> JobAnswer | None:
         deadline = time.monotonic() + wait
         with self._changed:
             if self._thread is None:
@@ -101,7 +115,15 @@ class DeferredJobs:
                     return done
                 if args not in self._running and (not asked or args not in self._wanted):
                     new = args not in self._wanted  # else the thread knows of it already
-                    self._wanted[args] = self._clock()  # the most recent ask goes first
+                    earlier = self._latest.get(who)
+                    if who and earlier is not None and earlier != args:
+                        others = self._askers.get(earlier, set())
+                        others.discard(who)
+                        if not others:  # the session moved on, and nobody else wants it
+                            self._wanted.pop(earlier, None)
+                    self._latest[who] = args
+                    self._wanted[args] = self._clock()
+                    self._askers.setdefault(args, set()).add(who)
                     asked = True
                     if new:
                         self._changed.notify_all()
@@ -117,9 +139,15 @@ class DeferredJobs:
                 now = self._clock()
                 for args in [a for a, t in self._wanted.items() if now - t > self.forget]:
                     del self._wanted[args]
+                for args in [a for a in self._askers if a not in self._wanted]:
+                    del self._askers[args]
                 if self._wanted:
-                    args = max(self._wanted, key=self._wanted.__getitem__)
+                    # the session served least recently first; among its jobs, the latest ask
+                    args = min(self._wanted, key=self._turn)
                     del self._wanted[args]
+                    self._served += 1
+                    for who in self._askers.pop(args, ()):
+                        self._last_served[who] = self._served
                     self._running.add(args)
                     return args
                 self._changed.wait(self.forget)

@@ -158,3 +158,50 @@ def test_many_threads_asking_at_once_get_one_run_each_job() -> None:
         t.join()
     assert sorted(answers) == sorted(f"J{i % 3}" for i in range(30))
     assert sorted(later.order) == ["j0", "j1", "j2"]
+
+
+def test_sessions_are_served_in_turn_and_a_dragging_session_queues_only_its_latest() -> None:
+    """Finding 10: one student dragging x0 delayed another's column by seconds (the newest
+    request went first). Now, while a job runs, student a asks for five points in a row and
+    student b for one: b's goes next, then a's latest; a's four earlier points never run."""
+    started: list[float] = []
+    release = {x: threading.Event() for x in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 9.0)}
+    changed = threading.Condition()
+
+    def job(args: tuple) -> float:
+        with changed:
+            started.append(args[1])
+            changed.notify_all()
+        release[args[1]].wait(60)
+        return args[1]
+
+    jobs = DeferredJobs("fair", job)
+    jobs.ask(("f", 0.0), wait=0.0, who="a")
+    with changed:
+        assert changed.wait_for(lambda: started == [0.0], 60)
+    for x in (0.1, 0.2, 0.3, 0.4, 0.5):
+        assert jobs.ask(("f", x), wait=0.0, who="a") is None
+    assert jobs.ask(("g", 9.0), wait=0.0, who="b") is None
+    for event in release.values():
+        event.set()
+    assert jobs.ask(("f", 0.5), wait=60, who="a").value == 0.5
+    assert jobs.ask(("g", 9.0), wait=60, who="b").value == 9.0
+    assert started == [0.0, 9.0, 0.5]
+
+
+def test_a_job_two_sessions_want_still_runs_when_one_moves_on() -> None:
+    release = threading.Event()
+    ran: list[float] = []
+
+    def job(args: tuple) -> float:
+        ran.append(args[1])
+        release.wait(60)
+        return args[1]
+
+    jobs = DeferredJobs("shared", job)
+    jobs.ask(("f", 0.0), wait=0.0, who="a")
+    jobs.ask(("f", 1.0), wait=0.0, who="a")
+    jobs.ask(("f", 1.0), wait=0.0, who="b")
+    jobs.ask(("f", 2.0), wait=0.0, who="a")  # a moves on; b still wants 1.0
+    release.set()
+    assert jobs.ask(("f", 1.0), wait=60, who="b").value == 1.0
