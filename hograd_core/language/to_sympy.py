@@ -42,12 +42,6 @@ class TorchAbs(sp.Function):
     per ``abs``, and so do its derivatives.
     """
 
-    @classmethod
-    def eval(cls, a: sp.Expr) -> sp.Expr | None:
-        if a.is_Number:
-            return abs(a)
-        return None
-
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return TorchSign(self.args[0])
 
@@ -59,12 +53,6 @@ class TorchAbs(sp.Function):
 class TorchSign(sp.Function):
     """sign(a) with sign(0) = 0; its derivative is 0 everywhere (PyTorch's convention: the
     backward of ``sign`` is zero), so every higher derivative of ``abs`` at a kink is 0."""
-
-    @classmethod
-    def eval(cls, a: sp.Expr) -> sp.Expr | None:
-        if a.is_Number:
-            return sp.Integer((a > 0) - (a < 0))
-        return None
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return sp.Integer(0)
@@ -78,12 +66,6 @@ class TorchStep(sp.Function):
     """1 where a > 0, else 0: relu's derivative (PyTorch passes the gradient only where the
     input is > 0, so relu'(0) = 0); its own derivative is 0 everywhere."""
 
-    @classmethod
-    def eval(cls, a: sp.Expr) -> sp.Expr | None:
-        if a.is_Number:
-            return sp.Integer(1 if a > 0 else 0)
-        return None
-
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return sp.Integer(0)
 
@@ -94,12 +76,6 @@ class TorchStep(sp.Function):
 
 class TorchRelu(sp.Function):
     """max(a, 0) whose derivative is ``TorchStep(a)`` (relu'(0) = 0, as PyTorch)."""
-
-    @classmethod
-    def eval(cls, a: sp.Expr) -> sp.Expr | None:
-        if a.is_Number:
-            return a if a > 0 else sp.Integer(0)
-        return None
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return TorchStep(self.args[0])
@@ -117,10 +93,11 @@ _EXACT = {
     "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "asin": sp.asin, "acos": sp.acos,
     "atan": sp.atan, "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh,
     "exp": lambda a: sp.exp(_tame_exponent(a)),
-    "log": sp.log, "sqrt": sp.sqrt, "erf": sp.erf, "abs": TorchAbs,
+    "log": sp.log, "sqrt": sp.sqrt, "erf": sp.erf,
+    "abs": lambda a: abs(a) if a.is_Number else TorchAbs(a),
     "sigmoid": lambda a: 1 / (1 + sp.exp(_tame_exponent(-a))),
     "softplus": lambda a: sp.log(1 + sp.exp(_tame_exponent(a))),
-    "relu": TorchRelu,
+    "relu": lambda a: (a if a > 0 else sp.Integer(0)) if a.is_Number else TorchRelu(a),
 }  # fmt: skip
 
 
