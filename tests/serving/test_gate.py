@@ -169,3 +169,43 @@ def test_the_trailing_trim_runs_on_a_timer_thread() -> None:
     fired = threading.Event()
     gate._timer(0.0, fired.set)
     assert fired.wait(timeout=60)
+
+
+def test_a_session_starts_at_most_its_share_of_heavy_work_a_minute(monkeypatch) -> None:  # noqa: ANN001
+    """Issue 35, finding 10: a link whose form settings miss the cache starts a fresh heavy
+    computation per visit. One session may start PER_SESSION_MINUTE in a minute; the next is
+    refused with a message in both languages that says when to try again, another session is
+    not affected, and a minute later the first may start again (a clock the test moves)."""
+    from hograd_serving import gate
+
+    now = [1000.0]
+    monkeypatch.setattr(gate, "_clock", lambda: now[0])
+    monkeypatch.setattr(gate, "_STARTS", {})
+    who = ["a"]
+    monkeypatch.setattr(gate, "_session", lambda: who[0])
+    for _ in range(gate.PER_SESSION_MINUTE):
+        with heavy_work():
+            pass
+        now[0] += 1.0
+    with pytest.raises(BusyError) as refused, heavy_work():
+        pytest.fail("the session's minute was full")
+    assert refused.value.key == "budget.session_rate"
+    en, zh = error_text(refused.value, "en"), error_text(refused.value, "zh")
+    assert str(gate.PER_SESSION_MINUTE) in en and str(gate.PER_SESSION_MINUTE) in zh
+    assert "40 s" in en and "40 秒" in zh  # the first start leaves the window 40 s from now
+    who[0] = "b"
+    with heavy_work():
+        pass
+    who[0] = "a"
+    now[0] += 41.0
+    with heavy_work():
+        pass
+
+
+def test_outside_a_script_run_nothing_is_counted() -> None:
+    from hograd_serving import gate
+
+    before = dict(gate._STARTS)
+    with heavy_work():
+        pass
+    assert before == gate._STARTS
