@@ -13,13 +13,14 @@ from pages._links import (
     wrap_css,
     write_present,
 )
-from pages._ui import lang_from_query, routed, t
+from pages._ui import lang_from_query, routed, session_id, t
 
 hograd_serving.start()  # once per process: server fixes, one torch thread
 
 with script_slot(), routed():
     st.set_page_config(page_title="hograd", page_icon="assets/icon.png", layout="wide")
     remember_link()  # the link as opened, before anything below writes to the URL
+    session_id()  # a random name for this session: the server serves sessions in turn
 
     if "lang" not in st.session_state:
         st.session_state["lang"] = lang_from_query()

@@ -50,12 +50,20 @@ _STARTS: dict[str, deque[float]] = {}  # session -> when its heavy computations 
 _STARTS_LOCK = threading.Lock()
 
 
+#: The session-state key of a browser session's random name (pages/_ui.py: ``session_id``).
+SESSION_KEY = "app.session"
+
+
 def _session() -> str | None:
-    """The browser session whose script run calls this (None outside a script run)."""
+    """The browser session whose script run calls this (None outside a script run): the
+    random name app.py gives each session, else Streamlit's own session id."""
+    import streamlit as st
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx(suppress_warning=True)
-    return ctx.session_id if ctx is not None else None
+    if ctx is None:
+        return None
+    return str(st.session_state.get(SESSION_KEY, ctx.session_id))
 
 
 def _count_start(session: str | None, limit: int) -> None:

@@ -21,6 +21,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from hograd_core import HogradError
 from hograd_core.language import Function
 from hograd_serving.cached import cached_parse
+from hograd_serving.gate import SESSION_KEY
 from hograd_ui.i18n import LANGUAGES, error_text, tr
 from hograd_ui.plotting import set_projector
 from pages._links import BIND, url_choice, write_choice
@@ -67,9 +68,9 @@ def lang() -> str:
 def session_id() -> str:
     """A random name for this browser session, kept in its state: the server's background
     work takes sessions in turn by it (hograd_serving/sympy_column.py)."""
-    if "app.session" not in st.session_state:
-        st.session_state["app.session"] = secrets.token_hex(8)
-    return st.session_state["app.session"]
+    if SESSION_KEY not in st.session_state:
+        st.session_state[SESSION_KEY] = secrets.token_hex(8)
+    return st.session_state[SESSION_KEY]
 
 
 def lang_from_query() -> str:
