@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import secrets
 import threading
 import time
 from collections import deque
@@ -55,15 +56,16 @@ SESSION_KEY = "app.session"
 
 
 def _session() -> str | None:
-    """The browser session whose script run calls this (None outside a script run): the
-    random name app.py gives each session, else Streamlit's own session id."""
+    """The browser session whose script run calls this (None outside a script run): a random
+    name kept in its state (app.py gives one to every session at its first run)."""
     import streamlit as st
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None:
+    if get_script_run_ctx(suppress_warning=True) is None:
         return None
-    return str(st.session_state.get(SESSION_KEY, ctx.session_id))
+    if SESSION_KEY not in st.session_state:  # a page run on its own (AppTest of one page)
+        st.session_state[SESSION_KEY] = secrets.token_hex(8)
+    return str(st.session_state[SESSION_KEY])
 
 
 def _count_start(session: str | None, limit: int) -> None:
