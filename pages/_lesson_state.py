@@ -54,7 +54,10 @@ def save() -> None:
 
 
 def go(number: int) -> None:
-    """Open step ``number`` (1-based; clamped to the lesson)."""
+    """Open step ``number`` (1-based; clamped to the lesson). Anything but a whole number (a
+    modified client's value) leaves the open step as it is."""
+    if not isinstance(number, int) or isinstance(number, bool):
+        return
     st.session_state[STEP] = min(max(number, 1), len(STEPS))
 
 

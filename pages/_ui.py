@@ -238,7 +238,9 @@ def lazy_tabs(labels: dict[str, str], key: str) -> dict[str, object]:
     widget_key = _per_language(key, labels[st.session_state[key]])
 
     def sync() -> None:
-        st.session_state[key] = names[shown.index(st.session_state[widget_key])]
+        value = st.session_state[widget_key]
+        if value in shown:  # a modified client may send any text: then the open tab stays
+            st.session_state[key] = names[shown.index(value)]
 
     tabs = st.tabs(shown, key=widget_key, on_change=sync)
     write_choice(key, names[0])
