@@ -45,8 +45,9 @@ from pages._present import (
 )
 
 __all__ = [
-    "BIND", "PRESENT", "checked_link", "current_link", "present", "presentation_css",
-    "remember_link", "share_box", "url_choice", "wrap_css", "write_choice", "write_present",
+    "BIND", "PRESENT", "checked_link", "current_link", "link_text", "present",
+    "presentation_css", "remember_link", "share_box", "url_choice", "wrap_css", "write_choice",
+    "write_present",
 ]  # fmt: skip
 
 BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once
@@ -115,6 +116,22 @@ def url_choice(
     st.session_state.setdefault(key, default)
 
 
+def link_text(key: str, text: str, max_chars: int) -> str:
+    """What a bound text box of ``max_chars`` was given, when that was longer than it holds.
+
+    Streamlit cuts a longer value of a bound box (a link's ``?key=``) to ``max_chars`` and
+    would open the view on the cut text: a different function or point. When the box holds
+    the link's text cut short, this returns the link's whole text, so that the core refuses
+    it with the message a typed text that long gets (which names its length); otherwise
+    ``text``. Only the link the session was opened with can be longer than the box.
+    """
+    if len(text) != max_chars:
+        return text
+    asked = st.session_state.get(_QUERY, {}).get(key, [])
+    long = [value for value in asked if len(value) > max_chars and value[:max_chars] == text]
+    return long[-1] if long else text
+
+
 def write_choice(key: str, default: str) -> None:
     """Put ``st.session_state[key]`` into the URL, or take it out when it is the default."""
     value = st.session_state.get(key, default)
@@ -163,7 +180,7 @@ def _judged(name: str, values: list[str], kept: Mapping[str, list[str]]) -> tupl
     label, option = st.session_state.get(_OLD, {}).get(name, (None, None))
     values = [option if v == label else v for v in values]  # an earlier link's label: taken
     if kept.get(name) != values and not _same(values, value):
-        return ("invalid", name, " ".join(values))
+        return ("invalid", name, _short(" ".join(values)))  # kept short: a link may be long
     if len(values) > 1 and not isinstance(value, tuple | list) and _same(values[-1:], value):
         return ("repeated", name, values[-1])
     return None

@@ -18,11 +18,11 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from hograd_core import HogradError
-from hograd_core.language import Function
+from hograd_core.language import LIMITS, Function
 from hograd_serving.cached import cached_parse
 from hograd_ui.i18n import LANGUAGES, error_text, tr
 from hograd_ui.plotting import set_projector
-from pages._links import BIND, url_choice, write_choice
+from pages._links import BIND, link_text, url_choice, write_choice
 
 _ROUTER = threading.local()  # each session's script runs in a thread of its own
 
@@ -111,11 +111,12 @@ def function_box(
             st.session_state[key] = choice
 
     st.pills(t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset)
-    # No max_chars: the browser would cut a long paste silently (or drop it whole); the parser
-    # refuses text over its limit with a message that names the limit and the length.
-    text = st.text_input(label, presets[0], key=key, bind=BIND)
+    # The box holds what the parser accepts (its counter shows the limit; a longer paste is cut
+    # there, and Streamlit cuts a longer value from a modified client the same way). A link's
+    # longer text is refused by the parser with its length, not opened cut short.
+    text = st.text_input(label, presets[0], key=key, bind=BIND, max_chars=LIMITS.max_length)
     try:
-        return cached_parse(text, variables)
+        return cached_parse(link_text(key, text, LIMITS.max_length), variables)
     except HogradError as err:
         show_error(err, text)
         if stop:
