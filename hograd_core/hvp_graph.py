@@ -200,9 +200,9 @@ def hvp_code(fn: Function, point: np.ndarray, vector: np.ndarray, record_second:
     ``materialize_grads=True`` makes an input f does not use give 0 instead of an error.
     """
     names: dict[str, str] = {}
-    for i, name in enumerate(fn.variables, start=1):
-        own = python_name(name, _RESERVED | set(names.values()))
-        names[name] = own if own != "x" or name == "x" else f"w{i}_"
+    for name in fn.variables:  # a renamed one takes a name no other variable has or gets
+        others = set(fn.variables) - {name}
+        names[name] = python_name(name, _RESERVED | others | set(names.values()))
     leaf = "{} = torch.tensor({!r}, dtype=torch.float64, requires_grad=True)"
     lines = ["import torch", ""]
     lines += [leaf.format(names[n], float(a)) for n, a in zip(fn.variables, point, strict=True)]
