@@ -14,13 +14,13 @@ from hograd_core.language import LIMITS, Function
 from hograd_serving.cached import hvp_graph_for
 from hograd_ui import graph_hvp_figures as figures
 from pages._links import BIND, link_text
-from pages._ui import lang, lazy_expander, show_error, t
+from pages._ui import box_chars, lang, lazy_expander, show_error, t
 
 SEED_POINT, SEED_VECTOR = "1, pi/2", "0.5, 1"  # the seed's example for w1**2*sin(w2)
-#: The boxes hold a point of the most variables a function may have (the same for every
-#: function: a box whose max_chars changes is a new widget, and forgets its text); the core
-#: refuses text longer than the function's own variables need, with a message.
-MAX_CHARS = numbers_limit(LIMITS.max_variables)
+#: The boxes' bound, from the longest point a function may need, of its most variables (the
+#: same for every function: a box whose max_chars changes is a new widget, and forgets its
+#: text); the core refuses text longer than the function's own variables need, with a message.
+MAX_CHARS = box_chars(numbers_limit(LIMITS.max_variables))
 
 
 def _numbers(values: tuple[float, ...]) -> str:

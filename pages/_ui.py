@@ -89,6 +89,18 @@ def show_error(err: HogradError, user_text: str | None = None) -> None:
         st.code(user_text, language=None)
 
 
+def box_chars(limit: int) -> int:
+    """``max_chars`` of a text box whose content the core refuses above ``limit`` characters.
+
+    Five times the limit: a paste a little over it still reaches the check, whose message
+    names the limit and the length (the browser drops a paste longer than ``max_chars``
+    without a word, as it did a 300-character function when the box had max_chars=200);
+    anything longer never leaves the browser, and Streamlit cuts a longer value that a
+    modified client or a link sends.
+    """
+    return 5 * limit
+
+
 def function_box(
     page: str, label: str, presets: Sequence[str], *, variables: tuple[str, ...] | None = None,
     stop: bool = True,
@@ -111,12 +123,10 @@ def function_box(
             st.session_state[key] = choice
 
     st.pills(t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset)
-    # The box holds what the parser accepts (its counter shows the limit; a longer paste is cut
-    # there, and Streamlit cuts a longer value from a modified client the same way). A link's
-    # longer text is refused by the parser with its length, not opened cut short.
-    text = st.text_input(label, presets[0], key=key, bind=BIND, max_chars=LIMITS.max_length)
-    try:
-        return cached_parse(link_text(key, text, LIMITS.max_length), variables)
+    limit = box_chars(LIMITS.max_length)
+    text = st.text_input(label, presets[0], key=key, bind=BIND, max_chars=limit)
+    try:  # a link's text longer than the box: refused whole, with its length, not cut short
+        return cached_parse(link_text(key, text, limit), variables)
     except HogradError as err:
         show_error(err, text)
         if stop:
