@@ -53,10 +53,13 @@ __all__ = [
 BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once
 #: Parameters every page accepts: the language, presentation mode, Streamlit's own embed
 #: options (``?embed=true`` hides Streamlit's frame for slides that embed the app), and the
-#: lesson's teacher's version (``?teacher=1``, issue 18), which it reads with st.query_params.
-GLOBAL = frozenset({"lang", PRESENT, "embed", "embed_options", "teacher"})
-#: Parameters a page reads itself with st.query_params (the lesson's progress: pages/_lesson_state.py).
-PAGE_PARAMS = {"lesson": frozenset({"step", "done"})}
+#: lesson's progress and teacher's version, which pages/_lesson_state.py reads.
+#: The lesson's progress (``?step=3&done=1,2&teacher=1``, pages/_lesson_state.py) is in every
+#: page's link, so that a fresh session on any page (a reconnect to another replica, a
+#: restart) still has it.
+GLOBAL = frozenset({"lang", PRESENT, "embed", "embed_options", "step", "done", "teacher"})
+#: Parameters a page reads itself with st.query_params (none besides the global ones).
+PAGE_PARAMS: dict[str, frozenset[str]] = {}
 #: Each page's key prefix (its widgets' keys and so its URL parameters start with it).
 PREFIXES = {"derivatives": ("deriv.",), "graph": ("graph.", "graphvars."), "hvp": ("hvp.",),
             "why": ("why.",), "lesson": ("lesson.",)}  # fmt: skip
