@@ -18,6 +18,7 @@ from streamlit.components.v2.bidi_component.main import _make_trigger_id
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
+from hograd_core.network import DATASETS
 from tests.app.charts import chart_elements
 from tests.app.conftest import APP, open_page
 
@@ -124,3 +125,18 @@ def test_a_lesson_choice_that_is_not_an_option_is_no_answer(value: str) -> None:
     at.button(key="lesson.check.growth").click().run()
     assert not at.exception
     assert at.session_state["lesson.verdict.growth"].key == "lesson.check.empty"
+
+
+def test_a_form_radio_that_is_not_an_option_stays_an_option() -> None:
+    """The why page's forms draw their radios through pages/_why_common.py form_radio; a label
+    that is not an option gives one of the options (Streamlit falls back to the radio's first)
+    and the tab computes with it, without an error."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["why.tab"] = "hf"
+    at.switch_page("pages/why.py")
+    at.run()
+    assert not at.exception
+    radio = at.radio(key="why.hf.data.en")
+    send(at, radio.id, lambda s: setattr(s, "string_value", "nope"))
+    assert at.session_state["why.hf.data"] in DATASETS
+    assert not at.error
