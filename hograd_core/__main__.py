@@ -164,6 +164,8 @@ def _verdict_line(out: dict) -> str:
 
 def _run_hvp(args: argparse.Namespace) -> dict:
     fn = parse(args.function)
+    if not fn.variables:  # said before the point is read: a point of nothing is no point
+        raise ArgumentError("budget.no_variables")
     r = hvp(fn, numbers(args.at, "point", fn), numbers(args.vector, "vector", fn))
     test = verdict(r)
     return {
