@@ -5,6 +5,7 @@ import streamlit as st
 import hograd_serving
 from hograd_serving.floor import script_slot
 from hograd_ui.i18n import LANGUAGES
+from pages._lesson_state import carry as lesson_progress
 from pages._links import (
     checked_link,
     present,
@@ -33,6 +34,7 @@ with script_slot(), routed():
         st.toggle(t("links.present"), key="links.present", help=t("links.present.help"))
     st.query_params["lang"] = st.session_state["lang"]
     write_present()
+    lesson_progress()  # the lesson's progress, from and into every page's link
     st.html(wrap_css())  # our constant CSS, no user text
     if present():
         st.html(presentation_css())  # our constant CSS, no user text

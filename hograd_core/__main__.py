@@ -24,7 +24,8 @@ from .cli_graph import add_parser as add_graph_parser
 from .cli_graph import run_graph
 from .curvature import verdict
 from .errors import ArgumentError, BudgetError, HogradError
-from .hessian import CRITICAL_TOLERANCE, hvp
+from .hessian import CRITICAL_TOLERANCE, hvp, number_entries
+from .hvp_graph import numbers
 from .language import parse
 from .nested_autograd import BUDGET, METHODS, derivatives
 
@@ -40,9 +41,10 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(message)
 
 
-def _numbers(text: str, what: str) -> list[float]:
+def _numbers(text: str, what: str, count: int = 1) -> list[float]:
+    """At most ``count`` plain numbers, commas between (the length is checked first)."""
     out = []
-    for part in text.split(","):
+    for part in number_entries(text, what, count):
         try:
             value = float(part)
         except ValueError:
@@ -117,7 +119,11 @@ def _jsonable(value: object) -> object:
 
 def _run_derivatives(args: argparse.Namespace) -> dict:
     fn = parse(args.function)
-    xs = _grid(args.grid) if args.grid else np.array(_numbers(args.at or "0", "--at"))
+    xs = (
+        _grid(args.grid)
+        if args.grid
+        else np.array(_numbers(args.at or "0", "--at", BUDGET.max_points))
+    )
     result = derivatives(fn, xs, args.order, method=args.method)
     return {
         "function": args.function, "variables": list(fn.variables), "latex": fn.latex,
@@ -158,7 +164,9 @@ def _verdict_line(out: dict) -> str:
 
 def _run_hvp(args: argparse.Namespace) -> dict:
     fn = parse(args.function)
-    r = hvp(fn, _numbers(args.at, "point"), _numbers(args.vector, "vector"))
+    if not fn.variables:  # said before the point is read: a point of nothing is no point
+        raise ArgumentError("budget.no_variables")
+    r = hvp(fn, numbers(args.at, "point", fn), numbers(args.vector, "vector", fn))
     test = verdict(r)
     return {
         "function": args.function, "variables": list(r.variables), "latex": fn.latex,

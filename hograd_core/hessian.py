@@ -22,7 +22,10 @@ import torch
 from .errors import ArgumentError, BudgetError
 from .language import LIMITS, Function
 
-__all__ = ["CRITICAL_TOLERANCE", "hvp", "HVPResult", "classify"]
+__all__ = [
+    "CRITICAL_TOLERANCE", "NUMBER_CHARS", "hvp", "HVPResult", "classify", "number_entries",
+    "numbers_limit",
+]  # fmt: skip
 
 #: p counts as a critical point when every partial derivative of f there is at most this in
 #: size. A bound on the gradient alone: adding a constant to f changes no verdict.
@@ -67,6 +70,35 @@ class HVPResult:
     def gradient_norm(self) -> float:
         """|∇f(p)|, the Euclidean norm of the gradient (NaN if it is not finite)."""
         return float(np.linalg.norm(self.gradient))
+
+
+#: Characters one number of a typed point or vector may take: a float64 written out in full
+#: (``-1.2345678901234567e-308`` is 24) or a short constant expression (``sqrt(2)/2``, ``-pi/4``).
+NUMBER_CHARS = 40
+
+
+def numbers_limit(count: int) -> int:
+    """The longest text of ``count`` numbers: :data:`NUMBER_CHARS` each, ", " between."""
+    return count * (NUMBER_CHARS + 2)
+
+
+def number_entries(text: str, what: str, count: int) -> list[str]:
+    """The comma-separated entries of ``text``, a list of at most ``count`` numbers.
+
+    The length is checked before the text is split or read: each entry is then parsed on its
+    own, so the work grows with the length, and a request that long (a pasted or linked
+    megabyte) is refused at once instead of costing seconds of CPU.
+
+    Raises:
+        ArgumentError: ``text`` is longer than :func:`numbers_limit` of ``count``.
+    """
+    limit = numbers_limit(count)
+    if len(text) > limit:
+        raise ArgumentError(
+            "budget.numbers_too_long", what=what, limit=f"{limit:,}", count=count,
+            each=NUMBER_CHARS, got=f"{len(text):,}",
+        )  # fmt: skip
+    return text.split(",")
 
 
 def point_vector(values: Sequence[float] | np.ndarray, fn: Function, what: str) -> np.ndarray:

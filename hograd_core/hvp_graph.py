@@ -32,7 +32,7 @@ import torch
 
 from .errors import ArgumentError, BudgetError, ExpressionError
 from .graphs import GRAPH_BUDGET, TensorGraph, TypeCount, trace_tensors
-from .hessian import point_vector
+from .hessian import number_entries, point_vector
 from .language import LIMITS, Function, parse
 from .language.to_source import python_name, torch_source
 
@@ -84,13 +84,18 @@ def numbers(text: str | Sequence[float], what: str, fn: Function) -> np.ndarray:
     Each entry of a list may be a constant expression of the function language (``pi/2``,
     ``-1e-3``, ``sqrt(2)``), evaluated in float64.
 
+    This is where every point and vector typed as text is read: the graph page's boxes, their
+    links (``?graphvars.point=``) and the command line's ``--at`` and ``--vector``.
+
     Raises:
-        ArgumentError: an entry is empty, not a constant, not finite, or above 1e6 in size.
+        ArgumentError: the text is longer than ``len(fn.variables)`` numbers need
+            (:func:`~hograd_core.hessian.numbers_limit`), checked before it is split; an entry
+            is empty, not a constant, not finite, or above 1e6 in size.
         BudgetError: the count differs from the number of variables.
     """
     if isinstance(text, str):
         values = []
-        for part in text.split(","):
+        for part in number_entries(text, what, max(len(fn.variables), 1)):
             entry = part.strip()
             try:
                 values.append(float(entry))  # 1e7 and inf too: point_vector says what is wrong
@@ -195,9 +200,9 @@ def hvp_code(fn: Function, point: np.ndarray, vector: np.ndarray, record_second:
     ``materialize_grads=True`` makes an input f does not use give 0 instead of an error.
     """
     names: dict[str, str] = {}
-    for i, name in enumerate(fn.variables, start=1):
-        own = python_name(name, _RESERVED | set(names.values()))
-        names[name] = own if own != "x" or name == "x" else f"w{i}_"
+    for name in fn.variables:  # a renamed one takes a name no other variable has or gets
+        others = set(fn.variables) - {name}
+        names[name] = python_name(name, _RESERVED | others | set(names.values()))
     leaf = "{} = torch.tensor({!r}, dtype=torch.float64, requires_grad=True)"
     lines = ["import torch", ""]
     lines += [leaf.format(names[n], float(a)) for n, a in zip(fn.variables, point, strict=True)]

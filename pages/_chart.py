@@ -22,6 +22,7 @@ What Streamlit's chart element did and this one does too:
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -142,6 +143,10 @@ def themed(spec: dict[str, Any], base: float = BASE_PX) -> dict[str, Any]:
     return {**spec, "layout": layout}
 
 
+def _finite(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def chart(
     fig: BaseFigure,
     *,
@@ -176,8 +181,13 @@ def chart(
         return
 
     def picked() -> None:
-        point = st.session_state[key].get("pick") or {}
-        if isinstance(point.get("x"), int | float) and isinstance(point.get("y"), int | float):
-            on_pick(float(point["x"]), float(point["y"]))
+        point = st.session_state[key].get("pick")
+        if not isinstance(point, dict):
+            return
+        x, y = point.get("x"), point.get("y")
+        # Only finite numbers: a modified client can send NaN, Infinity or 1e999 (which JSON
+        # reads as inf), true/false, text; such a click is ignored.
+        if all(_finite(v) for v in (x, y)):
+            on_pick(float(x), float(y))
 
     _COMPONENT(key=key, data=data, on_pick_change=picked)

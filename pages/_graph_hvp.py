@@ -9,13 +9,18 @@ import streamlit as st
 
 from hograd_core import HogradError
 from hograd_core.graphs import GRAPH_BUDGET
-from hograd_core.language import Function
+from hograd_core.hessian import numbers_limit
+from hograd_core.language import LIMITS, Function
 from hograd_serving.cached import hvp_graph_for
 from hograd_ui import graph_hvp_figures as figures
-from pages._links import BIND
-from pages._ui import lang, lazy_expander, show_error, t
+from pages._links import BIND, link_text
+from pages._ui import box_chars, lang, lazy_expander, show_error, t
 
 SEED_POINT, SEED_VECTOR = "1, pi/2", "0.5, 1"  # the seed's example for w1**2*sin(w2)
+#: The boxes' bound, from the longest point a function may need, of its most variables (the
+#: same for every function: a box whose max_chars changes is a new widget, and forgets its
+#: text); the core refuses text longer than the function's own variables need, with a message.
+MAX_CHARS = box_chars(numbers_limit(LIMITS.max_variables))
 
 
 def _numbers(values: tuple[float, ...]) -> str:
@@ -29,15 +34,20 @@ def several_variables(fn: Function) -> None:
     st.markdown(t("graphvars.lead", n=len(fn.variables)))
     left, right = st.columns(2, gap="large")
     point = left.text_input(
-        t("graphvars.point"), SEED_POINT, key="graphvars.point", bind=BIND,
+        t("graphvars.point"), SEED_POINT, key="graphvars.point", bind=BIND, max_chars=MAX_CHARS,
         help=t("graphvars.point.help", names=", ".join(fn.variables)),
     )  # fmt: skip
-    vector = right.text_input(t("graphvars.vector"), SEED_VECTOR, key="graphvars.vector", bind=BIND)
+    vector = right.text_input(
+        t("graphvars.vector"), SEED_VECTOR, key="graphvars.vector", bind=BIND, max_chars=MAX_CHARS
+    )
     record = st.toggle(
         t("graphvars.record"), key="graphvars.record", bind=BIND,
         help=t("graphvars.record.help"),
     )  # fmt: skip
     try:
+        # a link's text longer than the box: the core refuses it whole, before reading it
+        point = link_text("graphvars.point", point, MAX_CHARS)
+        vector = link_text("graphvars.vector", vector, MAX_CHARS)
         result = hvp_graph_for(fn.text, point, vector, record)
     except HogradError as err:
         show_error(err)

@@ -65,11 +65,13 @@ def _choice(step: Step) -> None:
     if st.session_state.get(widget) != st.session_state.get(store):
         st.session_state[widget] = st.session_state.get(store)
 
+    labels = [t(key) for key in step.exercise.options]
+
     def sync() -> None:
-        st.session_state[store] = st.session_state[widget]
+        value = st.session_state[widget]  # an index, unless a modified client sent text
+        st.session_state[store] = value if value in range(len(labels)) else None
         _forget(step.name)
 
-    labels = [t(key) for key in step.exercise.options]
     st.radio(
         t("lesson.choice.label"), list(range(len(labels))), index=None, key=widget,
         format_func=labels.__getitem__, on_change=sync,

@@ -1,9 +1,12 @@
-"""The lesson's progress: kept in st.session_state, mirrored in the link.
+"""The lesson's progress: kept in st.session_state, mirrored in the link of every page.
 
-The link carries ``?step=3&done=1,2`` (and ``teacher=1`` for the teacher's version). A value
-equal to its default (step 1, nothing done, no teacher) stays out of the link, as Streamlit's
-``bind="query-params"`` does for widgets; other parameters (``lang``, widgets bound by other
-features) are left alone.
+The link carries ``?step=3&done=1,2`` (and ``teacher=1`` for the teacher's version) on every
+page, not only the lesson's: app.py calls :func:`carry` on every run. A student who finished
+three steps and went on to the derivatives page keeps them when the browser reconnects to
+another replica (a fresh session, which starts from the URL), when the server restarts, or
+when the link is shared. A value equal to its default (step 1, nothing done, no teacher) stays
+out of the link, as Streamlit's ``bind="query-params"`` does for widgets; other parameters
+(``lang``, widgets bound by other features) are left alone.
 """
 
 from __future__ import annotations
@@ -14,6 +17,9 @@ from hograd_core.lesson import STEPS
 from hograd_core.lesson_link import read_progress
 
 STEP, DONE, TEACHER = "lesson.step", "lesson.done", "lesson.teacher"
+IGNORED = "lesson.ignored"  # the link's progress parameters that could not be used
+#: The URL parameters of the progress, the same on every page (pages/_links.py: GLOBAL).
+PARAMS = ("step", "done", "teacher")
 #: what a parameter given twice with different values reads as (not a valid value of any)
 CONFLICT = "?"
 
@@ -25,16 +31,29 @@ def _param(name: str) -> str | None:
     return values[0] if len(set(values)) == 1 else CONFLICT
 
 
-def load() -> tuple[str, ...]:
-    """On a session's first run of the lesson, take the progress from the link; returns the
-    names of the parameters that were ignored (none on later runs)."""
+def load() -> None:
+    """On a session's first run, whatever its page, take the progress from the link; the
+    names of the parameters that were ignored wait in ``st.session_state[IGNORED]`` for the
+    lesson page, which says so (:func:`take_ignored`)."""
     if STEP in st.session_state:
-        return ()
+        return
     got = read_progress(_param("step"), _param("done"), _param("teacher"))
     st.session_state[STEP] = got.step
     st.session_state[DONE] = set(got.done)
     st.session_state[TEACHER] = got.teacher
-    return got.ignored
+    st.session_state[IGNORED] = got.ignored
+
+
+def carry() -> None:
+    """Every run of every page (app.py): the progress from the link on the session's first
+    run, and into the link on every run, so that no page's link loses it."""
+    load()
+    save()
+
+
+def take_ignored() -> tuple[str, ...]:
+    """The link's progress parameters that were ignored, once (the lesson page shows them)."""
+    return st.session_state.pop(IGNORED, ())
 
 
 def _put(name: str, value: str | None) -> None:
@@ -54,7 +73,10 @@ def save() -> None:
 
 
 def go(number: int) -> None:
-    """Open step ``number`` (1-based; clamped to the lesson)."""
+    """Open step ``number`` (1-based; clamped to the lesson). Anything but a whole number (a
+    modified client's value) leaves the open step as it is."""
+    if not isinstance(number, int) or isinstance(number, bool):
+        return
     st.session_state[STEP] = min(max(number, 1), len(STEPS))
 
 

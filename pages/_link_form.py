@@ -104,7 +104,9 @@ class Field:
             return where.select_slider(label, list(self.options), self.default, **kwargs)
         if self.kind == "radio":
             index = self.options.index(self.default)
-            return where.radio(label, list(self.options), index, **kwargs)
+            value = where.radio(label, list(self.options), index, **kwargs)
+            # st.radio hands back text it does not know as it came (a modified client's)
+            return value if value in self.options else self.default
         return getattr(where, self.kind)(label, self.default, **kwargs)
 
 

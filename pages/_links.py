@@ -45,17 +45,21 @@ from pages._present import (
 )
 
 __all__ = [
-    "BIND", "PRESENT", "checked_link", "current_link", "present", "presentation_css",
-    "remember_link", "share_box", "url_choice", "wrap_css", "write_choice", "write_present",
+    "BIND", "PRESENT", "checked_link", "current_link", "link_text", "present",
+    "presentation_css", "remember_link", "share_box", "url_choice", "wrap_css", "write_choice",
+    "write_present",
 ]  # fmt: skip
 
 BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once
 #: Parameters every page accepts: the language, presentation mode, Streamlit's own embed
 #: options (``?embed=true`` hides Streamlit's frame for slides that embed the app), and the
-#: lesson's teacher's version (``?teacher=1``, issue 18), which it reads with st.query_params.
-GLOBAL = frozenset({"lang", PRESENT, "embed", "embed_options", "teacher"})
-#: Parameters a page reads itself with st.query_params (the lesson's progress: pages/_lesson_state.py).
-PAGE_PARAMS = {"lesson": frozenset({"step", "done"})}
+#: lesson's progress and teacher's version, which pages/_lesson_state.py reads.
+#: The lesson's progress (``?step=3&done=1,2&teacher=1``, pages/_lesson_state.py) is in every
+#: page's link, so that a fresh session on any page (a reconnect to another replica, a
+#: restart) still has it.
+GLOBAL = frozenset({"lang", PRESENT, "embed", "embed_options", "step", "done", "teacher"})
+#: Parameters a page reads itself with st.query_params (none besides the global ones).
+PAGE_PARAMS: dict[str, frozenset[str]] = {}
 #: Each page's key prefix (its widgets' keys and so its URL parameters start with it).
 PREFIXES = {"derivatives": ("deriv.",), "graph": ("graph.", "graphvars."), "hvp": ("hvp.",),
             "why": ("why.",), "lesson": ("lesson.",)}  # fmt: skip
@@ -115,6 +119,22 @@ def url_choice(
     st.session_state.setdefault(key, default)
 
 
+def link_text(key: str, text: str, max_chars: int) -> str:
+    """What a bound text box of ``max_chars`` was given, when that was longer than it holds.
+
+    Streamlit cuts a longer value of a bound box (a link's ``?key=``) to ``max_chars`` and
+    would open the view on the cut text: a different function or point. When the box holds
+    the link's text cut short, this returns the link's whole text, so that the core refuses
+    it with the message a typed text that long gets (which names its length); otherwise
+    ``text``. Only the link the session was opened with can be longer than the box.
+    """
+    if len(text) != max_chars:
+        return text
+    asked = st.session_state.get(_QUERY, {}).get(key, [])
+    long = [value for value in asked if len(value) > max_chars and value[:max_chars] == text]
+    return long[-1] if long else text
+
+
 def write_choice(key: str, default: str) -> None:
     """Put ``st.session_state[key]`` into the URL, or take it out when it is the default."""
     value = st.session_state.get(key, default)
@@ -163,7 +183,7 @@ def _judged(name: str, values: list[str], kept: Mapping[str, list[str]]) -> tupl
     label, option = st.session_state.get(_OLD, {}).get(name, (None, None))
     values = [option if v == label else v for v in values]  # an earlier link's label: taken
     if kept.get(name) != values and not _same(values, value):
-        return ("invalid", name, " ".join(values))
+        return ("invalid", name, _short(" ".join(values)))  # kept short: a link may be long
     if len(values) > 1 and not isinstance(value, tuple | list) and _same(values[-1:], value):
         return ("repeated", name, values[-1])
     return None

@@ -19,12 +19,12 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from hograd_core import HogradError
-from hograd_core.language import Function
+from hograd_core.language import LIMITS, Function
 from hograd_serving.cached import cached_parse
 from hograd_serving.gate import SESSION_KEY
 from hograd_ui.i18n import LANGUAGES, error_text, tr
 from hograd_ui.plotting import set_projector
-from pages._links import BIND, url_choice, write_choice
+from pages._links import BIND, link_text, url_choice, write_choice
 
 _ROUTER = threading.local()  # each session's script runs in a thread of its own
 
@@ -99,6 +99,18 @@ def show_error(err: HogradError, user_text: str | None = None) -> None:
         st.code(user_text, language=None)
 
 
+def box_chars(limit: int) -> int:
+    """``max_chars`` of a text box whose content the core refuses above ``limit`` characters.
+
+    Five times the limit: a paste a little over it still reaches the check, whose message
+    names the limit and the length (the browser drops a paste longer than ``max_chars``
+    without a word, as it did a 300-character function when the box had max_chars=200);
+    anything longer never leaves the browser, and Streamlit cuts a longer value that a
+    modified client or a link sends.
+    """
+    return 5 * limit
+
+
 def function_box(
     page: str, label: str, presets: Sequence[str], *, variables: tuple[str, ...] | None = None,
     stop: bool = True,
@@ -121,11 +133,10 @@ def function_box(
             st.session_state[key] = choice
 
     st.pills(t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset)
-    # No max_chars: the browser would cut a long paste silently (or drop it whole); the parser
-    # refuses text over its limit with a message that names the limit and the length.
-    text = st.text_input(label, presets[0], key=key, bind=BIND)
-    try:
-        return cached_parse(text, variables)
+    limit = box_chars(LIMITS.max_length)
+    text = st.text_input(label, presets[0], key=key, bind=BIND, max_chars=limit)
+    try:  # a link's text longer than the box: refused whole, with its length, not cut short
+        return cached_parse(link_text(key, text, limit), variables)
     except HogradError as err:
         show_error(err, text)
         if stop:
@@ -248,7 +259,9 @@ def lazy_tabs(labels: dict[str, str], key: str) -> dict[str, object]:
     widget_key = _per_language(key, labels[st.session_state[key]])
 
     def sync() -> None:
-        st.session_state[key] = names[shown.index(st.session_state[widget_key])]
+        value = st.session_state[widget_key]
+        if value in shown:  # a modified client may send any text: then the open tab stays
+            st.session_state[key] = names[shown.index(value)]
 
     tabs = st.tabs(shown, key=widget_key, on_change=sync)
     write_choice(key, names[0])

@@ -29,8 +29,10 @@ def form_radio(label: str, options: dict[str, str], key: str, default: str) -> s
     widget = f"{key}.{lang()}"
     if widget not in st.session_state:
         st.session_state[widget] = st.session_state.get(key, default)
-    return st.radio(label, list(options), key=widget, format_func=options.__getitem__,
-                    horizontal=True)  # fmt: skip
+    value = st.radio(label, list(options), key=widget, format_func=options.__getitem__,
+                     horizontal=True)  # fmt: skip
+    # st.radio returns text it does not know as it came (a modified client's): not an option
+    return value if value in options else st.session_state.get(key, default)
 
 
 def keep(key: str, value: object) -> None:

@@ -62,6 +62,12 @@ METHOD_COLUMN = {"taylor": "deriv.col.taylor", "autograd": "deriv.col.autograd",
                  "sympy": "deriv.col.sympy"}  # fmt: skip
 
 
+def _tex(fn: Function) -> str:
+    """The variable's name in LaTeX, as sympy prints it in the formulas (never the raw name:
+    ``a__b`` is a double subscript)."""
+    return fn.latex_variables[0] if fn.variables else "x"
+
+
 def _clamp(key: str, low: float, high: float, default: float) -> None:
     """Keep a widget's stored value inside bounds that depend on other widgets (a first run
     leaves it to the widget: its default, or the value in the link)."""
@@ -102,7 +108,7 @@ if len(fn.variables) > 1:
     show_error(HogradError("budget.one_variable", names=", ".join(fn.variables)), fn.text)
     st.stop()
 var = fn.variables[0] if fn.variables else "x"
-formula.latex(f"f({var}) = {fn.latex}")
+formula.latex(f"f({_tex(fn)}) = {fn.latex}")
 if low >= high:
     show_error(HogradError("budget.range", low=low, high=high, limit="10"))
     st.stop()
@@ -279,7 +285,7 @@ def point_views(
             for r in inspection.rows[: min(order, 4) + 1]:
                 label = order_label(r.order)
                 if r.latex is not None:
-                    st.latex(f"{latex_label(r.order)}({var}) = {r.latex}")
+                    st.latex(f"{latex_label(r.order)}({_tex(fn)}) = {r.latex}")
                 elif r.ops is not None:
                     st.write(t("deriv.symbolic.too_big", label=label, ops=f"{r.ops:,}"))
                 elif inspection.sympy_working:

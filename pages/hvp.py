@@ -168,6 +168,8 @@ def picture(ex: cv.Exploration, names: tuple) -> None:
         return
 
     def picked(x: float, y: float) -> None:  # a click on the contour moves p to that point
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return  # pages/_chart.py passes finite numbers only; kept here, next to round()
         for name, value in zip(names, (x, y), strict=True):
             value = round(value / STEP) * STEP  # the nearest lattice point
             st.session_state[f"hvp.p.{name}"] = min(max(value, -LIMIT), LIMIT)

@@ -14,8 +14,8 @@ TOTAL = len(STEPS)
 
 st.title(t("lesson.title"))
 st.caption(t("lesson.lead"))
-ignored = state.load()
-state.save()
+state.carry()  # app.py did it already; this page also runs alone under tests
+ignored = state.take_ignored()
 if ignored:
     names = ", ".join(ignored)  # parameter names from hograd_core.lesson, never the link's text
     st.info(t("lesson.url.ignored", names=names, total=TOTAL), icon=":material/link_off:")

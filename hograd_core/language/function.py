@@ -49,6 +49,18 @@ class Function:
 
         return to_latex(self.tree)
 
+    @cached_property
+    def latex_variables(self) -> tuple[str, ...]:
+        """Each variable's name in LaTeX, printed by sympy as :attr:`latex` prints it (``w1`` is
+        ``w_{1}``, ``alpha`` is ``\\alpha``, ``a__b`` is ``a^{b}``): a label such as ``f(x)``
+        written next to the formula names the variable as the formula does, and is valid
+        LaTeX (the raw name ``a__b`` is a double subscript)."""
+        import sympy as sp
+
+        from .to_sympy import symbol
+
+        return tuple(sp.latex(symbol(name)) for name in self.variables)
+
     def sympy(self) -> sympy.Expr:
         """The sympy expression of the function, with real symbols named as the variables."""
         from .to_sympy import to_sympy

@@ -15,14 +15,16 @@ with the same float64 numbers:
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import math
 from collections.abc import Collection, Mapping
+from itertools import chain, count
 
 from .function import Function
 from .nodes import Binary, Call, Neg, Node, Var
 
-__all__ = ["python_name", "torch_source"]
+__all__ = ["ALWAYS_TAKEN", "python_name", "torch_source"]
 
 
 def _number(value: float) -> str:
@@ -95,11 +97,25 @@ def torch_source(fn: Function | Node, names: Mapping[str, str] | None = None) ->
     return _source(tree, names or {})
 
 
-def python_name(name: str, taken: Collection[str]) -> str:
-    """``name`` if a script can use it for a variable next to the ``taken`` names, else "x".
+#: Names every generated script or notebook may use without defining them: Python's
+#: built-ins and keywords (soft ones too), and the names IPython puts in a notebook's namespace
+#: (``display`` above all: a notebook's last cell may call it).
+ALWAYS_TAKEN: frozenset[str] = frozenset(
+    {*dir(builtins), *keyword.kwlist, *keyword.softkwlist, "display", "get_ipython", "In", "Out"}
+)
 
-    A variable of the language may be called ``torch``, ``y`` or ``as``: in a script that would
-    hide the module, clash with the script's own names or not be Python.
+
+def python_name(name: str, taken: Collection[str]) -> str:
+    """``name`` if a script can use it for a variable next to the ``taken`` names, else the
+    first of "x", "x_", "x1_", "x2_", ... that is free.
+
+    A variable of the language may be called ``torch``, ``y``, ``as``, ``print`` or
+    ``display``: in a script that would hide the module, clash with the script's own names,
+    shadow a built-in the script (or IPython) calls, or not be Python. ``taken`` is the names
+    the script itself defines or uses; :data:`ALWAYS_TAKEN` is added to it.
     """
-    ok = name.isidentifier() and not keyword.iskeyword(name) and name not in taken
-    return name if ok else "x"
+    unusable = ALWAYS_TAKEN.union(taken)
+    if name.isidentifier() and name not in unusable:
+        return name
+    candidates = chain(["x"], (f"x{i or ''}_" for i in count()))
+    return next(c for c in candidates if c not in unusable)

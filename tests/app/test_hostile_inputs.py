@@ -65,6 +65,8 @@ def test_every_text_box_refuses_bad_input(page: str) -> None:
     keys = [box.key for box in at.text_input]
     assert keys, f"{page} has no text box"
     for key in keys:
+        limit = at.text_input(key=key).max_chars
+        assert limit, (page, key)  # every box is bounded (tests/app/test_text_bounds.py)
         for text in BAD:
             _EVENTS.clear()
             _ARMED[0] = True
@@ -74,7 +76,8 @@ def test_every_text_box_refuses_bad_input(page: str) -> None:
                 _ARMED[0] = False
             assert not at.exception, (page, key, text, [e.value for e in at.exception])
             assert _EVENTS == [], (page, key, text, _EVENTS)
-            if text in ACCEPTED:
+            text = text[:limit]  # what the box holds: Streamlit cuts a longer value
+            if text in ACCEPTED or _parses(text):
                 continue
             errors = [e.value for e in at.error]
             assert errors, (page, key, text)

@@ -26,7 +26,7 @@ from streamlit.runtime.state.query_params import _coerce_value_for_query_url
 from streamlit.testing.v1 import AppTest
 
 from hograd_core.flaglab.cases import CASES
-from pages._links import PAGE_PARAMS, known
+from pages._links import GLOBAL, PAGE_PARAMS, known
 from tests.app.test_link_form import _submit
 from tests.app.test_links import open_link
 
@@ -83,7 +83,9 @@ def check_url(at: AppTest, page: str, expected: dict[str, object]) -> None:
     url = browser_url(at)
     assert set(url) == set(expected), url
     assert all(_same(url[k], expected[k]) for k in expected), url
-    unknown = [k for k in url if not (known(page, k) or k in PAGE_PARAMS.get(page, ()))]
+    unknown = [
+        k for k in url if not (known(page, k) or k in GLOBAL or k in PAGE_PARAMS.get(page, ()))
+    ]
     assert not unknown, unknown  # every name a page writes is one the link check knows
 
 
