@@ -86,13 +86,14 @@ def undefined_intervals(xs: np.ndarray, row: np.ndarray) -> list[tuple[float, fl
 
 def derivatives_figure(
     result: DerivativeResult, lang: str, *, separate: bool = False,
-    ranges: ChartRange | None = None,
+    ranges: ChartRange | None = None, x0: float | None = None,
 ) -> PlainFigure:  # fmt: skip
     """f and its derivatives: one panel with a curve per order (click the legend to hide one),
     or one panel per order, since high orders can differ in scale by many magnitudes.
 
     ``ranges`` (from :func:`hograd_core.chart_range.chart_range`) cuts a panel's y-axis where a
-    few values near a pole would flatten every curve; the page says where.
+    few values near a pole would flatten every curve; the page says where. ``x0``, the point
+    the inspector reads, is drawn as a vertical line through every panel, with a legend entry.
 
     Traces and axes are plain dicts, handed to the page as they are (see
     :class:`.plotting.PlainFigure`): this figure is drawn on nearly every run.
@@ -126,6 +127,14 @@ def derivatives_figure(
         layout["yaxis"] = {"range": list(ranges.panels[0])}
     bottom = f"xaxis{rows if rows > 1 else ''}"
     layout.setdefault(bottom, {})["title"] = {"text": var}
+    if x0 is not None:
+        line = {"color": "#555867", "width": 2, "dash": "dash"}
+        layout["shapes"] = [vline(x0, line, str(k + 1) if k else "") for k in range(rows)]
+        traces.append({  # a legend entry for the line (shapes have none)
+            "type": "scatter", "x": [x0], "y": [None], "mode": "lines", "line": line,
+            "name": tr("deriv.chart.x0", lang, var=var, x0=f"{x0:.6g}"), "hoverinfo": "skip",
+            "legendgroup": "x0",
+        })  # fmt: skip
     return plain_figure(
         traces, height=max(420, 150 * rows) if separate else 520,
         margin={"l": 60, "r": 20, "t": 30, "b": 50}, font=_FONT, hovermode="x unified",

@@ -1,6 +1,8 @@
 """Derivatives lab: f and every derivative in one chart, a point inspector checked four ways,
 the Taylor polynomial, sympy's formulas, the PyTorch code and what each method costs."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -43,6 +45,7 @@ from hograd_ui.derivative_figures import (
 from hograd_ui.i18n import error_text
 from pages._chart import chart
 from pages._downloads import derivatives_code, derivatives_row, note_x0
+from pages._exact import exact_entry
 from pages._links import BIND
 from pages._ui import (
     function_box,
@@ -65,6 +68,20 @@ def _clamp(key: str, low: float, high: float, default: float) -> None:
     leaves it to the widget: its default, or the value in the link)."""
     if key in st.session_state:
         st.session_state[key] = min(max(st.session_state[key], low), high)
+
+
+def _x0_now(low: float, high: float) -> float:
+    """x0 as the slider below will have it: its state, or on a first run the link's value (or
+    the default), inside the range; the chart marks it."""
+    value = st.session_state.get("deriv.x0")
+    if value is None:
+        try:
+            value = float(st.query_params.get("deriv.x0", "0.5"))
+        except ValueError:
+            value = 0.5
+        if not math.isfinite(value) or not low <= value <= high:
+            value = 0.5
+    return float(min(max(value, low), high))
 
 
 def _where(spans: tuple[tuple[float, float], ...]) -> str:
@@ -122,7 +139,11 @@ if not np.isfinite(result.values[0]).any():
     st.stop()
 
 ranges = chart_range(result.xs, result.values, separate=separate)
-chart(derivatives_figure(result, lang(), separate=separate, ranges=ranges), key="deriv.chart")
+marked = st.session_state["deriv.chart.x0"] = _x0_now(low, high)
+chart(
+    derivatives_figure(result, lang(), separate=separate, ranges=ranges, x0=marked),
+    key="deriv.chart",
+)  # fmt: skip
 st.caption(t(
     "deriv.computed", order=order, points=f"{points:,}", method=t(f"deriv.method.{used}"),
     ms=f"{result.seconds * 1000:.1f}",
@@ -200,10 +221,16 @@ def point_views(
     part in the browser (not the controls and the main chart above)."""
     var = result.variable
     _clamp("deriv.x0", low, high, 0.5)
-    x0 = st.slider(
+    slide, exact = st.columns([4, 1], vertical_alignment="bottom")
+    x0 = slide.slider(
         t("deriv.x0"), low, high, min(max(0.5, low), high), step=(high - low) / 200,
         key="deriv.x0", bind=BIND,
     )  # fmt: skip
+    # the slider's grid misses most round numbers (from -3 in steps of 0.03: 1.98, 2.01)
+    exact_entry("deriv.x0.exact", t("deriv.x0.exact", var=var), ("deriv.x0",), low, high,
+                (x0,), container=exact)  # fmt: skip
+    if st.session_state.get("deriv.chart.x0") != x0:  # the chart above marks another x0
+        st.rerun(scope="app")
     note_x0(x0)  # the x0 of the notebook download under the chart
     autograd_order = min(order, BUDGET.max_order_autograd)
 

@@ -15,6 +15,7 @@ from hograd_serving.cached import POWER_STEPS, analysed, explore, three_ways, tr
 from hograd_ui import hvp_figures as figs
 from pages._chart import chart
 from pages._downloads import eigen_file, hessian_file, hvp_code, hvp_row, network_script
+from pages._exact import exact_entry
 from pages._link_form import Field, LinkedForm
 from pages._links import BIND
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, static_table, t
@@ -92,6 +93,11 @@ def typed_mode() -> None:
                           bind=BIND)  # fmt: skip
                 for name, value in zip(names, values, strict=True)
             )  # fmt: skip
+            if kind == "p":  # a slider steps by 0.05: a point such as (1, π/2) is typed here
+                exact_entry(
+                    "hvp.p.exact", t("hvp.point.exact"), [f"hvp.p.{n}" for n in names],
+                    -LIMIT, LIMIT, sliders["p"],
+                )  # fmt: skip
     with cols[2]:
         radius = st.slider(
             t("hvp.radius"), 0.25, 5.0, start.radius, step=0.25, key="hvp.radius", bind=BIND
