@@ -50,7 +50,7 @@ RUNTIME_KEYS: frozenset[str] = frozenset({
     # (inspector.disagreement_cause), f"deriv.taylor.{why}" (SeriesRadius.why)
     "deriv.note.abs", "deriv.note.relu", "deriv.note.singular", "deriv.note.zero_power",
     "deriv.disagree.convention", "deriv.disagree.power", "deriv.disagree.other",
-    "deriv.taylor.not_finite", "deriv.taylor.unsettled",
+    "deriv.taylor.not_finite", "deriv.taylor.unsettled", "deriv.taylor.rounding",
     # pages/graph.py: f"graph.result.{k}" (show_outcome's table), f"graph.direction.{d}",
     # f"graph.flags.action.{a}" for flaglab ACTIONS, f"graph.flags.isolated.{why}"
     "graph.result.name", "graph.result.value", "graph.result.requires_grad",

@@ -287,15 +287,23 @@ def point_views(
                 key="deriv.taylor",
             )  # fmt: skip
             st.caption(t("deriv.taylor.caption", n=order, x0=f"{x0:.3g}"))
+            fewer = 2 * radius.terms // 3  # the estimates compared: TERMS and 2/3 of them
+            shorter, longer = (f"{r:.4g}" for r in radius.estimates or (math.nan, math.nan))
             if radius.why is not None:
-                st.info(t(f"deriv.taylor.{radius.why}", x0=f"{x0:.3g}", terms=radius.terms))
+                st.info(t(
+                    f"deriv.taylor.{radius.why}", x0=f"{x0:.3g}", terms=radius.terms,
+                    fewer=fewer, shorter=shorter, longer=longer,
+                ))  # fmt: skip
             elif np.isinf(radius.radius):
                 key = "deriv.taylor.polynomial" if radius.estimated else "deriv.taylor.entire"
                 st.info(t(key, terms=radius.terms))
             else:
                 st.info(t(
                     "deriv.taylor.radius", r=f"{radius.radius:.4g}", terms=radius.terms,
+                    accuracy=f"{radius.accuracy:.1e}" if radius.accuracy < 1e-3
+                    else f"{radius.accuracy:.2g}",
                     low=f"{x0 - radius.radius:.3g}", high=f"{x0 + radius.radius:.3g}",
+                    fewer=fewer, shorter=shorter,
                 ))  # fmt: skip
             if radius.kinks:
                 st.info(t("deriv.taylor.kinks"))

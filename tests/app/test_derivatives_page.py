@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import subprocess
 import sys
 import threading
@@ -407,3 +408,25 @@ def test_the_slider_still_works_and_a_link_opens_at_its_x0() -> None:
     assert frame.iloc[1, 3] == pytest.approx(6.75)
     spec = figure_of([c for c in chart_elements(at) if figure_of(c).get("data")][0])
     assert {s["x0"] for s in spec["layout"]["shapes"]} == {1.5}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_taylor_tab_states_a_radius_only_with_its_accuracy(lang: str) -> None:
+    """sin(x)/x is entire (its singularity at 0 is removable): no radius, and the rounding is
+    named; 1/(1+x²) at 0.5 gets R = |0.5 ± i| = 1.118 with a ± that contains it."""
+    at = open_page(PAGE, lang)
+    at.text_input(key="deriv.fn").set_value("sin(x)/x").run()
+    at.text_input(key="deriv.x0.exact").input("1").run()
+    at.session_state["deriv.tab"] = "taylor"
+    at.run()
+    info = [i.value for i in at.info]
+    assert tr("deriv.taylor.rounding", lang, x0="1") in info
+    assert not any("R ≈" in i for i in info)
+    spec = figure_of([c for c in chart_elements(at) if figure_of(c).get("data")][-1])
+    assert not spec["layout"].get("shapes")  # no dotted lines at x0 ± R
+    at.text_input(key="deriv.fn").set_value("1/(1+x^2)").run()
+    at.text_input(key="deriv.x0.exact").input("0.5").run()
+    text = " ".join(i.value for i in at.info)
+    got = re.search(r"R ≈ ([0-9.]+) ± ([0-9.e-]+)", text)
+    assert got, text
+    assert abs(float(got[1]) - math.hypot(0.5, 1)) <= float(got[2]) + 5e-4  # 4 digits shown
