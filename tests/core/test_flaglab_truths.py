@@ -198,6 +198,20 @@ class Cube(torch.autograd.Function):
         return grad * 3 * x**2
 
 
+class DetachedCube(torch.autograd.Function):
+    """x**3 whose backward is not marked, but uses x detached: its result has no graph."""
+
+    @staticmethod
+    def forward(ctx, x: torch.Tensor) -> torch.Tensor:  # noqa: ANN001
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> torch.Tensor:  # noqa: ANN001
+        (x,) = ctx.saved_tensors
+        return grad * 3 * x.detach() ** 2
+
+
 def test_the_rule_the_fix_text_states() -> None:
     """dy has a grad_fn when its backward used a tensor that requires grad; that is not the
     same as "the derivative is a constant", in either direction."""
@@ -218,9 +232,21 @@ def test_the_rule_the_fix_text_states() -> None:
     assert not y.grad_fn._saved_other.requires_grad
     (dy,) = torch.autograd.grad(y, x, create_graph=True)
     assert dy.grad_fn is None
+    # Not marked at all, and still none: a backward that detaches its input (issue 36, item 8)
+    for x0 in (1.0, 2.0):
+        x = leaf(x0)
+        (dy,) = torch.autograd.grad(DetachedCube.apply(x), x, create_graph=True)
+        assert float(dy) == 3 * x0**2 and not dy.requires_grad
+        assert 6 * x0 != 0  # f'' = 6x: False did not mean "the next derivative is 0"
+    # so the text's condition is "every backward is itself differentiable", not a decorator
     en, zh = catalogue("en")[FIX + "constant"], catalogue("zh")[FIX + "constant"]
     assert "create_graph=True" in en and "once_differentiable" in en
+    assert "every backward on the way is itself differentiable" in en and "detach()" in en
     assert "create_graph=True" in zh and "once_differentiable" in zh
+    assert "每个反向函数本身都可以再求导" in zh and "detach()" in zh
+    for key in ("explain.fixed_forgot",):
+        assert "detach()" in catalogue("en")["graph.flag." + key]
+        assert "detach()" in catalogue("zh")["graph.flag." + key]
     for key in ("constant_trap", "fixed_zero"):
         assert "requires grad" in catalogue("en")[EXPLAIN + key], key
     assert "6" in catalogue("en")[EXPLAIN + "constant_trap"]
