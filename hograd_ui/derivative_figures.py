@@ -15,7 +15,7 @@ from hograd_ui.i18n import tr
 from .plotting import PlainFigure, grid_cells, new_subplots, plain_figure, vline
 
 __all__ = [
-    "order_label", "latex_label", "derivatives_figure", "taylor_figure", "cost_figure",
+    "order_label", "latex_label", "beyond_f", "derivatives_figure", "taylor_figure", "cost_figure",
     "undefined_intervals", "cell", "delta", "PALETTE",
 ]  # fmt: skip
 
@@ -82,6 +82,27 @@ def undefined_intervals(xs: np.ndarray, row: np.ndarray) -> list[tuple[float, fl
     if start is not None:
         out.append((float(xs[start]), float(xs[-1])))
     return out
+
+
+def beyond_f(
+    xs: np.ndarray, values: np.ndarray
+) -> list[tuple[tuple[int, ...], int, list[tuple[float, float]]]]:
+    """Where derivatives are NaN or infinite although f is finite, grouped by the orders that
+    share the same points: (orders, count, [first, last] grid intervals). x**x, for one, is
+    finite at the negative integers, but its derivatives (through log x) are not."""
+    finite_f = np.isfinite(values[0])
+    groups: dict[bytes, list[int]] = {}
+    masks: dict[bytes, np.ndarray] = {}
+    for k in range(1, values.shape[0]):
+        extra = ~np.isfinite(values[k]) & finite_f
+        if extra.any():
+            groups.setdefault(extra.tobytes(), []).append(k)
+            masks[extra.tobytes()] = extra
+    return [
+        (tuple(orders), int(masks[key].sum()),
+         undefined_intervals(xs, np.where(masks[key], np.nan, 0.0)))
+        for key, orders in groups.items()
+    ]  # fmt: skip
 
 
 def derivatives_figure(

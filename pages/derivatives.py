@@ -33,6 +33,7 @@ from hograd_serving.cached import (
 )
 from hograd_serving.sympy_column import CHAIN_SECONDS
 from hograd_ui.derivative_figures import (
+    beyond_f,
     cell,
     cost_figure,
     delta,
@@ -82,6 +83,13 @@ def _x0_now(low: float, high: float) -> float:
         if not math.isfinite(value) or not low <= value <= high:
             value = 0.5
     return float(min(max(value, low), high))
+
+
+def _points(spans: tuple[tuple[float, float], ...]) -> str:
+    """Grid intervals as "x = a" (a single point) or "x ∈ [a, b]", the first three."""
+    shown = [f"x = {a:.3g}" if a == b else f"x ∈ [{a:.3g}, {b:.3g}]" for a, b in spans[:3]]
+    more = " " + t("deriv.gap.more", count=len(spans) - 3) if len(spans) > 3 else ""
+    return ", ".join(shown) + more
 
 
 def _where(spans: tuple[tuple[float, float], ...]) -> str:
@@ -151,18 +159,26 @@ st.caption(t(
 if used == "autograd":
     st.caption(t("deriv.graph_growth", sizes=", ".join(f"{n:,}" for n in result.graph_nodes)))
 derivatives_row(fn, result)  # downloads: the curves (CSV), the view (notebook)
-if ranges.cut:
-    note = t("deriv.cut", where=_where(ranges.beyond), peak=f"{ranges.peak:.3g}")
-    if ranges.f_beyond:
-        note += " " + t("deriv.cut.f", where=_where(ranges.f_beyond))
-    st.info(note, icon=":material/height:")
-
+# What the chart leaves out or cuts, in one box: f's gaps, the points where derivatives are
+# not finite although f is, and the cut y-axis.
+facts = []
 gaps = undefined_intervals(result.xs, result.values[0])
 if gaps:
-    st.warning(t("deriv.gap", where=_where(tuple(gaps))), icon=":material/warning:")
-bad_orders = [k for k in range(1, order + 1) if result.nonfinite[k] > result.nonfinite[0]]
-for k in bad_orders[:3]:
-    st.warning(t("deriv.nonfinite", label=order_label(k), count=result.nonfinite[k]))
+    facts.append(t("deriv.gap", where=_where(tuple(gaps))))
+for orders, count, spans in beyond_f(result.xs, result.values):
+    labels = ", ".join(order_label(k) for k in orders)
+    key = "deriv.nonfinite" if len(orders) == 1 else "deriv.nonfinite.many"
+    facts.append(t(key, label=labels, count=count, where=_points(tuple(spans))))
+cut = []
+if ranges.cut:
+    cut.append(t("deriv.cut", where=_where(ranges.beyond), peak=f"{ranges.peak:.3g}"))
+    if ranges.f_beyond:
+        cut.append(t("deriv.cut.f", where=_where(ranges.f_beyond)))
+space = " " if lang() == "en" else ""  # Chinese sentences follow each other without one
+if facts:
+    st.warning(space.join(facts + cut), icon=":material/warning:")
+elif cut:
+    st.info(space.join(cut), icon=":material/height:")
 if result.constant_from is not None and result.constant_from < order:
     k = result.constant_from
     note = t("deriv.constant", k=k, label=order_label(k), var=var, next=k + 1)

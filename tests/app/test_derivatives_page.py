@@ -430,3 +430,30 @@ def test_the_taylor_tab_states_a_radius_only_with_its_accuracy(lang: str) -> Non
     got = re.search(r"R ≈ ([0-9.]+) ± ([0-9.e-]+)", text)
     assert got, text
     assert abs(float(got[1]) - math.hypot(0.5, 1)) <= float(got[2]) + 5e-4  # 4 digits shown
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("low", "high", "points"), [(-3.0, 3.0, 1000), (-4.0, 2.0, 200)])
+def test_what_the_chart_leaves_out_is_said_once_with_the_points(
+    low: float, high: float, points: int, lang: str
+) -> None:
+    """x**x: f is real at the negative integers ((−3)^(−3) = −1/27) but f′ = x^x (ln x + 1) is
+    not, so the derivatives are NaN at exactly the grid's negative integers; one box says it,
+    with f's gaps, instead of one box per order."""
+    at = open_page(PAGE, lang)
+    at.text_input(key="deriv.fn").set_value("x**x").run()
+    at.slider(key="deriv.range").set_value((low, high))
+    at.select_slider(key="deriv.points").set_value(points).run()
+    assert not at.exception
+    boxes = [*at.warning, *at.info]
+    nan_boxes = [b.value for b in boxes if "NaN" in b.value]
+    assert len(nan_boxes) == 1, nan_boxes
+    xs = np.linspace(low, high, points)
+    with np.errstate(all="ignore"):
+        real = np.isfinite(np.power(xs, xs)) & (xs < 0)  # negative integers on the grid
+    where = ", ".join(f"x = {x:.3g}" for x in xs[real])
+    assert xs[real].size >= 1
+    labels = ", ".join(["f′", "f″", "f‴", "f⁽⁴⁾"])
+    want = tr("deriv.nonfinite.many", lang, label=labels, count=int(real.sum()), where=where)
+    assert want in nan_boxes[0]
+    assert tr("deriv.gap", lang, where="@").split("@")[0] in nan_boxes[0]  # f's gaps, same box
