@@ -131,7 +131,7 @@ def typed_mode() -> None:
             picture(ex, names)
     if tabs["hessian"].open:
         with tabs["hessian"]:
-            hessian(ex, names)
+            hessian(ex, names, fn.text)
     if tabs["ways"].open:
         with tabs["ways"]:
             ways(fn, sliders["p"], sliders["v"])
@@ -186,12 +186,12 @@ def picture(ex: cv.Exploration, names: tuple) -> None:
         st.plotly_chart(figs.surface_figure(ex.grid, ex.result, lang()), width="stretch")
 
 
-def hessian(ex: cv.Exploration, names: tuple) -> None:
+def hessian(ex: cv.Exploration, names: tuple, text: str) -> None:
     r, v = ex.result, ex.verdict
     left, right = st.columns([1, 1], gap="large")
     chart(figs.hessian_figure(r, lang()), where=left)
     with left:
-        hessian_file(r)  # downloads: the Hessian (CSV)
+        hessian_file(r, text)  # downloads: the Hessian (CSV)
     with right:
         st.markdown("#### " + t("hvp.eigen.title"))
         vectors = figs.clean(r.eigenvectors)
@@ -200,7 +200,7 @@ def hessian(ex: cv.Exploration, names: tuple) -> None:
             columns=[t("hvp.eigen.value"), *names], index=[f"e{i + 1}" for i in range(len(names))],
         )  # fmt: skip
         st.dataframe(eig, width="stretch")
-        eigen_file(r)  # downloads: the eigen table (CSV)
+        eigen_file(r, text)  # downloads: the eigen table
         st.caption(t("hvp.eigen.vector"))
         reason = t(
             f"hvp.reason.{v.reason}", n=len(names), pos=v.positive, neg=v.negative, zero=v.zero,
