@@ -15,7 +15,7 @@ from hograd_ui.i18n import tr
 from .plotting import PlainFigure, grid_cells, new_subplots, plain_figure, vline
 
 __all__ = [
-    "order_label", "latex_label", "beyond_f", "derivatives_figure", "taylor_figure", "cost_figure",
+    "order_label", "latex_label", "agreeing_digits", "beyond_f", "derivatives_figure", "taylor_figure", "cost_figure",
     "undefined_intervals", "cell", "delta", "PALETTE",
 ]  # fmt: skip
 
@@ -61,6 +61,19 @@ def delta(value: float | None, exact: float | None) -> float | None:
     if value == exact or (math.isnan(value) and math.isnan(exact)):
         return 0.0
     return abs(value - exact)
+
+
+def agreeing_digits(value: float | None, exact: float | None) -> str:
+    """How many significant digits ``value`` shares with ``exact``, as text: "16" when equal,
+    "0" when not even the first; "—" where either is missing, not finite, or exact is 0
+    (relative digits mean nothing there)."""
+    if value is None or exact is None or not (math.isfinite(value) and math.isfinite(exact)):
+        return "—"
+    if exact == 0:
+        return "—"
+    if value == exact:
+        return "16"
+    return str(min(16, max(0, math.floor(-math.log10(abs(value - exact) / abs(exact))))))
 
 
 def _finite(row: np.ndarray) -> np.ndarray:

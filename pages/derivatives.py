@@ -33,6 +33,7 @@ from hograd_serving.cached import (
 )
 from hograd_serving.sympy_column import CHAIN_SECONDS
 from hograd_ui.derivative_figures import (
+    agreeing_digits,
     beyond_f,
     cell,
     cost_figure,
@@ -271,7 +272,14 @@ def point_views(
 
     if tabs["inspector"].open:
         with tabs["inspector"]:
-            st.caption(t("deriv.inspector.help", fd=MAX_FD_ORDER, rtol=f"{AGREE_RTOL:g}"))
+            help_text = t("deriv.inspector.help", fd=MAX_FD_ORDER, rtol=f"{AGREE_RTOL:g}")
+            fd_rows = [r for r in inspection.rows[1:] if r.finite_difference is not None]
+            if fd_rows and all(r.sympy is not None for r in fd_rows):  # this f's own digits
+                digits = ", ".join(agreeing_digits(r.finite_difference, r.sympy) for r in fd_rows)
+                help_text += " " + t(
+                    "deriv.inspector.fd_here", x0=f"{x0:.6g}", digits=digits, k=len(fd_rows)
+                )
+            st.caption(help_text)
             _inspector_table(inspection)
             _notes_and_disagreements(fn, inspection, float(x0))
             done = sum(r.sympy is not None for r in inspection.rows) - 1

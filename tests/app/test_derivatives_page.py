@@ -457,3 +457,34 @@ def test_what_the_chart_leaves_out_is_said_once_with_the_points(
     want = tr("deriv.nonfinite.many", lang, label=labels, count=int(real.sum()), where=where)
     assert want in nan_boxes[0]
     assert tr("deriv.gap", lang, where="@").split("@")[0] in nan_boxes[0]  # f's gaps, same box
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("text", "x0"), [("tanh(x)", 0.5), ("x**3", 2.0), ("exp(x)*sin(x)", 1.0)])
+def test_the_inspector_help_quotes_this_fs_own_digits(text: str, x0: float, lang: str) -> None:
+    """The digits the finite differences keep, for the f on screen: against sympy's exact
+    derivatives at 40 digits (the oracle), within one digit (float64 rounding at a boundary)."""
+    at = open_page(PAGE, lang)
+    at.text_input(key="deriv.fn").set_value(text).run()
+    at.text_input(key="deriv.x0.exact").input(repr(x0)).run()
+    helps = [c.value for c in at.caption if tr("deriv.inspector.help", lang, fd=6, rtol="1e-08")
+             in c.value]  # fmt: skip
+    assert len(helps) == 1
+    assert "sin(x)·exp" not in helps[0]
+    x = sp.Symbol("x")
+    f = sp.sympify(text.replace("**", "^").replace("^", "**"))
+    frame = numeric(at.table[0].value)
+    want = []
+    for k in range(1, 5):  # the page's default order is 4
+        exact = float(sp.diff(f, x, k).subs(x, sp.Rational(str(x0))).evalf(40))
+        fd = frame.iloc[k, 4]
+        if exact == 0:
+            want.append(None)  # relative digits mean nothing: "—"
+        else:
+            want.append(16 if fd == exact else -math.log10(abs(fd - exact) / abs(exact)))
+    got = re.search(r"((?:\d+|—)(?:, (?:\d+|—))+)", helps[0].split(tr("deriv.inspector.help", lang, fd=6,
+                                                           rtol="1e-08"))[1])  # fmt: skip
+    digits = [None if d == "—" else int(d) for d in got[1].split(", ")]
+    assert len(digits) == 4
+    for d, w in zip(digits, want, strict=True):
+        assert (d is None and w is None) or abs(d - w) <= 1, (digits, want)
