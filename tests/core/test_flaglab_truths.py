@@ -303,3 +303,22 @@ def test_no_server_internals(key: str) -> None:
         assert not any(word in text for word in INTERNALS), (lang, key, text)
     assert "busy" in catalogue("en")["graph.flag.child_timeout"]
     assert "{detail}" not in catalogue("en")["graph.flag.child_failed"]
+
+
+@pytest.mark.parametrize("action", ["again", "backward"])
+@pytest.mark.parametrize("text", ["x", "(x)", "+x"])
+def test_y_equal_to_x_has_no_graph_and_the_text_names_no_functions(text: str, action: str) -> None:
+    """f = x: y is the leaf itself, with no grad_fn (plain PyTorch says so), so there are no
+    functions to list; "these functions () saved none" is not said (issue 36, item 24)."""
+    x = leaf(0.7)
+    assert parse(text).torch({"x": x}).grad_fn is None
+    settings = FlagSettings(create_graph=False, retain_graph=False, action=action)
+    if action == "backward":
+        settings = FlagSettings(action="backward")
+    outcome = run_flags(parse(text), 0.7, settings)
+    assert not outcome.raised
+    assert outcome.explain[0] == EXPLAIN + "no_graph"
+    assert EXPLAIN + "nothing_saved" not in outcome.explain
+    for lang in ("en", "zh"):
+        said = tr(outcome.explain[0], lang, **dict(outcome.params))  # why the call ran
+        assert "()" not in said and "（）" not in said
