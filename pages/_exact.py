@@ -74,5 +74,7 @@ def exact_entry(
     kind, about, text = said
     if kind == "error" and st.session_state.get(box) == about:
         where.error(text, icon=":material/error:")
+        where.caption(t("app.error.you_typed"))
+        where.code(str(about), language=None)  # the learner's text: as code, never markdown
     elif kind == "set" and tuple(current) == about:
         where.caption(text)
