@@ -12,7 +12,7 @@ import functools
 import tomllib
 from pathlib import Path
 
-__all__ = ["HogradError", "ExpressionError", "BudgetError", "ArgumentError"]
+__all__ = ["HogradError", "ExpressionError", "BudgetError", "ArgumentError", "AnswerError"]
 
 _ENGLISH = Path(__file__).resolve().parent.parent / "locales" / "en.toml"
 
@@ -59,3 +59,7 @@ class BudgetError(HogradError):
 class ArgumentError(HogradError):
     """An argument outside what the function accepts: an unknown name, a number out of its
     range or not finite, the wrong number of variables or components."""
+
+
+class AnswerError(HogradError):
+    """A typed answer that cannot be read as the numbers asked for (:mod:`.typed_numbers`)."""

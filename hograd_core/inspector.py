@@ -261,8 +261,9 @@ def pytorch_snippet(fn: Function, x0: float, order: int) -> str:
     derivative has no ``grad_fn`` (``requires_grad`` is False) when the backward that made it
     used no tensor that requires grad. With ``create_graph=True`` and the built-in functions
     of the language, that happens only when it no longer depends on x, so the next derivative
-    is exactly 0. Without ``create_graph=True`` (or through a custom function marked
-    ``once_differentiable``) a derivative that does depend on x has no ``grad_fn`` either, and
+    is exactly 0. Without ``create_graph=True`` (or through a custom function whose backward is
+    not itself differentiable: marked ``once_differentiable``, or using ``x.detach()``) a
+    derivative that does depend on x has no ``grad_fn`` either, and
     the same shortcut would print 0: x**3 at 2 would give f'' = 0.0 instead of 12.
     """
     own = fn.variables[0] if fn.variables else "x"
@@ -276,9 +277,10 @@ def pytorch_snippet(fn: Function, x0: float, order: int) -> str:
              "        # requires grad. With create_graph=True (below) and built-in torch",
              f"        # functions, that means it no longer depends on {var}, so the next one is",
              "        # exactly 0 (grad() would raise 'element 0 of tensors does not require",
-             "        # grad'). Without create_graph=True, or through a custom function marked",
-             f"        # once_differentiable, a derivative that depends on {var} has no grad_fn",
-             "        # either, and this shortcut would print a wrong 0.",
+             "        # grad'). Without create_graph=True, or through a custom function whose",
+             "        # backward is not itself differentiable (once_differentiable, .detach()),",
+             f"        # a derivative that depends on {var} has no grad_fn either, and this",
+             "        # shortcut would print a wrong 0.",
              f"        derivatives.append(torch.zeros_like({var}))",
              "        continue",
              f"    (d,) = torch.autograd.grad(derivatives[-1], {var}, create_graph=True)",

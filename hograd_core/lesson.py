@@ -224,11 +224,16 @@ def _bucket(steps: int | None) -> int:
 
 @dataclass(frozen=True)
 class Verdict:
-    """Whether an answer is right, and the translation key (with values) that says why."""
+    """Whether an answer is right, and the translation key (with values) that says why.
+
+    ``answered`` is False when there was nothing to judge (no answer, or one that is not a
+    finite number): the explanation, which gives the answer away, is not offered then.
+    """
 
     correct: bool
     key: str
     params: tuple[tuple[str, str], ...] = ()
+    answered: bool = True
 
 
 def _close(given: tuple[float, ...], truth: tuple[float, ...], tolerance: float) -> bool:
@@ -257,14 +262,14 @@ def check(step: Step, given: tuple[float | None, ...] | int | None, truth: Answe
     ex = step.exercise
     if ex.kind == CHOICE:
         if given is None:
-            return Verdict(False, "lesson.check.empty")
+            return Verdict(False, "lesson.check.empty", answered=False)
         right = given == int(truth.values[0])
         return Verdict(right, "lesson.check.right" if right else "lesson.check.wrong_choice")
     numbers = tuple(given) if isinstance(given, tuple) else (given,)
     if any(v is None for v in numbers):
-        return Verdict(False, "lesson.check.empty")
+        return Verdict(False, "lesson.check.empty", answered=False)
     if not all(math.isfinite(v) for v in numbers):
-        return Verdict(False, "lesson.check.not_finite")
+        return Verdict(False, "lesson.check.not_finite", answered=False)
     if _close(numbers, truth.values, ex.tolerance):
         return Verdict(True, "lesson.check.right")
     for trap, key in truth.traps:

@@ -15,7 +15,7 @@ from hograd_ui.i18n import tr
 from .plotting import PlainFigure, grid_cells, new_subplots, plain_figure, vline
 
 __all__ = [
-    "order_label", "latex_label", "derivatives_figure", "taylor_figure", "cost_figure",
+    "order_label", "latex_label", "agreeing_digits", "beyond_f", "derivatives_figure", "taylor_figure", "cost_figure",
     "undefined_intervals", "cell", "delta", "PALETTE",
 ]  # fmt: skip
 
@@ -63,6 +63,19 @@ def delta(value: float | None, exact: float | None) -> float | None:
     return abs(value - exact)
 
 
+def agreeing_digits(value: float | None, exact: float | None) -> str:
+    """How many significant digits ``value`` shares with ``exact``, as text: "16" when equal,
+    "0" when not even the first; "—" where either is missing, not finite, or exact is 0
+    (relative digits mean nothing there)."""
+    if value is None or exact is None or not (math.isfinite(value) and math.isfinite(exact)):
+        return "—"
+    if exact == 0:
+        return "—"
+    if value == exact:
+        return "16"
+    return str(min(16, max(0, math.floor(-math.log10(abs(value - exact) / abs(exact))))))
+
+
 def _finite(row: np.ndarray) -> np.ndarray:
     # inf would stretch the axis to nothing: plot it as a gap (the page notes it in words)
     return np.where(np.isfinite(row), row, np.nan)
@@ -84,15 +97,37 @@ def undefined_intervals(xs: np.ndarray, row: np.ndarray) -> list[tuple[float, fl
     return out
 
 
+def beyond_f(
+    xs: np.ndarray, values: np.ndarray
+) -> list[tuple[tuple[int, ...], int, list[tuple[float, float]]]]:
+    """Where derivatives are NaN or infinite although f is finite, grouped by the orders that
+    share the same points: (orders, count, [first, last] grid intervals). x**x, for one, is
+    finite at the negative integers, but its derivatives (through log x) are not."""
+    finite_f = np.isfinite(values[0])
+    groups: dict[bytes, list[int]] = {}
+    masks: dict[bytes, np.ndarray] = {}
+    for k in range(1, values.shape[0]):
+        extra = ~np.isfinite(values[k]) & finite_f
+        if extra.any():
+            groups.setdefault(extra.tobytes(), []).append(k)
+            masks[extra.tobytes()] = extra
+    return [
+        (tuple(orders), int(masks[key].sum()),
+         undefined_intervals(xs, np.where(masks[key], np.nan, 0.0)))
+        for key, orders in groups.items()
+    ]  # fmt: skip
+
+
 def derivatives_figure(
     result: DerivativeResult, lang: str, *, separate: bool = False,
-    ranges: ChartRange | None = None,
+    ranges: ChartRange | None = None, x0: float | None = None,
 ) -> PlainFigure:  # fmt: skip
     """f and its derivatives: one panel with a curve per order (click the legend to hide one),
     or one panel per order, since high orders can differ in scale by many magnitudes.
 
     ``ranges`` (from :func:`hograd_core.chart_range.chart_range`) cuts a panel's y-axis where a
-    few values near a pole would flatten every curve; the page says where.
+    few values near a pole would flatten every curve; the page says where. ``x0``, the point
+    the inspector reads, is drawn as a vertical line through every panel, with a legend entry.
 
     Traces and axes are plain dicts, handed to the page as they are (see
     :class:`.plotting.PlainFigure`): this figure is drawn on nearly every run.
@@ -126,6 +161,14 @@ def derivatives_figure(
         layout["yaxis"] = {"range": list(ranges.panels[0])}
     bottom = f"xaxis{rows if rows > 1 else ''}"
     layout.setdefault(bottom, {})["title"] = {"text": var}
+    if x0 is not None:
+        line = {"color": "#555867", "width": 2, "dash": "dash"}
+        layout["shapes"] = [vline(x0, line, str(k + 1) if k else "") for k in range(rows)]
+        traces.append({  # a legend entry for the line (shapes have none)
+            "type": "scatter", "x": [x0], "y": [None], "mode": "lines", "line": line,
+            "name": tr("deriv.chart.x0", lang, var=var, x0=f"{x0:.6g}"), "hoverinfo": "skip",
+            "legendgroup": "x0",
+        })  # fmt: skip
     return plain_figure(
         traces, height=max(420, 150 * rows) if separate else 520,
         margin={"l": 60, "r": 20, "t": 30, "b": 50}, font=_FONT, hovermode="x unified",

@@ -36,6 +36,7 @@ __all__ = [
     "PASS_BORDERS",
     "PASS_COLOURS",
     "dot_available",
+    "drawn_counts",
     "flag_dot",
     "flag_legend_html",
     "growth_figure",
@@ -72,6 +73,19 @@ def words(lang: str) -> Words:
     return Words(
         tr("graph.draw.freed", lang), tr("graphvars.draw.modified", lang),
         tr("graph.draw.raised", lang),
+    )  # fmt: skip
+
+
+def drawn_counts(ops: int, saved: int, freed: int, lang: str = "en") -> str:
+    """The caption under a flag-lab drawing: its backward functions and saved tensors, each
+    count with its noun in the singular or the plural, and how many of them were freed."""
+
+    def count(key: str, n: int) -> str:
+        return tr(f"{key}_one" if n == 1 else key, lang, n=n)
+
+    return tr(
+        "graphvars.draw.count", lang, ops=count("graphvars.draw.ops", ops),
+        saved=count("graphvars.draw.saved", saved), freed=freed,
     )  # fmt: skip
 
 

@@ -50,7 +50,7 @@ RUNTIME_KEYS: frozenset[str] = frozenset({
     # (inspector.disagreement_cause), f"deriv.taylor.{why}" (SeriesRadius.why)
     "deriv.note.abs", "deriv.note.relu", "deriv.note.singular", "deriv.note.zero_power",
     "deriv.disagree.convention", "deriv.disagree.power", "deriv.disagree.other",
-    "deriv.taylor.not_finite", "deriv.taylor.unsettled",
+    "deriv.taylor.not_finite", "deriv.taylor.unsettled", "deriv.taylor.rounding",
     # pages/graph.py: f"graph.result.{k}" (show_outcome's table), f"graph.direction.{d}",
     # f"graph.flags.action.{a}" for flaglab ACTIONS, f"graph.flags.isolated.{why}"
     "graph.result.name", "graph.result.value", "graph.result.requires_grad",
@@ -83,6 +83,9 @@ RUNTIME_KEYS: frozenset[str] = frozenset({
     "graph.flag.explain.double_where", "graph.flag.explain.fixed_zero",
     "graph.flag.explain.fixed_forgot", "graph.flag.explain.freed_here",
     "graph.flag.explain.not_needed", "graph.flag.explain.nothing_saved",
+    "graph.flag.explain.no_graph",
+    # hograd_ui/graph_figures.py drawn_counts: f"{key}_one" for a count of 1
+    "graphvars.draw.ops_one", "graphvars.draw.saved_one",
     "graph.flag.explain.freed_default", "graph.flag.explain.freed_explicit",
     "graph.flag.explain.freed_forward", "graph.flag.explain.grad_returns",
     "graph.flag.explain.inplace", "graph.flag.explain.nan_silent", "graph.flag.explain.next_ok",

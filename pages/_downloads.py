@@ -8,6 +8,8 @@ nothing for a file nobody asks for. Each helper draws one row; the pages call th
 from __future__ import annotations
 
 import hashlib
+import re
+import unicodedata
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -27,6 +29,7 @@ from hograd_core.net_code import network_code
 from hograd_core.network import NETWORK_BUDGET, NetConfig
 from hograd_core.notebook import derivatives_notebook, graph_notebook, hvp_notebook
 from hograd_core.notebook_why import why_notebook
+from hograd_ui.hvp_figures import clean
 from pages._ui import lazy_expander, show_error, t
 
 ICON = ":material/download:"
@@ -86,6 +89,15 @@ def _button(label: str, make: Callable[[], str], name: str, mime: str, key: str)
     st.download_button(label, make, name, mime, icon=ICON, on_click="ignore", key=key)
 
 
+def slug(text: str) -> str:
+    """A safe piece of a file name for the function ``text``: ASCII letters and digits, every
+    other run of characters one "_", at most 40 characters ("sin(x)*exp(-x^2)" ->
+    "sin_x_exp_x_2"); "f" when nothing is left (a name in another script)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    cleaned = re.sub(r"[^A-Za-z0-9]+", "_", ascii_text).strip("_")[:40].strip("_")
+    return cleaned or "f"
+
+
 def _tag(text: str) -> str:
     """A short stable tag of ``text``: a button key that differs for different code."""
     return hashlib.sha1(text.encode()).hexdigest()[:10]
@@ -122,13 +134,13 @@ def code_file(
 def derivatives_code(fn: Function, plain: str, x0: float, order: int, grid: tuple) -> None:
     """Under the derivatives page's code: the script and grad(grad(f)) with vmap over the grid."""
     func = derivatives_func_code(fn, x0, order, grid, _texts(DERIV_COMMENTS))
-    code_file(plain, "hograd_derivatives", "deriv", func)
+    code_file(plain, f"hograd_derivatives_{slug(fn.text)}", "deriv", func)
 
 
 def hvp_code(fn: Function, plain: str, point: Sequence[float], vector: Sequence[float]) -> None:
     """Under the HVP page's code: the script and hessian, jacfwd(jacrev), jvp(grad), vmap."""
     func = hessian_func_code(fn, point, vector, _texts(HESSIAN_COMMENTS))
-    code_file(plain, "hograd_hvp", "hvp", func)
+    code_file(plain, f"hograd_hvp_{slug(fn.text)}", "hvp", func)
 
 
 def flag_code(source: str) -> None:
@@ -161,24 +173,39 @@ def derivatives_row(fn: Function, result: DerivativeResult) -> None:
         return derivatives_notebook(fn, low, high, points, result.order, x0, texts)
 
     with st.container(horizontal=True):
-        _button(t("downloads.csv.curves"), lambda: curves_csv(result), "hograd_derivatives.csv",
+        name = f"hograd_derivatives_{slug(fn.text)}"
+        _button(t("downloads.csv.curves"), lambda: curves_csv(result), f"{name}.csv",
                 CSV, "deriv.download.csv")  # fmt: skip
-        _button(t("downloads.notebook"), notebook, "hograd_derivatives.ipynb", IPYNB,
+        _button(t("downloads.notebook"), notebook, f"{name}.ipynb", IPYNB,
                 "deriv.download.ipynb")  # fmt: skip
 
 
-def hessian_file(r: HVPResult) -> None:
-    """Under the Hessian's heatmap: the matrix as CSV."""
+def _as_computed(values: np.ndarray) -> None:
+    """Say that the file holds float64 as computed, and which entries the page shows as 0
+    (clean(): below 1e-12 of the largest; cos(π/2) is 6.1e-17 in float64)."""
+    values = np.asarray(values, dtype=np.float64)
+    hidden = values[(clean(values) == 0) & (values != 0)]
+    if hidden.size:
+        shown = ", ".join(f"{v:.3g}" for v in hidden[:4]) + (", …" if hidden.size > 4 else "")
+        st.caption(t("downloads.csv.as_computed_zero", values=shown))
+    else:
+        st.caption(t("downloads.csv.as_computed"))
+
+
+def hessian_file(r: HVPResult, text: str) -> None:
+    """Under the Hessian's heatmap: the matrix as CSV, for the function ``text``."""
     _button(t("downloads.csv.hessian"), lambda: hessian_csv(r.hessian, r.variables),
-            "hograd_hessian.csv", CSV, "hvp.download.hessian")  # fmt: skip
+            f"hograd_hessian_{slug(text)}.csv", CSV, "hvp.download.hessian")  # fmt: skip
+    _as_computed(r.hessian)
 
 
-def eigen_file(r: HVPResult) -> None:
+def eigen_file(r: HVPResult, text: str) -> None:
     """Under the eigen table: the table as CSV (full float64, where the page shows 6 digits)."""
     value = t("hvp.eigen.value")
     _button(t("downloads.csv.eigen"),
             lambda: eigen_csv(r.eigenvalues, r.eigenvectors, r.variables, value),
-            "hograd_eigen.csv", CSV, "hvp.download.eigen")  # fmt: skip
+            f"hograd_eigen_{slug(text)}.csv", CSV, "hvp.download.eigen")  # fmt: skip
+    _as_computed(np.concatenate([np.ravel(r.eigenvalues), np.ravel(r.eigenvectors)]))
 
 
 def hvp_row(fn: Function, point: Sequence[float], vector: Sequence[float], radius: float) -> None:
@@ -186,7 +213,7 @@ def hvp_row(fn: Function, point: Sequence[float], vector: Sequence[float], radiu
     texts = _texts(HVP_TEXTS)
     p, v = np.asarray(point, dtype=np.float64), np.asarray(vector, dtype=np.float64)
     _button(t("downloads.notebook"), lambda: hvp_notebook(fn, p, v, radius, texts),
-            "hograd_hvp.ipynb", IPYNB, "hvp.download.ipynb")  # fmt: skip
+            f"hograd_hvp_{slug(fn.text)}.ipynb", IPYNB, "hvp.download.ipynb")  # fmt: skip
 
 
 def why_code(
@@ -251,7 +278,7 @@ def graph_row(fn: Function, x0: float, order: int) -> None:
     """Under the graph's growth chart: the view as a notebook."""
     texts = _texts(GRAPH_TEXTS, limit=GRAPH_BUDGET.max_draw)
     _button(t("downloads.notebook"), lambda: graph_notebook(fn, x0, order, texts),
-            "hograd_graph.ipynb", IPYNB, "graph.download.ipynb")  # fmt: skip
+            f"hograd_graph_{slug(fn.text)}.ipynb", IPYNB, "graph.download.ipynb")  # fmt: skip
 
 
 def network_script(run: tuple) -> None:

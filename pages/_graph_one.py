@@ -12,6 +12,7 @@ from hograd_serving.gate import BusyError
 from hograd_ui import graph_figures as figures
 from pages._chart import chart
 from pages._downloads import graph_row
+from pages._exact import exact_entry
 from pages._links import BIND
 from pages._ui import lang, lazy_expander, localized_choice, show_error, t
 
@@ -38,6 +39,9 @@ def one_variable(fn: Function) -> float:
         t("graph.x0"), value=0.7, min_value=-1e3, max_value=1e3, step=0.1, key="graph.x0",
         bind=BIND,
     ))  # fmt: skip
+    # the browser's number box reads "−1" (U+2212) as 1 and knows no pi/4: typed here instead
+    exact_entry("graph.x0.exact", t("graph.x0.exact"), ("graph.x0",), -1e3, 1e3, (x0,),
+                container=left)  # fmt: skip
     order = right.slider(
         t("graph.order"), 0, TOP, 2, key="graph.order", help=t("graph.order.help"), bind=BIND
     )

@@ -6,7 +6,19 @@ from __future__ import annotations
 import streamlit as st
 
 from hograd_core import HogradError
-from hograd_core.lesson import CHOICE, FLAGS, NUMBER, STEPS, VECTOR, Step, check, check_flags
+from hograd_core.errors import AnswerError
+from hograd_core.lesson import (
+    CHOICE,
+    FLAGS,
+    NUMBER,
+    STEPS,
+    VECTOR,
+    Step,
+    Verdict,
+    check,
+    check_flags,
+)
+from hograd_core.typed_numbers import MAX_CHARS, Reading, read_numbers, show_numbers
 from hograd_serving.cached import lesson_answer
 from hograd_ui.i18n import error_text
 from pages import _lesson_state as state
@@ -19,15 +31,27 @@ def _numbers(values: tuple[float, ...]) -> str:
     return text if len(values) == 1 else f"({text})"
 
 
+def _boxes(step: Step) -> tuple[list[str | None], int]:
+    """The texts of a NUMBER or VECTOR exercise's boxes, and how many numbers the answer has."""
+    key = f"lesson.ans.{step.name}"
+    if step.exercise.kind == NUMBER:
+        return [st.session_state.get(key)], 1
+    size = len(lesson_answer(step.name).values)
+    return [st.session_state.get(f"{key}.{i}") for i in range(size)], size
+
+
+def _reading(step: Step) -> Reading | None:
+    """The typed numbers as the app reads them (None: nothing typed); AnswerError if they
+    cannot be read."""
+    return read_numbers(*_boxes(step))
+
+
 def _given(step: Step) -> tuple[float | None, ...] | int | None:
     """What the student entered for a NUMBER, VECTOR or CHOICE exercise."""
-    key = f"lesson.ans.{step.name}"
     if step.exercise.kind == CHOICE:
-        return st.session_state.get(key)
-    if step.exercise.kind == NUMBER:
-        return (st.session_state.get(key),)
-    size = len(lesson_answer(step.name).values)
-    return tuple(st.session_state.get(f"{key}.{i}") for i in range(size))
+        return st.session_state.get(f"lesson.ans.{step.name}")
+    reading = _reading(step)
+    return (None,) if reading is None else reading.values
 
 
 def _check(number: int) -> None:
@@ -42,7 +66,13 @@ def _check(number: int) -> None:
             )  # fmt: skip
             verdict = check_flags(step, run_flags_for(*settings))
         else:
-            verdict = check(step, _given(step), lesson_answer(step.name))
+            try:
+                given = _given(step)
+            except AnswerError as err:  # what cannot be read is said, never judged
+                params = tuple((k, str(v)) for k, v in err.params.items())
+                verdict = Verdict(False, err.key, params, answered=False)
+            else:
+                verdict = check(step, given, lesson_answer(step.name))
     except HogradError as err:  # a busy server, say: shown instead of a verdict
         st.session_state[f"lesson.refused.{step.name}"] = error_text(err, lang())
         return
@@ -79,23 +109,55 @@ def _choice(step: Step) -> None:
 
 
 def _inputs(step: Step) -> None:
-    """The answer widgets; typed numbers are kept for the session (persist_state), so a step
-    visited again shows the answer its verdict is about."""
+    """The answer boxes: text, read by the app (hograd_core.typed_numbers), never the browser's
+    number box, which silently turns "−1" (U+2212) into 1 and "12,0" into 120. Typed text is
+    kept for the session (persist_state), so a step visited again shows the answer its verdict
+    is about."""
     ex, key = step.exercise, f"lesson.ans.{step.name}"
     if ex.kind == NUMBER:
-        st.columns([1, 2])[0].number_input(
-            t("lesson.answer.label"), value=None, step=1.0, format="%g", key=key,
+        st.columns([1, 2])[0].text_input(
+            t("lesson.answer.label"), key=key, max_chars=MAX_CHARS, help=t("lesson.answer.help"),
             on_change=_forget, args=(step.name,), persist_state="session",
         )  # fmt: skip
     elif ex.kind == VECTOR:
         size = len(lesson_answer(step.name).values)
         for i, column in enumerate(st.columns(size + 2)[:size]):
-            column.number_input(
-                t("lesson.answer.component", index=i + 1), value=None, step=0.5, format="%g",
-                key=f"{key}.{i}", on_change=_forget, args=(step.name,), persist_state="session",
+            column.text_input(
+                t("lesson.answer.component", index=i + 1), key=f"{key}.{i}",
+                max_chars=MAX_CHARS, help=t("lesson.answer.help"), on_change=_forget,
+                args=(step.name,), persist_state="session",
             )  # fmt: skip
     elif ex.kind == CHOICE:
         _choice(step)
+
+
+def _part(params: dict | tuple) -> None:
+    """The part of the typed text that could not be read, as code (never markdown)."""
+    part = dict(params).get("part")
+    if part:
+        st.caption(t("lesson.answer.part"))
+        st.code(str(part), language=None)
+
+
+def _understood(step: Step) -> None:
+    """What the boxes were read as, or why they cannot be read (until Check says it)."""
+    if step.exercise.kind not in (NUMBER, VECTOR):
+        return
+    try:
+        reading = _reading(step)
+    except AnswerError as err:
+        if f"lesson.verdict.{step.name}" not in st.session_state:
+            st.warning(t(err.key, **err.params), icon=":material/edit_note:")
+            _part(err.params)
+        return
+    if reading is None:
+        return
+    key = "lesson.answer.read"
+    if reading.spread:
+        key = "lesson.answer.read_spread"
+    elif reading.decimal_comma:
+        key = "lesson.answer.read_comma"
+    st.caption(t(key, value=show_numbers(reading.values)))
 
 
 def _teacher(step: Step) -> None:
@@ -123,6 +185,7 @@ def show(number: int, teacher: bool) -> None:
     st.subheader(t("lesson.exercise"), divider="gray")
     st.markdown(t(ex.prompt))
     _inputs(step)
+    _understood(step)
     hint_key = f"lesson.hint.{step.name}"
     with st.container(horizontal=True):
         st.button(
@@ -148,7 +211,9 @@ def show(number: int, teacher: bool) -> None:
             st.info(f"**{t('lesson.explain.title')}** {explain}", icon=":material/lightbulb:")
         else:
             st.error(message, icon=":material/cancel:")
-            with st.expander(t("lesson.explain.reveal"), icon=":material/lightbulb:"):
-                st.markdown(explain)
+            _part(verdict.params)
+            if verdict.answered:  # no explanation that gives the answer away for no answer
+                with st.expander(t("lesson.explain.reveal"), icon=":material/lightbulb:"):
+                    st.markdown(explain)
     if teacher:
         _teacher(step)

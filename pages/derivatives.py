@@ -1,6 +1,8 @@
 """Derivatives lab: f and every derivative in one chart, a point inspector checked four ways,
 the Taylor polynomial, sympy's formulas, the PyTorch code and what each method costs."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -32,6 +34,8 @@ from hograd_serving.cached import (
 )
 from hograd_serving.sympy_column import CHAIN_SECONDS, MEMORY_BYTES
 from hograd_ui.derivative_figures import (
+    agreeing_digits,
+    beyond_f,
     cell,
     cost_figure,
     delta,
@@ -44,6 +48,7 @@ from hograd_ui.derivative_figures import (
 from hograd_ui.i18n import error_text
 from pages._chart import chart
 from pages._downloads import derivatives_code, derivatives_row, note_x0
+from pages._exact import exact_entry
 from pages._links import BIND
 from pages._ui import (
     function_box,
@@ -73,6 +78,27 @@ def _clamp(key: str, low: float, high: float, default: float) -> None:
     leaves it to the widget: its default, or the value in the link)."""
     if key in st.session_state:
         st.session_state[key] = min(max(st.session_state[key], low), high)
+
+
+def _x0_now(low: float, high: float) -> float:
+    """x0 as the slider below will have it: its state, or on a first run the link's value (or
+    the default), inside the range; the chart marks it."""
+    value = st.session_state.get("deriv.x0")
+    if value is None:
+        try:
+            value = float(st.query_params.get("deriv.x0", "0.5"))
+        except ValueError:
+            value = 0.5
+        if not math.isfinite(value) or not low <= value <= high:
+            value = 0.5
+    return float(min(max(value, low), high))
+
+
+def _points(spans: tuple[tuple[float, float], ...]) -> str:
+    """Grid intervals as "x = a" (a single point) or "x ∈ [a, b]", the first three."""
+    shown = [f"x = {a:.3g}" if a == b else f"x ∈ [{a:.3g}, {b:.3g}]" for a, b in spans[:3]]
+    more = " " + t("deriv.gap.more", count=len(spans) - 3) if len(spans) > 3 else ""
+    return ", ".join(shown) + more
 
 
 def _where(spans: tuple[tuple[float, float], ...]) -> str:
@@ -130,7 +156,11 @@ if not np.isfinite(result.values[0]).any():
     st.stop()
 
 ranges = chart_range(result.xs, result.values, separate=separate)
-chart(derivatives_figure(result, lang(), separate=separate, ranges=ranges), key="deriv.chart")
+marked = st.session_state["deriv.chart.x0"] = _x0_now(low, high)
+chart(
+    derivatives_figure(result, lang(), separate=separate, ranges=ranges, x0=marked),
+    key="deriv.chart",
+)  # fmt: skip
 st.caption(t(
     "deriv.computed", order=order, points=f"{points:,}", method=t(f"deriv.method.{used}"),
     ms=f"{result.seconds * 1000:.1f}",
@@ -138,18 +168,26 @@ st.caption(t(
 if used == "autograd":
     st.caption(t("deriv.graph_growth", sizes=", ".join(f"{n:,}" for n in result.graph_nodes)))
 derivatives_row(fn, result)  # downloads: the curves (CSV), the view (notebook)
-if ranges.cut:
-    note = t("deriv.cut", where=_where(ranges.beyond), peak=f"{ranges.peak:.3g}")
-    if ranges.f_beyond:
-        note += " " + t("deriv.cut.f", where=_where(ranges.f_beyond))
-    st.info(note, icon=":material/height:")
-
+# What the chart leaves out or cuts, in one box: f's gaps, the points where derivatives are
+# not finite although f is, and the cut y-axis.
+facts = []
 gaps = undefined_intervals(result.xs, result.values[0])
 if gaps:
-    st.warning(t("deriv.gap", where=_where(tuple(gaps))), icon=":material/warning:")
-bad_orders = [k for k in range(1, order + 1) if result.nonfinite[k] > result.nonfinite[0]]
-for k in bad_orders[:3]:
-    st.warning(t("deriv.nonfinite", label=order_label(k), count=result.nonfinite[k]))
+    facts.append(t("deriv.gap", where=_where(tuple(gaps))))
+for orders, count, spans in beyond_f(result.xs, result.values):
+    labels = ", ".join(order_label(k) for k in orders)
+    key = "deriv.nonfinite" if len(orders) == 1 else "deriv.nonfinite.many"
+    facts.append(t(key, label=labels, count=count, where=_points(tuple(spans))))
+cut = []
+if ranges.cut:
+    cut.append(t("deriv.cut", where=_where(ranges.beyond), peak=f"{ranges.peak:.3g}"))
+    if ranges.f_beyond:
+        cut.append(t("deriv.cut.f", where=_where(ranges.f_beyond)))
+space = " " if lang() == "en" else ""  # Chinese sentences follow each other without one
+if facts:
+    st.warning(space.join(facts + cut), icon=":material/warning:")
+elif cut:
+    st.info(space.join(cut), icon=":material/height:")
 if result.constant_from is not None and result.constant_from < order:
     k = result.constant_from
     note = t("deriv.constant", k=k, label=order_label(k), var=var, next=k + 1)
@@ -208,10 +246,16 @@ def point_views(
     part in the browser (not the controls and the main chart above)."""
     var = result.variable
     _clamp("deriv.x0", low, high, 0.5)
-    x0 = st.slider(
+    slide, exact = st.columns([4, 1], vertical_alignment="bottom")
+    x0 = slide.slider(
         t("deriv.x0"), low, high, min(max(0.5, low), high), step=(high - low) / 200,
         key="deriv.x0", bind=BIND,
     )  # fmt: skip
+    # the slider's grid misses most round numbers (from -3 in steps of 0.03: 1.98, 2.01)
+    exact_entry("deriv.x0.exact", t("deriv.x0.exact", var=var), ("deriv.x0",), low, high,
+                (x0,), container=exact)  # fmt: skip
+    if st.session_state.get("deriv.chart.x0") != x0:  # the chart above marks another x0
+        st.rerun(scope="app")
     note_x0(x0)  # the x0 of the notebook download under the chart
     autograd_order = min(order, BUDGET.max_order_autograd)
 
@@ -236,7 +280,14 @@ def point_views(
 
     if tabs["inspector"].open:
         with tabs["inspector"]:
-            st.caption(t("deriv.inspector.help", fd=MAX_FD_ORDER, rtol=f"{AGREE_RTOL:g}"))
+            help_text = t("deriv.inspector.help", fd=MAX_FD_ORDER, rtol=f"{AGREE_RTOL:g}")
+            fd_rows = [r for r in inspection.rows[1:] if r.finite_difference is not None]
+            if fd_rows and all(r.sympy is not None for r in fd_rows):  # this f's own digits
+                digits = ", ".join(agreeing_digits(r.finite_difference, r.sympy) for r in fd_rows)
+                help_text += " " + t(
+                    "deriv.inspector.fd_here", x0=f"{x0:.6g}", digits=digits, k=len(fd_rows)
+                )
+            st.caption(help_text)
             _inspector_table(inspection)
             _notes_and_disagreements(fn, inspection, float(x0))
             done = sum(r.sympy is not None for r in inspection.rows) - 1
@@ -266,15 +317,23 @@ def point_views(
                 key="deriv.taylor",
             )  # fmt: skip
             st.caption(t("deriv.taylor.caption", n=order, x0=f"{x0:.3g}"))
+            fewer = 2 * radius.terms // 3  # the estimates compared: TERMS and 2/3 of them
+            shorter, longer = (f"{r:.4g}" for r in radius.estimates or (math.nan, math.nan))
             if radius.why is not None:
-                st.info(t(f"deriv.taylor.{radius.why}", x0=f"{x0:.3g}", terms=radius.terms))
+                st.info(t(
+                    f"deriv.taylor.{radius.why}", x0=f"{x0:.3g}", terms=radius.terms,
+                    fewer=fewer, shorter=shorter, longer=longer,
+                ))  # fmt: skip
             elif np.isinf(radius.radius):
                 key = "deriv.taylor.polynomial" if radius.estimated else "deriv.taylor.entire"
                 st.info(t(key, terms=radius.terms))
             else:
                 st.info(t(
                     "deriv.taylor.radius", r=f"{radius.radius:.4g}", terms=radius.terms,
+                    accuracy=f"{radius.accuracy:.1e}" if radius.accuracy < 1e-3
+                    else f"{radius.accuracy:.2g}",
                     low=f"{x0 - radius.radius:.3g}", high=f"{x0 + radius.radius:.3g}",
+                    fewer=fewer, shorter=shorter,
                 ))  # fmt: skip
             if radius.kinks:
                 st.info(t("deriv.taylor.kinks"))

@@ -77,7 +77,7 @@ def show_drawings(off: FlagOutcome, on: FlagOutcome, this: bool) -> None:
         column.markdown(f"`create_graph={flag}`{mark}")
         if draw_flag_graph(column, outcome):
             ops, kept, stale = outcome.drawing.counts
-            column.caption(t("graphvars.draw.count", ops=ops, saved=kept, freed=stale))
+            column.caption(figures.drawn_counts(ops, kept, stale, lang()))
     nodes, saved_bytes = on.first_call
     if len(on.steps) > 2:  # the first call ran
         key = "graph.draw.changed" if nodes else "graph.draw.same"

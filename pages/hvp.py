@@ -15,6 +15,7 @@ from hograd_serving.cached import POWER_STEPS, analysed, explore, three_ways, tr
 from hograd_ui import hvp_figures as figs
 from pages._chart import chart
 from pages._downloads import eigen_file, hessian_file, hvp_code, hvp_row, network_script
+from pages._exact import exact_entry
 from pages._link_form import Field, LinkedForm
 from pages._links import BIND
 from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, static_table, t
@@ -92,6 +93,11 @@ def typed_mode() -> None:
                           bind=BIND)  # fmt: skip
                 for name, value in zip(names, values, strict=True)
             )  # fmt: skip
+            if kind == "p":  # a slider steps by 0.05: a point such as (1, π/2) is typed here
+                exact_entry(
+                    "hvp.p.exact", t("hvp.point.exact"), [f"hvp.p.{n}" for n in names],
+                    -LIMIT, LIMIT, sliders["p"],
+                )  # fmt: skip
     with cols[2]:
         radius = st.slider(
             t("hvp.radius"), 0.25, 5.0, start.radius, step=0.25, key="hvp.radius", bind=BIND
@@ -125,7 +131,7 @@ def typed_mode() -> None:
             picture(ex, names)
     if tabs["hessian"].open:
         with tabs["hessian"]:
-            hessian(ex, names)
+            hessian(ex, names, fn.text)
     if tabs["ways"].open:
         with tabs["ways"]:
             ways(fn, sliders["p"], sliders["v"])
@@ -182,12 +188,12 @@ def picture(ex: cv.Exploration, names: tuple) -> None:
         st.plotly_chart(figs.surface_figure(ex.grid, ex.result, lang()), width="stretch")
 
 
-def hessian(ex: cv.Exploration, names: tuple) -> None:
+def hessian(ex: cv.Exploration, names: tuple, text: str) -> None:
     r, v = ex.result, ex.verdict
     left, right = st.columns([1, 1], gap="large")
     chart(figs.hessian_figure(r, lang()), where=left)
     with left:
-        hessian_file(r)  # downloads: the Hessian (CSV)
+        hessian_file(r, text)  # downloads: the Hessian (CSV)
     with right:
         st.markdown("#### " + t("hvp.eigen.title"))
         vectors = figs.clean(r.eigenvectors)
@@ -196,7 +202,7 @@ def hessian(ex: cv.Exploration, names: tuple) -> None:
             columns=[t("hvp.eigen.value"), *names], index=[f"e{i + 1}" for i in range(len(names))],
         )  # fmt: skip
         st.dataframe(eig, width="stretch")
-        eigen_file(r)  # downloads: the eigen table (CSV)
+        eigen_file(r, text)  # downloads: the eigen table
         st.caption(t("hvp.eigen.vector"))
         reason = t(
             f"hvp.reason.{v.reason}", n=len(names), pos=v.positive, neg=v.negative, zero=v.zero,

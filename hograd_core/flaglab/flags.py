@@ -359,7 +359,9 @@ def _explain_steps(
     if retained:
         why = (key("retain_default" if s.retain_graph is None else "retained"),)
     else:  # the second call ran on a graph that was not kept: there was nothing to free
-        why = (key("nothing_saved"),) if not facts.saved else ()
+        # y = x itself has no graph at all ("no_graph"): no function to name
+        name = "nothing_saved" if facts.ops else "no_graph"
+        why = (key(name),) if not facts.saved else ()
     if s.action == "again":
         return (*why, *notes), ()
     return (*why, key("accumulates"), *notes), (fix("zero_grad"),)

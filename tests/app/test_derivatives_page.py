@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import subprocess
 import sys
 import threading
@@ -13,6 +14,7 @@ import sympy as sp
 
 from hograd_core import derivatives, parse
 from hograd_core.symbolic import SympyView
+from hograd_ui.i18n import tr
 from tests.app.charts import chart_elements, figure_of
 from tests.app.conftest import open_page
 from tests.arrays import plotly_array
@@ -22,11 +24,11 @@ X = sp.Symbol("x", real=True)
 PAGE = "pages/derivatives.py"
 
 
-def chart_traces(at, key: str = "deriv.chart") -> list[dict]:  # noqa: ANN001
-
+def chart_traces(at, key: str = "deriv.chart", marker: bool = False) -> list[dict]:  # noqa: ANN001
+    """The curves of the main chart (and, with ``marker``, the legend entry of the x0 line)."""
     charts = [c for c in chart_elements(at) if figure_of(c).get("data")]
     spec = figure_of(charts[0])
-    return spec["data"]
+    return [d for d in spec["data"] if marker or d.get("legendgroup") != "x0"]
 
 
 def test_typed_function_and_order_change() -> None:
@@ -34,8 +36,9 @@ def test_typed_function_and_order_change() -> None:
     at.text_input(key="deriv.fn").set_value("sin(x)*exp(-x^2)").run()
     assert not at.exception and not at.error
     at.slider(key="deriv.order").set_value(6).run()
-    traces = chart_traces(at)
+    *traces, marker = chart_traces(at, marker=True)  # the last: the entry of the line at x0
     assert [t["name"] for t in traces] == ["f", "f′", "f″", "f‴", "f⁽⁴⁾", "f⁽⁵⁾", "f⁽⁶⁾"]
+    assert marker["name"] == tr("deriv.chart.x0", var="x", x0="0.5")
     # the chart's numbers are the core's numbers
     xs = np.linspace(-3, 3, 1000)
     want = derivatives(parse("sin(x)*exp(-x^2)"), xs, 6, method="taylor").values
@@ -344,3 +347,145 @@ def test_the_cost_tab_measures_on_the_students_range() -> None:
     names = [t["name"] for t in spec["data"]]
     assert any("median of" in n for n in names) and "sympy diff (one run)" in names
     assert any("median of" in c.value and "cache" in c.value for c in at.caption)
+
+
+# ---- x0 exactly (issue 36, item 15) -----------------------------------------------------
+# The oracle is the seed example: f = x³ at x0 = 2 has f′ = 3·2² = 12 and f″ = 6·2 = 12.
+
+
+def _typed_x0(text: str, lang: str = "en"):  # noqa: ANN202
+    at = open_page(PAGE, lang)
+    at.text_input(key="deriv.fn").set_value("x**3").run()
+    at.text_input(key="deriv.x0.exact").input(text).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("text", ["2", "2.0", "２", "2,0", "4/2", "sqrt(4)"])
+def test_x0_typed_exactly_gives_the_seeds_12_and_12(text: str, lang: str) -> None:
+    at = _typed_x0(text, lang)
+    assert at.slider(key="deriv.x0").value == 2.0
+    frame = numeric(at.table[0].value)
+    for column in (1, 2, 3):  # Taylor, autograd, sympy
+        assert frame.iloc[1, column] == pytest.approx(12, abs=1e-12)
+        assert frame.iloc[2, column] == pytest.approx(12, abs=1e-12)
+    assert at.query_params["deriv.x0"] in ("2", "2.0")  # the link carries it
+    # the main chart marks x0: a vertical line at 2 on the chart of f and its derivatives
+    spec = figure_of([c for c in chart_elements(at) if figure_of(c).get("data")][0])
+    lines = [s for s in spec["layout"]["shapes"] if s["type"] == "line"]
+    assert lines and all(s["x0"] == s["x1"] == 2.0 for s in lines)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("text", ["\u22121.5", "-1.5", "－１.５", "-3/2"])
+def test_a_negative_x0_keeps_its_sign(text: str, lang: str) -> None:
+    at = _typed_x0(text, lang)
+    frame = numeric(at.table[0].value)
+    assert frame.iloc[1, 3] == pytest.approx(3 * 1.5**2)  # f′ = 3x² = 6.75
+    assert frame.iloc[2, 3] == pytest.approx(-9.0)  # f″ = 6x: the sign of x0 kept
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    ("text", "key", "params"),
+    [("abc", "lesson.read.unreadable", {"box": 1, "index": 1}),
+     ("7", "exact.range", {"value": "7", "low": "-3", "high": "3"}),
+     ("\u22123.5", "exact.range", {"value": "\u22123.5", "low": "-3", "high": "3"}),
+     ("1e999", "lesson.read.too_large", {"box": 1, "index": 1}),
+     ("1, 2", "lesson.read.count", {"box": 1, "got": 2, "expected": 1})],
+)  # fmt: skip
+def test_an_x0_that_cannot_be_used_is_refused_and_nothing_moves(
+    text: str, key: str, params: dict, lang: str
+) -> None:
+    at = _typed_x0(text, lang)
+    assert at.slider(key="deriv.x0").value == pytest.approx(0.5)
+    assert [e.value for e in at.error] == [tr(key, lang, **params)]
+
+
+def test_the_slider_still_works_and_a_link_opens_at_its_x0() -> None:
+    at = inspected("x**3", 3, 1.5)
+    frame = numeric(at.table[0].value)
+    assert frame.iloc[1, 3] == pytest.approx(6.75)
+    spec = figure_of([c for c in chart_elements(at) if figure_of(c).get("data")][0])
+    assert {s["x0"] for s in spec["layout"]["shapes"]} == {1.5}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_taylor_tab_states_a_radius_only_with_its_accuracy(lang: str) -> None:
+    """sin(x)/x is entire (its singularity at 0 is removable): no radius, and the rounding is
+    named; 1/(1+x²) at 0.5 gets R = |0.5 ± i| = 1.118 with a ± that contains it."""
+    at = open_page(PAGE, lang)
+    at.text_input(key="deriv.fn").set_value("sin(x)/x").run()
+    at.text_input(key="deriv.x0.exact").input("1").run()
+    at.session_state["deriv.tab"] = "taylor"
+    at.run()
+    info = [i.value for i in at.info]
+    assert tr("deriv.taylor.rounding", lang, x0="1") in info
+    assert not any("R ≈" in i for i in info)
+    spec = figure_of([c for c in chart_elements(at) if figure_of(c).get("data")][-1])
+    assert not spec["layout"].get("shapes")  # no dotted lines at x0 ± R
+    at.text_input(key="deriv.fn").set_value("1/(1+x^2)").run()
+    at.text_input(key="deriv.x0.exact").input("0.5").run()
+    text = " ".join(i.value for i in at.info)
+    got = re.search(r"R ≈ ([0-9.]+) ± ([0-9.e-]+)", text)
+    assert got, text
+    assert abs(float(got[1]) - math.hypot(0.5, 1)) <= float(got[2]) + 5e-4  # 4 digits shown
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("low", "high", "points"), [(-3.0, 3.0, 1000), (-4.0, 2.0, 200)])
+def test_what_the_chart_leaves_out_is_said_once_with_the_points(
+    low: float, high: float, points: int, lang: str
+) -> None:
+    """x**x: f is real at the negative integers ((−3)^(−3) = −1/27) but f′ = x^x (ln x + 1) is
+    not, so the derivatives are NaN at exactly the grid's negative integers; one box says it,
+    with f's gaps, instead of one box per order."""
+    at = open_page(PAGE, lang)
+    at.text_input(key="deriv.fn").set_value("x**x").run()
+    at.slider(key="deriv.range").set_value((low, high))
+    at.select_slider(key="deriv.points").set_value(points).run()
+    assert not at.exception
+    boxes = [*at.warning, *at.info]
+    nan_boxes = [b.value for b in boxes if "NaN" in b.value]
+    assert len(nan_boxes) == 1, nan_boxes
+    xs = np.linspace(low, high, points)
+    with np.errstate(all="ignore"):
+        real = np.isfinite(np.power(xs, xs)) & (xs < 0)  # negative integers on the grid
+    where = ", ".join(f"x = {x:.3g}" for x in xs[real])
+    assert xs[real].size >= 1
+    labels = ", ".join(["f′", "f″", "f‴", "f⁽⁴⁾"])
+    want = tr("deriv.nonfinite.many", lang, label=labels, count=int(real.sum()), where=where)
+    assert want in nan_boxes[0]
+    assert tr("deriv.gap", lang, where="@").split("@")[0] in nan_boxes[0]  # f's gaps, same box
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("text", "x0"), [("tanh(x)", 0.5), ("x**3", 2.0), ("exp(x)*sin(x)", 1.0)])
+def test_the_inspector_help_quotes_this_fs_own_digits(text: str, x0: float, lang: str) -> None:
+    """The digits the finite differences keep, for the f on screen: against sympy's exact
+    derivatives at 40 digits (the oracle), within one digit (float64 rounding at a boundary)."""
+    at = open_page(PAGE, lang)
+    at.text_input(key="deriv.fn").set_value(text).run()
+    at.text_input(key="deriv.x0.exact").input(repr(x0)).run()
+    helps = [c.value for c in at.caption if tr("deriv.inspector.help", lang, fd=6, rtol="1e-08")
+             in c.value]  # fmt: skip
+    assert len(helps) == 1
+    assert "sin(x)·exp" not in helps[0]
+    x = sp.Symbol("x")
+    f = sp.sympify(text.replace("**", "^").replace("^", "**"))
+    frame = numeric(at.table[0].value)
+    want = []
+    for k in range(1, 5):  # the page's default order is 4
+        exact = float(sp.diff(f, x, k).subs(x, sp.Rational(str(x0))).evalf(40))
+        fd = frame.iloc[k, 4]
+        if exact == 0:
+            want.append(None)  # relative digits mean nothing: "—"
+        else:
+            want.append(16 if fd == exact else -math.log10(abs(fd - exact) / abs(exact)))
+    got = re.search(r"((?:\d+|—)(?:, (?:\d+|—))+)", helps[0].split(tr("deriv.inspector.help", lang, fd=6,
+                                                           rtol="1e-08"))[1])  # fmt: skip
+    digits = [None if d == "—" else int(d) for d in got[1].split(", ")]
+    assert len(digits) == 4
+    for d, w in zip(digits, want, strict=True):
+        assert (d is None and w is None) or abs(d - w) <= 1, (digits, want)

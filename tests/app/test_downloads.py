@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -96,7 +97,7 @@ def test_derivatives_curves_csv_is_the_charts_data(lang: str, files: dict) -> No
     assert tr("downloads.csv.curves", lang) in labels(at)
     assert tr("downloads.notebook", lang) in labels(at)
     text, name = fetch(at, files, tr("downloads.csv.curves", lang))
-    assert name == "hograd_derivatives.csv"
+    assert name == "hograd_derivatives_sin_x_exp_x_2.csv"  # f in the name, made safe
     table = pd.read_csv(io.StringIO(text))
     assert list(table.columns) == ["x", "f", "f'", "f''", "f'''", "f^(4)"]  # order 4, default
     xs = np.linspace(-3.0, 3.0, 200)
@@ -120,7 +121,7 @@ def test_derivatives_notebook_follows_x0_and_runs(lang: str, files: dict) -> Non
                                         "deriv.order": 3})  # fmt: skip
     at.slider(key="deriv.x0").set_value(0.3).run()
     text, name = fetch(at, files, tr("downloads.notebook", lang))
-    assert name == "hograd_derivatives.ipynb"
+    assert name == "hograd_derivatives_tanh_x.ipynb"
     nb = nbformat.reads(text, as_version=4)
     nbformat.validate(nb)
     assert tr("downloads.nb.deriv.function", lang) in [c.source for c in nb.cells]
@@ -142,9 +143,11 @@ def test_derivatives_code_and_its_torch_func_form(lang: str, files: dict) -> Non
     at = run("derivatives.py", lang, **state)
     at.slider(key="deriv.x0").set_value(0.45).run()
     plain, name = fetch(at, files, tr("downloads.py", lang))
-    assert name == "hograd_derivatives.py" and plain in codes(at)  # the code shown, as a file
+    assert name == "hograd_derivatives_1_1_x_2.py" and plain in codes(
+        at
+    )  # the code shown, as a file
     func, name = fetch(at, files, tr("downloads.func.py", lang))
-    assert name == "hograd_derivatives_torch_func.py" and func in codes(at)
+    assert name == "hograd_derivatives_1_1_x_2_torch_func.py" and func in codes(at)
     assert tr("downloads.func.deriv.compose", lang).splitlines()[0] in func  # its comments
     shown = [float(line.split()[1]) for line in execute(plain)["printed"].splitlines()]
     names = execute(func)
@@ -168,12 +171,14 @@ def test_hessian_and_eigen_csv_match_the_tables(lang: str, files: dict) -> None:
     point = (at.slider(key="hvp.p.x").value, at.slider(key="hvp.p.y").value)
     vector = (at.slider(key="hvp.v.x").value, at.slider(key="hvp.v.y").value)
     r = hvp(parse(HVP_STATE["hvp.fn"]), point, vector)
-    text, _ = fetch(at, files, tr("downloads.csv.hessian", lang))
+    text, name = fetch(at, files, tr("downloads.csv.hessian", lang))
+    assert name == "hograd_hessian_x_2_y_sin_y.csv"
     h = pd.read_csv(io.StringIO(text), index_col=0)
     np.testing.assert_array_equal(h.to_numpy(), r.hessian)
     x, y = point  # ∂²/∂x² = 2y, ∂²/∂x∂y = 2x, ∂²/∂y² = -sin(y)
     np.testing.assert_allclose(h.to_numpy(), [[2 * y, 2 * x], [2 * x, -np.sin(y)]], atol=1e-12)
-    text, _ = fetch(at, files, tr("downloads.csv.eigen", lang))
+    text, name = fetch(at, files, tr("downloads.csv.eigen", lang))
+    assert name == "hograd_eigen_x_2_y_sin_y.csv"
     eig = pd.read_csv(io.StringIO(text), index_col=0)
     assert list(eig.columns) == [tr("hvp.eigen.value", lang), "x", "y"]
     shown = at.dataframe[-1].value  # the page's eigen table, 6 significant digits
@@ -191,7 +196,9 @@ def test_hvp_code_torch_func_form_and_notebook(lang: str, files: dict) -> None:
     ex = explore(parse(HVP_STATE["hvp.fn"]), point, vector)
     plain, _ = fetch(at, files, tr("downloads.py", lang))
     func, name = fetch(at, files, tr("downloads.func.py", lang))
-    assert plain in codes(at) and func in codes(at) and name == "hograd_hvp_torch_func.py"
+    assert (
+        plain in codes(at) and func in codes(at) and name == "hograd_hvp_x_2_y_sin_y_torch_func.py"
+    )
     by_plain, by_func = execute(plain), execute(func)
     np.testing.assert_allclose(by_plain["hv"].detach().numpy(), ex.result.hvp, atol=1e-12)
     for key in ("H", "H2", "H3"):
@@ -200,7 +207,7 @@ def test_hvp_code_torch_func_form_and_notebook(lang: str, files: dict) -> None:
     text, name = fetch(at, files, tr("downloads.notebook", lang))
     nb = nbformat.reads(text, as_version=4)
     nbformat.validate(nb)
-    assert name == "hograd_hvp.ipynb"
+    assert name == "hograd_hvp_x_2_y_sin_y.ipynb"
     assert any(repr([float(p) for p in point]) in c.source for c in nb.cells)
     assert tr("downloads.nb.hvp.contour", lang) in [c.source for c in nb.cells]
 
@@ -244,7 +251,7 @@ def test_graph_notebook_counts_what_the_page_shows(lang: str, files: dict) -> No
     text, name = fetch(at, files, tr("downloads.notebook", lang))
     nb = nbformat.reads(text, as_version=4)
     nbformat.validate(nb)
-    assert name == "hograd_graph.ipynb"
+    assert name == "hograd_graph_tanh_x.ipynb"
     assert tr("downloads.nb.graph.passes", lang) in [c.source for c in nb.cells]
     if lang == "zh":  # one kernel run is enough: the code is the same in both languages
         return
@@ -329,3 +336,31 @@ def test_why_tab_offers_its_torch_func_form(  # noqa: PLR0913
     assert by_func.keys() == by_plain.keys() and by_func
     for key in by_plain:
         np.testing.assert_allclose(by_func[key], by_plain[key], rtol=rtol, atol=0, err_msg=key)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_page_says_the_csv_is_unrounded_and_where_it_shows_0(lang: str, files: dict) -> None:
+    """w1²·sin(w2) at (1, π/2): ∂²f/∂w1∂w2 = 2·w1·cos(w2) is 2·cos(π/2) = 1.22e-16 in float64
+    (numpy's own cos, the oracle), which the heatmap shows as 0; the page says the file has it."""
+    state = {"hvp.mode": "typed", "hvp.fn": "w1**2*sin(w2)", "hvp.tab": "hessian"}
+    at = run("hvp.py", lang, **state)
+    text, name = fetch(at, files, tr("downloads.csv.hessian", lang))
+    assert name == "hograd_hessian_w1_2_sin_w2.csv"
+    h = pd.read_csv(io.StringIO(text), index_col=0).to_numpy()
+    tiny = 2 * np.cos(np.pi / 2)
+    assert h[0, 1] == pytest.approx(tiny, rel=1e-6) and h[0, 1] != 0  # the file: as computed
+    said = tr("downloads.csv.as_computed_zero", lang, values=f"{tiny:.3g}, {tiny:.3g}")
+    assert said in [c.value for c in at.caption]
+
+
+@pytest.mark.parametrize(
+    ("text", "slug"),
+    [("x**3", "x_3"), ("sin(x)*exp(-x^2)", "sin_x_exp_x_2"), ("../../etc/passwd", "etc_passwd"),
+     ("<b>x</b>", "b_x_b"), ("x" * 100, "x" * 40), ("α*β", "f"), ("  ", "f"), ("é**2", "e_2")],
+)  # fmt: skip
+def test_file_names_hold_a_safe_slug_of_the_function(text: str, slug: str) -> None:
+    from pages._downloads import slug as make_slug
+
+    got = make_slug(text)
+    assert got == slug
+    assert re.fullmatch(r"[A-Za-z0-9_]{1,40}", got)

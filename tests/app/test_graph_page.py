@@ -4,6 +4,7 @@ lab, every classic case, in English and Chinese. Charts are read from their prot
 from __future__ import annotations
 
 import itertools
+import math
 import re
 
 import pytest
@@ -429,3 +430,17 @@ def test_folded_parts_are_computed_only_when_opened(lang: str) -> None:
     assert linked.toggle(key="graph.tv.saved").value  # drawn: the expander is open
     assert sum("show_saved=True" in c for c in codes(linked)) == 1
     assert len(chart_elements(linked)) == 1 and linked.query_params["graph.growth.open"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    ("text", "x"), [("\u22120.5", -0.5), ("－0.5", -0.5), ("pi/4", math.pi / 4), ("2", 2.0)]
+)  # fmt: skip
+def test_the_flag_labs_x_is_typed_exactly(text: str, x: float, lang: str) -> None:
+    """The flag lab runs at the x typed, sign and all (the browser's number box reads "−0.5"
+    with U+2212 as 0.5): its script builds that x (issue 36, item 15)."""
+    at = open_graph(lang, unfold=False)
+    at.text_input(key="graph.x0.exact").input(text).run()
+    assert not at.exception
+    assert at.number_input(key="graph.x0").value == x
+    assert any(f"torch.tensor({x!r}" in c for c in codes(at)), codes(at)

@@ -50,9 +50,12 @@ def _hook(event: str, args: tuple) -> None:
 
 sys.addaudithook(_hook)
 
-# home and the guided lesson have no text box (the lesson's answers are number inputs and
-# choices; its link is checked in tests/app/test_lesson_page.py)
-PAGES = [path for path, _ in routes() if path not in ("pages/home.py", "pages/lesson.py")]
+# home has no text box; the lesson's first step has its answer box (its link is checked in
+# tests/app/test_lesson_page.py)
+PAGES = [path for path, _ in routes() if path != "pages/home.py"]
+#: boxes that take numbers, not formulas (hograd_core.typed_numbers): the lesson's answers and
+#: the exact entries beside sliders; they say what is wrong with the number
+NUMBER_BOXES = ("lesson.ans.", ".exact")
 
 
 def test_there_are_enough_bad_inputs() -> None:
@@ -77,6 +80,15 @@ def test_every_text_box_refuses_bad_input(page: str) -> None:
             assert not at.exception, (page, key, text, [e.value for e in at.exception])
             assert _EVENTS == [], (page, key, text, _EVENTS)
             text = text[:limit]  # what the box holds: Streamlit cuts a longer value
+            for md in at.markdown:  # never rendered as markdown
+                assert len(text.strip()) < 4 or text not in md.value, (page, key, text)
+            if any(kind in key for kind in NUMBER_BOXES):
+                if not text.strip():
+                    continue  # nothing typed: nothing to refuse (Check asks for an answer)
+                said = [e.value for e in [*at.error, *at.warning]]
+                assert said, (page, key, text)
+                assert any(w in said[0] for w in ("number", "characters", "range")), said
+                continue
             if text in ACCEPTED or _parses(text):
                 continue
             errors = [e.value for e in at.error]

@@ -474,3 +474,37 @@ def test_ratios_too_small_to_time_are_not_shown(monkeypatch: pytest.MonkeyPatch)
     at = run(**{"hvp.fn": "x*y + y^3/7", "hvp.tab": "ways"})  # typed by no other test
     assert list(at.dataframe[-1].value.iloc[:, 3]) == ["—", "—", "—"]
     assert any("too small to time here" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    ("text", "point"),
+    [("-1, pi/3", (-1.0, math.pi / 3)), ("\u22121.23, 0.7", (-1.23, 0.7)),
+     ("（1.23，－0.7）", (1.23, -0.7)), ("[0.5; sqrt(2)]", (0.5, math.sqrt(2)))],
+)  # fmt: skip
+def test_a_point_off_the_slider_grid_is_typed_exactly(
+    text: str, point: tuple[float, float], lang: str
+) -> None:
+    """The sliders step by 0.05; a typed point is used as typed. Oracle: for w1²·sin(w2),
+    H = [[2 sin w2, 2 w1 cos w2], [2 w1 cos w2, −w1² sin w2]], applied to v = (0.5, 1)."""
+    at = run(lang)
+    at.text_input(key="hvp.p.exact").input(text).run()
+    assert not at.exception and not at.error
+    assert (at.slider(key="hvp.p.w1").value, at.slider(key="hvp.p.w2").value) == point
+    a, b = point
+    hv = (
+        0.5 * 2 * math.sin(b) + 2 * a * math.cos(b),
+        0.5 * 2 * a * math.cos(b) - a * a * math.sin(b),
+    )
+    rows = list(table(at).values())
+    assert [float(x) for x in rows[0]] == pytest.approx(point, rel=1e-5)
+    assert [float(x) for x in rows[3]] == pytest.approx(hv, rel=1e-5)
+
+
+def test_a_typed_point_outside_the_sliders_is_refused() -> None:
+    at = run()
+    at.text_input(key="hvp.p.exact").input("4, 0").run()
+    assert [e.value for e in at.error] == [
+        "(4, 0) is outside the sliders' range, -3 to 3; a point inside it is taken."
+    ]
+    assert at.slider(key="hvp.p.w1").value == 1.0

@@ -55,12 +55,12 @@ def answer(at: AppTest, number: int, right: bool) -> None:
     """Answer step ``number`` right or wrong (wrong: a plausible slip, not nonsense)."""
     if number in (1, 3):  # f'(2) = f''(2) = 12 for x³
         name = "grad" if number == 1 else "second"
-        at.number_input(key=f"lesson.ans.{name}").set_value(12.0 if right else 10.0).run()
+        at.text_input(key=f"lesson.ans.{name}").input("12" if right else "10").run()
         check(at, name)
     elif number == 6:  # H v for w1²·sin(w2) at (1, π/2), v = (0.5, 1)
-        first, second = (1.0, -1.0) if right else (1.0, 1.0)
-        at.number_input(key="lesson.ans.hvp.0").set_value(first)
-        at.number_input(key="lesson.ans.hvp.1").set_value(second).run()
+        first, second = ("1", "-1") if right else ("1", "1")
+        at.text_input(key="lesson.ans.hvp.0").input(first)
+        at.text_input(key="lesson.ans.hvp.1").input(second).run()
         check(at, "hvp")
     elif number in (4, 7):  # tanh grows by a factor (option 2); Newton: one step (option 0)
         name = "growth" if number == 4 else "used"
@@ -103,19 +103,19 @@ def test_every_exercise_answered_wrong_then_right(number: int, lang: str) -> Non
 
 def test_wrong_answers_get_specific_feedback() -> None:
     at = open_lesson()
-    at.number_input(key="lesson.ans.grad").set_value(8.0).run()
+    at.text_input(key="lesson.ans.grad").input("8").run()
     check(at, "grad")
     assert tr("lesson.trap.value", value="8") in texts(at.error)
-    at.number_input(key="lesson.ans.grad").set_value(13.0).run()
+    at.text_input(key="lesson.ans.grad").input("13").run()
     check(at, "grad")
     assert tr("lesson.check.high", value="13") in texts(at.error)
-    at.number_input(key="lesson.ans.grad").set_value(None).run()
+    at.text_input(key="lesson.ans.grad").input("").run()
     check(at, "grad")
     assert tr("lesson.check.empty") in texts(at.error)
 
     at = open_lesson(step="6")
-    at.number_input(key="lesson.ans.hvp.0").set_value(2.0)
-    at.number_input(key="lesson.ans.hvp.1").set_value(0.0).run()
+    at.text_input(key="lesson.ans.hvp.0").input("2")
+    at.text_input(key="lesson.ans.hvp.1").input("0").run()
     check(at, "hvp")
     assert tr("lesson.trap.gradient", value="(2, 0)") in texts(at.error)
 
@@ -127,10 +127,10 @@ def test_wrong_answers_get_specific_feedback() -> None:
 
 def test_a_changed_answer_drops_the_old_verdict() -> None:
     at = open_lesson()
-    at.number_input(key="lesson.ans.grad").set_value(10.0).run()
+    at.text_input(key="lesson.ans.grad").input("10").run()
     check(at, "grad")
     assert texts(at.error)
-    at.number_input(key="lesson.ans.grad").set_value(11.0).run()
+    at.text_input(key="lesson.ans.grad").input("11").run()
     assert not texts(at.error)
 
 
@@ -269,8 +269,8 @@ def test_progress_and_answers_survive_a_visit_to_another_page() -> None:
     assert not at.exception
     assert step_of(at) == tr("lesson.hvp.title")
     assert at.query_params["step"] == "6" and at.query_params["done"] == "6"  # link rewritten
-    assert at.number_input(key="lesson.ans.hvp.0").value == 1.0
-    assert at.number_input(key="lesson.ans.hvp.1").value == -1.0
+    assert at.text_input(key="lesson.ans.hvp.0").value == "1"
+    assert at.text_input(key="lesson.ans.hvp.1").value == "-1"
     assert tr("lesson.check.right") in texts(at.success)
 
 
@@ -286,3 +286,109 @@ def test_backward_twice_with_create_graph_runs_in_its_own_process_and_counts() -
     set_flags(at, "freed", True, "None", "backward")  # retain_graph defaults to True: it runs
     check(at, "freed")
     assert tr("lesson.check.ran") in texts(at.error)
+
+
+# ---- what is typed is read as typed (issue 36, item 5) ---------------------------------------
+# The truths are the seed's numbers: f'(2) = f''(2) = 12 for x³, Hv = (1, −1) for
+# w1²·sin(w2) at (1, π/2) along (0.5, 1). Each text is one a student types or pastes.
+
+
+def _type(at: AppTest, name: str, *boxes: str) -> AppTest:
+    keys = [f"lesson.ans.{name}"] if len(boxes) == 1 else [
+        f"lesson.ans.{name}.{i}" for i in range(len(boxes))
+    ]  # fmt: skip
+    for key, text in zip(keys, boxes, strict=True):
+        at.text_input(key=key).input(text)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    "boxes",
+    [
+        ("1", "\u22121"), ("1", "-1"), ("1.0", "\u22121.00"), ("１", "－１"), ("+1", "-1e0"),
+        ("(1, -1)", ""), ("[1, -1]", ""), ("1,-1", ""), ("1，-1", ""), ("1, \u22121", ""),
+        ("（1，−1）", ""), ("1 -1", ""), ("1; -1", ""), ("1、-1", ""), ("", "(1, -1)"),
+        ("1,0", "-1,0"), (" 1 ", " - 1".replace(" ", "")),
+    ],
+)  # fmt: skip
+def test_hv_typed_or_pasted_in_any_form_is_right(boxes: tuple[str, str], lang: str) -> None:
+    at = _type(open_lesson(lang, step="6"), "hvp", *boxes)
+    assert tr("lesson.answer.read", lang, value="(1, \u22121)") in texts(at.caption) or any(
+        "(1, \u22121)" in c for c in texts(at.caption)
+    )
+    check(at, "hvp")
+    assert tr("lesson.check.right", lang) in texts(at.success)
+    assert at.query_params["done"] == "6"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("text", ["12", "12,0", "12.0", "１２", "+12", "1.2e1", "12,00"])
+def test_twelve_in_any_form_is_right(text: str, lang: str) -> None:
+    at = _type(open_lesson(lang), "grad", text)
+    assert any("12" in c for c in texts(at.caption))
+    check(at, "grad")
+    assert tr("lesson.check.right", lang) in texts(at.success)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    "text", ["\u221212", "-12", "－１２", "\u221212,0", "\u2013 12".replace(" ", "")]
+)
+def test_minus_twelve_is_read_as_negative_and_is_wrong(text: str, lang: str) -> None:
+    at = _type(open_lesson(lang), "grad", text)
+    assert tr("lesson.answer.read", lang, value="\u221212") in texts(at.caption) or (
+        tr("lesson.answer.read_comma", lang, value="\u221212") in texts(at.caption)
+    )
+    check(at, "grad")
+    assert tr("lesson.check.low", lang, value="-12") in texts(at.error)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_echo_says_how_a_paste_and_a_comma_were_read(lang: str) -> None:
+    at = _type(open_lesson(lang, step="6"), "hvp", "(1, \u22121)", "")
+    assert tr("lesson.answer.read_spread", lang, value="(1, \u22121)") in texts(at.caption)
+    at = _type(open_lesson(lang), "grad", "12,0")
+    assert tr("lesson.answer.read_comma", lang, value="12") in texts(at.caption)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    ("name", "boxes", "key", "params"),
+    [
+        ("grad", ("abc",), "lesson.read.unreadable", {"box": 1, "index": 1}),
+        ("grad", ("12 apples",), "lesson.read.unreadable", {"box": 1, "index": 2}),
+        ("grad", ("\u2212",), "lesson.read.unreadable", {"box": 1, "index": 1}),
+        ("grad", ("1,200",), "lesson.read.comma", {"box": 1}),
+        ("grad", ("12, 0",), "lesson.read.count", {"box": 1, "got": 2, "expected": 1}),
+        ("grad", ("1e999",), "lesson.read.too_large", {"box": 1, "index": 1}),
+        ("hvp", ("1", ""), "lesson.read.missing", {"box": 2, "size": 2}),
+        ("hvp", ("", "-1"), "lesson.read.missing", {"box": 1, "size": 2}),
+        ("hvp", ("1, -1, 2", ""), "lesson.read.count", {"box": 1, "got": 3, "expected": 2}),
+        ("hvp", ("1, -1", "-1"), "lesson.read.count_one", {"box": 1, "got": 2, "size": 2}),
+        ("hvp", ("(1, x)", ""), "lesson.read.unreadable", {"box": 1, "index": 2}),
+    ],
+)  # fmt: skip
+def test_what_cannot_be_read_is_said_and_never_judged(
+    name: str, boxes: tuple[str, ...], key: str, params: dict, lang: str
+) -> None:
+    at = _type(open_lesson(lang, step="1" if name == "grad" else "6"), name, *boxes)
+    message = tr(key, lang, **params)
+    assert message in texts(at.warning)
+    check(at, name)
+    assert texts(at.error) == [message]  # said, not "give an answer first", not judged
+    assert tr("lesson.check.right", lang) not in texts(at.success)
+    assert tr("lesson.explain.reveal", lang) not in [e.label for e in at.expander]
+    assert "done" not in at.query_params
+
+
+def test_an_empty_answer_gets_no_explanation() -> None:
+    at = open_lesson()
+    check(at, "grad")
+    assert tr("lesson.check.empty") in texts(at.error)
+    assert tr("lesson.explain.reveal") not in [e.label for e in at.expander]
+    at = open_lesson(step="4")
+    check(at, "growth")
+    assert tr("lesson.explain.reveal") not in [e.label for e in at.expander]

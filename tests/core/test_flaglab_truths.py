@@ -198,6 +198,20 @@ class Cube(torch.autograd.Function):
         return grad * 3 * x**2
 
 
+class DetachedCube(torch.autograd.Function):
+    """x**3 whose backward is not marked, but uses x detached: its result has no graph."""
+
+    @staticmethod
+    def forward(ctx, x: torch.Tensor) -> torch.Tensor:  # noqa: ANN001
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> torch.Tensor:  # noqa: ANN001
+        (x,) = ctx.saved_tensors
+        return grad * 3 * x.detach() ** 2
+
+
 def test_the_rule_the_fix_text_states() -> None:
     """dy has a grad_fn when its backward used a tensor that requires grad; that is not the
     same as "the derivative is a constant", in either direction."""
@@ -218,9 +232,21 @@ def test_the_rule_the_fix_text_states() -> None:
     assert not y.grad_fn._saved_other.requires_grad
     (dy,) = torch.autograd.grad(y, x, create_graph=True)
     assert dy.grad_fn is None
+    # Not marked at all, and still none: a backward that detaches its input (issue 36, item 8)
+    for x0 in (1.0, 2.0):
+        x = leaf(x0)
+        (dy,) = torch.autograd.grad(DetachedCube.apply(x), x, create_graph=True)
+        assert float(dy) == 3 * x0**2 and not dy.requires_grad
+        assert 6 * x0 != 0  # f'' = 6x: False did not mean "the next derivative is 0"
+    # so the text's condition is "every backward is itself differentiable", not a decorator
     en, zh = catalogue("en")[FIX + "constant"], catalogue("zh")[FIX + "constant"]
     assert "create_graph=True" in en and "once_differentiable" in en
+    assert "every backward on the way is itself differentiable" in en and "detach()" in en
     assert "create_graph=True" in zh and "once_differentiable" in zh
+    assert "每个反向函数本身都可以再求导" in zh and "detach()" in zh
+    for key in ("explain.fixed_forgot",):
+        assert "detach()" in catalogue("en")["graph.flag." + key]
+        assert "detach()" in catalogue("zh")["graph.flag." + key]
     for key in ("constant_trap", "fixed_zero"):
         assert "requires grad" in catalogue("en")[EXPLAIN + key], key
     assert "6" in catalogue("en")[EXPLAIN + "constant_trap"]
@@ -277,3 +303,22 @@ def test_no_server_internals(key: str) -> None:
         assert not any(word in text for word in INTERNALS), (lang, key, text)
     assert "busy" in catalogue("en")["graph.flag.child_timeout"]
     assert "{detail}" not in catalogue("en")["graph.flag.child_failed"]
+
+
+@pytest.mark.parametrize("action", ["again", "backward"])
+@pytest.mark.parametrize("text", ["x", "(x)", "+x"])
+def test_y_equal_to_x_has_no_graph_and_the_text_names_no_functions(text: str, action: str) -> None:
+    """f = x: y is the leaf itself, with no grad_fn (plain PyTorch says so), so there are no
+    functions to list; "these functions () saved none" is not said (issue 36, item 24)."""
+    x = leaf(0.7)
+    assert parse(text).torch({"x": x}).grad_fn is None
+    settings = FlagSettings(create_graph=False, retain_graph=False, action=action)
+    if action == "backward":
+        settings = FlagSettings(action="backward")
+    outcome = run_flags(parse(text), 0.7, settings)
+    assert not outcome.raised
+    assert outcome.explain[0] == EXPLAIN + "no_graph"
+    assert EXPLAIN + "nothing_saved" not in outcome.explain
+    for lang in ("en", "zh"):
+        said = tr(outcome.explain[0], lang, **dict(outcome.params))  # why the call ran
+        assert "()" not in said and "（）" not in said

@@ -20,6 +20,7 @@ from hograd_core.graphs import GRAPH_BUDGET, GraphBudget, graph_lab, output_labe
 from hograd_ui.graph_figures import (
     PASS_COLOURS,
     dot_available,
+    drawn_counts,
     growth_figure,
     legend_html,
     stats_rows,
@@ -290,3 +291,30 @@ def test_growth_figure_shows_the_stats() -> None:
     assert list(saved.y) == [s.saved_bytes for s in lab.stats]
     assert len(ms.y) == 7 and fig.layout.yaxis.type == "log"
     assert nodes.marker.size[3] > nodes.marker.size[2]  # the selected order stands out
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_shape_legend_reads_as_separate_items_in_a_browser(lang: str) -> None:
+    """HTML collapses runs of spaces, so the legend's items need a visible separator (issue
+    36, item 24: "…(grad_fn) oval: tensor dashed: …" ran together)."""
+    html_text = legend_html(graph_lab(parse("tanh(x)"), 0.7).view(1), lang)
+    shapes = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "|", html_text).split("|")[-2]).strip()
+    items = [item.strip() for item in shapes.split("·")]
+    assert len(items) == 4, shapes
+    colon = ":" if lang == "en" else "："
+    assert all(colon in item for item in items), items
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("ops", "saved", "freed"), [(1, 1, 0), (1, 1, 1), (2, 0, 0), (3, 2, 1)])
+def test_the_drawn_counts_use_singular_and_plural(
+    ops: int, saved: int, freed: int, lang: str
+) -> None:
+    text = drawn_counts(ops, saved, freed, lang)
+    if lang == "en":
+        assert f"{ops} backward function{'s' if ops != 1 else ''}," in text
+        assert f"{saved} saved tensor{'s' if saved != 1 else ''};" in text
+        assert "1 saved tensors" not in text and "1 backward functions" not in text
+    else:
+        assert f"{ops} 个反向函数" in text and f"{saved} 个保存的张量" in text
+    assert str(freed) in text

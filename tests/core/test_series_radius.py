@@ -81,3 +81,67 @@ def test_inside_r_the_polynomial_closes_in_and_outside_it_runs_away() -> None:
     sin_err = {n: abs(taylor_polynomial(sine, 0.0, n, np.array([2.5]))[0] - math.sin(2.5))
                for n in (9, 19)}  # fmt: skip
     assert sin_err[19] < sin_err[9] / 1000
+
+
+# ---- an estimate only when it is one, with its accuracy (issue 36, item 7) ------------------
+# The oracle: the true radius, the distance from x0 to the nearest complex singularity of f,
+# worked out by hand for each function (a removable singularity is none).
+TRUE_RADIUS = {
+    # rational functions: the nearest zero of the denominator
+    ("1/((x-2)*(x+3))", 0.0): 2.0,
+    ("(x+1)/(x-3)", 0.5): 2.5,
+    ("x/(x^2+4)", 1.0): math.sqrt(5),  # poles at ±2i
+    ("1/(1+x^2)", -1.7): math.hypot(1.7, 1.0),
+    ("1/(1+x^2)^2", 2.0): math.sqrt(5),
+    ("1/(x^2-2*x+5)", 0.0): math.sqrt(5),  # poles at 1 ± 2i
+    # log and sqrt: their branch points
+    ("log(x)", 0.5): 0.5,
+    ("log(x)", 2.0): 2.0,
+    ("log(3-x)", 1.0): 2.0,
+    ("log(1+x^2)", 1.0): math.sqrt(2),
+    ("sqrt(x)", 1.0): 1.0,
+    ("sqrt(4-x)", 1.0): 3.0,
+    ("sqrt(1+x^2)", 0.0): 1.0,
+    # tan: the poles at ±π/2; atan: the branch points at ±i
+    ("tan(x)", 0.3): math.pi / 2 - 0.3,
+    ("tan(x)", -1.0): math.pi / 2 - 1.0,
+    ("atan(x)", 1.0): math.sqrt(2),
+    # entire functions, built so that the structure does not show it (removable singularities)
+    ("sin(x)/x", 1.0): math.inf,
+    ("sin(x)/x", 2.5): math.inf,
+    ("(exp(x)-1)/x", 0.5): math.inf,
+    ("(1-cos(x))/x^2", 1.0): math.inf,
+    ("sinh(x)/x", 1.5): math.inf,
+    ("sin(x)^2/x", -0.8): math.inf,
+    # essential singularities at 0
+    ("exp(1/x)", 1.0): 1.0,
+    ("x*sin(1/x)", 0.3): 0.3,
+    ("exp(-1/x^2)", 1.0): 1.0,
+    ("sin(1/x)", 0.5): 0.5,
+}
+#: poles and branch points: an estimate must be given, and be this accurate (relative)
+CLEAR = 0.01
+
+
+@pytest.mark.parametrize(("text", "x0"), list(TRUE_RADIUS))
+def test_a_radius_is_stated_only_when_true_within_its_accuracy(text: str, x0: float) -> None:
+    true = TRUE_RADIUS[text, x0]
+    got = series_radius(parse(text), x0)
+    if math.isinf(true):
+        assert got.radius == math.inf or (math.isnan(got.radius) and got.why), got
+        return
+    if math.isfinite(got.radius):
+        assert abs(got.radius - true) <= got.accuracy, (got, true)
+    essential = "1/x" in text
+    if not essential:
+        assert math.isfinite(got.radius), got  # a clear singularity gets its radius
+        assert got.accuracy <= CLEAR * true, got
+    else:
+        assert math.isnan(got.radius) and got.why == "unsettled", got
+
+
+def test_rounding_noise_is_named_not_read_as_a_pole() -> None:
+    """sin(x)/x at 1: the coefficients fall to rounding by order ~18, and the rounding then
+    grows as if from a pole at 0 (|x0 - 0| = 1): that must not become R ≈ 1."""
+    got = series_radius(parse("sin(x)/x"), 1.0)
+    assert got.why == "rounding" and math.isnan(got.radius)

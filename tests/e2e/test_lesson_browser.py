@@ -24,7 +24,7 @@ def _header(page) -> str:  # noqa: ANN001
 
 
 def _type(page, value: str, index: int = 0) -> None:  # noqa: ANN001
-    box = page.locator("[data-testid='stMain'] [data-testid='stNumberInput'] input").nth(index)
+    box = page.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").nth(index)
     box.fill(value)
     box.press("Enter")
     wait_for_app(page)
@@ -116,8 +116,9 @@ def test_a_teacher_opens_step_six_in_chinese(page) -> None:  # noqa: ANN001
     page.wait_for_selector(".js-plotly-plot")
     assert page.get_by_text(tr("lesson.teacher.on", "zh")).count() == 1
     _shot(page, "lesson_zh_step6", "[data-testid='stMain'] h2")
-    _type(page, "1", 0)
-    _type(page, "-1", 1)
+    _type(page, "(1, \u22121)", 0)  # pasted whole, with the minus sign the app prints
+    read = tr("lesson.answer.read_spread", "zh", value="(1, \u22121)")
+    assert page.get_by_text(read).count() == 1
     _click(page, tr("lesson.check", "zh"))
     assert any(tr("lesson.check.right", "zh") in a for a in _alerts(page))
     assert _query(page)["done"] == ["1,2,6"]

@@ -16,6 +16,7 @@ from hograd_core import net_curvature as nc
 from hograd_core import network as nw
 from hograd_core import parse
 from hograd_ui import hvp_figures as figs
+from hograd_ui.i18n import tr
 from hograd_ui.plotting import grid_cells, validated
 from tests.arrays import plotly_array
 
@@ -107,3 +108,37 @@ def test_network_figures_pass_plotlys_checks(net: tuple) -> None:
         figs.net_hessian_figure(curv, trained.sizes, "en"),
     ):
         validated(fig)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("text", ["w1**2*sin(w2)", "(1 - x)^2 + 100*(y - x^2)^2"])
+def test_the_arrow_scales_in_the_title_are_the_drawn_lengths(text: str, lang: str) -> None:
+    """The title's factors, measured: each arrow as drawn, over the length of its vector (issue
+    36, item 24: the title says what the factors mean)."""
+    fn = parse(text)
+    ex = cv.explore(fn, *TYPED[text], radius=1.5, power_steps=5)
+    layout = figs.contour_figure(ex.grid, ex.result, lang).to_dict()["layout"]
+    arrows = {}
+    notes = layout["annotations"]
+    for i, a in enumerate(notes):
+        if a.get("showarrow") and a.get("arrowcolor"):
+            label = notes[i + 1]["text"].strip("<b>/")
+            arrows[label] = math.hypot(a["x"] - a["ax"], a["y"] - a["ay"])
+    r = ex.result
+    if "∇f" not in arrows:  # Rosenbrock at its minimum (1, 1): no gradient to draw
+        assert np.linalg.norm(r.gradient) < 1e-12
+        arrows["∇f"], r_gradient = 0.0, np.ones(1)
+    else:
+        r_gradient = r.gradient
+    factors = {
+        "∇f": arrows["∇f"] / np.linalg.norm(r_gradient),
+        "v": arrows["v"] / np.linalg.norm(r.vector),
+        "Hv": arrows["Hv"] / np.linalg.norm(r.hvp),
+    }
+    assert factors["v"] == pytest.approx(factors["Hv"])  # one scale: lengths compare
+    title = layout["title"]["text"]
+    if factors["∇f"] == 0:
+        assert title == tr("hvp.fig.scales_no_gradient", lang, v=f"{factors['v']:.2g}")
+        return
+    assert title == tr("hvp.fig.scales", lang, g=f"{factors['∇f']:.2g}", v=f"{factors['v']:.2g}")
+    assert ("× its length" in title) if lang == "en" else ("长度的" in title)
