@@ -13,7 +13,7 @@ nothing but a spinner. This probe does what a browser does instead, and no more:
 
 It exits 0 only when the run finished successfully within ``--timeout`` seconds; otherwise 1,
 with one line on stderr saying why. It needs only what the app's runtime already has
-(tornado, which Streamlit serves with, and Streamlit's protobuf messages)::
+(``websockets``, which Streamlit serves with, and Streamlit's protobuf messages)::
 
     python -m hograd_serving.health http://127.0.0.1:8501 --timeout 10
 
@@ -32,21 +32,23 @@ a fresh one (Docker's restart policy does not act on "unhealthy").
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import os
 import signal
 import sys
+import time
+import urllib.error
 import urllib.parse
+import urllib.request
 from http.cookies import SimpleCookie
 from pathlib import Path
 
 from google.protobuf.message import DecodeError
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
-from tornado.iostream import StreamClosedError
-from tornado.websocket import WebSocketError, websocket_connect
+from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.sync.client import connect
+from websockets.typing import Subprotocol
 
 __all__ = ["main", "probe"]
 
@@ -67,35 +69,40 @@ def _rerun_message(url: str) -> bytes:
     return msg.SerializeToString()
 
 
-async def _run_once(url: str, timeout: float) -> str | None:
+def _run_once(url: str, timeout: float) -> str | None:
     """One probe; None when the run finished, else the reason it failed."""
-    http = AsyncHTTPClient()
-    health = await http.fetch(
-        f"{url}/_stcore/health", request_timeout=timeout, raise_error=False
-    )  # fmt: skip
-    if health.code != 200:  # 599: tornado's code for "no answer" (refused, timed out)
-        why = health.error if health.code == 599 else f"status {health.code}"
-        return f"/_stcore/health failed: {why}"
+    deadline = time.monotonic() + timeout
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=timeout) as health:
+            cookies = health.headers.get_all("Set-Cookie") or []
+    except urllib.error.HTTPError as err:
+        return f"/_stcore/health failed: status {err.code}"
+    except (OSError, ValueError) as err:  # refused, reset, timed out
+        return f"/_stcore/health failed: {err}"
     jar: SimpleCookie = SimpleCookie()
-    for header in health.headers.get_list("Set-Cookie"):
+    for header in cookies:
         jar.load(header)
     xsrf = jar[XSRF_COOKIE].value if XSRF_COOKIE in jar else ""
     headers = {"Origin": url}
     if jar:
         headers["Cookie"] = "; ".join(f"{k}={m.value}" for k, m in jar.items())
     ws_url = "ws" + url[4:] + "/_stcore/stream"
-    request = HTTPRequest(ws_url, headers=headers, connect_timeout=timeout)
     try:
-        ws = await websocket_connect(
-            request, subprotocols=["streamlit", xsrf] if xsrf else ["streamlit"]
+        ws = connect(
+            ws_url, additional_headers=headers, open_timeout=_left(deadline),
+            subprotocols=[Subprotocol("streamlit"), *([Subprotocol(xsrf)] if xsrf else [])],
+            close_timeout=1.0, max_size=None,
         )  # fmt: skip
-    except (OSError, HTTPClientError, WebSocketError, StreamClosedError) as err:
+    except (OSError, WebSocketException, TimeoutError) as err:
         return f"websocket: could not connect: {err}"
-    try:
-        await ws.write_message(_rerun_message(url), binary=True)
+    with ws:  # closing it makes the server end the session
+        ws.send(_rerun_message(url))
         while True:
-            data = await ws.read_message()
-            if data is None:
+            try:
+                data = ws.recv(timeout=_left(deadline))
+            except TimeoutError:
+                return f"no finished script run within {timeout:g} s"
+            except ConnectionClosed:
                 return "the server closed the websocket before the run finished"
             if not isinstance(data, bytes):
                 continue
@@ -106,19 +113,17 @@ async def _run_once(url: str, timeout: float) -> str | None:
                 return _FAILED[fwd.script_finished]
             if fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 return None
-    finally:
-        ws.close()  # the server ends the session; wait (briefly) for its answer to the close
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(ws.read_message(), 1.0)
 
 
-async def _probe(url: str, timeout: float) -> str | None:
+def _left(deadline: float) -> float:
+    return max(0.001, deadline - time.monotonic())
+
+
+def _probe(url: str, timeout: float) -> str | None:
     try:
-        return await asyncio.wait_for(_run_once(url, timeout), timeout)
-    except TimeoutError:
-        return f"no finished script run within {timeout:g} s"
-    except (OSError, HTTPClientError, WebSocketError, StreamClosedError, DecodeError) as err:
-        return f"{type(err).__name__}: {err}"  # refused, reset, not a Streamlit server...
+        return _run_once(url, timeout)
+    except (OSError, WebSocketException, DecodeError) as err:
+        return f"{type(err).__name__}: {err}"  # reset, not a Streamlit server...
 
 
 def probe(url: str, timeout: float = 10.0) -> str | None:
@@ -140,7 +145,7 @@ def probe(url: str, timeout: float = 10.0) -> str | None:
         raise ValueError(f"url: expected http://HOST:PORT, got {url!r}")
     if not timeout > 0:
         raise ValueError(f"timeout: expected seconds > 0, got {timeout!r}")
-    return asyncio.run(_probe(url.rstrip("/"), timeout))
+    return _probe(url.rstrip("/"), timeout)
 
 
 def _count_failure(state: Path, failed: bool) -> int:

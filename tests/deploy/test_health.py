@@ -125,3 +125,20 @@ def test_kill_after_kills_the_server_after_n_failures_in_a_row(tmp_path: Path) -
     finally:
         if victim.poll() is None:
             victim.kill()
+
+
+def test_the_probe_needs_nothing_the_app_image_lacks() -> None:
+    """The image installs requirements.txt only: tornado (a test-only package here, through
+    ipykernel) is not there, and the probe once needed it, so every replica in Docker was
+    "unhealthy". It imports with the test-only packages hidden."""
+    import subprocess
+    import sys
+
+    hidden = ["tornado", "websocket", "psutil", "playwright", "ipykernel", "nbclient"]
+    code = (
+        "import sys\n"
+        f"for name in {hidden!r}: sys.modules[name] = None\n"
+        "import hograd_serving.health\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
