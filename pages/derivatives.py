@@ -390,8 +390,13 @@ def point_views(
 
 def _sympy_stopped(text: str, why: str, done: int) -> None:
     """Why sympy's column ends where it does: a budget, or sympy's own error (shown as it is)."""
+    keys = {
+        "time": "deriv.inspector.sympy_reason.time", "size": "deriv.inspector.sympy_reason.size",
+        "memory": "deriv.inspector.sympy_reason.memory",
+        "error": "deriv.inspector.sympy_reason.error",
+    }  # fmt: skip
     reason = t(
-        f"deriv.inspector.sympy_reason.{why}", seconds=f"{CHAIN_SECONDS:g}", ops=f"{MAX_OPS:,}",
+        keys.get(why, keys["error"]), seconds=f"{CHAIN_SECONDS:g}", ops=f"{MAX_OPS:,}",
         mb=f"{MEMORY_BYTES // 2**20:,}",
     )  # fmt: skip
     if done >= 0:
