@@ -148,6 +148,36 @@ def test_stability_quadratic_on_both_sides_of_the_limit(lr: float, kind: str, wo
     np.testing.assert_allclose(plotly_array(trace["y"]), quad.losses, rtol=1e-12)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("kappa", "lr", "steps"), [(2, 1.002, 200), (10, 0.201, 10)])
+def test_stability_an_unstable_rate_whose_f_fell_is_a_warning(kappa, lr, steps, lang) -> None:  # noqa: ANN001
+    """The verdict comes from lr against 2/λ_max; the fall is named as temporary, with the
+    step from which f is above its start again (the core's closed form)."""
+    at = run("stability", lang, **{"why.stability.kappa": kappa, "why.stability.lr": lr,
+                                   "why.stability.steps": steps})  # fmt: skip
+    quad = sb.quadratic_gd(float(kappa), lr, steps)
+    assert quad.verdict == "fell_for_now" and not at.success
+    said = texts(at, "warning")
+    assert f"{quad.regrows_at:,}" in said
+    assert ("only for now" if lang == "en" else "只是暂时下降") in said
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_stability_at_kappa_one_the_edge_has_no_flat_part(lang: str) -> None:
+    at = run("stability", lang, **{"why.stability.kappa": 1, "why.stability.lr": 2.0})
+    said = texts(at, "info")
+    assert ("no flat part" if lang == "en" else "没有平缓方向") in said
+    assert "once the flat part is gone" not in said and "分量消失" not in said
+
+
+def test_stability_notebook_caption_names_the_fall_first() -> None:
+    """Above the limit the curve may fall before it climbs (κ > 1): both captions say so."""
+    from hograd_ui.i18n import tr
+
+    assert "may fall first" in tr("why.nb.quadratic.figure", "en")
+    assert "可能先下降" in tr("why.nb.quadratic.figure", "zh")
+
+
 def test_stability_quadratic_overflow_stops_cleanly() -> None:
     at = run("stability", **{"why.stability.kappa": 1000, "why.stability.lr": 2.5,
                              "why.stability.steps": 1000})  # fmt: skip
