@@ -229,7 +229,7 @@ def test_stats_float32_nan_in_chinese() -> None:
     at = run("stats", "zh")
     at.button(key="why.stats.use.nan32").click().run()
     assert "NaN 检查" in texts(at, "error")
-    assert "float32 中第 0 步出现了 NaN" in texts(at, "markdown")
+    assert "在 float32 中，NaN 检查在第 0 步停止了运行" in texts(at, "markdown")
 
 
 def test_stats_refuses_too_much_work() -> None:
@@ -316,3 +316,61 @@ def test_a_tabs_script_is_folded_until_asked_for(lang: str) -> None:
     lines = scripts[0].splitlines()
     numbers = [int(n) for n in re.findall(r"\d+", marked.split("# <--")[1])]
     assert numbers and all("# <--" in lines[n - 1] for n in numbers)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("scenario", ["healthy", "explode", "nan32", "nan32_in_float64"])
+def test_stats_precision_sentence_fits_each_case(scenario: str, lang: str) -> None:
+    """Neither, one (either way round) or both precisions non-finite: each its own sentence,
+    with the step at which each was stopped, and never a NaN printed as a difference."""
+    at = run("stats", lang)
+    name = scenario.removesuffix("_in_float64")
+    at.button(key=f"why.stats.use.{name}").click().run()
+    if scenario.endswith("_in_float64"):
+        at.session_state[f"why.stats.dtype.{lang}"] = "float64"  # the form's radio
+        at.run()
+    config = gs.SCENARIOS[name]
+    if scenario.endswith("_in_float64"):
+        config = gs.StatsConfig(**{**config.__dict__, "dtype": "float64"})
+    stats = gs.gradient_stats(config)
+    if scenario.endswith("_in_float64"):  # the page ran float64: its own run has no NaN
+        assert stats.nan_step is None and stats.other_nan_step == 0 and at.success
+    said = "\n".join(m.value for m in at.markdown)
+    assert "at most nan" not in said and "相差 nan" not in said
+    steps = {stats.config.dtype: stats.nan_step, stats.other_dtype: stats.other_nan_step}
+    sentence = [line for line in said.split("\n") if "float32" in line and "float64" in line]
+    assert sentence, said
+    both = all(v is not None for v in steps.values())
+    neither = all(v is None for v in steps.values())
+    if neither:
+        assert ("Both precisions stayed finite" if lang == "en" else "两种精度在全部") in said
+    elif both:
+        assert ("Neither precision stayed finite" if lang == "en" else "都没有保持有限") in said
+        for dtype, step in steps.items():  # each precision named with its own step
+            word = (
+                f"the {dtype} run at step {step}" if lang == "en" else f"第 {step} 步停止了 {dtype}"
+            )
+            assert word in said.replace("stopped the ", "the "), (word, said)
+    else:
+        bad = next(d for d, v in steps.items() if v is not None)
+        good = next(d for d, v in steps.items() if v is None)
+        assert (f"In {bad} the NaN check stopped the run at step {steps[bad]}" if lang == "en"
+                else f"在 {bad} 中，NaN 检查在第 {steps[bad]} 步停止了运行") in said  # fmt: skip
+        assert (
+            f"in {good} the same run stayed finite" if lang == "en" else f"在 {good} 中"
+        ) in said
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_stats_vanish_preset_is_labelled_for_what_it_shows(lang: str) -> None:
+    """Not depth or the start (it starts from the healthy weights): a step too large, which
+    saturates the tanh units; the caption gives the share of saturated units."""
+    at = run("stats", lang)
+    label = at.button(key="why.stats.use.vanish").label
+    assert ("saturation" if lang == "en" else "饱和") in label and "lr 2" in label
+    at.button(key="why.stats.use.vanish").click().run()
+    sat = gs.gradient_stats(gs.SCENARIOS["vanish"]).saturated
+    said = "\n".join(c.value for c in at.caption)
+    assert (
+        f"{sat[-1]:.1%}" in said and ("Saturated tanh" if lang == "en" else "饱和的 tanh") in said
+    )
