@@ -374,3 +374,18 @@ def test_stats_vanish_preset_is_labelled_for_what_it_shows(lang: str) -> None:
     assert (
         f"{sat[-1]:.1%}" in said and ("Saturated tanh" if lang == "en" else "饱和的 tanh") in said
     )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_hf_says_how_far_the_torch_func_form_is_and_what_cg_runs_on(lang: str) -> None:
+    """The relative difference quoted (caption and the form's note) is the measured one, and
+    the intro names Martens' Gauss-Newton matrix against the H used here."""
+    at = run("hf", lang)
+    last, most = hf.func_form_gaps(hf.hessian_free(hf.HFConfig()))
+    captions = "\n".join(c.value for c in at.caption)
+    assert f"{last:.1e}" in captions and f"{most:.1e}" in captions
+    func = at.code[-1].value
+    assert f"{last:.1e}" in func and "agree to rounding" not in func
+    intro = "\n".join(m.value for m in at.markdown)
+    assert "Gauss-Newton" in intro and "Martens" in intro
+    assert ("negative curvature" if lang == "en" else "负曲率") in intro
