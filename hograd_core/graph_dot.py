@@ -157,7 +157,8 @@ def node_attrs(
     else:
         name = (node.label or variable) if node.kind == "leaf" else node.label
         value = "None" if node.kind == "output" and node.value is None else _number(node.value)
-        label = f"{name} = {value}" + ("\n(no grad_fn)" if constant else "")
+        label = f"{name} = {value}" if value else name  # more than one number: the name
+        label += "\n(no grad_fn)" if constant else ""
         attrs.update(label=label, shape="ellipse", penwidth="2")
     if highlight and new and node.kind != "saved":
         attrs.update(color=NEW, penwidth="3.5")

@@ -6,12 +6,13 @@ import pandas as pd
 import streamlit as st
 
 from hograd_core import HogradError
-from hograd_core.applications.hessian_free import HF_BUDGET
+from hograd_core.applications.func_forms import FORMS
+from hograd_core.applications.hessian_free import HF_BUDGET, func_form_gaps
 from hograd_core.network import DATASETS
 from hograd_serving.cached import why_hessian_free
 from hograd_ui import why_figures as figs
 from pages._chart import chart
-from pages._downloads import why_func, why_script
+from pages._downloads import why_script
 from pages._link_form import Field, LinkedForm
 from pages._ui import lang, localized_radio, show_error, t
 from pages._why_common import WIDTHS, caption, keep, network_widgets, num
@@ -86,4 +87,7 @@ def draw() -> None:
         })  # fmt: skip
         st.dataframe(steps_table, hide_index=True, width="stretch", height=340)
         st.caption(t("why.hf.table_note"))
-    why_script(code, why_func("hf", code.source), "hf")
+    last, most = func_form_gaps(run)
+    st.caption(t("why.hf.func_agreement", last=f"{last:.1e}", most=f"{most:.1e}"))
+    # the torch.func form's note gives the difference measured here, not a promise
+    why_script(code, FORMS["hf"](code.source, t("downloads.func.why.hf", rel=f"{last:.1e}")), "hf")

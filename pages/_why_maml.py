@@ -8,7 +8,7 @@ import math
 import streamlit as st
 
 from hograd_core import HogradError
-from hograd_core.applications.maml import MAML_BUDGET, METHODS, MamlConfig
+from hograd_core.applications.maml import MAML_BUDGET, METHODS, MamlConfig, sine_against_held_out
 from hograd_serving.cached import why_maml, why_maml_adapt
 from hograd_ui import maml_figures as figs
 from hograd_ui.why_figures import finite_or_dash
@@ -105,8 +105,14 @@ def draw() -> None:
     chart(figs.adaptation_figure(adaptation, steps, lang()))
     final = {m: finite_or_dash(float(run.eval_losses[m][-1]), 3) for m in METHODS}
     errors = {m: finite_or_dash(float(adaptation.errors[m][steps]), 3) for m in METHODS}
-    st.markdown(t("maml.result", steps=steps, **errors, e2=final["second"], e1=final["first"],
-                  e0=final["pretrain"]))  # fmt: skip
+    text = t("maml.result", steps=steps, **errors, e2=final["second"], e1=final["first"],
+             e0=final["pretrain"], inner=config.inner_steps)  # fmt: skip
+    order = sine_against_held_out(run, adaptation, steps)
+    if order is not None:
+        lower, higher, agrees = order
+        key = "maml.result.agree" if agrees else "maml.result.differ"
+        text += " " + t(key, lower=t(figs.METHOD_KEYS[lower]), higher=t(figs.METHOD_KEYS[higher]))
+    st.markdown(text)
     left, right = st.columns(2, gap="medium")
     chart(figs.error_figure(adaptation, steps, lang()), where=left)
     chart(figs.meta_training_figure(run, lang()), where=right)

@@ -83,6 +83,26 @@ def _settings() -> core.PinnConfig:
                            int(seed))  # fmt: skip
 
 
+SILENT = {"heat": "pinn.silent.heat", "wave": "pinn.silent.wave"}
+FIT = {"trained": "pinn.fit.trained", "partly": "pinn.fit.partly",
+       "constant": "pinn.fit.constant", "weight0": "pinn.fit.weight0"}  # fmt: skip
+TERMS = {"residual": "pinn.term.residual", "position": "pinn.term.position",
+         "velocity": "pinn.term.velocity", "boundary": "pinn.term.boundary"}  # fmt: skip
+
+
+def fit_list(run: core.PinnRun) -> None:
+    """What the optimiser could do with each term of the loss, with its values from the run."""
+    rows = core.fit_summary(run)
+    if not rows:
+        return
+    lines = [
+        "- " + t(FIT[how], term=t(TERMS[term]), start=finite_or_dash(a, 3),
+                 end=finite_or_dash(b, 3), grad=finite_or_dash(run.residual_grad, 3))
+        for term, how, a, b in rows
+    ]  # fmt: skip
+    st.markdown(t("pinn.fit.title") + "\n\n" + "\n".join(lines))
+
+
 def draw() -> None:
     st.markdown(t("pinn.intro"))
     config = _settings()
@@ -102,7 +122,11 @@ def draw() -> None:
     elif config.create_graph:
         st.success(t("pinn.trained", grad=num(run.residual_grad, 3), rms=num(run.residual_rms, 3)))
     else:
-        st.warning(t("pinn.silent", rms=num(run.residual_rms, 3), error=num(run.max_error, 3)))
+        st.warning(t(SILENT[config.equation], rms=num(run.residual_rms, 3),
+                     error=num(run.max_error, 3)))  # fmt: skip
+        st.caption(t("pinn.raised"))
+        st.code(run.omission_error, language=None, wrap_lines=True)
+    fit_list(run)
     ratio = run.pinn_step_seconds / run.plain_step_seconds
     st.markdown(t("pinn.cost", pinn=f"{run.pinn_step_seconds * 1e3:.2f}",
                   plain=f"{run.plain_step_seconds * 1e3:.2f}", ratio=f"{ratio:.1f}"))  # fmt: skip

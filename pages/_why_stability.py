@@ -49,12 +49,14 @@ def quadratic_part() -> None:
     m[1].metric("2 / λ_max", num(2 / run.lambda_max, 6))
     m[2].metric("lr", num(lr, 6))
     m[3].metric("|1 − lr·λ_max|", num(run.factors[1], 6))
-    key = {"shrinks": "why.stability.shrinks", "grows": "why.stability.grows",
-           "diverged": "why.stability.overflow"}[run.status]  # fmt: skip
-    key = "why.stability.edge" if run.regime == "edge" else key
+    keys = {"stable": "why.stability.shrinks", "edge": "why.stability.edge",
+            "edge_even": "why.stability.edge_even", "fell_for_now": "why.stability.fell_for_now",
+            "grows": "why.stability.grows", "diverged": "why.stability.overflow"}  # fmt: skip
     box = st.success if run.regime == "stable" else st.info if run.regime == "edge" else st.warning
-    box(t(key, factor=num(run.factors[1], 4), limit=num(2 / run.lambda_max, 4),
-          step=len(run.losses) - 1))  # fmt: skip
+    box(t(keys[run.verdict], factor=num(run.factors[1], 4), limit=num(2 / run.lambda_max, 4),
+          step=len(run.losses) - 1, steps=len(run.losses) - 1, start=num(run.losses[0], 4),
+          end=num(run.losses[-1], 4), flat=num(run.factors[0], 4),
+          again=f"{run.regrows_at:,}" if run.regrows_at else "—"))  # fmt: skip
     chart(figs.quadratic_figure(run, lang()))
     why_script(code, why_func("quadratic", code.source), "quadratic")
 

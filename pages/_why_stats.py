@@ -86,6 +86,7 @@ def draw() -> None:
         chart(figs.layer_norms_figure(stats, lang()))
         st.caption(
             t("why.stats.norms_note", clipped=int(stats.clipped.sum()), steps=len(stats.losses))
+            + (" " + saturation_text(stats) if stats.saturated.size else "")
         )
         st.markdown("**" + t("why.stats.precision_title") + "**")
         chart(figs.precision_figure(stats, lang()))
@@ -126,14 +127,35 @@ def show_nan(stats: gs.GradientStats, config: gs.StatsConfig) -> None:
 
 
 def precision_text(stats: gs.GradientStats) -> str:
+    """One true sentence for each case: neither, one or both precisions stopped by the NaN
+    check (a gradient held a NaN or the loss was not finite), with the step of each."""
     mine, other = stats.config.dtype, stats.other_dtype
+    steps = stats.config.steps
     if stats.nan_step is not None and stats.other_nan_step is None:
-        return t("why.stats.precision_saved", bad=mine, good=other, step=stats.nan_step)
+        return t("why.stats.precision_saved", bad=mine, good=other, step=stats.nan_step,
+                 steps=steps)  # fmt: skip
     if stats.nan_step is None and stats.other_nan_step is not None:
-        return t("why.stats.precision_saved", bad=other, good=mine, step=stats.other_nan_step)
-    n = min(len(stats.losses), len(stats.other_losses))
-    gap = abs(stats.losses[:n] - stats.other_losses[:n])
-    return t("why.stats.precision_gap", gap=f"{float(gap.max()):.1e}" if n else "—")
+        return t("why.stats.precision_saved", bad=other, good=mine, step=stats.other_nan_step,
+                 steps=steps)  # fmt: skip
+    if stats.nan_step is None:  # both ran every step with finite losses
+        gap = abs(stats.losses - stats.other_losses)
+        return t("why.stats.precision_gap", gap=f"{float(gap.max()):.1e}", steps=steps)
+    both = min(stats.nan_step, stats.other_nan_step)  # steps before either stopped
+    before = ""
+    if both > 0:
+        gap = abs(stats.losses[:both] - stats.other_losses[:both])
+        before = t("why.stats.precision_before", steps=both, gap=f"{float(gap.max()):.1e}")
+    return t("why.stats.precision_both", a=mine, a_step=stats.nan_step, b=other,
+             b_step=stats.other_nan_step, before=before).strip()  # fmt: skip
+
+
+def saturation_text(stats: gs.GradientStats) -> str:
+    """For tanh: the share of saturated hidden units at the first and the last step."""
+    sat = stats.saturated
+    if not sat.size:
+        return ""
+    return t("why.stats.saturated", start=f"{sat[0]:.1%}", end=f"{sat[-1]:.1%}",
+             most=f"{sat.max():.1%}", step=int(sat.argmax()))  # fmt: skip
 
 
 def downloads(stats: gs.GradientStats, csv_text: str, json_text: str) -> None:

@@ -8,7 +8,13 @@ import pandas as pd
 import streamlit as st
 
 from hograd_core import HogradError
-from hograd_core.applications.wgan_gp import DATASETS, MODES, WGAN_BUDGET, WganConfig
+from hograd_core.applications.wgan_gp import (
+    DATASETS,
+    MODES,
+    WGAN_BUDGET,
+    WganConfig,
+    smoothed_gap,
+)
 from hograd_serving.cached import why_wgan_graph, why_wgan_run
 from hograd_ui import wgan_figures as figs
 from hograd_ui.graph_figures import flag_legend_html
@@ -85,7 +91,10 @@ def draw() -> None:
     last = len(run.snap_steps) - 1
     m = st.columns(4)
     m[0].metric(t("wgan.metric.parameters"), f"{run.critic_parameters:,}")
-    m[1].metric(t("wgan.metric.wasserstein"), f"{run.wasserstein[-1]:.3g}")
+    gap, window, negative = smoothed_gap(run)
+    m[1].metric(t("wgan.metric.gap", steps=window), f"{gap:.3g}",
+                help=t("wgan.metric.gap_help", steps=window, last=f"{run.wasserstein[-1]:.3g}",
+                       negative=f"{negative:.0%}"))  # fmt: skip
     m[2].metric(t("wgan.metric.norm"), f"{float(abs(run.norms[last] - 1).mean()):.3g}",
                 help=t("wgan.metric.norm_help"))  # fmt: skip
     m[3].metric(t("wgan.metric.cost"), f"{costs.gp_seconds / costs.plain_seconds:.1f} ×",

@@ -203,8 +203,9 @@ def pinn_func_code(config: PinnConfig, note: str = "") -> str:
         if config.create_graph
         else "    # the bug, written out: .detach() makes each term a constant\n"
     )
-    if config.equation == "heat":
-        terms = f"""{bug}    u_t = vmap(jacrev(u_at))(xt)[:, 1]{cut}  # (N,): du/dt at every point
+    if config.equation == "heat":  # the plain script's bug drops the flag from u_xx only
+        bug = bug.replace("each term", "u_xx")
+        terms = f"""{bug}    u_t = vmap(jacrev(u_at))(xt)[:, 1]  # (N,): du/dt at every point
     u_xx = vmap(hessian(u_at))(xt)[:, 0, 0]{cut}  # (N,): d2u/dx2 at every point
     return u_t - {k} * u_xx  # the heat equation: u_t = alpha u_xx"""
     else:

@@ -22,7 +22,7 @@ import json
 import math
 import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import torch
@@ -72,7 +72,9 @@ class StatsConfig:
 #: Settings that show each lesson (the page's scenario buttons).
 SCENARIOS: dict[str, StatsConfig] = {
     "healthy": StatsConfig(),
-    "vanish": StatsConfig(activation="tanh", lr=2.0),  # tanh saturates: early layers go quiet
+    # the healthy start with lr 2: the steps drive the tanh units into saturation (tanh' near 0),
+    # and then the early layers' gradients vanish and the loss rises (not depth or the start)
+    "vanish": StatsConfig(activation="tanh", lr=2.0),
     "explode": StatsConfig(activation="relu", gain=2.0, lr=0.2),  # grows until inf, then NaN
     # logits so far apart that float32's softmax underflows to 0, and log(0) = -inf; float64's
     # does not (exp(-104) is below float32's smallest number, far above float64's)
@@ -101,6 +103,8 @@ class GradientStats:
             index of that output, or None.
         nan_in_loss: the loss itself was inf or NaN at ``nan_step``.
         other_dtype, other_losses, other_nan_step: the same run in the other precision.
+        saturated: per step, the share of hidden tanh units with |h| > 0.99 (tanh′ < 0.02) on
+            the step's batch, over all hidden layers; empty for ReLU.
     """
 
     config: StatsConfig
@@ -120,6 +124,7 @@ class GradientStats:
     other_dtype: str
     other_losses: np.ndarray
     other_nan_step: int | None
+    saturated: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -155,13 +160,20 @@ def _parameters(config: StatsConfig, dtype: torch.dtype) -> list[torch.Tensor]:
     return [p.to(dtype).requires_grad_(True) for p in params]
 
 
-def _loss(config: StatsConfig, params: list[torch.Tensor], x: torch.Tensor, y: torch.Tensor):  # noqa: ANN202
+def _loss(config: StatsConfig, params: list[torch.Tensor], x: torch.Tensor, y: torch.Tensor,
+          saturated: list[float] | None = None):  # fmt: skip  # noqa: ANN202
+    """The mini-batch loss; with ``saturated`` (tanh only), the share of hidden units with
+    |h| > 0.99 is appended to it."""
     act = torch.tanh if config.activation == "tanh" else torch.relu
-    h = x
+    h, counts = x, [0, 0]
     for k in range(0, len(params), 2):
         h = h @ params[k].T + params[k + 1]
         if k < len(params) - 2:
             h = act(h)
+            counts[0] += int((h.detach().abs() > 0.99).sum())
+            counts[1] += h.numel()
+    if saturated is not None and config.activation == "tanh":
+        saturated.append(counts[0] / counts[1])
     if config.naive_loss:  # log of a softmax that can underflow to 0
         return -torch.log(torch.softmax(h, dim=1))[torch.arange(len(y)), y].mean()
     return F.cross_entropy(h, y)  # log-softmax computed stably
@@ -204,7 +216,7 @@ def _train(config: StatsConfig, dtype: torch.dtype, progress: Callable | None, a
     layers = len(params) // 2
     record_at = set(np.linspace(0, config.steps - 1, min(10, config.steps)).round().astype(int))
     out = {k: [] for k in ("losses", "norms", "totals", "clipped", "hist_steps", "counts",
-                           "zeros", "abs_stats")}  # fmt: skip
+                           "zeros", "abs_stats", "saturated")}  # fmt: skip
     nan = {"step": None, "layers": (), "source": None, "in_loss": False}
     for step in range(config.steps):
         idx = torch.randint(0, len(y_all), (config.batch,), generator=gen)
@@ -214,7 +226,7 @@ def _train(config: StatsConfig, dtype: torch.dtype, progress: Callable | None, a
             with torch.autograd.detect_anomaly(check_nan=True):
                 _loss(config, params, x_all[idx], y_all[idx]).backward()
             return None
-        loss = _loss(config, params, x_all[idx], y_all[idx])
+        loss = _loss(config, params, x_all[idx], y_all[idx], out["saturated"])
         loss.backward(retain_graph=True)  # kept only to locate a NaN, should there be one
         out["losses"].append(float(loss.detach()))
         out["norms"].append([float(params[2 * k].grad.norm()) for k in range(layers)])
@@ -284,6 +296,7 @@ def gradient_stats(
         np.array(out["zeros"], dtype=int).reshape(shape),
         np.array(out["abs_stats"]).reshape(*shape, 5), nan["step"], nan["layers"],
         nan["source"], nan["in_loss"], other, np.array(other_out["losses"]), other_nan["step"],
+        np.array(out["saturated"]),
     )  # fmt: skip
 
 

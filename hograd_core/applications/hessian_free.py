@@ -10,7 +10,11 @@ of those is one more backward pass through the gradient's graph::
 CG on an n x n symmetric positive definite system reaches the exact solution in at most n
 products (in exact arithmetic), and usually a good one in far fewer. λ (damping) keeps the
 step short where the quadratic model is poor; after each step it is adapted with the
-Levenberg-Marquardt rule from ρ = actual decrease / predicted decrease (Martens, 2010).
+Levenberg-Marquardt rule from ρ = actual decrease / predicted decrease, as in Martens (2010).
+Unlike Martens, who runs CG on the Gauss-Newton matrix G (positive semi-definite, so G + λI is
+positive definite and CG is always defined), this runs CG on the Hessian H itself, which can
+have negative eigenvalues away from a minimum: CG stops when it meets a direction of negative
+curvature of H + λI and keeps its last iterate.
 """
 
 from __future__ import annotations
@@ -18,17 +22,18 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
+from ..curvature import _load_forward_ad
 from ..network import FlatAdam, check_dataset, layer_blocks, load_data, mlp_loss
 from .common import check, check_work, interleaved_medians, saved_bytes
 
 __all__ = [
-    "HF_BUDGET", "HFConfig", "HFRun", "conjugate_gradient", "hessian_free", "hf_step",
-    "initial_parameters",
+    "HF_BUDGET", "HFConfig", "HFRun", "conjugate_gradient", "func_form_gaps", "hessian_free",
+    "hf_step", "initial_parameters",
 ]  # fmt: skip
 
 
@@ -87,6 +92,9 @@ class HFRun:
         grad_saved_bytes, hvp_saved_bytes: memory the graphs of one gradient and of one HVP
             hold for backward at their largest (``common.saved_bytes``), at the start point.
         thetas, directions: θ at each step and the CG direction there (only if ``keep``).
+        func_losses: the same Hessian-free steps with H v by forward mode through the gradient,
+            ``jvp(grad(loss), (θ,), (v,))[1]`` (the torch.func form's product); the same as
+            ``hf_losses`` up to rounding, which CG amplifies step by step.
     """
 
     config: HFConfig
@@ -111,6 +119,7 @@ class HFRun:
     hvp_saved_bytes: int
     thetas: tuple[np.ndarray, ...] = ()
     directions: tuple[np.ndarray, ...] = ()
+    func_losses: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -169,6 +178,35 @@ def hf_step(loss, theta, damping, cg_iters, tick=None):  # noqa: ANN001, ANN201
     with torch.no_grad():
         new_loss = float(loss(theta + d))
     return float(value.detach()), d, used, residual, model, new_loss
+
+
+def hf_losses_by_jvp(loss, theta0, config):  # noqa: ANN001, ANN201
+    """The losses of the same Hessian-free steps (damping schedule and acceptance included)
+    with H v = ``jvp(grad(loss), (θ,), (v,))[1]``: forward mode through the gradient, as the
+    torch.func form computes it, instead of a second backward pass."""
+    _load_forward_ad()  # torch's first jvp imports its decompositions: quietly, once
+    theta, lam = theta0.clone(), config.damping
+    losses = [float(loss(theta))]
+    grad = torch.func.grad(loss)
+    for _ in range(config.steps):
+        g = grad(theta)
+        if not (math.isfinite(losses[-1]) and bool(torch.isfinite(g).all())):
+            break
+        point = theta
+
+        def hvp(v: torch.Tensor, point: torch.Tensor = point) -> torch.Tensor:
+            return torch.func.jvp(grad, (point,), (v,))[1]
+
+        d, _, _, model = conjugate_gradient(hvp, g, lam, config.cg_iters)
+        with torch.no_grad():
+            new_loss = float(loss(theta + d))
+        rho = (new_loss - losses[-1]) / model if model < 0 else -math.inf
+        lam = lam * 1.5 if rho < 0.25 else lam * 2 / 3 if rho > 0.75 else lam
+        accepted = rho > 0 and math.isfinite(new_loss)
+        if accepted:
+            theta = theta + d
+        losses.append(new_loss if accepted else losses[-1])
+    return np.array(losses)
 
 
 def initial_parameters(sizes: tuple[int, ...], seed: int) -> torch.Tensor:
@@ -333,4 +371,16 @@ def hessian_free(
         np.array(rhos), np.array(accepted), sgd[0], sgd[1], adam[0], adam[1],
         {"hf": status, "sgd": sgd[2], "adam": adam[2]}, costs["grad"], costs["hvp"],
         memory["grad"], memory["hvp"], tuple(thetas), tuple(directions),
+        hf_losses_by_jvp(loss, theta0, config),
     )  # fmt: skip
+
+
+def func_form_gaps(run: HFRun) -> tuple[float, float]:
+    """|func − plain| / |plain| between ``run.func_losses`` and ``run.hf_losses``: after the
+    last step, and the largest over the steps (NaN if there is nothing to compare)."""
+    n = min(len(run.hf_losses), len(run.func_losses))
+    if n == 0:
+        return math.nan, math.nan
+    plain, func = run.hf_losses[:n], run.func_losses[:n]
+    gaps = np.abs(func - plain) / np.maximum(np.abs(plain), 1e-300)
+    return float(gaps[-1]), float(gaps.max())

@@ -44,6 +44,7 @@ from .sine_net import (
 __all__ = [
     "MAML_BUDGET", "METHODS", "Adaptation", "MamlConfig", "MamlRun", "adapt", "forward",
     "initial_theta", "meta_gradient", "meta_train", "parameter_count", "sine_tasks",
+    "sine_against_held_out",
 ]  # fmt: skip
 
 #: second-order MAML, first-order MAML (no create_graph), plain training on all tasks
@@ -344,3 +345,19 @@ def adapt(
         float(amplitude), float(phase), int(steps), grid.flatten().numpy(),
         truth.flatten().numpy(), sx.flatten().numpy(), sy.flatten().numpy(), curves, errors,
     )  # fmt: skip
+
+
+def sine_against_held_out(
+    run: MamlRun, adaptation: Adaptation, steps: int
+) -> tuple[str, str, bool] | None:
+    """Which MAML start is lower on the one new sine after ``steps`` adaptation steps (the
+    lower, the higher), and whether the 20 held-out tasks at the end of meta-training rank the
+    two the same way; None if either comparison is a tie or not finite."""
+    here = {m: float(adaptation.errors[m][steps]) for m in ("second", "first")}
+    held = {m: float(run.eval_losses[m][-1]) for m in ("second", "first")}
+    if not all(math.isfinite(v) for v in (*here.values(), *held.values())):
+        return None
+    if here["second"] == here["first"] or held["second"] == held["first"]:
+        return None
+    lower, higher = sorted(here, key=here.__getitem__)
+    return lower, higher, min(held, key=held.__getitem__) == lower

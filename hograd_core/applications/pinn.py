@@ -16,11 +16,14 @@ the backward pass itself as a graph that ``loss.backward()`` can differentiate a
 Without it, ``torch.autograd.grad`` runs its backward pass with graph recording off, and the
 tensor it returns has no ``grad_fn`` and ``requires_grad=False``: to the rest of the program
 it is a constant. Asking it for a further derivative raises ("element 0 of tensors does not
-require grad"), so u_x, from which u_xx is taken, must keep its graph; but when only the
-derivatives that enter the loss lack ``create_graph=True``, the script runs (the initial and
-boundary terms depend on u itself, so the loss still has a gradient), and the residual term
-contributes exactly nothing to it: the network fits the initial and boundary data and nothing
-ties its interior to the PDE.
+require grad"), so u_x, from which u_xx is taken, must keep its graph. The natural mistake is
+to drop the flag from the second-derivative calls (and, for the wave, from the u_t(x, 0) call).
+Written that way the script raises ("Trying to backward through the graph a second time"):
+each of those calls frees the graph the next one or ``loss.backward()`` needs. With
+``retain_graph=True`` where PyTorch asks for it, the script runs, and the derivatives taken
+without the flag are constants: the wave's residual and its u_t(x, 0) term give the weights a
+gradient of exactly 0; the heat residual u_t − α u_xx still has u_t, taken with the flag for
+u_xx's sake, so it gets a gradient through u_t alone: not the residual's gradient.
 
 Exact solutions on x ∈ [0, 1] with u(x, 0) = sin(πx) and zero boundaries:
 heat u = e^{−απ²t} sin(πx); wave (u_t(x, 0) = 0) u = sin(πx) cos(cπt).
@@ -41,7 +44,7 @@ from .common import check, check_work, interleaved_medians
 
 __all__ = [
     "EQUATIONS", "GRID", "PINN_BUDGET", "PinnConfig", "PinnRun", "check_config",
-    "exact_solution", "mlp", "network_parameters", "pinn", "preset", "terms",
+    "exact_solution", "fit_summary", "mlp", "network_parameters", "pinn", "preset", "terms",
 ]  # fmt: skip
 
 EQUATIONS = ("heat", "wave")
@@ -104,8 +107,18 @@ class PinnRun:
             initial and boundary terms before each step (up to the first non-finite loss).
         max_error, rel_error: max |u − exact| and ‖u − exact‖ / ‖exact‖ on the grid.
         residual_rms: the root-mean-square residual on the grid.
-        residual_grad: ‖∂(residual term)/∂θ‖ at the start; exactly 0 when the derivative terms
-            were taken without create_graph (the term does not depend on θ in the graph).
+        residual_grad: ‖∂(residual term)/∂θ‖ at the start, as the run's graph gives it: exactly
+            0 for the wave without create_graph (the term has no grad_fn); for the heat without
+            it, the gradient through u_t alone (u_xx is a constant).
+        velocity: the wave's u_t(x, 0)² term (part of the initial term) before each step; empty
+            for the heat. velocity_grad: its gradient's norm at the start (NaN for the heat).
+        fit: per term of the loss ("residual", "position" u(x, 0) = sin(πx), "velocity"
+            u_t(x, 0) = 0 for the wave, "boundary"), what the optimiser could do with it:
+            "trained" (weight above 0 and a whole path to the weights), "partly" (the heat
+            residual without create_graph: through u_t only), "constant" (taken without
+            create_graph: no grad_fn, gradient exactly 0) or "weight0".
+        omission_error: without create_graph, what PyTorch raises when the flag is dropped
+            and retain_graph=True is not added either (its message, word for word); "" with it.
         status: "ok" or "diverged" (stopped at the first non-finite loss, step ``stopped_at``).
         pinn_step_seconds, plain_step_seconds: one forward and backward pass of the PINN loss,
             and of a plain regression of the same network onto the exact u at the same points
@@ -130,6 +143,10 @@ class PinnRun:
     pinn_step_seconds: float
     plain_step_seconds: float
     seconds: float
+    velocity: np.ndarray
+    velocity_grad: float
+    fit: tuple[tuple[str, str], ...]
+    omission_error: str
 
 
 # ----------------------------------------------------------------------------------------------
@@ -168,27 +185,27 @@ def exact_solution(config: PinnConfig, x: np.ndarray, t: np.ndarray) -> np.ndarr
 
 
 def terms(
-    u: torch.Tensor, xt: torch.Tensor, equation: str, coefficient: float, keep: bool
-) -> torch.Tensor:
+    u: torch.Tensor, xt: torch.Tensor, equation: str, coefficient: float, keep: bool,
+    retain: bool = True,
+) -> torch.Tensor:  # fmt: skip
     """The PDE residual of ``u`` (the network at the rows of ``xt``) by autograd.
 
     Every row's u depends on its own (x, t) only, so the gradient of u.sum() holds each row's
-    own derivatives. ``keep=True`` takes the derivative terms with ``create_graph=True``;
-    ``keep=False`` takes the ones that enter the loss without it (graph recording is off in
-    that backward pass, so they come back as constants), keeping a graph only where a second
-    derivative is taken from a first one, and retaining u's graph where it is needed again.
+    own derivatives. The first derivatives always keep their graph (u_xx and u_tt are taken
+    from them). ``keep=False`` drops create_graph=True from the second-derivative calls, the
+    natural mistake: they come back as constants. ``retain=False`` then also leaves out the
+    retain_graph=True that PyTorch asks for, and the wave's u_tt call raises.
     """
+    du = torch.autograd.grad(u.sum(), xt, create_graph=True)[0]  # (N, 2): u_x, u_t
     if equation == "heat":
-        if keep:
-            du = torch.autograd.grad(u.sum(), xt, create_graph=True)[0]  # (N, 2): u_x, u_t
-            u_t = du[:, 1]
-        else:
-            u_t = torch.autograd.grad(u.sum(), xt, retain_graph=True)[0][:, 1]
-            du = torch.autograd.grad(u.sum(), xt, create_graph=True)[0]
-        u_xx = torch.autograd.grad(du[:, 0].sum(), xt, create_graph=keep)[0][:, 0]
+        u_t = du[:, 1]  # has a graph: it is part of du
+        u_xx = torch.autograd.grad(
+            du[:, 0].sum(), xt, create_graph=keep, retain_graph=True if keep else retain
+        )[0][:, 0]
         return u_t - coefficient * u_xx
-    du = torch.autograd.grad(u.sum(), xt, create_graph=True)[0]  # u_tt needs u_t's graph
-    u_xx = torch.autograd.grad(du[:, 0].sum(), xt, create_graph=keep, retain_graph=True)[0][:, 0]
+    u_xx = torch.autograd.grad(
+        du[:, 0].sum(), xt, create_graph=keep, retain_graph=True if keep else retain
+    )[0][:, 0]
     u_tt = torch.autograd.grad(du[:, 1].sum(), xt, create_graph=keep)[0][:, 1]
     return u_tt - coefficient**2 * u_xx
 
@@ -206,16 +223,59 @@ def _points(config: PinnConfig, gen: torch.Generator) -> tuple[torch.Tensor, ...
     return inner.requires_grad_(), initial.requires_grad_(), boundary
 
 
-def _loss_terms(params, config, inner, initial, boundary):  # noqa: ANN001, ANN202
-    """(residual, initial, boundary) mean squares of the network."""
+def _loss_terms(params, config, inner, initial, boundary, parts=None, retain=True):  # noqa: ANN001, ANN202
+    """(residual, initial, boundary) mean squares of the network; for the wave the initial
+    term holds u_t(x, 0)² too, which is also put in ``parts["velocity"]`` when given."""
     keep = config.create_graph
-    r = terms(mlp(params, inner), inner, config.equation, config.coefficient, keep)
+    r = terms(mlp(params, inner), inner, config.equation, config.coefficient, keep, retain)
     u0 = mlp(params, initial)
     start = (u0 - torch.sin(math.pi * initial[:, 0].detach())).pow(2).mean()
     if config.equation == "wave":  # also at rest: u_t(x, 0) = 0
-        v0 = torch.autograd.grad(u0.sum(), initial, create_graph=keep, retain_graph=True)[0]
-        start = start + v0[:, 1].pow(2).mean()
+        v0 = torch.autograd.grad(
+            u0.sum(), initial, create_graph=keep, retain_graph=True if keep else retain
+        )[0]
+        velocity = v0[:, 1].pow(2).mean()
+        if parts is not None:
+            parts["velocity"] = velocity
+        start = start + velocity
     return r.pow(2).mean(), start, mlp(params, boundary).pow(2).mean()
+
+
+def _omission_error(params, config, inner, initial, boundary) -> str:  # noqa: ANN001
+    """What PyTorch says when the flag is dropped and retain_graph=True not added: one step's
+    loss and backward, written that way; "" if it runs (it does not, in either equation)."""
+    try:
+        three = _loss_terms(params, config, inner, initial, boundary, retain=False)
+        loss = sum(w * term for w, term in zip(_weights(config), three, strict=True))
+        loss.backward()
+    except RuntimeError as err:
+        return str(err)
+    finally:
+        for p in params:
+            p.grad = None
+    return ""
+
+
+def _weights(config: PinnConfig) -> tuple[float, float, float]:
+    return (config.w_residual, config.w_initial, config.w_boundary)
+
+
+def _fit(config: PinnConfig, residual: torch.Tensor, velocity) -> tuple[tuple[str, str], ...]:  # noqa: ANN001
+    """Each term of the loss and what the optimiser can do with it (see :class:`PinnRun`)."""
+
+    def status(weight: float, term: torch.Tensor | None) -> str:
+        if weight == 0:
+            return "weight0"
+        return "trained" if term is None or term.grad_fn is not None else "constant"
+
+    out = [("residual", status(config.w_residual, residual))]
+    if out[0][1] == "trained" and not config.create_graph:  # the heat: u_t has a graph
+        out[0] = ("residual", "partly")
+    out.append(("position", status(config.w_initial, None)))
+    if config.equation == "wave":
+        out.append(("velocity", status(config.w_initial, velocity)))
+    out.append(("boundary", status(config.w_boundary, None)))
+    return tuple(out)
 
 
 def check_config(config: PinnConfig) -> int:
@@ -260,18 +320,29 @@ def pinn(config: PinnConfig, progress: Callable[[int, int], None] | None = None)
     gen = torch.Generator().manual_seed(int(config.seed))
     params = network_parameters(network_sizes(config), gen)
     inner, initial, boundary = _points(config, gen)
-    weights = (config.w_residual, config.w_initial, config.w_boundary)
+    weights = _weights(config)
     costs = _step_costs(params, config, inner, initial, boundary)
-    first = _loss_terms(params, config, inner, initial, boundary)[0]
-    residual_grad = 0.0  # without create_graph the term has no grad_fn: its gradient is 0
-    if first.requires_grad:
-        grads = torch.autograd.grad(first, params, allow_unused=True)
-        residual_grad = math.sqrt(sum(float(g.pow(2).sum()) for g in grads if g is not None))
+    parts: dict = {}
+    first = _loss_terms(params, config, inner, initial, boundary, parts)[0]
+
+    def grad_norm(term: torch.Tensor) -> float:  # 0 for a term without grad_fn: a constant
+        if not term.requires_grad:
+            return 0.0
+        grads = torch.autograd.grad(term, params, allow_unused=True, retain_graph=True)
+        return math.sqrt(sum(float(g.pow(2).sum()) for g in grads if g is not None))
+
+    residual_grad = grad_norm(first)
+    velocity_grad = grad_norm(parts["velocity"]) if "velocity" in parts else math.nan
+    fit = _fit(config, first, parts.get("velocity"))
+    omission = "" if config.create_graph else _omission_error(params, config, inner, initial,
+                                                              boundary)  # fmt: skip
 
     opt = torch.optim.Adam(params, lr=config.lr)
     start, losses, parts, status, stopped = time.perf_counter(), [], [], "ok", None
+    velocities = []
     for step in range(config.steps):
-        three = _loss_terms(params, config, inner, initial, boundary)
+        got: dict = {}
+        three = _loss_terms(params, config, inner, initial, boundary, got)
         loss = sum(w * term for w, term in zip(weights, three, strict=True))
         losses.append(float(loss.detach()))
         if not math.isfinite(losses[-1]):
@@ -279,6 +350,8 @@ def pinn(config: PinnConfig, progress: Callable[[int, int], None] | None = None)
             losses.pop()
             break
         parts.append([float(term.detach()) for term in three])
+        if "velocity" in got:
+            velocities.append(float(got["velocity"].detach()))
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -302,8 +375,24 @@ def pinn(config: PinnConfig, progress: Callable[[int, int], None] | None = None)
     return PinnRun(
         config, n, xs, ts, u, exact, r, np.array(losses), np.array(parts).reshape(-1, 3),
         max_error, rel_error, rms, residual_grad, status, stopped, costs["pinn"], costs["plain"],
-        seconds,
+        seconds, np.array(velocities), velocity_grad, fit, omission,
     )  # fmt: skip
+
+
+def fit_summary(run: PinnRun) -> tuple[tuple[str, str, float, float], ...]:
+    """Per term of the loss: (term, what the optimiser could do with it (``run.fit``), its
+    unweighted value before the first step, before the last). The wave's u(x, 0) term is
+    the initial term less its u_t(x, 0)² part."""
+    if not len(run.terms):
+        return ()
+    columns = {"residual": run.terms[:, 0], "position": run.terms[:, 1],
+               "boundary": run.terms[:, 2]}  # fmt: skip
+    if run.velocity.size:
+        columns["velocity"] = run.velocity
+        columns["position"] = run.terms[:, 1] - run.velocity
+    return tuple(
+        (term, how, float(columns[term][0]), float(columns[term][-1])) for term, how in run.fit
+    )
 
 
 def _step_costs(params, config, inner, initial, boundary, rounds: int = 11) -> dict[str, float]:  # noqa: ANN001

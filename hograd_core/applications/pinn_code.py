@@ -17,10 +17,12 @@ def _residual_source(config: PinnConfig) -> str:
     u_xx = torch.autograd.grad(du[:, 0].sum(), xt, create_graph=True)[0][:, 0]  # <-- u_xx
     return u_t - {k} * u_xx  # the heat equation: u_t = alpha u_xx"""
     if config.equation == "heat":
-        return f"""    # BUG on purpose: the terms of the loss are taken without create_graph=True
-    u_t = torch.autograd.grad(u.sum(), xt, retain_graph=True)[0][:, 1]  # <-- a constant
-    du = torch.autograd.grad(u.sum(), xt, create_graph=True)[0]  # needed for u_xx
-    u_xx = torch.autograd.grad(du[:, 0].sum(), xt)[0][:, 0]  # <-- a constant
+        return f"""    # BUG on purpose: create_graph=True dropped from the u_xx call. Without
+    # retain_graph=True as well, loss.backward() raises "Trying to backward through the
+    # graph a second time": this call freed the graph that u_t still needs.
+    du = torch.autograd.grad(u.sum(), xt, create_graph=True)[0]  # u_x, u_t (kept for u_xx)
+    u_t = du[:, 1]  # still has a graph: the gradient flows through u_t alone
+    u_xx = torch.autograd.grad(du[:, 0].sum(), xt, retain_graph=True)[0][:, 0]  # <-- a constant
     return u_t - {k} * u_xx  # the heat equation: u_t = alpha u_xx"""
     flag = "create_graph=True" if config.create_graph else "retain_graph=True"
     note = "u_xx" if config.create_graph else "a constant (no create_graph)"

@@ -85,6 +85,14 @@ class QuadraticRun:
             per step (closed form).
         regime: "stable" (every factor below 1: lr < 2/λ_max), "edge" (lr = 2/λ_max to 1e-12:
             the steep component keeps its size and flips sign) or "unstable" (lr > 2/λ_max).
+        verdict: what the page says, from the regime first and the run second: "stable";
+            "edge" (κ > 1: the flat part dies out, the steep part keeps its size); "edge_even"
+            (κ = 1: every eigenvalue is λ_max, there is no flat part and f stays put);
+            "fell_for_now" (unstable, yet f ended below its start: the flat part shrank faster
+            than the steep part grew); "grows" (unstable, f ended at or above its start);
+            "diverged" (unstable, f overflowed).
+        regrows_at: for "fell_for_now", the first step at which f is above its start again
+            (closed form); None otherwise.
     """
 
     kappa: float
@@ -96,6 +104,8 @@ class QuadraticRun:
     status: str
     factors: tuple[float, float]
     regime: str
+    verdict: str
+    regrows_at: int | None
 
 
 @dataclass(frozen=True)
@@ -137,6 +147,38 @@ class NetStability:
     seconds: float
     grad_saved_bytes: int
     hvp_saved_bytes: int
+
+
+# ----------------------------------------------------------------------------------------------
+# Private helpers
+
+
+def _first_rise(parts: tuple[float, float], factors: tuple[float, float]) -> int | None:
+    """The first step k > 0 with f_k > f_0, where f_k = Σ parts[i]·factors[i]^(2k) (the
+    quadratic's f along its eigenvectors), or None if f never rises above f_0.
+
+    f_k is a sum of exponentials in k, so it is convex: once above f_0 it stays above. Found by
+    doubling then bisection on log f_k (no overflow however large k is)."""
+    start = sum(parts)
+
+    def log_f(k: int) -> float:
+        logs = [math.log(p) + 2 * k * math.log(r) for p, r in zip(parts, factors, strict=True)
+                if p > 0 and r > 0]  # fmt: skip
+        if not logs:
+            return -math.inf
+        top = max(logs)
+        return top + math.log(sum(math.exp(v - top) for v in logs))
+
+    if not any(p > 0 and r > 1 for p, r in zip(parts, factors, strict=True)):
+        return None  # nothing grows
+    target, high = math.log(start), 1
+    while log_f(high) <= target:
+        high *= 2
+    low = high // 2  # f_low <= f_0 (or low = 0)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if log_f(mid) <= target else (low, mid)
+    return high
 
 
 # ----------------------------------------------------------------------------------------------
@@ -185,9 +227,23 @@ def quadratic_gd(kappa: float, lr: float, steps: int, start=(2.0, 1.0)) -> Quadr
     factors = (abs(1 - lr), abs(1 - lr * kappa))
     top = max(factors)
     regime = "edge" if abs(top - 1) <= 1e-12 else "stable" if top < 1 else "unstable"
+    # f = ½(1·a² + κ·b²) with a, b the parts of θ along (1, 1)/√2 and (−1, 1)/√2
+    a, b = (start[0] + start[1]) / math.sqrt(2), (start[1] - start[0]) / math.sqrt(2)
+    regrows_at = None
+    if regime == "stable":
+        verdict = "stable"
+    elif regime == "edge":
+        verdict = "edge_even" if kappa == 1 else "edge"
+    elif status == "diverged":
+        verdict = "diverged"
+    elif losses[-1] < losses[0]:
+        verdict = "fell_for_now"
+        regrows_at = _first_rise((a * a / 2, kappa * b * b / 2), factors)
+    else:
+        verdict = "grows"
     return QuadraticRun(
         kappa, lr, tops[-1], len(calls), np.array(points), np.array(losses), status, factors,
-        regime,
+        regime, verdict, regrows_at,
     )  # fmt: skip
 
 

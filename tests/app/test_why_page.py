@@ -148,6 +148,36 @@ def test_stability_quadratic_on_both_sides_of_the_limit(lr: float, kind: str, wo
     np.testing.assert_allclose(plotly_array(trace["y"]), quad.losses, rtol=1e-12)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("kappa", "lr", "steps"), [(2, 1.002, 200), (10, 0.201, 10)])
+def test_stability_an_unstable_rate_whose_f_fell_is_a_warning(kappa, lr, steps, lang) -> None:  # noqa: ANN001
+    """The verdict comes from lr against 2/λ_max; the fall is named as temporary, with the
+    step from which f is above its start again (the core's closed form)."""
+    at = run("stability", lang, **{"why.stability.kappa": kappa, "why.stability.lr": lr,
+                                   "why.stability.steps": steps})  # fmt: skip
+    quad = sb.quadratic_gd(float(kappa), lr, steps)
+    assert quad.verdict == "fell_for_now" and not at.success
+    said = texts(at, "warning")
+    assert f"{quad.regrows_at:,}" in said
+    assert ("only for now" if lang == "en" else "只是暂时下降") in said
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_stability_at_kappa_one_the_edge_has_no_flat_part(lang: str) -> None:
+    at = run("stability", lang, **{"why.stability.kappa": 1, "why.stability.lr": 2.0})
+    said = texts(at, "info")
+    assert ("no flat part" if lang == "en" else "没有平缓方向") in said
+    assert "once the flat part is gone" not in said and "分量消失" not in said
+
+
+def test_stability_notebook_caption_names_the_fall_first() -> None:
+    """Above the limit the curve may fall before it climbs (κ > 1): both captions say so."""
+    from hograd_ui.i18n import tr
+
+    assert "may fall first" in tr("why.nb.quadratic.figure", "en")
+    assert "可能先下降" in tr("why.nb.quadratic.figure", "zh")
+
+
 def test_stability_quadratic_overflow_stops_cleanly() -> None:
     at = run("stability", **{"why.stability.kappa": 1000, "why.stability.lr": 2.5,
                              "why.stability.steps": 1000})  # fmt: skip
@@ -199,7 +229,7 @@ def test_stats_float32_nan_in_chinese() -> None:
     at = run("stats", "zh")
     at.button(key="why.stats.use.nan32").click().run()
     assert "NaN 检查" in texts(at, "error")
-    assert "float32 中第 0 步出现了 NaN" in texts(at, "markdown")
+    assert "在 float32 中，NaN 检查在第 0 步停止了运行" in texts(at, "markdown")
 
 
 def test_stats_refuses_too_much_work() -> None:
@@ -286,3 +316,76 @@ def test_a_tabs_script_is_folded_until_asked_for(lang: str) -> None:
     lines = scripts[0].splitlines()
     numbers = [int(n) for n in re.findall(r"\d+", marked.split("# <--")[1])]
     assert numbers and all("# <--" in lines[n - 1] for n in numbers)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("scenario", ["healthy", "explode", "nan32", "nan32_in_float64"])
+def test_stats_precision_sentence_fits_each_case(scenario: str, lang: str) -> None:
+    """Neither, one (either way round) or both precisions non-finite: each its own sentence,
+    with the step at which each was stopped, and never a NaN printed as a difference."""
+    at = run("stats", lang)
+    name = scenario.removesuffix("_in_float64")
+    at.button(key=f"why.stats.use.{name}").click().run()
+    if scenario.endswith("_in_float64"):
+        at.session_state[f"why.stats.dtype.{lang}"] = "float64"  # the form's radio
+        at.run()
+    config = gs.SCENARIOS[name]
+    if scenario.endswith("_in_float64"):
+        config = gs.StatsConfig(**{**config.__dict__, "dtype": "float64"})
+    stats = gs.gradient_stats(config)
+    if scenario.endswith("_in_float64"):  # the page ran float64: its own run has no NaN
+        assert stats.nan_step is None and stats.other_nan_step == 0 and at.success
+    said = "\n".join(m.value for m in at.markdown)
+    assert "at most nan" not in said and "相差 nan" not in said
+    steps = {stats.config.dtype: stats.nan_step, stats.other_dtype: stats.other_nan_step}
+    sentence = [line for line in said.split("\n") if "float32" in line and "float64" in line]
+    assert sentence, said
+    both = all(v is not None for v in steps.values())
+    neither = all(v is None for v in steps.values())
+    if neither:
+        assert ("Both precisions stayed finite" if lang == "en" else "两种精度在全部") in said
+    elif both:
+        assert ("Neither precision stayed finite" if lang == "en" else "都没有保持有限") in said
+        for dtype, step in steps.items():  # each precision named with its own step
+            word = (
+                f"the {dtype} run at step {step}" if lang == "en" else f"第 {step} 步停止了 {dtype}"
+            )
+            assert word in said.replace("stopped the ", "the "), (word, said)
+    else:
+        bad = next(d for d, v in steps.items() if v is not None)
+        good = next(d for d, v in steps.items() if v is None)
+        assert (f"In {bad} the NaN check stopped the run at step {steps[bad]}" if lang == "en"
+                else f"在 {bad} 中，NaN 检查在第 {steps[bad]} 步停止了运行") in said  # fmt: skip
+        assert (
+            f"in {good} the same run stayed finite" if lang == "en" else f"在 {good} 中"
+        ) in said
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_stats_vanish_preset_is_labelled_for_what_it_shows(lang: str) -> None:
+    """Not depth or the start (it starts from the healthy weights): a step too large, which
+    saturates the tanh units; the caption gives the share of saturated units."""
+    at = run("stats", lang)
+    label = at.button(key="why.stats.use.vanish").label
+    assert ("saturation" if lang == "en" else "饱和") in label and "lr 2" in label
+    at.button(key="why.stats.use.vanish").click().run()
+    sat = gs.gradient_stats(gs.SCENARIOS["vanish"]).saturated
+    said = "\n".join(c.value for c in at.caption)
+    assert (
+        f"{sat[-1]:.1%}" in said and ("Saturated tanh" if lang == "en" else "饱和的 tanh") in said
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_hf_says_how_far_the_torch_func_form_is_and_what_cg_runs_on(lang: str) -> None:
+    """The relative difference quoted (caption and the form's note) is the measured one, and
+    the intro names Martens' Gauss-Newton matrix against the H used here."""
+    at = run("hf", lang)
+    last, most = hf.func_form_gaps(hf.hessian_free(hf.HFConfig()))
+    captions = "\n".join(c.value for c in at.caption)
+    assert f"{last:.1e}" in captions and f"{most:.1e}" in captions
+    func = at.code[-1].value
+    assert f"{last:.1e}" in func and "agree to rounding" not in func
+    intro = "\n".join(m.value for m in at.markdown)
+    assert "Gauss-Newton" in intro and "Martens" in intro
+    assert ("negative curvature" if lang == "en" else "负曲率") in intro

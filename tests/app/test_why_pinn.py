@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from hograd_core.applications import pinn as core
+from hograd_ui.why_figures import finite_or_dash
 from tests.app.charts import chart_elements
 from tests.app.why import charts, open_tab
 from tests.arrays import plotly_array
@@ -45,16 +46,56 @@ def test_the_tab_trains_the_heat_preset_and_draws_the_cores_run(lang: str) -> No
     assert f"{expected.parameters:,}" in [m.value for m in at.metric]
 
 
-def test_without_create_graph_the_tab_warns_that_the_residual_did_not_train() -> None:
+def test_without_create_graph_the_tab_warns_and_quotes_pytorch() -> None:
     at = run("zh", **{"why.pinn.create_graph": False})
-    assert at.warning and "恰好为 0" in at.warning[0].value
     bad = core.pinn(replace(core.preset("heat"), create_graph=False))
+    assert at.warning and "retain_graph=True" in at.warning[0].value
+    assert bad.omission_error in [c.value for c in at.code]  # word for word
     maps = charts(at)[0]
     residual = maps["data"][2]
     np.testing.assert_allclose(grid(residual["z"]), bad.residual, rtol=1e-12)
     script = at.code[-2].value
     marked = [line for line in script.splitlines() if "# <--" in line]
     assert marked and not any("create_graph=True" in line for line in marked)
+
+
+WORDS = {
+    "en": {"trained": "trained, its gradient reaches the weights", "partly": "only through u_t",
+           "constant": "never trained", "weight0": "its weight is 0"},
+    "zh": {"trained": "得到训练，它的梯度能到达权重", "partly": "只通过 u_t 得到训练",
+           "constant": "从未被训练", "weight0": "权重为 0"},
+}  # fmt: skip
+TERMS = {"en": {"residual": "the equation's residual"}, "zh": {"residual": "方程残差"}}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    ("equation", "keep", "w_res"),
+    [("heat", True, 1.0), ("heat", False, 1.0), ("wave", True, 1.0), ("wave", False, 1.0),
+     ("heat", True, 0.0)],
+)  # fmt: skip
+def test_the_tab_says_what_each_term_got(equation, keep, w_res, lang) -> None:  # noqa: ANN001
+    """One line per term of the loss, with the core's word for it (checked against the run's
+    gradients in tests/core) and the run's own start and end values; with the residual's
+    weight 0 nothing says the optimiser pushed the residual down."""
+    state = {"why.pinn.equation": equation, "why.pinn.create_graph": keep,
+             "why.pinn.steps": 100, "why.pinn.w0": w_res}  # fmt: skip
+    at = run(lang, **state)
+    config = replace(core.preset(equation), steps=100, create_graph=keep, w_residual=w_res)
+    expected = core.pinn(config)
+    said = "\n".join(m.value for m in at.markdown)
+    lines = [line for line in said.splitlines() if line.startswith("- **")]
+    rows = core.fit_summary(expected)
+    assert len(lines) == len(rows)
+    for line, (term, how, a, b) in zip(lines, rows, strict=True):
+        name = TERMS[lang].get(term)
+        assert name is None or f"**{name}**" in line
+        assert WORDS[lang][how] in line, (line, how)
+        assert f"{finite_or_dash(a, 3)} → {finite_or_dash(b, 3)}" in line
+    boxes = "\n".join(b.value for b in [*at.success, *at.warning])
+    assert "push the residual down" not in boxes
+    if w_res == 0:
+        assert WORDS[lang]["weight0"] in lines[0]
 
 
 def test_the_wave_preset_starts_from_its_own_steps() -> None:

@@ -4,6 +4,8 @@ mode, the snapshot slider and a refused setting."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -96,3 +98,32 @@ def test_the_other_modes_draw_and_explain(data: str, mode: str, box: str, words:
     np.testing.assert_array_equal(trace(at, "data", "x"), core.real[:, 0])
     np.testing.assert_array_equal(trace(at, "generated", "y"), core.fake[-1][:, 1])
     assert at.table[0].value.iloc[:, 1].tolist() == ["0"] * 6
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("steps", [200, 30])
+def test_the_gap_is_shown_smoothed_and_named_a_noisy_lower_bound(lang: str, steps: int) -> None:
+    """One step's gap is one mini-batch's (−0.474 at the default's last step, negative at 38 %
+    of its steps): the metric averages the last 50 steps (all of a shorter run), and its help
+    says what that estimates."""
+    at = run(lang, **{"why.wgan.steps": steps})
+    core = train_wgan(WganConfig(steps=steps))
+    window = min(50, steps)
+    (metric,) = [
+        m for m in at.metric if str(window) in m.label and ("gap" in m.label or "差值" in m.label)
+    ]
+    assert metric.value == f"{np.mean(core.wasserstein[-window:]):.3g}"
+    negative = f"{np.mean(core.wasserstein < 0):.0%}"
+    assert negative in metric.help and f"{core.wasserstein[-1]:.3g}" in metric.help
+    assert ("lower bound" if lang == "en" else "下界") in metric.help
+    boxes = "\n".join(b.value for b in at.info)
+    assert ("estimate of the distance" not in boxes) and ("仍是距离的" not in boxes)
+
+
+@pytest.mark.parametrize("create_graph", [True, False])
+def test_every_node_of_the_penalty_graph_says_something_after_its_equals(create_graph) -> None:  # noqa: ANN001
+    """W1 and x̂ hold more than one number: drawn by name, never as "W1 = " with nothing."""
+    dot = flag_dot(penalty_graph(create_graph), "en")
+    labels = [label.strip('"') for label in re.findall(r'label=("[^"]*"|[^ \]]+)', dot)]
+    assert labels and not [label for label in labels if re.search(r"= *(\\n|$)", label)]
+    assert {"W1", "x̂"} <= set(labels)

@@ -99,6 +99,31 @@ def test_vanishing_shows_as_a_quiet_first_layer() -> None:
     assert healthy.nan_step is None and vanish.nan_step is None
 
 
+def test_the_vanish_preset_shows_saturation_after_a_large_step_not_a_bad_start() -> None:
+    """Its label says what it shows: the same start as "healthy" (the same first gradient
+    norms per layer), then lr 2 drives the tanh units into saturation, counted here again
+    from a forward pass at the run's own weights, while the first layer's gradient vanishes
+    against the last's and the loss rises."""
+    healthy, vanish = gradient_stats(SCENARIOS["healthy"]), gradient_stats(SCENARIOS["vanish"])
+    np.testing.assert_allclose(vanish.layer_norms[0], healthy.layer_norms[0], rtol=1e-12)
+    ratio = vanish.layer_norms[:, 0] / vanish.layer_norms[:, -1]
+    assert ratio[0] > 0.5 and ratio[-1] < 1e-4  # vanishing appears during training
+    assert vanish.losses[-1] > 3 * vanish.losses[0]  # the loss rose: the step is too large
+    assert vanish.saturated[0] == 0 and vanish.saturated[-1] > 0.2
+    assert healthy.saturated.max() < 0.01
+    # the count, by hand: |tanh| > 0.99 over the hidden layers at the start's first batch
+    config = SCENARIOS["vanish"]
+    x, y, _, _ = load_data("digits")
+    idx = torch.randint(0, len(y), (config.batch,), generator=torch.Generator().manual_seed(1))
+    h, saturated, total = x[idx], 0, 0
+    params = _parameters(config, torch.float64)
+    for k in range(0, len(params) - 2, 2):
+        h = torch.tanh(h @ params[k].T.detach() + params[k + 1].detach())
+        saturated, total = saturated + int((h.abs() > 0.99).sum()), total + h.numel()
+    assert vanish.saturated[0] == saturated / total
+    assert gradient_stats(SCENARIOS["explode"]).saturated.size == 0  # ReLU: not counted
+
+
 def test_exploding_ends_in_a_nan_that_clipping_prevents() -> None:
     explode = gradient_stats(SCENARIOS["explode"])
     assert explode.nan_step is not None and explode.nan_step < 20

@@ -239,3 +239,39 @@ def test_the_generated_code_prints_the_pages_losses(dataset: str) -> None:
     np.testing.assert_allclose([float(v) for v in numbers], run.hf_losses, rtol=1e-12)
     marked = [code.source.splitlines()[i - 1] for i in code.marked]
     assert "create_graph=True" in marked[0] and "retain_graph=True" in marked[1]
+
+
+def test_the_torch_func_products_are_the_func_forms_and_their_gap_is_measured() -> None:
+    """The page's claim about the torch.func form: its losses, by the form's own script, are
+    the ones the run computes with jvp(grad(loss)); how far they are from the plain run's is
+    measured (relative 1e-5 at the defaults, not 1e-16: CG amplifies the HVP's rounding)."""
+    from hograd_core.applications import func_forms as ff
+    from hograd_core.applications.hessian_free import func_form_gaps
+    from hograd_core.curvature import _load_forward_ad
+
+    _load_forward_ad()
+    config = HFConfig()
+    run = hessian_free(config)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(ff.hf_func_code(hf_code(config).source), "<func>", "exec"), {})  # noqa: S102
+    printed = np.array(out.getvalue().split()[1:], dtype=float)
+    np.testing.assert_allclose(run.func_losses, printed, rtol=1e-10)
+    last, most = func_form_gaps(run)
+    gaps = np.abs(printed - run.hf_losses) / np.abs(run.hf_losses)
+    assert last == pytest.approx(gaps[-1], rel=1e-3, abs=1e-15) and most >= last
+    assert most > 1e-9  # far beyond one rounding (1e-16): amplified by CG
+
+
+def test_the_hessian_cg_runs_on_is_indefinite_unlike_gauss_newton() -> None:
+    """The intro's claim: CG runs on H, which here has negative eigenvalues (Martens' G would
+    be positive semi-definite): at the default start λ_min(H) < 0."""
+    from hograd_core.applications.hessian_free import network_sizes
+
+    config = HFConfig()
+    sizes = network_sizes(config)
+    x, y, _, _ = load_data(config.dataset)
+    h = torch.autograd.functional.hessian(
+        mlp_loss(sizes, x, y), initial_parameters(sizes, config.seed)
+    )
+    assert np.linalg.eigvalsh(h.numpy())[0] < -0.1

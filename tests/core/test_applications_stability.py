@@ -142,3 +142,49 @@ def test_the_generated_code_prints_the_pages_numbers() -> None:
 def test_refusals_come_before_any_work(call, error, match) -> None:  # noqa: ANN001
     with pytest.raises(error, match=match):
         call()
+
+
+def closed_form_f(kappa: float, lr: float, k: int) -> float:
+    """f after k steps from (2, 1): ½Σ λ·c²·|1 − lr·λ|^(2k), c the start's part along each
+    eigenvector (λ = 1 along (1, 1)/√2, λ = κ along (−1, 1)/√2)."""
+    parts = ((1.0, 3 / math.sqrt(2)), (kappa, -1 / math.sqrt(2)))
+    return sum(0.5 * lam * c * c * abs(1 - lr * lam) ** (2 * k) for lam, c in parts)
+
+
+@pytest.mark.parametrize("kappa", [1.0, 2.0, 4.0, 10.0, 100.0])
+@pytest.mark.parametrize("m", [0.5, 0.99, 1.0, 1.001, 1.002, 1.01, 1.1, 1.5])
+@pytest.mark.parametrize("steps", [10, 200])
+def test_the_verdict_follows_lr_against_two_over_lambda_not_the_run(kappa, m, steps) -> None:  # noqa: ANN001
+    """Stable exactly when every |1 − lr·λ| < 1 (closed form), whatever f did in the run; an
+    unstable run whose f fell says so, and f does pass its start at the step it names."""
+    lr = 2 / kappa * m
+    run = quadratic_gd(kappa, lr, steps)
+    top = max(abs(1 - lr), abs(1 - lr * kappa))
+    if abs(top - 1) <= 1e-12:
+        assert run.verdict == ("edge_even" if kappa == 1 else "edge")
+    elif top < 1:
+        assert run.verdict == "stable"
+    else:
+        fell = closed_form_f(kappa, lr, steps) < closed_form_f(kappa, lr, 0)
+        assert run.verdict in (("fell_for_now",) if fell else ("grows", "diverged"))
+    if run.verdict != "fell_for_now":
+        assert run.regrows_at is None
+        return
+    k = run.regrows_at
+    f0 = closed_form_f(kappa, lr, 0)
+    assert k > steps and closed_form_f(kappa, lr, k) > f0 >= closed_form_f(kappa, lr, k - 1)
+    if k + 20 <= 1000:  # the claim, run: more steps make f grow, past its start from step k on
+        longer = quadratic_gd(kappa, lr, k + 20)
+        assert longer.losses[k - 1] <= longer.losses[0] < longer.losses[k]
+        assert np.all(np.diff(longer.losses[k:]) > 0)
+
+
+def test_an_unstable_rate_whose_f_fell_is_not_called_stable() -> None:
+    """κ = 2, lr = 1.002: f falls 2.75 → 2.469 in 200 steps (the flat part dies at once), yet
+    the steep part grows by 1.004 per step and f passes 2.75 again at step 214."""
+    run = quadratic_gd(2.0, 1.002, 200)
+    assert run.losses[-1] < run.losses[0] and run.regime == "unstable"
+    assert (run.verdict, run.regrows_at) == ("fell_for_now", 214)
+    assert quadratic_gd(10.0, 0.201, 10).verdict == "fell_for_now"
+    even = quadratic_gd(1.0, 2.0, 50)  # no flat part: f stays at its start
+    assert even.verdict == "edge_even" and np.all(even.losses == even.losses[0])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hograd_core.applications.func_forms import hf_func_code
+from hograd_core.applications.hessian_free import HFConfig, func_form_gaps, hessian_free
 from hograd_ui.i18n import tr
 from tests.e2e.conftest import ARTIFACTS, download, wait_for_app
 
@@ -27,7 +28,8 @@ def test_hessian_free_tab_delivers_and_shows_its_torch_func_form(page, lang: str
     wait_for_app(page, timeout=90_000)
     plain = _text(page, tr("downloads.py", lang))
     func = _text(page, tr("downloads.func.py", lang))
-    assert func == hf_func_code(plain, tr("downloads.func.why.hf", lang))
+    rel = f"{func_form_gaps(hessian_free(HFConfig()))[0]:.1e}"  # measured, as the page does
+    assert func == hf_func_code(plain, tr("downloads.func.why.hf", lang, rel=rel))
     compile(func, "<downloaded>", "exec")
     expander = page.locator("[data-testid='stExpander']", has_text=tr("downloads.func.title", lang))
     expander.locator("summary").click()
