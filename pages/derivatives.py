@@ -1,6 +1,8 @@
 """Derivatives lab: f and every derivative in one chart, a point inspector checked four ways,
 the Taylor polynomial, sympy's formulas, the PyTorch code and what each method costs."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -196,9 +198,11 @@ def _notes_and_disagreements(fn: Function, inspection: Inspection, x0: float) ->
     )
 
 
-def _gradchecks(text: str, x0: float) -> None:
+def _gradchecks(text: str, x0: float, exact: tuple[float | None, ...]) -> None:
     """PyTorch's own gradcheck and gradgradcheck at x0: each verdict, and on a failure
-    PyTorch's message (as code: its words, never markdown) and the entries that differ."""
+    PyTorch's message (as code: its words, never markdown), the entries that differ and, where
+    sympy's exact derivatives (``exact``, by order) agree with the backward, that it is the
+    finite difference that is off."""
     try:
         checks: GradChecks = gradchecks_at(text, x0)
     except HogradError as err:
@@ -210,6 +214,7 @@ def _gradchecks(text: str, x0: float) -> None:
     what = {("gradcheck", 0): "deriv.gradcheck.what.gradcheck",
             ("gradgradcheck", 0): "deriv.gradcheck.what.x",
             ("gradgradcheck", 1): "deriv.gradcheck.what.v"}  # fmt: skip
+    order = {("gradcheck", 0): 1, ("gradgradcheck", 0): 2, ("gradgradcheck", 1): 1}  # v = 1
     why_not = {
         UNDEFINED: "deriv.gradcheck.skip.undefined", EDGE: "deriv.gradcheck.skip.edge",
         KINK: "deriv.gradcheck.skip.kink", DERIVATIVE: "deriv.gradcheck.skip.derivative",
@@ -234,7 +239,15 @@ def _gradchecks(text: str, x0: float) -> None:
             )  # fmt: skip
             if items:
                 st.markdown(t("deriv.gradcheck.entries", items=items))
-            st.caption(t("deriv.gradcheck.why_failed", eps=eps))
+            sympy = [exact[k] if k < len(exact) else None
+                     for k in (order[check.name, m.input] for m in check.mismatches)]  # fmt: skip
+            if items and all(
+                e is not None and math.isclose(m.analytical, e, rel_tol=AGREE_RTOL)
+                for m, e in zip(check.mismatches, sympy, strict=True)
+            ):
+                st.caption(t("deriv.gradcheck.exact_agrees", eps=eps, rtol=f"{AGREE_RTOL:g}"))
+            else:
+                st.caption(t("deriv.gradcheck.why_failed", eps=eps))
         elif check.name == "gradcheck" or SECOND in skipped:  # one reason, said once
             reason = next(iter(skipped.values()))
             st.markdown(t(why_not[reason.reason], x0=where, eps=eps,
@@ -280,7 +293,7 @@ def point_views(
             st.caption(t("deriv.inspector.help", fd=MAX_FD_ORDER, rtol=f"{AGREE_RTOL:g}"))
             _inspector_table(inspection)
             _notes_and_disagreements(fn, inspection, float(x0))
-            _gradchecks(fn.text, float(x0))
+            _gradchecks(fn.text, float(x0), tuple(r.sympy for r in inspection.rows))
             done = sum(r.sympy is not None for r in inspection.rows) - 1
             if inspection.sympy_working:
                 st.info(

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import sympy as sp
 import torch
 from torch.autograd.gradcheck import GradcheckError
 
 from hograd_core import parse
+from hograd_serving import cached as _cached
 from tests.app.conftest import open_page
 
 PAGE = "pages/derivatives.py"
+X = sp.Symbol("x", real=True)
 
 
 def at_point(text: str, x0: float, lang: str = "en", span: tuple[float, float] | None = None):  # noqa: ANN201
@@ -46,6 +49,19 @@ def test_a_failure_shows_pytorchs_message_as_code_and_the_entry() -> None:
     text = markdown(at)
     assert "✗ `gradcheck` failed. PyTorch's message, word for word:" in text
     assert "Entries that differ: ∂f/∂x (that is f′): finite difference" in text
+    # once sympy's exact column is in, the page says which side is off: the backward agrees
+    assert not _cached.sympy_part("x*sin(1/x)", 4, x0, wait=60).working
+    at.run()
+    exact = float(sp.diff(X * sp.sin(1 / X), X).subs(X, x0))
+    assert f"backward {exact:.10g}" in markdown(at)
+    captions = "\n".join(c.value for c in at.caption)
+    assert "so it is the finite difference that is off" in captions
+    assert "either the backward formula is wrong" not in captions
+    # without sympy's f' (order 0: the table has f only) the page cannot say which side
+    at.slider(key="deriv.order").set_value(0).run()
+    captions = "\n".join(c.value for c in at.caption)
+    assert "either the backward formula is wrong" in captions
+    assert "so it is the finite difference that is off" not in captions
 
 
 def test_a_kink_and_a_point_outside_the_domain_are_said_not_failed() -> None:
