@@ -2,7 +2,8 @@
 
 What belongs here: the function language (:mod:`.language`), derivatives by nested autograd
 (:mod:`.nested_autograd`) and Taylor mode (:mod:`.taylor`), sympy as an oracle
-(:mod:`.symbolic`), the point inspector (:mod:`.inspector`), gradients, Hessians and
+(:mod:`.symbolic`), the point inspector (:mod:`.inspector`) and PyTorch's gradcheck on a
+typed function (:mod:`.grad_checks`), gradients, Hessians and
 Hessian-vector products (:mod:`.hessian`, :mod:`.curvature`), the small network and its
 curvature (:mod:`.network`, :mod:`.net_curvature`), the double-backward graph
 (:mod:`.graphs`), the flag lab (:mod:`.flaglab`) and the errors (:mod:`.errors`).

@@ -4,9 +4,11 @@
     python -m hograd_core derivatives "tanh(x)" --order 8 --grid -3:3:2000 --json
     python -m hograd_core hvp "w1**2*sin(w2)" --at 1,1.5707963267948966 --vector 0.5,1 --json
     python -m hograd_core graph "x**3" --order 2 --at 0.7 > graph.dot
+    python -m hograd_core gradcheck "sin(x)*exp(-x^2)" --at -2:2:9 --json
 
 Bad input exits with status 2 and one line ``error: ...`` on stderr (and ``{"error": ...}`` on
-stdout with --json); never a traceback.
+stdout with --json); never a traceback. A check that fails is an answer, not bad input: gradcheck
+exits with 0 and says so.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from .cli_graph import add_parser as add_graph_parser
 from .cli_graph import run_graph
 from .curvature import verdict
 from .errors import ArgumentError, BudgetError, HogradError
+from .grad_checks import GradChecks, run_gradchecks
 from .hessian import CRITICAL_TOLERANCE, hvp, number_entries
 from .hvp_graph import numbers
 from .language import parse
@@ -53,15 +56,15 @@ def _numbers(text: str, what: str, count: int = 1) -> list[float]:
     return out
 
 
-def _grid(text: str) -> np.ndarray:
+def _grid(text: str, option: str = "--grid") -> np.ndarray:
     parts = text.split(":")
     if len(parts) != 3:
-        raise _UsageError(f"--grid: expected START:STOP:POINTS such as -3:3:2000, got {text!r}")
-    low, high = _numbers(parts[0], "--grid")[0], _numbers(parts[1], "--grid")[0]
+        raise _UsageError(f"{option}: expected START:STOP:POINTS such as -3:3:2000, got {text!r}")
+    low, high = _numbers(parts[0], option)[0], _numbers(parts[1], option)[0]
     try:
         count = int(parts[2])
     except ValueError:
-        raise _UsageError(f"--grid: POINTS must be a whole number, got {parts[2]!r}") from None
+        raise _UsageError(f"{option}: POINTS must be a whole number, got {parts[2]!r}") from None
     if not 1 <= count <= BUDGET.max_points:
         raise BudgetError("budget.points", limit=BUDGET.max_points, got=count)
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
@@ -101,6 +104,10 @@ def _build_parser() -> argparse.ArgumentParser:
     h.add_argument("--vector", required=True, help="v, e.g. 0.5,1")
     h.add_argument("--json", action="store_true")
     add_graph_parser(sub)
+    g = sub.add_parser("gradcheck", help="PyTorch's gradcheck and gradgradcheck of f(x)")
+    g.add_argument("function")
+    g.add_argument("--at", required=True, help="START:STOP:POINTS (e.g. -2:2:9) or points 0.5,1")
+    g.add_argument("--json", action="store_true")
     return parser
 
 
@@ -131,6 +138,46 @@ def _run_derivatives(args: argparse.Namespace) -> dict:
         "values": result.values, "constant_from": result.constant_from,
         "nonfinite": list(result.nonfinite), "seconds": result.seconds,
     }  # fmt: skip
+
+
+def _run_gradcheck(args: argparse.Namespace) -> dict:
+    fn = parse(args.function)
+    xs = _grid(args.at, "--at") if ":" in args.at else np.array(_numbers(args.at, "--at"))
+    r: GradChecks = run_gradchecks(fn, xs)
+    out = {
+        "function": args.function, "variables": list(fn.variables), "latex": fn.latex,
+        "points": len(r.points), "eps": r.eps, "atol": r.atol, "rtol": r.rtol,
+        "skipped": [{"x": s.x, "reason": s.reason, "piece": s.piece} for s in r.skipped],
+    }  # fmt: skip
+    for check in (r.gradcheck, r.gradgradcheck):
+        out[check.name] = check.passed  # None (null): no point left to check
+        out[f"{check.name}_points"] = list(check.points)
+        out[f"{check.name}_message"] = check.message or None  # PyTorch's own words
+        out[f"{check.name}_mismatches"] = [
+            {"input": m.input, "row": m.row, "column": m.column, "x": check.points[m.column],
+             "numerical": m.numerical, "analytical": m.analytical}
+            for m in check.mismatches
+        ]  # fmt: skip
+    return out
+
+
+def _print_gradcheck(out: dict) -> None:
+    print(f"f = {out['function']}    variables: {', '.join(out['variables']) or '(none)'}")
+    print(f"  {out['points']} points; eps {out['eps']:g}, atol {out['atol']:g}, "
+          f"rtol {out['rtol']:g}")  # fmt: skip
+    for name in ("gradcheck", "gradgradcheck"):
+        checked = len(out[f"{name}_points"])
+        verdict = {True: "passed", False: "failed", None: "not run"}[out[name]]
+        print(f"  {name}: {verdict} on {checked} points")
+        if out[f"{name}_message"]:
+            for line in out[f"{name}_message"].rstrip().splitlines():
+                print(f"    | {line}")
+        for m in out[f"{name}_mismatches"]:
+            print(f"    differs at x = {_fmt(m['x'])} (input {m['input']}, row {m['row']}): "
+                  f"numerical {_fmt(m['numerical'])}, analytical {_fmt(m['analytical'])}")  # fmt: skip
+    for s in out["skipped"]:
+        piece = f": {s['piece']}" if s["piece"] else ""
+        print(f"  not checked at x = {_fmt(s['x'])} ({s['reason']}{piece})")
 
 
 #: What the Hessian is, for each reason the test gives (Verdict.reason).
@@ -229,7 +276,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "graph":
             print(run_graph(args))
             return 0
-        out = _run_derivatives(args) if args.command == "derivatives" else _run_hvp(args)
+        run = {"derivatives": _run_derivatives, "hvp": _run_hvp, "gradcheck": _run_gradcheck}
+        out = run[args.command](args)
     except (HogradError, _UsageError) as err:
         message = str(err)
         if want_json:
@@ -239,6 +287,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out["seconds"] = out.get("seconds", time.perf_counter() - started)
     if args.json:
         print(json.dumps(_jsonable(out)))
+    elif args.command == "gradcheck":
+        _print_gradcheck(out)
     else:
         _print_human(args.command, out)
     return 0

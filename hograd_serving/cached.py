@@ -42,6 +42,7 @@ from hograd_core.applications.stability_code import quadratic_code, stability_co
 from hograd_core.applications.stats_code import stats_code
 from hograd_core.applications.wgan_code import wgan_code
 from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
+from hograd_core.grad_checks import GradChecks, run_gradchecks
 from hograd_core.graphs import GRAPH_BUDGET, GraphLab, TensorGraph, graph_lab
 from hograd_core.hvp_graph import HVPGraph, hvp_graph
 from hograd_core.inspector import (
@@ -496,3 +497,17 @@ def lesson_answer(name: str) -> lesson.Answer:
 
 
 # ---- downloads: CSV, .py, torch.func forms, notebooks (issue 18) ----------------------------------
+
+
+# ---- derivatives page: PyTorch's gradcheck at x0 (issue 36, finding 12) ---------------------------
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def gradchecks_at(text: str, x0: float) -> GradChecks:
+    """PyTorch's ``gradcheck`` and ``gradgradcheck`` of ``text`` at ``x0``. Sized by the shared
+    probe before it starts (a refusal is a BudgetError); a large second-order graph passes the
+    heavy-work gate like the curves do."""
+    fn = parse(text)
+    heavy = autograd_is_heavy(fn, 2, 3, shared_probe)  # the stencil x0 - eps, x0, x0 + eps
+    with heavy_work() if heavy else nullcontext():
+        return run_gradchecks(fn, [x0], shared_probe)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import io
 import math
-import tempfile
+import time
 import zipfile
-from pathlib import Path
+from collections import defaultdict
 
 import numpy as np
 
+from hograd_core.applications import event_file as ev
 from hograd_core.applications.gradient_stats import BINS, GradientStats
 from hograd_core.applications.hessian_free import HFRun
 from hograd_core.applications.newton import NewtonRace
@@ -27,7 +28,7 @@ from .plotting import cell_title, grid_cells, hline, plain_figure
 __all__ = [
     "COLORS", "METHOD_KEYS", "hf_figure", "histogram_figure", "layer_norms_figure",
     "newton_convergence_figure", "newton_paths_figure", "precision_figure",
-    "quadratic_figure", "sharpness_figure", "tensorboard_archive", "tensorboard_available",
+    "quadratic_figure", "sharpness_figure", "tensorboard_archive",
     "finite_or_dash",
 ]  # fmt: skip
 
@@ -234,51 +235,38 @@ def precision_figure(stats: GradientStats, lang: str) -> object:
     )  # fmt: skip
 
 
-def tensorboard_archive(stats: GradientStats) -> bytes | None:
-    """The run as TensorBoard event files (``torch.utils.tensorboard``), zipped; None when the
-    ``tensorboard`` package is not installed.
+def tensorboard_archive(stats: GradientStats, wall_time: float | None = None) -> bytes:
+    """The run as a TensorBoard event file, zipped; written by hand
+    (hograd_core/applications/event_file.py), so it needs no tensorboard package.
 
     Scalars: ``loss/<dtype>``, ``grad_norm/total`` and ``grad_norm/W1``...; histograms:
     ``grad_abs/W1``... of |g| over the buckets of :data:`BINS` (a first bucket up to 0 holds the
-    entries that are exactly 0).
+    entries that are exactly 0). One Event per step holds every value of that step. The
+    events' ``wall_time`` is now unless given.
     """
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-    except ImportError:  # tensorboard is an optional package
-        return None
+    wall = time.time() if wall_time is None else wall_time
     limits = [0.0, *(10.0 ** BINS[1:]).tolist()]
+    steps: dict[int, list[bytes]] = defaultdict(list)
+    for step, loss in enumerate(stats.losses):
+        steps[step].append(ev.scalar(f"loss/{stats.config.dtype}", float(loss)))
+    for step, loss in enumerate(stats.other_losses):
+        steps[step].append(ev.scalar(f"loss/{stats.other_dtype}", float(loss)))
+    for step, total in enumerate(stats.total_norms):
+        steps[step].append(ev.scalar("grad_norm/total", float(total)))
+        for k, name in enumerate(stats.layer_names):
+            steps[step].append(ev.scalar(f"grad_norm/{name}", float(stats.layer_norms[step, k])))
+    for i, step in enumerate(stats.hist_steps):
+        for k, name in enumerate(stats.layer_names):
+            low, high, num, total, squares = stats.abs_stats[i, k]
+            counts = [int(stats.hist_zeros[i, k]), *stats.hist_counts[i, k].tolist()]
+            steps[int(step)].append(
+                ev.histogram(f"grad_abs/{name}", low, high, num, total, squares, limits, counts)
+            )
+    data = ev.event_file(sorted(steps.items()), wall)
     buffer = io.BytesIO()
-    with tempfile.TemporaryDirectory() as folder:
-        writer = SummaryWriter(folder)
-        for step, loss in enumerate(stats.losses):
-            writer.add_scalar(f"loss/{stats.config.dtype}", float(loss), step)
-        for step, loss in enumerate(stats.other_losses):
-            writer.add_scalar(f"loss/{stats.other_dtype}", float(loss), step)
-        for step, total in enumerate(stats.total_norms):
-            writer.add_scalar("grad_norm/total", float(total), step)
-            for k, name in enumerate(stats.layer_names):
-                writer.add_scalar(f"grad_norm/{name}", float(stats.layer_norms[step, k]), step)
-        for i, step in enumerate(stats.hist_steps):
-            for k, name in enumerate(stats.layer_names):
-                low, high, num, total, squares = stats.abs_stats[i, k]
-                counts = [int(stats.hist_zeros[i, k]), *stats.hist_counts[i, k].tolist()]
-                writer.add_histogram_raw(
-                    f"grad_abs/{name}", low, high, int(num), total, squares, limits, counts,
-                    int(step),
-                )  # fmt: skip
-        writer.close()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            for path in sorted(Path(folder).rglob("*")):
-                if path.is_file():
-                    archive.write(path, f"gradient-stats/{path.relative_to(folder)}")
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(f"gradient-stats/events.out.tfevents.{int(wall)}.hograd", data)
     return buffer.getvalue()
-
-
-def tensorboard_available() -> bool:
-    """Whether the optional ``tensorboard`` package is installed (without importing it)."""
-    import importlib.util
-
-    return importlib.util.find_spec("tensorboard") is not None
 
 
 def finite_or_dash(x: float, digits: int = 4) -> str:

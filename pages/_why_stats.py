@@ -166,10 +166,6 @@ def downloads(stats: gs.GradientStats, csv_text: str, json_text: str) -> None:
                            key="why.stats.csv", on_click="ignore")  # fmt: skip
         st.download_button(t("why.stats.json"), json_text, "gradient-stats.json",
                            "application/json", key="why.stats.json", on_click="ignore")  # fmt: skip
-        if figs.tensorboard_available():
-            st.download_button(t("why.stats.tensorboard"),
-                               lambda: figs.tensorboard_archive(stats),
-                               "gradient-stats-tensorboard.zip", "application/zip",
-                               key="why.stats.tb", on_click="ignore")  # fmt: skip
-        else:
-            st.caption(t("why.stats.no_tensorboard"))
+        st.download_button(t("why.stats.tensorboard"), lambda: figs.tensorboard_archive(stats),
+                           "gradient-stats-tensorboard.zip", "application/zip",
+                           key="why.stats.tb", on_click="ignore")  # fmt: skip

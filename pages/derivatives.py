@@ -9,6 +9,7 @@ import streamlit as st
 
 from hograd_core import BUDGET, HogradError
 from hograd_core.chart_range import chart_range
+from hograd_core.grad_checks import DERIVATIVE, EDGE, KINK, SECOND, UNDEFINED, GradChecks
 from hograd_core.inspector import (
     AGREE_RTOL,
     MAX_FD_ORDER,
@@ -27,6 +28,7 @@ from hograd_serving.cached import (
     autograd_refused,
     curves,
     estimate,
+    gradchecks_at,
     inspect,
     measure,
     still_working,
@@ -238,6 +240,62 @@ def _notes_and_disagreements(fn: Function, inspection: Inspection, x0: float) ->
     )
 
 
+def _gradchecks(text: str, x0: float, exact: tuple[float | None, ...]) -> None:
+    """PyTorch's own gradcheck and gradgradcheck at x0: each verdict, and on a failure
+    PyTorch's message (as code: its words, never markdown), the entries that differ and, where
+    sympy's exact derivatives (``exact``, by order) agree with the backward, that it is the
+    finite difference that is off."""
+    try:
+        checks: GradChecks = gradchecks_at(text, x0)
+    except HogradError as err:
+        show_error(err)
+        return
+    passed = {"gradcheck": "deriv.gradcheck.passed.gradcheck",
+              "gradgradcheck": "deriv.gradcheck.passed.gradgradcheck"}  # fmt: skip
+    # the entry's meaning, by (check, input): gradgradcheck's inputs are x and v
+    what = {("gradcheck", 0): "deriv.gradcheck.what.gradcheck",
+            ("gradgradcheck", 0): "deriv.gradcheck.what.x",
+            ("gradgradcheck", 1): "deriv.gradcheck.what.v"}  # fmt: skip
+    order = {("gradcheck", 0): 1, ("gradgradcheck", 0): 2, ("gradgradcheck", 1): 1}  # v = 1
+    why_not = {
+        UNDEFINED: "deriv.gradcheck.skip.undefined", EDGE: "deriv.gradcheck.skip.edge",
+        KINK: "deriv.gradcheck.skip.kink", DERIVATIVE: "deriv.gradcheck.skip.derivative",
+        SECOND: "deriv.gradcheck.skip.second",
+    }  # fmt: skip
+    eps, where = f"{checks.eps:g}", f"{x0:.6g}"
+    st.markdown(
+        f"**{t('deriv.gradcheck.title', x0=where)}**",
+        help=t("deriv.gradcheck.help", eps=eps, atol=f"{checks.atol:g}", rtol=f"{checks.rtol:g}"),
+    )  # fmt: skip
+    skipped = {s.reason: s for s in checks.skipped}
+    for check in (checks.gradcheck, checks.gradgradcheck):
+        if check.passed:
+            st.markdown(t(passed[check.name]))
+        elif check.passed is False:
+            st.markdown(t("deriv.gradcheck.failed", name=check.name))
+            st.code(check.message, language=None)
+            items = "; ".join(
+                t("deriv.gradcheck.entry", what=t(what[check.name, m.input]),
+                  numerical=f"{m.numerical:.10g}", analytical=f"{m.analytical:.10g}")
+                for m in check.mismatches
+            )  # fmt: skip
+            if items:
+                st.markdown(t("deriv.gradcheck.entries", items=items))
+            sympy = [exact[k] if k < len(exact) else None
+                     for k in (order[check.name, m.input] for m in check.mismatches)]  # fmt: skip
+            if items and all(
+                e is not None and math.isclose(m.analytical, e, rel_tol=AGREE_RTOL)
+                for m, e in zip(check.mismatches, sympy, strict=True)
+            ):
+                st.caption(t("deriv.gradcheck.exact_agrees", eps=eps, rtol=f"{AGREE_RTOL:g}"))
+            else:
+                st.caption(t("deriv.gradcheck.why_failed", eps=eps))
+        elif check.name == "gradcheck" or SECOND in skipped:  # one reason, said once
+            reason = next(iter(skipped.values()))
+            st.markdown(t(why_not[reason.reason], x0=where, eps=eps,
+                          piece=f"`{reason.piece}`"))  # fmt: skip
+
+
 @st.fragment
 def point_views(
     fn: Function, result: DerivativeResult, order: int, points: int, low: float, high: float
@@ -290,6 +348,7 @@ def point_views(
             st.caption(help_text)
             _inspector_table(inspection)
             _notes_and_disagreements(fn, inspection, float(x0))
+            _gradchecks(fn.text, float(x0), tuple(r.sympy for r in inspection.rows))
             done = sum(r.sympy is not None for r in inspection.rows) - 1
             if inspection.sympy_working:
                 st.info(

@@ -5,6 +5,7 @@ the scenario buttons, detect_anomaly in a separate process, and the downloads.""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -246,52 +247,61 @@ def test_a_form_radio_keeps_its_choice_across_a_language_switch() -> None:
     assert at.radio(key="why.hf.data.zh").value == "digits"
 
 
-def test_without_tensorboard_the_page_says_so_or_offers_the_files() -> None:
+def without_tensorboard(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As on a deployment with requirements.txt only: every import of tensorboard fails."""
+    for name in ("tensorboard", "torch.utils.tensorboard"):
+        monkeypatch.setitem(sys.modules, name, None)  # None in sys.modules: ImportError
+    with pytest.raises(ImportError):
+        import tensorboard  # noqa: F401
+    with pytest.raises(ImportError):
+        from torch.utils.tensorboard import SummaryWriter  # noqa: F401
+
+
+def test_the_tensorboard_download_is_offered_without_tensorboard(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    without_tensorboard(monkeypatch)
     at = run("stats")
     labels = [b.proto.label for b in at.get("download_button")]
-    from hograd_ui.why_figures import tensorboard_available
-
-    if tensorboard_available():
-        assert "Download TensorBoard event files (.zip)" in labels
-    else:
-        assert "the CSV and the JSON hold the same numbers" in texts(at, "caption")
-    assert labels[:2] == ["Download CSV", "Download JSON (with histograms)"]
+    assert labels[:3] == ["Download CSV", "Download JSON (with histograms)",
+                          "Download TensorBoard event files (.zip)"]  # fmt: skip
 
 
-def test_the_tensorboard_files_read_back() -> None:
-    pytest.importorskip(
-        "tensorboard", reason="tensorboard is not installed (it is optional: pip install "
-        "tensorboard); the page then offers CSV and JSON only"
-    )  # fmt: skip
+def test_the_tensorboard_files_read_back(monkeypatch: pytest.MonkeyPatch) -> None:
     import io as _io
     import tempfile
     import zipfile
 
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
     from hograd_ui.why_figures import tensorboard_archive
 
     stats = gs.gradient_stats(gs.StatsConfig(depth=3, width=8, steps=20))
-    archive = tensorboard_archive(stats)
+    with monkeypatch.context() as blocked:  # written with requirements.txt only
+        without_tensorboard(blocked)
+        archive = tensorboard_archive(stats, wall_time=1_700_000_000.5)
+    # read back by tensorboard's own reader (a test-only package)
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
     with tempfile.TemporaryDirectory() as folder:
         zipfile.ZipFile(_io.BytesIO(archive)).extractall(folder)
         events = EventAccumulator(
             str(Path(folder) / "gradient-stats"), size_guidance={"histograms": 0, "scalars": 0}
         )
         events.Reload()
-    tags = events.Tags()
-    assert {"loss/float64", "loss/float32", "grad_norm/total", "grad_norm/W1"} <= set(
-        tags["scalars"]
-    )
-    losses = [e.value for e in events.Scalars("loss/float64")]
-    np.testing.assert_allclose(losses, stats.losses, rtol=1e-6)  # stored as float32
-    w2 = [e.value for e in events.Scalars("grad_norm/W2")]
-    np.testing.assert_allclose(w2, stats.layer_norms[:, 1], rtol=1e-6)
+    want = {"loss/float64": stats.losses, "loss/float32": stats.other_losses,
+            "grad_norm/total": stats.total_norms}  # fmt: skip
+    want |= {f"grad_norm/{n}": stats.layer_norms[:, k] for k, n in enumerate(stats.layer_names)}
+    assert set(events.Tags()["scalars"]) == set(want)
+    for tag, values in want.items():  # every scalar, with its step and value (float32)
+        got = events.Scalars(tag)
+        assert [e.step for e in got] == list(range(len(values))), tag
+        np.testing.assert_array_equal([e.value for e in got], np.float32(values), err_msg=tag)
+        assert {e.wall_time for e in got} == {1_700_000_000.5}
     hist = events.Histograms("grad_abs/W1")
     assert [h.step for h in hist] == list(stats.hist_steps)
     first = hist[0].histogram_value
     assert first.num == 64 * 8  # every entry of W1 (64 inputs x 8 units)
     assert list(first.bucket)[1:] == stats.hist_counts[0, 0].tolist()
+    assert first.bucket[0] == stats.hist_zeros[0, 0]
 
 
 def test_newton_start_where_f_is_undefined_says_so() -> None:
