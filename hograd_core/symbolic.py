@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from .language import Function
-from .language.to_sympy import symbol
+from .language.to_sympy import latex, symbol
 from .sympy_program import Program, ProgramTooLarge, evaluate
 
 __all__ = [
@@ -166,7 +166,7 @@ def _latex(expr: sp.Expr, ops: int) -> str | None:
     if ops > MAX_LATEX_OPS:
         return None
     try:
-        return sp.latex(expr)
+        return latex(expr)
     except (ValueError, RecursionError):
         return None
 

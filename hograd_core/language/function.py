@@ -55,11 +55,9 @@ class Function:
         ``w_{1}``, ``alpha`` is ``\\alpha``, ``a__b`` is ``a^{b}``): a label such as ``f(x)``
         written next to the formula names the variable as the formula does, and is valid
         LaTeX (the raw name ``a__b`` is a double subscript)."""
-        import sympy as sp
+        from .to_sympy import name_latex, symbol
 
-        from .to_sympy import symbol
-
-        return tuple(sp.latex(symbol(name)) for name in self.variables)
+        return tuple(name_latex(symbol(name)) for name in self.variables)
 
     def sympy(self) -> sympy.Expr:
         """The sympy expression of the function, with real symbols named as the variables."""

@@ -15,8 +15,8 @@ import sympy as sp
 from .nodes import Binary, Call, Const, Neg, Node, Num, Var
 
 __all__ = [
-    "MAX_EXACT_BITS", "TorchAbs", "TorchRelu", "TorchSign", "TorchStep", "symbol", "to_latex",
-    "to_sympy",
+    "MAX_EXACT_BITS", "TorchAbs", "TorchRelu", "TorchSign", "TorchStep", "latex", "name_latex",
+    "symbol", "to_latex", "to_sympy",
 ]  # fmt: skip
 
 #: The most bits an exact number may have before sympy computes it: past this, a power is kept
@@ -33,7 +33,20 @@ def _raised(latex: str, printer: object, exp: object) -> str:
     return rf"\left({latex}\right)^{{{printer._print(exp)}}}"  # type: ignore[attr-defined]
 
 
-class TorchAbs(sp.Function):
+class _Kinked(sp.Function):
+    """A function of one argument with PyTorch's convention at its kink; ``_at`` gives its
+    value at a number, for sympy's numerical evaluation (``evalf``)."""
+
+    @staticmethod
+    def _at(a: sp.Number) -> sp.Expr:
+        raise NotImplementedError
+
+    def _eval_evalf(self, prec: int) -> sp.Expr | None:
+        a = self.args[0]._eval_evalf(prec) if hasattr(self.args[0], "_eval_evalf") else None
+        return self._at(a) if a is not None and a.is_Number else None
+
+
+class TorchAbs(_Kinked):
     """|a| whose derivative is ``TorchSign(a)``, PyTorch's convention: abs'(0) = sign(0) = 0.
 
     sympy's own ``Abs`` differentiates to ``sign`` and then to a ``DiracDelta`` with no value at
@@ -41,6 +54,10 @@ class TorchAbs(sp.Function):
     (``abs(abs(abs(x-2)-1)-1)``: each level multiplies the conditions). This one stays one node
     per ``abs``, and so do its derivatives.
     """
+
+    @staticmethod
+    def _at(a: sp.Number) -> sp.Expr:
+        return abs(a)
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return TorchSign(self.args[0])
@@ -50,9 +67,13 @@ class TorchAbs(sp.Function):
         return _raised(rf"\left|{arg}\right|", printer, exp)
 
 
-class TorchSign(sp.Function):
+class TorchSign(_Kinked):
     """sign(a) with sign(0) = 0; its derivative is 0 everywhere (PyTorch's convention: the
     backward of ``sign`` is zero), so every higher derivative of ``abs`` at a kink is 0."""
+
+    @staticmethod
+    def _at(a: sp.Number) -> sp.Expr:
+        return sp.Integer(int(bool(a > 0)) - int(bool(a < 0)))
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return sp.Integer(0)
@@ -62,9 +83,13 @@ class TorchSign(sp.Function):
         return _raised(rf"\operatorname{{sign}}\left({arg}\right)", printer, exp)
 
 
-class TorchStep(sp.Function):
+class TorchStep(_Kinked):
     """1 where a > 0, else 0: relu's derivative (PyTorch passes the gradient only where the
     input is > 0, so relu'(0) = 0); its own derivative is 0 everywhere."""
+
+    @staticmethod
+    def _at(a: sp.Number) -> sp.Expr:
+        return sp.Integer(1 if a > 0 else 0)
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return sp.Integer(0)
@@ -74,8 +99,12 @@ class TorchStep(sp.Function):
         return _raised(rf"\mathbf{{1}}\left[{arg} > 0\right]", printer, exp)
 
 
-class TorchRelu(sp.Function):
+class TorchRelu(_Kinked):
     """max(a, 0) whose derivative is ``TorchStep(a)`` (relu'(0) = 0, as PyTorch)."""
+
+    @staticmethod
+    def _at(a: sp.Number) -> sp.Expr:
+        return a if a > 0 else sp.Integer(0)
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         return TorchStep(self.args[0])
@@ -94,10 +123,10 @@ _EXACT = {
     "atan": sp.atan, "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh,
     "exp": lambda a: sp.exp(_tame_exponent(a)),
     "log": sp.log, "sqrt": sp.sqrt, "erf": sp.erf,
-    "abs": lambda a: abs(a) if a.is_Number else TorchAbs(a),
+    "abs": lambda a: TorchAbs._at(a) if a.is_Number else TorchAbs(a),
     "sigmoid": lambda a: 1 / (1 + sp.exp(_tame_exponent(-a))),
     "softplus": lambda a: sp.log(1 + sp.exp(_tame_exponent(a))),
-    "relu": lambda a: (a if a > 0 else sp.Integer(0)) if a.is_Number else TorchRelu(a),
+    "relu": lambda a: TorchRelu._at(a) if a.is_Number else TorchRelu(a),
 }  # fmt: skip
 
 
@@ -228,4 +257,18 @@ def to_sympy(tree: Node) -> sp.Expr:
 
 def to_latex(tree: Node) -> str:
     """LaTeX of ``tree`` as typed (no simplification), produced by sympy's printer."""
-    return sp.latex(_build(tree, exact=False))
+    return latex(_build(tree, exact=False))
+
+
+def name_latex(sym: sp.Symbol) -> str:
+    """A variable's name as sympy prints it, in braces where it carries a prime: sympy writes
+    ``aprime_b`` as ``{a}'_{b}``, and a power after it would be a second superscript."""
+    text = sp.latex(sym)
+    return "{" + text + "}" if "'" in text else text
+
+
+def latex(expr: sp.Basic) -> str:
+    """sympy's LaTeX of ``expr``, each variable named by :func:`name_latex` (valid KaTeX
+    whatever the variables are called)."""
+    names = {s: name_latex(s) for s in expr.free_symbols if isinstance(s, sp.Symbol)}
+    return sp.latex(expr, symbol_names=names)

@@ -52,10 +52,8 @@ def variable_names() -> list[str]:
 
 
 #: sympy's printer writes a name with the modifier "prime" (or "prm") and a subscript as
-#: ``{a}'_{b}``, and its power as ``{a}'_{b}^{2}``: a double superscript, in the formula itself
-#: (hograd_core/language/to_sympy.py, whose ``symbol`` makes every sympy name, and
-#: hograd_core/symbolic.py, print it; both are outside this change). Kept apart, as a known
-#: failure, until the names are printed with a valid LaTeX there.
+#: ``{a}'_{b}``, and its power as ``{a}'_{b}^{2}``: a double superscript. The language prints
+#: such a name in braces (hograd_core/language/to_sympy.py: name_latex).
 PRIMED = [n for n in variable_names() if any(f"{m}_" in n for m in ("prime", "prm"))]
 NAMES = [n for n in variable_names() if n not in PRIMED]
 SHAPES = ["{0}**2", "sin({0})*exp(-{0}^2)", "{0}**3/(1+{0}^2)"]
@@ -84,10 +82,10 @@ def test_every_label_and_formula_of_every_name_is_valid_katex(tmp_path: Path) ->
     assert katex_errors(texts, tmp_path) == {}
 
 
-@pytest.mark.xfail(strict=True, reason="sympy prints {a}'_{b}^{2} (see PRIMED)")
 def test_primed_names_with_a_subscript_are_valid_katex(tmp_path: Path) -> None:
     assert PRIMED
     texts = [parse(f"{name}**2").latex for name in PRIMED]
+    texts += [t for name in PRIMED for t in symbolic_derivatives(parse(f"{name}**3"), 2).latex]
     assert katex_errors(texts, tmp_path) == {}
 
 
