@@ -5,8 +5,8 @@ import streamlit as st
 import hograd_serving
 from hograd_serving.floor import script_slot
 from hograd_ui.i18n import LANGUAGES
-from pages._lesson_state import carry as lesson_progress
-from pages._links import (
+from hograd_ui.parts.lesson_state import carry as lesson_progress
+from hograd_ui.parts.links import (
     checked_link,
     present,
     presentation_css,
@@ -14,7 +14,7 @@ from pages._links import (
     wrap_css,
     write_present,
 )
-from pages._ui import lang_from_query, routed, session_id, t
+from hograd_ui.parts.ui import lang_from_query, routed, session_id, t
 
 hograd_serving.start()  # once per process: server fixes, one torch thread
 
@@ -40,7 +40,7 @@ with script_slot(), routed():
         st.html(presentation_css())  # our constant CSS, no user text
 
     # url_path equals the file name: a deep link first seen by a fresh server resolves to the
-    # same page in both of Streamlit's routing modes (see pages/_ui.py).
+    # same page in both of Streamlit's routing modes (see hograd_ui/parts/ui.py).
     PAGES = [
         st.Page("pages/home.py", title=t("app.page.home"), icon=":material/school:", default=True),
         st.Page(

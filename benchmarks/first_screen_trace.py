@@ -136,7 +136,7 @@ def analyse(events: list[dict[str, Any]], page_url: str, settled_ms: float) -> d
                          for b in PLOTLY_BUNDLES)]  # fmt: skip
     plotly_in = [ts for ts in plotly_in if ts is not None]
     plotly_eval = None
-    if plotly_in:  # Streamlit's is a module, the app's a classic script (pages/_chart.js)
+    if plotly_in:  # Streamlit's is a module, the app's a classic script (hograd_ui/parts/chart.js)
         evals = [e.get("dur", 0) for e in on_main
                  if e.get("name") in ("v8.evaluateModule", "EvaluateScript")
                  and e["ts"] >= min(plotly_in) and e["ts"] < end]  # fmt: skip
@@ -160,7 +160,7 @@ def analyse(events: list[dict[str, Any]], page_url: str, settled_ms: float) -> d
 
 
 #: The bundles that hold plotly.js: Streamlit's (all of it, for ``st.plotly_chart``) and the
-#: app's cartesian one (static/, for pages/_chart.py), by the names :func:`_bundle` gives them.
+#: app's cartesian one (static/, for hograd_ui/parts/chart.py), by the names :func:`_bundle` gives them.
 PLOTLY_BUNDLES = ("PlotlyChart", "plotly-cartesian-4.1.1.min")
 #: A bundle's file name: its name, a dot, Vite's content hash, ``.js``.
 _HASHED = re.compile(r"^(?P<name>.+?)\.[A-Za-z0-9_-]{8}\.js$")

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.load import CHROMIUM, CHROMIUM_ARGS, Server, log, ms  # noqa: E402
 
 #: Streamlit connected and idle, the page's title drawn, no skeleton placeholder left, and every
-#: chart drawn: Streamlit's Plotly charts and ours (pages/_chart.py, a component whose chart is
+#: chart drawn: Streamlit's Plotly charts and ours (hograd_ui/parts/chart.py, a component whose chart is
 #: drawn after its bundle has loaded, with no placeholder meanwhile) have their SVG.
 SETTLED_JS = (
     "() => { const a = document.querySelector('[data-testid=\"stApp\"]');"

@@ -4,7 +4,7 @@ With ``st.plotly_chart``, a deep link to a page with a chart spent 0.6-0.75 s of
 Plotly's bundle (``benchmarks/first_screen_trace.py``): Streamlit's front end ships plotly.js
 whole (every trace type, 4.7 MB). plotly.js also comes in partial bundles
 (``plotly.js-cartesian-dist-min`` on npm: scatter, bar, heatmap, contour, histogram and a few
-more; no 3D), and the app's 2-D charts now use that one (pages/_chart.py, static/). This
+more; no 3D), and the app's 2-D charts now use that one (hograd_ui/parts/chart.py, static/). This
 measures what the lighter bundle saves, on a bare page with nothing else: the time from the
 page's start until the bundle has loaded and evaluated, and then until a 121 x 121 contour with
 a line over it is drawn (the HVP page's picture).
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.load import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
-#: The bundle the app's 2-D charts use (pages/_chart.py).
+#: The bundle the app's 2-D charts use (hograd_ui/parts/chart.py).
 APP_BUNDLE = Path(__file__).resolve().parent.parent / "static" / "plotly-cartesian-4.1.1.min.js"
 
 PAGE = """<!doctype html><html><body><div id="c" style="width:700px;height:500px"></div>

@@ -72,7 +72,7 @@ WIDGET_TYPES = frozenset({
     "text_input", "text_area", "slider", "radio", "selectbox", "checkbox", "button_group",
     "button", "number_input", "multiselect", "tabs",
 })  # fmt: skip
-#: ``bidi_component`` is the app's only component, its 2-D chart (pages/_chart.py).
+#: ``bidi_component`` is the app's only component, its 2-D chart (hograd_ui/parts/chart.py).
 CHART_TYPES = frozenset({
     "plotly_chart", "graphviz_chart", "vega_lite_chart", "arrow_vega_lite_chart",
     "deck_gl_json_chart", "echarts_chart", "bidi_component",

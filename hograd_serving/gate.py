@@ -51,7 +51,7 @@ _STARTS: dict[str, deque[float]] = {}  # session -> when its heavy computations 
 _STARTS_LOCK = threading.Lock()
 
 
-#: The session-state key of a browser session's random name (pages/_ui.py: ``session_id``).
+#: The session-state key of a browser session's random name (hograd_ui/parts/ui.py: ``session_id``).
 SESSION_KEY = "app.session"
 
 

@@ -6,7 +6,7 @@ was the largest single cost of a derivatives rerun. Here figures are built from 
 with plotly's validation switched off and the template prepared once as JSON.
 
 Validation still happens, in the tests: :func:`validated` rebuilds a figure with every check
-on, and tests/app/conftest.py applies it to every figure a page draws (pages/_chart.py, and
+on, and tests/app/conftest.py applies it to every figure a page draws (hograd_ui/parts/chart.py, and
 st.plotly_chart for the 3-D surface).
 """
 
@@ -57,7 +57,7 @@ def new_figure(data: Any = None, frames: Any = None, **layout: Any) -> go.Figure
 #: Fonts in presentation mode: every font size times 1.6, and no text under 20 px. Plotly's
 #: own default is 12 px and our tick labels are 14 px: 20-22 px on a 1920x1080 projector is
 #: about 3.3 cm tall letters on a 3 m wide screen, readable from about 12 m (see the sizes in
-#: pages/_present.py). Heights grow by 1.25 so the larger ticks and legends still leave room.
+#: hograd_ui/parts/present.py). Heights grow by 1.25 so the larger ticks and legends still leave room.
 PROJECTOR_SCALE, PROJECTOR_MIN_FONT, PROJECTOR_HEIGHT = 1.6, 20, 1.25
 _PROJECTOR = threading.local()  # each session's script run has a thread of its own
 
@@ -145,7 +145,7 @@ class Figure(go.Figure):
 class PlainFigure(BaseFigure):
     """A figure kept as the plain dicts it was built from, for the pages' charts.
 
-    The chart (pages/_chart.py, as ``st.plotly_chart`` did) asks a plotly figure for
+    The chart (hograd_ui/parts/chart.py, as ``st.plotly_chart`` did) asks a plotly figure for
     ``to_dict()`` and turns that into JSON. A ``go.Figure`` first copies its input into
     plotly's objects, then ``to_dict()`` copies them back out:
     for the derivatives chart (11 curves of 1,000 points) 2.4 ms of the 3.7 ms that drawing it

@@ -48,11 +48,11 @@ from hograd_ui.derivative_figures import (
     undefined_intervals,
 )
 from hograd_ui.i18n import error_text
-from pages._chart import chart
-from pages._downloads import derivatives_code, derivatives_row, note_x0
-from pages._exact import exact_entry
-from pages._links import BIND
-from pages._ui import (
+from hograd_ui.parts.chart import chart
+from hograd_ui.parts.downloads import derivatives_code, derivatives_row, note_x0
+from hograd_ui.parts.exact import exact_entry
+from hograd_ui.parts.links import BIND
+from hograd_ui.parts.ui import (
     function_box,
     lang,
     lazy_tabs,

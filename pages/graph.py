@@ -9,17 +9,17 @@ from hograd_core.flaglab.flags import ACTIONS, FlagOutcome
 from hograd_core.graphs import GRAPH_BUDGET
 from hograd_serving.cached import case_for, flags_for
 from hograd_ui import graph_figures as figures
-from pages._downloads import flag_code
-from pages._graph_hvp import several_variables
-from pages._graph_one import one_variable, refused
-from pages._links import BIND
-from pages._ui import function_box, lang, lazy_expander, localized_choice, static_table, t
+from hograd_ui.parts.downloads import flag_code
+from hograd_ui.parts.graph_hvp import several_variables
+from hograd_ui.parts.graph_one import one_variable, refused
+from hograd_ui.parts.links import BIND
+from hograd_ui.parts.ui import function_box, lang, lazy_expander, localized_choice, static_table, t
 
 RETAIN = {"None": None, "True": True, "False": False}  # retain_graph's choices, by label
 PRESETS = ["x**3", "sin(x)", "tanh(x)", "2*x", "relu(x)", "x**2", "exp(x)", "sin(x)*exp(-x**2)",
            "w1**2*sin(w2)"]  # fmt: skip
 # Option labels are looked up in dicts built during the run (never by calling t() later, when the
-# language may have changed): see localized_choice in pages/_ui.py.
+# language may have changed): see localized_choice in hograd_ui/parts/ui.py.
 
 
 def show_outcome(outcome: FlagOutcome, key: str) -> None:

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from hograd_core import derivatives, parse
-from pages._ui import t
+from hograd_ui.parts.ui import t
 
 st.title(t("home.title"))
 st.markdown(t("home.lead"))

@@ -13,17 +13,25 @@ from hograd_core.hvp_code import COMMENTS, hvp_snippet
 from hograd_core.hvp_examples import KAPPAS, PRESETS, example, quadratic
 from hograd_serving.cached import POWER_STEPS, analysed, explore, three_ways, trained
 from hograd_ui import hvp_figures as figs
-from pages._chart import chart
-from pages._downloads import eigen_file, hessian_file, hvp_code, hvp_row, network_script
-from pages._exact import exact_entry
-from pages._link_form import Field, LinkedForm
-from pages._links import BIND
-from pages._ui import function_box, lang, lazy_tabs, localized_radio, show_error, static_table, t
+from hograd_ui.parts.chart import chart
+from hograd_ui.parts.downloads import eigen_file, hessian_file, hvp_code, hvp_row, network_script
+from hograd_ui.parts.exact import exact_entry
+from hograd_ui.parts.link_form import Field, LinkedForm
+from hograd_ui.parts.links import BIND
+from hograd_ui.parts.ui import (
+    function_box,
+    lang,
+    lazy_tabs,
+    localized_radio,
+    show_error,
+    static_table,
+    t,
+)
 
 LIMIT, STEP = 3.0, 0.05  # the sliders of p: -3..3 in steps of 0.05
 WIDTHS = [2, 4, 8, 16, 32, 64, 128, 256, 512]
 NET_DEFAULTS = {"steps": 300, "seed": 0, "top_k": 3, "power": 20, "probes": 30}
-#: The training form: its settings enter the URL when Train is pressed (pages/_link_form.py).
+#: The training form: its settings enter the URL when Train is pressed (hograd_ui/parts/link_form.py).
 NET_FORM = LinkedForm({
     "hvp.net.steps": Field("slider", NET_DEFAULTS["steps"], 50, 1000, 50),
     "hvp.net.seed": Field("number", NET_DEFAULTS["seed"], 0, 999),
@@ -175,7 +183,7 @@ def picture(ex: cv.Exploration, names: tuple) -> None:
 
     def picked(x: float, y: float) -> None:  # a click on the contour moves p to that point
         if not (math.isfinite(x) and math.isfinite(y)):
-            return  # pages/_chart.py passes finite numbers only; kept here, next to round()
+            return  # hograd_ui/parts/chart.py passes finite numbers only; kept here, next to round()
         for name, value in zip(names, (x, y), strict=True):
             value = round(value / STEP) * STEP  # the nearest lattice point
             st.session_state[f"hvp.p.{name}"] = min(max(value, -LIMIT), LIMIT)

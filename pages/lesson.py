@@ -5,10 +5,10 @@ the session and in the link (?step=3&done=1,2); ?teacher=1 adds notes and the an
 import streamlit as st
 
 from hograd_core.lesson import STEPS
-from pages import _lesson_exercise as exercise
-from pages import _lesson_state as state
-from pages._lesson_views import VIEWS
-from pages._ui import t
+from hograd_ui.parts import lesson_exercise as exercise
+from hograd_ui.parts import lesson_state as state
+from hograd_ui.parts.lesson_views import VIEWS
+from hograd_ui.parts.ui import t
 
 TOTAL = len(STEPS)
 

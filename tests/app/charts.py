@@ -1,4 +1,4 @@
-"""The charts a page draws under AppTest (pages/_chart.py), as plotly figure dicts.
+"""The charts a page draws under AppTest (hograd_ui/parts/chart.py), as plotly figure dicts.
 
 AppTest knows the chart component only as an element of unknown type: its data is the bytes
 the browser receives, one JSON text with the figure in it.
@@ -11,7 +11,7 @@ from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
-from pages._chart import NAME
+from hograd_ui.parts.chart import NAME
 
 
 def chart_elements(at: AppTest) -> list[Any]:
@@ -20,7 +20,7 @@ def chart_elements(at: AppTest) -> list[Any]:
 
 
 def figure_of(element: Any) -> dict:
-    """The figure a chart element draws (``to_dict()`` with the theme, pages/_chart.py)."""
+    """The figure a chart element draws (``to_dict()`` with the theme, hograd_ui/parts/chart.py)."""
     return json.loads(element.proto.bytes)["figure"]
 
 

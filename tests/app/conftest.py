@@ -12,8 +12,8 @@ from streamlit.elements.plotly_chart import PlotlyMixin
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
+from hograd_ui.parts import chart as _chart
 from hograd_ui.plotting import validated
-from pages import _chart
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -21,7 +21,7 @@ APP = str(ROOT / "app.py")
 
 class _RouterPagesManager(PagesManager):
     """AppTest starts every run as on a fresh server, in Streamlit's old pages-directory mode
-    (pages/ exists), where a run may execute a page file without app.py; pages/_ui.py then
+    (pages/ exists), where a run may execute a page file without app.py; hograd_ui/parts/ui.py then
     reruns through app.py, and AppTest drops the widget change of that run. A real server
     leaves that mode for good on its first run (the browser tests check a fresh server), so
     here every run starts as on a warmed-up server."""
@@ -39,7 +39,7 @@ _plotly_chart = PlotlyMixin.plotly_chart
 def _validating_plotly_chart(self, figure_or_data, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
     """Every chart any page draws under AppTest is first rebuilt with all of plotly's checks:
     the app builds its figures with validation off, for speed (hograd_ui/plotting.py). The 3-D
-    surface is drawn by st.plotly_chart, the 2-D charts by pages/_chart.py."""
+    surface is drawn by st.plotly_chart, the 2-D charts by hograd_ui/parts/chart.py."""
     if isinstance(figure_or_data, BaseFigure):
         validated(figure_or_data)
     return _plotly_chart(self, figure_or_data, *args, **kwargs)
@@ -47,7 +47,9 @@ def _validating_plotly_chart(self, figure_or_data, *args, **kwargs):  # noqa: AN
 
 PlotlyMixin.plotly_chart = _validating_plotly_chart  # containers: st.columns, st.tabs, ...
 st.plotly_chart = _validating_plotly_chart.__get__(st._main)  # st.plotly_chart is bound at import
-_chart.CHECK = validated  # the 2-D charts (pages/_chart.py): the same checks, before drawing
+_chart.CHECK = (
+    validated  # the 2-D charts (hograd_ui/parts/chart.py): the same checks, before drawing
+)
 
 
 def open_page(page: str | None = None, lang: str = "en") -> AppTest:

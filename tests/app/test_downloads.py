@@ -365,7 +365,7 @@ def test_the_page_says_the_csv_is_unrounded_and_where_it_shows_0(lang: str, file
      ("<b>x</b>", "b_x_b"), ("x" * 100, "x" * 40), ("α*β", "f"), ("  ", "f"), ("é**2", "e_2")],
 )  # fmt: skip
 def test_file_names_hold_a_safe_slug_of_the_function(text: str, slug: str) -> None:
-    from pages._downloads import slug as make_slug
+    from hograd_ui.parts.downloads import slug as make_slug
 
     got = make_slug(text)
     assert got == slug

@@ -405,7 +405,7 @@ def test_widget_keys_are_namespaced() -> None:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_folded_parts_are_computed_only_when_opened(lang: str) -> None:
     """The growth chart, torchviz's view, the scripts and the tables are in expanders that
-    send nothing while closed (pages/_ui.py, lazy_expander): a deep link draws four graphs,
+    send nothing while closed (hograd_ui/parts/ui.py, lazy_expander): a deep link draws four graphs,
     not five, no chart and no code of theirs. Opened, each shows what it holds; a link that
     sets torchviz's toggles opens its expander, and the growth chart's is in the link."""
     at = open_graph(lang, unfold=False)

@@ -36,7 +36,7 @@ TABS = {"typed": ("hvp.tab", ("picture", "hessian", "ways", "slices", "power")),
 
 
 def open_tab(at: AppTest, name: str) -> AppTest:
-    """The page's tabs compute only the open one (pages/_ui.py lazy_tabs): open ``name``."""
+    """The page's tabs compute only the open one (hograd_ui/parts/ui.py lazy_tabs): open ``name``."""
     key, _ = TABS[at.session_state["hvp.mode"]]
     at.session_state[key] = name
     at.run()

@@ -1,4 +1,4 @@
-"""A form's settings in the link (issue 18, pages/_link_form.py): read from a link by the rules
+"""A form's settings in the link (issue 18, hograd_ui/parts/link_form.py): read from a link by the rules
 Streamlit applies to a bound widget (checked against Streamlit itself), written into the URL
 only when the form is submitted, and a link with them opens the view computed with them."""
 
@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 import hograd_serving.cached as cached
 from hograd_ui.i18n import tr
-from pages import _why_hf, _why_maml, _why_pinn, _why_stability, _why_stats, _why_wgan
-from pages._link_form import REFUSED, Field
+from hograd_ui.parts import why_hf, why_maml, why_pinn, why_stability, why_stats, why_wgan
+from hograd_ui.parts.link_form import REFUSED, Field
 from tests.app.test_links import notes, open_link, query
 
 # ---- Field.read judges a link's value as Streamlit judges it for a bound widget ----------------
@@ -146,7 +146,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
             seen.setdefault(_name, []).append(args)
             return _real(*args, **kwargs)
 
-        tabs = (_why_hf, _why_stability, _why_stats, _why_maml, _why_pinn, _why_wgan)
+        tabs = (why_hf, why_stability, why_stats, why_maml, why_pinn, why_wgan)
         for module in (cached, *tabs):  # imported by name there
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, spy)

@@ -26,7 +26,7 @@ from streamlit.runtime.state.query_params import _coerce_value_for_query_url
 from streamlit.testing.v1 import AppTest
 
 from hograd_core.flaglab.cases import CASES
-from pages._links import GLOBAL, PAGE_PARAMS, known
+from hograd_ui.parts.links import GLOBAL, PAGE_PARAMS, known
 from tests.app.test_link_form import _submit
 from tests.app.test_links import open_link
 

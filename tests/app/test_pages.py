@@ -13,12 +13,13 @@ PAGES = sorted(path for path, _ in routes())
 
 def test_every_page_file_is_routed() -> None:
     assert "pages/home.py" in PAGES
-    for path, url in routes():  # deep links need url_path == file name (see pages/_ui.py)
+    for path, url in routes():  # deep links need url_path == file name (see hograd_ui/parts/ui.py)
         assert url in ("", path.removeprefix("pages/").removesuffix(".py")), (path, url)
-    files = sorted(
-        f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_")
-    )
-    assert files == PAGES
+    # pages/ holds the page scripts and nothing else: Streamlit lists every Python file there
+    # as a page until app.py's router has run (a fresh server's first deep link showed 27
+    # helper modules in the sidebar); their parts live in hograd_ui/parts/
+    files = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
+    assert [f for f in files if f != "pages/__init__.py"] == PAGES
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

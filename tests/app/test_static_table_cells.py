@@ -1,4 +1,4 @@
-"""pages/_ui.py static_table: Streamlit's table renders each cell as markdown, so every cell is
+"""hograd_ui/parts/ui.py static_table: Streamlit's table renders each cell as markdown, so every cell is
 escaped to show as written. Oracle: a real CommonMark renderer with GitHub's tables
 (markdown-it-py), whose cells must hold the original text and no markup of their own."""
 
@@ -10,7 +10,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from pages._ui import _literal
+from hograd_ui.parts.ui import _literal
 
 HOSTILE = [
     "<script>alert(1)</script>", "**bold** _it_ `code`", "a | b", "x\\|y", "[link](http://x)",

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.e2e
 
 ROUTES = [(path, url) for path, url in routes() if url]  # the home page has its own test
 PLOTTED = {"derivatives", "graph", "hvp"}  # pages that draw a chart (or a graph) on first load
-#: The derivatives inspector's cells, row by row (a static table: pages/_ui.py, static_table).
+#: The derivatives inspector's cells, row by row (a static table: hograd_ui/parts/ui.py, static_table).
 INSPECTOR_CELLS = "[data-testid='stTable'] tbody td"
 
 

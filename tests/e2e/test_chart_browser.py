@@ -1,10 +1,10 @@
-"""The 2-D charts (pages/_chart.py) in real Chromium: drawn by the cartesian bundle alone, in
+"""The 2-D charts (hograd_ui/parts/chart.py) in real Chromium: drawn by the cartesian bundle alone, in
 Streamlit's chart theme, across the column's width, with a full-screen button in the reader's
 language, and a clear message if the bundle cannot be loaded.
 
 Oracle for the theme: Streamlit's own front end. The HVP page's 3-D surface is still an
 ``st.plotly_chart``; Streamlit merges its theme into that figure's template in the browser, and
-every value of :func:`pages._chart.theme` must be the one Streamlit put there, on a page and in
+every value of :func:`hograd_ui.parts.chart.theme` must be the one Streamlit put there, on a page and in
 presentation mode (a larger root font: Streamlit's theme is in rem).
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from pages._chart import BASE_PX, BUNDLE, PRESENT_PX, theme
+from hograd_ui.parts.chart import BASE_PX, BUNDLE, PRESENT_PX, theme
 from tests.e2e.conftest import type_function, wait_for_app
 
 pytestmark = pytest.mark.e2e

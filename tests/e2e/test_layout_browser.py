@@ -1,7 +1,7 @@
 """No label is cut short: on every page and tab, in both languages, on a 1024-pixel-wide window
 (a small laptop, or a larger one zoomed) and in presentation mode on a 1920x1080 projector, no
 text ends in an ellipsis because its box is too narrow (Streamlit cuts metric labels and
-values, buttons, checkboxes and page links that way; pages/_present.py's WRAP_CSS wraps them)."""
+values, buttons, checkboxes and page links that way; hograd_ui/parts/present.py's WRAP_CSS wraps them)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from benchmarks.plotly_bundles import APP_BUNDLE, full_bundle, header, measure
-from pages._chart import BUNDLE
+from hograd_ui.parts.chart import BUNDLE
 
 
 def test_each_bundle_loads_then_draws(browser) -> None:  # noqa: ANN001

@@ -71,7 +71,7 @@ def test_a_page_without_plotly_reports_none_for_it() -> None:
 
 
 def test_the_apps_own_plotly_bundle_is_found_too() -> None:
-    """pages/_chart.js loads static/'s cartesian bundle as a classic script, not a module."""
+    """hograd_ui/parts/chart.js loads static/'s cartesian bundle as a classic script, not a module."""
     events = []
     for e in _trace():
         data = e.get("args", {}).get("data", {})

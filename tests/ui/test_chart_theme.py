@@ -1,4 +1,4 @@
-"""pages/_chart.py: the figure the chart component draws, and the bundle it draws it with.
+"""hograd_ui/parts/chart.py: the figure the chart component draws, and the bundle it draws it with.
 
 Oracles: plotly's own validation (the themed template must be a valid plotly template), the
 figure before theming (nothing of it may change but the template and the title's weight), the
@@ -18,9 +18,9 @@ import plotly.io as pio
 import pytest
 from plotly.offline import get_plotlyjs_version
 
+from hograd_ui.parts.chart import BASE_PX, BUNDLE, PRESENT_PX, THEME, chart, theme, themed
+from hograd_ui.parts.present import PRESENTATION_CSS
 from hograd_ui.plotting import TEMPLATE, new_figure, plain_figure, set_projector
-from pages._chart import BASE_PX, BUNDLE, PRESENT_PX, THEME, chart, theme, themed
-from pages._present import PRESENTATION_CSS
 from tests.arrays import plotly_array
 
 
@@ -98,7 +98,10 @@ def test_the_bundle_is_the_plotly_js_the_plotly_package_checks_figures_against()
     assert version and version.group(1) == get_plotlyjs_version()
     assert BUNDLE.name == f"plotly-cartesian-{get_plotlyjs_version()}.min.js"
     assert BUNDLE.with_suffix("").with_suffix(".LICENSE").exists()  # MIT: its notice ships too
-    assert f'"app/static/{BUNDLE.name}"' in (BUNDLE.parents[1] / "pages" / "_chart.js").read_text()
+    assert (
+        f'"app/static/{BUNDLE.name}"'
+        in (BUNDLE.parents[1] / "hograd_ui" / "parts" / "chart.js").read_text()
+    )
 
 
 def test_the_root_font_sizes_are_the_apps() -> None:

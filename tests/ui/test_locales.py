@@ -31,7 +31,7 @@ APP_SOURCES = ("app.py", "pages", "hograd_core", "hograd_serving", "hograd_ui")
 #: files on purpose until someone decides. The test fails when this list goes stale either way.
 KNOWN_UNUSED = frozenset({
     "app.title",  # the browser title is the literal "hograd" (app.py, st.set_page_config)
-    "app.error.title",  # show_error (pages/_ui.py) prints the message alone
+    "app.error.title",  # show_error (hograd_ui/parts/ui.py) prints the message alone
     "deriv.cost.table.order",  # the cost tab shows a chart, no table
     "deriv.cost.table.mb",
     "graph.values",  # the graph page has no values table of its own

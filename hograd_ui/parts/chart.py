@@ -6,7 +6,7 @@ fresh browser spends 0.5-0.8 s evaluating it before the first chart of a page is
 scatter, bar, heatmap or contour, all in plotly.js's cartesian bundle (1.5 MB; version 4.1.1,
 the one the plotly package checks figures against; Streamlit 1.67's front end has 4.2.0).
 :func:`chart` draws a figure with that bundle through a small Streamlit component
-(``pages/_chart.js``), served from ``static/`` by Streamlit's static file serving. The 3-D
+(``hograd_ui/parts/chart.js``), served from ``static/`` by Streamlit's static file serving. The 3-D
 surface of the HVP page, behind a toggle, stays with ``st.plotly_chart``.
 
 What Streamlit's chart element did and this one does too:
@@ -32,18 +32,18 @@ import streamlit as st
 from plotly.basedatatypes import BaseFigure
 from streamlit.delta_generator import DeltaGenerator
 
+from hograd_ui.parts.ui import t
 from hograd_ui.plotting import TEMPLATE, projector_on
-from pages._ui import t
 
 __all__ = [
     "BASE_PX", "BUNDLE", "chart", "CHECK", "NAME", "PRESENT_PX", "theme", "THEME", "themed",
 ]  # fmt: skip
 
 #: The bundle the component loads (``static/`` is served at ``app/static/``).
-BUNDLE = Path(__file__).resolve().parent.parent / "static" / "plotly-cartesian-4.1.1.min.js"
+BUNDLE = Path(__file__).resolve().parents[2] / "static" / "plotly-cartesian-4.1.1.min.js"
 
 #: The root font size Streamlit's theme is measured in: [theme] baseFontSize in
-#: .streamlit/config.toml, and the one presentation mode sets (pages/_present.py's CSS).
+#: .streamlit/config.toml, and the one presentation mode sets (hograd_ui/parts/present.py's CSS).
 BASE_PX, PRESENT_PX = 17.0, 26.0
 _TEXT, _GRID, _BG = "#808495", "#e6eaf1", "#FFFFFF"
 _CLEAR = "rgba(0, 0, 0, 0)"  # Streamlit's "transparent", which plotly.py's checks refuse
@@ -117,7 +117,7 @@ _THEMED: dict[str, Any] = {**TEMPLATE, "layout": _merged(TEMPLATE.get("layout") 
 # sent with every chart of every run: without its comment lines and indentation
 _JS = "\n".join(
     line.strip()
-    for line in (Path(__file__).resolve().parent / "_chart.js").read_text("utf-8").splitlines()
+    for line in (Path(__file__).resolve().parent / "chart.js").read_text("utf-8").splitlines()
     if line.strip() and not line.strip().startswith("//")
 )
 #: The component's name (an element's ``component_name``: tests/app/charts.py finds charts by it).

@@ -1,4 +1,4 @@
-// A Plotly chart drawn by plotly.js's cartesian bundle (pages/_chart.py says why).
+// A Plotly chart drawn by plotly.js's cartesian bundle (hograd_ui/parts/chart.py says why).
 //
 // The bundle is a plain script served by Streamlit's static serving (static/ next to app.py,
 // at app/static/ under the app's URL); it is loaded once per page, when the first chart

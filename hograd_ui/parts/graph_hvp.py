@@ -13,8 +13,8 @@ from hograd_core.hessian import numbers_limit
 from hograd_core.language import LIMITS, Function
 from hograd_serving.cached import hvp_graph_for
 from hograd_ui import graph_hvp_figures as figures
-from pages._links import BIND, link_text
-from pages._ui import box_chars, lang, lazy_expander, show_error, t
+from hograd_ui.parts.links import BIND, link_text
+from hograd_ui.parts.ui import box_chars, lang, lazy_expander, show_error, t
 
 SEED_POINT, SEED_VECTOR = "1, pi/2", "0.5, 1"  # the seed's example for w1**2*sin(w2)
 #: The boxes' bound, from the longest point a function may need, of its most variables (the

@@ -23,8 +23,8 @@ from hograd_core.language import LIMITS, Function
 from hograd_serving.cached import cached_parse
 from hograd_serving.gate import SESSION_KEY
 from hograd_ui.i18n import LANGUAGES, error_text, tr
+from hograd_ui.parts.links import BIND, link_text, url_choice, write_choice
 from hograd_ui.plotting import set_projector
-from pages._links import BIND, link_text, url_choice, write_choice
 
 _ROUTER = threading.local()  # each session's script runs in a thread of its own
 
@@ -238,7 +238,7 @@ def lazy_expander(
     loaded their bundles (Graphviz, the data grid, the syntax highlighter) and drew them
     before the page was ready. The open state is in ``st.session_state[key]`` (tests open an
     expander by setting it); it starts as ``expanded``. ``linked``: open, it is in the URL
-    (``?key=true``), so a shared link opens it too (the key must be in pages/_links.py KNOWN).
+    (``?key=true``), so a shared link opens it too (the key must be in hograd_ui/parts/links.py KNOWN).
     """
     return st.expander(label, expanded=expanded, key=key, icon=icon, on_change="rerun",
                        bind=BIND if linked else None)  # fmt: skip

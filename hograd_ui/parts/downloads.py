@@ -30,7 +30,7 @@ from hograd_core.network import NETWORK_BUDGET, NetConfig
 from hograd_core.notebook import derivatives_notebook, graph_notebook, hvp_notebook
 from hograd_core.notebook_why import why_notebook
 from hograd_ui.hvp_figures import clean
-from pages._ui import lazy_expander, show_error, t
+from hograd_ui.parts.ui import lazy_expander, show_error, t
 
 ICON = ":material/download:"
 PY, CSV, IPYNB = "text/x-python", "text/csv", "application/x-ipynb+json"

@@ -11,14 +11,14 @@ from hograd_core.applications.hessian_free import HF_BUDGET, func_form_gaps
 from hograd_core.network import DATASETS
 from hograd_serving.cached import why_hessian_free
 from hograd_ui import why_figures as figs
-from pages._chart import chart
-from pages._downloads import why_script
-from pages._link_form import Field, LinkedForm
-from pages._ui import lang, localized_radio, show_error, t
-from pages._why_common import WIDTHS, caption, keep, network_widgets, num
+from hograd_ui.parts.chart import chart
+from hograd_ui.parts.downloads import why_script
+from hograd_ui.parts.link_form import Field, LinkedForm
+from hograd_ui.parts.ui import lang, localized_radio, show_error, t
+from hograd_ui.parts.why_common import WIDTHS, caption, keep, network_widgets, num
 
 # The form's settings enter the URL when Run is pressed, not while they are edited
-# (pages/_link_form.py); a link with them opens the tab computed with them.
+# (hograd_ui/parts/link_form.py); a link with them opens the tab computed with them.
 HF_FORM = LinkedForm({
     "why.hf.data": Field("radio", "moons", options=DATASETS),  # fast to train
     "why.hf.layers": Field("slider", 1, 1, HF_BUDGET.max_layers),

@@ -7,8 +7,8 @@ import streamlit as st
 
 from hograd_core.network import DATASETS
 from hograd_ui import why_figures as figs
-from pages._link_form import LinkedForm
-from pages._ui import lang, t
+from hograd_ui.parts.link_form import LinkedForm
+from hograd_ui.parts.ui import lang, t
 
 KAPPAS = [1, 2, 5, 10, 100, 1000]  # condition numbers of the quadratic bowls
 WIDTHS = (4, 8, 16, 32, 64)  # hidden widths the forms offer

@@ -11,19 +11,19 @@ from hograd_core import HogradError
 from hograd_core.applications.maml import MAML_BUDGET, METHODS, MamlConfig, sine_against_held_out
 from hograd_serving.cached import why_maml, why_maml_adapt
 from hograd_ui import maml_figures as figs
+from hograd_ui.parts.chart import chart
+from hograd_ui.parts.downloads import why_func, why_script
+from hograd_ui.parts.link_form import Field, LinkedForm
+from hograd_ui.parts.ui import lang, show_error, t
+from hograd_ui.parts.why_common import caption
 from hograd_ui.why_figures import finite_or_dash
-from pages._chart import chart
-from pages._downloads import why_func, why_script
-from pages._link_form import Field, LinkedForm
-from pages._ui import lang, show_error, t
-from pages._why_common import caption
 
 Q = {"bind": "query-params"}  # the view is a link (issue 18)
 ACTIVATIONS = {"relu": "ReLU", "tanh": "tanh"}
 
 
 D = MamlConfig()
-#: The meta-training settings: they enter the URL when Run is pressed (pages/_link_form.py).
+#: The meta-training settings: they enter the URL when Run is pressed (hograd_ui/parts/link_form.py).
 FORM = LinkedForm({
     "why.maml.hidden": Field("select", D.hidden, options=(8, 16, 32, 40, 64)),
     "why.maml.activation": Field("radio", D.activation, options=tuple(ACTIVATIONS),

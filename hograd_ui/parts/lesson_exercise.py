@@ -21,9 +21,9 @@ from hograd_core.lesson import (
 from hograd_core.typed_numbers import MAX_CHARS, Reading, read_numbers, show_numbers
 from hograd_serving.cached import lesson_answer
 from hograd_ui.i18n import error_text
-from pages import _lesson_state as state
-from pages._lesson_views import RETAIN, run_flags_for
-from pages._ui import lang, t
+from hograd_ui.parts import lesson_state as state
+from hograd_ui.parts.lesson_views import RETAIN, run_flags_for
+from hograd_ui.parts.ui import lang, t
 
 
 def _numbers(values: tuple[float, ...]) -> str:

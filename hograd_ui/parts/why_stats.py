@@ -8,13 +8,13 @@ from hograd_core import HogradError
 from hograd_core.applications import gradient_stats as gs
 from hograd_serving.cached import why_anomaly, why_gradient_stats
 from hograd_ui import why_figures as figs
-from pages._chart import chart
-from pages._downloads import why_func, why_script
-from pages._link_form import Field, LinkedForm
-from pages._ui import lang, show_error, t
-from pages._why_common import caption, form_radio, keep
+from hograd_ui.parts.chart import chart
+from hograd_ui.parts.downloads import why_func, why_script
+from hograd_ui.parts.link_form import Field, LinkedForm
+from hograd_ui.parts.ui import lang, show_error, t
+from hograd_ui.parts.why_common import caption, form_radio, keep
 
-# The form's settings enter the URL when Run is pressed (pages/_link_form.py).
+# The form's settings enter the URL when Run is pressed (hograd_ui/parts/link_form.py).
 _H = gs.SCENARIOS["healthy"]  # the stats form's defaults
 STATS_FORM = LinkedForm({
     "why.stats.activation": Field("radio", _H.activation, options=("tanh", "relu")),

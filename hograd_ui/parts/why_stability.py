@@ -9,14 +9,14 @@ from hograd_core import HogradError
 from hograd_core.network import DATASETS
 from hograd_serving.cached import why_quadratic, why_stability
 from hograd_ui import why_figures as figs
-from pages._chart import chart
-from pages._downloads import why_func, why_script
-from pages._link_form import Field, LinkedForm
-from pages._links import BIND
-from pages._ui import lang, localized_radio, show_error, t
-from pages._why_common import KAPPAS, WIDTHS, caption, keep, network_widgets, num
+from hograd_ui.parts.chart import chart
+from hograd_ui.parts.downloads import why_func, why_script
+from hograd_ui.parts.link_form import Field, LinkedForm
+from hograd_ui.parts.links import BIND
+from hograd_ui.parts.ui import lang, localized_radio, show_error, t
+from hograd_ui.parts.why_common import KAPPAS, WIDTHS, caption, keep, network_widgets, num
 
-# The network part's settings enter the URL when Run is pressed (pages/_link_form.py).
+# The network part's settings enter the URL when Run is pressed (hograd_ui/parts/link_form.py).
 STABILITY_FORM = LinkedForm({
     "why.stability.data": Field("radio", "moons", options=DATASETS),
     "why.stability.layers": Field("slider", 2, 1, 3),

@@ -10,11 +10,11 @@ from hograd_core import HogradError
 from hograd_core.applications import newton as nt
 from hograd_serving.cached import why_newton
 from hograd_ui import why_figures as figs
-from pages._chart import chart
-from pages._downloads import newton_func, why_script
-from pages._links import BIND
-from pages._ui import function_box, lang, show_error, static_table, t
-from pages._why_common import KAPPAS, caption, num
+from hograd_ui.parts.chart import chart
+from hograd_ui.parts.downloads import newton_func, why_script
+from hograd_ui.parts.links import BIND
+from hograd_ui.parts.ui import function_box, lang, show_error, static_table, t
+from hograd_ui.parts.why_common import KAPPAS, caption, num
 
 STATUS = {"converged": "why.status.converged", "steps": "why.status.steps",
           "diverged": "why.status.diverged", "singular": "why.status.singular"}  # fmt: skip

@@ -18,11 +18,11 @@ from hograd_core.applications.wgan_gp import (
 from hograd_serving.cached import why_wgan_graph, why_wgan_run
 from hograd_ui import wgan_figures as figs
 from hograd_ui.graph_figures import flag_legend_html
-from pages._chart import chart
-from pages._downloads import why_func, why_script
-from pages._link_form import Field, LinkedForm
-from pages._ui import lang, show_error, t
-from pages._why_common import caption, form_radio, keep
+from hograd_ui.parts.chart import chart
+from hograd_ui.parts.downloads import why_func, why_script
+from hograd_ui.parts.link_form import Field, LinkedForm
+from hograd_ui.parts.ui import lang, show_error, t
+from hograd_ui.parts.why_common import caption, form_radio, keep
 
 P = "why.wgan"
 LABELS = {
@@ -35,7 +35,7 @@ RESULTS = {"gp": "wgan.result.gp", "gp_no_graph": "wgan.result.gp_no_graph",
            "none": "wgan.result.none", "clip": "wgan.result.clip"}  # fmt: skip
 
 
-#: The training settings: they enter the URL when Run is pressed (pages/_link_form.py).
+#: The training settings: they enter the URL when Run is pressed (hograd_ui/parts/link_form.py).
 FORM = LinkedForm({
     f"{P}.data": Field("radio", DATASETS[0], options=DATASETS),
     f"{P}.mode": Field("radio", MODES[0], options=MODES),
@@ -52,7 +52,7 @@ FORM = LinkedForm({
 
 def choice(label: str, options: tuple[str, ...], name: str) -> str:
     """A radio with translated labels inside the form; ``P.name`` keeps the choice across a
-    language switch and for the link (pages/_why_common.py form_radio)."""
+    language switch and for the link (hograd_ui/parts/why_common.py form_radio)."""
     key = f"{P}.{name}"
     value = form_radio(label, {o: t(LABELS[name][o]) for o in options}, key, options[0])
     keep(key, value)

@@ -18,7 +18,7 @@ from streamlit.delta_generator import DeltaGenerator
 from hograd_core import HogradError
 from hograd_core.typed_numbers import MAX_CHARS, read_point, show_numbers
 from hograd_ui.i18n import error_text, tr
-from pages._ui import lang, t
+from hograd_ui.parts.ui import lang, t
 
 __all__ = ["exact_entry"]
 

@@ -18,7 +18,7 @@ from hograd_core.lesson_link import read_progress
 
 STEP, DONE, TEACHER = "lesson.step", "lesson.done", "lesson.teacher"
 IGNORED = "lesson.ignored"  # the link's progress parameters that could not be used
-#: The URL parameters of the progress, the same on every page (pages/_links.py: GLOBAL).
+#: The URL parameters of the progress, the same on every page (hograd_ui/parts/links.py: GLOBAL).
 PARAMS = ("step", "done", "teacher")
 #: what a parameter given twice with different values reads as (not a valid value of any)
 CONFLICT = "?"

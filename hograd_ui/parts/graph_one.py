@@ -10,11 +10,11 @@ from hograd_core.language import Function
 from hograd_serving.cached import lab_for
 from hograd_serving.gate import BusyError
 from hograd_ui import graph_figures as figures
-from pages._chart import chart
-from pages._downloads import graph_row
-from pages._exact import exact_entry
-from pages._links import BIND
-from pages._ui import lang, lazy_expander, localized_choice, show_error, t
+from hograd_ui.parts.chart import chart
+from hograd_ui.parts.downloads import graph_row
+from hograd_ui.parts.exact import exact_entry
+from hograd_ui.parts.links import BIND
+from hograd_ui.parts.ui import lang, lazy_expander, localized_choice, show_error, t
 
 TOP = GRAPH_BUDGET.max_order
 

@@ -6,7 +6,7 @@ The convention (docs/architecture.md, "Every view is a link"):
   ``bind="query-params"``: Streamlit writes its value to the URL under the key, leaves it out
   while it equals the widget's default, seeds the widget from the URL on the first run and
   drops a value the widget would not accept (out of range, not a number, not an option).
-- A choice shown with translated labels (``localized_choice``, ``lazy_tabs`` in pages/_ui.py)
+- A choice shown with translated labels (``localized_choice``, ``lazy_tabs`` in hograd_ui/parts/ui.py)
   is not bound, since Streamlit would write the translated label; it goes into the URL
   under its canonical key with its option name (``?deriv.tab=taylor``) through
   :func:`url_choice` (before the widget) and :func:`write_choice` (after it). A label that
@@ -32,8 +32,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
 
 from hograd_ui.i18n import LANGUAGES, tr
-from pages._link_form import FIELDS, FORM_DRAWN, REFUSED
-from pages._present import (
+from hograd_ui.parts.link_form import FIELDS, FORM_DRAWN, REFUSED
+from hograd_ui.parts.present import (
     PRESENT,
     current_link,
     leave,
@@ -53,8 +53,8 @@ __all__ = [
 BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once
 #: Parameters every page accepts: the language, presentation mode, Streamlit's own embed
 #: options (``?embed=true`` hides Streamlit's frame for slides that embed the app), and the
-#: lesson's progress and teacher's version, which pages/_lesson_state.py reads.
-#: The lesson's progress (``?step=3&done=1,2&teacher=1``, pages/_lesson_state.py) is in every
+#: lesson's progress and teacher's version, which hograd_ui/parts/lesson_state.py reads.
+#: The lesson's progress (``?step=3&done=1,2&teacher=1``, hograd_ui/parts/lesson_state.py) is in every
 #: page's link, so that a fresh session on any page (a reconnect to another replica, a
 #: restart) still has it.
 GLOBAL = frozenset({"lang", PRESENT, "embed", "embed_options", "step", "done", "teacher"})
@@ -65,7 +65,7 @@ PREFIXES = {"derivatives": ("deriv.",), "graph": ("graph.", "graphvars."), "hvp"
             "why": ("why.",), "lesson": ("lesson.",)}  # fmt: skip
 #: Every URL parameter of a page's bound widgets and choices, in every view (``*`` stands for
 #: a variable's, a case's, a method's or a lesson step's name); the forms' settings are known
-#: from their fields (pages/_link_form.py). A name matching none is unknown: noted, dropped.
+#: from their fields (hograd_ui/parts/link_form.py). A name matching none is unknown: noted, dropped.
 KNOWN = {
     "derivatives": ("deriv.fn", "deriv.method", "deriv.separate", "deriv.order", "deriv.range",
                     "deriv.points", "deriv.x0", "deriv.tab"),

@@ -13,8 +13,8 @@ from hograd_core.lesson import CUBE, GROWTH, GROWTH_CHOICES, HVP, NEWTON, Step
 from hograd_serving.cached import curves, explore, flags_for, lab_for, why_newton
 from hograd_ui import graph_figures, hvp_figures, why_figures
 from hograd_ui.derivative_figures import derivatives_figure
-from pages._chart import chart
-from pages._ui import lang, localized_radio, show_error, t
+from hograd_ui.parts.chart import chart
+from hograd_ui.parts.ui import lang, localized_radio, show_error, t
 
 #: retain_graph's choices, by label (as on the graph page)
 RETAIN = {"None": None, "True": True, "False": False}

@@ -8,11 +8,11 @@ from hograd_core import HogradError
 from hograd_core.applications import pinn as core
 from hograd_serving.cached import why_pinn_run
 from hograd_ui import pinn_figures as figs
+from hograd_ui.parts.chart import chart
+from hograd_ui.parts.downloads import pinn_func, why_script
+from hograd_ui.parts.link_form import Field, LinkedForm
+from hograd_ui.parts.ui import lang, localized_choice, show_error, t
 from hograd_ui.why_figures import finite_or_dash
-from pages._chart import chart
-from pages._downloads import pinn_func, why_script
-from pages._link_form import Field, LinkedForm
-from pages._ui import lang, localized_choice, show_error, t
 
 ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0]
 SPEEDS = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0]
@@ -25,7 +25,7 @@ WEIGHTS = [0.0, 0.1, 1.0, 10.0, 100.0]
 
 def _form(equation: str) -> LinkedForm:
     """The training settings of ``equation``: they enter the URL when Run is pressed
-    (pages/_link_form.py). Only α or c differs, and the default number of steps."""
+    (hograd_ui/parts/link_form.py). Only α or c differs, and the default number of steps."""
     d = core.preset(equation)
     k = ("why.pinn.alpha", Field("select", d.coefficient, options=tuple(ALPHAS)))
     if equation == "wave":
