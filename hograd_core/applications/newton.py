@@ -16,6 +16,7 @@ the last step.
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,8 +31,8 @@ from ..language import Function
 from .common import check, interleaved_medians, saved_bytes
 
 __all__ = [
-    "METHODS", "PRESETS", "NewtonPath", "NewtonRace", "Preset", "RaceConfig", "preset_for",
-    "quadratic", "race", "trust_region_step",
+    "METHODS", "PRESETS", "NewtonPath", "NewtonRace", "Preset", "RaceConfig", "kappa_of",
+    "preset_for", "quadratic", "race", "trust_region_step",
 ]  # fmt: skip
 
 #: gd: θ − η∇f; newton: θ − H⁻¹∇f; damped: θ − (H + λI)⁻¹∇f; trust: the trust-region step.
@@ -44,6 +45,17 @@ _TOO_FAR = 1e6  # |θ| beyond this counts as diverged
 def quadratic(kappa: float) -> str:
     """((x+y)² + κ(y−x)²)/4: Hessian eigenvalues 1 along (1, 1) and κ along (1, −1)."""
     return f"((x+y)^2 + {kappa:g}*(y-x)^2)/4"
+
+
+#: quadratic(κ) with spaces removed and ** read as ^; group 1 is κ
+_QUADRATIC = re.compile(r"\(\(x\+y\)\^2\+([0-9]+(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?)\*\(y-x\)\^2\)/4")
+
+
+def kappa_of(text: str) -> float | None:
+    """κ when ``text`` is written as :func:`quadratic` (spaces and ``**`` for ``^`` aside),
+    else None. Only the written form counts: an equal function written otherwise gives None."""
+    match = _QUADRATIC.fullmatch(re.sub(r"\s+", "", text).replace("**", "^"))
+    return float(match.group(1)) if match else None
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
+from pages._present import refresh_share
+
 __all__ = ["FIELDS", "FORM_DRAWN", "Field", "LinkedForm", "REFUSED"]
 
 REFUSED = object()  # what Field.read returns for a value the widget would not accept
@@ -161,3 +163,4 @@ class LinkedForm:
                     del st.query_params[key]
             elif st.query_params.get_all(key) != [spec.text(value)]:
                 st.query_params[key] = spec.text(value)
+        refresh_share(forms=True)  # the share box holds them before the view computes

@@ -39,6 +39,7 @@ from hograd_ui.parts.present import (
     leave,
     present,
     presentation_css,
+    refresh_share,
     share_box,
     wrap_css,
     write_present,
@@ -46,8 +47,8 @@ from hograd_ui.parts.present import (
 
 __all__ = [
     "BIND", "PRESENT", "checked_link", "current_link", "link_text", "present",
-    "presentation_css", "remember_link", "share_box", "url_choice", "wrap_css", "write_choice",
-    "write_present",
+    "presentation_css", "refresh_share", "remember_link", "share_box", "url_choice", "wrap_css",
+    "write_choice", "write_present",
 ]  # fmt: skip
 
 BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once
@@ -141,8 +142,10 @@ def write_choice(key: str, default: str) -> None:
     if value == default:
         if key in st.query_params:
             del st.query_params[key]
+            refresh_share()
     elif st.query_params.get(key) != value:
         st.query_params[key] = value
+        refresh_share()  # the share box names the open tab before the tab computes
 
 
 def _same(raw: list[str], value: object) -> bool:
@@ -257,7 +260,8 @@ def checked_link(page: str) -> Iterator[None]:
     is the page's URL path ("" for home).
     """
     slot = st.container()
-    share = st.sidebar.container()  # filled after the page: the link then holds all its changes
+    with st.sidebar.container():  # before the page: there while a view computes for long
+        share_box(page)
     if _ASKED not in st.session_state:
         st.session_state[_ASKED] = (page, st.session_state.get(_QUERY, {}))
     rerun = False
@@ -282,9 +286,8 @@ def checked_link(page: str) -> Iterator[None]:
         # the next run.
         if not rerun and notes and notes_page == page:
             _show_notes(slot, notes)
-        if not rerun:
-            with share:
-                share_box(page, forms=bool(st.session_state.pop(FORM_DRAWN, False)))
+        if not rerun:  # the link with all the page's changes, and whether a form joins it
+            refresh_share(forms=bool(st.session_state.pop(FORM_DRAWN, False)))
             if present():
                 st.button(tr("links.present.leave", _lang()), key="links.leave",
                           on_click=leave, icon=":material/close_fullscreen:")  # fmt: skip

@@ -5,11 +5,12 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from hograd_ui.i18n import tr
 
-__all__ = ["PRESENT", "current_link", "leave", "present", "presentation_css", "share_box", "wrap_css",
-           "write_present"]  # fmt: skip
+__all__ = ["PRESENT", "current_link", "leave", "present", "presentation_css", "refresh_share",
+           "share_box", "wrap_css", "write_present"]  # fmt: skip
 
 PRESENT = "present"  # ?present=1 turns presentation mode on
 
@@ -49,18 +50,55 @@ def current_link(page: str) -> str:
     return f"{base}?{urlencode(pairs)}" if pairs else base
 
 
-def share_box(page: str, *, forms: bool = False) -> None:
-    """A popover with the link to this view, with Streamlit's copy button (no HTML, no JS);
-    ``forms``: the view has a form, whose settings join the link only when submitted."""
+_SHARE = "links.share.slots"  # (page, link slot, forms slot) of the share box last drawn
+_FORMS = "links.share.forms"  # whether the view has a form (its caption in the box)
+
+
+@st.fragment
+def share_box(page: str) -> None:
+    """A popover with the link to this view, with Streamlit's copy button (no HTML, no JS).
+
+    app.py draws it before the page (pages/_links.py's ``checked_link``), so that a view that
+    computes for long (a training with a progress bar) has it all along, and the page keeps
+    its link current with :func:`refresh_share` whenever it writes a setting to the URL and
+    once it is done. It is a fragment: opening it reruns only the box, which then shows the
+    URL as it is (a fragment elsewhere, x0 on the derivatives page, may have changed it). A
+    fragment's rerun never interrupts a run of the page in progress (Streamlit queues it
+    behind that run), so opening the box during a training does not start the training again.
+    """
     lang = _lang()
-    # Opening it reruns the app, so the link also holds what a fragment changed since the last
-    # full run (x0 and the tabs on the derivatives page rerun on their own).
+    ctx = get_script_run_ctx()
+    if ctx is not None and not ctx.fragment_ids_this_run:
+        st.session_state[_FORMS] = False  # a run of the page: it says again if it has a form
     with st.popover(tr("links.share", lang), icon=":material/link:", width="stretch",
                     key="links.share", on_change="rerun"):  # fmt: skip
         st.caption(tr("links.share.help", lang))
-        st.code(current_link(page), language=None, wrap_lines=True)
-        if forms:
-            st.caption(tr("links.forms.share", lang))
+        slots = (page, st.empty(), st.empty())
+    st.session_state[_SHARE] = slots
+    _fill(*slots)
+
+
+def _fill(page: str, link: object, forms: object) -> None:
+    link.code(current_link(page), language=None, wrap_lines=True)
+    if st.session_state.get(_FORMS):  # the view's settings in a form join it when submitted
+        forms.caption(tr("links.forms.share", _lang()))
+    else:
+        forms.empty()
+
+
+def refresh_share(forms: bool | None = None) -> None:
+    """Show the URL as it is now in the share box drawn by this run (after the page wrote a
+    setting to it); ``forms``: whether the view has a form, once the page knows.
+
+    Not in another fragment's rerun: the box belongs to the full run, and opening it shows
+    the URL as it is then."""
+    if forms is not None:
+        st.session_state[_FORMS] = forms
+    ctx = get_script_run_ctx()
+    slots = st.session_state.get(_SHARE)
+    if ctx is None or ctx.fragment_ids_this_run or slots is None:
+        return
+    _fill(*slots)
 
 
 # Presentation mode. A 1920x1080 projector image is about 3 m wide in a lecture hall, so

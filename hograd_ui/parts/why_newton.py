@@ -24,7 +24,32 @@ KINDS = {"minimum": "hvp.kind.minimum", "maximum": "hvp.kind.maximum",
 
 
 def use_kappa() -> None:
-    st.session_state["why.newton.fn"] = nt.quadratic(st.session_state["why.newton.kappa"])
+    """The slider's callback: f becomes the quadratic for the chosen κ, only when f is that
+    quadratic already (the slider is disabled otherwise; a modified client could still send a
+    change, and a function the student typed is never replaced by it)."""
+    if kappa_in_use(st.session_state.get("why.newton.fn", "")) is not None:
+        st.session_state["why.newton.fn"] = nt.quadratic(st.session_state["why.newton.kappa"])
+
+
+def kappa_in_use(text: str) -> float | None:
+    """κ when f is the quadratic for one of the slider's κ, else None (the slider is off)."""
+    kappa = nt.kappa_of(text)
+    return kappa if kappa in KAPPAS else None
+
+
+def kappa_slider(text: str) -> None:
+    """The κ slider, in use only while f is the κ quadratic: it then shows f's κ and moving it
+    replaces f by the quadratic for the new κ; for any other f it is disabled and says why."""
+    kappa = kappa_in_use(text)
+    if kappa is not None and st.session_state.get("why.newton.kappa") != int(kappa):
+        st.session_state["why.newton.kappa"] = int(kappa)  # the κ of f, typed or from a link
+    st.select_slider(t("hvp.kappa.label"), KAPPAS, value=10, key="why.newton.kappa", bind=BIND,
+                     help=t("why.newton.kappa.help"), on_change=use_kappa,
+                     disabled=kappa is None)  # fmt: skip
+    if kappa is None:
+        st.caption(t("why.newton.kappa.off", kappas=", ".join(map(str, KAPPAS))))
+    else:
+        st.caption(t("why.newton.kappa.on", kappa=f"{kappa:g}"))
 
 
 def apply_preset(text: str) -> None:
@@ -36,8 +61,7 @@ def apply_preset(text: str) -> None:
 def draw() -> None:
     st.markdown(t("why.newton.intro"))
     fn = function_box("why.newton", t("why.newton.fn"), list(nt.PRESETS))
-    st.select_slider(t("hvp.kappa.label"), KAPPAS, value=10, key="why.newton.kappa", bind=BIND,
-                     help=t("hvp.kappa.help"), on_change=use_kappa)  # fmt: skip
+    kappa_slider(fn.text)
     if st.session_state.get("why.newton.applied") != fn.text:
         st.session_state["why.newton.applied"] = fn.text
         apply_preset(fn.text)

@@ -101,7 +101,7 @@ def test_newton_refuses_a_function_of_one_variable() -> None:
 
 
 def test_newton_kappa_slider_writes_the_quadratic() -> None:
-    at = run("newton")
+    at = run("newton", **{"why.newton.fn": nt.quadratic(10)})  # in use on the quadratic only
     at.select_slider(key="why.newton.kappa").set_value(100).run()
     assert at.text_input(key="why.newton.fn").value == nt.quadratic(100)
     assert at.number_input(key="why.newton.lr").value == pytest.approx(0.015)

@@ -187,7 +187,7 @@ def test_a_view_set_by_hand_opens_the_same_in_a_fresh_browser_on_a_fresh_server(
     assert seen["fn"] == "tanh(x)" and seen["sliders"][0] == "7"
 
     page.get_by_text("分享当前视图").click()  # the share box holds the same link
-    wait_for_app(page)  # opening it reruns the app
+    wait_for_app(page)  # opening it reruns the box (a fragment)
     shared = page.locator("[data-testid='stPopoverBody'] [data-testid='stCode']").inner_text()
     assert shared.strip() == link
 
@@ -287,7 +287,7 @@ def test_editing_a_form_leaves_the_url_until_it_is_submitted(page, lang: str) ->
     assert "hvp.net.seed=7" in page.url
     _check_no_trace(page)
     page.get_by_text("Share this view" if lang == "en" else "分享当前视图").click()
-    wait_for_app(page, timeout=120_000)  # opening it reruns the app
+    wait_for_app(page, timeout=120_000)  # opening it reruns the box (a fragment)
     box = page.locator("[data-testid='stPopoverBody']")
     assert "hvp.net.steps=400" in box.locator("[data-testid='stCode']").inner_text()
     expect(box).to_contain_text(tr("links.forms.share", lang))  # when a form joins the link
