@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from pages._present import refresh_share
+from hograd_ui.parts.present import refresh_share
 
 __all__ = ["FIELDS", "FORM_DRAWN", "Field", "LinkedForm", "REFUSED"]
 

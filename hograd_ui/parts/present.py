@@ -58,7 +58,7 @@ _FORMS = "links.share.forms"  # whether the view has a form (its caption in the 
 def share_box(page: str) -> None:
     """A popover with the link to this view, with Streamlit's copy button (no HTML, no JS).
 
-    app.py draws it before the page (pages/_links.py's ``checked_link``), so that a view that
+    app.py draws it before the page (hograd_ui/parts/links.py's ``checked_link``), so that a view that
     computes for long (a training with a progress bar) has it all along, and the page keeps
     its link current with :func:`refresh_share` whenever it writes a setting to the URL and
     once it is done. It is a fragment: opening it reruns only the box, which then shows the

@@ -20,7 +20,9 @@ def shared(at: AppTest, path: str) -> list[str]:
 def test_the_link_names_the_tab_opened_in_the_session() -> None:
     at = open_link("pages/why.py", {})
     assert shared(at, "/why") == ["/why?lang=en"]
-    at.session_state["why.tab"] = "stats"  # as the tab's click does (pages/_ui.py lazy_tabs)
+    at.session_state["why.tab"] = (
+        "stats"  # as the tab's click does (hograd_ui/parts/ui.py lazy_tabs)
+    )
     at.run()
     assert query(at)["why.tab"] == "stats"
     assert shared(at, "/why") == ["/why?lang=en&why.tab=stats"]
