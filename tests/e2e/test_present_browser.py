@@ -64,7 +64,11 @@ OPENED = (WHY_TABS[0], WHY_TABS[-1])
 @pytest.mark.parametrize("present", ["1", "0"])
 @pytest.mark.parametrize("width", [1920, 1440, 1280])
 def test_every_tab_label_is_inside_the_window_when_open(  # noqa: PLR0913
-    browser, server, lang: str, present: str, width: int  # noqa: ANN001
+    browser,
+    server,
+    lang: str,
+    present: str,
+    width: int,  # noqa: ANN001
 ) -> None:
     """The "why" page's seven tab labels, with the first and with the last tab open: no label
     reaches past the window's edges (the bar used to scroll sideways, the last tab cut at the
@@ -76,9 +80,52 @@ def test_every_tab_label_is_inside_the_window_when_open(  # noqa: PLR0913
             _settle(pg)
             tabs, view_width, _ = pg.evaluate(TABS_JS)
             assert len(tabs) == len(WHY_TABS), tabs
-            assert [text for text, selected, *_ in tabs if selected] == [tabs[WHY_TABS.index(name)][0]]
+            assert [text for text, selected, *_ in tabs if selected] == [
+                tabs[WHY_TABS.index(name)][0]
+            ]
             for text, selected, left, right, top, bottom in tabs:
                 assert bottom > top and right > left, (name, text)
                 assert left >= 0 and right <= view_width, (name, text, selected, left, right)
     finally:
         ctx.close()
+
+
+#: Pairs of tick labels of one axis whose boxes overlap (more than a pixel each way), in each
+#: chart: [chart's title, axis, label a, label b].
+OVERLAP_JS = """() => {
+  const out = [];
+  for (const chart of document.querySelectorAll('.hograd-chart')) {
+    const title = (chart.querySelector('.gtitle') || {}).textContent || '';
+    for (const layer of chart.querySelectorAll('g.xaxislayer-above, g.yaxislayer-above')) {
+      const boxes = [...layer.querySelectorAll('text')]
+        .map(t => [t.textContent, t.getBoundingClientRect()])
+        .filter(([s, r]) => s.trim() && r.width > 0);
+      for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+        const [a, r] = boxes[i], [b, q] = boxes[j];
+        if (Math.min(r.right, q.right) - Math.max(r.left, q.left) > 1
+            && Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top) > 1)
+          out.push([title, layer.getAttribute('class'), a, b]);
+      }
+    }
+  }
+  return out;
+}"""
+#: How many tick labels the charts hold, to know the check looked at some.
+TICKS_JS = "() => document.querySelectorAll('.hograd-chart g.ytick text').length"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_tick_labels_overlap_on_the_log_charts(browser, server, lang: str) -> None:  # noqa: ANN001
+    """Newton's convergence panels, the MAML error charts and the PINN's loss terms (log
+    scales; "2" and "5" ran into the powers of ten) and the other tabs' charts, projected."""
+    ctx, pg = _context(browser)
+    try:
+        found = {}
+        for tab in ("newton", "hf", "stability", "stats", "maml", "pinn"):
+            pg.goto(f"{server}/why?why.tab={tab}&present=1&lang={lang}")
+            _settle(pg)
+            assert pg.evaluate(TICKS_JS) > 0, tab
+            found[tab] = pg.evaluate(OVERLAP_JS)
+    finally:
+        ctx.close()
+    assert found == dict.fromkeys(found, []), found
