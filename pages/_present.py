@@ -71,10 +71,11 @@ def share_box(page: str, *, forms: bool = False) -> None:
 # Metric values 48 px, on the value's own elements too: Streamlit draws some values as markdown,
 # a <p> inside the value, which the 26 px rule for paragraphs (0,1,1) would otherwise size.
 # Plotly figures are enlarged by hograd_ui/plotting.py (PROJECTOR_SCALE). Graphviz drawings
-# keep Streamlit's usual label size (0.6 rem of 16 px): the drawing is scaled to the page
-# width, and Graphviz sized its boxes for that size. High contrast: black text on white, no
-# grey captions, thicker focus outlines; white on the primary buttons' orange (5.2:1, black
-# would be 4.1:1).
+# keep Streamlit's label size (0.6 rem of 16 px, for which Graphviz sized the boxes) and are
+# drawn at their own size (width="content", 1 pt = 4/3 px: 12.8 px text), zoomed here by
+# 1.8 to 23 px text; one wider than the page shrinks to its width (max-width 100 %).
+# High contrast: black text on white, no grey captions, thicker focus outlines; white on the
+# primary buttons' orange (5.2:1, black would be 4.1:1).
 PRESENTATION_CSS = """
 <style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
@@ -104,6 +105,7 @@ html { font-size: 26px !important; }
 [data-testid="stCode"] code span { color: #000 !important; }
 [data-testid="stWidgetLabel"] code { font-size: 22px !important; }
 [data-testid="stGraphVizChart"] svg text { font-size: 9.6px !important; }
+[data-testid="stGraphVizChart"] svg { zoom: 1.8; }
 *:focus-visible { outline: 4px solid #000 !important; }
 </style>
 """

@@ -129,3 +129,32 @@ def test_no_tick_labels_overlap_on_the_log_charts(browser, server, lang: str) ->
     finally:
         ctx.close()
     assert found == dict.fromkeys(found, []), found
+
+
+#: The median rendered height of the node labels of each Graphviz drawing, and one label of it.
+NODE_TEXT_JS = """() => [...document.querySelectorAll('[data-testid="stGraphVizChart"]')].map(c => {
+    const texts = [...c.querySelectorAll('g.node text')];
+    const hs = texts.map(t => t.getBoundingClientRect().height).filter(h => h > 0)
+                    .sort((a, b) => a - b);
+    return [texts.map(t => t.textContent).join(' | '), hs[Math.floor(hs.length / 2)] || 0];
+})"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_graph_drawings_text_is_alike_and_readable(browser, server, lang: str) -> None:  # noqa: ANN001
+    """The graph page for w1**2*sin(w2), projected: the double-backward graph of the HVP (a
+    wide drawing, text ~15 px when stretched to the page) and the flag lab's drawing below it
+    (three nodes, 72 px text when stretched): node labels within a factor 2 of each other."""
+    ctx, pg = _context(browser)
+    try:
+        pg.goto(f"{server}/graph?graph.fn=w1**2*sin(w2)&present=1&lang={lang}")
+        _settle(pg)
+        drawings = pg.evaluate(NODE_TEXT_JS)
+    finally:
+        ctx.close()
+    hvp = [h for text, h in drawings if "g·v" in text]
+    others = [h for text, h in drawings if "g·v" not in text]
+    assert len(hvp) == 1 and others, drawings
+    heights = hvp + others
+    assert min(heights) >= 18, drawings  # 18-px boxes: about 14 px letters, the least here
+    assert max(heights) <= 2 * min(heights), drawings
