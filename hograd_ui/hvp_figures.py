@@ -67,7 +67,8 @@ def axis_props(title: str | None = None, title_px: int | None = 16, **props: obj
 #: A log axis spanning fewer decades than this is labelled at 1, 2 and 5 times each power of
 #: ten (decades alone would give it one or two labels); plotly's own choice there is every
 #: digit, whose small labels crowd into each other. Over more decades it is labelled at powers
-#: of ten only, every n-th one, n the smallest that gives at most :data:`MAX_LOG_LABELS` labels.
+#: of ten only, every n-th one, n the smallest that puts at most :data:`MAX_LOG_LABELS` labels
+#: within the data's span (plotly's padding of the range can add one at an end).
 #: Plotly's choice there ran labels into each other in presentation mode: 1, 2, 5 over four
 #: decades ("2" and "5" on the 10⁻ᵏ labels, 0.3 decade apart), and every third power over 21
 #: decades on a 330-px panel (37 px apart, a 10⁻ᵏ label with 22-px type is 47 px tall).
