@@ -7,10 +7,11 @@ legends and the growth chart.
 
 Note:
     Streamlit's graphviz chart draws every label at its own small font size (0.6rem),
-    whatever the DOT says, and stretches the picture to the page's width. So the DOT uses a
-    10 pt font (then the boxes fit the text), and for the page ``min_width`` gives the drawing
-    a minimum width: a three-node graph is then enlarged about 2x, not 8x, while large graphs
-    shrink to fit. The picture's scale, not the font, sets how large the text looks.
+    whatever the DOT says. So the DOT uses a 10 pt font (then the boxes fit the text), and the
+    pages draw the picture at its own size (``width="content"``), not stretched to the page's
+    width, where a three-node graph had 8x larger text than a large one; a drawing wider than
+    the page shrinks to fit, and presentation mode zooms them all alike (pages/_present.py).
+    ``min_width`` gives a drawing a minimum width.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ backward), named here in the learner's language.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 
 from hograd_core.graph_dot import PASS_BORDERS, PASS_COLOURS, tensor_dot
@@ -14,7 +15,17 @@ from hograd_core.hvp_graph import HVP_PASSES, HVPGraph
 from hograd_ui.graph_figures import words
 from hograd_ui.i18n import tr
 
-__all__ = ["hvp_dot", "hvp_legend_html", "hvp_summary_rows", "stage_name"]
+__all__ = ["DECIMALS", "hvp_dot", "hvp_legend_html", "hvp_summary_rows", "shown", "stage_name"]
+
+#: The HVP graph's numbers, in the drawing and in the summary above it, are rounded to this
+#: many decimal places: in float64 cos(π/2) is 6.1e-17, and ∂f/∂w2 of w1²·sin(w2) at (1, π/2)
+#: would read 6.123e-17 beside a summary saying ∇f = (2, 0).
+DECIMALS = 12
+
+
+def shown(value: float) -> float:
+    """``value`` rounded as the page shows it; + 0.0 turns −0 into 0."""
+    return round(value, DECIMALS) + 0.0
 
 
 #: The name of each stage, in the order of HVP_PASSES (forward, grad, dot, hvp).
@@ -29,8 +40,12 @@ def stage_name(k: int, lang: str = "en") -> str:
 
 
 def hvp_dot(result: HVPGraph, lang: str = "en", *, min_width: float = 0.0) -> str:
-    """DOT source of the HVP graph (raises BudgetError over the drawing limit)."""
-    return tensor_dot(result.graph, words(lang), min_width=min_width)
+    """DOT source of the HVP graph, its values rounded by :func:`shown` (then written with 4
+    significant digits); raises BudgetError over the drawing limit."""
+    nodes = tuple(n if n.value is None else dataclasses.replace(n, value=shown(n.value))
+                  for n in result.graph.nodes)  # fmt: skip
+    graph = dataclasses.replace(result.graph, nodes=nodes)
+    return tensor_dot(graph, words(lang), min_width=min_width)
 
 
 def hvp_legend_html(result: HVPGraph, lang: str = "en") -> str:

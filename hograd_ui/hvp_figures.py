@@ -65,18 +65,28 @@ def axis_props(title: str | None = None, title_px: int | None = 16, **props: obj
 
 
 #: A log axis spanning fewer decades than this is labelled at 1, 2 and 5 times each power of
-#: ten; plotly's own choice there is every digit, whose small labels crowd into each other.
-FEW_DECADES = 2.5
+#: ten (decades alone would give it one or two labels); plotly's own choice there is every
+#: digit, whose small labels crowd into each other. Over more decades it is labelled at powers
+#: of ten only, every n-th one, n the smallest that puts at most :data:`MAX_LOG_LABELS` labels
+#: within the data's span (plotly's padding of the range can add one at an end).
+#: Plotly's choice there ran labels into each other in presentation mode: 1, 2, 5 over four
+#: decades ("2" and "5" on the 10⁻ᵏ labels, 0.3 decade apart), and every third power over 21
+#: decades on a 330-px panel (37 px apart, a 10⁻ᵏ label with 22-px type is 47 px tall).
+FEW_DECADES, MAX_LOG_LABELS = 1.3, 6
 
 
 def log_axis(title: str | None, *series: object, **props: object) -> dict:
     """:func:`axis_props` for a log axis showing ``series`` (arrays of any shape), powers of ten
-    written as powers; over fewer than :data:`FEW_DECADES` decades, ticks at 1, 2 and 5."""
+    written as powers; ticks at 1, 2 and 5 over fewer than :data:`FEW_DECADES` decades, else at
+    every n-th power of ten, at most :data:`MAX_LOG_LABELS` of them."""
     v = np.concatenate([np.ravel(np.asarray(a, dtype=np.float64)) for a in series] or [[]])
     v = v[np.isfinite(v) & (v > 0)]
-    few = v.size > 0 and math.log10(v.max() / v.min()) < FEW_DECADES
-    return axis_props(title, type="log", exponentformat="power",
-                      **({"dtick": "D2"} if few else {}), **props)  # fmt: skip
+    tick = {}
+    if v.size:
+        decades = math.log10(v.max() / v.min())
+        every = math.floor(decades / MAX_LOG_LABELS) + 1  # the least n: floor(decades/n) + 1 <= MAX
+        tick = {"dtick": "D2"} if decades < FEW_DECADES else {"dtick": every}
+    return axis_props(title, type="log", exponentformat="power", **tick, **props)
 
 
 def _line_label(y: float, text: str, font: dict, cell: str = "", above: bool = True) -> dict:

@@ -40,18 +40,26 @@ def _positive(values: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(v) & (v > 0), v, np.nan)
 
 
+def _legend_below(height: int) -> dict:
+    """The shared look with the legend under the x axis title, clear of it: each chart names
+    its own lines (the two error charts stand in columns apart from the adaptation chart)."""
+    look = figure_layout(height, legend="bottom")
+    look["legend"]["y"] = -0.24
+    look["margin"]["b"] = 150
+    return look
+
+
 def meta_training_figure(run: MamlRun, lang: str) -> object:
     """The held-out loss after adaptation along meta-training, one line per starting point."""
     traces = [
-        _line(run.eval_steps[: len(run.eval_losses[m])], _positive(run.eval_losses[m]), m, lang,
-              showlegend=False)
+        _line(run.eval_steps[: len(run.eval_losses[m])], _positive(run.eval_losses[m]), m, lang)
         for m in METHODS
     ]  # fmt: skip
     steps = run.config.inner_steps
     return plain_figure(
-        traces, **figure_layout(400), title=_title(tr("maml.fig.eval", lang, steps=steps)),
+        traces, **_legend_below(480), title=_title(tr("maml.fig.eval", lang, steps=steps)),
         xaxis=axis_props(tr("maml.fig.meta_step", lang)),
-        yaxis=log_axis(None, *(t["y"] for t in traces)),
+        yaxis=log_axis(tr("maml.fig.loss_axis", lang), *(t["y"] for t in traces)),
     )  # fmt: skip
 
 
@@ -76,8 +84,8 @@ def adaptation_figure(a: Adaptation, steps: int, lang: str) -> object:
 def error_figure(a: Adaptation, steps: int, lang: str) -> object:
     """The error against the true sine after 0, 1, ... steps; the shown step marked."""
     k = np.arange(a.steps + 1)
-    traces = [_line(k, _positive(a.errors[m]), m, lang, mode="lines+markers",
-                    marker={"size": 8}, showlegend=False) for m in METHODS]  # fmt: skip
+    traces = [_line(k, _positive(a.errors[m]), m, lang, mode="lines+markers", marker={"size": 8})
+              for m in METHODS]  # fmt: skip
     traces += [
         {"type": "scatter", "x": [steps], "y": [float(a.errors[m][steps])], "mode": "markers",
          "marker": {"color": COLORS[m], "size": 16, "symbol": "circle-open",
@@ -85,7 +93,7 @@ def error_figure(a: Adaptation, steps: int, lang: str) -> object:
         for m in METHODS if np.isfinite(a.errors[m][steps]) and a.errors[m][steps] > 0
     ]  # fmt: skip
     return plain_figure(
-        traces, **figure_layout(400), title=_title(tr("maml.fig.error", lang)),
+        traces, **_legend_below(480), title=_title(tr("maml.fig.error", lang)),
         xaxis=axis_props(tr("maml.fig.adapt_step", lang), dtick=1),
-        yaxis=log_axis(None, *(t["y"] for t in traces)),
+        yaxis=log_axis(tr("maml.fig.error_axis", lang), *(t["y"] for t in traces)),
     )  # fmt: skip

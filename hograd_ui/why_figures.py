@@ -87,11 +87,16 @@ def newton_paths_figure(race: NewtonRace, lang: str) -> object:
     )  # fmt: skip
 
 
+#: The convergence figure's height: each of its two panels is about 280 px tall (at 480 px in
+#: all, they were about 120 px, too low to read a log axis from the back of a room).
+CONVERGENCE_HEIGHT = 780
+
+
 def newton_convergence_figure(race: NewtonRace, lang: str) -> object:
     """Top: f − f* (log) when the minimum f* is known, else f; bottom: |∇f| (log). Stacked:
     the page gives the figure the narrower of two columns, where side by side the two panels'
     titles ran into each other."""
-    cells = grid_cells(2, 1, 0.0, 0.22)
+    cells = grid_cells(2, 1, 0.0, 0.14)
     gap = race.minimum is not None
     traces = []
     for path in race.paths:
@@ -105,10 +110,11 @@ def newton_convergence_figure(race: NewtonRace, lang: str) -> object:
               tr("why.fig.grad_norm", lang)]  # fmt: skip
     step = tr("why.fig.iteration", lang)
     return plain_figure(
-        traces, **figure_layout(480, legend="bottom"), annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)],
+        traces, **figure_layout(CONVERGENCE_HEIGHT, legend="bottom"), annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)],
         xaxis=axis_props(None, domain=cells[0][0]), xaxis2=axis_props(step, domain=cells[1][0], anchor="y2"),
-        yaxis=axis_props(None, domain=cells[0][1], type="log" if gap else "linear", exponentformat="power"),
-        yaxis2=axis_props(None, domain=cells[1][1], anchor="x2", type="log", exponentformat="power"),
+        yaxis=log_axis(None, *(t["y"] for t in traces[::2]), domain=cells[0][1]) if gap
+        else axis_props(None, domain=cells[0][1]),
+        yaxis2=log_axis(None, *(t["y"] for t in traces[1::2]), domain=cells[1][1], anchor="x2"),
     )  # fmt: skip
 
 

@@ -64,7 +64,7 @@ def draw_flag_graph(place: object, outcome: FlagOutcome) -> bool:
         place.caption(t("graph.draw.too_large", limit=GRAPH_BUDGET.max_draw))
         return False
     place.html(figures.flag_legend_html(graph, lang()))
-    place.graphviz_chart(figures.flag_dot(graph, lang()), width="stretch")
+    place.graphviz_chart(figures.flag_dot(graph, lang()), width="content")
     return True
 
 

@@ -24,8 +24,8 @@ MAX_CHARS = box_chars(numbers_limit(LIMITS.max_variables))
 
 
 def _numbers(values: tuple[float, ...]) -> str:
-    # rounded to 12 decimals (cos(pi/2) is 6e-17 in float64); + 0.0 turns -0 into 0
-    return ", ".join(f"{round(v, 12) + 0.0:.6g}" for v in values)
+    # rounded as the drawing's values are (cos(pi/2) is 6e-17 in float64)
+    return ", ".join(f"{figures.shown(v):.6g}" for v in values)
 
 
 def several_variables(fn: Function) -> None:
@@ -65,7 +65,8 @@ def several_variables(fn: Function) -> None:
     graph = result.graph
     if graph.drawable:
         st.html(figures.hvp_legend_html(result, lang()))
-        st.graphviz_chart(figures.hvp_dot(result, lang(), min_width=420.0), width="stretch")
+        st.graphviz_chart(figures.hvp_dot(result, lang(), min_width=420.0), width="content")
+        st.caption(t("graphvars.rounded", decimals=figures.DECIMALS))
     else:
         st.warning(
             t("graphvars.too_large", nodes=f"{len(graph.nodes):,}", limit=GRAPH_BUDGET.max_draw),

@@ -81,7 +81,7 @@ def one_variable(fn: Function) -> float:
     if view.drawable:
         st.html(figures.legend_html(view, lang(), highlight=bold))
         dot = figures.dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), True)
-        st.graphviz_chart(dot, width="stretch")
+        st.graphviz_chart(dot, width="content")
         source = figures.dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), False)
         with st.container(horizontal=True, vertical_alignment="center"):
             st.download_button(

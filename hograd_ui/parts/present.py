@@ -106,11 +106,14 @@ def refresh_share(forms: bool | None = None) -> None:
 # letters about 2.9 cm), about 8 minutes of arc from 12 m, the back row of a 200-seat hall:
 # letters of 5 arc minutes are the limit of normal sight, so that is about 1.6 times it.
 # Headings 52 px, widget labels 24 px, code 22 px (monospace is wider, lines stay short).
+# Metric values 48 px, on the value's own elements too: Streamlit draws some values as markdown,
+# a <p> inside the value, which the 26 px rule for paragraphs (0,1,1) would otherwise size.
 # Plotly figures are enlarged by hograd_ui/plotting.py (PROJECTOR_SCALE). Graphviz drawings
-# keep Streamlit's usual label size (0.6 rem of 16 px): the drawing is scaled to the page
-# width, and Graphviz sized its boxes for that size. High contrast: black text on white, no
-# grey captions, thicker focus outlines; white on the primary buttons' orange (5.2:1, black
-# would be 4.1:1).
+# keep Streamlit's label size (0.6 rem of 16 px, for which Graphviz sized the boxes) and are
+# drawn at their own size (width="content", 1 pt = 4/3 px: 12.8 px text), zoomed here by
+# 1.8 to 23 px text; one wider than the page shrinks to its width (max-width 100 %).
+# High contrast: black text on white, no grey captions, thicker focus outlines; white on the
+# primary buttons' orange (5.2:1, black would be 4.1:1).
 PRESENTATION_CSS = """
 <style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
@@ -133,12 +136,14 @@ html { font-size: 26px !important; }
 [data-testid="stCode"] code, [data-testid="stCode"] pre { font-size: 22px !important; }
 [data-testid="stSliderThumbValue"], [data-testid="stSliderTickBar"] * {
   font-size: 22px !important; color: #000 !important; }
-[data-testid="stMetricValue"] { font-size: 48px !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"],
+[data-testid="stMain"] [data-testid="stMetricValue"] * { font-size: 48px !important; }
 [role="tab"], [role="tab"] p { font-size: 26px !important; }
 [data-testid="stMain"] input { font-size: 24px !important; color: #000 !important; }
 [data-testid="stCode"] code span { color: #000 !important; }
 [data-testid="stWidgetLabel"] code { font-size: 22px !important; }
 [data-testid="stGraphVizChart"] svg text { font-size: 9.6px !important; }
+[data-testid="stGraphVizChart"] svg { zoom: 1.8; }
 *:focus-visible { outline: 4px solid #000 !important; }
 </style>
 """
@@ -148,12 +153,15 @@ html { font-size: 26px !important; }
 # ending in an ellipsis when their column is narrow (a 1366-pixel laptop at 125 % zoom is 1093
 # CSS pixels wide; tests/e2e/test_layout_browser.py checks 1024). Streamlit cuts metric labels
 # and values, page links, button and checkbox labels short: a cut label hides what a number or
-# a button is, a cut value the answer ("not criti…").
+# a button is, a cut value the answer ("not criti…"). A tab bar wider than the page wraps onto a
+# second row: Streamlit's scrolls sideways, so the open tab's label was cut at the edge (the
+# "why" page's seven tabs at 1440 px, and at 1920 px in presentation mode).
 WRAP_CSS = """
 <style>
 [data-testid="stMetricLabel"] *, [data-testid="stMetricValue"] *, [data-testid="stPageLink"] *,
 [data-testid^="stBaseButton"] *, [data-testid="stCheckbox"] [data-testid="stMarkdownContainer"] * {
   white-space: normal !important; text-overflow: clip !important; overflow: visible !important; }
+[data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; overflow-x: visible !important; }
 </style>
 """
 

@@ -1,16 +1,18 @@
 """Log axes that stay readable: few decades get ticks at 1, 2 and 5 (plotly's own choice there,
-every digit, crowds its small labels), many decades keep plotly's choice; and the gradient
+every digit, crowds its small labels), more decades a tick at every n-th power of ten, at most
+MAX_LOG_LABELS of them (plotly's choices there ran into each other on a projector); and the gradient
 statistics chart names only its first and last layer in the legend."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
 
 from hograd_core.applications import gradient_stats as gs
-from hograd_ui.hvp_figures import FEW_DECADES, log_axis
+from hograd_ui.hvp_figures import FEW_DECADES, MAX_LOG_LABELS, log_axis
 from hograd_ui.plotting import validated
 from hograd_ui.why_figures import layer_norms_figure
 from tests.arrays import plotly_array
@@ -25,17 +27,30 @@ from tests.arrays import plotly_array
         (([1e-18, 1.0],), 18.0),
         (([1.0, 10 ** (FEW_DECADES - 0.01)],), FEW_DECADES - 0.01),
         (([1.0, 10 ** (FEW_DECADES + 0.01)],), FEW_DECADES + 0.01),
+        (([1e-4, 2.0],), 4.3),  # the PINN's loss terms: 2 and 5 overlapped the powers
+        (([1e-18, 1e3],), 21.0),  # Newton's f − f*: every third power overlapped
+        (([1.0, 1e5],), 5.0),
+        (([1.0, 10**5.01],), 5.01),
         (([0.0, -1.0, np.nan, np.inf, 0.5, 2.0],), 0.6),  # only finite positive values count
         (([np.nan, 0.0],), None),  # nothing to show: plotly's choice
         ((), None),
     ],
 )
-def test_ticks_at_1_2_5_only_over_few_decades(series: tuple, decades: float | None) -> None:
+def test_ticks_at_1_2_5_over_few_decades_at_powers_over_more(
+    series: tuple, decades: float | None
+) -> None:
     axis = log_axis("loss", *series)
     assert axis["type"] == "log" and axis["exponentformat"] == "power"
     assert axis["title"]["text"] == "loss"
-    few = decades is not None and decades < FEW_DECADES
-    assert axis.get("dtick") == ("D2" if few else None)
+    if decades is None:
+        assert "dtick" not in axis
+    elif decades < FEW_DECADES:
+        assert axis["dtick"] == "D2"
+    else:  # every n-th power: at most MAX_LOG_LABELS labels, and n the smallest that does it
+        n = axis["dtick"]
+        assert isinstance(n, int) and n >= 1
+        assert math.floor(decades / n) + 1 <= MAX_LOG_LABELS
+        assert n == 1 or math.floor(decades / (n - 1)) + 1 > MAX_LOG_LABELS
 
 
 def test_the_layer_chart_names_the_first_and_last_layer_and_draws_every_one() -> None:
