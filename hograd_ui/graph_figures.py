@@ -10,7 +10,7 @@ Note:
     whatever the DOT says. So the DOT uses a 10 pt font (then the boxes fit the text), and the
     pages draw the picture at its own size (``width="content"``), not stretched to the page's
     width, where a three-node graph had 8x larger text than a large one; a drawing wider than
-    the page shrinks to fit, and presentation mode zooms them all alike (pages/_present.py).
+    the page shrinks to fit, and presentation mode zooms them all alike (hograd_ui/parts/present.py).
     ``min_width`` gives a drawing a minimum width.
 """
 
