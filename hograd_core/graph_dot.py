@@ -24,6 +24,7 @@ from .errors import ArgumentError, BudgetError
 from .graphs import GRAPH_BUDGET, GraphNode, GraphView, TensorGraph
 
 __all__ = [
+    "escape_newlines",
     "ENGLISH",
     "PASS_BORDERS",
     "PASS_COLOURS",
@@ -78,6 +79,23 @@ class Legend:
 _ID = re.compile(r"([a-zA-Z_][a-zA-Z0-9_]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?))$")
 _KEYWORDS = {"node", "edge", "graph", "digraph", "subgraph", "strict"}
 _UNESCAPED_QUOTE = re.compile(r'(?<!\\)(?:\\\\)*"')
+
+
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+
+
+def escape_newlines(source: str) -> str:
+    """DOT ``source`` as the browser's Graphviz draws it: every line break inside a quoted
+    string written as DOT's ``\\n`` escape, and a string that starts with a line break given a
+    space before it. torchviz labels a tensor with no name ``"\\n ()"`` (an empty first line,
+    then its size), and in the browser a Graphviz chart with such a label, placed after another
+    chart on the page, drew nothing at all; the space draws nothing either."""
+
+    def fix(quoted: re.Match) -> str:
+        text = quoted.group(0).replace("\r\n", "\\n").replace("\n", "\\n")
+        return '" ' + text[1:] if text.startswith('"\\n') else text
+
+    return _QUOTED.sub(fix, source)
 
 
 def _quote(text: str) -> str:

@@ -43,6 +43,7 @@ from hograd_core.applications.stats_code import stats_code
 from hograd_core.applications.wgan_code import wgan_code
 from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
 from hograd_core.grad_checks import GradChecks, run_gradchecks
+from hograd_core.graph_dot import escape_newlines
 from hograd_core.graphs import GRAPH_BUDGET, GraphLab, TensorGraph, graph_lab
 from hograd_core.hvp_graph import HVPGraph, hvp_graph
 from hograd_core.inspector import (
@@ -247,7 +248,7 @@ def torchviz_views(
                 dot = make_dot(
                     tuple(t for _, t in made), params=params, show_attrs=attrs, show_saved=saved
                 )
-            views.append((f"dot:{key}", dot.source))
+            views.append((f"dot:{key}", escape_newlines(dot.source)))
         except RuntimeError as err:
             views.append((f"error:{key}", str(err)))
     return tuple(views)

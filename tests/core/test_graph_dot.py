@@ -4,6 +4,7 @@ statements give the same source, byte for byte, quoting included."""
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 from graphviz import Digraph
@@ -77,3 +78,37 @@ def test_quoting_as_graphviz_quotes() -> None:
                  "a\nb", "<<TABLE></TABLE>>", "", "tanh", "p1_0.self", "g·v = 1"]:  # fmt: skip
         assert _quote(text) == quote(text), text
     assert _attrs({"label": "x y", "b": "1", "a": "#fff"}) == 'label="x y" a="#fff" b=1'
+
+
+def test_torchviz_labels_keep_their_lines_with_escaped_newlines() -> None:
+    """Issue 36, finding 4: torchviz labels an unnamed tensor "\\n ()" (an empty first line),
+    and a Graphviz chart with such a label, after another chart, came out empty in the
+    browser (tests/e2e/test_graph_browser.py shows it drawn now). The fixed source has no raw
+    newline in a quoted string and no string that starts with a line break, and Graphviz draws
+    the same text lines from both (dot's own drawing is the oracle)."""
+    import shutil
+    import subprocess
+
+    import torch
+    from torchviz import make_dot
+
+    from hograd_core.graph_dot import escape_newlines
+
+    x = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
+    y = x**3
+    (g,) = torch.autograd.grad(y, x, create_graph=True)
+    raw = make_dot((y, g), params={"x": x}, show_attrs=True, show_saved=True).source
+    fixed = escape_newlines(raw)
+    quoted = re.findall(r'"(?:[^"\\]|\\.)*"', fixed, re.S)
+    assert quoted and not any("\n" in q or q.startswith('"\\n') for q in quoted)
+    assert any("\n" in q for q in re.findall(r'"(?:[^"\\]|\\.)*"', raw, re.S))  # it had some
+    if shutil.which("dot") is None:
+        pytest.skip("the graphviz dot binary is not installed")
+
+    def lines(source: str) -> list[str]:
+        """The text Graphviz draws, in order (its SVG's <text> elements, blank ones left out)."""
+        svg = subprocess.run(["dot", "-Tsvg"], input=source, capture_output=True, text=True,
+                             check=True).stdout  # fmt: skip
+        return [t for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg) if t.strip()]
+
+    assert lines(fixed) == lines(raw) and " ()" in lines(raw)

@@ -213,3 +213,41 @@ def test_a_classic_case_leaves_its_drawing(page, lang: str) -> None:  # noqa: AN
     page.locator("[data-testid='stGraphVizChart']").last.scroll_into_view_if_needed()
     screenshot(page, f"graph-case-inplace-{lang}")
     _no_exception(page)
+
+
+def torchviz_nodes() -> int:
+    """Nodes in torchviz's DOT for the page's default run (x**3 at 0.7, every flag at its
+    default), made here as the server makes it."""
+    import re
+
+    from hograd_core import parse
+    from hograd_core.flaglab.flags import FlagSettings, run_flags
+    from hograd_serving.cached import torchviz_views
+
+    outcome = run_flags(parse("x**3"), 0.7, FlagSettings(), view=torchviz_views)
+    dot = dict(outcome.views)["dot:False,False"]
+    return len(re.findall(r"^\t\S+ \[label=", dot, re.M))
+
+
+TORCHVIZ_TITLE = {"en": "The same tensors through torchviz", "zh": "用 torchviz 看同样的张量"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_torchviz_view_draws_its_nodes_beside_the_other_graphs(page, lang: str) -> None:  # noqa: ANN001
+    """Issue 36, finding 4: the torchviz view opened to an empty element after the page's other
+    Graphviz charts (a label that starts with a line break, which torchviz writes for an
+    unnamed tensor). Opened, it draws every node torchviz wrote for the page's run."""
+    # a link that names the view's switches opens it; off, torchviz reads no saved tensor (the
+    # default run freed some: with show_saved it would say so instead of drawing)
+    page.goto(f"{page.base}/graph?lang={lang}&graph.tv.attrs=false&graph.tv.saved=false")
+    wait_for_app(page)
+    box = page.locator("[data-testid='stExpander']", has_text=TORCHVIZ_TITLE[lang])
+    box.scroll_into_view_if_needed()
+    nodes = box.locator("[data-testid='stGraphVizChart'] svg g.node")
+    nodes.first.wait_for(timeout=30_000)
+    assert nodes.count() == torchviz_nodes()  # every node torchviz wrote is drawn
+    text = box.locator("[data-testid='stGraphVizChart']").inner_text()
+    assert "PowBackward0" in text and "AccumulateGrad" in text
+    assert page.locator("[data-testid='stGraphVizChart'] svg").count() >= 4  # not alone
+    _no_exception(page)
+    screenshot(page, f"graph-torchviz-{lang}")
