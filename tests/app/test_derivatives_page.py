@@ -150,7 +150,7 @@ def test_bad_function_shows_error_and_echoes_as_code() -> None:
     at.text_input(key="deriv.fn").set_value(text).run()
     assert not at.exception
     assert at.error and "column" in at.error[0].value
-    assert [c.value for c in at.code] == [text]
+    assert [c.value for c in at.main.code] == [text]  # (the sidebar's share box has the link)
     assert not chart_elements(at)
 
 

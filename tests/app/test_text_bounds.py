@@ -21,9 +21,10 @@ BOXES = ("text_input", "text_area", "chat_input")
 
 
 def text_box_calls() -> list[tuple[str, int, ast.Call]]:
-    """Every call of a text box in the app's code (pages/, hograd_ui/, app.py), read with ast."""
+    """Every call of a text box in the app's code (pages/, hograd_ui/ and its parts, app.py),
+    read with ast."""
     files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")),
-             *sorted((ROOT / "hograd_ui").glob("*.py"))]  # fmt: skip
+             *sorted((ROOT / "hograd_ui").rglob("*.py"))]  # fmt: skip
     out = []
     for path in files:
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):

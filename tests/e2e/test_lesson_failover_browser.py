@@ -28,7 +28,7 @@ def test_progress_survives_a_restart_while_on_another_page(browser, lang: str) -
     with running_server(f"failover_{lang}_first") as first:
         page.goto(f"{first}/lesson?lang={lang}")
         wait_for_app(page, timeout=90_000)
-        box = page.locator("[data-testid='stMain'] [data-testid='stNumberInput'] input").first
+        box = page.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").first
         box.fill("12")  # f'(2) for x**3
         box.press("Enter")
         wait_for_app(page)
