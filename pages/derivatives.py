@@ -54,7 +54,6 @@ from hograd_ui.parts.exact import exact_entry
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.ui import (
     function_box,
-    initial,
     lang,
     lazy_tabs,
     localized_radio,
@@ -307,8 +306,8 @@ def point_views(
     _clamp("deriv.x0", low, high, 0.5)
     slide, exact = st.columns([4, 1], vertical_alignment="bottom")
     x0 = slide.slider(
-        t("deriv.x0"), low, high, initial("deriv.x0", min(max(0.5, low), high)),
-        step=(high - low) / 200, key="deriv.x0", bind=BIND,
+        t("deriv.x0"), low, high, min(max(0.5, low), high), step=(high - low) / 200,
+        key="deriv.x0", bind=BIND,
     )  # fmt: skip
     # the slider's grid misses most round numbers (from -3 in steps of 0.03: 1.98, 2.01)
     exact_entry("deriv.x0.exact", t("deriv.x0.exact", var=var), ("deriv.x0",), low, high,

@@ -20,7 +20,6 @@ from hograd_ui.parts.link_form import Field, LinkedForm
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.ui import (
     function_box,
-    initial,
     lang,
     lazy_tabs,
     localized_radio,
@@ -98,8 +97,8 @@ def typed_mode() -> None:
         with col:
             st.markdown(f"**{t('hvp.point' if kind == 'p' else 'hvp.vector')}**")
             sliders[kind] = tuple(
-                st.slider(f"`{name}`", low, -low, initial(f"hvp.{kind}.{name}", value),
-                          step=STEP, key=f"hvp.{kind}.{name}", bind=BIND)  # fmt: skip
+                st.slider(f"`{name}`", low, -low, value, step=STEP, key=f"hvp.{kind}.{name}",
+                          bind=BIND)  # fmt: skip
                 for name, value in zip(names, values, strict=True)
             )  # fmt: skip
             if kind == "p":  # a slider steps by 0.05: a point such as (1, π/2) is typed here

@@ -65,13 +65,6 @@ def lang() -> str:
     return st.session_state.get("lang", "en")
 
 
-def initial(key: str, value: object) -> object:
-    """A widget's ``value`` argument: ``value`` on its first run, None once its key is in the
-    session state (where the page's code may have set it: a clamp, a preset, an exact entry).
-    The widget then shows its state, and Streamlit does not warn that it was given both."""
-    return None if key in st.session_state else value
-
-
 def session_id() -> str:
     """A random name for this browser session, kept in its state: the server's background
     work takes sessions in turn by it (hograd_serving/sympy_column.py)."""
