@@ -105,7 +105,7 @@ def show_torchviz(outcome: FlagOutcome) -> None:
         elif outcome.drawing is None or not outcome.drawing.drawable:
             st.caption(t("graph.draw.too_large", limit=GRAPH_BUDGET.max_draw))
         else:
-            st.graphviz_chart(views[f"dot:{key}"], width="stretch")
+            st.graphviz_chart(views[f"dot:{key}"], width="content")  # at its own size, as the rest
 
 
 def show_case_drawing(outcome: FlagOutcome) -> None:
