@@ -66,7 +66,10 @@ def main(argv: list[str]) -> None:
         size = int(statm.read().split()[0]) * resource.getpagesize()
     resource.setrlimit(resource.RLIMIT_AS, (size + extra, size + extra))  # then MemoryError
     request = json.loads(sys.stdin.read(MAX_REQUEST))
-    work(str(request["text"]), int(request["order"]), sys.stdout)
+    try:
+        work(str(request["text"]), int(request["order"]), sys.stdout)
+    except MemoryError:  # struck outside sympy (writing a line, say)
+        _write(sys.stdout, {"stopped": "memory"})
 
 
 if __name__ == "__main__":
