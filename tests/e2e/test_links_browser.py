@@ -4,10 +4,12 @@ server opens it the same; the share box holds the URL; presentation mode at 1920
 
 from __future__ import annotations
 
+import contextlib
 from urllib.parse import quote
 
 import numpy as np
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from hograd_core.applications import pinn
@@ -337,13 +339,29 @@ def test_a_bad_setting_of_a_mode_not_drawn_is_noted_when_it_opens(page, lang: st
 
 # ---- a choice with translated labels is its option's name in the link, in any language ----------
 
-GRAPHVIZ = "[data-testid='stMain'] [data-testid='stGraphVizChart'] svg"
+CHART = "[data-testid='stMain'] [data-testid='stGraphVizChart']"
+GRAPHVIZ = f"{CHART} svg"
 
 
-def _aspect(pg) -> float:  # noqa: ANN001
-    """Width over height of the page's first graph (left to right is wide, top to bottom not)."""
-    pg.wait_for_selector(GRAPHVIZ)
-    _, _, width, height = map(float, pg.locator(GRAPHVIZ).first.get_attribute("viewBox").split())
+ASPECT = f"""wide => {{
+    const svg = document.querySelector("{CHART}")?.querySelector("svg");
+    if (!svg || !svg.getAttribute("viewBox")) return false;
+    const [, , w, h] = svg.getAttribute("viewBox").split(" ").map(Number);
+    return wide ? w / h > 3 : w / h < 3;
+}}"""
+
+
+def _aspect(pg, wide: bool) -> float:  # noqa: ANN001
+    """Width over height of the page's first graph (left to right is wide, top to bottom not).
+
+    The page's first chart, then its drawing: graphviz draws each chart when it is ready, so the
+    first svg on the page may for a moment belong to a later chart (the flag lab's), or be the
+    drawing of the run before. Waits for the expected shape, then reads it.
+    """
+    with contextlib.suppress(PlaywrightTimeout):  # the caller's assertion reports what stayed
+        pg.wait_for_function(ASPECT, arg=wide, timeout=30_000)
+    svg = pg.locator(CHART).first.locator("svg")
+    _, _, width, height = map(float, svg.get_attribute("viewBox").split())
     return width / height
 
 
@@ -351,7 +369,9 @@ def _shows_layout_and_case(pg, lang: str) -> None:  # noqa: ANN001
     """The graph laid out left to right and the in-place case's run, with their own labels."""
     layout = pg.get_by_role("radio", name=tr("graph.direction.LR", lang), exact=True)
     expect(layout).to_have_attribute("aria-checked", "true")
-    assert _aspect(pg) > 3  # x**3 at order 2: 587 x 121 pt left to right, 448 x 269 top down
+    assert (
+        _aspect(pg, wide=True) > 3
+    )  # x**3 at order 2: 587 x 121 pt left to right, 448 x 269 top down
     case = pg.locator("[data-testid='stMain'] [data-testid='stSelectbox']").first
     expect(case.get_by_role("combobox")).to_have_value(tr("graph.case.inplace", lang))
     last = run_case("inplace").transcript().splitlines()[-1]  # PyTorch's in-place error
@@ -365,7 +385,7 @@ def _shows_layout_and_case(pg, lang: str) -> None:  # noqa: ANN001
 def test_a_link_names_the_graph_layout_and_case_the_same_in_both_languages(page, lang: str) -> None:  # noqa: ANN001
     page.goto(f"{page.base}/graph?lang={lang}")
     wait_for_app(page)
-    assert _aspect(page) < 3  # top to bottom by default
+    assert _aspect(page, wide=False) < 3  # top to bottom by default
     page.goto(f"{page.base}/graph?graph.direction=LR&graph.case=inplace&lang={lang}")
     wait_for_app(page)
     _shows_layout_and_case(page, lang)
