@@ -14,13 +14,18 @@ from pathlib import Path
 
 __all__ = ["HogradError", "ExpressionError", "BudgetError", "ArgumentError", "AnswerError"]
 
-_ENGLISH = Path(__file__).resolve().parent.parent / "locales" / "en.toml"
+_ROOT = Path(__file__).resolve().parent.parent
+_ENGLISH = _ROOT / "locales" / "en.toml"
 
 
 @functools.cache
 def _english() -> dict[str, str]:
-    with _ENGLISH.open("rb") as file:
-        return tomllib.load(file)
+    """The English strings: the shared file and each lab's own (``hograd_labs/<lab>/en.toml``)."""
+    table: dict[str, str] = {}
+    for path in (_ENGLISH, *sorted(_ROOT.glob("hograd_labs/*/en.toml"))):
+        with path.open("rb") as file:
+            table.update(tomllib.load(file))
+    return table
 
 
 class HogradError(ValueError):

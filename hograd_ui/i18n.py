@@ -28,6 +28,7 @@ __all__ = [
     "LocaleError",
     "catalogue",
     "error_text",
+    "lab_folders",
     "placeholders",
     "tr",
 ]
@@ -35,8 +36,11 @@ __all__ = [
 #: Language codes, and the name each is shown under in the language switch.
 LANGUAGES: dict[str, str] = {"en": "English", "zh": "简体中文"}
 
-#: The folder that holds one ``{lang}.toml`` per language.
+#: The folder that holds one ``{lang}.toml`` per language: the strings every page shares.
 LOCALES: Path = Path(__file__).resolve().parent.parent / "locales"
+
+#: Each lab keeps its own strings beside its code: ``hograd_labs/<lab>/{lang}.toml``.
+LABS: Path = Path(__file__).resolve().parent.parent / "hograd_labs"
 
 #: Keys the code assembles while it runs, so they never appear whole in the source. The test of
 #: unused keys counts these as used; each group names the place that builds it.
@@ -216,9 +220,30 @@ def _load(folder: Path, lang: str) -> Mapping[str, str]:
     return MappingProxyType(table)
 
 
+def lab_folders(root: Path = LABS) -> list[Path]:
+    """The labs that carry strings: every ``root/<lab>/`` holding an ``en.toml``, by name."""
+    return sorted(p.parent for p in root.glob("*/en.toml"))
+
+
+def _merged(folders: list[Path], lang: str) -> Mapping[str, str]:
+    """The strings of ``lang`` from every folder; a key defined in two folders is refused."""
+    table: dict[str, str] = {}
+    where: dict[str, Path] = {}
+    for folder in folders:
+        for key, text in _load(folder, lang).items():
+            if key in table:
+                raise LocaleError(
+                    f"{key!r} is defined in both {where[key] / f'{lang}.toml'} and "
+                    f"{folder / f'{lang}.toml'}"
+                )
+            table[key], where[key] = text, folder
+    return MappingProxyType(table)
+
+
 @functools.cache
 def catalogue(lang: str) -> Mapping[str, str]:
-    """Every string of ``lang``, read from ``locales/{lang}.toml`` on first use.
+    """Every string of ``lang``, read on first use from ``locales/{lang}.toml`` and from each
+    lab's own ``hograd_labs/<lab>/{lang}.toml``.
 
     Args:
         lang: a code from :data:`LANGUAGES` ("en" or "zh").
@@ -229,7 +254,7 @@ def catalogue(lang: str) -> Mapping[str, str]:
     Raises:
         LocaleError: see :func:`_load`; the message names the file at fault.
     """
-    return _load(LOCALES, lang)
+    return _merged([LOCALES, *lab_folders()], lang)
 
 
 def tr(key: str, lang: str = "en", /, **params: object) -> str:

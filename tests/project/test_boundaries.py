@@ -11,7 +11,7 @@ import grimp
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("hograd_core", "hograd_serving", "hograd_ui", "pages")
+PACKAGES = ("hograd_core", "hograd_serving", "hograd_ui", "hograd_labs", "pages")
 
 
 def test_the_import_contracts_hold() -> None:

@@ -151,6 +151,6 @@ def test_bad_input_exit_2_one_line(args: tuple[str, ...], message: str) -> None:
 
 def test_only_the_command_line_imports_the_graph_verb() -> None:
     """cli_graph may start dot (pyproject's one exception): nothing the server loads uses it."""
-    graph = grimp.build_graph("hograd_core", "hograd_serving", "hograd_ui", "pages")
+    graph = grimp.build_graph("hograd_core", "hograd_serving", "hograd_ui", "hograd_labs", "pages")
     importers = graph.find_modules_that_directly_import("hograd_core.cli_graph")
     assert importers == {"hograd_core.__main__"}

@@ -8,7 +8,7 @@ import pkgutil
 
 import pytest
 
-PACKAGES = ("hograd_core", "hograd_serving", "hograd_ui")
+PACKAGES = ("hograd_core", "hograd_serving", "hograd_ui", "hograd_labs")
 
 
 def modules() -> list[str]:

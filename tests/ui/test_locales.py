@@ -17,15 +17,17 @@ from hograd_ui.i18n import (
     RUNTIME_KEYS,
     LocaleError,
     _load,
+    _merged,
     catalogue,
     error_text,
+    lab_folders,
     placeholders,
     tr,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The app's Python: a key is used if one of these holds it as a whole string literal.
-APP_SOURCES = ("app.py", "pages", "hograd_core", "hograd_serving", "hograd_ui")
+APP_SOURCES = ("app.py", "pages", "hograd_core", "hograd_serving", "hograd_ui", "hograd_labs")
 
 #: Keys that nothing in the app shows today (no literal, not built at run time); kept in the
 #: files on purpose until someone decides. The test fails when this list goes stale either way.
@@ -222,3 +224,23 @@ def test_the_catalogue_is_read_only_and_loaded_once() -> None:
     assert catalogue("en") is table
     with pytest.raises(TypeError):
         table["app.page.home"] = "changed"  # type: ignore[index]
+
+
+def test_each_labs_strings_join_the_catalogue_and_a_key_twice_is_refused(tmp_path) -> None:  # noqa: ANN001
+    shared, lab = tmp_path / "locales", tmp_path / "labs" / "demo"
+    for folder, en, zh in ((shared, "a.one", "a.one"), (lab, "demo.two", "demo.two")):
+        folder.mkdir(parents=True)
+        (folder / "en.toml").write_text(f'"{en}" = "one"\n', encoding="utf-8")
+        (folder / "zh.toml").write_text(f'"{zh}" = "一"\n', encoding="utf-8")
+    assert lab_folders(tmp_path / "labs") == [lab]
+    assert dict(_merged([shared, lab], "zh")) == {"a.one": "一", "demo.two": "一"}
+    (lab / "en.toml").write_text('"a.one" = "again"\n', encoding="utf-8")
+    (lab / "zh.toml").write_text('"a.one" = "又"\n', encoding="utf-8")
+    with pytest.raises(LocaleError, match="defined in both"):
+        _merged([shared, lab], "en")
+
+
+def test_every_lab_folder_with_strings_is_in_the_catalogue() -> None:
+    for folder in lab_folders():
+        for lang in LANGUAGES:
+            assert _load(folder, lang).keys() <= catalogue(lang).keys()
