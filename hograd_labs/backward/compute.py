@@ -51,7 +51,7 @@ class Lab:
         run: the custom Function's derivatives and PyTorch's verdicts.
         autograd: f's own first and second derivatives by nested autograd, at the points.
         exact: sympy's f′ and f″ at the points (NaN where sympy could not evaluate them).
-        latex: LaTeX of f, of sympy's f′ and f″ (None if too long) and of the backward.
+        latex: LaTeX of f, of the backward, and of sympy's f′ and f″ (None if too long).
         slip: one of IGNORES_G, SIGN_OF_Y, WRONG, or None.
         wrong_at: the points where the first derivative is not f′.
         uses: the names the backward formula uses, in the order x, y, g.
@@ -104,7 +104,7 @@ def lab(f_text: str, backward_text: str, xs: Sequence[float], variant: str = "wr
     return Lab(
         run=run, autograd=(tuple(own[1].tolist()), tuple(own[2].tolist())),
         exact=(tuple(columns[0]), tuple(columns[1])),
-        latex=(spec.f.latex, latex[1], latex[2], spec.backward.latex), slip=slip,
+        latex=(spec.f.latex, spec.backward.latex, latex[1], latex[2]), slip=slip,
         wrong_at=tuple(run.points[i] for i in wrong),
         uses=tuple(n for n in ("x", "y", "g") if n in used_names(spec.backward.tree)),
     )  # fmt: skip

@@ -37,6 +37,11 @@ FORMULAS = ("backward.formula.f", "backward.formula.b", "backward.formula.d1",
 LIMIT = box_chars(LIMITS.max_length)
 
 
+def _plain(label: str) -> str:
+    """A preset as typed: a pill's label is markdown, where ``*`` would start italics."""
+    return label.replace("*", "\\*")
+
+
 def _preset() -> None:
     choice = st.session_state.get("backward.preset")
     if choice:
@@ -111,7 +116,7 @@ def draw() -> None:
     st.title(t("backward.title"))
     st.markdown(t("backward.lead"))
     st.pills(t("backward.presets"), [SEP.join(p) for p in PRESETS], key="backward.preset",
-             on_change=_preset)  # fmt: skip
+             on_change=_preset, format_func=_plain)  # fmt: skip
     left, right = st.columns(2)
     with left:
         ok_f = _formula("backward.f", t("backward.f"), PRESETS[0][0], ("x",))
@@ -137,7 +142,8 @@ def draw() -> None:
 
     st.subheader(t("backward.formulas"))
     names = [t(key) for key in FORMULAS]
-    for column, name, tex in zip(st.columns(4), names, lab.latex, strict=True):
+    columns = [column for _ in range(2) for column in st.columns(2)]  # f′ and f″ can be long
+    for column, name, tex in zip(columns, names, lab.latex, strict=True):
         column.caption(name)
         if tex is None:  # sympy's formula too long to print, or sympy stopped
             column.caption(t("backward.formula.long"))
