@@ -156,6 +156,8 @@ def draw() -> None:
     where = _points(lab.wrong_at)
     if lab.slip == IGNORES_G:
         st.warning(t("backward.slip.ignores_g"), icon=":material/warning:")
+        if lab.wrong_at:  # not even right for g = 1
+            st.error(t("backward.slip.wrong", points=where), icon=":material/error:")
     elif lab.slip == SIGN_OF_Y:
         st.warning(t("backward.slip.y_sign", points=where), icon=":material/warning:")
     elif lab.slip == WRONG:

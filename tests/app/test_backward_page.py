@@ -57,7 +57,7 @@ def test_each_variant_in_one_click(variant: str, says: str) -> None:
 @pytest.mark.parametrize(
     ("f", "b", "says"),
     [("x^3", "3*x^2", "does not use g"), ("x^3", "2*x*g", "is not f′"),
-     ("sin(x)", "sqrt(1 - y^2)*g", "not a function of y")],
+     ("sin(x)", "sqrt(1 - y^2)*g", "right up to sign")],
 )  # fmt: skip
 def test_each_slip_has_its_message(f: str, b: str, says: str) -> None:
     at = _set(open_page(PAGE), f, b)
