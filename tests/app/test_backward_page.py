@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.app.conftest import open_page
+from tests.app.test_links import notes, open_link, query
 
 PAGE = "pages/backward.py"
 
@@ -69,3 +70,28 @@ def test_bad_input_is_a_message_not_a_traceback() -> None:
     at = _set(open_page(PAGE), "x^3", "3*x^2*q")
     assert not at.exception
     assert any("the variable 'q'" in e.value for e in at.error)
+
+
+LINK = {
+    "backward.f": ("x^3", "x^3"), "backward.b": ("3*x^2*g", "3*x^2*g"),
+    "backward.range": (["-1", "1.5"], (-1.0, 1.5)), "backward.points": ("5", 5),
+    "backward.variant": ("once", "once"), "backward.x0": ("1.2", 1.2),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_link_opens_the_view_and_writes_the_same_link(lang: str) -> None:
+    at = open_link(PAGE, {k: url for k, (url, _) in LINK.items()}, lang)
+    assert not at.exception
+    assert {k: at.session_state[k] for k in LINK} == {k: v for k, (_, v) in LINK.items()}
+    assert notes(at) == []
+    assert query(open_page(PAGE, lang)) == {}  # the default view: only the language
+    again = open_link(PAGE, query(at), lang)
+    assert query(again) == query(at)
+    assert any("trying to differentiate twice" in c.value for c in again.code)
+
+
+def test_a_grid_larger_than_the_budget_is_ignored_with_a_note() -> None:
+    at = open_link(PAGE, {"backward.points": "26"})
+    assert not at.exception
+    assert at.session_state["backward.points"] == 9 and notes(at)
