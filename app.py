@@ -61,6 +61,12 @@ with script_slot(), routed():
         st.Page(
             "pages/why.py", title=t("app.page.why"), icon=":material/lightbulb:", url_path="why"
         ),
+        st.Page(
+            "pages/backward.py",
+            title=t("backward.page"),
+            icon=":material/edit_note:",
+            url_path="backward",
+        ),
         # lesson
         st.Page(
             "pages/lesson.py", title=t("lesson.page"), icon=":material/route:", url_path="lesson"

@@ -5,6 +5,7 @@
     python -m hograd_core hvp "w1**2*sin(w2)" --at 1,1.5707963267948966 --vector 0.5,1 --json
     python -m hograd_core graph "x**3" --order 2 --at 0.7 > graph.dot
     python -m hograd_core gradcheck "sin(x)*exp(-x^2)" --at -2:2:9 --json
+    python -m hograd_core custom "tanh(x)" --backward "(1 - y^2)*g" --at -2:2:5 --json
 
 Bad input exits with status 2 and one line ``error: ...`` on stderr (and ``{"error": ...}`` on
 stdout with --json); never a traceback. A check that fails is an answer, not bad input: gradcheck
@@ -25,6 +26,8 @@ import numpy as np
 from .cli_graph import add_parser as add_graph_parser
 from .cli_graph import run_graph
 from .curvature import verdict
+from .custom_function import MAX_POINTS as CUSTOM_POINTS
+from .custom_function import custom_spec, run_custom
 from .errors import ArgumentError, BudgetError, HogradError
 from .grad_checks import GradChecks, run_gradchecks
 from .hessian import CRITICAL_TOLERANCE, hvp, number_entries
@@ -108,6 +111,15 @@ def _build_parser() -> argparse.ArgumentParser:
     g.add_argument("function")
     g.add_argument("--at", required=True, help="START:STOP:POINTS (e.g. -2:2:9) or points 0.5,1")
     g.add_argument("--json", action="store_true")
+    c = sub.add_parser("custom", help="a custom autograd.Function from f and its backward")
+    c.add_argument("function", help="f(x), e.g. tanh(x)")
+    c.add_argument("--backward", required=True, help="of x, y and g, e.g. (1 - y^2)*g")
+    c.add_argument("--at", required=True, help=f"START:STOP:POINTS, at most {CUSTOM_POINTS}")
+    variant = c.add_mutually_exclusive_group()
+    variant.add_argument("--detach", action="store_true", help="the backward on detached tensors")
+    variant.add_argument("--once-differentiable", action="store_true",
+                         help="the backward under @once_differentiable")  # fmt: skip
+    c.add_argument("--json", action="store_true")
     return parser
 
 
@@ -178,6 +190,40 @@ def _print_gradcheck(out: dict) -> None:
     for s in out["skipped"]:
         piece = f": {s['piece']}" if s["piece"] else ""
         print(f"  not checked at x = {_fmt(s['x'])} ({s['reason']}{piece})")
+
+
+def _run_custom(args: argparse.Namespace) -> dict:
+    spec = custom_spec(args.function, args.backward)
+    variant = "detached" if args.detach else "once" if args.once_differentiable else "written"
+    if len(args.at.split(":")) == 3:  # the grid's size is checked before linspace allocates it
+        count = args.at.split(":")[2].strip()
+        if count.isdigit() and int(count) > CUSTOM_POINTS:
+            raise BudgetError("budget.custom_points", limit=CUSTOM_POINTS, got=int(count))
+    r = run_custom(spec, _grid(args.at, "--at"), variant)
+    return {
+        "function": args.function, "backward": args.backward, "variant": variant,
+        "x": list(r.points), "gradcheck": r.gradcheck.passed,
+        "gradgradcheck": r.gradgradcheck.passed, "first": list(r.first),
+        "second": list(r.second), "saved": list(r.saved), "error": r.error,
+        "gradcheck_message": r.gradcheck.message or None,
+        "gradgradcheck_message": r.gradgradcheck.message or None,
+        "skipped": [{"x": s.x, "reason": s.reason, "piece": s.piece} for s in r.skipped],
+    }  # fmt: skip
+
+
+def _print_custom(out: dict) -> None:
+    print(f"f = {out['function']}    backward = {out['backward']}    ({out['variant']})")
+    print(f"  saved for backward: {', '.join(out['saved']) or '(nothing)'}")
+    for name in ("gradcheck", "gradgradcheck"):
+        verdict = {True: "passed", False: "failed", None: "not run"}[out[name]]
+        print(f"  {name}: {verdict}")
+        for line in (out[f"{name}_message"] or "").rstrip().splitlines():
+            print(f"    | {line}")
+    print("  x, first, second:")
+    for x, d1, d2 in zip(out["x"], out["first"], out["second"], strict=True):
+        print(f"    {_fmt(x)}  {_fmt(d1)}  {_fmt(d2)}")
+    if out["error"]:
+        print(f"  the second backward raised: {out['error']}")
 
 
 #: What the Hessian is, for each reason the test gives (Verdict.reason).
@@ -276,7 +322,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "graph":
             print(run_graph(args))
             return 0
-        run = {"derivatives": _run_derivatives, "hvp": _run_hvp, "gradcheck": _run_gradcheck}
+        run = {"derivatives": _run_derivatives, "hvp": _run_hvp, "gradcheck": _run_gradcheck,
+               "custom": _run_custom}  # fmt: skip
         out = run[args.command](args)
     except (HogradError, _UsageError) as err:
         message = str(err)
@@ -289,6 +336,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(_jsonable(out)))
     elif args.command == "gradcheck":
         _print_gradcheck(out)
+    elif args.command == "custom":
+        _print_custom(out)
     else:
         _print_human(args.command, out)
     return 0

@@ -34,7 +34,7 @@ from .point_notes import KINKS
 
 __all__ = [
     "EPS", "ATOL", "RTOL", "MAX_POINTS", "MAX_WORK", "Mismatch", "Check", "Skipped",
-    "GradChecks", "check_callable", "run_gradchecks",
+    "GradChecks", "check_callable", "run_gradchecks", "unchecked_points",
 ]  # fmt: skip
 
 #: PyTorch's defaults for both checks (the verdict is the one a script calling them gets).
@@ -234,6 +234,13 @@ def _skipped(fn: Function, xs: np.ndarray) -> list[Skipped]:
 
 
 # ---- public API -------------------------------------------------------------------------------
+
+
+def unchecked_points(fn: Function, xs: Sequence[float] | np.ndarray) -> list[Skipped]:
+    """The points of ``xs`` where f (one variable at most) has no ordinary first or second
+    derivative, and why: the points :func:`run_gradchecks` leaves out. No budget: the caller
+    bounds ``xs`` and the function."""
+    return _skipped(fn, np.asarray(xs, dtype=np.float64).reshape(-1))
 
 
 def check_callable(

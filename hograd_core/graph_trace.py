@@ -176,6 +176,9 @@ def saved_slots(fn: object) -> list[tuple[str, torch.Tensor | str | None]]:
     the other factor needs no grad) are left out.
     """
     slots: list[tuple[str, torch.Tensor | str | None]] = []
+    if isinstance(fn, torch.autograd.function.BackwardCFunction):
+        # a custom Function's node is its ctx: what forward passed to save_for_backward
+        slots += _custom_saved(fn)
     for attr in sorted(a for a in dir(fn) if a.startswith(_SAVED)):
         label = attr[len(_SAVED) :]
         try:
@@ -193,6 +196,19 @@ def saved_slots(fn: object) -> list[tuple[str, torch.Tensor | str | None]]:
         elif isinstance(value, tuple):
             slots += [(f"{label}[{i}]", v) for i, v in enumerate(value) if torch.is_tensor(v)]
     return slots
+
+
+def _custom_saved(fn: object) -> list[tuple[str, torch.Tensor | str | None]]:
+    """``saved_tensors[i]`` of a custom Function's node (None for all when freed)."""
+    try:
+        tensors = fn.saved_tensors  # type: ignore[attr-defined]
+    except RuntimeError as err:
+        if "modified by an inplace operation" in str(err):
+            return [("saved_tensors", MODIFIED)]
+        if "freed" not in str(err):
+            raise
+        return [("saved_tensors", None)]
+    return [(f"saved_tensors[{i}]", t) for i, t in enumerate(tensors) if torch.is_tensor(t)]
 
 
 def scalar(tensor: torch.Tensor) -> float | None:

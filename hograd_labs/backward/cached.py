@@ -1,0 +1,32 @@
+"""The lab's cached calls: one per view, keyed by primitives (the typed texts, the grid)."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from hograd_core.graph_trace import TensorGraph
+from hograd_serving.gate import heavy_work
+
+from . import compute
+
+
+def grid(low: float, high: float, points: int) -> list[float]:
+    """The grid the page asks for: ``points`` points from ``low`` to ``high``."""
+    return np.linspace(low, high, points).tolist()
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def lab_for(f: str, b: str, low: float, high: float, points: int, variant: str) -> compute.Lab:
+    with heavy_work():  # gradcheck and gradgradcheck: up to 25 backward calls each
+        return compute.lab(f, b, grid(low, high, points), variant)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def graph_for(f: str, b: str, x0: float, variant: str) -> TensorGraph:
+    return compute.graph_at(f, b, x0, variant)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def script_for(f: str, b: str, low: float, high: float, points: int, variant: str) -> str:
+    return compute.script(f, b, lab_for(f, b, low, high, points, variant).run)

@@ -1,0 +1,295 @@
+"""Write your own backward: the lab's computation, on the kernel's custom Function.
+
+The Function itself (built from the two typed trees, no ``eval``) and PyTorch's checks on it
+are :mod:`hograd_core.custom_function`, which the command line's ``custom`` verb calls too.
+This module adds what the page shows beside them: f's own derivatives by nested autograd and by
+sympy (the oracles), which common slip the learner's backward makes, the real graph of the
+first and the second backward pass at one point, and the script, generated with the
+language's own source generator (:func:`~hograd_core.language.to_source.torch_source`), that
+builds and runs the same Function.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import torch
+
+from hograd_core.custom_function import (
+    CustomRun,
+    CustomSpec,
+    custom_spec,
+    make_function,
+    run_custom,
+    used_names,
+)
+from hograd_core.errors import ArgumentError
+from hograd_core.graph_trace import TensorGraph, trace_tensors
+from hograd_core.language.to_source import torch_source
+from hograd_core.nested_autograd import BUDGET, derivatives
+from hograd_core.symbolic import symbolic_derivatives, sympy_values
+
+__all__ = ["AGREE", "Lab", "graph_at", "lab", "script"]
+
+#: Relative agreement of the custom backward's first derivative with f's own (float64; the
+#: two compute the same formula in a different order of operations).
+AGREE = 1e-7
+
+#: The slips the page names (None: the backward is right on the grid).
+IGNORES_G = "ignores_g"  # no g in the formula: right for g = 1 only
+SIGN_OF_Y = "y_sign"  # a formula of y alone, right up to sign: f′ is not a function of y
+WRONG = "wrong"  # not f′ at some points
+
+
+@dataclass(frozen=True)
+class Lab:
+    """Everything the page shows for one f, backward, grid and variant.
+
+    Attributes:
+        run: the custom Function's derivatives and PyTorch's verdicts.
+        autograd: f's own first and second derivatives by nested autograd, at the points.
+        exact: sympy's f′ and f″ at the points (NaN where sympy could not evaluate them).
+        latex: LaTeX of f, of the backward, and of sympy's f′ and f″ (None if too long).
+        slip: one of IGNORES_G, SIGN_OF_Y, WRONG, or None.
+        wrong_at: the points where the first derivative is not f′.
+        uses: the names the backward formula uses, in the order x, y, g.
+    """
+
+    run: CustomRun
+    autograd: tuple[tuple[float, ...], tuple[float, ...]]
+    exact: tuple[tuple[float, ...], tuple[float, ...]]
+    latex: tuple[str, str | None, str | None, str]
+    slip: str | None
+    wrong_at: tuple[float, ...]
+    uses: tuple[str, ...]
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= AGREE * (1 + abs(b))
+
+
+def _slip(spec: CustomSpec, first: Sequence[float], truth: Sequence[float]) -> tuple:
+    """Which slip, and where the first derivative is wrong (points where f′ is finite)."""
+    pairs = [(a, b) for a, b in zip(first, truth, strict=True) if math.isfinite(b)]
+    wrong = [i for i, (a, b) in enumerate(zip(first, truth, strict=True))
+             if math.isfinite(b) and not _close(a, b)]  # fmt: skip
+    if not spec.uses_g and any(b != 0 for _, b in pairs):
+        return IGNORES_G, wrong
+    if not wrong:
+        return None, wrong
+    y_only = used_names(spec.backward.tree) & {"x", "y"} == {"y"}
+    if y_only and all(_close(abs(a), abs(b)) for a, b in pairs):
+        return SIGN_OF_Y, wrong
+    return WRONG, wrong
+
+
+def lab(f_text: str, backward_text: str, xs: Sequence[float], variant: str = "written") -> Lab:
+    """Run the custom Function and its oracles on ``xs``.
+
+    Raises:
+        ExpressionError, ArgumentError, BudgetError: as
+            :func:`~hograd_core.custom_function.run_custom`.
+    """
+    spec = custom_spec(f_text, backward_text)
+    run = run_custom(spec, xs, variant)
+    own = derivatives(spec.f, run.points, 2).values
+    sym = symbolic_derivatives(spec.f, 2, "x", max_seconds=1.0)
+    # sympy may stop before f″ (expression swell): what it did not reach is NaN
+    exact = [(sympy_values(sym.exprs[1:3], {"x": p}) + [math.nan] * 2)[:2] for p in run.points]
+    columns = list(zip(*exact, strict=True))
+    slip, wrong = _slip(spec, run.first, own[1].tolist())
+    latex = sym.latex + (None,) * (3 - len(sym.latex))
+    return Lab(
+        run=run, autograd=(tuple(own[1].tolist()), tuple(own[2].tolist())),
+        exact=(tuple(columns[0]), tuple(columns[1])),
+        latex=(spec.f.latex, spec.backward.latex, latex[1], latex[2]), slip=slip,
+        wrong_at=tuple(run.points[i] for i in wrong),
+        uses=tuple(n for n in ("x", "y", "g") if n in used_names(spec.backward.tree)),
+    )  # fmt: skip
+
+
+def graph_at(f_text: str, backward_text: str, x0: float, variant: str = "written") -> TensorGraph:
+    """The real graph at ``x0``: the forward (y = MyFunc.apply(x)), the first backward pass
+    (``grad(y, x, v, create_graph=True)``) and the second (``grad(dy/dx, x, create_graph=True)``),
+    each node coloured by the pass that recorded it; where the second pass cannot be taken
+    (``@once_differentiable``), its node is marked as where PyTorch raises.
+
+    Raises:
+        ArgumentError: ``x0`` not a finite number within the budget.
+    """
+    if not (math.isfinite(x0) and abs(x0) <= BUDGET.max_abs_x):
+        raise ArgumentError("budget.not_finite", what="x₀", got=f"{x0:g}")
+    spec = custom_spec(f_text, backward_text)
+    func = make_function(spec, variant)
+    x = torch.tensor(x0, dtype=torch.float64, requires_grad=True)
+    y = func.apply(x)
+    v = torch.ones_like(x, requires_grad=True)
+    (d1,) = torch.autograd.grad(y, x, v, create_graph=True)
+    roots = [(0, "y", y, float(y.detach())), (1, "dy/dx", d1, float(d1.detach()))]
+    raised = None
+    if type(d1.grad_fn).__name__ == "Error":  # once_differentiable's node: it raises when run
+        raised = d1.grad_fn
+    elif d1.requires_grad:
+        (d2,) = torch.autograd.grad(d1, x, torch.ones_like(x), create_graph=True, allow_unused=True)
+        roots.append((2, "d²y/dx²", d2, None if d2 is None else float(d2.detach())))
+    graph = trace_tensors(roots, [("x", x), ("v", v)], raised)
+    # MyFuncBackward's saved_tensors[i] is the i-th name the forward saved: shown by its name
+    owners = {n.name for n in graph.nodes if n.kind == "op" and n.label == "MyFuncBackward"}
+    label = {f"{o}.saved_tensors[{i}]": name for o in owners for i, name in enumerate(spec.saved)}
+    # once_differentiable hangs its Error node on a detached copy of the backward's result
+    # that requires grad: a leaf with no name, drawn as that copy (not as x)
+    label["leaf"] = "dy/dx.detach()"
+    nodes = tuple(replace(n, label=label[n.name]) if n.name in label else n for n in graph.nodes)
+    return replace(graph, nodes=nodes)
+
+
+# ---- the script: the same Function, written out -----------------------------------------------
+
+_HEAD = '''"""A custom torch.autograd.Function from hograd: f(x) = {f_text}, backward {b_text}.
+
+Variant: {variant}. Run it: python {file}
+"""
+
+import torch
+{once_import}
+
+def f(x):
+    return {f_source}
+
+
+def df(x, y, g):  # the backward formula, of the input x, the output y and the gradient g
+    return {b_source}
+'''
+
+_FORWARD = """    @staticmethod
+    def forward(ctx, x):
+        y = f(x)
+        ctx.save_for_backward({saved})  # what df uses
+        return y
+"""
+
+_CLASSES = {
+    "written": """
+
+class MyFunc(torch.autograd.Function):
+{forward}
+    @staticmethod
+    def backward(ctx, g):
+        {unpack}
+        return df({args}, g)
+""",
+    "detached": """
+
+class MyFunc(torch.autograd.Function):
+{forward}
+    @staticmethod
+    def backward(ctx, g):
+        {unpack}
+        {detach}
+        return df({args}, g)  # nothing here leads back to x: the 2nd derivative is lost
+""",
+    "once": """
+
+class MyFunc(torch.autograd.Function):
+{forward}
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, g):
+        {unpack}
+        return df({args}, g)
+""",
+    "second_function": '''
+
+class MyFuncGrad(torch.autograd.Function):
+    """The backward as a Function of its own: its backward is f's double backward."""
+
+    @staticmethod
+    def forward(ctx, x, y, g):
+        ctx.save_for_backward(x, y, g)
+        return df(x, y, g)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, gg):
+        x, y, g = ctx.saved_tensors
+        with torch.enable_grad():  # the formula's partial derivatives in x, y and g
+            leaves = [t.detach().requires_grad_() for t in (x, y, g)]
+            out = df(*leaves)
+        return torch.autograd.grad(out, leaves, gg, allow_unused=True, materialize_grads=True)
+
+
+class MyFunc(torch.autograd.Function):
+{forward}
+    @staticmethod
+    def backward(ctx, g):
+        {unpack}
+        return MyFuncGrad.apply({grad_args}, g)
+''',
+}
+
+_RUN = """
+
+xs = {xs}
+x = torch.tensor(xs, dtype=torch.float64, requires_grad=True)
+y = MyFunc.apply(x)
+v = torch.ones_like(x, requires_grad=True)  # the incoming gradient, as gradgradcheck passes it
+(d1,) = torch.autograd.grad(y, x, v, create_graph=True)  # v·f′(x), with the backward recorded
+print("saved:", {saved_names})
+print("first:", d1.tolist())
+try:
+    d1.backward(torch.ones_like(d1))  # the second backward pass
+    print("second:", [0.0] * len(xs) if x.grad is None else x.grad.tolist())
+except RuntimeError as err:
+    print("the second backward raised:", err)
+
+checked = torch.tensor({first_points}, dtype=torch.float64, requires_grad=True)
+if checked.numel():
+    print("gradcheck:", torch.autograd.gradcheck(MyFunc.apply, (checked,), raise_exception=False))
+checked = torch.tensor({second_points}, dtype=torch.float64, requires_grad=True)
+if checked.numel():
+    v = torch.ones_like(checked, requires_grad=True)
+    print("gradgradcheck:", torch.autograd.gradgradcheck(
+        MyFunc.apply, (checked,), (v,), raise_exception=False))
+"""
+
+
+def _source(tree_fn: object, shaped: str) -> str:
+    """The formula as PyTorch source; a formula of no variable is broadcast to the input's
+    shape, as the kernel does."""
+    text = torch_source(tree_fn)
+    return text if used_names(tree_fn.tree) else f"{text}.expand_as({shaped})"
+
+
+def script(f_text: str, backward_text: str, run: CustomRun, file: str = "my_function.py") -> str:
+    """The runnable script of the Function ``run`` came from: f and df written by the language's
+    source generator, the class for the variant, the same derivatives and checks.
+
+    Raises:
+        ExpressionError: as :func:`~hograd_core.custom_function.custom_spec`.
+    """
+    spec = custom_spec(f_text, backward_text)
+    saved = spec.saved
+    args = ", ".join(n if n in saved else "None" for n in ("x", "y"))
+    grad_args = ", ".join(n if n in saved else "torch.zeros_like(g)" for n in ("x", "y"))
+    unpack = f"{', '.join(saved)}, = ctx.saved_tensors" if saved else "# nothing was saved"
+    detach = (
+        f"{', '.join(saved)}, = {', '.join(f'{n}.detach()' for n in saved)},"
+        if saved else "# nothing to detach"
+    )  # fmt: skip
+    forward = _FORWARD.format(saved=", ".join(saved))
+    head = _HEAD.format(
+        f_text=f_text, b_text=backward_text, variant=run.variant, file=file,
+        f_source=_source(spec.f, "x"), b_source=_source(spec.backward, "g"),
+        once_import="" if run.variant in ("written", "detached") else
+        "from torch.autograd.function import once_differentiable\n",
+    )  # fmt: skip
+    body = _CLASSES[run.variant].format(
+        forward=forward, unpack=unpack, args=args, detach=detach, grad_args=grad_args
+    )
+    tail = _RUN.format(
+        xs=list(run.points), saved_names=list(saved),
+        first_points=list(run.gradcheck.points), second_points=list(run.gradgradcheck.points),
+    )  # fmt: skip
+    return head + body + tail

@@ -1,0 +1,71 @@
+"""The lab's drawings and tables: the graph as the graph page draws it, the derivatives and
+the Jacobian entries as rows. Language comes in as an argument."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from hograd_core.graph_trace import TensorGraph
+from hograd_ui.graph_figures import flag_dot, flag_legend_html
+from hograd_ui.i18n import tr
+
+from .compute import Lab
+
+__all__ = ["derivative_rows", "graph_dot", "graph_legend", "mismatch_rows", "number"]
+
+# Every key a whole literal (the locale test finds used keys that way).
+DERIVATIVE_COLUMNS = (
+    "backward.col.x", "backward.col.first", "backward.col.first_autograd",
+    "backward.col.first_sympy", "backward.col.second", "backward.col.second_autograd",
+    "backward.col.second_sympy",
+)  # fmt: skip
+ENTRY_COLUMNS = (
+    "backward.check.col.input", "backward.check.col.row", "backward.check.col.column",
+    "backward.check.col.numerical", "backward.check.col.analytical",
+)  # fmt: skip
+
+#: points: a graph narrower than this is drawn as if this wide (the graph page's STRUT)
+STRUT = 420.0
+
+
+def number(value: float) -> str:
+    """A value as the tables print it: 10 significant digits, NaN as "nan"."""
+    return "nan" if math.isnan(value) else f"{value + 0.0:.10g}"  # + 0.0: no -0
+
+
+def derivative_rows(lab: Lab, lang: str) -> pd.DataFrame:
+    """x, then f′ and f″ three ways: through the custom backward, f's autograd, sympy."""
+    raised = lab.run.error is not None
+    head = [tr(key, lang) for key in DERIVATIVE_COLUMNS]
+    rows = []
+    for i, x in enumerate(lab.run.points):
+        second = tr("backward.col.raised", lang) if raised else number(lab.run.second[i])
+        values = (number(x), number(lab.run.first[i]), number(lab.autograd[0][i]),
+                  number(lab.exact[0][i]), second, number(lab.autograd[1][i]),
+                  number(lab.exact[1][i]))  # fmt: skip
+        rows.append(dict(zip(head, values, strict=True)))
+    return pd.DataFrame(rows)
+
+
+def mismatch_rows(check: object, lang: str) -> pd.DataFrame:
+    """The Jacobian entries a failed check found outside the tolerance, at most 20."""
+    head = [tr(key, lang) for key in ENTRY_COLUMNS]
+    rows = [
+        dict(zip(head, (("x", "v")[m.input], number(check.points[m.row]),
+                        number(check.points[m.column]), number(m.numerical),
+                        number(m.analytical)), strict=True))
+        for m in check.mismatches[:20]
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def graph_dot(graph: TensorGraph, lang: str) -> str:
+    """DOT of the custom Function's graph, in the graph page's pass colours."""
+    return flag_dot(graph, lang, min_width=STRUT)
+
+
+def graph_legend(graph: TensorGraph, lang: str) -> str:
+    """Which colour is which pass (fixed names, escaped: no user text)."""
+    return flag_legend_html(graph, lang)

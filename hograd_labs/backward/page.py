@@ -1,0 +1,178 @@
+"""Write your own backward: the view. Reads the widgets, calls the cached lab, renders."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from hograd_core import HogradError
+from hograd_core.custom_function import MAX_POINTS, NAMES, VARIANTS
+from hograd_core.language import LIMITS
+from hograd_serving.cached import cached_parse
+from hograd_ui.parts.downloads import code_file
+from hograd_ui.parts.links import BIND, link_text
+from hograd_ui.parts.ui import box_chars, lang, localized_choice, show_error, static_table, t
+
+from . import cached, figures
+from .compute import IGNORES_G, SIGN_OF_Y, WRONG
+
+#: (f, backward): right ones first, then the three slips the page names.
+PRESETS = [
+    ("tanh(x)", "(1 - y^2)*g"), ("x^3", "3*x^2*g"), ("exp(x)", "y*g"),
+    ("sigmoid(x)", "y*(1 - y)*g"), ("sin(x)", "cos(x)*g"), ("x^3", "3*x^2"),
+    ("x^3", "2*x*g"), ("sin(x)", "sqrt(1 - y^2)*g"),
+]  # fmt: skip
+SEP = " · "
+# Every key a whole literal (the locale test finds used keys that way).
+VARIANT_LABELS = {
+    "written": "backward.variant.written", "detached": "backward.variant.detached",
+    "once": "backward.variant.once", "second_function": "backward.variant.second_function",
+}  # fmt: skip
+VARIANT_ABOUT = {
+    "written": "backward.variant.about.written", "detached": "backward.variant.about.detached",
+    "once": "backward.variant.about.once",
+    "second_function": "backward.variant.about.second_function",
+}  # fmt: skip
+FORMULAS = ("backward.formula.f", "backward.formula.b", "backward.formula.d1",
+            "backward.formula.d2")  # fmt: skip
+LIMIT = box_chars(LIMITS.max_length)
+
+
+def _plain(label: str) -> str:
+    """A preset as typed: a pill's label is markdown, where ``*`` would start italics."""
+    return label.replace("*", "\\*")
+
+
+def _preset() -> None:
+    choice = st.session_state.get("backward.preset")
+    if choice:
+        f, b = choice.split(SEP)
+        st.session_state["backward.f"], st.session_state["backward.b"] = f, b
+
+
+def _formula(key: str, label: str, default: str, names: tuple[str, ...], **kw: object) -> bool:
+    """A bound text box; whether its text is in the language (else the error is shown)."""
+    text = st.text_input(label, default, key=key, bind=BIND, max_chars=LIMIT, **kw)
+    try:
+        cached_parse(link_text(key, text, LIMIT), names)
+    except HogradError as err:
+        show_error(err, text)
+        return False
+    return True
+
+
+def _points(values: tuple[float, ...]) -> str:
+    shown = ", ".join(figures.number(v) for v in values[:6])
+    return shown + (", …" if len(values) > 6 else "")
+
+
+def _checks(lab: object) -> None:
+    st.subheader(t("backward.checks"))
+    st.caption(t("backward.check.what"))
+    for check in (lab.run.gradcheck, lab.run.gradgradcheck):
+        n = len(check.points)
+        if check.passed is None:
+            st.info(t("backward.check.not_run", name=check.name), icon=":material/info:")
+        elif check.passed:
+            st.success(
+                t("backward.check.passed", name=check.name, n=n), icon=":material/check_circle:"
+            )
+        else:
+            st.error(t("backward.check.failed", name=check.name, n=n), icon=":material/error:")
+            st.code(check.message, language=None, wrap_lines=True)  # PyTorch's own words
+            if check.mismatches:
+                st.caption(t("backward.check.entries"))
+                static_table(figures.mismatch_rows(check, lang()))
+    if lab.run.skipped:
+        st.caption(t("backward.skipped", points=_points(tuple(s.x for s in lab.run.skipped))))
+
+
+def _second(lab: object) -> None:
+    if lab.run.error is not None:
+        st.error(t("backward.raised"), icon=":material/error:")
+        st.code(lab.run.error, language=None, wrap_lines=True)
+    elif lab.run.variant == "detached" and any(
+        s == 0 and abs(a) > 1e-12 for s, a in zip(lab.run.second, lab.autograd[1], strict=True)
+    ):
+        st.warning(t("backward.silent"), icon=":material/warning:")
+
+
+def _graph(f: str, b: str, variant: str) -> None:
+    st.subheader(t("backward.graph"))
+    st.markdown(t("backward.graph.lead"))
+    x0 = st.slider(t("backward.graph.x0"), -3.0, 3.0, 0.5, 0.1, key="backward.x0", bind=BIND)
+    graph = cached.graph_for(f, b, x0, variant)
+    if variant == "once":
+        st.caption(t("backward.graph.once"))
+    elif any(n.kind == "output" and n.pass_index == 2 and n.value is None for n in graph.nodes):
+        st.caption(t("backward.graph.none"))
+    if not graph.drawable:
+        return
+    st.html(figures.graph_legend(graph, lang()))  # fixed names, escaped
+    st.graphviz_chart(figures.graph_dot(graph, lang()), width="content")
+
+
+def draw() -> None:
+    """The page: two formulas, the grid and the variant; then the run, checks, graph, script."""
+    st.title(t("backward.title"))
+    st.markdown(t("backward.lead"))
+    st.pills(t("backward.presets"), [SEP.join(p) for p in PRESETS], key="backward.preset",
+             on_change=_preset, format_func=_plain)  # fmt: skip
+    left, right = st.columns(2)
+    with left:
+        ok_f = _formula("backward.f", t("backward.f"), PRESETS[0][0], ("x",))
+    with right:
+        ok_b = _formula("backward.b", t("backward.b"), PRESETS[0][1], NAMES,
+                        help=t("backward.b.help"))  # fmt: skip
+    grid, count = st.columns([3, 2])
+    low, high = grid.slider(t("backward.range"), -5.0, 5.0, (-2.0, 2.0), 0.5,
+                            key="backward.range", bind=BIND)  # fmt: skip
+    points = count.slider(t("backward.points"), 1, MAX_POINTS, 9, key="backward.points", bind=BIND)
+    labels = {v: t(VARIANT_LABELS[v]) for v in VARIANTS}
+    variant = localized_choice(t("backward.variant"), labels, "backward.variant",
+                               widget="segmented_control")  # fmt: skip
+    st.caption(t(VARIANT_ABOUT[variant]))
+    if not (ok_f and ok_b):
+        st.stop()
+    f, b = st.session_state["backward.f"], st.session_state["backward.b"]
+    try:
+        lab = cached.lab_for(f, b, low, high, points, variant)
+    except HogradError as err:
+        show_error(err)
+        st.stop()
+
+    st.subheader(t("backward.formulas"))
+    names = [t(key) for key in FORMULAS]
+    columns = [column for _ in range(2) for column in st.columns(2)]  # f′ and f″ can be long
+    for column, name, tex in zip(columns, names, lab.latex, strict=True):
+        column.caption(name)
+        if tex is None:  # sympy's formula too long to print, or sympy stopped
+            column.caption(t("backward.formula.long"))
+        else:
+            column.latex(tex)  # from sympy, never from the typed text
+    saved = lab.run.saved
+    st.markdown(t("backward.saved", names=", ".join(f"`{n}`" for n in saved)) if saved
+                else t("backward.saved.none"))  # fmt: skip
+    st.caption(t("backward.saved.why"))
+    where = _points(lab.wrong_at)
+    if lab.slip == IGNORES_G:
+        st.warning(t("backward.slip.ignores_g"), icon=":material/warning:")
+        if lab.wrong_at:  # not even right for g = 1
+            st.error(t("backward.slip.wrong", points=where), icon=":material/error:")
+    elif lab.slip == SIGN_OF_Y:
+        st.warning(t("backward.slip.y_sign", points=where), icon=":material/warning:")
+    elif lab.slip == WRONG:
+        st.error(t("backward.slip.wrong", points=where), icon=":material/error:")
+    else:
+        st.success(t("backward.ok"), icon=":material/check_circle:")
+
+    st.subheader(t("backward.table"))
+    _second(lab)
+    static_table(figures.derivative_rows(lab, lang()))
+    _checks(lab)
+    _graph(f, b, variant)
+
+    st.subheader(t("backward.code"))
+    st.caption(t("backward.code.lead"))
+    source = cached.script_for(f, b, low, high, points, variant)
+    st.code(source, language="python")
+    code_file(source, "my_function", "backward")
