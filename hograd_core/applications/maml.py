@@ -13,8 +13,8 @@ inner step, and autograd can only form it if the inner gradient was taken with
 ``create_graph=True``. Without it the inner gradient is a constant, the factor becomes I, and
 the same program silently computes first-order MAML: the term −α H_i^s ∇L_i^q is gone.
 
-The tasks and the network are in :mod:`.sine_net`: a 1-h-h-1 MLP whose weights are one flat
-vector per task, so every task of a meta-batch adapts in one batched pass.
+The tasks and the network: a 1-h-h-1 MLP whose weights are one flat vector per task, so every
+task of a meta-batch adapts in one batched pass.
 """
 
 from __future__ import annotations
@@ -30,16 +30,6 @@ import torch
 from ..errors import ArgumentError
 from ..graphs import trace_tensors
 from .common import check, check_work, interleaved_medians
-from .sine_net import (
-    AMPLITUDE,
-    PHASE,
-    X_RANGE,
-    forward,
-    initial_theta,
-    parameter_count,
-    sine_tasks,
-    task_losses,
-)
 
 __all__ = [
     "MAML_BUDGET", "METHODS", "Adaptation", "MamlConfig", "MamlRun", "adapt", "forward",
@@ -50,6 +40,68 @@ __all__ = [
 #: second-order MAML, first-order MAML (no create_graph), plain training on all tasks
 METHODS = ("second", "first", "pretrain")
 GRID = 200  # points of the curves drawn after adaptation
+
+
+AMPLITUDE = (0.1, 5.0)
+PHASE = (0.0, math.pi)
+X_RANGE = (-5.0, 5.0)
+
+
+def _shapes(hidden: int) -> list[tuple[int, int]]:
+    return [(1, hidden), (hidden, hidden), (hidden, 1)]  # (fan_in, fan_out) per layer
+
+
+def parameter_count(hidden: int) -> int:
+    """Weights and biases of the 1-h-h-1 network."""
+    return sum(a * b + b for a, b in _shapes(hidden))
+
+
+def initial_theta(hidden: int, seed: int) -> torch.Tensor:
+    """θ as ``torch.nn.Linear`` draws it: weights and biases uniform in ±1/√fan_in, from
+    ``torch.Generator(seed)``; each weight block stored (fan_in, fan_out)."""
+    gen = torch.Generator().manual_seed(int(seed))
+    parts = []
+    for fan_in, fan_out in _shapes(hidden):
+        bound = 1 / math.sqrt(fan_in)
+        for n in (fan_in * fan_out, fan_out):
+            parts.append((torch.rand(n, generator=gen, dtype=torch.float64) * 2 - 1) * bound)
+    return torch.cat(parts)
+
+
+def forward(theta: torch.Tensor, x: torch.Tensor, hidden: int, activation: str) -> torch.Tensor:
+    """The network of each task on its own points: θ (T, n), x (T, P, 1) -> (T, P, 1)."""
+    act = torch.relu if activation == "relu" else torch.tanh
+    shapes = _shapes(hidden)
+    # split, not slices: the backward of a slice writes into a zeroed copy of all of θ (one per
+    # slice), the backward of split joins the pieces once
+    blocks = iter(theta.split([n for a, b in shapes for n in (a * b, b)], dim=1))
+    h = x
+    for k, (fan_in, fan_out) in enumerate(shapes):
+        w = next(blocks).reshape(-1, fan_in, fan_out)
+        b = next(blocks).unsqueeze(1)  # (T, 1, fan_out)
+        h = torch.baddbmm(b, h, w)  # (T, P, fan_out)
+        if k < 2:
+            h = act(h)
+    return h
+
+
+def task_losses(theta, x, y, hidden, activation):  # noqa: ANN001, ANN201
+    """Mean squared error of each task, shape (T,)."""
+    return ((forward(theta, x, hidden, activation) - y) ** 2).mean(dim=(1, 2))
+
+
+def sine_tasks(gen: torch.Generator, tasks: int, points: int) -> tuple[torch.Tensor, ...]:
+    """``tasks`` random sines and ``points`` random x each: (amplitude (T,), phase (T,),
+    x (T, P, 1), y (T, P, 1)), all drawn from ``gen``."""
+    amplitude = AMPLITUDE[0] + (AMPLITUDE[1] - AMPLITUDE[0]) * torch.rand(
+        tasks, generator=gen, dtype=torch.float64
+    )
+    phase = PHASE[1] * torch.rand(tasks, generator=gen, dtype=torch.float64)
+    x = X_RANGE[0] + (X_RANGE[1] - X_RANGE[0]) * torch.rand(
+        tasks, points, 1, generator=gen, dtype=torch.float64
+    )
+    y = amplitude[:, None, None] * torch.sin(x - phase[:, None, None])
+    return amplitude, phase, x, y
 
 
 @dataclass(frozen=True)
