@@ -165,13 +165,13 @@ def maml_costs(rounds: int) -> dict[str, float]:
     interleaved rounds, in wall seconds and in CPU seconds (``..._cpu_time``, not charged for
     the pauses of a busy machine). Memory: bytes of the saved tensors in the graph the outer backward pass
     walks, counted by walking it from the meta-loss (exact, the same on every run)."""
-    from hograd_core.applications import maml
+    from hograd_labs.maml import compute as maml
 
     def one(inner: int, suffix: str) -> dict[str, float]:
         config = maml.MamlConfig(inner_steps=inner)
         theta = maml.initial_theta(config.hidden, config.seed)
         batch = maml.sine_tasks(torch.Generator().manual_seed(0), config.tasks, 2 * config.k_shot)
-        nodes, saved, _, _, _ = maml._costs(config, theta, batch)
+        nodes, saved, _, _, _ = maml.costs(config, theta, batch)
         calls = {
             "second": lambda: maml.meta_gradient(theta, batch, config, "second"),
             "first": lambda: maml.meta_gradient(theta, batch, config, "first"),

@@ -30,6 +30,8 @@ __all__ = [
     "derivatives_notebook",
     "graph_notebook",
     "hvp_notebook",
+    "percent_cells",
+    "percent_notebook",
 ]
 
 #: Prose cells of :func:`derivatives_notebook`, in order ("limit" only above autograd's limit).
@@ -261,3 +263,39 @@ def graph_notebook(
                     f"    display(make_dot(derivatives[-1], params={{{own!r}: {var}}}))"),
     ]  # fmt: skip
     return _notebook(_cells(note, parts))
+
+
+# ---- a script in the percent format, cut into cells --------------------------------------------
+# A "# %%" line starts a cell (Spyder, VS Code and jupytext read the same format). Twenty lines
+# here instead of jupytext: a lab's script has code cells only, and the notebooks' prose comes
+# translated from the caller, so jupytext's markdown cells, metadata and round trip go unused.
+
+#: The line that starts a cell; what follows it on the line is the cell's title.
+CELL = "# %%"
+
+
+def percent_cells(source: str) -> list[str]:
+    """The code cells of ``source``: the text between its ``# %%`` lines (the marker lines left
+    out, as jupytext keeps their titles as metadata), blank cells dropped."""
+    cells: list[list[str]] = [[]]
+    for line in source.splitlines():
+        if line.startswith(CELL):
+            cells.append([])
+        else:
+            cells[-1].append(line)
+    return [text for text in ("\n".join(lines).strip("\n") for lines in cells) if text.strip()]
+
+
+def percent_notebook(
+    source: str,
+    before: Sequence[tuple[str, str]] = (),
+    after: Sequence[tuple[str, str]] = (),
+) -> str:
+    """``source`` cut by :func:`percent_cells` into code cells, between the ``before`` and
+    ``after`` cells: ``("markdown", text)`` or ``("code", text)`` pairs. Returns nbformat 4
+    JSON, validated."""
+    make = {"markdown": new_markdown_cell, "code": new_code_cell}
+    cells = [make[kind](text.strip("\n")) for kind, text in before]
+    cells += [new_code_cell(code) for code in percent_cells(source)]
+    cells += [make[kind](text.strip("\n")) for kind, text in after]
+    return _notebook(cells)

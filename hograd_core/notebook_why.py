@@ -135,26 +135,6 @@ fig.update_layout(template="plotly_white", showlegend=False)
 fig.show()
 """
 
-_MAML = """
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
-
-fig = make_subplots(rows=1, cols=2, subplot_titles=["held-out loss while training",
-                                                    "error after k adaptation steps"])
-colors = {"second": "#1f77b4", "first": "#ff7f0e", "pretrain": "#7f7f7f"}
-for method, color in colors.items():  # one color per starting point in both charts
-    evals = printed["eval_" + method]
-    fig.add_scatter(x=[10 * i for i in range(len(evals))], y=evals, mode="lines+markers",
-                    name=method, legendgroup=method, line_color=color, row=1, col=1)
-    fig.add_scatter(y=printed["adapt_" + method], mode="lines+markers", name=method,
-                    legendgroup=method, showlegend=False, line_color=color, row=1, col=2)
-fig.update_xaxes(title_text="meta step", row=1, col=1)
-fig.update_xaxes(title_text="k", row=1, col=2)
-fig.update_yaxes(type="log")
-fig.update_layout(template="plotly_white")
-fig.show()
-"""
-
 _PINN = """
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -200,7 +180,6 @@ FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "quadratic": (_QUADRATIC, ()),
     "stability": (_STABILITY, ("lr", "every")),
     "stats": (_STATS, ()),
-    "maml": (_MAML, ()),
     "pinn": (_PINN, ()),
     "wgan": (_WGAN, ("dataset",)),
     "network": (NETWORK_FIGURE, ()),  # the HVP page's network mode
@@ -236,8 +215,8 @@ def why_notebook(
     by :func:`script_cells`, the printed lines read back, and the tab's figure.
 
     Args:
-        kind: the figure to draw ("newton", "hf", "quadratic", "stability", "stats", "maml",
-            "pinn", "wgan").
+        kind: the figure to draw ("newton", "hf", "quadratic", "stability", "stats", "pinn",
+            "wgan").
         source: the tab's generated script, as the ``.py`` download holds it.
         texts: the prose cells by the keys of :data:`WHY_TEXTS`.
         text: the function as typed (Newton tab); written as a string literal, never prose.

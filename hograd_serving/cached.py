@@ -27,7 +27,6 @@ from hograd_core import net_curvature as nc
 from hograd_core import network as nw
 from hograd_core.applications import gradient_stats as why_stats
 from hograd_core.applications import hessian_free as why_hf
-from hograd_core.applications import maml as why_maml_core
 from hograd_core.applications import newton as why_nt
 from hograd_core.applications import pinn as why_pinn
 from hograd_core.applications import stability as why_st
@@ -35,7 +34,6 @@ from hograd_core.applications import wgan_gp as why_wgan
 from hograd_core.applications import wgan_penalty as why_wgan_penalty
 from hograd_core.applications.common import Code
 from hograd_core.applications.hessian_free_code import hf_code
-from hograd_core.applications.maml_code import maml_code
 from hograd_core.applications.newton_code import race_code
 from hograd_core.applications.pinn_code import pinn_code
 from hograd_core.applications.stability_code import quadratic_code, stability_code
@@ -408,31 +406,6 @@ def why_anomaly(config: why_stats.StatsConfig) -> str | None:
 
     with heavy_work():
         return json.loads(run_cold(_ANOMALY, json.dumps(asdict(config)), ANOMALY_SECONDS))
-
-
-# ---- why page: MAML (issue 17) --------------------------------------------------------------------
-# (imported here, in this section, so the parallel features' sections never touch the same lines)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def why_maml(
-    config: why_maml_core.MamlConfig, _caption: Caption = lambda done, total: f"{done}/{total}",
-) -> why_maml_core.MamlRun:  # fmt: skip
-    """The three meta-trainings (second-order, first-order, pre-training) and the measured cost
-    of one meta-gradient. ``config`` holds primitives only (a frozen dataclass)."""
-    return _with_bar(_caption, lambda progress: why_maml_core.meta_train(config, progress))
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def why_maml_adapt(
-    config: why_maml_core.MamlConfig, amplitude: float, phase: float,
-    _run: why_maml_core.MamlRun,
-) -> tuple[why_maml_core.Adaptation, Code]:  # fmt: skip
-    """The trained starts adapted to one new sine (3 x 5 small gradient steps: milliseconds,
-    no gate) and the script of the whole experiment. Keyed by the training settings; ``_run``
-    is what :func:`why_maml` returned for them."""
-    adaptation = why_maml_core.adapt(_run, amplitude, phase)
-    return adaptation, maml_code(config, amplitude, phase)
 
 
 # ---- why page: physics-informed network (issue 17) ------------------------------------------------

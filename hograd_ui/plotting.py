@@ -155,15 +155,21 @@ class PlainFigure(BaseFigure):
     :meth:`figure` builds the real one (tests/app/conftest.py validates every chart with it).
     """
 
-    def __init__(self, data: list[dict], layout: dict[str, Any]) -> None:
+    def __init__(
+        self, data: list[dict], layout: dict[str, Any], projector: bool | None = None
+    ) -> None:
         # BaseFigure.__init__ is not called: it would build the objects this class avoids
         object.__setattr__(self, "_plain", (data, layout))
+        object.__setattr__(self, "_projector", projector)
 
     def to_dict(self) -> dict[str, Any]:
+        """The figure's dict; projector-sized if it was made with ``projector=True`` (with
+        None, as :func:`set_projector` set it for this script run)."""
         data, layout = self._plain
         out = {"data": _copy_containers(data), "layout": {"template": TEMPLATE, **layout}}
         convert_to_base64(out["data"])  # replaces the arrays in the copies, as plotly does
-        return for_projector(out) if projector_on() else out
+        projector = projector_on() if self._projector is None else self._projector
+        return for_projector(out) if projector else out
 
     def figure(self) -> go.Figure:
         """The same figure as a ``go.Figure`` (which reorders keys of the dicts it is given)."""
@@ -180,9 +186,10 @@ def _copy_containers(value: Any) -> Any:
     return value
 
 
-def plain_figure(data: list[dict], **layout: Any) -> PlainFigure:
-    """:func:`new_figure`'s arguments (without frames), as a :class:`PlainFigure`."""
-    return PlainFigure(data, layout)
+def plain_figure(data: list[dict], *, projector: bool | None = None, **layout: Any) -> PlainFigure:
+    """:func:`new_figure`'s arguments (without frames), as a :class:`PlainFigure`; drawn for a
+    projector or not as ``projector`` says (None: as :func:`set_projector` set it)."""
+    return PlainFigure(data, layout, projector)
 
 
 def new_subplots(**kwargs: Any) -> go.Figure:

@@ -1,16 +1,17 @@
 """Why gradients of gradients: one live experiment per tab, each with its runnable code.
 
-A tab is a module with a ``draw()`` (hograd_ui/parts/why_*.py; what they share is in
-hograd_ui/parts/why_common.py); a new application adds its module and one entry in TABS.
+A tab is a module with a ``draw()``: a lab's page (hograd_labs/<lab>/page.py, see
+docs/architecture.md "How to add an experiment") or hograd_ui/parts/why_*.py (what they share
+is in hograd_ui/parts/why_common.py); a new experiment adds its lab and one entry in TABS.
 """
 
 from collections.abc import Callable
 
 import streamlit as st
 
+from hograd_labs.maml import page as maml
 from hograd_ui.parts import (
     why_hf,
-    why_maml,
     why_newton,
     why_pinn,
     why_stability,
@@ -25,7 +26,7 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
     "stability": ("why.tab.stability", why_stability.draw),
     "stats": ("why.tab.stats", why_stats.draw),
     # maml
-    "maml": ("maml.tab", why_maml.draw),
+    "maml": ("maml.tab", maml.draw),
     # pinn
     "pinn": ("pinn.tab", why_pinn.draw),
     # wgan

@@ -20,7 +20,6 @@ from .pinn_code import pinn_code
 __all__ = [
     "FORMS",
     "hf_func_code",
-    "maml_func_code",
     "pinn_func_code",
     "quadratic_func_code",
     "stability_func_code",
@@ -144,51 +143,6 @@ def stats_func_code(source: str, note: str = "") -> str:
     return _finish(out, "grad_and_value", note)
 
 
-# ---- MAML: grad inside vmap inside grad ------------------------------------------------------
-
-_MAML_META = '''def one_task_loss(fast, x, y):  # one task: fast (n,), x and y (P, 1)
-    return task_losses(fast[None], x[None], y[None])[0]
-
-
-def adapted_loss(theta, x, y, second):
-    """One task: adapt theta on its K support points, judge the copy on the K others."""
-    fast = theta
-    for _ in range(INNER_STEPS):
-        g = grad(one_task_loss)(fast, x[:K], y[:K])  # the outer grad differentiates through it
-        fast = fast - ALPHA * (g if second else g.detach())  # detached: first-order MAML
-    return one_task_loss(fast, x[K:], y[K:])
-
-
-def meta_gradient(theta, x, y, method):
-    if method == "pretrain":  # no adaptation: theta itself on every point
-        def loss(th):
-            return task_losses(th.expand(x.shape[0], -1), x, y).mean()
-    else:  # vmap: every task adapts its own copy at once
-        def loss(th):
-            per_task = vmap(adapted_loss, in_dims=(None, 0, 0, None))
-            return per_task(th, x, y, method == "second").mean()
-    g, value = grad_and_value(loss)(theta.detach())
-    return value.item(), g
-
-
-'''
-
-
-def maml_func_code(source: str, note: str = "") -> str:
-    """The MAML script (``maml_code``) with each task's inner step ``grad(one_task_loss)``,
-    ``vmap`` over the tasks and ``grad_and_value`` of the whole for the meta-gradient;
-    first-order MAML detaches the inner gradient."""
-    out = _span(source, "def meta_loss(", "held_out = ", _MAML_META, "MAML")
-    pairs = [
-        ("  # plain gradient steps: adapting needs no create_graph\n"
-         "            t = theta.clone().requires_grad_(True)\n"
-         "            theta = theta - ALPHA * torch.autograd.grad(task_losses(t, sx, sy).sum(), t)[0]",
-         "  # plain gradient steps\n"
-         "            theta = theta - ALPHA * grad(lambda th: task_losses(th, sx, sy).sum())(theta)"),
-    ]  # fmt: skip
-    return _finish(_swap(out, pairs, "MAML"), "grad, grad_and_value, vmap", note)
-
-
 # ---- PINN: derivatives with respect to the inputs, vmap over the points ----------------------
 
 
@@ -258,6 +212,5 @@ FORMS = {
     "quadratic": quadratic_func_code,
     "stability": stability_func_code,
     "stats": stats_func_code,
-    "maml": maml_func_code,
     "wgan": wgan_func_code,
 }

@@ -57,7 +57,7 @@ GRAPH_TEXTS = {
 WHY_NOTES = {
     "hf": "downloads.func.why.hf", "quadratic": "downloads.func.why.quadratic",
     "stability": "downloads.func.why.stability", "stats": "downloads.func.why.stats",
-    "maml": "downloads.func.why.maml", "pinn": "downloads.func.why.pinn",
+    "pinn": "downloads.func.why.pinn",
     "wgan": "downloads.func.why.wgan",
 }  # fmt: skip
 HVP_TEXTS = {
@@ -75,7 +75,6 @@ WHY_NB_TEXTS = {
     "quadratic": ("why.nb.quadratic.title", "why.nb.quadratic.figure"),
     "stability": ("why.nb.stability.title", "why.nb.stability.figure"),
     "stats": ("why.nb.stats.title", "why.nb.stats.figure"),
-    "maml": ("why.nb.maml.title", "why.nb.maml.figure"),
     "pinn": ("why.nb.pinn.title", "why.nb.pinn.figure"),
     "wgan": ("why.nb.wgan.title", "why.nb.wgan.figure"),
 }
@@ -221,16 +220,17 @@ def why_code(
     func_source: str | None = None,
     kind: str | None = None,
     text: str | None = None,
+    notebook: Callable[[], str] | None = None,
     **settings: object,
 ) -> None:
     """Under a script of the page "Why gradients of gradients": the .py, named for its tab,
-    its torch.func form when there is one and, with ``kind`` (a key of WHY_NB_TEXTS), the view
-    as a notebook: the same script in cells and the tab's figure (``text``: the typed
-    function; ``settings``: what the figure needs, see ``hograd_core.notebook_why.FIGURES``)."""
+    its torch.func form when there is one and the view as a notebook: ``notebook`` (a lab's
+    own, made on click) or, with ``kind`` a key of WHY_NB_TEXTS, the same script in cells and
+    the tab's figure (``text``: the typed function; ``settings``: what the figure needs, see
+    ``hograd_core.notebook_why.FIGURES``)."""
     tab = str(st.session_state.get("why.tab", "why"))
     name = f"hograd_why_{tab}" if tab.isidentifier() else "hograd_why"
-    notebook = None
-    if kind is not None:
+    if notebook is None and kind is not None:
         title, figure = WHY_NB_TEXTS[kind]
         texts = {**_texts(WHY_NB_SHARED), "title": t(title), "figure": t(figure)}
 
@@ -245,6 +245,7 @@ def why_script(
     func_source: str | None = None,
     kind: str | None = None,
     text: str | None = None,
+    notebook: Callable[[], str] | None = None,
     **settings: object,
 ) -> None:
     """A "Why" tab's script, folded until asked for (it and its highlighter are the heaviest
@@ -255,7 +256,7 @@ def why_script(
         if box.open:
             st.code(code.source, language="python", line_numbers=True, height=480)
             st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
-    why_code(code.source, func_source, kind, text, **settings)
+    why_code(code.source, func_source, kind, text, notebook, **settings)
 
 
 def newton_func(source: str) -> str:

@@ -77,7 +77,7 @@ def fetch(at: AppTest, files: dict, label: str) -> tuple[str, str]:
 
 def execute(source: str) -> dict:
     _load_forward_ad()  # torch's own first-use DeprecationWarning, silenced as the app does
-    names: dict = {}
+    names: dict = {"__name__": "__main__"}  # run as a script is (a lab's file has a __main__)
     with contextlib.redirect_stdout(io.StringIO()) as out:
         exec(compile(source, "<downloaded>", "exec"), names)  # noqa: S102 - our generated file
     names["printed"] = out.getvalue()
@@ -302,7 +302,7 @@ WHY_FORMS = [  # (case, the tab's state: small runs, the form's note key, rtol a
                    "why.stability.net_steps": 50}, "downloads.func.why.stability", 1e-9),
     ("stats", {"why.tab": "stats"}, "downloads.func.why.stats", 0.0),
     ("maml", {"why.tab": "maml", "why.maml.hidden": 8, "why.maml.steps": 50,
-              "why.maml.tasks": 2}, "downloads.func.why.maml", 1e-12),
+              "why.maml.tasks": 2}, "maml.func.note", 1e-12),
     ("pinn", {"why.tab": "pinn", "why.pinn.steps": 50}, "downloads.func.why.pinn", 1e-12),
     ("wgan", {"why.tab": "wgan", "why.wgan.steps": 10}, "downloads.func.why.wgan", 1e-12),
 ]  # fmt: skip
@@ -340,7 +340,7 @@ def test_why_tab_offers_its_torch_func_form(  # noqa: PLR0913
     assert "from torch.func import " in func and func != plain
     by_plain, by_func = numbers(execute(plain)["printed"]), numbers(execute(func)["printed"])
     assert by_func.keys() == by_plain.keys() and by_func
-    for key in by_plain:
+    for key in by_plain.keys() - {"seconds"}:  # MAML's measured times differ run to run
         np.testing.assert_allclose(by_func[key], by_plain[key], rtol=rtol, atol=0, err_msg=key)
 
 

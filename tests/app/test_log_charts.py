@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from hograd_core.applications.maml import METHODS
+from hograd_labs.maml.compute import METHODS
+from hograd_labs.maml.figures import METHOD_KEYS
 from hograd_ui.i18n import tr
-from hograd_ui.maml_figures import METHOD_KEYS
 from tests.app.why import charts, open_tab
 
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from hograd_core.applications.maml import METHODS, MamlConfig, adapt, meta_train
+from hograd_labs.maml.compute import METHODS, MamlConfig, NewSine, adapt
+from hograd_labs.maml.compute import run as meta_train
 from tests.app.charts import chart_elements
 from tests.app.why import PAGE, charts, open_tab
 from tests.arrays import plotly_array
@@ -56,7 +57,7 @@ def test_the_tab_runs_in_both_languages(lang: str) -> None:
 def test_the_charts_hold_the_cores_numbers(default_run) -> None:  # noqa: ANN001
     at = run()
     adapted, errors, training = charts(at)
-    a = adapt(default_run, 3.0, 1.0)
+    a = adapt(default_run, NewSine(3.0, 1.0))
     for method in METHODS:
         drawn = plotly_array(trace(adapted, NAMES[method])["y"])
         np.testing.assert_allclose(drawn, a.curves[method][1], rtol=1e-12)
@@ -79,13 +80,13 @@ def test_a_new_sine_and_more_steps_redraw_without_retraining(default_run) -> Non
     at.slider(key="why.maml.phase").set_value(2.5)
     at.slider(key="why.maml.adapt").set_value(5).run()
     assert not at.exception
-    a = adapt(default_run, 4.5, 2.5)
+    a = adapt(default_run, NewSine(4.5, 2.5))
     adapted = charts(at)[0]
     for method in METHODS:
         drawn = plotly_array(trace(adapted, NAMES[method])["y"])
         np.testing.assert_allclose(drawn, a.curves[method][5], rtol=1e-12)
     assert "after 5 adaptation step(s)" in adapted["layout"]["title"]["text"]
-    assert "4.5 * torch.sin(sx - 2.5)" in at.code[-2].value  # the script adapts to this sine
+    assert "sine = NewSine(amplitude=4.5, phase=2.5, steps=5, seed=0)" in at.code[-2].value
 
 
 def test_the_settings_reach_the_core_and_the_script() -> None:
@@ -96,7 +97,7 @@ def test_the_settings_reach_the_core_and_the_script() -> None:
     drawn = plotly_array(trace(training, NAMES["first"])["y"])
     np.testing.assert_allclose(drawn, core.eval_losses["first"], rtol=1e-12)
     script = at.code[-2].value
-    assert "HIDDEN, ACT = 16, torch.tanh" in script and "INNER_STEPS, ALPHA" in script
+    assert f"config = {config!r}" in script  # the download: compute.py with these settings
     assert "after 2 inner step(s)" in training["layout"]["title"]["text"]
 
 
@@ -124,7 +125,7 @@ def test_a_link_opens_the_same_view_and_bad_values_are_ignored() -> None:
     assert at.select_slider(key="why.maml.hidden").value == 16
     assert at.slider(key="why.maml.amp").value == 2.5
     assert at.slider(key="why.maml.phase").value == 1.0  # not a number: the default
-    a = adapt(meta_train(MamlConfig(hidden=16, meta_steps=100)), 2.5, 1.0)
+    a = adapt(meta_train(MamlConfig(hidden=16, meta_steps=100)), NewSine(2.5, 1.0))
     drawn = plotly_array(trace(charts(at)[0], NAMES["second"])["y"])
     np.testing.assert_allclose(drawn, a.curves["second"][1], rtol=1e-12)
 
@@ -141,7 +142,7 @@ def test_adaptation_that_blows_up_is_explained(lang: str) -> None:
 
 
 def test_a_diverged_training_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.core.test_applications_maml import poisoned_tasks
+    from tests.labs.test_maml_compute import poisoned_tasks
 
     poisoned_tasks(monkeypatch, from_call=3 + 5)  # the losses overflow from the 6th step on
     at = run(**{"why.maml.hidden": 8, "why.maml.steps": 50, "why.maml.seed": 7})
@@ -168,7 +169,7 @@ def test_one_sine_is_compared_with_the_held_out_tasks_truthfully(
     at.slider(key="why.maml.phase").set_value(phase)
     at.slider(key="why.maml.adapt").set_value(steps).run()
     assert not at.exception
-    a = adapt(default_run, amp, phase)
+    a = adapt(default_run, NewSine(amp, phase))
     here = {m: a.errors[m][steps] for m in ("second", "first")}
     held = {m: default_run.eval_losses[m][-1] for m in ("second", "first")}
     lower = min(here, key=here.__getitem__)

@@ -20,8 +20,6 @@ from hograd_core.applications import func_forms as ff
 from hograd_core.applications.gradient_stats import SCENARIOS, StatsConfig, gradient_stats
 from hograd_core.applications.hessian_free import HFConfig, hessian_free
 from hograd_core.applications.hessian_free_code import hf_code
-from hograd_core.applications.maml import METHODS, MamlConfig, adapt, meta_train
-from hograd_core.applications.maml_code import maml_code
 from hograd_core.applications.pinn import PinnConfig, pinn, preset
 from hograd_core.applications.pinn_code import pinn_code
 from hograd_core.applications.stability import StabilityConfig, net_stability, quadratic_gd
@@ -139,31 +137,6 @@ def test_stats_form_with_anomaly_mode_names_the_same_operation() -> None:
         printed(func)
     node, output = gradient_stats(config).nan_source
     assert f"Function '{node}' returned nan values in its {output}th output" in str(err.value)
-
-
-# ---- MAML: grad of an inner grad, vmap over the tasks --------------------------------------
-
-
-@pytest.mark.parametrize(
-    "config",
-    [MamlConfig(hidden=16, meta_steps=20, tasks=4),
-     MamlConfig(hidden=8, activation="tanh", meta_steps=10, tasks=3, k_shot=5, inner_steps=2,
-                inner_lr=0.05, outer_lr=0.003, seed=3)],
-)  # fmt: skip
-def test_maml_form_meta_trains_the_same_three_starts(config: MamlConfig) -> None:
-    plain = maml_code(config, 2.5, 1.2, seed=3).source
-    func = ff.maml_func_code(plain)
-    transforms_only(func)
-    assert "grad(one_task_loss)" in func and "vmap(adapted_loss" in func
-    by_func = printed(func)
-    same(by_func, printed(plain), rtol=1e-12)
-    run = meta_train(config)
-    errors = adapt(run, 2.5, 1.2, seed=3).errors
-    assert by_func["cosine"][0] == pytest.approx(run.cosine, rel=1e-12)
-    assert by_func["cosine"][0] < 1 - 1e-6  # first-order differs: the detach is not a no-op
-    for method in METHODS:
-        np.testing.assert_allclose(by_func[f"eval_{method}"], run.eval_losses[method], rtol=1e-12)
-        np.testing.assert_allclose(by_func[f"adapt_{method}"], errors[method], rtol=1e-12)
 
 
 # ---- PINN: u_t, u_xx, u_tt by vmap(jacrev(u)) and vmap(hessian(u)) ----------------------------

@@ -151,3 +151,18 @@ def test_a_variable_named_like_the_notebooks_own_names_is_renamed() -> None:
     x0 = 0.2
     at_x0 = [x0**2 + np.sin(x0), 2 * x0 + np.cos(x0), 2 - np.sin(x0), -np.cos(x0)]
     np.testing.assert_allclose(got["at_x0"], at_x0, rtol=1e-14)
+
+
+def test_a_percent_script_is_cut_at_its_cell_lines() -> None:
+    """The jupytext percent format: a "# %%" line (with or without a title) starts a cell and
+    is not part of it; text before the first one is a cell; empty cells are dropped."""
+    from hograd_core.notebook import percent_cells, percent_notebook
+
+    source = '"""doc"""\n# %% Settings\nimport math\n\n\n# %%\n\n# %% Run it\nif True:\n    x = 1\n'
+    assert percent_cells(source) == ['"""doc"""', "import math", "if True:\n    x = 1"]
+    assert percent_cells("# %%\na = 1") == ["a = 1"]
+    nb = nbformat.reads(percent_notebook(source, [("markdown", "# t")], [("code", "x")]), 4)
+    assert [(c.cell_type, c.source) for c in nb.cells] == [
+        ("markdown", "# t"), ("code", '"""doc"""'), ("code", "import math"),
+        ("code", "if True:\n    x = 1"), ("code", "x"),
+    ]  # fmt: skip

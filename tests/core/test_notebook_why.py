@@ -18,8 +18,6 @@ from hograd_core import ArgumentError, parse
 from hograd_core.applications.gradient_stats import SCENARIOS, gradient_stats
 from hograd_core.applications.hessian_free import HFConfig, hessian_free
 from hograd_core.applications.hessian_free_code import hf_code
-from hograd_core.applications.maml import METHODS, MamlConfig, adapt, meta_train
-from hograd_core.applications.maml_code import maml_code
 from hograd_core.applications.newton import RaceConfig, race
 from hograd_core.applications.newton_code import race_code
 from hograd_core.applications.pinn import pinn, preset
@@ -143,20 +141,6 @@ def test_stats_notebook_prints_the_pages_numbers(config: object) -> None:
     assert ("nan_at" in got["printed"]) == (stats.nan_step is not None)
 
 
-def test_maml_notebook_prints_the_pages_numbers() -> None:
-    config = MamlConfig(hidden=8, meta_steps=20, tasks=2)
-    run = meta_train(config)
-    a, code = adapt(run, 2.5, 1.2, seed=3), maml_code(config, 2.5, 1.2, seed=3)
-    got, nb = execute(why_notebook("maml", code.source, TEXTS))
-    check_shape(nb, code.source)
-    assert got["printed"]["cosine"][0] == pytest.approx(run.cosine, rel=1e-12)
-    for method in METHODS:
-        np.testing.assert_allclose(got["printed"][f"eval_{method}"], run.eval_losses[method],
-                                   rtol=1e-12)  # fmt: skip
-        np.testing.assert_allclose(got["printed"][f"adapt_{method}"], a.errors[method],
-                                   rtol=1e-12)  # fmt: skip
-
-
 def test_pinn_notebook_prints_the_pages_numbers() -> None:
     config = replace(preset("heat"), steps=20)
     run, code = pinn(config), pinn_code(config)
@@ -205,8 +189,8 @@ def test_bad_settings_are_refused_with_their_name(kind: str, settings: dict, mat
 def test_every_figure_cell_opens_with_its_imports() -> None:
     """why_notebook puts the page's settings right after the figure's first block: that block
     must be the imports, so the settings sit between the imports and the drawing."""
-    assert set(FIGURES) == {"newton", "hf", "quadratic", "stability", "stats", "maml", "pinn",
-                            "wgan", "network"}  # fmt: skip
+    assert set(FIGURES) == {"newton", "hf", "quadratic", "stability", "stats", "pinn", "wgan",
+                            "network"}  # fmt: skip
     for figure, _ in FIGURES.values():
         imports, drawing = figure.strip().split("\n\n", 1)
         assert all(line.startswith(("import ", "from ")) for line in imports.splitlines())

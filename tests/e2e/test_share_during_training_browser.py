@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from hograd_core.applications.maml import METHODS, MamlConfig
+from hograd_labs.maml.compute import METHODS, MamlConfig
 from hograd_ui.i18n import tr
 from tests.e2e.conftest import screenshot, wait_for_app
 

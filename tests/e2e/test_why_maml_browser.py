@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hograd_core.applications.maml import METHODS, MamlConfig, adapt, meta_train
+from hograd_labs.maml.compute import METHODS, MamlConfig, NewSine, adapt
+from hograd_labs.maml.compute import run as meta_train
 from hograd_ui.i18n import tr
 from tests.arrays import plotly_array
 from tests.e2e.conftest import screenshot, wait_for_app
@@ -70,7 +71,7 @@ def test_maml_tab_trains_and_draws_the_cores_curves(page) -> None:  # noqa: ANN0
     wait_for_app(page, timeout=90_000)
     _no_exception(page)
     run = meta_train(MamlConfig(hidden=16, tasks=4))
-    a = adapt(run, 3.0, 1.0)
+    a = adapt(run, NewSine(3.0, 1.0))
     for method in METHODS:
         drawn = _trace(page, NAMES["en"][method])
         np.testing.assert_allclose(drawn[:200], a.curves[method][1], rtol=1e-12)

@@ -1,14 +1,12 @@
-"""MAML: the second-order meta-gradient against central finite differences of the
-post-adaptation loss (written again with torch.func, task by task), the first-order one
-against it minus the Hessian term (Hessian-vector products by forward-over-reverse
-``torch.func.jvp(torch.func.grad(...))``, not the core's double backward), the walked graph
-against a plain count, adaptation against hand-written gradient steps, the budgets, and the
-generated script against the core's numbers."""
+"""The MAML lab's compute module: the second-order meta-gradient against central finite
+differences of the post-adaptation loss (written again with torch.func, task by task), the
+first-order one against it minus the Hessian term (Hessian-vector products by forward-over-reverse
+``torch.func.jvp(torch.func.grad(...))``, not the module's double backward), its torch.func form
+against both, the walked graph against a plain count and the kernel's tracer, adaptation against
+hand-written gradient steps, and the budgets checked before any work."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 
 import numpy as np
@@ -16,18 +14,24 @@ import pytest
 import torch
 
 from hograd_core import ArgumentError, BudgetError
-from hograd_core.applications.maml import (
+from hograd_core.curvature import _load_forward_ad
+from hograd_core.graphs import trace_tensors
+from hograd_labs.maml import cached, compute
+from hograd_labs.maml.cached import check_config, check_sine
+from hograd_labs.maml.compute import (
     METHODS,
     MamlConfig,
+    NewSine,
     adapt,
     forward,
+    graph_size,
     initial_theta,
     meta_gradient,
-    meta_train,
+    meta_gradient_func,
+    query_loss,
     sine_tasks,
 )
-from hograd_core.applications.maml_code import maml_code
-from hograd_core.curvature import _load_forward_ad
+from hograd_labs.maml.compute import run as meta_train
 
 TINY = MamlConfig(hidden=3, activation="tanh", tasks=3, k_shot=4, inner_lr=0.3)
 
@@ -114,6 +118,19 @@ def test_first_order_drops_exactly_the_hessian_term(activation: str, inner_steps
     np.testing.assert_allclose((g2 - g1).numpy(), expected.numpy(), rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("inner_steps", [1, 2])
+def test_the_torch_func_form_takes_the_same_meta_gradient(method: str, inner_steps: int) -> None:
+    """meta_gradient_func (grad inside vmap inside grad, first order by detach) against the
+    double-backward form that the finite-difference and HVP tests above check."""
+    config = MamlConfig(**{**TINY.__dict__, "inner_steps": inner_steps})
+    batch, theta = batch_for(config), start(config)
+    value, g = meta_gradient(theta, batch, config, method)
+    value_func, g_func = meta_gradient_func(theta, batch, config, method)
+    assert value_func == pytest.approx(value, rel=1e-13)
+    np.testing.assert_allclose(g_func.numpy(), g.numpy(), rtol=1e-11, atol=1e-14)
+
+
 def grad_fn_count(root: object) -> int:
     """Backward nodes reachable from ``root`` (a plain breadth-first walk)."""
     seen, todo = set(), [root]
@@ -127,15 +144,17 @@ def grad_fn_count(root: object) -> int:
 
 
 def test_the_graph_sizes_are_walked_from_the_real_meta_loss() -> None:
-    from hograd_core.applications import maml
-
     config = MamlConfig(hidden=8, tasks=2, k_shot=3, meta_steps=2)
     run = meta_train(config)
     batch = sine_tasks(torch.Generator().manual_seed(config.seed), config.tasks, 6)
     theta = initial_theta(8, config.seed).requires_grad_(True)
     for method in ("second", "first"):
-        loss = maml._query_loss(theta, batch, config, create_graph=method == "second")
+        loss = query_loss(theta, batch, config, create_graph=method == "second")
         assert run.nodes[method] == grad_fn_count(loss.grad_fn)
+        # the kernel's tracer (the graph page's walk) counts the same nodes and saved bytes
+        traced = trace_tensors([(0, "meta-loss", loss, None)], [("θ", theta)])
+        assert graph_size(loss) == (traced.per_pass[0], traced.bytes_per_pass[0])
+        assert (run.nodes[method], run.saved_bytes[method]) == graph_size(loss)
     assert run.nodes["second"] > 2 * run.nodes["first"]
     assert run.saved_bytes["second"] > run.saved_bytes["first"] > 0
     assert set(run.seconds) == {"second", "first"} and min(run.seconds.values()) > 0
@@ -168,18 +187,18 @@ def test_on_the_default_settings_second_order_adapts_best() -> None:
     run = meta_train(MamlConfig())
     final = {m: run.eval_losses[m][-1] for m in METHODS}
     assert final["second"] < final["first"] < final["pretrain"]
-    errors = {m: np.mean([adapt(run, a, p).errors[m] for a in (1, 3, 5) for p in (0.5, 1.5, 2.5)],
+    errors = {m: np.mean([adapt(run, NewSine(a, p)).errors[m] for a in (1, 3, 5) for p in (0.5, 1.5, 2.5)],
                          axis=0) for m in METHODS}  # fmt: skip
     for k in (1, 5):
         assert errors["second"][k] < errors["first"][k] < errors["pretrain"][k]
-    one = {m: adapt(run, 3.0, 1.5).errors[m][1] for m in METHODS}
+    one = {m: adapt(run, NewSine(3.0, 1.5)).errors[m][1] for m in METHODS}
     assert one["first"] < one["second"]  # one sine where first order does better after a step
 
 
 def test_adaptation_is_plain_gradient_steps_on_the_support_points() -> None:
     config = MamlConfig(hidden=8, tasks=2, k_shot=5, meta_steps=3)
     run = meta_train(config)
-    a = adapt(run, 2.0, 0.5, steps=3, seed=4)
+    a = adapt(run, NewSine(2.0, 0.5, steps=3, seed=4))
     np.testing.assert_allclose(a.support_y, 2.0 * np.sin(a.support_x - 0.5), rtol=1e-14)
     np.testing.assert_allclose(a.truth, 2.0 * np.sin(np.linspace(-5, 5, 200) - 0.5), atol=1e-14)
     x, y = torch.tensor(a.support_x)[:, None], torch.tensor(a.support_y)[:, None]
@@ -208,10 +227,13 @@ def test_adaptation_is_plain_gradient_steps_on_the_support_points() -> None:
         (MamlConfig(hidden=64, tasks=16, k_shot=20, meta_steps=800), BudgetError, "work units"),
     ],
 )
-def test_refusals_come_before_any_work(config, error, match) -> None:  # noqa: ANN001
-    calls = []
+def test_refusals_come_before_any_work(config, error, match, monkeypatch) -> None:  # noqa: ANN001
     with pytest.raises(error, match=match):
-        meta_train(config, progress=lambda done, total: calls.append(done))
+        check_config(config)
+    calls = []  # the page's cached call refuses before it trains (or draws a progress bar)
+    monkeypatch.setattr(compute, "run", lambda *args, **kwargs: calls.append(args))
+    with pytest.raises(error, match=match):
+        cached.why_maml(config)
     assert not calls
 
 
@@ -221,40 +243,9 @@ def test_refusals_come_before_any_work(config, error, match) -> None:  # noqa: A
      (1.0, math.nan, 5, "phase"), (1.0, 1.0, 6, "steps")],
 )  # fmt: skip
 def test_the_new_sine_is_checked(amplitude: float, phase: float, steps: int, match: str) -> None:
-    run = meta_train(MamlConfig(hidden=4, meta_steps=1))
     with pytest.raises((ArgumentError, BudgetError), match=match):
-        adapt(run, amplitude, phase, steps)
-
-
-def run_script(source: str) -> dict[str, np.ndarray]:
-    out, threads = io.StringIO(), torch.get_num_threads()
-    try:
-        with contextlib.redirect_stdout(out):
-            exec(compile(source, "<generated>", "exec"), {"__name__": "__main__"})  # noqa: S102
-    finally:
-        torch.set_num_threads(threads)  # the script sets one thread for itself
-    return {line.split()[0]: np.array([float(v) for v in line.split()[1:]])
-            for line in out.getvalue().splitlines()}  # fmt: skip
-
-
-@pytest.mark.parametrize(
-    "config",
-    [MamlConfig(hidden=16, meta_steps=60, tasks=4),
-     MamlConfig(hidden=8, activation="tanh", meta_steps=40, tasks=3, k_shot=5, inner_steps=2,
-                inner_lr=0.05, outer_lr=0.003, seed=3)],
-)  # fmt: skip
-def test_the_generated_code_prints_the_pages_numbers(config: MamlConfig) -> None:
-    run = meta_train(config)
-    a = adapt(run, 2.5, 1.2, seed=3)
-    code = maml_code(config, 2.5, 1.2, seed=3)
-    printed = run_script(code.source)
-    assert printed["cosine"][0] == pytest.approx(run.cosine, rel=1e-12)
-    for method in METHODS:
-        np.testing.assert_allclose(printed[f"eval_{method}"], run.eval_losses[method], rtol=1e-12)
-        np.testing.assert_allclose(printed[f"adapt_{method}"], a.errors[method], rtol=1e-12)
-    marked = [code.source.splitlines()[i - 1] for i in code.marked]
-    assert "create_graph=create_graph" in marked[0] and "torch.autograd.grad" in marked[0]
-    assert 'create_graph=method == "second"' in marked[1]
+        check_sine(NewSine(amplitude, phase, steps))
+    check_sine(NewSine(5.0, math.pi, 5))  # the ends of the ranges are allowed
 
 
 def test_pre_training_ends_near_the_mean_of_the_training_sines() -> None:
@@ -266,33 +257,31 @@ def test_pre_training_ends_near_the_mean_of_the_training_sines() -> None:
     mean = (a[:, None] * np.sin(xs[None, :] - phi[:, None])).mean(axis=0)
     closed = -2 * 2.55 / np.pi * np.cos(xs)
     np.testing.assert_allclose(mean, closed, atol=0.03)  # Monte Carlo against the closed form
-    curve = adapt(meta_train(MamlConfig()), 1.0, 1.0).curves["pretrain"][0]
+    curve = adapt(meta_train(MamlConfig()), NewSine(1.0, 1.0)).curves["pretrain"][0]
     closed = -2 * 2.55 / np.pi * np.cos(np.linspace(-5, 5, 200))
     assert np.sqrt(np.mean((curve - closed) ** 2)) < 0.3 * np.sqrt(np.mean(closed**2))
 
 
 def test_an_inner_step_too_large_is_detected_as_blowing_up() -> None:
     run = meta_train(MamlConfig(inner_lr=1.0, inner_steps=3, meta_steps=50))
-    a = adapt(run, 3.0, 1.0)
+    a = adapt(run, NewSine(3.0, 1.0))
     assert a.blew_up("pretrain", 5) and a.errors["pretrain"][5] > 1e10
     assert not a.blew_up("pretrain", 0)
-    calm = adapt(meta_train(MamlConfig(hidden=8, meta_steps=20)), 3.0, 1.0)
+    calm = adapt(meta_train(MamlConfig(hidden=8, meta_steps=20)), NewSine(3.0, 1.0))
     assert not any(calm.blew_up(m, k) for m in METHODS for k in range(6))
 
 
 def poisoned_tasks(monkeypatch: pytest.MonkeyPatch, from_call: int) -> None:
     """From its ``from_call``-th call on, sine_tasks hands out targets of 1e300·y: the losses
     overflow to inf, as a run whose weights blow up would."""
-    from hograd_core.applications import maml
-
-    real, calls = maml.sine_tasks, [0]
+    real, calls = compute.sine_tasks, [0]
 
     def tasks(gen: torch.Generator, n: int, points: int) -> tuple:
         calls[0] += 1
         amplitude, phase, x, y = real(gen, n, points)
         return amplitude, phase, x, y * (1e300 if calls[0] >= from_call else 1.0)
 
-    monkeypatch.setattr(maml, "sine_tasks", tasks)
+    monkeypatch.setattr(compute, "sine_tasks", tasks)
 
 
 def test_a_run_whose_loss_stops_being_finite_stops_there(monkeypatch: pytest.MonkeyPatch) -> None:

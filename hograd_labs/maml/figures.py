@@ -1,4 +1,4 @@
-"""Figures of the MAML tab on the page "Why gradients of gradients", from the core's results.
+"""Figures of the MAML lab, from :mod:`.compute`'s results, and the lab as a notebook.
 
 One colour per starting point on every chart: second-order MAML red, first-order MAML orange,
 pre-training blue; the true sine and the points the adaptation sees in black.
@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from hograd_core.applications.maml import METHODS, Adaptation, MamlRun
+from hograd_core.notebook import percent_notebook
+from hograd_ui.hvp_figures import axis_props, figure_layout, log_axis
 from hograd_ui.i18n import tr
+from hograd_ui.plotting import plain_figure
 
-from .hvp_figures import axis_props, figure_layout, log_axis
-from .plotting import plain_figure
+from .compute import METHODS, Adaptation, MamlRun
 
-__all__ = ["COLORS", "METHOD_KEYS", "adaptation_figure", "error_figure", "meta_training_figure"]
+__all__ = [
+    "COLORS", "METHOD_KEYS", "adaptation_figure", "error_figure", "meta_training_figure",
+    "notebook",
+]  # fmt: skip
 
 COLORS = {"second": "#d62728", "first": "#ff7f0e", "pretrain": "#1f77b4"}
 #: The translation key of each starting point's name (also the legend entries).
@@ -49,21 +53,23 @@ def _legend_below(height: int) -> dict:
     return look
 
 
-def meta_training_figure(run: MamlRun, lang: str) -> object:
-    """The held-out loss after adaptation along meta-training, one line per starting point."""
+def meta_training_figure(run: MamlRun, lang: str, projector: bool) -> object:
+    """The held-out loss after adaptation along meta-training, one line per starting point
+    (``projector``: drawn for a projector)."""
     traces = [
         _line(run.eval_steps[: len(run.eval_losses[m])], _positive(run.eval_losses[m]), m, lang)
         for m in METHODS
     ]  # fmt: skip
     steps = run.config.inner_steps
     return plain_figure(
-        traces, **_legend_below(480), title=_title(tr("maml.fig.eval", lang, steps=steps)),
+        traces, projector=projector, **_legend_below(480),
+        title=_title(tr("maml.fig.eval", lang, steps=steps)),
         xaxis=axis_props(tr("maml.fig.meta_step", lang)),
         yaxis=log_axis(tr("maml.fig.loss_axis", lang), *(t["y"] for t in traces)),
     )  # fmt: skip
 
 
-def adaptation_figure(a: Adaptation, steps: int, lang: str) -> object:
+def adaptation_figure(a: Adaptation, steps: int, lang: str, projector: bool) -> object:
     """The true sine, the K points seen, and each start's network after ``steps`` steps."""
     top = 1.15 * max(5.0, float(np.nanmax(np.abs([a.curves[m][steps] for m in METHODS]))))
     traces = [
@@ -75,13 +81,13 @@ def adaptation_figure(a: Adaptation, steps: int, lang: str) -> object:
          "marker": {"color": "#111", "size": 11, "line": {"color": "white", "width": 1.5}}},
     ]  # fmt: skip
     return plain_figure(
-        traces, **figure_layout(500, legend="bottom"),
+        traces, projector=projector, **figure_layout(500, legend="bottom"),
         title=_title(tr("maml.fig.curves", lang, steps=steps)),
         xaxis=axis_props("x", range=[-5, 5]), yaxis=axis_props("y", range=[-min(top, 12), min(top, 12)]),
     )  # fmt: skip
 
 
-def error_figure(a: Adaptation, steps: int, lang: str) -> object:
+def error_figure(a: Adaptation, steps: int, lang: str, projector: bool) -> object:
     """The error against the true sine after 0, 1, ... steps; the shown step marked."""
     k = np.arange(a.steps + 1)
     traces = [_line(k, _positive(a.errors[m]), m, lang, mode="lines+markers", marker={"size": 8})
@@ -93,7 +99,38 @@ def error_figure(a: Adaptation, steps: int, lang: str) -> object:
         for m in METHODS if np.isfinite(a.errors[m][steps]) and a.errors[m][steps] > 0
     ]  # fmt: skip
     return plain_figure(
-        traces, **_legend_below(480), title=_title(tr("maml.fig.error", lang)),
+        traces, projector=projector, **_legend_below(480), title=_title(tr("maml.fig.error", lang)),
         xaxis=axis_props(tr("maml.fig.adapt_step", lang), dtick=1),
         yaxis=log_axis(tr("maml.fig.error_axis", lang), *(t["y"] for t in traces)),
     )  # fmt: skip
+
+
+# The notebook's last cell: the two error charts, drawn from what ``__main__`` left behind.
+_NOTEBOOK_FIGURE = """
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+fig = make_subplots(rows=1, cols=2, subplot_titles=["held-out loss while training",
+                                                    "error after k adaptation steps"])
+colors = COLORS
+for method, color in colors.items():  # one color per starting point in both charts
+    evals = result.eval_losses[method]
+    fig.add_scatter(x=result.eval_steps[: len(evals)], y=evals, mode="lines+markers",
+                    name=method, legendgroup=method, line_color=color, row=1, col=1)
+    fig.add_scatter(y=adapted.errors[method], mode="lines+markers", name=method,
+                    legendgroup=method, showlegend=False, line_color=color, row=1, col=2)
+fig.update_xaxes(title_text="meta step", row=1, col=1)
+fig.update_xaxes(title_text="k", row=1, col=2)
+fig.update_yaxes(type="log")
+fig.update_layout(template="plotly_white")
+fig.show()
+"""
+
+
+def notebook(source: str, title: str, figure: str) -> str:
+    """The download ``source`` as a notebook: a ``title`` cell, the source cut into cells at
+    its ``# %%`` lines, then ``figure`` (prose) above a cell that draws the run's two error
+    charts with plotly. Returns nbformat 4 JSON."""
+    drawing = _NOTEBOOK_FIGURE.strip().replace("COLORS", repr(COLORS))
+    return percent_notebook(source, before=[("markdown", title)],
+                            after=[("markdown", figure), ("code", drawing)])  # fmt: skip

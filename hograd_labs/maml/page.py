@@ -1,22 +1,25 @@
 """The MAML tab of "Why gradients of gradients": meta-train three starts, adapt them to a new
-sine the student shapes. ``draw()`` is registered in pages/why.py's TABS."""
+sine the student shapes. ``draw()`` is registered in pages/why.py's TABS; the code it shows and
+offers is :mod:`.compute`, the module that ran."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import streamlit as st
 
 from hograd_core import HogradError
-from hograd_core.applications.maml import MAML_BUDGET, METHODS, MamlConfig, sine_against_held_out
-from hograd_serving.cached import why_maml, why_maml_adapt
-from hograd_ui import maml_figures as figs
 from hograd_ui.parts.chart import chart
-from hograd_ui.parts.downloads import why_func, why_script
+from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.link_form import Field, LinkedForm
 from hograd_ui.parts.ui import lang, show_error, t
 from hograd_ui.parts.why_common import caption
 from hograd_ui.why_figures import finite_or_dash
+
+from . import figures as figs
+from .cached import MAML_BUDGET, script, why_maml, why_maml_adapt
+from .compute import METHODS, Adaptation, MamlConfig, NewSine, sine_against_held_out
 
 Q = {"bind": "query-params"}  # the view is a link (issue 18)
 ACTIVATIONS = {"relu": "ReLU", "tanh": "tanh"}
@@ -102,7 +105,8 @@ def draw() -> None:
             error = f"{adaptation.errors[method][steps]:.3g}"
             st.warning(t("maml.blew_up", method=t(figs.METHOD_KEYS[method]), steps=steps,
                          error=error, alpha=f"{config.inner_lr:g}"))  # fmt: skip
-    chart(figs.adaptation_figure(adaptation, steps, lang()))
+    projector = bool(st.session_state.get("links.present"))  # presentation mode (app.py)
+    chart(figs.adaptation_figure(adaptation, steps, lang(), projector))
     final = {m: finite_or_dash(float(run.eval_losses[m][-1]), 3) for m in METHODS}
     errors = {m: finite_or_dash(float(adaptation.errors[m][steps]), 3) for m in METHODS}
     text = t("maml.result", steps=steps, **errors, e2=final["second"], e1=final["first"],
@@ -114,7 +118,21 @@ def draw() -> None:
         text += " " + t(key, lower=t(figs.METHOD_KEYS[lower]), higher=t(figs.METHOD_KEYS[higher]))
     st.markdown(text)
     left, right = st.columns(2, gap="medium")
-    chart(figs.error_figure(adaptation, steps, lang()), where=left)
-    chart(figs.meta_training_figure(run, lang()), where=right)
+    chart(figs.error_figure(adaptation, steps, lang(), projector), where=left)
+    chart(figs.meta_training_figure(run, lang(), projector), where=right)
     st.markdown(t("maml.explain"))
-    why_script(code, why_func("maml", code.source), "maml")  # .py, torch.func, notebook
+    why_script(code, func_source(config, adaptation), "maml", notebook=notebook(code.source))
+
+
+def func_source(config: MamlConfig, adaptation: Adaptation) -> str:
+    """The torch.func download: the same file, meta-training with ``meta_gradient_func``, its
+    note in the reader's language on top."""
+    sine = NewSine(adaptation.amplitude, adaptation.phase, adaptation.steps)
+    head = "".join(f"# {line}\n" for line in t("maml.func.note").splitlines())
+    return head + script(config, sine, func=True).source
+
+
+def notebook(source: str) -> Callable[[], str]:
+    """The notebook download, made on click (outside the script run: the texts are read now)."""
+    title, figure = t("maml.nb.title"), t("maml.nb.figure")
+    return lambda: figs.notebook(source, title, figure)

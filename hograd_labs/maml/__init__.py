@@ -1,0 +1,1 @@
+"""MAML on sine waves: second- against first-order meta-learning (the why page's MAML tab)."""

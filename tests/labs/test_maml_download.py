@@ -1,0 +1,94 @@
+"""The MAML lab's download is its compute module: the file runs on its own (torch and numpy,
+no hograd) and prints the numbers the page's cached call returns; its notebook is the same file
+cut at its ``# %%`` lines."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import subprocess
+import sys
+
+import nbformat
+import numpy as np
+import pytest
+
+from hograd_core.notebook import CELL, percent_cells
+from hograd_labs.maml import compute, figures
+from hograd_labs.maml.cached import script, why_maml, why_maml_adapt
+from hograd_labs.maml.compute import METHODS, MamlConfig, NewSine
+
+CONFIG = MamlConfig(hidden=8, activation="tanh", meta_steps=20, tasks=3, k_shot=5,
+                    inner_steps=2, inner_lr=0.05, outer_lr=0.003, seed=3)  # fmt: skip
+STANDALONE = {"math", "time", "collections", "dataclasses", "numpy", "torch", "__future__"}
+
+
+def printed(text: str) -> dict[str, list[str]]:
+    return {line.split()[0]: line.split()[1:] for line in text.splitlines() if line.strip()}
+
+
+def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # noqa: ANN001
+    run = why_maml(CONFIG)  # what the page draws, from its cached calls
+    adaptation, code = why_maml_adapt(CONFIG, 2.5, 1.2, _run=run)
+    # the file is the module's source, its two settings lines written with the page's values
+    own, sent = inspect.getsource(compute).splitlines(), code.source.splitlines()
+    changed = [(a, b) for a, b in zip(own, sent, strict=True) if a != b]
+    assert changed == [("    config = MamlConfig()", f"    config = {CONFIG!r}"),
+                       ("    sine = NewSine()", f"    sine = {NewSine(2.5, 1.2)!r}")]  # fmt: skip
+    imported = {
+        (node.module if isinstance(node, ast.ImportFrom) else alias.name).split(".")[0]
+        for node in ast.walk(ast.parse(code.source))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    assert imported <= STANDALONE, imported - STANDALONE
+    path = tmp_path / "hograd_why_maml.py"
+    path.write_text(code.source, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-I", str(path)], capture_output=True, text=True,
+                          cwd=tmp_path, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    got = printed(done.stdout)
+    assert int(got["parameters"][0]) == run.parameters
+    for name in ("nodes", "saved_bytes"):
+        assert [int(v) for v in got[name]] == [getattr(run, name)[m] for m in ("second", "first")]
+    assert all(float(v) > 0 for v in got["seconds"])  # timings: measured, never the same twice
+    assert float(got["cosine"][0]) == pytest.approx(run.cosine, rel=1e-12)
+    assert float(got["hessian_share"][0]) == pytest.approx(run.hessian_share, rel=1e-12)
+    for m in METHODS:
+        assert got[f"status_{m}"] == [run.status[m]]
+        np.testing.assert_allclose(np.array(got[f"eval_{m}"], dtype=float), run.eval_losses[m],
+                                   rtol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(np.array(got[f"adapt_{m}"], dtype=float),
+                                   adaptation.errors[m], rtol=1e-12)  # fmt: skip
+
+
+def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
+    code = script(CONFIG, NewSine(2.5, 1.2))
+    nb = nbformat.reads(figures.notebook(code.source, "# title", "figure"), as_version=4)
+    cells = [(c.cell_type, c.source) for c in nb.cells]
+    assert cells[0] == ("markdown", "# title") and cells[-2] == ("markdown", "figure")
+    body = [source for _, source in cells[1:-2]]
+    assert body == percent_cells(code.source) and len(body) == code.source.count(f"\n{CELL}") + 1
+    # nothing added or lost: the cells joined are the file without its "# %%" lines
+    kept = [line for line in code.source.splitlines() if not line.startswith(CELL)]
+    assert [line for line in "\n".join(body).splitlines() if line] == [x for x in kept if x]
+    assert "result.eval_losses" in cells[-1][1]  # the figure draws what __main__ left behind
+
+
+def test_the_notebook_runs_and_draws_the_runs_numbers() -> None:
+    """Executed by a real kernel (nbclient), as a learner would."""
+    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+    small = MamlConfig(hidden=4, meta_steps=10, tasks=2, k_shot=3)
+    nb = nbformat.reads(figures.notebook(script(small, NewSine()).source, "t", "f"), as_version=4)
+    probe = "import json\nprint(json.dumps({m: result.eval_losses[m].tolist() for m in result.eval_losses}))"
+    nb.cells.append(nbformat.v4.new_code_cell(probe))
+    nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
+    errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
+    assert not errors
+    run = compute.run(small)
+    got = json.loads(nb.cells[-1].outputs[0]["text"])
+    for m in METHODS:
+        np.testing.assert_allclose(got[m], run.eval_losses[m], rtol=1e-12)
+    mime = "application/vnd.plotly.v1+json"
+    assert any(mime in o.get("data", {}) for o in nb.cells[-2].get("outputs", []))
