@@ -142,22 +142,30 @@ def full_hessian(trained: TrainedNet) -> np.ndarray:
         )  # fmt: skip
     loss, _ = analysis_loss(trained)
     h = _Hessian(loss, trained.parameters)
-    rows = [
-        torch.autograd.grad(h.g[i], h.theta, retain_graph=True)[0] for i in range(n)
-    ]  # fmt: skip
-    hessian = torch.stack(rows).numpy()
-    return (hessian + hessian.T) / 2  # symmetric up to rounding; make it exactly so
+    hessian = torch.empty((n, n), dtype=DTYPE)  # one n x n array, filled row by row
+    for i in range(n):
+        hessian[i] = torch.autograd.grad(h.g[i], h.theta, retain_graph=True)[0]
+    out = hessian.numpy()
+    for i in range(n - 1):  # symmetric up to rounding: (H + Hᵀ)/2, in place, a row at a time
+        mean = (out[i, i + 1 :] + out[i + 1 :, i]) / 2
+        out[i, i + 1 :] = mean
+        out[i + 1 :, i] = mean
+    return out
 
 
 def _heatmap(hessian: np.ndarray, cells: int = 120) -> tuple[np.ndarray, int]:
     n = hessian.shape[0]
     block = max(1, math.ceil(n / cells))
     m = math.ceil(n / block)
-    padded = np.zeros((m * block, m * block))
-    padded[:n, :n] = hessian
-    tiles = padded.reshape(m, block, m, block).transpose(0, 2, 1, 3).reshape(m, m, -1)
-    pick = np.abs(tiles).argmax(axis=2)  # the entry of largest size keeps its sign
-    return np.take_along_axis(tiles, pick[..., None], axis=2)[..., 0], block
+    out = np.empty((m, m))
+    for r in range(m):  # a band of ``block`` rows at a time: no second n x n array
+        band = np.zeros((block, m * block))
+        rows = hessian[r * block : (r + 1) * block]
+        band[: rows.shape[0], :n] = rows
+        tiles = band.reshape(block, m, block).transpose(1, 0, 2).reshape(m, -1)
+        pick = np.abs(tiles).argmax(axis=1)  # the entry of largest size keeps its sign
+        out[r] = tiles[np.arange(m), pick]
+    return out, block
 
 
 def curvature(
@@ -262,9 +270,13 @@ def curvature(
     if n <= b.full_hessian_max:
         start = time.perf_counter()
         hessian = full_hessian(trained)
-        exact = np.linalg.eigvalsh(hessian)[::-1]
         trace_exact = float(np.trace(hessian))
         heatmap, block = _heatmap(hessian)
+        # LAPACK's divide and conquer (numpy's eigvalsh) in the array itself: no copy of H
+        from scipy.linalg import eigvalsh  # imported where used, as eigsh above
+
+        exact = eigvalsh(hessian, driver="evd", overwrite_a=True, check_finite=False)[::-1]
+        del hessian
         hessian_seconds = time.perf_counter() - start
     return NetCurvature(
     parameters=n, examples=examples, loss=float(h.value.detach()),
