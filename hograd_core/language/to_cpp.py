@@ -11,6 +11,8 @@ builds the same graph (the same ``grad_fn`` names) with the same float64 numbers
   ``MulBackward1``), and a number on the left of ``-`` or ``/`` is written as the op Python's
   ``__rsub__`` and ``__rtruediv__`` call (``torch::rsub(x, 2)``, ``torch::reciprocal(x) * 2``):
   LibTorch's own ``2 - x`` fills a tensor and subtracts in place, a different graph;
+* an op whose two operands both add nodes is a method call, ``a.mul(b)``: C++17 evaluates
+  ``a`` first there, as Python evaluates ``a * b`` (:func:`_in_order`);
 * a variable keeps its name where C++ can use it (:func:`cpp_name`), as in the Python scripts.
 """
 
@@ -53,6 +55,8 @@ def _source(node: Node, names: Mapping[str, str]) -> str:
             return f"torch::{func}({_source(arg, names)})"  # every other function has its name
         case Binary(op="**", left=Node(const=base), right=exponent) if base is not None:
             return f"torch::pow({_number(base)}, {_source(exponent, names)})"
+        case Binary(op="**", left=base, right=exponent) if _in_order(node):
+            return f"{_atom(base, names)}.pow({_source(exponent, names)})"
         case Binary(op="**", left=base, right=exponent):  # a constant exponent stays a number
             return f"torch::pow({_source(base, names)}, {_source(exponent, names)})"
         case Binary(op="-", left=Node(const=number), right=right) if number is not None:
@@ -60,10 +64,27 @@ def _source(node: Node, names: Mapping[str, str]) -> str:
         case Binary(op="/", left=Node(const=number), right=right) if number is not None:
             # Python's number / tensor is tensor.reciprocal() * number
             return f"torch::reciprocal({_source(right, names)}) * {_operand(node.left, names)}"
-        case Binary(op=op, left=left, right=right):  # + - * /, a number on either side
+        case Binary(op=op, left=left, right=right) if _in_order(node):
+            return f"{_atom(left, names)}.{_METHODS[op]}({_source(right, names)})"
+        case Binary(op=op, left=left, right=right):  # + - * /, a number or a name on one side
             return f"{_operand(left, names)} {op} {_operand(right, names)}"
         case _:
             raise AssertionError(f"not a node of the language: {node!r}")
+
+
+_METHODS = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+
+
+def _in_order(node: Node) -> bool:
+    """Whether ``node`` is a binary op both of whose operands add nodes to the graph. Python
+    evaluates ``a * b`` left first; C++ leaves the order of an operator's (or a function's)
+    operands open, and g++ often builds ``b`` first. The order the graph's nodes are made in
+    decides the order the engine adds up gradients in, so the last digit can differ. In
+    ``a.mul(b)`` C++17 evaluates ``a`` first, as Python does."""
+    match node:
+        case Binary(left=left, right=right):
+            return all(part.const is None and not isinstance(part, Var) for part in (left, right))
+    return False
 
 
 def _operand(node: Node, names: Mapping[str, str]) -> str:
@@ -85,7 +106,9 @@ def _atom(node: Node, names: Mapping[str, str]) -> str:
         case Var() | Call():
             return text
         case Binary(op="**"):
-            return text  # written as the call torch::pow(...)
+            return text  # written as the call torch::pow(...) or a.pow(b)
+        case Binary() if _in_order(node):
+            return text  # written as the call a.mul(b)
         case _:
             return f"({text})"
 
@@ -105,7 +128,7 @@ def cpp_source(fn: Function | Node, names: Mapping[str, str] | None = None) -> s
     Example:
         >>> from hograd_core.language import parse
         >>> cpp_source(parse("sin(x)*exp(-x^2)"))
-        'torch::sin(x) * torch::exp(-torch::pow(x, 2))'
+        'torch::sin(x).mul(torch::exp(-torch::pow(x, 2)))'
         >>> cpp_source(parse("1 - 2/t"), {"t": "x"})
         'torch::rsub(torch::reciprocal(x) * torch::scalar_tensor(2, torch::kFloat64), 1)'
     """
