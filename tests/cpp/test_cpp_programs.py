@@ -17,8 +17,10 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import math
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,12 +79,48 @@ def python_output(script: str) -> list[str]:
     return out.getvalue().splitlines()
 
 
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "hograd_core", *args], cwd=ROOT, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+
+
+def cli_program(*args: str) -> str:
+    out = cli(*args, "--cpp")
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def derivatives_name(text: str, x0: float) -> str:
+    return f"derivatives {text} at {x0}"
+
+
+#: Every case's name, known without generating anything (pytest collects these).
+NAMES = [
+    "cli derivatives", "cli hvp", *[derivatives_name(t, x0) for t, x0, _ in DERIVATIVE_CASES],
+    *[f"hvp {text}" for text, _, _ in HVP_CASES],
+]  # fmt: skip
+
+
 def cases() -> dict[str, tuple[str, str]]:
     """name -> (the Python script, the C++ program)."""
-    out = {}
+    seed, p, v = parse("x**3"), (1.0, math.pi / 2), (0.5, 1.0)
+    out = {
+        "cli derivatives": (
+            pytorch_snippet(seed, 2.0, 3),
+            cli_program("derivatives", "x**3", "--order", "3", "--at", "2"),
+        ),
+        "cli hvp": (
+            hvp_snippet(parse("w1**2*sin(w2)"), p, v),
+            cli_program(
+                "hvp", "w1**2*sin(w2)", "--at", ",".join(map(repr, p)), "--vector", "0.5,1"
+            ),
+        ),
+    }
     for text, x0, order in DERIVATIVE_CASES:
         fn = parse(text)
-        out[f"derivatives {text} at {x0}"] = (
+        out[derivatives_name(text, x0)] = (
             pytorch_snippet(fn, x0, order),
             derivatives_cpp(fn, x0, order),
         )
@@ -96,11 +134,12 @@ def cases() -> dict[str, tuple[str, str]]:
 def runs() -> dict[str, tuple[list[str], list[str]]]:
     """name -> (what the Python script printed, what the C++ program printed)."""
     made = cases()
+    assert list(made) == NAMES
     cpp = run_bundle({name: program for name, (_, program) in made.items()})
     return {name: (python_output(script), cpp[name]) for name, (script, _) in made.items()}
 
 
-@pytest.mark.parametrize("name", list(cases()))
+@pytest.mark.parametrize("name", NAMES)
 def test_the_cpp_program_prints_what_the_python_script_prints(runs: dict, name: str) -> None:
     python, cpp = runs[name]
     assert python, name
@@ -148,3 +187,21 @@ def test_gpp_is_there_or_the_suite_says_so() -> None:
     require_gpp()  # under CI=true a missing g++ fails here instead of skipping
     done = subprocess.run(["g++", "--version"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "g++" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("derivatives", "x", "--at", "1,2"), "one point"),
+        (("derivatives", "x", "--grid", "0:1:5"), "one point"),
+        (("derivatives", "x", "--order", "99", "--at", "1"), "order: expected 0 to 10, got 99"),
+        (("derivatives", "2x", "--at", "1"), "write 2*x"),
+        (("hvp", "x*y", "--at", "1", "--vector", "1,1"), "point: expected 2 numbers"),
+        (("hvp", "3", "--at", "1", "--vector", "1"), "no variables"),
+    ],
+)
+def test_cli_cpp_bad_input_exits_2_with_one_line(args: tuple[str, ...], message: str) -> None:
+    out = cli(*args, "--cpp")
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
