@@ -24,33 +24,60 @@ from .hvp_code import gradient_is_constant
 from .language import Function
 from .language.to_cpp import cpp_name, cpp_source
 
-__all__ = ["build_command", "derivatives_cpp", "hvp_cpp", "torch_paths"]
+__all__ = [
+    "FIND_TORCH", "build_command", "build_lines", "derivatives_cpp", "hvp_cpp", "torch_paths",
+]  # fmt: skip
 
 
-def torch_paths() -> tuple[tuple[str, ...], str, int]:
-    """The installed wheel's include folders, its library folder and the C++ ABI its
-    libraries were built with (``-D_GLIBCXX_USE_CXX11_ABI``): what
-    ``torch.utils.cpp_extension.include_paths()`` and ``library_paths()`` name for CPU."""
-    root = os.path.dirname(torch.__file__)
-    include = os.path.join(root, "include")
-    api = os.path.join(include, "torch", "csrc", "api", "include")
-    return (include, api), os.path.join(root, "lib"), int(torch._C._GLIBCXX_USE_CXX11_ABI)
+#: The shell line that finds the torch wheel of the Python on PATH: the programs' build line
+#: names its folders through ``$TORCH``.
+FIND_TORCH = "TORCH=$(python -c 'import os, torch; print(os.path.dirname(torch.__file__))')"
 
 
-def build_command(source: str = "program.cpp", output: str = "program") -> str:
-    """The one-line g++ command that builds ``source`` against this Python's torch wheel.
+def torch_paths(root: str | None = None) -> tuple[tuple[str, ...], str, int]:
+    """The torch wheel's include folders, its library folder and the C++ ABI its libraries
+    were built with (``-D_GLIBCXX_USE_CXX11_ABI``): what
+    ``torch.utils.cpp_extension.include_paths()`` and ``library_paths()`` name for CPU.
+
+    Args:
+        root: the wheel's folder (``torch/``); None for this Python's.
+    """
+    root = os.path.dirname(torch.__file__) if root is None else root
+    include = f"{root}/include"
+    return (include, f"{include}/torch/csrc/api/include"), f"{root}/lib", _abi()
+
+
+def _abi() -> int:
+    return int(torch._C._GLIBCXX_USE_CXX11_ABI)
+
+
+def build_command(
+    source: str = "program.cpp", output: str = "program", root: str | None = None
+) -> str:
+    """The one-line g++ command that builds ``source`` against a torch wheel's LibTorch.
 
     ``-std=c++20``: the standard the wheel's headers are written for (and what
     ``torch.utils.cpp_extension`` passes); ``-Wl,-rpath`` lets the program find
     ``libtorch.so`` where the wheel keeps it, so it runs without ``LD_LIBRARY_PATH``; ``-O0``:
     these programs are small, and compiling ``<torch/torch.h>`` dominates (about 15 s).
+
+    Args:
+        source, output: the file to build and the program to write.
+        root: the wheel's folder; None for this Python's, ``"$TORCH"`` for the line printed in
+            the programs (after :data:`FIND_TORCH`).
     """
-    includes, lib, abi = torch_paths()
+    includes, lib, abi = torch_paths(root)
     flags = " ".join(f"-I{path}" for path in includes)
     return (
         f"g++ -std=c++20 -O0 {source} -o {output} {flags} -L{lib} -ltorch -ltorch_cpu -lc10 "
         f"-Wl,-rpath,{lib} -D_GLIBCXX_USE_CXX11_ABI={abi}"
     )
+
+
+def build_lines(name: str) -> tuple[str, str, str]:
+    """The shell lines that build and run ``name``.cpp with the torch wheel of the Python on
+    PATH: :data:`FIND_TORCH`, the g++ line, and ``./name``."""
+    return FIND_TORCH, build_command(f"{name}.cpp", name, "$TORCH"), f"./{name}"
 
 
 #: Helpers every program holds: a double as Python's print writes it, a tensor's values as
@@ -123,7 +150,10 @@ _PROGRAM_NAMES = {"py", "py_list", "op", "nodes", "y", "derivatives", "k", "d", 
 
 
 def _header(name: str) -> list[str]:
-    return [f"// Build: {build_command(f'{name}.cpp', name)}", f"// Run:   ./{name}", ""]
+    """Build and run lines on top (the ABI flag is this wheel's: 1 for the wheels of recent
+    PyTorch releases)."""
+    lines = [f"//   {line}" for line in build_lines(name)]
+    return ["// Build with the torch wheel of the Python on your PATH, then run:", *lines, ""]
 
 
 def _main(body: list[str]) -> list[str]:

@@ -3,24 +3,25 @@
 Compiling ``<torch/torch.h>`` costs 15-25 s a program, so the tests put every program in one
 file (:func:`bundle`): each program's code after its ``#include`` lines goes into a namespace
 of its own, unchanged, and the file's ``main`` calls each program's ``main`` between
-``=== <name>`` lines. The file is built with the build line the programs print
-(:func:`hograd_core.cpp_code.build_command`) and kept under tests/artifacts/cpp by the hash of
-its source, so a second run with the same programs does not compile again.
+``=== <name>`` lines. The file is built by bash with the lines the programs print on top
+(:func:`hograd_core.cpp_code.build_lines`: find the wheel of the ``python`` on PATH, this
+test's, then g++), and kept under tests/artifacts/cpp by the hash of its source, so a second
+run with the same programs does not compile again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import shlex
 import shutil
 import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-from hograd_core.cpp_code import build_command
+from hograd_core.cpp_code import FIND_TORCH, build_command
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "cpp"
 
@@ -63,8 +64,13 @@ def build(source: str) -> Path:
         return program
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "program.cpp").write_text(source)
-    command = shlex.split(build_command(str(folder / "program.cpp"), str(folder / "tmp")))
-    done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+    # The programs' own build lines, the file names aside: "$TORCH" is what FIND_TORCH finds.
+    script = f"{FIND_TORCH} && {build_command('program.cpp', 'tmp', '$TORCH')}"
+    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+    done = subprocess.run(
+        ["bash", "-c", script], cwd=folder, env={**os.environ, "PATH": path},
+        capture_output=True, text=True, timeout=1800,
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr[-4000:]
     (folder / "tmp").rename(program)  # only a finished build counts as the cache
     return program

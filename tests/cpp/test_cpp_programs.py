@@ -27,7 +27,14 @@ import pytest
 import torch.utils.cpp_extension as cpp_extension
 
 from hograd_core import FUNCTIONS, parse
-from hograd_core.cpp_code import build_command, derivatives_cpp, hvp_cpp, torch_paths
+from hograd_core.cpp_code import (
+    FIND_TORCH,
+    build_command,
+    build_lines,
+    derivatives_cpp,
+    hvp_cpp,
+    torch_paths,
+)  # fmt: skip
 from hograd_core.curvature import _load_forward_ad
 from hograd_core.hvp_code import hvp_snippet
 from hograd_core.hvp_examples import PRESETS as HVP_PRESETS
@@ -164,6 +171,14 @@ def test_exponent_forms_and_non_numbers_are_printed_as_python_prints_them(runs: 
     assert {"nan", "inf"} & printed or "-inf" in printed  # x*sin(1/x) and friends at 0
     assert any("e-" in value for value in printed) and any("e+" in value for value in printed)
     assert "-0.0" in printed  # x*(0*(-1)) keeps the sign of zero
+
+
+def test_every_program_says_how_to_build_it_as_the_tests_build_it() -> None:
+    program = derivatives_cpp(parse("x**3"), 2.0, 2, name="seed")
+    assert program.splitlines()[1:4] == [f"//   {line}" for line in build_lines("seed")]
+    find, line, run = build_lines("seed")
+    assert find == FIND_TORCH and run == "./seed"
+    assert line == build_command("seed.cpp", "seed", "$TORCH")
 
 
 def test_the_build_line_names_what_torch_cpp_extension_names() -> None:
