@@ -38,15 +38,16 @@ serve: $(VENV)/.runtime debian
 
 # Debian packages the tests need: chromium for the browser tests (never a downloaded browser),
 # with CJK fonts so the Chinese screenshots are readable, graphviz's dot for the graph page's
-# SVG export, haproxy for the replicas (make serve, tests/deploy) and openssl for the TLS test's
-# certificate. Installed when missing
-# and we are root; otherwise a clear message says what to run.
+# SVG export, haproxy for the replicas (make serve, tests/deploy), openssl for the TLS test's
+# certificate and g++ (build-essential) for the C++ programs' tests (tests/cpp). Installed when
+# missing and we are root; otherwise a clear message says what to run.
 debian:
 	@missing=""; \
 	[ -x /usr/bin/chromium ] || missing=" chromium fonts-noto-cjk"; \
 	command -v dot >/dev/null 2>&1 || missing="$$missing graphviz"; \
 	command -v haproxy >/dev/null 2>&1 || missing="$$missing haproxy"; \
 	command -v openssl >/dev/null 2>&1 || missing="$$missing openssl"; \
+	command -v g++ >/dev/null 2>&1 || missing="$$missing build-essential"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = "0" ]; then \
 		echo "installing Debian's packages for the tests:$$missing"; \

@@ -6,6 +6,11 @@
     python -m hograd_core graph "x**3" --order 2 --at 0.7 > graph.dot
     python -m hograd_core gradcheck "sin(x)*exp(-x^2)" --at -2:2:9 --json
     python -m hograd_core custom "tanh(x)" --backward "(1 - y^2)*g" --at -2:2:5 --json
+    python -m hograd_core derivatives "x**3" --order 2 --at 2 --cpp > derivatives.cpp
+    python -m hograd_core hvp "w1**2*sin(w2)" --at 1,1.5707963267948966 --vector 0.5,1 --cpp
+
+``--cpp`` prints the C++ (LibTorch) program that computes and prints what the page's PyTorch
+script does, with the g++ line that builds it against this Python's torch wheel on top.
 
 Bad input exits with status 2 and one line ``error: ...`` on stderr (and ``{"error": ...}`` on
 stdout with --json); never a traceback. A check that fails is an answer, not bad input: gradcheck
@@ -25,6 +30,7 @@ import numpy as np
 
 from .cli_graph import add_parser as add_graph_parser
 from .cli_graph import run_graph
+from .cpp_code import derivatives_cpp, hvp_cpp
 from .curvature import verdict
 from .custom_function import MAX_POINTS as CUSTOM_POINTS
 from .custom_function import custom_spec, run_custom
@@ -101,11 +107,13 @@ def _build_parser() -> argparse.ArgumentParser:
     where.add_argument("--grid", default=None, help="START:STOP:POINTS, e.g. -3:3:2000")
     d.add_argument("--method", default="autograd", choices=METHODS)
     d.add_argument("--json", action="store_true")
+    d.add_argument("--cpp", action="store_true", help="print the C++ (LibTorch) program at --at")
     h = sub.add_parser("hvp", help="gradient, Hessian and Hessian-vector product")
     h.add_argument("function")
     h.add_argument("--at", required=True, help="the point, e.g. 1,1.5707963267948966")
     h.add_argument("--vector", required=True, help="v, e.g. 0.5,1")
     h.add_argument("--json", action="store_true")
+    h.add_argument("--cpp", action="store_true", help="print the C++ (LibTorch) program")
     add_graph_parser(sub)
     g = sub.add_parser("gradcheck", help="PyTorch's gradcheck and gradgradcheck of f(x)")
     g.add_argument("function")
@@ -272,6 +280,23 @@ def _run_hvp(args: argparse.Namespace) -> dict:
     }  # fmt: skip
 
 
+def _cpp(args: argparse.Namespace) -> str:
+    """The C++ program of ``derivatives`` (one point) or ``hvp``, checked as the numbers are."""
+    fn = parse(args.function)
+    if args.command == "hvp":
+        if not fn.variables:
+            raise ArgumentError("budget.no_variables")
+        return hvp_cpp(fn, numbers(args.at, "point", fn), numbers(args.vector, "vector", fn))
+    if args.grid or args.json:
+        raise _UsageError("--cpp: the program is for one point: give --at X, not --grid or --json")
+    points = _numbers(args.at or "0", "--at", BUDGET.max_points)
+    if len(points) != 1:
+        raise _UsageError(f"--cpp: the program is for one point: give --at X, got {args.at!r}")
+    x0 = points[0]
+    derivatives(fn, np.array([x0]), args.order)  # the budget and the point, checked as without
+    return derivatives_cpp(fn, x0, args.order)
+
+
 def _fmt(v: float) -> str:
     return f"{v + 0.0:.12g}"  # + 0.0 turns -0.0 into 0.0
 
@@ -321,6 +346,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _build_parser().parse_args(_fix_negative_values(argv))
         if args.command == "graph":
             print(run_graph(args))
+            return 0
+        if getattr(args, "cpp", False):
+            print(_cpp(args), end="")
             return 0
         run = {"derivatives": _run_derivatives, "hvp": _run_hvp, "gradcheck": _run_gradcheck,
                "custom": _run_custom}  # fmt: skip

@@ -18,7 +18,7 @@ from .hessian import point_vector
 from .language import Function
 from .language.to_source import torch_source
 
-__all__ = ["COMMENTS", "hvp_snippet"]
+__all__ = ["COMMENTS", "gradient_is_constant", "hvp_snippet"]
 
 #: The comments a caller may pass (in its own language), one per line of the three ways.
 #: "constant" replaces "one" where ∇f does not depend on w (then H = 0 and Hv = 0).
@@ -29,7 +29,7 @@ def _vector_source(values: np.ndarray) -> str:
     return "[" + ", ".join(repr(float(x)) for x in values) + "]"
 
 
-def _gradient_is_constant(fn: Function, point: np.ndarray) -> bool:
+def gradient_is_constant(fn: Function, point: np.ndarray) -> bool:
     """Whether ∇f has no graph at ``point`` (f is linear there), so grad(g @ v, w) would raise
     "element 0 of tensors does not require grad"."""
     w = torch.tensor(point, dtype=torch.float64, requires_grad=True)
@@ -73,7 +73,7 @@ def hvp_snippet(
 
     body = torch_source(fn, {name: f"w[{i}]" for i, name in enumerate(fn.variables)})
     names = ", ".join(fn.variables) + ("," if len(fn.variables) == 1 else "")
-    constant = _gradient_is_constant(fn, p)
+    constant = gradient_is_constant(fn, p)
     second = "torch.zeros_like(w)" if constant else "torch.autograd.grad(g @ v, w)[0]"
     lines = [
         "import torch",

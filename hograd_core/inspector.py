@@ -250,12 +250,15 @@ def taylor_polynomial(
 # ---- the PyTorch snippet ---------------------------------------------------------------------
 
 # Names the snippet itself uses: a variable of the language with one of these is renamed x.
-_SNIPPET_NAMES = {"torch", "y", "derivatives", "k", "d", "range", "enumerate", "print", "float"}
+_SNIPPET_NAMES = {"torch", "y", "derivatives", "k", "d", "op", "nodes", "range", "enumerate",
+                  "print", "float"}  # fmt: skip
 
 
 def pytorch_snippet(fn: Function, x0: float, order: int) -> str:
     """A runnable script that prints f and its derivatives at x0 by nested autograd, exactly
-    as the inspector's autograd column computes them.
+    as the inspector's autograd column computes them, each as ``k value grad_fn nodes`` (the
+    name of its ``grad_fn``, and how many autograd nodes a backward through it would walk):
+    :func:`hograd_core.cpp_code.derivatives_cpp` prints the same lines from C++.
 
     Its comment states the rule the shortcut in the loop relies on, with its conditions: a
     derivative has no ``grad_fn`` (``requires_grad`` is False) when the backward that made it
@@ -269,7 +272,16 @@ def pytorch_snippet(fn: Function, x0: float, order: int) -> str:
     own = fn.variables[0] if fn.variables else "x"
     var = python_name(own, _SNIPPET_NAMES)
     expr = torch_source(fn, {own: var})
-    lines = ["import torch", "",
+    lines = ["import torch", "", "",
+             "def nodes(t):",
+             '    """Autograd nodes reachable from t: the graph a backward through t walks."""',
+             "    seen, stack = set(), [t.grad_fn]",
+             "    while stack:",
+             "        node = stack.pop()",
+             "        if node is not None and node not in seen:",
+             "            seen.add(node)",
+             "            stack.extend(n for n, _ in node.next_functions)",
+             "    return len(seen)", "", "",
              f"{var} = torch.tensor({float(x0)!r}, dtype=torch.float64, requires_grad=True)",
              f"y = {expr}", "", "derivatives = [y]", f"for k in range(1, {order + 1}):",
              "    if not derivatives[-1].requires_grad:",
@@ -286,7 +298,8 @@ def pytorch_snippet(fn: Function, x0: float, order: int) -> str:
              f"    (d,) = torch.autograd.grad(derivatives[-1], {var}, create_graph=True)",
              "    derivatives.append(d)", "",
              "for k, d in enumerate(derivatives):",
-             "    print(k, d.item())"]  # fmt: skip
+             "    op = d.grad_fn.name() if d.grad_fn is not None else None",
+             "    print(k, d.item(), op, nodes(d))"]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 

@@ -419,7 +419,6 @@ def point_views(
             if order > autograd_order:
                 st.caption(t("deriv.code.limit", limit=autograd_order, order=order))
             snippet = pytorch_snippet(fn, float(x0), autograd_order)
-            st.code(snippet, language="python")
             derivatives_code(fn, snippet, float(x0), autograd_order, (low, high, points))
 
     if tabs["cost"].open:

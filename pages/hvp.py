@@ -171,8 +171,7 @@ def ways(fn, point: tuple, vector: tuple) -> None:  # noqa: ANN001 - a parsed Fu
     chart(figs.ways_figure(timed.seconds, labels, lang()))
     comments = {k: t(f"hvp.code.{k}") for k in COMMENTS}
     snippet = hvp_snippet(fn, point, vector, comments)
-    st.code(snippet, language="python")
-    hvp_code(fn, snippet, point, vector)  # downloads: .py, and the torch.func form
+    hvp_code(fn, snippet, point, vector)  # shown, .py, torch.func form; and in C++
     st.caption(t("hvp.ways.note"))
 
 

@@ -1,5 +1,5 @@
 """Download rows the pages put under a chart, a table or a code view: CSV, .py (plain and
-``torch.func``), and the current view as a Jupyter notebook.
+``torch.func``), .cpp (the same calls in LibTorch), and the current view as a Jupyter notebook.
 
 Every file is made on click (the button holds a function, not the bytes), so a page run costs
 nothing for a file nobody asks for. Each helper draws one row; the pages call them in one line.
@@ -18,6 +18,7 @@ import streamlit as st
 from hograd_core.applications.common import Code
 from hograd_core.applications.func_forms import FORMS, pinn_func_code
 from hograd_core.applications.pinn import PinnConfig
+from hograd_core.cpp_code import derivatives_cpp, hvp_cpp
 from hograd_core.csv_tables import curves_csv, eigen_csv, hessian_csv
 from hograd_core.errors import HogradError
 from hograd_core.func_code import derivatives_func_code, hessian_func_code, newton_func_code
@@ -33,7 +34,7 @@ from hograd_ui.hvp_figures import clean
 from hograd_ui.parts.ui import lazy_expander, show_error, t
 
 ICON = ":material/download:"
-PY, CSV, IPYNB = "text/x-python", "text/csv", "application/x-ipynb+json"
+PY, CSV, IPYNB, CPP = "text/x-python", "text/csv", "application/x-ipynb+json", "text/x-c++src"
 
 # Every key a whole literal (the locale test finds used keys that way).
 DERIV_COMMENTS = {"compose": "downloads.func.deriv.compose", "at_x0": "downloads.func.deriv.at_x0",
@@ -130,16 +131,43 @@ def code_file(
                 st.code(func_source, language="python")
 
 
+def language_tabs() -> tuple:
+    """The two tabs of a code view: Python (PyTorch) and C++ (LibTorch)."""
+    return st.tabs([t("downloads.tab.python"), t("downloads.tab.cpp")])
+
+
+def cpp_file(source: str, name: str, page: str) -> None:
+    """A C++ tab: what it is and how to build it, the program, and its .cpp download."""
+    st.caption(t("downloads.cpp.caption", name=name))
+    st.code(source, language="cpp")
+    _button(t("downloads.cpp"), lambda: source, f"{name}.cpp", CPP,
+            f"{page}.download.cpp.{_tag(source)}")  # fmt: skip
+
+
 def derivatives_code(fn: Function, plain: str, x0: float, order: int, grid: tuple) -> None:
-    """Under the derivatives page's code: the script and grad(grad(f)) with vmap over the grid."""
-    func = derivatives_func_code(fn, x0, order, grid, _texts(DERIV_COMMENTS))
-    code_file(plain, f"hograd_derivatives_{slug(fn.text)}", "deriv", func)
+    """The derivatives page's code view: the script, shown, its .py and grad(grad(f)) with vmap
+    over the grid; beside it, the same calls in C++."""
+    name = f"hograd_derivatives_{slug(fn.text)}"
+    python, cpp = language_tabs()
+    with python:
+        st.code(plain, language="python")
+        func = derivatives_func_code(fn, x0, order, grid, _texts(DERIV_COMMENTS))
+        code_file(plain, name, "deriv", func)
+    with cpp:
+        cpp_file(derivatives_cpp(fn, x0, order, name), name, "deriv")
 
 
 def hvp_code(fn: Function, plain: str, point: Sequence[float], vector: Sequence[float]) -> None:
-    """Under the HVP page's code: the script and hessian, jacfwd(jacrev), jvp(grad), vmap."""
-    func = hessian_func_code(fn, point, vector, _texts(HESSIAN_COMMENTS))
-    code_file(plain, f"hograd_hvp_{slug(fn.text)}", "hvp", func)
+    """The HVP page's code view: the script, shown, its .py and hessian, jacfwd(jacrev),
+    jvp(grad), vmap; beside it, the three ways in C++."""
+    name = f"hograd_hvp_{slug(fn.text)}"
+    python, cpp = language_tabs()
+    with python:
+        st.code(plain, language="python")
+        func = hessian_func_code(fn, point, vector, _texts(HESSIAN_COMMENTS))
+        code_file(plain, name, "hvp", func)
+    with cpp:
+        cpp_file(hvp_cpp(fn, point, vector, name), name, "hvp")
 
 
 def flag_code(source: str) -> None:

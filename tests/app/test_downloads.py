@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from hograd_core import derivatives, explore, hvp, parse
 from hograd_core.applications.hessian_free import HFConfig, func_form_gaps, hessian_free
+from hograd_core.cpp_code import derivatives_cpp, hvp_cpp
 from hograd_core.curvature import _load_forward_ad
 from hograd_ui.i18n import tr
 from tests.app.charts import chart_elements, figure_of
@@ -160,6 +161,22 @@ def test_derivatives_code_and_its_torch_func_form(lang: str, files: dict) -> Non
     np.testing.assert_allclose(names["curves"].numpy(), curves, rtol=1e-11, atol=1e-12)
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_derivatives_code_has_a_cpp_tab_with_its_download(lang: str, files: dict) -> None:
+    state = {"deriv.fn": "1/(1+x^2)", "deriv.points": 100, "deriv.tab": "code"}
+    at = run("derivatives.py", lang, **state)
+    at.slider(key="deriv.x0").set_value(0.45).run()
+    tabs = [tab.label for tab in at.tabs]
+    python = tabs.index(tr("downloads.tab.python", lang))
+    assert tabs[python + 1] == tr("downloads.tab.cpp", lang)  # side by side
+    cpp, name = fetch(at, files, tr("downloads.cpp", lang))
+    assert name == "hograd_derivatives_1_1_x_2.cpp" and cpp in codes(at)  # shown, as a file
+    # the generator tests/cpp compiles and runs against the Python script, at the page's x0
+    assert cpp == derivatives_cpp(parse("1/(1+x^2)"), 0.45, 4, "hograd_derivatives_1_1_x_2")
+    assert "g++ -std=c++20 -O0 hograd_derivatives_1_1_x_2.cpp -o hograd_derivatives_1_1_x_2" in cpp
+    assert any(tr("downloads.cpp.caption", lang, name=name[:-4]) == c.value for c in at.caption)
+
+
 # ---- HVP page --------------------------------------------------------------------------------
 
 HVP_STATE = {"hvp.mode": "typed", "hvp.fn": "x^2*y + sin(y)"}
@@ -211,6 +228,19 @@ def test_hvp_code_torch_func_form_and_notebook(lang: str, files: dict) -> None:
     assert name == "hograd_hvp_x_2_y_sin_y.ipynb"
     assert any(repr([float(p) for p in point]) in c.source for c in nb.cells)
     assert tr("downloads.nb.hvp.contour", lang) in [c.source for c in nb.cells]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_hvp_code_has_a_cpp_tab_with_its_download(lang: str, files: dict) -> None:
+    at = run("hvp.py", lang, **HVP_STATE, **{"hvp.tab": "ways"})
+    point = (at.slider(key="hvp.p.x").value, at.slider(key="hvp.p.y").value)
+    vector = (at.slider(key="hvp.v.x").value, at.slider(key="hvp.v.y").value)
+    tabs = [tab.label for tab in at.tabs]
+    python = tabs.index(tr("downloads.tab.python", lang))
+    assert tabs[python + 1] == tr("downloads.tab.cpp", lang)  # side by side
+    cpp, name = fetch(at, files, tr("downloads.cpp", lang))
+    assert name == "hograd_hvp_x_2_y_sin_y.cpp" and cpp in codes(at)
+    assert cpp == hvp_cpp(parse(HVP_STATE["hvp.fn"]), point, vector, "hograd_hvp_x_2_y_sin_y")
 
 
 # ---- graph and why pages: the scripts as .py --------------------------------------------------
