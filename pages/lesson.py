@@ -1,6 +1,7 @@
 """The guided lesson: seven steps from the derivative of x³ to Hessian-vector products, each
 with a text, a live view from one of the labs and an exercise the app checks. Progress lives in
-the session and in the link (?step=3&done=1,2); ?teacher=1 adds notes and the answers."""
+the session and in the link (?step=3&done=1,2); the teacher's link (?key=, the key the server
+holds) adds notes and the answers."""
 
 import streamlit as st
 
@@ -19,6 +20,8 @@ ignored = state.take_ignored()
 if ignored:
     names = ", ".join(ignored)  # parameter names from hograd_core.lesson, never the link's text
     st.info(t("lesson.url.ignored", names=names, total=TOTAL), icon=":material/link_off:")
+if state.take_refused():  # the same note whether the server has a key or not
+    st.info(t("lesson.teacher.refused"), icon=":material/lock:")
 teacher = st.session_state[state.TEACHER]
 if teacher:
     st.warning(t("lesson.teacher.on"), icon=":material/co_present:")
