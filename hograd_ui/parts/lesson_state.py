@@ -27,8 +27,12 @@ from hograd_serving.teacher_key import server_key
 STEP, DONE, TEACHER = "lesson.step", "lesson.done", "lesson.teacher"
 IGNORED = "lesson.ignored"  # the link's progress parameters that could not be used
 REFUSED = "lesson.key_refused"  # the link asked for the teacher's version and did not get it
+#: The class this session is in (a code, checked by hograd_labs/classroom), or None. In a
+#: class the progress is the server's record: the link's ``done=`` marks nothing done.
+CLASS = "lesson.class"
 #: The URL parameters of the progress, the same on every page (hograd_ui/parts/links.py: GLOBAL).
-PARAMS = ("step", "done")
+PARAMS = ("step", "done", "class")
+MAX_CLASS = 40  # characters of ?class= read at all
 #: The parameters that ask for the teacher's version: read once, then out of the link.
 KEY_PARAMS = ("key", "teacher")
 #: what a parameter given twice with different values reads as (not a valid value of any)
@@ -48,7 +52,9 @@ def load() -> None:
     lesson page, which says so (:func:`take_ignored`)."""
     if STEP in st.session_state:
         return
-    got = read_progress(_param("step"), _param("done"))
+    room = _param("class")
+    st.session_state[CLASS] = room[:MAX_CLASS] if room else None
+    got = read_progress(_param("step"), None if room else _param("done"))
     st.session_state[STEP] = got.step
     st.session_state[DONE] = set(got.done)
     st.session_state[IGNORED] = got.ignored
@@ -89,8 +95,10 @@ def _put(name: str, value: str | None) -> None:
 def save() -> None:
     """Write the progress into the link."""
     step, done = st.session_state[STEP], sorted(st.session_state[DONE])
+    room = st.session_state.get(CLASS)
     _put("step", str(step) if step != 1 else None)
-    _put("done", ",".join(str(n) for n in done) if done else None)
+    _put("done", ",".join(str(n) for n in done) if done and not room else None)
+    _put("class", room)
 
 
 def go(number: int) -> None:
