@@ -45,6 +45,7 @@ st.header(t(step.title))
 st.markdown(t(step.text, page=t("app.page.why")))  # the last step names the "why" page
 VIEWS[step.view](step)
 exercise.show(number, teacher, on_check=record)
+classroom.revealed_box(number)  # in a class, once the lecturer reveals this step's answer
 if len(done) == TOTAL:
     st.success(t("lesson.finished"), icon=":material/school:")
 

@@ -15,6 +15,8 @@ __all__ = ["progress_figure", "slips_figure"]
 
 TRIED, RIGHT, SLIP = "#9aa5b1", "#2e7d32", "#c62828"
 WRAP = 46  # characters of a slip's label on one line
+FONT = {"size": 16}  # the labels: larger than the app's 14 px ticks, for the room (projector
+# mode, hograd_ui/plotting.py, scales them again)
 
 
 def _label(text: str) -> str:
@@ -43,7 +45,7 @@ def progress_figure(summary: Summary, step_names: list[str], tried: str, right: 
     top = max([summary.joined, *tries, 1])
     return plain_figure(
         data, barmode="group", height=90 + 60 * len(step_names),
-        yaxis={"autorange": "reversed", "automargin": True},
+        yaxis={"autorange": "reversed", "automargin": True, "tickfont": FONT},
         xaxis={"range": [0, top * 1.05], "dtick": max(1, top // 10), "automargin": True},
         legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
         margin={"l": 10, "r": 10, "t": 40, "b": 30},
@@ -58,7 +60,7 @@ def slips_figure(slips: list[tuple[str, int]]) -> PlainFigure:
              "textposition": "auto", "marker": {"color": SLIP}}]  # fmt: skip
     return plain_figure(
         data, height=90 + 70 * max(len(slips), 1), showlegend=False,
-        yaxis={"autorange": "reversed", "automargin": True},
+        yaxis={"autorange": "reversed", "automargin": True, "tickfont": FONT},
         xaxis={"dtick": max(1, max(counts, default=1) // 10), "automargin": True},
         margin={"l": 10, "r": 10, "t": 20, "b": 30},
     )  # fmt: skip

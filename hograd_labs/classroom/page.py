@@ -25,7 +25,7 @@ from . import compute as cc
 from .cached import call
 from .figures import progress_figure, slips_figure
 
-__all__ = ["REFRESH", "REVEAL_EVERY", "student_gate", "teacher_panel"]
+__all__ = ["REFRESH", "REVEAL_EVERY", "revealed_box", "student_gate", "teacher_panel"]
 
 REFRESH = 3.0  # seconds between the dashboard's refreshes
 REVEAL_EVERY = 5.0  # seconds between a student's looks for a revealed answer
@@ -93,8 +93,7 @@ def _dashboard(code: str) -> None:
         st.warning(error_text(err, lang()), icon=":material/database:")
         return
     st.metric(t("classroom.joined"), s.joined)
-    names = [t("classroom.step_name", n=n, title=t(step.title)) for n, step in
-             enumerate(STEPS, 1)]  # fmt: skip
+    names = [t(step.title) for step in STEPS]  # "1 · The gradient of x³"
     chart(progress_figure(s, names, t("classroom.tried"), t("classroom.right")))
     counts = {c.step: c for c in s.steps}
     st.table(
@@ -261,5 +260,12 @@ def student_gate(number: int) -> OnCheck | None:
         st.session_state[state.DONE] = set(call(cc.done_steps, student))
     except cc.ClassroomError as err:
         st.warning(error_text(err, lang()), icon=":material/database:")
-    _revealed(code, number)
     return _recorder(student)
+
+
+def revealed_box(number: int) -> None:
+    """Under a class student's exercise: the answer of step ``number`` once the lecturer
+    reveals it (looked up every few seconds). Nothing outside a class."""
+    student = st.session_state.get(STUDENT)
+    if student is not None and st.session_state.get(state.CLASS):
+        _revealed(student.code, number)

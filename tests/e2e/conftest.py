@@ -50,8 +50,11 @@ def _require(condition: bool, reason: str) -> None:
 def running_server(name: str = "server") -> Iterator[str]:
     """Start ``streamlit run app.py`` on a free port; yield its base URL; stop it after."""
     port = _free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "HOGRAD_TEACHER_KEY": TEACHER_KEY}
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    database = ARTIFACTS / f"{name}-classroom.sqlite"  # a fresh class database per server
+    database.unlink(missing_ok=True)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "HOGRAD_TEACHER_KEY": TEACHER_KEY,
+           "HOGRAD_CLASSROOM_URL": f"sqlite:///{database}"}  # fmt: skip
     with open(ARTIFACTS / f"{name}.log", "w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
