@@ -215,6 +215,18 @@ def find_class(engine: Engine, code: str, now: float) -> ClassInfo | None:
         return ClassInfo(row.code, row.created, row.expires, frozenset(steps))
 
 
+def _free_name(engine: Engine, code: str, name: str) -> str:
+    """The first of "name", "name 2", "name 3", ... nobody in the class has."""
+    with engine.connect() as c:
+        taken = set(c.execute(
+            sa.select(students.c.nickname).where(students.c.code == code)
+        ).scalars())  # fmt: skip
+    n = 1
+    while _with_suffix(name, n) in taken:
+        n += 1
+    return _with_suffix(name, n)
+
+
 def join(engine: Engine, code: str, nickname: str, now: float) -> Student:
     """A student joins the class ``code`` as ``nickname`` (cleaned); a name taken already in
     this class gets the first free suffix ("Ada 2").
@@ -226,15 +238,15 @@ def join(engine: Engine, code: str, nickname: str, now: float) -> Student:
     name = clean_nickname(nickname)
     if find_class(engine, code, now) is None:
         raise ClassroomError("classroom.error.no_class")
-    for n in range(1, 1000):
-        candidate = _with_suffix(name, n)
+    for _ in range(50):  # a name another session took between the look and the insert: again
+        candidate = _free_name(engine, code, name)
         try:
             with engine.begin() as c:
                 new = c.execute(
                     students.insert().values(code=code, nickname=candidate, joined=now)
                 ).inserted_primary_key
             return Student(int(new[0]), code, candidate)
-        except IntegrityError:  # taken, maybe a moment ago by another replica: the next one
+        except IntegrityError:  # taken a moment ago, maybe by another replica
             continue
     raise ClassroomError("classroom.error.busy")
 
