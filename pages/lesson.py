@@ -58,3 +58,4 @@ with st.container(horizontal=True):
         t("lesson.next"), icon=":material/arrow_forward:", on_click=state.go, args=(number + 1,),
         disabled=number == TOTAL, type="primary", key="lesson.next",
     )  # fmt: skip
+classroom.code_box()  # a class code from the board, for a student without the class's link

@@ -25,7 +25,7 @@ from . import compute as cc
 from .cached import call
 from .figures import progress_figure, slips_figure
 
-__all__ = ["REFRESH", "REVEAL_EVERY", "revealed_box", "student_gate", "teacher_panel"]
+__all__ = ["REFRESH", "REVEAL_EVERY", "code_box", "revealed_box", "student_gate", "teacher_panel"]
 
 REFRESH = 3.0  # seconds between the dashboard's refreshes
 REVEAL_EVERY = 5.0  # seconds between a student's looks for a revealed answer
@@ -269,3 +269,27 @@ def revealed_box(number: int) -> None:
     student = st.session_state.get(STUDENT)
     if student is not None and st.session_state.get(state.CLASS):
         _revealed(student.code, number)
+
+
+def _typed_code() -> None:
+    try:
+        code = cc.read_code(st.session_state.get("classroom.typed", ""))
+    except cc.ClassroomError as err:  # the message never repeats the typed text
+        st.session_state["classroom.typed_refused"] = error_text(err, lang())
+        return
+    st.session_state[state.CLASS] = code  # the gate above the lesson takes it from here
+    st.session_state.pop(STUDENT, None)
+
+
+def code_box() -> None:
+    """Outside a class: a box for a class code read from the board (the link does the same)."""
+    if st.session_state.get(state.CLASS) or st.session_state.get(state.TEACHER):
+        return
+    with st.expander(t("classroom.typed.title"), icon=":material/groups:"):
+        refused = st.session_state.pop("classroom.typed_refused", None)
+        if refused:
+            st.error(refused, icon=":material/pin:")
+        with st.form("classroom.typed_form", border=False):
+            st.text_input(t("classroom.typed.label"), key="classroom.typed", max_chars=20)
+            st.form_submit_button(t("classroom.typed.go"), on_click=_typed_code,
+                                  key="classroom.typed_go", icon=":material/login:")  # fmt: skip

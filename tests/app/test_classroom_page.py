@@ -187,3 +187,22 @@ def test_a_student_with_a_wrong_key_is_not_the_teacher(database: Path) -> None:
     student.button(key="classroom.join").click().run()
     assert tr("classroom.title") not in [e.label for e in student.expander]
     assert tr("lesson.teacher.on") not in texts(student.warning)
+
+
+TYPED = ["", "nope", "<b>AB</b>", "' OR 1=1 --", "ABCDE0", "x" * 20, "$$", "\u202eABCDEF"]
+
+
+def test_a_code_typed_from_the_board(database: Path) -> None:
+    _, code = open_class()
+    at = open_lesson()
+    for text in TYPED:
+        at.text_input(key="classroom.typed").input(text)
+        at.button(key="classroom.typed_go").click().run()
+        assert not at.exception
+        assert tr("classroom.error.code", length=6) in texts(at.error), repr(text)
+        assert "class" not in at.query_params
+        assert not text or all(text not in e for e in texts(at.error))
+    at.text_input(key="classroom.typed").input(f"{code[:3].lower()} {code[3:]}")
+    at.button(key="classroom.typed_go").click().run()
+    assert tr("classroom.join.title", code=code) in [h.value for h in at.subheader]
+    assert at.query_params["class"] == code
