@@ -23,10 +23,13 @@ $(VENV)/.dev: requirements-dev.txt $(VENV)/.runtime
 	@touch $@
 
 # The warm-up (hograd_serving/warmup.py) makes the first visit in the background once the
-# server answers, so the first student gets a warm server.
+# server answers, so the first student gets a warm server. hograd_serving/teacher_key.py makes
+# up the lesson's teacher key when neither HOGRAD_TEACHER_KEY nor .streamlit/secrets.toml holds
+# one, and prints the teacher's link in the terminal (as Jupyter prints its token).
 run: $(VENV)/.runtime
 	$(PY) -m hograd_serving.warmup http://127.0.0.1:$(PORT) &
-	$(PY) -m streamlit run app.py --server.port $(PORT)
+	$(PY) -m hograd_serving.teacher_key --port $(PORT) -- \
+		$(PY) -m streamlit run app.py --server.port $(PORT)
 
 # A class larger than one process serves: REPLICAS identical app processes on loopback ports
 # behind haproxy with cookie-based session affinity, on http://localhost:$(PROXY_PORT)
@@ -34,7 +37,8 @@ run: $(VENV)/.runtime
 REPLICAS ?= 2
 PROXY_PORT ?= 8080
 serve: $(VENV)/.runtime debian
-	$(PY) deploy/replicas.py --replicas $(REPLICAS) --port $(PROXY_PORT)
+	$(PY) -m hograd_serving.teacher_key --port $(PROXY_PORT) -- \
+		$(PY) deploy/replicas.py --replicas $(REPLICAS) --port $(PROXY_PORT)
 
 # Debian packages the tests need: chromium for the browser tests (never a downloaded browser),
 # with CJK fonts so the Chinese screenshots are readable, graphviz's dot for the graph page's

@@ -1,17 +1,21 @@
-"""The guided lesson's progress as a link carries it: ``?step=3&done=1,2&teacher=1``.
+"""The guided lesson's progress as a link carries it (``?step=3&done=1,2``), and the teacher's
+key that opens the teacher's version (``?key=...``).
 
 Read by :func:`read_progress`, which keeps what it can use and names each parameter it had to
 ignore (the page says so instead of failing). Nothing here trusts the text: a value is a step
-number only if it is a short run of ASCII digits within the lesson.
+number only if it is a short run of ASCII digits within the lesson. :func:`key_matches`
+compares a key from a link with the server's in constant time.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from dataclasses import dataclass
 
 from .lesson import STEPS
 
-__all__ = ["MAX_PARAM", "Progress", "read_progress"]
+__all__ = ["MAX_KEY", "MAX_PARAM", "Progress", "key_matches", "read_progress"]
 
 #: the longest value of a progress parameter that is read at all
 MAX_PARAM = 40
@@ -19,12 +23,11 @@ MAX_PARAM = 40
 
 @dataclass(frozen=True)
 class Progress:
-    """What a link says about the lesson: the open step (1-based), the steps done, the
-    teacher's version, and the names of the parameters that were ignored."""
+    """What a link says about the lesson: the open step (1-based), the steps done, and the
+    names of the parameters that were ignored."""
 
     step: int = 1
     done: tuple[int, ...] = ()
-    teacher: bool = False
     ignored: tuple[str, ...] = ()
 
 
@@ -33,18 +36,18 @@ def _int(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 3 else None
 
 
-def read_progress(step: str | None, done: str | None, teacher: str | None) -> Progress:
-    """Read ``?step=``, ``?done=`` and ``?teacher=`` (each None when absent).
+def read_progress(step: str | None, done: str | None) -> Progress:
+    """Read ``?step=`` and ``?done=`` (each None when absent).
 
     A value that is not a step number from 1 to len(STEPS) (for ``done``: a comma-separated
-    list of them), or not "0"/"1" for ``teacher``, or longer than :data:`MAX_PARAM`, is
-    ignored and its parameter named in ``ignored``; the rest of the link still counts.
+    list of them), or longer than :data:`MAX_PARAM`, is ignored and its parameter named in
+    ``ignored``; the rest of the link still counts.
 
     Example:
-        >>> read_progress("3", "1,2", None)
-        Progress(step=3, done=(1, 2), teacher=False, ignored=())
-        >>> read_progress("99", "1,x", "yes").ignored
-        ('step', 'done', 'teacher')
+        >>> read_progress("3", "1,2")
+        Progress(step=3, done=(1, 2), ignored=())
+        >>> read_progress("99", "1,x").ignored
+        ('step', 'done')
     """
     total = len(STEPS)
     ignored: list[str] = []
@@ -63,10 +66,31 @@ def read_progress(step: str | None, done: str | None, teacher: str | None) -> Pr
             finished = tuple(sorted(set(values)))  # type: ignore[arg-type]
         else:
             ignored.append("done")
-    on = False
-    if teacher is not None:
-        if teacher in ("0", "1"):
-            on = teacher == "1"
-        else:
-            ignored.append("teacher")
-    return Progress(number, finished, on, tuple(ignored))
+    return Progress(number, finished, tuple(ignored))
+
+
+#: the longest key from a link that is compared at all (a longer one is wrong)
+MAX_KEY = 200
+
+
+def _digest(text: str) -> bytes:
+    # any text, lone surrogates included, as bytes of one fixed length
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+def key_matches(given: str | None, key: str | None) -> bool:
+    """Whether the key from a link, ``given``, is the server's teacher key ``key``.
+
+    No server key (None or blank) matches nothing. The two are compared as SHA-256 digests
+    with :func:`hmac.compare_digest`: the time taken does not depend on where they differ,
+    nor on the length of the right key.
+
+    Example:
+        >>> key_matches("s3cret-key", "s3cret-key"), key_matches("s3cret", "s3cret-key")
+        (True, False)
+        >>> key_matches("", ""), key_matches(None, "k")
+        (False, False)
+    """
+    if not key or not key.strip() or given is None or len(given) > MAX_KEY:
+        return False
+    return hmac.compare_digest(_digest(given), _digest(key))

@@ -1,10 +1,13 @@
 """The guided lesson: seven steps from the derivative of x³ to Hessian-vector products, each
 with a text, a live view from one of the labs and an exercise the app checks. Progress lives in
-the session and in the link (?step=3&done=1,2); ?teacher=1 adds notes and the answers."""
+the session and in the link (?step=3&done=1,2); the teacher's link (?key=, the key the server
+holds) adds notes, the answers and the class panel; a class's link (?class=CODE) asks for a
+nickname and records every Check (hograd_labs/classroom)."""
 
 import streamlit as st
 
 from hograd_core.lesson import STEPS
+from hograd_labs.classroom import page as classroom
 from hograd_ui.parts import lesson_exercise as exercise
 from hograd_ui.parts import lesson_state as state
 from hograd_ui.parts.lesson_views import VIEWS
@@ -19,9 +22,14 @@ ignored = state.take_ignored()
 if ignored:
     names = ", ".join(ignored)  # parameter names from hograd_core.lesson, never the link's text
     st.info(t("lesson.url.ignored", names=names, total=TOTAL), icon=":material/link_off:")
+if state.take_refused():  # the same note whether the server has a key or not
+    st.info(t("lesson.teacher.refused"), icon=":material/lock:")
 teacher = st.session_state[state.TEACHER]
 if teacher:
     st.warning(t("lesson.teacher.on"), icon=":material/co_present:")
+    classroom.teacher_panel(st.session_state[state.STEP])
+# in a class (?class=): a nickname first; then progress is the class's record, Checks recorded
+record = classroom.student_gate(st.session_state[state.STEP])
 
 number, done = st.session_state[state.STEP], st.session_state[state.DONE]
 st.progress(len(done) / TOTAL, text=t("lesson.progress", done=len(done), total=TOTAL))
@@ -36,7 +44,8 @@ step = STEPS[number - 1]
 st.header(t(step.title))
 st.markdown(t(step.text, page=t("app.page.why")))  # the last step names the "why" page
 VIEWS[step.view](step)
-exercise.show(number, teacher)
+exercise.show(number, teacher, on_check=record)
+classroom.revealed_box(number)  # in a class, once the lecturer reveals this step's answer
 if len(done) == TOTAL:
     st.success(t("lesson.finished"), icon=":material/school:")
 
@@ -49,3 +58,4 @@ with st.container(horizontal=True):
         t("lesson.next"), icon=":material/arrow_forward:", on_click=state.go, args=(number + 1,),
         disabled=number == TOTAL, type="primary", key="lesson.next",
     )  # fmt: skip
+classroom.code_box()  # a class code from the board, for a student without the class's link

@@ -3,6 +3,8 @@ and the teacher's notes. The right answer and the checking come from hograd_core
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from hograd_core import HogradError
@@ -54,9 +56,15 @@ def _given(step: Step) -> tuple[float | None, ...] | int | None:
     return (None,) if reading is None else reading.values
 
 
-def _check(number: int) -> None:
-    """Check's callback: the verdict into the session, the step into ``done`` if right."""
+#: Told of every Check with a verdict: (step number, verdict, the answer as the app read it).
+OnCheck = Callable[[int, Verdict, str], None]
+
+
+def _check(number: int, on_check: OnCheck | None = None) -> None:
+    """Check's callback: the verdict into the session, the step into ``done`` if right, and
+    ``on_check`` told (a class records it)."""
     step = STEPS[number - 1]
+    understood = ""
     try:
         if step.exercise.kind == FLAGS:
             key = f"lesson.{step.name}"
@@ -64,6 +72,7 @@ def _check(number: int) -> None:
                 st.session_state[f"{key}.cg"], RETAIN[st.session_state[f"{key}.rg"] or "None"],
                 st.session_state[f"{key}.action"],
             )  # fmt: skip
+            understood = f"create_graph={settings[0]}, retain_graph={settings[1]}, {settings[2]}"
             verdict = check_flags(step, run_flags_for(*settings))
         else:
             try:
@@ -73,6 +82,7 @@ def _check(number: int) -> None:
                 verdict = Verdict(False, err.key, params, answered=False)
             else:
                 verdict = check(step, given, lesson_answer(step.name))
+                understood = _understood_text(step, given)
     except HogradError as err:  # a busy server, say: shown instead of a verdict
         st.session_state[f"lesson.refused.{step.name}"] = error_text(err, lang())
         return
@@ -80,6 +90,17 @@ def _check(number: int) -> None:
     st.session_state[f"lesson.verdict.{step.name}"] = verdict
     if verdict.correct:
         state.mark_done(number)
+    if on_check is not None:
+        on_check(number, verdict, understood)
+
+
+def _understood_text(step: Step, given: tuple[float | None, ...] | int | None) -> str:
+    """The answer as the app read it, in the app's own notation (never the typed text)."""
+    if step.exercise.kind == CHOICE:
+        return step.exercise.options[given] if isinstance(given, int) else ""
+    if isinstance(given, tuple) and all(v is not None for v in given):
+        return show_numbers(given)  # type: ignore[arg-type]
+    return ""
 
 
 def _forget(name: str) -> None:
@@ -160,8 +181,8 @@ def _understood(step: Step) -> None:
     st.caption(t(key, value=show_numbers(reading.values)))
 
 
-def _teacher(step: Step) -> None:
-    """The teacher's notes and the answer."""
+def answer_text(step: Step) -> str:
+    """The answer to ``step``'s exercise, as the teacher's version says it."""
     ex, truth = step.exercise, lesson_answer(step.name)
     if ex.kind in (NUMBER, VECTOR):
         answer = t("lesson.teacher.answer_number", value=_numbers(truth.values),
@@ -173,13 +194,19 @@ def _teacher(step: Step) -> None:
         action = t(f"graph.flags.action.{s.action}")
         settings = f"create_graph={s.create_graph}, retain_graph={s.retain_graph}; {action}"
         answer = t("lesson.teacher.answer_flags", settings=settings)
+    return answer
+
+
+def _teacher(step: Step) -> None:
+    """The teacher's notes and the answer."""
     with st.container(border=True):
         st.markdown(f"**{t('lesson.teacher.notes')}** {t(step.teacher)}")
-        st.markdown(answer)
+        st.markdown(answer_text(step))
 
 
-def show(number: int, teacher: bool) -> None:
-    """The exercise of step ``number``: prompt, inputs, Check and hint, then what was found."""
+def show(number: int, teacher: bool, on_check: OnCheck | None = None) -> None:
+    """The exercise of step ``number``: prompt, inputs, Check and hint, then what was found.
+    ``on_check`` is told of each Check's verdict (a class records it)."""
     step = STEPS[number - 1]
     ex = step.exercise
     st.subheader(t("lesson.exercise"), divider="gray")
@@ -190,7 +217,7 @@ def show(number: int, teacher: bool) -> None:
     with st.container(horizontal=True):
         st.button(
             t("lesson.check"), key=f"lesson.check.{step.name}", type="primary",
-            on_click=_check, args=(number,), icon=":material/task_alt:",
+            on_click=_check, args=(number, on_check), icon=":material/task_alt:",
         )  # fmt: skip
         st.button(
             t("lesson.hint.show"), key=f"lesson.hint_button.{step.name}", icon=":material/help:",

@@ -1,12 +1,19 @@
 """The lesson's progress: kept in st.session_state, mirrored in the link of every page.
 
-The link carries ``?step=3&done=1,2`` (and ``teacher=1`` for the teacher's version) on every
-page, not only the lesson's: app.py calls :func:`carry` on every run. A student who finished
+The link carries ``?step=3&done=1,2`` on every page, not only the lesson's: app.py calls
+:func:`carry` on every run. A student who finished
 three steps and went on to the derivatives page keeps them when the browser reconnects to
 another replica (a fresh session, which starts from the URL), when the server restarts, or
-when the link is shared. A value equal to its default (step 1, nothing done, no teacher) stays
-out of the link, as Streamlit's ``bind="query-params"`` does for widgets; other parameters
-(``lang``, widgets bound by other features) are left alone.
+when the link is shared. A value equal to its default (step 1, nothing done) stays out of the
+link, as Streamlit's ``bind="query-params"`` does for widgets; other parameters (``lang``,
+widgets bound by other features) are left alone.
+
+The teacher's version opens with ``?key=`` and the key the server holds
+(hograd_serving/teacher_key.py), compared in constant time (hograd_core/lesson_link.py). The
+key is taken out of the address bar on the session's first run, before the page draws a share
+link, so no link the teacher shows or shares carries it. A wrong or missing key, and the old
+``?teacher=1``, get the student's version and one plain note, the same whether the server has
+a key or not.
 """
 
 from __future__ import annotations
@@ -14,12 +21,20 @@ from __future__ import annotations
 import streamlit as st
 
 from hograd_core.lesson import STEPS
-from hograd_core.lesson_link import read_progress
+from hograd_core.lesson_link import key_matches, read_progress
+from hograd_serving.teacher_key import server_key
 
 STEP, DONE, TEACHER = "lesson.step", "lesson.done", "lesson.teacher"
 IGNORED = "lesson.ignored"  # the link's progress parameters that could not be used
+REFUSED = "lesson.key_refused"  # the link asked for the teacher's version and did not get it
+#: The class this session is in (a code, checked by hograd_labs/classroom), or None. In a
+#: class the progress is the server's record: the link's ``done=`` marks nothing done.
+CLASS = "lesson.class"
 #: The URL parameters of the progress, the same on every page (hograd_ui/parts/links.py: GLOBAL).
-PARAMS = ("step", "done", "teacher")
+PARAMS = ("step", "done", "class")
+MAX_CLASS = 40  # characters of ?class= read at all
+#: The parameters that ask for the teacher's version: read once, then out of the link.
+KEY_PARAMS = ("key", "teacher")
 #: what a parameter given twice with different values reads as (not a valid value of any)
 CONFLICT = "?"
 
@@ -37,11 +52,19 @@ def load() -> None:
     lesson page, which says so (:func:`take_ignored`)."""
     if STEP in st.session_state:
         return
-    got = read_progress(_param("step"), _param("done"), _param("teacher"))
+    room = _param("class")
+    st.session_state[CLASS] = room[:MAX_CLASS] if room else None
+    got = read_progress(_param("step"), None if room else _param("done"))
     st.session_state[STEP] = got.step
     st.session_state[DONE] = set(got.done)
-    st.session_state[TEACHER] = got.teacher
     st.session_state[IGNORED] = got.ignored
+    asked = [_param(name) for name in KEY_PARAMS]
+    teacher = key_matches(asked[0], server_key()) if asked[0] is not None else False
+    st.session_state[TEACHER] = teacher
+    st.session_state[REFUSED] = not teacher and any(a is not None for a in asked)
+    for name in KEY_PARAMS:  # never in a link the page shows or shares
+        if name in st.query_params:
+            del st.query_params[name]
 
 
 def carry() -> None:
@@ -56,6 +79,11 @@ def take_ignored() -> tuple[str, ...]:
     return st.session_state.pop(IGNORED, ())
 
 
+def take_refused() -> bool:
+    """Whether the link asked for the teacher's version without the right key, once."""
+    return st.session_state.pop(REFUSED, False)
+
+
 def _put(name: str, value: str | None) -> None:
     if value is None:
         if name in st.query_params:
@@ -67,9 +95,10 @@ def _put(name: str, value: str | None) -> None:
 def save() -> None:
     """Write the progress into the link."""
     step, done = st.session_state[STEP], sorted(st.session_state[DONE])
+    room = st.session_state.get(CLASS)
     _put("step", str(step) if step != 1 else None)
-    _put("done", ",".join(str(n) for n in done) if done else None)
-    _put("teacher", "1" if st.session_state[TEACHER] else None)
+    _put("done", ",".join(str(n) for n in done) if done and not room else None)
+    _put("class", room)
 
 
 def go(number: int) -> None:

@@ -54,11 +54,15 @@ __all__ = [
 BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once
 #: Parameters every page accepts: the language, presentation mode, Streamlit's own embed
 #: options (``?embed=true`` hides Streamlit's frame for slides that embed the app), and the
-#: lesson's progress and teacher's version, which hograd_ui/parts/lesson_state.py reads.
-#: The lesson's progress (``?step=3&done=1,2&teacher=1``, hograd_ui/parts/lesson_state.py) is in every
+#: lesson's progress and teacher's key, which hograd_ui/parts/lesson_state.py reads.
+#: The lesson's progress (``?step=3&done=1,2``, hograd_ui/parts/lesson_state.py) is in every
 #: page's link, so that a fresh session on any page (a reconnect to another replica, a
-#: restart) still has it.
-GLOBAL = frozenset({"lang", PRESENT, "embed", "embed_options", "step", "done", "teacher"})
+#: restart) still has it. ``key`` (and the old ``teacher``) are read once and taken out of the
+#: link; the lesson page says when they did not open the teacher's version, without showing
+#: what was typed. ``class`` is the class a student joins (hograd_labs/classroom).
+GLOBAL = frozenset(
+    {"lang", PRESENT, "embed", "embed_options", "step", "done", "class", "key", "teacher"}
+)
 #: Parameters a page reads itself with st.query_params (none besides the global ones).
 PAGE_PARAMS: dict[str, frozenset[str]] = {}
 #: Each page's key prefix (its widgets' keys and so its URL parameters start with it).

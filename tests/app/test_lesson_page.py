@@ -144,10 +144,21 @@ def test_hints_on_request(lang: str) -> None:
     assert at.button(key="lesson.hint_button.hvp").disabled
 
 
+KEY = "a-teachers-key_0123456789abcdef"
+
+
+@pytest.fixture()
+def server_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The server's teacher key, in the environment as Docker and compose give it."""
+    monkeypatch.setenv("HOGRAD_TEACHER_KEY", KEY)
+    return KEY
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_teachers_version_adds_notes_and_answers(lang: str) -> None:
-    at = open_lesson(lang, teacher="1")
+def test_the_teachers_version_adds_notes_and_answers(lang: str, server_key: str) -> None:
+    at = open_lesson(lang, key=server_key)
     assert tr("lesson.teacher.on", lang) in texts(at.warning)
+    assert tr("lesson.teacher.refused", lang) not in texts(at.info)
     expected = {
         1: tr("lesson.teacher.answer_number", lang, value="12", tolerance="0.01"),
         2: tr("lesson.teacher.answer_flags", lang, settings="create_graph=False, "
@@ -164,10 +175,52 @@ def test_the_teachers_version_adds_notes_and_answers(lang: str) -> None:
         assert any(tr(f"lesson.{name}.teacher", lang) in m for m in markdown), number
         if number in expected:
             assert expected[number] in markdown, number
-    assert at.query_params["teacher"] == "1"
+    # the key left the link on the first run: the address bar and Share never carry it
+    assert not {"key", "teacher"} & set(at.query_params)
+    assert at.query_params["step"] == str(TOTAL)
     student = open_lesson(lang)
     assert not any(tr("lesson.grad.teacher", lang) in m for m in texts(student.markdown))
-    assert "teacher" not in student.query_params
+    assert tr("lesson.teacher.refused", lang) not in texts(student.info)  # nothing asked
+
+
+def _is_students_version(at: AppTest, lang: str = "en") -> bool:
+    return tr("lesson.teacher.on", lang) not in texts(at.warning) and not any(
+        tr("lesson.grad.teacher", lang) in m for m in texts(at.markdown)
+    )
+
+
+WRONG = [
+    {"key": KEY[:-1]}, {"key": KEY + "0"}, {"key": ""}, {"key": " " + KEY},
+    {"key": "<b>x</b>"}, {"key": "' OR '1'='1"}, {"key": "x" * 10_000},
+    {"teacher": "1"}, {"teacher": "yes"}, {"teacher": "1", "key": "nope"},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("params", WRONG)
+@pytest.mark.parametrize("has_key", [True, False])
+def test_a_wrong_or_missing_key_gets_the_students_version_and_a_note(
+    params: dict[str, str], has_key: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same page whether the server has a key or not: the note never says which."""
+    if has_key:
+        monkeypatch.setenv("HOGRAD_TEACHER_KEY", KEY)
+    else:
+        monkeypatch.delenv("HOGRAD_TEACHER_KEY", raising=False)
+    at = open_lesson(**params)
+    assert _is_students_version(at)
+    assert tr("lesson.teacher.refused") in texts(at.info)
+    assert not {"key", "teacher"} & set(at.query_params)
+    shown = " ".join(texts(at.info) + texts(at.markdown) + [c.value for c in at.code])
+    if params.get("key"):
+        assert params["key"] not in shown  # what was typed is never shown back
+    at.button(key="lesson.next").click().run()  # said once, then the page goes on
+    assert tr("lesson.teacher.refused") not in texts(at.info)
+
+
+def test_no_key_in_the_link_is_the_students_version(server_key: str) -> None:
+    at = open_lesson()
+    assert _is_students_version(at)
+    assert tr("lesson.teacher.refused") not in texts(at.info)
 
 
 def test_progress_lives_in_the_link() -> None:
@@ -206,7 +259,7 @@ def test_finishing_every_step_says_so() -> None:
         {"step": "abc"}, {"step": "0"}, {"step": "99"}, {"step": "-2"}, {"step": "2.5"},
         {"step": "x" * 10_000}, {"step": "<script>alert(1)</script>"},
         {"step": "**bold** [link](http://example.com)"},
-        {"done": "1,banana"}, {"done": "8"}, {"teacher": "yes"}, {"teacher": "<b>1</b>"},
+        {"done": "1,banana"}, {"done": "8"},
     ],
 )  # fmt: skip
 def test_a_bad_link_is_ignored_with_a_note(params: dict[str, str]) -> None:

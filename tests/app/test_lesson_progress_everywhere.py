@@ -83,12 +83,19 @@ def test_progress_made_after_a_reconnect_joins_what_the_link_had() -> None:
     assert tr("lesson.progress", done=2, total=TOTAL) in progress_text(third)
 
 
-def test_the_teachers_version_is_kept_too() -> None:
-    at = open_lesson(teacher="1")
+def test_the_teachers_version_stays_in_the_session_not_in_the_link(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The key opens the teacher's version for the session; no page's link carries it, so
+    a link copied from any page opens the student's version."""
+    monkeypatch.setenv("HOGRAD_TEACHER_KEY", "the-server-key-0123456789")
+    at = open_lesson(key="the-server-key-0123456789")
     go(at, "pages/graph.py")
-    assert at.query_params["teacher"] == "1"
+    assert not {"key", "teacher"} & set(at.query_params)
+    back = go(at, PAGE)
+    assert tr("lesson.teacher.on") in [w.value for w in back.warning]
     again = go(fresh_session(dict(at.query_params), "pages/graph.py"), PAGE)
-    assert tr("lesson.teacher.on") in [w.value for w in again.warning]
+    assert tr("lesson.teacher.on") not in [w.value for w in again.warning]
 
 
 def test_no_progress_no_parameters() -> None:
@@ -97,7 +104,7 @@ def test_no_progress_no_parameters() -> None:
     at.run()
     for page in OTHERS:
         go(at, page)
-        assert not {"step", "done", "teacher"} & set(at.query_params), page
+        assert not {"step", "done", "key", "teacher"} & set(at.query_params), page
 
 
 def test_a_bad_progress_link_on_another_page_is_dropped_and_said_on_the_lesson() -> None:

@@ -28,6 +28,10 @@ CHROMIUM_ARGS = [
 ]  # fmt: skip
 
 
+#: The teacher's key of the servers these tests start (HOGRAD_TEACHER_KEY, as Docker gives it).
+TEACHER_KEY = "e2e-teacher-key_not-a-secret-0123"
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -46,8 +50,11 @@ def _require(condition: bool, reason: str) -> None:
 def running_server(name: str = "server") -> Iterator[str]:
     """Start ``streamlit run app.py`` on a free port; yield its base URL; stop it after."""
     port = _free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    database = ARTIFACTS / f"{name}-classroom.sqlite"  # a fresh class database per server
+    database.unlink(missing_ok=True)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "HOGRAD_TEACHER_KEY": TEACHER_KEY,
+           "HOGRAD_CLASSROOM_URL": f"sqlite:///{database}"}  # fmt: skip
     with open(ARTIFACTS / f"{name}.log", "w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from hograd_ui.i18n import tr
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import TEACHER_KEY, screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -111,10 +111,11 @@ def test_a_student_walks_the_lesson_in_english(page) -> None:  # noqa: ANN001
 
 
 def test_a_teacher_opens_step_six_in_chinese(page) -> None:  # noqa: ANN001
-    _open(page, "lang=zh&step=6&done=1,2&teacher=1")
+    _open(page, f"lang=zh&step=6&done=1,2&key={TEACHER_KEY}")
     assert _header(page) == tr("lesson.hvp.title", "zh")
     page.wait_for_selector(".js-plotly-plot")
     assert page.get_by_text(tr("lesson.teacher.on", "zh")).count() == 1
+    assert "key" not in _query(page) and TEACHER_KEY not in page.url  # out of the address bar
     _shot(page, "lesson_zh_step6", "[data-testid='stMain'] h2")
     _type(page, "(1, \u22121)", 0)  # pasted whole, with the minus sign the app prints
     read = tr("lesson.answer.read_spread", "zh", value="(1, \u22121)")
@@ -127,12 +128,17 @@ def test_a_teacher_opens_step_six_in_chinese(page) -> None:  # noqa: ANN001
 
 
 def test_a_bad_link_opens_the_lesson_with_a_note(page) -> None:  # noqa: ANN001
-    _open(page, "lang=en&step=%3Cscript%3Ealert(1)%3C%2Fscript%3E&done=1,zz&teacher=2")
+    _open(
+        page,
+        f"lang=en&step=%3Cscript%3Ealert(1)%3C%2Fscript%3E&done=1,zz&teacher=1&key={TEACHER_KEY}x",
+    )
     assert _header(page) == tr("lesson.grad.title")
-    note = tr("lesson.url.ignored", names="step, done, teacher", total=7)
+    note = tr("lesson.url.ignored", names="step, done", total=7)
     assert any(note in a for a in _alerts(page))
+    assert any(tr("lesson.teacher.refused") in a for a in _alerts(page))
+    assert page.get_by_text(tr("lesson.teacher.on")).count() == 0
     assert page.locator("[data-testid='stException']").count() == 0
-    assert not {"step", "done", "teacher"} & set(_query(page))
+    assert not {"step", "done", "teacher", "key"} & set(_query(page))
 
 
 NAMES = ("grad", "create_graph", "second", "growth", "freed", "hvp", "used")

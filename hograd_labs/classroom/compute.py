@@ -1,0 +1,380 @@
+"""A class on the server: who joined, every Check they made, what the lecturer revealed.
+
+Storage is SQLAlchemy Core on any engine (SQLite in a file by default, PostgreSQL for replicas;
+the page gets its engine from ``st.connection``). Every value from a student or a link goes in
+as a bound parameter, never into the SQL text. Each write is one statement in its own
+transaction (deleting a class: one transaction of four). Times are seconds since the epoch,
+passed in by the caller, so retention is tested without waiting.
+
+Names a person types are checked here (:func:`clean_nickname`, :func:`read_code`); what is
+stored is plain text that the page shows as text, never as HTML or markdown.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import secrets
+import unicodedata
+from dataclasses import dataclass
+from random import Random
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+
+from hograd_core.errors import HogradError
+
+__all__ = [
+    "CODE_ALPHABET", "CODE_LENGTH", "DAY", "MAX_ANSWER", "MAX_DAYS", "MAX_NICKNAME",
+    "RETENTION_DAYS", "SCHEMA_VERSION", "ClassInfo", "ClassroomError", "Slip", "StepCounts",
+    "Student", "Summary", "clean_nickname", "create_schema", "delete_class", "done_steps",
+    "export_csv", "find_class", "join", "new_code", "open_class", "purge", "read_code",
+    "record_check", "reveal", "summary",
+]  # fmt: skip
+
+#: The version of the tables below; a database holding another one is refused, not guessed at.
+SCHEMA_VERSION = 1
+#: Class codes: 6 characters without the ones read alike (0/O, 1/I/L), 31⁶ ≈ 8.9·10⁸ codes.
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+MAX_NICKNAME = 24  # characters, suffix included
+MAX_ANSWER = 200  # characters of an answer as the app understood it
+MAX_PARAMS = 400  # characters of a verdict's parameters, as JSON
+#: the verdicts' values that are numbers the app formatted (hograd_core/lesson.py's check)
+KEPT_PARAMS = ("value", "index")
+RETENTION_DAYS, MAX_DAYS = 30, 365
+DAY = 86_400.0
+
+metadata = sa.MetaData()
+schema = sa.Table(
+    "hograd_schema", metadata,
+    sa.Column("part", sa.String(40), primary_key=True),
+    sa.Column("version", sa.Integer, nullable=False),
+)  # fmt: skip
+classes = sa.Table(
+    "classroom_classes", metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("expires", sa.Float, nullable=False, index=True),
+)  # fmt: skip
+students = sa.Table(
+    "classroom_students", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("code", sa.String(CODE_LENGTH), nullable=False),
+    sa.Column("nickname", sa.String(MAX_NICKNAME * 4), nullable=False),
+    sa.Column("joined", sa.Float, nullable=False),
+    sa.UniqueConstraint("code", "nickname"),
+)  # fmt: skip
+checks = sa.Table(
+    "classroom_checks", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("code", sa.String(CODE_LENGTH), nullable=False, index=True),
+    sa.Column("student", sa.Integer, nullable=False),
+    sa.Column("step", sa.Integer, nullable=False),
+    sa.Column("answer", sa.String(MAX_ANSWER * 4), nullable=False),
+    sa.Column("correct", sa.Boolean, nullable=False),
+    sa.Column("verdict", sa.String(80), nullable=False),  # its translation key: the slip's name
+    sa.Column("params", sa.String(MAX_PARAMS * 4), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)  # fmt: skip
+reveals = sa.Table(
+    "classroom_reveals", metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("step", sa.Integer, primary_key=True),
+)  # fmt: skip
+_PART = "classroom"
+
+
+class ClassroomError(HogradError):
+    """A class code, a nickname or the class database refused, with what to do instead."""
+
+
+# ---- codes and nicknames ---------------------------------------------------------------------
+
+
+def new_code(rng: Random | None = None) -> str:
+    """A fresh class code (``secrets`` unless a seeded ``rng`` is given, for tests)."""
+    choice = rng.choice if rng is not None else secrets.choice
+    return "".join(choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def read_code(text: object) -> str:
+    """A class code as typed or linked: case, spaces and dashes do not matter.
+
+    Raises:
+        ClassroomError: not :data:`CODE_LENGTH` characters of :data:`CODE_ALPHABET` (the
+            text itself is not repeated in the message).
+
+    Example:
+        >>> read_code(" abc-def ")
+        'ABCDEF'
+    """
+    if not isinstance(text, str) or len(text) > 4 * CODE_LENGTH:
+        raise ClassroomError("classroom.error.code", length=CODE_LENGTH)
+    code = "".join(ch for ch in text.upper() if ch not in " -\t")
+    if len(code) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in code):
+        raise ClassroomError("classroom.error.code", length=CODE_LENGTH)
+    return code
+
+
+def clean_nickname(text: object) -> str:
+    """A nickname as stored: NFC, control and format characters removed, runs of blanks made
+    one space, at most :data:`MAX_NICKNAME` characters.
+
+    Raises:
+        ClassroomError: nothing left to show.
+
+    Example:
+        >>> clean_nickname("  Ada\\u200b  Lovelace\\n")
+        'Ada Lovelace'
+    """
+    if not isinstance(text, str):
+        raise ClassroomError("classroom.error.nickname", most=MAX_NICKNAME)
+    text = unicodedata.normalize("NFC", text[: 8 * MAX_NICKNAME])
+    # categories C* (control, format, surrogate, private use, unassigned) never show as text
+    kept = "".join(" " if ch.isspace() else ch for ch in text
+                   if ch.isspace() or not unicodedata.category(ch).startswith("C"))  # fmt: skip
+    name = " ".join(kept.split())[:MAX_NICKNAME].strip()
+    if not name:
+        raise ClassroomError("classroom.error.nickname", most=MAX_NICKNAME)
+    return name
+
+
+def _with_suffix(name: str, n: int) -> str:
+    """``name`` for the n-th student to pick it: "Ada", "Ada 2", "Ada 3", cut to fit."""
+    if n == 1:
+        return name
+    tail = f" {n}"
+    return name[: MAX_NICKNAME - len(tail)].rstrip() + tail
+
+
+# ---- the tables ------------------------------------------------------------------------------
+
+
+def create_schema(engine: Engine) -> None:
+    """Create the tables if missing and record :data:`SCHEMA_VERSION`.
+
+    Raises:
+        ClassroomError: the database holds another version of these tables.
+    """
+    metadata.create_all(engine, checkfirst=True)
+    try:
+        with engine.begin() as c:
+            c.execute(schema.insert().values(part=_PART, version=SCHEMA_VERSION))
+    except IntegrityError:  # recorded already (by this process or another replica)
+        pass
+    with engine.connect() as c:
+        found = c.execute(sa.select(schema.c.version).where(schema.c.part == _PART)).scalar()
+    if found != SCHEMA_VERSION:
+        raise ClassroomError("classroom.error.schema", found=found, needed=SCHEMA_VERSION)
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    code: str
+    created: float
+    expires: float
+    revealed: frozenset[int]
+
+
+@dataclass(frozen=True)
+class Student:
+    id: int
+    code: str
+    nickname: str
+
+
+def open_class(
+    engine: Engine, now: float, days: int = RETENTION_DAYS, rng: Random | None = None
+) -> str:
+    """A new class, kept ``days`` days (1 to :data:`MAX_DAYS`) from ``now``; its code."""
+    if not isinstance(days, int) or isinstance(days, bool) or not 1 <= days <= MAX_DAYS:
+        raise ClassroomError("classroom.error.days", most=MAX_DAYS)
+    for _ in range(8):  # a code already taken: draw again
+        code = new_code(rng)
+        try:
+            with engine.begin() as c:
+                c.execute(classes.insert().values(code=code, created=now, expires=now + days * DAY))
+            return code
+        except IntegrityError:
+            continue
+    raise ClassroomError("classroom.error.busy")
+
+
+def find_class(engine: Engine, code: str, now: float) -> ClassInfo | None:
+    """The class with this code, None if there is none or it has expired."""
+    with engine.connect() as c:
+        row = c.execute(
+            sa.select(classes).where(classes.c.code == code, classes.c.expires > now)
+        ).first()
+        if row is None:
+            return None
+        steps = c.execute(sa.select(reveals.c.step).where(reveals.c.code == code)).scalars()
+        return ClassInfo(row.code, row.created, row.expires, frozenset(steps))
+
+
+def _free_name(engine: Engine, code: str, name: str) -> str:
+    """The first of "name", "name 2", "name 3", ... nobody in the class has."""
+    with engine.connect() as c:
+        taken = set(c.execute(
+            sa.select(students.c.nickname).where(students.c.code == code)
+        ).scalars())  # fmt: skip
+    n = 1
+    while _with_suffix(name, n) in taken:
+        n += 1
+    return _with_suffix(name, n)
+
+
+def join(engine: Engine, code: str, nickname: str, now: float) -> Student:
+    """A student joins the class ``code`` as ``nickname`` (cleaned); a name taken already in
+    this class gets the first free suffix ("Ada 2").
+
+    Raises:
+        ClassroomError: no such class (or expired), a nickname with nothing to show, or no
+            free suffix left.
+    """
+    name = clean_nickname(nickname)
+    if find_class(engine, code, now) is None:
+        raise ClassroomError("classroom.error.no_class")
+    for _ in range(50):  # a name another session took between the look and the insert: again
+        candidate = _free_name(engine, code, name)
+        try:
+            with engine.begin() as c:
+                new = c.execute(
+                    students.insert().values(code=code, nickname=candidate, joined=now)
+                ).inserted_primary_key
+            return Student(int(new[0]), code, candidate)
+        except IntegrityError:  # taken a moment ago, maybe by another replica
+            continue
+    raise ClassroomError("classroom.error.busy")
+
+
+def record_check(
+    engine: Engine, student: Student, step: int, answer: str, correct: bool, verdict: str,
+    params: tuple[tuple[str, str], ...], now: float,
+) -> None:  # fmt: skip
+    """One Check: the step, the answer as the app understood it, right or not, and the
+    verdict's translation key and values (a known slip is its key, "lesson.trap.value").
+    Only the values the app wrote itself are kept (:data:`KEPT_PARAMS`): the part of a typed
+    answer that could not be read is the student's own text, and is not stored."""
+    shown = json.dumps({k: str(v) for k, v in params if k in KEPT_PARAMS}, ensure_ascii=False)
+    with engine.begin() as c:
+        c.execute(checks.insert().values(
+            code=student.code, student=student.id, step=int(step), answer=str(answer)[:MAX_ANSWER],
+            correct=bool(correct), verdict=str(verdict)[:80],
+            params=shown if len(shown) <= MAX_PARAMS else "{}", at=now,
+        ))  # fmt: skip
+
+
+def reveal(engine: Engine, code: str, step: int) -> None:
+    """The lecturer reveals the answer of ``step`` to the class (once is enough)."""
+    try:
+        with engine.begin() as c:
+            c.execute(reveals.insert().values(code=code, step=int(step)))
+    except IntegrityError:
+        pass
+
+
+def done_steps(engine: Engine, student: Student) -> frozenset[int]:
+    """The steps this student got right: the class's record of their progress."""
+    with engine.connect() as c:
+        rows = c.execute(
+            sa.select(checks.c.step).distinct()
+            .where(checks.c.code == student.code, checks.c.student == student.id, checks.c.correct)
+        ).scalars()  # fmt: skip
+        return frozenset(rows)
+
+
+# ---- what the lecturer sees ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Slip:
+    """A wrong answer's verdict, as the student read it, and how many students got it."""
+
+    verdict: str
+    params: tuple[tuple[str, str], ...]
+    students: int
+
+
+@dataclass(frozen=True)
+class StepCounts:
+    step: int
+    tried: int  # students with at least one Check here
+    right: int  # students who got it right at least once
+    slips: tuple[Slip, ...]  # most common first
+
+
+@dataclass(frozen=True)
+class Summary:
+    joined: int
+    steps: tuple[StepCounts, ...]
+
+
+def summary(engine: Engine, code: str, top: int = 5) -> Summary:
+    """Students joined, and per step with a Check: tried, right and the ``top`` slips."""
+    student = sa.func.count(sa.distinct(checks.c.student))
+    right = sa.func.count(sa.distinct(sa.case((checks.c.correct, checks.c.student))))
+    with engine.connect() as c:
+        joined = c.execute(
+            sa.select(sa.func.count()).select_from(students).where(students.c.code == code)
+        ).scalar_one()
+        per_step = c.execute(
+            sa.select(checks.c.step, student, right).where(checks.c.code == code)
+            .group_by(checks.c.step).order_by(checks.c.step)
+        ).all()  # fmt: skip
+        wrong = c.execute(
+            sa.select(checks.c.step, checks.c.verdict, checks.c.params, student)
+            .where(checks.c.code == code, sa.not_(checks.c.correct))
+            .group_by(checks.c.step, checks.c.verdict, checks.c.params)
+        ).all()  # fmt: skip
+    slips: dict[int, list[Slip]] = {}
+    for step, verdict, params, n in wrong:
+        slips.setdefault(step, []).append(Slip(verdict, tuple(json.loads(params).items()), n))
+    steps = tuple(
+        StepCounts(step, tried, got,
+                   tuple(sorted(slips.get(step, []), key=lambda s: (-s.students, s.verdict))[:top]))
+        for step, tried, got in per_step
+    )  # fmt: skip
+    return Summary(joined, steps)
+
+
+def _cell(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text, never runs as a formula (OWASP's advice)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def export_csv(engine: Engine, code: str) -> str:
+    """Every Check of the class, one row each, oldest first, as CSV text."""
+    with engine.connect() as c:
+        rows = c.execute(
+            sa.select(students.c.nickname, checks.c.step, checks.c.answer, checks.c.correct,
+                      checks.c.verdict, checks.c.params, checks.c.at)
+            .join(students, students.c.id == checks.c.student)
+            .where(checks.c.code == code).order_by(checks.c.at, checks.c.id)
+        ).all()  # fmt: skip
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["nickname", "step", "answer", "correct", "verdict", "values", "time"])
+    for nick, step, answer, correct, verdict, params, at in rows:
+        writer.writerow([_cell(nick), step, _cell(answer), int(correct), verdict, _cell(params),
+                         f"{at:.0f}"])  # fmt: skip
+    return out.getvalue()
+
+
+def delete_class(engine: Engine, code: str) -> None:
+    """The class and everything recorded in it, gone (one transaction)."""
+    with engine.begin() as c:
+        for table in (checks, students, reveals, classes):
+            c.execute(table.delete().where(table.c.code == code))
+
+
+def purge(engine: Engine, now: float) -> int:
+    """Delete every class whose time is up, with its records; how many were deleted."""
+    with engine.connect() as c:
+        old = c.execute(sa.select(classes.c.code).where(classes.c.expires <= now)).scalars().all()
+    for code in old:
+        delete_class(engine, code)
+    return len(old)

@@ -1,0 +1,295 @@
+"""The classroom's views on the lesson page: the lecturer's class panel (open a class, its
+student link, the live dashboard, reveal, export, delete) and a student's way in (the class
+from the link, a nickname, then every Check recorded).
+
+A nickname is shown only with ``st.text`` (never markdown or HTML); a class code is shown only
+after :func:`compute.read_code` accepted it (letters and digits of its alphabet).
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from hograd_core.lesson import STEPS, Verdict
+from hograd_ui.i18n import error_text
+from hograd_ui.parts import lesson_state as state
+from hograd_ui.parts.chart import chart
+from hograd_ui.parts.lesson_exercise import OnCheck, answer_text
+from hograd_ui.parts.ui import lang, t
+
+from . import compute as cc
+from .cached import call
+from .figures import progress_figure, slips_figure
+
+__all__ = ["REFRESH", "REVEAL_EVERY", "code_box", "revealed_box", "student_gate", "teacher_panel"]
+
+REFRESH = 3.0  # seconds between the dashboard's refreshes
+REVEAL_EVERY = 5.0  # seconds between a student's looks for a revealed answer
+TOP_SLIPS = 8
+CODE = "classroom.code"  # the class the lecturer opened in this session
+STUDENT = "classroom.student"  # the Student this session joined as
+UNRECORDED = "classroom.unrecorded"  # a Check the database could not take (its message)
+
+
+def _date(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d")
+
+
+def _student_link(code: str) -> str:
+    """The lesson's link for this class, on the address the lecturer's browser uses."""
+    base = (st.context.url or "").split("?")[0].rstrip("/")
+    if not base.endswith("/lesson"):
+        base = f"{base}/lesson"
+    return f"{base}?{urlencode({'class': code, 'lang': lang()})}"
+
+
+# ---- the lecturer --------------------------------------------------------------------------
+
+
+def _open() -> None:
+    days = st.session_state.get("classroom.days", cc.RETENTION_DAYS)
+    try:
+        call(cc.purge, time.time())
+        st.session_state[CODE] = call(cc.open_class, time.time(), int(days))
+    except cc.ClassroomError as err:
+        st.session_state["classroom.refused"] = error_text(err, lang())
+
+
+def _reveal(code: str, number: int) -> None:
+    try:
+        call(cc.reveal, code, number)
+    except cc.ClassroomError as err:
+        st.session_state["classroom.refused"] = error_text(err, lang())
+
+
+def _delete(code: str) -> None:
+    try:
+        call(cc.delete_class, code)
+    except cc.ClassroomError as err:
+        st.session_state["classroom.refused"] = error_text(err, lang())
+        return
+    st.session_state.pop(CODE, None)
+
+
+def _slip_label(slip: cc.Slip) -> str:
+    """The verdict the students read, with its values; a verdict whose values were not kept
+    (what the app could not read) by one name."""
+    try:
+        return t(slip.verdict, **dict(slip.params)) if slip.params else t(slip.verdict)
+    except (KeyError, IndexError, ValueError):
+        return t("classroom.slip.other")
+
+
+@st.fragment(run_every=REFRESH)
+def _dashboard(code: str) -> None:
+    """Students joined, per step tried and right, the commonest slips; live."""
+    try:
+        s = call(cc.summary, code)
+    except cc.ClassroomError as err:
+        st.warning(error_text(err, lang()), icon=":material/database:")
+        return
+    st.metric(t("classroom.joined"), s.joined)
+    names = [t(step.title) for step in STEPS]  # "1 · The gradient of x³"
+    chart(progress_figure(s, names, t("classroom.tried"), t("classroom.right")))
+    counts = {c.step: c for c in s.steps}
+    st.table(
+        {
+            t("classroom.col.step"): [str(n) for n in range(1, len(STEPS) + 1)],
+            t("classroom.tried"): [counts[n].tried if n in counts else 0 for n in
+                                   range(1, len(STEPS) + 1)],
+            t("classroom.right"): [counts[n].right if n in counts else 0 for n in
+                                   range(1, len(STEPS) + 1)],
+        }
+    )  # fmt: skip
+    slips = sorted(
+        ((t("classroom.slip", n=c.step, text=_slip_label(sl)), sl.students)
+         for c in s.steps for sl in c.slips),
+        key=lambda pair: -pair[1],
+    )[:TOP_SLIPS]  # fmt: skip
+    st.subheader(t("classroom.slips"))
+    if slips:
+        chart(slips_figure(slips))
+        for text, n in slips:  # the chart's numbers, as text too
+            st.caption(t("classroom.slip.count", text=text, students=n))
+    else:
+        st.caption(t("classroom.slips.none"))
+
+
+def teacher_panel(number: int) -> None:
+    """The lecturer's class: open one, or its link, live dashboard and controls."""
+    with st.expander(t("classroom.title"), expanded=True, icon=":material/groups:"):
+        refused = st.session_state.pop("classroom.refused", None)
+        if refused:
+            st.warning(refused, icon=":material/database:")
+        code = st.session_state.get(CODE)
+        info = None
+        if code is not None:
+            try:
+                info = call(cc.find_class, code, time.time())
+            except cc.ClassroomError as err:
+                st.warning(error_text(err, lang()), icon=":material/database:")
+                return
+            if info is None:  # deleted elsewhere, or its days are over
+                st.session_state.pop(CODE, None)
+        if info is None:
+            st.caption(t("classroom.lead"))
+            st.number_input(
+                t("classroom.days"), min_value=1, max_value=cc.MAX_DAYS,
+                value=cc.RETENTION_DAYS, step=1, key="classroom.days",
+                help=t("classroom.days.help", most=cc.MAX_DAYS),
+            )  # fmt: skip
+            st.button(t("classroom.open"), on_click=_open, key="classroom.open",
+                      type="primary", icon=":material/add:")  # fmt: skip
+            return
+        st.markdown(t("classroom.code", code=info.code))  # letters and digits of the alphabet
+        st.caption(t("classroom.link"))
+        st.code(_student_link(info.code), language=None)
+        st.caption(t("classroom.kept", date=_date(info.expires)))
+        with st.container(horizontal=True):
+            st.button(
+                t("classroom.reveal", n=number), on_click=_reveal, args=(info.code, number),
+                disabled=number in info.revealed, key="classroom.reveal",
+                icon=":material/visibility:",
+            )  # fmt: skip
+            try:
+                data = call(cc.export_csv, info.code)
+            except cc.ClassroomError:
+                data = ""
+            st.download_button(
+                t("classroom.export"), data=data, file_name=f"class-{info.code}.csv",
+                mime="text/csv", key="classroom.export", icon=":material/download:",
+                on_click="ignore",
+            )  # fmt: skip
+            with st.popover(t("classroom.delete"), icon=":material/delete:"):
+                st.caption(t("classroom.delete.warn"))
+                st.button(t("classroom.delete.confirm"), on_click=_delete, args=(info.code,),
+                          key="classroom.delete", type="primary")  # fmt: skip
+        if info.revealed:
+            st.caption(t("classroom.revealed_steps",
+                         steps=", ".join(str(n) for n in sorted(info.revealed))))  # fmt: skip
+        _dashboard(info.code)
+
+
+# ---- a student -----------------------------------------------------------------------------
+
+
+def _recorder(student: cc.Student) -> OnCheck:
+    def record(number: int, verdict: Verdict, understood: str) -> None:
+        try:
+            call(cc.record_check, student, number, understood, verdict.correct, verdict.key,
+                 verdict.params, time.time())  # fmt: skip
+        except cc.ClassroomError as err:
+            st.session_state[UNRECORDED] = error_text(err, lang())
+        else:
+            st.session_state.pop(UNRECORDED, None)
+
+    return record
+
+
+def _leave() -> None:
+    st.session_state[state.CLASS] = None
+    st.session_state.pop(STUDENT, None)
+    if "class" in st.query_params:  # app.py wrote the link before this page's run
+        del st.query_params["class"]
+
+
+def _join(code: str) -> None:
+    try:
+        student = call(cc.join, code, st.session_state.get("classroom.nickname", ""), time.time())
+    except cc.ClassroomError as err:
+        st.session_state["classroom.join_refused"] = error_text(err, lang())
+        return
+    st.session_state[STUDENT] = student
+    st.session_state[state.DONE] = set()  # the class's record from now on
+
+
+@st.fragment(run_every=REVEAL_EVERY)
+def _revealed(code: str, number: int) -> None:
+    """The answer of the open step, once the lecturer reveals it."""
+    try:
+        info = call(cc.find_class, code, time.time())
+    except cc.ClassroomError:
+        return  # said where Checks are recorded
+    if info is not None and number in info.revealed:
+        st.info(t("classroom.revealed", answer=answer_text(STEPS[number - 1])),
+                icon=":material/visibility:")  # fmt: skip
+
+
+def student_gate(number: int) -> OnCheck | None:
+    """In a class (``?class=`` in the link): the nickname first, then the class's progress
+    and a recorder for Check. Outside a class: None, and nothing drawn."""
+    asked = st.session_state.get(state.CLASS)
+    if asked is None:
+        return None
+    try:
+        code = cc.read_code(asked)
+        info = call(cc.find_class, code, time.time())
+        if info is None:
+            raise cc.ClassroomError("classroom.error.no_class")
+    except cc.ClassroomError as err:
+        st.warning(error_text(err, lang()), icon=":material/groups:")
+        _leave()
+        return None
+    student = st.session_state.get(STUDENT)
+    if student is None or student.code != code:
+        with st.container(border=True):
+            st.subheader(t("classroom.join.title", code=code))
+            st.caption(t("classroom.join.lead", date=_date(info.expires)))
+            refused = st.session_state.pop("classroom.join_refused", None)
+            if refused:
+                st.error(refused, icon=":material/badge:")
+            with st.form("classroom.join"):
+                st.text_input(t("classroom.nickname"), key="classroom.nickname",
+                              max_chars=cc.MAX_NICKNAME)  # fmt: skip
+                st.form_submit_button(t("classroom.join"), on_click=_join, args=(code,),
+                                      type="primary", icon=":material/login:", key="classroom.join")  # fmt: skip
+        st.stop()
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.caption(t("classroom.in", code=code))
+        st.text(student.nickname)  # the student's text: shown as text, never markdown
+        st.button(t("classroom.leave"), on_click=_leave, key="classroom.leave",
+                  icon=":material/logout:")  # fmt: skip
+    unrecorded = st.session_state.get(UNRECORDED)
+    if unrecorded:
+        st.warning(unrecorded, icon=":material/database:")
+    try:
+        st.session_state[state.DONE] = set(call(cc.done_steps, student))
+    except cc.ClassroomError as err:
+        st.warning(error_text(err, lang()), icon=":material/database:")
+    return _recorder(student)
+
+
+def revealed_box(number: int) -> None:
+    """Under a class student's exercise: the answer of step ``number`` once the lecturer
+    reveals it (looked up every few seconds). Nothing outside a class."""
+    student = st.session_state.get(STUDENT)
+    if student is not None and st.session_state.get(state.CLASS):
+        _revealed(student.code, number)
+
+
+def _typed_code() -> None:
+    try:
+        code = cc.read_code(st.session_state.get("classroom.typed", ""))
+    except cc.ClassroomError as err:  # the message never repeats the typed text
+        st.session_state["classroom.typed_refused"] = error_text(err, lang())
+        return
+    st.session_state[state.CLASS] = code  # the gate above the lesson takes it from here
+    st.session_state.pop(STUDENT, None)
+
+
+def code_box() -> None:
+    """Outside a class: a box for a class code read from the board (the link does the same)."""
+    if st.session_state.get(state.CLASS) or st.session_state.get(state.TEACHER):
+        return
+    with st.expander(t("classroom.typed.title"), icon=":material/groups:"):
+        refused = st.session_state.pop("classroom.typed_refused", None)
+        if refused:
+            st.error(refused, icon=":material/pin:")
+        with st.form("classroom.typed_form", border=False):
+            st.text_input(t("classroom.typed.label"), key="classroom.typed", max_chars=20)
+            st.form_submit_button(t("classroom.typed.go"), on_click=_typed_code,
+                                  key="classroom.typed_go", icon=":material/login:")  # fmt: skip

@@ -1,0 +1,118 @@
+"""A class in real Chromium: the lecturer (the teacher's link) opens a class, three students in
+separate browser contexts join from its link, one answers wrong then right, one right, one
+wrong; the lecturer's live dashboard counts them without a reload. Screenshots:
+tests/artifacts/classroom_*.png."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import expect
+
+from hograd_ui.i18n import tr
+from tests.e2e.conftest import TEACHER_KEY, screenshot, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+SLIP = tr("lesson.trap.value", value="8")  # "8 is f(2) = 2³, the value of the function, ..."
+
+
+def _main(page):  # noqa: ANN001, ANN202
+    return page.locator("[data-testid='stMain']")
+
+
+def _check(page, value: str) -> None:  # noqa: ANN001
+    box = _main(page).get_by_role("textbox", name=tr("lesson.answer.label"))
+    box.fill(value)
+    box.press("Enter")
+    wait_for_app(page)
+    _main(page).get_by_role("button", name=tr("lesson.check"), exact=True).click()
+    wait_for_app(page)
+
+
+def _join(browser, link: str, nickname: str):  # noqa: ANN001, ANN202
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(link)
+    wait_for_app(page, timeout=90_000)
+    expect(page.get_by_text(tr("classroom.join.title", code=parse_qs(urlparse(link).query)
+                               ["class"][0]))).to_be_visible()  # fmt: skip
+    assert page.locator("[data-testid='stProgress']").count() == 0  # the lesson waits
+    box = _main(page).get_by_role("textbox", name=tr("classroom.nickname"))
+    box.press_sequentially(nickname)  # typed: the box stops at 24 characters
+    box.press("Tab")  # leaves the box: the form holds its value
+    page.locator("[data-testid='stFormSubmitButton'] button").click()
+    wait_for_app(page)
+    screenshot(page, "dbg_join")
+    expect(page.locator("[data-testid='stProgress']")).to_have_count(1)
+    return context, page
+
+
+def _row(page, step: int) -> list[str]:  # noqa: ANN001
+    cells = page.locator("[data-testid='stTable'] tbody tr").nth(step - 1).locator("td, th")
+    return [c.strip() for c in cells.all_inner_texts()]
+
+
+def test_a_lecturer_and_three_students(browser, server) -> None:  # noqa: ANN001
+    teacher_context = browser.new_context(viewport={"width": 1280, "height": 900})
+    teacher = teacher_context.new_page()
+    teacher.set_default_timeout(30_000)
+    contexts = [teacher_context]
+    try:
+        teacher.goto(f"{server}/lesson?lang=en&key={TEACHER_KEY}")
+        wait_for_app(teacher, timeout=90_000)
+        assert "key" not in parse_qs(urlparse(teacher.url).query)
+        _main(teacher).get_by_role("button", name=tr("classroom.open")).click()
+        wait_for_app(teacher)
+        link_box = _main(teacher).locator("[data-testid='stCode']", has_text="class=")
+        link = link_box.inner_text().strip()
+        assert TEACHER_KEY not in link and urlparse(link).path == "/lesson"
+        expect(teacher.locator("[data-testid='stTable']")).to_have_count(1)
+        assert _row(teacher, 1) == ["1", "0", "0"]
+
+        students = []
+        for name in ("ann", "<img src=x onerror=alert(1)>", "cy"):
+            context, page = _join(browser, link, name)
+            contexts.append(context)
+            students.append(page)
+        ann, hostile, cy = students
+        # the nickname as text (the box keeps 24 characters), never an element
+        expect(hostile.get_by_text("<img src=x onerror=alert")).to_have_count(1)
+        assert hostile.locator("[data-testid='stMain'] img[src='x']").count() == 0
+
+        _check(ann, "8")
+        expect(_main(ann).get_by_text(SLIP)).to_be_visible()
+        _check(ann, "12")
+        expect(_main(ann).get_by_text(tr("lesson.check.right"))).to_be_visible()
+        _check(hostile, "12")
+        _check(cy, "8")
+        for page in students:  # progress is the class's record: one step or none
+            expect(page.get_by_text(tr("lesson.progress", done=0 if page is cy else 1, total=7)))\
+                .to_have_count(1)  # fmt: skip
+
+        # the dashboard refreshes itself (a fragment): no reload, no click
+        metric = _main(teacher).locator("[data-testid='stMetricValue']")
+        expect(metric).to_have_text("3")
+        expect(teacher.locator("[data-testid='stTable'] tbody tr").first).to_contain_text("3")
+        slip = tr("classroom.slip.count", text=tr("classroom.slip", n=1, text=SLIP), students=2)
+        expect(_main(teacher).get_by_text(slip)).to_be_visible()
+        assert _row(teacher, 1) == ["1", "3", "2"]
+        assert _row(teacher, 2) == ["2", "0", "0"]
+        teacher.get_by_text(tr("classroom.slips")).scroll_into_view_if_needed()
+        screenshot(teacher, "classroom_dashboard")
+
+        # the lecturer reveals step 1: it shows on a student's page without a reload
+        _main(teacher).get_by_role("button", name=tr("classroom.reveal", n=1)).click()
+        wait_for_app(teacher)
+        revealed = tr("classroom.revealed", answer=tr("lesson.teacher.answer_number",
+                                                      value="12", tolerance="0.01"))  # fmt: skip
+        expect(_main(cy).get_by_text(revealed)).to_be_visible()
+        _main(cy).get_by_text(revealed).scroll_into_view_if_needed()
+        screenshot(cy, "classroom_student_revealed")
+        for page in (teacher, *students):
+            assert page.locator("[data-testid='stException']").count() == 0
+    finally:
+        for context in contexts:
+            context.close()
