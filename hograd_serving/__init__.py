@@ -25,13 +25,11 @@ def start() -> None:
     """
     import torch
 
-    from .floor import patch_cache_waits
     from .server_fixes import disable_nagle, serve_static_gzipped, shorten_interpreter_turns
 
     disable_nagle()  # each rerun's messages otherwise wait ~40 ms for a delayed ACK
     serve_static_gzipped()  # 2.2 MB of JavaScript per new browser becomes ~0.6 MB
     shorten_interpreter_turns()  # a light run no longer waits 5 ms per hand-over of the lock
-    patch_cache_waits()  # a run waiting for another's cached value waits off the floor
     if torch.get_num_threads() != 1:
         torch.set_num_threads(1)
         gc.freeze()  # the imported modules never die: keep them out of every later GC pass
