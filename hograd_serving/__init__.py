@@ -25,9 +25,8 @@ def start() -> None:
     """
     import torch
 
-    from .server_fixes import disable_nagle, serve_static_gzipped, shorten_interpreter_turns
+    from .server_fixes import serve_static_gzipped, shorten_interpreter_turns
 
-    disable_nagle()  # each rerun's messages otherwise wait ~40 ms for a delayed ACK
     serve_static_gzipped()  # 2.2 MB of JavaScript per new browser becomes ~0.6 MB
     shorten_interpreter_turns()  # a light run no longer waits 5 ms per hand-over of the lock
     if torch.get_num_threads() != 1:

@@ -1,17 +1,6 @@
-"""Server plumbing app.py applies: no Nagle delay on the websockets, the front end's
-bundles served gzipped from memory, short turns on the interpreter lock (all once per
-process). How many script runs execute at once is :mod:`.floor`'s.
-
-Streamlit 1.67 binds its listening socket with ``socket.socket(family)``, so the sockets it
-accepts have ``proto == 0``, and asyncio only switches Nagle's algorithm off (TCP_NODELAY)
-for sockets whose ``proto`` is ``IPPROTO_TCP``. With Nagle on, every script run that sends
-more than one message stalls: the server holds the second message until the browser
-acknowledges the first, and browsers delay that acknowledgement (40 ms on Linux, up to
-200 ms on Windows), so every rerun of every page would wait that long.
-
-The fix replaces asyncio's check with one that does not look at ``proto``, for connections
-accepted from now on, and switches Nagle off on the connections already open (the visitors
-whose first page load started this process). It only ever sets TCP_NODELAY on TCP sockets.
+"""Server plumbing app.py applies: the front end's bundles served gzipped from memory, short
+turns on the interpreter lock (both once per process). How many script runs execute at once
+is :mod:`.floor`'s.
 
 Static bundles: every browser that opens the app for the first time downloads about 2.2 MB of
 JavaScript and CSS. Streamlit 1.67 serves them uncompressed, on purpose: compressing at the
@@ -35,13 +24,9 @@ docs/performance.md has the measurements behind each of these fixes.
 
 from __future__ import annotations
 
-import asyncio.base_events
-import asyncio.selector_events
-import contextlib
 import gc
 import gzip
 import os
-import socket
 import sys
 import threading
 from typing import Any
@@ -51,34 +36,9 @@ from starlette.responses import FileResponse, Response
 from starlette.staticfiles import StaticFiles
 
 __all__ = [
-    "INTERPRETER_TURN_SECONDS", "disable_nagle", "gzip_static_class", "nagle_disabled",
-    "serve_static_gzipped", "shorten_interpreter_turns", "static_gzipped",
+    "INTERPRETER_TURN_SECONDS", "gzip_static_class", "serve_static_gzipped",
+    "shorten_interpreter_turns", "static_gzipped",
 ]  # fmt: skip
-
-
-def _set_nodelay(sock: socket.socket) -> None:
-    if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
-def nagle_disabled() -> bool:
-    """Whether new connections of this process get TCP_NODELAY whatever their ``proto``."""
-    return asyncio.base_events._set_nodelay is _set_nodelay  # type: ignore[attr-defined]
-
-
-def disable_nagle() -> None:
-    """Switch Nagle's algorithm off for this process's TCP connections (idempotent)."""
-    if nagle_disabled():
-        return
-    asyncio.base_events._set_nodelay = _set_nodelay  # type: ignore[attr-defined]
-    for obj in gc.get_objects():  # once per process: the connections accepted before now
-        # type(), not isinstance(): isinstance reads __class__, which some of torch's
-        # deprecated proxies answer with a warning
-        if issubclass(type(obj), asyncio.selector_events._SelectorSocketTransport):
-            sock = obj.get_extra_info("socket")
-            if sock is not None and sock.fileno() >= 0:
-                with contextlib.suppress(OSError):  # a connection closing under us
-                    _set_nodelay(sock)  # type: ignore[arg-type]
 
 
 # ---- static bundles, gzipped once -------------------------------------------------------------
@@ -167,7 +127,7 @@ def serve_static_gzipped() -> None:
     if _STATIC_DONE.is_set():
         return
     for obj in gc.get_objects():
-        cls = type(obj)  # not isinstance(): see disable_nagle
+        cls = type(obj)  # not isinstance(): some of torch's deprecated proxies warn on __class__
         if issubclass(cls, StaticFiles) and cls.__name__ == "_StreamlitStaticFiles":
             gzip_static_class(cls)
     _STATIC_DONE.set()
