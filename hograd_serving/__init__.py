@@ -3,35 +3,41 @@
 The pages' cached calls into the core (:mod:`.cached`), the gate that lets only a few heavy
 computations run at once (:mod:`.gate`), one script run's Python at a time (:mod:`.floor`),
 the inspector's columns worked out in the background (:mod:`.deferred`, :mod:`.sympy_column`),
-heavy jobs and the fresh processes a process-wide switch needs (:mod:`.jobs`), and fixes to
-Streamlit's server (:mod:`.server_fixes`). It imports hograd_core and hands the core the
-functions that run work elsewhere; the core never imports it. A class larger than one process
-serves goes to identical replicas behind a proxy with session affinity (deploy/).
+and heavy jobs and the fresh processes a process-wide switch needs (:mod:`.jobs`). It imports
+hograd_core and hands the core the functions that run work elsewhere; the core never imports
+it. A class larger than one process serves goes to identical replicas behind a proxy with
+session affinity (deploy/).
 """
 
 from __future__ import annotations
 
 import gc
+import sys
 
-__all__ = ["start"]
+__all__ = ["INTERPRETER_TURN_SECONDS", "start"]
+
+#: The longest turn a thread computing in Python keeps the interpreter lock while another
+#: thread waits for it (Python's default is 0.005 s). Every session's script runs in a thread
+#: of this one process, and a light rerun takes the lock back hundreds of times (after every
+#: message it sends, every torch call that released it): behind a busy neighbour it paid the
+#: whole turn each time (docs/performance.md, "Settings").
+INTERPRETER_TURN_SECONDS = 0.0005
 
 
 def start() -> None:
     """Prepare this process to serve (app.py calls it on every run; it acts once).
 
-    Applies the server fixes and gives torch one thread per op: on a busy 2-core host its
-    default pool makes small ops 5-100x slower, and every session of the class shares this
-    process.
+    Switches Nagle's algorithm off for the connections accepted from now on
+    (:mod:`.patches`), makes a turn on the interpreter lock ``INTERPRETER_TURN_SECONDS`` and
+    gives torch one thread per op: on a busy 2-core host its default pool makes small ops
+    5-100x slower, and every session of the class shares this process.
     """
     import torch
 
-    from .floor import patch_cache_waits
-    from .server_fixes import disable_nagle, serve_static_gzipped, shorten_interpreter_turns
+    from .patches import disable_nagle
 
-    disable_nagle()  # each rerun's messages otherwise wait ~40 ms for a delayed ACK
-    serve_static_gzipped()  # 2.2 MB of JavaScript per new browser becomes ~0.6 MB
-    shorten_interpreter_turns()  # a light run no longer waits 5 ms per hand-over of the lock
-    patch_cache_waits()  # a run waiting for another's cached value waits off the floor
+    disable_nagle()  # each rerun's messages otherwise wait for a delayed ACK (patches.py)
+    sys.setswitchinterval(INTERPRETER_TURN_SECONDS)
     if torch.get_num_threads() != 1:
         torch.set_num_threads(1)
         gc.freeze()  # the imported modules never die: keep them out of every later GC pass

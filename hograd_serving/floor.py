@@ -13,12 +13,11 @@ that runs beside the floor), and its kernel time per rerun fell from 4.9 to 4.1 
 
 A run that would hold the floor while it does not need it steps aside (:func:`step_aside`):
 heavy work (:mod:`.gate`), the graph probe, waiting for a background answer (sympy's column,
-the inspector's autograd column), and waiting for a value another run is computing for
-Streamlit's cache (:func:`patch_cache_waits`). It takes the floor back afterwards, waiting at
-most ``REENTER_SECONDS``; if it cannot have it by then it goes on beside the run that has it
-(a bound, so no wait here can close a cycle with a lock some other run holds, such as a
-cache lock taken between :func:`patch_cache_waits`'s look and its wait). Only the start
-of a run waits for the floor without a bound, and a run starts holding nothing.
+the inspector's autograd column). It takes the floor back afterwards, waiting at most
+``REENTER_SECONDS``; if it cannot have it by then it goes on beside the run that has it (a
+bound, so no wait here can close a cycle with a lock some other run holds, such as Streamlit's
+lock for a cached value another run computes). Only the start of a run waits for the floor
+without a bound, and a run starts holding nothing.
 """
 
 from __future__ import annotations
@@ -26,10 +25,8 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterator
-from typing import Any
 
-__all__ = ["REENTER_SECONDS", "SCRIPT_SLOTS", "on_floor", "patch_cache_waits", "script_slot",
-           "step_aside"]  # fmt: skip
+__all__ = ["REENTER_SECONDS", "SCRIPT_SLOTS", "on_floor", "script_slot", "step_aside"]
 
 #: Script runs whose Python executes at once. Heavy work runs beside them (at most
 #: hograd_serving.gate.SLOTS of it), as do runs waiting for an answer.
@@ -76,34 +73,3 @@ def step_aside() -> Iterator[None]:
     finally:
         if held:
             _HELD.held = _SLOTS.acquire(timeout=REENTER_SECONDS)
-
-
-_PATCHED = "_hograd_steps_aside"
-
-
-def patch_cache_waits() -> None:
-    """Make a run that waits for a value another run is computing for ``st.cache_data`` or
-    ``st.cache_resource`` wait off the floor (once per process).
-
-    Streamlit lets one run compute a missing value and makes the others wait on a lock per
-    value. If the computing run stepped aside (heavy work inside a cached function), a run
-    that waited for the same value on the floor would keep everyone else waiting too.
-    """
-    from streamlit.runtime.caching import cache_utils
-
-    original: Any = cache_utils._hold_compute_lock
-    if getattr(original, _PATCHED, False):
-        return
-
-    @contextlib.contextmanager
-    def hold_compute_lock(lock: threading.Lock) -> Iterator[None]:
-        with contextlib.ExitStack() as stack:
-            if lock.locked():  # another run computes this value: wait for it off the floor
-                with step_aside():
-                    stack.enter_context(original(lock))
-            else:
-                stack.enter_context(original(lock))
-            yield
-
-    setattr(hold_compute_lock, _PATCHED, True)
-    cache_utils._hold_compute_lock = hold_compute_lock

@@ -9,14 +9,13 @@ behind the others. Cheap work does not use the gate.
 
 from __future__ import annotations
 
-import ctypes
 import math
 import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from hograd_core.errors import HogradError
 
@@ -27,16 +26,7 @@ __all__ = ["BusyError", "PER_SESSION_MINUTE", "SLOTS", "heavy_work"]
 #: How many heavy requests may run at once: one per core on the 2-core servers we target.
 SLOTS = 2
 _SEMAPHORE = threading.BoundedSemaphore(SLOTS)
-#: At most one malloc_trim per this many seconds (see :func:`_return_memory`).
-TRIM_EVERY = 1.0
-_TRIM_LOCK = threading.Lock()
-_last_trim = -math.inf
-_trim_pending = False  # a trailing trim is scheduled
 _clock = time.monotonic  # the tests' clock replaces it
-try:  # loaded once, at import: nothing a request does opens a library
-    _LIBC: ctypes.CDLL | None = ctypes.CDLL("libc.so.6")
-except OSError:  # not glibc
-    _LIBC = None
 
 
 class BusyError(HogradError):
@@ -107,55 +97,3 @@ def heavy_work(wait: float = 1.5) -> Iterator[None]:
             yield
         finally:
             _SEMAPHORE.release()
-            _return_memory()
-
-
-def _return_memory() -> None:
-    """Give freed memory back to the system after heavy requests, at most once a second.
-
-    glibc keeps the arenas of a large temporary graph after torch frees it, so the server's RSS
-    ratcheted up under load without a live leak; malloc_trim returns it in a few
-    milliseconds. Not after every request, though: a trim hands back every free page of every
-    arena, and the next script runs fault them in again. Trimming after each heavy request cost
-    a saturated lean server 300-400 page faults and about 15 % of its CPU per rerun (see
-    docs/performance.md, "The gate and the budgets"). A request that finds a trim less than a
-    second old leaves one for a second later, so the last of a burst is returned too. A no-op
-    where glibc is absent.
-    """
-    global _last_trim, _trim_pending
-    if _LIBC is None:
-        return
-    now = _clock()
-    with _TRIM_LOCK:
-        if now - _last_trim >= TRIM_EVERY:
-            _last_trim = now
-        elif _trim_pending:
-            return
-        else:
-            _trim_pending = True
-            _later(TRIM_EVERY, _trailing_trim)
-            return
-    _trim()
-
-
-def _trailing_trim() -> None:
-    global _last_trim, _trim_pending
-    with _TRIM_LOCK:
-        _trim_pending = False
-        _last_trim = _clock()
-    _trim()
-
-
-def _trim() -> None:
-    if _LIBC is not None:
-        with suppress(AttributeError):
-            _LIBC.malloc_trim(0)
-
-
-def _timer(delay: float, fn: Callable[[], None]) -> None:
-    timer = threading.Timer(delay, fn)
-    timer.daemon = True
-    timer.start()
-
-
-_later = _timer  # the tests run the trailing trim themselves

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pandas as pd
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from hograd_core import HogradError
 from hograd_core.language import LIMITS, Function
 from hograd_serving.cached import cached_parse
 from hograd_serving.gate import SESSION_KEY
+from hograd_serving.patches import leave_pages_directory_mode
 from hograd_ui.i18n import LANGUAGES, error_text, tr
 from hograd_ui.parts.links import BIND, link_text, url_choice, write_choice
 from hograd_ui.plotting import set_projector
@@ -46,8 +46,9 @@ def _route_through_app() -> None:
     only when app.py calls st.navigation. Until then a deep link (a shared lesson link, often
     opened by a whole class at once on a fresh server) runs the page file alone, without the
     sidebar, the language switch or the other pages. A page run that did not come through
-    app.py switches that mode off and reruns, which goes through app.py. Page hashes come from
-    the URL path, so each st.Page keeps url_path equal to its file name (a test checks).
+    app.py switches that mode off (hograd_serving/patches.py) and reruns, which goes through
+    app.py. Page hashes come from the URL path, so each st.Page keeps url_path equal to its file
+    name (a test checks).
     """
     if getattr(_ROUTER, "active", False):
         return
@@ -56,7 +57,7 @@ def _route_through_app() -> None:
         return  # a page tested on its own (AppTest.from_file("pages/x.py"))
     if ctx.fragment_ids_this_run:
         return  # a fragment's own rerun (x0 on the derivatives page) skips app.py by design
-    PagesManager.uses_pages_directory = False
+    leave_pages_directory_mode()
     st.rerun()
 
 

@@ -12,6 +12,7 @@ from streamlit.elements.plotly_chart import PlotlyMixin
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
+from hograd_serving.patches import leave_pages_directory_mode
 from hograd_ui.parts import chart as _chart
 from hograd_ui.plotting import validated
 
@@ -28,7 +29,7 @@ class _RouterPagesManager(PagesManager):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
-        PagesManager.uses_pages_directory = False
+        leave_pages_directory_mode()  # as a warmed-up server has (hograd_serving/patches.py)
 
 
 app_test_module.PagesManager = _RouterPagesManager

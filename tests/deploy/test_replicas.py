@@ -228,3 +228,29 @@ def test_tls_ends_at_the_proxy(tmp_path: Path) -> None:
         with socket.create_connection(address, timeout=30) as raw:  # no plain HTTP there
             raw.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             assert not raw.recv(100).startswith(b"HTTP/")
+
+
+def test_the_proxy_sends_the_front_end_gzipped() -> None:
+    """Streamlit serves its JavaScript uncompressed and leaves compression to a proxy: through
+    haproxy a browser that accepts gzip gets each bundle gzipped, the same bytes once
+    decompressed as the replica's own answer; one that does not accept it gets them plain."""
+    import gzip
+    import re
+
+    env = {"HOGRAD_TEST_BLOCK": "/nonexistent/b"}
+    with Replicas(1, script=STUCK_APP, env=env) as group:
+        with urllib.request.urlopen(group.url + "/", timeout=30) as resp:
+            html = resp.read().decode()
+        bundle = re.search(r'src="\.?/?(static/js/[^"]+\.js)"', html)
+        assert bundle, "the page names no JavaScript bundle"
+        path = "/" + bundle.group(1)
+        with urllib.request.urlopen(group.replicas[0].url + path, timeout=30) as resp:
+            assert resp.headers.get("Content-Encoding") is None  # Streamlit's own: plain
+            plain = resp.read()
+        req = urllib.request.Request(group.url + path, headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            assert resp.headers.get("Content-Encoding") == "gzip"
+            zipped = resp.read()
+        assert gzip.decompress(zipped) == plain and len(zipped) < len(plain) / 2
+        with urllib.request.urlopen(group.url + path, timeout=30) as resp:
+            assert resp.headers.get("Content-Encoding") is None and resp.read() == plain

@@ -200,31 +200,6 @@ def test_moving_x0_reruns_only_the_point_views(page) -> None:  # noqa: ANN001
     _no_exception(page)
 
 
-def test_a_new_browser_gets_the_bundles_gzipped(browser, server) -> None:  # noqa: ANN001
-    """After the first page run (which applies hograd_serving/server_fixes.py), a browser with an empty
-    cache receives Streamlit's JavaScript gzipped, from the real server, and the app works."""
-    first = browser.new_context()
-    warm = first.new_page()
-    warm.goto(f"{server}/derivatives")
-    wait_for_app(warm)  # a script has run in this server process
-    first.close()
-    context = browser.new_context(viewport={"width": 1280, "height": 800})  # empty cache
-    page = context.new_page()
-    bundles = []
-    page.on(
-        "response",
-        lambda r: bundles.append(r) if "/static/js/" in r.url and r.url.endswith(".js") else None,
-    )
-    page.goto(f"{server}/derivatives")
-    wait_for_app(page)
-    _no_exception(page)
-    page.wait_for_selector(".js-plotly-plot", timeout=30_000)  # the chart drew: the JS ran
-    assert len(bundles) >= 10
-    encodings = {r.all_headers().get("content-encoding") for r in bundles}
-    assert encodings == {"gzip"}, encodings
-    context.close()
-
-
 def test_derivatives_truths_in_both_languages(page) -> None:  # noqa: ANN001
     """Issue 14 in the browser. sqrt(x - 0.5) at x0 = 0.5: the table keeps the signs of the
     infinities the core returns (0, inf, -inf, inf), writes NaN as NaN, and the page says these

@@ -152,56 +152,6 @@ def test_heavy_work_is_done_off_the_floor() -> None:
     assert not floor_is_taken()
 
 
-def test_waiting_for_a_value_another_run_computes_is_off_the_floor() -> None:
-    """Two students ask for the same uncached value, whose computation is heavy work: the
-    first computes it off the floor, the second waits for it on Streamlit's lock for that
-    value. Both must leave the floor free, or a third student's light run could not start
-    until the computation ends (and with a floor of one, nobody could)."""
-    import streamlit as st
-
-    floor.patch_cache_waits()
-    computing, go = threading.Event(), threading.Event()
-    calls: list[int] = []
-
-    @st.cache_data(show_spinner=False)
-    def value(x: int) -> int:
-        with heavy_work():
-            calls.append(x)
-            computing.set()
-            go.wait(BOUND)
-        return x * x
-
-    results: list[int] = []
-    first = in_thread(lambda: _run(lambda: results.append(value(7))))
-    assert computing.wait(BOUND)
-    second_on = threading.Event()
-
-    def second_run() -> None:
-        with script_slot():
-            second_on.set()
-            results.append(value(7))
-
-    second = in_thread(second_run)
-    assert second_on.wait(BOUND)  # on the floor; it gives it up only to wait for the value
-    third_in = threading.Event()
-    third = in_thread(lambda: _run(third_in.set))
-    assert third_in.wait(BOUND)  # the second waits off the floor, or this never happens
-    go.set()
-    for th in (first, second, third):
-        th.join(BOUND)
-    assert results == [49, 49] and calls == [7]  # computed once, by the first
-    assert not floor_is_taken()
-
-
 def _run(body: Callable[[], None]) -> None:
     with script_slot():
         body()
-
-
-def test_the_cache_patch_is_applied_once() -> None:
-    from streamlit.runtime.caching import cache_utils
-
-    floor.patch_cache_waits()
-    patched = cache_utils._hold_compute_lock
-    floor.patch_cache_waits()
-    assert cache_utils._hold_compute_lock is patched

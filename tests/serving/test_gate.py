@@ -108,69 +108,6 @@ def test_three_ways_from_many_threads_at_once() -> None:
         np.testing.assert_allclose(diff, 0.0, atol=1e-12)
 
 
-class _CountingLibc:
-    def __init__(self) -> None:
-        self.trims = 0
-
-    def malloc_trim(self, pad: int) -> int:
-        assert pad == 0
-        self.trims += 1
-        return 1
-
-
-def test_memory_is_returned_after_heavy_work_at_most_once_a_second(monkeypatch) -> None:
-    """Each trim hands back every free page, and the next runs fault them in again (under load,
-    about 15 % of the server's CPU per rerun), so heavy requests share one trim a second, and the
-    last of a burst is trimmed a second later. The clock and the timer are the test's: nothing
-    here waits."""
-    from hograd_serving import gate
-
-    libc, now, later = _CountingLibc(), [1000.0], []
-    monkeypatch.setattr(gate, "_LIBC", libc)
-    monkeypatch.setattr(gate, "_last_trim", -math.inf)
-    monkeypatch.setattr(gate, "_trim_pending", False)
-    monkeypatch.setattr(gate, "_clock", lambda: now[0])
-    monkeypatch.setattr(gate, "_later", lambda delay, fn: later.append((delay, fn)))
-    for _ in range(5):  # a burst within one second: one trim now, one left for later
-        with heavy_work(wait=0):
-            pass
-    assert libc.trims == 1
-    assert [delay for delay, _ in later] == [gate.TRIM_EVERY]
-    now[0] += gate.TRIM_EVERY
-    later.pop()[1]()  # the timer fires: the end of the burst is returned
-    assert libc.trims == 2
-    now[0] += gate.TRIM_EVERY / 2
-    with heavy_work(wait=0):  # half a second after that trim: left for later again
-        pass
-    assert libc.trims == 2 and len(later) == 1
-    now[0] += gate.TRIM_EVERY / 2
-    later.pop()[1]()
-    assert libc.trims == 3
-    now[0] += gate.TRIM_EVERY
-    with pytest.raises(ZeroDivisionError), heavy_work(wait=0):  # a failed request trims too
-        1 / 0  # noqa: B018
-    assert libc.trims == 4 and later == []
-
-
-def test_without_glibc_heavy_work_does_not_trim(monkeypatch) -> None:
-    from hograd_serving import gate
-
-    monkeypatch.setattr(gate, "_LIBC", None)
-    monkeypatch.setattr(gate, "_last_trim", -math.inf)
-    monkeypatch.setattr(gate, "_later", lambda delay, fn: pytest.fail("scheduled a trim"))
-    with heavy_work(wait=0):
-        pass
-    assert gate._last_trim == -math.inf
-
-
-def test_the_trailing_trim_runs_on_a_timer_thread() -> None:
-    from hograd_serving import gate
-
-    fired = threading.Event()
-    gate._timer(0.0, fired.set)
-    assert fired.wait(timeout=60)
-
-
 def test_a_session_starts_at_most_its_share_of_heavy_work_a_minute(monkeypatch) -> None:  # noqa: ANN001
     """Issue 35, finding 10: a link whose form settings miss the cache starts a fresh heavy
     computation per visit. One session may start PER_SESSION_MINUTE in a minute; the next is

@@ -1,0 +1,100 @@
+"""hograd_serving/patches.py: the internals each patch relies on are still there, and the
+patch does what it says. A Streamlit or Python upgrade that renames or drops one fails here,
+loudly, instead of silently leaving deep links on a fresh server without the app's navigation
+or every rerun waiting for a delayed acknowledgement."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_pages_directory_mode_is_the_flag_st_navigation_sets_and_the_runner_reads() -> None:
+    from streamlit.commands import navigation
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner import script_runner
+
+    assert "uses_pages_directory" in vars(PagesManager), (
+        "Streamlit's PagesManager has no uses_pages_directory any more: "
+        "hograd_serving/patches.py.leave_pages_directory_mode needs a new way"
+    )
+    # st.navigation ends the mode by this very assignment: the patch does what it does
+    assert "PagesManager.uses_pages_directory = False" in inspect.getsource(navigation.navigation)
+    # and the script runner reads it to choose between a page file alone and the main script
+    assert "PagesManager.uses_pages_directory" in inspect.getsource(script_runner)
+
+
+def test_leaving_pages_directory_mode_sets_the_flag(monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamlit.runtime.pages_manager import PagesManager
+
+    from hograd_serving.patches import leave_pages_directory_mode
+
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", True)
+    leave_pages_directory_mode()
+    assert PagesManager.uses_pages_directory is False
+
+
+def test_asyncio_still_sets_nodelay_through_the_function_the_patch_replaces() -> None:
+    import asyncio.base_events
+    import asyncio.selector_events
+
+    assert callable(getattr(asyncio.base_events, "_set_nodelay", None)), (
+        "asyncio.base_events._set_nodelay is gone: hograd_serving/patches.disable_nagle "
+        "no longer switches Nagle off; find the new way (docs/performance.md)"
+    )
+    params = list(inspect.signature(asyncio.base_events._set_nodelay).parameters)
+    assert len(params) == 1, params
+    # the transport calls it through the module, so replacing the module's name takes effect
+    source = inspect.getsource(asyncio.selector_events._SelectorSocketTransport.__init__)
+    assert "base_events._set_nodelay(" in source
+
+
+NAGLE_SCRIPT = textwrap.dedent(
+    """
+    import asyncio, json, socket
+
+    async def accepted_nodelay():
+        seen = []
+        async def handle(reader, writer):
+            seen.append(writer.get_extra_info("socket"))
+        sock = socket.socket(family=socket.AF_INET)  # as Streamlit 1.67 binds it: proto 0
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        sock.setblocking(False)
+        server = await asyncio.start_server(handle, sock=sock)
+        _, w = await asyncio.open_connection("127.0.0.1", sock.getsockname()[1])
+        while not seen:
+            await asyncio.sleep(0.01)
+        value = seen[0].getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        w.close(); server.close()
+        return value
+
+    from hograd_serving.patches import disable_nagle, nagle_disabled
+    out = {"before": asyncio.run(accepted_nodelay()), "disabled_before": nagle_disabled()}
+    disable_nagle()
+    out["after"] = asyncio.run(accepted_nodelay())
+    out["disabled_after"] = nagle_disabled()
+    print(json.dumps(out))
+    """
+)
+
+
+def test_connections_accepted_after_the_patch_get_tcp_nodelay() -> None:
+    """In a fresh interpreter (the patch is process-wide): the premise, a connection accepted
+    on a proto-0 listening socket keeps Nagle on; after the patch the next one does not."""
+    done = subprocess.run(
+        [sys.executable, "-c", NAGLE_SCRIPT], cwd=ROOT, capture_output=True, text=True,
+        timeout=60, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["before"] == 0 and not out["disabled_before"]
+    assert out["after"] != 0 and out["disabled_after"]
