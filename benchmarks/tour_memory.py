@@ -55,6 +55,8 @@ TOUR: list[tuple[str, str]] = [
       for t in ("top", "trace", "sharp", "hessian", "training")],  # fmt: skip
     *[("why", f"why.tab={t}")
       for t in ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan")],  # fmt: skip
+    *[("backward", f"backward.variant={v}")
+      for v in ("written", "detached", "once", "second_function")],  # fmt: skip
     *[("lesson", f"step={s}") for s in range(1, 8)],
 ]
 
