@@ -46,7 +46,6 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hograd_core import parse  # noqa: E402
-from hograd_core.applications import gradient_stats as gs  # noqa: E402
 from hograd_core.applications import hessian_free as hf  # noqa: E402
 from hograd_core.applications import newton as nt  # noqa: E402
 from hograd_core.applications import pinn  # noqa: E402
@@ -124,14 +123,16 @@ def lanczos_costs() -> dict[str, float]:
 
 
 def anomaly_costs(rounds: int) -> dict[str, float]:
+    from hograd_labs.stats import compute as gs
+
     config = gs.StatsConfig()
-    params = gs._parameters(config, torch.float64)
+    params = gs.initial_parameters(config, torch.float64)
     x, y, _, _ = load_data("digits")
 
     def step() -> None:
         for p in params:
             p.grad = None
-        gs._loss(config, params, x[:128], y[:128]).backward()
+        gs.loss_of(config, params, x[:128], y[:128]).backward()
 
     def anomaly_step() -> None:
         with torch.autograd.detect_anomaly():

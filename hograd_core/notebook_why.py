@@ -119,22 +119,6 @@ fig.update_layout(template="plotly_white", height=550)
 fig.show()
 """
 
-_STATS = """
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
-
-if "nan_at" in printed:
-    print("a gradient had a NaN at step", int(printed["nan_at"][0]))
-fig = make_subplots(rows=1, cols=2, subplot_titles=["loss", "weight-gradient norm, last step"])
-fig.add_scatter(y=printed["loss"], mode="lines", name="loss", row=1, col=1)
-fig.add_bar(x=[f"W{k + 1}" for k in range(len(printed["norms"]))], y=printed["norms"],
-            name="‖∇W‖", row=1, col=2)
-fig.update_yaxes(type="log", row=1, col=2)
-fig.update_xaxes(title_text="step", row=1, col=1)
-fig.update_layout(template="plotly_white", showlegend=False)
-fig.show()
-"""
-
 _PINN = """
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -179,7 +163,6 @@ FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "hf": (_HF, ()),
     "quadratic": (_QUADRATIC, ()),
     "stability": (_STABILITY, ("lr", "every")),
-    "stats": (_STATS, ()),
     "pinn": (_PINN, ()),
     "wgan": (_WGAN, ("dataset",)),
     "network": (NETWORK_FIGURE, ()),  # the HVP page's network mode
@@ -215,7 +198,7 @@ def why_notebook(
     by :func:`script_cells`, the printed lines read back, and the tab's figure.
 
     Args:
-        kind: the figure to draw ("newton", "hf", "quadratic", "stability", "stats", "pinn",
+        kind: the figure to draw ("newton", "hf", "quadratic", "stability", "pinn",
             "wgan").
         source: the tab's generated script, as the ``.py`` download holds it.
         texts: the prose cells by the keys of :data:`WHY_TEXTS`.

@@ -11,7 +11,6 @@ the functions that run its work elsewhere (:mod:`.jobs`).
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import warnings
@@ -25,7 +24,6 @@ from hograd_core import BUDGET, BudgetError, derivatives, lesson, parse
 from hograd_core import curvature as cv
 from hograd_core import net_curvature as nc
 from hograd_core import network as nw
-from hograd_core.applications import gradient_stats as why_stats
 from hograd_core.applications import hessian_free as why_hf
 from hograd_core.applications import newton as why_nt
 from hograd_core.applications import pinn as why_pinn
@@ -37,7 +35,6 @@ from hograd_core.applications.hessian_free_code import hf_code
 from hograd_core.applications.newton_code import race_code
 from hograd_core.applications.pinn_code import pinn_code
 from hograd_core.applications.stability_code import quadratic_code, stability_code
-from hograd_core.applications.stats_code import stats_code
 from hograd_core.applications.wgan_code import wgan_code
 from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
 from hograd_core.grad_checks import GradChecks, run_gradchecks
@@ -66,7 +63,7 @@ from hograd_core.symbolic import SympyView
 from .deferred import DeferredJobs
 from .floor import step_aside
 from .gate import heavy_work
-from .jobs import network_job, run_cold, run_isolated, shared_probe
+from .jobs import network_job, run_isolated, shared_probe
 from .sympy_column import CHAIN_SECONDS, SympyColumn
 
 
@@ -375,37 +372,6 @@ def why_stability(
     config = why_st.StabilityConfig(dataset, tuple(hidden), lr, steps, every, seed=int(seed))
     run = _with_bar(_caption, lambda progress: why_st.net_stability(config, progress))
     return run, stability_code(config)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def why_gradient_stats(
-    config: why_stats.StatsConfig, _caption: Caption = lambda done, total: f"{done}/{total}",
-) -> tuple[why_stats.GradientStats, Code, str, str]:  # fmt: skip
-    """The run, its script, and its CSV and JSON exports. ``config`` holds primitives only (a
-    frozen dataclass: hashed by its fields)."""
-    stats = _with_bar(_caption, lambda progress: why_stats.gradient_stats(config, progress))
-    return stats, stats_code(config), why_stats.stats_csv(stats), why_stats.stats_json(stats)
-
-
-#: Runs gradient_stats.anomaly_message in a fresh interpreter and prints its answer as JSON.
-_ANOMALY = (
-    "import json, sys, torch; torch.set_num_threads(1); "
-    "from hograd_core.applications.gradient_stats import StatsConfig, anomaly_message; "
-    "print(json.dumps(anomaly_message(StatsConfig(**json.loads(sys.stdin.read())))))"
-)
-ANOMALY_SECONDS = 60.0
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def why_anomaly(config: why_stats.StatsConfig) -> str | None:
-    """What ``torch.autograd.detect_anomaly()`` says about the run's first NaN, asked in a
-    fresh Python process: anomaly mode is one switch for a whole process, and on in this one
-    it would slow down and check every session's autograd. A cold start imports torch first
-    (1-2 s), so this runs only when the student asks for it."""
-    from dataclasses import asdict
-
-    with heavy_work():
-        return json.loads(run_cold(_ANOMALY, json.dumps(asdict(config)), ANOMALY_SECONDS))
 
 
 # ---- why page: physics-informed network (issue 17) ------------------------------------------------

@@ -7,16 +7,10 @@ translation table; the symbols (∇f, λ_max, lr) are the same in both languages
 
 from __future__ import annotations
 
-import io
 import math
-import time
-import zipfile
-from collections import defaultdict
 
 import numpy as np
 
-from hograd_core.applications import event_file as ev
-from hograd_core.applications.gradient_stats import BINS, GradientStats
 from hograd_core.applications.hessian_free import HFRun
 from hograd_core.applications.newton import NewtonRace
 from hograd_core.applications.stability import NetStability, QuadraticRun
@@ -26,9 +20,8 @@ from .hvp_figures import LIGHT, axis_props, contour_levels, figure_layout, log_a
 from .plotting import cell_title, grid_cells, hline, plain_figure
 
 __all__ = [
-    "COLORS", "METHOD_KEYS", "hf_figure", "histogram_figure", "layer_norms_figure",
-    "newton_convergence_figure", "newton_paths_figure", "precision_figure",
-    "quadratic_figure", "sharpness_figure", "tensorboard_archive",
+    "COLORS", "METHOD_KEYS", "hf_figure", "newton_convergence_figure", "newton_paths_figure",
+    "quadratic_figure", "sharpness_figure",
     "finite_or_dash",
 ]  # fmt: skip
 
@@ -177,102 +170,6 @@ def sharpness_figure(run: NetStability, lang: str) -> object:
         yaxis=axis_props(None, domain=cells[0][1], type="log", exponentformat="power"),
         yaxis2=axis_props(None, domain=cells[1][1], anchor="x2", range=[0, 1.15 * top]),
     )  # fmt: skip
-
-
-# ---- gradient statistics ---------------------------------------------------------------------
-
-
-def _layer_colors(n: int) -> list[str]:
-    """From dark blue (first layer) to orange (last), so depth reads as a colour ramp."""
-    a, b = np.array([8, 48, 107]), np.array([230, 85, 13])
-    return [f"rgb{tuple(int(c) for c in a + (b - a) * i / max(1, n - 1))}" for i in range(n)]
-
-
-def layer_norms_figure(stats: GradientStats, lang: str) -> object:
-    """|∂L/∂W_k| per step, one line per layer, on a log scale. Only the first and the last
-    layer are in the legend (the colours run from one to the other, as the caption says; a
-    line's name is in its hover): eleven entries covered the x axis or, on a projector, did
-    not fit beside the chart."""
-    colors = _layer_colors(len(stats.layer_names))
-    steps = np.arange(len(stats.layer_norms))
-    last = len(stats.layer_names) - 1
-    traces = [
-        {"type": "scatter", "x": steps, "y": _positive(stats.layer_norms[:, k]), "mode": "lines",
-         "name": name, "line": {"color": colors[k], "width": 2}, "showlegend": k in (0, last)}
-        for k, name in enumerate(stats.layer_names)
-    ]  # fmt: skip
-    return plain_figure(
-        traces, **figure_layout(440), xaxis=axis_props(tr("why.fig.iteration", lang)),
-        yaxis=log_axis(tr("why.fig.layer_norm", lang), *(t["y"] for t in traces)),
-    )  # fmt: skip
-
-
-def histogram_figure(stats: GradientStats, index: int, lang: str) -> object:
-    """At one recorded step: how many entries of each layer's gradient have each size
-    (log10 |g|), as a heatmap with layers from the input (bottom) to the output (top)."""
-    counts = stats.hist_counts[index].astype(float)  # (layers, bins)
-    centres = (BINS[:-1] + BINS[1:]) / 2
-    share = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
-    trace = {
-        "type": "heatmap", "x": centres, "y": list(stats.layer_names), "z": share,
-        "colorscale": "Blues", "customdata": counts,
-        "colorbar": {"title": {"text": tr("why.fig.share", lang)}},
-        "hovertemplate": "%{y}: log10|g| ≈ %{x:.1f}, %{customdata:.0f}<extra></extra>",
-    }  # fmt: skip
-    return plain_figure(
-        [trace], **figure_layout(420), xaxis=axis_props(tr("why.fig.log_size", lang)),
-        yaxis=axis_props(tr("why.fig.layer", lang)),
-    )  # fmt: skip
-
-
-def precision_figure(stats: GradientStats, lang: str) -> object:
-    """The same run's loss in float32 and in float64."""
-    curves = {stats.config.dtype: stats.losses, stats.other_dtype: stats.other_losses}
-    traces = [
-        {"type": "scatter", "x": np.arange(len(curves[d])), "y": _positive(curves[d]),
-         "mode": "lines", "name": d,
-         "line": {"color": "#d62728" if d == "float32" else "#1f77b4", "width": 3,
-                  "dash": "dot" if d == "float32" else "solid"}}
-        for d in ("float64", "float32")
-    ]  # fmt: skip
-    return plain_figure(
-        traces, **figure_layout(380), xaxis=axis_props(tr("why.fig.iteration", lang)),
-        yaxis=log_axis(tr("why.fig.train_loss", lang), *(t["y"] for t in traces)),
-    )  # fmt: skip
-
-
-def tensorboard_archive(stats: GradientStats, wall_time: float | None = None) -> bytes:
-    """The run as a TensorBoard event file, zipped; written by hand
-    (hograd_core/applications/event_file.py), so it needs no tensorboard package.
-
-    Scalars: ``loss/<dtype>``, ``grad_norm/total`` and ``grad_norm/W1``...; histograms:
-    ``grad_abs/W1``... of |g| over the buckets of :data:`BINS` (a first bucket up to 0 holds the
-    entries that are exactly 0). One Event per step holds every value of that step. The
-    events' ``wall_time`` is now unless given.
-    """
-    wall = time.time() if wall_time is None else wall_time
-    limits = [0.0, *(10.0 ** BINS[1:]).tolist()]
-    steps: dict[int, list[bytes]] = defaultdict(list)
-    for step, loss in enumerate(stats.losses):
-        steps[step].append(ev.scalar(f"loss/{stats.config.dtype}", float(loss)))
-    for step, loss in enumerate(stats.other_losses):
-        steps[step].append(ev.scalar(f"loss/{stats.other_dtype}", float(loss)))
-    for step, total in enumerate(stats.total_norms):
-        steps[step].append(ev.scalar("grad_norm/total", float(total)))
-        for k, name in enumerate(stats.layer_names):
-            steps[step].append(ev.scalar(f"grad_norm/{name}", float(stats.layer_norms[step, k])))
-    for i, step in enumerate(stats.hist_steps):
-        for k, name in enumerate(stats.layer_names):
-            low, high, num, total, squares = stats.abs_stats[i, k]
-            counts = [int(stats.hist_zeros[i, k]), *stats.hist_counts[i, k].tolist()]
-            steps[int(step)].append(
-                ev.histogram(f"grad_abs/{name}", low, high, num, total, squares, limits, counts)
-            )
-    data = ev.event_file(sorted(steps.items()), wall)
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(f"gradient-stats/events.out.tfevents.{int(wall)}.hograd", data)
-    return buffer.getvalue()
 
 
 def finite_or_dash(x: float, digits: int = 4) -> str:

@@ -10,12 +10,12 @@ from collections.abc import Callable
 import streamlit as st
 
 from hograd_labs.maml import page as maml
+from hograd_labs.stats import page as stats
 from hograd_ui.parts import (
     why_hf,
     why_newton,
     why_pinn,
     why_stability,
-    why_stats,
     why_wgan,
 )
 from hograd_ui.parts.ui import lazy_tabs, t
@@ -24,7 +24,7 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
     "newton": ("why.tab.newton", why_newton.draw),
     "hf": ("why.tab.hf", why_hf.draw),
     "stability": ("why.tab.stability", why_stability.draw),
-    "stats": ("why.tab.stats", why_stats.draw),
+    "stats": ("stats.tab", stats.draw),
     # maml
     "maml": ("maml.tab", maml.draw),
     # pinn

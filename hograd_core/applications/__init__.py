@@ -2,8 +2,8 @@
 
 Each module is one application of the page "Why gradients of gradients": Newton's method
 against gradient descent (:mod:`.newton`), Hessian-free Newton on a small network
-(:mod:`.hessian_free`), the stability limit of gradient descent (:mod:`.stability`) and
-gradient statistics with clipping and NaN checks (:mod:`.gradient_stats`). Every run checks
+(:mod:`.hessian_free`), and the stability limit of gradient descent
+(:mod:`.stability`); the other tabs are labs (``hograd_labs/``). Every run checks
 its budget first and returns a frozen dataclass of numbers; its ``*_code`` module writes the
 runnable PyTorch script of the same run (a :class:`~.common.Code`).
 """

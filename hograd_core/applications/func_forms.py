@@ -23,7 +23,6 @@ __all__ = [
     "pinn_func_code",
     "quadratic_func_code",
     "stability_func_code",
-    "stats_func_code",
     "wgan_func_code",
 ]
 
@@ -100,49 +99,6 @@ def stability_func_code(source: str, note: str = "") -> str:
     return _finish(_swap(source, pairs, "network stability"), "grad, jvp", note)
 
 
-# ---- gradient statistics: per-layer gradients as a dict ---------------------------------------
-
-_STATS_LOSS = """def loss_of(params, xb, yb):  # params: a dict, as torch.func.functional_call takes one
-    h, layers = xb, len(params) // 2
-    for i in range(1, layers + 1):
-        h = h @ params[f"W{i}"].T + params[f"b{i}"]
-        if i < layers:"""
-_STATS_STEP = """    with torch.autograd.detect_anomaly() if ANOMALY else contextlib.nullcontext():
-        grads, loss = grad_and_value(loss_of)(params, x[idx], y[idx])  # a dict like params
-    losses.append(loss.item())
-    norms = [grads[name].norm().item() for name in grads if name[0] == "W"]
-    if any(torch.isnan(g).any() for g in grads.values()) or not math.isfinite(loss.item()):
-        print("nan_at", step)  # the NaN check: stop before the NaN reaches the weights
-        break
-    if CLIP > 0:  # clip_grad_norm_ reads .grad, which torch.func leaves alone: written out
-        total = torch.linalg.vector_norm(torch.stack([g.norm() for g in grads.values()]))
-        scale = torch.clamp(CLIP / (total + 1e-6), max=1.0)
-        grads = {name: g * scale for name, g in grads.items()}
-    params = {name: p - LR * grads[name] for name, p in params.items()}
-"""
-
-
-def stats_func_code(source: str, note: str = "") -> str:
-    """The gradient-statistics script (``stats_code``) with the weights in a dict and each
-    step's gradients from ``grad_and_value(loss_of)``: a dict of per-layer gradients."""
-    lr = source.split("            p -= ", 1)[-1].split(" * p.grad", 1)[0]
-    pairs = [
-        ("params = [p.to(DTYPE).requires_grad_(True) for p in params]  # W1, b1, W2, b2, ...",
-         'names = [f"{kind}{i}" for i in range(1, len(params) // 2 + 1) for kind in "Wb"]'
-         "  # W1, b1, W2, ...\nparams = {name: p.to(DTYPE) for name, p in zip(names, params)}"
-         f"\nLR = {lr}"),
-        ("""def loss_of(xb, yb):
-    h = xb
-    for k in range(0, len(params), 2):
-        h = h @ params[k].T + params[k + 1]
-        if k < len(params) - 2:""", _STATS_LOSS),
-    ]  # fmt: skip
-    out = _swap(source, pairs, "gradient statistics")
-    out = _span(out, "    for p in params:\n        p.grad = None\n", "print(\"loss\"", _STATS_STEP,
-                "gradient statistics")  # fmt: skip
-    return _finish(out, "grad_and_value", note)
-
-
 # ---- PINN: derivatives with respect to the inputs, vmap over the points ----------------------
 
 
@@ -211,6 +167,5 @@ FORMS = {
     "hf": hf_func_code,
     "quadratic": quadratic_func_code,
     "stability": stability_func_code,
-    "stats": stats_func_code,
     "wgan": wgan_func_code,
 }

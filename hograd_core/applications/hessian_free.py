@@ -32,8 +32,8 @@ from ..network import FlatAdam, check_dataset, layer_blocks, load_data, mlp_loss
 from .common import check, check_work, interleaved_medians, saved_bytes
 
 __all__ = [
-    "HF_BUDGET", "HFConfig", "HFRun", "conjugate_gradient", "func_form_gaps", "hessian_free",
-    "hf_step", "initial_parameters",
+    "HF_BUDGET", "HVP_GRADIENTS", "HFConfig", "HFRun", "conjugate_gradient", "first_order_passes",
+    "func_form_gaps", "hessian_free", "hf_step", "initial_parameters",
 ]  # fmt: skip
 
 
@@ -45,14 +45,18 @@ class HFBudget:
     max_steps: int = 50
     max_cg: int = 60
     # parameters x examples x (gradients + HVPs) of the Hessian-free run: one unit is about a
-    # multiply-add, 1.5e9 about 0.6 s here; the first-order runs get as many passes again each
+    # multiply-add, 1.5e9 about 0.6 s here; each first-order run makes at most twice as many
+    # passes (HVP_GRADIENTS), each a plain gradient
     max_work: float = 1.5e9
 
 
 HF_BUDGET = HFBudget()
 
-#: A first-order run goes on to Hessian-free's wall time, but at most this many times its passes.
-FIRST_ORDER_MOST = 3
+#: What one HVP counts as when the first-order runs get Hessian-free's work: this many gradients.
+#: A count, not a measured time, so that a cached run does not depend on the server's load at
+#: its first request. One HVP is a forward and a backward pass through the gradient's graph:
+#: measured here at 1.1-1.8 times a gradient's time (docs/performance.md, ``hvp_over_grad``).
+HVP_GRADIENTS = 2
 
 
 @dataclass(frozen=True)
@@ -81,10 +85,11 @@ class HFRun:
         hvps, damping, residuals, rho, accepted: per step, the HVPs CG used, λ, CG's relative
             residual |(H + λI)d + g| / |g|, ρ and whether the step was taken (ρ > 0).
         sgd_losses, adam_losses: the loss before each pass and after the last (one step is one
-            pass); sgd_seconds, adam_seconds the time up to each point. Each first-order run
-            takes at least as many passes as Hessian-free used and goes on until it has used
-            as much wall time, up to ``FIRST_ORDER_MOST`` times the passes: the two can be
-            compared pass for pass and second for second.
+            pass); sgd_seconds, adam_seconds the time up to each point (measured, shown only).
+            Each first-order run takes Hessian-free's work in gradients: one per Hessian-free
+            step plus ``HVP_GRADIENTS`` per HVP (:func:`first_order_passes`), a count fixed by
+            the Hessian-free run alone, so the two can be compared pass for pass and for the
+            same counted work.
         status: per method ("hf", "sgd", "adam"), "ok" or "diverged" (the loss stopped being
             finite; the run stops there).
         grad_seconds, hvp_seconds: median time of one gradient and of one HVP (15 interleaved
@@ -244,15 +249,18 @@ def _check(config: HFConfig) -> tuple[int, int]:
     return n, examples
 
 
-def _first_order(loss, theta0, passes, step, progress, wall=0.0):  # noqa: ANN001, ANN202
-    """At least ``passes`` steps, then more until ``wall`` seconds are used (at most
-    ``FIRST_ORDER_MOST * passes`` in all)."""
+def first_order_passes(gradients: int, hvps: int) -> int:
+    """The steps each first-order run takes: Hessian-free's ``gradients`` and ``hvps``, each HVP
+    counted as ``HVP_GRADIENTS`` gradients."""
+    return gradients + HVP_GRADIENTS * hvps
+
+
+def _first_order(loss, theta0, passes, step, progress):  # noqa: ANN001, ANN202
+    """``passes`` steps (fewer if the loss stops being finite)."""
     theta = theta0.clone().requires_grad_(True)
     update = step(theta)
     losses, seconds, status, start = [], [], "ok", time.perf_counter()
-    k = 0
-    while k < passes or (time.perf_counter() - start < wall and k < FIRST_ORDER_MOST * passes):
-        k += 1
+    for _ in range(passes):
         value = loss(theta)
         losses.append(float(value.detach()))
         seconds.append(time.perf_counter() - start)
@@ -288,7 +296,8 @@ def _sgd(lr: float) -> Callable:
 def hessian_free(
     config: HFConfig, progress: Callable[[int, int], None] | None = None, keep: bool = False
 ) -> HFRun:
-    """Train with Hessian-free Newton, then with SGD and Adam for as many passes.
+    """Train with Hessian-free Newton, then with SGD and Adam for its work counted in
+    gradients (:func:`first_order_passes`).
 
     Args:
         config: network, data and settings.
@@ -305,7 +314,8 @@ def hessian_free(
     x, y, _, _ = load_data(config.dataset)
     loss = mlp_loss(sizes, x, y)
     theta0 = initial_parameters(sizes, config.seed)
-    total = 3 * config.steps * (1 + config.cg_iters)
+    # at most: the Hessian-free passes, then each first-order run's (first_order_passes)
+    total = config.steps * (1 + config.cg_iters + 2 * (1 + HVP_GRADIENTS * config.cg_iters))
     every = max(1, total // 50)
     done = [0]
 
@@ -360,11 +370,9 @@ def hessian_free(
         losses.append(new_loss if accepted[-1] else losses[-1])
         passes.append(passes[-1] + 1 + used)
         seconds.append(time.perf_counter() - start)
-    budget, wall = passes[-1], seconds[len(losses) - 1]
-    sgd = _first_order(loss, theta0, budget, _sgd(config.sgd_lr), tick, wall)
-    adam = _first_order(
-        loss, theta0, budget, lambda th: FlatAdam(th, config.adam_lr).step, tick, wall
-    )  # fmt: skip
+    budget = first_order_passes(len(hvps), sum(hvps))  # a gradient per step taken, and its HVPs
+    sgd = _first_order(loss, theta0, budget, _sgd(config.sgd_lr), tick)
+    adam = _first_order(loss, theta0, budget, lambda th: FlatAdam(th, config.adam_lr).step, tick)
     return HFRun(
         config, n, examples, np.array(losses), np.array(passes[: len(losses)]),
         np.array(seconds[: len(losses)]), np.array(hvps), np.array(lams), np.array(residuals),

@@ -57,7 +57,7 @@ GRAPH_TEXTS = {
 # The note on top of each "Why" tab's torch.func form (what changed from the plain script).
 WHY_NOTES = {
     "hf": "downloads.func.why.hf", "quadratic": "downloads.func.why.quadratic",
-    "stability": "downloads.func.why.stability", "stats": "downloads.func.why.stats",
+    "stability": "downloads.func.why.stability",
     "pinn": "downloads.func.why.pinn",
     "wgan": "downloads.func.why.wgan",
 }  # fmt: skip
@@ -75,7 +75,6 @@ WHY_NB_TEXTS = {
     "hf": ("why.nb.hf.title", "why.nb.hf.figure"),
     "quadratic": ("why.nb.quadratic.title", "why.nb.quadratic.figure"),
     "stability": ("why.nb.stability.title", "why.nb.stability.figure"),
-    "stats": ("why.nb.stats.title", "why.nb.stats.figure"),
     "pinn": ("why.nb.pinn.title", "why.nb.pinn.figure"),
     "wgan": ("why.nb.wgan.title", "why.nb.wgan.figure"),
 }

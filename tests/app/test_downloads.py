@@ -330,7 +330,7 @@ WHY_FORMS = [  # (case, the tab's state: small runs, the form's note key, rtol a
     ("quadratic", {"why.tab": "stability"}, "downloads.func.why.quadratic", 1e-13),
     ("stability", {"why.tab": "stability", "why.stability.part": "network",
                    "why.stability.net_steps": 50}, "downloads.func.why.stability", 1e-9),
-    ("stats", {"why.tab": "stats"}, "downloads.func.why.stats", 0.0),
+    ("stats", {"why.tab": "stats"}, "stats.func.note", 0.0),
     ("maml", {"why.tab": "maml", "why.maml.hidden": 8, "why.maml.steps": 50,
               "why.maml.tasks": 2}, "maml.func.note", 1e-12),
     ("pinn", {"why.tab": "pinn", "why.pinn.steps": 50}, "downloads.func.why.pinn", 1e-12),

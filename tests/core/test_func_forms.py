@@ -17,14 +17,12 @@ import pytest
 import torch
 
 from hograd_core.applications import func_forms as ff
-from hograd_core.applications.gradient_stats import SCENARIOS, StatsConfig, gradient_stats
 from hograd_core.applications.hessian_free import HFConfig, hessian_free
 from hograd_core.applications.hessian_free_code import hf_code
 from hograd_core.applications.pinn import PinnConfig, pinn, preset
 from hograd_core.applications.pinn_code import pinn_code
 from hograd_core.applications.stability import StabilityConfig, net_stability, quadratic_gd
 from hograd_core.applications.stability_code import quadratic_code, stability_code
-from hograd_core.applications.stats_code import stats_code
 from hograd_core.applications.wgan_code import wgan_code
 from hograd_core.applications.wgan_gp import MODES, WganConfig, train_wgan
 from hograd_core.applications.wgan_penalty import penalty_check
@@ -101,42 +99,6 @@ def test_stability_form_measures_the_same_sharpness() -> None:
     np.testing.assert_allclose(by_func["loss"], run.losses, rtol=1e-12)
     np.testing.assert_allclose(by_func["sharpness"], run.sharpness, rtol=1e-9)
     assert by_func["lambda0"][0] == pytest.approx(run.lambda0, rel=1e-9)
-
-
-# ---- gradient statistics: a dict of per-layer gradients ----------------------------------------
-
-
-@pytest.mark.parametrize(
-    "config",
-    [StatsConfig(depth=4, width=16, steps=30, batch=64), SCENARIOS["explode"], SCENARIOS["nan32"],
-     replace(SCENARIOS["explode"], clip=1.0, steps=40), replace(SCENARIOS["vanish"], steps=20)],
-)  # fmt: skip
-def test_stats_form_gives_the_same_norms_and_the_same_nan(config: StatsConfig) -> None:
-    plain = stats_code(config).source
-    func = ff.stats_func_code(plain)
-    transforms_only(func)
-    assert "grad_and_value(loss_of)(params, x[idx], y[idx])" in func
-    assert "p.grad" not in func and "backward()" not in func
-    by_func, stats = printed(func), gradient_stats(config)
-    # the same operations in the same order (torch.func.grad runs autograd's backward formulas):
-    # equal to the last bit, NaN where the plain script has NaN, float32 included
-    same(by_func, printed(plain), rtol=0)
-    np.testing.assert_allclose(by_func["loss"], stats.losses, rtol=1e-15)
-    np.testing.assert_allclose(by_func["norms"], stats.layer_norms[-1], rtol=1e-15)
-    assert ("nan_at" in by_func) == (stats.nan_step is not None)
-    if stats.nan_step is not None:
-        assert by_func["nan_at"][0] == stats.nan_step
-
-
-def test_stats_form_with_anomaly_mode_names_the_same_operation() -> None:
-    config = SCENARIOS["nan32"]
-    func = ff.stats_func_code(stats_code(config).source).replace(
-        "ANOMALY = False", "ANOMALY = True"
-    )
-    with pytest.warns(UserWarning), pytest.raises(RuntimeError) as err:
-        printed(func)
-    node, output = gradient_stats(config).nan_source
-    assert f"Function '{node}' returned nan values in its {output}th output" in str(err.value)
 
 
 # ---- PINN: u_t, u_xx, u_tt by vmap(jacrev(u)) and vmap(hessian(u)) ----------------------------

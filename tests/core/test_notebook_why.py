@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from hograd_core import ArgumentError, parse
-from hograd_core.applications.gradient_stats import SCENARIOS, gradient_stats
 from hograd_core.applications.hessian_free import HFConfig, hessian_free
 from hograd_core.applications.hessian_free_code import hf_code
 from hograd_core.applications.newton import RaceConfig, race
@@ -24,7 +23,6 @@ from hograd_core.applications.pinn import pinn, preset
 from hograd_core.applications.pinn_code import pinn_code
 from hograd_core.applications.stability import StabilityConfig, net_stability, quadratic_gd
 from hograd_core.applications.stability_code import quadratic_code, stability_code
-from hograd_core.applications.stats_code import stats_code
 from hograd_core.applications.wgan_code import wgan_code
 from hograd_core.applications.wgan_gp import WganConfig, train_wgan
 from hograd_core.notebook_why import FIGURES, WHY_TEXTS, script_cells, why_notebook
@@ -130,17 +128,6 @@ def test_stability_notebooks_print_the_pages_numbers() -> None:
     assert fig["data"][1]["x"] == [0, 20, 40]  # the sharpness drawn at the steps it measured
 
 
-@pytest.mark.parametrize("config", [replace(SCENARIOS["healthy"], steps=20),
-                                    SCENARIOS["nan32"]])  # fmt: skip
-def test_stats_notebook_prints_the_pages_numbers(config: object) -> None:
-    stats, code = gradient_stats(config), stats_code(config)
-    got, nb = execute(why_notebook("stats", code.source, TEXTS))
-    check_shape(nb, code.source)
-    np.testing.assert_allclose(got["printed"]["loss"], stats.losses, rtol=1e-15)
-    np.testing.assert_allclose(got["printed"]["norms"], stats.layer_norms[-1], rtol=1e-15)
-    assert ("nan_at" in got["printed"]) == (stats.nan_step is not None)
-
-
 def test_pinn_notebook_prints_the_pages_numbers() -> None:
     config = replace(preset("heat"), steps=20)
     run, code = pinn(config), pinn_code(config)
@@ -189,7 +176,7 @@ def test_bad_settings_are_refused_with_their_name(kind: str, settings: dict, mat
 def test_every_figure_cell_opens_with_its_imports() -> None:
     """why_notebook puts the page's settings right after the figure's first block: that block
     must be the imports, so the settings sit between the imports and the drawing."""
-    assert set(FIGURES) == {"newton", "hf", "quadratic", "stability", "stats", "pinn", "wgan",
+    assert set(FIGURES) == {"newton", "hf", "quadratic", "stability", "pinn", "wgan",
                             "network"}  # fmt: skip
     for figure, _ in FIGURES.values():
         imports, drawing = figure.strip().split("\n\n", 1)

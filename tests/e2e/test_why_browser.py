@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from hograd_core import parse
-from hograd_core.applications import gradient_stats as gs
 from hograd_core.applications import hessian_free as hf
 from hograd_core.applications import newton as nt
 from hograd_core.applications import stability as sb
+from hograd_labs.stats import compute as gs
 from tests.arrays import plotly_array
 from tests.e2e.conftest import screenshot, wait_for_app
 
@@ -122,7 +122,7 @@ def test_gradient_statistics_tab(page) -> None:  # noqa: ANN001
     page.get_by_role("button", name="exploding (ReLU, gain 2, lr 0.2)").click()
     wait_for_app(page, timeout=90_000)
     _no_exception(page)
-    stats = gs.gradient_stats(gs.SCENARIOS["explode"])
+    stats = gs.run(gs.SCENARIOS["explode"])
     drawn = _trace(page, "W1")
     expected = np.where(np.isfinite(stats.layer_norms[:, 0]), stats.layer_norms[:, 0], np.nan)
     np.testing.assert_allclose(drawn, expected, rtol=1e-12)

@@ -11,10 +11,10 @@ import math
 import numpy as np
 import pytest
 
-from hograd_core.applications import gradient_stats as gs
+from hograd_labs.stats import compute as gs
+from hograd_labs.stats.figures import layer_norms_figure
 from hograd_ui.hvp_figures import FEW_DECADES, MAX_LOG_LABELS, log_axis
 from hograd_ui.plotting import validated
-from hograd_ui.why_figures import layer_norms_figure
 from tests.arrays import plotly_array
 
 
@@ -55,7 +55,7 @@ def test_ticks_at_1_2_5_over_few_decades_at_powers_over_more(
 
 def test_the_layer_chart_names_the_first_and_last_layer_and_draws_every_one() -> None:
     config = dataclasses.replace(gs.SCENARIOS["healthy"], steps=5)
-    stats = gs.gradient_stats(config)
+    stats = gs.run(config)
     fig = validated(layer_norms_figure(stats, "en"))  # plotly's own checks pass
     names = [t.name for t in fig.data]
     assert names == list(stats.layer_names)

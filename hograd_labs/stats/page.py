@@ -1,18 +1,23 @@
-"""The gradient-statistics tab of "Why gradients of gradients" (pages/why.py calls draw)."""
+"""The gradient-statistics tab of "Why gradients of gradients": train a deep network and watch
+its gradients layer by layer. ``draw()`` is registered in pages/why.py's TABS; the code it shows
+and offers is :mod:`.compute`, the module that ran."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import streamlit as st
 
 from hograd_core import HogradError
-from hograd_core.applications import gradient_stats as gs
-from hograd_serving.cached import why_anomaly, why_gradient_stats
-from hograd_ui import why_figures as figs
 from hograd_ui.parts.chart import chart
-from hograd_ui.parts.downloads import why_func, why_script
+from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.link_form import Field, LinkedForm
 from hograd_ui.parts.ui import lang, show_error, t
 from hograd_ui.parts.why_common import caption, form_radio, keep
+
+from . import compute as gs
+from . import figures as figs
+from .cached import script, why_anomaly, why_gradient_stats
 
 # The form's settings enter the URL when Run is pressed (hograd_ui/parts/link_form.py).
 _H = gs.SCENARIOS["healthy"]  # the stats form's defaults
@@ -26,7 +31,7 @@ STATS_FORM = LinkedForm({
     "why.stats.lr": Field("select", _H.lr, options=(0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)),
     "why.stats.gain": Field("slider", _H.gain, 0.5, 3.0, 0.1),
     "why.stats.clip": Field("select", _H.clip, options=(0.0, 0.1, 0.5, 1.0, 5.0, 10.0),
-                            label=lambda v: t("why.stats.clip_off") if v == 0 else f"{v:g}"),
+                            label=lambda v: t("stats.clip_off") if v == 0 else f"{v:g}"),
     "why.stats.naive_loss": Field("checkbox", _H.naive_loss),
 })  # fmt: skip
 STATS_KEYS = ("activation", "depth", "width", "lr", "steps", "batch", "gain", "clip", "dtype",
@@ -43,9 +48,9 @@ def use_scenario(name: str) -> None:
 
 
 def draw() -> None:
-    st.markdown(t("why.stats.intro"))
-    scenarios = {"healthy": t("why.stats.scenario.healthy"), "vanish": t("why.stats.scenario.vanish"),
-                 "explode": t("why.stats.scenario.explode"), "nan32": t("why.stats.scenario.nan32")}  # fmt: skip
+    st.markdown(t("stats.intro"))
+    scenarios = {"healthy": t("stats.scenario.healthy"), "vanish": t("stats.scenario.vanish"),
+                 "explode": t("stats.scenario.explode"), "nan32": t("stats.scenario.nan32")}  # fmt: skip
     with st.container(horizontal=True):  # each at its label's width, wrapping when narrow
         for name, label in scenarios.items():
             st.button(label, key=f"why.stats.use.{name}", on_click=use_scenario, args=(name,))
@@ -53,21 +58,21 @@ def draw() -> None:
     with st.form("why.stats.form"):
         c = st.columns(2)
         with c[0]:
-            act = form_radio(t("why.stats.activation_label"), {"tanh": "tanh", "relu": "ReLU"},
+            act = form_radio(t("stats.activation_label"), {"tanh": "tanh", "relu": "ReLU"},
                              "why.stats.activation", _H.activation)  # fmt: skip
         with c[1]:
-            dtype = form_radio(t("why.stats.dtype_label"), {"float64": "float64", "float32": "float32"},
+            dtype = form_radio(t("stats.dtype_label"), {"float64": "float64", "float32": "float32"},
                                "why.stats.dtype", _H.dtype)  # fmt: skip
         depth, width, steps, batch = STATS_FORM.row({
-            "why.stats.depth": t("why.stats.depth"), "why.stats.width": t("hvp.net.width"),
-            "why.stats.steps": t("why.newton.steps"), "why.stats.batch": t("why.stats.batch"),
+            "why.stats.depth": t("stats.depth"), "why.stats.width": t("hvp.net.width"),
+            "why.stats.steps": t("why.newton.steps"), "why.stats.batch": t("stats.batch"),
         })  # fmt: skip
         lr, gain, clip = STATS_FORM.row({
-            "why.stats.lr": "lr", "why.stats.gain": t("why.stats.gain"),
-            "why.stats.clip": t("why.stats.clip"),
+            "why.stats.lr": "lr", "why.stats.gain": t("stats.gain"),
+            "why.stats.clip": t("stats.clip"),
         })  # fmt: skip
         naive = STATS_FORM.draw(
-            "why.stats.naive_loss", st, t("why.stats.naive"), help=t("why.stats.naive_help")
+            "why.stats.naive_loss", st, t("stats.naive"), help=t("stats.naive_help")
         )  # its own line: read in full
         st.form_submit_button(t("why.run"), type="primary")
     keep("why.stats.activation", act)
@@ -80,49 +85,50 @@ def draw() -> None:
         show_error(err)
         return
     show_nan(stats, config)
+    projector = bool(st.session_state.get("links.present"))  # presentation mode (app.py)
     left, right = st.columns(2, gap="large")
     with left:
-        st.markdown("**" + t("why.stats.norms_title") + "**")
-        chart(figs.layer_norms_figure(stats, lang()))
+        st.markdown("**" + t("stats.norms_title") + "**")
+        chart(figs.layer_norms_figure(stats, lang(), projector))
         st.caption(
-            t("why.stats.norms_note", clipped=int(stats.clipped.sum()), steps=len(stats.losses))
+            t("stats.norms_note", clipped=int(stats.clipped.sum()), steps=len(stats.losses))
             + (" " + saturation_text(stats) if stats.saturated.size else "")
         )
-        st.markdown("**" + t("why.stats.precision_title") + "**")
-        chart(figs.precision_figure(stats, lang()))
+        st.markdown("**" + t("stats.precision_title") + "**")
+        chart(figs.precision_figure(stats, lang(), projector))
         st.markdown(precision_text(stats))
     with right:
         if stats.hist_steps.size:
-            at = st.select_slider(t("why.stats.hist_step"), list(stats.hist_steps),
+            at = st.select_slider(t("stats.hist_step"), list(stats.hist_steps),
                                   value=int(stats.hist_steps[-1]),
                                   key=f"why.stats.hist_at.{stats.hist_steps[-1]}")  # fmt: skip
             index = list(stats.hist_steps).index(at)
-            chart(figs.histogram_figure(stats, index, lang()))
-            st.caption(t("why.stats.hist_note"))
+            chart(figs.histogram_figure(stats, index, lang(), projector))
+            st.caption(t("stats.hist_note"))
         downloads(stats, csv_text, json_text)
-    why_script(code, why_func("stats", code.source), "stats")
+    why_script(code, func_source(config), "stats", notebook=notebook(code.source))
 
 
 def show_nan(stats: gs.GradientStats, config: gs.StatsConfig) -> None:
     if stats.nan_step is None:
-        st.success(t("why.stats.no_nan", steps=len(stats.losses)))
+        st.success(t("stats.no_nan", steps=len(stats.losses)))
         return
     layers = ", ".join(stats.nan_layers) or "—"
-    st.error(t("why.stats.nan", step=stats.nan_step, layers=layers,
-               loss=t("why.stats.nan_loss") if stats.nan_in_loss else ""), icon=":material/warning:")  # fmt: skip
+    st.error(t("stats.nan", step=stats.nan_step, layers=layers,
+               loss=t("stats.nan_loss") if stats.nan_in_loss else ""), icon=":material/warning:")  # fmt: skip
     if stats.nan_source is not None:
         node, output = stats.nan_source
-        st.markdown(t("why.stats.nan_source", node=node, output=output))
-    if st.button(t("why.stats.anomaly_button"), key="why.stats.anomaly"):
+        st.markdown(t("stats.nan_source", node=node, output=output))
+    if st.button(t("stats.anomaly_button"), key="why.stats.anomaly"):
         st.session_state["why.stats.anomaly_for"] = config
     if st.session_state.get("why.stats.anomaly_for") == config:
         try:
-            with st.spinner(t("why.stats.anomaly_running")):
+            with st.spinner(t("stats.anomaly_running")):
                 message = why_anomaly(config)
         except HogradError as err:
             show_error(err)
             return
-        st.caption(t("why.stats.anomaly_said"))
+        st.caption(t("stats.anomaly_said"))
         st.code(message or "—", language=None)
 
 
@@ -132,20 +138,20 @@ def precision_text(stats: gs.GradientStats) -> str:
     mine, other = stats.config.dtype, stats.other_dtype
     steps = stats.config.steps
     if stats.nan_step is not None and stats.other_nan_step is None:
-        return t("why.stats.precision_saved", bad=mine, good=other, step=stats.nan_step,
+        return t("stats.precision_saved", bad=mine, good=other, step=stats.nan_step,
                  steps=steps)  # fmt: skip
     if stats.nan_step is None and stats.other_nan_step is not None:
-        return t("why.stats.precision_saved", bad=other, good=mine, step=stats.other_nan_step,
+        return t("stats.precision_saved", bad=other, good=mine, step=stats.other_nan_step,
                  steps=steps)  # fmt: skip
     if stats.nan_step is None:  # both ran every step with finite losses
         gap = abs(stats.losses - stats.other_losses)
-        return t("why.stats.precision_gap", gap=f"{float(gap.max()):.1e}", steps=steps)
+        return t("stats.precision_gap", gap=f"{float(gap.max()):.1e}", steps=steps)
     both = min(stats.nan_step, stats.other_nan_step)  # steps before either stopped
     before = ""
     if both > 0:
         gap = abs(stats.losses[:both] - stats.other_losses[:both])
-        before = t("why.stats.precision_before", steps=both, gap=f"{float(gap.max()):.1e}")
-    return t("why.stats.precision_both", a=mine, a_step=stats.nan_step, b=other,
+        before = t("stats.precision_before", steps=both, gap=f"{float(gap.max()):.1e}")
+    return t("stats.precision_both", a=mine, a_step=stats.nan_step, b=other,
              b_step=stats.other_nan_step, before=before).strip()  # fmt: skip
 
 
@@ -154,7 +160,7 @@ def saturation_text(stats: gs.GradientStats) -> str:
     sat = stats.saturated
     if not sat.size:
         return ""
-    return t("why.stats.saturated", start=f"{sat[0]:.1%}", end=f"{sat[-1]:.1%}",
+    return t("stats.saturated", start=f"{sat[0]:.1%}", end=f"{sat[-1]:.1%}",
              most=f"{sat.max():.1%}", step=int(sat.argmax()))  # fmt: skip
 
 
@@ -162,10 +168,23 @@ def downloads(stats: gs.GradientStats, csv_text: str, json_text: str) -> None:
     """The run's numbers as files; the buttons sit side by side at their labels' width and
     wrap to a new line in a narrow column (three equal columns cut the labels short)."""
     with st.container(horizontal=True):
-        st.download_button(t("why.stats.csv"), csv_text, "gradient-stats.csv", "text/csv",
+        st.download_button(t("stats.csv"), csv_text, "gradient-stats.csv", "text/csv",
                            key="why.stats.csv", on_click="ignore")  # fmt: skip
-        st.download_button(t("why.stats.json"), json_text, "gradient-stats.json",
+        st.download_button(t("stats.json"), json_text, "gradient-stats.json",
                            "application/json", key="why.stats.json", on_click="ignore")  # fmt: skip
-        st.download_button(t("why.stats.tensorboard"), lambda: figs.tensorboard_archive(stats),
+        st.download_button(t("stats.tensorboard"), lambda: figs.tensorboard_archive(stats),
                            "gradient-stats-tensorboard.zip", "application/zip",
                            key="why.stats.tb", on_click="ignore")  # fmt: skip
+
+
+def func_source(config: gs.StatsConfig) -> str:
+    """The torch.func download: the same file, each step's gradients by ``gradients_func``,
+    its note in the reader's language on top."""
+    head = "".join(f"# {line}\n" for line in t("stats.func.note").splitlines())
+    return head + script(config, func=True).source
+
+
+def notebook(source: str) -> Callable[[], str]:
+    """The notebook download, made on click (outside the script run: the texts are read now)."""
+    title, figure = t("stats.nb.title"), t("stats.nb.figure")
+    return lambda: figs.notebook(source, title, figure)

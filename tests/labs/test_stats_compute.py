@@ -1,15 +1,14 @@
-"""Gradient statistics: norms against finite differences and an nn.Sequential replay, the
-scenarios' lessons, clipping, the NaN locator against torch.autograd.detect_anomaly itself,
-float32 against float64, the exports, the budget and the generated script."""
+"""Gradient statistics (hograd_labs/stats/compute.py): norms against finite differences and an
+nn.Sequential replay, torch.func against autograd, the scenarios' lessons, clipping, the NaN
+locator against torch.autograd.detect_anomaly itself, float32 against float64, the exports and
+the budget (hograd_labs/stats/cached.py). The download is tested in test_stats_download.py."""
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
 import math
-import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -17,18 +16,20 @@ import pytest
 import torch
 
 from hograd_core import ArgumentError, BudgetError
-from hograd_core.applications.gradient_stats import (
+from hograd_core.network import load_data
+from hograd_labs.stats.cached import check_config
+from hograd_labs.stats.compute import (
     SCENARIOS,
     StatsConfig,
-    _loss,
-    _parameters,
     anomaly_message,
-    gradient_stats,
+    digits,
+    gradients_func,
+    initial_parameters,
+    loss_of,
     stats_csv,
     stats_json,
 )
-from hograd_core.applications.stats_code import stats_code
-from hograd_core.network import load_data
+from hograd_labs.stats.compute import run as gradient_stats
 
 SMALL = StatsConfig(depth=4, width=16, steps=30)
 
@@ -38,7 +39,7 @@ def replay(config: StatsConfig) -> tuple[list[float], list[list[float]]]:
     dtype = getattr(torch, config.dtype)
     x, y, _, _ = load_data("digits")
     x = x.to(dtype)
-    start = _parameters(config, dtype)
+    start = initial_parameters(config, dtype)
     layers = []
     for k in range(0, len(start), 2):
         lin = torch.nn.Linear(start[k].shape[1], start[k].shape[0], dtype=dtype)
@@ -77,8 +78,8 @@ def test_losses_and_norms_match_an_nn_sequential_replay(config: StatsConfig) -> 
 
 def test_the_gradients_behind_the_norms_match_finite_differences() -> None:
     x, y, _, _ = load_data("digits")
-    params = _parameters(SMALL, torch.float64)
-    loss = _loss(SMALL, params, x[:64], y[:64])
+    params = initial_parameters(SMALL, torch.float64)
+    loss = loss_of(SMALL, params, x[:64], y[:64])
     grads = torch.autograd.grad(loss, params)
     gen = torch.Generator().manual_seed(5)
     for k in range(0, len(params), 2):
@@ -86,9 +87,9 @@ def test_the_gradients_behind_the_norms_match_finite_differences() -> None:
         with torch.no_grad():
             shifted = [p.clone() for p in params]
             shifted[k] += 1e-6 * d
-            up = _loss(SMALL, shifted, x[:64], y[:64])
+            up = loss_of(SMALL, shifted, x[:64], y[:64])
             shifted[k] -= 2e-6 * d
-            down = _loss(SMALL, shifted, x[:64], y[:64])
+            down = loss_of(SMALL, shifted, x[:64], y[:64])
         assert float((up - down) / 2e-6) == pytest.approx(float((grads[k] * d).sum()), rel=1e-6)
 
 
@@ -116,7 +117,7 @@ def test_the_vanish_preset_shows_saturation_after_a_large_step_not_a_bad_start()
     x, y, _, _ = load_data("digits")
     idx = torch.randint(0, len(y), (config.batch,), generator=torch.Generator().manual_seed(1))
     h, saturated, total = x[idx], 0, 0
-    params = _parameters(config, torch.float64)
+    params = initial_parameters(config, torch.float64)
     for k in range(0, len(params) - 2, 2):
         h = torch.tanh(h @ params[k].T.detach() + params[k + 1].detach())
         saturated, total = saturated + int((h.abs() > 0.99).sum()), total + h.numel()
@@ -192,35 +193,31 @@ def test_the_exports_hold_the_same_numbers() -> None:
 )
 def test_refusals_come_before_any_work(config, error, match) -> None:  # noqa: ANN001
     with pytest.raises(error, match=match):
-        gradient_stats(config)
+        check_config(config)
 
 
-def run_script(source: str) -> dict[str, list[str]]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(source, "<generated>", "exec"), {})  # noqa: S102
-    return {line.split()[0]: line.split()[1:] for line in out.getvalue().splitlines()}
+def test_the_scripts_digits_are_the_kernels_training_split() -> None:
+    """compute.py loads the digits itself (the download may not import hograd): the same
+    examples in the same order as hograd_core.network.load_data, the other pages' loader."""
+    x, y = digits()
+    want_x, want_y, _, _ = load_data("digits")
+    assert x.dtype == want_x.dtype == torch.float64
+    assert torch.equal(x, want_x) and torch.equal(y, want_y)
 
 
 @pytest.mark.parametrize("config", [SMALL, SCENARIOS["explode"], SCENARIOS["nan32"],
-                                    replace(SCENARIOS["explode"], clip=1.0, steps=40)])  # fmt: skip
-def test_the_generated_code_prints_the_pages_numbers(config: StatsConfig) -> None:
-    stats = gradient_stats(config)
-    rows = run_script(stats_code(config).source)
-    np.testing.assert_allclose([float(v) for v in rows["loss"]], stats.losses, rtol=1e-15)
-    np.testing.assert_allclose([float(v) for v in rows["norms"]], stats.layer_norms[-1],
-                               rtol=1e-15)  # fmt: skip
-    assert ("nan_at" in rows) == (stats.nan_step is not None)
-    if stats.nan_step is not None:
-        assert int(rows["nan_at"][0]) == stats.nan_step
-
-
-def test_the_generated_code_with_anomaly_mode_names_the_same_operation() -> None:
-    config = SCENARIOS["nan32"]
-    source = stats_code(config).source.replace("ANOMALY = False", "ANOMALY = True")
-    with warnings.catch_warnings(), pytest.raises(RuntimeError) as err:
-        warnings.simplefilter("ignore")
-        run_script(source)
-    node, output = gradient_stats(config).nan_source
-    assert f"Function '{node}' returned nan values in its {output}th output" in str(err.value)
-    assert not torch.is_anomaly_enabled()
+                                    replace(SCENARIOS["explode"], clip=1.0, steps=40),
+                                    replace(SCENARIOS["vanish"], steps=20)])  # fmt: skip
+def test_torch_func_gives_the_same_run_to_the_last_bit(config: StatsConfig) -> None:
+    """grad_and_value runs autograd's backward formulas in the same order: every recorded
+    number equal, NaN where autograd has NaN, float32 included; the NaN located alike."""
+    plain, func = gradient_stats(config), gradient_stats(config, gradient=gradients_func)
+    for name in ("losses", "layer_norms", "total_norms", "clipped", "hist_counts", "abs_stats",
+                 "other_losses", "saturated"):  # fmt: skip
+        np.testing.assert_array_equal(getattr(func, name), getattr(plain, name), err_msg=name)
+    assert (func.nan_step, func.nan_layers, func.nan_source, func.other_nan_step) == (
+        plain.nan_step,
+        plain.nan_layers,
+        plain.nan_source,
+        plain.other_nan_step,
+    )
