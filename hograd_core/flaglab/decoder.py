@@ -1,0 +1,96 @@
+"""The error decoder: a pasted PyTorch message, matched to the classic case that produces it.
+
+The signatures are the messages the cases really raised or warned (their runs, passed in), so
+the decoder knows exactly what today's PyTorch says. Matching is on words, not characters:
+both texts are cut to :data:`MAX_CHARS`, lowercased and split into words and numbers; every
+number becomes ``#`` and every autograd function name (``PowBackward0``, ``Mul``) the word
+``fn``, so the same message about another shape, version or function still matches. A case
+matches when at least :data:`SHARE` of its message's words are found in the text in order, in
+runs of at least :data:`RUN` consecutive words (common words scattered through unrelated text
+do not count). The pasted text is only read, never rendered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from .record import FlagOutcome
+
+__all__ = ["MAX_CHARS", "Match", "decode", "signatures", "words"]
+
+MAX_CHARS = 20_000  # a long traceback fits; the rest of a longer text is not read
+RUN = 3  # words in a row that count as a match
+SHARE = 0.6  # part of the message's words that must match
+
+_WORD = re.compile(r"[a-z_]+|\d+")
+_FUNCTION = re.compile(r"\b\w*backward\d*\b|\b(?:mul|add|sub|div|pow)\b")
+_TENSOR_TYPE = re.compile(r"\btorch\.(?:cuda\.)?\w*tensor\b")
+
+
+@dataclass(frozen=True)
+class Match:
+    """The case a message came from.
+
+    Attributes:
+        case, variant: the gallery case and its variant whose run gave the message.
+        message: that run's message, as PyTorch wrote it ("RuntimeError: ...").
+        share: the part of the message's words found in the text (0 to 1).
+        also: other (case, variant) pairs whose runs give the same message.
+    """
+
+    case: str
+    variant: str
+    message: str
+    share: float
+    also: tuple[tuple[str, str], ...] = ()
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` as matched: lowercased, numbers and function names generalised."""
+    text = text[:MAX_CHARS].lower()
+    text = _TENSOR_TYPE.sub(" tensortype ", _FUNCTION.sub(" fn ", text))
+    return ["#" if w.isdigit() else w for w in _WORD.findall(text)]
+
+
+def signatures(outcomes: Mapping[tuple[str, str], FlagOutcome]) -> list[tuple[str, str, str]]:
+    """(case, variant, message) for every error and warning of the runs, in the order given."""
+    found = []
+    for (case, variant), outcome in outcomes.items():
+        found += [(case, variant, f"{s.error_type}: {s.error}") for s in outcome.steps
+                  if s.error_type]  # fmt: skip
+        found += [(case, variant, message) for message in outcome.warnings]
+    return found
+
+
+def _share(message: list[str], text: list[str]) -> float:
+    matcher = SequenceMatcher(None, message, text, autojunk=False)
+    hit = sum(b.size for b in matcher.get_matching_blocks() if b.size >= RUN)
+    return hit / len(message) if message else 0.0
+
+
+def decode(text: str, outcomes: Mapping[tuple[str, str], FlagOutcome]) -> Match | None:
+    """The case whose message ``text`` contains (best share first), or None if none does.
+
+    Args:
+        text: what the learner pasted: a message, maybe inside a traceback.
+        outcomes: the gallery's runs by (case, variant), e.g. from
+            :func:`hograd_core.flaglab.cases.run_case`.
+    """
+    pasted = words(text)
+    if not pasted:
+        return None
+    scored: dict[str, list] = {}  # message words -> [share, (case, variant, message), ...]
+    for case, variant, message in signatures(outcomes):
+        key = " ".join(words(message))
+        if key not in scored:
+            scored[key] = [_share(key.split(), pasted)]
+        scored[key].append((case, variant, message))
+    best = max(scored.values(), key=lambda entry: entry[0], default=None)
+    if best is None or best[0] < SHARE:
+        return None
+    (case, variant, message), *others = best[1:]
+    also = tuple(dict.fromkeys((c, v) for c, v, _ in others if (c, v) != (case, variant)))
+    return Match(case, variant, message, best[0], also)
