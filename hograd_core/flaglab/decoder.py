@@ -4,10 +4,12 @@ The signatures are the messages the cases really raised or warned (their runs, p
 the decoder knows exactly what today's PyTorch says. Matching is on words, not characters:
 both texts are cut to :data:`MAX_CHARS`, lowercased and split into words and numbers; every
 number becomes ``#`` and every autograd function name (``PowBackward0``, ``Mul``) the word
-``fn``, so the same message about another shape, version or function still matches. A case
-matches when at least :data:`SHARE` of its message's words are found in the text in order, in
-runs of at least :data:`RUN` consecutive words (common words scattered through unrelated text
-do not count). The pasted text is only read, never rendered.
+``fn``, so the same message about another shape, version or function still matches. Only runs
+of at least :data:`RUN` consecutive words found in order count (common words scattered through
+unrelated text do not). A case matches when those runs hold at least :data:`SHARE` of its
+message's words, or when one run is :data:`LINE` words long (the first line of a long message,
+pasted alone); among several, the one with most words found wins. The pasted text is only
+read, never rendered.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ from difflib import SequenceMatcher
 
 from .record import FlagOutcome
 
-__all__ = ["MAX_CHARS", "Match", "decode", "signatures", "words"]
+__all__ = ["LINE", "MAX_CHARS", "Match", "decode", "signatures", "words"]
 
 MAX_CHARS = 20_000  # a long traceback fits; the rest of a longer text is not read
 RUN = 3  # words in a row that count as a match
 SHARE = 0.6  # part of the message's words that must match
+LINE = 8  # or this many words in a row
 
 _WORD = re.compile(r"[a-z_]+|\d+")
 _FUNCTION = re.compile(r"\b\w*backward\d*\b|\b(?:mul|add|sub|div|pow)\b")
@@ -56,19 +59,27 @@ def words(text: str) -> list[str]:
 
 
 def signatures(outcomes: Mapping[tuple[str, str], FlagOutcome]) -> list[tuple[str, str, str]]:
-    """(case, variant, message) for every error and warning of the runs, in the order given."""
+    """(case, variant, message) for every error of the runs, in the order given, and the
+    warnings of a case none of whose variants raises (the reference-cycle warning of
+    ``backward_accumulates``). The warnings of a case that raises are left out: anomaly
+    detection's "Error detected in ..." comes with any error, not only with the case's."""
+    raising = {c for (c, _), o in outcomes.items() if any(s.error_type for s in o.steps)}
     found = []
     for (case, variant), outcome in outcomes.items():
         found += [(case, variant, f"{s.error_type}: {s.error}") for s in outcome.steps
                   if s.error_type]  # fmt: skip
-        found += [(case, variant, message) for message in outcome.warnings]
+        if case not in raising:
+            found += [(case, variant, message) for message in outcome.warnings]
     return found
 
 
-def _share(message: list[str], text: list[str]) -> float:
+def _score(message: list[str], text: list[str]) -> tuple[bool, int, float]:
+    """(whether it matches, words found, their share of the message)."""
     matcher = SequenceMatcher(None, message, text, autojunk=False)
-    hit = sum(b.size for b in matcher.get_matching_blocks() if b.size >= RUN)
-    return hit / len(message) if message else 0.0
+    runs = [b.size for b in matcher.get_matching_blocks() if b.size >= RUN]
+    share = sum(runs) / len(message) if message else 0.0
+    longest = max(runs, default=0)
+    return share >= SHARE or longest >= min(LINE, len(message)), sum(runs), share
 
 
 def decode(text: str, outcomes: Mapping[tuple[str, str], FlagOutcome]) -> Match | None:
@@ -82,15 +93,15 @@ def decode(text: str, outcomes: Mapping[tuple[str, str], FlagOutcome]) -> Match 
     pasted = words(text)
     if not pasted:
         return None
-    scored: dict[str, list] = {}  # message words -> [share, (case, variant, message), ...]
+    scored: dict[str, list] = {}  # message words -> [score, (case, variant, message), ...]
     for case, variant, message in signatures(outcomes):
         key = " ".join(words(message))
         if key not in scored:
-            scored[key] = [_share(key.split(), pasted)]
+            scored[key] = [_score(key.split(), pasted)]
         scored[key].append((case, variant, message))
     best = max(scored.values(), key=lambda entry: entry[0], default=None)
-    if best is None or best[0] < SHARE:
+    if best is None or not best[0][0]:
         return None
     (case, variant, message), *others = best[1:]
     also = tuple(dict.fromkeys((c, v) for c, v, _ in others if (c, v) != (case, variant)))
-    return Match(case, variant, message, best[0], also)
+    return Match(case, variant, message, best[0][2], also)

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from hograd_core.flaglab.cases import CASES, run_case
-from hograd_core.flaglab.decoder import MAX_CHARS, decode, signatures, words
+from hograd_core.flaglab.decoder import LINE, MAX_CHARS, decode, signatures, words
 
 
 @pytest.fixture(scope="module")
@@ -89,3 +89,19 @@ def test_the_in_place_message_with_another_hint_finds_its_case(outcomes) -> None
             "further above shows the operation that failed to compute its gradient. The variable "
             "in question was changed in there or anywhere later. Good luck!")  # fmt: skip
     assert found(decode(text, outcomes), "inplace", "inplace")
+
+
+def test_the_first_words_of_a_long_message_alone_find_its_case(outcomes) -> None:  # noqa: ANN001
+    for case, variant, message in signatures(outcomes):
+        head = " ".join(message.split()[: LINE + 2])  # "RuntimeError:" and LINE + 1 words
+        assert found(decode(head, outcomes), case, variant), head
+    shared = "RuntimeError: Trying to backward through the graph a second time"
+    assert found(decode(shared, outcomes), "freed_graph", "default")
+
+
+def test_anomaly_detections_notes_alone_are_unknown(outcomes) -> None:  # noqa: ANN001
+    # they come with any error under detect_anomaly, not only with the NaN case's
+    for text in ("UserWarning: Error detected in AddmmBackward0.",
+                 "UserWarning: Anomaly Detection has been enabled. This mode will increase the "
+                 "runtime and should only be enabled for debugging."):  # fmt: skip
+        assert decode(text, outcomes) is None
