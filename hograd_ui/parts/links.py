@@ -83,7 +83,7 @@ KNOWN = {
             "why.maml.phase", "why.maml.adapt", "why.pinn.equation", "why.wgan.graph"),
     "lesson": ("lesson.growth.fn", "lesson.*.cg", "lesson.*.rg", "lesson.*.action"),
     "backward": ("backward.f", "backward.b", "backward.range", "backward.points",
-                 "backward.variant", "backward.x0"),
+                 "backward.variant", "backward.x0", "backward.decode"),
     "memory": ("memory.width", "memory.depth", "memory.orders", "memory.batch", "memory.micro"),
 }  # fmt: skip
 #: Why a parameter was not used, and the sentence that says so.
