@@ -40,14 +40,16 @@ class Match:
     Attributes:
         case, variant: the gallery case and its variant whose run gave the message.
         message: that run's message, as PyTorch wrote it ("RuntimeError: ...").
-        share: the part of the message's words found in the text (0 to 1).
+        found, total: how many of the message's words were found in the text in order (in
+            runs of :data:`RUN` or more), and how many it has.
         also: other (case, variant) pairs whose runs give the same message.
     """
 
     case: str
     variant: str
     message: str
-    share: float
+    found: int
+    total: int
     also: tuple[tuple[str, str], ...] = ()
 
 
@@ -74,7 +76,7 @@ def signatures(outcomes: Mapping[tuple[str, str], FlagOutcome]) -> list[tuple[st
 
 
 def _score(message: list[str], text: list[str]) -> tuple[bool, int, float]:
-    """(whether it matches, words found, their share of the message)."""
+    """(whether it matches, words found, their share of the message's)."""
     matcher = SequenceMatcher(None, message, text, autojunk=False)
     runs = [b.size for b in matcher.get_matching_blocks() if b.size >= RUN]
     share = sum(runs) / len(message) if message else 0.0
@@ -83,7 +85,7 @@ def _score(message: list[str], text: list[str]) -> tuple[bool, int, float]:
 
 
 def decode(text: str, outcomes: Mapping[tuple[str, str], FlagOutcome]) -> Match | None:
-    """The case whose message ``text`` contains (best share first), or None if none does.
+    """The case whose message ``text`` contains (most words found first), or None if none does.
 
     Args:
         text: what the learner pasted: a message, maybe inside a traceback.
@@ -104,4 +106,4 @@ def decode(text: str, outcomes: Mapping[tuple[str, str], FlagOutcome]) -> Match 
         return None
     (case, variant, message), *others = best[1:]
     also = tuple(dict.fromkeys((c, v) for c, v, _ in others if (c, v) != (case, variant)))
-    return Match(case, variant, message, best[0][2], also)
+    return Match(case, variant, message, best[0][1], len(words(message)), also)

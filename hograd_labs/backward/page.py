@@ -133,13 +133,14 @@ def _decoder() -> None:
     if match is None:
         st.info(t("backward.decode.unknown"), icon=":material/help:")
         return
-    case, variant = t(f"graph.case.{match.case}"), t(f"graph.case.{match.case}.{match.variant}")
-    st.success(t("backward.decode.found", case=case, variant=variant,
-                 share=f"{100 * match.share:.0f}"), icon=":material/search:")  # fmt: skip
+    case = _plain(t(f"graph.case.{match.case}"))  # our names, with * shown as typed
+    variant = _plain(t(f"graph.case.{match.case}.{match.variant}"))
+    st.success(t("backward.decode.found", case=case, variant=variant, found=match.found,
+                 total=match.total), icon=":material/search:")  # fmt: skip
     st.caption(t("backward.decode.message"))
     st.code(match.message, language=None, wrap_lines=True)  # PyTorch's words, from the run
     if match.also:
-        others = "; ".join(f"{t(f'graph.case.{c}')} (`{t(f'graph.case.{c}.{v}')}`)"
+        others = "; ".join(_plain(f"{t(f'graph.case.{c}')} ({t(f'graph.case.{c}.{v}')})")
                            for c, v in match.also)  # fmt: skip
         st.caption(t("backward.decode.also", cases=others))
     st.caption(t("backward.decode.run"))

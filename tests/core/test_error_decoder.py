@@ -105,3 +105,12 @@ def test_anomaly_detections_notes_alone_are_unknown(outcomes) -> None:  # noqa: 
                  "UserWarning: Anomaly Detection has been enabled. This mode will increase the "
                  "runtime and should only be enabled for debugging."):  # fmt: skip
         assert decode(text, outcomes) is None
+
+
+def test_the_match_counts_the_words_it_found(outcomes) -> None:  # noqa: ANN001
+    message = run_case("freed_graph").steps[-1]
+    full = decode(f"{message.error_type}: {message.error}", outcomes)
+    assert full.found == full.total == len(words(full.message))
+    pasted = "Trying to backward through the graph a second time"
+    head = decode(pasted, outcomes)
+    assert (head.found, head.total) == (len(pasted.split()), full.total)  # all pasted words
