@@ -58,11 +58,11 @@ def draw() -> None:
     left.metric(t("memory.checkpoint.forward"), figures.kib(run.checkpoint_forward_bytes),
                 t("memory.checkpoint.of", plain=figures.kib(run.plain_forward_bytes),
                   ratio=_ratio(run.checkpoint_forward_bytes, run.plain_forward_bytes)),
-                delta_color="off")  # fmt: skip
+                delta_color="off", delta_arrow="off")  # fmt: skip
     right.metric(t("memory.checkpoint.held"), figures.kib(run.checkpoint_hv_bytes),
                  t("memory.checkpoint.of", plain=figures.kib(run.plain_hv_bytes),
                    ratio=_ratio(run.checkpoint_hv_bytes, run.plain_hv_bytes)),
-                 delta_color="off")  # fmt: skip
+                 delta_color="off", delta_arrow="off")  # fmt: skip
     st.markdown(t("memory.checkpoint.same", diff=f"{run.hv_difference:.3g}"))
     st.caption(t("memory.checkpoint.inputs", inputs=figures.kib(run.checkpoint_inputs_bytes)))
     st.markdown(t("memory.reentrant"))
@@ -74,7 +74,7 @@ def draw() -> None:
     left.metric(t("memory.accumulate.big", batch=config.batch), figures.kib(run.big_peak))
     right.metric(t("memory.accumulate.micro", micro=config.micro), figures.kib(run.micro_peak),
                  t("memory.accumulate.ratio", ratio=_ratio(run.micro_peak, run.big_peak)),
-                 delta_color="off")  # fmt: skip
+                 delta_color="off", delta_arrow="off")  # fmt: skip
     st.markdown(t("memory.accumulate.same", diff=f"{run.grad_difference:.3g}"))
 
     st.subheader(t("memory.retain.title"))
