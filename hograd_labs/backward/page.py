@@ -120,6 +120,9 @@ def _decoder() -> None:
     st.markdown(t("backward.decode.lead"))
     text = st.text_area(t("backward.decode.box"), key="backward.decode", bind=BIND,
                         max_chars=PASTE, height=120)  # fmt: skip
+    whole = link_text("backward.decode", text, PASTE)  # a link's text, before the box cut it
+    if len(whole) > PASTE:
+        st.caption(t("backward.decode.cut", limit=f"{PASTE:,}", length=f"{len(whole):,}"))
     text = text[:PASTE]  # matched as text: never shown as markdown or HTML
     if not text.strip():
         st.caption(t("backward.decode.empty"))

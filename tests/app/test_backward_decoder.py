@@ -102,3 +102,14 @@ def test_the_decoder_stays_when_the_formula_is_wrong() -> None:
                           "and does not have a grad_fn"})  # fmt: skip
     assert at.error  # the formula's message
     assert any("From the case" in s.value for s in at.success)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_100_kb_link_is_cut_to_the_box_and_says_so(lang: str) -> None:
+    long = "<script>alert(1)</script>**x** " * 3_300  # about 100 kB
+    at = open_link(PAGE, {BOX: long}, lang)
+    assert at.text_area(key=BOX).value == long[:PASTE]
+    says = tr("backward.decode.cut", lang, limit=f"{PASTE:,}", length=f"{len(long):,}")
+    assert says in [c.value for c in at.caption]
+    assert tr("backward.decode.unknown", lang) in [i.value for i in at.info]
+    assert "<script>" not in _rendered(at)
