@@ -64,6 +64,15 @@ def test_a_pasted_message_finds_its_case(page, lang: str) -> None:  # noqa: ANN0
     screenshot(page, f"decoder-{lang}")
     page.locator("[data-testid='stGraphVizChart']").nth(1).scroll_into_view_if_needed()
     screenshot(page, f"decoder-{lang}-graph")
+    link = page.get_by_text(
+        "Open this case on the graph page" if lang == "en" else "在计算图页面打开这个案例"
+    )
+    link.click()
+    page.wait_for_url("**/graph?**graph.case=freed_graph**")
+    wait_for_app(page)
+    # the graph page runs the case: its transcript ends in the same message
+    page.get_by_text(MESSAGE.split(": ")[1]).first.wait_for(timeout=60_000)
+    assert page.locator("[data-testid='stException']").count() == 0
 
 
 def test_hostile_text_is_shown_as_text(page) -> None:  # noqa: ANN001
