@@ -113,3 +113,16 @@ def test_a_100_kb_link_is_cut_to_the_box_and_says_so(lang: str) -> None:
     assert says in [c.value for c in at.caption]
     assert tr("backward.decode.unknown", lang) in [i.value for i in at.info]
     assert "<script>" not in _rendered(at)
+
+
+def test_every_hostile_input_of_the_app_stays_text_in_the_decoder(at) -> None:  # noqa: ANN001
+    from tests.app.test_hostile_inputs import BAD
+
+    for text in BAD:
+        _paste(at, text)
+        held = text[:PASTE]
+        if len(held.strip()) < 4:
+            continue  # a few characters may well be in the page's own text
+        for md in at.markdown:  # never rendered as markdown
+            assert held not in md.value, text
+        assert not any(held in h.proto.body for h in at.get("html")), text
