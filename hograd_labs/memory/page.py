@@ -13,7 +13,7 @@ from hograd_ui.parts.ui import lang, show_error, static_table, t
 from . import cached, figures
 from .compute import LIMITS, MemoryConfig
 
-BATCHES = [16, 32, 64, 128, 256, 512]  # every one a multiple of every micro-batch count
+BATCHES = [16, 32, 64, 128, 256]  # every one a multiple of every micro-batch count
 MICROS = [1, 2, 4, 8, 16]
 
 

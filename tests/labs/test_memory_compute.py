@@ -139,7 +139,7 @@ def test_retain_graph_keeps_until_the_next_backward_or_the_last_reference(result
 
 
 @pytest.mark.parametrize(
-    "change", [{"width": 129}, {"depth": 0}, {"batch": 513}, {"orders": 5}, {"micro": 5},
+    "change", [{"width": 65}, {"depth": 5}, {"batch": 257}, {"orders": 5}, {"micro": 5},
                {"width": 2.5}],
 )  # fmt: skip
 def test_sizes_are_refused_before_anything_runs(change: dict) -> None:
