@@ -67,6 +67,12 @@ with script_slot(), routed():
             icon=":material/edit_note:",
             url_path="backward",
         ),
+        st.Page(
+            "pages/memory.py",
+            title=t("memory.page"),
+            icon=":material/memory:",
+            url_path="memory",
+        ),
         # lesson
         st.Page(
             "pages/lesson.py", title=t("lesson.page"), icon=":material/route:", url_path="lesson"

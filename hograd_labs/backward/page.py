@@ -6,6 +6,7 @@ import streamlit as st
 
 from hograd_core import HogradError
 from hograd_core.custom_function import MAX_POINTS, NAMES, VARIANTS
+from hograd_core.flaglab.decoder import MAX_CHARS
 from hograd_core.language import LIMITS
 from hograd_serving.cached import cached_parse
 from hograd_ui.parts.downloads import code_file
@@ -35,6 +36,8 @@ VARIANT_ABOUT = {
 FORMULAS = ("backward.formula.f", "backward.formula.b", "backward.formula.d1",
             "backward.formula.d2")  # fmt: skip
 LIMIT = box_chars(LIMITS.max_length)
+PASTE = 4_000  # characters of the decoder's box: a message and its traceback
+assert PASTE <= MAX_CHARS  # the decoder reads all of what the box holds
 
 
 def _plain(label: str) -> str:
@@ -111,10 +114,71 @@ def _graph(f: str, b: str, variant: str) -> None:
     st.graphviz_chart(figures.graph_dot(graph, lang()), width="content")
 
 
+def _decoder() -> None:
+    """Paste a PyTorch message: the gallery case that raises it, why, the fix, its graph."""
+    st.subheader(t("backward.decode"))
+    st.markdown(t("backward.decode.lead"))
+    text = st.text_area(t("backward.decode.box"), key="backward.decode", bind=BIND,
+                        max_chars=PASTE, height=120)  # fmt: skip
+    whole = link_text("backward.decode", text, PASTE)  # a link's text, before the box cut it
+    if len(whole) > PASTE:
+        st.caption(t("backward.decode.cut", limit=f"{PASTE:,}", length=f"{len(whole):,}"))
+    text = text[:PASTE]  # matched as text: never shown as markdown or HTML
+    if not text.strip():
+        st.caption(t("backward.decode.empty"))
+        return
+    try:
+        with st.spinner(t("backward.decode.running")):  # the gallery, once per server
+            match, outcome = cached.decoded(text)
+    except HogradError as err:
+        show_error(err)
+        return
+    if match is None:
+        st.info(t("backward.decode.unknown"), icon=":material/help:")
+        return
+    case = _plain(t(f"graph.case.{match.case}"))  # our names, with * shown as typed
+    variant = _plain(t(f"graph.case.{match.case}.{match.variant}"))
+    st.success(t("backward.decode.found", case=case, variant=variant, found=match.found,
+                 total=match.total), icon=":material/search:")  # fmt: skip
+    st.caption(t("backward.decode.message"))
+    st.code(match.message, language=None, wrap_lines=True)  # PyTorch's words, from the run
+    if match.also:
+        others = "; ".join(_plain(f"{t(f'graph.case.{c}')} ({t(f'graph.case.{c}.{v}')})")
+                           for c, v in match.also)  # fmt: skip
+        st.caption(t("backward.decode.also", cases=others))
+    st.caption(t("backward.decode.run"))
+    st.code(outcome.transcript(), language=None, wrap_lines=True)
+    facts = dict(outcome.params)  # read from the real graph, as the graph page does
+    st.info(" ".join(t(key, **facts) for key in outcome.explain), icon=":material/lightbulb:")
+    if outcome.fixes:
+        fix = " ".join(t(key, **facts) for key in outcome.fixes)
+        st.success(f"**{t('backward.decode.fix')}** {fix}", icon=":material/build:")
+    if outcome.drawing is not None and outcome.drawing.drawable:
+        st.html(figures.graph_legend(outcome.drawing, lang()))  # fixed names, escaped
+        st.graphviz_chart(figures.graph_dot(outcome.drawing, lang()), width="content")
+    st.page_link(
+        "pages/graph.py",
+        label=t("backward.decode.open"),
+        icon=":material/account_tree:",
+        query_params={
+            "graph.case": match.case,
+            f"graph.variant.{match.case}": match.variant,
+            "lang": lang(),
+        },
+    )
+
+
 def draw() -> None:
-    """The page: two formulas, the grid and the variant; then the run, checks, graph, script."""
+    """The page: the lab, then the error decoder (shown whatever the formulas say)."""
     st.title(t("backward.title"))
     st.markdown(t("backward.lead"))
+    _lab()
+    st.divider()
+    _decoder()
+
+
+def _lab() -> None:
+    """Two formulas, the grid and the variant; then the run, checks, graph, script."""
     st.pills(t("backward.presets"), [SEP.join(p) for p in PRESETS], key="backward.preset",
              on_change=_preset, format_func=_plain)  # fmt: skip
     left, right = st.columns(2)
@@ -132,13 +196,13 @@ def draw() -> None:
                                widget="segmented_control")  # fmt: skip
     st.caption(t(VARIANT_ABOUT[variant]))
     if not (ok_f and ok_b):
-        st.stop()
+        return
     f, b = st.session_state["backward.f"], st.session_state["backward.b"]
     try:
         lab = cached.lab_for(f, b, low, high, points, variant)
     except HogradError as err:
         show_error(err)
-        st.stop()
+        return
 
     st.subheader(t("backward.formulas"))
     names = [t(key) for key in FORMULAS]

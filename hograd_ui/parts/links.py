@@ -67,7 +67,8 @@ GLOBAL = frozenset(
 PAGE_PARAMS: dict[str, frozenset[str]] = {}
 #: Each page's key prefix (its widgets' keys and so its URL parameters start with it).
 PREFIXES = {"derivatives": ("deriv.",), "graph": ("graph.", "graphvars."), "hvp": ("hvp.",),
-            "why": ("why.",), "lesson": ("lesson.",), "backward": ("backward.",)}  # fmt: skip
+            "why": ("why.",), "lesson": ("lesson.",), "backward": ("backward.",),
+            "memory": ("memory.",)}  # fmt: skip
 #: Every URL parameter of a page's bound widgets and choices, in every view (``*`` stands for
 #: a variable's, a case's, a method's or a lesson step's name); the forms' settings are known
 #: from their fields (hograd_ui/parts/link_form.py). A name matching none is unknown: noted, dropped.
@@ -86,7 +87,8 @@ KNOWN = {
             "why.maml.phase", "why.maml.adapt", "why.pinn.equation", "why.wgan.graph"),
     "lesson": ("lesson.growth.fn", "lesson.*.cg", "lesson.*.rg", "lesson.*.action"),
     "backward": ("backward.f", "backward.b", "backward.range", "backward.points",
-                 "backward.variant", "backward.x0"),
+                 "backward.variant", "backward.x0", "backward.decode"),
+    "memory": ("memory.width", "memory.depth", "memory.orders", "memory.batch", "memory.micro"),
 }  # fmt: skip
 #: Why a parameter was not used, and the sentence that says so.
 REASONS = {"unknown": "links.ignored.unknown", "repeated": "links.ignored.repeated",

@@ -60,9 +60,9 @@ def _hook(event: str, args: tuple) -> None:
 
 sys.addaudithook(_hook)
 
-# home has no text box; the lesson's first step has its answer box (its link is checked in
-# tests/app/test_lesson_page.py)
-PAGES = [path for path, _ in routes() if path != "pages/home.py"]
+# home and the memory lab (sliders only) have no text box; the lesson's first step has its
+# answer box (its link is checked in tests/app/test_lesson_page.py)
+PAGES = [path for path, _ in routes() if path not in ("pages/home.py", "pages/memory.py")]
 #: boxes that take numbers, not formulas (hograd_core.typed_numbers): the lesson's answers and
 #: the exact entries beside sliders; they say what is wrong with the number
 NUMBER_BOXES = ("lesson.ans.", ".exact")
