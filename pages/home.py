@@ -14,6 +14,8 @@ cards = (
     ("pages/graph.py", "app.page.graph", ":material/account_tree:", "home.graph"),
     ("pages/hvp.py", "app.page.hvp", ":material/3d_rotation:", "home.hvp"),
     ("pages/why.py", "app.page.why", ":material/lightbulb:", "home.why"),
+    ("pages/backward.py", "backward.page", ":material/edit_note:", "home.backward"),
+    ("pages/memory.py", "memory.page", ":material/memory:", "home.memory"),
 )
 # Two cards a row: four in one row cut the pages' names short on a 1280-pixel screen.
 grid = [column for _ in range(0, len(cards), 2) for column in st.columns(2)]
