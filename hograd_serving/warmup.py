@@ -31,8 +31,13 @@ from websockets.sync.client import connect
 
 __all__ = ["PAGES", "warm", "wait_healthy"]
 
-#: The pages warmed, in order: the one a lecture usually opens first comes first.
-PAGES = ("derivatives", "graph", "hvp", "why", "lesson", "")
+#: The pages warmed, in order: the one a lecture usually opens first comes first. A page may
+#: carry a query string: the backward page's error decoder runs every gallery case once (two in
+#: a fresh process each) the first time anyone pastes a message, so the warm-up pastes one.
+PAGES = (
+    "derivatives", "graph", "hvp", "why", "lesson", "",
+    "backward?backward.decode=element+0+of+tensors+does+not+require+grad",
+)  # fmt: skip
 _DONE = ForwardMsg.FINISHED_SUCCESSFULLY
 
 
@@ -49,20 +54,23 @@ def wait_healthy(url: str, seconds: float = 120.0) -> bool:
     return False
 
 
-def _rerun(page: str, url: str, page_hash: str = "", fragment: str = "") -> bytes:
+def _rerun(page: str, url: str, page_hash: str = "", fragment: str = "", query: str = "") -> bytes:
     msg = BackMsg()
     cs = msg.rerun_script
     cs.page_name, cs.page_script_hash, cs.fragment_id = page, page_hash, fragment
+    cs.query_string = query
     ci = cs.context_info
-    ci.timezone, ci.timezone_offset, ci.locale, ci.url = "UTC", 0, "en-US", f"{url}/{page}"
+    ci.timezone, ci.timezone_offset, ci.locale = "UTC", 0, "en-US"
+    ci.url = f"{url}/{page}" + (f"?{query}" if query else "")
     return msg.SerializeToString()
 
 
 def warm_page(url: str, page: str, seconds: float = 60.0) -> str:
     """Open ``page`` once and answer its polling until it stops (or ``seconds`` pass).
 
-    Returns "ok", "timeout" or the script's failure.
+    Returns "ok", "timeout" or the script's failure. ``page`` may end in ``?query``.
     """
+    page, _, query = page.partition("?")
     jar = CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
     with opener.open(f"{url}/{page}", timeout=10) as resp:
@@ -76,7 +84,7 @@ def warm_page(url: str, page: str, seconds: float = 60.0) -> str:
         additional_headers={"Cookie": cookies} if cookies else None, origin=url,  # type: ignore[arg-type]
         open_timeout=10,
     ) as ws:  # fmt: skip
-        ws.send(_rerun(page, url))
+        ws.send(_rerun(page, url, query=query))
         page_hash, polling, finished = "", {}, False
         while time.monotonic() < deadline:
             if finished and not polling:
@@ -87,7 +95,7 @@ def warm_page(url: str, page: str, seconds: float = 60.0) -> str:
             except TimeoutError:
                 for fragment in list(polling):  # the page's timer fired: poll as a browser does
                     finished = False
-                    ws.send(_rerun("", url, page_hash, fragment))
+                    ws.send(_rerun("", url, page_hash, fragment, query))
                 continue
             fwd = ForwardMsg.FromString(data) if isinstance(data, bytes) else ForwardMsg()
             kind = fwd.WhichOneof("type")
@@ -115,9 +123,9 @@ def warm(url: str, pages: tuple[str, ...] = PAGES, seconds: float = 60.0) -> dic
     outcome: dict[str, str] = {}
     for page in pages:
         try:
-            outcome[page or "home"] = warm_page(url, page, seconds)
+            outcome[page.partition("?")[0] or "home"] = warm_page(url, page, seconds)
         except (OSError, TimeoutError) as err:  # a server that went away: say so, go on
-            outcome[page or "home"] = f"{type(err).__name__}: {err}"
+            outcome[page.partition("?")[0] or "home"] = f"{type(err).__name__}: {err}"
     return outcome
 
 

@@ -49,3 +49,21 @@ def test_the_first_student_after_a_warm_up_is_served_from_its_caches() -> None:
 def test_a_server_that_is_not_there_is_reported() -> None:
     outcome = warm("http://127.0.0.1:9", ("derivatives",))
     assert list(outcome) == ["derivatives"] and outcome["derivatives"] != "ok"
+
+
+def test_the_warm_up_runs_the_gallery_the_error_decoder_reads() -> None:
+    """The decoder's first paste runs every gallery case (two in fresh processes); the warm-up
+    pastes one, so a student's paste finds every run cached."""
+    from hograd_core.flaglab import CASES
+    from hograd_serving.warmup import PAGES
+
+    decoder = next(p for p in PAGES if p.startswith("backward?"))
+    variants = sum(len(case.variants) for case in CASES.values())
+    with running_server("warmup-decoder") as url:
+        assert warm(url, (decoder,)) == {"backward": "ok"}
+        before = lookups(url, "hograd_serving.cached.case_for")
+        assert before.get("miss", 0) >= variants  # every case ran once
+        with StreamlitClient(url, timeout=60) as student:
+            student.open("backward", "backward.decode=Trying+to+backward+through+the+graph")
+        after = lookups(url, "hograd_serving.cached.case_for")
+    assert after["miss"] == before["miss"] and after["hit"] > before.get("hit", 0)
