@@ -49,11 +49,11 @@ from hograd_core import parse  # noqa: E402
 from hograd_core.applications import gradient_stats as gs  # noqa: E402
 from hograd_core.applications import hessian_free as hf  # noqa: E402
 from hograd_core.applications import newton as nt  # noqa: E402
-from hograd_core.applications import pinn  # noqa: E402
 from hograd_core.applications.common import interleaved_medians, saved_bytes  # noqa: E402
 from hograd_core.applications.stability import lanczos  # noqa: E402
 from hograd_core.net_curvature import full_hessian  # noqa: E402
 from hograd_core.network import NetConfig, load_data, loss_function, mlp_loss, train  # noqa: E402
+from hograd_labs.pinn import compute as pinn  # noqa: E402
 
 
 def newton_costs(rounds: int) -> dict[str, float]:

@@ -135,23 +135,6 @@ fig.update_layout(template="plotly_white", showlegend=False)
 fig.show()
 """
 
-_PINN = """
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
-
-print("max_error", printed["max_error"][0], "rel_error", printed["rel_error"][0])
-fig = make_subplots(rows=1, cols=3, subplot_titles=["u, the network", "exact", "u − exact"])
-for col, z in enumerate((u, exact, u - exact), start=1):
-    fig.add_heatmap(x=x[0], y=t[:, 0], z=z, row=1, col=col, coloraxis="coloraxis2"
-                    if col == 3 else "coloraxis")
-fig.update_xaxes(title_text="x")
-fig.update_yaxes(title_text="t", col=1)
-fig.update_layout(template="plotly_white", coloraxis={"colorscale": "Viridis"},
-                  coloraxis2={"colorscale": "RdBu", "cmid": 0,
-                              "colorbar": {"x": 1.08}})
-fig.show()
-"""
-
 _WGAN = """
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -180,7 +163,6 @@ FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "quadratic": (_QUADRATIC, ()),
     "stability": (_STABILITY, ("lr", "every")),
     "stats": (_STATS, ()),
-    "pinn": (_PINN, ()),
     "wgan": (_WGAN, ("dataset",)),
     "network": (NETWORK_FIGURE, ()),  # the HVP page's network mode
 }
@@ -215,8 +197,7 @@ def why_notebook(
     by :func:`script_cells`, the printed lines read back, and the tab's figure.
 
     Args:
-        kind: the figure to draw ("newton", "hf", "quadratic", "stability", "stats", "pinn",
-            "wgan").
+        kind: the figure to draw ("newton", "hf", "quadratic", "stability", "stats", "wgan").
         source: the tab's generated script, as the ``.py`` download holds it.
         texts: the prose cells by the keys of :data:`WHY_TEXTS`.
         text: the function as typed (Newton tab); written as a string literal, never prose.

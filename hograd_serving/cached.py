@@ -28,14 +28,12 @@ from hograd_core import network as nw
 from hograd_core.applications import gradient_stats as why_stats
 from hograd_core.applications import hessian_free as why_hf
 from hograd_core.applications import newton as why_nt
-from hograd_core.applications import pinn as why_pinn
 from hograd_core.applications import stability as why_st
 from hograd_core.applications import wgan_gp as why_wgan
 from hograd_core.applications import wgan_penalty as why_wgan_penalty
 from hograd_core.applications.common import Code
 from hograd_core.applications.hessian_free_code import hf_code
 from hograd_core.applications.newton_code import race_code
-from hograd_core.applications.pinn_code import pinn_code
 from hograd_core.applications.stability_code import quadratic_code, stability_code
 from hograd_core.applications.stats_code import stats_code
 from hograd_core.applications.wgan_code import wgan_code
@@ -406,20 +404,6 @@ def why_anomaly(config: why_stats.StatsConfig) -> str | None:
 
     with heavy_work():
         return json.loads(run_cold(_ANOMALY, json.dumps(asdict(config)), ANOMALY_SECONDS))
-
-
-# ---- why page: physics-informed network (issue 17) ------------------------------------------------
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def why_pinn_run(
-    config: why_pinn.PinnConfig, _caption: Caption = lambda done, total: f"{done}/{total}",
-) -> tuple[why_pinn.PinnRun, Code]:  # fmt: skip
-    """The trained network and its script. ``config`` holds primitives only (a frozen
-    dataclass: hashed by its fields). A refused setting never takes a slot of the gate."""
-    why_pinn.check_config(config)
-    run = _with_bar(_caption, lambda progress: why_pinn.pinn(config, progress))
-    return run, pinn_code(config)
 
 
 # ---- why page: WGAN-GP (issue 17) -----------------------------------------------------------------

@@ -10,10 +10,10 @@ from collections.abc import Callable
 import streamlit as st
 
 from hograd_labs.maml import page as maml
+from hograd_labs.pinn import page as pinn
 from hograd_ui.parts import (
     why_hf,
     why_newton,
-    why_pinn,
     why_stability,
     why_stats,
     why_wgan,
@@ -28,7 +28,7 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
     # maml
     "maml": ("maml.tab", maml.draw),
     # pinn
-    "pinn": ("pinn.tab", why_pinn.draw),
+    "pinn": ("pinn.tab", pinn.draw),
     # wgan
     "wgan": ("wgan.tab", why_wgan.draw),
 }

@@ -12,8 +12,10 @@ from streamlit.testing.v1 import AppTest
 import hograd_serving.cached as cached
 from hograd_labs.maml import cached as maml_cached
 from hograd_labs.maml import page as maml_page
+from hograd_labs.pinn import cached as pinn_cached
+from hograd_labs.pinn import page as pinn_page
 from hograd_ui.i18n import tr
-from hograd_ui.parts import why_hf, why_pinn, why_stability, why_stats, why_wgan
+from hograd_ui.parts import why_hf, why_stability, why_stats, why_wgan
 from hograd_ui.parts.link_form import REFUSED, Field
 from tests.app.test_links import notes, open_link, query
 
@@ -142,14 +144,16 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
     """The arguments every cached computation of the forms was called with (it still runs)."""
     seen: dict[str, list[tuple]] = {}
     for name in {spy for _, _, spy, _ in FORMS.values()}:
-        real = getattr(maml_cached if name.startswith("why_maml") else cached, name)
+        labs = {"why_maml": maml_cached, "why_pinn": pinn_cached}
+        home = next((m for prefix, m in labs.items() if name.startswith(prefix)), cached)
+        real = getattr(home, name)
 
         def spy(*args: object, _real=real, _name=name, **kwargs: object) -> object:  # noqa: ANN001
             seen.setdefault(_name, []).append(args)
             return _real(*args, **kwargs)
 
-        tabs = (why_hf, why_stability, why_stats, maml_page, why_pinn, why_wgan)
-        for module in (cached, maml_cached, *tabs):  # imported by name there
+        tabs = (why_hf, why_stability, why_stats, maml_page, pinn_page, why_wgan)
+        for module in (cached, maml_cached, pinn_cached, *tabs):  # imported by name there
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, spy)
     return seen

@@ -14,14 +14,11 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-import torch
 
 from hograd_core.applications import func_forms as ff
 from hograd_core.applications.gradient_stats import SCENARIOS, StatsConfig, gradient_stats
 from hograd_core.applications.hessian_free import HFConfig, hessian_free
 from hograd_core.applications.hessian_free_code import hf_code
-from hograd_core.applications.pinn import PinnConfig, pinn, preset
-from hograd_core.applications.pinn_code import pinn_code
 from hograd_core.applications.stability import StabilityConfig, net_stability, quadratic_gd
 from hograd_core.applications.stability_code import quadratic_code, stability_code
 from hograd_core.applications.stats_code import stats_code
@@ -137,45 +134,6 @@ def test_stats_form_with_anomaly_mode_names_the_same_operation() -> None:
         printed(func)
     node, output = gradient_stats(config).nan_source
     assert f"Function '{node}' returned nan values in its {output}th output" in str(err.value)
-
-
-# ---- PINN: u_t, u_xx, u_tt by vmap(jacrev(u)) and vmap(hessian(u)) ----------------------------
-
-
-@pytest.mark.parametrize(
-    "config",
-    [
-        replace(preset("heat"), steps=30),
-        replace(preset("wave"), steps=30, create_graph=False, w_initial=3.0, seed=2),
-        replace(preset("heat"), steps=30, create_graph=False, coefficient=0.3, t_max=0.5),
-        replace(preset("wave"), steps=30, width=8, depth=3, lr=0.005, points=64),
-    ],
-)
-def test_pinn_form_trains_to_the_same_losses(config: PinnConfig) -> None:
-    func = ff.pinn_func_code(config)
-    transforms_only(func)
-    assert "vmap(hessian(u_at))(xt)" in func
-    assert (".detach()  #" in func) == (not config.create_graph)  # the bug, written out
-    by_func, run = printed(func), pinn(config)
-    same(by_func, printed(pinn_code(config).source), rtol=1e-12)
-    np.testing.assert_allclose(by_func["loss"], run.losses, rtol=1e-12)
-    assert by_func["max_error"][0] == pytest.approx(run.max_error, rel=1e-12)
-    assert by_func["rel_error"][0] == pytest.approx(run.rel_error, rel=1e-12)
-
-
-def test_pinn_form_derivatives_are_the_exact_ones_of_a_known_u() -> None:
-    """The form's residual on a function with known derivatives: u = sin(πx)·exp(−t) has
-    u_t = −u and u_xx = −π²u, so u_t − α u_xx = (απ² − 1) u at every point."""
-    config = PinnConfig(coefficient=0.2)
-    func = ff.pinn_func_code(config)
-    head = func[: func.index("# interior points")]
-    names: dict = {}
-    exec(compile(head, "<generated>", "exec"), names)  # noqa: S102 - our generated script
-    names["net"] = lambda xt: torch.sin(torch.pi * xt[:, 0]) * torch.exp(-xt[:, 1])
-    xt = torch.rand(50, 2, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
-    u = names["net"](xt)
-    expected = (0.2 * torch.pi**2 - 1) * u
-    torch.testing.assert_close(names["residual"](xt), expected, rtol=1e-12, atol=1e-12)
 
 
 # ---- WGAN-GP: the penalty's gradient by vmap(grad(critic)) --------------------------------

@@ -20,8 +20,6 @@ from hograd_core.applications.hessian_free import HFConfig, hessian_free
 from hograd_core.applications.hessian_free_code import hf_code
 from hograd_core.applications.newton import RaceConfig, race
 from hograd_core.applications.newton_code import race_code
-from hograd_core.applications.pinn import pinn, preset
-from hograd_core.applications.pinn_code import pinn_code
 from hograd_core.applications.stability import StabilityConfig, net_stability, quadratic_gd
 from hograd_core.applications.stability_code import quadratic_code, stability_code
 from hograd_core.applications.stats_code import stats_code
@@ -141,17 +139,6 @@ def test_stats_notebook_prints_the_pages_numbers(config: object) -> None:
     assert ("nan_at" in got["printed"]) == (stats.nan_step is not None)
 
 
-def test_pinn_notebook_prints_the_pages_numbers() -> None:
-    config = replace(preset("heat"), steps=20)
-    run, code = pinn(config), pinn_code(config)
-    got, nb = execute(why_notebook("pinn", code.source, TEXTS))
-    check_shape(nb, code.source)
-    np.testing.assert_allclose(got["printed"]["loss"], run.losses, rtol=1e-12)
-    assert got["printed"]["max_error"][0] == pytest.approx(run.max_error, rel=1e-12)
-    (fig,) = figures(nb)
-    assert [d["type"] for d in fig["data"]] == ["heatmap"] * 3
-
-
 def test_wgan_notebook_prints_the_pages_numbers() -> None:
     config = WganConfig(mode="gp", steps=8, batch=32, hidden=8, dataset="ring")
     run, code = train_wgan(config), wgan_code(config)
@@ -189,7 +176,7 @@ def test_bad_settings_are_refused_with_their_name(kind: str, settings: dict, mat
 def test_every_figure_cell_opens_with_its_imports() -> None:
     """why_notebook puts the page's settings right after the figure's first block: that block
     must be the imports, so the settings sit between the imports and the drawing."""
-    assert set(FIGURES) == {"newton", "hf", "quadratic", "stability", "stats", "pinn", "wgan",
+    assert set(FIGURES) == {"newton", "hf", "quadratic", "stability", "stats", "wgan",
                             "network"}  # fmt: skip
     for figure, _ in FIGURES.values():
         imports, drawing = figure.strip().split("\n\n", 1)
