@@ -224,9 +224,8 @@ def wgan_costs(rounds: int) -> dict[str, float]:
     """``gp_step_over_plain_step``: one critic step of the page's default WGAN-GP run (8
     Gaussians, batch 64, a 2-32-32-1 tanh critic, Adam) with the gradient penalty (its
     ``create_graph=True`` gradient, then backward through it) against the same step without
-    the penalty: :func:`hograd_core.applications.wgan_penalty.step_costs`."""
-    from hograd_core.applications.wgan_gp import WganConfig
-    from hograd_core.applications.wgan_penalty import step_costs
+    the penalty: :func:`hograd_labs.wgan.compute.step_costs`."""
+    from hograd_labs.wgan.compute import WganConfig, step_costs
 
     costs = step_costs(WganConfig(), rounds)
     return {

@@ -11,12 +11,12 @@ import streamlit as st
 
 from hograd_labs.maml import page as maml
 from hograd_labs.pinn import page as pinn
+from hograd_labs.wgan import page as wgan
 from hograd_ui.parts import (
     why_hf,
     why_newton,
     why_stability,
     why_stats,
-    why_wgan,
 )
 from hograd_ui.parts.ui import lazy_tabs, t
 
@@ -30,7 +30,7 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
     # pinn
     "pinn": ("pinn.tab", pinn.draw),
     # wgan
-    "wgan": ("wgan.tab", why_wgan.draw),
+    "wgan": ("wgan.tab", wgan.draw),
 }
 
 st.title(t("why.title"))

@@ -5,8 +5,8 @@ Each form is the plain script (``*_code(...).source``) with only its derivative 
 ``torch.autograd.grad(..., create_graph=True)`` becomes ``grad(f)``, a Hessian-vector product
 becomes ``jvp(grad(f), (w,), (v,))`` (forward mode over reverse mode), derivatives at many
 points become ``vmap`` of one point's derivative. torch.func has no ``create_graph`` flag: a
-transform always records what an outer one needs, so where the plain script leaves the flag off
-on purpose (the silent bug of the WGAN-GP tab) the form writes ``.detach()``.
+transform always records what an outer one needs. (The labs in hograd_labs/ keep their
+torch.func form in their own compute.py instead.)
 
 A swap whose plain text is missing raises ValueError, so a change to a plain script that these
 forms no longer fit fails the tests instead of shipping a form of another experiment.
@@ -20,7 +20,6 @@ __all__ = [
     "quadratic_func_code",
     "stability_func_code",
     "stats_func_code",
-    "wgan_func_code",
 ]
 
 
@@ -139,33 +138,10 @@ def stats_func_code(source: str, note: str = "") -> str:
     return _finish(out, "grad_and_value", note)
 
 
-# ---- WGAN-GP: the penalty's gradient by vmap(grad(critic)) -----------------------------------
-
-_WGAN_PENALTY = '''def gradient_penalty(critic, real, fake, eps, lam, create_graph=True):
-    """lam * mean (|grad D(x_hat)| - 1)^2 on x_hat = eps x + (1 - eps) x_fake, and the norms."""
-    x_hat = eps * real + (1 - eps) * fake  # interpolates (batch, 2)
-    g = vmap(grad(lambda p: critic(p[None])[0, 0]))(x_hat)  # (batch, 2): grad of D at each point
-    if not create_graph:
-        g = g.detach()  # the silent bug, written out: torch.func has no flag to forget with
-    norms = g.norm(dim=1)  # (batch,) one gradient norm per interpolate
-    return lam * ((norms - 1) ** 2).mean(), norms
-'''
-
-
-def wgan_func_code(source: str, note: str = "") -> str:
-    """The WGAN-GP script (``wgan_code``) with the penalty's ∇ₓ̂D from ``vmap(grad(D))`` over
-    the interpolates; the critic's weights stay ordinary tensors, so ``loss.backward()`` flows
-    through the penalty to them."""
-    out = _span(source, "def gradient_penalty(", "\n\ndef penalty_gradient(", _WGAN_PENALTY.rstrip("\n"),
-                "WGAN-GP")  # fmt: skip
-    return _finish(out, "grad, vmap", note)
-
-
 #: The source-based forms by tab.
 FORMS = {
     "hf": hf_func_code,
     "quadratic": quadratic_func_code,
     "stability": stability_func_code,
     "stats": stats_func_code,
-    "wgan": wgan_func_code,
 }

@@ -56,7 +56,6 @@ GRAPH_TEXTS = {
 WHY_NOTES = {
     "hf": "downloads.func.why.hf", "quadratic": "downloads.func.why.quadratic",
     "stability": "downloads.func.why.stability", "stats": "downloads.func.why.stats",
-    "wgan": "downloads.func.why.wgan",
 }  # fmt: skip
 HVP_TEXTS = {
     "title": "downloads.nb.hvp.title", "function": "downloads.nb.hvp.function",
@@ -73,7 +72,6 @@ WHY_NB_TEXTS = {
     "quadratic": ("why.nb.quadratic.title", "why.nb.quadratic.figure"),
     "stability": ("why.nb.stability.title", "why.nb.stability.figure"),
     "stats": ("why.nb.stats.title", "why.nb.stats.figure"),
-    "wgan": ("why.nb.wgan.title", "why.nb.wgan.figure"),
 }
 
 

@@ -14,8 +14,10 @@ from hograd_labs.maml import cached as maml_cached
 from hograd_labs.maml import page as maml_page
 from hograd_labs.pinn import cached as pinn_cached
 from hograd_labs.pinn import page as pinn_page
+from hograd_labs.wgan import cached as wgan_cached
+from hograd_labs.wgan import page as wgan_page
 from hograd_ui.i18n import tr
-from hograd_ui.parts import why_hf, why_stability, why_stats, why_wgan
+from hograd_ui.parts import why_hf, why_stability, why_stats
 from hograd_ui.parts.link_form import REFUSED, Field
 from tests.app.test_links import notes, open_link, query
 
@@ -144,7 +146,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
     """The arguments every cached computation of the forms was called with (it still runs)."""
     seen: dict[str, list[tuple]] = {}
     for name in {spy for _, _, spy, _ in FORMS.values()}:
-        labs = {"why_maml": maml_cached, "why_pinn": pinn_cached}
+        labs = {"why_maml": maml_cached, "why_pinn": pinn_cached, "why_wgan": wgan_cached}
         home = next((m for prefix, m in labs.items() if name.startswith(prefix)), cached)
         real = getattr(home, name)
 
@@ -152,8 +154,8 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
             seen.setdefault(_name, []).append(args)
             return _real(*args, **kwargs)
 
-        tabs = (why_hf, why_stability, why_stats, maml_page, pinn_page, why_wgan)
-        for module in (cached, maml_cached, pinn_cached, *tabs):  # imported by name there
+        tabs = (why_hf, why_stability, why_stats, maml_page, pinn_page, wgan_page)
+        for module in (cached, maml_cached, pinn_cached, wgan_cached, *tabs):  # imported by name there
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, spy)
     return seen

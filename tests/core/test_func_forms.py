@@ -22,9 +22,6 @@ from hograd_core.applications.hessian_free_code import hf_code
 from hograd_core.applications.stability import StabilityConfig, net_stability, quadratic_gd
 from hograd_core.applications.stability_code import quadratic_code, stability_code
 from hograd_core.applications.stats_code import stats_code
-from hograd_core.applications.wgan_code import wgan_code
-from hograd_core.applications.wgan_gp import MODES, WganConfig, train_wgan
-from hograd_core.applications.wgan_penalty import penalty_check
 from hograd_core.curvature import _load_forward_ad
 
 
@@ -134,27 +131,6 @@ def test_stats_form_with_anomaly_mode_names_the_same_operation() -> None:
         printed(func)
     node, output = gradient_stats(config).nan_source
     assert f"Function '{node}' returned nan values in its {output}th output" in str(err.value)
-
-
-# ---- WGAN-GP: the penalty's gradient by vmap(grad(critic)) --------------------------------
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_wgan_form_trains_and_checks_the_same(mode: str) -> None:
-    config = WganConfig(mode=mode, steps=15, batch=32, hidden=16, dataset="ring")
-    plain = wgan_code(config).source
-    func = ff.wgan_func_code(plain)
-    transforms_only(func, kept=2)  # penalty_gradient's two parameter gradients stay as they are
-    penalty = func[func.index("def gradient_penalty(") : func.index("def penalty_gradient(")]
-    assert "vmap(grad(" in penalty and "torch.autograd" not in penalty
-    by_func, check = printed(func), penalty_check(config)
-    same(by_func, printed(plain), rtol=1e-12)
-    run = train_wgan(config)
-    np.testing.assert_allclose(by_func["wasserstein"], run.wasserstein, rtol=1e-12)
-    np.testing.assert_allclose(by_func["penalty"], run.penalty, rtol=1e-12)
-    np.testing.assert_allclose(by_func["with_graph"], check.with_graph, rtol=1e-12)
-    assert list(by_func["without_graph"]) == [0.0] * 6  # .detach(): the penalty adds nothing
-
 
 # ---- refusals ----------------------------------------------------------------------------------
 
