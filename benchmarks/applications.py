@@ -48,11 +48,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hograd_core import parse  # noqa: E402
 from hograd_core.applications import hessian_free as hf  # noqa: E402
 from hograd_core.applications import newton as nt  # noqa: E402
-from hograd_core.applications import pinn  # noqa: E402
 from hograd_core.applications.common import interleaved_medians, saved_bytes  # noqa: E402
 from hograd_core.applications.stability import lanczos  # noqa: E402
 from hograd_core.net_curvature import full_hessian  # noqa: E402
 from hograd_core.network import NetConfig, load_data, loss_function, mlp_loss, train  # noqa: E402
+from hograd_labs.pinn import compute as pinn  # noqa: E402
 
 
 def newton_costs(rounds: int) -> dict[str, float]:
@@ -225,9 +225,8 @@ def wgan_costs(rounds: int) -> dict[str, float]:
     """``gp_step_over_plain_step``: one critic step of the page's default WGAN-GP run (8
     Gaussians, batch 64, a 2-32-32-1 tanh critic, Adam) with the gradient penalty (its
     ``create_graph=True`` gradient, then backward through it) against the same step without
-    the penalty: :func:`hograd_core.applications.wgan_penalty.step_costs`."""
-    from hograd_core.applications.wgan_gp import WganConfig
-    from hograd_core.applications.wgan_penalty import step_costs
+    the penalty: :func:`hograd_labs.wgan.compute.step_costs`."""
+    from hograd_labs.wgan.compute import WganConfig, step_costs
 
     costs = step_costs(WganConfig(), rounds)
     return {

@@ -45,18 +45,34 @@ TOUR: list[tuple[str, str]] = [
     *[("derivatives", f"deriv.tab={t}") for t in ("taylor", "symbolic", "code", "cost")],
     ("derivatives", "deriv.fn=tanh(x)&deriv.order=12"),
     ("graph", ""),
-    *[("graph", f"graph.case={c}") for c in (
-        "no_create_graph", "freed_graph", "retain_default", "unused_input", "constant_trap",
-        "backward_accumulates", "inplace", "nan_anomaly")],  # fmt: skip
+    *[
+        ("graph", f"graph.case={c}")
+        for c in (
+            "no_create_graph",
+            "freed_graph",
+            "retain_default",
+            "unused_input",
+            "constant_trap",
+            "backward_accumulates",
+            "inplace",
+            "nan_anomaly",
+        )
+    ],  # fmt: skip
     ("graph", "graph.fn=w1**2*sin(w2)"),
     ("hvp", ""),
     *[("hvp", f"hvp.tab={t}") for t in ("hessian", "ways", "slices", "power")],
-    *[("hvp", f"hvp.mode=network&hvp.net.tab={t}")
-      for t in ("top", "trace", "sharp", "hessian", "training")],  # fmt: skip
-    *[("why", f"why.tab={t}")
-      for t in ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan")],  # fmt: skip
-    *[("backward", f"backward.variant={v}")
-      for v in ("written", "detached", "once", "second_function")],  # fmt: skip
+    *[
+        ("hvp", f"hvp.mode=network&hvp.net.tab={t}")
+        for t in ("top", "trace", "sharp", "hessian", "training")
+    ],  # fmt: skip
+    *[
+        ("why", f"why.tab={t}")
+        for t in ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan")
+    ],  # fmt: skip
+    *[
+        ("backward", f"backward.variant={v}")
+        for v in ("written", "detached", "once", "second_function")
+    ],  # fmt: skip
     *[("lesson", f"step={s}") for s in range(1, 8)],
 ]
 
@@ -179,15 +195,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1, help="fresh servers, one tour each")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--no-downloads", action="store_true",
-                        help="do not click the download buttons (by default every one is)")
+    parser.add_argument(
+        "--no-downloads",
+        action="store_true",
+        help="do not click the download buttons (by default every one is)",
+    )
     args = parser.parse_args(argv)
-    results = [tour(f"[{i + 1}/{args.rounds}]", not args.json, not args.no_downloads) for i in range(args.rounds)]
+    results = [
+        tour(f"[{i + 1}/{args.rounds}]", not args.json, not args.no_downloads)
+        for i in range(args.rounds)
+    ]
     if args.json:
         print(json.dumps(results, indent=1))
         return 0
     files = sum(v["downloads"] for v in results[0]["views"])
-    print(f"\n{len(TOUR)} views and {files} downloads per tour; goal: {GOAL_MB} MB (RSS) after a full tour")
+    print(
+        f"\n{len(TOUR)} views and {files} downloads per tour; goal: {GOAL_MB} MB (RSS) after a full tour"
+    )
     for i, r in enumerate(results, 1):
         print(f"round {i}: start RSS {r['start_rss_mb']} MB (PSS {r['start_pss_mb']}); "
               f"after the tour RSS {r['end_rss_mb']} (PSS {r['end_pss_mb']}); "

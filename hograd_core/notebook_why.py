@@ -119,52 +119,12 @@ fig.update_layout(template="plotly_white", height=550)
 fig.show()
 """
 
-_PINN = """
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
-
-print("max_error", printed["max_error"][0], "rel_error", printed["rel_error"][0])
-fig = make_subplots(rows=1, cols=3, subplot_titles=["u, the network", "exact", "u − exact"])
-for col, z in enumerate((u, exact, u - exact), start=1):
-    fig.add_heatmap(x=x[0], y=t[:, 0], z=z, row=1, col=col, coloraxis="coloraxis2"
-                    if col == 3 else "coloraxis")
-fig.update_xaxes(title_text="x")
-fig.update_yaxes(title_text="t", col=1)
-fig.update_layout(template="plotly_white", coloraxis={"colorscale": "Viridis"},
-                  coloraxis2={"colorscale": "RdBu", "cmid": 0,
-                              "colorbar": {"x": 1.08}})
-fig.show()
-"""
-
-_WGAN = """
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
-
-look = torch.Generator().manual_seed(1)  # a fresh sample, the same every run
-real = sample_data(dataset, 500, look)
-with torch.no_grad():
-    fake = mlp(G, torch.randn(500, 2, generator=look, dtype=torch.float64))
-fig = make_subplots(rows=1, cols=2, subplot_titles=["data and generator", "training"])
-fig.add_scatter(x=real[:, 0], y=real[:, 1], mode="markers", name="data",
-                marker={"size": 4, "opacity": 0.5}, row=1, col=1)
-fig.add_scatter(x=fake[:, 0], y=fake[:, 1], mode="markers", name="generated",
-                marker={"size": 4, "opacity": 0.5}, row=1, col=1)
-fig.add_scatter(y=printed["wasserstein"], mode="lines", name="Wasserstein estimate",
-                row=1, col=2)
-fig.add_scatter(y=printed["penalty"], mode="lines", name="penalty", row=1, col=2)
-fig.update_xaxes(title_text="generator step", row=1, col=2)
-fig.update_layout(template="plotly_white")
-fig.show()
-"""
-
 #: Each tab's figure cell, and the settings it needs besides the script (given by the caller).
 FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "newton": (_NEWTON, ("start",)),
     "hf": (_HF, ()),
     "quadratic": (_QUADRATIC, ()),
     "stability": (_STABILITY, ("lr", "every")),
-    "pinn": (_PINN, ()),
-    "wgan": (_WGAN, ("dataset",)),
     "network": (NETWORK_FIGURE, ()),  # the HVP page's network mode
 }
 
@@ -198,8 +158,7 @@ def why_notebook(
     by :func:`script_cells`, the printed lines read back, and the tab's figure.
 
     Args:
-        kind: the figure to draw ("newton", "hf", "quadratic", "stability", "pinn",
-            "wgan").
+        kind: the figure to draw ("newton", "hf", "quadratic", "stability").
         source: the tab's generated script, as the ``.py`` download holds it.
         texts: the prose cells by the keys of :data:`WHY_TEXTS`.
         text: the function as typed (Newton tab); written as a string literal, never prose.

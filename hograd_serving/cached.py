@@ -26,20 +26,15 @@ from hograd_core import net_curvature as nc
 from hograd_core import network as nw
 from hograd_core.applications import hessian_free as why_hf
 from hograd_core.applications import newton as why_nt
-from hograd_core.applications import pinn as why_pinn
 from hograd_core.applications import stability as why_st
-from hograd_core.applications import wgan_gp as why_wgan
-from hograd_core.applications import wgan_penalty as why_wgan_penalty
 from hograd_core.applications.common import Code
 from hograd_core.applications.hessian_free_code import hf_code
 from hograd_core.applications.newton_code import race_code
-from hograd_core.applications.pinn_code import pinn_code
 from hograd_core.applications.stability_code import quadratic_code, stability_code
-from hograd_core.applications.wgan_code import wgan_code
 from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
 from hograd_core.grad_checks import GradChecks, run_gradchecks
 from hograd_core.graph_dot import escape_newlines
-from hograd_core.graphs import GRAPH_BUDGET, GraphLab, TensorGraph, graph_lab
+from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
 from hograd_core.hvp_graph import HVPGraph, hvp_graph
 from hograd_core.inspector import (
     AutogradPart,
@@ -372,45 +367,6 @@ def why_stability(
     config = why_st.StabilityConfig(dataset, tuple(hidden), lr, steps, every, seed=int(seed))
     run = _with_bar(_caption, lambda progress: why_st.net_stability(config, progress))
     return run, stability_code(config)
-
-
-# ---- why page: physics-informed network (issue 17) ------------------------------------------------
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def why_pinn_run(
-    config: why_pinn.PinnConfig, _caption: Caption = lambda done, total: f"{done}/{total}",
-) -> tuple[why_pinn.PinnRun, Code]:  # fmt: skip
-    """The trained network and its script. ``config`` holds primitives only (a frozen
-    dataclass: hashed by its fields). A refused setting never takes a slot of the gate."""
-    why_pinn.check_config(config)
-    run = _with_bar(_caption, lambda progress: why_pinn.pinn(config, progress))
-    return run, pinn_code(config)
-
-
-# ---- why page: WGAN-GP (issue 17) -----------------------------------------------------------------
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def why_wgan_run(
-    config: why_wgan.WganConfig, _caption: Caption = lambda done, total: f"{done}/{total}",
-) -> tuple[why_wgan.WganRun, why_wgan_penalty.PenaltyCheck, why_wgan_penalty.StepCosts, Code]:  # fmt: skip
-    """The training run, the penalty's gradient both ways, a critic step's cost with and
-    without the penalty, and the script. ``config`` is a frozen dataclass of primitives."""
-    why_wgan.check_config(config)  # a refused setting draws no progress bar
-
-    def work(progress: Callable[[int, int], None]) -> tuple:
-        run = why_wgan.train_wgan(config, progress)
-        return run, why_wgan_penalty.penalty_check(config), why_wgan_penalty.step_costs(config)
-
-    run, check, costs = _with_bar(_caption, work)
-    return run, check, costs, wgan_code(config)
-
-
-@st.cache_data(max_entries=4, show_spinner=False)
-def why_wgan_graph(create_graph: bool) -> TensorGraph:
-    """The penalty's graph for the tiny critic (about 50 nodes: no gate needed)."""
-    return why_wgan_penalty.penalty_graph(create_graph)
 
 
 # ---- graph page: several variables, gallery drawings (issue 15) -----------------------------------

@@ -10,13 +10,13 @@ from collections.abc import Callable
 import streamlit as st
 
 from hograd_labs.maml import page as maml
+from hograd_labs.pinn import page as pinn
 from hograd_labs.stats import page as stats
+from hograd_labs.wgan import page as wgan
 from hograd_ui.parts import (
     why_hf,
     why_newton,
-    why_pinn,
     why_stability,
-    why_wgan,
 )
 from hograd_ui.parts.ui import lazy_tabs, t
 
@@ -28,9 +28,9 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
     # maml
     "maml": ("maml.tab", maml.draw),
     # pinn
-    "pinn": ("pinn.tab", why_pinn.draw),
+    "pinn": ("pinn.tab", pinn.draw),
     # wgan
-    "wgan": ("wgan.tab", why_wgan.draw),
+    "wgan": ("wgan.tab", wgan.draw),
 }
 
 st.title(t("why.title"))

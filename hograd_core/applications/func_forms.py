@@ -5,8 +5,8 @@ Each form is the plain script (``*_code(...).source``) with only its derivative 
 ``torch.autograd.grad(..., create_graph=True)`` becomes ``grad(f)``, a Hessian-vector product
 becomes ``jvp(grad(f), (w,), (v,))`` (forward mode over reverse mode), derivatives at many
 points become ``vmap`` of one point's derivative. torch.func has no ``create_graph`` flag: a
-transform always records what an outer one needs, so where the plain script leaves the flag off
-on purpose (the silent bugs of the PINN and WGAN-GP tabs) the form writes ``.detach()``.
+transform always records what an outer one needs. (The labs in hograd_labs/ keep their
+torch.func form in their own compute.py instead.)
 
 A swap whose plain text is missing raises ValueError, so a change to a plain script that these
 forms no longer fit fails the tests instead of shipping a form of another experiment.
@@ -14,16 +14,11 @@ forms no longer fit fails the tests instead of shipping a form of another experi
 
 from __future__ import annotations
 
-from .pinn import PinnConfig
-from .pinn_code import pinn_code
-
 __all__ = [
     "FORMS",
     "hf_func_code",
-    "pinn_func_code",
     "quadratic_func_code",
     "stability_func_code",
-    "wgan_func_code",
 ]
 
 
@@ -99,73 +94,9 @@ def stability_func_code(source: str, note: str = "") -> str:
     return _finish(_swap(source, pairs, "network stability"), "grad, jvp", note)
 
 
-# ---- PINN: derivatives with respect to the inputs, vmap over the points ----------------------
-
-
-def pinn_func_code(config: PinnConfig, note: str = "") -> str:
-    """The PINN script (``pinn_code(config)``) with u_t, u_xx (and u_tt) from
-    ``vmap(jacrev(u_at))`` and ``vmap(hessian(u_at))``: u_at is the network at one point
-    (x, t). The weights stay ordinary tensors: ``loss.backward()`` differentiates the
-    transforms' results with respect to them. Without create_graph, ``.detach()``."""
-    k, cut = repr(config.coefficient), "" if config.create_graph else ".detach()"
-    bug = (
-        ""
-        if config.create_graph
-        else "    # the bug, written out: .detach() makes each term a constant\n"
-    )
-    if config.equation == "heat":  # the plain script's bug drops the flag from u_xx only
-        bug = bug.replace("each term", "u_xx")
-        terms = f"""{bug}    u_t = vmap(jacrev(u_at))(xt)[:, 1]  # (N,): du/dt at every point
-    u_xx = vmap(hessian(u_at))(xt)[:, 0, 0]{cut}  # (N,): d2u/dx2 at every point
-    return u_t - {k} * u_xx  # the heat equation: u_t = alpha u_xx"""
-    else:
-        terms = f"""{bug}    d2u = vmap(hessian(u_at))(xt){cut}  # (N, 2, 2): [[u_xx, u_xt], [u_tx, u_tt]]
-    return d2u[:, 1, 1] - {k}**2 * d2u[:, 0, 0]  # the wave equation: u_tt = c^2 u_xx"""
-    residual = f"""def u_at(p):  # u at one point p = (x, t): a number, what torch.func differentiates
-    return net(p[None])[0]
-
-
-def residual(xt):  # derivatives of u with respect to the INPUTS, inside the loss
-{terms}
-
-
-"""
-    out = _span(pinn_code(config).source, "def residual(u, xt):", "# interior points", residual,
-                "PINN")  # fmt: skip
-    out = _swap(out, [("r = residual(net(xt), xt)", "r = residual(xt)")], "PINN")
-    if config.equation == "wave":
-        out = _span(out, "    v0 = torch.autograd.grad(", "\n    start = start",
-                    f"    v0 = vmap(jacrev(u_at))(initial){cut}  # (N, 2): u_x, u_t at (x, 0)",
-                    "PINN")  # fmt: skip
-    return _finish(out, "hessian, jacrev, vmap", note)
-
-
-# ---- WGAN-GP: the penalty's gradient by vmap(grad(critic)) -----------------------------------
-
-_WGAN_PENALTY = '''def gradient_penalty(critic, real, fake, eps, lam, create_graph=True):
-    """lam * mean (|grad D(x_hat)| - 1)^2 on x_hat = eps x + (1 - eps) x_fake, and the norms."""
-    x_hat = eps * real + (1 - eps) * fake  # interpolates (batch, 2)
-    g = vmap(grad(lambda p: critic(p[None])[0, 0]))(x_hat)  # (batch, 2): grad of D at each point
-    if not create_graph:
-        g = g.detach()  # the silent bug, written out: torch.func has no flag to forget with
-    norms = g.norm(dim=1)  # (batch,) one gradient norm per interpolate
-    return lam * ((norms - 1) ** 2).mean(), norms
-'''
-
-
-def wgan_func_code(source: str, note: str = "") -> str:
-    """The WGAN-GP script (``wgan_code``) with the penalty's ∇ₓ̂D from ``vmap(grad(D))`` over
-    the interpolates; the critic's weights stay ordinary tensors, so ``loss.backward()`` flows
-    through the penalty to them."""
-    out = _span(source, "def gradient_penalty(", "\n\ndef penalty_gradient(", _WGAN_PENALTY.rstrip("\n"),
-                "WGAN-GP")  # fmt: skip
-    return _finish(out, "grad, vmap", note)
-
-
-#: The source-based forms by tab (the PINN form takes its config: see :func:`pinn_func_code`).
+#: The source-based forms by tab.
 FORMS = {
     "hf": hf_func_code,
     "quadratic": quadratic_func_code,
     "stability": stability_func_code,
-    "wgan": wgan_func_code,
 }

@@ -16,8 +16,7 @@ import numpy as np
 import streamlit as st
 
 from hograd_core.applications.common import Code
-from hograd_core.applications.func_forms import FORMS, pinn_func_code
-from hograd_core.applications.pinn import PinnConfig
+from hograd_core.applications.func_forms import FORMS
 from hograd_core.cpp_code import derivatives_cpp, hvp_cpp
 from hograd_core.csv_tables import curves_csv, eigen_csv, hessian_csv
 from hograd_core.errors import HogradError
@@ -58,8 +57,6 @@ GRAPH_TEXTS = {
 WHY_NOTES = {
     "hf": "downloads.func.why.hf", "quadratic": "downloads.func.why.quadratic",
     "stability": "downloads.func.why.stability",
-    "pinn": "downloads.func.why.pinn",
-    "wgan": "downloads.func.why.wgan",
 }  # fmt: skip
 HVP_TEXTS = {
     "title": "downloads.nb.hvp.title", "function": "downloads.nb.hvp.function",
@@ -75,8 +72,6 @@ WHY_NB_TEXTS = {
     "hf": ("why.nb.hf.title", "why.nb.hf.figure"),
     "quadratic": ("why.nb.quadratic.title", "why.nb.quadratic.figure"),
     "stability": ("why.nb.stability.title", "why.nb.stability.figure"),
-    "pinn": ("why.nb.pinn.title", "why.nb.pinn.figure"),
-    "wgan": ("why.nb.wgan.title", "why.nb.wgan.figure"),
 }
 
 
@@ -292,14 +287,9 @@ def newton_func(source: str) -> str:
 
 
 def why_func(kind: str, source: str) -> str:
-    """The torch.func form of a "Why" tab's script (``kind``: a key of WHY_NOTES but "pinn"),
+    """The torch.func form of a "Why" tab's script (``kind``: a key of WHY_NOTES),
     with its note in the reader's language on top."""
     return FORMS[kind](source, t(WHY_NOTES[kind]))
-
-
-def pinn_func(config: PinnConfig) -> str:
-    """The torch.func form of the PINN tab's script for ``config``."""
-    return pinn_func_code(config, t(WHY_NOTES["pinn"]))
 
 
 def graph_row(fn: Function, x0: float, order: int) -> None:

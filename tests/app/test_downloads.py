@@ -333,8 +333,8 @@ WHY_FORMS = [  # (case, the tab's state: small runs, the form's note key, rtol a
     ("stats", {"why.tab": "stats"}, "stats.func.note", 0.0),
     ("maml", {"why.tab": "maml", "why.maml.hidden": 8, "why.maml.steps": 50,
               "why.maml.tasks": 2}, "maml.func.note", 1e-12),
-    ("pinn", {"why.tab": "pinn", "why.pinn.steps": 50}, "downloads.func.why.pinn", 1e-12),
-    ("wgan", {"why.tab": "wgan", "why.wgan.steps": 10}, "downloads.func.why.wgan", 1e-12),
+    ("pinn", {"why.tab": "pinn", "why.pinn.steps": 50}, "pinn.func.note", 1e-12),
+    ("wgan", {"why.tab": "wgan", "why.wgan.steps": 10}, "wgan.func.note", 1e-12),
 ]  # fmt: skip
 
 

@@ -12,10 +12,14 @@ from streamlit.testing.v1 import AppTest
 import hograd_serving.cached as cached
 from hograd_labs.maml import cached as maml_cached
 from hograd_labs.maml import page as maml_page
+from hograd_labs.pinn import cached as pinn_cached
+from hograd_labs.pinn import page as pinn_page
 from hograd_labs.stats import cached as stats_cached
 from hograd_labs.stats import page as stats_page
+from hograd_labs.wgan import cached as wgan_cached
+from hograd_labs.wgan import page as wgan_page
 from hograd_ui.i18n import tr
-from hograd_ui.parts import why_hf, why_pinn, why_stability, why_wgan
+from hograd_ui.parts import why_hf, why_stability
 from hograd_ui.parts.link_form import REFUSED, Field
 from tests.app.test_links import notes, open_link, query
 
@@ -144,19 +148,22 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
     """The arguments every cached computation of the forms was called with (it still runs)."""
     seen: dict[str, list[tuple]] = {}
     for name in {spy for _, _, spy, _ in FORMS.values()}:
-        owner = {
+        labs = {
             "why_maml": maml_cached,
-            "why_maml_adapt": maml_cached,
+            "why_pinn": pinn_cached,
+            "why_wgan": wgan_cached,
             "why_gradient_stats": stats_cached,
-        }.get(name, cached)
-        real = getattr(owner, name)
+        }
+        home = next((m for prefix, m in labs.items() if name.startswith(prefix)), cached)
+        real = getattr(home, name)
 
         def spy(*args: object, _real=real, _name=name, **kwargs: object) -> object:  # noqa: ANN001
             seen.setdefault(_name, []).append(args)
             return _real(*args, **kwargs)
 
-        tabs = (why_hf, why_stability, stats_page, maml_page, why_pinn, why_wgan)
-        for module in (cached, maml_cached, stats_cached, *tabs):  # imported by name there
+        tabs = (why_hf, why_stability, stats_page, maml_page, pinn_page, wgan_page)
+        labs = (maml_cached, stats_cached, pinn_cached, wgan_cached)
+        for module in (cached, *labs, *tabs):  # imported by name there
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, spy)
     return seen

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from hograd_core.applications import pinn
 from hograd_core.flaglab.cases import CASES, run_case
+from hograd_labs.pinn import compute as pinn
 from hograd_ui.i18n import tr
 from tests.app.charts import chart_elements, figure_of
 from tests.app.conftest import APP, open_page

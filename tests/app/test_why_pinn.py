@@ -1,5 +1,5 @@
 """The physics-informed network tab through AppTest: both languages, the charts against the
-core's run, the silent bug without create_graph shown as a warning, the wave preset, and a
+lab's run, the silent bug without create_graph shown as a warning, the wave preset, and a
 refused setting explained in both languages."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from hograd_core.applications import pinn as core
+from hograd_labs.pinn import compute as core
+from hograd_labs.pinn.cached import script as lab_script
 from hograd_ui.why_figures import finite_or_dash
 from tests.app.charts import chart_elements
 from tests.app.why import charts, open_tab
@@ -29,7 +30,7 @@ def grid(z: object) -> np.ndarray:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_tab_trains_the_heat_preset_and_draws_the_cores_run(lang: str) -> None:
     at = run(lang)
-    expected = core.pinn(core.preset("heat"))
+    expected = core.run(core.preset("heat"))
     maps, slices, losses = charts(at)
     u = maps["data"][0]
     assert u["type"] == "heatmap"
@@ -40,7 +41,8 @@ def test_the_tab_trains_the_heat_preset_and_draws_the_cores_run(lang: str) -> No
                                rtol=1e-12)  # fmt: skip
     assert at.success and not at.warning
     script = at.code[-2].value  # [-1]: its torch.func form
-    assert "create_graph=True)[0]  # <--" in script
+    assert script == lab_script(core.preset("heat")).source.rstrip()  # run in tests/labs
+    assert "create_graph=keep" in script and "    config = PinnConfig(equation='heat'" in script
     words = {"en": "physics-informed network", "zh": "物理信息神经网络"}[lang]
     assert words in "\n".join(m.value for m in at.markdown)
     assert f"{expected.parameters:,}" in [m.value for m in at.metric]
@@ -48,15 +50,14 @@ def test_the_tab_trains_the_heat_preset_and_draws_the_cores_run(lang: str) -> No
 
 def test_without_create_graph_the_tab_warns_and_quotes_pytorch() -> None:
     at = run("zh", **{"why.pinn.create_graph": False})
-    bad = core.pinn(replace(core.preset("heat"), create_graph=False))
+    bad = core.run(replace(core.preset("heat"), create_graph=False))
     assert at.warning and "retain_graph=True" in at.warning[0].value
     assert bad.omission_error in [c.value for c in at.code]  # word for word
     maps = charts(at)[0]
     residual = maps["data"][2]
     np.testing.assert_allclose(grid(residual["z"]), bad.residual, rtol=1e-12)
-    script = at.code[-2].value
-    marked = [line for line in script.splitlines() if "# <--" in line]
-    assert marked and not any("create_graph=True" in line for line in marked)
+    script = at.code[-2].value  # the download carries the flag as the page's setting
+    assert f"    config = {replace(core.preset('heat'), create_graph=False)!r}" in script
 
 
 WORDS = {
@@ -82,7 +83,7 @@ def test_the_tab_says_what_each_term_got(equation, keep, w_res, lang) -> None:  
              "why.pinn.steps": 100, "why.pinn.w0": w_res}  # fmt: skip
     at = run(lang, **state)
     config = replace(core.preset(equation), steps=100, create_graph=keep, w_residual=w_res)
-    expected = core.pinn(config)
+    expected = core.run(config)
     said = "\n".join(m.value for m in at.markdown)
     lines = [line for line in said.splitlines() if line.startswith("- **")]
     rows = core.fit_summary(expected)
@@ -103,7 +104,7 @@ def test_the_wave_preset_starts_from_its_own_steps() -> None:
     at.radio(key="why.pinn.equation.en").set_value("wave").run()
     assert not at.exception
     assert at.slider(key="why.pinn.steps").value == core.preset("wave").steps
-    expected = core.pinn(core.preset("wave"))
+    expected = core.run(core.preset("wave"))
     slices = charts(at)[1]
     np.testing.assert_allclose(plotly_array(slices["data"][-1]["y"]), expected.exact[40],
                                rtol=1e-12)  # fmt: skip

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from hograd_core.applications.wgan_code import wgan_code
-from hograd_core.applications.wgan_gp import WganConfig, train_wgan
-from hograd_core.applications.wgan_penalty import penalty_check, penalty_graph
+from hograd_labs.wgan.cached import penalty_graph
+from hograd_labs.wgan.cached import script as wgan_code
+from hograd_labs.wgan.compute import WganConfig, penalty_check
+from hograd_labs.wgan.compute import run as train_wgan
+from hograd_labs.wgan.figures import norm_counts
 from hograd_ui.graph_figures import flag_dot
-from hograd_ui.wgan_figures import norm_counts
 from tests.app.charts import chart_elements, figure_of
 from tests.app.why import open_tab
 from tests.arrays import plotly_array
@@ -49,8 +50,8 @@ def test_the_tab_draws_the_cores_run_in_both_languages(lang: str, words: str) ->
     assert list(table.iloc[:, 0]) == [f"{v:.6g}" for v in check.with_graph]
     assert list(table.iloc[:, 1]) == ["0"] * 6
     script = at.code[-2].value  # [-1]: its torch.func form
-    assert script == wgan_code(WganConfig()).source.rstrip()  # executed in tests/core
-    assert "create_graph=True)  # <-- kept: GP trains the critic" in script
+    assert script == wgan_code(WganConfig()).source.rstrip()  # run in tests/labs
+    assert "create_graph=create_graph)  # <--" in script and "    config = WganConfig(" in script
     (on,) = [g.proto.spec for g in at.get("graphviz_chart")]
     assert on == flag_dot(penalty_graph(True), lang) and "TanhBackwardBackward0" in on
     at = run(lang, **{"why.wgan.graph": "False"})  # a fresh run: AppTest would send the zh
@@ -64,7 +65,7 @@ def test_the_bug_mode_trains_as_no_penalty_and_says_so() -> None:
     assert "number for number" in at.warning[0].value
     off = train_wgan(WganConfig(mode="none"))
     np.testing.assert_array_equal(trace(at, "generated", "x"), off.fake[-1][:, 0])
-    assert "create_graph=False)  # <-- the silent bug" in at.code[-2].value
+    assert f"    config = {WganConfig(mode='gp_no_graph')!r}" in at.code[-2].value  # the setting
     at.session_state["lang"] = "zh"  # the choice survives a language switch
     at.run()
     assert "逐个数字" in at.warning[0].value

@@ -10,22 +10,15 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-from dataclasses import replace
 
 import numpy as np
 import pytest
-import torch
 
 from hograd_core.applications import func_forms as ff
 from hograd_core.applications.hessian_free import HFConfig, hessian_free
 from hograd_core.applications.hessian_free_code import hf_code
-from hograd_core.applications.pinn import PinnConfig, pinn, preset
-from hograd_core.applications.pinn_code import pinn_code
 from hograd_core.applications.stability import StabilityConfig, net_stability, quadratic_gd
 from hograd_core.applications.stability_code import quadratic_code, stability_code
-from hograd_core.applications.wgan_code import wgan_code
-from hograd_core.applications.wgan_gp import MODES, WganConfig, train_wgan
-from hograd_core.applications.wgan_penalty import penalty_check
 from hograd_core.curvature import _load_forward_ad
 
 
@@ -99,65 +92,6 @@ def test_stability_form_measures_the_same_sharpness() -> None:
     np.testing.assert_allclose(by_func["loss"], run.losses, rtol=1e-12)
     np.testing.assert_allclose(by_func["sharpness"], run.sharpness, rtol=1e-9)
     assert by_func["lambda0"][0] == pytest.approx(run.lambda0, rel=1e-9)
-
-
-# ---- PINN: u_t, u_xx, u_tt by vmap(jacrev(u)) and vmap(hessian(u)) ----------------------------
-
-
-@pytest.mark.parametrize(
-    "config",
-    [
-        replace(preset("heat"), steps=30),
-        replace(preset("wave"), steps=30, create_graph=False, w_initial=3.0, seed=2),
-        replace(preset("heat"), steps=30, create_graph=False, coefficient=0.3, t_max=0.5),
-        replace(preset("wave"), steps=30, width=8, depth=3, lr=0.005, points=64),
-    ],
-)
-def test_pinn_form_trains_to_the_same_losses(config: PinnConfig) -> None:
-    func = ff.pinn_func_code(config)
-    transforms_only(func)
-    assert "vmap(hessian(u_at))(xt)" in func
-    assert (".detach()  #" in func) == (not config.create_graph)  # the bug, written out
-    by_func, run = printed(func), pinn(config)
-    same(by_func, printed(pinn_code(config).source), rtol=1e-12)
-    np.testing.assert_allclose(by_func["loss"], run.losses, rtol=1e-12)
-    assert by_func["max_error"][0] == pytest.approx(run.max_error, rel=1e-12)
-    assert by_func["rel_error"][0] == pytest.approx(run.rel_error, rel=1e-12)
-
-
-def test_pinn_form_derivatives_are_the_exact_ones_of_a_known_u() -> None:
-    """The form's residual on a function with known derivatives: u = sin(πx)·exp(−t) has
-    u_t = −u and u_xx = −π²u, so u_t − α u_xx = (απ² − 1) u at every point."""
-    config = PinnConfig(coefficient=0.2)
-    func = ff.pinn_func_code(config)
-    head = func[: func.index("# interior points")]
-    names: dict = {}
-    exec(compile(head, "<generated>", "exec"), names)  # noqa: S102 - our generated script
-    names["net"] = lambda xt: torch.sin(torch.pi * xt[:, 0]) * torch.exp(-xt[:, 1])
-    xt = torch.rand(50, 2, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
-    u = names["net"](xt)
-    expected = (0.2 * torch.pi**2 - 1) * u
-    torch.testing.assert_close(names["residual"](xt), expected, rtol=1e-12, atol=1e-12)
-
-
-# ---- WGAN-GP: the penalty's gradient by vmap(grad(critic)) --------------------------------
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_wgan_form_trains_and_checks_the_same(mode: str) -> None:
-    config = WganConfig(mode=mode, steps=15, batch=32, hidden=16, dataset="ring")
-    plain = wgan_code(config).source
-    func = ff.wgan_func_code(plain)
-    transforms_only(func, kept=2)  # penalty_gradient's two parameter gradients stay as they are
-    penalty = func[func.index("def gradient_penalty(") : func.index("def penalty_gradient(")]
-    assert "vmap(grad(" in penalty and "torch.autograd" not in penalty
-    by_func, check = printed(func), penalty_check(config)
-    same(by_func, printed(plain), rtol=1e-12)
-    run = train_wgan(config)
-    np.testing.assert_allclose(by_func["wasserstein"], run.wasserstein, rtol=1e-12)
-    np.testing.assert_allclose(by_func["penalty"], run.penalty, rtol=1e-12)
-    np.testing.assert_allclose(by_func["with_graph"], check.with_graph, rtol=1e-12)
-    assert list(by_func["without_graph"]) == [0.0] * 6  # .detach(): the penalty adds nothing
 
 
 # ---- refusals ----------------------------------------------------------------------------------

@@ -12,8 +12,8 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from hograd_core.applications import pinn
 from hograd_core.flaglab.cases import run_case
+from hograd_labs.pinn import compute as pinn
 from hograd_ui.i18n import tr
 from tests.e2e.conftest import running_server, screenshot, type_function, wait_for_app
 from tests.e2e.test_why_pinn_browser import _drawn

@@ -1,5 +1,5 @@
 """The physics-informed network tab in real Chromium: it trains, the numbers plotly drew are
-the core's, switching create_graph off shows the silent bug; screenshots in both languages."""
+the lab's, switching create_graph off shows the silent bug; screenshots in both languages."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from hograd_core.applications import pinn as core
+from hograd_labs.pinn import compute as core
 from tests.arrays import plotly_array
 from tests.e2e.conftest import screenshot, wait_for_app
 
@@ -62,7 +62,7 @@ def _no_exception(page) -> None:  # noqa: ANN001
 def test_pinn_tab_trains_and_shows_the_silent_bug(page) -> None:  # noqa: ANN001
     _open(page, "en")
     _no_exception(page)
-    good = core.pinn(core.preset("heat"))
+    good = core.run(core.preset("heat"))
     np.testing.assert_allclose(_drawn(page, "network u(x, t)", "z"), good.u, rtol=1e-12)
     np.testing.assert_allclose(_drawn(page, "network, t = 0.5", "y"), good.u[20], rtol=1e-12)
     np.testing.assert_allclose(_drawn(page, "residual", "y"), good.terms[:, 0], rtol=1e-12)
@@ -75,7 +75,7 @@ def test_pinn_tab_trains_and_shows_the_silent_bug(page) -> None:  # noqa: ANN001
     page.get_by_role("button", name="Run").click()
     wait_for_app(page, timeout=90_000)
     _no_exception(page)
-    bad = core.pinn(replace(core.preset("heat"), create_graph=False))
+    bad = core.run(replace(core.preset("heat"), create_graph=False))
     page.wait_for_function(
         "() => document.body.innerText.includes('Trying to backward through the graph')"
     )
@@ -95,7 +95,7 @@ def test_pinn_tab_trains_and_shows_the_silent_bug(page) -> None:  # noqa: ANN001
     page.get_by_text("波动：u_tt = c² u_xx", exact=False).click()  # the wave preset, in Chinese
     wait_for_app(page, timeout=90_000)
     _no_exception(page)
-    wave = core.pinn(core.preset("wave"))
+    wave = core.run(core.preset("wave"))
     np.testing.assert_allclose(_drawn(page, "网络，t = 0.5", "y"), wave.u[20], rtol=1e-12)
     assert "u_tt" in page.inner_text("body")
     _shot(page, "why-pinn-wave-zh")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hograd_core.applications.wgan_gp import WganConfig, train_wgan
-from hograd_core.applications.wgan_penalty import penalty_check
-from hograd_ui.wgan_figures import norm_counts
+from hograd_labs.wgan.compute import WganConfig, penalty_check
+from hograd_labs.wgan.compute import run as train_wgan
+from hograd_labs.wgan.figures import norm_counts
 from tests.e2e.conftest import screenshot, wait_for_app
 from tests.e2e.test_why_browser import _no_exception, _trace
 

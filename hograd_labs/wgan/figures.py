@@ -1,23 +1,25 @@
-"""Figures of the WGAN-GP tab: the points over the critic's contour, the gradient norms on the
-interpolates, the training curves, and the penalty's graph in the graph page's style.
+"""Figures of the WGAN-GP lab, from :mod:`.compute`'s results: the points over the critic's
+contour, the gradient norms on the interpolates, the training curves, and the penalty's graph
+in the graph page's style.
 
 Colours: data grey, generated points red, the critic's values from blue (low) to orange
-(high); every label comes from the translation table.
+(high); every label comes from the translation table. Also the lab as a notebook.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from hograd_core.applications.wgan_gp import LIMIT, WganRun
 from hograd_core.graphs import TensorGraph
+from hograd_core.notebook import percent_notebook
+from hograd_ui.graph_figures import flag_dot
+from hograd_ui.hvp_figures import axis_props, figure_layout
 from hograd_ui.i18n import tr
+from hograd_ui.plotting import plain_figure, vline
 
-from .graph_figures import flag_dot
-from .hvp_figures import axis_props, figure_layout
-from .plotting import plain_figure, vline
+from .compute import LIMIT, WganRun
 
-__all__ = ["NORM_BINS", "curves_figure", "norm_counts", "norms_figure", "penalty_dot",
+__all__ = ["NORM_BINS", "curves_figure", "norm_counts", "norms_figure", "notebook", "penalty_dot",
            "points_figure"]  # fmt: skip
 
 #: Edges of the histogram of ‖∇_x̂ D(x̂)‖ (values above the last edge go in the last bin).
@@ -31,7 +33,7 @@ def norm_counts(norms: np.ndarray) -> np.ndarray:
     return np.histogram(clipped, NORM_BINS)[0]
 
 
-def points_figure(run: WganRun, index: int, lang: str) -> object:
+def points_figure(run: WganRun, index: int, lang: str, projector: bool) -> object:
     """The data (grey), the generated points of snapshot ``index`` (red) and the critic D of
     that snapshot as filled contours behind them."""
     z = run.critic[index]
@@ -50,13 +52,13 @@ def points_figure(run: WganRun, index: int, lang: str) -> object:
             "marker": {"color": "#d62728", "size": 6, "line": {"width": 0.5, "color": "white"}}}  # fmt: skip
     box = [-LIMIT, LIMIT]
     return plain_figure(
-        [contour, real, fake], **figure_layout(520),
+        [contour, real, fake], projector=projector, **figure_layout(520),
         xaxis=axis_props("x₁", range=box, constrain="domain"),
         yaxis=axis_props("x₂", range=box, scaleanchor="x", scaleratio=1),
     )  # fmt: skip
 
 
-def norms_figure(run: WganRun, index: int, lang: str) -> object:
+def norms_figure(run: WganRun, index: int, lang: str, projector: bool) -> object:
     """The histogram of ‖∇_x̂ D(x̂)‖ over the interpolates at snapshot ``index``; the penalty
     pulls it to the dashed line at 1."""
     centres = (NORM_BINS[:-1] + NORM_BINS[1:]) / 2
@@ -65,14 +67,14 @@ def norms_figure(run: WganRun, index: int, lang: str) -> object:
             "marker": {"color": "#9467bd"},
             "hovertemplate": "‖∇D‖ ≈ %{x:.2f}: %{y}<extra></extra>"}  # fmt: skip
     return plain_figure(
-        [bars], **figure_layout(360), showlegend=False, bargap=0.05,
+        [bars], projector=projector, **figure_layout(360), showlegend=False, bargap=0.05,
         shapes=[vline(1.0, {"color": "#111827", "dash": "dash", "width": 2})],
         xaxis=axis_props(tr("wgan.fig.norm_axis", lang), range=[0, NORM_BINS[-1]]),
         yaxis=axis_props(tr("wgan.fig.count", lang)),
     )  # fmt: skip
 
 
-def curves_figure(run: WganRun, lang: str) -> object:
+def curves_figure(run: WganRun, lang: str, projector: bool) -> object:
     """Per generator step: the critic's gap mean D(real) − mean D(fake) (left axis) and the
     penalty (right axis: it can be hundreds of times larger; zero unless it is on)."""
     steps = np.arange(1, len(run.wasserstein) + 1)
@@ -83,7 +85,8 @@ def curves_figure(run: WganRun, lang: str) -> object:
          "name": tr("wgan.fig.penalty", lang), "line": {"color": "#ff7f0e", "width": 2}},
     ]  # fmt: skip
     return plain_figure(
-        traces, **figure_layout(340), xaxis=axis_props(tr("wgan.fig.step", lang)),
+        traces, projector=projector, **figure_layout(340),
+        xaxis=axis_props(tr("wgan.fig.step", lang)),
         yaxis=axis_props(None, tickfont={"size": 14, "color": "#1f77b4"}),
         yaxis2=axis_props(None, overlaying="y", side="right", showgrid=False, rangemode="tozero",
                      tickfont={"size": 14, "color": "#ff7f0e"}),
@@ -93,3 +96,29 @@ def curves_figure(run: WganRun, lang: str) -> object:
 def penalty_dot(graph: TensorGraph, lang: str) -> str:
     """The penalty's graph as the graph page draws a flag-lab run (same colours and shapes)."""
     return flag_dot(graph, lang)
+
+
+# The notebook's last cell: the points and the curves, drawn from what ``__main__`` left behind.
+_NOTEBOOK_FIGURE = """
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+fig = make_subplots(rows=1, cols=2, subplot_titles=["data and generator", "training"])
+fig.add_scatter(x=result.real[:, 0], y=result.real[:, 1], mode="markers", name="data",
+                marker={"size": 4, "opacity": 0.5}, row=1, col=1)
+fig.add_scatter(x=result.fake[-1][:, 0], y=result.fake[-1][:, 1], mode="markers",
+                name="generated", marker={"size": 4, "opacity": 0.5}, row=1, col=1)
+fig.add_scatter(y=result.wasserstein, mode="lines", name="Wasserstein estimate", row=1, col=2)
+fig.add_scatter(y=result.penalty, mode="lines", name="penalty", row=1, col=2)
+fig.update_xaxes(title_text="generator step", row=1, col=2)
+fig.update_layout(template="plotly_white")
+fig.show()
+"""
+
+
+def notebook(source: str, title: str, figure: str) -> str:
+    """The download ``source`` as a notebook: a ``title`` cell, the source cut into cells at
+    its ``# %%`` lines, then ``figure`` (prose) above a cell that draws the data and the
+    generated points, and the training curves, with plotly. Returns nbformat 4 JSON."""
+    return percent_notebook(source, before=[("markdown", title)],
+                            after=[("markdown", figure), ("code", _NOTEBOOK_FIGURE.strip())])  # fmt: skip

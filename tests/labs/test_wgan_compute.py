@@ -1,31 +1,30 @@
-"""WGAN-GP: the penalty's gradient against finite differences of a NumPy re-implementation,
-exactly zero without create_graph, training modes, the penalty's graph, the generated script
-and the budget."""
+"""The WGAN-GP lab's compute: the penalty's gradient against finite differences of a NumPy
+re-implementation, exactly zero without create_graph, torch.func's penalty against autograd's,
+training modes, the penalty's graph (cached.penalty_graph) and the budget (cached.check_config)."""
 
 from __future__ import annotations
-
-import contextlib
-import io
 
 import numpy as np
 import pytest
 import torch
 
-from hograd_core.applications.wgan_code import wgan_code
-from hograd_core.applications.wgan_gp import (
+from hograd_core.curvature import _load_forward_ad
+from hograd_core.errors import ArgumentError, BudgetError
+from hograd_labs.wgan import compute
+from hograd_labs.wgan.cached import check_config, penalty_graph
+from hograd_labs.wgan.compute import (
     MODES,
     WganConfig,
+    gradient_penalty,
+    gradient_penalty_func,
     init_mlp,
-    sample_data,
-    train_wgan,
-)
-from hograd_core.applications.wgan_penalty import (
     penalty_check,
     penalty_gradient,
-    penalty_graph,
+    sample_data,
     step_costs,
 )
-from hograd_core.errors import ArgumentError, BudgetError
+
+train_wgan = compute.run
 
 SMALL = WganConfig(steps=12, batch=32, hidden=8, snapshots=3)
 
@@ -152,25 +151,6 @@ def test_the_graph_reaches_the_weights_only_with_create_graph() -> None:
     assert on.drawable and off.drawable
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_the_generated_code_prints_the_pages_numbers(mode: str) -> None:
-    config = WganConfig(mode=mode, steps=15, batch=32, hidden=16, dataset="ring")
-    run, check = train_wgan(config), penalty_check(config)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(wgan_code(config).source, "<generated>", "exec"), {})  # noqa: S102
-    rows = {line.split()[0]: [float(v) for v in line.split()[1:]]
-            for line in out.getvalue().splitlines()}  # fmt: skip
-    np.testing.assert_allclose(rows["wasserstein"], run.wasserstein, rtol=1e-12)
-    np.testing.assert_allclose(rows["penalty"], run.penalty, rtol=1e-12)
-    np.testing.assert_allclose(rows["with_graph"], check.with_graph, rtol=1e-12)
-    assert rows["without_graph"] == [0.0] * 6
-    marked = [line for line in wgan_code(config).source.splitlines() if "# <-- " in line]
-    assert any("create_graph=create_graph" in line for line in marked)
-    if mode.startswith("gp"):
-        assert any(f"create_graph={mode == 'gp'})" in line for line in marked)
-
-
 def test_the_step_costs_are_measured_side_by_side() -> None:
     costs = step_costs(SMALL, rounds=3)
     assert costs.rounds == 3 and costs.gp_seconds > 0 and costs.plain_seconds > 0
@@ -191,16 +171,13 @@ def test_the_step_costs_are_measured_side_by_side() -> None:
     ],
 )  # fmt: skip
 def test_refusals_come_before_any_work(config: WganConfig, error: type, match: str) -> None:
-    for call in (train_wgan, penalty_check, wgan_code, step_costs):
-        with pytest.raises(error, match=match):
-            call(config)
+    with pytest.raises(error, match=match):
+        check_config(config)
 
 
 def test_a_run_that_meets_a_nan_stops_there(monkeypatch: pytest.MonkeyPatch) -> None:
     """Within the allowed ranges the tanh networks stay finite, so a NaN is injected into the
     data from the 8th critic batch on (in generator step 1): the run must stop there."""
-    from hograd_core.applications import wgan_gp
-
     calls = []
 
     def poisoned(name, n, gen, dtype=torch.float64):  # noqa: ANN001, ANN202
@@ -208,8 +185,37 @@ def test_a_run_that_meets_a_nan_stops_there(monkeypatch: pytest.MonkeyPatch) -> 
         x = sample_data(name, n, gen, dtype)
         return x * float("nan") if len(calls) > 8 else x  # 1: shown; 2-6: step 0; 7-11: step 1
 
-    monkeypatch.setattr(wgan_gp, "sample_data", poisoned)
+    monkeypatch.setattr(compute, "sample_data", poisoned)
     run = train_wgan(WganConfig(steps=20, n_critic=5, snapshots=5))
     assert run.status == "diverged"
     assert len(run.wasserstein) == 2 and np.isnan(run.wasserstein[-1])  # step 2 met the NaN
     assert np.isfinite(run.wasserstein[0]) and run.snap_steps.tolist() == [0]
+
+
+@pytest.mark.parametrize("create_graph", [True, False])
+def test_torch_func_penalty_equals_autograds(create_graph: bool) -> None:
+    """gradient_penalty_func (vmap of grad(D) at one point) against gradient_penalty (one
+    torch.autograd.grad of the summed critic): the same penalty and norms, the same gradient
+    of the penalty w.r.t. the weights, and without the flag the same exact zeros."""
+    _load_forward_ad()
+    critic, real, fake, eps = tiny_batch((4, 3))
+    auto = penalty_gradient(critic, real, fake, eps, 10.0, create_graph)
+    func = penalty_gradient(critic, real, fake, eps, 10.0, create_graph, gradient_penalty_func)
+    assert func[1].item() == pytest.approx(auto[1].item(), rel=1e-13)
+    assert func[1].requires_grad == auto[1].requires_grad == create_graph
+    for a, b in zip(auto[0], func[0], strict=True):
+        torch.testing.assert_close(b, a, rtol=1e-12, atol=1e-14)
+        assert create_graph or torch.equal(b, torch.zeros_like(b))
+    d = lambda x: compute.mlp(critic, x)  # noqa: E731
+    _, n1 = gradient_penalty(d, real, fake, eps, 1.0, create_graph)
+    _, n2 = gradient_penalty_func(d, real, fake, eps, 1.0, create_graph)
+    torch.testing.assert_close(n2, n1, rtol=1e-13, atol=0)
+
+
+def test_a_run_by_torch_func_trains_like_the_autograd_run() -> None:
+    _load_forward_ad()
+    config = WganConfig(steps=15, batch=32, hidden=16, dataset="ring")
+    plain, func = train_wgan(config), train_wgan(config, penalty=gradient_penalty_func)
+    np.testing.assert_allclose(func.wasserstein, plain.wasserstein, rtol=1e-12)
+    np.testing.assert_allclose(func.penalty, plain.penalty, rtol=1e-12)
+    np.testing.assert_allclose(func.fake, plain.fake, rtol=1e-12, atol=1e-13)

@@ -1,28 +1,26 @@
 """The WGAN-GP tab of "Why gradients of gradients": train on 2-D toy data with the gradient
 penalty, without it, with its create_graph missing, or with weight clipping; then look at the
-penalty's gradient both ways and at its graph."""
+penalty's gradient both ways and at its graph. ``draw()`` is registered in pages/why.py's
+TABS; the code it shows and offers is :mod:`.compute`, the module that ran."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
 
 from hograd_core import HogradError
-from hograd_core.applications.wgan_gp import (
-    DATASETS,
-    MODES,
-    WGAN_BUDGET,
-    WganConfig,
-    smoothed_gap,
-)
-from hograd_serving.cached import why_wgan_graph, why_wgan_run
-from hograd_ui import wgan_figures as figs
 from hograd_ui.graph_figures import flag_legend_html
 from hograd_ui.parts.chart import chart
-from hograd_ui.parts.downloads import why_func, why_script
+from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.link_form import Field, LinkedForm
 from hograd_ui.parts.ui import lang, show_error, t
 from hograd_ui.parts.why_common import caption, form_radio, keep
+
+from . import figures as figs
+from .cached import WGAN_BUDGET, script, why_wgan_graph, why_wgan_run
+from .compute import DATASETS, MODES, WganConfig, smoothed_gap
 
 P = "why.wgan"
 LABELS = {
@@ -107,17 +105,31 @@ def draw() -> None:
                           key=f"{P}.at.{run.snap_steps[-1]}")  # fmt: skip
     index = list(run.snap_steps).index(at)
     left, right = st.columns([3, 2], gap="medium")
-    chart(figs.points_figure(run, index, lang()), where=left)
+    projector = bool(st.session_state.get("links.present"))  # presentation mode (app.py)
+    chart(figs.points_figure(run, index, lang(), projector), where=left)
     with right:
         st.markdown("**" + t("wgan.norms_title") + "**")
-        chart(figs.norms_figure(run, index, lang()))
+        chart(figs.norms_figure(run, index, lang(), projector))
         st.caption(t("wgan.norms_note"))
-    chart(figs.curves_figure(run, lang()))
+    chart(figs.curves_figure(run, lang(), projector))
     silent_bug(check)
     st.markdown(t("wgan.cost", gp=f"{costs.gp_seconds * 1e3:.2f}",
                   plain=f"{costs.plain_seconds * 1e3:.2f}", rounds=costs.rounds))  # fmt: skip
     # the script; the .py, its torch.func form, and the view as a notebook
-    why_script(code, why_func("wgan", code.source), "wgan", dataset=config.dataset)
+    why_script(code, func_source(config), "wgan", notebook=notebook(code.source))
+
+
+def func_source(config: WganConfig) -> str:
+    """The torch.func download: the same file, the penalty by ``gradient_penalty_func``, its
+    note in the reader's language on top."""
+    head = "".join(f"# {line}\n" for line in t("wgan.func.note").splitlines())
+    return head + script(config, func=True).source
+
+
+def notebook(source: str) -> Callable[[], str]:
+    """The notebook download, made on click (outside the script run: the texts are read now)."""
+    title, figure = t("wgan.nb.title"), t("wgan.nb.figure")
+    return lambda: figs.notebook(source, title, figure)
 
 
 def silent_bug(check: object) -> None:

@@ -1,18 +1,23 @@
-"""The physics-informed network tab of "Why gradients of gradients" (pages/why.py calls draw)."""
+"""The physics-informed network tab of "Why gradients of gradients": train u(x, t) so that
+the heat or the wave equation holds. ``draw()`` is registered in pages/why.py's TABS; the code
+it shows and offers is :mod:`.compute`, the module that ran."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import streamlit as st
 
 from hograd_core import HogradError
-from hograd_core.applications import pinn as core
-from hograd_serving.cached import why_pinn_run
-from hograd_ui import pinn_figures as figs
 from hograd_ui.parts.chart import chart
-from hograd_ui.parts.downloads import pinn_func, why_script
+from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.link_form import Field, LinkedForm
 from hograd_ui.parts.ui import lang, localized_choice, show_error, t
 from hograd_ui.why_figures import finite_or_dash
+
+from . import compute as core
+from . import figures as figs
+from .cached import PINN_BUDGET, script, why_pinn_run
 
 ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0]
 SPEEDS = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0]
@@ -33,9 +38,9 @@ def _form(equation: str) -> LinkedForm:
     return LinkedForm({
         k[0]: k[1],
         "why.pinn.t_max": Field("select", d.t_max, options=tuple(TIMES)),
-        "why.pinn.depth": Field("slider", d.depth, 1, core.PINN_BUDGET.max_depth),
+        "why.pinn.depth": Field("slider", d.depth, 1, PINN_BUDGET.max_depth),
         "why.pinn.width": Field("select", d.width, options=tuple(WIDTHS)),
-        "why.pinn.steps": Field("slider", d.steps, 50, core.PINN_BUDGET.max_steps, 50),
+        "why.pinn.steps": Field("slider", d.steps, 50, PINN_BUDGET.max_steps, 50),
         "why.pinn.points": Field("select", d.points, options=tuple(POINTS)),
         "why.pinn.lr": Field("select", d.lr, options=tuple(LRS)),
         "why.pinn.seed": Field("number", d.seed, 0, 999),
@@ -130,9 +135,23 @@ def draw() -> None:
     ratio = run.pinn_step_seconds / run.plain_step_seconds
     st.markdown(t("pinn.cost", pinn=f"{run.pinn_step_seconds * 1e3:.2f}",
                   plain=f"{run.plain_step_seconds * 1e3:.2f}", ratio=f"{ratio:.1f}"))  # fmt: skip
-    chart(figs.heatmaps_figure(run, lang()), key="why.pinn.maps")
+    projector = bool(st.session_state.get("links.present"))  # presentation mode (app.py)
+    chart(figs.heatmaps_figure(run, lang(), projector), key="why.pinn.maps")
     left, right = st.columns(2, gap="large")
-    chart(figs.slices_figure(run, lang()), key="why.pinn.slices", where=left)
-    chart(figs.losses_figure(run, lang()), key="why.pinn.losses", where=right)
+    chart(figs.slices_figure(run, lang(), projector), key="why.pinn.slices", where=left)
+    chart(figs.losses_figure(run, lang(), projector), key="why.pinn.losses", where=right)
     st.markdown(t("pinn.explain"))
-    why_script(code, pinn_func(config), "pinn")  # .py, torch.func, notebook
+    why_script(code, func_source(config), "pinn", notebook=notebook(code.source))
+
+
+def func_source(config: core.PinnConfig) -> str:
+    """The torch.func download: the same file, its input derivatives by ``terms_func``, its
+    note in the reader's language on top."""
+    head = "".join(f"# {line}\n" for line in t("pinn.func.note").splitlines())
+    return head + script(config, func=True).source
+
+
+def notebook(source: str) -> Callable[[], str]:
+    """The notebook download, made on click (outside the script run: the texts are read now)."""
+    title, figure = t("pinn.nb.title"), t("pinn.nb.figure")
+    return lambda: figs.notebook(source, title, figure)

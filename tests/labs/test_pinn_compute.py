@@ -1,11 +1,10 @@
-"""The physics-informed network: its input derivatives against finite differences and Taylor
-mode, the residual's gradient against finite differences in the weights, the trained presets
-against the exact solutions, the silent bug without create_graph, budgets, and the script."""
+"""The PINN lab's compute: its input derivatives against finite differences and Taylor mode,
+torch.func's against autograd's, the residual's gradient against finite differences in the
+weights, the trained presets against the exact solutions, the silent bug without create_graph,
+and the budget's refusals (cached.check_config)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 from dataclasses import fields, replace
 
@@ -14,18 +13,21 @@ import pytest
 import torch
 
 from hograd_core import ArgumentError, BudgetError, parse
-from hograd_core.applications.pinn import (
+from hograd_core.curvature import _load_forward_ad
+from hograd_core.taylor import _tan, taylor_derivatives
+from hograd_labs.pinn import compute
+from hograd_labs.pinn.cached import check_config
+from hograd_labs.pinn.compute import (
     PinnConfig,
     _loss_terms,
     _points,
     fit_summary,
     mlp,
     network_parameters,
-    pinn,
     preset,
+    terms,
+    terms_func,
 )
-from hograd_core.applications.pinn_code import pinn_code
-from hograd_core.taylor import _tan, taylor_derivatives
 
 
 def fixed_network(width: int = 8, depth: int = 2, seed: int = 3) -> list[torch.Tensor]:
@@ -174,7 +176,7 @@ def test_what_each_term_got_follows_the_flag_and_the_weights(equation, keep, w_r
     residual without create_graph, and the values it quotes are the run's own."""
     config = replace(preset(equation), steps=20, points=32, edge=16, create_graph=keep,
                      w_residual=w_res, w_initial=w_init)  # fmt: skip
-    run = pinn(config)
+    run = compute.run(config)
     rows = {term: (how, a, b) for term, how, a, b in fit_summary(run)}
     assert set(rows) == {"residual", "position", "boundary"} | (
         {"velocity"} if equation == "wave" else set()
@@ -200,32 +202,47 @@ def test_what_each_term_got_follows_the_flag_and_the_weights(equation, keep, w_r
 def test_the_wave_velocity_term_never_trains_without_create_graph() -> None:
     """u_t(x, 0) is taken with the same flag: without it the term is a constant, and at the
     end of the preset it is still about 1 (against 2.5e-4 with the flag)."""
-    bad = pinn(replace(preset("wave"), create_graph=False))
-    good = pinn(preset("wave"))
+    bad = compute.run(replace(preset("wave"), create_graph=False))
+    good = compute.run(preset("wave"))
     assert bad.velocity_grad == 0.0 and good.velocity_grad > 0
     assert bad.velocity[-1] > 0.5 and good.velocity[-1] < 1e-2
 
 
+def _natural_omission(config: PinnConfig) -> None:
+    """One training step written the natural wrong way, by hand: create_graph=True dropped
+    from every derivative but the first (u_x, u_t, from which u_xx and u_tt are taken), and no
+    retain_graph=True either."""
+    gen = torch.Generator().manual_seed(config.seed)
+    params = network_parameters((2, *(config.width,) * config.depth, 1), gen)
+    inner, initial, boundary = _points(config, gen)
+    du = torch.autograd.grad(mlp(params, inner).sum(), inner, create_graph=True)[0]
+    u_xx = torch.autograd.grad(du[:, 0].sum(), inner)[0][:, 0]
+    if config.equation == "heat":
+        r = du[:, 1] - config.coefficient * u_xx
+    else:
+        r = torch.autograd.grad(du[:, 1].sum(), inner)[0][:, 1] - config.coefficient**2 * u_xx
+    u0 = mlp(params, initial)
+    start = (u0 - torch.sin(math.pi * initial[:, 0].detach())).pow(2).mean()
+    if config.equation == "wave":
+        start = start + torch.autograd.grad(u0.sum(), initial)[0][:, 1].pow(2).mean()
+    (r.pow(2).mean() + start + mlp(params, boundary).pow(2).mean()).backward()
+
+
 @pytest.mark.parametrize("equation", ["heat", "wave"])
 def test_the_natural_omission_raises_what_the_page_quotes(equation) -> None:  # noqa: ANN001
-    """The generated script with the retain_graph=True the page adds taken out again raises
-    PyTorch's message, word for word the one the run recorded."""
+    """The step written without the flags and without retain_graph=True raises PyTorch's
+    message, word for word the one the run recorded (and the page quotes)."""
     config = replace(preset(equation), steps=3, create_graph=False)
-    run = pinn(config)
+    run = compute.run(config)
     assert run.omission_error.startswith("Trying to backward through the graph a second time")
-    source = pinn_code(config).source
-    bare = source.replace("xt, retain_graph=True)", "xt)").replace(
-        "initial, retain_graph=True)", "initial)"
-    )
-    assert bare != source
     with pytest.raises(RuntimeError) as raised:
-        exec(compile(bare, "<generated>", "exec"), {})  # noqa: S102
+        _natural_omission(config)
     assert str(raised.value) == run.omission_error
-    assert pinn(preset(equation)).omission_error == ""
+    assert compute.run(replace(config, create_graph=True)).omission_error == ""
 
 
 def test_the_heat_preset_is_solved_within_the_stated_bound() -> None:
-    run = pinn(preset("heat"))
+    run = compute.run(preset("heat"))
     assert run.status == "ok" and len(run.losses) == 500
     # measured: max |u − exact| 2.6e-2, relative L2 error 1.4e-2, RMS residual 1.9e-2
     assert run.max_error < 0.04 and run.rel_error < 0.025 and run.residual_rms < 0.04
@@ -235,7 +252,7 @@ def test_the_heat_preset_is_solved_within_the_stated_bound() -> None:
 
 
 def test_the_wave_preset_is_solved_within_the_stated_bound() -> None:
-    run = pinn(preset("wave"))
+    run = compute.run(preset("wave"))
     # measured: max |u − exact| 9.2e-2, relative L2 error 6.2e-2, RMS residual 3.0e-2
     assert run.status == "ok" and run.max_error < 0.15 and run.rel_error < 0.1
     assert run.residual_rms < 0.06
@@ -243,8 +260,8 @@ def test_the_wave_preset_is_solved_within_the_stated_bound() -> None:
 
 def test_without_create_graph_the_residual_does_not_train() -> None:
     """The wave: every derivative term is a constant, the residual is never pushed down."""
-    good = pinn(preset("wave"))
-    bad = pinn(replace(preset("wave"), create_graph=False))
+    good = compute.run(preset("wave"))
+    bad = compute.run(replace(preset("wave"), create_graph=False))
     assert bad.residual_grad == 0.0 and good.residual_grad > 0
     assert bad.residual_rms > 10 * good.residual_rms
     assert bad.terms[-1, 0] > 10 * good.terms[-1, 0]
@@ -256,14 +273,14 @@ def test_without_create_graph_the_residual_does_not_train() -> None:
 def test_without_create_graph_the_heat_residual_trains_wrongly() -> None:
     """The heat: the residual gets a gradient through u_t alone, not 0, and the run ends far
     from the solution (measured: RMS residual 0.40 against 0.019, max error 0.63)."""
-    good = pinn(preset("heat"))
-    bad = pinn(replace(preset("heat"), create_graph=False))
+    good = compute.run(preset("heat"))
+    bad = compute.run(replace(preset("heat"), create_graph=False))
     assert bad.residual_grad > 0.1
     assert bad.residual_rms > 10 * good.residual_rms and bad.max_error > 4 * good.max_error
 
 
 def test_results_hold_plain_numbers() -> None:
-    run = pinn(replace(preset("heat"), steps=5))
+    run = compute.run(replace(preset("heat"), steps=5))
     for f in fields(run):
         value = getattr(run, f.name)
         assert not isinstance(value, torch.Tensor), f.name
@@ -286,35 +303,8 @@ def test_results_hold_plain_numbers() -> None:
     ],
 )
 def test_refusals_before_any_work(change: dict, error: type, words: str) -> None:
-    calls = []
     with pytest.raises(error, match=words.replace("(", r"\(")):
-        pinn(replace(PinnConfig(), **change), progress=lambda *a: calls.append(a))
-    assert not calls
-
-
-@pytest.mark.parametrize(
-    "config",
-    [
-        replace(preset("heat"), steps=30),
-        replace(preset("wave"), steps=30, create_graph=False, w_initial=3.0, seed=2),
-        replace(preset("heat"), steps=30, create_graph=False, coefficient=0.3, t_max=0.5),
-        replace(preset("wave"), steps=30, width=8, depth=3, lr=0.005, points=64),
-    ],
-)
-def test_the_generated_code_prints_the_pages_numbers(config: PinnConfig) -> None:
-    run, code = pinn(config), pinn_code(config)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code.source, "<generated>", "exec"), {})  # noqa: S102
-    printed = {
-        line.split()[0]: np.array(line.split()[1:], float) for line in out.getvalue().splitlines()
-    }
-    np.testing.assert_allclose(printed["loss"], run.losses, rtol=1e-12)
-    assert printed["max_error"][0] == pytest.approx(run.max_error, rel=1e-12)
-    assert printed["rel_error"][0] == pytest.approx(run.rel_error, rel=1e-12)
-    marked = [code.source.splitlines()[i - 1] for i in code.marked]
-    assert marked and all("torch.autograd.grad" in line for line in marked)
-    assert all(("create_graph=True" in line) == config.create_graph for line in marked)
+        check_config(replace(PinnConfig(), **change))
 
 
 def test_what_the_page_says_pytorch_does_without_create_graph() -> None:
@@ -330,17 +320,51 @@ def test_what_the_page_says_pytorch_does_without_create_graph() -> None:
 def test_a_loss_that_stops_being_finite_stops_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """With Adam's bounded steps and the budget's ranges no setting was found that overflows,
     so the stop is checked with a loss made NaN from step 3 on."""
-    import hograd_core.applications.pinn as module
+    module = compute
 
     real, calls = module._loss_terms, []
 
-    def failing(*args):  # noqa: ANN002, ANN202
-        r, start, edge = real(*args)
+    def failing(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        r, start, edge = real(*args, **kwargs)
         calls.append(1)
         return (r * float("nan") if len(calls) > 4 else r), start, edge  # 1 call before training
 
     monkeypatch.setattr(module, "_step_costs", lambda *a: {"pinn": 1.0, "plain": 1.0})
     monkeypatch.setattr(module, "_loss_terms", failing)
-    run = module.pinn(replace(preset("heat"), steps=20))
+    run = module.run(replace(preset("heat"), steps=20))
     assert run.status == "diverged" and run.stopped_at == 3
     assert len(run.losses) == 3 and run.terms.shape == (3, 3) and np.isfinite(run.losses).all()
+
+
+@pytest.mark.parametrize("equation", ["heat", "wave"])
+@pytest.mark.parametrize("keep", [True, False])
+def test_torch_func_derivatives_equal_autograds(equation: str, keep: bool) -> None:
+    """terms_func (vmap of jacrev and hessian at one point) against terms (nested
+    torch.autograd.grad): the same residual, the same gradient of its mean square with respect
+    to the weights, and with keep=False the same constants (no path to the weights through
+    u_xx and u_tt)."""
+    _load_forward_ad()  # hessian is forward over reverse: torch's own first-use warning, quiet
+    params, coefficient = fixed_network(width=6, depth=2), 0.7
+    xt = torch.tensor(points(11), requires_grad=True)
+    by_autograd = terms(mlp(params, xt), xt, equation, coefficient, keep)
+    by_func = terms_func(params, xt, equation, coefficient, keep)
+    torch.testing.assert_close(by_func, by_autograd, rtol=1e-12, atol=1e-13)
+    assert (by_func.grad_fn is None) == (by_autograd.grad_fn is None)
+    if by_autograd.grad_fn is None:  # the wave without the flag: constants both ways
+        return
+    a = torch.autograd.grad(by_autograd.pow(2).mean(), params, allow_unused=True)
+    b = torch.autograd.grad(by_func.pow(2).mean(), params, allow_unused=True)
+    for x, y in zip(a, b, strict=True):
+        assert (x is None) == (y is None)
+        if x is not None:
+            torch.testing.assert_close(y, x, rtol=1e-11, atol=1e-13)
+
+
+@pytest.mark.parametrize("equation", ["heat", "wave"])
+def test_a_run_by_torch_func_trains_like_the_autograd_run(equation: str) -> None:
+    _load_forward_ad()
+    config = replace(preset(equation), steps=30, points=64, edge=16)
+    plain, func = compute.run(config), compute.run(config, func=True)
+    np.testing.assert_allclose(func.losses, plain.losses, rtol=1e-12)
+    np.testing.assert_allclose(func.u, plain.u, rtol=1e-10, atol=1e-12)
+    assert func.fit == plain.fit and func.residual_grad == pytest.approx(plain.residual_grad)

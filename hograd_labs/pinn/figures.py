@@ -1,4 +1,4 @@
-"""Figures of the physics-informed network tab, from the core's :class:`PinnRun`.
+"""Figures of the PINN lab, from :mod:`.compute`'s :class:`PinnRun`, and the lab as a notebook.
 
 Three heat maps over (x, t) share their axes: the network's u, its error against the exact
 solution, and the PDE residual; then slices u(x, t) at five times against the exact solution,
@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from hograd_core.applications.pinn import PinnRun
+from hograd_core.notebook import percent_notebook
+from hograd_ui.hvp_figures import DIVERGING, axis_props, figure_layout, log_axis
 from hograd_ui.i18n import tr
+from hograd_ui.plotting import cell_title, grid_cells, plain_figure
 
-from .hvp_figures import DIVERGING, axis_props, figure_layout, log_axis
-from .plotting import cell_title, grid_cells, plain_figure
+from .compute import PinnRun
 
-__all__ = ["SLICES", "TERM_COLORS", "heatmaps_figure", "losses_figure", "slices_figure"]
+__all__ = [
+    "SLICES", "TERM_COLORS", "heatmaps_figure", "losses_figure", "notebook", "slices_figure",
+]  # fmt: skip
 
 #: Rows of the grid drawn as slices: t = 0, T/4, T/2, 3T/4, T (the grid has 41 rows).
 SLICES = (0, 10, 20, 30, 40)
@@ -39,7 +42,7 @@ def _symmetric(z: np.ndarray) -> float:
     return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
 
 
-def heatmaps_figure(run: PinnRun, lang: str) -> object:
+def heatmaps_figure(run: PinnRun, lang: str, projector: bool) -> object:
     """u(x, t) of the network, u − exact and the residual, side by side (t upwards)."""
     cells = grid_cells(1, 3, 0.11, 0.0)
     error = run.u - run.exact
@@ -67,12 +70,12 @@ def heatmaps_figure(run: PinnRun, lang: str) -> object:
                                          anchor=f"x{suffix}", showticklabels=i == 0)  # fmt: skip
     titles = [tr(key, lang) for key, *_ in maps]
     return plain_figure(
-        traces, **figure_layout(400), showlegend=False,
+        traces, projector=projector, **figure_layout(400), showlegend=False,
         annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)], **layout,
     )  # fmt: skip
 
 
-def slices_figure(run: PinnRun, lang: str) -> object:
+def slices_figure(run: PinnRun, lang: str, projector: bool) -> object:
     """u(x, t) at five times: the network solid, the exact solution dashed."""
     traces = []
     for row, color in zip(SLICES, _SLICE_COLORS, strict=True):
@@ -84,12 +87,12 @@ def slices_figure(run: PinnRun, lang: str) -> object:
                        "name": tr("pinn.fig.exact", lang, t=t), "legendgroup": t,
                        "showlegend": False, "line": {"color": color, "width": 2, "dash": "dash"}})  # fmt: skip
     return plain_figure(
-        traces, **_legend_below(480), xaxis=axis_props("x"), yaxis=axis_props("u"),
+        traces, projector=projector, **_legend_below(480), xaxis=axis_props("x"), yaxis=axis_props("u"),
         title={"text": tr("pinn.fig.slices_title", lang), "font": {"size": 15}, "x": 0.01},
     )  # fmt: skip
 
 
-def losses_figure(run: PinnRun, lang: str) -> object:
+def losses_figure(run: PinnRun, lang: str, projector: bool) -> object:
     """The residual, initial and boundary terms (unweighted) before each step, log scale."""
     steps = np.arange(len(run.terms))
     traces = [
@@ -99,7 +102,32 @@ def losses_figure(run: PinnRun, lang: str) -> object:
         for k, name in enumerate(("residual", "initial", "boundary"))
     ]  # fmt: skip
     return plain_figure(
-        traces, **_legend_below(480), xaxis=axis_props(tr("why.fig.iteration", lang)),
+        traces, projector=projector, **_legend_below(480), xaxis=axis_props(tr("why.fig.iteration", lang)),
         yaxis=log_axis(tr("pinn.fig.term", lang), *(t["y"] for t in traces)),
         title={"text": tr("pinn.fig.losses_title", lang), "font": {"size": 15}, "x": 0.01},
     )  # fmt: skip
+
+
+# The notebook's last cell: the three heat maps, drawn from what ``__main__`` left behind.
+_NOTEBOOK_FIGURE = """
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+fig = make_subplots(rows=1, cols=3, subplot_titles=["u, the network", "exact", "u − exact"])
+for col, z in enumerate((result.u, result.exact, result.u - result.exact), start=1):
+    fig.add_heatmap(x=result.xs, y=result.ts, z=z, row=1, col=col,
+                    coloraxis="coloraxis2" if col == 3 else "coloraxis")
+fig.update_xaxes(title_text="x")
+fig.update_yaxes(title_text="t", col=1)
+fig.update_layout(template="plotly_white", coloraxis={"colorscale": "Viridis"},
+                  coloraxis2={"colorscale": "RdBu", "cmid": 0, "colorbar": {"x": 1.08}})
+fig.show()
+"""
+
+
+def notebook(source: str, title: str, figure: str) -> str:
+    """The download ``source`` as a notebook: a ``title`` cell, the source cut into cells at
+    its ``# %%`` lines, then ``figure`` (prose) above a cell that draws the network's u, the
+    exact solution and their difference with plotly. Returns nbformat 4 JSON."""
+    return percent_notebook(source, before=[("markdown", title)],
+                            after=[("markdown", figure), ("code", _NOTEBOOK_FIGURE.strip())])  # fmt: skip

@@ -27,10 +27,15 @@ u_xx's sake, so it gets a gradient through u_t alone: not the residual's gradien
 
 Exact solutions on x ∈ [0, 1] with u(x, 0) = sin(πx) and zero boundaries:
 heat u = e^{−απ²t} sin(πx); wave (u_t(x, 0) = 0) u = sin(πx) cos(cπt).
+
+This file is the experiment of hograd's physics-informed network tab, whole: the page runs it,
+and its download is this file with the page's settings on the lines under ``if __name__ ==
+"__main__":``. Run it (``python pinn.py``) and it prints what the page shows, one ``name value
+...`` line each. It needs only torch and numpy. The ``# %%`` lines cut it into a notebook's
+cells.
 """
 
-from __future__ import annotations
-
+# %% Settings
 import math
 import time
 from collections.abc import Callable
@@ -38,37 +43,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
-
-from ..errors import ArgumentError
-from .common import check, check_work, interleaved_medians
+from torch.func import hessian, jacrev, vmap
 
 __all__ = [
-    "EQUATIONS", "GRID", "PINN_BUDGET", "PinnConfig", "PinnRun", "check_config",
-    "exact_solution", "fit_summary", "mlp", "network_parameters", "pinn", "preset", "terms",
+    "EQUATIONS", "GRID", "PinnConfig", "PinnRun", "exact_solution", "fit_summary", "mlp",
+    "network_parameters", "network_sizes", "preset", "report", "run", "terms", "terms_func",
 ]  # fmt: skip
 
 EQUATIONS = ("heat", "wave")
 GRID = 41  # points of the drawn grid along x and along t (slices at t = 0, T/4, T/2, 3T/4, T)
-
-
-@dataclass(frozen=True)
-class PinnBudget:
-    max_steps: int = 3_000
-    max_points: int = 1_024  # interior (collocation) points
-    max_edge: int = 256  # points on the initial line and on each boundary
-    max_width: int = 64
-    max_depth: int = 4
-    max_parameters: int = 10_000
-    # parameters × steps × (interior points × the equation's factor + 3 × edge points); the
-    # wave's residual takes one more backward pass than the heat's (factor 1.3, measured).
-    # The defaults are 1.1e8 (heat) and 1.6e8 (wave); 2.5e8 took about 2 s of training on the
-    # shared 2-core machine under load, with one torch thread.
-    max_work: float = 2.5e8
-
-
-PINN_BUDGET = PinnBudget()
-WAVE_FACTOR = 1.3
-COEFFICIENT_RANGE = {"heat": (0.01, 1.0), "wave": (0.1, 2.0)}
 
 
 @dataclass(frozen=True)
@@ -86,7 +69,7 @@ class PinnConfig:
     w_initial: float = 1.0
     w_boundary: float = 1.0
     create_graph: bool = True  # False: the derivative terms come back as constants
-    seed: int = 0
+    seed: int = 0  # the weights and the points drawn (torch.Generator)
 
 
 def preset(equation: str) -> PinnConfig:
@@ -96,6 +79,206 @@ def preset(equation: str) -> PinnConfig:
     return PinnConfig()
 
 
+# %% The network u(x, t) and the exact solutions
+def network_sizes(config: PinnConfig) -> tuple[int, ...]:
+    return (2, *(config.width,) * config.depth, 1)  # (x, t) in, u out
+
+
+def network_parameters(sizes: tuple[int, ...], gen: torch.Generator) -> list[torch.Tensor]:
+    """Weights (randn / sqrt(fan_in)) and zero biases, layer by layer, requiring grad."""
+    params = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+        w = torch.randn(fan_out, fan_in, generator=gen, dtype=torch.float64) / math.sqrt(fan_in)
+        params += [w.requires_grad_(), torch.zeros(fan_out, dtype=torch.float64).requires_grad_()]
+    return params
+
+
+def mlp(params: list[torch.Tensor], xt: torch.Tensor) -> torch.Tensor:
+    """u at each row (x, t) of ``xt`` (N, 2): tanh hidden layers, a linear output; shape (N,)."""
+    h = xt
+    for k in range(0, len(params), 2):
+        h = torch.addmm(params[k + 1], h, params[k].T)
+        if k < len(params) - 2:
+            h = torch.tanh(h)
+    return h[:, 0]
+
+
+def exact_solution(config: PinnConfig, x: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The closed-form solution at (x, t) (broadcast)."""
+    k = config.coefficient
+    if config.equation == "heat":
+        return np.exp(-k * math.pi**2 * t) * np.sin(math.pi * x)
+    return np.sin(math.pi * x) * np.cos(k * math.pi * t)
+
+
+# %% The residual: derivatives of u with respect to its INPUTS, inside the loss
+def terms(
+    u: torch.Tensor, xt: torch.Tensor, equation: str, coefficient: float, keep: bool,
+    retain: bool = True,
+) -> torch.Tensor:  # fmt: skip
+    """The PDE residual of ``u`` (the network at the rows of ``xt``) by autograd.
+
+    Every row's u depends on its own (x, t) only, so the gradient of u.sum() holds each row's
+    own derivatives. The first derivatives always keep their graph (u_xx and u_tt are taken
+    from them). ``keep=False`` drops create_graph=True from the second-derivative calls, the
+    natural mistake: they come back as constants. ``retain=False`` then also leaves out the
+    retain_graph=True that PyTorch asks for, and the wave's u_tt call raises.
+    """
+    du = torch.autograd.grad(u.sum(), xt, create_graph=True)[0]  # (N, 2): u_x, u_t
+    if equation == "heat":
+        u_t = du[:, 1]  # has a graph: it is part of du
+        u_xx = torch.autograd.grad(
+            du[:, 0].sum(), xt, create_graph=keep, retain_graph=True if keep else retain
+        )[0][:, 0]  # <-- create_graph=keep: with False, u_xx is a constant
+        return u_t - coefficient * u_xx  # the heat equation: u_t = α u_xx
+    u_xx = torch.autograd.grad(
+        du[:, 0].sum(), xt, create_graph=keep, retain_graph=True if keep else retain
+    )[0][:, 0]  # <-- create_graph=keep
+    u_tt = torch.autograd.grad(du[:, 1].sum(), xt, create_graph=keep)[0][:, 1]  # <-- and here
+    return u_tt - coefficient**2 * u_xx  # the wave equation: u_tt = c² u_xx
+
+
+def velocity(u0: torch.Tensor, initial: torch.Tensor, keep: bool, retain: bool = True):  # noqa: ANN201
+    """u_t at the initial points (x, 0) by autograd (the wave starts at rest: u_t = 0)."""
+    return torch.autograd.grad(
+        u0.sum(), initial, create_graph=keep, retain_graph=True if keep else retain
+    )[0][:, 1]  # <-- create_graph=keep: with False, a constant
+
+
+# %% The same derivatives with torch.func: vmap over the points of one point's derivatives
+def terms_func(
+    params: list[torch.Tensor], xt: torch.Tensor, equation: str, coefficient: float, keep: bool
+) -> torch.Tensor:
+    """:func:`terms` by function transforms: ``u_at`` is the network at one point (x, t), a
+    number; ``vmap(jacrev(u_at))`` gives u_x and u_t at every point, ``vmap(hessian(u_at))``
+    the second derivatives. The weights stay ordinary tensors, so ``loss.backward()``
+    differentiates these results with respect to them. torch.func has no create_graph flag:
+    ``keep=False`` is written as ``.detach()``, the same constants."""
+
+    def u_at(p):  # noqa: ANN001, ANN202
+        return mlp(params, p[None])[0]
+
+    cut = (lambda z: z) if keep else torch.Tensor.detach
+    if equation == "heat":  # the natural mistake drops the flag from u_xx only
+        u_t = vmap(jacrev(u_at))(xt)[:, 1]  # (N,): du/dt at every point
+        u_xx = cut(vmap(hessian(u_at))(xt)[:, 0, 0])  # (N,): d2u/dx2 at every point
+        return u_t - coefficient * u_xx
+    d2u = cut(vmap(hessian(u_at))(xt))  # (N, 2, 2): [[u_xx, u_xt], [u_tx, u_tt]]
+    return d2u[:, 1, 1] - coefficient**2 * d2u[:, 0, 0]
+
+
+def velocity_func(params: list[torch.Tensor], initial: torch.Tensor, keep: bool):  # noqa: ANN201
+    """:func:`velocity` by ``vmap(jacrev(u_at))`` (``.detach()`` without the flag)."""
+    v0 = vmap(jacrev(lambda p: mlp(params, p[None])[0]))(initial)[:, 1]  # (N,): u_t at (x, 0)
+    return v0 if keep else v0.detach()
+
+
+# %% The loss: the residual, the initial condition, the boundaries
+def _points(config: PinnConfig, gen: torch.Generator) -> tuple[torch.Tensor, ...]:
+    """Interior points (x, t), the initial line's (x, 0) and both boundaries' (0|1, t)."""
+    f64 = torch.float64
+    inner = torch.rand(config.points, 2, generator=gen, dtype=f64)
+    inner = inner * torch.tensor([1.0, config.t_max], dtype=f64)
+    x0 = torch.rand(config.edge, generator=gen, dtype=f64)
+    initial = torch.stack([x0, torch.zeros_like(x0)], dim=1)
+    tb = torch.rand(config.edge, generator=gen, dtype=f64) * config.t_max
+    side = torch.stack([torch.zeros_like(tb), tb], dim=1)
+    boundary = torch.cat([side, side + torch.tensor([1.0, 0.0], dtype=f64)])
+    return inner.requires_grad_(), initial.requires_grad_(), boundary
+
+
+def _loss_terms(params, config, inner, initial, boundary, parts=None, retain=True, func=False):  # noqa: ANN001, ANN202
+    """(residual, initial, boundary) mean squares of the network; for the wave the initial
+    term holds u_t(x, 0)² too, which is also put in ``parts["velocity"]`` when given.
+    ``func``: the input derivatives by torch.func (:func:`terms_func`, :func:`velocity_func`)."""
+    keep, eq, k = config.create_graph, config.equation, config.coefficient
+    if func:
+        r = terms_func(params, inner, eq, k, keep)
+    else:
+        r = terms(mlp(params, inner), inner, eq, k, keep, retain)
+    u0 = mlp(params, initial)
+    start = (u0 - torch.sin(math.pi * initial[:, 0].detach())).pow(2).mean()  # u(x, 0) = sin(πx)
+    if config.equation == "wave":  # also at rest: u_t(x, 0) = 0
+        v0 = velocity_func(params, initial, keep) if func else velocity(u0, initial, keep, retain)
+        speed = v0.pow(2).mean()
+        if parts is not None:
+            parts["velocity"] = speed
+        start = start + speed
+    return r.pow(2).mean(), start, mlp(params, boundary).pow(2).mean()  # u(0|1, t) = 0
+
+
+def _weights(config: PinnConfig) -> tuple[float, float, float]:
+    return (config.w_residual, config.w_initial, config.w_boundary)
+
+
+# %% What the flag changes: which terms reach the weights, what PyTorch raises without it
+def _omission_error(params, config, inner, initial, boundary) -> str:  # noqa: ANN001
+    """What PyTorch says when the flag is dropped and retain_graph=True not added: one step's
+    loss and backward, written that way; "" if it runs (it does not, in either equation)."""
+    try:
+        three = _loss_terms(params, config, inner, initial, boundary, retain=False)
+        loss = sum(w * term for w, term in zip(_weights(config), three, strict=True))
+        loss.backward()
+    except RuntimeError as err:
+        return str(err)
+    finally:
+        for p in params:
+            p.grad = None
+    return ""
+
+
+def _fit(config: PinnConfig, residual: torch.Tensor, velocity) -> tuple[tuple[str, str], ...]:  # noqa: ANN001
+    """Each term of the loss and what the optimiser can do with it (see :class:`PinnRun`)."""
+
+    def status(weight: float, term: torch.Tensor | None) -> str:
+        if weight == 0:
+            return "weight0"
+        return "trained" if term is None or term.grad_fn is not None else "constant"
+
+    out = [("residual", status(config.w_residual, residual))]
+    if out[0][1] == "trained" and not config.create_graph:  # the heat: u_t has a graph
+        out[0] = ("residual", "partly")
+    out.append(("position", status(config.w_initial, None)))
+    if config.equation == "wave":
+        out.append(("velocity", status(config.w_initial, velocity)))
+    out.append(("boundary", status(config.w_boundary, None)))
+    return tuple(out)
+
+
+def _medians(calls: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
+    """Median seconds of each call over ``rounds`` interleaved rounds (one call of each per
+    round), so that a busy moment of the machine hits every call alike."""
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(rounds):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            call()
+            times[name].append(time.perf_counter() - start)
+    return {name: float(np.median(t)) for name, t in times.items()}
+
+
+def _step_costs(params, config, inner, initial, boundary, rounds: int = 11) -> dict[str, float]:  # noqa: ANN001
+    """Seconds of one forward and backward pass of the PINN loss and of a plain regression of
+    the same network onto the exact solution at the same points (interleaved medians)."""
+    keep = replace(config, create_graph=True)
+    xt = torch.cat([inner.detach(), initial.detach(), boundary])
+    x, t = xt[:, 0].numpy(), xt[:, 1].numpy()
+    target = torch.tensor(exact_solution(config, x, t))
+
+    def pinn_step() -> None:
+        sum(_loss_terms(params, keep, inner, initial, boundary)).backward()
+
+    def plain_step() -> None:
+        (mlp(params, xt) - target).pow(2).mean().backward()
+
+    pinn_step(), plain_step()  # once each before timing: the first call sets things up
+    medians = _medians({"pinn": pinn_step, "plain": plain_step}, rounds)
+    for p in params:
+        p.grad = None
+    return medians
+
+
+# %% Training, then the network on a grid against the exact solution
 @dataclass(frozen=True)
 class PinnRun:
     """A trained physics-informed network and how well it solves its equation.
@@ -149,181 +332,25 @@ class PinnRun:
     omission_error: str
 
 
-# ----------------------------------------------------------------------------------------------
-# Private helpers
-
-
-def network_sizes(config: PinnConfig) -> tuple[int, ...]:
-    return (2, *(config.width,) * config.depth, 1)
-
-
-def network_parameters(sizes: tuple[int, ...], gen: torch.Generator) -> list[torch.Tensor]:
-    """Weights (randn / sqrt(fan_in)) and zero biases, layer by layer, requiring grad."""
-    params = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
-        w = torch.randn(fan_out, fan_in, generator=gen, dtype=torch.float64) / math.sqrt(fan_in)
-        params += [w.requires_grad_(), torch.zeros(fan_out, dtype=torch.float64).requires_grad_()]
-    return params
-
-
-def mlp(params: list[torch.Tensor], xt: torch.Tensor) -> torch.Tensor:
-    """u at each row (x, t) of ``xt`` (N, 2): tanh hidden layers, a linear output; shape (N,)."""
-    h = xt
-    for k in range(0, len(params), 2):
-        h = torch.addmm(params[k + 1], h, params[k].T)
-        if k < len(params) - 2:
-            h = torch.tanh(h)
-    return h[:, 0]
-
-
-def exact_solution(config: PinnConfig, x: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """The closed-form solution at (x, t) (broadcast)."""
-    k = config.coefficient
-    if config.equation == "heat":
-        return np.exp(-k * math.pi**2 * t) * np.sin(math.pi * x)
-    return np.sin(math.pi * x) * np.cos(k * math.pi * t)
-
-
-def terms(
-    u: torch.Tensor, xt: torch.Tensor, equation: str, coefficient: float, keep: bool,
-    retain: bool = True,
-) -> torch.Tensor:  # fmt: skip
-    """The PDE residual of ``u`` (the network at the rows of ``xt``) by autograd.
-
-    Every row's u depends on its own (x, t) only, so the gradient of u.sum() holds each row's
-    own derivatives. The first derivatives always keep their graph (u_xx and u_tt are taken
-    from them). ``keep=False`` drops create_graph=True from the second-derivative calls, the
-    natural mistake: they come back as constants. ``retain=False`` then also leaves out the
-    retain_graph=True that PyTorch asks for, and the wave's u_tt call raises.
-    """
-    du = torch.autograd.grad(u.sum(), xt, create_graph=True)[0]  # (N, 2): u_x, u_t
-    if equation == "heat":
-        u_t = du[:, 1]  # has a graph: it is part of du
-        u_xx = torch.autograd.grad(
-            du[:, 0].sum(), xt, create_graph=keep, retain_graph=True if keep else retain
-        )[0][:, 0]
-        return u_t - coefficient * u_xx
-    u_xx = torch.autograd.grad(
-        du[:, 0].sum(), xt, create_graph=keep, retain_graph=True if keep else retain
-    )[0][:, 0]
-    u_tt = torch.autograd.grad(du[:, 1].sum(), xt, create_graph=keep)[0][:, 1]
-    return u_tt - coefficient**2 * u_xx
-
-
-def _points(config: PinnConfig, gen: torch.Generator) -> tuple[torch.Tensor, ...]:
-    """Interior points (x, t), the initial line's (x, 0) and both boundaries' (0|1, t)."""
-    f64 = torch.float64
-    inner = torch.rand(config.points, 2, generator=gen, dtype=f64)
-    inner = inner * torch.tensor([1.0, config.t_max], dtype=f64)
-    x0 = torch.rand(config.edge, generator=gen, dtype=f64)
-    initial = torch.stack([x0, torch.zeros_like(x0)], dim=1)
-    tb = torch.rand(config.edge, generator=gen, dtype=f64) * config.t_max
-    side = torch.stack([torch.zeros_like(tb), tb], dim=1)
-    boundary = torch.cat([side, side + torch.tensor([1.0, 0.0], dtype=f64)])
-    return inner.requires_grad_(), initial.requires_grad_(), boundary
-
-
-def _loss_terms(params, config, inner, initial, boundary, parts=None, retain=True):  # noqa: ANN001, ANN202
-    """(residual, initial, boundary) mean squares of the network; for the wave the initial
-    term holds u_t(x, 0)² too, which is also put in ``parts["velocity"]`` when given."""
-    keep = config.create_graph
-    r = terms(mlp(params, inner), inner, config.equation, config.coefficient, keep, retain)
-    u0 = mlp(params, initial)
-    start = (u0 - torch.sin(math.pi * initial[:, 0].detach())).pow(2).mean()
-    if config.equation == "wave":  # also at rest: u_t(x, 0) = 0
-        v0 = torch.autograd.grad(
-            u0.sum(), initial, create_graph=keep, retain_graph=True if keep else retain
-        )[0]
-        velocity = v0[:, 1].pow(2).mean()
-        if parts is not None:
-            parts["velocity"] = velocity
-        start = start + velocity
-    return r.pow(2).mean(), start, mlp(params, boundary).pow(2).mean()
-
-
-def _omission_error(params, config, inner, initial, boundary) -> str:  # noqa: ANN001
-    """What PyTorch says when the flag is dropped and retain_graph=True not added: one step's
-    loss and backward, written that way; "" if it runs (it does not, in either equation)."""
-    try:
-        three = _loss_terms(params, config, inner, initial, boundary, retain=False)
-        loss = sum(w * term for w, term in zip(_weights(config), three, strict=True))
-        loss.backward()
-    except RuntimeError as err:
-        return str(err)
-    finally:
-        for p in params:
-            p.grad = None
-    return ""
-
-
-def _weights(config: PinnConfig) -> tuple[float, float, float]:
-    return (config.w_residual, config.w_initial, config.w_boundary)
-
-
-def _fit(config: PinnConfig, residual: torch.Tensor, velocity) -> tuple[tuple[str, str], ...]:  # noqa: ANN001
-    """Each term of the loss and what the optimiser can do with it (see :class:`PinnRun`)."""
-
-    def status(weight: float, term: torch.Tensor | None) -> str:
-        if weight == 0:
-            return "weight0"
-        return "trained" if term is None or term.grad_fn is not None else "constant"
-
-    out = [("residual", status(config.w_residual, residual))]
-    if out[0][1] == "trained" and not config.create_graph:  # the heat: u_t has a graph
-        out[0] = ("residual", "partly")
-    out.append(("position", status(config.w_initial, None)))
-    if config.equation == "wave":
-        out.append(("velocity", status(config.w_initial, velocity)))
-    out.append(("boundary", status(config.w_boundary, None)))
-    return tuple(out)
-
-
-def check_config(config: PinnConfig) -> int:
-    """The parameter count of ``config``'s network, after checking every setting and the
-    counted work against :data:`PINN_BUDGET` (ArgumentError, BudgetError)."""
-    b = PINN_BUDGET
-    if config.equation not in EQUATIONS:
-        raise ArgumentError("pinn.equation", got=str(config.equation)[:40])
-    check("coefficient", config.coefficient, *COEFFICIENT_RANGE[config.equation])
-    check("t_max", config.t_max, 0.1, 2.0)
-    check("width", config.width, 2, b.max_width)
-    check("depth", config.depth, 1, b.max_depth)
-    check("steps", config.steps, 1, b.max_steps)
-    check("points", config.points, 8, b.max_points)
-    check("edge", config.edge, 4, b.max_edge)
-    check("lr", config.lr, 1e-5, 1.0)
-    for name in ("w_residual", "w_initial", "w_boundary"):
-        check(name, getattr(config, name), 0.0, 1000.0)
-    if config.w_residual + config.w_initial + config.w_boundary <= 0:
-        raise ArgumentError("pinn.weights")
-    sizes = network_sizes(config)
-    n = sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
-    check("parameters", n, 1, b.max_parameters)
-    factor = WAVE_FACTOR if config.equation == "wave" else 1.0
-    work = n * config.steps * (config.points * factor + 3 * config.edge)
-    check_work("pinn.budget.work", work, b.max_work)
-    return n
-
-
-# ----------------------------------------------------------------------------------------------
-# Public API
-
-
-def pinn(config: PinnConfig, progress: Callable[[int, int], None] | None = None) -> PinnRun:
+def run(
+    config: PinnConfig, progress: Callable[[int, int], None] | None = None, func: bool = False
+) -> PinnRun:
     """Train the physics-informed network of ``config`` with Adam and measure it on the grid.
 
-    Raises:
-        ArgumentError, BudgetError: a setting out of range, or more work than
-            ``PINN_BUDGET.max_work`` (checked before any work).
+    Args:
+        config: the equation, the network, the points, the loss's weights and the flag.
+        progress: called as ``progress(done, total)`` in steps, about 50 times in all.
+        func: take the input derivatives of the loss by torch.func (:func:`terms_func`)
+            instead of ``torch.autograd.grad`` (:func:`terms`); the same numbers up to rounding.
     """
-    n = check_config(config)
     gen = torch.Generator().manual_seed(int(config.seed))
     params = network_parameters(network_sizes(config), gen)
+    n = sum(p.numel() for p in params)
     inner, initial, boundary = _points(config, gen)
     weights = _weights(config)
     costs = _step_costs(params, config, inner, initial, boundary)
     parts: dict = {}
-    first = _loss_terms(params, config, inner, initial, boundary, parts)[0]
+    first = _loss_terms(params, config, inner, initial, boundary, parts, func=func)[0]
 
     def grad_norm(term: torch.Tensor) -> float:  # 0 for a term without grad_fn: a constant
         if not term.requires_grad:
@@ -342,7 +369,7 @@ def pinn(config: PinnConfig, progress: Callable[[int, int], None] | None = None)
     velocities = []
     for step in range(config.steps):
         got: dict = {}
-        three = _loss_terms(params, config, inner, initial, boundary, got)
+        three = _loss_terms(params, config, inner, initial, boundary, got, func=func)
         loss = sum(w * term for w, term in zip(weights, three, strict=True))
         losses.append(float(loss.detach()))
         if not math.isfinite(losses[-1]):
@@ -353,7 +380,7 @@ def pinn(config: PinnConfig, progress: Callable[[int, int], None] | None = None)
         if "velocity" in got:
             velocities.append(float(got["velocity"].detach()))
         opt.zero_grad()
-        loss.backward()
+        loss.backward()  # <-- differentiates the input derivatives again, by the weights
         opt.step()
         if progress is not None and (step + 1) % max(1, config.steps // 50) == 0:
             progress(step + 1, config.steps)
@@ -395,22 +422,33 @@ def fit_summary(run: PinnRun) -> tuple[tuple[str, str, float, float], ...]:
     )
 
 
-def _step_costs(params, config, inner, initial, boundary, rounds: int = 11) -> dict[str, float]:  # noqa: ANN001
-    """Seconds of one forward and backward pass of the PINN loss and of a plain regression of
-    the same network onto the exact solution at the same points (interleaved medians)."""
-    keep = replace(config, create_graph=True)
-    xt = torch.cat([inner.detach(), initial.detach(), boundary])
-    x, t = xt[:, 0].numpy(), xt[:, 1].numpy()
-    target = torch.tensor(exact_solution(config, x, t))
+# %% What the page shows, one "name value ..." line each
+def report(result: PinnRun) -> None:
+    """Print the run's numbers: the errors on the grid, the residual's gradient at the start,
+    what each term of the loss did, the loss before each step, the cost of a step (seconds
+    vary from run to run, the rest does not) and, without create_graph, what PyTorch raises
+    when retain_graph=True is left out too."""
+    print("parameters", result.parameters)
+    print("status", result.status)
+    print("max_error", result.max_error)
+    print("rel_error", result.rel_error)
+    print("residual_rms", result.residual_rms)
+    print("residual_grad", result.residual_grad)
+    for term, how, before, after in fit_summary(result):
+        print("fit_" + term, how, before, after)  # what the optimiser could do with it
+    print("loss", *result.losses.tolist())
+    print(
+        "seconds", result.pinn_step_seconds, result.plain_step_seconds
+    )  # a PINN step, a plain one
+    if result.omission_error:
+        print("omission_error", result.omission_error.splitlines()[0])
 
-    def pinn_step() -> None:
-        sum(_loss_terms(params, keep, inner, initial, boundary)).backward()
 
-    def plain_step() -> None:
-        (mlp(params, xt) - target).pow(2).mean().backward()
-
-    pinn_step(), plain_step()  # once each before timing: the first call sets things up
-    medians = interleaved_medians({"pinn": pinn_step, "plain": plain_step}, rounds)
-    for p in params:
-        p.grad = None
-    return medians
+# %% Run it
+if __name__ == "__main__":
+    # the settings: the page's download writes its own on the next two lines
+    config = PinnConfig()
+    func = False  # or True: the same input derivatives by torch.func (terms_func)
+    torch.set_num_threads(1)  # tensors this small: a second thread only adds waiting
+    result = run(config, func=func)
+    report(result)

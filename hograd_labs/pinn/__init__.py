@@ -1,0 +1,1 @@
+"""The physics-informed network lab (a tab of "Why gradients of gradients")."""

@@ -1,0 +1,104 @@
+"""The PINN lab's download is its compute module: the file runs on its own (torch and numpy,
+no hograd) and prints the numbers the page's cached call returns, and so does its torch.func
+form; its notebook is the same file cut at its ``# %%`` lines."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import subprocess
+import sys
+from dataclasses import replace
+
+import nbformat
+import numpy as np
+import pytest
+
+from hograd_core.notebook import CELL, percent_cells
+from hograd_labs.pinn import compute, figures
+from hograd_labs.pinn.cached import script, why_pinn_run
+from hograd_labs.pinn.compute import PinnConfig, fit_summary, preset
+
+STANDALONE = {"math", "time", "collections", "dataclasses", "numpy", "torch", "__future__"}
+FUNC_LINE = "    func = True  # torch.func's vmap, jacrev and hessian (terms_func, velocity_func)"
+
+
+def printed(text: str) -> dict[str, list[str]]:
+    return {line.split()[0]: line.split()[1:] for line in text.splitlines() if line.strip()}
+
+
+def _run(source: str, path) -> dict[str, list[str]]:  # noqa: ANN001
+    path.write_text(source, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-I", str(path)], capture_output=True, text=True,
+                          cwd=path.parent, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return printed(done.stdout)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        replace(preset("heat"), steps=30, create_graph=False, coefficient=0.3, t_max=0.5),
+        replace(preset("wave"), steps=30, width=8, depth=3, lr=0.005, points=64),
+    ],
+    ids=["heat-no-graph", "wave"],
+)
+def test_the_download_runs_and_prints_the_pages_numbers(config: PinnConfig, tmp_path) -> None:  # noqa: ANN001
+    run, code = why_pinn_run(config)  # what the page draws, and the file it offers
+    # the file is the module's source, its settings line written with the page's values
+    own, sent = inspect.getsource(compute).splitlines(), code.source.splitlines()
+    changed = [(a, b) for a, b in zip(own, sent, strict=True) if a != b]
+    assert changed == [("    config = PinnConfig()", f"    config = {config!r}")]
+    imported = {
+        (node.module if isinstance(node, ast.ImportFrom) else alias.name).split(".")[0]
+        for node in ast.walk(ast.parse(code.source))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    assert imported <= STANDALONE, imported - STANDALONE
+    marked = [code.source.splitlines()[i - 1] for i in code.marked]
+    assert marked and all("create_graph=keep" in line or ".backward()" in line
+                          for line in marked)  # fmt: skip
+    func = script(config, func=True).source
+    assert [b for a, b in zip(sent, func.splitlines(), strict=True) if a != b] == [FUNC_LINE]
+    for source, rtol in ((code.source, 0.0), (func, 1e-12)):  # torch.func: equal to rounding
+        got = _run(source, tmp_path / "hograd_why_pinn.py")
+        assert int(got["parameters"][0]) == run.parameters and got["status"] == [run.status]
+        for name in ("max_error", "rel_error", "residual_rms", "residual_grad"):
+            assert float(got[name][0]) == pytest.approx(getattr(run, name), rel=rtol, abs=0)
+        np.testing.assert_allclose(np.array(got["loss"], float), run.losses, rtol=rtol)
+        for term, how, before, after in fit_summary(run):
+            assert got["fit_" + term][0] == how
+            np.testing.assert_allclose([float(v) for v in got["fit_" + term][1:]],
+                                       [before, after], rtol=rtol)  # fmt: skip
+        assert all(float(v) > 0 for v in got["seconds"])  # measured, never the same twice
+        said = run.omission_error.splitlines()[:1]
+        assert got.get("omission_error", []) == (said[0].split() if said else [])
+
+
+def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
+    code = script(preset("wave"))
+    nb = nbformat.reads(figures.notebook(code.source, "# title", "figure"), as_version=4)
+    cells = [(c.cell_type, c.source) for c in nb.cells]
+    assert cells[0] == ("markdown", "# title") and cells[-2] == ("markdown", "figure")
+    body = [source for _, source in cells[1:-2]]
+    assert body == percent_cells(code.source) and len(body) == code.source.count(f"\n{CELL}") + 1
+    kept = [line for line in code.source.splitlines() if not line.startswith(CELL)]
+    assert [line for line in "\n".join(body).splitlines() if line] == [x for x in kept if x]
+    assert "result.u" in cells[-1][1]  # the figure draws what __main__ left behind
+
+
+def test_the_notebook_runs_and_draws_the_runs_numbers() -> None:
+    """Executed by a real kernel (nbclient), as a learner would."""
+    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+    small = replace(preset("heat"), steps=10, points=32, edge=8, width=8)
+    nb = nbformat.reads(figures.notebook(script(small).source, "t", "f"), as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("import json\nprint(json.dumps(result.u.tolist()))"))
+    nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
+    errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
+    assert not errors
+    np.testing.assert_allclose(json.loads(nb.cells[-1].outputs[0]["text"]), compute.run(small).u,
+                               rtol=1e-12)  # fmt: skip
+    mime = "application/vnd.plotly.v1+json"
+    assert any(mime in o.get("data", {}) for o in nb.cells[-2].get("outputs", []))
