@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from hograd_labs.curvature import page as curvature
 from hograd_labs.maml import page as maml
 from hograd_ui.parts import (
     why_hf,
@@ -31,6 +32,8 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
     "pinn": ("pinn.tab", why_pinn.draw),
     # wgan
     "wgan": ("wgan.tab", why_wgan.draw),
+    # curvature
+    "curvature": ("curvature.tab", curvature.draw),
 }
 
 st.title(t("why.title"))

@@ -56,7 +56,7 @@ class DiagonalConfig:
 class MomentumConfig:
     kappa: float = 10.0  # the quadratic's condition number: eigenvalues 1 and κ
     lr: float = 0.15  # step size
-    beta: float = 0.5  # momentum β (0: plain gradient descent)
+    beta: float = 0.3  # momentum β (0: plain gradient descent)
     steps: int = 100  # steps of each run
     start: tuple[float, float] = (2.0, 1.0)  # x₀ (and x₋₁ = x₀: no velocity at first)
 
