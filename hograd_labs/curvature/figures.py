@@ -16,11 +16,20 @@ from .compute import DiagonalStudy, MomentumRun, heavy_ball_rate
 __all__ = ["diagonal_figure", "error_figure", "momentum_figure", "notebook", "rate_figure"]
 
 EXACT, ESTIMATE, MOMENTUM, GD = "#111111", "#ff7f0e", "#d62728", "#1f77b4"
+FLOOR = 1e-15  # the momentum chart stops at this fraction of the start (float64 rounding)
 
 
 def _title(text: str) -> dict:
     """A title at the top left, clear of the mode bar (top right)."""
     return {"text": text, "font": {"size": 17}, "x": 0, "xref": "paper", "xanchor": "left"}
+
+
+def _legend_below(height: int, drop: float = -0.24) -> dict:
+    """The shared look with the legend under the x axis title, clear of it."""
+    look = figure_layout(height, legend="bottom")
+    look["legend"]["y"] = drop
+    look["margin"]["b"] = 150
+    return look
 
 
 def _positive(values: np.ndarray) -> np.ndarray:
@@ -42,7 +51,7 @@ def diagonal_figure(s: DiagonalStudy, lang: str, projector: bool) -> object:
          "marker": {"color": EXACT, "size": 12, "symbol": "line-ew-open", "line": {"width": 3}}},
     ]  # fmt: skip
     return plain_figure(
-        traces, projector=projector, **figure_layout(420, legend="bottom"),
+        traces, projector=projector, **_legend_below(460, -0.3 if len(x) > 10 else -0.24),
         title=_title(tr("curvature.fig.diagonal", lang)),
         xaxis=axis_props(tr("curvature.fig.entry", lang), type="category"),
         yaxis=axis_props("Hᵢᵢ"),
@@ -61,7 +70,7 @@ def error_figure(s: DiagonalStudy, repeats: int, lang: str, projector: bool) -> 
          "line": {"color": EXACT, "width": 2, "dash": "dash"}},
     ]  # fmt: skip
     return plain_figure(
-        traces, projector=projector, **figure_layout(420, legend="bottom"),
+        traces, projector=projector, **_legend_below(460),
         title=_title(tr("curvature.fig.error", lang)),
         xaxis=log_axis(tr("curvature.fig.probes", lang), k),
         yaxis=log_axis(tr("curvature.fig.error_axis", lang), traces[0]["y"], traces[1]["y"]),
@@ -69,7 +78,9 @@ def error_figure(s: DiagonalStudy, repeats: int, lang: str, projector: bool) -> 
 
 
 def momentum_figure(run: MomentumRun, lang: str, projector: bool) -> object:
-    """|x_k| along each eigenvector: the run (markers) on its closed form M(λ)^k (lines)."""
+    """|x_k| along each eigenvector: the run (markers) on its closed form M(λ)^k (lines), down
+    to FLOOR times |x₀| (below it float64's rounding of x decides, not the method)."""
+    floor = FLOOR * float(np.abs(run.components["gd"][0]).max())
     traces = []
     for method, color, beta, key in (
         ("momentum", MOMENTUM, run.config.beta, "curvature.fig.trace.momentum"),
@@ -78,15 +89,18 @@ def momentum_figure(run: MomentumRun, lang: str, projector: bool) -> object:
         for i, lam in enumerate(run.eigenvalues):
             dash = "solid" if i == len(run.eigenvalues) - 1 else "dot"
             name = tr(key, lang, beta=f"{beta:g}", lam=f"{lam:.4g}")
-            closed = np.abs(run.closed_form[method][:, i])
+            closed = np.where(np.abs(run.closed_form[method][:, i]) >= floor,
+                              np.abs(run.closed_form[method][:, i]), np.nan)  # fmt: skip
+            ran = np.abs(run.components[method][:, i])
+            ran = np.where(ran >= floor, ran, np.nan)
             traces.append({"type": "scatter", "y": _positive(closed), "mode": "lines", "name": name,
                            "legendgroup": f"{method}{i}",
                            "line": {"color": color, "width": 2.5, "dash": dash}})  # fmt: skip
-            traces.append({"type": "scatter", "y": _positive(np.abs(run.components[method][:, i])),
+            traces.append({"type": "scatter", "y": _positive(ran),
                            "mode": "markers", "legendgroup": f"{method}{i}", "showlegend": False,
                            "marker": {"color": color, "size": 5}, "hoverinfo": "y"})  # fmt: skip
     return plain_figure(
-        traces, projector=projector, **figure_layout(480, legend="bottom"),
+        traces, projector=projector, **_legend_below(500),
         title=_title(tr("curvature.fig.components", lang)),
         xaxis=axis_props(tr("curvature.fig.step", lang)),
         yaxis=log_axis(tr("curvature.fig.component", lang), *(t["y"] for t in traces)),
@@ -114,7 +128,7 @@ def rate_figure(run: MomentumRun, lang: str, projector: bool) -> object:
     })  # fmt: skip
     limit = 2 * (1 + beta)
     return plain_figure(
-        traces, projector=projector, **figure_layout(480, legend="bottom"),
+        traces, projector=projector, **_legend_below(500),
         title=_title(tr("curvature.fig.rates", lang)),
         xaxis=axis_props("lr · λ", range=[0, top]),
         yaxis=axis_props(tr("curvature.fig.rate", lang), range=[0, 1.6]),
