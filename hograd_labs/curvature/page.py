@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -66,6 +67,9 @@ RESULT = {"typed": "curvature.typed.result", "network": "curvature.network.resul
 
 
 def study_view(s: DiagonalStudy, repeats: int, what: str) -> None:
+    if not np.isfinite(s.hessian).all():
+        st.warning(t("curvature.not_finite"))
+        return
     gap = s.estimate - s.exact
     st.markdown(t(RESULT[what], n=len(s.names), probes=len(s.rms_error),
                   rms=num(s.rms_error[-1], 3), predicted=num(s.predicted[-1], 3),

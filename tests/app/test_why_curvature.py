@@ -66,3 +66,11 @@ def test_past_the_limit_warns() -> None:
 def test_a_refused_point_says_why() -> None:
     at = open_tab("curvature", "en", **{"why.curv.point": "1, 2"})
     assert "point" in texts(at, "error") and not at.exception
+
+
+def test_a_hessian_that_is_not_finite_is_said_not_drawn() -> None:
+    state = {"why.curv.fn": "sqrt(x)*y", "why.curv.point": "0, 1", "why.curv.probes": 10,
+             "why.curv.repeats": 2}  # fmt: skip
+    at = open_tab("curvature", "en", **state)
+    assert "not finite at this point" in texts(at, "warning")
+    assert not at.error
