@@ -8,6 +8,7 @@
     python -m hograd_core custom "tanh(x)" --backward "(1 - y^2)*g" --at -2:2:5 --json
     python -m hograd_core derivatives "x**3" --order 2 --at 2 --cpp > derivatives.cpp
     python -m hograd_core hvp "w1**2*sin(w2)" --at 1,1.5707963267948966 --vector 0.5,1 --cpp
+    python -m hograd_core hvp "x^2*y + z^3" --at 1,2,0.5 --diagonal --hutchinson 100 --seed 0
 
 ``--cpp`` prints the C++ (LibTorch) program that computes and prints what the page's PyTorch
 script does, with the g++ line that builds it against this Python's torch wheel on top.
@@ -34,6 +35,7 @@ from .cpp_code import derivatives_cpp, hvp_cpp
 from .curvature import verdict
 from .custom_function import MAX_POINTS as CUSTOM_POINTS
 from .custom_function import custom_spec, run_custom
+from .diagonal import DIAGONAL_BUDGET, typed_diagonal
 from .errors import ArgumentError, BudgetError, HogradError
 from .grad_checks import GradChecks, run_gradchecks
 from .hessian import CRITICAL_TOLERANCE, hvp, number_entries
@@ -111,7 +113,13 @@ def _build_parser() -> argparse.ArgumentParser:
     h = sub.add_parser("hvp", help="gradient, Hessian and Hessian-vector product")
     h.add_argument("function")
     h.add_argument("--at", required=True, help="the point, e.g. 1,1.5707963267948966")
-    h.add_argument("--vector", required=True, help="v, e.g. 0.5,1")
+    h.add_argument("--vector", default=None, help="v, e.g. 0.5,1 (optional with --diagonal)")
+    h.add_argument("--diagonal", action="store_true",
+                   help="add the Hessian's diagonal, exact (n products H e_i)")  # fmt: skip
+    h.add_argument("--hutchinson", type=int, default=0, metavar="N",
+                   help=f"with --diagonal: Hutchinson's estimate from N probes "
+                        f"(at most {DIAGONAL_BUDGET.max_probes})")  # fmt: skip
+    h.add_argument("--seed", type=int, default=0, help="the probes' seed (torch.Generator)")
     h.add_argument("--json", action="store_true")
     h.add_argument("--cpp", action="store_true", help="print the C++ (LibTorch) program")
     add_graph_parser(sub)
@@ -263,10 +271,30 @@ def _verdict_line(out: dict) -> str:
     )
 
 
+def _diagonal(args: argparse.Namespace, fn) -> dict:  # noqa: ANN001 - a parsed Function
+    """The "diagonal" fields: exact, and with --hutchinson N its estimate and standard error."""
+    d = typed_diagonal(fn, numbers(args.at, "point", fn), args.hutchinson, args.seed)
+    out: dict = {"diagonal": d.diagonal}
+    if d.estimate is not None:
+        out |= {"hutchinson": d.estimate, "hutchinson_standard_error": d.standard_error,
+                "probes": d.probes, "seed": d.seed}  # fmt: skip
+    return out
+
+
 def _run_hvp(args: argparse.Namespace) -> dict:
     fn = parse(args.function)
     if not fn.variables:  # said before the point is read: a point of nothing is no point
         raise ArgumentError("budget.no_variables")
+    if args.hutchinson and not args.diagonal:
+        raise _UsageError("--hutchinson: estimates the diagonal; add --diagonal")
+    if args.vector is None and not args.diagonal:
+        raise _UsageError("hvp: --vector is required (it may be left out with --diagonal)")
+    if args.vector is None:  # the diagonal alone
+        started = time.perf_counter()
+        extra = _diagonal(args, fn)
+        return {"function": args.function, "variables": list(fn.variables), "latex": fn.latex,
+                "point": np.array(numbers(args.at, "point", fn), dtype=np.float64), **extra,
+                "seconds": time.perf_counter() - started}  # fmt: skip
     r = hvp(fn, numbers(args.at, "point", fn), numbers(args.vector, "vector", fn))
     test = verdict(r)
     return {
@@ -276,7 +304,7 @@ def _run_hvp(args: argparse.Namespace) -> dict:
         "eigenvectors": r.eigenvectors, "curvature": r.curvature,
         "classification": r.classification, "critical": r.critical, "reason": test.reason,
         "definiteness": _DEFINITENESS[test.reason], "minors": list(test.minors),
-        "seconds": r.seconds,
+        "seconds": r.seconds, **(_diagonal(args, fn) if args.diagonal else {}),
     }  # fmt: skip
 
 
@@ -286,6 +314,8 @@ def _cpp(args: argparse.Namespace) -> str:
     if args.command == "hvp":
         if not fn.variables:
             raise ArgumentError("budget.no_variables")
+        if args.vector is None or args.diagonal:
+            raise _UsageError("--cpp: the program is for one Hv: give --vector, not --diagonal")
         return hvp_cpp(fn, numbers(args.at, "point", fn), numbers(args.vector, "vector", fn))
     if args.grid or args.json:
         raise _UsageError("--cpp: the program is for one point: give --at X, not --grid or --json")
@@ -299,6 +329,15 @@ def _cpp(args: argparse.Namespace) -> str:
 
 def _fmt(v: float) -> str:
     return f"{v + 0.0:.12g}"  # + 0.0 turns -0.0 into 0.0
+
+
+def _print_diagonal(out: dict) -> None:
+    if "diagonal" in out:
+        print(f"  diagonal = [{', '.join(map(_fmt, out['diagonal']))}]  (exact: n products H e_i)")
+    if "hutchinson" in out:
+        print(f"  Hutchinson, {out['probes']} probes, seed {out['seed']} = "
+              f"[{', '.join(map(_fmt, out['hutchinson']))}]")  # fmt: skip
+        print(f"  standard error = [{', '.join(map(_fmt, out['hutchinson_standard_error']))}]")
 
 
 def _print_human(command: str, out: dict) -> None:
@@ -322,6 +361,9 @@ def _print_human(command: str, out: dict) -> None:
             print(f"  order {out['constant_from']} is constant in x; higher orders are exactly 0")
         if any(out["nonfinite"]):
             print(f"  NaN or inf values per order: {out['nonfinite']}")
+    elif "vector" not in out:  # hvp --diagonal without --vector
+        print(f"  at {', '.join(map(_fmt, out['point']))}")
+        _print_diagonal(out)
     else:
         print(
             f"  at {', '.join(map(_fmt, out['point']))}    v = {', '.join(map(_fmt, out['vector']))}"
@@ -335,6 +377,7 @@ def _print_human(command: str, out: dict) -> None:
         print(f"  eigenvalues = [{', '.join(map(_fmt, out['eigenvalues']))}]")
         print(f"  leading minors = [{', '.join(map(_fmt, out['minors']))}]")
         print(f"  {_verdict_line(out)}")
+        _print_diagonal(out)
     print(f"  ({out['seconds'] * 1000:.1f} ms)")
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from hograd_labs.curvature import page as curvature
 from hograd_labs.maml import page as maml
 from hograd_labs.pinn import page as pinn
 from hograd_labs.stats import page as stats
@@ -31,6 +32,8 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
     "pinn": ("pinn.tab", pinn.draw),
     # wgan
     "wgan": ("wgan.tab", wgan.draw),
+    # curvature
+    "curvature": ("curvature.tab", curvature.draw),
 }
 
 st.title(t("why.title"))

@@ -12,7 +12,7 @@ from tests.e2e.conftest import wait_for_app
 
 VIEWS = (
     "", "derivatives", "graph", "hvp", "hvp?hvp.mode=network", "lesson",
-    *(f"why?why.tab={tab}" for tab in ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan")),
+    *(f"why?why.tab={tab}" for tab in ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan", "curvature")),
 )  # fmt: skip
 
 #: How many elements the page holds: settled is when this stops changing between two idle checks

@@ -55,7 +55,7 @@ TABS_JS = """() => [[...document.querySelectorAll('[data-testid="stMain"] [role=
                         r.left, r.right, r.top, r.bottom]; }),
     document.documentElement.clientWidth, window.innerHeight]"""
 
-WHY_TABS = ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan")
+WHY_TABS = ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan", "curvature")
 #: The tabs opened: the first and the last, the two ends of a bar that scrolled sideways.
 OPENED = (WHY_TABS[0], WHY_TABS[-1])
 

@@ -1,0 +1,143 @@
+"""The curvature lab's cached calls: the settings checked before any work, the studies run once
+per setting, and the download, which is :mod:`.compute`'s own source with the page's settings
+written on the lines its ``__main__`` reads them from."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+import streamlit as st
+import torch
+
+from hograd_core.applications.common import Code, check, check_work, marked_code
+from hograd_core.diagonal import DIAGONAL_BUDGET
+from hograd_core.errors import ArgumentError
+from hograd_core.hvp_graph import numbers
+from hograd_core.language import parse
+from hograd_serving.cached import Caption, _with_bar
+
+from . import compute
+from .compute import DiagonalConfig, DiagonalStudy, MomentumConfig, MomentumRun
+
+__all__ = [
+    "CURVATURE_BUDGET", "check_diagonal", "check_momentum", "curvature_momentum",
+    "curvature_network", "curvature_typed", "read_point", "script",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CurvatureBudget:
+    max_probes: int = DIAGONAL_BUDGET.max_probes  # one Hessian-vector product each
+    max_repeats: int = 50
+    max_samples: int = 20_000  # probes x repeats of the typed function (n <= 10: microseconds)
+    # probes x repeats x parameters of the network, whose product averages over 400 points:
+    # 200 x 20 x 82 (the default, 16 hidden) took 0.3 s here; the limit about 2 s
+    max_network_work: float = 2e6
+    hidden: tuple[int, ...] = (4, 8, 16, 32)
+    max_train_steps: int = 500
+    max_kappa: float = 1000.0
+    max_lr: float = 3.0
+    max_beta: float = 0.99
+    max_steps: int = 1_000
+
+
+CURVATURE_BUDGET = CurvatureBudget()
+
+# The lines of compute.py's ``__main__`` that the download fills in (each must occur once).
+_DIAGONAL, _MOMENTUM = (
+    "    diagonal = DiagonalConfig()\n",
+    "    momentum_config = MomentumConfig()\n",
+)
+
+
+def network_parameters(hidden: int) -> int:
+    """Weights and biases of the 2-hidden-2 network."""
+    return 2 * hidden + hidden + 2 * hidden + 2
+
+
+def check_diagonal(config: DiagonalConfig) -> None:
+    """Refuse probes, repeats, width or training outside their ranges, before any work.
+
+    Raises:
+        ArgumentError, BudgetError: the setting, its range and the value received.
+    """
+    b = CURVATURE_BUDGET
+    check("probes", config.probes, 2, b.max_probes)
+    check("repeats", config.repeats, 1, b.max_repeats)
+    check("seed", config.seed, 0, 10**6)
+    check("train_steps", config.train_steps, 1, b.max_train_steps)
+    if config.hidden not in b.hidden:
+        raise ArgumentError("curvature.hidden_refused", options=", ".join(map(str, b.hidden)),
+                            got=str(config.hidden)[:20])  # fmt: skip
+    check_work("curvature.budget.samples", config.probes * config.repeats, b.max_samples)
+    work = config.probes * config.repeats * network_parameters(config.hidden)
+    check_work("curvature.budget.network", work, b.max_network_work)
+
+
+def check_momentum(config: MomentumConfig) -> None:
+    """Refuse κ, lr, β or steps outside their ranges.
+
+    Raises:
+        ArgumentError, BudgetError: the setting, its range and the value received.
+    """
+    b = CURVATURE_BUDGET
+    check("kappa", config.kappa, 1.0, b.max_kappa)
+    check("lr", config.lr, 1e-4, b.max_lr)
+    check("beta", config.beta, 0.0, b.max_beta)
+    check("steps", config.steps, 1, b.max_steps)
+
+
+def read_point(text: str, point: str) -> tuple[float, ...]:
+    """The typed point of ``text``'s function, one number per variable (``"1, pi/2"``).
+
+    Raises:
+        ExpressionError, ArgumentError, BudgetError: the function or the point refused.
+    """
+    fn = parse(text)
+    if not fn.variables:
+        raise ArgumentError("budget.no_variables")
+    return tuple(float(x) for x in numbers(point, "point", fn))
+
+
+def script(diagonal: DiagonalConfig, momentum: MomentumConfig) -> Code:
+    """The download: compute.py as it is, with both settings written where ``__main__`` sets
+    them."""
+    source = inspect.getsource(compute)
+    for old, new in ((_DIAGONAL, f"    diagonal = {diagonal!r}\n"),
+                     (_MOMENTUM, f"    momentum_config = {momentum!r}\n")):  # fmt: skip
+        assert source.count(old) == 1, f"compute.py's __main__ no longer has {old.strip()!r}"
+        source = source.replace(old, new)
+    return marked_code(source)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def curvature_typed(config: DiagonalConfig) -> DiagonalStudy:
+    """The typed function's study (n <= 10: milliseconds, no gate)."""
+    check_diagonal(config)
+    f, names = compute.typed_function(config.function)
+    point = read_point(config.function, ",".join(map(repr, config.point)))
+    return compute.study(f, torch.tensor(point, dtype=torch.float64), names, config)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def curvature_network(
+    config: DiagonalConfig, _caption: Caption = lambda done, total: f"{done}/{total}"
+) -> DiagonalStudy:
+    """The network's study: training, then its diagonal three ways, in the heavy-work gate."""
+    check_diagonal(config)
+
+    def work(progress) -> DiagonalStudy:  # noqa: ANN001
+        loss, theta = compute.network_function(config.hidden, config.train_steps, config.seed)
+        progress(1, 2)
+        names = tuple(f"θ{i}" for i in range(theta.numel()))
+        return compute.study(loss, theta, names, config)
+
+    return _with_bar(_caption, work)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def curvature_momentum(config: MomentumConfig) -> MomentumRun:
+    """Heavy ball and plain descent on the κ quadratic (at most 2 x 1000 steps of 2 numbers)."""
+    check_momentum(config)
+    return compute.momentum(config)

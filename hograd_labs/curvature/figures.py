@@ -1,0 +1,147 @@
+"""Figures of the curvature lab, from :mod:`.compute`'s results; language and projector setting
+come in as arguments. Exact values black, Hutchinson's estimate orange; heavy ball red, plain
+gradient descent blue; the closed form a line, the run markers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hograd_core.notebook import percent_notebook
+from hograd_ui.hvp_figures import axis_props, figure_layout, log_axis
+from hograd_ui.i18n import tr
+from hograd_ui.plotting import plain_figure
+
+from .compute import DiagonalStudy, MomentumRun, heavy_ball_rate
+
+__all__ = ["diagonal_figure", "error_figure", "momentum_figure", "notebook", "rate_figure"]
+
+EXACT, ESTIMATE, MOMENTUM, GD = "#111111", "#ff7f0e", "#d62728", "#1f77b4"
+FLOOR = 1e-15  # the momentum chart stops at this fraction of the start (float64 rounding)
+
+
+def _title(text: str) -> dict:
+    """A title at the top left, clear of the mode bar (top right)."""
+    return {"text": text, "font": {"size": 17}, "x": 0, "xref": "paper", "xanchor": "left"}
+
+
+def _legend_below(height: int, drop: float = -0.24) -> dict:
+    """The shared look with the legend under the x axis title, clear of it."""
+    look = figure_layout(height, legend="bottom")
+    look["legend"]["y"] = drop
+    look["margin"]["b"] = 150
+    return look
+
+
+def _positive(values: np.ndarray) -> np.ndarray:
+    v = np.asarray(values, dtype=np.float64)
+    return np.where(np.isfinite(v) & (v > 0), v, np.nan)
+
+
+def diagonal_figure(s: DiagonalStudy, lang: str, projector: bool) -> object:
+    """Each Hᵢᵢ exact, and Hutchinson's estimate with ±2 standard errors."""
+    x = list(s.names)
+    traces = [
+        {"type": "scatter", "x": x, "y": s.estimate, "mode": "markers",
+         "name": tr("curvature.fig.estimate", lang, probes=len(s.rms_error)),
+         "marker": {"color": ESTIMATE, "size": 10},
+         "error_y": {"type": "data", "array": 2 * np.nan_to_num(s.standard_error),
+                     "color": ESTIMATE, "thickness": 2}},
+        {"type": "scatter", "x": x, "y": s.exact, "mode": "markers",
+         "name": tr("curvature.fig.exact", lang),
+         "marker": {"color": EXACT, "size": 12, "symbol": "line-ew-open", "line": {"width": 3}}},
+    ]  # fmt: skip
+    return plain_figure(
+        traces, projector=projector, **_legend_below(460, -0.3 if len(x) > 10 else -0.24),
+        title=_title(tr("curvature.fig.diagonal", lang)),
+        xaxis=axis_props(tr("curvature.fig.entry", lang), type="category"),
+        yaxis=axis_props("Hᵢᵢ"),
+    )  # fmt: skip
+
+
+def error_figure(s: DiagonalStudy, repeats: int, lang: str, projector: bool) -> object:
+    """The RMS error of Hutchinson's estimate against the probes, and its closed form."""
+    k = np.arange(1, len(s.rms_error) + 1)
+    traces = [
+        {"type": "scatter", "x": k, "y": _positive(s.rms_error), "mode": "lines",
+         "name": tr("curvature.fig.measured", lang, repeats=repeats),
+         "line": {"color": ESTIMATE, "width": 3}},
+        {"type": "scatter", "x": k, "y": _positive(s.predicted), "mode": "lines",
+         "name": tr("curvature.fig.predicted", lang),
+         "line": {"color": EXACT, "width": 2, "dash": "dash"}},
+    ]  # fmt: skip
+    return plain_figure(
+        traces, projector=projector, **_legend_below(460),
+        title=_title(tr("curvature.fig.error", lang)),
+        xaxis=log_axis(tr("curvature.fig.probes", lang), k),
+        yaxis=log_axis(tr("curvature.fig.error_axis", lang), traces[0]["y"], traces[1]["y"]),
+    )  # fmt: skip
+
+
+def momentum_figure(run: MomentumRun, lang: str, projector: bool) -> object:
+    """|x_k| along each eigenvector: the run (markers) on its closed form M(λ)^k (lines), down
+    to FLOOR times |x₀| (below it float64's rounding of x decides, not the method)."""
+    floor = FLOOR * float(np.abs(run.components["gd"][0]).max())
+    traces = []
+    for method, color, beta, key in (
+        ("momentum", MOMENTUM, run.config.beta, "curvature.fig.trace.momentum"),
+        ("gd", GD, 0.0, "curvature.fig.trace.gd"),
+    ):
+        for i, lam in enumerate(run.eigenvalues):
+            dash = "solid" if i == len(run.eigenvalues) - 1 else "dot"
+            name = tr(key, lang, beta=f"{beta:g}", lam=f"{lam:.4g}")
+            closed = np.where(np.abs(run.closed_form[method][:, i]) >= floor,
+                              np.abs(run.closed_form[method][:, i]), np.nan)  # fmt: skip
+            ran = np.abs(run.components[method][:, i])
+            ran = np.where(ran >= floor, ran, np.nan)
+            traces.append({"type": "scatter", "y": _positive(closed), "mode": "lines", "name": name,
+                           "legendgroup": f"{method}{i}",
+                           "line": {"color": color, "width": 2.5, "dash": dash}})  # fmt: skip
+            traces.append({"type": "scatter", "y": _positive(ran),
+                           "mode": "markers", "legendgroup": f"{method}{i}", "showlegend": False,
+                           "marker": {"color": color, "size": 5}, "hoverinfo": "y"})  # fmt: skip
+    return plain_figure(
+        traces, projector=projector, **_legend_below(500),
+        title=_title(tr("curvature.fig.components", lang)),
+        xaxis=axis_props(tr("curvature.fig.step", lang)),
+        yaxis=log_axis(tr("curvature.fig.component", lang), *(t["y"] for t in traces)),
+    )  # fmt: skip
+
+
+def rate_figure(run: MomentumRun, lang: str, projector: bool) -> object:
+    """The rate ρ of one eigen-direction against lr·λ, for β and for β = 0; the quadratic's
+    two directions marked, and the limit 2(1 + β)."""
+    beta, lr = run.config.beta, run.config.lr
+    top = max(2 * (1 + beta), lr * float(run.eigenvalues[-1])) * 1.1
+    h = np.linspace(0, top, 400)
+    traces = [
+        {"type": "scatter", "x": h, "y": [heavy_ball_rate(x, b, 1.0) for x in h], "mode": "lines",
+         "name": tr(key, lang, beta=f"{b:g}"), "line": {"color": color, "width": 3}}
+        for key, b, color in (("curvature.fig.rate_momentum", beta, MOMENTUM),
+                              ("curvature.fig.rate_gd", 0.0, GD))
+    ]  # fmt: skip
+    lams = run.eigenvalues
+    traces.append({
+        "type": "scatter", "x": lr * lams, "y": list(run.rates["momentum"]), "mode": "markers",
+        "name": tr("curvature.fig.directions", lang),
+        "marker": {"color": MOMENTUM, "size": 14, "symbol": "diamond",
+                   "line": {"color": "white", "width": 1.5}},
+    })  # fmt: skip
+    limit = 2 * (1 + beta)
+    return plain_figure(
+        traces, projector=projector, **_legend_below(500),
+        title=_title(tr("curvature.fig.rates", lang)),
+        xaxis=axis_props("lr · λ", range=[0, top]),
+        yaxis=axis_props(tr("curvature.fig.rate", lang), range=[0, 1.6]),
+        shapes=[{"type": "line", "x0": 0, "x1": top, "y0": 1, "y1": 1,
+                 "line": {"color": "#777", "dash": "dash", "width": 1.5}},
+                {"type": "line", "x0": limit, "x1": limit, "y0": 0, "y1": 1.6,
+                 "line": {"color": MOMENTUM, "dash": "dot", "width": 2}}],
+        annotations=[{"x": limit, "y": 1.55, "text": "2(1 + β)", "showarrow": False,
+                      "xanchor": "right", "font": {"size": 15, "color": MOMENTUM}}],
+    )  # fmt: skip
+
+
+def notebook(source: str, title: str) -> str:
+    """The download ``source`` as a notebook: a ``title`` cell, then the source cut into cells
+    at its ``# %%`` lines. Returns nbformat 4 JSON."""
+    return percent_notebook(source, before=[("markdown", title)], after=[])

@@ -1,0 +1,188 @@
+"""The curvature tab of "Why gradients of gradients": the Hessian's diagonal (exact, Hutchinson,
+and what each costs) of a typed function and of a small network, and heavy-ball momentum on the
+κ quadratic beside its closed form. ``draw()`` is registered in pages/why.py's TABS; the code it
+shows and offers is :mod:`.compute`, the module that ran."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from hograd_core import HogradError
+from hograd_ui.parts.chart import chart
+from hograd_ui.parts.downloads import why_code
+from hograd_ui.parts.links import BIND
+from hograd_ui.parts.ui import (
+    function_box,
+    lang,
+    lazy_expander,
+    localized_radio,
+    show_error,
+    static_table,
+    t,
+)
+from hograd_ui.parts.why_common import KAPPAS, caption, num
+
+from . import figures as figs
+from .cached import (
+    CURVATURE_BUDGET,
+    curvature_momentum,
+    curvature_network,
+    curvature_typed,
+    read_point,
+    script,
+)
+from .compute import DiagonalConfig, DiagonalStudy, MomentumConfig
+
+#: The preset functions and the point each is shown at.
+PRESETS = {
+    "x^2*y + sin(x*y) + z^3*x": "1, 2, 0.5",
+    "(1 - x)^2 + 100*(y - x^2)^2": "1, 1",
+    "log(1 + x^2 + y^2) + x*y*z*w": "0.5, -1, 2, 1.5",
+    "x^2 + 3*y^2 + sin(z)": "1, 2, 0.5",
+}
+PROBES = (10, 20, 50, 100, 200, 500, 1000)
+D, M = DiagonalConfig(), MomentumConfig()
+
+
+def projector() -> bool:
+    return bool(st.session_state.get("links.present"))  # presentation mode (app.py)
+
+
+def costs(s: DiagonalStudy) -> None:
+    """The three ways side by side: Hessian-vector products and median time."""
+    ways = ("curvature.way.exact", "curvature.way.hessian", "curvature.way.hutchinson")
+    rows = [
+        [t(way), f"{products:,}", f"{seconds * 1e3:.2f}"]
+        for way, products, seconds in zip(ways, s.products, s.seconds, strict=True)
+    ]
+    header = [t(c) for c in ("curvature.col.way", "curvature.col.products", "curvature.col.ms")]
+    static_table(pd.DataFrame(rows, columns=header))
+
+
+RESULT = {"typed": "curvature.typed.result", "network": "curvature.network.result"}
+
+
+def study_view(s: DiagonalStudy, repeats: int, what: str) -> None:
+    if not np.isfinite(s.hessian).all():
+        st.warning(t("curvature.not_finite"))
+        return
+    gap = s.estimate - s.exact
+    st.markdown(t(RESULT[what], n=len(s.names), probes=len(s.rms_error),
+                  rms=num(s.rms_error[-1], 3), predicted=num(s.predicted[-1], 3),
+                  gap=num(float(abs(gap).max()), 3)))  # fmt: skip
+    left, right = st.columns(2, gap="medium")
+    chart(figs.diagonal_figure(s, lang(), projector()), where=left)
+    chart(figs.error_figure(s, repeats, lang(), projector()), where=right)
+    costs(s)
+
+
+def diagonal_part() -> DiagonalConfig:
+    st.markdown(t("curvature.diagonal.intro"))
+    fn = function_box("why.curv", t("curvature.fn"), list(PRESETS))
+    c = st.columns([2, 1, 1, 1])
+    typed = c[0].text_input(t("curvature.point"), "", key="why.curv.point", bind=BIND,
+                            placeholder=PRESETS.get(fn.text, ", ".join(["1"] * len(fn.variables))),
+                            max_chars=200)  # fmt: skip
+    probes = c[1].select_slider(t("curvature.probes"), PROBES, D.probes, key="why.curv.probes",
+                                bind=BIND)  # fmt: skip
+    repeats = c[2].slider(t("curvature.repeats"), 1, CURVATURE_BUDGET.max_repeats, D.repeats,
+                          key="why.curv.repeats", bind=BIND)  # fmt: skip
+    seed = c[3].number_input(t("curvature.seed"), 0, 999, D.seed, key="why.curv.seed", bind=BIND)
+    text = typed.strip() or PRESETS.get(fn.text, ", ".join(["1"] * len(fn.variables)))
+    try:
+        point = read_point(fn.text, text)
+        config = DiagonalConfig(fn.text, point, int(probes), int(repeats), int(seed))
+        s = curvature_typed(config)
+    except HogradError as err:
+        show_error(err, text)
+        return D
+    st.subheader(t("curvature.typed.title"))
+    study_view(s, config.repeats, "typed")
+    st.markdown(t("curvature.pinn"))
+    st.subheader(t("curvature.network.title"))
+    c = st.columns(2)
+    hidden = c[0].select_slider(t("curvature.hidden"), CURVATURE_BUDGET.hidden, D.hidden,
+                                key="why.curv.hidden", bind=BIND)  # fmt: skip
+    train = c[1].select_slider(t("curvature.train_steps"), (50, 100, 200, 500), D.train_steps,
+                               key="why.curv.train", bind=BIND)  # fmt: skip
+    config = DiagonalConfig(fn.text, point, int(probes), int(repeats), int(seed), int(hidden),
+                            int(train))  # fmt: skip
+    try:
+        net = curvature_network(config, _caption=caption)
+    except HogradError as err:
+        show_error(err)
+        return config
+    st.markdown(t("curvature.network.intro", n=len(net.names), steps=train))
+    study_view(net, config.repeats, "network")
+    return config
+
+
+def momentum_part() -> MomentumConfig:
+    st.markdown(t("curvature.momentum.intro"))
+    c = st.columns(4)
+    kappa = c[0].select_slider(t("hvp.kappa.label"), KAPPAS, int(M.kappa), key="why.curv.kappa",
+                               bind=BIND)  # fmt: skip
+    lr = c[1].slider("lr", 0.001, CURVATURE_BUDGET.max_lr, M.lr, 0.001, format="%.3f",
+                     key="why.curv.lr", bind=BIND)  # fmt: skip
+    beta = c[2].slider("β", 0.0, CURVATURE_BUDGET.max_beta, M.beta, 0.01, key="why.curv.beta",
+                       bind=BIND)  # fmt: skip
+    steps = c[3].slider(t("why.newton.steps"), 10, CURVATURE_BUDGET.max_steps, M.steps, 10,
+                        key="why.curv.steps", bind=BIND)  # fmt: skip
+    config = MomentumConfig(float(kappa), float(lr), float(beta), int(steps))
+    try:
+        run = curvature_momentum(config)
+    except HogradError as err:
+        show_error(err)
+        return M
+    slow_hb, slow_gd = max(run.rates["momentum"]), max(run.rates["gd"])
+    m = st.columns(4)
+    m[0].metric("2(1 + β) / λ_max", num(run.limit, 4))
+    m[1].metric(t("curvature.metric.rate_hb"), num(slow_hb, 4))
+    m[2].metric(t("curvature.metric.rate_gd"), num(slow_gd, 4))
+    m[3].metric(t("curvature.metric.best"), num(run.best_rate, 4),
+                help=t("curvature.metric.best_help", lr=num(run.best_lr, 4),
+                       beta=num(run.best_beta, 4), gd=num(run.gd_best_rate, 4)))  # fmt: skip
+    rates = ", ".join(num(r, 4) for r in run.rates["momentum"])
+    if slow_hb < 1:
+        st.success(t("curvature.momentum.stable", lr=num(lr, 4), limit=num(run.limit, 4),
+                     rates=rates, gd=num(slow_gd, 4)))  # fmt: skip
+    else:
+        st.warning(t("curvature.momentum.unstable", lr=num(lr, 4), limit=num(run.limit, 4),
+                     rates=rates))  # fmt: skip
+    if any(run.diverged.values()):
+        st.info(t("curvature.momentum.overflow"))
+    left, right = st.columns([3, 2], gap="medium")
+    chart(figs.momentum_figure(run, lang(), projector()), where=left)
+    chart(figs.rate_figure(run, lang(), projector()), where=right)
+    st.markdown(t("curvature.momentum.explain", best_lr=num(run.best_lr, 4),
+                  best_beta=num(run.best_beta, 4), best=num(run.best_rate, 4),
+                  gd=num(run.gd_best_rate, 4), kappa=f"{kappa:g}"))  # fmt: skip
+    return config
+
+
+def draw() -> None:
+    st.markdown(t("curvature.intro"))
+    parts = {"diagonal": t("curvature.part.diagonal"), "momentum": t("curvature.part.momentum")}
+    part = localized_radio(t("curvature.part"), parts, "why.curv.part", horizontal=True)
+    diagonal, momentum = D, M
+    if part == "diagonal":
+        diagonal = diagonal_part()
+    else:
+        momentum = momentum_part()
+    code = script(diagonal, momentum)
+    box = lazy_expander(t("why.code.title"), "why.code.curvature", icon=":material/code:")
+    with box:
+        if box.open:
+            st.code(code.source, language="python", line_numbers=True, height=480)
+            st.caption(t("curvature.code.marked", lines=", ".join(map(str, code.marked))))
+    why_code(code.source, notebook=notebook(code.source))
+
+
+def notebook(source: str) -> Callable[[], str]:
+    """The notebook download, made on click (outside the script run: the title is read now)."""
+    title = t("curvature.nb.title")
+    return lambda: figs.notebook(source, title)

@@ -1,0 +1,76 @@
+"""The curvature tab of "Why gradients of gradients" through AppTest: both languages and both
+parts, the numbers its charts carry against the lab's compute, a refused setting."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from hograd_labs.curvature.compute import (
+    DiagonalConfig,
+    MomentumConfig,
+    heavy_ball_rate,
+    momentum,
+    study,
+    typed_function,
+)
+from tests.app.why import charts, open_tab
+from tests.arrays import plotly_array
+
+
+def texts(at, kind: str) -> str:  # noqa: ANN001
+    return "\n".join(e.value for e in getattr(at, kind))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_diagonal_part_draws_the_exact_diagonal(lang: str) -> None:
+    at = open_tab("curvature", lang, 90, **{"why.curv.probes": 50, "why.curv.repeats": 5})
+    assert not at.error, texts(at, "error")
+    specs = charts(at)
+    assert len(specs) == 4  # diagonal and error, for the typed function and the network
+    c = DiagonalConfig(probes=50, repeats=5)
+    f, names = typed_function(c.function)
+    oracle = study(f, torch.tensor(c.point, dtype=torch.float64), names, c)
+    exact = [d for d in specs[0]["data"] if d["marker"].get("symbol") == "line-ew-open"][0]
+    np.testing.assert_allclose(plotly_array(exact["y"]), oracle.exact, rtol=1e-12)
+    measured = specs[1]["data"]
+    np.testing.assert_allclose(plotly_array(measured[1]["y"]), oracle.predicted, rtol=1e-12)
+    assert "u_xx + u_yy" in texts(at, "markdown")  # the physics-informed note
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_momentum_part_shows_rates_and_the_limit(lang: str) -> None:
+    state = {"why.curv.part": "momentum", "why.curv.kappa": 100, "why.curv.lr": 0.02,
+             "why.curv.beta": 0.8}  # fmt: skip
+    at = open_tab("curvature", lang, **state)
+    assert not at.error, texts(at, "error")
+    run = momentum(MomentumConfig(100.0, 0.02, 0.8))
+    assert "0.036" in texts(at, "success") or "0.036" in texts(at, "metric")  # 2(1 + 0.8)/100
+    components, rates = charts(at)
+    rate = rates["data"][0]
+    h = plotly_array(rate["x"])
+    np.testing.assert_allclose(plotly_array(rate["y"]), [heavy_ball_rate(x, 0.8, 1.0) for x in h])
+    marks = rates["data"][2]
+    np.testing.assert_allclose(plotly_array(marks["y"]), run.rates["momentum"], rtol=1e-12)
+    closed = np.abs(run.closed_form["momentum"][:, 1])
+    np.testing.assert_allclose(plotly_array(components["data"][2]["y"]), closed, rtol=1e-12)
+
+
+def test_past_the_limit_warns() -> None:
+    at = open_tab("curvature", "en", **{"why.curv.part": "momentum", "why.curv.lr": 0.4,
+                                        "why.curv.beta": 0.3})  # fmt: skip
+    assert "is not below the limit 0.26" in texts(at, "warning")
+
+
+def test_a_refused_point_says_why() -> None:
+    at = open_tab("curvature", "en", **{"why.curv.point": "1, 2"})
+    assert "point" in texts(at, "error") and not at.exception
+
+
+def test_a_hessian_that_is_not_finite_is_said_not_drawn() -> None:
+    state = {"why.curv.fn": "sqrt(x)*y", "why.curv.point": "0, 1", "why.curv.probes": 10,
+             "why.curv.repeats": 2}  # fmt: skip
+    at = open_tab("curvature", "en", **state)
+    assert "not finite at this point" in texts(at, "warning")
+    assert not at.error
