@@ -133,7 +133,8 @@ def function_box(
         if choice:
             st.session_state[key] = choice
 
-    st.pills(t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset)
+    st.pills(t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset,
+             format_func=as_typed)  # fmt: skip
     limit = box_chars(LIMITS.max_length)
     text = st.text_input(label, presets[0], key=key, bind=BIND, max_chars=limit)
     try:  # a link's text longer than the box: refused whole, with its length, not cut short
@@ -210,6 +211,12 @@ _MARKDOWN = re.compile(r"([\\`*_{}\[\]<>#|~$&])")
 
 def _literal(value: object) -> object:
     return _MARKDOWN.sub(r"\\\1", value) if isinstance(value, str) else value
+
+
+def as_typed(text: str) -> str:
+    """``text`` for a label that Streamlit reads as markdown (a pill, a button), shown as
+    typed: ``x**3`` would otherwise lose its stars to italics."""
+    return _MARKDOWN.sub(r"\\\1", text)
 
 
 def static_table(frame: pd.DataFrame, *, hide_index: bool = True) -> None:

@@ -1,0 +1,35 @@
+"""A preset's pill shows the function as typed: a pill's label is markdown, where
+``x^2*y + sin(x*y)`` would set ``y + sin(x`` in italics and lose two stars."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import wait_for_app
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def presets(path: str) -> list[str]:
+    """The ``PRESETS`` of a page module (a list, or a dict's keys), read with ast, not run."""
+    for node in ast.parse((ROOT / path).read_text()).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PRESETS":
+            return list(ast.literal_eval(node.value))
+    raise AssertionError(f"{path} has no PRESETS")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_preset_pill_reads_as_typed(page, lang: str) -> None:  # noqa: ANN001
+    typed = presets("hograd_labs/curvature/page.py")
+    page.goto(f"{page.base}/why?why.tab=curvature&lang={lang}")
+    wait_for_app(page, timeout=120_000)
+    pills = page.locator("[data-testid='stMain'] [data-testid='stButtonGroup'] button")
+    shown = [text.strip() for text in pills.all_inner_texts()]
+    assert shown[: len(typed)] == typed
+    pills.nth(1).click()  # the pill still picks its preset
+    wait_for_app(page, timeout=120_000)
+    boxes = page.locator("[data-testid='stMain'] [data-testid='stTextInput'] input")
+    assert typed[1] in [boxes.nth(i).input_value() for i in range(boxes.count())]
