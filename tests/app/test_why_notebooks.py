@@ -6,18 +6,26 @@ in the reader's language, and, run in a real kernel (nbclient, python3), prints 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import nbformat
 import numpy as np
 import pytest
 
+from hograd_core.notebook import percent_cells
 from hograd_ui.i18n import tr
 from tests.app.test_downloads import WHY_FORMS, codes, execute, fetch, files, numbers, run
 
 assert files  # the fixture, imported for pytest
 
+ROOT = Path(__file__).resolve().parents[2]
+#: Tabs that are labs (hograd_labs/<case>/): their notebook is their compute.py cut at its
+#: ``# %%`` lines, run in a kernel by tests/labs/test_<case>_download.py; checked here as the
+#: page gives it, in both languages.
+LABS = [(case, state) for case, state, _, _ in WHY_FORMS if (ROOT / "hograd_labs" / case).is_dir()]
 CASES = [("newton", {"why.tab": "newton", "why.newton.fn": "(x - 1)^2 + 3*(y + 0.5)^2",
-                     "why.newton.steps": 30})] + [(case, state) for case, state, _, _ in WHY_FORMS]  # fmt: skip
+                     "why.newton.steps": 30})] + [
+    (case, state) for case, state, _, _ in WHY_FORMS if (case, state) not in LABS]  # fmt: skip
 TIMEOUT = 300  # seconds a cell may take at most (a bound, not a measurement)
 
 
@@ -88,6 +96,27 @@ def test_why_notebook_in_chinese_has_chinese_prose_and_the_same_code(
                                   else []), "why.nb.script", "why.nb.run", "why.nb.results",
                                   f"why.nb.{case}.figure")
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "state"), LABS, ids=[c[0] for c in LABS])
+def test_a_labs_notebook_is_its_script_cut_at_its_cell_lines_in_both_languages(
+    case: str, state: dict, files: dict
+) -> None:
+    cells = {}
+    for lang in ("en", "zh"):
+        at = run("why.py", lang, **state)
+        plain, _ = fetch(at, files, tr("downloads.py", lang))
+        assert plain in codes(at)  # the script shown on the page
+        text, name = fetch(at, files, tr("downloads.notebook", lang))
+        assert name == f"hograd_why_{state['why.tab']}.ipynb"
+        nb = nbformat.reads(text, as_version=4)
+        nbformat.validate(nb)
+        code = [c.source for c in nb.cells if c.cell_type == "code"]
+        assert code[: len(percent_cells(plain))] == percent_cells(plain)  # the script, whole
+        prose = [c.source for c in nb.cells if c.cell_type == "markdown"]
+        assert prose[0] == tr(f"{case}.nb.title", lang).strip("\n")
+        cells[lang] = code
+    assert cells["en"] == cells["zh"]  # the same code in either language
 
 
 # ---- the HVP page's network mode: its script and notebook ------------------------------------
