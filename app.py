@@ -3,6 +3,7 @@
 import streamlit as st
 
 import hograd_serving
+from hograd_labs.classroom import follow as classroom
 from hograd_serving.floor import script_slot
 from hograd_ui.i18n import LANGUAGES
 from hograd_ui.parts.lesson_state import carry as lesson_progress
@@ -73,5 +74,7 @@ with script_slot(), routed():
         ),
     ]
     page = st.navigation(PAGES)
+    with st.sidebar:  # a class: the lecturer shares this view, a student follows (or not)
+        classroom.sidebar(page.url_path, {p.url_path: p for p in PAGES})
     with checked_link(page.url_path):  # says which parameters of the link the page ignored
         page.run()
