@@ -75,6 +75,7 @@ with script_slot(), routed():
     ]
     page = st.navigation(PAGES)
     with st.sidebar:  # a class: the lecturer shares this view, a student follows (or not)
-        classroom.sidebar(page.url_path, {p.url_path: p for p in PAGES})
-    with checked_link(page.url_path):  # says which parameters of the link the page ignored
-        page.run()
+        drawn = classroom.sidebar(page.url_path, {p.url_path: p for p in PAGES})
+    if drawn:  # not on the way to the lecturer's view (hograd_labs/classroom/follow.py)
+        with checked_link(page.url_path):  # says which parameters of the link were ignored
+            page.run()

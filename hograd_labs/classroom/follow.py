@@ -62,6 +62,15 @@ def _lecturer(page: str) -> None:
         st.warning(done, icon=":material/link_off:")
 
 
+@st.fragment(run_every=0.3)
+def _hop(pages: Mapping[str, object]) -> None:
+    """The second switch of :func:`_go`, on a run after the first one ended."""
+    ready, page, params = st.session_state.get(PENDING, (False, "", {}))
+    if ready:
+        del st.session_state[PENDING]
+        st.switch_page(pages[page], query_params={**params, **_own()})
+
+
 def _own() -> dict[str, list[str]]:
     """The parameters that stay the student's: language, class, presentation mode."""
     own = {"lang": [lang()], "class": [st.session_state[STUDENT_CODE]]}
@@ -74,9 +83,10 @@ def _go(link: str, here: str, pages: Mapping[str, object]) -> None:
     """Open the shared view: forget this session's settings of its page, then switch.
 
     Streamlit refuses to set a query parameter bound to a widget of the page being shown
-    ("hvp.fn" while the student is on the HVP page), so a view of the page the student is on
-    is opened in two switches: first to the home page (whose run stops before it draws, in
-    :func:`sidebar`), which leaves the page's widgets unbound, then to the view."""
+    ("hvp.fn" while the student is on the HVP page), and unbinds a widget only when a run ends
+    without it. So a view of the page the student is on opens in two switches: first to the
+    home page, whose run draws no page and ends (:func:`sidebar`), then, from a fragment's
+    rerun after that run ended, to the view."""
     read = read_class_link(link)
     if read is None or read[0] not in pages:
         st.warning(t("classroom.follow.bad"), icon=":material/link_off:")
@@ -86,7 +96,7 @@ def _go(link: str, here: str, pages: Mapping[str, object]) -> None:
         state.go(int(params.pop("step")[0]))
     forget_view(page)
     if page == here and page != HOME:
-        st.session_state[PENDING] = (page, params)
+        st.session_state[PENDING] = (False, page, params)
         st.switch_page(pages[HOME], query_params=_own())
     st.switch_page(pages[page], query_params={**params, **_own()})
 
@@ -121,20 +131,29 @@ def _student(code: str, here: str, pages: Mapping[str, object]) -> None:
         _follow(code, here, pages)
 
 
-def sidebar(page: str, pages: Mapping[str, object]) -> None:
+def sidebar(page: str, pages: Mapping[str, object]) -> bool:
     """In the sidebar of every page: the lecturer with a class open shares the view; a
-    student in a class follows it (or not). Nothing for anyone else."""
-    pending = st.session_state.pop(PENDING, None)
-    if pending is not None and pending[0] in pages:  # the second switch of :func:`_go`
-        st.switch_page(pages[pending[0]], query_params={**pending[1], **_own()})
+    student in a class follows it (or not). Nothing for anyone else.
+
+    Returns:
+        Whether app.py runs the page: not on the first run of the two switches of
+        :func:`_go`, which must end normally (``st.stop`` would not unbind) and quickly.
+    """
+    pending = st.session_state.get(PENDING)
+    if pending is not None:
+        _hop(pages)
+        if not pending[0]:  # the first run on the way: it ends here, which unbinds
+            st.session_state[PENDING] = (True, *pending[1:])
+            return False
     if st.session_state.get(state.TEACHER) and st.session_state.get(CODE):
         _lecturer(page)
-        return
+        return True
     asked = st.session_state.get(STUDENT_CODE)
     if not asked:
-        return
+        return True
     try:
         code = cc.read_code(asked)
     except cc.ClassroomError:
-        return  # the lesson page says why
+        return True  # the lesson page says why
     _student(code, page, pages)
+    return True

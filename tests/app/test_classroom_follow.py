@@ -93,7 +93,10 @@ def test_following_moves_again_only_on_a_new_share(database: Path) -> None:
     ann.run()
     assert ann.text_input(key="hvp.fn").value == "x*y"  # no new share: nothing moves
     teacher.button(key="classroom.share").click().run()  # the same view, shared again
-    ann.run()
+    ann.run()  # the first switch, to the home page, whose run draws no page
+    assert not ann.get("text_input") and ann.session_state[follow.PENDING][0]
+    ann.run()  # the second (in a browser, the hop fragment's rerun 0.3 s later)
+    assert follow.PENDING not in ann.session_state
     assert ann.text_input(key="hvp.fn").value == FN
     ann.toggle(key=follow.FOLLOW).set_value(False).run()  # off: stays where they are
     ann.text_input(key="hvp.fn").input("x*y").run()
