@@ -1,37 +1,30 @@
 """The view a lecturer shares with the class: stored per class, counted by a serial, deleted with
 the class; and the version-1 database (before ``classroom_shared``) brought to version 2.
 
-The database is read back with plain SQL (sqlite3), not with the module under test."""
+The database is read back with plain SQL (sqlite3 or psycopg), not with the module under test."""
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
 from random import Random
 
 import pytest
 import sqlalchemy as sa
 
 from hograd_labs.classroom import compute as cc
+from tests.labs.conftest import Db
 
 NOW = 1_800_000_000.0
 
 
 @pytest.fixture()
-def db(tmp_path: Path) -> tuple[sa.Engine, Path]:
-    path = tmp_path / "classroom.sqlite"
-    engine = sa.create_engine(f"sqlite:///{path}")
-    cc.create_schema(engine)
-    return engine, path
+def db(plain_db: Db) -> tuple[sa.Engine, Db]:
+    """SQLite and PostgreSQL (tests/labs/conftest.py), with the tables made."""
+    cc.create_schema(plain_db.engine)
+    return plain_db.engine, plain_db
 
 
-def _rows(path: Path, sql: str) -> list[tuple]:
-    with sqlite3.connect(path) as con:
-        return con.execute(sql).fetchall()
-
-
-def test_the_last_share_is_the_classs_view(db: tuple[sa.Engine, Path]) -> None:
-    engine, path = db
+def test_the_last_share_is_the_classs_view(db: tuple[sa.Engine, Db]) -> None:
+    engine, raw = db
     code, other = (
         cc.open_class(engine, NOW, rng=Random(1)),
         cc.open_class(engine, NOW, rng=Random(2)),
@@ -43,42 +36,54 @@ def test_the_last_share_is_the_classs_view(db: tuple[sa.Engine, Path]) -> None:
     assert cc.share(engine, other, "why?why.tab=pinn", NOW) == 1
     assert cc.shared_view(engine, code) == cc.Shared("graph", 3)
     assert cc.shared_view(engine, other) == cc.Shared("why?why.tab=pinn", 1)
-    assert _rows(path, "SELECT code, link, serial FROM classroom_shared ORDER BY serial") == [
+    assert raw.rows("SELECT code, link, serial FROM classroom_shared ORDER BY serial") == [
         (other, "why?why.tab=pinn", 1), (code, "graph", 3)
     ]  # fmt: skip
     cc.delete_class(engine, code)
-    assert _rows(path, "SELECT code FROM classroom_shared") == [(other,)]
+    assert raw.rows("SELECT code FROM classroom_shared") == [(other,)]
 
 
 @pytest.mark.parametrize("link", ["", "x" * (cc.MAX_LINK + 1), None])
-def test_a_link_out_of_bounds_is_refused(db: tuple[sa.Engine, Path], link: object) -> None:
-    engine, path = db
+def test_a_link_out_of_bounds_is_refused(db: tuple[sa.Engine, Db], link: object) -> None:
+    engine, raw = db
     code = cc.open_class(engine, NOW, rng=Random(3))
     with pytest.raises(cc.ClassroomError, match=str(cc.MAX_LINK)):
         cc.share(engine, code, link, NOW)  # type: ignore[arg-type]
-    assert _rows(path, "SELECT count(*) FROM classroom_shared") == [(0,)]
+    assert raw.rows("SELECT count(*) FROM classroom_shared") == [(0,)]
 
 
-def test_a_version_1_database_gets_the_shared_table(db: tuple[sa.Engine, Path]) -> None:
-    engine, path = db
+def test_a_version_1_database_gets_the_shared_table(db: tuple[sa.Engine, Db]) -> None:
+    engine, raw = db
     code = cc.open_class(engine, NOW, rng=Random(4))
     ada = cc.join(engine, code, "ada", NOW)
     cc.record_check(engine, ada, 1, "12", True, "lesson.check.right", (), NOW)
-    with sqlite3.connect(path) as con:  # what version 1 of the app made
-        con.execute("DROP TABLE classroom_shared")
-        con.execute("UPDATE hograd_schema SET version = 1")
+    raw.execute("DROP TABLE classroom_shared")
+    raw.execute("UPDATE hograd_schema SET version = 1")  # what version 1 of the app made
     cc.create_schema(engine)
-    assert _rows(path, "SELECT part, version FROM hograd_schema") == [("classroom", 2)]
+    assert raw.rows("SELECT part, version FROM hograd_schema") == [("classroom", 2)]
     assert cc.share(engine, code, "hvp", NOW) == 1
     assert cc.done_steps(engine, ada) == {1}  # what version 1 recorded is all there
 
 
-def test_a_newer_database_is_refused_and_left_alone(db: tuple[sa.Engine, Path]) -> None:
-    engine, path = db
-    with sqlite3.connect(path) as con:
-        con.execute("DROP TABLE classroom_shared")
-        con.execute("UPDATE hograd_schema SET version = 3")
+def test_a_newer_database_is_refused_and_left_alone(db: tuple[sa.Engine, Db]) -> None:
+    engine, raw = db
+    raw.execute("DROP TABLE classroom_shared")
+    raw.execute("UPDATE hograd_schema SET version = 3")
     with pytest.raises(cc.ClassroomError, match="3"):
         cc.create_schema(engine)
-    names = {r[0] for r in _rows(path, "SELECT name FROM sqlite_master WHERE type='table'")}
+    names = raw.tables()
     assert "classroom_shared" not in names  # nothing made in a database this app cannot read
+
+
+def test_replicas_starting_together_make_the_tables_once(plain_db: Db) -> None:
+    """Eight processes' first calls at once on an empty database: each one ends with the
+    tables and one version row (on PostgreSQL the advisory lock orders them)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    engines = [sa.create_engine(plain_db.engine.url) for _ in range(8)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(cc.create_schema, engines))
+    assert plain_db.rows("SELECT part, version FROM hograd_schema") == [("classroom", 2)]
+    assert {"classroom_shared", "classroom_checks"} <= plain_db.tables()
+    for engine in engines:
+        engine.dispose()
