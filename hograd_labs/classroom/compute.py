@@ -22,7 +22,7 @@ from random import Random
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from hograd_core.errors import HogradError
 
@@ -176,9 +176,21 @@ def create_schema(engine: Engine) -> None:
     of a later app are not guessed at (an older app refuses this one's version 2 likewise,
     so every replica of a class must run the same version).
 
+    SQLite has no such lock here (its driver runs DDL outside the transaction): a start that
+    collides with another one's tables tries again, and then finds them.
+
     Raises:
         ClassroomError: the database holds another version of these tables.
     """
+    for attempt in range(3):
+        try:
+            return _create_schema(engine)
+        except (IntegrityError, OperationalError):  # made meanwhile by another start
+            if attempt == 2:
+                raise
+
+
+def _create_schema(engine: Engine) -> None:
     with engine.begin() as c:
         if c.dialect.name == "postgresql":
             c.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _LOCK})
