@@ -121,3 +121,26 @@ def test_a_stored_link_is_read_again_and_a_bad_one_not_opened(database: Path, li
     assert not ann.exception, [e.value for e in ann.exception]
     assert tr("classroom.follow.bad", "en") in [w.value for w in ann.warning]
     assert ann.get("progress")  # still on the lesson
+
+
+def test_a_page_seen_before_opens_with_the_shared_settings(database: Path) -> None:
+    """A choice (the open tab) is read from a link once a session; a student who saw the HVP
+    page before still gets the lecturer's tab, and the settings the link leaves out go back to
+    their defaults (the page's settings in the session are forgotten first)."""
+    teacher, code = open_class()
+    ann = join(code, "ann")
+    ann.switch_page("pages/hvp.py").run()  # the student looks around first
+    assert ann.session_state["hvp.tab"] != "hessian"
+    ann.slider(key="hvp.radius").set_value(4.0).run()
+    ann.switch_page("pages/lesson.py").run()
+    ann.toggle(key=follow.FOLLOW).set_value(True).run()
+    teacher.query_params["hvp.fn"] = FN
+    teacher.switch_page("pages/hvp.py").run()
+    teacher.session_state["hvp.tab"] = "hessian"
+    teacher.run()
+    teacher.button(key="classroom.share").click().run()
+    ann.run()
+    assert not ann.exception, [e.value for e in ann.exception]
+    assert ann.session_state["hvp.tab"] == "hessian"
+    assert ann.text_input(key="hvp.fn").value == FN
+    assert ann.slider(key="hvp.radius").value != 4.0  # not in the link: the default
