@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import time
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 import sqlalchemy as sa
@@ -33,6 +33,7 @@ pytestmark = pytest.mark.skipif(
     reason="haproxy is not installed (make test installs it)",
 )
 STUDENTS = 6
+KEY = "replicas-test-teacher-key-0123456789"
 
 
 def _rows(url: str, sql: str) -> list[tuple]:
@@ -52,6 +53,11 @@ def _join(url: str, code: str, name: str) -> StreamlitClient:
     return client
 
 
+def _joined(teacher: StreamlitClient) -> str:
+    """The dashboard's "Students joined" number."""
+    return next(p.body for t, p in teacher.elements.values() if t == "metric")
+
+
 def _check(client: StreamlitClient, value: str) -> None:
     client.set_value("lesson.ans.grad", value)
     client.click("lesson.check.grad")
@@ -62,15 +68,19 @@ def test_a_class_on_two_replicas_and_one_postgresql() -> None:
     with cluster() as server:
         url = fresh_database(server, "replicas")
         engine = sa.create_engine(url)
-        cc.create_schema(engine)
-        code = cc.open_class(engine, time.time())
-        env = {"HOGRAD_CLASSROOM_URL": url}
+        env = {"HOGRAD_CLASSROOM_URL": url, "HOGRAD_TEACHER_KEY": KEY}
         with Replicas(2, env=env, replica_header=True) as group:
+            # the lecturer, on r2 (a browser whose cookie names it), which stays up
+            teacher = StreamlitClient(group.url, timeout=120, cookies={"HOGRAD_REPLICA": "r2"})
+            assert teacher.open("lesson", f"key={KEY}&lang=en").status == "ok"
+            teacher.click("classroom.open")
+            assert teacher.rerun().status == "ok" and not teacher.exceptions
+            [link] = [c for c in teacher.codes if "class=" in c]
+            code = parse_qs(urlparse(link).query)["class"][0]
             students = [_join(group.url, code, f"s{i}") for i in range(STUDENTS)]
             where = [s.cookie("HOGRAD_REPLICA") for s in students]
             for s, replica in zip(students, where, strict=True):
                 assert set(s.replicas_seen) == {replica}  # every answer from its replica
-            assert sorted(where) == ["r1"] * (STUDENTS // 2) + ["r2"] * (STUDENTS // 2)
             made = []  # (nickname, value) of every Check
             for i, s in enumerate(students):
                 for value in ("8", "12") if i % 2 else ("12",):
@@ -80,9 +90,12 @@ def test_a_class_on_two_replicas_and_one_postgresql() -> None:
                               "JOIN classroom_students s ON s.id = c.student ORDER BY c.id")  # fmt: skip
             assert sorted(rows) == sorted(made)  # one row per Check: none lost, none doubled
             counts = cc.summary(engine, code)
+            assert teacher.rerun().status == "ok"  # the lecturer's dashboard, on its replica
+            assert _joined(teacher) == str(STUDENTS)
             assert counts.joined == STUDENTS
             assert (counts.steps[0].tried, counts.steps[0].right) == (STUDENTS, STUDENTS)
 
+            assert where.count("r1") >= 2 and where.count("r2") >= 2
             group.kill("r1")  # mid-class
             kept = _rows(url, "SELECT answer FROM classroom_checks")
             assert sorted(kept) == sorted((v,) for _, v in made)  # all still there
@@ -96,7 +109,11 @@ def test_a_class_on_two_replicas_and_one_postgresql() -> None:
                 made.append((f"s{i}", "12"))
             total = _rows(url, "SELECT count(*) FROM classroom_checks")
             assert total == [(len(made),)]
-            assert cc.summary(engine, code).joined == STUDENTS + STUDENTS // 2  # "s0 2"...
+            assert cc.summary(engine, code).joined == STUDENTS + where.count("r1")  # "s0 2"...
+            assert teacher.rerun().status == "ok"  # the lecturer's dashboard, after the death
+            assert set(teacher.replicas_seen) == {"r2"}
+            assert _joined(teacher) == str(STUDENTS + where.count("r1"))
+            teacher.close()
             for s in students:
                 s.close()
         engine.dispose()
