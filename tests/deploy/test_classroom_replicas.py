@@ -1,9 +1,9 @@
 """A class on two replicas behind haproxy, sharing one PostgreSQL (a throwaway cluster,
 tests/postgres.py): students (Streamlit's websocket protocol, benchmarks/st_client.py) land on
-both replicas (X-Hograd-Replica), join and Check; every Check is one row, and the dashboard's
-counts (compute.summary, what the lecturer's dashboard draws) equal the ones the students made.
-Then replica r1 is killed mid-class: nothing recorded is lost, its students reconnect to r2,
-join again and go on, and every later Check is recorded once too.
+both replicas (X-Hograd-Replica), join and Check; every Check is one row, and the counts
+(the lecturer's dashboard, a client on r2 with the teacher's key, and compute.summary) equal
+the ones the students made. Then replica r1 is killed mid-class: nothing recorded is lost, its
+students reconnect to r2, join again and go on, and every later Check is recorded once too.
 
 The oracle is the list of Checks the test made; the rows are counted with psycopg."""
 
