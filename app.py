@@ -74,7 +74,9 @@ with script_slot(), routed():
         ),
     ]
     page = st.navigation(PAGES)
-    with st.sidebar:  # a class: the lecturer shares this view, a student follows (or not)
+    # a class: the lecturer shares this view, a student follows (or not); above the page in
+    # presentation mode, which hides the sidebar, so that a lecturer who projects can share
+    with st.container() if present() else st.sidebar:
         drawn = classroom.sidebar(page.url_path, {p.url_path: p for p in PAGES})
     if drawn:  # not on the way to the lecturer's view (hograd_labs/classroom/follow.py)
         with checked_link(page.url_path):  # says which parameters of the link were ignored

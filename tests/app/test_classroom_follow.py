@@ -144,3 +144,13 @@ def test_a_page_seen_before_opens_with_the_shared_settings(database: Path) -> No
     assert ann.session_state["hvp.tab"] == "hessian"
     assert ann.text_input(key="hvp.fn").value == FN
     assert ann.slider(key="hvp.radius").value != 4.0  # not in the link: the default
+
+
+def test_in_presentation_mode_the_share_button_is_above_the_page(database: Path) -> None:
+    """Presentation mode hides the sidebar: the lecturer who projects still shares."""
+    teacher, code = open_class()
+    teacher.toggle(key="links.present").set_value(True).run()
+    assert [b.key for b in teacher.main.button if b.key == "classroom.share"] == ["classroom.share"]
+    assert "classroom.share" not in [b.key for b in teacher.sidebar.button]
+    teacher.button(key="classroom.share").click().run()
+    assert _shared(database)[0][:2] == (code, "lesson")
