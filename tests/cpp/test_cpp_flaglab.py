@@ -200,7 +200,9 @@ def test_cli_graph_cpp_prints_the_flag_labs_program() -> None:
     [
         (("x*y", "--at", "1", "--cpp"), "one variable"),
         (("x**3", "--at", "2", "--cpp", "--action", "twice"), "action"),
-        (("x**3", "--at", "inf", "--cpp"), "x0"),
+        (("x**3", "--at", "inf", "--cpp"), "finite"),
+        (("x**3", "--at", "2e7", "--cpp"), "at most 1e6"),
+        (("x**3", "--cpp", "--retain-graph", "maybe"), "--retain-graph: expected none, true"),
     ],
 )
 def test_cli_graph_cpp_bad_input_exits_2_with_one_line(args: tuple[str, ...], message: str) -> None:
