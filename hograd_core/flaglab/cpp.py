@@ -95,6 +95,14 @@ const char* python_type(const c10::Error& err) {
 }
 """
 
+# The helpers' declarations: main comes first, to read; they are defined after it.
+_DECLARED = """// Python's print and exception names, defined at the end
+std::string py_repr(const torch::Tensor& t);  // print(t), or None
+std::string py_repr(bool b);                  // True / False
+void print(const std::vector<std::string>& values);
+const char* python_type(const c10::Error& err);
+"""
+
 _INCLUDES = """#include <torch/torch.h>
 
 #include <cmath>
@@ -313,6 +321,7 @@ def flag_cpp(snippet: str, fn: Function | None = None, name: str = "hograd_flag_
     ]
     lines = [
         "// Build with the torch wheel of the Python on your PATH, then run:", *header, "",
-        _INCLUDES, _HELPERS, *main,
+        _INCLUDES, _DECLARED, *main, "", "// ---- the helpers: printing as Python prints ----", "",
+        _HELPERS.rstrip("\n"),
     ]  # fmt: skip
     return "\n".join(lines) + "\n"
