@@ -3,6 +3,7 @@
 import streamlit as st
 
 import hograd_serving
+from hograd_labs.classroom import follow as classroom
 from hograd_serving.floor import script_slot
 from hograd_ui.i18n import LANGUAGES
 from hograd_ui.parts.lesson_state import carry as lesson_progress
@@ -79,5 +80,10 @@ with script_slot(), routed():
         ),
     ]
     page = st.navigation(PAGES)
-    with checked_link(page.url_path):  # says which parameters of the link the page ignored
-        page.run()
+    # a class: the lecturer shares this view, a student follows (or not); above the page in
+    # presentation mode, which hides the sidebar, so that a lecturer who projects can share
+    with st.container() if present() else st.sidebar:
+        drawn = classroom.sidebar(page.url_path, {p.url_path: p for p in PAGES})
+    if drawn:  # not on the way to the lecturer's view (hograd_labs/classroom/follow.py)
+        with checked_link(page.url_path):  # says which parameters of the link were ignored
+            page.run()

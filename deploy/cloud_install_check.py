@@ -84,13 +84,14 @@ def run(*cmd: str, timeout: float = 900, env: dict[str, str] | None = None) -> s
 
 
 def pins(text: str) -> dict[str, str]:
-    """The ``name==version`` lines of a requirements file, by normalised name."""
+    """The ``name==version`` lines of a requirements file, by normalised name (an extra, as
+    in ``psycopg[binary]``, is not part of the name the installer reports)."""
     found = {}
     for line in text.splitlines():
         line = line.split("#", 1)[0].strip()
         if "==" in line and not line.startswith("-"):
             name, version = line.split("==", 1)
-            found[normalise(name)] = version.strip()
+            found[normalise(name.split("[", 1)[0])] = version.strip()
     return found
 
 

@@ -4,6 +4,12 @@
     python -m hograd_core graph "x**3" --order 2 --at 0.7 --svg g.svg  # needs Graphviz's dot
     python -m hograd_core graph "x**3" --order 2 --at 0.7 --torchviz   # make_dot's DOT
     python -m hograd_core graph "w1**2*sin(w2)" --at 1,pi/2 --v 0.5,1  # the graph of H v
+    python -m hograd_core graph "x**3" --at 2 --cpp --create-graph --action again  # flag lab, C++
+
+``--cpp`` prints the flag lab's C++ (LibTorch) program for the flag settings given
+(``--create-graph``, ``--retain-graph``, ``--allow-unused``, ``--materialize-grads``,
+``--unused-input``, ``--action``), the twin of the script the graph page shows for them
+(:func:`hograd_core.flaglab.cpp.flag_cpp`).
 
 One variable: the graph of f, f', ..., f^(order) pass by pass, as the graph page draws it
 (:func:`hograd_core.graphs.graph_lab`). Two or more: the double-backward graph of one
@@ -23,6 +29,8 @@ import shutil
 import torch
 
 from .errors import ArgumentError, BudgetError
+from .flaglab.cpp import flag_cpp
+from .flaglab.flags import FlagSettings, run_flags
 from .graph_dot import ENGLISH, Legend, tensor_dot, view_dot
 from .graphs import GRAPH_BUDGET, graph_lab
 from .hvp_graph import hvp_graph, numbers
@@ -55,6 +63,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--direction", default="TB", help="TB (default) or LR (one variable)")
     g.add_argument("--torchviz", action="store_true", help="torchviz make_dot's DOT instead")
     g.add_argument("--svg", default=None, metavar="FILE", help="write SVG (needs dot)")
+    flags = g.add_argument_group("the flag lab, with --cpp (one variable)")
+    flags.add_argument("--cpp", action="store_true", help="the flag lab's C++ program instead")
+    flags.add_argument("--create-graph", action="store_true")
+    flags.add_argument("--retain-graph", default="None", help="None (default), True or False")
+    flags.add_argument("--allow-unused", action="store_true")
+    flags.add_argument("--materialize-grads", action="store_true")
+    flags.add_argument("--unused-input", action="store_true", help="also an input z y ignores")
+    flags.add_argument("--action", default="next", help="next (default), again or backward")
 
 
 def _function(args: argparse.Namespace) -> Function:
@@ -141,6 +157,21 @@ def _torchviz_hvp(fn: Function, point: str, vector: str, record: bool) -> str:
     return _make_dot(outputs, dict(zip(fn.variables, leaves, strict=True)))
 
 
+def _flag_cpp(fn: Function, args: argparse.Namespace) -> str:
+    """The C++ twin of the flag lab's script for these settings (the run itself makes the
+    script, as on the page; .backward() takes no allow_unused or materialize_grads)."""
+    retain = {"None": None, "True": True, "False": False}
+    if args.retain_graph not in retain:
+        raise ArgumentError("graph.flag.cli.retain", got=args.retain_graph)
+    grad_call = args.action != "backward"
+    settings = FlagSettings(
+        args.create_graph, retain[args.retain_graph], args.allow_unused and grad_call,
+        args.materialize_grads and grad_call, args.unused_input, args.action,
+    )  # fmt: skip
+    x0 = float(numbers(args.at or "0.7", "point", parse("x"))[0]) if len(fn.variables) < 2 else 0
+    return flag_cpp(run_flags(fn, x0, settings).snippet, fn)
+
+
 def _svg(source: str, path: str) -> str:
     """Lay out ``source`` with Graphviz's dot into ``path``; the line to print."""
     import subprocess  # the command line's own process only (see the module doc)
@@ -167,6 +198,8 @@ def run_graph(args: argparse.Namespace) -> str:
         HogradError: a bad function, point, order or direction, or a graph over a budget.
     """
     fn = _function(args)
+    if args.cpp:
+        return _flag_cpp(fn, args).rstrip("\n")
     several = len(fn.variables) >= 2
     source = _several(fn, args) if several else _one_variable(fn, args)
     return _svg(source, args.svg) if args.svg else source.rstrip("\n")

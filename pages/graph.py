@@ -7,9 +7,10 @@ from hograd_core import HogradError
 from hograd_core.flaglab.cases import CASES
 from hograd_core.flaglab.flags import ACTIONS, FlagOutcome
 from hograd_core.graphs import GRAPH_BUDGET
+from hograd_core.language import Function
 from hograd_serving.cached import case_for, flags_for
 from hograd_ui import graph_figures as figures
-from hograd_ui.parts.downloads import flag_code
+from hograd_ui.parts.downloads import flag_code_tabs
 from hograd_ui.parts.graph_hvp import several_variables
 from hograd_ui.parts.graph_one import one_variable, refused
 from hograd_ui.parts.links import BIND
@@ -22,9 +23,9 @@ PRESETS = ["x**3", "sin(x)", "tanh(x)", "2*x", "relu(x)", "x**2", "exp(x)", "sin
 # language may have changed): see localized_choice in hograd_ui/parts/ui.py.
 
 
-def show_outcome(outcome: FlagOutcome, key: str) -> None:
+def show_outcome(outcome: FlagOutcome, key: str, fn: Function | None = None) -> None:
     """What PyTorch printed or raised, its warnings, why, the fix, and the code (in an
-    expander keyed ``key``)."""
+    expander keyed ``key``; Python and C++ tabs, ``fn`` the flag lab's function)."""
     if outcome.raised:
         st.error(
             t("graph.result.raised", error_type=outcome.steps[-1].error_type),
@@ -52,8 +53,7 @@ def show_outcome(outcome: FlagOutcome, key: str) -> None:
         st.success(f"**{t('graph.result.fix')}** {fix}", icon=":material/build:")
     with (box := lazy_expander(t("graph.result.code"), key, icon=":material/code:")):
         if box.open:
-            st.code(outcome.snippet, language="python")
-            flag_code(outcome.snippet)  # downloads: the script as .py
+            flag_code_tabs(outcome.snippet, fn)  # the script, its .py, and its C++ twin
 
 
 def draw_flag_graph(place: object, outcome: FlagOutcome) -> bool:
@@ -170,7 +170,7 @@ else:
             action,
         )
         outcome = flags_for(fn.text, x0, create_graph, *flags)
-        show_outcome(outcome, "graph.flag.code")
+        show_outcome(outcome, "graph.flag.code", fn)
         other = flags_for(fn.text, x0, not create_graph, *flags)  # create_graph flipped
         off, on = (other, outcome) if create_graph else (outcome, other)
         show_drawings(off, on, create_graph)

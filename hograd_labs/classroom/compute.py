@@ -3,7 +3,7 @@
 Storage is SQLAlchemy Core on any engine (SQLite in a file by default, PostgreSQL for replicas;
 the page gets its engine from ``st.connection``). Every value from a student or a link goes in
 as a bound parameter, never into the SQL text. Each write is one statement in its own
-transaction (deleting a class: one transaction of four). Times are seconds since the epoch,
+transaction (deleting a class: one transaction of five). Times are seconds since the epoch,
 passed in by the caller, so retention is tested without waiting.
 
 Names a person types are checked here (:func:`clean_nickname`, :func:`read_code`); what is
@@ -22,25 +22,28 @@ from random import Random
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from hograd_core.errors import HogradError
 
 __all__ = [
     "CODE_ALPHABET", "CODE_LENGTH", "DAY", "MAX_ANSWER", "MAX_DAYS", "MAX_NICKNAME",
-    "RETENTION_DAYS", "SCHEMA_VERSION", "ClassInfo", "ClassroomError", "Slip", "StepCounts",
+    "MAX_LINK", "RETENTION_DAYS", "SCHEMA_VERSION", "ClassInfo", "Shared", "ClassroomError", "Slip", "StepCounts",
     "Student", "Summary", "clean_nickname", "create_schema", "delete_class", "done_steps",
     "export_csv", "find_class", "join", "new_code", "open_class", "purge", "read_code",
-    "record_check", "reveal", "summary",
+    "record_check", "reveal", "share", "shared_view", "summary",
 ]  # fmt: skip
 
-#: The version of the tables below; a database holding another one is refused, not guessed at.
-SCHEMA_VERSION = 1
+#: The version of the tables below. Version 1 (no ``classroom_shared``) is brought to 2 by
+#: creating that table (:func:`create_schema`); any other version is refused, not guessed at.
+SCHEMA_VERSION = 2
+MIGRATES = {1: 2}  # version found -> the version it becomes once the missing tables exist
 #: Class codes: 6 characters without the ones read alike (0/O, 1/I/L), 31⁶ ≈ 8.9·10⁸ codes.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 MAX_NICKNAME = 24  # characters, suffix included
 MAX_ANSWER = 200  # characters of an answer as the app understood it
+MAX_LINK = 2000  # characters of a view's link the lecturer shares (page and query)
 MAX_PARAMS = 400  # characters of a verdict's parameters, as JSON
 #: the verdicts' values that are numbers the app formatted (hograd_core/lesson.py's check)
 KEPT_PARAMS = ("value", "index")
@@ -84,7 +87,18 @@ reveals = sa.Table(
     sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
     sa.Column("step", sa.Integer, primary_key=True),
 )  # fmt: skip
+#: The view the lecturer shares with the class (its link, page and query, as
+#: hograd_ui/parts/links.py's ``class_link`` wrote it); ``serial`` counts the shares, so that
+#: a following student moves when the lecturer shares again, even the same view.
+shared = sa.Table(
+    "classroom_shared", metadata,
+    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("link", sa.String(MAX_LINK), nullable=False),
+    sa.Column("serial", sa.Integer, nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)  # fmt: skip
 _PART = "classroom"
+_LOCK = 0x686F67726164  # "hograd": PostgreSQL's advisory lock while the tables are made
 
 
 class ClassroomError(HogradError):
@@ -154,21 +168,45 @@ def _with_suffix(name: str, n: int) -> str:
 
 
 def create_schema(engine: Engine) -> None:
-    """Create the tables if missing and record :data:`SCHEMA_VERSION`.
+    """Create the tables if missing and record :data:`SCHEMA_VERSION`; a database of an
+    earlier version in :data:`MIGRATES` gets its missing tables and the new version.
+
+    On PostgreSQL this is one transaction under an advisory lock, so replicas starting
+    together do not race to create the same tables. A newer database is refused: the tables
+    of a later app are not guessed at (an older app refuses this one's version 2 likewise,
+    so every replica of a class must run the same version).
+
+    SQLite has no such lock here (its driver runs DDL outside the transaction): a start that
+    collides with another one's tables tries again, and then finds them.
 
     Raises:
         ClassroomError: the database holds another version of these tables.
     """
-    metadata.create_all(engine, checkfirst=True)
-    try:
-        with engine.begin() as c:
+    for attempt in range(3):
+        try:
+            return _create_schema(engine)
+        except (IntegrityError, OperationalError):  # made meanwhile by another start
+            if attempt == 2:
+                raise
+
+
+def _create_schema(engine: Engine) -> None:
+    with engine.begin() as c:
+        if c.dialect.name == "postgresql":
+            c.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _LOCK})
+        found = None
+        if sa.inspect(c).has_table(schema.name):
+            found = c.execute(
+                sa.select(schema.c.version).where(schema.c.part == _PART)
+            ).scalar()  # fmt: skip
+        if found not in (None, SCHEMA_VERSION, *MIGRATES):
+            raise ClassroomError("classroom.error.schema", found=found, needed=SCHEMA_VERSION)
+        metadata.create_all(c, checkfirst=True)
+        if found is None:
             c.execute(schema.insert().values(part=_PART, version=SCHEMA_VERSION))
-    except IntegrityError:  # recorded already (by this process or another replica)
-        pass
-    with engine.connect() as c:
-        found = c.execute(sa.select(schema.c.version).where(schema.c.part == _PART)).scalar()
-    if found != SCHEMA_VERSION:
-        raise ClassroomError("classroom.error.schema", found=found, needed=SCHEMA_VERSION)
+        elif found != SCHEMA_VERSION:  # the missing tables exist now: the version follows
+            c.execute(schema.update().where(schema.c.part == _PART)
+                      .values(version=MIGRATES[found]))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -277,6 +315,48 @@ def reveal(engine: Engine, code: str, step: int) -> None:
         pass
 
 
+@dataclass(frozen=True)
+class Shared:
+    link: str  # as stored; the page reads it again with the app's link rules
+    serial: int  # 1 for the first share, one more for each later one
+
+
+def share(engine: Engine, code: str, link: str, now: float) -> int:
+    """The lecturer shares the view ``link`` with the class ``code``; its serial.
+
+    Raises:
+        ClassroomError: a link longer than :data:`MAX_LINK` or not text.
+    """
+    if not isinstance(link, str) or not 0 < len(link) <= MAX_LINK:
+        raise ClassroomError("classroom.error.link", most=MAX_LINK)
+    for _ in range(3):  # the first share inserts; a share at the same moment updates
+        with engine.begin() as c:
+            done = c.execute(
+                shared.update().where(shared.c.code == code)
+                .values(link=link, serial=shared.c.serial + 1, at=now)
+            ).rowcount  # fmt: skip
+            if done:
+                return int(c.execute(
+                    sa.select(shared.c.serial).where(shared.c.code == code)
+                ).scalar_one())  # fmt: skip
+        try:
+            with engine.begin() as c:
+                c.execute(shared.insert().values(code=code, link=link, serial=1, at=now))
+            return 1
+        except IntegrityError:
+            continue
+    raise ClassroomError("classroom.error.busy")
+
+
+def shared_view(engine: Engine, code: str) -> Shared | None:
+    """The view the lecturer of ``code`` shared last, None before the first share."""
+    with engine.connect() as c:
+        row = c.execute(
+            sa.select(shared.c.link, shared.c.serial).where(shared.c.code == code)
+        ).first()  # fmt: skip
+    return None if row is None else Shared(row.link, int(row.serial))
+
+
 def done_steps(engine: Engine, student: Student) -> frozenset[int]:
     """The steps this student got right: the class's record of their progress."""
     with engine.connect() as c:
@@ -367,7 +447,7 @@ def export_csv(engine: Engine, code: str) -> str:
 def delete_class(engine: Engine, code: str) -> None:
     """The class and everything recorded in it, gone (one transaction)."""
     with engine.begin() as c:
-        for table in (checks, students, reveals, classes):
+        for table in (checks, students, reveals, shared, classes):
             c.execute(table.delete().where(table.c.code == code))
 
 

@@ -20,6 +20,7 @@ from hograd_core.applications.func_forms import FORMS
 from hograd_core.cpp_code import derivatives_cpp, hvp_cpp
 from hograd_core.csv_tables import curves_csv, eigen_csv, hessian_csv
 from hograd_core.errors import HogradError
+from hograd_core.flaglab.cpp import flag_cpp
 from hograd_core.func_code import derivatives_func_code, hessian_func_code, newton_func_code
 from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.hessian import HVPResult
@@ -168,6 +169,22 @@ def flag_code(source: str) -> None:
     """Under a flag-lab or trap script: the .py, and why it has no torch.func form."""
     code_file(source, "hograd_flag_lab", "graph")
     st.caption(t("downloads.func.flags"))
+
+
+def flag_code_tabs(snippet: str, fn: Function | None) -> None:
+    """A flag-lab or trap script and, beside it, its C++ twin (``fn``: the flag lab's
+    function; None for a classic case)."""
+    python, cpp = language_tabs()
+    with python:
+        st.code(snippet, language="python")
+        flag_code(snippet)
+    with cpp:
+        name = "hograd_flag_lab"
+        source = flag_cpp(snippet, fn, name)
+        st.caption(t("graph.flag.cpp.caption", name=name))
+        st.code(source, language="cpp")
+        _button(t("downloads.cpp"), lambda: source, f"{name}.cpp", CPP,
+                f"graph.download.cpp.{_tag(source)}")  # fmt: skip
 
 
 def _view() -> dict:

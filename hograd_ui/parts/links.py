@@ -25,7 +25,7 @@ import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from fnmatch import fnmatchcase
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -46,7 +46,8 @@ from hograd_ui.parts.present import (
 )
 
 __all__ = [
-    "BIND", "PRESENT", "checked_link", "current_link", "link_text", "present",
+    "BIND", "PAGES", "PRESENT", "checked_link", "class_link", "current_link", "forget_view",
+    "link_text", "present", "read_class_link",
     "presentation_css", "refresh_share", "remember_link", "share_box", "url_choice", "wrap_css",
     "write_choice", "write_present",
 ]  # fmt: skip
@@ -91,6 +92,10 @@ KNOWN = {
                  "backward.variant", "backward.x0", "backward.decode"),
     "memory": ("memory.width", "memory.depth", "memory.orders", "memory.batch", "memory.micro"),
 }  # fmt: skip
+#: Every page's URL path ("" is home): the only pages a link shared with a class may open.
+PAGES = ("", *PREFIXES)
+MAX_CLASS_LINK = 2000  # characters of a link shared with a class (the database's column)
+MAX_VALUE = 400  # characters of one value in it (a typed function is at most box_chars(...))
 #: Why a parameter was not used, and the sentence that says so.
 REASONS = {"unknown": "links.ignored.unknown", "repeated": "links.ignored.repeated",
            "invalid": "links.ignored.invalid", "lang": "links.ignored.lang"}  # fmt: skip
@@ -315,3 +320,66 @@ def _show_notes(slot: object, notes: list[tuple[str, str, str]]) -> None:
             st.code(f"{_short(name)}={_short(value)}", language=None, wrap_lines=True)
         if len(notes) > 8:
             st.caption(tr("links.ignored.more", lang, count=len(notes) - 8))
+
+
+# ---- a view shared with a class (hograd_labs/classroom) --------------------------------------
+
+
+def _class_param(page: str, name: str) -> bool:
+    """A parameter a shared view carries: a name in ``page``'s namespace (its key prefix, as
+    every view setting's; the page itself judges the value, as for any link), or the lesson's
+    open step. Never the language, presentation mode, the class, the progress or the
+    teacher's key: those stay each student's own."""
+    if page == "lesson" and name == "step":
+        return True
+    return (name.startswith(PREFIXES.get(page, ("\0",))) and len(name) <= SHOWN
+            and all(ch.isascii() and (ch.isalnum() or ch in "._-") for ch in name))  # fmt: skip
+
+
+def class_link(page: str, query: Mapping[str, list[str]]) -> str | None:
+    """The view ``page`` with ``query`` as a link to share with a class ("hvp?hvp.fn=x"), with
+    only its views' settings (:func:`_class_param`); None when it does not fit the rules of
+    :func:`read_class_link`."""
+    pairs = [(name, v) for name, values in query.items() if _class_param(page, name)
+             for v in values]  # fmt: skip
+    text = f"{page}?{urlencode(pairs)}" if pairs else page
+    return text if read_class_link(text) is not None else None
+
+
+def read_class_link(text: object) -> tuple[str, dict[str, list[str]]] | None:
+    """A stored class link read again: (page, {name: [values]}), or None when it is not one
+    this app writes: another page, a parameter that is not a view's setting (the teacher's
+    key, the class, the language...), a value too long, the whole too long."""
+    if not isinstance(text, str) or len(text) > MAX_CLASS_LINK:
+        return None
+    page, _, query = text.partition("?")
+    if page not in PAGES:
+        return None
+    try:
+        asked = parse_qs(query, keep_blank_values=True, strict_parsing=bool(query),
+                         max_num_fields=200)  # fmt: skip
+    except ValueError:
+        return None
+    for name, values in asked.items():
+        if not _class_param(page, name) or any(len(v) > MAX_VALUE for v in values):
+            return None
+        if name == "step" and not (len(values) == 1 and values[0].isdigit()
+                                   and len(values[0]) <= 2):  # fmt: skip
+            return None
+    return page, asked
+
+
+def _view_key(page: str, key: str) -> bool:
+    """Whether the session key ``key`` holds a setting of one of ``page``'s views: a bound
+    widget, a choice (with its per-language widget and its one seeding from the link), a
+    form's field, or what the page derived from one ("hvp.kappa.used")."""
+    patterns = [*KNOWN.get(page, ()), *(n for n in FIELDS if known(page, n))]
+    return any(fnmatchcase(key, p) or fnmatchcase(key, p + ".*") for p in patterns)
+
+
+def forget_view(page: str) -> None:
+    """Forget the session's settings of ``page``'s views, so that the next run of the page
+    takes every setting from its link (a bound widget seeds only when it is new, a choice
+    once a session), and a setting the link leaves out is the default."""
+    for key in [k for k in st.session_state if _view_key(page, k)]:
+        del st.session_state[key]

@@ -260,6 +260,27 @@ def test_flag_lab_and_trap_scripts_download_as_shown(lang: str, files: dict) -> 
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_flag_lab_and_trap_programs_download_as_cpp_as_shown(lang: str, files: dict) -> None:
+    """Beside each script, its C++ twin as a .cpp (what it prints: tests/cpp)."""
+    from hograd_core.flaglab.cpp import flag_cpp
+
+    at = run("graph.py", lang, **{"graph.flag.code": True, "graph.case.code": True})
+    buttons = [b for b in at.get("download_button") if b.proto.label == tr("downloads.cpp", lang)]
+    assert len(buttons) == 2  # the flag lab's run and the trap's
+    scripts = [make() for b in at.get("download_button")
+               if b.proto.label == tr("downloads.py", lang)
+               for make, _ in [files[b.proto.deferred_file_id]]]  # fmt: skip
+    shown = []
+    for button in buttons:
+        make, name = files[button.proto.deferred_file_id]
+        source = make()
+        assert source in codes(at) and name == "hograd_flag_lab.cpp"
+        shown.append(source)
+    assert shown[1] == flag_cpp(scripts[1])  # the trap's: no function of the user's
+    assert "int main()" in shown[0] and "torch::autograd::grad" in shown[0]
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_why_page_script_downloads_as_shown(lang: str, files: dict) -> None:
     at = run("why.py", lang)  # the Newton tab
     source, name = fetch(at, files, tr("downloads.py", lang))

@@ -445,3 +445,29 @@ def test_the_flag_labs_x_is_typed_exactly(text: str, x: float, lang: str) -> Non
     assert not at.exception
     assert at.number_input(key="graph.x0").value == x
     assert any(f"torch.tensor({x!r}" in c for c in codes(at)), codes(at)
+
+
+# ---- C++ tabs (issue 41) ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_flag_lab_and_the_cases_have_a_cpp_tab_beside_the_python(lang: str) -> None:
+    """Beside each script, its LibTorch twin (tested to print the same in
+    tests/cpp/test_cpp_flaglab.py), with the caption in the page's language."""
+    from hograd_core.flaglab.cpp import flag_cpp
+    from hograd_ui.i18n import tr
+
+    at = open_graph(lang)
+    set_flags(at, "next", True, "None", True, False, True)
+    rerun(at)
+    fn = parse("x**3")
+    flags = run_flags(fn, 0.7, FlagSettings(create_graph=True, unused_input=True,
+                                            materialize_grads=True))  # fmt: skip
+    case = run_case(next(iter(CASES)))
+    for outcome, function in ((flags, fn), (case, None)):
+        program = flag_cpp(outcome.snippet, function).rstrip("\n")
+        assert program in codes(at)
+    labels = [tab.label for tab in at.tabs]
+    assert labels.count(tr("downloads.tab.cpp", lang)) >= 2
+    caption = tr("graph.flag.cpp.caption", lang, name="hograd_flag_lab")
+    assert sum(c.value == caption for c in at.caption) == 2

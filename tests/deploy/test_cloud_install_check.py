@@ -63,6 +63,7 @@ def test_pins_are_read_from_requirements() -> None:
     found = pins(TEXT)
     assert found["torch"] == "2.13.0+cpu" and found["streamlit"] == "1.67.0"
     assert all(re.fullmatch(r"[0-9][0-9a-z.+]*", v) for v in found.values())
+    assert found["psycopg"] == "3.3.9"  # psycopg[binary]: installed under its own name
 
 
 def probe(**changes: object) -> dict:

@@ -3,21 +3,20 @@
 again by hand from the rows, export, deletion and retention.
 
 The oracle for every count is the list of Checks the test itself made, counted in Python; the
-database's own content is read back with plain SQL (sqlite3), not with the module under test.
+database's own content is read back with plain SQL (sqlite3 or psycopg), not with the module under test.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import sqlite3
-from pathlib import Path
 from random import Random
 
 import pytest
 import sqlalchemy as sa
 
 from hograd_labs.classroom import compute as cc
+from tests.labs.conftest import Db
 
 NOW = 1_800_000_000.0
 
@@ -30,32 +29,23 @@ HOSTILE = [
 
 
 @pytest.fixture()
-def db(tmp_path: Path) -> tuple[sa.Engine, Path]:
-    path = tmp_path / "classroom.sqlite"
-    engine = sa.create_engine(f"sqlite:///{path}")
-    cc.create_schema(engine)
-    return engine, path
+def db(plain_db: Db) -> tuple[sa.Engine, Db]:
+    """SQLite and PostgreSQL (tests/labs/conftest.py), with the tables made."""
+    cc.create_schema(plain_db.engine)
+    return plain_db.engine, plain_db
 
 
-def _rows(path: Path, sql: str) -> list[tuple]:
-    with sqlite3.connect(path) as con:
-        return con.execute(sql).fetchall()
-
-
-def test_tables_are_made_once_with_their_version(db: tuple[sa.Engine, Path]) -> None:
-    engine, path = db
+def test_tables_are_made_once_with_their_version(db: tuple[sa.Engine, Db]) -> None:
+    engine, raw = db
     cc.create_schema(engine)  # a second start (another replica) changes nothing
-    assert _rows(path, "SELECT part, version FROM hograd_schema") == [
-        ("classroom", cc.SCHEMA_VERSION)
-    ]
-    names = {r[0] for r in _rows(path, "SELECT name FROM sqlite_master WHERE type='table'")}
+    assert raw.rows("SELECT part, version FROM hograd_schema") == [("classroom", cc.SCHEMA_VERSION)]
+    names = raw.tables()
     assert {"classroom_classes", "classroom_students", "classroom_checks"} <= names
 
 
-def test_another_schema_version_is_refused(db: tuple[sa.Engine, Path]) -> None:
-    engine, path = db
-    with sqlite3.connect(path) as con:
-        con.execute("UPDATE hograd_schema SET version = 99")
+def test_another_schema_version_is_refused(db: tuple[sa.Engine, Db]) -> None:
+    engine, raw = db
+    raw.execute("UPDATE hograd_schema SET version = 99")
     with pytest.raises(cc.ClassroomError, match="99"):
         cc.create_schema(engine)
 
@@ -81,18 +71,18 @@ def test_nicknames_are_cleaned_and_bounded() -> None:
             cc.clean_nickname(empty)
 
 
-def test_hostile_nicknames_are_stored_as_text(db: tuple[sa.Engine, Path]) -> None:
-    engine, path = db
+def test_hostile_nicknames_are_stored_as_text(db: tuple[sa.Engine, Db]) -> None:
+    engine, raw = db
     code = cc.open_class(engine, NOW, rng=Random(2))
     joined = [cc.join(engine, code, name, NOW) for name in HOSTILE]
-    stored = dict(_rows(path, "SELECT id, nickname FROM classroom_students"))
+    stored = dict(raw.rows("SELECT id, nickname FROM classroom_students"))
     for name, student in zip(HOSTILE, joined, strict=True):
         assert stored[student.id] == student.nickname == cc.clean_nickname(name)
     assert len(stored) == len(HOSTILE)  # every table still there, nothing deleted
-    assert _rows(path, "SELECT count(*) FROM classroom_classes") == [(1,)]
+    assert raw.rows("SELECT count(*) FROM classroom_classes") == [(1,)]
 
 
-def test_a_repeated_nickname_gets_a_suffix(db: tuple[sa.Engine, Path]) -> None:
+def test_a_repeated_nickname_gets_a_suffix(db: tuple[sa.Engine, Db]) -> None:
     engine, _ = db
     code = cc.open_class(engine, NOW, rng=Random(3))
     names = [cc.join(engine, code, "Ada", NOW).nickname for _ in range(4)]
@@ -105,7 +95,7 @@ def test_a_repeated_nickname_gets_a_suffix(db: tuple[sa.Engine, Path]) -> None:
     assert cc.join(engine, other, "Ada", NOW).nickname == "Ada"  # names are per class
 
 
-def test_joining_needs_a_class_that_is_open(db: tuple[sa.Engine, Path]) -> None:
+def test_joining_needs_a_class_that_is_open(db: tuple[sa.Engine, Db]) -> None:
     engine, _ = db
     with pytest.raises(cc.ClassroomError):
         cc.join(engine, "ABCDEF", "Ada", NOW)
@@ -134,7 +124,7 @@ def _class_with_checks(engine: sa.Engine) -> tuple[str, list[tuple[str, int, boo
     return code, made
 
 
-def test_the_dashboard_counts_students_not_clicks(db: tuple[sa.Engine, Path]) -> None:
+def test_the_dashboard_counts_students_not_clicks(db: tuple[sa.Engine, Db]) -> None:
     engine, _ = db
     code, made = _class_with_checks(engine)
     got = cc.summary(engine, code)
@@ -158,7 +148,7 @@ def test_the_dashboard_counts_students_not_clicks(db: tuple[sa.Engine, Path]) ->
     )
 
 
-def test_progress_is_the_servers_record(db: tuple[sa.Engine, Path]) -> None:
+def test_progress_is_the_servers_record(db: tuple[sa.Engine, Db]) -> None:
     engine, _ = db
     code, _ = _class_with_checks(engine)
     students = {s.nickname: s for s in _students(engine, code)}
@@ -174,18 +164,18 @@ def _students(engine: sa.Engine, code: str) -> list[cc.Student]:
     return [cc.Student(*r) for r in rows]
 
 
-def test_the_students_unreadable_text_is_not_kept(db: tuple[sa.Engine, Path]) -> None:
-    engine, path = db
+def test_the_students_unreadable_text_is_not_kept(db: tuple[sa.Engine, Db]) -> None:
+    engine, raw = db
     code = cc.open_class(engine, NOW, rng=Random(7))
     ada = cc.join(engine, code, "ada", NOW)
     params = (("part", "<b>secret typed text</b>"), ("value", "8"), ("most", "9"))
     cc.record_check(engine, ada, 1, "x" * 1000, False, "lesson.answer.bad", params, NOW)
-    [(answer, shown)] = _rows(path, "SELECT answer, params FROM classroom_checks")
+    [(answer, shown)] = raw.rows("SELECT answer, params FROM classroom_checks")
     assert len(answer) == cc.MAX_ANSWER and shown == '{"value": "8"}'
 
 
-def test_reveal_export_and_delete(db: tuple[sa.Engine, Path]) -> None:
-    engine, path = db
+def test_reveal_export_and_delete(db: tuple[sa.Engine, Db]) -> None:
+    engine, raw = db
     code, made = _class_with_checks(engine)
     cc.reveal(engine, code, 3)
     cc.reveal(engine, code, 3)
@@ -203,12 +193,12 @@ def test_reveal_export_and_delete(db: tuple[sa.Engine, Path]) -> None:
     cc.delete_class(engine, code)
     assert cc.find_class(engine, code, NOW) is None
     for table_name in ("classroom_checks", "classroom_students", "classroom_reveals"):
-        assert _rows(path, f"SELECT count(*) FROM {table_name} WHERE code = '{code}'") == [(0,)]
-    assert _rows(path, "SELECT nickname FROM classroom_students") == [("stays",)]
+        assert raw.rows(f"SELECT count(*) FROM {table_name} WHERE code = '{code}'") == [(0,)]
+    assert raw.rows("SELECT nickname FROM classroom_students") == [("stays",)]
 
 
-def test_nothing_is_kept_past_its_days(db: tuple[sa.Engine, Path]) -> None:
-    engine, path = db
+def test_nothing_is_kept_past_its_days(db: tuple[sa.Engine, Db]) -> None:
+    engine, raw = db
     short = cc.open_class(engine, NOW, days=1, rng=Random(9))
     usual = cc.open_class(engine, NOW, rng=Random(10))  # 30 days
     for code in (short, usual):
@@ -217,6 +207,6 @@ def test_nothing_is_kept_past_its_days(db: tuple[sa.Engine, Path]) -> None:
     assert cc.purge(engine, NOW + cc.DAY - 1) == 0
     assert cc.purge(engine, NOW + cc.DAY) == 1
     assert cc.find_class(engine, short, NOW) is None and cc.find_class(engine, usual, NOW)
-    assert _rows(path, "SELECT DISTINCT code FROM classroom_checks") == [(usual,)]
+    assert raw.rows("SELECT DISTINCT code FROM classroom_checks") == [(usual,)]
     assert cc.purge(engine, NOW + cc.RETENTION_DAYS * cc.DAY) == 1
-    assert _rows(path, "SELECT count(*) FROM classroom_students") == [(0,)]
+    assert raw.rows("SELECT count(*) FROM classroom_students") == [(0,)]

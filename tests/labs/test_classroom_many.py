@@ -1,25 +1,21 @@
-"""A class of 100 simulated students at once, on one SQLite file, from 16 threads as a server's
-sessions would write: every join gets its own nickname (all chose the same one), every Check is
+"""A class of 100 simulated students at once, on one SQLite file and on PostgreSQL
+(tests/labs/conftest.py), from 16 threads as a server's sessions would write: every join gets its own nickname (all chose the same one), every Check is
 kept, and the dashboard's counts equal the ones the simulation itself drew."""
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from random import Random
 
-import sqlalchemy as sa
-
 from hograd_labs.classroom import compute as cc
+from tests.labs.conftest import Db
 
 NOW = 1_800_000_000.0
 STUDENTS = 100
 
 
-def test_a_hundred_students_at_once(tmp_path: Path) -> None:
-    engine = sa.create_engine(
-        f"sqlite:///{tmp_path / 'class.sqlite'}", connect_args={"timeout": 60}
-    )
+def test_a_hundred_students_at_once(plain_db: Db) -> None:
+    engine = plain_db.engine
     cc.create_schema(engine)
     code = cc.open_class(engine, NOW, rng=Random(0))
     rng = Random(38)
@@ -47,3 +43,6 @@ def test_a_hundred_students_at_once(tmp_path: Path) -> None:
     assert [(s.verdict, s.students) for s in step.slips] == [
         ("lesson.trap.value", sum(1 for slip, _ in plans if slip))
     ]
+    # every Check is one row: none lost, none written twice (counted with plain SQL)
+    made = sum(slip + right for slip, right in plans)
+    assert plain_db.rows("SELECT count(*) FROM classroom_checks") == [(made,)]

@@ -1,0 +1,159 @@
+"""Follow the lecturer (issue 38): the lecturer shares the view on their screen with the class;
+a student who switched "follow" on is taken to it within :data:`FOLLOW_EVERY` seconds, in the
+same session (their nickname, progress and language stay theirs). Off, nothing moves.
+
+What is stored is the view's page and its views' settings only (hograd_ui/parts/links.py's
+``class_link``: never the teacher's key, the class, the language or the progress), and a stored
+link is read again with the same rules (``read_class_link``) before a student's page opens it.
+app.py draws :func:`sidebar` on every page.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+import streamlit as st
+
+from hograd_ui.i18n import error_text
+from hograd_ui.parts import lesson_state as state
+from hograd_ui.parts.links import PRESENT, class_link, forget_view, read_class_link
+from hograd_ui.parts.ui import lang, t
+
+from . import compute as cc
+from .cached import call
+
+__all__ = ["FOLLOW", "FOLLOWING", "FOLLOW_EVERY", "SHARED", "sidebar"]
+
+FOLLOW_EVERY = 2.0  # seconds between a following student's looks for a newly shared view
+FOLLOW = "classroom.follow"  # the student's toggle
+#: whether the student follows: kept apart from the toggle's own state, which a switch of
+#: page by st.switch_page (no widget states from the browser) would reset
+FOLLOWING = "classroom.following"
+SEEN = "classroom.follow.seen"  # the serial of the last shared view this session opened
+PENDING = "classroom.follow.pending"  # (page, params): the view to open after the hop home
+HOME = ""  # the home page's URL path
+SHARED = "classroom.shared"  # the lecturer's last share: (serial, page) or a refusal's text
+CODE = "classroom.code"  # the class the lecturer opened (page.py's CODE)
+STUDENT_CODE = state.CLASS
+
+
+def _share(page: str) -> None:
+    query = {name: st.query_params.get_all(name) for name in st.query_params}
+    link = class_link(page, query)
+    try:
+        if link is None:
+            raise cc.ClassroomError("classroom.error.link", most=cc.MAX_LINK)
+        serial = call(cc.share, st.session_state[CODE], link, time.time())
+    except cc.ClassroomError as err:
+        st.session_state[SHARED] = error_text(err, lang())
+        return
+    st.session_state[SHARED] = (serial, page)
+
+
+def _lecturer(page: str) -> None:
+    st.button(t("classroom.share"), on_click=_share, args=(page,), key="classroom.share",
+              icon=":material/cast_for_education:", help=t("classroom.share.help"),
+              width="stretch")  # fmt: skip
+    done = st.session_state.get(SHARED)
+    if isinstance(done, tuple):
+        st.caption(t("classroom.shared", n=done[0]))
+    elif done:
+        st.warning(done, icon=":material/link_off:")
+
+
+@st.fragment(run_every=0.3)
+def _hop(pages: Mapping[str, object]) -> None:
+    """The second switch of :func:`_go`, on a run after the first one ended."""
+    ready, page, params = st.session_state.get(PENDING, (False, "", {}))
+    if ready:
+        del st.session_state[PENDING]
+        st.switch_page(pages[page], query_params={**params, **_own()})
+
+
+def _own() -> dict[str, list[str]]:
+    """The parameters that stay the student's: language, class, presentation mode."""
+    own = {"lang": [lang()], "class": [st.session_state[STUDENT_CODE]]}
+    if st.session_state.get("links.present"):
+        own[PRESENT] = ["1"]
+    return own
+
+
+def _go(link: str, here: str, pages: Mapping[str, object]) -> None:
+    """Open the shared view: forget this session's settings of its page, then switch.
+
+    Streamlit refuses to set a query parameter bound to a widget of the page being shown
+    ("hvp.fn" while the student is on the HVP page), and unbinds a widget only when a run ends
+    without it. So a view of the page the student is on opens in two switches: first to the
+    home page, whose run draws no page and ends (:func:`sidebar`), then, from a fragment's
+    rerun after that run ended, to the view."""
+    read = read_class_link(link)
+    if read is None or read[0] not in pages:
+        st.warning(t("classroom.follow.bad"), icon=":material/link_off:")
+        return
+    page, params = read
+    if page == "lesson" and "step" in params:
+        state.go(int(params.pop("step")[0]))
+    forget_view(page)
+    if page == here and page != HOME:
+        st.session_state[PENDING] = (False, page, params)
+        st.switch_page(pages[HOME], query_params=_own())
+    st.switch_page(pages[page], query_params={**params, **_own()})
+
+
+@st.fragment(run_every=FOLLOW_EVERY)
+def _follow(code: str, here: str, pages: Mapping[str, object]) -> None:
+    """Every few seconds: a view shared since this session last opened one is opened."""
+    try:
+        view = call(cc.shared_view, code)
+    except cc.ClassroomError as err:
+        st.caption(error_text(err, lang()))
+        return
+    if view is None:
+        st.caption(t("classroom.follow.none"))
+        return
+    st.caption(t("classroom.follow.on"))
+    if st.session_state.get(SEEN) != view.serial:
+        st.session_state[SEEN] = view.serial
+        _go(view.link, here, pages)
+
+
+def _switched() -> None:
+    st.session_state[FOLLOWING] = st.session_state[FOLLOW]
+    st.session_state.pop(SEEN, None)  # on again: the view shared last opens at once
+
+
+def _student(code: str, here: str, pages: Mapping[str, object]) -> None:
+    st.session_state[FOLLOW] = st.session_state.get(FOLLOWING, False)
+    st.toggle(t("classroom.follow"), key=FOLLOW, help=t("classroom.follow.help"),
+              on_change=_switched)  # fmt: skip
+    if st.session_state.get(FOLLOWING):
+        _follow(code, here, pages)
+
+
+def sidebar(page: str, pages: Mapping[str, object]) -> bool:
+    """In the sidebar of every page: the lecturer with a class open shares the view; a
+    student in a class follows it (or not). Nothing for anyone else.
+
+    Returns:
+        Whether app.py runs the page: not on the first run of the two switches of
+        :func:`_go`, which must end normally (``st.stop`` would not unbind) and quickly.
+    """
+    pending = st.session_state.get(PENDING)
+    if pending is not None:
+        _hop(pages)
+        if not pending[0]:  # the first run on the way: it ends here, which unbinds
+            st.session_state[PENDING] = (True, *pending[1:])
+            return False
+    if st.session_state.get(state.TEACHER) and st.session_state.get(CODE):
+        _lecturer(page)
+        return True
+    asked = st.session_state.get(STUDENT_CODE)
+    if not asked:
+        return True
+    try:
+        code = cc.read_code(asked)
+    except cc.ClassroomError:
+        return True  # the lesson page says why
+    _student(code, page, pages)
+    return True

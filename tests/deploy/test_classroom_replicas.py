@@ -1,0 +1,119 @@
+"""A class on two replicas behind haproxy, sharing one PostgreSQL (a throwaway cluster,
+tests/postgres.py): students (Streamlit's websocket protocol, benchmarks/st_client.py) land on
+both replicas (X-Hograd-Replica), join and Check; every Check is one row, and the counts
+(the lecturer's dashboard, a client on r2 with the teacher's key, and compute.summary) equal
+the ones the students made. Then replica r1 is killed mid-class: nothing recorded is lost, its
+students reconnect to r2, join again and go on, and every later Check is recorded once too.
+
+The oracle is the list of Checks the test made; the rows are counted with psycopg."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+import sqlalchemy as sa
+
+from hograd_labs.classroom import compute as cc
+from tests.postgres import cluster, fresh_database
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "deploy"))
+
+from replicas import Replicas  # noqa: E402
+
+from benchmarks.st_client import StreamlitClient  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("haproxy") is None and not os.environ.get("CI"),
+    reason="haproxy is not installed (make test installs it)",
+)
+STUDENTS = 6
+KEY = "replicas-test-teacher-key-0123456789"
+
+
+def _rows(url: str, sql: str) -> list[tuple]:
+    import psycopg
+
+    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://")) as con:
+        return [tuple(r) for r in con.execute(sql).fetchall()]
+
+
+def _join(url: str, code: str, name: str) -> StreamlitClient:
+    client = StreamlitClient(url, timeout=120)
+    assert client.open("lesson", f"class={code}&lang=en").status == "ok", client.exceptions
+    client.set_value("classroom.nickname", name)
+    client.click("classroom.join")
+    assert client.rerun().status == "ok" and not client.exceptions, client.exceptions
+    assert "lesson.ans.grad" in client.keys(), client.text()  # noqa: SIM118 (a method)
+    return client
+
+
+def _joined(teacher: StreamlitClient) -> str:
+    """The dashboard's "Students joined" number."""
+    return next(p.body for t, p in teacher.elements.values() if t == "metric")
+
+
+def _check(client: StreamlitClient, value: str) -> None:
+    client.set_value("lesson.ans.grad", value)
+    client.click("lesson.check.grad")
+    assert client.rerun().status == "ok" and not client.exceptions, client.exceptions
+
+
+def test_a_class_on_two_replicas_and_one_postgresql() -> None:
+    with cluster() as server:
+        url = fresh_database(server, "replicas")
+        engine = sa.create_engine(url)
+        env = {"HOGRAD_CLASSROOM_URL": url, "HOGRAD_TEACHER_KEY": KEY}
+        with Replicas(2, env=env, replica_header=True) as group:
+            # the lecturer, on r2 (a browser whose cookie names it), which stays up
+            teacher = StreamlitClient(group.url, timeout=120, cookies={"HOGRAD_REPLICA": "r2"})
+            assert teacher.open("lesson", f"key={KEY}&lang=en").status == "ok"
+            teacher.click("classroom.open")
+            assert teacher.rerun().status == "ok" and not teacher.exceptions
+            [link] = [c for c in teacher.codes if "class=" in c]
+            code = parse_qs(urlparse(link).query)["class"][0]
+            students = [_join(group.url, code, f"s{i}") for i in range(STUDENTS)]
+            where = [s.cookie("HOGRAD_REPLICA") for s in students]
+            for s, replica in zip(students, where, strict=True):
+                assert set(s.replicas_seen) == {replica}  # every answer from its replica
+            made = []  # (nickname, value) of every Check
+            for i, s in enumerate(students):
+                for value in ("8", "12") if i % 2 else ("12",):
+                    _check(s, value)
+                    made.append((f"s{i}", value))
+            rows = _rows(url, "SELECT s.nickname, c.answer FROM classroom_checks c "
+                              "JOIN classroom_students s ON s.id = c.student ORDER BY c.id")  # fmt: skip
+            assert sorted(rows) == sorted(made)  # one row per Check: none lost, none doubled
+            counts = cc.summary(engine, code)
+            assert teacher.rerun().status == "ok"  # the lecturer's dashboard, on its replica
+            assert _joined(teacher) == str(STUDENTS)
+            assert counts.joined == STUDENTS
+            assert (counts.steps[0].tried, counts.steps[0].right) == (STUDENTS, STUDENTS)
+
+            assert where.count("r1") >= 2 and where.count("r2") >= 2
+            group.kill("r1")  # mid-class
+            kept = _rows(url, "SELECT answer FROM classroom_checks")
+            assert sorted(kept) == sorted((v,) for _, v in made)  # all still there
+            for i, (s, replica) in enumerate(zip(students, where, strict=True)):
+                if replica == "r1":  # Streamlit's reconnect: a new session on r2, a new join
+                    s.close()
+                    s.forget_session()
+                    students[i] = s = _join(group.url, code, f"s{i}")
+                    assert s.cookie("HOGRAD_REPLICA") == "r2"
+                _check(s, "12")
+                made.append((f"s{i}", "12"))
+            total = _rows(url, "SELECT count(*) FROM classroom_checks")
+            assert total == [(len(made),)]
+            assert cc.summary(engine, code).joined == STUDENTS + where.count("r1")  # "s0 2"...
+            assert teacher.rerun().status == "ok"  # the lecturer's dashboard, after the death
+            assert set(teacher.replicas_seen) == {"r2"}
+            assert _joined(teacher) == str(STUDENTS + where.count("r1"))
+            teacher.close()
+            for s in students:
+                s.close()
+        engine.dispose()
