@@ -67,12 +67,13 @@ TOUR: list[tuple[str, str]] = [
     ],  # fmt: skip
     *[
         ("why", f"why.tab={t}")
-        for t in ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan")
+        for t in ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan", "curvature")
     ],  # fmt: skip
     *[
         ("backward", f"backward.variant={v}")
         for v in ("written", "detached", "once", "second_function")
     ],  # fmt: skip
+    ("memory", ""),
     *[("lesson", f"step={s}") for s in range(1, 8)],
 ]
 
