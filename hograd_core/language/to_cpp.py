@@ -25,6 +25,7 @@ from itertools import chain, count
 from .function import Function
 from .nodes import Binary, Call, Neg, Node, Var
 from .to_source import ALWAYS_TAKEN
+from .to_source import _number as python_literal
 
 __all__ = ["CPP_TAKEN", "cpp_name", "cpp_source"]
 
@@ -32,12 +33,11 @@ _DOUBLE = "torch::dtype(torch::kFloat64)"
 
 
 def _number(value: float) -> str:
-    """``value`` as a C++ literal that reads back as the same float64, as Python's: whole
-    numbers as integers, the rest (and -0.0) as Python's ``repr``, which C++ reads exactly."""
+    """``value`` as a C++ literal that reads back as the same float64: the Python script's
+    literal (whole numbers as integers, the rest and -0.0 as ``repr``), which C++ reads
+    exactly."""
     assert math.isfinite(value), "the parser refuses constants that are inf or NaN"
-    negative_zero = value == 0 and math.copysign(1.0, value) < 0
-    whole = value.is_integer() and abs(value) < 2**53 and not negative_zero
-    return str(int(value)) if whole else repr(value)
+    return python_literal(value)
 
 
 def _source(node: Node, names: Mapping[str, str]) -> str:
