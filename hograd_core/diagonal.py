@@ -39,7 +39,10 @@ __all__ = [
 class DiagonalBudget:
     max_probes: int = 1_000  # Hutchinson probes (one Hessian-vector product each)
     max_parameters: int = 2_000  # n of an exact diagonal (n products)
-    chunk: int = 64  # products vmap runs together (memory: chunk copies of one backward)
+    # products vmap runs together (memory: chunk copies of one backward). On the curvature
+    # tab's network, 20 x 200 Hutchinson probes held 8-36 MB for a moment at 64, 0-11 MB at
+    # 16, in the same CPU time (0.73-0.90 s; 3 runs each, one torch thread, 2026-12-05)
+    chunk: int = 16
     max_seed: int = 10**9
 
 
