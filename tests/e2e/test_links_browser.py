@@ -157,7 +157,7 @@ def _view(pg) -> dict[str, object]:  # noqa: ANN001
     return {
         "fn": main.locator("[data-testid='stTextInput'] input").first.input_value(),
         "sliders": [sliders.nth(i).input_value() for i in range(sliders.count())],
-        "tab": main.locator("[role='tab'][aria-selected='true']").inner_text(),
+        "tab": main.locator("[role='tab'][aria-selected='true']").first.inner_text(),
         "method": main.locator("[data-testid='stRadio'] input:checked").first.get_attribute(
             "value"
         ),
