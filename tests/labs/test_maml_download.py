@@ -14,10 +14,10 @@ import nbformat
 import numpy as np
 import pytest
 
-from hograd_core.notebook import CELL, percent_cells
 from hograd_labs.maml import compute, figures
 from hograd_labs.maml.cached import script, why_maml, why_maml_adapt
 from hograd_labs.maml.compute import METHODS, MamlConfig, NewSine
+from tests.labs.notebooks import figure_cell
 
 CONFIG = MamlConfig(hidden=8, activation="tanh", meta_steps=20, tasks=3, k_shot=5,
                     inner_steps=2, inner_lr=0.05, outer_lr=0.003, seed=3)  # fmt: skip
@@ -65,15 +65,8 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
 
 def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
     code = script(CONFIG, NewSine(2.5, 1.2))
-    nb = nbformat.reads(figures.notebook(code.source, "# title", "figure"), as_version=4)
-    cells = [(c.cell_type, c.source) for c in nb.cells]
-    assert cells[0] == ("markdown", "# title") and cells[-2] == ("markdown", "figure")
-    body = [source for _, source in cells[1:-2]]
-    assert body == percent_cells(code.source) and len(body) == code.source.count(f"\n{CELL}") + 1
-    # nothing added or lost: the cells joined are the file without its "# %%" lines
-    kept = [line for line in code.source.splitlines() if not line.startswith(CELL)]
-    assert [line for line in "\n".join(body).splitlines() if line] == [x for x in kept if x]
-    assert "result.eval_losses" in cells[-1][1]  # the figure draws what __main__ left behind
+    figure = figure_cell(figures.notebook(code.source, "# title", "figure"), code.source)
+    assert "result.eval_losses" in figure  # the figure draws what __main__ left behind
 
 
 def test_the_notebook_runs_and_draws_the_runs_numbers() -> None:

@@ -15,10 +15,10 @@ import nbformat
 import numpy as np
 import pytest
 
-from hograd_core.notebook import CELL, percent_cells
 from hograd_labs.stats import compute, figures
 from hograd_labs.stats.cached import script, why_gradient_stats
 from hograd_labs.stats.compute import SCENARIOS, StatsConfig
+from tests.labs.notebooks import figure_cell
 
 STANDALONE = {"json", "math", "warnings", "collections", "dataclasses", "numpy", "torch",
               "sklearn"}  # fmt: skip
@@ -78,14 +78,8 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path, config) -> Non
 
 def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
     code = script(StatsConfig(depth=3, width=8, steps=20))
-    nb = nbformat.reads(figures.notebook(code.source, "# title", "figure"), as_version=4)
-    cells = [(c.cell_type, c.source) for c in nb.cells]
-    assert cells[0] == ("markdown", "# title") and cells[-2] == ("markdown", "figure")
-    body = [source for _, source in cells[1:-2]]
-    assert body == percent_cells(code.source) and len(body) == code.source.count(f"\n{CELL}") + 1
-    kept = [line for line in code.source.splitlines() if not line.startswith(CELL)]
-    assert [line for line in "\n".join(body).splitlines() if line] == [x for x in kept if x]
-    assert "stats.layer_norms" in cells[-1][1]  # the figure draws what __main__ left behind
+    figure = figure_cell(figures.notebook(code.source, "# title", "figure"), code.source)
+    assert "stats.layer_norms" in figure  # the figure draws what __main__ left behind
 
 
 def test_the_notebook_runs_and_draws_the_runs_numbers() -> None:

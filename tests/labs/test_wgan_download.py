@@ -14,10 +14,10 @@ import nbformat
 import numpy as np
 import pytest
 
-from hograd_core.notebook import CELL, percent_cells
 from hograd_labs.wgan import compute, figures
 from hograd_labs.wgan.cached import script, why_wgan_run
 from hograd_labs.wgan.compute import WganConfig, smoothed_gap
+from tests.labs.notebooks import figure_cell
 
 STANDALONE = {"math", "time", "collections", "dataclasses", "numpy", "torch", "__future__"}
 FUNC_LINE = "    penalty = gradient_penalty_func  # torch.func's grad and vmap"
@@ -79,14 +79,8 @@ def test_the_download_runs_and_prints_the_pages_numbers(config: WganConfig, tmp_
 
 def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
     code = script(WganConfig(dataset="moons"))
-    nb = nbformat.reads(figures.notebook(code.source, "# title", "figure"), as_version=4)
-    cells = [(c.cell_type, c.source) for c in nb.cells]
-    assert cells[0] == ("markdown", "# title") and cells[-2] == ("markdown", "figure")
-    body = [source for _, source in cells[1:-2]]
-    assert body == percent_cells(code.source) and len(body) == code.source.count(f"\n{CELL}") + 1
-    kept = [line for line in code.source.splitlines() if not line.startswith(CELL)]
-    assert [line for line in "\n".join(body).splitlines() if line] == [x for x in kept if x]
-    assert "result.fake[-1]" in cells[-1][1]  # the figure draws what __main__ left behind
+    figure = figure_cell(figures.notebook(code.source, "# title", "figure"), code.source)
+    assert "result.fake[-1]" in figure  # the figure draws what __main__ left behind
 
 
 def test_the_notebook_runs_and_draws_the_runs_numbers() -> None:
