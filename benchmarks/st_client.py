@@ -664,10 +664,11 @@ class StreamlitClient:
         return [t for t, _ in self.elements.values()]
 
     def text(self) -> str:
-        """Every text the page shows (headings, markdown, alerts, code), one per line."""
+        """Every text the page shows (headings, markdown, alerts, plain text, code), one per
+        line."""
         out = []
         for t, p in self.elements.values():
-            if t in ("heading", "markdown", "alert"):
+            if t in ("heading", "markdown", "alert", "text"):
                 out.append(p.body)
             elif t == "code":
                 out.append(p.code_text)
@@ -676,7 +677,14 @@ class StreamlitClient:
 
 def _element_type_check() -> None:  # pragma: no cover - a guard for Streamlit upgrades
     fields = {f.name for f in Element.DESCRIPTOR.fields}
-    elements = WIDGET_TYPES - {"tabs"} | {"alert", "markdown", "code", "heading", "exception"}
+    elements = WIDGET_TYPES - {"tabs"} | {
+        "alert",
+        "markdown",
+        "code",
+        "heading",
+        "exception",
+        "text",
+    }
     missing = elements - fields
     assert not missing, f"Streamlit renamed element types: {missing}"
     assert {"tab_container", "tab"} <= {f.name for f in Block.DESCRIPTOR.fields}, "tabs renamed"

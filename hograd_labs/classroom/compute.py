@@ -3,8 +3,9 @@
 Storage is SQLAlchemy Core on any engine (SQLite in a file by default, PostgreSQL for replicas;
 the page gets its engine from ``st.connection``). Every value from a student or a link goes in
 as a bound parameter, never into the SQL text. Each write is one statement in its own
-transaction (deleting a class: one transaction of five). Times are seconds since the epoch,
-passed in by the caller, so retention is tested without waiting.
+transaction (joining: one of two, the student and their seat; deleting a class: one of six).
+Times are seconds since the epoch, passed in by the caller, so retention is tested without
+waiting.
 
 Names a person types are checked here (:func:`clean_nickname`, :func:`read_code`); what is
 stored is plain text that the page shows as text, never as HTML or markdown.
@@ -13,6 +14,7 @@ stored is plain text that the page shows as text, never as HTML or markdown.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import secrets
@@ -31,13 +33,14 @@ __all__ = [
     "MAX_LINK", "RETENTION_DAYS", "SCHEMA_VERSION", "ClassInfo", "Shared", "ClassroomError", "Slip", "StepCounts",
     "Student", "Summary", "clean_nickname", "create_schema", "delete_class", "done_steps",
     "export_csv", "find_class", "join", "new_code", "open_class", "purge", "read_code",
-    "record_check", "reveal", "share", "shared_view", "summary",
+    "record_check", "resume", "reveal", "share", "shared_view", "summary",
 ]  # fmt: skip
 
-#: The version of the tables below. Version 1 (no ``classroom_shared``) is brought to 2 by
-#: creating that table (:func:`create_schema`); any other version is refused, not guessed at.
-SCHEMA_VERSION = 2
-MIGRATES = {1: 2}  # version found -> the version it becomes once the missing tables exist
+#: The version of the tables below. Version 1 (no ``classroom_shared``) and version 2 (no
+#: ``classroom_seats``) are brought to 3 by creating the tables they lack
+#: (:func:`create_schema`); any other version is refused, not guessed at.
+SCHEMA_VERSION = 3
+MIGRATES = {1: 3, 2: 3}  # version found -> the version it becomes once the missing tables exist
 #: Class codes: 6 characters without the ones read alike (0/O, 1/I/L), 31⁶ ≈ 8.9·10⁸ codes.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
@@ -97,6 +100,19 @@ shared = sa.Table(
     sa.Column("serial", sa.Integer, nullable=False),
     sa.Column("at", sa.Float, nullable=False),
 )  # fmt: skip
+#: A student's seat: the SHA-256 of a secret only their browser's link holds (``?seat=``), so
+#: that a fresh session (a reconnect to another replica, a reload) sits them down again as the
+#: same student instead of asking for a nickname. The secret itself is not stored.
+seats = sa.Table(
+    "classroom_seats", metadata,
+    sa.Column("token", sa.String(64), primary_key=True),
+    sa.Column("code", sa.String(CODE_LENGTH), nullable=False, index=True),
+    sa.Column("student", sa.Integer, nullable=False),
+)  # fmt: skip
+#: A seat's secret: ``secrets.token_urlsafe(SEAT_BYTES)``, 22 characters of A-Z a-z 0-9 - _
+SEAT_BYTES = 16
+SEAT_LENGTH = 22
+_SEAT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 _PART = "classroom"
 _LOCK = 0x686F67726164  # "hograd": PostgreSQL's advisory lock while the tables are made
 
@@ -222,6 +238,11 @@ class Student:
     id: int
     code: str
     nickname: str
+    seat: str = ""  # the seat's secret (:data:`seats`), known to this student's session only
+
+
+def _seat_hash(seat: str) -> str:
+    return hashlib.sha256(seat.encode("ascii")).hexdigest()
 
 
 def open_class(
@@ -267,7 +288,8 @@ def _free_name(engine: Engine, code: str, name: str) -> str:
 
 def join(engine: Engine, code: str, nickname: str, now: float) -> Student:
     """A student joins the class ``code`` as ``nickname`` (cleaned); a name taken already in
-    this class gets the first free suffix ("Ada 2").
+    this class gets the first free suffix ("Ada 2"). The student and their seat are one
+    transaction of two statements: a student is never left without the seat they were given.
 
     Raises:
         ClassroomError: no such class (or expired), a nickname with nothing to show, or no
@@ -278,15 +300,37 @@ def join(engine: Engine, code: str, nickname: str, now: float) -> Student:
         raise ClassroomError("classroom.error.no_class")
     for _ in range(50):  # a name another session took between the look and the insert: again
         candidate = _free_name(engine, code, name)
+        seat = secrets.token_urlsafe(SEAT_BYTES)
         try:
             with engine.begin() as c:
                 new = c.execute(
                     students.insert().values(code=code, nickname=candidate, joined=now)
                 ).inserted_primary_key
-            return Student(int(new[0]), code, candidate)
+                c.execute(seats.insert().values(token=_seat_hash(seat), code=code,
+                                                student=int(new[0])))  # fmt: skip
+            return Student(int(new[0]), code, candidate, seat)
         except IntegrityError:  # taken a moment ago, maybe by another replica
             continue
     raise ClassroomError("classroom.error.busy")
+
+
+def resume(engine: Engine, code: str, seat: object, now: float) -> Student | None:
+    """The student of class ``code`` whose seat's secret is ``seat`` (from their link), or
+    None: no such seat in this class, the class gone, or text that is no seat at all (read no
+    further than its length)."""
+    if (not isinstance(seat, str) or len(seat) != SEAT_LENGTH
+            or not set(seat) <= _SEAT_CHARS):  # fmt: skip
+        return None
+    if find_class(engine, code, now) is None:
+        return None
+    with engine.connect() as c:
+        row = c.execute(
+            sa.select(students.c.id, students.c.nickname)
+            .join(seats, seats.c.student == students.c.id)
+            .where(seats.c.token == _seat_hash(seat), seats.c.code == code,
+                   students.c.code == code)
+        ).first()  # fmt: skip
+    return None if row is None else Student(int(row.id), code, row.nickname, seat)
 
 
 def record_check(
@@ -447,7 +491,7 @@ def export_csv(engine: Engine, code: str) -> str:
 def delete_class(engine: Engine, code: str) -> None:
     """The class and everything recorded in it, gone (one transaction)."""
     with engine.begin() as c:
-        for table in (checks, students, reveals, shared, classes):
+        for table in (checks, seats, students, reveals, shared, classes):
             c.execute(table.delete().where(table.c.code == code))
 
 

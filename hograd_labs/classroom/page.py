@@ -192,9 +192,11 @@ def _recorder(student: cc.Student) -> OnCheck:
 
 def _leave() -> None:
     st.session_state[state.CLASS] = None
+    st.session_state[state.SEAT] = None
     st.session_state.pop(STUDENT, None)
-    if "class" in st.query_params:  # app.py wrote the link before this page's run
-        del st.query_params["class"]
+    for name in ("class", "seat"):  # app.py wrote the link before this page's run
+        if name in st.query_params:
+            del st.query_params[name]
 
 
 def _join(code: str) -> None:
@@ -204,7 +206,29 @@ def _join(code: str) -> None:
         st.session_state["classroom.join_refused"] = error_text(err, lang())
         return
     st.session_state[STUDENT] = student
+    st.session_state[state.SEAT] = student.seat  # into this browser's link (lesson_state.save)
     st.session_state[state.DONE] = set()  # the class's record from now on
+
+
+def _seated(code: str) -> cc.Student | None:
+    """The student whose seat this session's link holds, once a session: a reconnect to
+    another replica, or a reload, comes back as the same student. A seat that is not (any
+    more) in this class is dropped from the link, and the nickname is asked for."""
+    seat = st.session_state.get(state.SEAT)
+    if not seat:
+        return None
+    try:
+        student = call(cc.resume, code, seat, time.time())
+    except cc.ClassroomError:
+        return None  # the database is out: said where Checks are recorded; the seat stays
+    if student is None:
+        st.session_state[state.SEAT] = None
+        st.session_state["classroom.seat_gone"] = True
+        if "seat" in st.query_params:
+            del st.query_params["seat"]
+        return None
+    st.session_state[STUDENT] = student
+    return student
 
 
 @st.fragment(run_every=REVEAL_EVERY)
@@ -236,9 +260,13 @@ def student_gate(number: int) -> OnCheck | None:
         return None
     student = st.session_state.get(STUDENT)
     if student is None or student.code != code:
+        student = _seated(code)
+    if student is None:
         with st.container(border=True):
             st.subheader(t("classroom.join.title", code=code))
             st.caption(t("classroom.join.lead", date=_date(info.expires)))
+            if st.session_state.pop("classroom.seat_gone", False):
+                st.info(t("classroom.seat_gone"), icon=":material/event_seat:")
             refused = st.session_state.pop("classroom.join_refused", None)
             if refused:
                 st.error(refused, icon=":material/badge:")
@@ -253,6 +281,8 @@ def student_gate(number: int) -> OnCheck | None:
         st.text(student.nickname)  # the student's text: shown as text, never markdown
         st.button(t("classroom.leave"), on_click=_leave, key="classroom.leave",
                   icon=":material/logout:")  # fmt: skip
+    if student.seat:
+        st.caption(t("classroom.seat_note"))
     unrecorded = st.session_state.get(UNRECORDED)
     if unrecorded:
         st.warning(unrecorded, icon=":material/database:")

@@ -30,9 +30,13 @@ REFUSED = "lesson.key_refused"  # the link asked for the teacher's version and d
 #: The class this session is in (a code, checked by hograd_labs/classroom), or None. In a
 #: class the progress is the server's record: the link's ``done=`` marks nothing done.
 CLASS = "lesson.class"
+#: A student's seat in that class (``?seat=``, a secret hograd_labs/classroom gives on
+#: joining): a fresh session whose link has it sits the same student down again. It stays in
+#: this browser's address bar only: no link the app shows or shares carries it.
+SEAT = "lesson.seat"
 #: The URL parameters of the progress, the same on every page (hograd_ui/parts/links.py: GLOBAL).
-PARAMS = ("step", "done", "class")
-MAX_CLASS = 40  # characters of ?class= read at all
+PARAMS = ("step", "done", "class", "seat")
+MAX_CLASS = 40  # characters of ?class= (and of ?seat=) read at all
 #: The parameters that ask for the teacher's version: read once, then out of the link.
 KEY_PARAMS = ("key", "teacher")
 #: what a parameter given twice with different values reads as (not a valid value of any)
@@ -54,6 +58,8 @@ def load() -> None:
         return
     room = _param("class")
     st.session_state[CLASS] = room[:MAX_CLASS] if room else None
+    seat = _param("seat") if room else None
+    st.session_state[SEAT] = seat[:MAX_CLASS] if seat else None
     got = read_progress(_param("step"), None if room else _param("done"))
     st.session_state[STEP] = got.step
     st.session_state[DONE] = set(got.done)
@@ -99,6 +105,7 @@ def save() -> None:
     _put("step", str(step) if step != 1 else None)
     _put("done", ",".join(str(n) for n in done) if done and not room else None)
     _put("class", room)
+    _put("seat", st.session_state.get(SEAT) if room else None)
 
 
 def go(number: int) -> None:

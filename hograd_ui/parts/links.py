@@ -60,9 +60,10 @@ BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once
 #: page's link, so that a fresh session on any page (a reconnect to another replica, a
 #: restart) still has it. ``key`` (and the old ``teacher``) are read once and taken out of the
 #: link; the lesson page says when they did not open the teacher's version, without showing
-#: what was typed. ``class`` is the class a student joins (hograd_labs/classroom).
+#: what was typed. ``class`` is the class a student joins (hograd_labs/classroom), ``seat``
+#: their place in it.
 GLOBAL = frozenset(
-    {"lang", PRESENT, "embed", "embed_options", "step", "done", "class", "key", "teacher"}
+    {"lang", PRESENT, "embed", "embed_options", "step", "done", "class", "seat", "key", "teacher"}
 )
 #: Parameters a page reads itself with st.query_params (none besides the global ones).
 PAGE_PARAMS: dict[str, frozenset[str]] = {}

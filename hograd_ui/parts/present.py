@@ -12,6 +12,9 @@ from hograd_ui.i18n import tr
 __all__ = ["PRESENT", "current_link", "leave", "present", "presentation_css", "refresh_share",
            "share_box", "wrap_css", "write_present"]  # fmt: skip
 
+#: Parameters that stay in this browser's address bar and out of every link the app shows: a
+#: student's seat in a class is theirs alone (hograd_ui/parts/lesson_state.py).
+PRIVATE = frozenset({"seat"})
 PRESENT = "present"  # ?present=1 turns presentation mode on
 
 
@@ -42,11 +45,12 @@ def write_present() -> None:
 
 def current_link(page: str) -> str:
     """The link to the view as the browser shows it: page path and query, on the server's
-    address as the browser sees it."""
+    address as the browser sees it; without :data:`PRIVATE` parameters."""
     base = (st.context.url or "").split("?")[0].rstrip("/")
     if page and not base.endswith("/" + page):
         base = f"{base}/{page}"
-    pairs = [(k, v) for k in st.query_params for v in st.query_params.get_all(k)]
+    pairs = [(k, v) for k in st.query_params if k not in PRIVATE
+             for v in st.query_params.get_all(k)]  # fmt: skip
     return f"{base}?{urlencode(pairs)}" if pairs else base
 
 

@@ -206,3 +206,31 @@ def test_a_code_typed_from_the_board(database: Path) -> None:
     at.button(key="classroom.typed_go").click().run()
     assert tr("classroom.join.title", code=code) in [h.value for h in at.subheader]
     assert at.query_params["class"] == code
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_fresh_session_with_the_seat_is_the_same_student(database: Path, lang: str) -> None:
+    """A reload or a reconnect to another replica is a fresh session from the same address:
+    the seat in it sits the student down again (same nickname, the server's progress), not
+    a second join. The seat never enters the link the share box shows; a seat that is no
+    seat of this class asks for a nickname and says why."""
+    _, code = open_class(lang)
+    ann = join(code, "ann", lang)
+    seat = ann.query_params["seat"]
+    assert seat == ann.session_state[room.STUDENT].seat
+    assert not any(seat in c.value for c in ann.code)  # the share box's link has no seat
+    assert tr("classroom.seat_note", lang) in texts(ann.caption)
+    answer(ann, 1, right=True)
+    again = open_lesson(lang, **{"class": code, "seat": seat})
+    assert not again.exception
+    assert "classroom.nickname" not in [w.key for w in again.text_input]  # not asked again
+    assert "ann" in [x.value for x in again.text]
+    assert [p.proto.text for p in again.get("progress")] == [
+        tr("lesson.progress", lang, done=1, total=7)
+    ]
+    assert _rows(database, "SELECT count(*) FROM classroom_students") == [(1,)]
+    for bad in [seat[:-1] + ("A" if seat[-1] != "A" else "B"), "<b>x</b>", "x" * 5000]:
+        other = open_lesson(lang, **{"class": code, "seat": bad})
+        assert tr("classroom.join.title", lang, code=code) in [h.value for h in other.subheader]
+        assert tr("classroom.seat_gone", lang) in texts(other.info)
+        assert "seat" not in other.query_params

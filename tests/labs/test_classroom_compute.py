@@ -108,6 +108,31 @@ def test_joining_needs_a_class_that_is_open(db: tuple[sa.Engine, Db]) -> None:
             cc.open_class(engine, NOW, days=days)  # type: ignore[arg-type]
 
 
+def test_a_seat_sits_the_same_student_down_again(db: tuple[sa.Engine, Db]) -> None:
+    """A fresh session (another replica, a reload) with the seat from the student's link is
+    the same student: same id, nickname and record; any other text, another class, a deleted
+    or expired class is no seat. The database keeps only the seat's hash."""
+    engine, raw = db
+    code = cc.open_class(engine, NOW, days=1, rng=Random(7))
+    other = cc.open_class(engine, NOW, rng=Random(8))
+    ada, bo = cc.join(engine, code, "Ada", NOW), cc.join(engine, code, "Ada", NOW)
+    assert len(ada.seat) == cc.SEAT_LENGTH and ada.seat != bo.seat
+    cc.record_check(engine, ada, 2, "12", True, "lesson.check.right", (), NOW)
+    back = cc.resume(engine, code, ada.seat, NOW + 60)
+    assert back == ada and cc.done_steps(engine, back) == {2}
+    assert cc.resume(engine, code, bo.seat, NOW) == bo and bo.nickname == "Ada 2"
+    stored = [t for (t,) in raw.rows("SELECT token FROM classroom_seats")]
+    assert ada.seat not in stored and len(stored) == 2  # only hashes
+    assert cc.summary(engine, code).joined == 2  # coming back is not joining again
+    tampered = ada.seat[:-1] + ("A" if ada.seat[-1] != "A" else "B")
+    for text in [tampered, "", "x" * 10_000, ada.seat + "=", "' OR '1'='1", None, 7, *stored]:
+        assert cc.resume(engine, code, text, NOW) is None
+    assert cc.resume(engine, other, ada.seat, NOW) is None  # a seat is in one class only
+    assert cc.resume(engine, code, ada.seat, NOW + cc.DAY) is None  # the class has expired
+    cc.delete_class(engine, code)
+    assert raw.rows("SELECT count(*) FROM classroom_seats") == [(0,)]
+
+
 def _class_with_checks(engine: sa.Engine) -> tuple[str, list[tuple[str, int, bool, str, str]]]:
     """Five students, their Checks: (nickname, step, right, verdict key, value)."""
     code = cc.open_class(engine, NOW, rng=Random(6))
