@@ -5,11 +5,13 @@
     python -m hograd_core graph "x**3" --order 2 --at 0.7 --torchviz   # make_dot's DOT
     python -m hograd_core graph "w1**2*sin(w2)" --at 1,pi/2 --v 0.5,1  # the graph of H v
     python -m hograd_core graph "x**3" --at 2 --cpp --create-graph --action again  # flag lab, C++
+    python -m hograd_core graph "w1**2*sin(w2)" --at 1,pi/2 --v 0.5,1 --cpp        # H v, C++
 
-``--cpp`` prints the flag lab's C++ (LibTorch) program for the flag settings given
-(``--create-graph``, ``--retain-graph``, ``--allow-unused``, ``--materialize-grads``,
-``--unused-input``, ``--action``), the twin of the script the graph page shows for them
-(:func:`hograd_core.flaglab.cpp.flag_cpp`).
+``--cpp`` prints a C++ (LibTorch) program instead of the drawing. One variable: the flag lab's,
+for the flag settings given (``--create-graph``, ``--retain-graph``, ``--allow-unused``,
+``--materialize-grads``, ``--unused-input``, ``--action``), the twin of the script the graph
+page shows for them (:func:`hograd_core.flaglab.cpp.flag_cpp`). Two or more: the twin of the
+script of the Hessian-vector product's graph (:func:`hograd_core.cpp_code.hvp_graph_cpp`).
 
 One variable: the graph of f, f', ..., f^(order) pass by pass, as the graph page draws it
 (:func:`hograd_core.graphs.graph_lab`). Two or more: the double-backward graph of one
@@ -28,6 +30,7 @@ import shutil
 
 import torch
 
+from .cpp_code import hvp_graph_cpp
 from .errors import ArgumentError, BudgetError
 from .flaglab.cpp import flag_cpp
 from .flaglab.flags import FlagSettings, run_flags
@@ -63,8 +66,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--direction", default="TB", help="TB (default) or LR (one variable)")
     g.add_argument("--torchviz", action="store_true", help="torchviz make_dot's DOT instead")
     g.add_argument("--svg", default=None, metavar="FILE", help="write SVG (needs dot)")
-    flags = g.add_argument_group("the flag lab, with --cpp (one variable)")
-    flags.add_argument("--cpp", action="store_true", help="the flag lab's C++ program instead")
+    flags = g.add_argument_group("C++, with --cpp: the flag lab (one variable) or H v (several)")
+    flags.add_argument("--cpp", action="store_true", help="the C++ (LibTorch) program instead")
     flags.add_argument("--create-graph", action="store_true")
     flags.add_argument("--retain-graph", default="None", help="None (default), True or False")
     flags.add_argument("--allow-unused", action="store_true")
@@ -198,6 +201,12 @@ def run_graph(args: argparse.Namespace) -> str:
         HogradError: a bad function, point, order or direction, or a graph over a budget.
     """
     fn = _function(args)
+    if args.cpp and len(fn.variables) >= 2:
+        if args.at is None or args.vector is None:
+            raise ArgumentError("graphvars.cli.point", names=", ".join(fn.variables))
+        shown = hvp_graph(fn, args.at, args.vector, args.record)
+        program = hvp_graph_cpp(fn, shown.point, shown.vector, args.record, shown.reaches)
+        return program.rstrip("\n")
     if args.cpp:
         return _flag_cpp(fn, args).rstrip("\n")
     several = len(fn.variables) >= 2

@@ -25,7 +25,8 @@ from .language import Function
 from .language.to_cpp import cpp_name, cpp_source
 
 __all__ = [
-    "FIND_TORCH", "build_command", "build_lines", "derivatives_cpp", "hvp_cpp", "torch_paths",
+    "FIND_TORCH", "build_command", "build_lines", "derivatives_cpp", "hvp_cpp", "hvp_graph_cpp",
+    "torch_paths",
 ]  # fmt: skip
 
 
@@ -147,6 +148,9 @@ _INCLUDES = """#include <torch/torch.h>
 # Names the programs use themselves: a variable of the language with one of these is renamed.
 _PROGRAM_NAMES = {"py", "py_list", "op", "nodes", "y", "derivatives", "k", "d", "err", "f", "w",
                   "v", "g", "hv", "hv2", "hv3", "vh", "level", "t", "x"}  # fmt: skip
+# ... and the names of hvp_graph_cpp's program (the Python script's, plus its helpers')
+_GRAPH_NAMES = {"py", "py_list", "op", "nodes", "err", "f", "g", "gv", "hv", "v", "w", "filled",
+                "zeros", "grads", "out", "i", "t"}  # fmt: skip
 
 
 def _header(name: str) -> list[str]:
@@ -303,4 +307,74 @@ def hvp_cpp(
         "",
         *_main(body),
     ]
+    return "\n".join(lines) + "\n"
+
+
+def hvp_graph_cpp(
+    fn: Function,
+    point: Sequence[float] | np.ndarray,
+    vector: Sequence[float] | np.ndarray,
+    record_second: bool = False,
+    reaches: tuple[bool, bool] = (True, True),
+    name: str = "hvp_graph",
+) -> str:
+    """The C++ twin of :func:`hograd_core.hvp_graph.hvp_code`, the graph page's script for a
+    function of several variables: g = grad(f, w, create_graph), g·v, then grad(g·v, w), on
+    the function's own variable names, printing f, ∇f, g·v and Hv as the script prints them.
+
+    ``materialize_grads=True`` (Python only) is written as what it does: ``allow_unused`` and
+    zeros for an input f does not use. ``reaches`` as for ``hvp_code``: where no variable
+    reaches f's graph (or g's), the derivatives are zeros instead of a call that would throw.
+    """
+    p = point_vector(point, fn, "point")
+    v = point_vector(vector, fn, "vector")
+    names: dict[str, str] = {}
+    for own in fn.variables:
+        taken = _GRAPH_NAMES | (set(fn.variables) - {own}) | set(names.values())
+        names[own] = cpp_name(own, taken)
+    leaves = ", ".join(names.values())
+    grad = "torch::autograd::grad"
+    zeros = "zeros(w);  // {}"
+    body = [
+        *[f"torch::Tensor {names[n]} = torch::tensor({_double(a)}, "
+          "torch::dtype(torch::kFloat64).requires_grad(true));"
+          for n, a in zip(fn.variables, p, strict=True)],
+        f"std::vector<torch::Tensor> w{{{leaves}}};",
+        f"torch::Tensor f = {cpp_source(fn, names)};",
+        (f"std::vector<torch::Tensor> g = filled({grad}({{f}}, w, {{}}, std::nullopt, "
+         "/*create_graph=*/true, /*allow_unused=*/true), w);" if reaches[0] else
+         "std::vector<torch::Tensor> g = " + zeros.format("no variable reaches f: grad() "
+                                                          "would throw; ∇f = 0")),
+        "torch::Tensor gv = torch::dot(torch::stack(g), "
+        f"torch::tensor({{{', '.join(_double(x) for x in v)}}}, torch::kFloat64));",
+        (f"std::vector<torch::Tensor> hv = filled({grad}({{gv}}, w, {{}}, std::nullopt, "
+         f"/*create_graph=*/{'true' if record_second else 'false'}, /*allow_unused=*/true), w);"
+         "  // H v" if reaches[1] else
+         "std::vector<torch::Tensor> hv = " + zeros.format("∇f has no graph (f linear): "
+                                                           "grad() would throw; Hv = 0")),
+        "",
+        'std::printf("f %s\\n", py(f.item<double>()).c_str());',
+        'std::printf("gradient %s\\n", py_list(torch::stack(g)).c_str());',
+        'std::printf("g·v %s\\n", py(gv.item<double>()).c_str());',
+        'std::printf("Hv %s\\n", py_list(torch::stack(hv)).c_str());',
+        "return 0;",
+    ]  # fmt: skip
+    helpers = [
+        "// Python's materialize_grads=True: zeros for an input the output does not use",
+        "std::vector<torch::Tensor> filled(std::vector<torch::Tensor> grads,",
+        "                                  const std::vector<torch::Tensor>& w) {",
+        "  for (std::size_t i = 0; i < grads.size(); ++i) {",
+        "    if (!grads[i].defined()) grads[i] = torch::zeros_like(w[i]);",
+        "  }",
+        "  return grads;",
+        "}",
+        "",
+        "std::vector<torch::Tensor> zeros(const std::vector<torch::Tensor>& w) {",
+        "  std::vector<torch::Tensor> out;",
+        "  for (const auto& t : w) out.push_back(torch::zeros_like(t));",
+        "  return out;",
+        "}",
+        "",
+    ]
+    lines = [*_header(name), _INCLUDES, HELPERS, *helpers, *_main(body)]
     return "\n".join(lines) + "\n"

@@ -57,6 +57,9 @@ class HVPGraph:
         summary: backward functions by type (rows) and pass (columns), most frequent first.
         constant_gradient: g has no graph (f is linear, or constant, in w): g·v has no grad_fn,
             the second call would raise, and Hv is exactly 0 (drawn with no history).
+        code: the PyTorch script of these calls (:func:`hvp_code`).
+        reaches: whether a variable reaches f's graph, and g·v's (the scripts write zeros
+            where a ``grad`` call would raise; the second is ``not constant_gradient``).
     """
 
     variables: tuple[str, ...]
@@ -69,6 +72,7 @@ class HVPGraph:
     summary: tuple[TypeCount, ...]
     constant_gradient: bool
     code: str = ""
+    reaches: tuple[bool, bool] = (True, True)
 
     @property
     def saved_states(self) -> tuple[int, int]:
@@ -187,17 +191,27 @@ def hvp_graph(
         variables=names, point=tuple(float(a) for a in w), vector=tuple(float(a) for a in v),
         value=float(f.detach()), gradient=tuple(float(t.detach()) for t in g),
         hvp=tuple(float(t.detach()) for t in hv), graph=graph, summary=_summary(graph),
-        constant_gradient=not gv.requires_grad, code=hvp_code(fn, w, v, record_second),
+        constant_gradient=not gv.requires_grad,
+        code=hvp_code(fn, w, v, record_second, (f.requires_grad, gv.requires_grad)),
+        reaches=(f.requires_grad, gv.requires_grad),
     )  # fmt: skip
 
 
 _RESERVED = {"torch", "f", "g", "gv", "hv", "v", "w"}
 
 
-def hvp_code(fn: Function, point: np.ndarray, vector: np.ndarray, record_second: bool) -> str:
-    """The script that makes :func:`hvp_graph`'s calls, on the function's own names.
+def hvp_code(
+    fn: Function, point: np.ndarray, vector: np.ndarray, record_second: bool,
+    reaches: tuple[bool, bool] = (True, True),
+) -> str:  # fmt: skip
+    """The script that makes :func:`hvp_graph`'s calls, on the function's own names, and prints
+    its numbers (f, ∇f, g·v, Hv as Python floats and lists, as its C++ twin
+    :func:`hograd_core.cpp_code.hvp_graph_cpp` prints them).
 
     ``materialize_grads=True`` makes an input f does not use give 0 instead of an error.
+    ``reaches``: whether a variable reaches f's graph, and g's (the second is False when f is
+    linear in w): where not, that ``grad`` call would raise, and the script says the
+    derivatives are exactly 0 instead, as :func:`hvp_graph` does.
     """
     names: dict[str, str] = {}
     for name in fn.variables:  # a renamed one takes a name no other variable has or gets
@@ -209,12 +223,22 @@ def hvp_code(fn: Function, point: np.ndarray, vector: np.ndarray, record_second:
     w = "(" + ", ".join(names.values()) + ("," if len(names) == 1 else "") + ")"
     v = ", ".join(repr(float(a)) for a in vector)
     second = ", create_graph=True" if record_second else ""
+    zeros = f"tuple(torch.zeros_like(t) for t in {w})"
+    lines.append(f"f = {torch_source(fn, names)}")
+    if reaches[0]:
+        lines.append(f"g = torch.autograd.grad(f, {w}, create_graph=True, materialize_grads=True)")
+    else:
+        lines.append(f"g = {zeros}  # no variable reaches f: grad() would raise; ∇f = 0")
+    lines.append(f"gv = torch.dot(torch.stack(g), torch.tensor([{v}], dtype=torch.float64))")
+    if reaches[1]:
+        lines.append(f"hv = torch.autograd.grad(gv, {w}{second}, materialize_grads=True)  # H v")
+    else:
+        lines.append(f"hv = {zeros}  # ∇f has no graph (f linear): grad() would raise; Hv = 0")
     lines += [
-        f"f = {torch_source(fn, names)}",
-        f"g = torch.autograd.grad(f, {w}, create_graph=True, materialize_grads=True)",
-        f"gv = torch.dot(torch.stack(g), torch.tensor([{v}], dtype=torch.float64))",
-        f"hv = torch.autograd.grad(gv, {w}{second}, materialize_grads=True)  # H v",
-        "print(f, g, gv, hv)",
+        'print("f", f.item())',
+        'print("gradient", torch.stack(g).tolist())',
+        'print("g·v", gv.item())',
+        'print("Hv", torch.stack(hv).tolist())',
     ]
     return "\n".join(lines) + "\n"
 

@@ -33,11 +33,13 @@ from hograd_core.cpp_code import (
     build_lines,
     derivatives_cpp,
     hvp_cpp,
+    hvp_graph_cpp,
     torch_paths,
 )  # fmt: skip
 from hograd_core.curvature import _load_forward_ad
 from hograd_core.hvp_code import hvp_snippet
 from hograd_core.hvp_examples import PRESETS as HVP_PRESETS
+from hograd_core.hvp_graph import hvp_graph
 from hograd_core.inspector import pytorch_snippet
 from hograd_core.language.to_cpp import cpp_name
 from tests.cpp_build import require_gpp, run_bundle
@@ -77,6 +79,18 @@ HVP_CASES = [
     ("softplus(a - b)*tanh(c) + 2^a", (0.2, -0.4, 1.1), (1.0, -2.0, 0.5)),
 ]
 
+#: (function, point, vector, second backward recorded): the graph page's script for several
+#: variables (the seed; ∇f constant; a variable the second backward does not reach; names the
+#: programs use themselves).
+GRAPH_CASES = [
+    ("w1**2*sin(w2)", (1.0, math.pi / 2), (0.5, 1.0), False),
+    ("w1**2*sin(w2)", (1.0, math.pi / 2), (0.5, 1.0), True),
+    ("x + 2*y", (1.0, 2.0), (1.0, 1.0), False),
+    ("x**3 + y", (0.5, 2.0), (1.0, -1.0), False),
+    ("exp(x*y)/(1 + z^2)", (0.5, -1.0, 2.0), (1.0, 0.0, -1.0), True),
+    ("gv*x + f^2 - w*v", (1.5, -0.5, 2.0, 0.25, 3.0), (1.0, 2.0, -1.0, 0.5, 0.0), False),
+]
+
 
 def python_output(script: str) -> list[str]:
     _load_forward_ad()  # torch's own first-use DeprecationWarning, silenced as the app does
@@ -107,6 +121,7 @@ def derivatives_name(text: str, x0: float) -> str:
 NAMES = [
     "cli derivatives", "cli hvp", *[derivatives_name(t, x0) for t, x0, _ in DERIVATIVE_CASES],
     *[f"hvp {text}" for text, _, _ in HVP_CASES],
+    *[f"graph {text} {record}" for text, _, _, record in GRAPH_CASES],
 ]  # fmt: skip
 
 
@@ -134,6 +149,11 @@ def cases() -> dict[str, tuple[str, str]]:
     for text, point, vector in HVP_CASES:
         fn = parse(text)
         out[f"hvp {text}"] = (hvp_snippet(fn, point, vector), hvp_cpp(fn, point, vector))
+    for text, point, vector, record in GRAPH_CASES:
+        fn = parse(text)
+        shown = hvp_graph(fn, point, vector, record)  # the script the graph page shows
+        program = hvp_graph_cpp(fn, shown.point, shown.vector, record, shown.reaches)
+        out[f"graph {text} {record}"] = (shown.code, program)
     return out
 
 
@@ -164,6 +184,24 @@ def test_the_seed_examples_in_cpp(runs: dict) -> None:
     assert gradient == pytest.approx([2.0, 0.0], abs=1e-15)
     hv = [float(x) for x in re.findall(r"[-\d.e+]+", hvp[1].removeprefix("Hv"))]
     assert hv == pytest.approx([1.0, -1.0] * 3, abs=1e-15)
+    _, graph = runs["graph w1**2*sin(w2) False"]
+    assert graph[0] == "f 1.0" and graph[2] == "g·v 1.0"
+    hv = [float(x) for x in re.findall(r"[-\d.e+]+", graph[3].removeprefix("Hv"))]
+    assert hv == pytest.approx([1.0, -1.0], abs=1e-15)
+
+
+def test_the_graph_programs_keep_the_python_scripts_names() -> None:
+    """A variable keeps one name in both programs (renamed alike where a program needs its
+    name): the leaves are declared in the same order under the same names."""
+    for text, point, vector, record in GRAPH_CASES:
+        fn = parse(text)
+        shown = hvp_graph(fn, point, vector, record)
+        python = re.findall(r"^(\w+) = torch\.tensor\(", shown.code, re.M)
+        cpp = re.findall(
+            r"torch::Tensor (\w+) = torch::tensor\(\S+, torch::dtype",
+            hvp_graph_cpp(fn, shown.point, shown.vector, record, shown.reaches),
+        )
+        assert python == cpp and len(python) == len(fn.variables), text
 
 
 def test_exponent_forms_and_non_numbers_are_printed_as_python_prints_them(runs: dict) -> None:

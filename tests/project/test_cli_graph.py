@@ -136,6 +136,8 @@ def test_svg_without_dot_is_one_error_line(tmp_path: Path) -> None:
      (("graph", "x**3", "--direction", "BT"), "direction: expected TB or LR, got BT"),
      (("graph", "x**3", "--v", "1"), "--v is the direction of a Hessian-vector product"),
      (("graph", "w1*w2"), "give the point and the direction"),
+     (("graph", "w1*w2", "--cpp"), "give the point and the direction"),
+     (("graph", "w1*w2", "--cpp", "--at", "1,2", "--v", "1,x"), "vector: 'x' is not a number"),
      (("graph", "w1*w2", "--at", "1,2,3", "--v", "1,1"), "point: expected 2 numbers"),
      (("graph", "x**3", "--order", "two"), "invalid int value"),
      (("graph", "sin(x)*exp(-x**2)", "--order", "6", "--saved"), "2,047 nodes, more than the 400 drawn")],
@@ -147,6 +149,21 @@ def test_bad_input_exit_2_one_line(args: tuple[str, ...], message: str) -> None:
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ")
     assert message in lines[0]
+
+
+def test_cpp_for_several_variables_is_the_graph_scripts_twin() -> None:
+    """--cpp with two or more variables prints the C++ twin of the script the graph page shows
+    for that Hessian-vector product (tests/cpp compiles it and compares the output)."""
+    from hograd_core import parse
+    from hograd_core.cpp_code import hvp_graph_cpp
+    from hograd_core.hvp_graph import hvp_graph
+
+    out = cli("graph", "w1**2*sin(w2)", "--at", "1,pi/2", "--v", "0.5,1", "--record", "--cpp")
+    assert out.returncode == 0, out.stderr
+    fn = parse("w1**2*sin(w2)")
+    shown = hvp_graph(fn, "1,pi/2", "0.5,1", True)
+    assert out.stdout == hvp_graph_cpp(fn, shown.point, shown.vector, True, shown.reaches)
+    assert "/*create_graph=*/true, /*allow_unused=*/true), w);  // H v" in out.stdout
 
 
 def test_only_the_command_line_imports_the_graph_verb() -> None:
