@@ -13,7 +13,7 @@ reported as medians; counts (HVPs) are exact. One thread, as the server runs.
 * ``hf_step_over_sgd_step``: one Hessian-free step (gradient with its graph kept, CG with up to
   20 HVPs, one forward pass for ρ) against one full-batch SGD step on the same network, at
   the start; ``hvp_over_grad`` one HVP on the kept graph against one gradient.
-* ``lanczos_hvps_for_1pct``: the HVPs Lanczos (:func:`hograd_core.applications.stability.lanczos`,
+* ``lanczos_hvps_for_1pct``: the HVPs Lanczos (:func:`hograd_labs.stability.compute.lanczos`,
   from a random start) needs before its top Ritz value is within 1 % of λ_max, on the network
   page's default trained model (its full Hessian gives the exact λ_max).
 * ``pinn_step_over_plain_fit_step``: one training step of the physics-informed network's
@@ -49,10 +49,10 @@ from hograd_core import parse  # noqa: E402
 from hograd_core.applications import hessian_free as hf  # noqa: E402
 from hograd_core.applications import newton as nt  # noqa: E402
 from hograd_core.applications.common import interleaved_medians, saved_bytes  # noqa: E402
-from hograd_core.applications.stability import lanczos  # noqa: E402
 from hograd_core.net_curvature import full_hessian  # noqa: E402
 from hograd_core.network import NetConfig, load_data, loss_function, mlp_loss, train  # noqa: E402
 from hograd_labs.pinn import compute as pinn  # noqa: E402
+from hograd_labs.stability.compute import lanczos  # noqa: E402
 
 
 def newton_costs(rounds: int) -> dict[str, float]:

@@ -8,7 +8,7 @@ reads the curvature of the analysed loss from Hessian-vector products alone, as
 iteration from the page's start vector, Hutchinson's trace estimate from the page's probes and,
 up to ``full_hessian_max`` parameters, the full Hessian to check them. The network's functions
 (:func:`~hograd_core.network.layer_blocks`, the forward pass) and Lanczos
-(:func:`hograd_core.applications.stability.lanczos`) are copied in from the core's source.
+(:func:`hograd_core.net_curvature.lanczos`) are copied in from the core's source.
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ from __future__ import annotations
 import inspect
 
 from .applications.common import Code, initial_theta_source, marked_code, training_data_source
-from .applications.stability import lanczos
 from .errors import BudgetError
-from .net_curvature import _TIMING_ROUNDS
+from .net_curvature import _TIMING_ROUNDS, lanczos
 from .network import (
     NETWORK_BUDGET,
     NetConfig,

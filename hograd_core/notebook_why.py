@@ -91,40 +91,10 @@ fig.update_layout(xaxis_title="Hessian-free step", yaxis_title="training loss",
 fig.show()
 """
 
-_QUADRATIC = """
-import plotly.graph_objects as go
-
-lambda_max = printed["lambda_max"][0]
-fig = go.Figure(go.Scatter(y=printed["loss"], mode="lines", name="f(w)"))
-fig.update_layout(title=f"λ_max = {lambda_max:.6g}, 2 / λ_max = {2 / lambda_max:.6g}",
-                  xaxis_title="step", yaxis_title="f", yaxis_type="log",
-                  template="plotly_white")
-fig.show()
-"""
-
-_STABILITY = """
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
-
-fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08)
-fig.add_scatter(y=printed["loss"], mode="lines", name="loss", row=1, col=1)
-measured = [every * i for i in range(len(printed["sharpness"]))]  # the steps that measured
-fig.add_scatter(x=measured, y=printed["sharpness"], mode="lines+markers", name="λ_max",
-                row=2, col=1)
-fig.add_hline(y=2 / lr, line_dash="dash", annotation_text="2 / lr", row=2, col=1)
-fig.update_yaxes(type="log", title_text="loss", row=1, col=1)
-fig.update_yaxes(title_text="λ_max", row=2, col=1)
-fig.update_xaxes(title_text="step", row=2, col=1)
-fig.update_layout(template="plotly_white", height=550)
-fig.show()
-"""
-
 #: Each tab's figure cell, and the settings it needs besides the script (given by the caller).
 FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "newton": (_NEWTON, ("start",)),
     "hf": (_HF, ()),
-    "quadratic": (_QUADRATIC, ()),
-    "stability": (_STABILITY, ("lr", "every")),
     "network": (NETWORK_FIGURE, ()),  # the HVP page's network mode
 }
 
@@ -158,7 +128,7 @@ def why_notebook(
     by :func:`script_cells`, the printed lines read back, and the tab's figure.
 
     Args:
-        kind: the figure to draw ("newton", "hf", "quadratic", "stability").
+        kind: the figure to draw ("newton", "hf").
         source: the tab's generated script, as the ``.py`` download holds it.
         texts: the prose cells by the keys of :data:`WHY_TEXTS`.
         text: the function as typed (Newton tab); written as a string literal, never prose.

@@ -26,11 +26,9 @@ from hograd_core import net_curvature as nc
 from hograd_core import network as nw
 from hograd_core.applications import hessian_free as why_hf
 from hograd_core.applications import newton as why_nt
-from hograd_core.applications import stability as why_st
 from hograd_core.applications.common import Code
 from hograd_core.applications.hessian_free_code import hf_code
 from hograd_core.applications.newton_code import race_code
-from hograd_core.applications.stability_code import quadratic_code, stability_code
 from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
 from hograd_core.grad_checks import GradChecks, run_gradchecks
 from hograd_core.graph_dot import escape_newlines
@@ -351,22 +349,6 @@ def why_hessian_free(
                              int(seed))  # fmt: skip
     run = _with_bar(_caption, lambda progress: why_hf.hessian_free(config, progress))
     return run, hf_code(config)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def why_quadratic(kappa: float, lr: float, steps: int) -> tuple[why_st.QuadraticRun, Code]:
-    run = why_st.quadratic_gd(kappa, lr, steps)  # 2 variables, at most 1,000 steps: ~30 ms
-    return run, quadratic_code(kappa, lr, steps)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def why_stability(
-    dataset: str, hidden: tuple, lr: float, steps: int, every: int, seed: int,
-    _caption: Caption = lambda done, total: f"{done}/{total}",
-) -> tuple[why_st.NetStability, Code]:  # fmt: skip
-    config = why_st.StabilityConfig(dataset, tuple(hidden), lr, steps, every, seed=int(seed))
-    run = _with_bar(_caption, lambda progress: why_st.net_stability(config, progress))
-    return run, stability_code(config)
 
 
 # ---- graph page: several variables, gallery drawings (issue 15) -----------------------------------

@@ -13,15 +13,13 @@ import numpy as np
 
 from hograd_core.applications.hessian_free import HFRun
 from hograd_core.applications.newton import NewtonRace
-from hograd_core.applications.stability import NetStability, QuadraticRun
 from hograd_ui.i18n import tr
 
 from .hvp_figures import LIGHT, axis_props, contour_levels, figure_layout, log_axis
-from .plotting import cell_title, grid_cells, hline, plain_figure
+from .plotting import cell_title, grid_cells, plain_figure
 
 __all__ = [
     "COLORS", "METHOD_KEYS", "hf_figure", "newton_convergence_figure", "newton_paths_figure",
-    "quadratic_figure", "sharpness_figure",
     "finite_or_dash",
 ]  # fmt: skip
 
@@ -131,44 +129,6 @@ def hf_figure(run: HFRun, lang: str, axis: str = "passes") -> object:
     return plain_figure(
         traces, **figure_layout(420), xaxis=axis_props(title),
         yaxis=log_axis(tr("why.fig.train_loss", lang), *(t["y"] for t in traces)),
-    )  # fmt: skip
-
-
-# ---- the stability limit ---------------------------------------------------------------------
-
-
-def quadratic_figure(run: QuadraticRun, lang: str) -> object:
-    """f at each gradient-descent step on the κ quadratic (log scale)."""
-    k = np.arange(len(run.losses))
-    return plain_figure(
-        [_line(k, _positive(run.losses), "gd", lang)], **figure_layout(380),
-        xaxis=axis_props(tr("why.fig.iteration", lang)),
-        yaxis=log_axis(tr("why.fig.f", lang), _positive(run.losses)),
-    )  # fmt: skip
-
-
-def sharpness_figure(run: NetStability, lang: str) -> object:
-    """Left: the training loss (log); right: λ_max along training against 2/lr."""
-    cells = grid_cells(1, 2, 0.12, 0.0)
-    limit = 2 / run.config.lr
-    traces = [
-        _line(np.arange(len(run.losses)), _positive(run.losses), "gd", lang, showlegend=False),
-        {"type": "scatter", "x": run.sharpness_steps, "y": run.sharpness, "mode": "lines+markers",
-         "name": "λ_max", "xaxis": "x2", "yaxis": "y2", "line": {"color": "#d62728", "width": 3}},
-    ]  # fmt: skip
-    step = tr("why.fig.iteration", lang)
-    titles = [tr("why.fig.train_loss", lang), tr("why.fig.sharpness", lang)]
-    label = {"text": f"2/lr = {limit:.3g}", "x": 1, "xref": "x2 domain", "xanchor": "right",
-             "y": limit, "yref": "y2", "yanchor": "bottom", "showarrow": False,
-             "font": {"color": "#111", "size": 15}}  # fmt: skip
-    top = max(limit, float(np.nanmax(run.sharpness)) if run.sharpness.size else limit)
-    return plain_figure(
-        traces, **figure_layout(420), showlegend=False,
-        annotations=[*(cell_title(t, *c) for t, c in zip(titles, cells, strict=True)), label],
-        shapes=[hline(limit, {"color": "#111", "width": 2, "dash": "dash"}, "2")],
-        xaxis=axis_props(None, domain=cells[0][0]), xaxis2=axis_props(step, domain=cells[1][0], anchor="y2"),
-        yaxis=axis_props(None, domain=cells[0][1], type="log", exponentformat="power"),
-        yaxis2=axis_props(None, domain=cells[1][1], anchor="x2", range=[0, 1.15 * top]),
     )  # fmt: skip
 
 

@@ -17,8 +17,6 @@ from __future__ import annotations
 __all__ = [
     "FORMS",
     "hf_func_code",
-    "quadratic_func_code",
-    "stability_func_code",
 ]
 
 
@@ -47,7 +45,7 @@ def _finish(source: str, names: str, note: str) -> str:
     )
 
 
-# ---- Hessian-free Newton and the stability limit: Hessian-vector products -------------------
+# ---- Hessian-free Newton: Hessian-vector products ------------------------------------------
 
 
 def hf_func_code(source: str, note: str = "") -> str:
@@ -62,41 +60,7 @@ def hf_func_code(source: str, note: str = "") -> str:
     return _finish(_swap(source, [(old, new)], "Hessian-free"), "grad, jvp", note)
 
 
-def quadratic_func_code(source: str, note: str = "") -> str:
-    """The quadratic's stability script (``quadratic_code``): λ_max from ``jvp(grad(f))``
-    products, gradient descent with ``grad(f)``."""
-    pairs = [
-        (", requires_grad=True)\ng0 = torch.autograd.grad(f(w0), w0, create_graph=True)[0]"
-         "  # <-- kept: H v = grad(g0 . v)\n", ")\n"),
-        ("lambda v: torch.autograd.grad(g0 @ v, w0, retain_graph=True)[0]",
-         "lambda v: jvp(grad(f), (w0,), (v,))[1]"),
-        ("    t = w.clone().requires_grad_(True)\n    g = torch.autograd.grad(f(t), t)[0]"
-         "  # <-- gradient descent needs no create_graph\n", "    g = grad(f)(w)\n"),
-    ]  # fmt: skip
-    return _finish(_swap(source, pairs, "quadratic stability"), "grad, jvp", note)
-
-
-def stability_func_code(source: str, note: str = "") -> str:
-    """The network's stability script (``stability_code``): Lanczos on ``jvp(grad(loss_of))``
-    products, gradient descent with ``grad(loss_of)``."""
-    hvp = "lambda u: jvp(grad(loss_of), (theta,), (u,))[1]"
-    pairs = [
-        ("t = theta.clone().requires_grad_(True)\n"
-         "g = torch.autograd.grad(loss_of(t), t, create_graph=True)[0]\n", ""),
-        ("lambda u: torch.autograd.grad(g @ u, t, retain_graph=True)[0]", hvp),
-        ("    t = theta.clone().requires_grad_(True)\n    loss = loss_of(t)\n",
-         "    loss = loss_of(theta)\n"),
-        ("    g = torch.autograd.grad(loss, t, create_graph=measure)[0]"
-         "  # <-- create_graph only to measure\n",
-         "    g = grad(loss_of)(theta)  # no flag: the H v below transform loss_of afresh\n"),
-        ("g.detach()  # <-- gradient descent itself is first order", "g"),
-    ]  # fmt: skip
-    return _finish(_swap(source, pairs, "network stability"), "grad, jvp", note)
-
-
 #: The source-based forms by tab.
 FORMS = {
     "hf": hf_func_code,
-    "quadratic": quadratic_func_code,
-    "stability": stability_func_code,
 }

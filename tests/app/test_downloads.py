@@ -348,9 +348,10 @@ def test_constant_and_undefined_curves_read_back(text: str, files: dict) -> None
 
 WHY_FORMS = [  # (case, the tab's state: small runs, the form's note key, rtol against the plain)
     ("hf", {"why.tab": "hf", "why.hf.steps": 3, "why.hf.cg": 6}, "downloads.func.why.hf", 1e-11),
-    ("quadratic", {"why.tab": "stability"}, "downloads.func.why.quadratic", 1e-13),
+    ("quadratic", {"why.tab": "stability", "why.stability.steps": 50}, "stability.func.note",
+     1e-9),
     ("stability", {"why.tab": "stability", "why.stability.part": "network",
-                   "why.stability.net_steps": 50}, "downloads.func.why.stability", 1e-9),
+                   "why.stability.net_steps": 50}, "stability.func.note", 1e-9),
     ("stats", {"why.tab": "stats"}, "stats.func.note", 0.0),
     ("maml", {"why.tab": "maml", "why.maml.hidden": 8, "why.maml.steps": 50,
               "why.maml.tasks": 2}, "maml.func.note", 1e-12),

@@ -14,12 +14,14 @@ from hograd_labs.maml import cached as maml_cached
 from hograd_labs.maml import page as maml_page
 from hograd_labs.pinn import cached as pinn_cached
 from hograd_labs.pinn import page as pinn_page
+from hograd_labs.stability import cached as stability_cached
+from hograd_labs.stability import page as stability_page
 from hograd_labs.stats import cached as stats_cached
 from hograd_labs.stats import page as stats_page
 from hograd_labs.wgan import cached as wgan_cached
 from hograd_labs.wgan import page as wgan_page
 from hograd_ui.i18n import tr
-from hograd_ui.parts import why_hf, why_stability
+from hograd_ui.parts import why_hf
 from hograd_ui.parts.link_form import REFUSED, Field
 from tests.app.test_links import notes, open_link, query
 
@@ -110,7 +112,7 @@ FORMS = {
         "why.tab": "stability", "why.stability.part": "network", "why.stability.data": "digits",
         "why.stability.layers": "1", "why.stability.width": "8", "why.stability.net_lr": "2.0",
         "why.stability.net_steps": "50", "why.stability.every": "10"},
-        "why_stability", lambda a: a == ("digits", (8,), 2.0, 50, 10, 0)),
+        "why_stability", lambda a: astuple(a[0])[3:] == ("digits", (8,), 2.0, 50, 10, 12, 0)),
     "why.stats": ("pages/why.py", {
         "why.tab": "stats", "why.stats.activation": "relu", "why.stats.dtype": "float32",
         "why.stats.depth": "3", "why.stats.width": "16", "why.stats.steps": "20",
@@ -153,6 +155,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
             "why_pinn": pinn_cached,
             "why_wgan": wgan_cached,
             "why_gradient_stats": stats_cached,
+            "why_stability": stability_cached,
         }
         home = next((m for prefix, m in labs.items() if name.startswith(prefix)), cached)
         real = getattr(home, name)
@@ -161,8 +164,8 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
             seen.setdefault(_name, []).append(args)
             return _real(*args, **kwargs)
 
-        tabs = (why_hf, why_stability, stats_page, maml_page, pinn_page, wgan_page)
-        labs = (maml_cached, stats_cached, pinn_cached, wgan_cached)
+        tabs = (why_hf, stability_page, stats_page, maml_page, pinn_page, wgan_page)
+        labs = (maml_cached, stats_cached, pinn_cached, wgan_cached, stability_cached)
         for module in (cached, *labs, *tabs):  # imported by name there
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, spy)

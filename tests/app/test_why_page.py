@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from hograd_core import parse
 from hograd_core.applications import hessian_free as hf
 from hograd_core.applications import newton as nt
-from hograd_core.applications import stability as sb
+from hograd_labs.stability import compute as sb
 from hograd_labs.stats import compute as gs
 from tests.app.why import charts, open_tab
 from tests.arrays import plotly_array
@@ -144,7 +144,7 @@ def test_hf_seconds_axis() -> None:
 def test_stability_quadratic_on_both_sides_of_the_limit(lr: float, kind: str, words: str) -> None:
     at = run("stability", **{"why.stability.lr": lr})
     assert words in texts(at, kind)
-    quad = sb.quadratic_gd(10.0, lr, 200)
+    quad = sb.run_quadratic(sb.StabilityConfig(quadratic_lr=lr))
     (trace,) = charts(at)[0]["data"]
     np.testing.assert_allclose(plotly_array(trace["y"]), quad.losses, rtol=1e-12)
 
@@ -156,7 +156,7 @@ def test_stability_an_unstable_rate_whose_f_fell_is_a_warning(kappa, lr, steps, 
     step from which f is above its start again (the core's closed form)."""
     at = run("stability", lang, **{"why.stability.kappa": kappa, "why.stability.lr": lr,
                                    "why.stability.steps": steps})  # fmt: skip
-    quad = sb.quadratic_gd(float(kappa), lr, steps)
+    quad = sb.run_quadratic(sb.StabilityConfig(kappa=kappa, quadratic_lr=lr, quadratic_steps=steps))
     assert quad.verdict == "fell_for_now" and not at.success
     said = texts(at, "warning")
     assert f"{quad.regrows_at:,}" in said
@@ -175,8 +175,8 @@ def test_stability_notebook_caption_names_the_fall_first() -> None:
     """Above the limit the curve may fall before it climbs (κ > 1): both captions say so."""
     from hograd_ui.i18n import tr
 
-    assert "may fall first" in tr("why.nb.quadratic.figure", "en")
-    assert "可能先下降" in tr("why.nb.quadratic.figure", "zh")
+    assert "may fall first" in tr("stability.nb.figure", "en")
+    assert "可能先下降" in tr("stability.nb.figure", "zh")
 
 
 def test_stability_quadratic_overflow_stops_cleanly() -> None:
@@ -187,7 +187,7 @@ def test_stability_quadratic_overflow_stops_cleanly() -> None:
 
 def test_stability_network_chart_holds_the_cores_sharpness() -> None:
     at = run("stability", **{"why.stability.part": "network"})
-    core = sb.net_stability(sb.StabilityConfig())
+    core = sb.run(sb.StabilityConfig())
     chart = charts(at)[0]
     (sharp,) = traces(chart, "λ_max")
     np.testing.assert_allclose(plotly_array(sharp["y"]), core.sharpness, rtol=1e-12)

@@ -17,8 +17,6 @@ import pytest
 from hograd_core.applications import func_forms as ff
 from hograd_core.applications.hessian_free import HFConfig, hessian_free
 from hograd_core.applications.hessian_free_code import hf_code
-from hograd_core.applications.stability import StabilityConfig, net_stability, quadratic_gd
-from hograd_core.applications.stability_code import quadratic_code, stability_code
 from hograd_core.curvature import _load_forward_ad
 
 
@@ -50,7 +48,7 @@ def transforms_only(func: str, kept: int = 0) -> None:
     assert func.count("torch.autograd.grad(") == kept
 
 
-# ---- Hessian-free and stability: Hessian-vector products by jvp(grad(f)) ---------------------
+# ---- Hessian-free: Hessian-vector products by jvp(grad(f)) ------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -67,31 +65,6 @@ def test_hessian_free_form_takes_the_same_steps(config: HFConfig) -> None:
     by_func = printed(func)
     same(by_func, printed(plain), rtol=1e-11)  # CG amplifies rounding a little, step by step
     np.testing.assert_allclose(by_func["hf"], hessian_free(config).hf_losses, rtol=1e-11)
-
-
-@pytest.mark.parametrize(("kappa", "lr"), [(10.0, 0.19), (10.0, 0.21), (1000.0, 2.5)])
-def test_quadratic_form_finds_the_same_limit(kappa: float, lr: float) -> None:
-    plain = quadratic_code(kappa, lr, 200).source
-    func = ff.quadratic_func_code(plain)
-    transforms_only(func)
-    by_func, run = printed(func), quadratic_gd(kappa, lr, 200)
-    same(by_func, printed(plain), rtol=1e-13)
-    assert by_func["lambda_max"][0] == pytest.approx(run.lambda_max, rel=1e-13)
-    assert by_func["lambda_max"][0] == pytest.approx(kappa, rel=1e-12)  # H = diag(1, kappa)
-    np.testing.assert_allclose(by_func["loss"], run.losses, rtol=1e-13)
-
-
-def test_stability_form_measures_the_same_sharpness() -> None:
-    config = StabilityConfig(lr=1.0, steps=60, every=20, lanczos_iters=8)
-    plain = stability_code(config).source
-    func = ff.stability_func_code(plain)
-    transforms_only(func)
-    assert func.count("jvp(grad(loss_of), (theta,), (u,))") == 2  # at the start, in the loop
-    by_func, run = printed(func), net_stability(config)
-    same(by_func, printed(plain), rtol=1e-9)  # Lanczos: as the plain script's own test
-    np.testing.assert_allclose(by_func["loss"], run.losses, rtol=1e-12)
-    np.testing.assert_allclose(by_func["sharpness"], run.sharpness, rtol=1e-9)
-    assert by_func["lambda0"][0] == pytest.approx(run.lambda0, rel=1e-9)
 
 
 # ---- refusals ----------------------------------------------------------------------------------

@@ -18,8 +18,6 @@ from hograd_core.applications.hessian_free import HFConfig, hessian_free
 from hograd_core.applications.hessian_free_code import hf_code
 from hograd_core.applications.newton import RaceConfig, race
 from hograd_core.applications.newton_code import race_code
-from hograd_core.applications.stability import StabilityConfig, net_stability, quadratic_gd
-from hograd_core.applications.stability_code import quadratic_code, stability_code
 from hograd_core.notebook_why import FIGURES, WHY_TEXTS, _literal, script_cells, why_notebook
 
 nbformat = pytest.importorskip("nbformat")
@@ -106,23 +104,6 @@ def test_hf_notebook_prints_the_pages_losses() -> None:
     np.testing.assert_allclose(got["printed"]["hf"], run.hf_losses, rtol=1e-12)
 
 
-def test_stability_notebooks_print_the_pages_numbers() -> None:
-    quad, q_code = quadratic_gd(10.0, 0.21, 80), quadratic_code(10.0, 0.21, 80)
-    got, nb = execute(why_notebook("quadratic", q_code.source, TEXTS))
-    check_shape(nb, q_code.source)
-    assert got["printed"]["lambda_max"][0] == pytest.approx(quad.lambda_max, rel=1e-14)
-    np.testing.assert_allclose(got["printed"]["loss"], quad.losses, rtol=1e-14)
-
-    config = StabilityConfig(lr=1.0, steps=60, every=20, lanczos_iters=8)
-    run, code = net_stability(config), stability_code(config)
-    got, nb = execute(why_notebook("stability", code.source, TEXTS, lr=1.0, every=20))
-    check_shape(nb, code.source)
-    np.testing.assert_allclose(got["printed"]["loss"], run.losses, rtol=1e-12)
-    np.testing.assert_allclose(got["printed"]["sharpness"], run.sharpness, rtol=1e-9)
-    (fig,) = figures(nb)
-    assert fig["data"][1]["x"] == [0, 20, 40]  # the sharpness drawn at the steps it measured
-
-
 @pytest.mark.parametrize("hostile", HOSTILE)
 def test_typed_text_stays_one_string_literal(hostile: str) -> None:
     code = race_code(parse("x**2 + y**2"), RaceConfig(start=(1.0, 1.0), steps=3))
@@ -138,10 +119,10 @@ def test_typed_text_stays_one_string_literal(hostile: str) -> None:
 
 @pytest.mark.parametrize(
     ("kind", "settings", "match"),
-    [("adam", {}, "adam"), ("stability", {"lr": 1.0}, "every"),
-     ("stability", {"lr": float("nan"), "every": 20}, "lr"),
+    [("adam", {}, "adam"), ("newton", {}, "start"),
+     ("newton", {"start": (float("nan"), 1.0)}, "start"),
      ("newton", {"start": (1.0, "x; import os")}, "start"),
-     ("stability", {"lr": [1.0], "every": 20}, "lr")],
+     ("newton", {"start": [1.0, 1.0]}, "start")],
 )  # fmt: skip
 def test_bad_settings_are_refused_with_their_name(kind: str, settings: dict, match: str) -> None:
     with pytest.raises(ArgumentError, match=match):
@@ -151,8 +132,7 @@ def test_bad_settings_are_refused_with_their_name(kind: str, settings: dict, mat
 def test_every_figure_cell_opens_with_its_imports() -> None:
     """why_notebook puts the page's settings right after the figure's first block: that block
     must be the imports, so the settings sit between the imports and the drawing."""
-    assert set(FIGURES) == {"newton", "hf", "quadratic", "stability",
-                            "network"}  # fmt: skip
+    assert set(FIGURES) == {"newton", "hf", "network"}
     for figure, _ in FIGURES.values():
         imports, drawing = figure.strip().split("\n\n", 1)
         assert all(line.startswith(("import ", "from ")) for line in imports.splitlines())

@@ -9,7 +9,7 @@ import pytest
 from hograd_core import parse
 from hograd_core.applications import hessian_free as hf
 from hograd_core.applications import newton as nt
-from hograd_core.applications import stability as sb
+from hograd_labs.stability import compute as sb
 from hograd_labs.stats import compute as gs
 from tests.arrays import plotly_array
 from tests.e2e.conftest import screenshot, wait_for_app
@@ -101,13 +101,13 @@ def test_hessian_free_tab(page) -> None:  # noqa: ANN001
 def test_stability_tab(page) -> None:  # noqa: ANN001
     _open(page, tab="stability")
     _no_exception(page)
-    quad = sb.quadratic_gd(10.0, 0.19, 200)
+    quad = sb.run_quadratic(sb.StabilityConfig())
     np.testing.assert_allclose(_trace(page, "gradient descent"), quad.losses, rtol=1e-12)
     assert "f shrinks" in page.inner_text("body")
     _shot(page, "why-stability-quadratic-en")
     page.get_by_text("the small network", exact=True).click()
     wait_for_app(page, timeout=90_000)
-    run = sb.net_stability(sb.StabilityConfig())
+    run = sb.run(sb.StabilityConfig())
     np.testing.assert_allclose(_trace(page, "λ_max"), run.sharpness, rtol=1e-12)
     _no_exception(page)
     _shot(page, "why-stability-network-en")

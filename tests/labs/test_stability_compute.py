@@ -1,11 +1,10 @@
 """The stability limit: Lanczos against numpy's eigvalsh, gradient descent on the quadratic
 against its closed form θ_k = Q diag((1 − lr·λ)^k) Qᵀ θ_0 on both sides of lr = 2/λ_max, and the
-network's sharpness against the explicit Hessian along a replayed run."""
+network's sharpness against the explicit Hessian along a replayed run (written again on the
+network page's own loss, hograd_core.network), and the torch.func form against autograd."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 
 import numpy as np
@@ -13,15 +12,25 @@ import pytest
 import torch
 
 from hograd_core import ArgumentError, BudgetError
-from hograd_core.applications.hessian_free import initial_parameters
-from hograd_core.applications.stability import (
-    StabilityConfig,
-    lanczos,
-    net_stability,
-    quadratic_gd,
-)
-from hograd_core.applications.stability_code import quadratic_code, stability_code
+from hograd_core.curvature import _load_forward_ad
 from hograd_core.network import load_data, mlp_loss
+from hograd_labs.stability.cached import check_network, check_quadratic
+from hograd_labs.stability.compute import (
+    StabilityConfig,
+    grad_and_hvp_func,
+    initial_parameters,
+    lanczos,
+    run,
+    run_quadratic,
+)
+
+
+def quadratic_gd(kappa: float, lr: float, steps: int, derivatives=None):  # noqa: ANN001, ANN201
+    config = StabilityConfig(kappa=kappa, quadratic_lr=lr, quadratic_steps=steps)
+    return run_quadratic(config) if derivatives is None else run_quadratic(config, derivatives)
+
+
+net_stability = run
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -103,40 +112,18 @@ def test_sharpness_rises_to_about_two_over_lr_on_the_default_settings() -> None:
     assert run.status == "ok" and run.losses[-1] < 0.2 * run.losses[0]
 
 
-@pytest.mark.parametrize(("kappa", "lr"), [(10.0, 0.19), (10.0, 0.21), (1000.0, 2.5)])
-def test_the_quadratic_code_prints_the_pages_numbers(kappa: float, lr: float) -> None:
-    run = quadratic_gd(kappa, lr, 300)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(quadratic_code(kappa, lr, 300).source, "<generated>", "exec"), {})  # noqa: S102
-    rows = {line.split()[0]: line.split()[1:] for line in out.getvalue().splitlines()}
-    assert float(rows["lambda_max"][0]) == run.lambda_max
-    np.testing.assert_allclose([float(v) for v in rows["loss"]], run.losses, rtol=1e-15)
-
-
-def test_the_generated_code_prints_the_pages_numbers() -> None:
-    config = StabilityConfig(lr=1.0, steps=60, every=20, lanczos_iters=8)
-    run = net_stability(config)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(stability_code(config).source, "<generated>", "exec"), {})  # noqa: S102
-    rows = {line.split()[0]: line.split()[1:] for line in out.getvalue().splitlines()}
-    np.testing.assert_allclose([float(v) for v in rows["loss"]], run.losses, rtol=1e-12)
-    np.testing.assert_allclose([float(v) for v in rows["sharpness"]], run.sharpness, rtol=1e-9)
-    assert float(rows["lambda0"][0]) == pytest.approx(run.lambda0, rel=1e-9)
-
-
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda: quadratic_gd(0.5, 0.1, 10), ArgumentError, "kappa"),
-        (lambda: quadratic_gd(10.0, 0.1, 5000), BudgetError, "steps"),
-        (lambda: quadratic_gd(10.0, math.inf, 10), ArgumentError, "lr"),
-        (lambda: net_stability(StabilityConfig(steps=2000)), BudgetError, "steps"),
-        (lambda: net_stability(StabilityConfig(dataset="digits", hidden=(64, 64, 64))),
+        (lambda: check_quadratic(StabilityConfig(kappa=0.5)), ArgumentError, "kappa"),
+        (lambda: check_quadratic(StabilityConfig(quadratic_steps=5000)), BudgetError, "steps"),
+        (lambda: check_quadratic(StabilityConfig(quadratic_lr=math.inf)), ArgumentError, "lr"),
+        (lambda: check_network(StabilityConfig(steps=2000)), BudgetError, "steps"),
+        (lambda: check_network(StabilityConfig(dataset="digits", hidden=(64, 64, 64))),
          BudgetError, "parameters"),
-        (lambda: net_stability(StabilityConfig(dataset="digits", hidden=(32,), steps=1000,
+        (lambda: check_network(StabilityConfig(dataset="digits", hidden=(32,), steps=1000,
                                                every=1, lanczos_iters=40)), BudgetError, "passes"),
+        (lambda: check_network(StabilityConfig(dataset="iris")), ArgumentError, "iris"),
     ],
 )  # fmt: skip
 def test_refusals_come_before_any_work(call, error, match) -> None:  # noqa: ANN001
@@ -188,3 +175,23 @@ def test_an_unstable_rate_whose_f_fell_is_not_called_stable() -> None:
     assert quadratic_gd(10.0, 0.201, 10).verdict == "fell_for_now"
     even = quadratic_gd(1.0, 2.0, 50)  # no flat part: f stays at its start
     assert even.verdict == "edge_even" and np.all(even.losses == even.losses[0])
+
+
+@pytest.mark.parametrize(("kappa", "lr"), [(10.0, 0.19), (10.0, 0.21), (2.0, 1.002)])
+def test_the_torch_func_form_runs_the_same_quadratic(kappa: float, lr: float) -> None:
+    """jvp(grad(f)) for H v and grad(f) for the steps: the same numbers as autograd's."""
+    _load_forward_ad()  # torch's own first-use DeprecationWarning, silenced as the app does
+    plain, func = quadratic_gd(kappa, lr, 200), quadratic_gd(kappa, lr, 200, grad_and_hvp_func)
+    assert func.lambda_max == pytest.approx(plain.lambda_max, rel=1e-13)
+    np.testing.assert_allclose(func.losses, plain.losses, rtol=1e-12)
+    assert (func.verdict, func.regrows_at) == (plain.verdict, plain.regrows_at)
+
+
+def test_the_torch_func_form_measures_the_same_sharpness() -> None:
+    _load_forward_ad()
+    config = StabilityConfig(lr=1.0, steps=60, every=20, lanczos_iters=8)
+    plain, func = run(config), run(config, derivatives=grad_and_hvp_func)
+    np.testing.assert_allclose(func.losses, plain.losses, rtol=1e-10)
+    np.testing.assert_allclose(func.sharpness, plain.sharpness, rtol=1e-9)
+    assert func.lambda0 == pytest.approx(plain.lambda0, rel=1e-9)
+    assert func.hvps == plain.hvps
