@@ -35,7 +35,6 @@ from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
 from hograd_core.grad_checks import GradChecks, run_gradchecks
 from hograd_core.graph_dot import escape_newlines
 from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
-from hograd_core.hvp_graph import HVPGraph, hvp_graph
 from hograd_core.inspector import (
     AutogradPart,
     CostProfile,
@@ -367,16 +366,6 @@ def why_stability(
     config = why_st.StabilityConfig(dataset, tuple(hidden), lr, steps, every, seed=int(seed))
     run = _with_bar(_caption, lambda progress: why_st.net_stability(config, progress))
     return run, stability_code(config)
-
-
-# ---- graph page: several variables, gallery drawings (issue 15) -----------------------------------
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def hvp_graph_for(text: str, point: str, vector: str, record: bool) -> HVPGraph:
-    """The double-backward graph of one Hessian-vector product (the graph page, 2+ variables)."""
-    with heavy_work():
-        return hvp_graph(cached_parse(text), point, vector, record)
 
 
 # ---- links, share button, presentation mode (issue 18) --------------------------------------------
