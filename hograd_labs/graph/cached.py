@@ -8,8 +8,10 @@ draw them too.
 
 from __future__ import annotations
 
+import io
 import shutil
 import subprocess
+import zipfile
 
 import streamlit as st
 
@@ -18,7 +20,7 @@ from hograd_core.hvp_graph import HVPGraph, hvp_graph
 from hograd_serving.cached import cached_parse
 from hograd_serving.gate import heavy_work
 
-__all__ = ["dot_available", "hvp_graph_for", "svg_for", "to_svg"]
+__all__ = ["dot_available", "steps_zip", "hvp_graph_for", "svg_for", "to_svg"]
 
 _SVG_TIMEOUT = 30.0  # seconds; within max_draw nodes dot needs about 1 s here
 
@@ -56,6 +58,18 @@ def to_svg(dot_source: str) -> bytes | None:
 @st.cache_data(max_entries=16, show_spinner=False)
 def svg_for(dot_source: str) -> bytes:
     return to_svg(dot_source) or b""
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def steps_zip(sources: tuple[str, ...]) -> bytes:
+    """The drawings after each pass (``sources[k]``: the DOT after pass k), laid out as SVG
+    and zipped as ``pass_0.svg`` ... ``pass_k.svg``: the files ``python -m hograd_core graph
+    ... --steps DIR`` writes, one slide per step."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for k, source in enumerate(sources):
+            archive.writestr(f"pass_{k}.svg", to_svg(source) or b"")
+    return buffer.getvalue()
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

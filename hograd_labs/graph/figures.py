@@ -20,7 +20,7 @@ import dataclasses
 import html
 
 from hograd_core.graph_dot import tensor_dot, view_dot
-from hograd_core.graphs import GraphView, OrderStats, trend
+from hograd_core.graphs import GraphLab, GraphView, OrderStats, trend
 from hograd_core.hvp_graph import HVP_PASSES, HVPGraph
 from hograd_ui.graph_figures import (
     NEW,
@@ -42,6 +42,7 @@ __all__ = [
     "hvp_legend_html",
     "hvp_summary_rows",
     "legend_html",
+    "pass_dots",
     "stage_name",
     "summary_rows",
     "to_dot",
@@ -138,6 +139,19 @@ def growth_text(stats: tuple[OrderStats, ...], lang: str = "en") -> str:
             depth=f"{stats[-1].depth / stats[1].depth:.1f}",
         ))  # fmt: skip
     return " ".join(parts)
+
+
+def pass_dots(
+    lab: GraphLab, order: int, lang: str = "en", *, saved: bool = False, highlight: bool = True,
+    direction: str = "TB",
+) -> tuple[str, ...]:  # fmt: skip
+    """The downloads' DOT of the graph after each pass 0..``order`` (legend inside, the newest
+    pass outlined): one slide per step, as ``python -m hograd_core graph --steps`` draws them.
+    """
+    return tuple(
+        to_dot(lab.view(k, show_saved=saved), lang, highlight=highlight, direction=direction)
+        for k in range(order + 1)
+    )
 
 
 def summary_rows(view: GraphView, lang: str = "en") -> list[dict[str, object]]:

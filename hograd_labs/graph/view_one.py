@@ -98,6 +98,16 @@ def one_variable(fn: Function) -> float:
                     t("graph.download.svg"), lambda: cached.svg_for(source), f"hograd_order{order}.svg",
                     "image/svg+xml", icon=":material/download:", on_click="ignore", key="graph.svg",
                 )  # fmt: skip
+                language = lang()  # read now: the files are made when the button is pressed
+                st.download_button(
+                    t("graph.download.steps"),
+                    lambda: cached.steps_zip(figures.pass_dots(
+                        lab, order, language, saved=saved, highlight=bold, direction=rankdir
+                    )),
+                    f"hograd_passes_order{order}.zip", "application/zip",
+                    help=t("graph.download.steps.help", order=order, x0=f"{x0:g}"),
+                    icon=":material/download:", on_click="ignore", key="graph.steps",
+                )  # fmt: skip
             else:
                 st.caption(t("graph.download.no_dot"))
     else:
