@@ -3,9 +3,15 @@
     python -m hograd_core graph "x**3" --order 2 --at 0.7            # DOT on stdout
     python -m hograd_core graph "x**3" --order 2 --at 0.7 --svg g.svg  # needs Graphviz's dot
     python -m hograd_core graph "x**3" --order 2 --at 0.7 --torchviz   # make_dot's DOT
+    python -m hograd_core graph "x**3" --order 3 --at 0.7 --steps slides  # pass_0.svg ... pass_3.svg
     python -m hograd_core graph "w1**2*sin(w2)" --at 1,pi/2 --v 0.5,1  # the graph of H v
     python -m hograd_core graph "x**3" --at 2 --cpp --create-graph --action again  # flag lab, C++
     python -m hograd_core graph "w1**2*sin(w2)" --at 1,pi/2 --v 0.5,1 --cpp        # H v, C++
+
+``--steps DIR`` writes the graph after each pass as its own numbered SVG file (``pass_0.svg``
+for the forward pass, ``pass_k.svg`` after the k-th backward pass, the newest pass outlined),
+one slide per step, as the page's "next pass" button shows them (the page offers the same
+files as a zip).
 
 ``--cpp`` prints a C++ (LibTorch) program instead of the drawing. One variable: the flag lab's,
 for the flag settings given (``--create-graph``, ``--retain-graph``, ``--allow-unused``,
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+from pathlib import Path
 
 import torch
 
@@ -66,6 +73,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--direction", default="TB", help="TB (default) or LR (one variable)")
     g.add_argument("--torchviz", action="store_true", help="torchviz make_dot's DOT instead")
     g.add_argument("--svg", default=None, metavar="FILE", help="write SVG (needs dot)")
+    g.add_argument("--steps", default=None, metavar="DIR",
+                   help="one variable: each pass as DIR/pass_k.svg, for slides (needs dot)")  # fmt: skip
     flags = g.add_argument_group("C++, with --cpp: the flag lab (one variable) or H v (several)")
     flags.add_argument("--cpp", action="store_true", help="the C++ (LibTorch) program instead")
     flags.add_argument("--create-graph", action="store_true")
@@ -109,6 +118,38 @@ def _one_variable(fn: Function, args: argparse.Namespace) -> str:
         raise _too_large(len(view.nodes))
     legend = _pass_legend(view.per_pass, PASSES, args.order)
     return view_dot(view, direction=args.direction, legend=legend)
+
+
+def step_views(fn: Function, x0: float, order: int, saved: bool) -> list:
+    """The graph after each pass, 0..order (``view.order`` is its newest pass)."""
+    lab = graph_lab(fn, x0, order)
+    views = [lab.view(k, show_saved=saved) for k in range(order + 1)]
+    for view in views:
+        if not view.drawable:
+            raise _too_large(len(view.nodes))
+    return views
+
+
+def _steps(fn: Function, args: argparse.Namespace) -> str:
+    """Each pass's drawing laid out into ``args.steps``/pass_k.svg; the lines to print."""
+    if len(fn.variables) >= 2:
+        raise ArgumentError("graph.cli.steps_one", names=", ".join(fn.variables))
+    for option in ("torchviz", "cpp", "svg"):
+        if getattr(args, option):
+            raise ArgumentError("graph.cli.steps_with", option=f"--{option}")
+    if shutil.which("dot") is None:
+        raise ArgumentError("graph.cli.steps_no_dot")
+    counted = fn if fn.variables else parse("x")
+    x0 = float(numbers(args.at or "0.7", "point", counted)[0])
+    views = step_views(fn, x0, args.order, args.saved)
+    folder = Path(args.steps)
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for view in views:
+        legend = _pass_legend(view.per_pass, PASSES, view.order)
+        path = folder / f"pass_{view.order}.svg"
+        lines.append(_svg(view_dot(view, direction=args.direction, legend=legend), str(path)))
+    return "\n".join(lines)
 
 
 def _several(fn: Function, args: argparse.Namespace) -> str:
@@ -201,6 +242,8 @@ def run_graph(args: argparse.Namespace) -> str:
         HogradError: a bad function, point, order or direction, or a graph over a budget.
     """
     fn = _function(args)
+    if args.steps is not None:
+        return _steps(fn, args)
     if args.cpp and len(fn.variables) >= 2:
         if args.at is None or args.vector is None:
             raise ArgumentError("graphvars.cli.point", names=", ".join(fn.variables))

@@ -33,7 +33,6 @@ from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
 from hograd_core.grad_checks import GradChecks, run_gradchecks
 from hograd_core.graph_dot import escape_newlines
 from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
-from hograd_core.hvp_graph import HVPGraph, hvp_graph
 from hograd_core.inspector import (
     AutogradPart,
     CostProfile,
@@ -349,16 +348,6 @@ def why_hessian_free(
                              int(seed))  # fmt: skip
     run = _with_bar(_caption, lambda progress: why_hf.hessian_free(config, progress))
     return run, hf_code(config)
-
-
-# ---- graph page: several variables, gallery drawings (issue 15) -----------------------------------
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def hvp_graph_for(text: str, point: str, vector: str, record: bool) -> HVPGraph:
-    """The double-backward graph of one Hessian-vector product (the graph page, 2+ variables)."""
-    with heavy_work():
-        return hvp_graph(cached_parse(text), point, vector, record)
 
 
 # ---- links, share button, presentation mode (issue 18) --------------------------------------------

@@ -1,9 +1,10 @@
-"""Drawing the traced graph for the page: DOT in the learner's language, SVG, legends, growth.
+"""Drawing traced graphs in the learner's language: what several pages share.
 
 The DOT source itself, one colour per pass, is written by :mod:`hograd_core.graph_dot` (the
-command line prints the same drawings); this module passes it the translated words and
-legends, lays it out with graphviz's ``dot`` for SVG downloads, and draws the page's HTML
-legends and the growth chart.
+command line prints the same drawings); this module passes it the translated words: the flag
+lab's drawings (the graph lab, the backward lab, the WGAN tab), the passes' names, and the
+growth chart and table (the graph lab and the lesson). The graph lab's own drawings are in
+``hograd_labs/graph/figures.py``; laying DOT out as SVG (a process) in its ``cached.py``.
 
 Note:
     Streamlit's graphviz chart draws every label at its own small font size (0.6rem),
@@ -17,40 +18,30 @@ Note:
 from __future__ import annotations
 
 import html
-import shutil
-import subprocess
 
-import plotly.graph_objects as go
-import streamlit as st
-
-from hograd_core.errors import BudgetError
 from hograd_core.graph_dot import NEW as _NEW
-from hograd_core.graph_dot import PASS_BORDERS, PASS_COLOURS, Legend, Words, tensor_dot, view_dot
-from hograd_core.graphs import GraphView, OrderStats, TensorGraph, trend
-from hograd_serving.cached import lab_for
-from hograd_serving.gate import heavy_work
+from hograd_core.graph_dot import PASS_BORDERS, PASS_COLOURS, Legend, Words, tensor_dot
+from hograd_core.graphs import GraphView, OrderStats, TensorGraph
 from hograd_ui.i18n import tr
 
-from .plotting import cell_title, grid_cells, new_figure, vline
+from .plotting import PlainFigure, cell_title, grid_cells, plain_figure, vline
 
 __all__ = [
+    "NEW",
     "PASS_BORDERS",
     "PASS_COLOURS",
-    "dot_available",
     "drawn_counts",
     "flag_dot",
     "flag_legend_html",
     "growth_figure",
-    "growth_text",
-    "legend_html",
+    "pass_count",
+    "pass_legend",
     "pass_name",
     "stats_rows",
-    "summary_rows",
-    "to_dot",
-    "to_svg",
+    "words",
 ]
 
-_SVG_TIMEOUT = 30.0  # seconds; within max_draw nodes dot needs about 1 s here
+NEW = _NEW  # the outline of the newest pass's nodes
 
 
 def pass_name(k: int, lang: str = "en") -> str:
@@ -58,14 +49,14 @@ def pass_name(k: int, lang: str = "en") -> str:
     return tr(f"graph.pass.{k}", lang)
 
 
-def _pass_count(k: int, n: int, lang: str) -> str:
+def pass_count(k: int, n: int, lang: str) -> str:
     key = "graph.legend.pass_one" if n == 1 else "graph.legend.pass"
     return tr(key, lang, name=pass_name(k, lang), n=n)
 
 
-def _legend(view: GraphView, lang: str, highlight: bool) -> Legend:
+def pass_legend(view: GraphView, lang: str, highlight: bool) -> Legend:
     """The legend under a downloaded graph: each pass's colour and node count."""
-    cells = tuple((k, _pass_count(k, view.per_pass[k], lang)) for k in range(view.order + 1))
+    cells = tuple((k, pass_count(k, view.per_pass[k], lang)) for k in range(view.order + 1))
     return Legend(cells, tr("graph.legend.shapes", lang), view.order if highlight else -1)
 
 
@@ -87,53 +78,6 @@ def drawn_counts(ops: int, saved: int, freed: int, lang: str = "en") -> str:
     return tr(
         "graphvars.draw.count", lang, ops=count("graphvars.draw.ops", ops),
         saved=count("graphvars.draw.saved", saved), freed=freed,
-    )  # fmt: skip
-
-
-def legend_html(view: GraphView, lang: str = "en", *, highlight: bool = True) -> str:
-    """The legend as a line of coloured chips for the page (fixed text, escaped; no user input)."""
-    chip = (
-        '<span style="display:inline-block;margin:0 .4em .4em 0;padding:.15em .6em;'
-        'border-radius:.3em;background:{fill};border:{width}px solid {border};color:#111827">'
-        "{text}</span>"
-    )
-    chips = []
-    for k, n in enumerate(view.per_pass):
-        text = html.escape(_pass_count(k, n, lang))
-        newest = highlight and k == view.order
-        border = _NEW if newest else PASS_BORDERS[k]
-        chips.append(
-            chip.format(fill=PASS_COLOURS[k], text=text, width=3 if newest else 1, border=border)
-        )  # noqa: E501
-    shapes = html.escape(tr("graph.legend.shapes", lang))
-    return (
-        f'<div style="line-height:2">{"".join(chips)}</div><div style="opacity:.75">{shapes}</div>'  # noqa: E501
-    )
-
-
-def to_dot(
-    view: GraphView, lang: str = "en", *, highlight: bool = True, legend: bool = True,
-    direction: str = "TB", min_width: float = 0.0,
-) -> str:  # fmt: skip
-    """DOT source of a graph view, nodes coloured by pass, the newest pass outlined.
-
-    Args:
-        view: from ``GraphLab.view(order)``.
-        lang: language of the legend ("en" or "zh").
-        highlight: outline the nodes the newest pass (``view.order``) added.
-        legend: put the legend (pass colours and counts) under the graph (for downloads; the
-            page shows :func:`legend_html` instead, which stays readable on large graphs).
-        direction: graphviz ``rankdir``: "TB" (inputs on top, as torchviz) or "LR".
-        min_width: the least width of the drawing in points (an invisible strut under it),
-            which caps how much a chart stretched to the page enlarges a small graph.
-
-    Raises:
-        BudgetError: the view has more than ``GRAPH_BUDGET.max_draw`` nodes: graphviz would
-            take seconds to minutes to lay it out and nobody could read it.
-    """
-    return view_dot(
-        view, highlight=highlight, direction=direction, min_width=min_width,
-        legend=_legend(view, lang, highlight) if legend else None,
     )  # fmt: skip
 
 
@@ -175,41 +119,14 @@ def flag_legend_html(graph: TensorGraph, lang: str = "en") -> str:
     return f'<div style="line-height:2">{"".join(chips)}</div>'
 
 
-def dot_available() -> bool:
-    """Whether the graphviz ``dot`` binary is installed (needed for SVG, not for DOT)."""
-    return shutil.which("dot") is not None
-
-
-def to_svg(dot_source: str) -> bytes | None:
-    """Lay out DOT source with the ``dot`` binary; None when the binary is missing.
-
-    Only pass the source of a drawable view (``to_dot`` refuses larger ones).
-
-    Raises:
-        BudgetError: dot ran longer than 30 s or failed.
-        BusyError: the server is busy with other heavy requests.
-    """
-    exe = shutil.which("dot")
-    if exe is None:
-        return None
-    with heavy_work():
-        try:
-            done = subprocess.run(
-                [exe, "-Tsvg"], input=dot_source.encode(), capture_output=True,
-                timeout=_SVG_TIMEOUT, check=False,
-            )  # fmt: skip
-        except subprocess.TimeoutExpired as err:
-            raise BudgetError("graph.budget.svg_timeout", seconds=f"{_SVG_TIMEOUT:g}") from err
-    if done.returncode != 0:
-        raise BudgetError("graph.budget.svg_failed", detail=done.stderr.decode()[:200])
-    return done.stdout
-
-
-def growth_figure(stats: tuple[OrderStats, ...], order: int, lang: str = "en") -> go.Figure:
+def growth_figure(
+    stats: tuple[OrderStats, ...], order: int, lang: str = "en", projector: bool | None = None
+) -> PlainFigure:
     """Four small panels by order: graph nodes, depth, saved-tensor bytes, time of each pass.
 
     Counts on log scales, so a constant growth factor is a straight line; zero counts (a
     constant function has no nodes) are left out. The selected ``order`` is marked.
+    ``projector``: drawn for a projector (None: as the script run's setting says).
     """
     titles = [tr(f"graph.growth.{name}", lang) for name in ("nodes", "depth", "bytes", "ms")]
     orders = [s.order for s in stats]
@@ -249,62 +166,10 @@ def growth_figure(stats: tuple[OrderStats, ...], order: int, lang: str = "en") -
         }  # fmt: skip
         shapes.append(vline(order, {"color": _NEW, "dash": "dot", "width": 1}, n))
         annotations.append(cell_title(title, x_domain, y_domain, size=15))
-    return new_figure(
-        traces, height=330, margin={"l": 10, "r": 10, "t": 40, "b": 10}, font={"size": 14},
-        shapes=shapes, annotations=annotations, **layout,
+    return plain_figure(
+        traces, projector=projector, height=330, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        font={"size": 14}, shapes=shapes, annotations=annotations, **layout,
     )  # fmt: skip
-
-
-def _numbers(values: tuple[int, ...] | tuple[float, ...], fmt: str = "{}") -> str:
-    return ", ".join(fmt.format(v) for v in values)
-
-
-def growth_text(stats: tuple[OrderStats, ...], lang: str = "en") -> str:
-    """What grew, order by order, in sentences built from the measured counts.
-
-    One sentence on the node count (stopped, growing by more each order, or not by a factor:
-    :func:`hograd_core.graphs.trend` decides), one on the depth (its values per order), and
-    the factor each grew by from order 1 to the last; no number in them is fixed text.
-    """
-    nodes = trend([s.nodes for s in stats])
-    depth = trend([s.depth for s in stats])
-    last = len(stats) - 1
-    if nodes.kind == "none":
-        return tr("graph.growth.none", lang)
-    if nodes.kind == "stopped":
-        parts = [tr("graph.growth.flat", lang, since=nodes.since, nodes=nodes.values[-1])]
-    else:
-        added = _numbers(nodes.added)
-        key = "graph.growth.growing" if nodes.kind == "growing" else "graph.growth.steady"
-        ratios = _numbers(nodes.ratios, "×{:.2f}")
-        parts = [tr(key, lang, span=nodes.span, added=added, ratios=ratios)]
-        if nodes.rising:
-            parts.append(tr("graph.growth.rising", lang))
-    values = _numbers(depth.values)
-    if depth.kind == "stopped" and depth.since < last:
-        parts.append(tr(
-            "graph.growth.depth_stopped", lang, last=last, depths=values,
-            depth=depth.values[-1], since=depth.since,
-        ))  # fmt: skip
-    else:
-        parts.append(tr("graph.growth.depth_line", lang, last=last, depths=values))
-    if last >= 2 and stats[1].nodes and stats[1].depth and stats[-1].nodes != stats[1].nodes:
-        parts.append(tr(
-            "graph.growth.compare", lang, last=last,
-            nodes=f"{stats[-1].nodes / stats[1].nodes:.1f}",
-            depth=f"{stats[-1].depth / stats[1].depth:.1f}",
-        ))  # fmt: skip
-    return " ".join(parts)
-
-
-def summary_rows(view: GraphView, lang: str = "en") -> list[dict[str, object]]:
-    """The view's nodes by type (rows) and pass (columns), with a total, for a table."""
-    passes = [pass_name(k, lang) for k in range(view.order + 1)]
-    return [
-        {tr("graph.summary.type", lang): row.op, **dict(zip(passes, row.per_pass, strict=True)),
-         tr("graph.summary.total", lang): row.total}
-        for row in view.summary
-    ]  # fmt: skip
 
 
 def stats_rows(stats: tuple[OrderStats, ...], lang: str = "en") -> list[dict[str, object]]:
@@ -319,27 +184,3 @@ def stats_rows(stats: tuple[OrderStats, ...], lang: str = "en") -> list[dict[str
          head["ms"]: round(s.seconds * 1000, 3), head["grad_fn"]: s.grad_fn or "None"}
         for s in stats
     ]  # fmt: skip
-
-
-# ---- cached for the page (defined once per process) -----------------------------------------
-
-#: points: a graph narrower than this is drawn as if this wide (text ~19 px)
-STRUT = 420.0
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def dot_for(
-    text: str, x0: float, order: int, saved: bool, bold: bool, rankdir: str, language: str,
-    page: bool,
-) -> str:  # fmt: skip
-    """The chart (fitted to the page, legend on the page) or the download (legend inside)."""
-    view = lab_for(text, x0).view(order, show_saved=saved)
-    strut = STRUT if page else 0.0
-    return to_dot(
-        view, language, highlight=bold, direction=rankdir, legend=not page, min_width=strut
-    )
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def svg_for(dot_source: str) -> bytes:
-    return to_svg(dot_source) or b""

@@ -6,8 +6,10 @@ warnings) together with the exact code that did it:
 * :func:`run_flags` (here) - the toggles (``create_graph``, ``retain_graph``, ``allow_unused``,
   ``materialize_grads``, an input y does not use) and an action (take the next derivative,
   call grad again on the same graph, use ``.backward()`` twice) on the user's own function.
-  The calls are made directly; the snippet shown is generated from the same parsed function,
-  and the tests run every snippet and compare.
+  The set-up (``y = f(x)``) is written from the parsed function by the one PyTorch source
+  generator and built with ``Function.torch``; the two calls after it are the bodies of the
+  functions in :mod:`.calls` with the settings filled in, run as written
+  (:mod:`.source`), and the tests run every snippet and compare.
 * :func:`hograd_core.flaglab.cases.run_case` - the classic traps, fixed code run as written.
 
 Every run builds a fresh graph and records warnings with ``warnings.catch_warnings`` so none
@@ -30,6 +32,7 @@ from ..errors import ArgumentError
 from ..graph_trace import Root, saved_slots, trace_tensors
 from ..language import Function
 from ..language.to_source import python_name, torch_source
+from . import calls
 from .record import (
     FlagOutcome,
     Isolate,
@@ -41,6 +44,7 @@ from .record import (
     distinct,
     run_step,
 )
+from .source import executed, filled
 
 __all__ = [
     "ACTIONS",
@@ -96,19 +100,25 @@ def _python_name(fn: Function) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
-# The calls
+# The calls: the code shown is the code run
 
 
-def _arguments(s: FlagSettings, *, grad: bool) -> str:
-    """The keyword arguments that differ from PyTorch's defaults, as source."""
-    parts = ["create_graph=True"] if s.create_graph else []
-    if s.retain_graph is not None:
-        parts.append(f"retain_graph={s.retain_graph}")
-    if grad and s.allow_unused:
-        parts.append("allow_unused=True")
-    if grad and s.materialize_grads:
-        parts.append("materialize_grads=True")
-    return ", ".join(parts)
+def _calls(s: FlagSettings, name: str) -> list[str]:
+    """The two calls of a run, each the body of its function in :mod:`.calls` with the
+    settings filled in and the variable named ``name``; the code shown and run."""
+    names = {"x": name}
+    if s.action == "backward":  # .backward() has no allow_unused or materialize_grads
+        twice = calls.backward_of_y_with_z if s.unused_input else calls.backward_of_y
+        code = filled(twice, names, create_graph=s.create_graph, retain_graph=s.retain_graph)
+        return [code, code]
+    first = filled(
+        calls.grad_of_y_and_z if s.unused_input else calls.grad_of_y, names,
+        create_graph=s.create_graph, retain_graph=s.retain_graph,
+        allow_unused=True if s.allow_unused else None,  # PyTorch's own default is None
+        materialize_grads=s.materialize_grads,
+    )  # fmt: skip
+    second = filled(calls.next_derivative if s.action == "next" else calls.grad_again, names)
+    return [first, second]
 
 
 @dataclass(frozen=True)
@@ -211,47 +221,17 @@ def run_flags_here(
         x = torch.tensor(x0, dtype=torch.float64, requires_grad=True)
         z = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
         y = fn.torch({fn.variables[0]: x} if fn.variables else {})
-        got: dict[str, object] = {}
-
-        def first() -> Printed:
-            kwargs = {"create_graph": s.create_graph, "retain_graph": s.retain_graph}
-            kwargs |= {"allow_unused": True} if s.allow_unused else {}
-            kwargs |= {"materialize_grads": True} if s.materialize_grads else {}
-            grads = torch.autograd.grad(y, (x, z) if s.unused_input else x, **kwargs)
-            got["dy"] = grads[0]
-            return (("dy", grads[0]), ("dz", grads[1])) if s.unused_input else (("dy", grads[0]),)  # noqa: E501
-
-        def backward() -> Printed:
-            y.backward(create_graph=s.create_graph, retain_graph=s.retain_graph)
-            return ((f"{name}.grad", x.grad), ("z.grad", z.grad))[: 1 + s.unused_input]
-
-        def next_derivative() -> Printed:
-            return (("d2y", torch.autograd.grad(got["dy"], x)[0]),)
-
-        def again() -> Printed:
-            return (("dy_again", torch.autograd.grad(y, x)[0]),)
-
-        if s.action == "backward":
-            show = f"print({name}.grad, z.grad)" if s.unused_input else f"print({name}.grad)"
-            code = f"y.backward({_arguments(s, grad=False)})\n{show}"
-            plan = [(code, backward), (code, backward)]
-        else:
-            wrt, kw = (f"({name}, z)", "dy, dz") if s.unused_input else (name, "dy")
-            args = ", ".join(filter(None, ["y", wrt, _arguments(s, grad=True)]))
-            index = "" if s.unused_input else "[0]"
-            code = f"{kw} = torch.autograd.grad({args}){index}\nprint({kw})"
-            second = {
-                "next": (f"d2y = torch.autograd.grad(dy, {name})[0]\nprint(d2y)", next_derivative),
-                "again": (f"dy_again = torch.autograd.grad(y, {name})[0]\nprint(dy_again)", again),
-            }[s.action]  # fmt: skip
-            plan = [(code, first), second]
+        # the set-up's names: the calls run as written on these (the code shown)
+        namespace: dict[str, object] = {"torch": torch, name: x, "y": y}
+        namespace |= {"z": z} if s.unused_input else {}
+        plan = _calls(s, name)
         roots: list[Root] = [(0, "y", y, _value(y))]
         leaves = [(name, x), ("z", z)] if s.unused_input else [(name, x)]
         fired: list[object] = []  # backward functions the last call entered, in order
         first_call = (0, 0)
-        for k, (code, action) in enumerate(plan, start=1):
-            watching = _watch(fired, y, got.get("dy"), x.grad) if k > 1 else []
-            steps.append(run_step(code, line, _recorded(action, k, roots)))
+        for k, code in enumerate(plan, start=1):
+            watching = _watch(fired, y, namespace.get("dy"), x.grad) if k > 1 else []
+            steps.append(run_step(code, line, _recorded(executed(code, namespace), k, roots)))
             for handle in watching:
                 handle.remove()
             line += code.count("\n") + 2
@@ -260,7 +240,7 @@ def run_flags_here(
             if k == 1:  # what the first call added, before a second call can free it
                 after = trace_tensors(roots, leaves)
                 first_call = (sum(after.per_pass[1:]), sum(after.bytes_per_pass[1:]))
-        facts = read_graph(y, got.get("dy"))
+        facts = read_graph(y, namespace.get("dy"))
         where = fired[-1] if fired and steps[-1].error_type else _refused(s, steps)
         drawing = trace_tensors(roots, leaves, where)
         made = {label: obj for _, label, obj, _ in roots if torch.is_tensor(obj)}  # last wins

@@ -6,6 +6,7 @@ result is made of primitives, so it can be cached, pickled and sent between proc
 
 from __future__ import annotations
 
+import traceback
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from ..graph_trace import TensorGraph
 
 __all__ = [
     "ERRORS",
+    "STEP_FILE",
     "FlagOutcome",
     "Isolate",
     "Printed",
@@ -29,6 +31,10 @@ __all__ = [
 ]
 
 ERRORS = (RuntimeError, ValueError, TypeError)  # what misused autograd calls raise
+
+#: The file name a step's code is compiled under (:mod:`.source`): the line that raised is
+#: read from the traceback's frame with this name.
+STEP_FILE = "<flag lab step>"
 
 
 @dataclass(frozen=True)
@@ -145,18 +151,18 @@ Printed = tuple[tuple[str, object], ...]  # (name in the snippet, object) for on
 
 
 def run_step(code: str, start: int, action: Callable[[], Printed]) -> StepReport:
-    """Run one step of a snippet by direct calls; ``action`` returns what the step prints.
+    """Run one step of a script; ``action`` runs it (:func:`.source.executed`) and returns
+    what it printed.
 
-    ``start`` is the step's first line in the whole snippet. The line that raised is taken to
-    be the step's last line that is not a ``print`` (each step ends with the call that can
-    fail, followed by what it prints).
+    ``start`` is the step's first line in the whole script. The line that raised is the
+    step's line that PyTorch's error passed through last (the frame compiled under
+    :data:`STEP_FILE`).
     """
     try:
         printed = action()
     except ERRORS as err:
-        lines = code.splitlines()
-        calls = [i for i, text in enumerate(lines) if not text.startswith("print(")]
-        line = start + (calls[-1] if calls else len(lines) - 1)
+        frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == STEP_FILE]
+        line = start + (frames[-1].lineno - 1 if frames else 0)
         return StepReport(code, error_type=type(err).__name__, error=str(err), error_line=line)
     text = " ".join(str(obj) for _, obj in printed)  # what print(a, b) writes
     reports = tuple(r for r in (report(n, o) for n, o in printed) if r is not None)

@@ -9,7 +9,7 @@ import pytest
 
 from hograd_core import parse
 from hograd_core.hvp_graph import hvp_graph
-from hograd_ui.graph_hvp_figures import hvp_dot
+from hograd_labs.graph.figures import hvp_dot
 from tests.app.test_graph_page import open_graph, rerun
 
 SEED = "w1**2*sin(w2)"

@@ -16,7 +16,8 @@ import torch
 
 from hograd_core import parse
 from hograd_core.graphs import graph_lab, trend
-from hograd_ui.graph_figures import growth_figure, growth_text, stats_rows
+from hograd_labs.graph.figures import growth_text
+from hograd_ui.graph_figures import growth_figure, stats_rows
 from hograd_ui.i18n import catalogue
 
 PRESETS = ["x**3", "sin(x)", "tanh(x)", "2*x", "relu(x)", "x**2", "exp(x)", "sin(x)*exp(-x**2)"]
@@ -153,5 +154,5 @@ def test_depth_is_in_the_table_and_the_chart() -> None:
     stats = graph_lab(parse("tanh(x)"), 0.7).stats
     table = stats_rows(stats, "en")
     assert [r["depth"] for r in table] == measured("tanh(x)")[1]
-    fig = growth_figure(stats, 2, "en")
+    fig = growth_figure(stats, 2, "en").figure()
     assert [list(t.y) for t in fig.data][1] == [s.depth for s in stats]

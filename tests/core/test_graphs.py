@@ -17,17 +17,9 @@ import torch
 from hograd_core import HogradError, parse
 from hograd_core import graphs as graphs_module
 from hograd_core.graphs import GRAPH_BUDGET, GraphBudget, graph_lab, output_label, trend
-from hograd_ui.graph_figures import (
-    PASS_COLOURS,
-    dot_available,
-    drawn_counts,
-    growth_figure,
-    legend_html,
-    stats_rows,
-    summary_rows,
-    to_dot,
-    to_svg,
-)
+from hograd_labs.graph.cached import dot_available, to_svg
+from hograd_labs.graph.figures import legend_html, summary_rows, to_dot
+from hograd_ui.graph_figures import PASS_COLOURS, drawn_counts, growth_figure, stats_rows
 
 
 def per_pass(lab, order: int) -> list[Counter]:  # noqa: ANN001
@@ -284,7 +276,7 @@ def test_legend_and_tables() -> None:
 
 def test_growth_figure_shows_the_stats() -> None:
     lab = graph_lab(parse("tanh(x)"), 0.7)
-    fig = growth_figure(lab.stats, 3, "en")
+    fig = growth_figure(lab.stats, 3, "en").figure()
     nodes, depth, saved, ms = fig.data
     assert list(nodes.y) == [s.nodes for s in lab.stats]
     assert list(depth.y) == [s.depth for s in lab.stats]

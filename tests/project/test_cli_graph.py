@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from xml.etree import ElementTree
 
 import grimp
 import pytest
@@ -117,6 +118,48 @@ def test_svg_is_written_with_dot(tmp_path: Path, extra: tuple[str, ...]) -> None
     svg = path.read_text()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
     assert svg.count('class="node"') > 20  # the graph of tanh to order 3, laid out
+
+
+def backward_nodes_by_pass(svg: str) -> Counter:
+    """The laid-out drawing's backward-function nodes (titled p<pass>_<i>), counted by pass;
+    the file must parse as SVG."""
+    root = ElementTree.fromstring(svg)
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    titles = [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")]
+    return Counter(int(m[1]) for t in titles if (m := re.fullmatch(r"p(\d+)_\d+", t or "")))
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+def test_steps_writes_each_pass_as_a_numbered_svg(tmp_path: Path) -> None:
+    """Issue 38: --steps DIR writes pass_0.svg ... pass_k.svg, slide k holding the graph after
+    pass k: its nodes grow pass by pass as the real graph of the same calls does."""
+    folder = tmp_path / "slides"
+    out = cli("graph", "tanh(x)", "--order", "3", "--at", "0.5", "--steps", str(folder))
+    assert out.returncode == 0, out.stderr
+    names = [f"pass_{k}.svg" for k in range(4)]
+    assert sorted(p.name for p in folder.iterdir()) == names
+    assert out.stdout.splitlines() == [f"wrote {folder / name}" for name in names]
+    x = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+    rows = [torch.tanh(x)]
+    for _ in range(3):
+        rows.append(torch.autograd.grad(rows[-1], x, create_graph=True)[0])
+    new = [sum(c.values()) for c in new_per_pass(rows)]  # AccumulateGrad included, as drawn
+    for k, name in enumerate(names):
+        drawn = backward_nodes_by_pass((folder / name).read_text())
+        assert drawn == Counter({j: new[j] for j in range(k + 1)}), name
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("w1**2*sin(w2)", "--at", "1,2", "--v", "1,1"), "function of one variable"),
+        (("x**3", "--torchviz"), "does not combine with --torchviz"),
+    ],
+)
+def test_steps_refuses_what_it_cannot_draw(tmp_path: Path, args: tuple, message: str) -> None:
+    out = cli("graph", *args, "--steps", str(tmp_path / "s"))
+    assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1
+    assert not (tmp_path / "s").exists()
 
 
 def test_svg_without_dot_is_one_error_line(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from hograd_core.hvp_graph import hvp_graph
 from hograd_core.language import parse
-from hograd_ui.graph_hvp_figures import hvp_dot
+from hograd_labs.graph.figures import hvp_dot
 from hograd_ui.i18n import tr
 
 

@@ -1,20 +1,23 @@
-"""The graph page for a function of one variable: the graph of f, f', ..., f^(k) pass by pass,
-its legend, downloads and growth. Called by pages/graph.py; reads its widgets, calls one cached
-function, renders."""
+"""The graph lab for a function of one variable: the graph of f, f', ..., f^(k) pass by pass,
+its legend, downloads and growth. Called by :func:`.page.draw`; reads its widgets, calls one
+cached function, renders."""
 
 import streamlit as st
 
 from hograd_core import HogradError
 from hograd_core.graphs import GRAPH_BUDGET, output_label
 from hograd_core.language import Function
-from hograd_serving.cached import lab_for
+from hograd_serving import cached as serving  # a module: tests replace its functions
 from hograd_serving.gate import BusyError
-from hograd_ui import graph_figures as figures
+from hograd_ui.graph_figures import growth_figure, pass_name, stats_rows
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import graph_row
 from hograd_ui.parts.exact import exact_entry
 from hograd_ui.parts.links import BIND
+from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import lang, lazy_expander, localized_choice, show_error, t
+
+from . import cached, figures
 
 TOP = GRAPH_BUDGET.max_order
 
@@ -65,7 +68,7 @@ def one_variable(fn: Function) -> float:
         )  # fmt: skip
 
     try:
-        lab = lab_for(fn.text, x0)
+        lab = serving.lab_for(fn.text, x0)
         view = lab.view(order, show_saved=saved)
     except HogradError as err:
         refused(err)
@@ -74,24 +77,36 @@ def one_variable(fn: Function) -> float:
     st.markdown(t(
         "graph.caption", order=order, x0=f"{x0:g}", last=output_label(order, lab.variable),
         nodes=view.ops, depth=lab.stats[order].depth, new=view.per_pass[-1],
-        newest=figures.pass_name(order, lang()),
+        newest=pass_name(order, lang()),
     ))  # fmt: skip
     if lab.constant_from is not None and lab.constant_from <= order:
         st.info(t("graph.constant", k=lab.constant_from), icon=":material/info:")
     if view.drawable:
         st.html(figures.legend_html(view, lang(), highlight=bold))
-        dot = figures.dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), True)
+        dot = figures.to_dot(
+            view, lang(), highlight=bold, direction=rankdir, legend=False, min_width=figures.STRUT
+        )
         st.graphviz_chart(dot, width="content")
-        source = figures.dot_for(fn.text, x0, order, saved, bold, rankdir, lang(), False)
+        source = figures.to_dot(view, lang(), highlight=bold, direction=rankdir)
         with st.container(horizontal=True, vertical_alignment="center"):
             st.download_button(
                 t("graph.download.dot"), source, f"hograd_order{order}.dot", "text/vnd.graphviz",
                 icon=":material/download:", on_click="ignore", key="graph.dot",
             )  # fmt: skip
-            if figures.dot_available():
+            if cached.dot_available():
                 st.download_button(
-                    t("graph.download.svg"), lambda: figures.svg_for(source), f"hograd_order{order}.svg",
+                    t("graph.download.svg"), lambda: cached.svg_for(source), f"hograd_order{order}.svg",
                     "image/svg+xml", icon=":material/download:", on_click="ignore", key="graph.svg",
+                )  # fmt: skip
+                language = lang()  # read now: the files are made when the button is pressed
+                st.download_button(
+                    t("graph.download.steps"),
+                    lambda: cached.steps_zip(figures.pass_dots(
+                        lab, order, language, saved=saved, highlight=bold, direction=rankdir
+                    )),
+                    f"hograd_passes_order{order}.zip", "application/zip",
+                    help=t("graph.download.steps.help", order=order, x0=f"{x0:g}"),
+                    icon=":material/download:", on_click="ignore", key="graph.steps",
                 )  # fmt: skip
             else:
                 st.caption(t("graph.download.no_dot"))
@@ -121,9 +136,9 @@ def one_variable(fn: Function) -> float:
                            icon=":material/show_chart:", linked=True)  # fmt: skip
     with folded:
         if folded.open:
-            chart(figures.growth_figure(lab.stats, order, lang()), key="graph.growth")
+            chart(growth_figure(lab.stats, order, lang(), present()), key="graph.growth")
     graph_row(fn, x0, order)  # downloads: the view as a notebook
     with (table := lazy_expander(t("graph.table.title"), "graph.table", icon=":material/table:")):
         if table.open:
-            st.dataframe(figures.stats_rows(lab.stats, lang()), hide_index=True)
+            st.dataframe(stats_rows(lab.stats, lang()), hide_index=True)
     return x0

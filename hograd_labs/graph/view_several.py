@@ -1,6 +1,7 @@
-"""The graph page for a function of two or more variables: the double-backward graph of one
+"""The graph lab for a function of two or more variables: the double-backward graph of one
 Hessian-vector product (g = grad(f, w, create_graph=True), then grad(g·v, w)), each stage in
-its own colour. Called by pages/graph.py; reads its widgets, calls one cached function, renders.
+its own colour. Called by :func:`.page.draw`; reads its widgets, calls one cached function,
+renders.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from hograd_core import HogradError
 from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.hessian import numbers_limit
 from hograd_core.language import LIMITS, Function
-from hograd_serving.cached import hvp_graph_for
-from hograd_ui import graph_hvp_figures as figures
 from hograd_ui.parts.links import BIND, link_text
 from hograd_ui.parts.ui import box_chars, lang, lazy_expander, show_error, t
+
+from . import figures
+from .cached import hvp_graph_for
+from .compute import DECIMALS, shown
 
 SEED_POINT, SEED_VECTOR = "1, pi/2", "0.5, 1"  # the seed's example for w1**2*sin(w2)
 #: The boxes' bound, from the longest point a function may need, of its most variables (the
@@ -25,7 +28,7 @@ MAX_CHARS = box_chars(numbers_limit(LIMITS.max_variables))
 
 def _numbers(values: tuple[float, ...]) -> str:
     # rounded as the drawing's values are (cos(pi/2) is 6e-17 in float64)
-    return ", ".join(f"{figures.shown(v):.6g}" for v in values)
+    return ", ".join(f"{shown(v):.6g}" for v in values)
 
 
 def several_variables(fn: Function) -> None:
@@ -66,7 +69,7 @@ def several_variables(fn: Function) -> None:
     if graph.drawable:
         st.html(figures.hvp_legend_html(result, lang()))
         st.graphviz_chart(figures.hvp_dot(result, lang(), min_width=420.0), width="content")
-        st.caption(t("graphvars.rounded", decimals=figures.DECIMALS))
+        st.caption(t("graphvars.rounded", decimals=DECIMALS))
     else:
         st.warning(
             t("graphvars.too_large", nodes=f"{len(graph.nodes):,}", limit=GRAPH_BUDGET.max_draw),

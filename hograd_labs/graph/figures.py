@@ -1,0 +1,215 @@
+"""The graph lab's drawings: the graph of f, f', ..., f^(k) pass by pass (DOT, legend, tables,
+the growth in words) and the Hessian-vector product's graph, in the learner's language.
+
+The DOT source itself is written by :mod:`hograd_core.graph_dot`; the flag lab's drawings, the
+passes' names and the growth chart are shared with other pages (:mod:`hograd_ui.graph_figures`).
+Nothing here runs a process or reads a cache: laying DOT out as SVG is :mod:`.cached`'s.
+
+Note:
+    Streamlit's graphviz chart draws every label at its own small font size (0.6rem),
+    whatever the DOT says. So the DOT uses a 10 pt font (then the boxes fit the text), and the
+    pages draw the picture at its own size (``width="content"``), not stretched to the page's
+    width, where a three-node graph had 8x larger text than a large one; a drawing wider than
+    the page shrinks to fit, and presentation mode zooms them all alike (hograd_ui/parts/present.py).
+    ``min_width`` gives a drawing a minimum width.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+
+from hograd_core.graph_dot import tensor_dot, view_dot
+from hograd_core.graphs import GraphLab, GraphView, OrderStats, trend
+from hograd_core.hvp_graph import HVP_PASSES, HVPGraph
+from hograd_ui.graph_figures import (
+    NEW,
+    PASS_BORDERS,
+    PASS_COLOURS,
+    pass_count,
+    pass_legend,
+    pass_name,
+    words,
+)
+from hograd_ui.i18n import tr
+
+from .compute import shown
+
+__all__ = [
+    "STRUT",
+    "growth_text",
+    "hvp_dot",
+    "hvp_legend_html",
+    "hvp_summary_rows",
+    "legend_html",
+    "pass_dots",
+    "stage_name",
+    "summary_rows",
+    "to_dot",
+]
+
+#: points: a graph narrower than this is drawn as if this wide (text ~19 px)
+STRUT = 420.0
+
+
+def legend_html(view: GraphView, lang: str = "en", *, highlight: bool = True) -> str:
+    """The legend as a line of coloured chips for the page (fixed text, escaped; no user input)."""
+    chip = (
+        '<span style="display:inline-block;margin:0 .4em .4em 0;padding:.15em .6em;'
+        'border-radius:.3em;background:{fill};border:{width}px solid {border};color:#111827">'
+        "{text}</span>"
+    )
+    chips = []
+    for k, n in enumerate(view.per_pass):
+        text = html.escape(pass_count(k, n, lang))
+        newest = highlight and k == view.order
+        border = NEW if newest else PASS_BORDERS[k]
+        chips.append(
+            chip.format(fill=PASS_COLOURS[k], text=text, width=3 if newest else 1, border=border)
+        )  # noqa: E501
+    shapes = html.escape(tr("graph.legend.shapes", lang))
+    return (
+        f'<div style="line-height:2">{"".join(chips)}</div><div style="opacity:.75">{shapes}</div>'  # noqa: E501
+    )
+
+
+def to_dot(
+    view: GraphView, lang: str = "en", *, highlight: bool = True, legend: bool = True,
+    direction: str = "TB", min_width: float = 0.0,
+) -> str:  # fmt: skip
+    """DOT source of a graph view, nodes coloured by pass, the newest pass outlined.
+
+    Args:
+        view: from ``GraphLab.view(order)``.
+        lang: language of the legend ("en" or "zh").
+        highlight: outline the nodes the newest pass (``view.order``) added.
+        legend: put the legend (pass colours and counts) under the graph (for downloads; the
+            page shows :func:`legend_html` instead, which stays readable on large graphs).
+        direction: graphviz ``rankdir``: "TB" (inputs on top, as torchviz) or "LR".
+        min_width: the least width of the drawing in points (an invisible strut under it),
+            which caps how much a chart stretched to the page enlarges a small graph.
+
+    Raises:
+        BudgetError: the view has more than ``GRAPH_BUDGET.max_draw`` nodes: graphviz would
+            take seconds to minutes to lay it out and nobody could read it.
+    """
+    return view_dot(
+        view, highlight=highlight, direction=direction, min_width=min_width,
+        legend=pass_legend(view, lang, highlight) if legend else None,
+    )  # fmt: skip
+
+
+def _numbers(values: tuple[int, ...] | tuple[float, ...], fmt: str = "{}") -> str:
+    return ", ".join(fmt.format(v) for v in values)
+
+
+def growth_text(stats: tuple[OrderStats, ...], lang: str = "en") -> str:
+    """What grew, order by order, in sentences built from the measured counts.
+
+    One sentence on the node count (stopped, growing by more each order, or not by a factor:
+    :func:`hograd_core.graphs.trend` decides), one on the depth (its values per order), and
+    the factor each grew by from order 1 to the last; no number in them is fixed text.
+    """
+    nodes = trend([s.nodes for s in stats])
+    depth = trend([s.depth for s in stats])
+    last = len(stats) - 1
+    if nodes.kind == "none":
+        return tr("graph.growth.none", lang)
+    if nodes.kind == "stopped":
+        parts = [tr("graph.growth.flat", lang, since=nodes.since, nodes=nodes.values[-1])]
+    else:
+        added = _numbers(nodes.added)
+        key = "graph.growth.growing" if nodes.kind == "growing" else "graph.growth.steady"
+        ratios = _numbers(nodes.ratios, "×{:.2f}")
+        parts = [tr(key, lang, span=nodes.span, added=added, ratios=ratios)]
+        if nodes.rising:
+            parts.append(tr("graph.growth.rising", lang))
+    values = _numbers(depth.values)
+    if depth.kind == "stopped" and depth.since < last:
+        parts.append(tr(
+            "graph.growth.depth_stopped", lang, last=last, depths=values,
+            depth=depth.values[-1], since=depth.since,
+        ))  # fmt: skip
+    else:
+        parts.append(tr("graph.growth.depth_line", lang, last=last, depths=values))
+    if last >= 2 and stats[1].nodes and stats[1].depth and stats[-1].nodes != stats[1].nodes:
+        parts.append(tr(
+            "graph.growth.compare", lang, last=last,
+            nodes=f"{stats[-1].nodes / stats[1].nodes:.1f}",
+            depth=f"{stats[-1].depth / stats[1].depth:.1f}",
+        ))  # fmt: skip
+    return " ".join(parts)
+
+
+def pass_dots(
+    lab: GraphLab, order: int, lang: str = "en", *, saved: bool = False, highlight: bool = True,
+    direction: str = "TB",
+) -> tuple[str, ...]:  # fmt: skip
+    """The downloads' DOT of the graph after each pass 0..``order`` (legend inside, the newest
+    pass outlined): one slide per step, as ``python -m hograd_core graph --steps`` draws them.
+    """
+    return tuple(
+        to_dot(lab.view(k, show_saved=saved), lang, highlight=highlight, direction=direction)
+        for k in range(order + 1)
+    )
+
+
+def summary_rows(view: GraphView, lang: str = "en") -> list[dict[str, object]]:
+    """The view's nodes by type (rows) and pass (columns), with a total, for a table."""
+    passes = [pass_name(k, lang) for k in range(view.order + 1)]
+    return [
+        {tr("graph.summary.type", lang): row.op, **dict(zip(passes, row.per_pass, strict=True)),
+         tr("graph.summary.total", lang): row.total}
+        for row in view.summary
+    ]  # fmt: skip
+
+
+# ---- the graph of one Hessian-vector product (two or more variables) ------------------------
+# Its four colours are the four stages of ``hvp_graph`` (forward, the recorded first backward,
+# g·v, the second backward), named here in the learner's language.
+
+#: The name of each stage, in the order of HVP_PASSES (forward, grad, dot, hvp).
+_STAGES = ("graphvars.pass.forward", "graphvars.pass.grad", "graphvars.pass.dot",
+           "graphvars.pass.hvp")  # fmt: skip
+
+
+def stage_name(k: int, lang: str = "en") -> str:
+    """The name of stage ``k`` of the HVP graph in ``lang``."""
+    assert _STAGES[k].endswith(HVP_PASSES[k])
+    return tr(_STAGES[k], lang)
+
+
+def hvp_dot(result: HVPGraph, lang: str = "en", *, min_width: float = 0.0) -> str:
+    """DOT source of the HVP graph, its values rounded by :func:`.compute.shown` (then written
+    with 4 significant digits); raises BudgetError over the drawing limit."""
+    nodes = tuple(n if n.value is None else dataclasses.replace(n, value=shown(n.value))
+                  for n in result.graph.nodes)  # fmt: skip
+    graph = dataclasses.replace(result.graph, nodes=nodes)
+    return tensor_dot(graph, words(lang), min_width=min_width)
+
+
+def hvp_legend_html(result: HVPGraph, lang: str = "en") -> str:
+    """One chip per stage: its colour, its name and how many backward functions it added
+    (fixed text, escaped; no user input)."""
+    chip = (
+        '<span style="display:inline-block;margin:0 .4em .4em 0;padding:.1em .5em;'
+        'border-radius:.3em;background:{fill};border:1px solid {border};color:#111827">'
+        "{text}</span>"
+    )
+    chips = []
+    for k, n in enumerate(result.graph.per_pass):
+        key = "graph.legend.pass_one" if n == 1 else "graph.legend.pass"
+        text = html.escape(tr(key, lang, name=stage_name(k, lang), n=n))
+        chips.append(chip.format(fill=PASS_COLOURS[k], border=PASS_BORDERS[k], text=text))
+    return f'<div style="line-height:2">{"".join(chips)}</div>'
+
+
+def hvp_summary_rows(result: HVPGraph, lang: str = "en") -> list[dict[str, object]]:
+    """Backward functions by type (rows) and stage (columns), with a total, for a table."""
+    stages = [stage_name(k, lang) for k in range(len(HVP_PASSES))]
+    return [
+        {tr("graphvars.summary.type", lang): row.op,
+         **dict(zip(stages, row.per_pass, strict=True)),
+         tr("graphvars.summary.total", lang): row.total}
+        for row in result.summary
+    ]  # fmt: skip

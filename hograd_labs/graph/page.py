@@ -1,0 +1,209 @@
+"""The graph lab's page: the autograd graph pass by pass (:mod:`.view_one`, or the graph of a
+Hessian-vector product for two or more variables, :mod:`.view_several`), the flag lab on the
+same function, and the classic traps."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from hograd_core import HogradError
+from hograd_core.flaglab.cases import CASES
+from hograd_core.flaglab.flags import ACTIONS, FlagOutcome
+from hograd_core.graphs import GRAPH_BUDGET
+from hograd_core.language import Function
+from hograd_serving import cached as serving  # a module: tests replace its functions
+from hograd_ui.graph_figures import drawn_counts, flag_dot, flag_legend_html
+from hograd_ui.parts.downloads import flag_code_tabs
+from hograd_ui.parts.links import BIND
+from hograd_ui.parts.ui import function_box, lang, lazy_expander, localized_choice, static_table, t
+
+from .compute import PRESETS, RETAIN, flag_settings
+from .view_one import one_variable, refused
+from .view_several import several_variables
+
+__all__ = ["draw"]
+# Option labels are looked up in dicts built during the run (never by calling t() later, when the
+# language may have changed): see localized_choice in hograd_ui/parts/ui.py.
+
+
+def show_outcome(outcome: FlagOutcome, key: str, fn: Function | None = None) -> None:
+    """What PyTorch printed or raised, its warnings, why, the fix, and the code (in an
+    expander keyed ``key``; Python and C++ tabs, ``fn`` the flag lab's function)."""
+    if outcome.raised:
+        st.error(
+            t("graph.result.raised", error_type=outcome.steps[-1].error_type),
+            icon=":material/error:",
+        )
+    else:
+        st.success(t("graph.result.ran"), icon=":material/check_circle:")
+    st.code(outcome.transcript(), language=None, wrap_lines=True)
+    for message in outcome.warnings:
+        st.warning(t("graph.result.warned"), icon=":material/warning:")
+        st.code(message, language=None, wrap_lines=True)
+    head = {k: t(f"graph.result.{k}") for k in ("name", "value", "requires_grad", "grad_fn")}
+    rows = [
+        {head["name"]: r.name, head["value"]: "None" if r.value is None else f"{r.value:.6g}",
+         head["requires_grad"]: r.requires_grad, head["grad_fn"]: r.grad_fn or "None"}
+        for step in outcome.steps for r in step.results
+    ]  # fmt: skip
+    if rows:
+        static_table(pd.DataFrame(rows))
+    facts = dict(outcome.params)  # read from the real graph: its functions, what was freed
+    why = " ".join(t(key, **facts) for key in outcome.explain)
+    st.info(f"**{t('graph.result.why')}** {why}", icon=":material/lightbulb:")
+    if outcome.fixes:
+        fix = " ".join(t(key, **facts) for key in outcome.fixes)
+        st.success(f"**{t('graph.result.fix')}** {fix}", icon=":material/build:")
+    with (box := lazy_expander(t("graph.result.code"), key, icon=":material/code:")):
+        if box.open:
+            flag_code_tabs(outcome.snippet, fn)  # the script, its .py, and its C++ twin
+
+
+def draw_flag_graph(place: object, outcome: FlagOutcome) -> bool:
+    """The run's graph in the flag lab's colours with its legend, in ``place``; or, over the
+    drawing limit, a caption that says so. Returns whether it was drawn."""
+    graph = outcome.drawing
+    if graph is None or not graph.drawable:
+        place.caption(t("graph.draw.too_large", limit=GRAPH_BUDGET.max_draw))
+        return False
+    place.html(flag_legend_html(graph, lang()))
+    place.graphviz_chart(flag_dot(graph, lang()), width="content")
+    return True
+
+
+def show_drawings(off: FlagOutcome, on: FlagOutcome, this: bool) -> None:
+    """The real graph after the run, with create_graph=False and =True side by side; ``this``
+    is the create_graph of the run shown above."""
+    st.markdown(f"**{t('graph.draw.title')}**")
+    for column, outcome, flag in zip(st.columns(2), (off, on), (False, True), strict=True):
+        mark = f" · {t('graph.draw.this_run')}" if flag == this else ""
+        column.markdown(f"`create_graph={flag}`{mark}")
+        if draw_flag_graph(column, outcome):
+            ops, kept, stale = outcome.drawing.counts
+            column.caption(drawn_counts(ops, kept, stale, lang()))
+    nodes, saved_bytes = on.first_call
+    if len(on.steps) > 2:  # the first call ran
+        key = "graph.draw.changed" if nodes else "graph.draw.same"
+        st.markdown(t(key, nodes=nodes, bytes=f"{saved_bytes:,}"))
+
+
+def show_torchviz(outcome: FlagOutcome) -> None:
+    """torchviz's view of the same tensors, with the line of code that made it."""
+    views = dict(outcome.views)
+    linked = any(k in st.query_params for k in ("graph.tv.attrs", "graph.tv.saved"))
+    box = lazy_expander(t("graph.tv.title"), "graph.tv.open", expanded=linked,
+                        icon=":material/account_tree:")  # fmt: skip
+    with box:
+        if not box.open:  # its toggles are in the link only when it was open
+            return
+        st.caption(t("graph.tv.lead"))
+        with st.container(horizontal=True):
+            attrs = st.toggle(t("graph.tv.attrs"), key="graph.tv.attrs", bind=BIND)
+            saved = st.toggle(t("graph.tv.saved"), key="graph.tv.saved", bind=BIND)
+        key = f"{attrs},{saved}"
+        st.code(f"from torchviz import make_dot\n\n{views[f'code:{key}']}", language="python")
+        if f"error:{key}" in views:
+            st.error(t("graph.tv.error"), icon=":material/error:")
+            st.code(views[f"error:{key}"], language=None, wrap_lines=True)
+        elif outcome.drawing is None or not outcome.drawing.drawable:
+            st.caption(t("graph.draw.too_large", limit=GRAPH_BUDGET.max_draw))
+        else:
+            st.graphviz_chart(views[f"dot:{key}"], width="content")  # at its own size, as the rest
+
+
+def show_case_drawing(outcome: FlagOutcome) -> None:
+    """The graph a classic case left behind, in the flag lab's colours."""
+    st.markdown(f"**{t('graphvars.case.drawing')}**")
+    draw_flag_graph(st.container(), outcome)
+
+
+def draw() -> None:
+    """The whole page: the graph of the typed function, the flag lab on it, the traps."""
+    st.title(t("graph.title"))
+    st.markdown(t("graph.lead"))
+    fn = function_box("graph", t("graph.fn.label"), PRESETS)
+    if len(fn.variables) >= 2:
+        several_variables(fn)
+        x0 = None  # the flag lab's runs take one variable
+    else:
+        x0 = one_variable(fn)
+    st.divider()
+    flag_lab(fn, x0)
+    st.divider()
+    traps()
+
+
+def flag_lab(fn: Function, x0: float | None) -> None:
+    """The toggles of ``torch.autograd.grad`` on ``fn`` at ``x0`` (None: ``fn`` has several
+    variables), the run, its drawings and torchviz's view."""
+    st.header(t("graph.flags.title"))
+    st.markdown(t("graph.flags.lead"))
+    toggles, third = st.columns([5, 3], gap="large")
+    actions = {a: t(f"graph.flags.action.{a}") for a in ACTIONS}
+    action = localized_choice(
+        t("graph.flags.action"), actions, "graph.flag.action", container=third
+    )
+    grad_call = action != "backward"
+    with toggles.container(horizontal=True, vertical_alignment="bottom"):
+        create_graph = st.toggle(
+            t("graph.flags.create_graph"), key="graph.flag.create_graph",
+            help=t("graph.flags.create_graph.help"), bind=BIND,
+        )  # fmt: skip
+        retain = st.segmented_control(
+            t("graph.flags.retain_graph"), list(RETAIN), default="None", required=True,
+            key="graph.flag.retain_graph", help=t("graph.flags.retain_graph.help"), bind=BIND,
+            format_func={**{v: v for v in RETAIN}, "None": t("graph.flags.retain.default")}.__getitem__,
+        )  # fmt: skip
+    unused = toggles.toggle(t("graph.flags.unused"), key="graph.flag.unused", bind=BIND)
+    with toggles.container(horizontal=True):
+        allow_unused = st.toggle(
+            t("graph.flags.allow_unused"), key="graph.flag.allow_unused", disabled=not grad_call,
+            help=t("graph.flags.allow_unused.help"), bind=BIND,
+        )  # fmt: skip
+        materialize = st.toggle(
+            t("graph.flags.materialize_grads"), key="graph.flag.materialize",
+            disabled=not grad_call, help=t("graph.flags.materialize_grads.help"), bind=BIND,
+        )  # fmt: skip
+    if not grad_call:
+        third.caption(t("graph.flags.backward_note"))
+    if action == "backward" and create_graph:
+        third.caption(t("graph.flags.isolated", why=t("graph.flags.isolated.warn_once")))
+    if x0 is None:
+        st.info(t("graphvars.flags_one"), icon=":material/info:")
+        return
+    s = flag_settings(create_graph, retain, allow_unused, materialize, unused, action)
+    flags = (s.retain_graph, s.allow_unused, s.materialize_grads, s.unused_input, s.action)
+    try:
+        outcome = serving.flags_for(fn.text, x0, s.create_graph, *flags)
+        show_outcome(outcome, "graph.flag.code", fn)
+        other = serving.flags_for(fn.text, x0, not s.create_graph, *flags)  # create_graph flipped
+        off, on = (other, outcome) if s.create_graph else (outcome, other)
+        show_drawings(off, on, s.create_graph)
+        show_torchviz(outcome)
+    except HogradError as err:
+        refused(err)
+
+
+def traps() -> None:
+    """The gallery of classic errors: a case, one of its variants, and its run."""
+    st.header(t("graph.cases.title"))
+    st.markdown(t("graph.cases.lead"))
+    case = localized_choice(t("graph.cases.pick"), {c: t(f"graph.case.{c}") for c in CASES},
+                            "graph.case", widget="selectbox", old_labels="graph.case.")  # fmt: skip
+    variant = localized_choice(
+        t("graph.cases.variant"), {v: t(f"graph.case.{case}.{v}") for v in CASES[case].variants},
+        f"graph.variant.{case}", widget="segmented_control", old_labels=f"graph.case.{case}.",
+    )  # fmt: skip
+    for name in (f"graph.variant.{c}" for c in CASES if c != case):  # another case's variant
+        if name in st.session_state and name in st.query_params:  # stays in the session only
+            del st.query_params[name]
+    if CASES[case].isolated:
+        why = "anomaly" if case == "nan_anomaly" else "warn_once"
+        st.caption(t("graph.flags.isolated", why=t(f"graph.flags.isolated.{why}")))
+    try:
+        shown = serving.case_for(case, variant)
+        show_outcome(shown, "graph.case.code")
+        show_case_drawing(shown)
+    except HogradError as err:
+        refused(err)
