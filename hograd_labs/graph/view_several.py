@@ -9,9 +9,11 @@ from __future__ import annotations
 import streamlit as st
 
 from hograd_core import HogradError
+from hograd_core.cpp_code import hvp_graph_cpp
 from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.hessian import numbers_limit
 from hograd_core.language import LIMITS, Function
+from hograd_ui.parts.downloads import cpp_file, language_tabs, slug
 from hograd_ui.parts.links import BIND, link_text
 from hograd_ui.parts.ui import box_chars, lang, lazy_expander, show_error, t
 
@@ -82,4 +84,10 @@ def several_variables(fn: Function) -> None:
             st.dataframe(figures.hvp_summary_rows(result, lang()), hide_index=True)
     with (code := lazy_expander(t("graphvars.code"), "graphvars.code", icon=":material/code:")):
         if code.open:
-            st.code(result.code, language="python")
+            python, cpp = language_tabs()
+            python.code(result.code, language="python")
+            with cpp:
+                name = f"hograd_hvp_graph_{slug(fn.text)}"
+                program = hvp_graph_cpp(fn, result.point, result.vector, record, result.reaches,
+                                        name)  # fmt: skip
+                cpp_file(program, name, "graphvars")

@@ -8,6 +8,7 @@ import math
 import pytest
 
 from hograd_core import parse
+from hograd_core.cpp_code import hvp_graph_cpp
 from hograd_core.hvp_graph import hvp_graph
 from hograd_labs.graph.figures import hvp_dot
 from tests.app.test_graph_page import open_graph, rerun
@@ -36,6 +37,10 @@ def test_seed_example_draws_the_hvp_graph(lang: str) -> None:
     info = " ".join(i.value for i in at.info)
     assert ("one variable" if lang == "en" else "单变量") in info
     assert expected.code.rstrip("\n") in [c.value for c in at.code]
+    # beside it, its C++ twin (tests/cpp compiles it and compares the output)
+    program = hvp_graph_cpp(parse(SEED), expected.point, expected.vector, False,
+                            expected.reaches, "hograd_hvp_graph_w1_2_sin_w2")  # fmt: skip
+    assert program.rstrip("\n") in [c.value for c in at.code if c.language == "cpp"]
     assert not any("point" in e.value or "vector" in e.value for e in at.error)
 
 
