@@ -1,4 +1,5 @@
-"""Curvature beyond one number: the Hessian's diagonal, and momentum on the κ quadratics.
+"""Curvature beyond one number: the Hessian's diagonal, momentum on the κ quadratics,
+Gauss-Newton against the Hessian, and the Hessian's spectral density.
 
 The diagonal. diag(H) is what a diagonal preconditioner divides by, and what a physics-informed
 loss needs for u_xx + u_yy (the Laplacian is the trace of the Hessian in the inputs: the sum of
@@ -13,6 +14,17 @@ quadratic ((x+y)² + κ(y−x)²)/4 (Hessian eigenvalues 1 and κ). Along an eig
 run is M(λ)^k in closed form, its rate the spectral radius of M(λ), and it converges iff
 0 < lr λ < 2(1 + β) for every λ (0 ≤ β < 1): the limit lr < 2(1 + β)/λ_max (Goh, "Why Momentum
 Really Works", Distill 2017).
+
+Gauss-Newton. For a loss ℓ(model(θ)) the Hessian is H = Jᵀ H_ℓ J + Σₖ (∂ℓ/∂outₖ) ∇² outₖ
+(J = ∂model/∂θ). The Gauss-Newton matrix G = Jᵀ H_ℓ J keeps the first term only: positive
+semi-definite when ℓ is convex in the outputs, equal to H when the model is linear in θ, and
+G v costs a jvp and a vjp. Hessian-free (Martens 2010) solves (G + λI) d = −∇f by conjugate
+gradients; on H, CG can meet a direction of negative curvature and must stop there.
+
+Spectral density. Stochastic Lanczos quadrature (Ghorbani, Krishnan and Xiao 2019; PyHessian,
+Yao et al. 2020): m Lanczos steps from a random unit vector give nodes θₖ and weights τₖ with
+vᵀ p(H) v = Σ τₖ p(θₖ) for every polynomial p of degree below 2m; averaged over starts and
+smoothed by a Gaussian, Σ τₖ N(θₖ, σ²) estimates the density of H's eigenvalues.
 
 This file is the experiment of hograd's curvature tab, whole: the page runs it, and its download
 is this file with the page's settings under ``if __name__ == "__main__":``. It needs torch,
@@ -36,8 +48,11 @@ from hograd_core.hvp_examples import quadratic
 from hograd_core.language import parse
 
 __all__ = [
-    "DiagonalConfig", "DiagonalStudy", "MomentumConfig", "MomentumRun", "heavy_ball_matrix",
-    "heavy_ball_rate", "momentum", "network_function", "report", "study", "typed_function",
+    "DiagonalConfig", "DiagonalStudy", "HFRun", "MomentumConfig", "MomentumRun",
+    "NetworkCurvatureConfig", "Regions", "Spectra", "conjugate_gradient", "ggn_product", "hessian_free",
+    "hessian_product", "heavy_ball_matrix", "heavy_ball_rate", "lanczos", "matrix_of", "momentum",
+    "network_function", "network_model", "quadrature", "regions", "report", "slq", "spectra", "study",
+    "typed_function",
 ]  # fmt: skip
 
 
@@ -61,7 +76,19 @@ class MomentumConfig:
     start: tuple[float, float] = (2.0, 1.0)  # x₀ (and x₋₁ = x₀: no velocity at first)
 
 
-# %% The diagonal, exact and estimated, with what each costs
+@dataclass(frozen=True)
+class NetworkCurvatureConfig:
+    hidden: int = 16  # the network: moons, 2-hidden-2, tanh, cross-entropy on 400 points
+    train_steps: int = 200  # Adam steps before G, H and the spectral density are taken
+    seed: int = 0  # the network's training and the Lanczos starts
+    hf_iterations: int = 15  # Hessian-free steps, each one CG solve (from one Adam step in)
+    cg_iterations: int = 20  # CG iterations per step at most: one G v (or H v) each
+    damping: float = 0.01  # λ at the first step; Levenberg-Marquardt adapts it after each
+    lanczos_steps: int = 30  # SLQ: Lanczos steps per start (one H v each)
+    starts: int = 10  # SLQ: random starts (each a Rademacher vector over √n)
+    width: float = 0.01  # SLQ: the Gaussian's σ, as a fraction of the Ritz values' range# %% The diagonal, exact and estimated, with what each costs
+
+
 def typed_function(text: str) -> tuple[Callable[[torch.Tensor], torch.Tensor], tuple[str, ...]]:
     """A typed function as f(w) of a flat float64 tensor, and its variables' names."""
     fn = parse(text)
@@ -240,19 +267,6 @@ def momentum(config: MomentumConfig) -> MomentumRun:
 
 
 # %% Gauss-Newton against the Hessian: G v = Jᵀ H_loss J v, from a jvp and a vjp
-@dataclass(frozen=True)
-class NetworkCurvatureConfig:
-    hidden: int = 16  # the network: moons, 2-hidden-2, tanh, cross-entropy on 400 points
-    train_steps: int = 200  # Adam steps before G, H and the spectral density are taken
-    seed: int = 0  # the network's training and the Lanczos starts
-    hf_iterations: int = 15  # Hessian-free steps, each one CG solve (from one Adam step in)
-    cg_iterations: int = 20  # CG iterations per step at most: one G v (or H v) each
-    damping: float = 0.01  # λ at the first step; Levenberg-Marquardt adapts it after each
-    lanczos_steps: int = 30  # SLQ: Lanczos steps per start (one H v each)
-    starts: int = 10  # SLQ: random starts (each a Rademacher vector over √n)
-    width: float = 0.01  # SLQ: the Gaussian's σ, as a fraction of the Ritz values' range
-
-
 def network_model(hidden: int, steps: int, seed: int) -> tuple[Callable, Callable, torch.Tensor]:
     """The trained network split in two: θ ↦ logits (400 x 2) and logits ↦ mean cross-entropy,
     and θ. Their composition is :func:`network_function`'s loss."""
@@ -421,6 +435,41 @@ def gaussian_density(grid: np.ndarray, nodes: np.ndarray, weights: np.ndarray, s
 
 
 @dataclass(frozen=True)
+class Regions:
+    """What the density chart names, read from SLQ's nodes and weights (pooled over starts).
+
+    Attributes:
+        bulk: (low, high), the connected stretch around the density's peak where it stays above
+            1% of that peak.
+        outliers: SLQ's nodes above the bulk, one per cluster (they recur in every start:
+            Lanczos finds the extreme eigenvalues first), descending.
+        negative_mass: the weight below 0, SLQ's estimate of the fraction of negative
+            eigenvalues.
+    """
+
+    bulk: tuple[float, float]
+    outliers: tuple[float, ...]
+    negative_mass: float
+
+
+def regions(grid: np.ndarray, density: np.ndarray, nodes: np.ndarray, weights: np.ndarray):
+    """The bulk, the outliers and the negative mass of an SLQ density."""
+    peak = int(np.argmax(density))
+    above = density > 0.01 * density[peak]
+    lo, hi = peak, peak
+    while lo > 0 and above[lo - 1]:
+        lo -= 1
+    while hi < len(grid) - 1 and above[hi + 1]:
+        hi += 1
+    x, w = nodes.ravel(), weights.ravel() / weights.sum()
+    outliers: list[float] = []
+    for value in sorted(x[(x > grid[hi]) & (w > 1e-6)], reverse=True):
+        if not outliers or outliers[-1] - value > 1e-3 * abs(value):  # a new cluster
+            outliers.append(float(value))
+    return Regions((float(grid[lo]), float(grid[hi])), tuple(outliers), float(w[x < 0].sum()))
+
+
+@dataclass(frozen=True)
 class Spectra:
     """G and H of the trained network, exactly, and H's density by SLQ beside the exact one.
 
@@ -435,6 +484,7 @@ class Spectra:
             over the starts); trace_exact, trace_sq_exact: the same from H's eigenvalues.
         trace_sd, trace_sq_sd: their standard errors from the Rademacher variance, 2 Σ_{i≠j} Aᵢⱼ²
             per start for A = H and A = H², over the starts.
+        regions: the bulk, outliers and negative mass SLQ's density shows.
         hf: the Hessian-free runs on G and on H.
         products: (G's matrix, H's matrix, SLQ) H v or G v products.
     """
@@ -454,6 +504,7 @@ class Spectra:
     trace_sq_exact: float
     trace_sd: float
     trace_sq_sd: float
+    regions: Regions
     hf: tuple[HFRun, HFRun]
     products: tuple[int, int, int]
 
@@ -505,12 +556,12 @@ def spectra(config: NetworkCurvatureConfig) -> Spectra:
         float(n * (weights * nodes**2).sum(axis=1).mean()),
         float(lam_h.sum()), float((lam_h**2).sum()),
         rademacher_sd(h_matrix, config.starts), rademacher_sd(h_matrix @ h_matrix, config.starts),
-        hf, (n, n, config.starts * min(config.lanczos_steps, n)),
+        regions(grid, density, nodes, weights), hf, (n, n, config.starts * min(config.lanczos_steps, n)),
     )  # fmt: skip
 
 
 # %% What the page shows, one "name value ..." line each
-def report(typed: DiagonalStudy, network: DiagonalStudy, run: MomentumRun) -> None:
+def report(typed: DiagonalStudy, network: DiagonalStudy, run: MomentumRun, sp: Spectra) -> None:
     """Print the numbers the tab shows (seconds vary from run to run, the rest does not)."""
     for name, s in (("typed", typed), ("network", network)):
         print(name + "_exact", *s.exact.tolist()[:10])
@@ -521,6 +572,16 @@ def report(typed: DiagonalStudy, network: DiagonalStudy, run: MomentumRun) -> No
     print("momentum_rates", *run.rates["momentum"], "gd_rates", *run.rates["gd"])
     print("limit", run.limit, "best", run.best_lr, run.best_beta, run.best_rate)
     print("momentum_loss_last", run.losses["momentum"][-1], "gd_loss_last", run.losses["gd"][-1])
+    print("ggn_min_eigenvalue", sp.ggn[0], "hessian_min_eigenvalue", sp.hessian[0])
+    print("hessian_negative_eigenvalues", int((sp.hessian < 0).sum()), "of", len(sp.hessian))
+    print("slq_density_l1_error", sp.l1_error, "sigma", sp.sigma)
+    print("bulk", *sp.regions.bulk, "outliers", *sp.regions.outliers)
+    print("negative_mass", sp.regions.negative_mass)
+    print("slq_trace", sp.trace, "exact", sp.trace_exact, "standard_error", sp.trace_sd)
+    print("slq_trace_sq", sp.trace_sq, "exact", sp.trace_sq_exact, "standard_error", sp.trace_sq_sd)
+    for hf in sp.hf:
+        print(f"hf_{hf.curvature}_losses", *hf.losses.tolist())
+        print(f"hf_{hf.curvature}_negative_stops", int(hf.negative.sum()))
 
 
 # %% Run it
@@ -528,9 +589,10 @@ if __name__ == "__main__":
     # the settings: the page's download writes its own on the next two lines
     diagonal = DiagonalConfig()
     momentum_config = MomentumConfig()
+    network_config = NetworkCurvatureConfig()
     torch.set_num_threads(1)  # tensors this small: a second thread only adds waiting
     f, names = typed_function(diagonal.function)
     typed = study(f, torch.tensor(diagonal.point, dtype=torch.float64), names, diagonal)
     loss, theta = network_function(diagonal.hidden, diagonal.train_steps, diagonal.seed)
     network = study(loss, theta, tuple(f"θ{i}" for i in range(theta.numel())), diagonal)
-    report(typed, network, momentum(momentum_config))
+    report(typed, network, momentum(momentum_config), spectra(network_config))

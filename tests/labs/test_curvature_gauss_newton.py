@@ -121,6 +121,11 @@ def test_slq_moments_and_density_against_the_exact_spectrum() -> None:
     assert s.exact_density.sum() * dx == pytest.approx(1, abs=1e-3)
     assert s.density.sum() * dx == pytest.approx(1, abs=1e-3)
     assert s.l1_error < 0.3
+    # the outliers SLQ names are eigvalsh's largest eigenvalues; the bulk holds the rest
+    top = s.regions.outliers
+    assert len(top) >= 1
+    np.testing.assert_allclose(top, s.hessian[::-1][: len(top)], rtol=1e-6)
+    assert s.regions.bulk[0] <= s.hessian[0] and s.hessian[-len(top) - 1] <= s.regions.bulk[1]
     # with as many Lanczos steps as parameters, a start's nodes are H's distinct eigenvalues
     # (the softmax's shift invariance makes 0 a multiple one: Lanczos finds it once)
     full = NetworkCurvatureConfig(hidden=4, train_steps=100, lanczos_steps=n, starts=1,
