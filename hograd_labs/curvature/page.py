@@ -245,7 +245,8 @@ def density_part() -> NetworkCurvatureConfig:
                   outliers=", ".join(num(v, 3) for v in r.outliers) or "—",
                   top=", ".join(num(v, 3) for v in sp.hessian[::-1][: max(1, len(r.outliers))]),
                   mass=f"{r.negative_mass:.0%}", k=int((sp.hessian < 0).sum()),
-                  exact_mass=f"{(sp.hessian < 0).mean():.0%}"))  # fmt: skip
+                  exact_mass=f"{(sp.hessian < 0).mean():.0%}", products=f"{sp.products[2]:,}",
+                  full=f"{sp.products[1]:,}"))  # fmt: skip
     return config
 
 
