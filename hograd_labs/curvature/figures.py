@@ -163,7 +163,7 @@ def _symlog(values: np.ndarray, scale: float) -> np.ndarray:
 def _symlog_ticks(top: float, scale: float) -> dict:
     """Ticks of a symlog axis at 0 and ±1, ±3 × powers of ten up to ``top``, as real values."""
     values = [0.0]
-    p = 10.0 ** math.floor(math.log10(scale))
+    p = 10.0 ** math.ceil(math.log10(scale))  # ticks closer to 0 than scale would overlap
     while p <= top * 1.01:
         values += [p, -p]
         p *= 10
@@ -260,7 +260,7 @@ def density_figure(sp: Spectra, lang: str, projector: bool) -> object:
     return plain_figure(
         traces, projector=projector, **_legend_below(520),
         title=_title(tr("curvature.fig.density", lang)),
-        xaxis=axis_props(tr("curvature.fig.eig_value", lang)),
+        xaxis=axis_props(tr("curvature.fig.eigenvalue", lang)),
         yaxis=axis_props(tr("curvature.fig.density_axis", lang), type="log",
                          range=[math.log10(floor), math.log10(peak) + 0.3]),
         annotations=notes, barmode="overlay",

@@ -214,7 +214,8 @@ def gauss_newton_part() -> NetworkCurvatureConfig:
     left, right = st.columns(2, gap="medium")
     chart(figs.spectrum_figure(sp, lang(), projector()), where=left)
     chart(figs.hf_figure(sp, lang(), projector()), where=right)
-    st.markdown(t("curvature.gn.result", n=len(sp.hessian), g_loss=num(g.losses[-1], 4),
+    st.markdown(t("curvature.gn.result", n=len(sp.hessian), g_min=num(float(sp.ggn[0]), 3),
+                  h_min=num(float(sp.hessian[0]), 3), g_loss=num(g.losses[-1], 4),
                   h_loss=num(h.losses[-1], 4), start=num(g.losses[0], 4),
                   steps=len(g.losses) - 1, g_stops=int(g.negative.sum()),
                   h_stops=int(h.negative.sum()), g_products=g.products,
