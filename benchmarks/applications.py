@@ -20,6 +20,15 @@ reported as medians; counts (HVPs) are exact. One thread, as the server runs.
   default heat run (2-20-20-1 tanh MLP, 256 interior + 3 x 64 edge points; the residual's
   u_t and u_xx by ``torch.autograd.grad`` with ``create_graph=True``, then backward to the
   weights) against one plain regression step of the same network on the same points.
+* curvature (issue 40; :mod:`hograd_labs.curvature.compute` on its default moons network, 82
+  parameters): ``slq_density_l1_error`` (SLQ's density, 10 starts x 30 Lanczos steps, against
+  the exact eigvalsh density with the same σ), ``ggn_min_eigenvalue`` (0 up to rounding: G is
+  positive semi-definite), ``hutchinson_rel_error_at_1000`` (‖estimate − diag H‖ / ‖diag H‖
+  after 1,000 probes), and the cost ratios, each pair timed side by side: one G v over one
+  H v, the exact diagonal (n products) and Hutchinson's 1,000 probes over torch.func.hessian,
+  SLQ over H built whole plus eigvalsh, the PINN residual's u_xx as one diagonal product over
+  vmap(hessian), and f⁽⁴⁾ of sin(x)·exp(x) by nested jvp, forward_ad and Taylor mode over
+  nested reverse mode.
 * ``anomaly_step_over_plain_step``: one training step of the gradient-statistics network inside
   ``torch.autograd.detect_anomaly()`` against the same step without it (this process only: the
   app never switches anomaly mode on in the server).
@@ -236,6 +245,62 @@ def wgan_costs(rounds: int) -> dict[str, float]:
     }
 
 
+# ---- curvature beyond one number (issue 40)
+
+
+def curvature_costs(rounds: int) -> dict[str, float]:
+    """The accuracy of each curvature route on the curvature tab's network, and what each
+    costs against the route it replaces (interleaved medians)."""
+    from hograd_core.diagonal import exact_diagonal, hutchinson_diagonal
+    from hograd_core.forward_mode import forward_costs
+    from hograd_labs.curvature import compute as cv
+
+    config = cv.NetworkCurvatureConfig()
+    sp = cv.spectra(config)
+    model, loss, theta = cv.network_model(config.hidden, config.train_steps, config.seed)
+    n = theta.numel()
+
+    def f(w: torch.Tensor) -> torch.Tensor:
+        return loss(model(w))
+
+    exact = exact_diagonal(f, theta)
+    estimate = hutchinson_diagonal(f, theta, 1000, 0).mean(dim=0)
+    v = torch.ones(n, dtype=torch.float64) / n**0.5
+    g, h = cv.ggn_product(model, loss, theta), cv.hessian_product(f, theta)
+
+    def whole_eigvalsh() -> None:
+        np.linalg.eigvalsh(cv.matrix_of(h, n))
+
+    calls = {"ggn": lambda: g(v), "hvp": lambda: h(v),
+             "exact_diagonal": lambda: exact_diagonal(f, theta),
+             "hutchinson": lambda: hutchinson_diagonal(f, theta, 1000, 0),
+             "hessian": lambda: cv.full_hessian(f, theta),
+             "slq": lambda: cv.slq(h, n, config.lanczos_steps, config.starts, 0),
+             "eigvalsh": whole_eigvalsh}  # fmt: skip
+    t = interleaved_medians(calls, max(3, rounds // 4))
+    heat = pinn.preset("heat")
+    gen = torch.Generator().manual_seed(heat.seed)
+    params = pinn.network_parameters(pinn.network_sizes(heat), gen)
+    inner, _, _ = pinn._points(heat, gen)
+    second = pinn.second_derivative_costs(params, heat, inner, rounds)
+    fc = forward_costs(parse("sin(x)*exp(x)"), [0.7], 4, rounds=min(rounds, 7))
+    rev = fc.seconds["reverse"][4]
+    return {
+        "slq_density_l1_error": sp.l1_error,
+        "ggn_min_eigenvalue": float(sp.ggn[0]),
+        "hessian_min_eigenvalue": float(sp.hessian[0]),
+        "hutchinson_rel_error_at_1000": float((estimate - exact).norm() / exact.norm()),
+        "ggn_product_over_hvp": t["ggn"] / t["hvp"],
+        "exact_diagonal_over_hessian": t["exact_diagonal"] / t["hessian"],
+        "hutchinson_1000_over_hessian": t["hutchinson"] / t["hessian"],
+        "slq_over_eigvalsh": t["slq"] / t["eigvalsh"],
+        "pinn_diagonal_over_hessian": second["diagonal"] / second["hessian"],
+        "jvp_over_reverse_order4": fc.seconds["jvp"][4] / rev,
+        "forward_ad_over_reverse_order4": fc.seconds["forward_ad"][4] / rev,
+        "taylor_over_reverse_order4": fc.seconds["taylor"][4] / rev,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
@@ -253,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
     out.update(pinn_costs(args.rounds))
     # wgan
     out.update(wgan_costs(args.rounds))
+    # curvature
+    out.update(curvature_costs(args.rounds))
     if args.json:
         print(json.dumps(out))
     else:

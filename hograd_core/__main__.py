@@ -9,6 +9,7 @@
     python -m hograd_core derivatives "x**3" --order 2 --at 2 --cpp > derivatives.cpp
     python -m hograd_core hvp "w1**2*sin(w2)" --at 1,1.5707963267948966 --vector 0.5,1 --cpp
     python -m hograd_core hvp "x^2*y + z^3" --at 1,2,0.5 --diagonal --hutchinson 100 --seed 0
+    python -m hograd_core derivatives "sin(x)*exp(x)" --order 5 --at 0.7 --method jvp --costs
 
 ``--cpp`` prints the C++ (LibTorch) program that computes and prints what the page's PyTorch
 script does, with the g++ line that builds it against this Python's torch wheel on top.
@@ -37,6 +38,7 @@ from .custom_function import MAX_POINTS as CUSTOM_POINTS
 from .custom_function import custom_spec, run_custom
 from .diagonal import DIAGONAL_BUDGET, typed_diagonal
 from .errors import ArgumentError, BudgetError, HogradError
+from .forward_mode import FORWARD_ROUTES, forward_costs, forward_derivative
 from .grad_checks import GradChecks, run_gradchecks
 from .hessian import CRITICAL_TOLERANCE, hvp, number_entries
 from .hvp_graph import numbers
@@ -107,7 +109,12 @@ def _build_parser() -> argparse.ArgumentParser:
     where = d.add_mutually_exclusive_group()
     where.add_argument("--at", default=None, help="one point, e.g. 2")
     where.add_argument("--grid", default=None, help="START:STOP:POINTS, e.g. -3:3:2000")
-    d.add_argument("--method", default="autograd", choices=METHODS)
+    d.add_argument("--method", default="autograd", choices=(*METHODS, "jvp", "forward_ad"),
+                   help="autograd (nested reverse), taylor, jvp (nested torch.func.jvp), "
+                        "forward_ad (dual numbers over nested reverse)")  # fmt: skip
+    d.add_argument("--costs", action="store_true",
+                   help="add seconds and bytes saved for backward per order, four routes: "
+                        + ", ".join(FORWARD_ROUTES))  # fmt: skip
     d.add_argument("--json", action="store_true")
     d.add_argument("--cpp", action="store_true", help="print the C++ (LibTorch) program at --at")
     h = sub.add_parser("hvp", help="gradient, Hessian and Hessian-vector product")
@@ -159,6 +166,8 @@ def _run_derivatives(args: argparse.Namespace) -> dict:
         if args.grid
         else np.array(_numbers(args.at or "0", "--at", BUDGET.max_points))
     )
+    if args.method in ("jvp", "forward_ad") or args.costs:
+        return _run_forward(args, fn, xs)
     result = derivatives(fn, xs, args.order, method=args.method)
     return {
         "function": args.function, "variables": list(fn.variables), "latex": fn.latex,
@@ -166,6 +175,39 @@ def _run_derivatives(args: argparse.Namespace) -> dict:
         "values": result.values, "constant_from": result.constant_from,
         "nonfinite": list(result.nonfinite), "seconds": result.seconds,
     }  # fmt: skip
+
+
+def _run_forward(args: argparse.Namespace, fn, xs: np.ndarray) -> dict:  # noqa: ANN001
+    """Derivatives by a forward route (jvp, forward_ad), and with --costs every route's
+    seconds and saved bytes per order."""
+    start = time.perf_counter()
+    method = {"autograd": "reverse"}.get(args.method, args.method)
+    values = np.array([forward_derivative(fn, xs, k, method) for k in range(args.order + 1)])
+    out = {
+        "function": args.function, "variables": list(fn.variables), "latex": fn.latex,
+        "order": args.order, "method": args.method, "x": xs, "values": values,
+        "constant_from": None, "nonfinite": [int(n) for n in (~np.isfinite(values)).sum(axis=1)],
+        "seconds": time.perf_counter() - start,
+    }  # fmt: skip
+    if args.costs:
+        c = forward_costs(fn, xs, args.order)
+        out["costs"] = {r: {"seconds": c.seconds[r], "saved_bytes": c.saved_bytes[r],
+                            "largest_gap": float(np.nanmax(np.abs(c.values[r] - values)))}
+                        for r in c.routes}  # fmt: skip
+    return out
+
+
+def _print_costs(costs: dict) -> None:
+    print("  order  " + "  ".join(f"{r + ' ms':>14}{r + ' bytes':>18}" for r in costs))
+    for k in range(len(next(iter(costs.values()))["seconds"])):
+        cells = []
+        for c in costs.values():
+            ms, saved = c["seconds"][k], c["saved_bytes"][k]
+            cells.append(f"{ms * 1e3:14.3f}{saved:18,.0f}" if math.isfinite(ms) else
+                         f"{'-':>14}{'-':>18}")  # fmt: skip
+        print(f"  {k:5d}  " + "  ".join(cells))
+    gaps = ", ".join(f"{r} {_fmt(c['largest_gap'])}" for r, c in costs.items())
+    print(f"  largest difference from --method: {gaps}")
 
 
 def _run_gradcheck(args: argparse.Namespace) -> dict:
@@ -317,6 +359,8 @@ def _cpp(args: argparse.Namespace) -> str:
         if args.vector is None or args.diagonal:
             raise _UsageError("--cpp: the program is for one Hv: give --vector, not --diagonal")
         return hvp_cpp(fn, numbers(args.at, "point", fn), numbers(args.vector, "vector", fn))
+    if args.method in ("jvp", "forward_ad") or args.costs:
+        raise _UsageError("--cpp: the program is nested autograd: leave out --method and --costs")
     if args.grid or args.json:
         raise _UsageError("--cpp: the program is for one point: give --at X, not --grid or --json")
     points = _numbers(args.at or "0", "--at", BUDGET.max_points)
@@ -361,6 +405,8 @@ def _print_human(command: str, out: dict) -> None:
             print(f"  order {out['constant_from']} is constant in x; higher orders are exactly 0")
         if any(out["nonfinite"]):
             print(f"  NaN or inf values per order: {out['nonfinite']}")
+        if "costs" in out:
+            _print_costs(out["costs"])
     elif "vector" not in out:  # hvp --diagonal without --vector
         print(f"  at {', '.join(map(_fmt, out['point']))}")
         _print_diagonal(out)

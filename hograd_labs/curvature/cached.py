@@ -18,11 +18,19 @@ from hograd_core.language import parse
 from hograd_serving.cached import Caption, _with_bar
 
 from . import compute
-from .compute import DiagonalConfig, DiagonalStudy, MomentumConfig, MomentumRun
+from .compute import (
+    DiagonalConfig,
+    DiagonalStudy,
+    MomentumConfig,
+    MomentumRun,
+    NetworkCurvatureConfig,
+    Spectra,
+)
 
 __all__ = [
-    "CURVATURE_BUDGET", "check_diagonal", "check_momentum", "curvature_momentum",
-    "curvature_network", "curvature_typed", "read_point", "script",
+    "CURVATURE_BUDGET", "check_diagonal", "check_momentum", "check_spectra", "curvature_momentum",
+    "curvature_network", "curvature_spectra", "curvature_typed", "products", "read_point",
+    "script",
 ]  # fmt: skip
 
 
@@ -40,14 +48,25 @@ class CurvatureBudget:
     max_lr: float = 3.0
     max_beta: float = 0.99
     max_steps: int = 1_000
+    # Gauss-Newton, Hessian-free and SLQ on the network: products (G v or H v, each averaging
+    # over 400 points) counted before the work: 2n for G and H whole, starts x steps for SLQ,
+    # hf_iterations x (cg_iterations + 2) per Hessian-free run. The defaults take 1,124 (on
+    # 82 parameters: about 4 s on this busy 2-core host); the limit is 2,500 products of the
+    # widest network (162 parameters), counted as products x parameters / 162.
+    max_spectra_work: float = 2_500 * 162
+    max_hf_iterations: int = 30
+    max_cg_iterations: int = 50
+    max_lanczos_steps: int = 80
+    max_starts: int = 30
 
 
 CURVATURE_BUDGET = CurvatureBudget()
 
 # The lines of compute.py's ``__main__`` that the download fills in (each must occur once).
-_DIAGONAL, _MOMENTUM = (
+_DIAGONAL, _MOMENTUM, _NETWORK = (
     "    diagonal = DiagonalConfig()\n",
     "    momentum_config = MomentumConfig()\n",
+    "    network_config = NetworkCurvatureConfig()\n",
 )
 
 
@@ -88,6 +107,35 @@ def check_momentum(config: MomentumConfig) -> None:
     check("steps", config.steps, 1, b.max_steps)
 
 
+def products(config: NetworkCurvatureConfig) -> int:
+    """The G v and H v products :func:`compute.spectra` makes for ``config``."""
+    n = network_parameters(config.hidden)
+    return (2 * n + config.starts * min(config.lanczos_steps, n)
+            + 2 * config.hf_iterations * (config.cg_iterations + 2))  # fmt: skip
+
+
+def check_spectra(config: NetworkCurvatureConfig) -> None:
+    """Refuse a width, step count, damping or product count outside its range, before work.
+
+    Raises:
+        ArgumentError, BudgetError: the setting, its range and the value received.
+    """
+    b = CURVATURE_BUDGET
+    if config.hidden not in b.hidden:
+        raise ArgumentError("curvature.hidden_refused", options=", ".join(map(str, b.hidden)),
+                            got=str(config.hidden)[:20])  # fmt: skip
+    check("train_steps", config.train_steps, 1, b.max_train_steps)
+    check("seed", config.seed, 0, 10**6)
+    check("hf_iterations", config.hf_iterations, 1, b.max_hf_iterations)
+    check("cg_iterations", config.cg_iterations, 1, b.max_cg_iterations)
+    check("damping", config.damping, 1e-4, 10.0)
+    check("lanczos_steps", config.lanczos_steps, 2, b.max_lanczos_steps)
+    check("starts", config.starts, 1, b.max_starts)
+    check("width", config.width, 1e-3, 0.1)
+    work = products(config) * network_parameters(config.hidden)
+    check_work("curvature.budget.spectra", work, b.max_spectra_work)
+
+
 def read_point(text: str, point: str) -> tuple[float, ...]:
     """The typed point of ``text``'s function, one number per variable (``"1, pi/2"``).
 
@@ -100,12 +148,16 @@ def read_point(text: str, point: str) -> tuple[float, ...]:
     return tuple(float(x) for x in numbers(point, "point", fn))
 
 
-def script(diagonal: DiagonalConfig, momentum: MomentumConfig) -> Code:
-    """The download: compute.py as it is, with both settings written where ``__main__`` sets
-    them."""
+def script(
+    diagonal: DiagonalConfig, momentum: MomentumConfig,
+    network: NetworkCurvatureConfig = NetworkCurvatureConfig(),  # noqa: B008 - frozen
+) -> Code:  # fmt: skip
+    """The download: compute.py as it is, with the three settings written where ``__main__``
+    sets them."""
     source = inspect.getsource(compute)
     for old, new in ((_DIAGONAL, f"    diagonal = {diagonal!r}\n"),
-                     (_MOMENTUM, f"    momentum_config = {momentum!r}\n")):  # fmt: skip
+                     (_MOMENTUM, f"    momentum_config = {momentum!r}\n"),
+                     (_NETWORK, f"    network_config = {network!r}\n")):  # fmt: skip
         assert source.count(old) == 1, f"compute.py's __main__ no longer has {old.strip()!r}"
         source = source.replace(old, new)
     return marked_code(source)
@@ -141,3 +193,17 @@ def curvature_momentum(config: MomentumConfig) -> MomentumRun:
     """Heavy ball and plain descent on the κ quadratic (at most 2 x 1000 steps of 2 numbers)."""
     check_momentum(config)
     return compute.momentum(config)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def curvature_spectra(
+    config: NetworkCurvatureConfig, _caption: Caption = lambda done, total: f"{done}/{total}"
+) -> Spectra:
+    """G and H whole, SLQ's density and the two Hessian-free runs, in the heavy-work gate."""
+    check_spectra(config)
+
+    def work(progress) -> Spectra:  # noqa: ANN001
+        progress(0, 1)
+        return compute.spectra(config)
+
+    return _with_bar(_caption, work)

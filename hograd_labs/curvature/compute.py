@@ -1,4 +1,5 @@
-"""Curvature beyond one number: the Hessian's diagonal, and momentum on the κ quadratics.
+"""Curvature beyond one number: the Hessian's diagonal, momentum on the κ quadratics,
+Gauss-Newton against the Hessian, and the Hessian's spectral density.
 
 The diagonal. diag(H) is what a diagonal preconditioner divides by, and what a physics-informed
 loss needs for u_xx + u_yy (the Laplacian is the trace of the Hessian in the inputs: the sum of
@@ -13,6 +14,17 @@ quadratic ((x+y)² + κ(y−x)²)/4 (Hessian eigenvalues 1 and κ). Along an eig
 run is M(λ)^k in closed form, its rate the spectral radius of M(λ), and it converges iff
 0 < lr λ < 2(1 + β) for every λ (0 ≤ β < 1): the limit lr < 2(1 + β)/λ_max (Goh, "Why Momentum
 Really Works", Distill 2017).
+
+Gauss-Newton. For a loss ℓ(model(θ)) the Hessian is H = Jᵀ H_ℓ J + Σₖ (∂ℓ/∂outₖ) ∇² outₖ
+(J = ∂model/∂θ). The Gauss-Newton matrix G = Jᵀ H_ℓ J keeps the first term only: positive
+semi-definite when ℓ is convex in the outputs, equal to H when the model is linear in θ, and
+G v costs a jvp and a vjp. Hessian-free (Martens 2010) solves (G + λI) d = −∇f by conjugate
+gradients; on H, CG can meet a direction of negative curvature and must stop there.
+
+Spectral density. Stochastic Lanczos quadrature (Ghorbani, Krishnan and Xiao 2019; PyHessian,
+Yao et al. 2020): m Lanczos steps from a random unit vector give nodes θₖ and weights τₖ with
+vᵀ p(H) v = Σ τₖ p(θₖ) for every polynomial p of degree below 2m; averaged over starts and
+smoothed by a Gaussian, Σ τₖ N(θₖ, σ²) estimates the density of H's eigenvalues.
 
 This file is the experiment of hograd's curvature tab, whole: the page runs it, and its download
 is this file with the page's settings under ``if __name__ == "__main__":``. It needs torch,
@@ -36,8 +48,11 @@ from hograd_core.hvp_examples import quadratic
 from hograd_core.language import parse
 
 __all__ = [
-    "DiagonalConfig", "DiagonalStudy", "MomentumConfig", "MomentumRun", "heavy_ball_matrix",
-    "heavy_ball_rate", "momentum", "network_function", "report", "study", "typed_function",
+    "DiagonalConfig", "DiagonalStudy", "HFRun", "MomentumConfig", "MomentumRun",
+    "NetworkCurvatureConfig", "Regions", "Spectra", "conjugate_gradient", "ggn_product", "hessian_free",
+    "hessian_product", "heavy_ball_matrix", "heavy_ball_rate", "lanczos", "matrix_of", "momentum",
+    "network_function", "network_model", "quadrature", "regions", "report", "slq", "spectra", "study",
+    "typed_function",
 ]  # fmt: skip
 
 
@@ -61,7 +76,19 @@ class MomentumConfig:
     start: tuple[float, float] = (2.0, 1.0)  # x₀ (and x₋₁ = x₀: no velocity at first)
 
 
-# %% The diagonal, exact and estimated, with what each costs
+@dataclass(frozen=True)
+class NetworkCurvatureConfig:
+    hidden: int = 16  # the network: moons, 2-hidden-2, tanh, cross-entropy on 400 points
+    train_steps: int = 200  # Adam steps before G, H and the spectral density are taken
+    seed: int = 0  # the network's training and the Lanczos starts
+    hf_iterations: int = 15  # Hessian-free steps, each one CG solve (from one Adam step in)
+    cg_iterations: int = 20  # CG iterations per step at most: one G v (or H v) each
+    damping: float = 0.01  # λ at the first step; Levenberg-Marquardt adapts it after each
+    lanczos_steps: int = 30  # SLQ: Lanczos steps per start (one H v each)
+    starts: int = 10  # SLQ: random starts (each a Rademacher vector over √n)
+    width: float = 0.01  # SLQ: the Gaussian's σ, as a fraction of the Ritz values' range# %% The diagonal, exact and estimated, with what each costs
+
+
 def typed_function(text: str) -> tuple[Callable[[torch.Tensor], torch.Tensor], tuple[str, ...]]:
     """A typed function as f(w) of a flat float64 tensor, and its variables' names."""
     fn = parse(text)
@@ -239,8 +266,302 @@ def momentum(config: MomentumConfig) -> MomentumRun:
     )  # fmt: skip
 
 
+# %% Gauss-Newton against the Hessian: G v = Jᵀ H_loss J v, from a jvp and a vjp
+def network_model(hidden: int, steps: int, seed: int) -> tuple[Callable, Callable, torch.Tensor]:
+    """The trained network split in two: θ ↦ logits (400 x 2) and logits ↦ mean cross-entropy,
+    and θ. Their composition is :func:`network_function`'s loss."""
+    net = nw.train(nw.NetConfig("moons", (hidden,), steps=steps, seed=seed))
+    _, m = nw.analysis_loss(net)
+    x, y, _, _ = nw.load_data("moons")
+    x, y = x[:m], y[:m]
+    return (lambda th: nw._forward(th, net.sizes, x),  # noqa: SLF001 - the network itself
+            lambda out: torch.nn.functional.cross_entropy(out, y),
+            torch.tensor(net.parameters))  # fmt: skip
+
+
+def ggn_product(model: Callable, loss: Callable, w: torch.Tensor) -> Callable:
+    """v ↦ G v = Jᵀ H_loss J v at w (J: ∂model/∂θ, H_loss: ∇² of loss in the outputs).
+
+    J v is a jvp (forward), H_loss (J v) a jvp of loss's gradient at the outputs, Jᵀ(...) a vjp
+    (backward): three passes, no n x n matrix. G drops the term Σ ∂loss/∂outₖ ∇²outₖ that H
+    has, so G is positive semi-definite whenever the loss is convex in the outputs
+    (cross-entropy, squared error), and equals H when the model is linear in θ."""
+    out, pullback = torch.func.vjp(model, w)
+    gradient = torch.func.grad(loss)
+
+    def product(v: torch.Tensor) -> torch.Tensor:
+        jv = torch.func.jvp(model, (w,), (v,))[1]  # J v: how the outputs move along v
+        hjv = torch.func.jvp(gradient, (out,), (jv,))[1]  # H_loss J v
+        return pullback(hjv)[0]  # Jᵀ H_loss J v
+
+    return product
+
+
+def hessian_product(f: Callable, w: torch.Tensor) -> Callable:
+    """v ↦ H v, reverse over reverse: ∇(∇f·v) = H v."""
+    return lambda v: torch.func.grad(lambda x: torch.func.grad(f)(x) @ v)(w)
+
+
+def matrix_of(product: Callable, n: int) -> np.ndarray:
+    """The n x n matrix of a linear map given by its products: column i = product(eᵢ)."""
+    with warnings.catch_warnings():  # torch's first jvp loads decompositions via torch.jit.script
+        warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", DeprecationWarning)
+        eye = torch.eye(n, dtype=torch.float64)
+        return torch.func.vmap(product, chunk_size=16)(eye).detach().numpy().T.copy()
+
+
+@dataclass(frozen=True)
+class HFRun:
+    """Hessian-free minimisation: per step, CG on (B + λI) d = −∇f, then Levenberg-Marquardt.
+
+    Attributes:
+        curvature: "ggn" (B = G) or "hessian" (B = H).
+        losses: f after each step (losses[0]: the start).
+        dampings: λ used in each step; cg_iterations: CG iterations of each step.
+        negative: per step, CG met dᵀ(B + λI)d ≤ 0 and stopped there (only B = H can).
+        ratios: per step, ρ = (actual decrease) / (decrease the quadratic model predicted).
+        products: B v products used in all.
+    """
+
+    curvature: str
+    losses: np.ndarray
+    dampings: np.ndarray
+    cg_iterations: np.ndarray
+    negative: np.ndarray
+    ratios: np.ndarray
+    products: int
+
+
+def conjugate_gradient(
+    product: Callable, b: torch.Tensor, x0: torch.Tensor, iterations: int, tol: float = 1e-10
+) -> tuple[torch.Tensor, int, bool]:
+    """Solve A x = b from x0 by CG, A given by its products. Returns (x, iterations, met
+    negative curvature): CG stops at a direction p with pᵀAp ≤ 0, where A is not positive
+    definite and the quadratic has no minimum, returning the iterate before it."""
+    x = x0.clone()
+    r = b - product(x)
+    p, rr = r.clone(), r @ r
+    for k in range(iterations):
+        ap = product(p)
+        curv = p @ ap
+        if curv <= 0:
+            return x, k + 1, True  # <-- negative curvature: no minimum along p
+        alpha = rr / curv
+        x, r = x + alpha * p, r - alpha * ap
+        rr_new = r @ r
+        if rr_new <= tol * tol * (b @ b):
+            return x, k + 1, False
+        p, rr = r + (rr_new / rr) * p, rr_new
+    return x, iterations, False
+
+
+def hessian_free(
+    model: Callable, loss: Callable, w: torch.Tensor, config: NetworkCurvatureConfig, curvature: str
+) -> HFRun:
+    """Martens (2010)'s Hessian-free on f = loss ∘ model from w, with B = G or B = H.
+
+    Each step solves (B + λI) d = −∇f by CG (at most ``cg_iterations`` products), started from
+    the last step's d times 0.95 (Martens' warm start); ρ = (f(w + d) − f(w)) / (∇fᵀd + ½ dᵀBd)
+    then sets λ: ×3/2 when ρ < 1/4, ×2/3 when ρ > 3/4; the step is taken only if f falls.
+    With B = H and no damping CG may meet negative curvature and stop early: the quadratic
+    model has no minimum there. Martens' backtracking over CG's iterates is left out."""
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return loss(model(x))
+
+    lam, d = config.damping, torch.zeros_like(w)
+    losses, dampings, iters, negative, ratios, products = [float(f(w))], [], [], [], [], 0
+    for _ in range(config.hf_iterations):
+        g = torch.func.grad(f)(w).detach()
+        b = ggn_product(model, loss, w) if curvature == "ggn" else hessian_product(f, w)
+        d, k, neg = conjugate_gradient(lambda v, b=b, lam=lam: b(v) + lam * v, -g, 0.95 * d,
+                                       config.cg_iterations)  # fmt: skip
+        if neg and k == 1:
+            d = -g / (g @ g).sqrt()  # negative at once: steepest descent, unit length
+        bd = b(d)
+        products += k + 2  # CG's products, its first residual and B d
+        predicted = float(g @ d + 0.5 * d @ bd)
+        new = float(f(w + d))
+        rho = (new - losses[-1]) / predicted if predicted < 0 else math.nan
+        dampings.append(lam)
+        lam = lam * 1.5 if not rho >= 0.25 else lam * 2 / 3 if rho > 0.75 else lam
+        if new < losses[-1]:
+            w = (w + d).detach()
+        else:
+            d = torch.zeros_like(w)  # rejected: the next solve starts again from 0
+        losses.append(min(new, losses[-1]))
+        iters.append(k)
+        negative.append(neg)
+        ratios.append(rho)
+    return HFRun(curvature, np.array(losses), np.array(dampings), np.array(iters),
+                 np.array(negative), np.array(ratios), products)  # fmt: skip
+
+
+# %% The Hessian's spectral density by stochastic Lanczos quadrature (PyHessian's method)
+def lanczos(product: Callable, v0: torch.Tensor, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """``steps`` Lanczos steps from v0 (‖v0‖ = 1), each new vector orthogonalised against all
+    the earlier ones (full reorthogonalisation: in floating point plain Lanczos loses
+    orthogonality and repeats the outlying eigenvalues). Returns (α, β) of the tridiagonal T:
+    its diagonal (steps) and off-diagonal (steps − 1); fewer if the Krylov space closes."""
+    vs, alphas, betas = [v0], [], []
+    for k in range(steps):
+        w = product(vs[k])
+        alpha = w @ vs[k]
+        alphas.append(float(alpha))
+        basis = torch.stack(vs)  # (k + 1, n)
+        w = w - basis.T @ (basis @ w)  # <-- against every earlier vector ...
+        w = w - basis.T @ (basis @ w)  # ... twice: one Gram-Schmidt pass leaves ~1e-8
+        beta = float(w.norm())
+        if k == steps - 1 or beta < 1e-12:
+            break
+        betas.append(beta)
+        vs.append(w / beta)
+    return np.array(alphas), np.array(betas)
+
+
+def quadrature(alphas: np.ndarray, betas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss quadrature from T: nodes θₖ (T's eigenvalues) and weights τₖ (the squared first
+    entries of its eigenvectors), so that v0ᵀ p(H) v0 = Σ τₖ p(θₖ) exactly for every polynomial p
+    of degree up to 2·steps − 1."""
+    t = np.diag(alphas) + np.diag(betas, 1) + np.diag(betas, -1)
+    nodes, vectors = np.linalg.eigh(t)
+    return nodes, vectors[0] ** 2
+
+
+def gaussian_density(grid: np.ndarray, nodes: np.ndarray, weights: np.ndarray, sigma: float):
+    """Σ weightᵢ N(grid; nodeᵢ, σ²): eigenvalues smoothed into a density."""
+    z = (grid[:, None] - nodes[None, :]) / sigma
+    return (np.exp(-0.5 * z * z) @ weights) / (sigma * math.sqrt(2 * math.pi))
+
+
+@dataclass(frozen=True)
+class Regions:
+    """What the density chart names, read from SLQ's nodes and weights (pooled over starts).
+
+    Attributes:
+        bulk: (low, high), the connected stretch around the density's peak where it stays above
+            1% of that peak.
+        outliers: SLQ's nodes above the bulk, one per cluster (they recur in every start:
+            Lanczos finds the extreme eigenvalues first), descending.
+        negative_mass: the weight below 0, SLQ's estimate of the fraction of negative
+            eigenvalues.
+    """
+
+    bulk: tuple[float, float]
+    outliers: tuple[float, ...]
+    negative_mass: float
+
+
+def regions(grid: np.ndarray, density: np.ndarray, nodes: np.ndarray, weights: np.ndarray):
+    """The bulk, the outliers and the negative mass of an SLQ density."""
+    peak = int(np.argmax(density))
+    above = density > 0.01 * density[peak]
+    lo, hi = peak, peak
+    while lo > 0 and above[lo - 1]:
+        lo -= 1
+    while hi < len(grid) - 1 and above[hi + 1]:
+        hi += 1
+    x, w = nodes.ravel(), weights.ravel() / weights.sum()
+    outliers: list[float] = []
+    for value in sorted(x[(x > grid[hi]) & (w > 1e-6)], reverse=True):
+        if not outliers or outliers[-1] - value > 1e-3 * abs(value):  # a new cluster
+            outliers.append(float(value))
+    return Regions((float(grid[lo]), float(grid[hi])), tuple(outliers), float(w[x < 0].sum()))
+
+
+@dataclass(frozen=True)
+class Spectra:
+    """G and H of the trained network, exactly, and H's density by SLQ beside the exact one.
+
+    Attributes:
+        ggn, hessian: the eigenvalues of G and H (numpy eigvalsh of the n x n matrices made from
+            n products each), ascending.
+        nodes, weights: per start (starts x steps), SLQ's quadrature nodes and weights.
+        grid, density, exact_density: the x axis, SLQ's density (the mean over the starts of
+            Σ τₖ N(θₖ, σ²)) and the exact one ((1/n) Σᵢ N(λᵢ, σ²)), same σ.
+        sigma: the Gaussian's width; l1_error: ∫|density − exact_density|.
+        trace, trace_sq: SLQ's estimates of tr(H) and tr(H²) (n Σ τₖ θₖ, n Σ τₖ θₖ² averaged
+            over the starts); trace_exact, trace_sq_exact: the same from H's eigenvalues.
+        trace_sd, trace_sq_sd: their standard errors from the Rademacher variance, 2 Σ_{i≠j} Aᵢⱼ²
+            per start for A = H and A = H², over the starts.
+        regions: the bulk, outliers and negative mass SLQ's density shows.
+        hf: the Hessian-free runs on G and on H.
+        products: (G's matrix, H's matrix, SLQ) H v or G v products.
+    """
+
+    ggn: np.ndarray
+    hessian: np.ndarray
+    nodes: np.ndarray
+    weights: np.ndarray
+    grid: np.ndarray
+    density: np.ndarray
+    exact_density: np.ndarray
+    sigma: float
+    l1_error: float
+    trace: float
+    trace_sq: float
+    trace_exact: float
+    trace_sq_exact: float
+    trace_sd: float
+    trace_sq_sd: float
+    regions: Regions
+    hf: tuple[HFRun, HFRun]
+    products: tuple[int, int, int]
+
+
+def slq(product: Callable, n: int, steps: int, starts: int, seed: int):
+    """SLQ's nodes and weights, (starts, steps) each, from Rademacher starts z/√n."""
+    gen = torch.Generator().manual_seed(int(seed))
+    nodes, weights = [], []
+    for _ in range(starts):
+        z = torch.randint(0, 2, (n,), generator=gen).to(torch.float64) * 2 - 1
+        theta, tau = quadrature(*lanczos(product, z / math.sqrt(n), min(steps, n)))
+        nodes.append(np.pad(theta, (0, steps - len(theta))))  # a closed Krylov space: weight 0
+        weights.append(np.pad(tau, (0, steps - len(tau))))
+    return np.array(nodes), np.array(weights)
+
+
+def rademacher_sd(a: np.ndarray, starts: int) -> float:
+    """The standard error of the mean of ``starts`` samples zᵀAz (z Rademacher, A symmetric):
+    Var zᵀAz = 2 Σ_{i≠j} Aᵢⱼ²."""
+    return math.sqrt(2 * ((a**2).sum() - (np.diagonal(a) ** 2).sum()) / starts)
+
+
+def spectra(config: NetworkCurvatureConfig) -> Spectra:
+    """Train the network, take G and H whole and H's density by SLQ, and run Hessian-free."""
+    model, loss, theta = network_model(config.hidden, config.train_steps, config.seed)
+    n = theta.numel()
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return loss(model(x))
+
+    g_matrix = matrix_of(ggn_product(model, loss, theta), n)  # n products J v, vjp
+    h_matrix = matrix_of(hessian_product(f, theta), n)  # n products H eᵢ
+    h_matrix = (h_matrix + h_matrix.T) / 2  # exact up to rounding; eigvalsh reads one half
+    lam_h = np.linalg.eigvalsh(h_matrix)
+    nodes, weights = slq(hessian_product(f, theta), n, config.lanczos_steps, config.starts,
+                         config.seed)  # fmt: skip
+    lo, hi = float(nodes.min()), float(nodes.max())
+    sigma = config.width * (hi - lo)
+    grid = np.linspace(lo - 6 * sigma, hi + 6 * sigma, 2001)
+    density = np.mean([gaussian_density(grid, th, tau, sigma) for th, tau in zip(nodes, weights,
+                       strict=True)], axis=0)  # fmt: skip
+    exact = gaussian_density(grid, lam_h, np.full(n, 1 / n), sigma)
+    l1 = float(np.abs(density - exact).sum() * (grid[1] - grid[0]))
+    start = network_model(config.hidden, 1, config.seed)  # one Adam step from the start
+    hf = tuple(hessian_free(*start, config, c) for c in ("ggn", "hessian"))
+    return Spectra(
+        np.linalg.eigvalsh(g_matrix), lam_h, nodes, weights, grid, density, exact, sigma, l1,
+        float(n * (weights * nodes).sum(axis=1).mean()),
+        float(n * (weights * nodes**2).sum(axis=1).mean()),
+        float(lam_h.sum()), float((lam_h**2).sum()),
+        rademacher_sd(h_matrix, config.starts), rademacher_sd(h_matrix @ h_matrix, config.starts),
+        regions(grid, density, nodes, weights), hf, (n, n, config.starts * min(config.lanczos_steps, n)),
+    )  # fmt: skip
+
+
 # %% What the page shows, one "name value ..." line each
-def report(typed: DiagonalStudy, network: DiagonalStudy, run: MomentumRun) -> None:
+def report(typed: DiagonalStudy, network: DiagonalStudy, run: MomentumRun, sp: Spectra) -> None:
     """Print the numbers the tab shows (seconds vary from run to run, the rest does not)."""
     for name, s in (("typed", typed), ("network", network)):
         print(name + "_exact", *s.exact.tolist()[:10])
@@ -251,6 +572,16 @@ def report(typed: DiagonalStudy, network: DiagonalStudy, run: MomentumRun) -> No
     print("momentum_rates", *run.rates["momentum"], "gd_rates", *run.rates["gd"])
     print("limit", run.limit, "best", run.best_lr, run.best_beta, run.best_rate)
     print("momentum_loss_last", run.losses["momentum"][-1], "gd_loss_last", run.losses["gd"][-1])
+    print("ggn_min_eigenvalue", sp.ggn[0], "hessian_min_eigenvalue", sp.hessian[0])
+    print("hessian_negative_eigenvalues", int((sp.hessian < 0).sum()), "of", len(sp.hessian))
+    print("slq_density_l1_error", sp.l1_error, "sigma", sp.sigma)
+    print("bulk", *sp.regions.bulk, "outliers", *sp.regions.outliers)
+    print("negative_mass", sp.regions.negative_mass)
+    print("slq_trace", sp.trace, "exact", sp.trace_exact, "standard_error", sp.trace_sd)
+    print("slq_trace_sq", sp.trace_sq, "exact", sp.trace_sq_exact, "standard_error", sp.trace_sq_sd)
+    for hf in sp.hf:
+        print(f"hf_{hf.curvature}_losses", *hf.losses.tolist())
+        print(f"hf_{hf.curvature}_negative_stops", int(hf.negative.sum()))
 
 
 # %% Run it
@@ -258,9 +589,10 @@ if __name__ == "__main__":
     # the settings: the page's download writes its own on the next two lines
     diagonal = DiagonalConfig()
     momentum_config = MomentumConfig()
+    network_config = NetworkCurvatureConfig()
     torch.set_num_threads(1)  # tensors this small: a second thread only adds waiting
     f, names = typed_function(diagonal.function)
     typed = study(f, torch.tensor(diagonal.point, dtype=torch.float64), names, diagonal)
     loss, theta = network_function(diagonal.hidden, diagonal.train_steps, diagonal.seed)
     network = study(loss, theta, tuple(f"θ{i}" for i in range(theta.numel())), diagonal)
-    report(typed, network, momentum(momentum_config))
+    report(typed, network, momentum(momentum_config), spectra(network_config))

@@ -4,6 +4,8 @@ gradient descent blue; the closed form a line, the run markers."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from hograd_core.notebook import percent_notebook
@@ -11,9 +13,12 @@ from hograd_ui.hvp_figures import axis_props, figure_layout, log_axis
 from hograd_ui.i18n import tr
 from hograd_ui.plotting import plain_figure
 
-from .compute import DiagonalStudy, MomentumRun, heavy_ball_rate
+from .compute import DiagonalStudy, MomentumRun, Spectra, heavy_ball_rate
 
-__all__ = ["diagonal_figure", "error_figure", "momentum_figure", "notebook", "rate_figure"]
+__all__ = [
+    "density_figure", "diagonal_figure", "error_figure", "hf_figure", "momentum_figure", "notebook",
+    "rate_figure", "spectrum_figure",
+]  # fmt: skip
 
 EXACT, ESTIMATE, MOMENTUM, GD = "#111111", "#ff7f0e", "#d62728", "#1f77b4"
 FLOOR = 1e-15  # the momentum chart stops at this fraction of the start (float64 rounding)
@@ -145,3 +150,118 @@ def notebook(source: str, title: str) -> str:
     """The download ``source`` as a notebook: a ``title`` cell, then the source cut into cells
     at its ``# %%`` lines. Returns nbformat 4 JSON."""
     return percent_notebook(source, before=[("markdown", title)], after=[])
+
+
+GGN, HESS, BULK = "#1f77b4", "#d62728", "#bbbbbb"
+
+
+def _symlog(values: np.ndarray, scale: float) -> np.ndarray:
+    """asinh(λ/scale): linear within ±scale, logarithmic beyond, sign kept."""
+    return np.arcsinh(np.asarray(values, dtype=np.float64) / scale)
+
+
+def _symlog_ticks(top: float, scale: float) -> dict:
+    """Ticks of a symlog axis at 0 and ±1, ±3 × powers of ten up to ``top``, as real values."""
+    values = [0.0]
+    p = 10.0 ** math.ceil(math.log10(scale))  # ticks closer to 0 than scale would overlap
+    while p <= top * 1.01:
+        values += [p, -p]
+        p *= 10
+    values.sort()
+    return {"tickvals": _symlog(values, scale).tolist(), "ticktext": [f"{v:.3g}" for v in values]}
+
+
+def spectrum_figure(sp: Spectra, lang: str, projector: bool) -> object:
+    """The eigenvalues of G and H, ascending, on a symlog axis (asinh), zero dashed."""
+    top = float(max(abs(sp.hessian).max(), abs(sp.ggn).max()))
+    scale = 1e-3 * top
+    n = np.arange(1, len(sp.hessian) + 1)
+    traces = [
+        {"type": "scatter", "x": n, "y": _symlog(values, scale), "mode": "markers", "name": tr(key, lang),
+         "customdata": values, "hovertemplate": "%{customdata:.4g}<extra></extra>",
+         "marker": {"color": color, "size": 7, "symbol": symbol}}
+        for key, values, color, symbol in (("curvature.fig.eig_h", sp.hessian, HESS, "circle"),
+                                           ("curvature.fig.eig_g", sp.ggn, GGN, "diamond-open"))
+    ]  # fmt: skip
+    return plain_figure(
+        traces, projector=projector, **_legend_below(480),
+        title=_title(tr("curvature.fig.spectrum", lang)),
+        xaxis=axis_props(tr("curvature.fig.eig_index", lang)),
+        yaxis=axis_props(tr("curvature.fig.eig_value", lang), **_symlog_ticks(top, scale)),
+        shapes=[{"type": "line", "x0": 0, "x1": len(n) + 1, "y0": 0, "y1": 0,
+                 "line": {"color": "#777", "dash": "dash", "width": 1.5}}],
+    )  # fmt: skip
+
+
+def hf_figure(sp: Spectra, lang: str, projector: bool) -> object:
+    """The loss after each Hessian-free step on G and on H; CG's negative-curvature stops
+    marked with a cross."""
+    traces = []
+    for run, color, key in (
+        (sp.hf[0], GGN, "curvature.fig.hf_g"),
+        (sp.hf[1], HESS, "curvature.fig.hf_h"),
+    ):
+        k = np.arange(len(run.losses))
+        traces.append({"type": "scatter", "x": k, "y": run.losses, "mode": "lines+markers",
+                       "name": tr(key, lang), "line": {"color": color, "width": 3},
+                       "marker": {"size": 6}})  # fmt: skip
+        stops = np.flatnonzero(run.negative) + 1
+        if stops.size:
+            traces.append({"type": "scatter", "x": stops, "y": run.losses[stops], "mode": "markers",
+                           "name": tr("curvature.fig.negative_stop", lang),
+                           "marker": {"color": color, "size": 14, "symbol": "x-thin",
+                                      "line": {"width": 3, "color": color}}})  # fmt: skip
+    return plain_figure(
+        traces, projector=projector, **_legend_below(480),
+        title=_title(tr("curvature.fig.hf", lang)),
+        xaxis=axis_props(tr("curvature.fig.hf_step", lang)),
+        yaxis=log_axis(tr("curvature.fig.loss", lang), *(t["y"] for t in traces)),
+    )  # fmt: skip
+
+
+def density_figure(sp: Spectra, lang: str, projector: bool) -> object:
+    """SLQ's density (orange) over the exact smoothed density (black dashed) and the histogram
+    of eigvalsh's eigenvalues (grey), log y; the bulk, the outliers and the negative eigenvalues
+    named."""
+    floor = 1e-4 * float(sp.exact_density.max())
+    r = sp.regions
+    traces = [
+        {"type": "histogram", "x": sp.hessian, "histnorm": "probability density",
+         "xbins": {"start": float(sp.grid[0]), "end": float(sp.grid[-1]),
+                   "size": float(sp.grid[-1] - sp.grid[0]) / 120},
+         "name": tr("curvature.fig.histogram", lang), "marker": {"color": BULK},
+         "opacity": 0.8},
+        {"type": "scatter", "x": sp.grid, "y": np.maximum(sp.exact_density, floor), "mode": "lines",
+         "name": tr("curvature.fig.exact_density", lang),
+         "line": {"color": EXACT, "width": 2, "dash": "dash"}},
+        {"type": "scatter", "x": sp.grid, "y": np.maximum(sp.density, floor), "mode": "lines",
+         "name": tr("curvature.fig.slq_density", lang, starts=len(sp.nodes),
+                    steps=sp.nodes.shape[1]),
+         "line": {"color": ESTIMATE, "width": 3}},
+    ]  # fmt: skip
+    peak = float(max(sp.density.max(), sp.exact_density.max()))
+    notes = [{"x": (r.bulk[0] + r.bulk[1]) / 2, "y": math.log10(peak), "ax": 60, "ay": -10,
+              "text": tr("curvature.fig.bulk", lang, low=f"{r.bulk[0]:.3g}", high=f"{r.bulk[1]:.3g}")},
+             {"x": float(sp.hessian[0]), "y": math.log10(peak) - 1.5, "ax": -20, "ay": -60,
+              "text": tr("curvature.fig.negative", lang, k=int((sp.hessian < 0).sum()),
+                         n=len(sp.hessian), mass=f"{r.negative_mass:.0%}")}]  # fmt: skip
+    for i, value in enumerate(r.outliers[:4]):
+        notes.append({"x": value, "y": math.log10(floor) + 1.2 + 0.4 * (i % 2), "ax": 0, "ay": -50,
+                      "text": tr("curvature.fig.outlier", lang, value=f"{value:.3g}")})  # fmt: skip
+    for note in notes:
+        note.update(
+            {
+                "showarrow": True,
+                "arrowhead": 2,
+                "font": {"size": 14},
+                "bgcolor": "rgba(255,255,255,0.85)",
+            }
+        )
+    return plain_figure(
+        traces, projector=projector, **_legend_below(520),
+        title=_title(tr("curvature.fig.density", lang)),
+        xaxis=axis_props(tr("curvature.fig.eigenvalue", lang)),
+        yaxis=axis_props(tr("curvature.fig.density_axis", lang), type="log",
+                         range=[math.log10(floor), math.log10(peak) + 0.3]),
+        annotations=notes, barmode="overlay",
+    )  # fmt: skip

@@ -31,11 +31,12 @@ from .cached import (
     CURVATURE_BUDGET,
     curvature_momentum,
     curvature_network,
+    curvature_spectra,
     curvature_typed,
     read_point,
     script,
 )
-from .compute import DiagonalConfig, DiagonalStudy, MomentumConfig
+from .compute import DiagonalConfig, DiagonalStudy, MomentumConfig, NetworkCurvatureConfig, Spectra
 
 #: The preset functions and the point each is shown at.
 PRESETS = {
@@ -45,7 +46,8 @@ PRESETS = {
     "x^2 + 3*y^2 + sin(z)": "1, 2, 0.5",
 }
 PROBES = (10, 20, 50, 100, 200, 500, 1000)
-D, M = DiagonalConfig(), MomentumConfig()
+D, M, N = DiagonalConfig(), MomentumConfig(), NetworkCurvatureConfig()
+DAMPINGS = (0.001, 0.01, 0.1, 1.0)
 
 
 def projector() -> bool:
@@ -164,16 +166,107 @@ def momentum_part() -> MomentumConfig:
     return config
 
 
+def network_settings(part: str) -> NetworkCurvatureConfig:
+    """The network's width and training (both parts), and the part's own settings."""
+    c = st.columns(4)
+    hidden = c[0].select_slider(t("curvature.hidden"), CURVATURE_BUDGET.hidden, N.hidden,
+                                key="why.curv.net_hidden", bind=BIND)  # fmt: skip
+    train = c[1].select_slider(t("curvature.train_steps"), (50, 100, 200, 500), N.train_steps,
+                               key="why.curv.net_train", bind=BIND)  # fmt: skip
+    if part == "gauss_newton":
+        damping = c[2].select_slider(t("curvature.damping"), DAMPINGS, N.damping,
+                                     key="why.curv.damping", bind=BIND)  # fmt: skip
+        cg = c[3].slider(t("curvature.cg_iterations"), 5, CURVATURE_BUDGET.max_cg_iterations,
+                         N.cg_iterations, key="why.curv.cg", bind=BIND)  # fmt: skip
+        return NetworkCurvatureConfig(int(hidden), int(train), damping=float(damping),
+                                      cg_iterations=int(cg))  # fmt: skip
+    steps = c[2].slider(t("curvature.lanczos_steps"), 5, CURVATURE_BUDGET.max_lanczos_steps,
+                        N.lanczos_steps, key="why.curv.lanczos", bind=BIND)  # fmt: skip
+    starts = c[3].slider(t("curvature.starts"), 1, CURVATURE_BUDGET.max_starts, N.starts,
+                         key="why.curv.starts", bind=BIND)  # fmt: skip
+    return NetworkCurvatureConfig(int(hidden), int(train), lanczos_steps=int(steps),
+                                  starts=int(starts))  # fmt: skip
+
+
+def spectra_of(config: NetworkCurvatureConfig) -> Spectra | None:
+    try:
+        return curvature_spectra(config, _caption=caption)
+    except HogradError as err:
+        show_error(err)
+        return None
+
+
+def gauss_newton_part() -> NetworkCurvatureConfig:
+    st.markdown(t("curvature.gn.intro"))
+    config = network_settings("gauss_newton")
+    sp = spectra_of(config)
+    if sp is None:
+        return N
+    g, h = sp.hf
+    m = st.columns(4)
+    m[0].metric(t("curvature.metric.ggn_min"), num(float(sp.ggn[0]), 3))
+    m[1].metric(t("curvature.metric.h_min"), num(float(sp.hessian[0]), 3))
+    m[2].metric(
+        t("curvature.metric.negative"), f"{int((sp.hessian < 0).sum())} / {len(sp.hessian)}"
+    )
+    m[3].metric(t("curvature.metric.gap"), num(float(np.abs(sp.ggn - sp.hessian).max()), 3),
+                help=t("curvature.metric.gap_help"))  # fmt: skip
+    left, right = st.columns(2, gap="medium")
+    chart(figs.spectrum_figure(sp, lang(), projector()), where=left)
+    chart(figs.hf_figure(sp, lang(), projector()), where=right)
+    st.markdown(t("curvature.gn.result", n=len(sp.hessian), g_min=num(float(sp.ggn[0]), 3),
+                  h_min=num(float(sp.hessian[0]), 3), g_loss=num(g.losses[-1], 4),
+                  h_loss=num(h.losses[-1], 4), start=num(g.losses[0], 4),
+                  steps=len(g.losses) - 1, g_stops=int(g.negative.sum()),
+                  h_stops=int(h.negative.sum()), g_products=g.products,
+                  h_products=h.products, damping=num(config.damping, 3)))  # fmt: skip
+    return config
+
+
+def density_part() -> NetworkCurvatureConfig:
+    st.markdown(t("curvature.slq.intro"))
+    config = network_settings("density")
+    sp = spectra_of(config)
+    if sp is None:
+        return N
+    m = st.columns(4)
+    m[0].metric(t("curvature.metric.l1"), num(sp.l1_error, 3))
+    m[1].metric("tr(H)", num(sp.trace, 4), help=t("curvature.metric.trace_help",
+                exact=num(sp.trace_exact, 4), sd=num(sp.trace_sd, 3)))  # fmt: skip
+    m[2].metric("tr(H²)", num(sp.trace_sq, 4), help=t("curvature.metric.trace_help",
+                exact=num(sp.trace_sq_exact, 4), sd=num(sp.trace_sq_sd, 3)))  # fmt: skip
+    m[3].metric(t("curvature.metric.products"), f"{sp.products[2]:,}",
+                help=t("curvature.metric.products_help", full=sp.products[1]))  # fmt: skip
+    chart(figs.density_figure(sp, lang(), projector()))
+    r = sp.regions
+    st.markdown(t("curvature.slq.result", n=len(sp.hessian), starts=config.starts,
+                  steps=min(config.lanczos_steps, len(sp.hessian)), sigma=num(sp.sigma, 3),
+                  l1=num(sp.l1_error, 3), trace=num(sp.trace, 4), exact=num(sp.trace_exact, 4),
+                  sd=num(sp.trace_sd, 3), low=num(r.bulk[0], 3), high=num(r.bulk[1], 3),
+                  outliers=", ".join(num(v, 3) for v in r.outliers) or "—",
+                  top=", ".join(num(v, 3) for v in sp.hessian[::-1][: max(1, len(r.outliers))]),
+                  mass=f"{r.negative_mass:.0%}", k=int((sp.hessian < 0).sum()),
+                  exact_mass=f"{(sp.hessian < 0).mean():.0%}", products=f"{sp.products[2]:,}",
+                  full=f"{sp.products[1]:,}"))  # fmt: skip
+    return config
+
+
 def draw() -> None:
     st.markdown(t("curvature.intro"))
-    parts = {"diagonal": t("curvature.part.diagonal"), "momentum": t("curvature.part.momentum")}
+    parts = {"diagonal": t("curvature.part.diagonal"), "momentum": t("curvature.part.momentum"),
+             "gauss_newton": t("curvature.part.gauss_newton"),
+             "density": t("curvature.part.density")}  # fmt: skip
     part = localized_radio(t("curvature.part"), parts, "why.curv.part", horizontal=True)
-    diagonal, momentum = D, M
+    diagonal, momentum, network = D, M, N
     if part == "diagonal":
         diagonal = diagonal_part()
-    else:
+    elif part == "momentum":
         momentum = momentum_part()
-    code = script(diagonal, momentum)
+    elif part == "gauss_newton":
+        network = gauss_newton_part()
+    else:
+        network = density_part()
+    code = script(diagonal, momentum, network)
     box = lazy_expander(t("why.code.title"), "why.code.curvature", icon=":material/code:")
     with box:
         if box.open:

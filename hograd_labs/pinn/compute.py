@@ -38,12 +38,13 @@ cells.
 # %% Settings
 import math
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
-from torch.func import hessian, jacrev, vmap
+from torch.func import grad, hessian, jacrev, vmap
 
 __all__ = [
     "EQUATIONS", "GRID", "PinnConfig", "PinnRun", "exact_solution", "fit_summary", "mlp",
@@ -278,6 +279,37 @@ def _step_costs(params, config, inner, initial, boundary, rounds: int = 11) -> d
     return medians
 
 
+def second_derivative_costs(params, config, inner, rounds: int = 11) -> dict[str, float]:  # noqa: ANN001
+    """The residual's second derivatives at the interior points two ways, timed side by side.
+
+    The residual needs only the diagonal of the Hessian of u in its inputs (x, t): u_xx for
+    the heat, u_xx and u_tt for the wave (for u_xx + u_yy it would be the trace of the Hessian
+    in (x, y): again its diagonal). ``vmap(hessian(u_at))`` computes all d² = 4 entries, u_xt
+    and u_tx included; the diagonal takes, per entry needed, one product H eᵢ (the gradient of
+    ∂u/∂xᵢ) and keeps its i-th entry: 1 product per point for the heat, 2 for the wave, against
+    d = 2 for the whole Hessian. Returns the interleaved median seconds of each, the entries
+    the diagonal computed and their largest difference from the whole Hessian's."""
+    xt = inner.detach()
+    needed = (0,) if config.equation == "heat" else (0, 1)  # u_xx; the wave's u_xx and u_tt
+
+    def u_at(p):  # noqa: ANN001, ANN202
+        return mlp(params, p[None])[0]
+
+    def whole() -> torch.Tensor:
+        return vmap(hessian(u_at))(xt)  # (N, 2, 2): every second derivative
+
+    def diagonal() -> torch.Tensor:  # (N, entries): row i of H is the gradient of ∂u/∂xᵢ
+        return torch.stack([vmap(grad(lambda p, i=i: grad(u_at)(p)[i]))(xt)[:, i]
+                            for i in needed], dim=1)  # fmt: skip
+
+    with warnings.catch_warnings():  # torch's first jvp (in hessian) loads decompositions
+        warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", DeprecationWarning)
+        full = whole()
+    gap = float((full[:, needed, needed] - diagonal()).abs().max().detach())
+    medians = _medians({"hessian": whole, "diagonal": diagonal}, rounds)
+    return {**medians, "entries": len(needed), "gap": gap}
+
+
 # %% Training, then the network on a grid against the exact solution
 @dataclass(frozen=True)
 class PinnRun:
@@ -306,6 +338,10 @@ class PinnRun:
         pinn_step_seconds, plain_step_seconds: one forward and backward pass of the PINN loss,
             and of a plain regression of the same network onto the exact u at the same points
             (medians of interleaved rounds).
+        hessian_seconds, diagonal_seconds, diagonal_entries, diagonal_gap: the residual's
+            second derivatives at the interior points by ``vmap(hessian)`` (all 4 entries) and
+            as the Hessian's diagonal (``diagonal_entries`` products per point), their median
+            seconds and largest difference (:func:`second_derivative_costs`).
     """
 
     config: PinnConfig
@@ -330,6 +366,10 @@ class PinnRun:
     velocity_grad: float
     fit: tuple[tuple[str, str], ...]
     omission_error: str
+    hessian_seconds: float
+    diagonal_seconds: float
+    diagonal_entries: int
+    diagonal_gap: float
 
 
 def run(
@@ -349,6 +389,7 @@ def run(
     inner, initial, boundary = _points(config, gen)
     weights = _weights(config)
     costs = _step_costs(params, config, inner, initial, boundary)
+    second = second_derivative_costs(params, config, inner)
     parts: dict = {}
     first = _loss_terms(params, config, inner, initial, boundary, parts, func=func)[0]
 
@@ -402,7 +443,8 @@ def run(
     return PinnRun(
         config, n, xs, ts, u, exact, r, np.array(losses), np.array(parts).reshape(-1, 3),
         max_error, rel_error, rms, residual_grad, status, stopped, costs["pinn"], costs["plain"],
-        seconds, np.array(velocities), velocity_grad, fit, omission,
+        seconds, np.array(velocities), velocity_grad, fit, omission, second["hessian"],
+        second["diagonal"], second["entries"], second["gap"],
     )  # fmt: skip
 
 
@@ -440,6 +482,8 @@ def report(result: PinnRun) -> None:
     print(
         "seconds", result.pinn_step_seconds, result.plain_step_seconds
     )  # a PINN step, a plain one
+    print("second_derivatives", result.hessian_seconds, result.diagonal_seconds,
+          result.diagonal_entries, result.diagonal_gap)  # whole Hessian, its diagonal  # fmt: skip
     if result.omission_error:
         print("omission_error", result.omission_error.splitlines()[0])
 

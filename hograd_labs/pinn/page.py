@@ -88,6 +88,7 @@ def _settings() -> core.PinnConfig:
                            int(seed))  # fmt: skip
 
 
+DIAGONAL = {"heat": "pinn.diagonal.heat", "wave": "pinn.diagonal.wave"}
 SILENT = {"heat": "pinn.silent.heat", "wave": "pinn.silent.wave"}
 FIT = {"trained": "pinn.fit.trained", "partly": "pinn.fit.partly",
        "constant": "pinn.fit.constant", "weight0": "pinn.fit.weight0"}  # fmt: skip
@@ -135,6 +136,9 @@ def draw() -> None:
     ratio = run.pinn_step_seconds / run.plain_step_seconds
     st.markdown(t("pinn.cost", pinn=f"{run.pinn_step_seconds * 1e3:.2f}",
                   plain=f"{run.plain_step_seconds * 1e3:.2f}", ratio=f"{ratio:.1f}"))  # fmt: skip
+    st.markdown(t(DIAGONAL[config.equation], whole=f"{run.hessian_seconds * 1e3:.2f}",
+                  diagonal=f"{run.diagonal_seconds * 1e3:.2f}", points=config.points,
+                  entries=run.diagonal_entries, gap=f"{run.diagonal_gap:.1e}"))  # fmt: skip
     projector = bool(st.session_state.get("links.present"))  # presentation mode (app.py)
     chart(figs.heatmaps_figure(run, lang(), projector), key="why.pinn.maps")
     left, right = st.columns(2, gap="large")

@@ -1,5 +1,5 @@
-"""The curvature tab of "Why gradients of gradients" through AppTest: both languages and both
-parts, the numbers its charts carry against the lab's compute, a refused setting."""
+"""The curvature tab of "Why gradients of gradients" through AppTest: both languages and all
+four parts, the numbers its charts carry against the lab's compute, a refused setting."""
 
 from __future__ import annotations
 
@@ -7,11 +7,15 @@ import numpy as np
 import pytest
 import torch
 
+from hograd_core.errors import BudgetError
+from hograd_labs.curvature.cached import check_spectra
 from hograd_labs.curvature.compute import (
     DiagonalConfig,
     MomentumConfig,
+    NetworkCurvatureConfig,
     heavy_ball_rate,
     momentum,
+    spectra,
     study,
     typed_function,
 )
@@ -74,3 +78,41 @@ def test_a_hessian_that_is_not_finite_is_said_not_drawn() -> None:
     at = open_tab("curvature", "en", **state)
     assert "not finite at this point" in texts(at, "warning")
     assert not at.error
+
+
+SMALL_NET = {"why.curv.net_hidden": 4, "why.curv.net_train": 100}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_gauss_newton_part_draws_both_spectra_and_both_runs(lang: str) -> None:
+    state = {"why.curv.part": "gauss_newton", **SMALL_NET, "why.curv.cg": 10}
+    at = open_tab("curvature", lang, 120, **state)
+    assert not at.error, texts(at, "error")
+    spectrum, hf = charts(at)
+    sp = spectra(NetworkCurvatureConfig(hidden=4, train_steps=100, cg_iterations=10))
+    h, g = spectrum["data"]
+    np.testing.assert_allclose(plotly_array(h["customdata"]), sp.hessian, rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(plotly_array(g["customdata"]), sp.ggn, rtol=1e-9, atol=1e-15)
+    assert plotly_array(g["customdata"]).min() > -1e-12 and plotly_array(h["customdata"]).min() < 0
+    np.testing.assert_allclose(plotly_array(hf["data"][0]["y"]), sp.hf[0].losses, rtol=1e-9)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_density_part_names_outliers_bulk_and_negatives(lang: str) -> None:
+    state = {"why.curv.part": "density", **SMALL_NET, "why.curv.starts": 5}
+    at = open_tab("curvature", lang, 120, **state)
+    assert not at.error, texts(at, "error")
+    (density,) = charts(at)
+    sp = spectra(NetworkCurvatureConfig(hidden=4, train_steps=100, starts=5))
+    hist, exact, slq = density["data"]
+    np.testing.assert_allclose(plotly_array(hist["x"]), sp.hessian, rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(plotly_array(slq["y"]), np.maximum(sp.density, 1e-4 * sp.exact_density.max()), rtol=1e-9)  # fmt: skip
+    words = [a["text"] for a in density["layout"]["annotations"]]
+    key = {"en": ("bulk", "negative eigenvalues", "outlier"), "zh": ("主体", "负特征值", "离群值")}
+    assert all(any(w in x for x in words) for w in key[lang])
+
+
+def test_an_over_budget_network_setting_is_refused() -> None:
+    with pytest.raises(BudgetError, match="Gauss-Newton and spectral density"):
+        check_spectra(NetworkCurvatureConfig(hidden=32, lanczos_steps=80, starts=30,
+                                             hf_iterations=30, cg_iterations=50))  # fmt: skip

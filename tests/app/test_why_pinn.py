@@ -46,6 +46,8 @@ def test_the_tab_trains_the_heat_preset_and_draws_the_cores_run(lang: str) -> No
     words = {"en": "physics-informed network", "zh": "物理信息神经网络"}[lang]
     assert words in "\n".join(m.value for m in at.markdown)
     assert f"{expected.parameters:,}" in [m.value for m in at.metric]
+    said = {"en": "needs the diagonal, not the whole Hessian", "zh": "需要的是对角线"}[lang]
+    assert said in "\n".join(m.value for m in at.markdown)  # u_xx: one product per point
 
 
 def test_without_create_graph_the_tab_warns_and_quotes_pytorch() -> None:

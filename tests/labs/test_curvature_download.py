@@ -19,15 +19,18 @@ from hograd_labs.curvature import compute, figures
 from hograd_labs.curvature.cached import (
     curvature_momentum,
     curvature_network,
+    curvature_spectra,
     curvature_typed,
     script,
 )
-from hograd_labs.curvature.compute import DiagonalConfig, MomentumConfig
+from hograd_labs.curvature.compute import DiagonalConfig, MomentumConfig, NetworkCurvatureConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 DIAGONAL = DiagonalConfig("log(1 + x^2 + y^2) + x*y*z*w", (0.5, -1.0, 2.0, 1.5), probes=30,
                           repeats=4, seed=7, hidden=4, train_steps=50)  # fmt: skip
 MOMENTUM = MomentumConfig(kappa=100.0, lr=0.02, beta=0.8, steps=60)
+NETWORK = NetworkCurvatureConfig(hidden=4, train_steps=50, hf_iterations=5, cg_iterations=8,
+                                 lanczos_steps=12, starts=3)  # fmt: skip
 
 
 def printed(text: str) -> dict[str, list[str]]:
@@ -36,13 +39,15 @@ def printed(text: str) -> dict[str, list[str]]:
 
 def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # noqa: ANN001
     typed, network = curvature_typed(DIAGONAL), curvature_network(DIAGONAL)
-    run = curvature_momentum(MOMENTUM)
-    code = script(DIAGONAL, MOMENTUM)
+    run, sp = curvature_momentum(MOMENTUM), curvature_spectra(NETWORK)
+    code = script(DIAGONAL, MOMENTUM, NETWORK)
     own, sent = inspect.getsource(compute).splitlines(), code.source.splitlines()
     changed = [(a, b) for a, b in zip(own, sent, strict=True) if a != b]
     assert changed == [("    diagonal = DiagonalConfig()", f"    diagonal = {DIAGONAL!r}"),
                        ("    momentum_config = MomentumConfig()",
-                        f"    momentum_config = {MOMENTUM!r}")]  # fmt: skip
+                        f"    momentum_config = {MOMENTUM!r}"),
+                       ("    network_config = NetworkCurvatureConfig()",
+                        f"    network_config = {NETWORK!r}")]  # fmt: skip
     path = tmp_path / "hograd_why_curvature.py"
     path.write_text(code.source, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -65,6 +70,12 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
     assert float(got["limit"][0]) == pytest.approx(run.limit, rel=1e-12)
     assert float(got["momentum_loss_last"][0]) == pytest.approx(run.losses["momentum"][-1],
                                                                 rel=1e-9)  # fmt: skip
+    assert float(got["ggn_min_eigenvalue"][0]) == pytest.approx(sp.ggn[0], abs=1e-12)
+    assert float(got["slq_density_l1_error"][0]) == pytest.approx(sp.l1_error, rel=1e-9)
+    assert float(got["slq_trace"][0]) == pytest.approx(sp.trace, rel=1e-9)
+    for hf in sp.hf:
+        np.testing.assert_allclose(np.array(got[f"hf_{hf.curvature}_losses"], float), hf.losses,
+                                   rtol=1e-9)  # fmt: skip
 
 
 def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:

@@ -368,3 +368,14 @@ def test_a_run_by_torch_func_trains_like_the_autograd_run(equation: str) -> None
     np.testing.assert_allclose(func.losses, plain.losses, rtol=1e-12)
     np.testing.assert_allclose(func.u, plain.u, rtol=1e-10, atol=1e-12)
     assert func.fit == plain.fit and func.residual_grad == pytest.approx(plain.residual_grad)
+
+
+@pytest.mark.parametrize("equation", ["heat", "wave"])
+def test_the_residuals_second_derivatives_are_the_hessians_diagonal(equation: str) -> None:
+    """u_xx (and the wave's u_tt) as Hessian-diagonal products, one per entry, equal
+    torch.func.hessian's diagonal at every point (the gap is computed against it)."""
+    params = fixed_network()
+    config = replace(preset(equation), points=7)
+    xt = torch.tensor(points(7), requires_grad=True)
+    costs = compute.second_derivative_costs(params, config, xt, rounds=1)
+    assert costs["entries"] == (1 if equation == "heat" else 2) and costs["gap"] < 1e-12

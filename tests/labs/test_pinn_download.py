@@ -20,7 +20,8 @@ from hograd_labs.pinn.cached import script, why_pinn_run
 from hograd_labs.pinn.compute import PinnConfig, fit_summary, preset
 from tests.labs.notebooks import figure_cell
 
-STANDALONE = {"math", "time", "collections", "dataclasses", "numpy", "torch", "__future__"}
+STANDALONE = {"math", "time", "warnings", "collections", "dataclasses", "numpy", "torch",
+              "__future__"}  # fmt: skip
 FUNC_LINE = "    func = True  # torch.func's vmap, jacrev and hessian (terms_func, velocity_func)"
 
 
@@ -73,6 +74,9 @@ def test_the_download_runs_and_prints_the_pages_numbers(config: PinnConfig, tmp_
             np.testing.assert_allclose([float(v) for v in got["fit_" + term][1:]],
                                        [before, after], rtol=rtol)  # fmt: skip
         assert all(float(v) > 0 for v in got["seconds"])  # measured, never the same twice
+        second = got["second_derivatives"]  # whole Hessian s, diagonal s, entries, their gap
+        assert int(second[2]) == run.diagonal_entries == (1 if config.equation == "heat" else 2)
+        assert float(second[3]) < 1e-12 and all(float(v) > 0 for v in second[:2])
         said = run.omission_error.splitlines()[:1]
         assert got.get("omission_error", []) == (said[0].split() if said else [])
 
