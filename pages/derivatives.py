@@ -20,6 +20,7 @@ from hograd_core.inspector import (
     taylor_view,
 )
 from hograd_core.language import Function
+from hograd_core.nested_autograd import PROBE_POINT as X0
 from hograd_core.nested_autograd import DerivativeResult
 from hograd_core.point_notes import SINGULAR, ZERO_POWER
 from hograd_core.symbolic import MAX_OPS
@@ -51,7 +52,9 @@ from hograd_ui.i18n import error_text
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import derivatives_code, derivatives_row, note_x0
 from hograd_ui.parts.exact import exact_entry
+from hograd_ui.parts.link_form import REFUSED, Field
 from hograd_ui.parts.links import BIND
+from hograd_ui.parts.present import refresh_share
 from hograd_ui.parts.ui import (
     function_box,
     lang,
@@ -75,25 +78,46 @@ def _tex(fn: Function) -> str:
     return fn.latex_variables[0] if fn.variables else "x"
 
 
-def _clamp(key: str, low: float, high: float, default: float) -> None:
-    """Keep a widget's stored value inside bounds that depend on other widgets (a first run
-    leaves it to the widget: its default, or the value in the link)."""
-    if key in st.session_state:
-        st.session_state[key] = min(max(st.session_state[key], low), high)
+X0_KEY = "deriv.x0"
 
 
-def _x0_now(low: float, high: float) -> float:
-    """x0 as the slider below will have it: its state, or on a first run the link's value (or
-    the default), inside the range; the chart marks it."""
-    value = st.session_state.get("deriv.x0")
-    if value is None:
-        try:
-            value = float(st.query_params.get("deriv.x0", "0.5"))
-        except ValueError:
-            value = 0.5
-        if not math.isfinite(value) or not low <= value <= high:
-            value = 0.5
-    return float(min(max(value, low), high))
+def _x0_field(low: float, high: float) -> Field:
+    """What a link may set x0 to: a number inside the range (the rules Streamlit applies to a
+    bound slider, :meth:`Field.read`)."""
+    return Field("slider", X0, low, high)
+
+
+def _x0_state(low: float, high: float) -> float:
+    """x0, put into the session state before its slider is drawn, the way Streamlit asks of a
+    value that code sets (the exact entry writes it, and a narrower range moves it inside; the
+    slider then gets no ``value=``, so Streamlit has no default of its own to warn about).
+
+    The first time in a session it comes from the link (``?deriv.x0=``) when the link's value
+    is one the slider takes, else it is ``X0``; a value outside ``[low, high]`` moves to the
+    nearest end. Returns it (the chart marks it).
+    """
+    seeded = f"{X0_KEY}.from_link"  # one seeding per session, as url_choice does
+    if seeded not in st.session_state:
+        st.session_state[seeded] = True
+        linked = _x0_field(low, high).read(st.query_params.get_all(X0_KEY))
+        if linked is not REFUSED and X0_KEY not in st.session_state:
+            st.session_state[X0_KEY] = linked
+    # written on every run: when the range changes, the slider is a new widget to Streamlit
+    # (its limits are part of its identity) and would start from its own default
+    value = st.session_state[X0_KEY] = float(min(max(st.session_state.get(X0_KEY, X0), low), high))
+    return value
+
+
+def _write_x0(x0: float, low: float, high: float) -> None:
+    """x0 into the URL, left out while it is ``X0`` (so a link names it only when moved)."""
+    text = None if x0 == X0 else _x0_field(low, high).text(x0)
+    if text is None:
+        if X0_KEY in st.query_params:
+            del st.query_params[X0_KEY]
+            refresh_share()
+    elif st.query_params.get(X0_KEY) != text:
+        st.query_params[X0_KEY] = text
+        refresh_share()
 
 
 def _points(spans: tuple[tuple[float, float], ...]) -> str:
@@ -158,7 +182,7 @@ if not np.isfinite(result.values[0]).any():
     st.stop()
 
 ranges = chart_range(result.xs, result.values, separate=separate)
-marked = st.session_state["deriv.chart.x0"] = _x0_now(low, high)
+marked = st.session_state["deriv.chart.x0"] = _x0_state(low, high)
 chart(
     derivatives_figure(result, lang(), separate=separate, ranges=ranges, x0=marked),
     key="deriv.chart",
@@ -303,12 +327,12 @@ def point_views(
     """x0 and the tabs under it. A fragment: dragging x0 or switching tabs reruns only this
     part in the browser (not the controls and the main chart above)."""
     var = result.variable
-    _clamp("deriv.x0", low, high, 0.5)
+    _x0_state(low, high)
     slide, exact = st.columns([4, 1], vertical_alignment="bottom")
-    x0 = slide.slider(
-        t("deriv.x0"), low, high, min(max(0.5, low), high), step=(high - low) / 200,
-        key="deriv.x0", bind=BIND,
-    )  # fmt: skip
+    # not bound to the URL: a bound slider's default is its own (low, without value=), so
+    # x0 = low would leave a link and x0 = X0 enter it; _write_x0 keeps X0 out instead
+    x0 = slide.slider(t("deriv.x0"), low, high, step=(high - low) / 200, key=X0_KEY)
+    _write_x0(x0, low, high)
     # the slider's grid misses most round numbers (from -3 in steps of 0.03: 1.98, 2.01)
     exact_entry("deriv.x0.exact", t("deriv.x0.exact", var=var), ("deriv.x0",), low, high,
                 (x0,), container=exact)  # fmt: skip
