@@ -65,3 +65,35 @@ def test_radius_lines_fall_at_x0_plus_and_minus_r_inside_the_range() -> None:
     wide = taylor_figure(xs, f, f, 0.5, 0.8, 4, "x", "en", False, radius=10.0).to_dict()
     assert wide["layout"]["shapes"] == []  # beyond the range: no line, no legend entry
     assert not any("radius" in (t.get("name") or "") for t in wide["data"])
+
+
+def test_the_projector_setting_is_the_figures_argument_not_the_threads() -> None:
+    """Each figure of the page is drawn for a projector when its argument says so, whatever
+    the thread's old setting (hograd_ui.plotting.set_projector) is: projector sizing is
+    for_projector of the same figure drawn without it."""
+    from hograd_core.inspector import CostProfile
+    from hograd_labs.derivatives.figures import cost_figure
+    from hograd_ui.plotting import for_projector, set_projector
+
+    xs = np.linspace(-3, 3, 50)
+    result = derivatives(parse("tanh(x)"), xs, 3, method="taylor")
+    profile = CostProfile(points=50, low=-3.0, high=3.0, orders=(0, 1), nodes=(1, 4),
+                          autograd_ms=(0.1, 0.2), autograd_mb=(0.0, 0.0), taylor_ms=(0.1, 0.1),
+                          sympy_ms=(1.0, 2.0), sympy_ops=(1, 3), autograd_runs=3,
+                          taylor_runs=5)  # fmt: skip
+    builders = [
+        lambda on: derivatives_figure(result, "en", x0=0.5, projector=on),
+        lambda on: taylor_figure(
+            xs, result.values[0], result.values[0], 0.5, 0.46, 3, "x", "zh", on
+        ),  # fmt: skip
+        lambda on: cost_figure(profile, "en", on),
+    ]
+    try:
+        for thread in (True, False):
+            set_projector(thread)
+            for build in builders:
+                plain = build(False).to_dict()
+                assert plain["layout"]["height"] in (420, 520)  # not the projector's 1.25x
+                assert build(True).to_dict() == for_projector(plain)
+    finally:
+        set_projector(False)
