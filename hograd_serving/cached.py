@@ -4,15 +4,15 @@ A page file is executed afresh on every run, so a ``@st.cache_data`` function de
 is wrapped again each time (Streamlit reads its source to key the cache): about 3 % of a
 derivatives rerun. Defined here, they are wrapped once. Each is a pure function of its
 arguments (no per-user state), so sharing results between sessions is safe. This is also where
-work is routed: heavy calls pass the gate (:mod:`.gate`), the inspector's slower columns are
-worked out in the background (:mod:`.deferred`, :mod:`.sympy_column`), and the core is handed
-the functions that run its work elsewhere (:mod:`.jobs`).
+work is routed: heavy calls pass the gate (:mod:`.gate`), and the core is handed the functions
+that run its work elsewhere (:mod:`.jobs`). The labs' cached calls are in their folders
+(``hograd_labs/<lab>/cached.py``; the derivatives lab's inspector has its slower columns worked
+out in the background by :mod:`.deferred` and :mod:`.sympy_column`).
 """
 
 from __future__ import annotations
 
 import threading
-import time
 import warnings
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -20,8 +20,8 @@ from contextlib import nullcontext
 import numpy as np
 import streamlit as st
 
-from hograd_core import BUDGET, BudgetError, derivatives, lesson, parse
 from hograd_core import curvature as cv
+from hograd_core import derivatives, lesson, parse
 from hograd_core import net_curvature as nc
 from hograd_core import network as nw
 from hograd_core.applications import hessian_free as why_hf
@@ -30,33 +30,13 @@ from hograd_core.applications.common import Code
 from hograd_core.applications.hessian_free_code import hf_code
 from hograd_core.applications.newton_code import race_code
 from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
-from hograd_core.grad_checks import GradChecks, run_gradchecks
 from hograd_core.graph_dot import escape_newlines
 from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
-from hograd_core.inspector import (
-    AutogradPart,
-    CostProfile,
-    Inspection,
-    cost_profile,
-    inspect_numbers,
-    with_autograd,
-    with_sympy,
-)
 from hograd_core.language import Function
-from hograd_core.nested_autograd import (
-    DerivativeResult,
-    autograd_column,
-    autograd_is_heavy,
-    autograd_refusal,
-    estimate_autograd,
-)
-from hograd_core.symbolic import SympyView
+from hograd_core.nested_autograd import DerivativeResult, autograd_is_heavy
 
-from .deferred import DeferredJobs
-from .floor import step_aside
 from .gate import heavy_work
 from .jobs import network_job, run_isolated, shared_probe
-from .sympy_column import CHAIN_SECONDS, SympyColumn
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -64,7 +44,8 @@ def cached_parse(text: str, variables: tuple[str, ...] | None = None) -> Functio
     return parse(text, variables)
 
 
-# ---- derivatives page -------------------------------------------------------------------------
+# ---- the curves of f and its derivatives: the derivatives page (hograd_labs/derivatives, whose
+# ---- other calls are its own cached.py) and the lesson -----------------------------------------
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -76,113 +57,6 @@ def curves(
     with heavy_work() if heavy else nullcontext():
         xs = np.linspace(low, high, points)
         return derivatives(fn, xs, order, method=method, probe=shared_probe)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def autograd_refused(text: str, order: int, points: int) -> BudgetError | None:
-    """Why nested autograd would refuse this request (the page then uses Taylor mode and says
-    why), or None; from the probe (:func:`.jobs.shared_probe`)."""
-    return autograd_refusal(parse(text), order, points, shared_probe)
-
-
-#: How long a run waits for the answers worked out in the background: sympy's column
-#: (hograd_serving/sympy_column.py: a child process per function) and nested autograd's
-#: (a thread: hograd_serving/deferred.py). Small functions are done by then; for the others the
-#: page shows what it has and asks again every ``POLL`` seconds while the student reads. Short:
-#: with 50 students, waits of 0.1 / 0.05 / 0.025 s gave a rerun p95 of 234 / 185 / 134 ms, and
-#: the page was complete sooner, not later (benchmarks/load.py, side by side, two runs each).
-WAIT = 0.025
-POLL = 0.6
-
-
-def _autograd_column(args: tuple[str, float, int]) -> tuple[float, ...]:
-    text, x0, order = args
-    return autograd_column(parse(text), x0, order)
-
-
-#: One of each for the whole server: their answers are pure functions of the arguments, the
-#: same for every student who asks, like the cached values.
-SYMPY = SympyColumn()
-AUTOGRAD = DeferredJobs("autograd", _autograd_column)
-
-
-def sympy_part(
-    text: str, order: int, x0: float, wait: float | None = None, who: str = ""
-) -> SympyView:
-    """What sympy has of ``text`` to ``order`` at ``x0`` within ``wait`` seconds (default
-    ``WAIT``), asked by the session ``who``."""
-    return SYMPY.ask(text, order, x0, WAIT if wait is None else wait, who=who)
-
-
-def sympy_detail(text: str) -> str:
-    """sympy's own error, where its column for ``text`` stopped with one."""
-    return SYMPY.detail(text)
-
-
-def autograd_part(
-    text: str, x0: float, order: int, wait: float | None = None, who: str = ""
-) -> AutogradPart:
-    """Nested autograd's column at ``x0`` if it is in within ``wait`` seconds (default
-    ``WAIT``), else ``working``; asked by the session ``who``."""
-    args = (text, float(x0), min(order, BUDGET.max_order_autograd))
-    done = AUTOGRAD.ask(args, WAIT if wait is None else wait, who)
-    if done is None:
-        return AutogradPart(working=True)
-    return AutogradPart(values=tuple(done.value or ()), refused=done.error)
-
-
-def inspect(
-    text: str, x0: float, order: int, *, sympy_column: bool = True,
-    autograd_column: bool = True, who: str = "",
-) -> Inspection:  # fmt: skip
-    """The inspector's rows at x0: Taylor mode's and the finite differences' numbers
-    (cached), and sympy's and nested autograd's columns as far as they go within ``WAIT``
-    (left empty when not asked for)."""
-    deadline = time.monotonic() + WAIT
-    if autograd_column:
-        autograd_part(text, x0, order, wait=0.0, who=who)  # under way while sympy is asked
-    numbers = _numbers(text, x0, order)
-    if sympy_column:
-        numbers = with_sympy(numbers, sympy_part(text, order, x0, who=who))
-    if autograd_column:
-        left = max(0.0, deadline - time.monotonic())
-        numbers = with_autograd(numbers, autograd_part(text, x0, order, left, who))
-    return numbers
-
-
-def still_working(
-    text: str, x0: float, order: int, *, sympy: bool, autograd: bool, who: str = ""
-) -> bool:
-    """Whether a column asked for is not in yet (each asked with ``WAIT``)."""
-    return (sympy and sympy_part(text, order, x0, who=who).working) or (
-        autograd and autograd_part(text, x0, order, who=who).working
-    )
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _numbers(text: str, x0: float, order: int) -> Inspection:
-    return inspect_numbers(parse(text), x0, order, autograd=False)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def estimate(text: str, order: int, points: int) -> tuple[int, list[int], float]:
-    return estimate_autograd(parse(text), order, points, shared_probe)
-
-
-def _sympy_costs(fn: Function, order: int) -> tuple[list[float], list[int]]:
-    """sympy's cost from its column's child process (each ``diff`` timed once, in a process
-    whose sympy cache was empty), waiting for it off the floor; nothing if it is not in."""
-    with step_aside():
-        chain = SYMPY.timings(fn.text, order, wait=CHAIN_SECONDS + 5.0)
-    return ([], []) if chain is None else (list(chain.ms), list(chain.ops))
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def measure(text: str, order: int, points: int, low: float, high: float) -> CostProfile:
-    fn = parse(text)
-    costs = _sympy_costs(fn, min(order, BUDGET.max_order_autograd))  # waited for off the floor
-    with heavy_work():
-        return cost_profile(fn, order, points, low, high, sympy=lambda *_: costs)
 
 
 # ---- graph page -------------------------------------------------------------------------------
@@ -364,17 +238,3 @@ def lesson_answer(name: str) -> lesson.Answer:
 
 
 # ---- downloads: CSV, .py, torch.func forms, notebooks (issue 18) ----------------------------------
-
-
-# ---- derivatives page: PyTorch's gradcheck at x0 (issue 36, finding 12) ---------------------------
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def gradchecks_at(text: str, x0: float) -> GradChecks:
-    """PyTorch's ``gradcheck`` and ``gradgradcheck`` of ``text`` at ``x0``. Sized by the shared
-    probe before it starts (a refusal is a BudgetError); a large second-order graph passes the
-    heavy-work gate like the curves do."""
-    fn = parse(text)
-    heavy = autograd_is_heavy(fn, 2, 3, shared_probe)  # the stencil x0 - eps, x0, x0 + eps
-    with heavy_work() if heavy else nullcontext():
-        return run_gradchecks(fn, [x0], shared_probe)

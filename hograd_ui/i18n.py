@@ -45,13 +45,14 @@ LABS: Path = Path(__file__).resolve().parent.parent / "hograd_labs"
 #: Keys the code assembles while it runs, so they never appear whole in the source. The test of
 #: unused keys counts these as used; each group names the place that builds it.
 RUNTIME_KEYS: frozenset[str] = frozenset({
-    # pages/derivatives.py: f"deriv.method.{m}" (method radio and the "computed" caption),
-    # f"deriv.tab.{v}" (the tabs under x0)
+    # hograd_labs/derivatives/page.py: f"deriv.method.{m}" (method radio and the "computed"
+    # caption), f"deriv.tab.{v}" (the tabs under x0)
     "deriv.method.taylor", "deriv.method.autograd",
     "deriv.tab.inspector", "deriv.tab.taylor", "deriv.tab.symbolic", "deriv.tab.code",
     "deriv.tab.cost",
-    # pages/derivatives.py: f"deriv.note.{kind}" (PointNote kinds), f"deriv.disagree.{cause}"
-    # (inspector.disagreement_cause), f"deriv.taylor.{why}" (SeriesRadius.why)
+    # hograd_labs/derivatives/page.py: f"deriv.note.{kind}" (PointNote kinds),
+    # f"deriv.disagree.{cause}" (inspector.disagreement_cause), f"deriv.taylor.{why}"
+    # (SeriesRadius.why)
     "deriv.note.abs", "deriv.note.relu", "deriv.note.singular", "deriv.note.zero_power",
     "deriv.disagree.convention", "deriv.disagree.power", "deriv.disagree.other",
     "deriv.taylor.not_finite", "deriv.taylor.unsettled", "deriv.taylor.rounding",

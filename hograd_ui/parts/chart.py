@@ -153,17 +153,20 @@ def chart(
     key: str | None = None,
     on_pick: Callable[[float, float], None] | None = None,
     where: DeltaGenerator | None = None,
+    projector: bool | None = None,
 ) -> None:
     """Draw ``fig`` across the width of ``where`` (a column, a tab; the current one if None).
 
     ``on_pick(x, y)`` is called, before the run that follows, when the reader clicks a point;
-    it needs a ``key`` (the click arrives in the session state under it).
+    it needs a ``key`` (the click arrives in the session state under it). ``projector``: the
+    theme's sizes for presentation mode (the page reads it with
+    ``hograd_ui.parts.present.present()``); None leaves it to :func:`.plotting.set_projector`.
     """
     if on_pick is not None and key is None:
         raise ValueError("chart(): on_pick needs a key")
     if where is not None:
         with where:
-            chart(fig, key=key, on_pick=on_pick)
+            chart(fig, key=key, on_pick=on_pick, projector=projector)
         return
     if CHECK is not None:
         CHECK(fig)
@@ -173,7 +176,9 @@ def chart(
         "labels": {"fullscreen": t("chart.fullscreen"), "failed": t("chart.failed")},
         "pick": on_pick is not None,
     }
-    base = PRESENT_PX if projector_on() else BASE_PX  # Streamlit's theme is in rem
+    if projector is None:
+        projector = projector_on()
+    base = PRESENT_PX if projector else BASE_PX  # Streamlit's theme is in rem
     figure = pio.to_json(themed(fig.to_dict(), base), validate=False)
     data = (json.dumps(head, ensure_ascii=False)[:-1] + ', "figure": ' + figure + "}").encode()
     if on_pick is None:

@@ -89,6 +89,6 @@ def _background_answers_in_full(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN20
     thread, so that a test sees their columns whole (a server waits 0.025 s, then shows what it
     has and polls: tested on its own in test_derivatives_page.py and, with the browser's own
     polling, in tests/e2e)."""
-    from hograd_serving import cached
+    from hograd_labs.derivatives import cached
 
     monkeypatch.setattr(cached, "WAIT", 60.0)

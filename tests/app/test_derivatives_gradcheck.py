@@ -7,7 +7,7 @@ import torch
 from torch.autograd.gradcheck import GradcheckError
 
 from hograd_core import parse
-from hograd_serving import cached as _cached
+from hograd_labs.derivatives import cached as _cached
 from tests.app.conftest import open_page
 
 PAGE = "pages/derivatives.py"

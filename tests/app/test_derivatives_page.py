@@ -82,7 +82,7 @@ def test_sympy_and_autograd_work_in_the_background_and_the_page_says_so(monkeypa
     Taylor mode's and the finite differences' columns, a dash in each cell not yet computed
     and a note for each column still on its way; once both are done, the next run (the one
     the page's poll starts) fills them in."""
-    from hograd_serving import cached as _cached
+    from hograd_labs.derivatives import cached as _cached
 
     # Until `released`, neither background column answers (as when the work takes longer than
     # the run waits): a small function can be done within the run's own few milliseconds.

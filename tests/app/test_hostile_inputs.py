@@ -123,7 +123,7 @@ def test_poisoned_functions_open_the_derivatives_page_and_finish_its_columns() -
     of a log; nested abs, relu and max-like kinks), typed into the derivatives page: no
     exception (a function that overflows float64 everywhere is said to be undefined), and
     sympy's column ends (complete or stopped, said in words) instead of holding the server."""
-    from hograd_serving import cached
+    from hograd_labs.derivatives import cached
     from tests.serving.test_sympy_column import FOLDED_POWERS, NESTED_KINKS
 
     at = open_page("pages/derivatives.py")

@@ -131,7 +131,7 @@ def test_every_link_of_today_has_its_record() -> None:
 if __name__ == "__main__":  # python -m tests.app.test_links_today --record
     if sys.argv[1:] != ["--record"]:
         raise SystemExit(__doc__)
-    from hograd_serving import cached
+    from hograd_labs.derivatives import cached
     from tests.app import conftest  # noqa: F401  (the router's pages mode, as under pytest)
 
     cached.WAIT = 60.0  # as conftest's fixture: the background columns whole

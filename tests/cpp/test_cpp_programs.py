@@ -48,12 +48,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def derivative_presets() -> list[str]:
-    """The derivatives page's presets, read from the page (a page script runs when imported)."""
-    tree = ast.parse((ROOT / "pages" / "derivatives.py").read_text())
+    """The derivatives page's presets, read from its source (hograd_labs/derivatives/page.py)."""
+    tree = ast.parse((ROOT / "hograd_labs" / "derivatives" / "page.py").read_text())
     for node in tree.body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PRESETS":
             return ast.literal_eval(node.value)
-    raise AssertionError("no PRESETS in pages/derivatives.py")
+    raise AssertionError("no PRESETS in hograd_labs/derivatives/page.py")
 
 
 # (function, x0, order): every preset at three points (x*sin(1/x) and 1/x-like pieces at 0

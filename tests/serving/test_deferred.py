@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 
 from hograd_core.errors import BudgetError
-from hograd_serving import cached
+from hograd_labs.derivatives import cached
 from hograd_serving.deferred import DeferredJobs, JobAnswer, JobFailed
 from hograd_ui.i18n import error_text
 
@@ -22,7 +22,7 @@ def exact(expr: sp.Expr, x0: float, order: int) -> list[float]:
 
 
 def autograd() -> DeferredJobs:
-    """The inspector's autograd column, as the server runs it (hograd_serving/cached.py)."""
+    """The inspector's autograd column, as the server runs it (hograd_labs/derivatives/cached.py)."""
     return DeferredJobs("autograd", cached._autograd_column)
 
 

@@ -189,7 +189,8 @@ def test_the_derivatives_page_probes_once_for_every_session(
 
 SERVE = """
 import json, psutil
-from hograd_serving import cached, jobs, start
+from hograd_labs.derivatives import cached
+from hograd_serving import jobs, start
 from hograd_core.network import NetConfig, train
 
 start()  # what app.py does on a server's first run

@@ -13,7 +13,8 @@ import pytest
 from hograd_core import derivatives, parse
 from hograd_core.chart_range import chart_range
 from hograd_core.inspector import taylor_polynomial
-from hograd_ui.derivative_figures import derivatives_figure, taylor_figure
+from hograd_labs.derivatives.figures import taylor_figure
+from hograd_ui.derivative_figures import derivatives_figure
 from hograd_ui.plotting import PlainFigure, validated
 
 
@@ -33,10 +34,12 @@ def figures() -> list[PlainFigure]:
     return [
         derivatives_figure(gaps, "en"),
         derivatives_figure(gaps, "zh", separate=True),
-        taylor_figure(xs, smooth.values[0], poly, 0.5, float(poly[0]), 3, "x", "en"),
+        taylor_figure(xs, smooth.values[0], poly, 0.5, float(poly[0]), 3, "x", "en", False),
         derivatives_figure(gaps, "en", ranges=cut),
         derivatives_figure(gaps, "zh", separate=True, ranges=cuts),
-        taylor_figure(xs, smooth.values[0], poly, 0.5, float(poly[0]), 3, "x", "zh", radius=1.2),
+        taylor_figure(
+            xs, smooth.values[0], poly, 0.5, float(poly[0]), 3, "x", "zh", False, radius=1.2
+        ),
     ]
 
 

@@ -1,4 +1,4 @@
-"""The derivatives page's presentation: the inspector's cells keep the sign of an infinity and
+"""The derivatives lab's presentation: the inspector's cells keep the sign of an infinity and
 show NaN as NaN (not blank, not a dash); the chart's cut axis and the Taylor chart's radius
 lines are where the core put them."""
 
@@ -12,7 +12,9 @@ import pytest
 from hograd_core import derivatives, parse
 from hograd_core.chart_range import chart_range
 from hograd_core.inspector import inspect_point
-from hograd_ui.derivative_figures import cell, delta, derivatives_figure, taylor_figure
+from hograd_labs.derivatives.compute import delta
+from hograd_labs.derivatives.figures import cell, taylor_figure
+from hograd_ui.derivative_figures import derivatives_figure
 
 
 def test_cells_keep_the_sign_of_infinity_and_name_nan() -> None:
@@ -54,10 +56,44 @@ def test_the_cut_axis_reaches_the_figure() -> None:
 def test_radius_lines_fall_at_x0_plus_and_minus_r_inside_the_range() -> None:
     xs = np.linspace(-3, 3, 200)
     f = 1 / (1 + xs**2)
-    fig = taylor_figure(xs, f, f, 0.5, 0.8, 4, "x", "en", radius=math.hypot(0.5, 1)).to_dict()
+    fig = taylor_figure(
+        xs, f, f, 0.5, 0.8, 4, "x", "en", False, radius=math.hypot(0.5, 1)
+    ).to_dict()
     lines = sorted(s["x0"] for s in fig["layout"]["shapes"])
     assert lines == pytest.approx([0.5 - math.hypot(0.5, 1), 0.5 + math.hypot(0.5, 1)])
     assert any("radius of convergence" in (t.get("name") or "") for t in fig["data"])
-    wide = taylor_figure(xs, f, f, 0.5, 0.8, 4, "x", "en", radius=10.0).to_dict()
+    wide = taylor_figure(xs, f, f, 0.5, 0.8, 4, "x", "en", False, radius=10.0).to_dict()
     assert wide["layout"]["shapes"] == []  # beyond the range: no line, no legend entry
     assert not any("radius" in (t.get("name") or "") for t in wide["data"])
+
+
+def test_the_projector_setting_is_the_figures_argument_not_the_threads() -> None:
+    """Each figure of the page is drawn for a projector when its argument says so, whatever
+    the thread's old setting (hograd_ui.plotting.set_projector) is: projector sizing is
+    for_projector of the same figure drawn without it."""
+    from hograd_core.inspector import CostProfile
+    from hograd_labs.derivatives.figures import cost_figure
+    from hograd_ui.plotting import for_projector, set_projector
+
+    xs = np.linspace(-3, 3, 50)
+    result = derivatives(parse("tanh(x)"), xs, 3, method="taylor")
+    profile = CostProfile(points=50, low=-3.0, high=3.0, orders=(0, 1), nodes=(1, 4),
+                          autograd_ms=(0.1, 0.2), autograd_mb=(0.0, 0.0), taylor_ms=(0.1, 0.1),
+                          sympy_ms=(1.0, 2.0), sympy_ops=(1, 3), autograd_runs=3,
+                          taylor_runs=5)  # fmt: skip
+    builders = [
+        lambda on: derivatives_figure(result, "en", x0=0.5, projector=on),
+        lambda on: taylor_figure(
+            xs, result.values[0], result.values[0], 0.5, 0.46, 3, "x", "zh", on
+        ),  # fmt: skip
+        lambda on: cost_figure(profile, "en", on),
+    ]
+    try:
+        for thread in (True, False):
+            set_projector(thread)
+            for build in builders:
+                plain = build(False).to_dict()
+                assert plain["layout"]["height"] in (420, 520)  # not the projector's 1.25x
+                assert build(True).to_dict() == for_projector(plain)
+    finally:
+        set_projector(False)
