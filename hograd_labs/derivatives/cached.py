@@ -14,9 +14,11 @@ from __future__ import annotations
 import time
 from contextlib import nullcontext
 
+import numpy as np
 import streamlit as st
 
 from hograd_core import BUDGET, BudgetError, parse
+from hograd_core.forward_mode import FORWARD_BUDGET, ForwardCosts, forward_costs
 from hograd_core.grad_checks import GradChecks, run_gradchecks
 from hograd_core.inspector import (
     AutogradPart,
@@ -152,6 +154,22 @@ def measure(text: str, order: int, points: int, low: float, high: float) -> Cost
     costs = _sympy_costs(fn, min(order, BUDGET.max_order_autograd))  # waited for off the floor
     with heavy_work():
         return cost_profile(fn, order, points, low, high, sympy=lambda *_: costs)
+
+
+#: Points of the forward-mode comparison: enough for the times to be the routes' own, few enough
+#: that nested jvp's 2⁶ evaluations at order 6 stay well under a second.
+FORWARD_POINTS = 64
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def forward_routes(text: str, order: int, low: float, high: float) -> ForwardCosts:
+    """f⁽ᵏ⁾ for k = 0..``order`` (at most forward_ad's limit) by nested jvp, dual numbers,
+    nested reverse and Taylor mode on :data:`FORWARD_POINTS` points of [low, high], with the
+    median time of 3 interleaved rounds and the bytes saved for backward. Checked against the
+    budgets before any work; through the heavy-work gate like the other timings."""
+    xs = np.linspace(low, high, FORWARD_POINTS)
+    with heavy_work():
+        return forward_costs(parse(text), xs, min(order, FORWARD_BUDGET.max_order), rounds=3)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from hograd_core.forward_mode import ForwardCosts
 from hograd_core.inspector import CostProfile
 from hograd_ui.derivative_figures import FONT, PALETTE, finite
 from hograd_ui.i18n import tr
@@ -109,4 +110,44 @@ def cost_figure(profile: CostProfile, lang: str, projector: bool) -> PlainFigure
         yaxis={"domain": y1, "anchor": "x", "type": "log", "title": {"text": "ms"}},
         xaxis2={"domain": x2, "anchor": "y2", "title": order, "dtick": 1},
         yaxis2={"domain": y2, "anchor": "x2", "type": "log", "title": {"text": nodes}},
+    )  # fmt: skip
+
+
+#: The four routes' colours and the translation keys of their names, in FORWARD_ROUTES' order.
+ROUTE_KEYS = {"jvp": "deriv.forward.jvp", "forward_ad": "deriv.forward.forward_ad",
+              "reverse": "deriv.forward.reverse", "taylor": "deriv.forward.taylor"}  # fmt: skip
+_ROUTE_COLOURS = {"jvp": PALETTE[0], "forward_ad": PALETTE[1], "reverse": PALETTE[3],
+                  "taylor": PALETTE[4]}  # fmt: skip
+
+
+def forward_figure(costs: ForwardCosts, lang: str, projector: bool) -> PlainFigure:
+    """Seconds per order (log scale) beside the bytes autograd saved for backward (log scale),
+    one line per route; a route over its order limit stops where it ends."""
+    (x1, y1), (x2, y2) = grid_cells(1, 2, 0.12, 0.0)
+    orders = list(range(costs.order + 1))
+    traces = []
+    for route in costs.routes:
+        name, colour = tr(ROUTE_KEYS[route], lang), _ROUTE_COLOURS[route]
+        for values, axes, legend in ((costs.seconds[route], ("x", "y"), True),
+                                     (costs.saved_bytes[route], ("x2", "y2"), False)):  # fmt: skip
+            traces.append({
+                "type": "scatter", "x": orders,
+                "y": [None if not np.isfinite(v) or v <= 0 else float(v) for v in values],
+                "name": name, "legendgroup": route, "showlegend": legend,
+                "mode": "lines+markers", "line": {"color": colour, "width": 3},
+                "xaxis": axes[0], "yaxis": axes[1],
+            })  # fmt: skip
+    order = {"text": tr("deriv.order", lang)}
+    return plain_figure(
+        traces, projector=projector, height=420, font=FONT,
+        margin={"l": 60, "r": 20, "t": 50, "b": 50}, legend={"orientation": "h", "y": -0.25},
+        annotations=[
+            cell_title(tr("deriv.forward.time_title", lang, points=f"{costs.points.size:,}"),
+                       x1, y1, 16),
+            cell_title(tr("deriv.forward.saved_title", lang), x2, y2, 16),
+        ],
+        xaxis={"domain": x1, "anchor": "y", "title": order, "dtick": 1},
+        yaxis={"domain": y1, "anchor": "x", "type": "log", "title": {"text": "s"}},
+        xaxis2={"domain": x2, "anchor": "y2", "title": order, "dtick": 1},
+        yaxis2={"domain": y2, "anchor": "x2", "type": "log", "title": {"text": tr("deriv.forward.bytes", lang)}},
     )  # fmt: skip

@@ -12,6 +12,7 @@ import streamlit as st
 
 from hograd_core import BUDGET, HogradError
 from hograd_core.chart_range import ChartRange, chart_range
+from hograd_core.forward_mode import FORWARD_BUDGET
 from hograd_core.grad_checks import DERIVATIVE, EDGE, KINK, SECOND, UNDEFINED, GradChecks
 from hograd_core.inspector import (
     AGREE_RTOL,
@@ -48,9 +49,11 @@ from hograd_ui.parts.ui import (
 )
 
 from .cached import (
+    FORWARD_POINTS,
     POLL,
     autograd_refused,
     estimate,
+    forward_routes,
     gradchecks_at,
     inspect,
     measure,
@@ -58,7 +61,7 @@ from .cached import (
     sympy_detail,
 )
 from .compute import X0, agreeing_digits, beyond_f, delta, undefined_intervals
-from .figures import cell, cost_figure, taylor_figure
+from .figures import ROUTE_KEYS, cell, cost_figure, forward_figure, taylor_figure
 
 __all__ = ["draw"]
 
@@ -473,6 +476,41 @@ def point_views(
                                  taylor=profile.taylor_runs))  # fmt: skip
             except HogradError as err:
                 show_error(err)
+            _forward_routes(fn, autograd_order, low, high)
+
+
+def _forward_routes(fn: Function, order: int, low: float, high: float) -> None:
+    """Forward mode or reverse mode for f⁽ⁿ⁾: the four routes' values checked against each
+    other, their time and the bytes they save for backward, order by order (on a click)."""
+    st.subheader(t("deriv.forward.title"))
+    shown = min(order, FORWARD_BUDGET.max_order)
+    st.markdown(t("deriv.forward.lead", points=FORWARD_POINTS, jvp=FORWARD_BUDGET.max_order_jvp))
+    asked = (fn.text, shown, low, high)
+    if not (st.button(t("deriv.forward.run"), key="deriv.forward.run")
+            or st.session_state.get("deriv.forward.shown") == asked):  # fmt: skip
+        return
+    st.session_state["deriv.forward.shown"] = asked
+    try:
+        costs = forward_routes(*asked)
+    except HogradError as err:
+        show_error(err)
+        return
+    projector = present()
+    chart(forward_figure(costs, lang(), projector), key="deriv.forward.chart",
+          projector=projector)  # fmt: skip
+    reverse = costs.values["reverse"]
+    others = [r for r in costs.routes if r != "reverse"]
+    rows = {t("deriv.order"): list(range(costs.order + 1))}
+    for route in others:
+        gap = np.abs(costs.values[route] - reverse)
+        scale = np.maximum(np.abs(reverse), 1.0)
+        rows[t(ROUTE_KEYS[route])] = [
+            "—" if np.isnan(costs.values[route][k]).all() else f"{np.nanmax(gap[k] / scale[k]):.1e}"
+            for k in range(costs.order + 1)
+        ]  # fmt: skip
+    st.caption(t("deriv.forward.agree"))
+    static_table(pd.DataFrame(rows))
+    st.caption(t("deriv.forward.how", jvp=FORWARD_BUDGET.max_order_jvp))
 
 
 def _sympy_stopped(text: str, why: str, done: int) -> None:
