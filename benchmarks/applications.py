@@ -46,12 +46,12 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hograd_core import parse  # noqa: E402
-from hograd_core.applications import hessian_free as hf  # noqa: E402
 from hograd_core.applications import newton as nt  # noqa: E402
 from hograd_core.applications.common import interleaved_medians, saved_bytes  # noqa: E402
 from hograd_core.applications.stability import lanczos  # noqa: E402
 from hograd_core.net_curvature import full_hessian  # noqa: E402
 from hograd_core.network import NetConfig, load_data, loss_function, mlp_loss, train  # noqa: E402
+from hograd_labs.hf import compute as hf  # noqa: E402
 from hograd_labs.pinn import compute as pinn  # noqa: E402
 
 
@@ -76,7 +76,7 @@ def newton_costs(rounds: int) -> dict[str, float]:
 
 def hf_costs(rounds: int) -> dict[str, float]:
     config = hf.HFConfig(dataset="digits")
-    run = hf.hessian_free(config)
+    run = hf.run(config)
     x, y, _, _ = load_data("digits")
     sizes = (64, 16, 10)
     loss = mlp_loss(sizes, x, y)

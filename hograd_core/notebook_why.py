@@ -82,15 +82,6 @@ fig.update_layout(template="plotly_white", height=450)
 fig.show()
 """
 
-_HF = """
-import plotly.graph_objects as go
-
-fig = go.Figure(go.Scatter(y=printed["hf"], mode="lines+markers", name="Hessian-free"))
-fig.update_layout(xaxis_title="Hessian-free step", yaxis_title="training loss",
-                  yaxis_type="log", template="plotly_white")
-fig.show()
-"""
-
 _QUADRATIC = """
 import plotly.graph_objects as go
 
@@ -122,7 +113,6 @@ fig.show()
 #: Each tab's figure cell, and the settings it needs besides the script (given by the caller).
 FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "newton": (_NEWTON, ("start",)),
-    "hf": (_HF, ()),
     "quadratic": (_QUADRATIC, ()),
     "stability": (_STABILITY, ("lr", "every")),
     "network": (NETWORK_FIGURE, ()),  # the HVP page's network mode
@@ -158,7 +148,7 @@ def why_notebook(
     by :func:`script_cells`, the printed lines read back, and the tab's figure.
 
     Args:
-        kind: the figure to draw ("newton", "hf", "quadratic", "stability").
+        kind: the figure to draw ("newton", "quadratic", "stability").
         source: the tab's generated script, as the ``.py`` download holds it.
         texts: the prose cells by the keys of :data:`WHY_TEXTS`.
         text: the function as typed (Newton tab); written as a string literal, never prose.

@@ -1,8 +1,7 @@
 """Figures and downloads of the page "Why gradients of gradients", from the core's results.
 
-Colours keep one meaning on every tab: gradient descent and SGD blue, Newton and Hessian-free
-red, damped Newton orange, the trust region green, Adam purple. Every label comes from the
-translation table; the symbols (∇f, λ_max, lr) are the same in both languages.
+Colours keep one meaning on every tab: gradient descent blue, Newton red, damped Newton orange,
+the trust region green. Every label comes from the translation table; the symbols (∇f, λ_max, lr) are the same in both languages.
 """
 
 from __future__ import annotations
@@ -11,7 +10,6 @@ import math
 
 import numpy as np
 
-from hograd_core.applications.hessian_free import HFRun
 from hograd_core.applications.newton import NewtonRace
 from hograd_core.applications.stability import NetStability, QuadraticRun
 from hograd_ui.i18n import tr
@@ -20,17 +18,15 @@ from .hvp_figures import LIGHT, axis_props, contour_levels, figure_layout, log_a
 from .plotting import cell_title, grid_cells, hline, plain_figure
 
 __all__ = [
-    "COLORS", "METHOD_KEYS", "hf_figure", "newton_convergence_figure", "newton_paths_figure",
+    "COLORS", "METHOD_KEYS", "newton_convergence_figure", "newton_paths_figure",
     "quadratic_figure", "sharpness_figure",
     "finite_or_dash",
 ]  # fmt: skip
 
-COLORS = {"gd": "#1f77b4", "newton": "#d62728", "damped": "#ff7f0e", "trust": "#2ca02c",
-          "hf": "#d62728", "sgd": "#1f77b4", "adam": "#9467bd"}  # fmt: skip
+COLORS = {"gd": "#1f77b4", "newton": "#d62728", "damped": "#ff7f0e", "trust": "#2ca02c"}
 #: The translation key of each method's name (also the legend entries).
 METHOD_KEYS = {"gd": "why.method.gd", "newton": "why.method.newton",
-               "damped": "why.method.damped", "trust": "why.method.trust",
-               "hf": "why.method.hf", "sgd": "why.method.sgd", "adam": "why.method.adam"}  # fmt: skip
+               "damped": "why.method.damped", "trust": "why.method.trust"}  # fmt: skip
 
 
 def _line(x, y, key: str, lang: str, **extra: object) -> dict:  # noqa: ANN001
@@ -108,29 +104,6 @@ def newton_convergence_figure(race: NewtonRace, lang: str) -> object:
         yaxis=log_axis(None, *(t["y"] for t in traces[::2]), domain=cells[0][1]) if gap
         else axis_props(None, domain=cells[0][1]),
         yaxis2=log_axis(None, *(t["y"] for t in traces[1::2]), domain=cells[1][1], anchor="x2"),
-    )  # fmt: skip
-
-
-# ---- Hessian-free Newton ---------------------------------------------------------------------
-
-
-def hf_figure(run: HFRun, lang: str, axis: str = "passes") -> object:
-    """The training loss of Hessian-free Newton, SGD and Adam against passes (a gradient or an
-    HVP each) or against measured seconds."""
-    if axis == "passes":
-        xs = {"hf": run.hf_passes, "sgd": np.arange(len(run.sgd_losses)),
-              "adam": np.arange(len(run.adam_losses))}  # fmt: skip
-    else:
-        xs = {"hf": run.hf_seconds, "sgd": run.sgd_seconds, "adam": run.adam_seconds}
-    ys = {"hf": run.hf_losses, "sgd": run.sgd_losses, "adam": run.adam_losses}
-    traces = [
-        _line(xs[k], _positive(ys[k]), k, lang, mode="lines+markers" if k == "hf" else "lines")
-        for k in ("sgd", "adam", "hf")
-    ]  # fmt: skip
-    title = tr("why.fig.passes" if axis == "passes" else "why.fig.seconds", lang)
-    return plain_figure(
-        traces, **figure_layout(420), xaxis=axis_props(title),
-        yaxis=log_axis(tr("why.fig.train_loss", lang), *(t["y"] for t in traces)),
     )  # fmt: skip
 
 

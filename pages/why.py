@@ -10,12 +10,12 @@ from collections.abc import Callable
 import streamlit as st
 
 from hograd_labs.curvature import page as curvature
+from hograd_labs.hf import page as hf
 from hograd_labs.maml import page as maml
 from hograd_labs.pinn import page as pinn
 from hograd_labs.stats import page as stats
 from hograd_labs.wgan import page as wgan
 from hograd_ui.parts import (
-    why_hf,
     why_newton,
     why_stability,
 )
@@ -23,7 +23,7 @@ from hograd_ui.parts.ui import lazy_tabs, t
 
 TABS: dict[str, tuple[str, Callable[[], None]]] = {
     "newton": ("why.tab.newton", why_newton.draw),
-    "hf": ("why.tab.hf", why_hf.draw),
+    "hf": ("hf.tab", hf.draw),
     "stability": ("why.tab.stability", why_stability.draw),
     "stats": ("stats.tab", stats.draw),
     # maml

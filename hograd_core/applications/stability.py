@@ -21,9 +21,8 @@ import numpy as np
 import torch
 
 from ..language import parse
-from ..network import check_dataset, layer_blocks, load_data, mlp_loss
+from ..network import check_dataset, initial_parameters, layer_blocks, load_data, mlp_loss
 from .common import check, check_work, interleaved_medians, saved_bytes
-from .hessian_free import initial_parameters
 from .newton import quadratic
 
 __all__ = [

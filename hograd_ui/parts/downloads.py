@@ -56,8 +56,7 @@ GRAPH_TEXTS = {
 }  # fmt: skip
 # The note on top of each "Why" tab's torch.func form (what changed from the plain script).
 WHY_NOTES = {
-    "hf": "downloads.func.why.hf", "quadratic": "downloads.func.why.quadratic",
-    "stability": "downloads.func.why.stability",
+    "quadratic": "downloads.func.why.quadratic", "stability": "downloads.func.why.stability",
 }  # fmt: skip
 HVP_TEXTS = {
     "title": "downloads.nb.hvp.title", "function": "downloads.nb.hvp.function",
@@ -70,7 +69,6 @@ WHY_NB_SHARED = {"text": "why.nb.text", "script": "why.nb.script", "run": "why.n
                  "results": "why.nb.results"}  # fmt: skip
 WHY_NB_TEXTS = {
     "newton": ("why.nb.newton.title", "why.nb.newton.figure"),
-    "hf": ("why.nb.hf.title", "why.nb.hf.figure"),
     "quadratic": ("why.nb.quadratic.title", "why.nb.quadratic.figure"),
     "stability": ("why.nb.stability.title", "why.nb.stability.figure"),
 }

@@ -14,9 +14,9 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from hograd_core import parse
-from hograd_core.applications import hessian_free as hf
 from hograd_core.applications import newton as nt
 from hograd_core.applications import stability as sb
+from hograd_labs.hf import compute as hf
 from hograd_labs.stats import compute as gs
 from tests.app.why import charts, open_tab
 from tests.arrays import plotly_array
@@ -111,7 +111,7 @@ def test_newton_kappa_slider_writes_the_quadratic() -> None:
 
 def test_hf_chart_holds_the_cores_losses() -> None:
     at = run("hf")
-    run_ = hf.hessian_free(hf.HFConfig())
+    run_ = hf.run(hf.HFConfig())
     (trace,) = traces(charts(at)[0], "Hessian-free Newton")
     np.testing.assert_allclose(plotly_array(trace["y"]), run_.hf_losses, rtol=1e-12)
     np.testing.assert_allclose(plotly_array(trace["x"]), run_.hf_passes)
@@ -391,7 +391,7 @@ def test_hf_says_how_far_the_torch_func_form_is_and_what_cg_runs_on(lang: str) -
     """The relative difference quoted (caption and the form's note) is the measured one, and
     the intro names Martens' Gauss-Newton matrix against the H used here."""
     at = run("hf", lang)
-    last, most = hf.func_form_gaps(hf.hessian_free(hf.HFConfig()))
+    last, most = hf.func_form_gaps(hf.run(hf.HFConfig()))
     captions = "\n".join(c.value for c in at.caption)
     assert f"{last:.1e}" in captions and f"{most:.1e}" in captions
     func = at.code[-1].value

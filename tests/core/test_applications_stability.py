@@ -13,7 +13,6 @@ import pytest
 import torch
 
 from hograd_core import ArgumentError, BudgetError
-from hograd_core.applications.hessian_free import initial_parameters
 from hograd_core.applications.stability import (
     StabilityConfig,
     lanczos,
@@ -21,7 +20,7 @@ from hograd_core.applications.stability import (
     quadratic_gd,
 )
 from hograd_core.applications.stability_code import quadratic_code, stability_code
-from hograd_core.network import load_data, mlp_loss
+from hograd_core.network import initial_parameters, load_data, mlp_loss
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -14,8 +14,6 @@ import numpy as np
 import pytest
 
 from hograd_core import ArgumentError, parse
-from hograd_core.applications.hessian_free import HFConfig, hessian_free
-from hograd_core.applications.hessian_free_code import hf_code
 from hograd_core.applications.newton import RaceConfig, race
 from hograd_core.applications.newton_code import race_code
 from hograd_core.applications.stability import StabilityConfig, net_stability, quadratic_gd
@@ -98,14 +96,6 @@ def test_newton_notebook_draws_a_race_with_a_singular_hessian() -> None:
     assert [d["name"] for d in fig["data"][2:]] == ["start", "gd"]
 
 
-def test_hf_notebook_prints_the_pages_losses() -> None:
-    config = HFConfig(dataset="moons", steps=4, cg_iters=8, damping=0.5)
-    run, code = hessian_free(config), hf_code(config)
-    got, nb = execute(why_notebook("hf", code.source, TEXTS))
-    check_shape(nb, code.source)
-    np.testing.assert_allclose(got["printed"]["hf"], run.hf_losses, rtol=1e-12)
-
-
 def test_stability_notebooks_print_the_pages_numbers() -> None:
     quad, q_code = quadratic_gd(10.0, 0.21, 80), quadratic_code(10.0, 0.21, 80)
     got, nb = execute(why_notebook("quadratic", q_code.source, TEXTS))
@@ -151,8 +141,7 @@ def test_bad_settings_are_refused_with_their_name(kind: str, settings: dict, mat
 def test_every_figure_cell_opens_with_its_imports() -> None:
     """why_notebook puts the page's settings right after the figure's first block: that block
     must be the imports, so the settings sit between the imports and the drawing."""
-    assert set(FIGURES) == {"newton", "hf", "quadratic", "stability",
-                            "network"}  # fmt: skip
+    assert set(FIGURES) == {"newton", "quadratic", "stability", "network"}
     for figure, _ in FIGURES.values():
         imports, drawing = figure.strip().split("\n\n", 1)
         assert all(line.startswith(("import ", "from ")) for line in imports.splitlines())

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from hograd_core import parse
-from hograd_core.applications import hessian_free as hf
 from hograd_core.applications import newton as nt
 from hograd_core.applications import stability as sb
+from hograd_labs.hf import compute as hf
 from hograd_labs.stats import compute as gs
 from tests.arrays import plotly_array
 from tests.e2e.conftest import screenshot, wait_for_app
@@ -86,7 +86,7 @@ def test_hessian_free_tab(page) -> None:  # noqa: ANN001
     page.get_by_role("button", name="Run").click()  # the form's experiment, as a student runs it
     wait_for_app(page, timeout=90_000)
     _no_exception(page)
-    run = hf.hessian_free(hf.HFConfig())
+    run = hf.run(hf.HFConfig())
     np.testing.assert_allclose(_trace(page, "Hessian-free Newton"), run.hf_losses, rtol=1e-12)
     passes = int(run.hf_passes[-1])  # beyond them the run goes on for wall time: not repeatable
     np.testing.assert_allclose(_trace(page, "Adam")[: passes + 1], run.adam_losses[: passes + 1],
