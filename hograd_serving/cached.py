@@ -24,10 +24,8 @@ from hograd_core import BUDGET, BudgetError, derivatives, lesson, parse
 from hograd_core import curvature as cv
 from hograd_core import net_curvature as nc
 from hograd_core import network as nw
-from hograd_core.applications import newton as why_nt
 from hograd_core.applications import stability as why_st
 from hograd_core.applications.common import Code
-from hograd_core.applications.newton_code import race_code
 from hograd_core.applications.stability_code import quadratic_code, stability_code
 from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
 from hograd_core.grad_checks import GradChecks, run_gradchecks
@@ -327,17 +325,6 @@ def _with_bar(caption: Caption, work: Callable[[Callable[[int, int], None]], obj
             return work(progress)
     finally:
         bar.empty()
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def why_newton(
-    text: str, start: tuple, steps: int, lr: float, damping: float, radius: float,
-    methods: tuple, _caption: Caption = lambda done, total: f"{done}/{total}",
-) -> tuple[why_nt.NewtonRace, Code]:  # fmt: skip
-    fn = parse(text)
-    config = why_nt.RaceConfig(tuple(start), steps, lr, damping, radius, methods=tuple(methods))
-    race = _with_bar(_caption, lambda progress: why_nt.race(fn, config, progress))
-    return race, race_code(fn, config)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

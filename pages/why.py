@@ -12,17 +12,17 @@ import streamlit as st
 from hograd_labs.curvature import page as curvature
 from hograd_labs.hf import page as hf
 from hograd_labs.maml import page as maml
+from hograd_labs.newton import page as newton
 from hograd_labs.pinn import page as pinn
 from hograd_labs.stats import page as stats
 from hograd_labs.wgan import page as wgan
 from hograd_ui.parts import (
-    why_newton,
     why_stability,
 )
 from hograd_ui.parts.ui import lazy_tabs, t
 
 TABS: dict[str, tuple[str, Callable[[], None]]] = {
-    "newton": ("why.tab.newton", why_newton.draw),
+    "newton": ("newton.tab", newton.draw),
     "hf": ("hf.tab", hf.draw),
     "stability": ("why.tab.stability", why_stability.draw),
     "stats": ("stats.tab", stats.draw),

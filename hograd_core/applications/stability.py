@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..hvp_examples import quadratic
 from ..language import parse
 from ..network import check_dataset, initial_parameters, layer_blocks, load_data, mlp_loss
 from .common import check, check_work, interleaved_medians, saved_bytes
-from .newton import quadratic
 
 __all__ = [
     "STABILITY_BUDGET", "NetStability", "QuadraticRun", "StabilityConfig", "lanczos",

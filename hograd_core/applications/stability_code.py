@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 
+from ..hvp_examples import quadratic
 from ..language import parse
 from ..language.to_source import torch_source
 from .common import (
@@ -14,7 +15,6 @@ from .common import (
     marked_code,
     training_data_source,
 )
-from .newton import quadratic
 from .stability import STABILITY_BUDGET, StabilityConfig, lanczos, network_sizes
 
 __all__ = ["quadratic_code", "stability_code"]

@@ -14,9 +14,12 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from hograd_core import parse
-from hograd_core.applications import newton as nt
 from hograd_core.applications import stability as sb
 from hograd_labs.hf import compute as hf
+from hograd_labs.newton import compute as newton
+from hograd_labs.newton import presets
+from hograd_labs.newton.cached import torch_function
+from hograd_labs.newton.compute import RaceConfig
 from hograd_labs.stats import compute as gs
 from tests.app.why import charts, open_tab
 from tests.arrays import plotly_array
@@ -65,9 +68,9 @@ def test_only_the_open_tab_runs() -> None:
 def test_newton_chart_holds_the_cores_paths() -> None:
     at = run("newton")
     text = at.text_input(key="why.newton.fn").value
-    preset = nt.PRESETS[text]
-    race = nt.race(parse(text), nt.RaceConfig(start=preset.start, steps=preset.steps,
-                                              lr=preset.lr, methods=("gd", "newton")))  # fmt: skip
+    preset = presets.PRESETS[text]
+    config = RaceConfig(preset.start, preset.steps, preset.lr, methods=("gd", "newton"))
+    race = newton.run(config, f=torch_function(parse(text)))
     paths = charts(at)[0]
     for path in race.paths:
         (trace,) = traces(paths, "gradient descent" if path.method == "gd" else "Newton")
@@ -87,7 +90,7 @@ def test_newton_on_the_saddle_warns_and_the_trust_region_escapes() -> None:
 
 
 def test_newton_gradient_descent_diverges_with_a_message() -> None:
-    at = run("newton", **{"why.newton.fn": nt.quadratic(10)})
+    at = run("newton", **{"why.newton.fn": presets.quadratic(10)})
     at.number_input(key="why.newton.lr").set_value(0.25).run()  # 2/λ_max = 0.2
     assert "gradient descent diverged at step" in texts(at, "warning")
     assert "2/λ_max" in texts(at, "warning")
@@ -101,9 +104,9 @@ def test_newton_refuses_a_function_of_one_variable() -> None:
 
 
 def test_newton_kappa_slider_writes_the_quadratic() -> None:
-    at = run("newton", **{"why.newton.fn": nt.quadratic(10)})  # in use on the quadratic only
+    at = run("newton", **{"why.newton.fn": presets.quadratic(10)})  # in use on the quadratic only
     at.select_slider(key="why.newton.kappa").set_value(100).run()
-    assert at.text_input(key="why.newton.fn").value == nt.quadratic(100)
+    assert at.text_input(key="why.newton.fn").value == presets.quadratic(100)
     assert at.number_input(key="why.newton.lr").value == pytest.approx(0.015)
     table = at.table[0].value
     assert table.iloc[1, 2] == "1"  # Newton: one iteration on a quadratic
