@@ -6,7 +6,7 @@ reported as medians; counts (HVPs) are exact. One thread, as the server runs.
 
 * ``newton_step_over_gd_step``: on Rosenbrock at (-1.2, 1), one Newton step (the gradient with
   ``create_graph=True``, one backward pass per row of the 2 x 2 Hessian, a solve) against one
-  gradient-descent step (one gradient): :mod:`hograd_core.applications.newton`.
+  gradient-descent step (one gradient): :mod:`hograd_labs.newton.compute`.
 * ``hf_newton_hvps_per_step``: the mean CG iterations (HVPs) per step of the page's default
   Hessian-free run on the digits (64-16-10, 1,210 parameters, 1,437 examples, 15 steps, at most
   20 HVPs each).
@@ -55,11 +55,11 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hograd_core import parse  # noqa: E402
-from hograd_core.applications import hessian_free as hf  # noqa: E402
-from hograd_core.applications import newton as nt  # noqa: E402
 from hograd_core.applications.common import interleaved_medians, saved_bytes  # noqa: E402
 from hograd_core.net_curvature import full_hessian  # noqa: E402
 from hograd_core.network import NetConfig, load_data, loss_function, mlp_loss, train  # noqa: E402
+from hograd_labs.hf import compute as hf  # noqa: E402
+from hograd_labs.newton import compute as nt  # noqa: E402
 from hograd_labs.pinn import compute as pinn  # noqa: E402
 from hograd_labs.stability.compute import lanczos  # noqa: E402
 
@@ -70,11 +70,11 @@ def newton_costs(rounds: int) -> dict[str, float]:
     w = torch.tensor([-1.2, 1.0], dtype=torch.float64)
 
     def gd() -> None:
-        _, g, _ = nt._derivatives(f, w, False)
+        _, g, _ = nt.derivatives(f, w, False)
         w - 0.001 * g
 
     def newton() -> None:
-        _, g, H = nt._derivatives(f, w, True)
+        _, g, H = nt.derivatives(f, w, True)
         w - torch.linalg.solve(H, g)
 
     t = interleaved_medians({"gd": gd, "newton": newton}, rounds)
@@ -85,7 +85,7 @@ def newton_costs(rounds: int) -> dict[str, float]:
 
 def hf_costs(rounds: int) -> dict[str, float]:
     config = hf.HFConfig(dataset="digits")
-    run = hf.hessian_free(config)
+    run = hf.run(config)
     x, y, _, _ = load_data("digits")
     sizes = (64, 16, 10)
     loss = mlp_loss(sizes, x, y)

@@ -24,7 +24,6 @@ __all__ = [
     "HESSIAN_COMMENTS",
     "derivatives_func_code",
     "hessian_func_code",
-    "newton_func_code",
 ]
 
 #: Comment keys of :func:`derivatives_func_code`.
@@ -173,36 +172,3 @@ def hessian_func_code(
         'print("eigenvalues", eigenvalues.tolist())',
     ]
     return "\n".join(lines) + "\n"
-
-
-# The race script's derivatives, plain (as hograd_core/applications/newton_code.py writes them)
-# and in torch.func: the same (value, g, H) from function transforms.
-_RACE_PLAIN = ("def derivatives(w, second):\n", "    return value.item(), g.detach(), H\n")
-_RACE_FUNC = """def derivatives(w, second):
-{comment}    value = f(w)
-    g = grad(f)(w)
-    return value.item(), g, hessian(f)(w) if second else None
-"""
-
-
-def newton_func_code(source: str, comment: str = "") -> str:
-    """The Newton-vs-gradient-descent script (``race_code(...).source``) with its derivatives
-    taken by ``torch.func.grad`` and ``torch.func.hessian`` instead of nested
-    ``torch.autograd.grad``; everything else (the methods, the settings, what it prints) stays.
-
-    Args:
-        source: the plain script.
-        comment: a comment for the new function (in the caller's language), or "".
-
-    Raises:
-        ValueError: ``source`` is not a race script (its derivatives function is missing).
-    """
-    start, end = _RACE_PLAIN
-    i = source.find(start)
-    j = source.find(end, i)
-    if i < 0 or j < 0 or "import torch\n" not in source:
-        raise ValueError("not the Newton race script: no derivatives(w, second) in it")
-    lines = "".join(f"    # {line}\n" for line in comment.splitlines())
-    body = _RACE_FUNC.format(comment=lines)
-    out = source[:i] + body + source[j + len(end) :]
-    return out.replace("import torch\n", "import torch\nfrom torch.func import grad, hessian\n", 1)

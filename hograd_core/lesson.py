@@ -17,10 +17,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .applications import newton as nt
+import numpy as np
+
 from .flaglab import FlagOutcome, FlagSettings
 from .graphs import graph_lab, trend
 from .hessian import hvp
+from .hvp_examples import quadratic
 from .language import parse
 from .nested_autograd import derivatives
 
@@ -49,7 +51,8 @@ GROWTH_CHOICES = ("tanh(x)", "sin(x)", "x**3")
 #: f = w1²·sin(w2) at (1, π/2) along v = (0.5, 1): ∇f = (2, 0), Hv = (1, −1).
 HVP = ("w1**2*sin(w2)", (1.0, math.pi / 2), (0.5, 1.0))
 #: the quadratic with condition number 10 from the "why" page's Newton race, its preset start
-NEWTON = nt.quadratic(10)
+#: and steps there (hograd_labs/newton/presets.py; a test keeps the two in step)
+NEWTON, NEWTON_START, NEWTON_STEPS = quadratic(10), (2.0, 1.0), 100
 
 # ---- the data ----------------------------------------------------------------------------
 
@@ -197,17 +200,26 @@ def answer(name: str) -> Answer:
                  (tuple(vector), "lesson.trap.vector"))  # fmt: skip
         return Answer(tuple(r.hvp.tolist()), traps=traps)
     if name == "used":
-        preset = nt.preset_for(NEWTON)
-        config = nt.RaceConfig(preset.start, preset.steps, preset.lr, methods=("gd", "newton"))
-        paths = {p.method: p for p in nt.race(parse(NEWTON), config).paths}
         # the explanation says gradient descent had not arrived after all its steps
-        facts = (("steps", str(preset.steps)),)
-        return Answer((float(_bucket(paths["newton"].converged_at)),), facts=facts)
+        facts = (("steps", str(NEWTON_STEPS)),)
+        return Answer((float(_bucket(_newton_steps())),), facts=facts)
     if name == "create_graph":
         return Answer(solution=FlagSettings(create_graph=False, action="next"))
     if name == "freed":
         return Answer(solution=FlagSettings(create_graph=False, action="again"))
     raise KeyError(name)
+
+
+def _newton_steps(tol: float = 1e-8) -> int | None:
+    """The steps θ ← θ − H⁻¹∇f takes from ``NEWTON_START`` on ``NEWTON`` until |∇f| ≤ ``tol``
+    (the Newton path's convergence test on the "why" page), None if not within NEWTON_STEPS."""
+    fn, point = parse(NEWTON), np.array(NEWTON_START)
+    for step in range(NEWTON_STEPS + 1):
+        r = hvp(fn, point, (0.0, 0.0))
+        if np.linalg.norm(r.gradient) <= tol:
+            return step
+        point = point - np.linalg.solve(r.hessian, r.gradient)
+    return None
 
 
 def _bucket(steps: int | None) -> int:

@@ -29,7 +29,8 @@ from .errors import ArgumentError, BudgetError
 
 __all__ = [
     "DATASETS", "NETWORK_BUDGET", "NetConfig", "NetworkBudget", "TrainedNet", "analysis_examples",
-    "analysis_limit", "check_config", "count_parameters", "layer_blocks", "layer_sizes",
+    "analysis_limit", "check_config", "count_parameters", "initial_parameters", "layer_blocks",
+    "layer_sizes",
     "loss_function", "most_steps", "train",
 ]  # fmt: skip
 
@@ -152,6 +153,17 @@ def layer_blocks(sizes: tuple[int, ...]) -> tuple[tuple[str, int, int], ...]:
 
 def count_parameters(config: NetConfig) -> int:
     return layer_blocks(layer_sizes(config))[-1][2]
+
+
+def initial_parameters(sizes: tuple[int, ...], seed: int) -> torch.Tensor:
+    """θ as :func:`train` draws it: W ~ N(0, 1/fan_in), b = 0, from torch.Generator(seed)."""
+    gen = torch.Generator().manual_seed(int(seed))
+    parts = []
+    for name, a, b in layer_blocks(sizes):
+        k = int(name[1:])
+        scale = 1.0 / math.sqrt(sizes[k - 1]) if name[0] == "W" else 0.0
+        parts.append(torch.randn(b - a, generator=gen, dtype=DTYPE) * scale)
+    return torch.cat(parts)
 
 
 def _forward(theta: torch.Tensor, sizes: tuple[int, ...], x: torch.Tensor) -> torch.Tensor:

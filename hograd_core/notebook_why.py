@@ -8,7 +8,7 @@ download runs. The main part, last, starts with ``%%capture run``: IPython keeps
 (``name value value ...`` lines) in ``run``, the next cell reads those lines into ``printed``
 (one list per name, numbers as floats), and the last cell draws the tab's figure from
 ``printed`` and the script's variables. Prose comes from the caller in its own language, keyed
-by :data:`WHY_TEXTS`; a missing key leaves its cell out. Typed text (the Newton tab's function)
+by :data:`WHY_TEXTS`; a missing key leaves its cell out. Typed text (a function a tab was given)
 appears only in code, as a Python string literal.
 """
 
@@ -46,55 +46,8 @@ for line in run.stdout.splitlines():  # each line: a name, then its values
 list(printed)
 """
 
-_NEWTON = """
-import numpy as np
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
-
-rows, ends = [], []
-for method, words in printed.items():
-    if isinstance(words[0], str):  # "diverged at step n" or "singular at step n"
-        rows.append([method, f"{words[0]} ({int(words[-1])})", "", "", ""])
-    else:
-        steps, x_end, y_end, f_end = words
-        rows.append([method, int(steps), f"{x_end:.6g}", f"{y_end:.6g}", f"{f_end:.6g}"])
-        ends.append((method, x_end, y_end))
-corners = np.array([start] + [(x_end, y_end) for _, x_end, y_end in ends])
-low, high = corners.min(axis=0), corners.max(axis=0)
-pad = np.maximum(0.25 * (high - low), 0.5)
-a = torch.linspace(low[0] - pad[0], high[0] + pad[0], 121, dtype=torch.float64)
-b = torch.linspace(low[1] - pad[1], high[1] + pad[1], 121, dtype=torch.float64)
-X, Y = torch.meshgrid(a, b, indexing="xy")
-with torch.no_grad():  # f acts point by point: one call for the whole grid
-    Z = torch.broadcast_to(f(torch.stack([X, Y])), X.shape)
-fig = make_subplots(rows=1, cols=2, column_widths=[0.45, 0.55],
-                    specs=[[{"type": "table"}, {"type": "xy"}]])
-fig.add_trace(go.Table(header={"values": ["method", "steps", "x", "y", "f"]},
-                       cells={"values": [list(c) for c in zip(*rows)]}), row=1, col=1)
-fig.add_trace(go.Contour(x=a.numpy(), y=b.numpy(), z=Z.numpy(), ncontours=30,
-                         showscale=False), row=1, col=2)
-fig.add_scatter(x=[start[0]], y=[start[1]], mode="markers", name="start",
-                marker={"size": 12, "color": "black"}, row=1, col=2)
-for method, x_end, y_end in ends:
-    fig.add_scatter(x=[x_end], y=[y_end], mode="markers", name=method,
-                    marker={"size": 10, "symbol": "x"}, row=1, col=2)
-fig.update_layout(template="plotly_white", height=450)
-fig.show()
-"""
-
-_HF = """
-import plotly.graph_objects as go
-
-fig = go.Figure(go.Scatter(y=printed["hf"], mode="lines+markers", name="Hessian-free"))
-fig.update_layout(xaxis_title="Hessian-free step", yaxis_title="training loss",
-                  yaxis_type="log", template="plotly_white")
-fig.show()
-"""
-
 #: Each tab's figure cell, and the settings it needs besides the script (given by the caller).
 FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "newton": (_NEWTON, ("start",)),
-    "hf": (_HF, ()),
     "network": (NETWORK_FIGURE, ()),  # the HVP page's network mode
 }
 
@@ -128,10 +81,9 @@ def why_notebook(
     by :func:`script_cells`, the printed lines read back, and the tab's figure.
 
     Args:
-        kind: the figure to draw ("newton", "hf").
         source: the tab's generated script, as the ``.py`` download holds it.
         texts: the prose cells by the keys of :data:`WHY_TEXTS`.
-        text: the function as typed (Newton tab); written as a string literal, never prose.
+        text: a function as typed; written as a string literal, never prose.
         **settings: what the figure needs besides the script (``FIGURES[kind][1]``):
             numbers, tuples of numbers, or choice names.
 

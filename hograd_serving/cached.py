@@ -24,11 +24,6 @@ from hograd_core import curvature as cv
 from hograd_core import derivatives, lesson, parse
 from hograd_core import net_curvature as nc
 from hograd_core import network as nw
-from hograd_core.applications import hessian_free as why_hf
-from hograd_core.applications import newton as why_nt
-from hograd_core.applications.common import Code
-from hograd_core.applications.hessian_free_code import hf_code
-from hograd_core.applications.newton_code import race_code
 from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
 from hograd_core.graph_dot import escape_newlines
 from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
@@ -200,28 +195,6 @@ def _with_bar(caption: Caption, work: Callable[[Callable[[int, int], None]], obj
             return work(progress)
     finally:
         bar.empty()
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def why_newton(
-    text: str, start: tuple, steps: int, lr: float, damping: float, radius: float,
-    methods: tuple, _caption: Caption = lambda done, total: f"{done}/{total}",
-) -> tuple[why_nt.NewtonRace, Code]:  # fmt: skip
-    fn = parse(text)
-    config = why_nt.RaceConfig(tuple(start), steps, lr, damping, radius, methods=tuple(methods))
-    race = _with_bar(_caption, lambda progress: why_nt.race(fn, config, progress))
-    return race, race_code(fn, config)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def why_hessian_free(
-    dataset: str, hidden: tuple, steps: int, cg_iters: int, damping: float, sgd_lr: float,
-    adam_lr: float, seed: int, _caption: Caption = lambda done, total: f"{done}/{total}",
-) -> tuple[why_hf.HFRun, Code]:  # fmt: skip
-    config = why_hf.HFConfig(dataset, tuple(hidden), steps, cg_iters, damping, sgd_lr, adam_lr,
-                             int(seed))  # fmt: skip
-    run = _with_bar(_caption, lambda progress: why_hf.hessian_free(config, progress))
-    return run, hf_code(config)
 
 
 # ---- links, share button, presentation mode (issue 18) --------------------------------------------

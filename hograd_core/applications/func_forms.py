@@ -16,7 +16,6 @@ from __future__ import annotations
 
 __all__ = [
     "FORMS",
-    "hf_func_code",
 ]
 
 
@@ -45,22 +44,5 @@ def _finish(source: str, names: str, note: str) -> str:
     )
 
 
-# ---- Hessian-free Newton: Hessian-vector products ------------------------------------------
-
-
-def hf_func_code(source: str, note: str = "") -> str:
-    """The Hessian-free script (``hf_code``) with H v = ``jvp(grad(loss_of), (θ,), (v,))``."""
-    old = """    t = theta.clone().requires_grad_(True)
-    g = torch.autograd.grad(loss_of(t), t, create_graph=True)[0]  # <-- keep g's graph for H v
-    hvp = lambda v: torch.autograd.grad(g @ v, t, retain_graph=True)[0]  # <-- H v: backward again
-    d, used, residual, model = conjugate_gradient(hvp, g.detach(),"""
-    new = """    g = grad(loss_of)(theta)
-    hvp = lambda v: jvp(grad(loss_of), (theta,), (v,))[1]  # H v: forward mode through grad
-    d, used, residual, model = conjugate_gradient(hvp, g,"""
-    return _finish(_swap(source, [(old, new)], "Hessian-free"), "grad, jvp", note)
-
-
 #: The source-based forms by tab.
-FORMS = {
-    "hf": hf_func_code,
-}
+FORMS = {}

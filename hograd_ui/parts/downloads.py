@@ -21,7 +21,7 @@ from hograd_core.cpp_code import derivatives_cpp, hvp_cpp
 from hograd_core.csv_tables import curves_csv, eigen_csv, hessian_csv
 from hograd_core.errors import HogradError
 from hograd_core.flaglab.cpp import flag_cpp
-from hograd_core.func_code import derivatives_func_code, hessian_func_code, newton_func_code
+from hograd_core.func_code import derivatives_func_code, hessian_func_code
 from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.hessian import HVPResult
 from hograd_core.language import Function
@@ -56,7 +56,6 @@ GRAPH_TEXTS = {
 }  # fmt: skip
 # The note on top of each "Why" tab's torch.func form (what changed from the plain script).
 WHY_NOTES = {
-    "hf": "downloads.func.why.hf",
 }  # fmt: skip
 HVP_TEXTS = {
     "title": "downloads.nb.hvp.title", "function": "downloads.nb.hvp.function",
@@ -67,10 +66,7 @@ HVP_TEXTS = {
 # The prose of each "Why" tab's notebook: its own title and figure, the shared rest.
 WHY_NB_SHARED = {"text": "why.nb.text", "script": "why.nb.script", "run": "why.nb.run",
                  "results": "why.nb.results"}  # fmt: skip
-WHY_NB_TEXTS = {
-    "newton": ("why.nb.newton.title", "why.nb.newton.figure"),
-    "hf": ("why.nb.hf.title", "why.nb.hf.figure"),
-}
+WHY_NB_TEXTS = {}
 
 
 def _texts(keys: dict[str, str], **params: object) -> dict[str, str]:
@@ -293,11 +289,6 @@ def why_script(
             st.code(code.source, language="python", line_numbers=True, height=480)
             st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
     why_code(code.source, func_source, kind, text, notebook, **settings)
-
-
-def newton_func(source: str) -> str:
-    """The Newton race script with torch.func's grad and hessian."""
-    return newton_func_code(source, t("downloads.func.newton"))
 
 
 def why_func(kind: str, source: str) -> str:

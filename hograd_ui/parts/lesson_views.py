@@ -6,12 +6,11 @@ from __future__ import annotations
 import streamlit as st
 
 from hograd_core import HogradError
-from hograd_core.applications.newton import preset_for
 from hograd_core.chart_range import chart_range
 from hograd_core.flaglab import FlagOutcome
-from hograd_core.lesson import CUBE, GROWTH, GROWTH_CHOICES, HVP, NEWTON, Step
-from hograd_serving.cached import curves, explore, flags_for, lab_for, why_newton
-from hograd_ui import graph_figures, hvp_figures, why_figures
+from hograd_core.lesson import CUBE, GROWTH, GROWTH_CHOICES, HVP, Step
+from hograd_serving.cached import curves, explore, flags_for, lab_for
+from hograd_ui import graph_figures, hvp_figures
 from hograd_ui.derivative_figures import derivatives_figure
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.ui import lang, localized_radio, show_error, t
@@ -107,24 +106,7 @@ def hvp_view(step: Step) -> None:
     chart(figure, key=f"lesson.chart.{step.name}")
 
 
-def newton_view(step: Step) -> None:
-    """The Newton race of the "why" page on its κ = 10 quadratic, and the way there."""
-    preset = preset_for(NEWTON)
-    try:
-        race, _ = why_newton(
-            NEWTON, preset.start, preset.steps, preset.lr, 1.0, 0.5, ("gd", "newton"),
-            _caption=lambda done, total: t("why.progress", done=done, total=total),
-        )  # fmt: skip
-    except HogradError as err:
-        show_error(err)
-        return
-    figure = why_figures.newton_paths_figure(race, lang())
-    chart(figure, key=f"lesson.chart.{step.name}")
-    link = t("lesson.used.link", page=t("app.page.why"))
-    st.page_link("pages/why.py", label=link, icon=":material/lightbulb:")
-
-
+#: The Newton step's view is the Newton lab's (hograd_labs/newton/page.py), added by pages/lesson.py.
 VIEWS = {
     "curves": curves_view, "flags": flags_view, "growth": growth_view, "hvp": hvp_view,
-    "newton": newton_view,
 }  # fmt: skip

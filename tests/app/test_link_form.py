@@ -10,6 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import hograd_serving.cached as cached
+from hograd_labs.hf import cached as hf_cached
+from hograd_labs.hf import page as hf_page
 from hograd_labs.maml import cached as maml_cached
 from hograd_labs.maml import page as maml_page
 from hograd_labs.pinn import cached as pinn_cached
@@ -21,7 +23,6 @@ from hograd_labs.stats import page as stats_page
 from hograd_labs.wgan import cached as wgan_cached
 from hograd_labs.wgan import page as wgan_page
 from hograd_ui.i18n import tr
-from hograd_ui.parts import why_hf
 from hograd_ui.parts.link_form import REFUSED, Field
 from tests.app.test_links import notes, open_link, query
 
@@ -107,7 +108,7 @@ FORMS = {
         "why.tab": "hf", "why.hf.data": "digits", "why.hf.layers": "2", "why.hf.width": "8",
         "why.hf.steps": "3", "why.hf.cg": "5", "why.hf.damping": "10.0",
         "why.hf.sgd_lr": "0.1", "why.hf.adam_lr": "0.03", "why.hf.seed": "7"},
-        "why_hessian_free", lambda a: a == ("digits", (8, 8), 3, 5, 10.0, 0.1, 0.03, 7)),
+        "why_hessian_free", lambda a: astuple(a[0]) == ("digits", (8, 8), 3, 5, 10.0, 0.1, 0.03, 7)),
     "why.stability": ("pages/why.py", {
         "why.tab": "stability", "why.stability.part": "network", "why.stability.data": "digits",
         "why.stability.layers": "1", "why.stability.width": "8", "why.stability.net_lr": "2.0",
@@ -151,6 +152,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
     seen: dict[str, list[tuple]] = {}
     for name in {spy for _, _, spy, _ in FORMS.values()}:
         labs = {
+            "why_hessian_free": hf_cached,
             "why_maml": maml_cached,
             "why_pinn": pinn_cached,
             "why_wgan": wgan_cached,
@@ -164,8 +166,8 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
             seen.setdefault(_name, []).append(args)
             return _real(*args, **kwargs)
 
-        tabs = (why_hf, stability_page, stats_page, maml_page, pinn_page, wgan_page)
-        labs = (maml_cached, stats_cached, pinn_cached, wgan_cached, stability_cached)
+        tabs = (hf_page, stability_page, stats_page, maml_page, pinn_page, wgan_page)
+        labs = (hf_cached, maml_cached, stats_cached, pinn_cached, wgan_cached, stability_cached)
         for module in (cached, *labs, *tabs):  # imported by name there
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, spy)

@@ -46,7 +46,7 @@ def _panel_heights(fig: dict) -> list[float]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_newtons_convergence_panels_are_tall_enough_to_read(lang: str) -> None:
     at = open_tab("newton", lang)
-    grad = tr("why.fig.grad_norm", lang)
+    grad = tr("newton.fig.grad_norm", lang)
     specs = [s for s in charts(at)
              if any(a.get("text") == grad for a in s["layout"].get("annotations", []))]  # fmt: skip
     assert len(specs) == 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from hograd_core.applications import newton as nt
+from hograd_labs.newton import presets as nt
 from hograd_ui.i18n import tr
 from tests.app.test_links import open_link, query
 from tests.app.why import open_tab
@@ -23,11 +23,11 @@ def captions(at: AppTest) -> list[str]:
 
 
 def off(lang: str) -> str:
-    return tr("why.newton.kappa.off", lang, kappas=KAPPAS)
+    return tr("newton.kappa.off", lang, kappas=KAPPAS)
 
 
 def on(lang: str, kappa: str) -> str:
-    return tr("why.newton.kappa.on", lang, kappa=kappa)
+    return tr("newton.kappa.on", lang, kappa=kappa)
 
 
 def assert_off(at: AppTest, lang: str) -> None:

@@ -14,8 +14,11 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from hograd_core import parse
-from hograd_core.applications import hessian_free as hf
-from hograd_core.applications import newton as nt
+from hograd_labs.hf import compute as hf
+from hograd_labs.newton import compute as newton
+from hograd_labs.newton import presets
+from hograd_labs.newton.cached import torch_function
+from hograd_labs.newton.compute import RaceConfig
 from hograd_labs.stability import compute as sb
 from hograd_labs.stats import compute as gs
 from tests.app.why import charts, open_tab
@@ -65,9 +68,9 @@ def test_only_the_open_tab_runs() -> None:
 def test_newton_chart_holds_the_cores_paths() -> None:
     at = run("newton")
     text = at.text_input(key="why.newton.fn").value
-    preset = nt.PRESETS[text]
-    race = nt.race(parse(text), nt.RaceConfig(start=preset.start, steps=preset.steps,
-                                              lr=preset.lr, methods=("gd", "newton")))  # fmt: skip
+    preset = presets.PRESETS[text]
+    config = RaceConfig(preset.start, preset.steps, preset.lr, methods=("gd", "newton"))
+    race = newton.run(config, f=torch_function(parse(text)))
     paths = charts(at)[0]
     for path in race.paths:
         (trace,) = traces(paths, "gradient descent" if path.method == "gd" else "Newton")
@@ -87,7 +90,7 @@ def test_newton_on_the_saddle_warns_and_the_trust_region_escapes() -> None:
 
 
 def test_newton_gradient_descent_diverges_with_a_message() -> None:
-    at = run("newton", **{"why.newton.fn": nt.quadratic(10)})
+    at = run("newton", **{"why.newton.fn": presets.quadratic(10)})
     at.number_input(key="why.newton.lr").set_value(0.25).run()  # 2/λ_max = 0.2
     assert "gradient descent diverged at step" in texts(at, "warning")
     assert "2/λ_max" in texts(at, "warning")
@@ -101,9 +104,9 @@ def test_newton_refuses_a_function_of_one_variable() -> None:
 
 
 def test_newton_kappa_slider_writes_the_quadratic() -> None:
-    at = run("newton", **{"why.newton.fn": nt.quadratic(10)})  # in use on the quadratic only
+    at = run("newton", **{"why.newton.fn": presets.quadratic(10)})  # in use on the quadratic only
     at.select_slider(key="why.newton.kappa").set_value(100).run()
-    assert at.text_input(key="why.newton.fn").value == nt.quadratic(100)
+    assert at.text_input(key="why.newton.fn").value == presets.quadratic(100)
     assert at.number_input(key="why.newton.lr").value == pytest.approx(0.015)
     table = at.table[0].value
     assert table.iloc[1, 2] == "1"  # Newton: one iteration on a quadratic
@@ -111,7 +114,7 @@ def test_newton_kappa_slider_writes_the_quadratic() -> None:
 
 def test_hf_chart_holds_the_cores_losses() -> None:
     at = run("hf")
-    run_ = hf.hessian_free(hf.HFConfig())
+    run_ = hf.run(hf.HFConfig())
     (trace,) = traces(charts(at)[0], "Hessian-free Newton")
     np.testing.assert_allclose(plotly_array(trace["y"]), run_.hf_losses, rtol=1e-12)
     np.testing.assert_allclose(plotly_array(trace["x"]), run_.hf_passes)
@@ -391,7 +394,7 @@ def test_hf_says_how_far_the_torch_func_form_is_and_what_cg_runs_on(lang: str) -
     """The relative difference quoted (caption and the form's note) is the measured one, and
     the intro names Martens' Gauss-Newton matrix against the H used here."""
     at = run("hf", lang)
-    last, most = hf.func_form_gaps(hf.hessian_free(hf.HFConfig()))
+    last, most = hf.func_form_gaps(hf.run(hf.HFConfig()))
     captions = "\n".join(c.value for c in at.caption)
     assert f"{last:.1e}" in captions and f"{most:.1e}" in captions
     func = at.code[-1].value

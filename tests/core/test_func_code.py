@@ -13,15 +13,12 @@ import pytest
 import sympy as sp
 
 from hograd_core import derivatives, hvp, parse
-from hograd_core.applications import newton as nt
-from hograd_core.applications.newton_code import race_code
 from hograd_core.curvature import _load_forward_ad
 from hograd_core.func_code import (
     DERIV_COMMENTS,
     HESSIAN_COMMENTS,
     derivatives_func_code,
     hessian_func_code,
-    newton_func_code,
 )
 from hograd_core.hvp_code import hvp_snippet
 from hograd_core.inspector import pytorch_snippet
@@ -147,33 +144,3 @@ def test_hessian_comments_and_bad_input() -> None:
 
     with pytest.raises(BudgetError, match="point"):
         hessian_func_code(parse("x*y"), (1,), (0, 1))
-
-
-@pytest.mark.parametrize("text", list(nt.PRESETS))
-def test_the_newton_race_with_torch_func_prints_the_same(text: str) -> None:
-    preset = nt.PRESETS[text]
-    config = nt.RaceConfig(preset.start, preset.steps, preset.lr, methods=nt.METHODS)
-    plain = race_code(parse(text), config).source
-    func = newton_func_code(plain, "hessian(f) is jacfwd(jacrev(f))")
-    assert "H = hessian(f)(w)" not in plain and "hessian(f)(w)" in func
-    assert "    # hessian(f) is jacfwd(jacrev(f))\n" in func
-    by_plain = run(plain)["printed"].splitlines()
-    by_func = run(func)["printed"].splitlines()
-    assert len(by_plain) == len(by_func) == len(nt.METHODS)
-    for a, b in zip(by_plain, by_func, strict=True):
-        a, b = a.split(), b.split()
-        assert a[:2] == b[:2]  # the method and its step count (or what stopped it)
-        np.testing.assert_allclose([float(x) for x in b[2:] if x[0].isdigit() or x[0] == "-"],
-                                   [float(x) for x in a[2:] if x[0].isdigit() or x[0] == "-"],
-                                   rtol=1e-9, atol=1e-12)  # fmt: skip
-    race = nt.race(parse(text), config)  # the page's paths
-    for path, line in zip(race.paths, by_func, strict=True):
-        if path.status in ("converged", "steps"):
-            assert int(line.split()[1]) == len(path.points) - 1
-            np.testing.assert_allclose([float(x) for x in line.split()[2:4]], path.points[-1],
-                                       rtol=1e-9, atol=1e-12)  # fmt: skip
-
-
-def test_newton_func_code_refuses_another_script() -> None:
-    with pytest.raises(ValueError, match="race"):
-        newton_func_code("import torch\nprint(1)\n")

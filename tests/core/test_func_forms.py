@@ -15,8 +15,6 @@ import numpy as np
 import pytest
 
 from hograd_core.applications import func_forms as ff
-from hograd_core.applications.hessian_free import HFConfig, hessian_free
-from hograd_core.applications.hessian_free_code import hf_code
 from hograd_core.curvature import _load_forward_ad
 
 
@@ -46,25 +44,6 @@ def transforms_only(func: str, kept: int = 0) -> None:
     """The form imports torch.func and calls torch.autograd.grad ``kept`` times (no more)."""
     assert "from torch.func import " in func
     assert func.count("torch.autograd.grad(") == kept
-
-
-# ---- Hessian-free: Hessian-vector products by jvp(grad(f)) ------------------------------------
-
-
-@pytest.mark.parametrize(
-    "config",
-    [HFConfig(steps=5, cg_iters=10, damping=0.5),
-     HFConfig(dataset="digits", hidden=(8,), steps=3, cg_iters=8, seed=2)],
-)  # fmt: skip
-def test_hessian_free_form_takes_the_same_steps(config: HFConfig) -> None:
-    plain = hf_code(config).source
-    func = ff.hf_func_code(plain, "one note\nover two lines")
-    assert func.startswith("# one note\n# over two lines\n")
-    assert "jvp(grad(loss_of), (theta,), (v,))" in func
-    transforms_only(func)
-    by_func = printed(func)
-    same(by_func, printed(plain), rtol=1e-11)  # CG amplifies rounding a little, step by step
-    np.testing.assert_allclose(by_func["hf"], hessian_free(config).hf_losses, rtol=1e-11)
 
 
 # ---- refusals ----------------------------------------------------------------------------------

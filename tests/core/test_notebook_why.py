@@ -10,14 +10,9 @@ from __future__ import annotations
 
 import ast
 
-import numpy as np
 import pytest
 
-from hograd_core import ArgumentError, parse
-from hograd_core.applications.hessian_free import HFConfig, hessian_free
-from hograd_core.applications.hessian_free_code import hf_code
-from hograd_core.applications.newton import RaceConfig, race
-from hograd_core.applications.newton_code import race_code
+from hograd_core import ArgumentError
 from hograd_core.notebook_why import FIGURES, WHY_TEXTS, _literal, script_cells, why_notebook
 
 nbformat = pytest.importorskip("nbformat")
@@ -64,51 +59,11 @@ def check_shape(nb: object, source: str, typed: bool = False) -> None:
     assert len(figures(nb)) == 1
 
 
-def test_newton_notebook_prints_the_race_and_keeps_the_typed_text() -> None:
-    text = "x**2 + 10*y**2"
-    config = RaceConfig(start=(1.5, -1.0), steps=60, lr=0.05, methods=("gd", "newton", "trust"))
-    r, code = race(parse(text), config), race_code(parse(text), config)
-    source = why_notebook("newton", code.source, TEXTS, text=HOSTILE[3], start=config.start)
-    got, nb = execute(source)
-    check_shape(nb, code.source, typed=True)
-    assert got["text"] == HOSTILE[3]  # the typed text came through as data, not as code
-    for path in r.paths:
-        steps, *end = got["printed"][path.method]
-        assert steps == len(path.points) - 1
-        np.testing.assert_allclose(end, [*path.points[-1], path.values[-1]], rtol=1e-12,
-                                   atol=1e-14)  # fmt: skip
-    (fig,) = figures(nb)
-    assert fig["data"][0]["type"] == "table"
-    assert fig["data"][0]["cells"]["values"][0] == ["gd", "newton", "trust"]
-
-
-def test_newton_notebook_draws_a_race_with_a_singular_hessian() -> None:
-    """f = x² + y: its Hessian diag(2, 0) is singular, so Newton stops at once ("singular at
-    step 0"), and the figure still draws (the table says so; Newton has no end point)."""
-    fn = parse("x^2 + y")
-    config = RaceConfig(start=(0.5, 0.5), steps=5, methods=("gd", "newton"))
-    r, code = race(fn, config), race_code(fn, config)
-    assert {p.method: p.status for p in r.paths}["newton"] == "singular"
-    got, nb = execute(why_notebook("newton", code.source, TEXTS, text=fn.text, start=(0.5, 0.5)))
-    assert got["printed"]["newton"] == ["singular", "at", "step", 0.0]
-    (fig,) = figures(nb)
-    assert fig["data"][0]["cells"]["values"][1] == [5, "singular (0)"]
-    assert [d["name"] for d in fig["data"][2:]] == ["start", "gd"]
-
-
-def test_hf_notebook_prints_the_pages_losses() -> None:
-    config = HFConfig(dataset="moons", steps=4, cg_iters=8, damping=0.5)
-    run, code = hessian_free(config), hf_code(config)
-    got, nb = execute(why_notebook("hf", code.source, TEXTS))
-    check_shape(nb, code.source)
-    np.testing.assert_allclose(got["printed"]["hf"], run.hf_losses, rtol=1e-12)
-
-
 @pytest.mark.parametrize("hostile", HOSTILE)
 def test_typed_text_stays_one_string_literal(hostile: str) -> None:
-    code = race_code(parse("x**2 + y**2"), RaceConfig(start=(1.0, 1.0), steps=3))
-    nb = nbformat.reads(why_notebook("newton", code.source, {"title": "t", "text": "x"},
-                                     text=hostile, start=(1.0, 1.0)), as_version=4)  # fmt: skip
+    source = "import torch\n\n\nprint(torch.ones(1))\n"
+    nb = nbformat.reads(why_notebook("network", source, {"title": "t", "text": "x"},
+                                     text=hostile), as_version=4)  # fmt: skip
     nbformat.validate(nb)
     assert all(hostile not in c.source for c in nb.cells if c.cell_type == "markdown")
     (cell,) = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith("text =")]
@@ -119,10 +74,7 @@ def test_typed_text_stays_one_string_literal(hostile: str) -> None:
 
 @pytest.mark.parametrize(
     ("kind", "settings", "match"),
-    [("adam", {}, "adam"), ("newton", {}, "start"),
-     ("newton", {"start": (float("nan"), 1.0)}, "start"),
-     ("newton", {"start": (1.0, "x; import os")}, "start"),
-     ("newton", {"start": [1.0, 1.0]}, "start")],
+    [("adam", {}, "adam")],
 )  # fmt: skip
 def test_bad_settings_are_refused_with_their_name(kind: str, settings: dict, match: str) -> None:
     with pytest.raises(ArgumentError, match=match):
@@ -132,7 +84,7 @@ def test_bad_settings_are_refused_with_their_name(kind: str, settings: dict, mat
 def test_every_figure_cell_opens_with_its_imports() -> None:
     """why_notebook puts the page's settings right after the figure's first block: that block
     must be the imports, so the settings sit between the imports and the drawing."""
-    assert set(FIGURES) == {"newton", "hf", "network"}
+    assert set(FIGURES) == {"network"}
     for figure, _ in FIGURES.values():
         imports, drawing = figure.strip().split("\n\n", 1)
         assert all(line.startswith(("import ", "from ")) for line in imports.splitlines())

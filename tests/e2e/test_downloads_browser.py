@@ -127,6 +127,6 @@ def test_why_page_newton_script_downloads(page, lang: str) -> None:  # noqa: ANN
     _shot(page, tr("downloads.func.py", lang), f"downloads-why-{lang}")
     plain = download(page, tr("downloads.py", lang)).decode()
     func = download(page, tr("downloads.func.py", lang)).decode()
-    assert "create_graph=True" in plain and "hessian(f)(w)" in func
-    assert tr("downloads.func.newton", lang) in func
+    assert "create_graph=second" in plain and "hessian(f)(w)" in func
+    assert tr("newton.func.note", lang) in func
     assert page.locator("[data-testid='stException']").count() == 0

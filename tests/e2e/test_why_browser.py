@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 from hograd_core import parse
-from hograd_core.applications import hessian_free as hf
-from hograd_core.applications import newton as nt
+from hograd_labs.hf import compute as hf
+from hograd_labs.newton import compute as nt
+from hograd_labs.newton import presets
+from hograd_labs.newton.cached import torch_function
 from hograd_labs.stability import compute as sb
 from hograd_labs.stats import compute as gs
 from tests.arrays import plotly_array
@@ -67,9 +69,11 @@ def _no_exception(page) -> None:  # noqa: ANN001
 def test_newton_tab(page) -> None:  # noqa: ANN001
     _open(page)
     _no_exception(page)
-    text = next(iter(nt.PRESETS))  # the first preset: Rosenbrock
-    p = nt.PRESETS[text]
-    race = nt.race(parse(text), nt.RaceConfig(start=p.start, steps=p.steps, lr=p.lr))
+    text = next(iter(presets.PRESETS))  # the first preset: Rosenbrock
+    p = presets.PRESETS[text]
+    race = nt.run(
+        nt.RaceConfig(start=p.start, steps=p.steps, lr=p.lr), f=torch_function(parse(text))
+    )
     newton = next(q for q in race.paths if q.method == "newton")
     np.testing.assert_allclose(_trace(page, "Newton", "x"), newton.points[:, 0], rtol=1e-12)
     np.testing.assert_allclose(_trace(page, "Newton", "y"), newton.points[:, 1], rtol=1e-12)
@@ -86,7 +90,7 @@ def test_hessian_free_tab(page) -> None:  # noqa: ANN001
     page.get_by_role("button", name="Run").click()  # the form's experiment, as a student runs it
     wait_for_app(page, timeout=90_000)
     _no_exception(page)
-    run = hf.hessian_free(hf.HFConfig())
+    run = hf.run(hf.HFConfig())
     np.testing.assert_allclose(_trace(page, "Hessian-free Newton"), run.hf_losses, rtol=1e-12)
     passes = int(run.hf_passes[-1])  # beyond them the run goes on for wall time: not repeatable
     np.testing.assert_allclose(_trace(page, "Adam")[: passes + 1], run.adam_losses[: passes + 1],

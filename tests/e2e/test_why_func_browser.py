@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from hograd_core.applications.func_forms import hf_func_code
-from hograd_core.applications.hessian_free import HFConfig, func_form_gaps, hessian_free
+from hograd_labs.hf.cached import script
+from hograd_labs.hf.compute import HFConfig, func_form_gaps, run
 from hograd_ui.i18n import tr
 from tests.e2e.conftest import ARTIFACTS, download, wait_for_app
 
@@ -22,21 +22,23 @@ pytestmark = pytest.mark.e2e
 def test_hessian_free_tab_delivers_and_shows_its_torch_func_form(page, lang: str) -> None:  # noqa: ANN001
     page.goto(f"{page.base}/why?lang={lang}")
     wait_for_app(page, timeout=90_000)
-    page.get_by_role("tab", name=tr("why.tab.hf", lang)).click()
+    page.get_by_role("tab", name=tr("hf.tab", lang)).click()
     wait_for_app(page, timeout=90_000)
     page.wait_for_selector(".js-plotly-plot", timeout=90_000)
     wait_for_app(page, timeout=90_000)
     plain = _text(page, tr("downloads.py", lang))
     func = _text(page, tr("downloads.func.py", lang))
-    rel = f"{func_form_gaps(hessian_free(HFConfig()))[0]:.1e}"  # measured, as the page does
-    assert func == hf_func_code(plain, tr("downloads.func.why.hf", lang, rel=rel))
+    assert plain == script(HFConfig()).source
+    rel = f"{func_form_gaps(run(HFConfig()))[0]:.1e}"  # measured, as the page does
+    note = "".join(f"# {line}\n" for line in tr("hf.func.note", lang, rel=rel).splitlines())
+    assert func == note + script(HFConfig(), func=True).source
     compile(func, "<downloaded>", "exec")
     expander = page.locator("[data-testid='stExpander']", has_text=tr("downloads.func.title", lang))
     expander.locator("summary").click()
     code = expander.locator("[data-testid='stCode']")
     code.wait_for(state="visible")
-    assert "jvp(grad(loss_of), (theta,), (v,))" in code.inner_text()
-    assert tr("downloads.func.why.hf", lang).splitlines()[0] in code.inner_text()
+    assert "step = hf_step_func" in code.inner_text()
+    assert tr("hf.func.note", lang).splitlines()[0] in code.inner_text()
     expander.scroll_into_view_if_needed()
     page.wait_for_timeout(500)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,7 @@
-"""Newton against gradient descent: every path checked against an independent NumPy
-implementation of the same update, with the gradient and Hessian from sympy (not autograd), and
-the trust-region subproblem against a brute-force search over the region's boundary."""
+"""The Newton lab's compute: every path checked against an independent NumPy implementation of
+the same update, with the gradient and Hessian from sympy (not autograd), the trust-region
+subproblem against a brute-force search over the region's boundary, and torch.func's
+derivatives against nested autograd's."""
 
 from __future__ import annotations
 
@@ -14,18 +15,19 @@ import sympy as sp
 import torch
 from scipy.optimize import brentq, minimize_scalar
 
-from hograd_core import ArgumentError, BudgetError, parse
-from hograd_core.applications.newton import (
-    MAX_RADIUS,
-    PRESETS,
-    RaceConfig,
-    quadratic,
-    race,
-    trust_region_step,
-)
-from hograd_core.applications.newton_code import race_code
+from hograd_core import ArgumentError, BudgetError, lesson, parse
+from hograd_labs.newton import compute
+from hograd_labs.newton.cached import check_config, script, torch_function
+from hograd_labs.newton.compute import MAX_RADIUS, NewtonRace, RaceConfig, trust_region_step
+from hograd_labs.newton.presets import PRESETS, preset_for, quadratic
 
 SADDLE = "x^2 + y^4/4 - y^2/2"
+
+
+def race(fn, config: RaceConfig, derivatives_of=compute.derivatives) -> NewtonRace:  # noqa: ANN001
+    """What the page runs: the checks, then compute.run on the typed function."""
+    check_config(fn, config)
+    return compute.run(config, f=torch_function(fn), derivatives_of=derivatives_of)
 
 
 def oracle(text: str):  # noqa: ANN201
@@ -204,7 +206,30 @@ def test_a_singular_hessian_stops_pure_newton() -> None:
 def test_costs_are_measured_side_by_side() -> None:
     r = race(parse(quadratic(10)), RaceConfig(start=(2.0, 1.0)))
     assert r.gd_step_seconds > 0 and r.newton_step_seconds > 0
-    assert r.minimum == 0.0 and race(parse("x*y"), RaceConfig(start=(1.0, 1.0))).minimum is None
+    assert 0 < r.gd_saved_bytes < r.newton_saved_bytes  # H needs the gradient's graph kept
+    assert preset_for(quadratic(10)).minimum == 0.0 and preset_for("x*y") is None
+
+
+@pytest.mark.parametrize("text", [*PRESETS, "x + y", "x^2 + y"])
+def test_torch_func_derivatives_take_the_same_paths(text: str) -> None:
+    """grad(f) and hessian(f) against nested torch.autograd.grad: the same paths to rounding."""
+    config = RaceConfig(
+        start=(0.5, 0.7), steps=30, lr=0.01, methods=("gd", "newton", "damped", "trust")
+    )
+    plain = race(parse(text), config)
+    func = race(parse(text), config, derivatives_of=compute.derivatives_func)
+    for a, b in zip(plain.paths, func.paths, strict=True):
+        assert (a.method, a.status, a.converged_at) == (b.method, b.status, b.converged_at)
+        np.testing.assert_allclose(b.points, a.points, rtol=1e-9, atol=1e-12)
+
+
+def test_the_lessons_newton_answer_is_this_race() -> None:
+    """The lesson (hograd_core, which may not import a lab) counts Newton's steps on the κ = 10
+    quadratic itself: the same count as this lab's race from the preset the lesson names."""
+    preset = preset_for(lesson.NEWTON)
+    assert (preset.start, preset.steps) == (lesson.NEWTON_START, lesson.NEWTON_STEPS)
+    config = RaceConfig(preset.start, preset.steps, preset.lr, methods=("newton",))
+    assert race(parse(lesson.NEWTON), config).paths[0].converged_at == lesson._newton_steps()
 
 
 @pytest.mark.parametrize(
@@ -220,41 +245,18 @@ def test_costs_are_measured_side_by_side() -> None:
 )
 def test_refusals_come_before_any_work(text, config, error, match) -> None:  # noqa: ANN001
     with pytest.raises(error, match=match):
-        race(parse(text), config)
+        check_config(parse(text), config)
 
 
-def run_script(source: str) -> list[list[str]]:
+def test_the_download_uses_safe_names_for_any_variables() -> None:
+    """Variables called ``torch`` and ``w`` would hide the module and the point in ``f``."""
+    code = script(parse("torch^2 + w^2"), RaceConfig(start=(1.0, 1.0), methods=("newton",)))
+    assert "    x, y = w[0], w[1]\n    return (x ** 2) + (y ** 2)\n" in code.source
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(source, "<generated>", "exec"), {"__name__": "__main__"})  # noqa: S102
-    return [line.split() for line in out.getvalue().splitlines()]
-
-
-@pytest.mark.parametrize("text", list(PRESETS))
-def test_the_generated_code_prints_the_pages_numbers(text: str) -> None:
-    p = PRESETS[text]
-    config = RaceConfig(start=p.start, steps=p.steps, lr=p.lr,
-                        methods=("gd", "newton", "damped", "trust"))  # fmt: skip
-    r = race(parse(text), config)
-    code = race_code(parse(text), config)
-    printed = {row[0]: row[1:] for row in run_script(code.source)}
-    for path in r.paths:
-        row = printed[path.method]
-        if path.status == "singular":
-            assert row[:2] == ["singular", "at"] and int(row[-1]) == len(path.points) - 1
-            continue
-        assert int(row[0]) == len(path.points) - 1
-        np.testing.assert_allclose([float(x) for x in row[1:]],
-                                   [*path.points[-1], path.values[-1]], rtol=1e-12, atol=1e-14)  # fmt: skip
-    lines = code.source.splitlines()
-    assert [lines[i - 1] for i in code.marked][1].count("create_graph=True") == 1
-    assert "create_graph" not in lines[code.marked[0] - 1].split("#")[0]
-
-
-def test_generated_code_uses_safe_names_for_any_variables() -> None:
-    code = race_code(parse("torch^2 + w^2"), RaceConfig(start=(1.0, 1.0), methods=("newton",)))
-    rows = run_script(code.source)
-    assert rows[0][0] == "newton" and float(rows[0][-1]) == pytest.approx(0.0, abs=1e-20)
+        exec(compile(code.source, "<download>", "exec"), {"__name__": "__main__"})  # noqa: S102
+    row = out.getvalue().split()
+    assert row[:3] == ["newton", "converged", "1"] and float(row[5]) == pytest.approx(0, abs=1e-20)
 
 
 def test_a_linear_function_makes_newton_singular_not_a_crash() -> None:
@@ -265,18 +267,3 @@ def test_a_linear_function_makes_newton_singular_not_a_crash() -> None:
     assert paths["newton"].status == "singular" and len(paths["newton"].points) == 1
     step = 5 * r.config.lr  # gradient (1, 1) each step
     assert paths["gd"].points[-1] == pytest.approx((0.5 - step, 0.5 - step), rel=1e-12)
-
-
-@pytest.mark.parametrize("text", ["x + y", "x^2 + y", "2*x - y + 1"])
-def test_the_generated_code_runs_a_linear_or_singular_race_as_the_core(text: str) -> None:
-    config = RaceConfig(start=(0.5, 0.5), steps=5, methods=("gd", "newton", "damped", "trust"))
-    r = race(parse(text), config)
-    printed = {row[0]: row[1:] for row in run_script(race_code(parse(text), config).source)}
-    for path in r.paths:
-        row = printed[path.method]
-        if path.status == "singular":
-            assert row == ["singular", "at", "step", "0"]
-            continue
-        assert int(row[0]) == len(path.points) - 1
-        np.testing.assert_allclose([float(x) for x in row[1:]],
-                                   [*path.points[-1], path.values[-1]], rtol=1e-12)  # fmt: skip

@@ -1,11 +1,10 @@
-"""Hessian-free Newton: conjugate gradient against closed-form linear algebra, and every CG
-direction of a real run against the same CG written in NumPy on the explicit Hessian
-(torch.autograd.functional.hessian, row by row, not HVPs)."""
+"""The Hessian-free lab's compute: conjugate gradient against closed-form linear algebra, every
+CG direction of a real run against the same CG written in NumPy on the explicit Hessian
+(torch.autograd.functional.hessian, row by row, not HVPs), and the standalone file's data,
+network and optimisers against the network page's and torch.optim's."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 
 import numpy as np
@@ -13,17 +12,19 @@ import pytest
 import torch
 
 from hograd_core import ArgumentError, BudgetError
-from hograd_core.applications import hessian_free as hf_module
-from hograd_core.applications.common import saved_bytes
-from hograd_core.applications.hessian_free import (
-    HFConfig,
-    conjugate_gradient,
-    hessian_free,
-    initial_parameters,
-)
-from hograd_core.applications.hessian_free_code import hf_code
 from hograd_core.graphs import saved_slots
 from hograd_core.network import NetConfig, layer_sizes, load_data, mlp_loss
+from hograd_labs.hf import compute as hf_module
+from hograd_labs.hf.cached import check_config
+from hograd_labs.hf.compute import (
+    HFConfig,
+    conjugate_gradient,
+    func_form_gaps,
+    hf_step_func,
+    initial_parameters,
+    saved_bytes,
+)
+from hograd_labs.hf.compute import run as hessian_free
 
 
 def spd(n: int, kappa: float, seed: int) -> np.ndarray:
@@ -190,7 +191,7 @@ def _walked_bytes(*outputs: torch.Tensor) -> int:
 
 
 def test_saved_bytes_equal_a_walk_of_the_real_graphs() -> None:
-    """The pack-hook count of common.saved_bytes against an independent walk of the graphs."""
+    """The pack-hook count of compute.saved_bytes against an independent walk of the graphs."""
     loss = mlp_loss(layer_sizes(NetConfig("moons", (16,))), *load_data("moons")[:2])
     t = initial_parameters((2, 16, 2), 0).requires_grad_(True)
     v = torch.ones_like(t)
@@ -233,53 +234,43 @@ def test_initial_parameters_are_the_network_pages() -> None:
 )
 def test_refusals_come_before_any_work(config, error, match) -> None:  # noqa: ANN001
     with pytest.raises(error, match=match):
-        hessian_free(config)
+        check_config(config)
 
 
 @pytest.mark.parametrize("dataset", ["moons", "digits"])
-def test_the_generated_code_prints_the_pages_losses(dataset: str) -> None:
-    config = HFConfig(dataset=dataset, steps=6, cg_iters=10, damping=0.5)
-    run = hessian_free(config)
-    code = hf_code(config)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code.source, "<generated>", "exec"), {"__name__": "__main__"})  # noqa: S102
-    name, *numbers = out.getvalue().split()
-    assert name == "hf"
-    np.testing.assert_allclose([float(v) for v in numbers], run.hf_losses, rtol=1e-12)
-    marked = [code.source.splitlines()[i - 1] for i in code.marked]
-    assert "create_graph=True" in marked[0] and "retain_graph=True" in marked[1]
+def test_the_files_data_and_loss_are_the_network_pages(dataset: str) -> None:
+    """The standalone file loads the data and builds the loss itself (it may not import
+    hograd): the same tensors and the same loss, bit for bit, as the network page's."""
+    x, y = hf_module.training_data(dataset)
+    kx, ky, _, _ = load_data(dataset)
+    assert torch.equal(x, kx) and torch.equal(y, ky)
+    config = HFConfig(dataset=dataset, hidden=(8, 4))
+    sizes = hf_module.network_sizes(config)
+    assert sizes == layer_sizes(NetConfig(dataset, (8, 4)))
+    theta = initial_parameters(sizes, 3)
+    assert torch.equal(hf_module.mlp_loss(sizes, x, y)(theta), mlp_loss(sizes, kx, ky)(theta))
 
 
-def test_the_torch_func_products_are_the_func_forms_and_their_gap_is_measured() -> None:
-    """The page's claim about the torch.func form: its losses, by the form's own script, are
-    the ones the run computes with jvp(grad(loss)); how far they are from the plain run's is
-    measured (relative 1e-5 at the defaults, not 1e-16: CG amplifies the HVP's rounding)."""
-    from hograd_core.applications import func_forms as ff
-    from hograd_core.applications.hessian_free import func_form_gaps
-    from hograd_core.curvature import _load_forward_ad
-
-    _load_forward_ad()
+def test_the_torch_func_step_takes_the_same_steps_and_its_gap_is_measured() -> None:
+    """The page's claim about the torch.func form: the run's ``func_losses`` are the losses of
+    a whole run by hf_step_func (H v = jvp(grad(loss))); how far they are from the plain run's
+    is measured (relative 1e-5 at the defaults, not 1e-16: CG amplifies the HVP's rounding)."""
     config = HFConfig()
     run = hessian_free(config)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(ff.hf_func_code(hf_code(config).source), "<func>", "exec"), {})  # noqa: S102
-    printed = np.array(out.getvalue().split()[1:], dtype=float)
-    np.testing.assert_allclose(run.func_losses, printed, rtol=1e-10)
+    by_func = hessian_free(config, step=hf_step_func)
+    np.testing.assert_array_equal(run.func_losses, by_func.hf_losses)
+    np.testing.assert_array_equal(by_func.func_losses, by_func.hf_losses)
     last, most = func_form_gaps(run)
-    gaps = np.abs(printed - run.hf_losses) / np.abs(run.hf_losses)
-    assert last == pytest.approx(gaps[-1], rel=1e-3, abs=1e-15) and most >= last
+    gaps = np.abs(by_func.hf_losses - run.hf_losses) / np.abs(run.hf_losses)
+    assert last == pytest.approx(gaps[-1], rel=1e-12, abs=1e-15) and most == gaps.max()
     assert most > 1e-9  # far beyond one rounding (1e-16): amplified by CG
 
 
 def test_the_hessian_cg_runs_on_is_indefinite_unlike_gauss_newton() -> None:
     """The intro's claim: CG runs on H, which here has negative eigenvalues (Martens' G would
     be positive semi-definite): at the default start λ_min(H) < 0."""
-    from hograd_core.applications.hessian_free import network_sizes
-
     config = HFConfig()
-    sizes = network_sizes(config)
+    sizes = hf_module.network_sizes(config)
     x, y, _, _ = load_data(config.dataset)
     h = torch.autograd.functional.hessian(
         mlp_loss(sizes, x, y), initial_parameters(sizes, config.seed)
