@@ -18,7 +18,6 @@ import math
 from collections.abc import Mapping
 
 from .errors import ArgumentError
-from .net_code import NETWORK_FIGURE
 from .notebook import _cells, _notebook
 
 __all__ = ["FIGURES", "WHY_TEXTS", "script_cells", "why_notebook"]
@@ -125,7 +124,6 @@ FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "hf": (_HF, ()),
     "quadratic": (_QUADRATIC, ()),
     "stability": (_STABILITY, ("lr", "every")),
-    "network": (NETWORK_FIGURE, ()),  # the HVP page's network mode
 }
 
 
