@@ -64,11 +64,21 @@ def use_kappa() -> None:
 
 
 def set_example(text: str, names: tuple) -> None:
-    """Put p, v and r of the example ``text`` (or defaults) into the sliders' state."""
+    """Put p, v and r of the example ``text`` (or defaults) into the sliders' state.
+
+    Only sliders the session already holds are set: one it does not hold is drawn with the
+    example as its ``value=``. Setting it as well would make Streamlit log "created with a
+    default value but also had its value set via the Session State API" (a fresh visit and
+    every link did), and a link's value still wins, as Streamlit seeds a bound widget from it.
+    """
     where = example(text, len(names))
-    for name, p, v in zip(names, where.point, where.vector, strict=True):
-        st.session_state[f"hvp.p.{name}"], st.session_state[f"hvp.v.{name}"] = p, v
-    st.session_state["hvp.radius"] = where.radius
+    for key, value in (
+        *((f"hvp.p.{n}", p) for n, p in zip(names, where.point, strict=True)),
+        *((f"hvp.v.{n}", v) for n, v in zip(names, where.vector, strict=True)),
+        ("hvp.radius", where.radius),
+    ):  # fmt: skip
+        if key in st.session_state:
+            st.session_state[key] = value
 
 
 def typed_mode() -> None:

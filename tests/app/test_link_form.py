@@ -10,6 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import hograd_serving.cached as cached
+from hograd_labs.hvp import cached as hvp_cached
+from hograd_labs.hvp import page as hvp_page
 from hograd_labs.maml import cached as maml_cached
 from hograd_labs.maml import page as maml_page
 from hograd_labs.pinn import cached as pinn_cached
@@ -149,6 +151,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
     seen: dict[str, list[tuple]] = {}
     for name in {spy for _, _, spy, _ in FORMS.values()}:
         labs = {
+            "trained": hvp_cached,
             "why_maml": maml_cached,
             "why_pinn": pinn_cached,
             "why_wgan": wgan_cached,
@@ -161,8 +164,8 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
             seen.setdefault(_name, []).append(args)
             return _real(*args, **kwargs)
 
-        tabs = (why_hf, why_stability, stats_page, maml_page, pinn_page, wgan_page)
-        labs = (maml_cached, stats_cached, pinn_cached, wgan_cached)
+        tabs = (why_hf, why_stability, hvp_page, stats_page, maml_page, pinn_page, wgan_page)
+        labs = (hvp_cached, maml_cached, stats_cached, pinn_cached, wgan_cached)
         for module in (cached, *labs, *tabs):  # imported by name there
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, spy)
