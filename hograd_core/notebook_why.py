@@ -18,7 +18,6 @@ import math
 from collections.abc import Mapping
 
 from .errors import ArgumentError
-from .net_code import NETWORK_FIGURE
 from .notebook import _cells, _notebook
 
 __all__ = ["FIGURES", "WHY_TEXTS", "script_cells", "why_notebook"]
@@ -47,9 +46,7 @@ list(printed)
 """
 
 #: Each tab's figure cell, and the settings it needs besides the script (given by the caller).
-FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "network": (NETWORK_FIGURE, ()),  # the HVP page's network mode
-}
+FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {}
 
 
 def script_cells(source: str) -> list[str]:

@@ -22,8 +22,6 @@ import streamlit as st
 
 from hograd_core import curvature as cv
 from hograd_core import derivatives, lesson, parse
-from hograd_core import net_curvature as nc
-from hograd_core import network as nw
 from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
 from hograd_core.graph_dot import escape_newlines
 from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
@@ -31,7 +29,7 @@ from hograd_core.language import Function
 from hograd_core.nested_autograd import DerivativeResult, autograd_is_heavy
 
 from .gate import heavy_work
-from .jobs import network_job, run_isolated, shared_probe
+from .jobs import run_isolated, shared_probe
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -115,9 +113,12 @@ def case_for(case: str, variant: str) -> FlagOutcome:
     return run_case(case, variant, isolate=run_isolated)
 
 
-_FORWARD_AD = threading.Lock()
+#: torch's forward-AD level is one per process, not per thread: two sessions running jvp at
+#: once crash ("no level exists"). Whoever runs forward AD in the server holds this lock.
+FORWARD_AD = threading.Lock()
 
-# ---- Hessian-vector product page --------------------------------------------------------------
+
+# ---- Hessian-vector product (the HVP lab and the lesson) ---------------------------------------
 
 #: steps of the animated power iteration on a typed function
 POWER_STEPS = 30
@@ -125,53 +126,9 @@ POWER_STEPS = 30
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def explore(text: str, point: tuple, vector: tuple, radius: float) -> cv.Exploration:
-    """Without the three ways (see :func:`three_ways`): every slider move reruns this."""
+    """Without the three ways (the HVP lab's ``three_ways``): every slider move reruns this."""
     fn = parse(text)
     return cv.explore(fn, point, vector, radius=radius, power_steps=POWER_STEPS, with_ways=False)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def three_ways(text: str, point: tuple, vector: tuple) -> cv.ThreeWays:
-    """H v three ways, timed: 15 interleaved rounds, ~40 ms. Only for the tab that shows it.
-
-    torch's forward-AD level is one per process, not per thread: two sessions running jvp at
-    once crash ("no level exists"). The whole timing loop holds the lock, so no time is spent
-    waiting for it inside a measurement (a loop takes a few milliseconds).
-    """
-    with _FORWARD_AD:
-        return cv.hvp_three_ways(parse(text), point, vector)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def trained(
-    dataset: str, hidden: tuple, steps: int, seed: int,
-    _caption: Callable[[int, int, str], str] = lambda step, total, loss: f"{step}/{total}",
-) -> nw.TrainedNet:  # fmt: skip
-    """The network trained inside the heavy-work gate, with a progress bar whose text is
-    ``_caption(step, total, loss)`` (the page's words; not part of the cache key). Training
-    and analysis are bounded by counted work, decided before they start (about 1 s each for
-    the heaviest settings on an idle server)."""
-    bar = st.progress(0.0, text=_caption(0, steps, "…"))
-
-    def progress(step: int, total: int, loss: float) -> None:
-        bar.progress(step / total, text=_caption(step, total, f"{loss:.4f}"))
-
-    try:
-        config = nw.NetConfig(dataset, hidden, steps, seed=seed)
-        return network_job(lambda: nw.train(config, progress))
-    finally:
-        bar.empty()
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def analysed(
-    key: tuple, top_k: int, power_steps: int, probes: int, _net: nw.TrainedNet
-) -> nc.NetCurvature:
-    """Keyed by the training settings in ``key``; the trained net itself is not hashed. What
-    it computes depends on the net and the settings only (no time limit)."""
-    return network_job(
-        lambda: nc.curvature(_net, top_k=top_k, power_steps=power_steps, probes=probes)
-    )
 
 
 # ---- why gradients of gradients page ----------------------------------------------------------

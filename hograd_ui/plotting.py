@@ -36,15 +36,19 @@ __all__ = [
 TEMPLATE: dict[str, Any] = pio.templates["plotly_white"].to_plotly_json()
 
 
-def new_figure(data: Any = None, frames: Any = None, **layout: Any) -> go.Figure:
+def new_figure(
+    data: Any = None, frames: Any = None, *, projector: bool | None = None, **layout: Any
+) -> go.Figure:
     """A figure with the house template; ``layout`` as in ``fig.update_layout`` (without the
-    magic underscores: ``xaxis={"title": ...}``, not ``xaxis_title``); ``frames`` as dicts.
+    magic underscores: ``xaxis={"title": ...}``, not ``xaxis_title``); ``frames`` as dicts;
+    drawn for a projector or not as ``projector`` says (None: as :func:`set_projector` set it).
 
     Note:
         Read the frames of such a figure through :func:`validated`: plotly cannot turn an
         unchecked frame's data back into trace objects (``fig.frames[0].data`` raises).
     """
     fig = Figure(data=data, layout={"template": TEMPLATE, **layout}, _validate=False)
+    fig._projector = projector
     if frames:
         # go.Figure checks frames even with _validate=False (about 0.7 ms a frame), so they are
         # attached unchecked (plotly is pinned); validated() checks them with the rest.
@@ -137,9 +141,12 @@ def _sized_axis(axis: dict[str, Any], size: int) -> dict[str, Any]:
 class Figure(go.Figure):
     """A ``go.Figure`` that is drawn with projector-sized text in presentation mode."""
 
+    _projector: bool | None = None  # None: as set_projector set it for this script run
+
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
-        return for_projector(out) if projector_on() else out
+        projector = projector_on() if self._projector is None else self._projector
+        return for_projector(out) if projector else out
 
 
 class PlainFigure(BaseFigure):

@@ -19,19 +19,16 @@ from hograd_core.applications.common import Code
 from hograd_core.applications.func_forms import FORMS
 from hograd_core.cpp_code import derivatives_cpp, hvp_cpp
 from hograd_core.csv_tables import curves_csv, eigen_csv, hessian_csv
-from hograd_core.errors import HogradError
 from hograd_core.flaglab.cpp import flag_cpp
 from hograd_core.func_code import derivatives_func_code, hessian_func_code
 from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.hessian import HVPResult
 from hograd_core.language import Function
 from hograd_core.nested_autograd import BUDGET, DerivativeResult
-from hograd_core.net_code import network_code
-from hograd_core.network import NETWORK_BUDGET, NetConfig
 from hograd_core.notebook import derivatives_notebook, graph_notebook, hvp_notebook
 from hograd_core.notebook_why import why_notebook
 from hograd_ui.hvp_figures import clean
-from hograd_ui.parts.ui import lazy_expander, show_error, t
+from hograd_ui.parts.ui import lazy_expander, t
 
 ICON = ":material/download:"
 PY, CSV, IPYNB, CPP = "text/x-python", "text/csv", "application/x-ipynb+json", "text/x-c++src"
@@ -302,23 +299,3 @@ def graph_row(fn: Function, x0: float, order: int) -> None:
     texts = _texts(GRAPH_TEXTS, limit=GRAPH_BUDGET.max_draw)
     _button(t("downloads.notebook"), lambda: graph_notebook(fn, x0, order, texts),
             f"hograd_graph_{slug(fn.text)}.ipynb", IPYNB, "graph.download.ipynb")  # fmt: skip
-
-
-def network_script(run: tuple) -> None:
-    """Under the HVP page's network results: the script that trains and analyses the network
-    ``run`` (dataset, hidden, steps, seed, top_k, power steps, probes) in an expander, as .py
-    and as a notebook."""
-    dataset, hidden, steps, seed, top_k, power, probes = run
-    config = NetConfig(dataset, tuple(hidden), int(steps), seed=int(seed))
-    try:
-        code = network_code(config, int(top_k), int(power), int(probes))
-    except HogradError as err:
-        show_error(err)
-        return
-    limit = f"{NETWORK_BUDGET.full_hessian_max:,}"
-    texts = {**_texts(WHY_NB_SHARED), "title": t("hvp.net.nb.title", limit=limit),
-             "figure": t("hvp.net.nb.figure")}  # fmt: skip
-    with st.expander(t("hvp.net.nb.code"), icon=":material/code:"):
-        st.code(code.source, language="python", line_numbers=True, height=480)
-        code_file(code.source, "hograd_hvp_network", "hvp.net",
-                  notebook=lambda: why_notebook("network", code.source, texts))  # fmt: skip

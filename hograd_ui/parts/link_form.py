@@ -91,25 +91,32 @@ class Field:
         return str(value)
 
     def draw(self, where: object, label: str, key: str, **kwargs: object) -> object:
-        """Draw the widget (unbound: the form writes the URL) in ``where`` under ``key``."""
+        """Draw the widget (unbound: the form writes the URL) in ``where`` under ``key``.
+
+        Once ``st.session_state`` holds its value (the link's, put there by :meth:`seed`, or an
+        earlier run's), the widget gets no default argument: Streamlit logs a warning with a
+        stack trace for a widget given a default and a value set through the Session State API.
+        """
         kwargs = {"key": key, "persist_state": "page", **kwargs}  # kept while a tab is closed
         if self.label is not None:
             kwargs["format_func"] = self.label
+        if key not in st.session_state:  # the first draw, no link: the default
+            name = "index" if self.kind == "radio" else "value"
+            kwargs[name] = self.options.index(self.default) if name == "index" else self.default
         whole = isinstance(self.default, int)  # Streamlit wants the limits of the same type
         low, high = (int(self.low), int(self.high)) if whole else (self.low, self.high)
         if self.kind == "slider":
             step = int(self.step) if whole and self.step else self.step
-            return where.slider(label, low, high, self.default, step, **kwargs)
+            return where.slider(label, low, high, step=step, **kwargs)
         if self.kind == "number":
-            return where.number_input(label, low, high, self.default, **kwargs)
+            return where.number_input(label, low, high, **kwargs)
         if self.kind == "select":
-            return where.select_slider(label, list(self.options), self.default, **kwargs)
+            return where.select_slider(label, list(self.options), **kwargs)
         if self.kind == "radio":
-            index = self.options.index(self.default)
-            value = where.radio(label, list(self.options), index, **kwargs)
+            value = where.radio(label, list(self.options), **kwargs)
             # st.radio hands back text it does not know as it came (a modified client's)
             return value if value in self.options else self.default
-        return getattr(where, self.kind)(label, self.default, **kwargs)
+        return getattr(where, self.kind)(label, **kwargs)
 
 
 class LinkedForm:

@@ -389,7 +389,7 @@ def test_the_kappa_slider_alone_does_not_replace_the_function() -> None:
 
 def in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """Train and analyse afresh, with the test's patches in place (nothing cached before)."""
-    from hograd_serving.cached import analysed, trained
+    from hograd_labs.hvp.cached import analysed, trained
 
     trained.clear()
     analysed.clear()
@@ -437,10 +437,11 @@ def test_the_size_and_limits_show_before_training(monkeypatch: pytest.MonkeyPatc
     """The parameter count, the most steps and HVPs this size allows, and a refusal, all show
     as the network's shape is chosen, before anything is trained."""
     from hograd_core import network as nw
+    from hograd_labs.hvp import compute
 
     calls: list[object] = []
-    original = nw.train
-    monkeypatch.setattr(nw, "train", lambda *a, **k: calls.append(a) or original(*a, **k))
+    original = compute.train
+    monkeypatch.setattr(compute, "train", lambda *a, **k: calls.append(a) or original(*a, **k))
     in_process(monkeypatch)
     at = run(mode="network")  # the first visit trains the default network
     assert [config.hidden for config, _ in calls] == [(16,)]

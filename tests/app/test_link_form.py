@@ -12,6 +12,8 @@ from streamlit.testing.v1 import AppTest
 import hograd_serving.cached as cached
 from hograd_labs.hf import cached as hf_cached
 from hograd_labs.hf import page as hf_page
+from hograd_labs.hvp import cached as hvp_cached
+from hograd_labs.hvp import page as hvp_page
 from hograd_labs.maml import cached as maml_cached
 from hograd_labs.maml import page as maml_page
 from hograd_labs.pinn import cached as pinn_cached
@@ -153,6 +155,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
     for name in {spy for _, _, spy, _ in FORMS.values()}:
         labs = {
             "why_hessian_free": hf_cached,
+            "trained": hvp_cached,
             "why_maml": maml_cached,
             "why_pinn": pinn_cached,
             "why_wgan": wgan_cached,
@@ -166,8 +169,16 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
             seen.setdefault(_name, []).append(args)
             return _real(*args, **kwargs)
 
-        tabs = (hf_page, stability_page, stats_page, maml_page, pinn_page, wgan_page)
-        labs = (hf_cached, maml_cached, stats_cached, pinn_cached, wgan_cached, stability_cached)
+        tabs = (hf_page, stability_page, hvp_page, stats_page, maml_page, pinn_page, wgan_page)
+        labs = (
+            hf_cached,
+            hvp_cached,
+            maml_cached,
+            stats_cached,
+            pinn_cached,
+            wgan_cached,
+            stability_cached,
+        )
         for module in (cached, *labs, *tabs):  # imported by name there
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, spy)

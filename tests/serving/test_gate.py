@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from hograd_core import network as nw
-from hograd_serving import cached, jobs
+from hograd_labs.hvp import cached as hvp_cached
+from hograd_serving import jobs
 from hograd_serving.gate import SLOTS, BusyError, heavy_work
 from hograd_ui.i18n import error_text
 
@@ -90,7 +91,7 @@ def test_three_ways_from_many_threads_at_once() -> None:
         try:
             for k in range(5):
                 w2 = math.pi / 2 + 1e-3 * (5 * i + k)
-                ways = cached.three_ways("w1**2*sin(w2)", (1.0, w2), (0.5, 1.0))
+                ways = hvp_cached.three_ways("w1**2*sin(w2)", (1.0, w2), (0.5, 1.0))
                 exact = [2 * 0.5 * math.sin(w2) + 2 * math.cos(w2) * 1.0,
                          2 * math.cos(w2) * 0.5 - math.sin(w2) * 1.0]  # fmt: skip
                 results.append(ways.values - np.array(exact))

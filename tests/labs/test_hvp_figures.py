@@ -1,4 +1,4 @@
-"""The HVP page's figures, built as plain dicts without plotly's checks: every one passes the
+"""The HVP lab's figures (and the contour picture it shares with the lesson), built as plain dicts without plotly's checks: every one passes the
 full checks, and the subplot layout matches make_subplots (the oracle) to the last bit."""
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from hograd_core import curvature as cv
 from hograd_core import net_curvature as nc
 from hograd_core import network as nw
 from hograd_core import parse
-from hograd_ui import hvp_figures as figs
+from hograd_labs.hvp import figures as figs
+from hograd_ui.hvp_figures import contour_figure
 from hograd_ui.i18n import tr
-from hograd_ui.plotting import grid_cells, validated
+from hograd_ui.plotting import PROJECTOR_MIN_FONT, grid_cells, validated
 from tests.arrays import plotly_array
 
 TYPED = {  # text: (p, v), as the page's examples
@@ -67,16 +68,16 @@ def test_grid_cells_match_make_subplots(
 def test_typed_function_figures_pass_plotlys_checks(typed: tuple) -> None:
     names, ex = typed
     built = [
-        figs.hessian_figure(ex.result, "en"),
-        figs.slices_figure(ex.slices, names, "zh"),
-        figs.power_figure(ex.power, names, "en"),
-        figs.ways_figure(ex.ways.seconds, ["a", "b", "c"], "en"),
+        figs.hessian_figure(ex.result, "en", False),
+        figs.slices_figure(ex.slices, names, "zh", False),
+        figs.power_figure(ex.power, names, "en", False),
+        figs.ways_figure(ex.ways.seconds, ["a", "b", "c"], "en", False),
     ]
     if ex.grid is not None:
         built += [
-            figs.contour_figure(ex.grid, ex.result, "en"),
-            figs.contour_figure(ex.grid, ex.result, "zh", pickable=False),
-            figs.surface_figure(ex.grid, ex.result, "en"),
+            contour_figure(ex.grid, ex.result, "en"),
+            contour_figure(ex.grid, ex.result, "zh", pickable=False),
+            figs.surface_figure(ex.grid, ex.result, "en", False),
         ]
     for fig in built:
         validated(fig)
@@ -84,7 +85,7 @@ def test_typed_function_figures_pass_plotlys_checks(typed: tuple) -> None:
 
 def test_power_animation_has_a_frame_per_step_on_the_moving_traces(typed: tuple) -> None:
     names, ex = typed
-    fig = validated(figs.power_figure(ex.power, names, "en"))
+    fig = validated(figs.power_figure(ex.power, names, "en", False))
     ray = ex.power.rayleigh
     last = int(np.max(np.nonzero(np.isfinite(ray))[0]))
     assert [f.name for f in fig.frames] == [str(k) for k in range(last + 1)]
@@ -101,11 +102,11 @@ def test_power_animation_has_a_frame_per_step_on_the_moving_traces(typed: tuple)
 def test_network_figures_pass_plotlys_checks(net: tuple) -> None:
     trained, curv = net
     for fig in (
-        figs.training_figure(trained, "en"),
-        figs.net_power_figure(curv, "zh"),
-        figs.hutchinson_figure(curv, "en"),
-        figs.directions_figure(curv, "en"),
-        figs.net_hessian_figure(curv, trained.sizes, "en"),
+        figs.training_figure(trained, "en", False),
+        figs.net_power_figure(curv, "zh", False),
+        figs.hutchinson_figure(curv, "en", False),
+        figs.directions_figure(curv, "en", False),
+        figs.net_hessian_figure(curv, trained.sizes, "en", False),
     ):
         validated(fig)
 
@@ -117,7 +118,7 @@ def test_the_arrow_scales_in_the_title_are_the_drawn_lengths(text: str, lang: st
     36, item 24: the title says what the factors mean)."""
     fn = parse(text)
     ex = cv.explore(fn, *TYPED[text], radius=1.5, power_steps=5)
-    layout = figs.contour_figure(ex.grid, ex.result, lang).to_dict()["layout"]
+    layout = contour_figure(ex.grid, ex.result, lang).to_dict()["layout"]
     arrows = {}
     notes = layout["annotations"]
     for i, a in enumerate(notes):
@@ -142,3 +143,31 @@ def test_the_arrow_scales_in_the_title_are_the_drawn_lengths(text: str, lang: st
         return
     assert title == tr("hvp.fig.scales", lang, g=f"{factors['∇f']:.2g}", v=f"{factors['v']:.2g}")
     assert ("× its length" in title) if lang == "en" else ("长度的" in title)
+
+
+def test_every_figure_is_drawn_for_a_projector_when_asked_whatever_the_thread_says(
+    typed: tuple, net: tuple
+) -> None:
+    """Presentation mode comes in as an argument: ``projector=True`` draws projector-sized text
+    (fonts of 20 px and more) and False the page's, with the thread-local left off."""
+    names, ex = typed
+    trained, curv = net
+    build = [
+        lambda p: figs.hessian_figure(ex.result, "en", p),
+        lambda p: figs.slices_figure(ex.slices, names, "en", p),
+        lambda p: figs.power_figure(ex.power, names, "en", p),
+        lambda p: figs.ways_figure(ex.ways.seconds, ["a", "b", "c"], "en", p),
+        lambda p: figs.training_figure(trained, "en", p),
+        lambda p: figs.net_power_figure(curv, "en", p),
+        lambda p: figs.hutchinson_figure(curv, "en", p),
+        lambda p: figs.directions_figure(curv, "en", p),
+        lambda p: figs.net_hessian_figure(curv, trained.sizes, "en", p),
+    ]
+    if ex.grid is not None:
+        build += [
+            lambda p: contour_figure(ex.grid, ex.result, "en", projector=p),
+            lambda p: figs.surface_figure(ex.grid, ex.result, "en", p),
+        ]
+    for make in build:
+        small, large = make(False).to_dict()["layout"], make(True).to_dict()["layout"]
+        assert small["font"]["size"] < PROJECTOR_MIN_FONT <= large["font"]["size"]

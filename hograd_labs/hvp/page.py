@@ -1,0 +1,452 @@
+"""The HVP page: what H v means on a typed function, and on a small trained network."""
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from hograd_core import HogradError
+from hograd_core import curvature as cv
+from hograd_core import network as nw
+from hograd_core.hessian import CRITICAL_TOLERANCE
+from hograd_core.hvp_code import COMMENTS, hvp_snippet
+from hograd_core.hvp_examples import KAPPAS, PRESETS, example, quadratic
+from hograd_ui.hvp_figures import clean, contour_figure
+from hograd_ui.parts.chart import chart
+from hograd_ui.parts.downloads import code_file, eigen_file, hessian_file, hvp_code, hvp_row
+from hograd_ui.parts.exact import exact_entry
+from hograd_ui.parts.link_form import Field, LinkedForm
+from hograd_ui.parts.links import BIND
+from hograd_ui.parts.present import present
+from hograd_ui.parts.ui import (
+    function_box,
+    lang,
+    lazy_tabs,
+    localized_radio,
+    show_error,
+    static_table,
+    t,
+)
+
+from . import figures as figs
+from .cached import POWER_STEPS, analysed, explore, script, three_ways, trained
+from .compute import NetCurvature, TrainedNet
+
+LIMIT, STEP = 3.0, 0.05  # the sliders of p: -3..3 in steps of 0.05
+WIDTHS = [2, 4, 8, 16, 32, 64, 128, 256, 512]
+NET_DEFAULTS = {"steps": 300, "seed": 0, "top_k": 3, "power": 20, "probes": 30}
+#: The training form: its settings enter the URL when Train is pressed (hograd_ui/parts/link_form.py).
+NET_FORM = LinkedForm({
+    "hvp.net.steps": Field("slider", NET_DEFAULTS["steps"], 50, 1000, 50),
+    "hvp.net.seed": Field("number", NET_DEFAULTS["seed"], 0, 999),
+    "hvp.net.top_k": Field("slider", NET_DEFAULTS["top_k"], 1, nw.NETWORK_BUDGET.max_top_k),
+    "hvp.net.power": Field("slider", NET_DEFAULTS["power"], 5, 100, 5),
+    "hvp.net.probes": Field("slider", NET_DEFAULTS["probes"], 10, 200, 10),
+})  # fmt: skip
+
+
+def num(x: float, digits: int = 6) -> str:
+    return f"{x:.{digits}g}" if math.isfinite(x) else "—"
+
+
+def size(n_bytes: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.3g} {unit}"
+    return f"{n_bytes:.0f} B"
+
+
+def use_kappa() -> None:
+    """The κ builder's button: replace f by the quadratic, and remember that it did."""
+    kappa = st.session_state["hvp.kappa"]
+    st.session_state["hvp.fn"] = quadratic(kappa)
+    st.session_state["hvp.kappa.used"] = (quadratic(kappa), kappa)
+
+
+def set_example(text: str, names: tuple) -> None:
+    """Put p, v and r of the example ``text`` (or defaults) into the sliders' state.
+
+    Only sliders the session already holds are set: one it does not hold is drawn with the
+    example as its ``value=``. Setting it as well would make Streamlit log "created with a
+    default value but also had its value set via the Session State API" (a fresh visit and
+    every link did), and a link's value still wins, as Streamlit seeds a bound widget from it.
+    """
+    where = example(text, len(names))
+    for key, value in (
+        *((f"hvp.p.{n}", p) for n, p in zip(names, where.point, strict=True)),
+        *((f"hvp.v.{n}", v) for n, v in zip(names, where.vector, strict=True)),
+        ("hvp.radius", where.radius),
+    ):  # fmt: skip
+        if key in st.session_state:
+            st.session_state[key] = value
+
+
+def typed_mode() -> None:
+    fn = function_box("hvp", t("hvp.fn.label"), list(PRESETS))
+    names = fn.variables
+    left, right = st.columns([3, 2], gap="large")
+    left.latex("f = " + fn.latex)
+    with right:
+        kappa = st.select_slider(
+            t("hvp.kappa.label"),
+            KAPPAS,
+            value=10,
+            key="hvp.kappa",
+            help=t("hvp.kappa.help"),
+            bind=BIND,
+        )
+        st.button(t("hvp.kappa.use", kappa=kappa), key="hvp.kappa.use", on_click=use_kappa)
+        used = st.session_state.get("hvp.kappa.used")
+        if used is not None and used[0] == fn.text:  # until f is changed another way
+            st.caption(t("hvp.kappa.replaced", kappa=used[1]))
+    if st.session_state.get("hvp.applied") != fn.text:  # a new function: its example's p, v
+        st.session_state["hvp.applied"] = fn.text
+        set_example(fn.text, names)
+    cols = st.columns([2, 2, 1], gap="large")
+    sliders = {}
+    start = example(fn.text, len(names))  # the defaults: in the URL only what differs
+    for col, kind, low, values in (
+        (cols[0], "p", -LIMIT, start.point), (cols[1], "v", -2.0, start.vector)
+    ):  # fmt: skip
+        with col:
+            st.markdown(f"**{t('hvp.point' if kind == 'p' else 'hvp.vector')}**")
+            sliders[kind] = tuple(
+                st.slider(f"`{name}`", low, -low, value, step=STEP, key=f"hvp.{kind}.{name}",
+                          bind=BIND)  # fmt: skip
+                for name, value in zip(names, values, strict=True)
+            )  # fmt: skip
+            if kind == "p":  # a slider steps by 0.05: a point such as (1, π/2) is typed here
+                exact_entry(
+                    "hvp.p.exact", t("hvp.point.exact"), [f"hvp.p.{n}" for n in names],
+                    -LIMIT, LIMIT, sliders["p"],
+                )  # fmt: skip
+    with cols[2]:
+        radius = st.slider(
+            t("hvp.radius"), 0.25, 5.0, start.radius, step=0.25, key="hvp.radius", bind=BIND
+        )
+        st.button(t("hvp.reset"), on_click=set_example, args=(fn.text, names))
+    try:
+        ex = explore(fn.text, sliders["p"], sliders["v"], radius)
+    except HogradError as err:
+        show_error(err)
+        st.stop()
+    r, verdict = ex.result, ex.verdict
+    m = st.columns([2, 2, 2, 3])
+    m[0].metric(t("hvp.metric.value"), num(r.value, 4))
+    m[1].metric(t("hvp.metric.grad_norm"), num(r.gradient_norm, 4))
+    m[2].metric(t("hvp.metric.curvature"), num(r.curvature, 4), help=t("hvp.metric.curvature.help"))
+    kind = t(f"hvp.kind.{verdict.kind}") if verdict.critical else t("hvp.kind.not_critical")
+    m[3].metric(t("hvp.metric.verdict"), kind, help=t("hvp.metric.verdict.help"))
+    rows = (r.point, r.vector, clean(r.gradient), clean(r.hvp))
+    table = pd.DataFrame(
+        [[num(x) for x in row] for row in rows], columns=names,
+        index=[t(f"hvp.col.{c}") for c in ("point", "vector", "gradient", "hv")],
+    )  # fmt: skip
+    static_table(table, hide_index=False)
+    st.caption(t("hvp.table.caption", ms=f"{r.seconds * 1000:.2f}"))
+    hvp_row(fn, sliders["p"], sliders["v"], radius)  # downloads: the view as a notebook
+
+    views = ("picture", "hessian", "ways", "slices", "power")
+    tabs = lazy_tabs({k: t(f"hvp.tab.{k}") for k in views}, "hvp.tab")
+    if tabs["picture"].open:
+        with tabs["picture"]:
+            picture(ex, names)
+    if tabs["hessian"].open:
+        with tabs["hessian"]:
+            hessian(ex, names, fn.text)
+    if tabs["ways"].open:
+        with tabs["ways"]:
+            ways(fn, sliders["p"], sliders["v"])
+    if tabs["slices"].open:
+        with tabs["slices"]:
+            st.markdown(t("hvp.slices.intro"))
+            chart(figs.slices_figure(ex.slices, names, lang(), present()))
+    if tabs["power"].open:
+        with tabs["power"]:
+            power(ex.power, names)
+
+
+def ways(fn, point: tuple, vector: tuple) -> None:  # noqa: ANN001 - a parsed Function
+    timed = three_ways(fn.text, point, vector)
+    st.markdown(t("hvp.ways.intro", repeats=timed.repeats))
+    labels = [t(f"hvp.method.{m}") for m in cv.METHODS]
+    rows = [
+        [labels[i], "(" + ", ".join(num(x) for x in clean(timed.values[i])) + ")",
+         f"{timed.max_error[i]:.1e}" if timed.max_error[i] else "0",
+         f"{timed.relative[i]:.1f}×" if math.isfinite(timed.relative[i]) else "—"]
+        for i in range(len(labels))
+    ]  # fmt: skip
+    header = ["hvp.ways.method", "hvp.ways.hv", "hvp.ways.error", "hvp.ways.relative"]
+    st.dataframe(
+        pd.DataFrame(rows, columns=[t(h) for h in header]), hide_index=True, width="stretch"
+    )
+    if not all(math.isfinite(x) for x in timed.relative):
+        st.caption(t("hvp.ways.unresolved"))
+    chart(figs.ways_figure(timed.seconds, labels, lang(), present()))
+    comments = {k: t(f"hvp.code.{k}") for k in COMMENTS}
+    snippet = hvp_snippet(fn, point, vector, comments)
+    hvp_code(fn, snippet, point, vector)  # shown, .py, torch.func form; and in C++
+    st.caption(t("hvp.ways.note"))
+
+
+def picture(ex: cv.Exploration, names: tuple) -> None:
+    if ex.grid is None:
+        st.info(t("hvp.picture.need_two", n=len(names)))
+        return
+
+    def picked(x: float, y: float) -> None:  # a click on the contour moves p to that point
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return  # hograd_ui/parts/chart.py passes finite numbers only; kept here, next to round()
+        for name, value in zip(names, (x, y), strict=True):
+            value = round(value / STEP) * STEP  # the nearest lattice point
+            st.session_state[f"hvp.p.{name}"] = min(max(value, -LIMIT), LIMIT)
+
+    surface = st.toggle(t("hvp.picture.surface"), key="hvp.surface", bind=BIND)
+    fig = contour_figure(ex.grid, ex.result, lang(), projector=present())
+    chart(fig, key="hvp.contour", on_pick=picked)
+    st.caption(t("hvp.picture.caption"))
+    if surface:
+        st.plotly_chart(figs.surface_figure(ex.grid, ex.result, lang(), present()), width="stretch")
+
+
+def hessian(ex: cv.Exploration, names: tuple, text: str) -> None:
+    r, v = ex.result, ex.verdict
+    left, right = st.columns([1, 1], gap="large")
+    chart(figs.hessian_figure(r, lang(), present()), where=left)
+    with left:
+        hessian_file(r, text)  # downloads: the Hessian (CSV)
+    with right:
+        st.markdown("#### " + t("hvp.eigen.title"))
+        vectors = clean(r.eigenvectors)
+        eig = pd.DataFrame(
+            [[num(r.eigenvalues[i]), *[num(x) for x in vectors[:, i]]] for i in range(len(names))],
+            columns=[t("hvp.eigen.value"), *names], index=[f"e{i + 1}" for i in range(len(names))],
+        )  # fmt: skip
+        st.dataframe(eig, width="stretch")
+        eigen_file(r, text)  # downloads: the eigen table
+        st.caption(t("hvp.eigen.vector"))
+        reason = t(
+            f"hvp.reason.{v.reason}", n=len(names), pos=v.positive, neg=v.negative, zero=v.zero,
+            tol=f"{v.tolerance:.0e}",
+        )  # fmt: skip
+        tol = f"{CRITICAL_TOLERANCE:g}"
+        if v.critical:
+            box = st.success if v.kind in ("minimum", "maximum") else st.warning
+            box(f"**{t(f'hvp.verdict.{v.kind}')}** {reason}")
+            st.markdown(t("hvp.verdict.critical", tol=tol))
+            if v.reason == "zero_eigenvalue":
+                st.markdown(t("hvp.verdict.inconclusive"))
+        else:
+            st.info(f"**{t('hvp.verdict.not_critical_title')}** {reason}")
+            st.markdown(t("hvp.verdict.not_critical", norm=num(r.gradient_norm), tol=tol))
+        if v.minors:
+            minors = ", ".join(f"D{k + 1} = {num(d)}" for k, d in enumerate(v.minors))
+            st.markdown(t("hvp.verdict.minors", minors=minors))
+        if len(v.minors) == 2:
+            st.markdown(t("hvp.verdict.minors_two", det=num(v.minors[1])))
+
+
+def power(p: cv.PowerIteration, names: tuple) -> None:
+    st.markdown(t("hvp.power.intro"))
+    if p.status != "ok":
+        st.warning(t(f"hvp.power.{p.status}"))
+        if p.status == "zero_start":
+            return
+    target = num(p.target, 4)
+    if p.tie is not None:
+        st.warning(
+            t(f"hvp.power.tie.{p.tie}", target=target, neg=num(-p.target, 4), dim=p.multiplicity)
+        )
+    if p.status == "ok" and p.tie != "opposite" and p.ratio > 0:
+        rates = dict(ratio=num(p.direction_rate, 3), square=num(p.value_rate, 3))
+        st.markdown(t("hvp.power.rates", target=target, **rates))
+    if p.orthogonal:
+        st.warning(t("hvp.power.orthogonal", target=target))
+    chart(figs.power_figure(p, names, lang(), present()))
+    m = st.columns(3)
+    m[0].metric(t("hvp.power.rayleigh_at", k=p.last), num(p.rayleigh[p.last], 6))
+    m[1].metric(t("hvp.power.target"), num(p.target, 6))
+    m[2].metric(t("hvp.power.alignment"), num(p.alignment[p.last], 6))
+    tol = f"{cv.CONVERGED:g}"
+    if p.converged_at is not None:
+        st.caption(t("hvp.power.converged", k=p.converged_at, tol=tol))
+    elif p.status == "ok":
+        st.caption(t("hvp.power.not_converged", steps=POWER_STEPS, tol=tol))
+
+
+def network_mode() -> None:
+    budget = nw.NETWORK_BUDGET
+    st.markdown(t("hvp.net.intro", limit=f"{budget.full_hessian_max:,}"))
+    # The network's shape sits outside the form, so its size and limits show before Train.
+    c = st.columns([2, 1, 1], gap="large")
+    datasets = {d: t(f"hvp.net.dataset.{d}") for d in nw.DATASETS}
+    dataset = localized_radio(
+        t("hvp.net.dataset"), datasets, "hvp.net.dataset", container=c[0], horizontal=True
+    )
+    layers = c[1].slider(
+        t("hvp.net.layers"), 1, budget.max_layers, 1, key="hvp.net.layers", bind=BIND
+    )
+    width = c[2].select_slider(t("hvp.net.width"), WIDTHS, 16, key="hvp.net.width", bind=BIND)
+    chosen = nw.NetConfig(dataset, (width,) * layers)
+    n = nw.count_parameters(chosen)
+    shape = " → ".join(str(w) for w in nw.layer_sizes(chosen))
+    st.caption(
+        t("hvp.net.size", n=f"{n:,}", shape=shape, entries=f"{n * n:,}")
+        + " "
+        + t(
+            "hvp.net.limits", steps=f"{nw.most_steps(chosen):,}", batch=chosen.batch,
+            work=f"{budget.max_train_work:,.0f}", hvps=f"{nw.analysis_limit(n):,}",
+        )
+    )  # fmt: skip
+    NET_FORM.seed()  # the link's training settings, read as a bound widget would read them
+    with st.form("hvp.net.form", border=True):
+        steps, seed, top_k, power_steps, probes = NET_FORM.row({
+            "hvp.net.steps": t("hvp.net.steps"), "hvp.net.seed": t("hvp.net.seed"),
+            "hvp.net.top_k": t("hvp.net.top_k"), "hvp.net.power": t("hvp.net.power_steps"),
+            "hvp.net.probes": t("hvp.net.probes"),
+        }, gap="large")  # fmt: skip
+        pressed = st.form_submit_button(t("hvp.net.train"), type="primary")
+    NET_FORM.write()  # in the URL once submitted: a link trains what it shows
+    asked = (dataset, (width,) * layers, steps, int(seed), top_k, power_steps, probes)
+    try:  # refused or not by the numbers alone, before anything is trained
+        nw.check_config(nw.NetConfig(dataset, (width,) * layers, steps, seed=int(seed)))
+    except HogradError as err:
+        show_error(err)
+        st.stop()
+    if pressed or "hvp.net.run" not in st.session_state:  # the first visit trains the defaults
+        st.session_state["hvp.net.run"] = asked
+    run = st.session_state["hvp.net.run"]
+    if run != asked:
+        trained_shape = " → ".join(str(w) for w in nw.layer_sizes(nw.NetConfig(*run[:2])))
+        st.info(t("hvp.net.stale", shape=trained_shape, steps=run[2]))
+
+    def training_caption(step: int, total: int, loss: str) -> str:
+        if step == 0:  # before the first step: waiting for a free slot, then starting
+            return t("hvp.net.starting")
+        return t("hvp.net.training", step=step, total=total, loss=loss)
+
+    key = run[:4]
+    try:
+        net = trained(*key, _caption=training_caption)
+        with st.spinner(t("hvp.net.analysing")):
+            curv = analysed(key, *run[4:], net)
+    except HogradError as err:
+        show_error(err)
+        st.stop()
+    results(net, curv)
+    network_script(run)  # downloads: the network's script (.py) and the view as a notebook
+
+
+def network_script(run: tuple) -> None:
+    """Under the network's results: the script that trains and analyses the network ``run``
+    (dataset, hidden, steps, seed, top_k, power steps, probes), which is the module the page
+    ran with those settings written in, in an expander, as .py and as a notebook."""
+    try:
+        code = script(run)
+    except HogradError as err:
+        show_error(err)
+        return
+    limit = f"{nw.NETWORK_BUDGET.full_hessian_max:,}"
+    title, figure = t("hvp.net.nb.title", limit=limit), t("hvp.net.nb.figure")
+    with st.expander(t("hvp.net.nb.code"), icon=":material/code:"):
+        st.code(code.source, language="python", line_numbers=True, height=480)
+        code_file(code.source, "hograd_hvp_network", "hvp.net",
+                  notebook=lambda: figs.notebook(code.source, title, figure))  # fmt: skip
+
+
+def results(net: TrainedNet, curv: NetCurvature) -> None:
+    budget = nw.NETWORK_BUDGET
+    m = st.columns(4)
+    m[0].metric(t("hvp.net.metric.parameters"), f"{curv.parameters:,}")
+    m[1].metric(t("hvp.net.metric.accuracy"), f"{net.test_accuracy:.1%}")
+    m[2].metric(t("hvp.net.metric.loss", m=curv.examples), f"{curv.loss:.4f}")
+    m[3].metric(t("hvp.net.metric.time", steps=net.steps), f"{net.seconds:.1f} s")
+    names = ("top", "trace", "sharp", "hessian", "training")
+    tabs = lazy_tabs({k: t(f"hvp.net.tab.{k}") for k in names}, "hvp.net.tab")
+    if tabs["top"].open:
+        with tabs["top"]:
+            top_eigenvalue(curv)
+    if tabs["trace"].open:
+        with tabs["trace"]:
+            st.markdown(t("hvp.net.trace.intro"))
+            st.markdown(
+                "### "
+                + t(
+                    "hvp.net.trace.estimate", trace=num(curv.trace),
+                    error=num(2 * curv.trace_error), m=curv.probes.size,
+                )
+            )  # fmt: skip
+            if curv.trace_exact is not None:
+                st.markdown(t("hvp.net.trace.exact", exact=num(curv.trace_exact)))
+            chart(figs.hutchinson_figure(curv, lang(), present()))
+    if tabs["sharp"].open:
+        with tabs["sharp"]:
+            mean = num(curv.trace / curv.parameters)
+            st.markdown(t("hvp.net.sharp.intro", lam=num(curv.reference), mean=mean))
+            chart(figs.directions_figure(curv, lang(), present()))
+    if tabs["hessian"].open:
+        with tabs["hessian"]:
+            mem = st.columns(2)
+            mem[0].metric(t("hvp.net.memory.full"), size(curv.full_bytes))
+            mem[1].metric(t("hvp.net.memory.hvp"), size(curv.hvp_bytes))
+            st.caption(t("hvp.net.memory.help"))
+            if curv.heatmap is None:
+                limit, n = f"{budget.full_hessian_max:,}", f"{curv.parameters:,}"
+                st.info(t("hvp.net.too_big", limit=limit, n=n))
+            else:
+                caption = (
+                    "hvp.net.hessian.caption" if curv.heatmap_block > 1
+                    else "hvp.net.hessian.caption_full"
+                )  # fmt: skip
+                seconds = f"{curv.hessian_seconds:.1f}"
+                st.caption(
+                    t(caption, n=f"{curv.parameters:,}", seconds=seconds, b=curv.heatmap_block)
+                )
+                chart(figs.net_hessian_figure(curv, net.sizes, lang(), present()))
+    if tabs["training"].open:
+        with tabs["training"]:
+            chart(figs.training_figure(net, lang(), present()))
+
+
+def top_eigenvalue(curv: NetCurvature) -> None:
+    ref = curv.reference
+    rows = [
+        [t("hvp.net.method.lanczos"), num(curv.lanczos[0]), curv.lanczos_hvps,
+         f"{curv.lanczos_seconds * 1e3:.0f}", abs(curv.lanczos[0] - ref) / abs(ref)],
+        [t("hvp.net.method.power", steps=curv.power.size), num(curv.power[-1]), curv.power.size,
+         f"{curv.power_seconds * 1e3:.0f}", abs(curv.power[-1] - ref) / abs(ref)],
+    ]  # fmt: skip
+    if curv.exact is not None:
+        rows.append([t("hvp.net.method.exact"), num(curv.exact[0]), curv.parameters,
+                     f"{curv.hessian_seconds * 1e3:.0f}", 0.0])  # fmt: skip
+    header = [t(f"hvp.net.col.{c}") for c in ("method", "estimate", "hvps", "time", "error")]
+    table = pd.DataFrame(rows, columns=header)
+    table[header[4]] = table[header[4]].map(lambda e: f"{e:.2e}" if e else "0")
+    st.dataframe(table, hide_index=True, width="stretch")
+    if curv.exact is not None:
+        st.caption(t("hvp.net.error_vs_exact"))
+    else:
+        st.caption(t("hvp.net.error_vs_lanczos", limit=f"{nw.NETWORK_BUDGET.full_hessian_max:,}"))
+    values = ", ".join(num(x) for x in curv.lanczos)
+    st.markdown(t("hvp.net.topk", k=curv.lanczos.size, values=values))
+    grad, hvp = f"{curv.grad_seconds * 1e3:.2f}", f"{curv.hvp_seconds * 1e3:.2f}"
+    if curv.hvp_over_grad is None:
+        st.markdown(t("hvp.net.cost_unresolved", grad=grad, hvp=hvp))
+    else:
+        st.markdown(t("hvp.net.cost", grad=grad, hvp=hvp, ratio=f"{curv.hvp_over_grad:.1f}"))
+    residuals = dict(lanczos=f"{curv.lanczos_residual:.1e}", power=f"{curv.power_residual:.1e}")
+    st.markdown(t("hvp.net.residual", **residuals))
+    chart(figs.net_power_figure(curv, lang(), present()))
+    st.caption(t("hvp.net.power_note"))
+
+
+def draw() -> None:
+    """The page: its title, the mode, and the mode's view."""
+    st.title(t("hvp.title"))
+    st.markdown(t("hvp.lead"))
+    modes = {m: t(f"hvp.mode.{m}") for m in ("typed", "network")}
+    mode = localized_radio(t("hvp.mode"), modes, "hvp.mode", horizontal=True)
+    if mode == "typed":
+        typed_mode()
+    else:
+        network_mode()
