@@ -1,10 +1,8 @@
-"""Why gradients of gradients: experiments where second-order information does the work.
+"""What the labs of "Why gradients of gradients" share from the kernel.
 
-Each module is one application of the page "Why gradients of gradients": Newton's method
-against gradient descent (:mod:`.newton`) and Hessian-free Newton on a small network
-(:mod:`.hessian_free`); the other tabs are labs (``hograd_labs/``). Every run checks
-its budget first and returns a frozen dataclass of numbers; its ``*_code`` module writes the
-runnable PyTorch script of the same run (a :class:`~.common.Code`).
+Every experiment is a lab (``hograd_labs/<lab>/``, its download its own compute.py). Kept here:
+the budget checks and the script record with its marked ``create_graph`` lines
+(:mod:`.common`), and TensorBoard event files written without tensorboard (:mod:`.event_file`).
 """
 
 from .common import Code

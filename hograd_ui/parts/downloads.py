@@ -16,7 +16,6 @@ import numpy as np
 import streamlit as st
 
 from hograd_core.applications.common import Code
-from hograd_core.applications.func_forms import FORMS
 from hograd_core.cpp_code import derivatives_cpp, hvp_cpp
 from hograd_core.csv_tables import curves_csv, eigen_csv, hessian_csv
 from hograd_core.flaglab.cpp import flag_cpp
@@ -26,7 +25,6 @@ from hograd_core.hessian import HVPResult
 from hograd_core.language import Function
 from hograd_core.nested_autograd import BUDGET, DerivativeResult
 from hograd_core.notebook import derivatives_notebook, graph_notebook, hvp_notebook
-from hograd_core.notebook_why import why_notebook
 from hograd_ui.hvp_figures import clean
 from hograd_ui.parts.ui import lazy_expander, t
 
@@ -51,19 +49,11 @@ GRAPH_TEXTS = {
     "passes": "downloads.nb.graph.passes", "growth": "downloads.nb.graph.growth",
     "drawing": "downloads.nb.graph.drawing",
 }  # fmt: skip
-# The note on top of each "Why" tab's torch.func form (what changed from the plain script).
-WHY_NOTES = {
-}  # fmt: skip
 HVP_TEXTS = {
     "title": "downloads.nb.hvp.title", "function": "downloads.nb.hvp.function",
     "hessian": "downloads.nb.hvp.hessian", "hvp": "downloads.nb.hvp.hvp",
     "heatmap": "downloads.nb.hvp.heatmap", "contour": "downloads.nb.hvp.contour",
 }  # fmt: skip
-
-# The prose of each "Why" tab's notebook: its own title and figure, the shared rest.
-WHY_NB_SHARED = {"text": "why.nb.text", "script": "why.nb.script", "run": "why.nb.run",
-                 "results": "why.nb.results"}  # fmt: skip
-WHY_NB_TEXTS = {}
 
 
 def _texts(keys: dict[str, str], **params: object) -> dict[str, str]:
@@ -245,53 +235,28 @@ def hvp_row(fn: Function, point: Sequence[float], vector: Sequence[float], radiu
 
 
 def why_code(
-    source: str,
-    func_source: str | None = None,
-    kind: str | None = None,
-    text: str | None = None,
-    notebook: Callable[[], str] | None = None,
-    **settings: object,
+    source: str, func_source: str | None = None, notebook: Callable[[], str] | None = None
 ) -> None:
     """Under a script of the page "Why gradients of gradients": the .py, named for its tab,
-    its torch.func form when there is one and the view as a notebook: ``notebook`` (a lab's
-    own, made on click) or, with ``kind`` a key of WHY_NB_TEXTS, the same script in cells and
-    the tab's figure (``text``: the typed function; ``settings``: what the figure needs, see
-    ``hograd_core.notebook_why.FIGURES``)."""
+    its torch.func form when there is one, and the lab's own notebook (made on click)."""
     tab = str(st.session_state.get("why.tab", "why"))
     name = f"hograd_why_{tab}" if tab.isidentifier() else "hograd_why"
-    if notebook is None and kind is not None:
-        title, figure = WHY_NB_TEXTS[kind]
-        texts = {**_texts(WHY_NB_SHARED), "title": t(title), "figure": t(figure)}
-
-        def notebook() -> str:  # runs on click, outside the script run: no st.* calls here
-            return why_notebook(kind, source, texts, text, **settings)
-
     code_file(source, name, "why", func_source, notebook)
 
 
 def why_script(
-    code: Code,
-    func_source: str | None = None,
-    kind: str | None = None,
-    text: str | None = None,
+    code: Code, func_source: str | None = None, kind: str | None = None,
     notebook: Callable[[], str] | None = None,
-    **settings: object,
-) -> None:
-    """A "Why" tab's script, folded until asked for (it and its highlighter are the heaviest
-    part of a tab's first screen), with line numbers and its create_graph lines named; then its
-    downloads (:func:`why_code`, same arguments)."""
+) -> None:  # fmt: skip
+    """A "Why" tab's script (``kind``: its name, for the expander's key), folded until asked
+    for (it and its highlighter are the heaviest part of a tab's first screen), with line
+    numbers and its create_graph lines named; then its downloads (:func:`why_code`)."""
     box = lazy_expander(t("why.code.title"), f"why.code.{kind or 'script'}", icon=":material/code:")
     with box:
         if box.open:
             st.code(code.source, language="python", line_numbers=True, height=480)
             st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
-    why_code(code.source, func_source, kind, text, notebook, **settings)
-
-
-def why_func(kind: str, source: str) -> str:
-    """The torch.func form of a "Why" tab's script (``kind``: a key of WHY_NOTES),
-    with its note in the reader's language on top."""
-    return FORMS[kind](source, t(WHY_NOTES[kind]))
+    why_code(code.source, func_source, notebook)
 
 
 def graph_row(fn: Function, x0: float, order: int) -> None:
