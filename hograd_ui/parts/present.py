@@ -138,8 +138,12 @@ def refresh_share(forms: bool | None = None) -> None:
 # keep Streamlit's label size (0.6 rem of 16 px, for which Graphviz sized the boxes) and are
 # drawn at their own size (width="content", 1 pt = 4/3 px: 12.8 px text), zoomed here by
 # 1.8 to 23 px text; one wider than the page shrinks to its width (max-width 100 %).
+# The row of buttons above a view's result (hograd_ui/parts/ui.py's present_row: settings,
+# presets, the screens) and the tab labels at 20-22 px, like the switcher: they are handles,
+# not what the room reads, and at 26 px the row took two or three lines.
 # The page switcher stays: app.py draws Streamlit's navigation in the header (position "top")
-# while the sidebar is hidden, its links at 22 px. Presets stay too (one click to a function).
+# while the sidebar is hidden, its links at 22 px, and the Leave button at its right end (fixed
+# there, above the header). Presets stay too (one click to a function).
 # High contrast: black text on white, no grey captions, thicker focus outlines; white on the
 # primary buttons' orange (5.2:1, black would be 4.1:1).
 PRESENTATION_CSS = """
@@ -168,12 +172,19 @@ html { font-size: 26px !important; }
   font-size: 22px !important; color: #000 !important; }
 [data-testid="stMain"] [data-testid="stMetricValue"],
 [data-testid="stMain"] [data-testid="stMetricValue"] * { font-size: 48px !important; }
-[role="tab"], [role="tab"] p { font-size: 26px !important; }
+[role="tab"], [role="tab"] p { font-size: 22px !important; }
+[class*="st-key-present-row"] button p, [class*="st-key-present-row"] [data-baseweb="select"] * {
+  font-size: 20px !important; }
+[class*="st-key-present-row"] button { min-height: 0; padding: 0.2rem 0.6rem; }
 [data-testid="stMain"] input { font-size: 24px !important; color: #000 !important; }
 [data-testid="stCode"] code span { color: #000 !important; }
 [data-testid="stWidgetLabel"] code { font-size: 22px !important; }
 [data-testid="stGraphVizChart"] svg text { font-size: 9.6px !important; }
 [data-testid="stGraphVizChart"] svg { zoom: 1.8; }
+.st-key-links-leave { position: fixed; top: 22px; right: 2.5rem; width: auto !important;
+  z-index: 999991; }
+.st-key-links-leave p { font-size: 22px !important; }
+[data-testid="stTopNav"] { max-width: calc(100vw - 460px); margin-right: auto; }
 *:focus-visible { outline: 4px solid #000 !important; }
 </style>
 """
