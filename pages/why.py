@@ -19,7 +19,7 @@ from hograd_ui.parts import (
     why_newton,
     why_stability,
 )
-from hograd_ui.parts.ui import lazy_tabs, t
+from hograd_ui.parts.ui import folded, lazy_tabs, t
 
 TABS: dict[str, tuple[str, Callable[[], None]]] = {
     "newton": ("why.tab.newton", why_newton.draw),
@@ -37,7 +37,8 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
 }
 
 st.title(t("why.title"))
-st.markdown(t("why.lead"))
+with folded(t("present.text"), ":material/notes:"):  # projected: one button (issue 38)
+    st.markdown(t("why.lead"))
 tabs = lazy_tabs({name: t(key) for name, (key, _) in TABS.items()}, "why.tab")
 for name, (_, draw) in TABS.items():
     if tabs[name].open:
