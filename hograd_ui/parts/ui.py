@@ -133,10 +133,12 @@ def function_box(
         if choice:
             st.session_state[key] = choice
 
-    st.pills(t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset,
-             format_func=as_typed)  # fmt: skip
+    # projected: the presets and the box in one row (issue 38), the presets one click away
+    row = st.container(horizontal=True, vertical_alignment="bottom") if present() else st
+    row.pills(t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset,
+              format_func=as_typed)  # fmt: skip
     limit = box_chars(LIMITS.max_length)
-    text = st.text_input(label, presets[0], key=key, bind=BIND, max_chars=limit)
+    text = row.text_input(label, presets[0], key=key, bind=BIND, max_chars=limit)
     try:  # a link's text longer than the box: refused whole, with its length, not cut short
         return cached_parse(link_text(key, text, limit), variables)
     except HogradError as err:
