@@ -57,6 +57,12 @@ SCREENS = [
     Screen("why?why.tab=stats", f".st-key-stats-norms {CHART}"),
     Screen("why?why.tab=stats", f".st-key-stats-precision {CHART}", nexts=1),
     Screen("why?why.tab=stats", f".st-key-stats-hist {CHART}", nexts=2),
+    Screen("why?why.tab=pinn", f".st-key-pinn-screen-maps {CHART}"),
+    Screen("why?why.tab=pinn", f".st-key-pinn-screen-curves {CHART}", nexts=1),
+    Screen("why?why.tab=pinn", ".st-key-pinn-screen-status [data-testid='stAlert']", nexts=2),
+    Screen("why?why.tab=wgan", f".st-key-wgan-screen-points {CHART}"),  # under the metrics
+    Screen("why?why.tab=wgan", f".st-key-wgan-screen-curves {CHART}", nexts=1),
+    Screen("why?why.tab=wgan", ".st-key-wgan-screen-bug [data-testid='stTable']", nexts=2),
 ]
 # the graph, derivatives and HVP pages and the why page's newton/hf/stability tabs join this
 # list when they move into hograd_labs/ (issue 37)
