@@ -9,13 +9,20 @@ from hograd_ui.i18n import LANGUAGES
 from hograd_ui.parts.lesson_state import carry as lesson_progress
 from hograd_ui.parts.links import (
     checked_link,
+    leave_button,
     present,
+    present_toggle,
     presentation_css,
     remember_link,
     wrap_css,
     write_present,
 )
 from hograd_ui.parts.ui import lang_from_query, routed, session_id, t
+
+
+def _chosen_language() -> None:
+    st.session_state["app.lang"] = st.session_state["lang"]
+
 
 hograd_serving.start()  # once per process: server fixes, one torch thread
 
@@ -24,15 +31,18 @@ with script_slot(), routed():
     remember_link()  # the link as opened, before anything below writes to the URL
     session_id()  # a random name for this session: the server serves sessions in turn
 
-    if "lang" not in st.session_state:
-        st.session_state["lang"] = lang_from_query()
+    # The language is kept under a key of its own (as presentation mode is, see
+    # hograd_ui/parts/present.py): Streamlit drops a widget's value on a page switch, and the
+    # radio's alone sent every page after the first back to English.
+    if "app.lang" not in st.session_state:
+        st.session_state["app.lang"] = lang_from_query()
+    st.session_state["lang"] = st.session_state["app.lang"]
     with st.sidebar:
         st.radio(
             t("app.language"), list(LANGUAGES), key="lang", format_func=LANGUAGES.__getitem__,
-            horizontal=True,
+            horizontal=True, on_change=_chosen_language,
         )  # fmt: skip
-        present()  # ?present=1 sets the toggle's first value
-        st.toggle(t("links.present"), key="links.present", help=t("links.present.help"))
+        present_toggle(t("links.present"), t("links.present.help"))  # ?present=1 seeds it
     st.query_params["lang"] = st.session_state["lang"]
     write_present()
     lesson_progress()  # the lesson's progress, from and into every page's link
@@ -79,7 +89,11 @@ with script_slot(), routed():
             "pages/lesson.py", title=t("lesson.page"), icon=":material/route:", url_path="lesson"
         ),
     ]
-    page = st.navigation(PAGES)
+    # presentation mode hides the sidebar: the page switcher moves to the top, and the control
+    # that leaves the mode comes first (the mode stays on from page to page until then)
+    page = st.navigation(PAGES, position="top" if present() else "sidebar")
+    if present():
+        leave_button()
     # a class: the lecturer shares this view, a student follows (or not); above the page in
     # presentation mode, which hides the sidebar, so that a lecturer who projects can share
     with st.container() if present() else st.sidebar:

@@ -3,38 +3,56 @@
 import streamlit as st
 
 from hograd_core import derivatives, parse
+from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import t
 
 st.title(t("home.title"))
 st.markdown(t("home.lead"))
 st.page_link("pages/lesson.py", label=t("home.lesson"), icon=":material/route:")
 
-cards = (
-    ("pages/derivatives.py", "app.page.derivatives", ":material/functions:", "home.derivatives"),
-    ("pages/graph.py", "app.page.graph", ":material/account_tree:", "home.graph"),
-    ("pages/hvp.py", "app.page.hvp", ":material/3d_rotation:", "home.hvp"),
-    ("pages/why.py", "app.page.why", ":material/lightbulb:", "home.why"),
-    ("pages/backward.py", "backward.page", ":material/edit_note:", "home.backward"),
-    ("pages/memory.py", "memory.page", ":material/memory:", "home.memory"),
-)
-# Two cards a row: four in one row cut the pages' names short on a 1280-pixel screen.
-grid = [column for _ in range(0, len(cards), 2) for column in st.columns(2)]
-for column, (path, title, icon, body) in zip(grid, cards, strict=True):
-    with column.container(border=True, height="stretch"):
-        st.page_link(path, label=t(title), icon=icon)
-        st.markdown(t(body))
 
-st.subheader(t("home.example.title"))
-st.markdown(t("home.example.body"))
-st.code(
-    "x = torch.tensor(2.0, requires_grad=True)\n"
-    "y = x**3\n"
-    "dy = torch.autograd.grad(y, x, create_graph=True)[0]   # 3x² = 12, and dy has a graph\n"
-    "d2y = torch.autograd.grad(dy, x)[0]                    # 6x = 12",
-    language="python",
-)
-values = derivatives(parse("x**3"), [2.0], 2).values[:, 0]
-st.success(t("home.example.result", first=f"{values[1]:g}", second=f"{values[2]:g}"))
+def example() -> None:
+    """The seed example: x³'s first and second derivatives at 2, run live (the page's result)."""
+    with st.container(key="home.result"):
+        st.subheader(t("home.example.title"))
+        st.markdown(t("home.example.body"))
+        st.code(
+            "x = torch.tensor(2.0, requires_grad=True)\n"
+            "y = x**3\n"
+            "dy = torch.autograd.grad(y, x, create_graph=True)[0]   # 3x² = 12, and dy has a graph\n"
+            "d2y = torch.autograd.grad(dy, x)[0]                    # 6x = 12",
+            language="python",
+        )
+        values = derivatives(parse("x**3"), [2.0], 2).values[:, 0]
+        st.success(t("home.example.result", first=f"{values[1]:g}", second=f"{values[2]:g}"))
+
+
+def cards() -> None:
+    """A card for every lab."""
+    lab_cards = (
+        (
+            "pages/derivatives.py",
+            "app.page.derivatives",
+            ":material/functions:",
+            "home.derivatives",
+        ),
+        ("pages/graph.py", "app.page.graph", ":material/account_tree:", "home.graph"),
+        ("pages/hvp.py", "app.page.hvp", ":material/3d_rotation:", "home.hvp"),
+        ("pages/why.py", "app.page.why", ":material/lightbulb:", "home.why"),
+        ("pages/backward.py", "backward.page", ":material/edit_note:", "home.backward"),
+        ("pages/memory.py", "memory.page", ":material/memory:", "home.memory"),
+    )
+    # Two cards a row: four in one row cut the pages' names short on a 1280-pixel screen.
+    grid = [column for _ in range(0, len(lab_cards), 2) for column in st.columns(2)]
+    for column, (path, title, icon, body) in zip(grid, lab_cards, strict=True):
+        with column.container(border=True, height="stretch"):
+            st.page_link(path, label=t(title), icon=icon)
+            st.markdown(t(body))
+
+
+# In presentation mode the example comes first: it is what the lecturer projects (issue 38).
+for part in (example, cards) if present() else (cards, example):
+    part()
 
 with st.expander(t("home.syntax.title")):
     st.markdown(t("home.syntax.body"))

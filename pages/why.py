@@ -16,7 +16,7 @@ from hograd_labs.pinn import page as pinn
 from hograd_labs.stability import page as stability
 from hograd_labs.stats import page as stats
 from hograd_labs.wgan import page as wgan
-from hograd_ui.parts.ui import lazy_tabs, t
+from hograd_ui.parts.ui import folded, lazy_tabs, t
 
 TABS: dict[str, tuple[str, Callable[[], None]]] = {
     "newton": ("newton.tab", newton.draw),
@@ -30,7 +30,8 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
 }
 
 st.title(t("why.title"))
-st.markdown(t("why.lead"))
+with folded(t("present.text"), ":material/notes:"):  # projected: one button (issue 38)
+    st.markdown(t("why.lead"))
 tabs = lazy_tabs({name: t(key) for name, (key, _) in TABS.items()}, "why.tab")
 for name, (_, draw) in TABS.items():
     if tabs[name].open:

@@ -10,8 +10,19 @@ from hograd_core.flaglab.decoder import MAX_CHARS
 from hograd_core.language import LIMITS
 from hograd_serving.cached import cached_parse
 from hograd_ui.parts.downloads import code_file
-from hograd_ui.parts.links import BIND, link_text
-from hograd_ui.parts.ui import box_chars, lang, localized_choice, show_error, static_table, t
+from hograd_ui.parts.links import BIND, link_text, present
+from hograd_ui.parts.ui import (
+    box_chars,
+    controls,
+    folded,
+    lang,
+    localized_choice,
+    present_row,
+    show_error,
+    slides,
+    static_table,
+    t,
+)
 
 from . import cached, figures
 from .compute import IGNORES_G, SIGN_OF_Y, WRONG
@@ -169,41 +180,81 @@ def _decoder() -> None:
 
 
 def draw() -> None:
-    """The page: the lab, then the error decoder (shown whatever the formulas say)."""
+    """The page: the lab, then the error decoder (shown whatever the formulas say).
+
+    In presentation mode the lead and the settings fold into one row of buttons beside the
+    presets, and each result is a screen of its own (hograd_ui/parts/ui.py's ``slides``)."""
     st.title(t("backward.title"))
-    st.markdown(t("backward.lead"))
-    _lab()
-    st.divider()
-    _decoder()
+    row = present_row()
+    with folded(t("present.text"), ":material/notes:", row):
+        st.markdown(t("backward.lead"))
+    screens = {"formulas": t("backward.formulas"), "table": t("backward.table"),
+               "checks": t("backward.checks"), "graph": t("backward.graph"),
+               "code": t("backward.code"), "decode": t("backward.decode")}  # fmt: skip
+    shown = _lab(row, screens)
+    if shown["decode"]:
+        if not present():
+            st.divider()
+        _decoder()
 
 
-def _lab() -> None:
-    """Two formulas, the grid and the variant; then the run, checks, graph, script."""
-    st.pills(t("backward.presets"), [SEP.join(p) for p in PRESETS], key="backward.preset",
-             on_change=_preset, format_func=_plain)  # fmt: skip
-    left, right = st.columns(2)
-    with left:
-        ok_f = _formula("backward.f", t("backward.f"), PRESETS[0][0], ("x",))
-    with right:
-        ok_b = _formula("backward.b", t("backward.b"), PRESETS[0][1], NAMES,
-                        help=t("backward.b.help"))  # fmt: skip
-    grid, count = st.columns([3, 2])
-    low, high = grid.slider(t("backward.range"), -5.0, 5.0, (-2.0, 2.0), 0.5,
-                            key="backward.range", bind=BIND)  # fmt: skip
-    points = count.slider(t("backward.points"), 1, MAX_POINTS, 9, key="backward.points", bind=BIND)
-    labels = {v: t(VARIANT_LABELS[v]) for v in VARIANTS}
-    variant = localized_choice(t("backward.variant"), labels, "backward.variant",
-                               widget="segmented_control")  # fmt: skip
-    st.caption(t(VARIANT_ABOUT[variant]))
+def _lab(row: object, screens: dict[str, str]) -> dict[str, bool]:
+    """Two formulas, the grid and the variant; then the run, checks, graph, script. Returns
+    which of ``screens`` are drawn (all but in presentation mode)."""
+    (row if present() else st).pills(
+        t("backward.presets"), [SEP.join(p) for p in PRESETS], key="backward.preset",
+        on_change=_preset, format_func=_plain,
+    )  # fmt: skip
+    with controls(row):
+        left, right = st.columns(2)
+        with left:
+            ok_f = _formula("backward.f", t("backward.f"), PRESETS[0][0], ("x",))
+        with right:
+            ok_b = _formula("backward.b", t("backward.b"), PRESETS[0][1], NAMES,
+                            help=t("backward.b.help"))  # fmt: skip
+        grid, count = st.columns([3, 2])
+        low, high = grid.slider(t("backward.range"), -5.0, 5.0, (-2.0, 2.0), 0.5,
+                                key="backward.range", bind=BIND)  # fmt: skip
+        points = count.slider(t("backward.points"), 1, MAX_POINTS, 9, key="backward.points",
+                              bind=BIND)  # fmt: skip
+        labels = {v: t(VARIANT_LABELS[v]) for v in VARIANTS}
+        variant = localized_choice(t("backward.variant"), labels, "backward.variant",
+                                   widget="segmented_control")  # fmt: skip
+        st.caption(t(VARIANT_ABOUT[variant]))
+    shown = slides(screens, "backward.screen", row)
     if not (ok_f and ok_b):
-        return
+        return shown
     f, b = st.session_state["backward.f"], st.session_state["backward.b"]
     try:
         lab = cached.lab_for(f, b, low, high, points, variant)
     except HogradError as err:
         show_error(err)
-        return
+        return shown
+    if shown["formulas"]:
+        with st.container(key="backward.screen.formulas"):
+            _formulas(lab)
+    if shown["table"]:
+        st.subheader(t("backward.table"))
+        _second(lab)
+        with st.container(key="backward.screen.table"):
+            static_table(figures.derivative_rows(lab, lang()))
+    if shown["checks"]:
+        with st.container(key="backward.screen.checks"):
+            _checks(lab)
+    if shown["graph"]:
+        with st.container(key="backward.screen.graph"):
+            _graph(f, b, variant)
+    if shown["code"]:
+        st.subheader(t("backward.code"))
+        st.caption(t("backward.code.lead"))
+        source = cached.script_for(f, b, low, high, points, variant)
+        st.code(source, language="python")
+        code_file(source, "my_function", "backward")
+    return shown
 
+
+def _formulas(lab: object) -> None:
+    """The four formulas (sympy's), what the backward saves, and the verdict on it."""
     st.subheader(t("backward.formulas"))
     names = [t(key) for key in FORMULAS]
     columns = [column for _ in range(2) for column in st.columns(2)]  # f′ and f″ can be long
@@ -228,15 +279,3 @@ def _lab() -> None:
         st.error(t("backward.slip.wrong", points=where), icon=":material/error:")
     else:
         st.success(t("backward.ok"), icon=":material/check_circle:")
-
-    st.subheader(t("backward.table"))
-    _second(lab)
-    static_table(figures.derivative_rows(lab, lang()))
-    _checks(lab)
-    _graph(f, b, variant)
-
-    st.subheader(t("backward.code"))
-    st.caption(t("backward.code.lead"))
-    source = cached.script_for(f, b, low, high, points, variant)
-    st.code(source, language="python")
-    code_file(source, "my_function", "backward")

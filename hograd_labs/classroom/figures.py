@@ -5,13 +5,16 @@ are escaped text, since plotly reads a few HTML tags in labels."""
 from __future__ import annotations
 
 import html
+import io
 import textwrap
+
+import segno
 
 from hograd_ui.plotting import PlainFigure, plain_figure
 
 from .compute import Summary
 
-__all__ = ["progress_figure", "slips_figure"]
+__all__ = ["QR_BORDER", "progress_figure", "qr_svg", "slips_figure"]
 
 TRIED, RIGHT, SLIP = "#9aa5b1", "#2e7d32", "#c62828"
 WRAP = 46  # characters of a slip's label on one line
@@ -64,3 +67,22 @@ def slips_figure(slips: list[tuple[str, int]]) -> PlainFigure:
         xaxis={"dtick": max(1, max(counts, default=1) // 10), "automargin": True},
         margin={"l": 10, "r": 10, "t": 20, "b": 30},
     )  # fmt: skip
+
+
+#: The quiet zone around a QR code, in modules: the four the QR standard (ISO/IEC 18004) asks
+#: for, so that a phone's camera finds the code's edge on a busy slide.
+QR_BORDER = 4
+
+
+def qr_svg(link: str) -> str:
+    """The QR code of ``link`` as SVG (black modules on white, no size: it scales to the width
+    it is shown at), for a class's students to scan from the projected screen.
+
+    Error correction level M (15 % of the code may be lost): a projector's glare or a head in
+    the way costs some modules. The link is encoded, never written into the SVG as text.
+    """
+    code = segno.make(link, error="m", boost_error=False)
+    out = io.BytesIO()
+    code.save(out, kind="svg", scale=1, border=QR_BORDER, xmldecl=False, omitsize=True,
+              dark="#000", light="#fff")  # fmt: skip
+    return out.getvalue().decode("ascii")

@@ -19,17 +19,21 @@ from hograd_ui.i18n import error_text
 from hograd_ui.parts import lesson_state as state
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.lesson_exercise import OnCheck, answer_text
+from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import lang, t
 
 from . import compute as cc
 from .cached import call
-from .figures import progress_figure, slips_figure
+from .figures import progress_figure, qr_svg, slips_figure
 
 __all__ = ["REFRESH", "REVEAL_EVERY", "code_box", "revealed_box", "student_gate", "teacher_panel"]
 
 REFRESH = 3.0  # seconds between the dashboard's refreshes
 REVEAL_EVERY = 5.0  # seconds between a student's looks for a revealed answer
 TOP_SLIPS = 8
+# The class's QR code, in CSS pixels: 540 on a 1920x1080 projector (about 85 cm on a 3 m
+# screen, some 13 px a module for the ~41 modules of a student link), 280 on a laptop.
+QR_PX, QR_PRESENT_PX = 280, 540
 CODE = "classroom.code"  # the class the lecturer opened in this session
 STUDENT = "classroom.student"  # the Student this session joined as
 UNRECORDED = "classroom.unrecorded"  # a Check the database could not take (its message)
@@ -145,10 +149,18 @@ def teacher_panel(number: int) -> None:
             st.button(t("classroom.open"), on_click=_open, key="classroom.open",
                       type="primary", icon=":material/add:")  # fmt: skip
             return
-        st.markdown(t("classroom.code", code=info.code))  # letters and digits of the alphabet
-        st.caption(t("classroom.link"))
-        st.code(_student_link(info.code), language=None)
-        st.caption(t("classroom.kept", date=_date(info.expires)))
+        link = _student_link(info.code)
+        left, right = st.columns([3, 2], gap="large")
+        with left:
+            st.markdown(t("classroom.code", code=info.code))  # letters and digits of the alphabet
+            st.caption(t("classroom.link"))
+            st.code(link, language=None)
+            st.caption(t("classroom.kept", date=_date(info.expires)))
+        with right, st.container(key="classroom.qr"):
+            # the student link to scan, large on a projector (presentation mode): an <img> of
+            # SVG that segno drew from the link, no text of it as HTML
+            st.image(qr_svg(link), width=QR_PRESENT_PX if present() else QR_PX)
+            st.caption(t("classroom.qr"))
         with st.container(horizontal=True):
             st.button(
                 t("classroom.reveal", n=number), on_click=_reveal, args=(info.code, number),

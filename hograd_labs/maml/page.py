@@ -13,7 +13,8 @@ from hograd_core import HogradError
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.link_form import Field, LinkedForm
-from hograd_ui.parts.ui import lang, show_error, t
+from hograd_ui.parts.links import present
+from hograd_ui.parts.ui import controls, folded, lang, present_row, show_error, slides, t
 from hograd_ui.parts.why_common import caption
 from hograd_ui.why_figures import finite_or_dash
 
@@ -76,8 +77,14 @@ def cost(run) -> None:  # noqa: ANN001
 
 
 def draw() -> None:
-    st.markdown(t("maml.intro"))
-    config = settings()
+    """The tab. In presentation mode the intro and the meta-training settings fold into one
+    row of buttons, and the results are three screens: the new sine with its adaptation, the
+    error curves, and the cost of the second-order gradient (hograd_ui/parts/ui.py)."""
+    row = present_row()
+    with folded(t("present.text"), ":material/notes:", row):
+        st.markdown(t("maml.intro"))
+    with controls(row):
+        config = settings()
     try:
         run = why_maml(config, _caption=caption)
     except HogradError as err:
@@ -86,7 +93,13 @@ def draw() -> None:
     for method in METHODS:
         if run.status[method] == "diverged":
             st.warning(t("maml.diverged", method=t(figs.METHOD_KEYS[method])))
-    cost(run)
+    shown = slides({"adapt": t("maml.sine_title"), "errors": t("maml.screen.errors"),
+                    "cost": t("maml.screen.cost")}, "why.maml.screen", row)  # fmt: skip
+    if shown["cost"]:
+        with st.container(key="maml.cost"):
+            cost(run)
+    if not (shown["adapt"] or shown["errors"]):
+        return
     st.subheader(t("maml.sine_title"))
     c = st.columns(3)
     amplitude = c[0].slider(t("maml.amplitude"), 0.1, 5.0, 3.0, 0.1, key="why.maml.amp", **Q)
@@ -99,29 +112,37 @@ def draw() -> None:
     except HogradError as err:
         show_error(err)
         return
-    st.caption(t("maml.adapt_note", k=config.k_shot, alpha=f"{config.inner_lr:g}"))
-    for method in METHODS:
-        if adaptation.blew_up(method, steps):
-            error = f"{adaptation.errors[method][steps]:.3g}"
-            st.warning(t("maml.blew_up", method=t(figs.METHOD_KEYS[method]), steps=steps,
-                         error=error, alpha=f"{config.inner_lr:g}"))  # fmt: skip
-    projector = bool(st.session_state.get("links.present"))  # presentation mode (app.py)
-    chart(figs.adaptation_figure(adaptation, steps, lang(), projector))
-    final = {m: finite_or_dash(float(run.eval_losses[m][-1]), 3) for m in METHODS}
-    errors = {m: finite_or_dash(float(adaptation.errors[m][steps]), 3) for m in METHODS}
-    text = t("maml.result", steps=steps, **errors, e2=final["second"], e1=final["first"],
-             e0=final["pretrain"], inner=config.inner_steps)  # fmt: skip
-    order = sine_against_held_out(run, adaptation, steps)
-    if order is not None:
-        lower, higher, agrees = order
-        key = "maml.result.agree" if agrees else "maml.result.differ"
-        text += " " + t(key, lower=t(figs.METHOD_KEYS[lower]), higher=t(figs.METHOD_KEYS[higher]))
-    st.markdown(text)
-    left, right = st.columns(2, gap="medium")
-    chart(figs.error_figure(adaptation, steps, lang(), projector), where=left)
-    chart(figs.meta_training_figure(run, lang(), projector), where=right)
-    st.markdown(t("maml.explain"))
-    why_script(code, func_source(config, adaptation), "maml", notebook=notebook(code.source))
+    projector = present()
+    if shown["adapt"]:
+        st.caption(t("maml.adapt_note", k=config.k_shot, alpha=f"{config.inner_lr:g}"))
+        for method in METHODS:
+            if adaptation.blew_up(method, steps):
+                error = f"{adaptation.errors[method][steps]:.3g}"
+                st.warning(t("maml.blew_up", method=t(figs.METHOD_KEYS[method]), steps=steps,
+                             error=error, alpha=f"{config.inner_lr:g}"))  # fmt: skip
+        with st.container(key="maml.adapt"):
+            chart(figs.adaptation_figure(adaptation, steps, lang(), projector))
+    if shown["errors"]:
+        final = {m: finite_or_dash(float(run.eval_losses[m][-1]), 3) for m in METHODS}
+        errors = {m: finite_or_dash(float(adaptation.errors[m][steps]), 3) for m in METHODS}
+        text = t("maml.result", steps=steps, **errors, e2=final["second"], e1=final["first"],
+                 e0=final["pretrain"], inner=config.inner_steps)  # fmt: skip
+        order = sine_against_held_out(run, adaptation, steps)
+        if order is not None:
+            lower, higher, agrees = order
+            key = "maml.result.agree" if agrees else "maml.result.differ"
+            text += " " + t(key, lower=t(figs.METHOD_KEYS[lower]),
+                            higher=t(figs.METHOD_KEYS[higher]))  # fmt: skip
+        if not projector:  # projected, the charts come first and the text under them
+            st.markdown(text)
+        with st.container(key="maml.errors"):
+            left, right = st.columns(2, gap="medium")
+            chart(figs.error_figure(adaptation, steps, lang(), projector), where=left)
+            chart(figs.meta_training_figure(run, lang(), projector), where=right)
+        if projector:
+            st.markdown(text)
+        st.markdown(t("maml.explain"))
+        why_script(code, func_source(config, adaptation), "maml", notebook=notebook(code.source))
 
 
 def func_source(config: MamlConfig, adaptation: Adaptation) -> str:

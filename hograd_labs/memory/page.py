@@ -7,8 +7,17 @@ import streamlit as st
 from hograd_core import HogradError
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import code_file
-from hograd_ui.parts.links import BIND
-from hograd_ui.parts.ui import lang, show_error, static_table, t
+from hograd_ui.parts.links import BIND, present
+from hograd_ui.parts.ui import (
+    controls,
+    folded,
+    lang,
+    present_row,
+    show_error,
+    slides,
+    static_table,
+    t,
+)
 
 from . import cached, figures
 from .compute import LIMITS, MemoryConfig
@@ -33,25 +42,43 @@ def _ratio(small: int, big: int) -> str:
 
 
 def draw() -> None:
-    """The page: the sizes, then the four measurements and the script that made them."""
+    """The page: the sizes, then the four measurements and the script that made them.
+
+    In presentation mode the sizes and the lead fold into one row of buttons and each
+    measurement is a screen of its own (hograd_ui/parts/ui.py's ``slides``)."""
     st.title(t("memory.title"))
-    st.markdown(t("memory.lead"))
-    config = _settings()
+    row = present_row()
+    with folded(t("present.text"), ":material/notes:", row):
+        st.markdown(t("memory.lead"))
+    with controls(row):
+        config = _settings()
     try:
         run = cached.run_for(config)
     except HogradError as err:
         show_error(err)
         st.stop()
+    screens = {"orders": t("memory.orders.title"), "checkpoint": t("memory.checkpoint.title"),
+               "accumulate": t("memory.accumulate.title"), "retain": t("memory.retain.title"),
+               "code": t("memory.code")}  # fmt: skip
+    shown = slides(screens, "memory.screen", row)
     st.caption(t("memory.network", parameters=f"{run.parameters:,}", width=config.width,
                  depth=config.depth, batch=config.batch))  # fmt: skip
-    projector = bool(st.session_state.get("links.present"))  # presentation mode (app.py)
+    projector = present()
+    for name, draw_screen in SCREENS.items():
+        if shown[name]:
+            with st.container(key=f"memory.screen.{name}"):
+                draw_screen(run, config, projector)
 
+
+def _orders(run: object, config: MemoryConfig, projector: bool) -> None:
     st.subheader(t("memory.orders.title"))
     st.markdown(t("memory.orders.lead"))
     static_table(figures.orders_rows(run, lang()))
     chart(figures.orders_figure(run, lang(), projector))
     st.caption(t("memory.orders.why"))
 
+
+def _checkpoint(run: object, config: MemoryConfig, projector: bool) -> None:
     st.subheader(t("memory.checkpoint.title"))
     st.markdown(t("memory.checkpoint.lead"))
     left, right = st.columns(2)
@@ -68,6 +95,8 @@ def draw() -> None:
     st.markdown(t("memory.reentrant"))
     st.code(run.reentrant_error, language=None, wrap_lines=True)  # PyTorch's own words
 
+
+def _accumulate(run: object, config: MemoryConfig, projector: bool) -> None:
     st.subheader(t("memory.accumulate.title"))
     st.markdown(t("memory.accumulate.lead", micro=config.micro, size=config.batch // config.micro))
     left, right = st.columns(2)
@@ -77,14 +106,23 @@ def draw() -> None:
                  delta_color="off", delta_arrow="off")  # fmt: skip
     st.markdown(t("memory.accumulate.same", diff=f"{run.grad_difference:.3g}"))
 
+
+def _retain(run: object, config: MemoryConfig, projector: bool) -> None:
     st.subheader(t("memory.retain.title"))
     st.markdown(t("memory.retain.lead"))
     static_table(figures.retain_rows(run, lang()))
     st.caption(t("memory.retain.why"))
 
+
+def _code(run: object, config: MemoryConfig, projector: bool) -> None:
     st.subheader(t("memory.code"))
     st.caption(t("memory.code.lead"))
     source = cached.script_for(config)
     with st.expander(t("memory.code.show"), icon=":material/code:"):
         st.code(source, language="python")
     code_file(source, "hograd_memory", "memory")
+
+
+#: The page's measurements, one screen each in presentation mode, in order.
+SCREENS = {"orders": _orders, "checkpoint": _checkpoint, "accumulate": _accumulate,
+           "retain": _retain, "code": _code}  # fmt: skip

@@ -12,7 +12,17 @@ from hograd_core import HogradError
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.link_form import Field, LinkedForm
-from hograd_ui.parts.ui import lang, localized_choice, show_error, t
+from hograd_ui.parts.links import present
+from hograd_ui.parts.ui import (
+    controls,
+    folded,
+    lang,
+    localized_choice,
+    present_row,
+    show_error,
+    slides,
+    t,
+)
 from hograd_ui.why_figures import finite_or_dash
 
 from . import compute as core
@@ -57,14 +67,16 @@ def _preset() -> None:
     st.session_state["why.pinn.steps"] = core.preset(st.session_state["why.pinn.equation"]).steps
 
 
-def _settings() -> core.PinnConfig:
+def _settings(row: object) -> core.PinnConfig:
+    """The equation (in presentation mode in ``row``, one click) and the form (folded there)."""
     d = core.PinnConfig()
     equations = {"heat": t("pinn.equation.heat"), "wave": t("pinn.equation.wave")}
     equation = localized_choice(t("pinn.equation.label"), equations, "why.pinn.equation",
-                                on_change=_preset, old_labels="pinn.equation.", horizontal=True)  # fmt: skip
+                                on_change=_preset, old_labels="pinn.equation.", horizontal=True,
+                                container=row if present() else st)  # fmt: skip
     form = FORMS[equation]
     form.seed()
-    with st.form("why.pinn.form"):
+    with controls(row), st.form("why.pinn.form"):
         k, t_max, depth, width = form.row({
             next(iter(form.fields)): "α" if equation == "heat" else "c",
             "why.pinn.t_max": t("pinn.t_max"), "why.pinn.depth": t("hvp.net.layers"),
@@ -109,20 +121,9 @@ def fit_list(run: core.PinnRun) -> None:
     st.markdown(t("pinn.fit.title") + "\n\n" + "\n".join(lines))
 
 
-def draw() -> None:
-    st.markdown(t("pinn.intro"))
-    config = _settings()
-    try:
-        run, code = why_pinn_run(config, _caption=lambda d, n: t("why.progress", done=d, total=n))
-    except HogradError as err:
-        show_error(err)
-        return
+def _status(run: core.PinnRun, config: core.PinnConfig) -> None:
+    """Whether the network trained, what each loss term did, and the cost of a step."""
     num = finite_or_dash
-    m = st.columns(4)
-    m[0].metric(t("hvp.net.metric.parameters"), f"{run.parameters:,}")
-    m[1].metric(t("pinn.metric.max_error"), num(run.max_error, 3))
-    m[2].metric(t("pinn.metric.rel_error"), num(run.rel_error, 3))
-    m[3].metric(t("pinn.metric.residual"), num(run.residual_rms, 3), help=t("pinn.residual_help"))
     if run.status == "diverged":
         st.error(t("pinn.diverged", step=run.stopped_at))
     elif config.create_graph:
@@ -139,13 +140,48 @@ def draw() -> None:
     st.markdown(t(DIAGONAL[config.equation], whole=f"{run.hessian_seconds * 1e3:.2f}",
                   diagonal=f"{run.diagonal_seconds * 1e3:.2f}", points=config.points,
                   entries=run.diagonal_entries, gap=f"{run.diagonal_gap:.1e}"))  # fmt: skip
-    projector = bool(st.session_state.get("links.present"))  # presentation mode (app.py)
-    chart(figs.heatmaps_figure(run, lang(), projector), key="why.pinn.maps")
-    left, right = st.columns(2, gap="large")
-    chart(figs.slices_figure(run, lang(), projector), key="why.pinn.slices", where=left)
-    chart(figs.losses_figure(run, lang(), projector), key="why.pinn.losses", where=right)
-    st.markdown(t("pinn.explain"))
-    why_script(code, func_source(config), "pinn", notebook=notebook(code.source))
+
+
+def draw() -> None:
+    """The tab. In presentation mode the intro and the form fold into one row of buttons, and
+    the results are three screens: the numbers and the heat maps, the slices and the losses,
+    and what the run says (hograd_ui/parts/ui.py)."""
+    row = present_row()
+    with folded(t("present.text"), ":material/notes:", row):
+        st.markdown(t("pinn.intro"))
+    config = _settings(row)
+    try:
+        run, code = why_pinn_run(config, _caption=lambda d, n: t("why.progress", done=d, total=n))
+    except HogradError as err:
+        show_error(err)
+        return
+    projector = present()
+    shown = slides({"maps": t("pinn.screen.maps"), "curves": t("pinn.screen.curves"),
+                    "status": t("pinn.screen.status")}, "why.pinn.screen", row)  # fmt: skip
+    num = finite_or_dash
+    if shown["maps"]:
+        m = st.columns(4)
+        m[0].metric(t("hvp.net.metric.parameters"), f"{run.parameters:,}")
+        m[1].metric(t("pinn.metric.max_error"), num(run.max_error, 3))
+        m[2].metric(t("pinn.metric.rel_error"), num(run.rel_error, 3))
+        m[3].metric(t("pinn.metric.residual"), num(run.residual_rms, 3),
+                    help=t("pinn.residual_help"))  # fmt: skip
+    if not projector:  # projected, the run's verdict is a screen of its own, after the charts
+        _status(run, config)
+    if shown["maps"]:
+        with st.container(key="pinn.screen.maps"):
+            chart(figs.heatmaps_figure(run, lang(), projector), key="why.pinn.maps")
+    if shown["curves"]:
+        with st.container(key="pinn.screen.curves"):
+            left, right = st.columns(2, gap="large")
+            chart(figs.slices_figure(run, lang(), projector), key="why.pinn.slices", where=left)
+            chart(figs.losses_figure(run, lang(), projector), key="why.pinn.losses", where=right)
+    if shown["status"]:
+        if projector:
+            with st.container(key="pinn.screen.status"):
+                _status(run, config)
+        st.markdown(t("pinn.explain"))
+        why_script(code, func_source(config), "pinn", notebook=notebook(code.source))
 
 
 def func_source(config: core.PinnConfig) -> str:

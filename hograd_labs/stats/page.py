@@ -12,7 +12,8 @@ from hograd_core import HogradError
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.link_form import Field, LinkedForm
-from hograd_ui.parts.ui import lang, show_error, t
+from hograd_ui.parts.links import present
+from hograd_ui.parts.ui import controls, folded, lang, present_row, show_error, slides, t
 from hograd_ui.parts.why_common import caption, form_radio, keep
 
 from . import compute as gs
@@ -48,14 +49,18 @@ def use_scenario(name: str) -> None:
 
 
 def draw() -> None:
-    st.markdown(t("stats.intro"))
+    """The tab. In presentation mode the intro and the form fold into one row of buttons,
+    beside the scenarios (one click each), and each chart is a screen of its own."""
+    row = present_row()
+    with folded(t("present.text"), ":material/notes:", row):
+        st.markdown(t("stats.intro"))
     scenarios = {"healthy": t("stats.scenario.healthy"), "vanish": t("stats.scenario.vanish"),
                  "explode": t("stats.scenario.explode"), "nan32": t("stats.scenario.nan32")}  # fmt: skip
-    with st.container(horizontal=True):  # each at its label's width, wrapping when narrow
+    with row if present() else st.container(horizontal=True):  # each at its label's width
         for name, label in scenarios.items():
             st.button(label, key=f"why.stats.use.{name}", on_click=use_scenario, args=(name,))
     STATS_FORM.seed()  # the fields' defaults are the healthy scenario
-    with st.form("why.stats.form"):
+    with controls(row), st.form("why.stats.form"):
         c = st.columns(2)
         with c[0]:
             act = form_radio(t("stats.activation_label"), {"tanh": "tanh", "relu": "ReLU"},
@@ -85,25 +90,33 @@ def draw() -> None:
         show_error(err)
         return
     show_nan(stats, config)
-    projector = bool(st.session_state.get("links.present"))  # presentation mode (app.py)
-    left, right = st.columns(2, gap="large")
+    projector = present()
+    shown = slides({"norms": t("stats.norms_title"), "precision": t("stats.precision_title"),
+                    "hist": t("stats.screen.hist")}, "why.stats.screen", row)  # fmt: skip
+    # side by side on a screen; projected, one chart a screen, the whole width
+    left, right = (st.container(),) * 2 if projector else st.columns(2, gap="large")
     with left:
-        st.markdown("**" + t("stats.norms_title") + "**")
-        chart(figs.layer_norms_figure(stats, lang(), projector))
-        st.caption(
-            t("stats.norms_note", clipped=int(stats.clipped.sum()), steps=len(stats.losses))
-            + (" " + saturation_text(stats) if stats.saturated.size else "")
-        )
-        st.markdown("**" + t("stats.precision_title") + "**")
-        chart(figs.precision_figure(stats, lang(), projector))
-        st.markdown(precision_text(stats))
+        if shown["norms"]:
+            st.markdown("**" + t("stats.norms_title") + "**")
+            with st.container(key="stats.norms"):
+                chart(figs.layer_norms_figure(stats, lang(), projector))
+            st.caption(
+                t("stats.norms_note", clipped=int(stats.clipped.sum()), steps=len(stats.losses))
+                + (" " + saturation_text(stats) if stats.saturated.size else "")
+            )
+        if shown["precision"]:
+            st.markdown("**" + t("stats.precision_title") + "**")
+            with st.container(key="stats.precision"):
+                chart(figs.precision_figure(stats, lang(), projector))
+            st.markdown(precision_text(stats))
     with right:
-        if stats.hist_steps.size:
+        if stats.hist_steps.size and shown["hist"]:
             at = st.select_slider(t("stats.hist_step"), list(stats.hist_steps),
                                   value=int(stats.hist_steps[-1]),
                                   key=f"why.stats.hist_at.{stats.hist_steps[-1]}")  # fmt: skip
             index = list(stats.hist_steps).index(at)
-            chart(figs.histogram_figure(stats, index, lang(), projector))
+            with st.container(key="stats.hist"):
+                chart(figs.histogram_figure(stats, index, lang(), projector))
             st.caption(t("stats.hist_note"))
         downloads(stats, csv_text, json_text)
     why_script(code, func_source(config), "stats", notebook=notebook(code.source))

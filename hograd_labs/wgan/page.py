@@ -15,7 +15,8 @@ from hograd_ui.graph_figures import flag_legend_html
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.link_form import Field, LinkedForm
-from hograd_ui.parts.ui import lang, show_error, t
+from hograd_ui.parts.links import present
+from hograd_ui.parts.ui import controls, folded, lang, present_row, show_error, slides, t
 from hograd_ui.parts.why_common import caption, form_radio, keep
 
 from . import figures as figs
@@ -57,9 +58,10 @@ def choice(label: str, options: tuple[str, ...], name: str) -> str:
     return value
 
 
-def settings() -> WganConfig:
+def settings(row: object = None) -> WganConfig:
+    """The form; folded into a button of ``row`` in presentation mode."""
     FORM.seed()
-    with st.form(f"{P}.form"):
+    with controls(row), st.form(f"{P}.form"):
         data = choice(t("wgan.data"), DATASETS, "data")
         mode = choice(t("wgan.mode_label"), MODES, "mode")
         steps, n_critic, lam, clip = FORM.row(
@@ -79,15 +81,40 @@ def settings() -> WganConfig:
 
 
 def draw() -> None:
-    st.markdown(t("wgan.intro"))
-    config = settings()
+    """The tab. In presentation mode the intro and the form fold into one row of buttons, and
+    the results are three screens: the numbers with the points and the norms, the training
+    curves, and the silent bug (hograd_ui/parts/ui.py)."""
+    row = present_row()
+    with folded(t("present.text"), ":material/notes:", row):
+        st.markdown(t("wgan.intro"))
+    config = settings(row)
     try:
         run, check, costs, code = why_wgan_run(config, _caption=caption)
     except HogradError as err:
         show_error(err)
         return
+    shown = slides({"points": t("wgan.screen.points"), "curves": t("wgan.screen.curves"),
+                    "bug": t("wgan.bug.title")}, f"{P}.screen", row)  # fmt: skip
+    projector = present()
+    if shown["points"]:
+        _points(run, costs, config, projector)
+    if shown["curves"]:
+        with st.container(key="wgan.screen.curves"):
+            chart(figs.curves_figure(run, lang(), projector))
+    if shown["bug"]:
+        with st.container(key="wgan.screen.bug"):
+            silent_bug(check)
+        st.markdown(t("wgan.cost", gp=f"{costs.gp_seconds * 1e3:.2f}",
+                      plain=f"{costs.plain_seconds * 1e3:.2f}", rounds=costs.rounds))  # fmt: skip
+        # the script; the .py, its torch.func form, and the view as a notebook
+        why_script(code, func_source(config), "wgan", notebook=notebook(code.source))
+
+
+def _points(run: object, costs: object, config: WganConfig, projector: bool) -> None:
+    """The numbers, the verdict, and the points with the critic's gradient norms at a step."""
     last = len(run.snap_steps) - 1
-    m = st.columns(4)
+    with st.container(key="wgan.screen.metrics"):
+        m = st.columns(4)
     m[0].metric(t("wgan.metric.parameters"), f"{run.critic_parameters:,}")
     gap, window, negative = smoothed_gap(run)
     m[1].metric(t("wgan.metric.gap", steps=window), f"{gap:.3g}",
@@ -104,19 +131,13 @@ def draw() -> None:
     at = st.select_slider(t("wgan.at"), list(run.snap_steps), value=int(run.snap_steps[-1]),
                           key=f"{P}.at.{run.snap_steps[-1]}")  # fmt: skip
     index = list(run.snap_steps).index(at)
-    left, right = st.columns([3, 2], gap="medium")
-    projector = bool(st.session_state.get("links.present"))  # presentation mode (app.py)
+    with st.container(key="wgan.screen.points"):
+        left, right = st.columns([3, 2], gap="medium")
     chart(figs.points_figure(run, index, lang(), projector), where=left)
     with right:
         st.markdown("**" + t("wgan.norms_title") + "**")
         chart(figs.norms_figure(run, index, lang(), projector))
         st.caption(t("wgan.norms_note"))
-    chart(figs.curves_figure(run, lang(), projector))
-    silent_bug(check)
-    st.markdown(t("wgan.cost", gp=f"{costs.gp_seconds * 1e3:.2f}",
-                  plain=f"{costs.plain_seconds * 1e3:.2f}", rounds=costs.rounds))  # fmt: skip
-    # the script; the .py, its torch.func form, and the view as a notebook
-    why_script(code, func_source(config), "wgan", notebook=notebook(code.source))
 
 
 def func_source(config: WganConfig) -> str:

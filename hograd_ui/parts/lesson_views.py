@@ -13,7 +13,7 @@ from hograd_serving.cached import curves, explore, flags_for, lab_for
 from hograd_ui import graph_figures, hvp_figures
 from hograd_ui.derivative_figures import derivatives_figure
 from hograd_ui.parts.chart import chart
-from hograd_ui.parts.ui import lang, localized_radio, show_error, t
+from hograd_ui.parts.ui import controls, lang, localized_radio, show_error, t
 
 #: retain_graph's choices, by label (as on the graph page)
 RETAIN = {"None": None, "True": True, "False": False}
@@ -21,7 +21,7 @@ RETAIN = {"None": None, "True": True, "False": False}
 LOW, HIGH, POINTS = -3.0, 3.0, 241
 
 
-def curves_view(step: Step) -> None:
+def curves_view(step: Step, row: object = None) -> None:
     """f = x³ and its derivatives up to the step's order, as on the derivatives page."""
     result = curves(CUBE[0], LOW, HIGH, POINTS, step.order, "autograd")
     ranges = chart_range(result.xs, result.values, separate=False)
@@ -29,9 +29,15 @@ def curves_view(step: Step) -> None:
     chart(figure, key=f"lesson.chart.{step.name}")
 
 
-def flag_settings(step: Step) -> tuple[bool, bool | None, str]:
+def flag_settings(step: Step, row: object = None) -> tuple[bool, bool | None, str]:
     """The flag lab's controls for this step (create_graph, retain_graph, the action); they
-    start where the step's exercise says."""
+    start where the step's exercise says. In presentation mode they fold into a button of
+    ``row`` (hograd_ui/parts/ui.py's ``controls``), so the transcript is on the first screen."""
+    with controls(row):
+        return _flag_settings(step)
+
+
+def _flag_settings(step: Step) -> tuple[bool, bool | None, str]:
     start = step.exercise.start
     key = f"lesson.{step.name}"  # the toggles are in the link when they differ from the start
     st.markdown(f"**{t('lesson.flags.settings')}**")
@@ -57,10 +63,10 @@ def run_flags_for(create_graph: bool, retain: bool | None, action: str) -> FlagO
     return flags_for(text, x0, create_graph, retain, False, False, False, action)
 
 
-def flags_view(step: Step) -> None:
+def flags_view(step: Step, row: object = None) -> None:
     """The flag lab on x³ at x = 2: the settings, what PyTorch printed or raised, and why."""
     try:
-        outcome = run_flags_for(*flag_settings(step))
+        outcome = run_flags_for(*flag_settings(step, row))
     except HogradError as err:
         show_error(err)
         return
@@ -76,10 +82,10 @@ def flags_view(step: Step) -> None:
     st.info(f"**{t('graph.result.why')}** {why}", icon=":material/lightbulb:")
 
 
-def growth_view(step: Step) -> None:
+def growth_view(step: Step, row: object = None) -> None:
     """Nodes, depth, saved bytes and time per order, as on the graph page."""
     _, x0, order = GROWTH
-    text = st.segmented_control(
+    text = (row or st).segmented_control(
         t("lesson.growth.pick"), list(GROWTH_CHOICES), default=GROWTH_CHOICES[0], required=True,
         key="lesson.growth.fn", bind="query-params",
     ) or GROWTH_CHOICES[0]  # fmt: skip
@@ -94,7 +100,7 @@ def growth_view(step: Step) -> None:
         st.dataframe(graph_figures.stats_rows(lab.stats, lang()), hide_index=True)
 
 
-def hvp_view(step: Step) -> None:
+def hvp_view(step: Step, row: object = None) -> None:
     """The contour picture of the Hessian-vector product page, at the seed's point."""
     text, point, vector = HVP
     try:

@@ -36,8 +36,9 @@ from hograd_ui.parts.link_form import FIELDS, FORM_DRAWN, REFUSED
 from hograd_ui.parts.present import (
     PRESENT,
     current_link,
-    leave,
+    leave_button,
     present,
+    present_toggle,
     presentation_css,
     refresh_share,
     share_box,
@@ -47,7 +48,7 @@ from hograd_ui.parts.present import (
 
 __all__ = [
     "BIND", "PAGES", "PRESENT", "checked_link", "class_link", "current_link", "forget_view",
-    "link_text", "present", "read_class_link",
+    "leave_button", "link_text", "present", "present_toggle", "read_class_link",
     "presentation_css", "refresh_share", "remember_link", "share_box", "url_choice", "wrap_css",
     "write_choice", "write_present",
 ]  # fmt: skip
@@ -303,9 +304,6 @@ def checked_link(page: str) -> Iterator[None]:
             _show_notes(slot, notes)
         if not rerun:  # the link with all the page's changes, and whether a form joins it
             refresh_share(forms=bool(st.session_state.pop(FORM_DRAWN, False)))
-            if present():
-                st.button(tr("links.present.leave", _lang()), key="links.leave",
-                          on_click=leave, icon=":material/close_fullscreen:")  # fmt: skip
 
 
 def _url() -> dict[str, list[str]]:

@@ -9,7 +9,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from hograd_ui.i18n import tr
 
-__all__ = ["PRESENT", "current_link", "leave", "present", "presentation_css", "refresh_share",
+__all__ = ["PRESENT", "TOGGLE", "current_link", "leave", "leave_button", "present", "present_toggle", "presentation_css", "refresh_share",
            "share_box", "wrap_css", "write_present"]  # fmt: skip
 
 #: Parameters that stay in this browser's address bar and out of every link the app shows: a
@@ -22,21 +22,47 @@ def _lang() -> str:
     return st.session_state.get("lang", "en")
 
 
+TOGGLE = "links.present"  # the sidebar toggle's key
+_ON = "links.present.on"  # the mode itself, a plain session value, not a widget's
+
+
 def present() -> bool:
-    """Whether presentation mode is on (``?present=1``, or the sidebar toggle)."""
-    key = "links.present"
-    if key not in st.session_state:
-        st.session_state[key] = st.query_params.get(PRESENT, "") in ("1", "true")
-    return bool(st.session_state[key])
+    """Whether presentation mode is on (``?present=1``, or the sidebar toggle).
+
+    The mode is kept under a key of its own, not only under the toggle's: Streamlit drops a
+    widget's value when the user switches pages (even a widget app.py draws on every page,
+    with ``persist_state="session"`` too, in Streamlit 1.67), and a lecturer who opened
+    another page found the mode off. It stays on until the lecturer leaves it."""
+    if _ON not in st.session_state:
+        st.session_state[_ON] = st.query_params.get(PRESENT, "") in ("1", "true")
+    return bool(st.session_state[_ON])
+
+
+def _toggled() -> None:
+    st.session_state[_ON] = bool(st.session_state[TOGGLE])
+
+
+def present_toggle(label: str, help_text: str) -> None:
+    """The sidebar's toggle of the mode, showing the mode as it is (app.py draws it)."""
+    st.session_state[TOGGLE] = present()
+    st.toggle(label, key=TOGGLE, help=help_text, on_change=_toggled)
 
 
 def leave() -> None:
     """The leave button's callback: presentation mode off."""
-    st.session_state["links.present"] = False
+    st.session_state[_ON] = st.session_state[TOGGLE] = False
+
+
+def leave_button() -> None:
+    """The control that ends presentation mode, at the top of every page while it is on
+    (app.py draws it before the page: the sidebar with the mode's toggle is hidden)."""
+    st.button(tr("links.present.leave", _lang()), key="links.leave", on_click=leave,
+              icon=":material/close_fullscreen:", type="tertiary")  # fmt: skip
 
 
 def write_present() -> None:
-    if st.session_state.get("links.present"):
+    """``?present=1`` in the URL while the mode is on, so that every page's link keeps it."""
+    if present():
         if st.query_params.get(PRESENT) != "1":
             st.query_params[PRESENT] = "1"
     elif PRESENT in st.query_params:
@@ -116,19 +142,27 @@ def refresh_share(forms: bool | None = None) -> None:
 # keep Streamlit's label size (0.6 rem of 16 px, for which Graphviz sized the boxes) and are
 # drawn at their own size (width="content", 1 pt = 4/3 px: 12.8 px text), zoomed here by
 # 1.8 to 23 px text; one wider than the page shrinks to its width (max-width 100 %).
+# The row of buttons above a view's result (hograd_ui/parts/ui.py's present_row: settings,
+# presets, the screens) and the tab labels at 20-22 px, like the switcher: they are handles,
+# not what the room reads, and at 26 px the row took two or three lines.
+# The page switcher stays: app.py draws Streamlit's navigation in the header (position "top")
+# while the sidebar is hidden, its links at 22 px, and the Leave button at its right end (fixed
+# there, above the header). Presets stay too (one click to a function).
 # High contrast: black text on white, no grey captions, thicker focus outlines; white on the
 # primary buttons' orange (5.2:1, black would be 4.1:1).
 PRESENTATION_CSS = """
 <style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
-[data-testid="stExpandSidebarButton"], [data-testid="stToolbar"], [data-testid="stDecoration"],
-[data-testid="stHeader"], [data-testid="stDownloadButton"], [data-testid="stTooltipIcon"],
-[class*="st-key-"][class*="-preset"] { display: none !important; }
+[data-testid="stExpandSidebarButton"], [data-testid="stToolbarActions"],
+[data-testid="stMainMenu"], [data-testid="stAppDeployButton"], [data-testid="stDecoration"],
+[data-testid="stDownloadButton"], [data-testid="stTooltipIcon"] { display: none !important; }
+[data-testid="stHeader"] [data-testid="stTopNavLink"] *, [data-testid="stHeader"] a * {
+  font-size: 22px !important; color: #000 !important; }
 html { font-size: 26px !important; }
 [data-testid="stMain"], [data-testid="stMain"] p, [data-testid="stMain"] li,
 [data-testid="stMain"] label, [data-testid="stCaptionContainer"] * { color: #000 !important; }
 [data-testid="stMain"] [data-testid^="stBaseButton-primary"] * { color: #fff !important; }
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1rem 2.5rem 3rem; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 100px 2.5rem 3rem; }
 [data-testid="stMain"] h1 { font-size: 52px !important; }
 [data-testid="stMain"] h2 { font-size: 42px !important; }
 [data-testid="stMain"] h3 { font-size: 34px !important; }
@@ -142,12 +176,19 @@ html { font-size: 26px !important; }
   font-size: 22px !important; color: #000 !important; }
 [data-testid="stMain"] [data-testid="stMetricValue"],
 [data-testid="stMain"] [data-testid="stMetricValue"] * { font-size: 48px !important; }
-[role="tab"], [role="tab"] p { font-size: 26px !important; }
+[role="tab"], [role="tab"] p { font-size: 22px !important; }
+[class*="st-key-present-row"] button p, [class*="st-key-present-row"] [data-baseweb="select"] * {
+  font-size: 20px !important; }
+[class*="st-key-present-row"] button { min-height: 0; padding: 0.2rem 0.6rem; }
 [data-testid="stMain"] input { font-size: 24px !important; color: #000 !important; }
 [data-testid="stCode"] code span { color: #000 !important; }
 [data-testid="stWidgetLabel"] code { font-size: 22px !important; }
 [data-testid="stGraphVizChart"] svg text { font-size: 9.6px !important; }
 [data-testid="stGraphVizChart"] svg { zoom: 1.8; }
+.st-key-links-leave { position: fixed; top: 22px; right: 2.5rem; width: auto !important;
+  z-index: 999991; }
+.st-key-links-leave p { font-size: 22px !important; }
+[data-testid="stTopNav"] { max-width: calc(100vw - 460px); margin-right: auto; }
 *:focus-visible { outline: 4px solid #000 !important; }
 </style>
 """

@@ -23,7 +23,7 @@ from hograd_serving.cached import cached_parse
 from hograd_serving.gate import SESSION_KEY
 from hograd_serving.patches import leave_pages_directory_mode
 from hograd_ui.i18n import LANGUAGES, error_text, tr
-from hograd_ui.parts.links import BIND, link_text, url_choice, write_choice
+from hograd_ui.parts.links import BIND, link_text, present, url_choice, write_choice
 from hograd_ui.plotting import set_projector
 
 _ROUTER = threading.local()  # each session's script runs in a thread of its own
@@ -133,10 +133,12 @@ def function_box(
         if choice:
             st.session_state[key] = choice
 
-    st.pills(t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset,
-             format_func=as_typed)  # fmt: skip
+    # projected: the presets and the box in one row (issue 38), the presets one click away
+    row = st.container(horizontal=True, vertical_alignment="bottom") if present() else st
+    row.pills(t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset,
+              format_func=as_typed)  # fmt: skip
     limit = box_chars(LIMITS.max_length)
-    text = st.text_input(label, presets[0], key=key, bind=BIND, max_chars=limit)
+    text = row.text_input(label, presets[0], key=key, bind=BIND, max_chars=limit)
     try:  # a link's text longer than the box: refused whole, with its length, not cut short
         return cached_parse(link_text(key, text, limit), variables)
     except HogradError as err:
@@ -274,3 +276,75 @@ def lazy_tabs(labels: dict[str, str], key: str) -> dict[str, object]:
     tabs = st.tabs(shown, key=widget_key, on_change=sync)
     write_choice(key, names[0])
     return dict(zip(names, tabs, strict=True))
+
+
+# ---- presentation mode as slides (issue 38) ---------------------------------------------------
+# In presentation mode a view's result (a chart, a graph, the numbers the lecturer talks about)
+# must be on the first 1920x1080 screen: the widgets that change it fold into one row of
+# buttons above it (:func:`present_row`, :func:`folded`), and a view with several results shows
+# one per screen (:func:`slides`). Outside the mode these helpers draw everything in place,
+# so a page written with them looks as before. tests/e2e/test_slides_browser.py measures it.
+
+
+def present_row(name: str = "view") -> object:
+    """The one row above a view's result in presentation mode (a horizontal container, its
+    buttons at 20 px: hograd_ui/parts/present.py), where :func:`folded` and :func:`slides` put
+    theirs; outside the mode a plain container. ``name``: unique among a page's rows."""
+    if present():
+        return st.container(horizontal=True, vertical_alignment="center", gap="small",
+                            key=f"present.row.{name}")  # fmt: skip
+    return st.container()
+
+
+@contextmanager
+def folded(label: str, icon: str, where: object | None = None) -> Iterator[None]:
+    """Widgets (or text) that, in presentation mode, fold into one button of the row
+    ``where`` (a popover: one click opens them); outside the mode they are drawn in place."""
+    if not present():
+        yield
+        return
+    with (where or st).popover(label, icon=icon):
+        yield
+
+
+def controls(where: object | None = None) -> object:
+    """The widgets that change a view, folded in presentation mode (:func:`folded`)."""
+    return folded(t("present.controls"), ":material/tune:", where)
+
+
+def slides(labels: dict[str, str], key: str, where: object | None = None) -> dict[str, bool]:
+    """Which of a view's results to draw now: ``{name: bool}``; ``labels`` names them.
+
+    Outside presentation mode every result, one below the other. In the mode one screen per
+    result: a list of their names (in ``where``, the row of :func:`present_row`, or a row of
+    its own; a list, not buttons, keeps the row one line with long names) and
+    Previous/Next buttons that the keys PageUp/PageDown press too (what a presenter's clicker
+    sends). The open screen is ``st.session_state[key]``, kept across a language switch.
+    """
+    names = list(labels)
+    if not present():
+        return dict.fromkeys(names, True)
+    if st.session_state.get(key) not in names:
+        st.session_state[key] = names[0]
+    widget_key = _per_language(key, st.session_state[key])
+
+    def chosen() -> None:
+        if st.session_state.get(widget_key) in names:  # required: a client may still send none
+            st.session_state[key] = st.session_state[widget_key]
+
+    def turn(step: int) -> None:
+        at = names.index(st.session_state[key]) + step
+        st.session_state[key] = names[min(max(at, 0), len(names) - 1)]
+
+    at = names.index(st.session_state[key])
+    row = where or st.container(horizontal=True, vertical_alignment="center")
+    row.selectbox(
+        t("present.slide"), names, key=widget_key, format_func=labels.__getitem__,
+        on_change=chosen, label_visibility="collapsed", width=560,
+    )  # fmt: skip
+    row.button(t("present.prev"), key=f"{key}.prev", icon=":material/arrow_back:",
+               on_click=turn, args=(-1,), disabled=at == 0, shortcut="PageUp")  # fmt: skip
+    row.button(t("present.next"), key=f"{key}.next", icon=":material/arrow_forward:",
+               on_click=turn, args=(1,), disabled=at == len(names) - 1, shortcut="PageDown",
+               type="primary")  # fmt: skip
+    return {name: name == names[at] for name in names}

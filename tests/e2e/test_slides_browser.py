@@ -1,0 +1,124 @@
+"""Presentation mode as slides (issue 38): on a 1920x1080 projector every view's result (the
+chart, the graph, the numbers the lecturer talks about) starts on the first screen, without
+scrolling, in English and in Chinese; a page switcher is there, and the mode stays on from page
+to page until the lecturer leaves it.
+
+To add a view, add a :class:`Screen` to SCREENS: the view's path and query, the locator of its
+result, and how many times to press PageDown (the Next of hograd_ui/parts/ui.py's ``slides``)
+to reach the screen that shows it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.test_layout_browser import _settle
+
+WIDTH, HEIGHT = 1920, 1080  # the projector's screen in CSS pixels
+
+
+@dataclass(frozen=True)
+class Screen:
+    """One screen of a view: ``view`` is the path and query (without ``present`` and
+    ``lang``), ``result`` a CSS selector of the result's element (its first match counts),
+    ``nexts`` how many times PageDown is pressed after the page settled."""
+
+    view: str
+    result: str
+    nexts: int = 0
+
+    @property
+    def name(self) -> str:
+        return f"{self.view or 'home'}+{self.nexts}"
+
+
+CHART = ".hograd-chart"
+SCREENS = [
+    Screen("", ".st-key-home-result [data-testid='stAlert']"),
+    Screen("lesson", f".st-key-lesson-view {CHART}"),
+    Screen("lesson?step=2", ".st-key-lesson-view [data-testid='stCode']"),
+    Screen("lesson?step=4", f".st-key-lesson-view {CHART}"),
+    Screen("lesson?step=5", ".st-key-lesson-view [data-testid='stCode']"),
+    Screen("lesson?step=6", f".st-key-lesson-view {CHART}"),
+    Screen("backward", ".st-key-backward-screen-formulas [data-testid='stAlert']"),
+    Screen("backward", ".st-key-backward-screen-table [data-testid='stTable']", nexts=1),
+    Screen("backward", ".st-key-backward-screen-checks [data-testid='stAlert']", nexts=2),
+    Screen("backward", ".st-key-backward-screen-graph [data-testid='stGraphVizChart']", nexts=3),
+    Screen("memory", f".st-key-memory-screen-orders {CHART}"),
+    Screen("memory", ".st-key-memory-screen-checkpoint [data-testid='stMetric']", nexts=1),
+    Screen("memory", ".st-key-memory-screen-accumulate [data-testid='stMetric']", nexts=2),
+    Screen("memory", ".st-key-memory-screen-retain [data-testid='stTable']", nexts=3),
+    Screen("why?why.tab=maml", f".st-key-maml-adapt {CHART}"),
+    Screen("why?why.tab=maml", f".st-key-maml-errors {CHART}", nexts=1),
+    Screen("why?why.tab=maml", ".st-key-maml-cost [data-testid='stMetric']", nexts=2),
+    Screen("why?why.tab=stats", f".st-key-stats-norms {CHART}"),
+    Screen("why?why.tab=stats", f".st-key-stats-precision {CHART}", nexts=1),
+    Screen("why?why.tab=stats", f".st-key-stats-hist {CHART}", nexts=2),
+    Screen("why?why.tab=pinn", f".st-key-pinn-screen-maps {CHART}"),
+    Screen("why?why.tab=pinn", f".st-key-pinn-screen-curves {CHART}", nexts=1),
+    Screen("why?why.tab=pinn", ".st-key-pinn-screen-status [data-testid='stAlert']", nexts=2),
+    Screen("why?why.tab=wgan", f".st-key-wgan-screen-points {CHART}"),  # under the metrics
+    Screen("why?why.tab=wgan", f".st-key-wgan-screen-curves {CHART}", nexts=1),
+    Screen("why?why.tab=wgan", ".st-key-wgan-screen-bug [data-testid='stTable']", nexts=2),
+]
+# the graph, derivatives and HVP pages and the why page's newton/hf/stability tabs join this
+# list when they move into hograd_labs/ (issue 37)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("screen", SCREENS, ids=lambda s: s.name)
+def test_the_result_is_on_the_first_screen(browser, server, screen: Screen, lang: str) -> None:  # noqa: ANN001
+    ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    try:
+        pg = ctx.new_page()
+        pg.set_default_timeout(90_000)
+        sep = "&" if "?" in screen.view else "?"
+        pg.goto(f"{server}/{screen.view}{sep}present=1&lang={lang}")
+        _settle(pg)
+        for _ in range(screen.nexts):
+            pg.keyboard.press("PageDown")  # the Next button's shortcut, what a clicker sends
+            _settle(pg)
+        screenshot(pg, f"slides-{screen.name.replace('?', '_').replace('=', '-')}-{lang}")
+        result = pg.locator(screen.result).first
+        result.wait_for(state="visible", timeout=10_000)  # the page settled: it is there or not
+        box = result.bounding_box()
+        assert pg.evaluate("() => window.scrollY") == 0
+        assert box is not None and box["height"] > 0, screen
+        assert 0 <= box["y"] < HEIGHT, (screen, box)
+    finally:
+        ctx.close()
+
+
+def test_the_mode_and_the_switcher_stay_from_page_to_page(browser, server) -> None:  # noqa: ANN001
+    """The switcher at the top opens another page in the mode and the language; Leave, at the
+    top of the page, ends it, and the next page opens without it."""
+    ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    try:
+        pg = ctx.new_page()
+        pg.set_default_timeout(90_000)
+        pg.goto(f"{server}/?present=1&lang=zh")
+        wait_for_app(pg)
+        switcher = pg.locator("[data-testid='stTopNavLink']")
+        assert switcher.count() == 8
+        assert pg.locator("[data-testid='stSidebar']").is_hidden()
+        # the first pages' links (the rest are under the switcher's "more", as Streamlit folds them)
+        pg.locator("[data-testid='stTopNavLink'][href$='/why']").click()
+        wait_for_app(pg)
+        assert pg.url.endswith("/why?lang=zh&present=1"), pg.url
+        leave = pg.locator(".st-key-links-leave button")
+        assert leave.bounding_box()["y"] < 100  # in the header, not below the page
+        pg.locator("[data-testid='stTopNavLink']").first.click()  # home
+        wait_for_app(pg)
+        assert "present=1" in pg.url and "lang=zh" in pg.url, pg.url
+        leave.click()
+        wait_for_app(pg)
+        assert "present=" not in pg.url
+        assert pg.locator("[data-testid='stSidebar']").is_visible()
+        pg.locator("[data-testid='stSidebarNav'] a[href$='/backward']").click()
+        wait_for_app(pg)
+        assert "present=" not in pg.url and "lang=zh" in pg.url, pg.url
+    finally:
+        ctx.close()
