@@ -44,7 +44,7 @@ def finite(row: np.ndarray) -> np.ndarray:
 
 def derivatives_figure(
     result: DerivativeResult, lang: str, *, separate: bool = False,
-    ranges: ChartRange | None = None, x0: float | None = None, projector: bool | None = None,
+    ranges: ChartRange | None = None, x0: float | None = None, projector: bool = False,
 ) -> PlainFigure:  # fmt: skip
     """f and its derivatives: one panel with a curve per order (click the legend to hide one),
     or one panel per order, since high orders can differ in scale by many magnitudes.
@@ -53,8 +53,7 @@ def derivatives_figure(
     few values near a pole would flatten every curve; the page says where. ``x0``, the point
     the inspector reads, is drawn as a vertical line through every panel, with a legend entry.
 
-    ``projector``: drawn for a projector (presentation mode); None leaves it to
-    :func:`.plotting.set_projector` (the lesson's charts still do).
+    ``projector``: drawn for a projector (presentation mode), as the page says.
 
     Traces and axes are plain dicts, handed to the page as they are (see
     :class:`.plotting.PlainFigure`): this figure is drawn on nearly every run.

@@ -120,13 +120,13 @@ def flag_legend_html(graph: TensorGraph, lang: str = "en") -> str:
 
 
 def growth_figure(
-    stats: tuple[OrderStats, ...], order: int, lang: str = "en", projector: bool | None = None
+    stats: tuple[OrderStats, ...], order: int, lang: str = "en", projector: bool = False
 ) -> PlainFigure:
     """Four small panels by order: graph nodes, depth, saved-tensor bytes, time of each pass.
 
     Counts on log scales, so a constant growth factor is a straight line; zero counts (a
     constant function has no nodes) are left out. The selected ``order`` is marked.
-    ``projector``: drawn for a projector (None: as the script run's setting says).
+    ``projector``: drawn for a projector, as the page says.
     """
     titles = [tr(f"graph.growth.{name}", lang) for name in ("nodes", "depth", "bytes", "ms")]
     orders = [s.order for s in stats]

@@ -113,10 +113,10 @@ def _arrow(tail: np.ndarray, head: np.ndarray, color: str, label: str, gap: floa
 
 
 def contour_figure(
-    grid: Grid, result: HVPResult, lang: str, pickable: bool = True, projector: bool | None = None
+    grid: Grid, result: HVPResult, lang: str, pickable: bool = True, projector: bool = False
 ) -> go.Figure:
     """Contours of f around p with ∇f, v, Hv as arrows and the eigenvector axes dashed
-    (``projector``: drawn for a projector; None: as the page's run set it, for the lesson)."""
+    (``projector``: drawn for a projector, as the page says)."""
     z, use_log = contour_levels(grid.z)
     finite = z[np.isfinite(z)]
     lo, hi = np.percentile(finite, [1, 99]) if finite.size else (0.0, 1.0)

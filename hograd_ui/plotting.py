@@ -12,7 +12,6 @@ st.plotly_chart for the 3-D surface).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,7 +23,7 @@ from plotly.subplots import make_subplots
 
 __all__ = [
     "cell_title", "Figure", "for_projector", "grid_cells", "hline", "new_figure", "new_subplots",
-    "plain_figure", "PlainFigure", "projector_on", "set_projector", "TEMPLATE", "validated",
+    "plain_figure", "PlainFigure", "TEMPLATE", "validated",
     "vline",
 ]  # fmt: skip
 
@@ -37,11 +36,11 @@ TEMPLATE: dict[str, Any] = pio.templates["plotly_white"].to_plotly_json()
 
 
 def new_figure(
-    data: Any = None, frames: Any = None, *, projector: bool | None = None, **layout: Any
+    data: Any = None, frames: Any = None, *, projector: bool = False, **layout: Any
 ) -> go.Figure:
     """A figure with the house template; ``layout`` as in ``fig.update_layout`` (without the
     magic underscores: ``xaxis={"title": ...}``, not ``xaxis_title``); ``frames`` as dicts;
-    drawn for a projector or not as ``projector`` says (None: as :func:`set_projector` set it).
+    drawn for a projector (presentation mode) when ``projector``, which the page passes in.
 
     Note:
         Read the frames of such a figure through :func:`validated`: plotly cannot turn an
@@ -63,16 +62,6 @@ def new_figure(
 #: about 3.3 cm tall letters on a 3 m wide screen, readable from about 12 m (see the sizes in
 #: hograd_ui/parts/present.py). Heights grow by 1.25 so the larger ticks and legends still leave room.
 PROJECTOR_SCALE, PROJECTOR_MIN_FONT, PROJECTOR_HEIGHT = 1.6, 20, 1.25
-_PROJECTOR = threading.local()  # each session's script run has a thread of its own
-
-
-def set_projector(on: bool) -> None:
-    """Draw the figures of this script run (this thread) for a projector, or not."""
-    _PROJECTOR.on = on
-
-
-def projector_on() -> bool:
-    return getattr(_PROJECTOR, "on", False)
 
 
 def _bigger(value: Any, key: str = "") -> Any:
@@ -141,12 +130,11 @@ def _sized_axis(axis: dict[str, Any], size: int) -> dict[str, Any]:
 class Figure(go.Figure):
     """A ``go.Figure`` that is drawn with projector-sized text in presentation mode."""
 
-    _projector: bool | None = None  # None: as set_projector set it for this script run
+    _projector: bool = False  # set by new_figure(projector=...)
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
-        projector = projector_on() if self._projector is None else self._projector
-        return for_projector(out) if projector else out
+        return for_projector(out) if self._projector else out
 
 
 class PlainFigure(BaseFigure):
@@ -162,21 +150,17 @@ class PlainFigure(BaseFigure):
     :meth:`figure` builds the real one (tests/app/conftest.py validates every chart with it).
     """
 
-    def __init__(
-        self, data: list[dict], layout: dict[str, Any], projector: bool | None = None
-    ) -> None:
+    def __init__(self, data: list[dict], layout: dict[str, Any], projector: bool = False) -> None:
         # BaseFigure.__init__ is not called: it would build the objects this class avoids
         object.__setattr__(self, "_plain", (data, layout))
         object.__setattr__(self, "_projector", projector)
 
     def to_dict(self) -> dict[str, Any]:
-        """The figure's dict; projector-sized if it was made with ``projector=True`` (with
-        None, as :func:`set_projector` set it for this script run)."""
+        """The figure's dict; projector-sized if it was made with ``projector=True``."""
         data, layout = self._plain
         out = {"data": _copy_containers(data), "layout": {"template": TEMPLATE, **layout}}
         convert_to_base64(out["data"])  # replaces the arrays in the copies, as plotly does
-        projector = projector_on() if self._projector is None else self._projector
-        return for_projector(out) if projector else out
+        return for_projector(out) if self._projector else out
 
     def figure(self) -> go.Figure:
         """The same figure as a ``go.Figure`` (which reorders keys of the dicts it is given)."""
@@ -193,9 +177,9 @@ def _copy_containers(value: Any) -> Any:
     return value
 
 
-def plain_figure(data: list[dict], *, projector: bool | None = None, **layout: Any) -> PlainFigure:
+def plain_figure(data: list[dict], *, projector: bool = False, **layout: Any) -> PlainFigure:
     """:func:`new_figure`'s arguments (without frames), as a :class:`PlainFigure`; drawn for a
-    projector or not as ``projector`` says (None: as :func:`set_projector` set it)."""
+    projector (presentation mode) when ``projector``, which the page passes in."""
     return PlainFigure(data, layout, projector)
 
 

@@ -27,13 +27,16 @@ def _label(text: str) -> str:
     return "<br>".join(html.escape(line) for line in textwrap.wrap(text, WRAP) or [""])
 
 
-def progress_figure(summary: Summary, step_names: list[str], tried: str, right: str) -> PlainFigure:
+def progress_figure(
+    summary: Summary, step_names: list[str], tried: str, right: str, projector: bool = False
+) -> PlainFigure:
     """Horizontal bars: students who tried each step, and who got it right.
 
     Args:
         summary: the class's counts.
         step_names: each step's label (step 1 first).
         tried, right: the two bars' names in the legend.
+        projector: drawn for a projector (presentation mode).
     """
     counts = {s.step: s for s in summary.steps}
     labels = [_label(name) for name in step_names]
@@ -47,7 +50,7 @@ def progress_figure(summary: Summary, step_names: list[str], tried: str, right: 
     ]  # fmt: skip
     top = max([summary.joined, *tries, 1])
     return plain_figure(
-        data, barmode="group", height=90 + 60 * len(step_names),
+        data, projector=projector, barmode="group", height=90 + 60 * len(step_names),
         yaxis={"autorange": "reversed", "automargin": True, "tickfont": FONT},
         xaxis={"range": [0, top * 1.05], "dtick": max(1, top // 10), "automargin": True},
         legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
@@ -55,14 +58,15 @@ def progress_figure(summary: Summary, step_names: list[str], tried: str, right: 
     )  # fmt: skip
 
 
-def slips_figure(slips: list[tuple[str, int]]) -> PlainFigure:
-    """Horizontal bars: each slip's label (translated) and how many students made it."""
+def slips_figure(slips: list[tuple[str, int]], projector: bool = False) -> PlainFigure:
+    """Horizontal bars: each slip's label (translated) and how many students made it (drawn
+    for a projector in presentation mode)."""
     labels = [_label(text) for text, _ in slips]
     counts = [n for _, n in slips]
     data = [{"type": "bar", "orientation": "h", "y": labels, "x": counts, "text": counts,
              "textposition": "auto", "marker": {"color": SLIP}}]  # fmt: skip
     return plain_figure(
-        data, height=90 + 70 * max(len(slips), 1), showlegend=False,
+        data, projector=projector, height=90 + 70 * max(len(slips), 1), showlegend=False,
         yaxis={"autorange": "reversed", "automargin": True, "tickfont": FONT},
         xaxis={"dtick": max(1, max(counts, default=1) // 10), "automargin": True},
         margin={"l": 10, "r": 10, "t": 20, "b": 30},

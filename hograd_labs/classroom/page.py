@@ -98,7 +98,7 @@ def _dashboard(code: str) -> None:
         return
     st.metric(t("classroom.joined"), s.joined)
     names = [t(step.title) for step in STEPS]  # "1 · The gradient of x³"
-    chart(progress_figure(s, names, t("classroom.tried"), t("classroom.right")))
+    chart(progress_figure(s, names, t("classroom.tried"), t("classroom.right"), present()))
     counts = {c.step: c for c in s.steps}
     st.table(
         {
@@ -116,7 +116,7 @@ def _dashboard(code: str) -> None:
     )[:TOP_SLIPS]  # fmt: skip
     st.subheader(t("classroom.slips"))
     if slips:
-        chart(slips_figure(slips))
+        chart(slips_figure(slips, present()))
         for text, n in slips:  # the chart's numbers, as text too
             st.caption(t("classroom.slip.count", text=text, students=n))
     else:

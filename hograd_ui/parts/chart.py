@@ -32,8 +32,9 @@ import streamlit as st
 from plotly.basedatatypes import BaseFigure
 from streamlit.delta_generator import DeltaGenerator
 
+from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import t
-from hograd_ui.plotting import TEMPLATE, projector_on
+from hograd_ui.plotting import TEMPLATE
 
 __all__ = [
     "BASE_PX", "BUNDLE", "chart", "CHECK", "NAME", "PRESENT_PX", "theme", "THEME", "themed",
@@ -159,8 +160,8 @@ def chart(
 
     ``on_pick(x, y)`` is called, before the run that follows, when the reader clicks a point;
     it needs a ``key`` (the click arrives in the session state under it). ``projector``: the
-    theme's sizes for presentation mode (the page reads it with
-    ``hograd_ui.parts.present.present()``); None leaves it to :func:`.plotting.set_projector`.
+    theme's sizes for presentation mode; None reads the session's mode
+    (``hograd_ui.parts.present.present()``).
     """
     if on_pick is not None and key is None:
         raise ValueError("chart(): on_pick needs a key")
@@ -177,7 +178,7 @@ def chart(
         "pick": on_pick is not None,
     }
     if projector is None:
-        projector = projector_on()
+        projector = present()
     base = PRESENT_PX if projector else BASE_PX  # Streamlit's theme is in rem
     figure = pio.to_json(themed(fig.to_dict(), base), validate=False)
     data = (json.dumps(head, ensure_ascii=False)[:-1] + ', "figure": ' + figure + "}").encode()

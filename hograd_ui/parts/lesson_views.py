@@ -13,6 +13,7 @@ from hograd_serving.cached import curves, explore, flags_for, lab_for
 from hograd_ui import graph_figures, hvp_figures
 from hograd_ui.derivative_figures import derivatives_figure
 from hograd_ui.parts.chart import chart
+from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import controls, lang, localized_radio, show_error, t
 
 #: retain_graph's choices, by label (as on the graph page)
@@ -25,7 +26,7 @@ def curves_view(step: Step, row: object = None) -> None:
     """f = x³ and its derivatives up to the step's order, as on the derivatives page."""
     result = curves(CUBE[0], LOW, HIGH, POINTS, step.order, "autograd")
     ranges = chart_range(result.xs, result.values, separate=False)
-    figure = derivatives_figure(result, lang(), separate=False, ranges=ranges)
+    figure = derivatives_figure(result, lang(), separate=False, ranges=ranges, projector=present())
     chart(figure, key=f"lesson.chart.{step.name}")
 
 
@@ -94,7 +95,7 @@ def growth_view(step: Step, row: object = None) -> None:
     except HogradError as err:
         show_error(err)
         return
-    figure = graph_figures.growth_figure(lab.stats, order, lang())
+    figure = graph_figures.growth_figure(lab.stats, order, lang(), present())
     chart(figure, key=f"lesson.chart.{step.name}")
     with st.expander(t("graph.table.title"), icon=":material/table:"):
         st.dataframe(graph_figures.stats_rows(lab.stats, lang()), hide_index=True)
@@ -108,7 +109,9 @@ def hvp_view(step: Step, row: object = None) -> None:
     except HogradError as err:
         show_error(err)
         return
-    figure = hvp_figures.contour_figure(ex.grid, ex.result, lang(), pickable=False)
+    figure = hvp_figures.contour_figure(
+        ex.grid, ex.result, lang(), pickable=False, projector=present()
+    )
     chart(figure, key=f"lesson.chart.{step.name}")
 
 

@@ -24,7 +24,6 @@ from hograd_serving.gate import SESSION_KEY
 from hograd_serving.patches import leave_pages_directory_mode
 from hograd_ui.i18n import LANGUAGES, error_text, tr
 from hograd_ui.parts.links import BIND, link_text, present, url_choice, write_choice
-from hograd_ui.plotting import set_projector
 
 _ROUTER = threading.local()  # each session's script runs in a thread of its own
 
@@ -84,11 +83,9 @@ def t(key: str, **params: object) -> str:
     """``key`` from the translation table, in the current language.
 
     Every page calls this first, so it is also where a run that bypassed the router is sent
-    back through app.py, and where the figures learn whether presentation mode is on (a
-    fragment's rerun does not run app.py).
+    back through app.py.
     """
     _route_through_app()
-    set_projector(bool(st.session_state.get("links.present")))
     return tr(key, lang(), **params)
 
 

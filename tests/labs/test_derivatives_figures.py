@@ -67,13 +67,12 @@ def test_radius_lines_fall_at_x0_plus_and_minus_r_inside_the_range() -> None:
     assert not any("radius" in (t.get("name") or "") for t in wide["data"])
 
 
-def test_the_projector_setting_is_the_figures_argument_not_the_threads() -> None:
-    """Each figure of the page is drawn for a projector when its argument says so, whatever
-    the thread's old setting (hograd_ui.plotting.set_projector) is: projector sizing is
-    for_projector of the same figure drawn without it."""
+def test_the_projector_setting_is_the_figures_argument() -> None:
+    """Each figure of the page is drawn for a projector when its argument says so: projector
+    sizing is for_projector of the same figure drawn without it."""
     from hograd_core.inspector import CostProfile
     from hograd_labs.derivatives.figures import cost_figure
-    from hograd_ui.plotting import for_projector, set_projector
+    from hograd_ui.plotting import for_projector
 
     xs = np.linspace(-3, 3, 50)
     result = derivatives(parse("tanh(x)"), xs, 3, method="taylor")
@@ -88,12 +87,7 @@ def test_the_projector_setting_is_the_figures_argument_not_the_threads() -> None
         ),  # fmt: skip
         lambda on: cost_figure(profile, "en", on),
     ]
-    try:
-        for thread in (True, False):
-            set_projector(thread)
-            for build in builders:
-                plain = build(False).to_dict()
-                assert plain["layout"]["height"] in (420, 520)  # not the projector's 1.25x
-                assert build(True).to_dict() == for_projector(plain)
-    finally:
-        set_projector(False)
+    for build in builders:
+        plain = build(False).to_dict()
+        assert plain["layout"]["height"] in (420, 520)  # not the projector's 1.25x
+        assert build(True).to_dict() == for_projector(plain)

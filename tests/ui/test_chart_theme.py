@@ -20,7 +20,7 @@ from plotly.offline import get_plotlyjs_version
 
 from hograd_ui.parts.chart import BASE_PX, BUNDLE, PRESENT_PX, THEME, chart, theme, themed
 from hograd_ui.parts.present import PRESENTATION_CSS
-from hograd_ui.plotting import TEMPLATE, new_figure, plain_figure, set_projector
+from hograd_ui.plotting import TEMPLATE, for_projector, new_figure, plain_figure
 from tests.arrays import plotly_array
 
 
@@ -75,11 +75,7 @@ def test_a_string_title_and_no_title() -> None:
 
 
 def test_presentation_mode_sizes_still_win_over_the_theme() -> None:
-    set_projector(True)
-    try:
-        spec = themed(_figures()[0].to_dict())
-    finally:
-        set_projector(False)
+    spec = themed(for_projector(_figures()[0].to_dict()))
     # layout-level fonts beat the template's in plotly: the projector's, not the theme's
     assert spec["layout"]["xaxis"]["tickfont"]["size"] >= 20 > THEME["xaxis"]["tickfont"]["size"]
     assert spec["layout"]["font"]["size"] >= 20

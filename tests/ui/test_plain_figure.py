@@ -67,19 +67,13 @@ def test_drawing_it_changes_nothing_in_it() -> None:
     assert isinstance(data[0]["y"], np.ndarray)  # not replaced by its base64 form
 
 
-def test_the_projector_setting_can_come_as_an_argument() -> None:
-    """A lab's figure says whether it is for a projector; the thread's setting (for the pages
-    not yet in labs) decides only when it does not, and for_projector is the same sizing."""
-    from hograd_ui.plotting import for_projector, plain_figure, set_projector
+def test_the_projector_setting_comes_as_an_argument() -> None:
+    """A figure says whether it is for a projector (no state shared across threads or runs):
+    for_projector is the same sizing, and without the argument it is drawn plain."""
+    from hograd_ui.plotting import for_projector, plain_figure
 
     data, layout = [{"type": "scatter", "x": [0, 1], "y": [1, 2]}], {"height": 300}
     plain = plain_figure(data, **layout).to_dict()
-    try:
-        for thread in (False, True):
-            set_projector(thread)
-            assert plain_figure(data, projector=True, **layout).to_dict() == for_projector(plain)
-            assert plain_figure(data, projector=False, **layout).to_dict() == plain
-            default = plain_figure(data, **layout).to_dict()
-            assert default == (for_projector(plain) if thread else plain)
-    finally:
-        set_projector(False)
+    assert plain_figure(data, projector=True, **layout).to_dict() == for_projector(plain)
+    assert plain_figure(data, projector=False, **layout).to_dict() == plain
+    assert plain["layout"]["height"] == 300

@@ -4,7 +4,6 @@ stated factor, none stays under the stated minimum, the result is still a valid 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 
 import numpy as np
@@ -18,8 +17,7 @@ from hograd_ui.plotting import (
     PROJECTOR_SCALE,
     for_projector,
     new_figure,
-    projector_on,
-    set_projector,
+    plain_figure,
 )
 
 
@@ -50,12 +48,6 @@ def _figures() -> list[object]:
             annotated]  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def _off() -> Iterator[None]:
-    yield
-    set_projector(False)
-
-
 @pytest.mark.parametrize("index", range(3))
 def test_every_font_grows_and_none_is_under_the_minimum(index: int) -> None:
     fig = _figures()[index]
@@ -80,15 +72,15 @@ def test_a_legend_under_the_plot_moves_down_with_room_for_it() -> None:
     assert big["layout"]["height"] > 400
 
 
-def test_the_switch_is_per_thread_and_changes_only_the_drawing() -> None:
-    fig = _figures()[0]
-    plain = fig.to_dict()
-    set_projector(True)
-    assert fig.to_dict()["layout"]["font"]["size"] > plain["layout"]["font"]["size"]
-    seen: list[bool] = []
-    other = threading.Thread(target=lambda: seen.append(projector_on()))
-    other.start()
-    other.join()
-    assert seen == [False]  # another session's script run is not affected
-    set_projector(False)
-    assert fig.to_dict()["layout"]["font"] == plain["layout"]["font"]
+def test_the_setting_is_the_figures_own_argument_and_changes_only_the_drawing() -> None:
+    """Presentation mode reaches a figure only as its ``projector`` argument (no state shared
+    across threads or runs): the same traces and layout, with projector-sized fonts."""
+    result = derivatives(parse("sin(x)*exp(-x^2)"), np.linspace(-3, 3, 200), 3, method="taylor")
+    plain, big = (derivatives_figure(result, "en", projector=p).to_dict() for p in (False, True))
+    assert big["layout"]["font"]["size"] > plain["layout"]["font"]["size"]
+    assert big == for_projector(plain)
+    assert derivatives_figure(result, "en").to_dict() == plain  # the default is the page's
+    for make in (new_figure, plain_figure):
+        a, b = make([], font={"size": 16}).to_dict(), make([], font={"size": 16},
+                                                            projector=True).to_dict()  # fmt: skip
+        assert a["layout"]["font"]["size"] == 16 and b == for_projector(a)
