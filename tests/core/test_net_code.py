@@ -1,14 +1,13 @@
 """The HVP page's network mode as a script and a notebook: the script (run here) and the
-notebook (run in a real kernel with nbclient) print the numbers of the core's
-:func:`~hograd_core.network.train` and :func:`~hograd_core.net_curvature.curvature` for the
-same settings, and the full Hessian (built by the core, checked against numpy elsewhere) agrees
+notebook (run in a real kernel by tests/programs/test_net_code_kernel.py) print the numbers
+of the core's :func:`~hograd_core.network.train` and
+:func:`~hograd_core.net_curvature.curvature` for the same settings, and the full Hessian (built by the core, checked against numpy elsewhere) agrees
 with what they estimate from Hessian-vector products."""
 
 from __future__ import annotations
 
 import contextlib
 import io
-import json
 
 import numpy as np
 import pytest
@@ -17,7 +16,6 @@ from hograd_core import ArgumentError, BudgetError
 from hograd_core.net_code import network_code
 from hograd_core.net_curvature import curvature
 from hograd_core.network import NETWORK_BUDGET, NetConfig, count_parameters, train
-from hograd_core.notebook_why import WHY_TEXTS, script_cells, why_notebook
 
 SMALL = [NetConfig("moons", (8,), steps=60, seed=3), NetConfig("digits", (16,), steps=80)]
 
@@ -71,25 +69,3 @@ def test_above_the_full_hessians_limit_the_script_builds_no_hessian() -> None:
 def test_settings_the_page_refuses_are_refused(config, kwargs, error) -> None:  # noqa: ANN001
     with pytest.raises(error):
         network_code(config, **kwargs)
-
-
-def test_the_notebook_runs_in_a_kernel_and_prints_the_same() -> None:
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
-    config = SMALL[0]
-    code = network_code(config, top_k=2, power_steps=10, probes=12)
-    texts = {key: f"text {key}" for key in WHY_TEXTS}
-    nb = nbformat.reads(why_notebook("network", code.source, texts), as_version=4)
-    nbformat.validate(nb)
-    cells = [c.source for c in nb.cells if c.cell_type == "code"]
-    parts = script_cells(code.source)
-    assert cells[: len(parts) - 1] == parts[:-1] and cells[len(parts) - 1].endswith(parts[-1])
-    nb.cells.append(nbformat.v4.new_code_cell("import json\nprint(json.dumps(printed))"))
-    nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
-    for cell in nb.cells:
-        assert not [o for o in cell.get("outputs", []) if o["output_type"] == "error"], cell
-    rows = {k: np.array(v, float) for k, v in json.loads(nb.cells[-1].outputs[0]["text"]).items()}
-    check_against_core(rows, config, 2, 10, 12)
-    mime = "application/vnd.plotly.v1+json"
-    (fig,) = [o["data"][mime] for o in nb.cells[-2].outputs if mime in o.get("data", {})]
-    assert len(fig["data"]) == 3  # loss, power iteration, Hutchinson's running mean

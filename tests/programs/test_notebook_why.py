@@ -25,7 +25,7 @@ from hograd_core.notebook_why import FIGURES, WHY_TEXTS, _literal, script_cells,
 nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbclient", reason="nbclient is a test dependency")
 
-from tests.core.test_notebook import execute as run_notebook  # noqa: E402
+from tests.programs.test_notebook import execute as run_notebook  # noqa: E402
 
 TEXTS = {key: f"text {key}" for key in WHY_TEXTS}
 HOSTILE = [
