@@ -4,6 +4,9 @@ health answer are stand-ins that record what running_server gave them."""
 
 from __future__ import annotations
 
+import subprocess
+from types import SimpleNamespace
+
 import pytest
 
 from tests.e2e import conftest
@@ -40,8 +43,12 @@ def test_each_worker_keeps_its_own_log_and_class_database(
         started.append(_Process(*args, **kwargs))
         return started[-1]
 
-    monkeypatch.setattr(conftest.subprocess, "Popen", popen)
-    monkeypatch.setattr(conftest.urllib.request, "urlopen", lambda *a, **k: _Health())
+    # only running_server's own names: the subprocess and urllib modules stay as they are
+    fake_subprocess = SimpleNamespace(Popen=popen, STDOUT=subprocess.STDOUT,
+                                      TimeoutExpired=subprocess.TimeoutExpired)  # fmt: skip
+    fake_request = SimpleNamespace(urlopen=lambda *a, **k: _Health())
+    monkeypatch.setattr(conftest, "subprocess", fake_subprocess)
+    monkeypatch.setattr(conftest, "urllib", SimpleNamespace(request=fake_request))
     for worker in ("gw0", "gw1"):
         monkeypatch.setenv("PYTEST_XDIST_WORKER", worker)
         with conftest.running_server("shared-name-check"):
