@@ -62,9 +62,13 @@ debian:
 	fi
 
 # Every test and doctest, the import contracts among them (tests/project); the 15 slowest are
-# listed at the end, so a test that grows slow is seen.
+# listed at the end, so a test that grows slow is seen. TEST_WORKERS pytest-xdist processes
+# (one per core of a 2-core machine; 0: one process, no xdist) take the test files in turn;
+# the browser, replica and C++ tests stay together on one worker, one at a time
+# (tests/conftest.py says why).
+TEST_WORKERS ?= 2
 test: $(VENV)/.dev debian
-	$(PY) -m pytest -q --durations=15
+	$(PY) -m pytest -q --durations=15 -n $(TEST_WORKERS) --dist loadfile
 
 # The compute core alone: pure and fast, no processes (and its doctests).
 test-core: $(VENV)/.dev

@@ -6,11 +6,13 @@ of its own, unchanged, and the file's ``main`` calls each program's ``main`` bet
 ``=== <name>`` lines. The file is built by bash with the lines the programs print on top
 (:func:`hograd_core.cpp_code.build_lines`: find the wheel of the ``python`` on PATH, this
 test's, then g++), and kept under tests/artifacts/cpp by the hash of its source, so a second
-run with the same programs does not compile again.
+run with the same programs does not compile again; a lock file in the folder keeps two
+processes (pytest-xdist's workers) from compiling the same program at once.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -63,6 +65,17 @@ def build(source: str) -> Path:
     if program.exists():
         return program
     folder.mkdir(parents=True, exist_ok=True)
+    # One build per source at a time: another pytest-xdist worker, or another pytest run on
+    # this checkout, that wants the same program waits here and then finds it built.
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not program.exists():
+            _compile(folder, source)
+    return program
+
+
+def _compile(folder: Path, source: str) -> None:
+    """Compile ``source`` into ``folder``/program (the caller holds the folder's lock)."""
     (folder / "program.cpp").write_text(source)
     # The programs' own build lines, the file names aside: "$TORCH" is what FIND_TORCH finds.
     script = f"{FIND_TORCH} && {build_command('program.cpp', 'tmp', '$TORCH')}"
@@ -72,8 +85,7 @@ def build(source: str) -> Path:
         capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-4000:]
-    (folder / "tmp").rename(program)  # only a finished build counts as the cache
-    return program
+    (folder / "tmp").rename(folder / "program")  # only a finished build counts as the cache
 
 
 def run_bundle(programs: Mapping[str, str]) -> dict[str, list[str]]:

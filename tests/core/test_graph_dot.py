@@ -84,11 +84,18 @@ def test_torchviz_labels_keep_their_lines_with_escaped_newlines() -> None:
     """Issue 36, finding 4: torchviz labels an unnamed tensor "\\n ()" (an empty first line),
     and a Graphviz chart with such a label, after another chart, came out empty in the
     browser (tests/e2e/test_graph_browser.py shows it drawn now). The fixed source has no raw
-    newline in a quoted string and no string that starts with a line break, and Graphviz draws
-    the same text lines from both (dot's own drawing is the oracle)."""
-    import shutil
-    import subprocess
+    newline in a quoted string and no string that starts with a line break; that Graphviz draws
+    the same text lines from both (dot's own drawing as the oracle) is checked in
+    tests/programs/test_graph_dot_drawn.py, which runs dot."""
+    raw, fixed = torchviz_sources()
+    quoted = re.findall(r'"(?:[^"\\]|\\.)*"', fixed, re.S)
+    assert quoted and not any("\n" in q or q.startswith('"\\n') for q in quoted)
+    assert any("\n" in q for q in re.findall(r'"(?:[^"\\]|\\.)*"', raw, re.S))  # it had some
 
+
+def torchviz_sources() -> tuple[str, str]:
+    """torchviz's DOT of x**3 and its first derivative at 0.7 (saved tensors shown), and the
+    same source with :func:`hograd_core.graph_dot.escape_newlines` applied."""
     import torch
     from torchviz import make_dot
 
@@ -98,17 +105,4 @@ def test_torchviz_labels_keep_their_lines_with_escaped_newlines() -> None:
     y = x**3
     (g,) = torch.autograd.grad(y, x, create_graph=True)
     raw = make_dot((y, g), params={"x": x}, show_attrs=True, show_saved=True).source
-    fixed = escape_newlines(raw)
-    quoted = re.findall(r'"(?:[^"\\]|\\.)*"', fixed, re.S)
-    assert quoted and not any("\n" in q or q.startswith('"\\n') for q in quoted)
-    assert any("\n" in q for q in re.findall(r'"(?:[^"\\]|\\.)*"', raw, re.S))  # it had some
-    if shutil.which("dot") is None:
-        pytest.skip("the graphviz dot binary is not installed")
-
-    def lines(source: str) -> list[str]:
-        """The text Graphviz draws, in order (its SVG's <text> elements, blank ones left out)."""
-        svg = subprocess.run(["dot", "-Tsvg"], input=source, capture_output=True, text=True,
-                             check=True).stdout  # fmt: skip
-        return [t for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg) if t.strip()]
-
-    assert lines(fixed) == lines(raw) and " ()" in lines(raw)
+    return raw, escape_newlines(raw)

@@ -130,7 +130,7 @@ def test_seed_example_x_cubed_at_2() -> None:
 def test_polynomials_are_exact_at_zero(text: str) -> None:
     fn = parse(text)
     values, _ = taylor_derivatives(fn, np.array([0.0]), 8)
-    exact = symbolic_derivatives(fn, 8)
+    exact = symbolic_derivatives(fn, 8, max_seconds=600)  # all 9, on a busy machine too
     want = [sympy_value(expr, {"x": 0.0}) for expr in exact.exprs]
     np.testing.assert_allclose(values[:, 0], want, rtol=1e-15, atol=0)
 

@@ -48,7 +48,12 @@ def _require(condition: bool, reason: str) -> None:
 
 @contextmanager
 def running_server(name: str = "server") -> Iterator[str]:
-    """Start ``streamlit run app.py`` on a free port; yield its base URL; stop it after."""
+    """Start ``streamlit run app.py`` on a free port; yield its base URL; stop it after.
+
+    Its log and class database are tests/artifacts/``name``-... and, under pytest-xdist,
+    ``name``-<worker>-..., so each worker's shared server keeps its own files."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    name = f"{name}-{worker}" if worker else name
     port = _free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     database = ARTIFACTS / f"{name}-classroom.sqlite"  # a fresh class database per server
