@@ -43,6 +43,7 @@ from urllib.parse import parse_qs, urlparse
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "deploy"))
 
+import replicas  # noqa: E402
 from replicas import Replicas  # noqa: E402
 
 from benchmarks.st_client import StreamlitClient  # noqa: E402
@@ -197,7 +198,10 @@ def main() -> None:
     ap.add_argument("--think", type=float, default=3.0, help="mean seconds between Checks")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    ap.add_argument("--start-seconds", type=float, default=600.0,
+                    help="how long the replicas may take to start and warm up (a busy host)")  # fmt: skip
     args = ap.parse_args()
+    replicas.START_SECONDS = args.start_seconds
     out = run(args.students, args.replicas, args.think, args.seed)
     print(json.dumps(out) if args.json else json.dumps(out, indent=2))
 
