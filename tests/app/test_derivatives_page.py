@@ -224,7 +224,7 @@ def test_tabs_compute_only_the_open_one_and_keep_it_across_a_language_switch() -
     at.session_state["deriv.tab"] = "symbolic"
     at.run()
     assert sum("f'" in x.value for x in at.latex) >= 1  # sympy's formulas, f' onwards
-    at.session_state["lang"] = "zh"
+    at.radio(key="lang").set_value("zh")  # the sidebar's switch, as a reader uses it
     at.run()
     assert not at.exception and at.session_state["deriv.tab"] == "symbolic"
     assert sum("f'" in x.value for x in at.latex) >= 1 and not at.table  # still open
@@ -308,7 +308,7 @@ def test_a_kink_is_named_with_its_convention(text: str, rule: str) -> None:
     assert float(frame.iloc[2, 4]) > 1000  # the finite difference
     warnings = _warnings(at)
     assert rule in warnings and "PyTorch's convention" in warnings and "kink" in warnings
-    at.session_state["lang"] = "zh"
+    at.radio(key="lang").set_value("zh")  # the sidebar's switch, as a reader uses it
     at.run()
     assert "约定" in _warnings(at) and "折点" in _warnings(at)
 

@@ -153,7 +153,7 @@ def test_direction_case_and_variant_survive_a_language_switch() -> None:
     rerun(at)
     at.segmented_control(key=f"graph.variant.{case}.en").set_value(variant)
     rerun(at)
-    at.session_state["lang"] = "zh"
+    at.radio(key="lang").set_value("zh")  # the sidebar's switch, as a reader uses it
     rerun(at)
     direction = at.segmented_control(key="graph.direction.zh")
     assert direction.value == "LR" and "rankdir=LR" in dot(at)
@@ -369,7 +369,7 @@ def test_action_survives_a_language_switch() -> None:
     at = open_graph("en")
     at.radio(key="graph.flag.action.en").set_value("again")
     rerun(at)
-    at.session_state["lang"] = "zh"
+    at.radio(key="lang").set_value("zh")  # the sidebar's switch, as a reader uses it
     rerun(at)
     assert at.radio(key="graph.flag.action.zh").value == "again"
 

@@ -255,7 +255,7 @@ def test_a_choice_with_translated_labels_is_its_name_in_the_link(
     assert getattr(at, kind)(key=f"{key}.{lang}").value == option
     assert shows(at), "the view of the option is drawn"
     assert _names(at, lang) == [] and query(at)[key] == option
-    at.session_state["lang"] = "en" if lang == "zh" else "zh"  # the other language keeps it
+    at.radio(key="lang").set_value("en" if lang == "zh" else "zh")  # the other language keeps it
     at.run()
     assert query(at)[key] == option and shows(at)
 
