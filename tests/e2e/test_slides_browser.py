@@ -67,6 +67,10 @@ SCREENS = [
     Screen("derivatives", f".st-key-deriv-screen-chart {CHART}"),
     Screen("derivatives?deriv.x0=2", ".st-key-deriv-screen-point [data-testid='stTable']", nexts=1),
     Screen("derivatives?deriv.tab=taylor", f".st-key-deriv-screen-point {CHART}", nexts=1),
+    Screen("graph", ".st-key-graph-screen-graph [data-testid='stGraphVizChart']"),
+    Screen("graph", ".st-key-graph-screen-flags [data-testid='stCode']", nexts=1),
+    Screen("graph", ".st-key-graph-screen-drawings [data-testid='stGraphVizChart']", nexts=2),
+    Screen("graph", ".st-key-graph-screen-traps [data-testid='stCode']", nexts=3),
 ]
 # the graph, derivatives and HVP pages and the why page's newton/hf/stability tabs join this
 # list when they move into hograd_labs/ (issue 37)
