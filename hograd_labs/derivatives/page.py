@@ -38,12 +38,16 @@ from hograd_ui.parts.link_form import REFUSED, Field
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present, refresh_share
 from hograd_ui.parts.ui import (
+    controls,
+    folded,
     function_box,
     lang,
     lazy_tabs,
     localized_radio,
+    present_row,
     session_id,
     show_error,
+    slides,
     static_table,
     t,
 )
@@ -132,29 +136,20 @@ def _where(spans: tuple[tuple[float, float], ...]) -> str:
 
 
 def draw() -> None:
-    """The page: the function and its settings, the chart, then the views at x0."""
+    """The page: the function and its settings, the chart, then the views at x0.
+
+    In presentation mode the lead and the settings fold into one row of buttons, and the
+    chart and the views at x0 are a screen each (hograd_ui/parts/ui.py's ``slides``)."""
     st.title(t("deriv.title"))
-    st.caption(t("deriv.lead"))
+    row = present_row()
+    with folded(t("present.text"), ":material/notes:", row):
+        st.caption(t("deriv.lead"))
     fn = function_box("deriv", t("deriv.function"), PRESETS, stop=False)
     formula = st.empty()  # the LaTeX of f, under the box, once the controls are drawn
-
-    top_left, top_right = st.columns([3, 2], gap="medium", vertical_alignment="bottom")
-    method_labels = {m: t(f"deriv.method.{m}") for m in ("autograd", "taylor")}
-    method = localized_radio(
-        t("deriv.method"), method_labels, "deriv.method", container=top_left, horizontal=True,
-        help=t("deriv.method.help", limit=BUDGET.max_order_autograd),
-    )  # fmt: skip
-    separate = top_right.toggle(
-        t("deriv.separate"), key="deriv.separate", help=t("deriv.separate.help"), bind=BIND
-    )
-    c2, c3, c4 = st.columns([3, 3, 2], gap="large")
-    # One slider for both methods, so switching method never changes the order the student chose:
-    # above nested autograd's limit the page says so and uses Taylor mode.
-    order = c2.slider(t("deriv.order"), 0, BUDGET.max_order_taylor, 4, key="deriv.order", bind=BIND)
-    low, high = c3.slider(
-        t("deriv.range"), -10.0, 10.0, (-3.0, 3.0), step=0.25, key="deriv.range", bind=BIND
-    )
-    points = c4.select_slider(t("deriv.points"), POINTS, 1000, key="deriv.points", bind=BIND)
+    with controls(row):
+        method, separate, order, low, high, points = _settings()
+    shown = slides({"chart": t("deriv.screen.chart"), "point": t("deriv.screen.point")},
+                   "deriv.screen", row)  # fmt: skip
     if fn is None:  # refused: the error is shown, and the controls above keep their values
         st.stop()
     if len(fn.variables) > 1:
@@ -181,8 +176,43 @@ def draw() -> None:
         st.error(t("deriv.undefined_everywhere", low=f"{low:g}", high=f"{high:g}"))
         st.stop()
 
-    ranges = chart_range(result.xs, result.values, separate=separate)
     marked = st.session_state["deriv.chart.x0"] = _x0_state(low, high)
+    if shown["chart"]:
+        with st.container(key="deriv.screen.chart"):
+            _chart(fn, result, separate, marked, order, points, used)
+    if shown["point"]:
+        with st.container(key="deriv.screen.point"):
+            point_views(fn, result, order, points, low, high)
+
+
+def _settings() -> tuple[str, bool, int, float, float, int]:
+    """The method, separate axes, the order, the range and the number of points."""
+    top_left, top_right = st.columns([3, 2], gap="medium", vertical_alignment="bottom")
+    method_labels = {m: t(f"deriv.method.{m}") for m in ("autograd", "taylor")}
+    method = localized_radio(
+        t("deriv.method"), method_labels, "deriv.method", container=top_left, horizontal=True,
+        help=t("deriv.method.help", limit=BUDGET.max_order_autograd),
+    )  # fmt: skip
+    separate = top_right.toggle(
+        t("deriv.separate"), key="deriv.separate", help=t("deriv.separate.help"), bind=BIND
+    )
+    c2, c3, c4 = st.columns([3, 3, 2], gap="large")
+    # One slider for both methods, so switching method never changes the order the student chose:
+    # above nested autograd's limit the page says so and uses Taylor mode.
+    order = c2.slider(t("deriv.order"), 0, BUDGET.max_order_taylor, 4, key="deriv.order", bind=BIND)
+    low, high = c3.slider(
+        t("deriv.range"), -10.0, 10.0, (-3.0, 3.0), step=0.25, key="deriv.range", bind=BIND
+    )
+    points = c4.select_slider(t("deriv.points"), POINTS, 1000, key="deriv.points", bind=BIND)
+    return method, separate, order, low, high, points
+
+
+def _chart(
+    fn: Function, result: DerivativeResult, separate: bool, marked: float, order: int,
+    points: int, used: str,
+) -> None:  # fmt: skip
+    """The chart of f and its derivatives with x0 marked, how it was made and what it cuts."""
+    ranges = chart_range(result.xs, result.values, separate=separate)
     projector = present()  # presentation mode: figures and chart drawn for a projector
     figure = derivatives_figure(
         result, lang(), separate=separate, ranges=ranges, x0=marked, projector=projector
@@ -196,7 +226,6 @@ def draw() -> None:
         st.caption(t("deriv.graph_growth", sizes=", ".join(f"{n:,}" for n in result.graph_nodes)))
     derivatives_row(fn, result)  # downloads: the curves (CSV), the view (notebook)
     _chart_notes(result, ranges, order)
-    point_views(fn, result, order, points, low, high)
 
 
 def _chart_notes(result: DerivativeResult, ranges: ChartRange, order: int) -> None:
@@ -334,7 +363,19 @@ def point_views(
     """x0 and the tabs under it. A fragment: dragging x0 or switching tabs reruns only this
     part in the browser (not the controls and the main chart above)."""
     var = result.variable
-    _x0_state(low, high)
+    shown_x0 = _x0_state(low, high)
+    # projected: x0 folds into one button, named with its value, above the tabs
+    with folded(t("deriv.screen.x0", x0=f"{shown_x0:.4g}"), ":material/my_location:",
+                present_row("point")):  # fmt: skip
+        x0 = _x0_widgets(low, high, var)
+    if st.session_state.get("deriv.chart.x0") != x0:  # the chart above marks another x0
+        st.rerun(scope="app")
+    note_x0(x0)  # the x0 of the notebook download under the chart
+    _views(fn, result, order, points, low, high, float(x0))
+
+
+def _x0_widgets(low: float, high: float, var: str) -> float:
+    """The x0 slider and, beside it, the box for an exact x0; returns x0."""
     slide, exact = st.columns([4, 1], vertical_alignment="bottom")
     # not bound to the URL: a bound slider's default is its own (low, without value=), so
     # x0 = low would leave a link and x0 = X0 enter it; _write_x0 keeps X0 out instead
@@ -343,9 +384,15 @@ def point_views(
     # the slider's grid misses most round numbers (from -3 in steps of 0.03: 1.98, 2.01)
     exact_entry("deriv.x0.exact", t("deriv.x0.exact", var=var), ("deriv.x0",), low, high,
                 (x0,), container=exact)  # fmt: skip
-    if st.session_state.get("deriv.chart.x0") != x0:  # the chart above marks another x0
-        st.rerun(scope="app")
-    note_x0(x0)  # the x0 of the notebook download under the chart
+    return x0
+
+
+def _views(
+    fn: Function, result: DerivativeResult, order: int, points: int, low: float, high: float,
+    x0: float,
+) -> None:  # fmt: skip
+    """The tabs at x0: the inspector, the Taylor polynomial, the formulas, the code, the cost."""
+    var = result.variable
     autograd_order = min(order, BUDGET.max_order_autograd)
 
     views = ("inspector", "taylor", "symbolic", "code", "cost")

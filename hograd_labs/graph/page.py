@@ -16,10 +16,21 @@ from hograd_serving import cached as serving  # a module: tests replace its func
 from hograd_ui.graph_figures import drawn_counts, flag_dot, flag_legend_html
 from hograd_ui.parts.downloads import flag_code_tabs
 from hograd_ui.parts.links import BIND
-from hograd_ui.parts.ui import function_box, lang, lazy_expander, localized_choice, static_table, t
+from hograd_ui.parts.present import present
+from hograd_ui.parts.ui import (
+    folded,
+    function_box,
+    lang,
+    lazy_expander,
+    localized_choice,
+    present_row,
+    slides,
+    static_table,
+    t,
+)
 
 from .compute import PRESETS, RETAIN, flag_settings
-from .view_one import one_variable, refused
+from .view_one import graph_settings, one_variable, refused
 from .view_several import several_variables
 
 __all__ = ["draw"]
@@ -76,8 +87,10 @@ def show_drawings(off: FlagOutcome, on: FlagOutcome, this: bool) -> None:
     """The real graph after the run, with create_graph=False and =True side by side; ``this``
     is the create_graph of the run shown above."""
     st.markdown(f"**{t('graph.draw.title')}**")
+    # projected, the run is a screen of its own, before this one
+    this_run = "graph.draw.this_run.present" if present() else "graph.draw.this_run"
     for column, outcome, flag in zip(st.columns(2), (off, on), (False, True), strict=True):
-        mark = f" · {t('graph.draw.this_run')}" if flag == this else ""
+        mark = f" · {t(this_run)}" if flag == this else ""
         column.markdown(f"`create_graph={flag}`{mark}")
         if draw_flag_graph(column, outcome):
             ops, kept, stale = outcome.drawing.counts
@@ -119,26 +132,47 @@ def show_case_drawing(outcome: FlagOutcome) -> None:
 
 
 def draw() -> None:
-    """The whole page: the graph of the typed function, the flag lab on it, the traps."""
+    """The whole page: the graph of the typed function, the flag lab on it, the traps.
+
+    In presentation mode the leads and the settings fold into one row of buttons, and the
+    graph, the flag lab's run, its two drawings and the traps are a screen each
+    (hograd_ui/parts/ui.py's ``slides``)."""
     st.title(t("graph.title"))
-    st.markdown(t("graph.lead"))
+    projected = present()
+    row = present_row()
+    with folded(t("present.text"), ":material/notes:", row):
+        st.markdown(t("graph.lead"))
+        if projected:  # the leads that stand above the flag lab and the traps otherwise
+            st.markdown(t("graph.flags.lead"))
+            st.markdown(t("graph.cases.lead"))
     fn = function_box("graph", t("graph.fn.label"), PRESETS)
-    if len(fn.variables) >= 2:
-        several_variables(fn)
-        x0 = None  # the flag lab's runs take one variable
-    else:
-        x0 = one_variable(fn)
-    st.divider()
-    flag_lab(fn, x0)
-    st.divider()
-    traps()
+    several = len(fn.variables) >= 2
+    settings = None if several else graph_settings(row)
+    chosen = None
+    if projected:  # drawn on every screen: a widget that a run does not draw forgets its value
+        with folded(t("graph.screen.flag_settings"), ":material/flag:", row):
+            chosen = flag_controls()
+    screens = {name: t(f"graph.screen.{name}") for name in ("graph", "flags", "drawings", "traps")}
+    shown = slides(screens, "graph.screen", row)
+    if shown["graph"]:
+        with st.container(key="graph.screen.graph"):
+            if several:
+                several_variables(fn)
+            else:
+                one_variable(fn, settings)
+    if not projected:
+        st.divider()
+    flag_lab(fn, None if several else settings.x0, chosen, shown)
+    if not projected:
+        st.divider()
+    if shown["traps"]:
+        with st.container(key="graph.screen.traps"):
+            traps()
 
 
-def flag_lab(fn: Function, x0: float | None) -> None:
-    """The toggles of ``torch.autograd.grad`` on ``fn`` at ``x0`` (None: ``fn`` has several
-    variables), the run, its drawings and torchviz's view."""
-    st.header(t("graph.flags.title"))
-    st.markdown(t("graph.flags.lead"))
+def flag_controls() -> tuple[bool, str, bool, bool, bool, str]:
+    """The flag lab's toggles and action: (create_graph, retain_graph, allow_unused,
+    materialize_grads, unused input, action)."""
     toggles, third = st.columns([5, 3], gap="large")
     actions = {a: t(f"graph.flags.action.{a}") for a in ACTIONS}
     action = localized_choice(
@@ -169,26 +203,48 @@ def flag_lab(fn: Function, x0: float | None) -> None:
         third.caption(t("graph.flags.backward_note"))
     if action == "backward" and create_graph:
         third.caption(t("graph.flags.isolated", why=t("graph.flags.isolated.warn_once")))
+    return create_graph, retain, allow_unused, materialize, unused, action
+
+
+def flag_lab(
+    fn: Function, x0: float | None, chosen: tuple | None, shown: dict[str, bool]
+) -> None:  # fmt: skip
+    """The toggles of ``torch.autograd.grad`` on ``fn`` at ``x0`` (None: ``fn`` has several
+    variables), the run, its drawings and torchviz's view. ``chosen``: the toggles, when
+    presentation mode drew them in its row (else they are drawn here); ``shown``: the
+    screens to draw (:func:`draw`)."""
+    if chosen is None:
+        st.header(t("graph.flags.title"))
+        st.markdown(t("graph.flags.lead"))
+        chosen = flag_controls()
+    if not (shown["flags"] or shown["drawings"]):
+        return
     if x0 is None:
         st.info(t("graphvars.flags_one"), icon=":material/info:")
         return
+    create_graph, retain, allow_unused, materialize, unused, action = chosen
     s = flag_settings(create_graph, retain, allow_unused, materialize, unused, action)
     flags = (s.retain_graph, s.allow_unused, s.materialize_grads, s.unused_input, s.action)
     try:
         outcome = serving.flags_for(fn.text, x0, s.create_graph, *flags)
-        show_outcome(outcome, "graph.flag.code", fn)
-        other = serving.flags_for(fn.text, x0, not s.create_graph, *flags)  # create_graph flipped
-        off, on = (other, outcome) if s.create_graph else (outcome, other)
-        show_drawings(off, on, s.create_graph)
-        show_torchviz(outcome)
+        if shown["flags"]:
+            with st.container(key="graph.screen.flags"):
+                show_outcome(outcome, "graph.flag.code", fn)
+        if shown["drawings"]:
+            other = serving.flags_for(fn.text, x0, not s.create_graph, *flags)  # flipped
+            off, on = (other, outcome) if s.create_graph else (outcome, other)
+            with st.container(key="graph.screen.drawings"):
+                show_drawings(off, on, s.create_graph)
+                show_torchviz(outcome)
     except HogradError as err:
         refused(err)
 
 
 def traps() -> None:
     """The gallery of classic errors: a case, one of its variants, and its run."""
-    st.header(t("graph.cases.title"))
-    st.markdown(t("graph.cases.lead"))
+    if not present():  # projected, the screen's name says it and the lead is folded
+        st.header(t("graph.cases.title"))
+        st.markdown(t("graph.cases.lead"))
     case = localized_choice(t("graph.cases.pick"), {c: t(f"graph.case.{c}") for c in CASES},
                             "graph.case", widget="selectbox", old_labels="graph.case.")  # fmt: skip
     variant = localized_choice(

@@ -2,6 +2,8 @@
 its legend, downloads and growth. Called by :func:`.page.draw`; reads its widgets, calls one
 cached function, renders."""
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from hograd_core import HogradError
@@ -15,7 +17,7 @@ from hograd_ui.parts.downloads import graph_row
 from hograd_ui.parts.exact import exact_entry
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present
-from hograd_ui.parts.ui import lang, lazy_expander, localized_choice, show_error, t
+from hograd_ui.parts.ui import controls, lang, lazy_expander, localized_choice, show_error, t
 
 from . import cached, figures
 
@@ -35,38 +37,71 @@ def step_order(delta: int) -> None:
     st.session_state["graph.order"] = min(TOP, max(0, st.session_state["graph.order"] + delta))
 
 
-def one_variable(fn: Function) -> float:
-    """The graph of f, f', ..., f^(k) pass by pass, and how it grows; returns x0."""
-    left, right = st.columns([1, 3], gap="large")
-    x0 = float(left.number_input(
-        t("graph.x0"), value=0.7, min_value=-1e3, max_value=1e3, step=0.1, key="graph.x0",
-        bind=BIND,
-    ))  # fmt: skip
-    # the browser's number box reads "−1" (U+2212) as 1 and knows no pi/4: typed here instead
-    exact_entry("graph.x0.exact", t("graph.x0.exact"), ("graph.x0",), -1e3, 1e3, (x0,),
-                container=left)  # fmt: skip
-    order = right.slider(
-        t("graph.order"), 0, TOP, 2, key="graph.order", help=t("graph.order.help"), bind=BIND
-    )
-    with st.container(horizontal=True, vertical_alignment="center"):
-        st.button(
-            t("graph.step.prev"), icon=":material/arrow_back:", on_click=step_order, args=(-1,),
-            disabled=order == 0, key="graph.prev",
-        )  # fmt: skip
-        st.button(
-            t("graph.step.next"), icon=":material/arrow_forward:", on_click=step_order, args=(1,),
-            disabled=order == TOP, type="primary", key="graph.next",
-        )  # fmt: skip
-        saved = st.toggle(
-            t("graph.saved"), key="graph.saved", help=t("graph.saved.help"), bind=BIND
-        )
-        bold = st.toggle(t("graph.highlight"), value=True, key="graph.highlight", bind=BIND)
-        rankdir = localized_choice(
-            t("graph.direction"), {d: t(f"graph.direction.{d}") for d in ("TB", "LR")},
-            "graph.direction", widget="segmented_control", old_labels="graph.direction.",
-            label_visibility="collapsed",
-        )  # fmt: skip
+@dataclass(frozen=True)
+class GraphSettings:
+    """What the graph view shows: f at ``x0``, up to ``order``, and how it is drawn."""
 
+    x0: float
+    order: int
+    saved: bool  # the tensors each node saves for backward
+    bold: bool  # the newest pass highlighted
+    rankdir: str  # "TB" or "LR"
+
+
+def _steps(order: int) -> None:
+    st.button(
+        t("graph.step.prev"), icon=":material/arrow_back:", on_click=step_order, args=(-1,),
+        disabled=order == 0, key="graph.prev",
+    )  # fmt: skip
+    st.button(
+        t("graph.step.next"), icon=":material/arrow_forward:", on_click=step_order, args=(1,),
+        disabled=order == TOP, type="primary", key="graph.next",
+    )  # fmt: skip
+
+
+def _drawing() -> tuple[bool, bool, str]:
+    saved = st.toggle(t("graph.saved"), key="graph.saved", help=t("graph.saved.help"), bind=BIND)
+    bold = st.toggle(t("graph.highlight"), value=True, key="graph.highlight", bind=BIND)
+    rankdir = localized_choice(
+        t("graph.direction"), {d: t(f"graph.direction.{d}") for d in ("TB", "LR")},
+        "graph.direction", widget="segmented_control", old_labels="graph.direction.",
+        label_visibility="collapsed",
+    )  # fmt: skip
+    return saved, bold, rankdir
+
+
+def graph_settings(row: object | None = None) -> GraphSettings:
+    """x0, the order and the drawing's toggles; in presentation mode folded into the row
+    ``row`` (the pass buttons then stand above the graph, :func:`one_variable`)."""
+    projected = present()
+    with controls(row):
+        left, right = st.columns([1, 3], gap="large")
+        x0 = float(left.number_input(
+            t("graph.x0"), value=0.7, min_value=-1e3, max_value=1e3, step=0.1, key="graph.x0",
+            bind=BIND,
+        ))  # fmt: skip
+        # the browser's number box reads "−1" (U+2212) as 1 and knows no pi/4: typed here instead
+        exact_entry("graph.x0.exact", t("graph.x0.exact"), ("graph.x0",), -1e3, 1e3, (x0,),
+                    container=left)  # fmt: skip
+        order = right.slider(
+            t("graph.order"), 0, TOP, 2, key="graph.order", help=t("graph.order.help"), bind=BIND
+        )
+        if projected:
+            saved, bold, rankdir = _drawing()
+    if not projected:
+        with st.container(horizontal=True, vertical_alignment="center"):
+            _steps(order)
+            saved, bold, rankdir = _drawing()
+    return GraphSettings(x0, order, saved, bold, rankdir)
+
+
+def one_variable(fn: Function, settings: GraphSettings) -> None:
+    """The graph of f, f', ..., f^(k) pass by pass, and how it grows."""
+    x0, order, saved, bold, rankdir = (settings.x0, settings.order, settings.saved,
+                                       settings.bold, settings.rankdir)  # fmt: skip
+    if present():  # the passes a click apart, above the graph (a button keeps no state)
+        with st.container(horizontal=True, vertical_alignment="center"):
+            _steps(order)
     try:
         lab = serving.lab_for(fn.text, x0)
         view = lab.view(order, show_saved=saved)
@@ -141,4 +176,3 @@ def one_variable(fn: Function) -> float:
     with (table := lazy_expander(t("graph.table.title"), "graph.table", icon=":material/table:")):
         if table.open:
             st.dataframe(stats_rows(lab.stats, lang()), hide_index=True)
-    return x0

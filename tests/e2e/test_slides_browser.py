@@ -63,6 +63,14 @@ SCREENS = [
     Screen("why?why.tab=wgan", f".st-key-wgan-screen-points {CHART}"),  # under the metrics
     Screen("why?why.tab=wgan", f".st-key-wgan-screen-curves {CHART}", nexts=1),
     Screen("why?why.tab=wgan", ".st-key-wgan-screen-bug [data-testid='stTable']", nexts=2),
+    # derivatives and graph labs
+    Screen("derivatives", f".st-key-deriv-screen-chart {CHART}"),
+    Screen("derivatives?deriv.x0=2", ".st-key-deriv-screen-point [data-testid='stTable']", nexts=1),
+    Screen("derivatives?deriv.tab=taylor", f".st-key-deriv-screen-point {CHART}", nexts=1),
+    Screen("graph", ".st-key-graph-screen-graph [data-testid='stGraphVizChart']"),
+    Screen("graph", ".st-key-graph-screen-flags [data-testid='stCode']", nexts=1),
+    Screen("graph", ".st-key-graph-screen-drawings [data-testid='stGraphVizChart']", nexts=2),
+    Screen("graph", ".st-key-graph-screen-traps [data-testid='stCode']", nexts=3),
 ]
 # the graph, derivatives and HVP pages and the why page's newton/hf/stability tabs join this
 # list when they move into hograd_labs/ (issue 37)
