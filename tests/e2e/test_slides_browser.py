@@ -63,9 +63,12 @@ SCREENS = [
     Screen("why?why.tab=wgan", f".st-key-wgan-screen-points {CHART}"),  # under the metrics
     Screen("why?why.tab=wgan", f".st-key-wgan-screen-curves {CHART}", nexts=1),
     Screen("why?why.tab=wgan", ".st-key-wgan-screen-bug [data-testid='stTable']", nexts=2),
+    # hvp and why tabs
+    Screen("hvp", ".st-key-hvp-screen-numbers [data-testid='stMetric']"),
+    Screen("hvp", f".st-key-hvp-screen-picture {CHART}", nexts=1),
+    Screen("hvp?hvp.mode=network", ".st-key-hvp-net-screen-top [data-testid='stDataFrame']"),
+    Screen("hvp?hvp.mode=network", f".st-key-hvp-net-screen-trace {CHART}", nexts=1),
 ]
-# the graph, derivatives and HVP pages and the why page's newton/hf/stability tabs join this
-# list when they move into hograd_labs/ (issue 37)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
