@@ -68,6 +68,15 @@ SCREENS = [
     Screen("hvp", f".st-key-hvp-screen-picture {CHART}", nexts=1),
     Screen("hvp?hvp.mode=network", ".st-key-hvp-net-screen-top [data-testid='stDataFrame']"),
     Screen("hvp?hvp.mode=network", f".st-key-hvp-net-screen-trace {CHART}", nexts=1),
+    Screen("why?why.tab=newton", ".st-key-newton-screen-table [data-testid='stTable']"),
+    Screen("why?why.tab=newton", f".st-key-newton-screen-charts {CHART}", nexts=1),
+    Screen("why?why.tab=hf", f".st-key-hf-screen-curves {CHART}"),
+    Screen("why?why.tab=hf", ".st-key-hf-screen-steps [data-testid='stDataFrame']", nexts=1),
+    Screen("why?why.tab=stability", f".st-key-stability-screen-quadratic {CHART}"),
+    Screen(
+        "why?why.tab=stability&why.stability.part=network",
+        f".st-key-stability-screen-network {CHART}",
+    ),
 ]
 
 
