@@ -70,7 +70,10 @@ def draw() -> None:
             if not projector:  # projected, the sentence is on the table's screen
                 _result(run)
             axes = {"passes": t("hf.axis.passes"), "seconds": t("hf.axis.seconds")}
-            axis = localized_radio(t("hf.axis"), axes, "why.hf.axis", horizontal=True)
+            # projected, the axis is a choice in the row: the chart higher on the screen
+            axis = localized_radio(t("hf.axis"), axes, "why.hf.axis", horizontal=True,
+                                   container=row if projector else st,
+                                   label_visibility="collapsed" if projector else "visible")  # fmt: skip
             if projector:
                 chart(figs.hf_figure(run, lang(), projector, axis))
             else:

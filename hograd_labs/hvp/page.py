@@ -85,9 +85,20 @@ def set_example(text: str, names: tuple) -> None:
             st.session_state[key] = value
 
 
+def explained(row: object, text: str | None = None) -> None:
+    """In presentation mode the page's lead and the mode's ``text`` in one Explanation button
+    of ``row``; outside it ``text`` in place (the lead is under the title)."""
+    with folded(t("present.text"), ":material/notes:", row):
+        if present():
+            st.markdown(t("hvp.lead"))
+        if text is not None:
+            st.markdown(text)
+
+
 def typed_mode(row: object) -> None:
     """f, p, v and the window (folded into ``row``'s Settings when projected), the numbers at
     p, and the five views: tabs, or in presentation mode one screen each after the numbers."""
+    explained(row)
     fn = function_box("hvp", t("hvp.fn.label"), list(PRESETS))
     names = fn.variables
     with controls(row):
@@ -229,9 +240,13 @@ def picture(ex: cv.Exploration, names: tuple) -> None:
             value = round(value / STEP) * STEP  # the nearest lattice point
             st.session_state[f"hvp.p.{name}"] = min(max(value, -LIMIT), LIMIT)
 
+    projector = present()
+    fig = contour_figure(ex.grid, ex.result, lang(), projector=projector)
+    if projector:  # the contour first on the projector's screen, the toggle under it
+        chart(fig, key="hvp.contour", on_pick=picked)
     surface = st.toggle(t("hvp.picture.surface"), key="hvp.surface", bind=BIND)
-    fig = contour_figure(ex.grid, ex.result, lang(), projector=present())
-    chart(fig, key="hvp.contour", on_pick=picked)
+    if not projector:
+        chart(fig, key="hvp.contour", on_pick=picked)
     st.caption(t("hvp.picture.caption"))
     if surface:
         st.plotly_chart(figs.surface_figure(ex.grid, ex.result, lang(), present()), width="stretch")
@@ -306,8 +321,7 @@ def network_mode(row: object) -> None:
     """The network's shape and training form (folded into ``row``'s Settings when projected),
     then its results."""
     budget = nw.NETWORK_BUDGET
-    with folded(t("present.text"), ":material/notes:", row):
-        st.markdown(t("hvp.net.intro", limit=f"{budget.full_hessian_max:,}"))
+    explained(row, t("hvp.net.intro", limit=f"{budget.full_hessian_max:,}"))
     with controls(row):
         asked, pressed = _net_inputs(budget)
     try:  # refused or not by the numbers alone, before anything is trained
@@ -500,11 +514,14 @@ def draw() -> None:
     screen of its own (hograd_ui/parts/ui.py)."""
     st.title(t("hvp.title"))
     row = present_row()
-    with folded(t("present.text"), ":material/notes:", row):
+    projector = present()
+    if not projector:  # projected, the lead is in the row's Explanation (:func:`explained`)
         st.markdown(t("hvp.lead"))
     modes = {m: t(f"hvp.mode.{m}") for m in ("typed", "network")}
+    # projected, the mode's two options speak for themselves: no label, the row stays one line
     mode = localized_radio(t("hvp.mode"), modes, "hvp.mode", horizontal=True,
-                           container=row if present() else st)  # fmt: skip
+                           container=row if projector else st,
+                           label_visibility="collapsed" if projector else "visible")  # fmt: skip
     if mode == "typed":
         typed_mode(row)
     else:

@@ -157,5 +157,6 @@ def draw() -> None:
     parts = {"quadratic": t("stability.part.quadratic"),
              "network": t("stability.part.network")}  # fmt: skip
     part = localized_radio(t("stability.part"), parts, "why.stability.part", horizontal=True,
-                           container=row if present() else st)  # fmt: skip
+                           container=row if present() else st,
+                           label_visibility="collapsed" if present() else "visible")  # fmt: skip
     quadratic_part(row) if part == "quadratic" else network_part(row)
