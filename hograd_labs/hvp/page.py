@@ -24,6 +24,7 @@ from hograd_ui.parts.ui import (
     function_box,
     lang,
     lazy_tabs,
+    localized_choice,
     localized_radio,
     present_row,
     show_error,
@@ -518,10 +519,12 @@ def draw() -> None:
     if not projector:  # projected, the lead is in the row's Explanation (:func:`explained`)
         st.markdown(t("hvp.lead"))
     modes = {m: t(f"hvp.mode.{m}") for m in ("typed", "network")}
-    # projected, the mode's two options speak for themselves: no label, the row stays one line
-    mode = localized_radio(t("hvp.mode"), modes, "hvp.mode", horizontal=True,
-                           container=row if projector else st,
-                           label_visibility="collapsed" if projector else "visible")  # fmt: skip
+    if projector:  # two short buttons without a label: the row stays one line
+        short = {"typed": t("hvp.mode.short.typed"), "network": t("hvp.mode.short.network")}
+        mode = localized_choice(t("hvp.mode"), short, "hvp.mode", widget="segmented_control",
+                                container=row, label_visibility="collapsed")  # fmt: skip
+    else:
+        mode = localized_radio(t("hvp.mode"), modes, "hvp.mode", horizontal=True)
     if mode == "typed":
         typed_mode(row)
     else:
