@@ -77,6 +77,15 @@ SCREENS = [
         "why?why.tab=stability&why.stability.part=network",
         f".st-key-stability-screen-network {CHART}",
     ),
+    Screen("why?why.tab=curvature", f".st-key-curvature-screen-typed {CHART}"),
+    Screen("why?why.tab=curvature", f".st-key-curvature-screen-network {CHART}", nexts=1),
+    *[
+        Screen(
+            f"why?why.tab=curvature&why.curv.part={part}",
+            f".st-key-curvature-screen-{part} {CHART}",
+        )
+        for part in ("momentum", "gauss_newton", "density")
+    ],
 ]
 
 
