@@ -15,12 +15,18 @@ from hograd_core import HogradError
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_code
 from hograd_ui.parts.links import BIND
+from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import (
+    controls,
+    folded,
     function_box,
     lang,
     lazy_expander,
+    localized_choice,
     localized_radio,
+    present_row,
     show_error,
+    slides,
     static_table,
     t,
 )
@@ -36,7 +42,14 @@ from .cached import (
     read_point,
     script,
 )
-from .compute import DiagonalConfig, DiagonalStudy, MomentumConfig, NetworkCurvatureConfig, Spectra
+from .compute import (
+    DiagonalConfig,
+    DiagonalStudy,
+    MomentumConfig,
+    MomentumRun,
+    NetworkCurvatureConfig,
+    Spectra,
+)
 
 #: The preset functions and the point each is shown at.
 PRESETS = {
@@ -51,7 +64,16 @@ DAMPINGS = (0.001, 0.01, 0.1, 1.0)
 
 
 def projector() -> bool:
-    return bool(st.session_state.get("links.present"))  # presentation mode (app.py)
+    return present()
+
+
+def explained(row: object, key: str) -> None:
+    """The part's intro (``key``), in presentation mode folded into ``row``'s Explanation
+    button after the tab's intro (outside the mode that is above the part's choice)."""
+    with folded(t("present.text"), ":material/notes:", row):
+        if projector():
+            st.markdown(t("curvature.intro"))
+        st.markdown(t(key))
 
 
 def costs(s: DiagonalStudy) -> None:
@@ -73,18 +95,79 @@ def study_view(s: DiagonalStudy, repeats: int, what: str) -> None:
         st.warning(t("curvature.not_finite"))
         return
     gap = s.estimate - s.exact
-    st.markdown(t(RESULT[what], n=len(s.names), probes=len(s.rms_error),
-                  rms=num(s.rms_error[-1], 3), predicted=num(s.predicted[-1], 3),
-                  gap=num(float(abs(gap).max()), 3)))  # fmt: skip
+    result = t(RESULT[what], n=len(s.names), probes=len(s.rms_error),
+               rms=num(s.rms_error[-1], 3), predicted=num(s.predicted[-1], 3),
+               gap=num(float(abs(gap).max()), 3))  # fmt: skip
+    if not projector():  # projected, the charts first and the sentence under them
+        st.markdown(result)
     left, right = st.columns(2, gap="medium")
     chart(figs.diagonal_figure(s, lang(), projector()), where=left)
     chart(figs.error_figure(s, repeats, lang(), projector()), where=right)
+    if projector():
+        st.markdown(result)
     costs(s)
 
 
-def diagonal_part() -> DiagonalConfig:
-    st.markdown(t("curvature.diagonal.intro"))
+def net_settings() -> tuple[int, int]:
+    """The small network's width and training steps."""
+    c = st.columns(2)
+    hidden = c[0].select_slider(t("curvature.hidden"), CURVATURE_BUDGET.hidden, D.hidden,
+                                key="why.curv.hidden", bind=BIND)  # fmt: skip
+    train = c[1].select_slider(t("curvature.train_steps"), (50, 100, 200, 500), D.train_steps,
+                               key="why.curv.train", bind=BIND)  # fmt: skip
+    return hidden, train
+
+
+def diagonal_part(row: object) -> DiagonalConfig:
+    """f and the estimator's settings, then the typed function's study and the network's: in
+    presentation mode the settings (the network's too) fold into ``row`` and each study is a
+    screen of its own."""
+    explained(row, "curvature.diagonal.intro")
     fn = function_box("why.curv", t("curvature.fn"), list(PRESETS))
+    with controls(row):
+        typed, probes, repeats, seed, net = diagonal_settings(fn)
+    text = typed.strip() or PRESETS.get(fn.text, ", ".join(["1"] * len(fn.variables)))
+    try:
+        point = read_point(fn.text, text)
+        config = DiagonalConfig(fn.text, point, int(probes), int(repeats), int(seed))
+        s = curvature_typed(config)
+    except HogradError as err:
+        show_error(err, text)
+        return D
+    shown = slides({"typed": t("curvature.typed.title"), "network": t("curvature.network.title")},
+                   "why.curv.screen", row)  # fmt: skip
+    projected = projector()  # projected, the screen's name is in the row: no subheaders
+    if shown["typed"]:
+        if not projected:
+            st.subheader(t("curvature.typed.title"))
+        with st.container(key="curvature.screen.typed"):
+            study_view(s, config.repeats, "typed")
+        st.markdown(t("curvature.pinn"))
+    if not shown["network"]:
+        return config
+    if not projected:
+        st.subheader(t("curvature.network.title"))
+    hidden, train = net if net is not None else net_settings()
+    config = DiagonalConfig(fn.text, point, int(probes), int(repeats), int(seed), int(hidden),
+                            int(train))  # fmt: skip
+    try:
+        net_study = curvature_network(config, _caption=caption)
+    except HogradError as err:
+        show_error(err)
+        return config
+    intro = t("curvature.network.intro", n=len(net_study.names), steps=train)
+    if not projected:
+        st.markdown(intro)
+    with st.container(key="curvature.screen.network"):
+        study_view(net_study, config.repeats, "network")
+    if projected:
+        st.markdown(intro)
+    return config
+
+
+def diagonal_settings(fn) -> tuple:  # noqa: ANN001 - a parsed Function
+    """The point, probes, repeats and seed; projected, the network's width and steps as well
+    (outside the mode those stand above the network's study): ``(..., (hidden, train) | None)``."""
     c = st.columns([2, 1, 1, 1])
     typed = c[0].text_input(t("curvature.point"), "", key="why.curv.point", bind=BIND,
                             placeholder=PRESETS.get(fn.text, ", ".join(["1"] * len(fn.variables))),
@@ -94,37 +177,26 @@ def diagonal_part() -> DiagonalConfig:
     repeats = c[2].slider(t("curvature.repeats"), 1, CURVATURE_BUDGET.max_repeats, D.repeats,
                           key="why.curv.repeats", bind=BIND)  # fmt: skip
     seed = c[3].number_input(t("curvature.seed"), 0, 999, D.seed, key="why.curv.seed", bind=BIND)
-    text = typed.strip() or PRESETS.get(fn.text, ", ".join(["1"] * len(fn.variables)))
+    return typed, probes, repeats, seed, net_settings() if projector() else None
+
+
+def momentum_part(row: object) -> MomentumConfig:
+    explained(row, "curvature.momentum.intro")
+    with controls(row):
+        kappa, lr, beta, steps = momentum_settings()
+    config = MomentumConfig(float(kappa), float(lr), float(beta), int(steps))
     try:
-        point = read_point(fn.text, text)
-        config = DiagonalConfig(fn.text, point, int(probes), int(repeats), int(seed))
-        s = curvature_typed(config)
-    except HogradError as err:
-        show_error(err, text)
-        return D
-    st.subheader(t("curvature.typed.title"))
-    study_view(s, config.repeats, "typed")
-    st.markdown(t("curvature.pinn"))
-    st.subheader(t("curvature.network.title"))
-    c = st.columns(2)
-    hidden = c[0].select_slider(t("curvature.hidden"), CURVATURE_BUDGET.hidden, D.hidden,
-                                key="why.curv.hidden", bind=BIND)  # fmt: skip
-    train = c[1].select_slider(t("curvature.train_steps"), (50, 100, 200, 500), D.train_steps,
-                               key="why.curv.train", bind=BIND)  # fmt: skip
-    config = DiagonalConfig(fn.text, point, int(probes), int(repeats), int(seed), int(hidden),
-                            int(train))  # fmt: skip
-    try:
-        net = curvature_network(config, _caption=caption)
+        run = curvature_momentum(config)
     except HogradError as err:
         show_error(err)
-        return config
-    st.markdown(t("curvature.network.intro", n=len(net.names), steps=train))
-    study_view(net, config.repeats, "network")
+        return M
+    with st.container(key="curvature.screen.momentum"):
+        momentum_view(run, lr, kappa)
     return config
 
 
-def momentum_part() -> MomentumConfig:
-    st.markdown(t("curvature.momentum.intro"))
+def momentum_settings() -> tuple:
+    """κ, lr, β and the steps."""
     c = st.columns(4)
     kappa = c[0].select_slider(t("hvp.kappa.label"), KAPPAS, int(M.kappa), key="why.curv.kappa",
                                bind=BIND)  # fmt: skip
@@ -134,12 +206,11 @@ def momentum_part() -> MomentumConfig:
                        bind=BIND)  # fmt: skip
     steps = c[3].slider(t("why.newton.steps"), 10, CURVATURE_BUDGET.max_steps, M.steps, 10,
                         key="why.curv.steps", bind=BIND)  # fmt: skip
-    config = MomentumConfig(float(kappa), float(lr), float(beta), int(steps))
-    try:
-        run = curvature_momentum(config)
-    except HogradError as err:
-        show_error(err)
-        return M
+    return kappa, lr, beta, steps
+
+
+def momentum_view(run: MomentumRun, lr: float, kappa: float) -> None:
+    """The rates, the verdict, the curves (projected: the curves before the verdict)."""
     slow_hb, slow_gd = max(run.rates["momentum"]), max(run.rates["gd"])
     m = st.columns(4)
     m[0].metric("2(1 + β) / λ_max", num(run.limit, 4))
@@ -148,6 +219,9 @@ def momentum_part() -> MomentumConfig:
     m[3].metric(t("curvature.metric.best"), num(run.best_rate, 4),
                 help=t("curvature.metric.best_help", lr=num(run.best_lr, 4),
                        beta=num(run.best_beta, 4), gd=num(run.gd_best_rate, 4)))  # fmt: skip
+    if projector():  # the curves right under the numbers on the projector's screen
+        left, right = st.columns([3, 2], gap="medium")
+        curves(run, left, right)
     rates = ", ".join(num(r, 4) for r in run.rates["momentum"])
     if slow_hb < 1:
         st.success(t("curvature.momentum.stable", lr=num(lr, 4), limit=num(run.limit, 4),
@@ -157,13 +231,17 @@ def momentum_part() -> MomentumConfig:
                      rates=rates))  # fmt: skip
     if any(run.diverged.values()):
         st.info(t("curvature.momentum.overflow"))
-    left, right = st.columns([3, 2], gap="medium")
-    chart(figs.momentum_figure(run, lang(), projector()), where=left)
-    chart(figs.rate_figure(run, lang(), projector()), where=right)
+    if not projector():
+        left, right = st.columns([3, 2], gap="medium")
+        curves(run, left, right)
     st.markdown(t("curvature.momentum.explain", best_lr=num(run.best_lr, 4),
                   best_beta=num(run.best_beta, 4), best=num(run.best_rate, 4),
                   gd=num(run.gd_best_rate, 4), kappa=f"{kappa:g}"))  # fmt: skip
-    return config
+
+
+def curves(run: MomentumRun, left: object, right: object) -> None:
+    chart(figs.momentum_figure(run, lang(), projector()), where=left)
+    chart(figs.rate_figure(run, lang(), projector()), where=right)
 
 
 def network_settings(part: str) -> NetworkCurvatureConfig:
@@ -196,12 +274,19 @@ def spectra_of(config: NetworkCurvatureConfig) -> Spectra | None:
         return None
 
 
-def gauss_newton_part() -> NetworkCurvatureConfig:
-    st.markdown(t("curvature.gn.intro"))
-    config = network_settings("gauss_newton")
+def gauss_newton_part(row: object) -> NetworkCurvatureConfig:
+    explained(row, "curvature.gn.intro")
+    with controls(row):
+        config = network_settings("gauss_newton")
     sp = spectra_of(config)
     if sp is None:
         return N
+    with st.container(key="curvature.screen.gauss_newton"):
+        gauss_newton_view(sp, config)
+    return config
+
+
+def gauss_newton_view(sp: Spectra, config: NetworkCurvatureConfig) -> None:
     g, h = sp.hf
     m = st.columns(4)
     m[0].metric(t("curvature.metric.ggn_min"), num(float(sp.ggn[0]), 3))
@@ -220,15 +305,21 @@ def gauss_newton_part() -> NetworkCurvatureConfig:
                   steps=len(g.losses) - 1, g_stops=int(g.negative.sum()),
                   h_stops=int(h.negative.sum()), g_products=g.products,
                   h_products=h.products, damping=num(config.damping, 3)))  # fmt: skip
-    return config
 
 
-def density_part() -> NetworkCurvatureConfig:
-    st.markdown(t("curvature.slq.intro"))
-    config = network_settings("density")
+def density_part(row: object) -> NetworkCurvatureConfig:
+    explained(row, "curvature.slq.intro")
+    with controls(row):
+        config = network_settings("density")
     sp = spectra_of(config)
     if sp is None:
         return N
+    with st.container(key="curvature.screen.density"):
+        density_view(sp, config)
+    return config
+
+
+def density_view(sp: Spectra, config: NetworkCurvatureConfig) -> None:
     m = st.columns(4)
     m[0].metric(t("curvature.metric.l1"), num(sp.l1_error, 3))
     m[1].metric("tr(H)", num(sp.trace, 4), help=t("curvature.metric.trace_help",
@@ -248,24 +339,31 @@ def density_part() -> NetworkCurvatureConfig:
                   mass=f"{r.negative_mass:.0%}", k=int((sp.hessian < 0).sum()),
                   exact_mass=f"{(sp.hessian < 0).mean():.0%}", products=f"{sp.products[2]:,}",
                   full=f"{sp.products[1]:,}"))  # fmt: skip
-    return config
 
 
 def draw() -> None:
-    st.markdown(t("curvature.intro"))
+    """The tab. In presentation mode the part, the intros and the settings sit in one row of
+    buttons above the part's result (hograd_ui/parts/ui.py)."""
+    row = present_row()
+    if not projector():  # projected, it is in the row's Explanation (:func:`explained`)
+        st.markdown(t("curvature.intro"))
     parts = {"diagonal": t("curvature.part.diagonal"), "momentum": t("curvature.part.momentum"),
              "gauss_newton": t("curvature.part.gauss_newton"),
              "density": t("curvature.part.density")}  # fmt: skip
-    part = localized_radio(t("curvature.part"), parts, "why.curv.part", horizontal=True)
+    if projector():  # a list, not four radio buttons: the row stays one line
+        part = localized_choice(t("curvature.part"), parts, "why.curv.part", widget="selectbox",
+                                container=row, label_visibility="collapsed", width=420)  # fmt: skip
+    else:
+        part = localized_radio(t("curvature.part"), parts, "why.curv.part", horizontal=True)
     diagonal, momentum, network = D, M, N
     if part == "diagonal":
-        diagonal = diagonal_part()
+        diagonal = diagonal_part(row)
     elif part == "momentum":
-        momentum = momentum_part()
+        momentum = momentum_part(row)
     elif part == "gauss_newton":
-        network = gauss_newton_part()
+        network = gauss_newton_part(row)
     else:
-        network = density_part()
+        network = density_part(row)
     code = script(diagonal, momentum, network)
     box = lazy_expander(t("why.code.title"), "why.code.curvature", icon=":material/code:")
     with box:

@@ -15,12 +15,21 @@ from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.link_form import Field, LinkedForm
 from hograd_ui.parts.present import present
-from hograd_ui.parts.ui import lang, localized_radio, show_error, t
+from hograd_ui.parts.ui import (
+    controls,
+    folded,
+    lang,
+    localized_radio,
+    present_row,
+    show_error,
+    slides,
+    t,
+)
 from hograd_ui.parts.why_common import WIDTHS, caption, keep, network_widgets, num
 
 from . import figures as figs
 from .cached import HF_BUDGET, script, why_hessian_free
-from .compute import HFConfig, func_form_gaps
+from .compute import HFConfig, HFRun, func_form_gaps
 
 # The form's settings enter the URL when Run is pressed, not while they are edited
 # (hograd_ui/parts/link_form.py); a link with them opens the tab computed with them.
@@ -39,7 +48,54 @@ HF_FORM = LinkedForm({
 
 
 def draw() -> None:
-    st.markdown(t("hf.intro"))
+    """The tab. In presentation mode the intro and the form fold into one row of buttons and
+    the results are two screens: the numbers with the loss curves, and the steps' table with
+    what the run says (hograd_ui/parts/ui.py)."""
+    row = present_row()
+    with folded(t("present.text"), ":material/notes:", row):
+        st.markdown(t("hf.intro"))
+    try:  # the settings themselves may be refused (HFConfig checks them)
+        with controls(row):
+            config = _settings()
+        run, code = why_hessian_free(config, _caption=caption)
+    except HogradError as err:
+        show_error(err)
+        return
+    projector = present()
+    shown = slides({"curves": t("hf.screen.curves"), "steps": t("hf.screen.steps")},
+                   "why.hf.screen", row)  # fmt: skip
+    if shown["curves"]:
+        with st.container(key="hf.screen.curves"):
+            _metrics(run)
+            if not projector:  # projected, the sentence is on the table's screen
+                _result(run)
+            axes = {"passes": t("hf.axis.passes"), "seconds": t("hf.axis.seconds")}
+            # projected, the axis is a choice in the row: the chart higher on the screen
+            axis = localized_radio(t("hf.axis"), axes, "why.hf.axis", horizontal=True,
+                                   container=row if projector else st,
+                                   label_visibility="collapsed" if projector else "visible")  # fmt: skip
+            if projector:
+                chart(figs.hf_figure(run, lang(), projector, axis))
+            else:
+                left, right = st.columns([3, 2], gap="large")
+                chart(figs.hf_figure(run, lang(), projector, axis), where=left)
+                with right:
+                    _steps(run)
+    if projector and shown["steps"]:
+        with st.container(key="hf.screen.steps"):
+            _steps(run)
+            _result(run)
+    if shown["steps"]:
+        last, most = func_form_gaps(run)
+        st.caption(t("hf.func_agreement", last=f"{last:.1e}", most=f"{most:.1e}"))
+        # the torch.func form's note gives the difference measured here, not a promise
+        func = "".join(f"# {line}\n" for line in t("hf.func.note", rel=f"{last:.1e}").splitlines())
+        why_script(code, func + script(config, func=True).source, "hf",
+                   notebook=notebook(code.source))  # fmt: skip
+
+
+def _settings() -> HFConfig:
+    """The form (its settings enter the URL when Run is pressed); refused settings raise."""
     HF_FORM.seed()
     with st.form("why.hf.form"):
         data, hidden = network_widgets(HF_FORM, "why.hf")
@@ -52,13 +108,11 @@ def draw() -> None:
         st.form_submit_button(t("why.run"), type="primary")
     keep("why.hf.data", data)
     HF_FORM.write()
-    try:
-        config = HFConfig(data, tuple(hidden), int(steps), int(cg), float(damping),
-                          float(sgd_lr), float(adam_lr), int(seed))  # fmt: skip
-        run, code = why_hessian_free(config, _caption=caption)
-    except HogradError as err:
-        show_error(err)
-        return
+    return HFConfig(data, tuple(hidden), int(steps), int(cg), float(damping),
+                    float(sgd_lr), float(adam_lr), int(seed))  # fmt: skip
+
+
+def _metrics(run: HFRun) -> None:
     m = st.columns(4)  # the passes are in the sentence below; five labels did not fit at 1280 px
     m[0].metric(t("hvp.net.metric.parameters"), f"{run.parameters:,}")
     m[1].metric(t("hf.metric.hvps"), f"{run.hvps.mean():.1f}" if run.hvps.size else "—")
@@ -67,6 +121,10 @@ def draw() -> None:
     m[3].metric(t("hf.metric.hvp_memory"),
                 f"{run.hvp_saved_bytes / run.grad_saved_bytes:.2f} ×",
                 help=t("hf.metric.hvp_memory.help"))  # fmt: skip
+
+
+def _result(run: HFRun) -> None:
+    """The losses after as many passes as HF used, and the ones that diverged."""
     hf_passes = int(run.hf_passes[-1])
     st.markdown(t(
         "hf.result", hf=num(run.hf_losses[-1]), passes=hf_passes,
@@ -80,25 +138,19 @@ def draw() -> None:
     for method, status in run.status.items():
         if status == "diverged":
             st.warning(t("hf.diverged", method=t(figs.METHOD_KEYS[method])))
-    axes = {"passes": t("hf.axis.passes"), "seconds": t("hf.axis.seconds")}
-    axis = localized_radio(t("hf.axis"), axes, "why.hf.axis", horizontal=True)
-    left, right = st.columns([3, 2], gap="large")
-    chart(figs.hf_figure(run, lang(), present(), axis), where=left)
-    with right:
-        steps_table = pd.DataFrame({
-            t("hf.col.step"): range(1, run.hvps.size + 1), t("hf.col.hvps"): run.hvps,
-            t("hf.col.damping"): [f"{v:.3g}" for v in run.damping],
-            t("hf.col.residual"): [f"{v:.1e}" for v in run.residuals],
-            t("hf.col.rho"): [num(v, 3) for v in run.rho],
-            t("hf.col.loss"): [num(v, 5) for v in run.hf_losses[1:]],
-        })  # fmt: skip
-        st.dataframe(steps_table, hide_index=True, width="stretch", height=340)
-        st.caption(t("hf.table_note"))
-    last, most = func_form_gaps(run)
-    st.caption(t("hf.func_agreement", last=f"{last:.1e}", most=f"{most:.1e}"))
-    # the torch.func form's note gives the difference measured here, not a promise
-    func = "".join(f"# {line}\n" for line in t("hf.func.note", rel=f"{last:.1e}").splitlines())
-    why_script(code, func + script(config, func=True).source, "hf", notebook=notebook(code.source))
+
+
+def _steps(run: HFRun) -> None:
+    """One row per HF step: its CG iterations, damping, residual, ρ and loss."""
+    steps_table = pd.DataFrame({
+        t("hf.col.step"): range(1, run.hvps.size + 1), t("hf.col.hvps"): run.hvps,
+        t("hf.col.damping"): [f"{v:.3g}" for v in run.damping],
+        t("hf.col.residual"): [f"{v:.1e}" for v in run.residuals],
+        t("hf.col.rho"): [num(v, 3) for v in run.rho],
+        t("hf.col.loss"): [num(v, 5) for v in run.hf_losses[1:]],
+    })  # fmt: skip
+    st.dataframe(steps_table, hide_index=True, width="stretch", height=340)
+    st.caption(t("hf.table_note"))
 
 
 def notebook(source: str) -> Callable[[], str]:

@@ -19,11 +19,16 @@ from hograd_ui.parts.link_form import Field, LinkedForm
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import (
+    controls,
+    folded,
     function_box,
     lang,
     lazy_tabs,
+    localized_choice,
     localized_radio,
+    present_row,
     show_error,
+    slides,
     static_table,
     t,
 )
@@ -81,9 +86,63 @@ def set_example(text: str, names: tuple) -> None:
             st.session_state[key] = value
 
 
-def typed_mode() -> None:
+def explained(row: object, text: str | None = None) -> None:
+    """In presentation mode the page's lead and the mode's ``text`` in one Explanation button
+    of ``row``; outside it ``text`` in place (the lead is under the title)."""
+    with folded(t("present.text"), ":material/notes:", row):
+        if present():
+            st.markdown(t("hvp.lead"))
+        if text is not None:
+            st.markdown(text)
+
+
+def typed_mode(row: object) -> None:
+    """f, p, v and the window (folded into ``row``'s Settings when projected), the numbers at
+    p, and the five views: tabs, or in presentation mode one screen each after the numbers."""
+    explained(row)
     fn = function_box("hvp", t("hvp.fn.label"), list(PRESETS))
     names = fn.variables
+    with controls(row):
+        sliders, radius = _typed_inputs(fn, names)
+    try:
+        ex = explore(fn.text, sliders["p"], sliders["v"], radius)
+    except HogradError as err:
+        show_error(err)
+        st.stop()
+    views = ("picture", "hessian", "ways", "slices", "power")
+    labels = {k: t(f"hvp.tab.{k}") for k in views}
+    shown = slides({"numbers": t("hvp.screen.numbers"), **labels}, "hvp.screen", row)
+    if shown["numbers"]:
+        with st.container(key="hvp.screen.numbers"):
+            numbers(fn, ex, names, sliders, radius)
+    draws = {
+        "picture": lambda: picture(ex, names),
+        "hessian": lambda: hessian(ex, names, fn.text),
+        "ways": lambda: ways(fn, sliders["p"], sliders["v"]),
+        "slices": lambda: slices(ex, names),
+        "power": lambda: power(ex.power, names),
+    }  # fmt: skip
+    if present():  # projected: each view a screen of its own (Next / PageDown)
+        for k in views:
+            if shown[k]:
+                with st.container(key=f"hvp.screen.{k}"):
+                    draws[k]()
+        return
+    tabs = lazy_tabs(labels, "hvp.tab")
+    for k in views:
+        if tabs[k].open:
+            with tabs[k]:
+                draws[k]()
+
+
+def slices(ex: cv.Exploration, names: tuple) -> None:
+    st.markdown(t("hvp.slices.intro"))
+    chart(figs.slices_figure(ex.slices, names, lang(), present()))
+
+
+def _typed_inputs(fn, names: tuple) -> tuple[dict, float]:  # noqa: ANN001 - a parsed Function
+    """f as LaTeX, the κ builder, the sliders of p and v and the window; returns the sliders'
+    values ({"p": ..., "v": ...}) and the radius."""
     left, right = st.columns([3, 2], gap="large")
     left.latex("f = " + fn.latex)
     with right:
@@ -125,11 +184,11 @@ def typed_mode() -> None:
             t("hvp.radius"), 0.25, 5.0, start.radius, step=0.25, key="hvp.radius", bind=BIND
         )
         st.button(t("hvp.reset"), on_click=set_example, args=(fn.text, names))
-    try:
-        ex = explore(fn.text, sliders["p"], sliders["v"], radius)
-    except HogradError as err:
-        show_error(err)
-        st.stop()
+    return sliders, radius
+
+
+def numbers(fn, ex: cv.Exploration, names: tuple, sliders: dict, radius: float) -> None:  # noqa: ANN001
+    """f(p), |∇f|, the curvature along v and the test; p, v, ∇f and Hv as a table."""
     r, verdict = ex.result, ex.verdict
     m = st.columns([2, 2, 2, 3])
     m[0].metric(t("hvp.metric.value"), num(r.value, 4))
@@ -145,25 +204,6 @@ def typed_mode() -> None:
     static_table(table, hide_index=False)
     st.caption(t("hvp.table.caption", ms=f"{r.seconds * 1000:.2f}"))
     hvp_row(fn, sliders["p"], sliders["v"], radius)  # downloads: the view as a notebook
-
-    views = ("picture", "hessian", "ways", "slices", "power")
-    tabs = lazy_tabs({k: t(f"hvp.tab.{k}") for k in views}, "hvp.tab")
-    if tabs["picture"].open:
-        with tabs["picture"]:
-            picture(ex, names)
-    if tabs["hessian"].open:
-        with tabs["hessian"]:
-            hessian(ex, names, fn.text)
-    if tabs["ways"].open:
-        with tabs["ways"]:
-            ways(fn, sliders["p"], sliders["v"])
-    if tabs["slices"].open:
-        with tabs["slices"]:
-            st.markdown(t("hvp.slices.intro"))
-            chart(figs.slices_figure(ex.slices, names, lang(), present()))
-    if tabs["power"].open:
-        with tabs["power"]:
-            power(ex.power, names)
 
 
 def ways(fn, point: tuple, vector: tuple) -> None:  # noqa: ANN001 - a parsed Function
@@ -201,9 +241,13 @@ def picture(ex: cv.Exploration, names: tuple) -> None:
             value = round(value / STEP) * STEP  # the nearest lattice point
             st.session_state[f"hvp.p.{name}"] = min(max(value, -LIMIT), LIMIT)
 
+    projector = present()
+    fig = contour_figure(ex.grid, ex.result, lang(), projector=projector)
+    if projector:  # the contour first on the projector's screen, the toggle under it
+        chart(fig, key="hvp.contour", on_pick=picked)
     surface = st.toggle(t("hvp.picture.surface"), key="hvp.surface", bind=BIND)
-    fig = contour_figure(ex.grid, ex.result, lang(), projector=present())
-    chart(fig, key="hvp.contour", on_pick=picked)
+    if not projector:
+        chart(fig, key="hvp.contour", on_pick=picked)
     st.caption(t("hvp.picture.caption"))
     if surface:
         st.plotly_chart(figs.surface_figure(ex.grid, ex.result, lang(), present()), width="stretch")
@@ -274,10 +318,45 @@ def power(p: cv.PowerIteration, names: tuple) -> None:
         st.caption(t("hvp.power.not_converged", steps=POWER_STEPS, tol=tol))
 
 
-def network_mode() -> None:
+def network_mode(row: object) -> None:
+    """The network's shape and training form (folded into ``row``'s Settings when projected),
+    then its results."""
     budget = nw.NETWORK_BUDGET
-    st.markdown(t("hvp.net.intro", limit=f"{budget.full_hessian_max:,}"))
-    # The network's shape sits outside the form, so its size and limits show before Train.
+    explained(row, t("hvp.net.intro", limit=f"{budget.full_hessian_max:,}"))
+    with controls(row):
+        asked, pressed = _net_inputs(budget)
+    try:  # refused or not by the numbers alone, before anything is trained
+        nw.check_config(nw.NetConfig(*asked[:3], seed=asked[3]))
+    except HogradError as err:
+        show_error(err)
+        st.stop()
+    if pressed or "hvp.net.run" not in st.session_state:  # the first visit trains the defaults
+        st.session_state["hvp.net.run"] = asked
+    run = st.session_state["hvp.net.run"]
+    if run != asked:
+        trained_shape = " → ".join(str(w) for w in nw.layer_sizes(nw.NetConfig(*run[:2])))
+        st.info(t("hvp.net.stale", shape=trained_shape, steps=run[2]))
+
+    def training_caption(step: int, total: int, loss: str) -> str:
+        if step == 0:  # before the first step: waiting for a free slot, then starting
+            return t("hvp.net.starting")
+        return t("hvp.net.training", step=step, total=total, loss=loss)
+
+    key = run[:4]
+    try:
+        net = trained(*key, _caption=training_caption)
+        with st.spinner(t("hvp.net.analysing")):
+            curv = analysed(key, *run[4:], net)
+    except HogradError as err:
+        show_error(err)
+        st.stop()
+    results(net, curv, row)
+    network_script(run)  # downloads: the network's script (.py) and the view as a notebook
+
+
+def _net_inputs(budget: nw.NetworkBudget) -> tuple[tuple, bool]:
+    """The network's shape (outside the form, so its size and limits show before Train) and
+    the training form; returns the settings asked for and whether Train was pressed."""
     c = st.columns([2, 1, 1], gap="large")
     datasets = {d: t(f"hvp.net.dataset.{d}") for d in nw.DATASETS}
     dataset = localized_radio(
@@ -308,33 +387,7 @@ def network_mode() -> None:
         pressed = st.form_submit_button(t("hvp.net.train"), type="primary")
     NET_FORM.write()  # in the URL once submitted: a link trains what it shows
     asked = (dataset, (width,) * layers, steps, int(seed), top_k, power_steps, probes)
-    try:  # refused or not by the numbers alone, before anything is trained
-        nw.check_config(nw.NetConfig(dataset, (width,) * layers, steps, seed=int(seed)))
-    except HogradError as err:
-        show_error(err)
-        st.stop()
-    if pressed or "hvp.net.run" not in st.session_state:  # the first visit trains the defaults
-        st.session_state["hvp.net.run"] = asked
-    run = st.session_state["hvp.net.run"]
-    if run != asked:
-        trained_shape = " → ".join(str(w) for w in nw.layer_sizes(nw.NetConfig(*run[:2])))
-        st.info(t("hvp.net.stale", shape=trained_shape, steps=run[2]))
-
-    def training_caption(step: int, total: int, loss: str) -> str:
-        if step == 0:  # before the first step: waiting for a free slot, then starting
-            return t("hvp.net.starting")
-        return t("hvp.net.training", step=step, total=total, loss=loss)
-
-    key = run[:4]
-    try:
-        net = trained(*key, _caption=training_caption)
-        with st.spinner(t("hvp.net.analysing")):
-            curv = analysed(key, *run[4:], net)
-    except HogradError as err:
-        show_error(err)
-        st.stop()
-    results(net, curv)
-    network_script(run)  # downloads: the network's script (.py) and the view as a notebook
+    return asked, pressed
 
 
 def network_script(run: tuple) -> None:
@@ -354,58 +407,74 @@ def network_script(run: tuple) -> None:
                   notebook=lambda: figs.notebook(code.source, title, figure))  # fmt: skip
 
 
-def results(net: TrainedNet, curv: NetCurvature) -> None:
-    budget = nw.NETWORK_BUDGET
+def results(net: TrainedNet, curv: NetCurvature, row: object) -> None:
+    """The network's numbers, then five views: tabs, or in presentation mode one screen each
+    (the numbers above every one of them)."""
     m = st.columns(4)
     m[0].metric(t("hvp.net.metric.parameters"), f"{curv.parameters:,}")
     m[1].metric(t("hvp.net.metric.accuracy"), f"{net.test_accuracy:.1%}")
     m[2].metric(t("hvp.net.metric.loss", m=curv.examples), f"{curv.loss:.4f}")
     m[3].metric(t("hvp.net.metric.time", steps=net.steps), f"{net.seconds:.1f} s")
     names = ("top", "trace", "sharp", "hessian", "training")
-    tabs = lazy_tabs({k: t(f"hvp.net.tab.{k}") for k in names}, "hvp.net.tab")
-    if tabs["top"].open:
-        with tabs["top"]:
-            top_eigenvalue(curv)
-    if tabs["trace"].open:
-        with tabs["trace"]:
-            st.markdown(t("hvp.net.trace.intro"))
-            st.markdown(
-                "### "
-                + t(
-                    "hvp.net.trace.estimate", trace=num(curv.trace),
-                    error=num(2 * curv.trace_error), m=curv.probes.size,
-                )
-            )  # fmt: skip
-            if curv.trace_exact is not None:
-                st.markdown(t("hvp.net.trace.exact", exact=num(curv.trace_exact)))
-            chart(figs.hutchinson_figure(curv, lang(), present()))
-    if tabs["sharp"].open:
-        with tabs["sharp"]:
-            mean = num(curv.trace / curv.parameters)
-            st.markdown(t("hvp.net.sharp.intro", lam=num(curv.reference), mean=mean))
-            chart(figs.directions_figure(curv, lang(), present()))
-    if tabs["hessian"].open:
-        with tabs["hessian"]:
-            mem = st.columns(2)
-            mem[0].metric(t("hvp.net.memory.full"), size(curv.full_bytes))
-            mem[1].metric(t("hvp.net.memory.hvp"), size(curv.hvp_bytes))
-            st.caption(t("hvp.net.memory.help"))
-            if curv.heatmap is None:
-                limit, n = f"{budget.full_hessian_max:,}", f"{curv.parameters:,}"
-                st.info(t("hvp.net.too_big", limit=limit, n=n))
-            else:
-                caption = (
-                    "hvp.net.hessian.caption" if curv.heatmap_block > 1
-                    else "hvp.net.hessian.caption_full"
-                )  # fmt: skip
-                seconds = f"{curv.hessian_seconds:.1f}"
-                st.caption(
-                    t(caption, n=f"{curv.parameters:,}", seconds=seconds, b=curv.heatmap_block)
-                )
-                chart(figs.net_hessian_figure(curv, net.sizes, lang(), present()))
-    if tabs["training"].open:
-        with tabs["training"]:
-            chart(figs.training_figure(net, lang(), present()))
+    labels = {k: t(f"hvp.net.tab.{k}") for k in names}
+    draws = {
+        "top": lambda: top_eigenvalue(curv),
+        "trace": lambda: trace(curv),
+        "sharp": lambda: sharp(curv),
+        "hessian": lambda: net_hessian(net, curv),
+        "training": lambda: chart(figs.training_figure(net, lang(), present())),
+    }  # fmt: skip
+    if present():  # projected: each view a screen of its own (Next / PageDown)
+        shown = slides(labels, "hvp.net.screen", row)
+        for k in names:
+            if shown[k]:
+                with st.container(key=f"hvp.net.screen.{k}"):
+                    draws[k]()
+        return
+    tabs = lazy_tabs(labels, "hvp.net.tab")
+    for k in names:
+        if tabs[k].open:
+            with tabs[k]:
+                draws[k]()
+
+
+def trace(curv: NetCurvature) -> None:
+    st.markdown(t("hvp.net.trace.intro"))
+    st.markdown(
+        "### "
+        + t(
+            "hvp.net.trace.estimate", trace=num(curv.trace),
+            error=num(2 * curv.trace_error), m=curv.probes.size,
+        )
+    )  # fmt: skip
+    if curv.trace_exact is not None:
+        st.markdown(t("hvp.net.trace.exact", exact=num(curv.trace_exact)))
+    chart(figs.hutchinson_figure(curv, lang(), present()))
+
+
+def sharp(curv: NetCurvature) -> None:
+    mean = num(curv.trace / curv.parameters)
+    st.markdown(t("hvp.net.sharp.intro", lam=num(curv.reference), mean=mean))
+    chart(figs.directions_figure(curv, lang(), present()))
+
+
+def net_hessian(net: TrainedNet, curv: NetCurvature) -> None:
+    budget = nw.NETWORK_BUDGET
+    mem = st.columns(2)
+    mem[0].metric(t("hvp.net.memory.full"), size(curv.full_bytes))
+    mem[1].metric(t("hvp.net.memory.hvp"), size(curv.hvp_bytes))
+    st.caption(t("hvp.net.memory.help"))
+    if curv.heatmap is None:
+        limit, n = f"{budget.full_hessian_max:,}", f"{curv.parameters:,}"
+        st.info(t("hvp.net.too_big", limit=limit, n=n))
+    else:
+        caption = (
+            "hvp.net.hessian.caption" if curv.heatmap_block > 1
+            else "hvp.net.hessian.caption_full"
+        )  # fmt: skip
+        seconds = f"{curv.hessian_seconds:.1f}"
+        st.caption(t(caption, n=f"{curv.parameters:,}", seconds=seconds, b=curv.heatmap_block))
+        chart(figs.net_hessian_figure(curv, net.sizes, lang(), present()))
 
 
 def top_eigenvalue(curv: NetCurvature) -> None:
@@ -441,12 +510,22 @@ def top_eigenvalue(curv: NetCurvature) -> None:
 
 
 def draw() -> None:
-    """The page: its title, the mode, and the mode's view."""
+    """The page: its title, the mode, and the mode's view. In presentation mode the lead, the
+    mode and the settings sit in one row of buttons above the result, and each view is a
+    screen of its own (hograd_ui/parts/ui.py)."""
     st.title(t("hvp.title"))
-    st.markdown(t("hvp.lead"))
+    row = present_row()
+    projector = present()
+    if not projector:  # projected, the lead is in the row's Explanation (:func:`explained`)
+        st.markdown(t("hvp.lead"))
     modes = {m: t(f"hvp.mode.{m}") for m in ("typed", "network")}
-    mode = localized_radio(t("hvp.mode"), modes, "hvp.mode", horizontal=True)
-    if mode == "typed":
-        typed_mode()
+    if projector:  # two short buttons without a label: the row stays one line
+        short = {"typed": t("hvp.mode.short.typed"), "network": t("hvp.mode.short.network")}
+        mode = localized_choice(t("hvp.mode"), short, "hvp.mode", widget="segmented_control",
+                                container=row, label_visibility="collapsed")  # fmt: skip
     else:
-        network_mode()
+        mode = localized_radio(t("hvp.mode"), modes, "hvp.mode", horizontal=True)
+    if mode == "typed":
+        typed_mode(row)
+    else:
+        network_mode(row)

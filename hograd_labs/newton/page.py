@@ -14,7 +14,17 @@ from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present
-from hograd_ui.parts.ui import function_box, lang, show_error, static_table, t
+from hograd_ui.parts.ui import (
+    controls,
+    folded,
+    function_box,
+    lang,
+    present_row,
+    show_error,
+    slides,
+    static_table,
+    t,
+)
 from hograd_ui.parts.why_common import KAPPAS, caption, num
 
 from . import compute as nt
@@ -65,8 +75,40 @@ def apply_preset(text: str) -> None:
 
 
 def draw() -> None:
-    st.markdown(t("newton.intro"))
+    """The tab. In presentation mode the intro and the settings fold into one row of buttons
+    and the results are two screens: the table, and the paths with the convergence."""
+    row = present_row()
+    with folded(t("present.text"), ":material/notes:", row):
+        st.markdown(t("newton.intro"))
     fn = function_box("why.newton", t("newton.fn"), list(presets.PRESETS))
+    with controls(row):
+        settings = _settings(fn)
+    try:
+        race, picture, code = why_newton(fn.text, *settings, _caption=caption)
+    except HogradError as err:
+        show_error(err)
+        return
+    shown = slides({"table": t("newton.screen.table"), "charts": t("newton.screen.charts")},
+                   "why.newton.screen", row)  # fmt: skip
+    if shown["table"]:
+        with st.container(key="newton.screen.table"):
+            _table(race)
+    if shown["charts"]:
+        with st.container(key="newton.screen.charts"):
+            left, right = st.columns([3, 2], gap="medium")
+            variables = (*fn.variables, "x", "y")[:2]
+            chart(figs.paths_figure(race, picture, variables, lang(), present()), where=left)
+            preset = presets.preset_for(fn.text)
+            minimum = None if preset is None else preset.minimum  # f*, where the preset knows it
+            chart(figs.convergence_figure(race, minimum, lang(), present()), where=right)
+        head = "".join(f"# {line}\n" for line in t("newton.func.note").splitlines())
+        func = head + script(parse(fn.text), race.config, func=True).source
+        why_script(code, func, "newton", notebook=notebook(code.source))
+
+
+def _settings(fn) -> tuple:  # noqa: ANN001 - a parsed Function
+    """κ, the start, the step size, the steps and the methods with their settings; returns
+    ``why_newton``'s arguments after f."""
     kappa_slider(fn.text)
     if st.session_state.get("why.newton.applied") != fn.text:
         st.session_state["why.newton.applied"] = fn.text
@@ -100,12 +142,11 @@ def draw() -> None:
         t("newton.radius"), [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0], value=0.5,
         key="why.newton.radius", bind=BIND,
     )  # fmt: skip
-    try:
-        race, picture, code = why_newton(fn.text, (x0, y0), steps, lr, damping, radius,
-                                         chosen or ("gd",), _caption=caption)  # fmt: skip
-    except HogradError as err:
-        show_error(err)
-        return
+    return (x0, y0), steps, lr, damping, radius, chosen or ("gd",)
+
+
+def _table(race: nt.NewtonRace) -> None:
+    """Each method's end, what went wrong where something did, and the cost of a step."""
     rows = [[t(figs.METHOD_KEYS[p.method]), t(STATUS[p.status]),
              "—" if p.converged_at is None else str(p.converged_at), num(p.values[-1], 6),
              f"{p.grad_norms[-1]:.1e}", t(KINDS[p.end_kind]), f"{p.seconds * 1e3:.1f}"]
@@ -138,15 +179,6 @@ def draw() -> None:
                   newton=f"{race.newton_step_seconds * 1e3:.2f}", ratio=f"{ratio:.1f}",
                   gd_bytes=f"{race.gd_saved_bytes:,}", newton_bytes=f"{race.newton_saved_bytes:,}",
                   memory=f"{race.newton_saved_bytes / race.gd_saved_bytes:.1f}"))  # fmt: skip
-    left, right = st.columns([3, 2], gap="medium")
-    variables = (*fn.variables, "x", "y")[:2]
-    chart(figs.paths_figure(race, picture, variables, lang(), present()), where=left)
-    preset = presets.preset_for(fn.text)
-    minimum = None if preset is None else preset.minimum  # f*, where the preset knows it
-    chart(figs.convergence_figure(race, minimum, lang(), present()), where=right)
-    head = "".join(f"# {line}\n" for line in t("newton.func.note").splitlines())
-    func = head + script(parse(fn.text), race.config, func=True).source
-    why_script(code, func, "newton", notebook=notebook(code.source))
 
 
 def notebook(source: str) -> Callable[[], str]:

@@ -14,12 +14,13 @@ from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.link_form import Field, LinkedForm
 from hograd_ui.parts.links import BIND
-from hograd_ui.parts.ui import lang, localized_radio, show_error, t
+from hograd_ui.parts.present import present
+from hograd_ui.parts.ui import controls, folded, lang, localized_radio, present_row, show_error, t
 from hograd_ui.parts.why_common import KAPPAS, WIDTHS, caption, keep, network_widgets, num
 
 from . import figures as figs
 from .cached import script, why_quadratic, why_stability
-from .compute import DATASETS, StabilityConfig
+from .compute import DATASETS, NetStability, QuadraticRun, StabilityConfig
 
 D = StabilityConfig()
 # The network part's settings enter the URL when Run is pressed (hograd_ui/parts/link_form.py).
@@ -37,22 +38,32 @@ VERDICTS = {"stable": "stability.shrinks", "edge": "stability.edge",
             "grows": "stability.grows", "diverged": "stability.overflow"}  # fmt: skip
 
 
-def quadratic_part() -> None:
-    st.markdown(t("stability.quadratic_intro"))
-    c = st.columns(3)
-    kappa = c[0].select_slider(
-        t("hvp.kappa.label"), KAPPAS, int(D.kappa), key="why.stability.kappa", bind=BIND
-    )
-    lr = c[1].slider(t("why.newton.lr"), 0.001, 2.5, D.quadratic_lr, 0.001, format="%.3f",
-                     key="why.stability.lr", bind=BIND)  # fmt: skip
-    steps = c[2].slider(t("why.newton.steps"), 10, 1000, D.quadratic_steps, 10,
-                        key="why.stability.steps", bind=BIND)  # fmt: skip
+def quadratic_part(row: object) -> None:
+    """κ, lr and the steps (folded into ``row`` when projected), then the run: its numbers,
+    its verdict and the loss curve, one screen."""
+    with folded(t("present.text"), ":material/notes:", row):
+        st.markdown(t("stability.quadratic_intro"))
+    with controls(row):
+        c = st.columns(3)
+        kappa = c[0].select_slider(
+            t("hvp.kappa.label"), KAPPAS, int(D.kappa), key="why.stability.kappa", bind=BIND
+        )
+        lr = c[1].slider(t("why.newton.lr"), 0.001, 2.5, D.quadratic_lr, 0.001, format="%.3f",
+                         key="why.stability.lr", bind=BIND)  # fmt: skip
+        steps = c[2].slider(t("why.newton.steps"), 10, 1000, D.quadratic_steps, 10,
+                            key="why.stability.steps", bind=BIND)  # fmt: skip
     config = StabilityConfig(kappa=float(kappa), quadratic_lr=float(lr), quadratic_steps=int(steps))
     try:
         run, code = why_quadratic(config)
     except HogradError as err:
         show_error(err)
         return
+    with st.container(key="stability.screen.quadratic"):
+        _quadratic_result(run, lr)
+    downloads(code, config, "quadratic")
+
+
+def _quadratic_result(run: QuadraticRun, lr: float) -> None:
     m = st.columns(4)
     m[0].metric(t("stability.lambda"), num(run.lambda_max, 6),
                 help=t("stability.lambda_help", hvps=run.lanczos_hvps))  # fmt: skip
@@ -64,21 +75,23 @@ def quadratic_part() -> None:
           step=len(run.losses) - 1, steps=len(run.losses) - 1, start=num(run.losses[0], 4),
           end=num(run.losses[-1], 4), flat=num(run.factors[0], 4),
           again=f"{run.regrows_at:,}" if run.regrows_at else "—"))  # fmt: skip
-    projector = bool(st.session_state.get("links.present"))  # presentation mode (app.py)
-    chart(figs.quadratic_figure(run, lang(), projector))
-    downloads(code, config, "quadratic")
+    chart(figs.quadratic_figure(run, lang(), present()))
 
 
-def network_part() -> None:
-    st.markdown(t("stability.net_intro"))
-    FORM.seed()
-    with st.form("why.stability.form"):
-        data, hidden = network_widgets(FORM, "why.stability")
-        lr, steps, every = FORM.row({
-            "why.stability.net_lr": "lr", "why.stability.net_steps": t("why.newton.steps"),
-            "why.stability.every": t("stability.every"),
-        })  # fmt: skip
-        st.form_submit_button(t("why.run"), type="primary")
+def network_part(row: object) -> None:
+    """The network and its training (folded into ``row`` when projected), then the run: its
+    numbers, its verdict and the sharpness curve, one screen (the cost after it, projected)."""
+    with folded(t("present.text"), ":material/notes:", row):
+        st.markdown(t("stability.net_intro"))
+    with controls(row):
+        FORM.seed()
+        with st.form("why.stability.form"):
+            data, hidden = network_widgets(FORM, "why.stability")
+            lr, steps, every = FORM.row({
+                "why.stability.net_lr": "lr", "why.stability.net_steps": t("why.newton.steps"),
+                "why.stability.every": t("stability.every"),
+            })  # fmt: skip
+            st.form_submit_button(t("why.run"), type="primary")
     keep("why.stability.data", data)
     FORM.write()
     config = StabilityConfig(dataset=data, hidden=tuple(hidden), lr=float(lr), steps=int(steps),
@@ -88,6 +101,12 @@ def network_part() -> None:
     except HogradError as err:
         show_error(err)
         return
+    with st.container(key="stability.screen.network"):
+        _network_result(run, lr)
+    downloads(code, config, "stability")
+
+
+def _network_result(run: NetStability, lr: float) -> None:
     m = st.columns(4)
     m[0].metric(t("hvp.net.metric.parameters"), f"{run.parameters:,}")
     m[1].metric(t("stability.lambda0"), num(run.lambda0))
@@ -99,13 +118,16 @@ def network_part() -> None:
         last = run.sharpness[-1] if run.sharpness.size else float("nan")
         st.info(t("stability.net_result", last=num(last), limit=num(2 / lr),
                   start=num(run.losses[0]), end=num(run.losses[-1])))  # fmt: skip
-    st.markdown(t("stability.cost", hvps=run.hvps, grad=f"{run.grad_seconds * 1e3:.2f}",
-                  hvp=f"{run.hvp_seconds * 1e3:.2f}", grad_kb=f"{run.grad_saved_bytes / 1024:,.0f}",
-                  hvp_kb=f"{run.hvp_saved_bytes / 1024:,.0f}",
-                  memory=f"{run.hvp_saved_bytes / run.grad_saved_bytes:.2f}"))  # fmt: skip
-    projector = bool(st.session_state.get("links.present"))  # presentation mode (app.py)
+    cost = t("stability.cost", hvps=run.hvps, grad=f"{run.grad_seconds * 1e3:.2f}",
+             hvp=f"{run.hvp_seconds * 1e3:.2f}", grad_kb=f"{run.grad_saved_bytes / 1024:,.0f}",
+             hvp_kb=f"{run.hvp_saved_bytes / 1024:,.0f}",
+             memory=f"{run.hvp_saved_bytes / run.grad_saved_bytes:.2f}")  # fmt: skip
+    projector = present()
+    if not projector:
+        st.markdown(cost)
     chart(figs.sharpness_figure(run, lang(), projector))
-    downloads(code, config, "stability")
+    if projector:  # the curve first on the projector's screen, the cost under it
+        st.markdown(cost)
 
 
 def downloads(code: Code, config: StabilityConfig, kind: str) -> None:
@@ -129,7 +151,12 @@ def notebook(source: str) -> Callable[[], str]:
 
 
 def draw() -> None:
+    """The tab. In presentation mode the part, the intro and the settings sit in one row of
+    buttons above the part's result (hograd_ui/parts/ui.py)."""
+    row = present_row()
     parts = {"quadratic": t("stability.part.quadratic"),
              "network": t("stability.part.network")}  # fmt: skip
-    part = localized_radio(t("stability.part"), parts, "why.stability.part", horizontal=True)
-    quadratic_part() if part == "quadratic" else network_part()
+    part = localized_radio(t("stability.part"), parts, "why.stability.part", horizontal=True,
+                           container=row if present() else st,
+                           label_visibility="collapsed" if present() else "visible")  # fmt: skip
+    quadratic_part(row) if part == "quadratic" else network_part(row)

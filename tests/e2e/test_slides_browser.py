@@ -71,9 +71,30 @@ SCREENS = [
     Screen("graph", ".st-key-graph-screen-flags [data-testid='stCode']", nexts=1),
     Screen("graph", ".st-key-graph-screen-drawings [data-testid='stGraphVizChart']", nexts=2),
     Screen("graph", ".st-key-graph-screen-traps [data-testid='stCode']", nexts=3),
+    # hvp and why tabs
+    Screen("hvp", ".st-key-hvp-screen-numbers [data-testid='stMetric']"),
+    Screen("hvp", f".st-key-hvp-screen-picture {CHART}", nexts=1),
+    Screen("hvp?hvp.mode=network", ".st-key-hvp-net-screen-top [data-testid='stDataFrame']"),
+    Screen("hvp?hvp.mode=network", f".st-key-hvp-net-screen-trace {CHART}", nexts=1),
+    Screen("why?why.tab=newton", ".st-key-newton-screen-table [data-testid='stTable']"),
+    Screen("why?why.tab=newton", f".st-key-newton-screen-charts {CHART}", nexts=1),
+    Screen("why?why.tab=hf", f".st-key-hf-screen-curves {CHART}"),
+    Screen("why?why.tab=hf", ".st-key-hf-screen-steps [data-testid='stDataFrame']", nexts=1),
+    Screen("why?why.tab=stability", f".st-key-stability-screen-quadratic {CHART}"),
+    Screen(
+        "why?why.tab=stability&why.stability.part=network",
+        f".st-key-stability-screen-network {CHART}",
+    ),
+    Screen("why?why.tab=curvature", f".st-key-curvature-screen-typed {CHART}"),
+    Screen("why?why.tab=curvature", f".st-key-curvature-screen-network {CHART}", nexts=1),
+    *[
+        Screen(
+            f"why?why.tab=curvature&why.curv.part={part}",
+            f".st-key-curvature-screen-{part} {CHART}",
+        )
+        for part in ("momentum", "gauss_newton", "density")
+    ],
 ]
-# the graph, derivatives and HVP pages and the why page's newton/hf/stability tabs join this
-# list when they move into hograd_labs/ (issue 37)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
