@@ -149,7 +149,8 @@ def refresh_share(forms: bool | None = None) -> None:
 # while the sidebar is hidden, its links at 22 px, and the Leave button at its right end (fixed
 # there, above the header). Presets stay too (one click to a function).
 # High contrast: black text on white, no grey captions, thicker focus outlines; white on the
-# primary buttons' orange (5.2:1, black would be 4.1:1).
+# primary buttons' orange (5.2:1, black would be 4.1:1), but not on a disabled one, whose pale
+# face keeps the black text (the last screen's Next was a blank white box).
 PRESENTATION_CSS = """
 <style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
@@ -161,7 +162,8 @@ PRESENTATION_CSS = """
 html { font-size: 26px !important; }
 [data-testid="stMain"], [data-testid="stMain"] p, [data-testid="stMain"] li,
 [data-testid="stMain"] label, [data-testid="stCaptionContainer"] * { color: #000 !important; }
-[data-testid="stMain"] [data-testid^="stBaseButton-primary"] * { color: #fff !important; }
+[data-testid="stMain"] [data-testid^="stBaseButton-primary"]:not(:disabled) * {
+  color: #fff !important; }
 [data-testid="stMainBlockContainer"] { max-width: 100%; padding: 100px 2.5rem 3rem; }
 [data-testid="stMain"] h1 { font-size: 52px !important; }
 [data-testid="stMain"] h2 { font-size: 42px !important; }
