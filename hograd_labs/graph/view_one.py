@@ -7,13 +7,15 @@ from dataclasses import dataclass
 import streamlit as st
 
 from hograd_core import HogradError
+from hograd_core.cpp_code import derivatives_cpp
 from hograd_core.graphs import GRAPH_BUDGET, output_label
+from hograd_core.inspector import pytorch_snippet
 from hograd_core.language import Function
 from hograd_serving import cached as serving  # a module: tests replace its functions
 from hograd_serving.gate import BusyError
 from hograd_ui.graph_figures import growth_figure, pass_name, stats_rows
 from hograd_ui.parts.chart import chart
-from hograd_ui.parts.downloads import graph_row
+from hograd_ui.parts.downloads import code_file, cpp_file, graph_row, language_tabs, slug
 from hograd_ui.parts.exact import exact_entry
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present
@@ -173,6 +175,25 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
         if folded.open:
             chart(growth_figure(lab.stats, order, lang(), present()), key="graph.growth")
     graph_row(fn, x0, order)  # downloads: the view as a notebook
+    code = lazy_expander(t("graph.code.title"), "graph.code", icon=":material/code:")
+    with code:
+        if code.open:
+            _code(fn, x0, order)
     with (table := lazy_expander(t("graph.table.title"), "graph.table", icon=":material/table:")):
         if table.open:
             st.dataframe(stats_rows(lab.stats, lang()), hide_index=True)
+
+
+def _code(fn: Function, x0: float, order: int) -> None:
+    """The calls that build these graphs, in Python and in C++: nested grad with
+    create_graph=True to ``order``, each order's value, grad_fn and the backward nodes it
+    reaches (the C++ program prints the same lines; tests/cpp compiles and compares them)."""
+    st.caption(t("graph.code.caption", order=order))
+    name = f"hograd_graph_{slug(fn.text)}"
+    python, cpp = language_tabs()
+    with python:
+        source = pytorch_snippet(fn, float(x0), order)
+        st.code(source, language="python")
+        code_file(source, name, "graph.order")
+    with cpp:
+        cpp_file(derivatives_cpp(fn, float(x0), order, name), name, "graph.order")

@@ -472,3 +472,29 @@ def test_the_flag_lab_and_the_cases_have_a_cpp_tab_beside_the_python(lang: str) 
     assert labels.count(tr("downloads.tab.cpp", lang)) >= 2
     caption = tr("graph.flag.cpp.caption", lang, name="hograd_flag_lab")
     assert sum(c.value == caption for c in at.caption) == 2
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_order_graphs_code_in_python_and_cpp(lang: str) -> None:
+    """Under the growth, the calls that build the order graph (issue 41): the inspector's
+    script at the page's x0 and order, and beside it its C++ twin (tests/cpp compiles the twin
+    and compares the printed lines)."""
+    from hograd_core.cpp_code import derivatives_cpp
+    from hograd_core.inspector import pytorch_snippet
+    from hograd_ui.i18n import tr
+
+    at = open_page(lang=lang)
+    at.session_state["graph.code"] = True
+    at.switch_page(PAGE)
+    rerun(at)
+    fn, x0, order = (
+        parse(at.text_input(key="graph.fn").value),
+        0.7,
+        at.slider(key="graph.order").value,
+    )
+    x0 = float(at.session_state["graph.x0"]) if "graph.x0" in at.session_state else x0
+    codes = {(c.language, c.value) for c in at.code}
+    name = "hograd_graph_x_3"
+    assert ("python", pytorch_snippet(fn, x0, order).rstrip("\n")) in codes
+    assert ("cpp", derivatives_cpp(fn, x0, order, name).rstrip("\n")) in codes
+    assert tr("graph.code.caption", lang, order=order) in [c.value for c in at.caption]
