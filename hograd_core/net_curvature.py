@@ -33,7 +33,7 @@ from .errors import BudgetError
 from .network import DTYPE, NETWORK_BUDGET, TrainedNet, analysis_limit, analysis_loss, check_range
 from .timing import resolved_ratio
 
-__all__ = ["NetCurvature", "curvature", "full_hessian", "hessian_vector_product", "lanczos"]
+__all__ = ["NetCurvature", "curvature", "full_hessian", "hessian_vector_product"]
 
 
 @dataclass(frozen=True)
@@ -313,33 +313,3 @@ def _along(loss: Callable, theta: np.ndarray, d: np.ndarray, alphas: np.ndarray)
     d_t = torch.from_numpy(d.copy())
     with torch.no_grad():
         return np.array([float(loss(base + a * d_t)) for a in alphas])
-
-
-# Lanczos by hand, for the HVP page's network script (scipy's eigsh does the page's own).
-def lanczos(hvp, v0, iters):  # noqa: ANN001, ANN201
-    """The top eigenvalue of a symmetric H seen only through ``hvp(v)``, by ``iters`` steps
-    of Lanczos with full reorthogonalisation.
-
-    Returns (the largest Ritz value after each step, its Ritz vector). Lanczos builds an
-    orthonormal basis V of the Krylov space span(v0, Hv0, H²v0, ...) in which H is the
-    tridiagonal T = VᵀHV; the largest eigenvalue of T approaches λ_max from below.
-    """
-    basis, alphas, betas, tops = [v0 / v0.norm()], [], [], []
-    for _ in range(iters):
-        w = hvp(basis[-1])
-        alphas.append(float(w @ basis[-1]))
-        for u in basis:  # orthogonal to every earlier vector, twice for rounding
-            w = w - float(w @ u) * u
-        for u in basis:
-            w = w - float(w @ u) * u
-        k = len(alphas)
-        t = np.diag(alphas) + np.diag(betas[: k - 1], 1) + np.diag(betas[: k - 1], -1)
-        values, vectors = np.linalg.eigh(t)
-        tops.append(float(values[-1]))
-        beta = float(w.norm())
-        if beta <= 1e-12 * max(abs(a) for a in alphas) or k == iters:
-            break  # the Krylov space is whole: T's eigenvalues are H's
-        betas.append(beta)
-        basis.append(w / beta)
-    top = sum(float(c) * u for c, u in zip(vectors[:, -1], basis, strict=False))
-    return tops, top
