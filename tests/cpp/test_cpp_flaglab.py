@@ -198,7 +198,7 @@ def test_cli_graph_cpp_prints_the_flag_labs_program() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("x*y", "--at", "1", "--cpp"), "one variable"),
+        (("x*y", "--at", "1", "--cpp"), "give the point and the direction"),  # H v's twin
         (("x**3", "--at", "2", "--cpp", "--action", "twice"), "action"),
         (("x**3", "--at", "inf", "--cpp"), "finite"),
         (("x**3", "--at", "2e7", "--cpp"), "at most 1e6"),

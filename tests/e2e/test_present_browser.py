@@ -10,9 +10,11 @@ import pytest
 from tests.e2e.test_layout_browser import _settle
 
 #: Views with metrics, the ones where values shrank to 26 px, and those where they did not.
+#: The views with metrics, and how many times Next (PageDown) leads to the screen that shows
+#: them when projected (MAML's cost numbers are its third screen).
 METRIC_VIEWS = (
-    "hvp", "hvp?hvp.mode=network",
-    *(f"why?why.tab={tab}" for tab in ("hf", "stability", "maml", "pinn", "wgan")),
+    ("hvp", 0), ("hvp?hvp.mode=network", 0), ("why?why.tab=maml", 2),
+    *((f"why?why.tab={tab}", 0) for tab in ("hf", "stability", "pinn", "wgan")),
 )  # fmt: skip
 
 #: The computed font size of every element holding text inside each metric value.
@@ -36,9 +38,12 @@ def test_every_metric_value_has_the_presentation_size(browser, server, lang: str
     ctx, pg = _context(browser)
     try:
         found = {}
-        for view in METRIC_VIEWS:
+        for view, nexts in METRIC_VIEWS:
             pg.goto(f"{server}/{view}{'&' if '?' in view else '?'}present=1&lang={lang}")
             _settle(pg)
+            for _ in range(nexts):
+                pg.keyboard.press("PageDown")  # the screen with the metrics (slides)
+                _settle(pg)
             found[view] = pg.evaluate(METRIC_SIZES_JS)
     finally:
         ctx.close()
@@ -117,13 +122,18 @@ TICKS_JS = "() => document.querySelectorAll('.hograd-chart g.ytick text').length
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_no_tick_labels_overlap_on_the_log_charts(browser, server, lang: str) -> None:  # noqa: ANN001
     """Newton's convergence panels, the MAML error charts and the PINN's loss terms (log
-    scales; "2" and "5" ran into the powers of ten) and the other tabs' charts, projected."""
+    scales; "2" and "5" ran into the powers of ten) and the other tabs' charts, projected
+    (each on its screen: Next, PageDown, as many times as the number says)."""
     ctx, pg = _context(browser)
     try:
         found = {}
-        for tab in ("newton", "hf", "stability", "stats", "maml", "pinn"):
+        for tab, nexts in (("newton", 1), ("hf", 0), ("stability", 0), ("stats", 0),
+                           ("maml", 1), ("pinn", 1)):  # fmt: skip
             pg.goto(f"{server}/why?why.tab={tab}&present=1&lang={lang}")
             _settle(pg)
+            for _ in range(nexts):
+                pg.keyboard.press("PageDown")
+                _settle(pg)
             assert pg.evaluate(TICKS_JS) > 0, tab
             found[tab] = pg.evaluate(OVERLAP_JS)
     finally:
@@ -143,13 +153,18 @@ NODE_TEXT_JS = """() => [...document.querySelectorAll('[data-testid="stGraphVizC
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_graph_drawings_text_is_alike_and_readable(browser, server, lang: str) -> None:  # noqa: ANN001
     """The graph page for w1**2*sin(w2), projected: the double-backward graph of the HVP (a
-    wide drawing, text ~15 px when stretched to the page) and the flag lab's drawing below it
-    (three nodes, 72 px text when stretched): node labels within a factor 2 of each other."""
+    wide drawing, text ~15 px when stretched to the page) and the classic case's drawing (a
+    few nodes, 72 px text when stretched): node labels within a factor 2 of each other. Each
+    is on its own screen (slides): the drawings of every screen, Next by Next."""
     ctx, pg = _context(browser)
     try:
         pg.goto(f"{server}/graph?graph.fn=w1**2*sin(w2)&present=1&lang={lang}")
         _settle(pg)
         drawings = pg.evaluate(NODE_TEXT_JS)
+        for _ in range(3):  # the graph, the flag run, its drawings, the traps
+            pg.keyboard.press("PageDown")
+            _settle(pg)
+            drawings += pg.evaluate(NODE_TEXT_JS)
     finally:
         ctx.close()
     hvp = [h for text, h in drawings if "g·v" in text]

@@ -58,13 +58,27 @@ def test_the_core_loads_without_the_ui_and_serving_stacks() -> None:
     assert out.stdout.strip() == "[]"
 
 
+#: The one place that executes code, and why no learner's text reaches it: the flag lab and
+#: the gallery run their own calls as the page shows them (the source of the functions in
+#: hograd_core/flaglab/calls.py and gallery.py, read with inspect.getsource, the lab's
+#: settings filled in as Python literals and the variable's name as the language's parser
+#: allows identifiers); the learner's function itself is computed by Function.torch from the
+#: validated tree, never executed as text (hograd_core/flaglab/flags.py, run_flags_here).
+EXECUTES_ITS_OWN_SOURCE = {("hograd_core/flaglab/source.py", "exec")}
+
+
 def test_no_code_executing_calls_in_app_code() -> None:
     pattern = re.compile(r"\b(eval|exec|sympify|parse_expr|lambdify|numexpr)\s*\(")
     files = [ROOT / "app.py", *(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py"))]
+    found = set()
     for path in files:
         for number, line in enumerate(path.read_text().splitlines(), 1):
             if pattern.search(line) and not line.lstrip().startswith("#"):
-                pytest.fail(f"{path.name}:{number} calls {pattern.search(line).group(1)}")
+                where = (str(path.relative_to(ROOT)), pattern.search(line).group(1))
+                if where not in EXECUTES_ITS_OWN_SOURCE:
+                    pytest.fail(f"{path.name}:{number} calls {where[1]}")
+                found.add(where)
+    assert found == EXECUTES_ITS_OWN_SOURCE  # an exception that no longer applies goes too
 
 
 def test_no_unsafe_html() -> None:
