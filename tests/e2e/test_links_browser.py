@@ -252,7 +252,9 @@ def test_presentation_mode_combines_with_embed(browser, server) -> None:  # noqa
         wait_for_app(pg)
         _check_no_trace(pg)
         assert "embed=true" in pg.url and "present=1" in pg.url
-        order = pg.locator("[data-testid='stMain'] [data-testid='stSlider'] input[type=range]")
+        # projected, the settings fold into the row above the graph (slides): open them
+        pg.get_by_role("button", name=tr("present.controls", "en")).first.click()
+        order = pg.locator("[data-testid='stSlider'] input[type=range]")
         assert order.first.input_value() == "3"
         screenshot(pg, "present-graph-embed")
     finally:
