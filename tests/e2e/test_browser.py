@@ -4,6 +4,7 @@ never rendered as HTML, and the language switch works."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from tests.app.conftest import routes
 from tests.e2e.conftest import screenshot, type_function, wait_for_app, wait_for_background
@@ -157,8 +158,11 @@ def test_sympy_fills_its_column_in_by_itself(page) -> None:  # noqa: ANN001
     order.press("End")  # order 30, the highest Taylor mode offers
     note = page.get_by_text("sympy is still working out the exact derivatives")
     note.wait_for(timeout=20_000)
-    note.scroll_into_view_if_needed()
-    screenshot(page, "derivatives-sympy-working-en")
+    try:  # on a fast moment sympy may finish between the two calls: the note is gone already
+        note.scroll_into_view_if_needed(timeout=5_000)
+        screenshot(page, "derivatives-sympy-working-en")
+    except PlaywrightError:
+        pass
     note.wait_for(state="detached", timeout=60_000)  # nobody touched the page meanwhile
     wait_for_app(page)
     screenshot(page, "derivatives-sympy-done-en")
