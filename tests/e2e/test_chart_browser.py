@@ -43,6 +43,9 @@ def test_the_theme_is_the_one_streamlit_gives_its_own_plotly_charts(
     base: float,  # noqa: ANN001
 ) -> None:
     page.goto(f"{page.base}/hvp?hvp.surface=true{query}")
+    if query:  # projected, the numbers are the first screen and the pictures the next (slides)
+        wait_for_app(page)
+        page.keyboard.press("PageDown")
     page.wait_for_selector(_DRAWN, timeout=60_000)
     page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg", timeout=60_000)
     streamlit = page.evaluate(
