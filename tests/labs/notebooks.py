@@ -1,7 +1,13 @@
-"""What every lab's notebook must be: its download cut at the ``# %%`` lines, nothing added or
-lost, between a title cell and a figure cell."""
+"""What every lab's download must be: a script that imports only what it may and runs alone
+(:func:`imported`, :func:`run_alone`), and, as a notebook, that script cut at the ``# %%``
+lines, nothing added or lost, between a title cell and a figure cell (:func:`figure_cell`)."""
 
 from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
 
 import nbformat
 
@@ -20,3 +26,24 @@ def figure_cell(notebook: str, source: str) -> str:
     kept = [line for line in source.splitlines() if not line.startswith(CELL)]
     assert [line for line in "\n".join(body).splitlines() if line] == [x for x in kept if x]
     return cells[-1][1]
+
+
+def imported(source: str) -> set[str]:
+    """The top-level packages ``source`` imports."""
+    return {
+        (node.module if isinstance(node, ast.ImportFrom) else alias.name).split(".")[0]
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+
+
+def run_alone(source: str, folder: Path, name: str) -> str:
+    """Write ``source`` to ``folder``/``name`` and run it with ``python -I`` (no project on the
+    path, as a learner runs the download); what it printed. Fails on a non-zero exit."""
+    path = folder / name
+    path.write_text(source, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-I", str(path)], capture_output=True, text=True,
+                          cwd=folder, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout

@@ -4,11 +4,8 @@ notebook is the same file cut at its ``# %%`` lines."""
 
 from __future__ import annotations
 
-import ast
 import inspect
 import json
-import subprocess
-import sys
 
 import nbformat
 import numpy as np
@@ -17,7 +14,7 @@ import pytest
 from hograd_labs.hf import compute, figures
 from hograd_labs.hf.cached import script, why_hessian_free
 from hograd_labs.hf.compute import HFConfig
-from tests.labs.notebooks import figure_cell
+from tests.labs.notebooks import figure_cell, imported, run_alone
 
 CONFIG = HFConfig(dataset="digits", hidden=(8,), steps=3, cg_iters=6, damping=0.1, sgd_lr=0.1,
                   adam_lr=0.03, seed=2)  # fmt: skip
@@ -35,21 +32,11 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
     own, sent = inspect.getsource(compute).splitlines(), code.source.splitlines()
     changed = [(a, b) for a, b in zip(own, sent, strict=True) if a != b]
     assert changed == [("    config = HFConfig()", f"    config = {CONFIG!r}")]
-    imported = {
-        (node.module if isinstance(node, ast.ImportFrom) else alias.name).split(".")[0]
-        for node in ast.walk(ast.parse(code.source))
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in node.names
-    }
-    assert imported <= STANDALONE, imported - STANDALONE
+    assert imported(code.source) <= STANDALONE, imported(code.source) - STANDALONE
     marked = [code.source.splitlines()[i - 1] for i in code.marked]
     assert "create_graph=True" in marked[0] and "backward again" in marked[1]
-    path = tmp_path / "hograd_why_hf.py"
-    path.write_text(code.source, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-I", str(path)], capture_output=True, text=True,
-                          cwd=tmp_path, check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    got = printed(done.stdout)
+    stdout = run_alone(code.source, tmp_path, "hograd_why_hf.py")
+    got = printed(stdout)
     assert int(got["parameters"][0]) == run.parameters
     for name in ("hf_losses", "rho", "sgd_losses", "adam_losses"):
         np.testing.assert_allclose(np.array(got[name], dtype=float), getattr(run, name),

@@ -4,10 +4,7 @@ cut at its ``# %%`` lines."""
 
 from __future__ import annotations
 
-import ast
 import inspect
-import subprocess
-import sys
 
 import nbformat
 import numpy as np
@@ -17,7 +14,7 @@ from hograd_core import parse
 from hograd_labs.newton import compute, figures
 from hograd_labs.newton.cached import script, torch_function, why_newton
 from hograd_labs.newton.compute import RaceConfig
-from tests.labs.notebooks import figure_cell
+from tests.labs.notebooks import figure_cell, imported, run_alone
 
 TEXT = "x^2 + y^4/4 - y^2/2"  # the saddle preset: each method ends somewhere else
 CONFIG = RaceConfig(start=(1.0, 0.3), steps=100, lr=0.1, damping=0.5, radius=0.25,
@@ -36,21 +33,11 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
          "    return ((x ** 2) + ((y ** 4) / 4)) - ((y ** 2) / 2)"),
         ("    config = RaceConfig()", f"    config = {CONFIG!r}"),
     ]  # fmt: skip
-    imported = {
-        (node.module if isinstance(node, ast.ImportFrom) else alias.name).split(".")[0]
-        for node in ast.walk(ast.parse(code.source))
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in node.names
-    }
-    assert imported <= STANDALONE, imported - STANDALONE
+    assert imported(code.source) <= STANDALONE, imported(code.source) - STANDALONE
     marked = [code.source.splitlines()[i - 1] for i in code.marked]
     assert "create_graph=second" in marked[0] and "H:" in marked[1]
-    path = tmp_path / "hograd_why_newton.py"
-    path.write_text(code.source, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-I", str(path)], capture_output=True, text=True,
-                          cwd=tmp_path, check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    rows = {line.split()[0]: line.split()[1:] for line in done.stdout.splitlines()}
+    stdout = run_alone(code.source, tmp_path, "hograd_why_newton.py")
+    rows = {line.split()[0]: line.split()[1:] for line in stdout.splitlines()}
     for p in race.paths:
         status, stopped, x, y, f, g, kind = rows[p.method]
         assert (status, int(stopped), kind) == (p.status, p.stopped_at, p.end_kind)
