@@ -137,6 +137,26 @@ def drawn_boxes(page, nth: int) -> int:  # noqa: ANN001
     )
 
 
+def settled_boxes(page, charts: tuple[int, ...], expected: tuple[int, ...]) -> tuple[int, ...]:  # noqa: ANN001
+    """The boxes in each of `charts`, once they show `expected` or after 30 s. Graphviz draws
+    each chart when its layout is ready, so just after a rerun one chart can still hold the
+    drawing it had before; a page that keeps drawing the wrong graph still fails."""
+    import contextlib
+
+    from playwright.sync_api import TimeoutError as Timeout
+
+    with contextlib.suppress(Timeout):  # the assertion after says what was drawn
+        page.wait_for_function(
+            """([charts, expected]) => charts.every((nth, i) => {
+                const chart = document.querySelectorAll("[data-testid='stGraphVizChart']")[nth];
+                return chart && chart.querySelectorAll("g.node > polygon").length === expected[i];
+            })""",
+            arg=[list(charts), list(expected)],
+            timeout=30_000,
+        )
+    return tuple(drawn_boxes(page, nth) for nth in charts)
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_flip_create_graph_and_read_the_counts(page, lang: str) -> None:  # noqa: ANN001
     """Flip create_graph off, on and off again: the counts on the page and the boxes drawn
@@ -160,7 +180,7 @@ def test_flip_create_graph_and_read_the_counts(page, lang: str) -> None:  # noqa
             arg=[COUNT[lang], 2],
         )
         assert drawn_counts(page, lang) == [off, on]
-        assert (drawn_boxes(page, 1), drawn_boxes(page, 2)) == (off[0], on[0])
+        assert settled_boxes(page, (1, 2), (off[0], on[0])) == (off[0], on[0])
         # the drawing marked as the run shown above follows the switch
         assert f"create_graph={create_graph} · {this_run}" in page.inner_text("body")
         if create_graph:
