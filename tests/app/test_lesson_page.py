@@ -2,7 +2,7 @@
 version, progress in the link, bad links, both languages.
 
 The right answers typed here are the seeds' and closed forms' numbers (12, 12, (1, −1)), the
-options the oracles in tests/core/test_lesson.py pick, and flag settings whose error plain
+options the oracles in tests/labs/test_lesson_compute.py pick, and flag settings whose error plain
 PyTorch raises; never values read back from the app."""
 
 from __future__ import annotations
