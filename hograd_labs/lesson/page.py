@@ -27,6 +27,9 @@ from .views import VIEWS
 __all__ = ["TOTAL", "Classroom", "draw"]
 
 TOTAL = len(STEPS)
+#: The progress bar's width in presentation mode, in CSS pixels: in the row beside the steps
+#: and Previous/Next, its text ("3 of 7 steps done", at the mode's 26 px) on one line.
+PRESENT_BAR = 300
 #: A step's live view: (the step, the presentation row for its settings or None).
 View = Callable[[Step, object], None]
 
@@ -78,10 +81,12 @@ def draw(classroom: Classroom, views: Mapping[str, View]) -> None:
     record = classroom.student_gate(st.session_state[state.STEP])
 
     number, done = st.session_state[state.STEP], st.session_state[state.DONE]
+    progress = len(done) / TOTAL, t("lesson.progress", done=len(done), total=TOTAL)
     if not present():
-        st.progress(len(done) / TOTAL, text=t("lesson.progress", done=len(done), total=TOTAL))
-    # In presentation mode one row holds the steps, Previous/Next, the step's text and the
-    # view's settings, and the step's live view comes right under its title (issue 38).
+        st.progress(progress[0], text=progress[1])
+    # In presentation mode one row holds the steps, Previous/Next, the progress, the step's
+    # text and the view's settings, and the step's live view comes right under its title
+    # (issue 38).
     row = present_row()
     st.session_state["lesson.nav"] = number
     row.segmented_control(
@@ -92,6 +97,7 @@ def draw(classroom: Classroom, views: Mapping[str, View]) -> None:
     )  # fmt: skip
     if present():
         _buttons(row, number)
+        row.progress(progress[0], text=progress[1], width=PRESENT_BAR)
 
     step = STEPS[number - 1]
     st.header(t(step.title))

@@ -246,6 +246,18 @@ def test_progress_lives_in_the_link() -> None:
     ]
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_presentation_mode_shows_the_progress_too(lang: str) -> None:
+    """Issue 38: projected, the class sees how far the lesson has got (one bar, in the row
+    above the view), as on a laptop."""
+    for present in ("0", "1"):
+        at = open_lesson(lang, present=present, step="4", done="3,1")
+        bars = at.get("progress")
+        assert [b.proto.text for b in bars] == [tr("lesson.progress", lang, done=2, total=TOTAL)]
+        assert bars[0].proto.value == int(100 * 2 / TOTAL)  # Streamlit's percent, floored
+        assert step_of(at) == tr("lesson.growth.title", lang)
+
+
 def test_finishing_every_step_says_so() -> None:
     at = open_lesson(step="7", done="1,2,3,4,5,6")
     answer(at, 7, right=True)
