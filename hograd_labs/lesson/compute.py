@@ -9,8 +9,9 @@ the labs use (:func:`~hograd_core.derivatives`, :func:`~hograd_core.graph_lab`,
 (tests/labs/test_lesson_compute.py) check each against sympy or a PyTorch computation written
 out on its own. Pure: torch, numpy and the kernel, no Streamlit.
 
-Texts are translation keys (``lesson.*`` in ``locales/*.toml``), spelled out whole so the
-locale tests find them. The progress a link carries is read by hograd_ui/parts/lesson_link.py.
+Texts are translation keys (``lesson.*`` in this lab's ``en.toml`` and ``zh.toml``), spelled
+out whole so the locale tests find them. The progress a link carries is read by
+hograd_ui/parts/lesson_link.py.
 """
 
 from __future__ import annotations
