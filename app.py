@@ -4,6 +4,7 @@ import streamlit as st
 
 import hograd_serving
 from hograd_labs.classroom import follow as classroom
+from hograd_labs.lesson.compute import STEPS as LESSON_STEPS
 from hograd_serving.floor import script_slot
 from hograd_ui.i18n import LANGUAGES
 from hograd_ui.parts.lesson_state import carry as lesson_progress
@@ -45,7 +46,7 @@ with script_slot(), routed():
         present_toggle(t("links.present"), t("links.present.help"))  # ?present=1 seeds it
     st.query_params["lang"] = st.session_state["lang"]
     write_present()
-    lesson_progress()  # the lesson's progress, from and into every page's link
+    lesson_progress(len(LESSON_STEPS))  # the lesson's progress, from and into every page's link
     st.html(wrap_css())  # our constant CSS, no user text
     if present():
         st.html(presentation_css())  # our constant CSS, no user text
@@ -97,7 +98,7 @@ with script_slot(), routed():
     # a class: the lecturer shares this view, a student follows (or not); above the page in
     # presentation mode, which hides the sidebar, so that a lecturer who projects can share
     with st.container() if present() else st.sidebar:
-        drawn = classroom.sidebar(page.url_path, {p.url_path: p for p in PAGES})
+        drawn = classroom.sidebar(page.url_path, {p.url_path: p for p in PAGES}, len(LESSON_STEPS))
     if drawn:  # not on the way to the lecturer's view (hograd_labs/classroom/follow.py)
         with checked_link(page.url_path):  # says which parameters of the link were ignored
             page.run()

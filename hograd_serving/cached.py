@@ -21,7 +21,7 @@ import numpy as np
 import streamlit as st
 
 from hograd_core import curvature as cv
-from hograd_core import derivatives, lesson, parse
+from hograd_core import derivatives, parse
 from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
 from hograd_core.graph_dot import escape_newlines
 from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
@@ -155,16 +155,6 @@ def _with_bar(caption: Caption, work: Callable[[Callable[[int, int], None]], obj
 
 
 # ---- links, share button, presentation mode (issue 18) --------------------------------------------
-
-
-# ---- the guided lesson (issue 18) -----------------------------------------------------------------
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def lesson_answer(name: str) -> lesson.Answer:
-    """The right answer of the lesson step ``name``, computed by the core (the same for every
-    student: a tiny graph, a 2-by-2 Hessian, a Newton race of at most 100 steps)."""
-    return lesson.answer(name)
 
 
 # ---- downloads: CSV, .py, torch.func forms, notebooks (issue 18) ----------------------------------

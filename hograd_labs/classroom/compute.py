@@ -48,7 +48,7 @@ MAX_NICKNAME = 24  # characters, suffix included
 MAX_ANSWER = 200  # characters of an answer as the app understood it
 MAX_LINK = 2000  # characters of a view's link the lecturer shares (page and query)
 MAX_PARAMS = 400  # characters of a verdict's parameters, as JSON
-#: the verdicts' values that are numbers the app formatted (hograd_core/lesson.py's check)
+#: the verdicts' values that are numbers the app formatted (hograd_labs/lesson/compute.py's check)
 KEPT_PARAMS = ("value", "index")
 RETENTION_DAYS, MAX_DAYS = 30, 365
 DAY = 86_400.0

@@ -79,7 +79,7 @@ def _own() -> dict[str, list[str]]:
     return own
 
 
-def _go(link: str, here: str, pages: Mapping[str, object]) -> None:
+def _go(link: str, here: str, pages: Mapping[str, object], steps: int) -> None:
     """Open the shared view: forget this session's settings of its page, then switch.
 
     Streamlit refuses to set a query parameter bound to a widget of the page being shown
@@ -93,7 +93,7 @@ def _go(link: str, here: str, pages: Mapping[str, object]) -> None:
         return
     page, params = read
     if page == "lesson" and "step" in params:
-        state.go(int(params.pop("step")[0]))
+        state.go(int(params.pop("step")[0]), steps)
     forget_view(page)
     if page == here and page != HOME:
         st.session_state[PENDING] = (False, page, params)
@@ -102,7 +102,7 @@ def _go(link: str, here: str, pages: Mapping[str, object]) -> None:
 
 
 @st.fragment(run_every=FOLLOW_EVERY)
-def _follow(code: str, here: str, pages: Mapping[str, object]) -> None:
+def _follow(code: str, here: str, pages: Mapping[str, object], steps: int) -> None:
     """Every few seconds: a view shared since this session last opened one is opened."""
     try:
         view = call(cc.shared_view, code)
@@ -115,7 +115,7 @@ def _follow(code: str, here: str, pages: Mapping[str, object]) -> None:
     st.caption(t("classroom.follow.on"))
     if st.session_state.get(SEEN) != view.serial:
         st.session_state[SEEN] = view.serial
-        _go(view.link, here, pages)
+        _go(view.link, here, pages, steps)
 
 
 def _switched() -> None:
@@ -123,17 +123,18 @@ def _switched() -> None:
     st.session_state.pop(SEEN, None)  # on again: the view shared last opens at once
 
 
-def _student(code: str, here: str, pages: Mapping[str, object]) -> None:
+def _student(code: str, here: str, pages: Mapping[str, object], steps: int) -> None:
     st.session_state[FOLLOW] = st.session_state.get(FOLLOWING, False)
     st.toggle(t("classroom.follow"), key=FOLLOW, help=t("classroom.follow.help"),
               on_change=_switched)  # fmt: skip
     if st.session_state.get(FOLLOWING):
-        _follow(code, here, pages)
+        _follow(code, here, pages, steps)
 
 
-def sidebar(page: str, pages: Mapping[str, object]) -> bool:
+def sidebar(page: str, pages: Mapping[str, object], steps: int) -> bool:
     """In the sidebar of every page: the lecturer with a class open shares the view; a
-    student in a class follows it (or not). Nothing for anyone else.
+    student in a class follows it (or not). Nothing for anyone else. ``steps``: the lesson's
+    number of steps (a shared view of the lesson opens its step, clamped to them).
 
     Returns:
         Whether app.py runs the page: not on the first run of the two switches of
@@ -155,5 +156,5 @@ def sidebar(page: str, pages: Mapping[str, object]) -> bool:
         code = cc.read_code(asked)
     except cc.ClassroomError:
         return True  # the lesson page says why
-    _student(code, page, pages)
+    _student(code, page, pages, steps)
     return True

@@ -4,21 +4,26 @@ from the link, a nickname, then every Check recorded).
 
 A nickname is shown only with ``st.text`` (never markdown or HTML); a class code is shown only
 after :func:`compute.read_code` accepted it (letters and digits of its alphabet).
+
+Labs never import each other: what this needs of the lesson (its steps' titles, a step's
+answer, the verdict of a Check) comes in as arguments from the lesson's page
+(hograd_labs/lesson/page.py, composed by pages/lesson.py); the progress both move through is
+hograd_ui/parts/lesson_state.py.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from typing import Protocol
 from urllib.parse import urlencode
 
 import streamlit as st
 
-from hograd_core.lesson import STEPS, Verdict
 from hograd_ui.i18n import error_text
 from hograd_ui.parts import lesson_state as state
 from hograd_ui.parts.chart import chart
-from hograd_ui.parts.lesson_exercise import OnCheck, answer_text
 from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import lang, t
 
@@ -26,7 +31,16 @@ from . import compute as cc
 from .cached import call
 from .figures import progress_figure, qr_svg, slips_figure
 
-__all__ = ["REFRESH", "REVEAL_EVERY", "code_box", "revealed_box", "student_gate", "teacher_panel"]
+__all__ = [
+    "REFRESH",
+    "REVEAL_EVERY",
+    "OnCheck",
+    "Verdict",
+    "code_box",
+    "revealed_box",
+    "student_gate",
+    "teacher_panel",
+]
 
 REFRESH = 3.0  # seconds between the dashboard's refreshes
 REVEAL_EVERY = 5.0  # seconds between a student's looks for a revealed answer
@@ -37,6 +51,18 @@ QR_PX, QR_PRESENT_PX = 280, 540
 CODE = "classroom.code"  # the class the lecturer opened in this session
 STUDENT = "classroom.student"  # the Student this session joined as
 UNRECORDED = "classroom.unrecorded"  # a Check the database could not take (its message)
+
+
+class Verdict(Protocol):
+    """What the class records of a Check (the lesson's Verdict has these fields)."""
+
+    correct: bool
+    key: str
+    params: tuple[tuple[str, str], ...]
+
+
+#: Told of every Check with a verdict: (step number, verdict, the answer as the app read it).
+OnCheck = Callable[[int, Verdict, str], None]
 
 
 def _date(seconds: float) -> str:
@@ -89,24 +115,26 @@ def _slip_label(slip: cc.Slip) -> str:
 
 
 @st.fragment(run_every=REFRESH)
-def _dashboard(code: str) -> None:
-    """Students joined, per step tried and right, the commonest slips; live."""
+def _dashboard(code: str, titles: Sequence[str]) -> None:
+    """Students joined, per step tried and right, the commonest slips; live. ``titles``: the
+    steps' titles (translation keys), in order."""
     try:
         s = call(cc.summary, code)
     except cc.ClassroomError as err:
         st.warning(error_text(err, lang()), icon=":material/database:")
         return
     st.metric(t("classroom.joined"), s.joined)
-    names = [t(step.title) for step in STEPS]  # "1 · The gradient of x³"
+    names = [t(title) for title in titles]  # "1 · The gradient of x³"
+    total = len(titles)
     chart(progress_figure(s, names, t("classroom.tried"), t("classroom.right"), present()))
     counts = {c.step: c for c in s.steps}
     st.table(
         {
-            t("classroom.col.step"): [str(n) for n in range(1, len(STEPS) + 1)],
+            t("classroom.col.step"): [str(n) for n in range(1, total + 1)],
             t("classroom.tried"): [counts[n].tried if n in counts else 0 for n in
-                                   range(1, len(STEPS) + 1)],
+                                   range(1, total + 1)],
             t("classroom.right"): [counts[n].right if n in counts else 0 for n in
-                                   range(1, len(STEPS) + 1)],
+                                   range(1, total + 1)],
         }
     )  # fmt: skip
     slips = sorted(
@@ -123,8 +151,9 @@ def _dashboard(code: str) -> None:
         st.caption(t("classroom.slips.none"))
 
 
-def teacher_panel(number: int) -> None:
-    """The lecturer's class: open one, or its link, live dashboard and controls."""
+def teacher_panel(number: int, titles: Sequence[str]) -> None:
+    """The lecturer's class: open one, or its link, live dashboard and controls. ``number``:
+    the open step; ``titles``: the lesson's steps' titles (translation keys), in order."""
     with st.expander(t("classroom.title"), expanded=True, icon=":material/groups:"):
         refused = st.session_state.pop("classroom.refused", None)
         if refused:
@@ -183,7 +212,7 @@ def teacher_panel(number: int) -> None:
         if info.revealed:
             st.caption(t("classroom.revealed_steps",
                          steps=", ".join(str(n) for n in sorted(info.revealed))))  # fmt: skip
-        _dashboard(info.code)
+        _dashboard(info.code, titles)
 
 
 # ---- a student -----------------------------------------------------------------------------
@@ -244,14 +273,14 @@ def _seated(code: str) -> cc.Student | None:
 
 
 @st.fragment(run_every=REVEAL_EVERY)
-def _revealed(code: str, number: int) -> None:
+def _revealed(code: str, number: int, answer: Callable[[], str]) -> None:
     """The answer of the open step, once the lecturer reveals it."""
     try:
         info = call(cc.find_class, code, time.time())
     except cc.ClassroomError:
         return  # said where Checks are recorded
     if info is not None and number in info.revealed:
-        st.info(t("classroom.revealed", answer=answer_text(STEPS[number - 1])),
+        st.info(t("classroom.revealed", answer=answer()),
                 icon=":material/visibility:")  # fmt: skip
 
 
@@ -305,12 +334,12 @@ def student_gate(number: int) -> OnCheck | None:
     return _recorder(student)
 
 
-def revealed_box(number: int) -> None:
+def revealed_box(number: int, answer: Callable[[], str]) -> None:
     """Under a class student's exercise: the answer of step ``number`` once the lecturer
-    reveals it (looked up every few seconds). Nothing outside a class."""
+    reveals it (looked up every few seconds; ``answer`` says it). Nothing outside a class."""
     student = st.session_state.get(STUDENT)
     if student is not None and st.session_state.get(state.CLASS):
-        _revealed(student.code, number)
+        _revealed(student.code, number, answer)
 
 
 def _typed_code() -> None:

@@ -9,20 +9,25 @@ link, as Streamlit's ``bind="query-params"`` does for widgets; other parameters 
 widgets bound by other features) are left alone.
 
 The teacher's version opens with ``?key=`` and the key the server holds
-(hograd_serving/teacher_key.py), compared in constant time (hograd_core/lesson_link.py). The
+(hograd_serving/teacher_key.py), compared in constant time (:mod:`.lesson_link`). The
 key is taken out of the address bar on the session's first run, before the page draws a share
 link, so no link the teacher shows or shares carries it. A wrong or missing key, and the old
 ``?teacher=1``, get the student's version and one plain note, the same whether the server has
 a key or not.
+
+The progress is shared: app.py carries it on every page, the lesson (hograd_labs/lesson) moves
+through it, the classroom (hograd_labs/classroom) seats a student and follows the lecturer with
+it. Labs never import each other, so it lives here, and the number of steps, which only the
+lesson knows (hograd_labs/lesson/compute.py's STEPS), comes in as an argument.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from hograd_core.lesson import STEPS
-from hograd_core.lesson_link import key_matches, read_progress
 from hograd_serving.teacher_key import server_key
+
+from .lesson_link import key_matches, read_progress
 
 STEP, DONE, TEACHER = "lesson.step", "lesson.done", "lesson.teacher"
 IGNORED = "lesson.ignored"  # the link's progress parameters that could not be used
@@ -50,8 +55,9 @@ def _param(name: str) -> str | None:
     return values[0] if len(set(values)) == 1 else CONFLICT
 
 
-def load() -> None:
-    """On a session's first run, whatever its page, take the progress from the link; the
+def load(total: int) -> None:
+    """On a session's first run, whatever its page, take the progress of a lesson of ``total``
+    steps from the link; the
     names of the parameters that were ignored wait in ``st.session_state[IGNORED]`` for the
     lesson page, which says so (:func:`take_ignored`)."""
     if STEP in st.session_state:
@@ -60,7 +66,7 @@ def load() -> None:
     st.session_state[CLASS] = room[:MAX_CLASS] if room else None
     seat = _param("seat") if room else None
     st.session_state[SEAT] = seat[:MAX_CLASS] if seat else None
-    got = read_progress(_param("step"), None if room else _param("done"))
+    got = read_progress(_param("step"), None if room else _param("done"), total)
     st.session_state[STEP] = got.step
     st.session_state[DONE] = set(got.done)
     st.session_state[IGNORED] = got.ignored
@@ -73,10 +79,11 @@ def load() -> None:
             del st.query_params[name]
 
 
-def carry() -> None:
-    """Every run of every page (app.py): the progress from the link on the session's first
-    run, and into the link on every run, so that no page's link loses it."""
-    load()
+def carry(total: int) -> None:
+    """Every run of every page (app.py): the progress of a lesson of ``total`` steps from the
+    link on the session's first run, and into the link on every run, so that no page's link
+    loses it."""
+    load(total)
     save()
 
 
@@ -108,12 +115,12 @@ def save() -> None:
     _put("seat", st.session_state.get(SEAT) if room else None)
 
 
-def go(number: int) -> None:
-    """Open step ``number`` (1-based; clamped to the lesson). Anything but a whole number (a
-    modified client's value) leaves the open step as it is."""
+def go(number: int, total: int) -> None:
+    """Open step ``number`` (1-based; clamped to the lesson's ``total`` steps). Anything but a
+    whole number (a modified client's value) leaves the open step as it is."""
     if not isinstance(number, int) or isinstance(number, bool):
         return
-    st.session_state[STEP] = min(max(number, 1), len(STEPS))
+    st.session_state[STEP] = min(max(number, 1), total)
 
 
 def mark_done(number: int) -> None:

@@ -2,7 +2,7 @@
 version, progress in the link, bad links, both languages.
 
 The right answers typed here are the seeds' and closed forms' numbers (12, 12, (1, −1)), the
-options the oracles in tests/core/test_lesson.py pick, and flag settings whose error plain
+options the oracles in tests/labs/test_lesson_compute.py pick, and flag settings whose error plain
 PyTorch raises; never values read back from the app."""
 
 from __future__ import annotations
@@ -244,6 +244,18 @@ def test_progress_lives_in_the_link() -> None:
     assert tr("lesson.progress", done=3, total=TOTAL) in [
         p.proto.text for p in again.get("progress")
     ]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_presentation_mode_shows_the_progress_too(lang: str) -> None:
+    """Issue 38: projected, the class sees how far the lesson has got (one bar, in the row
+    above the view), as on a laptop."""
+    for present in ("0", "1"):
+        at = open_lesson(lang, present=present, step="4", done="3,1")
+        bars = at.get("progress")
+        assert [b.proto.text for b in bars] == [tr("lesson.progress", lang, done=2, total=TOTAL)]
+        assert bars[0].proto.value == int(100 * 2 / TOTAL)  # Streamlit's percent, floored
+        assert step_of(at) == tr("lesson.growth.title", lang)
 
 
 def test_finishing_every_step_says_so() -> None:

@@ -15,7 +15,8 @@ import sympy as sp
 import torch
 from scipy.optimize import brentq, minimize_scalar
 
-from hograd_core import ArgumentError, BudgetError, lesson, parse
+from hograd_core import ArgumentError, BudgetError, parse
+from hograd_labs.lesson import compute as lesson
 from hograd_labs.newton import compute
 from hograd_labs.newton.cached import check_config, script, torch_function
 from hograd_labs.newton.compute import MAX_RADIUS, NewtonRace, RaceConfig, trust_region_step
@@ -224,7 +225,7 @@ def test_torch_func_derivatives_take_the_same_paths(text: str) -> None:
 
 
 def test_the_lessons_newton_answer_is_this_race() -> None:
-    """The lesson (hograd_core, which may not import a lab) counts Newton's steps on the κ = 10
+    """The lesson (a lab, which may not import another) counts Newton's steps on the κ = 10
     quadratic itself: the same count as this lab's race from the preset the lesson names."""
     preset = preset_for(lesson.NEWTON)
     assert (preset.start, preset.steps) == (lesson.NEWTON_START, lesson.NEWTON_STEPS)

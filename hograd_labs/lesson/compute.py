@@ -5,11 +5,13 @@ on, the second derivative, how the graph grows with the order, what keeping a gr
 and when PyTorch frees it, the Hessian-vector product without the Hessian, and Newton's method
 as one place where all this is used. Every answer is computed here by the same core functions
 the labs use (:func:`~hograd_core.derivatives`, :func:`~hograd_core.graph_lab`,
-:func:`~hograd_core.hvp`, the flag lab, the Newton race), never typed in; the tests check each
-against sympy or a PyTorch computation written out on its own.
+:func:`~hograd_core.hvp`, the flag lab, the Newton race), never typed in; the tests
+(tests/labs/test_lesson_compute.py) check each against sympy or a PyTorch computation written
+out on its own. Pure: torch, numpy and the kernel, no Streamlit.
 
-Texts are translation keys (``lesson.*`` in ``locales/*.toml``), spelled out whole so the
-locale tests find them. The progress a link carries is read by :mod:`.lesson_link`.
+Texts are translation keys (``lesson.*`` in this lab's ``en.toml`` and ``zh.toml``), spelled
+out whole so the locale tests find them. The progress a link carries is read by
+hograd_ui/parts/lesson_link.py.
 """
 
 from __future__ import annotations
@@ -19,12 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .flaglab import FlagOutcome, FlagSettings
-from .graphs import graph_lab, trend
-from .hessian import hvp
-from .hvp_examples import quadratic
-from .language import parse
-from .nested_autograd import derivatives
+from hograd_core.flaglab import FlagOutcome, FlagSettings
+from hograd_core.graphs import graph_lab, trend
+from hograd_core.hessian import hvp
+from hograd_core.hvp_examples import quadratic
+from hograd_core.language import parse
+from hograd_core.nested_autograd import derivatives
 
 __all__ = [
     "CUBE",

@@ -1,5 +1,5 @@
 """A lesson step's exercise: the answer widgets, Check, the hint, the verdict and explanation,
-and the teacher's notes. The right answer and the checking come from hograd_core/lesson.py."""
+and the teacher's notes. The right answer and the checking come from :mod:`.compute`."""
 
 from __future__ import annotations
 
@@ -9,23 +9,14 @@ import streamlit as st
 
 from hograd_core import HogradError
 from hograd_core.errors import AnswerError
-from hograd_core.lesson import (
-    CHOICE,
-    FLAGS,
-    NUMBER,
-    STEPS,
-    VECTOR,
-    Step,
-    Verdict,
-    check,
-    check_flags,
-)
 from hograd_core.typed_numbers import MAX_CHARS, Reading, read_numbers, show_numbers
-from hograd_serving.cached import lesson_answer
 from hograd_ui.i18n import error_text
 from hograd_ui.parts import lesson_state as state
-from hograd_ui.parts.lesson_views import RETAIN, run_flags_for
 from hograd_ui.parts.ui import lang, t
+
+from .cached import lesson_answer
+from .compute import CHOICE, FLAGS, NUMBER, STEPS, VECTOR, Step, Verdict, check, check_flags
+from .views import RETAIN, run_flags_for
 
 
 def _numbers(values: tuple[float, ...]) -> str:

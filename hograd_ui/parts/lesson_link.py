@@ -4,7 +4,9 @@ key that opens the teacher's version (``?key=...``).
 Read by :func:`read_progress`, which keeps what it can use and names each parameter it had to
 ignore (the page says so instead of failing). Nothing here trusts the text: a value is a step
 number only if it is a short run of ASCII digits within the lesson. :func:`key_matches`
-compares a key from a link with the server's in constant time.
+compares a key from a link with the server's in constant time. Plain Python, no Streamlit:
+:mod:`.lesson_state` reads the link with these on every page; the number of steps comes from
+the lesson (hograd_labs/lesson/compute.py), passed in by whoever calls.
 """
 
 from __future__ import annotations
@@ -12,8 +14,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass
-
-from .lesson import STEPS
 
 __all__ = ["MAX_KEY", "MAX_PARAM", "Progress", "key_matches", "read_progress"]
 
@@ -36,20 +36,19 @@ def _int(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 3 else None
 
 
-def read_progress(step: str | None, done: str | None) -> Progress:
-    """Read ``?step=`` and ``?done=`` (each None when absent).
+def read_progress(step: str | None, done: str | None, total: int) -> Progress:
+    """Read ``?step=`` and ``?done=`` (each None when absent) of a lesson of ``total`` steps.
 
-    A value that is not a step number from 1 to len(STEPS) (for ``done``: a comma-separated
+    A value that is not a step number from 1 to ``total`` (for ``done``: a comma-separated
     list of them), or longer than :data:`MAX_PARAM`, is ignored and its parameter named in
     ``ignored``; the rest of the link still counts.
 
     Example:
-        >>> read_progress("3", "1,2")
+        >>> read_progress("3", "1,2", 7)
         Progress(step=3, done=(1, 2), ignored=())
-        >>> read_progress("99", "1,x").ignored
+        >>> read_progress("99", "1,x", 7).ignored
         ('step', 'done')
     """
-    total = len(STEPS)
     ignored: list[str] = []
     number = 1
     if step is not None:

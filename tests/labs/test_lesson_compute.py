@@ -1,5 +1,5 @@
 """The guided lesson's answers, each against an oracle the core did not compute (sympy, plain
-PyTorch written out here, NumPy), and the checking of answers and of links."""
+PyTorch written out here, NumPy), and the checking of answers (the links: test_lesson_link)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import torch
 
 from hograd_core import parse
 from hograd_core.flaglab import FlagSettings, run_flags
-from hograd_core.lesson import (
+from hograd_labs.lesson.compute import (
     CHOICE,
     CUBE,
     FLAGS,
@@ -30,7 +30,6 @@ from hograd_core.lesson import (
     check_flags,
     step_named,
 )
-from hograd_core.lesson_link import MAX_KEY, Progress, key_matches, read_progress
 from hograd_ui.i18n import catalogue
 
 x, w1, w2 = sp.symbols("x w1 w2")
@@ -245,54 +244,3 @@ def test_a_choice_is_right_only_for_the_computed_option(answers: dict[str, Answe
             assert verdict.key == ("lesson.check.right" if option == right
                                    else "lesson.check.wrong_choice")  # fmt: skip
         assert check(step, None, truth).key == "lesson.check.empty"
-
-
-# ---- progress in a link ---------------------------------------------------------------------
-
-
-def test_a_good_link_is_read_whole() -> None:
-    assert read_progress(None, None) == Progress()
-    assert read_progress("3", "2,1,2") == Progress(3, (1, 2), ())
-    assert read_progress("7", "") == Progress(7, (), ())
-
-
-@pytest.mark.parametrize(
-    ("step", "done", "ignored"),
-    [
-        ("0", None, ("step",)), ("8", None, ("step",)), ("-1", None, ("step",)),
-        ("3.5", None, ("step",)), ("abc", None, ("step",)), ("", None, ("step",)),
-        ("３", None, ("step",)), ("1" * 5000, None, ("step",)),
-        ("<script>alert(1)</script>", None, ("step",)),
-        (None, "1,x", ("done",)), (None, "1,,2", ("done",)),
-        (None, "1,99", ("done",)), (None, "1," * 50, ("done",)),
-        ("?", "?", ("step", "done")),
-    ],
-)  # fmt: skip
-def test_a_bad_value_is_ignored_and_named(
-    step: str | None, done: str | None, ignored: tuple[str, ...]
-) -> None:
-    assert read_progress(step, done) == Progress(ignored=ignored)
-
-
-# ---- the teacher's key ----------------------------------------------------------------------
-
-KEY = "k3y-Of-the_server.0123456789"
-HOSTILE = [
-    "", " ", KEY[:-1], KEY + "x", KEY.upper(), " " + KEY, KEY + "\n", KEY + "\x00",
-    "\ud800", "é" * 10, "' OR 1=1 --", "<script>alert(1)</script>", "1", "true",
-    "k" * (MAX_KEY + 1), KEY * 100,
-]  # fmt: skip
-
-
-def test_only_the_servers_key_matches() -> None:
-    assert key_matches(KEY, KEY)
-    assert key_matches("é 中文 \u2212", "é 中文 \u2212")  # any text the server chose
-    for given in HOSTILE:
-        assert not key_matches(given, KEY), repr(given)
-        assert not key_matches(given, None)  # no server key: nothing opens
-
-
-@pytest.mark.parametrize("server", [None, "", "   ", "\t\n"])
-def test_a_server_without_a_key_opens_nothing(server: str | None) -> None:
-    for given in [None, "", "   ", "\t\n", "1"]:
-        assert not key_matches(given, server)

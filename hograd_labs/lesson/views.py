@@ -1,5 +1,6 @@
-"""The live view of each lesson step: the labs' own cached calls and figures, on the lesson's
-examples (see hograd_core/lesson.py). Nothing here computes."""
+"""The live view of each lesson step: the cached calls and figures the labs share
+(hograd_serving.cached, hograd_ui), on the lesson's examples (see :mod:`.compute`). Nothing
+here computes. The Newton step's view is the Newton lab's, which pages/lesson.py hands in."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ import streamlit as st
 from hograd_core import HogradError
 from hograd_core.chart_range import chart_range
 from hograd_core.flaglab import FlagOutcome
-from hograd_core.lesson import CUBE, GROWTH, GROWTH_CHOICES, HVP, Step
 from hograd_serving.cached import curves, explore, flags_for, lab_for
 from hograd_ui import graph_figures, hvp_figures
 from hograd_ui.derivative_figures import derivatives_figure
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import controls, lang, localized_radio, show_error, t
+
+from .compute import CUBE, GROWTH, GROWTH_CHOICES, HVP, Step
 
 #: retain_graph's choices, by label (as on the graph page)
 RETAIN = {"None": None, "True": True, "False": False}
