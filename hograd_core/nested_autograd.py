@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from .autograd_walk import walk
 from .errors import ArgumentError, BudgetError
 from .language import Function
 from .taylor import polynomial_degree, taylor_derivatives
@@ -91,42 +92,22 @@ class DerivativeResult:
 
 
 class _NodeCounter:
-    """Counts the autograd nodes reachable from every tensor added so far. Each node is
-    visited once over all calls, so counting the graph after each order costs one walk of the
-    final graph, not one walk per order.
+    """Counts the autograd nodes reachable from every tensor added so far: one
+    :func:`~hograd_core.autograd_walk.walk` sharing its ``seen`` set over all calls, so
+    counting the graph after each order costs one walk of the final graph, not one per order.
 
     Note:
         The walk is pure Python and holds the interpreter lock for its whole length (the
-        backward passes that build the graph release it), so it is kept tight: about 0.5 us
-        a node; the garbage collector, which sees every node's wrapper, adds about as much
-        again. A node is marked when first
-        found, so it is pushed, and its ``next_functions`` read, once. ``_seen`` holds the
-        node objects themselves (hashed and compared by identity), keeping each alive while
-        the counter is: PyTorch makes a node's Python wrapper on demand and frees it with its
-        last reference, so a count of bare ``id()``s could take a new wrapper at a reused
-        address for a node already seen. ``None`` (an input that needs no gradient, or a
-        tensor without ``grad_fn``) is a member from the start and is not counted.
+        backward passes that build the graph release it): about 0.5 us a node; the garbage
+        collector, which sees every node's wrapper, adds about as much again.
     """
 
     def __init__(self) -> None:
-        self._seen: set[object] = {None}
+        self._seen: set[object] = set()
 
     def add(self, *tensors: torch.Tensor) -> int:
-        seen = self._seen
-        mark = seen.add
-        stack = []
-        for t in tensors:
-            node = t.grad_fn
-            if node not in seen:
-                mark(node)
-                stack.append(node)
-        push, pop = stack.append, stack.pop
-        while stack:
-            for nxt, _ in pop().next_functions:
-                if nxt not in seen:
-                    mark(nxt)
-                    push(nxt)
-        return len(seen) - 1  # without None
+        walk([t.grad_fn for t in tensors], self._seen)
+        return len(self._seen)
 
 
 def graph_nodes(*tensors: torch.Tensor) -> int:
