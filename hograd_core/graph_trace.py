@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import torch
 
+from .autograd_walk import inputs, walk
+
 __all__ = [
     "GRAPH_BUDGET",
     "MODIFIED",
@@ -84,11 +86,13 @@ class GraphEdge:
 
 
 class Tracer:
-    """Walks the graph pass by pass, naming nodes in a fixed order (never by ``id()``)."""
+    """Walks the graph pass by pass (:func:`~hograd_core.autograd_walk.walk`), naming nodes in
+    a fixed order (never by ``id()``)."""
 
     def __init__(self, leaves: dict[int, str] | None = None) -> None:
         self.leaves = leaves or {}  # id(leaf tensor) -> its name; unnamed: the one leaf x
         self.names: dict[object, str] = {}  # grad_fn -> stable name (keeps every node alive)
+        self.seen: set[object] = set()  # the nodes named so far (the walk's own record)
         self.nodes: list[GraphNode] = []
         self.edges: list[GraphEdge] = []
         self.storages: set[int] = set()  # data_ptr of every saved storage seen so far
@@ -97,35 +101,21 @@ class Tracer:
         self.counts: dict[int, int] = {}  # nodes named so far, by pass
 
     def longest(self, root: object | None) -> int:
-        """Nodes on the longest path from ``root`` down to a leaf (0 without a root)."""
-        stack = [root] if root is not None else []
-        while stack:  # post-order without recursion: a node after all its inputs
-            fn = stack[-1]
-            inputs = [nxt for nxt, _ in fn.next_functions if nxt is not None]
-            todo = [nxt for nxt in inputs if nxt not in self.depth]
-            if fn in self.depth:
-                stack.pop()
-            elif todo:
-                stack.extend(todo)
-            else:
-                self.depth[fn] = 1 + max((self.depth[nxt] for nxt in inputs), default=0)
-                stack.pop()
+        """Nodes on the longest path from ``root`` down to a leaf (0 without a root); ``root``
+        must have been walked (:meth:`walk` measures every node it names)."""
         return self.depth[root] if root is not None else 0
 
     def walk(self, k: int, root: object | None) -> list[object]:
-        """Name the nodes reachable from ``root`` that no earlier pass reached; return them."""
-        new: list[object] = []
+        """Name the nodes reachable from ``root`` that no earlier pass reached (depth first,
+        inputs in ``next_functions`` order), measure their longest paths; return them."""
         start = self.counts.get(k, 0)  # a pass may have several roots (dy and dz)
-        stack = [root] if root is not None else []
-        while stack:  # depth-first, children in next_functions order
-            fn = stack.pop()
-            if fn in self.names:
-                continue
-            self.names[fn] = f"p{k}_{start + len(new)}"
-            new.append(fn)
-            stack.extend(nxt for nxt, _ in reversed(fn.next_functions) if nxt is not None)
-        self.counts[k] = start + len(new)
-        return new
+        found = walk([root], self.seen)
+        for i, fn in enumerate(found.nodes):
+            self.names[fn] = f"p{k}_{start + i}"
+        for fn in found.finished:  # a node after its inputs: theirs are known
+            self.depth[fn] = 1 + max((self.depth[nxt] for nxt in inputs(fn)), default=0)
+        self.counts[k] = start + len(found.nodes)
+        return found.nodes
 
     def describe(self, new: list[object], k: int) -> None:
         """Record the nodes of pass ``k``, their edges and their saved tensors."""
@@ -141,9 +131,8 @@ class Tracer:
             leaf = f"leaf_{label}" if label else "leaf"
             self.nodes.append(GraphNode(leaf, "leaf", k, label, scalar(variable)))
             self.edges.append(GraphEdge(leaf, name))
-        for nxt, _ in fn.next_functions:
-            if nxt is not None:
-                self.edges.append(GraphEdge(self.names[nxt], name))
+        for nxt in inputs(fn):
+            self.edges.append(GraphEdge(self.names[nxt], name))
         for label, tensor in saved_slots(fn):
             self._saved(name, label, tensor, k)
 

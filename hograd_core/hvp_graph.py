@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from .autograd_walk import walk
 from .errors import ArgumentError, BudgetError, ExpressionError
 from .graphs import GRAPH_BUDGET, TensorGraph, TypeCount, trace_tensors
 from .hessian import number_entries, point_vector
@@ -245,11 +246,4 @@ def hvp_code(
 
 def _count(roots: list[torch.Tensor]) -> int:
     """Backward functions reachable from the roots (everything the drawing walks)."""
-    seen: set[object] = set()
-    stack = [t.grad_fn for t in roots if t.grad_fn is not None]
-    while stack:
-        node = stack.pop()
-        if node not in seen:
-            seen.add(node)
-            stack.extend(nxt for nxt, _ in node.next_functions if nxt is not None)
-    return len(seen)
+    return len(walk([t.grad_fn for t in roots]).nodes)

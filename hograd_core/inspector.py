@@ -11,6 +11,7 @@ agreement, :func:`disagreements` lists every order that fails it.
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -19,6 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
+from . import derivatives_script as script
 from .errors import BudgetError, HogradError
 from .language import Binary, Call, Function, Neg, Node
 from .language.to_source import python_name, torch_source
@@ -249,57 +251,40 @@ def taylor_polynomial(
 
 # ---- the PyTorch snippet ---------------------------------------------------------------------
 
-# Names the snippet itself uses: a variable of the language with one of these is renamed x.
-_SNIPPET_NAMES = {"torch", "y", "derivatives", "k", "d", "op", "nodes", "range", "enumerate",
-                  "print", "float"}  # fmt: skip
+#: The functions the snippet shows, as they are written in hograd_core/derivatives_script.py:
+#: the page's nested-autograd numbers come from the same ``nested_derivatives``.
+_SHOWN = (script.nodes, script.nested_derivatives, script.print_derivatives)
+
+
+def _shown_source() -> str:
+    return "\n\n".join(inspect.getsource(fn) for fn in _SHOWN)
 
 
 def pytorch_snippet(fn: Function, x0: float, order: int) -> str:
-    """A runnable script that prints f and its derivatives at x0 by nested autograd, exactly
-    as the inspector's autograd column computes them, each as ``k value grad_fn nodes`` (the
-    name of its ``grad_fn``, and how many autograd nodes a backward through it would walk):
-    :func:`hograd_core.cpp_code.derivatives_cpp` prints the same lines from C++.
+    """A runnable script that prints f and its derivatives at x0 by nested autograd, each as
+    ``k value grad_fn nodes`` (the name of its ``grad_fn``, and how many autograd nodes a
+    backward through it would walk): :func:`hograd_core.cpp_code.derivatives_cpp` prints the
+    same lines from C++.
 
-    Its comment states the rule the shortcut in the loop relies on, with its conditions: a
-    derivative has no ``grad_fn`` (``requires_grad`` is False) when the backward that made it
-    used no tensor that requires grad. With ``create_graph=True`` and the built-in functions
-    of the language, that happens only when it no longer depends on x, so the next derivative
-    is exactly 0. Without ``create_graph=True`` (or through a custom function whose backward is
-    not itself differentiable: marked ``once_differentiable``, or using ``x.detach()``) a
-    derivative that does depend on x has no ``grad_fn`` either, and
+    It is the source of the functions in :mod:`hograd_core.derivatives_script`
+    (``inspect.getsource``), whose ``nested_derivatives`` gives the inspector's autograd
+    column, then ``f`` written by :func:`~hograd_core.language.to_source.torch_source` (the
+    variable renamed where it would hide a name of the script), then one call.
+
+    The comment in ``nested_derivatives`` states the rule its shortcut relies on, with its
+    conditions: a derivative has no ``grad_fn`` (``requires_grad`` is False) when the backward
+    that made it used no tensor that requires grad. With ``create_graph=True`` and the
+    built-in functions of the language, that happens only when it no longer depends on x, so
+    the next derivative is exactly 0. Without ``create_graph=True`` (or through a custom
+    function whose backward is not itself differentiable: marked ``once_differentiable``, or
+    using ``x.detach()``) a derivative that does depend on x has no ``grad_fn`` either, and
     the same shortcut would print 0: x**3 at 2 would give f'' = 0.0 instead of 12.
     """
     own = fn.variables[0] if fn.variables else "x"
-    var = python_name(own, _SNIPPET_NAMES)
-    expr = torch_source(fn, {own: var})
-    lines = ["import torch", "", "",
-             "def nodes(t):",
-             '    """Autograd nodes reachable from t: the graph a backward through t walks."""',
-             "    seen, stack = set(), [t.grad_fn]",
-             "    while stack:",
-             "        node = stack.pop()",
-             "        if node is not None and node not in seen:",
-             "            seen.add(node)",
-             "            stack.extend(n for n, _ in node.next_functions)",
-             "    return len(seen)", "", "",
-             f"{var} = torch.tensor({float(x0)!r}, dtype=torch.float64, requires_grad=True)",
-             f"y = {expr}", "", "derivatives = [y]", f"for k in range(1, {order + 1}):",
-             "    if not derivatives[-1].requires_grad:",
-             "        # No grad_fn: the backward that made this derivative used no tensor that",
-             "        # requires grad. With create_graph=True (below) and built-in torch",
-             f"        # functions, that means it no longer depends on {var}, so the next one is",
-             "        # exactly 0 (grad() would raise 'element 0 of tensors does not require",
-             "        # grad'). Without create_graph=True, or through a custom function whose",
-             "        # backward is not itself differentiable (once_differentiable, .detach()),",
-             f"        # a derivative that depends on {var} has no grad_fn either, and this",
-             "        # shortcut would print a wrong 0.",
-             f"        derivatives.append(torch.zeros_like({var}))",
-             "        continue",
-             f"    (d,) = torch.autograd.grad(derivatives[-1], {var}, create_graph=True)",
-             "    derivatives.append(d)", "",
-             "for k, d in enumerate(derivatives):",
-             "    op = d.grad_fn.name() if d.grad_fn is not None else None",
-             "    print(k, d.item(), op, nodes(d))"]  # fmt: skip
+    var = python_name(own, {"torch", "f", *(shown.__name__ for shown in _SHOWN)})
+    lines = ["import torch", "", "", _shown_source().rstrip("\n"), "", "",
+             f"def f({var}):", f"    return {torch_source(fn, {own: var})}", "", "",
+             f"print_derivatives(f, {float(x0)!r}, {order})"]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 

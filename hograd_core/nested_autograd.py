@@ -5,11 +5,12 @@ derivative with ``create_graph=True``, so the derivative is itself part of a gra
 differentiated again::
 
     d0 = f(x)
-    d1 = grad(d0.sum(), x, create_graph=True)   # the graph now also holds the first backward
-    d2 = grad(d1.sum(), x, create_graph=True)   # ... and the second, and so on
+    d1 = grad(d0, x, grad_outputs=ones, create_graph=True)  # the graph now holds the 1st backward
+    d2 = grad(d1, x, grad_outputs=ones, create_graph=True)  # ... and the 2nd, and so on
 
-(Summing is exact here: every output depends only on its own input point, so the gradient of
-the sum is the elementwise derivative.)
+(Ones as ``grad_outputs`` are exact here: every output depends only on its own input point,
+so the vector-Jacobian product with ones is the elementwise derivative.) The loop is
+:func:`hograd_core.derivatives_script.nested_derivatives`, the code the page shows.
 
 How fast the graph grows depends on the function. A polynomial's stops growing once its
 derivative is constant (x**3: 2, 5, 8, 11, 11 nodes per point for orders 0-4); exp and relu add
@@ -30,6 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from .autograd_walk import walk
+from .derivatives_script import nested_derivatives
 from .errors import ArgumentError, BudgetError
 from .language import Function
 from .taylor import polynomial_degree, taylor_derivatives
@@ -91,42 +94,22 @@ class DerivativeResult:
 
 
 class _NodeCounter:
-    """Counts the autograd nodes reachable from every tensor added so far. Each node is
-    visited once over all calls, so counting the graph after each order costs one walk of the
-    final graph, not one walk per order.
+    """Counts the autograd nodes reachable from every tensor added so far: one
+    :func:`~hograd_core.autograd_walk.walk` sharing its ``seen`` set over all calls, so
+    counting the graph after each order costs one walk of the final graph, not one per order.
 
     Note:
         The walk is pure Python and holds the interpreter lock for its whole length (the
-        backward passes that build the graph release it), so it is kept tight: about 0.5 us
-        a node; the garbage collector, which sees every node's wrapper, adds about as much
-        again. A node is marked when first
-        found, so it is pushed, and its ``next_functions`` read, once. ``_seen`` holds the
-        node objects themselves (hashed and compared by identity), keeping each alive while
-        the counter is: PyTorch makes a node's Python wrapper on demand and frees it with its
-        last reference, so a count of bare ``id()``s could take a new wrapper at a reused
-        address for a node already seen. ``None`` (an input that needs no gradient, or a
-        tensor without ``grad_fn``) is a member from the start and is not counted.
+        backward passes that build the graph release it): about 0.5 us a node; the garbage
+        collector, which sees every node's wrapper, adds about as much again.
     """
 
     def __init__(self) -> None:
-        self._seen: set[object] = {None}
+        self._seen: set[object] = set()
 
     def add(self, *tensors: torch.Tensor) -> int:
-        seen = self._seen
-        mark = seen.add
-        stack = []
-        for t in tensors:
-            node = t.grad_fn
-            if node not in seen:
-                mark(node)
-                stack.append(node)
-        push, pop = stack.append, stack.pop
-        while stack:
-            for nxt, _ in pop().next_functions:
-                if nxt not in seen:
-                    mark(nxt)
-                    push(nxt)
-        return len(seen) - 1  # without None
+        walk([t.grad_fn for t in tensors], self._seen)
+        return len(self._seen)
 
 
 def graph_nodes(*tensors: torch.Tensor) -> int:
@@ -148,32 +131,28 @@ def autograd_rows(
     Raises:
         BudgetError: the graph exceeds ``node_limit`` nodes.
     """
-    env = {fn.variables[0]: x} if fn.variables else {}
-    row = fn.torch(env)
-    if row.shape != x.shape:
-        row = row.expand_as(x)
-    rows = [row]
-    if clock is not None:
-        clock.append(time.perf_counter())
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        row = fn.torch({fn.variables[0]: x} if fn.variables else {})
+        return row if row.shape == x.shape else row.expand_as(x)  # a constant: one per point
+
+    rows: list[torch.Tensor] = []
     raises_from = None
     counter = _NodeCounter()
-    sizes = [counter.add(row)] if node_limit is not None else []
-    for k in range(1, order + 1):
-        if not row.requires_grad:
+    sizes: list[int] = []
+    # The code the page shows (inspector.pytorch_snippet) is this generator's source.
+    for k, row in enumerate(nested_derivatives(f, x, order)):
+        if k and raises_from is None and not rows[-1].requires_grad:
             # f^(k-1) does not depend on x: autograd would raise ("element 0 of tensors does
             # not require grad"), but the true answer is exactly zero from here on.
-            raises_from = k if raises_from is None else raises_from
-            row = torch.zeros_like(x, requires_grad=False)
-        else:
-            (grad,) = torch.autograd.grad(
-                row.sum(), x, create_graph=True, allow_unused=True, materialize_grads=True
-            )
-            row = grad
+            raises_from = k
         rows.append(row)
         if clock is not None:
             clock.append(time.perf_counter())
-        if node_limit is not None:
-            sizes.append(counter.add(row))
+        if node_limit is None:
+            continue
+        sizes.append(counter.add(row))
+        if k:
             # Refuse as soon as the growth so far predicts the limit will be passed: a probe
             # that built the whole oversized graph just to say no cost seconds and 350 MB.
             growth = sizes[-1] / sizes[-2] if k >= 2 and sizes[-2] else 1.0

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..autograd_walk import walk
 from ..graph_trace import TensorGraph
 
 __all__ = [
@@ -171,14 +172,7 @@ def run_step(code: str, start: int, action: Callable[[], Printed]) -> StepReport
 
 def backward_functions(root: object | None) -> list[object]:
     """Every backward function reachable from ``root`` (depth first, each once)."""
-    seen: dict[object, None] = {}
-    stack = [root] if root is not None else []
-    while stack:
-        fn = stack.pop()
-        if fn not in seen:
-            seen[fn] = None
-            stack.extend(nxt for nxt, _ in reversed(fn.next_functions) if nxt is not None)
-    return list(seen)
+    return walk([root]).nodes
 
 
 #: Looks at a run's real tensors at its end: gets the results by name (``y``, ``dy``, ...,

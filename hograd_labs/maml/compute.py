@@ -203,6 +203,8 @@ def graph_size(loss: torch.Tensor) -> tuple[int, int]:
     """(grad_fn nodes, bytes of the tensors they saved for backward) of the graph behind
     ``loss``: every node reachable from ``loss.grad_fn``, each saved storage counted once.
     PyTorch shows what a node saved as its ``_saved_<name>`` attributes."""
+    # Its own short walk, not hograd_core.autograd_walk: this file is the download and runs
+    # with torch and numpy alone.
     seen, storages, todo = set(), {}, [loss.grad_fn]
     while todo:
         fn = todo.pop()

@@ -154,6 +154,8 @@ def first_nan_node(loss: torch.Tensor, params: list[torch.Tensor]) -> tuple[str,
 
         return check_outputs
 
+    # Its own short walk, not hograd_core.autograd_walk: this file is the download and runs
+    # with torch and numpy alone.
     while stack:
         node = stack.pop()
         if node is None or node in seen:
