@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from hograd_core.__main__ import main
+from hograd_cli.__main__ import main
 from hograd_core.errors import ArgumentError, BudgetError
 from hograd_core.forward_mode import FORWARD_BUDGET, forward_costs, forward_derivative
 from hograd_core.language import parse

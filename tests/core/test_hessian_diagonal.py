@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 import torch
 
-from hograd_core.__main__ import main
+from hograd_cli.__main__ import main
 from hograd_core.diagonal import (
     DIAGONAL_BUDGET,
     exact_diagonal,

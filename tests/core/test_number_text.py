@@ -15,8 +15,8 @@ import json
 import numpy as np
 import pytest
 
+from hograd_cli.__main__ import main
 from hograd_core import parse
-from hograd_core.__main__ import main
 from hograd_core.errors import ArgumentError
 from hograd_core.hessian import NUMBER_CHARS, numbers_limit
 from hograd_core.hvp_graph import hvp_graph, numbers

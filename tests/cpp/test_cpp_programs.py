@@ -102,7 +102,7 @@ def python_output(script: str) -> list[str]:
 
 def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "hograd_core", *args], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "-m", "hograd_cli", *args], cwd=ROOT, capture_output=True, text=True,
         timeout=120,
     )  # fmt: skip
 
