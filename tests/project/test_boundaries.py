@@ -51,7 +51,7 @@ def test_the_core_loads_without_the_ui_and_serving_stacks() -> None:
         "    if m.name != 'hograd_core.__main__':\n"
         "        importlib.import_module(m.name)\n"
         "print(sorted(n for n in ('streamlit', 'plotly', 'hograd_serving', 'hograd_ui',"
-        " 'hograd_cli', 'hograd_labs') if n in sys.modules))"
+        " 'hograd_cli', 'hograd_labs', 'nbformat') if n in sys.modules))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
