@@ -42,6 +42,7 @@ from hograd_core.hessian import CRITICAL_TOLERANCE, hvp, number_entries
 from hograd_core.hvp_graph import numbers
 from hograd_core.language import parse
 from hograd_core.nested_autograd import BUDGET, METHODS, derivatives
+from hograd_ui.i18n import error_text
 
 from .graph import add_parser as add_graph_parser
 from .graph import run_graph
@@ -444,7 +445,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                "custom": _run_custom}  # fmt: skip
         out = run[args.command](args)
     except (HogradError, _UsageError) as err:
-        message = str(err)
+        message = error_text(err, "en") if isinstance(err, HogradError) else str(err)
         if want_json:
             print(json.dumps({"error": message}))
         print(f"error: {message}", file=sys.stderr)
