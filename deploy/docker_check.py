@@ -244,7 +244,7 @@ class Check:
         return f"uid {uid}, torch {version}, CUDA {cuda}, dot present"
 
     def seeds(self) -> str:
-        cli = ["run", "--rm", "--network", "none", IMAGE, "python", "-m", "hograd_core"]
+        cli = ["run", "--rm", "--network", "none", IMAGE, "python", "-m", "hograd_cli"]
         deriv = json.loads(docker(*cli, "derivatives", "x**3", "--order", "2", "--at", "2",
                                   "--json"))  # fmt: skip
         hvp = json.loads(docker(*cli, "hvp", "w1**2*sin(w2)", "--at", "1,1.5707963267948966",

@@ -1,31 +1,14 @@
 """One family of errors for everything a user can get wrong.
 
 Every failure caused by user input becomes a :class:`HogradError` at the boundary. An error
-carries a translation key and its parameters, so the app can show it in the learner's language
-(``hograd_ui.i18n.error_text``); ``str(err)`` is the English text, read from
-``locales/en.toml``, for scripts and the command line.
+carries a translation key and its parameters, nothing else: the app shows it in the learner's
+language (``hograd_ui.i18n.error_text``), and the command line in English (``hograd_cli``).
+The core reads no language file; ``str(err)`` is the key and its parameters, for logs.
 """
 
 from __future__ import annotations
 
-import functools
-import tomllib
-from pathlib import Path
-
 __all__ = ["HogradError", "ExpressionError", "BudgetError", "ArgumentError", "AnswerError"]
-
-_ROOT = Path(__file__).resolve().parent.parent
-_ENGLISH = _ROOT / "locales" / "en.toml"
-
-
-@functools.cache
-def _english() -> dict[str, str]:
-    """The English strings: the shared file and each lab's own (``hograd_labs/<lab>/en.toml``)."""
-    table: dict[str, str] = {}
-    for path in (_ENGLISH, *sorted(_ROOT.glob("hograd_labs/*/en.toml"))):
-        with path.open("rb") as file:
-            table.update(tomllib.load(file))
-    return table
 
 
 class HogradError(ValueError):
@@ -39,7 +22,13 @@ class HogradError(ValueError):
     def __init__(self, key: str, **params: object) -> None:
         self.key = key
         self.params = params
-        super().__init__(_english()[key].format(**params) if params else _english()[key])
+        super().__init__(key)
+
+    def __str__(self) -> str:
+        """The key and its parameters, e.g. ``budget.points (limit=5000, got=5001)``."""
+        if not self.params:
+            return self.key
+        return f"{self.key} ({', '.join(f'{k}={v!r}' for k, v in self.params.items())})"
 
     def __reduce__(self):  # noqa: ANN204 - pickled by st.cache_data and sent between processes
         return _rebuild, (type(self), self.key, self.params, self.__dict__)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hograd_core.chart_range import ChartRange
 from hograd_core.nested_autograd import DerivativeResult
+from hograd_ui.chart_range import ChartRange
 from hograd_ui.i18n import tr
 
 from .plotting import PlainFigure, grid_cells, plain_figure, vline
@@ -49,7 +49,7 @@ def derivatives_figure(
     """f and its derivatives: one panel with a curve per order (click the legend to hide one),
     or one panel per order, since high orders can differ in scale by many magnitudes.
 
-    ``ranges`` (from :func:`hograd_core.chart_range.chart_range`) cuts a panel's y-axis where a
+    ``ranges`` (from :func:`hograd_ui.chart_range.chart_range`) cuts a panel's y-axis where a
     few values near a pole would flatten every curve; the page says where. ``x0``, the point
     the inspector reads, is drawn as a vertical line through every panel, with a legend entry.
 

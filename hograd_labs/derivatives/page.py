@@ -11,7 +11,6 @@ import pandas as pd
 import streamlit as st
 
 from hograd_core import BUDGET, HogradError
-from hograd_core.chart_range import ChartRange, chart_range
 from hograd_core.forward_mode import FORWARD_BUDGET
 from hograd_core.grad_checks import DERIVATIVE, EDGE, KINK, SECOND, UNDEFINED, GradChecks
 from hograd_core.inspector import (
@@ -29,6 +28,7 @@ from hograd_core.point_notes import SINGULAR, ZERO_POWER
 from hograd_core.symbolic import MAX_OPS
 from hograd_serving.cached import curves
 from hograd_serving.sympy_column import CHAIN_SECONDS, MEMORY_BYTES
+from hograd_ui.chart_range import ChartRange, chart_range
 from hograd_ui.derivative_figures import derivatives_figure, latex_label, order_label
 from hograd_ui.i18n import error_text
 from hograd_ui.parts.chart import chart

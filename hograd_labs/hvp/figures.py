@@ -18,7 +18,6 @@ import plotly.graph_objects as go
 
 from hograd_core.curvature import Grid, PowerIteration, Slices
 from hograd_core.hessian import HVPResult
-from hograd_core.notebook import percent_notebook
 from hograd_ui.hvp_figures import (
     BLUE,
     DIVERGING,
@@ -30,6 +29,7 @@ from hograd_ui.hvp_figures import (
     figure_layout,
 )
 from hograd_ui.i18n import tr
+from hograd_ui.notebook import percent_notebook
 from hograd_ui.plotting import cell_title, grid_cells, hline, new_figure, vline
 
 from .compute import NetCurvature, TrainedNet, layer_blocks

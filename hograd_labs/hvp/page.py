@@ -10,7 +10,6 @@ from hograd_core import curvature as cv
 from hograd_core import network as nw
 from hograd_core.hessian import CRITICAL_TOLERANCE
 from hograd_core.hvp_code import COMMENTS, hvp_snippet
-from hograd_core.hvp_examples import KAPPAS, PRESETS, example, quadratic
 from hograd_ui.hvp_figures import clean, contour_figure
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import code_file, eigen_file, hessian_file, hvp_code, hvp_row
@@ -36,6 +35,7 @@ from hograd_ui.parts.ui import (
 from . import figures as figs
 from .cached import POWER_STEPS, analysed, explore, script, three_ways, trained
 from .compute import NetCurvature, TrainedNet
+from .presets import KAPPAS, PRESETS, example, quadratic
 
 LIMIT, STEP = 3.0, 0.05  # the sliders of p: -3..3 in steps of 0.05
 WIDTHS = [2, 4, 8, 16, 32, 64, 128, 256, 512]

@@ -7,10 +7,10 @@ from __future__ import annotations
 import streamlit as st
 
 from hograd_core import HogradError
-from hograd_core.chart_range import chart_range
 from hograd_core.flaglab import FlagOutcome
 from hograd_serving.cached import curves, explore, flags_for, lab_for
 from hograd_ui import graph_figures, hvp_figures
+from hograd_ui.chart_range import chart_range
 from hograd_ui.derivative_figures import derivatives_figure
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.present import present

@@ -17,15 +17,15 @@ import streamlit as st
 
 from hograd_core.applications.common import Code
 from hograd_core.cpp_code import derivatives_cpp, hvp_cpp
-from hograd_core.csv_tables import curves_csv, eigen_csv, hessian_csv
 from hograd_core.flaglab.cpp import flag_cpp
 from hograd_core.func_code import derivatives_func_code, hessian_func_code
 from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.hessian import HVPResult
 from hograd_core.language import Function
 from hograd_core.nested_autograd import BUDGET, DerivativeResult
-from hograd_core.notebook import derivatives_notebook, graph_notebook, hvp_notebook
+from hograd_ui.csv_tables import curves_csv, eigen_csv, hessian_csv
 from hograd_ui.hvp_figures import clean
+from hograd_ui.notebook import derivatives_notebook, graph_notebook, hvp_notebook
 from hograd_ui.parts.ui import lazy_expander, t
 
 ICON = ":material/download:"

@@ -21,6 +21,7 @@ from hograd_labs.curvature.compute import (
 )
 from tests.app.why import charts, open_tab
 from tests.arrays import plotly_array
+from tests.english import raises
 
 
 def texts(at, kind: str) -> str:  # noqa: ANN001
@@ -113,6 +114,6 @@ def test_the_density_part_names_outliers_bulk_and_negatives(lang: str) -> None:
 
 
 def test_an_over_budget_network_setting_is_refused() -> None:
-    with pytest.raises(BudgetError, match="Gauss-Newton and spectral density"):
+    with raises(BudgetError, match="Gauss-Newton and spectral density"):
         check_spectra(NetworkCurvatureConfig(hidden=32, lanczos_steps=80, starts=30,
                                              hf_iterations=30, cg_iterations=50))  # fmt: skip

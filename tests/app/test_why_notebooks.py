@@ -8,8 +8,8 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from hograd_core.notebook import percent_cells
 from hograd_ui.i18n import tr
+from hograd_ui.notebook import percent_cells
 from tests.app.test_downloads import WHY_FORMS, codes, fetch, files, run
 
 assert files  # the fixture, imported for pytest

@@ -19,6 +19,7 @@ from hograd_core.curvature import (
     verdict,
 )
 from hograd_core.hessian import hvp
+from tests.english import raises
 
 
 def quadratic(kappa: float) -> str:
@@ -44,7 +45,7 @@ def test_three_ways_agree_with_closed_form(text: str, point, vector, expected) -
 
 @pytest.mark.parametrize("repeats", [0, 51])
 def test_three_ways_repeats_are_bounded(repeats: int) -> None:
-    with pytest.raises(HogradError, match=rf"timing repeats: expected 1 to 50, got {repeats}"):
+    with raises(HogradError, match=rf"timing repeats: expected 1 to 50, got {repeats}"):
         hvp_three_ways(parse("x*y"), [1, 1], [1, 1], repeats=repeats)
 
 
@@ -164,7 +165,7 @@ def test_power_iteration_breakdowns(text, point, vector, status) -> None:  # noq
 @pytest.mark.parametrize("steps", [0, 101])
 def test_power_iteration_steps_are_bounded(steps: int) -> None:
     cls = BudgetError if steps > 100 else ArgumentError  # over the limit, or not a count
-    with pytest.raises(cls, match=rf"power iteration steps: expected 1 to 100, got {steps}"):
+    with raises(cls, match=rf"power iteration steps: expected 1 to 100, got {steps}"):
         power_iteration(parse("x*y"), [1, 1], [1, 0], steps=steps)
 
 
@@ -215,7 +216,7 @@ def test_grid_marks_undefined_values_as_nan() -> None:
      (lambda: grid(parse("x*y"), [0], radius=1), "point: expected 2 numbers")],
 )  # fmt: skip
 def test_bounds_are_refused(call, message: str) -> None:  # noqa: ANN001
-    with pytest.raises(HogradError, match=message):
+    with raises(HogradError, match=message):
         call()
 
 

@@ -20,6 +20,7 @@ from hograd_core.custom_function import (
     run_custom,
 )
 from hograd_core.errors import ArgumentError, BudgetError, ExpressionError
+from tests.english import raises
 
 GRID = np.linspace(-2.0, 2.0, 7)
 X = sp.Symbol("x", real=True)
@@ -159,15 +160,15 @@ def test_points_where_f_has_no_derivative_are_not_checked() -> None:
 
 
 def test_bad_input_is_refused_with_a_translated_key() -> None:
-    with pytest.raises(ExpressionError, match="variable 'q'"):
+    with raises(ExpressionError, match="variable 'q'"):
         custom_spec("x^3", "3*x^2*q")
     with pytest.raises(ExpressionError):
         custom_spec("t^3", "g")
     spec = custom_spec("x^3", "3*x^2*g")
-    with pytest.raises(BudgetError, match=f"expected 1 to {MAX_POINTS}, got {MAX_POINTS + 1}"):
+    with raises(BudgetError, match=f"expected 1 to {MAX_POINTS}, got {MAX_POINTS + 1}"):
         run_custom(spec, np.zeros(MAX_POINTS + 1))
-    with pytest.raises(ArgumentError, match="expected finite numbers"):
+    with raises(ArgumentError, match="expected finite numbers"):
         run_custom(spec, [math.nan])
-    with pytest.raises(ArgumentError, match="variant"):
+    with raises(ArgumentError, match="variant"):
         run_custom(spec, [1.0], "sideways")
     assert set(VARIANTS) == {"written", "detached", "once", "second_function"}

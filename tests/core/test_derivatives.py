@@ -13,6 +13,7 @@ import torch
 from hograd_core import HogradError, derivatives, finite_difference, parse
 from hograd_core.nested_autograd import BUDGET, estimate_autograd, graph_nodes
 from hograd_core.symbolic import symbolic_derivatives, sympy_value
+from tests.english import raises
 
 # Each function of the language inside an expression that keeps it in its domain on the
 # sampled interval, so sympy and autograd can be compared at random points.
@@ -93,7 +94,7 @@ def test_constant_derivative_gives_exact_zeros_not_an_error() -> None:
     # ... whereas PyTorch itself refuses the second derivative of 2*x.
     x = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
     (d1,) = torch.autograd.grad(2 * x, x, create_graph=True)
-    with pytest.raises(RuntimeError, match="does not require grad"):
+    with raises(RuntimeError, match="does not require grad"):
         torch.autograd.grad(d1, x)
 
 
@@ -135,7 +136,7 @@ def test_non_finite_values_are_returned_and_flagged() -> None:
 )
 def test_bad_requests_are_refused(args: tuple, pattern: str) -> None:
     text, xs, order = args
-    with pytest.raises(HogradError, match=pattern):
+    with raises(HogradError, match=pattern):
         derivatives(parse(text), xs, order)
 
 
@@ -144,7 +145,7 @@ def test_memory_budget_refuses_before_work() -> None:
     nodes, sizes, megabytes = estimate_autograd(fn, 10, 100)
     assert sizes == sorted(sizes) and nodes == sizes[-1]
     assert megabytes < BUDGET.max_megabytes
-    with pytest.raises(HogradError, match="over the 200 MB budget"):
+    with raises(HogradError, match="over the 200 MB budget"):
         derivatives(fn, np.linspace(-1, 1, 5000), 10)
 
 
@@ -208,7 +209,7 @@ def test_probe_is_memoised_and_so_is_its_refusal() -> None:
     assert estimate_autograd(fn, 5, 10) == first and probe_graph.cache_info().hits == 1
     huge = parse("sin(x)*exp(-x^2)*tanh(x)*cos(x)")
     for _ in range(2):  # refused the same way twice, probed once
-        with pytest.raises(HogradError, match="100,000"):
+        with raises(HogradError, match="100,000"):
             estimate_autograd(huge, 10, 1)
     assert probe_graph.cache_info().misses == 2
     assert not autograd_is_heavy(huge, 10)  # refused before any work: not heavy

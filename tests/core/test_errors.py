@@ -4,6 +4,8 @@ that survive pickling (st.cache_data and the child processes pickle them)."""
 from __future__ import annotations
 
 import pickle
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -12,6 +14,7 @@ import pytest
 
 from hograd_core import ArgumentError, BudgetError, HogradError, derivatives, hvp, parse
 from hograd_core import network as nw
+from hograd_ui.i18n import error_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,12 +41,42 @@ def test_over_a_budget_and_a_bad_argument_are_told_apart(call, cls: type) -> Non
 
 
 def test_the_message_is_the_catalogue_text_filled_in() -> None:
-    english = tomllib.loads((ROOT / "locales" / "en.toml").read_text())
+    """The core's error carries the key and its parameters; the text is the catalogue's, in
+    each language, filled in by hograd_ui.i18n (the core reads no language file)."""
     with pytest.raises(BudgetError) as caught:
         derivatives(parse("x"), np.zeros(5001), 1)
     err = caught.value
     assert err.key == "budget.points" and err.params == {"limit": 5000, "got": 5001}
-    assert str(err) == english["budget.points"].format(limit=5000, got=5001)
+    assert str(err) == "budget.points (limit=5000, got=5001)"
+    for lang in ("en", "zh"):
+        table = tomllib.loads((ROOT / "locales" / f"{lang}.toml").read_text())
+        assert error_text(err, lang) == table["budget.points"].format(limit=5000, got=5001)
+
+
+def test_the_core_reads_no_language_file() -> None:
+    """Raising and printing an error in a process that loads only the core opens no .toml."""
+    code = (
+        "import builtins, io, sys, hograd_core\n"
+        "opened = []\n"
+        "real = io.open\n"
+        "def spy(file, *a, **k):\n"
+        "    opened.append(str(file))\n"
+        "    return real(file, *a, **k)\n"
+        "builtins.open = io.open = spy\n"
+        "from pathlib import Path\n"
+        "Path.open = lambda self, *a, **k: spy(self, *a, **k)\n"
+        "try:\n"
+        "    hograd_core.derivatives(hograd_core.parse('x'), [0.0], 11)\n"
+        "except hograd_core.BudgetError as err:\n"
+        "    print(str(err))\n"
+        "print([f for f in opened if f.endswith('.toml')])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    message, files = out.stdout.splitlines()
+    assert message.startswith("budget.order") and files == "[]"
 
 
 @pytest.mark.parametrize("cls", [HogradError, BudgetError, ArgumentError])

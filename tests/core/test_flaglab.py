@@ -21,6 +21,7 @@ from hograd_core import HogradError, parse
 from hograd_core.flaglab.cases import CASES, run_case
 from hograd_core.flaglab.flags import ACTIONS, FlagSettings, run_flags, torch_source
 from hograd_ui.i18n import catalogue
+from tests.english import raises
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_GRAD = "element 0 of tensors does not require grad and does not have a grad_fn"
@@ -143,9 +144,9 @@ def test_transcript_reads_like_a_session() -> None:
 
 
 def test_unknown_case_or_variant() -> None:
-    with pytest.raises(HogradError, match="case: expected one of"):
+    with raises(HogradError, match="case: expected one of"):
         run_case("nope")
-    with pytest.raises(HogradError, match="variant: expected one of off, on, got x"):
+    with raises(HogradError, match="variant: expected one of off, on, got x"):
         run_case("no_create_graph", "x")
     assert run_case("no_create_graph").variant == "off"
 
@@ -222,11 +223,11 @@ def test_values_and_flags_of_the_results() -> None:
 
 
 def test_refusals() -> None:
-    with pytest.raises(HogradError, match="action: expected one of next, again, backward"):
+    with raises(HogradError, match="action: expected one of next, again, backward"):
         run_flags(parse("x"), 1.0, FlagSettings(action="twice"))
-    with pytest.raises(HogradError, match="one variable"):
+    with raises(HogradError, match="one variable"):
         run_flags(parse("x*y"), 1.0, FlagSettings())
-    with pytest.raises(HogradError, match="x0"):
+    with raises(HogradError, match="x0"):
         run_flags(parse("x"), math.inf, FlagSettings())
 
 

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from hograd_core.__main__ import main
+from hograd_cli.__main__ import main
 from hograd_core.errors import ArgumentError, BudgetError
 from hograd_core.forward_mode import FORWARD_BUDGET, forward_costs, forward_derivative
 from hograd_core.language import parse
+from tests.english import raises
 
 s = sp.Symbol("s")
 CASES = [
@@ -53,15 +54,15 @@ def test_costs_hold_every_routes_values_and_what_each_saves() -> None:
 
 
 def test_limits_are_refused_before_work() -> None:
-    with pytest.raises(BudgetError, match="order: expected 0 to 6 for jvp, got 7"):
+    with raises(BudgetError, match="order: expected 0 to 6 for jvp, got 7"):
         forward_derivative(parse("sin(x)"), [1.0], 7, "jvp")
-    with pytest.raises(BudgetError, match="expected 0 to 8 for forward_ad, got 9"):
+    with raises(BudgetError, match="expected 0 to 8 for forward_ad, got 9"):
         forward_costs(parse("sin(x)"), [1.0], 9)
-    with pytest.raises(ArgumentError, match="one variable, got x, y"):
+    with raises(ArgumentError, match="one variable, got x, y"):
         forward_derivative(parse("x*y"), [1.0], 1, "jvp")
-    with pytest.raises(ArgumentError, match="route: expected one of"):
+    with raises(ArgumentError, match="route: expected one of"):
         forward_derivative(parse("x"), [1.0], 1, "backward")
-    with pytest.raises(ArgumentError, match="points"):
+    with raises(ArgumentError, match="points"):
         forward_derivative(parse("x"), [float("nan")], 1, "taylor")
 
 

@@ -22,6 +22,7 @@ from hograd_core.func_code import (
 )
 from hograd_core.hvp_code import hvp_snippet
 from hograd_core.inspector import pytorch_snippet
+from tests.english import raises
 
 
 def run(source: str) -> dict:
@@ -142,5 +143,5 @@ def test_hessian_comments_and_bad_input() -> None:
     assert all(f"# about {key}\n" in source for key in HESSIAN_COMMENTS)
     from hograd_core import BudgetError
 
-    with pytest.raises(BudgetError, match="point"):
+    with raises(BudgetError, match="point"):
         hessian_func_code(parse("x*y"), (1,), (0, 1))

@@ -14,6 +14,7 @@ from torch.autograd.gradcheck import GradcheckError
 from hograd_core import BudgetError, parse
 from hograd_core.errors import ArgumentError
 from hograd_core.grad_checks import MAX_POINTS, check_callable, run_gradchecks
+from tests.english import raises
 
 POINTS = [-1.3, -0.4, 0.5, 2.0]
 
@@ -154,11 +155,11 @@ def test_constant_and_identity_pass() -> None:
 
 
 def test_bad_input_and_budgets_are_refused_before_any_work() -> None:
-    with pytest.raises(BudgetError, match="gradcheck points: expected 1 to 100, got 101"):
+    with raises(BudgetError, match="gradcheck points: expected 1 to 100, got 101"):
         run_gradchecks(parse("x"), np.linspace(0, 1, MAX_POINTS + 1))
-    with pytest.raises(ArgumentError, match="expected finite numbers, got nan"):
+    with raises(ArgumentError, match="expected finite numbers, got nan"):
         run_gradchecks(parse("x"), [0.0, float("nan")])
-    with pytest.raises(ArgumentError, match="one variable"):
+    with raises(ArgumentError, match="one variable"):
         run_gradchecks(parse("x*y"), [0.0])
     # the probe sizes the second-order graph first: over its limit, nothing is built
     asked = []
@@ -166,10 +167,10 @@ def test_bad_input_and_budgets_are_refused_before_any_work() -> None:
     def refusing_probe(fn, order):  # noqa: ANN001, ANN202
         asked.append(order)
 
-    with pytest.raises(BudgetError, match="graph nodes per point"):
+    with raises(BudgetError, match="graph nodes per point"):
         run_gradchecks(parse("x**3"), [2.0], probe=refusing_probe)
     assert asked == [2]
     # a large graph on many points: over the work budget
     big = "*".join(["tanh(sin(x)+exp(x/3))"] * 6)
-    with pytest.raises(BudgetError, match="node visits"):
+    with raises(BudgetError, match="node visits"):
         run_gradchecks(parse(big), np.linspace(-1, 1, MAX_POINTS))

@@ -20,6 +20,7 @@ from hograd_core.graphs import GRAPH_BUDGET, GraphBudget, graph_lab, output_labe
 from hograd_labs.graph.cached import dot_available, to_svg
 from hograd_labs.graph.figures import legend_html, summary_rows, to_dot
 from hograd_ui.graph_figures import PASS_COLOURS, drawn_counts, growth_figure, stats_rows
+from tests.english import raises
 
 
 def per_pass(lab, order: int) -> list[Counter]:  # noqa: ANN001
@@ -204,13 +205,13 @@ def test_saved_tensors_and_bytes() -> None:
 
 def test_bad_requests_are_refused() -> None:
     fn = parse("x**3")
-    with pytest.raises(HogradError, match="order: expected 0 to 6, got 7"):
+    with raises(HogradError, match="order: expected 0 to 6, got 7"):
         graph_lab(fn, 1.0, 7)
-    with pytest.raises(HogradError, match="x0: expected a finite number"):
+    with raises(HogradError, match="x0: expected a finite number"):
         graph_lab(fn, float("nan"))
-    with pytest.raises(HogradError, match="one variable"):
+    with raises(HogradError, match="one variable"):
         graph_lab(parse("x*y"), 1.0)
-    with pytest.raises(HogradError, match="order"):
+    with raises(HogradError, match="order"):
         graph_lab(fn, 1.0).view(True)
 
 
@@ -219,7 +220,7 @@ def test_node_budget_stops_the_build(monkeypatch: pytest.MonkeyPatch) -> None:
     lab = graph_lab(parse("tanh(x)"), 0.7)
     assert lab.built == 4 and lab.stopped_nodes == 88  # order 5 has 88 nodes > 40
     assert lab.view(4).ops == 37
-    with pytest.raises(HogradError, match="order 5: .* 88 nodes, over the budget of 40"):
+    with raises(HogradError, match="order 5: .* 88 nodes, over the budget of 40"):
         lab.view(5)
 
 
@@ -227,7 +228,7 @@ def test_too_large_to_draw() -> None:
     lab = graph_lab(parse("sin(x)*exp(-x**2)"), 0.7)
     view = lab.view(5)
     assert view.ops == 511 and not view.drawable and len(view.nodes) > GRAPH_BUDGET.max_draw
-    with pytest.raises(HogradError, match="more than the 400 that are drawn"):
+    with raises(HogradError, match="more than the 400 that are drawn"):
         to_dot(view)
     assert sum(t.total for t in view.summary) == view.ops  # the summary still describes it
     assert [sum(t.per_pass[k] for t in view.summary) for k in range(6)] == list(view.per_pass)
@@ -248,7 +249,7 @@ def test_dot_colours_every_node_by_its_pass_and_outlines_the_newest() -> None:
     chart = to_dot(view, legend=False, min_width=420)
     assert "backward pass" not in chart and 'WIDTH="420"' in chart
     assert "第 2 次反向传播：3 个节点" in to_dot(view, "zh")
-    with pytest.raises(HogradError, match="direction"):
+    with raises(HogradError, match="direction"):
         to_dot(view, direction="BT")
 
 

@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 import torch
 
-from hograd_core.__main__ import main
+from hograd_cli.__main__ import main
 from hograd_core.diagonal import (
     DIAGONAL_BUDGET,
     exact_diagonal,
@@ -21,6 +21,7 @@ from hograd_core.diagonal import (
 )
 from hograd_core.errors import ArgumentError, BudgetError
 from hograd_core.language import parse
+from tests.english import raises
 
 CASES = [
     ("x^2*y + sin(x*y) + z^3*x", (1.0, 2.0, 0.5)),
@@ -100,14 +101,14 @@ def test_network_diagonal_is_torch_func_hessians() -> None:
 
 def test_limits_refused_before_work() -> None:
     fn = parse("x*y")
-    with pytest.raises(BudgetError, match="probes: expected 1 to 1000, got 1001"):
+    with raises(BudgetError, match="probes: expected 1 to 1000, got 1001"):
         typed_diagonal(fn, (1, 2), probes=DIAGONAL_BUDGET.max_probes + 1)
-    with pytest.raises(ArgumentError, match="probes: expected 1 to 1000, got -1"):
+    with raises(ArgumentError, match="probes: expected 1 to 1000, got -1"):
         typed_diagonal(fn, (1, 2), probes=-1)
-    with pytest.raises(ArgumentError, match="seed"):
+    with raises(ArgumentError, match="seed"):
         typed_diagonal(fn, (1, 2), probes=3, seed=-2)
     big = torch.zeros(DIAGONAL_BUDGET.max_parameters + 1, dtype=torch.float64)
-    with pytest.raises(BudgetError, match="exact diagonal: expected at most 2000"):
+    with raises(BudgetError, match="exact diagonal: expected at most 2000"):
         exact_diagonal(lambda t: (t**2).sum(), big)
 
 

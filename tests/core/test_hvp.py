@@ -14,6 +14,7 @@ import torch
 from hograd_core import HogradError, classify, hvp, parse
 from hograd_core.curvature import _flat, _load_forward_ad  # f(w) for torch.func; quiet forward AD
 from hograd_core.hessian import CRITICAL_TOLERANCE
+from tests.english import raises
 
 SEED = ("w1**2*sin(w2)", [1.0, math.pi / 2], [0.5, 1.0])
 
@@ -148,19 +149,19 @@ def test_results_hold_numpy_not_tensors() -> None:
      (["a", "b"], [1.0, 1.0], r"point: '\[.a., .b.\]' is not a number")],
 )  # fmt: skip
 def test_bad_point_or_vector_is_refused(point: list, vector: list, message: str) -> None:
-    with pytest.raises(HogradError, match=message):
+    with raises(HogradError, match=message):
         hvp(parse("w1**2*sin(w2)"), point, vector)
 
 
 def test_function_without_variables_is_refused() -> None:
-    with pytest.raises(HogradError, match="no variables"):
+    with raises(HogradError, match="no variables"):
         hvp(parse("2 + 3"), [], [])
 
 
 def test_more_than_ten_variables_is_refused() -> None:
     names = [f"x{i}" for i in range(11)]
     fn = parse("x0 + x1", variables=names)  # the caller named 11 variables
-    with pytest.raises(HogradError, match="at most 10 variables for the Hessian, got 11"):
+    with raises(HogradError, match="at most 10 variables for the Hessian, got 11"):
         hvp(fn, [0.0] * 11, [1.0] * 11)
 
 

@@ -14,6 +14,7 @@ import pytest
 from hograd_core import HogradError, hvp, parse
 from hograd_core.curvature import _load_forward_ad
 from hograd_core.hvp_code import COMMENTS, hvp_snippet
+from tests.english import raises
 
 
 def run(source: str) -> dict:
@@ -57,7 +58,7 @@ def test_the_comments_are_the_callers() -> None:
 
 
 def test_the_point_and_vector_are_checked_as_everywhere() -> None:
-    with pytest.raises(HogradError, match="point: expected 2 numbers"):
+    with raises(HogradError, match="point: expected 2 numbers"):
         hvp_snippet(parse("x*y"), [1.0], [1.0, 1.0])
-    with pytest.raises(HogradError, match="vector: expected finite numbers"):
+    with raises(HogradError, match="vector: expected finite numbers"):
         hvp_snippet(parse("x*y"), [1.0, 1.0], [1.0, float("nan")])

@@ -23,6 +23,7 @@ from hograd_core import parse
 from hograd_core.errors import ArgumentError, BudgetError
 from hograd_core.graph_dot import tensor_dot
 from hograd_core.hvp_graph import HVP_PASSES, hvp_graph, numbers
+from tests.english import raises
 from tests.graph_walk import walk_tensors as walk
 
 SEED = "w1**2*sin(w2)"
@@ -199,7 +200,7 @@ def test_linear_function_has_no_second_graph() -> None:
      ("1, 1/0", ArgumentError, "point: '1/0' is not a number")],
 )  # fmt: skip
 def test_bad_points_are_refused_with_a_reason(point: str, error: type, message: str) -> None:
-    with pytest.raises(error, match=message):
+    with raises(error, match=message):
         hvp_graph(parse(SEED), point, "0.5, 1")
 
 

@@ -13,6 +13,7 @@ import torch
 from hograd_core import BudgetError, HogradError
 from hograd_core import net_curvature as nc
 from hograd_core import network as nw
+from tests.english import raises
 
 # torch.func.hessian imports torch's forward-AD decompositions, which warn about torch.jit.script
 # (a deprecation inside torch 2.13, not ours).
@@ -119,7 +120,7 @@ def test_the_refusal_depends_only_on_the_config(monkeypatch: pytest.MonkeyPatch)
     big = nw.NetConfig(hidden=(512, 128), steps=311)
     assert nw.most_steps(big) == 311 == int(4e9 // (100_234 * 128))
     nw.check_config(big)
-    with pytest.raises(BudgetError, match=r"at most 311 training steps.*got 312"):
+    with raises(BudgetError, match=r"at most 311 training steps.*got 312"):
         nw.check_config(dataclasses.replace(big, steps=312))
     assert nw.most_steps(dataclasses.replace(big, batch=256)) == 155
     assert nw.most_steps(nw.NetConfig()) == 2_000  # the step limit binds small models
@@ -185,7 +186,7 @@ def test_results_hold_no_tensors(tiny: nw.TrainedNet) -> None:
 
 def test_big_models_skip_the_full_hessian_and_say_why() -> None:
     net = nw.train(nw.NetConfig(hidden=(32,), steps=1))  # 2,410 parameters
-    with pytest.raises(
+    with raises(
         BudgetError,
         match=r"full Hessian: 2,410 parameters, over the limit of 2,000; it would need 0.046 GB",
     ):
@@ -209,7 +210,7 @@ def test_big_models_skip_the_full_hessian_and_say_why() -> None:
      (nw.NetConfig(dataset="mnist"), r"data set: expected one of digits, moons, got 'mnist'")],
 )  # fmt: skip
 def test_configurations_over_budget_are_refused(config: nw.NetConfig, message: str) -> None:
-    with pytest.raises(HogradError, match=message):
+    with raises(HogradError, match=message):
         nw.train(config)
 
 
@@ -221,14 +222,12 @@ def test_configurations_over_budget_are_refused(config: nw.NetConfig, message: s
      ({"probes": 1}, "Hutchinson probes: expected 2 to 200, got 1")],
 )  # fmt: skip
 def test_analysis_bounds_are_refused(tiny: nw.TrainedNet, kwargs: dict, message: str) -> None:
-    with pytest.raises(HogradError, match=message):
+    with raises(HogradError, match=message):
         nc.curvature(tiny, **kwargs)
 
 
 def test_a_wrong_vector_size_is_refused(tiny: nw.TrainedNet) -> None:
-    with pytest.raises(
-        BudgetError, match=r"vector: expected 32 numbers \(one per parameter\), got 3"
-    ):
+    with raises(BudgetError, match=r"vector: expected 32 numbers \(one per parameter\), got 3"):
         nc.hessian_vector_product(tiny, [1.0, 2.0, 3.0])
 
 
@@ -251,16 +250,16 @@ def test_hvp_work_is_bounded_by_the_model_size() -> None:
         r"with 100,234 parameters, power-iteration steps and Hutchinson probes may add up to 61, "
         r"got 300"
     )
-    with pytest.raises(HogradError, match=message):
+    with raises(HogradError, match=message):
         nc.curvature(fake, power_steps=100, probes=200)
-    with pytest.raises(HogradError, match="may add up to 61, got 62"):
+    with raises(HogradError, match="may add up to 61, got 62"):
         nc.curvature(fake, power_steps=31, probes=31)
     # 64-256-10, 19,210 parameters x 512 examples: 132 HVPs, 92 for power steps and probes
     config = nw.NetConfig(hidden=(256,))
     fake = dataclasses.replace(
         fake, config=config, sizes=nw.layer_sizes(config), parameters=np.zeros(19_210)
     )
-    with pytest.raises(HogradError, match="19,210 parameters, .* may add up to 92, got 93"):
+    with raises(HogradError, match="19,210 parameters, .* may add up to 92, got 93"):
         nc.curvature(fake, power_steps=63, probes=30)
 
 

@@ -15,14 +15,15 @@ import json
 import numpy as np
 import pytest
 
+from hograd_cli.__main__ import main
 from hograd_core import parse
-from hograd_core.__main__ import main
 from hograd_core.errors import ArgumentError
 from hograd_core.hessian import NUMBER_CHARS, numbers_limit
 from hograd_core.hvp_graph import hvp_graph, numbers
 from hograd_core.language import LIMITS
 from hograd_core.nested_autograd import BUDGET
 from hograd_ui.i18n import error_text
+from tests.english import raises
 
 
 class Untouchable(str):
@@ -94,7 +95,7 @@ def test_at_the_limit_the_count_is_what_is_refused() -> None:
 
 
 def test_the_graph_of_a_long_point_is_refused() -> None:
-    with pytest.raises(ArgumentError, match="at most 40 characters per number, 84 in all"):
+    with raises(ArgumentError, match="at most 40 characters per number, 84 in all"):
         hvp_graph(parse("w1**2*sin(w2)"), "pi," * 200_000, "0.5, 1")
 
 

@@ -15,6 +15,7 @@ from hograd_core import ArgumentError, BudgetError, parse
 from hograd_core.nested_autograd import autograd_rows
 from hograd_core.symbolic import symbolic_derivatives, sympy_value
 from hograd_core.taylor import taylor_derivatives
+from tests.english import raises
 
 # Every function of the language (and every operator and kind of power), each in one or more
 # expressions sampled on an interval inside its domain.
@@ -203,9 +204,9 @@ def test_public_api_returns_a_taylor_result() -> None:
 def test_public_api_bounds() -> None:
     fn = parse("tanh(x)")
     hograd_core.derivatives(fn, [0.5], 30, method="taylor")
-    with pytest.raises(BudgetError, match="order: expected 0 to 30, got 31"):
+    with raises(BudgetError, match="order: expected 0 to 30, got 31"):
         hograd_core.derivatives(fn, [0.5], 31, method="taylor")
-    with pytest.raises(ArgumentError, match="x, y"):
+    with raises(ArgumentError, match="x, y"):
         taylor_derivatives(parse("x*y"), np.array([1.0]), 2)
 
 

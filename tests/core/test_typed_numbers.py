@@ -10,6 +10,7 @@ import pytest
 
 from hograd_core.errors import AnswerError
 from hograd_core.typed_numbers import MAX_CHARS, read_numbers, show_numbers
+from tests.english import raises
 
 FULL_WIDTH = str.maketrans("0123456789,-+.()", "０１２３４５６７８９，－＋．（）")
 MINUSES = ["-", "\u2212", "\u2013", "\u2012", "\uff0d", "\ufe63"]
@@ -55,7 +56,7 @@ def test_a_decimal_comma_where_it_can_be_nothing_else() -> None:
     assert read_numbers(["1,2345"], 1).values == (1.2345,)
     assert read_numbers(["0,5", "−1,5"], 2).values == (0.5, -1.5)  # one number per box
     assert read_numbers(["0,5", ""], 2).values == (0.0, 5.0)  # a pasted pair: two numbers
-    with pytest.raises(AnswerError, match="thousands separator"):
+    with raises(AnswerError, match="thousands separator"):
         read_numbers(["1,500"], 1)  # 1.5 or 1500: refused, not guessed
 
 

@@ -181,7 +181,7 @@ def test_an_untranslated_line_is_refused_not_guessed() -> None:
 
 def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "hograd_core", "graph", *args], cwd=ROOT, capture_output=True,
+        [sys.executable, "-m", "hograd_cli", "graph", *args], cwd=ROOT, capture_output=True,
         text=True, timeout=120,
     )  # fmt: skip
 

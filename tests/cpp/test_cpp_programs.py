@@ -38,10 +38,10 @@ from hograd_core.cpp_code import (
 )  # fmt: skip
 from hograd_core.curvature import _load_forward_ad
 from hograd_core.hvp_code import hvp_snippet
-from hograd_core.hvp_examples import PRESETS as HVP_PRESETS
 from hograd_core.hvp_graph import hvp_graph
 from hograd_core.inspector import pytorch_snippet
 from hograd_core.language.to_cpp import cpp_name
+from hograd_labs.hvp.presets import PRESETS as HVP_PRESETS
 from tests.cpp_build import require_gpp, run_bundle
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,7 +102,7 @@ def python_output(script: str) -> list[str]:
 
 def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "hograd_core", *args], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "-m", "hograd_cli", *args], cwd=ROOT, capture_output=True, text=True,
         timeout=120,
     )  # fmt: skip
 

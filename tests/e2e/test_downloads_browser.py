@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from hograd_core import hvp, parse
-from hograd_core.hvp_examples import example
+from hograd_labs.hvp.presets import example
 from hograd_ui.i18n import tr
 from tests.e2e.conftest import ARTIFACTS, download, wait_for_app
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import nbformat
 
-from hograd_core.notebook import CELL, percent_cells
+from hograd_ui.notebook import CELL, percent_cells
 
 
 def figure_cell(notebook: str, source: str) -> str:

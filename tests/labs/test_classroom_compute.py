@@ -16,6 +16,7 @@ import pytest
 import sqlalchemy as sa
 
 from hograd_labs.classroom import compute as cc
+from tests.english import raises
 from tests.labs.conftest import Db
 
 NOW = 1_800_000_000.0
@@ -46,7 +47,7 @@ def test_tables_are_made_once_with_their_version(db: tuple[sa.Engine, Db]) -> No
 def test_another_schema_version_is_refused(db: tuple[sa.Engine, Db]) -> None:
     engine, raw = db
     raw.execute("UPDATE hograd_schema SET version = 99")
-    with pytest.raises(cc.ClassroomError, match="99"):
+    with raises(cc.ClassroomError, match="99"):
         cc.create_schema(engine)
 
 

@@ -11,6 +11,7 @@ import pytest
 import sqlalchemy as sa
 
 from hograd_labs.classroom import compute as cc
+from tests.english import raises
 from tests.labs.conftest import Db
 
 NOW = 1_800_000_000.0
@@ -47,7 +48,7 @@ def test_the_last_share_is_the_classs_view(db: tuple[sa.Engine, Db]) -> None:
 def test_a_link_out_of_bounds_is_refused(db: tuple[sa.Engine, Db], link: object) -> None:
     engine, raw = db
     code = cc.open_class(engine, NOW, rng=Random(3))
-    with pytest.raises(cc.ClassroomError, match=str(cc.MAX_LINK)):
+    with raises(cc.ClassroomError, match=str(cc.MAX_LINK)):
         cc.share(engine, code, link, NOW)  # type: ignore[arg-type]
     assert raw.rows("SELECT count(*) FROM classroom_shared") == [(0,)]
 
@@ -90,7 +91,7 @@ def test_a_newer_database_is_refused_and_left_alone(db: tuple[sa.Engine, Db]) ->
     engine, raw = db
     raw.execute("DROP TABLE classroom_shared")
     raw.execute("UPDATE hograd_schema SET version = 4")
-    with pytest.raises(cc.ClassroomError, match="4"):
+    with raises(cc.ClassroomError, match="4"):
         cc.create_schema(engine)
     names = raw.tables()
     assert "classroom_shared" not in names  # nothing made in a database this app cannot read

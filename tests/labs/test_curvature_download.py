@@ -14,7 +14,6 @@ import nbformat
 import numpy as np
 import pytest
 
-from hograd_core.notebook import percent_cells
 from hograd_labs.curvature import compute, figures
 from hograd_labs.curvature.cached import (
     curvature_momentum,
@@ -24,6 +23,7 @@ from hograd_labs.curvature.cached import (
     script,
 )
 from hograd_labs.curvature.compute import DiagonalConfig, MomentumConfig, NetworkCurvatureConfig
+from hograd_ui.notebook import percent_cells
 
 ROOT = Path(__file__).resolve().parents[2]
 DIAGONAL = DiagonalConfig("log(1 + x^2 + y^2) + x*y*z*w", (0.5, -1.0, 2.0, 1.5), probes=30,

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from hograd_core import derivatives, parse
-from hograd_core.chart_range import chart_range
 from hograd_core.inspector import inspect_point
 from hograd_labs.derivatives.compute import delta
 from hograd_labs.derivatives.figures import cell, taylor_figure
+from hograd_ui.chart_range import chart_range
 from hograd_ui.derivative_figures import derivatives_figure
 
 

@@ -25,6 +25,7 @@ from hograd_labs.hf.compute import (
     saved_bytes,
 )
 from hograd_labs.hf.compute import run as hessian_free
+from tests.english import raises
 
 
 def spd(n: int, kappa: float, seed: int) -> np.ndarray:
@@ -233,7 +234,7 @@ def test_initial_parameters_are_the_network_pages() -> None:
     ],
 )
 def test_refusals_come_before_any_work(config, error, match) -> None:  # noqa: ANN001
-    with pytest.raises(error, match=match):
+    with raises(error, match=match):
         check_config(config)
 
 

@@ -32,6 +32,7 @@ from hograd_labs.maml.compute import (
     sine_tasks,
 )
 from hograd_labs.maml.compute import run as meta_train
+from tests.english import raises
 
 TINY = MamlConfig(hidden=3, activation="tanh", tasks=3, k_shot=4, inner_lr=0.3)
 
@@ -228,11 +229,11 @@ def test_adaptation_is_plain_gradient_steps_on_the_support_points() -> None:
     ],
 )
 def test_refusals_come_before_any_work(config, error, match, monkeypatch) -> None:  # noqa: ANN001
-    with pytest.raises(error, match=match):
+    with raises(error, match=match):
         check_config(config)
     calls = []  # the page's cached call refuses before it trains (or draws a progress bar)
     monkeypatch.setattr(compute, "run", lambda *args, **kwargs: calls.append(args))
-    with pytest.raises(error, match=match):
+    with raises(error, match=match):
         cached.why_maml(config)
     assert not calls
 
@@ -243,7 +244,7 @@ def test_refusals_come_before_any_work(config, error, match, monkeypatch) -> Non
      (1.0, math.nan, 5, "phase"), (1.0, 1.0, 6, "steps")],
 )  # fmt: skip
 def test_the_new_sine_is_checked(amplitude: float, phase: float, steps: int, match: str) -> None:
-    with pytest.raises((ArgumentError, BudgetError), match=match):
+    with raises((ArgumentError, BudgetError), match=match):
         check_sine(NewSine(amplitude, phase, steps))
     check_sine(NewSine(5.0, math.pi, 5))  # the ends of the ranges are allowed
 

@@ -15,6 +15,7 @@ from torch.utils.checkpoint import checkpoint
 
 from hograd_labs.memory import compute
 from hograd_labs.memory.compute import MemoryConfig, block, dot, loss_of, make_data, make_params
+from tests.english import raises
 
 SMALL = MemoryConfig(width=8, depth=2, batch=12, micro=3, orders=3, seed=1)
 
@@ -144,7 +145,7 @@ def test_retain_graph_keeps_until_the_next_backward_or_the_last_reference(result
 )  # fmt: skip
 def test_sizes_are_refused_before_anything_runs(change: dict) -> None:
     fields = {**SMALL.__dict__, **change}
-    with pytest.raises(ValueError, match=next(iter(change))):
+    with raises(ValueError, match=next(iter(change))):
         compute.run(MemoryConfig(**fields))
 
 

@@ -21,6 +21,7 @@ from hograd_labs.newton import compute
 from hograd_labs.newton.cached import check_config, script, torch_function
 from hograd_labs.newton.compute import MAX_RADIUS, NewtonRace, RaceConfig, trust_region_step
 from hograd_labs.newton.presets import PRESETS, preset_for, quadratic
+from tests.english import raises
 
 SADDLE = "x^2 + y^4/4 - y^2/2"
 
@@ -245,7 +246,7 @@ def test_the_lessons_newton_answer_is_this_race() -> None:
     ],
 )
 def test_refusals_come_before_any_work(text, config, error, match) -> None:  # noqa: ANN001
-    with pytest.raises(error, match=match):
+    with raises(error, match=match):
         check_config(parse(text), config)
 
 

@@ -28,6 +28,7 @@ from hograd_labs.pinn.compute import (
     terms,
     terms_func,
 )
+from tests.english import raises
 
 
 def fixed_network(width: int = 8, depth: int = 2, seed: int = 3) -> list[torch.Tensor]:
@@ -303,7 +304,7 @@ def test_results_hold_plain_numbers() -> None:
     ],
 )
 def test_refusals_before_any_work(change: dict, error: type, words: str) -> None:
-    with pytest.raises(error, match=words.replace("(", r"\(")):
+    with raises(error, match=words.replace("(", r"\(")):
         check_config(replace(PinnConfig(), **change))
 
 
@@ -313,7 +314,7 @@ def test_what_the_page_says_pytorch_does_without_create_graph() -> None:
     params, xt = fixed_network(), torch.tensor(points(), requires_grad=True)
     du = torch.autograd.grad(mlp(params, xt).sum(), xt)[0]
     assert du.grad_fn is None and not du.requires_grad
-    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+    with raises(RuntimeError, match="element 0 of tensors does not require grad"):
         torch.autograd.grad(du[:, 0].sum(), xt)
 
 

@@ -23,6 +23,7 @@ from hograd_labs.stability.compute import (
     run,
     run_quadratic,
 )
+from tests.english import raises
 
 
 def quadratic_gd(kappa: float, lr: float, steps: int, derivatives=None):  # noqa: ANN001, ANN201
@@ -127,7 +128,7 @@ def test_sharpness_rises_to_about_two_over_lr_on_the_default_settings() -> None:
     ],
 )  # fmt: skip
 def test_refusals_come_before_any_work(call, error, match) -> None:  # noqa: ANN001
-    with pytest.raises(error, match=match):
+    with raises(error, match=match):
         call()
 
 

@@ -30,6 +30,7 @@ from hograd_labs.stats.compute import (
     stats_json,
 )
 from hograd_labs.stats.compute import run as gradient_stats
+from tests.english import raises
 
 SMALL = StatsConfig(depth=4, width=16, steps=30)
 
@@ -192,7 +193,7 @@ def test_the_exports_hold_the_same_numbers() -> None:
     ],
 )
 def test_refusals_come_before_any_work(config, error, match) -> None:  # noqa: ANN001
-    with pytest.raises(error, match=match):
+    with raises(error, match=match):
         check_config(config)
 
 

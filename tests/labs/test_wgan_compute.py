@@ -23,6 +23,7 @@ from hograd_labs.wgan.compute import (
     sample_data,
     step_costs,
 )
+from tests.english import raises
 
 train_wgan = compute.run
 
@@ -171,7 +172,7 @@ def test_the_step_costs_are_measured_side_by_side() -> None:
     ],
 )  # fmt: skip
 def test_refusals_come_before_any_work(config: WganConfig, error: type, match: str) -> None:
-    with pytest.raises(error, match=match):
+    with raises(error, match=match):
         check_config(config)
 
 

@@ -33,9 +33,9 @@ from hograd_core.hvp_code import hvp_snippet
 from hograd_core.hvp_graph import hvp_code
 from hograd_core.inspector import pytorch_snippet
 from hograd_core.language import Function
-from hograd_core.notebook import derivatives_notebook, graph_notebook, hvp_notebook
 from hograd_labs.newton.cached import script as newton_script
 from hograd_labs.newton.compute import RaceConfig
+from hograd_ui.notebook import derivatives_notebook, graph_notebook, hvp_notebook
 
 P, V = (0.5, 0.7), (1.0, -1.0)
 TIMES = '    print("seconds", race.gd_step_seconds, race.newton_step_seconds)\n'

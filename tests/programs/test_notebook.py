@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from hograd_core import BUDGET, derivatives, graph_lab, hvp, parse
-from hograd_core.notebook import (
+from hograd_ui.notebook import (
     DERIV_TEXTS,
     GRAPH_TEXTS,
     HVP_TEXTS,
@@ -156,7 +156,7 @@ def test_a_variable_named_like_the_notebooks_own_names_is_renamed() -> None:
 def test_a_percent_script_is_cut_at_its_cell_lines() -> None:
     """The jupytext percent format: a "# %%" line (with or without a title) starts a cell and
     is not part of it; text before the first one is a cell; empty cells are dropped."""
-    from hograd_core.notebook import percent_cells, percent_notebook
+    from hograd_ui.notebook import percent_cells, percent_notebook
 
     source = '"""doc"""\n# %% Settings\nimport math\n\n\n# %%\n\n# %% Run it\nif True:\n    x = 1\n'
     assert percent_cells(source) == ['"""doc"""', "import math", "if True:\n    x = 1"]

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "hograd_core", *args], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "-m", "hograd_cli", *args], cwd=ROOT, capture_output=True, text=True,
         timeout=120,
     )  # fmt: skip
 
@@ -113,3 +113,37 @@ def test_bad_input_json_error_object() -> None:
     assert json.loads(out.stdout) == {
         "error": "function: the '(' at column 4 is never closed; add a ')'."
     }
+
+
+#: One call of every verb, and one bad input.
+EVERY_VERB = [
+    ("derivatives", "x^3", "--at", "2", "--order", "2", "--json"),
+    ("hvp", "w1**2*sin(w2)", "--at", "1,1.5707963267948966", "--vector", "0.5,1", "--json"),
+    ("graph", "x**3", "--order", "2", "--at", "0.7"),
+    ("gradcheck", "sin(x)", "--at", "-1:1:3", "--json"),
+    ("custom", "tanh(x)", "--backward", "(1 - y^2)*g", "--at", "-2:2:5", "--json"),
+    ("derivatives", "x^3", "--order", "99", "--at", "2"),
+]
+
+
+def _without_time(stdout: str) -> object:
+    try:
+        data = json.loads(stdout)
+    except json.JSONDecodeError:
+        return stdout
+    return {k: v for k, v in data.items() if k != "seconds"}
+
+
+@pytest.mark.parametrize("args", EVERY_VERB, ids=lambda a: a[0])
+def test_python_m_hograd_core_still_runs_every_verb(args: tuple[str, ...]) -> None:
+    """The command line lives in hograd_cli; ``python -m hograd_core`` (a shim) answers alike."""
+    new = cli(*args)
+    old = subprocess.run(
+        [sys.executable, "-m", "hograd_core", *args], cwd=ROOT, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert (old.returncode, old.stderr) == (new.returncode, new.stderr)
+    assert _without_time(old.stdout) == _without_time(new.stdout)
+    assert new.returncode == (2 if "99" in args else 0), new.stderr
+    if args[0] == "derivatives" and new.returncode == 0:
+        assert json.loads(new.stdout)["values"] == [[8.0], [12.0], [12.0]]

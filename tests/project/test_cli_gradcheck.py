@@ -1,4 +1,4 @@
-"""``python -m hograd_core gradcheck``, run as a teacher's script would run it: a subprocess."""
+"""``python -m hograd_cli gradcheck``, run as a teacher's script would run it: a subprocess."""
 
 from __future__ import annotations
 

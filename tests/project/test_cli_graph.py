@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "hograd_core", *args], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "-m", "hograd_cli", *args], cwd=ROOT, capture_output=True, text=True,
         timeout=120, env=env,
     )  # fmt: skip
 
@@ -210,7 +210,13 @@ def test_cpp_for_several_variables_is_the_graph_scripts_twin() -> None:
 
 
 def test_only_the_command_line_imports_the_graph_verb() -> None:
-    """cli_graph may start dot (pyproject's one exception): nothing the server loads uses it."""
-    graph = grimp.build_graph("hograd_core", "hograd_serving", "hograd_ui", "hograd_labs", "pages")
-    importers = graph.find_modules_that_directly_import("hograd_core.cli_graph")
-    assert importers == {"hograd_core.__main__"}
+    """The graph verb may start dot: nothing the server loads uses it, and the core reaches the
+    command line only through its ``python -m hograd_core`` shim (pyproject's one exception)."""
+    graph = grimp.build_graph(
+        "hograd_core", "hograd_serving", "hograd_ui", "hograd_labs", "pages", "hograd_cli"
+    )
+    assert graph.find_modules_that_directly_import("hograd_cli.graph") == {"hograd_cli.__main__"}
+    assert graph.find_modules_that_directly_import("hograd_cli.__main__") == {
+        "hograd_core.__main__"
+    }
+    assert not graph.find_modules_that_directly_import("hograd_core.__main__")

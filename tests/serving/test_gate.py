@@ -16,6 +16,7 @@ from hograd_labs.hvp import cached as hvp_cached
 from hograd_serving import jobs
 from hograd_serving.gate import SLOTS, BusyError, heavy_work
 from hograd_ui.i18n import error_text
+from tests.english import raises
 
 
 @contextmanager
@@ -42,7 +43,7 @@ def every_slot_taken() -> Iterator[threading.Event]:
 
 
 def test_a_request_beyond_the_slots_is_refused_in_both_languages() -> None:
-    with every_slot_taken(), pytest.raises(BusyError, match="busy") as info, heavy_work(wait=0):
+    with every_slot_taken(), raises(BusyError, match="busy") as info, heavy_work(wait=0):
         pytest.fail("ran although every slot was taken")
     assert info.value.key == "budget.busy"
     assert "忙" in error_text(info.value, "zh")  # said in the student's language

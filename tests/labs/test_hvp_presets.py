@@ -1,5 +1,5 @@
-"""The HVP page's examples, held in the core: every claim about where each is shown checked
-against sympy's Hessian and gradient, and the quadratics' eigenvalues against their closed
+"""The HVP page's presets (hograd_labs/hvp/presets.py): every claim about where each is shown
+checked against sympy's Hessian and gradient, and the quadratics' eigenvalues against their closed
 form."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 
 from hograd_core import hvp, parse
-from hograd_core.hvp_examples import KAPPAS, PRESETS, Example, example, quadratic
+from hograd_labs.hvp.presets import KAPPAS, PRESETS, Example, example, quadratic
 
 
 def sympy_at(text: str, point: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:

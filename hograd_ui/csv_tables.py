@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .nested_autograd import DerivativeResult
+from hograd_core.nested_autograd import DerivativeResult
 
 __all__ = ["curves_csv", "eigen_csv", "hessian_csv", "order_header"]
 

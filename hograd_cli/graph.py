@@ -1,12 +1,12 @@
 """The ``graph`` verb of the command line: an autograd graph as DOT, for slides.
 
-    python -m hograd_core graph "x**3" --order 2 --at 0.7            # DOT on stdout
-    python -m hograd_core graph "x**3" --order 2 --at 0.7 --svg g.svg  # needs Graphviz's dot
-    python -m hograd_core graph "x**3" --order 2 --at 0.7 --torchviz   # make_dot's DOT
-    python -m hograd_core graph "x**3" --order 3 --at 0.7 --steps slides  # pass_0.svg ... pass_3.svg
-    python -m hograd_core graph "w1**2*sin(w2)" --at 1,pi/2 --v 0.5,1  # the graph of H v
-    python -m hograd_core graph "x**3" --at 2 --cpp --create-graph --action again  # flag lab, C++
-    python -m hograd_core graph "w1**2*sin(w2)" --at 1,pi/2 --v 0.5,1 --cpp        # H v, C++
+    python -m hograd_cli graph "x**3" --order 2 --at 0.7            # DOT on stdout
+    python -m hograd_cli graph "x**3" --order 2 --at 0.7 --svg g.svg  # needs Graphviz's dot
+    python -m hograd_cli graph "x**3" --order 2 --at 0.7 --torchviz   # make_dot's DOT
+    python -m hograd_cli graph "x**3" --order 3 --at 0.7 --steps slides  # pass_0.svg ... pass_3.svg
+    python -m hograd_cli graph "w1**2*sin(w2)" --at 1,pi/2 --v 0.5,1  # the graph of H v
+    python -m hograd_cli graph "x**3" --at 2 --cpp --create-graph --action again  # flag lab, C++
+    python -m hograd_cli graph "w1**2*sin(w2)" --at 1,pi/2 --v 0.5,1 --cpp        # H v, C++
 
 ``--steps DIR`` writes the graph after each pass as its own numbered SVG file (``pass_0.svg``
 for the forward pass, ``pass_k.svg`` after the k-th backward pass, the newest pass outlined),
@@ -24,9 +24,9 @@ One variable: the graph of f, f', ..., f^(order) pass by pass, as the graph page
 Hessian-vector product (:func:`hograd_core.hvp_graph.hvp_graph`). The DOT comes from
 :mod:`hograd_core.graph_dot` with English words, so it is the page's drawing.
 
-This is the one module of the core that may start a program (``dot``, for ``--svg``) and load
-torchviz (which loads graphviz): it runs only in the command line's own process, never in the
-server, and pyproject.toml's import contract names it as the single exception.
+It may start a program (``dot``, for ``--svg``) and load torchviz (which loads graphviz): it
+runs only in the command line's own process, never in the server (nothing under hograd_core,
+hograd_serving, hograd_ui, hograd_labs or pages imports hograd_cli; an import contract).
 """
 
 from __future__ import annotations
@@ -37,14 +37,14 @@ from pathlib import Path
 
 import torch
 
-from .cpp_code import hvp_graph_cpp
-from .errors import ArgumentError, BudgetError
-from .flaglab.cpp import flag_cpp
-from .flaglab.flags import FlagSettings, run_flags
-from .graph_dot import ENGLISH, Legend, tensor_dot, view_dot
-from .graphs import GRAPH_BUDGET, graph_lab
-from .hvp_graph import hvp_graph, numbers
-from .language import Function, parse
+from hograd_core.cpp_code import hvp_graph_cpp
+from hograd_core.errors import ArgumentError, BudgetError
+from hograd_core.flaglab.cpp import flag_cpp
+from hograd_core.flaglab.flags import FlagSettings, run_flags
+from hograd_core.graph_dot import ENGLISH, Legend, tensor_dot, view_dot
+from hograd_core.graphs import GRAPH_BUDGET, graph_lab
+from hograd_core.hvp_graph import hvp_graph, numbers
+from hograd_core.language import Function, parse
 
 __all__ = ["add_parser", "run_graph"]
 

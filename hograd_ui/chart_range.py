@@ -5,7 +5,7 @@ four derivatives reach more than 1e13 in size, and an axis stretched that far dr
 as a flat line. :func:`chart_range` cuts the axis to the bulk of the values (their 2nd to 98th
 percentile, padded) when the full span is more than ``SPREAD`` times that, and says where the
 curves go beyond it, so the page can tell the student. The presets that are smooth on the real
-line stay under ``SPREAD`` to order 10 and keep their full range (tests/core/test_chart_range.py
+line stay under ``SPREAD`` to order 10 and keep their full range (tests/ui/test_chart_range.py
 checks both).
 """
 

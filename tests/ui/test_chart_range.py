@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from hograd_core import parse
-from hograd_core.chart_range import SPREAD, chart_range, intervals
 from hograd_core.nested_autograd import derivatives
+from hograd_ui.chart_range import SPREAD, chart_range, intervals
 
 XS = np.linspace(-3, 3, 1000)
 SMOOTH = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "exp(x)"]

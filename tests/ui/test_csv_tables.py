@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from hograd_core import derivatives, hvp, parse
-from hograd_core.csv_tables import curves_csv, eigen_csv, hessian_csv, order_header
+from hograd_ui.csv_tables import curves_csv, eigen_csv, hessian_csv, order_header
 
 
 def test_curves_read_back_exactly_with_nan_and_inf() -> None:

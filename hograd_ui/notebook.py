@@ -16,12 +16,13 @@ import nbformat
 import numpy as np
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from hograd_core.graphs import GRAPH_BUDGET
+from hograd_core.hessian import point_vector
+from hograd_core.language import Function
+from hograd_core.language.to_source import python_name, torch_source
+from hograd_core.nested_autograd import BUDGET
+
 from .csv_tables import order_header
-from .graphs import GRAPH_BUDGET
-from .hessian import point_vector
-from .language import Function
-from .language.to_source import python_name, torch_source
-from .nested_autograd import BUDGET
 
 __all__ = [
     "DERIV_TEXTS",

@@ -1,0 +1,466 @@
+"""Command line: a thin face over the same API, for teachers' scripts.
+
+    python -m hograd_cli derivatives "x**3" --order 3 --at 2
+    python -m hograd_cli derivatives "tanh(x)" --order 8 --grid -3:3:2000 --json
+    python -m hograd_cli hvp "w1**2*sin(w2)" --at 1,1.5707963267948966 --vector 0.5,1 --json
+    python -m hograd_cli graph "x**3" --order 2 --at 0.7 > graph.dot
+    python -m hograd_cli gradcheck "sin(x)*exp(-x^2)" --at -2:2:9 --json
+    python -m hograd_cli custom "tanh(x)" --backward "(1 - y^2)*g" --at -2:2:5 --json
+    python -m hograd_cli derivatives "x**3" --order 2 --at 2 --cpp > derivatives.cpp
+    python -m hograd_cli hvp "w1**2*sin(w2)" --at 1,1.5707963267948966 --vector 0.5,1 --cpp
+    python -m hograd_cli hvp "x^2*y + z^3" --at 1,2,0.5 --diagonal --hutchinson 100 --seed 0
+    python -m hograd_cli derivatives "sin(x)*exp(x)" --order 5 --at 0.7 --method jvp --costs
+
+``--cpp`` prints the C++ (LibTorch) program that computes and prints what the page's PyTorch
+script does, with the g++ line that builds it against this Python's torch wheel on top.
+
+Bad input exits with status 2 and one line ``error: ...`` on stderr (and ``{"error": ...}`` on
+stdout with --json); never a traceback. A check that fails is an answer, not bad input: gradcheck
+exits with 0 and says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from hograd_core.cpp_code import derivatives_cpp, hvp_cpp
+from hograd_core.curvature import verdict
+from hograd_core.custom_function import MAX_POINTS as CUSTOM_POINTS
+from hograd_core.custom_function import custom_spec, run_custom
+from hograd_core.diagonal import DIAGONAL_BUDGET, typed_diagonal
+from hograd_core.errors import ArgumentError, BudgetError, HogradError
+from hograd_core.forward_mode import FORWARD_ROUTES, forward_costs, forward_derivative
+from hograd_core.grad_checks import GradChecks, run_gradchecks
+from hograd_core.hessian import CRITICAL_TOLERANCE, hvp, number_entries
+from hograd_core.hvp_graph import numbers
+from hograd_core.language import parse
+from hograd_core.nested_autograd import BUDGET, METHODS, derivatives
+from hograd_ui.i18n import error_text
+
+from .graph import add_parser as add_graph_parser
+from .graph import run_graph
+
+_VALUE_OPTIONS = ("--at", "--grid", "--vector", "--v")
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        raise _UsageError(message)
+
+
+def _numbers(text: str, what: str, count: int = 1) -> list[float]:
+    """At most ``count`` plain numbers, commas between (the length is checked first)."""
+    out = []
+    for part in number_entries(text, what, count):
+        try:
+            value = float(part)
+        except ValueError:
+            raise ArgumentError("budget.number", what=what, got=part.strip()[:40]) from None
+        out.append(value)
+    return out
+
+
+def _grid(text: str, option: str = "--grid") -> np.ndarray:
+    parts = text.split(":")
+    if len(parts) != 3:
+        raise _UsageError(f"{option}: expected START:STOP:POINTS such as -3:3:2000, got {text!r}")
+    low, high = _numbers(parts[0], option)[0], _numbers(parts[1], option)[0]
+    try:
+        count = int(parts[2])
+    except ValueError:
+        raise _UsageError(f"{option}: POINTS must be a whole number, got {parts[2]!r}") from None
+    if not 1 <= count <= BUDGET.max_points:
+        raise BudgetError("budget.points", limit=BUDGET.max_points, got=count)
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise ArgumentError("budget.range", low=low, high=high, limit=f"{BUDGET.max_abs_x:g}")
+    return np.linspace(low, high, count)
+
+
+def _fix_negative_values(argv: Sequence[str]) -> list[str]:
+    """Let ``--grid -3:3:10`` and ``--at -1,2`` through: argparse would take them for options."""
+    out: list[str] = []
+    it = iter(argv)
+    for arg in it:
+        if arg in _VALUE_OPTIONS:
+            nxt = next(it, None)
+            out.append(arg if nxt is None else f"{arg}={nxt}")
+        else:
+            out.append(arg)
+    return out
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m hograd_cli", description="Higher-order gradients of a typed function."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("derivatives", help="derivatives of orders 0..N of f(x)")
+    d.add_argument("function")
+    d.add_argument("--order", type=int, default=2)
+    where = d.add_mutually_exclusive_group()
+    where.add_argument("--at", default=None, help="one point, e.g. 2")
+    where.add_argument("--grid", default=None, help="START:STOP:POINTS, e.g. -3:3:2000")
+    d.add_argument("--method", default="autograd", choices=(*METHODS, "jvp", "forward_ad"),
+                   help="autograd (nested reverse), taylor, jvp (nested torch.func.jvp), "
+                        "forward_ad (dual numbers over nested reverse)")  # fmt: skip
+    d.add_argument("--costs", action="store_true",
+                   help="add seconds and bytes saved for backward per order, four routes: "
+                        + ", ".join(FORWARD_ROUTES))  # fmt: skip
+    d.add_argument("--json", action="store_true")
+    d.add_argument("--cpp", action="store_true", help="print the C++ (LibTorch) program at --at")
+    h = sub.add_parser("hvp", help="gradient, Hessian and Hessian-vector product")
+    h.add_argument("function")
+    h.add_argument("--at", required=True, help="the point, e.g. 1,1.5707963267948966")
+    h.add_argument("--vector", default=None, help="v, e.g. 0.5,1 (optional with --diagonal)")
+    h.add_argument("--diagonal", action="store_true",
+                   help="add the Hessian's diagonal, exact (n products H e_i)")  # fmt: skip
+    h.add_argument("--hutchinson", type=int, default=0, metavar="N",
+                   help=f"with --diagonal: Hutchinson's estimate from N probes "
+                        f"(at most {DIAGONAL_BUDGET.max_probes})")  # fmt: skip
+    h.add_argument("--seed", type=int, default=0, help="the probes' seed (torch.Generator)")
+    h.add_argument("--json", action="store_true")
+    h.add_argument("--cpp", action="store_true", help="print the C++ (LibTorch) program")
+    add_graph_parser(sub)
+    g = sub.add_parser("gradcheck", help="PyTorch's gradcheck and gradgradcheck of f(x)")
+    g.add_argument("function")
+    g.add_argument("--at", required=True, help="START:STOP:POINTS (e.g. -2:2:9) or points 0.5,1")
+    g.add_argument("--json", action="store_true")
+    c = sub.add_parser("custom", help="a custom autograd.Function from f and its backward")
+    c.add_argument("function", help="f(x), e.g. tanh(x)")
+    c.add_argument("--backward", required=True, help="of x, y and g, e.g. (1 - y^2)*g")
+    c.add_argument("--at", required=True, help=f"START:STOP:POINTS, at most {CUSTOM_POINTS}")
+    variant = c.add_mutually_exclusive_group()
+    variant.add_argument("--detach", action="store_true", help="the backward on detached tensors")
+    variant.add_argument("--once-differentiable", action="store_true",
+                         help="the backward under @once_differentiable")  # fmt: skip
+    c.add_argument("--json", action="store_true")
+    return parser
+
+
+def _jsonable(value: object) -> object:
+    """Arrays to lists; NaN and inf to null (JSON has neither)."""
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist())
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _run_derivatives(args: argparse.Namespace) -> dict:
+    fn = parse(args.function)
+    xs = (
+        _grid(args.grid)
+        if args.grid
+        else np.array(_numbers(args.at or "0", "--at", BUDGET.max_points))
+    )
+    if args.method in ("jvp", "forward_ad") or args.costs:
+        return _run_forward(args, fn, xs)
+    result = derivatives(fn, xs, args.order, method=args.method)
+    return {
+        "function": args.function, "variables": list(fn.variables), "latex": fn.latex,
+        "order": result.order, "method": result.method, "x": result.xs,
+        "values": result.values, "constant_from": result.constant_from,
+        "nonfinite": list(result.nonfinite), "seconds": result.seconds,
+    }  # fmt: skip
+
+
+def _run_forward(args: argparse.Namespace, fn, xs: np.ndarray) -> dict:  # noqa: ANN001
+    """Derivatives by a forward route (jvp, forward_ad), and with --costs every route's
+    seconds and saved bytes per order."""
+    start = time.perf_counter()
+    method = {"autograd": "reverse"}.get(args.method, args.method)
+    values = np.array([forward_derivative(fn, xs, k, method) for k in range(args.order + 1)])
+    out = {
+        "function": args.function, "variables": list(fn.variables), "latex": fn.latex,
+        "order": args.order, "method": args.method, "x": xs, "values": values,
+        "constant_from": None, "nonfinite": [int(n) for n in (~np.isfinite(values)).sum(axis=1)],
+        "seconds": time.perf_counter() - start,
+    }  # fmt: skip
+    if args.costs:
+        c = forward_costs(fn, xs, args.order)
+        out["costs"] = {r: {"seconds": c.seconds[r], "saved_bytes": c.saved_bytes[r],
+                            "largest_gap": float(np.nanmax(np.abs(c.values[r] - values)))}
+                        for r in c.routes}  # fmt: skip
+    return out
+
+
+def _print_costs(costs: dict) -> None:
+    print("  order  " + "  ".join(f"{r + ' ms':>14}{r + ' bytes':>18}" for r in costs))
+    for k in range(len(next(iter(costs.values()))["seconds"])):
+        cells = []
+        for c in costs.values():
+            ms, saved = c["seconds"][k], c["saved_bytes"][k]
+            cells.append(f"{ms * 1e3:14.3f}{saved:18,.0f}" if math.isfinite(ms) else
+                         f"{'-':>14}{'-':>18}")  # fmt: skip
+        print(f"  {k:5d}  " + "  ".join(cells))
+    gaps = ", ".join(f"{r} {_fmt(c['largest_gap'])}" for r, c in costs.items())
+    print(f"  largest difference from --method: {gaps}")
+
+
+def _run_gradcheck(args: argparse.Namespace) -> dict:
+    fn = parse(args.function)
+    xs = _grid(args.at, "--at") if ":" in args.at else np.array(_numbers(args.at, "--at"))
+    r: GradChecks = run_gradchecks(fn, xs)
+    out = {
+        "function": args.function, "variables": list(fn.variables), "latex": fn.latex,
+        "points": len(r.points), "eps": r.eps, "atol": r.atol, "rtol": r.rtol,
+        "skipped": [{"x": s.x, "reason": s.reason, "piece": s.piece} for s in r.skipped],
+    }  # fmt: skip
+    for check in (r.gradcheck, r.gradgradcheck):
+        out[check.name] = check.passed  # None (null): no point left to check
+        out[f"{check.name}_points"] = list(check.points)
+        out[f"{check.name}_message"] = check.message or None  # PyTorch's own words
+        out[f"{check.name}_mismatches"] = [
+            {"input": m.input, "row": m.row, "column": m.column, "x": check.points[m.column],
+             "numerical": m.numerical, "analytical": m.analytical}
+            for m in check.mismatches
+        ]  # fmt: skip
+    return out
+
+
+def _print_gradcheck(out: dict) -> None:
+    print(f"f = {out['function']}    variables: {', '.join(out['variables']) or '(none)'}")
+    print(f"  {out['points']} points; eps {out['eps']:g}, atol {out['atol']:g}, "
+          f"rtol {out['rtol']:g}")  # fmt: skip
+    for name in ("gradcheck", "gradgradcheck"):
+        checked = len(out[f"{name}_points"])
+        verdict = {True: "passed", False: "failed", None: "not run"}[out[name]]
+        print(f"  {name}: {verdict} on {checked} points")
+        if out[f"{name}_message"]:
+            for line in out[f"{name}_message"].rstrip().splitlines():
+                print(f"    | {line}")
+        for m in out[f"{name}_mismatches"]:
+            print(f"    differs at x = {_fmt(m['x'])} (input {m['input']}, row {m['row']}): "
+                  f"numerical {_fmt(m['numerical'])}, analytical {_fmt(m['analytical'])}")  # fmt: skip
+    for s in out["skipped"]:
+        piece = f": {s['piece']}" if s["piece"] else ""
+        print(f"  not checked at x = {_fmt(s['x'])} ({s['reason']}{piece})")
+
+
+def _run_custom(args: argparse.Namespace) -> dict:
+    spec = custom_spec(args.function, args.backward)
+    variant = "detached" if args.detach else "once" if args.once_differentiable else "written"
+    if len(args.at.split(":")) == 3:  # the grid's size is checked before linspace allocates it
+        count = args.at.split(":")[2].strip()
+        if count.isdigit() and int(count) > CUSTOM_POINTS:
+            raise BudgetError("budget.custom_points", limit=CUSTOM_POINTS, got=int(count))
+    r = run_custom(spec, _grid(args.at, "--at"), variant)
+    return {
+        "function": args.function, "backward": args.backward, "variant": variant,
+        "x": list(r.points), "gradcheck": r.gradcheck.passed,
+        "gradgradcheck": r.gradgradcheck.passed, "first": list(r.first),
+        "second": list(r.second), "saved": list(r.saved), "error": r.error,
+        "gradcheck_message": r.gradcheck.message or None,
+        "gradgradcheck_message": r.gradgradcheck.message or None,
+        "skipped": [{"x": s.x, "reason": s.reason, "piece": s.piece} for s in r.skipped],
+    }  # fmt: skip
+
+
+def _print_custom(out: dict) -> None:
+    print(f"f = {out['function']}    backward = {out['backward']}    ({out['variant']})")
+    print(f"  saved for backward: {', '.join(out['saved']) or '(nothing)'}")
+    for name in ("gradcheck", "gradgradcheck"):
+        verdict = {True: "passed", False: "failed", None: "not run"}[out[name]]
+        print(f"  {name}: {verdict}")
+        for line in (out[f"{name}_message"] or "").rstrip().splitlines():
+            print(f"    | {line}")
+    print("  x, first, second:")
+    for x, d1, d2 in zip(out["x"], out["first"], out["second"], strict=True):
+        print(f"    {_fmt(x)}  {_fmt(d1)}  {_fmt(d2)}")
+    if out["error"]:
+        print(f"  the second backward raised: {out['error']}")
+
+
+#: What the Hessian is, for each reason the test gives (Verdict.reason).
+_DEFINITENESS = {
+    "positive_definite": "positive definite", "negative_definite": "negative definite",
+    "indefinite": "indefinite", "zero_eigenvalue": "singular and semidefinite",
+    "not_finite": "not finite",
+}  # fmt: skip
+#: What the test says about a critical point, for each reason.
+_AT_CRITICAL = {
+    "positive_definite": "a strict local minimum",
+    "negative_definite": "a strict local maximum",
+    "indefinite": "a saddle point",
+    "zero_eigenvalue": "the second-derivative test is inconclusive; higher-order terms decide",
+    "not_finite": "the second-derivative test cannot be applied",
+}  # fmt: skip
+
+
+def _verdict_line(out: dict) -> str:
+    """The test's verdict in words. A point is a minimum, maximum or saddle only where the
+    gradient vanishes; elsewhere only the shape of H is reported."""
+    shape = f"H is {_DEFINITENESS[out['reason']]}"
+    tol = f"{CRITICAL_TOLERANCE:g}"
+    if out["critical"]:
+        return f"critical point (every |df/dx_i| <= {tol}): {_AT_CRITICAL[out['reason']]} ({shape})"
+    return (
+        f"not a critical point (some |df/dx_i| > {tol}), so the second-derivative test does not "
+        f"apply; {shape}"
+    )
+
+
+def _diagonal(args: argparse.Namespace, fn) -> dict:  # noqa: ANN001 - a parsed Function
+    """The "diagonal" fields: exact, and with --hutchinson N its estimate and standard error."""
+    d = typed_diagonal(fn, numbers(args.at, "point", fn), args.hutchinson, args.seed)
+    out: dict = {"diagonal": d.diagonal}
+    if d.estimate is not None:
+        out |= {"hutchinson": d.estimate, "hutchinson_standard_error": d.standard_error,
+                "probes": d.probes, "seed": d.seed}  # fmt: skip
+    return out
+
+
+def _run_hvp(args: argparse.Namespace) -> dict:
+    fn = parse(args.function)
+    if not fn.variables:  # said before the point is read: a point of nothing is no point
+        raise ArgumentError("budget.no_variables")
+    if args.hutchinson and not args.diagonal:
+        raise _UsageError("--hutchinson: estimates the diagonal; add --diagonal")
+    if args.vector is None and not args.diagonal:
+        raise _UsageError("hvp: --vector is required (it may be left out with --diagonal)")
+    if args.vector is None:  # the diagonal alone
+        started = time.perf_counter()
+        extra = _diagonal(args, fn)
+        return {"function": args.function, "variables": list(fn.variables), "latex": fn.latex,
+                "point": np.array(numbers(args.at, "point", fn), dtype=np.float64), **extra,
+                "seconds": time.perf_counter() - started}  # fmt: skip
+    r = hvp(fn, numbers(args.at, "point", fn), numbers(args.vector, "vector", fn))
+    test = verdict(r)
+    return {
+        "function": args.function, "variables": list(r.variables), "latex": fn.latex,
+        "point": r.point, "vector": r.vector, "value": r.value, "gradient": r.gradient,
+        "hessian": r.hessian, "hvp": r.hvp, "eigenvalues": r.eigenvalues,
+        "eigenvectors": r.eigenvectors, "curvature": r.curvature,
+        "classification": r.classification, "critical": r.critical, "reason": test.reason,
+        "definiteness": _DEFINITENESS[test.reason], "minors": list(test.minors),
+        "seconds": r.seconds, **(_diagonal(args, fn) if args.diagonal else {}),
+    }  # fmt: skip
+
+
+def _cpp(args: argparse.Namespace) -> str:
+    """The C++ program of ``derivatives`` (one point) or ``hvp``, checked as the numbers are."""
+    fn = parse(args.function)
+    if args.command == "hvp":
+        if not fn.variables:
+            raise ArgumentError("budget.no_variables")
+        if args.vector is None or args.diagonal:
+            raise _UsageError("--cpp: the program is for one Hv: give --vector, not --diagonal")
+        return hvp_cpp(fn, numbers(args.at, "point", fn), numbers(args.vector, "vector", fn))
+    if args.method in ("jvp", "forward_ad") or args.costs:
+        raise _UsageError("--cpp: the program is nested autograd: leave out --method and --costs")
+    if args.grid or args.json:
+        raise _UsageError("--cpp: the program is for one point: give --at X, not --grid or --json")
+    points = _numbers(args.at or "0", "--at", BUDGET.max_points)
+    if len(points) != 1:
+        raise _UsageError(f"--cpp: the program is for one point: give --at X, got {args.at!r}")
+    x0 = points[0]
+    derivatives(fn, np.array([x0]), args.order)  # the budget and the point, checked as without
+    return derivatives_cpp(fn, x0, args.order)
+
+
+def _fmt(v: float) -> str:
+    return f"{v + 0.0:.12g}"  # + 0.0 turns -0.0 into 0.0
+
+
+def _print_diagonal(out: dict) -> None:
+    if "diagonal" in out:
+        print(f"  diagonal = [{', '.join(map(_fmt, out['diagonal']))}]  (exact: n products H e_i)")
+    if "hutchinson" in out:
+        print(f"  Hutchinson, {out['probes']} probes, seed {out['seed']} = "
+              f"[{', '.join(map(_fmt, out['hutchinson']))}]")  # fmt: skip
+        print(f"  standard error = [{', '.join(map(_fmt, out['hutchinson_standard_error']))}]")
+
+
+def _print_human(command: str, out: dict) -> None:
+    print(f"f = {out['function']}    variables: {', '.join(out['variables']) or '(none)'}")
+    if command == "derivatives":
+        xs, values = out["x"], out["values"]
+        if len(xs) == 1:
+            for k, row in enumerate(values):
+                print(f"  order {k}: {_fmt(row[0])}")
+        else:
+            print(f"  {len(xs)} points from {_fmt(xs[0])} to {_fmt(xs[-1])}")
+            for k, row in enumerate(values):
+                finite = row[np.isfinite(row)]
+                span = (
+                    f"{_fmt(finite.min())} .. {_fmt(finite.max())}"
+                    if finite.size
+                    else "no finite value"
+                )
+                print(f"  order {k}: {span}")
+        if out["constant_from"] is not None:
+            print(f"  order {out['constant_from']} is constant in x; higher orders are exactly 0")
+        if any(out["nonfinite"]):
+            print(f"  NaN or inf values per order: {out['nonfinite']}")
+        if "costs" in out:
+            _print_costs(out["costs"])
+    elif "vector" not in out:  # hvp --diagonal without --vector
+        print(f"  at {', '.join(map(_fmt, out['point']))}")
+        _print_diagonal(out)
+    else:
+        print(
+            f"  at {', '.join(map(_fmt, out['point']))}    v = {', '.join(map(_fmt, out['vector']))}"
+        )
+        print(f"  f        = {_fmt(out['value'])}")
+        print(f"  gradient = [{', '.join(map(_fmt, out['gradient']))}]")
+        print(
+            "  Hessian  = [" + "; ".join(", ".join(map(_fmt, row)) for row in out["hessian"]) + "]"
+        )
+        print(f"  Hv       = [{', '.join(map(_fmt, out['hvp']))}]")
+        print(f"  eigenvalues = [{', '.join(map(_fmt, out['eigenvalues']))}]")
+        print(f"  leading minors = [{', '.join(map(_fmt, out['minors']))}]")
+        print(f"  {_verdict_line(out)}")
+        _print_diagonal(out)
+    print(f"  ({out['seconds'] * 1000:.1f} ms)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    want_json = "--json" in argv
+    started = time.perf_counter()
+    try:
+        args = _build_parser().parse_args(_fix_negative_values(argv))
+        if args.command == "graph":
+            print(run_graph(args))
+            return 0
+        if getattr(args, "cpp", False):
+            print(_cpp(args), end="")
+            return 0
+        run = {"derivatives": _run_derivatives, "hvp": _run_hvp, "gradcheck": _run_gradcheck,
+               "custom": _run_custom}  # fmt: skip
+        out = run[args.command](args)
+    except (HogradError, _UsageError) as err:
+        message = error_text(err, "en") if isinstance(err, HogradError) else str(err)
+        if want_json:
+            print(json.dumps({"error": message}))
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+    out["seconds"] = out.get("seconds", time.perf_counter() - started)
+    if args.json:
+        print(json.dumps(_jsonable(out)))
+    elif args.command == "gradcheck":
+        _print_gradcheck(out)
+    elif args.command == "custom":
+        _print_custom(out)
+    else:
+        _print_human(args.command, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
