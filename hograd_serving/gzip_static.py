@@ -9,8 +9,9 @@ the same loop serves every student's websocket. This middleware keeps Streamlit'
 removes its cost: it compresses each bundle the first time a client that accepts gzip asks for
 it, in a worker thread, keeps the compressed bytes, and answers every later request for that
 path from memory without calling Streamlit. The names are content hashes, so a path's bytes
-never change while the process lives; the set is Streamlit's own files, so memory is bounded by
-their compressed size (about 0.7 MB).
+never change while the process lives. Only answers Streamlit gave ``200`` are kept, so the set
+is Streamlit's own files: a first visit's bundles are about 0.65 MB gzipped, and all 320 of
+Streamlit 1.67's JS/CSS files, had every one been asked for, 6.6 MB.
 
 Only a plain ``GET`` of a JavaScript or CSS file under ``/static/`` whose client accepts gzip is
 touched, and only when Streamlit answers it ``200`` uncompressed. ``HEAD``, ``Range`` and
