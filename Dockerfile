@@ -47,4 +47,5 @@ HEALTHCHECK --interval=30s --timeout=15s --start-period=60s --retries=3 \
 # The warm-up makes the first visit itself once the server answers (hograd_serving/warmup.py),
 # so the first student gets a warm server; it exits when done. The server's process id goes to
 # /tmp/hograd-app.pid, for compose.yaml's health check, which kills a hung server.
-CMD ["sh", "-c", "python -m hograd_serving.warmup http://127.0.0.1:8501 & echo $$ > /tmp/hograd-app.pid; exec python -m streamlit run app.py --server.port 8501 --server.address 0.0.0.0"]
+# hograd_serving/asgi.py: app.py with Streamlit's static bundles gzipped once (as `make run`).
+CMD ["sh", "-c", "python -m hograd_serving.warmup http://127.0.0.1:8501 & echo $$ > /tmp/hograd-app.pid; exec python -m streamlit run hograd_serving/asgi.py --server.port 8501 --server.address 0.0.0.0"]

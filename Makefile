@@ -26,10 +26,13 @@ $(VENV)/.dev: requirements-dev.txt $(VENV)/.runtime
 # server answers, so the first student gets a warm server. hograd_serving/teacher_key.py makes
 # up the lesson's teacher key when neither HOGRAD_TEACHER_KEY nor .streamlit/secrets.toml holds
 # one, and prints the teacher's link in the terminal (as Jupyter prints its token).
+# hograd_serving/asgi.py serves app.py through Streamlit's st.App with Streamlit's static
+# bundles gzipped once (hograd_serving/gzip_static.py); start it from this folder, where
+# .streamlit/ is.
 run: $(VENV)/.runtime
 	$(PY) -m hograd_serving.warmup http://127.0.0.1:$(PORT) &
 	$(PY) -m hograd_serving.teacher_key --port $(PORT) -- \
-		$(PY) -m streamlit run app.py --server.port $(PORT)
+		$(PY) -m streamlit run hograd_serving/asgi.py --server.port $(PORT)
 
 # A class larger than one process serves: REPLICAS identical app processes on loopback ports
 # behind haproxy with cookie-based session affinity, on http://localhost:$(PROXY_PORT)

@@ -8,9 +8,9 @@ include rendering and are reported separately.
 
 Phases, in order, each bounded in count and time:
 
-1. **server**: ``streamlit run app.py`` on a free loopback port with the repository's
-   ``.streamlit/config.toml`` (or ``--url`` to measure a server that is already running on
-   this machine; its RSS is read if its process can be found).
+1. **server**: ``streamlit run hograd_serving/asgi.py`` (as ``make run``) on a free loopback
+   port with the repository's ``.streamlit/config.toml`` (or ``--url`` to measure a server
+   that is already running on this machine; its RSS is read if its process can be found).
 2. **warm-up**: one session opens the page on the fresh server (``cold_first_screen_ms``:
    imports, torch) and leaves; then ``rss_start_mb`` is read: the baseline.
 3. **storm** (``--storm M``): M sessions load the page at the same instant, each fetching the
@@ -186,7 +186,7 @@ class Server:
         fd, name = tempfile.mkstemp(prefix="hograd-load-server-", suffix=".log")
         self.log_path = Path(name)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+            [sys.executable, "-m", "streamlit", "run", "hograd_serving/asgi.py", "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true"],
             cwd=ROOT, stdout=fd, stderr=subprocess.STDOUT,
             env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},

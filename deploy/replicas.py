@@ -135,7 +135,7 @@ class Replicas:
     log_dir: Path | None = None
     warm: bool = False
     replica_header: bool = False
-    script: str = "app.py"
+    script: str = "hograd_serving/asgi.py"  # app.py, static bundles gzipped once
     cert: Path | None = None
     probe_timeout: float = 10.0
     replicas: list[Replica] = field(default_factory=list)

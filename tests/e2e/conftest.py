@@ -48,7 +48,8 @@ def _require(condition: bool, reason: str) -> None:
 
 @contextmanager
 def running_server(name: str = "server") -> Iterator[str]:
-    """Start ``streamlit run app.py`` on a free port; yield its base URL; stop it after.
+    """Start ``streamlit run hograd_serving/asgi.py`` (as ``make run``) on a free port; yield
+    its base URL; stop it after.
 
     Its log and class database are tests/artifacts/``name``-... and, under pytest-xdist,
     ``name``-<worker>-..., so each worker's shared server keeps its own files."""
@@ -62,7 +63,7 @@ def running_server(name: str = "server") -> Iterator[str]:
            "HOGRAD_CLASSROOM_URL": f"sqlite:///{database}"}  # fmt: skip
     with open(ARTIFACTS / f"{name}.log", "w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+            [sys.executable, "-m", "streamlit", "run", "hograd_serving/asgi.py", "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true"],
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
         )  # fmt: skip

@@ -55,7 +55,9 @@ def test_the_image_installs_and_starts_as_make_run_does() -> None:
     assert "-r requirements.txt" in docker and "-r requirements.txt" in make
     assert "packages.txt" in docker and "USER hograd" in docker
     assert "HEALTHCHECK" in docker
-    assert "streamlit run app.py" in docker and "streamlit run app.py" in make
+    # both serve app.py through hograd_serving/asgi.py (static bundles gzipped once)
+    entry = "streamlit run hograd_serving/asgi.py"
+    assert entry in docker and entry in make
     # both warm the fresh server up before the first student (hograd_serving/warmup.py)
     assert "-m hograd_serving.warmup http://127.0.0.1:" in docker
     assert "-m hograd_serving.warmup http://127.0.0.1:" in make
