@@ -68,7 +68,7 @@ def _formula(key: str, label: str, default: str, names: tuple[str, ...], **kw: o
     """A text box in the link (``?key=``, left out while it is ``default``); whether its text
     is in the language (else the error is shown). Not bound to the URL: a preset sets it
     through the session state (hograd_ui/parts/link_form.py's seed_linked says why)."""
-    text = draw_linked(st, label, key, Field("text", default, high=LIMIT), max_chars=LIMIT, **kw)
+    text = draw_linked(st, label, key, Field("text", default, high=LIMIT), **kw)
     try:
         cached_parse(link_text(key, text, LIMIT), names)
     except HogradError as err:

@@ -124,8 +124,8 @@ class Field:
             return where.slider(label, low, high, step=step, **kwargs)
         if self.kind == "number":
             return where.number_input(label, low, high, **kwargs)
-        if self.kind == "text":
-            return where.text_input(label, **kwargs)
+        if self.kind == "text":  # the box holds at most ``high`` characters, as the link
+            return where.text_input(label, max_chars=int(self.high) or None, **kwargs)
         if self.kind == "select":
             return where.select_slider(label, list(self.options), **kwargs)
         if self.kind == "radio":

@@ -139,7 +139,7 @@ def function_box(
               format_func=as_typed)  # fmt: skip
     limit = box_chars(LIMITS.max_length)
     # unbound, its value in the session state (a preset sets it): see seed_linked
-    text = draw_linked(row, label, key, Field("text", presets[0], high=limit), max_chars=limit)
+    text = draw_linked(row, label, key, Field("text", presets[0], high=limit))
     try:  # a link's text longer than the box: refused whole, with its length, not cut short
         return cached_parse(link_text(key, text, limit), variables)
     except HogradError as err:
