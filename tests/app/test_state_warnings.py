@@ -100,3 +100,19 @@ def test_the_hvp_controls_set_p_without_a_warning(logged: list[str]) -> None:
     _ok(at)
     assert query(at)["hvp.fn"] == at.text_input(key="hvp.fn").value != "w1**2*sin(w2)"
     assert [m for m in logged if WARNING in m] == []
+
+
+def test_the_graph_pass_buttons_and_exact_x0_set_them_without_a_warning(
+    logged: list[str],
+) -> None:
+    at = open_link("pages/graph.py", {})
+    assert (at.slider(key="graph.order").value, at.number_input(key="graph.x0").value) == (2, 0.7)
+    at.button(key="graph.next").click().run()  # a pass more: the order through the state
+    _ok(at)
+    assert at.slider(key="graph.order").value == 3 and query(at)["graph.order"] == "3"
+    at.button(key="graph.prev").click().run()
+    assert at.slider(key="graph.order").value == 2 and "graph.order" not in query(at)
+    at.text_input(key="graph.x0.exact").set_value("1/4").run()  # x0 typed exactly
+    _ok(at)
+    assert at.number_input(key="graph.x0").value == 0.25 and query(at)["graph.x0"] == "0.25"
+    assert [m for m in logged if WARNING in m] == []
