@@ -6,7 +6,8 @@ its value set via the Session State API', with a stack trace, when a widget is g
 preset, a button, a click on a chart. It logs it once per process, so the tour runs on a
 server of its own, started for it, and reads that server's log at the end. The tour: every
 page and every tab, an example (preset) on each page that has them, the HVP page's Reset, a
-click on its contour and an exact point, the language switch, presentation mode on and off.
+click on its contour and an exact point, the graph page's pass buttons and exact x0, the
+language switch, presentation mode on and off.
 """
 
 from __future__ import annotations
@@ -88,6 +89,20 @@ def _hvp_controls(pg) -> None:  # noqa: ANN001
     _idle(pg)
 
 
+def _graph_controls(pg) -> None:  # noqa: ANN001
+    """The graph page's pass buttons and its exact x0."""
+    pg.goto(f"{pg.base}/graph")
+    _idle(pg)
+    _main(pg).get_by_role("button", name="Next backward pass").click()
+    _idle(pg)
+    assert "graph.order=3" in pg.url
+    exact = _main(pg).get_by_role("textbox", name="x exactly")
+    exact.fill("pi/4")
+    exact.press("Enter")
+    _idle(pg)
+    assert "graph.x0=0.785" in pg.url
+
+
 def _language_and_presentation(pg) -> None:  # noqa: ANN001
     """Switch to Chinese and back; presentation mode on (an example clicked) and off."""
     pg.goto(f"{pg.base}/derivatives")
@@ -124,6 +139,7 @@ def test_a_full_tour_logs_no_session_state_warning(browser) -> None:  # noqa: AN
         # the pages with examples (the function box's, the backward lab's) had them clicked
         assert all(clicked[p] for p in (*EXAMPLES, "why")), str(clicked)  # why: in its tabs
         _hvp_controls(pg)
+        _graph_controls(pg)
         _language_and_presentation(pg)
         assert pg.locator("[data-testid='stException']").count() == 0
         context.close()
