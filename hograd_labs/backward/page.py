@@ -10,6 +10,7 @@ from hograd_core.flaglab.decoder import MAX_CHARS
 from hograd_core.language import LIMITS
 from hograd_serving.cached import cached_parse
 from hograd_ui.parts.downloads import code_file
+from hograd_ui.parts.link_form import Field, draw_linked
 from hograd_ui.parts.links import BIND, link_text, present
 from hograd_ui.parts.ui import (
     box_chars,
@@ -64,8 +65,10 @@ def _preset() -> None:
 
 
 def _formula(key: str, label: str, default: str, names: tuple[str, ...], **kw: object) -> bool:
-    """A bound text box; whether its text is in the language (else the error is shown)."""
-    text = st.text_input(label, default, key=key, bind=BIND, max_chars=LIMIT, **kw)
+    """A text box in the link (``?key=``, left out while it is ``default``); whether its text
+    is in the language (else the error is shown). Not bound to the URL: a preset sets it
+    through the session state (hograd_ui/parts/link_form.py's seed_linked says why)."""
+    text = draw_linked(st, label, key, Field("text", default, high=LIMIT), **kw)
     try:
         cached_parse(link_text(key, text, LIMIT), names)
     except HogradError as err:

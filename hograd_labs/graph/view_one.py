@@ -17,6 +17,7 @@ from hograd_ui.graph_figures import growth_figure, pass_name, stats_rows
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import code_file, cpp_file, graph_row, language_tabs, slug
 from hograd_ui.parts.exact import exact_entry
+from hograd_ui.parts.link_form import Field, draw_linked
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import controls, lang, lazy_expander, localized_choice, show_error, t
@@ -33,6 +34,11 @@ def refused(err: HogradError) -> None:
         st.warning(t("graph.busy"), icon=":material/hourglass_top:")
     else:
         show_error(err)
+
+
+#: x0 and the order, in the link while they differ from these defaults
+X0 = Field("number", 0.7, -1e3, 1e3)
+ORDER = Field("slider", 2, 0, TOP)
 
 
 def step_order(delta: int) -> None:
@@ -78,16 +84,14 @@ def graph_settings(row: object | None = None) -> GraphSettings:
     projected = present()
     with controls(row):
         left, right = st.columns([1, 3], gap="large")
-        x0 = float(left.number_input(
-            t("graph.x0"), value=0.7, min_value=-1e3, max_value=1e3, step=0.1, key="graph.x0",
-            bind=BIND,
-        ))  # fmt: skip
+        # unbound, in the link while not the default: the exact entry and the pass buttons set
+        # x0 and the order through the session state (hograd_ui/parts/link_form.py)
+        x0 = float(draw_linked(left, t("graph.x0"), "graph.x0", X0, step=0.1))
         # the browser's number box reads "−1" (U+2212) as 1 and knows no pi/4: typed here instead
         exact_entry("graph.x0.exact", t("graph.x0.exact"), ("graph.x0",), -1e3, 1e3, (x0,),
                     container=left)  # fmt: skip
-        order = right.slider(
-            t("graph.order"), 0, TOP, 2, key="graph.order", help=t("graph.order.help"), bind=BIND
-        )
+        order = draw_linked(right, t("graph.order"), "graph.order", ORDER,
+                            help=t("graph.order.help"))  # fmt: skip
         if projected:
             saved, bold, rankdir = _drawing()
     if not projected:

@@ -14,7 +14,7 @@ from hograd_ui.hvp_figures import clean, contour_figure
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import code_file, eigen_file, hessian_file, hvp_code, hvp_row
 from hograd_ui.parts.exact import exact_entry
-from hograd_ui.parts.link_form import Field, LinkedForm
+from hograd_ui.parts.link_form import Field, LinkedForm, draw_linked
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import (
@@ -69,21 +69,17 @@ def use_kappa() -> None:
 
 
 def set_example(text: str, names: tuple) -> None:
-    """Put p, v and r of the example ``text`` (or defaults) into the sliders' state.
-
-    Only sliders the session already holds are set: one it does not hold is drawn with the
-    example as its ``value=``. Setting it as well would make Streamlit log "created with a
-    default value but also had its value set via the Session State API" (a fresh visit and
-    every link did), and a link's value still wins, as Streamlit seeds a bound widget from it.
-    """
+    """Put p, v and r of the example ``text`` (or defaults) into the sliders' state (the
+    Reset button's callback, and a new f before its sliders are drawn). The sliders are drawn
+    unbound, with a default only while the session holds no value (``draw_linked``): Streamlit
+    logs a warning with a stack trace for a widget given a default and a value set here."""
     where = example(text, len(names))
     for key, value in (
         *((f"hvp.p.{n}", p) for n, p in zip(names, where.point, strict=True)),
         *((f"hvp.v.{n}", v) for n, v in zip(names, where.vector, strict=True)),
         ("hvp.radius", where.radius),
     ):  # fmt: skip
-        if key in st.session_state:
-            st.session_state[key] = value
+        st.session_state[key] = value
 
 
 def explained(row: object, text: str | None = None) -> None:
@@ -160,7 +156,7 @@ def _typed_inputs(fn, names: tuple) -> tuple[dict, float]:  # noqa: ANN001 - a p
             st.caption(t("hvp.kappa.replaced", kappa=used[1]))
     if st.session_state.get("hvp.applied") != fn.text:  # a new function: its example's p, v
         st.session_state["hvp.applied"] = fn.text
-        set_example(fn.text, names)
+        set_example(fn.text, names)  # a link's values, seeded once per session, then win
     cols = st.columns([2, 2, 1], gap="large")
     sliders = {}
     start = example(fn.text, len(names))  # the defaults: in the URL only what differs
@@ -170,8 +166,8 @@ def _typed_inputs(fn, names: tuple) -> tuple[dict, float]:  # noqa: ANN001 - a p
         with col:
             st.markdown(f"**{t('hvp.point' if kind == 'p' else 'hvp.vector')}**")
             sliders[kind] = tuple(
-                st.slider(f"`{name}`", low, -low, value, step=STEP, key=f"hvp.{kind}.{name}",
-                          bind=BIND)  # fmt: skip
+                draw_linked(st, f"`{name}`", f"hvp.{kind}.{name}",
+                        Field("slider", float(value), low, -low, STEP))  # fmt: skip
                 for name, value in zip(names, values, strict=True)
             )  # fmt: skip
             if kind == "p":  # a slider steps by 0.05: a point such as (1, π/2) is typed here
@@ -180,8 +176,8 @@ def _typed_inputs(fn, names: tuple) -> tuple[dict, float]:  # noqa: ANN001 - a p
                     -LIMIT, LIMIT, sliders["p"],
                 )  # fmt: skip
     with cols[2]:
-        radius = st.slider(
-            t("hvp.radius"), 0.25, 5.0, start.radius, step=0.25, key="hvp.radius", bind=BIND
+        radius = draw_linked(
+            st, t("hvp.radius"), "hvp.radius", Field("slider", float(start.radius), 0.25, 5.0, 0.25)
         )
         st.button(t("hvp.reset"), on_click=set_example, args=(fn.text, names))
     return sliders, radius

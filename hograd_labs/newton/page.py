@@ -12,6 +12,7 @@ import streamlit as st
 from hograd_core import HogradError, parse
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
+from hograd_ui.parts.link_form import Field, draw_linked, seed_linked
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import (
@@ -38,6 +39,9 @@ KINDS = {"minimum": "hvp.kind.minimum", "maximum": "hvp.kind.maximum",
          "saddle": "hvp.kind.saddle", "degenerate": "hvp.kind.degenerate",
          "not_critical": "hvp.kind.not_critical"}  # fmt: skip
 
+#: The κ slider's field: in the link while it is not 10 (unbound: f's κ sets it).
+KAPPA = Field("select", 10, options=tuple(KAPPAS))
+
 
 def use_kappa() -> None:
     """The slider's callback: f becomes the quadratic for the chosen κ, only when f is that
@@ -56,12 +60,12 @@ def kappa_in_use(text: str) -> float | None:
 def kappa_slider(text: str) -> None:
     """The κ slider, in use only while f is the κ quadratic: it then shows f's κ and moving it
     replaces f by the quadratic for the new κ; for any other f it is disabled and says why."""
+    seed_linked("why.newton.kappa", KAPPA)  # first the link's κ, then f's when f has one
     kappa = kappa_in_use(text)
     if kappa is not None and st.session_state.get("why.newton.kappa") != int(kappa):
         st.session_state["why.newton.kappa"] = int(kappa)  # the κ of f, typed or from a link
-    st.select_slider(t("hvp.kappa.label"), KAPPAS, value=10, key="why.newton.kappa", bind=BIND,
-                     help=t("newton.kappa.help"), on_change=use_kappa,
-                     disabled=kappa is None)  # fmt: skip
+    draw_linked(st, t("hvp.kappa.label"), "why.newton.kappa", KAPPA, help=t("newton.kappa.help"),
+                on_change=use_kappa, disabled=kappa is None)  # fmt: skip
     if kappa is None:
         st.caption(t("newton.kappa.off", kappas=", ".join(map(str, KAPPAS))))
     else:
@@ -117,15 +121,16 @@ def _settings(fn) -> tuple:  # noqa: ANN001 - a parsed Function
     p = presets.preset_for(fn.text) or presets.Preset(
         (1.0, 1.0), 0.01, 100, None
     )  # the URL's defaults
+    # unbound, in the link while they differ from f's preset: apply_preset sets them
     c = st.columns(4)
-    x0 = c[0].number_input(t("newton.start", name=names[0]), -100.0, 100.0, p.start[0],
-                           step=0.1, key="why.newton.x0", bind=BIND)  # fmt: skip
-    y0 = c[1].number_input(t("newton.start", name=names[1]), -100.0, 100.0, p.start[1],
-                           step=0.1, key="why.newton.y0", bind=BIND)  # fmt: skip
-    lr = c[2].number_input(t("newton.lr"), 1e-6, 10.0, p.lr, format="%.4g",
-                           key="why.newton.lr", bind=BIND)  # fmt: skip
-    steps = c[3].slider(t("newton.steps"), 1, nt.MAX_STEPS, p.steps, key="why.newton.steps",
-                        bind=BIND)  # fmt: skip
+    x0 = draw_linked(c[0], t("newton.start", name=names[0]), "why.newton.x0",
+                     Field("number", float(p.start[0]), -100.0, 100.0), step=0.1)  # fmt: skip
+    y0 = draw_linked(c[1], t("newton.start", name=names[1]), "why.newton.y0",
+                     Field("number", float(p.start[1]), -100.0, 100.0), step=0.1)  # fmt: skip
+    lr = draw_linked(c[2], t("newton.lr"), "why.newton.lr", Field("number", float(p.lr), 1e-6, 10.0),
+                     format="%.4g")  # fmt: skip
+    steps = draw_linked(c[3], t("newton.steps"), "why.newton.steps",
+                        Field("slider", int(p.steps), 1, nt.MAX_STEPS))  # fmt: skip
     # One column per method, each method's own setting under it: six columns in one row cut
     # the checkboxes' labels short on a 1280-pixel screen.
     c = st.columns(len(nt.METHODS))

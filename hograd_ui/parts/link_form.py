@@ -29,7 +29,16 @@ import streamlit as st
 
 from hograd_ui.parts.present import refresh_share
 
-__all__ = ["FIELDS", "FORM_DRAWN", "Field", "LinkedForm", "REFUSED"]
+__all__ = [
+    "FIELDS",
+    "FORM_DRAWN",
+    "Field",
+    "LinkedForm",
+    "REFUSED",
+    "draw_linked",
+    "seed_linked",
+    "write_linked",
+]
 
 REFUSED = object()  # what Field.read returns for a value the widget would not accept
 FORM_DRAWN = "links.form_drawn"  # set by a run that drew a form, taken by checked_link
@@ -43,7 +52,8 @@ class Field:
 
     ``kind`` is "slider" or "number" (``low``..``high``; whole numbers when ``default`` is an
     int), "select" (a select slider over ``options``), "radio" (``options``), or "toggle" /
-    "checkbox" (true or false). ``label`` shows an option (the link names it as ``str``).
+    "checkbox" (true or false), or "text" (a text box of at most ``high`` characters; 0: no
+    limit). ``label`` shows an option (the link names it as ``str``).
     """
 
     kind: str
@@ -63,6 +73,10 @@ class Field:
         fraction off, as Streamlit's does); options are matched by name; flags read
         true/false in any case.
         """
+        if self.kind == "text":  # the last value, cut to the box's length as Streamlit does
+            if not raw:
+                return REFUSED
+            return raw[-1][: int(self.high)] if self.high else raw[-1]
         given = [r for r in raw if r != ""]
         if not given:
             return REFUSED
@@ -110,6 +124,8 @@ class Field:
             return where.slider(label, low, high, step=step, **kwargs)
         if self.kind == "number":
             return where.number_input(label, low, high, **kwargs)
+        if self.kind == "text":  # the box holds at most ``high`` characters, as the link
+            return where.text_input(label, max_chars=int(self.high) or None, **kwargs)
         if self.kind == "select":
             return where.select_slider(label, list(self.options), **kwargs)
         if self.kind == "radio":
@@ -117,6 +133,55 @@ class Field:
             # st.radio hands back text it does not know as it came (a modified client's)
             return value if value in self.options else self.default
         return getattr(where, self.kind)(label, **kwargs)
+
+
+def seed_linked(key: str, spec: Field) -> None:
+    """Before an unbound widget whose value code also sets (a preset, a button, a click): give
+    it the link's value (``?key=``), once per session, read by ``spec`` as :meth:`LinkedForm.seed`
+    reads a form's field. Draw it with :meth:`Field.draw` and put its value back into the URL
+    with :func:`write_linked`.
+
+    Why not ``bind="query-params"``: a bound widget needs its default (``value=``, which is what
+    the URL leaves out) on every run, and Streamlit logs a warning with a stack trace for a
+    widget given a default whose value was set through the Session State API in the same run.
+    Here the value lives in ``st.session_state`` and the widget gets a default only while the
+    session holds none (:meth:`Field.draw`).
+    """
+    seeded = f"{key}.from_link"  # namespaced like the key, as url_choice's
+    if seeded in st.session_state:
+        return
+    st.session_state[seeded] = True
+    raw = st.query_params.get_all(key)
+    if not raw:
+        return
+    value = spec.read(raw)
+    if value is REFUSED or value == spec.default:
+        del st.query_params[key]  # checked_link says why when it was refused
+        return
+    st.session_state[key] = value
+    if raw != [spec.text(value)]:
+        st.query_params[key] = spec.text(value)  # as Streamlit corrects a bound widget's
+
+
+def write_linked(key: str, spec: Field, value: object) -> None:
+    """After the widget: ``value`` into the URL as ``?key=``, left out while it is the default."""
+    if value == spec.default:
+        if key in st.query_params:
+            del st.query_params[key]
+            refresh_share()
+    elif st.query_params.get_all(key) != [spec.text(value)]:
+        st.query_params[key] = spec.text(value)
+        refresh_share()
+
+
+def draw_linked(where: object, label: str, key: str, spec: Field, **kwargs: object) -> object:
+    """A widget in the link whose value code also sets: :func:`seed_linked`, then
+    :meth:`Field.draw` in ``where`` (``kwargs``: more options of the widget), then
+    :func:`write_linked`. Returns the widget's value."""
+    seed_linked(key, spec)
+    value = spec.draw(where, label, key, **kwargs)
+    write_linked(key, spec, value)
+    return value
 
 
 class LinkedForm:

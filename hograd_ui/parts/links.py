@@ -6,6 +6,11 @@ The convention (docs/architecture.md, "Every view is a link"):
   ``bind="query-params"``: Streamlit writes its value to the URL under the key, leaves it out
   while it equals the widget's default, seeds the widget from the URL on the first run and
   drops a value the widget would not accept (out of range, not a number, not an option).
+- A widget whose value code also sets (a preset, a button, a click on a chart, an exact
+  entry) is not bound: Streamlit warns about a widget given a default while its value is set
+  through ``st.session_state``. :func:`hograd_ui.parts.link_form.draw_linked` seeds it from
+  the link once per session, gives it a default only while the session holds none, and writes
+  it back to the URL, left out while it is the default: the same link as a bound widget's.
 - A choice shown with translated labels (``localized_choice``, ``lazy_tabs`` in hograd_ui/parts/ui.py)
   is not bound, since Streamlit would write the translated label; it goes into the URL
   under its canonical key with its option name (``?deriv.tab=taylor``) through

@@ -23,6 +23,7 @@ from hograd_serving.cached import cached_parse
 from hograd_serving.gate import SESSION_KEY
 from hograd_serving.patches import leave_pages_directory_mode
 from hograd_ui.i18n import LANGUAGES, error_text, tr
+from hograd_ui.parts.link_form import Field, draw_linked
 from hograd_ui.parts.links import BIND, link_text, present, url_choice, write_choice
 
 _ROUTER = threading.local()  # each session's script runs in a thread of its own
@@ -119,9 +120,11 @@ def function_box(
     can still draw its other widgets before it stops: Streamlit forgets the value of every
     widget that a run does not draw, and a typo would reset the learner's settings.
 
-    Widget keys are namespaced by ``page`` ("deriv.fn", "deriv.preset"). The text is bound to
-    the URL (``?deriv.fn=tanh(x)``) unless it is the first preset: a function from a link is
-    parsed like a typed one and refused with the same message.
+    Widget keys are namespaced by ``page`` ("deriv.fn", "deriv.preset"). The text is in the URL
+    (``?deriv.fn=tanh(x)``) unless it is the first preset: a function from a link is parsed
+    like a typed one and refused with the same message. The box is not bound to the URL
+    (``bind=``): a preset sets its value through the session state, and a bound box would need
+    its default as well, which Streamlit warns about (hograd_ui/parts/link_form.py).
     """
     key = f"{page}.fn"
 
@@ -135,7 +138,8 @@ def function_box(
     row.pills(t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset,
               format_func=as_typed)  # fmt: skip
     limit = box_chars(LIMITS.max_length)
-    text = row.text_input(label, presets[0], key=key, bind=BIND, max_chars=limit)
+    # unbound, its value in the session state (a preset sets it): see seed_linked
+    text = draw_linked(row, label, key, Field("text", presets[0], high=limit))
     try:  # a link's text longer than the box: refused whole, with its length, not cut short
         return cached_parse(link_text(key, text, limit), variables)
     except HogradError as err:
