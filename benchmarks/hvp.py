@@ -32,7 +32,7 @@ again, once for each factor that depends on θ: a hidden or output layer has thr
 dzᵀ x), with one each, so 2 B·a·b. For 64-512-128-10 and B = 512 that is 136.2M for a gradient
 and 238.8M for the second backward: 1.75 gradients reused (the issue's "about 2") and 2.75 from
 scratch. ``torch.utils.flop_counter.FlopCounterMode`` counts the same on the real calls
-(tests/core/test_benchmarks_hvp.py), and timing only the matrix products of each route (one
+(tests/project/test_benchmarks_hvp.py), and timing only the matrix products of each route (one
 thread, three runs) gave 1.72-1.75x and 2.71-2.75x a gradient's. The wall-clock ratios come out
 lower: the work the model leaves out took 3.1-3.5 ms of a gradient's 11 ms but only 3.6-4.4 ms
 of a second backward's 17-18 ms, so it pulls the ratio towards 1.
