@@ -56,9 +56,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hograd_core import parse  # noqa: E402
 from hograd_core.applications.common import interleaved_medians, saved_bytes  # noqa: E402
-from hograd_core.net_curvature import full_hessian  # noqa: E402
-from hograd_core.network import NetConfig, load_data, loss_function, mlp_loss, train  # noqa: E402
+from hograd_core.network import load_data, mlp_loss  # noqa: E402
 from hograd_labs.hf import compute as hf  # noqa: E402
+from hograd_labs.hvp import compute as hvp  # noqa: E402
 from hograd_labs.newton import compute as nt  # noqa: E402
 from hograd_labs.pinn import compute as pinn  # noqa: E402
 from hograd_labs.stability.compute import lanczos  # noqa: E402
@@ -119,9 +119,10 @@ def hf_costs(rounds: int) -> dict[str, float]:
 
 
 def lanczos_costs() -> dict[str, float]:
-    net = train(NetConfig())  # the network page's default model
-    exact = float(np.linalg.eigvalsh(full_hessian(net))[-1])
-    loss = loss_function(net)
+    config = hvp.HvpConfig()  # the network page's default model, as the HVP lab runs it
+    net = hvp.train(config)
+    loss, _ = hvp.analysed_loss(net, config)
+    exact = float(np.linalg.eigvalsh(hvp.full_hessian(hvp.KeptGraph(loss, net.parameters)))[-1])
     theta = torch.tensor(net.parameters, requires_grad=True)
     (g,) = torch.autograd.grad(loss(theta), theta, create_graph=True)
     v0 = torch.randn(theta.numel(), generator=torch.Generator().manual_seed(0), dtype=torch.float64)

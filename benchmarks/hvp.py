@@ -1,7 +1,8 @@
 """Hessian-vector products on a ~100k-parameter MLP: what an HVP costs against one gradient, by
 three routes, next to a count of the multiply-adds, and how well Lanczos finds the top eigenvalue.
 
-The network is the page's own (``hograd_core.network``): a tanh MLP 64-512-128-10 on the digits
+The network is the page's own (``hograd_labs/hvp/compute.py``, the file the HVP page runs): a
+tanh MLP 64-512-128-10 on the digits
 data (100,234 parameters, float64), trained briefly so the curvature is a trained network's.
 The loss is the page's analysed loss (mean cross-entropy on a fixed batch) with all 512 examples, as
 the page analyses every model up to 25k parameters (it takes 128 for this one, to stay under 2 s).
@@ -11,8 +12,8 @@ Timed, interleaved (one call of each per round, so all see the same machine load
 * ``grad``: one gradient, ``torch.autograd.grad(loss(θ), θ)``;
 * double backward reusing the gradient graph (``hvp_over_grad``, target <= 2.5): only
   ``grad(g @ v, θ, retain_graph=True)`` with ``g`` built once with ``create_graph=True``. This
-  is what every HVP inside Lanczos, power iteration and Hutchinson costs in
-  ``hograd_core.net_curvature``, and what the issue means by "double backward reusing the
+  is what every HVP inside Lanczos, power iteration and Hutchinson costs in the lab's
+  ``compute.analyse`` (its ``KeptGraph``), and what the issue means by "double backward reusing the
   gradient graph";
 * double backward from scratch (``hvp_scratch_over_grad``): forward, gradient with
   ``create_graph=True``, second backward, i.e. one whole HVP from θ and v, like for like with
@@ -31,7 +32,7 @@ again, once for each factor that depends on θ: a hidden or output layer has thr
 dzᵀ x), with one each, so 2 B·a·b. For 64-512-128-10 and B = 512 that is 136.2M for a gradient
 and 238.8M for the second backward: 1.75 gradients reused (the issue's "about 2") and 2.75 from
 scratch. ``torch.utils.flop_counter.FlopCounterMode`` counts the same on the real calls
-(tests/core/test_benchmarks_hvp.py), and timing only the matrix products of each route (one
+(tests/project/test_benchmarks_hvp.py), and timing only the matrix products of each route (one
 thread, three runs) gave 1.72-1.75x and 2.71-2.75x a gradient's. The wall-clock ratios come out
 lower: the work the model leaves out took 3.1-3.5 ms of a gradient's 11 ms but only 3.6-4.4 ms
 of a second backward's 17-18 ms, so it pulls the ratio towards 1.
@@ -61,12 +62,13 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 
-from hograd_core import net_curvature as nc  # noqa: E402
-from hograd_core import network as nw  # noqa: E402
 from hograd_core.curvature import _load_forward_ad  # noqa: E402
+from hograd_labs.hvp import compute  # noqa: E402
 
-BIG = nw.NetConfig(hidden=(512, 128), steps=150, batch=128)
-SMALL = nw.NetConfig()  # the page's default: 64-16-10, 1,210 parameters
+# all 512 examples in the analysed loss: see the module's docstring
+BIG = compute.HvpConfig(hidden=(512, 128), steps=150, batch=128, examples=512)
+# the page's default: 64-16-10, 1,210 parameters; one eigenvalue, 20 power steps
+SMALL = compute.HvpConfig(top_k=1, power_steps=20, probes=2)
 TARGETS = {"hvp_over_grad": 2.5, "lanczos_rel_error": 0.01}
 
 
@@ -149,8 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     _load_forward_ad()  # torch's forward-AD import, without its DeprecationWarning
 
     started = time.perf_counter()
-    big = nw.train(BIG)
-    loss, examples = nw.analysis_loss(big, examples=512)  # see the module's docstring
+    big = compute.train(BIG)
+    loss, examples = compute.analysed_loss(big, BIG)
     theta0 = torch.tensor(big.parameters)
     v = torch.randn(theta0.numel(), generator=torch.Generator().manual_seed(0), dtype=torch.float64)
     calls = routes(loss, theta0, v)
@@ -160,13 +162,13 @@ def main(argv: list[str] | None = None) -> int:
     med = timed(calls, args.rounds)
     cost = matmul_cost(big.sizes, examples)
 
-    small = nw.train(SMALL)
-    curv = nc.curvature(small, top_k=1, power_steps=20, probes=2)
+    small = compute.train(SMALL)
+    curv = compute.analyse(SMALL, small)
     exact = float(curv.exact[0])
     out = {
         "parameters": int(theta0.numel()),
         "sizes": list(big.sizes),
-        "trained_steps": big.steps,  # fewer than 150 if the 2 s training cap hit
+        "trained_steps": big.steps,  # always BIG.steps: training has no time cap
         "examples": examples,
         "rounds": args.rounds,
         "grad_ms": med["grad"] * 1e3,

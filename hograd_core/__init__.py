@@ -4,8 +4,8 @@ What belongs here: the function language (:mod:`.language`), derivatives by nest
 (:mod:`.nested_autograd`) and Taylor mode (:mod:`.taylor`), sympy as an oracle
 (:mod:`.symbolic`), the point inspector (:mod:`.inspector`) and PyTorch's gradcheck on a
 typed function (:mod:`.grad_checks`), gradients, Hessians and
-Hessian-vector products (:mod:`.hessian`, :mod:`.curvature`), the small network and its
-curvature (:mod:`.network`, :mod:`.net_curvature`), the double-backward graph
+Hessian-vector products (:mod:`.hessian`, :mod:`.curvature`), the small network
+(:mod:`.network`), the double-backward graph
 (:mod:`.graphs`), the flag lab (:mod:`.flaglab`) and the errors (:mod:`.errors`).
 
 What does not: processes, threads, locks, caches shared between users, plotting, UI strings
@@ -39,7 +39,7 @@ _WHERE = {
     "LIMITS": "language", "Function": "language", "parse": "language",
     "BUDGET": "nested_autograd", "DerivativeResult": "nested_autograd",
     "derivatives": "nested_autograd", "finite_difference": "nested_autograd",
-    "NetCurvature": "net_curvature", "NETWORK_BUDGET": "network", "NetConfig": "network",
+    "NETWORK_BUDGET": "network", "NetConfig": "network",
     "TrainedNet": "network", "train": "network",
 }  # fmt: skip
 
@@ -65,7 +65,6 @@ __all__ = [
     "GraphLab",
     "HVPGraph",
     "NetConfig",
-    "NetCurvature",
     "TrainedNet",
     "Verdict",
     "explore",

@@ -6,7 +6,8 @@ loss is a plain function of θ and its Hessian-vector products are the typed-fun
 n parameters instead of 2.
 
 What H v then tells about the loss (Lanczos, power iteration, Hutchinson, the full Hessian up
-to 2,000 parameters) lives in :mod:`hograd_core.net_curvature`.
+to 2,000 parameters) is the HVP lab's: ``hograd_labs/hvp/compute.py``, which the page runs and
+offers as its download; its limits are these (``hograd_labs/hvp/cached.check_analysis``).
 
 Every limit is a count decided from the configuration before any work (parameters, steps x
 batch x parameters, Hessian-vector products), never a time measured during the run: the same

@@ -21,7 +21,8 @@ from . import compute
 from .compute import HvpConfig, NetCurvature, TrainedNet
 
 __all__ = [
-    "POWER_STEPS", "analysed", "check_analysis", "explore", "script", "three_ways", "trained",
+    "POWER_STEPS", "analysed", "check_analysis", "explore", "page_config", "script", "three_ways",
+    "trained",
 ]  # fmt: skip
 
 
@@ -36,7 +37,7 @@ def three_ways(text: str, point: tuple, vector: tuple) -> cv.ThreeWays:
         return cv.hvp_three_ways(parse(text), point, vector)
 
 
-def _config(run: tuple) -> HvpConfig:
+def page_config(run: tuple) -> HvpConfig:
     """The compute module's config for ``run`` (dataset, hidden, steps, seed, top_k, power
     steps, probes), with the analysis limits of :data:`~hograd_core.network.NETWORK_BUDGET`."""
     dataset, hidden, steps, seed, top_k, power, probes = run
@@ -79,7 +80,7 @@ def script(run: tuple, func: bool = False) -> Code:
     Raises:
         ArgumentError, BudgetError: as :func:`check_analysis`.
     """
-    config = _config(run)
+    config = page_config(run)
     check_analysis(config)
     source = inspect.getsource(compute)
     swaps = [(_CONFIG, f"    config = {config!r}\n")] + ([(_HESSIAN, _FUNC)] if func else [])
@@ -125,6 +126,6 @@ def analysed(
     Raises:
         ArgumentError, BudgetError: as :func:`check_analysis`.
     """
-    config = _config((*key, top_k, power_steps, probes))
+    config = page_config((*key, top_k, power_steps, probes))
     check_analysis(config)
     return network_job(lambda: compute.analyse(config, _net))

@@ -1,5 +1,7 @@
-"""The network's curvature from HVPs only, checked against torch.func.hessian on tiny models;
-budgets counted before any work (never a clock), and the no-global-state rule."""
+"""The small network of hograd_core.network (used by the Hessian-free, stability and curvature
+labs): its shape, training and analysed loss; budgets counted before any work (never a clock),
+and the no-global-state rule. The HVP lab's analysis of it is tested in
+tests/labs/test_hvp_compute.py."""
 
 from __future__ import annotations
 
@@ -11,38 +13,15 @@ import pytest
 import torch
 
 from hograd_core import BudgetError, HogradError
-from hograd_core import net_curvature as nc
 from hograd_core import network as nw
 from tests.english import raises
 
-# torch.func.hessian imports torch's forward-AD decompositions, which warn about torch.jit.script
-# (a deprecation inside torch 2.13, not ours).
-quiet_forward_ad = pytest.mark.filterwarnings(
-    "ignore:`torch.jit.script` is deprecated:DeprecationWarning"
-)
 TINY = nw.NetConfig(dataset="moons", hidden=(6,), steps=150)  # 2-6-2: 32 parameters
-SMALL = nw.NetConfig(dataset="digits", hidden=(3,), steps=100)  # 64-3-10: 235 parameters
 
 
 @pytest.fixture(scope="module")
 def tiny() -> nw.TrainedNet:
     return nw.train(TINY)
-
-
-@pytest.fixture(scope="module")
-def small() -> nw.TrainedNet:
-    return nw.train(SMALL)
-
-
-@pytest.fixture(scope="module")
-def oracle(small: nw.TrainedNet) -> np.ndarray:
-    """The Hessian by torch.func.hessian (forward-over-reverse, vmapped): another route."""
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", DeprecationWarning)
-        theta = torch.tensor(small.parameters)
-        return torch.func.hessian(nw.loss_function(small))(theta).numpy()
 
 
 def test_parameter_counts_and_layers() -> None:
@@ -127,74 +106,9 @@ def test_the_refusal_depends_only_on_the_config(monkeypatch: pytest.MonkeyPatch)
     assert nw.analysis_limit(100_234) == 61 and nw.analysis_limit(1_210) > 300
 
 
-def test_full_hessian_matches_torch_func_hessian(small: nw.TrainedNet, oracle: np.ndarray) -> None:
-    h = nc.full_hessian(small)
-    assert h.shape == (235, 235)
-    np.testing.assert_allclose(h, oracle, rtol=1e-9, atol=1e-12)
-
-
-def test_hvp_matches_the_full_hessian_times_v(small: nw.TrainedNet, oracle: np.ndarray) -> None:
-    v = np.random.default_rng(0).standard_normal(235)
-    np.testing.assert_allclose(
-        nc.hessian_vector_product(small, v), oracle @ v, rtol=1e-9, atol=1e-12
-    )
-
-
-def test_lanczos_power_and_hutchinson_against_the_full_hessian(
-    small: nw.TrainedNet, oracle: np.ndarray
-) -> None:
-    curv = nc.curvature(small, top_k=3, power_steps=50, probes=60, seed=3)
-    exact = np.linalg.eigvalsh(oracle)[::-1]
-    rel = np.abs(curv.lanczos - exact[:3]) / np.abs(exact[:3])
-    assert np.all(rel < 0.01), rel  # Lanczos: the issue's bar is 1%
-    np.testing.assert_allclose(curv.exact, exact, rtol=1e-8, atol=1e-12)
-    assert curv.reference == pytest.approx(exact[0])
-    # Power iteration never overshoots the top eigenvalue (a Rayleigh quotient of a matrix whose
-    # largest |λ| is λ₁ > 0) and gets within a few percent in 50 steps.
-    assert curv.power[-1] <= exact[0] * (1 + 1e-9) and curv.power[-1] > 0.95 * exact[0]
-    assert curv.lanczos_residual < 1e-6
-    # Hutchinson: an unbiased estimate; the exact trace lies within 3 standard errors.
-    assert curv.trace_exact == pytest.approx(np.trace(oracle))
-    assert curv.trace_error > 0
-    assert abs(curv.trace - np.trace(oracle)) <= 3 * curv.trace_error
-    # The loss along the top eigenvector curves up like ½ λ α² near 0; a random direction is
-    # far flatter.
-    mid = curv.alphas.size // 2
-    assert curv.alphas[mid] == 0 and curv.loss_top[mid] == pytest.approx(curv.loss)
-    assert curv.loss_top[mid + 1] - curv.loss > curv.loss_random[mid + 1] - curv.loss
-    assert curv.heatmap is not None and curv.heatmap.shape == (118, 118) and curv.heatmap_block == 2
-    assert curv.full_bytes == 235 * 235 * 8 and curv.hvp_bytes == 4 * 235 * 8
-
-
-def test_heatmap_keeps_the_largest_entry_of_each_block(
-    small: nw.TrainedNet, oracle: np.ndarray
-) -> None:
-    curv = nc.curvature(small, top_k=1, power_steps=1, probes=2)
-    h = np.zeros((236, 236))
-    h[:235, :235] = oracle
-    blocks = h.reshape(118, 2, 118, 2).transpose(0, 2, 1, 3).reshape(118, 118, 4)
-    expected = np.take_along_axis(blocks, np.abs(blocks).argmax(axis=2)[..., None], 2)[..., 0]
-    np.testing.assert_allclose(curv.heatmap, expected, rtol=1e-9, atol=1e-12)
-
-
 def test_results_hold_no_tensors(tiny: nw.TrainedNet) -> None:
-    curv = nc.curvature(tiny, top_k=2, power_steps=5, probes=4)
-    for obj in (tiny, curv):
-        for field in dataclasses.fields(obj):
-            assert not isinstance(getattr(obj, field.name), torch.Tensor), field.name
-
-
-def test_big_models_skip_the_full_hessian_and_say_why() -> None:
-    net = nw.train(nw.NetConfig(hidden=(32,), steps=1))  # 2,410 parameters
-    with raises(
-        BudgetError,
-        match=r"full Hessian: 2,410 parameters, over the limit of 2,000; it would need 0.046 GB",
-    ):
-        nc.full_hessian(net)
-    curv = nc.curvature(net, top_k=1, power_steps=3, probes=2)
-    assert curv.exact is None and curv.heatmap is None and curv.trace_exact is None
-    assert curv.reference == pytest.approx(curv.lanczos[0])
-    assert curv.full_bytes == 2410**2 * 8
+    for field in dataclasses.fields(tiny):
+        assert not isinstance(getattr(tiny, field.name), torch.Tensor), field.name
 
 
 @pytest.mark.parametrize(
@@ -212,55 +126,6 @@ def test_big_models_skip_the_full_hessian_and_say_why() -> None:
 def test_configurations_over_budget_are_refused(config: nw.NetConfig, message: str) -> None:
     with raises(HogradError, match=message):
         nw.train(config)
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [({"top_k": 0}, "Lanczos eigenvalues: expected 1 to 6, got 0"),
-     ({"top_k": 7}, "Lanczos eigenvalues: expected 1 to 6"),
-     ({"power_steps": 500}, "power-iteration steps: expected 1 to 100, got 500"),
-     ({"probes": 1}, "Hutchinson probes: expected 2 to 200, got 1")],
-)  # fmt: skip
-def test_analysis_bounds_are_refused(tiny: nw.TrainedNet, kwargs: dict, message: str) -> None:
-    with raises(HogradError, match=message):
-        nc.curvature(tiny, **kwargs)
-
-
-def test_a_wrong_vector_size_is_refused(tiny: nw.TrainedNet) -> None:
-    with raises(BudgetError, match=r"vector: expected 32 numbers \(one per parameter\), got 3"):
-        nc.hessian_vector_product(tiny, [1.0, 2.0, 3.0])
-
-
-def test_power_iteration_falls_short_when_the_top_eigenvalues_are_close() -> None:
-    # The point of the comparison: few power steps underestimate, Lanczos does not.
-    net = nw.train(nw.NetConfig(hidden=(8,), steps=5, learning_rate=1e-3))
-    curv = nc.curvature(net, top_k=2, power_steps=3, probes=2)
-    exact = curv.exact[0]
-    assert abs(curv.lanczos[0] - exact) / exact < 1e-6
-    assert abs(curv.power[-1] - exact) / exact > abs(curv.lanczos[0] - exact) / exact
-
-
-def test_hvp_work_is_bounded_by_the_model_size() -> None:
-    config = nw.NetConfig(hidden=(512, 128))
-    fake = nw.TrainedNet(
-        config, nw.layer_sizes(config), np.zeros(100_234), np.zeros(1), 0.0, 0.0, 1, 0.0
-    )  # refused before any HVP, so the weights never matter
-    # 1.3e9 // (100,234 parameters x 128 examples) = 101 HVPs, 40 of them set aside for Lanczos
-    message = (
-        r"with 100,234 parameters, power-iteration steps and Hutchinson probes may add up to 61, "
-        r"got 300"
-    )
-    with raises(HogradError, match=message):
-        nc.curvature(fake, power_steps=100, probes=200)
-    with raises(HogradError, match="may add up to 61, got 62"):
-        nc.curvature(fake, power_steps=31, probes=31)
-    # 64-256-10, 19,210 parameters x 512 examples: 132 HVPs, 92 for power steps and probes
-    config = nw.NetConfig(hidden=(256,))
-    fake = dataclasses.replace(
-        fake, config=config, sizes=nw.layer_sizes(config), parameters=np.zeros(19_210)
-    )
-    with raises(HogradError, match="19,210 parameters, .* may add up to 92, got 93"):
-        nc.curvature(fake, power_steps=63, probes=30)
 
 
 def test_big_models_analyse_a_smaller_batch_of_the_same_loss() -> None:
@@ -309,18 +174,3 @@ def test_adam_takes_the_same_steps_as_torch_optim_adam() -> None:
         reference.step()
     assert torch.equal(ours.detach(), theirs.detach())  # the same arithmetic, bit for bit
     assert not torch.equal(ours.detach(), torch.zeros(50))
-
-
-def test_the_analysis_does_not_depend_on_the_clock(
-    small: nw.TrainedNet, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """What the analysis computes depends on the model and the settings only: under a clock
-    that jumps 100 s per reading it still builds the full Hessian and gives the same numbers
-    (only the timings it reports differ). Its refusals are counts (test_hvp_work_is_bounded_by
-    the_model_size)."""
-    reference = nc.curvature(small, top_k=2, power_steps=20, probes=30)
-    monkeypatch.setattr(nc, "time", JumpyClock(100.0))
-    slow = nc.curvature(small, top_k=2, power_steps=20, probes=30)
-    assert slow.exact is not None and slow.heatmap is not None
-    for name in ("lanczos", "power", "probes", "exact", "loss_top", "loss_random"):
-        np.testing.assert_array_equal(getattr(slow, name), getattr(reference, name))

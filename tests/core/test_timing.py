@@ -1,16 +1,13 @@
 """When timings resolve a ratio: the rule on injected timings (never the wall clock), and its
-use by the three ways and the network's cost sentence."""
+use by the three ways. (The network's cost sentence uses the HVP lab's own rule:
+tests/labs/test_hvp_compute.py.)"""
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 import pytest
 
 from hograd_core import curvature as cv
-from hograd_core import net_curvature as nc
-from hograd_core import network as nw
 from hograd_core import parse
 from hograd_core.timing import MIN_ROUNDS, SPREAD, resolved_ratio
 
@@ -49,37 +46,6 @@ def test_the_three_ways_show_a_ratio_only_where_resolved() -> None:
     steady = np.array([[1.0, 1.0, 1.1, 0.9, 1.0], [2.0, 2.1, 2.2, 1.8, 2.0], [5, 1, 9, 2, 7]])
     relative = cv.relative(steady * 1e-4)
     assert relative[0] == 1.0 and relative[1] == pytest.approx(2.0) and np.isnan(relative[2])
-
-
-def test_the_network_reports_the_hvp_over_gradient_ratio_only_when_resolved(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The clock is the test's: one reading per start and one per stop of each timed call. A
-    steady clock gives a ratio; a jumpy one gives None (the page then says it is too small to
-    time). Nothing else in the analysis depends on it."""
-    net = nw.train(nw.NetConfig(dataset="moons", hidden=(4,), steps=5))
-
-    class Clock:
-        def __init__(self, gaps: list[float]) -> None:
-            self.now, self.gaps = 0.0, itertools.cycle(gaps)
-
-        def perf_counter(self) -> float:
-            self.now += next(self.gaps)
-            return self.now
-
-    # start, stop of a gradient (1 ms), start, stop of an HVP (1.5 ms), then the next round
-    monkeypatch.setattr(nc, "time", Clock([1.0, 1e-3, 1.0, 1.5e-3]))
-    steady = nc.curvature(net, top_k=1, power_steps=2, probes=2)
-    assert steady.hvp_over_grad == pytest.approx(1.5)
-    grads, hvps = [1, 3, 1, 1, 2, 1, 1], [2, 0.5, 4, 9, 1, 1.5, 3]  # ms, per round
-    jumpy = [
-        gap for g, h in zip(grads, hvps, strict=True) for gap in (1.0, g * 1e-3, 1.0, h * 1e-3)
-    ]
-    monkeypatch.setattr(nc, "time", Clock(jumpy))
-    noisy = nc.curvature(net, top_k=1, power_steps=2, probes=2)
-    assert noisy.hvp_over_grad is None
-    np.testing.assert_array_equal(noisy.lanczos, steady.lanczos)
-    np.testing.assert_array_equal(noisy.exact, steady.exact)
 
 
 def test_the_three_ways_use_the_rule(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -38,12 +38,13 @@ def imported(source: str) -> set[str]:
     }
 
 
-def run_alone(source: str, folder: Path, name: str) -> str:
+def run_alone(source: str, folder: Path, name: str, *flags: str) -> str:
     """Write ``source`` to ``folder``/``name`` and run it with ``python -I`` (no project on the
-    path, as a learner runs the download); what it printed. Fails on a non-zero exit."""
+    path, as a learner runs the download) and any further interpreter ``flags`` (e.g. ``"-W",
+    "ignore"``); what it printed. Fails on a non-zero exit."""
     path = folder / name
     path.write_text(source, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-I", str(path)], capture_output=True, text=True,
-                          cwd=folder, check=False)  # fmt: skip
+    done = subprocess.run([sys.executable, "-I", *flags, str(path)], capture_output=True,
+                          text=True, cwd=folder, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
     return done.stdout

@@ -4,10 +4,7 @@ and its notebook is the same file cut at its ``# %%`` lines."""
 
 from __future__ import annotations
 
-import ast
 import inspect
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -15,7 +12,7 @@ import pytest
 from hograd_core.curvature import _load_forward_ad
 from hograd_labs.hvp import compute, figures
 from hograd_labs.hvp.cached import analysed, script, trained
-from tests.labs.notebooks import figure_cell
+from tests.labs.notebooks import figure_cell, imported, run_alone
 
 #: (dataset, hidden, steps, seed, top_k, power steps, probes): a small net, its full Hessian built
 RUN = ("moons", (6,), 40, 3, 2, 8, 12)
@@ -35,19 +32,8 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
     changed = [(a, b) for a, b in zip(own, sent, strict=True) if a != b]
     assert [a for a, _ in changed] == ["    config = HvpConfig()"]
     assert changed[0][1].startswith("    config = HvpConfig(dataset='moons', hidden=(6,), steps=40")
-    imported = {
-        (node.module if isinstance(node, ast.ImportFrom) else alias.name).split(".")[0]
-        for node in ast.walk(ast.parse(code.source))
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in node.names
-    }
-    assert imported <= STANDALONE, imported - STANDALONE
-    path = tmp_path / "hograd_hvp_network.py"
-    path.write_text(code.source, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-I", str(path)], capture_output=True, text=True,
-                          cwd=tmp_path, check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    got = printed(done.stdout)
+    assert imported(code.source) <= STANDALONE, imported(code.source) - STANDALONE
+    got = printed(run_alone(code.source, tmp_path, "hograd_hvp_network.py"))
     assert int(got["parameters"][0]) == curv.parameters == net.parameters.size
     assert float(got["test_accuracy"][0]) == net.test_accuracy
     assert float(got["loss"][0]) == curv.loss

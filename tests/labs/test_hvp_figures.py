@@ -12,9 +12,8 @@ import torch
 from plotly.subplots import make_subplots
 
 from hograd_core import curvature as cv
-from hograd_core import net_curvature as nc
-from hograd_core import network as nw
 from hograd_core import parse
+from hograd_labs.hvp import compute
 from hograd_labs.hvp import figures as figs
 from hograd_ui.hvp_figures import contour_figure
 from hograd_ui.i18n import tr
@@ -37,11 +36,12 @@ def typed(request: pytest.FixtureRequest) -> tuple[tuple[str, ...], cv.Explorati
 
 
 @pytest.fixture(scope="module")
-def net() -> Iterator[tuple[nw.TrainedNet, nc.NetCurvature]]:
+def net() -> Iterator[tuple[compute.TrainedNet, compute.NetCurvature]]:
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as the app runs: small ops are much slower on a busy pool
-    trained = nw.train(nw.NetConfig(dataset="moons", hidden=(6,), steps=50))
-    yield trained, nc.curvature(trained, top_k=2, power_steps=5, probes=10)
+    config = compute.HvpConfig("moons", (6,), steps=50, top_k=2, power_steps=5, probes=10)
+    trained = compute.train(config)
+    yield trained, compute.analyse(config, trained)
     torch.set_num_threads(threads)
 
 

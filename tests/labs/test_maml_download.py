@@ -4,11 +4,8 @@ cut at its ``# %%`` lines."""
 
 from __future__ import annotations
 
-import ast
 import inspect
 import json
-import subprocess
-import sys
 
 import nbformat
 import numpy as np
@@ -17,7 +14,7 @@ import pytest
 from hograd_labs.maml import compute, figures
 from hograd_labs.maml.cached import script, why_maml, why_maml_adapt
 from hograd_labs.maml.compute import METHODS, MamlConfig, NewSine
-from tests.labs.notebooks import figure_cell
+from tests.labs.notebooks import figure_cell, imported, run_alone
 
 CONFIG = MamlConfig(hidden=8, activation="tanh", meta_steps=20, tasks=3, k_shot=5,
                     inner_steps=2, inner_lr=0.05, outer_lr=0.003, seed=3)  # fmt: skip
@@ -36,19 +33,8 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
     changed = [(a, b) for a, b in zip(own, sent, strict=True) if a != b]
     assert changed == [("    config = MamlConfig()", f"    config = {CONFIG!r}"),
                        ("    sine = NewSine()", f"    sine = {NewSine(2.5, 1.2)!r}")]  # fmt: skip
-    imported = {
-        (node.module if isinstance(node, ast.ImportFrom) else alias.name).split(".")[0]
-        for node in ast.walk(ast.parse(code.source))
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in node.names
-    }
-    assert imported <= STANDALONE, imported - STANDALONE
-    path = tmp_path / "hograd_why_maml.py"
-    path.write_text(code.source, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-I", str(path)], capture_output=True, text=True,
-                          cwd=tmp_path, check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    got = printed(done.stdout)
+    assert imported(code.source) <= STANDALONE, imported(code.source) - STANDALONE
+    got = printed(run_alone(code.source, tmp_path, "hograd_why_maml.py"))
     assert int(got["parameters"][0]) == run.parameters
     for name in ("nodes", "saved_bytes"):
         assert [int(v) for v in got[name]] == [getattr(run, name)[m] for m in ("second", "first")]

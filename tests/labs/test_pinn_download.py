@@ -4,11 +4,8 @@ form; its notebook is the same file cut at its ``# %%`` lines."""
 
 from __future__ import annotations
 
-import ast
 import inspect
 import json
-import subprocess
-import sys
 from dataclasses import replace
 
 import nbformat
@@ -18,7 +15,7 @@ import pytest
 from hograd_labs.pinn import compute, figures
 from hograd_labs.pinn.cached import script, why_pinn_run
 from hograd_labs.pinn.compute import PinnConfig, fit_summary, preset
-from tests.labs.notebooks import figure_cell
+from tests.labs.notebooks import figure_cell, imported, run_alone
 
 STANDALONE = {"math", "time", "warnings", "collections", "dataclasses", "numpy", "torch",
               "__future__"}  # fmt: skip
@@ -27,14 +24,6 @@ FUNC_LINE = "    func = True  # torch.func's vmap, jacrev and hessian (terms_fun
 
 def printed(text: str) -> dict[str, list[str]]:
     return {line.split()[0]: line.split()[1:] for line in text.splitlines() if line.strip()}
-
-
-def _run(source: str, path) -> dict[str, list[str]]:  # noqa: ANN001
-    path.write_text(source, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-I", str(path)], capture_output=True, text=True,
-                          cwd=path.parent, check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return printed(done.stdout)
 
 
 @pytest.mark.parametrize(
@@ -51,20 +40,14 @@ def test_the_download_runs_and_prints_the_pages_numbers(config: PinnConfig, tmp_
     own, sent = inspect.getsource(compute).splitlines(), code.source.splitlines()
     changed = [(a, b) for a, b in zip(own, sent, strict=True) if a != b]
     assert changed == [("    config = PinnConfig()", f"    config = {config!r}")]
-    imported = {
-        (node.module if isinstance(node, ast.ImportFrom) else alias.name).split(".")[0]
-        for node in ast.walk(ast.parse(code.source))
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in node.names
-    }
-    assert imported <= STANDALONE, imported - STANDALONE
+    assert imported(code.source) <= STANDALONE, imported(code.source) - STANDALONE
     marked = [code.source.splitlines()[i - 1] for i in code.marked]
     assert marked and all("create_graph=keep" in line or ".backward()" in line
                           for line in marked)  # fmt: skip
     func = script(config, func=True).source
     assert [b for a, b in zip(sent, func.splitlines(), strict=True) if a != b] == [FUNC_LINE]
     for source, rtol in ((code.source, 0.0), (func, 1e-12)):  # torch.func: equal to rounding
-        got = _run(source, tmp_path / "hograd_why_pinn.py")
+        got = printed(run_alone(source, tmp_path, "hograd_why_pinn.py"))
         assert int(got["parameters"][0]) == run.parameters and got["status"] == [run.status]
         for name in ("max_error", "rel_error", "residual_rms", "residual_grad"):
             assert float(got[name][0]) == pytest.approx(getattr(run, name), rel=rtol, abs=0)

@@ -4,11 +4,8 @@ return; its notebook is the same file cut at its ``# %%`` lines."""
 
 from __future__ import annotations
 
-import ast
 import inspect
 import json
-import subprocess
-import sys
 
 import nbformat
 import numpy as np
@@ -17,7 +14,7 @@ import pytest
 from hograd_labs.stability import compute, figures
 from hograd_labs.stability.cached import script, why_quadratic, why_stability
 from hograd_labs.stability.compute import StabilityConfig
-from tests.labs.notebooks import figure_cell
+from tests.labs.notebooks import figure_cell, imported, run_alone
 
 # both experiments unstable in their own way: the quadratic's f falls for now, the network
 # trains above 2/λ_max(θ₀) on the digits
@@ -43,19 +40,8 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path, func: bool) ->
     assert [b.split("#")[0].strip() for _, b in changed[1:]] == (
         ["derivatives = grad_and_hvp_func"] if func else []
     )
-    imported = {
-        (node.module if isinstance(node, ast.ImportFrom) else alias.name).split(".")[0]
-        for node in ast.walk(ast.parse(sent))
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in node.names
-    }
-    assert imported <= STANDALONE, imported - STANDALONE
-    path = tmp_path / "hograd_why_stability.py"
-    path.write_text(sent, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-I", str(path)], capture_output=True, text=True,
-                          cwd=tmp_path, check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    got = printed(done.stdout)
+    assert imported(sent) <= STANDALONE, imported(sent) - STANDALONE
+    got = printed(run_alone(sent, tmp_path, "hograd_why_stability.py"))
     rtol = 1e-9 if func else 0  # autograd: the very numbers; torch.func: up to rounding
     assert float(got["lambda_max"][0]) == pytest.approx(quadratic.lambda_max, rel=rtol)
     assert got["verdict"] == [quadratic.verdict] == ["fell_for_now"]

@@ -4,11 +4,8 @@ call returns; its notebook is the same file cut at its ``# %%`` lines."""
 
 from __future__ import annotations
 
-import ast
 import inspect
 import json
-import subprocess
-import sys
 from dataclasses import replace
 
 import nbformat
@@ -18,7 +15,7 @@ import pytest
 from hograd_labs.stats import compute, figures
 from hograd_labs.stats.cached import script, why_gradient_stats
 from hograd_labs.stats.compute import SCENARIOS, StatsConfig
-from tests.labs.notebooks import figure_cell
+from tests.labs.notebooks import figure_cell, imported, run_alone
 
 STANDALONE = {"json", "math", "warnings", "collections", "dataclasses", "numpy", "torch",
               "sklearn"}  # fmt: skip
@@ -44,20 +41,10 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path, config) -> Non
     own, sent = inspect.getsource(compute).splitlines(), code.source.splitlines()
     changed = [(a, b) for a, b in zip(own, sent, strict=True) if a != b]
     assert changed == [("    config = StatsConfig()", f"    config = {config!r}")]
-    imported = {
-        (node.module if isinstance(node, ast.ImportFrom) else alias.name).split(".")[0]
-        for node in ast.walk(ast.parse(code.source))
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in node.names
-    }
-    assert imported <= STANDALONE, imported - STANDALONE
+    assert imported(code.source) <= STANDALONE, imported(code.source) - STANDALONE
     # as a learner would: anomaly mode switched on in the file's own settings
-    path = tmp_path / "hograd_why_stats.py"
-    path.write_text(code.source.replace("    anomaly = False", "    anomaly = True"), "utf-8")
-    done = subprocess.run([sys.executable, "-I", "-W", "ignore", str(path)], capture_output=True,
-                          text=True, cwd=tmp_path, check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    got = printed(done.stdout)
+    anomaly = code.source.replace("    anomaly = False", "    anomaly = True")
+    got = printed(run_alone(anomaly, tmp_path, "hograd_why_stats.py", "-W", "ignore"))
     np.testing.assert_array_equal(floats(got["loss"]), stats.losses)  # the same float64 repr
     np.testing.assert_array_equal(floats(got["loss_" + stats.other_dtype]), stats.other_losses)
     np.testing.assert_array_equal(floats(got["norms"]), stats.layer_norms[-1])

@@ -4,11 +4,8 @@ form; its notebook is the same file cut at its ``# %%`` lines."""
 
 from __future__ import annotations
 
-import ast
 import inspect
 import json
-import subprocess
-import sys
 
 import nbformat
 import numpy as np
@@ -17,7 +14,7 @@ import pytest
 from hograd_labs.wgan import compute, figures
 from hograd_labs.wgan.cached import script, why_wgan_run
 from hograd_labs.wgan.compute import WganConfig, smoothed_gap
-from tests.labs.notebooks import figure_cell
+from tests.labs.notebooks import figure_cell, imported, run_alone
 
 STANDALONE = {"math", "time", "collections", "dataclasses", "numpy", "torch", "__future__"}
 FUNC_LINE = "    penalty = gradient_penalty_func  # torch.func's grad and vmap"
@@ -45,24 +42,13 @@ def test_the_download_runs_and_prints_the_pages_numbers(config: WganConfig, tmp_
     own, sent = inspect.getsource(compute).splitlines(), code.source.splitlines()
     changed = [(a, b) for a, b in zip(own, sent, strict=True) if a != b]
     assert changed == [("    config = WganConfig()", f"    config = {config!r}")]
-    imported = {
-        (node.module if isinstance(node, ast.ImportFrom) else alias.name).split(".")[0]
-        for node in ast.walk(ast.parse(code.source))
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in node.names
-    }
-    assert imported <= STANDALONE, imported - STANDALONE
+    assert imported(code.source) <= STANDALONE, imported(code.source) - STANDALONE
     marked = [code.source.splitlines()[i - 1] for i in code.marked]
     assert any("create_graph=create_graph" in line for line in marked)
     func = script(config, func=True).source
     assert [b for a, b in zip(sent, func.splitlines(), strict=True) if a != b] == [FUNC_LINE]
-    path = tmp_path / "hograd_why_wgan.py"
     for source, rtol in ((code.source, 0.0), (func, 1e-12)):  # torch.func: equal to rounding
-        path.write_text(source, encoding="utf-8")
-        done = subprocess.run([sys.executable, "-I", str(path)], capture_output=True, text=True,
-                              cwd=tmp_path, check=False)  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        got = printed(done.stdout)
+        got = printed(run_alone(source, tmp_path, "hograd_why_wgan.py"))
         assert int(got["critic_parameters"][0]) == run.critic_parameters
         assert got["status"] == [run.status]
         np.testing.assert_allclose(numbers(got["wasserstein"]), run.wasserstein, rtol=rtol)
