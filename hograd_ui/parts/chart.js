@@ -45,6 +45,30 @@ function config(box, labels) {
   };
 }
 
+// Presentation mode (data.fit): the chart ends on the first 1920x1080 screen. Its height is
+// the figure's, or less when the room between the chart's top (in the page, not the window:
+// the page may be scrolled) and the screen's bottom edge is smaller, but not under FLOOR px,
+// where the axes would have no room left: a chart that far down keeps its height (it is read
+// on the page's next screen, scrolled to).
+// Fonts keep their projector sizes: only the plot area gets shorter. The chart's top moves as
+// the elements above it are drawn, so the height is fitted again whenever the page's main
+// block changes size (its own new height does not move its top: no loop).
+const FLOOR = 320, GAP = 16;
+
+function fitted(box) {
+  const height = Number(box.dataset.height);
+  if (!box.hogradFit) return height;
+  const top = box.getBoundingClientRect().top + window.scrollY;
+  const room = Math.floor(window.innerHeight - top - GAP);
+  return room < FLOOR ? height : Math.min(height, room);
+}
+
+function refit(box) {
+  if (!box.isConnected || document.fullscreenElement === box) return;
+  const height = fitted(box) + "px";
+  if (box.style.height !== height) box.style.height = height; // the ResizeObserver redraws
+}
+
 export default function ({ parentElement, data, setTriggerValue }) {
   let box = parentElement.querySelector(":scope > .hograd-chart");
   if (!box) {
@@ -57,7 +81,8 @@ export default function ({ parentElement, data, setTriggerValue }) {
   const figure = data.figure;
   const height = figure.layout.height || 450;
   box.dataset.height = height;
-  if (document.fullscreenElement !== box) box.style.height = height + "px";
+  box.hogradFit = !!data.fit;
+  if (document.fullscreenElement !== box) box.style.height = fitted(box) + "px";
   plotly().then((Plotly) => {
     const layout = { ...figure.layout };
     delete layout.width; // the column's width, followed by the observer below
@@ -68,10 +93,13 @@ export default function ({ parentElement, data, setTriggerValue }) {
       if (!box.hogradWatched) {
         box.hogradWatched = true;
         new ResizeObserver(() => box.isConnected && Plotly.Plots.resize(box)).observe(box);
+        const main = box.closest("[data-testid='stMainBlockContainer']");
+        if (main) new ResizeObserver(() => refit(box)).observe(main);
+        window.addEventListener("resize", () => refit(box));
         box.addEventListener("fullscreenchange", () => {
           const full = document.fullscreenElement === box;
           box.style.background = full ? "#fff" : "";
-          box.style.height = full ? "100vh" : box.dataset.height + "px";
+          box.style.height = full ? "100vh" : fitted(box) + "px";
           Plotly.Plots.resize(box); // the whole screen, then the column and the figure's height
         });
       }

@@ -1,7 +1,7 @@
 """Presentation mode as slides (issue 38): on a 1920x1080 projector every view's result (the
-chart, the graph, the numbers the lecturer talks about) starts on the first screen, without
-scrolling, in English and in Chinese; a page switcher is there, and the mode stays on from page
-to page until the lecturer leaves it.
+chart, the graph, the numbers the lecturer talks about) lies wholly on the first screen, its
+top and its bottom edge, without scrolling, in English and in Chinese; a page switcher is
+there, and the mode stays on from page to page until the lecturer leaves it.
 
 To add a view, add a :class:`Screen` to SCREENS: the view's path and query, the locator of its
 result, and how many times to press PageDown (the Next of hograd_ui/parts/ui.py's ``slides``)
@@ -107,7 +107,8 @@ for _screens in VIEWS.values():
 
 
 def _off_screen(pg, screen: Screen) -> str | None:  # noqa: ANN001
-    """Why ``screen``'s result is not on the first 1920x1080 screen, or None when it is."""
+    """Why ``screen``'s result is not wholly on the first 1920x1080 screen (its top at or
+    below the top edge, its bottom at or above the bottom edge), or None when it is."""
     result = pg.locator(screen.result).first
     try:
         result.wait_for(state="visible", timeout=10_000)  # the page settled: there or not
@@ -118,6 +119,9 @@ def _off_screen(pg, screen: Screen) -> str | None:  # noqa: ANN001
         return f"{screen.name}: the page scrolled"
     if box is None or box["height"] <= 0 or not 0 <= box["y"] < HEIGHT:
         return f"{screen.name}: starts at {box}"
+    bottom = box["y"] + box["height"]
+    if bottom > HEIGHT + 0.5:  # sub-pixel layout rounding is not a cut
+        return f"{screen.name}: runs past the bottom edge, {box['y']:.0f} to {bottom:.0f} px"
     return None
 
 
