@@ -66,7 +66,28 @@ function fitted(box) {
 function refit(box) {
   if (!box.isConnected || document.fullscreenElement === box) return;
   const height = fitted(box) + "px";
-  if (box.style.height !== height) box.style.height = height; // the ResizeObserver redraws
+  if (box.style.height === height) return;
+  box.style.height = height; // the ResizeObserver resizes the plot
+  if (box.hogradRedraw) box.hogradRedraw(); // and the log axes' ticks follow the height
+}
+
+// A log axis's labels are fixed by the figure for its own height (hograd_ui/hvp_figures.py's
+// log_axis: every n-th power of ten, or 1, 2 and 5 over a decade or so); on a chart fitted
+// shorter they would run into each other. There every n-th power becomes every
+// ceil(n * shrink)-th, and 1, 2, 5 become the powers of ten alone.
+function sparser(layout, shrink) {
+  if (shrink <= 1.02) return layout;
+  const out = { ...layout };
+  for (const name of Object.keys(out)) {
+    const axis = out[name];
+    if (!/^yaxis\d*$/.test(name) || !axis || axis.type !== "log") continue;
+    if (typeof axis.dtick === "number") {
+      out[name] = { ...axis, dtick: Math.ceil(axis.dtick * shrink) };
+    } else if (axis.dtick === "D2") {
+      out[name] = { ...axis, dtick: 1 };
+    }
+  }
+  return out;
 }
 
 export default function ({ parentElement, data, setTriggerValue }) {
@@ -83,13 +104,18 @@ export default function ({ parentElement, data, setTriggerValue }) {
   box.dataset.height = height;
   box.hogradFit = !!data.fit;
   if (document.fullscreenElement !== box) box.style.height = fitted(box) + "px";
-  plotly().then((Plotly) => {
-    const layout = { ...figure.layout };
+  const draw = (Plotly) => {
+    const shown = document.fullscreenElement === box ? height : fitted(box);
+    const layout = sparser({ ...figure.layout }, height / shown);
     delete layout.width; // the column's width, followed by the observer below
     delete layout.height; // the box's: the figure's own (above), or the screen's in full screen
     return Plotly.react(box, {
       data: figure.data, layout, frames: figure.frames || [], config: config(box, data.labels),
-    }).then(() => {
+    });
+  };
+  plotly().then((Plotly) => {
+    box.hogradRedraw = () => draw(Plotly).catch((error) => console.error(error));
+    return draw(Plotly).then(() => {
       if (!box.hogradWatched) {
         box.hogradWatched = true;
         new ResizeObserver(() => box.isConnected && Plotly.Plots.resize(box)).observe(box);
