@@ -202,3 +202,25 @@ def test_the_mode_and_the_switcher_stay_from_page_to_page(browser, server) -> No
         assert "present=" not in pg.url and "lang=zh" in pg.url, pg.url
     finally:
         ctx.close()
+
+
+def test_a_link_opens_its_screen_and_next_writes_it(browser, server) -> None:  # noqa: ANN001
+    """``?graph.screen=flags`` opens that screen; PageDown moves to the next one and writes
+    it into the address bar, so a reload (a shared link) opens it again."""
+    ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    try:
+        pg = ctx.new_page()
+        pg.set_default_timeout(90_000)
+        pg.goto(f"{server}/graph?present=1&lang=zh&graph.screen=flags")
+        _settle(pg)
+        pg.locator(".st-key-graph-screen-flags").first.wait_for(state="visible")
+        assert pg.locator(".st-key-graph-screen-graph").count() == 0
+        pg.keyboard.press("PageDown")
+        _settle(pg)
+        assert "graph.screen=drawings" in pg.url, pg.url
+        pg.reload()
+        _settle(pg)
+        pg.locator(".st-key-graph-screen-drawings").first.wait_for(state="visible")
+        assert pg.locator(".st-key-graph-screen-flags").count() == 0
+    finally:
+        ctx.close()
