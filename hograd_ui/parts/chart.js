@@ -96,6 +96,28 @@ function sparser(layout, shrink) {
   return out;
 }
 
+// Drawn and fitted, a log axis whose labels (every n-th power of ten) would still stand
+// closer than LABEL_EMS of their font size gets every m-th power, m the least that leaves
+// room between them: a short panel of a stacked figure (Newton's convergence) has room for
+// two or three. Read from the drawn axis: its length in pixels and its range in decades.
+const LABEL_EMS = 2.4;
+
+function roomier(Plotly, box) {
+  const full = box._fullLayout;
+  if (!box.hogradFit || !full) return null;
+  const updates = {};
+  for (const name of Object.keys(full)) {
+    const axis = full[name];
+    if (!/^yaxis\d*$/.test(name) || !axis || axis.type !== "log") continue;
+    if (typeof axis.dtick !== "number" || !Array.isArray(axis.range) || !axis._length) continue;
+    const decades = Math.abs(axis.range[1] - axis.range[0]);
+    const labels = Math.max(2, Math.floor(axis._length / (LABEL_EMS * axis.tickfont.size)));
+    const every = Math.ceil(decades / (labels - 1));
+    if (every > axis.dtick) updates[name + ".dtick"] = every;
+  }
+  return Object.keys(updates).length ? Plotly.relayout(box, updates) : null;
+}
+
 export default function ({ parentElement, data, setTriggerValue }) {
   let box = parentElement.querySelector(":scope > .hograd-chart");
   if (!box) {
@@ -117,7 +139,7 @@ export default function ({ parentElement, data, setTriggerValue }) {
     delete layout.height; // the box's: the figure's own (above), or the screen's in full screen
     return Plotly.react(box, {
       data: figure.data, layout, frames: figure.frames || [], config: config(box, data.labels),
-    });
+    }).then(() => roomier(Plotly, box));
   };
   plotly().then((Plotly) => {
     box.hogradRedraw = () => draw(Plotly).catch((error) => console.error(error));
