@@ -97,8 +97,8 @@ function sparser(layout, shrink) {
 }
 
 // Drawn and fitted, a log axis whose labels (every n-th power of ten) would still stand
-// closer than LABEL_EMS of their font size gets every m-th power, m the least that leaves
-// room between them: a short panel of a stacked figure (Newton's convergence) has room for
+// closer than LABEL_EMS of their font size gets every m-th power, m = floor(decades /
+// (labels that fit - 1)), so that a label near each end is kept: a short panel of a stacked figure (Newton's convergence) has room for
 // two or three. Read from the drawn axis: its length in pixels and its range in decades.
 const LABEL_EMS = 2.4;
 
@@ -112,7 +112,7 @@ function roomier(Plotly, box) {
     if (typeof axis.dtick !== "number" || !Array.isArray(axis.range) || !axis._length) continue;
     const decades = Math.abs(axis.range[1] - axis.range[0]);
     const labels = Math.max(2, Math.floor(axis._length / (LABEL_EMS * axis.tickfont.size)));
-    const every = Math.ceil(decades / (labels - 1));
+    const every = Math.max(1, Math.floor(decades / (labels - 1))); // the ends both labelled
     if (every > axis.dtick) updates[name + ".dtick"] = every;
   }
   return Object.keys(updates).length ? Plotly.relayout(box, updates) : null;
