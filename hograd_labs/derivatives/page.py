@@ -423,8 +423,12 @@ def _views(
                 help_text += " " + t(
                     "deriv.inspector.fd_here", x0=f"{x0:.6g}", digits=digits, k=len(fd_rows)
                 )
-            st.caption(help_text)
+            projected = present()
+            if not projected:  # projected, under the table: the table first on the screen
+                st.caption(help_text)
             _inspector_table(inspection)
+            if projected:
+                st.caption(help_text)
             _notes_and_disagreements(fn, inspection, float(x0))
             _gradchecks(fn.text, float(x0), tuple(r.sympy for r in inspection.rows))
             done = sum(r.sympy is not None for r in inspection.rows) - 1

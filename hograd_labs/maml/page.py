@@ -100,7 +100,9 @@ def draw() -> None:
             cost(run)
     if not (shown["adapt"] or shown["errors"]):
         return
-    st.subheader(t("maml.sine_title"))
+    projector = present()
+    if not projector:  # projected, the row's list of screens names it
+        st.subheader(t("maml.sine_title"))
     c = st.columns(3)
     amplitude = c[0].slider(t("maml.amplitude"), 0.1, 5.0, 3.0, 0.1, key="why.maml.amp", **Q)
     phase = c[1].slider(t("maml.phase"), 0.0, round(math.pi, 2), 1.0, 0.01, key="why.maml.phase",
@@ -112,9 +114,10 @@ def draw() -> None:
     except HogradError as err:
         show_error(err)
         return
-    projector = present()
     if shown["adapt"]:
-        st.caption(t("maml.adapt_note", k=config.k_shot, alpha=f"{config.inner_lr:g}"))
+        note = t("maml.adapt_note", k=config.k_shot, alpha=f"{config.inner_lr:g}")
+        if not projector:  # projected, under the chart: the chart first on the screen
+            st.caption(note)
         for method in METHODS:
             if adaptation.blew_up(method, steps):
                 error = f"{adaptation.errors[method][steps]:.3g}"
@@ -122,6 +125,8 @@ def draw() -> None:
                              error=error, alpha=f"{config.inner_lr:g}"))  # fmt: skip
         with st.container(key="maml.adapt"):
             chart(figs.adaptation_figure(adaptation, steps, lang(), projector))
+        if projector:
+            st.caption(note)
     if shown["errors"]:
         final = {m: finite_or_dash(float(run.eval_losses[m][-1]), 3) for m in METHODS}
         errors = {m: finite_or_dash(float(adaptation.errors[m][steps]), 3) for m in METHODS}

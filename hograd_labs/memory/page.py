@@ -70,8 +70,15 @@ def draw() -> None:
                 draw_screen(run, config, projector)
 
 
+def _title(key: str, projector: bool) -> None:
+    """The screen's subheader; projected, none: the row's list of screens names it, and the
+    room goes to the result (tests/e2e/test_slides_browser.py)."""
+    if not projector:
+        st.subheader(t(key))
+
+
 def _orders(run: object, config: MemoryConfig, projector: bool) -> None:
-    st.subheader(t("memory.orders.title"))
+    _title("memory.orders.title", projector)
     st.markdown(t("memory.orders.lead"))
     static_table(figures.orders_rows(run, lang()))
     chart(figures.orders_figure(run, lang(), projector))
@@ -79,7 +86,7 @@ def _orders(run: object, config: MemoryConfig, projector: bool) -> None:
 
 
 def _checkpoint(run: object, config: MemoryConfig, projector: bool) -> None:
-    st.subheader(t("memory.checkpoint.title"))
+    _title("memory.checkpoint.title", projector)
     st.markdown(t("memory.checkpoint.lead"))
     left, right = st.columns(2)
     left.metric(t("memory.checkpoint.forward"), figures.kib(run.checkpoint_forward_bytes),
@@ -97,7 +104,7 @@ def _checkpoint(run: object, config: MemoryConfig, projector: bool) -> None:
 
 
 def _accumulate(run: object, config: MemoryConfig, projector: bool) -> None:
-    st.subheader(t("memory.accumulate.title"))
+    _title("memory.accumulate.title", projector)
     st.markdown(t("memory.accumulate.lead", micro=config.micro, size=config.batch // config.micro))
     left, right = st.columns(2)
     left.metric(t("memory.accumulate.big", batch=config.batch), figures.kib(run.big_peak))
@@ -108,14 +115,14 @@ def _accumulate(run: object, config: MemoryConfig, projector: bool) -> None:
 
 
 def _retain(run: object, config: MemoryConfig, projector: bool) -> None:
-    st.subheader(t("memory.retain.title"))
+    _title("memory.retain.title", projector)
     st.markdown(t("memory.retain.lead"))
     static_table(figures.retain_rows(run, lang()))
     st.caption(t("memory.retain.why"))
 
 
 def _code(run: object, config: MemoryConfig, projector: bool) -> None:
-    st.subheader(t("memory.code"))
+    _title("memory.code", projector)
     st.caption(t("memory.code.lead"))
     source = cached.script_for(config)
     with st.expander(t("memory.code.show"), icon=":material/code:"):

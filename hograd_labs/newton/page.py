@@ -84,7 +84,13 @@ def draw() -> None:
     row = present_row()
     with folded(t("present.text"), ":material/notes:", row):
         st.markdown(t("newton.intro"))
-    fn = function_box("why.newton", t("newton.fn"), list(presets.PRESETS))
+    # projected, f and its presets are a button of the row: the charts get the screen's room
+    with folded(t("newton.fn"), ":material/function:", row):
+        fn = function_box("why.newton", t("newton.fn"), list(presets.PRESETS), stop=False)
+    if fn is None:  # refused: the message is where f is typed (in the button, projected)
+        if present():
+            st.error(t("present.fn_refused"), icon=":material/error:")
+        st.stop()
     with controls(row):
         settings = _settings(fn)
     try:

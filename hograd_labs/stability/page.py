@@ -71,11 +71,17 @@ def _quadratic_result(run: QuadraticRun, lr: float) -> None:
     m[2].metric("lr", num(lr, 6))
     m[3].metric("|1 − lr·λ_max|", num(run.factors[1], 6))
     box = st.success if run.regime == "stable" else st.info if run.regime == "edge" else st.warning
-    box(t(VERDICTS[run.verdict], factor=num(run.factors[1], 4), limit=num(2 / run.lambda_max, 4),
-          step=len(run.losses) - 1, steps=len(run.losses) - 1, start=num(run.losses[0], 4),
-          end=num(run.losses[-1], 4), flat=num(run.factors[0], 4),
-          again=f"{run.regrows_at:,}" if run.regrows_at else "—"))  # fmt: skip
-    chart(figs.quadratic_figure(run, lang(), present()))
+    verdict = t(VERDICTS[run.verdict], factor=num(run.factors[1], 4),
+                limit=num(2 / run.lambda_max, 4), step=len(run.losses) - 1,
+                steps=len(run.losses) - 1, start=num(run.losses[0], 4),
+                end=num(run.losses[-1], 4), flat=num(run.factors[0], 4),
+                again=f"{run.regrows_at:,}" if run.regrows_at else "—")  # fmt: skip
+    projector = present()
+    if not projector:  # projected, under the chart: the numbers and the chart on one screen
+        box(verdict)
+    chart(figs.quadratic_figure(run, lang(), projector))
+    if projector:
+        box(verdict)
 
 
 def network_part(row: object) -> None:

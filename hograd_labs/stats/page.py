@@ -97,7 +97,8 @@ def draw() -> None:
     left, right = (st.container(),) * 2 if projector else st.columns(2, gap="large")
     with left:
         if shown["norms"]:
-            st.markdown("**" + t("stats.norms_title") + "**")
+            if not projector:  # projected, the row's list of screens names it
+                st.markdown("**" + t("stats.norms_title") + "**")
             with st.container(key="stats.norms"):
                 chart(figs.layer_norms_figure(stats, lang(), projector))
             st.caption(
@@ -105,15 +106,18 @@ def draw() -> None:
                 + (" " + saturation_text(stats) if stats.saturated.size else "")
             )
         if shown["precision"]:
-            st.markdown("**" + t("stats.precision_title") + "**")
+            if not projector:  # projected, the row's list of screens names it
+                st.markdown("**" + t("stats.precision_title") + "**")
             with st.container(key="stats.precision"):
                 chart(figs.precision_figure(stats, lang(), projector))
             st.markdown(precision_text(stats))
     with right:
         if stats.hist_steps.size and shown["hist"]:
-            at = st.select_slider(t("stats.hist_step"), list(stats.hist_steps),
-                                  value=int(stats.hist_steps[-1]),
-                                  key=f"why.stats.hist_at.{stats.hist_steps[-1]}")  # fmt: skip
+            # projected, the step is a button of the row: the histogram first on the screen
+            with folded(t("stats.hist_step"), ":material/timeline:", row):
+                at = st.select_slider(t("stats.hist_step"), list(stats.hist_steps),
+                                      value=int(stats.hist_steps[-1]),
+                                      key=f"why.stats.hist_at.{stats.hist_steps[-1]}")  # fmt: skip
             index = list(stats.hist_steps).index(at)
             with st.container(key="stats.hist"):
                 chart(figs.histogram_figure(stats, index, lang(), projector))

@@ -97,7 +97,7 @@ def draw() -> None:
                     "bug": t("wgan.bug.title")}, f"{P}.screen", row)  # fmt: skip
     projector = present()
     if shown["points"]:
-        _points(run, costs, config, projector)
+        _points(run, costs, config, projector, row)
     if shown["curves"]:
         with st.container(key="wgan.screen.curves"):
             chart(figs.curves_figure(run, lang(), projector))
@@ -110,8 +110,11 @@ def draw() -> None:
         why_script(code, func_source(config), "wgan", notebook=notebook(code.source))
 
 
-def _points(run: object, costs: object, config: WganConfig, projector: bool) -> None:
-    """The numbers, the verdict, and the points with the critic's gradient norms at a step."""
+def _points(run: object, costs: object, config: WganConfig, projector: bool, row: object) -> None:
+    """The numbers, the verdict, and the points with the critic's gradient norms at a step.
+
+    Projected, the step is a button of the presentation ``row`` and the verdict is under the
+    charts: the charts lie on the first screen (tests/e2e/test_slides_browser.py)."""
     last = len(run.snap_steps) - 1
     with st.container(key="wgan.screen.metrics"):
         m = st.columns(4)
@@ -127,9 +130,11 @@ def _points(run: object, costs: object, config: WganConfig, projector: bool) -> 
     if run.status == "diverged":
         st.warning(t("wgan.diverged", step=len(run.wasserstein)))
     box = st.warning if config.mode in ("gp_no_graph", "none") else st.info
-    box(t(RESULTS[config.mode]))
-    at = st.select_slider(t("wgan.at"), list(run.snap_steps), value=int(run.snap_steps[-1]),
-                          key=f"{P}.at.{run.snap_steps[-1]}")  # fmt: skip
+    if not projector:
+        box(t(RESULTS[config.mode]))
+    with folded(t("wgan.at"), ":material/timeline:", row):
+        at = st.select_slider(t("wgan.at"), list(run.snap_steps), value=int(run.snap_steps[-1]),
+                              key=f"{P}.at.{run.snap_steps[-1]}")  # fmt: skip
     index = list(run.snap_steps).index(at)
     with st.container(key="wgan.screen.points"):
         left, right = st.columns([3, 2], gap="medium")
@@ -138,6 +143,8 @@ def _points(run: object, costs: object, config: WganConfig, projector: bool) -> 
         st.markdown("**" + t("wgan.norms_title") + "**")
         chart(figs.norms_figure(run, index, lang(), projector))
         st.caption(t("wgan.norms_note"))
+    if projector:
+        box(t(RESULTS[config.mode]))
 
 
 def func_source(config: WganConfig) -> str:

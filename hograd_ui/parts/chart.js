@@ -45,6 +45,79 @@ function config(box, labels) {
   };
 }
 
+// Presentation mode (data.fit): the chart ends on the first 1920x1080 screen. Its height is
+// the figure's, or less when the room between the chart's top (in the page, not the window:
+// the page may be scrolled) and the screen's bottom edge is smaller, but not under FLOOR px,
+// where the axes would have no room left: a chart that far down keeps its height (it is read
+// on the page's next screen, scrolled to).
+// Fonts keep their projector sizes: only the plot area gets shorter. The chart's top moves as
+// the elements above it are drawn, so the height is fitted again whenever the page's main
+// block changes size (its own new height does not move its top: no loop).
+const FLOOR = 320, GAP = 16;
+
+function fitted(box) {
+  const height = Number(box.dataset.height);
+  if (!box.hogradFit) return height;
+  const top = box.getBoundingClientRect().top + window.scrollY;
+  const room = Math.floor(window.innerHeight - top - GAP);
+  return room < FLOOR ? height : Math.min(height, room);
+}
+
+function refit(box) {
+  if (!box.isConnected || document.fullscreenElement === box) return;
+  const height = fitted(box) + "px";
+  if (box.style.height === height) return;
+  box.style.height = height; // the ResizeObserver resizes the plot
+  if (box.hogradRedraw) box.hogradRedraw(); // and the log axes' ticks follow the height
+}
+
+// A legend under the plot is placed in fractions of the plot's height: on a shorter chart it
+// would climb onto the axis title, so its offset is scaled to stay as many pixels down.
+// A log axis's labels are fixed by the figure for its own height (hograd_ui/hvp_figures.py's
+// log_axis: every n-th power of ten, or 1, 2 and 5 over a decade or so); on a chart fitted
+// shorter they would run into each other. There every n-th power becomes every
+// ceil(n * shrink)-th, and 1, 2, 5 become the powers of ten alone.
+function sparser(layout, shrink) {
+  if (shrink <= 1.02) return layout;
+  const out = { ...layout };
+  const legend = out.legend;
+  if (legend && typeof legend.y === "number" && legend.y < 0) { // below the axis title: as
+    out.legend = { ...legend, y: legend.y * shrink }; // many pixels below as unfitted
+  }
+  for (const name of Object.keys(out)) {
+    const axis = out[name];
+    if (!/^yaxis\d*$/.test(name) || !axis || axis.type !== "log") continue;
+    if (typeof axis.dtick === "number") {
+      out[name] = { ...axis, dtick: Math.ceil(axis.dtick * shrink) };
+    } else if (axis.dtick === "D2") {
+      out[name] = { ...axis, dtick: 1 };
+    }
+  }
+  return out;
+}
+
+// Drawn and fitted, a log axis whose labels (every n-th power of ten) would still stand
+// closer than LABEL_EMS of their font size gets every m-th power, m = floor(decades /
+// (labels that fit - 1)), so that a label near each end is kept: a short panel of a stacked figure (Newton's convergence) has room for
+// two or three. Read from the drawn axis: its length in pixels and its range in decades.
+const LABEL_EMS = 2.4;
+
+function roomier(Plotly, box) {
+  const full = box._fullLayout;
+  if (!box.hogradFit || !full) return null;
+  const updates = {};
+  for (const name of Object.keys(full)) {
+    const axis = full[name];
+    if (!/^yaxis\d*$/.test(name) || !axis || axis.type !== "log") continue;
+    if (typeof axis.dtick !== "number" || !Array.isArray(axis.range) || !axis._length) continue;
+    const decades = Math.abs(axis.range[1] - axis.range[0]);
+    const labels = Math.max(2, Math.floor(axis._length / (LABEL_EMS * axis.tickfont.size)));
+    const every = Math.max(1, Math.floor(decades / (labels - 1))); // the ends both labelled
+    if (every > axis.dtick) updates[name + ".dtick"] = every;
+  }
+  return Object.keys(updates).length ? Plotly.relayout(box, updates) : null;
+}
+
 export default function ({ parentElement, data, setTriggerValue }) {
   let box = parentElement.querySelector(":scope > .hograd-chart");
   if (!box) {
@@ -57,21 +130,33 @@ export default function ({ parentElement, data, setTriggerValue }) {
   const figure = data.figure;
   const height = figure.layout.height || 450;
   box.dataset.height = height;
-  if (document.fullscreenElement !== box) box.style.height = height + "px";
-  plotly().then((Plotly) => {
-    const layout = { ...figure.layout };
+  box.hogradFit = !!data.fit;
+  if (document.fullscreenElement !== box) box.style.height = fitted(box) + "px";
+  const draw = (Plotly) => {
+    const shown = document.fullscreenElement === box ? height : fitted(box);
+    const layout = sparser({ ...figure.layout }, height / shown);
     delete layout.width; // the column's width, followed by the observer below
     delete layout.height; // the box's: the figure's own (above), or the screen's in full screen
     return Plotly.react(box, {
       data: figure.data, layout, frames: figure.frames || [], config: config(box, data.labels),
-    }).then(() => {
+    }).then(() => roomier(Plotly, box));
+  };
+  plotly().then((Plotly) => {
+    box.hogradRedraw = () => draw(Plotly).catch((error) => console.error(error));
+    return draw(Plotly).then(() => {
       if (!box.hogradWatched) {
         box.hogradWatched = true;
         new ResizeObserver(() => box.isConnected && Plotly.Plots.resize(box)).observe(box);
+        const main = box.closest("[data-testid='stMainBlockContainer']");
+        if (main) { // its size, and elements above the chart that come and go
+          new ResizeObserver(() => refit(box)).observe(main);
+          new MutationObserver(() => refit(box)).observe(main, { childList: true, subtree: true });
+        }
+        window.addEventListener("resize", () => refit(box));
         box.addEventListener("fullscreenchange", () => {
           const full = document.fullscreenElement === box;
           box.style.background = full ? "#fff" : "";
-          box.style.height = full ? "100vh" : box.dataset.height + "px";
+          box.style.height = full ? "100vh" : fitted(box) + "px";
           Plotly.Plots.resize(box); // the whole screen, then the column and the figure's height
         });
       }

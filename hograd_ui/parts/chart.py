@@ -173,12 +173,13 @@ def chart(
         CHECK(fig)
     # One JSON text sent as bytes: as a string inside Streamlit's JSON the figure would be
     # escaped again (4 % more bytes for the derivatives chart, on every run of every student).
+    if projector is None:
+        projector = present()
     head = {
         "labels": {"fullscreen": t("chart.fullscreen"), "failed": t("chart.failed")},
         "pick": on_pick is not None,
+        "fit": projector,  # projected: no taller than the room left on the first screen
     }
-    if projector is None:
-        projector = present()
     base = PRESENT_PX if projector else BASE_PX  # Streamlit's theme is in rem
     figure = pio.to_json(themed(fig.to_dict(), base), validate=False)
     data = (json.dumps(head, ensure_ascii=False)[:-1] + ', "figure": ' + figure + "}").encode()

@@ -80,24 +80,29 @@ PREFIXES = {"derivatives": ("deriv.",), "graph": ("graph.", "graphvars."), "hvp"
 #: Every URL parameter of a page's bound widgets and choices, in every view (``*`` stands for
 #: a variable's, a case's, a method's or a lesson step's name); the forms' settings are known
 #: from their fields (hograd_ui/parts/link_form.py). A name matching none is unknown: noted, dropped.
+#: ``<page>.screen`` (and the why tabs' ``why.<tab>.screen``) is the open screen of presentation
+#: mode (hograd_ui/parts/ui.py's ``slides``).
 KNOWN = {
     "derivatives": ("deriv.fn", "deriv.method", "deriv.separate", "deriv.order", "deriv.range",
-                    "deriv.points", "deriv.x0", "deriv.tab"),
+                    "deriv.points", "deriv.x0", "deriv.tab", "deriv.screen"),
     "graph": ("graph.fn", "graph.x0", "graph.order", "graph.saved", "graph.highlight",
               "graph.direction", "graph.growth.open", "graph.flag.*", "graph.tv.attrs",
               "graph.tv.saved",
               "graph.case", "graph.variant.*", "graphvars.point", "graphvars.vector",
-              "graphvars.record"),
+              "graphvars.record", "graph.screen"),
     "hvp": ("hvp.mode", "hvp.fn", "hvp.kappa", "hvp.p.*", "hvp.v.*", "hvp.radius", "hvp.surface",
-            "hvp.tab", "hvp.net.dataset", "hvp.net.layers", "hvp.net.width", "hvp.net.tab"),
+            "hvp.tab", "hvp.net.dataset", "hvp.net.layers", "hvp.net.width", "hvp.net.tab",
+            "hvp.screen", "hvp.net.screen"),
     "why": ("why.tab", "why.newton.*", "why.hf.axis", "why.stability.part",
             "why.stability.kappa", "why.stability.lr", "why.stability.steps", "why.maml.amp",
             "why.maml.phase", "why.maml.adapt", "why.pinn.equation", "why.wgan.graph",
-            "why.curv.*"),
+            "why.curv.*", "why.stats.screen", "why.hf.screen", "why.maml.screen",
+            "why.pinn.screen", "why.wgan.screen"),
     "lesson": ("lesson.growth.fn", "lesson.*.cg", "lesson.*.rg", "lesson.*.action"),
     "backward": ("backward.f", "backward.b", "backward.range", "backward.points",
-                 "backward.variant", "backward.x0", "backward.decode"),
-    "memory": ("memory.width", "memory.depth", "memory.orders", "memory.batch", "memory.micro"),
+                 "backward.variant", "backward.x0", "backward.decode", "backward.screen"),
+    "memory": ("memory.width", "memory.depth", "memory.orders", "memory.batch", "memory.micro",
+               "memory.screen"),
 }  # fmt: skip
 #: Every page's URL path ("" is home): the only pages a link shared with a class may open.
 PAGES = ("", *PREFIXES)

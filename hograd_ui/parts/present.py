@@ -145,6 +145,10 @@ def refresh_share(forms: bool | None = None) -> None:
 # The row of buttons above a view's result (hograd_ui/parts/ui.py's present_row: settings,
 # presets, the screens) and the tab labels at 20-22 px, like the switcher: they are handles,
 # not what the room reads, and at 26 px the row took two or three lines.
+# Vertical room: the gaps between elements and the title's padding are in rem, which the 26 px
+# root makes 1.6 times Streamlit's; projected they go back to about Streamlit's pixels (16 px
+# gaps; tabs 52 px tall, a wrapped second row of tabs right under the first), so the result below them and its chart (fitted to the room left on the screen:
+# hograd_ui/parts/chart.js) lie wholly on the first 1920x1080 screen. Font sizes do not change.
 # The page switcher stays: app.py draws Streamlit's navigation in the header (position "top")
 # while the sidebar is hidden, its links at 22 px, and the Leave button at its right end (fixed
 # there, above the header). Presets stay too (one click to a function).
@@ -192,6 +196,10 @@ html { font-size: 26px !important; }
 .st-key-links-leave p { font-size: 22px !important; }
 [data-testid="stTopNav"] { max-width: calc(100vw - 460px); margin-right: auto; }
 *:focus-visible { outline: 4px solid #000 !important; }
+[data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.6rem; }
+[data-testid="stMain"] h1 { padding: 0.2rem 0 0.4rem; }
+[data-testid="stTabs"] [role="tablist"] { row-gap: 0; }
+[data-testid="stTabs"] [role="tab"] { height: 2rem; }
 </style>
 """
 

@@ -320,12 +320,18 @@ def slides(labels: dict[str, str], key: str, where: object | None = None) -> dic
     result: a list of their names (in ``where``, the row of :func:`present_row`, or a row of
     its own; a list, not buttons, keeps the row one line with long names) and
     Previous/Next buttons that the keys PageUp/PageDown press too (what a presenter's clicker
-    sends). The open screen is ``st.session_state[key]``, kept across a language switch.
+    sends). The open screen is ``st.session_state[key]``, kept across a language switch, and
+    in the link by its name (``?hvp.screen=picture``; the first screen is left out), so a
+    shared link or a reload opens the same screen. A name the view does not have (a typo,
+    a number, another view's screen) opens the first screen, and the note above the page
+    says the value was ignored (hograd_ui/parts/links.py's ``checked_link``; ``key`` must be
+    in its KNOWN).
     """
     names = list(labels)
     if not present():
         return dict.fromkeys(names, True)
-    if st.session_state.get(key) not in names:
+    url_choice(key, names, names[0])  # ?key=name, read once a session
+    if st.session_state.get(key) not in names:  # a view whose screens changed since
         st.session_state[key] = names[0]
     widget_key = _per_language(key, st.session_state[key])
 
@@ -348,4 +354,5 @@ def slides(labels: dict[str, str], key: str, where: object | None = None) -> dic
     row.button(t("present.next"), key=f"{key}.next", icon=":material/arrow_forward:",
                on_click=turn, args=(1,), disabled=at == len(names) - 1, shortcut="PageDown",
                type="primary")  # fmt: skip
+    write_choice(key, names[0])
     return {name: name == names[at] for name in names}
