@@ -20,8 +20,7 @@ from contextlib import nullcontext
 import numpy as np
 import streamlit as st
 
-from hograd_core import curvature as cv
-from hograd_core import derivatives, parse
+from hograd_core import curvature, derivatives, parse
 from hograd_core.flaglab import FlagOutcome, FlagSettings, run_case, run_flags
 from hograd_core.graph_dot import escape_newlines
 from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
@@ -63,9 +62,20 @@ def lab_for(text: str, x0: float) -> GraphLab:
 
 @st.cache_data(max_entries=128, show_spinner=False)
 def flags_for(
-    text: str, x0: float, cg: bool, rg: bool | None, au: bool, mg: bool, z: bool, action: str
+    text: str,
+    x0: float,
+    create_graph: bool,
+    retain_graph: bool | None,
+    allow_unused: bool,
+    materialize_grads: bool,
+    unused_input: bool,
+    action: str,
 ) -> FlagOutcome:
-    settings = FlagSettings(cg, rg, au, mg, z, action)
+    """The flag lab's run of ``text`` at ``x0`` with these settings (:class:`FlagSettings`),
+    cached for every session; the isolated cases run in a fresh process."""
+    settings = FlagSettings(
+        create_graph, retain_graph, allow_unused, materialize_grads, unused_input, action
+    )
     return run_flags(cached_parse(text), x0, settings, isolate=run_isolated, view=torchviz_views)
 
 
@@ -125,10 +135,12 @@ POWER_STEPS = 30
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def explore(text: str, point: tuple, vector: tuple, radius: float) -> cv.Exploration:
+def explore(text: str, point: tuple, vector: tuple, radius: float) -> curvature.Exploration:
     """Without the three ways (the HVP lab's ``three_ways``): every slider move reruns this."""
     fn = parse(text)
-    return cv.explore(fn, point, vector, radius=radius, power_steps=POWER_STEPS, with_ways=False)
+    return curvature.explore(
+        fn, point, vector, radius=radius, power_steps=POWER_STEPS, with_ways=False
+    )
 
 
 # ---- why gradients of gradients page ----------------------------------------------------------

@@ -20,7 +20,7 @@ from hograd_ui.parts import lesson_state as state
 from hograd_ui.parts.links import PRESENT, class_link, forget_view, read_class_link
 from hograd_ui.parts.ui import lang, t
 
-from . import compute as cc
+from . import compute
 from .cached import call
 
 __all__ = ["FOLLOW", "FOLLOWING", "FOLLOW_EVERY", "SHARED", "sidebar"]
@@ -43,9 +43,9 @@ def _share(page: str) -> None:
     link = class_link(page, query)
     try:
         if link is None:
-            raise cc.ClassroomError("classroom.error.link", most=cc.MAX_LINK)
-        serial = call(cc.share, st.session_state[CODE], link, time.time())
-    except cc.ClassroomError as err:
+            raise compute.ClassroomError("classroom.error.link", most=compute.MAX_LINK)
+        serial = call(compute.share, st.session_state[CODE], link, time.time())
+    except compute.ClassroomError as err:
         st.session_state[SHARED] = error_text(err, lang())
         return
     st.session_state[SHARED] = (serial, page)
@@ -105,8 +105,8 @@ def _go(link: str, here: str, pages: Mapping[str, object], steps: int) -> None:
 def _follow(code: str, here: str, pages: Mapping[str, object], steps: int) -> None:
     """Every few seconds: a view shared since this session last opened one is opened."""
     try:
-        view = call(cc.shared_view, code)
-    except cc.ClassroomError as err:
+        view = call(compute.shared_view, code)
+    except compute.ClassroomError as err:
         st.caption(error_text(err, lang()))
         return
     if view is None:
@@ -153,8 +153,8 @@ def sidebar(page: str, pages: Mapping[str, object], steps: int) -> bool:
     if not asked:
         return True
     try:
-        code = cc.read_code(asked)
-    except cc.ClassroomError:
+        code = compute.read_code(asked)
+    except compute.ClassroomError:
         return True  # the lesson page says why
     _student(code, page, pages, steps)
     return True

@@ -27,7 +27,7 @@ from hograd_ui.parts.chart import chart
 from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import lang, t
 
-from . import compute as cc
+from . import compute
 from .cached import call
 from .figures import progress_figure, qr_svg, slips_figure
 
@@ -81,31 +81,31 @@ def _student_link(code: str) -> str:
 
 
 def _open() -> None:
-    days = st.session_state.get("classroom.days", cc.RETENTION_DAYS)
+    days = st.session_state.get("classroom.days", compute.RETENTION_DAYS)
     try:
-        call(cc.purge, time.time())
-        st.session_state[CODE] = call(cc.open_class, time.time(), int(days))
-    except cc.ClassroomError as err:
+        call(compute.purge, time.time())
+        st.session_state[CODE] = call(compute.open_class, time.time(), int(days))
+    except compute.ClassroomError as err:
         st.session_state["classroom.refused"] = error_text(err, lang())
 
 
 def _reveal(code: str, number: int) -> None:
     try:
-        call(cc.reveal, code, number)
-    except cc.ClassroomError as err:
+        call(compute.reveal, code, number)
+    except compute.ClassroomError as err:
         st.session_state["classroom.refused"] = error_text(err, lang())
 
 
 def _delete(code: str) -> None:
     try:
-        call(cc.delete_class, code)
-    except cc.ClassroomError as err:
+        call(compute.delete_class, code)
+    except compute.ClassroomError as err:
         st.session_state["classroom.refused"] = error_text(err, lang())
         return
     st.session_state.pop(CODE, None)
 
 
-def _slip_label(slip: cc.Slip) -> str:
+def _slip_label(slip: compute.Slip) -> str:
     """The verdict the students read, with its values; a verdict whose values were not kept
     (what the app could not read) by one name."""
     try:
@@ -119,8 +119,8 @@ def _dashboard(code: str, titles: Sequence[str]) -> None:
     """Students joined, per step tried and right, the commonest slips; live. ``titles``: the
     steps' titles (translation keys), in order."""
     try:
-        s = call(cc.summary, code)
-    except cc.ClassroomError as err:
+        s = call(compute.summary, code)
+    except compute.ClassroomError as err:
         st.warning(error_text(err, lang()), icon=":material/database:")
         return
     st.metric(t("classroom.joined"), s.joined)
@@ -162,8 +162,8 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
         info = None
         if code is not None:
             try:
-                info = call(cc.find_class, code, time.time())
-            except cc.ClassroomError as err:
+                info = call(compute.find_class, code, time.time())
+            except compute.ClassroomError as err:
                 st.warning(error_text(err, lang()), icon=":material/database:")
                 return
             if info is None:  # deleted elsewhere, or its days are over
@@ -171,9 +171,9 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
         if info is None:
             st.caption(t("classroom.lead"))
             st.number_input(
-                t("classroom.days"), min_value=1, max_value=cc.MAX_DAYS,
-                value=cc.RETENTION_DAYS, step=1, key="classroom.days",
-                help=t("classroom.days.help", most=cc.MAX_DAYS),
+                t("classroom.days"), min_value=1, max_value=compute.MAX_DAYS,
+                value=compute.RETENTION_DAYS, step=1, key="classroom.days",
+                help=t("classroom.days.help", most=compute.MAX_DAYS),
             )  # fmt: skip
             st.button(t("classroom.open"), on_click=_open, key="classroom.open",
                       type="primary", icon=":material/add:")  # fmt: skip
@@ -197,8 +197,8 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
                 icon=":material/visibility:",
             )  # fmt: skip
             try:
-                data = call(cc.export_csv, info.code)
-            except cc.ClassroomError:
+                data = call(compute.export_csv, info.code)
+            except compute.ClassroomError:
                 data = ""
             st.download_button(
                 t("classroom.export"), data=data, file_name=f"class-{info.code}.csv",
@@ -218,12 +218,12 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
 # ---- a student -----------------------------------------------------------------------------
 
 
-def _recorder(student: cc.Student) -> OnCheck:
+def _recorder(student: compute.Student) -> OnCheck:
     def record(number: int, verdict: Verdict, understood: str) -> None:
         try:
-            call(cc.record_check, student, number, understood, verdict.correct, verdict.key,
+            call(compute.record_check, student, number, understood, verdict.correct, verdict.key,
                  verdict.params, time.time())  # fmt: skip
-        except cc.ClassroomError as err:
+        except compute.ClassroomError as err:
             st.session_state[UNRECORDED] = error_text(err, lang())
         else:
             st.session_state.pop(UNRECORDED, None)
@@ -242,8 +242,10 @@ def _leave() -> None:
 
 def _join(code: str) -> None:
     try:
-        student = call(cc.join, code, st.session_state.get("classroom.nickname", ""), time.time())
-    except cc.ClassroomError as err:
+        student = call(
+            compute.join, code, st.session_state.get("classroom.nickname", ""), time.time()
+        )
+    except compute.ClassroomError as err:
         st.session_state["classroom.join_refused"] = error_text(err, lang())
         return
     st.session_state[STUDENT] = student
@@ -251,7 +253,7 @@ def _join(code: str) -> None:
     st.session_state[state.DONE] = set()  # the class's record from now on
 
 
-def _seated(code: str) -> cc.Student | None:
+def _seated(code: str) -> compute.Student | None:
     """The student whose seat this session's link holds, once a session: a reconnect to
     another replica, or a reload, comes back as the same student. A seat that is not (any
     more) in this class is dropped from the link, and the nickname is asked for."""
@@ -259,8 +261,8 @@ def _seated(code: str) -> cc.Student | None:
     if not seat:
         return None
     try:
-        student = call(cc.resume, code, seat, time.time())
-    except cc.ClassroomError:
+        student = call(compute.resume, code, seat, time.time())
+    except compute.ClassroomError:
         return None  # the database is out: said where Checks are recorded; the seat stays
     if student is None:
         st.session_state[state.SEAT] = None
@@ -276,8 +278,8 @@ def _seated(code: str) -> cc.Student | None:
 def _revealed(code: str, number: int, answer: Callable[[], str]) -> None:
     """The answer of the open step, once the lecturer reveals it."""
     try:
-        info = call(cc.find_class, code, time.time())
-    except cc.ClassroomError:
+        info = call(compute.find_class, code, time.time())
+    except compute.ClassroomError:
         return  # said where Checks are recorded
     if info is not None and number in info.revealed:
         st.info(t("classroom.revealed", answer=answer()),
@@ -291,11 +293,11 @@ def student_gate(number: int) -> OnCheck | None:
     if asked is None:
         return None
     try:
-        code = cc.read_code(asked)
-        info = call(cc.find_class, code, time.time())
+        code = compute.read_code(asked)
+        info = call(compute.find_class, code, time.time())
         if info is None:
-            raise cc.ClassroomError("classroom.error.no_class")
-    except cc.ClassroomError as err:
+            raise compute.ClassroomError("classroom.error.no_class")
+    except compute.ClassroomError as err:
         st.warning(error_text(err, lang()), icon=":material/groups:")
         _leave()
         return None
@@ -313,7 +315,7 @@ def student_gate(number: int) -> OnCheck | None:
                 st.error(refused, icon=":material/badge:")
             with st.form("classroom.join"):
                 st.text_input(t("classroom.nickname"), key="classroom.nickname",
-                              max_chars=cc.MAX_NICKNAME)  # fmt: skip
+                              max_chars=compute.MAX_NICKNAME)  # fmt: skip
                 st.form_submit_button(t("classroom.join"), on_click=_join, args=(code,),
                                       type="primary", icon=":material/login:", key="classroom.join")  # fmt: skip
         st.stop()
@@ -328,8 +330,8 @@ def student_gate(number: int) -> OnCheck | None:
     if unrecorded:
         st.warning(unrecorded, icon=":material/database:")
     try:
-        st.session_state[state.DONE] = set(call(cc.done_steps, student))
-    except cc.ClassroomError as err:
+        st.session_state[state.DONE] = set(call(compute.done_steps, student))
+    except compute.ClassroomError as err:
         st.warning(error_text(err, lang()), icon=":material/database:")
     return _recorder(student)
 
@@ -344,8 +346,8 @@ def revealed_box(number: int, answer: Callable[[], str]) -> None:
 
 def _typed_code() -> None:
     try:
-        code = cc.read_code(st.session_state.get("classroom.typed", ""))
-    except cc.ClassroomError as err:  # the message never repeats the typed text
+        code = compute.read_code(st.session_state.get("classroom.typed", ""))
+    except compute.ClassroomError as err:  # the message never repeats the typed text
         st.session_state["classroom.typed_refused"] = error_text(err, lang())
         return
     st.session_state[state.CLASS] = code  # the gate above the lesson takes it from here

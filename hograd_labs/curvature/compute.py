@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from hograd_core import network as nw
+from hograd_core import network
 from hograd_core.diagonal import exact_diagonal, hutchinson_diagonal, hutchinson_variance
 from hograd_core.hessian import hvp
 from hograd_core.hvp_examples import quadratic
@@ -98,8 +98,8 @@ def typed_function(text: str) -> tuple[Callable[[torch.Tensor], torch.Tensor], t
 
 def network_function(hidden: int, steps: int, seed: int) -> tuple[Callable, torch.Tensor]:
     """The loss of a small trained network as a function of its flat weights θ, and θ."""
-    net = nw.train(nw.NetConfig("moons", (hidden,), steps=steps, seed=seed))
-    return nw.loss_function(net), torch.tensor(net.parameters)
+    net = network.train(network.NetConfig("moons", (hidden,), steps=steps, seed=seed))
+    return network.loss_function(net), torch.tensor(net.parameters)
 
 
 def full_hessian(f: Callable, w: torch.Tensor) -> torch.Tensor:
@@ -270,11 +270,11 @@ def momentum(config: MomentumConfig) -> MomentumRun:
 def network_model(hidden: int, steps: int, seed: int) -> tuple[Callable, Callable, torch.Tensor]:
     """The trained network split in two: θ ↦ logits (400 x 2) and logits ↦ mean cross-entropy,
     and θ. Their composition is :func:`network_function`'s loss."""
-    net = nw.train(nw.NetConfig("moons", (hidden,), steps=steps, seed=seed))
-    _, m = nw.analysis_loss(net)
-    x, y, _, _ = nw.load_data("moons")
+    net = network.train(network.NetConfig("moons", (hidden,), steps=steps, seed=seed))
+    _, m = network.analysis_loss(net)
+    x, y, _, _ = network.load_data("moons")
     x, y = x[:m], y[:m]
-    return (lambda th: nw._forward(th, net.sizes, x),  # noqa: SLF001 - the network itself
+    return (lambda th: network._forward(th, net.sizes, x),  # noqa: SLF001 - the network itself
             lambda out: torch.nn.functional.cross_entropy(out, y),
             torch.tensor(net.parameters))  # fmt: skip
 
@@ -561,9 +561,9 @@ def spectra(config: NetworkCurvatureConfig) -> Spectra:
 
 
 # %% What the page shows, one "name value ..." line each
-def report(typed: DiagonalStudy, network: DiagonalStudy, run: MomentumRun, sp: Spectra) -> None:
+def report(typed: DiagonalStudy, net_study: DiagonalStudy, run: MomentumRun, sp: Spectra) -> None:
     """Print the numbers the tab shows (seconds vary from run to run, the rest does not)."""
-    for name, s in (("typed", typed), ("network", network)):
+    for name, s in (("typed", typed), ("network", net_study)):
         print(name + "_exact", *s.exact.tolist()[:10])
         print(name + "_estimate", *s.estimate.tolist()[:10])
         print(name + "_products", *s.products)
@@ -594,5 +594,5 @@ if __name__ == "__main__":
     f, names = typed_function(diagonal.function)
     typed = study(f, torch.tensor(diagonal.point, dtype=torch.float64), names, diagonal)
     loss, theta = network_function(diagonal.hidden, diagonal.train_steps, diagonal.seed)
-    network = study(loss, theta, tuple(f"θ{i}" for i in range(theta.numel())), diagonal)
-    report(typed, network, momentum(momentum_config), spectra(network_config))
+    net_study = study(loss, theta, tuple(f"θ{i}" for i in range(theta.numel())), diagonal)
+    report(typed, net_study, momentum(momentum_config), spectra(network_config))

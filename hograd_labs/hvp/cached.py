@@ -10,9 +10,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from hograd_core import BudgetError, parse
-from hograd_core import curvature as cv
-from hograd_core import network as nw
+from hograd_core import BudgetError, curvature, network, parse
 from hograd_core.applications.common import Code, marked_code
 from hograd_serving.cached import FORWARD_AD, POWER_STEPS, explore
 from hograd_serving.jobs import network_job
@@ -27,26 +25,26 @@ __all__ = [
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def three_ways(text: str, point: tuple, vector: tuple) -> cv.ThreeWays:
+def three_ways(text: str, point: tuple, vector: tuple) -> curvature.ThreeWays:
     """H v three ways, timed: 15 interleaved rounds, ~40 ms. Only for the tab that shows it.
 
     The whole timing loop holds the forward-AD lock (one level per process), so no time is
     spent waiting for it inside a measurement (a loop takes a few milliseconds).
     """
     with FORWARD_AD:
-        return cv.hvp_three_ways(parse(text), point, vector)
+        return curvature.hvp_three_ways(parse(text), point, vector)
 
 
 def page_config(run: tuple) -> HvpConfig:
     """The compute module's config for ``run`` (dataset, hidden, steps, seed, top_k, power
     steps, probes), with the analysis limits of :data:`~hograd_core.network.NETWORK_BUDGET`."""
     dataset, hidden, steps, seed, top_k, power, probes = run
-    b = nw.NETWORK_BUDGET
+    b = network.NETWORK_BUDGET
     config = HvpConfig(dataset, tuple(hidden), int(steps), seed=int(seed), top_k=int(top_k),
                        power_steps=int(power), probes=int(probes),
                        full_hessian_max=b.full_hessian_max, lanczos_hvps=b.max_lanczos_hvps)  # fmt: skip
-    n = nw.count_parameters(nw.NetConfig(config.dataset, config.hidden))
-    return replace(config, examples=nw.analysis_examples(n))
+    n = network.count_parameters(network.NetConfig(config.dataset, config.hidden))
+    return replace(config, examples=network.analysis_examples(n))
 
 
 def check_analysis(config: HvpConfig) -> None:
@@ -56,13 +54,15 @@ def check_analysis(config: HvpConfig) -> None:
         ArgumentError, BudgetError: a setting outside its range, or more HVPs than the model's
             size allows (:func:`hograd_core.network.analysis_limit`).
     """
-    b = nw.NETWORK_BUDGET
-    nw.check_config(nw.NetConfig(config.dataset, config.hidden, config.steps, seed=config.seed))
-    n = nw.count_parameters(nw.NetConfig(config.dataset, config.hidden))
-    nw.check_range("hvp.net.budget.top_k", config.top_k, 1, min(b.max_top_k, n - 1))
-    nw.check_range("hvp.net.budget.power_steps", config.power_steps, 1, b.max_power_steps)
-    nw.check_range("hvp.net.budget.probes", config.probes, 2, b.max_probes)
-    asked, most = config.power_steps + config.probes, nw.analysis_limit(n)
+    b = network.NETWORK_BUDGET
+    network.check_config(
+        network.NetConfig(config.dataset, config.hidden, config.steps, seed=config.seed)
+    )
+    n = network.count_parameters(network.NetConfig(config.dataset, config.hidden))
+    network.check_range("hvp.net.budget.top_k", config.top_k, 1, min(b.max_top_k, n - 1))
+    network.check_range("hvp.net.budget.power_steps", config.power_steps, 1, b.max_power_steps)
+    network.check_range("hvp.net.budget.probes", config.probes, 2, b.max_probes)
+    asked, most = config.power_steps + config.probes, network.analysis_limit(n)
     if asked > most:
         raise BudgetError("hvp.net.budget.hvps", n=f"{n:,}", most=most, got=asked)
 
@@ -104,7 +104,7 @@ def trained(
         ArgumentError, BudgetError: as :func:`hograd_core.network.check_config`.
     """
     config = HvpConfig(dataset, tuple(hidden), int(steps), seed=int(seed))
-    nw.check_config(nw.NetConfig(dataset, tuple(hidden), int(steps), seed=int(seed)))
+    network.check_config(network.NetConfig(dataset, tuple(hidden), int(steps), seed=int(seed)))
     bar = st.progress(0.0, text=_caption(0, steps, "…"))
 
     def progress(step: int, total: int, loss: float) -> None:

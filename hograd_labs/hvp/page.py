@@ -5,9 +5,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from hograd_core import HogradError
-from hograd_core import curvature as cv
-from hograd_core import network as nw
+from hograd_core import HogradError, curvature, network
 from hograd_core.hessian import CRITICAL_TOLERANCE
 from hograd_core.hvp_code import COMMENTS, hvp_snippet
 from hograd_ui.hvp_figures import clean, contour_figure
@@ -44,7 +42,7 @@ NET_DEFAULTS = {"steps": 300, "seed": 0, "top_k": 3, "power": 20, "probes": 30}
 NET_FORM = LinkedForm({
     "hvp.net.steps": Field("slider", NET_DEFAULTS["steps"], 50, 1000, 50),
     "hvp.net.seed": Field("number", NET_DEFAULTS["seed"], 0, 999),
-    "hvp.net.top_k": Field("slider", NET_DEFAULTS["top_k"], 1, nw.NETWORK_BUDGET.max_top_k),
+    "hvp.net.top_k": Field("slider", NET_DEFAULTS["top_k"], 1, network.NETWORK_BUDGET.max_top_k),
     "hvp.net.power": Field("slider", NET_DEFAULTS["power"], 5, 100, 5),
     "hvp.net.probes": Field("slider", NET_DEFAULTS["probes"], 10, 200, 10),
 })  # fmt: skip
@@ -131,7 +129,7 @@ def typed_mode(row: object) -> None:
                 draws[k]()
 
 
-def slices(ex: cv.Exploration, names: tuple) -> None:
+def slices(ex: curvature.Exploration, names: tuple) -> None:
     st.markdown(t("hvp.slices.intro"))
     chart(figs.slices_figure(ex.slices, names, lang(), present()))
 
@@ -183,7 +181,7 @@ def _typed_inputs(fn, names: tuple) -> tuple[dict, float]:  # noqa: ANN001 - a p
     return sliders, radius
 
 
-def numbers(fn, ex: cv.Exploration, names: tuple, sliders: dict, radius: float) -> None:  # noqa: ANN001
+def numbers(fn, ex: curvature.Exploration, names: tuple, sliders: dict, radius: float) -> None:  # noqa: ANN001
     """f(p), |∇f|, the curvature along v and the test; p, v, ∇f and Hv as a table."""
     r, verdict = ex.result, ex.verdict
     m = st.columns([2, 2, 2, 3])
@@ -205,7 +203,7 @@ def numbers(fn, ex: cv.Exploration, names: tuple, sliders: dict, radius: float) 
 def ways(fn, point: tuple, vector: tuple) -> None:  # noqa: ANN001 - a parsed Function
     timed = three_ways(fn.text, point, vector)
     st.markdown(t("hvp.ways.intro", repeats=timed.repeats))
-    labels = [t(f"hvp.method.{m}") for m in cv.METHODS]
+    labels = [t(f"hvp.method.{m}") for m in curvature.METHODS]
     rows = [
         [labels[i], "(" + ", ".join(num(x) for x in clean(timed.values[i])) + ")",
          f"{timed.max_error[i]:.1e}" if timed.max_error[i] else "0",
@@ -225,7 +223,7 @@ def ways(fn, point: tuple, vector: tuple) -> None:  # noqa: ANN001 - a parsed Fu
     st.caption(t("hvp.ways.note"))
 
 
-def picture(ex: cv.Exploration, names: tuple) -> None:
+def picture(ex: curvature.Exploration, names: tuple) -> None:
     if ex.grid is None:
         st.info(t("hvp.picture.need_two", n=len(names)))
         return
@@ -249,7 +247,7 @@ def picture(ex: cv.Exploration, names: tuple) -> None:
         st.plotly_chart(figs.surface_figure(ex.grid, ex.result, lang(), present()), width="stretch")
 
 
-def hessian(ex: cv.Exploration, names: tuple, text: str) -> None:
+def hessian(ex: curvature.Exploration, names: tuple, text: str) -> None:
     r, v = ex.result, ex.verdict
     left, right = st.columns([1, 1], gap="large")
     chart(figs.hessian_figure(r, lang(), present()), where=left)
@@ -286,7 +284,7 @@ def hessian(ex: cv.Exploration, names: tuple, text: str) -> None:
             st.markdown(t("hvp.verdict.minors_two", det=num(v.minors[1])))
 
 
-def power(p: cv.PowerIteration, names: tuple) -> None:
+def power(p: curvature.PowerIteration, names: tuple) -> None:
     st.markdown(t("hvp.power.intro"))
     if p.status != "ok":
         st.warning(t(f"hvp.power.{p.status}"))
@@ -307,7 +305,7 @@ def power(p: cv.PowerIteration, names: tuple) -> None:
     m[0].metric(t("hvp.power.rayleigh_at", k=p.last), num(p.rayleigh[p.last], 6))
     m[1].metric(t("hvp.power.target"), num(p.target, 6))
     m[2].metric(t("hvp.power.alignment"), num(p.alignment[p.last], 6))
-    tol = f"{cv.CONVERGED:g}"
+    tol = f"{curvature.CONVERGED:g}"
     if p.converged_at is not None:
         st.caption(t("hvp.power.converged", k=p.converged_at, tol=tol))
     elif p.status == "ok":
@@ -317,12 +315,12 @@ def power(p: cv.PowerIteration, names: tuple) -> None:
 def network_mode(row: object) -> None:
     """The network's shape and training form (folded into ``row``'s Settings when projected),
     then its results."""
-    budget = nw.NETWORK_BUDGET
+    budget = network.NETWORK_BUDGET
     explained(row, t("hvp.net.intro", limit=f"{budget.full_hessian_max:,}"))
     with controls(row):
         asked, pressed = _net_inputs(budget)
     try:  # refused or not by the numbers alone, before anything is trained
-        nw.check_config(nw.NetConfig(*asked[:3], seed=asked[3]))
+        network.check_config(network.NetConfig(*asked[:3], seed=asked[3]))
     except HogradError as err:
         show_error(err)
         st.stop()
@@ -330,7 +328,7 @@ def network_mode(row: object) -> None:
         st.session_state["hvp.net.run"] = asked
     run = st.session_state["hvp.net.run"]
     if run != asked:
-        trained_shape = " → ".join(str(w) for w in nw.layer_sizes(nw.NetConfig(*run[:2])))
+        trained_shape = " → ".join(str(w) for w in network.layer_sizes(network.NetConfig(*run[:2])))
         st.info(t("hvp.net.stale", shape=trained_shape, steps=run[2]))
 
     def training_caption(step: int, total: int, loss: str) -> str:
@@ -350,11 +348,11 @@ def network_mode(row: object) -> None:
     network_script(run)  # downloads: the network's script (.py) and the view as a notebook
 
 
-def _net_inputs(budget: nw.NetworkBudget) -> tuple[tuple, bool]:
+def _net_inputs(budget: network.NetworkBudget) -> tuple[tuple, bool]:
     """The network's shape (outside the form, so its size and limits show before Train) and
     the training form; returns the settings asked for and whether Train was pressed."""
     c = st.columns([2, 1, 1], gap="large")
-    datasets = {d: t(f"hvp.net.dataset.{d}") for d in nw.DATASETS}
+    datasets = {d: t(f"hvp.net.dataset.{d}") for d in network.DATASETS}
     dataset = localized_radio(
         t("hvp.net.dataset"), datasets, "hvp.net.dataset", container=c[0], horizontal=True
     )
@@ -362,15 +360,15 @@ def _net_inputs(budget: nw.NetworkBudget) -> tuple[tuple, bool]:
         t("hvp.net.layers"), 1, budget.max_layers, 1, key="hvp.net.layers", bind=BIND
     )
     width = c[2].select_slider(t("hvp.net.width"), WIDTHS, 16, key="hvp.net.width", bind=BIND)
-    chosen = nw.NetConfig(dataset, (width,) * layers)
-    n = nw.count_parameters(chosen)
-    shape = " → ".join(str(w) for w in nw.layer_sizes(chosen))
+    chosen = network.NetConfig(dataset, (width,) * layers)
+    n = network.count_parameters(chosen)
+    shape = " → ".join(str(w) for w in network.layer_sizes(chosen))
     st.caption(
         t("hvp.net.size", n=f"{n:,}", shape=shape, entries=f"{n * n:,}")
         + " "
         + t(
-            "hvp.net.limits", steps=f"{nw.most_steps(chosen):,}", batch=chosen.batch,
-            work=f"{budget.max_train_work:,.0f}", hvps=f"{nw.analysis_limit(n):,}",
+            "hvp.net.limits", steps=f"{network.most_steps(chosen):,}", batch=chosen.batch,
+            work=f"{budget.max_train_work:,.0f}", hvps=f"{network.analysis_limit(n):,}",
         )
     )  # fmt: skip
     NET_FORM.seed()  # the link's training settings, read as a bound widget would read them
@@ -395,7 +393,7 @@ def network_script(run: tuple) -> None:
     except HogradError as err:
         show_error(err)
         return
-    limit = f"{nw.NETWORK_BUDGET.full_hessian_max:,}"
+    limit = f"{network.NETWORK_BUDGET.full_hessian_max:,}"
     title, figure = t("hvp.net.nb.title", limit=limit), t("hvp.net.nb.figure")
     with st.expander(t("hvp.net.nb.code"), icon=":material/code:"):
         st.code(code.source, language="python", line_numbers=True, height=480)
@@ -455,7 +453,7 @@ def sharp(curv: NetCurvature) -> None:
 
 
 def net_hessian(net: TrainedNet, curv: NetCurvature) -> None:
-    budget = nw.NETWORK_BUDGET
+    budget = network.NETWORK_BUDGET
     mem = st.columns(2)
     mem[0].metric(t("hvp.net.memory.full"), size(curv.full_bytes))
     mem[1].metric(t("hvp.net.memory.hvp"), size(curv.hvp_bytes))
@@ -491,7 +489,9 @@ def top_eigenvalue(curv: NetCurvature) -> None:
     if curv.exact is not None:
         st.caption(t("hvp.net.error_vs_exact"))
     else:
-        st.caption(t("hvp.net.error_vs_lanczos", limit=f"{nw.NETWORK_BUDGET.full_hessian_max:,}"))
+        st.caption(
+            t("hvp.net.error_vs_lanczos", limit=f"{network.NETWORK_BUDGET.full_hessian_max:,}")
+        )
     values = ", ".join(num(x) for x in curv.lanczos)
     st.markdown(t("hvp.net.topk", k=curv.lanczos.size, values=values))
     grad, hvp = f"{curv.grad_seconds * 1e3:.2f}", f"{curv.hvp_seconds * 1e3:.2f}"

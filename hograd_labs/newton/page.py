@@ -28,9 +28,8 @@ from hograd_ui.parts.ui import (
 )
 from hograd_ui.parts.why_common import KAPPAS, caption, num
 
-from . import compute as nt
+from . import compute, presets
 from . import figures as figs
-from . import presets
 from .cached import script, why_newton
 
 STATUS = {"converged": "newton.status.converged", "steps": "newton.status.steps",
@@ -136,27 +135,27 @@ def _settings(fn) -> tuple:  # noqa: ANN001 - a parsed Function
     lr = draw_linked(c[2], t("newton.lr"), "why.newton.lr", Field("number", float(p.lr), 1e-6, 10.0),
                      format="%.4g")  # fmt: skip
     steps = draw_linked(c[3], t("newton.steps"), "why.newton.steps",
-                        Field("slider", int(p.steps), 1, nt.MAX_STEPS))  # fmt: skip
+                        Field("slider", int(p.steps), 1, compute.MAX_STEPS))  # fmt: skip
     # One column per method, each method's own setting under it: six columns in one row cut
     # the checkboxes' labels short on a 1280-pixel screen.
-    c = st.columns(len(nt.METHODS))
+    c = st.columns(len(compute.METHODS))
     chosen = tuple(
-        m for i, m in enumerate(nt.METHODS)
+        m for i, m in enumerate(compute.METHODS)
         if c[i].checkbox(t(figs.METHOD_KEYS[m]), value=m in ("gd", "newton"), key=f"why.newton.{m}", bind=BIND)
     )  # fmt: skip
-    c = st.columns(len(nt.METHODS))
-    damping = c[nt.METHODS.index("damped")].select_slider(
+    c = st.columns(len(compute.METHODS))
+    damping = c[compute.METHODS.index("damped")].select_slider(
         t("newton.damping"), [0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0], value=1.0,
         key="why.newton.damping", bind=BIND,
     )  # fmt: skip
-    radius = c[nt.METHODS.index("trust")].select_slider(
+    radius = c[compute.METHODS.index("trust")].select_slider(
         t("newton.radius"), [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0], value=0.5,
         key="why.newton.radius", bind=BIND,
     )  # fmt: skip
     return (x0, y0), steps, lr, damping, radius, chosen or ("gd",)
 
 
-def _table(race: nt.NewtonRace) -> None:
+def _table(race: compute.NewtonRace) -> None:
     """Each method's end, what went wrong where something did, and the cost of a step."""
     rows = [[t(figs.METHOD_KEYS[p.method]), t(STATUS[p.status]),
              "—" if p.converged_at is None else str(p.converged_at), num(p.values[-1], 6),

@@ -11,7 +11,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from hograd_core.applications import event_file as ev
+from hograd_core.applications import event_file
 from hograd_ui.hvp_figures import axis_props, figure_layout, log_axis
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
@@ -105,21 +105,25 @@ def tensorboard_archive(stats: GradientStats, wall_time: float | None = None) ->
     limits = [0.0, *(10.0 ** BINS[1:]).tolist()]
     steps: dict[int, list[bytes]] = defaultdict(list)
     for step, loss in enumerate(stats.losses):
-        steps[step].append(ev.scalar(f"loss/{stats.config.dtype}", float(loss)))
+        steps[step].append(event_file.scalar(f"loss/{stats.config.dtype}", float(loss)))
     for step, loss in enumerate(stats.other_losses):
-        steps[step].append(ev.scalar(f"loss/{stats.other_dtype}", float(loss)))
+        steps[step].append(event_file.scalar(f"loss/{stats.other_dtype}", float(loss)))
     for step, total in enumerate(stats.total_norms):
-        steps[step].append(ev.scalar("grad_norm/total", float(total)))
+        steps[step].append(event_file.scalar("grad_norm/total", float(total)))
         for k, name in enumerate(stats.layer_names):
-            steps[step].append(ev.scalar(f"grad_norm/{name}", float(stats.layer_norms[step, k])))
+            steps[step].append(
+                event_file.scalar(f"grad_norm/{name}", float(stats.layer_norms[step, k]))
+            )
     for i, step in enumerate(stats.hist_steps):
         for k, name in enumerate(stats.layer_names):
             low, high, num, total, squares = stats.abs_stats[i, k]
             counts = [int(stats.hist_zeros[i, k]), *stats.hist_counts[i, k].tolist()]
             steps[int(step)].append(
-                ev.histogram(f"grad_abs/{name}", low, high, num, total, squares, limits, counts)
+                event_file.histogram(
+                    f"grad_abs/{name}", low, high, num, total, squares, limits, counts
+                )
             )
-    data = ev.event_file(sorted(steps.items()), wall)
+    data = event_file.event_file(sorted(steps.items()), wall)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(f"gradient-stats/events.out.tfevents.{int(wall)}.hograd", data)

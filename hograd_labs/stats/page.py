@@ -16,12 +16,12 @@ from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import controls, folded, lang, present_row, show_error, slides, t
 from hograd_ui.parts.why_common import caption, form_radio, keep
 
-from . import compute as gs
+from . import compute
 from . import figures as figs
 from .cached import script, why_anomaly, why_gradient_stats
 
 # The form's settings enter the URL when Run is pressed (hograd_ui/parts/link_form.py).
-_H = gs.SCENARIOS["healthy"]  # the stats form's defaults
+_H = compute.SCENARIOS["healthy"]  # the stats form's defaults
 STATS_FORM = LinkedForm({
     "why.stats.activation": Field("radio", _H.activation, options=("tanh", "relu")),
     "why.stats.dtype": Field("radio", _H.dtype, options=("float64", "float32")),
@@ -40,7 +40,7 @@ STATS_KEYS = ("activation", "depth", "width", "lr", "steps", "batch", "gain", "c
 
 
 def use_scenario(name: str) -> None:
-    config = gs.SCENARIOS[name]
+    config = compute.SCENARIOS[name]
     for field in STATS_KEYS:
         st.session_state[f"why.stats.{field}"] = getattr(config, field)
     for code in ("en", "zh"):  # the form radios, keyed per language
@@ -83,7 +83,9 @@ def draw() -> None:
     keep("why.stats.activation", act)
     keep("why.stats.dtype", dtype)
     STATS_FORM.write()
-    config = gs.StatsConfig(act, depth, width, lr, steps, batch, round(gain, 2), clip, dtype, naive)
+    config = compute.StatsConfig(
+        act, depth, width, lr, steps, batch, round(gain, 2), clip, dtype, naive
+    )
     try:
         stats, code, csv_text, json_text = why_gradient_stats(config, _caption=caption)
     except HogradError as err:
@@ -126,7 +128,7 @@ def draw() -> None:
     why_script(code, func_source(config), "stats", notebook=notebook(code.source))
 
 
-def show_nan(stats: gs.GradientStats, config: gs.StatsConfig) -> None:
+def show_nan(stats: compute.GradientStats, config: compute.StatsConfig) -> None:
     if stats.nan_step is None:
         st.success(t("stats.no_nan", steps=len(stats.losses)))
         return
@@ -149,7 +151,7 @@ def show_nan(stats: gs.GradientStats, config: gs.StatsConfig) -> None:
         st.code(message or "—", language=None)
 
 
-def precision_text(stats: gs.GradientStats) -> str:
+def precision_text(stats: compute.GradientStats) -> str:
     """One true sentence for each case: neither, one or both precisions stopped by the NaN
     check (a gradient held a NaN or the loss was not finite), with the step of each."""
     mine, other = stats.config.dtype, stats.other_dtype
@@ -172,7 +174,7 @@ def precision_text(stats: gs.GradientStats) -> str:
              b_step=stats.other_nan_step, before=before).strip()  # fmt: skip
 
 
-def saturation_text(stats: gs.GradientStats) -> str:
+def saturation_text(stats: compute.GradientStats) -> str:
     """For tanh: the share of saturated hidden units at the first and the last step."""
     sat = stats.saturated
     if not sat.size:
@@ -181,7 +183,7 @@ def saturation_text(stats: gs.GradientStats) -> str:
              most=f"{sat.max():.1%}", step=int(sat.argmax()))  # fmt: skip
 
 
-def downloads(stats: gs.GradientStats, csv_text: str, json_text: str) -> None:
+def downloads(stats: compute.GradientStats, csv_text: str, json_text: str) -> None:
     """The run's numbers as files; the buttons sit side by side at their labels' width and
     wrap to a new line in a narrow column (three equal columns cut the labels short)."""
     with st.container(horizontal=True):
@@ -194,7 +196,7 @@ def downloads(stats: gs.GradientStats, csv_text: str, json_text: str) -> None:
                            key="why.stats.tb", on_click="ignore")  # fmt: skip
 
 
-def func_source(config: gs.StatsConfig) -> str:
+def func_source(config: compute.StatsConfig) -> str:
     """The torch.func download: the same file, each step's gradients by ``gradients_func``,
     its note in the reader's language on top."""
     head = "".join(f"# {line}\n" for line in t("stats.func.note").splitlines())
