@@ -1,6 +1,7 @@
 """The curvature lab's cached calls: the settings checked before any work, the studies run once
-per setting, and the download, which is :mod:`.compute`'s own source with the page's settings
-written on the lines its ``__main__`` reads them from."""
+per setting, and the download, which is :mod:`.compute`'s own source with the typed function
+written as ``f`` in PyTorch and the page's settings on the lines its ``__main__`` reads them
+from."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from hograd_core.applications.common import Code, check, check_work, marked_code
 from hograd_core.diagonal import DIAGONAL_BUDGET
 from hograd_core.errors import ArgumentError
 from hograd_core.hvp_graph import numbers
-from hograd_core.language import parse
+from hograd_core.language import Function, parse
+from hograd_core.language.to_source import python_name, torch_source
 from hograd_serving.cached import Caption, _with_bar
 
 from . import compute
@@ -30,7 +32,7 @@ from .compute import (
 __all__ = [
     "CURVATURE_BUDGET", "check_diagonal", "check_momentum", "check_spectra", "curvature_momentum",
     "curvature_network", "curvature_spectra", "curvature_typed", "products", "read_point",
-    "script",
+    "script", "torch_function",
 ]  # fmt: skip
 
 
@@ -62,7 +64,12 @@ class CurvatureBudget:
 
 CURVATURE_BUDGET = CurvatureBudget()
 
-# The lines of compute.py's ``__main__`` that the download fills in (each must occur once).
+# The lines of compute.py that the download fills in (each must occur once): the typed
+# function's variables and body, and the three settings of its ``__main__``.
+_NAMES = 'NAMES = ("x", "y", "z")  # its variables, in the order of w\n'
+_F_BODY = (
+    "    x, y, z = w[0], w[1], w[2]\n    return (((x**2) * y) + torch.sin(x * y)) + ((z**3) * x)\n"
+)
 _DIAGONAL, _MOMENTUM, _NETWORK = (
     "    diagonal = DiagonalConfig()\n",
     "    momentum_config = MomentumConfig()\n",
@@ -148,17 +155,53 @@ def read_point(text: str, point: str) -> tuple[float, ...]:
     return tuple(float(x) for x in numbers(point, "point", fn))
 
 
+def torch_function(fn: Function):  # noqa: ANN201
+    """``fn`` as the page runs it: f(w) of a float64 tensor w, one entry per variable in the
+    order of ``fn.variables``."""
+    names = fn.variables
+
+    def f(w: torch.Tensor) -> torch.Tensor:
+        return fn.torch(dict(zip(names, w.unbind(), strict=True)))
+
+    return f
+
+
+def _python_names(fn: Function) -> dict[str, str]:
+    """Each variable's name in the download's ``f``: its own, unless that would hide ``torch``
+    or ``w``, or is not Python (then the first free of "x", "x_", "x1_", ...)."""
+    own = {"torch", "w", "f"}
+    kept = [v for v in fn.variables if python_name(v, own) == v]
+    taken = own.union(kept)
+    names = {}
+    for v in fn.variables:
+        names[v] = v if v in kept else python_name(v, taken)
+        taken.add(names[v])
+    return names
+
+
+def _function_lines(fn: Function) -> tuple[str, str]:
+    """The download's ``NAMES`` line and ``f``'s body: the variables unpacked from w, then
+    ``fn`` as one PyTorch expression."""
+    names = _python_names(fn)
+    unpack = ", ".join(names.values())
+    entries = ", ".join(f"w[{i}]" for i in range(len(names)))
+    return (f"NAMES = {fn.variables!r}  # its variables, in the order of w\n",
+            f"    {unpack} = {entries}\n    return {torch_source(fn, names)}\n")  # fmt: skip
+
+
 def script(
     diagonal: DiagonalConfig, momentum: MomentumConfig,
     network: NetworkCurvatureConfig = NetworkCurvatureConfig(),  # noqa: B008 - frozen
 ) -> Code:  # fmt: skip
-    """The download: compute.py as it is, with the three settings written where ``__main__``
-    sets them."""
+    """The download: compute.py as it is, with ``diagonal``'s function written as ``f`` and
+    the three settings where ``__main__`` sets them."""
     source = inspect.getsource(compute)
-    for old, new in ((_DIAGONAL, f"    diagonal = {diagonal!r}\n"),
+    names, body = _function_lines(parse(diagonal.function))
+    for old, new in ((_NAMES, names), (_F_BODY, body),
+                     (_DIAGONAL, f"    diagonal = {diagonal!r}\n"),
                      (_MOMENTUM, f"    momentum_config = {momentum!r}\n"),
                      (_NETWORK, f"    network_config = {network!r}\n")):  # fmt: skip
-        assert source.count(old) == 1, f"compute.py's __main__ no longer has {old.strip()!r}"
+        assert source.count(old) == 1, f"compute.py no longer has {old.strip()!r}"
         source = source.replace(old, new)
     return marked_code(source)
 
@@ -167,9 +210,10 @@ def script(
 def curvature_typed(config: DiagonalConfig) -> DiagonalStudy:
     """The typed function's study (n <= 10: milliseconds, no gate)."""
     check_diagonal(config)
-    f, names = compute.typed_function(config.function)
+    fn = parse(config.function)
     point = read_point(config.function, ",".join(map(repr, config.point)))
-    return compute.study(f, torch.tensor(point, dtype=torch.float64), names, config)
+    return compute.study(torch_function(fn), torch.tensor(point, dtype=torch.float64),
+                         fn.variables, config)  # fmt: skip
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

@@ -26,9 +26,12 @@ Yao et al. 2020): m Lanczos steps from a random unit vector give nodes θₖ and
 vᵀ p(H) v = Σ τₖ p(θₖ) for every polynomial p of degree below 2m; averaged over starts and
 smoothed by a Gaussian, Σ τₖ N(θₖ, σ²) estimates the density of H's eigenvalues.
 
-This file is the experiment of hograd's curvature tab, whole: the page runs it, and its download
-is this file with the page's settings under ``if __name__ == "__main__":``. It needs torch,
-numpy and hograd_core (this project: the typed-function language and the diagonal kernel).
+This file is the experiment of hograd's curvature tab, whole: the page runs it on the function
+typed in its box, and its download is this file with that function written in PyTorch as ``f``
+and the page's settings under ``if __name__ == "__main__":``. Run it (``python curvature.py``)
+and it prints what the page shows, one ``name value ...`` line each. It needs torch, numpy and
+scikit-learn (for the two moons, made by it: no download). The ``# %%`` lines cut it into a
+notebook's cells.
 """
 
 # %% Settings
@@ -40,26 +43,26 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-
-from hograd_core import network
-from hograd_core.diagonal import exact_diagonal, hutchinson_diagonal, hutchinson_variance
-from hograd_core.hessian import hvp
-from hograd_core.hvp_examples import quadratic
-from hograd_core.language import parse
+import torch.nn.functional as F
+from torch.func import grad, vmap
 
 __all__ = [
-    "DiagonalConfig", "DiagonalStudy", "HFRun", "MomentumConfig", "MomentumRun",
-    "NetworkCurvatureConfig", "Regions", "Spectra", "conjugate_gradient", "ggn_product", "hessian_free",
-    "hessian_product", "heavy_ball_matrix", "heavy_ball_rate", "lanczos", "matrix_of", "momentum",
-    "network_function", "network_model", "quadrature", "regions", "report", "slq", "spectra", "study",
-    "typed_function",
+    "CHUNK", "NAMES", "DiagonalConfig", "DiagonalStudy", "HFRun", "MomentumConfig", "MomentumRun",
+    "NetworkCurvatureConfig", "Regions", "Spectra", "conjugate_gradient", "exact_diagonal", "f",
+    "ggn_product", "hessian_free", "hessian_product", "heavy_ball_matrix", "heavy_ball_rate",
+    "hutchinson_diagonal", "hutchinson_variance", "lanczos", "matrix_of", "momentum",
+    "network_function", "network_model", "quadratic", "quadrature", "regions", "report", "slq",
+    "spectra", "study", "train", "training_data",
 ]  # fmt: skip
+
+#: Products vmap runs together: a memory bound (chunk copies of one backward), not a speed-up.
+CHUNK = 16
 
 
 @dataclass(frozen=True)
 class DiagonalConfig:
-    function: str = "x^2*y + sin(x*y) + z^3*x"  # typed in hograd's function language
-    point: tuple[float, ...] = (1.0, 2.0, 0.5)  # one number per variable, in name order
+    function: str = "x^2*y + sin(x*y) + z^3*x"  # as typed on the page; f below is it in PyTorch
+    point: tuple[float, ...] = (1.0, 2.0, 0.5)  # w: one number per variable, in NAMES' order
     probes: int = 200  # Hutchinson probes; the error is measured after 1, 2, ..., probes
     repeats: int = 20  # independent runs of `probes` probes (seeds seed, seed + 1, ...)
     seed: int = 0  # the probes (torch.Generator) and the network's training
@@ -86,20 +89,114 @@ class NetworkCurvatureConfig:
     damping: float = 0.01  # λ at the first step; Levenberg-Marquardt adapts it after each
     lanczos_steps: int = 30  # SLQ: Lanczos steps per start (one H v each)
     starts: int = 10  # SLQ: random starts (each a Rademacher vector over √n)
-    width: float = 0.01  # SLQ: the Gaussian's σ, as a fraction of the Ritz values' range# %% The diagonal, exact and estimated, with what each costs
+    width: float = 0.01  # SLQ: the Gaussian's σ, as a fraction of the Ritz values' range
 
 
-def typed_function(text: str) -> tuple[Callable[[torch.Tensor], torch.Tensor], tuple[str, ...]]:
-    """A typed function as f(w) of a flat float64 tensor, and its variables' names."""
-    fn = parse(text)
-    names = fn.variables
-    return (lambda w: fn.torch(dict(zip(names, w.unbind(), strict=True)))), names
+# %% The function: the page writes the one typed in its box here, in PyTorch
+NAMES = ("x", "y", "z")  # its variables, in the order of w
+
+
+def f(w):  # noqa: ANN001, ANN201 - w: the point, a float64 tensor of shape (len(NAMES),)
+    x, y, z = w[0], w[1], w[2]
+    return (((x**2) * y) + torch.sin(x * y)) + ((z**3) * x)
+
+
+# %% The network: two moons, 2-hidden-2 tanh, every weight in one flat vector θ
+def training_data() -> tuple[torch.Tensor, torch.Tensor]:
+    """The 400 training points of 500 noisy two moons (standardised, in a fixed order from
+    torch.Generator(0), the first 80 %): x (float64, 400 x 2) and the labels y (0 or 1)."""
+    from sklearn.datasets import make_moons  # made by scikit-learn: no download
+
+    x, y = make_moons(n_samples=500, noise=0.2, random_state=0)
+    x = (x - x.mean(axis=0)) / x.std(axis=0)
+    order = torch.randperm(len(y), generator=torch.Generator().manual_seed(0)).numpy()
+    x, y = torch.tensor(x[order], dtype=torch.float64), torch.tensor(y[order], dtype=torch.long)
+    return x[:400], y[:400]
+
+
+def layer_blocks(sizes: tuple[int, ...]) -> list[tuple[int, int, int, int]]:
+    """(start, stop) of each layer's weight matrix and then of its bias inside θ."""
+    blocks, start = [], 0
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+        middle = start + fan_out * fan_in
+        blocks.append((start, middle, middle, middle + fan_out))
+        start = middle + fan_out
+    return blocks
+
+
+def forward(theta: torch.Tensor, sizes: tuple[int, ...], x: torch.Tensor) -> torch.Tensor:
+    """The MLP's logits; the weights are views into the flat θ, so gradients land in θ."""
+    h = x  # (examples, sizes[0])
+    for k, (w0, w1, b0, b1) in enumerate(layer_blocks(sizes)):
+        weight = theta[w0:w1].view(sizes[k + 1], sizes[k])  # (fan_out, fan_in)
+        h = torch.addmm(theta[b0:b1], h, weight.T)  # (examples, fan_out)
+        if k < len(sizes) - 2:
+            h = torch.tanh(h)  # smooth, so the Hessian is not mostly zeros as with ReLU
+    return h
+
+
+def train(hidden: int, steps: int, seed: int) -> tuple[tuple[int, ...], torch.Tensor]:
+    """The network's sizes and θ after ``steps`` Adam steps (lr 0.01, torch's betas and eps) on
+    mini-batches of 128, from W ~ N(0, 1/fan_in), b = 0, all drawn from torch.Generator(seed)."""
+    sizes = (2, hidden, 2)
+    x, y = training_data()
+    gen = torch.Generator().manual_seed(int(seed))
+    parts = []
+    for k, (w0, w1, b0, b1) in enumerate(layer_blocks(sizes)):
+        scale = 1.0 / math.sqrt(sizes[k])
+        parts.append(torch.randn(w1 - w0, generator=gen, dtype=torch.float64) * scale)
+        # the biases are drawn too, then zeroed: the draws are those of hograd's network page
+        parts.append(torch.randn(b1 - b0, generator=gen, dtype=torch.float64) * 0.0)
+    theta = torch.cat(parts).requires_grad_(True)
+    lr, b1, b2, eps = 0.01, 0.9, 0.999, 1e-8
+    m, v = torch.zeros_like(theta), torch.zeros_like(theta)  # Adam's running moments
+    for t in range(1, steps + 1):
+        idx = torch.randint(0, len(y), (128,), generator=gen)
+        (g,) = torch.autograd.grad(F.cross_entropy(forward(theta, sizes, x[idx]), y[idx]), theta)
+        # Adam's step, torch.optim.Adam's arithmetic written out: torch.optim's first use
+        # imports torch._dynamo (about a second), too much for a server's two-layer network
+        with torch.no_grad():
+            m.lerp_(g, 1 - b1)
+            v.mul_(b2).addcmul_(g, g, value=1 - b2)
+            denom = (v.sqrt() / (1 - b2**t) ** 0.5).add_(eps)
+            theta.addcdiv_(m, denom, value=-lr / (1 - b1**t))
+    return sizes, theta.detach()
 
 
 def network_function(hidden: int, steps: int, seed: int) -> tuple[Callable, torch.Tensor]:
-    """The loss of a small trained network as a function of its flat weights θ, and θ."""
-    net = network.train(network.NetConfig("moons", (hidden,), steps=steps, seed=seed))
-    return network.loss_function(net), torch.tensor(net.parameters)
+    """The loss of a small trained network as a function of its flat weights θ (the mean
+    cross-entropy on the 400 training points), and θ."""
+    model, loss, theta = network_model(hidden, steps, seed)
+    return (lambda th: loss(model(th))), theta
+
+
+# %% The diagonal, exact and estimated, with what each costs
+def hessian_product(f: Callable, w: torch.Tensor) -> Callable:
+    """v ↦ H v, reverse over reverse: ∇(∇f·v) = H v."""
+    return lambda v: grad(lambda x: grad(f)(x) @ v)(w)
+
+
+def exact_diagonal(f: Callable, w: torch.Tensor) -> torch.Tensor:
+    """diag(H) from the n products H eᵢ (column i of H), vmapped ``CHUNK`` at a time: as many
+    products as the whole Hessian takes; what it saves is memory (n numbers kept)."""
+    eye = torch.eye(w.numel(), dtype=w.dtype)
+    return vmap(hessian_product(f, w), chunk_size=CHUNK)(eye).diagonal().detach()  # row i: H eᵢ
+
+
+def hutchinson_diagonal(f: Callable, w: torch.Tensor, probes: int, seed: int) -> torch.Tensor:
+    """The samples z ⊙ Hz, shape (probes, n), z of independent ±1 entries drawn from
+    torch.Generator(seed): E[z ⊙ Hz] = diag(H), since (z ⊙ Hz)ᵢ = Hᵢᵢ + Σ_{j≠i} Hᵢⱼ zᵢzⱼ and
+    E[zᵢzⱼ] = 0 for j ≠ i. One product per probe, whatever n is."""
+    gen = torch.Generator().manual_seed(int(seed))
+    z = torch.randint(0, 2, (probes, w.numel()), generator=gen).to(w.dtype) * 2 - 1
+    hz = vmap(hessian_product(f, w), chunk_size=CHUNK)(z)  # (probes, n)
+    return (z * hz).detach()
+
+
+def hutchinson_variance(hessian: np.ndarray) -> np.ndarray:
+    """The variance of one sample (z ⊙ Hz)ᵢ: Σ_{j≠i} Hᵢⱼ² (H symmetric); zero for diagonal H."""
+    h = np.asarray(hessian, dtype=np.float64)
+    return (h**2).sum(axis=1) - np.diagonal(h) ** 2
 
 
 def full_hessian(f: Callable, w: torch.Tensor) -> torch.Tensor:
@@ -197,7 +294,7 @@ class MomentumRun:
     """Heavy ball and plain gradient descent (same lr) on the κ quadratic.
 
     Attributes:
-        eigenvalues, eigenvectors: of the quadratic's Hessian (hograd_core.hessian), ascending.
+        eigenvalues, eigenvectors: of the quadratic's Hessian (numpy's eigh), ascending.
         components: per method ("momentum", "gd"), shape (steps + 1, 2): x_k along each
             eigenvector (the run); closed_form: the same from M(λ)^k (x₀, x₀).
         losses: per method, f(x_k); rates: per method, the rate of each eigen-direction.
@@ -222,19 +319,28 @@ class MomentumRun:
     gd_best_rate: float
 
 
+def quadratic(kappa: float) -> Callable[[torch.Tensor], torch.Tensor]:
+    """((x+y)² + κ(y−x)²)/4 of w = (x, y): eigenvalues 1 along (1, 1) and κ along (1, −1)."""
+
+    def bowl(w: torch.Tensor) -> torch.Tensor:
+        x, y = w[0], w[1]
+        return (((x + y) ** 2) + (kappa * ((y - x) ** 2))) / 4
+
+    return bowl
+
+
 def momentum(config: MomentumConfig) -> MomentumRun:
     """Run heavy ball (β) and plain descent (β = 0) and their closed forms."""
-    fn = parse(quadratic(config.kappa))
-    names = fn.variables
-    h = hvp(fn, config.start, (1.0, 0.0))  # the quadratic's Hessian and its eigenvectors
-    lams, q = h.eigenvalues, h.eigenvectors
+    bowl = quadratic(config.kappa)
+    h = full_hessian(bowl, torch.tensor(config.start, dtype=torch.float64)).numpy()
+    lams, q = np.linalg.eigh((h + h.T) / 2)  # the eigenvectors, as the columns of q
 
     def gradient(x: torch.Tensor) -> torch.Tensor:
         t = x.clone().requires_grad_(True)
-        return torch.autograd.grad(fn.torch(dict(zip(names, t.unbind(), strict=True))), t)[0]
+        return torch.autograd.grad(bowl(t), t)[0]
 
     def value(x: torch.Tensor) -> float:
-        return float(fn.torch(dict(zip(names, x.unbind(), strict=True))))
+        return float(bowl(x))
 
     comps, closed, losses, rates, diverged = {}, {}, {}, {}, {}
     for method, beta in (("momentum", config.beta), ("gd", 0.0)):
@@ -270,13 +376,9 @@ def momentum(config: MomentumConfig) -> MomentumRun:
 def network_model(hidden: int, steps: int, seed: int) -> tuple[Callable, Callable, torch.Tensor]:
     """The trained network split in two: θ ↦ logits (400 x 2) and logits ↦ mean cross-entropy,
     and θ. Their composition is :func:`network_function`'s loss."""
-    net = network.train(network.NetConfig("moons", (hidden,), steps=steps, seed=seed))
-    _, m = network.analysis_loss(net)
-    x, y, _, _ = network.load_data("moons")
-    x, y = x[:m], y[:m]
-    return (lambda th: network._forward(th, net.sizes, x),  # noqa: SLF001 - the network itself
-            lambda out: torch.nn.functional.cross_entropy(out, y),
-            torch.tensor(net.parameters))  # fmt: skip
+    sizes, theta = train(hidden, steps, seed)
+    x, y = training_data()
+    return (lambda th: forward(th, sizes, x)), (lambda out: F.cross_entropy(out, y)), theta
 
 
 def ggn_product(model: Callable, loss: Callable, w: torch.Tensor) -> Callable:
@@ -295,11 +397,6 @@ def ggn_product(model: Callable, loss: Callable, w: torch.Tensor) -> Callable:
         return pullback(hjv)[0]  # Jᵀ H_loss J v
 
     return product
-
-
-def hessian_product(f: Callable, w: torch.Tensor) -> Callable:
-    """v ↦ H v, reverse over reverse: ∇(∇f·v) = H v."""
-    return lambda v: torch.func.grad(lambda x: torch.func.grad(f)(x) @ v)(w)
 
 
 def matrix_of(product: Callable, n: int) -> np.ndarray:
@@ -586,13 +683,12 @@ def report(typed: DiagonalStudy, net_study: DiagonalStudy, run: MomentumRun, sp:
 
 # %% Run it
 if __name__ == "__main__":
-    # the settings: the page's download writes its own on the next two lines
+    # the settings: the page's download writes its own on the next three lines (and f above)
     diagonal = DiagonalConfig()
     momentum_config = MomentumConfig()
     network_config = NetworkCurvatureConfig()
     torch.set_num_threads(1)  # tensors this small: a second thread only adds waiting
-    f, names = typed_function(diagonal.function)
-    typed = study(f, torch.tensor(diagonal.point, dtype=torch.float64), names, diagonal)
+    typed = study(f, torch.tensor(diagonal.point, dtype=torch.float64), NAMES, diagonal)
     loss, theta = network_function(diagonal.hidden, diagonal.train_steps, diagonal.seed)
     net_study = study(loss, theta, tuple(f"θ{i}" for i in range(theta.numel())), diagonal)
     report(typed, net_study, momentum(momentum_config), spectra(network_config))

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from hograd_core.errors import BudgetError
-from hograd_labs.curvature.cached import check_spectra
+from hograd_core.language import parse
+from hograd_labs.curvature.cached import check_spectra, torch_function
 from hograd_labs.curvature.compute import (
     DiagonalConfig,
     MomentumConfig,
@@ -17,7 +18,6 @@ from hograd_labs.curvature.compute import (
     momentum,
     spectra,
     study,
-    typed_function,
 )
 from tests.app.why import charts, open_tab
 from tests.arrays import plotly_array
@@ -35,8 +35,8 @@ def test_the_diagonal_part_draws_the_exact_diagonal(lang: str) -> None:
     specs = charts(at)
     assert len(specs) == 4  # diagonal and error, for the typed function and the network
     c = DiagonalConfig(probes=50, repeats=5)
-    f, names = typed_function(c.function)
-    oracle = study(f, torch.tensor(c.point, dtype=torch.float64), names, c)
+    fn = parse(c.function)
+    oracle = study(torch_function(fn), torch.tensor(c.point, dtype=torch.float64), fn.variables, c)
     exact = [d for d in specs[0]["data"] if d["marker"].get("symbol") == "line-ew-open"][0]
     np.testing.assert_allclose(plotly_array(exact["y"]), oracle.exact, rtol=1e-12)
     measured = specs[1]["data"]

@@ -1,6 +1,7 @@
 """The curvature lab's compute against independent oracles: sympy's Hessian for the typed
 diagonal, torch.autograd.functional.hessian for the network's, numpy's eigenvalues of the 2x2
-heavy-ball matrix for the closed-form rates, and that matrix's powers for the run."""
+heavy-ball matrix for the closed-form rates, and that matrix's powers for the run. The lab's
+own copies of kernel pieces (the diagonal, the moons network) against the kernel's."""
 
 import math
 
@@ -9,15 +10,23 @@ import pytest
 import sympy as sp
 import torch
 
+from hograd_core import diagonal as kernel
+from hograd_core import network
+from hograd_core.language import parse
+from hograd_labs.curvature import compute
 from hograd_labs.curvature.compute import (
+    NAMES,
     DiagonalConfig,
     MomentumConfig,
+    exact_diagonal,
+    f,
     heavy_ball_matrix,
     heavy_ball_rate,
+    hutchinson_diagonal,
+    hutchinson_variance,
     momentum,
     network_function,
     study,
-    typed_function,
 )
 
 SMALL = DiagonalConfig(probes=64, repeats=200, hidden=4, train_steps=20)
@@ -25,9 +34,9 @@ K = [15, 63]  # after 16 and 64 probes
 
 
 def test_typed_study_against_sympy() -> None:
+    """The file's own f (the default function, written in PyTorch) and its study."""
     c = SMALL
-    f, names = typed_function(c.function)
-    s = study(f, torch.tensor(c.point, dtype=torch.float64), names, c)
+    s = study(f, torch.tensor(c.point, dtype=torch.float64), NAMES, c)
     x, y, z = sp.symbols("x y z")
     h = sp.hessian(x**2 * y + sp.sin(x * y) + z**3 * x, (x, y, z)).subs(
         dict(zip((x, y, z), c.point, strict=True))
@@ -97,3 +106,38 @@ def test_best_tuning_is_the_closed_form() -> None:
     both = [heavy_ball_rate(run.best_lr, run.best_beta, lam) for lam in (1.0, 100.0)]
     np.testing.assert_allclose(both, run.best_rate, rtol=1e-6)
     assert math.isclose(run.best_beta, run.best_rate**2)
+
+
+def test_the_files_f_is_the_default_typed_function() -> None:
+    fn = parse(DiagonalConfig().function)
+    assert fn.variables == NAMES
+    gen = torch.Generator().manual_seed(0)
+    for w in torch.randn(20, len(NAMES), generator=gen, dtype=torch.float64):
+        got, want = f(w), fn.torch(dict(zip(NAMES, w.unbind(), strict=True)))
+        torch.testing.assert_close(got, want, rtol=1e-15, atol=0)
+
+
+def test_the_moons_network_is_the_kernels() -> None:
+    """The lab trains the network the kernel trains (hograd_core.network, used by the network
+    page): the same data, draws and Adam steps, so the same θ and the same loss."""
+    loss, theta = network_function(8, 30, 3)
+    net = network.train(network.NetConfig("moons", (8,), steps=30, seed=3))
+    np.testing.assert_array_equal(theta.numpy(), net.parameters)
+    kernel_loss = network.loss_function(net)
+    assert float(loss(theta)) == float(kernel_loss(torch.tensor(net.parameters)))
+
+
+@pytest.mark.parametrize("which", ["typed", "network"])
+def test_the_diagonal_is_the_kernels(which: str) -> None:
+    """The lab's exact diagonal, Hutchinson samples and variance are hograd_core.diagonal's
+    (the CLI's ``hvp --diagonal`` and the benchmarks use those)."""
+    if which == "typed":
+        fn, w = f, torch.tensor((0.3, -1.2, 2.0), dtype=torch.float64)
+    else:
+        fn, w = network_function(4, 20, 1)
+    np.testing.assert_allclose(exact_diagonal(fn, w), kernel.exact_diagonal(fn, w), rtol=1e-13)
+    np.testing.assert_allclose(hutchinson_diagonal(fn, w, 40, 9),
+                               kernel.hutchinson_diagonal(fn, w, 40, 9), rtol=1e-13, atol=1e-15)  # fmt: skip
+    h = compute.full_hessian(fn, w).numpy()
+    np.testing.assert_allclose(hutchinson_variance(h), kernel.hutchinson_variance(h), rtol=1e-14)
+    assert kernel.DIAGONAL_BUDGET.chunk == compute.CHUNK

@@ -1,14 +1,12 @@
-"""The curvature lab's download is its compute module with the page's settings: run on its
-own (with this project on the path, for hograd_core), it prints the numbers the page's cached
-calls return; its notebook is the same file cut at its ``# %%`` lines."""
+"""The curvature lab's download is its compute module: the file runs on its own (torch, numpy
+and scikit-learn, no hograd), with the typed function written in it as ``f`` in PyTorch, and
+prints the numbers the page's cached calls return; its notebook is the same file cut at its
+``# %%`` lines."""
 
 from __future__ import annotations
 
 import inspect
-import os
-import subprocess
-import sys
-from pathlib import Path
+import json
 
 import nbformat
 import numpy as np
@@ -24,13 +22,16 @@ from hograd_labs.curvature.cached import (
 )
 from hograd_labs.curvature.compute import DiagonalConfig, MomentumConfig, NetworkCurvatureConfig
 from hograd_ui.notebook import percent_cells
+from tests.labs.notebooks import imported, run_alone
 
-ROOT = Path(__file__).resolve().parents[2]
+# four variables, one of them called like f's argument w: it gets another name in the file
 DIAGONAL = DiagonalConfig("log(1 + x^2 + y^2) + x*y*z*w", (0.5, -1.0, 2.0, 1.5), probes=30,
                           repeats=4, seed=7, hidden=4, train_steps=50)  # fmt: skip
 MOMENTUM = MomentumConfig(kappa=100.0, lr=0.02, beta=0.8, steps=60)
 NETWORK = NetworkCurvatureConfig(hidden=4, train_steps=50, hf_iterations=5, cg_iterations=8,
                                  lanczos_steps=12, starts=3)  # fmt: skip
+STANDALONE = {"math", "time", "warnings", "collections", "dataclasses", "numpy", "torch",
+              "sklearn"}  # fmt: skip
 
 
 def printed(text: str) -> dict[str, list[str]]:
@@ -41,20 +42,24 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
     typed, network = curvature_typed(DIAGONAL), curvature_network(DIAGONAL)
     run, sp = curvature_momentum(MOMENTUM), curvature_spectra(NETWORK)
     code = script(DIAGONAL, MOMENTUM, NETWORK)
+    # the file is the module's source: f is the typed function, the settings the page's own
     own, sent = inspect.getsource(compute).splitlines(), code.source.splitlines()
     changed = [(a, b) for a, b in zip(own, sent, strict=True) if a != b]
-    assert changed == [("    diagonal = DiagonalConfig()", f"    diagonal = {DIAGONAL!r}"),
-                       ("    momentum_config = MomentumConfig()",
-                        f"    momentum_config = {MOMENTUM!r}"),
-                       ("    network_config = NetworkCurvatureConfig()",
-                        f"    network_config = {NETWORK!r}")]  # fmt: skip
-    path = tmp_path / "hograd_why_curvature.py"
-    path.write_text(code.source, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
-                          cwd=tmp_path, env=env, check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    got = printed(done.stdout)
+    assert changed == [
+        ('NAMES = ("x", "y", "z")  # its variables, in the order of w',
+         "NAMES = ('w', 'x', 'y', 'z')  # its variables, in the order of w"),
+        ("    x, y, z = w[0], w[1], w[2]", "    x_, x, y, z = w[0], w[1], w[2], w[3]"),
+        ("    return (((x**2) * y) + torch.sin(x * y)) + ((z**3) * x)",
+         "    return torch.log((1 + (x ** 2)) + (y ** 2)) + (((x * y) * z) * x_)"),
+        ("    diagonal = DiagonalConfig()", f"    diagonal = {DIAGONAL!r}"),
+        ("    momentum_config = MomentumConfig()", f"    momentum_config = {MOMENTUM!r}"),
+        ("    network_config = NetworkCurvatureConfig()", f"    network_config = {NETWORK!r}"),
+    ]  # fmt: skip
+    assert imported(code.source) <= STANDALONE, imported(code.source) - STANDALONE
+    marked = [code.source.splitlines()[i - 1] for i in code.marked]
+    assert "n products H eᵢ" in marked[0] and "z ⊙ Hz" in marked[1]
+    stdout = run_alone(code.source, tmp_path, "hograd_why_curvature.py")
+    got = printed(stdout)
     for name, s in (("typed", typed), ("network", network)):
         np.testing.assert_allclose(np.array(got[f"{name}_exact"], float), s.exact[:10], rtol=1e-12)
         np.testing.assert_allclose(np.array(got[f"{name}_estimate"], float), s.estimate[:10],
@@ -84,3 +89,23 @@ def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
     cells = [(c.cell_type, c.source) for c in nb.cells]
     assert cells[0] == ("markdown", "# title")
     assert [source for _, source in cells[1:]] == percent_cells(code.source)
+
+
+def test_the_notebook_runs_and_recomputes_the_pages_numbers(tmp_path) -> None:  # noqa: ANN001
+    """Executed by a real kernel (nbclient) in an empty folder, as a learner would."""
+    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+    small = DiagonalConfig(DIAGONAL.function, DIAGONAL.point, probes=5, repeats=1, hidden=4,
+                           train_steps=5)  # fmt: skip
+    network = NetworkCurvatureConfig(hidden=4, train_steps=5, hf_iterations=2, cg_iterations=3,
+                                     lanczos_steps=5, starts=1)  # fmt: skip
+    nb = nbformat.reads(figures.notebook(script(small, MOMENTUM, network).source, "t"),
+                        as_version=4)  # fmt: skip
+    probe = "import json\nprint(json.dumps([typed.exact.tolist(), net_study.exact.tolist()]))"
+    nb.cells.append(nbformat.v4.new_code_cell(probe))
+    nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()  # fmt: skip
+    errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
+    assert not errors, errors
+    typed, net = json.loads(nb.cells[-1].outputs[0]["text"])
+    np.testing.assert_allclose(typed, curvature_typed(small).exact, rtol=1e-12)
+    np.testing.assert_allclose(net, curvature_network(small).exact, rtol=1e-12)
