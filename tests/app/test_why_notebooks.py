@@ -18,7 +18,9 @@ assert files  # the fixture, imported for pytest
 #: lines, run in a kernel by tests/labs/test_<lab>_download.py; checked here as the page gives
 #: it, in both languages.
 LABS = [("newton", {"why.tab": "newton", "why.newton.fn": "(x - 1)^2 + 3*(y + 0.5)^2",
-                    "why.newton.steps": 30})] + [
+                    "why.newton.steps": 30}),
+        ("curvature", {"why.tab": "curvature", "why.curv.fn": "log(1 + x^2 + y^2) + x*y*z*w",
+                       "why.curv.probes": 50, "why.curv.repeats": 5})] + [
     (case, state) for case, state, _, _ in WHY_FORMS]  # fmt: skip
 
 
