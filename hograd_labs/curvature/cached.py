@@ -30,10 +30,19 @@ from .compute import (
 )
 
 __all__ = [
-    "CURVATURE_BUDGET", "check_diagonal", "check_momentum", "check_spectra", "curvature_momentum",
-    "curvature_network", "curvature_spectra", "curvature_typed", "products", "read_point",
-    "script", "torch_function",
-]  # fmt: skip
+    "CURVATURE_BUDGET",
+    "check_diagonal",
+    "check_momentum",
+    "check_spectra",
+    "curvature_momentum",
+    "curvature_network",
+    "curvature_spectra",
+    "curvature_typed",
+    "products",
+    "read_point",
+    "script",
+    "torch_function",
+]
 
 
 @dataclass(frozen=True)
@@ -94,8 +103,11 @@ def check_diagonal(config: DiagonalConfig) -> None:
     check("seed", config.seed, 0, 10**6)
     check("train_steps", config.train_steps, 1, b.max_train_steps)
     if config.hidden not in b.hidden:
-        raise ArgumentError("curvature.hidden_refused", options=", ".join(map(str, b.hidden)),
-                            got=str(config.hidden)[:20])  # fmt: skip
+        raise ArgumentError(
+            "curvature.hidden_refused",
+            options=", ".join(map(str, b.hidden)),
+            got=str(config.hidden)[:20],
+        )
     check_work("curvature.budget.samples", config.probes * config.repeats, b.max_samples)
     work = config.probes * config.repeats * network_parameters(config.hidden)
     check_work("curvature.budget.network", work, b.max_network_work)
@@ -117,8 +129,11 @@ def check_momentum(config: MomentumConfig) -> None:
 def products(config: NetworkCurvatureConfig) -> int:
     """The G v and H v products :func:`compute.spectra` makes for ``config``."""
     n = network_parameters(config.hidden)
-    return (2 * n + config.starts * min(config.lanczos_steps, n)
-            + 2 * config.hf_iterations * (config.cg_iterations + 2))  # fmt: skip
+    return (
+        2 * n
+        + config.starts * min(config.lanczos_steps, n)
+        + 2 * config.hf_iterations * (config.cg_iterations + 2)
+    )
 
 
 def check_spectra(config: NetworkCurvatureConfig) -> None:
@@ -129,8 +144,11 @@ def check_spectra(config: NetworkCurvatureConfig) -> None:
     """
     b = CURVATURE_BUDGET
     if config.hidden not in b.hidden:
-        raise ArgumentError("curvature.hidden_refused", options=", ".join(map(str, b.hidden)),
-                            got=str(config.hidden)[:20])  # fmt: skip
+        raise ArgumentError(
+            "curvature.hidden_refused",
+            options=", ".join(map(str, b.hidden)),
+            got=str(config.hidden)[:20],
+        )
     check("train_steps", config.train_steps, 1, b.max_train_steps)
     check("seed", config.seed, 0, 10**6)
     check("hf_iterations", config.hf_iterations, 1, b.max_hf_iterations)
@@ -185,22 +203,28 @@ def _function_lines(fn: Function) -> tuple[str, str]:
     names = _python_names(fn)
     unpack = ", ".join(names.values())
     entries = ", ".join(f"w[{i}]" for i in range(len(names)))
-    return (f"NAMES = {fn.variables!r}  # its variables, in the order of w\n",
-            f"    {unpack} = {entries}\n    return {torch_source(fn, names)}\n")  # fmt: skip
+    return (
+        f"NAMES = {fn.variables!r}  # its variables, in the order of w\n",
+        f"    {unpack} = {entries}\n    return {torch_source(fn, names)}\n",
+    )
 
 
 def script(
-    diagonal: DiagonalConfig, momentum: MomentumConfig,
+    diagonal: DiagonalConfig,
+    momentum: MomentumConfig,
     network: NetworkCurvatureConfig = NetworkCurvatureConfig(),  # noqa: B008 - frozen
-) -> Code:  # fmt: skip
+) -> Code:
     """The download: compute.py as it is, with ``diagonal``'s function written as ``f`` and
     the three settings where ``__main__`` sets them."""
     source = inspect.getsource(compute)
     names, body = _function_lines(parse(diagonal.function))
-    for old, new in ((_NAMES, names), (_F_BODY, body),
-                     (_DIAGONAL, f"    diagonal = {diagonal!r}\n"),
-                     (_MOMENTUM, f"    momentum_config = {momentum!r}\n"),
-                     (_NETWORK, f"    network_config = {network!r}\n")):  # fmt: skip
+    for old, new in (
+        (_NAMES, names),
+        (_F_BODY, body),
+        (_DIAGONAL, f"    diagonal = {diagonal!r}\n"),
+        (_MOMENTUM, f"    momentum_config = {momentum!r}\n"),
+        (_NETWORK, f"    network_config = {network!r}\n"),
+    ):
         assert source.count(old) == 1, f"compute.py no longer has {old.strip()!r}"
         source = source.replace(old, new)
     return marked_code(source)
@@ -212,8 +236,9 @@ def curvature_typed(config: DiagonalConfig) -> DiagonalStudy:
     check_diagonal(config)
     fn = parse(config.function)
     point = read_point(config.function, ",".join(map(repr, config.point)))
-    return compute.study(torch_function(fn), torch.tensor(point, dtype=torch.float64),
-                         fn.variables, config)  # fmt: skip
+    return compute.study(
+        torch_function(fn), torch.tensor(point, dtype=torch.float64), fn.variables, config
+    )
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

@@ -71,9 +71,12 @@ def test_rate_is_the_spectral_radius(beta: float, h: float) -> None:
 
 @pytest.mark.parametrize(
     "config",
-    [MomentumConfig(), MomentumConfig(kappa=100, lr=0.02, beta=0.9, steps=200),
-     MomentumConfig(kappa=5, lr=0.5, beta=0.0, steps=30)],
-)  # fmt: skip
+    [
+        MomentumConfig(),
+        MomentumConfig(kappa=100, lr=0.02, beta=0.9, steps=200),
+        MomentumConfig(kappa=5, lr=0.5, beta=0.0, steps=30),
+    ],
+)
 def test_run_is_the_closed_form(config: MomentumConfig) -> None:
     run = momentum(config)
     np.testing.assert_allclose(run.eigenvalues, [1.0, config.kappa], rtol=1e-12)
@@ -136,8 +139,12 @@ def test_the_diagonal_is_the_kernels(which: str) -> None:
     else:
         fn, w = network_function(4, 20, 1)
     np.testing.assert_allclose(exact_diagonal(fn, w), kernel.exact_diagonal(fn, w), rtol=1e-13)
-    np.testing.assert_allclose(hutchinson_diagonal(fn, w, 40, 9),
-                               kernel.hutchinson_diagonal(fn, w, 40, 9), rtol=1e-13, atol=1e-15)  # fmt: skip
+    np.testing.assert_allclose(
+        hutchinson_diagonal(fn, w, 40, 9),
+        kernel.hutchinson_diagonal(fn, w, 40, 9),
+        rtol=1e-13,
+        atol=1e-15,
+    )
     h = compute.full_hessian(fn, w).numpy()
     np.testing.assert_allclose(hutchinson_variance(h), kernel.hutchinson_variance(h), rtol=1e-14)
     assert kernel.DIAGONAL_BUDGET.chunk == compute.CHUNK

@@ -25,13 +25,20 @@ from hograd_ui.notebook import percent_cells
 from tests.labs.notebooks import imported, run_alone
 
 # four variables, one of them called like f's argument w: it gets another name in the file
-DIAGONAL = DiagonalConfig("log(1 + x^2 + y^2) + x*y*z*w", (0.5, -1.0, 2.0, 1.5), probes=30,
-                          repeats=4, seed=7, hidden=4, train_steps=50)  # fmt: skip
+DIAGONAL = DiagonalConfig(
+    "log(1 + x^2 + y^2) + x*y*z*w",
+    (0.5, -1.0, 2.0, 1.5),
+    probes=30,
+    repeats=4,
+    seed=7,
+    hidden=4,
+    train_steps=50,
+)
 MOMENTUM = MomentumConfig(kappa=100.0, lr=0.02, beta=0.8, steps=60)
-NETWORK = NetworkCurvatureConfig(hidden=4, train_steps=50, hf_iterations=5, cg_iterations=8,
-                                 lanczos_steps=12, starts=3)  # fmt: skip
-STANDALONE = {"math", "time", "warnings", "collections", "dataclasses", "numpy", "torch",
-              "sklearn"}  # fmt: skip
+NETWORK = NetworkCurvatureConfig(
+    hidden=4, train_steps=50, hf_iterations=5, cg_iterations=8, lanczos_steps=12, starts=3
+)
+STANDALONE = {"math", "time", "warnings", "collections", "dataclasses", "numpy", "torch", "sklearn"}
 
 
 def printed(text: str) -> dict[str, list[str]]:
@@ -46,15 +53,19 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
     own, sent = inspect.getsource(compute).splitlines(), code.source.splitlines()
     changed = [(a, b) for a, b in zip(own, sent, strict=True) if a != b]
     assert changed == [
-        ('NAMES = ("x", "y", "z")  # its variables, in the order of w',
-         "NAMES = ('w', 'x', 'y', 'z')  # its variables, in the order of w"),
+        (
+            'NAMES = ("x", "y", "z")  # its variables, in the order of w',
+            "NAMES = ('w', 'x', 'y', 'z')  # its variables, in the order of w",
+        ),
         ("    x, y, z = w[0], w[1], w[2]", "    x_, x, y, z = w[0], w[1], w[2], w[3]"),
-        ("    return (((x**2) * y) + torch.sin(x * y)) + ((z**3) * x)",
-         "    return torch.log((1 + (x ** 2)) + (y ** 2)) + (((x * y) * z) * x_)"),
+        (
+            "    return (((x**2) * y) + torch.sin(x * y)) + ((z**3) * x)",
+            "    return torch.log((1 + (x ** 2)) + (y ** 2)) + (((x * y) * z) * x_)",
+        ),
         ("    diagonal = DiagonalConfig()", f"    diagonal = {DIAGONAL!r}"),
         ("    momentum_config = MomentumConfig()", f"    momentum_config = {MOMENTUM!r}"),
         ("    network_config = NetworkCurvatureConfig()", f"    network_config = {NETWORK!r}"),
-    ]  # fmt: skip
+    ]
     assert imported(code.source) <= STANDALONE, imported(code.source) - STANDALONE
     marked = [code.source.splitlines()[i - 1] for i in code.marked]
     assert "n products H eᵢ" in marked[0] and "z ⊙ Hz" in marked[1]
@@ -62,8 +73,9 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
     got = printed(stdout)
     for name, s in (("typed", typed), ("network", network)):
         np.testing.assert_allclose(np.array(got[f"{name}_exact"], float), s.exact[:10], rtol=1e-12)
-        np.testing.assert_allclose(np.array(got[f"{name}_estimate"], float), s.estimate[:10],
-                                   rtol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(
+            np.array(got[f"{name}_estimate"], float), s.estimate[:10], rtol=1e-12
+        )
         assert [int(v) for v in got[f"{name}_products"]] == list(s.products)
         assert all(float(v) > 0 for v in got[f"{name}_seconds"])  # measured, never twice alike
         last = got[f"{name}_rms_error_last"]
@@ -73,14 +85,16 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
     np.testing.assert_allclose(np.array(rates[:2], float), run.rates["momentum"], rtol=1e-12)
     np.testing.assert_allclose(np.array(rates[3:], float), run.rates["gd"], rtol=1e-12)
     assert float(got["limit"][0]) == pytest.approx(run.limit, rel=1e-12)
-    assert float(got["momentum_loss_last"][0]) == pytest.approx(run.losses["momentum"][-1],
-                                                                rel=1e-9)  # fmt: skip
+    assert float(got["momentum_loss_last"][0]) == pytest.approx(
+        run.losses["momentum"][-1], rel=1e-9
+    )
     assert float(got["ggn_min_eigenvalue"][0]) == pytest.approx(sp.ggn[0], abs=1e-12)
     assert float(got["slq_density_l1_error"][0]) == pytest.approx(sp.l1_error, rel=1e-9)
     assert float(got["slq_trace"][0]) == pytest.approx(sp.trace, rel=1e-9)
     for hf in sp.hf:
-        np.testing.assert_allclose(np.array(got[f"hf_{hf.curvature}_losses"], float), hf.losses,
-                                   rtol=1e-9)  # fmt: skip
+        np.testing.assert_allclose(
+            np.array(got[f"hf_{hf.curvature}_losses"], float), hf.losses, rtol=1e-9
+        )
 
 
 def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
@@ -94,16 +108,24 @@ def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
 def test_the_notebook_runs_and_recomputes_the_pages_numbers(tmp_path) -> None:  # noqa: ANN001
     """Executed by a real kernel (nbclient) in an empty folder, as a learner would."""
     nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
-    small = DiagonalConfig(DIAGONAL.function, DIAGONAL.point, probes=5, repeats=1, hidden=4,
-                           train_steps=5)  # fmt: skip
-    network = NetworkCurvatureConfig(hidden=4, train_steps=5, hf_iterations=2, cg_iterations=3,
-                                     lanczos_steps=5, starts=1)  # fmt: skip
-    nb = nbformat.reads(figures.notebook(script(small, MOMENTUM, network).source, "t"),
-                        as_version=4)  # fmt: skip
+    small = DiagonalConfig(
+        DIAGONAL.function, DIAGONAL.point, probes=5, repeats=1, hidden=4, train_steps=5
+    )
+    network = NetworkCurvatureConfig(
+        hidden=4, train_steps=5, hf_iterations=2, cg_iterations=3, lanczos_steps=5, starts=1
+    )
+    nb = nbformat.reads(
+        figures.notebook(script(small, MOMENTUM, network).source, "t"), as_version=4
+    )
     probe = "import json\nprint(json.dumps([typed.exact.tolist(), net_study.exact.tolist()]))"
     nb.cells.append(nbformat.v4.new_code_cell(probe))
-    nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}}).execute()  # fmt: skip
+    nbclient.NotebookClient(
+        nb,
+        timeout=300,
+        startup_timeout=300,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+    ).execute()
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
     assert not errors, errors
     typed, net = json.loads(nb.cells[-1].outputs[0]["text"])
