@@ -93,6 +93,7 @@ SCREENS = [
     Screen("hvp?hvp.mode=network", f".st-key-hvp-net-screen-trace {CHART}", nexts=1),
     Screen("why?why.tab=newton", ".st-key-newton-screen-table [data-testid='stTable']"),
     Screen("why?why.tab=newton", f".st-key-newton-screen-charts {CHART}", nexts=1),
+    Screen("why?why.tab=newton", f".st-key-newton-screen-charts {CHART}", nexts=2),
     Screen("why?why.tab=hf", f".st-key-hf-screen-curves {CHART}"),
     Screen("why?why.tab=hf", ".st-key-hf-screen-steps [data-testid='stDataFrame']", nexts=1),
     Screen("why?why.tab=stability", f".st-key-stability-screen-quadratic {CHART}"),
