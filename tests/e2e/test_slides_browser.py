@@ -53,12 +53,7 @@ SCREENS = [
     Screen("backward", ".st-key-backward-screen-formulas [data-testid='stAlert']"),
     Screen("backward", ".st-key-backward-screen-table [data-testid='stTable']", nexts=1),
     Screen("backward", ".st-key-backward-screen-checks [data-testid='stAlert']", nexts=2),
-    Screen(
-        "backward",
-        ".st-key-backward-screen-graph [data-testid='stGraphVizChart']",
-        nexts=3,
-        tall=TALL,
-    ),
+    Screen("backward", ".st-key-backward-screen-graph [data-testid='stGraphVizChart']", nexts=3),
     Screen("memory", f".st-key-memory-screen-orders {CHART}"),
     Screen("memory", ".st-key-memory-screen-checkpoint [data-testid='stMetric']", nexts=1),
     Screen("memory", ".st-key-memory-screen-accumulate [data-testid='stMetric']", nexts=2),
