@@ -40,9 +40,13 @@ with script_slot(), routed():
     st.session_state["lang"] = st.session_state["app.lang"]
     with st.sidebar:
         st.radio(
-            t("app.language"), list(LANGUAGES), key="lang", format_func=LANGUAGES.__getitem__,
-            horizontal=True, on_change=_chosen_language,
-        )  # fmt: skip
+            t("app.language"),
+            list(LANGUAGES),
+            key="lang",
+            format_func=LANGUAGES.__getitem__,
+            horizontal=True,
+            on_change=_chosen_language,
+        )
         present_toggle(t("links.present"), t("links.present.help"))  # ?present=1 seeds it
     st.query_params["lang"] = st.session_state["lang"]
     write_present()

@@ -78,9 +78,12 @@ def newton_costs(rounds: int) -> dict[str, float]:
         w - torch.linalg.solve(H, g)
 
     t = interleaved_medians({"gd": gd, "newton": newton}, rounds)
-    return {"gd_step_ms": t["gd"] * 1e3, "newton_step_ms": t["newton"] * 1e3,
-            "newton_step_over_gd_step": t["newton"] / t["gd"],
-            "newton_step_over_gd_step_memory": saved_bytes(newton) / saved_bytes(gd)}  # fmt: skip
+    return {
+        "gd_step_ms": t["gd"] * 1e3,
+        "newton_step_ms": t["newton"] * 1e3,
+        "newton_step_over_gd_step": t["newton"] / t["gd"],
+        "newton_step_over_gd_step_memory": saved_bytes(newton) / saved_bytes(gd),
+    }
 
 
 def hf_costs(rounds: int) -> dict[str, float]:
@@ -103,19 +106,28 @@ def hf_costs(rounds: int) -> dict[str, float]:
     t0 = theta.clone().requires_grad_(True)
     (g_kept,) = torch.autograd.grad(loss(t0), t0, create_graph=True)
     v = torch.randn(theta.numel(), generator=torch.Generator().manual_seed(0), dtype=torch.float64)
-    t = interleaved_medians({
-        "hf": hf_step, "sgd": sgd_step,
-        "grad": lambda: torch.autograd.grad(loss(t0), t0),
-        "hvp": lambda: torch.autograd.grad(g_kept @ v, t0, retain_graph=True),
-    }, rounds)  # fmt: skip
+    t = interleaved_medians(
+        {
+            "hf": hf_step,
+            "sgd": sgd_step,
+            "grad": lambda: torch.autograd.grad(loss(t0), t0),
+            "hvp": lambda: torch.autograd.grad(g_kept @ v, t0, retain_graph=True),
+        },
+        rounds,
+    )
     return {
-        "hf_newton_hvps_per_step": float(run.hvps.mean()), "hf_step_ms": t["hf"] * 1e3,
-        "sgd_step_ms": t["sgd"] * 1e3, "hf_step_over_sgd_step": t["hf"] / t["sgd"],
-        "hf_step_hvps_timed": int(np.median(used)), "hvp_over_grad": t["hvp"] / t["grad"],
+        "hf_newton_hvps_per_step": float(run.hvps.mean()),
+        "hf_step_ms": t["hf"] * 1e3,
+        "sgd_step_ms": t["sgd"] * 1e3,
+        "hf_step_over_sgd_step": t["hf"] / t["sgd"],
+        "hf_step_hvps_timed": int(np.median(used)),
+        "hvp_over_grad": t["hvp"] / t["grad"],
         "hvp_over_grad_memory": run.hvp_saved_bytes / run.grad_saved_bytes,
-        "hf_final_loss": float(run.hf_losses[-1]), "sgd_final_loss": float(run.sgd_losses[-1]),
-        "adam_final_loss": float(run.adam_losses[-1]), "passes": int(run.hf_passes[-1]),
-    }  # fmt: skip
+        "hf_final_loss": float(run.hf_losses[-1]),
+        "sgd_final_loss": float(run.sgd_losses[-1]),
+        "adam_final_loss": float(run.adam_losses[-1]),
+        "passes": int(run.hf_passes[-1]),
+    }
 
 
 def lanczos_costs() -> dict[str, float]:
@@ -128,8 +140,11 @@ def lanczos_costs() -> dict[str, float]:
     v0 = torch.randn(theta.numel(), generator=torch.Generator().manual_seed(0), dtype=torch.float64)
     tops, _ = lanczos(lambda v: torch.autograd.grad(g @ v, theta, retain_graph=True)[0], v0, 60)
     within = [k + 1 for k, top in enumerate(tops) if abs(top - exact) <= 0.01 * abs(exact)]
-    return {"lanczos_hvps_for_1pct": within[0] if within else None, "exact_lambda_max": exact,
-            "lanczos_lambda_max_at_1pct": tops[within[0] - 1] if within else None}  # fmt: skip
+    return {
+        "lanczos_hvps_for_1pct": within[0] if within else None,
+        "exact_lambda_max": exact,
+        "lanczos_lambda_max_at_1pct": tops[within[0] - 1] if within else None,
+    }
 
 
 def anomaly_costs(rounds: int) -> dict[str, float]:
@@ -193,11 +208,13 @@ def maml_costs(rounds: int) -> dict[str, float]:
             f"maml_second_over_first_time{suffix}": t["second"] / t["first"],
             f"maml_second_over_first_cpu_time{suffix}": cpu["second"] / cpu["first"],
             f"maml_second_over_first_memory{suffix}": saved["second"] / saved["first"],
-            f"maml_second_ms{suffix}": t["second"] * 1e3, f"maml_first_ms{suffix}": t["first"] * 1e3,
-            f"maml_second_nodes{suffix}": nodes["second"], f"maml_first_nodes{suffix}": nodes["first"],
+            f"maml_second_ms{suffix}": t["second"] * 1e3,
+            f"maml_first_ms{suffix}": t["first"] * 1e3,
+            f"maml_second_nodes{suffix}": nodes["second"],
+            f"maml_first_nodes{suffix}": nodes["first"],
             f"maml_second_saved_kb{suffix}": saved["second"] / 1e3,
             f"maml_first_saved_kb{suffix}": saved["first"] / 1e3,
-        }  # fmt: skip
+        }
 
     return {**one(1, ""), **one(3, "_3_inner")}
 
@@ -224,8 +241,11 @@ def pinn_costs(rounds: int) -> dict[str, float]:
 
     pinn_step(), plain_step()
     t = interleaved_medians({"pinn": pinn_step, "plain": plain_step}, rounds)
-    return {"pinn_step_ms": t["pinn"] * 1e3, "plain_fit_step_ms": t["plain"] * 1e3,
-            "pinn_step_over_plain_fit_step": t["pinn"] / t["plain"]}  # fmt: skip
+    return {
+        "pinn_step_ms": t["pinn"] * 1e3,
+        "plain_fit_step_ms": t["plain"] * 1e3,
+        "pinn_step_over_plain_fit_step": t["pinn"] / t["plain"],
+    }
 
 
 # ---- WGAN-GP (issue 17)
@@ -272,12 +292,15 @@ def curvature_costs(rounds: int) -> dict[str, float]:
     def whole_eigvalsh() -> None:
         np.linalg.eigvalsh(cv.matrix_of(h, n))
 
-    calls = {"ggn": lambda: g(v), "hvp": lambda: h(v),
-             "exact_diagonal": lambda: exact_diagonal(f, theta),
-             "hutchinson": lambda: hutchinson_diagonal(f, theta, 1000, 0),
-             "hessian": lambda: cv.full_hessian(f, theta),
-             "slq": lambda: cv.slq(h, n, config.lanczos_steps, config.starts, 0),
-             "eigvalsh": whole_eigvalsh}  # fmt: skip
+    calls = {
+        "ggn": lambda: g(v),
+        "hvp": lambda: h(v),
+        "exact_diagonal": lambda: exact_diagonal(f, theta),
+        "hutchinson": lambda: hutchinson_diagonal(f, theta, 1000, 0),
+        "hessian": lambda: cv.full_hessian(f, theta),
+        "slq": lambda: cv.slq(h, n, config.lanczos_steps, config.starts, 0),
+        "eigvalsh": whole_eigvalsh,
+    }
     t = interleaved_medians(calls, max(3, rounds // 4))
     heat = pinn.preset("heat")
     gen = torch.Generator().manual_seed(heat.seed)

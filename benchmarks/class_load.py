@@ -67,8 +67,11 @@ def _percentiles(values: list[float]) -> dict[str, float]:
         return {"p50": float("nan"), "p95": float("nan"), "max": float("nan")}
     ordered = sorted(values)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"p50": round(statistics.median(ordered), 2), "p95": round(p95, 2),
-            "max": round(ordered[-1], 2)}  # fmt: skip
+    return {
+        "p50": round(statistics.median(ordered), 2),
+        "p95": round(p95, 2),
+        "max": round(ordered[-1], 2),
+    }
 
 
 def _table_counts(client: StreamlitClient) -> tuple[int, int] | None:
@@ -140,9 +143,12 @@ def run(students: int, replicas: int, think: float, seed: int) -> dict:
             [(fragment, every)] = list(teacher.auto_reruns.items())
             people = [Student(f"s{i}") for i in range(students)]
             start = time.monotonic()
-            threads = [threading.Thread(target=_student, args=(group.url, code, p, start,
-                                                               think, seed + i), daemon=True)
-                       for i, p in enumerate(people)]  # fmt: skip
+            threads = [
+                threading.Thread(
+                    target=_student, args=(group.url, code, p, start, think, seed + i), daemon=True
+                )
+                for i, p in enumerate(people)
+            ]
             for th in threads:
                 th.start()
             polls: list[tuple[float, int, int]] = []  # (end, tried, right)
@@ -166,29 +172,40 @@ def run(students: int, replicas: int, think: float, seed: int) -> dict:
                 th.join(timeout=120)
             teacher.close()
             made = sorted((p.name, ANSWERS[i]) for p in people for i in range(len(p.done)))
-            stored = sorted(_rows(url, "SELECT s.nickname, c.answer FROM classroom_checks c "
-                                       "JOIN classroom_students s ON s.id = c.student"))  # fmt: skip
+            stored = sorted(
+                _rows(
+                    url,
+                    "SELECT s.nickname, c.answer FROM classroom_checks c "
+                    "JOIN classroom_students s ON s.id = c.student",
+                )
+            )
             written = [t for p in people for t in p.done]
-            busiest = max((sum(1 for t in written if s <= t < s + 10) for s in written),
-                          default=0)  # fmt: skip
+            busiest = max((sum(1 for t in written if s <= t < s + 10) for s in written), default=0)
             first = [p.done[0] for p in people if p.done]
             right = [p.done[-1] for p in people if len(p.done) == len(ANSWERS)]
             stale = _staleness(first, [(e, tried) for e, tried, _ in polls])
             stale += _staleness(right, [(e, r) for e, _, r in polls])
             joined = len([p for p in people if p.done])
             return {
-                "students": students, "replicas": replicas, "think_s": think,
+                "students": students,
+                "replicas": replicas,
+                "think_s": think,
                 "failed": sum(1 for p in people if p.failed),
                 "failures": sorted({p.failed for p in people if p.failed})[:5],
-                "by_replica": {r: sum(1 for p in people if p.replica == r)
-                               for r in sorted({p.replica for p in people})},
-                "checks": len(made), "check_ms": _percentiles([m for p in people for m in p.checks_ms]),
-                "dashboard_every_s": every, "dashboard_poll_ms": _percentiles(poll_ms),
+                "by_replica": {
+                    r: sum(1 for p in people if p.replica == r)
+                    for r in sorted({p.replica for p in people})
+                },
+                "checks": len(made),
+                "check_ms": _percentiles([m for p in people for m in p.checks_ms]),
+                "dashboard_every_s": every,
+                "dashboard_poll_ms": _percentiles(poll_ms),
                 "dashboard_staleness_s": _percentiles(stale),
-                "checks_per_s": round(busiest / 10, 1), "joined": joined,
+                "checks_per_s": round(busiest / 10, 1),
+                "joined": joined,
                 "lost": len([x for x in made if x not in stored]),
                 "doubled": len(stored) - len(set(stored)),
-            }  # fmt: skip
+            }
 
 
 def main() -> None:
@@ -198,8 +215,12 @@ def main() -> None:
     ap.add_argument("--think", type=float, default=3.0, help="mean seconds between Checks")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    ap.add_argument("--start-seconds", type=float, default=600.0,
-                    help="how long the replicas may take to start and warm up (a busy host)")  # fmt: skip
+    ap.add_argument(
+        "--start-seconds",
+        type=float,
+        default=600.0,
+        help="how long the replicas may take to start and warm up (a busy host)",
+    )
     args = ap.parse_args()
     replicas.START_SECONDS = args.start_seconds
     out = run(args.students, args.replicas, args.think, args.seed)

@@ -38,10 +38,16 @@ def run(engine: sa.Engine, count: int, count_rows) -> dict:  # noqa: ANN001
         made = sum(pool.map(student, range(count)))
     seconds = time.perf_counter() - start
     stored = count_rows("SELECT count(*) FROM classroom_checks")
-    distinct = count_rows("SELECT count(*) FROM (SELECT DISTINCT student, answer "
-                          "FROM classroom_checks) AS d")  # fmt: skip
-    return {"students": count, "checks": made, "lost": made - distinct,
-            "doubled": stored - distinct, "writes_per_s": round((made + count) / seconds)}  # fmt: skip
+    distinct = count_rows(
+        "SELECT count(*) FROM (SELECT DISTINCT student, answer FROM classroom_checks) AS d"
+    )
+    return {
+        "students": count,
+        "checks": made,
+        "lost": made - distinct,
+        "doubled": stored - distinct,
+        "writes_per_s": round((made + count) / seconds),
+    }
 
 
 def main() -> None:

@@ -52,19 +52,43 @@ from benchmarks.first_screens import SETTLED_JS  # noqa: E402
 from benchmarks.load import CHROMIUM, CHROMIUM_ARGS, log  # noqa: E402
 
 #: Trace categories: the renderer's tasks and JavaScript, network requests, websockets.
-CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "v8",
-              "loading", "blink.user_timing"]  # fmt: skip
+CATEGORIES = [
+    "devtools.timeline",
+    "disabled-by-default-devtools.timeline",
+    "v8.execute",
+    "v8",
+    "loading",
+    "blink.user_timing",
+]
 #: A websocket silence this long ends the script's first run (its messages come in a burst).
 BURST_GAP_MS = 250.0
 #: What a main-thread task was doing, by the name of its longest traced step.
 KINDS = {
-    "evaluate": ("v8.evaluateModule", "EvaluateScript", "v8.compileModule", "v8.compile",
-                 "CompileScript"),
-    "javascript": ("FunctionCall", "v8.callFunction", "RunMicrotasks", "TimerFire",
-                   "FireAnimationFrame", "EventDispatch", "v8.run"),
-    "style_layout_paint": ("UpdateLayoutTree", "Layout", "PrePaint", "Paint", "Layerize",
-                           "ParseAuthorStyleSheet"),
-}  # fmt: skip
+    "evaluate": (
+        "v8.evaluateModule",
+        "EvaluateScript",
+        "v8.compileModule",
+        "v8.compile",
+        "CompileScript",
+    ),
+    "javascript": (
+        "FunctionCall",
+        "v8.callFunction",
+        "RunMicrotasks",
+        "TimerFire",
+        "FireAnimationFrame",
+        "EventDispatch",
+        "v8.run",
+    ),
+    "style_layout_paint": (
+        "UpdateLayoutTree",
+        "Layout",
+        "PrePaint",
+        "Paint",
+        "Layerize",
+        "ParseAuthorStyleSheet",
+    ),
+}
 _KIND_OF = {name: kind for kind, names in KINDS.items() for name in names}
 
 
@@ -79,8 +103,11 @@ def analyse(events: list[dict[str, Any]], page_url: str, settled_ms: float) -> d
     Raises:
         ValueError: the trace has no request for ``page_url`` or no renderer main thread.
     """
-    names = {(e.get("pid"), e.get("tid")): e.get("args", {}).get("name")
-             for e in events if e.get("name") == "thread_name"}  # fmt: skip
+    names = {
+        (e.get("pid"), e.get("tid")): e.get("args", {}).get("name")
+        for e in events
+        if e.get("name") == "thread_name"
+    }
     busy: dict[tuple, float] = {}
     for e in events:
         key = (e.get("pid"), e.get("tid"))
@@ -89,8 +116,12 @@ def analyse(events: list[dict[str, Any]], page_url: str, settled_ms: float) -> d
     if not busy:
         raise ValueError("the trace has no renderer main thread (CrRendererMain) with tasks")
     main = max(busy, key=busy.__getitem__)
-    starts = [e["ts"] for e in events if e.get("name") == "ResourceSendRequest"
-              and e.get("args", {}).get("data", {}).get("url") == page_url]  # fmt: skip
+    starts = [
+        e["ts"]
+        for e in events
+        if e.get("name") == "ResourceSendRequest"
+        and e.get("args", {}).get("data", {}).get("url") == page_url
+    ]
     if not starts:
         raise ValueError(f"the trace has no request for {page_url}")
     t0 = min(starts)
@@ -107,8 +138,10 @@ def analyse(events: list[dict[str, Any]], page_url: str, settled_ms: float) -> d
             first_run_end = ts
 
     on_main = [e for e in events if (e.get("pid"), e.get("tid")) == main and e.get("ph") == "X"]
-    tasks = sorted((e for e in on_main if e.get("name") == "RunTask" and t0 <= e["ts"] < end),
-                   key=lambda e: e["ts"])  # fmt: skip
+    tasks = sorted(
+        (e for e in on_main if e.get("name") == "RunTask" and t0 <= e["ts"] < end),
+        key=lambda e: e["ts"],
+    )
     steps = sorted((e for e in on_main if e.get("name") in _KIND_OF), key=lambda e: e["ts"])
     by_kind = {kind: 0.0 for kind in (*KINDS, "other")}
     longest: list[dict[str, Any]] = []
@@ -125,21 +158,29 @@ def analyse(events: list[dict[str, Any]], page_url: str, settled_ms: float) -> d
         top = max(inside, key=lambda e: e.get("dur", 0), default=None)
         kind = _KIND_OF[top["name"]] if top is not None else "other"
         by_kind[kind] += task.get("dur", 0)
-        longest.append({"at_ms": _ms(task["ts"] - t0), "ms": _ms(task.get("dur", 0)),
-                        "kind": kind})  # fmt: skip
+        longest.append({"at_ms": _ms(task["ts"] - t0), "ms": _ms(task.get("dur", 0)), "kind": kind})
 
-    finished = {e.get("args", {}).get("data", {}).get("requestId"): e["ts"]
-                for e in events if e.get("name") == "ResourceFinish"}  # fmt: skip
-    plotly_in = [finished.get(e["args"]["data"].get("requestId"))
-                 for e in events if e.get("name") == "ResourceSendRequest"
-                 and any(b in e.get("args", {}).get("data", {}).get("url", "")
-                         for b in PLOTLY_BUNDLES)]  # fmt: skip
+    finished = {
+        e.get("args", {}).get("data", {}).get("requestId"): e["ts"]
+        for e in events
+        if e.get("name") == "ResourceFinish"
+    }
+    plotly_in = [
+        finished.get(e["args"]["data"].get("requestId"))
+        for e in events
+        if e.get("name") == "ResourceSendRequest"
+        and any(b in e.get("args", {}).get("data", {}).get("url", "") for b in PLOTLY_BUNDLES)
+    ]
     plotly_in = [ts for ts in plotly_in if ts is not None]
     plotly_eval = None
     if plotly_in:  # Streamlit's is a module, the app's a classic script (hograd_ui/parts/chart.js)
-        evals = [e.get("dur", 0) for e in on_main
-                 if e.get("name") in ("v8.evaluateModule", "EvaluateScript")
-                 and e["ts"] >= min(plotly_in) and e["ts"] < end]  # fmt: skip
+        evals = [
+            e.get("dur", 0)
+            for e in on_main
+            if e.get("name") in ("v8.evaluateModule", "EvaluateScript")
+            and e["ts"] >= min(plotly_in)
+            and e["ts"] < end
+        ]
         plotly_eval = _ms(max(evals)) if evals else None
 
     def at(ts: float | None) -> float | None:
@@ -215,16 +256,17 @@ def bundle_summary(visits: list[dict[str, float]], top: int = 12) -> dict[str, d
     out = {}
     for name in names:
         got = [v.get(name, 0.0) for v in visits]
-        out[name] = {"median": round(statistics.median(got), 1), "min": min(got),
-                     "max": max(got)}  # fmt: skip
+        out[name] = {"median": round(statistics.median(got), 1), "min": min(got), "max": max(got)}
     return dict(sorted(out.items(), key=lambda kv: -kv[1]["median"])[:top])
 
 
 def bundle_report(page: str, visits: list[dict[str, float]]) -> str:
     busy = [sum(v for k, v in visit.items() if k != "(idle)") for visit in visits]
-    lines = [f"deep link {page!r}, {len(visits)} profiled visits: the renderer's time by bundle "
-             f"(median, range in ms); busy {statistics.median(busy):.0f} "
-             f"({min(busy):.0f}-{max(busy):.0f})"]  # fmt: skip
+    lines = [
+        f"deep link {page!r}, {len(visits)} profiled visits: the renderer's time by bundle "
+        f"(median, range in ms); busy {statistics.median(busy):.0f} "
+        f"({min(busy):.0f}-{max(busy):.0f})"
+    ]
     for name, d in bundle_summary(visits).items():
         lines.append(f"  {name:50s} {d['median']:7.0f}  ({d['min']:.0f}-{d['max']:.0f})")
     return "\n".join(lines)
@@ -253,16 +295,25 @@ def trace_visit(browser: Any, url: str, timeout_ms: float = 60_000) -> dict[str,
 def summary(visits: list[dict[str, Any]]) -> dict[str, Any]:
     """Median and range of each phase over the visits."""
     out: dict[str, Any] = {"visits": len(visits)}
-    keys = ["settled_ms", "boot_ms", "server_ms", "after_ms", "main_thread_busy_ms",
-            "plotly_evaluate_ms"]  # fmt: skip
+    keys = [
+        "settled_ms",
+        "boot_ms",
+        "server_ms",
+        "after_ms",
+        "main_thread_busy_ms",
+        "plotly_evaluate_ms",
+    ]
     keys += [f"main_thread_ms.{k}" for k in (*KINDS, "other")]
     for key in keys:
         head, _, tail = key.partition(".")
         got = [v[head][tail] if tail else v[head] for v in visits]
         got = [g for g in got if g is not None]
         if got:
-            out[key] = {"median": round(statistics.median(got), 1), "min": min(got),
-                        "max": max(got)}  # fmt: skip
+            out[key] = {
+                "median": round(statistics.median(got), 1),
+                "min": min(got),
+                "max": max(got),
+            }
     return out
 
 
@@ -291,8 +342,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--url", required=True, help="a running, warm server")
     ap.add_argument("--page", default="hvp", help="the page's path (default hvp; '' for home)")
     ap.add_argument("--rounds", type=int, default=3, help="traced visits (default 3)")
-    ap.add_argument("--bundles", action="store_true", help="profile the visits instead of "
-                    "tracing them: the renderer's JavaScript time by bundle")  # fmt: skip
+    ap.add_argument(
+        "--bundles",
+        action="store_true",
+        help="profile the visits instead of tracing them: the renderer's JavaScript time by bundle",
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     args = ap.parse_args(argv)
     if not 1 <= args.rounds <= 20:
@@ -319,13 +373,20 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             browser.close()
     if args.bundles:
-        print(json.dumps({"page": args.page, "bundles": bundle_summary(visits, top=100),
-                          "visits": visits}) if args.json
-              else bundle_report(args.page, visits))  # fmt: skip
+        print(
+            json.dumps(
+                {"page": args.page, "bundles": bundle_summary(visits, top=100), "visits": visits}
+            )
+            if args.json
+            else bundle_report(args.page, visits)
+        )
         return 0
     s = summary(visits)
-    print(json.dumps({"page": args.page, "summary": s, "visits": visits}) if args.json
-          else report(args.page, s))  # fmt: skip
+    print(
+        json.dumps({"page": args.page, "summary": s, "visits": visits})
+        if args.json
+        else report(args.page, s)
+    )
     return 0
 
 

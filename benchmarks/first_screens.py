@@ -83,9 +83,12 @@ def visit(browser: Any, url: str, timeout_ms: float = 60_000) -> tuple[float, fl
 
 
 def first_screens(
-    url: str, rounds: int = 3, first: str | None = "derivatives", pages: list[str] | None = None,
+    url: str,
+    rounds: int = 3,
+    first: str | None = "derivatives",
+    pages: list[str] | None = None,
     browser: Any = None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """The first visitor (``first``; None skips it) and ``rounds`` rounds of deep links, in
     ``browser`` (a Playwright Chromium; by default one started here)."""
     if browser is None:
@@ -101,19 +104,23 @@ def first_screens(
     out: dict[str, Any] = {"rounds": rounds}
     if first is not None:
         settled, complete = visit(browser, f"{url}/{first}", 120_000)
-        out["first_visitor"] = {"page": first, "settled_ms": ms(settled),
-                                "complete_ms": ms(complete)}  # fmt: skip
+        out["first_visitor"] = {
+            "page": first,
+            "settled_ms": ms(settled),
+            "complete_ms": ms(complete),
+        }
     times: dict[str, list[tuple[float, float]]] = {p or "home": [] for p in pages}
     for _ in range(rounds):
         for p in pages:
             times[p or "home"].append(visit(browser, f"{url}/{p}"))
     out["deep_links"] = {
         name: {
-            "settled_ms": [ms(s) for s, _ in got], "complete_ms": [ms(c) for _, c in got],
+            "settled_ms": [ms(s) for s, _ in got],
+            "complete_ms": [ms(c) for _, c in got],
             "settled_median_ms": ms(statistics.median(s for s, _ in got)),
         }
         for name, got in times.items()
-    }  # fmt: skip
+    }
     every = [s for got in times.values() for s, _ in got]
     out["deep_link_settled_median_ms"] = ms(statistics.median(every)) if every else None
     out["deep_link_settled_max_ms"] = ms(max(every)) if every else None
@@ -147,8 +154,10 @@ def side_by_side(
 def side_by_side_report(r: dict[str, dict[str, list[float]]]) -> str:
     lines = []
     for page in next(iter(r.values())):
-        cells = [f"{u}: {statistics.median(v[page]):.2f} s ({min(v[page]):.2f}-"
-                 f"{max(v[page]):.2f})" for u, v in r.items()]  # fmt: skip
+        cells = [
+            f"{u}: {statistics.median(v[page]):.2f} s ({min(v[page]):.2f}-{max(v[page]):.2f})"
+            for u, v in r.items()
+        ]
         lines.append(f"{page:12s} " + "   ".join(cells))
     return "\n".join(lines)
 
@@ -161,13 +170,18 @@ def report(r: dict[str, Any]) -> str:
         )
     if "first_visitor" in r:
         f = r["first_visitor"]
-        lines.append(f"first visitor ({f['page']}): settled {f['settled_ms']} ms, complete "
-                     f"{f['complete_ms']} ms (goal: 4000 ms)")  # fmt: skip
+        lines.append(
+            f"first visitor ({f['page']}): settled {f['settled_ms']} ms, complete "
+            f"{f['complete_ms']} ms (goal: 4000 ms)"
+        )
     for name, d in r["deep_links"].items():
-        lines.append(f"deep link {name:12s} settled {d['settled_ms']} ms, complete "
-                     f"{d['complete_ms']} ms")  # fmt: skip
-    lines.append(f"deep links: median {r['deep_link_settled_median_ms']} ms, max "
-                 f"{r['deep_link_settled_max_ms']} ms (goal: 2000 ms)")  # fmt: skip
+        lines.append(
+            f"deep link {name:12s} settled {d['settled_ms']} ms, complete {d['complete_ms']} ms"
+        )
+    lines.append(
+        f"deep links: median {r['deep_link_settled_median_ms']} ms, max "
+        f"{r['deep_link_settled_max_ms']} ms (goal: 2000 ms)"
+    )
     return "\n".join(lines)
 
 
@@ -177,11 +191,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="rounds of deep links (default 3)")
     ap.add_argument("--first", default="derivatives", help="the first visitor's page")
     ap.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE")
-    ap.add_argument("--warm", action="store_true", help="warm the fresh server first, as make "
-                    "run, deploy/replicas.py and the Dockerfile do (hograd_serving/warmup.py)")  # fmt: skip
-    ap.add_argument("--compare", action="append", default=[], metavar="URL", help="deep links "
-                    "only, to two or more running, warm servers (e.g. two versions of the app), "
-                    "interleaved round by round; medians and ranges side by side")  # fmt: skip
+    ap.add_argument(
+        "--warm",
+        action="store_true",
+        help="warm the fresh server first, as make "
+        "run, deploy/replicas.py and the Dockerfile do (hograd_serving/warmup.py)",
+    )
+    ap.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="deep links "
+        "only, to two or more running, warm servers (e.g. two versions of the app), "
+        "interleaved round by round; medians and ranges side by side",
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     args = ap.parse_args(argv)
     if not 1 <= args.rounds <= 20:

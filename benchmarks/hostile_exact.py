@@ -34,10 +34,19 @@ def measure(text: str, order: int = 30) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "hograd_serving.exact_child", f"{CHAIN_SECONDS:g}",
-         str(MEMORY_BYTES)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT, env=env,
+        [
+            sys.executable,
+            "-m",
+            "hograd_serving.exact_child",
+            f"{CHAIN_SECONDS:g}",
+            str(MEMORY_BYTES),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+        env=env,
         text=True,
-    )  # fmt: skip
+    )
     try:
         out, _ = proc.communicate(json.dumps({"text": text, "order": order}), CHAIN_SECONDS)
         killed = False
@@ -49,9 +58,11 @@ def measure(text: str, order: int = 30) -> dict:
     records = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     stopped = "time" if killed else next((r["stopped"] for r in records if "stopped" in r), None)
     return {
-        "function": text, "orders": sum("k" in r for r in records), "stopped": stopped,
+        "function": text,
+        "orders": sum("k" in r for r in records),
+        "stopped": stopped,
         "wall_s": round(wall, 2),
-    }  # fmt: skip
+    }
 
 
 def measure_children(text: str) -> dict:
@@ -61,9 +72,7 @@ def measure_children(text: str) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     row = measure(text)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    row["cpu_s"] = round(
-        (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), 2
-    )  # fmt: skip
+    row["cpu_s"] = round((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), 2)
     row["peak_mb"] = round(after.ru_maxrss / 1024, 1)  # the largest child so far
     return row
 
@@ -78,8 +87,10 @@ def main() -> None:
         return
     print(f"{'function':52} {'orders':>6} {'stopped':>8} {'wall s':>7} {'cpu s':>6} {'peak MB':>8}")
     for r in rows:
-        print(f"{r['function'][:52]:52} {r['orders']:>6} {r['stopped'] or '-':>8} "
-              f"{r['wall_s']:>7} {r['cpu_s']:>6} {r['peak_mb']:>8}")  # fmt: skip
+        print(
+            f"{r['function'][:52]:52} {r['orders']:>6} {r['stopped'] or '-':>8} "
+            f"{r['wall_s']:>7} {r['cpu_s']:>6} {r['peak_mb']:>8}"
+        )
 
 
 if __name__ == "__main__":

@@ -126,8 +126,13 @@ def routes(loss: Callable, theta0: torch.Tensor, v: torch.Tensor) -> dict[str, C
     def functional() -> torch.Tensor:
         return torch.autograd.functional.hvp(loss, theta0, v)[1]
 
-    return {"grad": grad, "hvp_reuse": reuse, "hvp_scratch": scratch,
-            "fwd_over_rev": fwd_over_rev, "functional_hvp": functional}  # fmt: skip
+    return {
+        "grad": grad,
+        "hvp_reuse": reuse,
+        "hvp_scratch": scratch,
+        "fwd_over_rev": fwd_over_rev,
+        "functional_hvp": functional,
+    }
 
 
 def timed(calls: dict[str, Callable], rounds: int, warmup: int = 2) -> dict[str, float]:
@@ -192,30 +197,46 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out))
         return 0
     shape = "-".join(map(str, out["sizes"]))
-    print(f"MLP {shape} on digits, {out['parameters']:,} parameters, float64, "
-          f"{examples} examples, median of {args.rounds} interleaved rounds")  # fmt: skip
+    print(
+        f"MLP {shape} on digits, {out['parameters']:,} parameters, float64, "
+        f"{examples} examples, median of {args.rounds} interleaved rounds"
+    )
     print(f"  {'':<36}{'time':>8}   {'measured':>8}   {'theory':>6}   matmul multiply-adds")
     grad_macs, second = out["grad_macs"], out["second_backward_macs"]
-    rows = (("one gradient", 1.0, 1.0, grad_macs),
-            ("HVP, double backward, graph reused", out["hvp_over_grad"],
-             out["theory_hvp_over_grad"], second),
-            ("HVP, double backward from scratch", out["hvp_scratch_over_grad"],
-             out["theory_scratch_over_grad"], grad_macs + second),
-            ("HVP, forward-over-reverse", out["fwd_over_rev_over_grad"], None, None),
-            ("HVP, autograd.functional.hvp", out["functional_hvp_over_grad"], None, None))  # fmt: skip
+    rows = (
+        ("one gradient", 1.0, 1.0, grad_macs),
+        (
+            "HVP, double backward, graph reused",
+            out["hvp_over_grad"],
+            out["theory_hvp_over_grad"],
+            second,
+        ),
+        (
+            "HVP, double backward from scratch",
+            out["hvp_scratch_over_grad"],
+            out["theory_scratch_over_grad"],
+            grad_macs + second,
+        ),
+        ("HVP, forward-over-reverse", out["fwd_over_rev_over_grad"], None, None),
+        ("HVP, autograd.functional.hvp", out["functional_hvp_over_grad"], None, None),
+    )
     for label, ratio, theory, macs in rows:
         model = f"{theory:5.2f}x   {macs / 1e6:,.1f}M" if theory is not None else ""
         print(f"  {label:<36}{ratio * out['grad_ms']:5.2f} ms   {ratio:7.2f}x   {model}".rstrip())
-    print(f"  (target: HVP reused <= {TARGETS['hvp_over_grad']}x; the HVPs agree to "
-          f"{agreement:.1e}, relative)")  # fmt: skip
+    print(
+        f"  (target: HVP reused <= {TARGETS['hvp_over_grad']}x; the HVPs agree to "
+        f"{agreement:.1e}, relative)"
+    )
     print(f"Top eigenvalue of the {out['small_parameters']:,}-parameter model vs its full Hessian:")
     lanczos = f"Lanczos ({out['lanczos_hvps']} HVPs)"
     power = f"power iteration ({out['power_steps']} HVPs)"
     print(f"  {lanczos:<28} relative error {out['lanczos_rel_error']:.1e}")
     print(f"  {power:<28} relative error {out['power_rel_error']:.1e}")
-    print(f"A full Hessian of {out['parameters']:,} parameters: "
-          f"{out['full_hessian_gb_float64']:.0f} GB in float64, "
-          f"{out['full_hessian_gb_float32']:.0f} GB in float32")  # fmt: skip
+    print(
+        f"A full Hessian of {out['parameters']:,} parameters: "
+        f"{out['full_hessian_gb_float64']:.0f} GB in float64, "
+        f"{out['full_hessian_gb_float32']:.0f} GB in float32"
+    )
     print(f"({out['seconds']:.1f} s)")
     return 0
 

@@ -90,38 +90,90 @@ AFFINITY_COOKIE = "HOGRAD_REPLICA"
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]  # fmt: skip
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 #: Functions a class types: the presets, variations with other coefficients, and some that
 #: overflow or are undefined in places (valid, the page must explain them).
 VALID = [
-    "sin(x)*exp(-x^2)", "tanh(x)", "x**3 - 2*x", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)",
-    "exp(-x^2)", "cos({a}*x) + x^2", "sin({a}*x)*exp(-x^2/{b})", "tanh({a}*x)", "x**{n}",
-    "sqrt(1+x^2)", "atan({a}*x)", "exp(sin(x))", "log(cosh(x))", "x^2*exp(-x)", "sin(x)/x",
-    "1/x", "abs(x)", "relu(x)", "sigmoid({a}*x)", "exp(exp(x))", "softplus(x)", "cosh(x)-1",
-]  # fmt: skip
+    "sin(x)*exp(-x^2)",
+    "tanh(x)",
+    "x**3 - 2*x",
+    "1/(1+x^2)",
+    "log(1+x^2)",
+    "x*sin(1/x)",
+    "exp(-x^2)",
+    "cos({a}*x) + x^2",
+    "sin({a}*x)*exp(-x^2/{b})",
+    "tanh({a}*x)",
+    "x**{n}",
+    "sqrt(1+x^2)",
+    "atan({a}*x)",
+    "exp(sin(x))",
+    "log(cosh(x))",
+    "x^2*exp(-x)",
+    "sin(x)/x",
+    "1/x",
+    "abs(x)",
+    "relu(x)",
+    "sigmoid({a}*x)",
+    "exp(exp(x))",
+    "softplus(x)",
+    "cosh(x)-1",
+]
 #: Typos and attacks; every one must be refused with an error that echoes it as code.
 BAD = [
-    "sin(", "x +", "__import__('os').system('id')", "lambda: 1", "x; import os",
-    "<script>alert(1)</script>", "![p](http://127.0.0.1:9/x.png)", "x*y", "foo(x)", "2 +* x",
-    "x.__class__", "open('/etc/passwd')", "exec('1')", "$\\href{http://127.0.0.1:9}{x}$",
-    "[click](javascript:alert(1))", "(" * 60 + "x" + ")" * 60, "sin(x)**", "1e999999*x",
+    "sin(",
+    "x +",
+    "__import__('os').system('id')",
+    "lambda: 1",
+    "x; import os",
+    "<script>alert(1)</script>",
+    "![p](http://127.0.0.1:9/x.png)",
+    "x*y",
+    "foo(x)",
+    "2 +* x",
+    "x.__class__",
+    "open('/etc/passwd')",
+    "exec('1')",
+    "$\\href{http://127.0.0.1:9}{x}$",
+    "[click](javascript:alert(1))",
+    "(" * 60 + "x" + ")" * 60,
+    "sin(x)**",
+    "1e999999*x",
     "x = 1",
-]  # fmt: skip
+]
 #: Error texts of the heavy-work gate (hograd_core.text_common "budget.busy"), en and zh.
 BUSY = ("The server is busy", "服务器正在处理")
 #: Widgets a simulated student touches, by weight (a typed function is the main action).
-WEIGHTS = {"fn": 6.0, "text": 2.0, "slider": 2.0, "radio": 1.5, "selectbox": 1.5,
-           "button_group": 1.2, "checkbox": 1.0, "number_input": 1.5, "button": 0.3,
-           "lang": 0.2}  # fmt: skip
+WEIGHTS = {
+    "fn": 6.0,
+    "text": 2.0,
+    "slider": 2.0,
+    "radio": 1.5,
+    "selectbox": 1.5,
+    "button_group": 1.2,
+    "checkbox": 1.0,
+    "number_input": 1.5,
+    "button": 0.3,
+    "lang": 0.2,
+}
 LIGHT_MAX_ORDER = 6
 ORDER_BUCKETS = [("order 0-4", 4), ("order 5-10", 10), ("order 11+", 10**9)]
 TARGETS = {  # issue 6, on this 2-core machine
-    "p95_ms": 250.0, "failed": 0, "first_screen_p95_ms": 5000.0, "rss_start_mb": 450.0,
-    "mb_per_idle_session": 2.0, "rss_growth_pct": 5.0,
-}  # fmt: skip
+    "p95_ms": 250.0,
+    "failed": 0,
+    "first_screen_p95_ms": 5000.0,
+    "rss_start_mb": 450.0,
+    "mb_per_idle_session": 2.0,
+    "rss_growth_pct": 5.0,
+}
 
 
 def log(msg: str) -> None:
@@ -186,11 +238,24 @@ class Server:
         fd, name = tempfile.mkstemp(prefix="hograd-load-server-", suffix=".log")
         self.log_path = Path(name)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "hograd_serving/asgi.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=ROOT, stdout=fd, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "hograd_serving/asgi.py",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--server.headless",
+                "true",
+            ],
+            cwd=ROOT,
+            stdout=fd,
+            stderr=subprocess.STDOUT,
             env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
-        )  # fmt: skip
+        )
         os.close(fd)
         self.url = f"http://127.0.0.1:{port}"
         self.pid = self.proc.pid
@@ -350,9 +415,14 @@ class Record:
                 self.affinity.append((client.cookie(AFFINITY_COOKIE), client.replicas_seen[first:]))
 
     def rerun(
-        self, action: str, seconds: float, nbytes: int, state: dict | None = None,
-        replica: str | None = None, session: int | None = None,
-    ) -> None:  # fmt: skip
+        self,
+        action: str,
+        seconds: float,
+        nbytes: int,
+        state: dict | None = None,
+        replica: str | None = None,
+        session: int | None = None,
+    ) -> None:
         with self.lock:
             self.latencies.append(seconds)
             self.done_at.append(time.perf_counter())
@@ -515,8 +585,10 @@ def wait_polling(
         run = client.poll(fid)
         record.poll(run.seconds)
         now = time.perf_counter()
-        due = {f: due.get(f, now + every) if f != fid else now + every
-               for f, every in client.auto_reruns.items()}  # fmt: skip
+        due = {
+            f: due.get(f, now + every) if f != fid else now + every
+            for f, every in client.auto_reruns.items()
+        }
     if since is not None and not client.auto_reruns:
         record.settled(time.perf_counter() - since)
         since = None
@@ -529,9 +601,14 @@ RECONNECTS = 5
 
 
 def act(
-    client: StreamlitClient, record: Record, rng: random.Random, mix: str, pause: float,
-    since: float | None, sid: int,
-) -> float | None:  # fmt: skip
+    client: StreamlitClient,
+    record: Record,
+    rng: random.Random,
+    mix: str,
+    pause: float,
+    since: float | None,
+    sid: int,
+) -> float | None:
     """Think for ``pause`` seconds (firing the page's timers), then one action and its rerun;
     returns when the action was sent if the page is still polling for it, else None."""
     since = wait_polling(client, record, time.perf_counter() + pause, since)
@@ -580,10 +657,21 @@ def reopen(client: StreamlitClient, page: str, record: Record) -> int:
 
 
 def student(
-    sid: int, url: str, page: str, record: Record, *, think: float, until: float,
-    start_within: float, timeout: float, seed: int, mix: str = "full", max_actions: int = 10_000,
-    reconnect: bool = False, replica: str | None = None,
-) -> None:  # fmt: skip
+    sid: int,
+    url: str,
+    page: str,
+    record: Record,
+    *,
+    think: float,
+    until: float,
+    start_within: float,
+    timeout: float,
+    seed: int,
+    mix: str = "full",
+    max_actions: int = 10_000,
+    reconnect: bool = False,
+    replica: str | None = None,
+) -> None:
     """One simulated student: open ``page``, then act every ``think`` x U(0.5, 1.5) s. With
     ``reconnect``, a lost connection is opened again, as Streamlit's front end does, up to
     ``RECONNECTS`` times with a growing pause (the session starts afresh: behind replicas, on
@@ -646,10 +734,13 @@ def survivors(record: Record, at: float, replica: str) -> dict[str, Any]:
         "reconnected": len(stayed & moved),
         # reruns of theirs whose session's cookie named another replica (should be 0)
         "reruns_elsewhere": sum(1 for _, _, name, sid in rows if sid in stayed and name != replica),
-        "before": {"reruns": len(before), "p50_ms": ms(pct(before, 50)),
-                   "p95_ms": ms(pct(before, 95))},
+        "before": {
+            "reruns": len(before),
+            "p50_ms": ms(pct(before, 50)),
+            "p95_ms": ms(pct(before, 95)),
+        },
         "after": {"reruns": len(after), "p50_ms": ms(pct(after, 50)), "p95_ms": ms(pct(after, 95))},
-    }  # fmt: skip
+    }
 
 
 # -- the phases ------------------------------------------------------------------------------
@@ -867,9 +958,15 @@ def _renice_children(spare: int | None, niceness: int = 19) -> None:
 
 
 def browsers(
-    url: str, page: str, count: int, until: float, think: float, seed: int, out: dict,
+    url: str,
+    page: str,
+    count: int,
+    until: float,
+    think: float,
+    seed: int,
+    out: dict,
     spare: int | None = None,
-) -> None:  # fmt: skip
+) -> None:
     """``count`` Chromium tabs: open the page, then type functions and switch the method.
 
     A rerun is timed from the key press until the websocket delivered ``script_finished``
@@ -982,9 +1079,10 @@ def _per_rerun(
 ) -> dict[str, float | None]:
     """The server's user and kernel CPU milliseconds and minor page faults per rerun."""
     out: dict[str, float | None] = {
-        "server_user_ms_per_rerun": None, "server_kernel_ms_per_rerun": None,
+        "server_user_ms_per_rerun": None,
+        "server_kernel_ms_per_rerun": None,
         "server_faults_per_rerun": None,
-    }  # fmt: skip
+    }
     if before is None or after is None or runs == 0:
         return out
     out["server_user_ms_per_rerun"] = round(1000 * (after[0] - before[0]) / runs, 2)
@@ -1002,9 +1100,12 @@ def _steady_rate(done_at: list[float], start: float, end: float) -> float | None
 
 
 def load(
-    server: Server, url: str, pages: list[str], args: argparse.Namespace,
+    server: Server,
+    url: str,
+    pages: list[str],
+    args: argparse.Namespace,
     record: Record | None = None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """N students with think time, plus the browser tabs; RSS sampled throughout. ``record``:
     where the sessions write what they measure (a new one by default; pass one to read more
     of it afterwards, as :func:`survivors` does)."""
@@ -1031,14 +1132,15 @@ def load(
                 reconnect=getattr(args, "reconnect", False),
                 replica=getattr(args, "replica", None),
             ),
-        )  # fmt: skip
+        )
         for i in range(args.sessions)
     ]
     browser_out: dict[str, Any] = {}
     bt = threading.Thread(
-        target=browsers, daemon=True,
+        target=browsers,
+        daemon=True,
         args=(url, pages[0], args.browsers, until, args.think, args.seed, browser_out, server.pid),
-    )  # fmt: skip
+    )
     if args.browsers:
         bt.start()
     for t in threads:
@@ -1136,42 +1238,81 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--seconds", type=float, default=30, help="length of the load phase, s (default 30)"
     )
     ap.add_argument("--think", type=float, default=2.0, help="mean think time, s (default 2)")
-    ap.add_argument("--storm", type=int, default=20, help="sessions opening at once "
-                    "(default 20; 0 skips)")  # fmt: skip
-    ap.add_argument("--idle", type=int, default=None, help="idle sessions to weigh "
-                    "(default: as many as --sessions; 0 skips)")  # fmt: skip
-    ap.add_argument("--soak", type=int, default=150, help="reruns for the growth measure "
-                    "(default 150; the target is stated for 1000; 0 skips)")  # fmt: skip
-    ap.add_argument("--soak-seconds", type=float, default=40, help="time bound of the soak "
-                    "(default 40 s)")  # fmt: skip
+    ap.add_argument(
+        "--storm", type=int, default=20, help="sessions opening at once (default 20; 0 skips)"
+    )
+    ap.add_argument(
+        "--idle",
+        type=int,
+        default=None,
+        help="idle sessions to weigh (default: as many as --sessions; 0 skips)",
+    )
+    ap.add_argument(
+        "--soak",
+        type=int,
+        default=150,
+        help="reruns for the growth measure (default 150; the target is stated for 1000; 0 skips)",
+    )
+    ap.add_argument(
+        "--soak-seconds", type=float, default=40, help="time bound of the soak (default 40 s)"
+    )
     ap.add_argument("--browsers", type=int, default=2, help="real Chromium tabs (default 2)")
-    ap.add_argument("--pages", default="derivatives", help="comma-separated URL paths, or "
-                    "'all' for every page in the app's navigation (default: derivatives)")  # fmt: skip
-    ap.add_argument("--mix", choices=("full", "light"), default="full", help="what students "
-                    "do: 'full' (any setting, default) or 'light' (orders up to "
-                    f"{LIGHT_MAX_ORDER}, no method switch, no buttons)")  # fmt: skip
+    ap.add_argument(
+        "--pages",
+        default="derivatives",
+        help="comma-separated URL paths, or "
+        "'all' for every page in the app's navigation (default: derivatives)",
+    )
+    ap.add_argument(
+        "--mix",
+        choices=("full", "light"),
+        default="full",
+        help="what students "
+        "do: 'full' (any setting, default) or 'light' (orders up to "
+        f"{LIGHT_MAX_ORDER}, no method switch, no buttons)",
+    )
     ap.add_argument("--no-assets", action="store_true", help="storm without JS/CSS downloads")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds for any one wait")
-    ap.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE",
-                    help="environment for the server this tool starts, for experiments "
-                    "(e.g. MALLOC_ARENA_MAX=2); repeatable")  # fmt: skip
+    ap.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="environment for the server this tool starts, for experiments "
+        "(e.g. MALLOC_ARENA_MAX=2); repeatable",
+    )
     ap.add_argument(
         "--reconnect",
         action="store_true",
         help="a student whose connection drops "
         "opens the page again, as a browser does (for replicas behind a proxy)",
     )
-    ap.add_argument("--replica", metavar="NAME", help="behind deploy/replicas.py's proxy: every "
-                    f"student arrives with the {AFFINITY_COOKIE} cookie naming this replica "
-                    "(r1, r2, ...), so all of them are served by it")  # fmt: skip
-    ap.add_argument("--first-screens", type=int, default=0, metavar="ROUNDS", help="the first "
-                    "visitor in Chromium, then ROUNDS rounds of deep links to every page "
-                    "(benchmarks/first_screens.py), before the other phases (default 0: skip)")  # fmt: skip
+    ap.add_argument(
+        "--replica",
+        metavar="NAME",
+        help="behind deploy/replicas.py's proxy: every "
+        f"student arrives with the {AFFINITY_COOKIE} cookie naming this replica "
+        "(r1, r2, ...), so all of them are served by it",
+    )
+    ap.add_argument(
+        "--first-screens",
+        type=int,
+        default=0,
+        metavar="ROUNDS",
+        help="the first "
+        "visitor in Chromium, then ROUNDS rounds of deep links to every page "
+        "(benchmarks/first_screens.py), before the other phases (default 0: skip)",
+    )
     ap.add_argument("--seed", type=int, default=6)
     ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     args = ap.parse_args(argv)
-    for name, top in (("sessions", 500), ("storm", 500), ("idle", 500), ("soak", 10_000),
-                      ("browsers", 8)):  # fmt: skip
+    for name, top in (
+        ("sessions", 500),
+        ("storm", 500),
+        ("idle", 500),
+        ("soak", 10_000),
+        ("browsers", 8),
+    ):
         value = getattr(args, name)
         if value is not None and not 0 <= value <= top:
             ap.error(f"--{name}: expected 0 to {top}, got {value}")
@@ -1196,9 +1337,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     env = dict(item.split("=", 1) for item in args.server_env)
     server = Server(args.url, env)
     result: dict[str, Any] = {
-        "url": server.url, "server_pid": server.pid, "server_env": env, "cores": os.cpu_count(),
-        "machine_cpu_before_pct": busy_before, "loadavg_before": os.getloadavg()[0],
-    }  # fmt: skip
+        "url": server.url,
+        "server_pid": server.pid,
+        "server_env": env,
+        "cores": os.cpu_count(),
+        "machine_cpu_before_pct": busy_before,
+        "loadavg_before": os.getloadavg()[0],
+    }
     try:
         result["rss_boot_mb"] = server.rss_mb() and round(server.rss_mb(), 1)
         if args.first_screens:
@@ -1227,15 +1372,24 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             log(f"idle: {args.idle} sessions open one by one and stay")
             result.update(idle(server, server.url, pages[0], args.idle, args.timeout))
         if args.sessions:
-            log(f"load: {args.sessions} sessions + {args.browsers} browsers for {args.seconds:g} s "
-                f"(think {args.think:g} s) on {', '.join(pages)}")  # fmt: skip
+            log(
+                f"load: {args.sessions} sessions + {args.browsers} browsers for {args.seconds:g} s "
+                f"(think {args.think:g} s) on {', '.join(pages)}"
+            )
             result.update(load(server, server.url, pages, args))
         if args.soak:
             log(f"soak: {args.soak} reruns by 4 sessions")
             result.update(
-                soak(server, server.url, pages[0], args.soak, args.soak_seconds, args.timeout,
-                     args.seed)
-            )  # fmt: skip
+                soak(
+                    server,
+                    server.url,
+                    pages[0],
+                    args.soak,
+                    args.soak_seconds,
+                    args.timeout,
+                    args.seed,
+                )
+            )
         end = server.rss_mb()
         result["rss_end_mb"] = None if end is None else round(end, 1)
         if end and result.get("rss_start_mb"):

@@ -120,8 +120,12 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--partial", type=Path, default=APP_BUNDLE,
-                    help="a partial plotly.js bundle (default: the app's, in static/)")  # fmt: skip
+    ap.add_argument(
+        "--partial",
+        type=Path,
+        default=APP_BUNDLE,
+        help="a partial plotly.js bundle (default: the app's, in static/)",
+    )
     ap.add_argument("--rounds", type=int, default=4, help="visits per bundle (default 4)")
     ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     args = ap.parse_args(argv)
@@ -138,8 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"partial: {header(args.partial)}, {sizes['partial'] / 1e6:.1f} MB")
     for name, d in r.items():
         lo, dr = d["loaded_ms"], d["drawn_ms"]
-        print(f"{name:8s} loaded and evaluated {statistics.median(lo):5.0f} ms ({min(lo)}-"
-              f"{max(lo)}), contour drawn {statistics.median(dr):5.0f} ms ({min(dr)}-{max(dr)})")  # fmt: skip
+        print(
+            f"{name:8s} loaded and evaluated {statistics.median(lo):5.0f} ms ({min(lo)}-"
+            f"{max(lo)}), contour drawn {statistics.median(dr):5.0f} ms ({min(dr)}-{max(dr)})"
+        )
     return 0
 
 

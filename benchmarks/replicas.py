@@ -121,16 +121,37 @@ def warm(group: Replicas, timeout: float) -> dict[str, float]:
 
 
 def load_args(
-    sessions: int, seconds: float, think: float, reconnect: bool, mix: str = "full",
+    sessions: int,
+    seconds: float,
+    think: float,
+    reconnect: bool,
+    mix: str = "full",
     replica: str | None = None,
-) -> argparse.Namespace:  # fmt: skip
+) -> argparse.Namespace:
     args = lb.parse_args(
-        ["--sessions", str(sessions), "--seconds", str(seconds), "--think", str(think),
-         "--browsers", "0", "--storm", "0", "--soak", "0", "--idle", "0", "--timeout", "60",
-         "--mix", mix]
+        [
+            "--sessions",
+            str(sessions),
+            "--seconds",
+            str(seconds),
+            "--think",
+            str(think),
+            "--browsers",
+            "0",
+            "--storm",
+            "0",
+            "--soak",
+            "0",
+            "--idle",
+            "0",
+            "--timeout",
+            "60",
+            "--mix",
+            mix,
+        ]
         + (["--reconnect"] if reconnect else [])
         + (["--replica", replica] if replica else [])
-    )  # fmt: skip
+    )
     return args
 
 
@@ -148,9 +169,23 @@ def students(group: Replicas, args: argparse.Namespace, kill_at: float | None = 
         threading.Timer(kill_at, kill).start()
     record = lb.Record()
     out = lb.load(server, group.url, ["derivatives"], args, record)
-    keep = ("reruns", "reruns_per_s", "steady_reruns_per_s", "p50_ms", "p95_ms", "p99_ms",
-            "failed", "failures", "reruns_over_2s", "affinity_connections", "affinity_held",
-            "reconnects", "busy", "loadgen_cpu_pct", "machine_cpu_pct")  # fmt: skip
+    keep = (
+        "reruns",
+        "reruns_per_s",
+        "steady_reruns_per_s",
+        "p50_ms",
+        "p95_ms",
+        "p99_ms",
+        "failed",
+        "failures",
+        "reruns_over_2s",
+        "affinity_connections",
+        "affinity_held",
+        "reconnects",
+        "busy",
+        "loadgen_cpu_pct",
+        "machine_cpu_pct",
+    )
     result = {k: out[k] for k in keep}
     if killed_at:  # the students r2 held from the start: before and after r1 went
         result["survivors"] = lb.survivors(record, killed_at[0], "r2")
@@ -168,16 +203,22 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
         with Replicas(2, env=env, replica_header=True) as group:
             warm(group, 120)
             if a.capacity_warmup:  # both replicas compute and cache what the students ask
-                students(group, load_args(a.capacity_sessions, a.capacity_warmup, 0, False,
-                                          a.capacity_mix))  # fmt: skip
+                students(
+                    group,
+                    load_args(a.capacity_sessions, a.capacity_warmup, 0, False, a.capacity_mix),
+                )
             for i in range(a.rounds):  # 1, 2, 2, 1, 1, 2, ...: neither goes first every time
                 rate: dict[int, float] = {}
                 cpu: dict[int, dict[str, float]] = {}  # % of a core, by process tree
                 for n in (1, 2) if i % 2 == 0 else (2, 1):
                     args = load_args(
-                        a.capacity_sessions, a.capacity_seconds, 0, False, a.capacity_mix,
+                        a.capacity_sessions,
+                        a.capacity_seconds,
+                        0,
+                        False,
+                        a.capacity_mix,
                         replica="r1" if n == 1 else None,
-                    )  # fmt: skip
+                    )
                     pids = {r.name: r.process.pid for r in group.replicas}
                     out, cpu[n] = cpu_shares(
                         {**pids, "proxy": group.proxy.pid}, lambda args=args: students(group, args)
@@ -190,8 +231,15 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
                         f"are in ({out['reruns_per_s']} over the phase), p50 {out['p50_ms']} "
                         f"ms; % of a core: {shares}"
                     )
-                result["capacity"].append({"one": rate[1], "two": rate[2], "ratio": rate[2] / rate[1],
-                                           "cpu_one": cpu[1], "cpu_two": cpu[2]})  # fmt: skip
+                result["capacity"].append(
+                    {
+                        "one": rate[1],
+                        "two": rate[2],
+                        "ratio": rate[2] / rate[1],
+                        "cpu_one": cpu[1],
+                        "cpu_two": cpu[2],
+                    }
+                )
     ratios = [r["ratio"] for r in result["capacity"]]
     if ratios:  # --rounds 0: the class only
         result["capacity_ratio_median"] = round(statistics.median(ratios), 2)
@@ -199,8 +247,9 @@ def run(a: argparse.Namespace) -> dict[str, Any]:
         # the mean rate with 2 over the mean rate with 1: every phase counted
         result["capacity_ratio_of_means"] = round(
             statistics.fmean(r["two"] for r in result["capacity"])
-            / statistics.fmean(r["one"] for r in result["capacity"]), 2
-        )  # fmt: skip
+            / statistics.fmean(r["one"] for r in result["capacity"]),
+            2,
+        )
 
     if a.skip_class:
         return result
@@ -234,11 +283,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=4, help="capacity rounds (default 4; 0: none)")
     ap.add_argument("--capacity-sessions", type=int, default=16)
     ap.add_argument("--capacity-seconds", type=float, default=25)
-    ap.add_argument("--capacity-warmup", type=float, default=20, help="seconds of load on both "
-                    "replicas before the capacity rounds, not measured (default 20; 0: none)")  # fmt: skip
-    ap.add_argument("--capacity-mix", choices=("full", "light"), default="light", help="what "
-                    "the saturating students do (default light: the simulated clients, on the "
-                    "same 2 cores, then take less of them)")  # fmt: skip
+    ap.add_argument(
+        "--capacity-warmup",
+        type=float,
+        default=20,
+        help="seconds of load on both "
+        "replicas before the capacity rounds, not measured (default 20; 0: none)",
+    )
+    ap.add_argument(
+        "--capacity-mix",
+        choices=("full", "light"),
+        default="light",
+        help="what "
+        "the saturating students do (default light: the simulated clients, on the "
+        "same 2 cores, then take less of them)",
+    )
     ap.add_argument("--skip-class", action="store_true", help="capacity only")
     ap.add_argument("--class-size", type=int, default=100)
     ap.add_argument(

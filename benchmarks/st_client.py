@@ -68,15 +68,33 @@ XSRF_COOKIE = "_streamlit_xsrf"
 #: The response header a proxy in front of replicas names the replica in (deploy/replicas.py).
 REPLICA_HEADER = "X-Hograd-Replica"
 #: Element types that are widgets (have an ``id`` and a value on the wire).
-WIDGET_TYPES = frozenset({
-    "text_input", "text_area", "slider", "radio", "selectbox", "checkbox", "button_group",
-    "button", "number_input", "multiselect", "tabs",
-})  # fmt: skip
+WIDGET_TYPES = frozenset(
+    {
+        "text_input",
+        "text_area",
+        "slider",
+        "radio",
+        "selectbox",
+        "checkbox",
+        "button_group",
+        "button",
+        "number_input",
+        "multiselect",
+        "tabs",
+    }
+)
 #: ``bidi_component`` is the app's only component, its 2-D chart (hograd_ui/parts/chart.py).
-CHART_TYPES = frozenset({
-    "plotly_chart", "graphviz_chart", "vega_lite_chart", "arrow_vega_lite_chart",
-    "deck_gl_json_chart", "echarts_chart", "bidi_component",
-})  # fmt: skip
+CHART_TYPES = frozenset(
+    {
+        "plotly_chart",
+        "graphviz_chart",
+        "vega_lite_chart",
+        "arrow_vega_lite_chart",
+        "deck_gl_json_chart",
+        "echarts_chart",
+        "bidi_component",
+    }
+)
 _FINAL = {
     ForwardMsg.FINISHED_SUCCESSFULLY: "ok",
     ForwardMsg.FINISHED_WITH_COMPILE_ERROR: "compile_error",
@@ -96,9 +114,23 @@ class ScriptTimeout(ProtocolError):
 def _cookie(host: str, name: str, value: str) -> http.cookiejar.Cookie:
     """A session cookie for every path of ``host``."""
     return http.cookiejar.Cookie(
-        0, name, value, None, False, host, False, False, "/", True, False, None, True, None,
-        None, {},
-    )  # fmt: skip
+        0,
+        name,
+        value,
+        None,
+        False,
+        host,
+        False,
+        False,
+        "/",
+        True,
+        False,
+        None,
+        True,
+        None,
+        None,
+        {},
+    )
 
 
 def key_of(widget_id: str) -> str | None:
@@ -235,9 +267,13 @@ class StreamlitClient:
     """
 
     def __init__(
-        self, base_url: str, *, timeout: float = 30.0, fetch_assets: bool = False,
+        self,
+        base_url: str,
+        *,
+        timeout: float = 30.0,
+        fetch_assets: bool = False,
         cookies: dict[str, str] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         parsed = urllib.parse.urlparse(base_url)
         if parsed.scheme not in ("http", "https") or parsed.hostname not in LOOPBACK_HOSTS:
             raise ValueError(
@@ -372,9 +408,13 @@ class StreamlitClient:
         )
 
     def _client_state(
-        self, msg: BackMsg, page_name: str, page_script_hash: str, widgets: bool,
+        self,
+        msg: BackMsg,
+        page_name: str,
+        page_script_hash: str,
+        widgets: bool,
         fragment_id: str = "",
-    ) -> None:  # fmt: skip
+    ) -> None:
         cs = msg.rerun_script
         cs.query_string = self.query_string
         cs.page_name = page_name
@@ -403,9 +443,13 @@ class StreamlitClient:
                 setattr(state, name, value)
 
     def _run(
-        self, *, page_name: str, page_script_hash: str, widgets: bool = True,
+        self,
+        *,
+        page_name: str,
+        page_script_hash: str,
+        widgets: bool = True,
         fragment_id: str = "",
-    ) -> RunResult:  # fmt: skip
+    ) -> RunResult:
         if self._ws is None:
             raise ProtocolError("rerun: not connected; call open() first.")
         msg = BackMsg()

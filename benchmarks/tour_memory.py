@@ -57,22 +57,22 @@ TOUR: list[tuple[str, str]] = [
             "inplace",
             "nan_anomaly",
         )
-    ],  # fmt: skip
+    ],
     ("graph", "graph.fn=w1**2*sin(w2)"),
     ("hvp", ""),
     *[("hvp", f"hvp.tab={t}") for t in ("hessian", "ways", "slices", "power")],
     *[
         ("hvp", f"hvp.mode=network&hvp.net.tab={t}")
         for t in ("top", "trace", "sharp", "hessian", "training")
-    ],  # fmt: skip
+    ],
     *[
         ("why", f"why.tab={t}")
         for t in ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan", "curvature")
-    ],  # fmt: skip
+    ],
     *[
         ("backward", f"backward.variant={v}")
         for v in ("written", "detached", "once", "second_function")
-    ],  # fmt: skip
+    ],
     ("memory", ""),
     *[("lesson", f"step={s}") for s in range(1, 8)],
 ]
@@ -163,8 +163,9 @@ def tour(rounds_label: str, verbose: bool, downloads: bool) -> dict[str, object]
         views: list[dict[str, object]] = []
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
-            context = browser.new_context(viewport={"width": 1440, "height": 900},
-                                          accept_downloads=True)  # fmt: skip
+            context = browser.new_context(
+                viewport={"width": 1440, "height": 900}, accept_downloads=True
+            )
             page = context.new_page()
             for name, query in TOUR:
                 began = time.perf_counter()
@@ -173,21 +174,35 @@ def tour(rounds_label: str, verbose: bool, downloads: bool) -> dict[str, object]
                 files = _download_all(page) if downloads else 0
                 rss, pss, kids = _mb(server.pid)
                 high = max(peak.since_last(), rss)
-                views.append({"view": f"/{name}?{query}", "rss_mb": round(rss, 1), "peak_rss_mb": round(high, 1),
-                              "pss_mb": round(pss, 1), "children_pss_mb": round(kids, 1), "downloads": files,
-                              "seconds": round(time.perf_counter() - began, 2)})  # fmt: skip
+                views.append(
+                    {
+                        "view": f"/{name}?{query}",
+                        "rss_mb": round(rss, 1),
+                        "peak_rss_mb": round(high, 1),
+                        "pss_mb": round(pss, 1),
+                        "children_pss_mb": round(kids, 1),
+                        "downloads": files,
+                        "seconds": round(time.perf_counter() - began, 2),
+                    }
+                )
                 if verbose:
-                    print(f"{rounds_label} {views[-1]['view']:<50} RSS {rss:7.1f} (peak {high:7.1f})  PSS {pss:7.1f}"
-                          f"  children {kids:6.1f} MB  files {files}", flush=True)  # fmt: skip
+                    print(
+                        f"{rounds_label} {views[-1]['view']:<50} RSS {rss:7.1f} (peak {high:7.1f})  PSS {pss:7.1f}"
+                        f"  children {kids:6.1f} MB  files {files}",
+                        flush=True,
+                    )
             browser.close()
         peak.stop()
         end_rss, end_pss, _ = _mb(server.pid)
         return {
-            "start_rss_mb": round(start_rss, 1), "start_pss_mb": round(start_pss, 1),
-            "end_rss_mb": round(end_rss, 1), "end_pss_mb": round(end_pss, 1),
-            "peak_rss_mb": round(peak.rss, 1), "peak_pss_mb": round(peak.pss, 1),
+            "start_rss_mb": round(start_rss, 1),
+            "start_pss_mb": round(start_pss, 1),
+            "end_rss_mb": round(end_rss, 1),
+            "end_pss_mb": round(end_pss, 1),
+            "peak_rss_mb": round(peak.rss, 1),
+            "peak_pss_mb": round(peak.pss, 1),
             "views": views,
-        }  # fmt: skip
+        }
     finally:
         server.stop()
 
@@ -214,9 +229,11 @@ def main(argv: list[str] | None = None) -> int:
         f"\n{len(TOUR)} views and {files} downloads per tour; goal: {GOAL_MB} MB (RSS) after a full tour"
     )
     for i, r in enumerate(results, 1):
-        print(f"round {i}: start RSS {r['start_rss_mb']} MB (PSS {r['start_pss_mb']}); "
-              f"after the tour RSS {r['end_rss_mb']} (PSS {r['end_pss_mb']}); "
-              f"peak RSS {r['peak_rss_mb']} (PSS {r['peak_pss_mb']})")  # fmt: skip
+        print(
+            f"round {i}: start RSS {r['start_rss_mb']} MB (PSS {r['start_pss_mb']}); "
+            f"after the tour RSS {r['end_rss_mb']} (PSS {r['end_pss_mb']}); "
+            f"peak RSS {r['peak_rss_mb']} (PSS {r['peak_pss_mb']})"
+        )
     return 0
 
 

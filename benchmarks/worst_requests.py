@@ -143,9 +143,13 @@ BACKGROUND = {
 
 def measure(code: str) -> dict:
     out = subprocess.run(
-        [sys.executable, "-c", _RUNNER, code], cwd=ROOT, capture_output=True, text=True,
-        timeout=300, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
+        [sys.executable, "-c", _RUNNER, code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     if out.returncode != 0:
         return {"seconds": None, "extra_mb": None, "outcome": "crashed: " + out.stderr[-300:]}
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -154,8 +154,10 @@ def pip_find_links() -> Path | None:
     """The folder of pip's own ``find-links`` setting, if it holds the CPU torch wheel."""
     done = subprocess.run(
         [sys.executable, "-m", "pip", "config", "get", "global.find-links"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     for word in done.stdout.split():
         folder = Path(word.removeprefix("file://"))
         if (folder / TORCH_WHEEL).is_file():
@@ -253,8 +255,17 @@ class Check:
             self.figures["uv version"] = run(uv, "--version").strip()
             started = time.monotonic()  # the install itself, not fetching uv
             run(uv, "venv", "--quiet", "--python", sys.executable, str(venv), env=self.env)
-            run(uv, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"),
-                "-r", str(file), env=self.env)  # fmt: skip
+            run(
+                uv,
+                "pip",
+                "install",
+                "--quiet",
+                "--python",
+                str(venv / "bin" / "python"),
+                "-r",
+                str(file),
+                env=self.env,
+            )
         else:
             run(sys.executable, "-m", "venv", str(venv))
             self.figures["pip version"] = run(str(venv / "bin" / "pip"), "--version").split()[1]
@@ -276,9 +287,17 @@ class Check:
         file = self.work / "requirements-plain-torch.txt"
         file.write_text(plain_torch(self.requirements))
         compiled = run(
-            self.uv(), "pip", "compile", "--quiet", str(file), "--python-version", "3.11",
-            "--python-platform", "x86_64-manylinux_2_28", env=self.env,
-        )  # fmt: skip
+            self.uv(),
+            "pip",
+            "compile",
+            "--quiet",
+            str(file),
+            "--python-version",
+            "3.11",
+            "--python-platform",
+            "x86_64-manylinux_2_28",
+            env=self.env,
+        )
         cuda = cuda_packages(compiled)
         if not cuda:
             raise CheckFailed(
@@ -293,13 +312,17 @@ class Check:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
-        "--page", choices=("auto", "standin", "real"), default="auto",
+        "--page",
+        choices=("auto", "standin", "real"),
+        default="auto",
         help="PyTorch's page of CPU wheels: the real one when it answers (auto), or the stand-in",
-    )  # fmt: skip
+    )
     ap.add_argument(
-        "--wheels", type=Path, default=None,
+        "--wheels",
+        type=Path,
+        default=None,
         help="a folder with the CPU torch wheel, for the stand-in (default: pip's find-links)",
-    )  # fmt: skip
+    )
     ap.add_argument("--json", action="store_true", help="print the figures as JSON at the end")
     args = ap.parse_args(argv)
     text = REQUIREMENTS.read_text()

@@ -132,9 +132,15 @@ def build_standins(cache: Path) -> None:
                 raise CheckFailed("the stand-in needs debootstrap: apt-get install debootstrap")
             shutil.rmtree(rootfs, ignore_errors=True)
             rootfs.parent.mkdir(parents=True, exist_ok=True)
-            run("debootstrap", "--variant=minbase",
+            run(
+                "debootstrap",
+                "--variant=minbase",
                 "--include=python3,python3-pip,python3-venv,python-is-python3,ca-certificates",
-                "bookworm", str(rootfs), "http://deb.debian.org/debian", timeout=1200)  # fmt: skip
+                "bookworm",
+                str(rootfs),
+                "http://deb.debian.org/debian",
+                timeout=1200,
+            )
         # as in the official image: pip installs into the image's Python, no venv needed
         (rootfs / "usr/lib/python3.11/EXTERNALLY-MANAGED").unlink(missing_ok=True)
         # this machine's own certificate authorities (an HTTPS-inspecting egress proxy, say),
@@ -147,12 +153,29 @@ def build_standins(cache: Path) -> None:
         shutil.rmtree(rootfs / "var/cache/apt/archives", ignore_errors=True)
         (rootfs / "var/cache/apt/archives/partial").mkdir(parents=True, exist_ok=True)
         tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
-        run("docker", "import", "--change", "ENV LANG=C.UTF-8", "--change", 'CMD ["python3"]',
-            "-", STANDIN_PYTHON, stdin=tar.stdout)  # fmt: skip
+        run(
+            "docker",
+            "import",
+            "--change",
+            "ENV LANG=C.UTF-8",
+            "--change",
+            'CMD ["python3"]',
+            "-",
+            STANDIN_PYTHON,
+            stdin=tar.stdout,
+        )
         tar.wait()
     if not have_image(STANDIN_HAPROXY):
-        run("docker", "build", "--network", "host", "-t", STANDIN_HAPROXY, "-",
-            input=STANDIN_HAPROXY_DOCKERFILE)  # fmt: skip
+        run(
+            "docker",
+            "build",
+            "--network",
+            "host",
+            "-t",
+            STANDIN_HAPROXY,
+            "-",
+            input=STANDIN_HAPROXY_DOCKERFILE,
+        )
 
 
 def pip_find_links() -> Path | None:
@@ -191,11 +214,16 @@ class Check:
         self.clients: list[tuple[StreamlitClient, str, str]] = []  # (client, function, replica)
         self.compose = compose_command()
         self.env = {
-            **os.environ, "HOGRAD_IMAGE": IMAGE, "HOGRAD_HAPROXY_IMAGE": haproxy,
-            "HOGRAD_BASE_IMAGE": base, "HOGRAD_PORT": str(port),
-            "HOGRAD_COOKIE_SECRET": secrets.token_hex(32), "COMPOSE_PROJECT_NAME": PROJECT,
-            "HOGRAD_AFFINITY_KEY": secrets.token_hex(32), "HOGRAD_REPLICA_HEADER": "on",
-        }  # fmt: skip
+            **os.environ,
+            "HOGRAD_IMAGE": IMAGE,
+            "HOGRAD_HAPROXY_IMAGE": haproxy,
+            "HOGRAD_BASE_IMAGE": base,
+            "HOGRAD_PORT": str(port),
+            "HOGRAD_COOKIE_SECRET": secrets.token_hex(32),
+            "COMPOSE_PROJECT_NAME": PROJECT,
+            "HOGRAD_AFFINITY_KEY": secrets.token_hex(32),
+            "HOGRAD_REPLICA_HEADER": "on",
+        }
 
     def step(self, name: str, fn) -> bool:  # noqa: ANN001 - a callable returning its detail
         try:
@@ -204,19 +232,35 @@ class Check:
         except Exception as exc:  # noqa: BLE001 - every failure is reported as the step's
             detail, ok = f"{type(exc).__name__}: {exc}", False
         self.steps.append((name, ok, str(detail)))
-        print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + str(detail) if detail else ''}",
-              flush=True)  # fmt: skip
+        print(
+            f"{'ok  ' if ok else 'FAIL'} {name}{': ' + str(detail) if detail else ''}", flush=True
+        )
         return ok
 
     def compose_run(self, *args: str, timeout: float = 600) -> str:
-        return run(*self.compose, "-f", str(ROOT / "compose.yaml"), *args, timeout=timeout,
-                   env=self.env, cwd=ROOT)  # fmt: skip
+        return run(
+            *self.compose,
+            "-f",
+            str(ROOT / "compose.yaml"),
+            *args,
+            timeout=timeout,
+            env=self.env,
+            cwd=ROOT,
+        )
 
     # -- the steps ------------------------------------------------------------------------
 
     def build(self, wheels: Path | None) -> str:
-        args = ["docker", "build", "--network", "host", "-t", IMAGE, "--build-arg",
-                f"BASE={self.base}"]  # fmt: skip
+        args = [
+            "docker",
+            "build",
+            "--network",
+            "host",
+            "-t",
+            IMAGE,
+            "--build-arg",
+            f"BASE={self.base}",
+        ]
         start = time.monotonic()
         with contextlib.ExitStack() as stack:
             if wheels is not None:
@@ -245,10 +289,21 @@ class Check:
 
     def seeds(self) -> str:
         cli = ["run", "--rm", "--network", "none", IMAGE, "python", "-m", "hograd_cli"]
-        deriv = json.loads(docker(*cli, "derivatives", "x**3", "--order", "2", "--at", "2",
-                                  "--json"))  # fmt: skip
-        hvp = json.loads(docker(*cli, "hvp", "w1**2*sin(w2)", "--at", "1,1.5707963267948966",
-                                "--vector", "0.5,1", "--json"))  # fmt: skip
+        deriv = json.loads(
+            docker(*cli, "derivatives", "x**3", "--order", "2", "--at", "2", "--json")
+        )
+        hvp = json.loads(
+            docker(
+                *cli,
+                "hvp",
+                "w1**2*sin(w2)",
+                "--at",
+                "1,1.5707963267948966",
+                "--vector",
+                "0.5,1",
+                "--json",
+            )
+        )
         values = [row[0] for row in deriv["values"]]  # f, f', f'' at x = 2
         assert values[1:] == [12.0, 12.0], deriv
         grad, hv = [float(v) for v in hvp["gradient"]], [float(v) for v in hvp["hvp"]]
@@ -260,9 +315,12 @@ class Check:
         self.compose_run("up", "-d", "--no-build", "--scale", f"app={self.replicas}")
         apps = self.apps()
         assert len(apps) == self.replicas, f"{len(apps)} app containers, not {self.replicas}"
-        ips = {c: docker("inspect", "--format",
-                         "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", c)
-               for c in apps}  # fmt: skip
+        ips = {
+            c: docker(
+                "inspect", "--format", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", c
+            )
+            for c in apps
+        }
         answered: dict[str, float] = {}
         healthy: dict[str, float] = {}
         deadline = start + HEALTHY_SECONDS
@@ -283,9 +341,11 @@ class Check:
         self.figures["seconds to HEALTHCHECK healthy"] = sorted(
             round(s, 1) for s in healthy.values()
         )
-        return (f"{len(apps)} replicas answered /_stcore/health after "
-                f"{', '.join(f'{s:.1f}' for s in sorted(answered.values()))} s; "
-                f"Docker reports them healthy")  # fmt: skip
+        return (
+            f"{len(apps)} replicas answered /_stcore/health after "
+            f"{', '.join(f'{s:.1f}' for s in sorted(answered.values()))} s; "
+            f"Docker reports them healthy"
+        )
 
     def affinity(self) -> str:
         functions = ["x**3", "tanh(x)", "sin(x)", "exp(x)"]
@@ -473,9 +533,11 @@ def main(argv: list[str] | None = None) -> int:
         help="where the stand-in's Debian tree is kept between runs",
     )
     ap.add_argument(
-        "--shots", type=Path, default=ROOT / "tests" / "artifacts" / "docker",
+        "--shots",
+        type=Path,
+        default=ROOT / "tests" / "artifacts" / "docker",
         help="where the browser step's screenshots go",
-    )  # fmt: skip
+    )
     ap.add_argument("--keep", action="store_true", help="leave the containers running")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON at the end")
     args = ap.parse_args(argv)

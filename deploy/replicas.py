@@ -73,9 +73,13 @@ def healthy(url: str, timeout: float = 2.0, context: ssl.SSLContext | None = Non
 
 
 def haproxy_config(
-    port: int, servers: list[tuple[str, int]], template: Path = TEMPLATE, *,
-    probe: Path | None = None, cert: Path | None = None,
-) -> str:  # fmt: skip
+    port: int,
+    servers: list[tuple[str, int]],
+    template: Path = TEMPLATE,
+    *,
+    probe: Path | None = None,
+    cert: Path | None = None,
+) -> str:
     """deploy/haproxy.cfg for a proxy on 127.0.0.1:``port`` in front of ``servers`` (name,
     port): the template's ``server`` lines are replaced by one per replica, each with its
     name as its cookie value.
@@ -173,9 +177,9 @@ class Replicas:
         for i in range(1, self.count + 1):
             self.replicas.append(self._start_replica(f"r{i}", free_port()))
         probe = self.log_dir / "probe.sh"
-        probe.write_text(PROBE_SCRIPT.format(
-            root=ROOT, python=sys.executable, timeout=self.probe_timeout
-        ))  # fmt: skip
+        probe.write_text(
+            PROBE_SCRIPT.format(root=ROOT, python=sys.executable, timeout=self.probe_timeout)
+        )
         probe.chmod(0o755)
         config = self.log_dir / "haproxy.cfg"
         servers = [(r.name, r.port) for r in self.replicas]
@@ -193,9 +197,11 @@ class Replicas:
             for replica in self.replicas:
                 warm(replica.url)
         self.proxy = subprocess.Popen(  # -db: stay in the foreground, so it stops with us
-            [haproxy, "-db", "-f", str(config)], stdout=self._log("haproxy.log"),
-            stderr=subprocess.STDOUT, env=proxy_env,
-        )  # fmt: skip
+            [haproxy, "-db", "-f", str(config)],
+            stdout=self._log("haproxy.log"),
+            stderr=subprocess.STDOUT,
+            env=proxy_env,
+        )
         context = ssl.create_default_context(cafile=self.cert) if self.cert else None
         self._wait(self.url, self.proxy, deadline, "haproxy", context)
 
@@ -203,11 +209,25 @@ class Replicas:
         env = {**os.environ, **self.env, "STREAMLIT_SERVER_COOKIE_SECRET": self._secret}
         log = self._log(f"{name}.log")
         process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", self.script, "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                self.script,
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--server.headless",
+                "true",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
             start_new_session=True,  # its child processes go with it when it is killed
-        )  # fmt: skip
+        )
         return Replica(name, port, process)
 
     def check(self) -> list[str]:
@@ -221,9 +241,10 @@ class Replicas:
 
         restarted = []
         for i, replica in enumerate(self.replicas):
-            failed = replica.process.poll() is not None or probe(
-                replica.url, self.probe_timeout
-            ) is not None  # fmt: skip
+            failed = (
+                replica.process.poll() is not None
+                or probe(replica.url, self.probe_timeout) is not None
+            )
             self._fails[replica.name] = self._fails.get(replica.name, 0) + 1 if failed else 0
             if self._fails[replica.name] >= FAILS_TO_RESTART:
                 self._end(replica, signal.SIGKILL)  # hung: it may not honour SIGTERM
@@ -241,9 +262,12 @@ class Replicas:
 
     @staticmethod
     def _wait(
-        url: str, process: subprocess.Popen[bytes], deadline: float, what: str,
+        url: str,
+        process: subprocess.Popen[bytes],
+        deadline: float,
+        what: str,
         context: ssl.SSLContext | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         while not healthy(url, context=context):
             if process.poll() is not None:
                 raise RuntimeError(f"{what} exited with status {process.returncode}")
@@ -295,8 +319,11 @@ def main(argv: list[str] | None = None) -> int:
                 time.sleep(1)
                 if time.monotonic() >= next_check:
                     for name in group.check():
-                        print(f"hograd: restarted {name}: its probe failed "
-                              f"{FAILS_TO_RESTART} times in a row", flush=True)  # fmt: skip
+                        print(
+                            f"hograd: restarted {name}: its probe failed "
+                            f"{FAILS_TO_RESTART} times in a row",
+                            flush=True,
+                        )
                     next_check = time.monotonic() + CHECK_SECONDS
         except KeyboardInterrupt:
             pass

@@ -111,23 +111,38 @@ def _build_parser() -> argparse.ArgumentParser:
     where = d.add_mutually_exclusive_group()
     where.add_argument("--at", default=None, help="one point, e.g. 2")
     where.add_argument("--grid", default=None, help="START:STOP:POINTS, e.g. -3:3:2000")
-    d.add_argument("--method", default="autograd", choices=(*METHODS, "jvp", "forward_ad"),
-                   help="autograd (nested reverse), taylor, jvp (nested torch.func.jvp), "
-                        "forward_ad (dual numbers over nested reverse)")  # fmt: skip
-    d.add_argument("--costs", action="store_true",
-                   help="add seconds and bytes saved for backward per order, four routes: "
-                        + ", ".join(FORWARD_ROUTES))  # fmt: skip
+    d.add_argument(
+        "--method",
+        default="autograd",
+        choices=(*METHODS, "jvp", "forward_ad"),
+        help="autograd (nested reverse), taylor, jvp (nested torch.func.jvp), "
+        "forward_ad (dual numbers over nested reverse)",
+    )
+    d.add_argument(
+        "--costs",
+        action="store_true",
+        help="add seconds and bytes saved for backward per order, four routes: "
+        + ", ".join(FORWARD_ROUTES),
+    )
     d.add_argument("--json", action="store_true")
     d.add_argument("--cpp", action="store_true", help="print the C++ (LibTorch) program at --at")
     h = sub.add_parser("hvp", help="gradient, Hessian and Hessian-vector product")
     h.add_argument("function")
     h.add_argument("--at", required=True, help="the point, e.g. 1,1.5707963267948966")
     h.add_argument("--vector", default=None, help="v, e.g. 0.5,1 (optional with --diagonal)")
-    h.add_argument("--diagonal", action="store_true",
-                   help="add the Hessian's diagonal, exact (n products H e_i)")  # fmt: skip
-    h.add_argument("--hutchinson", type=int, default=0, metavar="N",
-                   help=f"with --diagonal: Hutchinson's estimate from N probes "
-                        f"(at most {DIAGONAL_BUDGET.max_probes})")  # fmt: skip
+    h.add_argument(
+        "--diagonal",
+        action="store_true",
+        help="add the Hessian's diagonal, exact (n products H e_i)",
+    )
+    h.add_argument(
+        "--hutchinson",
+        type=int,
+        default=0,
+        metavar="N",
+        help=f"with --diagonal: Hutchinson's estimate from N probes "
+        f"(at most {DIAGONAL_BUDGET.max_probes})",
+    )
     h.add_argument("--seed", type=int, default=0, help="the probes' seed (torch.Generator)")
     h.add_argument("--json", action="store_true")
     h.add_argument("--cpp", action="store_true", help="print the C++ (LibTorch) program")
@@ -142,8 +157,9 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("--at", required=True, help=f"START:STOP:POINTS, at most {CUSTOM_POINTS}")
     variant = c.add_mutually_exclusive_group()
     variant.add_argument("--detach", action="store_true", help="the backward on detached tensors")
-    variant.add_argument("--once-differentiable", action="store_true",
-                         help="the backward under @once_differentiable")  # fmt: skip
+    variant.add_argument(
+        "--once-differentiable", action="store_true", help="the backward under @once_differentiable"
+    )
     c.add_argument("--json", action="store_true")
     return parser
 
@@ -172,11 +188,17 @@ def _run_derivatives(args: argparse.Namespace) -> dict:
         return _run_forward(args, fn, xs)
     result = derivatives(fn, xs, args.order, method=args.method)
     return {
-        "function": args.function, "variables": list(fn.variables), "latex": fn.latex,
-        "order": result.order, "method": result.method, "x": result.xs,
-        "values": result.values, "constant_from": result.constant_from,
-        "nonfinite": list(result.nonfinite), "seconds": result.seconds,
-    }  # fmt: skip
+        "function": args.function,
+        "variables": list(fn.variables),
+        "latex": fn.latex,
+        "order": result.order,
+        "method": result.method,
+        "x": result.xs,
+        "values": result.values,
+        "constant_from": result.constant_from,
+        "nonfinite": list(result.nonfinite),
+        "seconds": result.seconds,
+    }
 
 
 def _run_forward(args: argparse.Namespace, fn, xs: np.ndarray) -> dict:  # noqa: ANN001
@@ -186,16 +208,27 @@ def _run_forward(args: argparse.Namespace, fn, xs: np.ndarray) -> dict:  # noqa:
     method = {"autograd": "reverse"}.get(args.method, args.method)
     values = np.array([forward_derivative(fn, xs, k, method) for k in range(args.order + 1)])
     out = {
-        "function": args.function, "variables": list(fn.variables), "latex": fn.latex,
-        "order": args.order, "method": args.method, "x": xs, "values": values,
-        "constant_from": None, "nonfinite": [int(n) for n in (~np.isfinite(values)).sum(axis=1)],
+        "function": args.function,
+        "variables": list(fn.variables),
+        "latex": fn.latex,
+        "order": args.order,
+        "method": args.method,
+        "x": xs,
+        "values": values,
+        "constant_from": None,
+        "nonfinite": [int(n) for n in (~np.isfinite(values)).sum(axis=1)],
         "seconds": time.perf_counter() - start,
-    }  # fmt: skip
+    }
     if args.costs:
         c = forward_costs(fn, xs, args.order)
-        out["costs"] = {r: {"seconds": c.seconds[r], "saved_bytes": c.saved_bytes[r],
-                            "largest_gap": float(np.nanmax(np.abs(c.values[r] - values)))}
-                        for r in c.routes}  # fmt: skip
+        out["costs"] = {
+            r: {
+                "seconds": c.seconds[r],
+                "saved_bytes": c.saved_bytes[r],
+                "largest_gap": float(np.nanmax(np.abs(c.values[r] - values))),
+            }
+            for r in c.routes
+        }
     return out
 
 
@@ -205,8 +238,9 @@ def _print_costs(costs: dict) -> None:
         cells = []
         for c in costs.values():
             ms, saved = c["seconds"][k], c["saved_bytes"][k]
-            cells.append(f"{ms * 1e3:14.3f}{saved:18,.0f}" if math.isfinite(ms) else
-                         f"{'-':>14}{'-':>18}")  # fmt: skip
+            cells.append(
+                f"{ms * 1e3:14.3f}{saved:18,.0f}" if math.isfinite(ms) else f"{'-':>14}{'-':>18}"
+            )
         print(f"  {k:5d}  " + "  ".join(cells))
     gaps = ", ".join(f"{r} {_fmt(c['largest_gap'])}" for r, c in costs.items())
     print(f"  largest difference from --method: {gaps}")
@@ -217,26 +251,38 @@ def _run_gradcheck(args: argparse.Namespace) -> dict:
     xs = _grid(args.at, "--at") if ":" in args.at else np.array(_numbers(args.at, "--at"))
     r: GradChecks = run_gradchecks(fn, xs)
     out = {
-        "function": args.function, "variables": list(fn.variables), "latex": fn.latex,
-        "points": len(r.points), "eps": r.eps, "atol": r.atol, "rtol": r.rtol,
+        "function": args.function,
+        "variables": list(fn.variables),
+        "latex": fn.latex,
+        "points": len(r.points),
+        "eps": r.eps,
+        "atol": r.atol,
+        "rtol": r.rtol,
         "skipped": [{"x": s.x, "reason": s.reason, "piece": s.piece} for s in r.skipped],
-    }  # fmt: skip
+    }
     for check in (r.gradcheck, r.gradgradcheck):
         out[check.name] = check.passed  # None (null): no point left to check
         out[f"{check.name}_points"] = list(check.points)
         out[f"{check.name}_message"] = check.message or None  # PyTorch's own words
         out[f"{check.name}_mismatches"] = [
-            {"input": m.input, "row": m.row, "column": m.column, "x": check.points[m.column],
-             "numerical": m.numerical, "analytical": m.analytical}
+            {
+                "input": m.input,
+                "row": m.row,
+                "column": m.column,
+                "x": check.points[m.column],
+                "numerical": m.numerical,
+                "analytical": m.analytical,
+            }
             for m in check.mismatches
-        ]  # fmt: skip
+        ]
     return out
 
 
 def _print_gradcheck(out: dict) -> None:
     print(f"f = {out['function']}    variables: {', '.join(out['variables']) or '(none)'}")
-    print(f"  {out['points']} points; eps {out['eps']:g}, atol {out['atol']:g}, "
-          f"rtol {out['rtol']:g}")  # fmt: skip
+    print(
+        f"  {out['points']} points; eps {out['eps']:g}, atol {out['atol']:g}, rtol {out['rtol']:g}"
+    )
     for name in ("gradcheck", "gradgradcheck"):
         checked = len(out[f"{name}_points"])
         verdict = {True: "passed", False: "failed", None: "not run"}[out[name]]
@@ -245,8 +291,10 @@ def _print_gradcheck(out: dict) -> None:
             for line in out[f"{name}_message"].rstrip().splitlines():
                 print(f"    | {line}")
         for m in out[f"{name}_mismatches"]:
-            print(f"    differs at x = {_fmt(m['x'])} (input {m['input']}, row {m['row']}): "
-                  f"numerical {_fmt(m['numerical'])}, analytical {_fmt(m['analytical'])}")  # fmt: skip
+            print(
+                f"    differs at x = {_fmt(m['x'])} (input {m['input']}, row {m['row']}): "
+                f"numerical {_fmt(m['numerical'])}, analytical {_fmt(m['analytical'])}"
+            )
     for s in out["skipped"]:
         piece = f": {s['piece']}" if s["piece"] else ""
         print(f"  not checked at x = {_fmt(s['x'])} ({s['reason']}{piece})")
@@ -261,14 +309,20 @@ def _run_custom(args: argparse.Namespace) -> dict:
             raise BudgetError("budget.custom_points", limit=CUSTOM_POINTS, got=int(count))
     r = run_custom(spec, _grid(args.at, "--at"), variant)
     return {
-        "function": args.function, "backward": args.backward, "variant": variant,
-        "x": list(r.points), "gradcheck": r.gradcheck.passed,
-        "gradgradcheck": r.gradgradcheck.passed, "first": list(r.first),
-        "second": list(r.second), "saved": list(r.saved), "error": r.error,
+        "function": args.function,
+        "backward": args.backward,
+        "variant": variant,
+        "x": list(r.points),
+        "gradcheck": r.gradcheck.passed,
+        "gradgradcheck": r.gradgradcheck.passed,
+        "first": list(r.first),
+        "second": list(r.second),
+        "saved": list(r.saved),
+        "error": r.error,
         "gradcheck_message": r.gradcheck.message or None,
         "gradgradcheck_message": r.gradgradcheck.message or None,
         "skipped": [{"x": s.x, "reason": s.reason, "piece": s.piece} for s in r.skipped],
-    }  # fmt: skip
+    }
 
 
 def _print_custom(out: dict) -> None:
@@ -288,10 +342,12 @@ def _print_custom(out: dict) -> None:
 
 #: What the Hessian is, for each reason the test gives (Verdict.reason).
 _DEFINITENESS = {
-    "positive_definite": "positive definite", "negative_definite": "negative definite",
-    "indefinite": "indefinite", "zero_eigenvalue": "singular and semidefinite",
+    "positive_definite": "positive definite",
+    "negative_definite": "negative definite",
+    "indefinite": "indefinite",
+    "zero_eigenvalue": "singular and semidefinite",
     "not_finite": "not finite",
-}  # fmt: skip
+}
 #: What the test says about a critical point, for each reason.
 _AT_CRITICAL = {
     "positive_definite": "a strict local minimum",
@@ -299,7 +355,7 @@ _AT_CRITICAL = {
     "indefinite": "a saddle point",
     "zero_eigenvalue": "the second-derivative test is inconclusive; higher-order terms decide",
     "not_finite": "the second-derivative test cannot be applied",
-}  # fmt: skip
+}
 
 
 def _verdict_line(out: dict) -> str:
@@ -320,8 +376,12 @@ def _diagonal(args: argparse.Namespace, fn) -> dict:  # noqa: ANN001 - a parsed 
     d = typed_diagonal(fn, numbers(args.at, "point", fn), args.hutchinson, args.seed)
     out: dict = {"diagonal": d.diagonal}
     if d.estimate is not None:
-        out |= {"hutchinson": d.estimate, "hutchinson_standard_error": d.standard_error,
-                "probes": d.probes, "seed": d.seed}  # fmt: skip
+        out |= {
+            "hutchinson": d.estimate,
+            "hutchinson_standard_error": d.standard_error,
+            "probes": d.probes,
+            "seed": d.seed,
+        }
     return out
 
 
@@ -336,20 +396,37 @@ def _run_hvp(args: argparse.Namespace) -> dict:
     if args.vector is None:  # the diagonal alone
         started = time.perf_counter()
         extra = _diagonal(args, fn)
-        return {"function": args.function, "variables": list(fn.variables), "latex": fn.latex,
-                "point": np.array(numbers(args.at, "point", fn), dtype=np.float64), **extra,
-                "seconds": time.perf_counter() - started}  # fmt: skip
+        return {
+            "function": args.function,
+            "variables": list(fn.variables),
+            "latex": fn.latex,
+            "point": np.array(numbers(args.at, "point", fn), dtype=np.float64),
+            **extra,
+            "seconds": time.perf_counter() - started,
+        }
     r = hvp(fn, numbers(args.at, "point", fn), numbers(args.vector, "vector", fn))
     test = verdict(r)
     return {
-        "function": args.function, "variables": list(r.variables), "latex": fn.latex,
-        "point": r.point, "vector": r.vector, "value": r.value, "gradient": r.gradient,
-        "hessian": r.hessian, "hvp": r.hvp, "eigenvalues": r.eigenvalues,
-        "eigenvectors": r.eigenvectors, "curvature": r.curvature,
-        "classification": r.classification, "critical": r.critical, "reason": test.reason,
-        "definiteness": _DEFINITENESS[test.reason], "minors": list(test.minors),
-        "seconds": r.seconds, **(_diagonal(args, fn) if args.diagonal else {}),
-    }  # fmt: skip
+        "function": args.function,
+        "variables": list(r.variables),
+        "latex": fn.latex,
+        "point": r.point,
+        "vector": r.vector,
+        "value": r.value,
+        "gradient": r.gradient,
+        "hessian": r.hessian,
+        "hvp": r.hvp,
+        "eigenvalues": r.eigenvalues,
+        "eigenvectors": r.eigenvectors,
+        "curvature": r.curvature,
+        "classification": r.classification,
+        "critical": r.critical,
+        "reason": test.reason,
+        "definiteness": _DEFINITENESS[test.reason],
+        "minors": list(test.minors),
+        "seconds": r.seconds,
+        **(_diagonal(args, fn) if args.diagonal else {}),
+    }
 
 
 def _cpp(args: argparse.Namespace) -> str:
@@ -381,8 +458,10 @@ def _print_diagonal(out: dict) -> None:
     if "diagonal" in out:
         print(f"  diagonal = [{', '.join(map(_fmt, out['diagonal']))}]  (exact: n products H e_i)")
     if "hutchinson" in out:
-        print(f"  Hutchinson, {out['probes']} probes, seed {out['seed']} = "
-              f"[{', '.join(map(_fmt, out['hutchinson']))}]")  # fmt: skip
+        print(
+            f"  Hutchinson, {out['probes']} probes, seed {out['seed']} = "
+            f"[{', '.join(map(_fmt, out['hutchinson']))}]"
+        )
         print(f"  standard error = [{', '.join(map(_fmt, out['hutchinson_standard_error']))}]")
 
 
@@ -441,8 +520,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "cpp", False):
             print(_cpp(args), end="")
             return 0
-        run = {"derivatives": _run_derivatives, "hvp": _run_hvp, "gradcheck": _run_gradcheck,
-               "custom": _run_custom}  # fmt: skip
+        run = {
+            "derivatives": _run_derivatives,
+            "hvp": _run_hvp,
+            "gradcheck": _run_gradcheck,
+            "custom": _run_custom,
+        }
         out = run[args.command](args)
     except (HogradError, _UsageError) as err:
         message = error_text(err, "en") if isinstance(err, HogradError) else str(err)

@@ -49,10 +49,21 @@ from hograd_core.language import Function, parse
 __all__ = ["add_parser", "run_graph"]
 
 #: Pass names and the shapes line of the legend, in English (the CLI's language).
-PASSES = ("forward pass", "1st backward pass", "2nd backward pass", "3rd backward pass",
-          "4th backward pass", "5th backward pass", "6th backward pass")  # fmt: skip
-STAGES = ("forward pass (f)", "1st backward pass, recorded (g = ∇f)", "g·v, a forward step on g",
-          "2nd backward pass (Hv = ∇(g·v))")  # fmt: skip
+PASSES = (
+    "forward pass",
+    "1st backward pass",
+    "2nd backward pass",
+    "3rd backward pass",
+    "4th backward pass",
+    "5th backward pass",
+    "6th backward pass",
+)
+STAGES = (
+    "forward pass (f)",
+    "1st backward pass, recorded (g = ∇f)",
+    "g·v, a forward step on g",
+    "2nd backward pass (Hv = ∇(g·v))",
+)
 SHAPES = (
     "box: backward function (grad_fn)   oval: tensor   dashed: saved for backward   thick "
     "outline: new in this step"
@@ -73,8 +84,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--direction", default="TB", help="TB (default) or LR (one variable)")
     g.add_argument("--torchviz", action="store_true", help="torchviz make_dot's DOT instead")
     g.add_argument("--svg", default=None, metavar="FILE", help="write SVG (needs dot)")
-    g.add_argument("--steps", default=None, metavar="DIR",
-                   help="one variable: each pass as DIR/pass_k.svg, for slides (needs dot)")  # fmt: skip
+    g.add_argument(
+        "--steps",
+        default=None,
+        metavar="DIR",
+        help="one variable: each pass as DIR/pass_k.svg, for slides (needs dot)",
+    )
     flags = g.add_argument_group("C++, with --cpp: the flag lab (one variable) or H v (several)")
     flags.add_argument("--cpp", action="store_true", help="the C++ (LibTorch) program instead")
     flags.add_argument("--create-graph", action="store_true")
@@ -209,9 +224,13 @@ def _flag_cpp(fn: Function, args: argparse.Namespace) -> str:
         raise ArgumentError("graph.flag.cli.retain", got=args.retain_graph)
     grad_call = args.action != "backward"
     settings = FlagSettings(
-        args.create_graph, retain[args.retain_graph], args.allow_unused and grad_call,
-        args.materialize_grads and grad_call, args.unused_input, args.action,
-    )  # fmt: skip
+        args.create_graph,
+        retain[args.retain_graph],
+        args.allow_unused and grad_call,
+        args.materialize_grads and grad_call,
+        args.unused_input,
+        args.action,
+    )
     x0 = float(numbers(args.at or "0.7", "point", parse("x"))[0]) if len(fn.variables) < 2 else 0
     return flag_cpp(run_flags(fn, x0, settings).snippet, fn)
 
@@ -225,9 +244,12 @@ def _svg(source: str, path: str) -> str:
         raise ArgumentError("graphvars.cli.no_dot")
     try:
         done = subprocess.run(
-            [exe, "-Tsvg", "-o", path], input=source.encode(), capture_output=True,
-            timeout=SVG_SECONDS, check=False,
-        )  # fmt: skip
+            [exe, "-Tsvg", "-o", path],
+            input=source.encode(),
+            capture_output=True,
+            timeout=SVG_SECONDS,
+            check=False,
+        )
     except subprocess.TimeoutExpired as err:
         raise BudgetError("graph.budget.svg_timeout", seconds=f"{SVG_SECONDS:g}") from err
     if done.returncode != 0:

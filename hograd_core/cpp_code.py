@@ -25,9 +25,14 @@ from .language import Function
 from .language.to_cpp import cpp_name, cpp_source
 
 __all__ = [
-    "FIND_TORCH", "build_command", "build_lines", "derivatives_cpp", "hvp_cpp", "hvp_graph_cpp",
+    "FIND_TORCH",
+    "build_command",
+    "build_lines",
+    "derivatives_cpp",
+    "hvp_cpp",
+    "hvp_graph_cpp",
     "torch_paths",
-]  # fmt: skip
+]
 
 
 #: The shell line that finds the torch wheel of the Python on PATH: the programs' build line
@@ -146,11 +151,48 @@ _INCLUDES = """#include <torch/torch.h>
 """
 
 # Names the programs use themselves: a variable of the language with one of these is renamed.
-_PROGRAM_NAMES = {"py", "py_list", "op", "nodes", "y", "derivatives", "k", "d", "err", "f", "w",
-                  "v", "g", "hv", "hv2", "hv3", "vh", "level", "t", "x"}  # fmt: skip
+_PROGRAM_NAMES = {
+    "py",
+    "py_list",
+    "op",
+    "nodes",
+    "y",
+    "derivatives",
+    "k",
+    "d",
+    "err",
+    "f",
+    "w",
+    "v",
+    "g",
+    "hv",
+    "hv2",
+    "hv3",
+    "vh",
+    "level",
+    "t",
+    "x",
+}
 # ... and the names of hvp_graph_cpp's program (the Python script's, plus its helpers')
-_GRAPH_NAMES = {"py", "py_list", "op", "nodes", "err", "f", "g", "gv", "hv", "v", "w", "filled",
-                "zeros", "grads", "out", "i", "t"}  # fmt: skip
+_GRAPH_NAMES = {
+    "py",
+    "py_list",
+    "op",
+    "nodes",
+    "err",
+    "f",
+    "g",
+    "gv",
+    "hv",
+    "v",
+    "w",
+    "filled",
+    "zeros",
+    "grads",
+    "out",
+    "i",
+    "t",
+}
 
 
 def _header(name: str) -> list[str]:
@@ -336,29 +378,37 @@ def hvp_graph_cpp(
     grad = "torch::autograd::grad"
     zeros = "zeros(w);  // {}"
     body = [
-        *[f"torch::Tensor {names[n]} = torch::tensor({_double(a)}, "
-          "torch::dtype(torch::kFloat64).requires_grad(true));"
-          for n, a in zip(fn.variables, p, strict=True)],
+        *[
+            f"torch::Tensor {names[n]} = torch::tensor({_double(a)}, "
+            "torch::dtype(torch::kFloat64).requires_grad(true));"
+            for n, a in zip(fn.variables, p, strict=True)
+        ],
         f"std::vector<torch::Tensor> w{{{leaves}}};",
         f"torch::Tensor f = {cpp_source(fn, names)};",
-        (f"std::vector<torch::Tensor> g = filled({grad}({{f}}, w, {{}}, std::nullopt, "
-         "/*create_graph=*/true, /*allow_unused=*/true), w);" if reaches[0] else
-         "std::vector<torch::Tensor> g = " + zeros.format("no variable reaches f: grad() "
-                                                          "would throw; ∇f = 0")),
+        (
+            f"std::vector<torch::Tensor> g = filled({grad}({{f}}, w, {{}}, std::nullopt, "
+            "/*create_graph=*/true, /*allow_unused=*/true), w);"
+            if reaches[0]
+            else "std::vector<torch::Tensor> g = "
+            + zeros.format("no variable reaches f: grad() would throw; ∇f = 0")
+        ),
         "torch::Tensor gv = torch::dot(torch::stack(g), "
         f"torch::tensor({{{', '.join(_double(x) for x in v)}}}, torch::kFloat64));",
-        (f"std::vector<torch::Tensor> hv = filled({grad}({{gv}}, w, {{}}, std::nullopt, "
-         f"/*create_graph=*/{'true' if record_second else 'false'}, /*allow_unused=*/true), w);"
-         "  // H v" if reaches[1] else
-         "std::vector<torch::Tensor> hv = " + zeros.format("∇f has no graph (f linear): "
-                                                           "grad() would throw; Hv = 0")),
+        (
+            f"std::vector<torch::Tensor> hv = filled({grad}({{gv}}, w, {{}}, std::nullopt, "
+            f"/*create_graph=*/{'true' if record_second else 'false'}, /*allow_unused=*/true), w);"
+            "  // H v"
+            if reaches[1]
+            else "std::vector<torch::Tensor> hv = "
+            + zeros.format("∇f has no graph (f linear): grad() would throw; Hv = 0")
+        ),
         "",
         'std::printf("f %s\\n", py(f.item<double>()).c_str());',
         'std::printf("gradient %s\\n", py_list(torch::stack(g)).c_str());',
         'std::printf("g·v %s\\n", py(gv.item<double>()).c_str());',
         'std::printf("Hv %s\\n", py_list(torch::stack(hv)).c_str());',
         "return 0;",
-    ]  # fmt: skip
+    ]
     helpers = [
         "// Python's materialize_grads=True: zeros for an input the output does not use",
         "std::vector<torch::Tensor> filled(std::vector<torch::Tensor> grads,",

@@ -31,10 +31,24 @@ from .language import Function
 from .timing import resolved_ratio
 
 __all__ = [
-    "CONVERGED", "CURVATURE_BUDGET", "METHODS", "TIE", "CurvatureBudget", "Exploration", "Grid",
-    "PowerIteration", "Slices", "ThreeWays", "Verdict", "explore", "grid", "hvp_three_ways",
-    "power_iteration", "slices", "verdict",
-]  # fmt: skip
+    "CONVERGED",
+    "CURVATURE_BUDGET",
+    "METHODS",
+    "TIE",
+    "CurvatureBudget",
+    "Exploration",
+    "Grid",
+    "PowerIteration",
+    "Slices",
+    "ThreeWays",
+    "Verdict",
+    "explore",
+    "grid",
+    "hvp_three_ways",
+    "power_iteration",
+    "slices",
+    "verdict",
+]
 
 #: The three ways of computing H v, in the order they are shown.
 METHODS: tuple[str, ...] = ("double_backward", "forward_over_reverse", "functional_hvp")
@@ -351,9 +365,11 @@ def verdict(result: HVPResult) -> Verdict:
     pos, neg = int(np.sum(lam > tol)), int(np.sum(lam < -tol))
     minors = tuple(float(np.linalg.det(result.hessian[:k, :k])) for k in range(1, n + 1))
     reason = {
-        "minimum": "positive_definite", "maximum": "negative_definite", "saddle": "indefinite",
+        "minimum": "positive_definite",
+        "maximum": "negative_definite",
+        "saddle": "indefinite",
         "degenerate": "zero_eigenvalue",
-    }[result.classification]  # fmt: skip
+    }[result.classification]
     return Verdict(
         result.classification, reason, result.critical, minors, pos, neg, n - pos - neg, tol
     )
@@ -405,9 +421,11 @@ def power_iteration(
     status = "zero_start" if norm == 0 else "ok"
     u = result.vector / norm if norm else None
     orthogonal = bool(
-        u is not None and largest is not None and target != 0
+        u is not None
+        and largest is not None
+        and target != 0
         and np.linalg.norm(largest.T @ u) <= 1e-9
-    )  # fmt: skip
+    )
     for k in range(steps + 1):
         if u is None:
             break
@@ -433,9 +451,18 @@ def power_iteration(
             converged_at = k
             break
     return PowerIteration(
-        iterates, rayleigh, alignment, target, target_vector, ratio, converged_at, status, tie,
-        multiplicity, orthogonal,
-    )  # fmt: skip
+        iterates,
+        rayleigh,
+        alignment,
+        target,
+        target_vector,
+        ratio,
+        converged_at,
+        status,
+        tie,
+        multiplicity,
+        orthogonal,
+    )
 
 
 def slices(fn: Function, point: Sequence[float], radius: float = 1.0, samples: int = 101) -> Slices:

@@ -51,9 +51,17 @@ from .language.to_torch import evaluate
 from .nested_autograd import BUDGET
 
 __all__ = [
-    "MAX_POINTS", "NAMES", "VARIANTS", "CustomRun", "CustomSpec", "custom_spec",
-    "derivatives_through", "make_function", "run_custom", "used_names",
-]  # fmt: skip
+    "MAX_POINTS",
+    "NAMES",
+    "VARIANTS",
+    "CustomRun",
+    "CustomSpec",
+    "custom_spec",
+    "derivatives_through",
+    "make_function",
+    "run_custom",
+    "used_names",
+]
 
 #: The variants, in the order the page offers them.
 VARIANTS: tuple[str, ...] = ("written", "detached", "once", "second_function")
@@ -255,9 +263,10 @@ def make_function(spec: CustomSpec, variant: str = "written") -> type[torch.auto
             backward = once_differentiable(backward)
 
     return type(
-        "MyFunc", (torch.autograd.Function,),
+        "MyFunc",
+        (torch.autograd.Function,),
         {"forward": staticmethod(forward), "backward": staticmethod(backward)},
-    )  # fmt: skip
+    )
 
 
 def derivatives_through(
@@ -328,10 +337,16 @@ def run_custom(
             v = torch.ones_like(t, requires_grad=True)
             run = lambda t=t, v=v: torch.autograd.gradgradcheck(
                 func, (t,), (v,), eps=EPS, atol=ATOL, rtol=RTOL
-            )  # fmt: skip
+            )
             checks.append(_check(name, _first_backward(func), (t, v), run, tuple(where)))
     return CustomRun(
-        points=tuple(grid.tolist()), first=first, second=second, error=error,
-        gradcheck=checks[0], gradgradcheck=checks[1], skipped=tuple(skipped), saved=spec.saved,
+        points=tuple(grid.tolist()),
+        first=first,
+        second=second,
+        error=error,
+        gradcheck=checks[0],
+        gradgradcheck=checks[1],
+        skipped=tuple(skipped),
+        saved=spec.saved,
         variant=variant,
-    )  # fmt: skip
+    )

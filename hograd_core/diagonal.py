@@ -30,9 +30,14 @@ from .hessian import point_vector
 from .language import LIMITS, Function
 
 __all__ = [
-    "DIAGONAL_BUDGET", "Diagonal", "exact_diagonal", "hutchinson_diagonal", "hutchinson_variance",
-    "rademacher", "typed_diagonal",
-]  # fmt: skip
+    "DIAGONAL_BUDGET",
+    "Diagonal",
+    "exact_diagonal",
+    "hutchinson_diagonal",
+    "hutchinson_variance",
+    "rademacher",
+    "typed_diagonal",
+]
 
 
 @dataclass(frozen=True)

@@ -43,9 +43,13 @@ from .nested_autograd import autograd_rows
 from .taylor import taylor_derivatives
 
 __all__ = [
-    "FORWARD_BUDGET", "FORWARD_ROUTES", "ForwardBudget", "ForwardCosts", "forward_costs",
+    "FORWARD_BUDGET",
+    "FORWARD_ROUTES",
+    "ForwardBudget",
+    "ForwardCosts",
+    "forward_costs",
     "forward_derivative",
-]  # fmt: skip
+]
 
 #: The four routes, in the order they are shown.
 FORWARD_ROUTES: tuple[str, ...] = ("jvp", "forward_ad", "reverse", "taylor")
@@ -68,8 +72,9 @@ def _check(fn: Function, x: np.ndarray, order: int, route: str, rounds: int = 1)
     """Refuse a route, order, point count or rounds outside the budget, before any work."""
     b = FORWARD_BUDGET
     if route not in FORWARD_ROUTES:
-        raise ArgumentError("forward.route_unknown", got=str(route)[:20],
-                            known=", ".join(FORWARD_ROUTES))  # fmt: skip
+        raise ArgumentError(
+            "forward.route_unknown", got=str(route)[:20], known=", ".join(FORWARD_ROUTES)
+        )
     if len(fn.variables) > 1:
         raise ArgumentError("forward.one_variable", got=", ".join(fn.variables))
     limit = b.max_order_jvp if route == "jvp" else b.max_order
@@ -188,8 +193,13 @@ def forward_costs(fn: Function, x: np.ndarray | list[float], order: int, rounds:
     """
     xs = np.atleast_1d(np.asarray(x, dtype=np.float64))
     for route in FORWARD_ROUTES:
-        _check(fn, xs, min(order, FORWARD_BUDGET.max_order_jvp) if route == "jvp" else order,
-               route, rounds)  # fmt: skip
+        _check(
+            fn,
+            xs,
+            min(order, FORWARD_BUDGET.max_order_jvp) if route == "jvp" else order,
+            route,
+            rounds,
+        )
     shape = (order + 1, xs.size)
     values = {r: np.full(shape, np.nan) for r in FORWARD_ROUTES}
     seconds = {r: np.full(order + 1, np.nan) for r in FORWARD_ROUTES}
@@ -205,7 +215,8 @@ def forward_costs(fn: Function, x: np.ndarray | list[float], order: int, rounds:
         for r in routes:
             seconds[r][k] = float(np.median(spent[r]))
             saved[r][k] = (
-                (k + 1) * 8 * fn.size * xs.size if r == "taylor" else _saved(
-                    lambda r=r, k=k: _run(fn, xs, k, r))
-            )  # fmt: skip
+                (k + 1) * 8 * fn.size * xs.size
+                if r == "taylor"
+                else _saved(lambda r=r, k=k: _run(fn, xs, k, r))
+            )
     return ForwardCosts(FORWARD_ROUTES, order, xs, values, seconds, saved)

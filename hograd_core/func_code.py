@@ -32,8 +32,21 @@ DERIV_COMMENTS: tuple[str, ...] = ("compose", "at_x0", "vmap")
 HESSIAN_COMMENTS: tuple[str, ...] = ("grad", "hessian", "jacfwd", "hvp", "vmap", "eigh")
 
 # Names the derivative script uses itself: a variable called one of these is renamed x.
-_DERIV_NAMES = {"torch", "grad", "vmap", "f", "derivatives", "d", "k", "x0", "xs", "curves",
-                "range", "enumerate", "print"}  # fmt: skip
+_DERIV_NAMES = {
+    "torch",
+    "grad",
+    "vmap",
+    "f",
+    "derivatives",
+    "d",
+    "k",
+    "x0",
+    "xs",
+    "curves",
+    "range",
+    "enumerate",
+    "print",
+}
 
 
 def _commented(note: Mapping[str, str], key: str, indent: str = "") -> list[str]:

@@ -33,9 +33,19 @@ from .nested_autograd import BUDGET, Prober, autograd_rows, estimate_autograd, p
 from .point_notes import KINKS
 
 __all__ = [
-    "EPS", "ATOL", "RTOL", "MAX_POINTS", "MAX_WORK", "Mismatch", "Check", "Skipped",
-    "GradChecks", "check_callable", "run_gradchecks", "unchecked_points",
-]  # fmt: skip
+    "EPS",
+    "ATOL",
+    "RTOL",
+    "MAX_POINTS",
+    "MAX_WORK",
+    "Mismatch",
+    "Check",
+    "Skipped",
+    "GradChecks",
+    "check_callable",
+    "run_gradchecks",
+    "unchecked_points",
+]
 
 #: PyTorch's defaults for both checks (the verdict is the one a script calling them gets).
 EPS, ATOL, RTOL = 1e-6, 1e-5, 1e-3
@@ -131,9 +141,12 @@ def _jacobians(
     if out.requires_grad:
         for r in range(out.numel()):
             grads = torch.autograd.grad(
-                out.reshape(-1)[r], inputs, retain_graph=True, allow_unused=True,
+                out.reshape(-1)[r],
+                inputs,
+                retain_graph=True,
+                allow_unused=True,
                 materialize_grads=True,
-            )  # fmt: skip
+            )
             for i, g in enumerate(grads):
                 analytical[i][r] = g.detach().reshape(-1).numpy()
     pairs = []
@@ -158,8 +171,9 @@ def _mismatches(func: Callable[..., torch.Tensor], inputs: tuple[torch.Tensor, .
         with np.errstate(invalid="ignore"):
             close = np.abs(analytical - numerical) <= ATOL + RTOL * np.abs(numerical)
         for r, c in zip(*np.nonzero(~close), strict=True):
-            found.append(Mismatch(i, int(r), int(c), float(numerical[r, c]),
-                                  float(analytical[r, c])))  # fmt: skip
+            found.append(
+                Mismatch(i, int(r), int(c), float(numerical[r, c]), float(analytical[r, c]))
+            )
     return tuple(found)
 
 
@@ -218,8 +232,14 @@ def _skipped(fn: Function, xs: np.ndarray) -> list[Skipped]:
     signs = [np.sign(a.reshape(3, -1).numpy()) for a in args]
     out = []
     for j, point in enumerate(xs.tolist()):
-        kink = next((show(k) for k, s in zip(kinks, signs, strict=True)
-                     if s[1, j] == 0 or s[0, j] != s[2, j]), "")  # fmt: skip
+        kink = next(
+            (
+                show(k)
+                for k, s in zip(kinks, signs, strict=True)
+                if s[1, j] == 0 or s[0, j] != s[2, j]
+            ),
+            "",
+        )
         if not math.isfinite(f[1, j]):
             out.append(Skipped(point, UNDEFINED))
         elif not np.isfinite(f[:, j]).all():
@@ -244,9 +264,10 @@ def unchecked_points(fn: Function, xs: Sequence[float] | np.ndarray) -> list[Ski
 
 
 def check_callable(
-    func: Callable[[torch.Tensor], torch.Tensor], xs: Sequence[float],
+    func: Callable[[torch.Tensor], torch.Tensor],
+    xs: Sequence[float],
     second_xs: Sequence[float] | None = None,
-) -> tuple[Check, Check]:  # fmt: skip
+) -> tuple[Check, Check]:
     """``gradcheck`` of ``func`` at the points ``xs`` and ``gradgradcheck`` at ``second_xs``
     (default: ``xs``), float64, PyTorch's default tolerances; v = 1 is the incoming gradient of
     gradgradcheck's first backward (given, so no random number is drawn).
@@ -262,13 +283,28 @@ def check_callable(
             continue
         x = torch.tensor(where, dtype=torch.float64, requires_grad=True)
         if name == "gradcheck":
-            checks.append(_run(name, func, (x,), lambda x=x: torch.autograd.gradcheck(
-                func, (x,), eps=EPS, atol=ATOL, rtol=RTOL), tuple(where)))  # fmt: skip
+            checks.append(
+                _run(
+                    name,
+                    func,
+                    (x,),
+                    lambda x=x: torch.autograd.gradcheck(func, (x,), eps=EPS, atol=ATOL, rtol=RTOL),
+                    tuple(where),
+                )
+            )
             continue
         v = torch.ones_like(x, requires_grad=True)
-        checks.append(_run(name, _first_backward(func), (x, v), lambda x=x, v=v: (
-            torch.autograd.gradgradcheck(func, (x,), (v,), eps=EPS, atol=ATOL, rtol=RTOL)
-        ), tuple(where)))  # fmt: skip
+        checks.append(
+            _run(
+                name,
+                _first_backward(func),
+                (x, v),
+                lambda x=x, v=v: torch.autograd.gradgradcheck(
+                    func, (x,), (v,), eps=EPS, atol=ATOL, rtol=RTOL
+                ),
+                tuple(where),
+            )
+        )
     return checks[0], checks[1]
 
 
@@ -310,9 +346,12 @@ def run_gradchecks(
     nodes, _, _ = estimate_autograd(fn, 2, 3 * grid.size, probe)
     if nodes * grid.size**2 > MAX_WORK:
         raise BudgetError(
-            "budget.gradcheck_work", points=grid.size, nodes=f"{nodes:,}",
-            work=f"{nodes * grid.size**2:,}", limit=f"{MAX_WORK:,}",
-        )  # fmt: skip
+            "budget.gradcheck_work",
+            points=grid.size,
+            nodes=f"{nodes:,}",
+            work=f"{nodes * grid.size**2:,}",
+            limit=f"{MAX_WORK:,}",
+        )
     skipped = _skipped(fn, grid)
     not_first = {s.x for s in skipped if s.reason != SECOND}
     not_second = {s.x for s in skipped}
@@ -322,7 +361,8 @@ def run_gradchecks(
         return fn.torch({var: x} if var else {}).expand_as(x)
 
     first, second = check_callable(
-        f, [x for x in grid.tolist() if x not in not_first],
+        f,
+        [x for x in grid.tolist() if x not in not_first],
         [x for x in grid.tolist() if x not in not_second],
-    )  # fmt: skip
+    )
     return GradChecks(tuple(grid.tolist()), first, second, tuple(skipped))

@@ -40,8 +40,12 @@ PASS_COLOURS = ("#e5e7eb", "#93c5fd", "#fdba74", "#86efac", "#d8b4fe", "#fde047"
 PASS_BORDERS = ("#6b7280", "#1d4ed8", "#c2410c", "#15803d", "#7e22ce", "#a16207", "#b91c1c")
 NEW = "#111827"  # outline of the nodes the newest pass added
 FONT = "Helvetica,Arial,sans-serif"
-_FREED = {"style": "dashed,filled", "fillcolor": "#f3f4f6", "color": "#9ca3af",
-          "fontcolor": "#6b7280"}  # fmt: skip
+_FREED = {
+    "style": "dashed,filled",
+    "fillcolor": "#f3f4f6",
+    "color": "#9ca3af",
+    "fontcolor": "#6b7280",
+}
 _RAISED = "#dc2626"
 #: inches between the nodes of a rank and between ranks: as the graphviz package draws
 #: them, and ``tight`` for a projector, where a drawing is zoomed and the screen's room is short
@@ -119,10 +123,23 @@ def _attrs(attrs: dict[str, str], *, label_first: bool = True) -> str:
 class _Source:
     def __init__(self, direction: str, tight: bool = False) -> None:
         nodesep, ranksep = _SPACING[tight]
-        graph = {"rankdir": direction, "nodesep": nodesep, "ranksep": ranksep, "fontname": FONT,
-                 "fontsize": "10", "bgcolor": "transparent", "labelloc": "b"}  # fmt: skip
-        node = {"shape": "box", "style": "filled", "fontname": FONT, "fontsize": "10",
-                "height": "0.25", "margin": "0.08,0.03"}  # fmt: skip
+        graph = {
+            "rankdir": direction,
+            "nodesep": nodesep,
+            "ranksep": ranksep,
+            "fontname": FONT,
+            "fontsize": "10",
+            "bgcolor": "transparent",
+            "labelloc": "b",
+        }
+        node = {
+            "shape": "box",
+            "style": "filled",
+            "fontname": FONT,
+            "fontsize": "10",
+            "height": "0.25",
+            "margin": "0.08,0.03",
+        }
         edge = {"color": "#4b5563", "arrowsize": "0.6"}
         self.lines = ["digraph autograd {"]
         for kind, attrs in (("graph", graph), ("node", node), ("edge", edge)):
@@ -167,8 +184,12 @@ def _number(value: float | None) -> str:
 
 
 def node_attrs(
-    node: GraphNode, new: bool, highlight: bool, variable: str, constant: bool,
-) -> dict[str, str]:  # fmt: skip
+    node: GraphNode,
+    new: bool,
+    highlight: bool,
+    variable: str,
+    constant: bool,
+) -> dict[str, str]:
     """The DOT attributes of one node: its pass's colours, its shape, its label."""
     attrs = {"fillcolor": PASS_COLOURS[node.pass_index], "color": PASS_BORDERS[node.pass_index]}
     if node.kind == "op":
@@ -201,9 +222,14 @@ def _check_direction(direction: str) -> None:
 
 
 def view_dot(
-    view: GraphView, *, highlight: bool = True, direction: str = "TB", min_width: float = 0.0,
-    legend: Legend | None = None, tight: bool = False,
-) -> str:  # fmt: skip
+    view: GraphView,
+    *,
+    highlight: bool = True,
+    direction: str = "TB",
+    min_width: float = 0.0,
+    legend: Legend | None = None,
+    tight: bool = False,
+) -> str:
     """DOT source of a graph view, nodes coloured by pass, the newest pass outlined.
 
     Args:
@@ -238,9 +264,14 @@ def view_dot(
 
 
 def tensor_dot(
-    graph: TensorGraph, words: Words = ENGLISH, *, min_width: float = 0.0,
-    legend: Legend | None = None, direction: str = "TB", tight: bool = False,
-) -> str:  # fmt: skip
+    graph: TensorGraph,
+    words: Words = ENGLISH,
+    *,
+    min_width: float = 0.0,
+    legend: Legend | None = None,
+    direction: str = "TB",
+    tight: bool = False,
+) -> str:
     """DOT source of the real graph behind some tensors, in the pass colours.
 
     Saved tensors that a backward pass freed (or that were changed in place) are greyed and

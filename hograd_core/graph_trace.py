@@ -285,7 +285,10 @@ def trace_tensors(
         outputs = {n.label: n.name for n in tracer.nodes if n.kind in ("output", "leaf")}
         where = outputs.get(raised_at, "")
     return TensorGraph(
-        nodes=tuple(tracer.nodes), edges=tuple(tracer.edges),
-        roots=tuple(name for _, name, _, _ in roots), per_pass=tuple(per_pass),
-        bytes_per_pass=tuple(bytes_per_pass), raised_at=where,
-    )  # fmt: skip
+        nodes=tuple(tracer.nodes),
+        edges=tuple(tracer.edges),
+        roots=tuple(name for _, name, _, _ in roots),
+        per_pass=tuple(per_pass),
+        bytes_per_pass=tuple(bytes_per_pass),
+        raised_at=where,
+    )

@@ -43,7 +43,7 @@ from .graph_trace import (
     saved_slots,
     scalar,
     trace_tensors,
-)  # fmt: skip
+)
 from .language import Function
 
 __all__ = [
@@ -172,9 +172,12 @@ class GraphLab:
         _check_order(order)
         if order > self.built:
             raise BudgetError(
-                "graph.budget.nodes", order=self.built + 1, nodes=f"{self.stopped_nodes:,}",
-                limit=f"{GRAPH_BUDGET.max_nodes:,}", built=self.built,
-            )  # fmt: skip
+                "graph.budget.nodes",
+                order=self.built + 1,
+                nodes=f"{self.stopped_nodes:,}",
+                limit=f"{GRAPH_BUDGET.max_nodes:,}",
+                built=self.built,
+            )
         keep = {
             n.name
             for n in self.nodes
@@ -192,10 +195,16 @@ class GraphLab:
             for op, c in sorted(counts.items(), key=lambda item: (-sum(item[1]), item[0]))
         )
         return GraphView(
-            order=order, variable=self.variable, nodes=nodes, edges=edges, ops=len(ops),
-            per_pass=per_pass, summary=summary, show_saved=show_saved,
+            order=order,
+            variable=self.variable,
+            nodes=nodes,
+            edges=edges,
+            ops=len(ops),
+            per_pass=per_pass,
+            summary=summary,
+            show_saved=show_saved,
             drawable=len(nodes) <= GRAPH_BUDGET.max_draw,
-        )  # fmt: skip
+        )
 
 
 @dataclass(frozen=True)
@@ -316,20 +325,32 @@ def _build(fn: Function, variable: str, x0: float, order: int) -> GraphLab:
             tracer.edges.append(GraphEdge(tracer.names[row.grad_fn], output))
         stats.append(
             OrderStats(
-                order=k, nodes=len(tracer.names), new_nodes=len(new), depth=depth,
-                saved_tensors=len(tracer.storages), saved_bytes=tracer.saved_bytes,
-                seconds=seconds, value=float(row.detach()), requires_grad=row.requires_grad,
+                order=k,
+                nodes=len(tracer.names),
+                new_nodes=len(new),
+                depth=depth,
+                saved_tensors=len(tracer.storages),
+                saved_bytes=tracer.saved_bytes,
+                seconds=seconds,
+                value=float(row.detach()),
+                requires_grad=row.requires_grad,
                 grad_fn=type(row.grad_fn).__name__ if row.grad_fn is not None else "",
             )
-        )  # fmt: skip
+        )
     complete = len(stats) == order + 1
     if constant_from is None and complete and row is not None and not row.requires_grad:
         constant_from = order
     return GraphLab(
-        variable=variable, x0=x0, built=len(stats) - 1, requested=order,
-        nodes=tuple(tracer.nodes), edges=tuple(tracer.edges), stats=tuple(stats),
-        constant_from=constant_from, stopped_nodes=stopped,
-    )  # fmt: skip
+        variable=variable,
+        x0=x0,
+        built=len(stats) - 1,
+        requested=order,
+        nodes=tuple(tracer.nodes),
+        edges=tuple(tracer.edges),
+        stats=tuple(stats),
+        constant_from=constant_from,
+        stopped_nodes=stopped,
+    )
 
 
 # ----------------------------------------------------------------------------------------------

@@ -23,9 +23,14 @@ from .errors import ArgumentError, BudgetError
 from .language import LIMITS, Function
 
 __all__ = [
-    "CRITICAL_TOLERANCE", "NUMBER_CHARS", "hvp", "HVPResult", "classify", "number_entries",
+    "CRITICAL_TOLERANCE",
+    "NUMBER_CHARS",
+    "hvp",
+    "HVPResult",
+    "classify",
+    "number_entries",
     "numbers_limit",
-]  # fmt: skip
+]
 
 #: p counts as a critical point when every partial derivative of f there is at most this in
 #: size. A bound on the gradient alone: adding a constant to f changes no verdict.
@@ -95,9 +100,13 @@ def number_entries(text: str, what: str, count: int) -> list[str]:
     limit = numbers_limit(count)
     if len(text) > limit:
         raise ArgumentError(
-            "budget.numbers_too_long", what=what, limit=f"{limit:,}", count=count,
-            each=NUMBER_CHARS, got=f"{len(text):,}",
-        )  # fmt: skip
+            "budget.numbers_too_long",
+            what=what,
+            limit=f"{limit:,}",
+            count=count,
+            each=NUMBER_CHARS,
+            got=f"{len(text):,}",
+        )
     return text.split(",")
 
 
@@ -144,15 +153,21 @@ def _grad(out: torch.Tensor, leaves: list[torch.Tensor], create_graph: bool) -> 
     if not out.requires_grad:
         return torch.zeros(len(leaves), dtype=torch.float64)
     grads = torch.autograd.grad(
-        out, leaves, create_graph=create_graph, retain_graph=True, allow_unused=True,
+        out,
+        leaves,
+        create_graph=create_graph,
+        retain_graph=True,
+        allow_unused=True,
         materialize_grads=True,
-    )  # fmt: skip
+    )
     return torch.stack(grads)
 
 
 def hvp(
-    fn: Function, point: Sequence[float] | np.ndarray, vector: Sequence[float] | np.ndarray,
-) -> HVPResult:  # fmt: skip
+    fn: Function,
+    point: Sequence[float] | np.ndarray,
+    vector: Sequence[float] | np.ndarray,
+) -> HVPResult:
     """Gradient, Hessian and Hessian-vector product of ``fn`` at ``point`` along ``vector``.
 
     Args:
@@ -202,8 +217,17 @@ def hvp(
     finite = bool(np.all(np.isfinite(grad_np)))
     critical = finite and bool(np.max(np.abs(grad_np)) <= CRITICAL_TOLERANCE)
     return HVPResult(
-        variables=fn.variables, point=w, vector=v, value=value, gradient=grad_np, hessian=H,
-        hvp=hv_np, eigenvalues=eigenvalues, eigenvectors=eigenvectors, curvature=curvature,
-        classification=classify(eigenvalues), critical=critical,
+        variables=fn.variables,
+        point=w,
+        vector=v,
+        value=value,
+        gradient=grad_np,
+        hessian=H,
+        hvp=hv_np,
+        eigenvalues=eigenvalues,
+        eigenvectors=eigenvectors,
+        curvature=curvature,
+        classification=classify(eigenvalues),
+        critical=critical,
         seconds=time.perf_counter() - start,
-    )  # fmt: skip
+    )

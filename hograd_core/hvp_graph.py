@@ -136,9 +136,11 @@ def _summary(graph: TensorGraph) -> tuple[TypeCount, ...]:
 
 
 def hvp_graph(
-    fn: Function, point: str | Sequence[float], vector: str | Sequence[float],
+    fn: Function,
+    point: str | Sequence[float],
+    vector: str | Sequence[float],
     record_second: bool = False,
-) -> HVPGraph:  # fmt: skip
+) -> HVPGraph:
     """Compute Hv at ``point`` by double backward and trace the graph it built, pass by pass.
 
     Args:
@@ -189,22 +191,30 @@ def hvp_graph(
         raise BudgetError("graphvars.budget.nodes", nodes=f"{walked:,}", limit=limit)
     graph = trace_tensors(roots, list(zip(names, leaves, strict=True)))
     return HVPGraph(
-        variables=names, point=tuple(float(a) for a in w), vector=tuple(float(a) for a in v),
-        value=float(f.detach()), gradient=tuple(float(t.detach()) for t in g),
-        hvp=tuple(float(t.detach()) for t in hv), graph=graph, summary=_summary(graph),
+        variables=names,
+        point=tuple(float(a) for a in w),
+        vector=tuple(float(a) for a in v),
+        value=float(f.detach()),
+        gradient=tuple(float(t.detach()) for t in g),
+        hvp=tuple(float(t.detach()) for t in hv),
+        graph=graph,
+        summary=_summary(graph),
         constant_gradient=not gv.requires_grad,
         code=hvp_code(fn, w, v, record_second, (f.requires_grad, gv.requires_grad)),
         reaches=(f.requires_grad, gv.requires_grad),
-    )  # fmt: skip
+    )
 
 
 _RESERVED = {"torch", "f", "g", "gv", "hv", "v", "w"}
 
 
 def hvp_code(
-    fn: Function, point: np.ndarray, vector: np.ndarray, record_second: bool,
+    fn: Function,
+    point: np.ndarray,
+    vector: np.ndarray,
+    record_second: bool,
     reaches: tuple[bool, bool] = (True, True),
-) -> str:  # fmt: skip
+) -> str:
     """The script that makes :func:`hvp_graph`'s calls, on the function's own names, and prints
     its numbers (f, ∇f, g·v, Hv as Python floats and lists, as its C++ twin
     :func:`hograd_core.cpp_code.hvp_graph_cpp` prints them).

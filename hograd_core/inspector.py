@@ -31,17 +31,34 @@ from .nested_autograd import (
     derivatives,
     estimate_autograd,
     finite_differences,
-)  # fmt: skip
+)
 from .point_notes import PointNote, point_notes
 from .series_radius import SeriesRadius, series_radius
 from .symbolic import MAX_LATEX_OPS, SympyView, symbolic_derivatives, sympy_view
 
 __all__ = [
-    "Inspection", "InspectorRow", "inspect_point", "inspect_numbers", "with_sympy",
-    "AutogradPart", "autograd_part", "with_autograd", "AGREE_RTOL", "agrees", "Disagreement",
-    "disagreements", "disagreement_cause", "TaylorView", "taylor_view", "taylor_polynomial",
-    "pytorch_snippet", "CostProfile", "cost_profile", "MAX_FD_ORDER", "MAX_LATEX_OPS",
-]  # fmt: skip
+    "Inspection",
+    "InspectorRow",
+    "inspect_point",
+    "inspect_numbers",
+    "with_sympy",
+    "AutogradPart",
+    "autograd_part",
+    "with_autograd",
+    "AGREE_RTOL",
+    "agrees",
+    "Disagreement",
+    "disagreements",
+    "disagreement_cause",
+    "TaylorView",
+    "taylor_view",
+    "taylor_polynomial",
+    "pytorch_snippet",
+    "CostProfile",
+    "cost_profile",
+    "MAX_FD_ORDER",
+    "MAX_LATEX_OPS",
+]
 
 #: The highest order the inspector shows a finite difference for. The central stencils of
 #: nested_autograd.finite_differences lose digits as the order rises, about 1.5 per order: for
@@ -90,8 +107,11 @@ class AutogradPart:
 
 
 def inspect_point(
-    fn: Function, x0: float, order: int, sympy: SympyView | None = None,
-) -> Inspection:  # fmt: skip
+    fn: Function,
+    x0: float,
+    order: int,
+    sympy: SympyView | None = None,
+) -> Inspection:
     """Derivatives of orders 0..order at ``x0`` by Taylor mode, autograd, sympy and finite
     differences.
 
@@ -113,15 +133,24 @@ def inspect_numbers(fn: Function, x0: float, order: int, *, autograd: bool = Tru
     fds = finite_differences(fn, x0, range(min(order, MAX_FD_ORDER) + 1))
     rows = tuple(
         InspectorRow(
-            order=k, taylor=float(taylor.values[k, 0]), autograd=None, sympy=None,
-            finite_difference=fds[k] if k < len(fds) else None, latex=None, ops=None,
+            order=k,
+            taylor=float(taylor.values[k, 0]),
+            autograd=None,
+            sympy=None,
+            finite_difference=fds[k] if k < len(fds) else None,
+            latex=None,
+            ops=None,
         )
         for k in range(order + 1)
-    )  # fmt: skip
+    )
     numbers = Inspection(
-        x0=float(x0), rows=rows, constant_from=taylor.constant_from, sympy_stopped=None,
-        autograd_refused=None, notes=point_notes(fn, x0),
-    )  # fmt: skip
+        x0=float(x0),
+        rows=rows,
+        constant_from=taylor.constant_from,
+        sympy_stopped=None,
+        autograd_refused=None,
+        notes=point_notes(fn, x0),
+    )
     return with_autograd(numbers, autograd_part(fn, x0, order)) if autograd else numbers
 
 
@@ -236,8 +265,11 @@ def taylor_view(fn: Function, x0: float, order: int, xs: np.ndarray) -> TaylorVi
 
 
 def taylor_polynomial(
-    fn: Function, x0: float, order: int, xs: np.ndarray,
-) -> np.ndarray:  # fmt: skip
+    fn: Function,
+    x0: float,
+    order: int,
+    xs: np.ndarray,
+) -> np.ndarray:
     """T_n(x) = Σ_k f^(k)(x0)/k! (x - x0)^k on ``xs``: what the derivatives at one point know
     about the whole function."""
     coeffs = derivatives(fn, [x0], order, method="taylor").values[:, 0]
@@ -282,9 +314,19 @@ def pytorch_snippet(fn: Function, x0: float, order: int) -> str:
     """
     own = fn.variables[0] if fn.variables else "x"
     var = python_name(own, {"torch", "f", *(shown.__name__ for shown in _SHOWN)})
-    lines = ["import torch", "", "", _shown_source().rstrip("\n"), "", "",
-             f"def f({var}):", f"    return {torch_source(fn, {own: var})}", "", "",
-             f"print_derivatives(f, {float(x0)!r}, {order})"]  # fmt: skip
+    lines = [
+        "import torch",
+        "",
+        "",
+        _shown_source().rstrip("\n"),
+        "",
+        "",
+        f"def f({var}):",
+        f"    return {torch_source(fn, {own: var})}",
+        "",
+        "",
+        f"print_derivatives(f, {float(x0)!r}, {order})",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -349,9 +391,14 @@ def sympy_costs(fn: Function, order: int) -> SympyCosts:
 
 
 def cost_profile(
-    fn: Function, order: int, points: int, low: float = -1.0, high: float = 1.0, *,
+    fn: Function,
+    order: int,
+    points: int,
+    low: float = -1.0,
+    high: float = 1.0,
+    *,
     sympy: Callable[[Function, int], SympyCosts] = sympy_costs,
-) -> CostProfile:  # fmt: skip
+) -> CostProfile:
     """Measure nested autograd, Taylor mode and sympy order by order on ``points`` points
     from ``low`` to ``high`` (the student's range).
 
@@ -387,10 +434,16 @@ def cost_profile(
     reached = np.cumsum(diff_ms)
     sym_ms = [float(reached[k]) if k < len(diff_ms) else None for k in range(order + 1)]
     return CostProfile(
-        points=points, low=float(low), high=float(high), orders=tuple(range(order + 1)),
-        nodes=tuple(nodes), autograd_ms=tuple(auto_ms),
-        autograd_mb=tuple(n * points * 8 / 1e6 for n in nodes), taylor_ms=tuple(taylor_ms),
+        points=points,
+        low=float(low),
+        high=float(high),
+        orders=tuple(range(order + 1)),
+        nodes=tuple(nodes),
+        autograd_ms=tuple(auto_ms),
+        autograd_mb=tuple(n * points * 8 / 1e6 for n in nodes),
+        taylor_ms=tuple(taylor_ms),
         sympy_ms=tuple(sym_ms),
         sympy_ops=tuple(ops[k] if k < len(ops) else None for k in range(order + 1)),
-        autograd_runs=auto_runs, taylor_runs=taylor_runs,
-    )  # fmt: skip
+        autograd_runs=auto_runs,
+        taylor_runs=taylor_runs,
+    )

@@ -38,9 +38,14 @@ from .language import Function
 from .taylor import polynomial_degree, taylor_derivatives
 
 __all__ = [
-    "derivatives", "DerivativeResult", "Budget", "BUDGET", "graph_nodes", "autograd_rows",
+    "derivatives",
+    "DerivativeResult",
+    "Budget",
+    "BUDGET",
+    "graph_nodes",
+    "autograd_rows",
     "autograd_refusal",
-]  # fmt: skip
+]
 
 
 @dataclass(frozen=True)
@@ -118,9 +123,13 @@ def graph_nodes(*tensors: torch.Tensor) -> int:
 
 
 def autograd_rows(
-    fn: Function, x: torch.Tensor, order: int, *, node_limit: int | None = None,
+    fn: Function,
+    x: torch.Tensor,
+    order: int,
+    *,
+    node_limit: int | None = None,
     clock: list[float] | None = None,
-) -> tuple[list[torch.Tensor], int | None, list[int]]:  # fmt: skip
+) -> tuple[list[torch.Tensor], int | None, list[int]]:
     """The nested-autograd derivatives 0..order at the leaf ``x``, kept on the graph.
 
     Returns the rows (tensors that still carry ``grad_fn``), the first order at which
@@ -177,9 +186,12 @@ def _check(fn: Function, xs: Sequence[float] | np.ndarray, order: int, method: s
         cls = BudgetError if isinstance(order, int | np.integer) and order > high else ArgumentError
         if method == "autograd":
             raise cls(
-                "budget.order_autograd", low=0, high=high, got=order,
+                "budget.order_autograd",
+                low=0,
+                high=high,
+                got=order,
                 taylor=BUDGET.max_order_taylor,
-            )  # fmt: skip
+            )
         raise cls("budget.order", low=0, high=high, got=order)
     grid = np.asarray(xs, dtype=np.float64).reshape(-1)
     if not 1 <= grid.size <= BUDGET.max_points:
@@ -271,9 +283,13 @@ def estimate_autograd(
     megabytes = nodes * points * 8 / 1e6
     if megabytes > BUDGET.max_megabytes:
         raise BudgetError(
-            "budget.memory", order=order, points=f"{points:,}", nodes=f"{nodes:,}",
-            megabytes=f"{megabytes:,.0f}", limit=f"{BUDGET.max_megabytes:,.0f}",
-        )  # fmt: skip
+            "budget.memory",
+            order=order,
+            points=f"{points:,}",
+            nodes=f"{nodes:,}",
+            megabytes=f"{megabytes:,.0f}",
+            limit=f"{BUDGET.max_megabytes:,.0f}",
+        )
     return nodes, sizes, megabytes
 
 
@@ -293,9 +309,12 @@ def autograd_refusal(
     """
     if order > BUDGET.max_order_autograd:
         return BudgetError(
-            "budget.order_autograd", low=0, high=BUDGET.max_order_autograd, got=order,
+            "budget.order_autograd",
+            low=0,
+            high=BUDGET.max_order_autograd,
+            got=order,
             taylor=BUDGET.max_order_taylor,
-        )  # fmt: skip
+        )
     try:
         estimate_autograd(fn, order, points, probe)
     except BudgetError as err:
@@ -314,9 +333,13 @@ def autograd_is_heavy(
 
 
 def derivatives(
-    fn: Function, xs: Sequence[float] | np.ndarray, order: int, method: str = "autograd",
-    *, probe: Prober = probe_graph,
-) -> DerivativeResult:  # fmt: skip
+    fn: Function,
+    xs: Sequence[float] | np.ndarray,
+    order: int,
+    method: str = "autograd",
+    *,
+    probe: Prober = probe_graph,
+) -> DerivativeResult:
     """All derivatives of orders 0..``order`` of a one-variable function at the points ``xs``.
 
     Args:
@@ -356,11 +379,17 @@ def derivatives(
     values[:, np.isnan(values[0])] = np.nan
     nonfinite = tuple(int(n) for n in (~np.isfinite(values)).sum(axis=1))
     return DerivativeResult(
-        xs=grid, values=values, order=order, method=method, variable=variable,
-        constant_from=constant_from, torch_raises_from=raises_from, nonfinite=nonfinite,
+        xs=grid,
+        values=values,
+        order=order,
+        method=method,
+        variable=variable,
+        constant_from=constant_from,
+        torch_raises_from=raises_from,
+        nonfinite=nonfinite,
         graph_nodes=tuple(sizes),
         seconds=time.perf_counter() - start,
-    )  # fmt: skip
+    )
 
 
 def _fd_step(x0: float, order: int) -> float:
@@ -379,8 +408,11 @@ def finite_difference(fn: Function, x0: float, order: int, h: float | None = Non
 
 
 def finite_differences(
-    fn: Function, x0: float, orders: Sequence[int], steps: Sequence[float] | None = None,
-) -> list[float]:  # fmt: skip
+    fn: Function,
+    x0: float,
+    orders: Sequence[int],
+    steps: Sequence[float] | None = None,
+) -> list[float]:
     """:func:`finite_difference` for several orders, with one evaluation of ``fn`` on the
     points of every stencil together (the inspector asks for orders 0-6 at each x0)."""
     hs = [_fd_step(x0, k) for k in orders] if steps is None else list(steps)

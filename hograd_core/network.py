@@ -29,11 +29,22 @@ import torch.nn.functional as F
 from .errors import ArgumentError, BudgetError
 
 __all__ = [
-    "DATASETS", "NETWORK_BUDGET", "NetConfig", "NetworkBudget", "TrainedNet", "analysis_examples",
-    "analysis_limit", "check_config", "count_parameters", "initial_parameters", "layer_blocks",
+    "DATASETS",
+    "NETWORK_BUDGET",
+    "NetConfig",
+    "NetworkBudget",
+    "TrainedNet",
+    "analysis_examples",
+    "analysis_limit",
+    "check_config",
+    "count_parameters",
+    "initial_parameters",
+    "layer_blocks",
     "layer_sizes",
-    "loss_function", "most_steps", "train",
-]  # fmt: skip
+    "loss_function",
+    "most_steps",
+    "train",
+]
 
 #: The data sets: "digits" (1,797 8x8 images, 10 classes), "moons" (500 2-D points, 2 classes).
 DATASETS: tuple[str, ...] = ("digits", "moons")
@@ -265,9 +276,12 @@ def check_config(config: NetConfig) -> None:
     most = most_steps(config)
     if config.steps > most:
         raise BudgetError(
-            "hvp.net.budget.work", n=f"{n:,}", batch=config.batch, most=f"{most:,}",
+            "hvp.net.budget.work",
+            n=f"{n:,}",
+            batch=config.batch,
+            most=f"{most:,}",
             got=f"{config.steps:,}",
-        )  # fmt: skip
+        )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -342,6 +356,12 @@ def train(
         acc = float((_forward(theta, sizes, x).argmax(1) == y).double().mean())
         acc_test = float((_forward(theta, sizes, x_test).argmax(1) == y_test).double().mean())
     return TrainedNet(
-        config, sizes, theta.detach().numpy().copy(), np.array(losses), acc, acc_test,
-        len(losses), time.perf_counter() - start,
-    )  # fmt: skip
+        config,
+        sizes,
+        theta.detach().numpy().copy(),
+        np.array(losses),
+        acc,
+        acc_test,
+        len(losses),
+        time.perf_counter() - start,
+    )

@@ -236,11 +236,20 @@ def series_radius(fn: Function, x0: float, terms: int = TERMS) -> SeriesRadius:
     if not math.isclose(radius, shorter, rel_tol=SETTLED):
         # fewer coefficients give another answer: no singularity, or one too odd, in sight
         return SeriesRadius(
-            x0, math.nan, estimated=True, terms=terms, kinks=kinks, why="unsettled",
+            x0,
+            math.nan,
+            estimated=True,
+            terms=terms,
+            kinks=kinks,
+            why="unsettled",
             estimates=(scale * shorter, scale * radius),
-        )  # fmt: skip
+        )
     return SeriesRadius(
-        x0, scale * radius, estimated=True, terms=terms, kinks=kinks,
+        x0,
+        scale * radius,
+        estimated=True,
+        terms=terms,
+        kinks=kinks,
         accuracy=2 * scale * abs(radius - shorter) + 1e-9 * scale * radius,
         estimates=(scale * shorter, scale * radius),
-    )  # fmt: skip
+    )

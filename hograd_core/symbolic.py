@@ -20,9 +20,16 @@ from .language.to_sympy import latex, symbol
 from .sympy_program import Program, ProgramTooLarge, evaluate
 
 __all__ = [
-    "symbolic_derivatives", "SymbolicDerivatives", "sympy_value", "sympy_values", "SympyView",
-    "sympy_view", "view_of", "MAX_LATEX_OPS", "MAX_OPS",
-]  # fmt: skip
+    "symbolic_derivatives",
+    "SymbolicDerivatives",
+    "sympy_value",
+    "sympy_values",
+    "SympyView",
+    "sympy_view",
+    "view_of",
+    "MAX_LATEX_OPS",
+    "MAX_OPS",
+]
 
 
 @dataclass(frozen=True)
@@ -55,10 +62,15 @@ MAX_OPS = 3000
 
 
 def symbolic_derivatives(
-    fn: Function, order: int, variable: str | None = None, *, max_ops: int = MAX_OPS,
-    max_seconds: float = 2.0, start_from: SymbolicDerivatives | None = None,
+    fn: Function,
+    order: int,
+    variable: str | None = None,
+    *,
+    max_ops: int = MAX_OPS,
+    max_seconds: float = 2.0,
+    start_from: SymbolicDerivatives | None = None,
     fresh: bool = False,
-) -> SymbolicDerivatives:  # fmt: skip
+) -> SymbolicDerivatives:
     """Differentiate ``fn`` symbolically ``order`` times, within an operation and time budget.
 
     Args:
@@ -109,9 +121,13 @@ def symbolic_derivatives(
         ops.append(int(sp.count_ops(expr)))
         latex.append(_latex(expr, ops[-1]))
     return SymbolicDerivatives(
-        tuple(exprs), tuple(ops), stopped, seconds + time.perf_counter() - start, tuple(latex),
+        tuple(exprs),
+        tuple(ops),
+        stopped,
+        seconds + time.perf_counter() - start,
+        tuple(latex),
         tuple(diff_seconds),
-    )  # fmt: skip
+    )
 
 
 @dataclass(frozen=True)
@@ -138,18 +154,25 @@ class SympyView:
 
 
 def view_of(
-    sym: SymbolicDerivatives, order: int, point: dict[str, float], *, stopped: str | None,
-    working: bool = False, values: tuple[float, ...] | None = None,
-) -> SympyView:  # fmt: skip
+    sym: SymbolicDerivatives,
+    order: int,
+    point: dict[str, float],
+    *,
+    stopped: str | None,
+    working: bool = False,
+    values: tuple[float, ...] | None = None,
+) -> SympyView:
     """The orders 0..``order`` of ``sym`` that it has, evaluated at ``point`` (unless their
     ``values`` there are given); ``stopped`` and ``working`` matter only if it has fewer."""
     n = min(order + 1, len(sym.exprs))
     short = n <= order
     return SympyView(
         values=values if values is not None else tuple(sympy_values(sym.exprs[:n], point)),
-        latex=sym.latex[:n], ops=sym.ops[:n], stopped=stopped if short and not working else None,
+        latex=sym.latex[:n],
+        ops=sym.ops[:n],
+        stopped=stopped if short and not working else None,
         working=short and working,
-    )  # fmt: skip
+    )
 
 
 def sympy_view(fn: Function, order: int, x0: float, *, max_seconds: float = 1.0) -> SympyView:
@@ -186,8 +209,11 @@ def sympy_value(expr: sp.Expr, point: dict[str, float], *, digits: int = 30) -> 
 
 
 def sympy_values(
-    exprs: Sequence[sp.Expr], point: dict[str, float], *, digits: int = 30,
-) -> list[float]:  # fmt: skip
+    exprs: Sequence[sp.Expr],
+    point: dict[str, float],
+    *,
+    digits: int = 30,
+) -> list[float]:
     """:func:`sympy_value` of several expressions at one point, in one program; a
     subexpression shared between them (successive derivatives share many) is evaluated once."""
     program = Program()

@@ -39,12 +39,27 @@ MAX_PROGRAM = 10_000
 _EXACT_BITS = 1024
 
 _UNARY = {
-    sp.sin: "sin", sp.cos: "cos", sp.tan: "tan", sp.atan: "atan", sp.sinh: "sinh",
-    sp.cosh: "cosh", sp.tanh: "tanh", sp.exp: "exp", sp.erf: "erf", sp.asin: "asin",
-    sp.acos: "acos", sp.log: "log", sp.Abs: "abs", TorchAbs: "abs", sp.sign: "sign",
-    TorchSign: "sign", TorchStep: "step", TorchRelu: "relu", sp.Heaviside: "heaviside",
+    sp.sin: "sin",
+    sp.cos: "cos",
+    sp.tan: "tan",
+    sp.atan: "atan",
+    sp.sinh: "sinh",
+    sp.cosh: "cosh",
+    sp.tanh: "tanh",
+    sp.exp: "exp",
+    sp.erf: "erf",
+    sp.asin: "asin",
+    sp.acos: "acos",
+    sp.log: "log",
+    sp.Abs: "abs",
+    TorchAbs: "abs",
+    sp.sign: "sign",
+    TorchSign: "sign",
+    TorchStep: "step",
+    TorchRelu: "relu",
+    sp.Heaviside: "heaviside",
     sp.DiracDelta: "delta",
-}  # fmt: skip
+}
 
 
 class ProgramTooLarge(Exception):
@@ -111,9 +126,12 @@ class Program:
 
 
 def evaluate(
-    code: Sequence[Sequence], outputs: Sequence[int], point: Mapping[str, float], *,
+    code: Sequence[Sequence],
+    outputs: Sequence[int],
+    point: Mapping[str, float],
+    *,
     digits: int = 30,
-) -> list[float]:  # fmt: skip
+) -> list[float]:
     """The value of each output at ``point`` (variable name -> value), ``digits`` significant
     digits, as floats: NaN where it is not a real number or not finite."""
     ctx = mpmath.MPContext()

@@ -59,9 +59,14 @@ class DeferredJobs:
     thread of their own."""
 
     def __init__(
-        self, kind: str, work: Callable[[Any], Any] | None = None, *, keep: int = KEEP,
-        forget: float = FORGET, clock: Callable[[], float] = time.monotonic,
-    ) -> None:  # fmt: skip
+        self,
+        kind: str,
+        work: Callable[[Any], Any] | None = None,
+        *,
+        keep: int = KEEP,
+        forget: float = FORGET,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.kind, self.work, self.keep, self.forget = kind, work, keep, forget
         self._clock = clock  # when a job was asked for, and so when it is forgotten
         self._changed = threading.Condition()
@@ -77,8 +82,7 @@ class DeferredJobs:
     def _turn(self, args: Hashable) -> tuple[int, float]:
         """Sort key of a wanted job: its askers' most recent service first (never served:
         -1), then the most recently asked. Call under the lock."""
-        served = max((self._last_served.get(w, -1) for w in self._askers.get(args, ())),
-                     default=-1)  # fmt: skip
+        served = max((self._last_served.get(w, -1) for w in self._askers.get(args, ())), default=-1)
         return served, -self._wanted[args]
 
     def ask(self, args: Hashable, wait: float, who: str = "") -> JobAnswer | None:

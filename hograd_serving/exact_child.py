@@ -39,10 +39,17 @@ def work(text: str, order: int, out: TextIO) -> None:
                 _write(out, {"stopped": "size"})
                 return
             code = program.add(sym.exprs[k])
-            _write(out, {
-                "k": k, "code": code, "out": program.outputs[-1], "ops": sym.ops[k],
-                "latex": sym.latex[k], "ms": 1000.0 * sym.diff_seconds[k],
-            })  # fmt: skip
+            _write(
+                out,
+                {
+                    "k": k,
+                    "code": code,
+                    "out": program.outputs[-1],
+                    "ops": sym.ops[k],
+                    "latex": sym.latex[k],
+                    "ms": 1000.0 * sym.diff_seconds[k],
+                },
+            )
     except (ProgramTooLarge, RecursionError):
         _write(out, {"stopped": "size"})
     except MemoryError:

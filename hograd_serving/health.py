@@ -89,10 +89,13 @@ def _run_once(url: str, timeout: float) -> str | None:
     ws_url = "ws" + url[4:] + "/_stcore/stream"
     try:
         ws = connect(
-            ws_url, additional_headers=headers, open_timeout=_left(deadline),
+            ws_url,
+            additional_headers=headers,
+            open_timeout=_left(deadline),
             subprotocols=[Subprotocol("streamlit"), *([Subprotocol(xsrf)] if xsrf else [])],
-            close_timeout=1.0, max_size=None,
-        )  # fmt: skip
+            close_timeout=1.0,
+            max_size=None,
+        )
     except (OSError, WebSocketException, TimeoutError) as err:
         return f"websocket: could not connect: {err}"
     with ws:  # closing it makes the server end the session
@@ -164,8 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("url", help="the server, e.g. http://127.0.0.1:8501")
     ap.add_argument("--timeout", type=float, default=10.0, help="seconds (default 10)")
-    ap.add_argument("--kill-after", type=int, default=0, metavar="N",
-                    help="after N failures in a row, kill the process in --pid-file")  # fmt: skip
+    ap.add_argument(
+        "--kill-after",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after N failures in a row, kill the process in --pid-file",
+    )
     ap.add_argument("--pid-file", type=Path, help="holds the app server's process id")
     args = ap.parse_args(argv)
     if args.kill_after and args.pid_file is None:

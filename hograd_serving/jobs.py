@@ -40,9 +40,14 @@ from .floor import step_aside
 from .gate import BusyError, heavy_work
 
 __all__ = [
-    "COLD_SLOTS", "FLAG_SECONDS", "ChildError", "network_job", "run_cold", "run_isolated",
+    "COLD_SLOTS",
+    "FLAG_SECONDS",
+    "ChildError",
+    "network_job",
+    "run_cold",
+    "run_isolated",
     "shared_probe",
-]  # fmt: skip
+]
 
 T = TypeVar("T")
 ROOT = str(Path(__file__).resolve().parents[1])
@@ -148,10 +153,14 @@ def run_cold(program: str, stdin: str, timeout: float, wait: float = 1.5) -> str
         raise BusyError("budget.busy", slots=COLD_SLOTS)
     try:
         done = subprocess.run(
-            [sys.executable, "-c", program], input=stdin.encode(), capture_output=True,
-            timeout=timeout, env={**os.environ, **CHILD_ENV, "PYTHONPATH": ROOT}, cwd=ROOT,
+            [sys.executable, "-c", program],
+            input=stdin.encode(),
+            capture_output=True,
+            timeout=timeout,
+            env={**os.environ, **CHILD_ENV, "PYTHONPATH": ROOT},
+            cwd=ROOT,
             check=False,
-        )  # fmt: skip
+        )
     except subprocess.TimeoutExpired as err:
         raise ChildError("no answer in time", seconds=timeout, timeout=True) from err
     finally:

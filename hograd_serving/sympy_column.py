@@ -36,8 +36,13 @@ from hograd_core.symbolic import SympyView
 from hograd_core.sympy_program import evaluate
 
 __all__ = [
-    "CHAIN_SECONDS", "MEMORY_BYTES", "SLOTS", "STARTS_PER_MINUTE", "Chain", "SympyColumn",
-]  # fmt: skip
+    "CHAIN_SECONDS",
+    "MEMORY_BYTES",
+    "SLOTS",
+    "STARTS_PER_MINUTE",
+    "Chain",
+    "SympyColumn",
+]
 
 #: Wall-clock seconds one function's child may run; then it is killed ("time").
 CHAIN_SECONDS = 10.0
@@ -88,13 +93,22 @@ class Chain:
 
 def _launch(seconds: float, memory: int) -> subprocess.Popen:
     """A child process of :mod:`.exact_child`, reading its request on standard input."""
-    env = {**os.environ, "PYTHONPATH": ROOT, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-           "PYTHONWARNINGS": "ignore"}  # fmt: skip
+    env = {
+        **os.environ,
+        "PYTHONPATH": ROOT,
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "PYTHONWARNINGS": "ignore",
+    }
     return subprocess.Popen(
         [sys.executable, "-m", "hograd_serving.exact_child", f"{seconds:g}", str(memory)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT,
-        env=env, text=True,
-    )  # fmt: skip
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+        env=env,
+        text=True,
+    )
 
 
 class SympyColumn:
@@ -102,11 +116,15 @@ class SympyColumn:
     out by a child process, the children scheduled fairly between sessions."""
 
     def __init__(
-        self, *, slots: int = SLOTS, chain_seconds: float = CHAIN_SECONDS,
-        memory: int = MEMORY_BYTES, starts_per_minute: int = STARTS_PER_MINUTE,
+        self,
+        *,
+        slots: int = SLOTS,
+        chain_seconds: float = CHAIN_SECONDS,
+        memory: int = MEMORY_BYTES,
+        starts_per_minute: int = STARTS_PER_MINUTE,
         launch: Callable[[float, int], subprocess.Popen] = _launch,
         clock: Callable[[], float] = time.monotonic,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.slots, self.chain_seconds, self.memory = slots, chain_seconds, memory
         self.starts_per_minute = starts_per_minute
         self._launch, self._clock = launch, clock
@@ -123,8 +141,13 @@ class SympyColumn:
         self.started = 0
 
     def ask(
-        self, text: str, order: int, x0: float, wait: float = 0.0, who: str = "",
-    ) -> SympyView:  # fmt: skip
+        self,
+        text: str,
+        order: int,
+        x0: float,
+        wait: float = 0.0,
+        who: str = "",
+    ) -> SympyView:
         """What sympy has of ``text`` (a function the caller has parsed, of one variable) to
         ``order`` at ``x0``, waiting up to ``wait`` seconds for it to be complete. ``who``
         names the asking session, for fairness."""
@@ -138,9 +161,12 @@ class SympyColumn:
             working = self._short(chain, order)
             stopped = chain.stopped if n <= order and not working else None
         return SympyView(
-            values=self._evaluate(text, chain.variable, code, outputs, x0), latex=latex,
-            ops=ops, stopped=stopped, working=working,
-        )  # fmt: skip
+            values=self._evaluate(text, chain.variable, code, outputs, x0),
+            latex=latex,
+            ops=ops,
+            stopped=stopped,
+            working=working,
+        )
 
     def detail(self, text: str) -> str:
         """Why the chain of ``text`` stopped with "error": the child's one-line report."""
@@ -173,9 +199,11 @@ class SympyColumn:
     def _want(self, text: str, order: int, who: str) -> Chain:
         chain = self._chains.get(text)
         stale = (
-            chain is not None and chain.state == "done" and chain.stopped is None
+            chain is not None
+            and chain.state == "done"
+            and chain.stopped is None
             and len(chain.outputs) <= order
-        )  # fmt: skip
+        )
         if chain is None or stale:  # new, or complete to a lower order than now asked
             target = max(order, FIRST_ORDERS)
             variable = chain.variable if chain is not None else _variable(text)
@@ -216,8 +244,9 @@ class SympyColumn:
             chain.state = "running"
             self._running += 1
             self.started += 1
-            threading.Thread(target=self._run, args=(chain,), daemon=True,
-                             name="sympy-child").start()  # fmt: skip
+            threading.Thread(
+                target=self._run, args=(chain,), daemon=True, name="sympy-child"
+            ).start()
 
     # ---- one child --------------------------------------------------------------------------
 

@@ -35,9 +35,14 @@ __all__ = ["PAGES", "warm", "wait_healthy"]
 #: carry a query string: the backward page's error decoder runs every gallery case once (two in
 #: a fresh process each) the first time anyone pastes a message, so the warm-up pastes one.
 PAGES = (
-    "derivatives", "graph", "hvp", "why", "lesson", "",
+    "derivatives",
+    "graph",
+    "hvp",
+    "why",
+    "lesson",
+    "",
     "backward?backward.decode=element+0+of+tensors+does+not+require+grad",
-)  # fmt: skip
+)
 _DONE = ForwardMsg.FINISHED_SUCCESSFULLY
 
 
@@ -80,10 +85,12 @@ def warm_page(url: str, page: str, seconds: float = 60.0) -> str:
     protocols = ["streamlit", xsrf] if xsrf else ["streamlit"]
     deadline = time.monotonic() + seconds
     with connect(
-        "ws" + url[4:] + "/_stcore/stream", subprotocols=protocols,  # type: ignore[arg-type]
-        additional_headers={"Cookie": cookies} if cookies else None, origin=url,  # type: ignore[arg-type]
+        "ws" + url[4:] + "/_stcore/stream",
+        subprotocols=protocols,  # type: ignore[arg-type]
+        additional_headers={"Cookie": cookies} if cookies else None,
+        origin=url,  # type: ignore[arg-type]
         open_timeout=10,
-    ) as ws:  # fmt: skip
+    ) as ws:
         ws.send(_rerun(page, url, query=query))
         page_hash, polling, finished = "", {}, False
         while time.monotonic() < deadline:
@@ -140,9 +147,11 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     outcome = warm(args.url)
     failed = {page: what for page, what in outcome.items() if what != "ok"}
-    print(f"warm-up: {len(outcome) - len(failed)} of {len(outcome)} pages in "
-          f"{time.monotonic() - start:.1f} s" + (f"; not warmed: {failed}" if failed else ""),
-          file=sys.stderr)  # fmt: skip
+    print(
+        f"warm-up: {len(outcome) - len(failed)} of {len(outcome)} pages in "
+        f"{time.monotonic() - start:.1f} s" + (f"; not warmed: {failed}" if failed else ""),
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -42,8 +42,10 @@ def curves_csv(result: DerivativeResult) -> str:
         1.0,1.0,2.0,2.0
     """
     header = [result.variable, *(order_header(k) for k in range(result.order + 1))]
-    rows = [[float(x), *(float(v) for v in column)]
-            for x, column in zip(result.xs, result.values.T, strict=True)]  # fmt: skip
+    rows = [
+        [float(x), *(float(v) for v in column)]
+        for x, column in zip(result.xs, result.values.T, strict=True)
+    ]
     return _text([header, *rows])
 
 
@@ -60,6 +62,8 @@ def eigen_csv(
     """One row per eigenvalue (ascending, named e1, e2, ...): the value, then its unit
     eigenvector's components, one column per variable, as the page's table."""
     vectors = np.asarray(eigenvectors, dtype=np.float64)
-    rows = [[f"e{i + 1}", float(lam), *(float(x) for x in vectors[:, i])]
-            for i, lam in enumerate(np.asarray(eigenvalues, dtype=np.float64))]  # fmt: skip
+    rows = [
+        [f"e{i + 1}", float(lam), *(float(x) for x in vectors[:, i])]
+        for i, lam in enumerate(np.asarray(eigenvalues, dtype=np.float64))
+    ]
     return _text([["", value_label, *names], *rows])

@@ -17,9 +17,23 @@ __all__ = ["FONT", "PALETTE", "derivatives_figure", "finite", "latex_label", "or
 # Distinct, colour-blind-friendly colours that stay readable on a projector (Okabe-Ito first,
 # then Tableau); order 0 is drawn in near-black and thicker.
 PALETTE = (
-    "#1f2937", "#E69F00", "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#8c564b",
-    "#7f7f7f", "#bcbd22", "#17becf", "#9467bd", "#e377c2", "#2ca02c", "#d62728", "#1f77b4",
-)  # fmt: skip
+    "#1f2937",
+    "#E69F00",
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#56B4E9",
+    "#8c564b",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+    "#9467bd",
+    "#e377c2",
+    "#2ca02c",
+    "#d62728",
+    "#1f77b4",
+)
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 FONT = {"size": 16}
 
@@ -43,9 +57,14 @@ def finite(row: np.ndarray) -> np.ndarray:
 
 
 def derivatives_figure(
-    result: DerivativeResult, lang: str, *, separate: bool = False,
-    ranges: ChartRange | None = None, x0: float | None = None, projector: bool = False,
-) -> PlainFigure:  # fmt: skip
+    result: DerivativeResult,
+    lang: str,
+    *,
+    separate: bool = False,
+    ranges: ChartRange | None = None,
+    x0: float | None = None,
+    projector: bool = False,
+) -> PlainFigure:
     """f and its derivatives: one panel with a curve per order (click the legend to hide one),
     or one panel per order, since high orders can differ in scale by many magnitudes.
 
@@ -66,13 +85,20 @@ def derivatives_figure(
     for k in orders:
         row = k + 1 if separate else 1
         suffix = str(row) if row > 1 else ""
-        traces.append({
-            "type": "scatter", "x": result.xs, "y": finite(result.values[k]), "mode": "lines",
-            "name": order_label(k), "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
-            "line": {"color": PALETTE[k % len(PALETTE)], "width": 4 if k == 0 else 2.5},
-            "hovertemplate": f"{order_label(k)}({var}=%{{x:.4g}}) = %{{y:.6g}}<extra></extra>",
-            "connectgaps": False,
-        })  # fmt: skip
+        traces.append(
+            {
+                "type": "scatter",
+                "x": result.xs,
+                "y": finite(result.values[k]),
+                "mode": "lines",
+                "name": order_label(k),
+                "xaxis": f"x{suffix}",
+                "yaxis": f"y{suffix}",
+                "line": {"color": PALETTE[k % len(PALETTE)], "width": 4 if k == 0 else 2.5},
+                "hovertemplate": f"{order_label(k)}({var}=%{{x:.4g}}) = %{{y:.6g}}<extra></extra>",
+                "connectgaps": False,
+            }
+        )
         if separate:
             layout[f"yaxis{suffix}"] = {
                 "domain": cells[row - 1][1],
@@ -90,13 +116,25 @@ def derivatives_figure(
     if x0 is not None:
         line = {"color": "#555867", "width": 2, "dash": "dash"}
         layout["shapes"] = [vline(x0, line, str(k + 1) if k else "") for k in range(rows)]
-        traces.append({  # a legend entry for the line (shapes have none)
-            "type": "scatter", "x": [x0], "y": [None], "mode": "lines", "line": line,
-            "name": tr("deriv.chart.x0", lang, var=var, x0=f"{x0:.6g}"), "hoverinfo": "skip",
-            "legendgroup": "x0",
-        })  # fmt: skip
+        traces.append(
+            {  # a legend entry for the line (shapes have none)
+                "type": "scatter",
+                "x": [x0],
+                "y": [None],
+                "mode": "lines",
+                "line": line,
+                "name": tr("deriv.chart.x0", lang, var=var, x0=f"{x0:.6g}"),
+                "hoverinfo": "skip",
+                "legendgroup": "x0",
+            }
+        )
     return plain_figure(
-        traces, projector=projector, height=max(420, 150 * rows) if separate else 520,
-        margin={"l": 60, "r": 20, "t": 30, "b": 50}, font=FONT, hovermode="x unified",
-        legend={"title": {"text": tr("deriv.chart.legend", lang)}}, **layout,
-    )  # fmt: skip
+        traces,
+        projector=projector,
+        height=max(420, 150 * rows) if separate else 520,
+        margin={"l": 60, "r": 20, "t": 30, "b": 50},
+        font=FONT,
+        hovermode="x unified",
+        legend={"title": {"text": tr("deriv.chart.legend", lang)}},
+        **layout,
+    )

@@ -63,9 +63,10 @@ def pass_legend(view: GraphView, lang: str, highlight: bool) -> Legend:
 def words(lang: str) -> Words:
     """What a tensor drawing writes into its nodes, in ``lang``."""
     return Words(
-        tr("graph.draw.freed", lang), tr("graphvars.draw.modified", lang),
+        tr("graph.draw.freed", lang),
+        tr("graphvars.draw.modified", lang),
         tr("graph.draw.raised", lang),
-    )  # fmt: skip
+    )
 
 
 def drawn_counts(ops: int, saved: int, freed: int, lang: str = "en") -> str:
@@ -76,15 +77,22 @@ def drawn_counts(ops: int, saved: int, freed: int, lang: str = "en") -> str:
         return tr(f"{key}_one" if n == 1 else key, lang, n=n)
 
     return tr(
-        "graphvars.draw.count", lang, ops=count("graphvars.draw.ops", ops),
-        saved=count("graphvars.draw.saved", saved), freed=freed,
-    )  # fmt: skip
+        "graphvars.draw.count",
+        lang,
+        ops=count("graphvars.draw.ops", ops),
+        saved=count("graphvars.draw.saved", saved),
+        freed=freed,
+    )
 
 
 def flag_dot(
-    graph: TensorGraph, lang: str = "en", *, min_width: float = 0.0, direction: str = "TB",
+    graph: TensorGraph,
+    lang: str = "en",
+    *,
+    min_width: float = 0.0,
+    direction: str = "TB",
     tight: bool = False,
-) -> str:  # fmt: skip
+) -> str:
     """DOT source of a flag-lab run's real graph, in the pass colours of the graph page.
 
     Saved tensors that a backward pass freed (or that were changed in place) are greyed and
@@ -99,8 +107,9 @@ def flag_dot(
     return tensor_dot(graph, words(lang), min_width=min_width, direction=direction, tight=tight)
 
 
-def flag_legend_html(graph: TensorGraph, lang: str = "en", *, also: tuple[TensorGraph, ...] = ()
-                     ) -> str:  # fmt: skip
+def flag_legend_html(
+    graph: TensorGraph, lang: str = "en", *, also: tuple[TensorGraph, ...] = ()
+) -> str:
     """Which colour is which call: one chip per pass with the tensors it made (fixed names,
     escaped); with ``also``, one legend for those drawings too (a pass's chip names the
     tensors it made in any of them)."""
@@ -117,11 +126,12 @@ def flag_legend_html(graph: TensorGraph, lang: str = "en", *, also: tuple[Tensor
                 names.append(node.label)
     chips = [
         chip.format(
-            fill=PASS_COLOURS[k], border=PASS_BORDERS[k],
+            fill=PASS_COLOURS[k],
+            border=PASS_BORDERS[k],
             text=html.escape(f"{', '.join(names)}: {pass_name(k, lang)}"),
         )
         for k, names in sorted(made.items())
-    ]  # fmt: skip
+    ]
     return f'<div style="line-height:2">{"".join(chips)}</div>'
 
 
@@ -155,27 +165,43 @@ def growth_figure(
         zip(titles, series, cells, strict=True), start=1
     ):
         n = "" if col == 1 else str(col)
-        traces.append({
-            "type": "scatter", "x": orders, "y": [v if v > 0 else None for v in values],
-            "mode": "lines+markers", "name": title, "showlegend": False,
-            "line": {"color": "#9ca3af", "width": 2}, "marker": marker,
-            "hovertemplate": tr("graph.growth.hover", lang) + "<extra></extra>",
-            "xaxis": f"x{n}", "yaxis": f"y{n}",
-        })  # fmt: skip
+        traces.append(
+            {
+                "type": "scatter",
+                "x": orders,
+                "y": [v if v > 0 else None for v in values],
+                "mode": "lines+markers",
+                "name": title,
+                "showlegend": False,
+                "line": {"color": "#9ca3af", "width": 2},
+                "marker": marker,
+                "hovertemplate": tr("graph.growth.hover", lang) + "<extra></extra>",
+                "xaxis": f"x{n}",
+                "yaxis": f"y{n}",
+            }
+        )
         # counts on log scales (a constant growth factor is a straight line); times, small
         # and noisy, read best from zero
         yaxis = {"type": "log"} if col < 4 else {"rangemode": "tozero"}
         layout[f"yaxis{n}"] = {"anchor": f"x{n}", "domain": y_domain, **yaxis}
         layout[f"xaxis{n}"] = {
-            "anchor": f"y{n}", "domain": x_domain, "dtick": 1,
+            "anchor": f"y{n}",
+            "domain": x_domain,
+            "dtick": 1,
             "title": {"text": tr("graph.growth.order", lang)},
-        }  # fmt: skip
+        }
         shapes.append(vline(order, {"color": _NEW, "dash": "dot", "width": 1}, n))
         annotations.append(cell_title(title, x_domain, y_domain, size=15))
     return plain_figure(
-        traces, projector=projector, height=330, margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        font={"size": 14}, shapes=shapes, annotations=annotations, **layout,
-    )  # fmt: skip
+        traces,
+        projector=projector,
+        height=330,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        font={"size": 14},
+        shapes=shapes,
+        annotations=annotations,
+        **layout,
+    )
 
 
 def stats_rows(stats: tuple[OrderStats, ...], lang: str = "en") -> list[dict[str, object]]:
@@ -184,9 +210,16 @@ def stats_rows(stats: tuple[OrderStats, ...], lang: str = "en") -> list[dict[str
     keys = ("order", "value", "nodes", "new", "depth", "saved", "bytes", "ms", "grad_fn")
     head = {k: tr(f"graph.table.{k}", lang) for k in keys}
     return [
-        {head["order"]: s.order, head["value"]: f"{s.value:.6g}", head["nodes"]: s.nodes,
-         head["new"]: s.new_nodes, head["depth"]: s.depth, head["saved"]: s.saved_tensors,
-         head["bytes"]: s.saved_bytes,
-         head["ms"]: round(s.seconds * 1000, 3), head["grad_fn"]: s.grad_fn or "None"}
+        {
+            head["order"]: s.order,
+            head["value"]: f"{s.value:.6g}",
+            head["nodes"]: s.nodes,
+            head["new"]: s.new_nodes,
+            head["depth"]: s.depth,
+            head["saved"]: s.saved_tensors,
+            head["bytes"]: s.saved_bytes,
+            head["ms"]: round(s.seconds * 1000, 3),
+            head["grad_fn"]: s.grad_fn or "None",
+        }
         for s in stats
-    ]  # fmt: skip
+    ]

@@ -42,12 +42,13 @@ def figure_layout(height: int, legend: str = "top", **extra: object) -> dict:
     below."""
     where = {"y": 1.02, "yanchor": "bottom"} if legend == "top" else {"y": -0.16, "yanchor": "top"}
     return {
-        "height": height, "font": {"size": 16},
+        "height": height,
+        "font": {"size": 16},
         "margin": {"l": 60, "r": 30, "t": 60, "b": 70 if legend == "top" else 110},
         "hoverlabel": {"font": {"size": 15}},
         "legend": {"orientation": "h", "xanchor": "left", "x": 0, "font": {"size": 15}, **where},
         **extra,
-    }  # fmt: skip
+    }
 
 
 def axis_props(title: str | None = None, title_px: int | None = 16, **props: object) -> dict:
@@ -104,12 +105,31 @@ def _arrow(tail: np.ndarray, head: np.ndarray, color: str, label: str, gap: floa
     direction = head - tail
     at = head + direction / np.linalg.norm(direction) * gap
     return [
-        {"x": head[0], "y": head[1], "ax": tail[0], "ay": tail[1], "xref": "x", "yref": "y",
-         "axref": "x", "ayref": "y", "showarrow": True, "arrowhead": 3, "arrowsize": 1.2,
-         "arrowwidth": 3.5, "arrowcolor": color, "text": ""},
-        {"x": at[0], "y": at[1], "text": f"<b>{label}</b>", "showarrow": False,
-         "font": {"size": 20, "color": color}, "bgcolor": "rgba(255,255,255,0.75)"},
-    ]  # fmt: skip
+        {
+            "x": head[0],
+            "y": head[1],
+            "ax": tail[0],
+            "ay": tail[1],
+            "xref": "x",
+            "yref": "y",
+            "axref": "x",
+            "ayref": "y",
+            "showarrow": True,
+            "arrowhead": 3,
+            "arrowsize": 1.2,
+            "arrowwidth": 3.5,
+            "arrowcolor": color,
+            "text": "",
+        },
+        {
+            "x": at[0],
+            "y": at[1],
+            "text": f"<b>{label}</b>",
+            "showarrow": False,
+            "font": {"size": 20, "color": color},
+            "bgcolor": "rgba(255,255,255,0.75)",
+        },
+    ]
 
 
 def contour_figure(
@@ -122,27 +142,42 @@ def contour_figure(
     lo, hi = np.percentile(finite, [1, 99]) if finite.size else (0.0, 1.0)
     hi = hi if hi > lo else lo + 1.0
     names = result.variables
-    traces: list[dict] = [{
-        "type": "contour", "x": grid.x, "y": grid.y, "z": z, "colorscale": LIGHT,
-        "zmin": lo, "zmax": hi,
-        # No labels on the lines: placing them took a fresh browser here 0.35 s of the HVP
-        # page's first screen (docs/performance.md); the colour bar gives the scale and the
-        # pick lattice's hover gives f at a point.
-        "contours": {"start": lo, "end": hi, "size": (hi - lo) / 18, "showlabels": False},
-        "line": {"width": 1, "color": "rgba(0,0,0,0.3)"}, "hoverinfo": "skip",
-        "colorbar": {"title": {"text": tr("hvp.fig.log_f" if use_log else "hvp.fig.f", lang)}},
-    }]  # fmt: skip
+    traces: list[dict] = [
+        {
+            "type": "contour",
+            "x": grid.x,
+            "y": grid.y,
+            "z": z,
+            "colorscale": LIGHT,
+            "zmin": lo,
+            "zmax": hi,
+            # No labels on the lines: placing them took a fresh browser here 0.35 s of the HVP
+            # page's first screen (docs/performance.md); the colour bar gives the scale and the
+            # pick lattice's hover gives f at a point.
+            "contours": {"start": lo, "end": hi, "size": (hi - lo) / 18, "showlabels": False},
+            "line": {"width": 1, "color": "rgba(0,0,0,0.3)"},
+            "hoverinfo": "skip",
+            "colorbar": {"title": {"text": tr("hvp.fig.log_f" if use_log else "hvp.fig.f", lang)}},
+        }
+    ]
     if pickable:  # a sparse, invisible lattice: clicking one of its points moves p there
         step = max(1, grid.x.size // 27)
         xs, ys = np.meshgrid(grid.x[::step], grid.y[::step])
         fz = grid.z[::step, ::step]
-        traces.append({
-            "type": "scatter", "x": xs.ravel(), "y": ys.ravel(), "mode": "markers",
-            "customdata": fz.ravel(), "marker": {"size": 14, "opacity": 0}, "showlegend": False,
-            "name": "pick",
-            "hovertemplate": f"{names[0]} = %{{x:.3f}}<br>{names[1]} = %{{y:.3f}}<br>"
-            f"f = %{{customdata:.4g}}<br><i>{tr('hvp.fig.pick', lang)}</i><extra></extra>",
-        })  # fmt: skip
+        traces.append(
+            {
+                "type": "scatter",
+                "x": xs.ravel(),
+                "y": ys.ravel(),
+                "mode": "markers",
+                "customdata": fz.ravel(),
+                "marker": {"size": 14, "opacity": 0},
+                "showlegend": False,
+                "name": "pick",
+                "hovertemplate": f"{names[0]} = %{{x:.3f}}<br>{names[1]} = %{{y:.3f}}<br>"
+                f"f = %{{customdata:.4g}}<br><i>{tr('hvp.fig.pick', lang)}</i><extra></extra>",
+            }
+        )
     p = result.point
     span = float(grid.x[-1] - grid.x[0]) / 2
     g_size = float(np.linalg.norm(result.gradient))
@@ -162,33 +197,66 @@ def contour_figure(
             continue
         a, b = p - 0.95 * span * e, p + 0.95 * span * e
         label = f"e{i + 1}: λ = {_num(result.eigenvalues[i])}"
-        traces.append({
-            "type": "scatter", "x": [a[0], b[0]], "y": [a[1], b[1]], "mode": "lines",
-            "name": label, "line": {"color": EIGEN[i], "width": 3, "dash": "dash"},
-            "hoverinfo": "name",
-        })  # fmt: skip
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [a[0], b[0]],
+                "y": [a[1], b[1]],
+                "mode": "lines",
+                "name": label,
+                "line": {"color": EIGEN[i], "width": 3, "dash": "dash"},
+                "hoverinfo": "name",
+            }
+        )
         ends = (p + 0.72 * span * e, p - 0.72 * span * e)  # label the end far from arrow heads
         at = max(ends, key=lambda end: min((np.linalg.norm(end - h) for h in heads), default=0))
-        notes.append({
-            "x": at[0], "y": at[1], "text": f"<b>{label}</b>", "showarrow": False,
-            "font": {"size": 17, "color": EIGEN[i]}, "bgcolor": "rgba(255,255,255,0.85)",
-        })  # fmt: skip
+        notes.append(
+            {
+                "x": at[0],
+                "y": at[1],
+                "text": f"<b>{label}</b>",
+                "showarrow": False,
+                "font": {"size": 17, "color": EIGEN[i]},
+                "bgcolor": "rgba(255,255,255,0.85)",
+            }
+        )
     for vec, scale, color, label in arrows:
         if scale > 0 and np.any(vec):
             notes += _arrow(p, p + scale * vec, color, label, 0.08 * span)
-    traces.append({
-        "type": "scatter", "x": [p[0]], "y": [p[1]], "mode": "markers", "name": "p",
-        "marker": {"size": 14, "color": "#000", "line": {"color": "#fff", "width": 2}},
-        "hovertemplate": "p = (%{x:.4g}, %{y:.4g})<extra></extra>", "showlegend": False,
-    })  # fmt: skip
+    traces.append(
+        {
+            "type": "scatter",
+            "x": [p[0]],
+            "y": [p[1]],
+            "mode": "markers",
+            "name": "p",
+            "marker": {"size": 14, "color": "#000", "line": {"color": "#fff", "width": 2}},
+            "hovertemplate": "p = (%{x:.4g}, %{y:.4g})<extra></extra>",
+            "showlegend": False,
+        }
+    )
     if g_scale:
         scales = tr("hvp.fig.scales", lang, g=f"{g_scale:.2g}", v=f"{v_scale:.2g}")
     else:
         scales = tr("hvp.fig.scales_no_gradient", lang, v=f"{v_scale:.2g}")
     return new_figure(
-        traces, projector=projector, **figure_layout(600), title={"text": scales, "font": {"size": 15}}, showlegend=False,
-        clickmode="event+select", dragmode="pan", annotations=notes,
-        xaxis=axis_props(names[0], title_px=None, range=[grid.x[0], grid.x[-1]], constrain="domain"),
-        yaxis=axis_props(names[1], title_px=None, range=[grid.y[0], grid.y[-1]], scaleanchor="x",
-                    scaleratio=1, constrain="domain"),
-    )  # fmt: skip
+        traces,
+        projector=projector,
+        **figure_layout(600),
+        title={"text": scales, "font": {"size": 15}},
+        showlegend=False,
+        clickmode="event+select",
+        dragmode="pan",
+        annotations=notes,
+        xaxis=axis_props(
+            names[0], title_px=None, range=[grid.x[0], grid.x[-1]], constrain="domain"
+        ),
+        yaxis=axis_props(
+            names[1],
+            title_px=None,
+            range=[grid.y[0], grid.y[-1]],
+            scaleanchor="x",
+            scaleratio=1,
+            constrain="domain",
+        ),
+    )

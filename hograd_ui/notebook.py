@@ -42,14 +42,35 @@ HVP_TEXTS: tuple[str, ...] = ("title", "function", "hessian", "hvp", "heatmap", 
 #: Prose cells of :func:`graph_notebook`.
 GRAPH_TEXTS: tuple[str, ...] = ("title", "function", "passes", "growth", "drawing")
 
-_NAMES = {"torch", "np", "go", "f", "text", "xs", "x0", "k", "d", "rows", "order", "values",
-          "derivatives", "fig", "labels", "derivatives_of", "range", "print"}  # fmt: skip
+_NAMES = {
+    "torch",
+    "np",
+    "go",
+    "f",
+    "text",
+    "xs",
+    "x0",
+    "k",
+    "d",
+    "rows",
+    "order",
+    "values",
+    "derivatives",
+    "fig",
+    "labels",
+    "derivatives_of",
+    "range",
+    "print",
+}
 
 
 def _notebook(cells: list) -> str:
     nb = new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}  # fmt: skip
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nb.metadata["language_info"] = {"name": "python"}
     nbformat.validate(nb)
     return nbformat.writes(nb)
@@ -107,22 +128,33 @@ def derivatives_notebook(
     labels = [order_header(k) for k in range(shown + 1)]
     parts = [
         ("title", "import numpy as np\nimport plotly.graph_objects as go\nimport torch"),
-        ("function", f"text = {fn.text!r}\n\n\ndef f({var}):\n"
-                     f"    return {torch_source(fn, {own: var})}"),
-        ("grid", f"{_DERIVATIVES_OF.strip()}\n\n\norder = {shown}\n"
-                 f"xs = torch.tensor(np.linspace({float(low)!r}, {float(high)!r}, {int(points)}), "
-                 "dtype=torch.float64, requires_grad=True)\n"
-                 "values = derivatives_of(f, xs, order).numpy()  # (order + 1, points)\n"
-                 "values.shape"),
+        (
+            "function",
+            f"text = {fn.text!r}\n\n\ndef f({var}):\n    return {torch_source(fn, {own: var})}",
+        ),
+        (
+            "grid",
+            f"{_DERIVATIVES_OF.strip()}\n\n\norder = {shown}\n"
+            f"xs = torch.tensor(np.linspace({float(low)!r}, {float(high)!r}, {int(points)}), "
+            "dtype=torch.float64, requires_grad=True)\n"
+            "values = derivatives_of(f, xs, order).numpy()  # (order + 1, points)\n"
+            "values.shape",
+        ),
         ("limit" if shown < order else "", None),
-        ("plot", f"labels = {labels!r}\nfig = go.Figure()\nfor k in range(order + 1):\n"
-                 "    fig.add_scatter(x=xs.detach().numpy(), y=values[k], name=labels[k], "
-                 "mode='lines')\n"
-                 f"fig.update_layout(xaxis_title={own!r}, template='plotly_white')\nfig.show()"),
-        ("x0", f"x0 = torch.tensor([{float(x0)!r}], dtype=torch.float64, requires_grad=True)\n"
-               "at_x0 = derivatives_of(f, x0, order)[:, 0].tolist()\n"
-               "for k, d in enumerate(at_x0):\n    print(labels[k], d)"),
-    ]  # fmt: skip
+        (
+            "plot",
+            f"labels = {labels!r}\nfig = go.Figure()\nfor k in range(order + 1):\n"
+            "    fig.add_scatter(x=xs.detach().numpy(), y=values[k], name=labels[k], "
+            "mode='lines')\n"
+            f"fig.update_layout(xaxis_title={own!r}, template='plotly_white')\nfig.show()",
+        ),
+        (
+            "x0",
+            f"x0 = torch.tensor([{float(x0)!r}], dtype=torch.float64, requires_grad=True)\n"
+            "at_x0 = derivatives_of(f, x0, order)[:, 0].tolist()\n"
+            "for k, d in enumerate(at_x0):\n    print(labels[k], d)",
+        ),
+    ]
     return _notebook(_cells(note, parts))
 
 
@@ -168,38 +200,52 @@ def hvp_notebook(
     parts = [
         ("title", "import plotly.graph_objects as go\nimport torch"),
         ("function", f"text = {fn.text!r}\nnames = {names!r}\n\n\ndef f(w):\n    return {body}"),
-        ("hessian", f"{_GRADIENT_AND_HESSIAN.strip()}\n\n\n"
-                    f"w = torch.tensor({[float(x) for x in p]!r}, dtype=torch.float64, "
-                    "requires_grad=True)\n"
-                    f"v = torch.tensor({[float(x) for x in v]!r}, dtype=torch.float64)\n"
-                    "value, g, H = gradient_and_hessian(f, w)\n"
-                    "eigenvalues, eigenvectors = torch.linalg.eigh(H.detach())\n"
-                    "print('f =', value.item())\nprint('gradient', g.tolist())\n"
-                    "print('eigenvalues', eigenvalues.tolist())\nH"),
-        ("hvp", "if g.requires_grad:\n"
-                "    (hv,) = torch.autograd.grad(g @ v, w, retain_graph=True)\n"
-                "else:  # f is linear: H = 0\n    hv = torch.zeros_like(v)\n"
-                "print('Hv', hv.tolist())\nprint('H @ v', (H.detach() @ v).tolist())"),
-        ("heatmap", "fig = go.Figure(go.Heatmap(z=H.detach().numpy(), x=names, y=names, "
-                    "colorscale='RdBu', zmid=0))\n"
-                    "fig.update_yaxes(autorange='reversed')\nfig.show()"),
-    ]  # fmt: skip
+        (
+            "hessian",
+            f"{_GRADIENT_AND_HESSIAN.strip()}\n\n\n"
+            f"w = torch.tensor({[float(x) for x in p]!r}, dtype=torch.float64, "
+            "requires_grad=True)\n"
+            f"v = torch.tensor({[float(x) for x in v]!r}, dtype=torch.float64)\n"
+            "value, g, H = gradient_and_hessian(f, w)\n"
+            "eigenvalues, eigenvectors = torch.linalg.eigh(H.detach())\n"
+            "print('f =', value.item())\nprint('gradient', g.tolist())\n"
+            "print('eigenvalues', eigenvalues.tolist())\nH",
+        ),
+        (
+            "hvp",
+            "if g.requires_grad:\n"
+            "    (hv,) = torch.autograd.grad(g @ v, w, retain_graph=True)\n"
+            "else:  # f is linear: H = 0\n    hv = torch.zeros_like(v)\n"
+            "print('Hv', hv.tolist())\nprint('H @ v', (H.detach() @ v).tolist())",
+        ),
+        (
+            "heatmap",
+            "fig = go.Figure(go.Heatmap(z=H.detach().numpy(), x=names, y=names, "
+            "colorscale='RdBu', zmid=0))\n"
+            "fig.update_yaxes(autorange='reversed')\nfig.show()",
+        ),
+    ]
     if len(names) == 2:
-        parts.append(("contour", (
-            f"radius = {float(radius)!r}\n"
-            "a = torch.linspace(w[0].item() - radius, w[0].item() + radius, 81, "
-            "dtype=torch.float64)\n"
-            "b = torch.linspace(w[1].item() - radius, w[1].item() + radius, 81, "
-            "dtype=torch.float64)\n"
-            "X, Y = torch.meshgrid(a, b, indexing='xy')\n"
-            "with torch.no_grad():  # f acts point by point: one call for the whole grid\n"
-            "    Z = torch.broadcast_to(f(torch.stack([X, Y])), X.shape)\n"
-            "fig = go.Figure(go.Contour(x=a.numpy(), y=b.numpy(), z=Z.numpy(), ncontours=30))\n"
-            "p, q = w.detach().numpy(), (w.detach() + v).numpy()\n"
-            "fig.add_scatter(x=[p[0], q[0]], y=[p[1], q[1]], mode='lines+markers',\n"
-            "                name='p, p + v')\n"
-            "fig.update_layout(xaxis_title=names[0], yaxis_title=names[1])\nfig.show()"
-        )))  # fmt: skip
+        parts.append(
+            (
+                "contour",
+                (
+                    f"radius = {float(radius)!r}\n"
+                    "a = torch.linspace(w[0].item() - radius, w[0].item() + radius, 81, "
+                    "dtype=torch.float64)\n"
+                    "b = torch.linspace(w[1].item() - radius, w[1].item() + radius, 81, "
+                    "dtype=torch.float64)\n"
+                    "X, Y = torch.meshgrid(a, b, indexing='xy')\n"
+                    "with torch.no_grad():  # f acts point by point: one call for the whole grid\n"
+                    "    Z = torch.broadcast_to(f(torch.stack([X, Y])), X.shape)\n"
+                    "fig = go.Figure(go.Contour(x=a.numpy(), y=b.numpy(), z=Z.numpy(), ncontours=30))\n"
+                    "p, q = w.detach().numpy(), (w.detach() + v).numpy()\n"
+                    "fig.add_scatter(x=[p[0], q[0]], y=[p[1], q[1]], mode='lines+markers',\n"
+                    "                name='p, p + v')\n"
+                    "fig.update_layout(xaxis_title=names[0], yaxis_title=names[1])\nfig.show()"
+                ),
+            )
+        )
     return _notebook(_cells(note, parts))
 
 
@@ -234,35 +280,46 @@ def graph_notebook(
     var = python_name(own, _NAMES | {"reachable", "nodes", "grad_fns", "make_dot", "shutil"})
     parts = [
         ("title", "import shutil\n\nimport plotly.graph_objects as go\nimport torch"),
-        ("function", f"text = {fn.text!r}\n\n\ndef f({var}):\n"
-                     f"    return {torch_source(fn, {own: var})}"),
-        ("passes", f"{_REACHABLE.strip()}\n\n\norder = {int(order)}\n"
-                   f"{var} = torch.tensor({float(x0)!r}, dtype=torch.float64, requires_grad=True)\n"
-                   f"derivatives = [f({var})]\n"
-                   "for k in range(order):\n"
-                   "    if not derivatives[-1].requires_grad:  # a constant: the next one is 0\n"
-                   f"        derivatives.append(torch.zeros_like({var}))\n"
-                   "        continue\n"
-                   f"    (d,) = torch.autograd.grad(derivatives[-1], {var}, create_graph=True)\n"
-                   "    derivatives.append(d)\n"
-                   "values = [d.item() for d in derivatives]\n"
-                   "nodes = [reachable(*derivatives[: k + 1]) for k in range(order + 1)]\n"
-                   "grad_fns = [type(d.grad_fn).__name__ if d.grad_fn else ''\n"
-                   "            for d in derivatives]\n"
-                   "for k in range(order + 1):\n"
-                   "    print(k, values[k], nodes[k], grad_fns[k])"),
-        ("growth", "fig = go.Figure(go.Scatter(x=list(range(order + 1)), y=nodes, "
-                   "mode='lines+markers'))\n"
-                   "fig.update_layout(xaxis_title='order', yaxis_title='nodes', "
-                   "template='plotly_white')\nfig.show()"),
-        ("drawing", "try:\n    from torchviz import make_dot\nexcept ImportError:\n"
-                    "    make_dot = None\n"
-                    "if make_dot is None or shutil.which('dot') is None"
-                    f" or nodes[-1] > {GRAPH_BUDGET.max_draw}:\n"
-                    "    print('no drawing: torchviz, Graphviz or a small graph is missing')\n"
-                    "else:\n"
-                    f"    display(make_dot(derivatives[-1], params={{{own!r}: {var}}}))"),
-    ]  # fmt: skip
+        (
+            "function",
+            f"text = {fn.text!r}\n\n\ndef f({var}):\n    return {torch_source(fn, {own: var})}",
+        ),
+        (
+            "passes",
+            f"{_REACHABLE.strip()}\n\n\norder = {int(order)}\n"
+            f"{var} = torch.tensor({float(x0)!r}, dtype=torch.float64, requires_grad=True)\n"
+            f"derivatives = [f({var})]\n"
+            "for k in range(order):\n"
+            "    if not derivatives[-1].requires_grad:  # a constant: the next one is 0\n"
+            f"        derivatives.append(torch.zeros_like({var}))\n"
+            "        continue\n"
+            f"    (d,) = torch.autograd.grad(derivatives[-1], {var}, create_graph=True)\n"
+            "    derivatives.append(d)\n"
+            "values = [d.item() for d in derivatives]\n"
+            "nodes = [reachable(*derivatives[: k + 1]) for k in range(order + 1)]\n"
+            "grad_fns = [type(d.grad_fn).__name__ if d.grad_fn else ''\n"
+            "            for d in derivatives]\n"
+            "for k in range(order + 1):\n"
+            "    print(k, values[k], nodes[k], grad_fns[k])",
+        ),
+        (
+            "growth",
+            "fig = go.Figure(go.Scatter(x=list(range(order + 1)), y=nodes, "
+            "mode='lines+markers'))\n"
+            "fig.update_layout(xaxis_title='order', yaxis_title='nodes', "
+            "template='plotly_white')\nfig.show()",
+        ),
+        (
+            "drawing",
+            "try:\n    from torchviz import make_dot\nexcept ImportError:\n"
+            "    make_dot = None\n"
+            "if make_dot is None or shutil.which('dot') is None"
+            f" or nodes[-1] > {GRAPH_BUDGET.max_draw}:\n"
+            "    print('no drawing: torchviz, Graphviz or a small graph is missing')\n"
+            "else:\n"
+            f"    display(make_dot(derivatives[-1], params={{{own!r}: {var}}}))",
+        ),
+    ]
     return _notebook(_cells(note, parts))
 
 

@@ -22,10 +22,19 @@ from plotly.basedatatypes import BaseFigure
 from plotly.subplots import make_subplots
 
 __all__ = [
-    "cell_title", "Figure", "for_projector", "grid_cells", "hline", "new_figure", "new_subplots",
-    "plain_figure", "PlainFigure", "TEMPLATE", "validated",
+    "cell_title",
+    "Figure",
+    "for_projector",
+    "grid_cells",
+    "hline",
+    "new_figure",
+    "new_subplots",
+    "plain_figure",
+    "PlainFigure",
+    "TEMPLATE",
+    "validated",
     "vline",
-]  # fmt: skip
+]
 
 # plotly_white, as plain JSON made once: attaching it costs ~0.3 ms, copying the template
 # object (what go.Figure(template=...) does) ~11 ms. Streamlit's theme restyles lines and
@@ -103,8 +112,11 @@ def for_projector(fig: dict[str, Any]) -> dict[str, Any]:
     if below:  # under the axis title, which has grown: further down, with room for it
         layout["legend"]["y"] = legend["y"] * 1.8
         margin["b"] = round(margin.get("b", 80) * 1.8)
-    layout["margin"] = {k: round(v * 1.4) if k != "b" or not below else v
-                        for k, v in margin.items() if isinstance(v, int | float)}  # fmt: skip
+    layout["margin"] = {
+        k: round(v * 1.4) if k != "b" or not below else v
+        for k, v in margin.items()
+        if isinstance(v, int | float)
+    }
     if isinstance(layout.get("height"), int | float):
         layout["height"] = round(layout["height"] * PROJECTOR_HEIGHT) + (
             margin.get("b", 0) // 2 if below else 0
@@ -225,19 +237,41 @@ def cell_title(
 ) -> dict:
     """A subplot's title, centred above its cell (make_subplots' subplot_titles)."""
     return {
-        "text": text, "x": sum(x_domain) / 2.0, "y": y_domain[1], "xref": "paper",
-        "yref": "paper", "xanchor": "center", "yanchor": "bottom", "showarrow": False,
+        "text": text,
+        "x": sum(x_domain) / 2.0,
+        "y": y_domain[1],
+        "xref": "paper",
+        "yref": "paper",
+        "xanchor": "center",
+        "yanchor": "bottom",
+        "showarrow": False,
         "font": {"size": size},
-    }  # fmt: skip
+    }
 
 
 def hline(y: float, line: dict, cell: str = "") -> dict:
     """A line across the whole width of a cell at height y (``fig.add_hline``)."""
-    return {"type": "line", "xref": f"x{cell} domain", "x0": 0, "x1": 1, "yref": f"y{cell}",
-            "y0": y, "y1": y, "line": line}  # fmt: skip
+    return {
+        "type": "line",
+        "xref": f"x{cell} domain",
+        "x0": 0,
+        "x1": 1,
+        "yref": f"y{cell}",
+        "y0": y,
+        "y1": y,
+        "line": line,
+    }
 
 
 def vline(x: float, line: dict, cell: str = "") -> dict:
     """A line across the whole height of a cell at x (``fig.add_vline``)."""
-    return {"type": "line", "xref": f"x{cell}", "x0": x, "x1": x, "yref": f"y{cell} domain",
-            "y0": 0, "y1": 1, "line": line}  # fmt: skip
+    return {
+        "type": "line",
+        "xref": f"x{cell}",
+        "x0": x,
+        "x1": x,
+        "yref": f"y{cell} domain",
+        "y0": 0,
+        "y1": 1,
+        "line": line,
+    }

@@ -81,9 +81,13 @@ def _compile(folder: Path, source: str) -> None:
     script = f"{FIND_TORCH} && {build_command('program.cpp', 'tmp', '$TORCH')}"
     path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
     done = subprocess.run(
-        ["bash", "-c", script], cwd=folder, env={**os.environ, "PATH": path},
-        capture_output=True, text=True, timeout=1800,
-    )  # fmt: skip
+        ["bash", "-c", script],
+        cwd=folder,
+        env={**os.environ, "PATH": path},
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     (folder / "tmp").rename(folder / "program")  # only a finished build counts as the cache
 

@@ -39,7 +39,11 @@ def katex_errors(texts: list[str], tmp: Path) -> dict[str, str]:
     script = tmp / "check.cjs"
     script.write_text("(async () => {" + _SCRIPT + "})();", "utf-8")
     done = subprocess.run(
-        [node, str(script), bundle.as_uri()], input=json.dumps(texts), capture_output=True,
-        text=True, timeout=600, check=True,
-    )  # fmt: skip
+        [node, str(script), bundle.as_uri()],
+        input=json.dumps(texts),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
     return json.loads(done.stdout)

@@ -66,8 +66,18 @@ def cluster() -> Iterator[str]:
     )
     try:
         try:
-            run(BIN / "initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync",
-                "-E", "UTF8")  # fmt: skip
+            run(
+                BIN / "initdb",
+                "-D",
+                data,
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "--no-sync",
+                "-E",
+                "UTF8",
+            )
             options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off"
             run(BIN / "pg_ctl", "-D", data, "-o", options, "-l", folder / "log", "-w", "start")
         except subprocess.CalledProcessError as err:
@@ -75,8 +85,11 @@ def cluster() -> Iterator[str]:
             pytest.fail(f"PostgreSQL did not start: {err.stderr}\n{log[-2000:]}")
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
     finally:
-        subprocess.run(_as_owner([str(BIN / "pg_ctl"), "-D", str(data), "-m", "immediate",
-                                  "stop"]), capture_output=True, timeout=60)  # fmt: skip
+        subprocess.run(
+            _as_owner([str(BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
+            capture_output=True,
+            timeout=60,
+        )
         shutil.rmtree(folder, ignore_errors=True)
 
 

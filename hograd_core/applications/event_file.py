@@ -87,9 +87,15 @@ def scalar(tag: str, value: float) -> bytes:
 
 
 def histogram(
-    tag: str, low: float, high: float, num: float, total: float, squares: float,
-    limits: Sequence[float], counts: Sequence[float],
-) -> bytes:  # fmt: skip
+    tag: str,
+    low: float,
+    high: float,
+    num: float,
+    total: float,
+    squares: float,
+    limits: Sequence[float],
+    counts: Sequence[float],
+) -> bytes:
     """A ``Summary.Value`` holding a histogram: bucket i counts the values up to ``limits[i]``
     (and above ``limits[i - 1]``), as ``SummaryWriter.add_histogram_raw`` takes them."""
     if len(limits) != len(counts):
@@ -108,9 +114,11 @@ def _event(wall_time: float, step: int | None, body: bytes) -> bytes:
 def _record(data: bytes) -> bytes:
     length = struct.pack("<Q", len(data))
     return (
-        length + struct.pack("<I", masked_crc32c(length))
-        + data + struct.pack("<I", masked_crc32c(data))
-    )  # fmt: skip
+        length
+        + struct.pack("<I", masked_crc32c(length))
+        + data
+        + struct.pack("<I", masked_crc32c(data))
+    )
 
 
 def event_file(steps: Iterable[tuple[int, Sequence[bytes]]], wall_time: float) -> bytes:

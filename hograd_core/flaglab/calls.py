@@ -27,9 +27,13 @@ def grad_of_y(
     y, x, create_graph=False, retain_graph=None, allow_unused=None, materialize_grads=False
 ):
     dy = torch.autograd.grad(
-        y, x, create_graph=create_graph, retain_graph=retain_graph,
-        allow_unused=allow_unused, materialize_grads=materialize_grads,
-    )[0]  # fmt: skip
+        y,
+        x,
+        create_graph=create_graph,
+        retain_graph=retain_graph,
+        allow_unused=allow_unused,
+        materialize_grads=materialize_grads,
+    )[0]
     print(dy)
 
 
@@ -37,9 +41,13 @@ def grad_of_y_and_z(
     y, x, z, create_graph=False, retain_graph=None, allow_unused=None, materialize_grads=False
 ):
     dy, dz = torch.autograd.grad(
-        y, (x, z), create_graph=create_graph, retain_graph=retain_graph,
-        allow_unused=allow_unused, materialize_grads=materialize_grads,
-    )  # fmt: skip
+        y,
+        (x, z),
+        create_graph=create_graph,
+        retain_graph=retain_graph,
+        allow_unused=allow_unused,
+        materialize_grads=materialize_grads,
+    )
     print(dy, dz)
 
 

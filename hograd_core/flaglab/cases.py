@@ -69,139 +69,182 @@ g = gallery
 
 CASES: dict[str, Case] = {
     # Second derivative without create_graph: dy is a tensor with no grad_fn, on no graph.
-    "no_create_graph": Case({
-        "off": Variant(
-            g.no_create_graph_off,
-            explain_error=_keys(E, "no_create_graph"), fix_error=_keys(F, "create_graph"),
-            explain_ok=_keys(E, "next_ok"),
-        ),
-        "on": Variant(
-            g.no_create_graph_on,
-            explain_ok=_keys(E, "next_ok"), explain_error=_keys(E, "no_create_graph"),
-        ),
-    }),
+    "no_create_graph": Case(
+        {
+            "off": Variant(
+                g.no_create_graph_off,
+                explain_error=_keys(E, "no_create_graph"),
+                fix_error=_keys(F, "create_graph"),
+                explain_ok=_keys(E, "next_ok"),
+            ),
+            "on": Variant(
+                g.no_create_graph_on,
+                explain_ok=_keys(E, "next_ok"),
+                explain_error=_keys(E, "no_create_graph"),
+            ),
+        }
+    ),
     # The graph's saved tensors are freed by the first call unless retained.
-    "freed_graph": Case({
-        "default": Variant(
-            g.freed_graph_default,
-            explain_error=_keys(E, "freed_default"), fix_error=_keys(F, "retain"),
-            explain_ok=_keys(E, "retained"),
-        ),
-        "retain": Variant(
-            g.freed_graph_retain,
-            explain_ok=_keys(E, "retained"), explain_error=_keys(E, "freed_explicit"),
-        ),
-    }),
+    "freed_graph": Case(
+        {
+            "default": Variant(
+                g.freed_graph_default,
+                explain_error=_keys(E, "freed_default"),
+                fix_error=_keys(F, "retain"),
+                explain_ok=_keys(E, "retained"),
+            ),
+            "retain": Variant(
+                g.freed_graph_retain,
+                explain_ok=_keys(E, "retained"),
+                explain_error=_keys(E, "freed_explicit"),
+            ),
+        }
+    ),
     # retain_graph=None means "the same as create_graph".
-    "retain_default": Case({
-        "create_graph": Variant(
-            g.retain_default_create_graph,
-            explain_ok=_keys(E, "retain_default"), explain_error=_keys(E, "freed_default"),
-        ),
-        "no_retain": Variant(
-            g.retain_default_no_retain,
-            explain_error=_keys(E, "freed_explicit"), fix_error=_keys(F, "retain"),
-            explain_ok=_keys(E, "retained"),
-        ),
-        "no_retain_next": Variant(
-            g.retain_default_no_retain_next,
-            explain_error=_keys(E, "freed_forward"), fix_error=_keys(F, "retain_forward"),
-            explain_ok=_keys(E, "next_ok"),
-        ),
-    }),
+    "retain_default": Case(
+        {
+            "create_graph": Variant(
+                g.retain_default_create_graph,
+                explain_ok=_keys(E, "retain_default"),
+                explain_error=_keys(E, "freed_default"),
+            ),
+            "no_retain": Variant(
+                g.retain_default_no_retain,
+                explain_error=_keys(E, "freed_explicit"),
+                fix_error=_keys(F, "retain"),
+                explain_ok=_keys(E, "retained"),
+            ),
+            "no_retain_next": Variant(
+                g.retain_default_no_retain_next,
+                explain_error=_keys(E, "freed_forward"),
+                fix_error=_keys(F, "retain_forward"),
+                explain_ok=_keys(E, "next_ok"),
+            ),
+        }
+    ),
     # An input the output does not use: an error, None, or an exact zero.
-    "unused_input": Case({
-        "plain": Variant(
-            g.unused_input_plain,
-            explain_error=_keys(E, "unused_error"), fix_error=_keys(F, "unused"),
-            explain_ok=_keys(E, "unused_none"),
-        ),
-        "allow_unused": Variant(
-            g.unused_input_allow_unused,
-            explain_error=_keys(E, "unused_none", "none_arith"), fix_error=_keys(F, "unused"),
-            explain_ok=_keys(E, "unused_none"), blame="dz",
-        ),
-        "materialize": Variant(
-            g.unused_input_materialize,
-            explain_ok=_keys(E, "unused_zero"), explain_error=_keys(E, "unused_error"),
-            blame="dz",
-        ),
-    }),
+    "unused_input": Case(
+        {
+            "plain": Variant(
+                g.unused_input_plain,
+                explain_error=_keys(E, "unused_error"),
+                fix_error=_keys(F, "unused"),
+                explain_ok=_keys(E, "unused_none"),
+            ),
+            "allow_unused": Variant(
+                g.unused_input_allow_unused,
+                explain_error=_keys(E, "unused_none", "none_arith"),
+                fix_error=_keys(F, "unused"),
+                explain_ok=_keys(E, "unused_none"),
+                blame="dz",
+            ),
+            "materialize": Variant(
+                g.unused_input_materialize,
+                explain_ok=_keys(E, "unused_zero"),
+                explain_error=_keys(E, "unused_error"),
+                blame="dz",
+            ),
+        }
+    ),
     # dy has no grad_fn when its backward used no tensor that requires grad (2*x), so the next
     # grad raises; the zero "fix" is right only with create_graph=True (last variant: 0, not 12).
-    "constant_trap": Case({
-        "linear": Variant(
-            g.constant_trap_linear,
-            explain_error=_keys(E, "constant_trap"), fix_error=_keys(F, "constant"),
-            explain_ok=_keys(E, "next_ok"),
-        ),
-        "relu": Variant(
-            g.constant_trap_relu,
-            explain_ok=_keys(E, "relu_ok"), explain_error=_keys(E, "constant_trap"),
-            fix_error=_keys(F, "constant"),
-        ),
-        "clamp": Variant(
-            g.constant_trap_clamp,
-            explain_error=_keys(E, "relu_clamp"), fix_error=_keys(F, "constant"),
-            explain_ok=_keys(E, "relu_ok"),
-        ),
-        "fixed": Variant(
-            g.constant_trap_fixed,
-            explain_ok=_keys(E, "fixed_zero"), explain_error=_keys(E, "constant_trap"),
-        ),
-        "forgot": Variant(
-            g.constant_trap_forgot,
-            explain_ok=_keys(E, "fixed_forgot"), fix_ok=_keys(F, "create_graph"),
-            explain_error=_keys(E, "no_create_graph"), fix_error=_keys(F, "create_graph"),
-        ),
-    }),
+    "constant_trap": Case(
+        {
+            "linear": Variant(
+                g.constant_trap_linear,
+                explain_error=_keys(E, "constant_trap"),
+                fix_error=_keys(F, "constant"),
+                explain_ok=_keys(E, "next_ok"),
+            ),
+            "relu": Variant(
+                g.constant_trap_relu,
+                explain_ok=_keys(E, "relu_ok"),
+                explain_error=_keys(E, "constant_trap"),
+                fix_error=_keys(F, "constant"),
+            ),
+            "clamp": Variant(
+                g.constant_trap_clamp,
+                explain_error=_keys(E, "relu_clamp"),
+                fix_error=_keys(F, "constant"),
+                explain_ok=_keys(E, "relu_ok"),
+            ),
+            "fixed": Variant(
+                g.constant_trap_fixed,
+                explain_ok=_keys(E, "fixed_zero"),
+                explain_error=_keys(E, "constant_trap"),
+            ),
+            "forgot": Variant(
+                g.constant_trap_forgot,
+                explain_ok=_keys(E, "fixed_forgot"),
+                fix_ok=_keys(F, "create_graph"),
+                explain_error=_keys(E, "no_create_graph"),
+                fix_error=_keys(F, "create_graph"),
+            ),
+        }
+    ),
     # .backward(create_graph=True): results land in x.grad, add up, and make a reference cycle.
-    "backward_accumulates": Case({
-        "twice": Variant(
-            g.backward_accumulates_twice,
-            explain_ok=_keys(E, "accumulates", "cycle"), fix_ok=_keys(F, "zero_grad", "use_grad"),
-            explain_error=_keys(E, "freed_default"),
-        ),
-        "reset": Variant(
-            g.backward_accumulates_reset,
-            explain_ok=_keys(E, "reset", "cycle"), fix_ok=_keys(F, "use_grad"),
-            explain_error=_keys(E, "freed_default"),
-        ),
-        "grad": Variant(
-            g.backward_accumulates_grad,
-            explain_ok=_keys(E, "grad_returns"), explain_error=_keys(E, "freed_default"),
-        ),
-    }, isolated=True),  # PyTorch gives the reference-cycle warning once per process
+    "backward_accumulates": Case(
+        {
+            "twice": Variant(
+                g.backward_accumulates_twice,
+                explain_ok=_keys(E, "accumulates", "cycle"),
+                fix_ok=_keys(F, "zero_grad", "use_grad"),
+                explain_error=_keys(E, "freed_default"),
+            ),
+            "reset": Variant(
+                g.backward_accumulates_reset,
+                explain_ok=_keys(E, "reset", "cycle"),
+                fix_ok=_keys(F, "use_grad"),
+                explain_error=_keys(E, "freed_default"),
+            ),
+            "grad": Variant(
+                g.backward_accumulates_grad,
+                explain_ok=_keys(E, "grad_returns"),
+                explain_error=_keys(E, "freed_default"),
+            ),
+        },
+        isolated=True,
+    ),  # PyTorch gives the reference-cycle warning once per process
     # Changing a tensor in place after a function saved it for backward.
-    "inplace": Case({
-        "inplace": Variant(
-            g.inplace_inplace,
-            explain_error=_keys(E, "inplace"), fix_error=_keys(F, "inplace"),
-            explain_ok=_keys(E, "out_of_place"),
-        ),
-        "out_of_place": Variant(
-            g.inplace_out_of_place,
-            explain_ok=_keys(E, "out_of_place"), explain_error=_keys(E, "inplace"),
-        ),
-    }),
+    "inplace": Case(
+        {
+            "inplace": Variant(
+                g.inplace_inplace,
+                explain_error=_keys(E, "inplace"),
+                fix_error=_keys(F, "inplace"),
+                explain_ok=_keys(E, "out_of_place"),
+            ),
+            "out_of_place": Variant(
+                g.inplace_out_of_place,
+                explain_ok=_keys(E, "out_of_place"),
+                explain_error=_keys(E, "inplace"),
+            ),
+        }
+    ),
     # NaN gradients: silent without anomaly detection, located with it.
-    "nan_anomaly": Case({
-        "sqrt": Variant(
-            g.nan_anomaly_sqrt,
-            explain_error=_keys(E, "nan_silent", "anomaly"), fix_error=_keys(F, "nan_sqrt"),
-            explain_ok=_keys(E, "nan_silent"),
-        ),
-        "log": Variant(
-            g.nan_anomaly_log,
-            explain_error=_keys(E, "nan_silent", "anomaly"), fix_error=_keys(F, "nan_where"),
-            explain_ok=_keys(E, "nan_silent"),
-        ),
-        "log_fixed": Variant(
-            g.nan_anomaly_log_fixed,
-            explain_ok=_keys(E, "double_where"), explain_error=_keys(E, "anomaly"),
-        ),
-    }, isolated=True),  # detect_anomaly is a process-wide switch
-}  # fmt: skip
+    "nan_anomaly": Case(
+        {
+            "sqrt": Variant(
+                g.nan_anomaly_sqrt,
+                explain_error=_keys(E, "nan_silent", "anomaly"),
+                fix_error=_keys(F, "nan_sqrt"),
+                explain_ok=_keys(E, "nan_silent"),
+            ),
+            "log": Variant(
+                g.nan_anomaly_log,
+                explain_error=_keys(E, "nan_silent", "anomaly"),
+                fix_error=_keys(F, "nan_where"),
+                explain_ok=_keys(E, "nan_silent"),
+            ),
+            "log_fixed": Variant(
+                g.nan_anomaly_log_fixed,
+                explain_ok=_keys(E, "double_where"),
+                explain_error=_keys(E, "anomaly"),
+            ),
+        },
+        isolated=True,
+    ),  # detect_anomaly is a process-wide switch
+}
 
 
 # ----------------------------------------------------------------------------------------------

@@ -40,10 +40,12 @@ PYTHON_ONLY_ERRORS = ("unsupported operand type(s) for *: 'NoneType' and 'int'",
 #: Python names as its Python class (torch.DoubleTensor) and C++ by dispatch key and dtype
 #: (CPUDoubleType; the lab's tensors are all on the CPU).
 _REWORDED = (
-    (re.compile(r"The differentiated Tensor at index (\d+) appears"),
-     r"element \1of the differentiated Tensors appears"),
+    (
+        re.compile(r"The differentiated Tensor at index (\d+) appears"),
+        r"element \1of the differentiated Tensors appears",
+    ),
     (re.compile(r"\[torch\.(\w+)Tensor "), r"[CPU\1Type "),
-)  # fmt: skip
+)
 
 
 def libtorch_message(message: str) -> str:
@@ -112,8 +114,22 @@ _INCLUDES = """#include <torch/torch.h>
 """
 
 # Names the programs use themselves: the function's variable is renamed if it is one of them.
-_TAKEN = {"py_repr", "print", "python_type", "main", "grads", "anomaly", "err", "message",
-          "y", "z", "dy", "dz", "d2y", "dy_again"}  # fmt: skip
+_TAKEN = {
+    "py_repr",
+    "print",
+    "python_type",
+    "main",
+    "grads",
+    "anomaly",
+    "err",
+    "message",
+    "y",
+    "z",
+    "dy",
+    "dz",
+    "d2y",
+    "dy_again",
+}
 
 # The right-hand sides the classic cases use, translated (x is the cases' only variable).
 _EXPRESSIONS = {
@@ -156,8 +172,12 @@ def _grad(m: re.Match) -> list[str]:
     wrt = m["wrt"].strip("()").split(", ")
     materialize = kw.get("materialize_grads") == "True"
     unused = kw.get("allow_unused") == "True" or materialize
-    args = ["{}", _optional(kw.get("retain_graph")), kw.get("create_graph", "False").lower(),
-            str(unused).lower()]  # fmt: skip
+    args = [
+        "{}",
+        _optional(kw.get("retain_graph")),
+        kw.get("create_graph", "False").lower(),
+        str(unused).lower(),
+    ]
     while args and args[-1] == ("{}", "std::nullopt", "false", "false")[len(args) - 1]:
         args.pop()  # PyTorch's defaults, as Python leaves them out
     names = ("", "/*retain_graph=*/", "/*create_graph=*/", "/*allow_unused=*/")
@@ -320,8 +340,15 @@ def flag_cpp(snippet: str, fn: Function | None = None, name: str = "hograd_flag_
         "}",
     ]
     lines = [
-        "// Build with the torch wheel of the Python on your PATH, then run:", *header, "",
-        _INCLUDES, _DECLARED, *main, "", "// ---- the helpers: printing as Python prints ----", "",
+        "// Build with the torch wheel of the Python on your PATH, then run:",
+        *header,
+        "",
+        _INCLUDES,
+        _DECLARED,
+        *main,
+        "",
+        "// ---- the helpers: printing as Python prints ----",
+        "",
         _HELPERS.rstrip("\n"),
-    ]  # fmt: skip
+    ]
     return "\n".join(lines) + "\n"

@@ -68,8 +68,9 @@ def signatures(outcomes: Mapping[tuple[str, str], FlagOutcome]) -> list[tuple[st
     raising = {c for (c, _), o in outcomes.items() if any(s.error_type for s in o.steps)}
     found = []
     for (case, variant), outcome in outcomes.items():
-        found += [(case, variant, f"{s.error_type}: {s.error}") for s in outcome.steps
-                  if s.error_type]  # fmt: skip
+        found += [
+            (case, variant, f"{s.error_type}: {s.error}") for s in outcome.steps if s.error_type
+        ]
         if case not in raising:
             found += [(case, variant, message) for message in outcome.warnings]
     return found

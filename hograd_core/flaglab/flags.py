@@ -112,11 +112,13 @@ def _calls(s: FlagSettings, name: str) -> list[str]:
         code = filled(twice, names, create_graph=s.create_graph, retain_graph=s.retain_graph)
         return [code, code]
     first = filled(
-        calls.grad_of_y_and_z if s.unused_input else calls.grad_of_y, names,
-        create_graph=s.create_graph, retain_graph=s.retain_graph,
+        calls.grad_of_y_and_z if s.unused_input else calls.grad_of_y,
+        names,
+        create_graph=s.create_graph,
+        retain_graph=s.retain_graph,
         allow_unused=True if s.allow_unused else None,  # PyTorch's own default is None
         materialize_grads=s.materialize_grads,
-    )  # fmt: skip
+    )
     second = filled(calls.next_derivative if s.action == "next" else calls.grad_again, names)
     return [first, second]
 
@@ -150,9 +152,10 @@ def read_graph(y: torch.Tensor, dy: object) -> GraphFacts:
     reach = backward_functions(dy.grad_fn) if torch.is_tensor(dy) else []
     return GraphFacts(
         ops=tuple(dict.fromkeys(type(fn).__name__ for fn in nodes)),
-        saved=any(slots.values()), freed=tuple(freed),
+        saved=any(slots.values()),
+        freed=tuple(freed),
         dy_reaches_freed=any(fn in lost for fn in reach),
-    )  # fmt: skip
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -160,9 +163,12 @@ def read_graph(y: torch.Tensor, dy: object) -> GraphFacts:
 
 
 def run_flags(
-    fn: Function, x0: float, settings: FlagSettings, isolate: Isolate | None = None,
+    fn: Function,
+    x0: float,
+    settings: FlagSettings,
+    isolate: Isolate | None = None,
     view: View | None = None,
-) -> FlagOutcome:  # fmt: skip
+) -> FlagOutcome:
     """Take the first derivative of ``fn`` at ``x0`` with the given flags, then the action.
 
     Args:
@@ -197,9 +203,14 @@ def run_flags(
         raise ArgumentError("graph.budget.x0", got=x0, limit="1e+06")
     if isolate is not None and settings.action == "backward" and settings.create_graph:
         outcome = isolate(
-            {"kind": "flags", "text": fn.text, "variables": list(fn.variables),
-             "x0": float(x0), "settings": asdict(settings)}
-        )  # fmt: skip
+            {
+                "kind": "flags",
+                "text": fn.text,
+                "variables": list(fn.variables),
+                "x0": float(x0),
+                "settings": asdict(settings),
+            }
+        )
         if view is None:
             return outcome
         return replace(outcome, views=run_flags_here(fn, float(x0), settings, view).views)
@@ -251,9 +262,18 @@ def run_flags_here(
     summary = f"{s.create_graph},{s.retain_graph},{s.allow_unused},{s.materialize_grads},{s.unused_input},{s.action}"  # noqa: E501
     params = (("ops", ", ".join(facts.ops)), ("freed", ", ".join(facts.freed)))
     return FlagOutcome(
-        "flags", summary, snippet, tuple(steps), found, explain, fixes, params, drawing,
-        first_call, views,
-    )  # fmt: skip
+        "flags",
+        summary,
+        snippet,
+        tuple(steps),
+        found,
+        explain,
+        fixes,
+        params,
+        drawing,
+        first_call,
+        views,
+    )
 
 
 def _value(obj: object) -> float | None:

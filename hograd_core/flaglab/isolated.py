@@ -33,21 +33,32 @@ def decode(text: str) -> FlagOutcome:
     """The :class:`FlagOutcome` that :func:`outcome_json` wrote as ``text``."""
     data = json.loads(text)
     steps = tuple(
-        StepReport(**{**s, "output": tuple(s["output"]),
-                      "results": tuple(TensorReport(**r) for r in s["results"])})
+        StepReport(
+            **{
+                **s,
+                "output": tuple(s["output"]),
+                "results": tuple(TensorReport(**r) for r in s["results"]),
+            }
+        )
         for s in data.pop("steps")
-    )  # fmt: skip
+    )
     params = tuple(tuple(pair) for pair in data.pop("params"))
     first_call = tuple(data.pop("first_call"))
     views = tuple(tuple(pair) for pair in data.pop("views"))
     drawing = data.pop("drawing")
     if drawing is not None:
-        drawing = TensorGraph(**{
-            **{k: tuple(v) if isinstance(v, list) else v for k, v in drawing.items()},
-            "nodes": tuple(GraphNode(**n) for n in drawing["nodes"]),
-            "edges": tuple(GraphEdge(**e) for e in drawing["edges"]),
-        })  # fmt: skip
+        drawing = TensorGraph(
+            **{
+                **{k: tuple(v) if isinstance(v, list) else v for k, v in drawing.items()},
+                "nodes": tuple(GraphNode(**n) for n in drawing["nodes"]),
+                "edges": tuple(GraphEdge(**e) for e in drawing["edges"]),
+            }
+        )
     return FlagOutcome(
         **{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()},
-        steps=steps, params=params, drawing=drawing, first_call=first_call, views=views,
-    )  # fmt: skip
+        steps=steps,
+        params=params,
+        drawing=drawing,
+        first_call=first_call,
+        views=views,
+    )

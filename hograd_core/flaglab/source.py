@@ -41,8 +41,9 @@ class _Fill(ast.NodeTransformer):
     """Keyword arguments ``name=parameter``: left out when the value is the parameter's
     default, else the value itself; other uses of a renamed parameter renamed."""
 
-    def __init__(self, values: dict[str, object], defaults: dict[str, object],
-                 names: dict[str, str]) -> None:  # fmt: skip
+    def __init__(
+        self, values: dict[str, object], defaults: dict[str, object], names: dict[str, str]
+    ) -> None:
         self.values, self.defaults, self.names = values, defaults, names
 
     def visit_Call(self, node: ast.Call) -> ast.Call:
@@ -75,9 +76,10 @@ def filled(fn: Callable, names: dict[str, str] | None = None, **values: object) 
         'dy = torch.autograd.grad(y, x, create_graph=True)[0]\\nprint(dy)'
     """
     defaults = {
-        name: p.default for name, p in inspect.signature(fn).parameters.items()
+        name: p.default
+        for name, p in inspect.signature(fn).parameters.items()
         if p.default is not inspect.Parameter.empty
-    }  # fmt: skip
+    }
     unknown = set(values) - set(inspect.signature(fn).parameters)
     assert not unknown, (fn, unknown)
     # a setting not given is the parameter's default: left out, never a dangling name

@@ -12,6 +12,18 @@ from .nodes import Binary, Call, Const, Neg, Node, Num, Var
 from .parser import CONSTANTS, FUNCTIONS, LIMITS, Limits, natural_key
 
 __all__ = [
-    "CONSTANTS", "FUNCTIONS", "LIMITS", "Binary", "Call", "Const", "Function", "Limits", "Neg",
-    "Node", "Num", "Var", "natural_key", "parse",
-]  # fmt: skip
+    "CONSTANTS",
+    "FUNCTIONS",
+    "LIMITS",
+    "Binary",
+    "Call",
+    "Const",
+    "Function",
+    "Limits",
+    "Neg",
+    "Node",
+    "Num",
+    "Var",
+    "natural_key",
+    "parse",
+]

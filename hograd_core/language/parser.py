@@ -33,9 +33,24 @@ __all__ = ["CONSTANTS", "FUNCTIONS", "LIMITS", "Limits", "natural_key", "parse_t
 
 #: Functions of one argument the language knows.
 FUNCTIONS: tuple[str, ...] = (
-    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
-    "exp", "log", "sqrt", "abs", "sigmoid", "softplus", "relu", "erf",
-)  # fmt: skip
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "exp",
+    "log",
+    "sqrt",
+    "abs",
+    "sigmoid",
+    "softplus",
+    "relu",
+    "erf",
+)
 
 #: Named constants and their float64 values.
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e}
@@ -90,12 +105,24 @@ def _fold(op: str, *args: float) -> float:
 
 
 _NUMPY_FUNCS = {
-    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
-    "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "exp": np.exp,
-    "log": np.log, "sqrt": np.sqrt, "abs": np.abs, "sigmoid": lambda a: 1 / (1 + np.exp(-a)),
-    "softplus": lambda a: np.logaddexp(a, 0.0), "relu": lambda a: np.maximum(a, 0.0),
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atan": np.arctan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "tanh": np.tanh,
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "abs": np.abs,
+    "sigmoid": lambda a: 1 / (1 + np.exp(-a)),
+    "softplus": lambda a: np.logaddexp(a, 0.0),
+    "relu": lambda a: np.maximum(a, 0.0),
     "erf": math.erf,
-}  # fmt: skip
+}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -302,8 +329,17 @@ class _Parser:
 def _closest_function(word: str) -> str | None:
     import difflib
 
-    aliases = {"ln": "log", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "sgn": "abs",
-               "exp2": "exp", "logistic": "sigmoid", "pow": "x**y", "power": "x**y"}  # fmt: skip
+    aliases = {
+        "ln": "log",
+        "arcsin": "asin",
+        "arccos": "acos",
+        "arctan": "atan",
+        "sgn": "abs",
+        "exp2": "exp",
+        "logistic": "sigmoid",
+        "pow": "x**y",
+        "power": "x**y",
+    }
     if word.lower() in aliases:
         return aliases[word.lower()]
     if word.lower() in FUNCTIONS:

@@ -15,9 +15,17 @@ import sympy as sp
 from .nodes import Binary, Call, Const, Neg, Node, Num, Var
 
 __all__ = [
-    "MAX_EXACT_BITS", "TorchAbs", "TorchRelu", "TorchSign", "TorchStep", "latex", "name_latex",
-    "symbol", "to_latex", "to_sympy",
-]  # fmt: skip
+    "MAX_EXACT_BITS",
+    "TorchAbs",
+    "TorchRelu",
+    "TorchSign",
+    "TorchStep",
+    "latex",
+    "name_latex",
+    "symbol",
+    "to_latex",
+    "to_sympy",
+]
 
 #: The most bits an exact number may have before sympy computes it: past this, a power is kept
 #: with a float exponent (and so a float value). sympy's arithmetic on integers is one C call
@@ -119,15 +127,24 @@ class TorchRelu(_Kinked):
 # column is comparable with torch's: abs'(0) = sign(0) = 0 and relu'(0) = 0, and every higher
 # derivative at that point is 0 as well (the classes above).
 _EXACT = {
-    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "asin": sp.asin, "acos": sp.acos,
-    "atan": sp.atan, "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh,
+    "sin": sp.sin,
+    "cos": sp.cos,
+    "tan": sp.tan,
+    "asin": sp.asin,
+    "acos": sp.acos,
+    "atan": sp.atan,
+    "sinh": sp.sinh,
+    "cosh": sp.cosh,
+    "tanh": sp.tanh,
     "exp": lambda a: sp.exp(_tame_exponent(a)),
-    "log": sp.log, "sqrt": sp.sqrt, "erf": sp.erf,
+    "log": sp.log,
+    "sqrt": sp.sqrt,
+    "erf": sp.erf,
     "abs": lambda a: TorchAbs._at(a) if a.is_Number else TorchAbs(a),
     "sigmoid": lambda a: 1 / (1 + sp.exp(_tame_exponent(-a))),
     "softplus": lambda a: sp.log(1 + sp.exp(_tame_exponent(a))),
     "relu": lambda a: TorchRelu._at(a) if a.is_Number else TorchRelu(a),
-}  # fmt: skip
+}
 
 
 def _bits(number: sp.Expr) -> float:

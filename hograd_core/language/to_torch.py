@@ -18,12 +18,24 @@ def _softplus(a: torch.Tensor) -> torch.Tensor:
 
 
 TORCH_FUNCS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
-    "sin": torch.sin, "cos": torch.cos, "tan": torch.tan, "asin": torch.asin,
-    "acos": torch.acos, "atan": torch.atan, "sinh": torch.sinh, "cosh": torch.cosh,
-    "tanh": torch.tanh, "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt,
-    "abs": torch.abs, "sigmoid": torch.sigmoid, "softplus": _softplus, "relu": torch.relu,
+    "sin": torch.sin,
+    "cos": torch.cos,
+    "tan": torch.tan,
+    "asin": torch.asin,
+    "acos": torch.acos,
+    "atan": torch.atan,
+    "sinh": torch.sinh,
+    "cosh": torch.cosh,
+    "tanh": torch.tanh,
+    "exp": torch.exp,
+    "log": torch.log,
+    "sqrt": torch.sqrt,
+    "abs": torch.abs,
+    "sigmoid": torch.sigmoid,
+    "softplus": _softplus,
+    "relu": torch.relu,
     "erf": torch.erf,
-}  # fmt: skip
+}
 
 
 def evaluate(node: Node, env: Mapping[str, torch.Tensor]) -> torch.Tensor:

@@ -73,8 +73,11 @@ def _close(a: float, b: float) -> bool:
 def _slip(spec: CustomSpec, first: Sequence[float], truth: Sequence[float]) -> tuple:
     """Which slip, and where the first derivative is wrong (points where f′ is finite)."""
     pairs = [(a, b) for a, b in zip(first, truth, strict=True) if math.isfinite(b)]
-    wrong = [i for i, (a, b) in enumerate(zip(first, truth, strict=True))
-             if math.isfinite(b) and not _close(a, b)]  # fmt: skip
+    wrong = [
+        i
+        for i, (a, b) in enumerate(zip(first, truth, strict=True))
+        if math.isfinite(b) and not _close(a, b)
+    ]
     if not spec.uses_g and any(b != 0 for _, b in pairs):
         return IGNORES_G, wrong
     if not wrong:
@@ -102,12 +105,14 @@ def lab(f_text: str, backward_text: str, xs: Sequence[float], variant: str = "wr
     slip, wrong = _slip(spec, run.first, own[1].tolist())
     latex = sym.latex + (None,) * (3 - len(sym.latex))
     return Lab(
-        run=run, autograd=(tuple(own[1].tolist()), tuple(own[2].tolist())),
+        run=run,
+        autograd=(tuple(own[1].tolist()), tuple(own[2].tolist())),
         exact=(tuple(columns[0]), tuple(columns[1])),
-        latex=(spec.f.latex, spec.backward.latex, latex[1], latex[2]), slip=slip,
+        latex=(spec.f.latex, spec.backward.latex, latex[1], latex[2]),
+        slip=slip,
         wrong_at=tuple(run.points[i] for i in wrong),
         uses=tuple(n for n in ("x", "y", "g") if n in used_names(spec.backward.tree)),
-    )  # fmt: skip
+    )
 
 
 def graph_at(f_text: str, backward_text: str, x0: float, variant: str = "written") -> TensorGraph:
@@ -276,20 +281,28 @@ def script(f_text: str, backward_text: str, run: CustomRun, file: str = "my_func
     unpack = f"{', '.join(saved)}, = ctx.saved_tensors" if saved else "# nothing was saved"
     detach = (
         f"{', '.join(saved)}, = {', '.join(f'{n}.detach()' for n in saved)},"
-        if saved else "# nothing to detach"
-    )  # fmt: skip
+        if saved
+        else "# nothing to detach"
+    )
     forward = _FORWARD.format(saved=", ".join(saved))
     head = _HEAD.format(
-        f_text=f_text, b_text=backward_text, variant=run.variant, file=file,
-        f_source=_source(spec.f, "x"), b_source=_source(spec.backward, "g"),
-        once_import="" if run.variant in ("written", "detached") else
-        "from torch.autograd.function import once_differentiable\n",
-    )  # fmt: skip
+        f_text=f_text,
+        b_text=backward_text,
+        variant=run.variant,
+        file=file,
+        f_source=_source(spec.f, "x"),
+        b_source=_source(spec.backward, "g"),
+        once_import=""
+        if run.variant in ("written", "detached")
+        else "from torch.autograd.function import once_differentiable\n",
+    )
     body = _CLASSES[run.variant].format(
         forward=forward, unpack=unpack, args=args, detach=detach, grad_args=grad_args
     )
     tail = _RUN.format(
-        xs=list(run.points), saved_names=list(saved),
-        first_points=list(run.gradcheck.points), second_points=list(run.gradgradcheck.points),
-    )  # fmt: skip
+        xs=list(run.points),
+        saved_names=list(saved),
+        first_points=list(run.gradcheck.points),
+        second_points=list(run.gradgradcheck.points),
+    )
     return head + body + tail

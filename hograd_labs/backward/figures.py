@@ -17,14 +17,21 @@ __all__ = ["derivative_rows", "graph_dot", "graph_legend", "mismatch_rows", "num
 
 # Every key a whole literal (the locale test finds used keys that way).
 DERIVATIVE_COLUMNS = (
-    "backward.col.x", "backward.col.first", "backward.col.first_autograd",
-    "backward.col.first_sympy", "backward.col.second", "backward.col.second_autograd",
+    "backward.col.x",
+    "backward.col.first",
+    "backward.col.first_autograd",
+    "backward.col.first_sympy",
+    "backward.col.second",
+    "backward.col.second_autograd",
     "backward.col.second_sympy",
-)  # fmt: skip
+)
 ENTRY_COLUMNS = (
-    "backward.check.col.input", "backward.check.col.row", "backward.check.col.column",
-    "backward.check.col.numerical", "backward.check.col.analytical",
-)  # fmt: skip
+    "backward.check.col.input",
+    "backward.check.col.row",
+    "backward.check.col.column",
+    "backward.check.col.numerical",
+    "backward.check.col.analytical",
+)
 
 #: points: a graph narrower than this is drawn as if this wide (the graph page's STRUT)
 STRUT = 420.0
@@ -42,9 +49,15 @@ def derivative_rows(lab: Lab, lang: str) -> pd.DataFrame:
     rows = []
     for i, x in enumerate(lab.run.points):
         second = tr("backward.col.raised", lang) if raised else number(lab.run.second[i])
-        values = (number(x), number(lab.run.first[i]), number(lab.autograd[0][i]),
-                  number(lab.exact[0][i]), second, number(lab.autograd[1][i]),
-                  number(lab.exact[1][i]))  # fmt: skip
+        values = (
+            number(x),
+            number(lab.run.first[i]),
+            number(lab.autograd[0][i]),
+            number(lab.exact[0][i]),
+            second,
+            number(lab.autograd[1][i]),
+            number(lab.exact[1][i]),
+        )
         rows.append(dict(zip(head, values, strict=True)))
     return pd.DataFrame(rows)
 
@@ -53,11 +66,21 @@ def mismatch_rows(check: object, lang: str) -> pd.DataFrame:
     """The Jacobian entries a failed check found outside the tolerance, at most 20."""
     head = [tr(key, lang) for key in ENTRY_COLUMNS]
     rows = [
-        dict(zip(head, (("x", "v")[m.input], number(check.points[m.row]),
-                        number(check.points[m.column]), number(m.numerical),
-                        number(m.analytical)), strict=True))
+        dict(
+            zip(
+                head,
+                (
+                    ("x", "v")[m.input],
+                    number(check.points[m.row]),
+                    number(check.points[m.column]),
+                    number(m.numerical),
+                    number(m.analytical),
+                ),
+                strict=True,
+            )
+        )
         for m in check.mismatches[:20]
-    ]  # fmt: skip
+    ]
     return pd.DataFrame(rows)
 
 

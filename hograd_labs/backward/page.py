@@ -30,23 +30,35 @@ from .compute import IGNORES_G, SIGN_OF_Y, WRONG
 
 #: (f, backward): right ones first, then the three slips the page names.
 PRESETS = [
-    ("tanh(x)", "(1 - y^2)*g"), ("x^3", "3*x^2*g"), ("exp(x)", "y*g"),
-    ("sigmoid(x)", "y*(1 - y)*g"), ("sin(x)", "cos(x)*g"), ("x^3", "3*x^2"),
-    ("x^3", "2*x*g"), ("sin(x)", "sqrt(1 - y^2)*g"),
-]  # fmt: skip
+    ("tanh(x)", "(1 - y^2)*g"),
+    ("x^3", "3*x^2*g"),
+    ("exp(x)", "y*g"),
+    ("sigmoid(x)", "y*(1 - y)*g"),
+    ("sin(x)", "cos(x)*g"),
+    ("x^3", "3*x^2"),
+    ("x^3", "2*x*g"),
+    ("sin(x)", "sqrt(1 - y^2)*g"),
+]
 SEP = " · "
 # Every key a whole literal (the locale test finds used keys that way).
 VARIANT_LABELS = {
-    "written": "backward.variant.written", "detached": "backward.variant.detached",
-    "once": "backward.variant.once", "second_function": "backward.variant.second_function",
-}  # fmt: skip
+    "written": "backward.variant.written",
+    "detached": "backward.variant.detached",
+    "once": "backward.variant.once",
+    "second_function": "backward.variant.second_function",
+}
 VARIANT_ABOUT = {
-    "written": "backward.variant.about.written", "detached": "backward.variant.about.detached",
+    "written": "backward.variant.about.written",
+    "detached": "backward.variant.about.detached",
     "once": "backward.variant.about.once",
     "second_function": "backward.variant.about.second_function",
-}  # fmt: skip
-FORMULAS = ("backward.formula.f", "backward.formula.b", "backward.formula.d1",
-            "backward.formula.d2")  # fmt: skip
+}
+FORMULAS = (
+    "backward.formula.f",
+    "backward.formula.b",
+    "backward.formula.d1",
+    "backward.formula.d2",
+)
 LIMIT = box_chars(LIMITS.max_length)
 PASTE = 4_000  # characters of the decoder's box: a message and its traceback
 assert PASTE <= MAX_CHARS  # the decoder reads all of what the box holds
@@ -141,8 +153,9 @@ def _decoder() -> None:
     """Paste a PyTorch message: the gallery case that raises it, why, the fix, its graph."""
     st.subheader(t("backward.decode"))
     st.markdown(t("backward.decode.lead"))
-    text = st.text_area(t("backward.decode.box"), key="backward.decode", bind=BIND,
-                        max_chars=PASTE, height=120)  # fmt: skip
+    text = st.text_area(
+        t("backward.decode.box"), key="backward.decode", bind=BIND, max_chars=PASTE, height=120
+    )
     whole = link_text("backward.decode", text, PASTE)  # a link's text, before the box cut it
     if len(whole) > PASTE:
         st.caption(t("backward.decode.cut", limit=f"{PASTE:,}", length=f"{len(whole):,}"))
@@ -161,13 +174,22 @@ def _decoder() -> None:
         return
     case = _plain(t(f"graph.case.{match.case}"))  # our names, with * shown as typed
     variant = _plain(t(f"graph.case.{match.case}.{match.variant}"))
-    st.success(t("backward.decode.found", case=case, variant=variant, found=match.found,
-                 total=match.total), icon=":material/search:")  # fmt: skip
+    st.success(
+        t(
+            "backward.decode.found",
+            case=case,
+            variant=variant,
+            found=match.found,
+            total=match.total,
+        ),
+        icon=":material/search:",
+    )
     st.caption(t("backward.decode.message"))
     st.code(match.message, language=None, wrap_lines=True)  # PyTorch's words, from the run
     if match.also:
-        others = "; ".join(_plain(f"{t(f'graph.case.{c}')} ({t(f'graph.case.{c}.{v}')})")
-                           for c, v in match.also)  # fmt: skip
+        others = "; ".join(
+            _plain(f"{t(f'graph.case.{c}')} ({t(f'graph.case.{c}.{v}')})") for c, v in match.also
+        )
         st.caption(t("backward.decode.also", cases=others))
     st.caption(t("backward.decode.run"))
     st.code(outcome.transcript(), language=None, wrap_lines=True)
@@ -200,9 +222,14 @@ def draw() -> None:
     row = present_row()
     with folded(t("present.text"), ":material/notes:", row):
         st.markdown(t("backward.lead"))
-    screens = {"formulas": t("backward.formulas"), "table": t("backward.table"),
-               "checks": t("backward.checks"), "graph": t("backward.graph"),
-               "code": t("backward.code"), "decode": t("backward.decode")}  # fmt: skip
+    screens = {
+        "formulas": t("backward.formulas"),
+        "table": t("backward.table"),
+        "checks": t("backward.checks"),
+        "graph": t("backward.graph"),
+        "code": t("backward.code"),
+        "decode": t("backward.decode"),
+    }
     shown = _lab(row, screens)
     if shown["decode"]:
         if not present():
@@ -214,24 +241,31 @@ def _lab(row: object, screens: dict[str, str]) -> dict[str, bool]:
     """Two formulas, the grid and the variant; then the run, checks, graph, script. Returns
     which of ``screens`` are drawn (all but in presentation mode)."""
     (row if present() else st).pills(
-        t("backward.presets"), [SEP.join(p) for p in PRESETS], key="backward.preset",
-        on_change=_preset, format_func=_plain,
-    )  # fmt: skip
+        t("backward.presets"),
+        [SEP.join(p) for p in PRESETS],
+        key="backward.preset",
+        on_change=_preset,
+        format_func=_plain,
+    )
     with controls(row):
         left, right = st.columns(2)
         with left:
             ok_f = _formula("backward.f", t("backward.f"), PRESETS[0][0], ("x",))
         with right:
-            ok_b = _formula("backward.b", t("backward.b"), PRESETS[0][1], NAMES,
-                            help=t("backward.b.help"))  # fmt: skip
+            ok_b = _formula(
+                "backward.b", t("backward.b"), PRESETS[0][1], NAMES, help=t("backward.b.help")
+            )
         grid, count = st.columns([3, 2])
-        low, high = grid.slider(t("backward.range"), -5.0, 5.0, (-2.0, 2.0), 0.5,
-                                key="backward.range", bind=BIND)  # fmt: skip
-        points = count.slider(t("backward.points"), 1, MAX_POINTS, 9, key="backward.points",
-                              bind=BIND)  # fmt: skip
+        low, high = grid.slider(
+            t("backward.range"), -5.0, 5.0, (-2.0, 2.0), 0.5, key="backward.range", bind=BIND
+        )
+        points = count.slider(
+            t("backward.points"), 1, MAX_POINTS, 9, key="backward.points", bind=BIND
+        )
         labels = {v: t(VARIANT_LABELS[v]) for v in VARIANTS}
-        variant = localized_choice(t("backward.variant"), labels, "backward.variant",
-                                   widget="segmented_control")  # fmt: skip
+        variant = localized_choice(
+            t("backward.variant"), labels, "backward.variant", widget="segmented_control"
+        )
         st.caption(t(VARIANT_ABOUT[variant]))
     shown = slides(screens, "backward.screen", row)
     if not (ok_f and ok_b):
@@ -277,8 +311,11 @@ def _formulas(lab: object) -> None:
         else:
             column.latex(tex)  # from sympy, never from the typed text
     saved = lab.run.saved
-    st.markdown(t("backward.saved", names=", ".join(f"`{n}`" for n in saved)) if saved
-                else t("backward.saved.none"))  # fmt: skip
+    st.markdown(
+        t("backward.saved", names=", ".join(f"`{n}`" for n in saved))
+        if saved
+        else t("backward.saved.none")
+    )
     st.caption(t("backward.saved.why"))
     where = _points(lab.wrong_at)
     if lab.slip == IGNORES_G:

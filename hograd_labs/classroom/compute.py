@@ -29,12 +29,40 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from hograd_core.errors import HogradError
 
 __all__ = [
-    "CODE_ALPHABET", "CODE_LENGTH", "DAY", "MAX_ANSWER", "MAX_DAYS", "MAX_NICKNAME",
-    "MAX_LINK", "RETENTION_DAYS", "SCHEMA_VERSION", "ClassInfo", "Shared", "ClassroomError", "Slip", "StepCounts",
-    "Student", "Summary", "clean_nickname", "create_schema", "delete_class", "done_steps",
-    "export_csv", "find_class", "join", "new_code", "open_class", "purge", "read_code",
-    "record_check", "resume", "reveal", "share", "shared_view", "summary",
-]  # fmt: skip
+    "CODE_ALPHABET",
+    "CODE_LENGTH",
+    "DAY",
+    "MAX_ANSWER",
+    "MAX_DAYS",
+    "MAX_NICKNAME",
+    "MAX_LINK",
+    "RETENTION_DAYS",
+    "SCHEMA_VERSION",
+    "ClassInfo",
+    "Shared",
+    "ClassroomError",
+    "Slip",
+    "StepCounts",
+    "Student",
+    "Summary",
+    "clean_nickname",
+    "create_schema",
+    "delete_class",
+    "done_steps",
+    "export_csv",
+    "find_class",
+    "join",
+    "new_code",
+    "open_class",
+    "purge",
+    "read_code",
+    "record_check",
+    "resume",
+    "reveal",
+    "share",
+    "shared_view",
+    "summary",
+]
 
 #: The version of the tables below. Version 1 (no ``classroom_shared``) and version 2 (no
 #: ``classroom_seats``) are brought to 3 by creating the tables they lack
@@ -55,26 +83,30 @@ DAY = 86_400.0
 
 metadata = sa.MetaData()
 schema = sa.Table(
-    "hograd_schema", metadata,
+    "hograd_schema",
+    metadata,
     sa.Column("part", sa.String(40), primary_key=True),
     sa.Column("version", sa.Integer, nullable=False),
-)  # fmt: skip
+)
 classes = sa.Table(
-    "classroom_classes", metadata,
+    "classroom_classes",
+    metadata,
     sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
     sa.Column("created", sa.Float, nullable=False),
     sa.Column("expires", sa.Float, nullable=False, index=True),
-)  # fmt: skip
+)
 students = sa.Table(
-    "classroom_students", metadata,
+    "classroom_students",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("code", sa.String(CODE_LENGTH), nullable=False),
     sa.Column("nickname", sa.String(MAX_NICKNAME * 4), nullable=False),
     sa.Column("joined", sa.Float, nullable=False),
     sa.UniqueConstraint("code", "nickname"),
-)  # fmt: skip
+)
 checks = sa.Table(
-    "classroom_checks", metadata,
+    "classroom_checks",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("code", sa.String(CODE_LENGTH), nullable=False, index=True),
     sa.Column("student", sa.Integer, nullable=False),
@@ -84,31 +116,34 @@ checks = sa.Table(
     sa.Column("verdict", sa.String(80), nullable=False),  # its translation key: the slip's name
     sa.Column("params", sa.String(MAX_PARAMS * 4), nullable=False),
     sa.Column("at", sa.Float, nullable=False),
-)  # fmt: skip
+)
 reveals = sa.Table(
-    "classroom_reveals", metadata,
+    "classroom_reveals",
+    metadata,
     sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
     sa.Column("step", sa.Integer, primary_key=True),
-)  # fmt: skip
+)
 #: The view the lecturer shares with the class (its link, page and query, as
 #: hograd_ui/parts/links.py's ``class_link`` wrote it); ``serial`` counts the shares, so that
 #: a following student moves when the lecturer shares again, even the same view.
 shared = sa.Table(
-    "classroom_shared", metadata,
+    "classroom_shared",
+    metadata,
     sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
     sa.Column("link", sa.String(MAX_LINK), nullable=False),
     sa.Column("serial", sa.Integer, nullable=False),
     sa.Column("at", sa.Float, nullable=False),
-)  # fmt: skip
+)
 #: A student's seat: the SHA-256 of a secret only their browser's link holds (``?seat=``), so
 #: that a fresh session (a reconnect to another replica, a reload) sits them down again as the
 #: same student instead of asking for a nickname. The secret itself is not stored.
 seats = sa.Table(
-    "classroom_seats", metadata,
+    "classroom_seats",
+    metadata,
     sa.Column("token", sa.String(64), primary_key=True),
     sa.Column("code", sa.String(CODE_LENGTH), nullable=False, index=True),
     sa.Column("student", sa.Integer, nullable=False),
-)  # fmt: skip
+)
 #: A seat's secret: ``secrets.token_urlsafe(SEAT_BYTES)``, 22 characters of A-Z a-z 0-9 - _
 SEAT_BYTES = 16
 SEAT_LENGTH = 22
@@ -164,8 +199,11 @@ def clean_nickname(text: object) -> str:
         raise ClassroomError("classroom.error.nickname", most=MAX_NICKNAME)
     text = unicodedata.normalize("NFC", text[: 8 * MAX_NICKNAME])
     # categories C* (control, format, surrogate, private use, unassigned) never show as text
-    kept = "".join(" " if ch.isspace() else ch for ch in text
-                   if ch.isspace() or not unicodedata.category(ch).startswith("C"))  # fmt: skip
+    kept = "".join(
+        " " if ch.isspace() else ch
+        for ch in text
+        if ch.isspace() or not unicodedata.category(ch).startswith("C")
+    )
     name = " ".join(kept.split())[:MAX_NICKNAME].strip()
     if not name:
         raise ClassroomError("classroom.error.nickname", most=MAX_NICKNAME)
@@ -212,17 +250,14 @@ def _create_schema(engine: Engine) -> None:
             c.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _LOCK})
         found = None
         if sa.inspect(c).has_table(schema.name):
-            found = c.execute(
-                sa.select(schema.c.version).where(schema.c.part == _PART)
-            ).scalar()  # fmt: skip
+            found = c.execute(sa.select(schema.c.version).where(schema.c.part == _PART)).scalar()
         if found not in (None, SCHEMA_VERSION, *MIGRATES):
             raise ClassroomError("classroom.error.schema", found=found, needed=SCHEMA_VERSION)
         metadata.create_all(c, checkfirst=True)
         if found is None:
             c.execute(schema.insert().values(part=_PART, version=SCHEMA_VERSION))
         elif found != SCHEMA_VERSION:  # the missing tables exist now: the version follows
-            c.execute(schema.update().where(schema.c.part == _PART)
-                      .values(version=MIGRATES[found]))  # fmt: skip
+            c.execute(schema.update().where(schema.c.part == _PART).values(version=MIGRATES[found]))
 
 
 @dataclass(frozen=True)
@@ -277,9 +312,9 @@ def find_class(engine: Engine, code: str, now: float) -> ClassInfo | None:
 def _free_name(engine: Engine, code: str, name: str) -> str:
     """The first of "name", "name 2", "name 3", ... nobody in the class has."""
     with engine.connect() as c:
-        taken = set(c.execute(
-            sa.select(students.c.nickname).where(students.c.code == code)
-        ).scalars())  # fmt: skip
+        taken = set(
+            c.execute(sa.select(students.c.nickname).where(students.c.code == code)).scalars()
+        )
     n = 1
     while _with_suffix(name, n) in taken:
         n += 1
@@ -306,8 +341,9 @@ def join(engine: Engine, code: str, nickname: str, now: float) -> Student:
                 new = c.execute(
                     students.insert().values(code=code, nickname=candidate, joined=now)
                 ).inserted_primary_key
-                c.execute(seats.insert().values(token=_seat_hash(seat), code=code,
-                                                student=int(new[0])))  # fmt: skip
+                c.execute(
+                    seats.insert().values(token=_seat_hash(seat), code=code, student=int(new[0]))
+                )
             return Student(int(new[0]), code, candidate, seat)
         except IntegrityError:  # taken a moment ago, maybe by another replica
             continue
@@ -318,8 +354,7 @@ def resume(engine: Engine, code: str, seat: object, now: float) -> Student | Non
     """The student of class ``code`` whose seat's secret is ``seat`` (from their link), or
     None: no such seat in this class, the class gone, or text that is no seat at all (read no
     further than its length)."""
-    if (not isinstance(seat, str) or len(seat) != SEAT_LENGTH
-            or not set(seat) <= _SEAT_CHARS):  # fmt: skip
+    if not isinstance(seat, str) or len(seat) != SEAT_LENGTH or not set(seat) <= _SEAT_CHARS:
         return None
     if find_class(engine, code, now) is None:
         return None
@@ -327,27 +362,39 @@ def resume(engine: Engine, code: str, seat: object, now: float) -> Student | Non
         row = c.execute(
             sa.select(students.c.id, students.c.nickname)
             .join(seats, seats.c.student == students.c.id)
-            .where(seats.c.token == _seat_hash(seat), seats.c.code == code,
-                   students.c.code == code)
-        ).first()  # fmt: skip
+            .where(seats.c.token == _seat_hash(seat), seats.c.code == code, students.c.code == code)
+        ).first()
     return None if row is None else Student(int(row.id), code, row.nickname, seat)
 
 
 def record_check(
-    engine: Engine, student: Student, step: int, answer: str, correct: bool, verdict: str,
-    params: tuple[tuple[str, str], ...], now: float,
-) -> None:  # fmt: skip
+    engine: Engine,
+    student: Student,
+    step: int,
+    answer: str,
+    correct: bool,
+    verdict: str,
+    params: tuple[tuple[str, str], ...],
+    now: float,
+) -> None:
     """One Check: the step, the answer as the app understood it, right or not, and the
     verdict's translation key and values (a known slip is its key, "lesson.trap.value").
     Only the values the app wrote itself are kept (:data:`KEPT_PARAMS`): the part of a typed
     answer that could not be read is the student's own text, and is not stored."""
     shown = json.dumps({k: str(v) for k, v in params if k in KEPT_PARAMS}, ensure_ascii=False)
     with engine.begin() as c:
-        c.execute(checks.insert().values(
-            code=student.code, student=student.id, step=int(step), answer=str(answer)[:MAX_ANSWER],
-            correct=bool(correct), verdict=str(verdict)[:80],
-            params=shown if len(shown) <= MAX_PARAMS else "{}", at=now,
-        ))  # fmt: skip
+        c.execute(
+            checks.insert().values(
+                code=student.code,
+                student=student.id,
+                step=int(step),
+                answer=str(answer)[:MAX_ANSWER],
+                correct=bool(correct),
+                verdict=str(verdict)[:80],
+                params=shown if len(shown) <= MAX_PARAMS else "{}",
+                at=now,
+            )
+        )
 
 
 def reveal(engine: Engine, code: str, step: int) -> None:
@@ -376,13 +423,14 @@ def share(engine: Engine, code: str, link: str, now: float) -> int:
     for _ in range(3):  # the first share inserts; a share at the same moment updates
         with engine.begin() as c:
             done = c.execute(
-                shared.update().where(shared.c.code == code)
+                shared.update()
+                .where(shared.c.code == code)
                 .values(link=link, serial=shared.c.serial + 1, at=now)
-            ).rowcount  # fmt: skip
+            ).rowcount
             if done:
-                return int(c.execute(
-                    sa.select(shared.c.serial).where(shared.c.code == code)
-                ).scalar_one())  # fmt: skip
+                return int(
+                    c.execute(sa.select(shared.c.serial).where(shared.c.code == code)).scalar_one()
+                )
         try:
             with engine.begin() as c:
                 c.execute(shared.insert().values(code=code, link=link, serial=1, at=now))
@@ -397,7 +445,7 @@ def shared_view(engine: Engine, code: str) -> Shared | None:
     with engine.connect() as c:
         row = c.execute(
             sa.select(shared.c.link, shared.c.serial).where(shared.c.code == code)
-        ).first()  # fmt: skip
+        ).first()
     return None if row is None else Shared(row.link, int(row.serial))
 
 
@@ -405,9 +453,10 @@ def done_steps(engine: Engine, student: Student) -> frozenset[int]:
     """The steps this student got right: the class's record of their progress."""
     with engine.connect() as c:
         rows = c.execute(
-            sa.select(checks.c.step).distinct()
+            sa.select(checks.c.step)
+            .distinct()
             .where(checks.c.code == student.code, checks.c.student == student.id, checks.c.correct)
-        ).scalars()  # fmt: skip
+        ).scalars()
         return frozenset(rows)
 
 
@@ -446,22 +495,28 @@ def summary(engine: Engine, code: str, top: int = 5) -> Summary:
             sa.select(sa.func.count()).select_from(students).where(students.c.code == code)
         ).scalar_one()
         per_step = c.execute(
-            sa.select(checks.c.step, student, right).where(checks.c.code == code)
-            .group_by(checks.c.step).order_by(checks.c.step)
-        ).all()  # fmt: skip
+            sa.select(checks.c.step, student, right)
+            .where(checks.c.code == code)
+            .group_by(checks.c.step)
+            .order_by(checks.c.step)
+        ).all()
         wrong = c.execute(
             sa.select(checks.c.step, checks.c.verdict, checks.c.params, student)
             .where(checks.c.code == code, sa.not_(checks.c.correct))
             .group_by(checks.c.step, checks.c.verdict, checks.c.params)
-        ).all()  # fmt: skip
+        ).all()
     slips: dict[int, list[Slip]] = {}
     for step, verdict, params, n in wrong:
         slips.setdefault(step, []).append(Slip(verdict, tuple(json.loads(params).items()), n))
     steps = tuple(
-        StepCounts(step, tried, got,
-                   tuple(sorted(slips.get(step, []), key=lambda s: (-s.students, s.verdict))[:top]))
+        StepCounts(
+            step,
+            tried,
+            got,
+            tuple(sorted(slips.get(step, []), key=lambda s: (-s.students, s.verdict))[:top]),
+        )
         for step, tried, got in per_step
-    )  # fmt: skip
+    )
     return Summary(joined, steps)
 
 
@@ -474,17 +529,26 @@ def export_csv(engine: Engine, code: str) -> str:
     """Every Check of the class, one row each, oldest first, as CSV text."""
     with engine.connect() as c:
         rows = c.execute(
-            sa.select(students.c.nickname, checks.c.step, checks.c.answer, checks.c.correct,
-                      checks.c.verdict, checks.c.params, checks.c.at)
+            sa.select(
+                students.c.nickname,
+                checks.c.step,
+                checks.c.answer,
+                checks.c.correct,
+                checks.c.verdict,
+                checks.c.params,
+                checks.c.at,
+            )
             .join(students, students.c.id == checks.c.student)
-            .where(checks.c.code == code).order_by(checks.c.at, checks.c.id)
-        ).all()  # fmt: skip
+            .where(checks.c.code == code)
+            .order_by(checks.c.at, checks.c.id)
+        ).all()
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["nickname", "step", "answer", "correct", "verdict", "values", "time"])
     for nick, step, answer, correct, verdict, params, at in rows:
-        writer.writerow([_cell(nick), step, _cell(answer), int(correct), verdict, _cell(params),
-                         f"{at:.0f}"])  # fmt: skip
+        writer.writerow(
+            [_cell(nick), step, _cell(answer), int(correct), verdict, _cell(params), f"{at:.0f}"]
+        )
     return out.getvalue()
 
 

@@ -43,19 +43,38 @@ def progress_figure(
     tries = [counts[n].tried if n in counts else 0 for n in range(1, len(step_names) + 1)]
     rights = [counts[n].right if n in counts else 0 for n in range(1, len(step_names) + 1)]
     data = [
-        {"type": "bar", "orientation": "h", "y": labels, "x": tries, "name": html.escape(tried),
-         "marker": {"color": TRIED}, "text": tries, "textposition": "auto"},
-        {"type": "bar", "orientation": "h", "y": labels, "x": rights, "name": html.escape(right),
-         "marker": {"color": RIGHT}, "text": rights, "textposition": "auto"},
-    ]  # fmt: skip
+        {
+            "type": "bar",
+            "orientation": "h",
+            "y": labels,
+            "x": tries,
+            "name": html.escape(tried),
+            "marker": {"color": TRIED},
+            "text": tries,
+            "textposition": "auto",
+        },
+        {
+            "type": "bar",
+            "orientation": "h",
+            "y": labels,
+            "x": rights,
+            "name": html.escape(right),
+            "marker": {"color": RIGHT},
+            "text": rights,
+            "textposition": "auto",
+        },
+    ]
     top = max([summary.joined, *tries, 1])
     return plain_figure(
-        data, projector=projector, barmode="group", height=90 + 60 * len(step_names),
+        data,
+        projector=projector,
+        barmode="group",
+        height=90 + 60 * len(step_names),
         yaxis={"autorange": "reversed", "automargin": True, "tickfont": FONT},
         xaxis={"range": [0, top * 1.05], "dtick": max(1, top // 10), "automargin": True},
         legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
         margin={"l": 10, "r": 10, "t": 40, "b": 30},
-    )  # fmt: skip
+    )
 
 
 def slips_figure(slips: list[tuple[str, int]], projector: bool = False) -> PlainFigure:
@@ -63,14 +82,26 @@ def slips_figure(slips: list[tuple[str, int]], projector: bool = False) -> Plain
     for a projector in presentation mode)."""
     labels = [_label(text) for text, _ in slips]
     counts = [n for _, n in slips]
-    data = [{"type": "bar", "orientation": "h", "y": labels, "x": counts, "text": counts,
-             "textposition": "auto", "marker": {"color": SLIP}}]  # fmt: skip
+    data = [
+        {
+            "type": "bar",
+            "orientation": "h",
+            "y": labels,
+            "x": counts,
+            "text": counts,
+            "textposition": "auto",
+            "marker": {"color": SLIP},
+        }
+    ]
     return plain_figure(
-        data, projector=projector, height=90 + 70 * max(len(slips), 1), showlegend=False,
+        data,
+        projector=projector,
+        height=90 + 70 * max(len(slips), 1),
+        showlegend=False,
         yaxis={"autorange": "reversed", "automargin": True, "tickfont": FONT},
         xaxis={"dtick": max(1, max(counts, default=1) // 10), "automargin": True},
         margin={"l": 10, "r": 10, "t": 20, "b": 30},
-    )  # fmt: skip
+    )
 
 
 #: The quiet zone around a QR code, in modules: the four the QR standard (ISO/IEC 18004) asks
@@ -87,6 +118,14 @@ def qr_svg(link: str) -> str:
     """
     code = segno.make(link, error="m", boost_error=False)
     out = io.BytesIO()
-    code.save(out, kind="svg", scale=1, border=QR_BORDER, xmldecl=False, omitsize=True,
-              dark="#000", light="#fff")  # fmt: skip
+    code.save(
+        out,
+        kind="svg",
+        scale=1,
+        border=QR_BORDER,
+        xmldecl=False,
+        omitsize=True,
+        dark="#000",
+        light="#fff",
+    )
     return out.getvalue().decode("ascii")

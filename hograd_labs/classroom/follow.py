@@ -52,9 +52,15 @@ def _share(page: str) -> None:
 
 
 def _lecturer(page: str) -> None:
-    st.button(t("classroom.share"), on_click=_share, args=(page,), key="classroom.share",
-              icon=":material/cast_for_education:", help=t("classroom.share.help"),
-              width="stretch")  # fmt: skip
+    st.button(
+        t("classroom.share"),
+        on_click=_share,
+        args=(page,),
+        key="classroom.share",
+        icon=":material/cast_for_education:",
+        help=t("classroom.share.help"),
+        width="stretch",
+    )
     done = st.session_state.get(SHARED)
     if isinstance(done, tuple):
         st.caption(t("classroom.shared", n=done[0]))
@@ -125,8 +131,9 @@ def _switched() -> None:
 
 def _student(code: str, here: str, pages: Mapping[str, object], steps: int) -> None:
     st.session_state[FOLLOW] = st.session_state.get(FOLLOWING, False)
-    st.toggle(t("classroom.follow"), key=FOLLOW, help=t("classroom.follow.help"),
-              on_change=_switched)  # fmt: skip
+    st.toggle(
+        t("classroom.follow"), key=FOLLOW, help=t("classroom.follow.help"), on_change=_switched
+    )
     if st.session_state.get(FOLLOWING):
         _follow(code, here, pages, steps)
 

@@ -131,17 +131,22 @@ def _dashboard(code: str, titles: Sequence[str]) -> None:
     st.table(
         {
             t("classroom.col.step"): [str(n) for n in range(1, total + 1)],
-            t("classroom.tried"): [counts[n].tried if n in counts else 0 for n in
-                                   range(1, total + 1)],
-            t("classroom.right"): [counts[n].right if n in counts else 0 for n in
-                                   range(1, total + 1)],
+            t("classroom.tried"): [
+                counts[n].tried if n in counts else 0 for n in range(1, total + 1)
+            ],
+            t("classroom.right"): [
+                counts[n].right if n in counts else 0 for n in range(1, total + 1)
+            ],
         }
-    )  # fmt: skip
+    )
     slips = sorted(
-        ((t("classroom.slip", n=c.step, text=_slip_label(sl)), sl.students)
-         for c in s.steps for sl in c.slips),
+        (
+            (t("classroom.slip", n=c.step, text=_slip_label(sl)), sl.students)
+            for c in s.steps
+            for sl in c.slips
+        ),
         key=lambda pair: -pair[1],
-    )[:TOP_SLIPS]  # fmt: skip
+    )[:TOP_SLIPS]
     st.subheader(t("classroom.slips"))
     if slips:
         chart(slips_figure(slips, present()))
@@ -171,12 +176,21 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
         if info is None:
             st.caption(t("classroom.lead"))
             st.number_input(
-                t("classroom.days"), min_value=1, max_value=compute.MAX_DAYS,
-                value=compute.RETENTION_DAYS, step=1, key="classroom.days",
+                t("classroom.days"),
+                min_value=1,
+                max_value=compute.MAX_DAYS,
+                value=compute.RETENTION_DAYS,
+                step=1,
+                key="classroom.days",
                 help=t("classroom.days.help", most=compute.MAX_DAYS),
-            )  # fmt: skip
-            st.button(t("classroom.open"), on_click=_open, key="classroom.open",
-                      type="primary", icon=":material/add:")  # fmt: skip
+            )
+            st.button(
+                t("classroom.open"),
+                on_click=_open,
+                key="classroom.open",
+                type="primary",
+                icon=":material/add:",
+            )
             return
         link = _student_link(info.code)
         left, right = st.columns([3, 2], gap="large")
@@ -192,26 +206,42 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
             st.caption(t("classroom.qr"))
         with st.container(horizontal=True):
             st.button(
-                t("classroom.reveal", n=number), on_click=_reveal, args=(info.code, number),
-                disabled=number in info.revealed, key="classroom.reveal",
+                t("classroom.reveal", n=number),
+                on_click=_reveal,
+                args=(info.code, number),
+                disabled=number in info.revealed,
+                key="classroom.reveal",
                 icon=":material/visibility:",
-            )  # fmt: skip
+            )
             try:
                 data = call(compute.export_csv, info.code)
             except compute.ClassroomError:
                 data = ""
             st.download_button(
-                t("classroom.export"), data=data, file_name=f"class-{info.code}.csv",
-                mime="text/csv", key="classroom.export", icon=":material/download:",
+                t("classroom.export"),
+                data=data,
+                file_name=f"class-{info.code}.csv",
+                mime="text/csv",
+                key="classroom.export",
+                icon=":material/download:",
                 on_click="ignore",
-            )  # fmt: skip
+            )
             with st.popover(t("classroom.delete"), icon=":material/delete:"):
                 st.caption(t("classroom.delete.warn"))
-                st.button(t("classroom.delete.confirm"), on_click=_delete, args=(info.code,),
-                          key="classroom.delete", type="primary")  # fmt: skip
+                st.button(
+                    t("classroom.delete.confirm"),
+                    on_click=_delete,
+                    args=(info.code,),
+                    key="classroom.delete",
+                    type="primary",
+                )
         if info.revealed:
-            st.caption(t("classroom.revealed_steps",
-                         steps=", ".join(str(n) for n in sorted(info.revealed))))  # fmt: skip
+            st.caption(
+                t(
+                    "classroom.revealed_steps",
+                    steps=", ".join(str(n) for n in sorted(info.revealed)),
+                )
+            )
         _dashboard(info.code, titles)
 
 
@@ -221,8 +251,16 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
 def _recorder(student: compute.Student) -> OnCheck:
     def record(number: int, verdict: Verdict, understood: str) -> None:
         try:
-            call(compute.record_check, student, number, understood, verdict.correct, verdict.key,
-                 verdict.params, time.time())  # fmt: skip
+            call(
+                compute.record_check,
+                student,
+                number,
+                understood,
+                verdict.correct,
+                verdict.key,
+                verdict.params,
+                time.time(),
+            )
         except compute.ClassroomError as err:
             st.session_state[UNRECORDED] = error_text(err, lang())
         else:
@@ -282,8 +320,7 @@ def _revealed(code: str, number: int, answer: Callable[[], str]) -> None:
     except compute.ClassroomError:
         return  # said where Checks are recorded
     if info is not None and number in info.revealed:
-        st.info(t("classroom.revealed", answer=answer()),
-                icon=":material/visibility:")  # fmt: skip
+        st.info(t("classroom.revealed", answer=answer()), icon=":material/visibility:")
 
 
 def student_gate(number: int) -> OnCheck | None:
@@ -314,16 +351,26 @@ def student_gate(number: int) -> OnCheck | None:
             if refused:
                 st.error(refused, icon=":material/badge:")
             with st.form("classroom.join"):
-                st.text_input(t("classroom.nickname"), key="classroom.nickname",
-                              max_chars=compute.MAX_NICKNAME)  # fmt: skip
-                st.form_submit_button(t("classroom.join"), on_click=_join, args=(code,),
-                                      type="primary", icon=":material/login:", key="classroom.join")  # fmt: skip
+                st.text_input(
+                    t("classroom.nickname"),
+                    key="classroom.nickname",
+                    max_chars=compute.MAX_NICKNAME,
+                )
+                st.form_submit_button(
+                    t("classroom.join"),
+                    on_click=_join,
+                    args=(code,),
+                    type="primary",
+                    icon=":material/login:",
+                    key="classroom.join",
+                )
         st.stop()
     with st.container(horizontal=True, vertical_alignment="center"):
         st.caption(t("classroom.in", code=code))
         st.text(student.nickname)  # the student's text: shown as text, never markdown
-        st.button(t("classroom.leave"), on_click=_leave, key="classroom.leave",
-                  icon=":material/logout:")  # fmt: skip
+        st.button(
+            t("classroom.leave"), on_click=_leave, key="classroom.leave", icon=":material/logout:"
+        )
     if student.seat:
         st.caption(t("classroom.seat_note"))
     unrecorded = st.session_state.get(UNRECORDED)
@@ -364,5 +411,9 @@ def code_box() -> None:
             st.error(refused, icon=":material/pin:")
         with st.form("classroom.typed_form", border=False):
             st.text_input(t("classroom.typed.label"), key="classroom.typed", max_chars=20)
-            st.form_submit_button(t("classroom.typed.go"), on_click=_typed_code,
-                                  key="classroom.typed_go", icon=":material/login:")  # fmt: skip
+            st.form_submit_button(
+                t("classroom.typed.go"),
+                on_click=_typed_code,
+                key="classroom.typed_go",
+                icon=":material/login:",
+            )

@@ -28,10 +28,18 @@ from .compute import (
 )
 
 __all__ = [
-    "CURVATURE_BUDGET", "check_diagonal", "check_momentum", "check_spectra", "curvature_momentum",
-    "curvature_network", "curvature_spectra", "curvature_typed", "products", "read_point",
+    "CURVATURE_BUDGET",
+    "check_diagonal",
+    "check_momentum",
+    "check_spectra",
+    "curvature_momentum",
+    "curvature_network",
+    "curvature_spectra",
+    "curvature_typed",
+    "products",
+    "read_point",
     "script",
-]  # fmt: skip
+]
 
 
 @dataclass(frozen=True)
@@ -87,8 +95,11 @@ def check_diagonal(config: DiagonalConfig) -> None:
     check("seed", config.seed, 0, 10**6)
     check("train_steps", config.train_steps, 1, b.max_train_steps)
     if config.hidden not in b.hidden:
-        raise ArgumentError("curvature.hidden_refused", options=", ".join(map(str, b.hidden)),
-                            got=str(config.hidden)[:20])  # fmt: skip
+        raise ArgumentError(
+            "curvature.hidden_refused",
+            options=", ".join(map(str, b.hidden)),
+            got=str(config.hidden)[:20],
+        )
     check_work("curvature.budget.samples", config.probes * config.repeats, b.max_samples)
     work = config.probes * config.repeats * network_parameters(config.hidden)
     check_work("curvature.budget.network", work, b.max_network_work)
@@ -110,8 +121,11 @@ def check_momentum(config: MomentumConfig) -> None:
 def products(config: NetworkCurvatureConfig) -> int:
     """The G v and H v products :func:`compute.spectra` makes for ``config``."""
     n = network_parameters(config.hidden)
-    return (2 * n + config.starts * min(config.lanczos_steps, n)
-            + 2 * config.hf_iterations * (config.cg_iterations + 2))  # fmt: skip
+    return (
+        2 * n
+        + config.starts * min(config.lanczos_steps, n)
+        + 2 * config.hf_iterations * (config.cg_iterations + 2)
+    )
 
 
 def check_spectra(config: NetworkCurvatureConfig) -> None:
@@ -122,8 +136,11 @@ def check_spectra(config: NetworkCurvatureConfig) -> None:
     """
     b = CURVATURE_BUDGET
     if config.hidden not in b.hidden:
-        raise ArgumentError("curvature.hidden_refused", options=", ".join(map(str, b.hidden)),
-                            got=str(config.hidden)[:20])  # fmt: skip
+        raise ArgumentError(
+            "curvature.hidden_refused",
+            options=", ".join(map(str, b.hidden)),
+            got=str(config.hidden)[:20],
+        )
     check("train_steps", config.train_steps, 1, b.max_train_steps)
     check("seed", config.seed, 0, 10**6)
     check("hf_iterations", config.hf_iterations, 1, b.max_hf_iterations)
@@ -149,15 +166,18 @@ def read_point(text: str, point: str) -> tuple[float, ...]:
 
 
 def script(
-    diagonal: DiagonalConfig, momentum: MomentumConfig,
+    diagonal: DiagonalConfig,
+    momentum: MomentumConfig,
     network: NetworkCurvatureConfig = NetworkCurvatureConfig(),  # noqa: B008 - frozen
-) -> Code:  # fmt: skip
+) -> Code:
     """The download: compute.py as it is, with the three settings written where ``__main__``
     sets them."""
     source = inspect.getsource(compute)
-    for old, new in ((_DIAGONAL, f"    diagonal = {diagonal!r}\n"),
-                     (_MOMENTUM, f"    momentum_config = {momentum!r}\n"),
-                     (_NETWORK, f"    network_config = {network!r}\n")):  # fmt: skip
+    for old, new in (
+        (_DIAGONAL, f"    diagonal = {diagonal!r}\n"),
+        (_MOMENTUM, f"    momentum_config = {momentum!r}\n"),
+        (_NETWORK, f"    network_config = {network!r}\n"),
+    ):
         assert source.count(old) == 1, f"compute.py's __main__ no longer has {old.strip()!r}"
         source = source.replace(old, new)
     return marked_code(source)

@@ -48,12 +48,33 @@ from hograd_core.hvp_examples import quadratic
 from hograd_core.language import parse
 
 __all__ = [
-    "DiagonalConfig", "DiagonalStudy", "HFRun", "MomentumConfig", "MomentumRun",
-    "NetworkCurvatureConfig", "Regions", "Spectra", "conjugate_gradient", "ggn_product", "hessian_free",
-    "hessian_product", "heavy_ball_matrix", "heavy_ball_rate", "lanczos", "matrix_of", "momentum",
-    "network_function", "network_model", "quadrature", "regions", "report", "slq", "spectra", "study",
+    "DiagonalConfig",
+    "DiagonalStudy",
+    "HFRun",
+    "MomentumConfig",
+    "MomentumRun",
+    "NetworkCurvatureConfig",
+    "Regions",
+    "Spectra",
+    "conjugate_gradient",
+    "ggn_product",
+    "hessian_free",
+    "hessian_product",
+    "heavy_ball_matrix",
+    "heavy_ball_rate",
+    "lanczos",
+    "matrix_of",
+    "momentum",
+    "network_function",
+    "network_model",
+    "quadrature",
+    "regions",
+    "report",
+    "slq",
+    "spectra",
+    "study",
     "typed_function",
-]  # fmt: skip
+]
 
 
 @dataclass(frozen=True)
@@ -152,8 +173,12 @@ def study(
     """The exact diagonal, the whole Hessian and Hutchinson's estimate of f at w."""
     exact = exact_diagonal(f, w).numpy()  # <-- n products H eᵢ, vmapped
     hessian = full_hessian(f, w).detach().numpy()
-    runs = np.stack([hutchinson_diagonal(f, w, config.probes, config.seed + r).numpy()
-                     for r in range(config.repeats)])  # <-- (repeats, probes, n): z ⊙ Hz  # fmt: skip
+    runs = np.stack(
+        [
+            hutchinson_diagonal(f, w, config.probes, config.seed + r).numpy()
+            for r in range(config.repeats)
+        ]
+    )  # <-- (repeats, probes, n): z ⊙ Hz
     k = np.arange(1, config.probes + 1)
     # a Hessian that is not finite at w (sqrt(x) at 0) gives NaN below, not an error
     with np.errstate(invalid="ignore", over="ignore"):
@@ -167,13 +192,30 @@ def _summary(f, w, names, config, exact, hessian, runs, k) -> DiagonalStudy:  # 
     rms = np.sqrt((errors**2).mean(axis=0))
     predicted = np.sqrt(hutchinson_variance(hessian).sum() / k)  # <-- falls like 1/√k
     first = runs[0]
-    spread = first.std(axis=0, ddof=1) / math.sqrt(config.probes) if config.probes > 1 else (
-        np.full(len(names), np.nan))  # fmt: skip
-    seconds = _medians([lambda: exact_diagonal(f, w), lambda: full_hessian(f, w),
-                        lambda: hutchinson_diagonal(f, w, config.probes, config.seed)])  # fmt: skip
+    spread = (
+        first.std(axis=0, ddof=1) / math.sqrt(config.probes)
+        if config.probes > 1
+        else (np.full(len(names), np.nan))
+    )
+    seconds = _medians(
+        [
+            lambda: exact_diagonal(f, w),
+            lambda: full_hessian(f, w),
+            lambda: hutchinson_diagonal(f, w, config.probes, config.seed),
+        ]
+    )
     n = w.numel()
-    return DiagonalStudy(names, exact, hessian, first.mean(axis=0), spread, rms, predicted,
-                         (n, n, config.probes), seconds)  # fmt: skip
+    return DiagonalStudy(
+        names,
+        exact,
+        hessian,
+        first.mean(axis=0),
+        spread,
+        rms,
+        predicted,
+        (n, n, config.probes),
+        seconds,
+    )
 
 
 # %% Momentum: the 2x2 matrix of each eigen-direction, and a run beside it
@@ -260,10 +302,20 @@ def momentum(config: MomentumConfig) -> MomentumRun:
     lo, hi = float(lams[0]), float(lams[-1])
     root = math.sqrt(hi / lo)
     return MomentumRun(
-        config, lams, q, comps, closed, losses, rates, 2 * (1 + config.beta) / hi, diverged,
-        (2 / (math.sqrt(hi) + math.sqrt(lo))) ** 2, ((root - 1) / (root + 1)) ** 2,
-        (root - 1) / (root + 1), (hi / lo - 1) / (hi / lo + 1),
-    )  # fmt: skip
+        config,
+        lams,
+        q,
+        comps,
+        closed,
+        losses,
+        rates,
+        2 * (1 + config.beta) / hi,
+        diverged,
+        (2 / (math.sqrt(hi) + math.sqrt(lo))) ** 2,
+        ((root - 1) / (root + 1)) ** 2,
+        (root - 1) / (root + 1),
+        (hi / lo - 1) / (hi / lo + 1),
+    )
 
 
 # %% Gauss-Newton against the Hessian: G v = Jᵀ H_loss J v, from a jvp and a vjp
@@ -274,9 +326,11 @@ def network_model(hidden: int, steps: int, seed: int) -> tuple[Callable, Callabl
     _, m = network.analysis_loss(net)
     x, y, _, _ = network.load_data("moons")
     x, y = x[:m], y[:m]
-    return (lambda th: network._forward(th, net.sizes, x),  # noqa: SLF001 - the network itself
-            lambda out: torch.nn.functional.cross_entropy(out, y),
-            torch.tensor(net.parameters))  # fmt: skip
+    return (
+        lambda th: network._forward(th, net.sizes, x),  # noqa: SLF001 - the network itself
+        lambda out: torch.nn.functional.cross_entropy(out, y),
+        torch.tensor(net.parameters),
+    )
 
 
 def ggn_product(model: Callable, loss: Callable, w: torch.Tensor) -> Callable:
@@ -374,8 +428,9 @@ def hessian_free(
     for _ in range(config.hf_iterations):
         g = torch.func.grad(f)(w).detach()
         b = ggn_product(model, loss, w) if curvature == "ggn" else hessian_product(f, w)
-        d, k, neg = conjugate_gradient(lambda v, b=b, lam=lam: b(v) + lam * v, -g, 0.95 * d,
-                                       config.cg_iterations)  # fmt: skip
+        d, k, neg = conjugate_gradient(
+            lambda v, b=b, lam=lam: b(v) + lam * v, -g, 0.95 * d, config.cg_iterations
+        )
         if neg and k == 1:
             d = -g / (g @ g).sqrt()  # negative at once: steepest descent, unit length
         bd = b(d)
@@ -393,8 +448,15 @@ def hessian_free(
         iters.append(k)
         negative.append(neg)
         ratios.append(rho)
-    return HFRun(curvature, np.array(losses), np.array(dampings), np.array(iters),
-                 np.array(negative), np.array(ratios), products)  # fmt: skip
+    return HFRun(
+        curvature,
+        np.array(losses),
+        np.array(dampings),
+        np.array(iters),
+        np.array(negative),
+        np.array(ratios),
+        products,
+    )
 
 
 # %% The Hessian's spectral density by stochastic Lanczos quadrature (PyHessian's method)
@@ -539,25 +601,40 @@ def spectra(config: NetworkCurvatureConfig) -> Spectra:
     h_matrix = matrix_of(hessian_product(f, theta), n)  # n products H eᵢ
     h_matrix = (h_matrix + h_matrix.T) / 2  # exact up to rounding; eigvalsh reads one half
     lam_h = np.linalg.eigvalsh(h_matrix)
-    nodes, weights = slq(hessian_product(f, theta), n, config.lanczos_steps, config.starts,
-                         config.seed)  # fmt: skip
+    nodes, weights = slq(
+        hessian_product(f, theta), n, config.lanczos_steps, config.starts, config.seed
+    )
     lo, hi = float(nodes.min()), float(nodes.max())
     sigma = config.width * (hi - lo)
     grid = np.linspace(lo - 6 * sigma, hi + 6 * sigma, 2001)
-    density = np.mean([gaussian_density(grid, th, tau, sigma) for th, tau in zip(nodes, weights,
-                       strict=True)], axis=0)  # fmt: skip
+    density = np.mean(
+        [gaussian_density(grid, th, tau, sigma) for th, tau in zip(nodes, weights, strict=True)],
+        axis=0,
+    )
     exact = gaussian_density(grid, lam_h, np.full(n, 1 / n), sigma)
     l1 = float(np.abs(density - exact).sum() * (grid[1] - grid[0]))
     start = network_model(config.hidden, 1, config.seed)  # one Adam step from the start
     hf = tuple(hessian_free(*start, config, c) for c in ("ggn", "hessian"))
     return Spectra(
-        np.linalg.eigvalsh(g_matrix), lam_h, nodes, weights, grid, density, exact, sigma, l1,
+        np.linalg.eigvalsh(g_matrix),
+        lam_h,
+        nodes,
+        weights,
+        grid,
+        density,
+        exact,
+        sigma,
+        l1,
         float(n * (weights * nodes).sum(axis=1).mean()),
         float(n * (weights * nodes**2).sum(axis=1).mean()),
-        float(lam_h.sum()), float((lam_h**2).sum()),
-        rademacher_sd(h_matrix, config.starts), rademacher_sd(h_matrix @ h_matrix, config.starts),
-        regions(grid, density, nodes, weights), hf, (n, n, config.starts * min(config.lanczos_steps, n)),
-    )  # fmt: skip
+        float(lam_h.sum()),
+        float((lam_h**2).sum()),
+        rademacher_sd(h_matrix, config.starts),
+        rademacher_sd(h_matrix @ h_matrix, config.starts),
+        regions(grid, density, nodes, weights),
+        hf,
+        (n, n, config.starts * min(config.lanczos_steps, n)),
+    )
 
 
 # %% What the page shows, one "name value ..." line each

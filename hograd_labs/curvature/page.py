@@ -95,9 +95,14 @@ def study_view(s: DiagonalStudy, repeats: int, what: str) -> None:
         st.warning(t("curvature.not_finite"))
         return
     gap = s.estimate - s.exact
-    result = t(RESULT[what], n=len(s.names), probes=len(s.rms_error),
-               rms=num(s.rms_error[-1], 3), predicted=num(s.predicted[-1], 3),
-               gap=num(float(abs(gap).max()), 3))  # fmt: skip
+    result = t(
+        RESULT[what],
+        n=len(s.names),
+        probes=len(s.rms_error),
+        rms=num(s.rms_error[-1], 3),
+        predicted=num(s.predicted[-1], 3),
+        gap=num(float(abs(gap).max()), 3),
+    )
     if not projector():  # projected, the charts first and the sentence under them
         st.markdown(result)
     left, right = st.columns(2, gap="medium")
@@ -111,10 +116,16 @@ def study_view(s: DiagonalStudy, repeats: int, what: str) -> None:
 def net_settings() -> tuple[int, int]:
     """The small network's width and training steps."""
     c = st.columns(2)
-    hidden = c[0].select_slider(t("curvature.hidden"), CURVATURE_BUDGET.hidden, D.hidden,
-                                key="why.curv.hidden", bind=BIND)  # fmt: skip
-    train = c[1].select_slider(t("curvature.train_steps"), (50, 100, 200, 500), D.train_steps,
-                               key="why.curv.train", bind=BIND)  # fmt: skip
+    hidden = c[0].select_slider(
+        t("curvature.hidden"), CURVATURE_BUDGET.hidden, D.hidden, key="why.curv.hidden", bind=BIND
+    )
+    train = c[1].select_slider(
+        t("curvature.train_steps"),
+        (50, 100, 200, 500),
+        D.train_steps,
+        key="why.curv.train",
+        bind=BIND,
+    )
     return hidden, train
 
 
@@ -134,8 +145,11 @@ def diagonal_part(row: object) -> DiagonalConfig:
     except HogradError as err:
         show_error(err, text)
         return D
-    shown = slides({"typed": t("curvature.typed.title"), "network": t("curvature.network.title")},
-                   "why.curv.screen", row)  # fmt: skip
+    shown = slides(
+        {"typed": t("curvature.typed.title"), "network": t("curvature.network.title")},
+        "why.curv.screen",
+        row,
+    )
     projected = projector()  # projected, the screen's name is in the row: no subheaders
     if shown["typed"]:
         if not projected:
@@ -148,8 +162,9 @@ def diagonal_part(row: object) -> DiagonalConfig:
     if not projected:
         st.subheader(t("curvature.network.title"))
     hidden, train = net if net is not None else net_settings()
-    config = DiagonalConfig(fn.text, point, int(probes), int(repeats), int(seed), int(hidden),
-                            int(train))  # fmt: skip
+    config = DiagonalConfig(
+        fn.text, point, int(probes), int(repeats), int(seed), int(hidden), int(train)
+    )
     try:
         net_study = curvature_network(config, _caption=caption)
     except HogradError as err:
@@ -169,13 +184,25 @@ def diagonal_settings(fn) -> tuple:  # noqa: ANN001 - a parsed Function
     """The point, probes, repeats and seed; projected, the network's width and steps as well
     (outside the mode those stand above the network's study): ``(..., (hidden, train) | None)``."""
     c = st.columns([2, 1, 1, 1])
-    typed = c[0].text_input(t("curvature.point"), "", key="why.curv.point", bind=BIND,
-                            placeholder=PRESETS.get(fn.text, ", ".join(["1"] * len(fn.variables))),
-                            max_chars=200)  # fmt: skip
-    probes = c[1].select_slider(t("curvature.probes"), PROBES, D.probes, key="why.curv.probes",
-                                bind=BIND)  # fmt: skip
-    repeats = c[2].slider(t("curvature.repeats"), 1, CURVATURE_BUDGET.max_repeats, D.repeats,
-                          key="why.curv.repeats", bind=BIND)  # fmt: skip
+    typed = c[0].text_input(
+        t("curvature.point"),
+        "",
+        key="why.curv.point",
+        bind=BIND,
+        placeholder=PRESETS.get(fn.text, ", ".join(["1"] * len(fn.variables))),
+        max_chars=200,
+    )
+    probes = c[1].select_slider(
+        t("curvature.probes"), PROBES, D.probes, key="why.curv.probes", bind=BIND
+    )
+    repeats = c[2].slider(
+        t("curvature.repeats"),
+        1,
+        CURVATURE_BUDGET.max_repeats,
+        D.repeats,
+        key="why.curv.repeats",
+        bind=BIND,
+    )
     seed = c[3].number_input(t("curvature.seed"), 0, 999, D.seed, key="why.curv.seed", bind=BIND)
     return typed, probes, repeats, seed, net_settings() if projector() else None
 
@@ -198,14 +225,31 @@ def momentum_part(row: object) -> MomentumConfig:
 def momentum_settings() -> tuple:
     """κ, lr, β and the steps."""
     c = st.columns(4)
-    kappa = c[0].select_slider(t("hvp.kappa.label"), KAPPAS, int(M.kappa), key="why.curv.kappa",
-                               bind=BIND)  # fmt: skip
-    lr = c[1].slider("lr", 0.001, CURVATURE_BUDGET.max_lr, M.lr, 0.001, format="%.3f",
-                     key="why.curv.lr", bind=BIND)  # fmt: skip
-    beta = c[2].slider("β", 0.0, CURVATURE_BUDGET.max_beta, M.beta, 0.01, key="why.curv.beta",
-                       bind=BIND)  # fmt: skip
-    steps = c[3].slider(t("why.newton.steps"), 10, CURVATURE_BUDGET.max_steps, M.steps, 10,
-                        key="why.curv.steps", bind=BIND)  # fmt: skip
+    kappa = c[0].select_slider(
+        t("hvp.kappa.label"), KAPPAS, int(M.kappa), key="why.curv.kappa", bind=BIND
+    )
+    lr = c[1].slider(
+        "lr",
+        0.001,
+        CURVATURE_BUDGET.max_lr,
+        M.lr,
+        0.001,
+        format="%.3f",
+        key="why.curv.lr",
+        bind=BIND,
+    )
+    beta = c[2].slider(
+        "β", 0.0, CURVATURE_BUDGET.max_beta, M.beta, 0.01, key="why.curv.beta", bind=BIND
+    )
+    steps = c[3].slider(
+        t("why.newton.steps"),
+        10,
+        CURVATURE_BUDGET.max_steps,
+        M.steps,
+        10,
+        key="why.curv.steps",
+        bind=BIND,
+    )
     return kappa, lr, beta, steps
 
 
@@ -216,27 +260,49 @@ def momentum_view(run: MomentumRun, lr: float, kappa: float) -> None:
     m[0].metric("2(1 + β) / λ_max", num(run.limit, 4))
     m[1].metric(t("curvature.metric.rate_hb"), num(slow_hb, 4))
     m[2].metric(t("curvature.metric.rate_gd"), num(slow_gd, 4))
-    m[3].metric(t("curvature.metric.best"), num(run.best_rate, 4),
-                help=t("curvature.metric.best_help", lr=num(run.best_lr, 4),
-                       beta=num(run.best_beta, 4), gd=num(run.gd_best_rate, 4)))  # fmt: skip
+    m[3].metric(
+        t("curvature.metric.best"),
+        num(run.best_rate, 4),
+        help=t(
+            "curvature.metric.best_help",
+            lr=num(run.best_lr, 4),
+            beta=num(run.best_beta, 4),
+            gd=num(run.gd_best_rate, 4),
+        ),
+    )
     if projector():  # the curves right under the numbers on the projector's screen
         left, right = st.columns([3, 2], gap="medium")
         curves(run, left, right)
     rates = ", ".join(num(r, 4) for r in run.rates["momentum"])
     if slow_hb < 1:
-        st.success(t("curvature.momentum.stable", lr=num(lr, 4), limit=num(run.limit, 4),
-                     rates=rates, gd=num(slow_gd, 4)))  # fmt: skip
+        st.success(
+            t(
+                "curvature.momentum.stable",
+                lr=num(lr, 4),
+                limit=num(run.limit, 4),
+                rates=rates,
+                gd=num(slow_gd, 4),
+            )
+        )
     else:
-        st.warning(t("curvature.momentum.unstable", lr=num(lr, 4), limit=num(run.limit, 4),
-                     rates=rates))  # fmt: skip
+        st.warning(
+            t("curvature.momentum.unstable", lr=num(lr, 4), limit=num(run.limit, 4), rates=rates)
+        )
     if any(run.diverged.values()):
         st.info(t("curvature.momentum.overflow"))
     if not projector():
         left, right = st.columns([3, 2], gap="medium")
         curves(run, left, right)
-    st.markdown(t("curvature.momentum.explain", best_lr=num(run.best_lr, 4),
-                  best_beta=num(run.best_beta, 4), best=num(run.best_rate, 4),
-                  gd=num(run.gd_best_rate, 4), kappa=f"{kappa:g}"))  # fmt: skip
+    st.markdown(
+        t(
+            "curvature.momentum.explain",
+            best_lr=num(run.best_lr, 4),
+            best_beta=num(run.best_beta, 4),
+            best=num(run.best_rate, 4),
+            gd=num(run.gd_best_rate, 4),
+            kappa=f"{kappa:g}",
+        )
+    )
 
 
 def curves(run: MomentumRun, left: object, right: object) -> None:
@@ -247,23 +313,54 @@ def curves(run: MomentumRun, left: object, right: object) -> None:
 def network_settings(part: str) -> NetworkCurvatureConfig:
     """The network's width and training (both parts), and the part's own settings."""
     c = st.columns(4)
-    hidden = c[0].select_slider(t("curvature.hidden"), CURVATURE_BUDGET.hidden, N.hidden,
-                                key="why.curv.net_hidden", bind=BIND)  # fmt: skip
-    train = c[1].select_slider(t("curvature.train_steps"), (50, 100, 200, 500), N.train_steps,
-                               key="why.curv.net_train", bind=BIND)  # fmt: skip
+    hidden = c[0].select_slider(
+        t("curvature.hidden"),
+        CURVATURE_BUDGET.hidden,
+        N.hidden,
+        key="why.curv.net_hidden",
+        bind=BIND,
+    )
+    train = c[1].select_slider(
+        t("curvature.train_steps"),
+        (50, 100, 200, 500),
+        N.train_steps,
+        key="why.curv.net_train",
+        bind=BIND,
+    )
     if part == "gauss_newton":
-        damping = c[2].select_slider(t("curvature.damping"), DAMPINGS, N.damping,
-                                     key="why.curv.damping", bind=BIND)  # fmt: skip
-        cg = c[3].slider(t("curvature.cg_iterations"), 5, CURVATURE_BUDGET.max_cg_iterations,
-                         N.cg_iterations, key="why.curv.cg", bind=BIND)  # fmt: skip
-        return NetworkCurvatureConfig(int(hidden), int(train), damping=float(damping),
-                                      cg_iterations=int(cg))  # fmt: skip
-    steps = c[2].slider(t("curvature.lanczos_steps"), 5, CURVATURE_BUDGET.max_lanczos_steps,
-                        N.lanczos_steps, key="why.curv.lanczos", bind=BIND)  # fmt: skip
-    starts = c[3].slider(t("curvature.starts"), 1, CURVATURE_BUDGET.max_starts, N.starts,
-                         key="why.curv.starts", bind=BIND)  # fmt: skip
-    return NetworkCurvatureConfig(int(hidden), int(train), lanczos_steps=int(steps),
-                                  starts=int(starts))  # fmt: skip
+        damping = c[2].select_slider(
+            t("curvature.damping"), DAMPINGS, N.damping, key="why.curv.damping", bind=BIND
+        )
+        cg = c[3].slider(
+            t("curvature.cg_iterations"),
+            5,
+            CURVATURE_BUDGET.max_cg_iterations,
+            N.cg_iterations,
+            key="why.curv.cg",
+            bind=BIND,
+        )
+        return NetworkCurvatureConfig(
+            int(hidden), int(train), damping=float(damping), cg_iterations=int(cg)
+        )
+    steps = c[2].slider(
+        t("curvature.lanczos_steps"),
+        5,
+        CURVATURE_BUDGET.max_lanczos_steps,
+        N.lanczos_steps,
+        key="why.curv.lanczos",
+        bind=BIND,
+    )
+    starts = c[3].slider(
+        t("curvature.starts"),
+        1,
+        CURVATURE_BUDGET.max_starts,
+        N.starts,
+        key="why.curv.starts",
+        bind=BIND,
+    )
+    return NetworkCurvatureConfig(
+        int(hidden), int(train), lanczos_steps=int(steps), starts=int(starts)
+    )
 
 
 def spectra_of(config: NetworkCurvatureConfig) -> Spectra | None:
@@ -294,17 +391,31 @@ def gauss_newton_view(sp: Spectra, config: NetworkCurvatureConfig) -> None:
     m[2].metric(
         t("curvature.metric.negative"), f"{int((sp.hessian < 0).sum())} / {len(sp.hessian)}"
     )
-    m[3].metric(t("curvature.metric.gap"), num(float(np.abs(sp.ggn - sp.hessian).max()), 3),
-                help=t("curvature.metric.gap_help"))  # fmt: skip
+    m[3].metric(
+        t("curvature.metric.gap"),
+        num(float(np.abs(sp.ggn - sp.hessian).max()), 3),
+        help=t("curvature.metric.gap_help"),
+    )
     left, right = st.columns(2, gap="medium")
     chart(figs.spectrum_figure(sp, lang(), projector()), where=left)
     chart(figs.hf_figure(sp, lang(), projector()), where=right)
-    st.markdown(t("curvature.gn.result", n=len(sp.hessian), g_min=num(float(sp.ggn[0]), 3),
-                  h_min=num(float(sp.hessian[0]), 3), g_loss=num(g.losses[-1], 4),
-                  h_loss=num(h.losses[-1], 4), start=num(g.losses[0], 4),
-                  steps=len(g.losses) - 1, g_stops=int(g.negative.sum()),
-                  h_stops=int(h.negative.sum()), g_products=g.products,
-                  h_products=h.products, damping=num(config.damping, 3)))  # fmt: skip
+    st.markdown(
+        t(
+            "curvature.gn.result",
+            n=len(sp.hessian),
+            g_min=num(float(sp.ggn[0]), 3),
+            h_min=num(float(sp.hessian[0]), 3),
+            g_loss=num(g.losses[-1], 4),
+            h_loss=num(h.losses[-1], 4),
+            start=num(g.losses[0], 4),
+            steps=len(g.losses) - 1,
+            g_stops=int(g.negative.sum()),
+            h_stops=int(h.negative.sum()),
+            g_products=g.products,
+            h_products=h.products,
+            damping=num(config.damping, 3),
+        )
+    )
 
 
 def density_part(row: object) -> NetworkCurvatureConfig:
@@ -322,23 +433,49 @@ def density_part(row: object) -> NetworkCurvatureConfig:
 def density_view(sp: Spectra, config: NetworkCurvatureConfig) -> None:
     m = st.columns(4)
     m[0].metric(t("curvature.metric.l1"), num(sp.l1_error, 3))
-    m[1].metric("tr(H)", num(sp.trace, 4), help=t("curvature.metric.trace_help",
-                exact=num(sp.trace_exact, 4), sd=num(sp.trace_sd, 3)))  # fmt: skip
-    m[2].metric("tr(H²)", num(sp.trace_sq, 4), help=t("curvature.metric.trace_help",
-                exact=num(sp.trace_sq_exact, 4), sd=num(sp.trace_sq_sd, 3)))  # fmt: skip
-    m[3].metric(t("curvature.metric.products"), f"{sp.products[2]:,}",
-                help=t("curvature.metric.products_help", full=sp.products[1]))  # fmt: skip
+    m[1].metric(
+        "tr(H)",
+        num(sp.trace, 4),
+        help=t("curvature.metric.trace_help", exact=num(sp.trace_exact, 4), sd=num(sp.trace_sd, 3)),
+    )
+    m[2].metric(
+        "tr(H²)",
+        num(sp.trace_sq, 4),
+        help=t(
+            "curvature.metric.trace_help",
+            exact=num(sp.trace_sq_exact, 4),
+            sd=num(sp.trace_sq_sd, 3),
+        ),
+    )
+    m[3].metric(
+        t("curvature.metric.products"),
+        f"{sp.products[2]:,}",
+        help=t("curvature.metric.products_help", full=sp.products[1]),
+    )
     chart(figs.density_figure(sp, lang(), projector()))
     r = sp.regions
-    st.markdown(t("curvature.slq.result", n=len(sp.hessian), starts=config.starts,
-                  steps=min(config.lanczos_steps, len(sp.hessian)), sigma=num(sp.sigma, 3),
-                  l1=num(sp.l1_error, 3), trace=num(sp.trace, 4), exact=num(sp.trace_exact, 4),
-                  sd=num(sp.trace_sd, 3), low=num(r.bulk[0], 3), high=num(r.bulk[1], 3),
-                  outliers=", ".join(num(v, 3) for v in r.outliers) or "—",
-                  top=", ".join(num(v, 3) for v in sp.hessian[::-1][: max(1, len(r.outliers))]),
-                  mass=f"{r.negative_mass:.0%}", k=int((sp.hessian < 0).sum()),
-                  exact_mass=f"{(sp.hessian < 0).mean():.0%}", products=f"{sp.products[2]:,}",
-                  full=f"{sp.products[1]:,}"))  # fmt: skip
+    st.markdown(
+        t(
+            "curvature.slq.result",
+            n=len(sp.hessian),
+            starts=config.starts,
+            steps=min(config.lanczos_steps, len(sp.hessian)),
+            sigma=num(sp.sigma, 3),
+            l1=num(sp.l1_error, 3),
+            trace=num(sp.trace, 4),
+            exact=num(sp.trace_exact, 4),
+            sd=num(sp.trace_sd, 3),
+            low=num(r.bulk[0], 3),
+            high=num(r.bulk[1], 3),
+            outliers=", ".join(num(v, 3) for v in r.outliers) or "—",
+            top=", ".join(num(v, 3) for v in sp.hessian[::-1][: max(1, len(r.outliers))]),
+            mass=f"{r.negative_mass:.0%}",
+            k=int((sp.hessian < 0).sum()),
+            exact_mass=f"{(sp.hessian < 0).mean():.0%}",
+            products=f"{sp.products[2]:,}",
+            full=f"{sp.products[1]:,}",
+        )
+    )
 
 
 def draw() -> None:
@@ -347,12 +484,22 @@ def draw() -> None:
     row = present_row()
     if not projector():  # projected, it is in the row's Explanation (:func:`explained`)
         st.markdown(t("curvature.intro"))
-    parts = {"diagonal": t("curvature.part.diagonal"), "momentum": t("curvature.part.momentum"),
-             "gauss_newton": t("curvature.part.gauss_newton"),
-             "density": t("curvature.part.density")}  # fmt: skip
+    parts = {
+        "diagonal": t("curvature.part.diagonal"),
+        "momentum": t("curvature.part.momentum"),
+        "gauss_newton": t("curvature.part.gauss_newton"),
+        "density": t("curvature.part.density"),
+    }
     if projector():  # a list, not four radio buttons: the row stays one line
-        part = localized_choice(t("curvature.part"), parts, "why.curv.part", widget="selectbox",
-                                container=row, label_visibility="collapsed", width=420)  # fmt: skip
+        part = localized_choice(
+            t("curvature.part"),
+            parts,
+            "why.curv.part",
+            widget="selectbox",
+            container=row,
+            label_visibility="collapsed",
+            width=420,
+        )
     else:
         part = localized_radio(t("curvature.part"), parts, "why.curv.part", horizontal=True)
     diagonal, momentum, network = D, M, N

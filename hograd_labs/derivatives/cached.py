@@ -44,9 +44,20 @@ from hograd_serving.jobs import shared_probe
 from hograd_serving.sympy_column import CHAIN_SECONDS, SympyColumn
 
 __all__ = [
-    "AUTOGRAD", "POLL", "SYMPY", "WAIT", "autograd_part", "autograd_refused", "estimate",
-    "gradchecks_at", "inspect", "measure", "still_working", "sympy_detail", "sympy_part",
-]  # fmt: skip
+    "AUTOGRAD",
+    "POLL",
+    "SYMPY",
+    "WAIT",
+    "autograd_part",
+    "autograd_refused",
+    "estimate",
+    "gradchecks_at",
+    "inspect",
+    "measure",
+    "still_working",
+    "sympy_detail",
+    "sympy_part",
+]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -103,9 +114,14 @@ def autograd_part(
 
 
 def inspect(
-    text: str, x0: float, order: int, *, sympy_column: bool = True,
-    autograd_column: bool = True, who: str = "",
-) -> Inspection:  # fmt: skip
+    text: str,
+    x0: float,
+    order: int,
+    *,
+    sympy_column: bool = True,
+    autograd_column: bool = True,
+    who: str = "",
+) -> Inspection:
     """The inspector's rows at x0: Taylor mode's and the finite differences' numbers
     (cached), and sympy's and nested autograd's columns as far as they go within ``WAIT``
     (left empty when not asked for)."""

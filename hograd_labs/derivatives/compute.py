@@ -76,7 +76,10 @@ def beyond_f(
             groups.setdefault(extra.tobytes(), []).append(k)
             masks[extra.tobytes()] = extra
     return [
-        (tuple(orders), int(masks[key].sum()),
-         undefined_intervals(xs, np.where(masks[key], np.nan, 0.0)))
+        (
+            tuple(orders),
+            int(masks[key].sum()),
+            undefined_intervals(xs, np.where(masks[key], np.nan, 0.0)),
+        )
         for key, orders in groups.items()
-    ]  # fmt: skip
+    ]

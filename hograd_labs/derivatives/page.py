@@ -71,8 +71,11 @@ __all__ = ["draw"]
 
 PRESETS = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)"]
 POINTS = [100, 200, 500, 1000, 2000, 5000]
-METHOD_COLUMN = {"taylor": "deriv.col.taylor", "autograd": "deriv.col.autograd",
-                 "sympy": "deriv.col.sympy"}  # fmt: skip
+METHOD_COLUMN = {
+    "taylor": "deriv.col.taylor",
+    "autograd": "deriv.col.autograd",
+    "sympy": "deriv.col.sympy",
+}
 
 
 def _tex(fn: Function) -> str:
@@ -148,8 +151,9 @@ def draw() -> None:
     formula = st.empty()  # the LaTeX of f, under the box, once the controls are drawn
     with controls(row):
         method, separate, order, low, high, points = _settings()
-    shown = slides({"chart": t("deriv.screen.chart"), "point": t("deriv.screen.point")},
-                   "deriv.screen", row)  # fmt: skip
+    shown = slides(
+        {"chart": t("deriv.screen.chart"), "point": t("deriv.screen.point")}, "deriv.screen", row
+    )
     if fn is None:  # refused: the error is shown, and the controls above keep their values
         st.stop()
     if len(fn.variables) > 1:
@@ -190,9 +194,13 @@ def _settings() -> tuple[str, bool, int, float, float, int]:
     top_left, top_right = st.columns([3, 2], gap="medium", vertical_alignment="bottom")
     method_labels = {m: t(f"deriv.method.{m}") for m in ("autograd", "taylor")}
     method = localized_radio(
-        t("deriv.method"), method_labels, "deriv.method", container=top_left, horizontal=True,
+        t("deriv.method"),
+        method_labels,
+        "deriv.method",
+        container=top_left,
+        horizontal=True,
         help=t("deriv.method.help", limit=BUDGET.max_order_autograd),
-    )  # fmt: skip
+    )
     separate = top_right.toggle(
         t("deriv.separate"), key="deriv.separate", help=t("deriv.separate.help"), bind=BIND
     )
@@ -208,9 +216,14 @@ def _settings() -> tuple[str, bool, int, float, float, int]:
 
 
 def _chart(
-    fn: Function, result: DerivativeResult, separate: bool, marked: float, order: int,
-    points: int, used: str,
-) -> None:  # fmt: skip
+    fn: Function,
+    result: DerivativeResult,
+    separate: bool,
+    marked: float,
+    order: int,
+    points: int,
+    used: str,
+) -> None:
     """The chart of f and its derivatives with x0 marked, how it was made and what it cuts."""
     ranges = chart_range(result.xs, result.values, separate=separate)
     projector = present()  # presentation mode: figures and chart drawn for a projector
@@ -218,10 +231,15 @@ def _chart(
         result, lang(), separate=separate, ranges=ranges, x0=marked, projector=projector
     )
     chart(figure, key="deriv.chart", projector=projector)
-    st.caption(t(
-        "deriv.computed", order=order, points=f"{points:,}", method=t(f"deriv.method.{used}"),
-        ms=f"{result.seconds * 1000:.1f}",
-    ))  # fmt: skip
+    st.caption(
+        t(
+            "deriv.computed",
+            order=order,
+            points=f"{points:,}",
+            method=t(f"deriv.method.{used}"),
+            ms=f"{result.seconds * 1000:.1f}",
+        )
+    )
     if used == "autograd":
         st.caption(t("deriv.graph_growth", sizes=", ".join(f"{n:,}" for n in result.graph_nodes)))
     derivatives_row(fn, result)  # downloads: the curves (CSV), the view (notebook)
@@ -261,14 +279,18 @@ def _chart_notes(result: DerivativeResult, ranges: ChartRange, order: int) -> No
 def _inspector_table(inspection: Inspection) -> None:
     rows = []
     for r in inspection.rows:
-        rows.append({
-            t("deriv.col.order"): r.order, t("deriv.col.taylor"): cell(r.taylor),
-            t("deriv.col.autograd"): cell(r.autograd), t("deriv.col.sympy"): cell(r.sympy),
-            t("deriv.col.fd"): cell(r.finite_difference),
-            t("deriv.col.diff_taylor"): cell(delta(r.taylor, r.sympy), ".1e"),
-            t("deriv.col.diff_autograd"): cell(delta(r.autograd, r.sympy), ".1e"),
-            t("deriv.col.diff_fd"): cell(delta(r.finite_difference, r.sympy), ".1e"),
-        })  # fmt: skip
+        rows.append(
+            {
+                t("deriv.col.order"): r.order,
+                t("deriv.col.taylor"): cell(r.taylor),
+                t("deriv.col.autograd"): cell(r.autograd),
+                t("deriv.col.sympy"): cell(r.sympy),
+                t("deriv.col.fd"): cell(r.finite_difference),
+                t("deriv.col.diff_taylor"): cell(delta(r.taylor, r.sympy), ".1e"),
+                t("deriv.col.diff_autograd"): cell(delta(r.autograd, r.sympy), ".1e"),
+                t("deriv.col.diff_fd"): cell(delta(r.finite_difference, r.sympy), ".1e"),
+            }
+        )
     # A static table, not the data grid: nine rows need no scrolling or sorting, and a deep link
     # to the page then loads no grid bundle before it is ready (docs/performance.md).
     static_table(pd.DataFrame(rows).fillna("—"))  # —: not computed (over a limit, or still going)
@@ -289,10 +311,16 @@ def _notes_and_disagreements(fn: Function, inspection: Inspection, x0: float) ->
     if not found:
         return
     items = "; ".join(
-        t("deriv.disagree.item", k=d.order, method=t(METHOD_COLUMN[d.method]),
-          value=cell(d.value), reference=t(METHOD_COLUMN[d.reference]), expected=cell(d.expected))
+        t(
+            "deriv.disagree.item",
+            k=d.order,
+            method=t(METHOD_COLUMN[d.method]),
+            value=cell(d.value),
+            reference=t(METHOD_COLUMN[d.reference]),
+            expected=cell(d.expected),
+        )
         for d in found
-    )  # fmt: skip
+    )
     why = t(f"deriv.disagree.{disagreement_cause(fn, inspection)}")
     st.warning(
         t("deriv.disagree", rtol=f"{AGREE_RTOL:g}", items=items) + " " + why,
@@ -310,23 +338,29 @@ def _gradchecks(text: str, x0: float, exact: tuple[float | None, ...]) -> None:
     except HogradError as err:
         show_error(err)
         return
-    passed = {"gradcheck": "deriv.gradcheck.passed.gradcheck",
-              "gradgradcheck": "deriv.gradcheck.passed.gradgradcheck"}  # fmt: skip
+    passed = {
+        "gradcheck": "deriv.gradcheck.passed.gradcheck",
+        "gradgradcheck": "deriv.gradcheck.passed.gradgradcheck",
+    }
     # the entry's meaning, by (check, input): gradgradcheck's inputs are x and v
-    what = {("gradcheck", 0): "deriv.gradcheck.what.gradcheck",
-            ("gradgradcheck", 0): "deriv.gradcheck.what.x",
-            ("gradgradcheck", 1): "deriv.gradcheck.what.v"}  # fmt: skip
+    what = {
+        ("gradcheck", 0): "deriv.gradcheck.what.gradcheck",
+        ("gradgradcheck", 0): "deriv.gradcheck.what.x",
+        ("gradgradcheck", 1): "deriv.gradcheck.what.v",
+    }
     order = {("gradcheck", 0): 1, ("gradgradcheck", 0): 2, ("gradgradcheck", 1): 1}  # v = 1
     why_not = {
-        UNDEFINED: "deriv.gradcheck.skip.undefined", EDGE: "deriv.gradcheck.skip.edge",
-        KINK: "deriv.gradcheck.skip.kink", DERIVATIVE: "deriv.gradcheck.skip.derivative",
+        UNDEFINED: "deriv.gradcheck.skip.undefined",
+        EDGE: "deriv.gradcheck.skip.edge",
+        KINK: "deriv.gradcheck.skip.kink",
+        DERIVATIVE: "deriv.gradcheck.skip.derivative",
         SECOND: "deriv.gradcheck.skip.second",
-    }  # fmt: skip
+    }
     eps, where = f"{checks.eps:g}", f"{x0:.6g}"
     st.markdown(
         f"**{t('deriv.gradcheck.title', x0=where)}**",
         help=t("deriv.gradcheck.help", eps=eps, atol=f"{checks.atol:g}", rtol=f"{checks.rtol:g}"),
-    )  # fmt: skip
+    )
     skipped = {s.reason: s for s in checks.skipped}
     for check in (checks.gradcheck, checks.gradgradcheck):
         if check.passed:
@@ -335,14 +369,20 @@ def _gradchecks(text: str, x0: float, exact: tuple[float | None, ...]) -> None:
             st.markdown(t("deriv.gradcheck.failed", name=check.name))
             st.code(check.message, language=None)
             items = "; ".join(
-                t("deriv.gradcheck.entry", what=t(what[check.name, m.input]),
-                  numerical=f"{m.numerical:.10g}", analytical=f"{m.analytical:.10g}")
+                t(
+                    "deriv.gradcheck.entry",
+                    what=t(what[check.name, m.input]),
+                    numerical=f"{m.numerical:.10g}",
+                    analytical=f"{m.analytical:.10g}",
+                )
                 for m in check.mismatches
-            )  # fmt: skip
+            )
             if items:
                 st.markdown(t("deriv.gradcheck.entries", items=items))
-            sympy = [exact[k] if k < len(exact) else None
-                     for k in (order[check.name, m.input] for m in check.mismatches)]  # fmt: skip
+            sympy = [
+                exact[k] if k < len(exact) else None
+                for k in (order[check.name, m.input] for m in check.mismatches)
+            ]
             if items and all(
                 e is not None and math.isclose(m.analytical, e, rel_tol=AGREE_RTOL)
                 for m, e in zip(check.mismatches, sympy, strict=True)
@@ -352,8 +392,7 @@ def _gradchecks(text: str, x0: float, exact: tuple[float | None, ...]) -> None:
                 st.caption(t("deriv.gradcheck.why_failed", eps=eps))
         elif check.name == "gradcheck" or SECOND in skipped:  # one reason, said once
             reason = next(iter(skipped.values()))
-            st.markdown(t(why_not[reason.reason], x0=where, eps=eps,
-                          piece=f"`{reason.piece}`"))  # fmt: skip
+            st.markdown(t(why_not[reason.reason], x0=where, eps=eps, piece=f"`{reason.piece}`"))
 
 
 @st.fragment
@@ -365,8 +404,9 @@ def point_views(
     var = result.variable
     shown_x0 = _x0_state(low, high)
     # projected: x0 folds into one button, named with its value, above the tabs
-    with folded(t("deriv.screen.x0", x0=f"{shown_x0:.4g}"), ":material/my_location:",
-                present_row("point")):  # fmt: skip
+    with folded(
+        t("deriv.screen.x0", x0=f"{shown_x0:.4g}"), ":material/my_location:", present_row("point")
+    ):
         x0 = _x0_widgets(low, high, var)
     if st.session_state.get("deriv.chart.x0") != x0:  # the chart above marks another x0
         st.rerun(scope="app")
@@ -382,15 +422,27 @@ def _x0_widgets(low: float, high: float, var: str) -> float:
     x0 = slide.slider(t("deriv.x0"), low, high, step=(high - low) / 200, key=X0_KEY)
     _write_x0(x0, low, high)
     # the slider's grid misses most round numbers (from -3 in steps of 0.03: 1.98, 2.01)
-    exact_entry("deriv.x0.exact", t("deriv.x0.exact", var=var), ("deriv.x0",), low, high,
-                (x0,), container=exact)  # fmt: skip
+    exact_entry(
+        "deriv.x0.exact",
+        t("deriv.x0.exact", var=var),
+        ("deriv.x0",),
+        low,
+        high,
+        (x0,),
+        container=exact,
+    )
     return x0
 
 
 def _views(
-    fn: Function, result: DerivativeResult, order: int, points: int, low: float, high: float,
+    fn: Function,
+    result: DerivativeResult,
+    order: int,
+    points: int,
+    low: float,
+    high: float,
     x0: float,
-) -> None:  # fmt: skip
+) -> None:
     """The tabs at x0: the inspector, the Taylor polynomial, the formulas, the code, the cost."""
     var = result.variable
     autograd_order = min(order, BUDGET.max_order_autograd)
@@ -405,9 +457,13 @@ def _views(
         }
         try:
             inspection = inspect(
-                fn.text, float(x0), order, who=session_id(),
-                sympy_column=columns["sympy"], autograd_column=columns["autograd"],
-            )  # fmt: skip
+                fn.text,
+                float(x0),
+                order,
+                who=session_id(),
+                sympy_column=columns["sympy"],
+                autograd_column=columns["autograd"],
+            )
         except HogradError as err:
             show_error(err)
             return
@@ -452,29 +508,50 @@ def _views(
             radius = view.radius
             projector = present()
             figure = taylor_figure(
-                result.xs, result.values[0], view.polynomial, float(x0),
-                inspection.rows[0].taylor, order, var, lang(), projector, radius=radius.radius,
-            )  # fmt: skip
+                result.xs,
+                result.values[0],
+                view.polynomial,
+                float(x0),
+                inspection.rows[0].taylor,
+                order,
+                var,
+                lang(),
+                projector,
+                radius=radius.radius,
+            )
             chart(figure, key="deriv.taylor", projector=projector)
             st.caption(t("deriv.taylor.caption", n=order, x0=f"{x0:.3g}"))
             fewer = 2 * radius.terms // 3  # the estimates compared: TERMS and 2/3 of them
             shorter, longer = (f"{r:.4g}" for r in radius.estimates or (math.nan, math.nan))
             if radius.why is not None:
-                st.info(t(
-                    f"deriv.taylor.{radius.why}", x0=f"{x0:.3g}", terms=radius.terms,
-                    fewer=fewer, shorter=shorter, longer=longer,
-                ))  # fmt: skip
+                st.info(
+                    t(
+                        f"deriv.taylor.{radius.why}",
+                        x0=f"{x0:.3g}",
+                        terms=radius.terms,
+                        fewer=fewer,
+                        shorter=shorter,
+                        longer=longer,
+                    )
+                )
             elif np.isinf(radius.radius):
                 key = "deriv.taylor.polynomial" if radius.estimated else "deriv.taylor.entire"
                 st.info(t(key, terms=radius.terms))
             else:
-                st.info(t(
-                    "deriv.taylor.radius", r=f"{radius.radius:.4g}", terms=radius.terms,
-                    accuracy=f"{radius.accuracy:.1e}" if radius.accuracy < 1e-3
-                    else f"{radius.accuracy:.2g}",
-                    low=f"{x0 - radius.radius:.3g}", high=f"{x0 + radius.radius:.3g}",
-                    fewer=fewer, shorter=shorter,
-                ))  # fmt: skip
+                st.info(
+                    t(
+                        "deriv.taylor.radius",
+                        r=f"{radius.radius:.4g}",
+                        terms=radius.terms,
+                        accuracy=f"{radius.accuracy:.1e}"
+                        if radius.accuracy < 1e-3
+                        else f"{radius.accuracy:.2g}",
+                        low=f"{x0 - radius.radius:.3g}",
+                        high=f"{x0 + radius.radius:.3g}",
+                        fewer=fewer,
+                        shorter=shorter,
+                    )
+                )
             if radius.kinks:
                 st.info(t("deriv.taylor.kinks"))
 
@@ -504,16 +581,22 @@ def _views(
 
     if tabs["cost"].open:
         with tabs["cost"]:
-            st.caption(t("deriv.cost.caption", points=f"{points:,}", low=f"{low:g}",
-                         high=f"{high:g}"))  # fmt: skip
+            st.caption(
+                t("deriv.cost.caption", points=f"{points:,}", low=f"{low:g}", high=f"{high:g}")
+            )
             if order > autograd_order:
                 st.caption(t("deriv.cost.limit", limit=autograd_order, order=order))
             try:
                 nodes, _, mb = estimate(fn.text, autograd_order, points)
-                st.write(t(
-                    "deriv.cost.estimate", order=autograd_order, nodes=f"{nodes:,}",
-                    mb=f"{mb:,.1f}", points=f"{points:,}",
-                ))  # fmt: skip
+                st.write(
+                    t(
+                        "deriv.cost.estimate",
+                        order=autograd_order,
+                        nodes=f"{nodes:,}",
+                        mb=f"{mb:,.1f}",
+                        points=f"{points:,}",
+                    )
+                )
                 asked = (fn.text, autograd_order, points, low, high)
                 if st.button(t("deriv.cost.run"), key="deriv.cost.run") or (
                     st.session_state.get("deriv.cost.shown") == asked
@@ -521,10 +604,18 @@ def _views(
                     st.session_state["deriv.cost.shown"] = asked
                     profile = measure(*asked)
                     projector = present()
-                    chart(cost_figure(profile, lang(), projector), key="deriv.cost.chart",
-                          projector=projector)  # fmt: skip
-                    st.caption(t("deriv.cost.how", autograd=profile.autograd_runs,
-                                 taylor=profile.taylor_runs))  # fmt: skip
+                    chart(
+                        cost_figure(profile, lang(), projector),
+                        key="deriv.cost.chart",
+                        projector=projector,
+                    )
+                    st.caption(
+                        t(
+                            "deriv.cost.how",
+                            autograd=profile.autograd_runs,
+                            taylor=profile.taylor_runs,
+                        )
+                    )
             except HogradError as err:
                 show_error(err)
             _forward_routes(fn, autograd_order, low, high)
@@ -537,8 +628,10 @@ def _forward_routes(fn: Function, order: int, low: float, high: float) -> None:
     shown = min(order, FORWARD_BUDGET.max_order)
     st.markdown(t("deriv.forward.lead", points=FORWARD_POINTS, jvp=FORWARD_BUDGET.max_order_jvp))
     asked = (fn.text, shown, low, high)
-    if not (st.button(t("deriv.forward.run"), key="deriv.forward.run")
-            or st.session_state.get("deriv.forward.shown") == asked):  # fmt: skip
+    if not (
+        st.button(t("deriv.forward.run"), key="deriv.forward.run")
+        or st.session_state.get("deriv.forward.shown") == asked
+    ):
         return
     st.session_state["deriv.forward.shown"] = asked
     try:
@@ -547,8 +640,7 @@ def _forward_routes(fn: Function, order: int, low: float, high: float) -> None:
         show_error(err)
         return
     projector = present()
-    chart(forward_figure(costs, lang(), projector), key="deriv.forward.chart",
-          projector=projector)  # fmt: skip
+    chart(forward_figure(costs, lang(), projector), key="deriv.forward.chart", projector=projector)
     reverse = costs.values["reverse"]
     others = [r for r in costs.routes if r != "reverse"]
     rows = {t("deriv.order"): list(range(costs.order + 1))}
@@ -558,7 +650,7 @@ def _forward_routes(fn: Function, order: int, low: float, high: float) -> None:
         rows[t(ROUTE_KEYS[route])] = [
             "—" if np.isnan(costs.values[route][k]).all() else f"{np.nanmax(gap[k] / scale[k]):.1e}"
             for k in range(costs.order + 1)
-        ]  # fmt: skip
+        ]
     st.caption(t("deriv.forward.agree"))
     static_table(pd.DataFrame(rows))
     st.caption(t("deriv.forward.how", jvp=FORWARD_BUDGET.max_order_jvp))
@@ -567,14 +659,17 @@ def _forward_routes(fn: Function, order: int, low: float, high: float) -> None:
 def _sympy_stopped(text: str, why: str, done: int) -> None:
     """Why sympy's column ends where it does: a budget, or sympy's own error (shown as it is)."""
     keys = {
-        "time": "deriv.inspector.sympy_reason.time", "size": "deriv.inspector.sympy_reason.size",
+        "time": "deriv.inspector.sympy_reason.time",
+        "size": "deriv.inspector.sympy_reason.size",
         "memory": "deriv.inspector.sympy_reason.memory",
         "error": "deriv.inspector.sympy_reason.error",
-    }  # fmt: skip
+    }
     reason = t(
-        keys.get(why, keys["error"]), seconds=f"{CHAIN_SECONDS:g}", ops=f"{MAX_OPS:,}",
+        keys.get(why, keys["error"]),
+        seconds=f"{CHAIN_SECONDS:g}",
+        ops=f"{MAX_OPS:,}",
         mb=f"{MEMORY_BYTES // 2**20:,}",
-    )  # fmt: skip
+    )
     if done >= 0:
         st.info(t("deriv.inspector.sympy_after", k=done, reason=reason))
     else:

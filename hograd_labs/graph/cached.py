@@ -45,9 +45,12 @@ def to_svg(dot_source: str) -> bytes | None:
     with heavy_work():
         try:
             done = subprocess.run(
-                [exe, "-Tsvg"], input=dot_source.encode(), capture_output=True,
-                timeout=_SVG_TIMEOUT, check=False,
-            )  # fmt: skip
+                [exe, "-Tsvg"],
+                input=dot_source.encode(),
+                capture_output=True,
+                timeout=_SVG_TIMEOUT,
+                check=False,
+            )
         except subprocess.TimeoutExpired as err:
             raise BudgetError("graph.budget.svg_timeout", seconds=f"{_SVG_TIMEOUT:g}") from err
     if done.returncode != 0:

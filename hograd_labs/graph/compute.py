@@ -10,8 +10,17 @@ from hograd_core.flaglab import FlagSettings
 __all__ = ["DECIMALS", "PRESETS", "RETAIN", "flag_settings", "shown"]
 
 #: The function box's examples (the last has two variables: the HVP graph).
-PRESETS = ["x**3", "sin(x)", "tanh(x)", "2*x", "relu(x)", "x**2", "exp(x)", "sin(x)*exp(-x**2)",
-           "w1**2*sin(w2)"]  # fmt: skip
+PRESETS = [
+    "x**3",
+    "sin(x)",
+    "tanh(x)",
+    "2*x",
+    "relu(x)",
+    "x**2",
+    "exp(x)",
+    "sin(x)*exp(-x**2)",
+    "w1**2*sin(w2)",
+]
 
 #: retain_graph's choices, by the label the page shows (and the URL holds).
 RETAIN = {"None": None, "True": True, "False": False}
@@ -28,13 +37,21 @@ def shown(value: float) -> float:
 
 
 def flag_settings(
-    create_graph: bool, retain: str, allow_unused: bool, materialize: bool, unused: bool,
+    create_graph: bool,
+    retain: str,
+    allow_unused: bool,
+    materialize: bool,
+    unused: bool,
     action: str,
-) -> FlagSettings:  # fmt: skip
+) -> FlagSettings:
     """The flag lab's toggles as the run takes them: allow_unused and materialize_grads are
     options of ``torch.autograd.grad`` only, so ``.backward()`` runs without them."""
     grad_call = action != "backward"
     return FlagSettings(
-        create_graph, RETAIN[retain], allow_unused and grad_call, materialize and grad_call,
-        unused, action,
-    )  # fmt: skip
+        create_graph,
+        RETAIN[retain],
+        allow_unused and grad_call,
+        materialize and grad_call,
+        unused,
+        action,
+    )

@@ -74,9 +74,14 @@ def legend_html(view: GraphView, lang: str = "en", *, highlight: bool = True) ->
 
 
 def to_dot(
-    view: GraphView, lang: str = "en", *, highlight: bool = True, legend: bool = True,
-    direction: str = "TB", min_width: float = 0.0,
-) -> str:  # fmt: skip
+    view: GraphView,
+    lang: str = "en",
+    *,
+    highlight: bool = True,
+    legend: bool = True,
+    direction: str = "TB",
+    min_width: float = 0.0,
+) -> str:
     """DOT source of a graph view, nodes coloured by pass, the newest pass outlined.
 
     Args:
@@ -94,9 +99,12 @@ def to_dot(
             take seconds to minutes to lay it out and nobody could read it.
     """
     return view_dot(
-        view, highlight=highlight, direction=direction, min_width=min_width,
+        view,
+        highlight=highlight,
+        direction=direction,
+        min_width=min_width,
         legend=pass_legend(view, lang, highlight) if legend else None,
-    )  # fmt: skip
+    )
 
 
 def _numbers(values: tuple[int, ...] | tuple[float, ...], fmt: str = "{}") -> str:
@@ -126,25 +134,40 @@ def growth_text(stats: tuple[OrderStats, ...], lang: str = "en") -> str:
             parts.append(tr("graph.growth.rising", lang))
     values = _numbers(depth.values)
     if depth.kind == "stopped" and depth.since < last:
-        parts.append(tr(
-            "graph.growth.depth_stopped", lang, last=last, depths=values,
-            depth=depth.values[-1], since=depth.since,
-        ))  # fmt: skip
+        parts.append(
+            tr(
+                "graph.growth.depth_stopped",
+                lang,
+                last=last,
+                depths=values,
+                depth=depth.values[-1],
+                since=depth.since,
+            )
+        )
     else:
         parts.append(tr("graph.growth.depth_line", lang, last=last, depths=values))
     if last >= 2 and stats[1].nodes and stats[1].depth and stats[-1].nodes != stats[1].nodes:
-        parts.append(tr(
-            "graph.growth.compare", lang, last=last,
-            nodes=f"{stats[-1].nodes / stats[1].nodes:.1f}",
-            depth=f"{stats[-1].depth / stats[1].depth:.1f}",
-        ))  # fmt: skip
+        parts.append(
+            tr(
+                "graph.growth.compare",
+                lang,
+                last=last,
+                nodes=f"{stats[-1].nodes / stats[1].nodes:.1f}",
+                depth=f"{stats[-1].depth / stats[1].depth:.1f}",
+            )
+        )
     return " ".join(parts)
 
 
 def pass_dots(
-    lab: GraphLab, order: int, lang: str = "en", *, saved: bool = False, highlight: bool = True,
+    lab: GraphLab,
+    order: int,
+    lang: str = "en",
+    *,
+    saved: bool = False,
+    highlight: bool = True,
     direction: str = "TB",
-) -> tuple[str, ...]:  # fmt: skip
+) -> tuple[str, ...]:
     """The downloads' DOT of the graph after each pass 0..``order`` (legend inside, the newest
     pass outlined): one slide per step, as ``python -m hograd_core graph --steps`` draws them.
     """
@@ -158,10 +181,13 @@ def summary_rows(view: GraphView, lang: str = "en") -> list[dict[str, object]]:
     """The view's nodes by type (rows) and pass (columns), with a total, for a table."""
     passes = [pass_name(k, lang) for k in range(view.order + 1)]
     return [
-        {tr("graph.summary.type", lang): row.op, **dict(zip(passes, row.per_pass, strict=True)),
-         tr("graph.summary.total", lang): row.total}
+        {
+            tr("graph.summary.type", lang): row.op,
+            **dict(zip(passes, row.per_pass, strict=True)),
+            tr("graph.summary.total", lang): row.total,
+        }
         for row in view.summary
-    ]  # fmt: skip
+    ]
 
 
 # ---- the graph of one Hessian-vector product (two or more variables) ------------------------
@@ -169,8 +195,12 @@ def summary_rows(view: GraphView, lang: str = "en") -> list[dict[str, object]]:
 # g·v, the second backward), named here in the learner's language.
 
 #: The name of each stage, in the order of HVP_PASSES (forward, grad, dot, hvp).
-_STAGES = ("graphvars.pass.forward", "graphvars.pass.grad", "graphvars.pass.dot",
-           "graphvars.pass.hvp")  # fmt: skip
+_STAGES = (
+    "graphvars.pass.forward",
+    "graphvars.pass.grad",
+    "graphvars.pass.dot",
+    "graphvars.pass.hvp",
+)
 
 
 def stage_name(k: int, lang: str = "en") -> str:
@@ -182,8 +212,10 @@ def stage_name(k: int, lang: str = "en") -> str:
 def hvp_dot(result: HVPGraph, lang: str = "en", *, min_width: float = 0.0) -> str:
     """DOT source of the HVP graph, its values rounded by :func:`.compute.shown` (then written
     with 4 significant digits); raises BudgetError over the drawing limit."""
-    nodes = tuple(n if n.value is None else dataclasses.replace(n, value=shown(n.value))
-                  for n in result.graph.nodes)  # fmt: skip
+    nodes = tuple(
+        n if n.value is None else dataclasses.replace(n, value=shown(n.value))
+        for n in result.graph.nodes
+    )
     graph = dataclasses.replace(result.graph, nodes=nodes)
     return tensor_dot(graph, words(lang), min_width=min_width)
 
@@ -208,8 +240,10 @@ def hvp_summary_rows(result: HVPGraph, lang: str = "en") -> list[dict[str, objec
     """Backward functions by type (rows) and stage (columns), with a total, for a table."""
     stages = [stage_name(k, lang) for k in range(len(HVP_PASSES))]
     return [
-        {tr("graphvars.summary.type", lang): row.op,
-         **dict(zip(stages, row.per_pass, strict=True)),
-         tr("graphvars.summary.total", lang): row.total}
+        {
+            tr("graphvars.summary.type", lang): row.op,
+            **dict(zip(stages, row.per_pass, strict=True)),
+            tr("graphvars.summary.total", lang): row.total,
+        }
         for row in result.summary
-    ]  # fmt: skip
+    ]

@@ -54,10 +54,15 @@ def show_outcome(outcome: FlagOutcome, key: str, fn: Function | None = None) -> 
         st.code(message, language=None, wrap_lines=True)
     head = {k: t(f"graph.result.{k}") for k in ("name", "value", "requires_grad", "grad_fn")}
     rows = [
-        {head["name"]: r.name, head["value"]: "None" if r.value is None else f"{r.value:.6g}",
-         head["requires_grad"]: r.requires_grad, head["grad_fn"]: r.grad_fn or "None"}
-        for step in outcome.steps for r in step.results
-    ]  # fmt: skip
+        {
+            head["name"]: r.name,
+            head["value"]: "None" if r.value is None else f"{r.value:.6g}",
+            head["requires_grad"]: r.requires_grad,
+            head["grad_fn"]: r.grad_fn or "None",
+        }
+        for step in outcome.steps
+        for r in step.results
+    ]
     if rows:
         static_table(pd.DataFrame(rows))
     facts = dict(outcome.params)  # read from the real graph: its functions, what was freed
@@ -73,7 +78,7 @@ def show_outcome(outcome: FlagOutcome, key: str, fn: Function | None = None) -> 
 
 def draw_flag_graph(
     place: object, outcome: FlagOutcome, *, legend: bool = True, projector: bool = False
-) -> bool:  # fmt: skip
+) -> bool:
     """The run's graph in the flag lab's colours with its legend (unless not ``legend``), in
     ``place``; or, over the drawing limit, a caption that says so. Returns whether it was
     drawn. ``projector``: left to right, nodes closer together."""
@@ -84,8 +89,9 @@ def draw_flag_graph(
     if legend:
         place.html(flag_legend_html(graph, lang()))
     direction = "LR" if projector else "TB"
-    place.graphviz_chart(flag_dot(graph, lang(), direction=direction, tight=projector),
-                         width="content")  # fmt: skip
+    place.graphviz_chart(
+        flag_dot(graph, lang(), direction=direction, tight=projector), width="content"
+    )
     return True
 
 
@@ -131,8 +137,9 @@ def show_torchviz(outcome: FlagOutcome) -> None:
     """torchviz's view of the same tensors, with the line of code that made it."""
     views = dict(outcome.views)
     linked = any(k in st.query_params for k in ("graph.tv.attrs", "graph.tv.saved"))
-    box = lazy_expander(t("graph.tv.title"), "graph.tv.open", expanded=linked,
-                        icon=":material/account_tree:")  # fmt: skip
+    box = lazy_expander(
+        t("graph.tv.title"), "graph.tv.open", expanded=linked, icon=":material/account_tree:"
+    )
     with box:
         if not box.open:  # its toggles are in the link only when it was open
             return
@@ -207,24 +214,40 @@ def flag_controls() -> tuple[bool, str, bool, bool, bool, str]:
     grad_call = action != "backward"
     with toggles.container(horizontal=True, vertical_alignment="bottom"):
         create_graph = st.toggle(
-            t("graph.flags.create_graph"), key="graph.flag.create_graph",
-            help=t("graph.flags.create_graph.help"), bind=BIND,
-        )  # fmt: skip
+            t("graph.flags.create_graph"),
+            key="graph.flag.create_graph",
+            help=t("graph.flags.create_graph.help"),
+            bind=BIND,
+        )
         retain = st.segmented_control(
-            t("graph.flags.retain_graph"), list(RETAIN), default="None", required=True,
-            key="graph.flag.retain_graph", help=t("graph.flags.retain_graph.help"), bind=BIND,
-            format_func={**{v: v for v in RETAIN}, "None": t("graph.flags.retain.default")}.__getitem__,
-        )  # fmt: skip
+            t("graph.flags.retain_graph"),
+            list(RETAIN),
+            default="None",
+            required=True,
+            key="graph.flag.retain_graph",
+            help=t("graph.flags.retain_graph.help"),
+            bind=BIND,
+            format_func={
+                **{v: v for v in RETAIN},
+                "None": t("graph.flags.retain.default"),
+            }.__getitem__,
+        )
     unused = toggles.toggle(t("graph.flags.unused"), key="graph.flag.unused", bind=BIND)
     with toggles.container(horizontal=True):
         allow_unused = st.toggle(
-            t("graph.flags.allow_unused"), key="graph.flag.allow_unused", disabled=not grad_call,
-            help=t("graph.flags.allow_unused.help"), bind=BIND,
-        )  # fmt: skip
+            t("graph.flags.allow_unused"),
+            key="graph.flag.allow_unused",
+            disabled=not grad_call,
+            help=t("graph.flags.allow_unused.help"),
+            bind=BIND,
+        )
         materialize = st.toggle(
-            t("graph.flags.materialize_grads"), key="graph.flag.materialize",
-            disabled=not grad_call, help=t("graph.flags.materialize_grads.help"), bind=BIND,
-        )  # fmt: skip
+            t("graph.flags.materialize_grads"),
+            key="graph.flag.materialize",
+            disabled=not grad_call,
+            help=t("graph.flags.materialize_grads.help"),
+            bind=BIND,
+        )
     if not grad_call:
         third.caption(t("graph.flags.backward_note"))
     if action == "backward" and create_graph:
@@ -232,9 +255,7 @@ def flag_controls() -> tuple[bool, str, bool, bool, bool, str]:
     return create_graph, retain, allow_unused, materialize, unused, action
 
 
-def flag_lab(
-    fn: Function, x0: float | None, chosen: tuple | None, shown: dict[str, bool]
-) -> None:  # fmt: skip
+def flag_lab(fn: Function, x0: float | None, chosen: tuple | None, shown: dict[str, bool]) -> None:
     """The toggles of ``torch.autograd.grad`` on ``fn`` at ``x0`` (None: ``fn`` has several
     variables), the run, its drawings and torchviz's view. ``chosen``: the toggles, when
     presentation mode drew them in its row (else they are drawn here); ``shown``: the
@@ -271,12 +292,20 @@ def traps() -> None:
     if not present():  # projected, the screen's name says it and the lead is folded
         st.header(t("graph.cases.title"))
         st.markdown(t("graph.cases.lead"))
-    case = localized_choice(t("graph.cases.pick"), {c: t(f"graph.case.{c}") for c in CASES},
-                            "graph.case", widget="selectbox", old_labels="graph.case.")  # fmt: skip
+    case = localized_choice(
+        t("graph.cases.pick"),
+        {c: t(f"graph.case.{c}") for c in CASES},
+        "graph.case",
+        widget="selectbox",
+        old_labels="graph.case.",
+    )
     variant = localized_choice(
-        t("graph.cases.variant"), {v: t(f"graph.case.{case}.{v}") for v in CASES[case].variants},
-        f"graph.variant.{case}", widget="segmented_control", old_labels=f"graph.case.{case}.",
-    )  # fmt: skip
+        t("graph.cases.variant"),
+        {v: t(f"graph.case.{case}.{v}") for v in CASES[case].variants},
+        f"graph.variant.{case}",
+        widget="segmented_control",
+        old_labels=f"graph.case.{case}.",
+    )
     for name in (f"graph.variant.{c}" for c in CASES if c != case):  # another case's variant
         if name in st.session_state and name in st.query_params:  # stays in the session only
             del st.query_params[name]

@@ -58,13 +58,22 @@ class GraphSettings:
 
 def _steps(order: int) -> None:
     st.button(
-        t("graph.step.prev"), icon=":material/arrow_back:", on_click=step_order, args=(-1,),
-        disabled=order == 0, key="graph.prev",
-    )  # fmt: skip
+        t("graph.step.prev"),
+        icon=":material/arrow_back:",
+        on_click=step_order,
+        args=(-1,),
+        disabled=order == 0,
+        key="graph.prev",
+    )
     st.button(
-        t("graph.step.next"), icon=":material/arrow_forward:", on_click=step_order, args=(1,),
-        disabled=order == TOP, type="primary", key="graph.next",
-    )  # fmt: skip
+        t("graph.step.next"),
+        icon=":material/arrow_forward:",
+        on_click=step_order,
+        args=(1,),
+        disabled=order == TOP,
+        type="primary",
+        key="graph.next",
+    )
 
 
 def _drawing(projected: bool) -> tuple[bool, bool, str]:
@@ -75,10 +84,13 @@ def _drawing(projected: bool) -> tuple[bool, bool, str]:
     # first screen (x**3 to order 2: 262 px tall instead of 646 px top to bottom, issue 38).
     directions = ("LR", "TB") if projected else ("TB", "LR")
     rankdir = localized_choice(
-        t("graph.direction"), {d: t(f"graph.direction.{d}") for d in directions},
-        "graph.direction", widget="segmented_control", old_labels="graph.direction.",
+        t("graph.direction"),
+        {d: t(f"graph.direction.{d}") for d in directions},
+        "graph.direction",
+        widget="segmented_control",
+        old_labels="graph.direction.",
         label_visibility="collapsed",
-    )  # fmt: skip
+    )
     return saved, bold, rankdir
 
 
@@ -92,10 +104,12 @@ def graph_settings(row: object | None = None) -> GraphSettings:
         # x0 and the order through the session state (hograd_ui/parts/link_form.py)
         x0 = float(draw_linked(left, t("graph.x0"), "graph.x0", X0, step=0.1))
         # the browser's number box reads "−1" (U+2212) as 1 and knows no pi/4: typed here instead
-        exact_entry("graph.x0.exact", t("graph.x0.exact"), ("graph.x0",), -1e3, 1e3, (x0,),
-                    container=left)  # fmt: skip
-        order = draw_linked(right, t("graph.order"), "graph.order", ORDER,
-                            help=t("graph.order.help"))  # fmt: skip
+        exact_entry(
+            "graph.x0.exact", t("graph.x0.exact"), ("graph.x0",), -1e3, 1e3, (x0,), container=left
+        )
+        order = draw_linked(
+            right, t("graph.order"), "graph.order", ORDER, help=t("graph.order.help")
+        )
         if projected:
             saved, bold, rankdir = _drawing(projected)
     if not projected:
@@ -107,8 +121,13 @@ def graph_settings(row: object | None = None) -> GraphSettings:
 
 def one_variable(fn: Function, settings: GraphSettings) -> None:
     """The graph of f, f', ..., f^(k) pass by pass, and how it grows."""
-    x0, order, saved, bold, rankdir = (settings.x0, settings.order, settings.saved,
-                                       settings.bold, settings.rankdir)  # fmt: skip
+    x0, order, saved, bold, rankdir = (
+        settings.x0,
+        settings.order,
+        settings.saved,
+        settings.bold,
+        settings.rankdir,
+    )
     if present():  # the passes a click apart, above the graph (a button keeps no state)
         with st.container(horizontal=True, vertical_alignment="center"):
             _steps(order)
@@ -119,11 +138,18 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
         refused(err)
         st.stop()
 
-    st.markdown(t(
-        "graph.caption", order=order, x0=f"{x0:g}", last=output_label(order, lab.variable),
-        nodes=view.ops, depth=lab.stats[order].depth, new=view.per_pass[-1],
-        newest=pass_name(order, lang()),
-    ))  # fmt: skip
+    st.markdown(
+        t(
+            "graph.caption",
+            order=order,
+            x0=f"{x0:g}",
+            last=output_label(order, lab.variable),
+            nodes=view.ops,
+            depth=lab.stats[order].depth,
+            new=view.per_pass[-1],
+            newest=pass_name(order, lang()),
+        )
+    )
     if lab.constant_from is not None and lab.constant_from <= order:
         st.info(t("graph.constant", k=lab.constant_from), icon=":material/info:")
     if view.drawable:
@@ -135,24 +161,39 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
         source = figures.to_dot(view, lang(), highlight=bold, direction=rankdir)
         with st.container(horizontal=True, vertical_alignment="center"):
             st.download_button(
-                t("graph.download.dot"), source, f"hograd_order{order}.dot", "text/vnd.graphviz",
-                icon=":material/download:", on_click="ignore", key="graph.dot",
-            )  # fmt: skip
+                t("graph.download.dot"),
+                source,
+                f"hograd_order{order}.dot",
+                "text/vnd.graphviz",
+                icon=":material/download:",
+                on_click="ignore",
+                key="graph.dot",
+            )
             if cached.dot_available():
                 st.download_button(
-                    t("graph.download.svg"), lambda: cached.svg_for(source), f"hograd_order{order}.svg",
-                    "image/svg+xml", icon=":material/download:", on_click="ignore", key="graph.svg",
-                )  # fmt: skip
+                    t("graph.download.svg"),
+                    lambda: cached.svg_for(source),
+                    f"hograd_order{order}.svg",
+                    "image/svg+xml",
+                    icon=":material/download:",
+                    on_click="ignore",
+                    key="graph.svg",
+                )
                 language = lang()  # read now: the files are made when the button is pressed
                 st.download_button(
                     t("graph.download.steps"),
-                    lambda: cached.steps_zip(figures.pass_dots(
-                        lab, order, language, saved=saved, highlight=bold, direction=rankdir
-                    )),
-                    f"hograd_passes_order{order}.zip", "application/zip",
+                    lambda: cached.steps_zip(
+                        figures.pass_dots(
+                            lab, order, language, saved=saved, highlight=bold, direction=rankdir
+                        )
+                    ),
+                    f"hograd_passes_order{order}.zip",
+                    "application/zip",
                     help=t("graph.download.steps.help", order=order, x0=f"{x0:g}"),
-                    icon=":material/download:", on_click="ignore", key="graph.steps",
-                )  # fmt: skip
+                    icon=":material/download:",
+                    on_click="ignore",
+                    key="graph.steps",
+                )
             else:
                 st.caption(t("graph.download.no_dot"))
     else:
@@ -162,8 +203,12 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
         st.warning(f"**{t('graph.too_large')}** {too_large}", icon=":material/visibility_off:")
         if saved and lab.view(order).drawable:
             st.caption(t("graph.too_large.saved"))
-    summary = lazy_expander(t("graph.summary.title"), f"graph.summary.{view.drawable}",
-                            expanded=not view.drawable, icon=":material/table:")  # fmt: skip
+    summary = lazy_expander(
+        t("graph.summary.title"),
+        f"graph.summary.{view.drawable}",
+        expanded=not view.drawable,
+        icon=":material/table:",
+    )
     with summary:
         if summary.open:
             st.dataframe(figures.summary_rows(view, lang()), hide_index=True)
@@ -171,14 +216,19 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
     st.subheader(t("graph.growth.title"))
     st.markdown(figures.growth_text(lab.stats, lang()))  # the growth in numbers, always shown
     if lab.stopped_nodes is not None:
-        st.warning(t(
-            "graph.growth.stopped", built=lab.built, nodes=f"{lab.stopped_nodes:,}",
-            limit=f"{GRAPH_BUDGET.max_nodes:,}",
-        ))  # fmt: skip
+        st.warning(
+            t(
+                "graph.growth.stopped",
+                built=lab.built,
+                nodes=f"{lab.stopped_nodes:,}",
+                limit=f"{GRAPH_BUDGET.max_nodes:,}",
+            )
+        )
     # The chart is folded: it is the page's only Plotly chart, and Plotly's bundle was most of
     # what a deep link to this page waited for (docs/performance.md, First screens).
-    folded = lazy_expander(t("graph.growth.chart"), "graph.growth.open",
-                           icon=":material/show_chart:", linked=True)  # fmt: skip
+    folded = lazy_expander(
+        t("graph.growth.chart"), "graph.growth.open", icon=":material/show_chart:", linked=True
+    )
     with folded:
         if folded.open:
             chart(growth_figure(lab.stats, order, lang(), present()), key="graph.growth")

@@ -39,16 +39,22 @@ def several_variables(fn: Function) -> None:
     st.markdown(t("graphvars.lead", n=len(fn.variables)))
     left, right = st.columns(2, gap="large")
     point = left.text_input(
-        t("graphvars.point"), SEED_POINT, key="graphvars.point", bind=BIND, max_chars=MAX_CHARS,
+        t("graphvars.point"),
+        SEED_POINT,
+        key="graphvars.point",
+        bind=BIND,
+        max_chars=MAX_CHARS,
         help=t("graphvars.point.help", names=", ".join(fn.variables)),
-    )  # fmt: skip
+    )
     vector = right.text_input(
         t("graphvars.vector"), SEED_VECTOR, key="graphvars.vector", bind=BIND, max_chars=MAX_CHARS
     )
     record = st.toggle(
-        t("graphvars.record"), key="graphvars.record", bind=BIND,
+        t("graphvars.record"),
+        key="graphvars.record",
+        bind=BIND,
         help=t("graphvars.record.help"),
-    )  # fmt: skip
+    )
     try:
         # a link's text longer than the box: the core refuses it whole, before reading it
         point = link_text("graphvars.point", point, MAX_CHARS)
@@ -57,11 +63,16 @@ def several_variables(fn: Function) -> None:
     except HogradError as err:
         show_error(err)
         return
-    st.markdown(t(
-        "graphvars.numbers", point=_numbers(result.point), vector=_numbers(result.vector),
-        value=_numbers((result.value,)), gradient=_numbers(result.gradient),
-        hvp=_numbers(result.hvp),
-    ))  # fmt: skip
+    st.markdown(
+        t(
+            "graphvars.numbers",
+            point=_numbers(result.point),
+            vector=_numbers(result.vector),
+            value=_numbers((result.value,)),
+            gradient=_numbers(result.gradient),
+            hvp=_numbers(result.hvp),
+        )
+    )
     if result.constant_gradient:
         st.info(t("graphvars.constant"), icon=":material/info:")
     elif not record:
@@ -77,8 +88,12 @@ def several_variables(fn: Function) -> None:
             t("graphvars.too_large", nodes=f"{len(graph.nodes):,}", limit=GRAPH_BUDGET.max_draw),
             icon=":material/visibility_off:",
         )
-    summary = lazy_expander(t("graphvars.summary"), f"graphvars.summary.{graph.drawable}",
-                            expanded=not graph.drawable, icon=":material/table:")  # fmt: skip
+    summary = lazy_expander(
+        t("graphvars.summary"),
+        f"graphvars.summary.{graph.drawable}",
+        expanded=not graph.drawable,
+        icon=":material/table:",
+    )
     with summary:
         if summary.open:
             st.dataframe(figures.hvp_summary_rows(result, lang()), hide_index=True)
@@ -88,6 +103,7 @@ def several_variables(fn: Function) -> None:
             python.code(result.code, language="python")
             with cpp:
                 name = f"hograd_hvp_graph_{slug(fn.text)}"
-                program = hvp_graph_cpp(fn, result.point, result.vector, record, result.reaches,
-                                        name)  # fmt: skip
+                program = hvp_graph_cpp(
+                    fn, result.point, result.vector, record, result.reaches, name
+                )
                 cpp_file(program, name, "graphvars")

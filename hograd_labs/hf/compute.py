@@ -39,10 +39,24 @@ import torch.nn.functional as F
 from torch.func import grad, jvp
 
 __all__ = [
-    "HVP_GRADIENTS", "FlatAdam", "HFConfig", "HFRun", "conjugate_gradient", "first_order_passes",
-    "func_form_gaps", "hf_step", "hf_step_func", "initial_parameters", "layer_blocks",
-    "mlp_loss", "network_sizes", "report", "run", "saved_bytes", "training_data",
-]  # fmt: skip
+    "HVP_GRADIENTS",
+    "FlatAdam",
+    "HFConfig",
+    "HFRun",
+    "conjugate_gradient",
+    "first_order_passes",
+    "func_form_gaps",
+    "hf_step",
+    "hf_step_func",
+    "initial_parameters",
+    "layer_blocks",
+    "mlp_loss",
+    "network_sizes",
+    "report",
+    "run",
+    "saved_bytes",
+    "training_data",
+]
 
 #: What one HVP counts as when the first-order runs get Hessian-free's work: this many gradients.
 #: A count, not a measured time, so that a run does not depend on the machine's load. One HVP is
@@ -371,8 +385,20 @@ def _hessian_free(loss, theta0, config, step, tick=lambda: None, keep=False):  #
     """``config.steps`` steps of ``step`` (:func:`hf_step` or :func:`hf_step_func`) from θ₀,
     λ adapted by the Levenberg-Marquardt rule: a dict of per-step lists."""
     theta, lam = theta0.clone(), config.damping
-    out = {name: [] for name in ("losses", "hvps", "lams", "residuals", "rhos", "accepted",
-                                 "thetas", "directions", "seconds")}  # fmt: skip
+    out = {
+        name: []
+        for name in (
+            "losses",
+            "hvps",
+            "lams",
+            "residuals",
+            "rhos",
+            "accepted",
+            "thetas",
+            "directions",
+            "seconds",
+        )
+    }
     out["passes"], out["status"], start = [0], "ok", time.perf_counter()
     for _ in range(config.steps):
         tick()  # the gradient
@@ -388,8 +414,13 @@ def _hessian_free(loss, theta0, config, step, tick=lambda: None, keep=False):  #
             out["directions"].append(d.numpy().copy())
         rho = (new_loss - out["losses"][-1]) / model if model < 0 else -math.inf
         accepted = bool(rho > 0 and math.isfinite(new_loss))
-        for name, v in (("hvps", used), ("lams", lam), ("residuals", residual), ("rhos", rho),
-                        ("accepted", accepted)):  # fmt: skip
+        for name, v in (
+            ("hvps", used),
+            ("lams", lam),
+            ("residuals", residual),
+            ("rhos", rho),
+            ("accepted", accepted),
+        ):
             out[name].append(v)
         if rho < 0.25:  # Levenberg-Marquardt: trust the quadratic model less ...
             lam *= 1.5
@@ -443,10 +474,13 @@ def run(
             )
         ),
     }
-    costs = medians({
-        "grad": lambda: torch.autograd.grad(loss(t), t),
-        "hvp": lambda: torch.autograd.grad(g_kept @ v, t, retain_graph=True),
-    }, 15)  # fmt: skip
+    costs = medians(
+        {
+            "grad": lambda: torch.autograd.grad(loss(t), t),
+            "hvp": lambda: torch.autograd.grad(g_kept @ v, t, retain_graph=True),
+        },
+        15,
+    )
 
     hf = _hessian_free(loss, theta0, config, step, tick, keep)
     budget = first_order_passes(len(hf["hvps"]), sum(hf["hvps"]))  # a gradient per step taken
@@ -455,13 +489,30 @@ def run(
     func = _hessian_free(loss, theta0, config, hf_step_func)
     losses = hf["losses"]
     return HFRun(
-        config, n, len(y), np.array(losses), np.array(hf["passes"][: len(losses)]),
-        np.array(hf["seconds"][: len(losses)]), np.array(hf["hvps"]), np.array(hf["lams"]),
-        np.array(hf["residuals"]), np.array(hf["rhos"]), np.array(hf["accepted"]), sgd[0],
-        sgd[1], adam[0], adam[1], {"hf": hf["status"], "sgd": sgd[2], "adam": adam[2]},
-        costs["grad"], costs["hvp"], memory["grad"], memory["hvp"], tuple(hf["thetas"]),
-        tuple(hf["directions"]), np.array(func["losses"]),
-    )  # fmt: skip
+        config,
+        n,
+        len(y),
+        np.array(losses),
+        np.array(hf["passes"][: len(losses)]),
+        np.array(hf["seconds"][: len(losses)]),
+        np.array(hf["hvps"]),
+        np.array(hf["lams"]),
+        np.array(hf["residuals"]),
+        np.array(hf["rhos"]),
+        np.array(hf["accepted"]),
+        sgd[0],
+        sgd[1],
+        adam[0],
+        adam[1],
+        {"hf": hf["status"], "sgd": sgd[2], "adam": adam[2]},
+        costs["grad"],
+        costs["hvp"],
+        memory["grad"],
+        memory["hvp"],
+        tuple(hf["thetas"]),
+        tuple(hf["directions"]),
+        np.array(func["losses"]),
+    )
 
 
 def func_form_gaps(result: HFRun) -> tuple[float, float]:

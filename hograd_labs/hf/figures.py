@@ -22,8 +22,15 @@ METHOD_KEYS = {"hf": "hf.method.hf", "sgd": "hf.method.sgd", "adam": "hf.method.
 
 
 def _line(x, y, key: str, lang: str, **extra: object) -> dict:  # noqa: ANN001
-    return {"type": "scatter", "x": x, "y": y, "mode": "lines", "name": tr(METHOD_KEYS[key], lang),
-            "line": {"color": COLORS[key], "width": 3}, **extra}  # fmt: skip
+    return {
+        "type": "scatter",
+        "x": x,
+        "y": y,
+        "mode": "lines",
+        "name": tr(METHOD_KEYS[key], lang),
+        "line": {"color": COLORS[key], "width": 3},
+        **extra,
+    }
 
 
 def _positive(values: np.ndarray) -> np.ndarray:
@@ -36,20 +43,26 @@ def hf_figure(run: HFRun, lang: str, projector: bool, axis: str = "passes") -> o
     """The training loss of Hessian-free Newton, SGD and Adam against passes (a gradient or an
     HVP each) or against measured seconds (``projector``: drawn for a projector)."""
     if axis == "passes":
-        xs = {"hf": run.hf_passes, "sgd": np.arange(len(run.sgd_losses)),
-              "adam": np.arange(len(run.adam_losses))}  # fmt: skip
+        xs = {
+            "hf": run.hf_passes,
+            "sgd": np.arange(len(run.sgd_losses)),
+            "adam": np.arange(len(run.adam_losses)),
+        }
     else:
         xs = {"hf": run.hf_seconds, "sgd": run.sgd_seconds, "adam": run.adam_seconds}
     ys = {"hf": run.hf_losses, "sgd": run.sgd_losses, "adam": run.adam_losses}
     traces = [
         _line(xs[k], _positive(ys[k]), k, lang, mode="lines+markers" if k == "hf" else "lines")
         for k in ("sgd", "adam", "hf")
-    ]  # fmt: skip
+    ]
     title = tr("hf.fig.passes" if axis == "passes" else "hf.fig.seconds", lang)
     return plain_figure(
-        traces, projector=projector, **figure_layout(420), xaxis=axis_props(title),
+        traces,
+        projector=projector,
+        **figure_layout(420),
+        xaxis=axis_props(title),
         yaxis=log_axis(tr("why.fig.train_loss", lang), *(t["y"] for t in traces)),
-    )  # fmt: skip
+    )
 
 
 # The notebook's last cell: the three losses against passes, from what ``__main__`` left behind.
@@ -73,5 +86,6 @@ def notebook(source: str, title: str, figure: str) -> str:
     its ``# %%`` lines, then ``figure`` (prose) above a cell that draws the three runs' losses
     with plotly. Returns nbformat 4 JSON."""
     drawing = _NOTEBOOK_FIGURE.strip().replace("COLORS", repr(COLORS))
-    return percent_notebook(source, before=[("markdown", title)],
-                            after=[("markdown", figure), ("code", drawing)])  # fmt: skip
+    return percent_notebook(
+        source, before=[("markdown", title)], after=[("markdown", figure), ("code", drawing)]
+    )

@@ -19,9 +19,15 @@ from . import compute
 from .compute import HvpConfig, NetCurvature, TrainedNet
 
 __all__ = [
-    "POWER_STEPS", "analysed", "check_analysis", "explore", "page_config", "script", "three_ways",
+    "POWER_STEPS",
+    "analysed",
+    "check_analysis",
+    "explore",
+    "page_config",
+    "script",
+    "three_ways",
     "trained",
-]  # fmt: skip
+]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -40,9 +46,17 @@ def page_config(run: tuple) -> HvpConfig:
     steps, probes), with the analysis limits of :data:`~hograd_core.network.NETWORK_BUDGET`."""
     dataset, hidden, steps, seed, top_k, power, probes = run
     b = network.NETWORK_BUDGET
-    config = HvpConfig(dataset, tuple(hidden), int(steps), seed=int(seed), top_k=int(top_k),
-                       power_steps=int(power), probes=int(probes),
-                       full_hessian_max=b.full_hessian_max, lanczos_hvps=b.max_lanczos_hvps)  # fmt: skip
+    config = HvpConfig(
+        dataset,
+        tuple(hidden),
+        int(steps),
+        seed=int(seed),
+        top_k=int(top_k),
+        power_steps=int(power),
+        probes=int(probes),
+        full_hessian_max=b.full_hessian_max,
+        lanczos_hvps=b.max_lanczos_hvps,
+    )
     n = network.count_parameters(network.NetConfig(config.dataset, config.hidden))
     return replace(config, examples=network.analysis_examples(n))
 
@@ -92,9 +106,12 @@ def script(run: tuple, func: bool = False) -> Code:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def trained(
-    dataset: str, hidden: tuple, steps: int, seed: int,
+    dataset: str,
+    hidden: tuple,
+    steps: int,
+    seed: int,
     _caption: Callable[[int, int, str], str] = lambda step, total, loss: f"{step}/{total}",
-) -> TrainedNet:  # fmt: skip
+) -> TrainedNet:
     """The network trained inside the heavy-work gate, with a progress bar whose text is
     ``_caption(step, total, loss)`` (the page's words; not part of the cache key). Training
     and analysis are bounded by counted work, decided before they start (about 1 s each for

@@ -30,10 +30,22 @@ import torch
 import torch.nn.functional as F
 
 __all__ = [
-    "DATASETS", "FuncHessian", "HvpConfig", "KeptGraph", "NetCurvature", "TrainedNet", "analyse",
-    "forward", "full_hessian", "layer_blocks", "layer_sizes", "load_data", "report", "run",
+    "DATASETS",
+    "FuncHessian",
+    "HvpConfig",
+    "KeptGraph",
+    "NetCurvature",
+    "TrainedNet",
+    "analyse",
+    "forward",
+    "full_hessian",
+    "layer_blocks",
+    "layer_sizes",
+    "load_data",
+    "report",
+    "run",
     "train",
-]  # fmt: skip
+]
 
 #: The data sets: "digits" (1,797 8x8 images, 10 classes), "moons" (500 2-D points, 2 classes).
 DATASETS = ("digits", "moons")
@@ -247,9 +259,15 @@ def train(
         acc = float((forward(theta, sizes, x).argmax(1) == y).double().mean())
         acc_test = float((forward(theta, sizes, x_test).argmax(1) == y_test).double().mean())
     return TrainedNet(
-        config, sizes, theta.detach().numpy().copy(), np.array(losses), acc, acc_test,
-        len(losses), time.perf_counter() - start,
-    )  # fmt: skip
+        config,
+        sizes,
+        theta.detach().numpy().copy(),
+        np.array(losses),
+        acc,
+        acc_test,
+        len(losses),
+        time.perf_counter() - start,
+    )
 
 
 # %% H v on a kept graph, and the same product by torch.func
@@ -389,8 +407,15 @@ def analyse(config: HvpConfig, net: TrainedNet, hessian: type = KeptGraph) -> Ne
     op = LinearOperator((n, n), matvec=h, dtype=np.float64)
     ncv = min(n, max(2 * top_k + 1, 20))
     try:
-        vals, vecs = eigsh(op, k=top_k, which="LA", ncv=ncv, tol=1e-6, v0=randn(),
-                           maxiter=max(1, config.lanczos_hvps // ncv))  # fmt: skip
+        vals, vecs = eigsh(
+            op,
+            k=top_k,
+            which="LA",
+            ncv=ncv,
+            tol=1e-6,
+            v0=randn(),
+            maxiter=max(1, config.lanczos_hvps // ncv),
+        )
     except ArpackNoConvergence as err:  # keep what converged within the HVP budget
         vals, vecs = err.eigenvalues, err.eigenvectors
     if vals.size:
@@ -441,19 +466,35 @@ def analyse(config: HvpConfig, net: TrainedNet, hessian: type = KeptGraph) -> Ne
         del full
         hessian_seconds = time.perf_counter() - start
     return NetCurvature(
-        parameters=n, examples=examples, loss=float(h.value.detach()),
-        grad_seconds=grad_cost, hvp_seconds=hvp_cost,
-        lanczos=lanczos, lanczos_hvps=lanczos_hvps, lanczos_seconds=lanczos_seconds,
-        lanczos_residual=lanczos_residual, power=np.array(power), power_seconds=power_seconds,
-        power_residual=power_residual, exact=exact,
-        reference=float(exact[0]) if exact is not None else lam, probes=samples,
+        parameters=n,
+        examples=examples,
+        loss=float(h.value.detach()),
+        grad_seconds=grad_cost,
+        hvp_seconds=hvp_cost,
+        lanczos=lanczos,
+        lanczos_hvps=lanczos_hvps,
+        lanczos_seconds=lanczos_seconds,
+        lanczos_residual=lanczos_residual,
+        power=np.array(power),
+        power_seconds=power_seconds,
+        power_residual=power_residual,
+        exact=exact,
+        reference=float(exact[0]) if exact is not None else lam,
+        probes=samples,
         trace=float(samples.mean()),
         trace_error=float(samples.std(ddof=1) / math.sqrt(config.probes)),
-        trace_exact=trace_exact, alphas=alphas, loss_top=loss_top, loss_random=loss_random,
-        model_top=model_top, heatmap=heatmap, heatmap_block=block,
-        hessian_seconds=hessian_seconds, full_bytes=n * n * 8, hvp_bytes=4 * n * 8,
+        trace_exact=trace_exact,
+        alphas=alphas,
+        loss_top=loss_top,
+        loss_random=loss_random,
+        model_top=model_top,
+        heatmap=heatmap,
+        heatmap_block=block,
+        hessian_seconds=hessian_seconds,
+        full_bytes=n * n * 8,
+        hvp_bytes=4 * n * 8,
         hvp_over_grad=resolved_ratio(hvp_times, grad_times),
-    )  # fmt: skip
+    )
 
 
 def run(

@@ -35,10 +35,17 @@ from hograd_ui.plotting import cell_title, grid_cells, hline, new_figure, vline
 from .compute import NetCurvature, TrainedNet, layer_blocks
 
 __all__ = [
-    "directions_figure", "hessian_figure", "hutchinson_figure", "net_hessian_figure",
-    "net_power_figure", "power_figure", "slices_figure", "surface_figure", "training_figure",
+    "directions_figure",
+    "hessian_figure",
+    "hutchinson_figure",
+    "net_hessian_figure",
+    "net_power_figure",
+    "power_figure",
+    "slices_figure",
+    "surface_figure",
+    "training_figure",
     "ways_figure",
-]  # fmt: skip
+]
 
 
 def _num(x: float) -> str:
@@ -48,10 +55,16 @@ def _num(x: float) -> str:
 def _line_label(y: float, text: str, font: dict, cell: str = "", above: bool = True) -> dict:
     """A label at the right end of an :func:`.plotting.hline`, just above or below it."""
     return {
-        "text": text, "x": 1, "xref": f"x{cell} domain", "xanchor": "right", "y": y,
-        "yref": f"y{cell}", "yanchor": "bottom" if above else "top", "showarrow": False,
+        "text": text,
+        "x": 1,
+        "xref": f"x{cell} domain",
+        "xanchor": "right",
+        "y": y,
+        "yref": f"y{cell}",
+        "yanchor": "bottom" if above else "top",
+        "showarrow": False,
         "font": font,
-    }  # fmt: skip
+    }
 
 
 def surface_figure(grid: Grid, result: HVPResult, lang: str, projector: bool) -> go.Figure:
@@ -61,15 +74,30 @@ def surface_figure(grid: Grid, result: HVPResult, lang: str, projector: bool) ->
     z = np.clip(grid.z, lo, hi)
     names = result.variables
     traces = [
-        {"type": "surface", "x": grid.x, "y": grid.y, "z": z, "colorscale": "Viridis",
-         "opacity": 0.9, "showscale": False},
-        {"type": "scatter3d", "x": [result.point[0]], "y": [result.point[1]], "z": [result.value],
-         "mode": "markers", "marker": {"size": 7, "color": "#d62728"}, "name": "p"},
-    ]  # fmt: skip
+        {
+            "type": "surface",
+            "x": grid.x,
+            "y": grid.y,
+            "z": z,
+            "colorscale": "Viridis",
+            "opacity": 0.9,
+            "showscale": False,
+        },
+        {
+            "type": "scatter3d",
+            "x": [result.point[0]],
+            "y": [result.point[1]],
+            "z": [result.value],
+            "mode": "markers",
+            "marker": {"size": 7, "color": "#d62728"},
+            "name": "p",
+        },
+    ]
     scene = {
-        "xaxis": {"title": {"text": names[0]}}, "yaxis": {"title": {"text": names[1]}},
+        "xaxis": {"title": {"text": names[0]}},
+        "yaxis": {"title": {"text": names[1]}},
         "zaxis": {"title": {"text": "f"}},
-    }  # fmt: skip
+    }
     return new_figure(
         traces,
         projector=projector,
@@ -94,16 +122,30 @@ def hessian_figure(result: HVPResult, lang: str, projector: bool) -> go.Figure:
     ]
     n = len(names)
     heatmap = {
-        "type": "heatmap", "z": h, "x": names, "y": names, "colorscale": DIVERGING, "zmid": 0,
-        "zmin": -top, "zmax": top, "text": text, "texttemplate": "%{text}", "hovertext": hover,
-        "hoverinfo": "text", "textfont": {"size": 22 if n <= 3 else 16 if n <= 6 else 12},
-        "xgap": 2, "ygap": 2,
-    }  # fmt: skip
+        "type": "heatmap",
+        "z": h,
+        "x": names,
+        "y": names,
+        "colorscale": DIVERGING,
+        "zmid": 0,
+        "zmin": -top,
+        "zmax": top,
+        "text": text,
+        "texttemplate": "%{text}",
+        "hovertext": hover,
+        "hoverinfo": "text",
+        "textfont": {"size": 22 if n <= 3 else 16 if n <= 6 else 12},
+        "xgap": 2,
+        "ygap": 2,
+    }
     return new_figure(
-        [heatmap], projector=projector, **figure_layout(160 + 60 * max(n, 4)), title={"text": tr("hvp.hessian.title", lang)},
+        [heatmap],
+        projector=projector,
+        **figure_layout(160 + 60 * max(n, 4)),
+        title={"text": tr("hvp.hessian.title", lang)},
         xaxis=axis_props(side="top", constrain="domain"),
         yaxis=axis_props(autorange="reversed", scaleanchor="x", constrain="domain"),
-    )  # fmt: skip
+    )
 
 
 def slices_figure(slices: Slices, names: Sequence[str], lang: str, projector: bool) -> go.Figure:
@@ -122,12 +164,23 @@ def slices_figure(slices: Slices, names: Sequence[str], lang: str, projector: bo
             continue
         on = {"xaxis": f"x{s}", "yaxis": f"y{s}", "showlegend": i == 0}
         traces += [
-            {"type": "scatter", "x": slices.t, "y": slices.values[i],
-             "name": tr("hvp.fig.slice_f", lang), "line": {"color": BLUE, "width": 3}, **on},
-            {"type": "scatter", "x": slices.t, "y": slices.model[i],
-             "name": tr("hvp.fig.slice_model", lang),
-             "line": {"color": HV, "width": 3, "dash": "dash"}, **on},
-        ]  # fmt: skip
+            {
+                "type": "scatter",
+                "x": slices.t,
+                "y": slices.values[i],
+                "name": tr("hvp.fig.slice_f", lang),
+                "line": {"color": BLUE, "width": 3},
+                **on,
+            },
+            {
+                "type": "scatter",
+                "x": slices.t,
+                "y": slices.model[i],
+                "name": tr("hvp.fig.slice_model", lang),
+                "line": {"color": HV, "width": 3, "dash": "dash"},
+                **on,
+            },
+        ]
         finite = slices.values[i][np.isfinite(slices.values[i])]
         if finite.size:
             lo, hi = float(finite.min()), float(finite.max())
@@ -177,83 +230,145 @@ def power_figure(
         if n == 2:
             hx, hy = _history(u, k)
             out = [
-                {"type": "scatter", "x": hx, "y": hy, "mode": "lines",
-                 "line": {"color": "rgba(0,0,0,0.3)", "width": 2}, "hoverinfo": "skip",
-                 "showlegend": False},
-                {"type": "scatter", "x": [0, u[k, 0]], "y": [0, u[k, 1]],
-                 "mode": "lines+markers+text", "line": {"color": HV, "width": 5},
-                 "marker": {"size": [0, 13], "color": HV}, "text": ["", f"u{k}"],
-                 "textposition": "top right", "textfont": {"size": 18, "color": HV},
-                 "name": "uₖ"},
-            ]  # fmt: skip
+                {
+                    "type": "scatter",
+                    "x": hx,
+                    "y": hy,
+                    "mode": "lines",
+                    "line": {"color": "rgba(0,0,0,0.3)", "width": 2},
+                    "hoverinfo": "skip",
+                    "showlegend": False,
+                },
+                {
+                    "type": "scatter",
+                    "x": [0, u[k, 0]],
+                    "y": [0, u[k, 1]],
+                    "mode": "lines+markers+text",
+                    "line": {"color": HV, "width": 5},
+                    "marker": {"size": [0, 13], "color": HV},
+                    "text": ["", f"u{k}"],
+                    "textposition": "top right",
+                    "textfont": {"size": 18, "color": HV},
+                    "name": "uₖ",
+                },
+            ]
         else:
             sign = float(np.sign(u[k] @ e)) if aligned and np.all(np.isfinite(u[k])) else 1.0
-            goal = {"type": "scatter", "x": list(names), "mode": "markers", "name": target,
-                    "marker": {"symbol": "line-ew-open", "size": 30, "color": EIGEN[0],
-                               "line": {"width": 4}}}  # fmt: skip
+            goal = {
+                "type": "scatter",
+                "x": list(names),
+                "mode": "markers",
+                "name": target,
+                "marker": {
+                    "symbol": "line-ew-open",
+                    "size": 30,
+                    "color": EIGEN[0],
+                    "line": {"width": 4},
+                },
+            }
             if aligned:
                 goal["y"] = sign * e
             out = [
                 {"type": "bar", "x": list(names), "y": u[k], "marker": {"color": HV}, "name": "uₖ"},
                 goal,
-            ]  # fmt: skip
-        out.append({
-            "type": "scatter", "x": steps[: k + 1], "y": ray[: k + 1], "mode": "lines+markers",
-            "line": {"color": HV, "width": 3}, "marker": {"size": 8, "color": HV},
-            "name": rayleigh,
-        })  # fmt: skip
+            ]
+        out.append(
+            {
+                "type": "scatter",
+                "x": steps[: k + 1],
+                "y": ray[: k + 1],
+                "mode": "lines+markers",
+                "line": {"color": HV, "width": 3},
+                "marker": {"size": 8, "color": HV},
+                "name": rayleigh,
+            }
+        )
         return out
 
     def title(k: int) -> str:
-        return tr("hvp.fig.power_title", lang, k=k, r=_num(float(ray[k])),
-                  a=_num(float(power.alignment[k])))  # fmt: skip
+        return tr(
+            "hvp.fig.power_title",
+            lang,
+            k=k,
+            r=_num(float(ray[k])),
+            a=_num(float(power.alignment[k])),
+        )
 
     (x1, y1), (x2, y2) = grid_cells(1, 2, 0.12, 0.0, widths=(0.42, 0.58))
     axes = {
-        "xaxis": axis_props(anchor="y", domain=x1), "yaxis": axis_props(anchor="x", domain=y1),
+        "xaxis": axis_props(anchor="y", domain=x1),
+        "yaxis": axis_props(anchor="x", domain=y1),
         "xaxis2": axis_props(anchor="y2", domain=x2, range=[-0.5, u.shape[0] - 0.5]),
         "yaxis2": axis_props(anchor="x2", domain=y2),
-    }  # fmt: skip
+    }
     axes["xaxis2"]["title"]["text"] = tr("hvp.fig.step", lang)
     traces: list[dict] = []
     if n == 2:  # static: the unit circle and the target eigenvector's axis
         theta = np.linspace(0, 2 * np.pi, 200)
-        traces.append({
-            "type": "scatter", "x": np.cos(theta), "y": np.sin(theta), "mode": "lines",
-            "line": {"color": "#bbb", "width": 1}, "hoverinfo": "skip", "showlegend": False,
-            **left,
-        })  # fmt: skip
+        traces.append(
+            {
+                "type": "scatter",
+                "x": np.cos(theta),
+                "y": np.sin(theta),
+                "mode": "lines",
+                "line": {"color": "#bbb", "width": 1},
+                "hoverinfo": "skip",
+                "showlegend": False,
+                **left,
+            }
+        )
         if aligned:
-            traces.append({
-                "type": "scatter", "x": [-1.15 * e[0], 1.15 * e[0]],
-                "y": [-1.15 * e[1], 1.15 * e[1]], "mode": "lines",
-                "line": {"color": EIGEN[0], "width": 3, "dash": "dash"}, "name": target, **left,
-            })  # fmt: skip
+            traces.append(
+                {
+                    "type": "scatter",
+                    "x": [-1.15 * e[0], 1.15 * e[0]],
+                    "y": [-1.15 * e[1], 1.15 * e[1]],
+                    "mode": "lines",
+                    "line": {"color": EIGEN[0], "width": 3, "dash": "dash"},
+                    "name": target,
+                    **left,
+                }
+            )
         axes["xaxis"]["range"] = [-1.3, 1.3]
         axes["yaxis"].update(range=[-1.3, 1.3], scaleanchor="x")
     else:
         axes["yaxis"]["range"] = [-1.1, 1.1]
         axes["yaxis"]["title"]["text"] = tr("hvp.fig.component", lang)
-    traces.append({
-        "type": "scatter", "x": steps, "y": ray, "mode": "lines+markers",
-        "line": {"color": "#ccc", "width": 2}, "marker": {"size": 5, "color": "#ccc"},
-        "hoverinfo": "skip", "showlegend": False, **right,
-    })  # fmt: skip
+    traces.append(
+        {
+            "type": "scatter",
+            "x": steps,
+            "y": ray,
+            "mode": "lines+markers",
+            "line": {"color": "#ccc", "width": 2},
+            "marker": {"size": 5, "color": "#ccc"},
+            "hoverinfo": "skip",
+            "showlegend": False,
+            **right,
+        }
+    )
     first = len(traces)
     traces += [{**trace, **(left if i < 2 else right)} for i, trace in enumerate(dynamic(0))]
     moving = list(range(first, len(traces)))
     frames = [
-        {"name": str(k), "data": dynamic(k), "traces": moving,
-         "layout": {"title": {"text": title(k)}}}
+        {
+            "name": str(k),
+            "data": dynamic(k),
+            "traces": moving,
+            "layout": {"title": {"text": title(k)}},
+        }
         for k in range(last + 1)
-    ]  # fmt: skip
+    ]
     notes = [cell_title(tr("hvp.fig.direction", lang), x1, y1), cell_title(rayleigh, x2, y2)]
     shapes = []
     if math.isfinite(power.target):
         line = {"color": EIGEN[0], "width": 2, "dash": "dash"}
         shapes.append(hline(power.target, line, "2"))
-        notes.append(_line_label(power.target, f"λ = {_num(power.target)}",
-                                 {"size": 17, "color": EIGEN[0]}, "2"))  # fmt: skip
+        notes.append(
+            _line_label(
+                power.target, f"λ = {_num(power.target)}", {"size": 17, "color": EIGEN[0]}, "2"
+            )
+        )
     finite = ray[np.isfinite(ray)]
     if finite.size:
         values = np.append(finite, power.target if math.isfinite(power.target) else finite[0])
@@ -261,36 +376,69 @@ def power_figure(
         pad = 0.1 * (hi - lo) if hi > lo else 1.0
         axes["yaxis2"]["range"] = [lo - pad, hi + pad]
     play = {
-        "frame": {"duration": 450, "redraw": True}, "fromcurrent": True,
+        "frame": {"duration": 450, "redraw": True},
+        "fromcurrent": True,
         "transition": {"duration": 0},
-    }  # fmt: skip
+    }
     jump = {
-        "mode": "immediate", "frame": {"duration": 0, "redraw": True},
+        "mode": "immediate",
+        "frame": {"duration": 0, "redraw": True},
         "transition": {"duration": 0},
-    }  # fmt: skip
+    }
     look = figure_layout(580)
     look["margin"].update(t=120, b=120)
     return new_figure(
-        traces, projector=projector, frames=frames, **look, **axes, annotations=notes, shapes=shapes,
-        showlegend=False, title={"text": title(0), "font": {"size": 18}, "y": 0.97},
-        updatemenus=[{
-            "type": "buttons", "direction": "left", "x": 1.0, "y": 1.13, "xanchor": "right",
-            "yanchor": "bottom", "pad": {"t": 0, "r": 0}, "showactive": False,
-            "font": {"size": 16},
-            "buttons": [
-                {"label": "▶ " + tr("hvp.fig.play", lang), "method": "animate",
-                 "args": [None, play]},
-                {"label": "❚❚ " + tr("hvp.fig.pause", lang), "method": "animate",
-                 "args": [[None], {"mode": "immediate", "frame": {"duration": 0}}]},
-            ],
-        }],
-        sliders=[{
-            "active": 0, "x": 0.0, "len": 1.0, "y": -0.12, "yanchor": "top", "pad": {"t": 10},
-            "currentvalue": {"prefix": "k = ", "font": {"size": 16}}, "font": {"size": 12},
-            "steps": [{"label": str(k), "method": "animate", "args": [[str(k)], jump]}
-                      for k in range(last + 1)],
-        }],
-    )  # fmt: skip
+        traces,
+        projector=projector,
+        frames=frames,
+        **look,
+        **axes,
+        annotations=notes,
+        shapes=shapes,
+        showlegend=False,
+        title={"text": title(0), "font": {"size": 18}, "y": 0.97},
+        updatemenus=[
+            {
+                "type": "buttons",
+                "direction": "left",
+                "x": 1.0,
+                "y": 1.13,
+                "xanchor": "right",
+                "yanchor": "bottom",
+                "pad": {"t": 0, "r": 0},
+                "showactive": False,
+                "font": {"size": 16},
+                "buttons": [
+                    {
+                        "label": "▶ " + tr("hvp.fig.play", lang),
+                        "method": "animate",
+                        "args": [None, play],
+                    },
+                    {
+                        "label": "❚❚ " + tr("hvp.fig.pause", lang),
+                        "method": "animate",
+                        "args": [[None], {"mode": "immediate", "frame": {"duration": 0}}],
+                    },
+                ],
+            }
+        ],
+        sliders=[
+            {
+                "active": 0,
+                "x": 0.0,
+                "len": 1.0,
+                "y": -0.12,
+                "yanchor": "top",
+                "pad": {"t": 10},
+                "currentvalue": {"prefix": "k = ", "font": {"size": 16}},
+                "font": {"size": 12},
+                "steps": [
+                    {"label": str(k), "method": "animate", "args": [[str(k)], jump]}
+                    for k in range(last + 1)
+                ],
+            }
+        ],
+    )
 
 
 def ways_figure(
@@ -299,16 +447,23 @@ def ways_figure(
     """Median time per call of each HVP route, side by side."""
     micro = np.asarray(seconds) * 1e6
     bars = {
-        "type": "bar", "x": micro, "y": list(labels), "orientation": "h",
-        "marker": {"color": [BLUE, HV, "#7f7f7f"]}, "text": [f"{m:.0f} µs" for m in micro],
+        "type": "bar",
+        "x": micro,
+        "y": list(labels),
+        "orientation": "h",
+        "marker": {"color": [BLUE, HV, "#7f7f7f"]},
+        "text": [f"{m:.0f} µs" for m in micro],
         "textposition": "auto",
-    }  # fmt: skip
+    }
     look = figure_layout(260, showlegend=False)
     look["margin"] = {"l": 20, "r": 30, "t": 20, "b": 60}
     return new_figure(
-        [bars], projector=projector, **look, xaxis=axis_props(tr("hvp.ways.time", lang), title_px=None),
+        [bars],
+        projector=projector,
+        **look,
+        xaxis=axis_props(tr("hvp.ways.time", lang), title_px=None),
         yaxis=axis_props(autorange="reversed", automargin=True),
-    )  # fmt: skip
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -317,21 +472,33 @@ def ways_figure(
 
 def training_figure(trained: TrainedNet, lang: str, projector: bool) -> go.Figure:
     steps = np.arange(1, trained.losses.size + 1)
-    line = {"type": "scatter", "x": steps, "y": trained.losses, "mode": "lines",
-            "line": {"color": BLUE, "width": 2}}  # fmt: skip
+    line = {
+        "type": "scatter",
+        "x": steps,
+        "y": trained.losses,
+        "mode": "lines",
+        "line": {"color": BLUE, "width": 2},
+    }
     return new_figure(
-        [line], projector=projector, **figure_layout(380), xaxis=axis_props(tr("hvp.fig.training_step", lang), title_px=None),
+        [line],
+        projector=projector,
+        **figure_layout(380),
+        xaxis=axis_props(tr("hvp.fig.training_step", lang), title_px=None),
         yaxis=axis_props(tr("hvp.fig.layer_loss", lang), title_px=None, type="log", dtick=1),
-    )  # fmt: skip
+    )
 
 
 def net_power_figure(curv: NetCurvature, lang: str, projector: bool) -> go.Figure:
     """Power iteration's Rayleigh quotient by step, against Lanczos and the exact value."""
     steps = np.arange(1, curv.power.size + 1)
     trace = {
-        "type": "scatter", "x": steps, "y": curv.power, "mode": "lines+markers",
-        "name": tr("hvp.fig.power_net", lang), "line": {"color": HV, "width": 3},
-    }  # fmt: skip
+        "type": "scatter",
+        "x": steps,
+        "y": curv.power,
+        "mode": "lines+markers",
+        "name": tr("hvp.fig.power_net", lang),
+        "line": {"color": HV, "width": 3},
+    }
     shapes, notes = [], []
     if curv.lanczos.size:
         y = float(curv.lanczos[0])
@@ -342,10 +509,14 @@ def net_power_figure(curv: NetCurvature, lang: str, projector: bool) -> go.Figur
         shapes.append(hline(y, {"color": EIGEN[0], "width": 2, "dash": "dot"}))
         notes.append(_line_label(y, tr("hvp.fig.exact", lang), {"color": EIGEN[0]}))
     return new_figure(
-        [trace], projector=projector, **figure_layout(400), shapes=shapes, annotations=notes,
+        [trace],
+        projector=projector,
+        **figure_layout(400),
+        shapes=shapes,
+        annotations=notes,
         xaxis=axis_props(tr("hvp.fig.step", lang), title_px=None),
         yaxis=axis_props(tr("hvp.fig.eigenvalue", lang), title_px=None),
-    )  # fmt: skip
+    )
 
 
 def hutchinson_figure(curv: NetCurvature, lang: str, projector: bool) -> go.Figure:
@@ -356,34 +527,65 @@ def hutchinson_figure(curv: NetCurvature, lang: str, projector: bool) -> go.Figu
     var = np.array([s[:j].var(ddof=1) if j > 1 else np.nan for j in m])
     band = 2 * np.sqrt(var / m)
     traces = [
-        {"type": "scatter", "x": np.r_[m, m[::-1]], "y": np.r_[mean + band, (mean - band)[::-1]],
-         "fill": "toself", "fillcolor": "rgba(31,119,180,0.18)", "line": {"width": 0},
-         "name": tr("hvp.fig.band", lang), "hoverinfo": "skip"},
-        {"type": "scatter", "x": m, "y": mean, "mode": "lines+markers",
-         "line": {"color": BLUE, "width": 3}, "name": tr("hvp.fig.running", lang)},
-    ]  # fmt: skip
+        {
+            "type": "scatter",
+            "x": np.r_[m, m[::-1]],
+            "y": np.r_[mean + band, (mean - band)[::-1]],
+            "fill": "toself",
+            "fillcolor": "rgba(31,119,180,0.18)",
+            "line": {"width": 0},
+            "name": tr("hvp.fig.band", lang),
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "x": m,
+            "y": mean,
+            "mode": "lines+markers",
+            "line": {"color": BLUE, "width": 3},
+            "name": tr("hvp.fig.running", lang),
+        },
+    ]
     shapes, notes = [], []
     if curv.trace_exact is not None:
         shapes.append(hline(curv.trace_exact, {"color": EIGEN[0], "width": 2, "dash": "dash"}))
         notes.append(_line_label(curv.trace_exact, tr("hvp.fig.exact", lang), {"color": EIGEN[0]}))
     return new_figure(
-        traces, projector=projector, **figure_layout(400), shapes=shapes, annotations=notes,
+        traces,
+        projector=projector,
+        **figure_layout(400),
+        shapes=shapes,
+        annotations=notes,
         xaxis=axis_props(tr("hvp.fig.probes", lang), title_px=None),
         yaxis=axis_props(tr("hvp.fig.trace", lang), title_px=None),
-    )  # fmt: skip
+    )
 
 
 def directions_figure(curv: NetCurvature, lang: str, projector: bool) -> go.Figure:
     """The loss along the top eigenvector (sharp) and along a random direction (flat)."""
     traces = [
-        {"type": "scatter", "x": curv.alphas, "y": curv.loss_top,
-         "name": tr("hvp.fig.top_direction", lang), "line": {"color": GRADIENT, "width": 4}},
-        {"type": "scatter", "x": curv.alphas, "y": curv.model_top,
-         "name": tr("hvp.fig.quadratic", lang),
-         "line": {"color": GRADIENT, "width": 2, "dash": "dot"}},
-        {"type": "scatter", "x": curv.alphas, "y": curv.loss_random,
-         "name": tr("hvp.fig.random_direction", lang), "line": {"color": BLUE, "width": 4}},
-    ]  # fmt: skip
+        {
+            "type": "scatter",
+            "x": curv.alphas,
+            "y": curv.loss_top,
+            "name": tr("hvp.fig.top_direction", lang),
+            "line": {"color": GRADIENT, "width": 4},
+        },
+        {
+            "type": "scatter",
+            "x": curv.alphas,
+            "y": curv.model_top,
+            "name": tr("hvp.fig.quadratic", lang),
+            "line": {"color": GRADIENT, "width": 2, "dash": "dot"},
+        },
+        {
+            "type": "scatter",
+            "x": curv.alphas,
+            "y": curv.loss_random,
+            "name": tr("hvp.fig.random_direction", lang),
+            "line": {"color": BLUE, "width": 4},
+        },
+    ]
     yaxis = axis_props(tr("hvp.fig.loss", lang), title_px=None)
     finite = np.concatenate([curv.loss_top, curv.loss_random])
     finite = finite[np.isfinite(finite)]
@@ -410,10 +612,15 @@ def net_hessian_figure(
     top = float(np.percentile(finite, 99)) if finite.size else 1.0
     top = top if top > 0 else 1.0
     heatmap = {
-        "type": "heatmap", "z": h, "colorscale": DIVERGING, "zmid": 0, "zmin": -top,
-        "zmax": top, "colorbar": {"title": {"text": tr("hvp.fig.net_hessian", lang)}},
+        "type": "heatmap",
+        "z": h,
+        "colorscale": DIVERGING,
+        "zmid": 0,
+        "zmin": -top,
+        "zmax": top,
+        "colorbar": {"title": {"text": tr("hvp.fig.net_hessian", lang)}},
         "hovertemplate": "%{z:.3g}<extra></extra>",
-    }  # fmt: skip
+    }
     ticks, labels, shapes = [], [], []
     for name, start, stop in layer_blocks(sizes):
         lo, hi = start / b - 0.5, stop / b - 0.5
@@ -423,11 +630,19 @@ def net_hessian_figure(
             line = {"color": "#333", "width": 1}
             shapes += [vline(lo, line), hline(lo, dict(line))]
     return new_figure(
-        [heatmap], projector=projector, **figure_layout(620), shapes=shapes,
+        [heatmap],
+        projector=projector,
+        **figure_layout(620),
+        shapes=shapes,
         xaxis=axis_props(tickvals=ticks, ticktext=labels, side="top", constrain="domain"),
-        yaxis=axis_props(tickvals=list(ticks), ticktext=list(labels), autorange="reversed",
-                    scaleanchor="x", constrain="domain"),
-    )  # fmt: skip
+        yaxis=axis_props(
+            tickvals=list(ticks),
+            ticktext=list(labels),
+            autorange="reversed",
+            scaleanchor="x",
+            constrain="domain",
+        ),
+    )
 
 
 # The notebook's last cell: drawn from what compute.py's ``__main__`` left behind (net, curv).
@@ -463,5 +678,8 @@ def notebook(source: str, title: str, figure: str) -> str:
     """The download ``source`` as a notebook: a ``title`` cell, the source cut into cells at
     its ``# %%`` lines, then ``figure`` (prose) above a cell that draws the training loss, power
     iteration against Lanczos and Hutchinson's running mean. Returns nbformat 4 JSON."""
-    return percent_notebook(source, before=[("markdown", title)],
-                            after=[("markdown", figure), ("code", _NOTEBOOK_FIGURE.strip())])  # fmt: skip
+    return percent_notebook(
+        source,
+        before=[("markdown", title)],
+        after=[("markdown", figure), ("code", _NOTEBOOK_FIGURE.strip())],
+    )

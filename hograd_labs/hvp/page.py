@@ -39,13 +39,17 @@ LIMIT, STEP = 3.0, 0.05  # the sliders of p: -3..3 in steps of 0.05
 WIDTHS = [2, 4, 8, 16, 32, 64, 128, 256, 512]
 NET_DEFAULTS = {"steps": 300, "seed": 0, "top_k": 3, "power": 20, "probes": 30}
 #: The training form: its settings enter the URL when Train is pressed (hograd_ui/parts/link_form.py).
-NET_FORM = LinkedForm({
-    "hvp.net.steps": Field("slider", NET_DEFAULTS["steps"], 50, 1000, 50),
-    "hvp.net.seed": Field("number", NET_DEFAULTS["seed"], 0, 999),
-    "hvp.net.top_k": Field("slider", NET_DEFAULTS["top_k"], 1, network.NETWORK_BUDGET.max_top_k),
-    "hvp.net.power": Field("slider", NET_DEFAULTS["power"], 5, 100, 5),
-    "hvp.net.probes": Field("slider", NET_DEFAULTS["probes"], 10, 200, 10),
-})  # fmt: skip
+NET_FORM = LinkedForm(
+    {
+        "hvp.net.steps": Field("slider", NET_DEFAULTS["steps"], 50, 1000, 50),
+        "hvp.net.seed": Field("number", NET_DEFAULTS["seed"], 0, 999),
+        "hvp.net.top_k": Field(
+            "slider", NET_DEFAULTS["top_k"], 1, network.NETWORK_BUDGET.max_top_k
+        ),
+        "hvp.net.power": Field("slider", NET_DEFAULTS["power"], 5, 100, 5),
+        "hvp.net.probes": Field("slider", NET_DEFAULTS["probes"], 10, 200, 10),
+    }
+)
 
 
 def num(x: float, digits: int = 6) -> str:
@@ -76,7 +80,7 @@ def set_example(text: str, names: tuple) -> None:
         *((f"hvp.p.{n}", p) for n, p in zip(names, where.point, strict=True)),
         *((f"hvp.v.{n}", v) for n, v in zip(names, where.vector, strict=True)),
         ("hvp.radius", where.radius),
-    ):  # fmt: skip
+    ):
         st.session_state[key] = value
 
 
@@ -115,7 +119,7 @@ def typed_mode(row: object) -> None:
         "ways": lambda: ways(fn, sliders["p"], sliders["v"]),
         "slices": lambda: slices(ex, names),
         "power": lambda: power(ex.power, names),
-    }  # fmt: skip
+    }
     if present():  # projected: each view a screen of its own (Next / PageDown)
         for k in views:
             if shown[k]:
@@ -159,20 +163,29 @@ def _typed_inputs(fn, names: tuple) -> tuple[dict, float]:  # noqa: ANN001 - a p
     sliders = {}
     start = example(fn.text, len(names))  # the defaults: in the URL only what differs
     for col, kind, low, values in (
-        (cols[0], "p", -LIMIT, start.point), (cols[1], "v", -2.0, start.vector)
-    ):  # fmt: skip
+        (cols[0], "p", -LIMIT, start.point),
+        (cols[1], "v", -2.0, start.vector),
+    ):
         with col:
             st.markdown(f"**{t('hvp.point' if kind == 'p' else 'hvp.vector')}**")
             sliders[kind] = tuple(
-                draw_linked(st, f"`{name}`", f"hvp.{kind}.{name}",
-                        Field("slider", float(value), low, -low, STEP))  # fmt: skip
+                draw_linked(
+                    st,
+                    f"`{name}`",
+                    f"hvp.{kind}.{name}",
+                    Field("slider", float(value), low, -low, STEP),
+                )
                 for name, value in zip(names, values, strict=True)
-            )  # fmt: skip
+            )
             if kind == "p":  # a slider steps by 0.05: a point such as (1, π/2) is typed here
                 exact_entry(
-                    "hvp.p.exact", t("hvp.point.exact"), [f"hvp.p.{n}" for n in names],
-                    -LIMIT, LIMIT, sliders["p"],
-                )  # fmt: skip
+                    "hvp.p.exact",
+                    t("hvp.point.exact"),
+                    [f"hvp.p.{n}" for n in names],
+                    -LIMIT,
+                    LIMIT,
+                    sliders["p"],
+                )
     with cols[2]:
         radius = draw_linked(
             st, t("hvp.radius"), "hvp.radius", Field("slider", float(start.radius), 0.25, 5.0, 0.25)
@@ -192,9 +205,10 @@ def numbers(fn, ex: curvature.Exploration, names: tuple, sliders: dict, radius: 
     m[3].metric(t("hvp.metric.verdict"), kind, help=t("hvp.metric.verdict.help"))
     rows = (r.point, r.vector, clean(r.gradient), clean(r.hvp))
     table = pd.DataFrame(
-        [[num(x) for x in row] for row in rows], columns=names,
+        [[num(x) for x in row] for row in rows],
+        columns=names,
         index=[t(f"hvp.col.{c}") for c in ("point", "vector", "gradient", "hv")],
-    )  # fmt: skip
+    )
     static_table(table, hide_index=False)
     st.caption(t("hvp.table.caption", ms=f"{r.seconds * 1000:.2f}"))
     hvp_row(fn, sliders["p"], sliders["v"], radius)  # downloads: the view as a notebook
@@ -205,11 +219,14 @@ def ways(fn, point: tuple, vector: tuple) -> None:  # noqa: ANN001 - a parsed Fu
     st.markdown(t("hvp.ways.intro", repeats=timed.repeats))
     labels = [t(f"hvp.method.{m}") for m in curvature.METHODS]
     rows = [
-        [labels[i], "(" + ", ".join(num(x) for x in clean(timed.values[i])) + ")",
-         f"{timed.max_error[i]:.1e}" if timed.max_error[i] else "0",
-         f"{timed.relative[i]:.1f}×" if math.isfinite(timed.relative[i]) else "—"]
+        [
+            labels[i],
+            "(" + ", ".join(num(x) for x in clean(timed.values[i])) + ")",
+            f"{timed.max_error[i]:.1e}" if timed.max_error[i] else "0",
+            f"{timed.relative[i]:.1f}×" if math.isfinite(timed.relative[i]) else "—",
+        ]
         for i in range(len(labels))
-    ]  # fmt: skip
+    ]
     header = ["hvp.ways.method", "hvp.ways.hv", "hvp.ways.error", "hvp.ways.relative"]
     st.dataframe(
         pd.DataFrame(rows, columns=[t(h) for h in header]), hide_index=True, width="stretch"
@@ -258,15 +275,20 @@ def hessian(ex: curvature.Exploration, names: tuple, text: str) -> None:
         vectors = clean(r.eigenvectors)
         eig = pd.DataFrame(
             [[num(r.eigenvalues[i]), *[num(x) for x in vectors[:, i]]] for i in range(len(names))],
-            columns=[t("hvp.eigen.value"), *names], index=[f"e{i + 1}" for i in range(len(names))],
-        )  # fmt: skip
+            columns=[t("hvp.eigen.value"), *names],
+            index=[f"e{i + 1}" for i in range(len(names))],
+        )
         st.dataframe(eig, width="stretch")
         eigen_file(r, text)  # downloads: the eigen table
         st.caption(t("hvp.eigen.vector"))
         reason = t(
-            f"hvp.reason.{v.reason}", n=len(names), pos=v.positive, neg=v.negative, zero=v.zero,
+            f"hvp.reason.{v.reason}",
+            n=len(names),
+            pos=v.positive,
+            neg=v.negative,
+            zero=v.zero,
             tol=f"{v.tolerance:.0e}",
-        )  # fmt: skip
+        )
         tol = f"{CRITICAL_TOLERANCE:g}"
         if v.critical:
             box = st.success if v.kind in ("minimum", "maximum") else st.warning
@@ -367,17 +389,25 @@ def _net_inputs(budget: network.NetworkBudget) -> tuple[tuple, bool]:
         t("hvp.net.size", n=f"{n:,}", shape=shape, entries=f"{n * n:,}")
         + " "
         + t(
-            "hvp.net.limits", steps=f"{network.most_steps(chosen):,}", batch=chosen.batch,
-            work=f"{budget.max_train_work:,.0f}", hvps=f"{network.analysis_limit(n):,}",
+            "hvp.net.limits",
+            steps=f"{network.most_steps(chosen):,}",
+            batch=chosen.batch,
+            work=f"{budget.max_train_work:,.0f}",
+            hvps=f"{network.analysis_limit(n):,}",
         )
-    )  # fmt: skip
+    )
     NET_FORM.seed()  # the link's training settings, read as a bound widget would read them
     with st.form("hvp.net.form", border=True):
-        steps, seed, top_k, power_steps, probes = NET_FORM.row({
-            "hvp.net.steps": t("hvp.net.steps"), "hvp.net.seed": t("hvp.net.seed"),
-            "hvp.net.top_k": t("hvp.net.top_k"), "hvp.net.power": t("hvp.net.power_steps"),
-            "hvp.net.probes": t("hvp.net.probes"),
-        }, gap="large")  # fmt: skip
+        steps, seed, top_k, power_steps, probes = NET_FORM.row(
+            {
+                "hvp.net.steps": t("hvp.net.steps"),
+                "hvp.net.seed": t("hvp.net.seed"),
+                "hvp.net.top_k": t("hvp.net.top_k"),
+                "hvp.net.power": t("hvp.net.power_steps"),
+                "hvp.net.probes": t("hvp.net.probes"),
+            },
+            gap="large",
+        )
         pressed = st.form_submit_button(t("hvp.net.train"), type="primary")
     NET_FORM.write()  # in the URL once submitted: a link trains what it shows
     asked = (dataset, (width,) * layers, steps, int(seed), top_k, power_steps, probes)
@@ -397,8 +427,12 @@ def network_script(run: tuple) -> None:
     title, figure = t("hvp.net.nb.title", limit=limit), t("hvp.net.nb.figure")
     with st.expander(t("hvp.net.nb.code"), icon=":material/code:"):
         st.code(code.source, language="python", line_numbers=True, height=480)
-        code_file(code.source, "hograd_hvp_network", "hvp.net",
-                  notebook=lambda: figs.notebook(code.source, title, figure))  # fmt: skip
+        code_file(
+            code.source,
+            "hograd_hvp_network",
+            "hvp.net",
+            notebook=lambda: figs.notebook(code.source, title, figure),
+        )
 
 
 def results(net: TrainedNet, curv: NetCurvature, row: object) -> None:
@@ -417,7 +451,7 @@ def results(net: TrainedNet, curv: NetCurvature, row: object) -> None:
         "sharp": lambda: sharp(curv),
         "hessian": lambda: net_hessian(net, curv),
         "training": lambda: chart(figs.training_figure(net, lang(), present())),
-    }  # fmt: skip
+    }
     if present():  # projected: each view a screen of its own (Next / PageDown)
         shown = slides(labels, "hvp.net.screen", row)
         for k in names:
@@ -437,10 +471,12 @@ def trace(curv: NetCurvature) -> None:
     st.markdown(
         "### "
         + t(
-            "hvp.net.trace.estimate", trace=num(curv.trace),
-            error=num(2 * curv.trace_error), m=curv.probes.size,
+            "hvp.net.trace.estimate",
+            trace=num(curv.trace),
+            error=num(2 * curv.trace_error),
+            m=curv.probes.size,
         )
-    )  # fmt: skip
+    )
     if curv.trace_exact is not None:
         st.markdown(t("hvp.net.trace.exact", exact=num(curv.trace_exact)))
     chart(figs.hutchinson_figure(curv, lang(), present()))
@@ -463,9 +499,8 @@ def net_hessian(net: TrainedNet, curv: NetCurvature) -> None:
         st.info(t("hvp.net.too_big", limit=limit, n=n))
     else:
         caption = (
-            "hvp.net.hessian.caption" if curv.heatmap_block > 1
-            else "hvp.net.hessian.caption_full"
-        )  # fmt: skip
+            "hvp.net.hessian.caption" if curv.heatmap_block > 1 else "hvp.net.hessian.caption_full"
+        )
         seconds = f"{curv.hessian_seconds:.1f}"
         st.caption(t(caption, n=f"{curv.parameters:,}", seconds=seconds, b=curv.heatmap_block))
         chart(figs.net_hessian_figure(curv, net.sizes, lang(), present()))
@@ -474,14 +509,31 @@ def net_hessian(net: TrainedNet, curv: NetCurvature) -> None:
 def top_eigenvalue(curv: NetCurvature) -> None:
     ref = curv.reference
     rows = [
-        [t("hvp.net.method.lanczos"), num(curv.lanczos[0]), curv.lanczos_hvps,
-         f"{curv.lanczos_seconds * 1e3:.0f}", abs(curv.lanczos[0] - ref) / abs(ref)],
-        [t("hvp.net.method.power", steps=curv.power.size), num(curv.power[-1]), curv.power.size,
-         f"{curv.power_seconds * 1e3:.0f}", abs(curv.power[-1] - ref) / abs(ref)],
-    ]  # fmt: skip
+        [
+            t("hvp.net.method.lanczos"),
+            num(curv.lanczos[0]),
+            curv.lanczos_hvps,
+            f"{curv.lanczos_seconds * 1e3:.0f}",
+            abs(curv.lanczos[0] - ref) / abs(ref),
+        ],
+        [
+            t("hvp.net.method.power", steps=curv.power.size),
+            num(curv.power[-1]),
+            curv.power.size,
+            f"{curv.power_seconds * 1e3:.0f}",
+            abs(curv.power[-1] - ref) / abs(ref),
+        ],
+    ]
     if curv.exact is not None:
-        rows.append([t("hvp.net.method.exact"), num(curv.exact[0]), curv.parameters,
-                     f"{curv.hessian_seconds * 1e3:.0f}", 0.0])  # fmt: skip
+        rows.append(
+            [
+                t("hvp.net.method.exact"),
+                num(curv.exact[0]),
+                curv.parameters,
+                f"{curv.hessian_seconds * 1e3:.0f}",
+                0.0,
+            ]
+        )
     header = [t(f"hvp.net.col.{c}") for c in ("method", "estimate", "hvps", "time", "error")]
     table = pd.DataFrame(rows, columns=header)
     table[header[4]] = table[header[4]].map(lambda e: f"{e:.2e}" if e else "0")
@@ -517,8 +569,14 @@ def draw() -> None:
     modes = {m: t(f"hvp.mode.{m}") for m in ("typed", "network")}
     if projector:  # two short buttons without a label: the row stays one line
         short = {"typed": t("hvp.mode.short.typed"), "network": t("hvp.mode.short.network")}
-        mode = localized_choice(t("hvp.mode"), short, "hvp.mode", widget="segmented_control",
-                                container=row, label_visibility="collapsed")  # fmt: skip
+        mode = localized_choice(
+            t("hvp.mode"),
+            short,
+            "hvp.mode",
+            widget="segmented_control",
+            container=row,
+            label_visibility="collapsed",
+        )
     else:
         mode = localized_radio(t("hvp.mode"), modes, "hvp.mode", horizontal=True)
     if mode == "typed":

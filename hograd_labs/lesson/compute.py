@@ -106,34 +106,110 @@ class Step:
 
 
 STEPS: tuple[Step, ...] = (
-    Step("grad", "lesson.grad.title", "lesson.grad.text", "lesson.grad.teacher", "curves",
-         Exercise(NUMBER, "lesson.grad.prompt", "lesson.grad.hint", "lesson.grad.explain",
-                  tolerance=0.01), order=1),
-    Step("create_graph", "lesson.create_graph.title", "lesson.create_graph.text",
-         "lesson.create_graph.teacher", "flags",
-         Exercise(FLAGS, "lesson.create_graph.prompt", "lesson.create_graph.hint",
-                  "lesson.create_graph.explain", goal=NO_CREATE_GRAPH,
-                  start=FlagSettings(create_graph=True, action="next"))),
-    Step("second", "lesson.second.title", "lesson.second.text", "lesson.second.teacher",
-         "curves",
-         Exercise(NUMBER, "lesson.second.prompt", "lesson.second.hint", "lesson.second.explain",
-                  tolerance=0.01), order=3),
-    Step("growth", "lesson.growth.title", "lesson.growth.text", "lesson.growth.teacher",
-         "growth",
-         Exercise(CHOICE, "lesson.growth.prompt", "lesson.growth.hint", "lesson.growth.explain",
-                  options=("lesson.growth.opt.stopped", "lesson.growth.opt.steady",
-                           "lesson.growth.opt.growing"))),
-    Step("freed", "lesson.freed.title", "lesson.freed.text", "lesson.freed.teacher", "flags",
-         Exercise(FLAGS, "lesson.freed.prompt", "lesson.freed.hint", "lesson.freed.explain",
-                  goal=SECOND_TIME, start=FlagSettings(create_graph=True, action="next"))),
-    Step("hvp", "lesson.hvp.title", "lesson.hvp.text", "lesson.hvp.teacher", "hvp",
-         Exercise(VECTOR, "lesson.hvp.prompt", "lesson.hvp.hint", "lesson.hvp.explain",
-                  tolerance=0.01)),
-    Step("used", "lesson.used.title", "lesson.used.text", "lesson.used.teacher", "newton",
-         Exercise(CHOICE, "lesson.used.prompt", "lesson.used.hint", "lesson.used.explain",
-                  options=("lesson.used.opt.one", "lesson.used.opt.few", "lesson.used.opt.many",
-                           "lesson.used.opt.never"))),
-)  # fmt: skip
+    Step(
+        "grad",
+        "lesson.grad.title",
+        "lesson.grad.text",
+        "lesson.grad.teacher",
+        "curves",
+        Exercise(
+            NUMBER, "lesson.grad.prompt", "lesson.grad.hint", "lesson.grad.explain", tolerance=0.01
+        ),
+        order=1,
+    ),
+    Step(
+        "create_graph",
+        "lesson.create_graph.title",
+        "lesson.create_graph.text",
+        "lesson.create_graph.teacher",
+        "flags",
+        Exercise(
+            FLAGS,
+            "lesson.create_graph.prompt",
+            "lesson.create_graph.hint",
+            "lesson.create_graph.explain",
+            goal=NO_CREATE_GRAPH,
+            start=FlagSettings(create_graph=True, action="next"),
+        ),
+    ),
+    Step(
+        "second",
+        "lesson.second.title",
+        "lesson.second.text",
+        "lesson.second.teacher",
+        "curves",
+        Exercise(
+            NUMBER,
+            "lesson.second.prompt",
+            "lesson.second.hint",
+            "lesson.second.explain",
+            tolerance=0.01,
+        ),
+        order=3,
+    ),
+    Step(
+        "growth",
+        "lesson.growth.title",
+        "lesson.growth.text",
+        "lesson.growth.teacher",
+        "growth",
+        Exercise(
+            CHOICE,
+            "lesson.growth.prompt",
+            "lesson.growth.hint",
+            "lesson.growth.explain",
+            options=(
+                "lesson.growth.opt.stopped",
+                "lesson.growth.opt.steady",
+                "lesson.growth.opt.growing",
+            ),
+        ),
+    ),
+    Step(
+        "freed",
+        "lesson.freed.title",
+        "lesson.freed.text",
+        "lesson.freed.teacher",
+        "flags",
+        Exercise(
+            FLAGS,
+            "lesson.freed.prompt",
+            "lesson.freed.hint",
+            "lesson.freed.explain",
+            goal=SECOND_TIME,
+            start=FlagSettings(create_graph=True, action="next"),
+        ),
+    ),
+    Step(
+        "hvp",
+        "lesson.hvp.title",
+        "lesson.hvp.text",
+        "lesson.hvp.teacher",
+        "hvp",
+        Exercise(
+            VECTOR, "lesson.hvp.prompt", "lesson.hvp.hint", "lesson.hvp.explain", tolerance=0.01
+        ),
+    ),
+    Step(
+        "used",
+        "lesson.used.title",
+        "lesson.used.text",
+        "lesson.used.teacher",
+        "newton",
+        Exercise(
+            CHOICE,
+            "lesson.used.prompt",
+            "lesson.used.hint",
+            "lesson.used.explain",
+            options=(
+                "lesson.used.opt.one",
+                "lesson.used.opt.few",
+                "lesson.used.opt.many",
+                "lesson.used.opt.never",
+            ),
+        ),
+    ),
+)
 #: the growth kinds (graphs.trend) in the order of the growth step's options
 GROWTH_KINDS = ("stopped", "steady", "growing")
 #: the Newton step's options as step counts: (first, last) of each bucket, None = not reached
@@ -192,14 +268,18 @@ def answer(name: str) -> Answer:
         text, x0, order = GROWTH
         nodes = [s.nodes for s in graph_lab(parse(text), x0, order).stats]
         kind = trend(nodes).kind
-        facts = (("nodes", ", ".join(str(n) for n in nodes)),
-                 ("ratio", f"{nodes[-1] / nodes[-2]:.2f}"))  # fmt: skip
+        facts = (
+            ("nodes", ", ".join(str(n) for n in nodes)),
+            ("ratio", f"{nodes[-1] / nodes[-2]:.2f}"),
+        )
         return Answer((float(GROWTH_KINDS.index(kind)),), facts=facts)
     if name == "hvp":
         text, point, vector = HVP
         r = hvp(parse(text), point, vector)
-        traps = ((tuple(r.gradient.tolist()), "lesson.trap.gradient"),
-                 (tuple(vector), "lesson.trap.vector"))  # fmt: skip
+        traps = (
+            (tuple(r.gradient.tolist()), "lesson.trap.gradient"),
+            (tuple(vector), "lesson.trap.vector"),
+        )
         return Answer(tuple(r.hvp.tolist()), traps=traps)
     if name == "used":
         # the explanation says gradient descent had not arrived after all its steps
@@ -292,8 +372,11 @@ def check(step: Step, given: tuple[float | None, ...] | int | None, truth: Answe
     if ex.kind == NUMBER:
         key = "lesson.check.high" if numbers[0] > truth.values[0] else "lesson.check.low"
         return Verdict(False, key, (("value", _show(numbers)),))
-    off = next(i for i, (g, t) in enumerate(zip(numbers, truth.values, strict=True))
-               if abs(g - t) > ex.tolerance)  # fmt: skip
+    off = next(
+        i
+        for i, (g, t) in enumerate(zip(numbers, truth.values, strict=True))
+        if abs(g - t) > ex.tolerance
+    )
     return Verdict(False, "lesson.check.component", (("index", str(off + 1)),))
 
 

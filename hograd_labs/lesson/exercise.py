@@ -60,9 +60,10 @@ def _check(number: int, on_check: OnCheck | None = None) -> None:
         if step.exercise.kind == FLAGS:
             key = f"lesson.{step.name}"
             settings = (
-                st.session_state[f"{key}.cg"], RETAIN[st.session_state[f"{key}.rg"] or "None"],
+                st.session_state[f"{key}.cg"],
+                RETAIN[st.session_state[f"{key}.rg"] or "None"],
                 st.session_state[f"{key}.action"],
-            )  # fmt: skip
+            )
             understood = f"create_graph={settings[0]}, retain_graph={settings[1]}, {settings[2]}"
             verdict = check_flags(step, run_flags_for(*settings))
         else:
@@ -115,9 +116,13 @@ def _choice(step: Step) -> None:
         _forget(step.name)
 
     st.radio(
-        t("lesson.choice.label"), list(range(len(labels))), index=None, key=widget,
-        format_func=labels.__getitem__, on_change=sync,
-    )  # fmt: skip
+        t("lesson.choice.label"),
+        list(range(len(labels))),
+        index=None,
+        key=widget,
+        format_func=labels.__getitem__,
+        on_change=sync,
+    )
 
 
 def _inputs(step: Step) -> None:
@@ -128,17 +133,26 @@ def _inputs(step: Step) -> None:
     ex, key = step.exercise, f"lesson.ans.{step.name}"
     if ex.kind == NUMBER:
         st.columns([1, 2])[0].text_input(
-            t("lesson.answer.label"), key=key, max_chars=MAX_CHARS, help=t("lesson.answer.help"),
-            on_change=_forget, args=(step.name,), persist_state="session",
-        )  # fmt: skip
+            t("lesson.answer.label"),
+            key=key,
+            max_chars=MAX_CHARS,
+            help=t("lesson.answer.help"),
+            on_change=_forget,
+            args=(step.name,),
+            persist_state="session",
+        )
     elif ex.kind == VECTOR:
         size = len(lesson_answer(step.name).values)
         for i, column in enumerate(st.columns(size + 2)[:size]):
             column.text_input(
-                t("lesson.answer.component", index=i + 1), key=f"{key}.{i}",
-                max_chars=MAX_CHARS, help=t("lesson.answer.help"), on_change=_forget,
-                args=(step.name,), persist_state="session",
-            )  # fmt: skip
+                t("lesson.answer.component", index=i + 1),
+                key=f"{key}.{i}",
+                max_chars=MAX_CHARS,
+                help=t("lesson.answer.help"),
+                on_change=_forget,
+                args=(step.name,),
+                persist_state="session",
+            )
     elif ex.kind == CHOICE:
         _choice(step)
 
@@ -176,8 +190,11 @@ def answer_text(step: Step) -> str:
     """The answer to ``step``'s exercise, as the teacher's version says it."""
     ex, truth = step.exercise, lesson_answer(step.name)
     if ex.kind in (NUMBER, VECTOR):
-        answer = t("lesson.teacher.answer_number", value=_numbers(truth.values),
-                   tolerance=f"{ex.tolerance:g}")  # fmt: skip
+        answer = t(
+            "lesson.teacher.answer_number",
+            value=_numbers(truth.values),
+            tolerance=f"{ex.tolerance:g}",
+        )
     elif ex.kind == CHOICE:
         answer = t("lesson.teacher.answer_choice", value=t(ex.options[int(truth.values[0])]))
     else:
@@ -207,14 +224,21 @@ def show(number: int, teacher: bool, on_check: OnCheck | None = None) -> None:
     hint_key = f"lesson.hint.{step.name}"
     with st.container(horizontal=True):
         st.button(
-            t("lesson.check"), key=f"lesson.check.{step.name}", type="primary",
-            on_click=_check, args=(number, on_check), icon=":material/task_alt:",
-        )  # fmt: skip
+            t("lesson.check"),
+            key=f"lesson.check.{step.name}",
+            type="primary",
+            on_click=_check,
+            args=(number, on_check),
+            icon=":material/task_alt:",
+        )
         st.button(
-            t("lesson.hint.show"), key=f"lesson.hint_button.{step.name}", icon=":material/help:",
-            on_click=st.session_state.__setitem__, args=(hint_key, True),
+            t("lesson.hint.show"),
+            key=f"lesson.hint_button.{step.name}",
+            icon=":material/help:",
+            on_click=st.session_state.__setitem__,
+            args=(hint_key, True),
             disabled=st.session_state.get(hint_key, False),
-        )  # fmt: skip
+        )
     if st.session_state.get(hint_key):
         st.info(f"**{t('lesson.hint.title')}** {t(ex.hint)}", icon=":material/help:")
     refused = st.session_state.get(f"lesson.refused.{step.name}")

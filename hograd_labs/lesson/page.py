@@ -49,15 +49,24 @@ class Classroom(Protocol):
 def _buttons(where: object, number: int) -> None:
     """Previous and Next; in presentation mode PageUp and PageDown press them (a clicker)."""
     where.button(
-        t("lesson.prev"), icon=":material/arrow_back:", on_click=state.go,
-        args=(number - 1, TOTAL), disabled=number == 1, key="lesson.prev",
+        t("lesson.prev"),
+        icon=":material/arrow_back:",
+        on_click=state.go,
+        args=(number - 1, TOTAL),
+        disabled=number == 1,
+        key="lesson.prev",
         shortcut="PageUp" if present() else None,
-    )  # fmt: skip
+    )
     where.button(
-        t("lesson.next"), icon=":material/arrow_forward:", on_click=state.go,
-        args=(number + 1, TOTAL), disabled=number == TOTAL, type="primary", key="lesson.next",
+        t("lesson.next"),
+        icon=":material/arrow_forward:",
+        on_click=state.go,
+        args=(number + 1, TOTAL),
+        disabled=number == TOTAL,
+        type="primary",
+        key="lesson.next",
         shortcut="PageDown" if present() else None,
-    )  # fmt: skip
+    )
 
 
 def draw(classroom: Classroom, views: Mapping[str, View]) -> None:
@@ -90,11 +99,14 @@ def draw(classroom: Classroom, views: Mapping[str, View]) -> None:
     row = present_row()
     st.session_state["lesson.nav"] = number
     row.segmented_control(
-        t("lesson.nav"), list(range(1, TOTAL + 1)), required=True, key="lesson.nav",
+        t("lesson.nav"),
+        list(range(1, TOTAL + 1)),
+        required=True,
+        key="lesson.nav",
         format_func=lambda n: f"{n} ✓" if n in done else str(n),
         on_change=lambda: state.go(st.session_state["lesson.nav"], TOTAL),
         label_visibility="collapsed" if present() else "visible",
-    )  # fmt: skip
+    )
     if present():
         _buttons(row, number)
         row.progress(progress[0], text=progress[1], width=PRESENT_BAR)

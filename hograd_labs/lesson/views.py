@@ -47,14 +47,28 @@ def _flag_settings(step: Step) -> tuple[bool, bool | None, str]:
     left, right = st.columns([2, 3], gap="large")
     with left.container(horizontal=True, vertical_alignment="bottom"):
         create_graph = st.toggle(
-            t("graph.flags.create_graph"), start.create_graph, key=f"{key}.cg",
-            help=t("graph.flags.create_graph.help"), bind="query-params",
-        )  # fmt: skip
-        retain = st.segmented_control(
-            t("graph.flags.retain_graph"), list(RETAIN), default="None", required=True,
-            key=f"{key}.rg", help=t("graph.flags.retain_graph.help"), bind="query-params",
-            format_func={**{v: v for v in RETAIN}, "None": t("graph.flags.retain.default")}.__getitem__,
-        ) or "None"  # fmt: skip
+            t("graph.flags.create_graph"),
+            start.create_graph,
+            key=f"{key}.cg",
+            help=t("graph.flags.create_graph.help"),
+            bind="query-params",
+        )
+        retain = (
+            st.segmented_control(
+                t("graph.flags.retain_graph"),
+                list(RETAIN),
+                default="None",
+                required=True,
+                key=f"{key}.rg",
+                help=t("graph.flags.retain_graph.help"),
+                bind="query-params",
+                format_func={
+                    **{v: v for v in RETAIN},
+                    "None": t("graph.flags.retain.default"),
+                }.__getitem__,
+            )
+            or "None"
+        )
     actions = {a: t(f"graph.flags.action.{a}") for a in ("next", "again", "backward")}
     action = localized_radio(t("graph.flags.action"), actions, f"{key}.action", container=right)
     return create_graph, RETAIN[retain], action
@@ -89,9 +103,13 @@ def growth_view(step: Step, row: object = None) -> None:
     """Nodes, depth, saved bytes and time per order, as on the graph page."""
     _, x0, order = GROWTH
     text = (row or st).segmented_control(
-        t("lesson.growth.pick"), list(GROWTH_CHOICES), default=GROWTH_CHOICES[0], required=True,
-        key="lesson.growth.fn", bind="query-params",
-    ) or GROWTH_CHOICES[0]  # fmt: skip
+        t("lesson.growth.pick"),
+        list(GROWTH_CHOICES),
+        default=GROWTH_CHOICES[0],
+        required=True,
+        key="lesson.growth.fn",
+        bind="query-params",
+    ) or GROWTH_CHOICES[0]
     try:
         lab = lab_for(text, x0)
     except HogradError as err:
@@ -119,5 +137,8 @@ def hvp_view(step: Step, row: object = None) -> None:
 
 #: The Newton step's view is the Newton lab's (hograd_labs/newton/page.py), added by pages/lesson.py.
 VIEWS = {
-    "curves": curves_view, "flags": flags_view, "growth": growth_view, "hvp": hvp_view,
-}  # fmt: skip
+    "curves": curves_view,
+    "flags": flags_view,
+    "growth": growth_view,
+    "hvp": hvp_view,
+}

@@ -87,11 +87,14 @@ def check_sine(sine: NewSine) -> None:
     Raises:
         ArgumentError, BudgetError: the setting, its range and the value received.
     """
-    for name, got, (low, high) in (("amplitude", sine.amplitude, AMPLITUDE),
-                                   ("phase", sine.phase, PHASE)):  # fmt: skip
+    for name, got, (low, high) in (
+        ("amplitude", sine.amplitude, AMPLITUDE),
+        ("phase", sine.phase, PHASE),
+    ):
         if not (math.isfinite(got) and low <= got <= high):  # a shape, not an amount of work
-            raise ArgumentError("why.budget.range", name=name, low=low, high=round(high, 4),
-                                got=got)  # fmt: skip
+            raise ArgumentError(
+                "why.budget.range", name=name, low=low, high=round(high, 4), got=got
+            )
     check("steps", sine.steps, 0, MAML_BUDGET.max_adapt_steps)
     check("seed", sine.seed, 0, 10**6)
 

@@ -30,10 +30,25 @@ import torch
 from torch.func import grad, grad_and_value, vmap
 
 __all__ = [
-    "METHODS", "Adaptation", "MamlConfig", "MamlRun", "NewSine", "adapt", "forward",
-    "graph_size", "initial_theta", "inner_loop", "meta_gradient", "meta_gradient_func", "parameter_count",
-    "report", "run", "sine_against_held_out", "sine_tasks", "task_losses",
-]  # fmt: skip
+    "METHODS",
+    "Adaptation",
+    "MamlConfig",
+    "MamlRun",
+    "NewSine",
+    "adapt",
+    "forward",
+    "graph_size",
+    "initial_theta",
+    "inner_loop",
+    "meta_gradient",
+    "meta_gradient_func",
+    "parameter_count",
+    "report",
+    "run",
+    "sine_against_held_out",
+    "sine_tasks",
+    "task_losses",
+]
 
 #: second-order MAML, first-order MAML (no create_graph), plain training on all tasks
 METHODS = ("second", "first", "pretrain")
@@ -139,8 +154,14 @@ def query_loss(theta, batch, config, create_graph, steps=None):  # noqa: ANN001,
     """The meta-loss: the mean query loss after adapting on the support points."""
     _, _, x, y = batch
     k = config.k_shot
-    fast = inner_loop(theta, x[:, :k], y[:, :k], config, create_graph,
-                      config.inner_steps if steps is None else steps)  # fmt: skip
+    fast = inner_loop(
+        theta,
+        x[:, :k],
+        y[:, :k],
+        config,
+        create_graph,
+        config.inner_steps if steps is None else steps,
+    )
     return task_losses(fast, x[:, k:], y[:, k:], config.hidden, config.activation).mean()
 
 
@@ -335,9 +356,19 @@ def run(
         thetas[method] = theta.detach().numpy().copy()
         evals[method] = np.array(losses)
     return MamlRun(
-        config, parameter_count(config.hidden), thetas, eval_steps, evals, status, nodes, saved,
-        seconds, cosine, share, time.perf_counter() - start,
-    )  # fmt: skip
+        config,
+        parameter_count(config.hidden),
+        thetas,
+        eval_steps,
+        evals,
+        status,
+        nodes,
+        saved,
+        seconds,
+        cosine,
+        share,
+        time.perf_counter() - start,
+    )
 
 
 # %% Adapting each trained start to a new sine: plain gradient steps, no create_graph needed
@@ -397,9 +428,16 @@ def adapt(result: MamlRun, sine: NewSine) -> Adaptation:
         curves[method] = curve.numpy()
         errors[method] = ((curve - truth.flatten()) ** 2).mean(dim=1).numpy()
     return Adaptation(
-        float(a), float(phi), int(sine.steps), grid.flatten().numpy(), truth.flatten().numpy(),
-        sx.flatten().numpy(), sy.flatten().numpy(), curves, errors,
-    )  # fmt: skip
+        float(a),
+        float(phi),
+        int(sine.steps),
+        grid.flatten().numpy(),
+        truth.flatten().numpy(),
+        sx.flatten().numpy(),
+        sy.flatten().numpy(),
+        curves,
+        errors,
+    )
 
 
 def sine_against_held_out(

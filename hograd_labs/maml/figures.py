@@ -16,21 +16,34 @@ from hograd_ui.plotting import plain_figure
 from .compute import METHODS, Adaptation, MamlRun
 
 __all__ = [
-    "COLORS", "METHOD_KEYS", "adaptation_figure", "error_figure", "meta_training_figure",
+    "COLORS",
+    "METHOD_KEYS",
+    "adaptation_figure",
+    "error_figure",
+    "meta_training_figure",
     "notebook",
-]  # fmt: skip
+]
 
 COLORS = {"second": "#d62728", "first": "#ff7f0e", "pretrain": "#1f77b4"}
 #: The translation key of each starting point's name (also the legend entries).
-METHOD_KEYS = {"second": "maml.method.second", "first": "maml.method.first",
-               "pretrain": "maml.method.pretrain"}  # fmt: skip
+METHOD_KEYS = {
+    "second": "maml.method.second",
+    "first": "maml.method.first",
+    "pretrain": "maml.method.pretrain",
+}
 _DASH = {"second": "solid", "first": "dash", "pretrain": "dot"}
 
 
 def _line(x, y, method: str, lang: str, **extra: object) -> dict:  # noqa: ANN001
-    return {"type": "scatter", "x": x, "y": y, "mode": "lines",
-            "name": tr(METHOD_KEYS[method], lang),
-            "line": {"color": COLORS[method], "width": 3, "dash": _DASH[method]}, **extra}  # fmt: skip
+    return {
+        "type": "scatter",
+        "x": x,
+        "y": y,
+        "mode": "lines",
+        "name": tr(METHOD_KEYS[method], lang),
+        "line": {"color": COLORS[method], "width": 3, "dash": _DASH[method]},
+        **extra,
+    }
 
 
 def _title(text: str) -> dict:
@@ -59,50 +72,83 @@ def meta_training_figure(run: MamlRun, lang: str, projector: bool) -> object:
     traces = [
         _line(run.eval_steps[: len(run.eval_losses[m])], _positive(run.eval_losses[m]), m, lang)
         for m in METHODS
-    ]  # fmt: skip
+    ]
     steps = run.config.inner_steps
     return plain_figure(
-        traces, projector=projector, **_legend_below(480),
+        traces,
+        projector=projector,
+        **_legend_below(480),
         title=_title(tr("maml.fig.eval", lang, steps=steps)),
         xaxis=axis_props(tr("maml.fig.meta_step", lang)),
         yaxis=log_axis(tr("maml.fig.loss_axis", lang), *(t["y"] for t in traces)),
-    )  # fmt: skip
+    )
 
 
 def adaptation_figure(a: Adaptation, steps: int, lang: str, projector: bool) -> object:
     """The true sine, the K points seen, and each start's network after ``steps`` steps."""
     top = 1.15 * max(5.0, float(np.nanmax(np.abs([a.curves[m][steps] for m in METHODS]))))
     traces = [
-        {"type": "scatter", "x": a.xs, "y": a.truth, "mode": "lines",
-         "name": tr("maml.fig.truth", lang), "line": {"color": "#111", "width": 2}},
+        {
+            "type": "scatter",
+            "x": a.xs,
+            "y": a.truth,
+            "mode": "lines",
+            "name": tr("maml.fig.truth", lang),
+            "line": {"color": "#111", "width": 2},
+        },
         *(_line(a.xs, a.curves[m][steps], m, lang) for m in METHODS),
-        {"type": "scatter", "x": a.support_x, "y": a.support_y, "mode": "markers",
-         "name": tr("maml.fig.support", lang),
-         "marker": {"color": "#111", "size": 11, "line": {"color": "white", "width": 1.5}}},
-    ]  # fmt: skip
+        {
+            "type": "scatter",
+            "x": a.support_x,
+            "y": a.support_y,
+            "mode": "markers",
+            "name": tr("maml.fig.support", lang),
+            "marker": {"color": "#111", "size": 11, "line": {"color": "white", "width": 1.5}},
+        },
+    ]
     return plain_figure(
-        traces, projector=projector, **figure_layout(500, legend="bottom"),
+        traces,
+        projector=projector,
+        **figure_layout(500, legend="bottom"),
         title=_title(tr("maml.fig.curves", lang, steps=steps)),
-        xaxis=axis_props("x", range=[-5, 5]), yaxis=axis_props("y", range=[-min(top, 12), min(top, 12)]),
-    )  # fmt: skip
+        xaxis=axis_props("x", range=[-5, 5]),
+        yaxis=axis_props("y", range=[-min(top, 12), min(top, 12)]),
+    )
 
 
 def error_figure(a: Adaptation, steps: int, lang: str, projector: bool) -> object:
     """The error against the true sine after 0, 1, ... steps; the shown step marked."""
     k = np.arange(a.steps + 1)
-    traces = [_line(k, _positive(a.errors[m]), m, lang, mode="lines+markers", marker={"size": 8})
-              for m in METHODS]  # fmt: skip
+    traces = [
+        _line(k, _positive(a.errors[m]), m, lang, mode="lines+markers", marker={"size": 8})
+        for m in METHODS
+    ]
     traces += [
-        {"type": "scatter", "x": [steps], "y": [float(a.errors[m][steps])], "mode": "markers",
-         "marker": {"color": COLORS[m], "size": 16, "symbol": "circle-open",
-                    "line": {"width": 3}}, "showlegend": False, "hoverinfo": "skip"}
-        for m in METHODS if np.isfinite(a.errors[m][steps]) and a.errors[m][steps] > 0
-    ]  # fmt: skip
+        {
+            "type": "scatter",
+            "x": [steps],
+            "y": [float(a.errors[m][steps])],
+            "mode": "markers",
+            "marker": {
+                "color": COLORS[m],
+                "size": 16,
+                "symbol": "circle-open",
+                "line": {"width": 3},
+            },
+            "showlegend": False,
+            "hoverinfo": "skip",
+        }
+        for m in METHODS
+        if np.isfinite(a.errors[m][steps]) and a.errors[m][steps] > 0
+    ]
     return plain_figure(
-        traces, projector=projector, **_legend_below(480), title=_title(tr("maml.fig.error", lang)),
+        traces,
+        projector=projector,
+        **_legend_below(480),
+        title=_title(tr("maml.fig.error", lang)),
         xaxis=axis_props(tr("maml.fig.adapt_step", lang), dtick=1),
         yaxis=log_axis(tr("maml.fig.error_axis", lang), *(t["y"] for t in traces)),
-    )  # fmt: skip
+    )
 
 
 # The notebook's last cell: the two error charts, drawn from what ``__main__`` left behind.
@@ -132,5 +178,6 @@ def notebook(source: str, title: str, figure: str) -> str:
     its ``# %%`` lines, then ``figure`` (prose) above a cell that draws the run's two error
     charts with plotly. Returns nbformat 4 JSON."""
     drawing = _NOTEBOOK_FIGURE.strip().replace("COLORS", repr(COLORS))
-    return percent_notebook(source, before=[("markdown", title)],
-                            after=[("markdown", figure), ("code", drawing)])  # fmt: skip
+    return percent_notebook(
+        source, before=[("markdown", title)], after=[("markdown", figure), ("code", drawing)]
+    )

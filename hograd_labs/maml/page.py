@@ -28,37 +28,60 @@ ACTIVATIONS = {"relu": "ReLU", "tanh": "tanh"}
 
 D = MamlConfig()
 #: The meta-training settings: they enter the URL when Run is pressed (hograd_ui/parts/link_form.py).
-FORM = LinkedForm({
-    "why.maml.hidden": Field("select", D.hidden, options=(8, 16, 32, 40, 64)),
-    "why.maml.activation": Field("radio", D.activation, options=tuple(ACTIVATIONS),
-                                 label=ACTIVATIONS.__getitem__),
-    "why.maml.steps": Field("slider", D.meta_steps, 50, MAML_BUDGET.max_meta_steps, 50),
-    "why.maml.tasks": Field("slider", D.tasks, 1, MAML_BUDGET.max_tasks),
-    "why.maml.k": Field("slider", D.k_shot, 1, MAML_BUDGET.max_k),
-    "why.maml.inner": Field("slider", D.inner_steps, 1, MAML_BUDGET.max_inner_steps),
-    "why.maml.alpha": Field("select", D.inner_lr, options=(0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5)),
-    "why.maml.outer": Field("select", D.outer_lr, options=(0.001, 0.003, 0.005, 0.01, 0.03)),
-    "why.maml.seed": Field("number", D.seed, 0, 999),
-})  # fmt: skip
+FORM = LinkedForm(
+    {
+        "why.maml.hidden": Field("select", D.hidden, options=(8, 16, 32, 40, 64)),
+        "why.maml.activation": Field(
+            "radio", D.activation, options=tuple(ACTIVATIONS), label=ACTIVATIONS.__getitem__
+        ),
+        "why.maml.steps": Field("slider", D.meta_steps, 50, MAML_BUDGET.max_meta_steps, 50),
+        "why.maml.tasks": Field("slider", D.tasks, 1, MAML_BUDGET.max_tasks),
+        "why.maml.k": Field("slider", D.k_shot, 1, MAML_BUDGET.max_k),
+        "why.maml.inner": Field("slider", D.inner_steps, 1, MAML_BUDGET.max_inner_steps),
+        "why.maml.alpha": Field(
+            "select", D.inner_lr, options=(0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
+        ),
+        "why.maml.outer": Field("select", D.outer_lr, options=(0.001, 0.003, 0.005, 0.01, 0.03)),
+        "why.maml.seed": Field("number", D.seed, 0, 999),
+    }
+)
 
 
 def settings() -> MamlConfig:
     """The meta-training settings, in a form: nothing trains until Run is pressed."""
     FORM.seed()
     with st.form("why.maml.form"):
-        hidden, activation, steps, tasks = FORM.row({
-            "why.maml.hidden": t("maml.hidden"), "why.maml.activation": t("maml.activation_label"),
-            "why.maml.steps": t("maml.meta_steps"), "why.maml.tasks": t("maml.tasks"),
-        }, extra={"why.maml.activation": {"horizontal": True}})  # fmt: skip
-        k, inner, alpha, outer, seed = FORM.row({
-            "why.maml.k": t("maml.k_shot"), "why.maml.inner": t("maml.inner_steps"),
-            "why.maml.alpha": t("maml.inner_lr"), "why.maml.outer": t("maml.outer_lr"),
-            "why.maml.seed": t("maml.seed"),
-        })  # fmt: skip
+        hidden, activation, steps, tasks = FORM.row(
+            {
+                "why.maml.hidden": t("maml.hidden"),
+                "why.maml.activation": t("maml.activation_label"),
+                "why.maml.steps": t("maml.meta_steps"),
+                "why.maml.tasks": t("maml.tasks"),
+            },
+            extra={"why.maml.activation": {"horizontal": True}},
+        )
+        k, inner, alpha, outer, seed = FORM.row(
+            {
+                "why.maml.k": t("maml.k_shot"),
+                "why.maml.inner": t("maml.inner_steps"),
+                "why.maml.alpha": t("maml.inner_lr"),
+                "why.maml.outer": t("maml.outer_lr"),
+                "why.maml.seed": t("maml.seed"),
+            }
+        )
         st.form_submit_button(t("why.run"), type="primary")
     FORM.write()
-    return MamlConfig(int(hidden), activation, int(steps), int(tasks), int(k), int(inner),
-                      float(alpha), float(outer), int(seed))  # fmt: skip
+    return MamlConfig(
+        int(hidden),
+        activation,
+        int(steps),
+        int(tasks),
+        int(k),
+        int(inner),
+        float(alpha),
+        float(outer),
+        int(seed),
+    )
 
 
 def cost(run) -> None:  # noqa: ANN001
@@ -68,12 +91,19 @@ def cost(run) -> None:  # noqa: ANN001
     m[2].metric(t("maml.metric.nodes"), f"{run.nodes['second']} / {run.nodes['first']}")
     ratio = run.saved_bytes["second"] / max(run.saved_bytes["first"], 1)
     m[3].metric(t("maml.metric.memory"), f"{ratio:.2f} ×")
-    st.markdown(t(
-        "maml.cost", t2=f"{run.seconds['second'] * 1e3:.2f}", t1=f"{run.seconds['first'] * 1e3:.2f}",
-        n2=run.nodes["second"], n1=run.nodes["first"], b2=f"{run.saved_bytes['second'] / 1e3:.1f}",
-        b1=f"{run.saved_bytes['first'] / 1e3:.1f}", cosine=f"{run.cosine:.3f}",
-        share=f"{100 * run.hessian_share:.1f}",
-    ))  # fmt: skip
+    st.markdown(
+        t(
+            "maml.cost",
+            t2=f"{run.seconds['second'] * 1e3:.2f}",
+            t1=f"{run.seconds['first'] * 1e3:.2f}",
+            n2=run.nodes["second"],
+            n1=run.nodes["first"],
+            b2=f"{run.saved_bytes['second'] / 1e3:.1f}",
+            b1=f"{run.saved_bytes['first'] / 1e3:.1f}",
+            cosine=f"{run.cosine:.3f}",
+            share=f"{100 * run.hessian_share:.1f}",
+        )
+    )
 
 
 def draw() -> None:
@@ -93,8 +123,15 @@ def draw() -> None:
     for method in METHODS:
         if run.status[method] == "diverged":
             st.warning(t("maml.diverged", method=t(figs.METHOD_KEYS[method])))
-    shown = slides({"adapt": t("maml.sine_title"), "errors": t("maml.screen.errors"),
-                    "cost": t("maml.screen.cost")}, "why.maml.screen", row)  # fmt: skip
+    shown = slides(
+        {
+            "adapt": t("maml.sine_title"),
+            "errors": t("maml.screen.errors"),
+            "cost": t("maml.screen.cost"),
+        },
+        "why.maml.screen",
+        row,
+    )
     if shown["cost"]:
         with st.container(key="maml.cost"):
             cost(run)
@@ -105,10 +142,12 @@ def draw() -> None:
         st.subheader(t("maml.sine_title"))
     c = st.columns(3)
     amplitude = c[0].slider(t("maml.amplitude"), 0.1, 5.0, 3.0, 0.1, key="why.maml.amp", **Q)
-    phase = c[1].slider(t("maml.phase"), 0.0, round(math.pi, 2), 1.0, 0.01, key="why.maml.phase",
-                        **Q)  # fmt: skip
-    steps = c[2].slider(t("maml.adapt_steps"), 0, MAML_BUDGET.max_adapt_steps, 1,
-                        key="why.maml.adapt", **Q)  # fmt: skip
+    phase = c[1].slider(
+        t("maml.phase"), 0.0, round(math.pi, 2), 1.0, 0.01, key="why.maml.phase", **Q
+    )
+    steps = c[2].slider(
+        t("maml.adapt_steps"), 0, MAML_BUDGET.max_adapt_steps, 1, key="why.maml.adapt", **Q
+    )
     try:
         adaptation, code = why_maml_adapt(config, float(amplitude), float(phase), _run=run)
     except HogradError as err:
@@ -121,8 +160,15 @@ def draw() -> None:
         for method in METHODS:
             if adaptation.blew_up(method, steps):
                 error = f"{adaptation.errors[method][steps]:.3g}"
-                st.warning(t("maml.blew_up", method=t(figs.METHOD_KEYS[method]), steps=steps,
-                             error=error, alpha=f"{config.inner_lr:g}"))  # fmt: skip
+                st.warning(
+                    t(
+                        "maml.blew_up",
+                        method=t(figs.METHOD_KEYS[method]),
+                        steps=steps,
+                        error=error,
+                        alpha=f"{config.inner_lr:g}",
+                    )
+                )
         with st.container(key="maml.adapt"):
             chart(figs.adaptation_figure(adaptation, steps, lang(), projector))
         if projector:
@@ -130,14 +176,22 @@ def draw() -> None:
     if shown["errors"]:
         final = {m: finite_or_dash(float(run.eval_losses[m][-1]), 3) for m in METHODS}
         errors = {m: finite_or_dash(float(adaptation.errors[m][steps]), 3) for m in METHODS}
-        text = t("maml.result", steps=steps, **errors, e2=final["second"], e1=final["first"],
-                 e0=final["pretrain"], inner=config.inner_steps)  # fmt: skip
+        text = t(
+            "maml.result",
+            steps=steps,
+            **errors,
+            e2=final["second"],
+            e1=final["first"],
+            e0=final["pretrain"],
+            inner=config.inner_steps,
+        )
         order = sine_against_held_out(run, adaptation, steps)
         if order is not None:
             lower, higher, agrees = order
             key = "maml.result.agree" if agrees else "maml.result.differ"
-            text += " " + t(key, lower=t(figs.METHOD_KEYS[lower]),
-                            higher=t(figs.METHOD_KEYS[higher]))  # fmt: skip
+            text += " " + t(
+                key, lower=t(figs.METHOD_KEYS[lower]), higher=t(figs.METHOD_KEYS[higher])
+            )
         if not projector:  # projected, the charts come first and the text under them
             st.markdown(text)
         with st.container(key="maml.errors"):

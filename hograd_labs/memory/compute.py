@@ -186,8 +186,9 @@ def orders(config: MemoryConfig) -> tuple[list[int], list[int], list[int]]:
         saved.append(meter.saved), live.append(meter.live), counts.append(meter.count)
         for _ in range(config.orders):  # d^k L along v: grad of (d^(k-1) L along v)
             before, n = meter.saved, meter.count
-            grads = torch.autograd.grad(d, params, create_graph=True, allow_unused=True,
-                                        materialize_grads=True)  # fmt: skip
+            grads = torch.autograd.grad(
+                d, params, create_graph=True, allow_unused=True, materialize_grads=True
+            )
             d = dot(grads, v)
             del grads  # only d^k L is kept: what it needs of the graph stays alive
             saved.append(meter.saved - before), live.append(meter.live)
@@ -263,15 +264,23 @@ def run(config: MemoryConfig, progress: object = None) -> MemoryRun:
     inputs = (config.depth) * config.batch * config.width * 8  # each block's input h, float64
     diff, big_peak, micro_peak = accumulation(config)
     return MemoryRun(
-        config=config, parameters=sum(p.numel() for p in make_params(config)),
-        pass_bytes=tuple(saved), live_after=tuple(live), saved_counts=tuple(counts),
-        plain_forward_bytes=plain_forward, checkpoint_forward_bytes=ckpt_forward,
-        plain_hv_bytes=plain_bytes, checkpoint_hv_bytes=ckpt_bytes,
+        config=config,
+        parameters=sum(p.numel() for p in make_params(config)),
+        pass_bytes=tuple(saved),
+        live_after=tuple(live),
+        saved_counts=tuple(counts),
+        plain_forward_bytes=plain_forward,
+        checkpoint_forward_bytes=ckpt_forward,
+        plain_hv_bytes=plain_bytes,
+        checkpoint_hv_bytes=ckpt_bytes,
         checkpoint_inputs_bytes=inputs,
         hv_difference=max(float((a - b).abs().max()) for a, b in zip(plain, ckpt, strict=True)),
-        reentrant_error=reentrant_error(config), big_peak=big_peak, micro_peak=micro_peak,
-        grad_difference=diff, retain_steps=tuple(retain(config)),
-    )  # fmt: skip
+        reentrant_error=reentrant_error(config),
+        big_peak=big_peak,
+        micro_peak=micro_peak,
+        grad_difference=diff,
+        retain_steps=tuple(retain(config)),
+    )
 
 
 if __name__ == "__main__":

@@ -16,17 +16,21 @@ __all__ = ["kib", "orders_figure", "orders_rows", "retain_rows"]
 # Every key a whole literal (the locale test finds used keys that way).
 ORDER_COLUMNS = ("memory.col.pass", "memory.col.tensors", "memory.col.saved", "memory.col.held")
 RETAIN_KEYS = {
-    "forward": "memory.retain.forward", "retain": "memory.retain.retain",
-    "second": "memory.retain.second", "again": "memory.retain.again",
+    "forward": "memory.retain.forward",
+    "retain": "memory.retain.retain",
+    "second": "memory.retain.second",
+    "again": "memory.retain.again",
     "deleted": "memory.retain.deleted",
-}  # fmt: skip
+}
 RETAIN_COLUMNS = ("memory.col.step", "memory.col.what", "memory.col.held")
 #: Each step of the retain_graph story as code (the same in every language).
 RETAIN_CODE = {
-    "forward": "loss = forward(x)", "retain": "loss.backward(retain_graph=True)",
-    "second": "loss.backward()", "again": "loss = forward(x); loss.backward(retain_graph=True)",
+    "forward": "loss = forward(x)",
+    "retain": "loss.backward(retain_graph=True)",
+    "second": "loss.backward()",
+    "again": "loss = forward(x); loss.backward(retain_graph=True)",
     "deleted": "del loss",
-}  # fmt: skip
+}
 
 
 def kib(size: int) -> str:
@@ -41,28 +45,50 @@ def _pass(k: int, lang: str) -> str:
 def orders_rows(run: MemoryRun, lang: str) -> pd.DataFrame:
     head = [tr(key, lang) for key in ORDER_COLUMNS]
     rows = zip(run.saved_counts, run.pass_bytes, run.live_after, strict=True)
-    return pd.DataFrame([dict(zip(head, (_pass(k, lang), str(n), kib(s), kib(h)), strict=True))
-                         for k, (n, s, h) in enumerate(rows)])  # fmt: skip
+    return pd.DataFrame(
+        [
+            dict(zip(head, (_pass(k, lang), str(n), kib(s), kib(h)), strict=True))
+            for k, (n, s, h) in enumerate(rows)
+        ]
+    )
 
 
 def retain_rows(run: MemoryRun, lang: str) -> pd.DataFrame:
     head = [tr(key, lang) for key in RETAIN_COLUMNS]
-    return pd.DataFrame([
-        dict(zip(head, (RETAIN_CODE[step], tr(RETAIN_KEYS[step], lang), kib(held)), strict=True))
-        for step, held in run.retain_steps
-    ])  # fmt: skip
+    return pd.DataFrame(
+        [
+            dict(
+                zip(head, (RETAIN_CODE[step], tr(RETAIN_KEYS[step], lang), kib(held)), strict=True)
+            )
+            for step, held in run.retain_steps
+        ]
+    )
 
 
 def orders_figure(run: MemoryRun, lang: str, projector: bool) -> object:
     """Bytes saved by each pass and held after it, one pair of bars per pass."""
     names = [_pass(k, lang) for k in range(len(run.pass_bytes))]
     bars = [
-        {"type": "bar", "x": names, "y": list(run.pass_bytes), "name": tr("memory.fig.saved", lang),
-         "marker": {"color": "#1f77b4"}},
-        {"type": "bar", "x": names, "y": list(run.live_after), "name": tr("memory.fig.held", lang),
-         "marker": {"color": "#d62728"}},
-    ]  # fmt: skip
+        {
+            "type": "bar",
+            "x": names,
+            "y": list(run.pass_bytes),
+            "name": tr("memory.fig.saved", lang),
+            "marker": {"color": "#1f77b4"},
+        },
+        {
+            "type": "bar",
+            "x": names,
+            "y": list(run.live_after),
+            "name": tr("memory.fig.held", lang),
+            "marker": {"color": "#d62728"},
+        },
+    ]
     return plain_figure(
-        bars, projector=projector, **figure_layout(380), barmode="group",
-        xaxis=axis_props(None), yaxis=axis_props(tr("memory.fig.bytes", lang)),
-    )  # fmt: skip
+        bars,
+        projector=projector,
+        **figure_layout(380),
+        barmode="group",
+        xaxis=axis_props(None),
+        yaxis=axis_props(tr("memory.fig.bytes", lang)),
+    )

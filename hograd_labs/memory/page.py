@@ -57,12 +57,23 @@ def draw() -> None:
     except HogradError as err:
         show_error(err)
         st.stop()
-    screens = {"orders": t("memory.orders.title"), "checkpoint": t("memory.checkpoint.title"),
-               "accumulate": t("memory.accumulate.title"), "retain": t("memory.retain.title"),
-               "code": t("memory.code")}  # fmt: skip
+    screens = {
+        "orders": t("memory.orders.title"),
+        "checkpoint": t("memory.checkpoint.title"),
+        "accumulate": t("memory.accumulate.title"),
+        "retain": t("memory.retain.title"),
+        "code": t("memory.code"),
+    }
     shown = slides(screens, "memory.screen", row)
-    st.caption(t("memory.network", parameters=f"{run.parameters:,}", width=config.width,
-                 depth=config.depth, batch=config.batch))  # fmt: skip
+    st.caption(
+        t(
+            "memory.network",
+            parameters=f"{run.parameters:,}",
+            width=config.width,
+            depth=config.depth,
+            batch=config.batch,
+        )
+    )
     projector = present()
     for name, draw_screen in SCREENS.items():
         if shown[name]:
@@ -89,14 +100,28 @@ def _checkpoint(run: object, config: MemoryConfig, projector: bool) -> None:
     _title("memory.checkpoint.title", projector)
     st.markdown(t("memory.checkpoint.lead"))
     left, right = st.columns(2)
-    left.metric(t("memory.checkpoint.forward"), figures.kib(run.checkpoint_forward_bytes),
-                t("memory.checkpoint.of", plain=figures.kib(run.plain_forward_bytes),
-                  ratio=_ratio(run.checkpoint_forward_bytes, run.plain_forward_bytes)),
-                delta_color="off", delta_arrow="off")  # fmt: skip
-    right.metric(t("memory.checkpoint.held"), figures.kib(run.checkpoint_hv_bytes),
-                 t("memory.checkpoint.of", plain=figures.kib(run.plain_hv_bytes),
-                   ratio=_ratio(run.checkpoint_hv_bytes, run.plain_hv_bytes)),
-                 delta_color="off", delta_arrow="off")  # fmt: skip
+    left.metric(
+        t("memory.checkpoint.forward"),
+        figures.kib(run.checkpoint_forward_bytes),
+        t(
+            "memory.checkpoint.of",
+            plain=figures.kib(run.plain_forward_bytes),
+            ratio=_ratio(run.checkpoint_forward_bytes, run.plain_forward_bytes),
+        ),
+        delta_color="off",
+        delta_arrow="off",
+    )
+    right.metric(
+        t("memory.checkpoint.held"),
+        figures.kib(run.checkpoint_hv_bytes),
+        t(
+            "memory.checkpoint.of",
+            plain=figures.kib(run.plain_hv_bytes),
+            ratio=_ratio(run.checkpoint_hv_bytes, run.plain_hv_bytes),
+        ),
+        delta_color="off",
+        delta_arrow="off",
+    )
     st.markdown(t("memory.checkpoint.same", diff=f"{run.hv_difference:.3g}"))
     st.caption(t("memory.checkpoint.inputs", inputs=figures.kib(run.checkpoint_inputs_bytes)))
     st.markdown(t("memory.reentrant"))
@@ -108,9 +133,13 @@ def _accumulate(run: object, config: MemoryConfig, projector: bool) -> None:
     st.markdown(t("memory.accumulate.lead", micro=config.micro, size=config.batch // config.micro))
     left, right = st.columns(2)
     left.metric(t("memory.accumulate.big", batch=config.batch), figures.kib(run.big_peak))
-    right.metric(t("memory.accumulate.micro", micro=config.micro), figures.kib(run.micro_peak),
-                 t("memory.accumulate.ratio", ratio=_ratio(run.micro_peak, run.big_peak)),
-                 delta_color="off", delta_arrow="off")  # fmt: skip
+    right.metric(
+        t("memory.accumulate.micro", micro=config.micro),
+        figures.kib(run.micro_peak),
+        t("memory.accumulate.ratio", ratio=_ratio(run.micro_peak, run.big_peak)),
+        delta_color="off",
+        delta_arrow="off",
+    )
     st.markdown(t("memory.accumulate.same", diff=f"{run.grad_difference:.3g}"))
 
 
@@ -131,5 +160,10 @@ def _code(run: object, config: MemoryConfig, projector: bool) -> None:
 
 
 #: The page's measurements, one screen each in presentation mode, in order.
-SCREENS = {"orders": _orders, "checkpoint": _checkpoint, "accumulate": _accumulate,
-           "retain": _retain, "code": _code}  # fmt: skip
+SCREENS = {
+    "orders": _orders,
+    "checkpoint": _checkpoint,
+    "accumulate": _accumulate,
+    "retain": _retain,
+    "code": _code,
+}

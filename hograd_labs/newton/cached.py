@@ -84,9 +84,15 @@ def script(fn: Function, config: RaceConfig, func: bool = False) -> Code:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def why_newton(
-    text: str, start: tuple, steps: int, lr: float, damping: float, radius: float,
-    methods: tuple, _caption: Caption = lambda done, total: f"{done}/{total}",
-) -> tuple[NewtonRace, Grid, Code]:  # fmt: skip
+    text: str,
+    start: tuple,
+    steps: int,
+    lr: float,
+    damping: float,
+    radius: float,
+    methods: tuple,
+    _caption: Caption = lambda done, total: f"{done}/{total}",
+) -> tuple[NewtonRace, Grid, Code]:
     """The race, f on a square around its paths (the picture) and the download."""
     fn = parse(text)
     config = RaceConfig(tuple(start), steps, lr, damping, radius, methods=tuple(methods))

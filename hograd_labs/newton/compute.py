@@ -31,10 +31,23 @@ import torch
 from torch.func import grad, hessian
 
 __all__ = [
-    "MAX_RADIUS", "MAX_STEPS", "METHODS", "NewtonPath", "NewtonRace", "RaceConfig", "classify",
-    "derivatives", "derivatives_func", "f", "path", "report", "run", "saved_bytes",
-    "trust_region_step", "window",
-]  # fmt: skip
+    "MAX_RADIUS",
+    "MAX_STEPS",
+    "METHODS",
+    "NewtonPath",
+    "NewtonRace",
+    "RaceConfig",
+    "classify",
+    "derivatives",
+    "derivatives_func",
+    "f",
+    "path",
+    "report",
+    "run",
+    "saved_bytes",
+    "trust_region_step",
+    "window",
+]
 
 #: gd: θ − η∇f; newton: θ − H⁻¹∇f; damped: θ − (H + λI)⁻¹∇f; trust: the trust-region step.
 METHODS: tuple[str, ...] = ("gd", "newton", "damped", "trust")
@@ -77,9 +90,11 @@ def derivatives(
     if not g.requires_grad:  # f is linear: H = 0
         return float(value.detach()), g.detach(), zeros
     rows = [
-        torch.autograd.grad(g[i], w, retain_graph=True, allow_unused=True, materialize_grads=True)[0]
+        torch.autograd.grad(g[i], w, retain_graph=True, allow_unused=True, materialize_grads=True)[
+            0
+        ]
         for i in range(2)
-    ]  # fmt: skip  # <-- H: one more backward pass per entry of ∇f
+    ]  # <-- H: one more backward pass per entry of ∇f
     return float(value.detach()), g.detach(), torch.stack(rows)
 
 
@@ -257,9 +272,18 @@ def path(
     eig = np.linalg.eigvalsh((eig + eig.T) / 2) if np.all(np.isfinite(eig)) else np.full(2, np.nan)
     kind = classify(eig) if status == "converged" else "not_critical"
     return NewtonPath(
-        method, np.array(points), np.array(values), np.array(norms), status, converged_at,
-        eig, kind, seconds, np.array(radii), stopped_at,
-    )  # fmt: skip
+        method,
+        np.array(points),
+        np.array(values),
+        np.array(norms),
+        status,
+        converged_at,
+        eig,
+        kind,
+        seconds,
+        np.array(radii),
+        stopped_at,
+    )
 
 
 # %% What one step costs: time and the memory its graphs hold

@@ -17,19 +17,34 @@ from hograd_ui.plotting import cell_title, grid_cells, plain_figure
 from .compute import NewtonRace
 
 __all__ = [
-    "COLORS", "CONVERGENCE_HEIGHT", "METHOD_KEYS", "convergence_figure", "notebook",
+    "COLORS",
+    "CONVERGENCE_HEIGHT",
+    "METHOD_KEYS",
+    "convergence_figure",
+    "notebook",
     "paths_figure",
-]  # fmt: skip
+]
 
 COLORS = {"gd": "#1f77b4", "newton": "#d62728", "damped": "#ff7f0e", "trust": "#2ca02c"}
 #: The translation key of each method's name (also the legend entries).
-METHOD_KEYS = {"gd": "newton.method.gd", "newton": "newton.method.newton",
-               "damped": "newton.method.damped", "trust": "newton.method.trust"}  # fmt: skip
+METHOD_KEYS = {
+    "gd": "newton.method.gd",
+    "newton": "newton.method.newton",
+    "damped": "newton.method.damped",
+    "trust": "newton.method.trust",
+}
 
 
 def _line(x, y, key: str, lang: str, **extra: object) -> dict:  # noqa: ANN001
-    return {"type": "scatter", "x": x, "y": y, "mode": "lines", "name": tr(METHOD_KEYS[key], lang),
-            "line": {"color": COLORS[key], "width": 3}, **extra}  # fmt: skip
+    return {
+        "type": "scatter",
+        "x": x,
+        "y": y,
+        "mode": "lines",
+        "name": tr(METHOD_KEYS[key], lang),
+        "line": {"color": COLORS[key], "width": 3},
+        **extra,
+    }
 
 
 def _positive(values: np.ndarray) -> np.ndarray:
@@ -47,30 +62,66 @@ def paths_figure(
     finite = z[np.isfinite(z)]
     lo, hi = np.percentile(finite, [1, 99]) if finite.size else (0.0, 1.0)
     hi = hi if hi > lo else lo + 1.0
-    traces: list[dict] = [{
-        "type": "contour", "x": g.x, "y": g.y, "z": z, "colorscale": LIGHT, "zmin": lo,
-        "zmax": hi, "contours": {"start": lo, "end": hi, "size": (hi - lo) / 18},
-        "line": {"width": 1, "color": "rgba(0,0,0,0.3)"}, "hoverinfo": "skip",
-        "colorbar": {"title": {"text": tr("hvp.fig.log_f" if use_log else "hvp.fig.f", lang),
-                               "side": "right"}},
-    }]  # fmt: skip
+    traces: list[dict] = [
+        {
+            "type": "contour",
+            "x": g.x,
+            "y": g.y,
+            "z": z,
+            "colorscale": LIGHT,
+            "zmin": lo,
+            "zmax": hi,
+            "contours": {"start": lo, "end": hi, "size": (hi - lo) / 18},
+            "line": {"width": 1, "color": "rgba(0,0,0,0.3)"},
+            "hoverinfo": "skip",
+            "colorbar": {
+                "title": {
+                    "text": tr("hvp.fig.log_f" if use_log else "hvp.fig.f", lang),
+                    "side": "right",
+                }
+            },
+        }
+    ]
     for path in race.paths:
         p = path.points
-        traces.append(_line(p[:, 0], p[:, 1], path.method, lang, mode="lines+markers",
-                            marker={"size": 6}))  # fmt: skip
-        traces.append({"type": "scatter", "x": [p[-1, 0]], "y": [p[-1, 1]], "mode": "markers",
-                       "marker": {"symbol": "diamond", "size": 14, "color": COLORS[path.method],
-                                  "line": {"color": "white", "width": 1.5}},
-                       "showlegend": False, "hoverinfo": "skip"})  # fmt: skip
+        traces.append(
+            _line(p[:, 0], p[:, 1], path.method, lang, mode="lines+markers", marker={"size": 6})
+        )
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [p[-1, 0]],
+                "y": [p[-1, 1]],
+                "mode": "markers",
+                "marker": {
+                    "symbol": "diamond",
+                    "size": 14,
+                    "color": COLORS[path.method],
+                    "line": {"color": "white", "width": 1.5},
+                },
+                "showlegend": False,
+                "hoverinfo": "skip",
+            }
+        )
     start = race.config.start
-    traces.append({"type": "scatter", "x": [start[0]], "y": [start[1]], "mode": "markers",
-                   "name": tr("newton.fig.start", lang), "marker": {"size": 13, "color": "#111"}})  # fmt: skip
+    traces.append(
+        {
+            "type": "scatter",
+            "x": [start[0]],
+            "y": [start[1]],
+            "mode": "markers",
+            "name": tr("newton.fig.start", lang),
+            "marker": {"size": 13, "color": "#111"},
+        }
+    )
     x, y = variables
     return plain_figure(
-        traces, projector=projector, **figure_layout(560),
+        traces,
+        projector=projector,
+        **figure_layout(560),
         xaxis=axis_props(x, range=[float(g.x[0]), float(g.x[-1])]),
         yaxis=axis_props(y, range=[float(g.y[0]), float(g.y[-1])]),
-    )  # fmt: skip
+    )
 
 
 #: The convergence figure's height: each of its two panels is about 280 px tall (at 480 px in
@@ -91,20 +142,36 @@ def convergence_figure(
         k = np.arange(len(path.values))
         left = _positive(path.values - minimum) if gap else path.values
         traces.append(_line(k, left, path.method, lang, legendgroup=path.method))
-        traces.append(_line(k, _positive(path.grad_norms), path.method, lang, xaxis="x2",
-                            yaxis="y2", legendgroup=path.method, showlegend=False))  # fmt: skip
+        traces.append(
+            _line(
+                k,
+                _positive(path.grad_norms),
+                path.method,
+                lang,
+                xaxis="x2",
+                yaxis="y2",
+                legendgroup=path.method,
+                showlegend=False,
+            )
+        )
     shown = f"{minimum:g}" if gap else ""
-    titles = [tr("newton.fig.gap" if gap else "newton.fig.value", lang, minimum=shown),
-              tr("newton.fig.grad_norm", lang)]  # fmt: skip
+    titles = [
+        tr("newton.fig.gap" if gap else "newton.fig.value", lang, minimum=shown),
+        tr("newton.fig.grad_norm", lang),
+    ]
     step = tr("why.fig.iteration", lang)
     return plain_figure(
-        traces, projector=projector, **figure_layout(CONVERGENCE_HEIGHT, legend="bottom"),
+        traces,
+        projector=projector,
+        **figure_layout(CONVERGENCE_HEIGHT, legend="bottom"),
         annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)],
-        xaxis=axis_props(None, domain=cells[0][0]), xaxis2=axis_props(step, domain=cells[1][0], anchor="y2"),
-        yaxis=log_axis(None, *(t["y"] for t in traces[::2]), domain=cells[0][1]) if gap
+        xaxis=axis_props(None, domain=cells[0][0]),
+        xaxis2=axis_props(step, domain=cells[1][0], anchor="y2"),
+        yaxis=log_axis(None, *(t["y"] for t in traces[::2]), domain=cells[0][1])
+        if gap
         else axis_props(None, domain=cells[0][1]),
         yaxis2=log_axis(None, *(t["y"] for t in traces[1::2]), domain=cells[1][1], anchor="x2"),
-    )  # fmt: skip
+    )
 
 
 # The notebook's last cell: f's contours and every path, from what ``__main__`` left behind.
@@ -136,5 +203,6 @@ def notebook(source: str, title: str, figure: str) -> str:
     its ``# %%`` lines, then ``figure`` (prose) above a cell that draws f's contours and every
     path with plotly. Returns nbformat 4 JSON."""
     drawing = _NOTEBOOK_FIGURE.strip().replace("COLORS", repr(COLORS))
-    return percent_notebook(source, before=[("markdown", title)],
-                            after=[("markdown", figure), ("code", drawing)])  # fmt: skip
+    return percent_notebook(
+        source, before=[("markdown", title)], after=[("markdown", figure), ("code", drawing)]
+    )

@@ -32,11 +32,19 @@ from . import compute, presets
 from . import figures as figs
 from .cached import script, why_newton
 
-STATUS = {"converged": "newton.status.converged", "steps": "newton.status.steps",
-          "diverged": "newton.status.diverged", "singular": "newton.status.singular"}  # fmt: skip
-KINDS = {"minimum": "hvp.kind.minimum", "maximum": "hvp.kind.maximum",
-         "saddle": "hvp.kind.saddle", "degenerate": "hvp.kind.degenerate",
-         "not_critical": "hvp.kind.not_critical"}  # fmt: skip
+STATUS = {
+    "converged": "newton.status.converged",
+    "steps": "newton.status.steps",
+    "diverged": "newton.status.diverged",
+    "singular": "newton.status.singular",
+}
+KINDS = {
+    "minimum": "hvp.kind.minimum",
+    "maximum": "hvp.kind.maximum",
+    "saddle": "hvp.kind.saddle",
+    "degenerate": "hvp.kind.degenerate",
+    "not_critical": "hvp.kind.not_critical",
+}
 
 #: The κ slider's field: in the link while it is not 10 (unbound: f's κ sets it).
 KAPPA = Field("select", 10, options=tuple(KAPPAS))
@@ -63,8 +71,15 @@ def kappa_slider(text: str) -> None:
     kappa = kappa_in_use(text)
     if kappa is not None and st.session_state.get("why.newton.kappa") != int(kappa):
         st.session_state["why.newton.kappa"] = int(kappa)  # the κ of f, typed or from a link
-    draw_linked(st, t("hvp.kappa.label"), "why.newton.kappa", KAPPA, help=t("newton.kappa.help"),
-                on_change=use_kappa, disabled=kappa is None)  # fmt: skip
+    draw_linked(
+        st,
+        t("hvp.kappa.label"),
+        "why.newton.kappa",
+        KAPPA,
+        help=t("newton.kappa.help"),
+        on_change=use_kappa,
+        disabled=kappa is None,
+    )
     if kappa is None:
         st.caption(t("newton.kappa.off", kappas=", ".join(map(str, KAPPAS))))
     else:
@@ -97,8 +112,11 @@ def draw() -> None:
     except HogradError as err:
         show_error(err)
         return
-    shown = slides({"table": t("newton.screen.table"), "charts": t("newton.screen.charts")},
-                   "why.newton.screen", row)  # fmt: skip
+    shown = slides(
+        {"table": t("newton.screen.table"), "charts": t("newton.screen.charts")},
+        "why.newton.screen",
+        row,
+    )
     if shown["table"]:
         with st.container(key="newton.screen.table"):
             _table(race)
@@ -128,39 +146,75 @@ def _settings(fn) -> tuple:  # noqa: ANN001 - a parsed Function
     )  # the URL's defaults
     # unbound, in the link while they differ from f's preset: apply_preset sets them
     c = st.columns(4)
-    x0 = draw_linked(c[0], t("newton.start", name=names[0]), "why.newton.x0",
-                     Field("number", float(p.start[0]), -100.0, 100.0), step=0.1)  # fmt: skip
-    y0 = draw_linked(c[1], t("newton.start", name=names[1]), "why.newton.y0",
-                     Field("number", float(p.start[1]), -100.0, 100.0), step=0.1)  # fmt: skip
-    lr = draw_linked(c[2], t("newton.lr"), "why.newton.lr", Field("number", float(p.lr), 1e-6, 10.0),
-                     format="%.4g")  # fmt: skip
-    steps = draw_linked(c[3], t("newton.steps"), "why.newton.steps",
-                        Field("slider", int(p.steps), 1, compute.MAX_STEPS))  # fmt: skip
+    x0 = draw_linked(
+        c[0],
+        t("newton.start", name=names[0]),
+        "why.newton.x0",
+        Field("number", float(p.start[0]), -100.0, 100.0),
+        step=0.1,
+    )
+    y0 = draw_linked(
+        c[1],
+        t("newton.start", name=names[1]),
+        "why.newton.y0",
+        Field("number", float(p.start[1]), -100.0, 100.0),
+        step=0.1,
+    )
+    lr = draw_linked(
+        c[2],
+        t("newton.lr"),
+        "why.newton.lr",
+        Field("number", float(p.lr), 1e-6, 10.0),
+        format="%.4g",
+    )
+    steps = draw_linked(
+        c[3],
+        t("newton.steps"),
+        "why.newton.steps",
+        Field("slider", int(p.steps), 1, compute.MAX_STEPS),
+    )
     # One column per method, each method's own setting under it: six columns in one row cut
     # the checkboxes' labels short on a 1280-pixel screen.
     c = st.columns(len(compute.METHODS))
     chosen = tuple(
-        m for i, m in enumerate(compute.METHODS)
-        if c[i].checkbox(t(figs.METHOD_KEYS[m]), value=m in ("gd", "newton"), key=f"why.newton.{m}", bind=BIND)
-    )  # fmt: skip
+        m
+        for i, m in enumerate(compute.METHODS)
+        if c[i].checkbox(
+            t(figs.METHOD_KEYS[m]), value=m in ("gd", "newton"), key=f"why.newton.{m}", bind=BIND
+        )
+    )
     c = st.columns(len(compute.METHODS))
     damping = c[compute.METHODS.index("damped")].select_slider(
-        t("newton.damping"), [0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0], value=1.0,
-        key="why.newton.damping", bind=BIND,
-    )  # fmt: skip
+        t("newton.damping"),
+        [0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0],
+        value=1.0,
+        key="why.newton.damping",
+        bind=BIND,
+    )
     radius = c[compute.METHODS.index("trust")].select_slider(
-        t("newton.radius"), [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0], value=0.5,
-        key="why.newton.radius", bind=BIND,
-    )  # fmt: skip
+        t("newton.radius"),
+        [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0],
+        value=0.5,
+        key="why.newton.radius",
+        bind=BIND,
+    )
     return (x0, y0), steps, lr, damping, radius, chosen or ("gd",)
 
 
 def _table(race: compute.NewtonRace) -> None:
     """Each method's end, what went wrong where something did, and the cost of a step."""
-    rows = [[t(figs.METHOD_KEYS[p.method]), t(STATUS[p.status]),
-             "—" if p.converged_at is None else str(p.converged_at), num(p.values[-1], 6),
-             f"{p.grad_norms[-1]:.1e}", t(KINDS[p.end_kind]), f"{p.seconds * 1e3:.1f}"]
-            for p in race.paths]  # fmt: skip
+    rows = [
+        [
+            t(figs.METHOD_KEYS[p.method]),
+            t(STATUS[p.status]),
+            "—" if p.converged_at is None else str(p.converged_at),
+            num(p.values[-1], 6),
+            f"{p.grad_norms[-1]:.1e}",
+            t(KINDS[p.end_kind]),
+            f"{p.seconds * 1e3:.1f}",
+        ]
+        for p in race.paths
+    ]
     cols = [
         "newton.col.method",
         "newton.col.status",
@@ -185,10 +239,17 @@ def _table(race: compute.NewtonRace) -> None:
             eig = ", ".join(num(v) for v in p.end_eigenvalues)
             st.warning(t("newton.saddle", kind=t(KINDS[p.end_kind]), eig=eig))
     ratio = race.newton_step_seconds / race.gd_step_seconds
-    st.markdown(t("newton.cost", gd=f"{race.gd_step_seconds * 1e3:.2f}",
-                  newton=f"{race.newton_step_seconds * 1e3:.2f}", ratio=f"{ratio:.1f}",
-                  gd_bytes=f"{race.gd_saved_bytes:,}", newton_bytes=f"{race.newton_saved_bytes:,}",
-                  memory=f"{race.newton_saved_bytes / race.gd_saved_bytes:.1f}"))  # fmt: skip
+    st.markdown(
+        t(
+            "newton.cost",
+            gd=f"{race.gd_step_seconds * 1e3:.2f}",
+            newton=f"{race.newton_step_seconds * 1e3:.2f}",
+            ratio=f"{ratio:.1f}",
+            gd_bytes=f"{race.gd_saved_bytes:,}",
+            newton_bytes=f"{race.newton_saved_bytes:,}",
+            memory=f"{race.newton_saved_bytes / race.gd_saved_bytes:.1f}",
+        )
+    )
 
 
 def notebook(source: str) -> Callable[[], str]:
@@ -204,12 +265,25 @@ def lesson_view(step: object, row: object = None) -> None:
     text = presets.quadratic(10)
     preset = presets.preset_for(text)
     try:
-        race, picture, _ = why_newton(text, preset.start, preset.steps, preset.lr, 1.0, 0.5,
-                                      ("gd", "newton"), _caption=caption)  # fmt: skip
+        race, picture, _ = why_newton(
+            text,
+            preset.start,
+            preset.steps,
+            preset.lr,
+            1.0,
+            0.5,
+            ("gd", "newton"),
+            _caption=caption,
+        )
     except HogradError as err:
         show_error(err)
         return
-    chart(figs.paths_figure(race, picture, ("x", "y"), lang(), present()),
-          key=f"lesson.chart.{step.name}")  # fmt: skip
-    st.page_link("pages/why.py", label=t("lesson.used.link", page=t("app.page.why")),
-                 icon=":material/lightbulb:")  # fmt: skip
+    chart(
+        figs.paths_figure(race, picture, ("x", "y"), lang(), present()),
+        key=f"lesson.chart.{step.name}",
+    )
+    st.page_link(
+        "pages/why.py",
+        label=t("lesson.used.link", page=t("app.page.why")),
+        icon=":material/lightbulb:",
+    )

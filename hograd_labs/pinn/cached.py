@@ -80,7 +80,9 @@ def script(config: PinnConfig, func: bool = False) -> Code:
     """The download: compute.py as it is, with ``config`` written where its ``__main__`` sets
     it and (``func``) the input derivatives taken by torch.func."""
     source = inspect.getsource(compute)
-    for old, new in [(_CONFIG, f"    config = {config!r}\n")] + ([(_FUNC_OFF, _FUNC_ON)] if func else []):  # fmt: skip
+    for old, new in [(_CONFIG, f"    config = {config!r}\n")] + (
+        [(_FUNC_OFF, _FUNC_ON)] if func else []
+    ):
         assert source.count(old) == 1, f"compute.py's __main__ no longer has {old.strip()!r}"
         source = source.replace(old, new)
     return marked_code(source)

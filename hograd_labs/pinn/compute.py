@@ -47,9 +47,21 @@ import torch
 from torch.func import grad, hessian, jacrev, vmap
 
 __all__ = [
-    "EQUATIONS", "GRID", "PinnConfig", "PinnRun", "exact_solution", "fit_summary", "mlp",
-    "network_parameters", "network_sizes", "preset", "report", "run", "terms", "terms_func",
-]  # fmt: skip
+    "EQUATIONS",
+    "GRID",
+    "PinnConfig",
+    "PinnRun",
+    "exact_solution",
+    "fit_summary",
+    "mlp",
+    "network_parameters",
+    "network_sizes",
+    "preset",
+    "report",
+    "run",
+    "terms",
+    "terms_func",
+]
 
 EQUATIONS = ("heat", "wave")
 GRID = 41  # points of the drawn grid along x and along t (slices at t = 0, T/4, T/2, 3T/4, T)
@@ -114,9 +126,13 @@ def exact_solution(config: PinnConfig, x: np.ndarray, t: np.ndarray) -> np.ndarr
 
 # %% The residual: derivatives of u with respect to its INPUTS, inside the loss
 def terms(
-    u: torch.Tensor, xt: torch.Tensor, equation: str, coefficient: float, keep: bool,
+    u: torch.Tensor,
+    xt: torch.Tensor,
+    equation: str,
+    coefficient: float,
+    keep: bool,
     retain: bool = True,
-) -> torch.Tensor:  # fmt: skip
+) -> torch.Tensor:
     """The PDE residual of ``u`` (the network at the rows of ``xt``) by autograd.
 
     Every row's u depends on its own (x, t) only, so the gradient of u.sum() holds each row's
@@ -299,8 +315,9 @@ def second_derivative_costs(params, config, inner, rounds: int = 11) -> dict[str
         return vmap(hessian(u_at))(xt)  # (N, 2, 2): every second derivative
 
     def diagonal() -> torch.Tensor:  # (N, entries): row i of H is the gradient of ∂u/∂xᵢ
-        return torch.stack([vmap(grad(lambda p, i=i: grad(u_at)(p)[i]))(xt)[:, i]
-                            for i in needed], dim=1)  # fmt: skip
+        return torch.stack(
+            [vmap(grad(lambda p, i=i: grad(u_at)(p)[i]))(xt)[:, i] for i in needed], dim=1
+        )
 
     with warnings.catch_warnings():  # torch's first jvp (in hessian) loads decompositions
         warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", DeprecationWarning)
@@ -402,8 +419,9 @@ def run(
     residual_grad = grad_norm(first)
     velocity_grad = grad_norm(parts["velocity"]) if "velocity" in parts else math.nan
     fit = _fit(config, first, parts.get("velocity"))
-    omission = "" if config.create_graph else _omission_error(params, config, inner, initial,
-                                                              boundary)  # fmt: skip
+    omission = (
+        "" if config.create_graph else _omission_error(params, config, inner, initial, boundary)
+    )
 
     opt = torch.optim.Adam(params, lr=config.lr)
     start, losses, parts, status, stopped = time.perf_counter(), [], [], "ok", None
@@ -441,11 +459,33 @@ def run(
         rel_error = float(np.linalg.norm(u - exact) / np.linalg.norm(exact))
         rms = float(np.sqrt(np.mean(r**2)))
     return PinnRun(
-        config, n, xs, ts, u, exact, r, np.array(losses), np.array(parts).reshape(-1, 3),
-        max_error, rel_error, rms, residual_grad, status, stopped, costs["pinn"], costs["plain"],
-        seconds, np.array(velocities), velocity_grad, fit, omission, second["hessian"],
-        second["diagonal"], second["entries"], second["gap"],
-    )  # fmt: skip
+        config,
+        n,
+        xs,
+        ts,
+        u,
+        exact,
+        r,
+        np.array(losses),
+        np.array(parts).reshape(-1, 3),
+        max_error,
+        rel_error,
+        rms,
+        residual_grad,
+        status,
+        stopped,
+        costs["pinn"],
+        costs["plain"],
+        seconds,
+        np.array(velocities),
+        velocity_grad,
+        fit,
+        omission,
+        second["hessian"],
+        second["diagonal"],
+        second["entries"],
+        second["gap"],
+    )
 
 
 def fit_summary(run: PinnRun) -> tuple[tuple[str, str, float, float], ...]:
@@ -454,8 +494,11 @@ def fit_summary(run: PinnRun) -> tuple[tuple[str, str, float, float], ...]:
     the initial term less its u_t(x, 0)² part."""
     if not len(run.terms):
         return ()
-    columns = {"residual": run.terms[:, 0], "position": run.terms[:, 1],
-               "boundary": run.terms[:, 2]}  # fmt: skip
+    columns = {
+        "residual": run.terms[:, 0],
+        "position": run.terms[:, 1],
+        "boundary": run.terms[:, 2],
+    }
     if run.velocity.size:
         columns["velocity"] = run.velocity
         columns["position"] = run.terms[:, 1] - run.velocity
@@ -482,8 +525,13 @@ def report(result: PinnRun) -> None:
     print(
         "seconds", result.pinn_step_seconds, result.plain_step_seconds
     )  # a PINN step, a plain one
-    print("second_derivatives", result.hessian_seconds, result.diagonal_seconds,
-          result.diagonal_entries, result.diagonal_gap)  # whole Hessian, its diagonal  # fmt: skip
+    print(
+        "second_derivatives",
+        result.hessian_seconds,
+        result.diagonal_seconds,
+        result.diagonal_entries,
+        result.diagonal_gap,
+    )  # whole Hessian, its diagonal
     if result.omission_error:
         print("omission_error", result.omission_error.splitlines()[0])
 

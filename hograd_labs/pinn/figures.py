@@ -18,15 +18,23 @@ from hograd_ui.plotting import cell_title, grid_cells, plain_figure
 from .compute import PinnRun
 
 __all__ = [
-    "SLICES", "TERM_COLORS", "heatmaps_figure", "losses_figure", "notebook", "slices_figure",
-]  # fmt: skip
+    "SLICES",
+    "TERM_COLORS",
+    "heatmaps_figure",
+    "losses_figure",
+    "notebook",
+    "slices_figure",
+]
 
 #: Rows of the grid drawn as slices: t = 0, T/4, T/2, 3T/4, T (the grid has 41 rows).
 SLICES = (0, 10, 20, 30, 40)
 _SLICE_COLORS = ("#08306b", "#2171b5", "#6a51a3", "#cb181d", "#e6550d")
 TERM_COLORS = {"residual": "#d62728", "initial": "#1f77b4", "boundary": "#2ca02c"}
-_TERM_KEYS = {"residual": "pinn.fig.term.residual", "initial": "pinn.fig.term.initial",
-              "boundary": "pinn.fig.term.boundary"}  # fmt: skip
+_TERM_KEYS = {
+    "residual": "pinn.fig.term.residual",
+    "initial": "pinn.fig.term.initial",
+    "boundary": "pinn.fig.term.boundary",
+}
 
 
 def _legend_below(height: int) -> dict:
@@ -56,23 +64,39 @@ def heatmaps_figure(run: PinnRun, lang: str, projector: bool) -> object:
         suffix = "" if i == 0 else str(i + 1)
         x_domain, _ = cells[i]
         trace = {
-            "type": "heatmap", "x": run.xs, "y": run.ts, "z": z, "colorscale": scale,
-            "name": tr(key, lang), "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
-            "colorbar": {"x": x_domain[1] + 0.01, "xanchor": "left", "thickness": 12,
-                         "len": 0.9, "tickfont": {"size": 12}},
+            "type": "heatmap",
+            "x": run.xs,
+            "y": run.ts,
+            "z": z,
+            "colorscale": scale,
+            "name": tr(key, lang),
+            "xaxis": f"x{suffix}",
+            "yaxis": f"y{suffix}",
+            "colorbar": {
+                "x": x_domain[1] + 0.01,
+                "xanchor": "left",
+                "thickness": 12,
+                "len": 0.9,
+                "tickfont": {"size": 12},
+            },
             "hovertemplate": "x=%{x:.3f}, t=%{y:.3f}: %{z:.3g}<extra></extra>",
-        }  # fmt: skip
+        }
         if size is not None:
             trace.update(zmin=-size, zmax=size)
         traces.append(trace)
         layout[f"xaxis{suffix}"] = axis_props("x", domain=x_domain, anchor=f"y{suffix}")
-        layout[f"yaxis{suffix}"] = axis_props("t" if i == 0 else None, domain=[0, 1],
-                                         anchor=f"x{suffix}", showticklabels=i == 0)  # fmt: skip
+        layout[f"yaxis{suffix}"] = axis_props(
+            "t" if i == 0 else None, domain=[0, 1], anchor=f"x{suffix}", showticklabels=i == 0
+        )
     titles = [tr(key, lang) for key, *_ in maps]
     return plain_figure(
-        traces, projector=projector, **figure_layout(400), showlegend=False,
-        annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)], **layout,
-    )  # fmt: skip
+        traces,
+        projector=projector,
+        **figure_layout(400),
+        showlegend=False,
+        annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)],
+        **layout,
+    )
 
 
 def slices_figure(run: PinnRun, lang: str, projector: bool) -> object:
@@ -80,32 +104,61 @@ def slices_figure(run: PinnRun, lang: str, projector: bool) -> object:
     traces = []
     for row, color in zip(SLICES, _SLICE_COLORS, strict=True):
         t = f"{run.ts[row]:.3g}"
-        traces.append({"type": "scatter", "x": run.xs, "y": run.u[row], "mode": "lines",
-                       "name": tr("pinn.fig.slice", lang, t=t), "legendgroup": t,
-                       "line": {"color": color, "width": 3}})  # fmt: skip
-        traces.append({"type": "scatter", "x": run.xs, "y": run.exact[row], "mode": "lines",
-                       "name": tr("pinn.fig.exact", lang, t=t), "legendgroup": t,
-                       "showlegend": False, "line": {"color": color, "width": 2, "dash": "dash"}})  # fmt: skip
+        traces.append(
+            {
+                "type": "scatter",
+                "x": run.xs,
+                "y": run.u[row],
+                "mode": "lines",
+                "name": tr("pinn.fig.slice", lang, t=t),
+                "legendgroup": t,
+                "line": {"color": color, "width": 3},
+            }
+        )
+        traces.append(
+            {
+                "type": "scatter",
+                "x": run.xs,
+                "y": run.exact[row],
+                "mode": "lines",
+                "name": tr("pinn.fig.exact", lang, t=t),
+                "legendgroup": t,
+                "showlegend": False,
+                "line": {"color": color, "width": 2, "dash": "dash"},
+            }
+        )
     return plain_figure(
-        traces, projector=projector, **_legend_below(480), xaxis=axis_props("x"), yaxis=axis_props("u"),
+        traces,
+        projector=projector,
+        **_legend_below(480),
+        xaxis=axis_props("x"),
+        yaxis=axis_props("u"),
         title={"text": tr("pinn.fig.slices_title", lang), "font": {"size": 15}, "x": 0.01},
-    )  # fmt: skip
+    )
 
 
 def losses_figure(run: PinnRun, lang: str, projector: bool) -> object:
     """The residual, initial and boundary terms (unweighted) before each step, log scale."""
     steps = np.arange(len(run.terms))
     traces = [
-        {"type": "scatter", "x": steps, "y": np.where(run.terms[:, k] > 0, run.terms[:, k], np.nan),
-         "mode": "lines", "name": tr(_TERM_KEYS[name], lang),
-         "line": {"color": TERM_COLORS[name], "width": 3}}
+        {
+            "type": "scatter",
+            "x": steps,
+            "y": np.where(run.terms[:, k] > 0, run.terms[:, k], np.nan),
+            "mode": "lines",
+            "name": tr(_TERM_KEYS[name], lang),
+            "line": {"color": TERM_COLORS[name], "width": 3},
+        }
         for k, name in enumerate(("residual", "initial", "boundary"))
-    ]  # fmt: skip
+    ]
     return plain_figure(
-        traces, projector=projector, **_legend_below(480), xaxis=axis_props(tr("why.fig.iteration", lang)),
+        traces,
+        projector=projector,
+        **_legend_below(480),
+        xaxis=axis_props(tr("why.fig.iteration", lang)),
         yaxis=log_axis(tr("pinn.fig.term", lang), *(t["y"] for t in traces)),
         title={"text": tr("pinn.fig.losses_title", lang), "font": {"size": 15}, "x": 0.01},
-    )  # fmt: skip
+    )
 
 
 # The notebook's last cell: the three heat maps, drawn from what ``__main__`` left behind.
@@ -129,5 +182,8 @@ def notebook(source: str, title: str, figure: str) -> str:
     """The download ``source`` as a notebook: a ``title`` cell, the source cut into cells at
     its ``# %%`` lines, then ``figure`` (prose) above a cell that draws the network's u, the
     exact solution and their difference with plotly. Returns nbformat 4 JSON."""
-    return percent_notebook(source, before=[("markdown", title)],
-                            after=[("markdown", figure), ("code", _NOTEBOOK_FIGURE.strip())])  # fmt: skip
+    return percent_notebook(
+        source,
+        before=[("markdown", title)],
+        after=[("markdown", figure), ("code", _NOTEBOOK_FIGURE.strip())],
+    )

@@ -45,18 +45,20 @@ def _form(equation: str) -> LinkedForm:
     k = ("why.pinn.alpha", Field("select", d.coefficient, options=tuple(ALPHAS)))
     if equation == "wave":
         k = ("why.pinn.c", Field("select", d.coefficient, options=tuple(SPEEDS)))
-    return LinkedForm({
-        k[0]: k[1],
-        "why.pinn.t_max": Field("select", d.t_max, options=tuple(TIMES)),
-        "why.pinn.depth": Field("slider", d.depth, 1, PINN_BUDGET.max_depth),
-        "why.pinn.width": Field("select", d.width, options=tuple(WIDTHS)),
-        "why.pinn.steps": Field("slider", d.steps, 50, PINN_BUDGET.max_steps, 50),
-        "why.pinn.points": Field("select", d.points, options=tuple(POINTS)),
-        "why.pinn.lr": Field("select", d.lr, options=tuple(LRS)),
-        "why.pinn.seed": Field("number", d.seed, 0, 999),
-        **{f"why.pinn.w{i}": Field("select", 1.0, options=tuple(WEIGHTS)) for i in range(3)},
-        "why.pinn.create_graph": Field("toggle", d.create_graph),
-    })  # fmt: skip
+    return LinkedForm(
+        {
+            k[0]: k[1],
+            "why.pinn.t_max": Field("select", d.t_max, options=tuple(TIMES)),
+            "why.pinn.depth": Field("slider", d.depth, 1, PINN_BUDGET.max_depth),
+            "why.pinn.width": Field("select", d.width, options=tuple(WIDTHS)),
+            "why.pinn.steps": Field("slider", d.steps, 50, PINN_BUDGET.max_steps, 50),
+            "why.pinn.points": Field("select", d.points, options=tuple(POINTS)),
+            "why.pinn.lr": Field("select", d.lr, options=tuple(LRS)),
+            "why.pinn.seed": Field("number", d.seed, 0, 999),
+            **{f"why.pinn.w{i}": Field("select", 1.0, options=tuple(WEIGHTS)) for i in range(3)},
+            "why.pinn.create_graph": Field("toggle", d.create_graph),
+        }
+    )
 
 
 FORMS = {equation: _form(equation) for equation in ("heat", "wave")}
@@ -71,41 +73,79 @@ def _settings(row: object) -> core.PinnConfig:
     """The equation (in presentation mode in ``row``, one click) and the form (folded there)."""
     d = core.PinnConfig()
     equations = {"heat": t("pinn.equation.heat"), "wave": t("pinn.equation.wave")}
-    equation = localized_choice(t("pinn.equation.label"), equations, "why.pinn.equation",
-                                on_change=_preset, old_labels="pinn.equation.", horizontal=True,
-                                container=row if present() else st)  # fmt: skip
+    equation = localized_choice(
+        t("pinn.equation.label"),
+        equations,
+        "why.pinn.equation",
+        on_change=_preset,
+        old_labels="pinn.equation.",
+        horizontal=True,
+        container=row if present() else st,
+    )
     form = FORMS[equation]
     form.seed()
     with controls(row), st.form("why.pinn.form"):
-        k, t_max, depth, width = form.row({
-            next(iter(form.fields)): "α" if equation == "heat" else "c",
-            "why.pinn.t_max": t("pinn.t_max"), "why.pinn.depth": t("hvp.net.layers"),
-            "why.pinn.width": t("hvp.net.width"),
-        })  # fmt: skip
-        steps, points, lr, seed = form.row({
-            "why.pinn.steps": t("why.newton.steps"), "why.pinn.points": t("pinn.points"),
-            "why.pinn.lr": t("pinn.lr"), "why.pinn.seed": t("hvp.net.seed"),
-        })  # fmt: skip
-        weights = form.row({"why.pinn.w0": t("pinn.w.residual"), "why.pinn.w1": t("pinn.w.initial"),
-                            "why.pinn.w2": t("pinn.w.boundary")})  # fmt: skip
-        keep = form.draw("why.pinn.create_graph", st, "create_graph=True",
-                         help=t("pinn.create_graph_help"))  # fmt: skip
+        k, t_max, depth, width = form.row(
+            {
+                next(iter(form.fields)): "α" if equation == "heat" else "c",
+                "why.pinn.t_max": t("pinn.t_max"),
+                "why.pinn.depth": t("hvp.net.layers"),
+                "why.pinn.width": t("hvp.net.width"),
+            }
+        )
+        steps, points, lr, seed = form.row(
+            {
+                "why.pinn.steps": t("why.newton.steps"),
+                "why.pinn.points": t("pinn.points"),
+                "why.pinn.lr": t("pinn.lr"),
+                "why.pinn.seed": t("hvp.net.seed"),
+            }
+        )
+        weights = form.row(
+            {
+                "why.pinn.w0": t("pinn.w.residual"),
+                "why.pinn.w1": t("pinn.w.initial"),
+                "why.pinn.w2": t("pinn.w.boundary"),
+            }
+        )
+        keep = form.draw(
+            "why.pinn.create_graph", st, "create_graph=True", help=t("pinn.create_graph_help")
+        )
         st.form_submit_button(t("why.run"), type="primary")
     form.write()
     other = "why.pinn.c" if equation == "heat" else "why.pinn.alpha"
     if other in st.query_params:  # the other equation's coefficient: not part of this view
         del st.query_params[other]
-    return core.PinnConfig(equation, float(k), float(t_max), int(width), int(depth), int(steps),
-                           int(points), d.edge, float(lr), *map(float, weights), bool(keep),
-                           int(seed))  # fmt: skip
+    return core.PinnConfig(
+        equation,
+        float(k),
+        float(t_max),
+        int(width),
+        int(depth),
+        int(steps),
+        int(points),
+        d.edge,
+        float(lr),
+        *map(float, weights),
+        bool(keep),
+        int(seed),
+    )
 
 
 DIAGONAL = {"heat": "pinn.diagonal.heat", "wave": "pinn.diagonal.wave"}
 SILENT = {"heat": "pinn.silent.heat", "wave": "pinn.silent.wave"}
-FIT = {"trained": "pinn.fit.trained", "partly": "pinn.fit.partly",
-       "constant": "pinn.fit.constant", "weight0": "pinn.fit.weight0"}  # fmt: skip
-TERMS = {"residual": "pinn.term.residual", "position": "pinn.term.position",
-         "velocity": "pinn.term.velocity", "boundary": "pinn.term.boundary"}  # fmt: skip
+FIT = {
+    "trained": "pinn.fit.trained",
+    "partly": "pinn.fit.partly",
+    "constant": "pinn.fit.constant",
+    "weight0": "pinn.fit.weight0",
+}
+TERMS = {
+    "residual": "pinn.term.residual",
+    "position": "pinn.term.position",
+    "velocity": "pinn.term.velocity",
+    "boundary": "pinn.term.boundary",
+}
 
 
 def fit_list(run: core.PinnRun) -> None:
@@ -114,10 +154,16 @@ def fit_list(run: core.PinnRun) -> None:
     if not rows:
         return
     lines = [
-        "- " + t(FIT[how], term=t(TERMS[term]), start=finite_or_dash(a, 3),
-                 end=finite_or_dash(b, 3), grad=finite_or_dash(run.residual_grad, 3))
+        "- "
+        + t(
+            FIT[how],
+            term=t(TERMS[term]),
+            start=finite_or_dash(a, 3),
+            end=finite_or_dash(b, 3),
+            grad=finite_or_dash(run.residual_grad, 3),
+        )
         for term, how, a, b in rows
-    ]  # fmt: skip
+    ]
     st.markdown(t("pinn.fit.title") + "\n\n" + "\n".join(lines))
 
 
@@ -129,17 +175,31 @@ def _status(run: core.PinnRun, config: core.PinnConfig) -> None:
     elif config.create_graph:
         st.success(t("pinn.trained", grad=num(run.residual_grad, 3), rms=num(run.residual_rms, 3)))
     else:
-        st.warning(t(SILENT[config.equation], rms=num(run.residual_rms, 3),
-                     error=num(run.max_error, 3)))  # fmt: skip
+        st.warning(
+            t(SILENT[config.equation], rms=num(run.residual_rms, 3), error=num(run.max_error, 3))
+        )
         st.caption(t("pinn.raised"))
         st.code(run.omission_error, language=None, wrap_lines=True)
     fit_list(run)
     ratio = run.pinn_step_seconds / run.plain_step_seconds
-    st.markdown(t("pinn.cost", pinn=f"{run.pinn_step_seconds * 1e3:.2f}",
-                  plain=f"{run.plain_step_seconds * 1e3:.2f}", ratio=f"{ratio:.1f}"))  # fmt: skip
-    st.markdown(t(DIAGONAL[config.equation], whole=f"{run.hessian_seconds * 1e3:.2f}",
-                  diagonal=f"{run.diagonal_seconds * 1e3:.2f}", points=config.points,
-                  entries=run.diagonal_entries, gap=f"{run.diagonal_gap:.1e}"))  # fmt: skip
+    st.markdown(
+        t(
+            "pinn.cost",
+            pinn=f"{run.pinn_step_seconds * 1e3:.2f}",
+            plain=f"{run.plain_step_seconds * 1e3:.2f}",
+            ratio=f"{ratio:.1f}",
+        )
+    )
+    st.markdown(
+        t(
+            DIAGONAL[config.equation],
+            whole=f"{run.hessian_seconds * 1e3:.2f}",
+            diagonal=f"{run.diagonal_seconds * 1e3:.2f}",
+            points=config.points,
+            entries=run.diagonal_entries,
+            gap=f"{run.diagonal_gap:.1e}",
+        )
+    )
 
 
 def draw() -> None:
@@ -156,16 +216,24 @@ def draw() -> None:
         show_error(err)
         return
     projector = present()
-    shown = slides({"maps": t("pinn.screen.maps"), "curves": t("pinn.screen.curves"),
-                    "status": t("pinn.screen.status")}, "why.pinn.screen", row)  # fmt: skip
+    shown = slides(
+        {
+            "maps": t("pinn.screen.maps"),
+            "curves": t("pinn.screen.curves"),
+            "status": t("pinn.screen.status"),
+        },
+        "why.pinn.screen",
+        row,
+    )
     num = finite_or_dash
     if shown["maps"]:
         m = st.columns(4)
         m[0].metric(t("hvp.net.metric.parameters"), f"{run.parameters:,}")
         m[1].metric(t("pinn.metric.max_error"), num(run.max_error, 3))
         m[2].metric(t("pinn.metric.rel_error"), num(run.rel_error, 3))
-        m[3].metric(t("pinn.metric.residual"), num(run.residual_rms, 3),
-                    help=t("pinn.residual_help"))  # fmt: skip
+        m[3].metric(
+            t("pinn.metric.residual"), num(run.residual_rms, 3), help=t("pinn.residual_help")
+        )
     if not projector:  # projected, the run's verdict is a screen of its own, after the charts
         _status(run, config)
     if shown["maps"]:

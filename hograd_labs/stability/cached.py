@@ -17,9 +17,13 @@ from . import compute
 from .compute import DATASETS, LANCZOS_START, NetStability, QuadraticRun, StabilityConfig
 
 __all__ = [
-    "STABILITY_BUDGET", "check_network", "check_quadratic", "script", "why_quadratic",
+    "STABILITY_BUDGET",
+    "check_network",
+    "check_quadratic",
+    "script",
+    "why_quadratic",
     "why_stability",
-]  # fmt: skip
+]
 
 
 @dataclass(frozen=True)

@@ -31,10 +31,24 @@ import torch
 from torch.func import grad, grad_and_value, jvp
 
 __all__ = [
-    "DATASETS", "START", "NetStability", "QuadraticRun", "StabilityConfig", "grad_and_hvp",
-    "grad_and_hvp_func", "initial_parameters", "lanczos", "load_data", "mlp_loss",
-    "network_sizes", "quadratic_loss", "report", "report_quadratic", "run", "run_quadratic",
-]  # fmt: skip
+    "DATASETS",
+    "START",
+    "NetStability",
+    "QuadraticRun",
+    "StabilityConfig",
+    "grad_and_hvp",
+    "grad_and_hvp_func",
+    "initial_parameters",
+    "lanczos",
+    "load_data",
+    "mlp_loss",
+    "network_sizes",
+    "quadratic_loss",
+    "report",
+    "report_quadratic",
+    "run",
+    "run_quadratic",
+]
 
 DATASETS = ("digits", "moons")  # 1,797 8x8 images (10 classes); 500 2-D points (2 classes)
 START = (2.0, 1.0)  # where gradient descent on the quadratic starts
@@ -165,8 +179,11 @@ def _first_rise(parts: tuple[float, float], factors: tuple[float, float]) -> int
     start = sum(parts)
 
     def log_f(k: int) -> float:
-        logs = [math.log(p) + 2 * k * math.log(r) for p, r in zip(parts, factors, strict=True)
-                if p > 0 and r > 0]  # fmt: skip
+        logs = [
+            math.log(p) + 2 * k * math.log(r)
+            for p, r in zip(parts, factors, strict=True)
+            if p > 0 and r > 0
+        ]
         if not logs:
             return -math.inf
         top = max(logs)
@@ -233,9 +250,18 @@ def run_quadratic(config: StabilityConfig, derivatives: Callable = grad_and_hvp)
     else:
         verdict = "grows"
     return QuadraticRun(
-        kappa, lr, tops[-1], len(calls), np.array(points), np.array(losses), status, factors,
-        regime, verdict, regrows_at,
-    )  # fmt: skip
+        kappa,
+        lr,
+        tops[-1],
+        len(calls),
+        np.array(points),
+        np.array(losses),
+        status,
+        factors,
+        regime,
+        verdict,
+        regrows_at,
+    )
 
 
 # %% The network: the data, every weight in one flat vector θ, the loss as a function of θ
@@ -253,8 +279,10 @@ def load_data(dataset: str) -> tuple[torch.Tensor, torch.Tensor]:
         x = (x - x.mean(axis=0)) / x.std(axis=0)
     order = torch.randperm(len(y), generator=torch.Generator().manual_seed(0)).numpy()
     cut = int(0.8 * len(y))
-    return (torch.tensor(x[order], dtype=torch.float64)[:cut],
-            torch.tensor(y[order], dtype=torch.long)[:cut])  # fmt: skip
+    return (
+        torch.tensor(x[order], dtype=torch.float64)[:cut],
+        torch.tensor(y[order], dtype=torch.long)[:cut],
+    )
 
 
 def network_sizes(config: StabilityConfig) -> tuple[int, ...]:
@@ -390,16 +418,21 @@ def run(
     v = torch.randn(n, generator=gen, dtype=torch.float64)
     t0 = theta.clone().requires_grad_(True)
     (g0,) = torch.autograd.grad(loss(t0), t0, create_graph=True)
-    costs = _medians({
-        "grad": lambda: torch.autograd.grad(loss(t0), t0),
-        "hvp": lambda: torch.autograd.grad(g0 @ v, t0, retain_graph=True),
-    }, 15)  # fmt: skip
+    costs = _medians(
+        {
+            "grad": lambda: torch.autograd.grad(loss(t0), t0),
+            "hvp": lambda: torch.autograd.grad(g0 @ v, t0, retain_graph=True),
+        },
+        15,
+    )
     memory = {
         "grad": saved_bytes(lambda: torch.autograd.grad(loss(t0), t0)),
-        "hvp": saved_bytes(lambda: torch.autograd.grad(
-            torch.autograd.grad(loss(t0), t0, create_graph=True)[0] @ v, t0
-        )),
-    }  # fmt: skip
+        "hvp": saved_bytes(
+            lambda: torch.autograd.grad(
+                torch.autograd.grad(loss(t0), t0, create_graph=True)[0] @ v, t0
+            )
+        ),
+    }
     tops, v = lanczos(counted(derivatives(loss, theta, True)[2]), v, LANCZOS_START)
     lambda0 = tops[-1]
 
@@ -422,10 +455,20 @@ def run(
         if progress is not None and (step + 1) % max(1, config.steps // 50) == 0:
             progress(step + 1, config.steps)
     return NetStability(
-        config, n, np.array(losses), np.array(steps_at), np.array(sharpness), lambda0, status,
-        hvps[0], costs["grad"], costs["hvp"], time.perf_counter() - start, memory["grad"],
+        config,
+        n,
+        np.array(losses),
+        np.array(steps_at),
+        np.array(sharpness),
+        lambda0,
+        status,
+        hvps[0],
+        costs["grad"],
+        costs["hvp"],
+        time.perf_counter() - start,
+        memory["grad"],
         memory["hvp"],
-    )  # fmt: skip
+    )
 
 
 # %% What the page shows, one "name value ..." line each

@@ -27,8 +27,15 @@ def _positive(values: np.ndarray) -> np.ndarray:
 
 
 def _gd(x, y, lang: str, **extra: object) -> dict:  # noqa: ANN001
-    return {"type": "scatter", "x": x, "y": y, "mode": "lines",
-            "name": tr("stability.fig.gd", lang), "line": {"color": GD, "width": 3}, **extra}  # fmt: skip
+    return {
+        "type": "scatter",
+        "x": x,
+        "y": y,
+        "mode": "lines",
+        "name": tr("stability.fig.gd", lang),
+        "line": {"color": GD, "width": 3},
+        **extra,
+    }
 
 
 def quadratic_figure(run: QuadraticRun, lang: str, projector: bool) -> object:
@@ -36,10 +43,12 @@ def quadratic_figure(run: QuadraticRun, lang: str, projector: bool) -> object:
     for a projector."""
     k = np.arange(len(run.losses))
     return plain_figure(
-        [_gd(k, _positive(run.losses), lang)], projector=projector, **figure_layout(380),
+        [_gd(k, _positive(run.losses), lang)],
+        projector=projector,
+        **figure_layout(380),
         xaxis=axis_props(tr("why.fig.iteration", lang)),
         yaxis=log_axis(tr("stability.fig.f", lang), _positive(run.losses)),
-    )  # fmt: skip
+    )
 
 
 def sharpness_figure(run: NetStability, lang: str, projector: bool) -> object:
@@ -48,23 +57,43 @@ def sharpness_figure(run: NetStability, lang: str, projector: bool) -> object:
     limit = 2 / run.config.lr
     traces = [
         _gd(np.arange(len(run.losses)), _positive(run.losses), lang, showlegend=False),
-        {"type": "scatter", "x": run.sharpness_steps, "y": run.sharpness, "mode": "lines+markers",
-         "name": "λ_max", "xaxis": "x2", "yaxis": "y2", "line": {"color": SHARPNESS, "width": 3}},
-    ]  # fmt: skip
+        {
+            "type": "scatter",
+            "x": run.sharpness_steps,
+            "y": run.sharpness,
+            "mode": "lines+markers",
+            "name": "λ_max",
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "line": {"color": SHARPNESS, "width": 3},
+        },
+    ]
     step = tr("why.fig.iteration", lang)
     titles = [tr("why.fig.train_loss", lang), tr("stability.fig.sharpness", lang)]
-    label = {"text": f"2/lr = {limit:.3g}", "x": 1, "xref": "x2 domain", "xanchor": "right",
-             "y": limit, "yref": "y2", "yanchor": "bottom", "showarrow": False,
-             "font": {"color": "#111", "size": 15}}  # fmt: skip
+    label = {
+        "text": f"2/lr = {limit:.3g}",
+        "x": 1,
+        "xref": "x2 domain",
+        "xanchor": "right",
+        "y": limit,
+        "yref": "y2",
+        "yanchor": "bottom",
+        "showarrow": False,
+        "font": {"color": "#111", "size": 15},
+    }
     top = max(limit, float(np.nanmax(run.sharpness)) if run.sharpness.size else limit)
     return plain_figure(
-        traces, projector=projector, **figure_layout(420), showlegend=False,
+        traces,
+        projector=projector,
+        **figure_layout(420),
+        showlegend=False,
         annotations=[*(cell_title(t, *c) for t, c in zip(titles, cells, strict=True)), label],
         shapes=[hline(limit, {"color": "#111", "width": 2, "dash": "dash"}, "2")],
-        xaxis=axis_props(None, domain=cells[0][0]), xaxis2=axis_props(step, domain=cells[1][0], anchor="y2"),
+        xaxis=axis_props(None, domain=cells[0][0]),
+        xaxis2=axis_props(step, domain=cells[1][0], anchor="y2"),
         yaxis=axis_props(None, domain=cells[0][1], type="log", exponentformat="power"),
         yaxis2=axis_props(None, domain=cells[1][1], anchor="x2", range=[0, 1.15 * top]),
-    )  # fmt: skip
+    )
 
 
 # The notebook's last cell: both experiments, drawn from what ``__main__`` left behind.
@@ -92,5 +121,8 @@ def notebook(source: str, title: str, figure: str) -> str:
     """The download ``source`` as a notebook: a ``title`` cell, the source cut into cells at
     its ``# %%`` lines, then ``figure`` (prose) above a cell that draws both experiments with
     plotly. Returns nbformat 4 JSON."""
-    return percent_notebook(source, before=[("markdown", title)],
-                            after=[("markdown", figure), ("code", _NOTEBOOK_FIGURE.strip())])  # fmt: skip
+    return percent_notebook(
+        source,
+        before=[("markdown", title)],
+        after=[("markdown", figure), ("code", _NOTEBOOK_FIGURE.strip())],
+    )

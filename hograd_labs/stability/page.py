@@ -24,18 +24,27 @@ from .compute import DATASETS, NetStability, QuadraticRun, StabilityConfig
 
 D = StabilityConfig()
 # The network part's settings enter the URL when Run is pressed (hograd_ui/parts/link_form.py).
-FORM = LinkedForm({
-    "why.stability.data": Field("radio", D.dataset, options=DATASETS),
-    "why.stability.layers": Field("slider", len(D.hidden), 1, 3),
-    "why.stability.width": Field("select", D.hidden[0], options=WIDTHS),
-    "why.stability.net_lr": Field("select", D.lr, options=(0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)),
-    "why.stability.net_steps": Field("slider", D.steps, 50, 1000, 50),
-    "why.stability.every": Field("select", D.every, options=(5, 10, 20, 50, 100)),
-})  # fmt: skip
+FORM = LinkedForm(
+    {
+        "why.stability.data": Field("radio", D.dataset, options=DATASETS),
+        "why.stability.layers": Field("slider", len(D.hidden), 1, 3),
+        "why.stability.width": Field("select", D.hidden[0], options=WIDTHS),
+        "why.stability.net_lr": Field(
+            "select", D.lr, options=(0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
+        ),
+        "why.stability.net_steps": Field("slider", D.steps, 50, 1000, 50),
+        "why.stability.every": Field("select", D.every, options=(5, 10, 20, 50, 100)),
+    }
+)
 #: What the page says about the quadratic's run, by its verdict.
-VERDICTS = {"stable": "stability.shrinks", "edge": "stability.edge",
-            "edge_even": "stability.edge_even", "fell_for_now": "stability.fell_for_now",
-            "grows": "stability.grows", "diverged": "stability.overflow"}  # fmt: skip
+VERDICTS = {
+    "stable": "stability.shrinks",
+    "edge": "stability.edge",
+    "edge_even": "stability.edge_even",
+    "fell_for_now": "stability.fell_for_now",
+    "grows": "stability.grows",
+    "diverged": "stability.overflow",
+}
 
 
 def quadratic_part(row: object) -> None:
@@ -48,10 +57,25 @@ def quadratic_part(row: object) -> None:
         kappa = c[0].select_slider(
             t("hvp.kappa.label"), KAPPAS, int(D.kappa), key="why.stability.kappa", bind=BIND
         )
-        lr = c[1].slider(t("why.newton.lr"), 0.001, 2.5, D.quadratic_lr, 0.001, format="%.3f",
-                         key="why.stability.lr", bind=BIND)  # fmt: skip
-        steps = c[2].slider(t("why.newton.steps"), 10, 1000, D.quadratic_steps, 10,
-                            key="why.stability.steps", bind=BIND)  # fmt: skip
+        lr = c[1].slider(
+            t("why.newton.lr"),
+            0.001,
+            2.5,
+            D.quadratic_lr,
+            0.001,
+            format="%.3f",
+            key="why.stability.lr",
+            bind=BIND,
+        )
+        steps = c[2].slider(
+            t("why.newton.steps"),
+            10,
+            1000,
+            D.quadratic_steps,
+            10,
+            key="why.stability.steps",
+            bind=BIND,
+        )
     config = StabilityConfig(kappa=float(kappa), quadratic_lr=float(lr), quadratic_steps=int(steps))
     try:
         run, code = why_quadratic(config)
@@ -65,17 +89,26 @@ def quadratic_part(row: object) -> None:
 
 def _quadratic_result(run: QuadraticRun, lr: float) -> None:
     m = st.columns(4)
-    m[0].metric(t("stability.lambda"), num(run.lambda_max, 6),
-                help=t("stability.lambda_help", hvps=run.lanczos_hvps))  # fmt: skip
+    m[0].metric(
+        t("stability.lambda"),
+        num(run.lambda_max, 6),
+        help=t("stability.lambda_help", hvps=run.lanczos_hvps),
+    )
     m[1].metric("2 / λ_max", num(2 / run.lambda_max, 6))
     m[2].metric("lr", num(lr, 6))
     m[3].metric("|1 − lr·λ_max|", num(run.factors[1], 6))
     box = st.success if run.regime == "stable" else st.info if run.regime == "edge" else st.warning
-    verdict = t(VERDICTS[run.verdict], factor=num(run.factors[1], 4),
-                limit=num(2 / run.lambda_max, 4), step=len(run.losses) - 1,
-                steps=len(run.losses) - 1, start=num(run.losses[0], 4),
-                end=num(run.losses[-1], 4), flat=num(run.factors[0], 4),
-                again=f"{run.regrows_at:,}" if run.regrows_at else "—")  # fmt: skip
+    verdict = t(
+        VERDICTS[run.verdict],
+        factor=num(run.factors[1], 4),
+        limit=num(2 / run.lambda_max, 4),
+        step=len(run.losses) - 1,
+        steps=len(run.losses) - 1,
+        start=num(run.losses[0], 4),
+        end=num(run.losses[-1], 4),
+        flat=num(run.factors[0], 4),
+        again=f"{run.regrows_at:,}" if run.regrows_at else "—",
+    )
     projector = present()
     if not projector:  # projected, under the chart: the numbers and the chart on one screen
         box(verdict)
@@ -93,15 +126,19 @@ def network_part(row: object) -> None:
         FORM.seed()
         with st.form("why.stability.form"):
             data, hidden = network_widgets(FORM, "why.stability")
-            lr, steps, every = FORM.row({
-                "why.stability.net_lr": "lr", "why.stability.net_steps": t("why.newton.steps"),
-                "why.stability.every": t("stability.every"),
-            })  # fmt: skip
+            lr, steps, every = FORM.row(
+                {
+                    "why.stability.net_lr": "lr",
+                    "why.stability.net_steps": t("why.newton.steps"),
+                    "why.stability.every": t("stability.every"),
+                }
+            )
             st.form_submit_button(t("why.run"), type="primary")
     keep("why.stability.data", data)
     FORM.write()
-    config = StabilityConfig(dataset=data, hidden=tuple(hidden), lr=float(lr), steps=int(steps),
-                             every=int(every))  # fmt: skip
+    config = StabilityConfig(
+        dataset=data, hidden=tuple(hidden), lr=float(lr), steps=int(steps), every=int(every)
+    )
     try:
         run, code = why_stability(config, _caption=caption)
     except HogradError as err:
@@ -122,12 +159,24 @@ def _network_result(run: NetStability, lr: float) -> None:
         st.warning(t("stability.net_diverged", step=len(run.losses) - 1, lr=num(lr)))
     else:
         last = run.sharpness[-1] if run.sharpness.size else float("nan")
-        st.info(t("stability.net_result", last=num(last), limit=num(2 / lr),
-                  start=num(run.losses[0]), end=num(run.losses[-1])))  # fmt: skip
-    cost = t("stability.cost", hvps=run.hvps, grad=f"{run.grad_seconds * 1e3:.2f}",
-             hvp=f"{run.hvp_seconds * 1e3:.2f}", grad_kb=f"{run.grad_saved_bytes / 1024:,.0f}",
-             hvp_kb=f"{run.hvp_saved_bytes / 1024:,.0f}",
-             memory=f"{run.hvp_saved_bytes / run.grad_saved_bytes:.2f}")  # fmt: skip
+        st.info(
+            t(
+                "stability.net_result",
+                last=num(last),
+                limit=num(2 / lr),
+                start=num(run.losses[0]),
+                end=num(run.losses[-1]),
+            )
+        )
+    cost = t(
+        "stability.cost",
+        hvps=run.hvps,
+        grad=f"{run.grad_seconds * 1e3:.2f}",
+        hvp=f"{run.hvp_seconds * 1e3:.2f}",
+        grad_kb=f"{run.grad_saved_bytes / 1024:,.0f}",
+        hvp_kb=f"{run.hvp_saved_bytes / 1024:,.0f}",
+        memory=f"{run.hvp_saved_bytes / run.grad_saved_bytes:.2f}",
+    )
     projector = present()
     if not projector:
         st.markdown(cost)
@@ -160,9 +209,13 @@ def draw() -> None:
     """The tab. In presentation mode the part, the intro and the settings sit in one row of
     buttons above the part's result (hograd_ui/parts/ui.py)."""
     row = present_row()
-    parts = {"quadratic": t("stability.part.quadratic"),
-             "network": t("stability.part.network")}  # fmt: skip
-    part = localized_radio(t("stability.part"), parts, "why.stability.part", horizontal=True,
-                           container=row if present() else st,
-                           label_visibility="collapsed" if present() else "visible")  # fmt: skip
+    parts = {"quadratic": t("stability.part.quadratic"), "network": t("stability.part.network")}
+    part = localized_radio(
+        t("stability.part"),
+        parts,
+        "why.stability.part",
+        horizontal=True,
+        container=row if present() else st,
+        label_visibility="collapsed" if present() else "visible",
+    )
     quadratic_part(row) if part == "quadratic" else network_part(row)

@@ -20,8 +20,14 @@ from hograd_serving.jobs import run_cold
 from . import compute
 from .compute import DTYPES, GradientStats, StatsConfig
 
-__all__ = ["ANOMALY_SECONDS", "STATS_BUDGET", "check_config", "script", "why_anomaly",
-           "why_gradient_stats"]  # fmt: skip
+__all__ = [
+    "ANOMALY_SECONDS",
+    "STATS_BUDGET",
+    "check_config",
+    "script",
+    "why_anomaly",
+    "why_gradient_stats",
+]
 
 
 @dataclass(frozen=True)
@@ -78,8 +84,9 @@ def script(config: StatsConfig, func: bool = False) -> Code:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def why_gradient_stats(
-    config: StatsConfig, _caption: Caption = lambda done, total: f"{done}/{total}",
-) -> tuple[GradientStats, Code, str, str]:  # fmt: skip
+    config: StatsConfig,
+    _caption: Caption = lambda done, total: f"{done}/{total}",
+) -> tuple[GradientStats, Code, str, str]:
     """The run, its download, and its CSV and JSON exports. ``config`` holds primitives only
     (a frozen dataclass: hashed by its fields). A refused setting draws no progress bar."""
     check_config(config)

@@ -34,10 +34,23 @@ import torch.nn.functional as F
 from torch.func import grad_and_value
 
 __all__ = [
-    "BINS", "DTYPES", "SCENARIOS", "GradientStats", "StatsConfig", "anomaly_message",
-    "digits", "first_nan_node", "gradients", "gradients_func", "initial_parameters",
-    "loss_of", "report", "run", "stats_csv", "stats_json",
-]  # fmt: skip
+    "BINS",
+    "DTYPES",
+    "SCENARIOS",
+    "GradientStats",
+    "StatsConfig",
+    "anomaly_message",
+    "digits",
+    "first_nan_node",
+    "gradients",
+    "gradients_func",
+    "initial_parameters",
+    "loss_of",
+    "report",
+    "run",
+    "stats_csv",
+    "stats_json",
+]
 
 #: Edges of the histograms of log10 |g| (entries exactly 0 are counted apart).
 BINS = np.linspace(-16.0, 4.0, 41)
@@ -179,8 +192,20 @@ def _train(config, dtype, progress=None, anomaly_at=None, gradient=gradients):  
     gen = torch.Generator().manual_seed(int(config.seed) + 1)
     layers = len(params) // 2
     record_at = set(np.linspace(0, config.steps - 1, min(10, config.steps)).round().astype(int))
-    out = {k: [] for k in ("losses", "norms", "totals", "clipped", "hist_steps", "counts",
-                           "zeros", "abs_stats", "saturated")}  # fmt: skip
+    out = {
+        k: []
+        for k in (
+            "losses",
+            "norms",
+            "totals",
+            "clipped",
+            "hist_steps",
+            "counts",
+            "zeros",
+            "abs_stats",
+            "saturated",
+        )
+    }
     nan = {"step": None, "layers": (), "source": None, "in_loss": False}
     for step in range(config.steps):
         idx = torch.randint(0, len(y_all), (config.batch,), generator=gen)
@@ -199,8 +224,12 @@ def _train(config, dtype, progress=None, anomaly_at=None, gradient=gradients):  
         if bad or not math.isfinite(loss):  # <-- the NaN check: stop before the update
             names = tuple(f"{'Wb'[i % 2]}{i // 2 + 1}" for i in bad)
             again = loss_of(config, params, x_all[idx], y_all[idx])  # the step's graph, again
-            nan = {"step": step, "layers": names, "source": first_nan_node(again, params),
-                   "in_loss": not math.isfinite(loss)}  # fmt: skip
+            nan = {
+                "step": step,
+                "layers": names,
+                "source": first_nan_node(again, params),
+                "in_loss": not math.isfinite(loss),
+            }
             out["totals"].append(math.nan)
             out["clipped"].append(False)
             break
@@ -218,8 +247,15 @@ def _train(config, dtype, progress=None, anomaly_at=None, gradient=gradients):  
                 sizes = np.clip(np.log10(nonzero.numpy()), BINS[0], BINS[-1])  # ends hold the rest
                 out["counts"].append(np.histogram(sizes, BINS)[0])
                 out["zeros"].append(int((g == 0).sum()))
-                out["abs_stats"].append([float(g.min()), float(g.max()), g.numel(),
-                                         float(g.sum()), float((g * g).sum())])  # fmt: skip
+                out["abs_stats"].append(
+                    [
+                        float(g.min()),
+                        float(g.max()),
+                        g.numel(),
+                        float(g.sum()),
+                        float((g * g).sum()),
+                    ]
+                )
         with torch.no_grad():
             for p in params:
                 p -= config.lr * p.grad
@@ -298,15 +334,25 @@ def run(
     other_out, other_nan, _, _ = _train(config, DTYPES[other], tick, gradient=gradient)
     shape = (hist, layers)
     return GradientStats(
-        config, tuple(f"W{k + 1}" for k in range(layers)), np.array(out["losses"]),
-        np.array(out["norms"]), np.array(out["totals"]), np.array(out["clipped"], dtype=bool),
+        config,
+        tuple(f"W{k + 1}" for k in range(layers)),
+        np.array(out["losses"]),
+        np.array(out["norms"]),
+        np.array(out["totals"]),
+        np.array(out["clipped"], dtype=bool),
         np.array(out["hist_steps"], dtype=int),
         np.array(out["counts"], dtype=int).reshape(*shape, len(BINS) - 1),
         np.array(out["zeros"], dtype=int).reshape(shape),
-        np.array(out["abs_stats"]).reshape(*shape, 5), nan["step"], nan["layers"],
-        nan["source"], nan["in_loss"], other, np.array(other_out["losses"]), other_nan["step"],
+        np.array(out["abs_stats"]).reshape(*shape, 5),
+        nan["step"],
+        nan["layers"],
+        nan["source"],
+        nan["in_loss"],
+        other,
+        np.array(other_out["losses"]),
+        other_nan["step"],
         np.array(out["saturated"]),
-    )  # fmt: skip
+    )
 
 
 # %% What detect_anomaly says: the run replayed to its first NaN, that step in anomaly mode

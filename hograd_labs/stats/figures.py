@@ -20,9 +20,12 @@ from hograd_ui.plotting import plain_figure
 from .compute import BINS, GradientStats
 
 __all__ = [
-    "histogram_figure", "layer_norms_figure", "notebook", "precision_figure",
+    "histogram_figure",
+    "layer_norms_figure",
+    "notebook",
+    "precision_figure",
     "tensorboard_archive",
-]  # fmt: skip
+]
 
 
 def _positive(values: np.ndarray) -> np.ndarray:
@@ -46,14 +49,24 @@ def layer_norms_figure(stats: GradientStats, lang: str, projector: bool = False)
     steps = np.arange(len(stats.layer_norms))
     last = len(stats.layer_names) - 1
     traces = [
-        {"type": "scatter", "x": steps, "y": _positive(stats.layer_norms[:, k]), "mode": "lines",
-         "name": name, "line": {"color": colors[k], "width": 2}, "showlegend": k in (0, last)}
+        {
+            "type": "scatter",
+            "x": steps,
+            "y": _positive(stats.layer_norms[:, k]),
+            "mode": "lines",
+            "name": name,
+            "line": {"color": colors[k], "width": 2},
+            "showlegend": k in (0, last),
+        }
         for k, name in enumerate(stats.layer_names)
-    ]  # fmt: skip
+    ]
     return plain_figure(
-        traces, projector=projector, **figure_layout(440), xaxis=axis_props(tr("why.fig.iteration", lang)),
+        traces,
+        projector=projector,
+        **figure_layout(440),
+        xaxis=axis_props(tr("why.fig.iteration", lang)),
         yaxis=log_axis(tr("stats.fig.layer_norm", lang), *(t["y"] for t in traces)),
-    )  # fmt: skip
+    )
 
 
 def histogram_figure(
@@ -65,31 +78,49 @@ def histogram_figure(
     centres = (BINS[:-1] + BINS[1:]) / 2
     share = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
     trace = {
-        "type": "heatmap", "x": centres, "y": list(stats.layer_names), "z": share,
-        "colorscale": "Blues", "customdata": counts,
+        "type": "heatmap",
+        "x": centres,
+        "y": list(stats.layer_names),
+        "z": share,
+        "colorscale": "Blues",
+        "customdata": counts,
         "colorbar": {"title": {"text": tr("stats.fig.share", lang)}},
         "hovertemplate": "%{y}: log10|g| ≈ %{x:.1f}, %{customdata:.0f}<extra></extra>",
-    }  # fmt: skip
+    }
     return plain_figure(
-        [trace], projector=projector, **figure_layout(420), xaxis=axis_props(tr("stats.fig.log_size", lang)),
+        [trace],
+        projector=projector,
+        **figure_layout(420),
+        xaxis=axis_props(tr("stats.fig.log_size", lang)),
         yaxis=axis_props(tr("stats.fig.layer", lang)),
-    )  # fmt: skip
+    )
 
 
 def precision_figure(stats: GradientStats, lang: str, projector: bool = False) -> object:
     """The same run's loss in float32 and in float64."""
     curves = {stats.config.dtype: stats.losses, stats.other_dtype: stats.other_losses}
     traces = [
-        {"type": "scatter", "x": np.arange(len(curves[d])), "y": _positive(curves[d]),
-         "mode": "lines", "name": d,
-         "line": {"color": "#d62728" if d == "float32" else "#1f77b4", "width": 3,
-                  "dash": "dot" if d == "float32" else "solid"}}
+        {
+            "type": "scatter",
+            "x": np.arange(len(curves[d])),
+            "y": _positive(curves[d]),
+            "mode": "lines",
+            "name": d,
+            "line": {
+                "color": "#d62728" if d == "float32" else "#1f77b4",
+                "width": 3,
+                "dash": "dot" if d == "float32" else "solid",
+            },
+        }
         for d in ("float64", "float32")
-    ]  # fmt: skip
+    ]
     return plain_figure(
-        traces, projector=projector, **figure_layout(380), xaxis=axis_props(tr("why.fig.iteration", lang)),
+        traces,
+        projector=projector,
+        **figure_layout(380),
+        xaxis=axis_props(tr("why.fig.iteration", lang)),
         yaxis=log_axis(tr("why.fig.train_loss", lang), *(t["y"] for t in traces)),
-    )  # fmt: skip
+    )
 
 
 def tensorboard_archive(stats: GradientStats, wall_time: float | None = None) -> bytes:
@@ -151,5 +182,8 @@ def notebook(source: str, title: str, figure: str) -> str:
     """The download ``source`` as a notebook: a ``title`` cell, the source cut into cells at
     its ``# %%`` lines, then ``figure`` (prose) above a cell that draws the run's loss and its
     last step's gradient norms with plotly. Returns nbformat 4 JSON."""
-    return percent_notebook(source, before=[("markdown", title)],
-                            after=[("markdown", figure), ("code", _NOTEBOOK_FIGURE.strip())])  # fmt: skip
+    return percent_notebook(
+        source,
+        before=[("markdown", title)],
+        after=[("markdown", figure), ("code", _NOTEBOOK_FIGURE.strip())],
+    )

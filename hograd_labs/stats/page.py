@@ -22,21 +22,39 @@ from .cached import script, why_anomaly, why_gradient_stats
 
 # The form's settings enter the URL when Run is pressed (hograd_ui/parts/link_form.py).
 _H = compute.SCENARIOS["healthy"]  # the stats form's defaults
-STATS_FORM = LinkedForm({
-    "why.stats.activation": Field("radio", _H.activation, options=("tanh", "relu")),
-    "why.stats.dtype": Field("radio", _H.dtype, options=("float64", "float32")),
-    "why.stats.depth": Field("slider", _H.depth, 1, 12),
-    "why.stats.width": Field("select", _H.width, options=(8, 16, 32, 64, 128)),
-    "why.stats.steps": Field("slider", _H.steps, 10, 300, 10),
-    "why.stats.batch": Field("select", _H.batch, options=(32, 64, 128, 256)),
-    "why.stats.lr": Field("select", _H.lr, options=(0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)),
-    "why.stats.gain": Field("slider", _H.gain, 0.5, 3.0, 0.1),
-    "why.stats.clip": Field("select", _H.clip, options=(0.0, 0.1, 0.5, 1.0, 5.0, 10.0),
-                            label=lambda v: t("stats.clip_off") if v == 0 else f"{v:g}"),
-    "why.stats.naive_loss": Field("checkbox", _H.naive_loss),
-})  # fmt: skip
-STATS_KEYS = ("activation", "depth", "width", "lr", "steps", "batch", "gain", "clip", "dtype",
-              "naive_loss")  # fmt: skip
+STATS_FORM = LinkedForm(
+    {
+        "why.stats.activation": Field("radio", _H.activation, options=("tanh", "relu")),
+        "why.stats.dtype": Field("radio", _H.dtype, options=("float64", "float32")),
+        "why.stats.depth": Field("slider", _H.depth, 1, 12),
+        "why.stats.width": Field("select", _H.width, options=(8, 16, 32, 64, 128)),
+        "why.stats.steps": Field("slider", _H.steps, 10, 300, 10),
+        "why.stats.batch": Field("select", _H.batch, options=(32, 64, 128, 256)),
+        "why.stats.lr": Field(
+            "select", _H.lr, options=(0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+        ),
+        "why.stats.gain": Field("slider", _H.gain, 0.5, 3.0, 0.1),
+        "why.stats.clip": Field(
+            "select",
+            _H.clip,
+            options=(0.0, 0.1, 0.5, 1.0, 5.0, 10.0),
+            label=lambda v: t("stats.clip_off") if v == 0 else f"{v:g}",
+        ),
+        "why.stats.naive_loss": Field("checkbox", _H.naive_loss),
+    }
+)
+STATS_KEYS = (
+    "activation",
+    "depth",
+    "width",
+    "lr",
+    "steps",
+    "batch",
+    "gain",
+    "clip",
+    "dtype",
+    "naive_loss",
+)
 
 
 def use_scenario(name: str) -> None:
@@ -54,8 +72,12 @@ def draw() -> None:
     row = present_row()
     with folded(t("present.text"), ":material/notes:", row):
         st.markdown(t("stats.intro"))
-    scenarios = {"healthy": t("stats.scenario.healthy"), "vanish": t("stats.scenario.vanish"),
-                 "explode": t("stats.scenario.explode"), "nan32": t("stats.scenario.nan32")}  # fmt: skip
+    scenarios = {
+        "healthy": t("stats.scenario.healthy"),
+        "vanish": t("stats.scenario.vanish"),
+        "explode": t("stats.scenario.explode"),
+        "nan32": t("stats.scenario.nan32"),
+    }
     with row if present() else st.container(horizontal=True):  # each at its label's width
         for name, label in scenarios.items():
             st.button(label, key=f"why.stats.use.{name}", on_click=use_scenario, args=(name,))
@@ -63,19 +85,34 @@ def draw() -> None:
     with controls(row), st.form("why.stats.form"):
         c = st.columns(2)
         with c[0]:
-            act = form_radio(t("stats.activation_label"), {"tanh": "tanh", "relu": "ReLU"},
-                             "why.stats.activation", _H.activation)  # fmt: skip
+            act = form_radio(
+                t("stats.activation_label"),
+                {"tanh": "tanh", "relu": "ReLU"},
+                "why.stats.activation",
+                _H.activation,
+            )
         with c[1]:
-            dtype = form_radio(t("stats.dtype_label"), {"float64": "float64", "float32": "float32"},
-                               "why.stats.dtype", _H.dtype)  # fmt: skip
-        depth, width, steps, batch = STATS_FORM.row({
-            "why.stats.depth": t("stats.depth"), "why.stats.width": t("hvp.net.width"),
-            "why.stats.steps": t("why.newton.steps"), "why.stats.batch": t("stats.batch"),
-        })  # fmt: skip
-        lr, gain, clip = STATS_FORM.row({
-            "why.stats.lr": "lr", "why.stats.gain": t("stats.gain"),
-            "why.stats.clip": t("stats.clip"),
-        })  # fmt: skip
+            dtype = form_radio(
+                t("stats.dtype_label"),
+                {"float64": "float64", "float32": "float32"},
+                "why.stats.dtype",
+                _H.dtype,
+            )
+        depth, width, steps, batch = STATS_FORM.row(
+            {
+                "why.stats.depth": t("stats.depth"),
+                "why.stats.width": t("hvp.net.width"),
+                "why.stats.steps": t("why.newton.steps"),
+                "why.stats.batch": t("stats.batch"),
+            }
+        )
+        lr, gain, clip = STATS_FORM.row(
+            {
+                "why.stats.lr": "lr",
+                "why.stats.gain": t("stats.gain"),
+                "why.stats.clip": t("stats.clip"),
+            }
+        )
         naive = STATS_FORM.draw(
             "why.stats.naive_loss", st, t("stats.naive"), help=t("stats.naive_help")
         )  # its own line: read in full
@@ -93,8 +130,15 @@ def draw() -> None:
         return
     show_nan(stats, config)
     projector = present()
-    shown = slides({"norms": t("stats.norms_title"), "precision": t("stats.precision_title"),
-                    "hist": t("stats.screen.hist")}, "why.stats.screen", row)  # fmt: skip
+    shown = slides(
+        {
+            "norms": t("stats.norms_title"),
+            "precision": t("stats.precision_title"),
+            "hist": t("stats.screen.hist"),
+        },
+        "why.stats.screen",
+        row,
+    )
     # side by side on a screen; projected, one chart a screen, the whole width
     left, right = (st.container(),) * 2 if projector else st.columns(2, gap="large")
     with left:
@@ -117,9 +161,12 @@ def draw() -> None:
         if stats.hist_steps.size and shown["hist"]:
             # projected, the step is a button of the row: the histogram first on the screen
             with folded(t("stats.hist_step"), ":material/timeline:", row):
-                at = st.select_slider(t("stats.hist_step"), list(stats.hist_steps),
-                                      value=int(stats.hist_steps[-1]),
-                                      key=f"why.stats.hist_at.{stats.hist_steps[-1]}")  # fmt: skip
+                at = st.select_slider(
+                    t("stats.hist_step"),
+                    list(stats.hist_steps),
+                    value=int(stats.hist_steps[-1]),
+                    key=f"why.stats.hist_at.{stats.hist_steps[-1]}",
+                )
             index = list(stats.hist_steps).index(at)
             with st.container(key="stats.hist"):
                 chart(figs.histogram_figure(stats, index, lang(), projector))
@@ -133,8 +180,15 @@ def show_nan(stats: compute.GradientStats, config: compute.StatsConfig) -> None:
         st.success(t("stats.no_nan", steps=len(stats.losses)))
         return
     layers = ", ".join(stats.nan_layers) or "—"
-    st.error(t("stats.nan", step=stats.nan_step, layers=layers,
-               loss=t("stats.nan_loss") if stats.nan_in_loss else ""), icon=":material/warning:")  # fmt: skip
+    st.error(
+        t(
+            "stats.nan",
+            step=stats.nan_step,
+            layers=layers,
+            loss=t("stats.nan_loss") if stats.nan_in_loss else "",
+        ),
+        icon=":material/warning:",
+    )
     if stats.nan_source is not None:
         node, output = stats.nan_source
         st.markdown(t("stats.nan_source", node=node, output=output))
@@ -157,11 +211,11 @@ def precision_text(stats: compute.GradientStats) -> str:
     mine, other = stats.config.dtype, stats.other_dtype
     steps = stats.config.steps
     if stats.nan_step is not None and stats.other_nan_step is None:
-        return t("stats.precision_saved", bad=mine, good=other, step=stats.nan_step,
-                 steps=steps)  # fmt: skip
+        return t("stats.precision_saved", bad=mine, good=other, step=stats.nan_step, steps=steps)
     if stats.nan_step is None and stats.other_nan_step is not None:
-        return t("stats.precision_saved", bad=other, good=mine, step=stats.other_nan_step,
-                 steps=steps)  # fmt: skip
+        return t(
+            "stats.precision_saved", bad=other, good=mine, step=stats.other_nan_step, steps=steps
+        )
     if stats.nan_step is None:  # both ran every step with finite losses
         gap = abs(stats.losses - stats.other_losses)
         return t("stats.precision_gap", gap=f"{float(gap.max()):.1e}", steps=steps)
@@ -170,8 +224,14 @@ def precision_text(stats: compute.GradientStats) -> str:
     if both > 0:
         gap = abs(stats.losses[:both] - stats.other_losses[:both])
         before = t("stats.precision_before", steps=both, gap=f"{float(gap.max()):.1e}")
-    return t("stats.precision_both", a=mine, a_step=stats.nan_step, b=other,
-             b_step=stats.other_nan_step, before=before).strip()  # fmt: skip
+    return t(
+        "stats.precision_both",
+        a=mine,
+        a_step=stats.nan_step,
+        b=other,
+        b_step=stats.other_nan_step,
+        before=before,
+    ).strip()
 
 
 def saturation_text(stats: compute.GradientStats) -> str:
@@ -179,21 +239,43 @@ def saturation_text(stats: compute.GradientStats) -> str:
     sat = stats.saturated
     if not sat.size:
         return ""
-    return t("stats.saturated", start=f"{sat[0]:.1%}", end=f"{sat[-1]:.1%}",
-             most=f"{sat.max():.1%}", step=int(sat.argmax()))  # fmt: skip
+    return t(
+        "stats.saturated",
+        start=f"{sat[0]:.1%}",
+        end=f"{sat[-1]:.1%}",
+        most=f"{sat.max():.1%}",
+        step=int(sat.argmax()),
+    )
 
 
 def downloads(stats: compute.GradientStats, csv_text: str, json_text: str) -> None:
     """The run's numbers as files; the buttons sit side by side at their labels' width and
     wrap to a new line in a narrow column (three equal columns cut the labels short)."""
     with st.container(horizontal=True):
-        st.download_button(t("stats.csv"), csv_text, "gradient-stats.csv", "text/csv",
-                           key="why.stats.csv", on_click="ignore")  # fmt: skip
-        st.download_button(t("stats.json"), json_text, "gradient-stats.json",
-                           "application/json", key="why.stats.json", on_click="ignore")  # fmt: skip
-        st.download_button(t("stats.tensorboard"), lambda: figs.tensorboard_archive(stats),
-                           "gradient-stats-tensorboard.zip", "application/zip",
-                           key="why.stats.tb", on_click="ignore")  # fmt: skip
+        st.download_button(
+            t("stats.csv"),
+            csv_text,
+            "gradient-stats.csv",
+            "text/csv",
+            key="why.stats.csv",
+            on_click="ignore",
+        )
+        st.download_button(
+            t("stats.json"),
+            json_text,
+            "gradient-stats.json",
+            "application/json",
+            key="why.stats.json",
+            on_click="ignore",
+        )
+        st.download_button(
+            t("stats.tensorboard"),
+            lambda: figs.tensorboard_archive(stats),
+            "gradient-stats-tensorboard.zip",
+            "application/zip",
+            key="why.stats.tb",
+            on_click="ignore",
+        )
 
 
 def func_source(config: compute.StatsConfig) -> str:

@@ -20,8 +20,14 @@ from hograd_serving.cached import Caption, _with_bar
 from . import compute
 from .compute import DATASETS, MODES, NAMES, PenaltyCheck, StepCosts, WganConfig, WganRun
 
-__all__ = ["WGAN_BUDGET", "check_config", "penalty_graph", "script", "why_wgan_graph",
-           "why_wgan_run"]  # fmt: skip
+__all__ = [
+    "WGAN_BUDGET",
+    "check_config",
+    "penalty_graph",
+    "script",
+    "why_wgan_graph",
+    "why_wgan_run",
+]
 
 
 @dataclass(frozen=True)
@@ -77,7 +83,9 @@ def script(config: WganConfig, func: bool = False) -> Code:
     """The download: compute.py as it is, with ``config`` written where its ``__main__`` sets
     it and (``func``) the penalty's gradient taken by torch.func."""
     source = inspect.getsource(compute)
-    for old, new in [(_CONFIG, f"    config = {config!r}\n")] + ([(_PENALTY, _FUNC)] if func else []):  # fmt: skip
+    for old, new in [(_CONFIG, f"    config = {config!r}\n")] + (
+        [(_PENALTY, _FUNC)] if func else []
+    ):
         assert source.count(old) == 1, f"compute.py's __main__ no longer has {old.strip()!r}"
         source = source.replace(old, new)
     return marked_code(source)
@@ -96,8 +104,11 @@ def penalty_graph(create_graph: bool, hidden: int = 2, points: int = 1) -> Tenso
     (g,) = torch.autograd.grad(d, x_hat, create_graph=create_graph)
     norm = g.norm(dim=1)  # (points,)
     gp = 10.0 * ((norm - 1) ** 2).mean()
-    roots = [(0, "D(x̂)", d, float(d.detach())), (1, "‖∇D‖", norm, float(norm.detach()[0])),
-             (1, "GP", gp, float(gp.detach()))]  # fmt: skip
+    roots = [
+        (0, "D(x̂)", d, float(d.detach())),
+        (1, "‖∇D‖", norm, float(norm.detach()[0])),
+        (1, "GP", gp, float(gp.detach())),
+    ]
     leaves = [*zip(NAMES[:4], critic, strict=True), ("x̂", x_hat)]
     return trace_tensors(roots, leaves)
 

@@ -30,10 +30,25 @@ import torch
 from torch.func import grad, vmap
 
 __all__ = [
-    "DATASETS", "MODES", "NAMES", "PenaltyCheck", "StepCosts", "WganConfig", "WganRun",
-    "gradient_penalty", "gradient_penalty_func", "init_mlp", "mlp", "penalty_check",
-    "penalty_gradient", "report", "run", "sample_data", "smoothed_gap", "step_costs",
-]  # fmt: skip
+    "DATASETS",
+    "MODES",
+    "NAMES",
+    "PenaltyCheck",
+    "StepCosts",
+    "WganConfig",
+    "WganRun",
+    "gradient_penalty",
+    "gradient_penalty_func",
+    "init_mlp",
+    "mlp",
+    "penalty_check",
+    "penalty_gradient",
+    "report",
+    "run",
+    "sample_data",
+    "smoothed_gap",
+    "step_costs",
+]
 
 DATASETS = ("8gaussians", "moons", "ring")
 #: "gp": the penalty with create_graph=True; "gp_no_graph": the same line without it (the
@@ -223,10 +238,18 @@ def run(
     if status == "ok":
         snapshot(config.steps)
     return WganRun(
-        config, np.array(snaps["steps"]), np.array(snaps["fake"]), real_shown.numpy(),
-        axis.numpy(), np.array(snaps["critic"]), np.array(snaps["norms"]),
-        np.array(wasserstein), np.array(penalties), status, sum(p.numel() for p in D),
-    )  # fmt: skip
+        config,
+        np.array(snaps["steps"]),
+        np.array(snaps["fake"]),
+        real_shown.numpy(),
+        axis.numpy(),
+        np.array(snaps["critic"]),
+        np.array(snaps["norms"]),
+        np.array(wasserstein),
+        np.array(penalties),
+        status,
+        sum(p.numel() for p in D),
+    )
 
 
 def smoothed_gap(run: WganRun, window: int = 50) -> tuple[float, int, float]:

@@ -19,8 +19,15 @@ from hograd_ui.plotting import plain_figure, vline
 
 from .compute import LIMIT, WganRun
 
-__all__ = ["NORM_BINS", "curves_figure", "norm_counts", "norms_figure", "notebook", "penalty_dot",
-           "points_figure"]  # fmt: skip
+__all__ = [
+    "NORM_BINS",
+    "curves_figure",
+    "norm_counts",
+    "norms_figure",
+    "notebook",
+    "penalty_dot",
+    "points_figure",
+]
 
 #: Edges of the histogram of ‖∇_x̂ D(x̂)‖ (values above the last edge go in the last bin).
 NORM_BINS = np.linspace(0.0, 3.0, 31)
@@ -38,40 +45,68 @@ def points_figure(run: WganRun, index: int, lang: str, projector: bool) -> objec
     that snapshot as filled contours behind them."""
     z = run.critic[index]
     contour = {
-        "type": "contour", "x": run.grid, "y": run.grid, "z": z, "colorscale": _CRITIC,
-        "ncontours": 18, "line": {"width": 0.5, "color": "rgba(0,0,0,0.15)"}, "opacity": 0.85,
-        "name": tr("wgan.fig.critic", lang), "showscale": True,
+        "type": "contour",
+        "x": run.grid,
+        "y": run.grid,
+        "z": z,
+        "colorscale": _CRITIC,
+        "ncontours": 18,
+        "line": {"width": 0.5, "color": "rgba(0,0,0,0.15)"},
+        "opacity": 0.85,
+        "name": tr("wgan.fig.critic", lang),
+        "showscale": True,
         "colorbar": {"title": {"text": "D(x)"}, "thickness": 14},
         "hovertemplate": "D(%{x:.2f}, %{y:.2f}) = %{z:.3g}<extra></extra>",
-    }  # fmt: skip
-    real = {"type": "scatter", "x": run.real[:, 0], "y": run.real[:, 1], "mode": "markers",
-            "name": tr("wgan.fig.data", lang),
-            "marker": {"color": "#4b5563", "size": 5, "opacity": 0.6}}  # fmt: skip
-    fake = {"type": "scatter", "x": run.fake[index][:, 0], "y": run.fake[index][:, 1],
-            "mode": "markers", "name": tr("wgan.fig.generated", lang),
-            "marker": {"color": "#d62728", "size": 6, "line": {"width": 0.5, "color": "white"}}}  # fmt: skip
+    }
+    real = {
+        "type": "scatter",
+        "x": run.real[:, 0],
+        "y": run.real[:, 1],
+        "mode": "markers",
+        "name": tr("wgan.fig.data", lang),
+        "marker": {"color": "#4b5563", "size": 5, "opacity": 0.6},
+    }
+    fake = {
+        "type": "scatter",
+        "x": run.fake[index][:, 0],
+        "y": run.fake[index][:, 1],
+        "mode": "markers",
+        "name": tr("wgan.fig.generated", lang),
+        "marker": {"color": "#d62728", "size": 6, "line": {"width": 0.5, "color": "white"}},
+    }
     box = [-LIMIT, LIMIT]
     return plain_figure(
-        [contour, real, fake], projector=projector, **figure_layout(520),
+        [contour, real, fake],
+        projector=projector,
+        **figure_layout(520),
         xaxis=axis_props("x₁", range=box, constrain="domain"),
         yaxis=axis_props("x₂", range=box, scaleanchor="x", scaleratio=1),
-    )  # fmt: skip
+    )
 
 
 def norms_figure(run: WganRun, index: int, lang: str, projector: bool) -> object:
     """The histogram of ‖∇_x̂ D(x̂)‖ over the interpolates at snapshot ``index``; the penalty
     pulls it to the dashed line at 1."""
     centres = (NORM_BINS[:-1] + NORM_BINS[1:]) / 2
-    bars = {"type": "bar", "x": centres, "y": norm_counts(run.norms[index]),
-            "width": NORM_BINS[1] - NORM_BINS[0], "name": tr("wgan.fig.norms", lang),
-            "marker": {"color": "#9467bd"},
-            "hovertemplate": "‖∇D‖ ≈ %{x:.2f}: %{y}<extra></extra>"}  # fmt: skip
+    bars = {
+        "type": "bar",
+        "x": centres,
+        "y": norm_counts(run.norms[index]),
+        "width": NORM_BINS[1] - NORM_BINS[0],
+        "name": tr("wgan.fig.norms", lang),
+        "marker": {"color": "#9467bd"},
+        "hovertemplate": "‖∇D‖ ≈ %{x:.2f}: %{y}<extra></extra>",
+    }
     return plain_figure(
-        [bars], projector=projector, **figure_layout(360), showlegend=False, bargap=0.05,
+        [bars],
+        projector=projector,
+        **figure_layout(360),
+        showlegend=False,
+        bargap=0.05,
         shapes=[vline(1.0, {"color": "#111827", "dash": "dash", "width": 2})],
         xaxis=axis_props(tr("wgan.fig.norm_axis", lang), range=[0, NORM_BINS[-1]]),
         yaxis=axis_props(tr("wgan.fig.count", lang)),
-    )  # fmt: skip
+    )
 
 
 def curves_figure(run: WganRun, lang: str, projector: bool) -> object:
@@ -79,18 +114,39 @@ def curves_figure(run: WganRun, lang: str, projector: bool) -> object:
     penalty (right axis: it can be hundreds of times larger; zero unless it is on)."""
     steps = np.arange(1, len(run.wasserstein) + 1)
     traces = [
-        {"type": "scatter", "x": steps, "y": run.wasserstein, "mode": "lines",
-         "name": tr("wgan.fig.wasserstein", lang), "line": {"color": "#1f77b4", "width": 2}},
-        {"type": "scatter", "x": steps, "y": run.penalty, "mode": "lines", "yaxis": "y2",
-         "name": tr("wgan.fig.penalty", lang), "line": {"color": "#ff7f0e", "width": 2}},
-    ]  # fmt: skip
+        {
+            "type": "scatter",
+            "x": steps,
+            "y": run.wasserstein,
+            "mode": "lines",
+            "name": tr("wgan.fig.wasserstein", lang),
+            "line": {"color": "#1f77b4", "width": 2},
+        },
+        {
+            "type": "scatter",
+            "x": steps,
+            "y": run.penalty,
+            "mode": "lines",
+            "yaxis": "y2",
+            "name": tr("wgan.fig.penalty", lang),
+            "line": {"color": "#ff7f0e", "width": 2},
+        },
+    ]
     return plain_figure(
-        traces, projector=projector, **figure_layout(340),
+        traces,
+        projector=projector,
+        **figure_layout(340),
         xaxis=axis_props(tr("wgan.fig.step", lang)),
         yaxis=axis_props(None, tickfont={"size": 14, "color": "#1f77b4"}),
-        yaxis2=axis_props(None, overlaying="y", side="right", showgrid=False, rangemode="tozero",
-                     tickfont={"size": 14, "color": "#ff7f0e"}),
-    )  # fmt: skip
+        yaxis2=axis_props(
+            None,
+            overlaying="y",
+            side="right",
+            showgrid=False,
+            rangemode="tozero",
+            tickfont={"size": 14, "color": "#ff7f0e"},
+        ),
+    )
 
 
 def penalty_dot(graph: TensorGraph, lang: str) -> str:
@@ -120,5 +176,8 @@ def notebook(source: str, title: str, figure: str) -> str:
     """The download ``source`` as a notebook: a ``title`` cell, the source cut into cells at
     its ``# %%`` lines, then ``figure`` (prose) above a cell that draws the data and the
     generated points, and the training curves, with plotly. Returns nbformat 4 JSON."""
-    return percent_notebook(source, before=[("markdown", title)],
-                            after=[("markdown", figure), ("code", _NOTEBOOK_FIGURE.strip())])  # fmt: skip
+    return percent_notebook(
+        source,
+        before=[("markdown", title)],
+        after=[("markdown", figure), ("code", _NOTEBOOK_FIGURE.strip())],
+    )

@@ -25,28 +25,41 @@ from .compute import DATASETS, MODES, WganConfig, smoothed_gap
 
 P = "why.wgan"
 LABELS = {
-    "data": {"8gaussians": "wgan.data.8gaussians", "moons": "wgan.data.moons",
-             "ring": "wgan.data.ring"},
-    "mode": {"gp": "wgan.mode.gp", "gp_no_graph": "wgan.mode.gp_no_graph",
-             "none": "wgan.mode.none", "clip": "wgan.mode.clip"},
-}  # fmt: skip
-RESULTS = {"gp": "wgan.result.gp", "gp_no_graph": "wgan.result.gp_no_graph",
-           "none": "wgan.result.none", "clip": "wgan.result.clip"}  # fmt: skip
+    "data": {
+        "8gaussians": "wgan.data.8gaussians",
+        "moons": "wgan.data.moons",
+        "ring": "wgan.data.ring",
+    },
+    "mode": {
+        "gp": "wgan.mode.gp",
+        "gp_no_graph": "wgan.mode.gp_no_graph",
+        "none": "wgan.mode.none",
+        "clip": "wgan.mode.clip",
+    },
+}
+RESULTS = {
+    "gp": "wgan.result.gp",
+    "gp_no_graph": "wgan.result.gp_no_graph",
+    "none": "wgan.result.none",
+    "clip": "wgan.result.clip",
+}
 
 
 #: The training settings: they enter the URL when Run is pressed (hograd_ui/parts/link_form.py).
-FORM = LinkedForm({
-    f"{P}.data": Field("radio", DATASETS[0], options=DATASETS),
-    f"{P}.mode": Field("radio", MODES[0], options=MODES),
-    f"{P}.steps": Field("slider", 200, 10, WGAN_BUDGET.max_steps, 10),
-    f"{P}.n_critic": Field("slider", 5, 1, WGAN_BUDGET.max_n_critic),
-    f"{P}.lam": Field("select", 10.0, options=(0.1, 1.0, 5.0, 10.0, 50.0, 100.0)),
-    f"{P}.clip": Field("select", 0.01, options=(0.01, 0.05, 0.1, 0.5)),
-    f"{P}.batch": Field("select", 64, options=(16, 32, 64, 128, 256, 512)),
-    f"{P}.hidden": Field("select", 32, options=(8, 16, 32, 64, 128)),
-    f"{P}.lr": Field("select", 3e-3, options=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2)),
-    f"{P}.seed": Field("number", 0, 0, 999),
-})  # fmt: skip
+FORM = LinkedForm(
+    {
+        f"{P}.data": Field("radio", DATASETS[0], options=DATASETS),
+        f"{P}.mode": Field("radio", MODES[0], options=MODES),
+        f"{P}.steps": Field("slider", 200, 10, WGAN_BUDGET.max_steps, 10),
+        f"{P}.n_critic": Field("slider", 5, 1, WGAN_BUDGET.max_n_critic),
+        f"{P}.lam": Field("select", 10.0, options=(0.1, 1.0, 5.0, 10.0, 50.0, 100.0)),
+        f"{P}.clip": Field("select", 0.01, options=(0.01, 0.05, 0.1, 0.5)),
+        f"{P}.batch": Field("select", 64, options=(16, 32, 64, 128, 256, 512)),
+        f"{P}.hidden": Field("select", 32, options=(8, 16, 32, 64, 128)),
+        f"{P}.lr": Field("select", 3e-3, options=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2)),
+        f"{P}.seed": Field("number", 0, 0, 999),
+    }
+)
 
 
 def choice(label: str, options: tuple[str, ...], name: str) -> str:
@@ -65,19 +78,39 @@ def settings(row: object = None) -> WganConfig:
         data = choice(t("wgan.data"), DATASETS, "data")
         mode = choice(t("wgan.mode_label"), MODES, "mode")
         steps, n_critic, lam, clip = FORM.row(
-            {f"{P}.steps": t("wgan.steps"), f"{P}.n_critic": t("wgan.n_critic"), f"{P}.lam": "λ",
-             f"{P}.clip": t("wgan.clip")},
-            extra={f"{P}.lam": {"help": t("wgan.lam_help")},
-                   f"{P}.clip": {"help": t("wgan.clip_help")}},
-        )  # fmt: skip
-        batch, hidden, lr, seed = FORM.row({
-            f"{P}.batch": t("wgan.batch"), f"{P}.hidden": t("wgan.hidden"),
-            f"{P}.lr": t("wgan.lr"), f"{P}.seed": t("hvp.net.seed"),
-        })  # fmt: skip
+            {
+                f"{P}.steps": t("wgan.steps"),
+                f"{P}.n_critic": t("wgan.n_critic"),
+                f"{P}.lam": "λ",
+                f"{P}.clip": t("wgan.clip"),
+            },
+            extra={
+                f"{P}.lam": {"help": t("wgan.lam_help")},
+                f"{P}.clip": {"help": t("wgan.clip_help")},
+            },
+        )
+        batch, hidden, lr, seed = FORM.row(
+            {
+                f"{P}.batch": t("wgan.batch"),
+                f"{P}.hidden": t("wgan.hidden"),
+                f"{P}.lr": t("wgan.lr"),
+                f"{P}.seed": t("hvp.net.seed"),
+            }
+        )
         st.form_submit_button(t("why.run"), type="primary")
     FORM.write()
-    return WganConfig(data, mode, float(lam), int(n_critic), float(clip), int(steps), int(batch),
-                      int(hidden), float(lr), seed=int(seed))  # fmt: skip
+    return WganConfig(
+        data,
+        mode,
+        float(lam),
+        int(n_critic),
+        float(clip),
+        int(steps),
+        int(batch),
+        int(hidden),
+        float(lr),
+        seed=int(seed),
+    )
 
 
 def draw() -> None:
@@ -93,8 +126,15 @@ def draw() -> None:
     except HogradError as err:
         show_error(err)
         return
-    shown = slides({"points": t("wgan.screen.points"), "curves": t("wgan.screen.curves"),
-                    "bug": t("wgan.bug.title")}, f"{P}.screen", row)  # fmt: skip
+    shown = slides(
+        {
+            "points": t("wgan.screen.points"),
+            "curves": t("wgan.screen.curves"),
+            "bug": t("wgan.bug.title"),
+        },
+        f"{P}.screen",
+        row,
+    )
     projector = present()
     if shown["points"]:
         _points(run, costs, config, projector, row)
@@ -104,8 +144,14 @@ def draw() -> None:
     if shown["bug"]:
         with st.container(key="wgan.screen.bug"):
             silent_bug(check)
-        st.markdown(t("wgan.cost", gp=f"{costs.gp_seconds * 1e3:.2f}",
-                      plain=f"{costs.plain_seconds * 1e3:.2f}", rounds=costs.rounds))  # fmt: skip
+        st.markdown(
+            t(
+                "wgan.cost",
+                gp=f"{costs.gp_seconds * 1e3:.2f}",
+                plain=f"{costs.plain_seconds * 1e3:.2f}",
+                rounds=costs.rounds,
+            )
+        )
         # the script; the .py, its torch.func form, and the view as a notebook
         why_script(code, func_source(config), "wgan", notebook=notebook(code.source))
 
@@ -120,21 +166,38 @@ def _points(run: object, costs: object, config: WganConfig, projector: bool, row
         m = st.columns(4)
     m[0].metric(t("wgan.metric.parameters"), f"{run.critic_parameters:,}")
     gap, window, negative = smoothed_gap(run)
-    m[1].metric(t("wgan.metric.gap", steps=window), f"{gap:.3g}",
-                help=t("wgan.metric.gap_help", steps=window, last=f"{run.wasserstein[-1]:.3g}",
-                       negative=f"{negative:.0%}"))  # fmt: skip
-    m[2].metric(t("wgan.metric.norm"), f"{float(abs(run.norms[last] - 1).mean()):.3g}",
-                help=t("wgan.metric.norm_help"))  # fmt: skip
-    m[3].metric(t("wgan.metric.cost"), f"{costs.gp_seconds / costs.plain_seconds:.1f} ×",
-                help=t("wgan.metric.cost_help"))  # fmt: skip
+    m[1].metric(
+        t("wgan.metric.gap", steps=window),
+        f"{gap:.3g}",
+        help=t(
+            "wgan.metric.gap_help",
+            steps=window,
+            last=f"{run.wasserstein[-1]:.3g}",
+            negative=f"{negative:.0%}",
+        ),
+    )
+    m[2].metric(
+        t("wgan.metric.norm"),
+        f"{float(abs(run.norms[last] - 1).mean()):.3g}",
+        help=t("wgan.metric.norm_help"),
+    )
+    m[3].metric(
+        t("wgan.metric.cost"),
+        f"{costs.gp_seconds / costs.plain_seconds:.1f} ×",
+        help=t("wgan.metric.cost_help"),
+    )
     if run.status == "diverged":
         st.warning(t("wgan.diverged", step=len(run.wasserstein)))
     box = st.warning if config.mode in ("gp_no_graph", "none") else st.info
     if not projector:
         box(t(RESULTS[config.mode]))
     with folded(t("wgan.at"), ":material/timeline:", row):
-        at = st.select_slider(t("wgan.at"), list(run.snap_steps), value=int(run.snap_steps[-1]),
-                              key=f"{P}.at.{run.snap_steps[-1]}")  # fmt: skip
+        at = st.select_slider(
+            t("wgan.at"),
+            list(run.snap_steps),
+            value=int(run.snap_steps[-1]),
+            key=f"{P}.at.{run.snap_steps[-1]}",
+        )
     index = list(run.snap_steps).index(at)
     with st.container(key="wgan.screen.points"):
         left, right = st.columns([3, 2], gap="medium")
@@ -163,17 +226,25 @@ def notebook(source: str) -> Callable[[], str]:
 def silent_bug(check: object) -> None:
     st.subheader(t("wgan.bug.title"))
     st.markdown(t("wgan.bug.text", penalty=f"{check.penalty:.4g}"))
-    table = pd.DataFrame({
-        t("wgan.bug.col.param"): check.names,
-        t("wgan.bug.col.with"): [f"{v:.6g}" for v in check.with_graph],
-        t("wgan.bug.col.without"): [f"{v:.6g}" for v in check.without_graph],
-    }).set_index(t("wgan.bug.col.param"))  # fmt: skip
+    table = pd.DataFrame(
+        {
+            t("wgan.bug.col.param"): check.names,
+            t("wgan.bug.col.with"): [f"{v:.6g}" for v in check.with_graph],
+            t("wgan.bug.col.without"): [f"{v:.6g}" for v in check.without_graph],
+        }
+    ).set_index(t("wgan.bug.col.param"))
     st.table(table)
     st.caption(t("wgan.bug.note"))
     st.markdown("**" + t("wgan.graph.title") + "**")
-    flag = st.radio("create_graph", ["True", "False"], key=f"{P}.graph", horizontal=True,
-                    format_func=lambda f: f"create_graph={f}", bind="query-params",
-                    label_visibility="collapsed")  # fmt: skip
+    flag = st.radio(
+        "create_graph",
+        ["True", "False"],
+        key=f"{P}.graph",
+        horizontal=True,
+        format_func=lambda f: f"create_graph={f}",
+        bind="query-params",
+        label_visibility="collapsed",
+    )
     graph = why_wgan_graph(flag == "True")
     st.markdown(t("wgan.graph.on" if flag == "True" else "wgan.graph.off"))
     st.html(flag_legend_html(graph, lang()))  # fixed text, escaped: no user input

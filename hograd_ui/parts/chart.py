@@ -37,8 +37,16 @@ from hograd_ui.parts.ui import t
 from hograd_ui.plotting import TEMPLATE
 
 __all__ = [
-    "BASE_PX", "BUNDLE", "chart", "CHECK", "NAME", "PRESENT_PX", "theme", "THEME", "themed",
-]  # fmt: skip
+    "BASE_PX",
+    "BUNDLE",
+    "chart",
+    "CHECK",
+    "NAME",
+    "PRESENT_PX",
+    "theme",
+    "THEME",
+    "themed",
+]
 
 #: The bundle the component loads (``static/`` is served at ``app/static/``).
 BUNDLE = Path(__file__).resolve().parents[2] / "static" / "plotly-cartesian-4.1.1.min.js"
@@ -59,40 +67,59 @@ def theme(base: float = BASE_PX) -> dict[str, Any]:
     return {
         "font": {"color": _TEXT, "family": _FONT, "size": small, "weight": 400},
         "title": {
-            "x": 0, "xanchor": "left", "pad": {"l": 0.25 * base},
+            "x": 0,
+            "xanchor": "left",
+            "pad": {"l": 0.25 * base},
             "font": {"family": _FONT, "size": base, "color": "#2F2D2B"},
         },
         "legend": {
             "title": {"font": {"size": small, "color": _TEXT}, "side": "top"},
-            "valign": "top", "bordercolor": _CLEAR, "borderwidth": 0,
+            "valign": "top",
+            "bordercolor": _CLEAR,
+            "borderwidth": 0,
             "font": {"size": small, "color": "#262730"},
         },
         "paper_bgcolor": _BG,
         "plot_bgcolor": _BG,
         "xaxis": {
-            "gridcolor": _GRID, "zerolinecolor": _GRID, "tickcolor": _GRID, "showgrid": False,
-            "zeroline": False, "minor": {"gridcolor": _GRID},
+            "gridcolor": _GRID,
+            "zerolinecolor": _GRID,
+            "tickcolor": _GRID,
+            "showgrid": False,
+            "zeroline": False,
+            "minor": {"gridcolor": _GRID},
             "title": {"standoff": 1.25 * base, "font": {"color": _TEXT, "size": label}},
             "tickfont": {"color": _TEXT, "size": small},
         },
         "yaxis": {
-            "gridcolor": _GRID, "zerolinecolor": _GRID, "tickcolor": _GRID,
-            "ticklabelposition": "outside", "minor": {"gridcolor": _GRID},
+            "gridcolor": _GRID,
+            "zerolinecolor": _GRID,
+            "tickcolor": _GRID,
+            "ticklabelposition": "outside",
+            "minor": {"gridcolor": _GRID},
             "title": {"standoff": 1.5 * base, "font": {"color": _TEXT, "size": label}},
             "tickfont": {"color": _TEXT, "size": small},
         },
         "margin": {"pad": 0.5 * base, "r": 0, "l": 0},
         "hoverlabel": {
-            "bgcolor": _BG, "bordercolor": "rgba(47, 45, 43, 0.2)",
+            "bgcolor": _BG,
+            "bordercolor": "rgba(47, 45, 43, 0.2)",
             "font": {"color": _TEXT, "family": _FONT, "size": small},
         },
-        "coloraxis": {"colorbar": {
-            "outlinewidth": 8, "thickness": 16, "xpad": 1.5 * base,
-            "ticklabelposition": "outside", "outlinecolor": _CLEAR, "len": 0.75, "y": 0.5745,
-            "title": {"font": {"color": _TEXT, "size": label}},
-            "tickfont": {"color": _TEXT, "size": small},
-        }},
-    }  # fmt: skip
+        "coloraxis": {
+            "colorbar": {
+                "outlinewidth": 8,
+                "thickness": 16,
+                "xpad": 1.5 * base,
+                "ticklabelposition": "outside",
+                "outlinecolor": _CLEAR,
+                "len": 0.75,
+                "y": 0.5745,
+                "title": {"font": {"color": _TEXT, "size": label}},
+                "tickfont": {"color": _TEXT, "size": small},
+            }
+        },
+    }
 
 
 #: The theme on a page at the usual font size.

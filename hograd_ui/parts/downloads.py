@@ -32,28 +32,42 @@ ICON = ":material/download:"
 PY, CSV, IPYNB, CPP = "text/x-python", "text/csv", "application/x-ipynb+json", "text/x-c++src"
 
 # Every key a whole literal (the locale test finds used keys that way).
-DERIV_COMMENTS = {"compose": "downloads.func.deriv.compose", "at_x0": "downloads.func.deriv.at_x0",
-                  "vmap": "downloads.func.deriv.vmap"}  # fmt: skip
+DERIV_COMMENTS = {
+    "compose": "downloads.func.deriv.compose",
+    "at_x0": "downloads.func.deriv.at_x0",
+    "vmap": "downloads.func.deriv.vmap",
+}
 HESSIAN_COMMENTS = {
-    "grad": "downloads.func.hvp.grad", "hessian": "downloads.func.hvp.hessian",
-    "jacfwd": "downloads.func.hvp.jacfwd", "hvp": "downloads.func.hvp.hvp",
-    "vmap": "downloads.func.hvp.vmap", "eigh": "downloads.func.hvp.eigh",
-}  # fmt: skip
+    "grad": "downloads.func.hvp.grad",
+    "hessian": "downloads.func.hvp.hessian",
+    "jacfwd": "downloads.func.hvp.jacfwd",
+    "hvp": "downloads.func.hvp.hvp",
+    "vmap": "downloads.func.hvp.vmap",
+    "eigh": "downloads.func.hvp.eigh",
+}
 DERIV_TEXTS = {
-    "title": "downloads.nb.deriv.title", "function": "downloads.nb.deriv.function",
-    "grid": "downloads.nb.deriv.grid", "limit": "downloads.nb.deriv.limit",
-    "plot": "downloads.nb.deriv.plot", "x0": "downloads.nb.deriv.x0",
-}  # fmt: skip
+    "title": "downloads.nb.deriv.title",
+    "function": "downloads.nb.deriv.function",
+    "grid": "downloads.nb.deriv.grid",
+    "limit": "downloads.nb.deriv.limit",
+    "plot": "downloads.nb.deriv.plot",
+    "x0": "downloads.nb.deriv.x0",
+}
 GRAPH_TEXTS = {
-    "title": "downloads.nb.graph.title", "function": "downloads.nb.graph.function",
-    "passes": "downloads.nb.graph.passes", "growth": "downloads.nb.graph.growth",
+    "title": "downloads.nb.graph.title",
+    "function": "downloads.nb.graph.function",
+    "passes": "downloads.nb.graph.passes",
+    "growth": "downloads.nb.graph.growth",
     "drawing": "downloads.nb.graph.drawing",
-}  # fmt: skip
+}
 HVP_TEXTS = {
-    "title": "downloads.nb.hvp.title", "function": "downloads.nb.hvp.function",
-    "hessian": "downloads.nb.hvp.hessian", "hvp": "downloads.nb.hvp.hvp",
-    "heatmap": "downloads.nb.hvp.heatmap", "contour": "downloads.nb.hvp.contour",
-}  # fmt: skip
+    "title": "downloads.nb.hvp.title",
+    "function": "downloads.nb.hvp.function",
+    "hessian": "downloads.nb.hvp.hessian",
+    "hvp": "downloads.nb.hvp.hvp",
+    "heatmap": "downloads.nb.hvp.heatmap",
+    "contour": "downloads.nb.hvp.contour",
+}
 
 
 def _texts(keys: dict[str, str], **params: object) -> dict[str, str]:
@@ -92,14 +106,25 @@ def code_file(
     with st.container(horizontal=True):
         _button(t("downloads.py"), lambda: source, f"{name}.py", PY, f"{page}.download.py.{tag}")
         if func_source is not None:
-            _button(t("downloads.func.py"), lambda: func_source, f"{name}_torch_func.py", PY,
-                    f"{page}.download.func.{tag}")  # fmt: skip
+            _button(
+                t("downloads.func.py"),
+                lambda: func_source,
+                f"{name}_torch_func.py",
+                PY,
+                f"{page}.download.func.{tag}",
+            )
         if notebook is not None:
-            _button(t("downloads.notebook"), notebook, f"{name}.ipynb", IPYNB,
-                    f"{page}.download.ipynb.{tag}")  # fmt: skip
+            _button(
+                t("downloads.notebook"),
+                notebook,
+                f"{name}.ipynb",
+                IPYNB,
+                f"{page}.download.ipynb.{tag}",
+            )
     if func_source is not None:
-        box = lazy_expander(t("downloads.func.title"), f"{page}.func.open",
-                            icon=":material/functions:")  # fmt: skip
+        box = lazy_expander(
+            t("downloads.func.title"), f"{page}.func.open", icon=":material/functions:"
+        )
         with box:
             if box.open:
                 st.caption(t("downloads.func.caption"))
@@ -115,8 +140,13 @@ def cpp_file(source: str, name: str, page: str) -> None:
     """A C++ tab: what it is and how to build it, the program, and its .cpp download."""
     st.caption(t("downloads.cpp.caption", name=name))
     st.code(source, language="cpp")
-    _button(t("downloads.cpp"), lambda: source, f"{name}.cpp", CPP,
-            f"{page}.download.cpp.{_tag(source)}")  # fmt: skip
+    _button(
+        t("downloads.cpp"),
+        lambda: source,
+        f"{name}.cpp",
+        CPP,
+        f"{page}.download.cpp.{_tag(source)}",
+    )
 
 
 def derivatives_code(fn: Function, plain: str, x0: float, order: int, grid: tuple) -> None:
@@ -163,8 +193,13 @@ def flag_code_tabs(snippet: str, fn: Function | None) -> None:
         source = flag_cpp(snippet, fn, name)
         st.caption(t("graph.flag.cpp.caption", name=name))
         st.code(source, language="cpp")
-        _button(t("downloads.cpp"), lambda: source, f"{name}.cpp", CPP,
-                f"graph.download.cpp.{_tag(source)}")  # fmt: skip
+        _button(
+            t("downloads.cpp"),
+            lambda: source,
+            f"{name}.cpp",
+            CPP,
+            f"graph.download.cpp.{_tag(source)}",
+        )
 
 
 def _view() -> dict:
@@ -183,8 +218,9 @@ def derivatives_row(fn: Function, result: DerivativeResult) -> None:
     notebook."""
     low, high, points = float(result.xs[0]), float(result.xs[-1]), int(result.xs.size)
     view = _view()
-    texts = _texts(DERIV_TEXTS, limit=BUDGET.max_order_autograd, order=result.order,
-                   points=f"{points:,}")  # fmt: skip
+    texts = _texts(
+        DERIV_TEXTS, limit=BUDGET.max_order_autograd, order=result.order, points=f"{points:,}"
+    )
 
     def notebook() -> str:  # runs on click, outside the script run: no st.* calls here
         x0 = min(max(view.get("x0", 0.5), low), high)
@@ -192,10 +228,14 @@ def derivatives_row(fn: Function, result: DerivativeResult) -> None:
 
     with st.container(horizontal=True):
         name = f"hograd_derivatives_{slug(fn.text)}"
-        _button(t("downloads.csv.curves"), lambda: curves_csv(result), f"{name}.csv",
-                CSV, "deriv.download.csv")  # fmt: skip
-        _button(t("downloads.notebook"), notebook, f"{name}.ipynb", IPYNB,
-                "deriv.download.ipynb")  # fmt: skip
+        _button(
+            t("downloads.csv.curves"),
+            lambda: curves_csv(result),
+            f"{name}.csv",
+            CSV,
+            "deriv.download.csv",
+        )
+        _button(t("downloads.notebook"), notebook, f"{name}.ipynb", IPYNB, "deriv.download.ipynb")
 
 
 def _as_computed(values: np.ndarray) -> None:
@@ -212,17 +252,26 @@ def _as_computed(values: np.ndarray) -> None:
 
 def hessian_file(r: HVPResult, text: str) -> None:
     """Under the Hessian's heatmap: the matrix as CSV, for the function ``text``."""
-    _button(t("downloads.csv.hessian"), lambda: hessian_csv(r.hessian, r.variables),
-            f"hograd_hessian_{slug(text)}.csv", CSV, "hvp.download.hessian")  # fmt: skip
+    _button(
+        t("downloads.csv.hessian"),
+        lambda: hessian_csv(r.hessian, r.variables),
+        f"hograd_hessian_{slug(text)}.csv",
+        CSV,
+        "hvp.download.hessian",
+    )
     _as_computed(r.hessian)
 
 
 def eigen_file(r: HVPResult, text: str) -> None:
     """Under the eigen table: the table as CSV (full float64, where the page shows 6 digits)."""
     value = t("hvp.eigen.value")
-    _button(t("downloads.csv.eigen"),
-            lambda: eigen_csv(r.eigenvalues, r.eigenvectors, r.variables, value),
-            f"hograd_eigen_{slug(text)}.csv", CSV, "hvp.download.eigen")  # fmt: skip
+    _button(
+        t("downloads.csv.eigen"),
+        lambda: eigen_csv(r.eigenvalues, r.eigenvectors, r.variables, value),
+        f"hograd_eigen_{slug(text)}.csv",
+        CSV,
+        "hvp.download.eigen",
+    )
     _as_computed(np.concatenate([np.ravel(r.eigenvalues), np.ravel(r.eigenvectors)]))
 
 
@@ -230,8 +279,13 @@ def hvp_row(fn: Function, point: Sequence[float], vector: Sequence[float], radiu
     """Under the HVP page's table: the view as a notebook."""
     texts = _texts(HVP_TEXTS)
     p, v = np.asarray(point, dtype=np.float64), np.asarray(vector, dtype=np.float64)
-    _button(t("downloads.notebook"), lambda: hvp_notebook(fn, p, v, radius, texts),
-            f"hograd_hvp_{slug(fn.text)}.ipynb", IPYNB, "hvp.download.ipynb")  # fmt: skip
+    _button(
+        t("downloads.notebook"),
+        lambda: hvp_notebook(fn, p, v, radius, texts),
+        f"hograd_hvp_{slug(fn.text)}.ipynb",
+        IPYNB,
+        "hvp.download.ipynb",
+    )
 
 
 def why_code(
@@ -245,9 +299,11 @@ def why_code(
 
 
 def why_script(
-    code: Code, func_source: str | None = None, kind: str | None = None,
+    code: Code,
+    func_source: str | None = None,
+    kind: str | None = None,
     notebook: Callable[[], str] | None = None,
-) -> None:  # fmt: skip
+) -> None:
     """A "Why" tab's script (``kind``: its name, for the expander's key), folded until asked
     for (it and its highlighter are the heaviest part of a tab's first screen), with line
     numbers and its create_graph lines named; then its downloads (:func:`why_code`)."""
@@ -262,5 +318,10 @@ def why_script(
 def graph_row(fn: Function, x0: float, order: int) -> None:
     """Under the graph's growth chart: the view as a notebook."""
     texts = _texts(GRAPH_TEXTS, limit=GRAPH_BUDGET.max_draw)
-    _button(t("downloads.notebook"), lambda: graph_notebook(fn, x0, order, texts),
-            f"hograd_graph_{slug(fn.text)}.ipynb", IPYNB, "graph.download.ipynb")  # fmt: skip
+    _button(
+        t("downloads.notebook"),
+        lambda: graph_notebook(fn, x0, order, texts),
+        f"hograd_graph_{slug(fn.text)}.ipynb",
+        IPYNB,
+        "graph.download.ipynb",
+    )

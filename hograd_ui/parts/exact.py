@@ -36,8 +36,9 @@ def _take(box: str, targets: tuple[str, ...], low: float, high: float) -> None:
         st.session_state.pop(message, None)
         return
     if not all(low <= v <= high for v in point):
-        text = tr("exact.range", lang(), value=show_numbers(point), low=f"{low:g}",
-                  high=f"{high:g}")  # fmt: skip
+        text = tr(
+            "exact.range", lang(), value=show_numbers(point), low=f"{low:g}", high=f"{high:g}"
+        )
         st.session_state[message] = ("error", typed, text)
         return
     for key, value in zip(targets, point, strict=True):
@@ -47,9 +48,14 @@ def _take(box: str, targets: tuple[str, ...], low: float, high: float) -> None:
 
 
 def exact_entry(
-    box: str, label: str, targets: Sequence[str], low: float, high: float,
-    current: Sequence[float], container: DeltaGenerator | None = None,
-) -> None:  # fmt: skip
+    box: str,
+    label: str,
+    targets: Sequence[str],
+    low: float,
+    high: float,
+    current: Sequence[float],
+    container: DeltaGenerator | None = None,
+) -> None:
     """A text box that sets the sliders ``targets`` (session-state keys) to a typed point.
 
     Args:
@@ -62,10 +68,14 @@ def exact_entry(
     """
     where = container if container is not None else st.container()
     where.text_input(
-        label, key=box, max_chars=MAX_CHARS, placeholder=show_numbers(tuple(current)),
+        label,
+        key=box,
+        max_chars=MAX_CHARS,
+        placeholder=show_numbers(tuple(current)),
         help=t("exact.help", low=f"{low:g}", high=f"{high:g}"),
-        on_change=_take, args=(box, tuple(targets), low, high),
-    )  # fmt: skip
+        on_change=_take,
+        args=(box, tuple(targets), low, high),
+    )
     # a message stays while it is about what is on screen: the refused text still in the box,
     # or the point taken still in the sliders (a slider moved since makes it stale)
     said = st.session_state.get(f"{box}.message")

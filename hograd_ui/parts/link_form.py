@@ -212,16 +212,20 @@ class LinkedForm:
         return self.fields[key].draw(where, label, key, **kwargs)
 
     def row(
-        self, labels: Mapping[str, str], extra: Mapping[str, Mapping[str, object]] | None = None,
+        self,
+        labels: Mapping[str, str],
+        extra: Mapping[str, Mapping[str, object]] | None = None,
         **columns: object,
-    ) -> list[object]:  # fmt: skip
+    ) -> list[object]:
         """Draw the fields that ``labels`` names ({key: label}) side by side, one equal column
         each (``columns``: options of ``st.columns``); their values, in that order.
         ``extra``: more options for some fields' widgets ({key: {"help": ...}})."""
         extra = extra or {}
         where = st.columns(len(labels), **columns)
-        return [self.draw(key, col, label, **extra.get(key, {}))
-                for col, (key, label) in zip(where, labels.items(), strict=True)]  # fmt: skip
+        return [
+            self.draw(key, col, label, **extra.get(key, {}))
+            for col, (key, label) in zip(where, labels.items(), strict=True)
+        ]
 
     def write(self, values: Mapping[str, object] | None = None) -> None:
         """After the form: the values it returned go into the URL, the defaults out of it.

@@ -52,11 +52,27 @@ from hograd_ui.parts.present import (
 )
 
 __all__ = [
-    "BIND", "PAGES", "PRESENT", "checked_link", "class_link", "current_link", "forget_view",
-    "leave_button", "link_text", "present", "present_toggle", "read_class_link",
-    "presentation_css", "refresh_share", "remember_link", "share_box", "url_choice", "wrap_css",
-    "write_choice", "write_present",
-]  # fmt: skip
+    "BIND",
+    "PAGES",
+    "PRESENT",
+    "checked_link",
+    "class_link",
+    "current_link",
+    "forget_view",
+    "leave_button",
+    "link_text",
+    "present",
+    "present_toggle",
+    "read_class_link",
+    "presentation_css",
+    "refresh_share",
+    "remember_link",
+    "share_box",
+    "url_choice",
+    "wrap_css",
+    "write_choice",
+    "write_present",
+]
 
 BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once
 #: Parameters every page accepts: the language, presentation mode, Streamlit's own embed
@@ -74,43 +90,117 @@ GLOBAL = frozenset(
 #: Parameters a page reads itself with st.query_params (none besides the global ones).
 PAGE_PARAMS: dict[str, frozenset[str]] = {}
 #: Each page's key prefix (its widgets' keys and so its URL parameters start with it).
-PREFIXES = {"derivatives": ("deriv.",), "graph": ("graph.", "graphvars."), "hvp": ("hvp.",),
-            "why": ("why.",), "lesson": ("lesson.",), "backward": ("backward.",),
-            "memory": ("memory.",)}  # fmt: skip
+PREFIXES = {
+    "derivatives": ("deriv.",),
+    "graph": ("graph.", "graphvars."),
+    "hvp": ("hvp.",),
+    "why": ("why.",),
+    "lesson": ("lesson.",),
+    "backward": ("backward.",),
+    "memory": ("memory.",),
+}
 #: Every URL parameter of a page's bound widgets and choices, in every view (``*`` stands for
 #: a variable's, a case's, a method's or a lesson step's name); the forms' settings are known
 #: from their fields (hograd_ui/parts/link_form.py). A name matching none is unknown: noted, dropped.
 #: ``<page>.screen`` (and the why tabs' ``why.<tab>.screen``) is the open screen of presentation
 #: mode (hograd_ui/parts/ui.py's ``slides``).
 KNOWN = {
-    "derivatives": ("deriv.fn", "deriv.method", "deriv.separate", "deriv.order", "deriv.range",
-                    "deriv.points", "deriv.x0", "deriv.tab", "deriv.screen"),
-    "graph": ("graph.fn", "graph.x0", "graph.order", "graph.saved", "graph.highlight",
-              "graph.direction", "graph.growth.open", "graph.flag.*", "graph.tv.attrs",
-              "graph.tv.saved",
-              "graph.case", "graph.variant.*", "graphvars.point", "graphvars.vector",
-              "graphvars.record", "graph.screen"),
-    "hvp": ("hvp.mode", "hvp.fn", "hvp.kappa", "hvp.p.*", "hvp.v.*", "hvp.radius", "hvp.surface",
-            "hvp.tab", "hvp.net.dataset", "hvp.net.layers", "hvp.net.width", "hvp.net.tab",
-            "hvp.screen", "hvp.net.screen"),
-    "why": ("why.tab", "why.newton.*", "why.hf.axis", "why.stability.part",
-            "why.stability.kappa", "why.stability.lr", "why.stability.steps", "why.maml.amp",
-            "why.maml.phase", "why.maml.adapt", "why.pinn.equation", "why.wgan.graph",
-            "why.curv.*", "why.stats.screen", "why.hf.screen", "why.maml.screen",
-            "why.pinn.screen", "why.wgan.screen"),
+    "derivatives": (
+        "deriv.fn",
+        "deriv.method",
+        "deriv.separate",
+        "deriv.order",
+        "deriv.range",
+        "deriv.points",
+        "deriv.x0",
+        "deriv.tab",
+        "deriv.screen",
+    ),
+    "graph": (
+        "graph.fn",
+        "graph.x0",
+        "graph.order",
+        "graph.saved",
+        "graph.highlight",
+        "graph.direction",
+        "graph.growth.open",
+        "graph.flag.*",
+        "graph.tv.attrs",
+        "graph.tv.saved",
+        "graph.case",
+        "graph.variant.*",
+        "graphvars.point",
+        "graphvars.vector",
+        "graphvars.record",
+        "graph.screen",
+    ),
+    "hvp": (
+        "hvp.mode",
+        "hvp.fn",
+        "hvp.kappa",
+        "hvp.p.*",
+        "hvp.v.*",
+        "hvp.radius",
+        "hvp.surface",
+        "hvp.tab",
+        "hvp.net.dataset",
+        "hvp.net.layers",
+        "hvp.net.width",
+        "hvp.net.tab",
+        "hvp.screen",
+        "hvp.net.screen",
+    ),
+    "why": (
+        "why.tab",
+        "why.newton.*",
+        "why.hf.axis",
+        "why.stability.part",
+        "why.stability.kappa",
+        "why.stability.lr",
+        "why.stability.steps",
+        "why.maml.amp",
+        "why.maml.phase",
+        "why.maml.adapt",
+        "why.pinn.equation",
+        "why.wgan.graph",
+        "why.curv.*",
+        "why.stats.screen",
+        "why.hf.screen",
+        "why.maml.screen",
+        "why.pinn.screen",
+        "why.wgan.screen",
+    ),
     "lesson": ("lesson.growth.fn", "lesson.*.cg", "lesson.*.rg", "lesson.*.action"),
-    "backward": ("backward.f", "backward.b", "backward.range", "backward.points",
-                 "backward.variant", "backward.x0", "backward.decode", "backward.screen"),
-    "memory": ("memory.width", "memory.depth", "memory.orders", "memory.batch", "memory.micro",
-               "memory.screen"),
-}  # fmt: skip
+    "backward": (
+        "backward.f",
+        "backward.b",
+        "backward.range",
+        "backward.points",
+        "backward.variant",
+        "backward.x0",
+        "backward.decode",
+        "backward.screen",
+    ),
+    "memory": (
+        "memory.width",
+        "memory.depth",
+        "memory.orders",
+        "memory.batch",
+        "memory.micro",
+        "memory.screen",
+    ),
+}
 #: Every page's URL path ("" is home): the only pages a link shared with a class may open.
 PAGES = ("", *PREFIXES)
 MAX_CLASS_LINK = 2000  # characters of a link shared with a class (the database's column)
 MAX_VALUE = 400  # characters of one value in it (a typed function is at most box_chars(...))
 #: Why a parameter was not used, and the sentence that says so.
-REASONS = {"unknown": "links.ignored.unknown", "repeated": "links.ignored.repeated",
-           "invalid": "links.ignored.invalid", "lang": "links.ignored.lang"}  # fmt: skip
+REASONS = {
+    "unknown": "links.ignored.unknown",
+    "repeated": "links.ignored.repeated",
+    "invalid": "links.ignored.invalid",
+    "lang": "links.ignored.lang",
+}
 SHOWN = 40  # characters of an ignored name or value shown back to the student
 _ASKED = "links.asked"  # (page, {name: [values]}) of the URL the session started with
 _NOTES = "links.notes"  # (page, notes) on that URL, made once, after the page's first run
@@ -341,16 +431,20 @@ def _class_param(page: str, name: str) -> bool:
     teacher's key: those stay each student's own."""
     if page == "lesson" and name == "step":
         return True
-    return (name.startswith(PREFIXES.get(page, ("\0",))) and len(name) <= SHOWN
-            and all(ch.isascii() and (ch.isalnum() or ch in "._-") for ch in name))  # fmt: skip
+    return (
+        name.startswith(PREFIXES.get(page, ("\0",)))
+        and len(name) <= SHOWN
+        and all(ch.isascii() and (ch.isalnum() or ch in "._-") for ch in name)
+    )
 
 
 def class_link(page: str, query: Mapping[str, list[str]]) -> str | None:
     """The view ``page`` with ``query`` as a link to share with a class ("hvp?hvp.fn=x"), with
     only its views' settings (:func:`_class_param`); None when it does not fit the rules of
     :func:`read_class_link`."""
-    pairs = [(name, v) for name, values in query.items() if _class_param(page, name)
-             for v in values]  # fmt: skip
+    pairs = [
+        (name, v) for name, values in query.items() if _class_param(page, name) for v in values
+    ]
     text = f"{page}?{urlencode(pairs)}" if pairs else page
     return text if read_class_link(text) is not None else None
 
@@ -365,15 +459,17 @@ def read_class_link(text: object) -> tuple[str, dict[str, list[str]]] | None:
     if page not in PAGES:
         return None
     try:
-        asked = parse_qs(query, keep_blank_values=True, strict_parsing=bool(query),
-                         max_num_fields=200)  # fmt: skip
+        asked = parse_qs(
+            query, keep_blank_values=True, strict_parsing=bool(query), max_num_fields=200
+        )
     except ValueError:
         return None
     for name, values in asked.items():
         if not _class_param(page, name) or any(len(v) > MAX_VALUE for v in values):
             return None
-        if name == "step" and not (len(values) == 1 and values[0].isdigit()
-                                   and len(values[0]) <= 2):  # fmt: skip
+        if name == "step" and not (
+            len(values) == 1 and values[0].isdigit() and len(values[0]) <= 2
+        ):
             return None
     return page, asked
 

@@ -9,8 +9,20 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from hograd_ui.i18n import tr
 
-__all__ = ["PRESENT", "TOGGLE", "current_link", "leave", "leave_button", "present", "present_toggle", "presentation_css", "refresh_share",
-           "share_box", "wrap_css", "write_present"]  # fmt: skip
+__all__ = [
+    "PRESENT",
+    "TOGGLE",
+    "current_link",
+    "leave",
+    "leave_button",
+    "present",
+    "present_toggle",
+    "presentation_css",
+    "refresh_share",
+    "share_box",
+    "wrap_css",
+    "write_present",
+]
 
 #: Parameters that stay in this browser's address bar and out of every link the app shows: a
 #: student's seat in a class is theirs alone (hograd_ui/parts/lesson_state.py).
@@ -56,8 +68,13 @@ def leave() -> None:
 def leave_button() -> None:
     """The control that ends presentation mode, at the top of every page while it is on
     (app.py draws it before the page: the sidebar with the mode's toggle is hidden)."""
-    st.button(tr("links.present.leave", _lang()), key="links.leave", on_click=leave,
-              icon=":material/close_fullscreen:", type="tertiary")  # fmt: skip
+    st.button(
+        tr("links.present.leave", _lang()),
+        key="links.leave",
+        on_click=leave,
+        icon=":material/close_fullscreen:",
+        type="tertiary",
+    )
 
 
 def write_present() -> None:
@@ -75,8 +92,9 @@ def current_link(page: str) -> str:
     base = (st.context.url or "").split("?")[0].rstrip("/")
     if page and not base.endswith("/" + page):
         base = f"{base}/{page}"
-    pairs = [(k, v) for k in st.query_params if k not in PRIVATE
-             for v in st.query_params.get_all(k)]  # fmt: skip
+    pairs = [
+        (k, v) for k in st.query_params if k not in PRIVATE for v in st.query_params.get_all(k)
+    ]
     return f"{base}?{urlencode(pairs)}" if pairs else base
 
 
@@ -100,8 +118,13 @@ def share_box(page: str) -> None:
     ctx = get_script_run_ctx()
     if ctx is not None and not ctx.fragment_ids_this_run:
         st.session_state[_FORMS] = False  # a run of the page: it says again if it has a form
-    with st.popover(tr("links.share", lang), icon=":material/link:", width="stretch",
-                    key="links.share", on_change="rerun"):  # fmt: skip
+    with st.popover(
+        tr("links.share", lang),
+        icon=":material/link:",
+        width="stretch",
+        key="links.share",
+        on_change="rerun",
+    ):
         st.caption(tr("links.share.help", lang))
         slots = (page, st.empty(), st.empty())
     st.session_state[_SHARE] = slots

@@ -111,9 +111,13 @@ def box_chars(limit: int) -> int:
 
 
 def function_box(
-    page: str, label: str, presets: Sequence[str], *, variables: tuple[str, ...] | None = None,
+    page: str,
+    label: str,
+    presets: Sequence[str],
+    *,
+    variables: tuple[str, ...] | None = None,
     stop: bool = True,
-) -> Function | None:  # fmt: skip
+) -> Function | None:
     """A text box for f with preset buttons; returns the parsed function or stops the page.
 
     With ``stop=False`` a refused function returns None after the error is shown, so the page
@@ -135,8 +139,9 @@ def function_box(
 
     # projected: the presets and the box in one row (issue 38), the presets one click away
     row = st.container(horizontal=True, vertical_alignment="bottom") if present() else st
-    row.pills(t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset,
-              format_func=as_typed)  # fmt: skip
+    row.pills(
+        t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset, format_func=as_typed
+    )
     limit = box_chars(LIMITS.max_length)
     # unbound, its value in the session state (a preset sets it): see seed_linked
     text = draw_linked(row, label, key, Field("text", presets[0], high=limit))
@@ -160,10 +165,16 @@ def _per_language(key: str, shown: object) -> str:
 
 
 def localized_choice(
-    label: str, labels: dict[str, str], key: str, *, widget: str = "radio",
-    container: object = st, on_change: Callable[[], None] | None = None,
-    old_labels: str | None = None, **kwargs: object,
-) -> str:  # fmt: skip
+    label: str,
+    labels: dict[str, str],
+    key: str,
+    *,
+    widget: str = "radio",
+    container: object = st,
+    on_change: Callable[[], None] | None = None,
+    old_labels: str | None = None,
+    **kwargs: object,
+) -> str:
     """A choice whose option labels are translated (``widget``: "radio", "selectbox" or
     "segmented_control"), in the URL by its option's name, kept across a language switch.
 
@@ -193,15 +204,25 @@ def localized_choice(
     if widget == "segmented_control":
         kwargs.setdefault("required", True)  # a choice, never none
     getattr(container, widget)(
-        label, options, key=widget_key, format_func=labels.__getitem__, on_change=sync, **kwargs,
-    )  # fmt: skip
+        label,
+        options,
+        key=widget_key,
+        format_func=labels.__getitem__,
+        on_change=sync,
+        **kwargs,
+    )
     write_choice(key, options[0])
     return st.session_state[key]
 
 
 def localized_radio(
-    label: str, labels: dict[str, str], key: str, *, container: object = st, **kwargs: object,
-) -> str:  # fmt: skip
+    label: str,
+    labels: dict[str, str],
+    key: str,
+    *,
+    container: object = st,
+    **kwargs: object,
+) -> str:
     """A radio whose option labels are translated: :func:`localized_choice` as a radio."""
     return localized_choice(label, labels, key, container=container, **kwargs)
 
@@ -251,8 +272,14 @@ def lazy_expander(
     expander by setting it); it starts as ``expanded``. ``linked``: open, it is in the URL
     (``?key=true``), so a shared link opens it too (the key must be in hograd_ui/parts/links.py KNOWN).
     """
-    return st.expander(label, expanded=expanded, key=key, icon=icon, on_change="rerun",
-                       bind=BIND if linked else None)  # fmt: skip
+    return st.expander(
+        label,
+        expanded=expanded,
+        key=key,
+        icon=icon,
+        on_change="rerun",
+        bind=BIND if linked else None,
+    )
 
 
 def lazy_tabs(labels: dict[str, str], key: str) -> dict[str, object]:
@@ -292,8 +319,9 @@ def present_row(name: str = "view") -> object:
     buttons at 20 px: hograd_ui/parts/present.py), where :func:`folded` and :func:`slides` put
     theirs; outside the mode a plain container. ``name``: unique among a page's rows."""
     if present():
-        return st.container(horizontal=True, vertical_alignment="center", gap="small",
-                            key=f"present.row.{name}")  # fmt: skip
+        return st.container(
+            horizontal=True, vertical_alignment="center", gap="small", key=f"present.row.{name}"
+        )
     return st.container()
 
 
@@ -346,13 +374,32 @@ def slides(labels: dict[str, str], key: str, where: object | None = None) -> dic
     at = names.index(st.session_state[key])
     row = where or st.container(horizontal=True, vertical_alignment="center")
     row.selectbox(
-        t("present.slide"), names, key=widget_key, format_func=labels.__getitem__,
-        on_change=chosen, label_visibility="collapsed", width=560,
-    )  # fmt: skip
-    row.button(t("present.prev"), key=f"{key}.prev", icon=":material/arrow_back:",
-               on_click=turn, args=(-1,), disabled=at == 0, shortcut="PageUp")  # fmt: skip
-    row.button(t("present.next"), key=f"{key}.next", icon=":material/arrow_forward:",
-               on_click=turn, args=(1,), disabled=at == len(names) - 1, shortcut="PageDown",
-               type="primary")  # fmt: skip
+        t("present.slide"),
+        names,
+        key=widget_key,
+        format_func=labels.__getitem__,
+        on_change=chosen,
+        label_visibility="collapsed",
+        width=560,
+    )
+    row.button(
+        t("present.prev"),
+        key=f"{key}.prev",
+        icon=":material/arrow_back:",
+        on_click=turn,
+        args=(-1,),
+        disabled=at == 0,
+        shortcut="PageUp",
+    )
+    row.button(
+        t("present.next"),
+        key=f"{key}.next",
+        icon=":material/arrow_forward:",
+        on_click=turn,
+        args=(1,),
+        disabled=at == len(names) - 1,
+        shortcut="PageDown",
+        type="primary",
+    )
     write_choice(key, names[0])
     return {name: name == names[at] for name in names}

@@ -29,8 +29,9 @@ def form_radio(label: str, options: dict[str, str], key: str, default: str) -> s
     widget = f"{key}.{lang()}"
     if widget not in st.session_state:
         st.session_state[widget] = st.session_state.get(key, default)
-    value = st.radio(label, list(options), key=widget, format_func=options.__getitem__,
-                     horizontal=True)  # fmt: skip
+    value = st.radio(
+        label, list(options), key=widget, format_func=options.__getitem__, horizontal=True
+    )
     # st.radio returns text it does not know as it came (a modified client's): not an option
     return value if value in options else st.session_state.get(key, default)
 
@@ -44,8 +45,12 @@ def keep(key: str, value: object) -> None:
 def network_widgets(form: LinkedForm, prefix: str) -> tuple[str, tuple]:
     """A small network's data set, depth and width in ``form`` (keys ``prefix.data``,
     ``.layers``, ``.width``); returns the data set and the hidden widths."""
-    data = form_radio(t("hvp.net.dataset"), {d: t(f"hvp.net.dataset.{d}") for d in DATASETS},
-                      f"{prefix}.data", form.fields[f"{prefix}.data"].default)  # fmt: skip
+    data = form_radio(
+        t("hvp.net.dataset"),
+        {d: t(f"hvp.net.dataset.{d}") for d in DATASETS},
+        f"{prefix}.data",
+        form.fields[f"{prefix}.data"].default,
+    )
     depth, width = form.row(
         {f"{prefix}.layers": t("hvp.net.layers"), f"{prefix}.width": t("hvp.net.width")}
     )

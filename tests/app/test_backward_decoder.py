@@ -65,10 +65,13 @@ def test_random_text_is_unknown(at) -> None:  # noqa: ANN001
 
 @pytest.mark.parametrize(
     "text",
-    ["<script>alert(1)</script><b>bold</b>", "# Big heading\n**bold** [link](https://x.y)",
-     "<img src=x onerror=alert(1)> RuntimeError: element 0 of tensors does not require grad and "
-     "does not have a grad_fn **bold**"],
-)  # fmt: skip
+    [
+        "<script>alert(1)</script><b>bold</b>",
+        "# Big heading\n**bold** [link](https://x.y)",
+        "<img src=x onerror=alert(1)> RuntimeError: element 0 of tensors does not require grad and "
+        "does not have a grad_fn **bold**",
+    ],
+)
 def test_hostile_text_is_matched_but_never_rendered(at, text: str) -> None:  # noqa: ANN001
     _paste(at, text)
     rendered = _rendered(at)
@@ -98,8 +101,13 @@ def test_the_decoder_lives_in_the_link_in_both_languages(lang: str) -> None:
 
 
 def test_the_decoder_stays_when_the_formula_is_wrong() -> None:
-    at = open_link(PAGE, {"backward.f": "x^", BOX: "element 0 of tensors does not require grad "
-                          "and does not have a grad_fn"})  # fmt: skip
+    at = open_link(
+        PAGE,
+        {
+            "backward.f": "x^",
+            BOX: "element 0 of tensors does not require grad and does not have a grad_fn",
+        },
+    )
     assert at.error  # the formula's message
     assert any("From the case" in s.value for s in at.success)
 

@@ -11,8 +11,11 @@ PAGE = "pages/backward.py"
 
 
 def _texts(at: object) -> str:
-    parts = [e.value for kind in ("markdown", "caption", "success", "warning", "error", "info")
-             for e in at.get(kind)]  # fmt: skip
+    parts = [
+        e.value
+        for kind in ("markdown", "caption", "success", "warning", "error", "info")
+        for e in at.get(kind)
+    ]
     return "\n".join(str(p) for p in parts)
 
 
@@ -37,9 +40,12 @@ def test_tanh_as_written_passes_both_checks_and_shows_the_function_class(lang: s
 
 @pytest.mark.parametrize(
     ("variant", "says"),
-    [("detached", "PyTorch raised nothing"), ("once", "trying to differentiate twice"),
-     ("second_function", "class MyFuncGrad(torch.autograd.Function)")],
-)  # fmt: skip
+    [
+        ("detached", "PyTorch raised nothing"),
+        ("once", "trying to differentiate twice"),
+        ("second_function", "class MyFuncGrad(torch.autograd.Function)"),
+    ],
+)
 def test_each_variant_in_one_click(variant: str, says: str) -> None:
     at = _set(open_page(PAGE), "x^3", "3*x^2*g", variant)
     assert not at.exception
@@ -48,8 +54,11 @@ def test_each_variant_in_one_click(variant: str, says: str) -> None:
         assert any("raised nothing" in w.value for w in at.warning)
         assert any("`gradgradcheck` failed" in e.value for e in at.error)
     elif variant == "once":
-        assert any(c.value == "trying to differentiate twice a function that was marked with "
-                   "@once_differentiable" for c in at.code)  # fmt: skip
+        assert any(
+            c.value == "trying to differentiate twice a function that was marked with "
+            "@once_differentiable"
+            for c in at.code
+        )
     else:
         assert says in everything
         assert not at.error
@@ -57,9 +66,12 @@ def test_each_variant_in_one_click(variant: str, says: str) -> None:
 
 @pytest.mark.parametrize(
     ("f", "b", "says"),
-    [("x^3", "3*x^2", "does not use g"), ("x^3", "2*x*g", "is not f′"),
-     ("sin(x)", "sqrt(1 - y^2)*g", "right up to sign")],
-)  # fmt: skip
+    [
+        ("x^3", "3*x^2", "does not use g"),
+        ("x^3", "2*x*g", "is not f′"),
+        ("sin(x)", "sqrt(1 - y^2)*g", "right up to sign"),
+    ],
+)
 def test_each_slip_has_its_message(f: str, b: str, says: str) -> None:
     at = _set(open_page(PAGE), f, b)
     assert not at.exception
@@ -73,10 +85,13 @@ def test_bad_input_is_a_message_not_a_traceback() -> None:
 
 
 LINK = {
-    "backward.f": ("x^3", "x^3"), "backward.b": ("3*x^2*g", "3*x^2*g"),
-    "backward.range": (["-1", "1.5"], (-1.0, 1.5)), "backward.points": ("5", 5),
-    "backward.variant": ("once", "once"), "backward.x0": ("1.2", 1.2),
-}  # fmt: skip
+    "backward.f": ("x^3", "x^3"),
+    "backward.b": ("3*x^2*g", "3*x^2*g"),
+    "backward.range": (["-1", "1.5"], (-1.0, 1.5)),
+    "backward.points": ("5", 5),
+    "backward.variant": ("once", "once"),
+    "backward.x0": ("1.2", 1.2),
+}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -108,9 +108,16 @@ def test_following_moves_again_only_on_a_new_share(database: Path) -> None:
 
 @pytest.mark.parametrize(
     "link",
-    ["hvp?key=" + KEY, "hvp?lang=zh", "https://evil.example/hvp", "../hvp", "hvp?class=ABCDEF",
-     "nope?hvp.fn=x", "hvp?hvp.fn=" + "x" * 500],
-)  # fmt: skip
+    [
+        "hvp?key=" + KEY,
+        "hvp?lang=zh",
+        "https://evil.example/hvp",
+        "../hvp",
+        "hvp?class=ABCDEF",
+        "nope?hvp.fn=x",
+        "hvp?hvp.fn=" + "x" * 500,
+    ],
+)
 def test_a_stored_link_is_read_again_and_a_bad_one_not_opened(database: Path, link: str) -> None:
     teacher, code = open_class()
     ann = join(code, "ann")

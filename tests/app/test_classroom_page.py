@@ -82,20 +82,32 @@ def test_a_class_records_checks_and_counts_students(database: Path, lang: str) -
     slip = tr("classroom.slip", lang, n=1, text=tr("lesson.trap.value", lang, value="8"))
     assert tr("classroom.slip.count", lang, text=slip, students=2) in texts(teacher.caption)
     # the server's rows, read without the app
-    rows = _rows(database, "SELECT s.nickname, c.step, c.answer, c.correct, c.verdict "
-                           "FROM classroom_checks c JOIN classroom_students s ON s.id = c.student "
-                           "ORDER BY c.id")  # fmt: skip
+    rows = _rows(
+        database,
+        "SELECT s.nickname, c.step, c.answer, c.correct, c.verdict "
+        "FROM classroom_checks c JOIN classroom_students s ON s.id = c.student "
+        "ORDER BY c.id",
+    )
     assert rows == [
-        ("ann", 1, "10", 0, "lesson.check.low"), ("ann", 1, "8", 0, "lesson.trap.value"),
-        ("ann", 1, "12", 1, "lesson.check.right"), ("bo", 1, "8", 0, "lesson.trap.value"),
-    ]  # fmt: skip
+        ("ann", 1, "10", 0, "lesson.check.low"),
+        ("ann", 1, "8", 0, "lesson.trap.value"),
+        ("ann", 1, "12", 1, "lesson.check.right"),
+        ("bo", 1, "8", 0, "lesson.trap.value"),
+    ]
 
 
 #: as typed into the box, which takes 24 characters (longer ones: tests/labs)
 HOSTILE = [
-    "<img src=x onerror=1>", "**b** [x](javascript:1)", "'; DROP TABLE x; --",
-    "$\\frac{1}{0}$", "=1+1", "\u202eevil", "a" * 24, "中文 名字", ":material/home:",
-]  # fmt: skip
+    "<img src=x onerror=1>",
+    "**b** [x](javascript:1)",
+    "'; DROP TABLE x; --",
+    "$\\frac{1}{0}$",
+    "=1+1",
+    "\u202eevil",
+    "a" * 24,
+    "中文 名字",
+    ":material/home:",
+]
 
 
 def test_hostile_nicknames_are_text_and_repeats_get_a_suffix(database: Path) -> None:
@@ -149,8 +161,10 @@ def test_in_a_class_done_in_the_link_marks_nothing(database: Path) -> None:
 def test_reveal_export_delete(database: Path) -> None:
     teacher, code = open_class()
     student = join(code, '=HYPERLINK("x")')
-    revealed = tr("classroom.revealed", answer=tr("lesson.teacher.answer_number", value="12",
-                                                  tolerance="0.01"))  # fmt: skip
+    revealed = tr(
+        "classroom.revealed",
+        answer=tr("lesson.teacher.answer_number", value="12", tolerance="0.01"),
+    )
     assert revealed not in texts(student.info)
     answer(student, 1, right=False)
     teacher.button(key="classroom.reveal").click().run()

@@ -90,13 +90,15 @@ def test_sympy_and_autograd_work_in_the_background_and_the_page_says_so(monkeypa
     sympy_ask, autograd_ask = _cached.SYMPY.ask, _cached.AUTOGRAD.ask
     nothing_yet = SympyView(working=True)  # nothing of this function known yet, still working
     monkeypatch.setattr(
-        _cached.SYMPY, "ask",
+        _cached.SYMPY,
+        "ask",
         lambda *a, **k: sympy_ask(*a, **k) if released.is_set() else nothing_yet,
-    )  # fmt: skip
+    )
     monkeypatch.setattr(
-        _cached.AUTOGRAD, "ask",
+        _cached.AUTOGRAD,
+        "ask",
         lambda *a, **k: autograd_ask(*a, **k) if released.is_set() else None,
-    )  # fmt: skip
+    )
     monkeypatch.setattr(_cached, "WAIT", 0.0)
     text = "sin(x)*exp(-x^2/3)"  # no other test types it: nothing is known of it yet
     at = inspected("x**2", 4, 0.5)
@@ -252,8 +254,10 @@ def test_the_page_opens_on_nested_autograd_and_shows_its_graph() -> None:
 
 
 def test_over_the_node_budget_the_page_switches_and_says_why_in_both_languages() -> None:
-    for lang, words in (("en", ["graph nodes", "Until then", "Taylor mode"]),
-                        ("zh", ["计算图节点", "在此之前", "Taylor 模式"])):  # fmt: skip
+    for lang, words in (
+        ("en", ["graph nodes", "Until then", "Taylor mode"]),
+        ("zh", ["计算图节点", "在此之前", "Taylor 模式"]),
+    ):
         at = open_page(PAGE, lang)
         at.text_input(key="deriv.fn").set_value("log(1+x^2)").run()
         at.slider(key="deriv.order").set_value(10).run()
@@ -389,12 +393,14 @@ def test_a_negative_x0_keeps_its_sign(text: str, lang: str) -> None:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize(
     ("text", "key", "params"),
-    [("abc", "lesson.read.unreadable", {"box": 1, "index": 1}),
-     ("7", "exact.range", {"value": "7", "low": "-3", "high": "3"}),
-     ("\u22123.5", "exact.range", {"value": "\u22123.5", "low": "-3", "high": "3"}),
-     ("1e999", "lesson.read.too_large", {"box": 1, "index": 1}),
-     ("1, 2", "lesson.read.count", {"box": 1, "got": 2, "expected": 1})],
-)  # fmt: skip
+    [
+        ("abc", "lesson.read.unreadable", {"box": 1, "index": 1}),
+        ("7", "exact.range", {"value": "7", "low": "-3", "high": "3"}),
+        ("\u22123.5", "exact.range", {"value": "\u22123.5", "low": "-3", "high": "3"}),
+        ("1e999", "lesson.read.too_large", {"box": 1, "index": 1}),
+        ("1, 2", "lesson.read.count", {"box": 1, "got": 2, "expected": 1}),
+    ],
+)
 def test_an_x0_that_cannot_be_used_is_refused_and_nothing_moves(
     text: str, key: str, params: dict, lang: str
 ) -> None:
@@ -468,8 +474,11 @@ def test_the_inspector_help_quotes_this_fs_own_digits(text: str, x0: float, lang
     at = open_page(PAGE, lang)
     at.text_input(key="deriv.fn").set_value(text).run()
     at.text_input(key="deriv.x0.exact").input(repr(x0)).run()
-    helps = [c.value for c in at.caption if tr("deriv.inspector.help", lang, fd=6, rtol="1e-08")
-             in c.value]  # fmt: skip
+    helps = [
+        c.value
+        for c in at.caption
+        if tr("deriv.inspector.help", lang, fd=6, rtol="1e-08") in c.value
+    ]
     assert len(helps) == 1
     assert "sin(x)·exp" not in helps[0]
     x = sp.Symbol("x")
@@ -483,8 +492,10 @@ def test_the_inspector_help_quotes_this_fs_own_digits(text: str, x0: float, lang
             want.append(None)  # relative digits mean nothing: "—"
         else:
             want.append(16 if fd == exact else -math.log10(abs(fd - exact) / abs(exact)))
-    got = re.search(r"((?:\d+|—)(?:, (?:\d+|—))+)", helps[0].split(tr("deriv.inspector.help", lang, fd=6,
-                                                           rtol="1e-08"))[1])  # fmt: skip
+    got = re.search(
+        r"((?:\d+|—)(?:, (?:\d+|—))+)",
+        helps[0].split(tr("deriv.inspector.help", lang, fd=6, rtol="1e-08"))[1],
+    )
     digits = [None if d == "—" else int(d) for d in got[1].split(", ")]
     assert len(digits) == 4
     for d, w in zip(digits, want, strict=True):

@@ -119,8 +119,9 @@ def test_derivatives_curves_csv_is_the_charts_data(lang: str, files: dict) -> No
 @pytest.mark.parametrize("lang", LANGS)
 def test_derivatives_notebook_follows_x0_and_runs(lang: str, files: dict) -> None:
     nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
-    at = run("derivatives.py", lang, **{"deriv.fn": "tanh(x)", "deriv.points": 100,
-                                        "deriv.order": 3})  # fmt: skip
+    at = run(
+        "derivatives.py", lang, **{"deriv.fn": "tanh(x)", "deriv.points": 100, "deriv.order": 3}
+    )
     at.slider(key="deriv.x0").set_value(0.3).run()
     text, name = fetch(at, files, tr("downloads.notebook", lang))
     assert name == "hograd_derivatives_tanh_x.ipynb"
@@ -202,8 +203,9 @@ def test_hessian_and_eigen_csv_match_the_tables(lang: str, files: dict) -> None:
     shown = at.dataframe[-1].value  # the page's eigen table, 6 significant digits
     for i, row in enumerate(eig.itertuples(index=False)):
         assert shown.iloc[i, 0] == f"{row[0]:.6g}"
-        np.testing.assert_allclose(abs(shown.iloc[i, 1:].astype(float)), abs(np.array(row[1:])),
-                                   rtol=1e-5, atol=1e-6)  # fmt: skip
+        np.testing.assert_allclose(
+            abs(shown.iloc[i, 1:].astype(float)), abs(np.array(row[1:])), rtol=1e-5, atol=1e-6
+        )
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -267,9 +269,12 @@ def test_flag_lab_and_trap_programs_download_as_cpp_as_shown(lang: str, files: d
     at = run("graph.py", lang, **{"graph.flag.code": True, "graph.case.code": True})
     buttons = [b for b in at.get("download_button") if b.proto.label == tr("downloads.cpp", lang)]
     assert len(buttons) == 2  # the flag lab's run and the trap's
-    scripts = [make() for b in at.get("download_button")
-               if b.proto.label == tr("downloads.py", lang)
-               for make, _ in [files[b.proto.deferred_file_id]]]  # fmt: skip
+    scripts = [
+        make()
+        for b in at.get("download_button")
+        if b.proto.label == tr("downloads.py", lang)
+        for make, _ in [files[b.proto.deferred_file_id]]
+    ]
     shown = []
     for button in buttons:
         make, name = files[button.proto.deferred_file_id]
@@ -296,8 +301,9 @@ def test_why_page_script_downloads_as_shown(lang: str, files: dict) -> None:
     assert len(plain) == len(func_) == 2
     for a, b in zip(plain, func_, strict=True):
         assert a[:3] + a[-1:] == b[:3] + b[-1:]
-        np.testing.assert_allclose([float(x) for x in b[3:-1]], [float(x) for x in a[3:-1]],
-                                   rtol=1e-9, atol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(
+            [float(x) for x in b[3:-1]], [float(x) for x in a[3:-1]], rtol=1e-9, atol=1e-12
+        )
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -323,8 +329,9 @@ def test_graph_notebook_counts_what_the_page_shows(lang: str, files: dict) -> No
 def test_above_autograds_limit_the_csv_has_every_order_and_the_notebook_says_why(
     lang: str, files: dict
 ) -> None:
-    at = run("derivatives.py", lang, **{"deriv.fn": "tanh(x)", "deriv.order": 12,
-                                        "deriv.points": 100})  # fmt: skip
+    at = run(
+        "derivatives.py", lang, **{"deriv.fn": "tanh(x)", "deriv.order": 12, "deriv.points": 100}
+    )
     table = pd.read_csv(io.StringIO(fetch(at, files, tr("downloads.csv.curves", lang))[0]))
     assert list(table.columns)[-1] == "f^(12)" and table.shape == (100, 14)
     exact = derivatives(parse("tanh(x)"), np.linspace(-3, 3, 100), 12, method="taylor").values
@@ -341,8 +348,9 @@ def test_constant_and_undefined_curves_read_back(text: str, files: dict) -> None
     table = pd.read_csv(io.StringIO(fetch(at, files, tr("downloads.csv.curves", "en"))[0]))
     fn = parse(text)
     exact = derivatives(fn, np.linspace(-3, 3, 100), 4, method="autograd").values
-    np.testing.assert_allclose(table.iloc[:, 1:].to_numpy().T, exact, rtol=1e-12, atol=1e-12,
-                               equal_nan=True)  # fmt: skip
+    np.testing.assert_allclose(
+        table.iloc[:, 1:].to_numpy().T, exact, rtol=1e-12, atol=1e-12, equal_nan=True
+    )
     if text == "3":
         assert (table["f"] == 3).all() and not table.iloc[:, 2:].to_numpy().any()
 
@@ -351,16 +359,23 @@ def test_constant_and_undefined_curves_read_back(text: str, files: dict) -> None
 
 WHY_FORMS = [  # (case, the tab's state: small runs, the form's note key, rtol against the plain)
     ("hf", {"why.tab": "hf", "why.hf.steps": 3, "why.hf.cg": 6}, "hf.func.note", 1e-11),
-    ("quadratic", {"why.tab": "stability", "why.stability.steps": 50}, "stability.func.note",
-     1e-9),
-    ("stability", {"why.tab": "stability", "why.stability.part": "network",
-                   "why.stability.net_steps": 50}, "stability.func.note", 1e-9),
+    ("quadratic", {"why.tab": "stability", "why.stability.steps": 50}, "stability.func.note", 1e-9),
+    (
+        "stability",
+        {"why.tab": "stability", "why.stability.part": "network", "why.stability.net_steps": 50},
+        "stability.func.note",
+        1e-9,
+    ),
     ("stats", {"why.tab": "stats"}, "stats.func.note", 0.0),
-    ("maml", {"why.tab": "maml", "why.maml.hidden": 8, "why.maml.steps": 50,
-              "why.maml.tasks": 2}, "maml.func.note", 1e-12),
+    (
+        "maml",
+        {"why.tab": "maml", "why.maml.hidden": 8, "why.maml.steps": 50, "why.maml.tasks": 2},
+        "maml.func.note",
+        1e-12,
+    ),
     ("pinn", {"why.tab": "pinn", "why.pinn.steps": 50}, "pinn.func.note", 1e-12),
     ("wgan", {"why.tab": "wgan", "why.wgan.steps": 10}, "wgan.func.note", 1e-12),
-]  # fmt: skip
+]
 
 
 def numbers(printed: str) -> dict[str, np.ndarray]:
@@ -401,8 +416,10 @@ def test_why_tab_offers_its_torch_func_form(  # noqa: PLR0913
     for key in by_plain.keys() - {"seconds", "func_gap", "second_derivatives"}:
         np.testing.assert_allclose(by_func[key], by_plain[key], rtol=rtol, atol=0, err_msg=key)
     if "second_derivatives" in by_plain:
-        (*_, entries, gap), (*_, entries_f, gap_f) = (by_plain["second_derivatives"],
-                                                      by_func["second_derivatives"])  # fmt: skip
+        (*_, entries, gap), (*_, entries_f, gap_f) = (
+            by_plain["second_derivatives"],
+            by_func["second_derivatives"],
+        )
         assert entries == entries_f and max(gap, gap_f) < 1e-10
 
 
@@ -423,9 +440,17 @@ def test_the_page_says_the_csv_is_unrounded_and_where_it_shows_0(lang: str, file
 
 @pytest.mark.parametrize(
     ("text", "slug"),
-    [("x**3", "x_3"), ("sin(x)*exp(-x^2)", "sin_x_exp_x_2"), ("../../etc/passwd", "etc_passwd"),
-     ("<b>x</b>", "b_x_b"), ("x" * 100, "x" * 40), ("α*β", "f"), ("  ", "f"), ("é**2", "e_2")],
-)  # fmt: skip
+    [
+        ("x**3", "x_3"),
+        ("sin(x)*exp(-x^2)", "sin_x_exp_x_2"),
+        ("../../etc/passwd", "etc_passwd"),
+        ("<b>x</b>", "b_x_b"),
+        ("x" * 100, "x" * 40),
+        ("α*β", "f"),
+        ("  ", "f"),
+        ("é**2", "e_2"),
+    ],
+)
 def test_file_names_hold_a_safe_slug_of_the_function(text: str, slug: str) -> None:
     from hograd_ui.parts.downloads import slug as make_slug
 

@@ -196,8 +196,11 @@ def test_a_busy_server_is_said_plainly(lang: str, monkeypatch: pytest.MonkeyPatc
 
 def graph_files(at: AppTest) -> list:
     """The drawing's DOT and SVG buttons (the scripts' .py buttons further down are not)."""
-    return [b for b in at.get("download_button") if b.proto.label.startswith(("Download DOT",
-            "Download SVG"))]  # fmt: skip
+    return [
+        b
+        for b in at.get("download_button")
+        if b.proto.label.startswith(("Download DOT", "Download SVG"))
+    ]
 
 
 def test_too_large_graph_is_summarised_not_drawn() -> None:
@@ -425,8 +428,9 @@ def test_folded_parts_are_computed_only_when_opened(lang: str) -> None:
     assert len(at.dataframe) == 1  # the growth table (the summary stays folded while drawn)
     assert len(chart_elements(at)) == 1  # the growth chart
     linked = AppTest.from_file(APP, default_timeout=60)  # a new browser, opened on the link
-    linked.query_params.update({"lang": lang, "graph.tv.saved": "true",
-                                "graph.growth.open": "true"})  # fmt: skip
+    linked.query_params.update(
+        {"lang": lang, "graph.tv.saved": "true", "graph.growth.open": "true"}
+    )
     linked.switch_page(PAGE)
     rerun(linked)
     assert linked.toggle(key="graph.tv.saved").value  # drawn: the expander is open
@@ -437,7 +441,7 @@ def test_folded_parts_are_computed_only_when_opened(lang: str) -> None:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize(
     ("text", "x"), [("\u22120.5", -0.5), ("－0.5", -0.5), ("pi/4", math.pi / 4), ("2", 2.0)]
-)  # fmt: skip
+)
 def test_the_flag_labs_x_is_typed_exactly(text: str, x: float, lang: str) -> None:
     """The flag lab runs at the x typed, sign and all (the browser's number box reads "−0.5"
     with U+2212 as 0.5): its script builds that x (issue 36, item 15)."""
@@ -462,8 +466,9 @@ def test_the_flag_lab_and_the_cases_have_a_cpp_tab_beside_the_python(lang: str) 
     set_flags(at, "next", True, "None", True, False, True)
     rerun(at)
     fn = parse("x**3")
-    flags = run_flags(fn, 0.7, FlagSettings(create_graph=True, unused_input=True,
-                                            materialize_grads=True))  # fmt: skip
+    flags = run_flags(
+        fn, 0.7, FlagSettings(create_graph=True, unused_input=True, materialize_grads=True)
+    )
     case = run_case(next(iter(CASES)))
     for outcome, function in ((flags, fn), (case, None)):
         program = flag_cpp(outcome.snippet, function).rstrip("\n")

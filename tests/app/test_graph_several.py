@@ -38,8 +38,14 @@ def test_seed_example_draws_the_hvp_graph(lang: str) -> None:
     assert ("one variable" if lang == "en" else "单变量") in info
     assert expected.code.rstrip("\n") in [c.value for c in at.code]
     # beside it, its C++ twin (tests/cpp compiles it and compares the output)
-    program = hvp_graph_cpp(parse(SEED), expected.point, expected.vector, False,
-                            expected.reaches, "hograd_hvp_graph_w1_2_sin_w2")  # fmt: skip
+    program = hvp_graph_cpp(
+        parse(SEED),
+        expected.point,
+        expected.vector,
+        False,
+        expected.reaches,
+        "hograd_hvp_graph_w1_2_sin_w2",
+    )
     assert program.rstrip("\n") in [c.value for c in at.code if c.language == "cpp"]
     assert not any("point" in e.value or "vector" in e.value for e in at.error)
 
@@ -55,10 +61,13 @@ def test_record_toggle_adds_the_second_backward() -> None:
 
 @pytest.mark.parametrize(
     ("lang", "point", "says"),
-    [("en", "1, x", "point: 'x' is not a number."),
-     ("en", "1, 2, 3", "point: expected 2 numbers (one per variable: w1, w2), got 3."),
-     ("zh", "1, x", "'x'"), ("en", "1, 1e7", "at most 1e6")],
-)  # fmt: skip
+    [
+        ("en", "1, x", "point: 'x' is not a number."),
+        ("en", "1, 2, 3", "point: expected 2 numbers (one per variable: w1, w2), got 3."),
+        ("zh", "1, x", "'x'"),
+        ("en", "1, 1e7", "at most 1e6"),
+    ],
+)
 def test_bad_lists_are_refused_with_a_reason(lang: str, point: str, says: str) -> None:
     at = several(lang)
     at.text_input(key="graphvars.point").set_value(point)

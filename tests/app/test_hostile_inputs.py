@@ -38,9 +38,18 @@ ACCEPTED = {text for text in BAD if _parses(text)}
 _EVENTS: list[str] = []
 _ARMED = [False]
 _WATCHED = (
-    "os.system", "subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
-    "socket.connect", "ctypes.dlopen", "os.remove", "shutil.rmtree", "pty.spawn",
-)  # fmt: skip
+    "os.system",
+    "subprocess.Popen",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "socket.connect",
+    "ctypes.dlopen",
+    "os.remove",
+    "shutil.rmtree",
+    "pty.spawn",
+)
 
 
 #: The one process a page may start: the exact column's child (hograd_serving/sympy_column.py),

@@ -31,8 +31,10 @@ def run(lang: str = "en", mode: str = "typed", **state: object) -> AppTest:
     return at
 
 
-TABS = {"typed": ("hvp.tab", ("picture", "hessian", "ways", "slices", "power")),
-        "network": ("hvp.net.tab", ("top", "trace", "sharp", "hessian", "training"))}  # fmt: skip
+TABS = {
+    "typed": ("hvp.tab", ("picture", "hessian", "ways", "slices", "power")),
+    "network": ("hvp.net.tab", ("top", "trace", "sharp", "hessian", "training")),
+}
 
 
 def open_tab(at: AppTest, name: str) -> AppTest:
@@ -116,9 +118,12 @@ def test_typed_mode_in_chinese() -> None:
 
 @pytest.mark.parametrize(
     ("text", "kind", "box"),
-    [("x^2 - y^2", "saddle point", "warning"), ("x^4 + y^4", "inconclusive", "warning"),
-     ("(1 - x)^2 + 100*(y - x^2)^2", "local minimum", "success")],
-)  # fmt: skip
+    [
+        ("x^2 - y^2", "saddle point", "warning"),
+        ("x^4 + y^4", "inconclusive", "warning"),
+        ("(1 - x)^2 + 100*(y - x^2)^2", "local minimum", "success"),
+    ],
+)
 def test_presets_move_p_to_their_critical_point(text: str, kind: str, box: str) -> None:
     at = run()
     at.text_input(key="hvp.fn").set_value(text).run()
@@ -298,8 +303,10 @@ def test_the_three_ways_are_timed_only_when_their_tab_is_open(monkeypatch) -> No
         at.slider(key="hvp.p.w2").value,
         *[at.slider(key=f"hvp.v.{n}").value for n in ("w1", "w2")],
     )
-    hv = (2 * math.sin(w2) * v1 + 2 * w1 * math.cos(w2) * v2,
-          2 * w1 * math.cos(w2) * v1 - w1**2 * math.sin(w2) * v2)  # fmt: skip
+    hv = (
+        2 * math.sin(w2) * v1 + 2 * w1 * math.cos(w2) * v2,
+        2 * w1 * math.cos(w2) * v1 - w1**2 * math.sin(w2) * v2,
+    )
     shown = at.dataframe[-1].value.iloc[:, 1]
     for cell in shown:
         got = [float(x) for x in cell.strip("()").split(", ")]
@@ -312,8 +319,10 @@ def test_the_three_ways_are_timed_only_when_their_tab_is_open(monkeypatch) -> No
 def test_the_minors_are_sufficient_not_necessary() -> None:
     """x⁴ + y⁴ has a minimum at 0 with every leading minor 0: the page must not say a minimum
     needs them positive."""
-    for lang, sufficient, not_needed in (("en", "sufficient", "not necessary"),
-                                         ("zh", "足以", "并非必要")):  # fmt: skip
+    for lang, sufficient, not_needed in (
+        ("en", "sufficient", "not necessary"),
+        ("zh", "足以", "并非必要"),
+    ):
         at = run(lang, **{"hvp.fn": "x^4 + y^4", "hvp.tab": "hessian"})
         minors = next(m.value for m in at.markdown if "D1 = 0, D2 = 0" in m.value)
         assert sufficient in minors and not_needed in minors
@@ -491,9 +500,13 @@ def test_ratios_too_small_to_time_are_not_shown(monkeypatch: pytest.MonkeyPatch)
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize(
     ("text", "point"),
-    [("-1, pi/3", (-1.0, math.pi / 3)), ("\u22121.23, 0.7", (-1.23, 0.7)),
-     ("（1.23，－0.7）", (1.23, -0.7)), ("[0.5; sqrt(2)]", (0.5, math.sqrt(2)))],
-)  # fmt: skip
+    [
+        ("-1, pi/3", (-1.0, math.pi / 3)),
+        ("\u22121.23, 0.7", (-1.23, 0.7)),
+        ("（1.23，－0.7）", (1.23, -0.7)),
+        ("[0.5; sqrt(2)]", (0.5, math.sqrt(2))),
+    ],
+)
 def test_a_point_off_the_slider_grid_is_typed_exactly(
     text: str, point: tuple[float, float], lang: str
 ) -> None:

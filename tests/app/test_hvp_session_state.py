@@ -15,12 +15,27 @@ from streamlit.elements.lib import policies
 from tests.app.test_links import open_link, query
 
 #: a link for each mode with every setting it can carry (the network's form fields too)
-TYPED = {"hvp.fn": "x**2 + 3*y**2", "hvp.p.x": "1.5", "hvp.p.y": "-0.25", "hvp.v.y": "-0.5",
-         "hvp.radius": "2.5", "hvp.kappa": "100", "hvp.tab": "power"}  # fmt: skip
-NETWORK = {"hvp.mode": "network", "hvp.net.dataset": "moons", "hvp.net.layers": "2",
-           "hvp.net.width": "8", "hvp.net.steps": "100", "hvp.net.seed": "3",
-           "hvp.net.top_k": "2", "hvp.net.power": "10", "hvp.net.probes": "20",
-           "hvp.net.tab": "trace"}  # fmt: skip
+TYPED = {
+    "hvp.fn": "x**2 + 3*y**2",
+    "hvp.p.x": "1.5",
+    "hvp.p.y": "-0.25",
+    "hvp.v.y": "-0.5",
+    "hvp.radius": "2.5",
+    "hvp.kappa": "100",
+    "hvp.tab": "power",
+}
+NETWORK = {
+    "hvp.mode": "network",
+    "hvp.net.dataset": "moons",
+    "hvp.net.layers": "2",
+    "hvp.net.width": "8",
+    "hvp.net.steps": "100",
+    "hvp.net.seed": "3",
+    "hvp.net.top_k": "2",
+    "hvp.net.power": "10",
+    "hvp.net.probes": "20",
+    "hvp.net.tab": "trace",
+}
 
 
 @pytest.fixture

@@ -27,10 +27,40 @@ from tests.katex import katex_errors
 _printer = importlib.import_module("sympy.printing.latex")
 MODIFIERS = sorted(_printer.modifier_dict)
 GREEK = sorted(_printer.greek_letters_set) + sorted(_printer.other_symbols)
-UNDERSCORES = ["a__b", "a_b_c", "a___b", "a_", "a__", "x__1", "a_b__c", "a__b_c__d", "w1", "w_1",
-               "x10", "x_1_2", "a1_b2", "Z__Z", "a____"]  # fmt: skip
-COMMANDS = ["frac", "sqrt", "left", "right", "over", "begin", "end", "textbf", "mathrm",
-            "limits", "displaystyle", "newcommand", "hline", "hfill", "operatorname"]  # fmt: skip
+UNDERSCORES = [
+    "a__b",
+    "a_b_c",
+    "a___b",
+    "a_",
+    "a__",
+    "x__1",
+    "a_b__c",
+    "a__b_c__d",
+    "w1",
+    "w_1",
+    "x10",
+    "x_1_2",
+    "a1_b2",
+    "Z__Z",
+    "a____",
+]
+COMMANDS = [
+    "frac",
+    "sqrt",
+    "left",
+    "right",
+    "over",
+    "begin",
+    "end",
+    "textbf",
+    "mathrm",
+    "limits",
+    "displaystyle",
+    "newcommand",
+    "hline",
+    "hfill",
+    "operatorname",
+]
 
 
 def variable_names() -> list[str]:

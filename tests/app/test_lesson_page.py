@@ -161,12 +161,16 @@ def test_the_teachers_version_adds_notes_and_answers(lang: str, server_key: str)
     assert tr("lesson.teacher.refused", lang) not in texts(at.info)
     expected = {
         1: tr("lesson.teacher.answer_number", lang, value="12", tolerance="0.01"),
-        2: tr("lesson.teacher.answer_flags", lang, settings="create_graph=False, "
-              f"retain_graph=None; {tr('graph.flags.action.next', lang)}"),
+        2: tr(
+            "lesson.teacher.answer_flags",
+            lang,
+            settings="create_graph=False, "
+            f"retain_graph=None; {tr('graph.flags.action.next', lang)}",
+        ),
         4: tr("lesson.teacher.answer_choice", lang, value=tr("lesson.growth.opt.growing", lang)),
         6: tr("lesson.teacher.answer_number", lang, value="(1, -1)", tolerance="0.01"),
         7: tr("lesson.teacher.answer_choice", lang, value=tr("lesson.used.opt.one", lang)),
-    }  # fmt: skip
+    }
     for number in range(1, TOTAL + 1):
         if number > 1:
             at.button(key="lesson.next").click().run()
@@ -190,10 +194,17 @@ def _is_students_version(at: AppTest, lang: str = "en") -> bool:
 
 
 WRONG = [
-    {"key": KEY[:-1]}, {"key": KEY + "0"}, {"key": ""}, {"key": " " + KEY},
-    {"key": "<b>x</b>"}, {"key": "' OR '1'='1"}, {"key": "x" * 10_000},
-    {"teacher": "1"}, {"teacher": "yes"}, {"teacher": "1", "key": "nope"},
-]  # fmt: skip
+    {"key": KEY[:-1]},
+    {"key": KEY + "0"},
+    {"key": ""},
+    {"key": " " + KEY},
+    {"key": "<b>x</b>"},
+    {"key": "' OR '1'='1"},
+    {"key": "x" * 10_000},
+    {"teacher": "1"},
+    {"teacher": "yes"},
+    {"teacher": "1", "key": "nope"},
+]
 
 
 @pytest.mark.parametrize("params", WRONG)
@@ -268,12 +279,18 @@ def test_finishing_every_step_says_so() -> None:
 @pytest.mark.parametrize(
     "params",
     [
-        {"step": "abc"}, {"step": "0"}, {"step": "99"}, {"step": "-2"}, {"step": "2.5"},
-        {"step": "x" * 10_000}, {"step": "<script>alert(1)</script>"},
+        {"step": "abc"},
+        {"step": "0"},
+        {"step": "99"},
+        {"step": "-2"},
+        {"step": "2.5"},
+        {"step": "x" * 10_000},
+        {"step": "<script>alert(1)</script>"},
         {"step": "**bold** [link](http://example.com)"},
-        {"done": "1,banana"}, {"done": "8"},
+        {"done": "1,banana"},
+        {"done": "8"},
     ],
-)  # fmt: skip
+)
 def test_a_bad_link_is_ignored_with_a_note(params: dict[str, str]) -> None:
     at = open_lesson(**params)
     names = ", ".join(params)
@@ -359,9 +376,11 @@ def test_backward_twice_with_create_graph_runs_in_its_own_process_and_counts() -
 
 
 def _type(at: AppTest, name: str, *boxes: str) -> AppTest:
-    keys = [f"lesson.ans.{name}"] if len(boxes) == 1 else [
-        f"lesson.ans.{name}.{i}" for i in range(len(boxes))
-    ]  # fmt: skip
+    keys = (
+        [f"lesson.ans.{name}"]
+        if len(boxes) == 1
+        else [f"lesson.ans.{name}.{i}" for i in range(len(boxes))]
+    )
     for key, text in zip(keys, boxes, strict=True):
         at.text_input(key=key).input(text)
     at.run()
@@ -373,12 +392,25 @@ def _type(at: AppTest, name: str, *boxes: str) -> AppTest:
 @pytest.mark.parametrize(
     "boxes",
     [
-        ("1", "\u22121"), ("1", "-1"), ("1.0", "\u22121.00"), ("１", "－１"), ("+1", "-1e0"),
-        ("(1, -1)", ""), ("[1, -1]", ""), ("1,-1", ""), ("1，-1", ""), ("1, \u22121", ""),
-        ("（1，−1）", ""), ("1 -1", ""), ("1; -1", ""), ("1、-1", ""), ("", "(1, -1)"),
-        ("1,0", "-1,0"), (" 1 ", " - 1".replace(" ", "")),
+        ("1", "\u22121"),
+        ("1", "-1"),
+        ("1.0", "\u22121.00"),
+        ("１", "－１"),
+        ("+1", "-1e0"),
+        ("(1, -1)", ""),
+        ("[1, -1]", ""),
+        ("1,-1", ""),
+        ("1，-1", ""),
+        ("1, \u22121", ""),
+        ("（1，−1）", ""),
+        ("1 -1", ""),
+        ("1; -1", ""),
+        ("1、-1", ""),
+        ("", "(1, -1)"),
+        ("1,0", "-1,0"),
+        (" 1 ", " - 1".replace(" ", "")),
     ],
-)  # fmt: skip
+)
 def test_hv_typed_or_pasted_in_any_form_is_right(boxes: tuple[str, str], lang: str) -> None:
     at = _type(open_lesson(lang, step="6"), "hvp", *boxes)
     assert tr("lesson.answer.read", lang, value="(1, \u22121)") in texts(at.caption) or any(
@@ -435,7 +467,7 @@ def test_the_echo_says_how_a_paste_and_a_comma_were_read(lang: str) -> None:
         ("hvp", ("1, -1", "-1"), "lesson.read.count_one", {"box": 1, "got": 2, "size": 2}),
         ("hvp", ("(1, x)", ""), "lesson.read.unreadable", {"box": 1, "index": 2}),
     ],
-)  # fmt: skip
+)
 def test_what_cannot_be_read_is_said_and_never_judged(
     name: str, boxes: tuple[str, ...], key: str, params: dict, lang: str
 ) -> None:

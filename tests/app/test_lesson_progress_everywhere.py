@@ -17,8 +17,7 @@ from tests.app.conftest import APP
 from tests.app.test_lesson_page import TOTAL, answer, open_lesson, step_of
 
 PAGE = "pages/lesson.py"
-OTHERS = ["pages/derivatives.py", "pages/graph.py", "pages/hvp.py", "pages/why.py",
-          "pages/home.py"]  # fmt: skip
+OTHERS = ["pages/derivatives.py", "pages/graph.py", "pages/hvp.py", "pages/why.py", "pages/home.py"]
 
 
 def go(at: AppTest, page: str) -> AppTest:

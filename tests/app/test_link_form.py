@@ -41,11 +41,40 @@ KINDS = {
     "checkbox": Field("checkbox", False),
 }
 RAW: list[str | list[str]] = [
-    "", "abc", "nan", "-inf", "1e2", "2.5", "-5", "99999", "100", "0", "0.5", "1.0", "1",
-    "16", "16.0", "8", "tanh", "TANH", "relu", "True", "false", "FALSE", "maybe", "<b>x</b>",
-    "x" * 10_000, ["3", "5"], ["100", "200"], ["tanh", "relu"], ["", "7"], ["true", "false"],
-    ["8", "8"], " 100 ", "1_000",
-]  # fmt: skip
+    "",
+    "abc",
+    "nan",
+    "-inf",
+    "1e2",
+    "2.5",
+    "-5",
+    "99999",
+    "100",
+    "0",
+    "0.5",
+    "1.0",
+    "1",
+    "16",
+    "16.0",
+    "8",
+    "tanh",
+    "TANH",
+    "relu",
+    "True",
+    "false",
+    "FALSE",
+    "maybe",
+    "<b>x</b>",
+    "x" * 10_000,
+    ["3", "5"],
+    ["100", "200"],
+    ["tanh", "relu"],
+    ["", "7"],
+    ["true", "false"],
+    ["8", "8"],
+    " 100 ",
+    "1_000",
+]
 
 
 def _bound_widget(field) -> None:  # noqa: ANN001 - the script AppTest runs: no annotations
@@ -102,50 +131,153 @@ def test_every_value_a_widget_can_hold_goes_into_the_url_and_back(kind: str) -> 
 WAVE = "wave"  # a choice with translated labels is named in the link (localized_choice)
 #: form: (page, the link, the cached function the page computes with, what it must be given)
 FORMS = {
-    "hvp.net": ("pages/hvp.py", {
-        "hvp.mode": "network", "hvp.net.steps": "100", "hvp.net.seed": "3",
-        "hvp.net.top_k": "2", "hvp.net.power": "10", "hvp.net.probes": "20"},
-        "trained", lambda a: a[:4] == ("digits", (16,), 100, 3)),
-    "why.hf": ("pages/why.py", {
-        "why.tab": "hf", "why.hf.data": "digits", "why.hf.layers": "2", "why.hf.width": "8",
-        "why.hf.steps": "3", "why.hf.cg": "5", "why.hf.damping": "10.0",
-        "why.hf.sgd_lr": "0.1", "why.hf.adam_lr": "0.03", "why.hf.seed": "7"},
-        "why_hessian_free", lambda a: astuple(a[0]) == ("digits", (8, 8), 3, 5, 10.0, 0.1, 0.03, 7)),
-    "why.stability": ("pages/why.py", {
-        "why.tab": "stability", "why.stability.part": "network", "why.stability.data": "digits",
-        "why.stability.layers": "1", "why.stability.width": "8", "why.stability.net_lr": "2.0",
-        "why.stability.net_steps": "50", "why.stability.every": "10"},
-        "why_stability", lambda a: astuple(a[0])[3:] == ("digits", (8,), 2.0, 50, 10, 12, 0)),
-    "why.stats": ("pages/why.py", {
-        "why.tab": "stats", "why.stats.activation": "relu", "why.stats.dtype": "float32",
-        "why.stats.depth": "3", "why.stats.width": "16", "why.stats.steps": "20",
-        "why.stats.batch": "64", "why.stats.lr": "0.05", "why.stats.gain": "1.5",
-        "why.stats.clip": "1.0", "why.stats.naive_loss": "true"},
+    "hvp.net": (
+        "pages/hvp.py",
+        {
+            "hvp.mode": "network",
+            "hvp.net.steps": "100",
+            "hvp.net.seed": "3",
+            "hvp.net.top_k": "2",
+            "hvp.net.power": "10",
+            "hvp.net.probes": "20",
+        },
+        "trained",
+        lambda a: a[:4] == ("digits", (16,), 100, 3),
+    ),
+    "why.hf": (
+        "pages/why.py",
+        {
+            "why.tab": "hf",
+            "why.hf.data": "digits",
+            "why.hf.layers": "2",
+            "why.hf.width": "8",
+            "why.hf.steps": "3",
+            "why.hf.cg": "5",
+            "why.hf.damping": "10.0",
+            "why.hf.sgd_lr": "0.1",
+            "why.hf.adam_lr": "0.03",
+            "why.hf.seed": "7",
+        },
+        "why_hessian_free",
+        lambda a: astuple(a[0]) == ("digits", (8, 8), 3, 5, 10.0, 0.1, 0.03, 7),
+    ),
+    "why.stability": (
+        "pages/why.py",
+        {
+            "why.tab": "stability",
+            "why.stability.part": "network",
+            "why.stability.data": "digits",
+            "why.stability.layers": "1",
+            "why.stability.width": "8",
+            "why.stability.net_lr": "2.0",
+            "why.stability.net_steps": "50",
+            "why.stability.every": "10",
+        },
+        "why_stability",
+        lambda a: astuple(a[0])[3:] == ("digits", (8,), 2.0, 50, 10, 12, 0),
+    ),
+    "why.stats": (
+        "pages/why.py",
+        {
+            "why.tab": "stats",
+            "why.stats.activation": "relu",
+            "why.stats.dtype": "float32",
+            "why.stats.depth": "3",
+            "why.stats.width": "16",
+            "why.stats.steps": "20",
+            "why.stats.batch": "64",
+            "why.stats.lr": "0.05",
+            "why.stats.gain": "1.5",
+            "why.stats.clip": "1.0",
+            "why.stats.naive_loss": "true",
+        },
         "why_gradient_stats",
-        lambda a: astuple(a[0])[:10] == ("relu", 3, 16, 0.05, 20, 64, 1.5, 1.0, "float32", True)),
-    "why.maml": ("pages/why.py", {
-        "why.tab": "maml", "why.maml.hidden": "8", "why.maml.activation": "tanh",
-        "why.maml.steps": "50", "why.maml.tasks": "2", "why.maml.k": "5", "why.maml.inner": "2",
-        "why.maml.alpha": "0.05", "why.maml.outer": "0.003", "why.maml.seed": "4"},
-        "why_maml", lambda a: astuple(a[0]) == (8, "tanh", 50, 2, 5, 2, 0.05, 0.003, 4)),
-    "why.pinn": ("pages/why.py", {
-        "why.tab": "pinn", "why.pinn.equation": WAVE, "why.pinn.c": "0.5",
-        "why.pinn.t_max": "0.5", "why.pinn.depth": "1", "why.pinn.width": "8",
-        "why.pinn.steps": "50", "why.pinn.points": "64", "why.pinn.lr": "0.01",
-        "why.pinn.seed": "2", "why.pinn.w1": "10.0", "why.pinn.create_graph": "false"},
-        "why_pinn_run", lambda a: (a[0].equation, a[0].coefficient, a[0].t_max, a[0].depth,
-                                   a[0].width, a[0].steps, a[0].points, a[0].lr, a[0].seed,
-                                   a[0].w_initial, a[0].create_graph)
-        == ("wave", 0.5, 0.5, 1, 8, 50, 64, 0.01, 2, 10.0, False)),
-    "why.wgan": ("pages/why.py", {
-        "why.tab": "wgan", "why.wgan.data": "ring", "why.wgan.mode": "clip",
-        "why.wgan.steps": "20", "why.wgan.n_critic": "2", "why.wgan.lam": "1.0",
-        "why.wgan.clip": "0.1", "why.wgan.batch": "32", "why.wgan.hidden": "16",
-        "why.wgan.lr": "0.001", "why.wgan.seed": "5"},
-        "why_wgan_run", lambda a: (a[0].dataset, a[0].mode, a[0].lam, a[0].n_critic, a[0].clip,
-                                   a[0].steps, a[0].batch, a[0].hidden, a[0].lr, a[0].seed)
-        == ("ring", "clip", 1.0, 2, 0.1, 20, 32, 16, 0.001, 5)),
-}  # fmt: skip
+        lambda a: astuple(a[0])[:10] == ("relu", 3, 16, 0.05, 20, 64, 1.5, 1.0, "float32", True),
+    ),
+    "why.maml": (
+        "pages/why.py",
+        {
+            "why.tab": "maml",
+            "why.maml.hidden": "8",
+            "why.maml.activation": "tanh",
+            "why.maml.steps": "50",
+            "why.maml.tasks": "2",
+            "why.maml.k": "5",
+            "why.maml.inner": "2",
+            "why.maml.alpha": "0.05",
+            "why.maml.outer": "0.003",
+            "why.maml.seed": "4",
+        },
+        "why_maml",
+        lambda a: astuple(a[0]) == (8, "tanh", 50, 2, 5, 2, 0.05, 0.003, 4),
+    ),
+    "why.pinn": (
+        "pages/why.py",
+        {
+            "why.tab": "pinn",
+            "why.pinn.equation": WAVE,
+            "why.pinn.c": "0.5",
+            "why.pinn.t_max": "0.5",
+            "why.pinn.depth": "1",
+            "why.pinn.width": "8",
+            "why.pinn.steps": "50",
+            "why.pinn.points": "64",
+            "why.pinn.lr": "0.01",
+            "why.pinn.seed": "2",
+            "why.pinn.w1": "10.0",
+            "why.pinn.create_graph": "false",
+        },
+        "why_pinn_run",
+        lambda a: (
+            (
+                a[0].equation,
+                a[0].coefficient,
+                a[0].t_max,
+                a[0].depth,
+                a[0].width,
+                a[0].steps,
+                a[0].points,
+                a[0].lr,
+                a[0].seed,
+                a[0].w_initial,
+                a[0].create_graph,
+            )
+            == ("wave", 0.5, 0.5, 1, 8, 50, 64, 0.01, 2, 10.0, False)
+        ),
+    ),
+    "why.wgan": (
+        "pages/why.py",
+        {
+            "why.tab": "wgan",
+            "why.wgan.data": "ring",
+            "why.wgan.mode": "clip",
+            "why.wgan.steps": "20",
+            "why.wgan.n_critic": "2",
+            "why.wgan.lam": "1.0",
+            "why.wgan.clip": "0.1",
+            "why.wgan.batch": "32",
+            "why.wgan.hidden": "16",
+            "why.wgan.lr": "0.001",
+            "why.wgan.seed": "5",
+        },
+        "why_wgan_run",
+        lambda a: (
+            (
+                a[0].dataset,
+                a[0].mode,
+                a[0].lam,
+                a[0].n_critic,
+                a[0].clip,
+                a[0].steps,
+                a[0].batch,
+                a[0].hidden,
+                a[0].lr,
+                a[0].seed,
+            )
+            == ("ring", "clip", 1.0, 2, 0.1, 20, 32, 16, 0.001, 5)
+        ),
+    ),
+}
 
 
 @pytest.fixture()
@@ -229,10 +361,18 @@ def test_a_why_tabs_form_and_its_radio_write_the_url_only_when_submitted(calls: 
     at.slider(key="why.stats.depth").set_value(4)
     at.run()
     assert query(at) == {"why.tab": "stats", "why.stats.steps": "20"}
-    _submit(at, "why.stats", ("radio", "why.stats.activation.en", "relu"),
-            ("slider", "why.stats.depth", 4))  # fmt: skip
-    assert query(at) == {"why.tab": "stats", "why.stats.steps": "20",
-                         "why.stats.activation": "relu", "why.stats.depth": "4"}  # fmt: skip
+    _submit(
+        at,
+        "why.stats",
+        ("radio", "why.stats.activation.en", "relu"),
+        ("slider", "why.stats.depth", 4),
+    )
+    assert query(at) == {
+        "why.tab": "stats",
+        "why.stats.steps": "20",
+        "why.stats.activation": "relu",
+        "why.stats.depth": "4",
+    }
     assert calls["why_gradient_stats"][-1][0].activation == "relu"
 
 

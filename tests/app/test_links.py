@@ -56,37 +56,85 @@ def test_the_default_view_has_only_the_language_in_its_url(page: str) -> None:
 
 #: Per view: the link's parameters, and the value each widget must hold when it is opened.
 LINKS: dict[str, tuple[str, dict[str, tuple[str | list[str], object]]]] = {
-    "derivatives": ("pages/derivatives.py", {
-        "deriv.fn": ("tanh(x)", "tanh(x)"), "deriv.order": ("6", 6),
-        "deriv.range": (["-2", "2.5"], (-2.0, 2.5)), "deriv.points": ("200", 200),
-        "deriv.separate": ("true", True), "deriv.method": ("taylor", "taylor"),
-        "deriv.x0": ("0.3", 0.3), "deriv.tab": ("symbolic", "symbolic")}),
-    "graph": ("pages/graph.py", {
-        "graph.fn": ("sin(x)", "sin(x)"), "graph.x0": ("1.5", 1.5), "graph.order": ("3", 3),
-        "graph.saved": ("true", True), "graph.highlight": ("false", False),
-        "graph.direction": ("LR", "LR"), "graph.case": ("inplace", "inplace"),
-        "graph.variant.inplace": ("out_of_place", "out_of_place"),
-        "graph.flag.create_graph": ("true", True), "graph.flag.retain_graph": ("True", "True"),
-        "graph.flag.unused": ("true", True), "graph.flag.allow_unused": ("true", True),
-        "graph.flag.materialize": ("true", True), "graph.flag.action": ("again", "again"),
-        "graph.tv.attrs": ("true", True)}),
-    "hvp": ("pages/hvp.py", {
-        "hvp.fn": ("x**2 + 3*y**2", "x**2 + 3*y**2"), "hvp.p.x": ("1.5", 1.5),
-        "hvp.v.y": ("-0.5", -0.5), "hvp.radius": ("2", 2.0), "hvp.kappa": ("100", 100),
-        "hvp.tab": ("hessian", "hessian")}),
-    "hvp-network": ("pages/hvp.py", {
-        "hvp.mode": ("network", "network"), "hvp.net.layers": ("2", 2),
-        "hvp.net.width": ("8", 8), "hvp.net.steps": ("100", 100), "hvp.net.top_k": ("2", 2),
-        "hvp.net.seed": ("3", 3), "hvp.net.tab": ("trace", "trace")}),
-    "why": ("pages/why.py", {
-        "why.tab": ("stability", "stability"), "why.stability.kappa": ("100", 100),
-        "why.stability.lr": ("0.015", 0.015), "why.stability.steps": ("300", 300)}),
-    "why-stats": ("pages/why.py", {
-        "why.tab": ("stats", "stats"), "why.stats.depth": ("3", 3),
-        "why.stats.activation": ("relu", "relu"), "why.stats.steps": ("20", 20)}),
-    "why-pinn": ("pages/why.py", {
-        "why.tab": ("pinn", "pinn"), "why.pinn.equation": ("wave", "wave")}),
-}  # fmt: skip
+    "derivatives": (
+        "pages/derivatives.py",
+        {
+            "deriv.fn": ("tanh(x)", "tanh(x)"),
+            "deriv.order": ("6", 6),
+            "deriv.range": (["-2", "2.5"], (-2.0, 2.5)),
+            "deriv.points": ("200", 200),
+            "deriv.separate": ("true", True),
+            "deriv.method": ("taylor", "taylor"),
+            "deriv.x0": ("0.3", 0.3),
+            "deriv.tab": ("symbolic", "symbolic"),
+        },
+    ),
+    "graph": (
+        "pages/graph.py",
+        {
+            "graph.fn": ("sin(x)", "sin(x)"),
+            "graph.x0": ("1.5", 1.5),
+            "graph.order": ("3", 3),
+            "graph.saved": ("true", True),
+            "graph.highlight": ("false", False),
+            "graph.direction": ("LR", "LR"),
+            "graph.case": ("inplace", "inplace"),
+            "graph.variant.inplace": ("out_of_place", "out_of_place"),
+            "graph.flag.create_graph": ("true", True),
+            "graph.flag.retain_graph": ("True", "True"),
+            "graph.flag.unused": ("true", True),
+            "graph.flag.allow_unused": ("true", True),
+            "graph.flag.materialize": ("true", True),
+            "graph.flag.action": ("again", "again"),
+            "graph.tv.attrs": ("true", True),
+        },
+    ),
+    "hvp": (
+        "pages/hvp.py",
+        {
+            "hvp.fn": ("x**2 + 3*y**2", "x**2 + 3*y**2"),
+            "hvp.p.x": ("1.5", 1.5),
+            "hvp.v.y": ("-0.5", -0.5),
+            "hvp.radius": ("2", 2.0),
+            "hvp.kappa": ("100", 100),
+            "hvp.tab": ("hessian", "hessian"),
+        },
+    ),
+    "hvp-network": (
+        "pages/hvp.py",
+        {
+            "hvp.mode": ("network", "network"),
+            "hvp.net.layers": ("2", 2),
+            "hvp.net.width": ("8", 8),
+            "hvp.net.steps": ("100", 100),
+            "hvp.net.top_k": ("2", 2),
+            "hvp.net.seed": ("3", 3),
+            "hvp.net.tab": ("trace", "trace"),
+        },
+    ),
+    "why": (
+        "pages/why.py",
+        {
+            "why.tab": ("stability", "stability"),
+            "why.stability.kappa": ("100", 100),
+            "why.stability.lr": ("0.015", 0.015),
+            "why.stability.steps": ("300", 300),
+        },
+    ),
+    "why-stats": (
+        "pages/why.py",
+        {
+            "why.tab": ("stats", "stats"),
+            "why.stats.depth": ("3", 3),
+            "why.stats.activation": ("relu", "relu"),
+            "why.stats.steps": ("20", 20),
+        },
+    ),
+    "why-pinn": (
+        "pages/why.py",
+        {"why.tab": ("pinn", "pinn"), "why.pinn.equation": ("wave", "wave")},
+    ),
+}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -104,8 +152,10 @@ def test_a_link_opens_its_view_and_writes_the_same_link(case: str, lang: str) ->
 
 
 def test_a_value_equal_to_its_default_leaves_the_url() -> None:
-    at = open_link("pages/derivatives.py", {"deriv.order": "4", "deriv.tab": "inspector",
-                                            "deriv.fn": "x**3", "order": "1"})  # fmt: skip
+    at = open_link(
+        "pages/derivatives.py",
+        {"deriv.order": "4", "deriv.tab": "inspector", "deriv.fn": "x**3", "order": "1"},
+    )
     assert query(at) == {}  # Streamlit drops a bound default, url_choice its own
     assert notes(at) == ["order=1"]  # not a setting of any page: noted, and dropped
     at.session_state["deriv.tab"] = "code"
@@ -207,16 +257,39 @@ def test_the_share_box_holds_the_link_of_the_view() -> None:
 
 #: (page, parameter, option, the option's locale key, the widget's kind, what the view shows)
 NAMED = [
-    ("pages/graph.py", "graph.direction", "LR", "graph.direction.LR", "segmented_control",
-     lambda at: "rankdir=LR" in at.get("graphviz_chart")[0].proto.spec),
-    ("pages/graph.py", "graph.case", "inplace", "graph.case.inplace", "selectbox",
-     lambda at: run_case("inplace").transcript() in [c.value for c in at.code]),
-    ("pages/graph.py", "graph.variant.inplace", "out_of_place", "graph.case.inplace.out_of_place",
-     "segmented_control",
-     lambda at: run_case("inplace", "out_of_place").transcript() in [c.value for c in at.code]),
-    ("pages/why.py", "why.pinn.equation", "wave", "pinn.equation.wave", "radio",
-     lambda at: _wave_drawn(at)),
-]  # fmt: skip
+    (
+        "pages/graph.py",
+        "graph.direction",
+        "LR",
+        "graph.direction.LR",
+        "segmented_control",
+        lambda at: "rankdir=LR" in at.get("graphviz_chart")[0].proto.spec,
+    ),
+    (
+        "pages/graph.py",
+        "graph.case",
+        "inplace",
+        "graph.case.inplace",
+        "selectbox",
+        lambda at: run_case("inplace").transcript() in [c.value for c in at.code],
+    ),
+    (
+        "pages/graph.py",
+        "graph.variant.inplace",
+        "out_of_place",
+        "graph.case.inplace.out_of_place",
+        "segmented_control",
+        lambda at: run_case("inplace", "out_of_place").transcript() in [c.value for c in at.code],
+    ),
+    (
+        "pages/why.py",
+        "why.pinn.equation",
+        "wave",
+        "pinn.equation.wave",
+        "radio",
+        lambda at: _wave_drawn(at),
+    ),
+]
 
 
 def _wave_drawn(at: AppTest) -> bool:
@@ -234,8 +307,11 @@ def _wave_drawn(at: AppTest) -> bool:
 
 
 def _open_named(page: str, key: str, value: str, lang: str) -> AppTest:
-    query = {key: value, **({"why.tab": "pinn"} if key.startswith("why.") else {}),
-             **({"graph.case": "inplace"} if key.startswith("graph.variant.") else {})}  # fmt: skip
+    query = {
+        key: value,
+        **({"why.tab": "pinn"} if key.startswith("why.") else {}),
+        **({"graph.case": "inplace"} if key.startswith("graph.variant.") else {}),
+    }
     return open_link(page, query, lang)
 
 
@@ -264,9 +340,15 @@ def test_a_choice_with_translated_labels_is_its_name_in_the_link(
 @pytest.mark.parametrize("label_lang", ["en", "zh"])
 @pytest.mark.parametrize(("page", "key", "option", "label", "kind", "shows"), NAMED)
 def test_a_link_with_the_label_an_older_link_held_still_opens_its_choice(
-    page: str, key: str, option: str, label: str, kind: str, shows: object, lang: str,
+    page: str,
+    key: str,
+    option: str,
+    label: str,
+    kind: str,
+    shows: object,
+    lang: str,
     label_lang: str,
-) -> None:  # fmt: skip
+) -> None:
     """Links made while these choices were bound with their labels (``?graph.direction=从左到右``)
     open the same choice in either language, without a note, and now say its name."""
     at = _open_named(page, key, tr(label, label_lang), lang)
@@ -279,13 +361,15 @@ def test_a_link_with_the_label_an_older_link_held_still_opens_its_choice(
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize(
     ("page", "key", "bad", "default"),
-    [("pages/graph.py", "graph.direction", "DOWN", "TB"),
-     ("pages/graph.py", "graph.direction", "TB ", "TB"),
-     ("pages/graph.py", "graph.case", "../../etc/passwd", next(iter(CASES))),
-     ("pages/graph.py", "graph.variant.inplace", "nope", "inplace"),
-     ("pages/why.py", "why.pinn.equation", "burgers", "heat"),
-     ("pages/why.py", "why.pinn.equation", "Wave", "heat")],
-)  # fmt: skip
+    [
+        ("pages/graph.py", "graph.direction", "DOWN", "TB"),
+        ("pages/graph.py", "graph.direction", "TB ", "TB"),
+        ("pages/graph.py", "graph.case", "../../etc/passwd", next(iter(CASES))),
+        ("pages/graph.py", "graph.variant.inplace", "nope", "inplace"),
+        ("pages/why.py", "why.pinn.equation", "burgers", "heat"),
+        ("pages/why.py", "why.pinn.equation", "Wave", "heat"),
+    ],
+)
 def test_a_choice_that_is_no_option_is_ignored_with_a_note(
     page: str, key: str, bad: str, default: str, lang: str
 ) -> None:

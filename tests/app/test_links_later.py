@@ -22,8 +22,11 @@ def notes(at) -> list[str]:  # noqa: ANN001
     scripts and the share box's link are not)."""
     if not any(NOTE[lang] in w.value for w in at.warning for lang in NOTE):
         return []
-    return [c.value for c in at.code
-            if "=" in c.value and "\n" not in c.value and not c.value.startswith(("/", "http"))]  # fmt: skip
+    return [
+        c.value
+        for c in at.code
+        if "=" in c.value and "\n" not in c.value and not c.value.startswith(("/", "http"))
+    ]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -36,8 +39,12 @@ def test_a_name_with_the_pages_prefix_that_no_view_has_is_unknown(lang: str) -> 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_bad_setting_of_a_form_not_drawn_is_refused_at_once(lang: str) -> None:
     """The HVP page opens in typed mode; the network form's fields judge their values."""
-    link = {"hvp.net.steps": "abc", "hvp.net.seed": ["1", "2"], "hvp.net.top_k": "2",
-            "hvp.net.probes": ["20", "40"]}  # fmt: skip
+    link = {
+        "hvp.net.steps": "abc",
+        "hvp.net.seed": ["1", "2"],
+        "hvp.net.top_k": "2",
+        "hvp.net.probes": ["20", "40"],
+    }
     at = open_link("pages/hvp.py", link, lang)
     assert sorted(notes(at)) == ["hvp.net.probes=20 40", "hvp.net.seed=2", "hvp.net.steps=abc"]
     assert _noted(at, lang)  # a slider takes one value; a number input the last one
@@ -64,8 +71,12 @@ def test_a_bound_setting_of_a_mode_not_drawn_waits_and_is_judged_when_drawn(lang
 
 
 def test_a_closed_tabs_settings_wait_for_the_tab_and_its_forms_are_judged_at_once() -> None:
-    link = {"why.stability.kappa": "7", "why.stability.steps": "300",
-            "why.maml.steps": "**bold** <b>x</b>", "why.wgan.lam": "50.0"}  # fmt: skip
+    link = {
+        "why.stability.kappa": "7",
+        "why.stability.steps": "300",
+        "why.maml.steps": "**bold** <b>x</b>",
+        "why.wgan.lam": "50.0",
+    }
     at = open_link("pages/why.py", link)  # the Newton tab is open
     assert notes(at) == ["why.maml.steps=**bold** <b>x</b>"]  # shown as code, never markdown
     assert not any("bold" in m.value for m in at.markdown)

@@ -33,12 +33,12 @@ TODAY: list[tuple[str, str, str]] = [
     *[
         ("pages/derivatives.py", f"deriv.tab={t}", "en")
         for t in ("taylor", "symbolic", "code", "cost")
-    ],  # fmt: skip
+    ],
     (
         "pages/derivatives.py",
         "deriv.fn=tanh(x)&deriv.order=6&deriv.x0=0.3&deriv.method=taylor",
         "zh",
-    ),  # fmt: skip
+    ),
     ("pages/graph.py", "", "en"),
     ("pages/graph.py", "graph.fn=sin(x)&graph.order=3&graph.direction=LR&graph.saved=true", "zh"),
     *[
@@ -53,24 +53,24 @@ TODAY: list[tuple[str, str, str]] = [
             "inplace",
             "nan_anomaly",
         )
-    ],  # fmt: skip
+    ],
     ("pages/graph.py", "graph.flag.create_graph=true&graph.flag.action=again", "en"),
     (
         "pages/graph.py",
         "graph.fn=w1**2*sin(w2)&graphvars.point=1,pi/2&graphvars.vector=0.5,1",
         "en",
-    ),  # fmt: skip
+    ),
     ("pages/hvp.py", "", "en"),
     *[("pages/hvp.py", f"hvp.tab={t}", "en") for t in ("hessian", "ways", "slices", "power")],
     ("pages/hvp.py", "hvp.fn=x**2%20%2B%203*y**2&hvp.p.x=1.5&hvp.v.y=-0.5", "zh"),
     *[
         ("pages/hvp.py", f"hvp.mode=network&hvp.net.tab={t}", "en")
         for t in ("top", "trace", "sharp", "hessian", "training")
-    ],  # fmt: skip
+    ],
     *[
         ("pages/why.py", f"why.tab={t}", "en")
         for t in ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan")
-    ],  # fmt: skip
+    ],
     ("pages/why.py", "why.tab=maml&why.maml.amp=3&why.maml.phase=1&why.maml.adapt=2", "zh"),
     ("pages/why.py", "why.tab=pinn&why.pinn.equation=wave", "zh"),
     ("pages/why.py", "why.tab=stability&why.stability.kappa=100&why.stability.lr=0.015", "en"),

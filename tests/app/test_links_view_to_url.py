@@ -30,8 +30,17 @@ from hograd_ui.parts.links import GLOBAL, PAGE_PARAMS, known
 from tests.app.test_link_form import _submit
 from tests.app.test_links import open_link
 
-WIDGETS = ("slider", "select_slider", "toggle", "checkbox", "radio", "text_input",
-           "number_input", "button_group", "selectbox")  # fmt: skip
+WIDGETS = (
+    "slider",
+    "select_slider",
+    "toggle",
+    "checkbox",
+    "radio",
+    "text_input",
+    "number_input",
+    "button_group",
+    "selectbox",
+)
 
 
 def _default(proto: object, which: str) -> object:
@@ -105,49 +114,97 @@ LANGS = ["en", "zh"]
 def test_derivatives(lang: str) -> None:
     at = open_link("pages/derivatives.py", {}, lang)
     check_url(at, "derivatives", {})
-    edits = [("text_input", "deriv.fn", "tanh(x)"), ("radio", f"deriv.method.{lang}", "taylor"),
-             ("toggle", "deriv.separate", True), ("slider", "deriv.order", 6),
-             ("slider", "deriv.range", (-2.0, 2.5)), ("select_slider", "deriv.points", 200),
-             ("slider", "deriv.x0", 0.3), ("state", "deriv.tab", "symbolic")]  # fmt: skip
+    edits = [
+        ("text_input", "deriv.fn", "tanh(x)"),
+        ("radio", f"deriv.method.{lang}", "taylor"),
+        ("toggle", "deriv.separate", True),
+        ("slider", "deriv.order", 6),
+        ("slider", "deriv.range", (-2.0, 2.5)),
+        ("select_slider", "deriv.points", 200),
+        ("slider", "deriv.x0", 0.3),
+        ("state", "deriv.tab", "symbolic"),
+    ]
     for e in edits:
         edit(at, *e)
-    check_url(at, "derivatives", {
-        "deriv.fn": "tanh(x)", "deriv.method": "taylor", "deriv.separate": "true",
-        "deriv.order": "6", "deriv.range": ["-2", "2.5"], "deriv.points": "200",
-        "deriv.x0": "0.3", "deriv.tab": "symbolic"})  # fmt: skip
-    for e in [("slider", "deriv.order", 4), ("radio", f"deriv.method.{lang}", "autograd"),
-              ("state", "deriv.tab", "inspector")]:  # fmt: skip
+    check_url(
+        at,
+        "derivatives",
+        {
+            "deriv.fn": "tanh(x)",
+            "deriv.method": "taylor",
+            "deriv.separate": "true",
+            "deriv.order": "6",
+            "deriv.range": ["-2", "2.5"],
+            "deriv.points": "200",
+            "deriv.x0": "0.3",
+            "deriv.tab": "symbolic",
+        },
+    )
+    for e in [
+        ("slider", "deriv.order", 4),
+        ("radio", f"deriv.method.{lang}", "autograd"),
+        ("state", "deriv.tab", "inspector"),
+    ]:
         edit(at, *e)  # back to the defaults: out of the URL
-    check_url(at, "derivatives", {
-        "deriv.fn": "tanh(x)", "deriv.separate": "true", "deriv.range": ["-2", "2.5"],
-        "deriv.points": "200", "deriv.x0": "0.3"})  # fmt: skip
+    check_url(
+        at,
+        "derivatives",
+        {
+            "deriv.fn": "tanh(x)",
+            "deriv.separate": "true",
+            "deriv.range": ["-2", "2.5"],
+            "deriv.points": "200",
+            "deriv.x0": "0.3",
+        },
+    )
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_graph(lang: str) -> None:
     at = open_link("pages/graph.py", {}, lang)
     check_url(at, "graph", {})
-    edits = [("text_input", "graph.fn", "sin(x)"), ("number_input", "graph.x0", 1.5),
-             ("slider", "graph.order", 3), ("toggle", "graph.saved", True),
-             ("toggle", "graph.highlight", False), ("button_group", f"graph.direction.{lang}", "LR"),
-             ("toggle", "graph.flag.create_graph", True),
-             ("button_group", "graph.flag.retain_graph", "True"),
-             ("toggle", "graph.flag.unused", True),
-             ("radio", f"graph.flag.action.{lang}", "again")]  # fmt: skip
+    edits = [
+        ("text_input", "graph.fn", "sin(x)"),
+        ("number_input", "graph.x0", 1.5),
+        ("slider", "graph.order", 3),
+        ("toggle", "graph.saved", True),
+        ("toggle", "graph.highlight", False),
+        ("button_group", f"graph.direction.{lang}", "LR"),
+        ("toggle", "graph.flag.create_graph", True),
+        ("button_group", "graph.flag.retain_graph", "True"),
+        ("toggle", "graph.flag.unused", True),
+        ("radio", f"graph.flag.action.{lang}", "again"),
+    ]
     for e in edits:
         edit(at, *e)
     case = list(CASES)[1]
     variant = list(CASES[case].variants)[1]
-    for e in [("state", "graph.tv.open", True),  # torchviz's view draws only while unfolded
-              ("toggle", "graph.tv.attrs", True), ("selectbox", f"graph.case.{lang}", case),
-              ("button_group", f"graph.variant.{case}.{lang}", variant)]:  # fmt: skip
+    for e in [
+        ("state", "graph.tv.open", True),  # torchviz's view draws only while unfolded
+        ("toggle", "graph.tv.attrs", True),
+        ("selectbox", f"graph.case.{lang}", case),
+        ("button_group", f"graph.variant.{case}.{lang}", variant),
+    ]:
         edit(at, *e)
-    check_url(at, "graph", {
-        "graph.fn": "sin(x)", "graph.x0": "1.5", "graph.order": "3", "graph.saved": "true",
-        "graph.highlight": "false", "graph.direction": "LR",
-        "graph.flag.create_graph": "true", "graph.flag.retain_graph": "True",
-        "graph.flag.unused": "true", "graph.flag.action": "again", "graph.tv.attrs": "true",
-        "graph.case": case, f"graph.variant.{case}": variant})  # by name, in any language  # fmt: skip
+    check_url(
+        at,
+        "graph",
+        {
+            "graph.fn": "sin(x)",
+            "graph.x0": "1.5",
+            "graph.order": "3",
+            "graph.saved": "true",
+            "graph.highlight": "false",
+            "graph.direction": "LR",
+            "graph.flag.create_graph": "true",
+            "graph.flag.retain_graph": "True",
+            "graph.flag.unused": "true",
+            "graph.flag.action": "again",
+            "graph.tv.attrs": "true",
+            "graph.case": case,
+            f"graph.variant.{case}": variant,
+        },
+    )  # by name, in any language
     other = list(CASES)[2]  # another case: the first one's variant leaves the link
     edit(at, "selectbox", f"graph.case.{lang}", other)
     assert browser_url(at)["graph.case"] == other and f"graph.variant.{case}" not in at.query_params
@@ -160,36 +217,66 @@ def test_graph_of_several_variables(lang: str) -> None:
     at = open_link("pages/graph.py", {"graph.fn": "x*y"}, lang)
     for e in [("text_input", "graphvars.point", "1, 2"), ("toggle", "graphvars.record", True)]:
         edit(at, *e)
-    check_url(at, "graph", {"graph.fn": "x*y", "graphvars.point": "1, 2",
-                            "graphvars.record": "true"})  # fmt: skip
+    check_url(
+        at, "graph", {"graph.fn": "x*y", "graphvars.point": "1, 2", "graphvars.record": "true"}
+    )
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_hvp_typed(lang: str) -> None:
     at = open_link("pages/hvp.py", {}, lang)
     check_url(at, "hvp", {})
-    edits = [("text_input", "hvp.fn", "x**2 + 3*y**2"), ("toggle", "hvp.surface", True),
-             ("slider", "hvp.p.x", 1.5), ("slider", "hvp.v.y", -0.5),
-             ("slider", "hvp.radius", 2.0), ("select_slider", "hvp.kappa", 100),
-             ("state", "hvp.tab", "hessian")]  # fmt: skip
+    edits = [
+        ("text_input", "hvp.fn", "x**2 + 3*y**2"),
+        ("toggle", "hvp.surface", True),
+        ("slider", "hvp.p.x", 1.5),
+        ("slider", "hvp.v.y", -0.5),
+        ("slider", "hvp.radius", 2.0),
+        ("select_slider", "hvp.kappa", 100),
+        ("state", "hvp.tab", "hessian"),
+    ]
     for e in edits:
         edit(at, *e)
-    check_url(at, "hvp", {"hvp.fn": "x**2 + 3*y**2", "hvp.p.x": "1.5", "hvp.v.y": "-0.5",
-                          "hvp.radius": "2", "hvp.kappa": "100", "hvp.tab": "hessian"})  # fmt: skip
+    check_url(
+        at,
+        "hvp",
+        {
+            "hvp.fn": "x**2 + 3*y**2",
+            "hvp.p.x": "1.5",
+            "hvp.v.y": "-0.5",
+            "hvp.radius": "2",
+            "hvp.kappa": "100",
+            "hvp.tab": "hessian",
+        },
+    )
     # hvp.surface is in the picture tab, closed now: Streamlit drops a hidden widget's value
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_hvp_network(lang: str) -> None:
     at = open_link("pages/hvp.py", {}, lang)
-    for e in [("radio", f"hvp.mode.{lang}", "network"), ("radio", f"hvp.net.dataset.{lang}", "moons"),
-              ("slider", "hvp.net.layers", 2), ("select_slider", "hvp.net.width", 8)]:  # fmt: skip
+    for e in [
+        ("radio", f"hvp.mode.{lang}", "network"),
+        ("radio", f"hvp.net.dataset.{lang}", "moons"),
+        ("slider", "hvp.net.layers", 2),
+        ("select_slider", "hvp.net.width", 8),
+    ]:
         edit(at, *e)
     _submit(at, "hvp.net", ("slider", "hvp.net.steps", 100), ("slider", "hvp.net.top_k", 2))
     edit(at, "state", "hvp.net.tab", "trace")
-    check_url(at, "hvp", {"hvp.mode": "network", "hvp.net.dataset": "moons",
-                          "hvp.net.layers": "2", "hvp.net.width": "8", "hvp.net.steps": "100",
-                          "hvp.net.top_k": "2", "hvp.net.tab": "trace"})  # fmt: skip
+    check_url(
+        at,
+        "hvp",
+        {
+            "hvp.mode": "network",
+            "hvp.net.dataset": "moons",
+            "hvp.net.layers": "2",
+            "hvp.net.width": "8",
+            "hvp.net.steps": "100",
+            "hvp.net.top_k": "2",
+            "hvp.net.tab": "trace",
+        },
+    )
 
 
 def _why(lang: str, tab: str) -> AppTest:
@@ -201,64 +288,148 @@ def _why(lang: str, tab: str) -> AppTest:
 @pytest.mark.parametrize("lang", LANGS)
 def test_why_newton(lang: str) -> None:
     at = _why(lang, "newton")
-    for e in [("number_input", "why.newton.x0", 0.5), ("number_input", "why.newton.lr", 0.002),
-              ("slider", "why.newton.steps", 50), ("checkbox", "why.newton.gd", False),
-              ("select_slider", "why.newton.damping", 10.0),
-              ("select_slider", "why.newton.radius", 2.0)]:  # fmt: skip
+    for e in [
+        ("number_input", "why.newton.x0", 0.5),
+        ("number_input", "why.newton.lr", 0.002),
+        ("slider", "why.newton.steps", 50),
+        ("checkbox", "why.newton.gd", False),
+        ("select_slider", "why.newton.damping", 10.0),
+        ("select_slider", "why.newton.radius", 2.0),
+    ]:
         edit(at, *e)
-    check_url(at, "why", {"why.newton.x0": "0.5", "why.newton.lr": "0.002",
-                          "why.newton.steps": "50", "why.newton.gd": "false",
-                          "why.newton.damping": "10.0", "why.newton.radius": "2.0"})  # fmt: skip
+    check_url(
+        at,
+        "why",
+        {
+            "why.newton.x0": "0.5",
+            "why.newton.lr": "0.002",
+            "why.newton.steps": "50",
+            "why.newton.gd": "false",
+            "why.newton.damping": "10.0",
+            "why.newton.radius": "2.0",
+        },
+    )
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_why_hessian_free(lang: str) -> None:
     at = _why(lang, "hf")
-    _submit(at, "why.hf", ("radio", f"why.hf.data.{lang}", "digits"),
-            ("slider", "why.hf.steps", 3), ("slider", "why.hf.cg", 5),
-            ("number_input", "why.hf.seed", 7))  # fmt: skip
+    _submit(
+        at,
+        "why.hf",
+        ("radio", f"why.hf.data.{lang}", "digits"),
+        ("slider", "why.hf.steps", 3),
+        ("slider", "why.hf.cg", 5),
+        ("number_input", "why.hf.seed", 7),
+    )
     edit(at, "radio", f"why.hf.axis.{lang}", "seconds")
-    check_url(at, "why", {"why.tab": "hf", "why.hf.data": "digits", "why.hf.steps": "3",
-                          "why.hf.cg": "5", "why.hf.seed": "7", "why.hf.axis": "seconds"})  # fmt: skip
+    check_url(
+        at,
+        "why",
+        {
+            "why.tab": "hf",
+            "why.hf.data": "digits",
+            "why.hf.steps": "3",
+            "why.hf.cg": "5",
+            "why.hf.seed": "7",
+            "why.hf.axis": "seconds",
+        },
+    )
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_why_stability(lang: str) -> None:
     at = _why(lang, "stability")
-    for e in [("select_slider", "why.stability.kappa", 100),
-              ("slider", "why.stability.lr", 0.015), ("slider", "why.stability.steps", 300)]:  # fmt: skip
+    for e in [
+        ("select_slider", "why.stability.kappa", 100),
+        ("slider", "why.stability.lr", 0.015),
+        ("slider", "why.stability.steps", 300),
+    ]:
         edit(at, *e)
-    check_url(at, "why", {"why.tab": "stability", "why.stability.kappa": "100",
-                          "why.stability.lr": "0.015", "why.stability.steps": "300"})  # fmt: skip
+    check_url(
+        at,
+        "why",
+        {
+            "why.tab": "stability",
+            "why.stability.kappa": "100",
+            "why.stability.lr": "0.015",
+            "why.stability.steps": "300",
+        },
+    )
     edit(at, "radio", f"why.stability.part.{lang}", "network")
-    _submit(at, "why.stability", ("slider", "why.stability.net_steps", 50),
-            ("select_slider", "why.stability.every", 10))  # fmt: skip
-    check_url(at, "why", {"why.tab": "stability", "why.stability.part": "network",
-                          "why.stability.net_steps": "50", "why.stability.every": "10"})  # fmt: skip
+    _submit(
+        at,
+        "why.stability",
+        ("slider", "why.stability.net_steps", 50),
+        ("select_slider", "why.stability.every", 10),
+    )
+    check_url(
+        at,
+        "why",
+        {
+            "why.tab": "stability",
+            "why.stability.part": "network",
+            "why.stability.net_steps": "50",
+            "why.stability.every": "10",
+        },
+    )
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_why_stats(lang: str) -> None:
     at = _why(lang, "stats")
-    _submit(at, "why.stats", ("radio", f"why.stats.dtype.{lang}", "float32"),
-            ("slider", "why.stats.depth", 3), ("slider", "why.stats.steps", 20),
-            ("select_slider", "why.stats.clip", 1.0), ("checkbox", "why.stats.naive_loss", True))  # fmt: skip
-    check_url(at, "why", {"why.tab": "stats", "why.stats.dtype": "float32",
-                          "why.stats.depth": "3", "why.stats.steps": "20",
-                          "why.stats.clip": "1.0", "why.stats.naive_loss": "true"})  # fmt: skip
+    _submit(
+        at,
+        "why.stats",
+        ("radio", f"why.stats.dtype.{lang}", "float32"),
+        ("slider", "why.stats.depth", 3),
+        ("slider", "why.stats.steps", 20),
+        ("select_slider", "why.stats.clip", 1.0),
+        ("checkbox", "why.stats.naive_loss", True),
+    )
+    check_url(
+        at,
+        "why",
+        {
+            "why.tab": "stats",
+            "why.stats.dtype": "float32",
+            "why.stats.depth": "3",
+            "why.stats.steps": "20",
+            "why.stats.clip": "1.0",
+            "why.stats.naive_loss": "true",
+        },
+    )
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_why_maml(lang: str) -> None:
     at = _why(lang, "maml")
-    _submit(at, "why.maml", ("slider", "why.maml.steps", 50), ("slider", "why.maml.tasks", 2),
-            ("radio", "why.maml.activation", "tanh"))  # fmt: skip
-    for e in [("slider", "why.maml.amp", 1.0), ("slider", "why.maml.phase", 0.5),
-              ("slider", "why.maml.adapt", 3)]:  # fmt: skip
+    _submit(
+        at,
+        "why.maml",
+        ("slider", "why.maml.steps", 50),
+        ("slider", "why.maml.tasks", 2),
+        ("radio", "why.maml.activation", "tanh"),
+    )
+    for e in [
+        ("slider", "why.maml.amp", 1.0),
+        ("slider", "why.maml.phase", 0.5),
+        ("slider", "why.maml.adapt", 3),
+    ]:
         edit(at, *e)
-    check_url(at, "why", {"why.tab": "maml", "why.maml.steps": "50", "why.maml.tasks": "2",
-                          "why.maml.activation": "tanh", "why.maml.amp": "1",
-                          "why.maml.phase": "0.5", "why.maml.adapt": "3"})  # fmt: skip
+    check_url(
+        at,
+        "why",
+        {
+            "why.tab": "maml",
+            "why.maml.steps": "50",
+            "why.maml.tasks": "2",
+            "why.maml.activation": "tanh",
+            "why.maml.amp": "1",
+            "why.maml.phase": "0.5",
+            "why.maml.adapt": "3",
+        },
+    )
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -266,10 +437,24 @@ def test_why_pinn(lang: str) -> None:
     at = _why(lang, "pinn")
     edit(at, "radio", f"why.pinn.equation.{lang}", "wave")
     check_url(at, "why", {"why.tab": "pinn", "why.pinn.equation": "wave"})  # its name
-    _submit(at, "why.pinn", ("slider", "why.pinn.steps", 50),
-            ("select_slider", "why.pinn.width", 8), ("toggle", "why.pinn.create_graph", False))  # fmt: skip
-    check_url(at, "why", {"why.tab": "pinn", "why.pinn.equation": "wave", "why.pinn.steps": "50",
-                          "why.pinn.width": "8", "why.pinn.create_graph": "false"})  # fmt: skip
+    _submit(
+        at,
+        "why.pinn",
+        ("slider", "why.pinn.steps", 50),
+        ("select_slider", "why.pinn.width", 8),
+        ("toggle", "why.pinn.create_graph", False),
+    )
+    check_url(
+        at,
+        "why",
+        {
+            "why.tab": "pinn",
+            "why.pinn.equation": "wave",
+            "why.pinn.steps": "50",
+            "why.pinn.width": "8",
+            "why.pinn.create_graph": "false",
+        },
+    )
     edit(at, "radio", f"why.pinn.equation.{lang}", "heat")  # the default: out of the link
     assert "why.pinn.equation" not in browser_url(at)
 
@@ -277,12 +462,25 @@ def test_why_pinn(lang: str) -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_why_wgan(lang: str) -> None:
     at = _why(lang, "wgan")
-    _submit(at, "why.wgan", ("radio", f"why.wgan.data.{lang}", "ring"),
-            ("slider", "why.wgan.steps", 20), ("select_slider", "why.wgan.hidden", 16))  # fmt: skip
+    _submit(
+        at,
+        "why.wgan",
+        ("radio", f"why.wgan.data.{lang}", "ring"),
+        ("slider", "why.wgan.steps", 20),
+        ("select_slider", "why.wgan.hidden", 16),
+    )
     edit(at, "radio", "why.wgan.graph", "False")
-    check_url(at, "why", {"why.tab": "wgan", "why.wgan.data": "ring", "why.wgan.steps": "20",
-                          "why.wgan.hidden": "16",
-                          "why.wgan.graph": "create_graph=False"})  # its label, bound as is  # fmt: skip
+    check_url(
+        at,
+        "why",
+        {
+            "why.tab": "wgan",
+            "why.wgan.data": "ring",
+            "why.wgan.steps": "20",
+            "why.wgan.hidden": "16",
+            "why.wgan.graph": "create_graph=False",
+        },
+    )  # its label, bound as is
 
 
 @pytest.mark.parametrize("lang", LANGS)

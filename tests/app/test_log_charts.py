@@ -39,16 +39,22 @@ def _panel_heights(fig: dict) -> list[float]:
     """Each y axis's drawn height in px: the plot area (height less margins) times its domain."""
     layout = fig["layout"]
     area = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
-    return [area * (ax["domain"][1] - ax["domain"][0])
-            for name, ax in sorted(layout.items()) if name.startswith("yaxis")]  # fmt: skip
+    return [
+        area * (ax["domain"][1] - ax["domain"][0])
+        for name, ax in sorted(layout.items())
+        if name.startswith("yaxis")
+    ]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_newtons_convergence_panels_are_tall_enough_to_read(lang: str) -> None:
     at = open_tab("newton", lang)
     grad = tr("newton.fig.grad_norm", lang)
-    specs = [s for s in charts(at)
-             if any(a.get("text") == grad for a in s["layout"].get("annotations", []))]  # fmt: skip
+    specs = [
+        s
+        for s in charts(at)
+        if any(a.get("text") == grad for a in s["layout"].get("annotations", []))
+    ]
     assert len(specs) == 1
     heights = _panel_heights(specs[0])
     assert len(heights) == 2 and min(heights) >= 250, heights

@@ -16,8 +16,13 @@ from tests.app.test_links import notes, open_link, query
 from tests.arrays import plotly_array
 
 PAGE = "pages/memory.py"
-SMALL = {"memory.width": "8", "memory.depth": "2", "memory.batch": "32", "memory.micro": "2",
-         "memory.orders": "2"}  # fmt: skip
+SMALL = {
+    "memory.width": "8",
+    "memory.depth": "2",
+    "memory.batch": "32",
+    "memory.micro": "2",
+    "memory.orders": "2",
+}
 
 
 def _text(at: object) -> str:
@@ -38,8 +43,12 @@ def test_the_page_shows_the_modules_counts(lang: str) -> None:
     for size in (*run.pass_bytes, *run.live_after):
         assert kib(size) in tables  # the per-order table
     shown = set(_metrics(at).values())
-    assert {kib(run.checkpoint_forward_bytes), kib(run.checkpoint_hv_bytes), kib(run.big_peak),
-            kib(run.micro_peak)} <= shown  # fmt: skip
+    assert {
+        kib(run.checkpoint_forward_bytes),
+        kib(run.checkpoint_hv_bytes),
+        kib(run.big_peak),
+        kib(run.micro_peak),
+    } <= shown
     # PyTorch's own words, never translated
     assert any(c.value == run.reentrant_error for c in at.code)
     heading = "Memory under double backward" if lang == "en" else "二次反向传播的内存"
@@ -63,8 +72,13 @@ def test_the_download_is_the_module_with_the_pages_sizes() -> None:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_link_opens_the_sizes_and_writes_the_same_link(lang: str) -> None:
     at = open_link(PAGE, SMALL, lang)
-    want = {"memory.width": 8, "memory.depth": 2, "memory.batch": 32, "memory.micro": 2,
-            "memory.orders": 2}  # fmt: skip
+    want = {
+        "memory.width": 8,
+        "memory.depth": 2,
+        "memory.batch": 32,
+        "memory.micro": 2,
+        "memory.orders": 2,
+    }
     assert {k: at.session_state[k] for k in SMALL} == want
     assert notes(at) == []
     assert query(open_page(PAGE, lang)) == {}  # the default view: only the language
@@ -75,8 +89,11 @@ def test_a_link_opens_the_sizes_and_writes_the_same_link(lang: str) -> None:
 def test_sizes_outside_the_caps_are_ignored_with_a_note() -> None:
     at = open_link(PAGE, {"memory.width": "500", "memory.micro": "3", "memory.batch": "4096"})
     assert not at.exception
-    assert (at.session_state["memory.width"], at.session_state["memory.micro"],
-            at.session_state["memory.batch"]) == (32, 4, 64)  # fmt: skip
+    assert (
+        at.session_state["memory.width"],
+        at.session_state["memory.micro"],
+        at.session_state["memory.batch"],
+    ) == (32, 4, 64)
     assert {"memory.width=500", "memory.micro=3", "memory.batch=4096"} <= set(notes(at))
 
 

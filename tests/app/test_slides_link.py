@@ -41,9 +41,21 @@ def test_next_and_previous_write_the_screen_into_the_link() -> None:
 
 @pytest.mark.parametrize(
     "value",
-    ["abc", "-1", "0", "2", "9" * 40, "\u0663", "\uff12", "", "graph.screen", "<b>x</b>",
-     "DRAWINGS", " drawings"],
-)  # fmt: skip
+    [
+        "abc",
+        "-1",
+        "0",
+        "2",
+        "9" * 40,
+        "\u0663",
+        "\uff12",
+        "",
+        "graph.screen",
+        "<b>x</b>",
+        "DRAWINGS",
+        " drawings",
+    ],
+)
 def test_a_screen_the_view_does_not_have_opens_the_first_with_a_note(value: str) -> None:
     at = open_link(PAGE, {"present": "1", "graph.screen": value})  # asserts: no exception
     assert screen(at) == "graph"

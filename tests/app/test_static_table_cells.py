@@ -13,10 +13,24 @@ from markdown_it import MarkdownIt
 from hograd_ui.parts.ui import _literal
 
 HOSTILE = [
-    "<script>alert(1)</script>", "**bold** _it_ `code`", "a | b", "x\\|y", "[link](http://x)",
-    "# heading", "~~gone~~", "$x^2$", "&amp; &lt;", "w1**2*sin(w2)", "-", "1e-07", "—", "∇f(p)",
-    "<b>", "![img](x.png)", "\\*",
-]  # fmt: skip
+    "<script>alert(1)</script>",
+    "**bold** _it_ `code`",
+    "a | b",
+    "x\\|y",
+    "[link](http://x)",
+    "# heading",
+    "~~gone~~",
+    "$x^2$",
+    "&amp; &lt;",
+    "w1**2*sin(w2)",
+    "-",
+    "1e-07",
+    "—",
+    "∇f(p)",
+    "<b>",
+    "![img](x.png)",
+    "\\*",
+]
 
 
 @pytest.mark.parametrize("text", HOSTILE)

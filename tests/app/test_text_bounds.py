@@ -23,8 +23,11 @@ BOXES = ("text_input", "text_area", "chat_input")
 def text_box_calls() -> list[tuple[str, int, ast.Call]]:
     """Every call of a text box in the app's code (pages/, hograd_ui/ and its parts, app.py),
     read with ast."""
-    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")),
-             *sorted((ROOT / "hograd_ui").rglob("*.py"))]  # fmt: skip
+    files = [
+        ROOT / "app.py",
+        *sorted((ROOT / "pages").glob("*.py")),
+        *sorted((ROOT / "hograd_ui").rglob("*.py")),
+    ]
     out = []
     for path in files:
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
@@ -36,8 +39,9 @@ def text_box_calls() -> list[tuple[str, int, ast.Call]]:
 def test_every_text_box_in_the_code_has_max_chars() -> None:
     calls = text_box_calls()
     assert len(calls) >= 3  # the function box, the point and the vector
-    missing = [(f, line) for f, line, call in calls
-               if "max_chars" not in {k.arg for k in call.keywords}]  # fmt: skip
+    missing = [
+        (f, line) for f, line, call in calls if "max_chars" not in {k.arg for k in call.keywords}
+    ]
     assert missing == []
 
 
@@ -98,8 +102,9 @@ def test_a_link_longer_than_its_box_is_refused_whole(key: str, lang: str) -> Non
         assert at.get("graphviz_chart") == []  # nothing drawn for a refused function
     else:
         what = key.removeprefix("graphvars.")
-        says = tr("budget.numbers_too_long", lang, what=what, each=40, limit=84,
-                  got=f"{len(long):,}")  # fmt: skip
+        says = tr(
+            "budget.numbers_too_long", lang, what=what, each=40, limit=84, got=f"{len(long):,}"
+        )
         assert len(at.get("graphviz_chart")) == 1  # only the one-variable case's drawing
     assert says in [e.value for e in at.error]
     assert long not in [c.value for c in at.code]  # what is echoed is the box's text

@@ -46,8 +46,12 @@ def test_the_diagonal_part_draws_the_exact_diagonal(lang: str) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_momentum_part_shows_rates_and_the_limit(lang: str) -> None:
-    state = {"why.curv.part": "momentum", "why.curv.kappa": 100, "why.curv.lr": 0.02,
-             "why.curv.beta": 0.8}  # fmt: skip
+    state = {
+        "why.curv.part": "momentum",
+        "why.curv.kappa": 100,
+        "why.curv.lr": 0.02,
+        "why.curv.beta": 0.8,
+    }
     at = open_tab("curvature", lang, **state)
     assert not at.error, texts(at, "error")
     run = momentum(MomentumConfig(100.0, 0.02, 0.8))
@@ -63,8 +67,9 @@ def test_the_momentum_part_shows_rates_and_the_limit(lang: str) -> None:
 
 
 def test_past_the_limit_warns() -> None:
-    at = open_tab("curvature", "en", **{"why.curv.part": "momentum", "why.curv.lr": 0.4,
-                                        "why.curv.beta": 0.3})  # fmt: skip
+    at = open_tab(
+        "curvature", "en", **{"why.curv.part": "momentum", "why.curv.lr": 0.4, "why.curv.beta": 0.3}
+    )
     assert "is not below the limit 0.26" in texts(at, "warning")
 
 
@@ -74,8 +79,12 @@ def test_a_refused_point_says_why() -> None:
 
 
 def test_a_hessian_that_is_not_finite_is_said_not_drawn() -> None:
-    state = {"why.curv.fn": "sqrt(x)*y", "why.curv.point": "0, 1", "why.curv.probes": 10,
-             "why.curv.repeats": 2}  # fmt: skip
+    state = {
+        "why.curv.fn": "sqrt(x)*y",
+        "why.curv.point": "0, 1",
+        "why.curv.probes": 10,
+        "why.curv.repeats": 2,
+    }
     at = open_tab("curvature", "en", **state)
     assert "not finite at this point" in texts(at, "warning")
     assert not at.error
@@ -107,7 +116,9 @@ def test_the_density_part_names_outliers_bulk_and_negatives(lang: str) -> None:
     sp = spectra(NetworkCurvatureConfig(hidden=4, train_steps=100, starts=5))
     hist, exact, slq = density["data"]
     np.testing.assert_allclose(plotly_array(hist["x"]), sp.hessian, rtol=1e-9, atol=1e-15)
-    np.testing.assert_allclose(plotly_array(slq["y"]), np.maximum(sp.density, 1e-4 * sp.exact_density.max()), rtol=1e-9)  # fmt: skip
+    np.testing.assert_allclose(
+        plotly_array(slq["y"]), np.maximum(sp.density, 1e-4 * sp.exact_density.max()), rtol=1e-9
+    )
     words = [a["text"] for a in density["layout"]["annotations"]]
     key = {"en": ("bulk", "negative eigenvalues", "outlier"), "zh": ("主体", "负特征值", "离群值")}
     assert all(any(w in x for x in words) for w in key[lang])
@@ -115,5 +126,8 @@ def test_the_density_part_names_outliers_bulk_and_negatives(lang: str) -> None:
 
 def test_an_over_budget_network_setting_is_refused() -> None:
     with raises(BudgetError, match="Gauss-Newton and spectral density"):
-        check_spectra(NetworkCurvatureConfig(hidden=32, lanczos_steps=80, starts=30,
-                                             hf_iterations=30, cg_iterations=50))  # fmt: skip
+        check_spectra(
+            NetworkCurvatureConfig(
+                hidden=32, lanczos_steps=80, starts=30, hf_iterations=30, cg_iterations=50
+            )
+        )

@@ -13,8 +13,11 @@ from tests.app.charts import chart_elements
 from tests.app.why import PAGE, charts, open_tab
 from tests.arrays import plotly_array
 
-NAMES = {"second": "second-order MAML", "first": "first-order MAML",
-         "pretrain": "pre-training on all tasks"}  # fmt: skip
+NAMES = {
+    "second": "second-order MAML",
+    "first": "first-order MAML",
+    "pretrain": "pre-training on all tasks",
+}
 SMALL = {"why.maml.hidden": 16, "why.maml.steps": 100, "why.maml.tasks": 4}
 
 
@@ -103,8 +106,10 @@ def test_the_settings_reach_the_core_and_the_script() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_run_over_the_budget_is_refused_with_a_reason(lang: str) -> None:
-    at = run(lang, **{"why.maml.hidden": 64, "why.maml.steps": 800, "why.maml.tasks": 16,
-                      "why.maml.k": 20})  # fmt: skip
+    at = run(
+        lang,
+        **{"why.maml.hidden": 64, "why.maml.steps": 800, "why.maml.tasks": 16, "why.maml.k": 20},
+    )
     error = texts(at, "error")
     assert not chart_elements(at)
     if lang == "en":
@@ -118,8 +123,14 @@ def test_a_link_opens_the_same_view_and_bad_values_are_ignored() -> None:
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.session_state["lang"] = "en"
     at.session_state["why.tab"] = "maml"
-    at.query_params.update({"why.maml.hidden": "16", "why.maml.steps": "100",
-                            "why.maml.amp": "2.5", "why.maml.phase": "<b>x</b>"})  # fmt: skip
+    at.query_params.update(
+        {
+            "why.maml.hidden": "16",
+            "why.maml.steps": "100",
+            "why.maml.amp": "2.5",
+            "why.maml.phase": "<b>x</b>",
+        }
+    )
     at.run()
     assert not at.exception
     assert at.select_slider(key="why.maml.hidden").value == 16
@@ -132,8 +143,10 @@ def test_a_link_opens_the_same_view_and_bad_values_are_ignored() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_adaptation_that_blows_up_is_explained(lang: str) -> None:
-    at = run(lang, **{"why.maml.alpha": 0.5, "why.maml.inner": 3, "why.maml.steps": 100,
-                      "why.maml.adapt": 5})  # fmt: skip
+    at = run(
+        lang,
+        **{"why.maml.alpha": 0.5, "why.maml.inner": 3, "why.maml.steps": 100, "why.maml.adapt": 5},
+    )
     warning = texts(at, "warning")
     assert (
         ("overshoot" in warning and "2/λ_max" in warning) if lang == "en" else "走过了头" in warning

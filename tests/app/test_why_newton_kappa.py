@@ -88,8 +88,7 @@ def test_the_default_rosenbrock_has_the_slider_off() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_link_to_a_quadratic_opens_with_its_kappa(lang: str) -> None:
-    at = open_link("pages/why.py", {"why.tab": "newton", "why.newton.fn": nt.quadratic(100)},
-                   lang)  # fmt: skip
+    at = open_link("pages/why.py", {"why.tab": "newton", "why.newton.fn": nt.quadratic(100)}, lang)
     assert_on(at, lang, 100)
     assert query(at)["why.newton.fn"] == nt.quadratic(100)
     slider(at).set_value(5).run()

@@ -17,9 +17,12 @@ assert files  # the fixture, imported for pytest
 #: Every tab is a lab (hograd_labs/<tab>/): its notebook is its compute.py cut at its ``# %%``
 #: lines, run in a kernel by tests/labs/test_<lab>_download.py; checked here as the page gives
 #: it, in both languages.
-LABS = [("newton", {"why.tab": "newton", "why.newton.fn": "(x - 1)^2 + 3*(y + 0.5)^2",
-                    "why.newton.steps": 30})] + [
-    (case, state) for case, state, _, _ in WHY_FORMS]  # fmt: skip
+LABS = [
+    (
+        "newton",
+        {"why.tab": "newton", "why.newton.fn": "(x - 1)^2 + 3*(y + 0.5)^2", "why.newton.steps": 30},
+    )
+] + [(case, state) for case, state, _, _ in WHY_FORMS]
 
 
 @pytest.mark.parametrize(("case", "state"), LABS, ids=[c[0] for c in LABS])
@@ -45,8 +48,13 @@ def test_a_labs_notebook_is_its_script_cut_at_its_cell_lines_in_both_languages(
 
 # ---- the HVP page's network mode: its script and notebook ------------------------------------
 
-NETWORK = {"hvp.mode": "network", "hvp.net.dataset": "moons", "hvp.net.steps": 50,
-           "hvp.net.power": 10, "hvp.net.probes": 10}  # fmt: skip
+NETWORK = {
+    "hvp.mode": "network",
+    "hvp.net.dataset": "moons",
+    "hvp.net.steps": 50,
+    "hvp.net.power": 10,
+    "hvp.net.probes": 10,
+}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

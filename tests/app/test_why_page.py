@@ -61,8 +61,11 @@ def test_only_the_open_tab_runs() -> None:
     at = run("newton")
     assert len(charts(at)) == 2  # the paths and the convergence, nothing from the other tabs
     labels = [b.proto.label for b in at.get("download_button")]  # its script, in two forms
-    assert labels == ["Download .py", "Download the torch.func form (.py)",
-                      "Download this view as a notebook (.ipynb)"]  # fmt: skip
+    assert labels == [
+        "Download .py",
+        "Download the torch.func form (.py)",
+        "Download this view as a notebook (.ipynb)",
+    ]
 
 
 def test_newton_chart_holds_the_cores_paths() -> None:
@@ -141,9 +144,12 @@ def test_hf_seconds_axis() -> None:
 
 @pytest.mark.parametrize(
     ("lr", "kind", "words"),
-    [(0.19, "success", "f shrinks"), (0.2, "info", "exactly 2/λ_max"),
-     (0.21, "warning", "f grows")],
-)  # fmt: skip
+    [
+        (0.19, "success", "f shrinks"),
+        (0.2, "info", "exactly 2/λ_max"),
+        (0.21, "warning", "f grows"),
+    ],
+)
 def test_stability_quadratic_on_both_sides_of_the_limit(lr: float, kind: str, words: str) -> None:
     at = run("stability", **{"why.stability.lr": lr})
     assert words in texts(at, kind)
@@ -157,8 +163,11 @@ def test_stability_quadratic_on_both_sides_of_the_limit(lr: float, kind: str, wo
 def test_stability_an_unstable_rate_whose_f_fell_is_a_warning(kappa, lr, steps, lang) -> None:  # noqa: ANN001
     """The verdict comes from lr against 2/λ_max; the fall is named as temporary, with the
     step from which f is above its start again (the core's closed form)."""
-    at = run("stability", lang, **{"why.stability.kappa": kappa, "why.stability.lr": lr,
-                                   "why.stability.steps": steps})  # fmt: skip
+    at = run(
+        "stability",
+        lang,
+        **{"why.stability.kappa": kappa, "why.stability.lr": lr, "why.stability.steps": steps},
+    )
     quad = sb.run_quadratic(sb.StabilityConfig(kappa=kappa, quadratic_lr=lr, quadratic_steps=steps))
     assert quad.verdict == "fell_for_now" and not at.success
     said = texts(at, "warning")
@@ -183,8 +192,10 @@ def test_stability_notebook_caption_names_the_fall_first() -> None:
 
 
 def test_stability_quadratic_overflow_stops_cleanly() -> None:
-    at = run("stability", **{"why.stability.kappa": 1000, "why.stability.lr": 2.5,
-                             "why.stability.steps": 1000})  # fmt: skip
+    at = run(
+        "stability",
+        **{"why.stability.kappa": 1000, "why.stability.lr": 2.5, "why.stability.steps": 1000},
+    )
     assert "overflowed to inf" in texts(at, "warning")
 
 
@@ -199,8 +210,15 @@ def test_stability_network_chart_holds_the_cores_sharpness() -> None:
 
 
 def test_stability_network_refuses_a_large_network() -> None:
-    at = run("stability", **{"why.stability.part": "network", "why.stability.data.en": "digits",
-                             "why.stability.layers": 3, "why.stability.width": 64})  # fmt: skip
+    at = run(
+        "stability",
+        **{
+            "why.stability.part": "network",
+            "why.stability.data.en": "digits",
+            "why.stability.layers": 3,
+            "why.stability.width": 64,
+        },
+    )
     assert "parameters: expected 1 to 5000, got 13130" in texts(at, "error")
 
 
@@ -237,8 +255,15 @@ def test_stats_float32_nan_in_chinese() -> None:
 
 
 def test_stats_refuses_too_much_work() -> None:
-    at = run("stats", **{"why.stats.depth": 12, "why.stats.width": 128, "why.stats.steps": 300,
-                         "why.stats.batch": 256})  # fmt: skip
+    at = run(
+        "stats",
+        **{
+            "why.stats.depth": 12,
+            "why.stats.width": 128,
+            "why.stats.steps": 300,
+            "why.stats.batch": 256,
+        },
+    )
     assert "gradient statistics:" in texts(at, "error") and "over the limit" in texts(at, "error")
 
 
@@ -266,8 +291,11 @@ def test_the_tensorboard_download_is_offered_without_tensorboard(
     without_tensorboard(monkeypatch)
     at = run("stats")
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels[:3] == ["Download CSV", "Download JSON (with histograms)",
-                          "Download TensorBoard event files (.zip)"]  # fmt: skip
+    assert labels[:3] == [
+        "Download CSV",
+        "Download JSON (with histograms)",
+        "Download TensorBoard event files (.zip)",
+    ]
 
 
 def test_the_tensorboard_files_read_back(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -290,8 +318,11 @@ def test_the_tensorboard_files_read_back(monkeypatch: pytest.MonkeyPatch) -> Non
             str(Path(folder) / "gradient-stats"), size_guidance={"histograms": 0, "scalars": 0}
         )
         events.Reload()
-    want = {"loss/float64": stats.losses, "loss/float32": stats.other_losses,
-            "grad_norm/total": stats.total_norms}  # fmt: skip
+    want = {
+        "loss/float64": stats.losses,
+        "loss/float32": stats.other_losses,
+        "grad_norm/total": stats.total_norms,
+    }
     want |= {f"grad_norm/{n}": stats.layer_norms[:, k] for k, n in enumerate(stats.layer_names)}
     assert set(events.Tags()["scalars"]) == set(want)
     for tag, values in want.items():  # every scalar, with its step and value (float32)
@@ -367,8 +398,11 @@ def test_stats_precision_sentence_fits_each_case(scenario: str, lang: str) -> No
     else:
         bad = next(d for d, v in steps.items() if v is not None)
         good = next(d for d, v in steps.items() if v is None)
-        assert (f"In {bad} the NaN check stopped the run at step {steps[bad]}" if lang == "en"
-                else f"在 {bad} 中，NaN 检查在第 {steps[bad]} 步停止了运行") in said  # fmt: skip
+        assert (
+            f"In {bad} the NaN check stopped the run at step {steps[bad]}"
+            if lang == "en"
+            else f"在 {bad} 中，NaN 检查在第 {steps[bad]} 步停止了运行"
+        ) in said
         assert (
             f"in {good} the same run stayed finite" if lang == "en" else f"在 {good} 中"
         ) in said

@@ -37,8 +37,9 @@ def test_the_tab_trains_the_heat_preset_and_draws_the_cores_run(lang: str) -> No
     np.testing.assert_allclose(grid(u["z"]), expected.u, rtol=1e-12)
     first = slices["data"][0]
     np.testing.assert_allclose(plotly_array(first["y"]), expected.u[0], rtol=1e-12)
-    np.testing.assert_allclose(plotly_array(losses["data"][0]["y"]), expected.terms[:, 0],
-                               rtol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        plotly_array(losses["data"][0]["y"]), expected.terms[:, 0], rtol=1e-12
+    )
     assert at.success and not at.warning
     script = at.code[-2].value  # [-1]: its torch.func form
     assert script == lab_script(core.preset("heat")).source.rstrip()  # run in tests/labs
@@ -63,26 +64,43 @@ def test_without_create_graph_the_tab_warns_and_quotes_pytorch() -> None:
 
 
 WORDS = {
-    "en": {"trained": "trained, its gradient reaches the weights", "partly": "only through u_t",
-           "constant": "never trained", "weight0": "its weight is 0"},
-    "zh": {"trained": "得到训练，它的梯度能到达权重", "partly": "只通过 u_t 得到训练",
-           "constant": "从未被训练", "weight0": "权重为 0"},
-}  # fmt: skip
+    "en": {
+        "trained": "trained, its gradient reaches the weights",
+        "partly": "only through u_t",
+        "constant": "never trained",
+        "weight0": "its weight is 0",
+    },
+    "zh": {
+        "trained": "得到训练，它的梯度能到达权重",
+        "partly": "只通过 u_t 得到训练",
+        "constant": "从未被训练",
+        "weight0": "权重为 0",
+    },
+}
 TERMS = {"en": {"residual": "the equation's residual"}, "zh": {"residual": "方程残差"}}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize(
     ("equation", "keep", "w_res"),
-    [("heat", True, 1.0), ("heat", False, 1.0), ("wave", True, 1.0), ("wave", False, 1.0),
-     ("heat", True, 0.0)],
-)  # fmt: skip
+    [
+        ("heat", True, 1.0),
+        ("heat", False, 1.0),
+        ("wave", True, 1.0),
+        ("wave", False, 1.0),
+        ("heat", True, 0.0),
+    ],
+)
 def test_the_tab_says_what_each_term_got(equation, keep, w_res, lang) -> None:  # noqa: ANN001
     """One line per term of the loss, with the core's word for it (checked against the run's
     gradients in tests/core) and the run's own start and end values; with the residual's
     weight 0 nothing says the optimiser pushed the residual down."""
-    state = {"why.pinn.equation": equation, "why.pinn.create_graph": keep,
-             "why.pinn.steps": 100, "why.pinn.w0": w_res}  # fmt: skip
+    state = {
+        "why.pinn.equation": equation,
+        "why.pinn.create_graph": keep,
+        "why.pinn.steps": 100,
+        "why.pinn.w0": w_res,
+    }
     at = run(lang, **state)
     config = replace(core.preset(equation), steps=100, create_graph=keep, w_residual=w_res)
     expected = core.run(config)
@@ -108,16 +126,19 @@ def test_the_wave_preset_starts_from_its_own_steps() -> None:
     assert at.slider(key="why.pinn.steps").value == core.preset("wave").steps
     expected = core.run(core.preset("wave"))
     slices = charts(at)[1]
-    np.testing.assert_allclose(plotly_array(slices["data"][-1]["y"]), expected.exact[40],
-                               rtol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        plotly_array(slices["data"][-1]["y"]), expected.exact[40], rtol=1e-12
+    )
     assert "u_tt" in at.code[-2].value
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_network_over_the_budget_is_refused_with_a_reason(lang: str) -> None:
     at = run(lang, **{"why.pinn.width": 64, "why.pinn.depth": 4})
-    words = {"en": "parameters: expected 1 to 10000, got 12737",
-             "zh": "parameters：应在 1 到 10000 之间，实际为 12737"}[lang]  # fmt: skip
+    words = {
+        "en": "parameters: expected 1 to 10000, got 12737",
+        "zh": "parameters：应在 1 到 10000 之间，实际为 12737",
+    }[lang]
     assert at.error and words in at.error[0].value
     assert not chart_elements(at)
 

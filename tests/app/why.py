@@ -14,8 +14,23 @@ PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "why.py")
 
 #: The folded parts of a tab (hograd_ui/parts/downloads.py why_script, code_file): its script, by kind,
 #: and its torch.func form. They send nothing while closed; ``open_tab`` unfolds them.
-FOLDED = (*(f"why.code.{kind}" for kind in ("newton", "hf", "quadratic", "stability", "stats",
-                                           "maml", "pinn", "wgan", "curvature")), "why.func.open")  # fmt: skip
+FOLDED = (
+    *(
+        f"why.code.{kind}"
+        for kind in (
+            "newton",
+            "hf",
+            "quadratic",
+            "stability",
+            "stats",
+            "maml",
+            "pinn",
+            "wgan",
+            "curvature",
+        )
+    ),
+    "why.func.open",
+)
 
 
 def open_tab(

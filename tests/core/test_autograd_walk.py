@@ -49,8 +49,12 @@ def test_x_cubed_first_and_second_backward_graphs_by_hand() -> None:
     x, y, d1, d2 = cube()
     for d in (d1, d2):
         found = walk([d.grad_fn])
-        assert names(found.nodes) == ["MulBackward0", "MulBackward1", "PowBackward0",
-                                      "AccumulateGrad"]  # fmt: skip
+        assert names(found.nodes) == [
+            "MulBackward0",
+            "MulBackward1",
+            "PowBackward0",
+            "AccumulateGrad",
+        ]
         assert found.nodes[0].next_functions[0][0] is None  # the None edge, not a node
         assert names(inputs(found.nodes[0])) == ["MulBackward1"]
         assert found.finished == found.nodes[::-1]  # a chain: post-order is its reverse
@@ -66,10 +70,20 @@ def test_a_shared_subgraph_is_walked_once_and_inputs_come_in_order() -> None:
     s = torch.sin(x)
     y = s * s + torch.cos(x)  # AddBackward0(MulBackward0(Sin, Sin), CosBackward0)
     found = walk([y.grad_fn])
-    assert names(found.nodes) == ["AddBackward0", "MulBackward0", "SinBackward0",
-                                  "AccumulateGrad", "CosBackward0"]  # fmt: skip
-    assert names(found.finished) == ["AccumulateGrad", "SinBackward0", "MulBackward0",
-                                     "CosBackward0", "AddBackward0"]  # fmt: skip
+    assert names(found.nodes) == [
+        "AddBackward0",
+        "MulBackward0",
+        "SinBackward0",
+        "AccumulateGrad",
+        "CosBackward0",
+    ]
+    assert names(found.finished) == [
+        "AccumulateGrad",
+        "SinBackward0",
+        "MulBackward0",
+        "CosBackward0",
+        "AddBackward0",
+    ]
     mul = found.nodes[1]
     assert names(inputs(mul)) == ["SinBackward0", "SinBackward0"]  # two edges, one node
 
@@ -122,16 +136,20 @@ def test_both_orders_are_a_recursive_depth_first_search_and_torchvizs_node_set()
 def test_the_four_callers_give_the_counts_they_gave_before() -> None:
     # nested autograd's node count per order (tests/core/test_derivatives.py pins more)
     x = torch.tensor([0.5, 0.7], dtype=torch.float64, requires_grad=True)
-    counts = {"x**3": [2, 5, 8, 11, 11, 11, 11], "tanh(x)": [2, 3, 7, 16, 37, 88, 217],
-              "sin(x)*exp(-x^2)": [6, 16, 43, 106, 238, 511, 1082],
-              "relu(x)": [2, 3, 4, 5, 6, 7, 8]}  # fmt: skip
+    counts = {
+        "x**3": [2, 5, 8, 11, 11, 11, 11],
+        "tanh(x)": [2, 3, 7, 16, 37, 88, 217],
+        "sin(x)*exp(-x^2)": [6, 16, 43, 106, 238, 511, 1082],
+        "relu(x)": [2, 3, 4, 5, 6, 7, 8],
+    }
     for text, sizes in counts.items():
         assert autograd_rows(parse(text), x, 6, node_limit=10**6)[2] == sizes, text
     # the graph lab's tracer: nodes, new nodes and longest path after each order
-    stats = {"x**3": [(2, 2, 2), (5, 3, 4), (8, 3, 4), (11, 3, 4), (11, 0, 4)],
-             "tanh(x)": [(2, 2, 2), (3, 1, 3), (7, 4, 6), (16, 9, 9), (37, 21, 14)],
-             "sin(x)*exp(-x^2)": [(6, 6, 5), (16, 10, 8), (43, 27, 12), (106, 63, 19),
-                                  (238, 132, 30)]}  # fmt: skip
+    stats = {
+        "x**3": [(2, 2, 2), (5, 3, 4), (8, 3, 4), (11, 3, 4), (11, 0, 4)],
+        "tanh(x)": [(2, 2, 2), (3, 1, 3), (7, 4, 6), (16, 9, 9), (37, 21, 14)],
+        "sin(x)*exp(-x^2)": [(6, 6, 5), (16, 10, 8), (43, 27, 12), (106, 63, 19), (238, 132, 30)],
+    }
     for text, want in stats.items():
         lab = graph_lab(parse(text), 0.7, 4)
         assert [(s.nodes, s.new_nodes, s.depth) for s in lab.stats] == want, text
@@ -140,17 +158,31 @@ def test_the_four_callers_give_the_counts_they_gave_before() -> None:
     assert ops == ["p0_0", "p0_1", "p1_0", "p1_1", "p1_2", "p2_0", "p2_1", "p2_2"]
     # by hand: Pow <- AccumulateGrad <- x, then per backward Mul0 <- Mul1 <- Pow <- x's node
     assert [(e.src, e.dst) for e in lab.edges if not e.saved] == [
-        ("p0_1", "p0_0"), ("leaf", "p0_1"), ("p0_0", "out0"),
-        ("p1_1", "p1_0"), ("p1_2", "p1_1"), ("p0_1", "p1_2"), ("p1_0", "out1"),
-        ("p2_1", "p2_0"), ("p2_2", "p2_1"), ("p0_1", "p2_2"), ("p2_0", "out2"),
-    ]  # fmt: skip
+        ("p0_1", "p0_0"),
+        ("leaf", "p0_1"),
+        ("p0_0", "out0"),
+        ("p1_1", "p1_0"),
+        ("p1_2", "p1_1"),
+        ("p0_1", "p1_2"),
+        ("p1_0", "out1"),
+        ("p2_1", "p2_0"),
+        ("p2_2", "p2_1"),
+        ("p0_1", "p2_2"),
+        ("p2_0", "out2"),
+    ]
     # the HVP graph: nodes each pass added, and (backward functions, saved, stale)
-    for text, record, per_pass, summary in [("w1**2*sin(w2)", True, (5, 7, 2, 20), (34, 31, 0)),
-                                            ("w1*w2", False, (3, 2, 2, 0), (7, 5, 3))]:  # fmt: skip
+    for text, record, per_pass, summary in [
+        ("w1**2*sin(w2)", True, (5, 7, 2, 20), (34, 31, 0)),
+        ("w1*w2", False, (3, 2, 2, 0), (7, 5, 3)),
+    ]:
         graph = hvp_graph(parse(text), [0.5, 0.5], [1.0, 1.0], record).graph
         assert (graph.per_pass, graph.counts) == (per_pass, summary), text
     # the flag lab: the backward functions of x**3's second derivative, depth first
     _, _, _, d2 = cube()
-    assert names(backward_functions(d2.grad_fn)) == ["MulBackward0", "MulBackward1",
-                                                     "PowBackward0", "AccumulateGrad"]  # fmt: skip
+    assert names(backward_functions(d2.grad_fn)) == [
+        "MulBackward0",
+        "MulBackward1",
+        "PowBackward0",
+        "AccumulateGrad",
+    ]
     assert backward_functions(None) == []

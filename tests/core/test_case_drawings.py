@@ -63,10 +63,14 @@ def drawn_state(graph) -> Counter:  # noqa: ANN001
     labels = {n.name: n.label for n in graph.nodes}
     owner = {e.src: e.dst for e in graph.edges if e.saved}
     return Counter(
-        (labels[owner[n.name]], n.label,
-         "freed" if n.freed else "modified" if n.modified else "kept")
-        for n in graph.nodes if n.kind == "saved"
-    )  # fmt: skip
+        (
+            labels[owner[n.name]],
+            n.label,
+            "freed" if n.freed else "modified" if n.modified else "kept",
+        )
+        for n in graph.nodes
+        if n.kind == "saved"
+    )
 
 
 def torchviz_counts(tensors: list[torch.Tensor]) -> tuple[int, int]:
@@ -96,16 +100,21 @@ def test_every_case_draws_the_objects_its_script_made(case: str, variant: str) -
     if rebound and ops != Counter(type(fn).__name__ for fn in fns):
         # y rebuilt (nan_anomaly), x.grad reset: the drawing holds the earlier objects too
         assert ops > Counter(type(fn).__name__ for fn in fns)
-        assert (case, variant) in {("nan_anomaly", "sqrt"), ("nan_anomaly", "log"),
-                                   ("backward_accumulates", "reset"), ("backward_accumulates", "grad")}  # fmt: skip
+        assert (case, variant) in {
+            ("nan_anomaly", "sqrt"),
+            ("nan_anomaly", "log"),
+            ("backward_accumulates", "reset"),
+            ("backward_accumulates", "grad"),
+        }
         return
     assert ops == Counter(type(fn).__name__ for fn in fns)
     assert drawn_state(graph) == saved_state(fns)  # freed / modified exactly when PyTorch says
     kinds = {n.name: n.kind for n in graph.nodes}
     mine = {(e.src, e.dst) for e in graph.edges if kinds[e.src] == kinds[e.dst] == "op"}
     assert torchviz_counts([t for t in tensors if torch.is_tensor(t)]) == (
-        sum(1 for n in graph.nodes if n.kind == "op"), len(mine),
-    )  # fmt: skip
+        sum(1 for n in graph.nodes if n.kind == "op"),
+        len(mine),
+    )
     outputs = {n.label: n for n in graph.nodes if n.kind == "output"}
     for name, tensor in zip(names, tensors, strict=True):
         has_graph = any(e.dst == outputs[name].name for e in graph.edges)

@@ -28,11 +28,13 @@ def quadratic(kappa: float) -> str:
 
 @pytest.mark.parametrize(
     ("text", "point", "vector", "expected"),
-    [("w1**2*sin(w2)", [1.0, math.pi / 2], [0.5, 1.0], [1.0, -1.0]),
-     ("x^2*y + y^3", [1.0, 2.0], [1.0, -1.0], [4 - 2, 2 - 12]),  # H = [[2y, 2x], [2x, 6y]]
-     ("x + 2*y", [0.3, 0.4], [1.0, 1.0], [0.0, 0.0]),  # linear: H = 0, ∇f has no graph
-     ("a*b*c", [1.0, 2.0, 3.0], [1.0, 0.0, 0.0], [0.0, 3.0, 2.0])],  # H = [[0,c,b],[c,0,a],[b,a,0]]
-)  # fmt: skip
+    [
+        ("w1**2*sin(w2)", [1.0, math.pi / 2], [0.5, 1.0], [1.0, -1.0]),
+        ("x^2*y + y^3", [1.0, 2.0], [1.0, -1.0], [4 - 2, 2 - 12]),  # H = [[2y, 2x], [2x, 6y]]
+        ("x + 2*y", [0.3, 0.4], [1.0, 1.0], [0.0, 0.0]),  # linear: H = 0, ∇f has no graph
+        ("a*b*c", [1.0, 2.0, 3.0], [1.0, 0.0, 0.0], [0.0, 3.0, 2.0]),
+    ],  # H = [[0,c,b],[c,0,a],[b,a,0]]
+)
 def test_three_ways_agree_with_closed_form(text: str, point, vector, expected) -> None:
     ways = hvp_three_ways(parse(text), point, vector, repeats=3)
     assert ways.values.shape == (len(METHODS), len(point))
@@ -51,12 +53,14 @@ def test_three_ways_repeats_are_bounded(repeats: int) -> None:
 
 @pytest.mark.parametrize(
     ("text", "point", "kind", "reason", "minors"),
-    [("x^2 + 3*y^2", [0, 0], "minimum", "positive_definite", (2.0, 12.0)),
-     ("-x^2 - y^2 + x*y", [0, 0], "maximum", "negative_definite", (-2.0, 3.0)),
-     ("w1**2*sin(w2)", [1, math.pi / 2], "saddle", "indefinite", (2.0, -2.0)),
-     ("x^4 + y^2", [0, 0], "degenerate", "zero_eigenvalue", (0.0, 0.0)),
-     ("sqrt(x) + y^2", [0, 1], "degenerate", "not_finite", ())],
-)  # fmt: skip
+    [
+        ("x^2 + 3*y^2", [0, 0], "minimum", "positive_definite", (2.0, 12.0)),
+        ("-x^2 - y^2 + x*y", [0, 0], "maximum", "negative_definite", (-2.0, 3.0)),
+        ("w1**2*sin(w2)", [1, math.pi / 2], "saddle", "indefinite", (2.0, -2.0)),
+        ("x^4 + y^2", [0, 0], "degenerate", "zero_eigenvalue", (0.0, 0.0)),
+        ("sqrt(x) + y^2", [0, 1], "degenerate", "not_finite", ()),
+    ],
+)
 def test_verdict_names_the_test(text, point, kind, reason, minors) -> None:  # noqa: ANN001
     v = verdict(hvp(parse(text), point, [1.0, 1.0]))
     assert (v.kind, v.reason) == (kind, reason)
@@ -153,9 +157,12 @@ def test_the_last_finite_rayleigh_quotient() -> None:
 
 @pytest.mark.parametrize(
     ("text", "point", "vector", "status"),
-    [("x^4 + y^4", [0, 0], [1, 1], "hv_zero"), ("x^2 + y^2", [0, 0], [0, 0], "zero_start"),
-     ("sqrt(x) + y", [0, 1], [1, 1], "not_finite")],
-)  # fmt: skip
+    [
+        ("x^4 + y^4", [0, 0], [1, 1], "hv_zero"),
+        ("x^2 + y^2", [0, 0], [0, 0], "zero_start"),
+        ("sqrt(x) + y", [0, 1], [1, 1], "not_finite"),
+    ],
+)
 def test_power_iteration_breakdowns(text, point, vector, status) -> None:  # noqa: ANN001
     p = power_iteration(parse(text), point, vector, steps=5)
     assert p.status == status
@@ -173,8 +180,12 @@ def test_slices_follow_f_and_the_quadratic_model() -> None:
     fn = parse("exp(x)*sin(y)")
     p = [0.3, 0.8]
     s = slices(fn, p, radius=0.5, samples=21)
-    h = np.array([[math.exp(0.3) * math.sin(0.8), math.exp(0.3) * math.cos(0.8)],
-                  [math.exp(0.3) * math.cos(0.8), -math.exp(0.3) * math.sin(0.8)]])  # fmt: skip
+    h = np.array(
+        [
+            [math.exp(0.3) * math.sin(0.8), math.exp(0.3) * math.cos(0.8)],
+            [math.exp(0.3) * math.cos(0.8), -math.exp(0.3) * math.sin(0.8)],
+        ]
+    )
     lam, vecs = np.linalg.eigh(h)
     np.testing.assert_allclose(s.eigenvalues, lam, atol=1e-12)
     for i in range(2):
@@ -208,13 +219,15 @@ def test_grid_marks_undefined_values_as_nan() -> None:
 
 @pytest.mark.parametrize(
     ("call", "message"),
-    [(lambda: grid(parse("x*y*z"), [0, 0, 0]), "exactly two variables, got 3"),
-     (lambda: grid(parse("x*y"), [0, 0], radius=0), "window half-width r"),
-     (lambda: grid(parse("x*y"), [0, 0], radius=1000), "at most 100"),
-     (lambda: grid(parse("x*y"), [0, 0], points=500), "grid points per side: expected 5 to 121"),
-     (lambda: slices(parse("x*y"), [0, 0], samples=2), "slice samples: expected 3 to 401"),
-     (lambda: grid(parse("x*y"), [0], radius=1), "point: expected 2 numbers")],
-)  # fmt: skip
+    [
+        (lambda: grid(parse("x*y*z"), [0, 0, 0]), "exactly two variables, got 3"),
+        (lambda: grid(parse("x*y"), [0, 0], radius=0), "window half-width r"),
+        (lambda: grid(parse("x*y"), [0, 0], radius=1000), "at most 100"),
+        (lambda: grid(parse("x*y"), [0, 0], points=500), "grid points per side: expected 5 to 121"),
+        (lambda: slices(parse("x*y"), [0, 0], samples=2), "slice samples: expected 3 to 401"),
+        (lambda: grid(parse("x*y"), [0], radius=1), "point: expected 2 numbers"),
+    ],
+)
 def test_bounds_are_refused(call, message: str) -> None:  # noqa: ANN001
     with raises(HogradError, match=message):
         call()

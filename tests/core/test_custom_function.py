@@ -62,11 +62,13 @@ def _sympy(expr: sp.Expr, xs: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize(
     ("f", "backward", "exact", "saved"),
-    [("tanh(x)", "(1 - y^2)*g", sp.tanh(X), ("y",)),
-     ("x^3", "3*x^2*g", X**3, ("x",)),
-     ("exp(x)", "y*g", sp.exp(X), ("y",)),
-     ("sin(x)*x", "(cos(x)*x + y/x)*g", sp.sin(X) * X, ("x", "y"))],
-)  # fmt: skip
+    [
+        ("tanh(x)", "(1 - y^2)*g", sp.tanh(X), ("y",)),
+        ("x^3", "3*x^2*g", X**3, ("x",)),
+        ("exp(x)", "y*g", sp.exp(X), ("y",)),
+        ("sin(x)*x", "(cos(x)*x + y/x)*g", sp.sin(X) * X, ("x", "y")),
+    ],
+)
 def test_written_backward_gives_sympys_first_and_second_derivatives(
     f: str, backward: str, exact: sp.Expr, saved: tuple
 ) -> None:
@@ -95,8 +97,10 @@ def test_each_variant_matches_a_hand_written_function(variant: str, hand: type) 
     else:
         assert torch.equal(ours[2], theirs[2])
     run = run_custom(custom_spec("tanh(x)", "(1 - y^2)*g"), GRID, variant)
-    for check, torch_check in ((run.gradcheck, torch.autograd.gradcheck),
-                               (run.gradgradcheck, torch.autograd.gradgradcheck)):  # fmt: skip
+    for check, torch_check in (
+        (run.gradcheck, torch.autograd.gradcheck),
+        (run.gradgradcheck, torch.autograd.gradgradcheck),
+    ):
         t = torch.tensor(GRID, dtype=torch.float64, requires_grad=True)
         assert check.passed == torch_check(hand.apply, (t,), raise_exception=False), check.name
 

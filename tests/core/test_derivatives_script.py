@@ -29,9 +29,11 @@ def test_the_snippet_is_the_source_of_the_functions_that_run() -> None:
     for fn in (script.nodes, script.nested_derivatives, script.print_derivatives):
         written = written.replace(inspect.getsource(fn), "")
     assert [line for line in written.splitlines() if line] == [
-        "import torch", "def f(x):", "    return torch.sin(x) * torch.exp(-(x ** 2))",
+        "import torch",
+        "def f(x):",
+        "    return torch.sin(x) * torch.exp(-(x ** 2))",
         "print_derivatives(f, 0.5, 3)",
-    ]  # fmt: skip
+    ]
 
 
 def test_the_pages_numbers_come_from_the_shown_generator(monkeypatch) -> None:  # noqa: ANN001
@@ -64,11 +66,17 @@ def test_the_script_imports_torch_alone_and_runs_outside_the_project(tmp_path) -
     assert [alias.name for n in imports for alias in n.names] == ["torch"]
     snippet = pytorch_snippet(parse("x**3"), 2.0, 4)
     out = subprocess.run(
-        [sys.executable, "-I", "-c", snippet], cwd=tmp_path, capture_output=True, text=True,
+        [sys.executable, "-I", "-c", snippet],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
         timeout=120,
-    )  # fmt: skip
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == [
-        "0 8.0 PowBackward0 2", "1 12.0 MulBackward0 4", "2 12.0 MulBackward0 4",
-        "3 6.0 MulBackward0 4", "4 0.0 None 0",
-    ]  # fmt: skip
+        "0 8.0 PowBackward0 2",
+        "1 12.0 MulBackward0 4",
+        "2 12.0 MulBackward0 4",
+        "3 6.0 MulBackward0 4",
+        "4 0.0 None 0",
+    ]

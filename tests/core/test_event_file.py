@@ -36,13 +36,18 @@ def test_crc32c_is_castagnolis_as_tensorboard_computes_it() -> None:
 def test_every_scalar_reads_back_with_its_step_and_value(tmp_path: Path) -> None:
     rng = np.random.default_rng(0)
     steps = [0, 1, 2, 5, 130, 2**40]  # varints of one to six bytes
-    values = {"loss/a": rng.normal(size=6) * 1e3, "grad/b": rng.random(6) * 1e-30,
-              "odd/c": np.array([0.0, -1.5, math.inf, -math.inf, 3.0, 1e-45])}  # fmt: skip
+    values = {
+        "loss/a": rng.normal(size=6) * 1e3,
+        "grad/b": rng.random(6) * 1e-30,
+        "odd/c": np.array([0.0, -1.5, math.inf, -math.inf, 3.0, 1e-45]),
+    }
     data = ev.event_file(
-        [(s, [ev.scalar(tag, float(v[i])) for tag, v in values.items()])
-         for i, s in enumerate(steps)],
+        [
+            (s, [ev.scalar(tag, float(v[i])) for tag, v in values.items()])
+            for i, s in enumerate(steps)
+        ],
         wall_time=1_700_000_000.25,
-    )  # fmt: skip
+    )
     events = read_back(tmp_path, data)
     assert set(events.Tags()["scalars"]) == set(values)
     for tag, want in values.items():

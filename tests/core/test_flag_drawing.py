@@ -200,8 +200,11 @@ def test_the_unused_input_is_drawn_with_its_result(flags: dict, shown: str) -> N
 def test_same_counts_as_torchviz() -> None:
     from torchviz import make_dot
 
-    for text, s in [("x**3", FlagSettings(create_graph=True)), ("tanh(x)", FlagSettings(True, True, action="again")),
-                    ("sin(x)*exp(-x**2)", FlagSettings(create_graph=True))]:  # fmt: skip
+    for text, s in [
+        ("x**3", FlagSettings(create_graph=True)),
+        ("tanh(x)", FlagSettings(True, True, action="again")),
+        ("sin(x)*exp(-x**2)", FlagSettings(create_graph=True)),
+    ]:
         tensors, _, _ = replay(text, s)
         source = make_dot(tuple(t for t in tensors if torch.is_tensor(t))).source
         labels = dict(re.findall(r"^\t(\d+) \[label=([^\s\]]+)", source, re.M))
@@ -222,8 +225,13 @@ def test_the_drawing_survives_the_trip_from_a_fresh_process() -> None:
     fn = parse("x**3")
     s = FlagSettings(True, None, False, False, True, "backward")
     here = run_flags_here(fn, 2.0, s)
-    payload = {"kind": "flags", "text": fn.text, "variables": list(fn.variables), "x0": 2.0,
-               "settings": asdict(s)}  # fmt: skip
+    payload = {
+        "kind": "flags",
+        "text": fn.text,
+        "variables": list(fn.variables),
+        "x0": 2.0,
+        "settings": asdict(s),
+    }
     back = decode(outcome_json(payload))
     assert back.drawing == here.drawing and back.first_call == here.first_call
     roots = json.loads(outcome_json(payload))["drawing"]["roots"]

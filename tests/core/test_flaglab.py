@@ -213,8 +213,9 @@ def test_values_and_flags_of_the_results() -> None:
     )  # noqa: E501
     first, second = outcome.steps[1].results, outcome.steps[2].results
     assert [(r.name, r.value, r.requires_grad, r.grad_fn) for r in first] == [
-        ("dy", 12.0, True, "MulBackward0"), ("dz", 0.0, True, ""),
-    ]  # fmt: skip
+        ("dy", 12.0, True, "MulBackward0"),
+        ("dz", 0.0, True, ""),
+    ]
     assert [(r.name, r.value, r.requires_grad, r.grad_fn) for r in second] == [
         ("d2y", 12.0, False, "")
     ]  # noqa: E501
@@ -236,10 +237,26 @@ def test_refusals() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["x**3", "-x**2", "2**x", "x**x", "softplus(x)", "-(x-1)/3", "e**-x", "pi*x", "x/-2",
-     "sqrt(abs(x))", "sin(x)*exp(-x^2)", "1/(1+x**2)", "3", "-3 + x", "relu(x - 1) * sigmoid(x)",
-     "x**-1.5", "(x+1)**(x-1)"],
-)  # fmt: skip
+    [
+        "x**3",
+        "-x**2",
+        "2**x",
+        "x**x",
+        "softplus(x)",
+        "-(x-1)/3",
+        "e**-x",
+        "pi*x",
+        "x/-2",
+        "sqrt(abs(x))",
+        "sin(x)*exp(-x^2)",
+        "1/(1+x**2)",
+        "3",
+        "-3 + x",
+        "relu(x - 1) * sigmoid(x)",
+        "x**-1.5",
+        "(x+1)**(x-1)",
+    ],
+)
 def test_torch_source_builds_the_same_graph(text: str) -> None:
     fn = parse(text)
     x = torch.tensor(1.3, dtype=torch.float64, requires_grad=True)

@@ -92,10 +92,11 @@ def test_a_flag_run_shows_its_calls_with_the_settings_filled_in(s: FlagSettings)
     else:
         first = calls.grad_of_y_and_z if s.unused_input else calls.grad_of_y
         kwargs = {
-            "create_graph": s.create_graph, "retain_graph": s.retain_graph,
+            "create_graph": s.create_graph,
+            "retain_graph": s.retain_graph,
             "allow_unused": True if s.allow_unused else None,
             "materialize_grads": s.materialize_grads,
-        }  # fmt: skip
+        }
     assert outcome.steps[1].code == filled(first, **kwargs)
     # the shown line passes exactly the settings that differ from the signature's defaults
     defaults = {k: p.default for k, p in inspect.signature(first).parameters.items()}
@@ -104,8 +105,11 @@ def test_a_flag_run_shows_its_calls_with_the_settings_filled_in(s: FlagSettings)
     # the function, called: its printout is the first step's
     printed, error = called(first, y, *wrt, **kwargs)
     assert printed == list(outcome.steps[1].output)
-    assert error == (f"{outcome.steps[1].error_type}: {outcome.steps[1].error}"
-                     if outcome.steps[1].error_type else "")  # fmt: skip
+    assert error == (
+        f"{outcome.steps[1].error_type}: {outcome.steps[1].error}"
+        if outcome.steps[1].error_type
+        else ""
+    )
     if error or len(outcome.steps) < 3:
         return
     if s.action == "backward":
@@ -114,15 +118,18 @@ def test_a_flag_run_shows_its_calls_with_the_settings_filled_in(s: FlagSettings)
         # dy as the first call made it: the real function returns nothing, so made again here
         dy = torch.autograd.grad(
             x**3, x, create_graph=s.create_graph, materialize_grads=s.materialize_grads
-        )[0]  # fmt: skip
+        )[0]
         second, args, kwargs = calls.next_derivative, (dy, x), {}
     else:
         second, args, kwargs = calls.grad_again, (y, x), {}
     assert outcome.steps[2].code == filled(second, **kwargs)
     printed, error = called(second, *args, **kwargs)
     assert printed == list(outcome.steps[2].output)
-    assert error == (f"{outcome.steps[2].error_type}: {outcome.steps[2].error}"
-                     if outcome.steps[2].error_type else "")  # fmt: skip
+    assert error == (
+        f"{outcome.steps[2].error_type}: {outcome.steps[2].error}"
+        if outcome.steps[2].error_type
+        else ""
+    )
 
 
 def test_the_variable_keeps_the_learner_s_name_in_the_calls() -> None:

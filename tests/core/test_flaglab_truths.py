@@ -58,8 +58,11 @@ def test_grad_without_create_graph_returns_a_tensor_with_no_history() -> None:
     outcome = run_case("no_create_graph", "off")
     (report,) = outcome.steps[1].results
     assert (report.name, report.value, report.requires_grad, report.grad_fn) == (
-        "dy", 12.0, False, ""
-    )  # fmt: skip
+        "dy",
+        12.0,
+        False,
+        "",
+    )
     assert outcome.explain == (EXPLAIN + "no_create_graph",)
 
 
@@ -294,9 +297,15 @@ INTERNALS = (
 
 @pytest.mark.parametrize(
     "key",
-    ["graph.flags.isolated", "graph.flags.isolated.warn_once", "graph.flags.isolated.anomaly",
-     "graph.flag.child_timeout", "graph.flag.child_failed", "graph.busy"],
-)  # fmt: skip
+    [
+        "graph.flags.isolated",
+        "graph.flags.isolated.warn_once",
+        "graph.flags.isolated.anomaly",
+        "graph.flag.child_timeout",
+        "graph.flag.child_failed",
+        "graph.busy",
+    ],
+)
 def test_no_server_internals(key: str) -> None:
     for lang in ("en", "zh"):
         text = catalogue(lang)[key]

@@ -44,9 +44,11 @@ def test_costs_hold_every_routes_values_and_what_each_saves() -> None:
     fn = parse("sin(x)*exp(x)")
     c = forward_costs(fn, [0.7], 4, rounds=1)
     for route in c.routes:
-        np.testing.assert_allclose(c.values[route][:, 0],
-                                   [oracle(sp.sin(s) * sp.exp(s), [0.7], k)[0] for k in range(5)],
-                                   rtol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(
+            c.values[route][:, 0],
+            [oracle(sp.sin(s) * sp.exp(s), [0.7], k)[0] for k in range(5)],
+            rtol=1e-12,
+        )
         assert (c.seconds[route] > 0).all()
     assert (c.saved_bytes["jvp"] == 0).all()  # forward mode keeps nothing for a backward pass
     assert (np.diff(c.saved_bytes["reverse"]) > 0).all()  # each order saves more graph
@@ -67,8 +69,23 @@ def test_limits_are_refused_before_work() -> None:
 
 
 def test_cli_forward_methods_and_costs(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["derivatives", "log(1 + x^2)", "--order", "4", "--at", "0.5", "--method",
-                 "jvp", "--costs", "--json"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "derivatives",
+                "log(1 + x^2)",
+                "--order",
+                "4",
+                "--at",
+                "0.5",
+                "--method",
+                "jvp",
+                "--costs",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     want = [oracle(sp.log(1 + s**2), [0.5], k)[0] for k in range(5)]
     np.testing.assert_allclose(np.array(out["values"])[:, 0], want, rtol=1e-12)

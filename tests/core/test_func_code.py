@@ -130,8 +130,9 @@ def test_the_hessian_is_sympys() -> None:
     x, y = sp.symbols("x y")
     expr = sp.exp(x * y) + x**3 * sp.sin(y)
     point = (0.3, -1.2)
-    exact = np.array(sp.hessian(expr, (x, y)).subs({x: point[0], y: point[1]}).evalf(),
-                     dtype=np.float64)  # fmt: skip
+    exact = np.array(
+        sp.hessian(expr, (x, y)).subs({x: point[0], y: point[1]}).evalf(), dtype=np.float64
+    )
     names = run(hessian_func_code(parse("exp(x*y) + x^3*sin(y)"), point, (1.0, 0.0)))
     np.testing.assert_allclose(names["H"].numpy(), exact, rtol=1e-13)
     np.testing.assert_allclose(names["hv"].numpy(), exact[:, 0], rtol=1e-13)

@@ -109,13 +109,18 @@ def test_a_detached_backward_passes_gradcheck_and_fails_gradgradcheck() -> None:
 
 @pytest.mark.parametrize(
     ("text", "x0", "reason", "piece"),
-    [("relu(x)", 0.0, "kink", "relu(x)"), ("abs(x)", 0.0, "kink", "abs(x)"),
-     ("abs(x - 1)", 1 + 5e-7, "kink", "abs(x-1)"),  # the stencil steps across the kink
-     ("x*abs(x)", 0.0, "kink", "abs(x)"),  # differentiable once, but f' has the kink
-     ("log(x)", -1.0, "undefined", ""), ("1/x", 0.0, "undefined", ""),
-     ("log(x)", 5e-7, "edge", ""), ("sqrt(x)", 0.0, "edge", ""),
-     ("exp(-1/x^2)", 0.0, "derivative", "")],
-)  # fmt: skip
+    [
+        ("relu(x)", 0.0, "kink", "relu(x)"),
+        ("abs(x)", 0.0, "kink", "abs(x)"),
+        ("abs(x - 1)", 1 + 5e-7, "kink", "abs(x-1)"),  # the stencil steps across the kink
+        ("x*abs(x)", 0.0, "kink", "abs(x)"),  # differentiable once, but f' has the kink
+        ("log(x)", -1.0, "undefined", ""),
+        ("1/x", 0.0, "undefined", ""),
+        ("log(x)", 5e-7, "edge", ""),
+        ("sqrt(x)", 0.0, "edge", ""),
+        ("exp(-1/x^2)", 0.0, "derivative", ""),
+    ],
+)
 def test_where_f_has_no_ordinary_derivative_nothing_is_run(
     text: str, x0: float, reason: str, piece: str
 ) -> None:

@@ -23,13 +23,25 @@ def reference(nodes, edges, attrs_of, label: str = "", spacing=("TB", "0.25", "0
     rankdir, nodesep, ranksep = spacing
     dot = Digraph(
         "autograd",
-        graph_attr={"rankdir": rankdir, "nodesep": nodesep, "ranksep": ranksep,
-                    "fontname": "Helvetica,Arial,sans-serif", "fontsize": "10",
-                    "bgcolor": "transparent", "labelloc": "b"},
-        node_attr={"shape": "box", "style": "filled", "fontname": "Helvetica,Arial,sans-serif",
-                   "fontsize": "10", "height": "0.25", "margin": "0.08,0.03"},
+        graph_attr={
+            "rankdir": rankdir,
+            "nodesep": nodesep,
+            "ranksep": ranksep,
+            "fontname": "Helvetica,Arial,sans-serif",
+            "fontsize": "10",
+            "bgcolor": "transparent",
+            "labelloc": "b",
+        },
+        node_attr={
+            "shape": "box",
+            "style": "filled",
+            "fontname": "Helvetica,Arial,sans-serif",
+            "fontsize": "10",
+            "height": "0.25",
+            "margin": "0.08,0.03",
+        },
         edge_attr={"color": "#4b5563", "arrowsize": "0.6"},
-    )  # fmt: skip
+    )
     for node in nodes:
         dot.node(node.name, **attrs_of(node))
     for e in edges:
@@ -59,8 +71,12 @@ def test_views_match_graphviz(text: str) -> None:
 
 
 def test_tensor_drawings_match_graphviz() -> None:
-    graphs = [run_flags(parse("x**3"), 0.7, FlagSettings(cg, None, False, False, z, a)).drawing
-              for cg in (False, True) for z in (False, True) for a in ACTIONS]  # fmt: skip
+    graphs = [
+        run_flags(parse("x**3"), 0.7, FlagSettings(cg, None, False, False, z, a)).drawing
+        for cg in (False, True)
+        for z in (False, True)
+        for a in ACTIONS
+    ]
     graphs += [run_case(c, v).drawing for c in CASES for v in CASES[c].variants]
     graphs.append(hvp_graph(parse("w1**2*sin(w2)"), "1, pi/2", "0.5, 1").graph)
     for graph in graphs:
@@ -107,8 +123,22 @@ def test_quoting_as_graphviz_quotes() -> None:
 
     from hograd_core.graph_dot import _quote
 
-    for text in ["p0_1", "x = 0.7", 'say "hi"', "-4.2", ".42", "node", "Edge", "d2y/dx2 = 4",
-                 "a\nb", "<<TABLE></TABLE>>", "", "tanh", "p1_0.self", "g·v = 1"]:  # fmt: skip
+    for text in [
+        "p0_1",
+        "x = 0.7",
+        'say "hi"',
+        "-4.2",
+        ".42",
+        "node",
+        "Edge",
+        "d2y/dx2 = 4",
+        "a\nb",
+        "<<TABLE></TABLE>>",
+        "",
+        "tanh",
+        "p1_0.self",
+        "g·v = 1",
+    ]:
         assert _quote(text) == quote(text), text
     assert _attrs({"label": "x y", "b": "1", "a": "#fff"}) == 'label="x y" a="#fff" b=1'
 

@@ -52,8 +52,9 @@ def test_hutchinson_is_the_mean_of_z_times_hz(text: str, point: tuple) -> None:
     z = rademacher(37, len(point), 5).numpy()
     samples = z * (z @ h)  # row k: z_k ⊙ H z_k (H symmetric)
     np.testing.assert_allclose(d.estimate, samples.mean(axis=0), atol=1e-11)
-    np.testing.assert_allclose(d.standard_error, samples.std(axis=0, ddof=1) / math.sqrt(37),
-                               atol=1e-11)  # fmt: skip
+    np.testing.assert_allclose(
+        d.standard_error, samples.std(axis=0, ddof=1) / math.sqrt(37), atol=1e-11
+    )
 
 
 def test_hutchinson_is_exact_for_a_diagonal_hessian() -> None:
@@ -74,12 +75,15 @@ def test_hutchinson_error_falls_like_one_over_root_probes() -> None:
 
     w = torch.tensor(point, dtype=torch.float64)
     for probes in (4, 64):
-        errors = np.stack([
-            hutchinson_diagonal(f, w, probes, seed).numpy().mean(axis=0) - np.diagonal(h)
-            for seed in range(400)
-        ])  # fmt: skip
-        np.testing.assert_allclose((errors**2).mean(axis=0), hutchinson_variance(h) / probes,
-                                   rtol=0.2)  # fmt: skip
+        errors = np.stack(
+            [
+                hutchinson_diagonal(f, w, probes, seed).numpy().mean(axis=0) - np.diagonal(h)
+                for seed in range(400)
+            ]
+        )
+        np.testing.assert_allclose(
+            (errors**2).mean(axis=0), hutchinson_variance(h) / probes, rtol=0.2
+        )
 
 
 # torch.func.hessian (jacfwd) imports torch's forward-AD decompositions, which call the
@@ -115,16 +119,19 @@ def test_limits_refused_before_work() -> None:
 def test_cli_diagonal_and_hutchinson(capsys: pytest.CaptureFixture) -> None:
     text, point = CASES[0]
     at = ",".join(map(repr, point))
-    assert main(["hvp", text, "--at", at, "--diagonal", "--hutchinson", "25", "--seed", "4",
-                 "--json"]) == 0  # fmt: skip
+    assert (
+        main(["hvp", text, "--at", at, "--diagonal", "--hutchinson", "25", "--seed", "4", "--json"])
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     h = sympy_hessian(text, point)
     np.testing.assert_allclose(out["diagonal"], np.diagonal(h), atol=1e-12)
     z = rademacher(25, 3, 4).numpy()
     samples = z * (z @ h)
     np.testing.assert_allclose(out["hutchinson"], samples.mean(axis=0), atol=1e-11)
-    np.testing.assert_allclose(out["hutchinson_standard_error"],
-                               samples.std(axis=0, ddof=1) / 5, atol=1e-11)  # fmt: skip
+    np.testing.assert_allclose(
+        out["hutchinson_standard_error"], samples.std(axis=0, ddof=1) / 5, atol=1e-11
+    )
     assert (out["probes"], out["seed"]) == (25, 4)
     assert main(["hvp", text, "--at", at, "--vector", "1,0,0", "--diagonal", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -136,9 +143,12 @@ def test_cli_diagonal_and_hutchinson(capsys: pytest.CaptureFixture) -> None:
 
 @pytest.mark.parametrize(
     ("extra", "message"),
-    [(["--hutchinson", "5"], "add --diagonal"), ([], "--vector is required"),
-     (["--diagonal", "--hutchinson", "1001"], "probes: expected 1 to 1000, got 1001")],
-)  # fmt: skip
+    [
+        (["--hutchinson", "5"], "add --diagonal"),
+        ([], "--vector is required"),
+        (["--diagonal", "--hutchinson", "1001"], "probes: expected 1 to 1000, got 1001"),
+    ],
+)
 def test_cli_refusals(extra: list, message: str, capsys: pytest.CaptureFixture) -> None:
     assert main(["hvp", "x*y", "--at", "1,2", *extra]) == 2
     assert message in capsys.readouterr().err

@@ -34,17 +34,30 @@ def test_seed_example_to_1e12() -> None:
 # Hessians worked out by hand, as functions of the point.
 CLOSED_FORMS = [
     ("x^2*y + y^3", [1.0, 2.0], lambda x, y: [[2 * y, 2 * x], [2 * x, 6 * y]]),
-    ("exp(x*y)", [0.5, -1.5], lambda x, y: [
-        [y * y * math.exp(x * y), (1 + x * y) * math.exp(x * y)],
-        [(1 + x * y) * math.exp(x * y), x * x * math.exp(x * y)]]),
-    ("(1 - x)^2 + 100*(y - x^2)^2", [-0.7, 0.3], lambda x, y: [
-        [2 - 400 * y + 1200 * x * x, -400 * x], [-400 * x, 200.0]]),
-    ("sin(x)*cos(y)", [0.3, 1.1], lambda x, y: [
-        [-math.sin(x) * math.cos(y), -math.cos(x) * math.sin(y)],
-        [-math.cos(x) * math.sin(y), -math.sin(x) * math.cos(y)]]),
+    (
+        "exp(x*y)",
+        [0.5, -1.5],
+        lambda x, y: [
+            [y * y * math.exp(x * y), (1 + x * y) * math.exp(x * y)],
+            [(1 + x * y) * math.exp(x * y), x * x * math.exp(x * y)],
+        ],
+    ),
+    (
+        "(1 - x)^2 + 100*(y - x^2)^2",
+        [-0.7, 0.3],
+        lambda x, y: [[2 - 400 * y + 1200 * x * x, -400 * x], [-400 * x, 200.0]],
+    ),
+    (
+        "sin(x)*cos(y)",
+        [0.3, 1.1],
+        lambda x, y: [
+            [-math.sin(x) * math.cos(y), -math.cos(x) * math.sin(y)],
+            [-math.cos(x) * math.sin(y), -math.sin(x) * math.cos(y)],
+        ],
+    ),
     ("log(x) + sqrt(y)", [2.0, 4.0], lambda x, y: [[-1 / x**2, 0.0], [0.0, -0.25 * y**-1.5]]),
     ("x^2 - y^2", [0.4, -2.0], lambda x, y: [[2.0, 0.0], [0.0, -2.0]]),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("text", "point", "hessian"), CLOSED_FORMS)
@@ -70,10 +83,12 @@ def test_quadratic_form_in_three_variables() -> None:
 
 @pytest.mark.parametrize(
     ("text", "point"),
-    [("sin(a*b) + c^3*exp(-a)", [0.3, 1.2, -0.7]),
-     ("tanh(x*y - z) + log(1 + x^2)*z", [1.0, -0.5, 2.0]),
-     ("x1*x2*x3*x4 + sigmoid(x1 - x4)", [0.5, 1.5, -1.0, 2.0])],
-)  # fmt: skip
+    [
+        ("sin(a*b) + c^3*exp(-a)", [0.3, 1.2, -0.7]),
+        ("tanh(x*y - z) + log(1 + x^2)*z", [1.0, -0.5, 2.0]),
+        ("x1*x2*x3*x4 + sigmoid(x1 - x4)", [0.5, 1.5, -1.0, 2.0]),
+    ],
+)
 def test_against_sympy_and_torch_func_hessian(text: str, point: list[float]) -> None:
     fn = parse(text)
     v = np.linspace(-1.0, 1.0, len(point))
@@ -111,21 +126,34 @@ def test_hv_matches_a_finite_difference_of_the_gradient() -> None:
 
 @pytest.mark.parametrize(
     ("eigenvalues", "kind"),
-    [([1.0, 2.0], "minimum"), ([-3.0, -0.5], "maximum"), ([-1.0, 2.0], "saddle"),
-     ([0.0, 1.0], "degenerate"), ([0.0, 0.0], "degenerate"), ([-1.0, 0.0], "degenerate"),
-     ([1e-12, 5.0], "degenerate"), ([-1.0, 0.0, 1.0], "saddle"), ([np.nan, 1.0], "degenerate"),
-     ([7.0], "minimum")],
-)  # fmt: skip
+    [
+        ([1.0, 2.0], "minimum"),
+        ([-3.0, -0.5], "maximum"),
+        ([-1.0, 2.0], "saddle"),
+        ([0.0, 1.0], "degenerate"),
+        ([0.0, 0.0], "degenerate"),
+        ([-1.0, 0.0], "degenerate"),
+        ([1e-12, 5.0], "degenerate"),
+        ([-1.0, 0.0, 1.0], "saddle"),
+        ([np.nan, 1.0], "degenerate"),
+        ([7.0], "minimum"),
+    ],
+)
 def test_classify(eigenvalues: list[float], kind: str) -> None:
     assert classify(np.array(eigenvalues)) == kind
 
 
 @pytest.mark.parametrize(
     ("text", "point", "kind", "critical"),
-    [("x^2 + y^2", [0, 0], "minimum", True), ("-x^2 - 3*y^2", [0, 0], "maximum", True),
-     ("x^2 - y^2", [0, 0], "saddle", True), ("x^4 + y^4", [0, 0], "degenerate", True),
-     ("x^3 + y^2", [0, 0], "degenerate", True), ("x^2 + y^2", [1, 0], "minimum", False)],
-)  # fmt: skip
+    [
+        ("x^2 + y^2", [0, 0], "minimum", True),
+        ("-x^2 - 3*y^2", [0, 0], "maximum", True),
+        ("x^2 - y^2", [0, 0], "saddle", True),
+        ("x^4 + y^4", [0, 0], "degenerate", True),
+        ("x^3 + y^2", [0, 0], "degenerate", True),
+        ("x^2 + y^2", [1, 0], "minimum", False),
+    ],
+)
 def test_classification_of_points(text: str, point: list[float], kind: str, critical: bool) -> None:
     r = hvp(parse(text), point, [1.0, 1.0])
     assert (r.classification, r.critical) == (kind, critical)
@@ -140,14 +168,16 @@ def test_results_hold_numpy_not_tensors() -> None:
 
 @pytest.mark.parametrize(
     ("point", "vector", "message"),
-    [([1.0], [1.0, 1.0], r"point: expected 2 numbers \(one per variable: w1, w2\), got 1"),
-     ([1.0, 2.0, 3.0], [1.0, 1.0], r"point: expected 2 numbers .* got 3"),
-     ([1.0, 2.0], [1.0], r"vector: expected 2 numbers \(one per variable: w1, w2\), got 1"),
-     ([1.0, float("nan")], [1.0, 1.0], r"point: expected finite numbers, got 1, nan"),
-     ([1.0, 2.0], [float("inf"), 1.0], r"vector: expected finite numbers"),
-     ([1.0, 2e7], [1.0, 1.0], r"point: every number must be at most 1e6 in size, got 1, 2e\+07"),
-     (["a", "b"], [1.0, 1.0], r"point: '\[.a., .b.\]' is not a number")],
-)  # fmt: skip
+    [
+        ([1.0], [1.0, 1.0], r"point: expected 2 numbers \(one per variable: w1, w2\), got 1"),
+        ([1.0, 2.0, 3.0], [1.0, 1.0], r"point: expected 2 numbers .* got 3"),
+        ([1.0, 2.0], [1.0], r"vector: expected 2 numbers \(one per variable: w1, w2\), got 1"),
+        ([1.0, float("nan")], [1.0, 1.0], r"point: expected finite numbers, got 1, nan"),
+        ([1.0, 2.0], [float("inf"), 1.0], r"vector: expected finite numbers"),
+        ([1.0, 2e7], [1.0, 1.0], r"point: every number must be at most 1e6 in size, got 1, 2e\+07"),
+        (["a", "b"], [1.0, 1.0], r"point: '\[.a., .b.\]' is not a number"),
+    ],
+)
 def test_bad_point_or_vector_is_refused(point: list, vector: list, message: str) -> None:
     with raises(HogradError, match=message):
         hvp(parse("w1**2*sin(w2)"), point, vector)
@@ -189,9 +219,8 @@ def test_the_gradient_tolerance_is_the_stated_one() -> None:
 
 @pytest.mark.parametrize(
     ("text", "extremum"),
-    [("x^4 + y^4", "minimum"), ("-x^4 - y^4", "maximum"), ("x^4 - y^4", None),
-     ("x^3 + y^2", None)],
-)  # fmt: skip
+    [("x^4 + y^4", "minimum"), ("-x^4 - y^4", "maximum"), ("x^4 - y^4", None), ("x^3 + y^2", None)],
+)
 def test_the_inconclusive_examples_the_page_names(text: str, extremum: str | None) -> None:
     """hvp.verdict.inconclusive: at 0 each is a critical point with a singular, semidefinite H
     (the test is inconclusive), and what it is, checked on a grid around 0: a minimum, a

@@ -29,14 +29,16 @@ def run(source: str) -> dict:
 
 @pytest.mark.parametrize(
     ("text", "point", "vector"),
-    [("w1**2*sin(w2)", (1.0, math.pi / 2), (0.5, 1.0)),
-     ("(1 - x)^2 + 100*(y - x^2)^2", (-0.7, 0.3), (1.0, 0.0)),
-     ("x + 2*y", (0.3, 0.4), (1.0, 1.0)),  # ∇f is constant: the script says Hv = 0
-     ("torch*v + as^2", (1.0, 2.0, 3.0), (0.5, -1.0, 2.0)),  # names the script itself uses
-     ("w*g + f^2 + exp(-w)", (0.5, -1.0, 2.0), (1.0, 1.0, 1.0)),
-     ("sqrt(2)*x^3", (1.5,), (2.0,)),
-     ("softplus(a - b)*tanh(c) + 2^a", (0.2, -0.4, 1.1), (1.0, -2.0, 0.5))],
-)  # fmt: skip
+    [
+        ("w1**2*sin(w2)", (1.0, math.pi / 2), (0.5, 1.0)),
+        ("(1 - x)^2 + 100*(y - x^2)^2", (-0.7, 0.3), (1.0, 0.0)),
+        ("x + 2*y", (0.3, 0.4), (1.0, 1.0)),  # ∇f is constant: the script says Hv = 0
+        ("torch*v + as^2", (1.0, 2.0, 3.0), (0.5, -1.0, 2.0)),  # names the script itself uses
+        ("w*g + f^2 + exp(-w)", (0.5, -1.0, 2.0), (1.0, 1.0, 1.0)),
+        ("sqrt(2)*x^3", (1.5,), (2.0,)),
+        ("softplus(a - b)*tanh(c) + 2^a", (0.2, -0.4, 1.1), (1.0, -2.0, 0.5)),
+    ],
+)
 def test_the_script_computes_the_pages_numbers(text: str, point: tuple, vector: tuple) -> None:
     fn = parse(text)
     page = hvp(fn, point, vector)

@@ -67,8 +67,12 @@ def test_seed_graph_passes_by_hand() -> None:
     }
     assert r.graph.per_pass == (5, 7, 2, 0)
     labels = {n.name: (n.pass_index, n.label) for n in r.graph.nodes}
-    edges = {(labels[e.src], labels[e.dst]) for e in r.graph.edges if not e.saved
-             if labels[e.src][1] and e.src.startswith("p") and e.dst.startswith("p")}  # fmt: skip
+    edges = {
+        (labels[e.src], labels[e.dst])
+        for e in r.graph.edges
+        if not e.saved
+        if labels[e.src][1] and e.src.startswith("p") and e.dst.startswith("p")
+    }
     # the first backward reuses the forward's results: sin(w2) and w1**2 feed its products,
     # and it reaches the leaves through their AccumulateGrad (w1**1 and cos(w2))
     assert ((0, "SinBackward0"), (1, "MulBackward0")) in edges
@@ -81,8 +85,14 @@ def test_seed_graph_passes_by_hand() -> None:
     assert len(stack_inputs) == 2
     # the results: f, ∂f/∂w1, ∂f/∂w2, g·v, then Hv, which has no grad_fn
     outputs = [(n.pass_index, n.label) for n in r.graph.nodes if n.kind == "output"]
-    assert outputs == [(0, "f"), (1, "df/dw1"), (1, "df/dw2"), (2, "g·v"),
-                       (3, "(Hv)_w1"), (3, "(Hv)_w2")]  # fmt: skip
+    assert outputs == [
+        (0, "f"),
+        (1, "df/dw1"),
+        (1, "df/dw2"),
+        (2, "g·v"),
+        (3, "(Hv)_w1"),
+        (3, "(Hv)_w2"),
+    ]
     assert not any(e.dst in ("out4", "out5") for e in r.graph.edges)
 
 
@@ -98,8 +108,11 @@ def test_recording_the_second_backward_adds_its_nodes() -> None:
     freed, kept = plain.saved_states
     labels = {n.name: n for n in plain.graph.nodes}
     owner = {e.src: e.dst for e in plain.graph.edges if e.saved}
-    still = [(labels[owner[n.name]].name, n.label) for n in plain.graph.nodes
-             if n.kind == "saved" and not n.freed]  # fmt: skip
+    still = [
+        (labels[owner[n.name]].name, n.label)
+        for n in plain.graph.nodes
+        if n.kind == "saved" and not n.freed
+    ]
     assert sorted(still) == [("p0_0", "other"), ("p0_0", "self")] and kept == 2 and freed == 11
 
 
@@ -166,8 +179,9 @@ def test_against_plain_torch_sympy_and_torchviz(text: str, point: list, vector: 
     source = make_dot(tuple(t for t in tensors if t.grad_fn is not None)).source
     found = dict(re.findall(r"^\t(\d+) \[label=([^\s\]]+)", source, re.M))
     ops = {n for n, label in found.items() if not label.startswith('"')}
-    tv_edges = {(a, b) for a, b in re.findall(r"^\t(\d+) -> (\d+)", source, re.M)
-                if a in ops and b in ops}  # fmt: skip
+    tv_edges = {
+        (a, b) for a, b in re.findall(r"^\t(\d+) -> (\d+)", source, re.M) if a in ops and b in ops
+    }
     kinds = {n.name: n.kind for n in r.graph.nodes}
     mine = {(e.src, e.dst) for e in r.graph.edges if kinds[e.src] == kinds[e.dst] == "op"}
     assert (len(ops), len(tv_edges)) == (sum(drawn.values()), len(mine))
@@ -192,13 +206,15 @@ def test_linear_function_has_no_second_graph() -> None:
 
 @pytest.mark.parametrize(
     ("point", "error", "message"),
-    [("1, x", ArgumentError, "point: 'x' is not a number"),
-     ("1,", ArgumentError, r"point: '\(empty\)' is not a number"),
-     ("1, 2, 3", BudgetError, r"point: expected 2 numbers \(one per variable: w1, w2\), got 3"),
-     ("1, 1e7", ArgumentError, "at most 1e6"),
-     ("1, inf", ArgumentError, "point: expected finite numbers, got 1, inf"),
-     ("1, 1/0", ArgumentError, "point: '1/0' is not a number")],
-)  # fmt: skip
+    [
+        ("1, x", ArgumentError, "point: 'x' is not a number"),
+        ("1,", ArgumentError, r"point: '\(empty\)' is not a number"),
+        ("1, 2, 3", BudgetError, r"point: expected 2 numbers \(one per variable: w1, w2\), got 3"),
+        ("1, 1e7", ArgumentError, "at most 1e6"),
+        ("1, inf", ArgumentError, "point: expected finite numbers, got 1, inf"),
+        ("1, 1/0", ArgumentError, "point: '1/0' is not a number"),
+    ],
+)
 def test_bad_points_are_refused_with_a_reason(point: str, error: type, message: str) -> None:
     with raises(error, match=message):
         hvp_graph(parse(SEED), point, "0.5, 1")

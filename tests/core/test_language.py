@@ -20,10 +20,23 @@ from tests.english import english, raises
 _TRIPPED: list[str] = []
 _ARMED = [False]
 _WATCHED = (
-    "os.system", "subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
-    "exec", "compile", "open", "socket.connect", "builtins.input", "ctypes.dlopen", "import",
-    "os.remove", "shutil.rmtree", "pty.spawn",
-)  # fmt: skip
+    "os.system",
+    "subprocess.Popen",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "exec",
+    "compile",
+    "open",
+    "socket.connect",
+    "builtins.input",
+    "ctypes.dlopen",
+    "import",
+    "os.remove",
+    "shutil.rmtree",
+    "pty.spawn",
+)
 
 
 def _hook(event: str, args: tuple) -> None:
@@ -355,22 +368,41 @@ REAL_PROBLEMS = [
     ("x^^2", ["two operators in a row", "x^2"], ["starred", "Python"], ["连续两个运算符", "x^2"]),
     ("x***2", ["two operators in a row"], ["starred"], ["连续两个运算符"]),
     ("x*/2", ["two operators in a row"], ["starred"], ["连续两个运算符"]),
-    ("log(-1)", ["log needs an argument greater than 0", "-1"], ["smaller numbers"],
-     ["log 的参数必须大于 0", "-1"]),
-    ("log(0)", ["log needs an argument greater than 0", "got 0"], ["smaller numbers"],
-     ["log 的参数必须大于 0"]),
-    ("sqrt(-4)", ["sqrt needs an argument of at least 0", "-4"], ["smaller numbers"],
-     ["sqrt 的参数不能小于 0"]),
-    ("asin(2)", ["asin needs an argument between -1 and 1", "got 2"], ["smaller numbers"],
-     ["asin 的参数必须在 -1 到 1 之间"]),
+    (
+        "log(-1)",
+        ["log needs an argument greater than 0", "-1"],
+        ["smaller numbers"],
+        ["log 的参数必须大于 0", "-1"],
+    ),
+    (
+        "log(0)",
+        ["log needs an argument greater than 0", "got 0"],
+        ["smaller numbers"],
+        ["log 的参数必须大于 0"],
+    ),
+    (
+        "sqrt(-4)",
+        ["sqrt needs an argument of at least 0", "-4"],
+        ["smaller numbers"],
+        ["sqrt 的参数不能小于 0"],
+    ),
+    (
+        "asin(2)",
+        ["asin needs an argument between -1 and 1", "got 2"],
+        ["smaller numbers"],
+        ["asin 的参数必须在 -1 到 1 之间"],
+    ),
     ("1/0", ["divides by zero"], ["smaller numbers"], ["除以零"]),
     ("x + 0**-1", ["divides by zero"], ["smaller numbers"], ["除以零"]),
-    ("(-8)**(1/3)", ["negative number to a power that is not a whole number"],
-     ["smaller numbers"], ["负数的非整数次幂"]),
+    (
+        "(-8)**(1/3)",
+        ["negative number to a power that is not a whole number"],
+        ["smaller numbers"],
+        ["负数的非整数次幂"],
+    ),
     ("exp(1000)*x", ["too large for float64", "exp(1000)"], [], ["超出了 float64"]),
-    ("exp(1000) - exp(1000)", ["too large for float64", "exp(1000)"], ["nan"],
-     ["超出了 float64"]),
-]  # fmt: skip
+    ("exp(1000) - exp(1000)", ["too large for float64", "exp(1000)"], ["nan"], ["超出了 float64"]),
+]
 
 
 @pytest.mark.parametrize(("text", "has", "lacks", "has_zh"), REAL_PROBLEMS)

@@ -113,16 +113,20 @@ def test_results_hold_no_tensors(tiny: nw.TrainedNet) -> None:
 
 @pytest.mark.parametrize(
     ("config", "message"),
-    [(nw.NetConfig(hidden=(512, 512, 512)),
-      r"network: 563,722 parameters, over the limit of 120,000"),
-     (nw.NetConfig(hidden=(16, 16, 16, 16)), r"hidden layers: expected 1 to 3, got 4"),
-     (nw.NetConfig(hidden=()), r"hidden layers: expected 1 to 3, got 0"),
-     (nw.NetConfig(hidden=(1000,)), r"hidden width: expected 1 to 512, got 1000"),
-     (nw.NetConfig(steps=5000), r"training steps: expected 1 to 2000, got 5000"),
-     (nw.NetConfig(batch=0), r"batch size: expected 1 to 512, got 0"),
-     (nw.NetConfig(learning_rate=5.0), r"learning rate: expected 1e-05 to 1.0, got 5.0"),
-     (nw.NetConfig(dataset="mnist"), r"data set: expected one of digits, moons, got 'mnist'")],
-)  # fmt: skip
+    [
+        (
+            nw.NetConfig(hidden=(512, 512, 512)),
+            r"network: 563,722 parameters, over the limit of 120,000",
+        ),
+        (nw.NetConfig(hidden=(16, 16, 16, 16)), r"hidden layers: expected 1 to 3, got 4"),
+        (nw.NetConfig(hidden=()), r"hidden layers: expected 1 to 3, got 0"),
+        (nw.NetConfig(hidden=(1000,)), r"hidden width: expected 1 to 512, got 1000"),
+        (nw.NetConfig(steps=5000), r"training steps: expected 1 to 2000, got 5000"),
+        (nw.NetConfig(batch=0), r"batch size: expected 1 to 512, got 0"),
+        (nw.NetConfig(learning_rate=5.0), r"learning rate: expected 1e-05 to 1.0, got 5.0"),
+        (nw.NetConfig(dataset="mnist"), r"data set: expected one of digits, moons, got 'mnist'"),
+    ],
+)
 def test_configurations_over_budget_are_refused(config: nw.NetConfig, message: str) -> None:
     with raises(HogradError, match=message):
         nw.train(config)

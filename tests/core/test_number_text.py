@@ -46,9 +46,15 @@ def names(n: int) -> str:
 #: Long texts of the kinds an attacker sends: the repeated constant of the report, blanks,
 #: commas only, one endless number, an endless expression, a valid point then padding.
 LONG = [
-    "pi," * 1000, " " * 5000, "," * 5000, "1" * 5000, "+".join(["1"] * 3000),
-    "1, 2" + " " * 5000, "1, 2" + ",0" * 3000, "sqrt(2)/2," * 500,
-]  # fmt: skip
+    "pi," * 1000,
+    " " * 5000,
+    "," * 5000,
+    "1" * 5000,
+    "+".join(["1"] * 3000),
+    "1, 2" + " " * 5000,
+    "1, 2" + ",0" * 3000,
+    "sqrt(2)/2," * 500,
+]
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, LIMITS.max_variables])

@@ -78,8 +78,9 @@ def test_inside_r_the_polynomial_closes_in_and_outside_it_runs_away() -> None:
     assert err[20][0] < err[10][0] / 100  # inside: closer
     assert err[10][1] < err[20][1] < err[30][1]  # outside: farther with every step
     sine = parse("sin(x)")
-    sin_err = {n: abs(taylor_polynomial(sine, 0.0, n, np.array([2.5]))[0] - math.sin(2.5))
-               for n in (9, 19)}  # fmt: skip
+    sin_err = {
+        n: abs(taylor_polynomial(sine, 0.0, n, np.array([2.5]))[0] - math.sin(2.5)) for n in (9, 19)
+    }
     assert sin_err[19] < sin_err[9] / 1000
 
 

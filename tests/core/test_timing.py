@@ -33,11 +33,13 @@ def test_noisy_timings_resolve_nothing() -> None:
 
 @pytest.mark.parametrize(
     ("top", "bottom"),
-    [([1.0] * (MIN_ROUNDS - 1), [1.0] * (MIN_ROUNDS - 1)),  # too few rounds
-     ([1.0, 1.0, 0.0, 1.0, 1.0], [1.0] * 5),  # a time of zero: below the timer
-     ([1.0, 1.0, np.nan, 1.0, 1.0], [1.0] * 5),
-     ([1.0] * 5, [1.0] * 6)],  # not paired
-)  # fmt: skip
+    [
+        ([1.0] * (MIN_ROUNDS - 1), [1.0] * (MIN_ROUNDS - 1)),  # too few rounds
+        ([1.0, 1.0, 0.0, 1.0, 1.0], [1.0] * 5),  # a time of zero: below the timer
+        ([1.0, 1.0, np.nan, 1.0, 1.0], [1.0] * 5),
+        ([1.0] * 5, [1.0] * 6),
+    ],  # not paired
+)
 def test_unusable_timings_resolve_nothing(top: list, bottom: list) -> None:
     assert resolved_ratio(top, bottom) is None
 

@@ -64,11 +64,36 @@ def test_every_function_computes_what_the_evaluator_computes(name: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["x**3", "-x**2", "2**x", "x**x", "e**-x", "pi*x", "2*pi*x", "x/-2", "-(x-1)/3", "x**-1.5",
-     "(x+1)**(x-1)", "x**(9**9)", "sin(1)*x", "x*(1/exp(1000))", "log(2)**x", "-0*x", "3",
-     "-3 + x", "softplus(sin(x))*softplus(-x)", "relu(x - 1) * sigmoid(x)", "sqrt(abs(x))",
-     "x - (x - (x - 1))", "x/(x/(x/2))", "2**2**x", "(2**2)**x", "-(-x)", "1e-3*x + 1e6"],
-)  # fmt: skip
+    [
+        "x**3",
+        "-x**2",
+        "2**x",
+        "x**x",
+        "e**-x",
+        "pi*x",
+        "2*pi*x",
+        "x/-2",
+        "-(x-1)/3",
+        "x**-1.5",
+        "(x+1)**(x-1)",
+        "x**(9**9)",
+        "sin(1)*x",
+        "x*(1/exp(1000))",
+        "log(2)**x",
+        "-0*x",
+        "3",
+        "-3 + x",
+        "softplus(sin(x))*softplus(-x)",
+        "relu(x - 1) * sigmoid(x)",
+        "sqrt(abs(x))",
+        "x - (x - (x - 1))",
+        "x/(x/(x/2))",
+        "2**2**x",
+        "(2**2)**x",
+        "-(-x)",
+        "1e-3*x + 1e6",
+    ],
+)
 def test_every_kind_of_node_computes_what_the_evaluator_computes(text: str) -> None:
     check_same_computation(parse(text), POINTS, orders=3)
 
@@ -115,9 +140,18 @@ def snippet_values(fn: Function, x0: float, order: int) -> list[float]:
 
 @pytest.mark.parametrize(
     "text",
-    ["sin(x)*exp(-x^2)", "x*sin(1/x) + e**x", "softplus(x)**2", "sin(1)*x**2", "7",
-     "y**3 + y", "torch*2", "as**3", "log(float)"],
-)  # fmt: skip
+    [
+        "sin(x)*exp(-x^2)",
+        "x*sin(1/x) + e**x",
+        "softplus(x)**2",
+        "sin(1)*x**2",
+        "7",
+        "y**3 + y",
+        "torch*2",
+        "as**3",
+        "log(float)",
+    ],
+)
 def test_the_inspector_snippet_reproduces_the_autograd_column(text: str) -> None:
     fn = parse(text)
     want = derivatives(fn, [1.25], 4).values[:, 0].tolist()

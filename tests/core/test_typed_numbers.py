@@ -40,9 +40,20 @@ def test_every_minus_sign_keeps_the_sign(minus: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["1,-1", "(1, -1)", "[1, -1]", "1，-1", "（1，−1）", "{1; -1}", "1 -1", "1、−1", "⟨1, −1⟩",
-     "１，－１", "( 1 , \u2212 1 )".replace("\u2212 ", "\u2212")],
-)  # fmt: skip
+    [
+        "1,-1",
+        "(1, -1)",
+        "[1, -1]",
+        "1，-1",
+        "（1，−1）",
+        "{1; -1}",
+        "1 -1",
+        "1、−1",
+        "⟨1, −1⟩",
+        "１，－１",
+        "( 1 , \u2212 1 )".replace("\u2212 ", "\u2212"),
+    ],
+)
 def test_a_vector_pasted_in_one_box_is_spread(text: str) -> None:
     for boxes in ([text, ""], ["", text], [text, None]):
         reading = read_numbers(boxes, 2)
@@ -79,7 +90,7 @@ def test_a_decimal_comma_where_it_can_be_nothing_else() -> None:
         (["1", "2,500"], 2, "lesson.read.comma", {"box": 2}),
         (["1" * (MAX_CHARS + 1)], 1, "lesson.read.too_long", {"box": 1}),
     ],
-)  # fmt: skip
+)
 def test_what_cannot_be_read_is_refused_by_name(
     boxes: list[str], size: int, key: str, params: dict
 ) -> None:

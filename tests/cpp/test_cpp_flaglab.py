@@ -39,8 +39,11 @@ def page_settings() -> list[FlagSettings]:
     for create, retain, unused, action in itertools.product(
         (False, True), (None, True, False), (False, True), ACTIONS
     ):
-        pairs = [(False, False)] if action == "backward" else [(False, False), (True, False),
-                                                               (False, True), (True, True)]  # fmt: skip
+        pairs = (
+            [(False, False)]
+            if action == "backward"
+            else [(False, False), (True, False), (False, True), (True, True)]
+        )
         out += [FlagSettings(create, retain, a, m, unused, action) for a, m in pairs]
     return out
 
@@ -48,18 +51,33 @@ def page_settings() -> list[FlagSettings]:
 SETTINGS = page_settings()
 # The graph page's one-variable presets, functions whose dy has no grad_fn, and variable names
 # C++ (or the program) cannot use as they are.
-FUNCTIONS = [("sin(x)", 0.5), ("tanh(x)", 0.7), ("2*x", 1.0), ("relu(x)", 1.5), ("x**2", -0.5),
-             ("exp(x)", 0.3), ("sin(x)*exp(-x**2)", 0.4), ("7", 1.0), ("int**3", 2.0),
-             ("main*2 + sin(main)", 0.5), ("z**3", 2.0), ("x*sin(1/x)", 0.0),
-             ("exp(20*x)", 1.0), ("1e-6*x**3", 0.5), ("x**30", 2.0)]  # fmt: skip
+FUNCTIONS = [
+    ("sin(x)", 0.5),
+    ("tanh(x)", 0.7),
+    ("2*x", 1.0),
+    ("relu(x)", 1.5),
+    ("x**2", -0.5),
+    ("exp(x)", 0.3),
+    ("sin(x)*exp(-x**2)", 0.4),
+    ("7", 1.0),
+    ("int**3", 2.0),
+    ("main*2 + sin(main)", 0.5),
+    ("z**3", 2.0),
+    ("x*sin(1/x)", 0.0),
+    ("exp(20*x)", 1.0),
+    ("1e-6*x**3", 0.5),
+    ("x**30", 2.0),
+]
 FEW = [FlagSettings(create_graph=c, action=a) for c in (False, True) for a in ACTIONS] + [
     FlagSettings(create_graph=True, unused_input=True, materialize_grads=True)
 ]
 
 
 def setting_name(s: FlagSettings) -> str:
-    return (f"cg={s.create_graph} rg={s.retain_graph} au={s.allow_unused} "
-            f"mg={s.materialize_grads} unused={s.unused_input} {s.action}")  # fmt: skip
+    return (
+        f"cg={s.create_graph} rg={s.retain_graph} au={s.allow_unused} "
+        f"mg={s.materialize_grads} unused={s.unused_input} {s.action}"
+    )
 
 
 def runs_of() -> dict[str, tuple[FlagOutcome, str]]:
@@ -81,9 +99,11 @@ def runs_of() -> dict[str, tuple[FlagOutcome, str]]:
     return out
 
 
-NAMES = [f"x**3 {setting_name(s)}" for s in SETTINGS] + [
-    f"{text} at {x0} {setting_name(s)}" for text, x0 in FUNCTIONS for s in FEW
-] + [f"case {c} {v}" for c, spec in CASES.items() for v in spec.variants]  # fmt: skip
+NAMES = (
+    [f"x**3 {setting_name(s)}" for s in SETTINGS]
+    + [f"{text} at {x0} {setting_name(s)}" for text, x0 in FUNCTIONS for s in FEW]
+    + [f"case {c} {v}" for c, spec in CASES.items() for v in spec.variants]
+)
 
 
 def printed(outcome: FlagOutcome) -> list[str]:
@@ -142,8 +162,10 @@ def test_the_runs_cover_every_error_and_form_the_page_shows(runs: dict) -> None:
     ):
         assert text in everything, text
     x3 = runs["x**3 cg=True rg=None au=False mg=False unused=False next"][1]
-    assert x3 == ["tensor(12., dtype=torch.float64, grad_fn=<MulBackward0>)",
-                  "tensor(12., dtype=torch.float64)"]  # fmt: skip
+    assert x3 == [
+        "tensor(12., dtype=torch.float64, grad_fn=<MulBackward0>)",
+        "tensor(12., dtype=torch.float64)",
+    ]
 
 
 def test_only_two_wordings_differ_and_they_say_the_same(runs: dict) -> None:
@@ -175,22 +197,43 @@ def test_renamed_variables_keep_the_function() -> None:
 
 def test_an_untranslated_line_is_refused_not_guessed() -> None:
     with pytest.raises(KeyError):
-        flag_cpp("import torch\n\nx = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)"
-                 "\ny = torch.frobnicate(x)")  # fmt: skip
+        flag_cpp(
+            "import torch\n\nx = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)"
+            "\ny = torch.frobnicate(x)"
+        )
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "hograd_cli", "graph", *args], cwd=ROOT, capture_output=True,
-        text=True, timeout=120,
-    )  # fmt: skip
+        [sys.executable, "-m", "hograd_cli", "graph", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_cli_graph_cpp_prints_the_flag_labs_program() -> None:
-    s = FlagSettings(create_graph=True, retain_graph=False, unused_input=True,
-                     materialize_grads=True, action="again")  # fmt: skip
-    out = cli("x**3", "--at", "2", "--cpp", "--create-graph", "--retain-graph", "False",
-              "--unused-input", "--materialize-grads", "--action", "again")  # fmt: skip
+    s = FlagSettings(
+        create_graph=True,
+        retain_graph=False,
+        unused_input=True,
+        materialize_grads=True,
+        action="again",
+    )
+    out = cli(
+        "x**3",
+        "--at",
+        "2",
+        "--cpp",
+        "--create-graph",
+        "--retain-graph",
+        "False",
+        "--unused-input",
+        "--materialize-grads",
+        "--action",
+        "again",
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout == flag_cpp(run_flags(parse("x**3"), 2.0, s).snippet, parse("x**3"))
 

@@ -35,7 +35,7 @@ from hograd_core.cpp_code import (
     hvp_cpp,
     hvp_graph_cpp,
     torch_paths,
-)  # fmt: skip
+)
 from hograd_core.curvature import _load_forward_ad
 from hograd_core.hvp_code import hvp_snippet
 from hograd_core.hvp_graph import hvp_graph
@@ -63,13 +63,24 @@ DERIVATIVE_CASES = [
     *[(text, x0, 4) for text in derivative_presets() for x0 in (0.5, -1.25, 0.0)],
     ("x**3", 2.0, 4),  # the seed
     *[(f"{name}(0.3*x - 0.1) * x", 0.7, 3) for name in FUNCTIONS],
-    ("1e-7*x**2", 0.5, 2), ("exp(40)*x**2", 0.5, 2), ("x**-1.5 + 2/x - 1", 0.25, 3),
-    ("2**x * e**-x", -0.5, 3), ("(x+1)**(x-1)", 0.5, 3), ("-(x-1)/3 + x/-2", 0.5, 2),
-    ("softplus(sin(x))*softplus(-x)", 30.0, 3), ("x*(0*(-1))", 1.0, 2), ("7", 1.0, 2),
+    ("1e-7*x**2", 0.5, 2),
+    ("exp(40)*x**2", 0.5, 2),
+    ("x**-1.5 + 2/x - 1", 0.25, 3),
+    ("2**x * e**-x", -0.5, 3),
+    ("(x+1)**(x-1)", 0.5, 3),
+    ("-(x-1)/3 + x/-2", 0.5, 2),
+    ("softplus(sin(x))*softplus(-x)", 30.0, 3),
+    ("x*(0*(-1))", 1.0, 2),
+    ("7", 1.0, 2),
     ("(x+1)*(x-1)*(x+2) + sin(x)/cos(x) - exp(x)*log(x+2)", 0.3, 4),
-    ("(sin(x) + x**2)**(cos(x) + 2)", 0.8, 3), ("int**3 + sin(int)", 0.5, 3), ("X**3", 0.5, 2), ("a__b**2", 0.5, 2),
-    ("torch*2 + sin(torch)", 0.5, 2), ("y**2", 0.5, 2), ("nodes**2", 0.5, 2),
-]  # fmt: skip
+    ("(sin(x) + x**2)**(cos(x) + 2)", 0.8, 3),
+    ("int**3 + sin(int)", 0.5, 3),
+    ("X**3", 0.5, 2),
+    ("a__b**2", 0.5, 2),
+    ("torch*2 + sin(torch)", 0.5, 2),
+    ("y**2", 0.5, 2),
+    ("nodes**2", 0.5, 2),
+]
 HVP_CASES = [
     *[(text, ex.point, ex.vector) for text, ex in HVP_PRESETS.items()],
     ("x + 2*y", (1.0, 2.0), (1.0, 1.0)),  # ∇f constant: H = 0
@@ -102,9 +113,12 @@ def python_output(script: str) -> list[str]:
 
 def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "hograd_cli", *args], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "-m", "hograd_cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
         timeout=120,
-    )  # fmt: skip
+    )
 
 
 def cli_program(*args: str) -> str:
@@ -119,10 +133,12 @@ def derivatives_name(text: str, x0: float) -> str:
 
 #: Every case's name, known without generating anything (pytest collects these).
 NAMES = [
-    "cli derivatives", "cli hvp", *[derivatives_name(t, x0) for t, x0, _ in DERIVATIVE_CASES],
+    "cli derivatives",
+    "cli hvp",
+    *[derivatives_name(t, x0) for t, x0, _ in DERIVATIVE_CASES],
     *[f"hvp {text}" for text, _, _ in HVP_CASES],
     *[f"graph {text} {record}" for text, _, _, record in GRAPH_CASES],
-]  # fmt: skip
+]
 
 
 def cases() -> dict[str, tuple[str, str]]:

@@ -87,8 +87,11 @@ def test_a_class_on_two_replicas_and_one_postgresql() -> None:
                 for value in ("8", "12") if i % 2 else ("12",):
                     _check(s, value)
                     made.append((f"s{i}", value))
-            rows = _rows(url, "SELECT s.nickname, c.answer FROM classroom_checks c "
-                              "JOIN classroom_students s ON s.id = c.student ORDER BY c.id")  # fmt: skip
+            rows = _rows(
+                url,
+                "SELECT s.nickname, c.answer FROM classroom_checks c "
+                "JOIN classroom_students s ON s.id = c.student ORDER BY c.id",
+            )
             assert sorted(rows) == sorted(made)  # one row per Check: none lost, none doubled
             counts = cc.summary(engine, code)
             assert teacher.rerun().status == "ok"  # the lecturer's dashboard, on its replica
@@ -114,8 +117,11 @@ def test_a_class_on_two_replicas_and_one_postgresql() -> None:
                 made.append((f"s{i}", "12"))
             total = _rows(url, "SELECT count(*) FROM classroom_checks")
             assert total == [(len(made),)]
-            rows = _rows(url, "SELECT s.nickname, c.answer FROM classroom_checks c "
-                              "JOIN classroom_students s ON s.id = c.student ORDER BY c.id")  # fmt: skip
+            rows = _rows(
+                url,
+                "SELECT s.nickname, c.answer FROM classroom_checks c "
+                "JOIN classroom_students s ON s.id = c.student ORDER BY c.id",
+            )
             assert sorted(rows) == sorted(made)  # each Check under the student who made it
             assert cc.summary(engine, code).joined == STUDENTS  # nobody joined twice
             assert teacher.rerun().status == "ok"  # the lecturer's dashboard, after the death

@@ -68,8 +68,13 @@ def test_pins_are_read_from_requirements() -> None:
 
 def probe(**changes: object) -> dict:
     installed = {"torch": "2.13.0+cpu", "streamlit": "1.67.0", "numpy": "2.4.6"}
-    return {"torch": "2.13.0+cpu", "cuda": None, "cuda_available": False,
-            "installed": installed, **changes}  # fmt: skip
+    return {
+        "torch": "2.13.0+cpu",
+        "cuda": None,
+        "cuda_available": False,
+        "installed": installed,
+        **changes,
+    }
 
 
 WANTED = {"torch": "2.13.0+cpu", "streamlit": "1.67.0", "numpy": "2.4.6"}
@@ -81,10 +86,16 @@ def test_a_cpu_environment_at_its_pins_passes() -> None:
 
 def test_the_cuda_build_is_caught_on_every_count() -> None:
     cuda = probe(
-        torch="2.13.0", cuda="13.0",
-        installed={"torch": "2.13.0", "nvidia-cublas": "13.1", "triton": "3.7.1",
-                   "streamlit": "1.67.0", "numpy": "2.4.6"},
-    )  # fmt: skip
+        torch="2.13.0",
+        cuda="13.0",
+        installed={
+            "torch": "2.13.0",
+            "nvidia-cublas": "13.1",
+            "triton": "3.7.1",
+            "streamlit": "1.67.0",
+            "numpy": "2.4.6",
+        },
+    )
     found = problems(cuda, WANTED)
     assert any("not 2.13.0+cpu" in p for p in found)
     assert any("reports CUDA 13.0" in p for p in found)
@@ -143,12 +154,35 @@ def test_pip_itself_finds_the_wheel_on_the_stand_in_page(tmp_path: Path) -> None
     with serve(tmp_path / "site") as address:
         url = f"{address}/{page.relative_to(tmp_path / 'site').as_posix()}/"
         done = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-index",
-             "--find-links", url, "--only-binary", ":all:", "--platform", "manylinux_2_28_x86_64",
-             "--python-version", "3.11", "--implementation", "cp", "--abi", "cp311",
-             "-d", str(tmp_path / "got"), TORCH_PIN],
-            capture_output=True, text=True, timeout=120, env=env, check=False,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--no-index",
+                "--find-links",
+                url,
+                "--only-binary",
+                ":all:",
+                "--platform",
+                "manylinux_2_28_x86_64",
+                "--python-version",
+                "3.11",
+                "--implementation",
+                "cp",
+                "--abi",
+                "cp311",
+                "-d",
+                str(tmp_path / "got"),
+                TORCH_PIN,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            check=False,
+        )
     assert done.returncode == 0, done.stdout + done.stderr
     got = tmp_path / "got" / TORCH_WHEEL
     assert got.read_bytes() == wheel.read_bytes()
@@ -157,7 +191,10 @@ def test_pip_itself_finds_the_wheel_on_the_stand_in_page(tmp_path: Path) -> None
 def test_no_wheel_for_the_stand_in_is_a_clear_message(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, SCRIPT, "--page", "standin", "--wheels", str(tmp_path)],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert f"the stand-in page needs {TORCH_WHEEL} in {tmp_path}" in done.stderr

@@ -43,9 +43,13 @@ def test_the_stand_in_never_takes_an_official_name() -> None:
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, SCRIPT, *args], capture_output=True, text=True, timeout=60,
-        env=env, check=False,
-    )  # fmt: skip
+        [sys.executable, SCRIPT, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        check=False,
+    )
 
 
 def test_a_bad_replica_count_is_refused_with_the_range() -> None:

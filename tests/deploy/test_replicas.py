@@ -142,9 +142,12 @@ def test_the_shipped_config_names_no_replica_and_holds_no_key() -> None:
 def test_a_replica_that_cannot_run_scripts_is_taken_out_and_restarted(tmp_path: Path) -> None:
     block = tmp_path / "block"
     with Replicas(
-        2, script=STUCK_APP, env={"HOGRAD_TEST_BLOCK": str(block)}, replica_header=True,
+        2,
+        script=STUCK_APP,
+        env={"HOGRAD_TEST_BLOCK": str(block)},
+        replica_header=True,
         probe_timeout=2,
-    ) as group:  # fmt: skip
+    ) as group:
         r1 = group.replicas[0]
         assert sorted(fresh_visits(group.url)) == ["r1", "r1", "r2", "r2"]
         stuck = Path(f"{block}.{r1.port}")
@@ -205,17 +208,34 @@ def test_tls_ends_at_the_proxy(tmp_path: Path) -> None:
         pytest.skip("openssl is not installed (apt-get install openssl)")
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost",
-         "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
-        check=True, capture_output=True, timeout=60,
-    )  # fmt: skip
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1,DNS:localhost",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     pem = tmp_path / "hograd.pem"  # haproxy's crt: the certificate, then its key
     pem.write_text(cert.read_text() + key.read_text())
     trust = ssl.create_default_context(cafile=str(cert))
     with Replicas(
         1, script=STUCK_APP, env={"HOGRAD_TEST_BLOCK": "/nonexistent/b"}, cert=pem
-    ) as group:  # fmt: skip
+    ) as group:
         assert group.url.startswith("https://127.0.0.1:")
         with urllib.request.urlopen(group.url + "/", timeout=30, context=trust) as resp:
             assert resp.status == 200 and b"<title>" in resp.read().lower()

@@ -22,10 +22,15 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     "--no-first-run",
-]  # fmt: skip
+]
 
 
 #: The teacher's key of the servers these tests start (HOGRAD_TEACHER_KEY, as Docker gives it).
@@ -59,14 +64,32 @@ def running_server(name: str = "server") -> Iterator[str]:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     database = ARTIFACTS / f"{name}-classroom.sqlite"  # a fresh class database per server
     database.unlink(missing_ok=True)
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "HOGRAD_TEACHER_KEY": TEACHER_KEY,
-           "HOGRAD_CLASSROOM_URL": f"sqlite:///{database}"}  # fmt: skip
+    env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "HOGRAD_TEACHER_KEY": TEACHER_KEY,
+        "HOGRAD_CLASSROOM_URL": f"sqlite:///{database}",
+    }
     with open(ARTIFACTS / f"{name}.log", "w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "hograd_serving/asgi.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "hograd_serving/asgi.py",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--server.headless",
+                "true",
+            ],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.time() + 90

@@ -12,8 +12,12 @@ pytestmark = pytest.mark.e2e
 
 SVG = "[data-testid='stGraphVizChart'] svg"
 OPEN = "backward?lang=en&backward.f=x%5E3&backward.b=3*x%5E2*g"
-LABELS = {"written": "As written", "detached": "On detached tensors",
-          "once": "@once_differentiable", "second_function": "Double backward as a second Function"}  # fmt: skip
+LABELS = {
+    "written": "As written",
+    "detached": "On detached tensors",
+    "once": "@once_differentiable",
+    "second_function": "Double backward as a second Function",
+}
 
 
 def _open(page, variant: str) -> str:  # noqa: ANN001

@@ -133,9 +133,10 @@ def test_derivatives_order_inspector_and_snippet_in_the_browser(page) -> None:  
     page.get_by_role("tab", name="Show the PyTorch code").click()  # computed when opened
     page.locator("[data-testid='stCode']", has_text="torch.autograd.grad").first.wait_for()
     snippet = next(
-        text for text in page.locator("[data-testid='stCode']").all_inner_texts()
+        text
+        for text in page.locator("[data-testid='stCode']").all_inner_texts()
         if "torch.autograd.grad" in text
-    )  # fmt: skip
+    )
     out = subprocess.run(
         [sys.executable, "-c", snippet], capture_output=True, text=True, timeout=120
     )

@@ -35,8 +35,11 @@ def _families(value: object) -> list[str]:
     return list(dict.fromkeys(f.strip() for f in str(value).split(",")))  # Streamlit repeats them
 
 
-@pytest.mark.parametrize(("query", "base"), [("", BASE_PX), ("&present=1", PRESENT_PX)],
-                         ids=["page", "presentation mode"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("query", "base"),
+    [("", BASE_PX), ("&present=1", PRESENT_PX)],
+    ids=["page", "presentation mode"],
+)
 def test_the_theme_is_the_one_streamlit_gives_its_own_plotly_charts(
     page,
     query: str,

@@ -37,8 +37,11 @@ def _join(browser, link: str, nickname: str):  # noqa: ANN001, ANN202
     page.set_default_timeout(30_000)
     page.goto(link)
     wait_for_app(page, timeout=90_000)
-    expect(page.get_by_text(tr("classroom.join.title", code=parse_qs(urlparse(link).query)
-                               ["class"][0]))).to_be_visible()  # fmt: skip
+    expect(
+        page.get_by_text(
+            tr("classroom.join.title", code=parse_qs(urlparse(link).query)["class"][0])
+        )
+    ).to_be_visible()
     assert page.locator("[data-testid='stProgress']").count() == 0  # the lesson waits
     box = _main(page).get_by_role("textbox", name=tr("classroom.nickname"))
     box.press_sequentially(nickname)  # typed: the box stops at 24 characters
@@ -89,8 +92,9 @@ def test_a_lecturer_and_three_students(browser, server) -> None:  # noqa: ANN001
         _check(hostile, "12")
         _check(cy, "8")
         for page in students:  # progress is the class's record: one step or none
-            expect(page.get_by_text(tr("lesson.progress", done=0 if page is cy else 1, total=7)))\
-                .to_have_count(1)  # fmt: skip
+            expect(
+                page.get_by_text(tr("lesson.progress", done=0 if page is cy else 1, total=7))
+            ).to_have_count(1)
 
         # the dashboard refreshes itself (a fragment): no reload, no click
         metric = _main(teacher).locator("[data-testid='stMetricValue']")
@@ -106,8 +110,10 @@ def test_a_lecturer_and_three_students(browser, server) -> None:  # noqa: ANN001
         # the lecturer reveals step 1: it shows on a student's page without a reload
         _main(teacher).get_by_role("button", name=tr("classroom.reveal", n=1)).click()
         wait_for_app(teacher)
-        revealed = tr("classroom.revealed", answer=tr("lesson.teacher.answer_number",
-                                                      value="12", tolerance="0.01"))  # fmt: skip
+        revealed = tr(
+            "classroom.revealed",
+            answer=tr("lesson.teacher.answer_number", value="12", tolerance="0.01"),
+        )
         expect(_main(cy).get_by_text(revealed)).to_be_visible()
         _main(cy).get_by_text(revealed).scroll_into_view_if_needed()
         screenshot(cy, "classroom_student_revealed")

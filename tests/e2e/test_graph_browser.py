@@ -110,8 +110,10 @@ def test_flag_lab_draws_its_run(page, lang: str) -> None:  # noqa: ANN001
     screenshot(page, f"graph-flags-{lang}")
 
 
-COUNT = {"en": r"Drawn: (\d+) backward functions?, (\d+) saved tensors?; freed: (\d+)\.",
-         "zh": r"图中：(\d+) 个反向函数，(\d+) 个保存的张量；已释放：(\d+) 个。"}  # fmt: skip
+COUNT = {
+    "en": r"Drawn: (\d+) backward functions?, (\d+) saved tensors?; freed: (\d+)\.",
+    "zh": r"图中：(\d+) 个反向函数，(\d+) 个保存的张量；已释放：(\d+) 个。",
+}
 
 
 def drawn_counts(page, lang: str) -> list[tuple[int, int, int]]:  # noqa: ANN001

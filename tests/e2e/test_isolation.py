@@ -52,13 +52,23 @@ def _sees_only(c: StreamlitClient, own: dict, other: dict) -> None:
 
 
 A = {
-    "fn": "tanh(x)", "order": 7, "points": "500", "x0": 1.25, "latex": r"\tanh",
-    "torch": "torch.tanh(x)", "title": "Derivatives of every order",
-}  # fmt: skip
+    "fn": "tanh(x)",
+    "order": 7,
+    "points": "500",
+    "x0": 1.25,
+    "latex": r"\tanh",
+    "torch": "torch.tanh(x)",
+    "title": "Derivatives of every order",
+}
 B = {
-    "fn": "x**3", "order": 2, "points": "2000", "x0": -0.75, "latex": "x^{3}",
-    "torch": "x ** 3", "title": "Derivatives of every order",
-}  # fmt: skip
+    "fn": "x**3",
+    "order": 2,
+    "points": "2000",
+    "x0": -0.75,
+    "latex": "x^{3}",
+    "torch": "x ** 3",
+    "title": "Derivatives of every order",
+}
 
 
 def test_the_load_client_reruns_against_the_real_server(iso_server: str) -> None:

@@ -11,9 +11,17 @@ from benchmarks.first_screens import DRAWN_JS
 from tests.e2e.conftest import wait_for_app
 
 VIEWS = (
-    "", "derivatives", "graph", "hvp", "hvp?hvp.mode=network", "lesson",
-    *(f"why?why.tab={tab}" for tab in ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan", "curvature")),
-)  # fmt: skip
+    "",
+    "derivatives",
+    "graph",
+    "hvp",
+    "hvp?hvp.mode=network",
+    "lesson",
+    *(
+        f"why?why.tab={tab}"
+        for tab in ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan", "curvature")
+    ),
+)
 
 #: How many elements the page holds: settled is when this stops changing between two idle checks
 #: (the front end loads an element type's code when the first such element arrives, and can

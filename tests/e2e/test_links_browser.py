@@ -209,8 +209,13 @@ def test_a_view_set_by_hand_opens_the_same_in_a_fresh_browser_on_a_fresh_server(
 
 # ---- presentation mode ----------------------------------------------------------------------------
 
-PRESENT = [("", "home"), ("derivatives", "derivatives"), ("graph", "graph"), ("hvp", "hvp"),
-           ("why", "why")]  # fmt: skip
+PRESENT = [
+    ("", "home"),
+    ("derivatives", "derivatives"),
+    ("graph", "graph"),
+    ("hvp", "hvp"),
+    ("why", "why"),
+]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -419,11 +424,13 @@ def test_a_link_names_the_pinn_equation_the_same_in_both_languages(page, lang: s
     wave = pinn.preset("wave")
     name = {"en": "exact, t = ", "zh": "精确解，t = "}[lang] + f"{wave.t_max:g}"
     x, u = _drawn(page, name, "x"), _drawn(page, name, "y")
-    np.testing.assert_allclose(u, np.sin(np.pi * x) * np.cos(wave.coefficient * np.pi * wave.t_max),
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        u, np.sin(np.pi * x) * np.cos(wave.coefficient * np.pi * wave.t_max), atol=1e-12
+    )
     assert u.min() < -0.5  # the wave swung below zero; the heat equation's never does
-    steps = page.locator("[data-testid='stForm'] [data-testid='stSlider']",
-                         has_text=tr("why.newton.steps", lang)).get_by_role("slider")  # fmt: skip
+    steps = page.locator(
+        "[data-testid='stForm'] [data-testid='stSlider']", has_text=tr("why.newton.steps", lang)
+    ).get_by_role("slider")
     expect(steps).to_have_value(str(wave.steps))  # the wave's own steps
     assert page.locator("[data-testid='stAlert']", has_text=NOTE[lang]).count() == 0
     assert "why.pinn.equation=wave" in page.url

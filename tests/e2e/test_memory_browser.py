@@ -46,7 +46,8 @@ def test_the_memory_page_shows_the_modules_numbers(page, lang: str) -> None:  # 
         screenshot(page, f"memory-{lang}-{part}")
     source = download(page, "Download .py" if lang == "en" else "下载 .py").decode()
     assert source == inspect.getsource(compute).replace(
-        "    config = MemoryConfig()", f"    config = {CONFIG!r}")  # fmt: skip
+        "    config = MemoryConfig()", f"    config = {CONFIG!r}"
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

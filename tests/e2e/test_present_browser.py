@@ -13,9 +13,11 @@ from tests.e2e.test_layout_browser import _settle
 #: The views with metrics, and how many times Next (PageDown) leads to the screen that shows
 #: them when projected (MAML's cost numbers are its third screen).
 METRIC_VIEWS = (
-    ("hvp", 0), ("hvp?hvp.mode=network", 0), ("why?why.tab=maml", 2),
+    ("hvp", 0),
+    ("hvp?hvp.mode=network", 0),
+    ("why?why.tab=maml", 2),
     *((f"why?why.tab={tab}", 0) for tab in ("hf", "stability", "pinn", "wgan")),
-)  # fmt: skip
+)
 
 #: The computed font size of every element holding text inside each metric value.
 METRIC_SIZES_JS = """() => [...document.querySelectorAll('[data-testid="stMetricValue"]')]
@@ -127,8 +129,14 @@ def test_no_tick_labels_overlap_on_the_log_charts(browser, server, lang: str) ->
     ctx, pg = _context(browser)
     try:
         found = {}
-        for tab, nexts in (("newton", 1), ("hf", 0), ("stability", 0), ("stats", 0),
-                           ("maml", 1), ("pinn", 1)):  # fmt: skip
+        for tab, nexts in (
+            ("newton", 1),
+            ("hf", 0),
+            ("stability", 0),
+            ("stats", 0),
+            ("maml", 1),
+            ("pinn", 1),
+        ):
             pg.goto(f"{server}/why?why.tab={tab}&present=1&lang={lang}")
             _settle(pg)
             for _ in range(nexts):

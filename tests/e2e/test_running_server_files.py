@@ -44,8 +44,9 @@ def test_each_worker_keeps_its_own_log_and_class_database(
         return started[-1]
 
     # only running_server's own names: the subprocess and urllib modules stay as they are
-    fake_subprocess = SimpleNamespace(Popen=popen, STDOUT=subprocess.STDOUT,
-                                      TimeoutExpired=subprocess.TimeoutExpired)  # fmt: skip
+    fake_subprocess = SimpleNamespace(
+        Popen=popen, STDOUT=subprocess.STDOUT, TimeoutExpired=subprocess.TimeoutExpired
+    )
     fake_request = SimpleNamespace(urlopen=lambda *a, **k: _Health())
     monkeypatch.setattr(conftest, "subprocess", fake_subprocess)
     monkeypatch.setattr(conftest, "urllib", SimpleNamespace(request=fake_request))

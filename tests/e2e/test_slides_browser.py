@@ -90,7 +90,7 @@ SCREENS = [
             nexts=2,
         )
         for k in (0, 1)
-    ],  # fmt: skip
+    ],
     Screen("graph", ".st-key-graph-screen-traps [data-testid='stCode']", nexts=3),
     # hvp and why tabs
     Screen("hvp", ".st-key-hvp-screen-numbers [data-testid='stMetric']"),

@@ -19,10 +19,13 @@ from tests.e2e.conftest import screenshot, wait_for_app
 pytestmark = pytest.mark.e2e
 
 TABS = {
-    "en": {"hf": "Hessian-free Newton", "stability": "The stability limit",
-           "stats": "Gradient statistics"},
+    "en": {
+        "hf": "Hessian-free Newton",
+        "stability": "The stability limit",
+        "stats": "Gradient statistics",
+    },
     "zh": {"hf": "无 Hessian 牛顿法", "stability": "稳定性极限", "stats": "梯度统计"},
-}  # fmt: skip
+}
 
 
 def _open(page, lang: str = "en", tab: str | None = None) -> None:  # noqa: ANN001
@@ -39,8 +42,10 @@ def _trace(page, name: str, axis: str = "y") -> np.ndarray:  # noqa: ANN001
     """The numbers of the drawn trace called ``name`` (as plotly.js holds them)."""
     page.wait_for_function(
         "name => [...document.querySelectorAll('.js-plotly-plot')]"
-        ".some(p => (p.data || []).some(t => t.name === name))", arg=name, timeout=60_000,
-    )  # fmt: skip
+        ".some(p => (p.data || []).some(t => t.name === name))",
+        arg=name,
+        timeout=60_000,
+    )
     values = page.evaluate(
         "([name, axis]) => { for (const p of document.querySelectorAll('.js-plotly-plot'))"
         " for (const t of (p.data || [])) if (t.name === name) { const v = t[axis];"
@@ -93,8 +98,9 @@ def test_hessian_free_tab(page) -> None:  # noqa: ANN001
     run = hf.run(hf.HFConfig())
     np.testing.assert_allclose(_trace(page, "Hessian-free Newton"), run.hf_losses, rtol=1e-12)
     passes = int(run.hf_passes[-1])  # beyond them the run goes on for wall time: not repeatable
-    np.testing.assert_allclose(_trace(page, "Adam")[: passes + 1], run.adam_losses[: passes + 1],
-                               rtol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        _trace(page, "Adam")[: passes + 1], run.adam_losses[: passes + 1], rtol=1e-12
+    )
     _shot(page, "why-hf-en")
     _open(page, "zh", tab="hf")
     _no_exception(page)

@@ -17,10 +17,13 @@ pytestmark = pytest.mark.e2e
 
 TAB = {"en": "MAML: learning to adapt", "zh": "MAML：学会快速适应"}
 NAMES = {
-    "en": {"second": "second-order MAML", "first": "first-order MAML",
-           "pretrain": "pre-training on all tasks"},
+    "en": {
+        "second": "second-order MAML",
+        "first": "first-order MAML",
+        "pretrain": "pre-training on all tasks",
+    },
     "zh": {"second": "二阶 MAML", "first": "一阶 MAML", "pretrain": "在所有任务上预训练"},
-}  # fmt: skip
+}
 
 
 def _open(page, lang: str, query: str = "") -> None:  # noqa: ANN001
@@ -87,8 +90,9 @@ def test_maml_tab_trains_and_draws_the_cores_curves(page) -> None:  # noqa: ANN0
     )
     assert "after 4 adaptation step(s)" in _title_of_first_chart(page)
     for method in METHODS:
-        np.testing.assert_allclose(_trace(page, NAMES["en"][method]), a.curves[method][4],
-                                   rtol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(
+            _trace(page, NAMES["en"][method]), a.curves[method][4], rtol=1e-12
+        )
     script = page.locator("[data-testid='stExpander']", has_text=tr("why.code.title", "en"))
     script.locator("summary").click()  # the script is folded until asked for
     wait_for_app(page, timeout=90_000)
@@ -102,8 +106,9 @@ def test_maml_tab_trains_and_draws_the_cores_curves(page) -> None:  # noqa: ANN0
     page.get_by_role("button", name="运行").click()
     wait_for_app(page, timeout=90_000)
     _no_exception(page)
-    np.testing.assert_allclose(_trace(page, NAMES["zh"]["second"]), a.curves["second"][1],
-                               rtol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        _trace(page, NAMES["zh"]["second"]), a.curves["second"][1], rtol=1e-12
+    )
     assert "一阶 MAML 丢掉了什么" in page.inner_text("body")
     _shot(page, "why-maml-zh")
     _shot(page, "why-maml-cost-zh", "[data-testid='stMetric']")

@@ -37,8 +37,10 @@ def _open(page, lang: str) -> None:  # noqa: ANN001
 def _drawn(page, name: str, axis: str) -> np.ndarray:  # noqa: ANN001
     page.wait_for_function(
         "name => [...document.querySelectorAll('.js-plotly-plot')]"
-        ".some(p => (p.data || []).some(t => t.name === name))", arg=name, timeout=60_000,
-    )  # fmt: skip
+        ".some(p => (p.data || []).some(t => t.name === name))",
+        arg=name,
+        timeout=60_000,
+    )
     values = page.evaluate(_DRAWN, [name, axis])  # or plotly's {dtype, bdata} as sent
     if isinstance(values, dict):
         shape = [int(n) for n in str(values.get("shape", "-1")).split(",")]  # "41, 41"
@@ -79,8 +81,9 @@ def test_pinn_tab_trains_and_shows_the_silent_bug(page) -> None:  # noqa: ANN001
     page.wait_for_function(
         "() => document.body.innerText.includes('Trying to backward through the graph')"
     )
-    np.testing.assert_allclose(_drawn(page, "residual of the equation", "z"), bad.residual,
-                               rtol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        _drawn(page, "residual of the equation", "z"), bad.residual, rtol=1e-12
+    )
     np.testing.assert_allclose(_drawn(page, "residual", "y"), bad.terms[:, 0], rtol=1e-12)
     _shot(page, "why-pinn-silent-en")
     _shot(page, "why-pinn-silent-slices-en", chart=1)

@@ -44,7 +44,12 @@ def run_alone(source: str, folder: Path, name: str, *flags: str) -> str:
     "ignore"``); what it printed. Fails on a non-zero exit."""
     path = folder / name
     path.write_text(source, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-I", *flags, str(path)], capture_output=True,
-                          text=True, cwd=folder, check=False)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-I", *flags, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout

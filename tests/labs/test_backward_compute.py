@@ -32,8 +32,7 @@ def _run_script(source: str, tmp_path: Path) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize(("f", "b"), [("tanh(x)", "(1 - y^2)*g"), ("x^3", "3*x^2"),
-                                      ("2", "0*g")])  # fmt: skip
+@pytest.mark.parametrize(("f", "b"), [("tanh(x)", "(1 - y^2)*g"), ("x^3", "3*x^2"), ("2", "0*g")])
 def test_the_script_prints_what_the_app_computed(
     f: str, b: str, variant: str, tmp_path: Path
 ) -> None:

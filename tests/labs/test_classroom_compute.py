@@ -22,11 +22,29 @@ from tests.labs.conftest import Db
 NOW = 1_800_000_000.0
 
 HOSTILE = [
-    "Robert'); DROP TABLE classroom_students;--", "' OR '1'='1", "\"; DELETE FROM x; --",
-    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "**bold** [a](http://x)",
-    "$x^2$", "=HYPERLINK(\"http://x\")", "+1-2", "@SUM(A1)", "\x00nul", "a\u202eb", "\u200b\u200bz",
-    "é" * 300, "中文名字", "🙂" * 5, "  spaced   out  ", "\\", "%", "_", "null", "None",
-]  # fmt: skip
+    "Robert'); DROP TABLE classroom_students;--",
+    "' OR '1'='1",
+    '"; DELETE FROM x; --',
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "**bold** [a](http://x)",
+    "$x^2$",
+    '=HYPERLINK("http://x")',
+    "+1-2",
+    "@SUM(A1)",
+    "\x00nul",
+    "a\u202eb",
+    "\u200b\u200bz",
+    "é" * 300,
+    "中文名字",
+    "🙂" * 5,
+    "  spaced   out  ",
+    "\\",
+    "%",
+    "_",
+    "null",
+    "None",
+]
 
 
 @pytest.fixture()
@@ -55,8 +73,21 @@ def test_codes_are_read_however_typed() -> None:
     code = cc.new_code(Random(1))
     assert len(code) == cc.CODE_LENGTH and set(code) <= set(cc.CODE_ALPHABET)
     assert cc.read_code(f" {code.lower()[:3]}-{code[3:]} ") == code
-    for bad in ["", "ABC", "ABCDEFG", "ABCDE0", "ABCDEI", "ÀBCDEF", "ABC DE", "<b>x</b>",
-                "' OR 1=1", "A" * 10_000, None, 123, "ＡＢＣＤＥＦ"]:  # fmt: skip
+    for bad in [
+        "",
+        "ABC",
+        "ABCDEFG",
+        "ABCDE0",
+        "ABCDEI",
+        "ÀBCDEF",
+        "ABC DE",
+        "<b>x</b>",
+        "' OR 1=1",
+        "A" * 10_000,
+        None,
+        123,
+        "ＡＢＣＤＥＦ",
+    ]:
         with pytest.raises(cc.ClassroomError) as err:
             cc.read_code(bad)
         assert err.value.params == {"length": cc.CODE_LENGTH}  # the text is not repeated
@@ -138,11 +169,15 @@ def _class_with_checks(engine: sa.Engine) -> tuple[str, list[tuple[str, int, boo
     """Five students, their Checks: (nickname, step, right, verdict key, value)."""
     code = cc.open_class(engine, NOW, rng=Random(6))
     made = [
-        ("ann", 1, False, "lesson.trap.value", "8"), ("ann", 1, True, "lesson.check.right", ""),
-        ("bo", 1, False, "lesson.trap.value", "8"), ("bo", 1, False, "lesson.trap.value", "8"),
-        ("cy", 1, False, "lesson.check.high", "13"), ("cy", 3, False, "lesson.trap.third", "6"),
-        ("di", 1, True, "lesson.check.right", ""), ("di", 3, True, "lesson.check.right", ""),
-    ]  # fmt: skip
+        ("ann", 1, False, "lesson.trap.value", "8"),
+        ("ann", 1, True, "lesson.check.right", ""),
+        ("bo", 1, False, "lesson.trap.value", "8"),
+        ("bo", 1, False, "lesson.trap.value", "8"),
+        ("cy", 1, False, "lesson.check.high", "13"),
+        ("cy", 3, False, "lesson.trap.third", "6"),
+        ("di", 1, True, "lesson.check.right", ""),
+        ("di", 3, True, "lesson.check.right", ""),
+    ]
     who = {n: cc.join(engine, code, n, NOW) for n in ["ann", "bo", "cy", "di", "ed"]}
     for i, (name, step, right, key, value) in enumerate(made):
         params = (("value", value),) if value else ()
@@ -163,8 +198,9 @@ def test_the_dashboard_counts_students_not_clicks(db: tuple[sa.Engine, Db]) -> N
         for name, _, right, key, value in mine:
             if not right:
                 slips.setdefault((key, value), set()).add(name)
-        assert {(s.verdict, dict(s.params).get("value", "")): s.students for s in counts.slips} \
-            == {k: len(v) for k, v in slips.items()}  # fmt: skip
+        assert {(s.verdict, dict(s.params).get("value", "")): s.students for s in counts.slips} == {
+            k: len(v) for k, v in slips.items()
+        }
     assert [c.step for c in got.steps] == [1, 3]
     first = got.steps[0].slips[0]
     assert (first.verdict, first.params, first.students) == (
@@ -185,8 +221,10 @@ def test_progress_is_the_servers_record(db: tuple[sa.Engine, Db]) -> None:
 
 def _students(engine: sa.Engine, code: str) -> list[cc.Student]:
     with engine.connect() as c:
-        rows = c.execute(sa.text("SELECT id, code, nickname FROM classroom_students "
-                                 "WHERE code = :c"), {"c": code}).all()  # fmt: skip
+        rows = c.execute(
+            sa.text("SELECT id, code, nickname FROM classroom_students WHERE code = :c"),
+            {"c": code},
+        ).all()
     return [cc.Student(*r) for r in rows]
 
 

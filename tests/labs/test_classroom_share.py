@@ -38,8 +38,9 @@ def test_the_last_share_is_the_classs_view(db: tuple[sa.Engine, Db]) -> None:
     assert cc.shared_view(engine, code) == cc.Shared("graph", 3)
     assert cc.shared_view(engine, other) == cc.Shared("why?why.tab=pinn", 1)
     assert raw.rows("SELECT code, link, serial FROM classroom_shared ORDER BY serial") == [
-        (other, "why?why.tab=pinn", 1), (code, "graph", 3)
-    ]  # fmt: skip
+        (other, "why?why.tab=pinn", 1),
+        (code, "graph", 3),
+    ]
     cc.delete_class(engine, code)
     assert raw.rows("SELECT code FROM classroom_shared") == [(other,)]
 

@@ -62,9 +62,12 @@ def test_rate_is_the_spectral_radius(beta: float, h: float) -> None:
 
 @pytest.mark.parametrize(
     "config",
-    [MomentumConfig(), MomentumConfig(kappa=100, lr=0.02, beta=0.9, steps=200),
-     MomentumConfig(kappa=5, lr=0.5, beta=0.0, steps=30)],
-)  # fmt: skip
+    [
+        MomentumConfig(),
+        MomentumConfig(kappa=100, lr=0.02, beta=0.9, steps=200),
+        MomentumConfig(kappa=5, lr=0.5, beta=0.0, steps=30),
+    ],
+)
 def test_run_is_the_closed_form(config: MomentumConfig) -> None:
     run = momentum(config)
     np.testing.assert_allclose(run.eigenvalues, [1.0, config.kappa], rtol=1e-12)

@@ -128,8 +128,9 @@ def test_slq_moments_and_density_against_the_exact_spectrum() -> None:
     assert s.regions.bulk[0] <= s.hessian[0] and s.hessian[-len(top) - 1] <= s.regions.bulk[1]
     # with as many Lanczos steps as parameters, a start's nodes are H's distinct eigenvalues
     # (the softmax's shift invariance makes 0 a multiple one: Lanczos finds it once)
-    full = NetworkCurvatureConfig(hidden=4, train_steps=100, lanczos_steps=n, starts=1,
-                                  hf_iterations=1, cg_iterations=1)  # fmt: skip
+    full = NetworkCurvatureConfig(
+        hidden=4, train_steps=100, lanczos_steps=n, starts=1, hf_iterations=1, cg_iterations=1
+    )
     one = spectra(full)
     nodes = one.nodes[0][one.weights[0] > 0]
     distinct = np.unique(np.round(s.hessian, 9))

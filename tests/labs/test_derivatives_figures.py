@@ -31,9 +31,16 @@ def test_cells_keep_the_sign_of_infinity_and_name_nan() -> None:
 
 @pytest.mark.parametrize(
     ("value", "exact", "want"),
-    [(1.0, 1.5, 0.5), (math.inf, math.inf, 0.0), (math.nan, math.nan, 0.0),
-     (math.nan, 0.0, math.nan), (math.inf, 1.0, math.inf), (None, 1.0, None), (1.0, None, None)],
-)  # fmt: skip
+    [
+        (1.0, 1.5, 0.5),
+        (math.inf, math.inf, 0.0),
+        (math.nan, math.nan, 0.0),
+        (math.nan, 0.0, math.nan),
+        (math.inf, 1.0, math.inf),
+        (None, 1.0, None),
+        (1.0, None, None),
+    ],
+)
 def test_delta_is_zero_only_where_the_values_are_the_same(
     value: float | None, exact: float | None, want: float | None
 ) -> None:
@@ -76,15 +83,25 @@ def test_the_projector_setting_is_the_figures_argument() -> None:
 
     xs = np.linspace(-3, 3, 50)
     result = derivatives(parse("tanh(x)"), xs, 3, method="taylor")
-    profile = CostProfile(points=50, low=-3.0, high=3.0, orders=(0, 1), nodes=(1, 4),
-                          autograd_ms=(0.1, 0.2), autograd_mb=(0.0, 0.0), taylor_ms=(0.1, 0.1),
-                          sympy_ms=(1.0, 2.0), sympy_ops=(1, 3), autograd_runs=3,
-                          taylor_runs=5)  # fmt: skip
+    profile = CostProfile(
+        points=50,
+        low=-3.0,
+        high=3.0,
+        orders=(0, 1),
+        nodes=(1, 4),
+        autograd_ms=(0.1, 0.2),
+        autograd_mb=(0.0, 0.0),
+        taylor_ms=(0.1, 0.1),
+        sympy_ms=(1.0, 2.0),
+        sympy_ops=(1, 3),
+        autograd_runs=3,
+        taylor_runs=5,
+    )
     builders = [
         lambda on: derivatives_figure(result, "en", x0=0.5, projector=on),
         lambda on: taylor_figure(
             xs, result.values[0], result.values[0], 0.5, 0.46, 3, "x", "zh", on
-        ),  # fmt: skip
+        ),
         lambda on: cost_figure(profile, "en", on),
     ]
     for build in builders:

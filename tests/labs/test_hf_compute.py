@@ -64,8 +64,9 @@ def test_cg_needs_one_product_per_distinct_eigenvalue() -> None:
     rng = np.random.default_rng(0)
     q, _ = np.linalg.qr(rng.normal(size=(50, 50)))
     a = torch.tensor(q @ np.diag(np.repeat([1.0, 7.0, 30.0], [20, 20, 10])) @ q.T)
-    d, used, residual, _ = conjugate_gradient(lambda v: a @ v, torch.tensor(rng.normal(size=50)),
-                                              0.0, 50, 1e-10)  # fmt: skip
+    d, used, residual, _ = conjugate_gradient(
+        lambda v: a @ v, torch.tensor(rng.normal(size=50)), 0.0, 50, 1e-10
+    )
     assert used == 3 and residual <= 1e-10
 
 
@@ -149,8 +150,10 @@ def test_first_order_runs_get_a_counted_budget_whatever_the_clock(
     np.testing.assert_array_equal(run.hf_losses, reference.hf_losses)
     budget = len(run.hvps) + 2 * int(run.hvps.sum())
     assert budget > run.hf_passes[-1]
-    for losses, seconds, same in ((run.sgd_losses, run.sgd_seconds, reference.sgd_losses),
-                                  (run.adam_losses, run.adam_seconds, reference.adam_losses)):  # fmt: skip
+    for losses, seconds, same in (
+        (run.sgd_losses, run.sgd_seconds, reference.sgd_losses),
+        (run.adam_losses, run.adam_seconds, reference.adam_losses),
+    ):
         assert len(losses) == len(seconds) == budget + 1  # the loss before each pass, and after
         np.testing.assert_array_equal(losses, same)
         assert np.all(np.diff(seconds) >= 0)

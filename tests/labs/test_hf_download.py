@@ -16,10 +16,17 @@ from hograd_labs.hf.cached import script, why_hessian_free
 from hograd_labs.hf.compute import HFConfig
 from tests.labs.notebooks import figure_cell, imported, run_alone
 
-CONFIG = HFConfig(dataset="digits", hidden=(8,), steps=3, cg_iters=6, damping=0.1, sgd_lr=0.1,
-                  adam_lr=0.03, seed=2)  # fmt: skip
-STANDALONE = {"math", "time", "warnings", "collections", "dataclasses", "numpy", "torch",
-              "sklearn"}  # fmt: skip
+CONFIG = HFConfig(
+    dataset="digits",
+    hidden=(8,),
+    steps=3,
+    cg_iters=6,
+    damping=0.1,
+    sgd_lr=0.1,
+    adam_lr=0.03,
+    seed=2,
+)
+STANDALONE = {"math", "time", "warnings", "collections", "dataclasses", "numpy", "torch", "sklearn"}
 
 
 def printed(text: str) -> dict[str, list[str]]:
@@ -39,8 +46,9 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
     got = printed(stdout)
     assert int(got["parameters"][0]) == run.parameters
     for name in ("hf_losses", "rho", "sgd_losses", "adam_losses"):
-        np.testing.assert_allclose(np.array(got[name], dtype=float), getattr(run, name),
-                                   rtol=1e-12, err_msg=name)  # fmt: skip
+        np.testing.assert_allclose(
+            np.array(got[name], dtype=float), getattr(run, name), rtol=1e-12, err_msg=name
+        )
     for name in ("hf_passes", "hvps"):
         assert [int(v) for v in got[name]] == getattr(run, name).tolist()
     # SGD and Adam take Hessian-free's gradients plus 2 per HVP: a count, not a clock
@@ -48,8 +56,9 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
     assert got["status"] == [run.status[m] for m in ("hf", "sgd", "adam")]
     assert [int(v) for v in got["saved_bytes"]] == [run.grad_saved_bytes, run.hvp_saved_bytes]
     assert all(float(v) > 0 for v in got["seconds"])  # timings: measured, never the same twice
-    np.testing.assert_allclose(np.array(got["func_gap"], dtype=float),
-                               compute.func_form_gaps(run), rtol=1e-9, atol=1e-15)  # fmt: skip
+    np.testing.assert_allclose(
+        np.array(got["func_gap"], dtype=float), compute.func_form_gaps(run), rtol=1e-9, atol=1e-15
+    )
 
 
 def test_the_torch_func_download_differs_by_its_step_line_only() -> None:
@@ -74,7 +83,8 @@ def test_the_notebook_runs_and_draws_the_runs_numbers() -> None:
     nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
     assert not errors
-    np.testing.assert_allclose(json.loads(nb.cells[-1].outputs[0]["text"]),
-                               compute.run(small).hf_losses, rtol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        json.loads(nb.cells[-1].outputs[0]["text"]), compute.run(small).hf_losses, rtol=1e-12
+    )
     mime = "application/vnd.plotly.v1+json"
     assert any(mime in o.get("data", {}) for o in nb.cells[-2].get("outputs", []))

@@ -178,14 +178,18 @@ class NoClock:
 
 @pytest.mark.parametrize(
     ("changes", "message"),
-    [({"top_k": 0}, "Lanczos eigenvalues: expected 1 to 6, got 0"),
-     ({"top_k": 7}, "Lanczos eigenvalues: expected 1 to 6"),
-     ({"power_steps": 500}, "power-iteration steps: expected 1 to 100, got 500"),
-     ({"probes": 1}, "Hutchinson probes: expected 2 to 200, got 1"),
-     ({"dataset": "digits", "hidden": (512, 512, 512)},
-      r"network: 563,722 parameters, over the limit of 120,000"),
-     ({"steps": 5000}, r"training steps: expected 1 to 2000, got 5000")],
-)  # fmt: skip
+    [
+        ({"top_k": 0}, "Lanczos eigenvalues: expected 1 to 6, got 0"),
+        ({"top_k": 7}, "Lanczos eigenvalues: expected 1 to 6"),
+        ({"power_steps": 500}, "power-iteration steps: expected 1 to 100, got 500"),
+        ({"probes": 1}, "Hutchinson probes: expected 2 to 200, got 1"),
+        (
+            {"dataset": "digits", "hidden": (512, 512, 512)},
+            r"network: 563,722 parameters, over the limit of 120,000",
+        ),
+        ({"steps": 5000}, r"training steps: expected 1 to 2000, got 5000"),
+    ],
+)
 def test_analysis_bounds_are_refused(
     changes: dict, message: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

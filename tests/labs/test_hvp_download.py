@@ -37,8 +37,13 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
     assert int(got["parameters"][0]) == curv.parameters == net.parameters.size
     assert float(got["test_accuracy"][0]) == net.test_accuracy
     assert float(got["loss"][0]) == curv.loss
-    for name, page in (("losses", net.losses), ("lanczos", curv.lanczos), ("power", curv.power),
-                       ("probes", curv.probes), ("exact", curv.exact[: curv.lanczos.size])):  # fmt: skip
+    for name, page in (
+        ("losses", net.losses),
+        ("lanczos", curv.lanczos),
+        ("power", curv.power),
+        ("probes", curv.probes),
+        ("exact", curv.exact[: curv.lanczos.size]),
+    ):
         np.testing.assert_array_equal(np.array(got[name], dtype=float), page)
     assert [float(v) for v in got["trace"]] == [curv.trace, curv.trace_error]
     assert float(got["trace_exact"][0]) == curv.trace_exact
@@ -57,8 +62,9 @@ def test_the_torch_func_form_is_the_same_file_with_the_same_products() -> None:
     loss, _ = compute.analysed_loss(net, config)
     v = np.linspace(-1.0, 1.0, net.parameters.size)
     kept = compute.KeptGraph(loss, net.parameters)(v)
-    np.testing.assert_allclose(compute.FuncHessian(loss, net.parameters)(v), kept, rtol=1e-10,
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        compute.FuncHessian(loss, net.parameters)(v), kept, rtol=1e-10, atol=1e-12
+    )
 
 
 def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:

@@ -47,16 +47,25 @@ def net() -> Iterator[tuple[compute.TrainedNet, compute.NetCurvature]]:
 
 @pytest.mark.parametrize(
     "rows, cols, h_space, v_space, widths",
-    [(1, 1, 0.1, 0.0, None), (1, 2, 0.1, 0.0, None), (2, 2, 0.1, 0.12, None),
-     (5, 2, 0.1, 0.12, None), (3, 2, 0.1, 0.12, None), (1, 2, 0.12, 0.0, (0.42, 0.58))],
-)  # fmt: skip
+    [
+        (1, 1, 0.1, 0.0, None),
+        (1, 2, 0.1, 0.0, None),
+        (2, 2, 0.1, 0.12, None),
+        (5, 2, 0.1, 0.12, None),
+        (3, 2, 0.1, 0.12, None),
+        (1, 2, 0.12, 0.0, (0.42, 0.58)),
+    ],
+)
 def test_grid_cells_match_make_subplots(
     rows: int, cols: int, h_space: float, v_space: float, widths: tuple | None
 ) -> None:
     oracle = make_subplots(
-        rows=rows, cols=cols, horizontal_spacing=h_space, vertical_spacing=v_space,
+        rows=rows,
+        cols=cols,
+        horizontal_spacing=h_space,
+        vertical_spacing=v_space,
         column_widths=list(widths) if widths else None,
-    ).layout  # fmt: skip
+    ).layout
     cells = grid_cells(rows, cols, h_space, v_space, widths)
     assert len(cells) == rows * cols
     for i, (x_domain, y_domain) in enumerate(cells):

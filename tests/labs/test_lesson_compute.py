@@ -46,8 +46,14 @@ def answers() -> dict[str, Answer]:
 def test_six_to_ten_steps_in_the_seeds_order() -> None:
     assert 6 <= len(STEPS) <= 10
     assert [s.name for s in STEPS] == [
-        "grad", "create_graph", "second", "growth", "freed", "hvp", "used",
-    ]  # fmt: skip
+        "grad",
+        "create_graph",
+        "second",
+        "growth",
+        "freed",
+        "hvp",
+        "used",
+    ]
     assert {s.exercise.kind for s in STEPS} == {NUMBER, VECTOR, CHOICE, FLAGS}
 
 
@@ -177,16 +183,19 @@ def _second_call(s: FlagSettings, t: torch.Tensor, y: torch.Tensor) -> str:
 
 SETTINGS = [
     FlagSettings(create_graph=cg, retain_graph=rg, action=action)
-    for cg in (False, True) for rg in (None, True, False)
+    for cg in (False, True)
+    for rg in (None, True, False)
     for action in ("next", "again", "backward")
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("name", ["create_graph", "freed"])
 def test_a_flag_goal_is_met_exactly_when_plain_torch_raises_it(name: str) -> None:
     step = step_named(name)
-    wanted = {"create_graph": "does not require grad and does not have a grad_fn",
-              "freed": "Trying to backward through the graph a second time"}[name]  # fmt: skip
+    wanted = {
+        "create_graph": "does not require grad and does not have a grad_fn",
+        "freed": "Trying to backward through the graph a second time",
+    }[name]
     met = []
     for s in SETTINGS:
         error = _plain_torch_error(s)
@@ -241,6 +250,7 @@ def test_a_choice_is_right_only_for_the_computed_option(answers: dict[str, Answe
         for option in range(len(step.exercise.options)):
             verdict = check(step, option, truth)
             assert verdict.correct == (option == right)
-            assert verdict.key == ("lesson.check.right" if option == right
-                                   else "lesson.check.wrong_choice")  # fmt: skip
+            assert verdict.key == (
+                "lesson.check.right" if option == right else "lesson.check.wrong_choice"
+            )
         assert check(step, None, truth).key == "lesson.check.empty"

@@ -50,8 +50,9 @@ def start(config: MamlConfig, seed: int = 1) -> torch.Tensor:
 
 def task_loss(config: MamlConfig, x: torch.Tensor, y: torch.Tensor):  # noqa: ANN201
     """One task's loss as a function of a flat θ (n,), for torch.func."""
-    return lambda theta: ((forward(theta[None], x[None], config.hidden, config.activation)
-                           - y[None]) ** 2).mean()  # fmt: skip
+    return lambda theta: (
+        (forward(theta[None], x[None], config.hidden, config.activation) - y[None]) ** 2
+    ).mean()
 
 
 def post_adaptation(config: MamlConfig, batch: tuple, theta: torch.Tensor) -> float:
@@ -76,10 +77,16 @@ def test_second_order_meta_gradient_is_the_derivative_of_the_post_adaptation_los
     value, g = meta_gradient(theta, batch, config, "second")
     assert value == pytest.approx(post_adaptation(config, batch, theta), rel=1e-12)
     h = 1e-5
-    fd = np.array([
-        (post_adaptation(config, batch, theta + h * e) - post_adaptation(config, batch, theta - h * e)) / (2 * h)
-        for e in torch.eye(theta.numel(), dtype=torch.float64)
-    ])  # fmt: skip
+    fd = np.array(
+        [
+            (
+                post_adaptation(config, batch, theta + h * e)
+                - post_adaptation(config, batch, theta - h * e)
+            )
+            / (2 * h)
+            for e in torch.eye(theta.numel(), dtype=torch.float64)
+        ]
+    )
     assert theta.numel() == 22  # 1-3-3-1: (3 + 3) + (9 + 3) + (3 + 1)
     np.testing.assert_allclose(g.numpy(), fd, rtol=1e-6, atol=1e-8)
     _, g1 = meta_gradient(theta, batch, config, "first")
@@ -97,8 +104,9 @@ def hvp(f, theta: torch.Tensor, v: torch.Tensor) -> torch.Tensor:  # noqa: ANN00
 def test_first_order_drops_exactly_the_hessian_term(activation: str, inner_steps: int) -> None:
     """∇ meta-loss = mean_i (I − αH(θ_0))…(I − αH(θ_{s−1})) ∇L^q(θ_s); first order keeps
     only ∇L^q(θ_s). The difference is built here from HVPs, innermost step first."""
-    config = MamlConfig(hidden=6, activation=activation, tasks=3, k_shot=5, inner_lr=0.2,
-                        inner_steps=inner_steps)  # fmt: skip
+    config = MamlConfig(
+        hidden=6, activation=activation, tasks=3, k_shot=5, inner_lr=0.2, inner_steps=inner_steps
+    )
     batch, theta = batch_for(config, 7), start(config, 2)
     _, _, x, y = batch
     k, expected = config.k_shot, torch.zeros_like(theta)
@@ -188,8 +196,13 @@ def test_on_the_default_settings_second_order_adapts_best() -> None:
     run = meta_train(MamlConfig())
     final = {m: run.eval_losses[m][-1] for m in METHODS}
     assert final["second"] < final["first"] < final["pretrain"]
-    errors = {m: np.mean([adapt(run, NewSine(a, p)).errors[m] for a in (1, 3, 5) for p in (0.5, 1.5, 2.5)],
-                         axis=0) for m in METHODS}  # fmt: skip
+    errors = {
+        m: np.mean(
+            [adapt(run, NewSine(a, p)).errors[m] for a in (1, 3, 5) for p in (0.5, 1.5, 2.5)],
+            axis=0,
+        )
+        for m in METHODS
+    }
     for k in (1, 5):
         assert errors["second"][k] < errors["first"][k] < errors["pretrain"][k]
     one = {m: adapt(run, NewSine(3.0, 1.5)).errors[m][1] for m in METHODS}
@@ -240,9 +253,14 @@ def test_refusals_come_before_any_work(config, error, match, monkeypatch) -> Non
 
 @pytest.mark.parametrize(
     ("amplitude", "phase", "steps", "match"),
-    [(5.5, 1.0, 5, "amplitude"), (0.0, 1.0, 5, "amplitude"), (1.0, 3.5, 5, "phase"),
-     (1.0, math.nan, 5, "phase"), (1.0, 1.0, 6, "steps")],
-)  # fmt: skip
+    [
+        (5.5, 1.0, 5, "amplitude"),
+        (0.0, 1.0, 5, "amplitude"),
+        (1.0, 3.5, 5, "phase"),
+        (1.0, math.nan, 5, "phase"),
+        (1.0, 1.0, 6, "steps"),
+    ],
+)
 def test_the_new_sine_is_checked(amplitude: float, phase: float, steps: int, match: str) -> None:
     with raises((ArgumentError, BudgetError), match=match):
         check_sine(NewSine(amplitude, phase, steps))

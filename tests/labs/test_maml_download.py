@@ -16,8 +16,17 @@ from hograd_labs.maml.cached import script, why_maml, why_maml_adapt
 from hograd_labs.maml.compute import METHODS, MamlConfig, NewSine
 from tests.labs.notebooks import figure_cell, imported, run_alone
 
-CONFIG = MamlConfig(hidden=8, activation="tanh", meta_steps=20, tasks=3, k_shot=5,
-                    inner_steps=2, inner_lr=0.05, outer_lr=0.003, seed=3)  # fmt: skip
+CONFIG = MamlConfig(
+    hidden=8,
+    activation="tanh",
+    meta_steps=20,
+    tasks=3,
+    k_shot=5,
+    inner_steps=2,
+    inner_lr=0.05,
+    outer_lr=0.003,
+    seed=3,
+)
 STANDALONE = {"math", "time", "collections", "dataclasses", "numpy", "torch", "__future__"}
 
 
@@ -31,8 +40,10 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
     # the file is the module's source, its two settings lines written with the page's values
     own, sent = inspect.getsource(compute).splitlines(), code.source.splitlines()
     changed = [(a, b) for a, b in zip(own, sent, strict=True) if a != b]
-    assert changed == [("    config = MamlConfig()", f"    config = {CONFIG!r}"),
-                       ("    sine = NewSine()", f"    sine = {NewSine(2.5, 1.2)!r}")]  # fmt: skip
+    assert changed == [
+        ("    config = MamlConfig()", f"    config = {CONFIG!r}"),
+        ("    sine = NewSine()", f"    sine = {NewSine(2.5, 1.2)!r}"),
+    ]
     assert imported(code.source) <= STANDALONE, imported(code.source) - STANDALONE
     got = printed(run_alone(code.source, tmp_path, "hograd_why_maml.py"))
     assert int(got["parameters"][0]) == run.parameters
@@ -43,10 +54,12 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
     assert float(got["hessian_share"][0]) == pytest.approx(run.hessian_share, rel=1e-12)
     for m in METHODS:
         assert got[f"status_{m}"] == [run.status[m]]
-        np.testing.assert_allclose(np.array(got[f"eval_{m}"], dtype=float), run.eval_losses[m],
-                                   rtol=1e-12)  # fmt: skip
-        np.testing.assert_allclose(np.array(got[f"adapt_{m}"], dtype=float),
-                                   adaptation.errors[m], rtol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(
+            np.array(got[f"eval_{m}"], dtype=float), run.eval_losses[m], rtol=1e-12
+        )
+        np.testing.assert_allclose(
+            np.array(got[f"adapt_{m}"], dtype=float), adaptation.errors[m], rtol=1e-12
+        )
 
 
 def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:

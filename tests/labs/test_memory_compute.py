@@ -95,13 +95,16 @@ def test_checkpointed_hv_equals_the_plain_hv_and_saves_less(result) -> None:  # 
     # an oracle the lab did not write: torch.autograd.functional.hvp on the same loss
     params, (x, y) = make_params(SMALL), make_data(SMALL)
     v = compute.direction(params, SMALL.seed)
-    _, want = torch.autograd.functional.hvp(lambda *p: loss_of(list(p), x, y), tuple(params),
-                                            tuple(v))  # fmt: skip
+    _, want = torch.autograd.functional.hvp(
+        lambda *p: loss_of(list(p), x, y), tuple(params), tuple(v)
+    )
     for a, b in zip(ckpt, want, strict=True):
         torch.testing.assert_close(a, b, rtol=0, atol=1e-12)
     assert ckpt_forward < plain_forward
     assert (result.plain_forward_bytes, result.checkpoint_forward_bytes) == (
-        plain_forward, ckpt_forward)  # fmt: skip
+        plain_forward,
+        ckpt_forward,
+    )
     assert (result.plain_hv_bytes, result.checkpoint_hv_bytes) == (plain_held, ckpt_held)
     assert result.hv_difference <= 1e-12
 
@@ -135,14 +138,19 @@ def test_accumulation_gives_the_big_batchs_gradient_with_a_lower_peak(result) ->
 
 def test_retain_graph_keeps_until_the_next_backward_or_the_last_reference(result) -> None:  # noqa: ANN001
     full = result.pass_bytes[0]
-    assert result.retain_steps == (("forward", full), ("retain", full), ("second", 0),
-                                   ("again", full), ("deleted", 0))  # fmt: skip
+    assert result.retain_steps == (
+        ("forward", full),
+        ("retain", full),
+        ("second", 0),
+        ("again", full),
+        ("deleted", 0),
+    )
 
 
 @pytest.mark.parametrize(
-    "change", [{"width": 65}, {"depth": 5}, {"batch": 257}, {"orders": 5}, {"micro": 5},
-               {"width": 2.5}],
-)  # fmt: skip
+    "change",
+    [{"width": 65}, {"depth": 5}, {"batch": 257}, {"orders": 5}, {"micro": 5}, {"width": 2.5}],
+)
 def test_sizes_are_refused_before_anything_runs(change: dict) -> None:
     fields = {**SMALL.__dict__, **change}
     with raises(ValueError, match=next(iter(change))):
@@ -154,16 +162,23 @@ def test_the_download_is_the_module_and_runs_alone(tmp_path) -> None:  # noqa: A
     tree = ast.parse(source)
     imported = {
         (n.module if isinstance(n, ast.ImportFrom) else a.name).split(".")[0]
-        for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import | ast.ImportFrom)
         for a in n.names
-    }  # fmt: skip
+    }
     assert imported <= {"__future__", "math", "dataclasses", "torch"}
     small = source.replace("    config = MemoryConfig()", f"    config = {SMALL!r}")
     assert small != source
     path = tmp_path / "memory.py"
     path.write_text(small)
-    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
-                         timeout=300, check=True, cwd=tmp_path).stdout  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+        cwd=tmp_path,
+    ).stdout
     run = compute.run(SMALL)
     for k, (s, held) in enumerate(zip(run.pass_bytes, run.live_after, strict=True)):
         assert f"order {k}: saved {s} bytes, held {held}" in out

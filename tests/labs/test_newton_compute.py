@@ -51,8 +51,9 @@ def circle_search(g: np.ndarray, H: np.ndarray, radius: float) -> np.ndarray:
     on = lambda t: g @ (q := radius * np.array([math.cos(t), math.sin(t)])) + 0.5 * q @ H @ q
     angles = np.linspace(0, 2 * math.pi, 3600, endpoint=False)
     best = angles[np.argmin([on(t) for t in angles])]
-    t = minimize_scalar(on, bounds=(best - 0.01, best + 0.01), method="bounded",
-                        options={"xatol": 1e-13}).x  # fmt: skip
+    t = minimize_scalar(
+        on, bounds=(best - 0.01, best + 0.01), method="bounded", options={"xatol": 1e-13}
+    ).x
     return radius * np.array([math.cos(t), math.sin(t)])
 
 
@@ -113,8 +114,9 @@ def test_one_step_also_on_a_quadratic_with_a_linear_part() -> None:
     # f = 3x² + 2xy + y² − x + 4y: H = [[6, 2], [2, 2]], minimum where H w = (1, −4)
     text = "3*x^2 + 2*x*y + y^2 - x + 4*y"
     r = race(parse(text), RaceConfig(start=(5.0, -2.0), methods=("newton",), steps=3))
-    np.testing.assert_allclose(r.paths[0].points[1], np.linalg.solve([[6, 2], [2, 2]], [1, -4]),
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        r.paths[0].points[1], np.linalg.solve([[6, 2], [2, 2]], [1, -4]), atol=1e-12
+    )
 
 
 CASES = [(text, p, m) for text, p in PRESETS.items() for m in ("gd", "newton", "damped", "trust")]
@@ -122,8 +124,14 @@ CASES = [(text, p, m) for text, p in PRESETS.items() for m in ("gd", "newton", "
 
 @pytest.mark.parametrize(("text", "preset", "method"), CASES)
 def test_every_path_equals_a_numpy_implementation(text: str, preset, method: str) -> None:  # noqa: ANN001
-    config = RaceConfig(start=preset.start, steps=min(preset.steps, 60), lr=preset.lr,
-                        damping=0.5, radius=0.5, methods=(method,))  # fmt: skip
+    config = RaceConfig(
+        start=preset.start,
+        steps=min(preset.steps, 60),
+        lr=preset.lr,
+        damping=0.5,
+        radius=0.5,
+        methods=(method,),
+    )
     path = race(parse(text), config).paths[0]
     assert path.status in ("converged", "steps")
     expected = numpy_path(text, config, method)
@@ -161,8 +169,14 @@ def test_the_hard_case_leaves_a_saddle_along_negative_curvature() -> None:
 
 def test_pure_newton_goes_to_the_saddle_and_the_repairs_do_not() -> None:
     p = PRESETS[SADDLE]
-    config = RaceConfig(start=p.start, steps=100, lr=p.lr, damping=1.0, radius=0.5,
-                        methods=("gd", "newton", "damped", "trust"))  # fmt: skip
+    config = RaceConfig(
+        start=p.start,
+        steps=100,
+        lr=p.lr,
+        damping=1.0,
+        radius=0.5,
+        methods=("gd", "newton", "damped", "trust"),
+    )
     ends = {q.method: q for q in race(parse(SADDLE), config).paths}
     # the stationary points of x² + y⁴/4 − y²/2: a saddle at (0, 0), minima at (0, ±1)
     np.testing.assert_allclose(ends["newton"].points[-1], [0.0, 0.0], atol=1e-8)
@@ -177,8 +191,9 @@ def test_pure_newton_goes_to_the_saddle_and_the_repairs_do_not() -> None:
 @pytest.mark.parametrize("kappa", [10, 100])
 def test_gradient_descent_over_two_over_lambda_diverges_and_stops_cleanly(kappa: float) -> None:
     lr = 2 / kappa * 1.05  # λ_max = κ
-    r = race(parse(quadratic(kappa)), RaceConfig(start=(2.0, 1.0), lr=lr, steps=500,
-                                                 methods=("gd",)))  # fmt: skip
+    r = race(
+        parse(quadratic(kappa)), RaceConfig(start=(2.0, 1.0), lr=lr, steps=500, methods=("gd",))
+    )
     path = r.paths[0]
     assert path.status == "diverged"
     assert np.all(np.isfinite(path.points)) and np.all(np.abs(path.points) <= 1e6)
@@ -192,8 +207,10 @@ def test_a_start_where_f_is_undefined_stops_at_step_0() -> None:
 
 def test_a_path_that_runs_out_of_steps_is_not_classified() -> None:
     p = PRESETS["(1 - x)^2 + 100*(y - x^2)^2"]
-    r = race(parse("(1 - x)^2 + 100*(y - x^2)^2"),
-             RaceConfig(start=p.start, lr=p.lr, steps=50, methods=("gd",)))  # fmt: skip
+    r = race(
+        parse("(1 - x)^2 + 100*(y - x^2)^2"),
+        RaceConfig(start=p.start, lr=p.lr, steps=50, methods=("gd",)),
+    )
     assert r.paths[0].status == "steps" and r.paths[0].end_kind == "not_critical"
     assert r.paths[0].stopped_at == 50
 

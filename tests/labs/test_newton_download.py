@@ -17,8 +17,14 @@ from hograd_labs.newton.compute import RaceConfig
 from tests.labs.notebooks import figure_cell, imported, run_alone
 
 TEXT = "x^2 + y^4/4 - y^2/2"  # the saddle preset: each method ends somewhere else
-CONFIG = RaceConfig(start=(1.0, 0.3), steps=100, lr=0.1, damping=0.5, radius=0.25,
-                    methods=("gd", "newton", "damped", "trust"))  # fmt: skip
+CONFIG = RaceConfig(
+    start=(1.0, 0.3),
+    steps=100,
+    lr=0.1,
+    damping=0.5,
+    radius=0.25,
+    methods=("gd", "newton", "damped", "trust"),
+)
 STANDALONE = {"math", "time", "warnings", "collections", "dataclasses", "numpy", "torch"}
 
 
@@ -29,10 +35,12 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
     own, sent = inspect.getsource(compute).splitlines(), code.source.splitlines()
     changed = [(a, b) for a, b in zip(own, sent, strict=True) if a != b]
     assert changed == [
-        ("    return ((1 - x) ** 2) + (100 * ((y - (x**2)) ** 2))",
-         "    return ((x ** 2) + ((y ** 4) / 4)) - ((y ** 2) / 2)"),
+        (
+            "    return ((1 - x) ** 2) + (100 * ((y - (x**2)) ** 2))",
+            "    return ((x ** 2) + ((y ** 4) / 4)) - ((y ** 2) / 2)",
+        ),
         ("    config = RaceConfig()", f"    config = {CONFIG!r}"),
-    ]  # fmt: skip
+    ]
     assert imported(code.source) <= STANDALONE, imported(code.source) - STANDALONE
     marked = [code.source.splitlines()[i - 1] for i in code.marked]
     assert "create_graph=second" in marked[0] and "H:" in marked[1]
@@ -41,9 +49,13 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # no
     for p in race.paths:
         status, stopped, x, y, f, g, kind = rows[p.method]
         assert (status, int(stopped), kind) == (p.status, p.stopped_at, p.end_kind)
-        np.testing.assert_allclose([float(v) for v in (x, y, f, g)],
-                                   [*p.points[-1], p.values[-1], p.grad_norms[-1]],
-                                   rtol=1e-12, atol=1e-14, err_msg=p.method)  # fmt: skip
+        np.testing.assert_allclose(
+            [float(v) for v in (x, y, f, g)],
+            [*p.points[-1], p.values[-1], p.grad_norms[-1]],
+            rtol=1e-12,
+            atol=1e-14,
+            err_msg=p.method,
+        )
     assert [int(v) for v in rows["saved_bytes"]] == [race.gd_saved_bytes, race.newton_saved_bytes]
     assert all(float(v) > 0 for v in rows["seconds"])  # timings: measured, never the same twice
 
@@ -70,8 +82,7 @@ def test_the_notebook_runs_and_draws_the_paths() -> None:
     """Executed by a real kernel (nbclient), as a learner would."""
     nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
     small = RaceConfig(start=(1.0, 0.3), steps=5, lr=0.1)
-    nb = nbformat.reads(figures.notebook(script(parse(TEXT), small).source, "t", "f"),
-                        as_version=4)  # fmt: skip
+    nb = nbformat.reads(figures.notebook(script(parse(TEXT), small).source, "t", "f"), as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell("print(result.paths[1].points[-1].tolist())"))
     nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]

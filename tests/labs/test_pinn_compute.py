@@ -163,8 +163,11 @@ def test_without_create_graph_the_gradient_is_that_of_the_terms_still_live(equat
     if equation == "heat":  # and it is not the residual's gradient
         right = torch.autograd.grad(r_k, params, allow_unused=True, retain_graph=True)
         wrong = torch.autograd.grad(r, params, allow_unused=True)
-        gap = sum(float((a - b).norm()) for a, b in zip(right, wrong, strict=True)
-                  if a is not None and b is not None)  # fmt: skip
+        gap = sum(
+            float((a - b).norm())
+            for a, b in zip(right, wrong, strict=True)
+            if a is not None and b is not None
+        )
         assert gap > 1e-3
 
 
@@ -175,8 +178,15 @@ def test_what_each_term_got_follows_the_flag_and_the_weights(equation, keep, w_r
     """fit_summary's word for each term against the run's own terms: "constant" exactly when
     the term's gradient is 0 (measured), "weight0" when its weight is 0, "partly" for the heat
     residual without create_graph, and the values it quotes are the run's own."""
-    config = replace(preset(equation), steps=20, points=32, edge=16, create_graph=keep,
-                     w_residual=w_res, w_initial=w_init)  # fmt: skip
+    config = replace(
+        preset(equation),
+        steps=20,
+        points=32,
+        edge=16,
+        create_graph=keep,
+        w_residual=w_res,
+        w_initial=w_init,
+    )
     run = compute.run(config)
     rows = {term: (how, a, b) for term, how, a, b in fit_summary(run)}
     assert set(rows) == {"residual", "position", "boundary"} | (

@@ -17,8 +17,16 @@ from hograd_labs.pinn.cached import script, why_pinn_run
 from hograd_labs.pinn.compute import PinnConfig, fit_summary, preset
 from tests.labs.notebooks import figure_cell, imported, run_alone
 
-STANDALONE = {"math", "time", "warnings", "collections", "dataclasses", "numpy", "torch",
-              "__future__"}  # fmt: skip
+STANDALONE = {
+    "math",
+    "time",
+    "warnings",
+    "collections",
+    "dataclasses",
+    "numpy",
+    "torch",
+    "__future__",
+}
 FUNC_LINE = "    func = True  # torch.func's vmap, jacrev and hessian (terms_func, velocity_func)"
 
 
@@ -42,8 +50,7 @@ def test_the_download_runs_and_prints_the_pages_numbers(config: PinnConfig, tmp_
     assert changed == [("    config = PinnConfig()", f"    config = {config!r}")]
     assert imported(code.source) <= STANDALONE, imported(code.source) - STANDALONE
     marked = [code.source.splitlines()[i - 1] for i in code.marked]
-    assert marked and all("create_graph=keep" in line or ".backward()" in line
-                          for line in marked)  # fmt: skip
+    assert marked and all("create_graph=keep" in line or ".backward()" in line for line in marked)
     func = script(config, func=True).source
     assert [b for a, b in zip(sent, func.splitlines(), strict=True) if a != b] == [FUNC_LINE]
     for source, rtol in ((code.source, 0.0), (func, 1e-12)):  # torch.func: equal to rounding
@@ -54,8 +61,9 @@ def test_the_download_runs_and_prints_the_pages_numbers(config: PinnConfig, tmp_
         np.testing.assert_allclose(np.array(got["loss"], float), run.losses, rtol=rtol)
         for term, how, before, after in fit_summary(run):
             assert got["fit_" + term][0] == how
-            np.testing.assert_allclose([float(v) for v in got["fit_" + term][1:]],
-                                       [before, after], rtol=rtol)  # fmt: skip
+            np.testing.assert_allclose(
+                [float(v) for v in got["fit_" + term][1:]], [before, after], rtol=rtol
+            )
         assert all(float(v) > 0 for v in got["seconds"])  # measured, never the same twice
         second = got["second_derivatives"]  # whole Hessian s, diagonal s, entries, their gap
         assert int(second[2]) == run.diagonal_entries == (1 if config.equation == "heat" else 2)
@@ -79,7 +87,8 @@ def test_the_notebook_runs_and_draws_the_runs_numbers() -> None:
     nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
     assert not errors
-    np.testing.assert_allclose(json.loads(nb.cells[-1].outputs[0]["text"]), compute.run(small).u,
-                               rtol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        json.loads(nb.cells[-1].outputs[0]["text"]), compute.run(small).u, rtol=1e-12
+    )
     mime = "application/vnd.plotly.v1+json"
     assert any(mime in o.get("data", {}) for o in nb.cells[-2].get("outputs", []))

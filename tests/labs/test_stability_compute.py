@@ -120,13 +120,23 @@ def test_sharpness_rises_to_about_two_over_lr_on_the_default_settings() -> None:
         (lambda: check_quadratic(StabilityConfig(quadratic_steps=5000)), BudgetError, "steps"),
         (lambda: check_quadratic(StabilityConfig(quadratic_lr=math.inf)), ArgumentError, "lr"),
         (lambda: check_network(StabilityConfig(steps=2000)), BudgetError, "steps"),
-        (lambda: check_network(StabilityConfig(dataset="digits", hidden=(64, 64, 64))),
-         BudgetError, "parameters"),
-        (lambda: check_network(StabilityConfig(dataset="digits", hidden=(32,), steps=1000,
-                                               every=1, lanczos_iters=40)), BudgetError, "passes"),
+        (
+            lambda: check_network(StabilityConfig(dataset="digits", hidden=(64, 64, 64))),
+            BudgetError,
+            "parameters",
+        ),
+        (
+            lambda: check_network(
+                StabilityConfig(
+                    dataset="digits", hidden=(32,), steps=1000, every=1, lanczos_iters=40
+                )
+            ),
+            BudgetError,
+            "passes",
+        ),
         (lambda: check_network(StabilityConfig(dataset="iris")), ArgumentError, "iris"),
     ],
-)  # fmt: skip
+)
 def test_refusals_come_before_any_work(call, error, match) -> None:  # noqa: ANN001
     with raises(error, match=match):
         call()

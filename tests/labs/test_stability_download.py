@@ -18,8 +18,18 @@ from tests.labs.notebooks import figure_cell, imported, run_alone
 
 # both experiments unstable in their own way: the quadratic's f falls for now, the network
 # trains above 2/λ_max(θ₀) on the digits
-CONFIG = StabilityConfig(kappa=2.0, quadratic_lr=1.002, quadratic_steps=150, dataset="digits",
-                         hidden=(8,), lr=2.0, steps=60, every=10, lanczos_iters=6, seed=3)  # fmt: skip
+CONFIG = StabilityConfig(
+    kappa=2.0,
+    quadratic_lr=1.002,
+    quadratic_steps=150,
+    dataset="digits",
+    hidden=(8,),
+    lr=2.0,
+    steps=60,
+    every=10,
+    lanczos_iters=6,
+    seed=3,
+)
 STANDALONE = {"math", "time", "collections", "dataclasses", "numpy", "torch", "sklearn"}
 
 
@@ -54,8 +64,9 @@ def test_the_download_runs_and_prints_the_pages_numbers(tmp_path, func: bool) ->
     assert [int(v) for v in got["saved_bytes"]] == saved
     np.testing.assert_allclose(np.array(got["net_loss"], dtype=float), network.losses, rtol=rtol)
     assert [int(v) for v in got["sharpness_steps"]] == network.sharpness_steps.tolist()
-    np.testing.assert_allclose(np.array(got["sharpness"], dtype=float), network.sharpness,
-                               rtol=rtol)  # fmt: skip
+    np.testing.assert_allclose(
+        np.array(got["sharpness"], dtype=float), network.sharpness, rtol=rtol
+    )
 
 
 def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:

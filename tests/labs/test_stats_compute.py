@@ -206,15 +206,30 @@ def test_the_scripts_digits_are_the_kernels_training_split() -> None:
     assert torch.equal(x, want_x) and torch.equal(y, want_y)
 
 
-@pytest.mark.parametrize("config", [SMALL, SCENARIOS["explode"], SCENARIOS["nan32"],
-                                    replace(SCENARIOS["explode"], clip=1.0, steps=40),
-                                    replace(SCENARIOS["vanish"], steps=20)])  # fmt: skip
+@pytest.mark.parametrize(
+    "config",
+    [
+        SMALL,
+        SCENARIOS["explode"],
+        SCENARIOS["nan32"],
+        replace(SCENARIOS["explode"], clip=1.0, steps=40),
+        replace(SCENARIOS["vanish"], steps=20),
+    ],
+)
 def test_torch_func_gives_the_same_run_to_the_last_bit(config: StatsConfig) -> None:
     """grad_and_value runs autograd's backward formulas in the same order: every recorded
     number equal, NaN where autograd has NaN, float32 included; the NaN located alike."""
     plain, func = gradient_stats(config), gradient_stats(config, gradient=gradients_func)
-    for name in ("losses", "layer_norms", "total_norms", "clipped", "hist_counts", "abs_stats",
-                 "other_losses", "saturated"):  # fmt: skip
+    for name in (
+        "losses",
+        "layer_norms",
+        "total_norms",
+        "clipped",
+        "hist_counts",
+        "abs_stats",
+        "other_losses",
+        "saturated",
+    ):
         np.testing.assert_array_equal(getattr(func, name), getattr(plain, name), err_msg=name)
     assert (func.nan_step, func.nan_layers, func.nan_source, func.other_nan_step) == (
         plain.nan_step,

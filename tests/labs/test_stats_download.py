@@ -17,8 +17,7 @@ from hograd_labs.stats.cached import script, why_gradient_stats
 from hograd_labs.stats.compute import SCENARIOS, StatsConfig
 from tests.labs.notebooks import figure_cell, imported, run_alone
 
-STANDALONE = {"json", "math", "warnings", "collections", "dataclasses", "numpy", "torch",
-              "sklearn"}  # fmt: skip
+STANDALONE = {"json", "math", "warnings", "collections", "dataclasses", "numpy", "torch", "sklearn"}
 
 
 def printed(text: str) -> dict[str, list[str]]:
@@ -31,10 +30,12 @@ def floats(words: list[str]) -> np.ndarray:
 
 @pytest.mark.parametrize(
     "config",
-    [StatsConfig(depth=3, width=8, steps=20, batch=32, clip=0.5, seed=4),
-     replace(SCENARIOS["nan32"], steps=10)],
+    [
+        StatsConfig(depth=3, width=8, steps=20, batch=32, clip=0.5, seed=4),
+        replace(SCENARIOS["nan32"], steps=10),
+    ],
     ids=["tanh-clipped", "nan32"],
-)  # fmt: skip
+)
 def test_the_download_runs_and_prints_the_pages_numbers(tmp_path, config) -> None:  # noqa: ANN001
     stats, code, _, _ = why_gradient_stats(config)  # what the page draws, from its cached call
     # the file is the module's source, its settings line written with the page's values
@@ -80,7 +81,8 @@ def test_the_notebook_runs_and_draws_the_runs_numbers() -> None:
     nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
     assert not errors
-    np.testing.assert_array_equal(json.loads(nb.cells[-1].outputs[0]["text"]),
-                                  compute.run(small).losses)  # fmt: skip
+    np.testing.assert_array_equal(
+        json.loads(nb.cells[-1].outputs[0]["text"]), compute.run(small).losses
+    )
     mime = "application/vnd.plotly.v1+json"
     assert any(mime in o.get("data", {}) for o in nb.cells[-2].get("outputs", []))

@@ -109,8 +109,10 @@ def test_the_penalty_pulls_the_gradient_norms_to_one() -> None:
     on = train_wgan(WganConfig(mode="gp"))
     off = train_wgan(WganConfig(mode="none"))
     clip = train_wgan(WganConfig(mode="clip"))
-    gap = {name: np.median(abs(r.norms[-1] - 1)) for name, r in
-           (("gp", on), ("none", off), ("clip", clip))}  # fmt: skip
+    gap = {
+        name: np.median(abs(r.norms[-1] - 1))
+        for name, r in (("gp", on), ("none", off), ("clip", clip))
+    }
     assert gap["gp"] < 0.2 < gap["none"] and gap["clip"] > 0.9  # clipped: a nearly flat critic
     real_radius = np.linalg.norm(on.real, axis=1).mean()
     radius = [abs(np.linalg.norm(f, axis=1).mean() - real_radius) for f in on.fake]
@@ -170,7 +172,7 @@ def test_the_step_costs_are_measured_side_by_side() -> None:
         (WganConfig(dataset="spiral"), ArgumentError, "spiral"),
         (WganConfig(mode="adam"), ArgumentError, "gp_no_graph"),
     ],
-)  # fmt: skip
+)
 def test_refusals_come_before_any_work(config: WganConfig, error: type, match: str) -> None:
     with raises(error, match=match):
         check_config(config)

@@ -56,8 +56,9 @@ def test_the_download_runs_and_prints_the_pages_numbers(config: WganConfig, tmp_
         np.testing.assert_allclose(numbers(got["smoothed_gap"]), smoothed_gap(run), rtol=rtol)
         distance = float(abs(run.norms[-1] - 1).mean())
         assert float(got["norm_distance"][0]) == pytest.approx(distance, rel=rtol, abs=0)
-        np.testing.assert_allclose(numbers(got["with_graph"]), check.with_graph, rtol=rtol,
-                                   atol=1e-300)  # fmt: skip
+        np.testing.assert_allclose(
+            numbers(got["with_graph"]), check.with_graph, rtol=rtol, atol=1e-300
+        )
         assert list(numbers(got["without_graph"])) == [0.0] * 6
         assert float(got["penalty_at_start"][0]) == pytest.approx(check.penalty, rel=rtol, abs=0)
         assert all(float(v) > 0 for v in got["seconds"])  # measured, never the same twice
@@ -80,7 +81,8 @@ def test_the_notebook_runs_and_draws_the_runs_numbers() -> None:
     nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
     assert not errors
-    np.testing.assert_allclose(json.loads(nb.cells[-1].outputs[0]["text"]),
-                               compute.run(small).wasserstein, rtol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        json.loads(nb.cells[-1].outputs[0]["text"]), compute.run(small).wasserstein, rtol=1e-12
+    )
     mime = "application/vnd.plotly.v1+json"
     assert any(mime in o.get("data", {}) for o in nb.cells[-2].get("outputs", []))

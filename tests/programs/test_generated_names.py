@@ -85,8 +85,9 @@ def code_of(source: str) -> str:
         cells = json.loads(source)["cells"]
         return "\n".join(
             "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
-            for c in cells if c["cell_type"] == "code"
-        )  # fmt: skip
+            for c in cells
+            if c["cell_type"] == "code"
+        )
     return source
 
 
@@ -130,9 +131,13 @@ def run_all(cases: dict[str, str]) -> dict[str, dict]:
     """Run every source of ``cases`` ({id: code}) in one child process of this Python."""
     lines = "".join(json.dumps({"id": k, "code": v}) + "\n" for k, v in cases.items())
     done = subprocess.run(
-        [sys.executable, "-c", DRIVER], input=lines, capture_output=True, text=True,
-        timeout=1800, check=False,
-    )  # fmt: skip
+        [sys.executable, "-c", DRIVER],
+        input=lines,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     results = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     return {r["id"]: r for r in results}

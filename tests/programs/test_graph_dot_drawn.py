@@ -15,8 +15,9 @@ from tests.core.test_graph_dot import torchviz_sources
 
 def drawn_lines(source: str) -> list[str]:
     """The text Graphviz draws, in order (its SVG's <text> elements, blank ones left out)."""
-    svg = subprocess.run(["dot", "-Tsvg"], input=source, capture_output=True, text=True,
-                         check=True).stdout  # fmt: skip
+    svg = subprocess.run(
+        ["dot", "-Tsvg"], input=source, capture_output=True, text=True, check=True
+    ).stdout
     return [t for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg) if t.strip()]
 
 

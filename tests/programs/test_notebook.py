@@ -37,8 +37,9 @@ def execute(source: str, probe: str) -> tuple[dict, object]:
     nb = nbformat.reads(source, as_version=4)
     nbformat.validate(nb)
     nb.cells.append(nbformat.v4.new_code_cell(f"import json\nprint(json.dumps({probe}))"))
-    client = nbclient.NotebookClient(nb, timeout=TIMEOUT, startup_timeout=TIMEOUT,
-                                     kernel_name="python3")  # fmt: skip
+    client = nbclient.NotebookClient(
+        nb, timeout=TIMEOUT, startup_timeout=TIMEOUT, kernel_name="python3"
+    )
     client.execute()
     for cell in nb.cells:
         assert not [o for o in cell.get("outputs", []) if o["output_type"] == "error"], cell
@@ -64,8 +65,9 @@ def test_the_derivatives_notebook_recomputes_the_page() -> None:
     ]
     # the chart is drawn: plotly's figure is in the outputs, one trace per order
     mime = "application/vnd.plotly.v1+json"
-    figures = [o["data"][mime] for c in nb.cells for o in c.get("outputs", [])
-               if mime in o.get("data", {})]  # fmt: skip
+    figures = [
+        o["data"][mime] for c in nb.cells for o in c.get("outputs", []) if mime in o.get("data", {})
+    ]
     assert len(figures) == 1 and len(figures[0]["data"]) == 6
     y = figures[0]["data"][2]["y"]  # plotly sends arrays as base64 bytes and a dtype
     y = np.frombuffer(base64.b64decode(y["bdata"]), y["dtype"]) if "bdata" in y else np.array(y)
@@ -75,8 +77,10 @@ def test_the_derivatives_notebook_recomputes_the_page() -> None:
 def test_above_autograds_limit_the_notebook_stops_at_it_and_says_so() -> None:
     order = BUDGET.max_order_autograd + 2
     texts = {"limit": "limit text", "title": "a title"}
-    got, nb = execute(derivatives_notebook(parse("x**3"), -1.0, 1.0, 5, order, 0.5, texts),
-                      "{'values': values.tolist()}")  # fmt: skip
+    got, nb = execute(
+        derivatives_notebook(parse("x**3"), -1.0, 1.0, 5, order, 0.5, texts),
+        "{'values': values.tolist()}",
+    )
     values = np.array(got["values"])
     assert values.shape == (BUDGET.max_order_autograd + 1, 5)
     xs = np.linspace(-1.0, 1.0, 5)
@@ -89,13 +93,20 @@ def test_the_hvp_notebook_recomputes_the_page_and_draws_the_contour() -> None:
     fn = parse("x^2*y + sin(y)")
     point, vector = (0.5, 1.0), (1.0, -0.5)
     texts = {key: f"text {key}" for key in HVP_TEXTS}
-    probe = ("{'g': g.tolist(), 'H': H.tolist(), 'hv': hv.tolist(), 'Hv': (H @ v).tolist(),"
-             " 'eig': eigenvalues.tolist(), 'Z': Z.tolist(),"
-             " 'a': a.tolist(), 'b': b.tolist()}")  # fmt: skip
+    probe = (
+        "{'g': g.tolist(), 'H': H.tolist(), 'hv': hv.tolist(), 'Hv': (H @ v).tolist(),"
+        " 'eig': eigenvalues.tolist(), 'Z': Z.tolist(),"
+        " 'a': a.tolist(), 'b': b.tolist()}"
+    )
     got, nb = execute(hvp_notebook(fn, point, vector, 1.5, texts), probe)
     page = hvp(fn, point, vector)
-    for key, want in (("g", page.gradient), ("H", page.hessian), ("hv", page.hvp),
-                      ("Hv", page.hvp), ("eig", page.eigenvalues)):  # fmt: skip
+    for key, want in (
+        ("g", page.gradient),
+        ("H", page.hessian),
+        ("hv", page.hvp),
+        ("Hv", page.hvp),
+        ("eig", page.eigenvalues),
+    ):
         np.testing.assert_allclose(got[key], want, rtol=1e-12, atol=1e-12, err_msg=key)
     a, b, z = np.array(got["a"]), np.array(got["b"]), np.array(got["Z"])
     assert a[0] == pytest.approx(-1.0) and b[-1] == pytest.approx(2.5)
@@ -106,8 +117,10 @@ def test_the_hvp_notebook_recomputes_the_page_and_draws_the_contour() -> None:
 def test_the_hvp_notebook_of_three_variables_and_of_a_linear_function() -> None:
     fn = parse("x + 2*y - z")  # ∇f constant: H = 0, Hv = 0, no contour for three variables
     texts = {key: f"text {key}" for key in HVP_TEXTS}
-    got, nb = execute(hvp_notebook(fn, (1, 2, 3), (1, 0, 0), 1.0, texts),
-                      "{'g': g.tolist(), 'H': H.tolist(), 'hv': hv.tolist()}")  # fmt: skip
+    got, nb = execute(
+        hvp_notebook(fn, (1, 2, 3), (1, 0, 0), 1.0, texts),
+        "{'g': g.tolist(), 'H': H.tolist(), 'hv': hv.tolist()}",
+    )
     assert got == {"g": [1.0, 2.0, -1.0], "H": [[0.0] * 3] * 3, "hv": [0.0] * 3}
     assert "text contour" not in markdown(nb)
 
@@ -127,8 +140,10 @@ def test_the_graph_notebook_counts_the_nodes_the_page_counts(
 ) -> None:
     fn = parse(text)
     texts = {key: f"text {key}" for key in GRAPH_TEXTS}
-    got, nb = execute(graph_notebook(fn, x0, order, texts),
-                      "{'values': values, 'nodes': nodes, 'grad_fns': grad_fns}")  # fmt: skip
+    got, nb = execute(
+        graph_notebook(fn, x0, order, texts),
+        "{'values': values, 'nodes': nodes, 'grad_fns': grad_fns}",
+    )
     lab = graph_lab(fn, x0, order)  # the page's lab, whose counts test_graphs.py checks
     assert got["nodes"] == [s.nodes for s in lab.stats]  # x**3: 2, 5, 8, 11, 11, 11
     assert got["grad_fns"] == [s.grad_fn for s in lab.stats]
@@ -163,6 +178,9 @@ def test_a_percent_script_is_cut_at_its_cell_lines() -> None:
     assert percent_cells("# %%\na = 1") == ["a = 1"]
     nb = nbformat.reads(percent_notebook(source, [("markdown", "# t")], [("code", "x")]), 4)
     assert [(c.cell_type, c.source) for c in nb.cells] == [
-        ("markdown", "# t"), ("code", '"""doc"""'), ("code", "import math"),
-        ("code", "if True:\n    x = 1"), ("code", "x"),
-    ]  # fmt: skip
+        ("markdown", "# t"),
+        ("code", '"""doc"""'),
+        ("code", "import math"),
+        ("code", "if True:\n    x = 1"),
+        ("code", "x"),
+    ]

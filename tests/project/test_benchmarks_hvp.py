@@ -21,10 +21,12 @@ def _macs(counter: FlopCounterMode) -> int:
 
 @pytest.mark.parametrize(
     "config",
-    [HvpConfig(dataset="moons", hidden=(6,), steps=1),  # 2-6-2, one hidden layer
-     HvpConfig(dataset="moons", hidden=(7, 5, 3), steps=1),  # three hidden layers
-     HvpConfig(dataset="digits", hidden=(9, 4), steps=1)],  # 64-9-4-10
-)  # fmt: skip
+    [
+        HvpConfig(dataset="moons", hidden=(6,), steps=1),  # 2-6-2, one hidden layer
+        HvpConfig(dataset="moons", hidden=(7, 5, 3), steps=1),  # three hidden layers
+        HvpConfig(dataset="digits", hidden=(9, 4), steps=1),
+    ],  # 64-9-4-10
+)
 def test_the_cost_model_matches_flop_counter(config: HvpConfig) -> None:
     net = train(config)
     loss, examples = analysed_loss(net, config)

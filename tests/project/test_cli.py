@@ -15,9 +15,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "hograd_cli", *args], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "-m", "hograd_cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
         timeout=120,
-    )  # fmt: skip
+    )
 
 
 def test_seed_derivatives_human_readable() -> None:
@@ -25,8 +28,11 @@ def test_seed_derivatives_human_readable() -> None:
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert [line.strip() for line in lines[1:5]] == [
-        "order 0: 8", "order 1: 12", "order 2: 12", "order 3: 6",
-    ]  # fmt: skip
+        "order 0: 8",
+        "order 1: 12",
+        "order 2: 12",
+        "order 3: 6",
+    ]
     out = cli("derivatives", "2*x", "--order", "3", "--at", "2")
     assert "order 1 is constant in x; higher orders are exactly 0" in out.stdout
 
@@ -45,15 +51,26 @@ def test_seed_hvp_json() -> None:
 
 @pytest.mark.parametrize(
     ("function", "at", "says", "never"),
-    [("w1**2*sin(w2)", "1,1.5707963267948966",
-      "not a critical point (some |df/dx_i| > 1e-08), so the second-derivative test does not "
-      "apply; H is indefinite", "saddle"),
-     ("x^2 - y^2", "0,0", "critical point (every |df/dx_i| <= 1e-08): a saddle point", "minimum"),
-     ("x^2 + y^2", "0,0", "a strict local minimum (H is positive definite)", "saddle"),
-     ("-x^2 - y^2", "0,0", "a strict local maximum (H is negative definite)", "saddle"),
-     ("x^3 + y^2", "0,0", "the second-derivative test is inconclusive", "neither"),
-     ("1e6 + x^2 + y^2", "0.004,0", "not a critical point", "minimum")],
-)  # fmt: skip
+    [
+        (
+            "w1**2*sin(w2)",
+            "1,1.5707963267948966",
+            "not a critical point (some |df/dx_i| > 1e-08), so the second-derivative test does not "
+            "apply; H is indefinite",
+            "saddle",
+        ),
+        (
+            "x^2 - y^2",
+            "0,0",
+            "critical point (every |df/dx_i| <= 1e-08): a saddle point",
+            "minimum",
+        ),
+        ("x^2 + y^2", "0,0", "a strict local minimum (H is positive definite)", "saddle"),
+        ("-x^2 - y^2", "0,0", "a strict local maximum (H is negative definite)", "saddle"),
+        ("x^3 + y^2", "0,0", "the second-derivative test is inconclusive", "neither"),
+        ("1e6 + x^2 + y^2", "0.004,0", "not a critical point", "minimum"),
+    ],
+)
 def test_hvp_verdict_words_follow_the_definitions(
     function: str, at: str, says: str, never: str
 ) -> None:
@@ -139,9 +156,12 @@ def test_python_m_hograd_core_still_runs_every_verb(args: tuple[str, ...]) -> No
     """The command line lives in hograd_cli; ``python -m hograd_core`` (a shim) answers alike."""
     new = cli(*args)
     old = subprocess.run(
-        [sys.executable, "-m", "hograd_core", *args], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "-m", "hograd_core", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
         timeout=120,
-    )  # fmt: skip
+    )
     assert (old.returncode, old.stderr) == (new.returncode, new.stderr)
     assert _without_time(old.stdout) == _without_time(new.stdout)
     assert new.returncode == (2 if "99" in args else 0), new.stderr

@@ -19,8 +19,11 @@ def test_custom_json_gives_sympys_derivatives_and_pytorchs_verdicts() -> None:
     data = json.loads(out.stdout)
     assert {"gradcheck", "gradgradcheck", "first", "second", "saved", "error"} <= data.keys()
     assert (data["gradcheck"], data["gradgradcheck"], data["saved"], data["error"]) == (
-        True, True, ["y"], None,
-    )  # fmt: skip
+        True,
+        True,
+        ["y"],
+        None,
+    )
     xs = np.linspace(-2, 2, 5)
     first = [float(sp.diff(sp.tanh(X), X).subs(X, v)) for v in xs]
     second = [float(sp.diff(sp.tanh(X), X, 2).subs(X, v)) for v in xs]
@@ -29,12 +32,23 @@ def test_custom_json_gives_sympys_derivatives_and_pytorchs_verdicts() -> None:
 
 
 def test_custom_variants_detach_and_once_differentiable() -> None:
-    detached = json.loads(cli("custom", "x^3", "--backward", "3*x^2*g", "--at", "-1:1:3",
-                              "--detach", "--json").stdout)  # fmt: skip
+    detached = json.loads(
+        cli("custom", "x^3", "--backward", "3*x^2*g", "--at", "-1:1:3", "--detach", "--json").stdout
+    )
     assert detached["second"] == [0.0, 0.0, 0.0] and detached["error"] is None  # silent
     assert (detached["gradcheck"], detached["gradgradcheck"]) == (True, False)
-    once = json.loads(cli("custom", "x^3", "--backward", "3*x^2*g", "--at", "-1:1:3",
-                          "--once-differentiable", "--json").stdout)  # fmt: skip
+    once = json.loads(
+        cli(
+            "custom",
+            "x^3",
+            "--backward",
+            "3*x^2*g",
+            "--at",
+            "-1:1:3",
+            "--once-differentiable",
+            "--json",
+        ).stdout
+    )
     assert once["second"] == [None, None, None]
     assert once["error"] == (
         "trying to differentiate twice a function that was marked with @once_differentiable"
@@ -46,15 +60,19 @@ def test_custom_variants_detach_and_once_differentiable() -> None:
 
 @pytest.mark.parametrize(
     ("args", "says"),
-    [(["x^3", "--backward", "3*x^2*q", "--at", "0:1:3"], "the variable 'q' at column 7"),
-     (["x^3", "--backward", "g", "--at", "0:1:26"], "expected 1 to 25, got 26"),
-     (["x^3", "--backward", "g", "--at", "0:1:99999999999"], "expected 1 to 25"),
-     (["x^3", "--backward", "g", "--at", "1:0:3"], "x range: expected two finite numbers"),
-     (["x^3", "--backward", "g", "--at", "0:1"], "--at: expected START:STOP:POINTS"),
-     (["x^3", "--at", "0:1:3"], "the following arguments are required: --backward"),
-     (["x^3", "--backward", "g", "--at", "0:1:3", "--detach", "--once-differentiable"],
-      "not allowed with argument")],
-)  # fmt: skip
+    [
+        (["x^3", "--backward", "3*x^2*q", "--at", "0:1:3"], "the variable 'q' at column 7"),
+        (["x^3", "--backward", "g", "--at", "0:1:26"], "expected 1 to 25, got 26"),
+        (["x^3", "--backward", "g", "--at", "0:1:99999999999"], "expected 1 to 25"),
+        (["x^3", "--backward", "g", "--at", "1:0:3"], "x range: expected two finite numbers"),
+        (["x^3", "--backward", "g", "--at", "0:1"], "--at: expected START:STOP:POINTS"),
+        (["x^3", "--at", "0:1:3"], "the following arguments are required: --backward"),
+        (
+            ["x^3", "--backward", "g", "--at", "0:1:3", "--detach", "--once-differentiable"],
+            "not allowed with argument",
+        ),
+    ],
+)
 def test_custom_bad_input_exits_2_with_one_line(args: list[str], says: str) -> None:
     out = cli("custom", *args, "--json")
     assert out.returncode == 2

@@ -43,15 +43,17 @@ def test_gradcheck_reports_a_failure_and_the_points_it_skipped() -> None:
 
 @pytest.mark.parametrize(
     ("args", "says"),
-    [(["x", "--at", "0:1:101"], "gradcheck points: expected 1 to 100, got 101"),
-     (["x", "--at", "1:0:3"], "x range: expected two finite numbers"),
-     (["x", "--at", "1:2"], "--at: expected START:STOP:POINTS"),
-     (["x", "--at", "a"], "--at: 'a' is not a number"),
-     (["x", "--at", "nan"], "x: expected finite numbers, got nan"),
-     (["x*y", "--at", "0"], "this needs a function of one variable"),
-     (["x+", "--at", "0"], "function: it ends too early"),
-     (["x"], "the following arguments are required: --at")],
-)  # fmt: skip
+    [
+        (["x", "--at", "0:1:101"], "gradcheck points: expected 1 to 100, got 101"),
+        (["x", "--at", "1:0:3"], "x range: expected two finite numbers"),
+        (["x", "--at", "1:2"], "--at: expected START:STOP:POINTS"),
+        (["x", "--at", "a"], "--at: 'a' is not a number"),
+        (["x", "--at", "nan"], "x: expected finite numbers, got nan"),
+        (["x*y", "--at", "0"], "this needs a function of one variable"),
+        (["x+", "--at", "0"], "function: it ends too early"),
+        (["x"], "the following arguments are required: --at"),
+    ],
+)
 def test_gradcheck_bad_input_exits_2_with_one_line(args: list[str], says: str) -> None:
     out = cli("gradcheck", *args, "--json")
     assert out.returncode == 2

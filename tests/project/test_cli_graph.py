@@ -29,9 +29,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "hograd_cli", *args], cwd=ROOT, capture_output=True, text=True,
-        timeout=120, env=env,
-    )  # fmt: skip
+        [sys.executable, "-m", "hograd_cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
 
 
 def new_per_pass(roots: list[torch.Tensor]) -> list[Counter]:
@@ -172,19 +176,24 @@ def test_svg_without_dot_is_one_error_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(("graph", "x+"), "function: it ends too early"),
-     (("graph", "x**3", "--order", "7"), "order: expected 0 to 6, got 7"),
-     (("graph", "x**3", "--at", "abc"), "point: 'abc' is not a number"),
-     (("graph", "x**3", "--at", "1e9"), "at most 1e6"),
-     (("graph", "x**3", "--direction", "BT"), "direction: expected TB or LR, got BT"),
-     (("graph", "x**3", "--v", "1"), "--v is the direction of a Hessian-vector product"),
-     (("graph", "w1*w2"), "give the point and the direction"),
-     (("graph", "w1*w2", "--cpp"), "give the point and the direction"),
-     (("graph", "w1*w2", "--cpp", "--at", "1,2", "--v", "1,x"), "vector: 'x' is not a number"),
-     (("graph", "w1*w2", "--at", "1,2,3", "--v", "1,1"), "point: expected 2 numbers"),
-     (("graph", "x**3", "--order", "two"), "invalid int value"),
-     (("graph", "sin(x)*exp(-x**2)", "--order", "6", "--saved"), "2,047 nodes, more than the 400 drawn")],
-)  # fmt: skip
+    [
+        (("graph", "x+"), "function: it ends too early"),
+        (("graph", "x**3", "--order", "7"), "order: expected 0 to 6, got 7"),
+        (("graph", "x**3", "--at", "abc"), "point: 'abc' is not a number"),
+        (("graph", "x**3", "--at", "1e9"), "at most 1e6"),
+        (("graph", "x**3", "--direction", "BT"), "direction: expected TB or LR, got BT"),
+        (("graph", "x**3", "--v", "1"), "--v is the direction of a Hessian-vector product"),
+        (("graph", "w1*w2"), "give the point and the direction"),
+        (("graph", "w1*w2", "--cpp"), "give the point and the direction"),
+        (("graph", "w1*w2", "--cpp", "--at", "1,2", "--v", "1,x"), "vector: 'x' is not a number"),
+        (("graph", "w1*w2", "--at", "1,2,3", "--v", "1,1"), "point: expected 2 numbers"),
+        (("graph", "x**3", "--order", "two"), "invalid int value"),
+        (
+            ("graph", "sin(x)*exp(-x**2)", "--order", "6", "--saved"),
+            "2,047 nodes, more than the 400 drawn",
+        ),
+    ],
+)
 def test_bad_input_exit_2_one_line(args: tuple[str, ...], message: str) -> None:
     out = cli(*args)
     assert out.returncode == 2, out.stdout[:200]

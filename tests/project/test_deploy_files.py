@@ -41,9 +41,10 @@ def test_the_installed_torch_is_the_cpu_build() -> None:
 
     assert torch.__version__.endswith("+cpu") and torch.version.cuda is None
     nvidia = sorted(
-        d.metadata["Name"] for d in importlib.metadata.distributions()
+        d.metadata["Name"]
+        for d in importlib.metadata.distributions()
         if (d.metadata["Name"] or "").lower().startswith("nvidia-")
-    )  # fmt: skip
+    )
     assert nvidia == []
 
 

@@ -14,8 +14,13 @@ MAIN, OTHER_RENDERER, COMPOSITOR = (1, 10), (2, 20), (1, 11)
 
 
 def _thread(where: tuple[int, int], name: str) -> dict:
-    return {"name": "thread_name", "ph": "M", "pid": where[0], "tid": where[1],
-            "args": {"name": name}}  # fmt: skip
+    return {
+        "name": "thread_name",
+        "ph": "M",
+        "pid": where[0],
+        "tid": where[1],
+        "args": {"name": name},
+    }
 
 
 def _x(name: str, ts: float, dur: float, where: tuple[int, int] = MAIN) -> dict:
@@ -59,8 +64,12 @@ def test_the_phases_of_a_known_trace() -> None:
     assert r["server_ms"] == 200.0  # the first burst ends at 1700 ms
     assert r["after_ms"] == 800.0  # settled at 2500 ms
     assert r["main_thread_busy_ms"] == 480.0  # the tasks before 2500 ms on the main thread
-    assert r["main_thread_ms"] == {"evaluate": 400.0, "javascript": 50.0,
-                                   "style_layout_paint": 20.0, "other": 10.0}  # fmt: skip
+    assert r["main_thread_ms"] == {
+        "evaluate": 400.0,
+        "javascript": 50.0,
+        "style_layout_paint": 20.0,
+        "other": 10.0,
+    }
     assert r["plotly_evaluate_ms"] == 290.0  # the longest evaluation after the bundle came in
     assert [t["ms"] for t in r["longest_tasks"]] == [300.0, 100.0, 50.0, 20.0, 10.0]
 
@@ -118,11 +127,31 @@ def _profile() -> dict:
         8: ("t.insert", base + "emotion-styled.browser.esm.DdOkyKg_.js"),
         9: ("(garbage collector)", ""),
     }
-    nodes = [{"id": i, "callFrame": {"functionName": f, "url": u, "scriptId": "0",
-                                     "lineNumber": 0, "columnNumber": 0}}
-             for i, (f, u) in frames.items()]  # fmt: skip
-    samples = [(4, 300), (5, 200), (4, 100), (6, 150), (2, 80), (3, 500), (7, 20), (8, 40),
-               (9, 10), (6, 50)]  # fmt: skip
+    nodes = [
+        {
+            "id": i,
+            "callFrame": {
+                "functionName": f,
+                "url": u,
+                "scriptId": "0",
+                "lineNumber": 0,
+                "columnNumber": 0,
+            },
+        }
+        for i, (f, u) in frames.items()
+    ]
+    samples = [
+        (4, 300),
+        (5, 200),
+        (4, 100),
+        (6, 150),
+        (2, 80),
+        (3, 500),
+        (7, 20),
+        (8, 40),
+        (9, 10),
+        (6, 50),
+    ]
     return {
         "nodes": nodes,
         "samples": [n for n, _ in samples],
@@ -132,9 +161,15 @@ def _profile() -> dict:
 
 def test_a_profile_is_summed_by_bundle_without_its_hash() -> None:
     got = by_bundle(_profile())
-    assert got == {"(idle)": 500.0, "PlotlyChart": 600.0, "react-dom": 200.0,
-                   "(program)": 80.0, "emotion-styled.browser.esm": 40.0, "(native)": 20.0,
-                   "(garbage collector)": 10.0}  # fmt: skip
+    assert got == {
+        "(idle)": 500.0,
+        "PlotlyChart": 600.0,
+        "react-dom": 200.0,
+        "(program)": 80.0,
+        "emotion-styled.browser.esm": 40.0,
+        "(native)": 20.0,
+        "(garbage collector)": 10.0,
+    }
     assert list(got)[:2] == ["PlotlyChart", "(idle)"]  # largest first
     assert sum(got.values()) == 1450.0  # every sample counted once
 

@@ -44,9 +44,14 @@ for proc in psutil.Process().children(recursive=True):
 
 def test_only_the_browsers_lose_priority() -> None:
     out = subprocess.run(
-        [sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True,
-    )  # fmt: skip
+        [sys.executable, "-c", SCRIPT],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+    )
     nice = json.loads(out.stdout.strip().splitlines()[-1])
     ours = os.getpriority(os.PRIO_PROCESS, 0)
     assert nice == {"server": ours, "helper": ours, "browser": 19}
@@ -77,9 +82,13 @@ print(json.dumps({"rss": rss, "pss": pss, "own": psutil.Process().memory_info().
 
 def test_the_tree_pss_counts_a_shared_page_once() -> None:
     out = subprocess.run(
-        [sys.executable, "-c", SHARED], cwd=ROOT, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", SHARED],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+    )
     assert out.returncode == 0, out.stderr
     m = json.loads(out.stdout)
     # summed RSS counts the 64 MB in both processes; the PSS sum counts them once
@@ -135,8 +144,13 @@ def test_cpu_shares_count_a_tree_s_children_and_nothing_of_the_idle() -> None:
     from benchmarks.replicas import cpu_shares, tree_cpu_s
 
     spin = [sys.executable, "-c", "while True: pass"]
-    parent = subprocess.Popen([sys.executable, "-c",
-        f"import subprocess, time; subprocess.Popen({spin!r}); time.sleep(120)"])  # fmt: skip
+    parent = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import subprocess, time; subprocess.Popen({spin!r}); time.sleep(120)",
+        ]
+    )
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
     try:
         while not psutil.Process(parent.pid).children():

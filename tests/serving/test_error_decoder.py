@@ -19,8 +19,11 @@ def outcomes() -> dict:
     that already drew the warning cannot take it from the case."""
     from hograd_serving.jobs import run_isolated
 
-    return {(c, v): run_case(c, v, isolate=run_isolated)
-            for c, case in CASES.items() for v in case.variants}  # fmt: skip
+    return {
+        (c, v): run_case(c, v, isolate=run_isolated)
+        for c, case in CASES.items()
+        for v in case.variants
+    }
 
 
 def found(match, case: str, variant: str) -> bool:  # noqa: ANN001
@@ -28,9 +31,11 @@ def found(match, case: str, variant: str) -> bool:  # noqa: ANN001
 
 
 def traceback(message: str) -> str:
-    return ('Traceback (most recent call last):\n  File "train.py", line 41, in <module>\n'
-            "    loss.backward()\n  File \"/usr/lib/python3.11/site-packages/torch/_tensor.py\""
-            f", line 648, in backward\n    torch.autograd.backward(\n{message}\n")  # fmt: skip
+    return (
+        'Traceback (most recent call last):\n  File "train.py", line 41, in <module>\n'
+        '    loss.backward()\n  File "/usr/lib/python3.11/site-packages/torch/_tensor.py"'
+        f", line 648, in backward\n    torch.autograd.backward(\n{message}\n"
+    )
 
 
 def renumbered(message: str) -> str:
@@ -41,11 +46,13 @@ def renumbered(message: str) -> str:
 
 
 VARIATIONS = {
-    "as is": lambda m: m, "renumbered": renumbered,
+    "as is": lambda m: m,
+    "renumbered": renumbered,
     "spaced": lambda m: "\n\n   " + "  \t ".join(m.split(" ")) + "   \n",
-    "traceback": traceback, "message only": lambda m: m.split(": ", 1)[-1],
+    "traceback": traceback,
+    "message only": lambda m: m.split(": ", 1)[-1],
     "upper": str.upper,
-}  # fmt: skip
+}
 
 
 def test_every_case_that_raises_or_warns_has_a_message(outcomes) -> None:  # noqa: ANN001
@@ -61,8 +68,10 @@ def test_each_message_and_its_variations_find_their_case(outcomes, how: str) -> 
 
 
 def test_a_shared_message_names_every_case_that_gives_it(outcomes) -> None:  # noqa: ANN001
-    match = decode("RuntimeError: element 0 of tensors does not require grad and does not "
-                   "have a grad_fn", outcomes)  # fmt: skip
+    match = decode(
+        "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
+        outcomes,
+    )
     assert (match.case, match.variant) == ("no_create_graph", "off")
     assert ("constant_trap", "linear") in match.also
     assert match.message.startswith("RuntimeError: element 0 of tensors")
@@ -70,11 +79,17 @@ def test_a_shared_message_names_every_case_that_gives_it(outcomes) -> None:  # n
 
 @pytest.mark.parametrize(
     "text",
-    ["", "   \n", "hello world", "the graph of the tensor was freed by the user of the grad",
-     "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB",
-     "ValueError: too many values to unpack (expected 2)", "# Heading\n**bold** [x](javascript:1)",
-     "<img src=x onerror=alert(1)>"],
-)  # fmt: skip
+    [
+        "",
+        "   \n",
+        "hello world",
+        "the graph of the tensor was freed by the user of the grad",
+        "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB",
+        "ValueError: too many values to unpack (expected 2)",
+        "# Heading\n**bold** [x](javascript:1)",
+        "<img src=x onerror=alert(1)>",
+    ],
+)
 def test_other_text_is_unknown(outcomes, text: str) -> None:  # noqa: ANN001
     assert decode(text, outcomes) is None
 
@@ -89,11 +104,13 @@ def test_a_huge_text_is_read_only_up_to_the_bound(outcomes) -> None:  # noqa: AN
 
 def test_the_in_place_message_with_another_hint_finds_its_case(outcomes) -> None:  # noqa: ANN001
     # the form PyTorch prints when anomaly detection is on: another shape, op and hint
-    text = ("RuntimeError: one of the variables needed for gradient computation has been "
-            "modified by an inplace operation: [torch.FloatTensor [10, 3]], which is output 0 "
-            "of ReluBackward0, is at version 2; expected version 1 instead. Hint: the backtrace "
-            "further above shows the operation that failed to compute its gradient. The variable "
-            "in question was changed in there or anywhere later. Good luck!")  # fmt: skip
+    text = (
+        "RuntimeError: one of the variables needed for gradient computation has been "
+        "modified by an inplace operation: [torch.FloatTensor [10, 3]], which is output 0 "
+        "of ReluBackward0, is at version 2; expected version 1 instead. Hint: the backtrace "
+        "further above shows the operation that failed to compute its gradient. The variable "
+        "in question was changed in there or anywhere later. Good luck!"
+    )
     assert found(decode(text, outcomes), "inplace", "inplace")
 
 
@@ -107,9 +124,11 @@ def test_the_first_words_of_a_long_message_alone_find_its_case(outcomes) -> None
 
 def test_anomaly_detections_notes_alone_are_unknown(outcomes) -> None:  # noqa: ANN001
     # they come with any error under detect_anomaly, not only with the NaN case's
-    for text in ("UserWarning: Error detected in AddmmBackward0.",
-                 "UserWarning: Anomaly Detection has been enabled. This mode will increase the "
-                 "runtime and should only be enabled for debugging."):  # fmt: skip
+    for text in (
+        "UserWarning: Error detected in AddmmBackward0.",
+        "UserWarning: Anomaly Detection has been enabled. This mode will increase the "
+        "runtime and should only be enabled for debugging.",
+    ):
         assert decode(text, outcomes) is None
 
 

@@ -53,9 +53,14 @@ def run_fresh(snippet: str) -> tuple[list[str], str, str]:
     """Run a snippet as a script in a new Python process: (stdout lines, last stderr line, stderr)."""  # noqa: E501
     env = {**os.environ, "PYTHONWARNINGS": "always", "OMP_NUM_THREADS": "1"}
     done = subprocess.run(
-        [sys.executable, "-c", snippet], capture_output=True, text=True, env=env, timeout=120,
-        cwd=ROOT, check=False,
-    )  # fmt: skip
+        [sys.executable, "-c", snippet],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=ROOT,
+        check=False,
+    )
     lines = done.stderr.strip().splitlines()
     return done.stdout.splitlines(), lines[-1] if done.returncode else "", done.stderr
 

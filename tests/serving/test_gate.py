@@ -93,8 +93,10 @@ def test_three_ways_from_many_threads_at_once() -> None:
             for k in range(5):
                 w2 = math.pi / 2 + 1e-3 * (5 * i + k)
                 ways = hvp_cached.three_ways("w1**2*sin(w2)", (1.0, w2), (0.5, 1.0))
-                exact = [2 * 0.5 * math.sin(w2) + 2 * math.cos(w2) * 1.0,
-                         2 * math.cos(w2) * 0.5 - math.sin(w2) * 1.0]  # fmt: skip
+                exact = [
+                    2 * 0.5 * math.sin(w2) + 2 * math.cos(w2) * 1.0,
+                    2 * math.cos(w2) * 0.5 - math.sin(w2) * 1.0,
+                ]
                 results.append(ways.values - np.array(exact))
         except BaseException as err:  # noqa: BLE001 - reported below
             errors.append(err)

@@ -57,11 +57,19 @@ def inner(files, tmp_path: Path) -> _Counting:
 
 def _scope(path: str, headers: dict[str, str] | None = None, method: str = "GET") -> dict:
     return {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
-        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
-        "root_path": "", "server": ("127.0.0.1", 8501), "client": ("127.0.0.1", 5000),
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "server": ("127.0.0.1", 8501),
+        "client": ("127.0.0.1", 5000),
         "headers": [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()],
-    }  # fmt: skip
+    }
 
 
 async def _call(app, scope: dict) -> list[dict]:
@@ -139,7 +147,7 @@ def test_each_file_is_compressed_once_and_then_served_from_memory(inner, files) 
             BUNDLE,
             {"Accept-Encoding": "gzip", "If-Modified-Since": "Fri, 01 Jan 2100 00:00:00 GMT"},
             "GET",
-        ),  # fmt: skip
+        ),
         ("/static/media/logo.png", {"Accept-Encoding": "gzip"}, "GET"),
         ("/static/index.html", {"Accept-Encoding": "gzip"}, "GET"),
         ("/static/js/missing.Zz99.js", {"Accept-Encoding": "gzip"}, "GET"),  # a 404
@@ -166,8 +174,13 @@ def test_a_conditional_request_with_the_etag_passes_through(inner) -> None:
 
 def test_an_answer_already_encoded_passes_through() -> None:
     async def encoded(scope, receive, send) -> None:
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-encoding", b"br"), (b"content-type", b"text/javascript")]})  # fmt: skip
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-encoding", b"br"), (b"content-type", b"text/javascript")],
+            }
+        )
         await send({"type": "http.response.body", "body": b"not really brotli"})
 
     mw = StaticGzipMiddleware(encoded)
@@ -183,8 +196,10 @@ def test_websockets_and_lifespan_reach_the_app_untouched() -> None:
         seen.append(scope)
 
     mw = StaticGzipMiddleware(app)
-    for scope in ({"type": "websocket", "path": BUNDLE, "headers": [(b"accept-encoding", b"gzip")]},
-                  {"type": "lifespan"}):  # fmt: skip
+    for scope in (
+        {"type": "websocket", "path": BUNDLE, "headers": [(b"accept-encoding", b"gzip")]},
+        {"type": "lifespan"},
+    ):
         asyncio.run(mw(scope, None, None))  # type: ignore[arg-type]
     assert [s["type"] for s in seen] == ["websocket", "lifespan"]
     assert seen[0]["path"] == BUNDLE

@@ -211,9 +211,14 @@ def test_the_server_starts_no_child_process_and_answers_everything() -> None:
 
     env = {"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"}
     done = subprocess.run(
-        [sys.executable, "-c", SERVE], cwd=ROOT, env=env, capture_output=True, text=True,
-        timeout=600, check=False,
-    )  # fmt: skip
+        [sys.executable, "-c", SERVE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["children_after_start"] == 0 and out["children_after_work"] == 0

@@ -91,9 +91,13 @@ def test_connections_accepted_after_the_patch_get_tcp_nodelay() -> None:
     """In a fresh interpreter (the patch is process-wide): the premise, a connection accepted
     on a proto-0 listening socket keeps Nagle on; after the patch the next one does not."""
     done = subprocess.run(
-        [sys.executable, "-c", NAGLE_SCRIPT], cwd=ROOT, capture_output=True, text=True,
-        timeout=60, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
+        [sys.executable, "-c", NAGLE_SCRIPT],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["before"] == 0 and not out["disabled_before"]

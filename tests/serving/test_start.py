@@ -29,9 +29,13 @@ def test_the_app_shortens_turns_on_the_interpreter_lock_and_disables_nagle() -> 
         """
     )
     done = subprocess.run(
-        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=180,
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr
 
     from hograd_serving import INTERPRETER_TURN_SECONDS

@@ -154,9 +154,11 @@ def test_a_child_that_does_not_answer_in_time_is_killed_and_the_page_told() -> N
 
     def sleeper(seconds: float, memory: int) -> subprocess.Popen:
         return subprocess.Popen(
-            [sys.executable, "-c", "import time; time.sleep(600)"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            [sys.executable, "-c", "import time; time.sleep(600)"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
 
     column = sc.SympyColumn(chain_seconds=0.5, launch=sleeper, slots=1)
     done = column.ask("x**3", 2, 2.0, wait=WAIT)
@@ -213,7 +215,7 @@ class HeldChild:
                         "ms": 0.0,
                     }
                 )
-                + "\n"  # fmt: skip
+                + "\n"
                 for k in range(self.request["order"] + 1)
             ]
         return self._lines.pop(0) if self._lines else ""

@@ -32,8 +32,9 @@ def test_hessian_and_eigen_tables_read_back() -> None:
     h = pd.read_csv(io.StringIO(hessian_csv(r.hessian, r.variables)), index_col=0)
     assert list(h.columns) == list(h.index) == ["x", "y"]
     np.testing.assert_array_equal(h.to_numpy(), r.hessian)
-    e = pd.read_csv(io.StringIO(eigen_csv(r.eigenvalues, r.eigenvectors, r.variables, "λ")),
-                    index_col=0)  # fmt: skip
+    e = pd.read_csv(
+        io.StringIO(eigen_csv(r.eigenvalues, r.eigenvectors, r.variables, "λ")), index_col=0
+    )
     assert list(e.index) == ["e1", "e2"] and list(e.columns) == ["λ", "x", "y"]
     np.testing.assert_array_equal(e["λ"].to_numpy(), r.eigenvalues)
     vectors = e[["x", "y"]].to_numpy().T  # columns are eigenvectors, as eigh returns them

@@ -27,15 +27,22 @@ def test_a_good_link_is_read_whole() -> None:
 @pytest.mark.parametrize(
     ("step", "done", "ignored"),
     [
-        ("0", None, ("step",)), ("8", None, ("step",)), ("-1", None, ("step",)),
-        ("3.5", None, ("step",)), ("abc", None, ("step",)), ("", None, ("step",)),
-        ("３", None, ("step",)), ("1" * 5000, None, ("step",)),
+        ("0", None, ("step",)),
+        ("8", None, ("step",)),
+        ("-1", None, ("step",)),
+        ("3.5", None, ("step",)),
+        ("abc", None, ("step",)),
+        ("", None, ("step",)),
+        ("３", None, ("step",)),
+        ("1" * 5000, None, ("step",)),
         ("<script>alert(1)</script>", None, ("step",)),
-        (None, "1,x", ("done",)), (None, "1,,2", ("done",)),
-        (None, "1,99", ("done",)), (None, "1," * 50, ("done",)),
+        (None, "1,x", ("done",)),
+        (None, "1,,2", ("done",)),
+        (None, "1,99", ("done",)),
+        (None, "1," * 50, ("done",)),
         ("?", "?", ("step", "done")),
     ],
-)  # fmt: skip
+)
 def test_a_bad_value_is_ignored_and_named(
     step: str | None, done: str | None, ignored: tuple[str, ...]
 ) -> None:
@@ -46,10 +53,23 @@ def test_a_bad_value_is_ignored_and_named(
 
 KEY = "k3y-Of-the_server.0123456789"
 HOSTILE = [
-    "", " ", KEY[:-1], KEY + "x", KEY.upper(), " " + KEY, KEY + "\n", KEY + "\x00",
-    "\ud800", "é" * 10, "' OR 1=1 --", "<script>alert(1)</script>", "1", "true",
-    "k" * (MAX_KEY + 1), KEY * 100,
-]  # fmt: skip
+    "",
+    " ",
+    KEY[:-1],
+    KEY + "x",
+    KEY.upper(),
+    " " + KEY,
+    KEY + "\n",
+    KEY + "\x00",
+    "\ud800",
+    "é" * 10,
+    "' OR 1=1 --",
+    "<script>alert(1)</script>",
+    "1",
+    "true",
+    "k" * (MAX_KEY + 1),
+    KEY * 100,
+]
 
 
 def test_only_the_servers_key_matches() -> None:

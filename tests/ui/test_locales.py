@@ -39,14 +39,16 @@ APP_SOURCES = (
 
 #: Keys that nothing in the app shows today (no literal, not built at run time); kept in the
 #: files on purpose until someone decides. The test fails when this list goes stale either way.
-KNOWN_UNUSED = frozenset({
-    "app.title",  # the browser title is the literal "hograd" (app.py, st.set_page_config)
-    "app.error.title",  # show_error (hograd_ui/parts/ui.py) prints the message alone
-    "deriv.cost.table.order",  # the cost tab shows a chart, no table
-    "deriv.cost.table.mb",
-    "graph.values",  # the graph page has no values table of its own
-    "graph.result.results",  # show_outcome's table has no title
-})  # fmt: skip
+KNOWN_UNUSED = frozenset(
+    {
+        "app.title",  # the browser title is the literal "hograd" (app.py, st.set_page_config)
+        "app.error.title",  # show_error (hograd_ui/parts/ui.py) prints the message alone
+        "deriv.cost.table.order",  # the cost tab shows a chart, no table
+        "deriv.cost.table.mb",
+        "graph.values",  # the graph page has no values table of its own
+        "graph.result.results",  # show_outcome's table has no title
+    }
+)
 
 #: Chinese values allowed to have no CJK character (a label that is code in both languages).
 #: None today: all 494 keys have English with letters and Chinese with CJK (100 %), so the
@@ -70,10 +72,11 @@ def _app_files() -> list[Path]:
     # Skip the old hograd_core/text_*.py tables (every key is a literal there) and the loader
     # (RUNTIME_KEYS are counted on their own below).
     return [
-        f for f in files
+        f
+        for f in files
         if not (f.parent.name == "hograd_core" and f.name.startswith("text_"))
         and f != ROOT / "hograd_ui" / "i18n.py"
-    ]  # fmt: skip
+    ]
 
 
 @functools.cache

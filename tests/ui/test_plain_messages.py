@@ -23,9 +23,10 @@ INTERNALS = re.compile(
 def test_budget_derivatives_and_home_texts_name_no_internals(lang: str) -> None:
     table = catalogue(lang)
     named = {
-        k: v for k, v in table.items()
+        k: v
+        for k, v in table.items()
         if k.split(".")[0] in ("budget", "deriv", "home") and INTERNALS.search(v)
-    }  # fmt: skip
+    }
     assert not named
 
 

@@ -39,13 +39,18 @@ def _figures() -> list[object]:
     result = derivatives(parse("sin(x)*exp(-x^2)"), np.linspace(-3, 3, 200), 3, method="taylor")
     annotated = new_figure(
         [{"type": "scatter", "x": [0, 1], "y": [1, 2], "textfont": {"size": 18}}],
-        height=400, font={"size": 16}, xaxis={"tickfont": {"size": 14}},
+        height=400,
+        font={"size": 16},
+        xaxis={"tickfont": {"size": 14}},
         legend={"orientation": "h", "y": -0.16, "font": {"size": 15}},
         margin={"l": 60, "r": 30, "t": 60, "b": 110},
         annotations=[{"text": "v", "x": 0, "y": 1, "font": {"size": 9}}],
-    )  # fmt: skip
-    return [derivatives_figure(result, "en"), derivatives_figure(result, "zh", separate=True),
-            annotated]  # fmt: skip
+    )
+    return [
+        derivatives_figure(result, "en"),
+        derivatives_figure(result, "zh", separate=True),
+        annotated,
+    ]
 
 
 @pytest.mark.parametrize("index", range(3))
@@ -81,6 +86,8 @@ def test_the_setting_is_the_figures_own_argument_and_changes_only_the_drawing() 
     assert big == for_projector(plain)
     assert derivatives_figure(result, "en").to_dict() == plain  # the default is the page's
     for make in (new_figure, plain_figure):
-        a, b = make([], font={"size": 16}).to_dict(), make([], font={"size": 16},
-                                                            projector=True).to_dict()  # fmt: skip
+        a, b = (
+            make([], font={"size": 16}).to_dict(),
+            make([], font={"size": 16}, projector=True).to_dict(),
+        )
         assert a["layout"]["font"]["size"] == 16 and b == for_projector(a)

@@ -11,8 +11,10 @@ from hograd_ui.i18n import tr
 from hograd_ui.plotting import PROJECTOR_MIN_FONT
 
 CONFIG = compute.StabilityConfig(quadratic_steps=20, hidden=(4,), steps=20, every=10)
-RUNS = {"quadratic": (quadratic_figure, compute.run_quadratic(CONFIG), "xaxis"),
-        "network": (sharpness_figure, compute.run(CONFIG), "xaxis2")}  # fmt: skip
+RUNS = {
+    "quadratic": (quadratic_figure, compute.run_quadratic(CONFIG), "xaxis"),
+    "network": (sharpness_figure, compute.run(CONFIG), "xaxis2"),
+}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
