@@ -10,12 +10,14 @@ markdown cell (Jupyter would render it).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping, Sequence
 
 import nbformat
 import numpy as np
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from hograd_core import derivatives_script
 from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.hessian import point_vector
 from hograd_core.language import Function
@@ -87,19 +89,17 @@ def _cells(texts: Mapping[str, str], parts: Sequence[tuple[str, str | None]]) ->
     return cells
 
 
-_DERIVATIVES_OF = '''
-def derivatives_of(f, x, order):
-    """f and its derivatives up to order at every point of x, by nested autograd."""
-    rows = [torch.broadcast_to(f(x), x.shape)]
-    for k in range(order):
-        if not rows[-1].requires_grad:  # no graph left: a constant, the next one is 0
-            rows.append(torch.zeros_like(x))
-            continue
-        # f acts point by point, so the gradient of the sum is every point's derivative
-        (d,) = torch.autograd.grad(rows[-1].sum(), x, create_graph=True)
-        rows.append(d)
-    return torch.stack([r.detach() for r in rows])
-'''
+def _derivatives_of() -> str:
+    """The notebook's derivatives: the page's own function (the source of
+    :func:`hograd_core.derivatives_script.nested_derivatives`, what the page runs and shows),
+    and a line that stacks its rows on a grid."""
+    return (
+        inspect.getsource(derivatives_script.nested_derivatives)
+        + "\n\ndef derivatives_of(f, x, order):\n"
+        + '    """f and its derivatives up to order at every point of x: (order + 1, len(x))."""\n'
+        + "    rows = nested_derivatives(f, x, order)\n"
+        + "    return torch.stack([torch.broadcast_to(d, x.shape).detach() for d in rows])\n"
+    )
 
 
 def derivatives_notebook(
@@ -134,7 +134,7 @@ def derivatives_notebook(
         ),
         (
             "grid",
-            f"{_DERIVATIVES_OF.strip()}\n\n\norder = {shown}\n"
+            f"{_derivatives_of().strip()}\n\n\norder = {shown}\n"
             f"xs = torch.tensor(np.linspace({float(low)!r}, {float(high)!r}, {int(points)}), "
             "dtype=torch.float64, requires_grad=True)\n"
             "values = derivatives_of(f, xs, order).numpy()  # (order + 1, points)\n"

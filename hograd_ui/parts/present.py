@@ -1,4 +1,4 @@
-"""Share this view and presentation mode (issue 18); hograd_ui/parts/links.py re-exports them."""
+"""Share this view and presentation mode; hograd_ui/parts/links.py re-exports them."""
 
 from __future__ import annotations
 
