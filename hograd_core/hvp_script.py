@@ -56,9 +56,10 @@ def vhp_functional(f, w, v):
 
 
 def hessian(g, w):
-    """H, column by column: H e_i by double backward through the one graph of g."""
+    """H, row by row: row i is the gradient of ∂f/∂wᵢ = g·eᵢ, one double backward each
+    through the one graph of g."""
     eye = torch.eye(w.numel(), dtype=w.dtype)
-    return torch.stack([hvp_double_backward(g, w, e) for e in eye], dim=1)
+    return torch.stack([hvp_double_backward(g, w, e) for e in eye])
 
 
 def print_hvp(f, point, vector):
