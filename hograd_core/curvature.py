@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from . import hvp_script as script
 from .errors import ArgumentError, BudgetError
 from .hessian import HVPResult, hvp, point_vector
 from .language import Function
@@ -251,39 +252,33 @@ def _values(fn: Function, points: np.ndarray) -> np.ndarray:
 
 def _gradient_graph(fn: Function, point: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     """One forward pass and one backward with create_graph=True; then u -> H u by a second
-    backward through the kept graph (retain_graph=True), as often as needed."""
+    backward through the kept graph, as often as needed (the shown script's functions)."""
     w = torch.tensor(point, dtype=torch.float64, requires_grad=True)
-    out = _flat(fn)(w)
-    g = torch.autograd.grad(out, w, create_graph=True)[0] if out.requires_grad else None
+    g = script.gradient(_flat(fn), w)
 
     def times(u: np.ndarray) -> np.ndarray:
-        if g is None or not g.requires_grad:  # ∇f does not depend on w: H = 0
-            return np.zeros_like(u)
-        u_t = torch.from_numpy(u.copy())
-        (hu,) = torch.autograd.grad(g @ u_t, w, retain_graph=True)  # ∇(∇f·u) = H u
-        return hu.numpy().copy()
+        hu = script.hvp_double_backward(g, w, torch.from_numpy(u.copy()))  # ∇(∇f·u) = H u
+        return hu.detach().numpy().copy()
 
     return times
 
 
+# The three ways, as the timing loop calls them: each calls the function the page's script
+# shows (hograd_core/hvp_script.py), looked up when called.
+
+
 def _double_backward(f: Callable, w: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     w = w.detach().requires_grad_(True)
-    out = f(w)
-    if not out.requires_grad:
-        return torch.zeros_like(w)
-    (g,) = torch.autograd.grad(out, w, create_graph=True)  # ∇f, kept on the graph
-    if not g.requires_grad:
-        return torch.zeros_like(w)
-    return torch.autograd.grad(g @ v, w)[0]  # ∇(∇f·v) = H v
+    return script.hvp_double_backward(script.gradient(f, w), w, v)
 
 
 def _forward_over_reverse(f: Callable, w: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     _load_forward_ad()
-    return torch.func.jvp(torch.func.grad(f), (w,), (v,))[1]  # d/dε ∇f(w + εv) at ε = 0
+    return script.hvp_forward_over_reverse(f, w, v)
 
 
 def _functional(f: Callable, w: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    return torch.autograd.functional.hvp(f, w, v)[1]
+    return script.hvp_functional(f, w, v)
 
 
 _WAYS = (_double_backward, _forward_over_reverse, _functional)

@@ -164,9 +164,3 @@ def _with_bar(caption: Caption, work: Callable[[Callable[[int, int], None]], obj
             return work(progress)
     finally:
         bar.empty()
-
-
-# ---- links, share button, presentation mode (issue 18) --------------------------------------------
-
-
-# ---- downloads: CSV, .py, torch.func forms, notebooks (issue 18) ----------------------------------

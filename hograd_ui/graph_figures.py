@@ -85,30 +85,41 @@ def drawn_counts(ops: int, saved: int, freed: int, lang: str = "en") -> str:
     )
 
 
-def flag_dot(graph: TensorGraph, lang: str = "en", *, min_width: float = 0.0) -> str:
+def flag_dot(
+    graph: TensorGraph,
+    lang: str = "en",
+    *,
+    min_width: float = 0.0,
+    direction: str = "TB",
+    tight: bool = False,
+) -> str:
     """DOT source of a flag-lab run's real graph, in the pass colours of the graph page.
 
     Saved tensors that a backward pass freed (or that were changed in place) are greyed and
     say so; the node where the run raised has a red outline; a result with no ``grad_fn``
     stands alone, marked "(no grad_fn)"; None is drawn as None
-    (:func:`hograd_core.graph_dot.tensor_dot`).
+    (:func:`hograd_core.graph_dot.tensor_dot`). ``direction`` ("TB" or "LR") and ``tight``
+    (nodes closer together), for a projector, as there.
 
     Raises:
         BudgetError: more than ``GRAPH_BUDGET.max_draw`` nodes (the graph page's limit).
     """
-    return tensor_dot(graph, words(lang), min_width=min_width)
+    return tensor_dot(graph, words(lang), min_width=min_width, direction=direction, tight=tight)
 
 
-def flag_legend_html(graph: TensorGraph, lang: str = "en") -> str:
+def flag_legend_html(
+    graph: TensorGraph, lang: str = "en", *, also: tuple[TensorGraph, ...] = ()
+) -> str:
     """Which colour is which call: one chip per pass with the tensors it made (fixed names,
-    escaped)."""
+    escaped); with ``also``, one legend for those drawings too (a pass's chip names the
+    tensors it made in any of them)."""
     chip = (
         '<span style="display:inline-block;margin:0 .4em .4em 0;padding:.1em .5em;'
         'border-radius:.3em;background:{fill};border:1px solid {border};color:#111827">'
         "{text}</span>"
     )
     made: dict[int, list[str]] = {}
-    for node in graph.nodes:
+    for node in (n for g in (graph, *also) for n in g.nodes):
         if node.kind == "output":
             names = made.setdefault(node.pass_index, [])
             if node.label not in names:  # x.grad printed twice, y rebuilt: named once

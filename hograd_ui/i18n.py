@@ -190,7 +190,7 @@ RUNTIME_KEYS: frozenset[str] = frozenset(
         # pages/hvp.py: f"hvp.mode.{m}", f"hvp.kind.{kind}" and f"hvp.verdict.{kind}" (Verdict.kind),
         # f"hvp.reason.{reason}" (Verdict.reason), f"hvp.power.{status}" (PowerIteration.status
         # other than "ok"), f"hvp.power.tie.{tie}" (PowerIteration.tie), f"hvp.method.{m}"
-        # (curvature.METHODS), f"hvp.col.{c}", f"hvp.tab.{k}", f"hvp.code.{k}" (hvp_code.COMMENTS),
+        # (curvature.METHODS), f"hvp.col.{c}", f"hvp.tab.{k}",
         # f"hvp.net.tab.{k}", f"hvp.net.col.{c}", and f"hvp.net.dataset.{d}" for network.DATASETS
         "hvp.mode.typed",
         "hvp.mode.network",
@@ -224,12 +224,6 @@ RUNTIME_KEYS: frozenset[str] = frozenset(
         "hvp.tab.ways",
         "hvp.tab.slices",
         "hvp.tab.power",
-        "hvp.code.kept",
-        "hvp.code.one",
-        "hvp.code.constant",
-        "hvp.code.two",
-        "hvp.code.three",
-        "hvp.code.vhp",
         "hvp.net.tab.top",
         "hvp.net.tab.trace",
         "hvp.net.tab.sharp",

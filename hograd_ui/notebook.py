@@ -10,14 +10,17 @@ markdown cell (Jupyter would render it).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping, Sequence
 
 import nbformat
 import numpy as np
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from hograd_core import derivatives_script, hvp_script
 from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.hessian import point_vector
+from hograd_core.hvp_code import flat_source, shown_source
 from hograd_core.language import Function
 from hograd_core.language.to_source import python_name, torch_source
 from hograd_core.nested_autograd import BUDGET
@@ -87,19 +90,17 @@ def _cells(texts: Mapping[str, str], parts: Sequence[tuple[str, str | None]]) ->
     return cells
 
 
-_DERIVATIVES_OF = '''
-def derivatives_of(f, x, order):
-    """f and its derivatives up to order at every point of x, by nested autograd."""
-    rows = [torch.broadcast_to(f(x), x.shape)]
-    for k in range(order):
-        if not rows[-1].requires_grad:  # no graph left: a constant, the next one is 0
-            rows.append(torch.zeros_like(x))
-            continue
-        # f acts point by point, so the gradient of the sum is every point's derivative
-        (d,) = torch.autograd.grad(rows[-1].sum(), x, create_graph=True)
-        rows.append(d)
-    return torch.stack([r.detach() for r in rows])
-'''
+def _derivatives_of() -> str:
+    """The notebook's derivatives: the page's own function (the source of
+    :func:`hograd_core.derivatives_script.nested_derivatives`, what the page runs and shows),
+    and a line that stacks its rows on a grid."""
+    return (
+        inspect.getsource(derivatives_script.nested_derivatives)
+        + "\n\ndef derivatives_of(f, x, order):\n"
+        + '    """f and its derivatives up to order at every point of x: (order + 1, len(x))."""\n'
+        + "    rows = nested_derivatives(f, x, order)\n"
+        + "    return torch.stack([torch.broadcast_to(d, x.shape).detach() for d in rows])\n"
+    )
 
 
 def derivatives_notebook(
@@ -134,7 +135,7 @@ def derivatives_notebook(
         ),
         (
             "grid",
-            f"{_DERIVATIVES_OF.strip()}\n\n\norder = {shown}\n"
+            f"{_derivatives_of().strip()}\n\n\norder = {shown}\n"
             f"xs = torch.tensor(np.linspace({float(low)!r}, {float(high)!r}, {int(points)}), "
             "dtype=torch.float64, requires_grad=True)\n"
             "values = derivatives_of(f, xs, order).numpy()  # (order + 1, points)\n"
@@ -158,20 +159,9 @@ def derivatives_notebook(
     return _notebook(_cells(note, parts))
 
 
-_GRADIENT_AND_HESSIAN = '''
-def gradient_and_hessian(f, w):
-    """f(w), its gradient and its Hessian, row by row by double backward, and the graph of g."""
-    n = w.numel()
-    value = f(w)
-    if not value.requires_grad:  # f does not depend on w
-        return value, torch.zeros(n, dtype=w.dtype), torch.zeros(n, n, dtype=w.dtype)
-    (g,) = torch.autograd.grad(value, w, create_graph=True)
-    if not g.requires_grad:  # the gradient is constant (f is linear): H = 0
-        return value, g, torch.zeros(n, n, dtype=w.dtype)
-    rows = [torch.autograd.grad(g[i], w, retain_graph=True, allow_unused=True,
-                                materialize_grads=True)[0] for i in range(n)]
-    return value, g, torch.stack(rows)
-'''
+#: The HVP page's own functions (hograd_core/hvp_script.py, what its script shows and its
+#: power iteration runs), as the notebook's hessian cell carries them.
+_HVP_FUNCTIONS = (hvp_script.gradient, hvp_script.hvp_double_backward, hvp_script.hessian)
 
 
 def hvp_notebook(
@@ -195,28 +185,27 @@ def hvp_notebook(
     p = point_vector(point, fn, "point")
     v = point_vector(vector, fn, "vector")
     note = dict(texts or {})
-    body = torch_source(fn, {name: f"w[{i}]" for i, name in enumerate(fn.variables)})
     names = list(fn.variables)
     parts = [
         ("title", "import plotly.graph_objects as go\nimport torch"),
-        ("function", f"text = {fn.text!r}\nnames = {names!r}\n\n\ndef f(w):\n    return {body}"),
+        ("function", f"text = {fn.text!r}\nnames = {names!r}\n\n\n{flat_source(fn)}"),
         (
             "hessian",
-            f"{_GRADIENT_AND_HESSIAN.strip()}\n\n\n"
+            f"{shown_source(_HVP_FUNCTIONS)}\n\n\n"
             f"w = torch.tensor({[float(x) for x in p]!r}, dtype=torch.float64, "
             "requires_grad=True)\n"
             f"v = torch.tensor({[float(x) for x in v]!r}, dtype=torch.float64)\n"
-            "value, g, H = gradient_and_hessian(f, w)\n"
-            "eigenvalues, eigenvectors = torch.linalg.eigh(H.detach())\n"
+            "value = f(w)\n"
+            "g = gradient(f, w)  # recorded: H comes from its graph\n"
+            "H = hessian(g, w)\n"
+            "eigenvalues, eigenvectors = torch.linalg.eigh(H)\n"
             "print('f =', value.item())\nprint('gradient', g.tolist())\n"
             "print('eigenvalues', eigenvalues.tolist())\nH",
         ),
         (
             "hvp",
-            "if g.requires_grad:\n"
-            "    (hv,) = torch.autograd.grad(g @ v, w, retain_graph=True)\n"
-            "else:  # f is linear: H = 0\n    hv = torch.zeros_like(v)\n"
-            "print('Hv', hv.tolist())\nprint('H @ v', (H.detach() @ v).tolist())",
+            "hv = hvp_double_backward(g, w, v)  # without H\n"
+            "print('Hv', hv.tolist())\nprint('H @ v', (H @ v).tolist())",
         ),
         (
             "heatmap",

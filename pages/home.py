@@ -50,7 +50,7 @@ def cards() -> None:
             st.markdown(t(body))
 
 
-# In presentation mode the example comes first: it is what the lecturer projects (issue 38).
+# In presentation mode the example comes first: it is what the lecturer projects.
 for part in (example, cards) if present() else (cards, example):
     part()
 

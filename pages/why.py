@@ -30,7 +30,7 @@ TABS: dict[str, tuple[str, Callable[[], None]]] = {
 }
 
 st.title(t("why.title"))
-with folded(t("present.text"), ":material/notes:"):  # projected: one button (issue 38)
+with folded(t("present.text"), ":material/notes:"):  # projected: one button
     st.markdown(t("why.lead"))
 tabs = lazy_tabs({name: t(key) for name, (key, _) in TABS.items()}, "why.tab")
 for name, (_, draw) in TABS.items():

@@ -126,18 +126,27 @@ def _second(lab: object) -> None:
 
 
 def _graph(f: str, b: str, variant: str) -> None:
-    st.subheader(t("backward.graph"))
-    st.markdown(t("backward.graph.lead"))
-    x0 = st.slider(t("backward.graph.x0"), -3.0, 3.0, 0.5, 0.1, key="backward.x0", bind=BIND)
+    """The graph of y, dy/dx and d²y/dx² at x₀. Projected, the slider and the legend share a
+    row above the drawing and the lead comes under it (the screen's name is the title): the
+    drawing, at the projector's text size, then lies on the first screen (issue 38)."""
+    projected = present()
+    if projected:
+        left, right = st.columns([1, 2], gap="large", vertical_alignment="bottom")
+    else:
+        st.subheader(t("backward.graph"))
+        st.markdown(t("backward.graph.lead"))
+        left = right = st
+    x0 = left.slider(t("backward.graph.x0"), -3.0, 3.0, 0.5, 0.1, key="backward.x0", bind=BIND)
     graph = cached.graph_for(f, b, x0, variant)
     if variant == "once":
-        st.caption(t("backward.graph.once"))
+        right.caption(t("backward.graph.once"))
     elif any(n.kind == "output" and n.pass_index == 2 and n.value is None for n in graph.nodes):
-        st.caption(t("backward.graph.none"))
-    if not graph.drawable:
-        return
-    st.html(figures.graph_legend(graph, lang()))  # fixed names, escaped
-    st.graphviz_chart(figures.graph_dot(graph, lang()), width="content")
+        right.caption(t("backward.graph.none"))
+    if graph.drawable:
+        right.html(figures.graph_legend(graph, lang()))  # fixed names, escaped
+        st.graphviz_chart(figures.graph_dot(graph, lang(), projector=projected), width="content")
+    if projected:
+        st.markdown(t("backward.graph.lead"))
 
 
 def _decoder() -> None:

@@ -309,12 +309,9 @@ def find_class(engine: Engine, code: str, now: float) -> ClassInfo | None:
         return ClassInfo(row.code, row.created, row.expires, frozenset(steps))
 
 
-def _free_name(engine: Engine, code: str, name: str) -> str:
+def _free_name(c: sa.Connection, code: str, name: str) -> str:
     """The first of "name", "name 2", "name 3", ... nobody in the class has."""
-    with engine.connect() as c:
-        taken = set(
-            c.execute(sa.select(students.c.nickname).where(students.c.code == code)).scalars()
-        )
+    taken = set(c.execute(sa.select(students.c.nickname).where(students.c.code == code)).scalars())
     n = 1
     while _with_suffix(name, n) in taken:
         n += 1
@@ -334,10 +331,15 @@ def join(engine: Engine, code: str, nickname: str, now: float) -> Student:
     if find_class(engine, code, now) is None:
         raise ClassroomError("classroom.error.no_class")
     for _ in range(50):  # a name another session took between the look and the insert: again
-        candidate = _free_name(engine, code, name)
         seat = secrets.token_urlsafe(SEAT_BYTES)
         try:
             with engine.begin() as c:
+                # Joins to one class take turns where the database locks rows (PostgreSQL:
+                # the class's row, until this transaction ends), so a crowd choosing the same
+                # name never collides there; SQLite has no row locks (SQLAlchemy leaves FOR
+                # UPDATE out) and one writer at a time: a collision is retried.
+                c.execute(sa.select(classes.c.code).where(classes.c.code == code).with_for_update())
+                candidate = _free_name(c, code, name)
                 new = c.execute(
                     students.insert().values(code=code, nickname=candidate, joined=now)
                 ).inserted_primary_key

@@ -1,4 +1,4 @@
-"""Follow the lecturer (issue 38): the lecturer shares the view on their screen with the class;
+"""Follow the lecturer: the lecturer shares the view on their screen with the class;
 a student who switched "follow" on is taken to it within :data:`FOLLOW_EVERY` seconds, in the
 same session (their nickname, progress and language stay theirs). Off, nothing moves.
 

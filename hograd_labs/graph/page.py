@@ -76,30 +76,57 @@ def show_outcome(outcome: FlagOutcome, key: str, fn: Function | None = None) -> 
             flag_code_tabs(outcome.snippet, fn)  # the script, its .py, and its C++ twin
 
 
-def draw_flag_graph(place: object, outcome: FlagOutcome) -> bool:
-    """The run's graph in the flag lab's colours with its legend, in ``place``; or, over the
-    drawing limit, a caption that says so. Returns whether it was drawn."""
+def draw_flag_graph(
+    place: object, outcome: FlagOutcome, *, legend: bool = True, projector: bool = False
+) -> bool:
+    """The run's graph in the flag lab's colours with its legend (unless not ``legend``), in
+    ``place``; or, over the drawing limit, a caption that says so. Returns whether it was
+    drawn. ``projector``: left to right, nodes closer together."""
     graph = outcome.drawing
-    if graph is None or not graph.drawable:
+    if not _drawable(outcome):
         place.caption(t("graph.draw.too_large", limit=GRAPH_BUDGET.max_draw))
         return False
-    place.html(flag_legend_html(graph, lang()))
-    place.graphviz_chart(flag_dot(graph, lang()), width="content")
+    if legend:
+        place.html(flag_legend_html(graph, lang()))
+    direction = "LR" if projector else "TB"
+    place.graphviz_chart(
+        flag_dot(graph, lang(), direction=direction, tight=projector), width="content"
+    )
     return True
+
+
+def _drawable(outcome: FlagOutcome) -> bool:
+    return outcome.drawing is not None and outcome.drawing.drawable
 
 
 def show_drawings(off: FlagOutcome, on: FlagOutcome, this: bool) -> None:
     """The real graph after the run, with create_graph=False and =True side by side; ``this``
-    is the create_graph of the run shown above."""
-    st.markdown(f"**{t('graph.draw.title')}**")
+    is the create_graph of the run shown above.
+
+    Projected, one above the other instead, under one legend, each drawn left to right with
+    its name and counts beside it: side by side and top to bottom, the create_graph=True
+    drawing was 700 px tall at the projector's text size and ran off the first screen
+    (issue 38); so they are about 200 and 290 px tall."""
+    projected = present()
+    title = f"**{t('graph.draw.title')}**"
     # projected, the run is a screen of its own, before this one
-    this_run = "graph.draw.this_run.present" if present() else "graph.draw.this_run"
-    for column, outcome, flag in zip(st.columns(2), (off, on), (False, True), strict=True):
+    this_run = "graph.draw.this_run.present" if projected else "graph.draw.this_run"
+    if projected:
+        drawn = [o.drawing for o in (off, on) if _drawable(o)]
+        with st.container(horizontal=True, vertical_alignment="center", gap="large"):
+            st.markdown(title, width="content")
+            if drawn:  # the legend on the title's line
+                st.html(flag_legend_html(drawn[0], lang(), also=tuple(drawn[1:])), width="content")
+        places = [st.columns([1, 4], gap="medium", vertical_alignment="center") for _ in range(2)]
+    else:
+        st.markdown(title)
+        places = [(column, column) for column in st.columns(2)]
+    for (text, place), outcome, flag in zip(places, (off, on), (False, True), strict=True):
         mark = f" · {t(this_run)}" if flag == this else ""
-        column.markdown(f"`create_graph={flag}`{mark}")
-        if draw_flag_graph(column, outcome):
+        text.markdown(f"`create_graph={flag}`{mark}")
+        if draw_flag_graph(place, outcome, legend=not projected, projector=projected):
             ops, kept, stale = outcome.drawing.counts
-            column.caption(drawn_counts(ops, kept, stale, lang()))
+            text.caption(drawn_counts(ops, kept, stale, lang()))
     nodes, saved_bytes = on.first_call
     if len(on.steps) > 2:  # the first call ran
         key = "graph.draw.changed" if nodes else "graph.draw.same"

@@ -76,12 +76,16 @@ def _steps(order: int) -> None:
     )
 
 
-def _drawing() -> tuple[bool, bool, str]:
+def _drawing(projected: bool) -> tuple[bool, bool, str]:
     saved = st.toggle(t("graph.saved"), key="graph.saved", help=t("graph.saved.help"), bind=BIND)
     bold = st.toggle(t("graph.highlight"), value=True, key="graph.highlight", bind=BIND)
+    # Projected, left to right by default (the first option): a graph of a few passes is
+    # then wider than tall, and at the projector's text size lies under the controls on the
+    # first screen (x**3 to order 2: 262 px tall instead of 646 px top to bottom, issue 38).
+    directions = ("LR", "TB") if projected else ("TB", "LR")
     rankdir = localized_choice(
         t("graph.direction"),
-        {d: t(f"graph.direction.{d}") for d in ("TB", "LR")},
+        {d: t(f"graph.direction.{d}") for d in directions},
         "graph.direction",
         widget="segmented_control",
         old_labels="graph.direction.",
@@ -107,11 +111,11 @@ def graph_settings(row: object | None = None) -> GraphSettings:
             right, t("graph.order"), "graph.order", ORDER, help=t("graph.order.help")
         )
         if projected:
-            saved, bold, rankdir = _drawing()
+            saved, bold, rankdir = _drawing(projected)
     if not projected:
         with st.container(horizontal=True, vertical_alignment="center"):
             _steps(order)
-            saved, bold, rankdir = _drawing()
+            saved, bold, rankdir = _drawing(projected)
     return GraphSettings(x0, order, saved, bold, rankdir)
 
 

@@ -7,7 +7,7 @@ import streamlit as st
 
 from hograd_core import HogradError, curvature, network
 from hograd_core.hessian import CRITICAL_TOLERANCE
-from hograd_core.hvp_code import COMMENTS, hvp_snippet
+from hograd_core.hvp_code import hvp_snippet
 from hograd_ui.hvp_figures import clean, contour_figure
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import code_file, eigen_file, hessian_file, hvp_code, hvp_row
@@ -234,8 +234,7 @@ def ways(fn, point: tuple, vector: tuple) -> None:  # noqa: ANN001 - a parsed Fu
     if not all(math.isfinite(x) for x in timed.relative):
         st.caption(t("hvp.ways.unresolved"))
     chart(figs.ways_figure(timed.seconds, labels, lang(), present()))
-    comments = {k: t(f"hvp.code.{k}") for k in COMMENTS}
-    snippet = hvp_snippet(fn, point, vector, comments)
+    snippet = hvp_snippet(fn, point, vector)  # the source of the functions that ran above
     hvp_code(fn, snippet, point, vector)  # shown, .py, torch.func form; and in C++
     st.caption(t("hvp.ways.note"))
 

@@ -94,8 +94,7 @@ def draw(classroom: Classroom, views: Mapping[str, View]) -> None:
     if not present():
         st.progress(progress[0], text=progress[1])
     # In presentation mode one row holds the steps, Previous/Next, the progress, the step's
-    # text and the view's settings, and the step's live view comes right under its title
-    # (issue 38).
+    # text and the view's settings, and the step's live view comes right under its title.
     row = present_row()
     st.session_state["lesson.nav"] = number
     row.segmented_control(

@@ -22,7 +22,7 @@ from . import figures as figs
 from .cached import MAML_BUDGET, script, why_maml, why_maml_adapt
 from .compute import METHODS, Adaptation, MamlConfig, NewSine, sine_against_held_out
 
-Q = {"bind": "query-params"}  # the view is a link (issue 18)
+Q = {"bind": "query-params"}  # the view is a link
 ACTIVATIONS = {"relu": "ReLU", "tanh": "tanh"}
 
 

@@ -134,8 +134,9 @@ def convergence_figure(
 ) -> object:
     """Top: f − f* (log) when the minimum f* is known, else f; bottom: |∇f| (log). Stacked:
     the page gives the figure the narrower of two columns, where side by side the two panels'
-    titles ran into each other."""
-    cells = grid_cells(2, 1, 0.0, 0.14)
+    titles ran into each other. Projected, the figure is a screen of its own, as wide as the
+    screen and not as tall: the panels then stand side by side, each the screen's height."""
+    cells = grid_cells(1, 2, 0.1, 0.0) if projector else grid_cells(2, 1, 0.0, 0.14)
     gap = minimum is not None
     traces = []
     for path in race.paths:
@@ -165,7 +166,7 @@ def convergence_figure(
         projector=projector,
         **figure_layout(CONVERGENCE_HEIGHT, legend="bottom"),
         annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)],
-        xaxis=axis_props(None, domain=cells[0][0]),
+        xaxis=axis_props(step if projector else None, domain=cells[0][0]),
         xaxis2=axis_props(step, domain=cells[1][0], anchor="y2"),
         yaxis=log_axis(None, *(t["y"] for t in traces[::2]), domain=cells[0][1])
         if gap

@@ -94,7 +94,7 @@ def apply_preset(text: str) -> None:
 
 def draw() -> None:
     """The tab. In presentation mode the intro and the settings fold into one row of buttons
-    and the results are two screens: the table, and the paths with the convergence."""
+    and the results are three screens: the table, the paths, the convergence."""
     row = present_row()
     with folded(t("present.text"), ":material/notes:", row):
         st.markdown(t("newton.intro"))
@@ -113,21 +113,30 @@ def draw() -> None:
         show_error(err)
         return
     shown = slides(
-        {"table": t("newton.screen.table"), "charts": t("newton.screen.charts")},
+        {
+            "table": t("newton.screen.table"),
+            "paths": t("newton.screen.paths"),
+            "convergence": t("newton.screen.convergence"),
+        },
         "why.newton.screen",
         row,
     )
     if shown["table"]:
         with st.container(key="newton.screen.table"):
             _table(race)
-    if shown["charts"]:
+    if shown["paths"] or shown["convergence"]:
+        # side by side on the page; projected, each chart is a screen of its own, so the
+        # convergence's two log panels get the screen's height, not a third of it
         with st.container(key="newton.screen.charts"):
-            left, right = st.columns([3, 2], gap="medium")
-            variables = (*fn.variables, "x", "y")[:2]
-            chart(figs.paths_figure(race, picture, variables, lang(), present()), where=left)
-            preset = presets.preset_for(fn.text)
-            minimum = None if preset is None else preset.minimum  # f*, where the preset knows it
-            chart(figs.convergence_figure(race, minimum, lang(), present()), where=right)
+            both = shown["paths"] and shown["convergence"]
+            left, right = st.columns([3, 2], gap="medium") if both else (None, None)
+            if shown["paths"]:
+                variables = (*fn.variables, "x", "y")[:2]
+                chart(figs.paths_figure(race, picture, variables, lang(), present()), where=left)
+            if shown["convergence"]:
+                preset = presets.preset_for(fn.text)
+                minimum = None if preset is None else preset.minimum  # f*, where known
+                chart(figs.convergence_figure(race, minimum, lang(), present()), where=right)
         head = "".join(f"# {line}\n" for line in t("newton.func.note").splitlines())
         func = head + script(parse(fn.text), race.config, func=True).source
         why_script(code, func, "newton", notebook=notebook(code.source))

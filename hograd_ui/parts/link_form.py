@@ -1,4 +1,4 @@
-"""A form's settings in the link, written when the form is submitted (issue 18).
+"""A form's settings in the link, written when the form is submitted.
 
 A widget bound with ``bind="query-params"`` inside ``st.form`` writes its value into the URL
 while the student edits it, before Run is pressed (the browser updates the address on every

@@ -1,4 +1,4 @@
-"""Share this view and presentation mode (issue 18); hograd_ui/parts/links.py re-exports them."""
+"""Share this view and presentation mode; hograd_ui/parts/links.py re-exports them."""
 
 from __future__ import annotations
 
@@ -164,7 +164,11 @@ def refresh_share(forms: bool | None = None) -> None:
 # Plotly figures are enlarged by hograd_ui/plotting.py (PROJECTOR_SCALE). Graphviz drawings
 # keep Streamlit's label size (0.6 rem of 16 px, for which Graphviz sized the boxes) and are
 # drawn at their own size (width="content", 1 pt = 4/3 px: 12.8 px text), zoomed here by
-# 1.8 to 23 px text; one wider than the page shrinks to its width (max-width 100 %).
+# 1.8 to 23 px text; one wider than the page shrinks to its width (max-width 100 %). Their
+# screens fit by layout, not by shrinking: projected, the graph lab and the backward lab draw
+# them left to right (and the flag lab's two one above the other), closer together
+# (hograd_core/graph_dot.py's ``tight``); tests/e2e/test_slides_browser.py checks that their
+# node text stays at 20 px or more.
 # The row of buttons above a view's result (hograd_ui/parts/ui.py's present_row: settings,
 # presets, the screens) and the tab labels at 20-22 px, like the switcher: they are handles,
 # not what the room reads, and at 26 px the row took two or three lines.

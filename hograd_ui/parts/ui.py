@@ -137,7 +137,7 @@ def function_box(
         if choice:
             st.session_state[key] = choice
 
-    # projected: the presets and the box in one row (issue 38), the presets one click away
+    # projected: the presets and the box in one row, the presets one click away
     row = st.container(horizontal=True, vertical_alignment="bottom") if present() else st
     row.pills(
         t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset, format_func=as_typed
@@ -306,7 +306,7 @@ def lazy_tabs(labels: dict[str, str], key: str) -> dict[str, object]:
     return dict(zip(names, tabs, strict=True))
 
 
-# ---- presentation mode as slides (issue 38) ---------------------------------------------------
+# ---- presentation mode as slides ---------------------------------------------------------
 # In presentation mode a view's result (a chart, a graph, the numbers the lecturer talks about)
 # must be on the first 1920x1080 screen: the widgets that change it fold into one row of
 # buttons above it (:func:`present_row`, :func:`folded`), and a view with several results shows

@@ -4,6 +4,7 @@ statement the page makes holds for the case it is shown on."""
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import itertools
@@ -263,7 +264,6 @@ def test_choices_survive_a_language_switch() -> None:
 def test_every_key_the_page_builds_exists() -> None:
     # Keys assembled with f-strings escape the repository-wide check of literal keys.
     from hograd_core.curvature import METHODS
-    from hograd_core.hvp_code import COMMENTS
     from hograd_core.network import DATASETS
     from hograd_ui.i18n import catalogue
 
@@ -280,7 +280,6 @@ def test_every_key_the_page_builds_exists() -> None:
     keys += [f"hvp.net.tab.{k}" for k in ("top", "trace", "sharp", "hessian", "training")]
     keys += [f"hvp.col.{c}" for c in ("point", "vector", "gradient", "hv")]
     keys += [f"hvp.net.col.{c}" for c in ("method", "estimate", "hvps", "time", "error")]
-    keys += [f"hvp.code.{c}" for c in COMMENTS]
     assert [k for k in keys if k not in catalogue("en")] == []
 
 
@@ -371,14 +370,18 @@ def test_the_code_runs_and_gives_the_tables_numbers() -> None:
     source = next(c.value for c in at.code if "torch.autograd.grad" in c.value)
     assert "torch.autograd.functional.vhp" in source
     _load_forward_ad()  # torch's own first-use DeprecationWarning, silenced as the app does
-    names: dict = {}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(source, "<page code>", "exec"), names)  # noqa: S102 - the page's own code
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        exec(compile(source, "<page code>", "exec"), {})  # noqa: S102 - the page's own code
+    printed = {  # "gradient [..]", "Hv [..] [..] [..]", "vH [..]"
+        line.split()[0]: [ast.literal_eval(x) for x in re.findall(r"\[[^\]]*\]", line)]
+        for line in out.getvalue().splitlines()
+    }
     rows = table(at)
-    for name, row in (("g", "gradient ∇f(p)"), ("hv", "Hessian-vector product Hv")):
+    for name, row in (("gradient", "gradient ∇f(p)"), ("Hv", "Hessian-vector product Hv")):
         shown = [float(x) for x in rows[row]]
-        assert names[name].tolist() == pytest.approx(shown, rel=1e-5)  # shown to 6 digits
-    assert names["vh"].tolist() == pytest.approx(names["hv"].tolist(), rel=1e-12)
+        for got in printed[name]:
+            assert got == pytest.approx(shown, rel=1e-5)  # shown to 6 digits
+    assert printed["vH"][0] == pytest.approx(printed["Hv"][0], rel=1e-12)
     note = next(c.value for c in at.caption if "torch.func.hvp" in c.value)
     assert "`vhp`" in note and "twice continuously differentiable" in note
 
@@ -533,3 +536,34 @@ def test_a_typed_point_outside_the_sliders_is_refused() -> None:
         "(4, 0) is outside the sliders' range, -3 to 3; a point inside it is taken."
     ]
     assert at.slider(key="hvp.p.w1").value == 1.0
+
+
+def test_the_three_ways_table_and_code_are_the_shown_functions(monkeypatch) -> None:  # noqa: ANN001
+    """The "Hv three ways" table comes from hograd_core/hvp_script.py's functions (a spy that
+    triples forward-over-reverse's answer changes that row, and only that row), and the code
+    under it is their source."""
+    import inspect
+
+    from hograd_core import hvp_script as script
+    from hograd_core.hvp_code import SHOWN
+
+    original = script.hvp_forward_over_reverse
+    monkeypatch.setattr(script, "hvp_forward_over_reverse", lambda *a: 3 * original(*a))
+    at = run(**{"hvp.fn": "w1**2*sin(w2) + w2/9"})  # typed by no other test: nothing cached
+    open_tab(at, "ways")
+    w1, w2, v1, v2 = (
+        *[at.slider(key=f"hvp.p.{n}").value for n in ("w1", "w2")],
+        *[at.slider(key=f"hvp.v.{n}").value for n in ("w1", "w2")],
+    )
+    hv = (
+        2 * math.sin(w2) * v1 + 2 * w1 * math.cos(w2) * v2,
+        2 * w1 * math.cos(w2) * v1 - w1**2 * math.sin(w2) * v2,
+    )
+    shown = [
+        [float(x) for x in cell.strip("()").split(", ")]
+        for cell in at.dataframe[-1].value.iloc[:, 1]
+    ]
+    assert shown[0] == pytest.approx(hv, rel=1e-5) and shown[2] == pytest.approx(hv, rel=1e-5)
+    assert shown[1] == pytest.approx([3 * x for x in hv], rel=1e-5)
+    source = next(c.value for c in at.code if "def print_hvp" in c.value)
+    assert all(inspect.getsource(fn) in source for fn in SHOWN)

@@ -17,14 +17,16 @@ from hograd_core.graphs import graph_lab
 from hograd_core.hvp_graph import hvp_graph
 
 
-def reference(nodes, edges, attrs_of, label: str = "") -> str:  # noqa: ANN001
-    """The same drawing built statement by statement with graphviz.Digraph."""
+def reference(nodes, edges, attrs_of, label: str = "", spacing=("TB", "0.25", "0.35")) -> str:  # noqa: ANN001
+    """The same drawing built statement by statement with graphviz.Digraph; ``spacing``: its
+    rankdir, nodesep and ranksep."""
+    rankdir, nodesep, ranksep = spacing
     dot = Digraph(
         "autograd",
         graph_attr={
-            "rankdir": "TB",
-            "nodesep": "0.25",
-            "ranksep": "0.35",
+            "rankdir": rankdir,
+            "nodesep": nodesep,
+            "ranksep": ranksep,
             "fontname": "Helvetica,Arial,sans-serif",
             "fontsize": "10",
             "bgcolor": "transparent",
@@ -83,6 +85,37 @@ def test_tensor_drawings_match_graphviz() -> None:
             line = f"\t{node.name} [" if node.name.isidentifier() else f'\t"{node.name}" ['
             assert line in source, node
         assert source.count(" -> ") == len(graph.edges)
+
+
+@pytest.mark.parametrize("direction", ["TB", "LR"])
+def test_projector_drawings_are_tight_in_either_direction(direction: str) -> None:
+    """``tight`` (presentation mode) puts nodes 0.1 and ranks 0.2 inches apart, in either
+    direction, the statements otherwise unchanged; an unknown direction is refused."""
+    from hograd_core.errors import ArgumentError
+
+    settings = FlagSettings(True, None, False, False, False, "next")
+    graph = run_flags(parse("x**3"), 0.7, settings).drawing
+    has = {e.dst for e in graph.edges if not e.saved}
+
+    def attrs(n):  # noqa: ANN001, ANN202
+        alone = n.kind == "output" and n.name not in has and n.value is not None
+        return node_attrs(n, False, False, "x", alone)
+
+    plain = tensor_dot(graph, ENGLISH, direction=direction)
+    tight = tensor_dot(graph, ENGLISH, direction=direction, tight=True)
+    spacing = (direction, "0.1", "0.2")
+    oracle = reference(graph.nodes, graph.edges, attrs, "", spacing)
+    assert tight.splitlines()[:4] == oracle.splitlines()[:4]  # digraph, graph, node, edge
+    assert tight.count(" -> ") == oracle.count(" -> ") == len(graph.edges)
+    assert (
+        tight.replace("nodesep=0.1", "nodesep=0.25").replace("ranksep=0.2", "ranksep=0.35") == plain
+    )
+    with pytest.raises(ArgumentError, match="direction"):
+        tensor_dot(graph, ENGLISH, direction="BT")
+    view = graph_lab(parse("x**3"), 0.7, 2).view(2)
+    assert f"nodesep=0.1 rankdir={direction} ranksep=0.2" in view_dot(
+        view, direction=direction, tight=True
+    )
 
 
 def test_quoting_as_graphviz_quotes() -> None:

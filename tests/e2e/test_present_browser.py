@@ -130,7 +130,7 @@ def test_no_tick_labels_overlap_on_the_log_charts(browser, server, lang: str) ->
     try:
         found = {}
         for tab, nexts in (
-            ("newton", 1),
+            ("newton", 2),
             ("hf", 0),
             ("stability", 0),
             ("stats", 0),

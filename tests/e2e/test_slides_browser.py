@@ -23,7 +23,8 @@ WIDTH, HEIGHT = 1920, 1080  # the projector's screen in CSS pixels
 @dataclass(frozen=True)
 class Screen:
     """One screen of a view: ``view`` is the path and query (without ``present`` and
-    ``lang``), ``result`` a CSS selector of the result's element (its first match counts),
+    ``lang``), ``result`` a CSS selector of the result's element (its first match counts;
+    ``>> nth=k``, Playwright's, picks another),
     ``nexts`` how many times PageDown is pressed after the page settled."""
 
     view: str
@@ -36,7 +37,8 @@ class Screen:
 
     @property
     def name(self) -> str:
-        return f"{self.view or 'home'}+{self.nexts}"
+        _, nth, k = self.result.partition(" >> nth=")  # one of a screen's results
+        return f"{self.view or 'home'}+{self.nexts}" + (f"-{k}" if nth else "")
 
 
 CHART = ".hograd-chart"
@@ -51,12 +53,7 @@ SCREENS = [
     Screen("backward", ".st-key-backward-screen-formulas [data-testid='stAlert']"),
     Screen("backward", ".st-key-backward-screen-table [data-testid='stTable']", nexts=1),
     Screen("backward", ".st-key-backward-screen-checks [data-testid='stAlert']", nexts=2),
-    Screen(
-        "backward",
-        ".st-key-backward-screen-graph [data-testid='stGraphVizChart']",
-        nexts=3,
-        tall=TALL,
-    ),
+    Screen("backward", ".st-key-backward-screen-graph [data-testid='stGraphVizChart']", nexts=3),
     Screen("memory", f".st-key-memory-screen-orders {CHART}"),
     Screen("memory", ".st-key-memory-screen-checkpoint [data-testid='stMetric']", nexts=1),
     Screen("memory", ".st-key-memory-screen-accumulate [data-testid='stMetric']", nexts=2),
@@ -77,14 +74,23 @@ SCREENS = [
     Screen("derivatives", f".st-key-deriv-screen-chart {CHART}"),
     Screen("derivatives?deriv.x0=2", ".st-key-deriv-screen-point [data-testid='stTable']", nexts=1),
     Screen("derivatives?deriv.tab=taylor", f".st-key-deriv-screen-point {CHART}", nexts=1),
-    Screen("graph", ".st-key-graph-screen-graph [data-testid='stGraphVizChart']", tall=TALL),
+    Screen("graph", ".st-key-graph-screen-graph [data-testid='stGraphVizChart']"),
     Screen("graph", ".st-key-graph-screen-flags [data-testid='stCode']", nexts=1),
-    Screen(
-        "graph",
-        ".st-key-graph-screen-drawings [data-testid='stGraphVizChart']",
-        nexts=2,
+    Screen(  # the HVP graph: 790 px tall at 23 px text. Laid out by dot, left to right and
+        # tight, it is still 950x360 pt: 690 px tall at the page's width, with 18 px text;
+        # under the function box, its numbers and its legend there are about 570 px
+        "graph?graph.fn=w1**2*sin(w2)",
+        ".st-key-graph-screen-graph [data-testid='stGraphVizChart']",
         tall=TALL,
     ),
+    *[  # the run's two drawings, create_graph=False and True
+        Screen(
+            "graph",
+            f".st-key-graph-screen-drawings [data-testid='stGraphVizChart'] >> nth={k}",
+            nexts=2,
+        )
+        for k in (0, 1)
+    ],
     Screen("graph", ".st-key-graph-screen-traps [data-testid='stCode']", nexts=3),
     # hvp and why tabs
     Screen("hvp", ".st-key-hvp-screen-numbers [data-testid='stMetric']"),
@@ -93,6 +99,7 @@ SCREENS = [
     Screen("hvp?hvp.mode=network", f".st-key-hvp-net-screen-trace {CHART}", nexts=1),
     Screen("why?why.tab=newton", ".st-key-newton-screen-table [data-testid='stTable']"),
     Screen("why?why.tab=newton", f".st-key-newton-screen-charts {CHART}", nexts=1),
+    Screen("why?why.tab=newton", f".st-key-newton-screen-charts {CHART}", nexts=2),
     Screen("why?why.tab=hf", f".st-key-hf-screen-curves {CHART}"),
     Screen("why?why.tab=hf", ".st-key-hf-screen-steps [data-testid='stDataFrame']", nexts=1),
     Screen("why?why.tab=stability", f".st-key-stability-screen-quadratic {CHART}"),
@@ -121,9 +128,24 @@ for _screens in VIEWS.values():
     _screens.sort(key=lambda s: s.nexts)
 
 
+#: px: the least size of a Graphviz drawing's node text on the projector. Body text at 26 px
+#: is about 8 minutes of arc from the back row of a 200-seat hall (hograd_ui/parts/present.py);
+#: 20 px is about 6, 1.2 times the 5 of normal sight. A drawing shrunk to fit (a graph wider
+#: than the page, or scaled to the room) must not go under it.
+MIN_GRAPH_TEXT = 20.0
+#: The smallest node text of a Graphviz drawing as drawn on the screen, in CSS px: each
+#: label's font size in the drawing's units times the drawing's scale on the screen (its
+#: box on the screen over its box in the drawing: the SVG's viewBox, CSS zoom and max-width).
+TEXT_JS = """(chart) => Math.min(...[...chart.querySelectorAll('svg g.node text')]
+    .filter(t => t.getBBox().height > 0)
+    .map(t => parseFloat(getComputedStyle(t).fontSize)
+              * t.getBoundingClientRect().height / t.getBBox().height))"""
+
+
 def _off_screen(pg, screen: Screen) -> str | None:  # noqa: ANN001
     """Why ``screen``'s result is not wholly on the first 1920x1080 screen (its top at or
-    below the top edge, its bottom at or above the bottom edge), or None when it is."""
+    below the top edge, its bottom at or above the bottom edge), or a Graphviz drawing's text
+    is under :data:`MIN_GRAPH_TEXT`; None when it is there and legible."""
     result = pg.locator(screen.result).first
     try:
         result.wait_for(state="visible", timeout=10_000)  # the page settled: there or not
@@ -137,6 +159,11 @@ def _off_screen(pg, screen: Screen) -> str | None:  # noqa: ANN001
     bottom = box["y"] + box["height"]
     if bottom > HEIGHT + 0.5:  # sub-pixel layout rounding is not a cut
         return f"{screen.name}: runs past the bottom edge, {box['y']:.0f} to {bottom:.0f} px"
+    if "stGraphVizChart" in screen.result:
+        text = result.evaluate(TEXT_JS)
+        print(f"{screen.name}: node text {text:.1f} px")  # shown with -s, for the report
+        if text < MIN_GRAPH_TEXT:
+            return f"{screen.name}: node text {text:.1f} px, under {MIN_GRAPH_TEXT:.0f} px"
     return None
 
 

@@ -55,6 +55,13 @@ def test_the_derivatives_notebook_recomputes_the_page() -> None:
     texts = {key: f"text {key}" for key in DERIV_TEXTS}
     source = derivatives_notebook(fn, -2.0, 2.0, 101, 5, 0.3, texts)
     got, nb = execute(source, "{'values': values.tolist(), 'at_x0': at_x0}")
+    # the derivatives are computed by the page's own function, its source as it is
+    import inspect
+
+    from hograd_core.derivatives_script import nested_derivatives
+
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert inspect.getsource(nested_derivatives).strip() in code
     page = derivatives(fn, np.linspace(-2.0, 2.0, 101), 5, method="taylor").values
     np.testing.assert_allclose(np.array(got["values"]), page, rtol=1e-10, atol=1e-10)
     at_x0 = derivatives(fn, [0.3], 5, method="taylor").values[:, 0]
