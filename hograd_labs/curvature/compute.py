@@ -49,10 +49,13 @@ from torch.func import grad, vmap
 __all__ = [
     "CHUNK",
     "NAMES",
+    "CurvatureConfig",
     "DiagonalConfig",
     "DiagonalStudy",
     "HFRun",
     "MomentumConfig",
+    "hessian_product_autograd",
+    "run",
     "MomentumRun",
     "NetworkCurvatureConfig",
     "Regions",
@@ -202,6 +205,14 @@ def network_function(hidden: int, steps: int, seed: int) -> tuple[Callable, torc
 def hessian_product(f: Callable, w: torch.Tensor) -> Callable:
     """v ↦ H v, reverse over reverse: ∇(∇f·v) = H v."""
     return lambda v: grad(lambda x: grad(f)(x) @ v)(w)
+
+
+def hessian_product_autograd(f: Callable, w: torch.Tensor) -> Callable:
+    """The same v ↦ H v with torch.autograd: the gradient recorded (create_graph=True) once,
+    then one more backward through it per product. Not vmapped: one product at a time."""
+    x = w.detach().requires_grad_(True)
+    (g,) = torch.autograd.grad(f(x), x, create_graph=True)
+    return lambda v: torch.autograd.grad(g @ v, x, retain_graph=True)[0]
 
 
 def exact_diagonal(f: Callable, w: torch.Tensor) -> torch.Tensor:
@@ -739,6 +750,42 @@ def spectra(config: NetworkCurvatureConfig) -> Spectra:
     )
 
 
+# %% Every part at once
+@dataclass(frozen=True)
+class CurvatureConfig:
+    """The three parts' settings: the diagonal (of f's Hessian and the network's), momentum on
+    a quadratic, and the network's Gauss-Newton, spectrum and Hessian-free runs."""
+
+    diagonal: DiagonalConfig = DiagonalConfig()
+    momentum: MomentumConfig = MomentumConfig()
+    network: NetworkCurvatureConfig = NetworkCurvatureConfig()
+
+
+def run(
+    config: CurvatureConfig, progress: Callable[[int, int], None] | None = None
+) -> tuple[DiagonalStudy, DiagonalStudy, MomentumRun, Spectra]:
+    """Every part of the tab, in the order it shows them; ``progress(done, 4)`` after each.
+    The page runs the same functions one part at a time (each cached on its own settings)."""
+    d = config.diagonal
+    parts = [
+        lambda: study(f, torch.tensor(d.point, dtype=torch.float64), NAMES, d),
+        lambda: study(*_network_point(d), d),
+        lambda: momentum(config.momentum),
+        lambda: spectra(config.network),
+    ]
+    out = []
+    for done, part in enumerate(parts, start=1):
+        out.append(part())
+        if progress is not None:
+            progress(done, len(parts))
+    return tuple(out)
+
+
+def _network_point(d: DiagonalConfig) -> tuple[Callable, torch.Tensor, tuple[str, ...]]:
+    loss, theta = network_function(d.hidden, d.train_steps, d.seed)
+    return loss, theta, tuple(f"θ{i}" for i in range(theta.numel()))
+
+
 # %% What the page shows, one "name value ..." line each
 def report(typed: DiagonalStudy, net_study: DiagonalStudy, run: MomentumRun, sp: Spectra) -> None:
     """Print the numbers the tab shows (seconds vary from run to run, the rest does not)."""
@@ -770,7 +817,7 @@ if __name__ == "__main__":
     momentum_config = MomentumConfig()
     network_config = NetworkCurvatureConfig()
     torch.set_num_threads(1)  # tensors this small: a second thread only adds waiting
-    typed = study(f, torch.tensor(diagonal.point, dtype=torch.float64), NAMES, diagonal)
-    loss, theta = network_function(diagonal.hidden, diagonal.train_steps, diagonal.seed)
-    net_study = study(loss, theta, tuple(f"θ{i}" for i in range(theta.numel())), diagonal)
-    report(typed, net_study, momentum(momentum_config), spectra(network_config))
+    typed, net_study, momentum_run, spectra_run = run(
+        CurvatureConfig(diagonal, momentum_config, network_config)
+    )
+    report(typed, net_study, momentum_run, spectra_run)

@@ -148,3 +148,36 @@ def test_the_diagonal_is_the_kernels(which: str) -> None:
     h = compute.full_hessian(fn, w).numpy()
     np.testing.assert_allclose(hutchinson_variance(h), kernel.hutchinson_variance(h), rtol=1e-14)
     assert kernel.DIAGONAL_BUDGET.chunk == compute.CHUNK
+
+
+def test_the_autograd_form_gives_torch_funcs_products() -> None:
+    """H v by double backward on a recorded gradient equals the torch.func form and the
+    explicit Hessian (torch.func.hessian) times v, on the file's own f and on a quadratic."""
+    w = torch.tensor((1.0, 2.0, 0.5), dtype=torch.float64)
+    hessian = compute.full_hessian(compute.f, w)
+    gen = torch.Generator().manual_seed(3)
+    for v in torch.randn(4, 3, generator=gen, dtype=torch.float64):
+        by_autograd = compute.hessian_product_autograd(compute.f, w)(v)
+        torch.testing.assert_close(by_autograd, compute.hessian_product(compute.f, w)(v))
+        torch.testing.assert_close(by_autograd, hessian @ v)
+
+
+def test_run_is_the_parts_in_order() -> None:
+    """run() calls the parts the page calls one by one, and reports progress after each."""
+    small = compute.CurvatureConfig(
+        compute.DiagonalConfig(probes=4, repeats=2, train_steps=5),
+        compute.MomentumConfig(steps=5),
+        compute.NetworkCurvatureConfig(
+            train_steps=5, hf_iterations=2, cg_iterations=3, lanczos_steps=4, starts=2
+        ),
+    )
+    seen = []
+    typed, net, mom, spec = compute.run(small, lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    d = small.diagonal
+    alone = compute.study(compute.f, torch.tensor(d.point, dtype=torch.float64), compute.NAMES, d)
+    np.testing.assert_array_equal(typed.exact, alone.exact)
+    np.testing.assert_array_equal(typed.estimate, alone.estimate)
+    assert net.exact.size == compute.network_function(d.hidden, 5, d.seed)[1].numel()
+    assert mom.losses["gd"].size == compute.momentum(small.momentum).losses["gd"].size
+    np.testing.assert_array_equal(spec.hessian, compute.spectra(small.network).hessian)
