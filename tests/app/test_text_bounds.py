@@ -21,11 +21,12 @@ BOXES = ("text_input", "text_area", "chat_input")
 
 
 def text_box_calls() -> list[tuple[str, int, ast.Call]]:
-    """Every call of a text box in the app's code (pages/, hograd_ui/ and its parts, app.py),
-    read with ast."""
+    """Every call of a text box in the app's code (pages/, the labs, hograd_ui/ and its
+    parts, app.py), read with ast."""
     files = [
         ROOT / "app.py",
         *sorted((ROOT / "pages").glob("*.py")),
+        *sorted((ROOT / "hograd_labs").rglob("*.py")),
         *sorted((ROOT / "hograd_ui").rglob("*.py")),
     ]
     out = []

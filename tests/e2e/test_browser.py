@@ -3,6 +3,8 @@ never rendered as HTML, and the language switch works."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
@@ -170,8 +172,16 @@ def test_sympy_fills_its_column_in_by_itself(page) -> None:  # noqa: ANN001
     cells = page.locator(INSPECTOR_CELLS).all_inner_texts()
     rows = [cells[i : i + 8] for i in range(0, len(cells), 8)]
     assert [int(r[0]) for r in rows[:3]] == [0, 1, 2]
-    # every row has sympy's value, equal to Taylor's
+    # Every row has sympy's value, equal to Taylor's, up to where sympy stopped if its time
+    # budget ran out (a busy machine): then the page says after which order, and the column is
+    # empty beyond it. Orders 0-2 take sympy milliseconds: they are there on any machine.
+    stopped = re.search(r"sympy stopped after order (\d+)", page.inner_text("body"))
+    last = int(stopped.group(1)) if stopped else int(rows[-1][0])
+    assert last >= 2, stopped
     for row in rows:
+        if int(row[0]) > last:
+            assert row[3] in ("", "—"), row
+            continue
         assert row[3] not in ("", "—"), row
         assert float(row[1]) == pytest.approx(float(row[3]), rel=1e-8, abs=1e-10)
     _no_exception(page)

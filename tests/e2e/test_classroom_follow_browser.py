@@ -41,6 +41,17 @@ def _type_and_share(teacher, text: str) -> None:  # noqa: ANN001
     wait_for_app(teacher)
 
 
+def _link_shows(page, fn: str) -> None:  # noqa: ANN001
+    """Wait until the follower's address carries ``fn``. Not for the app to be idle: a
+    follower's page reruns its follow fragment every few seconds, and on a busy machine those
+    runs can follow each other with no idle moment in between."""
+    page.wait_for_function(
+        "([want]) => new URLSearchParams(location.search).get('hvp.fn') === want",
+        arg=[fn],
+        timeout=60_000,
+    )
+
+
 def test_a_following_student_opens_the_lecturers_view(browser, server) -> None:  # noqa: ANN001
     teacher_context = browser.new_context(viewport={"width": 1280, "height": 900})
     teacher = teacher_context.new_page()
@@ -67,7 +78,7 @@ def test_a_following_student_opens_the_lecturers_view(browser, server) -> None: 
 
         # the follower is taken there without a click; the other student stays
         expect(_function(ann)).to_have_value(FIRST, timeout=30_000)
-        wait_for_app(ann)
+        _link_shows(ann, FIRST)
         query = parse_qs(urlparse(ann.url).query)
         assert urlparse(ann.url).path == "/hvp" and query["hvp.fn"] == [FIRST]
         assert query["class"] == parse_qs(urlparse(link.strip()).query)["class"]
@@ -78,7 +89,7 @@ def test_a_following_student_opens_the_lecturers_view(browser, server) -> None: 
         # a second view of the page the follower is on
         _type_and_share(teacher, SECOND)
         expect(_function(ann)).to_have_value(SECOND, timeout=30_000)
-        wait_for_app(ann)
+        _link_shows(ann, SECOND)
         assert parse_qs(urlparse(ann.url).query)["hvp.fn"] == [SECOND]
 
         assert urlparse(bo.url).path == "/lesson"

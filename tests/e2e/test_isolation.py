@@ -43,8 +43,8 @@ def _sees_only(c: StreamlitClient, own: dict, other: dict) -> None:
     code = "\n".join(c.codes)
     assert own["latex"] in latex and other["latex"] not in latex, latex
     assert own["torch"] in code and other["torch"] not in code, code
-    assert f"range(1, {own['order'] + 1})" in code  # the snippet runs to this session's order
-    assert f"torch.tensor({own['x0']}," in code
+    # the snippet runs at this session's x0 and to its order
+    assert f"print_derivatives(f, {own['x0']}, {own['order']})" in code, code[-200:]
     assert c.widget("deriv.fn").current() == own["fn"]
     assert c.widget("deriv.order").current() == own["order"]
     assert c.widget("deriv.points").current() == own["points"]
