@@ -66,6 +66,13 @@ def _legend_below(height: int) -> dict:
     return look
 
 
+def _y_title(key: str, lang: str, projector: bool) -> str:
+    """The y axis's title. Projected, a chart is fitted to the room on its screen, often
+    shorter than the full title in large type: the chart's own title says what is drawn,
+    and the axis says only that its scale is logarithmic."""
+    return tr("maml.fig.log_scale" if projector else key, lang)
+
+
 def meta_training_figure(run: MamlRun, lang: str, projector: bool) -> object:
     """The held-out loss after adaptation along meta-training, one line per starting point
     (``projector``: drawn for a projector)."""
@@ -80,7 +87,7 @@ def meta_training_figure(run: MamlRun, lang: str, projector: bool) -> object:
         **_legend_below(480),
         title=_title(tr("maml.fig.eval", lang, steps=steps)),
         xaxis=axis_props(tr("maml.fig.meta_step", lang)),
-        yaxis=log_axis(tr("maml.fig.loss_axis", lang), *(t["y"] for t in traces)),
+        yaxis=log_axis(_y_title("maml.fig.loss_axis", lang, projector), *(t["y"] for t in traces)),
     )
 
 
@@ -147,7 +154,7 @@ def error_figure(a: Adaptation, steps: int, lang: str, projector: bool) -> objec
         **_legend_below(480),
         title=_title(tr("maml.fig.error", lang)),
         xaxis=axis_props(tr("maml.fig.adapt_step", lang), dtick=1),
-        yaxis=log_axis(tr("maml.fig.error_axis", lang), *(t["y"] for t in traces)),
+        yaxis=log_axis(_y_title("maml.fig.error_axis", lang, projector), *(t["y"] for t in traces)),
     )
 
 
