@@ -213,6 +213,24 @@ def ms(x: float | None) -> float | None:
 # -- the server ------------------------------------------------------------------------------
 
 
+def server_command(port: int) -> list[str]:
+    """``make run``'s server on a loopback port (run it from the project's folder): app.py
+    through hograd_serving/asgi.py. The browser tests start theirs with it too."""
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "hograd_serving/asgi.py",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+    ]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -238,19 +256,7 @@ class Server:
         fd, name = tempfile.mkstemp(prefix="hograd-load-server-", suffix=".log")
         self.log_path = Path(name)
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "hograd_serving/asgi.py",
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-                "--server.headless",
-                "true",
-            ],
+            server_command(port),
             cwd=ROOT,
             stdout=fd,
             stderr=subprocess.STDOUT,

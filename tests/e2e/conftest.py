@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -17,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from benchmarks.load import server_command
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -72,19 +73,7 @@ def running_server(name: str = "server") -> Iterator[str]:
     }
     with open(ARTIFACTS / f"{name}.log", "w") as log:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "hograd_serving/asgi.py",
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-                "--server.headless",
-                "true",
-            ],
+            server_command(port),
             cwd=ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,
