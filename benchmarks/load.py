@@ -213,15 +213,16 @@ def ms(x: float | None) -> float | None:
 # -- the server ------------------------------------------------------------------------------
 
 
-def server_command(port: int) -> list[str]:
+def server_command(port: int, script: str = "hograd_serving/asgi.py") -> list[str]:
     """``make run``'s server on a loopback port (run it from the project's folder): app.py
-    through hograd_serving/asgi.py. The browser tests start theirs with it too."""
+    through hograd_serving/asgi.py, or another ``script``. The browser and health tests start
+    theirs with it too."""
     return [
         sys.executable,
         "-m",
         "streamlit",
         "run",
-        "hograd_serving/asgi.py",
+        script,
         "--server.port",
         str(port),
         "--server.address",

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.load import server_command
 from benchmarks.st_client import StreamlitClient
 from hograd_serving.health import main, probe
 
@@ -35,19 +36,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     env = {**os.environ, "HOGRAD_TEST_BLOCK": str(base)}
     log = (tmp_path_factory.mktemp("log") / "server.log").open("wb")
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(STUCK_APP),
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-        ],
+        server_command(port, str(STUCK_APP)),
         cwd=ROOT,
         env=env,
         stdout=log,
