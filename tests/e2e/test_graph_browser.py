@@ -270,6 +270,12 @@ def test_the_torchviz_view_draws_its_nodes_beside_the_other_graphs(page, lang: s
     assert nodes.count() == torchviz_nodes()  # every node torchviz wrote is drawn
     text = box.locator("[data-testid='stGraphVizChart']").inner_text()
     assert "PowBackward0" in text and "AccumulateGrad" in text
-    assert page.locator("[data-testid='stGraphVizChart'] svg").count() >= 4  # not alone
+    # not alone: graphviz draws each chart when it is ready, so wait for the others to appear
+    # (a page whose other charts never draw still fails here)
+    charts = "[data-testid='stGraphVizChart'] svg"
+    page.wait_for_function(
+        f"() => document.querySelectorAll({charts!r}).length >= 4", timeout=30_000
+    )
+    assert page.locator(charts).count() >= 4
     _no_exception(page)
     screenshot(page, f"graph-torchviz-{lang}")
