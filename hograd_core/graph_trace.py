@@ -13,6 +13,7 @@ read as such (PyTorch raises when it is read).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import torch
@@ -239,6 +240,16 @@ class TensorGraph:
         saved = [n for n in self.nodes if n.kind == "saved"]
         stale = sum(1 for n in saved if n.freed or n.modified)
         return sum(1 for n in self.nodes if n.kind == "op"), len(saved), stale
+
+    def without_saved(self) -> TensorGraph:
+        """The same graph with its saved tensors and their edges left out (as torchviz's
+        ``show_saved=False``); the counts per pass are unchanged."""
+        saved = {n.name for n in self.nodes if n.kind == "saved"}
+        return dataclasses.replace(
+            self,
+            nodes=tuple(n for n in self.nodes if n.name not in saved),
+            edges=tuple(e for e in self.edges if e.src not in saved and e.dst not in saved),
+        )
 
 
 Root = tuple[int, str, object, "float | None"]  # (pass, name, tensor or None, printed value)

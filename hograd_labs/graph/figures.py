@@ -209,15 +209,35 @@ def stage_name(k: int, lang: str = "en") -> str:
     return tr(_STAGES[k], lang)
 
 
-def hvp_dot(result: HVPGraph, lang: str = "en", *, min_width: float = 0.0) -> str:
+def hvp_dot(
+    result: HVPGraph,
+    lang: str = "en",
+    *,
+    min_width: float = 0.0,
+    saved: bool = True,
+    direction: str = "TB",
+    tight: bool = False,
+) -> str:
     """DOT source of the HVP graph, its values rounded by :func:`.compute.shown` (then written
-    with 4 significant digits); raises BudgetError over the drawing limit."""
+    with 4 significant digits); raises BudgetError over the drawing limit. ``saved``: draw
+    the saved tensors; ``direction`` and ``tight`` as for
+    :func:`hograd_core.graph_dot.tensor_dot`; tight, the results without a grad_fn (H v,
+    unless recorded) come last, where the eye ends, instead of first."""
     nodes = tuple(
         n if n.value is None else dataclasses.replace(n, value=shown(n.value))
         for n in result.graph.nodes
     )
     graph = dataclasses.replace(result.graph, nodes=nodes)
-    return tensor_dot(graph, words(lang), min_width=min_width)
+    if not saved:
+        graph = graph.without_saved()
+    return tensor_dot(
+        graph,
+        words(lang),
+        min_width=min_width,
+        direction=direction,
+        tight=tight,
+        alone_last=tight,
+    )
 
 
 def hvp_legend_html(result: HVPGraph, lang: str = "en") -> str:

@@ -31,7 +31,7 @@ from hograd_ui.parts.ui import (
 
 from .compute import PRESETS, RETAIN, flag_settings
 from .view_one import graph_settings, one_variable, refused
-from .view_several import several_variables
+from .view_several import several_settings, several_variables
 
 __all__ = ["draw"]
 # Option labels are looked up in dicts built during the run (never by calling t() later, when the
@@ -173,24 +173,31 @@ def draw() -> None:
     st.title(t("graph.title"))
     projected = present()
     row = present_row()
+    if projected:  # the function first: the Explanation says what its view draws
+        fn = function_box("graph", t("graph.fn.label"), PRESETS)
     with folded(t("present.text"), ":material/notes:", row):
         st.markdown(t("graph.lead"))
-        if projected:  # the leads that stand above the flag lab and the traps otherwise
+        if projected:  # the leads that stand above their views otherwise
+            if len(fn.variables) >= 2:
+                st.markdown(t("graphvars.lead", n=len(fn.variables)))
             st.markdown(t("graph.flags.lead"))
             st.markdown(t("graph.cases.lead"))
-    fn = function_box("graph", t("graph.fn.label"), PRESETS)
+    if not projected:
+        fn = function_box("graph", t("graph.fn.label"), PRESETS)
     several = len(fn.variables) >= 2
-    settings = None if several else graph_settings(row)
+    settings = several_settings(fn, row) if several else graph_settings(row)
     chosen = None
     if projected:  # drawn on every screen: a widget that a run does not draw forgets its value
         with folded(t("graph.screen.flag_settings"), ":material/flag:", row):
             chosen = flag_controls()
     screens = {name: t(f"graph.screen.{name}") for name in ("graph", "flags", "drawings", "traps")}
+    if several:  # not pass by pass: one H v, its stages in colours
+        screens["graph"] = t("graph.screen.hvp")
     shown = slides(screens, "graph.screen", row)
     if shown["graph"]:
         with st.container(key="graph.screen.graph"):
             if several:
-                several_variables(fn)
+                several_variables(fn, settings)
             else:
                 one_variable(fn, settings)
     if not projected:

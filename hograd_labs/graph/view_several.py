@@ -6,6 +6,8 @@ renders.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from hograd_core import HogradError
@@ -15,7 +17,8 @@ from hograd_core.hessian import numbers_limit
 from hograd_core.language import LIMITS, Function
 from hograd_ui.parts.downloads import cpp_file, language_tabs, slug
 from hograd_ui.parts.links import BIND, link_text
-from hograd_ui.parts.ui import box_chars, lang, lazy_expander, show_error, t
+from hograd_ui.parts.present import present
+from hograd_ui.parts.ui import box_chars, controls, lang, lazy_expander, show_error, t
 
 from . import figures
 from .cached import hvp_graph_for
@@ -33,27 +36,74 @@ def _numbers(values: tuple[float, ...]) -> str:
     return ", ".join(f"{shown(v):.6g}" for v in values)
 
 
-def several_variables(fn: Function) -> None:
-    """Inputs, the numbers, the drawing (or its summary) and the code, for ``fn``."""
-    st.subheader(t("graphvars.title"))
-    st.markdown(t("graphvars.lead", n=len(fn.variables)))
-    left, right = st.columns(2, gap="large")
-    point = left.text_input(
-        t("graphvars.point"),
-        SEED_POINT,
-        key="graphvars.point",
-        bind=BIND,
-        max_chars=MAX_CHARS,
-        help=t("graphvars.point.help", names=", ".join(fn.variables)),
-    )
-    vector = right.text_input(
-        t("graphvars.vector"), SEED_VECTOR, key="graphvars.vector", bind=BIND, max_chars=MAX_CHARS
-    )
-    record = st.toggle(
-        t("graphvars.record"),
-        key="graphvars.record",
-        bind=BIND,
-        help=t("graphvars.record.help"),
+@dataclass(frozen=True)
+class SeveralSettings:
+    """The view's inputs: the point and the direction as typed, whether the second backward
+    is recorded, whether the drawing shows the saved tensors."""
+
+    point: str
+    vector: str
+    record: bool
+    saved: bool
+
+
+def several_settings(fn: Function, row: object | None = None) -> SeveralSettings:
+    """The heading, the lead and the inputs; in presentation mode the inputs fold into the
+    row ``row`` (:func:`.page.draw`'s) and the heading and the lead go (the lead is in the
+    row's Explanation)."""
+    projected = present()
+    if not projected:
+        st.subheader(t("graphvars.title"))
+        st.markdown(t("graphvars.lead", n=len(fn.variables)))
+    with controls(row):
+        left, right = st.columns(2, gap="large")
+        point = left.text_input(
+            t("graphvars.point"),
+            SEED_POINT,
+            key="graphvars.point",
+            bind=BIND,
+            max_chars=MAX_CHARS,
+            help=t("graphvars.point.help", names=", ".join(fn.variables)),
+        )
+        vector = right.text_input(
+            t("graphvars.vector"),
+            SEED_VECTOR,
+            key="graphvars.vector",
+            bind=BIND,
+            max_chars=MAX_CHARS,
+        )
+        with st.container(horizontal=not projected, gap="large" if not projected else "small"):
+            record = st.toggle(
+                t("graphvars.record"),
+                key="graphvars.record",
+                bind=BIND,
+                help=t("graphvars.record.help"),
+            )
+            # one switch per mode, each with its own default: the page as it always was
+            # (saved tensors drawn), and the projector's first screen (left out, see
+            # several_variables)
+            saved = st.toggle(
+                t("graph.saved"),
+                value=not projected,
+                key="graphvars.saved.present" if projected else "graphvars.saved",
+                bind=BIND,
+                help=t("graph.saved.help"),
+            )
+    return SeveralSettings(point, vector, record, saved)
+
+
+def several_variables(fn: Function, settings: SeveralSettings) -> None:
+    """The numbers, the drawing (or its summary) and the code, for ``fn``.
+
+    Projected, the drawing is laid out left to right and tight, its saved tensors left out
+    unless the lecturer switches them on: top to bottom with them, the seed's graph was 790
+    px tall at the projector's text size and ran off the first screen (issue 38)."""
+    projected = present()
+    point, vector, record, saved = (
+        settings.point,
+        settings.vector,
+        settings.record,
+        settings.saved,
     )
     try:
         # a link's text longer than the box: the core refuses it whole, before reading it
@@ -77,12 +127,23 @@ def several_variables(fn: Function) -> None:
         st.info(t("graphvars.constant"), icon=":material/info:")
     elif not record:
         freed, kept = result.saved_states
-        st.caption(t("graphvars.freed", freed=freed, kept=kept))
+        st.caption(
+            t("graphvars.freed" if saved else "graphvars.freed.hidden", freed=freed, kept=kept)
+        )
     graph = result.graph
     if graph.drawable:
         st.html(figures.hvp_legend_html(result, lang()))
-        st.graphviz_chart(figures.hvp_dot(result, lang(), min_width=420.0), width="content")
-        st.caption(t("graphvars.rounded", decimals=DECIMALS))
+        dot = figures.hvp_dot(
+            result,
+            lang(),
+            min_width=0.0 if projected else 420.0,
+            saved=saved,
+            direction="LR" if projected else "TB",
+            tight=projected,
+        )
+        st.graphviz_chart(dot, width="content")
+        if not projected:  # the numbers above say the values; projected, room is short
+            st.caption(t("graphvars.rounded", decimals=DECIMALS))
     else:
         st.warning(
             t("graphvars.too_large", nodes=f"{len(graph.nodes):,}", limit=GRAPH_BUDGET.max_draw),

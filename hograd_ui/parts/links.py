@@ -132,6 +132,8 @@ KNOWN = {
         "graphvars.point",
         "graphvars.vector",
         "graphvars.record",
+        "graphvars.saved",
+        "graphvars.saved.present",
         "graph.screen",
     ),
     "hvp": (

@@ -12,6 +12,7 @@ from hograd_core.cpp_code import hvp_graph_cpp
 from hograd_core.hvp_graph import hvp_graph
 from hograd_labs.graph.figures import hvp_dot
 from tests.app.test_graph_page import open_graph, rerun
+from tests.app.test_links import open_link
 
 SEED = "w1**2*sin(w2)"
 
@@ -105,3 +106,41 @@ def test_a_graph_over_the_drawing_limit_is_summarised() -> None:
     assert f"{len(expected.graph.nodes):,} nodes, more than 400" in warning
     table = at.dataframe[0].value
     assert list(table.columns)[0] == "type" and table["total"].sum() == expected.graph.counts[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_projected_the_graph_is_drawn_to_fit_and_its_saved_tensors_on_request(lang: str) -> None:
+    """Issue 38: in presentation mode the H v graph is drawn left to right, tight, without
+    its saved tensors (the caption says so and names the switch), its inputs folded into the
+    row; the switch brings the saved tensors back. Outside the mode the page draws them, as
+    it always did, and says they are drawn."""
+    at = open_link("pages/graph.py", {"present": "1", "graph.fn": SEED}, lang)
+    expected = hvp_graph(parse(SEED), [1.0, math.pi / 2], [0.5, 1.0])
+    spec = at.get("graphviz_chart")[0].proto.spec
+    assert spec == hvp_dot(expected, lang, saved=False, direction="LR", tight=True)
+    assert at.toggle(key="graphvars.saved.present").value is False
+    hidden = "leaves saved tensors out" if lang == "en" else "图中没有画出保存的张量"
+    captions = " ".join(c.value for c in at.caption)
+    assert hidden in captions and "11" in captions
+    assert not at.subheader  # the heading goes; its lead is in the row's Explanation
+    lead = "f has 2 variables" if lang == "en" else "f 有 2 个变量"
+    assert any(lead in m.value for m in at.markdown)
+    at.toggle(key="graphvars.saved.present").set_value(True)
+    rerun(at)
+    spec = at.get("graphviz_chart")[0].proto.spec
+    assert spec == hvp_dot(expected, lang, saved=True, direction="LR", tight=True)
+    assert hidden not in " ".join(c.value for c in at.caption)
+    linked = open_link(
+        "pages/graph.py", {"present": "1", "graph.fn": SEED, "graphvars.saved.present": "true"}
+    )
+    assert linked.toggle(key="graphvars.saved.present").value is True  # a link carries it
+
+    at = open_link("pages/graph.py", {"graph.fn": SEED}, lang)
+    assert at.toggle(key="graphvars.saved").value is True
+    assert at.get("graphviz_chart")[0].proto.spec == hvp_dot(expected, lang, min_width=420.0)
+    at.toggle(key="graphvars.saved").set_value(False)
+    rerun(at)
+    assert at.get("graphviz_chart")[0].proto.spec == hvp_dot(
+        expected, lang, min_width=420.0, saved=False
+    )
+    assert hidden in " ".join(c.value for c in at.caption)

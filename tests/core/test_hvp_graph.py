@@ -222,3 +222,23 @@ def test_bad_points_are_refused_with_a_reason(point: str, error: type, message: 
 
 def test_constant_expressions_in_the_list() -> None:
     np.testing.assert_allclose(numbers("pi/2, -sqrt(4)", "point", parse(SEED)), [math.pi / 2, -2])
+
+
+@pytest.mark.parametrize("record", [False, True])
+def test_the_graph_without_its_saved_tensors(record: bool) -> None:
+    """Issue 38: the projector draws the H v graph without its saved tensors. What is left is
+    every backward function, leaf and result, every edge between them, and no edge that
+    points at a node no longer there; the counts per stage are the same."""
+    graph = hvp_graph(parse(SEED), "1, pi/2", "0.5, 1", record_second=record).graph
+    bare = graph.without_saved()
+    saved = {n.name for n in graph.nodes if n.kind == "saved"}
+    assert saved and not any(n.kind == "saved" for n in bare.nodes)
+    assert [n for n in graph.nodes if n.name not in saved] == list(bare.nodes)
+    names = {n.name for n in bare.nodes}
+    assert all(e.src in names and e.dst in names for e in bare.edges)
+    assert {(e.src, e.dst) for e in bare.edges} == {
+        (e.src, e.dst) for e in graph.edges if not e.saved
+    }
+    assert bare.per_pass == graph.per_pass and bare.counts[0] == graph.counts[0]
+    assert "saved tensor freed" not in tensor_dot(bare)
+    assert "saved tensor freed" in tensor_dot(graph) or record  # recorded: nothing is freed

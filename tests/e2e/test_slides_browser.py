@@ -76,12 +76,9 @@ SCREENS = [
     Screen("derivatives?deriv.tab=taylor", f".st-key-deriv-screen-point {CHART}", nexts=1),
     Screen("graph", ".st-key-graph-screen-graph [data-testid='stGraphVizChart']"),
     Screen("graph", ".st-key-graph-screen-flags [data-testid='stCode']", nexts=1),
-    Screen(  # the HVP graph: 790 px tall at 23 px text. Laid out by dot, left to right and
-        # tight, it is still 950x360 pt: 690 px tall at the page's width, with 18 px text;
-        # under the function box, its numbers and its legend there are about 570 px
+    Screen(  # the HVP graph: drawn top to bottom with its saved tensors, 790 px tall
         "graph?graph.fn=w1**2*sin(w2)",
         ".st-key-graph-screen-graph [data-testid='stGraphVizChart']",
-        tall=TALL,
     ),
     *[  # the run's two drawings, create_graph=False and True
         Screen(
