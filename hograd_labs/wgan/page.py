@@ -159,11 +159,19 @@ def draw() -> None:
 def _points(run: object, costs: object, config: WganConfig, projector: bool, row: object) -> None:
     """The numbers, the verdict, and the points with the critic's gradient norms at a step.
 
-    Projected, the step is a button of the presentation ``row`` and the verdict is under the
-    charts: the charts lie on the first screen (tests/e2e/test_slides_browser.py)."""
+    Projected, the step is a button of the presentation ``row``, the numbers stand two by two
+    above the histogram, beside the points, and the verdict is under the charts: the charts lie
+    on the first screen (tests/e2e/test_slides_browser.py), the points' square 70 % taller than
+    under a row of four numbers."""
     last = len(run.snap_steps) - 1
-    with st.container(key="wgan.screen.metrics"):
-        m = st.columns(4)
+    if projector:
+        with st.container(key="wgan.screen.points"):
+            left, right = st.columns([3, 2], gap="medium")
+        with right.container(key="wgan.screen.metrics"):
+            m = [*st.columns(2), *st.columns(2)]
+    else:
+        with st.container(key="wgan.screen.metrics"):
+            m = st.columns(4)
     m[0].metric(t("wgan.metric.parameters"), f"{run.critic_parameters:,}")
     gap, window, negative = smoothed_gap(run)
     m[1].metric(
@@ -199,8 +207,9 @@ def _points(run: object, costs: object, config: WganConfig, projector: bool, row
             key=f"{P}.at.{run.snap_steps[-1]}",
         )
     index = list(run.snap_steps).index(at)
-    with st.container(key="wgan.screen.points"):
-        left, right = st.columns([3, 2], gap="medium")
+    if not projector:
+        with st.container(key="wgan.screen.points"):
+            left, right = st.columns([3, 2], gap="medium")
     chart(figs.points_figure(run, index, lang(), projector), where=left)
     with right:
         st.markdown("**" + t("wgan.norms_title") + "**")

@@ -380,7 +380,7 @@ def slides(labels: dict[str, str], key: str, where: object | None = None) -> dic
         format_func=labels.__getitem__,
         on_change=chosen,
         label_visibility="collapsed",
-        width=560,
+        width=480,
     )
     row.button(
         t("present.prev"),
