@@ -34,6 +34,9 @@ class Screen:
     #: drawing taller than the room, whose text must keep its projector size): the view's
     #: run is then an expected failure, strict, so a fix shows as "passed unexpectedly".
     tall: str = ""
+    #: Whether its Graphviz drawing keeps the projector's text size (MIN_GRAPH_TEXT); a
+    #: larger graph than a default view's is drawn smaller to fit (False: checked to fit only).
+    legible: bool = True
 
     @property
     def name(self) -> str:
@@ -80,6 +83,15 @@ SCREENS = [
         "graph?graph.fn=w1**2*sin(w2)",
         ".st-key-graph-screen-graph [data-testid='stGraphVizChart']",
     ),
+    *[  # larger graphs than the defaults': drawn smaller to fit (hograd_ui/parts/graph_fit.py)
+        Screen(view, ".st-key-graph-screen-graph [data-testid='stGraphVizChart']", legible=False)
+        for view in (
+            "graph?graph.order=3",
+            "graph?graph.fn=sin(x)*exp(-x**2)",
+            "graph?graph.fn=x*y*z&graphvars.point=1,2,3&graphvars.vector=1,0,-1",
+            "graph?graph.fn=w1**2*sin(w2)&graphvars.record=true&graphvars.saved.present=true",
+        )
+    ],
     *[  # the run's two drawings, create_graph=False and True
         Screen(
             "graph",
@@ -156,7 +168,12 @@ def _off_screen(pg, screen: Screen) -> str | None:  # noqa: ANN001
     bottom = box["y"] + box["height"]
     if bottom > HEIGHT + 0.5:  # sub-pixel layout rounding is not a cut
         return f"{screen.name}: runs past the bottom edge, {box['y']:.0f} to {bottom:.0f} px"
-    if "stGraphVizChart" in screen.result:
+    svg = result.locator("svg").first if "stGraphVizChart" in screen.result else None
+    if svg is not None:  # the drawing itself, not its element: wholly there too
+        inner = svg.bounding_box()
+        if inner is None or inner["y"] + inner["height"] > HEIGHT + 0.5:
+            return f"{screen.name}: the drawing runs past the bottom edge, {inner}"
+    if "stGraphVizChart" in screen.result and screen.legible:
         text = result.evaluate(TEXT_JS)
         print(f"{screen.name}: node text {text:.1f} px")  # shown with -s, for the report
         if text < MIN_GRAPH_TEXT:
