@@ -83,6 +83,7 @@ from benchmarks.st_client import (  # noqa: E402
     StreamlitClient,
     Widget,
 )
+from hograd_serving.command import server_command  # noqa: E402
 from hograd_serving.warmup import wait_healthy  # noqa: E402
 
 #: The proxy's session-affinity cookie in front of replicas (deploy/haproxy.cfg).
@@ -211,25 +212,6 @@ def ms(x: float | None) -> float | None:
 
 
 # -- the server ------------------------------------------------------------------------------
-
-
-def server_command(port: int, script: str = "hograd_serving/asgi.py") -> list[str]:
-    """``make run``'s server on a loopback port (run it from the project's folder): app.py
-    through hograd_serving/asgi.py, or another ``script``. The browser and health tests start
-    theirs with it too."""
-    return [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        script,
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.headless",
-        "true",
-    ]
 
 
 def _free_port() -> int:

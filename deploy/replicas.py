@@ -139,7 +139,7 @@ class Replicas:
     log_dir: Path | None = None
     warm: bool = False
     replica_header: bool = False
-    script: str = "hograd_serving/asgi.py"  # app.py, static bundles gzipped once
+    script: str = "hograd_serving/asgi.py"  # hograd_serving.command.SCRIPT (run from ROOT)
     cert: Path | None = None
     probe_timeout: float = 10.0
     replicas: list[Replica] = field(default_factory=list)
@@ -208,20 +208,12 @@ class Replicas:
     def _start_replica(self, name: str, port: int) -> Replica:
         env = {**os.environ, **self.env, "STREAMLIT_SERVER_COOKIE_SECRET": self._secret}
         log = self._log(f"{name}.log")
+        if str(ROOT) not in sys.path:  # run as a script, from deploy/
+            sys.path.insert(0, str(ROOT))
+        from hograd_serving.command import server_command
+
         process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                self.script,
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-                "--server.headless",
-                "true",
-            ],
+            server_command(port, self.script),
             cwd=ROOT,
             env=env,
             stdout=log,

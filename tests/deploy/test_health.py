@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.load import server_command
+from hograd_serving.command import server_command
 from benchmarks.st_client import StreamlitClient
 from hograd_serving.health import main, probe
 

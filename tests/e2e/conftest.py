@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.load import server_command
+from hograd_serving.command import server_command
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
