@@ -158,8 +158,12 @@ def _dashboard(code: str, titles: Sequence[str]) -> None:
 
 def teacher_panel(number: int, titles: Sequence[str]) -> None:
     """The lecturer's class: open one, or its link, live dashboard and controls. ``number``:
-    the open step; ``titles``: the lesson's steps' titles (translation keys), in order."""
-    with st.expander(t("classroom.title"), expanded=True, icon=":material/groups:"):
+    the open step; ``titles``: the lesson's steps' titles (translation keys), in order.
+
+    Projected, the panel starts closed: open, its code, QR code and dashboard filled the first
+    screen and pushed the lesson's step 2,000 px down; one click opens it when the class is
+    to see them."""
+    with st.expander(t("classroom.title"), expanded=not present(), icon=":material/groups:"):
         refused = st.session_state.pop("classroom.refused", None)
         if refused:
             st.warning(refused, icon=":material/database:")

@@ -122,3 +122,35 @@ def test_a_lecturer_and_three_students(browser, server) -> None:  # noqa: ANN001
     finally:
         for context in contexts:
             context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_projected_the_class_panel_opens_on_request(browser, server, lang: str) -> None:  # noqa: ANN001
+    """Issue 38: a lecturer's projected lesson (the teacher's key, presentation mode, 1920x1080)
+    opens with the class panel closed, so the step's chart is wholly on the first screen; one
+    click opens the panel, and a class's QR code to scan is wholly on that screen."""
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        page.goto(f"{server}/lesson?lang={lang}&present=1&key={TEACHER_KEY}")
+        wait_for_app(page, timeout=90_000)
+        panel = _main(page).locator("[data-testid='stExpander']").first
+        expect(panel).to_contain_text(tr("classroom.title", lang))
+        assert page.get_by_role("button", name=tr("classroom.open", lang)).is_hidden()
+        chart = page.locator(".st-key-lesson-view .hograd-chart").first
+        chart.wait_for(state="visible")
+        box = chart.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 1080.5, box
+        screenshot(page, f"classroom_present_closed_{lang}")
+
+        panel.locator("summary").click()
+        page.get_by_role("button", name=tr("classroom.open", lang)).click()
+        wait_for_app(page)
+        qr = page.locator(".st-key-classroom-qr img").first
+        qr.wait_for(state="visible")
+        box = qr.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 1080.5, box
+        screenshot(page, f"classroom_present_open_{lang}")
+    finally:
+        context.close()
