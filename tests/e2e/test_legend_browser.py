@@ -21,6 +21,9 @@ BELOW = {
     "why?why.tab=maml+0",
     "why?why.tab=maml+1",
     "why?why.tab=newton+2",  # the convergence charts
+    "why?why.tab=pinn+1",
+    "why?why.tab=curvature+0",
+    "why?why.tab=curvature&why.curv.part=gauss_newton+0",
 }
 
 #: Each chart's boxes on the screen (CSS px): the chart, its legend, the lowest x axis title,
