@@ -109,19 +109,33 @@ def for_projector(fig: dict[str, Any]) -> dict[str, Any]:
     layout["hoverlabel"] = {**(layout.get("hoverlabel") or {}), "font": {"size": size}}
     margin = dict(layout.get("margin") or {})
     below = isinstance(legend.get("y"), int | float) and legend["y"] < 0
-    if below:  # under the axis title, which has grown: further down, with room for it
-        layout["legend"]["y"] = legend["y"] * 1.8
-        margin["b"] = round(margin.get("b", 80) * 1.8)
-    layout["margin"] = {
-        k: round(v * 1.4) if k != "b" or not below else v
-        for k, v in margin.items()
-        if isinstance(v, int | float)
-    }
+    layout["margin"] = {k: round(v * 1.4) for k, v in margin.items() if isinstance(v, int | float)}
+    if below:
+        _legend_at_the_bottom(layout, axes, size)
     if isinstance(layout.get("height"), int | float):
         layout["height"] = round(layout["height"] * PROJECTOR_HEIGHT) + (
-            margin.get("b", 0) // 2 if below else 0
+            round(margin.get("b", 80) * 0.9) if below else 0
         )
     return {**fig, "data": [_bigger(t) for t in fig.get("data", [])], "layout": layout}
+
+
+def _legend_at_the_bottom(layout: dict[str, Any], axes: set[str], size: int) -> None:
+    """Put a legend below the plot at the figure's bottom edge, the x axes' labels above it.
+
+    A legend placed in fractions of the plot's height (``y < 0``) lands as far under the plot
+    as the plot is tall, so its margin must be sized for one height: on a chart fitted shorter
+    to the projector's screen (hograd_ui/parts/chart.js) that margin is a blank band. Here the
+    legend's place is the container's bottom (``yref="container"``), and plotly.js stacks the
+    bottom margin itself: the legend reserves its own height (one row or, wrapped in a narrow
+    column or in Chinese, several), and each x axis with ``automargin`` pushes the margin by its
+    tick labels and title. ``margin.b`` is only the least room, one row of tick labels:
+    plotly's margin is max(margin.b, axis labels + legend), so a larger one would be a band.
+    """
+    layout["legend"] = {**layout["legend"], "yref": "container", "y": 0, "yanchor": "bottom"}
+    for name in axes:
+        if name.startswith("xaxis"):
+            layout[name]["automargin"] = True
+    layout["margin"]["b"] = round(size * 1.5)
 
 
 def _sized_axis(axis: dict[str, Any], size: int) -> dict[str, Any]:

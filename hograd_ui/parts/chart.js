@@ -71,8 +71,9 @@ function refit(box) {
   if (box.hogradRedraw) box.hogradRedraw(); // and the log axes' ticks follow the height
 }
 
-// A legend under the plot is placed in fractions of the plot's height: on a shorter chart it
-// would climb onto the axis title, so its offset is scaled to stay as many pixels down.
+// A legend under the plot needs nothing here: presentation mode places it at the chart's
+// bottom edge, the bottom margin stacked by plotly.js (hograd_ui/plotting.py's
+// _legend_at_the_bottom), so it follows any height.
 // A log axis's labels are fixed by the figure for its own height (hograd_ui/hvp_figures.py's
 // log_axis: every n-th power of ten, or 1, 2 and 5 over a decade or so); on a chart fitted
 // shorter they would run into each other. There every n-th power becomes every
@@ -80,10 +81,6 @@ function refit(box) {
 function sparser(layout, shrink) {
   if (shrink <= 1.02) return layout;
   const out = { ...layout };
-  const legend = out.legend;
-  if (legend && typeof legend.y === "number" && legend.y < 0) { // below the axis title: as
-    out.legend = { ...legend, y: legend.y * shrink }; // many pixels below as unfitted
-  }
   for (const name of Object.keys(out)) {
     const axis = out[name];
     if (!/^yaxis\d*$/.test(name) || !axis || axis.type !== "log") continue;

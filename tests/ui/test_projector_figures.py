@@ -70,11 +70,21 @@ def test_every_font_grows_and_none_is_under_the_minimum(index: int) -> None:
     go.Figure(big)  # plotly's validation accepts every property
 
 
-def test_a_legend_under_the_plot_moves_down_with_room_for_it() -> None:
-    big = for_projector(_figures()[2].to_dict())
-    assert big["layout"]["legend"]["y"] == pytest.approx(-0.16 * 1.8)
-    assert big["layout"]["margin"]["b"] == round(110 * 1.8)
+def test_a_legend_under_the_plot_goes_to_the_figures_bottom_edge() -> None:
+    """Placed in the container (not in fractions of the plot, which a chart fitted shorter
+    would turn into a blank band), with every x axis pushing the margin for its labels and
+    title: plotly stacks them above the legend. The margin itself is one tick label row."""
+    plain = _figures()[2].to_dict()
+    big = for_projector(plain)
+    legend = big["layout"]["legend"]
+    assert (legend["yref"], legend["y"], legend["yanchor"]) == ("container", 0, "bottom")
+    assert big["layout"]["xaxis"]["automargin"] is True
+    tick = big["layout"]["xaxis"]["tickfont"]["size"]
+    assert tick <= big["layout"]["margin"]["b"] <= 2 * tick  # room for labels, no band
     assert big["layout"]["height"] > 400
+    go.Figure(big)  # plotly's validation accepts the container reference
+    plain["layout"]["legend"]["y"] = 1.02  # a legend above the plot keeps its place
+    assert "yref" not in for_projector(plain)["layout"]["legend"]
 
 
 def test_the_setting_is_the_figures_own_argument_and_changes_only_the_drawing() -> None:
