@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from hograd_serving.command import server_command
 from benchmarks.st_client import StreamlitClient
+from hograd_serving.command import server_command
 from hograd_serving.health import main, probe
 
 ROOT = Path(__file__).resolve().parents[2]
