@@ -7,7 +7,6 @@ from hograd_labs.classroom import follow as classroom
 from hograd_labs.lesson.compute import STEPS as LESSON_STEPS
 from hograd_serving.floor import script_slot
 from hograd_ui.i18n import LANGUAGES
-from hograd_ui.parts.graph_fit import fit_graphs
 from hograd_ui.parts.lesson_state import carry as lesson_progress
 from hograd_ui.parts.links import (
     checked_link,
@@ -19,6 +18,7 @@ from hograd_ui.parts.links import (
     wrap_css,
     write_present,
 )
+from hograd_ui.parts.screen_fit import fit_to_screen
 from hograd_ui.parts.ui import lang_from_query, routed, session_id, t
 
 
@@ -55,7 +55,7 @@ with script_slot(), routed():
     st.html(wrap_css())  # our constant CSS, no user text
     if present():
         st.html(presentation_css())  # our constant CSS, no user text
-        fit_graphs()  # a Graphviz drawing taller than the room is drawn smaller
+        fit_to_screen()  # a drawing or a table taller than the room is drawn smaller
 
     # url_path equals the file name: a deep link first seen by a fresh server resolves to the
     # same page in both of Streamlit's routing modes (see hograd_ui/parts/ui.py).

@@ -39,7 +39,7 @@ from benchmarks.load import CHROMIUM, CHROMIUM_ARGS, Server, log, ms  # noqa: E4
 #: Streamlit connected and idle, the page's title drawn, no skeleton placeholder left, and every
 #: chart drawn: Streamlit's Plotly charts and ours (hograd_ui/parts/chart.py, a component whose chart is
 #: drawn after its bundle has loaded, with no placeholder meanwhile) have their SVG. Components
-#: in the main block only: the sidebar's one (hograd_ui/parts/graph_fit.py) draws nothing.
+#: in the main block only: the sidebar's one (hograd_ui/parts/screen_fit.py) draws nothing.
 SETTLED_JS = (
     "() => { const a = document.querySelector('[data-testid=\"stApp\"]');"
     " return !!a && a.dataset.testScriptState === 'notRunning'"

@@ -227,6 +227,7 @@ html { font-size: 26px !important; }
 [data-testid="stMain"] h1 { padding: 0.2rem 0 0.4rem; }
 [data-testid="stTabs"] [role="tablist"] { row-gap: 0; }
 [data-testid="stTabs"] [role="tab"] { height: 2rem; }
+[data-testid="stTable"] thead th { position: sticky; top: 0; background: #fff; z-index: 1; }
 </style>
 """
 

@@ -83,7 +83,7 @@ SCREENS = [
         "graph?graph.fn=w1**2*sin(w2)",
         ".st-key-graph-screen-graph [data-testid='stGraphVizChart']",
     ),
-    *[  # larger graphs than the defaults': drawn smaller to fit (hograd_ui/parts/graph_fit.py)
+    *[  # larger graphs than the defaults': drawn smaller to fit (hograd_ui/parts/screen_fit.py)
         Screen(view, ".st-key-graph-screen-graph [data-testid='stGraphVizChart']", legible=False)
         for view in (
             "graph?graph.order=3",
@@ -101,6 +101,19 @@ SCREENS = [
         for k in (0, 1)
     ],
     Screen("graph", ".st-key-graph-screen-traps [data-testid='stCode']", nexts=3),
+    *[  # the inspector's table has a row per order: zoomed to 20 px text, then scrolled
+        Screen(
+            f"derivatives?deriv.fn=sin(x)*exp(-x**2)&deriv.x0=2&deriv.order={order}",
+            ".st-key-deriv-screen-point [data-testid='stTable']",
+            nexts=1,
+        )
+        for order in (8, 30)
+    ],
+    Screen(  # three variables: no picture, the page says why
+        "hvp?hvp.fn=x*y*z%2Bx**2",
+        ".st-key-hvp-screen-picture [data-testid='stAlert']",
+        nexts=1,
+    ),
     # hvp and why tabs
     Screen("hvp", ".st-key-hvp-screen-numbers [data-testid='stMetric']"),
     Screen("hvp", f".st-key-hvp-screen-picture {CHART}", nexts=1),
@@ -151,6 +164,14 @@ TEXT_JS = """(chart) => Math.min(...[...chart.querySelectorAll('svg g.node text'
               * t.getBoundingClientRect().height / t.getBBox().height))"""
 
 
+#: px: the least size of a table's text on the projector (hograd_ui/parts/screen_fit.js zooms
+#: a long table down to it, then lets the rest scroll inside its box).
+MIN_TABLE_TEXT = 19.9
+#: The smallest cell text of a table as drawn: its font size times the CSS zoom it is under.
+TABLE_TEXT_JS = """(table) => Math.min(...[...table.querySelectorAll('td, th')]
+    .map(c => parseFloat(getComputedStyle(c).fontSize) * (c.currentCSSZoom || 1)))"""
+
+
 def _off_screen(pg, screen: Screen) -> str | None:  # noqa: ANN001
     """Why ``screen``'s result is not wholly on the first 1920x1080 screen (its top at or
     below the top edge, its bottom at or above the bottom edge), or a Graphviz drawing's text
@@ -173,6 +194,10 @@ def _off_screen(pg, screen: Screen) -> str | None:  # noqa: ANN001
         inner = svg.bounding_box()
         if inner is None or inner["y"] + inner["height"] > HEIGHT + 0.5:
             return f"{screen.name}: the drawing runs past the bottom edge, {inner}"
+    if "stTable" in screen.result:  # its text, times the zoom that fitted it
+        text = result.evaluate(TABLE_TEXT_JS)
+        if text < MIN_TABLE_TEXT:
+            return f"{screen.name}: table text {text:.1f} px, under {MIN_TABLE_TEXT:.0f} px"
     if "stGraphVizChart" in screen.result and screen.legible:
         text = result.evaluate(TEXT_JS)
         print(f"{screen.name}: node text {text:.1f} px")  # shown with -s, for the report
@@ -263,5 +288,46 @@ def test_a_link_opens_its_screen_and_next_writes_it(browser, server) -> None:  #
         _settle(pg)
         pg.locator(".st-key-graph-screen-drawings").first.wait_for(state="visible")
         assert pg.locator(".st-key-graph-screen-flags").count() == 0
+    finally:
+        ctx.close()
+
+
+LONG_TABLE = "derivatives?deriv.fn=sin(x)*exp(-x**2)&deriv.x0=2&deriv.order=30&deriv.screen=point"
+#: (rows, rows wholly in the box, the header's top minus the box's top) after scrolling the box
+#: to its end.
+SCROLLED_JS = """(table) => {
+    const scroller = table.querySelector('table').parentElement;  // Streamlit's scroll box
+    scroller.scrollTop = scroller.scrollHeight;
+    const box = scroller.getBoundingClientRect();
+    const rows = [...table.querySelectorAll('tbody tr')];
+    const inside = rows.filter(r => { const b = r.getBoundingClientRect();
+        return b.top >= box.top - 0.5 && b.bottom <= box.bottom + 0.5; });
+    const head = table.querySelector('thead th').getBoundingClientRect();
+    return [rows.length, inside.length, head.top - box.top,
+            rows[rows.length - 1].getBoundingClientRect().bottom <= box.bottom + 0.5];
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_table_too_long_for_the_screen_scrolls_under_its_header(
+    browser, server, lang: str
+) -> None:  # noqa: ANN001
+    """The inspector's 31 rows (orders 0 to 30): zoomed to 20 px text, the table still does not
+    fit, so it ends at the screen's bottom edge and its rows scroll inside it; scrolled to the
+    end, the last row is in the box and the header still at its top."""
+    ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    try:
+        pg = ctx.new_page()
+        pg.set_default_timeout(90_000)
+        pg.goto(f"{server}/{LONG_TABLE}&present=1&lang={lang}")
+        _settle(pg)
+        table = pg.locator(".st-key-deriv-screen-point [data-testid='stTable']").first
+        table.wait_for(state="visible")
+        box = table.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= HEIGHT + 0.5, box
+        rows, inside, header_offset, last_in = table.evaluate(SCROLLED_JS)
+        assert rows == 31 and inside < rows and last_in  # it scrolls, to its last row
+        assert abs(header_offset) <= 1.0  # the header stays at the top of the box
+        screenshot(pg, f"slides-long-table-scrolled-{lang}")
     finally:
         ctx.close()
