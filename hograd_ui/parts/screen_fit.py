@@ -1,4 +1,4 @@
-"""Graphviz drawings and tables fitted to the first screen in presentation mode (issue 38).
+"""Drawings, tables and code fitted to the projector's first screen (issue 38).
 
 The projector's CSS (hograd_ui/parts/present.py) draws every Graphviz drawing at 1.8 times its
 size, 23 px node text, and tables at 26 px. The default views' drawings and tables fit under
@@ -10,7 +10,8 @@ such an element smaller, as the room demands:
 
 - a drawing, until it ends on the screen: the whole graph, its shape and its growth, is there,
   and its full-screen button shows it larger;
-- a table, down to 20 px text; the rest of a longer table scrolls inside its box.
+- a table or a code block (a long transcript), down to 20 px text; the rest of a longer one
+  scrolls inside its box.
 
 :func:`fit_to_screen` is called once per run of a page in presentation mode (app.py); its
 element draws nothing and sits in the sidebar, which the mode hides, so it takes no room.

@@ -114,6 +114,28 @@ SCREENS = [
         ".st-key-hvp-screen-picture [data-testid='stAlert']",
         nexts=1,
     ),
+    Screen(
+        "graph?graph.flag.create_graph=true&graph.flag.action=again&graph.flag.retain_graph=True",
+        ".st-key-graph-screen-flags [data-testid='stCode']",
+        nexts=1,
+    ),
+    Screen(
+        "graph?graph.fn=sin(x)*exp(-x**2)&graph.flag.create_graph=true&graph.flag.action=again",
+        ".st-key-graph-screen-flags [data-testid='stCode']",
+        nexts=1,
+    ),
+    Screen(
+        "graph?graph.case=inplace", ".st-key-graph-screen-traps [data-testid='stCode']", nexts=3
+    ),
+    Screen(
+        "graph?graph.case=nan_anomaly", ".st-key-graph-screen-traps [data-testid='stCode']", nexts=3
+    ),
+    Screen(
+        "backward?backward.fn=sin(x)*exp(-x**2)",
+        ".st-key-backward-screen-graph [data-testid='stGraphVizChart']",
+        nexts=3,
+        legible=False,
+    ),
     # hvp and why tabs
     Screen("hvp", ".st-key-hvp-screen-numbers [data-testid='stMetric']"),
     Screen("hvp", f".st-key-hvp-screen-picture {CHART}", nexts=1),
@@ -164,11 +186,13 @@ TEXT_JS = """(chart) => Math.min(...[...chart.querySelectorAll('svg g.node text'
               * t.getBoundingClientRect().height / t.getBBox().height))"""
 
 
-#: px: the least size of a table's text on the projector (hograd_ui/parts/screen_fit.js zooms
-#: a long table down to it, then lets the rest scroll inside its box).
-MIN_TABLE_TEXT = 19.9
-#: The smallest cell text of a table as drawn: its font size times the CSS zoom it is under.
-TABLE_TEXT_JS = """(table) => Math.min(...[...table.querySelectorAll('td, th')]
+#: px: the least size of a table's or a code block's text on the projector
+#: (hograd_ui/parts/screen_fit.js zooms a long one down to it, then lets the rest scroll
+#: inside its box).
+MIN_TEXT = 19.9
+#: The smallest text (TEXTS: a selector) of an element as drawn: its font size times the CSS
+#: zoom it is under.
+TEXT_JS_OF = """(element) => Math.min(...[...element.querySelectorAll('TEXTS')]
     .map(c => parseFloat(getComputedStyle(c).fontSize) * (c.currentCSSZoom || 1)))"""
 
 
@@ -194,10 +218,11 @@ def _off_screen(pg, screen: Screen) -> str | None:  # noqa: ANN001
         inner = svg.bounding_box()
         if inner is None or inner["y"] + inner["height"] > HEIGHT + 0.5:
             return f"{screen.name}: the drawing runs past the bottom edge, {inner}"
-    if "stTable" in screen.result:  # its text, times the zoom that fitted it
-        text = result.evaluate(TABLE_TEXT_JS)
-        if text < MIN_TABLE_TEXT:
-            return f"{screen.name}: table text {text:.1f} px, under {MIN_TABLE_TEXT:.0f} px"
+    for kind, texts in (("stTable", "td, th"), ("stCode", "code")):
+        if kind in screen.result:  # its text, times the zoom that fitted it
+            text = result.evaluate(TEXT_JS_OF.replace("TEXTS", texts))
+            if text < MIN_TEXT:
+                return f"{screen.name}: {kind} text {text:.1f} px, under {MIN_TEXT:.0f} px"
     if "stGraphVizChart" in screen.result and screen.legible:
         text = result.evaluate(TEXT_JS)
         print(f"{screen.name}: node text {text:.1f} px")  # shown with -s, for the report
