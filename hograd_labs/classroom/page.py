@@ -162,8 +162,10 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
 
     Projected, the panel starts closed: open, its code, QR code and dashboard filled the first
     screen and pushed the lesson's step 2,000 px down; one click opens it when the class is
-    to see them."""
-    with st.expander(t("classroom.title"), expanded=not present(), icon=":material/groups:"):
+    to see them, and it is open once the lecturer opens a class (its code and QR code are
+    what the room needs next). Closed by hand, it stays closed."""
+    opened = not present() or st.session_state.get(CODE) is not None
+    with st.expander(t("classroom.title"), expanded=opened, icon=":material/groups:"):
         refused = st.session_state.pop("classroom.refused", None)
         if refused:
             st.warning(refused, icon=":material/database:")

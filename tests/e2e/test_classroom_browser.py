@@ -148,9 +148,16 @@ def test_projected_the_class_panel_opens_on_request(browser, server, lang: str) 
         page.get_by_role("button", name=tr("classroom.open", lang)).click()
         wait_for_app(page)
         qr = page.locator(".st-key-classroom-qr img").first
-        qr.wait_for(state="visible")
+        qr.wait_for(state="visible", timeout=60_000)
         box = qr.bounding_box()
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 1080.5, box
         screenshot(page, f"classroom_present_open_{lang}")
+
+        panel.locator("summary").click()  # closed by hand, it stays closed on the next step
+        expect(qr).to_be_hidden()
+        page.keyboard.press("PageDown")
+        wait_for_app(page)
+        expect(page.locator("[data-testid='stHeading']", has_text="2 ·")).to_have_count(1)
+        expect(qr).to_be_hidden()
     finally:
         context.close()
