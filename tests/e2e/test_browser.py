@@ -17,6 +17,15 @@ ROUTES = [(path, url) for path, url in routes() if url]  # the home page has its
 PLOTTED = {"derivatives", "graph", "hvp"}  # pages that draw a chart (or a graph) on first load
 #: The derivatives inspector's cells, row by row (a static table: hograd_ui/parts/ui.py, static_table).
 INSPECTOR_CELLS = "[data-testid='stTable'] tbody td"
+#: The inspector's sympy column (the 4th of 8) has a value in its last row, or the page says
+#: after which order sympy stopped.
+SYMPY_DONE_JS = """() => {
+    const cells = [...document.querySelectorAll("[data-testid='stTable'] tbody td")]
+        .map(c => c.innerText.trim());
+    const last = cells.length >= 8 ? cells[cells.length - 8 + 3] : "";
+    return (last !== "" && last !== "\u2014")
+        || document.body.innerText.includes("sympy stopped after order");
+}"""
 
 
 def _no_exception(page) -> None:  # noqa: ANN001
@@ -168,6 +177,8 @@ def test_sympy_fills_its_column_in_by_itself(page) -> None:  # noqa: ANN001
         pass
     note.wait_for(state="detached", timeout=60_000)  # nobody touched the page meanwhile
     wait_for_app(page)
+    # the browser's polls go on until sympy's column is whole or the page says where it stopped
+    page.wait_for_function(SYMPY_DONE_JS, timeout=60_000, polling=200)
     screenshot(page, "derivatives-sympy-done-en")
     cells = page.locator(INSPECTOR_CELLS).all_inner_texts()
     rows = [cells[i : i + 8] for i in range(0, len(cells), 8)]

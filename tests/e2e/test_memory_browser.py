@@ -33,6 +33,8 @@ def test_the_memory_page_shows_the_modules_numbers(page, lang: str) -> None:  # 
     wait_for_app(page)
     run = compute.run(CONFIG)
     page.get_by_text(kib(run.pass_bytes[0])).first.wait_for(timeout=60_000)
+    # the page's later sections come in after the first: wait for its last measurement too
+    page.get_by_text(run.reentrant_error[:60]).first.wait_for(timeout=60_000)
     body = _body(page)
     for size in (*run.pass_bytes, run.big_peak, run.micro_peak, run.checkpoint_forward_bytes):
         assert kib(size) in body
