@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.test_layout_browser import _settle
-from tests.e2e.test_slides_browser import CHART, HEIGHT, SCREENS, VIEWS, WIDTH
+from tests.e2e.test_slides_browser import CHART, SCREENS, screens_of
 
 #: px: the most room allowed under the legend, and between the x axis title and the legend.
 #: The margin before this rule left 70-90 px under the legend (the MAML tab's first chart).
@@ -74,36 +73,22 @@ def test_a_legend_below_sits_under_the_axis_title_without_a_band(
     view: str,
     lang: str,
 ) -> None:
-    ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
     problems, found = [], set()
-    try:
-        pg = ctx.new_page()
-        pg.set_default_timeout(90_000)
-        sep = "&" if "?" in view else "?"
-        pg.goto(f"{server}/{view}{sep}present=1&lang={lang}")
-        _settle(pg)
-        at = 0
-        for screen in VIEWS[view]:
-            for _ in range(screen.nexts - at):
-                pg.keyboard.press("PageDown")
-                _settle(pg)
-            at = screen.nexts
-            if CHART not in screen.result:
+    for pg, screen in screens_of(browser, server, view, lang):
+        if CHART not in screen.result:
+            continue
+        charts = pg.locator(screen.result.split(" >> ")[0])
+        for k in range(charts.count()):
+            chart = charts.nth(k)
+            if not chart.is_visible():
                 continue
-            charts = pg.locator(screen.result.split(" >> ")[0])
-            for k in range(charts.count()):
-                chart = charts.nth(k)
-                if not chart.is_visible():
-                    continue
-                boxes = chart.evaluate(BOXES_JS)
-                if boxes is None:
-                    continue
-                found.add(screen.name)
-                name = f"{screen.name}[{k}] {lang}"
-                print(f"{name}: plot area {boxes['height']:.0f} px")  # -s: for the report
-                problems += _problems(name, boxes)
-    finally:
-        ctx.close()
+            boxes = chart.evaluate(BOXES_JS)
+            if boxes is None:
+                continue
+            found.add(screen.name)
+            name = f"{screen.name}[{k}] {lang}"
+            print(f"{name}: plot area {boxes['height']:.0f} px")  # -s: for the report
+            problems += _problems(name, boxes)
     missing = {n for n in BELOW if n.startswith(view + "+")} - found
     assert not missing, f"no legend below the plot on {missing}"
     assert not problems, problems

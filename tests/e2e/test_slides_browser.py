@@ -10,6 +10,7 @@ to reach the screen that shows it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
@@ -231,11 +232,10 @@ def _off_screen(pg, screen: Screen) -> str | None:  # noqa: ANN001
     return None
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("view", list(VIEWS), ids=lambda v: v or "home")
-def test_each_result_is_on_the_first_screen(browser, server, view: str, lang: str) -> None:  # noqa: ANN001
+def screens_of(browser, server: str, view: str, lang: str) -> Iterator[tuple[object, Screen]]:  # noqa: ANN001
+    """Open ``view`` projected at 1920x1080 in ``lang`` and go through its screens as a
+    lecturer does: yields (the page, the screen now shown) for each of VIEWS[view]."""
     ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    missed, tall = [], []
     try:
         pg = ctx.new_page()
         pg.set_default_timeout(90_000)
@@ -248,15 +248,23 @@ def test_each_result_is_on_the_first_screen(browser, server, view: str, lang: st
                 pg.keyboard.press("PageDown")  # the Next button's shortcut, what a clicker sends
                 _settle(pg)
             at = screen.nexts
-            name = screen.name.replace("?", "_").replace("=", "-").replace("&", "_")
-            screenshot(pg, f"slides-{name}-{lang}")
-            why = _off_screen(pg, screen)
-            if screen.tall:
-                tall.append(why)
-            elif why is not None:
-                missed.append(why)
+            yield pg, screen
     finally:
         ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("view", list(VIEWS), ids=lambda v: v or "home")
+def test_each_result_is_on_the_first_screen(browser, server, view: str, lang: str) -> None:  # noqa: ANN001
+    missed, tall = [], []
+    for pg, screen in screens_of(browser, server, view, lang):
+        name = screen.name.replace("?", "_").replace("=", "-").replace("&", "_")
+        screenshot(pg, f"slides-{name}-{lang}")
+        why = _off_screen(pg, screen)
+        if screen.tall:
+            tall.append(why)
+        elif why is not None:
+            missed.append(why)
     assert not missed, missed
     if tall:
         assert None not in tall, "a screen marked tall fits now: drop its mark"
