@@ -26,6 +26,13 @@ def lab_for(f: str, b: str, low: float, high: float, points: int, variant: str) 
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
+def penalty_for(
+    f: str, b: str, low: float, high: float, points: int, variant: str
+) -> compute.Penalty:
+    return compute.penalty(f, b, grid(low, high, points), variant)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
 def graph_for(f: str, b: str, x0: float, variant: str) -> TensorGraph:
     return compute.graph_at(f, b, x0, variant)
 

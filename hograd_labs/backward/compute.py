@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 import torch
 
 from hograd_core.custom_function import (
+    MAX_POINTS,
     CustomRun,
     CustomSpec,
     custom_spec,
@@ -25,13 +26,13 @@ from hograd_core.custom_function import (
     run_custom,
     used_names,
 )
-from hograd_core.errors import ArgumentError
+from hograd_core.errors import ArgumentError, BudgetError
 from hograd_core.graph_trace import TensorGraph, trace_tensors
 from hograd_core.language.to_source import torch_source
 from hograd_core.nested_autograd import BUDGET, derivatives
 from hograd_core.symbolic import symbolic_derivatives, sympy_values
 
-__all__ = ["AGREE", "Lab", "graph_at", "lab", "script"]
+__all__ = ["AGREE", "Lab", "Penalty", "graph_at", "lab", "penalty", "script"]
 
 #: Relative agreement of the custom backward's first derivative with f's own (float64; the
 #: two compute the same formula in a different order of operations).
@@ -306,3 +307,112 @@ def script(f_text: str, backward_text: str, run: CustomRun, file: str = "my_func
         second_points=list(run.gradgradcheck.points),
     )
     return head + body + tail
+
+
+# ---- a gradient penalty, with the gradient most code passes ------------------------------------
+
+
+@dataclass(frozen=True)
+class Penalty:
+    """A gradient penalty through the Function, with the incoming gradient most code passes.
+
+    ``dy = grad(y.sum(), x, create_graph=True)`` calls the backward with g = ones, a tensor
+    that does not require grad (the page's run passes a ``v`` that does, as gradgradcheck
+    does). Then ``loss = y.sum() + (dy**2).sum()`` and ``loss.backward()``.
+
+    Attributes:
+        points: the grid.
+        through: ``x.grad`` after ``loss.backward()``, through the Function.
+        truth: the same gradient from f's own derivatives by nested autograd, f′ + 2 f′ f″.
+        first_only: f′, what is left of the gradient when the penalty's term is lost.
+        requires_grad: whether ``dy`` requires grad with this g.
+        backward_error: PyTorch's message when ``dy.sum().backward()`` raised, else None.
+        grad_error: with the page's ``v`` (requires grad), PyTorch's message when
+            ``torch.autograd.grad(dy.sum(), x)`` raised, else None.
+    """
+
+    points: tuple[float, ...]
+    through: tuple[float, ...]
+    truth: tuple[float, ...]
+    first_only: tuple[float, ...]
+    requires_grad: bool
+    backward_error: str | None
+    grad_error: str | None
+
+    @property
+    def verdict(self) -> str:
+        """ "kept" (the true gradient wherever it is finite), "lost" (f′ alone where the
+        penalty's term 2 f′ f″ is not 0, the true gradient elsewhere) or "differs"."""
+        rows = [
+            (a, b, c)
+            for a, b, c in zip(self.through, self.truth, self.first_only, strict=True)
+            if math.isfinite(b)
+        ]
+        if all(_close(a, b) for a, b, _ in rows):
+            return "kept"
+        if all(_close(a, c) for a, _, c in rows):
+            return "lost"
+        return "differs"
+
+
+def _message(run: object) -> str | None:
+    try:
+        run()
+    except RuntimeError as err:
+        return str(err)
+    return None
+
+
+def penalty(
+    f_text: str, backward_text: str, xs: Sequence[float], variant: str = "written"
+) -> Penalty:
+    """The gradient penalty ``y.sum() + (dy**2).sum()`` through the Function on ``xs``, with
+    ``dy = grad(y.sum(), x, create_graph=True)``, beside its true gradient.
+
+    Raises:
+        ExpressionError: as :func:`~hograd_core.custom_function.custom_spec`.
+        ArgumentError, BudgetError: no point, more than ``MAX_POINTS`` points, or a point
+            that is not a finite number within the budget.
+    """
+    grid = [float(p) for p in xs]
+    if not 1 <= len(grid) <= MAX_POINTS:
+        cls = BudgetError if len(grid) > MAX_POINTS else ArgumentError
+        raise cls("budget.custom_points", limit=MAX_POINTS, got=len(grid))
+    bad = [p for p in grid if not (math.isfinite(p) and abs(p) <= BUDGET.max_abs_x)]
+    if bad:
+        raise ArgumentError("budget.not_finite", what="x", got=", ".join(f"{p:g}" for p in bad))
+    spec = custom_spec(f_text, backward_text)
+    func = make_function(spec, variant)
+
+    def leaf() -> torch.Tensor:
+        return torch.tensor(grid, dtype=torch.float64, requires_grad=True)
+
+    x = leaf()
+    y = func.apply(x)
+    (dy,) = torch.autograd.grad(y.sum(), x, create_graph=True)  # g = ones: no grad required
+    requires_grad = dy.requires_grad
+    (y.sum() + (dy**2).sum()).backward()
+    through = x.grad.tolist()
+
+    x = leaf()
+    y = func.apply(x)
+    (dy,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    backward_error = _message(lambda: dy.sum().backward())
+
+    x = leaf()
+    y = func.apply(x)
+    v = torch.ones_like(x, requires_grad=True)  # the page's incoming gradient
+    (dv,) = torch.autograd.grad(y, x, v, create_graph=True)
+    grad_error = _message(lambda: torch.autograd.grad(dv.sum(), x))
+
+    own = derivatives(spec.f, grid, 2).values  # f, f′, f″ by nested autograd on f itself
+    first, second = own[1], own[2]
+    return Penalty(
+        points=tuple(grid),
+        through=tuple(through),
+        truth=tuple((first + 2 * first * second).tolist()),
+        first_only=tuple(first.tolist()),
+        requires_grad=requires_grad,
+        backward_error=backward_error,
+        grad_error=grad_error,
+    )

@@ -11,9 +11,16 @@ from hograd_core.graph_trace import TensorGraph
 from hograd_ui.graph_figures import flag_dot, flag_legend_html
 from hograd_ui.i18n import tr
 
-from .compute import Lab
+from .compute import Lab, Penalty
 
-__all__ = ["derivative_rows", "graph_dot", "graph_legend", "mismatch_rows", "number"]
+__all__ = [
+    "derivative_rows",
+    "graph_dot",
+    "graph_legend",
+    "mismatch_rows",
+    "number",
+    "penalty_rows",
+]
 
 # Every key a whole literal (the locale test finds used keys that way).
 DERIVATIVE_COLUMNS = (
@@ -24,6 +31,12 @@ DERIVATIVE_COLUMNS = (
     "backward.col.second",
     "backward.col.second_autograd",
     "backward.col.second_sympy",
+)
+PENALTY_COLUMNS = (
+    "backward.col.x",
+    "backward.penalty.col.through",
+    "backward.penalty.col.truth",
+    "backward.penalty.col.first",
 )
 ENTRY_COLUMNS = (
     "backward.check.col.input",
@@ -96,3 +109,11 @@ def graph_dot(graph: TensorGraph, lang: str, projector: bool = False) -> str:
 def graph_legend(graph: TensorGraph, lang: str) -> str:
     """Which colour is which pass (fixed names, escaped: no user text)."""
     return flag_legend_html(graph, lang)
+
+
+def penalty_rows(penalty: Penalty, lang: str) -> pd.DataFrame:
+    """x, the penalty's x.grad through the Function, the true one, and f′ alone."""
+    head = [tr(key, lang) for key in PENALTY_COLUMNS]
+    columns = (penalty.points, penalty.through, penalty.truth, penalty.first_only)
+    rows = [[number(v) for v in row] for row in zip(*columns, strict=True)]
+    return pd.DataFrame(rows, columns=head)

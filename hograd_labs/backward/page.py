@@ -7,6 +7,7 @@ import streamlit as st
 from hograd_core import HogradError
 from hograd_core.custom_function import MAX_POINTS, NAMES, VARIANTS
 from hograd_core.flaglab.decoder import MAX_CHARS
+from hograd_core.grad_checks import KINK, SECOND
 from hograd_core.language import LIMITS
 from hograd_serving.cached import cached_parse
 from hograd_ui.parts.downloads import code_file
@@ -111,8 +112,36 @@ def _checks(lab: object) -> None:
             if check.mismatches:
                 st.caption(t("backward.check.entries"))
                 static_table(figures.mismatch_rows(check, lang()))
-    if lab.run.skipped:
-        st.caption(t("backward.skipped", points=_points(tuple(s.x for s in lab.run.skipped))))
+    if lab.run.variant == "once" and lab.run.gradgradcheck.passed is False:
+        st.caption(t("backward.check.once_zeros"))
+    for key, skipped in _skipped(lab.run.skipped).items():
+        pieces = ", ".join(dict.fromkeys(f"`{s.piece}`" for s in skipped))
+        st.caption(t(key, points=_points(tuple(s.x for s in skipped)), piece=pieces))
+
+
+def _skipped(skipped: tuple) -> dict[str, list]:
+    """The points the checks left out, by the sentence that says why."""
+    keys = {KINK: "backward.skipped.kink", SECOND: "backward.skipped.second"}
+    out: dict[str, list] = {}
+    for s in skipped:
+        out.setdefault(keys.get(s.reason, "backward.skipped"), []).append(s)
+    return out
+
+
+def _penalty(penalty: object) -> None:
+    """The gradient penalty with the usual g: kept, lost without a word, or different."""
+    st.subheader(t("backward.penalty"))
+    st.markdown(t("backward.penalty.lead"))
+    if penalty.verdict == "lost":
+        st.warning(t("backward.penalty.lost"), icon=":material/warning:")
+    elif penalty.verdict == "kept":
+        st.success(t("backward.penalty.kept"), icon=":material/check_circle:")
+    else:
+        st.error(t("backward.penalty.differs"), icon=":material/error:")
+    static_table(figures.penalty_rows(penalty, lang()))
+    if penalty.backward_error is not None:
+        st.caption(t("backward.penalty.raised"))
+        st.code(penalty.backward_error, language=None, wrap_lines=True)  # PyTorch's words
 
 
 def _second(lab: object) -> None:
@@ -284,6 +313,7 @@ def _lab(row: object, screens: dict[str, str]) -> dict[str, bool]:
         _second(lab)
         with st.container(key="backward.screen.table"):
             static_table(figures.derivative_rows(lab, lang()))
+            _penalty(cached.penalty_for(f, b, low, high, points, variant))
     if shown["checks"]:
         with st.container(key="backward.screen.checks"):
             _checks(lab)

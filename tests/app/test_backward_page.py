@@ -110,3 +110,13 @@ def test_a_grid_larger_than_the_budget_is_ignored_with_a_note() -> None:
     at = open_link(PAGE, {"backward.points": "26"})
     assert not at.exception
     assert at.session_state["backward.points"] == 9 and notes(at)
+
+
+@pytest.mark.parametrize("variant", ["detached", "once"])
+def test_the_penalty_with_the_usual_g_loses_its_term_and_says_so(variant: str) -> None:
+    at = _set(open_page(PAGE), "x^3", "3*x^2*g", variant)
+    assert not at.exception
+    assert any("penalty's term 2 f′ f″ is lost" in w.value for w in at.warning)
+    assert any("does not require grad" in c.value for c in at.code)
+    if variant == "once":  # the two messages, connected
+        assert "allow_unused=True" in _texts(at)
