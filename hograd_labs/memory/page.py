@@ -122,8 +122,9 @@ def _checkpoint(run: object, config: MemoryConfig, projector: bool) -> None:
         delta_color="off",
         delta_arrow="off",
     )
-    st.markdown(t("memory.checkpoint.same", diff=f"{run.hv_difference:.3g}"))
-    st.caption(t("memory.checkpoint.inputs", inputs=figures.kib(run.checkpoint_inputs_bytes)))
+    extra = figures.kib(run.checkpoint_hv_bytes - run.plain_hv_bytes)
+    st.markdown(t("memory.checkpoint.same", diff=f"{run.hv_difference:.3g}", extra=extra))
+    st.caption(t("memory.checkpoint.inputs"))
     st.markdown(t("memory.reentrant"))
     st.code(run.reentrant_error, language=None, wrap_lines=True)  # PyTorch's own words
 
