@@ -2,12 +2,20 @@
 
 import streamlit as st
 
-from hograd_core import derivatives, parse
+from hograd_core import BUDGET, derivatives, parse
+from hograd_core.inspector import MAX_FD_ORDER
 from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import t
 
+#: How far each method goes, from the constants that stop it (the texts never name a number).
+ORDERS = {
+    "taylor": BUDGET.max_order_taylor,
+    "autograd": BUDGET.max_order_autograd,
+    "fd": MAX_FD_ORDER,
+}
+
 st.title(t("home.title"))
-st.markdown(t("home.lead"))
+st.markdown(t("home.lead", **ORDERS))
 st.page_link("pages/lesson.py", label=t("home.lesson"), icon=":material/route:")
 
 
@@ -47,7 +55,7 @@ def cards() -> None:
     for column, (path, title, icon, body) in zip(grid, lab_cards, strict=True):
         with column.container(border=True, height="stretch"):
             st.page_link(path, label=t(title), icon=icon)
-            st.markdown(t(body))
+            st.markdown(t(body, **ORDERS) if body == "home.derivatives" else t(body))
 
 
 # In presentation mode the example comes first: it is what the lecturer projects.

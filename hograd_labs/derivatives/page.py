@@ -71,6 +71,15 @@ __all__ = ["draw"]
 
 PRESETS = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)"]
 POINTS = [100, 200, 500, 1000, 2000, 5000]
+#: How far each method goes, from the constants that stop it (README.md says the same; a test
+#: reads both).
+ORDERS = {
+    "taylor": BUDGET.max_order_taylor,
+    "autograd": BUDGET.max_order_autograd,
+    "fd": MAX_FD_ORDER,
+    "jvp": FORWARD_BUDGET.max_order_jvp,
+    "forward_ad": FORWARD_BUDGET.max_order,
+}
 METHOD_COLUMN = {
     "taylor": "deriv.col.taylor",
     "autograd": "deriv.col.autograd",
@@ -207,7 +216,15 @@ def _settings() -> tuple[str, bool, int, float, float, int]:
     c2, c3, c4 = st.columns([3, 3, 2], gap="large")
     # One slider for both methods, so switching method never changes the order the student chose:
     # above nested autograd's limit the page says so and uses Taylor mode.
-    order = c2.slider(t("deriv.order"), 0, BUDGET.max_order_taylor, 4, key="deriv.order", bind=BIND)
+    order = c2.slider(
+        t("deriv.order"),
+        0,
+        BUDGET.max_order_taylor,
+        4,
+        key="deriv.order",
+        bind=BIND,
+        help=t("deriv.order.help", **ORDERS),
+    )
     low, high = c3.slider(
         t("deriv.range"), -10.0, 10.0, (-3.0, 3.0), step=0.25, key="deriv.range", bind=BIND
     )

@@ -212,5 +212,15 @@ def test_cost_profile_measures_each_order_on_the_students_range() -> None:
 def test_no_text_claims_one_growth_factor_per_order() -> None:
     for lang in ("en", "zh"):
         for key in ("deriv.method.help", "deriv.cost.caption", "home.derivatives"):
-            text = tr(key, lang, limit=10, points="1,000", low="-3", high="3")
+            text = tr(
+                key,
+                lang,
+                limit=10,
+                points="1,000",
+                low="-3",
+                high="3",
+                autograd=10,
+                taylor=30,
+                fd=6,
+            )
             assert not re.search(r"2\.5|2\.2|2\.9", text), (lang, key, text)

@@ -73,7 +73,9 @@ QUANTITY = re.compile(r"\d+(\.\d+)?(m|Ki|Mi|Gi)?")
 def documents(text: str) -> list[dict]:
     """The file's YAML documents, each read as JSON (whole-line comments left out)."""
     parts = re.split(r"^---\s*$", text, flags=re.M)
-    kept = ["\n".join(ln for ln in p.splitlines() if not ln.lstrip().startswith("#")) for p in parts]
+    kept = [
+        "\n".join(ln for ln in p.splitlines() if not ln.lstrip().startswith("#")) for p in parts
+    ]
     return [json.loads(p) for p in kept if p.strip()]
 
 
