@@ -12,7 +12,16 @@ from hograd_ui.i18n import tr
 
 from .plotting import PlainFigure, grid_cells, plain_figure, vline
 
-__all__ = ["FONT", "PALETTE", "derivatives_figure", "finite", "latex_label", "order_label"]
+__all__ = [
+    "FONT",
+    "LOW_ORDERS",
+    "PALETTE",
+    "derivatives_figure",
+    "finite",
+    "hidden_orders",
+    "latex_label",
+    "order_label",
+]
 
 # Distinct, colour-blind-friendly colours that stay readable on a projector (Okabe-Ito first,
 # then Tableau); order 0 is drawn in near-black and thicker.
@@ -34,6 +43,10 @@ PALETTE = (
     "#d62728",
     "#1f77b4",
 )
+#: One panel draws f and its first LOW_ORDERS derivatives, and the highest order asked for; the
+#: orders between start hidden in the legend (a click draws one): 31 curves at once, at order
+#: 30, are a tangle nobody reads. Orders up to LOW_ORDERS + 1 are all drawn.
+LOW_ORDERS = 3
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 FONT = {"size": 16}
 
@@ -56,6 +69,12 @@ def finite(row: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(row), row, np.nan)
 
 
+def hidden_orders(order: int, separate: bool = False) -> tuple[int, ...]:
+    """The orders that start hidden in the legend: those between f‴ and the highest order, in
+    one panel (one panel per order shows every order)."""
+    return () if separate else tuple(range(LOW_ORDERS + 1, order))
+
+
 def derivatives_figure(
     result: DerivativeResult,
     lang: str,
@@ -66,7 +85,8 @@ def derivatives_figure(
     projector: bool = False,
 ) -> PlainFigure:
     """f and its derivatives: one panel with a curve per order (click the legend to hide one),
-    or one panel per order, since high orders can differ in scale by many magnitudes.
+    or one panel per order, since high orders can differ in scale by many magnitudes. In one
+    panel the orders of :func:`hidden_orders` start hidden: their legend entries draw them.
 
     ``ranges`` (from :func:`hograd_ui.chart_range.chart_range`) cuts a panel's y-axis where a
     few values near a pole would flatten every curve; the page says where. ``x0``, the point
@@ -82,6 +102,7 @@ def derivatives_figure(
     rows = len(orders) if separate else 1
     cells = grid_cells(rows, 1, 0.0, 0.02)  # as make_subplots(rows, shared_xaxes=True) would
     traces, layout = [], {}
+    hidden = hidden_orders(result.order, separate)
     for k in orders:
         row = k + 1 if separate else 1
         suffix = str(row) if row > 1 else ""
@@ -97,6 +118,7 @@ def derivatives_figure(
                 "line": {"color": PALETTE[k % len(PALETTE)], "width": 4 if k == 0 else 2.5},
                 "hovertemplate": f"{order_label(k)}({var}=%{{x:.4g}}) = %{{y:.6g}}<extra></extra>",
                 "connectgaps": False,
+                **({"visible": "legendonly"} if k in hidden else {}),
             }
         )
         if separate:

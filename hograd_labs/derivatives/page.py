@@ -29,7 +29,12 @@ from hograd_core.symbolic import MAX_OPS
 from hograd_serving.cached import curves
 from hograd_serving.sympy_column import CHAIN_SECONDS, MEMORY_BYTES
 from hograd_ui.chart_range import ChartRange, chart_range
-from hograd_ui.derivative_figures import derivatives_figure, latex_label, order_label
+from hograd_ui.derivative_figures import (
+    derivatives_figure,
+    hidden_orders,
+    latex_label,
+    order_label,
+)
 from hograd_ui.i18n import error_text
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import derivatives_code, derivatives_row, note_x0
@@ -260,6 +265,10 @@ def _chart(
     if used == "autograd":
         st.caption(t("deriv.graph_growth", sizes=", ".join(f"{n:,}" for n in result.graph_nodes)))
     derivatives_row(fn, result)  # downloads: the curves (CSV), the view (notebook)
+    hidden = hidden_orders(result.order, separate)
+    if hidden:
+        first, last = order_label(hidden[0]), order_label(hidden[-1])
+        st.caption(t("deriv.chart.hidden", count=len(hidden), first=first, last=last))
     _chart_notes(result, ranges, order)
 
 

@@ -14,6 +14,7 @@ import sympy as sp
 
 from hograd_core import derivatives, parse
 from hograd_core.symbolic import SympyView
+from hograd_ui.derivative_figures import order_label
 from hograd_ui.i18n import tr
 from tests.app.charts import chart_elements, figure_of
 from tests.app.conftest import open_page
@@ -500,3 +501,24 @@ def test_the_inspector_help_quotes_this_fs_own_digits(text: str, x0: float, lang
     assert len(digits) == 4
     for d, w in zip(digits, want, strict=True):
         assert (d is None and w is None) or abs(d - w) <= 1, (digits, want)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_order_30_starts_with_a_readable_chart_and_every_order_one_click_away(lang: str) -> None:
+    """31 curves at once are unreadable: f, f′, f″, f‴ and the highest order are drawn, the
+    orders between wait in the legend (plotly's "legendonly": one click draws one)."""
+    at = open_page(PAGE, lang)
+    at.slider(key="deriv.order").set_value(30).run()
+    traces = chart_traces(at)
+    assert len(traces) == 31  # every order is there, with its values
+    drawn = [t["name"] for t in traces if t.get("visible", True) is True]
+    assert drawn == ["f", "f′", "f″", "f‴", "f⁽³⁰⁾"]
+    waiting = [t for t in traces if t.get("visible") == "legendonly"]
+    assert [t["name"] for t in waiting] == [order_label(k) for k in range(4, 30)]
+    assert any("26" in c.value and "f⁽⁴⁾" in c.value for c in at.caption)
+    at.toggle(key="deriv.separate").set_value(True).run()  # one panel per order: all drawn
+    assert all(t.get("visible", True) is True for t in chart_traces(at))
+    at.toggle(key="deriv.separate").set_value(False).run()
+    at.slider(key="deriv.order").set_value(4).run()  # the default view: every order drawn
+    assert all(t.get("visible", True) is True for t in chart_traces(at))
+    assert not any("f⁽⁴⁾ to" in c.value for c in at.caption)
