@@ -231,8 +231,10 @@ def ways(fn, point: tuple, vector: tuple) -> None:  # noqa: ANN001 - a parsed Fu
     st.dataframe(
         pd.DataFrame(rows, columns=[t(h) for h in header]), hide_index=True, width="stretch"
     )
-    if not all(math.isfinite(x) for x in timed.relative):
-        st.caption(t("hvp.ways.unresolved"))
+    unresolved = [labels[i] for i, x in enumerate(timed.relative) if not math.isfinite(x)]
+    if unresolved:
+        methods = ", ".join(f"“{name}”" for name in unresolved)
+        st.caption(t("hvp.ways.unresolved", methods=methods, repeats=timed.repeats))
     chart(figs.ways_figure(timed.seconds, labels, lang(), present()))
     snippet = hvp_snippet(fn, point, vector)  # the source of the functions that ran above
     hvp_code(fn, snippet, point, vector)  # shown, .py, torch.func form; and in C++

@@ -497,7 +497,12 @@ def test_ratios_too_small_to_time_are_not_shown(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(cv, "resolved_ratio", lambda top, bottom: None)
     at = run(**{"hvp.fn": "x*y + y^3/7", "hvp.tab": "ways"})  # typed by no other test
     assert list(at.dataframe[-1].value.iloc[:, 3]) == ["—", "—", "—"]
-    assert any("too small to time here" in c.value for c in at.caption)
+    # a new user's sentence: what the dash means, what was measured, why, what to do
+    (said,) = [c.value for c in at.caption if "dash" in c.value]
+    assert not said.startswith("—")
+    for method in at.dataframe[-1].value.iloc[:, 0]:
+        assert f"“{method}”" in said
+    assert "called 15 times" in said and "move p or v" in said and "chart below" in said
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
