@@ -1,0 +1,64 @@
+"""The README names exactly the tabs of "Why gradients of gradients" that offer a second
+download in torch.func form, read from the tabs' own code: a tab offers one when its page passes
+a second source to ``why_script`` or ``why_code`` (hograd_ui/parts/downloads.py)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+#: How the README's sentence names each tab.
+NAMES = {
+    "newton": "Newton",
+    "hf": "Hessian-free Newton",
+    "stability": "the stability limit",
+    "stats": "gradient statistics",
+    "maml": "MAML",
+    "pinn": "the PINN",
+    "wgan": "WGAN-GP",
+    "curvature": "Curvature",
+}
+
+
+def _tabs() -> list[str]:
+    tree = ast.parse((ROOT / "pages" / "why.py").read_text(encoding="utf-8"))
+    return next(
+        [key.value for key in node.value.keys]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "TABS"
+    )
+
+
+def _offers_func_form(tab: str) -> bool:
+    tree = ast.parse((ROOT / "hograd_labs" / tab / "page.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
+            "why_script",
+            "why_code",
+        ):
+            second = node.args[1] if len(node.args) > 1 else None
+            second = second or next(
+                (k.value for k in node.keywords if k.arg == "func_source"), None
+            )
+            if second is not None and not (
+                isinstance(second, ast.Constant) and second.value is None
+            ):
+                return True
+    return False
+
+
+def test_the_readme_names_the_tabs_with_a_torch_func_form() -> None:
+    tabs = _tabs()
+    assert set(tabs) == set(NAMES)  # a new tab gets its name here
+    with_form = [t for t in tabs if _offers_func_form(t)]
+    without = [t for t in tabs if t not in with_form]
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    listed = re.search(r"on (\w+) tabs of \"Why gradients of gradients\" \(([^)]*)\)", text)
+    assert listed, "the README lists the tabs with a torch.func form"
+    words = {"seven": 7, "six": 6, "eight": 8, "five": 5}
+    assert words[listed[1]] == len(with_form)
+    assert [n.strip() for n in listed[2].split(",")] == [NAMES[t] for t in with_form]
+    for tab in without:  # and says why each other tab has none
+        assert f"tab, {NAMES[tab]}, offers no second form" in text
