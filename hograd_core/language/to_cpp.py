@@ -30,6 +30,12 @@ from .to_source import _number as python_literal
 __all__ = ["CPP_TAKEN", "cpp_name", "cpp_source"]
 
 _DOUBLE = "torch::dtype(torch::kFloat64)"
+#: softplus as the evaluator computes it (to_torch's ``_softplus``), in a lambda called at once
+#: so its argument is built once; the two sides are built in Python's order, as statements.
+SOFTPLUS = (
+    "[](const torch::Tensor& a) { auto up = -torch::log_sigmoid(-a); "
+    "auto flat = torch::softplus(a); return torch::where(a > 0, up, flat); }"
+)
 
 
 def _number(value: float) -> str:
@@ -49,8 +55,8 @@ def _source(node: Node, names: Mapping[str, str]) -> str:
         case Neg(arg=arg):
             return f"-{_atom(arg, names)}"
         case Call(func="softplus", arg=arg):
-            # log(1 + e^a) as the evaluator computes it: logaddexp(a, 0), the argument once.
-            return f"torch::logaddexp({_source(arg, names)}, torch::tensor(0.0, {_DOUBLE}))"
+            # log(1 + e^a) as the evaluator computes it, a side at a time, the argument once
+            return f"{SOFTPLUS}({_source(arg, names)})"
         case Call(func=func, arg=arg):
             return f"torch::{func}({_source(arg, names)})"  # every other function has its name
         case Binary(op="**", left=Node(const=base), right=exponent) if base is not None:

@@ -35,6 +35,14 @@ def _number(value: float) -> str:
     return str(int(value)) if whole else repr(value)
 
 
+#: softplus as :func:`~hograd_core.language.to_torch.evaluate` computes it (see ``_softplus``
+#: there: finite derivatives of every order on both sides, no linear cut-off).
+SOFTPLUS = (
+    "(lambda a: torch.where(a > 0, -torch.nn.functional.logsigmoid(-a), "
+    "torch.nn.functional.softplus(a)))"
+)
+
+
 def _source(node: Node, names: Mapping[str, str]) -> str:
     match node:
         case Node(const=value) if value is not None:
@@ -44,9 +52,9 @@ def _source(node: Node, names: Mapping[str, str]) -> str:
         case Neg(arg=arg):
             return f"-{_atom(arg, names)}"
         case Call(func="softplus", arg=arg):
-            # log(1 + e^a) as the evaluator computes it: logaddexp(a, 0), no linear cut-off
-            # (F.softplus has one at a > 20), the argument computed once.
-            return f"torch.logaddexp({_source(arg, names)}, torch.tensor(0.0, dtype=torch.float64))"
+            # log(1 + e^a) as the evaluator computes it, a side at a time, with the argument
+            # computed once (a lambda's parameter hides no variable of the script).
+            return f"{SOFTPLUS}({_source(arg, names)})"
         case Call(func=func, arg=arg):
             return f"torch.{func}({_source(arg, names)})"  # every other function has its name
         case Binary(op="**", left=Node(const=base), right=exponent) if base is not None:
