@@ -46,7 +46,9 @@ __all__ = [
     "autograd_part",
     "with_autograd",
     "AGREE_RTOL",
+    "TINY",
     "agrees",
+    "lost_to_underflow",
     "Disagreement",
     "disagreements",
     "disagreement_cause",
@@ -82,6 +84,18 @@ class InspectorRow:
     finite_difference: float | None
     latex: str | None  # sympy's derivative, when short enough to read
     ops: int | None  # sympy's count_ops of that derivative
+
+    @property
+    def underflow(self) -> tuple[str, ...]:
+        """The methods whose value here is 0 or subnormal while the truth is not 0
+        (:func:`lost_to_underflow`). The truth is sympy's value, or Taylor mode's where sympy
+        has none, or has 0 and Taylor mode a number below 1e-30: sympy's 30 digits cannot
+        hold tanh'(48.8) = 1.6e-42 next to the terms near 1 it is the difference of."""
+        truth = self.sympy if self.sympy is not None else self.taylor
+        if truth == 0 and 0 < abs(self.taylor) < 1e-30:
+            truth = self.taylor
+        shown = {"taylor": self.taylor, "autograd": self.autograd, "sympy": self.sympy}
+        return tuple(m for m, v in shown.items() if v is not None and lost_to_underflow(v, truth))
 
 
 @dataclass(frozen=True)
@@ -181,6 +195,25 @@ def with_sympy(numbers: Inspection, sympy: SympyView) -> Inspection:
         for k, r in enumerate(numbers.rows)
     )
     return replace(numbers, rows=rows, sympy_stopped=sympy.stopped, sympy_working=sympy.working)
+
+
+#: The smallest normal float64 (2.2e-308): below it a number has lost digits (subnormal) or
+#: became 0, although the exact value is not 0.
+TINY = float(np.finfo(np.float64).tiny)
+
+
+def lost_to_underflow(value: float, truth: float) -> bool:
+    """Whether ``value`` is 0 or subnormal while ``truth`` is a number that is not 0: an
+    exact-looking 0 that float64 rounding made (tanh' at 48.8 computed as 1 - tanh² is 0; the
+    truth is 1.6e-42), or a truth itself below float64's normal range.
+
+    Example:
+        >>> lost_to_underflow(0.0, 1.6e-42), lost_to_underflow(0.0, 0.0), lost_to_underflow(1.0, 1.0)
+        (True, False, False)
+    """
+    if not (math.isfinite(value) and math.isfinite(truth)) or truth == 0:
+        return False
+    return abs(value) < TINY
 
 
 def agrees(value: float, reference: float, rtol: float = AGREE_RTOL) -> bool:

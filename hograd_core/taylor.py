@@ -109,10 +109,18 @@ def _sin_cos(a: np.ndarray, sign: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _tan(a: np.ndarray, sign: float) -> np.ndarray:
-    """tan (sign=+1): y' = (1 + y^2) a'; tanh (sign=-1): y' = (1 - y^2) a'. u = 1 +- y^2."""
+    """tan (sign=+1): y' = (1 + y^2) a'; tanh (sign=-1): y' = (1 - y^2) a'. u = 1 +- y^2.
+
+    For tanh, u[0] = 1 - tanh(a0)^2 = 4 e / (1 + e)^2 with e = e^(-2|a0|): 1 - y0^2 would be
+    0 from |a0| = 18.99 on, where tanh(a0) rounds to 1, and every derivative with it.
+    """
     y, u, ja = np.empty_like(a), np.empty_like(a), _weighted(a)
     y[0] = np.tan(a[0]) if sign > 0 else np.tanh(a[0])
-    u[0] = 1 + sign * y[0] ** 2
+    if sign > 0:
+        u[0] = 1 + y[0] ** 2
+    else:
+        e = np.exp(-2 * np.abs(a[0]))  # in (0, 1]: no overflow
+        u[0] = 4 * e / (1 + e) ** 2
     for k in range(1, a.shape[0]):
         y[k] = _chain(ja, u, k)
         u[k] = sign * _conv(y, y, k)  # needs y[0..k], just filled
@@ -182,6 +190,11 @@ def _log(a: np.ndarray) -> np.ndarray:
     return _integrate(np.log(a[0]), _div(_derivative(a), a[:-1]))
 
 
+def _over_root(a: np.ndarray, value: np.ndarray, radicand: np.ndarray) -> np.ndarray:
+    """y with value ``value`` and y' = a' / sqrt(radicand): y[k] = (a'/sqrt(r))[k-1] / k."""
+    return _integrate(value, _div(_derivative(a), _sqrt(radicand)[:-1]))
+
+
 def _call(func: str, a: np.ndarray) -> np.ndarray:
     """The series of ``func(a)``: one case per function of the language."""
     match func:
@@ -216,12 +229,13 @@ def _call(func: str, a: np.ndarray) -> np.ndarray:
         case "atan":  # atan' = 1/(1+a^2): integrate a'/(1 + a^2)
             da, one = _derivative(a), _const(1.0, a)
             return _integrate(np.arctan(a[0]), _div(da, (one + _mul(a, a))[:-1]))
-        case "asin" | "acos":  # asin' = 1/sqrt(1-a^2), acos' = -asin'
-            da, one = _derivative(a), _const(1.0, a)
-            slope = _div(da, _sqrt(one - _mul(a, a))[:-1])
-            if func == "asin":
-                return _integrate(np.arcsin(a[0]), slope)
-            return _integrate(np.arccos(a[0]), -slope)
+        case "asin" | "acos":  # asin' = 1/sqrt((1-a)(1+a)), acos' = -asin'
+            one = _const(1.0, a)  # (1-a)(1+a), not 1-a^2: 1 - a[0] is exact near a = 1
+            y = _over_root(a, np.arcsin(a[0]), _mul(one - a, one + a))
+            if func == "acos":
+                y = -y
+                y[0] = np.arccos(a[0])
+            return y
         case _:
             raise AssertionError(f"not a function of the language: {func!r}")
 

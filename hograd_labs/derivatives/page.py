@@ -333,6 +333,7 @@ def _notes_and_disagreements(fn: Function, inspection: Inspection, x0: float) ->
         pieces = ", ".join(n.piece for n in inspection.notes if n.kind == kind)
         if pieces:
             st.warning(t(f"deriv.note.{kind}", x0=f"{x0:.6g}", pieces=pieces))
+    _underflow(inspection)
     found = disagreements(inspection)
     if not found:
         return
@@ -352,6 +353,22 @@ def _notes_and_disagreements(fn: Function, inspection: Inspection, x0: float) ->
         t("deriv.disagree", rtol=f"{AGREE_RTOL:g}", items=items) + " " + why,
         icon=":material/error:",
     )
+
+
+def _underflow(inspection: Inspection) -> None:
+    """Every 0 (or subnormal number) in the table whose exact value is not 0."""
+    items = [
+        t(
+            "deriv.underflow.item",
+            k=r.order,
+            methods=", ".join(t(METHOD_COLUMN[m]) for m in r.underflow),
+            truth=cell(r.sympy if r.sympy is not None else r.taylor),
+        )
+        for r in inspection.rows
+        if r.underflow
+    ]
+    if items:
+        st.info(t("deriv.underflow", items="; ".join(items)), icon=":material/exposure_zero:")
 
 
 def _gradchecks(text: str, x0: float, exact: tuple[float | None, ...]) -> None:
