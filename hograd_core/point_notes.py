@@ -23,9 +23,12 @@ __all__ = ["PointNote", "point_notes", "KINKS", "SINGULAR", "ZERO_POWER"]
 #: The piece is abs(a) or relu(a) with a = 0 at x0: a kink. Every column but the finite
 #: difference follows PyTorch's convention there: abs'(0) = sign(0) = 0, relu'(0) = 0.
 KINKS = ("abs", "relu")
-#: The piece divides by 0, or takes log, sqrt or a fractional power of 0, or asin/acos at ±1,
-#: at x0: f or a derivative is infinite or undefined there.
+#: The piece divides by 0, or takes log, sqrt or a fractional power of 0, log1p of -1, acosh of
+#: 1, or asin, acos or atanh of ±1, at x0: f or a derivative is infinite or undefined there.
 SINGULAR = "singular"
+#: Where each function's argument puts it at the edge of its domain (a branch point or a pole).
+_EDGES = {"log": 0.0, "sqrt": 0.0, "log1p": -1.0, "acosh": 1.0}
+_EDGES_BOTH = ("asin", "acos", "atanh")  # at -1 and at 1
 #: The piece is 0**b with b depending on x (anywhere, not only at x0): 0**b is 0 for b > 0, and
 #: 0**0 = 1 by convention.
 ZERO_POWER = "zero_power"
@@ -65,7 +68,7 @@ def _notes(node: Node, variable: str | None, x0: float, out: list[PointNote]) ->
             a = value(arg)
             if func in KINKS and a == 0:
                 out.append(PointNote(func, show(node)))
-            elif (func in ("log", "sqrt") and a == 0) or (func in ("asin", "acos") and abs(a) == 1):
+            elif a == _EDGES.get(func) or (func in _EDGES_BOTH and abs(a) == 1):
                 out.append(PointNote(SINGULAR, show(node)))
             _notes(arg, variable, x0, out)
             return

@@ -48,6 +48,10 @@ _UNARY = {
     sp.tanh: "tanh",
     sp.exp: "exp",
     sp.erf: "erf",
+    sp.erfc: "erfc",
+    sp.asinh: "asinh",
+    sp.acosh: "acosh",
+    sp.atanh: "atanh",
     sp.asin: "asin",
     sp.acos: "acos",
     sp.log: "log",
@@ -185,6 +189,8 @@ def _step(ctx: mpmath.MPContext, ins: Sequence, values: list, env: dict) -> obje
 def _unary(ctx: mpmath.MPContext, name: str, a: object) -> object:  # noqa: C901
     if name in ("asin", "acos") and abs(a) > 1:
         return None
+    if (name == "acosh" and a < 1) or (name == "atanh" and abs(a) >= 1):
+        return None  # complex in mpmath, or atanh(±1) = ±inf
     if name == "log":
         return ctx.log(a) if a > 0 else None
     if name == "abs":

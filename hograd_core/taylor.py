@@ -190,9 +190,46 @@ def _log(a: np.ndarray) -> np.ndarray:
     return _integrate(np.log(a[0]), _div(_derivative(a), a[:-1]))
 
 
+def _expm1(a: np.ndarray) -> np.ndarray:
+    """y = e^a - 1: y[0] = expm1(a[0]) (no 1 - 1 cancelling where a[0] is small), and y[k] =
+    exp(a)[k] for k >= 1, since y' = e^a a' (the (chain) recurrence with g = y + 1)."""
+    y = _exp(a)
+    y[0] = np.expm1(a[0])
+    return y
+
+
+def _log1p(a: np.ndarray) -> np.ndarray:
+    """y = log(1 + a): y' = a'/(1 + a), so y[k] = (a'/(1 + a))[k-1] / k (``_div`` then
+    ``_integrate``), y[0] = log1p(a[0])."""
+    return _integrate(np.log1p(a[0]), _div(_derivative(a), (_const(1.0, a) + a)[:-1]))
+
+
 def _over_root(a: np.ndarray, value: np.ndarray, radicand: np.ndarray) -> np.ndarray:
     """y with value ``value`` and y' = a' / sqrt(radicand): y[k] = (a'/sqrt(r))[k-1] / k."""
     return _integrate(value, _div(_derivative(a), _sqrt(radicand)[:-1]))
+
+
+def _asinh(a: np.ndarray) -> np.ndarray:
+    """y = asinh(a): y' = a'/sqrt(1 + a^2)."""
+    return _over_root(a, np.arcsinh(a[0]), _const(1.0, a) + _mul(a, a))
+
+
+def _acosh(a: np.ndarray) -> np.ndarray:
+    """y = acosh(a): y' = a'/sqrt((a - 1)(a + 1)); the product, not a^2 - 1, keeps its digits
+    near a = 1 (a[0] - 1 is exact there)."""
+    one = _const(1.0, a)
+    return _over_root(a, np.arccosh(a[0]), _mul(a - one, a + one))
+
+
+def _atanh(a: np.ndarray) -> np.ndarray:
+    """y = atanh(a): y' = a'/((1 - a)(1 + a)), so y[k] = (a'/((1 - a)(1 + a)))[k-1] / k."""
+    one = _const(1.0, a)
+    return _integrate(np.arctanh(a[0]), _div(_derivative(a), _mul(one - a, one + a)[:-1]))
+
+
+def _erf_slope(a: np.ndarray) -> np.ndarray:
+    """The series of erf'(a) = 2/sqrt(pi) e^(-a^2) (``_exp`` of the series -a*a)."""
+    return 2 / math.sqrt(math.pi) * _exp(-_mul(a, a))
 
 
 def _call(func: str, a: np.ndarray) -> np.ndarray:
@@ -221,11 +258,22 @@ def _call(func: str, a: np.ndarray) -> np.ndarray:
             return y
         case "softplus":  # softplus(a) = log(1 + e^a), softplus' = sigmoid
             return _from_slope(np.logaddexp(a[0], 0.0), a, _sigmoid(a))
-        case "erf":  # erf' = 2/sqrt(pi) exp(-a^2)
-            from scipy.special import erf  # a runtime dependency (Lanczos); import lazily
+        case "erf" | "erfc":  # erf' = 2/sqrt(pi) exp(-a^2), erfc' = -erf'
+            from scipy.special import erf, erfc  # a runtime dependency; import lazily
 
-            g = 2 / math.sqrt(math.pi) * _exp(-_mul(a, a))
-            return _from_slope(erf(a[0]), a, g)
+            if func == "erf":
+                return _from_slope(erf(a[0]), a, _erf_slope(a))
+            return _from_slope(erfc(a[0]), a, -_erf_slope(a))
+        case "expm1":
+            return _expm1(a)
+        case "log1p":
+            return _log1p(a)
+        case "asinh":
+            return _asinh(a)
+        case "acosh":
+            return _acosh(a)
+        case "atanh":
+            return _atanh(a)
         case "atan":  # atan' = 1/(1+a^2): integrate a'/(1 + a^2)
             da, one = _derivative(a), _const(1.0, a)
             return _integrate(np.arctan(a[0]), _div(da, (one + _mul(a, a))[:-1]))

@@ -29,7 +29,15 @@ from ..errors import ExpressionError
 from .nodes import Binary, Call, Const, Neg, Node, Num, Var
 from .tokenizer import KEYWORDS, Token, tokenize
 
-__all__ = ["CONSTANTS", "FUNCTIONS", "LIMITS", "Limits", "natural_key", "parse_tree", "show"]
+__all__ = [
+    "CONSTANTS",
+    "FUNCTIONS",
+    "LIMITS",
+    "Limits",
+    "natural_key",
+    "parse_tree",
+    "show",
+]
 
 #: Functions of one argument the language knows.
 FUNCTIONS: tuple[str, ...] = (
@@ -42,14 +50,20 @@ FUNCTIONS: tuple[str, ...] = (
     "sinh",
     "cosh",
     "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
     "exp",
+    "expm1",
     "log",
+    "log1p",
     "sqrt",
     "abs",
     "sigmoid",
     "softplus",
     "relu",
     "erf",
+    "erfc",
 )
 
 #: Named constants and their float64 values.
@@ -122,6 +136,12 @@ _NUMPY_FUNCS = {
     "softplus": lambda a: np.logaddexp(a, 0.0),
     "relu": lambda a: np.maximum(a, 0.0),
     "erf": math.erf,
+    "erfc": math.erfc,
+    "expm1": np.expm1,
+    "log1p": np.log1p,
+    "asinh": np.arcsinh,
+    "acosh": np.arccosh,
+    "atanh": np.arctanh,
 }
 
 
@@ -339,6 +359,10 @@ def _closest_function(word: str) -> str | None:
         "logistic": "sigmoid",
         "pow": "x**y",
         "power": "x**y",
+        "arcsinh": "asinh",
+        "arccosh": "acosh",
+        "arctanh": "atanh",
+        "ln1p": "log1p",
     }
     if word.lower() in aliases:
         return aliases[word.lower()]
@@ -394,6 +418,12 @@ def _not_finite(node: Node) -> ExpressionError:
             return ExpressionError("expr.constant_sqrt", text=text, arg=f"{a:g}")
         case Call(func="asin" | "acos" as func, arg=Node(const=a)) if abs(a) > 1:
             return ExpressionError("expr.constant_asin", text=text, func=func, arg=f"{a:g}")
+        case Call(func="log1p", arg=Node(const=a)) if a <= -1:
+            return ExpressionError("expr.constant_log1p", text=text, arg=f"{a:g}")
+        case Call(func="acosh", arg=Node(const=a)) if a < 1:
+            return ExpressionError("expr.constant_acosh", text=text, arg=f"{a:g}")
+        case Call(func="atanh", arg=Node(const=a)) if abs(a) >= 1:
+            return ExpressionError("expr.constant_atanh", text=text, arg=f"{a:g}")
         case Binary(op="/", right=Node(const=0.0)):
             return ExpressionError("expr.constant_division", text=text)
         case Binary(op="**", left=Node(const=0.0), right=Node(const=b)) if b < 0:

@@ -2,8 +2,8 @@
 
 No text is ever parsed by sympy here: symbols and functions are constructed node by node from
 the validated tree. Two forms come from one walk: the exact expression, for differentiation and
-checks, and the expression as typed (nothing evaluated, sigmoid, softplus and relu kept by
-name), for LaTeX.
+checks, and the expression as typed (nothing evaluated, sigmoid, softplus, relu, expm1 and
+log1p kept by name), for LaTeX.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ def _raised(latex: str, printer: object, exp: object) -> str:
     method when the function is raised to a power)."""
     if exp is None:
         return latex
-    return rf"\left({latex}\right)^{{{printer._print(exp)}}}"  # type: ignore[attr-defined]
+    # sympy's printer passes the exponent already printed, as LaTeX text
+    power = exp if isinstance(exp, str) else printer._print(exp)  # type: ignore[attr-defined]
+    return rf"\left({latex}\right)^{{{power}}}"
 
 
 class _Kinked(sp.Function):
@@ -140,6 +142,12 @@ _EXACT = {
     "log": sp.log,
     "sqrt": sp.sqrt,
     "erf": sp.erf,
+    "erfc": sp.erfc,
+    "asinh": sp.asinh,
+    "acosh": sp.acosh,
+    "atanh": sp.atanh,
+    "expm1": lambda a: sp.exp(_tame_exponent(a)) - 1,
+    "log1p": lambda a: sp.log(1 + a),
     "abs": lambda a: TorchAbs._at(a) if a.is_Number else TorchAbs(a),
     "sigmoid": lambda a: 1 / (1 + sp.exp(_tame_exponent(-a))),
     "softplus": lambda a: sp.log(1 + sp.exp(_tame_exponent(a))),
@@ -191,7 +199,17 @@ def _tame_exponent(a: sp.Expr) -> sp.Expr:
 
 
 # Functions shown by name in LaTeX (their exact form would hide what the learner typed).
-_NAMED = {name: sp.Function(name) for name in ("sigmoid", "softplus", "relu")}
+class _Expm1(sp.Function):
+    """expm1 by name in LaTeX: sympy's printer would write the digit as a subscript
+    (``expm_1``)."""
+
+    def _latex(self, printer: object, exp: object = None) -> str:
+        arg = printer._print(self.args[0])  # type: ignore[attr-defined]
+        return _raised(rf"\operatorname{{expm1}}{{\left({arg} \right)}}", printer, exp)
+
+
+_NAMED = {name: sp.Function(name) for name in ("sigmoid", "softplus", "relu", "log1p")}
+_NAMED["expm1"] = _Expm1
 
 
 def symbol(name: str) -> sp.Symbol:

@@ -42,6 +42,12 @@ TORCH_FUNCS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "softplus": _softplus,
     "relu": torch.relu,
     "erf": torch.erf,
+    "erfc": torch.erfc,
+    "expm1": torch.expm1,
+    "log1p": torch.log1p,
+    "asinh": torch.asinh,
+    "acosh": torch.acosh,
+    "atanh": torch.atanh,
 }
 
 
