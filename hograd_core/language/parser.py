@@ -31,6 +31,7 @@ from .tokenizer import KEYWORDS, Token, tokenize
 
 __all__ = [
     "CONSTANTS",
+    "EXCLUDED",
     "FUNCTIONS",
     "LIMITS",
     "Limits",
@@ -65,6 +66,45 @@ FUNCTIONS: tuple[str, ...] = (
     "erf",
     "erfc",
 )
+
+#: Names a learner may try that are not functions of the language, each with why (the key of
+#: its message) and what to write instead. Steps (sign, floor, ...) have derivative 0 wherever
+#: they have one: nothing of higher order to show. Every function here takes one argument.
+EXCLUDED: dict[str, tuple[str, str]] = {
+    **{
+        name: ("expr.excluded_step", "abs(x), relu(x)")
+        for name in ("sign", "sgn", "heaviside", "step", "floor", "ceil", "round", "trunc")
+    },
+    "clamp": ("expr.excluded_two_args", "clamp(x, a, b) = a + relu(x - a) - relu(x - b)"),
+    "clip": ("expr.excluded_two_args", "clamp(x, a, b) = a + relu(x - a) - relu(x - b)"),
+    "max": ("expr.excluded_two_args", "max(x, y) = y + relu(x - y)"),
+    "maximum": ("expr.excluded_two_args", "max(x, y) = y + relu(x - y)"),
+    "min": ("expr.excluded_two_args", "min(x, y) = x - relu(x - y)"),
+    "minimum": ("expr.excluded_two_args", "min(x, y) = x - relu(x - y)"),
+    "atan2": ("expr.excluded_two_args", "atan2(y, x) = atan(y/x) where x > 0"),
+    "arctan2": ("expr.excluded_two_args", "atan2(y, x) = atan(y/x) where x > 0"),
+    "hypot": ("expr.excluded_two_args", "hypot(x, y) = sqrt(x^2 + y^2)"),
+    "pow": ("expr.excluded_two_args", "pow(x, y) = x**y"),
+    "power": ("expr.excluded_two_args", "pow(x, y) = x**y"),
+    "log2": ("expr.excluded_rewrite", "log2(x) = log(x)/log(2)"),
+    "log10": ("expr.excluded_rewrite", "log10(x) = log(x)/log(10)"),
+    "exp2": ("expr.excluded_rewrite", "exp2(x) = 2**x"),
+    "rsqrt": ("expr.excluded_rewrite", "rsqrt(x) = 1/sqrt(x)"),
+    "square": ("expr.excluded_rewrite", "square(x) = x**2"),
+    "reciprocal": ("expr.excluded_rewrite", "reciprocal(x) = 1/x"),
+    "cbrt": ("expr.excluded_rewrite", "cbrt(x) = x**(1/3) where x > 0"),
+    "logsigmoid": ("expr.excluded_rewrite", "logsigmoid(x) = -softplus(-x)"),
+    "sinc": ("expr.excluded_rewrite", "sinc(x) = sin(pi*x)/(pi*x) where x != 0 (torch.sinc)"),
+    "silu": ("expr.excluded_rewrite", "silu(x) = x*sigmoid(x)"),
+    "swish": ("expr.excluded_rewrite", "silu(x) = x*sigmoid(x)"),
+    "gelu": ("expr.excluded_rewrite", "gelu(x) = x*(1 + erf(x/sqrt(2)))/2"),
+    "sech": ("expr.excluded_rewrite", "sech(x) = 1/cosh(x)"),
+    "sec": ("expr.excluded_rewrite", "sec(x) = 1/cos(x)"),
+    "csc": ("expr.excluded_rewrite", "csc(x) = 1/sin(x)"),
+    "cot": ("expr.excluded_rewrite", "cot(x) = cos(x)/sin(x)"),
+    "logit": ("expr.excluded_rewrite", "logit(x) = log(x/(1 - x))"),
+    **{name: ("expr.excluded_special", "") for name in ("lgamma", "digamma", "erfinv", "gamma")},
+}
 
 #: Named constants and their float64 values.
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e}
@@ -297,6 +337,9 @@ class _Parser:
             if not called:
                 raise ExpressionError("expr.function_needs_call", text=word, col=col)
             return self.call(tok)
+        if called and word.lower() in EXCLUDED:
+            key, fix = EXCLUDED[word.lower()]
+            raise ExpressionError(key, text=word, col=col, fix=fix, known=", ".join(FUNCTIONS))
         if called:
             suggestion = _closest_function(word)
             key = "expr.unknown_function_hint" if suggestion else "expr.unknown_function"
@@ -354,11 +397,7 @@ def _closest_function(word: str) -> str | None:
         "arcsin": "asin",
         "arccos": "acos",
         "arctan": "atan",
-        "sgn": "abs",
-        "exp2": "exp",
         "logistic": "sigmoid",
-        "pow": "x**y",
-        "power": "x**y",
         "arcsinh": "asinh",
         "arccosh": "acosh",
         "arctanh": "atanh",

@@ -14,6 +14,7 @@ import torch
 
 from hograd_core import FUNCTIONS, ExpressionError, parse
 from hograd_core.forward_mode import forward_derivative
+from hograd_core.language.parser import EXCLUDED
 from hograd_core.language.to_cpp import cpp_source
 from hograd_core.language.to_source import torch_source
 from hograd_core.nested_autograd import derivatives
@@ -95,3 +96,39 @@ def test_each_backend_writes_it(name: str) -> None:
 def test_constants_outside_the_domain_are_refused(text: str, pattern: str) -> None:
     with raises(ExpressionError, match=pattern):
         parse(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        ("sign(x)", r"sign\(\) at column 1 is not in the language: it is a step"),
+        ("2*floor(x)", r"floor\(\) at column 3 is not in the language: it is a step"),
+        ("clamp(x)", r"takes two arguments.*a \+ relu\(x - a\) - relu\(x - b\)"),
+        ("atan2(y)", r"atan2\(y, x\) = atan\(y/x\) where x > 0"),
+        ("logsigmoid(x)", r"write logsigmoid\(x\) = -softplus\(-x\)"),
+        ("lgamma(x)", "no Taylor-mode rule"),
+    ],
+)
+def test_names_left_out_say_why_and_what_to_write(text: str, pattern: str) -> None:
+    with raises(ExpressionError, match=pattern + ".*Known functions: sin, cos"):
+        parse(text)
+
+
+def test_every_rewrite_suggested_is_in_the_language_and_right() -> None:
+    # each fix names only functions of the language, and equals what it replaces
+    x = torch.linspace(0.2, 0.9, 8, dtype=torch.float64)
+    checks = {
+        "log2": ("log(x)/log(2)", torch.log2),
+        "log10": ("log(x)/log(10)", torch.log10),
+        "exp2": ("2**x", torch.exp2),
+        "rsqrt": ("1/sqrt(x)", torch.rsqrt),
+        "logsigmoid": ("-softplus(-x)", torch.nn.functional.logsigmoid),
+        "silu": ("x*sigmoid(x)", torch.nn.functional.silu),
+        "gelu": ("x*(1 + erf(x/sqrt(2)))/2", torch.nn.functional.gelu),
+        "sinc": ("sin(pi*x)/(pi*x)", torch.sinc),
+        "logit": ("log(x/(1 - x))", torch.logit),
+    }
+    for name, (text, torch_fn) in checks.items():
+        assert text in EXCLUDED[name][1], name
+        got = parse(text).torch({"x": x})
+        torch.testing.assert_close(got, torch_fn(x), rtol=1e-14, atol=1e-15, msg=name)
