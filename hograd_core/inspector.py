@@ -86,14 +86,19 @@ class InspectorRow:
     ops: int | None  # sympy's count_ops of that derivative
 
     @property
+    def reference(self) -> float:
+        """The best value of this order: sympy's, or Taylor mode's where sympy has none, or
+        has 0 and Taylor mode a number below 1e-30 (sympy's 30 digits cannot hold
+        tanh'(48.8) = 1.6e-42 next to the terms near 1 it is the difference of)."""
+        if self.sympy is None or (self.sympy == 0 and 0 < abs(self.taylor) < 1e-30):
+            return self.taylor
+        return self.sympy
+
+    @property
     def underflow(self) -> tuple[str, ...]:
-        """The methods whose value here is 0 or subnormal while the truth is not 0
-        (:func:`lost_to_underflow`). The truth is sympy's value, or Taylor mode's where sympy
-        has none, or has 0 and Taylor mode a number below 1e-30: sympy's 30 digits cannot
-        hold tanh'(48.8) = 1.6e-42 next to the terms near 1 it is the difference of."""
-        truth = self.sympy if self.sympy is not None else self.taylor
-        if truth == 0 and 0 < abs(self.taylor) < 1e-30:
-            truth = self.taylor
+        """The methods whose value here is 0 or subnormal while :attr:`reference` is not 0
+        (:func:`lost_to_underflow`)."""
+        truth = self.reference
         shown = {"taylor": self.taylor, "autograd": self.autograd, "sympy": self.sympy}
         return tuple(m for m, v in shown.items() if v is not None and lost_to_underflow(v, truth))
 

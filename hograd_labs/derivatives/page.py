@@ -361,8 +361,10 @@ def _underflow(inspection: Inspection) -> None:
         t(
             "deriv.underflow.item",
             k=r.order,
-            methods=", ".join(t(METHOD_COLUMN[m]) for m in r.underflow),
-            truth=cell(r.sympy if r.sympy is not None else r.taylor),
+            methods=("、" if lang() == "zh" else ", ").join(
+                t(METHOD_COLUMN[m]) for m in r.underflow
+            ),
+            truth=cell(r.reference),
         )
         for r in inspection.rows
         if r.underflow

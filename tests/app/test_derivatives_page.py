@@ -296,6 +296,23 @@ def test_a_nan_disagreement_is_flagged() -> None:
     assert "order 1, nested autograd NaN but sympy (exact) 0" in text
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_zeros_that_are_not_exact_are_named(lang: str) -> None:
+    """tanh(20x) at 2.44 is tanh at 48.8: f' = 20 (1 - tanh²) = 3.3e-41. Taylor mode has it;
+    nested autograd's 1 - y² and sympy's 30 digits give 0, and the page says so (issue 46)."""
+    at = open_page(PAGE, lang)
+    at.text_input(key="deriv.fn").set_value("tanh(20*x)").run()
+    at.slider(key="deriv.x0").set_value(2.44).run()
+    frame = numeric(at.table[0].value)
+    assert frame.iloc[1, 1] == pytest.approx(80 * math.exp(-97.6), rel=1e-9)  # Taylor mode
+    assert frame.iloc[1, 2] == 0.0  # nested autograd
+    methods = ("、" if lang == "zh" else ", ").join(
+        tr(f"deriv.col.{m}", lang) for m in ("autograd", "sympy")
+    )
+    item = tr("deriv.underflow.item", lang, k=1, methods=methods, truth=f"{frame.iloc[1, 1]:.12g}")
+    assert any(item in info.value for info in at.info), [i.value for i in at.info]
+
+
 def test_abs_cubed_has_its_true_second_derivative_in_every_column() -> None:
     at = inspected("abs(x)**3", 3, 0.0)
     frame = at.table[0].value
