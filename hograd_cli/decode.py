@@ -57,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
         out["message"] = tr("backward.decode.unknown", "en")
     else:
         title, why, fix = match.keys
-        facts = dict(match.facts)
+        missing = "" if match.whole else "?"  # a part the text did not hold
+        facts = {k: v or missing for k, v in match.facts}
         out = {
             "case": match.id,
             "title": tr(title, "en"),

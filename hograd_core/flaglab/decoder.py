@@ -75,7 +75,7 @@ class Entry:
 def _nan(id_: str, functions: str, case: str = "", variant: str = "") -> Entry:
     """NaN from a backward function, by its name (under ``detect_anomaly``)."""
     pattern = (
-        rf"Function '(?P<fn>(?:{functions})Backward\d+)' returned nan values in its {_NTH} output"
+        rf"Function '(?P<fn>(?:{functions})Backward\d*)' returned nan values in its {_NTH} output"
     )
     return Entry(id_, pattern, case=case, variant=variant)
 
@@ -85,14 +85,15 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         "no_grad_fn",
         r"element (?P<index>\d+) of tensors does not require grad and does not have a grad_fn",
-        r"does not require grad and does not have a grad_fn",
+        r"element \d+ of tensors does not require grad",
         case="no_create_graph",
         variant="off",
     ),
     Entry(
         "freed_graph",
-        r"Trying to backward through the graph a second time \(or directly access saved "
-        r"tensors after they have already been freed\)",
+        r"Trying to backward through the graph a second time(?: \(or directly access saved "
+        r"tensors after they have already been freed\)|, but the (?:saved intermediate results|"
+        r"buffers) have already been freed)",
         r"Trying to backward through the graph",
         case="freed_graph",
         variant="default",
@@ -143,8 +144,9 @@ ENTRIES: tuple[Entry, ...] = (
     ),
     Entry(
         "leaf_inplace",
-        r"a (?:view of a )?leaf Variable that requires grad is being used in an in-place operation",
-        r"leaf Variable that requires grad is being used in an in-place operation",
+        r"a (?:view of a )?leaf Variable that requires grad (?:is being|has been) used in an "
+        r"in-place operation",
+        r"leaf Variable that requires grad (?:is being|has been) used in an in-place operation",
     ),
     _nan("nan_pow", "Pow", case="nan_anomaly", variant="sqrt"),
     _nan("nan_sqrt", "Sqrt"),
@@ -204,8 +206,8 @@ ENTRIES: tuple[Entry, ...] = (
     ),
     Entry(
         "numpy_requires_grad",
-        r"Can't call numpy\(\) on Tensor that requires grad",
-        r"call numpy\(\) on Tensor that requires grad",
+        r"Can't call numpy\(\) on (?:Tensor|Variable) that requires grad",
+        r"call numpy\(\) on (?:Tensor|Variable) that requires grad",
     ),
     Entry(
         "vmap_item",

@@ -157,8 +157,11 @@ def _graph(f: str, b: str, variant: str) -> None:
 
 def _facts(match: object) -> dict[str, str]:
     """The message's varying parts (names, numbers, shapes: word characters, digits, commas)
-    as code, so that no ``_`` of a pasted name turns into markdown emphasis."""
-    return {k: f"`{v}`" if v else "" for k, v in match.facts}
+    as code, so that no ``_`` of a pasted name turns into markdown emphasis; "?" for a part
+    that the text did not hold (only part of the message was found; with the whole signature
+    an empty part is real, such as the shape of a scalar, [])."""
+    missing = "" if match.whole else "?"
+    return {k: f"`{v}`" if v else missing for k, v in match.facts}
 
 
 def _decoder() -> None:

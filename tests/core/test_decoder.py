@@ -130,6 +130,27 @@ def test_variants_of_each_message_find_the_same_entry(messages, how: str) -> Non
             "checkpoint_reentrant",
             {},
         ),
+        # the words of older PyTorch releases
+        (
+            "RuntimeError: Trying to backward through the graph a second time, but the saved "
+            "intermediate results have already been freed. Specify retain_graph=True when "
+            "calling backward the first time.",
+            "freed_graph",
+            {},
+        ),
+        ("Function 'SqrtBackward' returned nan values in its 0th output.", "nan_sqrt", {}),
+        (
+            "RuntimeError: a leaf Variable that requires grad has been used in an in-place "
+            "operation.",
+            "leaf_inplace",
+            {},
+        ),
+        (
+            "RuntimeError: Can't call numpy() on Variable that requires grad. Use "
+            "var.detach().numpy() instead.",
+            "numpy_requires_grad",
+            {},
+        ),
         (
             "One of the differentiated Tensors appears to not have been used in the graph. Set "
             "allow_unused=True if this is the desired behavior.",
