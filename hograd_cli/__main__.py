@@ -10,6 +10,8 @@
     python -m hograd_cli hvp "w1**2*sin(w2)" --at 1,1.5707963267948966 --vector 0.5,1 --cpp
     python -m hograd_cli hvp "x^2*y + z^3" --at 1,2,0.5 --diagonal --hutchinson 100 --seed 0
     python -m hograd_cli derivatives "sin(x)*exp(x)" --order 5 --at 0.7 --method jvp --costs
+    python -m hograd_cli derivatives "-x^2" --at 1
+    python -m hograd_cli decode error.txt --json
 
 ``--cpp`` prints the C++ (LibTorch) program that computes and prints what the page's PyTorch
 script does, with the g++ line that builds it against this Python's torch wheel on top.

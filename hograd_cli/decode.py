@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             "also": list(match.also),
         }
     if args.json:
-        print(json.dumps(out, ensure_ascii=False))
+        print(json.dumps(out))
     elif match is None:
         print(f"unknown: {out['message']}")
     else:

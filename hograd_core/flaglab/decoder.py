@@ -72,12 +72,16 @@ class Entry:
         return tuple(self.whole.groupindex)
 
 
-def _nan(id_: str, functions: str, case: str = "", variant: str = "") -> Entry:
-    """NaN from a backward function, by its name (under ``detect_anomaly``)."""
+def _nan(id_: str, functions: str, outputs: str = r"\d+", **case: str) -> Entry:
+    """NaN from a backward function, by its name (under ``detect_anomaly``). ``functions``
+    lists the names whose backward formula the entry's text states (``PowBackward0`` is
+    x**p and ``PowBackward1`` x**y; ``PowBackward2``, c**x, has another), ``outputs`` the
+    outputs it speaks of."""
     pattern = (
-        rf"Function '(?P<fn>(?:{functions})Backward\d*)' returned nan values in its {_NTH} output"
+        rf"Function '(?P<fn>{functions})' returned nan values in its "
+        rf"(?P<index>{outputs})(?:st|nd|rd|th) output"
     )
-    return Entry(id_, pattern, case=case, variant=variant)
+    return Entry(id_, pattern, **case)
 
 
 #: What the decoder knows, most specific first (an earlier entry wins a tie).
@@ -148,10 +152,10 @@ ENTRIES: tuple[Entry, ...] = (
         r"in-place operation",
         r"leaf Variable that requires grad (?:is being|has been) used in an in-place operation",
     ),
-    _nan("nan_pow", "Pow", case="nan_anomaly", variant="sqrt"),
-    _nan("nan_sqrt", "Sqrt"),
-    _nan("nan_log", "Log", case="nan_anomaly", variant="log"),
-    _nan("nan_div", "Div|Reciprocal"),
+    _nan("nan_pow", r"PowBackward[01]?", "0", case="nan_anomaly", variant="sqrt"),
+    _nan("nan_sqrt", r"SqrtBackward\d*"),
+    _nan("nan_log", r"LogBackward\d*", case="nan_anomaly", variant="log"),
+    _nan("nan_div", r"DivBackward[01]?|ReciprocalBackward\d*"),
     Entry(
         "nan_other",  # the form is known, the cause depends on the function
         rf"Function '(?P<fn>\w+)' returned nan values in its {_NTH} output",
