@@ -265,20 +265,21 @@ def _last(pattern: re.Pattern[str] | None, text: str) -> re.Match[str] | None:
     return found[-1] if found else None
 
 
-def _place(entry: Entry, text: str) -> tuple[tuple[int, bool, int], range, Decoded] | None:
+def _place(entry: Entry, text: str) -> tuple[tuple[int, int, bool], range, Decoded] | None:
     """The entry's best hold on ``text``: (rank, where, decoded), or None. A whole signature
-    ranks above its key alone, an exact entry above a partial one, a later match above an
-    earlier one (in a traceback the raised error comes last)."""
+    ranks above its key alone; then a later match above an earlier one (in a traceback the
+    raised error comes last); then, on the same words, an exact entry above a partial one
+    (``DivBackward0``'s own entry above the general NaN entry)."""
     whole = _last(entry.whole, text)
     if whole is not None:
         facts = tuple((k, v or "") for k, v in whole.groupdict().items())
-        sure, rank, match = entry.sure, (1, entry.sure == EXACT, whole.start()), whole
+        sure, rank, match = entry.sure, (1, whole.start(), entry.sure == EXACT), whole
     else:
         match = _last(entry.part, text)
         if match is None:
             return None
         facts = tuple((k, "") for k in entry.groups)
-        sure, rank = PARTIAL, (0, False, match.start())
+        sure, rank = PARTIAL, (0, match.start(), False)
     found = match.group()[:SHOWN]
     decoded = Decoded(entry.id, sure, whole is not None, found, facts, entry.case, entry.variant)
     return rank, range(*match.span()), decoded

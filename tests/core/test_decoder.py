@@ -187,6 +187,9 @@ def test_the_last_message_of_a_traceback_wins_and_the_others_are_named(messages)
     error = messages["backward_twice"][0]
     got = decode(f"{warning}\n{_traceback(error)}")
     assert (got.id, got.also) == ("freed_graph", ("reference_cycle",))
+    none = messages["nonleaf_grad_times_two"][0]  # a partial entry raised last still wins
+    got = decode(f"{warning}\n{_traceback(none)}")
+    assert (got.id, got.sure, got.also) == ("none_gradient", PARTIAL, ("reference_cycle",))
 
 
 @pytest.mark.parametrize(
