@@ -46,6 +46,8 @@ from hograd_core.graphs import GRAPH_BUDGET, graph_lab
 from hograd_core.hvp_graph import hvp_graph, numbers
 from hograd_core.language import Function, parse
 
+from .graph_args import add_parser
+
 __all__ = ["add_parser", "run_graph"]
 
 #: Pass names and the shapes line of the legend, in English (the CLI's language).
@@ -69,35 +71,6 @@ SHAPES = (
     "outline: new in this step"
 )
 SVG_SECONDS = 30.0  # within the drawing limit dot needs about 1 s
-
-
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add the ``graph`` verb to the command line's subcommands."""
-    g = sub.add_parser("graph", help="the autograd graph as DOT (or SVG), for slides")
-    g.add_argument("function")
-    g.add_argument("--order", type=int, default=2, help="one variable: 0 to 6 (default 2)")
-    g.add_argument("--at", default=None, help="x0 (default 0.7), or w: 1,pi/2")
-    g.add_argument("--v", "--vector", dest="vector", default=None, help="v: 0.5,1 (2+ variables)")
-    g.add_argument("--vars", default=None, help="the variables' order, e.g. w1,w2")
-    g.add_argument("--saved", action="store_true", help="draw saved tensors (one variable)")
-    g.add_argument("--record", action="store_true", help="record the 2nd backward (H v)")
-    g.add_argument("--direction", default="TB", help="TB (default) or LR (one variable)")
-    g.add_argument("--torchviz", action="store_true", help="torchviz make_dot's DOT instead")
-    g.add_argument("--svg", default=None, metavar="FILE", help="write SVG (needs dot)")
-    g.add_argument(
-        "--steps",
-        default=None,
-        metavar="DIR",
-        help="one variable: each pass as DIR/pass_k.svg, for slides (needs dot)",
-    )
-    flags = g.add_argument_group("C++, with --cpp: the flag lab (one variable) or H v (several)")
-    flags.add_argument("--cpp", action="store_true", help="the C++ (LibTorch) program instead")
-    flags.add_argument("--create-graph", action="store_true")
-    flags.add_argument("--retain-graph", default="None", help="None (default), True or False")
-    flags.add_argument("--allow-unused", action="store_true")
-    flags.add_argument("--materialize-grads", action="store_true")
-    flags.add_argument("--unused-input", action="store_true", help="also an input z y ignores")
-    flags.add_argument("--action", default="next", help="next (default), again or backward")
 
 
 def _function(args: argparse.Namespace) -> Function:

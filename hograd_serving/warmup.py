@@ -32,8 +32,8 @@ from websockets.sync.client import connect
 __all__ = ["PAGES", "warm", "wait_healthy"]
 
 #: The pages warmed, in order: the one a lecture usually opens first comes first. A page may
-#: carry a query string: the backward page's error decoder runs every gallery case once (two in
-#: a fresh process each) the first time anyone pastes a message, so the warm-up pastes one.
+#: carry a query string: the backward page's error decoder runs the gallery case behind a pasted
+#: message (and loads the graph drawing) the first time anyone pastes it, so the warm-up pastes one.
 PAGES = (
     "derivatives",
     "graph",

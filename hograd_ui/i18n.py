@@ -42,6 +42,36 @@ LOCALES: Path = Path(__file__).resolve().parent.parent / "locales"
 #: Each lab keeps its own strings beside its code: ``hograd_labs/<lab>/{lang}.toml``.
 LABS: Path = Path(__file__).resolve().parent.parent / "hograd_labs"
 
+#: The error decoder's entries (hograd_core.flaglab.decoder.ENTRIES, named here so that
+#: loading the strings imports no torch).
+DECODER_ENTRIES: tuple[str, ...] = (
+    "no_grad_fn",
+    "freed_graph",
+    "unused_input",
+    "input_no_grad",
+    "none_gradient",
+    "nonleaf_grad",
+    "reference_cycle",
+    "inplace",
+    "leaf_inplace",
+    "nan_pow",
+    "nan_sqrt",
+    "nan_log",
+    "nan_div",
+    "nan_other",
+    "custom_count",
+    "custom_shape",
+    "once_differentiable",
+    "nonscalar_output",
+    "grad_outputs_shape",
+    "integer_requires_grad",
+    "checkpoint_reentrant",
+    "func_grad_nonscalar",
+    "numpy_requires_grad",
+    "vmap_item",
+    "jacobian_mismatch",
+)
+
 #: Keys the code assembles while it runs, so they never appear whole in the source. The test of
 #: unused keys counts these as used; each group names the place that builds it.
 RUNTIME_KEYS: frozenset[str] = frozenset(
@@ -237,6 +267,9 @@ RUNTIME_KEYS: frozenset[str] = frozenset(
         "hvp.net.dataset.digits",
         "hvp.net.dataset.moons",
     }
+    # hograd_core/flaglab/decoder.py: Decoded.keys, f"decoder.{id}" and its ".why" and ".fix",
+    # for each entry of ENTRIES (tests/serving/test_error_decoder.py checks the ids are these)
+    | {f"decoder.{entry}{part}" for entry in DECODER_ENTRIES for part in ("", ".why", ".fix")}
 )
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from hograd_core.flaglab import CASES, FlagOutcome
-from hograd_core.flaglab.decoder import Match, decode
+from hograd_core.flaglab import FlagOutcome
+from hograd_core.flaglab.decoder import Decoded, decode
 from hograd_core.graph_trace import TensorGraph
 from hograd_serving.cached import case_for
 from hograd_serving.gate import heavy_work
@@ -42,14 +42,11 @@ def script_for(f: str, b: str, low: float, high: float, points: int, variant: st
     return compute.script(f, b, lab_for(f, b, low, high, points, variant).run)
 
 
-def gallery() -> dict[tuple[str, str], FlagOutcome]:
-    """Every variant of the graph page's gallery, run (cached by the serving layer; the cases
-    that switch process-wide state run in a fresh process)."""
-    return {(c, v): case_for(c, v) for c, case in CASES.items() for v in case.variants}
-
-
-def decoded(text: str) -> tuple[Match | None, FlagOutcome | None]:
-    """The gallery case behind a pasted message, and its run (None, None if unknown)."""
-    runs = gallery()
-    match = decode(text, runs)
-    return match, None if match is None else runs[(match.case, match.variant)]
+def decoded(text: str) -> tuple[Decoded | None, FlagOutcome | None]:
+    """Where a pasted message belongs, and the run of the gallery case that raises it (None
+    when the decoder cannot place it, or no gallery case raises it). The run is cached by the
+    serving layer; a case that switches process-wide state runs in a fresh process."""
+    match = decode(text)
+    if match is None or not match.case:
+        return match, None
+    return match, case_for(match.case, match.variant)

@@ -6,7 +6,7 @@ import streamlit as st
 
 from hograd_core import HogradError
 from hograd_core.custom_function import MAX_POINTS, NAMES, VARIANTS
-from hograd_core.flaglab.decoder import MAX_CHARS
+from hograd_core.flaglab.decoder import ENTRIES, EXACT, MAX_CHARS
 from hograd_core.grad_checks import KINK, SECOND
 from hograd_core.language import LIMITS
 from hograd_serving.cached import cached_parse
@@ -60,6 +60,12 @@ FORMULAS = (
     "backward.formula.d1",
     "backward.formula.d2",
 )
+#: How sure the decoder is, in words (hograd_core/flaglab/decoder.py's module docstring).
+SURE = {
+    "exact": "backward.decode.sure.exact",
+    "general": "backward.decode.sure.general",
+    "part": "backward.decode.sure.part",
+}
 LIMIT = box_chars(LIMITS.max_length)
 PASTE = 4_000  # characters of the decoder's box: a message and its traceback
 assert PASTE <= MAX_CHARS  # the decoder reads all of what the box holds
@@ -178,10 +184,20 @@ def _graph(f: str, b: str, variant: str) -> None:
         st.markdown(t("backward.graph.lead"))
 
 
+def _facts(match: object) -> dict[str, str]:
+    """The message's varying parts (names, numbers, shapes: word characters, digits, commas)
+    as code, so that no ``_`` of a pasted name turns into markdown emphasis; "?" for a part
+    that the text did not hold (only part of the message was found; with the whole signature
+    an empty part is real, such as the shape of a scalar, [])."""
+    missing = "" if match.whole else "?"
+    return {k: f"`{v}`" if v else missing for k, v in match.facts}
+
+
 def _decoder() -> None:
-    """Paste a PyTorch message: the gallery case that raises it, why, the fix, its graph."""
+    """Paste a PyTorch message: what it means, how sure the decoder is, the fix, and the
+    gallery case that raises it, with its graph."""
     st.subheader(t("backward.decode"))
-    st.markdown(t("backward.decode.lead"))
+    st.markdown(t("backward.decode.lead", count=len(ENTRIES)))
     text = st.text_area(
         t("backward.decode.box"), key="backward.decode", bind=BIND, max_chars=PASTE, height=120
     )
@@ -193,7 +209,7 @@ def _decoder() -> None:
         st.caption(t("backward.decode.empty"))
         return
     try:
-        with st.spinner(t("backward.decode.running")):  # the gallery, once per server
+        with st.spinner(t("backward.decode.running")):  # the gallery case, once per server
             match, outcome = cached.decoded(text)
     except HogradError as err:
         show_error(err)
@@ -201,32 +217,22 @@ def _decoder() -> None:
     if match is None:
         st.info(t("backward.decode.unknown"), icon=":material/help:")
         return
-    case = _plain(t(f"graph.case.{match.case}"))  # our names, with * shown as typed
-    variant = _plain(t(f"graph.case.{match.case}.{match.variant}"))
-    st.success(
-        t(
-            "backward.decode.found",
-            case=case,
-            variant=variant,
-            found=match.found,
-            total=match.total,
-        ),
-        icon=":material/search:",
-    )
-    st.caption(t("backward.decode.message"))
-    st.code(match.message, language=None, wrap_lines=True)  # PyTorch's words, from the run
+    title, why, fix = match.keys
+    st.success(t("backward.decode.found", title=_plain(t(title))), icon=":material/search:")
+    sure = "exact" if match.sure == EXACT else "general" if match.whole else "part"
+    st.caption(t(SURE[sure]))
+    st.caption(t("backward.decode.matched"))
+    st.code(match.found, language=None, wrap_lines=True)  # the pasted words, as text
+    facts = _facts(match)
+    st.info(f"**{t('backward.decode.why')}** {t(why, **facts)}", icon=":material/lightbulb:")
+    st.success(f"**{t('backward.decode.fix')}** {t(fix, **facts)}", icon=":material/build:")
     if match.also:
-        others = "; ".join(
-            _plain(f"{t(f'graph.case.{c}')} ({t(f'graph.case.{c}.{v}')})") for c, v in match.also
-        )
+        others = "; ".join(_plain(t(f"decoder.{other}")) for other in match.also)
         st.caption(t("backward.decode.also", cases=others))
-    st.caption(t("backward.decode.run"))
+    if outcome is None:
+        return
+    st.caption(t("backward.decode.example"))
     st.code(outcome.transcript(), language=None, wrap_lines=True)
-    facts = dict(outcome.params)  # read from the real graph, as the graph page does
-    st.info(" ".join(t(key, **facts) for key in outcome.explain), icon=":material/lightbulb:")
-    if outcome.fixes:
-        fix = " ".join(t(key, **facts) for key in outcome.fixes)
-        st.success(f"**{t('backward.decode.fix')}** {fix}", icon=":material/build:")
     if outcome.drawing is not None and outcome.drawing.drawable:
         st.html(figures.graph_legend(outcome.drawing, lang()))  # fixed names, escaped
         st.graphviz_chart(figures.graph_dot(outcome.drawing, lang()), width="content")

@@ -62,7 +62,7 @@ def test_a_pasted_message_finds_its_case(page, lang: str) -> None:  # noqa: ANN0
     wait_for_app(page)
     page.wait_for_selector("[data-testid='stGraphVizChart'] >> nth=1")
     body = _body(page)
-    assert ("Backward through a freed graph" if lang == "en" else "来自案例") in body
+    assert ("The graph was used and freed already" if lang == "en" else "已知的消息") in body
     assert "retain_graph=True" in body
     screenshot(page, f"decoder-{lang}")
     page.locator("[data-testid='stGraphVizChart']").nth(1).scroll_into_view_if_needed()
@@ -86,7 +86,7 @@ def test_hostile_text_is_shown_as_text(page) -> None:  # noqa: ANN001
     box.press("Control+Enter")
     wait_for_app(page)
     body = _body(page)
-    assert "No case of the gallery produces this message" in body
+    assert "The decoder cannot place this message" in body
     assert page.title() != "hacked"
     assert page.locator("[data-testid='stMain'] img[src='x']").count() == 0
     assert page.locator("[data-testid='stMain'] strong", has_text="bold").count() == 0

@@ -148,7 +148,7 @@ def _without_time(stdout: str) -> object:
         data = json.loads(stdout)
     except json.JSONDecodeError:
         return stdout
-    return {k: v for k, v in data.items() if k != "seconds"}
+    return {k: v for k, v in data.items() if k not in ("seconds", "startup_seconds")}
 
 
 @pytest.mark.parametrize("args", EVERY_VERB, ids=lambda a: a[0])
