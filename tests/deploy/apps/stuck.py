@@ -2,8 +2,9 @@
 
 Every run takes the floor (hograd_serving.floor, as app.py's runs do) and one process-wide
 lock, as the app's own heavy work does, and holds them while the file HOGRAD_TEST_BLOCK + "." +
-the server's port exists: create the file and the next run never finishes (nor does any run
-after it, since they all wait for it); delete it and they all finish. HOGRAD_TEST_FLOOR_SECONDS
+the server's port exists (empty, or holding this server's process id, so that a new server on
+the same port is not blocked): create the file and the next run never finishes (nor does any
+run after it, since they all wait for it); delete it and they all finish. HOGRAD_TEST_FLOOR_SECONDS
 sets how long a run may hold the floor before the server's health endpoint calls it stuck. The
 page shows how many sessions are connected, so a test can see that a probe left none behind;
 with ``?heavy=1`` each run also starts one heavy computation (a browser may start 3 a minute)
@@ -35,7 +36,7 @@ def lock() -> threading.Lock:
 block = Path(f"{os.environ['HOGRAD_TEST_BLOCK']}.{st.get_option('server.port')}")
 with floor.script_slot():
     with lock():
-        while block.exists():
+        while block.exists() and block.read_text() in ("", str(os.getpid())):
             time.sleep(0.05)
     st.title("ready")
     if "heavy" in st.query_params:
