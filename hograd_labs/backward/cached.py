@@ -21,9 +21,8 @@ def grid(low: float, high: float, points: int) -> list[float]:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def lab_for(f: str, b: str, low: float, high: float, points: int, variant: str) -> compute.Lab:
-    with heavy_work(
-        seconds=HEAVY_SECONDS
-    ):  # gradcheck and gradgradcheck: up to 25 backward calls each
+    # gradcheck and gradgradcheck: up to 25 backward calls each
+    with heavy_work(seconds=HEAVY_SECONDS):
         return compute.lab(f, b, grid(low, high, points), variant)
 
 

@@ -17,9 +17,8 @@ MAIN = "    config = MemoryConfig()"
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def run_for(config: MemoryConfig) -> MemoryRun:
-    with heavy_work(
-        seconds=HEAVY_SECONDS
-    ):  # four measurements, up to four create_graph=True passes
+    # four measurements, up to four create_graph=True passes
+    with heavy_work(seconds=HEAVY_SECONDS):
         return compute.run(config)
 
 
