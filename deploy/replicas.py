@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -170,7 +171,9 @@ class Replicas:
     def start(self) -> None:
         """Start the replicas and the proxy; return once every replica and the proxy answer.
         If any of it fails (a replica or the proxy exits, or does not answer within
-        :data:`START_SECONDS`), everything started so far is stopped before the error goes on.
+        :data:`START_SECONDS`; the replicas are warmed in between, each in a thread, with the
+        warm-up's own time limits), everything started so far is stopped before the error goes
+        on.
         """
         try:
             self._start()
@@ -197,8 +200,8 @@ class Replicas:
         for replica in self.replicas:
             self._wait(replica.url, replica.process, deadline, replica.name)
         if self.warm:  # students reach a replica only once it has made its own first visit
-            for replica in self.replicas:
-                self._warm(replica)
+            with ThreadPoolExecutor(len(self.replicas)) as pool:  # one per replica (per core)
+                list(pool.map(self._warm, self.replicas))
         self.proxy = subprocess.Popen(  # -db: stay in the foreground, so it stops with us
             [haproxy, "-db", "-f", str(config)],
             stdout=self._log("haproxy.log"),
@@ -206,7 +209,8 @@ class Replicas:
             env=proxy_env,
         )
         context = ssl.create_default_context(cafile=self.cert) if self.cert else None
-        self._wait(self.url, self.proxy, deadline, "haproxy", context)
+        # the warm-up bounds its own pages; the proxy gets the start's time of its own
+        self._wait(self.url, self.proxy, time.monotonic() + START_SECONDS, "haproxy", context)
 
     def _warm(self, replica: Replica) -> None:
         """Make ``replica``'s first visit, then tell it that it may take students."""
