@@ -13,8 +13,8 @@ ARG BASE=python:3.11-slim
 FROM ${BASE}
 
 # Debian's packages the app uses (packages.txt: graphviz's dot for the SVG download), and
-# haproxy: compose.yaml's proxy runs from this image, so that its health check can run the
-# app's own probe (deploy/haproxy-probe).
+# haproxy: compose.yaml's proxy runs from this image (Debian's haproxy, the version
+# deploy/haproxy.cfg is tested with).
 COPY packages.txt /tmp/packages.txt
 RUN apt-get update \
     && xargs -a /tmp/packages.txt apt-get install -y --no-install-recommends haproxy \
@@ -35,17 +35,23 @@ COPY . .
 RUN python -m compileall -q /app
 USER hograd
 
+# HOGRAD_WAIT_FOR_WARMUP: the health endpoint says "warming" until the warm-up below is done,
+# so a proxy sends the replica no student before.
 ENV PYTHONUNBUFFERED=1 \
+    HOGRAD_WAIT_FOR_WARMUP=1 \
     STREAMLIT_SERVER_PORT=8501 \
     STREAMLIT_SERVER_ADDRESS=0.0.0.0 \
     STREAMLIT_SERVER_HEADLESS=true
 EXPOSE 8501
-# Healthy only while the server can run a script (hograd_serving/health.py: one real run of the
-# home page), not merely answer /_stcore/health, which it does while every run hangs.
+# Healthy only while the server says it can serve a class (/_hograd/health: warmed up, heavy
+# work not stuck past its deadlines, no script run holding the floor), not merely while it
+# answers /_stcore/health, which it does in all those cases. --endpoint-only: one HTTP request
+# from a Python that imports nothing else (about 0.05 CPU seconds, docs/deploy.md).
 HEALTHCHECK --interval=30s --timeout=15s --start-period=60s --retries=3 \
-    CMD ["python", "-m", "hograd_serving.health", "http://127.0.0.1:8501", "--timeout", "10"]
+    CMD ["python", "-m", "hograd_serving.health", "http://127.0.0.1:8501", "--timeout", "10", \
+         "--endpoint-only"]
 # The warm-up makes the first visit itself once the server answers (hograd_serving/warmup.py),
-# so the first student gets a warm server; it exits when done. The server's process id goes to
+# so the first student gets a warm server; it tells the server when it is done, and exits. The server's process id goes to
 # /tmp/hograd-app.pid, for compose.yaml's health check, which kills a hung server.
 # hograd_serving/asgi.py: app.py with Streamlit's static bundles gzipped once (as `make run`).
 CMD ["sh", "-c", "python -m hograd_serving.warmup http://127.0.0.1:8501 & echo $$ > /tmp/hograd-app.pid; exec python -m streamlit run hograd_serving/asgi.py --server.port 8501 --server.address 0.0.0.0"]

@@ -5,11 +5,13 @@ session (the page, its websocket, media, a reconnect) must reach that process. T
 each new browser a cookie naming a replica (``HOGRAD_REPLICA``) and sends every request that
 carries it to that replica: never by client address, since a lecture hall reaches the server
 from one NAT address. Every replica gets the same ``server.cookieSecret``, so the XSRF cookie
-one signs is valid at all of them. When a replica dies, or can no longer run a script, the
-proxy's health check (``hograd_serving.health``: one real script run) takes it out and ``option
-redispatch`` sends its students to a live one, where Streamlit's own reconnect gives them a
-fresh page. Run as a script, it also restarts a replica whose probe fails
-:data:`FAILS_TO_RESTART` times in a row (:meth:`Replicas.check`).
+one signs is valid at all of them. When a replica dies, is stuck or is still warming up, the
+proxy's health check (the replica's own ``/_hograd/health``, answered in memory:
+hograd_serving/serving_middleware.py) takes it out and ``option redispatch`` sends its students
+to a live one, where Streamlit's own reconnect gives them a fresh page. Run as a script, it
+also restarts a replica whose probe (``hograd_serving.health``: that endpoint, then one real
+script run) fails :data:`FAILS_TO_RESTART` times in a row (:meth:`Replicas.check`), warms the
+new one, and says it restarted it only once the new one serves.
 
 Run it as a script (``make serve REPLICAS=2``)::
 
@@ -36,6 +38,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,12 +51,9 @@ START_SECONDS = 120.0
 FAILS_TO_RESTART = 3
 #: Seconds between two rounds of probes when run as a script (each probe: a short session).
 CHECK_SECONDS = 10.0
-#: The proxy's external check (deploy/haproxy.cfg) for processes on this machine: the probe
-#: run by this Python, from this checkout (haproxy gives the check an empty environment).
-PROBE_SCRIPT = """#!/bin/sh
-cd {root} || exit 1
-exec {python} -m hograd_serving.health "http://$3:$4" --timeout {timeout:g}
-"""
+#: In a replica's environment when it is warmed: its health endpoint answers "warming" (and
+#: the proxy sends it nobody) until the warm-up is done (hograd_serving/serving_middleware.py).
+WAIT_ENV = "HOGRAD_WAIT_FOR_WARMUP"
 
 
 def free_port() -> int:
@@ -77,31 +77,27 @@ def haproxy_config(
     servers: list[tuple[str, int]],
     template: Path = TEMPLATE,
     *,
-    probe: Path | None = None,
     cert: Path | None = None,
 ) -> str:
     """deploy/haproxy.cfg for a proxy on 127.0.0.1:``port`` in front of ``servers`` (name,
-    port): the template's ``server`` lines are replaced by one per replica, each with its
-    name as its cookie value.
+    port): each backend's ``server-template`` line is replaced by one line per replica, with
+    the template line's check settings and the replica's name as its cookie value.
 
     Args:
-        probe: the external check's command (the template's names the Docker image's path).
         cert: a PEM file (certificate and key): the proxy then speaks HTTPS (TLS ends there).
     """
     lines = []
     for line in template.read_text().splitlines():
         if line.strip().startswith("bind "):
             line = f"    bind 127.0.0.1:{port}" + (f" ssl crt {cert}" if cert else "")
-        if line.strip().startswith("external-check command ") and probe is not None:
-            line = f"    external-check command {probe}"
-        if line.strip().startswith(("server ", "server-template ")):
+        if line.strip().startswith("server-template "):
+            words = line.split()
+            check = " ".join(words[words.index("check") : words.index("resolvers")])
+            lines += [
+                f"    server {name} 127.0.0.1:{p} cookie {name} {check}" for name, p in servers
+            ]
             continue
         lines.append(line)
-        if line.strip().startswith("backend "):
-            lines += [
-                f"    server {name} 127.0.0.1:{p} cookie {name} check inter 12s fall 3 rise 1"
-                for name, p in servers
-            ]
     return "\n".join(lines) + "\n"
 
 
@@ -126,11 +122,14 @@ class Replicas:
         port: the proxy's port (a free one when 0).
         env: extra environment for the replicas (``STREAMLIT_...`` settings, say).
         log_dir: where each process's output goes (a temporary folder when None).
-        warm: warm each replica (hograd_serving.warmup) before the proxy starts.
+        warm: warm each replica (hograd_serving.warmup) before the proxy starts, and a
+            restarted one before it takes students (its health endpoint says "warming" until
+            then, so the proxy sends it nobody).
+        warm_pages: the pages the warm-up opens (the tests' stand-in apps have one).
         replica_header: the proxy names the replica that answered (``X-Hograd-Replica``).
         script: the app each replica runs (the tests run small stand-ins).
         cert: a PEM file with certificate and key: the proxy serves HTTPS with it.
-        probe_timeout: seconds a replica's probe may take (the proxy's and :meth:`check`'s).
+        probe_timeout: seconds a replica's probe may take (:meth:`check`'s).
     """
 
     count: int = 2
@@ -138,6 +137,7 @@ class Replicas:
     env: dict[str, str] = field(default_factory=dict)
     log_dir: Path | None = None
     warm: bool = False
+    warm_pages: tuple[str, ...] | None = None  # None: hograd_serving.warmup.PAGES
     replica_header: bool = False
     script: str = "hograd_serving/asgi.py"  # hograd_serving.command.SCRIPT (run from ROOT)
     cert: Path | None = None
@@ -146,6 +146,8 @@ class Replicas:
     proxy: subprocess.Popen[bytes] | None = None
     #: restarts so far, by replica name (:meth:`check`)
     restarts: dict[str, int] = field(default_factory=dict)
+    #: why the last attempt to restart a replica failed, by replica name (:meth:`check`)
+    restart_failures: dict[str, str] = field(default_factory=dict)
     _fails: dict[str, int] = field(default_factory=dict)
     _secret: str = ""
     _logs: list = field(default_factory=list)
@@ -167,7 +169,19 @@ class Replicas:
         self.stop()
 
     def start(self) -> None:
-        """Start the replicas and the proxy; return once every replica and the proxy answer."""
+        """Start the replicas and the proxy; return once every replica and the proxy answer.
+        If any of it fails (a replica or the proxy exits, or does not answer within
+        :data:`START_SECONDS`; the replicas are warmed in between, each in a thread, with the
+        warm-up's own time limits), everything started so far is stopped before the error goes
+        on.
+        """
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> None:
         haproxy = shutil.which("haproxy")
         if haproxy is None:
             raise RuntimeError("haproxy is not installed: apt-get install haproxy (make debian)")
@@ -176,14 +190,9 @@ class Replicas:
         self._secret = secrets.token_hex(32)  # the same for every replica: see the module doc
         for i in range(1, self.count + 1):
             self.replicas.append(self._start_replica(f"r{i}", free_port()))
-        probe = self.log_dir / "probe.sh"
-        probe.write_text(
-            PROBE_SCRIPT.format(root=ROOT, python=sys.executable, timeout=self.probe_timeout)
-        )
-        probe.chmod(0o755)
         config = self.log_dir / "haproxy.cfg"
         servers = [(r.name, r.port) for r in self.replicas]
-        config.write_text(haproxy_config(self.port, servers, probe=probe, cert=self.cert))
+        config.write_text(haproxy_config(self.port, servers, cert=self.cert))
         proxy_env = {**os.environ, "HOGRAD_AFFINITY_KEY": secrets.token_hex(32)}
         if self.replica_header:
             proxy_env["HOGRAD_REPLICA_HEADER"] = "on"
@@ -191,11 +200,8 @@ class Replicas:
         for replica in self.replicas:
             self._wait(replica.url, replica.process, deadline, replica.name)
         if self.warm:  # students reach a replica only once it has made its own first visit
-            sys.path.insert(0, str(ROOT))  # run as a script, from deploy/
-            from hograd_serving.warmup import warm
-
-            for replica in self.replicas:
-                warm(replica.url)
+            with ThreadPoolExecutor(len(self.replicas)) as pool:  # one per replica (per core)
+                list(pool.map(self._warm, self.replicas))
         self.proxy = subprocess.Popen(  # -db: stay in the foreground, so it stops with us
             [haproxy, "-db", "-f", str(config)],
             stdout=self._log("haproxy.log"),
@@ -203,10 +209,21 @@ class Replicas:
             env=proxy_env,
         )
         context = ssl.create_default_context(cafile=self.cert) if self.cert else None
-        self._wait(self.url, self.proxy, deadline, "haproxy", context)
+        # the warm-up bounds its own pages; the proxy gets the start's time of its own
+        self._wait(self.url, self.proxy, time.monotonic() + START_SECONDS, "haproxy", context)
+
+    def _warm(self, replica: Replica) -> None:
+        """Make ``replica``'s first visit, then tell it that it may take students."""
+        if str(ROOT) not in sys.path:  # run as a script, from deploy/
+            sys.path.insert(0, str(ROOT))
+        from hograd_serving.warmup import PAGES, warm
+
+        warm(replica.url, self.warm_pages if self.warm_pages is not None else PAGES)
 
     def _start_replica(self, name: str, port: int) -> Replica:
         env = {**os.environ, **self.env, "STREAMLIT_SERVER_COOKIE_SECRET": self._secret}
+        if self.warm:
+            env[WAIT_ENV] = "1"
         log = self._log(f"{name}.log")
         if str(ROOT) not in sys.path:  # run as a script, from deploy/
             sys.path.insert(0, str(ROOT))
@@ -223,12 +240,18 @@ class Replicas:
         return Replica(name, port, process)
 
     def check(self) -> list[str]:
-        """Probe every replica once (one real script run each, :mod:`hograd_serving.health`)
-        and restart any whose probe has now failed :data:`FAILS_TO_RESTART` times in a row:
-        a process that still answers /_stcore/health but runs no script helps nobody, and a
-        fresh one on the same port takes its place (its cookie stays valid). Returns the
-        names restarted in this round."""
-        sys.path.insert(0, str(ROOT))  # run as a script, from deploy/
+        """Probe every replica once (:mod:`hograd_serving.health`: its own health endpoint,
+        then one real script run) and restart any whose probe has now failed
+        :data:`FAILS_TO_RESTART` times in a row: a process that still answers /_stcore/health
+        but runs no script, or whose heavy work is stuck, helps nobody, and a fresh one on the
+        same port takes its place (its cookie stays valid).
+
+        A restart counts only once the new process serves: it answered its health check
+        within :data:`START_SECONDS`, was warmed (with ``warm``) and passed the probe. A
+        failed attempt is noted in :attr:`restart_failures` and tried again at the next round.
+        Returns the names restarted in this round."""
+        if str(ROOT) not in sys.path:  # run as a script, from deploy/
+            sys.path.insert(0, str(ROOT))
         from hograd_serving.health import probe
 
         restarted = []
@@ -238,13 +261,29 @@ class Replicas:
                 or probe(replica.url, self.probe_timeout) is not None
             )
             self._fails[replica.name] = self._fails.get(replica.name, 0) + 1 if failed else 0
-            if self._fails[replica.name] >= FAILS_TO_RESTART:
-                self._end(replica, signal.SIGKILL)  # hung: it may not honour SIGTERM
-                self.replicas[i] = self._start_replica(replica.name, replica.port)
-                self._fails[replica.name] = 0
-                self.restarts[replica.name] = self.restarts.get(replica.name, 0) + 1
-                restarted.append(replica.name)
+            if self._fails[replica.name] < FAILS_TO_RESTART:
+                continue
+            self._end(replica, signal.SIGKILL)  # hung: it may not honour SIGTERM
+            self.replicas[i] = fresh = self._start_replica(replica.name, replica.port)
+            why = self._serves(fresh, probe)
+            if why is not None:
+                self.restart_failures[replica.name] = why
+                continue
+            self._fails[replica.name] = 0
+            self.restart_failures.pop(replica.name, None)
+            self.restarts[replica.name] = self.restarts.get(replica.name, 0) + 1
+            restarted.append(replica.name)
         return restarted
+
+    def _serves(self, replica: Replica, probe) -> str | None:  # noqa: ANN001 - health.probe
+        """Wait for a fresh ``replica`` to answer, warm it, probe it: None when it serves."""
+        try:
+            self._wait(replica.url, replica.process, time.monotonic() + START_SECONDS, replica.name)
+        except (RuntimeError, TimeoutError) as err:
+            return str(err)
+        if self.warm:
+            self._warm(replica)
+        return probe(replica.url, self.probe_timeout)
 
     @staticmethod
     def _end(replica: Replica, sig: signal.Signals) -> None:
@@ -310,12 +349,16 @@ def main(argv: list[str] | None = None) -> int:
             while not stop and group.proxy is not None and group.proxy.poll() is None:
                 time.sleep(1)
                 if time.monotonic() >= next_check:
+                    failures = dict(group.restart_failures)
                     for name in group.check():
                         print(
                             f"hograd: restarted {name}: its probe failed "
-                            f"{FAILS_TO_RESTART} times in a row",
+                            f"{FAILS_TO_RESTART} times in a row; the new one serves",
                             flush=True,
                         )
+                    for name, why in group.restart_failures.items():
+                        if failures.get(name) != why:
+                            print(f"hograd: {name} did not come back: {why}", flush=True)
                     next_check = time.monotonic() + CHECK_SECONDS
         except KeyboardInterrupt:
             pass

@@ -27,7 +27,7 @@ from hograd_core.graphs import GRAPH_BUDGET, GraphLab, graph_lab
 from hograd_core.language import Function
 from hograd_core.nested_autograd import DerivativeResult, autograd_is_heavy
 
-from .gate import heavy_work
+from .gate import HEAVY_SECONDS, heavy_work
 from .jobs import run_isolated, shared_probe
 
 
@@ -46,7 +46,7 @@ def curves(
 ) -> DerivativeResult:
     fn = parse(text)
     heavy = method == "autograd" and autograd_is_heavy(fn, order, points, shared_probe)
-    with heavy_work() if heavy else nullcontext():
+    with heavy_work(seconds=HEAVY_SECONDS) if heavy else nullcontext():
         xs = np.linspace(low, high, points)
         return derivatives(fn, xs, order, method=method, probe=shared_probe)
 
@@ -56,7 +56,7 @@ def curves(
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def lab_for(text: str, x0: float) -> GraphLab:
-    with heavy_work():
+    with heavy_work(seconds=HEAVY_SECONDS):
         return graph_lab(cached_parse(text), x0, GRAPH_BUDGET.max_order)
 
 
@@ -153,14 +153,17 @@ Caption = Callable[[int, int], str]
 
 
 def _with_bar(caption: Caption, work: Callable[[Callable[[int, int], None]], object]) -> object:
-    """``work(progress)`` inside the heavy-work gate, with a progress bar while it runs."""
+    """``work(progress)`` inside the heavy-work gate, with a progress bar while it runs; each
+    report of progress checks the deadline too (the work stops at its next step once past it).
+    """
     bar = st.progress(0.0, text=caption(0, 1))
-
-    def progress(done: int, total: int) -> None:
-        bar.progress(min(1.0, done / max(total, 1)), text=caption(done, total))
-
     try:
-        with heavy_work():
+        with heavy_work(seconds=HEAVY_SECONDS) as deadline:
+
+            def progress(done: int, total: int) -> None:
+                deadline.check()
+                bar.progress(min(1.0, done / max(total, 1)), text=caption(done, total))
+
             return work(progress)
     finally:
         bar.empty()

@@ -18,23 +18,60 @@ the inspector's autograd column). It takes the floor back afterwards, waiting at
 bound, so no wait here can close a cycle with a lock some other run holds, such as Streamlit's
 lock for a cached value another run computes). Only the start of a run waits for the floor
 without a bound, and a run starts holding nothing.
+
+A run that holds the floor and never lets go (waiting on a lock that is never released, a loop
+outside the gate) stops every session of the process while ``/_stcore/health`` still answers:
+:func:`stuck` names it once it has held the floor for ``STUCK_SECONDS``, and the server's
+health answer (:mod:`.serving_middleware`) turns unhealthy.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Iterator
 
-__all__ = ["REENTER_SECONDS", "SCRIPT_SLOTS", "on_floor", "script_slot", "step_aside"]
+__all__ = [
+    "REENTER_SECONDS",
+    "SCRIPT_SLOTS",
+    "STUCK_SECONDS",
+    "on_floor",
+    "script_slot",
+    "step_aside",
+    "stuck",
+]
 
 #: Script runs whose Python executes at once. Heavy work runs beside them (at most
 #: hograd_serving.gate.SLOTS of it), as do runs waiting for an answer.
 SCRIPT_SLOTS = 1
 #: How long a run that stepped aside waits for the floor before it goes on beside its holder.
 REENTER_SECONDS = 0.25
+#: A run that holds the floor this long is stuck: a light run holds it for well under a second,
+#: and one waiting for a cached value that heavy work computes for at most the gate's deadline
+#: (hograd_serving.gate: 30 s, then 10 s to stop).
+STUCK_SECONDS = 60.0
 _SLOTS = threading.BoundedSemaphore(SCRIPT_SLOTS)
 _HELD = threading.local()
+_TAKEN: dict[int, float] = {}  # thread -> when it took the floor (time.monotonic)
+_clock = time.monotonic  # the tests' clock replaces it
+
+
+def _took(held: bool) -> None:
+    """Note that the calling thread took the floor (``held``) or let it go."""
+    if held:
+        _TAKEN[threading.get_ident()] = _clock()
+    else:
+        _TAKEN.pop(threading.get_ident(), None)
+
+
+def stuck() -> str | None:
+    """Why no script run can go on in this process, or None: a run has held the floor for
+    more than :data:`STUCK_SECONDS`."""
+    since = min(_TAKEN.values(), default=None)
+    if since is None or _clock() - since <= STUCK_SECONDS:
+        return None
+    return f"one script run has held the floor for {_clock() - since:.0f} s"
 
 
 def on_floor() -> bool:
@@ -51,9 +88,11 @@ def script_slot() -> Iterator[None]:
     """
     _SLOTS.acquire()
     _HELD.held = True
+    _took(True)
     try:
         yield
     finally:
+        _took(False)
         if _HELD.held:  # a run that could not take the floor back has nothing to give
             _SLOTS.release()
         _HELD.held = False
@@ -67,9 +106,11 @@ def step_aside() -> Iterator[None]:
     held = on_floor()
     if held:
         _HELD.held = False
+        _took(False)
         _SLOTS.release()
     try:
         yield
     finally:
         if held:
             _HELD.held = _SLOTS.acquire(timeout=REENTER_SECONDS)
+            _took(_HELD.held)

@@ -37,7 +37,7 @@ from hograd_core.flaglab.isolated import decode
 from hograd_core.nested_autograd import probe_graph
 
 from .floor import step_aside
-from .gate import BusyError, heavy_work
+from .gate import HEAVY_SECONDS, STOP_SECONDS, BusyError, heavy_work
 
 __all__ = [
     "COLD_SLOTS",
@@ -83,10 +83,11 @@ def network_job(work: Callable[[], T]) -> T:
 
     Raises:
         BusyError: every slot is taken, said in the network page's words ("hvp.net.busy").
+        DeadlineError: ``work`` ran past :data:`~.gate.HEAVY_SECONDS` and was stopped.
         HogradError: a refusal (a budget) from ``work``, unchanged.
     """
     try:
-        with heavy_work():
+        with heavy_work(seconds=HEAVY_SECONDS):
             return work()
     except BusyError as err:
         raise BusyError("hvp.net.busy") from err
@@ -122,7 +123,7 @@ def run_isolated(payload: dict) -> FlagOutcome:
         BusyError: every heavy-work slot is taken, or the cold process's.
         ChildError: the process failed, or ran out of time.
     """
-    with heavy_work():
+    with heavy_work(seconds=FLAG_SECONDS + STOP_SECONDS):  # the child's own timeout first
         try:
             return decode(run_cold(_COLD_FLAG, json.dumps(payload), FLAG_SECONDS))
         except ChildError as err:

@@ -6,7 +6,9 @@ derivatives page's sympy and nested-autograd columns finish in the background an
 by the page). ``warm(url)`` makes that visit itself: it opens each page over Streamlit's own
 websocket, as a browser does, answers the page's polling until the background columns are in,
 and leaves. Every cache it fills (``st.cache_data``, the background answers) is shared by all
-sessions, so the first real visitor gets the warm server's screens.
+sessions, so the first real visitor gets the warm server's screens. Then it tells the server
+it is done (:func:`announce`): a server started with ``HOGRAD_WAIT_FOR_WARMUP=1`` answers its
+health endpoint ``warming`` until then, so a proxy sends it no student before.
 
 Run it next to the server (``make run``, ``deploy/replicas.py`` and the Dockerfile do)::
 
@@ -29,7 +31,9 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.sync.client import connect
 
-__all__ = ["PAGES", "warm", "wait_healthy"]
+from hograd_serving.serving_middleware import WARMED_PATH
+
+__all__ = ["PAGES", "announce", "warm", "wait_healthy"]
 
 #: The pages warmed, in order: the one a lecture usually opens first comes first. A page may
 #: carry a query string: the backward page's error decoder runs the gallery case behind a pasted
@@ -124,8 +128,21 @@ def warm_page(url: str, page: str, seconds: float = 60.0) -> str:
     return "timeout"
 
 
+def announce(url: str) -> bool:
+    """Tell the server at ``url`` that its warm-up is done (``POST /_hograd/warmed``): its
+    health endpoint stops answering ``warming``, so a proxy starts sending it students.
+    Whether the server took note (False: it went away, or is not hograd's)."""
+    request = urllib.request.Request(url.rstrip("/") + WARMED_PATH, data=b"", method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as resp:
+            return resp.status == 200
+    except OSError:
+        return False
+
+
 def warm(url: str, pages: tuple[str, ...] = PAGES, seconds: float = 60.0) -> dict[str, str]:
-    """Warm every page of the server at ``url``; returns each page's outcome."""
+    """Warm every page of the server at ``url``, then :func:`announce` it; returns each
+    page's outcome (a page that did not warm does not keep the server out of service)."""
     url = url.rstrip("/")
     outcome: dict[str, str] = {}
     for page in pages:
@@ -133,6 +150,7 @@ def warm(url: str, pages: tuple[str, ...] = PAGES, seconds: float = 60.0) -> dic
             outcome[page.partition("?")[0] or "home"] = warm_page(url, page, seconds)
         except (OSError, TimeoutError) as err:  # a server that went away: say so, go on
             outcome[page.partition("?")[0] or "home"] = f"{type(err).__name__}: {err}"
+    announce(url)
     return outcome
 
 

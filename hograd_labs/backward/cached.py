@@ -9,7 +9,7 @@ from hograd_core.flaglab import FlagOutcome
 from hograd_core.flaglab.decoder import Decoded, decode
 from hograd_core.graph_trace import TensorGraph
 from hograd_serving.cached import case_for
-from hograd_serving.gate import heavy_work
+from hograd_serving.gate import HEAVY_SECONDS, heavy_work
 
 from . import compute
 
@@ -21,7 +21,8 @@ def grid(low: float, high: float, points: int) -> list[float]:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def lab_for(f: str, b: str, low: float, high: float, points: int, variant: str) -> compute.Lab:
-    with heavy_work():  # gradcheck and gradgradcheck: up to 25 backward calls each
+    # gradcheck and gradgradcheck: up to 25 backward calls each
+    with heavy_work(seconds=HEAVY_SECONDS):
         return compute.lab(f, b, grid(low, high, points), variant)
 
 

@@ -39,7 +39,7 @@ from hograd_core.nested_autograd import (
 from hograd_core.symbolic import SympyView
 from hograd_serving.deferred import DeferredJobs
 from hograd_serving.floor import step_aside
-from hograd_serving.gate import heavy_work
+from hograd_serving.gate import HEAVY_SECONDS, heavy_work
 from hograd_serving.jobs import shared_probe
 from hograd_serving.sympy_column import CHAIN_SECONDS, SympyColumn
 
@@ -168,7 +168,7 @@ def _sympy_costs(fn: Function, order: int) -> tuple[list[float], list[int]]:
 def measure(text: str, order: int, points: int, low: float, high: float) -> CostProfile:
     fn = parse(text)
     costs = _sympy_costs(fn, min(order, BUDGET.max_order_autograd))  # waited for off the floor
-    with heavy_work():
+    with heavy_work(seconds=HEAVY_SECONDS):
         return cost_profile(fn, order, points, low, high, sympy=lambda *_: costs)
 
 
@@ -184,7 +184,7 @@ def forward_routes(text: str, order: int, low: float, high: float) -> ForwardCos
     median time of 3 interleaved rounds and the bytes saved for backward. Checked against the
     budgets before any work; through the heavy-work gate like the other timings."""
     xs = np.linspace(low, high, FORWARD_POINTS)
-    with heavy_work():
+    with heavy_work(seconds=HEAVY_SECONDS):
         return forward_costs(parse(text), xs, min(order, FORWARD_BUDGET.max_order), rounds=3)
 
 
@@ -195,5 +195,5 @@ def gradchecks_at(text: str, x0: float) -> GradChecks:
     heavy-work gate like the curves do."""
     fn = parse(text)
     heavy = autograd_is_heavy(fn, 2, 3, shared_probe)  # the stencil x0 - eps, x0, x0 + eps
-    with heavy_work() if heavy else nullcontext():
+    with heavy_work(seconds=HEAVY_SECONDS) if heavy else nullcontext():
         return run_gradchecks(fn, [x0], shared_probe)

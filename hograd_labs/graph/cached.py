@@ -18,7 +18,7 @@ import streamlit as st
 from hograd_core.errors import BudgetError
 from hograd_core.hvp_graph import HVPGraph, hvp_graph
 from hograd_serving.cached import cached_parse
-from hograd_serving.gate import heavy_work
+from hograd_serving.gate import HEAVY_SECONDS, heavy_work
 
 __all__ = ["dot_available", "steps_zip", "hvp_graph_for", "svg_for", "to_svg"]
 
@@ -42,7 +42,7 @@ def to_svg(dot_source: str) -> bytes | None:
     exe = shutil.which("dot")
     if exe is None:
         return None
-    with heavy_work():
+    with heavy_work(seconds=HEAVY_SECONDS):
         try:
             done = subprocess.run(
                 [exe, "-Tsvg"],
@@ -78,5 +78,5 @@ def steps_zip(sources: tuple[str, ...]) -> bytes:
 @st.cache_data(max_entries=32, show_spinner=False)
 def hvp_graph_for(text: str, point: str, vector: str, record: bool) -> HVPGraph:
     """The double-backward graph of one Hessian-vector product (the graph page, 2+ variables)."""
-    with heavy_work():
+    with heavy_work(seconds=HEAVY_SECONDS):
         return hvp_graph(cached_parse(text), point, vector, record)

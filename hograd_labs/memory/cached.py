@@ -7,7 +7,7 @@ import inspect
 
 import streamlit as st
 
-from hograd_serving.gate import heavy_work
+from hograd_serving.gate import HEAVY_SECONDS, heavy_work
 
 from . import compute
 from .compute import MemoryConfig, MemoryRun
@@ -17,7 +17,8 @@ MAIN = "    config = MemoryConfig()"
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def run_for(config: MemoryConfig) -> MemoryRun:
-    with heavy_work():  # four measurements, up to four create_graph=True passes
+    # four measurements, up to four create_graph=True passes
+    with heavy_work(seconds=HEAVY_SECONDS):
         return compute.run(config)
 
 

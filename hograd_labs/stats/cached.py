@@ -14,7 +14,7 @@ import streamlit as st
 from hograd_core.applications.common import Code, check, check_work, marked_code
 from hograd_core.errors import ArgumentError
 from hograd_serving.cached import Caption, _with_bar
-from hograd_serving.gate import heavy_work
+from hograd_serving.gate import HEAVY_SECONDS, heavy_work
 from hograd_serving.jobs import run_cold
 
 from . import compute
@@ -110,5 +110,5 @@ def why_anomaly(config: StatsConfig) -> str | None:
     it would slow down and check every session's autograd. A cold start imports torch first
     (1-2 s), so this runs only when the student asks for it."""
     check_config(config)
-    with heavy_work():
+    with heavy_work(seconds=HEAVY_SECONDS):
         return json.loads(run_cold(_ANOMALY, json.dumps(asdict(config)), ANOMALY_SECONDS))

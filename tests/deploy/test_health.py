@@ -1,8 +1,9 @@
-"""The health probe (hograd_serving/health.py) answers "can this server run a script?", not
+"""The health probe (hograd_serving/health.py) answers "can this server serve a class?", not
 "does it answer /_stcore/health?": it fails against a server whose script runs cannot finish
 while that endpoint still answers 200, passes against one that runs them, and leaves no
-session open behind it. The stuck server is made deterministically: its app (apps/stuck.py)
-holds a lock while a file exists."""
+session open behind it; its cheap form asks only the server's own /_hograd/health. The stuck
+server is made deterministically: its app (apps/stuck.py, served with the app's middleware by
+apps/stuck_asgi.py) holds a lock while a file exists."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from hograd_serving.command import server_command
 from hograd_serving.health import main, probe
 
 ROOT = Path(__file__).resolve().parents[2]
-STUCK_APP = ROOT / "tests" / "deploy" / "apps" / "stuck.py"
+STUCK_APP = ROOT / "tests" / "deploy" / "apps" / "stuck_asgi.py"
 sys.path.insert(0, str(ROOT / "deploy"))
 
 from replicas import free_port, healthy  # noqa: E402
@@ -107,7 +108,9 @@ def test_the_probe_closes_its_session(server: tuple[str, Path]) -> None:
 
 def test_the_probe_fails_when_the_health_check_fails(server: tuple[str, Path]) -> None:
     url, _ = server
-    assert probe(url + "/no-such-path", timeout=10) == "/_stcore/health failed: status 404"
+    # Streamlit answers any unknown path with its page: not the server's own answer
+    elsewhere = probe(url + "/no-such-path", timeout=10)
+    assert elsewhere is not None and elsewhere.startswith("/_hograd/health: unexpected answer")
     refused = probe(f"http://127.0.0.1:{free_port()}", timeout=10)
     assert refused is not None and "refused" in refused.lower()
     with pytest.raises(ValueError, match="url: expected http"):
@@ -145,3 +148,46 @@ def test_the_probe_needs_nothing_the_app_image_lacks() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_cheap_probe_asks_the_server_and_imports_no_streamlit(server: tuple[str, Path]) -> None:
+    """Issue 45, finding 5: the proxy's check started a Python that imported Streamlit (about
+    0.7 CPU seconds) per check, and under load took longer than its interval. The cheap form
+    is one request to the server's own /_hograd/health, from a Python that imports no more
+    than the standard library and this module."""
+    url, _ = server
+    assert probe(url, timeout=30, script=False) is None
+    code = (
+        "import sys, hograd_serving.health as h\n"
+        f"status = h.main([{url!r}, '--timeout', '30', '--endpoint-only'])\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('streamlit', 'websockets', 'google', 'torch', 'hograd_core'))\n"
+        "print(status, heavy)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.split() == ["0", "[]"], done.stdout + done.stderr
+
+
+def test_sessions_of_one_browser_share_its_heavy_work_budget(server: tuple[str, Path]) -> None:
+    """Issue 45, finding 2: a new websocket was a new budget. The page's answer names the
+    browser (the hograd_browser cookie), and its sessions share one budget: the test app lets
+    a browser start 3 heavy computations a minute."""
+    url, _ = server
+
+    def heavy(client: StreamlitClient, first: bool) -> str:
+        result = client.open("", "heavy=1") if first else client.rerun()
+        assert result.status == "ok" and not client.exceptions
+        return client.text().split("heavy: ")[1].split()[0]
+
+    with StreamlitClient(url, timeout=60) as one:
+        assert heavy(one, True) == "ok" and heavy(one, False) == "ok"
+        cookie = one.cookie("hograd_browser")
+        assert cookie is not None and len(cookie) == 32
+    with StreamlitClient(url, timeout=60, cookies={"hograd_browser": cookie}) as again:
+        assert heavy(again, True) == "ok"  # a reconnect: the browser's third
+        assert heavy(again, False) == "budget.session_rate"  # its fourth is refused
+    with StreamlitClient(url, timeout=60) as other:  # another browser has its own minute
+        assert heavy(other, True) == "ok"
+        assert other.cookie("hograd_browser") != cookie

@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT / "deploy"))
 from replicas import Replicas, haproxy_config, healthy  # noqa: E402
 
 from benchmarks.st_client import StreamlitClient  # noqa: E402
+from hograd_serving.health import WARMING, probe  # noqa: E402
 
 COOKIE = "HOGRAD_REPLICA"
 
@@ -36,10 +37,11 @@ pytestmark = pytest.mark.skipif(
 def test_the_config_has_one_server_per_replica_with_its_cookie(tmp_path: Path) -> None:
     text = haproxy_config(9000, [("r1", 9001), ("r2", 9002)])
     servers = [line.split() for line in text.splitlines() if line.strip().startswith("server")]
-    assert [s[1:3] + s[3:5] for s in servers] == [
+    assert [s[1:3] + s[3:5] for s in servers] == 2 * [  # the checked backend, the fallback
         ["r1", "127.0.0.1:9001", "cookie", "r1"],
         ["r2", "127.0.0.1:9002", "cookie", "r2"],
     ]
+    assert all(s[5:] == ["check", "inter", "3s", "fall", "2", "rise", "1"] for s in servers)
     assert "    bind 127.0.0.1:9000" in text.splitlines()
     assert "cookie HOGRAD_REPLICA insert" in text and "balance source" not in text
 
@@ -100,7 +102,7 @@ def test_sessions_stick_to_their_replica_and_survive_a_replica_dying() -> None:
     assert all(r.process.poll() is not None for r in group.replicas)
 
 
-STUCK_APP = str(ROOT / "tests" / "deploy" / "apps" / "stuck.py")
+STUCK_APP = str(ROOT / "tests" / "deploy" / "apps" / "stuck_asgi.py")
 
 
 def fresh_visits(url: str, n: int = 4, context: ssl.SSLContext | None = None) -> list[str]:
@@ -130,40 +132,98 @@ def test_the_shipped_config_names_no_replica_and_holds_no_key() -> None:
     # the header is set only inside the block that HOGRAD_REPLICA_HEADER=on enables
     where = [i for i, line in enumerate(cfg) if "set-header X-Hograd-Replica" in line]
     assert len(where) == 1 and cfg[where[0] - 1] == '.if streq("${HOGRAD_REPLICA_HEADER-}",on)'
-    assert cfg[where[0] + 1] == ".endif"
+    assert cfg[where[0] + 1] == "    http-response set-header X-Hograd-Backend %b"
+    assert cfg[where[0] + 2] == ".endif"
     keys = [line.split(None, 1)[1] for line in cfg if line.strip().startswith("dynamic-cookie-key")]
-    assert keys == ['"${HOGRAD_AFFINITY_KEY}"']  # from the environment, never a constant
+    assert keys == 2 * ['"${HOGRAD_AFFINITY_KEY}"']  # from the environment, never a constant
     # a rate limit keyed on the browser's own cookie, never on its address
     assert "track-sc0 var(txn.browser)" in "\n".join(cfg) and "src" not in " ".join(cfg).split()
-    # the honest check: one script run per check, not only /_stcore/health
-    assert "    option external-check" in cfg and "    insecure-fork-wanted" in cfg
+    # the replica's own answer, from its memory: no process per check (issue 45, finding 5)
+    text = "\n".join(cfg)
+    primary = text.split("\nbackend replicas\n")[1].split("\nbackend ")[0]
+    assert "    option httpchk GET /_hograd/health" in primary.splitlines()
+    assert "external-check" not in text and "insecure-fork-wanted" not in text
+    # no check passing must not mean a 503 for everyone while the replicas answer
+    assert "    use_backend answering if { nbsrv(replicas) eq 0 }" in cfg
+    fallback = text.split("\nbackend answering\n")[1]
+    assert "    option httpchk GET /_stcore/health" in fallback.splitlines()
+    # the replicas' own endpoints are not reachable through the proxy
+    assert "    http-request deny deny_status 404 if { path_beg /_hograd/ }" in cfg
 
 
 def test_a_replica_that_cannot_run_scripts_is_taken_out_and_restarted(tmp_path: Path) -> None:
+    """A replica whose script runs hang is taken out of the proxy by its own health answer,
+    and restarted by the watchdog (Replicas.check), which says so only once the new process
+    serves, warmed (issue 45, finding 4: it logged "restarted" 14 times, restarting nothing)."""
     block = tmp_path / "block"
     with Replicas(
         2,
         script=STUCK_APP,
-        env={"HOGRAD_TEST_BLOCK": str(block)},
+        env={"HOGRAD_TEST_BLOCK": str(block), "HOGRAD_TEST_FLOOR_SECONDS": "1"},
         replica_header=True,
         probe_timeout=2,
+        warm=True,
+        warm_pages=("",),
     ) as group:
         r1 = group.replicas[0]
+        assert probe(r1.url, 30, script=False) is None  # warmed, and it said so
         assert sorted(fresh_visits(group.url)) == ["r1", "r1", "r2", "r2"]
         stuck = Path(f"{block}.{r1.port}")
-        stuck.touch()  # r1 still answers /_stcore/health, but runs no script
+        stuck.write_text(str(r1.process.pid))  # r1 still answers /_stcore/health...
         assert healthy(r1.url)
-        # the proxy's check runs a script: new browsers stop reaching r1
-        wait_until(lambda: set(fresh_visits(group.url)) == {"r2"}, "r1 out of the proxy")
         old = r1.process
-        assert group.check() == [] and group.check() == []  # two failures in a row
-        assert group.check() == ["r1"]  # the third: restarted
-        stuck.unlink()
-        assert group.restarts == {"r1": 1} and old.poll() is not None
+        assert group.check() == []  # ...but the probe's script run never finishes
+        # that run holds r1's floor: its own answer says stuck, and the proxy takes it out
+        wait_until(lambda: set(fresh_visits(group.url)) == {"r2"}, "r1 out of the proxy")
+        assert group.check() == []  # two failures in a row
+        group.script = str(tmp_path / "no-such-app.py")  # the next r1 cannot start
+        assert group.check() == [] and group.restarts == {}  # a failed restart is no restart
+        assert "r1 exited" in group.restart_failures["r1"] and old.poll() is not None
+        group.script = STUCK_APP
+        assert group.check() == ["r1"]  # tried again: it serves
+        assert group.restarts == {"r1": 1} and group.restart_failures == {}
         assert group.replicas[0].process is not old and group.replicas[0].port == r1.port
-        wait_until(lambda: healthy(r1.url), "the new r1 answers")
+        assert probe(r1.url, 30, script=False) is None  # warmed before it was counted
         assert group.check() == [] and group.restarts == {"r1": 1}  # it runs scripts
         wait_until(lambda: "r1" in fresh_visits(group.url), "r1 back in the proxy")
+        stuck.unlink()
+
+
+def test_a_failed_start_stops_everything_it_started(tmp_path: Path) -> None:
+    """Issue 45, finding 4: start-up failed inside __enter__ and stop() never ran, leaving
+    the replicas and haproxy running. Here the proxy cannot start (its certificate is not
+    one): every replica started before it is stopped again, and the error goes on."""
+    bad = tmp_path / "bad.pem"
+    bad.write_text("not a certificate\n")
+    group = Replicas(2, script=STUCK_APP, env={"HOGRAD_TEST_BLOCK": "/nonexistent/b"}, cert=bad)
+    with pytest.raises((RuntimeError, OSError)), group:
+        pytest.fail("started with a broken certificate")
+    assert len(group.replicas) == 2  # both had started...
+    assert all(r.process.poll() is not None for r in group.replicas)  # ...and were stopped
+    assert group.proxy is None or group.proxy.poll() is not None
+
+
+def test_no_replica_passing_its_check_still_leaves_the_class_served() -> None:
+    """Issue 45, finding 5: haproxy marked every replica down and answered 503 while they
+    answered in 0.3 s. With every replica's own answer "warming" (no warm-up will come), the
+    proxy sends new browsers to the replicas that answer, through its fallback backend."""
+    env = {"HOGRAD_TEST_BLOCK": "/nonexistent/b", "HOGRAD_WAIT_FOR_WARMUP": "1"}
+    with Replicas(2, script=STUCK_APP, env=env, replica_header=True) as group:
+        assert all(probe(r.url, 30, script=False).startswith(WARMING) for r in group.replicas)
+
+        def fallback_serves() -> bool:
+            backends = []
+            for _ in range(4):
+                with urllib.request.urlopen(group.url + "/", timeout=30) as resp:
+                    assert resp.status == 200
+                    backends.append(resp.headers.get("X-Hograd-Backend"))
+            return set(backends) == {"answering"}
+
+        wait_until(fallback_serves, "every new browser served by the fallback backend")
+        assert sorted(fresh_visits(group.url)) == ["r1", "r1", "r2", "r2"]  # both replicas
+        client = StreamlitClient(group.url, timeout=120)
+        assert client.open().status == "ok" and "ready" in client.headings  # a working page
+        client.close()
 
 
 def test_without_the_switch_the_proxy_names_no_replica() -> None:

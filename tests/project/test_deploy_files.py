@@ -97,32 +97,35 @@ def test_unset_the_check_variables_leave_the_official_images() -> None:
     assert '"${HOGRAD_PORT:-8080}:8080"' in compose
 
 
-PROBE = "python -m hograd_serving.health"
-
-
-def test_every_health_check_runs_a_script_not_only_the_health_endpoint() -> None:
+def test_every_health_check_asks_the_servers_own_answer_not_only_the_health_endpoint() -> None:
+    """/_stcore/health answers 200 while every run hangs; /_hograd/health says whether the
+    server can serve a class (hograd_serving/serving_middleware.py). No check starts a process
+    that imports Streamlit (issue 45, finding 5)."""
     docker = (ROOT / "Dockerfile").read_text()
     compose = (ROOT / "compose.yaml").read_text()
     guide = (ROOT / "docs" / "deploy.md").read_text()
     cfg = (ROOT / "deploy" / "haproxy.cfg").read_text()
-    probe = (ROOT / "deploy" / "haproxy-probe").read_text()
+    assert not (ROOT / "deploy" / "haproxy-probe").exists()
     assert '["python", "-m", "hograd_serving.health", "http://127.0.0.1:8501"' in docker
+    assert '"--endpoint-only"]' in docker.split("HEALTHCHECK")[1]
     assert "/_stcore/health" not in docker.split("HEALTHCHECK")[1].split("CMD [")[1]
-    # compose: the probe, and a hung server killed so that the restart policy acts
+    assert "HOGRAD_WAIT_FOR_WARMUP=1" in docker  # its CMD runs the warm-up, which announces
+    # compose: the endpoint, and a stuck server killed so that the restart policy acts; a
+    # server still warming up is not stuck
     assert '["CMD", "python", "-m", "hograd_serving.health", "http://127.0.0.1:8501",' in compose
+    assert '"--endpoint-only", "--warming-ok",' in compose
     assert '"--kill-after", "3", "--pid-file", "/tmp/hograd-app.pid"]' in compose
     assert "echo $$ > /tmp/hograd-app.pid; exec python -m streamlit run" in docker
     assert "    init: true" in compose and compose.count("\n    restart: unless-stopped\n") == 2
     assert "    mem_limit: 1536m" in compose and "mem_limit: 1536m" in guide
-    # haproxy runs the same probe (from the app's image, where the app's Python is)
-    assert "external-check command /app/deploy/haproxy-probe" in cfg
-    assert f"exec {PROBE} " in probe and os.access(ROOT / "deploy" / "haproxy-probe", os.X_OK)
+    # haproxy asks the endpoint itself; no process per check
+    assert "    option httpchk GET /_hograd/health" in cfg and "external-check" not in cfg
     assert '"-f", "/app/deploy/haproxy.cfg"]' in compose and "haproxy" in docker
-    # Kubernetes: readiness and liveness both run the probe (the manifest's own test reads
-    # every field: tests/project/test_kubernetes_manifest.py)
+    # Kubernetes: readiness asks the endpoint; liveness runs the probe, a warming server passing
+    # (the manifest's own test reads every field: tests/project/test_kubernetes_manifest.py)
     k8s = (ROOT / "deploy" / "kubernetes.yaml").read_text()
     assert '"livenessProbe":' in k8s and '"readinessProbe":' in k8s
-    assert k8s.count('"python", "-m", "hograd_serving.health", "http://127.0.0.1:8501"') == 2
+    assert '"httpGet": {"path": "/_hograd/health"' in k8s and '"--warming-ok"' in k8s
     assert "python -m hograd_serving.health" in guide
 
 

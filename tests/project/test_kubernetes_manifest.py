@@ -37,6 +37,8 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
             for probe in ("readinessProbe", "livenessProbe")
             for field, kind in (
                 ("exec.command[]", str),
+                ("httpGet.path", str),
+                ("httpGet.port", int),
                 ("initialDelaySeconds", int),
                 ("periodSeconds", int),
                 ("timeoutSeconds", int),
@@ -128,14 +130,18 @@ def test_the_container_runs_what_the_dockerfile_does(docs: dict[str, dict]) -> N
     dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
     port = container["ports"][0]["containerPort"]
     assert f"EXPOSE {port}" in dockerfile and f"--server.port {port}" in dockerfile
-    for probe in ("readinessProbe", "livenessProbe"):
-        command = container[probe]["exec"]["command"]
-        assert command[:3] == ["python", "-m", "hograd_serving.health"]
-        assert importlib.util.find_spec(command[2]) is not None
-        assert command[3] == f"http://127.0.0.1:{port}"
-        timeout = float(command[command.index("--timeout") + 1])
-        assert container[probe]["timeoutSeconds"] > timeout  # the probe answers first
-        assert json.dumps(command) in dockerfile  # the image's own HEALTHCHECK
+    ready = container["readinessProbe"]["httpGet"]  # the server's own answer, no process
+    assert ready == {"path": "/_hograd/health", "port": port}
+    command = container["livenessProbe"]["exec"]["command"]
+    assert command[:3] == ["python", "-m", "hograd_serving.health"]
+    assert importlib.util.find_spec(command[2]) is not None
+    assert command[3] == f"http://127.0.0.1:{port}"
+    timeout = float(command[command.index("--timeout") + 1])
+    assert container["livenessProbe"]["timeoutSeconds"] > timeout  # the probe answers first
+    # the image's own HEALTHCHECK runs the same probe; liveness lets a warming server be
+    healthcheck = dockerfile.split("HEALTHCHECK", 1)[1].split("CMD", 1)[1].split("\n#", 1)[0]
+    image = json.loads(healthcheck.replace("\\\n", " ").strip())
+    assert [c for c in command if c != "--warming-ok"] == image and "--warming-ok" in command
     (secret,) = container["env"]
     assert secret["name"] == "STREAMLIT_SERVER_COOKIE_SECRET"  # the same on every replica
 

@@ -137,7 +137,7 @@ def test_heavy_work_is_done_off_the_floor() -> None:
     seen: dict[str, bool] = {}
 
     def run() -> None:
-        with script_slot(), heavy_work():
+        with script_slot(), heavy_work(seconds=60):
             seen["heavy_on_floor"] = on_floor()
             inside.set()
             finish.wait(BOUND)

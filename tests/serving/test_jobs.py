@@ -126,7 +126,7 @@ def test_a_full_gate_is_said_in_the_network_pages_words(monkeypatch: pytest.Monk
     the machinery."""
 
     @contextmanager
-    def full(wait: float = 1.5) -> Iterator[None]:
+    def full(*, seconds: float, wait: float = 1.5) -> Iterator[None]:
         raise gate.BusyError("budget.busy", slots=2)
         yield  # pragma: no cover
 
