@@ -49,7 +49,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
             if healthy(url) or proc.poll() is not None:
                 break
             time.sleep(0.2)
-        assert healthy(url), "the test app did not start"
+        assert healthy(url, timeout=30), "the test app did not start"
         yield url, Path(f"{base}.{port}")
     finally:
         Path(f"{base}.{port}").unlink(missing_ok=True)

@@ -81,7 +81,7 @@ def running_server(name: str = "server") -> Iterator[str]:
         )
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.time() + 90
+            deadline = time.time() + 180
             while time.time() < deadline:
                 try:
                     with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
@@ -91,7 +91,7 @@ def running_server(name: str = "server") -> Iterator[str]:
                     time.sleep(0.3)
             else:
                 pytest.fail(
-                    f"the Streamlit server did not become healthy within 90 s (see tests/artifacts/{name}.log)"
+                    f"the Streamlit server did not become healthy within 180 s (see tests/artifacts/{name}.log)"
                 )
             yield url
         finally:
@@ -128,7 +128,7 @@ def page(browser, server):  # noqa: ANN001, ANN201
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     pg = context.new_page()
     pg.base = server
-    pg.set_default_timeout(30_000)
+    pg.set_default_timeout(120_000)
     yield pg
     context.close()
 
@@ -141,7 +141,7 @@ _IDLE = (
 )
 
 
-def wait_for_app(pg, timeout: float = 60_000) -> None:  # noqa: ANN001
+def wait_for_app(pg, timeout: float = 120_000) -> None:  # noqa: ANN001
     """Wait until Streamlit has finished the script run: connected, not running, a title shown.
 
     Checked twice, 400 ms apart, since a rerun triggered by an interaction may not have
@@ -152,7 +152,7 @@ def wait_for_app(pg, timeout: float = 60_000) -> None:  # noqa: ANN001
         pg.wait_for_function(_IDLE, timeout=timeout)
 
 
-def wait_for_background(pg, timeout: float = 60_000) -> None:  # noqa: ANN001
+def wait_for_background(pg, timeout: float = 120_000) -> None:  # noqa: ANN001
     """Wait until the derivatives page's columns computed in the background (sympy's, nested
     autograd's) are all in: their "still working" notes gone, the page rerun and idle."""
     from playwright.sync_api import expect
@@ -184,7 +184,7 @@ def download(pg, label: str) -> bytes:  # noqa: ANN001
     """Click the download button labelled ``label`` as a student would; the file's bytes."""
     button = pg.locator("[data-testid='stDownloadButton']", has_text=label).first
     button.scroll_into_view_if_needed()
-    with pg.expect_download(timeout=60_000) as info:
+    with pg.expect_download(timeout=120_000) as info:
         button.locator("button").click()
     assert info.value.failure() is None
     with open(info.value.path(), "rb") as f:

@@ -50,7 +50,7 @@ def test_every_page_renders(page, name: str, url: str) -> None:  # noqa: ANN001
     _no_exception(page)
     if url in PLOTTED:
         page.wait_for_selector(
-            ".js-plotly-plot, [data-testid='stGraphVizChart'] svg", timeout=30_000
+            ".js-plotly-plot, [data-testid='stGraphVizChart'] svg", timeout=120_000
         )
     screenshot(page, f"{url}-en")
 
@@ -108,7 +108,7 @@ def test_deep_link_on_a_fresh_server_goes_through_the_router(browser) -> None:  
         sidebar = page.locator("[data-testid='stSidebar']")
         # the router's sidebar (navigation and language switch), not the bare page file;
         # widgets mount a moment after the script run ends, so wait for them
-        sidebar.get_by_text("语言", exact=True).wait_for(timeout=20_000)
+        sidebar.get_by_text("语言", exact=True).wait_for(timeout=120_000)
         body = page.inner_text("body")
         assert "任意阶导数" in body  # the page, in the language of the link
         assert "首页" in body
@@ -169,16 +169,16 @@ def test_sympy_fills_its_column_in_by_itself(page) -> None:  # noqa: ANN001
     order.focus()
     order.press("End")  # order 30, the highest Taylor mode offers
     note = page.get_by_text("sympy is still working out the exact derivatives")
-    note.wait_for(timeout=20_000)
+    note.wait_for(timeout=120_000)
     try:  # on a fast moment sympy may finish between the two calls: the note is gone already
-        note.scroll_into_view_if_needed(timeout=5_000)
+        note.scroll_into_view_if_needed(timeout=120_000)
         screenshot(page, "derivatives-sympy-working-en")
     except PlaywrightError:
         pass
-    note.wait_for(state="detached", timeout=60_000)  # nobody touched the page meanwhile
+    note.wait_for(state="detached", timeout=120_000)  # nobody touched the page meanwhile
     wait_for_app(page)
     # the browser's polls go on until sympy's column is whole or the page says where it stopped
-    page.wait_for_function(SYMPY_DONE_JS, timeout=60_000, polling=200)
+    page.wait_for_function(SYMPY_DONE_JS, timeout=120_000, polling=200)
     screenshot(page, "derivatives-sympy-done-en")
     cells = page.locator(INSPECTOR_CELLS).all_inner_texts()
     rows = [cells[i : i + 8] for i in range(0, len(cells), 8)]

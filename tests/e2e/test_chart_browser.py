@@ -49,8 +49,8 @@ def test_the_theme_is_the_one_streamlit_gives_its_own_plotly_charts(
     if query:  # projected, the numbers are the first screen and the pictures the next (slides)
         wait_for_app(page)
         page.keyboard.press("PageDown")
-    page.wait_for_selector(_DRAWN, timeout=60_000)
-    page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg", timeout=60_000)
+    page.wait_for_selector(_DRAWN, timeout=120_000)
+    page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg", timeout=120_000)
     streamlit = page.evaluate(
         "() => document.querySelector('[data-testid=\"stPlotlyChart\"] .js-plotly-plot')"
         ".layout.template.layout"
@@ -74,7 +74,7 @@ def test_a_chart_page_loads_the_cartesian_bundle_and_not_streamlits_plotly(page)
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
     page.goto(f"{page.base}/derivatives")
-    page.wait_for_selector(_DRAWN, timeout=60_000)
+    page.wait_for_selector(_DRAWN, timeout=120_000)
     wait_for_app(page)
     ours = [u for u in requested if u.endswith("/app/static/" + BUNDLE.name)]
     assert len(ours) == 1  # once, however many charts
@@ -85,13 +85,13 @@ def test_a_chart_page_loads_the_cartesian_bundle_and_not_streamlits_plotly(page)
 
 def test_the_chart_follows_the_columns_width(page) -> None:  # noqa: ANN001
     page.goto(f"{page.base}/derivatives")
-    page.wait_for_selector(_DRAWN, timeout=60_000)
+    page.wait_for_selector(_DRAWN, timeout=120_000)
     width = "() => document.querySelector('.hograd-chart .main-svg').getBoundingClientRect().width"
     column = "() => document.querySelector('.hograd-chart').parentElement.clientWidth"
     wide = page.evaluate(width)
     assert wide == pytest.approx(page.evaluate(column), abs=2)
     page.set_viewport_size({"width": 900, "height": 800})
-    page.wait_for_function(f"() => ({width})() < {wide - 100}", timeout=10_000)
+    page.wait_for_function(f"() => ({width})() < {wide - 100}", timeout=120_000)
     assert page.evaluate(width) == pytest.approx(page.evaluate(column), abs=2)
 
 
@@ -100,7 +100,7 @@ def test_full_screen_button_in_the_readers_language(page, lang: str, title: str)
     from playwright.sync_api import expect
 
     page.goto(f"{page.base}/derivatives?lang={lang}")
-    page.wait_for_selector(_DRAWN, timeout=60_000)
+    page.wait_for_selector(_DRAWN, timeout=120_000)
     chart = page.locator(".hograd-chart").first
     chart.hover()
     button = chart.locator(f".modebar-btn[data-title^='{title}']")
@@ -124,7 +124,7 @@ def test_full_screen_button_in_the_readers_language(page, lang: str, title: str)
 def test_a_rerun_redraws_the_chart_only_when_it_changed(page) -> None:  # noqa: ANN001
     """Streamlit does not call the component again when a run sends the same data."""
     page.goto(f"{page.base}/hvp")
-    page.wait_for_selector(_DRAWN, timeout=60_000)
+    page.wait_for_selector(_DRAWN, timeout=120_000)
     wait_for_app(page)
     page.evaluate(
         "() => { const b = document.querySelector('.hograd-chart'); b.draws = 0;"
@@ -135,11 +135,11 @@ def test_a_rerun_redraws_the_chart_only_when_it_changed(page) -> None:  # noqa: 
     wait_for_app(page)
     assert page.evaluate(draws) == 0
     type_function(page, "x^2 + 3*y^2")  # a new function: a new contour
-    page.wait_for_function(f"() => ({draws})() > 0", timeout=60_000)
+    page.wait_for_function(f"() => ({draws})() > 0", timeout=120_000)
 
 
 def test_a_bundle_that_cannot_load_is_said_not_hidden(page) -> None:  # noqa: ANN001
     page.route(f"**/app/static/{BUNDLE.name}", lambda route: route.abort())
     page.goto(f"{page.base}/derivatives")
-    page.wait_for_selector(".hograd-chart:has-text('could not be drawn')", timeout=60_000)
+    page.wait_for_selector(".hograd-chart:has-text('could not be drawn')", timeout=120_000)
     assert page.locator(".main-svg").count() == 0

@@ -34,9 +34,9 @@ def _check(page, value: str) -> None:  # noqa: ANN001
 def _join(browser, link: str, nickname: str):  # noqa: ANN001, ANN202
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(120_000)
     page.goto(link)
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     expect(
         page.get_by_text(
             tr("classroom.join.title", code=parse_qs(urlparse(link).query)["class"][0])
@@ -61,11 +61,11 @@ def _row(page, step: int) -> list[str]:  # noqa: ANN001
 def test_a_lecturer_and_three_students(browser, server) -> None:  # noqa: ANN001
     teacher_context = browser.new_context(viewport={"width": 1280, "height": 900})
     teacher = teacher_context.new_page()
-    teacher.set_default_timeout(30_000)
+    teacher.set_default_timeout(120_000)
     contexts = [teacher_context]
     try:
         teacher.goto(f"{server}/lesson?lang=en&key={TEACHER_KEY}")
-        wait_for_app(teacher, timeout=90_000)
+        wait_for_app(teacher, timeout=120_000)
         assert "key" not in parse_qs(urlparse(teacher.url).query)
         _main(teacher).get_by_role("button", name=tr("classroom.open")).click()
         wait_for_app(teacher)
@@ -131,10 +131,10 @@ def test_projected_the_class_panel_opens_on_request(browser, server, lang: str) 
     click opens the panel, and a class's QR code to scan is wholly on that screen."""
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     page = context.new_page()
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(120_000)
     try:
         page.goto(f"{server}/lesson?lang={lang}&present=1&key={TEACHER_KEY}")
-        wait_for_app(page, timeout=90_000)
+        wait_for_app(page, timeout=120_000)
         panel = _main(page).locator("[data-testid='stExpander']").first
         expect(panel).to_contain_text(tr("classroom.title", lang))
         assert page.get_by_role("button", name=tr("classroom.open", lang)).is_hidden()
@@ -148,7 +148,7 @@ def test_projected_the_class_panel_opens_on_request(browser, server, lang: str) 
         page.get_by_role("button", name=tr("classroom.open", lang)).click()
         wait_for_app(page)
         qr = page.locator(".st-key-classroom-qr img").first
-        qr.wait_for(state="visible", timeout=60_000)
+        qr.wait_for(state="visible", timeout=120_000)
         box = qr.bounding_box()
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 1080.5, box
         screenshot(page, f"classroom_present_open_{lang}")

@@ -48,18 +48,18 @@ def _link_shows(page, fn: str) -> None:  # noqa: ANN001
     page.wait_for_function(
         "([want]) => new URLSearchParams(location.search).get('hvp.fn') === want",
         arg=[fn],
-        timeout=60_000,
+        timeout=120_000,
     )
 
 
 def test_a_following_student_opens_the_lecturers_view(browser, server) -> None:  # noqa: ANN001
     teacher_context = browser.new_context(viewport={"width": 1280, "height": 900})
     teacher = teacher_context.new_page()
-    teacher.set_default_timeout(30_000)
+    teacher.set_default_timeout(120_000)
     contexts = [teacher_context]
     try:
         teacher.goto(f"{server}/lesson?lang=en&key={TEACHER_KEY}")
-        wait_for_app(teacher, timeout=90_000)
+        wait_for_app(teacher, timeout=120_000)
         _main(teacher).get_by_role("button", name=tr("classroom.open")).click()
         wait_for_app(teacher)
         link = _main(teacher).locator("[data-testid='stCode']", has_text="class=").inner_text()
@@ -77,7 +77,7 @@ def test_a_following_student_opens_the_lecturers_view(browser, server) -> None: 
         expect(_sidebar(teacher).get_by_text(tr("classroom.shared", n=1))).to_be_visible()
 
         # the follower is taken there without a click; the other student stays
-        expect(_function(ann)).to_have_value(FIRST, timeout=30_000)
+        expect(_function(ann)).to_have_value(FIRST, timeout=120_000)
         _link_shows(ann, FIRST)
         query = parse_qs(urlparse(ann.url).query)
         assert urlparse(ann.url).path == "/hvp" and query["hvp.fn"] == [FIRST]
@@ -88,7 +88,7 @@ def test_a_following_student_opens_the_lecturers_view(browser, server) -> None: 
 
         # a second view of the page the follower is on
         _type_and_share(teacher, SECOND)
-        expect(_function(ann)).to_have_value(SECOND, timeout=30_000)
+        expect(_function(ann)).to_have_value(SECOND, timeout=120_000)
         _link_shows(ann, SECOND)
         assert parse_qs(urlparse(ann.url).query)["hvp.fn"] == [SECOND]
 

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.e2e
 def _open(page, path: str, lang: str, query: str = "") -> None:  # noqa: ANN001
     page.goto(f"{page.base}/{path}?lang={lang}{query}")
     wait_for_app(page)
-    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
     wait_for_app(page)
     assert page.locator("[data-testid='stException']").count() == 0
 

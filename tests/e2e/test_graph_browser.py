@@ -34,7 +34,7 @@ def wait_for_colours(page, colours: set[str]) -> None:  # noqa: ANN001
             return fills.size === want.length && want.every(c => fills.has(c));
         }}""",
         arg=sorted(colours),
-        timeout=30_000,
+        timeout=120_000,
     )
 
 
@@ -140,7 +140,7 @@ def drawn_boxes(page, nth: int) -> int:  # noqa: ANN001
 
 
 def settled_boxes(page, charts: tuple[int, ...], expected: tuple[int, ...]) -> tuple[int, ...]:  # noqa: ANN001
-    """The boxes in each of `charts`, once they show `expected` or after 30 s. Graphviz draws
+    """The boxes in each of `charts`, once they show `expected` or after 120 s. Graphviz draws
     each chart when its layout is ready, so just after a rerun one chart can still hold the
     drawing it had before; a page that keeps drawing the wrong graph still fails."""
     import contextlib
@@ -154,7 +154,7 @@ def settled_boxes(page, charts: tuple[int, ...], expected: tuple[int, ...]) -> t
                 return chart && chart.querySelectorAll("g.node > polygon").length === expected[i];
             })""",
             arg=[list(charts), list(expected)],
-            timeout=30_000,
+            timeout=120_000,
         )
     return tuple(drawn_boxes(page, nth) for nth in charts)
 
@@ -230,7 +230,7 @@ def test_a_classic_case_leaves_its_drawing(page, lang: str) -> None:  # noqa: AN
             return !!last && words.every(w => last.innerText.includes(w));
         }""",
         arg=list(words),
-        timeout=30_000,
+        timeout=120_000,
     )
     page.locator("[data-testid='stGraphVizChart']").last.scroll_into_view_if_needed()
     screenshot(page, f"graph-case-inplace-{lang}")
@@ -266,7 +266,7 @@ def test_the_torchviz_view_draws_its_nodes_beside_the_other_graphs(page, lang: s
     box = page.locator("[data-testid='stExpander']", has_text=TORCHVIZ_TITLE[lang])
     box.scroll_into_view_if_needed()
     nodes = box.locator("[data-testid='stGraphVizChart'] svg g.node")
-    nodes.first.wait_for(timeout=30_000)
+    nodes.first.wait_for(timeout=120_000)
     assert nodes.count() == torchviz_nodes()  # every node torchviz wrote is drawn
     text = box.locator("[data-testid='stGraphVizChart']").inner_text()
     assert "PowBackward0" in text and "AccumulateGrad" in text
@@ -274,7 +274,7 @@ def test_the_torchviz_view_draws_its_nodes_beside_the_other_graphs(page, lang: s
     # (a page whose other charts never draw still fails here)
     charts = "[data-testid='stGraphVizChart'] svg"
     page.wait_for_function(
-        f"() => document.querySelectorAll({charts!r}).length >= 4", timeout=30_000
+        f"() => document.querySelectorAll({charts!r}).length >= 4", timeout=120_000
     )
     assert page.locator(charts).count() >= 4
     _no_exception(page)

@@ -14,8 +14,8 @@ pytestmark = pytest.mark.e2e
 def _open(page, query: str = "") -> None:  # noqa: ANN001
     page.goto(f"{page.base}/hvp{query}")
     wait_for_app(page)
-    page.wait_for_selector("[data-testid='stMetric']", timeout=60_000)
-    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    page.wait_for_selector("[data-testid='stMetric']", timeout=120_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
     wait_for_app(page)
 
 
@@ -26,9 +26,9 @@ def _no_exception(page) -> None:  # noqa: ANN001
 
 def _network(page, label: str) -> None:  # noqa: ANN001
     page.get_by_text(label, exact=True).click()
-    wait_for_app(page, timeout=90_000)
-    page.wait_for_selector("[data-testid='stMetric']", timeout=90_000)
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
+    page.wait_for_selector("[data-testid='stMetric']", timeout=120_000)
+    wait_for_app(page, timeout=120_000)
 
 
 def test_typed_function_mode(page) -> None:  # noqa: ANN001
@@ -66,7 +66,7 @@ def test_power_iteration_plays(page) -> None:  # noqa: ANN001
     page.wait_for_function(
         "() => [...document.querySelectorAll('.gtitle')]"
         ".some(t => /step ([1-9]|[1-3][0-9]):/.test(t.textContent))",
-        timeout=30_000,
+        timeout=120_000,
     )  # the figure's title follows the animation frame by frame
     _no_exception(page)
     screenshot(page, "hvp-power-en")

@@ -73,7 +73,7 @@ B = {
 
 def test_the_load_client_reruns_against_the_real_server(iso_server: str) -> None:
     """The load benchmark's client works against this app (so the benchmark runs in CI)."""
-    with StreamlitClient(iso_server, timeout=60) as c:
+    with StreamlitClient(iso_server, timeout=120) as c:
         first = c.open("derivatives")
         assert first.status == "ok" and not c.exceptions
         assert {"deriv.fn", "deriv.order", "deriv.range", "deriv.points", "deriv.x0"} <= set(
@@ -97,14 +97,14 @@ def test_the_load_client_fires_the_pages_timers_as_a_browser_does(iso_server: st
     page's full run at the end clears them, as in a browser."""
     import time
 
-    with StreamlitClient(iso_server, timeout=60) as c:
+    with StreamlitClient(iso_server, timeout=120) as c:
         c.open("derivatives")
         c.set_value("deriv.fn", "sin(3*x)*exp(-x^2/3)")  # sympy needs > 1 s for order 30
         c.set_value("deriv.order", 30)
         c.rerun()
         assert c.auto_reruns and all(v > 0 for v in c.auto_reruns.values())
         assert any("still working" in i for i in c.infos)
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 180
         polls = 0
         while c.auto_reruns and time.monotonic() < deadline:
             fid, every = next(iter(c.auto_reruns.items()))
@@ -117,7 +117,10 @@ def test_the_load_client_fires_the_pages_timers_as_a_browser_does(iso_server: st
 
 
 def test_two_sessions_never_see_each_others_state(iso_server: str) -> None:
-    with StreamlitClient(iso_server, timeout=60) as a, StreamlitClient(iso_server, timeout=60) as b:
+    with (
+        StreamlitClient(iso_server, timeout=120) as a,
+        StreamlitClient(iso_server, timeout=120) as b,
+    ):
         a.open("derivatives")
         b.open("derivatives")
         for c, own in ((a, A), (b, B)):
@@ -164,7 +167,7 @@ def test_two_browsers_never_see_each_others_state(browser, iso_server: str) -> N
     try:
         pa, pb = (ctx.new_page() for ctx in contexts)
         for pg in (pa, pb):
-            pg.set_default_timeout(30_000)
+            pg.set_default_timeout(120_000)
             pg.goto(f"{iso_server}/derivatives")
         for pg in (pa, pb):
             wait_for_app(pg)

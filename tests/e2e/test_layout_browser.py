@@ -34,7 +34,7 @@ def _settle(pg) -> None:  # noqa: ANN001
     before = -1
     for _ in range(30):
         wait_for_app(pg)
-        pg.wait_for_function(DRAWN_JS, timeout=60_000, polling=100)
+        pg.wait_for_function(DRAWN_JS, timeout=120_000, polling=100)
         now = pg.evaluate(COUNT_JS)
         if now == before:
             return
@@ -67,7 +67,7 @@ def _cut(browser, url: str, width: int, height: int, query: str) -> dict[str, li
     ctx = browser.new_context(viewport={"width": width, "height": height})
     try:
         pg = ctx.new_page()
-        pg.set_default_timeout(60_000)
+        pg.set_default_timeout(120_000)
         found = {}
         for i, view in enumerate(VIEWS):
             pg.goto(f"{url}/{view}{'&' if '?' in view else '?'}{query}")

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.e2e
 
 def _open(page, query: str) -> None:  # noqa: ANN001
     page.goto(f"{page.base}/lesson?{query}")
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
 
 
 def _header(page) -> str:  # noqa: ANN001
@@ -99,7 +99,7 @@ def test_a_student_walks_the_lesson_in_english(page) -> None:  # noqa: ANN001
     other = fresh.new_page()
     try:
         other.goto(link)
-        wait_for_app(other, timeout=90_000)
+        wait_for_app(other, timeout=120_000)
         assert _header(other) == tr("lesson.create_graph.title")
         progress = tr("lesson.progress", done=2, total=7)
         # the bar's text is drawn once its element's code has loaded, maybe after the run ended
@@ -154,6 +154,6 @@ def test_every_step_draws_its_view(page, lang: str) -> None:  # noqa: ANN001
         view = (
             ".js-plotly-plot" if name not in ("create_graph", "freed") else "[data-testid='stCode']"
         )
-        page.wait_for_selector(f"[data-testid='stMain'] {view}", timeout=90_000)
+        page.wait_for_selector(f"[data-testid='stMain'] {view}", timeout=120_000)
         assert page.locator("[data-testid='stException']").count() == 0
         _tall_shot(page, f"lesson_{lang}_tour_{number}")

@@ -24,10 +24,10 @@ def _progress(page) -> str:  # noqa: ANN001
 def test_progress_survives_a_restart_while_on_another_page(browser, lang: str) -> None:  # noqa: ANN001
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(120_000)
     with running_server(f"failover_{lang}_first") as first:
         page.goto(f"{first}/lesson?lang={lang}")
-        wait_for_app(page, timeout=90_000)
+        wait_for_app(page, timeout=120_000)
         box = page.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").first
         box.fill("12")  # f'(2) for x**3
         box.press("Enter")
@@ -46,7 +46,7 @@ def test_progress_survives_a_restart_while_on_another_page(browser, lang: str) -
     # the first server is gone; the browser's address is all that is left of the session
     with running_server(f"failover_{lang}_second") as second:
         page.goto(f"{second}{link.path}?{link.query}")
-        wait_for_app(page, timeout=90_000)
+        wait_for_app(page, timeout=120_000)
         assert parse_qs(urlparse(page.url).query)["done"] == ["1"]
         sidebar = page.locator("[data-testid='stSidebarNav']")
         sidebar.get_by_text(tr("lesson.page", lang), exact=True).click()

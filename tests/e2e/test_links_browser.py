@@ -197,7 +197,7 @@ def test_a_view_set_by_hand_opens_the_same_in_a_fresh_browser_on_a_fresh_server(
         context = browser.new_context(viewport={"width": 1280, "height": 800})
         try:
             other = context.new_page()
-            other.set_default_timeout(30_000)
+            other.set_default_timeout(120_000)
             other.goto(link.replace(page.base, fresh))
             wait_for_app(other)
             _check_no_trace(other)
@@ -224,7 +224,7 @@ def test_presentation_mode_at_1920x1080(browser, server, path: str, name: str, l
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     try:
         pg = context.new_page()
-        pg.set_default_timeout(60_000)
+        pg.set_default_timeout(120_000)
         pg.goto(f"{server}/{path}?present=1&lang={lang}")
         wait_for_app(pg)
         _check_no_trace(pg)
@@ -336,7 +336,7 @@ def test_a_bad_setting_of_a_mode_not_drawn_is_noted_when_it_opens(page, lang: st
     # wait for each, then read them.
     expect(note).to_have_count(1, timeout=120_000)
     code = page.locator("[data-testid='stMain'] [data-testid='stCode']", has_text="layers=99")
-    expect(code).to_have_count(1, timeout=60_000)
+    expect(code).to_have_count(1, timeout=120_000)
     codes = page.locator("[data-testid='stMain'] [data-testid='stCode']").all_inner_texts()
     assert "hvp.net.layers=99" in [c.strip() for c in codes]
     assert "hvp.net.layers" not in page.url and "hvp.net.width=8" in page.url
@@ -366,7 +366,7 @@ def _aspect(pg, wide: bool) -> float:  # noqa: ANN001
     drawing of the run before. Waits for the expected shape, then reads it.
     """
     with contextlib.suppress(PlaywrightTimeout):  # the caller's assertion reports what stayed
-        pg.wait_for_function(ASPECT, arg=wide, timeout=30_000)
+        pg.wait_for_function(ASPECT, arg=wide, timeout=120_000)
     svg = pg.locator(CHART).first.locator("svg")
     _, _, width, height = map(float, svg.get_attribute("viewBox").split())
     return width / height

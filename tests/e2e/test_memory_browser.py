@@ -32,9 +32,9 @@ def test_the_memory_page_shows_the_modules_numbers(page, lang: str) -> None:  # 
     page.goto(f"{page.base}/memory?lang={lang}&{SMALL}")
     wait_for_app(page)
     run = compute.run(CONFIG)
-    page.get_by_text(kib(run.pass_bytes[0])).first.wait_for(timeout=60_000)
+    page.get_by_text(kib(run.pass_bytes[0])).first.wait_for(timeout=120_000)
     # the page's later sections come in after the first: wait for its last measurement too
-    page.get_by_text(run.reentrant_error[:60]).first.wait_for(timeout=60_000)
+    page.get_by_text(run.reentrant_error[:60]).first.wait_for(timeout=120_000)
     body = _body(page)
     for size in (*run.pass_bytes, run.big_peak, run.micro_peak, run.checkpoint_forward_bytes):
         assert kib(size) in body
@@ -74,7 +74,7 @@ def test_a_pasted_message_finds_its_case(page, lang: str) -> None:  # noqa: ANN0
     page.wait_for_url("**/graph?**graph.case=freed_graph**")
     wait_for_app(page)
     # the graph page runs the case: its transcript ends in the same message
-    page.get_by_text(MESSAGE.split(": ")[1]).first.wait_for(timeout=60_000)
+    page.get_by_text(MESSAGE.split(": ")[1]).first.wait_for(timeout=120_000)
     assert page.locator("[data-testid='stException']").count() == 0
 
 

@@ -29,7 +29,7 @@ METRIC_SIZES_JS = """() => [...document.querySelectorAll('[data-testid="stMetric
 def _context(browser, width: int = 1920, height: int = 1080):  # noqa: ANN001, ANN202
     ctx = browser.new_context(viewport={"width": width, "height": height})
     pg = ctx.new_page()
-    pg.set_default_timeout(60_000)
+    pg.set_default_timeout(120_000)
     return ctx, pg
 
 

@@ -203,7 +203,7 @@ def _off_screen(pg, screen: Screen) -> str | None:  # noqa: ANN001
     is under :data:`MIN_GRAPH_TEXT`; None when it is there and legible."""
     result = pg.locator(screen.result).first
     try:
-        result.wait_for(state="visible", timeout=10_000)  # the page settled: there or not
+        result.wait_for(state="visible", timeout=120_000)  # the page settled: there or not
     except Exception as err:  # noqa: BLE001 - reported with the screen's name
         return f"{screen.name}: not found ({type(err).__name__})"
     box = result.bounding_box()
@@ -238,7 +238,7 @@ def screens_of(browser, server: str, view: str, lang: str) -> Iterator[tuple[obj
     ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
     try:
         pg = ctx.new_page()
-        pg.set_default_timeout(90_000)
+        pg.set_default_timeout(120_000)
         sep = "&" if "?" in view else "?"
         pg.goto(f"{server}/{view}{sep}present=1&lang={lang}")
         _settle(pg)
@@ -277,7 +277,7 @@ def test_the_mode_and_the_switcher_stay_from_page_to_page(browser, server) -> No
     ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
     try:
         pg = ctx.new_page()
-        pg.set_default_timeout(90_000)
+        pg.set_default_timeout(120_000)
         pg.goto(f"{server}/?present=1&lang=zh")
         wait_for_app(pg)
         switcher = pg.locator("[data-testid='stTopNavLink']")
@@ -309,7 +309,7 @@ def test_a_link_opens_its_screen_and_next_writes_it(browser, server) -> None:  #
     ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
     try:
         pg = ctx.new_page()
-        pg.set_default_timeout(90_000)
+        pg.set_default_timeout(120_000)
         pg.goto(f"{server}/graph?present=1&lang=zh&graph.screen=flags")
         _settle(pg)
         pg.locator(".st-key-graph-screen-flags").first.wait_for(state="visible")
@@ -351,7 +351,7 @@ def test_a_table_too_long_for_the_screen_scrolls_under_its_header(
     ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
     try:
         pg = ctx.new_page()
-        pg.set_default_timeout(90_000)
+        pg.set_default_timeout(120_000)
         pg.goto(f"{server}/{LONG_TABLE}&present=1&lang={lang}")
         _settle(pg)
         table = pg.locator(".st-key-deriv-screen-point [data-testid='stTable']").first

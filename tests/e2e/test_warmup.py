@@ -27,7 +27,7 @@ def lookups(url: str, cache: str) -> dict[str, int]:
 
 
 def visit(url: str) -> str:
-    with StreamlitClient(url, timeout=60) as student:
+    with StreamlitClient(url, timeout=120) as student:
         student.open("derivatives")
         assert not student.auto_reruns  # the page polls for nothing: every column is in
         return student.text()
@@ -63,7 +63,7 @@ def test_the_warm_up_runs_the_gallery_the_error_decoder_reads() -> None:
         assert warm(url, (decoder,)) == {"backward": "ok"}
         before = lookups(url, "hograd_serving.cached.case_for")
         assert before.get("miss", 0) >= variants  # every case ran once
-        with StreamlitClient(url, timeout=60) as student:
+        with StreamlitClient(url, timeout=120) as student:
             student.open("backward", "backward.decode=Trying+to+backward+through+the+graph")
         after = lookups(url, "hograd_serving.cached.case_for")
     assert after["miss"] == before["miss"] and after["hit"] > before.get("hit", 0)

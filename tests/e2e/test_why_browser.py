@@ -30,12 +30,12 @@ TABS = {
 
 def _open(page, lang: str = "en", tab: str | None = None) -> None:  # noqa: ANN001
     page.goto(f"{page.base}/why?lang={lang}")
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     if tab is not None:
         page.get_by_role("tab", name=TABS[lang][tab]).click()
-        wait_for_app(page, timeout=90_000)
-    page.wait_for_selector(".js-plotly-plot", timeout=90_000)
-    wait_for_app(page, timeout=90_000)
+        wait_for_app(page, timeout=120_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    wait_for_app(page, timeout=120_000)
 
 
 def _trace(page, name: str, axis: str = "y") -> np.ndarray:  # noqa: ANN001
@@ -44,7 +44,7 @@ def _trace(page, name: str, axis: str = "y") -> np.ndarray:  # noqa: ANN001
         "name => [...document.querySelectorAll('.js-plotly-plot')]"
         ".some(p => (p.data || []).some(t => t.name === name))",
         arg=name,
-        timeout=60_000,
+        timeout=120_000,
     )
     values = page.evaluate(
         "([name, axis]) => { for (const p of document.querySelectorAll('.js-plotly-plot'))"
@@ -93,7 +93,7 @@ def test_newton_tab(page) -> None:  # noqa: ANN001
 def test_hessian_free_tab(page) -> None:  # noqa: ANN001
     _open(page, tab="hf")
     page.get_by_role("button", name="Run").click()  # the form's experiment, as a student runs it
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     _no_exception(page)
     run = hf.run(hf.HFConfig())
     np.testing.assert_allclose(_trace(page, "Hessian-free Newton"), run.hf_losses, rtol=1e-12)
@@ -116,7 +116,7 @@ def test_stability_tab(page) -> None:  # noqa: ANN001
     assert "f shrinks" in page.inner_text("body")
     _shot(page, "why-stability-quadratic-en")
     page.get_by_text("the small network", exact=True).click()
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     run = sb.run(sb.StabilityConfig())
     np.testing.assert_allclose(_trace(page, "λ_max"), run.sharpness, rtol=1e-12)
     _no_exception(page)
@@ -130,7 +130,7 @@ def test_stability_tab(page) -> None:  # noqa: ANN001
 def test_gradient_statistics_tab(page) -> None:  # noqa: ANN001
     _open(page, tab="stats")
     page.get_by_role("button", name="exploding (ReLU, gain 2, lr 0.2)").click()
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     _no_exception(page)
     stats = gs.run(gs.SCENARIOS["explode"])
     drawn = _trace(page, "W1")
@@ -141,7 +141,7 @@ def test_gradient_statistics_tab(page) -> None:  # noqa: ANN001
     _shot(page, "why-stats-en", "[data-testid='stAlert']")
     _open(page, "zh", tab="stats")
     page.get_by_role("button", name="float32 中的 NaN（softmax 取对数）").click()
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     _no_exception(page)
     assert "LogBackward0" in page.inner_text("body")
     _shot(page, "why-stats-zh", "[data-testid='stAlert']")

@@ -21,11 +21,11 @@ pytestmark = pytest.mark.e2e
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_hessian_free_tab_delivers_and_shows_its_torch_func_form(page, lang: str) -> None:  # noqa: ANN001
     page.goto(f"{page.base}/why?lang={lang}")
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     page.get_by_role("tab", name=tr("hf.tab", lang)).click()
-    wait_for_app(page, timeout=90_000)
-    page.wait_for_selector(".js-plotly-plot", timeout=90_000)
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    wait_for_app(page, timeout=120_000)
     plain = _text(page, tr("downloads.py", lang))
     func = _text(page, tr("downloads.func.py", lang))
     assert plain == script(HFConfig()).source

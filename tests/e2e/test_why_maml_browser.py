@@ -28,11 +28,11 @@ NAMES = {
 
 def _open(page, lang: str, query: str = "") -> None:  # noqa: ANN001
     page.goto(f"{page.base}/why?lang={lang}{query}")
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     page.get_by_role("tab", name=TAB[lang]).click()
-    wait_for_app(page, timeout=90_000)
-    page.wait_for_selector(".js-plotly-plot", timeout=90_000)
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    wait_for_app(page, timeout=120_000)
 
 
 def _trace(page, name: str, axis: str = "y") -> np.ndarray:  # noqa: ANN001
@@ -71,7 +71,7 @@ def test_maml_tab_trains_and_draws_the_cores_curves(page) -> None:  # noqa: ANN0
     # a smaller run than the default, as a link would set it, then trained with Run
     _open(page, "en", "&why.maml.hidden=16&why.maml.tasks=4")
     page.get_by_role("button", name="Run").click()
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     _no_exception(page)
     run = meta_train(MamlConfig(hidden=16, tasks=4))
     a = adapt(run, NewSine(3.0, 1.0))
@@ -83,10 +83,10 @@ def test_maml_tab_trains_and_draws_the_cores_curves(page) -> None:  # noqa: ANN0
     slider.focus()
     for _ in range(3):
         slider.press("ArrowRight")
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     page.wait_for_function(
         "() => document.querySelector('.js-plotly-plot').layout.title.text.includes('4')",
-        timeout=60_000,
+        timeout=120_000,
     )
     assert "after 4 adaptation step(s)" in _title_of_first_chart(page)
     for method in METHODS:
@@ -95,7 +95,7 @@ def test_maml_tab_trains_and_draws_the_cores_curves(page) -> None:  # noqa: ANN0
         )
     script = page.locator("[data-testid='stExpander']", has_text=tr("why.code.title", "en"))
     script.locator("summary").click()  # the script is folded until asked for
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     script.locator("[data-testid='stCode']").wait_for()
     body = page.inner_text("body")
     assert "create_graph=create_graph" in body and "What first-order MAML leaves out" in body
@@ -104,7 +104,7 @@ def test_maml_tab_trains_and_draws_the_cores_curves(page) -> None:  # noqa: ANN0
     _shot(page, "why-maml-training-en", ".js-plotly-plot >> nth=2")
     _open(page, "zh", "&why.maml.hidden=16&why.maml.tasks=4")
     page.get_by_role("button", name="运行").click()
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     _no_exception(page)
     np.testing.assert_allclose(
         _trace(page, NAMES["zh"]["second"]), a.curves["second"][1], rtol=1e-12

@@ -31,9 +31,9 @@ def _shot(page, label: str, name: str) -> None:  # noqa: ANN001
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_newton_tab_notebook_downloads(page, lang: str) -> None:  # noqa: ANN001
     page.goto(f"{page.base}/why?lang={lang}")
-    wait_for_app(page, timeout=90_000)
-    page.wait_for_selector(".js-plotly-plot", timeout=90_000)
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    wait_for_app(page, timeout=120_000)
     label = tr("downloads.notebook", lang)
     _shot(page, label, f"why-notebook-newton-{lang}")
     nb = nbformat.reads(_text(page, label), as_version=4)
@@ -47,9 +47,9 @@ def test_newton_tab_notebook_downloads(page, lang: str) -> None:  # noqa: ANN001
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_hvp_network_notebook_downloads(page, lang: str) -> None:  # noqa: ANN001
     page.goto(f"{page.base}/hvp?lang={lang}&hvp.mode=network&hvp.net.steps=50")
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     page.wait_for_selector(".js-plotly-plot", timeout=120_000)
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     page.get_by_text(tr("hvp.net.nb.code", lang)).click()  # open the script's expander
     wait_for_app(page)
     label = tr("downloads.notebook", lang)

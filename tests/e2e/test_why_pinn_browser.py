@@ -27,11 +27,11 @@ _DRAWN = (
 
 def _open(page, lang: str) -> None:  # noqa: ANN001
     page.goto(f"{page.base}/why?lang={lang}")
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     page.get_by_role("tab", name=TAB[lang]).click()
-    wait_for_app(page, timeout=90_000)
-    page.wait_for_selector(".js-plotly-plot", timeout=90_000)
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    wait_for_app(page, timeout=120_000)
 
 
 def _drawn(page, name: str, axis: str) -> np.ndarray:  # noqa: ANN001
@@ -39,7 +39,7 @@ def _drawn(page, name: str, axis: str) -> np.ndarray:  # noqa: ANN001
         "name => [...document.querySelectorAll('.js-plotly-plot')]"
         ".some(p => (p.data || []).some(t => t.name === name))",
         arg=name,
-        timeout=60_000,
+        timeout=120_000,
     )
     values = page.evaluate(_DRAWN, [name, axis])  # or plotly's {dtype, bdata} as sent
     if isinstance(values, dict):
@@ -75,7 +75,7 @@ def test_pinn_tab_trains_and_shows_the_silent_bug(page) -> None:  # noqa: ANN001
         "[data-testid='stMain'] [data-testid='stCheckbox']", has_text="create_graph=True"
     ).click()
     page.get_by_role("button", name="Run").click()
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     _no_exception(page)
     bad = core.run(replace(core.preset("heat"), create_graph=False))
     page.wait_for_function(
@@ -96,7 +96,7 @@ def test_pinn_tab_trains_and_shows_the_silent_bug(page) -> None:  # noqa: ANN001
     _shot(page, "why-pinn-slices-zh", chart=1)
 
     page.get_by_text("波动：u_tt = c² u_xx", exact=False).click()  # the wave preset, in Chinese
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     _no_exception(page)
     wave = core.run(core.preset("wave"))
     np.testing.assert_allclose(_drawn(page, "网络，t = 0.5", "y"), wave.u[20], rtol=1e-12)

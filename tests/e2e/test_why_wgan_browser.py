@@ -19,11 +19,11 @@ TAB = {"en": "WGAN-GP's gradient penalty", "zh": "WGAN-GP 的梯度惩罚"}
 
 def _open(page, lang: str) -> None:  # noqa: ANN001
     page.goto(f"{page.base}/why?lang={lang}")
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     page.get_by_role("tab", name=TAB[lang]).click()
-    wait_for_app(page, timeout=90_000)
-    page.wait_for_selector(".js-plotly-plot", timeout=90_000)
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    wait_for_app(page, timeout=120_000)
 
 
 def _shot(page, name: str, selector: str) -> None:  # noqa: ANN001
@@ -52,7 +52,7 @@ def test_wgan_tab_trains_and_draws_the_cores_numbers(page) -> None:  # noqa: ANN
     page.get_by_text("penalty without create_graph (the bug)", exact=True).click()
     page.get_by_text("a ring", exact=True).click()
     page.get_by_role("button", name="Run").click()  # the form's experiment, as a student runs it
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     _no_exception(page)
     bug = train_wgan(WganConfig(dataset="ring", mode="gp_no_graph"))
     np.testing.assert_allclose(_trace(page, "generated", "x"), bug.fake[-1][:, 0], rtol=1e-12)
@@ -60,7 +60,7 @@ def test_wgan_tab_trains_and_draws_the_cores_numbers(page) -> None:  # noqa: ANN
     _shot(page, "why-wgan-bug-en", "[data-testid='stTable']")
     _shot(page, "why-wgan-graph-en", "[data-testid='stGraphVizChart']")
     page.get_by_text("create_graph=False", exact=True).click()
-    wait_for_app(page, timeout=90_000)
+    wait_for_app(page, timeout=120_000)
     assert "(no grad_fn)" in page.locator("[data-testid='stGraphVizChart']").inner_text()
     _shot(page, "why-wgan-graph-off-en", "[data-testid='stGraphVizChart']")
 

@@ -100,7 +100,7 @@ class Recording(DeferredJobs):
     def run(self, args):  # noqa: ANN001, ANN201
         self.order.append(args)
         self.started.set()
-        self.release.wait(10)
+        self.release.wait(120)  # a hang detector: every test sets release
         return JobAnswer(value=args.upper())
 
 
@@ -121,7 +121,7 @@ def test_the_most_recently_asked_job_runs_first_and_forgotten_ones_never() -> No
     later = Recording(forget=0.5, clock=clock)
     later.ask("first", wait=0.0)
     while not later.order:  # the one thread takes "first" and holds it until release
-        later.started.wait(10)
+        later.started.wait(60)
     later.ask("old", wait=0.0)
     later.ask("stale", wait=0.0)
     clock.now += 0.6  # nobody asks for these two again: forgotten
@@ -129,8 +129,8 @@ def test_the_most_recently_asked_job_runs_first_and_forgotten_ones_never() -> No
     later.ask("b", wait=0.0)
     later.ask("a", wait=0.0)  # asked again: now the most recent
     later.release.set()
-    assert later.ask("a", wait=10).value == "A"
-    assert later.ask("b", wait=10).value == "B"
+    assert later.ask("a", wait=60).value == "A"
+    assert later.ask("b", wait=60).value == "B"
     assert later.order == ["first", "a", "b"]
 
 
@@ -138,10 +138,12 @@ def test_only_the_last_answers_are_kept() -> None:
     later = Recording(keep=3)
     later.release.set()
     for name in "abcd":
-        assert later.ask(name, wait=10).value == name.upper()
+        assert later.ask(name, wait=60).value == name.upper()
+    later.release.clear()  # held, so that "a" asked again is surely under way, not in
     assert later.ask("a", wait=0.0) is None  # dropped: asked again, it runs again
     assert later.ask("d", wait=0.0).value == "D"
-    assert later.ask("a", wait=10).value == "A" and later.order == ["a", "b", "c", "d", "a"]
+    later.release.set()
+    assert later.ask("a", wait=60).value == "A" and later.order == ["a", "b", "c", "d", "a"]
 
 
 def test_many_threads_asking_at_once_get_one_run_each_job() -> None:
@@ -149,7 +151,7 @@ def test_many_threads_asking_at_once_get_one_run_each_job() -> None:
     later.release.set()
     answers: list[str] = []
     threads = [
-        threading.Thread(target=lambda i=i: answers.append(later.ask(f"j{i % 3}", 10).value))
+        threading.Thread(target=lambda i=i: answers.append(later.ask(f"j{i % 3}", 60).value))
         for i in range(30)
     ]
     for t in threads:

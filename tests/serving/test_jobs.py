@@ -196,8 +196,8 @@ from hograd_core.network import NetConfig, train
 start()  # what app.py does on a server's first run
 me = psutil.Process()
 out = {"children_after_start": len(me.children(recursive=True))}
-out["sympy"] = list(cached.sympy_part("sin(x)*exp(-x^2)", 3, 0.5, wait=30).values)
-out["autograd"] = list(cached.autograd_part("sin(x)*exp(-x^2)", 0.5, 3, wait=30).values)
+out["sympy"] = list(cached.sympy_part("sin(x)*exp(-x^2)", 3, 0.5, wait=120).values)
+out["autograd"] = list(cached.autograd_part("sin(x)*exp(-x^2)", 0.5, 3, wait=120).values)
 out["probe"] = cached.estimate("tanh(x)", 4, 100)[1]
 net = jobs.network_job(lambda: train(NetConfig(dataset="moons", hidden=(6,), steps=50)))
 out["trained_steps"] = net.steps

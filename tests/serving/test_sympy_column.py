@@ -20,6 +20,10 @@ from hograd_serving.exact_child import work
 
 X = sp.Symbol("x", real=True)
 WAIT = 120.0  # a hang detector, not a speed goal: a child answers in about a second
+#: The child's wall-clock limit where a test expects an answer or a stop by size or memory: so
+#: long that a slow, busy machine never turns the outcome into "time" (the default, 10 s, can
+#: pass while the child is still importing sympy there).
+ROOMY = 600.0
 
 
 def exact(expr: sp.Expr, order: int, x0: float) -> list[float]:
@@ -31,7 +35,7 @@ def exact(expr: sp.Expr, order: int, x0: float) -> list[float]:
 
 def test_the_seed_example() -> None:
     """d/dx x³ at 2 is 12, and so is the second derivative; worked out in a child process."""
-    column = sc.SympyColumn()
+    column = sc.SympyColumn(chain_seconds=ROOMY)
     done = column.ask("x**3", 2, 2.0, wait=WAIT)
     assert done.values == (8.0, 12.0, 12.0) and not done.working and done.stopped is None
     assert done.latex == ("x^{3}", "3 x^{2}", "6 x")
@@ -48,13 +52,13 @@ def test_the_seed_example() -> None:
     ],
 )
 def test_values_agree_with_sympy_here(text: str, expr: sp.Expr, order: int, x0: float) -> None:
-    done = sc.SympyColumn().ask(text, order, x0, wait=WAIT)
+    done = sc.SympyColumn(chain_seconds=ROOMY).ask(text, order, x0, wait=WAIT)
     assert not done.working and done.stopped is None
     assert done.values == pytest.approx(exact(expr, order, x0), rel=1e-13, abs=1e-13)
 
 
 def test_a_lower_order_and_another_point_need_no_new_child() -> None:
-    column = sc.SympyColumn()
+    column = sc.SympyColumn(chain_seconds=ROOMY)
     high = column.ask("tanh(x)", 6, 0.5, wait=WAIT)
     low = column.ask("tanh(x)", 3, 0.5, wait=WAIT)
     elsewhere = column.ask("tanh(x)", 6, -1.25, wait=WAIT)
@@ -64,7 +68,7 @@ def test_a_lower_order_and_another_point_need_no_new_child() -> None:
 
 
 def test_a_higher_order_than_the_child_was_asked_for_starts_another() -> None:
-    column = sc.SympyColumn()
+    column = sc.SympyColumn(chain_seconds=ROOMY)
     column.ask("sin(x)", 2, 0.5, wait=WAIT)
     more = column.ask("sin(x)", sc.FIRST_ORDERS + 3, 0.5, wait=WAIT)
     assert len(more.values) == sc.FIRST_ORDERS + 4 and not more.working
@@ -73,7 +77,7 @@ def test_a_higher_order_than_the_child_was_asked_for_starts_another() -> None:
 
 
 def test_a_swelling_expression_stops_by_size_and_says_so() -> None:
-    done = sc.SympyColumn().ask("tanh(x)", 30, 0.5, wait=WAIT)
+    done = sc.SympyColumn(chain_seconds=ROOMY).ask("tanh(x)", 30, 0.5, wait=WAIT)
     assert done.stopped == "size" and not done.working
     assert 2 < len(done.values) < 31
 
@@ -169,13 +173,15 @@ def test_a_child_that_does_not_answer_in_time_is_killed_and_the_page_told() -> N
 def test_a_child_past_its_memory_says_memory() -> None:
     """With a budget of 1 MB beyond its imports, sympy's first allocations fail: the child
     reports "memory" rather than growing."""
-    column = sc.SympyColumn(memory=2**20)
+    column = sc.SympyColumn(chain_seconds=ROOMY, memory=2**20)
     done = column.ask("sin(x)*exp(-x^2)", 20, 0.5, wait=WAIT)
     # "memory" when sympy's own allocation fails; "error" (exit status) when the limit strikes
     # the child's interpreter outside sympy, before it can write a word
     assert done.stopped in {"memory", "error"} and not done.working
     assert len(done.values) < 21  # what it had before the limit struck is kept
-    roomy = sc.SympyColumn(memory=sc.MEMORY_BYTES).ask("sin(x)*exp(-x^2)", 20, 0.5, wait=WAIT)
+    roomy = sc.SympyColumn(chain_seconds=ROOMY, memory=sc.MEMORY_BYTES).ask(
+        "sin(x)*exp(-x^2)", 20, 0.5, wait=WAIT
+    )
     assert roomy.stopped is None and len(roomy.values) == 21
 
 
@@ -252,7 +258,7 @@ def test_waiting_sessions_are_served_in_turn_each_with_its_latest_function() -> 
     for g1. When f1 is done, b's g1 goes before a's next, and a's next is f4 (its latest),
     never f2 or f3."""
     children = Children()
-    column = sc.SympyColumn(slots=1, launch=children)
+    column = sc.SympyColumn(chain_seconds=ROOMY, slots=1, launch=children)
     column.ask("x+1", 0, 0.0, who="a")
     first = children.started(1)[0]
     for text in ("x+2", "x+3", "x+4"):
@@ -268,7 +274,9 @@ def test_waiting_sessions_are_served_in_turn_each_with_its_latest_function() -> 
 def test_one_session_starts_at_most_its_share_of_children_a_minute() -> None:
     children = Children()
     now = [0.0]
-    column = sc.SympyColumn(slots=4, launch=children, starts_per_minute=2, clock=lambda: now[0])
+    column = sc.SympyColumn(
+        chain_seconds=ROOMY, slots=4, launch=children, starts_per_minute=2, clock=lambda: now[0]
+    )
     for text in ("x+1", "x+2", "x+3"):
         column.ask(text, 0, 0.0, who="a")
     column.ask("x+9", 0, 0.0, who="b")  # another session is not held back by a's minute
@@ -284,7 +292,7 @@ def test_one_session_starts_at_most_its_share_of_children_a_minute() -> None:
 def test_a_run_never_waits_for_a_child_beyond_its_own_wait() -> None:
     """The column answers "working" while the child works: a script run is never held by it."""
     children = Children()
-    column = sc.SympyColumn(launch=children)
+    column = sc.SympyColumn(chain_seconds=ROOMY, launch=children)
     view = column.ask("x**2", 3, 1.0, wait=0.0, who="a")
     assert view.working and view.values == ()
     child = children.started(1)[0]
