@@ -5,21 +5,41 @@ them (other names, shapes, indices, a traceback around them, cut short), and the
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from hograd_core.flaglab.decoder import ENTRIES, EXACT, MAX_CHARS, PARTIAL, decode
 from hograd_ui.i18n import DECODER_ENTRIES, LANGUAGES, placeholders, tr
+from tests.core.decoder_corpus import CORPUS
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Runs every mistake of the corpus in a fresh interpreter and prints {name: message}.
+RUN_CORPUS = """
+import json, warnings
+warnings.simplefilter("ignore")
 from tests.core.decoder_corpus import CORPUS, message
+print(json.dumps({f.__name__: message(f) for f in CORPUS}))
+"""
 
 pytestmark = pytest.mark.filterwarnings("ignore")  # the corpus provokes warnings on purpose
 
 
 @pytest.fixture(scope="module")
 def messages() -> dict[str, tuple[str, str | None]]:
-    """Each mistake's name: (its message, made now by torch; the entry it should find)."""
-    return {f.__name__: (message(f), expected) for f, expected in CORPUS.items()}
+    """Each mistake's name: (its message, made now by torch; the entry it should find).
+
+    In a fresh interpreter: PyTorch gives some warnings once per process (TORCH_WARN_ONCE), so
+    a test that ran earlier in this worker could have used up the one the corpus provokes."""
+    out = subprocess.run(
+        [sys.executable, "-c", RUN_CORPUS], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    made = json.loads(out.stdout.strip().splitlines()[-1])
+    return {f.__name__: (made[f.__name__], expected) for f, expected in CORPUS.items()}
 
 
 def _counts(messages: dict) -> dict[str, list[str]]:  # noqa: ANN001
