@@ -24,7 +24,7 @@ from random import Random
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
 from hograd_core.errors import HogradError
 
@@ -56,7 +56,10 @@ __all__ = [
     "open_class",
     "purge",
     "read_code",
+    "Pending",
+    "check_id",
     "record_check",
+    "record_pending",
     "resume",
     "reveal",
     "share",
@@ -64,17 +67,19 @@ __all__ = [
     "summary",
 ]
 
-#: The version of the tables below. Version 1 (no ``classroom_shared``) and version 2 (no
-#: ``classroom_seats``) are brought to 3 by creating the tables they lack
-#: (:func:`create_schema`); any other version is refused, not guessed at.
-SCHEMA_VERSION = 3
-MIGRATES = {1: 3, 2: 3}  # version found -> the version it becomes once the missing tables exist
+#: The version of the tables below. Version 1 (no ``classroom_shared``), 2 (no
+#: ``classroom_seats``) and 3 (no Check ids) are brought to 4 by creating the tables and adding
+#: the columns and indexes they lack (:func:`create_schema`); any other version is refused, not
+#: guessed at.
+SCHEMA_VERSION = 4
+MIGRATES = {1: 4, 2: 4, 3: 4}  # version found -> the version it becomes once the parts exist
 #: Class codes: 6 characters without the ones read alike (0/O, 1/I/L), 31⁶ ≈ 8.9·10⁸ codes.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 MAX_NICKNAME = 24  # characters, suffix included
 MAX_ANSWER = 200  # characters of an answer as the app understood it
 MAX_LINK = 2000  # characters of a view's link the lecturer shares (page and query)
+CHECK_ID_LENGTH = 32  # hex digits of a Check's id: 128 random bits
 MAX_PARAMS = 400  # characters of a verdict's parameters, as JSON
 #: the verdicts' values that are numbers the app formatted (hograd_labs/lesson/compute.py's check)
 KEPT_PARAMS = ("value", "index")
@@ -116,6 +121,10 @@ checks = sa.Table(
     sa.Column("verdict", sa.String(80), nullable=False),  # its translation key: the slip's name
     sa.Column("params", sa.String(MAX_PARAMS * 4), nullable=False),
     sa.Column("at", sa.Float, nullable=False),
+    # The Check's own id, made by the student's session before the first try (:func:`check_id`):
+    # a Check sent again after a storage error is stored once. NULL in rows of version 3.
+    sa.Column("cid", sa.String(CHECK_ID_LENGTH), nullable=True),
+    sa.Index("ix_classroom_checks_cid", "cid", unique=True),
 )
 reveals = sa.Table(
     "classroom_reveals",
@@ -254,10 +263,28 @@ def _create_schema(engine: Engine) -> None:
         if found not in (None, SCHEMA_VERSION, *MIGRATES):
             raise ClassroomError("classroom.error.schema", found=found, needed=SCHEMA_VERSION)
         metadata.create_all(c, checkfirst=True)
+        if found in MIGRATES:
+            _add_missing(c)
         if found is None:
             c.execute(schema.insert().values(part=_PART, version=SCHEMA_VERSION))
         elif found != SCHEMA_VERSION:  # the missing tables exist now: the version follows
             c.execute(schema.update().where(schema.c.part == _PART).values(version=MIGRATES[found]))
+
+
+def _add_missing(c: sa.Connection) -> None:
+    """The columns and indexes of :data:`metadata` that an older version's tables lack. The
+    names are this module's own, never text from outside."""
+    inspector = sa.inspect(c)
+    for table in metadata.sorted_tables:
+        have = {col["name"] for col in inspector.get_columns(table.name)}
+        for col in table.columns:
+            if col.name not in have:
+                kind = col.type.compile(c.dialect)
+                c.execute(sa.text(f"ALTER TABLE {table.name} ADD COLUMN {col.name} {kind}"))
+        indexes = {ix["name"] for ix in inspector.get_indexes(table.name)}
+        for index in table.indexes:
+            if index.name not in indexes:
+                index.create(c)
 
 
 @dataclass(frozen=True)
@@ -378,25 +405,105 @@ def record_check(
     verdict: str,
     params: tuple[tuple[str, str], ...],
     now: float,
+    cid: str | None = None,
 ) -> None:
     """One Check: the step, the answer as the app understood it, right or not, and the
     verdict's translation key and values (a known slip is its key, "lesson.trap.value").
     Only the values the app wrote itself are kept (:data:`KEPT_PARAMS`): the part of a typed
-    answer that could not be read is the student's own text, and is not stored."""
+    answer that could not be read is the student's own text, and is not stored.
+
+    ``cid`` (:func:`check_id`) makes the Check idempotent: sent again, after an error that
+    came when it was stored already (the connection lost on COMMIT's answer), it is stored
+    once. Returns only once the Check is in the database.
+
+    Raises:
+        ClassroomError: ``cid`` is not an id of :func:`check_id`.
+        SQLAlchemyError: the database failed; the Check may or may not be stored (send it
+            again with the same ``cid``).
+    """
+    if cid is not None and (
+        not isinstance(cid, str)
+        or len(cid) != CHECK_ID_LENGTH
+        or not set(cid) <= set("0123456789abcdef")
+    ):
+        raise ClassroomError("classroom.error.check_id", length=CHECK_ID_LENGTH)
     shown = json.dumps({k: str(v) for k, v in params if k in KEPT_PARAMS}, ensure_ascii=False)
-    with engine.begin() as c:
-        c.execute(
-            checks.insert().values(
-                code=student.code,
-                student=student.id,
-                step=int(step),
-                answer=str(answer)[:MAX_ANSWER],
-                correct=bool(correct),
-                verdict=str(verdict)[:80],
-                params=shown if len(shown) <= MAX_PARAMS else "{}",
-                at=now,
+    try:
+        with engine.begin() as c:
+            c.execute(
+                checks.insert().values(
+                    code=student.code,
+                    student=student.id,
+                    step=int(step),
+                    answer=str(answer)[:MAX_ANSWER],
+                    correct=bool(correct),
+                    verdict=str(verdict)[:80],
+                    params=shown if len(shown) <= MAX_PARAMS else "{}",
+                    at=now,
+                    cid=cid,
+                )
             )
-        )
+    except IntegrityError:
+        if cid is None or not _stored(engine, cid):
+            raise
+        # stored by an earlier try whose answer was lost: that row is this Check
+
+
+def _stored(engine: Engine, cid: str) -> bool:
+    with engine.connect() as c:
+        return c.execute(sa.select(checks.c.id).where(checks.c.cid == cid)).first() is not None
+
+
+def check_id() -> str:
+    """A fresh id for one Check, made before its first try (128 random bits, hex)."""
+    return secrets.token_hex(CHECK_ID_LENGTH // 2)
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A Check not yet in the database: what :func:`record_check` needs, and the student by
+    their seat's secret when the session could not look them up yet (``student`` 0)."""
+
+    cid: str
+    code: str
+    student: int
+    seat: str
+    step: int
+    answer: str
+    correct: bool
+    verdict: str
+    params: tuple[tuple[str, str], ...]
+    at: float
+
+
+def record_pending(engine: Engine, pending: tuple[Pending, ...], now: float) -> tuple[Pending, ...]:
+    """Store the Checks waiting in ``pending``, oldest first; the ones still waiting.
+
+    Stops at the first storage error (the database is out: the rest wait too). A Check whose
+    student cannot be found any more (the class deleted, the seat gone) is dropped: there is
+    nobody to record it for. Each is stored once however often this is called
+    (:func:`record_check` with its ``cid``).
+    """
+    for n, item in enumerate(pending):
+        try:
+            student: Student | None = Student(item.student, item.code, "", item.seat)
+            if not item.student:
+                student = resume(engine, item.code, item.seat, now)
+            if student is not None:
+                record_check(
+                    engine,
+                    student,
+                    item.step,
+                    item.answer,
+                    item.correct,
+                    item.verdict,
+                    item.params,
+                    item.at,
+                    cid=item.cid,
+                )
+        except SQLAlchemyError:
+            return pending[n:]
+    return ()
 
 
 def reveal(engine: Engine, code: str, step: int) -> None:

@@ -50,7 +50,9 @@ TOP_SLIPS = 8
 QR_PX, QR_PRESENT_PX = 280, 540
 CODE = "classroom.code"  # the class the lecturer opened in this session
 STUDENT = "classroom.student"  # the Student this session joined as
-UNRECORDED = "classroom.unrecorded"  # a Check the database could not take (its message)
+PENDING = "classroom.pending"  # Checks not yet in the database (compute.Pending), oldest first
+RECORDED = "classroom.recorded"  # the step of the last Check the database took
+RETRY_EVERY = 3.0  # seconds between tries while the database is out
 
 
 class Verdict(Protocol):
@@ -254,31 +256,96 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
 # ---- a student -----------------------------------------------------------------------------
 
 
-def _recorder(student: compute.Student) -> OnCheck:
+def _flush() -> None:
+    """Send the Checks this session could not record yet (oldest first); what the database
+    did not take stays in :data:`PENDING` for the next try."""
+    waiting = st.session_state.get(PENDING, ())
+    if not waiting:
+        return
+    try:
+        left = call(compute.record_pending, tuple(waiting), time.time())
+    except compute.ClassroomError:  # the database is out before the first one: all wait
+        return
+    for item in waiting[: len(waiting) - len(left)]:
+        st.session_state[RECORDED] = item.step
+    st.session_state[PENDING] = list(left)
+
+
+def _recorder(code: str, student: compute.Student | None, seat: str) -> OnCheck:
+    """Every Check gets an id and joins the waiting list, then the list is sent: a Check the
+    database cannot take now is said "not yet recorded" and sent again (the id makes it
+    stored once), never reported recorded before it is. ``student`` None: the session could
+    not look its student up yet (the database was out), the seat finds them later."""
+
     def record(number: int, verdict: Verdict, understood: str) -> None:
-        try:
-            call(
-                compute.record_check,
-                student,
-                number,
-                understood,
-                verdict.correct,
-                verdict.key,
-                verdict.params,
-                time.time(),
-            )
-        except compute.ClassroomError as err:
-            st.session_state[UNRECORDED] = error_text(err, lang())
-        else:
-            st.session_state.pop(UNRECORDED, None)
+        item = compute.Pending(
+            compute.check_id(),
+            code,
+            student.id if student is not None else 0,
+            seat,
+            number,
+            understood,
+            verdict.correct,
+            verdict.key,
+            verdict.params,
+            time.time(),
+        )
+        st.session_state[PENDING] = [*st.session_state.get(PENDING, ()), item]
+        st.session_state.pop(RECORDED, None)
+        _flush()
 
     return record
+
+
+@st.fragment(run_every=RETRY_EVERY)
+def _retry(code: str) -> None:
+    """While the database is out: try again every few seconds; once it answers, every
+    waiting Check is sent and the page runs again (the gate then finds the class)."""
+    _flush()
+    if st.session_state.get(PENDING):
+        return
+    try:
+        call(compute.find_class, code, time.time())
+    except compute.ClassroomError:
+        return
+    st.rerun()
+
+
+def _unrecorded(code: str) -> None:
+    """Checks not yet in the database: said plainly, and sent again until they are."""
+    waiting = len(st.session_state.get(PENDING, ()))
+    if waiting:
+        st.warning(t("classroom.unrecorded", n=waiting), icon=":material/database:")
+        _retry(code)
+    elif st.session_state.get(RECORDED):
+        st.caption(t("classroom.recorded", n=st.session_state[RECORDED]))
+
+
+def _offline(code: str) -> OnCheck | None:
+    """The database did not answer while the class was looked up: a blip, not a missing
+    class. The student keeps the class and seat in their link; a student known to this
+    session (or by their seat) keeps recording, into the waiting list."""
+    st.warning(t("classroom.offline", code=code), icon=":material/database:")
+    student = st.session_state.get(STUDENT)
+    if student is not None and student.code != code:
+        student = None
+    seat = st.session_state.get(state.SEAT) or ""
+    _flush()
+    if st.session_state.get(PENDING):
+        _unrecorded(code)
+    else:
+        _retry(code)
+    if student is None and not seat:
+        return None  # not joined yet: the nickname is asked once the database answers
+    return _recorder(code, student, seat)
 
 
 def _leave() -> None:
     st.session_state[state.CLASS] = None
     st.session_state[state.SEAT] = None
     st.session_state.pop(STUDENT, None)
+    st.session_state.pop(PENDING, None)
+    st.session_state.pop(RECORDED, None)
     for name in ("class", "seat"):  # app.py wrote the link before this page's run
         if name in st.query_params:
             del st.query_params[name]
@@ -304,10 +371,7 @@ def _seated(code: str) -> compute.Student | None:
     seat = st.session_state.get(state.SEAT)
     if not seat:
         return None
-    try:
-        student = call(compute.resume, code, seat, time.time())
-    except compute.ClassroomError:
-        return None  # the database is out: said where Checks are recorded; the seat stays
+    student = call(compute.resume, code, seat, time.time())  # a storage error: the caller's
     if student is None:
         st.session_state[state.SEAT] = None
         st.session_state["classroom.seat_gone"] = True
@@ -337,16 +401,26 @@ def student_gate(number: int) -> OnCheck | None:
         return None
     try:
         code = compute.read_code(asked)
-        info = call(compute.find_class, code, time.time())
-        if info is None:
-            raise compute.ClassroomError("classroom.error.no_class")
     except compute.ClassroomError as err:
         st.warning(error_text(err, lang()), icon=":material/groups:")
         _leave()
         return None
+    # A storage error is never "no such class": only the database's own answer removes the
+    # class (and the seat) from the link.
+    try:
+        info = call(compute.find_class, code, time.time())
+    except compute.ClassroomError:
+        return _offline(code)
+    if info is None:
+        st.warning(t("classroom.error.no_class"), icon=":material/groups:")
+        _leave()
+        return None
     student = st.session_state.get(STUDENT)
     if student is None or student.code != code:
-        student = _seated(code)
+        try:
+            student = _seated(code)
+        except compute.ClassroomError:
+            return _offline(code)
     if student is None:
         with st.container(border=True):
             st.subheader(t("classroom.join.title", code=code))
@@ -379,14 +453,16 @@ def student_gate(number: int) -> OnCheck | None:
         )
     if student.seat:
         st.caption(t("classroom.seat_note"))
-    unrecorded = st.session_state.get(UNRECORDED)
-    if unrecorded:
-        st.warning(unrecorded, icon=":material/database:")
+    _flush()
+    _unrecorded(code)
     try:
-        st.session_state[state.DONE] = set(call(compute.done_steps, student))
-    except compute.ClassroomError as err:
-        st.warning(error_text(err, lang()), icon=":material/database:")
-    return _recorder(student)
+        done = set(call(compute.done_steps, student))
+    except compute.ClassroomError:
+        pass  # said by _unrecorded when a Check waits; the session's own progress stays
+    else:  # the class's record, and the steps right in Checks still waiting
+        waiting = st.session_state.get(PENDING, ())
+        st.session_state[state.DONE] = done | {p.step for p in waiting if p.correct}
+    return _recorder(code, student, student.seat)
 
 
 def revealed_box(number: int, answer: Callable[[], str]) -> None:
