@@ -29,7 +29,11 @@ if str(ROOT) not in sys.path:  # `streamlit run` put this file's folder first, n
     sys.path.insert(1, str(ROOT))
 
 from hograd_serving.gzip_static import StaticGzipMiddleware  # noqa: E402
+from hograd_serving.teacher_door import TeacherDoorMiddleware  # noqa: E402
 
 __all__ = ["app"]
 
-app = st.App(ROOT / "app.py", middleware=[Middleware(StaticGzipMiddleware)])
+app = st.App(
+    ROOT / "app.py",
+    middleware=[Middleware(StaticGzipMiddleware), Middleware(TeacherDoorMiddleware)],
+)

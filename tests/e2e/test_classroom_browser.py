@@ -161,3 +161,42 @@ def test_projected_the_class_panel_opens_on_request(browser, server, lang: str) 
         expect(qr).to_be_hidden()
     finally:
         context.close()
+
+
+def test_the_teacher_key_stays_out_of_the_browser_history(browser, server) -> None:  # noqa: ANN001
+    """Issue 45: the lecturer's link with ``?key=`` is exchanged once, by a redirect, for an
+    HttpOnly cookie (hograd_serving/teacher_door.py): the history holds one entry, without the
+    key, and no script of the page can read the cookie; a second tab of that browser is the
+    teacher's too, another browser is not."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    stranger = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(f"{server}/lesson?lang=en&key={TEACHER_KEY}")
+        wait_for_app(page, timeout=90_000)
+        expect(page.get_by_text(tr("lesson.teacher.on"))).to_have_count(1)
+        # the new tab's about:blank, then the lesson: no entry for the link with the key
+        assert page.evaluate("history.length") == 2
+        assert TEACHER_KEY not in page.evaluate("location.href")
+        assert "key" not in parse_qs(urlparse(page.url).query)
+        assert TEACHER_KEY not in page.evaluate("document.cookie")  # HttpOnly: no script reads it
+        [cookie] = [c for c in context.cookies() if c["name"] == "hograd_teacher"]
+        assert cookie["httpOnly"] and TEACHER_KEY not in cookie["value"]
+        second = context.new_page()
+        second.goto(f"{server}/lesson?lang=en")
+        wait_for_app(second, timeout=90_000)
+        expect(second.get_by_text(tr("lesson.teacher.on"))).to_have_count(1)
+        other = stranger.new_page()
+        other.goto(f"{server}/lesson?lang=en")
+        wait_for_app(other, timeout=90_000)
+        expect(other.get_by_text(tr("lesson.teacher.on"))).to_have_count(0)
+        other.goto(f"{server}/lesson?lang=en&key={TEACHER_KEY}x")  # a wrong key: refused
+        wait_for_app(other, timeout=90_000)
+        expect(other.get_by_text(tr("lesson.teacher.refused"))).to_have_count(1)
+        expect(other.get_by_text(tr("lesson.teacher.on"))).to_have_count(0)
+        page.go_back()  # what the Back button shows: the blank tab, never the key's link
+        assert page.url == "about:blank"
+    finally:
+        context.close()
+        stranger.close()
