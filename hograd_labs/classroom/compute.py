@@ -45,7 +45,10 @@ __all__ = [
     "StepCounts",
     "Student",
     "Summary",
+    "MAX_PER_BROWSER",
+    "MAX_STUDENTS",
     "clean_nickname",
+    "skeleton",
     "create_schema",
     "delete_class",
     "done_steps",
@@ -77,6 +80,8 @@ MIGRATES = {1: 4, 2: 4, 3: 4}  # version found -> the version it becomes once th
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 MAX_NICKNAME = 24  # characters, suffix included
+MAX_STUDENTS = 400  # students one class takes (a large lecture hall), then joins are refused
+MAX_PER_BROWSER = 3  # joins of one class from one browser (a cookie, else the session)
 MAX_ANSWER = 200  # characters of an answer as the app understood it
 MAX_LINK = 2000  # characters of a view's link the lecturer shares (page and query)
 CHECK_ID_LENGTH = 32  # hex digits of a Check's id: 128 random bits
@@ -108,6 +113,12 @@ students = sa.Table(
     sa.Column("nickname", sa.String(MAX_NICKNAME * 4), nullable=False),
     sa.Column("joined", sa.Float, nullable=False),
     sa.UniqueConstraint("code", "nickname"),
+    # :func:`skeleton` of the nickname: two names that look alike are one name. NULL in rows
+    # of version 3 (their names were compared as written).
+    sa.Column("skeleton", sa.String(MAX_NICKNAME * 4), nullable=True),
+    # the SHA-256 of the joining browser's id (cookie or session), to bound joins per browser
+    sa.Column("client", sa.String(64), nullable=True),
+    sa.Index("ix_classroom_students_skeleton", "code", "skeleton", unique=True),
 )
 checks = sa.Table(
     "classroom_checks",
@@ -194,11 +205,13 @@ def read_code(text: object) -> str:
 
 
 def clean_nickname(text: object) -> str:
-    """A nickname as stored: NFC, control and format characters removed, runs of blanks made
-    one space, at most :data:`MAX_NICKNAME` characters.
+    """A nickname as stored: NFKC (full-width and other compatibility forms become the plain
+    letters they show), control and format characters removed, runs of blanks made one space,
+    at most :data:`MAX_NICKNAME` characters.
 
     Raises:
-        ClassroomError: nothing left to show.
+        ClassroomError: nothing left to show, or a name that ends in a space and a number
+            (the app's own suffix, "Ada 2", which tells two students of one name apart).
 
     Example:
         >>> clean_nickname("  Ada\\u200b  Lovelace\\n")
@@ -206,7 +219,7 @@ def clean_nickname(text: object) -> str:
     """
     if not isinstance(text, str):
         raise ClassroomError("classroom.error.nickname", most=MAX_NICKNAME)
-    text = unicodedata.normalize("NFC", text[: 8 * MAX_NICKNAME])
+    text = unicodedata.normalize("NFKC", text[: 8 * MAX_NICKNAME])
     # categories C* (control, format, surrogate, private use, unassigned) never show as text
     kept = "".join(
         " " if ch.isspace() else ch
@@ -216,7 +229,40 @@ def clean_nickname(text: object) -> str:
     name = " ".join(kept.split())[:MAX_NICKNAME].strip()
     if not name:
         raise ClassroomError("classroom.error.nickname", most=MAX_NICKNAME)
+    head, _, tail = name.rpartition(" ")
+    if head and tail.isdigit():
+        raise ClassroomError("classroom.error.nickname_suffix", name=head)
     return name
+
+
+#: Letters that look like a Latin letter in common fonts (Cyrillic, Greek, and a few Latin
+#: ones), after case folding: "Аda" with a Cyrillic А is "Ada" to the eye. A small table of the
+#: look-alikes a keyboard offers, in the spirit of Unicode's confusables (UTS #39), not all of it.
+LOOK_ALIKES = str.maketrans(
+    {
+        # Cyrillic (lower case, as case folding leaves them; "в" and "н" are В and Н folded)
+        "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o",
+        "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j",
+        "ѕ": "s", "ԁ": "d", "ԛ": "q", "ԝ": "w", "һ": "h", "ӏ": "l", "ү": "y", "ь": "b",
+        # Greek (lower case; "η", "ν", "υ" are Η, Ν, Υ folded)
+        "α": "a", "β": "b", "ε": "e", "η": "h", "ι": "i", "κ": "k", "μ": "m", "ν": "n",
+        "ο": "o", "ρ": "p", "τ": "t", "υ": "y", "χ": "x", "ζ": "z", "ϲ": "c", "ϳ": "j",
+        # Latin and digits read alike
+        "ı": "i", "0": "o", "1": "l", "|": "l", "ß": "ss",
+    }
+)  # fmt: skip
+
+
+def skeleton(name: str) -> str:
+    """What a nickname looks like, for telling names apart: NFKC, case folded, look-alike
+    letters (:data:`LOOK_ALIKES`) made the Latin letter they look like, "rn" read as "m".
+
+    Example:
+        >>> skeleton("\\u0410da") == skeleton("ada") == skeleton("ADA")
+        True
+    """
+    folded = unicodedata.normalize("NFKC", name).casefold().translate(LOOK_ALIKES)
+    return folded.replace("rn", "m")
 
 
 def _with_suffix(name: str, n: int) -> str:
@@ -336,27 +382,37 @@ def find_class(engine: Engine, code: str, now: float) -> ClassInfo | None:
         return ClassInfo(row.code, row.created, row.expires, frozenset(steps))
 
 
-def _free_name(c: sa.Connection, code: str, name: str) -> str:
-    """The first of "name", "name 2", "name 3", ... nobody in the class has."""
-    taken = set(c.execute(sa.select(students.c.nickname).where(students.c.code == code)).scalars())
+def _free_name(names: list[str], name: str) -> str:
+    """The first of "name", "name 2", "name 3", ... that looks like nobody's in ``names``."""
+    taken = {skeleton(n) for n in names}
     n = 1
-    while _with_suffix(name, n) in taken:
+    while skeleton(_with_suffix(name, n)) in taken:
         n += 1
     return _with_suffix(name, n)
 
 
-def join(engine: Engine, code: str, nickname: str, now: float) -> Student:
-    """A student joins the class ``code`` as ``nickname`` (cleaned); a name taken already in
-    this class gets the first free suffix ("Ada 2"). The student and their seat are one
-    transaction of two statements: a student is never left without the seat they were given.
+def _client_hash(client: str) -> str | None:
+    return hashlib.sha256(client.encode("utf-8", "surrogatepass")).hexdigest() if client else None
+
+
+def join(engine: Engine, code: str, nickname: str, now: float, client: str = "") -> Student:
+    """A student joins the class ``code`` as ``nickname`` (cleaned); a name that looks like
+    one taken already in this class (:func:`skeleton`: "Аda" with a Cyrillic А, "ADA") gets
+    the first free suffix ("Ada 2"). The student and their seat are one transaction of two
+    statements: a student is never left without the seat they were given.
+
+    Joins are bounded: :data:`MAX_STUDENTS` a class, and :data:`MAX_PER_BROWSER` from one
+    ``client`` (the browser's id from its cookie, or the session's; only its hash is kept).
 
     Raises:
-        ClassroomError: no such class (or expired), a nickname with nothing to show, or no
-            free suffix left.
+        ClassroomError: no such class (or expired), a nickname with nothing to show or with
+            the app's suffix, the class full, this browser's joins used up, or no free suffix
+            left.
     """
     name = clean_nickname(nickname)
     if find_class(engine, code, now) is None:
         raise ClassroomError("classroom.error.no_class")
+    browser = _client_hash(client)
     for _ in range(50):  # a name another session took between the look and the insert: again
         seat = secrets.token_urlsafe(SEAT_BYTES)
         try:
@@ -366,9 +422,22 @@ def join(engine: Engine, code: str, nickname: str, now: float) -> Student:
                 # name never collides there; SQLite has no row locks (SQLAlchemy leaves FOR
                 # UPDATE out) and one writer at a time: a collision is retried.
                 c.execute(sa.select(classes.c.code).where(classes.c.code == code).with_for_update())
-                candidate = _free_name(c, code, name)
+                rows = c.execute(
+                    sa.select(students.c.nickname, students.c.client).where(students.c.code == code)
+                ).all()
+                if len(rows) >= MAX_STUDENTS:
+                    raise ClassroomError("classroom.error.full", most=MAX_STUDENTS)
+                if browser and sum(r.client == browser for r in rows) >= MAX_PER_BROWSER:
+                    raise ClassroomError("classroom.error.browser", most=MAX_PER_BROWSER)
+                candidate = _free_name([r.nickname for r in rows], name)
                 new = c.execute(
-                    students.insert().values(code=code, nickname=candidate, joined=now)
+                    students.insert().values(
+                        code=code,
+                        nickname=candidate,
+                        joined=now,
+                        skeleton=skeleton(candidate),
+                        client=browser,
+                    )
                 ).inserted_primary_key
                 c.execute(
                     seats.insert().values(token=_seat_hash(seat), code=code, student=int(new[0]))

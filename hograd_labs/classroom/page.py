@@ -13,6 +13,7 @@ hograd_ui/parts/lesson_state.py.
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -21,6 +22,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from hograd_serving.teacher_door import BROWSER_COOKIE
 from hograd_ui.i18n import error_text
 from hograd_ui.parts import lesson_state as state
 from hograd_ui.parts.chart import chart
@@ -351,10 +353,29 @@ def _leave() -> None:
             del st.query_params[name]
 
 
+def _browser() -> str:
+    """This browser's id for bounding joins: the cookie hograd_serving/teacher_door.py gives
+    every browser, else (no such cookie: served without that layer, or a client that keeps no
+    cookies) one made up for this session."""
+    try:
+        cookie = st.context.cookies.get(BROWSER_COOKIE)
+    except (AttributeError, RuntimeError):  # no request behind this run (AppTest)
+        cookie = None
+    if isinstance(cookie, str) and 0 < len(cookie) <= 64:
+        return f"cookie:{cookie}"
+    if "classroom.browser" not in st.session_state:
+        st.session_state["classroom.browser"] = f"session:{secrets.token_hex(16)}"
+    return st.session_state["classroom.browser"]
+
+
 def _join(code: str) -> None:
     try:
         student = call(
-            compute.join, code, st.session_state.get("classroom.nickname", ""), time.time()
+            compute.join,
+            code,
+            st.session_state.get("classroom.nickname", ""),
+            time.time(),
+            _browser(),
         )
     except compute.ClassroomError as err:
         st.session_state["classroom.join_refused"] = error_text(err, lang())

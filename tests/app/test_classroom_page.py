@@ -248,3 +248,31 @@ def test_a_fresh_session_with_the_seat_is_the_same_student(database: Path, lang:
         assert tr("classroom.join.title", lang, code=code) in [h.value for h in other.subheader]
         assert tr("classroom.seat_gone", lang) in texts(other.info)
         assert "seat" not in other.query_params
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_look_alike_and_suffix_names_and_the_browser_bound(database: Path, lang: str) -> None:
+    """Issue 45: "Аda" (Cyrillic А) beside "Ada" gets a suffix; a typed "Ada 2" is refused
+    with a message naming the fix; a session (a browser without the id cookie) joins a class
+    at most three times."""
+    from hograd_labs.classroom import compute as cc
+
+    _, code = open_class(lang)
+    join(code, "Ada", lang)
+    cyrillic = join(code, "\u0410da", lang)
+    assert cyrillic.session_state[room.STUDENT].nickname == "\u0410da 2"
+    typed = join(code, "Ada 2", lang)
+    assert tr("classroom.error.nickname_suffix", lang, name="Ada") in texts(typed.error)
+    assert room.STUDENT not in typed.session_state
+    at = open_lesson(lang, **{"class": code})
+    for i in range(cc.MAX_PER_BROWSER + 1):
+        if i:
+            at.button(key="classroom.leave").click().run()
+            at.query_params["class"] = code
+            at.session_state["lesson.class"] = code
+            at.run()
+        at.text_input(key="classroom.nickname").input(f"b{i}")
+        at.button(key="classroom.join").click().run()
+    message = tr("classroom.error.browser", lang, most=cc.MAX_PER_BROWSER)
+    assert message in texts(at.error)
+    assert _rows(database, "SELECT count(*) FROM classroom_students") == [(2 + 3,)]
