@@ -200,3 +200,74 @@ def test_the_teacher_key_stays_out_of_the_browser_history(browser, server) -> No
     finally:
         context.close()
         stranger.close()
+
+
+def _usable(page, locator) -> None:  # noqa: ANN001
+    """``locator`` is visible, has a box, and lies in the viewport once scrolled to."""
+    expect(locator).to_be_visible()
+    locator.scroll_into_view_if_needed()
+    box = locator.bounding_box()
+    assert box is not None and box["width"] > 0 and box["height"] > 0, box
+    view = page.viewport_size
+    assert box["y"] >= 0 and box["y"] + box["height"] <= view["height"] + 0.5, box
+    assert box["x"] >= 0 and box["x"] + box["width"] <= view["width"] + 0.5, box
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_class_control_works_in_presentation_mode(browser, server, lang: str) -> None:  # noqa: ANN001
+    """Issue 48: projected at 1920x1080, each control a lecturer needs is visible and works
+    in one click: open the class panel and a class, share this view, reveal, export, close
+    the panel, delete. Present in the page is not enough: each has a box in the viewport."""
+    context = browser.new_context(viewport={"width": 1920, "height": 1080}, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        page.goto(f"{server}/lesson?lang={lang}&present=1&key={TEACHER_KEY}")
+        wait_for_app(page, timeout=90_000)
+        panel = _main(page).locator("[data-testid='stExpander']").first
+        summary = panel.locator("summary")
+        _usable(page, summary)
+        summary.click()
+        opener = page.get_by_role("button", name=tr("classroom.open", lang))
+        _usable(page, opener)
+        opener.click()
+        wait_for_app(page)
+
+        # the sidebar's copy is hidden with the sidebar: the one the lecturer sees, by its role
+        share = page.get_by_role("button", name=tr("classroom.share", lang), exact=True)
+        _usable(page, share)
+        share.click()
+        wait_for_app(page)
+        expect(page.get_by_text(tr("classroom.shared", lang, n=1))).to_be_visible()
+
+        reveal = page.get_by_role("button", name=tr("classroom.reveal", lang, n=1))
+        _usable(page, reveal)
+        reveal.click()
+        wait_for_app(page)
+        expect(page.get_by_text(tr("classroom.revealed_steps", lang, steps="1"))).to_be_visible()
+        expect(reveal).to_be_disabled()
+
+        export = page.locator(".st-key-classroom-export button")
+        _usable(page, export)
+        with page.expect_download(timeout=60_000) as info:
+            export.click()
+        assert info.value.failure() is None and info.value.suggested_filename.endswith(".csv")
+        screenshot(page, f"classroom_present_controls_{lang}")
+
+        summary.click()  # closing the panel by hand, and opening it again
+        expect(page.locator(".st-key-classroom-qr img")).to_be_hidden()
+        summary.click()
+        expect(page.locator(".st-key-classroom-qr img")).to_be_visible()
+        delete = page.get_by_role("button", name=tr("classroom.delete", lang), exact=True)
+        _usable(page, delete)
+        delete.click()
+        confirm = page.locator(".st-key-classroom-delete button")
+        _usable(page, confirm)
+        confirm.click()
+        wait_for_app(page)
+        expect(page.locator(".st-key-classroom-qr")).to_have_count(0)  # the class is gone
+        if not opener.is_visible():  # projected, the panel of no class starts closed
+            summary.click()
+        _usable(page, opener)
+    finally:
+        context.close()
