@@ -29,7 +29,7 @@ from hograd_ui.parts.chart import chart
 from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import lang, t
 
-from . import compute
+from . import address, compute
 from .cached import call
 from .figures import progress_figure, qr_svg, slips_figure
 
@@ -73,12 +73,11 @@ def _date(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d")
 
 
-def _student_link(code: str) -> str:
-    """The lesson's link for this class, on the address the lecturer's browser uses."""
-    base = (st.context.url or "").split("?")[0].rstrip("/")
-    if not base.endswith("/lesson"):
-        base = f"{base}/lesson"
-    return f"{base}?{urlencode({'class': code, 'lang': lang()})}"
+def _student_link(code: str) -> tuple[str, address.Address]:
+    """The lesson's link for this class, on an address the students can reach
+    (:func:`address.where`), and that address. No language: each student keeps their own."""
+    found = address.where(st.context.url or "", st.get_option("server.address"))
+    return f"{found.base}/lesson?{urlencode({'class': code})}", found
 
 
 # ---- the lecturer --------------------------------------------------------------------------
@@ -202,17 +201,22 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
                 icon=":material/add:",
             )
             return
-        link = _student_link(info.code)
+        link, found = _student_link(info.code)
         left, right = st.columns([3, 2], gap="large")
         with left:
             st.markdown(t("classroom.code", code=info.code))  # letters and digits of the alphabet
+            if found.note:  # the address may not reach the students: said plainly, and why
+                st.warning(
+                    t(found.note, shown=found.shown, used=found.base, name=address.NAME),
+                    icon=":material/wifi_off:",
+                )
             st.caption(t("classroom.link"))
             st.code(link, language=None)
             st.caption(t("classroom.kept", date=_date(info.expires)))
         with right, st.container(key="classroom.qr"):
             # the student link to scan, large on a projector (presentation mode): an <img> of
             # SVG that segno drew from the link, no text of it as HTML
-            st.image(qr_svg(link), width=QR_PRESENT_PX if present() else QR_PX)
+            st.image(qr_svg(link), width=QR_PRESENT_PX if present() else QR_PX, alt=link)
             st.caption(t("classroom.qr"))
         with st.container(horizontal=True):
             st.button(

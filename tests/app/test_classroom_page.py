@@ -276,3 +276,38 @@ def test_look_alike_and_suffix_names_and_the_browser_bound(database: Path, lang:
     message = tr("classroom.error.browser", lang, most=cc.MAX_PER_BROWSER)
     assert message in texts(at.error)
     assert _rows(database, "SELECT count(*) FROM classroom_students") == [(2 + 3,)]
+
+
+def _qr_alt(teacher: AppTest) -> list[str]:
+    return [img.alt for image in teacher.get("image") for img in image.proto.imgs]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_link_carries_the_public_url_and_no_language(
+    database: Path, monkeypatch: pytest.MonkeyPatch, lang: str
+) -> None:
+    """Issue 48: with HOGRAD_PUBLIC_URL set, the link and its QR code carry it, without
+    ``lang``; the QR code's alt text is the link it encodes."""
+    monkeypatch.setenv("HOGRAD_PUBLIC_URL", "https://hograd.example.edu/")
+    teacher, code = open_class(lang)
+    link = f"https://hograd.example.edu/lesson?class={code}"
+    assert link in [c.value for c in teacher.code]
+    assert _qr_alt(teacher) == [link]
+    assert not any(k.startswith("classroom.address") for k in [w.value for w in teacher.warning])
+
+
+def test_a_loopback_address_is_said_plainly(
+    database: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No public URL, a loopback browser address (AppTest has none: loopback, as localhost):
+    the panel says so, and the link carries this machine's local-network address."""
+    from hograd_labs.classroom import address
+
+    monkeypatch.delenv("HOGRAD_PUBLIC_URL", raising=False)
+    monkeypatch.setattr(address, "lan_ip", lambda: "192.168.1.20")
+    teacher, code = open_class()
+    [link] = [c.value for c in teacher.code if "class=" in c.value]
+    assert link.startswith("http://192.168.1.20") and link.endswith(f"/lesson?class={code}")
+    notes = [w.value for w in teacher.warning]
+    assert any("192.168.1.20" in n and "HOGRAD_PUBLIC_URL" in n for n in notes), notes
+    assert _qr_alt(teacher) == [link]
