@@ -76,8 +76,12 @@ __all__ = [
 #: guessed at.
 SCHEMA_VERSION = 4
 MIGRATES = {1: 4, 2: 4, 3: 4}  # version found -> the version it becomes once the parts exist
-#: Class codes: 6 characters without the ones read alike (0/O, 1/I/L), 31⁶ ≈ 8.9·10⁸ codes.
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+#: Class codes: 6 characters of letters and digits without O, I and L, 33⁶ ≈ 1.3·10⁹ codes.
+#: Read alike, they are read as one (:data:`READ_AS`): a typed O is 0, a typed I or L is 1.
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ0123456789"
+READ_AS = str.maketrans({"O": "0", "I": "1", "L": "1"})
+#: what may separate a typed code's characters ("ab2 cd3", "AB2-CD3", "ab2.cd3")
+CODE_SEPARATORS = " -_.\t\u00a0\u2010\u2011\u2012\u2013\u2014\u2212"
 CODE_LENGTH = 6
 MAX_NICKNAME = 24  # characters, suffix included
 MAX_STUDENTS = 400  # students one class takes (a large lecture hall), then joins are refused
@@ -186,19 +190,21 @@ def new_code(rng: Random | None = None) -> str:
 
 
 def read_code(text: object) -> str:
-    """A class code as typed or linked: case, spaces and dashes do not matter.
+    """A class code as typed or linked: case, spaces, dashes and dots do not matter, and the
+    letters read like a digit are that digit (O is 0; I and L are 1).
 
     Raises:
         ClassroomError: not :data:`CODE_LENGTH` characters of :data:`CODE_ALPHABET` (the
             text itself is not repeated in the message).
 
     Example:
-        >>> read_code(" abc-def ")
-        'ABCDEF'
+        >>> read_code(" abc-def "), read_code("x0 o1il")
+        ('ABCDEF', 'X00111')
     """
     if not isinstance(text, str) or len(text) > 4 * CODE_LENGTH:
         raise ClassroomError("classroom.error.code", length=CODE_LENGTH)
-    code = "".join(ch for ch in text.upper() if ch not in " -\t")
+    text = unicodedata.normalize("NFKC", text).upper().translate(READ_AS)
+    code = "".join(ch for ch in text if ch not in CODE_SEPARATORS)
     if len(code) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in code):
         raise ClassroomError("classroom.error.code", length=CODE_LENGTH)
     return code
