@@ -27,7 +27,9 @@ class Blip:
 
     def __call__(self, conn, cursor, statement, parameters, context, executemany):  # noqa: ANN001, ANN204
         if self.on:
-            raise sa.exc.OperationalError(statement, parameters, OSError("server closed the connection"))
+            raise sa.exc.OperationalError(
+                statement, parameters, OSError("server closed the connection")
+            )
 
 
 @pytest.fixture()

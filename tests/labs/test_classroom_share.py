@@ -106,7 +106,9 @@ def test_replicas_starting_together_make_the_tables_once(plain_db: Db) -> None:
     engines = [sa.create_engine(plain_db.engine.url) for _ in range(8)]
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(cc.create_schema, engines))
-    assert plain_db.rows("SELECT part, version FROM hograd_schema") == [("classroom", cc.SCHEMA_VERSION)]
+    assert plain_db.rows("SELECT part, version FROM hograd_schema") == [
+        ("classroom", cc.SCHEMA_VERSION)
+    ]
     assert {"classroom_shared", "classroom_checks", "classroom_seats"} <= plain_db.tables()
     for engine in engines:
         engine.dispose()
