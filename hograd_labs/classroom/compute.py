@@ -19,7 +19,9 @@ import io
 import json
 import secrets
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from random import Random
 
 import sqlalchemy as sa
@@ -44,6 +46,8 @@ __all__ = [
     "Slip",
     "StepCounts",
     "Student",
+    "Words",
+    "RAW",
     "Summary",
     "MAX_PER_BROWSER",
     "MAX_STUDENTS",
@@ -64,6 +68,7 @@ __all__ = [
     "record_check",
     "record_pending",
     "resume",
+    "reset_step",
     "reveal",
     "share",
     "shared_view",
@@ -108,6 +113,8 @@ classes = sa.Table(
     sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
     sa.Column("created", sa.Float, nullable=False),
     sa.Column("expires", sa.Float, nullable=False, index=True),
+    # the lecturer's language when they opened it ("en", "zh"): the export's. NULL before v4.
+    sa.Column("lang", sa.String(8), nullable=True),
 )
 students = sa.Table(
     "classroom_students",
@@ -345,6 +352,7 @@ class ClassInfo:
     created: float
     expires: float
     revealed: frozenset[int]
+    lang: str = ""  # the lecturer's language when they opened it ("" before version 4)
 
 
 @dataclass(frozen=True)
@@ -360,16 +368,25 @@ def _seat_hash(seat: str) -> str:
 
 
 def open_class(
-    engine: Engine, now: float, days: int = RETENTION_DAYS, rng: Random | None = None
+    engine: Engine,
+    now: float,
+    days: int = RETENTION_DAYS,
+    rng: Random | None = None,
+    lang: str = "",
 ) -> str:
-    """A new class, kept ``days`` days (1 to :data:`MAX_DAYS`) from ``now``; its code."""
+    """A new class, kept ``days`` days (1 to :data:`MAX_DAYS`) from ``now``; its code.
+    ``lang``: the lecturer's language, the one its export is written in."""
     if not isinstance(days, int) or isinstance(days, bool) or not 1 <= days <= MAX_DAYS:
         raise ClassroomError("classroom.error.days", most=MAX_DAYS)
     for _ in range(8):  # a code already taken: draw again
         code = new_code(rng)
         try:
             with engine.begin() as c:
-                c.execute(classes.insert().values(code=code, created=now, expires=now + days * DAY))
+                c.execute(
+                    classes.insert().values(
+                        code=code, created=now, expires=now + days * DAY, lang=str(lang)[:8]
+                    )
+                )
             return code
         except IntegrityError:
             continue
@@ -385,7 +402,7 @@ def find_class(engine: Engine, code: str, now: float) -> ClassInfo | None:
         if row is None:
             return None
         steps = c.execute(sa.select(reveals.c.step).where(reveals.c.code == code)).scalars()
-        return ClassInfo(row.code, row.created, row.expires, frozenset(steps))
+        return ClassInfo(row.code, row.created, row.expires, frozenset(steps), row.lang or "")
 
 
 def _free_name(names: list[str], name: str) -> str:
@@ -709,8 +726,37 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def export_csv(engine: Engine, code: str) -> str:
-    """Every Check of the class, one row each, oldest first, as CSV text."""
+@dataclass(frozen=True)
+class Words:
+    """How the export says each cell: the page fills these from the translation catalogue in
+    the class's language (this module knows no language); :data:`RAW` says them as stored."""
+
+    header: tuple[str, str, str, str, str, str]  # nickname, step, answer, right, verdict, time
+    step: Callable[[int], str]  # a step's number -> its name
+    answer: Callable[[str], str]  # the answer as stored (a choice: its option's key) -> words
+    right: Callable[[bool], str]
+    verdict: Callable[[str, tuple[tuple[str, str], ...]], str]  # key and values -> words
+    time: Callable[[float], str]  # seconds since the epoch -> a date and time
+
+
+def _utc(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).isoformat(timespec="seconds")
+
+
+#: the cells as stored: keys, numbers, ISO 8601 times in UTC
+RAW = Words(
+    ("nickname", "step", "answer", "correct", "verdict", "time"),
+    str,
+    str,
+    lambda right: str(int(right)),
+    lambda key, params: key + (json.dumps(dict(params), ensure_ascii=False) if params else ""),
+    _utc,
+)
+
+
+def export_csv(engine: Engine, code: str, words: Words = RAW) -> str:
+    """Every Check of the class, one row each, oldest first, as CSV text, each cell said by
+    ``words`` (the page's: in the class's language and the lecturer's local time)."""
     with engine.connect() as c:
         rows = c.execute(
             sa.select(
@@ -728,12 +774,31 @@ def export_csv(engine: Engine, code: str) -> str:
         ).all()
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["nickname", "step", "answer", "correct", "verdict", "values", "time"])
+    writer.writerow(words.header)
     for nick, step, answer, correct, verdict, params, at in rows:
+        values = tuple(json.loads(params).items())
         writer.writerow(
-            [_cell(nick), step, _cell(answer), int(correct), verdict, _cell(params), f"{at:.0f}"]
+            [
+                _cell(nick),
+                _cell(words.step(step)),
+                _cell(words.answer(answer)),
+                words.right(bool(correct)),
+                _cell(words.verdict(verdict, values)),
+                words.time(at),
+            ]
         )
     return out.getvalue()
+
+
+def reset_step(engine: Engine, code: str, step: int) -> int:
+    """The lecturer clears step ``step`` of the class ``code``: its Checks and its reveal are
+    deleted (one transaction), so the class can try it afresh; how many Checks went."""
+    with engine.begin() as c:
+        gone = c.execute(
+            checks.delete().where(checks.c.code == code, checks.c.step == int(step))
+        ).rowcount
+        c.execute(reveals.delete().where(reveals.c.code == code, reveals.c.step == int(step)))
+    return int(gone)
 
 
 def delete_class(engine: Engine, code: str) -> None:

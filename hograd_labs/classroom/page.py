@@ -13,17 +13,19 @@ hograd_ui/parts/lesson_state.py.
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Protocol
 from urllib.parse import urlencode
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import streamlit as st
 
 from hograd_serving.teacher_door import BROWSER_COOKIE
-from hograd_ui.i18n import error_text
+from hograd_ui.i18n import error_text, placeholders, tr
 from hograd_ui.parts import lesson_state as state
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.links import present
@@ -44,12 +46,33 @@ __all__ = [
     "teacher_panel",
 ]
 
+#: the export's columns, by the keys of their names
+CSV_COLUMNS = (
+    "classroom.csv.nickname",
+    "classroom.csv.step",
+    "classroom.csv.answer",
+    "classroom.csv.right",
+    "classroom.csv.verdict",
+    "classroom.csv.time",
+)
+KEY_LIKE = re.compile(r"[a-z_]+(\.[a-z0-9_]+)+")  # a translation key's shape ("lesson.x.opt.a")
 REFRESH = 3.0  # seconds between the dashboard's refreshes
 REVEAL_EVERY = 5.0  # seconds between a student's looks for a revealed answer
 TOP_SLIPS = 8
-# The class's QR code, in CSS pixels: 540 on a 1920x1080 projector (about 85 cm on a 3 m
-# screen, some 13 px a module for the ~41 modules of a student link), 280 on a laptop.
-QR_PX, QR_PRESENT_PX = 280, 540
+# The class's QR code, in CSS pixels: 480 on a 1920x1080 projector (about 75 cm on a 3 m
+# screen, some 14 px a module for the ~33 modules of a student link without lang=, quiet zone
+# included), so that it lies wholly on the first screen under the share button; 280 on a
+# laptop.
+QR_PX, QR_PRESENT_PX = 280, 480
+# The class code beside it, for students who type it: 144 px projected (capital letters and
+# digits about 98 px tall, some 15 cm on a 3 m screen, read from the back row as the QR code is
+# scanned), 48 px on a laptop; monospace, whose zero is dotted, spaced apart.
+CODE_PX, CODE_PRESENT_PX = 48, 144
+CODE_CSS = (
+    "<style>.st-key-classroom-bigcode strong {{ font-size: {px}px !important;"
+    " font-family: 'Source Code Pro', monospace; letter-spacing: 0.08em; line-height: 1.1;"
+    " display: inline-block; }}</style>"
+)
 CODE = "classroom.code"  # the class the lecturer opened in this session
 STUDENT = "classroom.student"  # the Student this session joined as
 PENDING = "classroom.pending"  # Checks not yet in the database (compute.Pending), oldest first
@@ -87,7 +110,7 @@ def _open() -> None:
     days = st.session_state.get("classroom.days", compute.RETENTION_DAYS)
     try:
         call(compute.purge, time.time())
-        st.session_state[CODE] = call(compute.open_class, time.time(), int(days))
+        st.session_state[CODE] = call(compute.open_class, time.time(), int(days), None, lang())
     except compute.ClassroomError as err:
         st.session_state["classroom.refused"] = error_text(err, lang())
 
@@ -99,6 +122,15 @@ def _reveal(code: str, number: int) -> None:
         st.session_state["classroom.refused"] = error_text(err, lang())
 
 
+def _reset(code: str, number: int) -> None:
+    try:
+        gone = call(compute.reset_step, code, number)
+    except compute.ClassroomError as err:
+        st.session_state["classroom.refused"] = error_text(err, lang())
+        return
+    st.session_state["classroom.reset_done"] = (number, gone)
+
+
 def _delete(code: str) -> None:
     try:
         call(compute.delete_class, code)
@@ -106,6 +138,56 @@ def _delete(code: str) -> None:
         st.session_state["classroom.refused"] = error_text(err, lang())
         return
     st.session_state.pop(CODE, None)
+
+
+def _zone() -> tzinfo:
+    """The lecturer's time zone, as their browser reports it; else the server's own."""
+    name = getattr(st.context, "timezone", None)
+    if isinstance(name, str) and name:
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            pass
+    return datetime.now().astimezone().tzinfo or UTC
+
+
+def _words(language: str, titles: Sequence[str]) -> compute.Words:
+    """The export's cells in ``language`` (the class's): the steps' names, a choice's option
+    and each verdict in words, "yes"/"no", and the lecturer's local time in ISO 8601 with its
+    offset ("2026-12-06T09:15:02+01:00")."""
+    zone = _zone()
+
+    def step(n: int) -> str:
+        return tr(titles[n - 1], language) if 1 <= n <= len(titles) else str(n)
+
+    def answer(text: str) -> str:
+        if KEY_LIKE.fullmatch(text):  # a choice's option, stored as its translation key
+            try:
+                return tr(text, language)
+            except KeyError:
+                pass
+        return text
+
+    def verdict(key: str, params: tuple[tuple[str, str], ...]) -> str:
+        """The verdict as the student read it; one whose values were not kept (what the app
+        could not read), or no verdict of this app, by one name."""
+        values = dict(params)
+        try:
+            text = tr(key, language)
+            if placeholders(text) <= values.keys():
+                return text.format(**values) if values else text
+        except (KeyError, IndexError, ValueError):
+            pass
+        return tr("classroom.slip.other", language)
+
+    return compute.Words(
+        tuple(tr(name, language) for name in CSV_COLUMNS),  # type: ignore[arg-type]
+        step,
+        answer,
+        lambda right: tr("classroom.csv.yes" if right else "classroom.csv.no", language),
+        verdict,
+        lambda at: datetime.fromtimestamp(at, zone).isoformat(timespec="seconds"),
+    )
 
 
 def _slip_label(slip: compute.Slip) -> str:
@@ -204,7 +286,9 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
         link, found = _student_link(info.code)
         left, right = st.columns([3, 2], gap="large")
         with left:
-            st.markdown(t("classroom.code", code=info.code))  # letters and digits of the alphabet
+            st.html(CODE_CSS.format(px=CODE_PRESENT_PX if present() else CODE_PX))
+            with st.container(key="classroom.bigcode"):  # letters and digits of the alphabet
+                st.markdown(t("classroom.code", code=info.code))
             if found.note:  # the address may not reach the students: said plainly, and why
                 st.warning(
                     t(found.note, shown=found.shown, used=found.base, name=address.NAME),
@@ -228,7 +312,7 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
                 icon=":material/visibility:",
             )
             try:
-                data = call(compute.export_csv, info.code)
+                data = call(compute.export_csv, info.code, _words(info.lang or lang(), titles))
             except compute.ClassroomError:
                 data = ""
             st.download_button(
@@ -240,6 +324,15 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
                 icon=":material/download:",
                 on_click="ignore",
             )
+            with st.popover(t("classroom.reset", n=number), icon=":material/restart_alt:"):
+                st.caption(t("classroom.reset.warn", n=number))
+                st.button(
+                    t("classroom.reset.confirm", n=number),
+                    on_click=_reset,
+                    args=(info.code, number),
+                    key="classroom.reset",
+                    type="primary",
+                )
             with st.popover(t("classroom.delete"), icon=":material/delete:"):
                 st.caption(t("classroom.delete.warn"))
                 st.button(
@@ -249,6 +342,9 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
                     key="classroom.delete",
                     type="primary",
                 )
+        reset = st.session_state.pop("classroom.reset_done", None)
+        if reset is not None:
+            st.caption(t("classroom.reset.done", n=reset[0], checks=reset[1]))
         if info.revealed:
             st.caption(
                 t(
@@ -414,7 +510,9 @@ def _revealed(code: str, number: int, answer: Callable[[], str]) -> None:
         info = call(compute.find_class, code, time.time())
     except compute.ClassroomError:
         return  # said where Checks are recorded
-    if info is not None and number in info.revealed:
+    if info is None:  # deleted (or its days are over): the page runs again and says so
+        st.rerun()
+    if number in info.revealed:
         st.info(t("classroom.revealed", answer=answer()), icon=":material/visibility:")
 
 

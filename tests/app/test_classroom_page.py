@@ -311,3 +311,27 @@ def test_a_loopback_address_is_said_plainly(
     notes = [w.value for w in teacher.warning]
     assert any("192.168.1.20" in n and "HOGRAD_PUBLIC_URL" in n for n in notes), notes
     assert _qr_alt(teacher) == [link]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_lecturer_resets_a_steps_answers(database: Path, lang: str) -> None:
+    """Issue 48: Reset deletes the open step's Checks and its reveal, nothing else; a
+    student's progress (the class's record) loses that step on their next run."""
+    teacher, code = open_class(lang)
+    ann = join(code, "ann", lang)
+    answer(ann, 1, right=True)
+    answer(ann, 1, right=False)
+    teacher.button(key="classroom.reveal").click().run()
+    other, _ = open_class(lang)  # another class's Checks stay
+    bo = join(other.session_state[room.CODE], "bo", lang)
+    answer(bo, 1, right=True)
+    teacher.button(key="classroom.reset").click().run()
+    assert not teacher.exception
+    assert tr("classroom.reset.done", lang, n=1, checks=2) in texts(teacher.caption)
+    assert _rows(database, f"SELECT count(*) FROM classroom_checks WHERE code = '{code}'") == [(0,)]
+    assert _rows(database, "SELECT count(*) FROM classroom_checks") == [(1,)]
+    assert _rows(database, "SELECT count(*) FROM classroom_reveals") == [(0,)]
+    assert not teacher.button(key="classroom.reveal").disabled
+    ann.run()
+    assert ann.get("progress")[0].proto.text == tr("lesson.progress", lang, done=0, total=7)
+    assert _rows(database, "SELECT count(*) FROM classroom_students") == [(2,)]

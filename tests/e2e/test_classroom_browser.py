@@ -10,10 +10,18 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import expect
 
+from hograd_labs.classroom.page import CSV_COLUMNS
 from hograd_ui.i18n import tr
 from tests.e2e.conftest import TEACHER_KEY, screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
+
+#: the height of an element's text as drawn (ink: ascent + descent of its glyphs), in px
+GLYPHS_JS = """(el) => { const cs = getComputedStyle(el);
+  const c = document.createElement('canvas').getContext('2d');
+  c.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+  const m = c.measureText(el.innerText);
+  return m.actualBoundingBoxAscent + m.actualBoundingBoxDescent; }"""
 
 SLIP = tr("lesson.trap.value", value="8")  # "8 is f(2) = 2³, the value of the function, ..."
 
@@ -119,6 +127,15 @@ def test_a_lecturer_and_three_students(browser, server) -> None:  # noqa: ANN001
         screenshot(cy, "classroom_student_revealed")
         for page in (teacher, *students):
             assert page.locator("[data-testid='stException']").count() == 0
+
+        # the lecturer deletes the class: an open student's page says so on its next look
+        # (every 5 s), without a reload, and the class leaves its address
+        delete = _main(teacher).get_by_role("button", name=tr("classroom.delete"), exact=True)
+        delete.click()
+        teacher.locator(".st-key-classroom-delete button").click()
+        wait_for_app(teacher)
+        expect(_main(cy).get_by_text(tr("classroom.error.no_class"))).to_be_visible(timeout=60_000)
+        assert "class" not in parse_qs(urlparse(cy.url).query)
     finally:
         for context in contexts:
             context.close()
@@ -209,7 +226,7 @@ def _usable(page, locator) -> None:  # noqa: ANN001
     box = locator.bounding_box()
     assert box is not None and box["width"] > 0 and box["height"] > 0, box
     view = page.viewport_size
-    assert box["y"] >= 0 and box["y"] + box["height"] <= view["height"] + 0.5, box
+    assert box["y"] >= -1 and box["y"] + box["height"] <= view["height"] + 1, box
     assert box["x"] >= 0 and box["x"] + box["width"] <= view["width"] + 0.5, box
 
 
@@ -252,6 +269,14 @@ def test_every_class_control_works_in_presentation_mode(browser, server, lang: s
         with page.expect_download(timeout=60_000) as info:
             export.click()
         assert info.value.failure() is None and info.value.suggested_filename.endswith(".csv")
+        with open(info.value.path(), encoding="utf-8") as f:
+            header = f.readline().strip()
+        assert header == ",".join(tr(c, lang) for c in CSV_COLUMNS)
+
+        # the join code, projected: glyphs at least 96 px tall (measured ink, not the box)
+        code = page.locator(".st-key-classroom-bigcode strong")
+        _usable(page, code)
+        assert code.evaluate(GLYPHS_JS) >= 96
         screenshot(page, f"classroom_present_controls_{lang}")
 
         summary.click()  # closing the panel by hand, and opening it again
