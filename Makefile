@@ -39,6 +39,9 @@ run: $(VENV)/.runtime
 # (deploy/replicas.py; docs/deploy.md).
 REPLICAS ?= 2
 PROXY_PORT ?= 8080
+# HOGRAD_PUBLIC_URL (the address students reach, for the class link and QR code) goes to every
+# replica: `make serve HOGRAD_PUBLIC_URL=http://192.168.1.20:8080`.
+export HOGRAD_PUBLIC_URL
 serve: $(VENV)/.runtime debian
 	$(PY) -m hograd_serving.teacher_key --port $(PROXY_PORT) -- \
 		$(PY) deploy/replicas.py --replicas $(REPLICAS) --port $(PROXY_PORT)

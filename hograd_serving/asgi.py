@@ -6,11 +6,13 @@ Run it from the project's folder, as ``make run`` does::
 
 ``streamlit run`` finds ``app`` below, an ``st.App``, and serves it with uvicorn; app.py stays
 the Streamlit script (every page, the navigation, Community Cloud's ``streamlit run app.py``).
-Two middlewares are added: :class:`~hograd_serving.gzip_static.StaticGzipMiddleware`
+Three middlewares are added: :class:`~hograd_serving.gzip_static.StaticGzipMiddleware`
 (Streamlit's static bundles gzipped once per process, so a storm of new browsers downloads a
 third of the bytes without compressing them again per visit) and
 :class:`~hograd_serving.serving_middleware.ServingMiddleware` (the cheap health endpoint
-``/_hograd/health`` a proxy asks, the warm-up's announcement, the cookie that names a browser).
+``/_hograd/health`` a proxy asks, the warm-up's announcement, the cookie that names a browser)
+and :class:`~hograd_serving.teacher_door.TeacherDoorMiddleware` (the teacher's ``?key=``
+exchanged once for an HttpOnly cookie, so that it stays out of the browser's history).
 
 Note:
     Streamlit reads ``.streamlit/config.toml`` and ``.streamlit/secrets.toml`` from the current
@@ -32,10 +34,15 @@ if str(ROOT) not in sys.path:  # `streamlit run` put this file's folder first, n
 
 from hograd_serving.gzip_static import StaticGzipMiddleware  # noqa: E402
 from hograd_serving.serving_middleware import ServingMiddleware  # noqa: E402
+from hograd_serving.teacher_door import TeacherDoorMiddleware  # noqa: E402
 
 __all__ = ["app"]
 
 app = st.App(
     ROOT / "app.py",
-    middleware=[Middleware(ServingMiddleware), Middleware(StaticGzipMiddleware)],
+    middleware=[
+        Middleware(ServingMiddleware),
+        Middleware(StaticGzipMiddleware),
+        Middleware(TeacherDoorMiddleware),
+    ],
 )

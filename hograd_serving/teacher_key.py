@@ -14,13 +14,15 @@ machine has none, and prints the teacher's link in the terminal, as Jupyter prin
 from __future__ import annotations
 
 import argparse
+import hashlib
+import hmac
 import os
 import secrets
 import sys
 import tomllib
 from pathlib import Path
 
-__all__ = ["NAME", "server_key", "teacher_link"]
+__all__ = ["NAME", "server_key", "session_token", "teacher_link"]
 
 NAME = "HOGRAD_TEACHER_KEY"
 #: Streamlit's secrets file for an app started in this folder (its default path)
@@ -41,6 +43,24 @@ def server_key() -> str | None:
         if key is not None:
             return key
     return _as_key(os.environ.get(NAME))
+
+
+#: what a session token authenticates (the HMAC's message); a token opens this and nothing else
+_PURPOSE = b"hograd teacher session v1"
+
+
+def session_token(key: str) -> str:
+    """The token a lecturer's browser holds instead of the key (hograd_serving/teacher_door.py):
+    HMAC-SHA256 of a fixed message under the key, 64 hex digits. It opens the teacher's version
+    as the key does, for as long as the server keeps that key, but the key itself cannot be
+    read back from it; a new key makes every old token useless.
+
+    Example:
+        >>> len(session_token("s3cret")), session_token("s3cret") == session_token("s3cret!")
+        (64, False)
+    """
+    raw = key.encode("utf-8", "surrogatepass")[:1024]
+    return hmac.new(raw, _PURPOSE, hashlib.sha256).hexdigest()
 
 
 def _file_key(path: Path) -> str | None:

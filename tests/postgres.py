@@ -19,6 +19,7 @@ import pytest
 
 BIN = Path(os.environ.get("HOGRAD_PG_BIN", "/usr/lib/postgresql/15/bin"))
 USER = "nobody"  # the user the cluster runs as when the tests run as root
+_DATA: dict[str, Path] = {}  # a running cluster's URL -> its data directory (for restart)
 
 
 def _require(condition: bool, reason: str) -> None:
@@ -83,8 +84,11 @@ def cluster() -> Iterator[str]:
         except subprocess.CalledProcessError as err:
             log = (folder / "log").read_text() if (folder / "log").exists() else ""
             pytest.fail(f"PostgreSQL did not start: {err.stderr}\n{log[-2000:]}")
-        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+        url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+        _DATA[url] = data
+        yield url
     finally:
+        _DATA.pop(f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres", None)
         subprocess.run(
             _as_owner([str(BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
             capture_output=True,
@@ -102,3 +106,18 @@ def fresh_database(url: str, name: str) -> str:
         con.execute(f'DROP DATABASE IF EXISTS "{name}"')
         con.execute(f'CREATE DATABASE "{name}"')
     return url.rsplit("/", 1)[0] + "/" + name
+
+
+def restart(url: str, mode: str = "fast") -> None:
+    """``pg_ctl restart -m <mode>`` of the cluster at ``url`` (as :func:`cluster` yielded it,
+    or a database in it): every connection is cut; returns once it accepts connections again."""
+    base = url.rsplit("/", 1)[0] + "/postgres"
+    subprocess.run(
+        _as_owner(
+            [str(BIN / "pg_ctl"), "-D", str(_DATA[base]), "-l", str(_DATA[base].parent / "log")]
+            + ["-m", mode, "-w", "restart"]
+        ),
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )

@@ -19,12 +19,14 @@ import io
 import json
 import secrets
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from random import Random
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
 from hograd_core.errors import HogradError
 
@@ -44,8 +46,13 @@ __all__ = [
     "Slip",
     "StepCounts",
     "Student",
+    "Words",
+    "RAW",
     "Summary",
+    "MAX_PER_BROWSER",
+    "MAX_STUDENTS",
     "clean_nickname",
+    "skeleton",
     "create_schema",
     "delete_class",
     "done_steps",
@@ -56,25 +63,37 @@ __all__ = [
     "open_class",
     "purge",
     "read_code",
+    "Pending",
+    "check_id",
     "record_check",
+    "record_pending",
     "resume",
+    "reset_step",
     "reveal",
     "share",
     "shared_view",
     "summary",
 ]
 
-#: The version of the tables below. Version 1 (no ``classroom_shared``) and version 2 (no
-#: ``classroom_seats``) are brought to 3 by creating the tables they lack
-#: (:func:`create_schema`); any other version is refused, not guessed at.
-SCHEMA_VERSION = 3
-MIGRATES = {1: 3, 2: 3}  # version found -> the version it becomes once the missing tables exist
-#: Class codes: 6 characters without the ones read alike (0/O, 1/I/L), 31⁶ ≈ 8.9·10⁸ codes.
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+#: The version of the tables below. Version 1 (no ``classroom_shared``), 2 (no
+#: ``classroom_seats``) and 3 (no Check ids) are brought to 4 by creating the tables and adding
+#: the columns and indexes they lack (:func:`create_schema`); any other version is refused, not
+#: guessed at.
+SCHEMA_VERSION = 4
+MIGRATES = {1: 4, 2: 4, 3: 4}  # version found -> the version it becomes once the parts exist
+#: Class codes: 6 characters of letters and digits without O, I and L, 33⁶ ≈ 1.3·10⁹ codes.
+#: Read alike, they are read as one (:data:`READ_AS`): a typed O is 0, a typed I or L is 1.
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ0123456789"
+READ_AS = str.maketrans({"O": "0", "I": "1", "L": "1"})
+#: what may separate a typed code's characters ("ab2 cd3", "AB2-CD3", "ab2.cd3")
+CODE_SEPARATORS = " -_.\t\u00a0\u2010\u2011\u2012\u2013\u2014\u2212"
 CODE_LENGTH = 6
 MAX_NICKNAME = 24  # characters, suffix included
+MAX_STUDENTS = 400  # students one class takes (a large lecture hall), then joins are refused
+MAX_PER_BROWSER = 3  # joins of one class from one browser (a cookie, else the session)
 MAX_ANSWER = 200  # characters of an answer as the app understood it
 MAX_LINK = 2000  # characters of a view's link the lecturer shares (page and query)
+CHECK_ID_LENGTH = 32  # hex digits of a Check's id: 128 random bits
 MAX_PARAMS = 400  # characters of a verdict's parameters, as JSON
 #: the verdicts' values that are numbers the app formatted (hograd_labs/lesson/compute.py's check)
 KEPT_PARAMS = ("value", "index")
@@ -94,6 +113,8 @@ classes = sa.Table(
     sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
     sa.Column("created", sa.Float, nullable=False),
     sa.Column("expires", sa.Float, nullable=False, index=True),
+    # the lecturer's language when they opened it ("en", "zh"): the export's. NULL before v4.
+    sa.Column("lang", sa.String(8), nullable=True),
 )
 students = sa.Table(
     "classroom_students",
@@ -103,6 +124,12 @@ students = sa.Table(
     sa.Column("nickname", sa.String(MAX_NICKNAME * 4), nullable=False),
     sa.Column("joined", sa.Float, nullable=False),
     sa.UniqueConstraint("code", "nickname"),
+    # :func:`skeleton` of the nickname: two names that look alike are one name. NULL in rows
+    # of version 3 (their names were compared as written).
+    sa.Column("skeleton", sa.String(MAX_NICKNAME * 4), nullable=True),
+    # the SHA-256 of the joining browser's id (cookie or session), to bound joins per browser
+    sa.Column("client", sa.String(64), nullable=True),
+    sa.Index("ix_classroom_students_skeleton", "code", "skeleton", unique=True),
 )
 checks = sa.Table(
     "classroom_checks",
@@ -116,6 +143,10 @@ checks = sa.Table(
     sa.Column("verdict", sa.String(80), nullable=False),  # its translation key: the slip's name
     sa.Column("params", sa.String(MAX_PARAMS * 4), nullable=False),
     sa.Column("at", sa.Float, nullable=False),
+    # The Check's own id, made by the student's session before the first try (:func:`check_id`):
+    # a Check sent again after a storage error is stored once. NULL in rows of version 3.
+    sa.Column("cid", sa.String(CHECK_ID_LENGTH), nullable=True),
+    sa.Index("ix_classroom_checks_cid", "cid", unique=True),
 )
 reveals = sa.Table(
     "classroom_reveals",
@@ -166,30 +197,34 @@ def new_code(rng: Random | None = None) -> str:
 
 
 def read_code(text: object) -> str:
-    """A class code as typed or linked: case, spaces and dashes do not matter.
+    """A class code as typed or linked: case, spaces, dashes and dots do not matter, and the
+    letters read like a digit are that digit (O is 0; I and L are 1).
 
     Raises:
         ClassroomError: not :data:`CODE_LENGTH` characters of :data:`CODE_ALPHABET` (the
             text itself is not repeated in the message).
 
     Example:
-        >>> read_code(" abc-def ")
-        'ABCDEF'
+        >>> read_code(" abc-def "), read_code("x0 o1il")
+        ('ABCDEF', 'X00111')
     """
     if not isinstance(text, str) or len(text) > 4 * CODE_LENGTH:
         raise ClassroomError("classroom.error.code", length=CODE_LENGTH)
-    code = "".join(ch for ch in text.upper() if ch not in " -\t")
+    text = unicodedata.normalize("NFKC", text).upper().translate(READ_AS)
+    code = "".join(ch for ch in text if ch not in CODE_SEPARATORS)
     if len(code) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in code):
         raise ClassroomError("classroom.error.code", length=CODE_LENGTH)
     return code
 
 
 def clean_nickname(text: object) -> str:
-    """A nickname as stored: NFC, control and format characters removed, runs of blanks made
-    one space, at most :data:`MAX_NICKNAME` characters.
+    """A nickname as stored: NFKC (full-width and other compatibility forms become the plain
+    letters they show), control and format characters removed, runs of blanks made one space,
+    at most :data:`MAX_NICKNAME` characters.
 
     Raises:
-        ClassroomError: nothing left to show.
+        ClassroomError: nothing left to show, or a name that ends in a space and a number
+            (the app's own suffix, "Ada 2", which tells two students of one name apart).
 
     Example:
         >>> clean_nickname("  Ada\\u200b  Lovelace\\n")
@@ -197,7 +232,7 @@ def clean_nickname(text: object) -> str:
     """
     if not isinstance(text, str):
         raise ClassroomError("classroom.error.nickname", most=MAX_NICKNAME)
-    text = unicodedata.normalize("NFC", text[: 8 * MAX_NICKNAME])
+    text = unicodedata.normalize("NFKC", text[: 8 * MAX_NICKNAME])
     # categories C* (control, format, surrogate, private use, unassigned) never show as text
     kept = "".join(
         " " if ch.isspace() else ch
@@ -207,7 +242,40 @@ def clean_nickname(text: object) -> str:
     name = " ".join(kept.split())[:MAX_NICKNAME].strip()
     if not name:
         raise ClassroomError("classroom.error.nickname", most=MAX_NICKNAME)
+    head, _, tail = name.rpartition(" ")
+    if head and tail.isdigit():
+        raise ClassroomError("classroom.error.nickname_suffix", name=head)
     return name
+
+
+#: Letters that look like a Latin letter in common fonts (Cyrillic, Greek, and a few Latin
+#: ones), after case folding: "Аda" with a Cyrillic А is "Ada" to the eye. A small table of the
+#: look-alikes a keyboard offers, in the spirit of Unicode's confusables (UTS #39), not all of it.
+LOOK_ALIKES = str.maketrans(
+    {
+        # Cyrillic (lower case, as case folding leaves them; "в" and "н" are В and Н folded)
+        "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o",
+        "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j",
+        "ѕ": "s", "ԁ": "d", "ԛ": "q", "ԝ": "w", "һ": "h", "ӏ": "l", "ү": "y", "ь": "b",
+        # Greek (lower case; "η", "ν", "υ" are Η, Ν, Υ folded)
+        "α": "a", "β": "b", "ε": "e", "η": "h", "ι": "i", "κ": "k", "μ": "m", "ν": "n",
+        "ο": "o", "ρ": "p", "τ": "t", "υ": "y", "χ": "x", "ζ": "z", "ϲ": "c", "ϳ": "j",
+        # Latin and digits read alike
+        "ı": "i", "0": "o", "1": "l", "|": "l", "ß": "ss",
+    }
+)  # fmt: skip
+
+
+def skeleton(name: str) -> str:
+    """What a nickname looks like, for telling names apart: NFKC, case folded, look-alike
+    letters (:data:`LOOK_ALIKES`) made the Latin letter they look like, "rn" read as "m".
+
+    Example:
+        >>> skeleton("\\u0410da") == skeleton("ada") == skeleton("ADA")
+        True
+    """
+    folded = unicodedata.normalize("NFKC", name).casefold().translate(LOOK_ALIKES)
+    return folded.replace("rn", "m")
 
 
 def _with_suffix(name: str, n: int) -> str:
@@ -254,10 +322,28 @@ def _create_schema(engine: Engine) -> None:
         if found not in (None, SCHEMA_VERSION, *MIGRATES):
             raise ClassroomError("classroom.error.schema", found=found, needed=SCHEMA_VERSION)
         metadata.create_all(c, checkfirst=True)
+        if found in MIGRATES:
+            _add_missing(c)
         if found is None:
             c.execute(schema.insert().values(part=_PART, version=SCHEMA_VERSION))
         elif found != SCHEMA_VERSION:  # the missing tables exist now: the version follows
             c.execute(schema.update().where(schema.c.part == _PART).values(version=MIGRATES[found]))
+
+
+def _add_missing(c: sa.Connection) -> None:
+    """The columns and indexes of :data:`metadata` that an older version's tables lack. The
+    names are this module's own, never text from outside."""
+    inspector = sa.inspect(c)
+    for table in metadata.sorted_tables:
+        have = {col["name"] for col in inspector.get_columns(table.name)}
+        for col in table.columns:
+            if col.name not in have:
+                kind = col.type.compile(c.dialect)
+                c.execute(sa.text(f"ALTER TABLE {table.name} ADD COLUMN {col.name} {kind}"))
+        indexes = {ix["name"] for ix in inspector.get_indexes(table.name)}
+        for index in table.indexes:
+            if index.name not in indexes:
+                index.create(c)
 
 
 @dataclass(frozen=True)
@@ -266,6 +352,7 @@ class ClassInfo:
     created: float
     expires: float
     revealed: frozenset[int]
+    lang: str = ""  # the lecturer's language when they opened it ("" before version 4)
 
 
 @dataclass(frozen=True)
@@ -281,16 +368,25 @@ def _seat_hash(seat: str) -> str:
 
 
 def open_class(
-    engine: Engine, now: float, days: int = RETENTION_DAYS, rng: Random | None = None
+    engine: Engine,
+    now: float,
+    days: int = RETENTION_DAYS,
+    rng: Random | None = None,
+    lang: str = "",
 ) -> str:
-    """A new class, kept ``days`` days (1 to :data:`MAX_DAYS`) from ``now``; its code."""
+    """A new class, kept ``days`` days (1 to :data:`MAX_DAYS`) from ``now``; its code.
+    ``lang``: the lecturer's language, the one its export is written in."""
     if not isinstance(days, int) or isinstance(days, bool) or not 1 <= days <= MAX_DAYS:
         raise ClassroomError("classroom.error.days", most=MAX_DAYS)
     for _ in range(8):  # a code already taken: draw again
         code = new_code(rng)
         try:
             with engine.begin() as c:
-                c.execute(classes.insert().values(code=code, created=now, expires=now + days * DAY))
+                c.execute(
+                    classes.insert().values(
+                        code=code, created=now, expires=now + days * DAY, lang=str(lang)[:8]
+                    )
+                )
             return code
         except IntegrityError:
             continue
@@ -306,30 +402,40 @@ def find_class(engine: Engine, code: str, now: float) -> ClassInfo | None:
         if row is None:
             return None
         steps = c.execute(sa.select(reveals.c.step).where(reveals.c.code == code)).scalars()
-        return ClassInfo(row.code, row.created, row.expires, frozenset(steps))
+        return ClassInfo(row.code, row.created, row.expires, frozenset(steps), row.lang or "")
 
 
-def _free_name(c: sa.Connection, code: str, name: str) -> str:
-    """The first of "name", "name 2", "name 3", ... nobody in the class has."""
-    taken = set(c.execute(sa.select(students.c.nickname).where(students.c.code == code)).scalars())
+def _free_name(names: list[str], name: str) -> str:
+    """The first of "name", "name 2", "name 3", ... that looks like nobody's in ``names``."""
+    taken = {skeleton(n) for n in names}
     n = 1
-    while _with_suffix(name, n) in taken:
+    while skeleton(_with_suffix(name, n)) in taken:
         n += 1
     return _with_suffix(name, n)
 
 
-def join(engine: Engine, code: str, nickname: str, now: float) -> Student:
-    """A student joins the class ``code`` as ``nickname`` (cleaned); a name taken already in
-    this class gets the first free suffix ("Ada 2"). The student and their seat are one
-    transaction of two statements: a student is never left without the seat they were given.
+def _client_hash(client: str) -> str | None:
+    return hashlib.sha256(client.encode("utf-8", "surrogatepass")).hexdigest() if client else None
+
+
+def join(engine: Engine, code: str, nickname: str, now: float, client: str = "") -> Student:
+    """A student joins the class ``code`` as ``nickname`` (cleaned); a name that looks like
+    one taken already in this class (:func:`skeleton`: "Аda" with a Cyrillic А, "ADA") gets
+    the first free suffix ("Ada 2"). The student and their seat are one transaction of two
+    statements: a student is never left without the seat they were given.
+
+    Joins are bounded: :data:`MAX_STUDENTS` a class, and :data:`MAX_PER_BROWSER` from one
+    ``client`` (the browser's id from its cookie, or the session's; only its hash is kept).
 
     Raises:
-        ClassroomError: no such class (or expired), a nickname with nothing to show, or no
-            free suffix left.
+        ClassroomError: no such class (or expired), a nickname with nothing to show or with
+            the app's suffix, the class full, this browser's joins used up, or no free suffix
+            left.
     """
     name = clean_nickname(nickname)
     if find_class(engine, code, now) is None:
         raise ClassroomError("classroom.error.no_class")
+    browser = _client_hash(client)
     for _ in range(50):  # a name another session took between the look and the insert: again
         seat = secrets.token_urlsafe(SEAT_BYTES)
         try:
@@ -339,9 +445,22 @@ def join(engine: Engine, code: str, nickname: str, now: float) -> Student:
                 # name never collides there; SQLite has no row locks (SQLAlchemy leaves FOR
                 # UPDATE out) and one writer at a time: a collision is retried.
                 c.execute(sa.select(classes.c.code).where(classes.c.code == code).with_for_update())
-                candidate = _free_name(c, code, name)
+                rows = c.execute(
+                    sa.select(students.c.nickname, students.c.client).where(students.c.code == code)
+                ).all()
+                if len(rows) >= MAX_STUDENTS:
+                    raise ClassroomError("classroom.error.full", most=MAX_STUDENTS)
+                if browser and sum(r.client == browser for r in rows) >= MAX_PER_BROWSER:
+                    raise ClassroomError("classroom.error.browser", most=MAX_PER_BROWSER)
+                candidate = _free_name([r.nickname for r in rows], name)
                 new = c.execute(
-                    students.insert().values(code=code, nickname=candidate, joined=now)
+                    students.insert().values(
+                        code=code,
+                        nickname=candidate,
+                        joined=now,
+                        skeleton=skeleton(candidate),
+                        client=browser,
+                    )
                 ).inserted_primary_key
                 c.execute(
                     seats.insert().values(token=_seat_hash(seat), code=code, student=int(new[0]))
@@ -378,25 +497,105 @@ def record_check(
     verdict: str,
     params: tuple[tuple[str, str], ...],
     now: float,
+    cid: str | None = None,
 ) -> None:
     """One Check: the step, the answer as the app understood it, right or not, and the
     verdict's translation key and values (a known slip is its key, "lesson.trap.value").
     Only the values the app wrote itself are kept (:data:`KEPT_PARAMS`): the part of a typed
-    answer that could not be read is the student's own text, and is not stored."""
+    answer that could not be read is the student's own text, and is not stored.
+
+    ``cid`` (:func:`check_id`) makes the Check idempotent: sent again, after an error that
+    came when it was stored already (the connection lost on COMMIT's answer), it is stored
+    once. Returns only once the Check is in the database.
+
+    Raises:
+        ClassroomError: ``cid`` is not an id of :func:`check_id`.
+        SQLAlchemyError: the database failed; the Check may or may not be stored (send it
+            again with the same ``cid``).
+    """
+    if cid is not None and (
+        not isinstance(cid, str)
+        or len(cid) != CHECK_ID_LENGTH
+        or not set(cid) <= set("0123456789abcdef")
+    ):
+        raise ClassroomError("classroom.error.check_id", length=CHECK_ID_LENGTH)
     shown = json.dumps({k: str(v) for k, v in params if k in KEPT_PARAMS}, ensure_ascii=False)
-    with engine.begin() as c:
-        c.execute(
-            checks.insert().values(
-                code=student.code,
-                student=student.id,
-                step=int(step),
-                answer=str(answer)[:MAX_ANSWER],
-                correct=bool(correct),
-                verdict=str(verdict)[:80],
-                params=shown if len(shown) <= MAX_PARAMS else "{}",
-                at=now,
+    try:
+        with engine.begin() as c:
+            c.execute(
+                checks.insert().values(
+                    code=student.code,
+                    student=student.id,
+                    step=int(step),
+                    answer=str(answer)[:MAX_ANSWER],
+                    correct=bool(correct),
+                    verdict=str(verdict)[:80],
+                    params=shown if len(shown) <= MAX_PARAMS else "{}",
+                    at=now,
+                    cid=cid,
+                )
             )
-        )
+    except IntegrityError:
+        if cid is None or not _stored(engine, cid):
+            raise
+        # stored by an earlier try whose answer was lost: that row is this Check
+
+
+def _stored(engine: Engine, cid: str) -> bool:
+    with engine.connect() as c:
+        return c.execute(sa.select(checks.c.id).where(checks.c.cid == cid)).first() is not None
+
+
+def check_id() -> str:
+    """A fresh id for one Check, made before its first try (128 random bits, hex)."""
+    return secrets.token_hex(CHECK_ID_LENGTH // 2)
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A Check not yet in the database: what :func:`record_check` needs, and the student by
+    their seat's secret when the session could not look them up yet (``student`` 0)."""
+
+    cid: str
+    code: str
+    student: int
+    seat: str
+    step: int
+    answer: str
+    correct: bool
+    verdict: str
+    params: tuple[tuple[str, str], ...]
+    at: float
+
+
+def record_pending(engine: Engine, pending: tuple[Pending, ...], now: float) -> tuple[Pending, ...]:
+    """Store the Checks waiting in ``pending``, oldest first; the ones still waiting.
+
+    Stops at the first storage error (the database is out: the rest wait too). A Check whose
+    student cannot be found any more (the class deleted, the seat gone) is dropped: there is
+    nobody to record it for. Each is stored once however often this is called
+    (:func:`record_check` with its ``cid``).
+    """
+    for n, item in enumerate(pending):
+        try:
+            student: Student | None = Student(item.student, item.code, "", item.seat)
+            if not item.student:
+                student = resume(engine, item.code, item.seat, now)
+            if student is not None:
+                record_check(
+                    engine,
+                    student,
+                    item.step,
+                    item.answer,
+                    item.correct,
+                    item.verdict,
+                    item.params,
+                    item.at,
+                    cid=item.cid,
+                )
+        except SQLAlchemyError:
+            return pending[n:]
+    return ()
 
 
 def reveal(engine: Engine, code: str, step: int) -> None:
@@ -527,8 +726,37 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def export_csv(engine: Engine, code: str) -> str:
-    """Every Check of the class, one row each, oldest first, as CSV text."""
+@dataclass(frozen=True)
+class Words:
+    """How the export says each cell: the page fills these from the translation catalogue in
+    the class's language (this module knows no language); :data:`RAW` says them as stored."""
+
+    header: tuple[str, str, str, str, str, str]  # nickname, step, answer, right, verdict, time
+    step: Callable[[int], str]  # a step's number -> its name
+    answer: Callable[[str], str]  # the answer as stored (a choice: its option's key) -> words
+    right: Callable[[bool], str]
+    verdict: Callable[[str, tuple[tuple[str, str], ...]], str]  # key and values -> words
+    time: Callable[[float], str]  # seconds since the epoch -> a date and time
+
+
+def _utc(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).isoformat(timespec="seconds")
+
+
+#: the cells as stored: keys, numbers, ISO 8601 times in UTC
+RAW = Words(
+    ("nickname", "step", "answer", "correct", "verdict", "time"),
+    str,
+    str,
+    lambda right: str(int(right)),
+    lambda key, params: key + (json.dumps(dict(params), ensure_ascii=False) if params else ""),
+    _utc,
+)
+
+
+def export_csv(engine: Engine, code: str, words: Words = RAW) -> str:
+    """Every Check of the class, one row each, oldest first, as CSV text, each cell said by
+    ``words`` (the page's: in the class's language and the lecturer's local time)."""
     with engine.connect() as c:
         rows = c.execute(
             sa.select(
@@ -546,12 +774,31 @@ def export_csv(engine: Engine, code: str) -> str:
         ).all()
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["nickname", "step", "answer", "correct", "verdict", "values", "time"])
+    writer.writerow(words.header)
     for nick, step, answer, correct, verdict, params, at in rows:
+        values = tuple(json.loads(params).items())
         writer.writerow(
-            [_cell(nick), step, _cell(answer), int(correct), verdict, _cell(params), f"{at:.0f}"]
+            [
+                _cell(nick),
+                _cell(words.step(step)),
+                _cell(words.answer(answer)),
+                words.right(bool(correct)),
+                _cell(words.verdict(verdict, values)),
+                words.time(at),
+            ]
         )
     return out.getvalue()
+
+
+def reset_step(engine: Engine, code: str, step: int) -> int:
+    """The lecturer clears step ``step`` of the class ``code``: its Checks and its reveal are
+    deleted (one transaction), so the class can try it afresh; how many Checks went."""
+    with engine.begin() as c:
+        gone = c.execute(
+            checks.delete().where(checks.c.code == code, checks.c.step == int(step))
+        ).rowcount
+        c.execute(reveals.delete().where(reveals.c.code == code, reveals.c.step == int(step)))
+    return int(gone)
 
 
 def delete_class(engine: Engine, code: str) -> None:

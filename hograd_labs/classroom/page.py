@@ -13,21 +13,25 @@ hograd_ui/parts/lesson_state.py.
 
 from __future__ import annotations
 
+import re
+import secrets
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Protocol
 from urllib.parse import urlencode
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import streamlit as st
 
-from hograd_ui.i18n import error_text
+from hograd_serving.teacher_door import BROWSER_COOKIE
+from hograd_ui.i18n import error_text, placeholders, tr
 from hograd_ui.parts import lesson_state as state
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import lang, t
 
-from . import compute
+from . import address, compute
 from .cached import call
 from .figures import progress_figure, qr_svg, slips_figure
 
@@ -42,15 +46,38 @@ __all__ = [
     "teacher_panel",
 ]
 
+#: the export's columns, by the keys of their names
+CSV_COLUMNS = (
+    "classroom.csv.nickname",
+    "classroom.csv.step",
+    "classroom.csv.answer",
+    "classroom.csv.right",
+    "classroom.csv.verdict",
+    "classroom.csv.time",
+)
+KEY_LIKE = re.compile(r"[a-z_]+(\.[a-z0-9_]+)+")  # a translation key's shape ("lesson.x.opt.a")
 REFRESH = 3.0  # seconds between the dashboard's refreshes
 REVEAL_EVERY = 5.0  # seconds between a student's looks for a revealed answer
 TOP_SLIPS = 8
-# The class's QR code, in CSS pixels: 540 on a 1920x1080 projector (about 85 cm on a 3 m
-# screen, some 13 px a module for the ~41 modules of a student link), 280 on a laptop.
-QR_PX, QR_PRESENT_PX = 280, 540
+# The class's QR code, in CSS pixels: 480 on a 1920x1080 projector (about 75 cm on a 3 m
+# screen, some 14 px a module for the ~33 modules of a student link without lang=, quiet zone
+# included), so that it lies wholly on the first screen under the share button; 280 on a
+# laptop.
+QR_PX, QR_PRESENT_PX = 280, 480
+# The class code beside it, for students who type it: 144 px projected (capital letters and
+# digits about 98 px tall, some 15 cm on a 3 m screen, read from the back row as the QR code is
+# scanned), 48 px on a laptop; monospace, whose zero is dotted, spaced apart.
+CODE_PX, CODE_PRESENT_PX = 48, 144
+CODE_CSS = (
+    "<style>.st-key-classroom-bigcode strong {{ font-size: {px}px !important;"
+    " font-family: 'Source Code Pro', monospace; letter-spacing: 0.08em; line-height: 1.1;"
+    " display: inline-block; }}</style>"
+)
 CODE = "classroom.code"  # the class the lecturer opened in this session
 STUDENT = "classroom.student"  # the Student this session joined as
-UNRECORDED = "classroom.unrecorded"  # a Check the database could not take (its message)
+PENDING = "classroom.pending"  # Checks not yet in the database (compute.Pending), oldest first
+RECORDED = "classroom.recorded"  # the step of the last Check the database took
+RETRY_EVERY = 3.0  # seconds between tries while the database is out
 
 
 class Verdict(Protocol):
@@ -69,12 +96,11 @@ def _date(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d")
 
 
-def _student_link(code: str) -> str:
-    """The lesson's link for this class, on the address the lecturer's browser uses."""
-    base = (st.context.url or "").split("?")[0].rstrip("/")
-    if not base.endswith("/lesson"):
-        base = f"{base}/lesson"
-    return f"{base}?{urlencode({'class': code, 'lang': lang()})}"
+def _student_link(code: str) -> tuple[str, address.Address]:
+    """The lesson's link for this class, on an address the students can reach
+    (:func:`address.where`), and that address. No language: each student keeps their own."""
+    found = address.where(st.context.url or "", st.get_option("server.address"))
+    return f"{found.base}/lesson?{urlencode({'class': code})}", found
 
 
 # ---- the lecturer --------------------------------------------------------------------------
@@ -84,7 +110,7 @@ def _open() -> None:
     days = st.session_state.get("classroom.days", compute.RETENTION_DAYS)
     try:
         call(compute.purge, time.time())
-        st.session_state[CODE] = call(compute.open_class, time.time(), int(days))
+        st.session_state[CODE] = call(compute.open_class, time.time(), int(days), None, lang())
     except compute.ClassroomError as err:
         st.session_state["classroom.refused"] = error_text(err, lang())
 
@@ -96,6 +122,15 @@ def _reveal(code: str, number: int) -> None:
         st.session_state["classroom.refused"] = error_text(err, lang())
 
 
+def _reset(code: str, number: int) -> None:
+    try:
+        gone = call(compute.reset_step, code, number)
+    except compute.ClassroomError as err:
+        st.session_state["classroom.refused"] = error_text(err, lang())
+        return
+    st.session_state["classroom.reset_done"] = (number, gone)
+
+
 def _delete(code: str) -> None:
     try:
         call(compute.delete_class, code)
@@ -103,6 +138,56 @@ def _delete(code: str) -> None:
         st.session_state["classroom.refused"] = error_text(err, lang())
         return
     st.session_state.pop(CODE, None)
+
+
+def _zone() -> tzinfo:
+    """The lecturer's time zone, as their browser reports it; else the server's own."""
+    name = getattr(st.context, "timezone", None)
+    if isinstance(name, str) and name:
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            pass
+    return datetime.now().astimezone().tzinfo or UTC
+
+
+def _words(language: str, titles: Sequence[str]) -> compute.Words:
+    """The export's cells in ``language`` (the class's): the steps' names, a choice's option
+    and each verdict in words, "yes"/"no", and the lecturer's local time in ISO 8601 with its
+    offset ("2026-12-06T09:15:02+01:00")."""
+    zone = _zone()
+
+    def step(n: int) -> str:
+        return tr(titles[n - 1], language) if 1 <= n <= len(titles) else str(n)
+
+    def answer(text: str) -> str:
+        if KEY_LIKE.fullmatch(text):  # a choice's option, stored as its translation key
+            try:
+                return tr(text, language)
+            except KeyError:
+                pass
+        return text
+
+    def verdict(key: str, params: tuple[tuple[str, str], ...]) -> str:
+        """The verdict as the student read it; one whose values were not kept (what the app
+        could not read), or no verdict of this app, by one name."""
+        values = dict(params)
+        try:
+            text = tr(key, language)
+            if placeholders(text) <= values.keys():
+                return text.format(**values) if values else text
+        except (KeyError, IndexError, ValueError):
+            pass
+        return tr("classroom.slip.other", language)
+
+    return compute.Words(
+        tuple(tr(name, language) for name in CSV_COLUMNS),  # type: ignore[arg-type]
+        step,
+        answer,
+        lambda right: tr("classroom.csv.yes" if right else "classroom.csv.no", language),
+        verdict,
+        lambda at: datetime.fromtimestamp(at, zone).isoformat(timespec="seconds"),
+    )
 
 
 def _slip_label(slip: compute.Slip) -> str:
@@ -198,17 +283,24 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
                 icon=":material/add:",
             )
             return
-        link = _student_link(info.code)
+        link, found = _student_link(info.code)
         left, right = st.columns([3, 2], gap="large")
         with left:
-            st.markdown(t("classroom.code", code=info.code))  # letters and digits of the alphabet
+            st.html(CODE_CSS.format(px=CODE_PRESENT_PX if present() else CODE_PX))
+            with st.container(key="classroom.bigcode"):  # letters and digits of the alphabet
+                st.markdown(t("classroom.code", code=info.code))
+            if found.note:  # the address may not reach the students: said plainly, and why
+                st.warning(
+                    t(found.note, shown=found.shown, used=found.base, name=address.NAME),
+                    icon=":material/wifi_off:",
+                )
             st.caption(t("classroom.link"))
             st.code(link, language=None)
             st.caption(t("classroom.kept", date=_date(info.expires)))
         with right, st.container(key="classroom.qr"):
             # the student link to scan, large on a projector (presentation mode): an <img> of
             # SVG that segno drew from the link, no text of it as HTML
-            st.image(qr_svg(link), width=QR_PRESENT_PX if present() else QR_PX)
+            st.image(qr_svg(link), width=QR_PRESENT_PX if present() else QR_PX, alt=link)
             st.caption(t("classroom.qr"))
         with st.container(horizontal=True):
             st.button(
@@ -220,7 +312,7 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
                 icon=":material/visibility:",
             )
             try:
-                data = call(compute.export_csv, info.code)
+                data = call(compute.export_csv, info.code, _words(info.lang or lang(), titles))
             except compute.ClassroomError:
                 data = ""
             st.download_button(
@@ -232,6 +324,15 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
                 icon=":material/download:",
                 on_click="ignore",
             )
+            with st.popover(t("classroom.reset", n=number), icon=":material/restart_alt:"):
+                st.caption(t("classroom.reset.warn", n=number))
+                st.button(
+                    t("classroom.reset.confirm", n=number),
+                    on_click=_reset,
+                    args=(info.code, number),
+                    key="classroom.reset",
+                    type="primary",
+                )
             with st.popover(t("classroom.delete"), icon=":material/delete:"):
                 st.caption(t("classroom.delete.warn"))
                 st.button(
@@ -241,6 +342,9 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
                     key="classroom.delete",
                     type="primary",
                 )
+        reset = st.session_state.pop("classroom.reset_done", None)
+        if reset is not None:
+            st.caption(t("classroom.reset.done", n=reset[0], checks=reset[1]))
         if info.revealed:
             st.caption(
                 t(
@@ -254,40 +358,124 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
 # ---- a student -----------------------------------------------------------------------------
 
 
-def _recorder(student: compute.Student) -> OnCheck:
+def _flush() -> None:
+    """Send the Checks this session could not record yet (oldest first); what the database
+    did not take stays in :data:`PENDING` for the next try."""
+    waiting = st.session_state.get(PENDING, ())
+    if not waiting:
+        return
+    try:
+        left = call(compute.record_pending, tuple(waiting), time.time())
+    except compute.ClassroomError:  # the database is out before the first one: all wait
+        return
+    for item in waiting[: len(waiting) - len(left)]:
+        st.session_state[RECORDED] = item.step
+    st.session_state[PENDING] = list(left)
+
+
+def _recorder(code: str, student: compute.Student | None, seat: str) -> OnCheck:
+    """Every Check gets an id and joins the waiting list, then the list is sent: a Check the
+    database cannot take now is said "not yet recorded" and sent again (the id makes it
+    stored once), never reported recorded before it is. ``student`` None: the session could
+    not look its student up yet (the database was out), the seat finds them later."""
+
     def record(number: int, verdict: Verdict, understood: str) -> None:
-        try:
-            call(
-                compute.record_check,
-                student,
-                number,
-                understood,
-                verdict.correct,
-                verdict.key,
-                verdict.params,
-                time.time(),
-            )
-        except compute.ClassroomError as err:
-            st.session_state[UNRECORDED] = error_text(err, lang())
-        else:
-            st.session_state.pop(UNRECORDED, None)
+        item = compute.Pending(
+            compute.check_id(),
+            code,
+            student.id if student is not None else 0,
+            seat,
+            number,
+            understood,
+            verdict.correct,
+            verdict.key,
+            verdict.params,
+            time.time(),
+        )
+        st.session_state[PENDING] = [*st.session_state.get(PENDING, ()), item]
+        st.session_state.pop(RECORDED, None)
+        _flush()
 
     return record
+
+
+@st.fragment(run_every=RETRY_EVERY)
+def _retry(code: str) -> None:
+    """While the database is out: try again every few seconds; once it answers, every
+    waiting Check is sent and the page runs again (the gate then finds the class)."""
+    _flush()
+    if st.session_state.get(PENDING):
+        return
+    try:
+        call(compute.find_class, code, time.time())
+    except compute.ClassroomError:
+        return
+    st.rerun()
+
+
+def _unrecorded(code: str) -> None:
+    """Checks not yet in the database: said plainly, and sent again until they are."""
+    waiting = len(st.session_state.get(PENDING, ()))
+    if waiting:
+        st.warning(t("classroom.unrecorded", n=waiting), icon=":material/database:")
+        _retry(code)
+    elif st.session_state.get(RECORDED):
+        st.caption(t("classroom.recorded", n=st.session_state[RECORDED]))
+
+
+def _offline(code: str) -> OnCheck | None:
+    """The database did not answer while the class was looked up: a blip, not a missing
+    class. The student keeps the class and seat in their link; a student known to this
+    session (or by their seat) keeps recording, into the waiting list."""
+    st.warning(t("classroom.offline", code=code), icon=":material/database:")
+    student = st.session_state.get(STUDENT)
+    if student is not None and student.code != code:
+        student = None
+    seat = st.session_state.get(state.SEAT) or ""
+    _flush()
+    if st.session_state.get(PENDING):
+        _unrecorded(code)
+    else:
+        _retry(code)
+    if student is None and not seat:
+        return None  # not joined yet: the nickname is asked once the database answers
+    return _recorder(code, student, seat)
 
 
 def _leave() -> None:
     st.session_state[state.CLASS] = None
     st.session_state[state.SEAT] = None
     st.session_state.pop(STUDENT, None)
+    st.session_state.pop(PENDING, None)
+    st.session_state.pop(RECORDED, None)
     for name in ("class", "seat"):  # app.py wrote the link before this page's run
         if name in st.query_params:
             del st.query_params[name]
 
 
+def _browser() -> str:
+    """This browser's id for bounding joins: the cookie hograd_serving/teacher_door.py gives
+    every browser, else (no such cookie: served without that layer, or a client that keeps no
+    cookies) one made up for this session."""
+    try:
+        cookie = st.context.cookies.get(BROWSER_COOKIE)
+    except (AttributeError, RuntimeError):  # no request behind this run (AppTest)
+        cookie = None
+    if isinstance(cookie, str) and 0 < len(cookie) <= 64:
+        return f"cookie:{cookie}"
+    if "classroom.browser" not in st.session_state:
+        st.session_state["classroom.browser"] = f"session:{secrets.token_hex(16)}"
+    return st.session_state["classroom.browser"]
+
+
 def _join(code: str) -> None:
     try:
         student = call(
-            compute.join, code, st.session_state.get("classroom.nickname", ""), time.time()
+            compute.join,
+            code,
+            st.session_state.get("classroom.nickname", ""),
+            time.time(),
+            _browser(),
         )
     except compute.ClassroomError as err:
         st.session_state["classroom.join_refused"] = error_text(err, lang())
@@ -304,10 +492,7 @@ def _seated(code: str) -> compute.Student | None:
     seat = st.session_state.get(state.SEAT)
     if not seat:
         return None
-    try:
-        student = call(compute.resume, code, seat, time.time())
-    except compute.ClassroomError:
-        return None  # the database is out: said where Checks are recorded; the seat stays
+    student = call(compute.resume, code, seat, time.time())  # a storage error: the caller's
     if student is None:
         st.session_state[state.SEAT] = None
         st.session_state["classroom.seat_gone"] = True
@@ -325,7 +510,9 @@ def _revealed(code: str, number: int, answer: Callable[[], str]) -> None:
         info = call(compute.find_class, code, time.time())
     except compute.ClassroomError:
         return  # said where Checks are recorded
-    if info is not None and number in info.revealed:
+    if info is None:  # deleted (or its days are over): the page runs again and says so
+        st.rerun()
+    if number in info.revealed:
         st.info(t("classroom.revealed", answer=answer()), icon=":material/visibility:")
 
 
@@ -337,16 +524,26 @@ def student_gate(number: int) -> OnCheck | None:
         return None
     try:
         code = compute.read_code(asked)
-        info = call(compute.find_class, code, time.time())
-        if info is None:
-            raise compute.ClassroomError("classroom.error.no_class")
     except compute.ClassroomError as err:
         st.warning(error_text(err, lang()), icon=":material/groups:")
         _leave()
         return None
+    # A storage error is never "no such class": only the database's own answer removes the
+    # class (and the seat) from the link.
+    try:
+        info = call(compute.find_class, code, time.time())
+    except compute.ClassroomError:
+        return _offline(code)
+    if info is None:
+        st.warning(t("classroom.error.no_class"), icon=":material/groups:")
+        _leave()
+        return None
     student = st.session_state.get(STUDENT)
     if student is None or student.code != code:
-        student = _seated(code)
+        try:
+            student = _seated(code)
+        except compute.ClassroomError:
+            return _offline(code)
     if student is None:
         with st.container(border=True):
             st.subheader(t("classroom.join.title", code=code))
@@ -379,14 +576,16 @@ def student_gate(number: int) -> OnCheck | None:
         )
     if student.seat:
         st.caption(t("classroom.seat_note"))
-    unrecorded = st.session_state.get(UNRECORDED)
-    if unrecorded:
-        st.warning(unrecorded, icon=":material/database:")
+    _flush()
+    _unrecorded(code)
     try:
-        st.session_state[state.DONE] = set(call(compute.done_steps, student))
-    except compute.ClassroomError as err:
-        st.warning(error_text(err, lang()), icon=":material/database:")
-    return _recorder(student)
+        done = set(call(compute.done_steps, student))
+    except compute.ClassroomError:
+        pass  # said by _unrecorded when a Check waits; the session's own progress stays
+    else:  # the class's record, and the steps right in Checks still waiting
+        waiting = st.session_state.get(PENDING, ())
+        st.session_state[state.DONE] = done | {p.step for p in waiting if p.correct}
+    return _recorder(code, student, student.seat)
 
 
 def revealed_box(number: int, answer: Callable[[], str]) -> None:

@@ -15,7 +15,9 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 
-__all__ = ["MAX_KEY", "MAX_PARAM", "Progress", "key_matches", "read_progress"]
+from hograd_serving.teacher_key import session_token
+
+__all__ = ["MAX_KEY", "MAX_PARAM", "Progress", "key_matches", "read_progress", "token_matches"]
 
 #: the longest value of a progress parameter that is read at all
 MAX_PARAM = 40
@@ -93,3 +95,16 @@ def key_matches(given: str | None, key: str | None) -> bool:
     if not key or not key.strip() or given is None or len(given) > MAX_KEY:
         return False
     return hmac.compare_digest(_digest(given), _digest(key))
+
+
+def token_matches(given: str | None, key: str | None) -> bool:
+    """Whether a session token from the lecturer's cookie (hograd_serving/teacher_door.py) is
+    the token of the server's key ``key``: compared as :func:`key_matches` compares keys.
+
+    Example:
+        >>> token_matches(session_token("k"), "k"), token_matches(session_token("k"), "j")
+        (True, False)
+    """
+    if not key or not key.strip() or given is None or len(given) > MAX_KEY:
+        return False
+    return hmac.compare_digest(_digest(given), _digest(session_token(key)))

@@ -9,9 +9,12 @@ link, as Streamlit's ``bind="query-params"`` does for widgets; other parameters 
 widgets bound by other features) are left alone.
 
 The teacher's version opens with ``?key=`` and the key the server holds
-(hograd_serving/teacher_key.py), compared in constant time (:mod:`.lesson_link`). The
-key is taken out of the address bar on the session's first run, before the page draws a share
-link, so no link the teacher shows or shares carries it. A wrong or missing key, and the old
+(hograd_serving/teacher_key.py), compared in constant time (:mod:`.lesson_link`). Served
+through hograd_serving/asgi.py, the link never reaches a page: the server answers it with a
+redirect to the address without the key and an HttpOnly cookie holding a token of the key
+(hograd_serving/teacher_door.py), read here from the session's cookies. Without that layer
+(``streamlit run app.py``) the key is taken out of the address bar on the session's first run,
+before the page draws a share link, so no link the teacher shows or shares carries it. A wrong or missing key, and the old
 ``?teacher=1``, get the student's version and one plain note, the same whether the server has
 a key or not.
 
@@ -25,9 +28,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from hograd_serving.teacher_door import COOKIE
 from hograd_serving.teacher_key import server_key
 
-from .lesson_link import key_matches, read_progress
+from .lesson_link import key_matches, read_progress, token_matches
 
 STEP, DONE, TEACHER = "lesson.step", "lesson.done", "lesson.teacher"
 IGNORED = "lesson.ignored"  # the link's progress parameters that could not be used
@@ -55,6 +59,16 @@ def _param(name: str) -> str | None:
     return values[0] if len(set(values)) == 1 else CONFLICT
 
 
+def _cookie() -> str | None:
+    """The session token the lecturer's link was exchanged for (hograd_serving/teacher_door.py),
+    from the cookies of this session's websocket request; None without one."""
+    try:
+        value = st.context.cookies.get(COOKIE)
+    except (AttributeError, RuntimeError):  # no request behind this run (AppTest, bare mode)
+        return None
+    return value if isinstance(value, str) and value else None
+
+
 def load(total: int) -> None:
     """On a session's first run, whatever its page, take the progress of a lesson of ``total``
     steps from the link; the
@@ -71,9 +85,15 @@ def load(total: int) -> None:
     st.session_state[DONE] = set(got.done)
     st.session_state[IGNORED] = got.ignored
     asked = [_param(name) for name in KEY_PARAMS]
-    teacher = key_matches(asked[0], server_key()) if asked[0] is not None else False
+    token = _cookie()
+    if asked[0] is not None:
+        teacher = key_matches(asked[0], server_key())
+    else:
+        teacher = token_matches(token, server_key()) if token is not None else False
     st.session_state[TEACHER] = teacher
-    st.session_state[REFUSED] = not teacher and any(a is not None for a in asked)
+    st.session_state[REFUSED] = not teacher and (
+        token is not None or any(a is not None for a in asked)
+    )
     for name in KEY_PARAMS:  # never in a link the page shows or shares
         if name in st.query_params:
             del st.query_params[name]

@@ -179,6 +179,9 @@ def refresh_share(forms: bool | None = None) -> None:
 # The page switcher stays: app.py draws Streamlit's navigation in the header (position "top")
 # while the sidebar is hidden, its links at 22 px, and the Leave button at its right end (fixed
 # there, above the header). Presets stay too (one click to a function).
+# Hidden: the help icons ("?") beside labels and the pages' downloads, which the room does not
+# need; never a control the lecturer needs: a button with help= is wrapped in a tooltip element
+# too (stTooltipIcon holding the button), which stays, and so does the class's export.
 # High contrast: black text on white, no grey captions, thicker focus outlines; white on the
 # primary buttons' orange (5.2:1, black would be 4.1:1), but not on a disabled one, whose pale
 # face keeps the black text (the last screen's Next was a blank white box).
@@ -187,7 +190,9 @@ PRESENTATION_CSS = """
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stExpandSidebarButton"], [data-testid="stToolbarActions"],
 [data-testid="stMainMenu"], [data-testid="stAppDeployButton"], [data-testid="stDecoration"],
-[data-testid="stDownloadButton"], [data-testid="stTooltipIcon"] { display: none !important; }
+[data-testid="stDownloadButton"]:not(.st-key-classroom-export *),
+[data-testid="stTooltipIcon"]:not(:has([data-testid^="stBaseButton"])) {
+  display: none !important; }
 [data-testid="stHeader"] [data-testid="stTopNavLink"] *, [data-testid="stHeader"] a * {
   font-size: 22px !important; color: #000 !important; }
 html { font-size: 26px !important; }

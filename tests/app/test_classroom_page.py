@@ -133,7 +133,7 @@ def test_an_empty_nickname_is_refused_with_a_message(database: Path, nickname: s
 
 
 @pytest.mark.parametrize(
-    "code", ["nope", "<b>ABCDEF</b>", "ABCDE0", "' OR 1=1 --", "x" * 5000, "ZZZZZZ"]
+    "code", ["nope", "<b>ABCDEF</b>", "ABCDE!", "' OR 1=1 --", "x" * 5000, "ZZZZZZ"]
 )
 def test_a_bad_class_code_says_so_and_leaves_the_lesson_open(database: Path, code: str) -> None:
     at = open_lesson(**{"class": code})
@@ -203,7 +203,7 @@ def test_a_student_with_a_wrong_key_is_not_the_teacher(database: Path) -> None:
     assert tr("lesson.teacher.on") not in texts(student.warning)
 
 
-TYPED = ["", "nope", "<b>AB</b>", "' OR 1=1 --", "ABCDE0", "x" * 20, "$$", "\u202eABCDEF"]
+TYPED = ["", "nope", "<b>AB</b>", "' OR 1=1 --", "ABCDE!", "x" * 20, "$$", "\u202eABCDEF"]
 
 
 def test_a_code_typed_from_the_board(database: Path) -> None:
@@ -248,3 +248,90 @@ def test_a_fresh_session_with_the_seat_is_the_same_student(database: Path, lang:
         assert tr("classroom.join.title", lang, code=code) in [h.value for h in other.subheader]
         assert tr("classroom.seat_gone", lang) in texts(other.info)
         assert "seat" not in other.query_params
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_look_alike_and_suffix_names_and_the_browser_bound(database: Path, lang: str) -> None:
+    """Issue 45: "Аda" (Cyrillic А) beside "Ada" gets a suffix; a typed "Ada 2" is refused
+    with a message naming the fix; a session (a browser without the id cookie) joins a class
+    at most three times."""
+    from hograd_labs.classroom import compute as cc
+
+    _, code = open_class(lang)
+    join(code, "Ada", lang)
+    cyrillic = join(code, "\u0410da", lang)
+    assert cyrillic.session_state[room.STUDENT].nickname == "\u0410da 2"
+    typed = join(code, "Ada 2", lang)
+    assert tr("classroom.error.nickname_suffix", lang, name="Ada") in texts(typed.error)
+    assert room.STUDENT not in typed.session_state
+    at = open_lesson(lang, **{"class": code})
+    for i in range(cc.MAX_PER_BROWSER + 1):
+        if i:
+            at.button(key="classroom.leave").click().run()
+            at.query_params["class"] = code
+            at.session_state["lesson.class"] = code
+            at.run()
+        at.text_input(key="classroom.nickname").input(f"b{i}")
+        at.button(key="classroom.join").click().run()
+    message = tr("classroom.error.browser", lang, most=cc.MAX_PER_BROWSER)
+    assert message in texts(at.error)
+    assert _rows(database, "SELECT count(*) FROM classroom_students") == [(2 + 3,)]
+
+
+def _qr_alt(teacher: AppTest) -> list[str]:
+    return [img.alt for image in teacher.get("image") for img in image.proto.imgs]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_link_carries_the_public_url_and_no_language(
+    database: Path, monkeypatch: pytest.MonkeyPatch, lang: str
+) -> None:
+    """Issue 48: with HOGRAD_PUBLIC_URL set, the link and its QR code carry it, without
+    ``lang``; the QR code's alt text is the link it encodes."""
+    monkeypatch.setenv("HOGRAD_PUBLIC_URL", "https://hograd.example.edu/")
+    teacher, code = open_class(lang)
+    link = f"https://hograd.example.edu/lesson?class={code}"
+    assert link in [c.value for c in teacher.code]
+    assert _qr_alt(teacher) == [link]
+    assert not any(k.startswith("classroom.address") for k in [w.value for w in teacher.warning])
+
+
+def test_a_loopback_address_is_said_plainly(
+    database: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No public URL, a loopback browser address (AppTest has none: loopback, as localhost):
+    the panel says so, and the link carries this machine's local-network address."""
+    from hograd_labs.classroom import address
+
+    monkeypatch.delenv("HOGRAD_PUBLIC_URL", raising=False)
+    monkeypatch.setattr(address, "lan_ip", lambda: "192.168.1.20")
+    teacher, code = open_class()
+    [link] = [c.value for c in teacher.code if "class=" in c.value]
+    assert link.startswith("http://192.168.1.20") and link.endswith(f"/lesson?class={code}")
+    notes = [w.value for w in teacher.warning]
+    assert any("192.168.1.20" in n and "HOGRAD_PUBLIC_URL" in n for n in notes), notes
+    assert _qr_alt(teacher) == [link]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_lecturer_resets_a_steps_answers(database: Path, lang: str) -> None:
+    """Issue 48: Reset deletes the open step's Checks and its reveal, nothing else; a
+    student's progress (the class's record) loses that step on their next run."""
+    teacher, code = open_class(lang)
+    ann = join(code, "ann", lang)
+    answer(ann, 1, right=True)
+    answer(ann, 1, right=False)
+    teacher.button(key="classroom.reveal").click().run()
+    other, _ = open_class(lang)  # another class's Checks stay
+    bo = join(other.session_state[room.CODE], "bo", lang)
+    answer(bo, 1, right=True)
+    teacher.button(key="classroom.reset").click().run()
+    assert not teacher.exception
+    assert tr("classroom.reset.done", lang, n=1, checks=2) in texts(teacher.caption)
+    assert _rows(database, f"SELECT count(*) FROM classroom_checks WHERE code = '{code}'") == [(0,)]
+    assert _rows(database, "SELECT count(*) FROM classroom_checks") == [(1,)]
+    assert _rows(database, "SELECT count(*) FROM classroom_reveals") == [(0,)]
+    assert not teacher.button(key="classroom.reveal").disabled
+    ann.run()
+    assert ann.get("progress")[0].proto.text == tr("lesson.progress", lang, done=0, total=7)
+    assert _rows(database, "SELECT count(*) FROM classroom_students") == [(2,)]

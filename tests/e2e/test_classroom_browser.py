@@ -10,10 +10,18 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import expect
 
+from hograd_labs.classroom.page import CSV_COLUMNS
 from hograd_ui.i18n import tr
 from tests.e2e.conftest import TEACHER_KEY, screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
+
+#: the height of an element's text as drawn (ink: ascent + descent of its glyphs), in px
+GLYPHS_JS = """(el) => { const cs = getComputedStyle(el);
+  const c = document.createElement('canvas').getContext('2d');
+  c.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+  const m = c.measureText(el.innerText);
+  return m.actualBoundingBoxAscent + m.actualBoundingBoxDescent; }"""
 
 SLIP = tr("lesson.trap.value", value="8")  # "8 is f(2) = 2³, the value of the function, ..."
 
@@ -119,6 +127,15 @@ def test_a_lecturer_and_three_students(browser, server) -> None:  # noqa: ANN001
         screenshot(cy, "classroom_student_revealed")
         for page in (teacher, *students):
             assert page.locator("[data-testid='stException']").count() == 0
+
+        # the lecturer deletes the class: an open student's page says so on its next look
+        # (every 5 s), without a reload, and the class leaves its address
+        delete = _main(teacher).get_by_role("button", name=tr("classroom.delete"), exact=True)
+        delete.click()
+        teacher.locator(".st-key-classroom-delete button").click()
+        wait_for_app(teacher)
+        expect(_main(cy).get_by_text(tr("classroom.error.no_class"))).to_be_visible(timeout=60_000)
+        assert "class" not in parse_qs(urlparse(cy.url).query)
     finally:
         for context in contexts:
             context.close()
@@ -159,5 +176,123 @@ def test_projected_the_class_panel_opens_on_request(browser, server, lang: str) 
         wait_for_app(page)
         expect(page.locator("[data-testid='stHeading']", has_text="2 ·")).to_have_count(1)
         expect(qr).to_be_hidden()
+    finally:
+        context.close()
+
+
+def test_the_teacher_key_stays_out_of_the_browser_history(browser, server) -> None:  # noqa: ANN001
+    """Issue 45: the lecturer's link with ``?key=`` is exchanged once, by a redirect, for an
+    HttpOnly cookie (hograd_serving/teacher_door.py): the history holds one entry, without the
+    key, and no script of the page can read the cookie; a second tab of that browser is the
+    teacher's too, another browser is not."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    stranger = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(f"{server}/lesson?lang=en&key={TEACHER_KEY}")
+        wait_for_app(page, timeout=90_000)
+        expect(page.get_by_text(tr("lesson.teacher.on"))).to_have_count(1)
+        # the new tab's about:blank, then the lesson: no entry for the link with the key
+        assert page.evaluate("history.length") == 2
+        assert TEACHER_KEY not in page.evaluate("location.href")
+        assert "key" not in parse_qs(urlparse(page.url).query)
+        assert TEACHER_KEY not in page.evaluate("document.cookie")  # HttpOnly: no script reads it
+        [cookie] = [c for c in context.cookies() if c["name"] == "hograd_teacher"]
+        assert cookie["httpOnly"] and TEACHER_KEY not in cookie["value"]
+        second = context.new_page()
+        second.goto(f"{server}/lesson?lang=en")
+        wait_for_app(second, timeout=90_000)
+        expect(second.get_by_text(tr("lesson.teacher.on"))).to_have_count(1)
+        other = stranger.new_page()
+        other.goto(f"{server}/lesson?lang=en")
+        wait_for_app(other, timeout=90_000)
+        expect(other.get_by_text(tr("lesson.teacher.on"))).to_have_count(0)
+        other.goto(f"{server}/lesson?lang=en&key={TEACHER_KEY}x")  # a wrong key: refused
+        wait_for_app(other, timeout=90_000)
+        expect(other.get_by_text(tr("lesson.teacher.refused"))).to_have_count(1)
+        expect(other.get_by_text(tr("lesson.teacher.on"))).to_have_count(0)
+        page.go_back()  # what the Back button shows: the blank tab, never the key's link
+        assert page.url == "about:blank"
+    finally:
+        context.close()
+        stranger.close()
+
+
+def _usable(page, locator) -> None:  # noqa: ANN001
+    """``locator`` is visible, has a box, and lies in the viewport once scrolled to."""
+    expect(locator).to_be_visible()
+    locator.scroll_into_view_if_needed()
+    box = locator.bounding_box()
+    assert box is not None and box["width"] > 0 and box["height"] > 0, box
+    view = page.viewport_size
+    assert box["y"] >= -1 and box["y"] + box["height"] <= view["height"] + 1, box
+    assert box["x"] >= 0 and box["x"] + box["width"] <= view["width"] + 0.5, box
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_class_control_works_in_presentation_mode(browser, server, lang: str) -> None:  # noqa: ANN001
+    """Issue 48: projected at 1920x1080, each control a lecturer needs is visible and works
+    in one click: open the class panel and a class, share this view, reveal, export, close
+    the panel, delete. Present in the page is not enough: each has a box in the viewport."""
+    context = browser.new_context(viewport={"width": 1920, "height": 1080}, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        page.goto(f"{server}/lesson?lang={lang}&present=1&key={TEACHER_KEY}")
+        wait_for_app(page, timeout=90_000)
+        panel = _main(page).locator("[data-testid='stExpander']").first
+        summary = panel.locator("summary")
+        _usable(page, summary)
+        summary.click()
+        opener = page.get_by_role("button", name=tr("classroom.open", lang))
+        _usable(page, opener)
+        opener.click()
+        wait_for_app(page)
+
+        # the sidebar's copy is hidden with the sidebar: the one the lecturer sees, by its role
+        share = page.get_by_role("button", name=tr("classroom.share", lang), exact=True)
+        _usable(page, share)
+        share.click()
+        wait_for_app(page)
+        expect(page.get_by_text(tr("classroom.shared", lang, n=1))).to_be_visible()
+
+        reveal = page.get_by_role("button", name=tr("classroom.reveal", lang, n=1))
+        _usable(page, reveal)
+        reveal.click()
+        wait_for_app(page)
+        expect(page.get_by_text(tr("classroom.revealed_steps", lang, steps="1"))).to_be_visible()
+        expect(reveal).to_be_disabled()
+
+        export = page.locator(".st-key-classroom-export button")
+        _usable(page, export)
+        with page.expect_download(timeout=60_000) as info:
+            export.click()
+        assert info.value.failure() is None and info.value.suggested_filename.endswith(".csv")
+        with open(info.value.path(), encoding="utf-8") as f:
+            header = f.readline().strip()
+        assert header == ",".join(tr(c, lang) for c in CSV_COLUMNS)
+
+        # the join code, projected: glyphs at least 96 px tall (measured ink, not the box)
+        code = page.locator(".st-key-classroom-bigcode strong")
+        _usable(page, code)
+        assert code.evaluate(GLYPHS_JS) >= 96
+        screenshot(page, f"classroom_present_controls_{lang}")
+
+        summary.click()  # closing the panel by hand, and opening it again
+        expect(page.locator(".st-key-classroom-qr img")).to_be_hidden()
+        summary.click()
+        expect(page.locator(".st-key-classroom-qr img")).to_be_visible()
+        delete = page.get_by_role("button", name=tr("classroom.delete", lang), exact=True)
+        _usable(page, delete)
+        delete.click()
+        confirm = page.locator(".st-key-classroom-delete button")
+        _usable(page, confirm)
+        confirm.click()
+        wait_for_app(page)
+        expect(page.locator(".st-key-classroom-qr")).to_have_count(0)  # the class is gone
+        if not opener.is_visible():  # projected, the panel of no class starts closed
+            summary.click()
+        _usable(page, opener)
     finally:
         context.close()

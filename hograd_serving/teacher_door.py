@@ -1,0 +1,106 @@
+"""The teacher's key out of the address: ``?key=`` exchanged once for an HttpOnly cookie.
+
+A lecturer opens ``/lesson?key=...`` (the link ``make run`` prints). Were the page served at
+that address, the key would stay behind the Back button of the lecture-hall PC: Streamlit's
+front end moves on with ``history.pushState``, which leaves the entry it started from. This
+middleware answers such a request before Streamlit sees it with ``303 See Other`` to the same
+address without ``key`` (and without the old ``teacher``) and a cookie, :data:`COOKIE`, that
+holds :func:`~hograd_serving.teacher_key.session_token` of the key given, never the key
+itself. A redirect replaces the history entry it came from, so the browser's history holds
+only the address without the key. The cookie is ``HttpOnly`` (no script of the page reads it),
+``SameSite=Strict``, ``Path=/``, without an expiry (gone when the browser closes) and
+``Secure`` over HTTPS. The lesson's page reads it from the session's websocket request
+(``st.context.cookies``, hograd_ui/parts/lesson_state.py) and compares it with the server's
+key in constant time, as it compares a key from the link.
+
+The middleware does not judge the key: a wrong one is exchanged the same way, and the page
+says what it says of any wrong key. Only a plain ``GET`` or ``HEAD`` of a page (not
+``/_stcore/``, ``/static/``, ``/media/``, ``/app/static/``) whose query names ``key`` or
+``teacher`` is answered here. Every other page request passes through, with one addition when
+the browser has none yet: :data:`BROWSER_COOKIE`, a random id by which the class bounds joins
+per browser. Everything else passes through untouched.
+
+Logs: uvicorn's access log is off in Streamlit's server; haproxy logs the path without its
+query string (deploy/haproxy.cfg's ``log-format``), so the key that reached the proxy is not
+written down either.
+"""
+
+from __future__ import annotations
+
+import secrets
+from urllib.parse import parse_qsl, urlencode
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .teacher_key import session_token
+
+__all__ = ["BROWSER_COOKIE", "COOKIE", "TeacherDoorMiddleware"]
+
+#: the cookie that holds the session token of the key a lecturer's link gave
+COOKIE = "hograd_teacher"
+#: a random id each browser gets with its first page (``HttpOnly``, ``SameSite=Lax``, until the
+#: browser closes): the class counts joins per browser with it (hograd_labs/classroom)
+BROWSER_COOKIE = "hograd_browser"
+#: the link's parameters that ask for the teacher's version
+KEY_PARAMS = ("key", "teacher")
+#: paths of Streamlit's machinery, never a page a lecturer's link opens
+SKIP = ("/_stcore/", "/static/", "/media/", "/app/static/", "/component/")
+MAX_QUERY = 4096  # bytes of a query string read at all (a longer one passes through)
+
+
+def _header(scope: Scope, name: bytes) -> str:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return ""
+
+
+def _browser_cookie(https: bool) -> bytes:
+    cookie = f"{BROWSER_COOKIE}={secrets.token_urlsafe(16)}; Path=/; HttpOnly; SameSite=Lax"
+    return (cookie + ("; Secure" if https else "")).encode("latin-1")
+
+
+class TeacherDoorMiddleware:
+    """``GET /page?key=K&rest`` -> ``303`` to ``/page?rest`` with the cookie of ``K``; a page
+    for a browser without :data:`BROWSER_COOKIE` gets one."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "/")
+        if (
+            scope["type"] != "http"
+            or scope.get("method") not in ("GET", "HEAD")
+            or path.startswith(SKIP)
+        ):
+            return await self.app(scope, receive, send)
+        raw = scope.get("query_string", b"")
+        https = scope.get("scheme") == "https" or _header(scope, b"x-forwarded-proto") == "https"
+        pairs = parse_qsl(raw.decode("latin-1"), keep_blank_values=True)
+        asked = len(raw) <= MAX_QUERY and any(name in KEY_PARAMS for name, _ in pairs)
+        if not asked:
+            if f"{BROWSER_COOKIE}=" in _header(scope, b"cookie"):
+                return await self.app(scope, receive, send)
+
+            async def send_with_cookie(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    headers = [*message.get("headers", ()), (b"set-cookie", _browser_cookie(https))]
+                    message = {**message, "headers": headers}
+                await send(message)
+
+            return await self.app(scope, receive, send_with_cookie)
+        given = next((value for name, value in pairs if name == "key"), "")
+        rest = urlencode([(name, value) for name, value in pairs if name not in KEY_PARAMS])
+        root = scope.get("root_path", "")
+        location = f"{root}{path}" + (f"?{rest}" if rest else "")
+        cookie = f"{COOKIE}={session_token(given)}; Path=/; HttpOnly; SameSite=Strict"
+        headers = [
+            (b"location", location.encode("latin-1")),
+            (b"set-cookie", (cookie + ("; Secure" if https else "")).encode("latin-1")),
+            (b"cache-control", b"no-store"),
+            (b"referrer-policy", b"no-referrer"),
+            (b"content-length", b"0"),
+        ]
+        await send({"type": "http.response.start", "status": 303, "headers": headers})
+        await send({"type": "http.response.body", "body": b""})
