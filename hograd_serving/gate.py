@@ -41,6 +41,7 @@ from .floor import step_aside
 
 __all__ = [
     "BROWSER_COOKIE",
+    "browser_id",
     "HEAVY_SECONDS",
     "PER_SESSION_MINUTE",
     "SLOTS",
@@ -165,7 +166,7 @@ BROWSER_COOKIE = "hograd_browser"
 _BROWSER_VALUE = re.compile(r"[0-9a-f]{32}")
 
 
-def _session() -> str | None:
+def browser_id() -> str | None:
     """Who runs the calling script run (None outside a script run): its browser, named by the
     :data:`BROWSER_COOKIE` it sent with its websocket; without one (a client that keeps no
     cookies), the session, by a random name kept in its state."""
@@ -249,7 +250,7 @@ def heavy_work(*, seconds: float, wait: float = 1.5) -> Iterator[Deadline]:
         BusyError: no slot within ``wait`` seconds, or the browser's minute is full.
         DeadlineError: the body was stopped at its deadline.
     """
-    _count_start(_session(), PER_SESSION_MINUTE)
+    _count_start(browser_id(), PER_SESSION_MINUTE)
     with step_aside():
         slot = _take(wait, seconds)
         try:

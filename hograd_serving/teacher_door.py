@@ -16,9 +16,8 @@ key in constant time, as it compares a key from the link.
 The middleware does not judge the key: a wrong one is exchanged the same way, and the page
 says what it says of any wrong key. Only a plain ``GET`` or ``HEAD`` of a page (not
 ``/_stcore/``, ``/static/``, ``/media/``, ``/app/static/``) whose query names ``key`` or
-``teacher`` is answered here. Every other page request passes through, with one addition when
-the browser has none yet: :data:`BROWSER_COOKIE`, a random id by which the class bounds joins
-per browser. Everything else passes through untouched.
+``teacher`` is answered here. Everything else passes through untouched (the cookie that names
+a browser is :mod:`.serving_middleware`'s).
 
 Logs: uvicorn's access log is off in Streamlit's server; haproxy logs the path without its
 query string (deploy/haproxy.cfg's ``log-format``), so the key that reached the proxy is not
@@ -27,20 +26,16 @@ written down either.
 
 from __future__ import annotations
 
-import secrets
 from urllib.parse import parse_qsl, urlencode
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .teacher_key import session_token
 
-__all__ = ["BROWSER_COOKIE", "COOKIE", "TeacherDoorMiddleware"]
+__all__ = ["COOKIE", "TeacherDoorMiddleware"]
 
 #: the cookie that holds the session token of the key a lecturer's link gave
 COOKIE = "hograd_teacher"
-#: a random id each browser gets with its first page (``HttpOnly``, ``SameSite=Lax``, until the
-#: browser closes): the class counts joins per browser with it (hograd_labs/classroom)
-BROWSER_COOKIE = "hograd_browser"
 #: the link's parameters that ask for the teacher's version
 KEY_PARAMS = ("key", "teacher")
 #: paths of Streamlit's machinery, never a page a lecturer's link opens
@@ -55,14 +50,8 @@ def _header(scope: Scope, name: bytes) -> str:
     return ""
 
 
-def _browser_cookie(https: bool) -> bytes:
-    cookie = f"{BROWSER_COOKIE}={secrets.token_urlsafe(16)}; Path=/; HttpOnly; SameSite=Lax"
-    return (cookie + ("; Secure" if https else "")).encode("latin-1")
-
-
 class TeacherDoorMiddleware:
-    """``GET /page?key=K&rest`` -> ``303`` to ``/page?rest`` with the cookie of ``K``; a page
-    for a browser without :data:`BROWSER_COOKIE` gets one."""
+    """``GET /page?key=K&rest`` -> ``303`` to ``/page?rest`` with the cookie of ``K``."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -80,16 +69,7 @@ class TeacherDoorMiddleware:
         pairs = parse_qsl(raw.decode("latin-1"), keep_blank_values=True)
         asked = len(raw) <= MAX_QUERY and any(name in KEY_PARAMS for name, _ in pairs)
         if not asked:
-            if f"{BROWSER_COOKIE}=" in _header(scope, b"cookie"):
-                return await self.app(scope, receive, send)
-
-            async def send_with_cookie(message: Message) -> None:
-                if message["type"] == "http.response.start":
-                    headers = [*message.get("headers", ()), (b"set-cookie", _browser_cookie(https))]
-                    message = {**message, "headers": headers}
-                await send(message)
-
-            return await self.app(scope, receive, send_with_cookie)
+            return await self.app(scope, receive, send)
         given = next((value for name, value in pairs if name == "key"), "")
         rest = urlencode([(name, value) for name, value in pairs if name not in KEY_PARAMS])
         root = scope.get("root_path", "")

@@ -14,7 +14,6 @@ hograd_ui/parts/lesson_state.py.
 from __future__ import annotations
 
 import re
-import secrets
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, tzinfo
@@ -24,7 +23,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import streamlit as st
 
-from hograd_serving.teacher_door import BROWSER_COOKIE
+from hograd_serving.gate import browser_id
 from hograd_ui.i18n import error_text, placeholders, tr
 from hograd_ui.parts import lesson_state as state
 from hograd_ui.parts.chart import chart
@@ -454,18 +453,10 @@ def _leave() -> None:
 
 
 def _browser() -> str:
-    """This browser's id for bounding joins: the cookie hograd_serving/teacher_door.py gives
-    every browser, else (no such cookie: served without that layer, or a client that keeps no
-    cookies) one made up for this session."""
-    try:
-        cookie = st.context.cookies.get(BROWSER_COOKIE)
-    except (AttributeError, RuntimeError):  # no request behind this run (AppTest)
-        cookie = None
-    if isinstance(cookie, str) and 0 < len(cookie) <= 64:
-        return f"cookie:{cookie}"
-    if "classroom.browser" not in st.session_state:
-        st.session_state["classroom.browser"] = f"session:{secrets.token_hex(16)}"
-    return st.session_state["classroom.browser"]
+    """This browser's id for bounding joins: the cookie hograd_serving/serving_middleware.py
+    gives every browser, else (no such cookie: served without that layer, or a client that
+    keeps no cookies) this session's name; the heavy-work gate counts by the same id."""
+    return browser_id() or "session:none"
 
 
 def _join(code: str) -> None:

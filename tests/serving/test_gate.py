@@ -130,7 +130,7 @@ def test_a_session_starts_at_most_its_share_of_heavy_work_a_minute(monkeypatch) 
     monkeypatch.setattr(gate, "_clock", lambda: now[0])
     monkeypatch.setattr(gate, "_STARTS", {})
     who = ["a"]
-    monkeypatch.setattr(gate, "_session", lambda: who[0])
+    monkeypatch.setattr(gate, "browser_id", lambda: who[0])
     for _ in range(gate.PER_SESSION_MINUTE):
         with heavy_work(seconds=60):
             pass
