@@ -46,6 +46,7 @@ from hograd_ui.i18n import error_text
 
 from .graph import add_parser as add_graph_parser
 from .graph import run_graph
+from .run import main as run_main
 
 _VALUE_OPTIONS = ("--at", "--grid", "--vector", "--v")
 
@@ -510,6 +511,8 @@ def _print_human(command: str, out: dict) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["run"]:  # the program runner has its own parser (hograd_cli/run.py)
+        return run_main(argv[1:])
     want_json = "--json" in argv
     started = time.perf_counter()
     try:
