@@ -7,7 +7,6 @@ __all__ = ["PRESETS"]
 
 X3 = """\
 import torch
-
 x = torch.tensor([2.0], requires_grad=True)
 y = x**3
 grad_y_x = torch.autograd.grad(outputs=y, inputs=x, create_graph=True)[0]

@@ -1,0 +1,41 @@
+"""The code lab's cached calls: a program's run in its child process, the decoder's match."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from hograd_core.flaglab import CASES, FlagOutcome
+from hograd_core.flaglab.decoder import Match, decode
+from hograd_core.program import LineRecord, line_from
+from hograd_serving.cached import case_for
+from hograd_serving.code_child import run_program_child
+from hograd_serving.gate import heavy_work
+
+__all__ = ["Run", "decoded", "run"]
+
+
+@dataclass(frozen=True)
+class Run:
+    """A program's run: its records, the torch that ran it, and why it stopped early (None,
+    "time", "memory" or "error")."""
+
+    lines: tuple[LineRecord, ...]
+    torch: str
+    stopped: str | None
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def run(text: str) -> Run:
+    """``text`` run in a fresh child process (one of the two heavy-work slots while it runs)."""
+    with heavy_work():
+        child = run_program_child(text)
+    return Run(tuple(line_from(line) for line in child.lines), child.torch, child.stopped)
+
+
+def decoded(message: str) -> tuple[Match | None, FlagOutcome | None]:
+    """The gallery case behind PyTorch's message, and its run (None, None if none matches)."""
+    runs = {(c, v): case_for(c, v) for c, case in CASES.items() for v in case.variants}
+    match = decode(message, runs)
+    return match, None if match is None else runs[(match.case, match.variant)]
