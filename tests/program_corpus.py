@@ -541,6 +541,35 @@ print(n, v.grad)
 x = torch.tensor(0.5)
 print(0 < x < 1, bool(0 < x.item() < 1))
 """,
+    "optim_sgd": """import torch
+import torch.nn as nn
+torch.manual_seed(2)
+net = nn.Linear(2, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+x = torch.tensor([[1.0, 2.0], [3.0, -1.0]])
+y = torch.tensor([[1.0], [0.0]])
+for step in range(3):
+    opt.zero_grad()
+    loss = ((net(x) - y) ** 2).mean()
+    loss.backward()
+    opt.step()
+    print(step, f"{loss.item():.6f}")
+""",
+    "linalg": """import torch
+A = torch.tensor([[2.0, 1.0], [1.0, 3.0]], requires_grad=True)
+print(torch.linalg.det(A), torch.linalg.eigvalsh(A))
+d = torch.linalg.det(A)
+(g,) = torch.autograd.grad(d, A)
+print(g, torch.linalg.norm(torch.tensor([3.0, 4.0])))
+""",
+    "set_grad_enabled": """import torch
+x = torch.tensor(1.0, requires_grad=True)
+with torch.set_grad_enabled(False):
+    y = x * 2
+with torch.inference_mode():
+    z = x * 3
+print(y.requires_grad, z.requires_grad, torch.is_tensor(z))
+""",
 }
 
 #: name -> program text (the presets of the page are added by the test).

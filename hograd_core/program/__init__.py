@@ -27,6 +27,7 @@ from collections.abc import Callable
 import torch
 
 from ..errors import HogradError
+from ..graph_trace import TensorGraph
 from .checks import BUDGET, ProgramBudget, ProgramError, check_text, check_tree
 from .interpret import Interpreter
 from .record import MAX_GRAPHS, LineRecord, RunError, Variable, graph_of, line_from, variable
@@ -44,6 +45,10 @@ __all__ = [
 ]
 
 
+#: Variables a line's record lists (the first assigned).
+MAX_VARIABLES = 30
+#: Graph nodes a run's records hold in all; later graphs are recorded by their size.
+MAX_DRAWN = 20_000
 #: Characters of a warning a record keeps.
 MAX_WARNING = 400
 
@@ -168,14 +173,16 @@ def _record(
 ) -> LineRecord:
     names = dict(interp.scope.names)
     shown = {n: v for n, v in names.items() if not _hidden(v)}
-    variables = tuple(variable(n, v) for n, v in shown.items())
+    variables = tuple(variable(n, v) for n, v in list(shown.items())[:MAX_VARIABLES])
     graphs = []
     raised = error.variable if error is not None else ""
-    for name in shown:
-        if len(graphs) >= MAX_GRAPHS:
-            break
+    for name in sorted(shown, key=lambda n: n != raised)[: MAX_GRAPHS + 1]:
         graph = graph_of(name, shown, interp.pass_of, raised if name == raised else "")
-        if graph is not None:
+        if isinstance(graph, TensorGraph):
+            interp.drawn += len(graph.nodes)
+            if interp.drawn > MAX_DRAWN:  # the run's records stay small: sizes only from here
+                graph = len(graph.nodes)
+        if graph is not None and len(graphs) < MAX_GRAPHS:
             graphs.append((name, graph))
     return LineRecord(line, end, source, output, variables, tuple(graphs), error, said)
 

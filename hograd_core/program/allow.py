@@ -33,6 +33,8 @@ MODULES = frozenset(
         "torch.autograd",
         "torch.autograd.functional",
         "torch.func",
+        "torch.linalg",
+        "torch.optim",
     }
 )
 
@@ -42,7 +44,8 @@ rand_like randn_like sin cos tan asin acos atan sinh cosh exp expm1 log log1p lo
 sigmoid relu pow sqrt rsqrt abs sum mean prod dot matmul mm mv outer norm isnan isinf isfinite
 any all allclose isclose equal max min maximum minimum clamp where stack cat square sign erf
 floor ceil round argmax argmin softmax log_softmax cumsum diag trace neg reciprocal exp2 var
-std logsumexp numel is_tensor no_grad enable_grad atan2 hypot sinc softplus
+std logsumexp numel is_tensor no_grad enable_grad set_grad_enabled inference_mode atan2 hypot
+sinc softplus
 pi e inf nan float16 float32 float64 float double int32 int64 long bool
 """
 _AUTOGRAD = "grad backward"
@@ -53,6 +56,8 @@ _F = """
 mse_loss l1_loss relu tanh sigmoid softplus silu gelu linear softmax log_softmax
 cross_entropy binary_cross_entropy smooth_l1_loss
 """
+_LINALG = "norm vector_norm matrix_norm det inv solve eigvalsh eigh"
+_OPTIM = "SGD Adam"
 _MATH = "pi e inf nan tau sin cos tan exp log log2 log10 sqrt tanh fabs isnan isinf isclose floor ceil atan atan2 hypot"
 
 
@@ -69,6 +74,8 @@ NAMES = frozenset(
     | _names("torch.func", _FUNC)
     | _names("torch.nn", _NN)
     | _names("torch.nn.functional", _F)
+    | _names("torch.linalg", _LINALG)
+    | _names("torch.optim", _OPTIM)
     | _names("math", _MATH)
 )
 
@@ -194,6 +201,7 @@ METHODS = {
     ),
     "node": frozenset({"name"}),
     "module": frozenset({"parameters", "named_parameters", "zero_grad", "forward"}),
+    "optimizer": frozenset({"step", "zero_grad"}),
     "list": frozenset({"append"}),
     "dict": frozenset({"items", "keys", "values", "get"}),
     "str": frozenset({"join", "upper", "lower", "strip"}),
@@ -275,6 +283,12 @@ REFUSED_NAMES = frozenset(
 #: Keyword arguments any allowed call may take.
 KEYWORDS = frozenset(
     [
+        "lr",
+        "momentum",
+        "betas",
+        "weight_decay",
+        "ord",
+        "set_to_none",
         "requires_grad",
         "dtype",
         "dim",

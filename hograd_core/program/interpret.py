@@ -60,7 +60,7 @@ _COMPARE = {
     ast.In: lambda a, b: a in b,
     ast.NotIn: lambda a, b: a not in b,
 }
-_CONTEXTS = (torch.no_grad, torch.enable_grad)
+_CONTEXTS = (torch.no_grad, torch.enable_grad, torch.set_grad_enabled, torch.inference_mode)
 _MATMUL = frozenset({"torch.matmul", "torch.mm", "torch.mv", "matmul", "mm", "mv"})
 _SQUARE = frozenset(
     {
@@ -182,6 +182,8 @@ def _kind(value: object) -> str:
         return "node"
     if isinstance(value, torch.nn.Module):
         return "module"
+    if isinstance(value, torch.optim.Optimizer):
+        return "optimizer"
     if type(value).__module__ == "torch.return_types":
         return "minmax"
     return {list: "list", dict: "dict", str: "str"}.get(type(value), "other")
@@ -230,6 +232,7 @@ class Interpreter:
         self.passes: dict[int, tuple[weakref.ref, int]] = {}  # id(tensor) -> (ref, pass)
         self.calls = 0  # differentiating calls made so far
         self.raised_on = ""  # the name of the first argument of the call that raised
+        self.drawn = 0  # graph nodes recorded so far (hograd_core.program._record)
 
     # ---- passes: which backward pass made a tensor (its colour in the drawing) -------------
 
@@ -282,10 +285,10 @@ class Interpreter:
             sizes = kwargs.get("size", args[0] if short == "full" and args else args)
             if len(sizes) == 1 and isinstance(sizes[0], list | tuple | torch.Size):
                 sizes = sizes[0]
-            if isinstance(sizes, list | tuple | torch.Size) and all(
-                isinstance(s, int) for s in sizes
-            ):
-                elements(call, product(sizes), self.budget)
+            if isinstance(sizes, list | tuple | torch.Size):
+                numbers = [_number(s) for s in sizes]
+                if all(n is not None and math.isfinite(n) for n in numbers):
+                    elements(call, product(numbers), self.budget)
         elif call == "torch.linspace":
             steps = kwargs.get("steps", args[2] if len(args) > 2 else None)
             if isinstance(steps, int):
@@ -803,7 +806,8 @@ class Interpreter:
     ) -> object:
         """An allowed function or method of torch or math: checked, called, its results
         wrapped (functions it returns) and marked with their pass."""
-        if isinstance(obj, type) and issubclass(obj, _CONTEXTS) and (args or kwargs):
+        no_arguments = (torch.no_grad, torch.enable_grad)
+        if isinstance(obj, type) and issubclass(obj, no_arguments) and (args or kwargs):
             raise TypeError(f"{obj.__name__}() takes no arguments")
         self._before(call, args, kwargs)
         differentiates = call in allow.DIFFERENTIATORS or call == "backward"

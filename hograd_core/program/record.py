@@ -90,6 +90,14 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "…"
 
 
+def _text(value: object) -> str:
+    """``str(value)``, cut; "…" for a list nested past Python's recursion limit."""
+    try:
+        return _cut(str(value))
+    except RecursionError:
+        return "…"
+
+
 def _flat(t: torch.Tensor) -> tuple[float, ...] | None:
     if t.numel() > MAX_VALUES or t.is_complex():
         return None
@@ -128,7 +136,7 @@ def variable(name: str, value: object) -> Variable:
     else:
         kind = "other"
     values = (float(value),) if kind == "number" else None
-    return Variable(name=name, kind=kind, text=_cut(str(value)), values=values)
+    return Variable(name=name, kind=kind, text=_text(value), values=values)
 
 
 def graph_of(

@@ -26,7 +26,7 @@ class Run:
     stopped: str | None
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
+@st.cache_data(max_entries=32, show_spinner=False)  # a run's records: up to a few MB
 def run(text: str) -> Run:
     """``text`` run in a fresh child process (one of the two heavy-work slots while it runs)."""
     with heavy_work():
