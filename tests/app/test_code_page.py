@@ -56,3 +56,17 @@ def test_a_bad_link_is_refused_in_words() -> None:
     at = _open("en", "not-a-program!")
     assert any("could not be read" in e.value for e in at.error)
     assert at.text_area(key="code.text").value == PRESETS["x3"]
+
+
+def test_hostile_text_is_shown_as_code_and_refused() -> None:
+    """A program that tries an escape and holds markdown and HTML: refused before it runs, its
+    text shown only as code, never rendered."""
+    at = _open()
+    text = 'print("**bold** <b>x</b>")\nprint(().__class__.__bases__[0].__subclasses__())\n'
+    at.text_area(key="code.text").set_value(text)
+    at.button[0].click().run()
+    assert not at.exception
+    assert any("`.__subclasses__` is not allowed" in e.value or "__" in e.value for e in at.error)
+    for md in at.markdown:
+        assert "<b>x</b>" not in md.value and "**bold**" not in md.value
+    assert not any("bold" in c for c in _codes(at)[:-1] if not c.startswith("print"))
