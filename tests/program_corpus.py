@@ -681,3 +681,18 @@ HOSTILE = {
         "code.budget.graph",
     ),
 }
+
+HOSTILE["func_hessian_size"] = (
+    "import torch\nh = torch.func.hessian(lambda t: t.sum())(torch.ones(2000))",
+    "code.budget.elements",
+)
+HOSTILE["functorch_inner_budget"] = (
+    "import torch\ng = torch.func.grad(lambda x: torch.ones(10**10).sum() * x)\ng(torch.tensor(1.0))",
+    "code.budget.elements",
+)
+HOSTILE["lambda_recursion"] = ("f = lambda n: f(n + 1)\nf(0)", "code.budget.depth")
+HOSTILE["graph_memory"] = (
+    "import torch\nx = torch.ones(10**6, requires_grad=True)\nfor i in range(10000):\n    x = x * 1.0001",
+    "code.budget.made",
+)
+HOSTILE["nested_spec"] = ("x = 1\nprint(f\"{x:{'>'}{'9' * 7}}\")", "code.budget.width")

@@ -123,7 +123,7 @@ class _Returned:
         return self.fn(*args, **kwargs)  # type: ignore[operator]
 
     def __repr__(self) -> str:
-        return f"<function {self.name}>"
+        return f"<function {self.name.rsplit('.', 1)[-1]}>"
 
 
 class _Return(Exception):
@@ -842,7 +842,7 @@ class Interpreter:
         if callable(result) and not isinstance(
             result, (torch.Tensor, torch.nn.Module, UserFunction, _Returned, *_CONTEXTS)
         ):
-            return _Returned(result, call.rsplit(".", 1)[-1])
+            return _Returned(result, call)  # torch.func.hessian: its size checked by name
         return result
 
     def _builtin(self, name: str, args: list, kwargs: dict) -> object:
