@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from hograd_labs.code.compute import encode
 from hograd_labs.code.presets import PRESETS
+from hograd_ui.i18n import tr
 from tests.app.conftest import APP
 
 
@@ -50,6 +51,8 @@ def test_a_link_opens_its_program_in_chinese() -> None:
     assert at.text_area(key="code.text").value == PRESETS["hvp"]
     assert any(c.startswith("Hv = tensor([ 1.0000, -1.0000])") for c in _codes(at))
     assert "逐行" in at.title[0].value
+    ignored = tr("links.ignored.title", "zh")
+    assert not any(ignored in w.value for w in at.warning)  # the link check knows ?code.p=
 
 
 def test_a_bad_link_is_refused_in_words() -> None:
