@@ -29,7 +29,7 @@ CPU_SECONDS = 10
 #: Memory a run may take beyond its imports (then allocations fail): "memory".
 MEMORY_BYTES = 768 * 2**20
 #: Wall-clock seconds from start to kill (importing torch on a busy host takes a few).
-WALL_SECONDS = 40.0
+WALL_SECONDS = 60.0
 #: The largest line a child may write (one statement's record, its graphs included).
 MAX_LINE = 4 * 2**20
 #: The largest request read from standard input.
