@@ -9,11 +9,12 @@ import streamlit as st
 from hograd_core.flaglab import CASES, FlagOutcome
 from hograd_core.flaglab.decoder import Match, decode
 from hograd_core.program import LineRecord, line_from
+from hograd_core.program.to_cpp import program_cpp
 from hograd_serving.cached import case_for
 from hograd_serving.code_child import run_program_child
 from hograd_serving.gate import heavy_work
 
-__all__ = ["Run", "decoded", "run"]
+__all__ = ["Run", "cpp_for", "decoded", "run"]
 
 
 @dataclass(frozen=True)
@@ -39,3 +40,9 @@ def decoded(message: str) -> tuple[Match | None, FlagOutcome | None]:
     runs = {(c, v): case_for(c, v) for c, case in CASES.items() for v in case.variants}
     match = decode(message, runs)
     return match, None if match is None else runs[(match.case, match.variant)]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def cpp_for(text: str) -> str | None:
+    """The program's C++ (LibTorch) form, None outside its subset (a checked program only)."""
+    return program_cpp(text, "hograd_program")

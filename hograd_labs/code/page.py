@@ -177,3 +177,25 @@ def draw() -> None:
     )
     if result.lines and result.lines[0].line:  # a refused program has no line to show
         _step(result.lines, zlib.crc32(ran.encode()))
+        _cpp(ran)
+
+
+def _cpp(text: str) -> None:
+    """The same program in C++ (LibTorch), folded, for the straight-line subset."""
+    with st.expander(t("code.cpp"), icon=":material/code_blocks:"):
+        try:
+            source = cached.cpp_for(text)
+        except (HogradError, SyntaxError):
+            source = None
+        if source is None:
+            st.caption(t("code.cpp.none"))
+            return
+        st.caption(t("code.cpp.lead"))
+        st.code(source, language="cpp")
+        st.download_button(
+            t("code.cpp.download"),
+            data=source,
+            file_name="hograd_program.cpp",
+            mime="text/x-c++src",
+            icon=":material/download:",
+        )

@@ -30,6 +30,7 @@ def test_the_seed_runs_and_an_edit_shows_the_error_at_line_6() -> None:
     at = _open()
     codes = _codes(at)
     assert "dy/dx at x=2.0: 12.0" in codes and "False" in codes
+    assert any("torch::autograd::grad({y}, {x}" in c for c in codes)  # the C++ form
     assert at.query_params["code.p"] == encode(PRESETS["x3"])
     at.text_area(key="code.text").set_value(PRESETS["x3_no_create_graph"])
     at.button[0].click().run()
