@@ -91,6 +91,7 @@ with script_slot(), routed():
             icon=":material/memory:",
             url_path="memory",
         ),
+        st.Page("pages/code.py", title=t("code.page"), icon=":material/code:", url_path="code"),
         # lesson
         st.Page(
             "pages/lesson.py", title=t("lesson.page"), icon=":material/route:", url_path="lesson"

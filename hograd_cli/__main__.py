@@ -12,6 +12,7 @@
     python -m hograd_cli derivatives "sin(x)*exp(x)" --order 5 --at 0.7 --method jvp --costs
     python -m hograd_cli derivatives "-x^2" --at 1
     python -m hograd_cli decode error.txt --json
+    python -m hograd_cli run prog.py --json
 
 ``--cpp`` prints the C++ (LibTorch) program that computes and prints what the page's PyTorch
 script does, with the g++ line that builds it against this Python's torch wheel on top.
@@ -139,6 +140,7 @@ examples:
   python -m hograd_cli gradcheck "sin(x)*exp(-x^2)" --at -2:2:9
   python -m hograd_cli custom "tanh(x)" --backward "(1 - y^2)*g" --at -2:2:5 --second-function
   python -m hograd_cli decode error.txt --json               (or - to read standard input)
+  python -m hograd_cli run prog.py --json                    (an autograd program, line by line)
 
 Each verb has its own --help. Bad input exits with status 2 and one line "error: ..."."""
 
@@ -719,6 +721,10 @@ VERBS.update(
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["run"]:  # the program runner has its own parser (hograd_cli/run.py)
+        from .run import main as run_main  # loads torch
+
+        return run_main(argv[1:])
     want_json = "--json" in argv
     try:
         parser = _build_parser()

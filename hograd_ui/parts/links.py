@@ -87,8 +87,8 @@ BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once
 GLOBAL = frozenset(
     {"lang", PRESENT, "embed", "embed_options", "step", "done", "class", "seat", "key", "teacher"}
 )
-#: Parameters a page reads itself with st.query_params (none besides the global ones).
-PAGE_PARAMS: dict[str, frozenset[str]] = {}
+#: Parameters a page reads itself with st.query_params: the code page's program (``?code.p=``).
+PAGE_PARAMS: dict[str, frozenset[str]] = {"code": frozenset({"code.p"})}
 #: Each page's key prefix (its widgets' keys and so its URL parameters start with it).
 PREFIXES = {
     "derivatives": ("deriv.",),
@@ -98,6 +98,7 @@ PREFIXES = {
     "lesson": ("lesson.",),
     "backward": ("backward.",),
     "memory": ("memory.",),
+    "code": ("code.",),
 }
 #: Every URL parameter of a page's bound widgets and choices, in every view (``*`` stands for
 #: a variable's, a case's, a method's or a lesson step's name); the forms' settings are known

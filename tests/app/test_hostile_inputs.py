@@ -70,8 +70,11 @@ def _hook(event: str, args: tuple) -> None:
 sys.addaudithook(_hook)
 
 # home and the memory lab (sliders only) have no text box; the lesson's first step has its
-# answer box (its link is checked in tests/app/test_lesson_page.py)
-PAGES = [path for path, _ in routes() if path not in ("pages/home.py", "pages/memory.py")]
+# answer box (its link is checked in tests/app/test_lesson_page.py); the code page's box holds a
+# program, not a formula (its hostile programs: tests/core/test_program_hostile.py and
+# tests/app/test_code_page.py)
+NO_FORMULA = ("pages/home.py", "pages/memory.py", "pages/code.py")
+PAGES = [path for path, _ in routes() if path not in NO_FORMULA]
 #: boxes that take numbers, not formulas (hograd_core.typed_numbers): the lesson's answers and
 #: the exact entries beside sliders; they say what is wrong with the number
 NUMBER_BOXES = ("lesson.ans.", ".exact")

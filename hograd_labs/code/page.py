@@ -1,0 +1,205 @@
+"""Your own autograd code, run as written: the view. The program box, Run, then each line with
+what it printed, and for a chosen line the variables and the graph behind a chosen tensor."""
+
+from __future__ import annotations
+
+import zlib
+
+import streamlit as st
+
+from hograd_core import HogradError
+from hograd_core.flaglab.decoder import EXACT
+from hograd_core.program import BUDGET, LineRecord, RunError
+from hograd_ui.i18n import error_text
+from hograd_ui.parts.ui import box_chars, lang, show_error, static_table, t
+
+from . import cached, figures
+from .compute import decode, encode, header
+from .presets import PRESETS
+
+TEXT = "code.text"  # the program in the box
+RAN = "code.ran"  # the program last run
+LINK = "code.link"  # the value of ?code.p= this session last read or wrote
+PARAM = "code.p"
+# Every key a whole literal (the locale test finds used keys that way).
+PRESET_LABELS = {
+    "x3": "code.preset.x3",
+    "x3_no_create_graph": "code.preset.x3_no_create_graph",
+    "hvp": "code.preset.hvp",
+    "debug": "code.preset.debug",
+    "freed_graph": "code.preset.freed_graph",
+    "unused_input": "code.preset.unused_input",
+    "constant_trap": "code.preset.constant_trap",
+    "accumulates": "code.preset.accumulates",
+    "inplace": "code.preset.inplace",
+    "nan": "code.preset.nan",
+    "maml": "code.preset.maml",
+    "pinn": "code.preset.pinn",
+    "func": "code.preset.func",
+}
+STOPPED = {
+    "time": "code.stopped.time",
+    "memory": "code.stopped.memory",
+    "error": "code.stopped.error",
+}
+
+
+def _from_link() -> HogradError | None:
+    """Take up the link's program when the URL holds one this session has not read (a shared
+    link, a preset); the first preset otherwise. Returns the link's error, if it was bad."""
+    value = st.query_params.get(PARAM)
+    if value is None or value == st.session_state.get(LINK):
+        st.session_state.setdefault(TEXT, PRESETS["x3"])
+        return None
+    st.session_state[LINK] = value
+    try:
+        text = decode(value)
+    except HogradError as err:
+        st.session_state.setdefault(TEXT, PRESETS["x3"])
+        return err
+    st.session_state[TEXT] = st.session_state[RAN] = text
+    return None
+
+
+def _presets() -> None:
+    st.caption(t("code.presets"))
+    with st.container(horizontal=True):
+        for name, key in PRESET_LABELS.items():
+            st.page_link(
+                "pages/code.py",
+                label=t(key),
+                query_params={PARAM: encode(PRESETS[name]), "lang": lang()},
+            )
+
+
+def _error(error: RunError) -> None:
+    if error.key:  # refused, or stopped by a budget: our message
+        st.error(error_text(error, lang()), icon=":material/block:")
+        return
+    st.error(t("code.error.at", line=error.line), icon=":material/error:")
+    st.code(error.text, language=None, wrap_lines=True)  # PyTorch's words, never markdown
+    match = cached.decoded(error.text)
+    if match is None:
+        st.caption(t("code.decode.unknown"))
+        return
+    title, why, fix = match.keys
+    # the message's varying parts (names, shapes) as code: no `_` of a name becomes emphasis
+    facts = {k: f"`{v}`" if v else ("" if match.whole else "?") for k, v in match.facts}
+    exact = match.sure == EXACT and match.whole
+    sure = t("code.decode.sure.exact") if exact else t("code.decode.sure.partial")
+    st.info(
+        f"**{t('code.decode.found', title=t(title))}** {sure}\n\n{t(why, **facts)}",
+        icon=":material/search:",
+    )
+    st.success(f"**{t('code.decode.fix')}** {t(fix, **facts)}", icon=":material/build:")
+
+
+def _line(record: LineRecord) -> None:
+    st.caption(t("code.line", line=record.line))
+    st.code(record.source, language="python")
+    if record.output:
+        st.code(record.output, language=None)  # what Python printed, shown literally
+    for warning in record.warnings:
+        st.caption(t("code.warning"))
+        st.code(warning, language=None, wrap_lines=True)
+    if record.error is not None:
+        _error(record.error)
+
+
+def _step(lines: tuple[LineRecord, ...], tag: int) -> None:
+    """The variables after a chosen line, and the graph behind a chosen tensor."""
+    st.subheader(t("code.after"))
+    numbers = [r.line for r in lines]
+    record = lines[
+        numbers.index(
+            st.selectbox(
+                t("code.step"),
+                numbers,
+                index=len(numbers) - 1,
+                key=f"code.step.{tag}",
+                format_func=lambda n: t("code.line", line=n),
+            )
+        )
+    ]
+    if record.variables:
+        static_table(figures.variable_rows(record.variables, lang()))
+    else:
+        st.caption(t("code.none"))
+    graphs = dict(record.graphs)
+    if not graphs:
+        return
+    names = list(graphs)
+    raised = record.error.variable if record.error is not None else ""
+    chosen = st.selectbox(
+        t("code.variable"),
+        names,
+        index=names.index(raised) if raised in graphs else len(names) - 1,
+        key=f"code.variable.{tag}.{record.line}",
+    )
+    graph = graphs[chosen]
+    if isinstance(graph, int):
+        st.caption(t("code.graph.large", nodes=f"{graph:,}"))
+        return
+    st.html(figures.graph_legend(graph, lang()))  # variable names, escaped
+    st.graphviz_chart(figures.graph_dot(graph, lang()), width="content")
+
+
+def draw() -> None:
+    """The page."""
+    st.title(t("code.title"))
+    st.markdown(t("code.lead"))
+    bad = _from_link()
+    if bad is not None:
+        show_error(bad)
+    _presets()
+    text = st.text_area(t("code.box"), key=TEXT, height=300, max_chars=box_chars(BUDGET.max_chars))
+    if st.button(t("code.run"), type="primary", icon=":material/play_arrow:"):
+        st.session_state[RAN] = text
+    ran = st.session_state.setdefault(RAN, text)
+    if ran != text:
+        st.caption(t("code.edited"))
+    link = encode(ran)
+    st.session_state[LINK] = link
+    if st.query_params.get(PARAM) != link:
+        st.query_params[PARAM] = link
+    try:
+        with st.spinner(t("code.running")):
+            result = cached.run(ran)
+    except HogradError as err:
+        show_error(err)
+        return
+    if result.stopped is not None:
+        st.warning(t(STOPPED[result.stopped]), icon=":material/timer_off:")
+    for record in result.lines:
+        _line(record)
+    st.download_button(
+        t("code.download"),
+        data=header(result.torch) + ran,
+        file_name="hograd_program.py",
+        mime="text/x-python",
+        icon=":material/download:",
+    )
+    if result.lines and result.lines[0].line:  # a refused program has no line to show
+        _step(result.lines, zlib.crc32(ran.encode()))
+        _cpp(ran)
+
+
+def _cpp(text: str) -> None:
+    """The same program in C++ (LibTorch), folded, for the straight-line subset."""
+    with st.expander(t("code.cpp"), icon=":material/code_blocks:"):
+        try:
+            source = cached.cpp_for(text)
+        except (HogradError, SyntaxError):
+            source = None
+        if source is None:
+            st.caption(t("code.cpp.none"))
+            return
+        st.caption(t("code.cpp.lead"))
+        st.code(source, language="cpp")
+        st.download_button(
+            t("code.cpp.download"),
+            data=source,
+            file_name="hograd_program.cpp",
+            mime="text/x-c++src",
+            icon=":material/download:",
+        )
