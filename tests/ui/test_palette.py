@@ -92,4 +92,5 @@ def test_text_and_focus_colours_meet_wcag() -> None:
     for background in (WHITE, SIDEBAR):
         assert contrast(a11y.CAPTION, background) >= 4.5  # 1.4.3: text
         assert contrast(a11y.CAPTION_CODE, background) >= 4.5
+        assert contrast(a11y.DISABLED, background) >= 4.5
         assert contrast(a11y.FOCUS, background) >= 3.0  # 1.4.11: the focus ring
