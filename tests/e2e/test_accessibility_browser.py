@@ -117,6 +117,20 @@ def test_language_and_title_follow_the_page(
     assert pg.title() == f"{tr(tab, lang)} · {tr(page, lang)} · hograd"
 
 
+def test_a_chart_is_a_figure_named_and_described(contexts, browser, server) -> None:  # noqa: ANN001
+    """What a screen reader gets for the derivatives chart (WCAG 1.1.1): read from the
+    accessibility tree (the computed name and description), not from the DOM's text."""
+    from playwright.sync_api import expect
+
+    pg = _page(contexts, browser, "en")
+    pg.goto(f"{server}/derivatives?lang=en")
+    _settled(pg)
+    chart = pg.get_by_role("figure").first
+    expect(chart).to_have_accessible_name(re.compile(r"^Chart: .+"))
+    expect(chart).to_have_accessible_description(re.compile(r"f′: values from -?[0-9.e-]+ to "))
+    assert "said" not in (chart.aria_snapshot() or "")  # the description is not drawn text
+
+
 def test_play_is_reached_and_pressed_by_keyboard(contexts, browser, server) -> None:  # noqa: ANN001
     pg = _page(contexts, browser, "en")
     pg.goto(f"{server}/hvp?hvp.tab=power&lang=en")
