@@ -7,6 +7,7 @@ from hograd_labs.classroom import follow as classroom
 from hograd_labs.lesson.compute import STEPS as LESSON_STEPS
 from hograd_serving.floor import script_slot
 from hograd_ui.i18n import LANGUAGES
+from hograd_ui.parts import a11y
 from hograd_ui.parts.lesson_state import carry as lesson_progress
 from hograd_ui.parts.links import (
     checked_link,
@@ -100,6 +101,7 @@ with script_slot(), routed():
     # presentation mode hides the sidebar: the page switcher moves to the top, and the control
     # that leaves the mode comes first (the mode stays on from page to page until then)
     page = st.navigation(PAGES, position="top" if present() else "sidebar")
+    a11y.declare(st.session_state["lang"], page.title)  # <html lang>, the title, focus, contrast
     if present():
         leave_button()
     # a class: the lecturer shares this view, a student follows (or not); above the page in

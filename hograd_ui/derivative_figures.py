@@ -13,6 +13,7 @@ from hograd_ui.i18n import tr
 from .plotting import PlainFigure, grid_cells, plain_figure, vline
 
 __all__ = [
+    "DASHES",
     "FONT",
     "LOW_ORDERS",
     "PALETTE",
@@ -23,26 +24,16 @@ __all__ = [
     "order_label",
 ]
 
-# Distinct, colour-blind-friendly colours that stay readable on a projector (Okabe-Ito first,
-# then Tableau); order 0 is drawn in near-black and thicker.
-PALETTE = (
-    "#1f2937",
-    "#E69F00",
-    "#0072B2",
-    "#D55E00",
-    "#009E73",
-    "#CC79A7",
-    "#56B4E9",
-    "#8c564b",
-    "#7f7f7f",
-    "#bcbd22",
-    "#17becf",
-    "#9467bd",
-    "#e377c2",
-    "#2ca02c",
-    "#d62728",
-    "#1f77b4",
-)
+# One colour per order, each at 3:1 or more on the white background (WCAG 1.4.11) and apart
+# from every other by a CIELAB distance of 20 or more for normal vision and as deuteranopia and
+# protanopia see them (Machado 2009): Okabe-Ito's blue and reddish purple, Paul Tol's muted
+# green, olive and indigo and bright red (tests/ui/test_palette.py computes both). Order 0 is
+# near-black and thicker. Each order also has a dash pattern of its own (:data:`DASHES`):
+# colour and dash together tell 42 orders apart, and a reader who sees no colour tells
+# them by the dash.
+PALETTE = ("#1f2937", "#0072B2", "#EE6677", "#117733", "#CC79A7", "#999933", "#332288")
+#: Plotly's dash patterns, one per order (cycling, as :data:`PALETTE` does, at another length).
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 #: One panel draws f and its first LOW_ORDERS derivatives, and the highest order asked for; the
 #: orders between start hidden in the legend (a click draws one): 31 curves at once, at order
 #: 30, are a tangle nobody reads. Orders up to LOW_ORDERS + 1 are all drawn.
@@ -115,7 +106,11 @@ def derivatives_figure(
                 "name": order_label(k),
                 "xaxis": f"x{suffix}",
                 "yaxis": f"y{suffix}",
-                "line": {"color": PALETTE[k % len(PALETTE)], "width": 4 if k == 0 else 2.5},
+                "line": {
+                    "color": PALETTE[k % len(PALETTE)],
+                    "width": 4 if k == 0 else 2.5,
+                    "dash": DASHES[k % len(DASHES)],
+                },
                 "hovertemplate": f"{order_label(k)}({var}=%{{x:.4g}}) = %{{y:.6g}}<extra></extra>",
                 "connectgaps": False,
                 **({"visible": "legendonly"} if k in hidden else {}),

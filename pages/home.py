@@ -22,7 +22,7 @@ st.page_link("pages/lesson.py", label=t("home.lesson"), icon=":material/route:")
 def example() -> None:
     """The seed example: x³'s first and second derivatives at 2, run live (the page's result)."""
     with st.container(key="home.result"):
-        st.subheader(t("home.example.title"))
+        st.header(t("home.example.title"))
         st.markdown(t("home.example.body"))
         st.code(
             "x = torch.tensor(2.0, requires_grad=True)\n"

@@ -102,7 +102,7 @@ def _points(values: tuple[float, ...]) -> str:
 
 
 def _checks(lab: object) -> None:
-    st.subheader(t("backward.checks"))
+    st.header(t("backward.checks"))
     st.caption(t("backward.check.what"))
     for check in (lab.run.gradcheck, lab.run.gradgradcheck):
         n = len(check.points)
@@ -168,7 +168,7 @@ def _graph(f: str, b: str, variant: str) -> None:
     if projected:
         left, right = st.columns([1, 2], gap="large", vertical_alignment="bottom")
     else:
-        st.subheader(t("backward.graph"))
+        st.header(t("backward.graph"))
         st.markdown(t("backward.graph.lead"))
         left = right = st
     x0 = left.slider(t("backward.graph.x0"), -3.0, 3.0, 0.5, 0.1, key="backward.x0", bind=BIND)
@@ -196,7 +196,7 @@ def _facts(match: object) -> dict[str, str]:
 def _decoder() -> None:
     """Paste a PyTorch message: what it means, how sure the decoder is, the fix, and the
     gallery case that raises it, with its graph."""
-    st.subheader(t("backward.decode"))
+    st.header(t("backward.decode"))
     st.markdown(t("backward.decode.lead", count=len(ENTRIES)))
     text = st.text_area(
         t("backward.decode.box"), key="backward.decode", bind=BIND, max_chars=PASTE, height=120
@@ -315,7 +315,7 @@ def _lab(row: object, screens: dict[str, str]) -> dict[str, bool]:
         with st.container(key="backward.screen.formulas"):
             _formulas(lab)
     if shown["table"]:
-        st.subheader(t("backward.table"))
+        st.header(t("backward.table"))
         _second(lab)
         with st.container(key="backward.screen.table"):
             static_table(figures.derivative_rows(lab, lang()))
@@ -327,7 +327,7 @@ def _lab(row: object, screens: dict[str, str]) -> dict[str, bool]:
         with st.container(key="backward.screen.graph"):
             _graph(f, b, variant)
     if shown["code"]:
-        st.subheader(t("backward.code"))
+        st.header(t("backward.code"))
         st.caption(t("backward.code.lead"))
         source = cached.script_for(f, b, low, high, points, variant)
         st.code(source, language="python")
@@ -337,7 +337,7 @@ def _lab(row: object, screens: dict[str, str]) -> dict[str, bool]:
 
 def _formulas(lab: object) -> None:
     """The four formulas (sympy's), what the backward saves, and the verdict on it."""
-    st.subheader(t("backward.formulas"))
+    st.header(t("backward.formulas"))
     names = [t(key) for key in FORMULAS]
     columns = [column for _ in range(2) for column in st.columns(2)]  # f′ and f″ can be long
     for column, name, tex in zip(columns, names, lab.latex, strict=True):

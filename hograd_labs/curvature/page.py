@@ -153,14 +153,14 @@ def diagonal_part(row: object) -> DiagonalConfig:
     projected = projector()  # projected, the screen's name is in the row: no subheaders
     if shown["typed"]:
         if not projected:
-            st.subheader(t("curvature.typed.title"))
+            st.header(t("curvature.typed.title"))
         with st.container(key="curvature.screen.typed"):
             study_view(s, config.repeats, "typed")
         st.markdown(t("curvature.pinn"))
     if not shown["network"]:
         return config
     if not projected:
-        st.subheader(t("curvature.network.title"))
+        st.header(t("curvature.network.title"))
     hidden, train = net if net is not None else net_settings()
     config = DiagonalConfig(
         fn.text, point, int(probes), int(repeats), int(seed), int(hidden), int(train)

@@ -213,7 +213,7 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
         if summary.open:
             st.dataframe(figures.summary_rows(view, lang()), hide_index=True)
 
-    st.subheader(t("graph.growth.title"))
+    st.header(t("graph.growth.title"))
     st.markdown(figures.growth_text(lab.stats, lang()))  # the growth in numbers, always shown
     if lab.stopped_nodes is not None:
         st.warning(

@@ -53,7 +53,7 @@ def several_settings(fn: Function, row: object | None = None) -> SeveralSettings
     row's Explanation)."""
     projected = present()
     if not projected:
-        st.subheader(t("graphvars.title"))
+        st.header(t("graphvars.title"))
         st.markdown(t("graphvars.lead", n=len(fn.variables)))
     with controls(row):
         left, right = st.columns(2, gap="large")

@@ -209,6 +209,7 @@ def numbers(fn, ex: curvature.Exploration, names: tuple, sliders: dict, radius: 
         columns=names,
         index=[t(f"hvp.col.{c}") for c in ("point", "vector", "gradient", "hv")],
     )
+    table.index.name = t("hvp.col.quantity")  # the row labels' header: no empty <th>
     static_table(table, hide_index=False)
     st.caption(t("hvp.table.caption", ms=f"{r.seconds * 1000:.2f}"))
     hvp_row(fn, sliders["p"], sliders["v"], radius)  # downloads: the view as a notebook
@@ -272,14 +273,14 @@ def hessian(ex: curvature.Exploration, names: tuple, text: str) -> None:
     with left:
         hessian_file(r, text)  # downloads: the Hessian (CSV)
     with right:
-        st.markdown("#### " + t("hvp.eigen.title"))
+        st.markdown("## " + t("hvp.eigen.title"))
         vectors = clean(r.eigenvectors)
         eig = pd.DataFrame(
             [[num(r.eigenvalues[i]), *[num(x) for x in vectors[:, i]]] for i in range(len(names))],
             columns=[t("hvp.eigen.value"), *names],
-            index=[f"e{i + 1}" for i in range(len(names))],
+            index=pd.Index([f"e{i + 1}" for i in range(len(names))], name=t("hvp.eigen.index")),
         )
-        st.dataframe(eig, width="stretch")
+        st.dataframe(eig.reset_index(), hide_index=True, width="stretch")
         eigen_file(r, text)  # downloads: the eigen table
         st.caption(t("hvp.eigen.vector"))
         reason = t(

@@ -139,7 +139,7 @@ def draw() -> None:
         return
     projector = present()
     if not projector:  # projected, the row's list of screens names it
-        st.subheader(t("maml.sine_title"))
+        st.header(t("maml.sine_title"))
     c = st.columns(3)
     amplitude = c[0].slider(t("maml.amplitude"), 0.1, 5.0, 3.0, 0.1, key="why.maml.amp", **Q)
     phase = c[1].slider(

@@ -85,7 +85,7 @@ def _title(key: str, projector: bool) -> None:
     """The screen's subheader; projected, none: the row's list of screens names it, and the
     room goes to the result (tests/e2e/test_slides_browser.py)."""
     if not projector:
-        st.subheader(t(key))
+        st.header(t(key))
 
 
 def _orders(run: object, config: MemoryConfig, projector: bool) -> None:

@@ -233,7 +233,7 @@ def notebook(source: str) -> Callable[[], str]:
 
 
 def silent_bug(check: object) -> None:
-    st.subheader(t("wgan.bug.title"))
+    st.header(t("wgan.bug.title"))
     st.markdown(t("wgan.bug.text", penalty=f"{check.penalty:.4g}"))
     table = pd.DataFrame(
         {

@@ -124,6 +124,21 @@ export default function ({ parentElement, data, setTriggerValue }) {
     parentElement.appendChild(box);
   }
   data = JSON.parse(new TextDecoder().decode(data)); // one JSON text: labels, pick, figure
+  // The chart in words (hograd_ui/chart_text.py): a figure named by its title and described
+  // by a paragraph that a screen reader reads and the screen does not show.
+  let said = parentElement.querySelector(":scope > .hograd-said");
+  if (!said) {
+    said = document.createElement("p");
+    said.className = "hograd-said";
+    said.id = "hograd-said-" + Math.random().toString(36).slice(2);
+    said.style.cssText = "position:absolute;width:1px;height:1px;margin:-1px;padding:0;" +
+      "overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0";
+    parentElement.insertBefore(said, box);
+  }
+  said.textContent = data.said.description;
+  box.setAttribute("role", "figure");
+  box.setAttribute("aria-label", data.said.name);
+  box.setAttribute("aria-describedby", said.id);
   const figure = data.figure;
   const height = figure.layout.height || 450;
   box.dataset.height = height;

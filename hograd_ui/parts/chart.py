@@ -17,6 +17,10 @@ What Streamlit's chart element did and this one does too:
 - the column's width, followed when it changes; the figure's height, or 450 px;
 - a full-screen button on the chart's tool bar (the browser's full screen, Esc to leave);
 - picking a point (the HVP contour): a click reports the point's x and y to ``on_pick``.
+
+And what it did not: the chart is a figure named and described in words for a screen reader
+(``hograd_ui/chart_text.py``: its series, their ranges, where a curve crosses zero), in a
+paragraph that is read but not drawn.
 """
 
 from __future__ import annotations
@@ -32,8 +36,9 @@ import streamlit as st
 from plotly.basedatatypes import BaseFigure
 from streamlit.delta_generator import DeltaGenerator
 
+from hograd_ui.chart_text import describe
 from hograd_ui.parts.present import present
-from hograd_ui.parts.ui import t
+from hograd_ui.parts.ui import lang, t
 from hograd_ui.plotting import TEMPLATE
 
 __all__ = [
@@ -202,13 +207,16 @@ def chart(
     # escaped again (4 % more bytes for the derivatives chart, on every run of every student).
     if projector is None:
         projector = present()
+    spec = fig.to_dict()
+    name, description = describe(spec, lang())  # the chart in words, for a screen reader
     head = {
         "labels": {"fullscreen": t("chart.fullscreen"), "failed": t("chart.failed")},
         "pick": on_pick is not None,
         "fit": projector,  # projected: no taller than the room left on the first screen
+        "said": {"name": name, "description": description},
     }
     base = PRESENT_PX if projector else BASE_PX  # Streamlit's theme is in rem
-    figure = pio.to_json(themed(fig.to_dict(), base), validate=False)
+    figure = pio.to_json(themed(spec, base), validate=False)
     data = (json.dumps(head, ensure_ascii=False)[:-1] + ', "figure": ' + figure + "}").encode()
     if on_pick is None:
         _COMPONENT(key=key, data=data)

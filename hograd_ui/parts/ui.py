@@ -23,6 +23,7 @@ from hograd_serving.cached import cached_parse
 from hograd_serving.gate import SESSION_KEY
 from hograd_serving.patches import leave_pages_directory_mode
 from hograd_ui.i18n import LANGUAGES, error_text, tr
+from hograd_ui.parts.a11y import name_view
 from hograd_ui.parts.link_form import Field, draw_linked
 from hograd_ui.parts.links import BIND, link_text, present, url_choice, write_choice
 
@@ -254,9 +255,12 @@ def static_table(frame: pd.DataFrame, *, hide_index: bool = True) -> None:
     """
     shown = frame.map(_literal)
     shown.columns = [_literal(str(c)) for c in frame.columns]
-    if not hide_index:
-        shown.index = [_literal(str(i)) for i in frame.index]
-    st.table(shown, hide_index=hide_index)
+    if not hide_index:  # the row labels as a first column under the index's name, since an
+        # index draws an empty header cell above them (WCAG 1.3.1: every header has text)
+        shown.insert(
+            0, _literal(str(frame.index.name or "")), [_literal(str(i)) for i in frame.index]
+        )
+    st.table(shown, hide_index=True)
 
 
 def lazy_expander(
@@ -303,6 +307,7 @@ def lazy_tabs(labels: dict[str, str], key: str) -> dict[str, object]:
 
     tabs = st.tabs(shown, key=widget_key, on_change=sync)
     write_choice(key, names[0])
+    name_view(labels[st.session_state[key]])  # the document's title names the open tab
     return dict(zip(names, tabs, strict=True))
 
 

@@ -122,7 +122,7 @@ def test_projected_the_graph_is_drawn_to_fit_and_its_saved_tensors_on_request(la
     hidden = "leaves saved tensors out" if lang == "en" else "图中没有画出保存的张量"
     captions = " ".join(c.value for c in at.caption)
     assert hidden in captions and "11" in captions
-    assert not at.subheader  # the heading goes; its lead is in the row's Explanation
+    assert not at.header  # the heading goes; its lead is in the row's Explanation
     lead = "f has 2 variables" if lang == "en" else "f 有 2 个变量"
     assert any(lead in m.value for m in at.markdown)
     at.toggle(key="graphvars.saved.present").set_value(True)

@@ -68,6 +68,7 @@ def table(at: AppTest, index: int = 0) -> dict[str, list[str]]:
     """The page's tables in order: 0 the p, v, gradient and Hv table (a static table), 1 the
     eigen table (a data grid, in the Hessian tab)."""
     df = [*at.table, *at.dataframe][index].value
+    df = df.set_index(df.columns[0])  # the row labels are a first column with a header
     return {str(row): [str(x) for x in df.loc[row]] for row in df.index}
 
 

@@ -108,7 +108,8 @@ def view_of(page: str, link: str, lang: str) -> dict[str, object]:
         and not k.endswith((".en", ".zh", ".from_link"))  # how a choice's label was read
     }
     return {
-        "headings": [h.value for h in (*at.title, *at.header, *at.subheader)],
+        # the headings' texts, whatever their level (issue 49 made sections h2, not h3)
+        "headings": sorted(h.value for h in (*at.title, *at.header, *at.subheader)),
         "widgets": state,
         "link": {k: _plain(v) for k, v in sorted(query(at).items())},
     }

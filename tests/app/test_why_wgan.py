@@ -44,7 +44,7 @@ def test_the_tab_draws_the_cores_run_in_both_languages(lang: str, words: str) ->
     bars = "interpolates" if lang == "en" else "插值点"
     np.testing.assert_array_equal(trace(at, bars), norm_counts(core.norms[-1]))
     np.testing.assert_array_equal(trace(at, bars).sum(), 400)
-    assert words in "\n".join(s.value for s in at.subheader)
+    assert words in "\n".join(s.value for s in at.header)
     table = at.table[0].value
     check = penalty_check(WganConfig())
     assert list(table.iloc[:, 0]) == [f"{v:.6g}" for v in check.with_graph]

@@ -42,7 +42,7 @@ def test_the_memory_page_shows_the_modules_numbers(page, lang: str) -> None:  # 
     title = "Memory under double backward" if lang == "en" else "二次反向传播的内存"
     assert title in body
     screenshot(page, f"memory-{lang}")
-    for part, heading in enumerate(page.locator("[data-testid='stMain'] h3").all()[1:], 2):
+    for part, heading in enumerate(page.locator("[data-testid='stMain'] h2").all()[1:], 2):
         heading.scroll_into_view_if_needed()  # each measurement's section, looked at
         page.mouse.wheel(0, 500)
         screenshot(page, f"memory-{lang}-{part}")

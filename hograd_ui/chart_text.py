@@ -1,0 +1,148 @@
+"""A chart told in words: its name and a short description, from the figure's own data.
+
+Every 2-D chart of the app goes through :func:`hograd_ui.parts.chart.chart`, which sends
+:func:`describe`'s text with the figure; the browser gives the chart the name and reads the
+description to a screen reader (WCAG 1.1.1), without drawing it. What a line says: its name,
+the range of its values over the range of x, and where it crosses zero (linear interpolation
+between the two samples around a sign change). A grid (heatmap, contour): its size and the
+range of its values. Bars: each bar's label and value.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from hograd_ui.i18n import tr
+
+__all__ = ["describe", "zero_crossings"]
+
+_MOST = 5  # zero crossings and bars named, at most, per series
+_TAG = re.compile(r"<[^>]+>")
+
+
+def _num(value: float) -> str:
+    return f"{value:.3g}".replace("e+0", "e").replace("e-0", "e-")
+
+
+def _text(title: object) -> str:
+    """A title's text, as a string or plotly's ``{"text": ...}``, without its HTML tags."""
+    if isinstance(title, Mapping):
+        title = title.get("text")
+    return _TAG.sub("", title).strip() if isinstance(title, str) else ""
+
+
+def _array(values: object) -> np.ndarray | None:
+    """Numbers as plotly keeps them: a list, or a numpy array base64-encoded in its dict
+    (``{"dtype": "f8", "bdata": ..., "shape": "3, 4"}``); None for text or nothing."""
+    try:
+        if isinstance(values, Mapping):
+            out = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+            shape = values.get("shape")
+            out = out.reshape([int(n) for n in str(shape).split(",")]) if shape else out
+            out = out.astype(float)
+        else:
+            out = np.asarray(values, dtype=float)
+    except (TypeError, ValueError, KeyError):  # text categories, None
+        return None
+    return out if out.size else None
+
+
+def zero_crossings(x: np.ndarray, y: np.ndarray) -> list[float]:
+    """Where the polyline through (x, y) crosses zero: samples at 0, and between two finite
+    samples of opposite signs the x where the straight line between them is 0."""
+    out: list[float] = []
+    for i in range(len(y)):
+        if y[i] == 0 and np.isfinite(x[i]):
+            out.append(float(x[i]))
+        elif i and np.isfinite(y[i - 1]) and np.isfinite(y[i]) and y[i - 1] * y[i] < 0:
+            out.append(float(x[i - 1] - y[i - 1] * (x[i] - x[i - 1]) / (y[i] - y[i - 1])))
+    return out
+
+
+def _listed(values: list[str], lang: str) -> str:
+    more = len(values) - _MOST
+    shown = ", ".join(values[:_MOST])
+    return shown if more <= 0 else shown + tr("chart.said.more", lang, n=more)
+
+
+def _series(trace: Mapping[str, Any], n: int, xname: str, lang: str) -> str | None:
+    name = _text(trace.get("name")) or tr("chart.said.series", lang, n=n)
+    kind = trace.get("type", "scatter")
+    if kind in ("heatmap", "contour", "surface"):
+        z = _array(trace.get("z"))
+        if z is None or z.ndim != 2 or not np.isfinite(z).any():
+            return tr("chart.said.empty", lang, name=name)
+        low, high = np.nanmin(z[np.isfinite(z)]), np.nanmax(z[np.isfinite(z)])
+        return tr(
+            "chart.said.grid",
+            lang,
+            name=name,
+            rows=z.shape[0],
+            cols=z.shape[1],
+            low=_num(low),
+            high=_num(high),
+        )
+    if kind == "bar":
+        labels, values = trace.get("x"), trace.get("y")
+        if trace.get("orientation") == "h":
+            labels, values = values, labels
+        values = _array(values)
+        if values is None or labels is None:
+            return None
+        pairs = [f"{_text(str(k))} {_num(v)}" for k, v in zip(list(labels), values, strict=False)]
+        return tr("chart.said.bars", lang, name=name, pairs=_listed(pairs, lang))
+    y = _array(trace.get("y"))
+    if y is None or y.ndim != 1:
+        return None
+    x = _array(trace.get("x"))
+    x = np.arange(len(y), dtype=float) if x is None or x.shape != y.shape else x
+    ok = np.isfinite(y) & np.isfinite(x)
+    if not ok.any():
+        return None  # a legend entry of its own (a shape's), or nothing drawn
+    said = tr(
+        "chart.said.line",
+        lang,
+        name=name,
+        x=xname,
+        x0=_num(x[ok].min()),
+        x1=_num(x[ok].max()),
+        low=_num(y[ok].min()),
+        high=_num(y[ok].max()),
+    )
+    zeros = zero_crossings(x, y) if ok.sum() > 2 else []
+    if zeros:
+        said += tr(
+            "chart.said.zeros", lang, x=xname, points=_listed([_num(z) for z in zeros], lang)
+        )
+    return said
+
+
+def describe(spec: Mapping[str, Any], lang: str = "en") -> tuple[str, str]:
+    """``(name, description)`` of the figure ``spec`` (a figure's ``to_dict()``) in ``lang``.
+
+    Example: a figure titled "f and its derivatives" with y = sin(x) over [-4, 4] is named
+    "Chart: f and its derivatives" and described as "... f: values from -1 to 1 for x from
+    -4 to 4; crosses zero near x = -3.14, 0, 3.14."
+    """
+    layout = spec.get("layout") or {}
+    title = _text(layout.get("title"))
+    names = [_text(t.get("name")) for t in spec.get("data") or () if _text(t.get("name"))]
+    if title:
+        name = tr("chart.said.name", lang, title=title)
+    elif names:
+        name = tr("chart.said.name", lang, title=_listed(names, lang))
+    else:
+        name = tr("chart.said.untitled", lang)
+    xname = _text((layout.get("xaxis") or {}).get("title")) or "x"
+    yname = _text((layout.get("yaxis") or {}).get("title")) or "y"
+    parts = [tr("chart.said.axes", lang, x=xname, y=yname)]
+    for n, trace in enumerate(spec.get("data") or (), 1):
+        said = _series(trace, n, xname, lang)
+        if said:
+            parts.append(said)
+    return name, " ".join(parts)

@@ -1,0 +1,32 @@
+// What Streamlit leaves to the page for accessibility (hograd_ui/parts/a11y.py says why).
+//
+// Each run: <html lang> follows the student's language. Once per window: a watcher over the
+// document makes each code block focusable (a keyboard user scrolls it with the
+// arrow keys) and each button of a Plotly animation (▶ Play, drawn as SVG) a button that Tab
+// reaches and Enter or Space presses.
+
+function focusable(root) {
+  for (const pre of root.querySelectorAll("pre:not([tabindex])")) {
+    pre.tabIndex = 0;
+  }
+  for (const g of root.querySelectorAll(".updatemenu-button:not([tabindex])")) {
+    g.setAttribute("tabindex", "0");
+    g.setAttribute("role", "button");
+    g.setAttribute("aria-label", g.textContent.trim());
+    g.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" && event.key !== " ") return;
+      event.preventDefault();
+      g.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+    });
+  }
+}
+
+export default function ({ data }) {
+  document.documentElement.lang = data.lang;
+  if (window.hogradA11y) return;
+  // each batch of added nodes, before the next paint; the attributes set here are not
+  // watched (childList only): no loop
+  window.hogradA11y = new MutationObserver(() => focusable(document));
+  window.hogradA11y.observe(document.body, { childList: true, subtree: true });
+  focusable(document);
+}

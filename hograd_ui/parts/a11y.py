@@ -1,0 +1,83 @@
+"""What Streamlit leaves to the app for WCAG 2.1 AA (docs/accessibility.md).
+
+- ``<html lang>``: Streamlit's page says ``lang="en"`` whatever the text; :func:`declare`
+  sets it to the student's language on every run (a screen reader then reads Chinese as
+  Chinese), through a component that draws nothing.
+- The document's title names the page and the open tab (:func:`declare`, :func:`name_view`):
+  Streamlit takes it from ``st.set_page_config(page_title=...)``, which may be called again
+  later in a run.
+- Scrollable code blocks and Plotly's animation buttons (▶ Play) are reachable by keyboard
+  (``a11y.js``): Streamlit's ``<pre>`` scrolls but takes no focus, and plotly.js draws its
+  buttons as SVG groups that take none.
+- :data:`CSS`: text at 4.5:1 or more where Streamlit's theme draws less (captions, drawn at
+  60 % opacity, 3.88:1, and their code 3.03:1; the shortcut of a primary button 2.79:1; a
+  disabled widget's label 2.29:1), and a focus ring at 3:1 or more on the page links
+  (Streamlit shows a 15 %-alpha background only). The colours are constants here;
+  tests/ui/test_palette.py computes their contrast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+__all__ = [
+    "CAPTION",
+    "CAPTION_CODE",
+    "CSS",
+    "DISABLED",
+    "FOCUS",
+    "LANG_TAGS",
+    "declare",
+    "name_view",
+]
+
+#: BCP 47 tags of the app's languages, as ``<html lang>`` states them.
+LANG_TAGS = {"en": "en", "zh": "zh-Hans"}
+#: Caption text (Streamlit's is #828180 on white, 3.88:1), inline code in a caption and the
+#: focus ring of a link (on the sidebar's #f0f2f6 and on white).
+CAPTION, CAPTION_CODE, FOCUS = "#5c5b5a", "#0b6e4f", "#b03a0a"
+#: The label of a disabled widget (Streamlit's: 40 % alpha, 2.29:1): still dimmer than an
+#: active label (#2f2d2b), but readable, since it says what the widget would do.
+DISABLED = "#6b6a68"
+SITE = "hograd"
+
+CSS = f"""<style>
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {{
+  color: {CAPTION}; opacity: 1; }}
+[data-testid="stCaptionContainer"] code {{ color: {CAPTION_CODE}; }}
+label[data-testid="stWidgetLabel"][disabled] {{ color: {DISABLED}; }}
+[data-testid="stBaseButton-primary"] kbd {{ color: #ffffff; opacity: 1; }}
+a:focus-visible, [data-testid="stSidebarNavLink"]:focus-visible {{
+  outline: 3px solid {FOCUS}; outline-offset: 1px; }}
+</style>"""
+
+_JS = "\n".join(
+    line.strip()
+    for line in (Path(__file__).resolve().parent / "a11y.js").read_text("utf-8").splitlines()
+    if line.strip() and not line.strip().startswith("//")
+)
+_COMPONENT = st.components.v2.component("hograd_a11y", js=_JS, isolate_styles=False)
+_PAGE = "a11y.page_title"  # the open page's title, for the tabs' titles
+
+
+def _title(*parts: str) -> None:
+    st.set_page_config(page_title=" · ".join([*parts, SITE]))
+
+
+def declare(lang: str, page_title: str) -> None:
+    """The document's language and title for the page ``page_title``; our constant CSS.
+
+    Called once per run by app.py, after ``st.navigation``."""
+    st.session_state[_PAGE] = page_title
+    _title(page_title)
+    st.html(CSS)  # our constant CSS, no user text
+    with st.sidebar:  # draws nothing; in presentation mode the sidebar is hidden
+        _COMPONENT(key="a11y.page", data={"lang": LANG_TAGS.get(lang, "en")})
+
+
+def name_view(label: str) -> None:
+    """The document's title names the open tab ``label`` too: "tab · page · hograd"."""
+    page = st.session_state.get(_PAGE)
+    _title(label, *([page] if page else []))
