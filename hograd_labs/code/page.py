@@ -108,7 +108,7 @@ def _line(record: LineRecord) -> None:
 
 def _step(lines: tuple[LineRecord, ...], tag: int) -> None:
     """The variables after a chosen line, and the graph behind a chosen tensor."""
-    st.subheader(t("code.after"))
+    st.header(t("code.after"))
     numbers = [r.line for r in lines]
     record = lines[
         numbers.index(

@@ -20,7 +20,7 @@ from tests.e2e.conftest import wait_for_app
 pytestmark = pytest.mark.e2e
 
 AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
-PAGES = ["", "derivatives", "graph", "hvp", "why", "backward", "memory", "lesson"]
+PAGES = ["", "derivatives", "graph", "hvp", "why", "backward", "memory", "code", "lesson"]
 WHY_TABS = ["hf", "stability", "stats", "maml", "pinn", "wgan", "curvature"]
 HVP_TABS = ["hessian", "ways", "slices", "power"]
 STATES = (
