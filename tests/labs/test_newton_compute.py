@@ -21,6 +21,7 @@ from hograd_labs.newton import compute
 from hograd_labs.newton.cached import check_config, script, torch_function
 from hograd_labs.newton.compute import MAX_RADIUS, NewtonRace, RaceConfig, trust_region_step
 from hograd_labs.newton.presets import PRESETS, preset_for, quadratic
+from hograd_core.language.to_sympy import to_sympy
 from tests.english import raises
 
 SADDLE = "x^2 + y^4/4 - y^2/2"
@@ -34,7 +35,7 @@ def race(fn, config: RaceConfig, derivatives_of=compute.derivatives) -> NewtonRa
 
 def oracle(text: str):  # noqa: ANN201
     """f, ∇f and H as NumPy functions, from sympy's symbolic derivatives."""
-    expr = parse(text).sympy()
+    expr = to_sympy(parse(text).tree)
     syms = sorted(expr.free_symbols, key=lambda s: parse(text).variables.index(s.name))
     f = sp.lambdify(syms, expr, "numpy")
     g = sp.lambdify(syms, [sp.diff(expr, s) for s in syms], "numpy")
