@@ -36,7 +36,7 @@ from hograd_core.nested_autograd import (
     autograd_refusal,
     estimate_autograd,
 )
-from hograd_core.symbolic import SympyView
+from hograd_core.exact_view import SympyView
 from hograd_serving.deferred import DeferredJobs
 from hograd_serving.floor import step_aside
 from hograd_serving.gate import heavy_work
