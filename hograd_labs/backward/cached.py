@@ -43,10 +43,16 @@ def exact_part(f: str, b: str, points: Sequence[float]) -> compute.ExactPart:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def lab_for(f: str, b: str, low: float, high: float, points: int, variant: str) -> compute.Lab:
+def _ran(f: str, b: str, low: float, high: float, points: int, variant: str) -> compute.Lab:
     with heavy_work():  # gradcheck and gradgradcheck: up to 25 backward calls each
-        ran = compute.lab(f, b, grid(low, high, points), variant)
-    # sympy's part outside the gate: its child is bounded by its own slots and deadline
+        return compute.lab(f, b, grid(low, high, points), variant)
+
+
+def lab_for(f: str, b: str, low: float, high: float, points: int, variant: str) -> compute.Lab:
+    """The lab with sympy's part. That part is kept by the exact door, per request, outside
+    ``st.cache_data``: a "busy" answer is not kept, so the next run asks again."""
+    ran = _ran(f, b, low, high, points, variant)
+    # outside the gate: the child is bounded by its own slots and deadline
     return compute.with_exact(ran, exact_part(f, b, ran.run.points))
 
 
@@ -57,7 +63,7 @@ def graph_for(f: str, b: str, x0: float, variant: str) -> TensorGraph:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def script_for(f: str, b: str, low: float, high: float, points: int, variant: str) -> str:
-    return compute.script(f, b, lab_for(f, b, low, high, points, variant).run)
+    return compute.script(f, b, _ran(f, b, low, high, points, variant).run)
 
 
 def gallery() -> dict[tuple[str, str], FlagOutcome]:
