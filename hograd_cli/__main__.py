@@ -42,6 +42,7 @@ from hograd_core.hessian import CRITICAL_TOLERANCE, hvp, number_entries
 from hograd_core.hvp_graph import numbers
 from hograd_core.language import parse
 from hograd_core.nested_autograd import BUDGET, METHODS, derivatives
+from hograd_serving.exact import typed_latex
 from hograd_ui.i18n import error_text
 
 from .graph import add_parser as add_graph_parser
@@ -57,6 +58,12 @@ class _UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, no usage dump
         raise _UsageError(message)
+
+
+def _latex(fn: object) -> str | None:
+    """sympy's LaTeX of ``fn``, worked out in the exact maths' child process (killed at its
+    deadline: hograd_serving/exact.py); None if it stopped."""
+    return typed_latex(fn.text, fn.variables)[1]
 
 
 def _numbers(text: str, what: str, count: int = 1) -> list[float]:
@@ -190,7 +197,7 @@ def _run_derivatives(args: argparse.Namespace) -> dict:
     return {
         "function": args.function,
         "variables": list(fn.variables),
-        "latex": fn.latex,
+        "latex": _latex(fn),
         "order": result.order,
         "method": result.method,
         "x": result.xs,
@@ -210,7 +217,7 @@ def _run_forward(args: argparse.Namespace, fn, xs: np.ndarray) -> dict:  # noqa:
     out = {
         "function": args.function,
         "variables": list(fn.variables),
-        "latex": fn.latex,
+        "latex": _latex(fn),
         "order": args.order,
         "method": args.method,
         "x": xs,
@@ -253,7 +260,7 @@ def _run_gradcheck(args: argparse.Namespace) -> dict:
     out = {
         "function": args.function,
         "variables": list(fn.variables),
-        "latex": fn.latex,
+        "latex": _latex(fn),
         "points": len(r.points),
         "eps": r.eps,
         "atol": r.atol,
@@ -399,7 +406,7 @@ def _run_hvp(args: argparse.Namespace) -> dict:
         return {
             "function": args.function,
             "variables": list(fn.variables),
-            "latex": fn.latex,
+            "latex": _latex(fn),
             "point": np.array(numbers(args.at, "point", fn), dtype=np.float64),
             **extra,
             "seconds": time.perf_counter() - started,
@@ -409,7 +416,7 @@ def _run_hvp(args: argparse.Namespace) -> dict:
     return {
         "function": args.function,
         "variables": list(r.variables),
-        "latex": fn.latex,
+        "latex": _latex(fn),
         "point": r.point,
         "vector": r.vector,
         "value": r.value,

@@ -153,6 +153,15 @@ class ExactRuns:
             pending.set()
         return answer
 
+    def prefetch(self, request: Mapping) -> None:
+        """Start working out ``request`` in the background (a thread waits for its child), so
+        a page can compute something else meanwhile and :meth:`ask` later."""
+        key = json.dumps(request, sort_keys=True)
+        with self._lock:
+            if key in self._answers or key in self._pending:
+                return
+        threading.Thread(target=self.ask, args=(request,), daemon=True, name="exact").start()
+
     def _run(self, request: str) -> Answer:
         if not self._slots.acquire(timeout=self.seconds):
             return Answer(stopped="busy")
@@ -211,10 +220,17 @@ def _read(proc: subprocess.Popen, request: str, fields: dict) -> tuple[str | Non
 RUNS = ExactRuns()
 
 
-def typed_latex(text: str, variables: Sequence[str] | None = None) -> tuple[Answer, str | None]:
+def typed_latex(
+    text: str, variables: Sequence[str] | None = None, *, wait: bool = True
+) -> tuple[Answer, str | None]:
     """sympy's LaTeX of a function the caller has parsed (with ``variables``, if it named
-    them), and the child's answer (``fields["names"]``: each variable's name in LaTeX)."""
-    answer = RUNS.ask({"kind": "latex", "text": text, "variables": _names(variables)})
+    them), and the child's answer (``fields["names"]``: each variable's name in LaTeX). With
+    ``wait=False`` the child is only started, and the answer is empty."""
+    request = {"kind": "latex", "text": text, "variables": _names(variables)}
+    if not wait:
+        RUNS.prefetch(request)
+        return Answer(stopped="busy"), None
+    answer = RUNS.ask(request)
     return answer, answer.fields.get("latex")
 
 

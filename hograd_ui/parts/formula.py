@@ -13,7 +13,7 @@ from hograd_serving.exact import MEMORY_BYTES, SECONDS, typed_latex
 
 from .ui import t
 
-__all__ = ["TypedTex", "draw_formula", "stopped_note", "typed_tex"]
+__all__ = ["TypedTex", "draw_formula", "start_tex", "stopped_note", "typed_tex"]
 
 
 @dataclass(frozen=True)
@@ -36,8 +36,14 @@ def typed_tex(fn: Function) -> TypedTex:
     return TypedTex(latex, tuple(str(n) for n in names), stopped)
 
 
+def start_tex(fn: Function) -> None:
+    """Start the child for the formula of ``fn`` (if no answer is kept), without waiting: a
+    page that computes something first then gets :func:`typed_tex` sooner."""
+    typed_latex(fn.text, fn.variables, wait=False)
+
+
 def stopped_note(why: str) -> str:
-    """"The exact column stopped: <reason>", in the session's language."""
+    """ "The exact column stopped: <reason>", in the session's language."""
     params = {"seconds": f"{SECONDS:g}", "mb": f"{MEMORY_BYTES // 2**20}"}
     known = why if why in ("time", "memory", "size", "busy") else "error"
     return t("exact.stopped", reason=t(f"exact.reason.{known}", **params))
