@@ -22,6 +22,7 @@ import torch
 
 from . import derivatives_script as script
 from .errors import BudgetError, HogradError
+from .exact_view import MAX_LATEX_OPS, SympyView
 from .language import Binary, Call, Function, Neg, Node
 from .language.to_source import python_name, torch_source
 from .nested_autograd import (
@@ -34,7 +35,6 @@ from .nested_autograd import (
 )
 from .point_notes import PointNote, point_notes
 from .series_radius import SeriesRadius, series_radius
-from .exact_view import MAX_LATEX_OPS, SympyView
 
 __all__ = [
     "Inspection",

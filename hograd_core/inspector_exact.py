@@ -7,8 +7,8 @@ every module the server loads from importing this one.
 
 from __future__ import annotations
 
-from .inspector import COST_SECONDS, Inspection, SympyCosts, inspect_numbers, with_sympy
 from .exact_view import SympyView
+from .inspector import COST_SECONDS, Inspection, SympyCosts, inspect_numbers, with_sympy
 from .language import Function
 from .symbolic import symbolic_derivatives, sympy_view
 

@@ -47,7 +47,9 @@ def _never_answers(seconds: float, memory: int) -> subprocess.Popen:
     )
 
 
-@pytest.mark.parametrize(("lang", "says"), [("en", "The exact column stopped"), ("zh", "精确列已停止")])
+@pytest.mark.parametrize(
+    ("lang", "says"), [("en", "The exact column stopped"), ("zh", "精确列已停止")]
+)
 def test_a_stopped_child_leaves_a_note_and_the_other_columns(
     monkeypatch: pytest.MonkeyPatch, lang: str, says: str
 ) -> None:

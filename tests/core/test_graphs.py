@@ -17,10 +17,10 @@ import torch
 from hograd_core import HogradError, parse
 from hograd_core import graphs as graphs_module
 from hograd_core.graphs import GRAPH_BUDGET, GraphBudget, graph_lab, output_label, trend
+from hograd_core.language.to_sympy import to_sympy
 from hograd_labs.graph.cached import dot_available, to_svg
 from hograd_labs.graph.figures import legend_html, summary_rows, to_dot
 from hograd_ui.graph_figures import PASS_COLOURS, drawn_counts, growth_figure, stats_rows
-from hograd_core.language.to_sympy import to_sympy
 from tests.english import raises
 
 

@@ -15,7 +15,6 @@ import sympy as sp
 import torch
 
 from hograd_core import parse
-from hograd_core.inspector_exact import inspect_point, sympy_costs
 from hograd_core.inspector import (
     AGREE_RTOL,
     MAX_FD_ORDER,
@@ -25,6 +24,7 @@ from hograd_core.inspector import (
     disagreements,
     pytorch_snippet,
 )
+from hograd_core.inspector_exact import inspect_point, sympy_costs
 from hograd_core.nested_autograd import finite_differences
 from hograd_core.point_notes import PointNote, point_notes
 from hograd_ui.i18n import tr

@@ -12,8 +12,8 @@ import torch
 
 from hograd_core import FUNCTIONS, ExpressionError, HogradError, parse
 from hograd_core.language import LIMITS
-from hograd_ui.i18n import error_text
 from hograd_core.language.to_sympy import to_latex, to_sympy
+from hograd_ui.i18n import error_text
 from tests.english import english, raises
 
 # ---- a tripwire: nothing a user types may open a file, start a process or execute code -------

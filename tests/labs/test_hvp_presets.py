@@ -11,8 +11,8 @@ import pytest
 import sympy as sp
 
 from hograd_core import hvp, parse
-from hograd_labs.hvp.presets import KAPPAS, PRESETS, Example, example, quadratic
 from hograd_core.language.to_sympy import to_sympy
+from hograd_labs.hvp.presets import KAPPAS, PRESETS, Example, example, quadratic
 
 
 def sympy_at(text: str, point: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:

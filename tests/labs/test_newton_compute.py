@@ -16,12 +16,12 @@ import torch
 from scipy.optimize import brentq, minimize_scalar
 
 from hograd_core import ArgumentError, BudgetError, parse
+from hograd_core.language.to_sympy import to_sympy
 from hograd_labs.lesson import compute as lesson
 from hograd_labs.newton import compute
 from hograd_labs.newton.cached import check_config, script, torch_function
 from hograd_labs.newton.compute import MAX_RADIUS, NewtonRace, RaceConfig, trust_region_step
 from hograd_labs.newton.presets import PRESETS, preset_for, quadratic
-from hograd_core.language.to_sympy import to_sympy
 from tests.english import raises
 
 SADDLE = "x^2 + y^4/4 - y^2/2"
