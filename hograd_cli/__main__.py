@@ -51,6 +51,14 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(message)
 
 
+def _latex(fn: object) -> str | None:
+    """sympy's LaTeX of ``fn``, worked out in the exact maths' child process (killed at its
+    deadline: hograd_serving/exact.py); None if it stopped."""
+    from hograd_serving.exact import typed_latex
+
+    return typed_latex(fn.text, fn.variables)[1]
+
+
 def _numbers(text: str, what: str, count: int = 1) -> list[float]:
     """At most ``count`` plain numbers, commas between (the length is checked first)."""
     from hograd_core.hessian import number_entries
@@ -308,7 +316,7 @@ def _run_derivatives(args: argparse.Namespace) -> dict:
     return {
         "function": args.function,
         "variables": list(fn.variables),
-        "latex": fn.latex,
+        "latex": _latex(fn),
         "order": result.order,
         "method": result.method,
         "x": result.xs,
@@ -330,7 +338,7 @@ def _run_forward(args: argparse.Namespace, fn, xs: np.ndarray) -> dict:  # noqa:
     out = {
         "function": args.function,
         "variables": list(fn.variables),
-        "latex": fn.latex,
+        "latex": _latex(fn),
         "order": args.order,
         "method": args.method,
         "x": xs,
@@ -376,7 +384,7 @@ def _run_gradcheck(args: argparse.Namespace) -> dict:
     out = {
         "function": args.function,
         "variables": list(fn.variables),
-        "latex": fn.latex,
+        "latex": _latex(fn),
         "points": len(r.points),
         "eps": r.eps,
         "atol": r.atol,
@@ -543,7 +551,7 @@ def _run_hvp(args: argparse.Namespace) -> dict:
         return {
             "function": args.function,
             "variables": list(fn.variables),
-            "latex": fn.latex,
+            "latex": _latex(fn),
             "point": np.array(numbers(args.at, "point", fn), dtype=np.float64),
             **extra,
             "seconds": time.perf_counter() - started,
@@ -553,7 +561,7 @@ def _run_hvp(args: argparse.Namespace) -> dict:
     return {
         "function": args.function,
         "variables": list(r.variables),
-        "latex": fn.latex,
+        "latex": _latex(fn),
         "point": r.point,
         "vector": r.vector,
         "value": r.value,

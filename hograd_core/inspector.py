@@ -22,6 +22,7 @@ import torch
 
 from . import derivatives_script as script
 from .errors import BudgetError, HogradError
+from .exact_view import MAX_LATEX_OPS, SympyView
 from .language import Binary, Call, Function, Neg, Node
 from .language.to_source import python_name, torch_source
 from .nested_autograd import (
@@ -34,12 +35,10 @@ from .nested_autograd import (
 )
 from .point_notes import PointNote, point_notes
 from .series_radius import SeriesRadius, series_radius
-from .symbolic import MAX_LATEX_OPS, SympyView, symbolic_derivatives, sympy_view
 
 __all__ = [
     "Inspection",
     "InspectorRow",
-    "inspect_point",
     "inspect_numbers",
     "with_sympy",
     "AutogradPart",
@@ -125,28 +124,8 @@ class AutogradPart:
     working: bool = False
 
 
-def inspect_point(
-    fn: Function,
-    x0: float,
-    order: int,
-    sympy: SympyView | None = None,
-) -> Inspection:
-    """Derivatives of orders 0..order at ``x0`` by Taylor mode, autograd, sympy and finite
-    differences.
-
-    Args:
-        sympy: sympy's part, if the caller has it (the page grows it in slices); else it
-            is worked out here, within a second.
-
-    Raises:
-        BudgetError: order or x0 out of bounds.
-    """
-    numbers = inspect_numbers(fn, x0, order)
-    return with_sympy(numbers, sympy or sympy_view(fn, order, x0, max_seconds=1.0))
-
-
 def inspect_numbers(fn: Function, x0: float, order: int, *, autograd: bool = True) -> Inspection:
-    """:func:`inspect_point` without sympy's column: Taylor mode, finite differences and
+    """:func:`hograd_core.inspector_exact.inspect_point` without sympy's column: Taylor mode, finite differences and
     (unless ``autograd`` is False: the page has it computed elsewhere) nested autograd."""
     taylor = derivatives(fn, [x0], order, method="taylor")
     fds = finite_differences(fn, x0, range(min(order, MAX_FD_ORDER) + 1))
@@ -421,13 +400,6 @@ def _repeat(run: Callable[[], list[float]], seconds: float) -> tuple[list[float]
 SympyCosts = tuple[Sequence[float], Sequence[int]]
 
 
-def sympy_costs(fn: Function, order: int) -> SympyCosts:
-    """sympy's ``diff`` times and sizes to ``order``, here and now, on a symbol its cache has
-    never seen, within ``COST_SECONDS``."""
-    sym = symbolic_derivatives(fn, order, max_seconds=COST_SECONDS, fresh=True)
-    return [1000.0 * s for s in sym.diff_seconds], list(sym.ops)
-
-
 def cost_profile(
     fn: Function,
     order: int,
@@ -435,14 +407,15 @@ def cost_profile(
     low: float = -1.0,
     high: float = 1.0,
     *,
-    sympy: Callable[[Function, int], SympyCosts] = sympy_costs,
+    sympy: Callable[[Function, int], SympyCosts],
 ) -> CostProfile:
     """Measure nested autograd, Taylor mode and sympy order by order on ``points`` points
     from ``low`` to ``high`` (the student's range).
 
     Args:
-        sympy: gives sympy's cost (:func:`sympy_costs` by default; the app passes one that
-            reads it from the process that works out sympy's column, where it can be stopped).
+        sympy: gives sympy's cost: the app reads it from the child process that works out
+            sympy's column, where it can be stopped; a script may pass
+            :func:`hograd_core.inspector_exact.sympy_costs`, which runs sympy here.
 
     Raises:
         BudgetError: the nested-autograd graph would exceed the budget (checked first, by

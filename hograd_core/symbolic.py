@@ -4,6 +4,10 @@ The expression comes from the validated tree (:mod:`hograd_core.language.to_symp
 ever parsed by sympy. Symbolic differentiation can blow up, so :func:`symbolic_derivatives`
 stops when an expression grows past an operation budget or the time budget runs out, and says
 which. :func:`sympy_values` evaluates the results at a point in a time linear in their size.
+
+sympy's own work (``diff``, its automatic simplification, the printer) has no bound that can be
+counted in advance, so the app runs this module only in a child process that is killed at its
+deadline (hograd_serving/exact.py); an import-linter contract keeps it out of the server.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from .exact_view import MAX_LATEX_OPS, MAX_OPS, SympyView
 from .language import Function
-from .language.to_sympy import latex, symbol
+from .language.to_sympy import latex, symbol, to_sympy
 from .sympy_program import Program, ProgramTooLarge, evaluate
 
 __all__ = [
@@ -55,12 +60,6 @@ class SymbolicDerivatives:
     diff_seconds: tuple[float, ...] = ()
 
 
-#: Symbolic derivatives longer than this many operations are summarised, not printed.
-MAX_LATEX_OPS = 80
-#: sympy stops differentiating once a derivative has this many operations (expression swell).
-MAX_OPS = 3000
-
-
 def symbolic_derivatives(
     fn: Function,
     order: int,
@@ -96,7 +95,7 @@ def symbolic_derivatives(
     start = time.perf_counter()
     var = symbol(variable or (fn.variables[0] if fn.variables else "x"))
     if start_from is None:
-        expr = fn.sympy()
+        expr = to_sympy(fn.tree)
         if fresh:
             new = sp.Dummy(var.name, real=True)
             expr, var = expr.xreplace({var: new}), new
@@ -128,29 +127,6 @@ def symbolic_derivatives(
         tuple(latex),
         tuple(diff_seconds),
     )
-
-
-@dataclass(frozen=True)
-class SympyView:
-    """What sympy has of one function's derivatives at one point, so far: plain numbers and
-    strings (no sympy objects), cheap to send between processes and to cache.
-
-    Attributes:
-        values: f^(k)(x0) for k = 0..len(values) - 1, evaluated to 30 digits (NaN where the
-            value is not a real number).
-        latex: each derivative's LaTeX, None where it is longer than ``MAX_LATEX_OPS``.
-        ops: each derivative's ``count_ops``.
-        stopped: why sympy goes no further than ``len(values) - 1`` although more was asked:
-            "size" (the expression swelled past ``MAX_OPS``), "time" (the function used up its
-            time), or None.
-        working: sympy is still differentiating toward the order asked; ask again later.
-    """
-
-    values: tuple[float, ...] = ()
-    latex: tuple[str | None, ...] = ()
-    ops: tuple[int, ...] = ()
-    stopped: str | None = None
-    working: bool = False
 
 
 def view_of(
@@ -202,8 +178,11 @@ def sympy_value(expr: sp.Expr, point: dict[str, float], *, digits: int = 30) -> 
         sympy's own ``evalf`` raises its working precision until it trusts the answer, which on
         a swollen derivative (a tower of powers) can run for minutes. This compiles the
         expression once into a flat program (:mod:`.sympy_program`) and evaluates that at fixed
-        precision, each shared subexpression once: the time is linear in the size of the
-        expression, and bounded.
+        precision, each shared subexpression once, every value's exponent kept within
+        ``MAX_EXPONENT`` bits (past it: NaN, as a float64 would overflow): the evaluation's
+        time is linear in the size of the program, at most ``MAX_PROGRAM`` instructions.
+        Compiling runs sympy, whose time is not bounded: the app calls this only in the exact
+        maths' child process (hograd_serving/exact_child.py), which is killed at its deadline.
     """
     return sympy_values([expr], point, digits=digits)[0]
 

@@ -29,11 +29,19 @@ import sympy as sp
 
 from .language.to_sympy import TorchAbs, TorchRelu, TorchSign, TorchStep
 
-__all__ = ["MAX_PROGRAM", "Program", "ProgramTooLarge", "evaluate"]
+__all__ = ["MAX_EXPONENT", "MAX_PROGRAM", "Program", "ProgramTooLarge", "evaluate"]
 
 #: Instructions one program may hold: evaluating 10,000 at 30 digits takes about 0.1-0.3 s here
 #: (a derivative to order 30 of the presets needs 600-1,100; x**x to order 26, 3,200).
 MAX_PROGRAM = 10_000
+
+#: The largest binary exponent a value may have while a program is evaluated (2^16384 is about
+#: 10^4932, the range of an x87 long double; a float64 ends at 2^1024). A value past it counts
+#: as overflowed (NaN), a value below 2^-16384 as 0, and both are decided from the operands'
+#: exponents before the operation runs: mpmath's numbers carry their exponent as a Python
+#: integer, so 3^(2^16777216) would otherwise be computed, squaring by squaring, with an
+#: exponent of 16 million bits, and a tower x^x^...^x at x = 2 runs out of memory.
+MAX_EXPONENT = 2**14
 
 #: Rationals with more bits than this are written as 40-digit floats (30 are evaluated).
 _EXACT_BITS = 1024
@@ -137,7 +145,13 @@ def evaluate(
     digits: int = 30,
 ) -> list[float]:
     """The value of each output at ``point`` (variable name -> value), ``digits`` significant
-    digits, as floats: NaN where it is not a real number or not finite."""
+    digits, as floats: NaN where it is not a real number or not finite.
+
+    Note:
+        The time is linear in the length of ``code`` (at most :data:`MAX_PROGRAM`
+        instructions): every instruction works on ``digits``-digit numbers whose exponents stay
+        within :data:`MAX_EXPONENT` bits, so none costs more than a fixed amount.
+    """
     ctx = mpmath.MPContext()
     ctx.dps = digits
     env = {name: ctx.mpf(value) for name, value in point.items()}
@@ -162,6 +176,8 @@ def _step(ctx: mpmath.MPContext, ins: Sequence, values: list, env: dict) -> obje
     if op == "num":
         return ctx.mpf(ins[1]) / ins[2]
     if op == "float":
+        if abs(ins[3] + ins[4]) > MAX_EXPONENT:
+            return None if ins[3] + ins[4] > 0 else ctx.zero
         return ctx.make_mpf((ins[1], ins[2], ins[3], ins[4]))
     if op == "pi":
         return ctx.pi
@@ -173,17 +189,43 @@ def _step(ctx: mpmath.MPContext, ins: Sequence, values: list, env: dict) -> obje
     if any(a is None for a in args):
         return None
     if op == "add":
-        return ctx.fsum(args)
+        return _bounded(ctx, ctx.fsum(args))
     if op == "mul":
-        return ctx.fprod(args)
+        if any(a == 0 for a in args):
+            return ctx.zero
+        bits = sum(ctx.mag(a) for a in args)  # the product's exponent, near enough
+        if abs(bits) > MAX_EXPONENT + 64:
+            return None if bits > 0 else ctx.zero
+        return _bounded(ctx, ctx.fprod(args))
     if op == "pow":
         base, expo = args
         if base < 0 and not ctx.isint(expo):
             return None
         if base == 0 and expo < 0:
             return None
-        return ctx.power(base, expo)
-    return _unary(ctx, ins[1], args[0])
+        if base != 0 and abs(base) != 1 and expo != 0:
+            # log2 |base^expo| = expo * log2 |base|, from numbers within MAX_EXPONENT bits
+            bits = float(expo) * float(ctx.log(abs(base), 2))
+            if not math.isfinite(bits) or abs(bits) > MAX_EXPONENT:
+                return None if not bits < 0 else ctx.zero
+        return _bounded(ctx, ctx.power(base, expo))
+    if ins[1] in ("exp", "sinh", "cosh") and abs(args[0]) > MAX_EXPONENT * math.log(2):
+        if ins[1] == "exp" and args[0] < 0:
+            return ctx.zero
+        return None  # past MAX_EXPONENT bits
+    return _bounded(ctx, _unary(ctx, ins[1], args[0]))
+
+
+def _bounded(ctx: mpmath.MPContext, value: object) -> object:
+    """``value``, None if its exponent is past MAX_EXPONENT bits, 0 if below -MAX_EXPONENT."""
+    if value is None or not value or not ctx.isfinite(value):
+        return value
+    bits = ctx.mag(value)
+    if bits > MAX_EXPONENT + 64:
+        return None
+    if bits < -MAX_EXPONENT - 64:
+        return ctx.zero
+    return value
 
 
 def _unary(ctx: mpmath.MPContext, name: str, a: object) -> object:  # noqa: C901

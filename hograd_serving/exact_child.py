@@ -1,12 +1,23 @@
-"""The child process that works out sympy's exact derivatives of one function
-(:mod:`.sympy_column` starts it): ``python -m hograd_serving.exact_child SECONDS BYTES``
-(its CPU time, and the memory it may use beyond its imports).
+"""The child process where all of the app's exact maths runs (sympy, mpmath):
+``python -m hograd_serving.exact_child SECONDS BYTES`` (its CPU time, and the memory it may use
+beyond its imports). :mod:`.exact` starts it, and kills it at its deadline; nothing the server
+loads imports this module (an import-linter contract in pyproject.toml).
 
-It reads ``{"text": ..., "order": ...}`` on its standard input, limits its own CPU time and
-memory first, then writes one JSON line per derivative as soon as sympy has it (the
-instructions of :mod:`hograd_core.sympy_program` it adds, the LaTeX, the size, the time of the
-``diff`` call) and a last line saying why it stopped, if it stopped early. It imports sympy and
-the function language only: no torch, no Streamlit.
+It reads one JSON request on its standard input, limits its own CPU time and memory first, then
+writes JSON lines, and a line ``{"stopped": why}`` if it stopped early ("size", "memory",
+"error"):
+
+- ``{"text": ..., "order": ...}`` (the derivatives page's column, :mod:`.sympy_column`): one
+  line per derivative as soon as sympy has it (the instructions of
+  :mod:`hograd_core.sympy_program` it adds, the LaTeX, the size, the time of the ``diff``
+  call).
+- ``{"kind": "latex", "text": ..., "variables": [...] or null}``: the typed function's LaTeX
+  and each variable's name in LaTeX, then ``{"done": true}``.
+- ``{"kind": "backward", "f": ..., "b": ..., "points": [...]}`` (the backward lab): the LaTeX
+  of f, of the backward formula (of x, y and g) and of sympy's f′ and f″; then f′ and f″ at the
+  points (NaN where sympy has no value or stopped before that order); then ``{"done": true}``.
+
+It imports sympy, mpmath and the function language only: no torch, no Streamlit.
 """
 
 from __future__ import annotations
@@ -18,13 +29,17 @@ import sys
 from typing import TextIO
 
 from hograd_core.language import parse
-from hograd_core.symbolic import symbolic_derivatives
+from hograd_core.language.to_sympy import name_latex, symbol, to_latex
+from hograd_core.symbolic import symbolic_derivatives, sympy_values
 from hograd_core.sympy_program import Program, ProgramTooLarge
 
-__all__ = ["main", "work"]
+__all__ = ["backward", "main", "typed_latex", "work"]
 
-#: The largest request read from standard input (a function is at most 200 characters).
-MAX_REQUEST = 4096
+#: The backward formula's variables (hograd_core.custom_function.NAMES, which imports torch).
+BACKWARD_NAMES = ("x", "y", "g")
+
+#: The largest request read from standard input (two functions of 200 characters, 25 points).
+MAX_REQUEST = 16384
 
 
 def work(text: str, order: int, out: TextIO) -> None:
@@ -58,6 +73,57 @@ def work(text: str, order: int, out: TextIO) -> None:
         _write(out, {"stopped": "error", "detail": f"{type(err).__name__}: {err}"[:300]})
 
 
+def _tex(text: str, variables: list[str] | tuple[str, ...] | None) -> str | None:
+    """sympy's LaTeX of a typed function, None if the printer refuses it (an integer of more
+    than 4,300 digits, a tree too deep for it)."""
+    try:
+        return to_latex(parse(text, variables).tree)
+    except (ValueError, RecursionError):
+        return None
+
+
+def typed_latex(text: str, variables: list[str] | None, out: TextIO) -> None:
+    """The LaTeX of ``text`` as typed, and of each of its variables' names."""
+    fn = parse(text, variables)
+    names = [name_latex(symbol(name)) for name in fn.variables]
+    _write(out, {"latex": _tex(text, variables), "names": names})
+    _write(out, {"done": True})
+
+
+def backward(f: str, b: str, points: list[float], out: TextIO) -> None:
+    """The backward lab's exact part: formulas first (the page shows them even if the values
+    do not come), then sympy's f′ and f″ at ``points``."""
+    fn = parse(f, ("x",))
+    sym = symbolic_derivatives(fn, 2, "x", max_seconds=math.inf)
+    latex = [*sym.latex, None, None][:3]
+    _write(out, {"latex": [_tex(f, ["x"]), _tex(b, list(BACKWARD_NAMES)), *latex[1:]]})
+    exact = [(sympy_values(sym.exprs[1:3], {"x": p}) + [math.nan] * 2)[:2] for p in points]
+    columns = [[row[k] for row in exact] for k in (0, 1)]
+    _write(out, {"exact": [[None if math.isnan(v) else v for v in c] for c in columns]})
+    if len(sym.exprs) < 3:  # the expression swelled past MAX_OPS before f″
+        _write(out, {"stopped": "size"})
+    _write(out, {"done": True})
+
+
+def _one(request: dict, out: TextIO) -> None:
+    """Answer one request, reporting a failure of sympy's as a line, never raising."""
+    kind = request.get("kind", "chain")
+    try:
+        if kind == "latex":
+            typed_latex(str(request["text"]), request.get("variables"), out)
+        elif kind == "backward":
+            points = [float(p) for p in request["points"]]
+            backward(str(request["f"]), str(request["b"]), points, out)
+        else:
+            work(str(request["text"]), int(request["order"]), out)
+    except (ProgramTooLarge, RecursionError):
+        _write(out, {"stopped": "size"})
+    except MemoryError:
+        _write(out, {"stopped": "memory"})
+    except Exception as err:  # noqa: BLE001 - any failure of sympy's is reported, not raised
+        _write(out, {"stopped": "error", "detail": f"{type(err).__name__}: {err}"[:300]})
+
+
 def _write(out: TextIO, record: dict) -> None:
     out.write(json.dumps(record, separators=(",", ":")) + "\n")
     out.flush()
@@ -74,7 +140,7 @@ def main(argv: list[str]) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (size + extra, size + extra))  # then MemoryError
     request = json.loads(sys.stdin.read(MAX_REQUEST))
     try:
-        work(str(request["text"]), int(request["order"]), sys.stdout)
+        _one(request, sys.stdout)
     except MemoryError:  # struck outside sympy (writing a line, say)
         _write(sys.stdout, {"stopped": "memory"})
 

@@ -11,7 +11,7 @@ come from a fresh process (:mod:`.exact_child`) with a wall-clock limit (killed 
 ``CHAIN_SECONDS``), a CPU limit and a memory limit, and no lock or queue of the server waits
 for it. The child streams each derivative as sympy finishes it, as a flat program of mpmath
 operations (:mod:`hograd_core.sympy_program`); this process evaluates it at x0 in a time
-linear in its length.
+linear in its length (:func:`.exact.evaluate`, the door every exact computation goes through).
 
 Fairness: at most ``SLOTS`` children run at once. Each session has at most one function
 waiting (its latest), and the waiting session served least recently goes first, so one
@@ -22,18 +22,17 @@ student typing many functions delays nobody else's by more than one child; a ses
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from hograd_core.symbolic import SympyView
-from hograd_core.sympy_program import evaluate
+from hograd_core.exact_view import SympyView
+
+from .exact import MEMORY_BYTES, SECONDS, evaluate
+from .exact import launch as _launch
 
 __all__ = [
     "CHAIN_SECONDS",
@@ -45,9 +44,7 @@ __all__ = [
 ]
 
 #: Wall-clock seconds one function's child may run; then it is killed ("time").
-CHAIN_SECONDS = 10.0
-#: Memory a child may take beyond its imports; past it sympy gets a MemoryError ("memory").
-MEMORY_BYTES = 512 * 2**20
+CHAIN_SECONDS = SECONDS
 #: Children running at once in this server (one per core of the 2-core hosts we target).
 SLOTS = 2
 #: Children one session may start in a minute.
@@ -58,8 +55,6 @@ FIRST_ORDERS = 10
 KEEP = 64
 #: The largest line a child may write (one derivative's instructions and LaTeX).
 MAX_LINE = 8 * 2**20
-
-ROOT = str(Path(__file__).resolve().parents[1])
 
 
 @dataclass
@@ -89,26 +84,6 @@ class Chain:
         self.latex.append(record["latex"])
         self.ops.append(int(record["ops"]))
         self.ms.append(float(record["ms"]))
-
-
-def _launch(seconds: float, memory: int) -> subprocess.Popen:
-    """A child process of :mod:`.exact_child`, reading its request on standard input."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": ROOT,
-        "OMP_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "PYTHONWARNINGS": "ignore",
-    }
-    return subprocess.Popen(
-        [sys.executable, "-m", "hograd_serving.exact_child", f"{seconds:g}", str(memory)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        cwd=ROOT,
-        env=env,
-        text=True,
-    )
 
 
 class SympyColumn:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 import numpy as np
 import streamlit as st
 
@@ -9,6 +12,7 @@ from hograd_core.flaglab import FlagOutcome
 from hograd_core.flaglab.decoder import Decoded, decode
 from hograd_core.graph_trace import TensorGraph
 from hograd_serving.cached import case_for
+from hograd_serving.exact import backward_exact
 from hograd_serving.gate import HEAVY_SECONDS, heavy_work
 
 from . import compute
@@ -19,11 +23,38 @@ def grid(low: float, high: float, points: int) -> list[float]:
     return np.linspace(low, high, points).tolist()
 
 
+def exact_part(f: str, b: str, points: Sequence[float]) -> compute.ExactPart:
+    """sympy's part of the lab, from the exact maths' child process (killed at its deadline;
+    each request answered once per server: hograd_serving/exact.py)."""
+    answer = backward_exact(f, b, points)
+    latex = list(answer.fields.get("latex") or ())[:4]
+    columns = answer.fields.get("exact") or ((), ())
+
+    def values(column: Sequence) -> tuple[float, ...]:
+        got = [math.nan if v is None else float(v) for v in column][: len(points)]
+        return tuple(got + [math.nan] * (len(points) - len(got)))
+
+    return compute.ExactPart(
+        first=values(columns[0]),
+        second=values(columns[1]),
+        latex=tuple(latex + [None] * (4 - len(latex))),
+        stopped=answer.stopped,
+    )
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
-def lab_for(f: str, b: str, low: float, high: float, points: int, variant: str) -> compute.Lab:
+def _ran(f: str, b: str, low: float, high: float, points: int, variant: str) -> compute.Lab:
     # gradcheck and gradgradcheck: up to 25 backward calls each
     with heavy_work(seconds=HEAVY_SECONDS):
         return compute.lab(f, b, grid(low, high, points), variant)
+
+
+def lab_for(f: str, b: str, low: float, high: float, points: int, variant: str) -> compute.Lab:
+    """The lab with sympy's part. That part is kept by the exact door, per request, outside
+    ``st.cache_data``: a "busy" answer is not kept, so the next run asks again."""
+    ran = _ran(f, b, low, high, points, variant)
+    # outside the gate: the child is bounded by its own slots and deadline
+    return compute.with_exact(ran, exact_part(f, b, ran.run.points))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -40,7 +71,7 @@ def graph_for(f: str, b: str, x0: float, variant: str) -> TensorGraph:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def script_for(f: str, b: str, low: float, high: float, points: int, variant: str) -> str:
-    return compute.script(f, b, lab_for(f, b, low, high, points, variant).run)
+    return compute.script(f, b, _ran(f, b, low, high, points, variant).run)
 
 
 def decoded(text: str) -> tuple[Decoded | None, FlagOutcome | None]:

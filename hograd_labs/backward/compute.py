@@ -2,11 +2,17 @@
 
 The Function itself (built from the two typed trees, no ``eval``) and PyTorch's checks on it
 are :mod:`hograd_core.custom_function`, which the command line's ``custom`` verb calls too.
-This module adds what the page shows beside them: f's own derivatives by nested autograd and by
-sympy (the oracles), which common slip the learner's backward makes, the real graph of the
-first and the second backward pass at one point, and the script, generated with the
+This module adds what the page shows beside them: f's own derivatives by nested autograd (the
+oracle the slips are judged by), which common slip the learner's backward makes, the real graph
+of the first and the second backward pass at one point, and the script, generated with the
 language's own source generator (:func:`~hograd_core.language.to_source.torch_source`), that
 builds and runs the same Function.
+
+sympy's part (f′ and f″ exactly, and the four formulas in LaTeX) is not computed here: sympy
+and mpmath can hold the interpreter for minutes on a function such as ``(x+1)^(x^(x^24))``, so
+the page gets them from the exact maths' child process (hograd_serving/exact.py, killed at its
+deadline) and adds them with :func:`with_exact`; a :class:`Lab` without them has NaN values,
+no formulas, and says why in ``exact_stopped``.
 """
 
 from __future__ import annotations
@@ -30,9 +36,18 @@ from hograd_core.errors import ArgumentError, BudgetError
 from hograd_core.graph_trace import TensorGraph, trace_tensors
 from hograd_core.language.to_source import torch_source
 from hograd_core.nested_autograd import BUDGET, derivatives
-from hograd_core.symbolic import symbolic_derivatives, sympy_values
 
-__all__ = ["AGREE", "Lab", "Penalty", "graph_at", "lab", "penalty", "script"]
+__all__ = [
+    "AGREE",
+    "ExactPart",
+    "Lab",
+    "Penalty",
+    "graph_at",
+    "lab",
+    "penalty",
+    "script",
+    "with_exact",
+]
 
 #: Relative agreement of the custom backward's first derivative with f's own (float64; the
 #: two compute the same formula in a different order of operations).
@@ -51,8 +66,10 @@ class Lab:
     Attributes:
         run: the custom Function's derivatives and PyTorch's verdicts.
         autograd: f's own first and second derivatives by nested autograd, at the points.
-        exact: sympy's f′ and f″ at the points (NaN where sympy could not evaluate them).
-        latex: LaTeX of f, of the backward, and of sympy's f′ and f″ (None if too long).
+        exact: sympy's f′ and f″ at the points (NaN where sympy could not evaluate them, or
+            had not been asked: see ``exact_stopped``).
+        latex: LaTeX of f, of the backward, and of sympy's f′ and f″ (None if too long, or
+            where sympy stopped first).
         slip: one of IGNORES_G, SIGN_OF_Y, WRONG, or None.
         wrong_at: the points where the first derivative is not f′.
         uses: the names the backward formula uses, in the order x, y, g.
@@ -61,10 +78,37 @@ class Lab:
     run: CustomRun
     autograd: tuple[tuple[float, ...], tuple[float, ...]]
     exact: tuple[tuple[float, ...], tuple[float, ...]]
-    latex: tuple[str, str | None, str | None, str]
+    latex: tuple[str | None, str | None, str | None, str | None]
     slip: str | None
     wrong_at: tuple[float, ...]
     uses: tuple[str, ...]
+    exact_stopped: str | None = "missing"  # why sympy's part is incomplete; None: complete
+
+
+@dataclass(frozen=True)
+class ExactPart:
+    """sympy's part of a :class:`Lab`, worked out where it can be stopped.
+
+    Attributes:
+        first, second: f′ and f″ at the lab's points (NaN where sympy has no value).
+        latex: LaTeX of f, of the backward, of f′ and of f″ (None where not printed).
+        stopped: None if complete, else why not: "time", "memory", "size", "error", "busy".
+    """
+
+    first: tuple[float, ...]
+    second: tuple[float, ...]
+    latex: tuple[str | None, str | None, str | None, str | None]
+    stopped: str | None
+
+
+def with_exact(result: Lab, part: ExactPart) -> Lab:
+    """``result`` with sympy's part filled in."""
+    return replace(
+        result,
+        exact=(part.first, part.second),
+        latex=part.latex,
+        exact_stopped=part.stopped,
+    )
 
 
 def _close(a: float, b: float) -> bool:
@@ -90,7 +134,8 @@ def _slip(spec: CustomSpec, first: Sequence[float], truth: Sequence[float]) -> t
 
 
 def lab(f_text: str, backward_text: str, xs: Sequence[float], variant: str = "written") -> Lab:
-    """Run the custom Function and its oracles on ``xs``.
+    """Run the custom Function and nested autograd's oracle on ``xs`` (sympy's part is added
+    by :func:`with_exact`).
 
     Raises:
         ExpressionError, ArgumentError, BudgetError: as
@@ -99,17 +144,13 @@ def lab(f_text: str, backward_text: str, xs: Sequence[float], variant: str = "wr
     spec = custom_spec(f_text, backward_text)
     run = run_custom(spec, xs, variant)
     own = derivatives(spec.f, run.points, 2).values
-    sym = symbolic_derivatives(spec.f, 2, "x", max_seconds=1.0)
-    # sympy may stop before f″ (expression swell): what it did not reach is NaN
-    exact = [(sympy_values(sym.exprs[1:3], {"x": p}) + [math.nan] * 2)[:2] for p in run.points]
-    columns = list(zip(*exact, strict=True))
     slip, wrong = _slip(spec, run.first, own[1].tolist())
-    latex = sym.latex + (None,) * (3 - len(sym.latex))
+    nan = (math.nan,) * len(run.points)
     return Lab(
         run=run,
         autograd=(tuple(own[1].tolist()), tuple(own[2].tolist())),
-        exact=(tuple(columns[0]), tuple(columns[1])),
-        latex=(spec.f.latex, spec.backward.latex, latex[1], latex[2]),
+        exact=(nan, nan),
+        latex=(None, None, None, None),
         slip=slip,
         wrong_at=tuple(run.points[i] for i in wrong),
         uses=tuple(n for n in ("x", "y", "g") if n in used_names(spec.backward.tree)),

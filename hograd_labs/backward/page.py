@@ -11,6 +11,7 @@ from hograd_core.grad_checks import KINK, SECOND
 from hograd_core.language import LIMITS
 from hograd_serving.cached import cached_parse
 from hograd_ui.parts.downloads import code_file
+from hograd_ui.parts.formula import stopped_note
 from hograd_ui.parts.link_form import Field, draw_linked
 from hograd_ui.parts.links import BIND, link_text, present
 from hograd_ui.parts.ui import (
@@ -311,6 +312,8 @@ def _lab(row: object, screens: dict[str, str]) -> dict[str, bool]:
     except HogradError as err:
         show_error(err)
         return shown
+    if lab.exact_stopped is not None:  # sympy's child was stopped: the rest stands without it
+        st.info(stopped_note(lab.exact_stopped), icon=":material/timer_off:")
     if shown["formulas"]:
         with st.container(key="backward.screen.formulas"):
             _formulas(lab)

@@ -18,6 +18,7 @@ import numpy as np
 import streamlit as st
 
 from hograd_core import BUDGET, BudgetError, parse
+from hograd_core.exact_view import SympyView
 from hograd_core.forward_mode import FORWARD_BUDGET, ForwardCosts, forward_costs
 from hograd_core.grad_checks import GradChecks, run_gradchecks
 from hograd_core.inspector import (
@@ -36,7 +37,6 @@ from hograd_core.nested_autograd import (
     autograd_refusal,
     estimate_autograd,
 )
-from hograd_core.symbolic import SympyView
 from hograd_serving.deferred import DeferredJobs
 from hograd_serving.floor import step_aside
 from hograd_serving.gate import HEAVY_SECONDS, heavy_work

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from hograd_core import BUDGET, HogradError
+from hograd_core.exact_view import MAX_OPS
 from hograd_core.forward_mode import FORWARD_BUDGET
 from hograd_core.grad_checks import DERIVATIVE, EDGE, KINK, SECOND, UNDEFINED, GradChecks
 from hograd_core.inspector import (
@@ -25,7 +26,6 @@ from hograd_core.inspector import (
 from hograd_core.language import Function
 from hograd_core.nested_autograd import DerivativeResult
 from hograd_core.point_notes import SINGULAR, ZERO_POWER
-from hograd_core.symbolic import MAX_OPS
 from hograd_serving.cached import curves
 from hograd_serving.sympy_column import CHAIN_SECONDS, MEMORY_BYTES
 from hograd_ui.chart_range import ChartRange, chart_range
@@ -39,6 +39,7 @@ from hograd_ui.i18n import error_text
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import derivatives_code, derivatives_row, note_x0
 from hograd_ui.parts.exact import exact_entry
+from hograd_ui.parts.formula import draw_formula, start_tex, typed_tex
 from hograd_ui.parts.link_form import REFUSED, Field
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present, refresh_share
@@ -95,7 +96,8 @@ METHOD_COLUMN = {
 def _tex(fn: Function) -> str:
     """The variable's name in LaTeX, as sympy prints it in the formulas (never the raw name:
     ``a__b`` is a double subscript)."""
-    return fn.latex_variables[0] if fn.variables else "x"
+    names = typed_tex(fn).names
+    return names[0] if names else "x"
 
 
 X0_KEY = "deriv.x0"
@@ -173,8 +175,13 @@ def draw() -> None:
     if len(fn.variables) > 1:
         show_error(HogradError("budget.one_variable", names=", ".join(fn.variables)), fn.text)
         st.stop()
-    formula.latex(f"f({_tex(fn)}) = {fn.latex}")
+    start_tex(fn)  # sympy prints f in its child while the curves are computed here
+
+    def show_formula() -> None:
+        draw_formula(formula, f"f({_tex(fn)})", typed_tex(fn), fn.text)
+
     if low >= high:
+        show_formula()
         show_error(HogradError("budget.range", low=low, high=high, limit="10"))
         st.stop()
 
@@ -183,8 +190,10 @@ def draw() -> None:
         used = "taylor" if refused is not None else method
         result = curves(fn.text, low, high, points, order, used)
     except HogradError as err:
+        show_formula()
         show_error(err)
         st.stop()
+    show_formula()
 
     if refused is not None and refused.key == "budget.order_autograd":
         st.info(t("deriv.switched.order", limit=BUDGET.max_order_autograd, order=order))

@@ -12,6 +12,7 @@ from hograd_ui.hvp_figures import clean, contour_figure
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import code_file, eigen_file, hessian_file, hvp_code, hvp_row
 from hograd_ui.parts.exact import exact_entry
+from hograd_ui.parts.formula import draw_formula, typed_tex
 from hograd_ui.parts.link_form import Field, LinkedForm, draw_linked
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present
@@ -142,7 +143,7 @@ def _typed_inputs(fn, names: tuple) -> tuple[dict, float]:  # noqa: ANN001 - a p
     """f as LaTeX, the κ builder, the sliders of p and v and the window; returns the sliders'
     values ({"p": ..., "v": ...}) and the radius."""
     left, right = st.columns([3, 2], gap="large")
-    left.latex("f = " + fn.latex)
+    draw_formula(left, "f", typed_tex(fn), fn.text)
     with right:
         kappa = st.select_slider(
             t("hvp.kappa.label"),

@@ -2,7 +2,7 @@
 (issue 35, finding 9): ``a__b**2`` showed KaTeX's red "Double subscript", because the label
 ``f(a__b)`` wrote the raw name beside sympy's formula.
 
-Variable names reach LaTeX only through sympy's printer (``Function.latex_variables``), which
+Variable names reach LaTeX only through sympy's printer (``name_latex``, in the exact maths' child: hograd_serving/exact_child.py), which
 reads ``a__b`` as a with the superscript b, ``w1`` as w with the subscript 1, and ``xdot`` as
 an x with a dot, in the labels as in the formulas. The oracle is the KaTeX of Streamlit's own
 front end (tests/katex.py); the corpus is built from sympy's own naming rules (its modifiers,
@@ -20,6 +20,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from hograd_core import ExpressionError, parse
+from hograd_core.language import Function
+from hograd_core.language.to_sympy import name_latex, symbol, to_latex
 from hograd_core.symbolic import symbolic_derivatives
 from tests.app.conftest import open_page
 from tests.katex import katex_errors
@@ -89,6 +91,11 @@ NAMES = [n for n in variable_names() if n not in PRIMED]
 SHAPES = ["{0}**2", "sin({0})*exp(-{0}^2)", "{0}**3/(1+{0}^2)"]
 
 
+def _names(fn: Function) -> tuple[str, ...]:
+    """Each variable's name in LaTeX, as the exact maths' child prints it for the pages."""
+    return tuple(name_latex(symbol(name)) for name in fn.variables)
+
+
 def test_the_corpus_is_large_and_has_the_reported_name() -> None:
     assert len(NAMES) >= 150 and "a__b" in NAMES and "xddddot" in NAMES
 
@@ -96,17 +103,17 @@ def test_the_corpus_is_large_and_has_the_reported_name() -> None:
 def test_every_label_and_formula_of_every_name_is_valid_katex(tmp_path: Path) -> None:
     """The strings the pages write: ``f(name) = formula`` (derivatives), ``f = formula``
     (HVP page, two variables) and ``f'(name) = derivative`` (the formulas tab), each label
-    with the name as ``Function.latex_variables`` gives it."""
+    with the name as the child's ``name_latex`` gives it."""
     texts = []
     for name, shape in itertools.product(NAMES, SHAPES):
         fn = parse(shape.format(name))
-        (tex,) = fn.latex_variables
-        texts.append(f"f({tex}) = {fn.latex}")
+        (tex,) = _names(fn)
+        texts.append(f"f({tex}) = {to_latex(fn.tree)}")
         two = parse(f"{name}*y + sin({name})")
-        texts.append("f = " + two.latex)
+        texts.append("f = " + to_latex(two.tree))
     for name in NAMES:  # sympy's derivatives, as the formulas tab shows them
         fn = parse(SHAPES[1].format(name))
-        (tex,) = fn.latex_variables
+        (tex,) = _names(fn)
         for k, latex in enumerate(symbolic_derivatives(fn, 2).latex):
             texts.append(f"f{chr(39) * k}({tex}) = {latex}")
     assert katex_errors(texts, tmp_path) == {}
@@ -114,7 +121,7 @@ def test_every_label_and_formula_of_every_name_is_valid_katex(tmp_path: Path) ->
 
 def test_primed_names_with_a_subscript_are_valid_katex(tmp_path: Path) -> None:
     assert PRIMED
-    texts = [parse(f"{name}**2").latex for name in PRIMED]
+    texts = [to_latex(parse(f"{name}**2").tree) for name in PRIMED]
     texts += [t for name in PRIMED for t in symbolic_derivatives(parse(f"{name}**3"), 2).latex]
     assert katex_errors(texts, tmp_path) == {}
 

@@ -228,7 +228,7 @@ def test_the_inspector_at_the_probe_point_reads_the_probe(
     undefined, inf at a pole), and no second graph. Elsewhere it builds its own."""
     import importlib
 
-    from hograd_core import inspector as lab  # noqa: F401
+    from hograd_core import inspector_exact as lab  # noqa: F401
 
     dmod = importlib.import_module("hograd_core.nested_autograd")  # the module, not the function
     fn = parse(text)

@@ -17,6 +17,7 @@ import torch
 from hograd_core import HogradError, parse
 from hograd_core import graphs as graphs_module
 from hograd_core.graphs import GRAPH_BUDGET, GraphBudget, graph_lab, output_label, trend
+from hograd_core.language.to_sympy import to_sympy
 from hograd_labs.graph.cached import dot_available, to_svg
 from hograd_labs.graph.figures import legend_html, summary_rows, to_dot
 from hograd_ui.graph_figures import PASS_COLOURS, drawn_counts, growth_figure, stats_rows
@@ -124,7 +125,7 @@ def test_values_match_sympy(text: str) -> None:
     x0 = 0.7
     lab = graph_lab(parse(text), x0, 4)
     x = sp.Symbol("x", real=True)
-    expr = parse(text).sympy()
+    expr = to_sympy(parse(text).tree)
     for k, stat in enumerate(lab.stats):
         exact = float(sp.diff(expr, x, k).subs(x, x0))
         assert stat.value == pytest.approx(exact, rel=1e-12, abs=1e-12), (text, k)

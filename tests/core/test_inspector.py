@@ -22,9 +22,9 @@ from hograd_core.inspector import (
     cost_profile,
     disagreement_cause,
     disagreements,
-    inspect_point,
     pytorch_snippet,
 )
+from hograd_core.inspector_exact import inspect_point, sympy_costs
 from hograd_core.nested_autograd import finite_differences
 from hograd_core.point_notes import PointNote, point_notes
 from hograd_ui.i18n import tr
@@ -194,7 +194,7 @@ def test_the_snippet_names_the_conditions_of_its_shortcut() -> None:
 
 def test_cost_profile_measures_each_order_on_the_students_range() -> None:
     fn = parse("sin(x)*exp(-x^2)")
-    profile = cost_profile(fn, 4, 200, -2.0, 0.5)
+    profile = cost_profile(fn, 4, 200, -2.0, 0.5, sympy=sympy_costs)
     assert (profile.low, profile.high, profile.points) == (-2.0, 0.5, 200)
     assert profile.autograd_runs >= 1 and profile.taylor_runs >= 1
     # nested autograd: one build to order n, timed after each order, so time only grows

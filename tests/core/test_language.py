@@ -12,6 +12,7 @@ import torch
 
 from hograd_core import FUNCTIONS, ExpressionError, HogradError, parse
 from hograd_core.language import LIMITS
+from hograd_core.language.to_sympy import to_latex, to_sympy
 from hograd_ui.i18n import error_text
 from tests.english import english, raises
 
@@ -92,7 +93,7 @@ def _warm_imports() -> None:
 def test_accepts(text: str, variables: tuple[str, ...]) -> None:
     fn = parse(text)
     assert fn.variables == variables
-    assert fn.latex  # sympy produced some LaTeX
+    assert to_latex(fn.tree)  # sympy produced some LaTeX
 
 
 #: An argument inside each function's domain at x = 0.7 and at 0.3 (acosh needs at least 1).
@@ -104,7 +105,7 @@ def test_every_function_is_accepted_and_matches_sympy() -> None:
         fn = parse(f"{name}({INNER.get(name, '0.3*x + 0.1')})")
         x0 = 0.7
         torch_value = float(fn.torch({"x": torch.tensor(x0, dtype=torch.float64)}))
-        sym = fn.sympy().subs(sp.Symbol("x", real=True), sp.Float(x0, 30)).evalf(30)
+        sym = to_sympy(fn.tree).subs(sp.Symbol("x", real=True), sp.Float(x0, 30)).evalf(30)
         assert torch_value == pytest.approx(float(sym), rel=1e-12), name
 
 
@@ -134,9 +135,9 @@ def test_variables_named_by_caller() -> None:
 
 
 def test_latex_comes_from_sympy_not_the_text() -> None:
-    assert parse("x^3").latex == "x^{3}"
-    assert r"\sin" in parse("sin(x)").latex
-    assert parse("w1**2").latex == "w_{1}^{2}"
+    assert to_latex(parse("x^3").tree) == "x^{3}"
+    assert r"\sin" in to_latex(parse("sin(x)").tree)
+    assert to_latex(parse("w1**2").tree) == "w_{1}^{2}"
 
 
 def test_constant_tower_is_folded_in_float64() -> None:
@@ -463,7 +464,7 @@ LATEX_CASES = {
 def test_latex_of_a_division_is_a_fraction_as_sympy_prints_it(text: str, expr: sp.Expr) -> None:
     """The formula under the box reads as sympy's own printer writes the same expression:
     1/(1+x²) is \\frac{1}{x^{2} + 1}, never the mixed number 1 \\frac{1}{x^{2} + 1}."""
-    assert parse(text).latex == sp.latex(expr)
+    assert to_latex(parse(text).tree) == sp.latex(expr)
 
 
 def test_too_long_text_is_refused_with_the_limit_named() -> None:

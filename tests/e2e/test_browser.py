@@ -234,7 +234,7 @@ def test_derivatives_truths_in_both_languages(page) -> None:  # noqa: ANN001
     import math
 
     from hograd_core import parse
-    from hograd_core.inspector import inspect_point
+    from hograd_core.inspector_exact import inspect_point
 
     page.goto(f"{page.base}/derivatives")
     wait_for_app(page)

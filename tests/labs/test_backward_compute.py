@@ -15,10 +15,36 @@ import pytest
 import sympy as sp
 
 from hograd_core.custom_function import VARIANTS
-from hograd_labs.backward.compute import IGNORES_G, SIGN_OF_Y, WRONG, graph_at, lab, script
+from hograd_core.language import parse
+from hograd_core.language.to_sympy import to_latex
+from hograd_core.symbolic import symbolic_derivatives, sympy_values
+from hograd_labs.backward.compute import (
+    IGNORES_G,
+    SIGN_OF_Y,
+    WRONG,
+    ExactPart,
+    graph_at,
+    lab,
+    script,
+    with_exact,
+)
 
 GRID = [-2.0, -1.0, 0.5, 1.0, 2.0]
 X = sp.Symbol("x", real=True)
+
+
+def sympy_part(f: str, b: str, points: list[float]) -> ExactPart:
+    """The lab's sympy part worked out here, in the test's process (the page's comes from the
+    exact maths' child: tests/serving/test_exact.py compares the two)."""
+    sym = symbolic_derivatives(parse(f, ("x",)), 2, "x", max_seconds=60.0)
+    rows = [sympy_values(sym.exprs[1:3], {"x": p}) for p in points]
+    tex = (to_latex(parse(f, ("x",)).tree), to_latex(parse(b, ("x", "y", "g")).tree))
+    return ExactPart(
+        first=tuple(r[0] for r in rows),
+        second=tuple(r[1] for r in rows),
+        latex=(*tex, sym.latex[1], sym.latex[2]),
+        stopped=None,
+    )
 
 
 def _run_script(source: str, tmp_path: Path) -> dict[str, object]:
@@ -55,6 +81,9 @@ def test_the_slips_are_named_against_sympy() -> None:
     wrong = lab("x^3", "2*x*g", GRID)
     assert wrong.slip == WRONG and wrong.wrong_at == tuple(GRID)  # 2x = 3x² nowhere here
     sign = lab("sin(x)", "sqrt(1 - y^2)*g", GRID)
+    assert sign.exact_stopped == "missing" and all(math.isnan(v) for v in sign.exact[0])
+    sign = with_exact(sign, sympy_part("sin(x)", "sqrt(1 - y^2)*g", GRID))
+    assert sign.exact_stopped is None and sign.latex[2] == r"\cos{\left(x \right)}"
     # sympy: sqrt(1 - sin²x) = |cos x|, which is cos x exactly where cos x >= 0
     exact = [float(sp.cos(X).subs(X, v)) for v in GRID]
     assert sign.slip == SIGN_OF_Y

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hograd_core import derivatives, parse
-from hograd_core.inspector import inspect_point
+from hograd_core.inspector_exact import inspect_point
 from hograd_labs.derivatives.compute import delta
 from hograd_labs.derivatives.figures import cell, taylor_figure
 from hograd_ui.chart_range import chart_range

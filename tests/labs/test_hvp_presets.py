@@ -11,6 +11,7 @@ import pytest
 import sympy as sp
 
 from hograd_core import hvp, parse
+from hograd_core.language.to_sympy import to_sympy
 from hograd_labs.hvp.presets import KAPPAS, PRESETS, Example, example, quadratic
 
 
@@ -18,7 +19,7 @@ def sympy_at(text: str, point: tuple[float, ...]) -> tuple[np.ndarray, np.ndarra
     """The gradient and Hessian of ``text`` at ``point`` by sympy (the oracle)."""
     fn = parse(text)
     symbols = [sp.Symbol(name, real=True) for name in fn.variables]
-    expr = fn.sympy()
+    expr = to_sympy(fn.tree)
     subs = dict(zip(symbols, point, strict=True))
     grad = np.array([float(sp.diff(expr, a).subs(subs)) for a in symbols])
     hess = np.array([[float(sp.diff(expr, a, b).subs(subs)) for b in symbols] for a in symbols])

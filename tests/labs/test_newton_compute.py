@@ -16,6 +16,7 @@ import torch
 from scipy.optimize import brentq, minimize_scalar
 
 from hograd_core import ArgumentError, BudgetError, parse
+from hograd_core.language.to_sympy import to_sympy
 from hograd_labs.lesson import compute as lesson
 from hograd_labs.newton import compute
 from hograd_labs.newton.cached import check_config, script, torch_function
@@ -34,7 +35,7 @@ def race(fn, config: RaceConfig, derivatives_of=compute.derivatives) -> NewtonRa
 
 def oracle(text: str):  # noqa: ANN201
     """f, ∇f and H as NumPy functions, from sympy's symbolic derivatives."""
-    expr = parse(text).sympy()
+    expr = to_sympy(parse(text).tree)
     syms = sorted(expr.free_symbols, key=lambda s: parse(text).variables.index(s.name))
     f = sp.lambdify(syms, expr, "numpy")
     g = sp.lambdify(syms, [sp.diff(expr, s) for s in syms], "numpy")

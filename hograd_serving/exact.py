@@ -1,0 +1,253 @@
+"""The one door to exact maths: every sympy and mpmath computation the app runs goes through
+here, into a child process that is killed at its deadline.
+
+sympy is pure Python, and its integer arithmetic (and mpmath's, under it) is C calls that
+nothing interrupts: ``(x+1)^(x^(x^24))`` at x = 2 is 3^(2^16777216), and computing it in the
+server held the interpreter lock for minutes, so every other student's page froze with it. So
+no module the server loads imports sympy, mpmath or the kernel's modules that use them (an
+import-linter contract in pyproject.toml fails the build otherwise); this module starts
+:mod:`.exact_child` instead, with a limit on its CPU time (``RLIMIT_CPU``) and on its memory
+(``RLIMIT_AS``), kills it when ``SECONDS`` of wall-clock time have passed, and frees its slot.
+The caller gets an :class:`Answer`: what the child sent, and why it stopped early, if it did
+("time", "memory", "size", "error"; "busy" if no slot freed up in time).
+
+Answers are kept per request (the most recent ``KEEP``), and a request already being worked
+out is waited for, not started again, so a rerun or a second student with the same function
+starts no child. A child costs about 0.7 s of CPU (importing sympy) the first time a function is
+seen.
+
+The one computation of mpmath's that runs here, in the server, is :func:`evaluate`: the
+derivatives page evaluates the programs its column's child compiled (:mod:`.sympy_column`) at
+every x0 the student drags to, which a child per point would make slow. It is bounded by
+construction: at most ``MAX_PROGRAM`` instructions, each on 30-digit numbers whose exponents
+stay within ``MAX_EXPONENT`` bits (:mod:`hograd_core.sympy_program`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hograd_core.sympy_program import evaluate as _evaluate
+
+from .floor import step_aside
+
+__all__ = [
+    "KEEP",
+    "MEMORY_BYTES",
+    "SECONDS",
+    "SLOTS",
+    "Answer",
+    "ExactRuns",
+    "backward_exact",
+    "evaluate",
+    "launch",
+    "typed_latex",
+]
+
+#: Wall-clock seconds a child may run; then it is killed ("time").
+SECONDS = 10.0
+#: Memory a child may take beyond its imports; past it sympy gets a MemoryError ("memory").
+MEMORY_BYTES = 512 * 2**20
+#: One-off children (formulas, the backward lab's values) running at once in this server.
+SLOTS = 2
+#: Answers kept (the most recently asked).
+KEEP = 256
+#: The largest line a child may write ("size" past it).
+MAX_LINE = 8 * 2**20
+
+ROOT = str(Path(__file__).resolve().parents[1])
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a child sent (its lines merged into ``fields``), and why it stopped early: None if
+    it finished, else "time", "memory", "size", "error" (with ``detail``) or "busy"."""
+
+    fields: dict = field(default_factory=dict)
+    stopped: str | None = None
+    detail: str = ""
+
+
+def launch(seconds: float, memory: int) -> subprocess.Popen:
+    """A child process of :mod:`.exact_child` with ``seconds`` of CPU time and ``memory``
+    bytes beyond its imports, reading its request on standard input."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": ROOT,
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "PYTHONWARNINGS": "ignore",
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "hograd_serving.exact_child", f"{seconds:g}", str(memory)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+        env=env,
+        text=True,
+    )
+
+
+class ExactRuns:
+    """One-off requests to :mod:`.exact_child`, each answered once per server: a child per new
+    request, at most ``slots`` at once, each killed after ``seconds``."""
+
+    def __init__(
+        self,
+        *,
+        slots: int = SLOTS,
+        seconds: float = SECONDS,
+        memory: int = MEMORY_BYTES,
+        keep: int = KEEP,
+        launch: Callable[[float, int], subprocess.Popen] = launch,
+    ) -> None:
+        self.seconds, self.memory, self.keep = seconds, memory, keep
+        self._launch = launch
+        self._slots = threading.BoundedSemaphore(slots)
+        # Guards the two dictionaries; never held while a child works.
+        self._lock = threading.Lock()
+        self._answers: OrderedDict[str, Answer] = OrderedDict()
+        self._pending: dict[str, threading.Event] = {}
+        #: children started, for the tests and the benchmarks
+        self.started = 0
+
+    def ask(self, request: Mapping) -> Answer:
+        """The child's answer to ``request`` (JSON-able), from the kept answers if it was
+        asked before. Waits at most about twice ``seconds`` (a slot, then the child), off the
+        floor (:func:`.floor.step_aside`)."""
+        key = json.dumps(request, sort_keys=True)
+        with self._lock:
+            known = self._answers.get(key)
+            if known is not None:
+                self._answers.move_to_end(key)
+                return known
+            pending = self._pending.get(key)
+            mine = pending is None
+            if mine:
+                pending = self._pending[key] = threading.Event()
+        if not mine:  # another run asked the same: its child answers both
+            with step_aside():
+                pending.wait(2 * self.seconds + 5)
+            with self._lock:
+                return self._answers.get(key, Answer(stopped="busy"))
+        answer = Answer(stopped="busy")
+        try:
+            with step_aside():
+                answer = self._run(key)
+        finally:
+            with self._lock:
+                if answer.stopped != "busy":
+                    self._answers[key] = answer
+                    while len(self._answers) > self.keep:
+                        self._answers.popitem(last=False)
+                del self._pending[key]
+            pending.set()
+        return answer
+
+    def prefetch(self, request: Mapping) -> None:
+        """Start working out ``request`` in the background (a thread waits for its child), so
+        a page can compute something else meanwhile and :meth:`ask` later."""
+        key = json.dumps(request, sort_keys=True)
+        with self._lock:
+            if key in self._answers or key in self._pending:
+                return
+        threading.Thread(target=self.ask, args=(request,), daemon=True, name="exact").start()
+
+    def _run(self, request: str) -> Answer:
+        if not self._slots.acquire(timeout=self.seconds):
+            return Answer(stopped="busy")
+        try:
+            with self._lock:
+                self.started += 1
+            proc = self._launch(self.seconds, self.memory)
+        except OSError as err:  # the child could not be started
+            self._slots.release()
+            return Answer(stopped="error", detail=f"{type(err).__name__}: {err}"[:300])
+        timer = threading.Timer(self.seconds, proc.kill)  # the deadline, whatever it does
+        timer.daemon = True
+        timer.start()
+        fields: dict = {}
+        stopped, detail = None, ""
+        try:
+            stopped, detail = _read(proc, request, fields)
+        finally:
+            timer.cancel()
+            proc.kill()
+            proc.wait()
+            for pipe in (proc.stdin, proc.stdout):
+                if pipe is not None:
+                    pipe.close()
+            self._slots.release()
+        if stopped is None and not fields.pop("done", False):
+            killed = proc.returncode is not None and proc.returncode < 0
+            stopped = "time" if killed else "error"
+            detail = detail or f"exit status {proc.returncode}"
+        fields.pop("done", None)
+        return Answer(fields, stopped, detail)
+
+
+def _read(proc: subprocess.Popen, request: str, fields: dict) -> tuple[str | None, str]:
+    """Send ``request``, merge the child's lines into ``fields`` until it ends or is killed;
+    why it stopped, if it said."""
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(request)
+        proc.stdin.close()
+    except OSError:
+        return None, ""  # it died at once: judged by its exit status
+    stopped, detail = None, ""
+    while line := proc.stdout.readline(MAX_LINE):
+        if not line.endswith("\n"):
+            return "size", ""
+        record = json.loads(line)
+        if "stopped" in record:
+            stopped, detail = str(record["stopped"]), str(record.get("detail", ""))[:300]
+        else:
+            fields.update(record)
+    return stopped, detail
+
+
+#: The server's one set of one-off children.
+RUNS = ExactRuns()
+
+
+def typed_latex(
+    text: str, variables: Sequence[str] | None = None, *, wait: bool = True
+) -> tuple[Answer, str | None]:
+    """sympy's LaTeX of a function the caller has parsed (with ``variables``, if it named
+    them), and the child's answer (``fields["names"]``: each variable's name in LaTeX). With
+    ``wait=False`` the child is only started, and the answer is empty."""
+    request = {"kind": "latex", "text": text, "variables": _names(variables)}
+    if not wait:
+        RUNS.prefetch(request)
+        return Answer(stopped="busy"), None
+    answer = RUNS.ask(request)
+    return answer, answer.fields.get("latex")
+
+
+def backward_exact(f: str, b: str, points: Sequence[float]) -> Answer:
+    """The backward lab's exact part for f (of x) and its backward formula (of x, y, g) at
+    ``points``: ``fields["latex"]`` (f, the backward, f′, f″) and ``fields["exact"]`` (f′ and
+    f″ at the points, None where sympy has no value); missing where the child stopped first."""
+    return RUNS.ask({"kind": "backward", "f": f, "b": b, "points": [float(p) for p in points]})
+
+
+def evaluate(
+    code: Sequence[Sequence], outputs: Sequence[int], point: Mapping[str, float]
+) -> list[float]:
+    """A program a child compiled, evaluated here at ``point`` (30 digits; bounded: see the
+    module's docstring)."""
+    return _evaluate(code, outputs, point)
+
+
+def _names(variables: Sequence[str] | None) -> list[str] | None:
+    return None if variables is None else [str(v) for v in variables]

@@ -1,0 +1,140 @@
+"""The one door to exact maths (hograd_serving/exact.py): a child process per new request,
+killed at its deadline, its slot freed; answers equal to sympy's here and now (the oracle:
+the kernel's symbolic module run in the test's own process); the hostile corpus of issue 45
+answered without holding the server."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from hograd_core.language import parse
+from hograd_core.language.to_sympy import name_latex, symbol, to_latex
+from hograd_core.symbolic import symbolic_derivatives, sympy_values
+from hograd_serving import exact
+from hograd_serving.exact import ExactRuns
+
+#: Issue 45's links and variants: towers of powers whose value at the grid's points is
+#: 3^(2^16777216) and worse (mpmath's integer power held the server for minutes).
+HOSTILE = [
+    "(x+1)^(x^(x^24))",
+    "(x+1)^(x+2)^(x+3)^(x+4)^(x+5)^(x+6)",
+    "(x+2)^(x+3)^(x+4)^(x+5)^(x+6)^(x+7)",
+    "x^x^x^x^x^x^x^x^x^x",
+    "(x+2)^(x^30)",
+    "exp(exp(exp(exp(x+3))))",
+    "(x+1)^(999999^x)",
+]
+GRID = [-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0]
+
+
+@pytest.fixture(scope="module")
+def runs() -> ExactRuns:
+    return ExactRuns()
+
+
+def _sleeper(seconds: float, memory: int) -> subprocess.Popen:
+    """A child that reads nothing and never answers."""
+    return subprocess.Popen(
+        [sys.executable, "-c", "import time\nwhile True: time.sleep(1)"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+
+
+@pytest.mark.parametrize("text", ["sin(x)*exp(-x^2)", "a__b**2 + w1", "tanh(x)", "relu(x)^3"])
+def test_the_typed_latex_is_sympys(runs: ExactRuns, text: str) -> None:
+    fn = parse(text)
+    answer = runs.ask({"kind": "latex", "text": text, "variables": list(fn.variables)})
+    assert answer.stopped is None
+    assert answer.fields["latex"] == to_latex(fn.tree)
+    assert answer.fields["names"] == [name_latex(symbol(n)) for n in fn.variables]
+
+
+@pytest.mark.parametrize(
+    ("f", "b"), [("tanh(x)", "(1 - y^2)*g"), ("sin(x)*exp(-x^2)", "g*cos(x)"), ("x^x", "g")]
+)
+def test_the_backward_part_equals_sympy_here(runs: ExactRuns, f: str, b: str) -> None:
+    answer = runs.ask({"kind": "backward", "f": f, "b": b, "points": GRID})
+    assert answer.stopped is None
+    sym = symbolic_derivatives(parse(f, ("x",)), 2, "x", max_seconds=60.0)
+    want = [sympy_values(sym.exprs[1:3], {"x": p}) for p in GRID]
+    got = answer.fields["exact"]
+    for k in (0, 1):
+        expected = [None if math.isnan(w[k]) else w[k] for w in want]
+        assert got[k] == expected  # the same 30-digit evaluation, bit for bit
+    tex = [to_latex(parse(f, ("x",)).tree), to_latex(parse(b, ("x", "y", "g")).tree)]
+    assert answer.fields["latex"] == [*tex, sym.latex[1], sym.latex[2]]
+
+
+def test_a_request_is_worked_out_once_per_server() -> None:
+    runs = ExactRuns()
+    first = runs.ask({"kind": "latex", "text": "x^3", "variables": ["x"]})
+    again = runs.ask({"kind": "latex", "text": "x^3", "variables": ["x"]})
+    assert again is first and runs.started == 1
+
+
+def test_two_runs_asking_the_same_share_one_child() -> None:
+    runs, answers = ExactRuns(), []
+    request = {"kind": "latex", "text": "cos(x)^2", "variables": ["x"]}
+    threads = [threading.Thread(target=lambda: answers.append(runs.ask(request))) for _ in "ab"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert len(answers) == 2 and answers[0] == answers[1] and runs.started == 1
+
+
+def test_a_child_past_its_deadline_is_killed_and_its_slot_freed() -> None:
+    started: list[subprocess.Popen] = []
+
+    def launch(seconds: float, memory: int) -> subprocess.Popen:
+        started.append(_sleeper(seconds, memory) if not started else exact.launch(10.0, memory))
+        return started[-1]
+
+    runs = ExactRuns(slots=1, seconds=1.0, launch=launch)
+    answer = runs.ask({"kind": "latex", "text": "x", "variables": ["x"]})
+    assert answer.stopped == "time" and answer.fields == {}
+    assert started[0].poll() is not None  # killed, and reaped
+    runs.seconds = 60.0  # the next child gets time enough, and the one slot
+    after = runs.ask({"kind": "latex", "text": "x^2", "variables": ["x"]})
+    assert after.stopped is None and after.fields["latex"] == "x^{2}"
+
+
+def test_a_child_past_its_memory_is_stopped_with_memory() -> None:
+    """RLIMIT_AS: a few kB beyond the child's imports are not enough for sympy's work."""
+    runs = ExactRuns(memory=4096)
+    answer = runs.ask({"kind": "backward", "f": "sin(x)^9*exp(x)^7", "b": "g", "points": GRID})
+    assert answer.stopped == "memory", answer
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_the_hostile_corpus_is_answered_by_the_child(runs: ExactRuns, text: str) -> None:
+    """Each finishes (or is stopped) in the child, and every value is a number or None."""
+    answer = runs.ask({"kind": "backward", "f": text, "b": "g", "points": GRID * 3})
+    assert answer.stopped in (None, "time", "memory", "size"), answer
+    for column in answer.fields.get("exact", []):
+        assert all(v is None or math.isfinite(v) for v in column)
+
+
+def test_the_programs_the_server_evaluates_are_bounded() -> None:
+    """The one mpmath call left in the server (the derivatives page's column at x0): every
+    value keeps its exponent within MAX_EXPONENT bits, so 3^(2^16777216) is an overflow (NaN),
+    decided before mpmath computes it."""
+    from hograd_core.sympy_program import Program
+
+    for text in HOSTILE:
+        sym = symbolic_derivatives(parse(text), 2, "x", max_seconds=60.0)
+        program = Program()
+        for expr in sym.exprs:
+            program.add(expr)
+        for x0 in GRID:
+            values = exact.evaluate(program.code, program.outputs, {"x": x0})
+            assert len(values) == 3 and all(math.isnan(v) or math.isfinite(v) for v in values)
+    assert exact.evaluate([["var", "x"], ["num", 2, 1], ["pow", 0, 1]], [2], {"x": 3.0}) == [9.0]
