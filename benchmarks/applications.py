@@ -54,19 +54,19 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hograd_core import parse  # noqa: E402
-from hograd_core.applications.common import interleaved_medians, saved_bytes  # noqa: E402
-from hograd_core.network import load_data, mlp_loss  # noqa: E402
-from hograd_labs.hf import compute as hf  # noqa: E402
-from hograd_labs.hvp import compute as hvp  # noqa: E402
-from hograd_labs.newton import compute as nt  # noqa: E402
-from hograd_labs.pinn import compute as pinn  # noqa: E402
-from hograd_labs.stability.compute import lanczos  # noqa: E402
+from hograd_core import parse
+from hograd_core.applications.common import interleaved_medians, saved_bytes
+from hograd_core.network import load_data, mlp_loss
+from hograd_labs.hf import compute as hf
+from hograd_labs.hvp import compute as hvp
+from hograd_labs.newton import compute as nt
+from hograd_labs.pinn import compute as pinn
+from hograd_labs.stability.compute import lanczos
 
 
 def newton_costs(rounds: int) -> dict[str, float]:
     fn = parse("(1 - x)^2 + 100*(y - x^2)^2")
-    f = lambda w: fn.torch({"x": w[0], "y": w[1]})  # noqa: E731
+    f = lambda w: fn.torch({"x": w[0], "y": w[1]})
     w = torch.tensor([-1.2, 1.0], dtype=torch.float64)
 
     def gd() -> None:

@@ -23,7 +23,7 @@ from hograd_labs.classroom import compute as cc
 NOW = 1_800_000_000.0
 
 
-def run(engine: sa.Engine, count: int, count_rows) -> dict:  # noqa: ANN001
+def run(engine: sa.Engine, count: int, count_rows) -> dict:
     cc.create_schema(engine)
     code = cc.open_class(engine, NOW, rng=Random(0))
 

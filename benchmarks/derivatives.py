@@ -35,10 +35,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 
-from hograd_core import Function, parse  # noqa: E402
-from hograd_core.nested_autograd import autograd_rows  # noqa: E402
-from hograd_core.symbolic import symbolic_derivatives  # noqa: E402
-from hograd_core.taylor import taylor_derivatives  # noqa: E402
+from hograd_core import Function, parse
+from hograd_core.nested_autograd import autograd_rows
+from hograd_core.symbolic import symbolic_derivatives
+from hograd_core.taylor import taylor_derivatives
 
 FUNCTIONS = ("tanh(x)", "sin(x)*exp(-x^2)", "1/(1+x^2)")
 TARGETS = {"nested_over_taylor": 50.0, "sympy_over_taylor": 30.0}

@@ -48,8 +48,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.first_screens import SETTLED_JS  # noqa: E402
-from benchmarks.load import CHROMIUM, CHROMIUM_ARGS, log  # noqa: E402
+from benchmarks.first_screens import SETTLED_JS
+from benchmarks.load import CHROMIUM, CHROMIUM_ARGS, log
 
 #: Trace categories: the renderer's tasks and JavaScript, network requests, websockets.
 CATEGORIES = [

@@ -34,7 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.load import CHROMIUM, CHROMIUM_ARGS, Server, log, ms  # noqa: E402
+from benchmarks.load import CHROMIUM, CHROMIUM_ARGS, Server, log, ms
 
 #: Streamlit connected and idle, the page's title drawn, no skeleton placeholder left, and every
 #: chart drawn: Streamlit's Plotly charts and ours (hograd_ui/parts/chart.py, a component whose chart is

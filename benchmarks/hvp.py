@@ -62,8 +62,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 
-from hograd_core.curvature import _load_forward_ad  # noqa: E402
-from hograd_labs.hvp import compute  # noqa: E402
+from hograd_core.curvature import _load_forward_ad
+from hograd_labs.hvp import compute
 
 # all 512 examples in the analysed loss: see the module's docstring
 BIG = compute.HvpConfig(hidden=(512, 128), steps=150, batch=128, examples=512)

@@ -466,7 +466,7 @@ def _slider_value(w: Widget, rng: random.Random) -> Any:
         return rng.choice(w.options)
     step = p.step or 1.0
     n = max(1, int(round((p.max - p.min) / step)))
-    grid = lambda k: round(p.min + step * min(max(k, 0), n), 10)  # noqa: E731
+    grid = lambda k: round(p.min + step * min(max(k, 0), n), 10)
     if len(p.default) == 2:
         i, j = sorted(rng.sample(range(n + 1), 2))
         return (grid(i), grid(j))
@@ -698,7 +698,7 @@ def student(
                 since = None
     except (ProtocolError, OSError) as err:
         record.fail(sid, f"{type(err).__name__}: {err}")
-    except Exception as err:  # noqa: BLE001 - a bug in this tool must not hang the run
+    except Exception as err:  # a bug in this tool must not hang the run
         record.fail(sid, f"client bug {type(err).__name__}: {err}")
     finally:
         record.connection(client, conn_start)
@@ -792,7 +792,7 @@ def storm(url: str, page: str, count: int, timeout: float, assets: bool) -> dict
                     paints.append(connected - t0 + run.first_delta_seconds)
                 if problem:
                     failures.append(f"storm {i}: {problem}")
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             with lock:
                 failures.append(f"storm {i}: {type(err).__name__}: {err}"[:300])
 
@@ -988,8 +988,8 @@ def browsers(
                 tab.set_default_timeout(30_000)
                 finished: list[float] = []
 
-                def on_ws(ws, finished=finished) -> None:  # noqa: ANN001
-                    def frame(payload) -> None:  # noqa: ANN001
+                def on_ws(ws, finished=finished) -> None:
+                    def frame(payload) -> None:
                         if isinstance(payload, bytes):
                             m = ForwardMsg.FromString(payload)
                             if m.WhichOneof("type") == "script_finished" and m.script_finished in (
@@ -1041,7 +1041,7 @@ def browsers(
                         out["reruns"] += 1
                         if tab.locator("[data-testid='stException']").count():
                             raise RuntimeError("exception on the page")
-                    except Exception as err:  # noqa: BLE001
+                    except Exception as err:
                         out["failed"] += 1
                         out["failures"].append(f"browser {i}: {type(err).__name__}: {err}"[:300])
         finally:

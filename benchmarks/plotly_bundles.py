@@ -34,7 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.load import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from benchmarks.load import CHROMIUM, CHROMIUM_ARGS
 
 #: The bundle the app's 2-D charts use (hograd_ui/parts/chart.py).
 APP_BUNDLE = Path(__file__).resolve().parent.parent / "static" / "plotly-cartesian-4.1.1.min.js"

@@ -125,7 +125,7 @@ class Peak(threading.Thread):
         return high
 
 
-def _settle(page, background: bool) -> None:  # noqa: ANN001
+def _settle(page, background: bool) -> None:
     """The script finished, twice (a run may start a rerun), and on the derivatives page
     (``background``) no background column's note remains."""
     for _ in range(2):
@@ -136,7 +136,7 @@ def _settle(page, background: bool) -> None:  # noqa: ANN001
         page.wait_for_function(_IDLE, timeout=180_000)
 
 
-def _download_all(page) -> int:  # noqa: ANN001
+def _download_all(page) -> int:
     """Click every download button the view shows and wait for each file; how many came."""
     buttons = page.locator("[data-testid='stMain'] [data-testid='stDownloadButton'] button")
     got = 0

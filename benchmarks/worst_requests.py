@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # The longest function a learner can type stays under 200 characters and 150 nodes.
-BIG = "sin(x)*exp(-x^2)*tanh(x)/(1+x^2) + log(1+x^2)*cosh(x/3) + sqrt(2+sin(x))*atan(x) + erf(x)*sigmoid(x)"  # noqa: E501
+BIG = "sin(x)*exp(-x^2)*tanh(x)/(1+x^2) + log(1+x^2)*cosh(x/3) + sqrt(2+sin(x))*atan(x) + erf(x)*sigmoid(x)"
 
 # One click on the network page, as the page runs it: the settings
 # (dataset, hidden, steps, seed, top_k, power steps, probes) refused or not before any work, then

@@ -224,7 +224,7 @@ class Check:
         self.figures: dict[str, object] = {}
         self.uv_path: str | None = None
 
-    def step(self, name: str, action) -> bool:  # noqa: ANN001 - a callable with no arguments
+    def step(self, name: str, action) -> bool:  # a callable with no arguments
         started = time.monotonic()
         try:
             detail = action() or ""

@@ -225,11 +225,11 @@ class Check:
             "HOGRAD_REPLICA_HEADER": "on",
         }
 
-    def step(self, name: str, fn) -> bool:  # noqa: ANN001 - a callable returning its detail
+    def step(self, name: str, fn) -> bool:  # a callable returning its detail
         try:
             detail = fn() or ""
             ok = True
-        except Exception as exc:  # noqa: BLE001 - every failure is reported as the step's
+        except Exception as exc:  # every failure is reported as the step's
             detail, ok = f"{type(exc).__name__}: {exc}", False
         self.steps.append((name, ok, str(detail)))
         print(
@@ -419,7 +419,7 @@ class Check:
             try:
                 client.set_value("deriv.order", 4)
                 fine = client.rerun().status == "ok" and client.widget("deriv.fn").current() == fn
-            except Exception:  # noqa: BLE001 - the websocket of a dead replica, closed
+            except Exception:  # the websocket of a dead replica, closed
                 fine = False
             (kept if fine and stuck(client) == was else lost).add(was)
         assert len(lost) == 1 and not lost & kept, f"lost {sorted(lost)}, kept {sorted(kept)}"

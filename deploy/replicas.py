@@ -152,7 +152,7 @@ class Replicas:
     _secret: str = ""
     _logs: list = field(default_factory=list)
 
-    def _log(self, name: str):  # noqa: ANN202 - an open binary file
+    def _log(self, name: str):  # an open binary file
         assert self.log_dir is not None
         self._logs.append((self.log_dir / name).open("wb"))
         return self._logs[-1]
@@ -275,7 +275,7 @@ class Replicas:
             restarted.append(replica.name)
         return restarted
 
-    def _serves(self, replica: Replica, probe) -> str | None:  # noqa: ANN001 - health.probe
+    def _serves(self, replica: Replica, probe) -> str | None:  # health.probe
         """Wait for a fresh ``replica`` to answer, warm it, probe it: None when it serves."""
         try:
             self._wait(replica.url, replica.process, time.monotonic() + START_SECONDS, replica.name)

@@ -327,7 +327,7 @@ def _run_derivatives(args: argparse.Namespace) -> dict:
     }
 
 
-def _run_forward(args: argparse.Namespace, fn, xs: np.ndarray) -> dict:  # noqa: ANN001
+def _run_forward(args: argparse.Namespace, fn, xs: np.ndarray) -> dict:
     """Derivatives by a forward route (jvp, forward_ad), and with --costs every route's
     seconds and saved bytes per order."""
     from hograd_core.forward_mode import forward_costs, forward_derivative
@@ -515,7 +515,7 @@ def _verdict_line(out: dict) -> str:
     )
 
 
-def _diagonal(args: argparse.Namespace, fn) -> dict:  # noqa: ANN001 - a parsed Function
+def _diagonal(args: argparse.Namespace, fn) -> dict:  # a parsed Function
     """The "diagonal" fields: exact, and with --hutchinson N its estimate and standard error."""
     from hograd_core.diagonal import typed_diagonal
     from hograd_core.hvp_graph import numbers

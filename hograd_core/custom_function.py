@@ -214,25 +214,25 @@ def make_function(spec: CustomSpec, variant: str = "written") -> type[torch.auto
     f, df = _formulas(spec)
     saved = spec.saved
 
-    def forward(ctx, x):  # noqa: ANN001, ANN202 - autograd's signature
+    def forward(ctx, x):  # autograd's signature
         y = f(x)
         ctx.save_for_backward(*({"x": x, "y": y}[n] for n in saved))
         return y
 
-    def unpack(ctx) -> dict[str, torch.Tensor]:  # noqa: ANN001
+    def unpack(ctx) -> dict[str, torch.Tensor]:
         return dict(zip(saved, ctx.saved_tensors, strict=True))
 
     if variant == "second_function":
 
         class MyFuncGrad(torch.autograd.Function):
             @staticmethod
-            def forward(ctx, x, y, g):  # noqa: ANN001, ANN205
+            def forward(ctx, x, y, g):
                 ctx.save_for_backward(x, y, g)
                 return df(x, y, g)
 
             @staticmethod
             @once_differentiable
-            def backward(ctx, gg):  # noqa: ANN001, ANN205
+            def backward(ctx, gg):
                 x, y, g = ctx.saved_tensors
                 with torch.enable_grad():  # the formula's partial derivatives in x, y and g
                     leaves = [t.detach().requires_grad_() for t in (x, y, g)]
@@ -241,7 +241,7 @@ def make_function(spec: CustomSpec, variant: str = "written") -> type[torch.auto
                     out, leaves, gg, allow_unused=True, materialize_grads=True
                 )
 
-        def backward(ctx, g):  # noqa: ANN001, ANN202
+        def backward(ctx, g):
             t = unpack(ctx)
             x = t.get("x", torch.zeros_like(g))  # an unused name still gets a tensor
             y = t.get("y", torch.zeros_like(g))
@@ -249,13 +249,13 @@ def make_function(spec: CustomSpec, variant: str = "written") -> type[torch.auto
 
     elif variant == "detached":
 
-        def backward(ctx, g):  # noqa: ANN001, ANN202
+        def backward(ctx, g):
             t = {name: value.detach() for name, value in unpack(ctx).items()}
             return df(t.get("x"), t.get("y"), g)
 
     else:
 
-        def backward(ctx, g):  # noqa: ANN001, ANN202
+        def backward(ctx, g):
             t = unpack(ctx)
             return df(t.get("x"), t.get("y"), g)
 

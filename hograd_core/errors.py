@@ -30,7 +30,7 @@ class HogradError(ValueError):
             return self.key
         return f"{self.key} ({', '.join(f'{k}={v!r}' for k, v in self.params.items())})"
 
-    def __reduce__(self):  # noqa: ANN204 - pickled by st.cache_data and sent between processes
+    def __reduce__(self):  # pickled by st.cache_data and sent between processes
         return _rebuild, (type(self), self.key, self.params, self.__dict__)
 
 

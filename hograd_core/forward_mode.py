@@ -101,7 +101,7 @@ def _as_torch(fn: Function) -> Callable[[torch.Tensor], torch.Tensor]:
 def _jvp(f: Callable, x: torch.Tensor, order: int) -> torch.Tensor:
     d = f
     for _ in range(order):  # <-- one more forward pass around everything before
-        d = lambda x, d=d: torch.func.jvp(d, (x,), (torch.ones_like(x),))[1]  # noqa: E731
+        d = lambda x, d=d: torch.func.jvp(d, (x,), (torch.ones_like(x),))[1]
     return d(x)
 
 

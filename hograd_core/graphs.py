@@ -320,7 +320,7 @@ def _build(fn: Function, variable: str, x0: float, order: int) -> GraphLab:
         tracer.describe(new, k)
         depth = max(depth, tracer.longest(row.grad_fn))
         output = f"out{k}"
-        tracer.nodes.append(GraphNode(output, "output", k, output_label(k, variable), scalar(row)))  # noqa: E501
+        tracer.nodes.append(GraphNode(output, "output", k, output_label(k, variable), scalar(row)))
         if row.grad_fn is not None:
             tracer.edges.append(GraphEdge(tracer.names[row.grad_fn], output))
         stats.append(

@@ -59,7 +59,7 @@ def _value(node: Node, variable: str | None, x0: float) -> float:
 def _notes(node: Node, variable: str | None, x0: float, out: list[PointNote]) -> None:
     if node.const is not None or isinstance(node, Var):
         return
-    value = lambda n: _value(n, variable, x0)  # noqa: E731
+    value = lambda n: _value(n, variable, x0)
     match node:
         case Neg(arg=arg):
             _notes(arg, variable, x0, out)

@@ -109,7 +109,7 @@ class Program:
         self.code.append(instruction)
         return len(self.code) - 1
 
-    def _emit(self, e: sp.Basic) -> int:  # noqa: C901 - one case per kind of node
+    def _emit(self, e: sp.Basic) -> int:  # one case per kind of node
         if e in self._memo:
             return self._memo[e]
         if e.is_Symbol:
@@ -169,7 +169,7 @@ def evaluate(
     return out
 
 
-def _step(ctx: mpmath.MPContext, ins: Sequence, values: list, env: dict) -> object:  # noqa: C901
+def _step(ctx: mpmath.MPContext, ins: Sequence, values: list, env: dict) -> object:
     op = ins[0]
     if op == "var":
         return env[ins[1]]
@@ -228,7 +228,7 @@ def _bounded(ctx: mpmath.MPContext, value: object) -> object:
     return value
 
 
-def _unary(ctx: mpmath.MPContext, name: str, a: object) -> object:  # noqa: C901
+def _unary(ctx: mpmath.MPContext, name: str, a: object) -> object:
     if name in ("asin", "acos") and abs(a) > 1:
         return None
     if (name == "acosh" and a < 1) or (name == "atanh" and abs(a) >= 1):

@@ -174,5 +174,5 @@ class DeferredJobs:
             return JobAnswer(value=self.work(args))
         except HogradError as err:  # a refusal (a budget)
             return JobAnswer(error=err)
-        except Exception as err:  # noqa: BLE001 - in this thread nobody else would see it
+        except Exception as err:  # in this thread nobody else would see it
             return JobAnswer(error=JobFailed(f"{type(err).__name__}: {err}"))

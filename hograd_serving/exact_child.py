@@ -69,7 +69,7 @@ def work(text: str, order: int, out: TextIO) -> None:
         _write(out, {"stopped": "size"})
     except MemoryError:
         _write(out, {"stopped": "memory"})
-    except Exception as err:  # noqa: BLE001 - any failure of sympy's is reported, not raised
+    except Exception as err:  # any failure of sympy's is reported, not raised
         _write(out, {"stopped": "error", "detail": f"{type(err).__name__}: {err}"[:300]})
 
 
@@ -120,7 +120,7 @@ def _one(request: dict, out: TextIO) -> None:
         _write(out, {"stopped": "size"})
     except MemoryError:
         _write(out, {"stopped": "memory"})
-    except Exception as err:  # noqa: BLE001 - any failure of sympy's is reported, not raised
+    except Exception as err:  # any failure of sympy's is reported, not raised
         _write(out, {"stopped": "error", "detail": f"{type(err).__name__}: {err}"[:300]})
 
 

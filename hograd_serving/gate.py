@@ -71,7 +71,7 @@ class DeadlineError(HogradError):
     """A heavy computation outlived its deadline and was stopped; its slot is free again."""
 
 
-class _Stop(BaseException):  # noqa: N818 - not an error: the gate's signal to stop
+class _Stop(BaseException):  # not an error: the gate's signal to stop
     """Raised inside the thread of work past its deadline (a BaseException, so that an
     ``except Exception`` in the work does not swallow it)."""
 

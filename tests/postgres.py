@@ -62,7 +62,7 @@ def cluster() -> Iterator[str]:
     data, port = folder / "data", _free_port()
     if os.geteuid() == 0:
         shutil.chown(folder, USER)
-    run = lambda *cmd: subprocess.run(  # noqa: E731
+    run = lambda *cmd: subprocess.run(
         _as_owner([str(c) for c in cmd]), check=True, capture_output=True, text=True, timeout=120
     )
     try:

@@ -259,7 +259,7 @@ def run_flags_here(
     found = distinct(caught)
     explain, fixes = _explain(s, steps[1:], found, facts)
     snippet = "\n\n".join(step.code for step in steps) + "\n"
-    summary = f"{s.create_graph},{s.retain_graph},{s.allow_unused},{s.materialize_grads},{s.unused_input},{s.action}"  # noqa: E501
+    summary = f"{s.create_graph},{s.retain_graph},{s.allow_unused},{s.materialize_grads},{s.unused_input},{s.action}"
     params = (("ops", ", ".join(facts.ops)), ("freed", ", ".join(facts.freed)))
     return FlagOutcome(
         "flags",

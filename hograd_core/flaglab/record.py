@@ -181,7 +181,7 @@ def backward_functions(root: object | None) -> list[object]:
 View = Callable[
     [tuple[tuple[str, torch.Tensor], ...], tuple[tuple[str, torch.Tensor], ...]],
     tuple[tuple[str, str], ...],
-]  # noqa: E501
+]
 
 #: Runs a flag-lab request (a JSON-able dict, see :mod:`hograd_core.flaglab.isolated`) in a
 #: fresh process and returns its outcome; the server passes one in, the core never starts one.

@@ -145,7 +145,7 @@ def run_program(
                 )
             except MemoryError:
                 error = RunError(interp.line, key="code.budget.memory", params={})
-            except Exception as err:  # noqa: BLE001 - the program's own error, as Python shows it
+            except Exception as err:  # the program's own error, as Python shows it
                 error = RunError(interp.line, _error_text(err), variable=interp.raised_on)
             end = stmt.end_lineno or stmt.lineno
             source = "\n".join(lines[stmt.lineno - 1 : end])

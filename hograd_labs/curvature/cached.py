@@ -173,7 +173,7 @@ def read_point(text: str, point: str) -> tuple[float, ...]:
     return tuple(float(x) for x in numbers(point, "point", fn))
 
 
-def torch_function(fn: Function):  # noqa: ANN201
+def torch_function(fn: Function):
     """``fn`` as the page runs it: f(w) of a float64 tensor w, one entry per variable in the
     order of ``fn.variables``."""
     names = fn.variables
@@ -248,7 +248,7 @@ def curvature_network(
     """The network's study: training, then its diagonal three ways, in the heavy-work gate."""
     check_diagonal(config)
 
-    def work(progress) -> DiagonalStudy:  # noqa: ANN001
+    def work(progress) -> DiagonalStudy:
         loss, theta = compute.network_function(config.hidden, config.train_steps, config.seed)
         progress(1, 2)
         names = tuple(f"θ{i}" for i in range(theta.numel()))
@@ -271,7 +271,7 @@ def curvature_spectra(
     """G and H whole, SLQ's density and the two Hessian-free runs, in the heavy-work gate."""
     check_spectra(config)
 
-    def work(progress) -> Spectra:  # noqa: ANN001
+    def work(progress) -> Spectra:
         progress(0, 1)
         return compute.spectra(config)
 

@@ -127,7 +127,7 @@ class NetworkCurvatureConfig:
 NAMES = ("x", "y", "z")  # its variables, in the order of w
 
 
-def f(w):  # noqa: ANN001, ANN201 - w: the point, a float64 tensor of shape (len(NAMES),)
+def f(w):  # w: the point, a float64 tensor of shape (len(NAMES),)
     x, y, z = w[0], w[1], w[2]
     return (((x**2) * y) + torch.sin(x * y)) + ((z**3) * x)
 
@@ -300,7 +300,7 @@ def study(
         return _summary(f, w, names, config, exact, hessian, runs, k)
 
 
-def _summary(f, w, names, config, exact, hessian, runs, k) -> DiagonalStudy:  # noqa: ANN001
+def _summary(f, w, names, config, exact, hessian, runs, k) -> DiagonalStudy:
     """The errors, the closed form, the first repeat's estimate and the three timings."""
     running = np.cumsum(runs, axis=1) / k[None, :, None]  # the estimate after k probes
     errors = np.linalg.norm(running - exact, axis=2)  # (repeats, probes)

@@ -180,7 +180,7 @@ def diagonal_part(row: object) -> DiagonalConfig:
     return config
 
 
-def diagonal_settings(fn) -> tuple:  # noqa: ANN001 - a parsed Function
+def diagonal_settings(fn) -> tuple:  # a parsed Function
     """The point, probes, repeats and seed; projected, the network's width and steps as well
     (outside the mode those stand above the network's study): ``(..., (hidden, train) | None)``."""
     c = st.columns([2, 1, 1, 1])

@@ -66,10 +66,10 @@ def legend_html(view: GraphView, lang: str = "en", *, highlight: bool = True) ->
         border = NEW if newest else PASS_BORDERS[k]
         chips.append(
             chip.format(fill=PASS_COLOURS[k], text=text, width=3 if newest else 1, border=border)
-        )  # noqa: E501
+        )
     shapes = html.escape(tr("graph.legend.shapes", lang))
     return (
-        f'<div style="line-height:2">{"".join(chips)}</div><div style="opacity:.75">{shapes}</div>'  # noqa: E501
+        f'<div style="line-height:2">{"".join(chips)}</div><div style="opacity:.75">{shapes}</div>'
     )
 
 

@@ -144,7 +144,7 @@ def initial_parameters(sizes: tuple[int, ...], seed: int) -> torch.Tensor:
 
 
 # %% Conjugate gradient: (H + λI) d = −g with H seen only through products H v
-def conjugate_gradient(hvp, g, damping, max_iters, tol=1e-8):  # noqa: ANN001, ANN201
+def conjugate_gradient(hvp, g, damping, max_iters, tol=1e-8):
     """Solve (H + damping·I) d = −g by conjugate gradient, H seen only through ``hvp(v)``.
 
     Returns (d, HVPs used, relative residual, model) where model = gᵀd + ½dᵀHd, the decrease
@@ -179,7 +179,7 @@ def conjugate_gradient(hvp, g, damping, max_iters, tol=1e-8):  # noqa: ANN001, A
 
 
 # %% One Hessian-free step: H v as one more backward pass through the gradient's graph
-def hf_step(loss, theta, damping, cg_iters, tick=None):  # noqa: ANN001, ANN201
+def hf_step(loss, theta, damping, cg_iters, tick=None):
     """One Hessian-free step at θ: (loss(θ), d, HVPs used, CG residual, model decrease,
     loss(θ + d)); d is None if the loss or its gradient is not finite at θ. ``tick()`` is
     called before each HVP."""
@@ -209,7 +209,7 @@ def _quiet_forward_ad() -> None:
         from torch._decomp import decompositions_for_jvp  # noqa: F401
 
 
-def hf_step_func(loss, theta, damping, cg_iters, tick=None):  # noqa: ANN001, ANN201
+def hf_step_func(loss, theta, damping, cg_iters, tick=None):
     """:func:`hf_step` by function transforms: g = ``grad(loss)(θ)`` and H v =
     ``jvp(grad(loss), (θ,), (v,))[1]``, forward mode over reverse mode, where :func:`hf_step`
     differentiates g·v once more (reverse over reverse). torch.func has no ``create_graph``
@@ -271,7 +271,7 @@ def _sgd(lr: float) -> Callable:
     return make
 
 
-def _first_order(loss, theta0, passes, step, progress):  # noqa: ANN001, ANN202
+def _first_order(loss, theta0, passes, step, progress):
     """``passes`` steps (fewer if the loss stops being finite): (losses, seconds, status)."""
     theta = theta0.clone().requires_grad_(True)
     update = step(theta)
@@ -381,7 +381,7 @@ class HFRun:
     func_losses: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
-def _hessian_free(loss, theta0, config, step, tick=lambda: None, keep=False):  # noqa: ANN001, ANN202
+def _hessian_free(loss, theta0, config, step, tick=lambda: None, keep=False):
     """``config.steps`` steps of ``step`` (:func:`hf_step` or :func:`hf_step_func`) from θ₀,
     λ adapted by the Levenberg-Marquardt rule: a dict of per-step lists."""
     theta, lam = theta0.clone(), config.damping

@@ -21,7 +21,7 @@ COLORS = {"hf": "#d62728", "sgd": "#1f77b4", "adam": "#9467bd"}
 METHOD_KEYS = {"hf": "hf.method.hf", "sgd": "hf.method.sgd", "adam": "hf.method.adam"}
 
 
-def _line(x, y, key: str, lang: str, **extra: object) -> dict:  # noqa: ANN001
+def _line(x, y, key: str, lang: str, **extra: object) -> dict:
     return {
         "type": "scatter",
         "x": x,

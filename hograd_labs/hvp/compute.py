@@ -209,7 +209,7 @@ class FlatAdam:
     ``torch.optim.Adam``'s single-tensor step, on the one flat θ. (torch.optim's first use
     imports torch._dynamo, 800 modules, 0.75-1.5 s once per process.)"""
 
-    def __init__(self, theta: torch.Tensor, lr: float, betas=(0.9, 0.999), eps=1e-8) -> None:  # noqa: ANN001
+    def __init__(self, theta: torch.Tensor, lr: float, betas=(0.9, 0.999), eps=1e-8) -> None:
         self.theta, self.lr, self.betas, self.eps, self.t = theta, lr, betas, eps, 0
         self.m = torch.zeros_like(theta, memory_format=torch.preserve_format)
         self.v = torch.zeros_like(theta, memory_format=torch.preserve_format)

@@ -139,7 +139,7 @@ def slices(ex: curvature.Exploration, names: tuple) -> None:
     chart(figs.slices_figure(ex.slices, names, lang(), present()))
 
 
-def _typed_inputs(fn, names: tuple) -> tuple[dict, float]:  # noqa: ANN001 - a parsed Function
+def _typed_inputs(fn, names: tuple) -> tuple[dict, float]:  # a parsed Function
     """f as LaTeX, the κ builder, the sliders of p and v and the window; returns the sliders'
     values ({"p": ..., "v": ...}) and the radius."""
     left, right = st.columns([3, 2], gap="large")
@@ -195,7 +195,7 @@ def _typed_inputs(fn, names: tuple) -> tuple[dict, float]:  # noqa: ANN001 - a p
     return sliders, radius
 
 
-def numbers(fn, ex: curvature.Exploration, names: tuple, sliders: dict, radius: float) -> None:  # noqa: ANN001
+def numbers(fn, ex: curvature.Exploration, names: tuple, sliders: dict, radius: float) -> None:
     """f(p), |∇f|, the curvature along v and the test; p, v, ∇f and Hv as a table."""
     r, verdict = ex.result, ex.verdict
     m = st.columns([2, 2, 2, 3])
@@ -216,7 +216,7 @@ def numbers(fn, ex: curvature.Exploration, names: tuple, sliders: dict, radius: 
     hvp_row(fn, sliders["p"], sliders["v"], radius)  # downloads: the view as a notebook
 
 
-def ways(fn, point: tuple, vector: tuple) -> None:  # noqa: ANN001 - a parsed Function
+def ways(fn, point: tuple, vector: tuple) -> None:  # a parsed Function
     timed = three_ways(fn.text, point, vector)
     st.markdown(t("hvp.ways.intro", repeats=timed.repeats))
     labels = [t(f"hvp.method.{m}") for m in curvature.METHODS]

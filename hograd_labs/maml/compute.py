@@ -119,7 +119,7 @@ def forward(theta: torch.Tensor, x: torch.Tensor, hidden: int, activation: str) 
     return h
 
 
-def task_losses(theta, x, y, hidden, activation):  # noqa: ANN001, ANN201
+def task_losses(theta, x, y, hidden, activation):
     """Mean squared error of each task, shape (T,)."""
     return ((forward(theta, x, hidden, activation) - y) ** 2).mean(dim=(1, 2))
 
@@ -139,7 +139,7 @@ def sine_tasks(gen: torch.Generator, tasks: int, points: int) -> tuple[torch.Ten
 
 
 # %% The meta-loss: create_graph=True or not is all that separates second- from first-order MAML
-def inner_loop(theta, xs, ys, config, create_graph, steps):  # noqa: ANN001, ANN201
+def inner_loop(theta, xs, ys, config, create_graph, steps):
     """Each task's copy of θ after ``steps`` gradient steps on its support points: (T, n)."""
     fast = theta.expand(xs.shape[0], -1)  # one row per task, still a function of θ
     for _ in range(steps):
@@ -150,7 +150,7 @@ def inner_loop(theta, xs, ys, config, create_graph, steps):  # noqa: ANN001, ANN
     return fast
 
 
-def query_loss(theta, batch, config, create_graph, steps=None):  # noqa: ANN001, ANN201
+def query_loss(theta, batch, config, create_graph, steps=None):
     """The meta-loss: the mean query loss after adapting on the support points."""
     _, _, x, y = batch
     k = config.k_shot
@@ -198,10 +198,10 @@ def meta_gradient_func(
     _, _, x, y = batch
     k, h, act = config.k_shot, config.hidden, config.activation
 
-    def one_task_loss(fast, xs, ys):  # noqa: ANN001, ANN202 - one task: fast (n,), xs (P, 1)
+    def one_task_loss(fast, xs, ys):  # one task: fast (n,), xs (P, 1)
         return task_losses(fast[None], xs[None], ys[None], h, act)[0]
 
-    def adapted_loss(th, xs, ys, second):  # noqa: ANN001, ANN202
+    def adapted_loss(th, xs, ys, second):
         """One task: adapt θ on its K support points, judge the copy on the K others."""
         fast = th
         for _ in range(config.inner_steps):
@@ -209,7 +209,7 @@ def meta_gradient_func(
             fast = fast - config.inner_lr * (g if second else g.detach())  # detached: 1st order
         return one_task_loss(fast, xs[k:], ys[k:])
 
-    def loss(th):  # noqa: ANN001, ANN202
+    def loss(th):
         if method == "pretrain":  # no adaptation: θ itself on every point
             return task_losses(th.expand(x.shape[0], -1), x, y, h, act).mean()
         per_task = vmap(adapted_loss, in_dims=(None, 0, 0, None))  # every task adapts its copy

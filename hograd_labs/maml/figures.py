@@ -34,7 +34,7 @@ METHOD_KEYS = {
 _DASH = {"second": "solid", "first": "dash", "pretrain": "dot"}
 
 
-def _line(x, y, method: str, lang: str, **extra: object) -> dict:  # noqa: ANN001
+def _line(x, y, method: str, lang: str, **extra: object) -> dict:
     return {
         "type": "scatter",
         "x": x,

@@ -84,7 +84,7 @@ def settings() -> MamlConfig:
     )
 
 
-def cost(run) -> None:  # noqa: ANN001
+def cost(run) -> None:
     m = st.columns(4)
     m[0].metric(t("hvp.net.metric.parameters"), f"{run.parameters:,}")
     m[1].metric(t("maml.metric.time"), f"{run.seconds['second'] / run.seconds['first']:.2f} ×")

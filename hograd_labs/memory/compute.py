@@ -177,7 +177,7 @@ def layer(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return torch.tanh(h @ w.T + b)  # (batch, width)
 
 
-def block(h: torch.Tensor, w1, b1, w2, b2) -> torch.Tensor:  # noqa: ANN001
+def block(h: torch.Tensor, w1, b1, w2, b2) -> torch.Tensor:
     """Two layers: the inner activation is what a checkpointed block does not keep."""
     return layer(layer(h, w1, b1), w2, b2)  # (batch, width)
 

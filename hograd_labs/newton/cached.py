@@ -51,7 +51,7 @@ def check_config(fn: Function, config: RaceConfig) -> None:
         raise ArgumentError("newton.methods", got=", ".join(config.methods)[:60])
 
 
-def torch_function(fn: Function):  # noqa: ANN201
+def torch_function(fn: Function):
     """``fn`` as the page runs it: f(w) of a float64 tensor w of shape (2,)."""
     names = fn.variables
 

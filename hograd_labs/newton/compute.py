@@ -68,7 +68,7 @@ class RaceConfig:
 
 
 # %% The function: the page writes the one typed in its box here, in PyTorch
-def f(w):  # noqa: ANN001, ANN201 - w: the point, a float64 tensor of shape (2,)
+def f(w):  # w: the point, a float64 tensor of shape (2,)
     x, y = w[0], w[1]
     return ((1 - x) ** 2) + (100 * ((y - (x**2)) ** 2))
 

@@ -35,7 +35,7 @@ METHOD_KEYS = {
 }
 
 
-def _line(x, y, key: str, lang: str, **extra: object) -> dict:  # noqa: ANN001
+def _line(x, y, key: str, lang: str, **extra: object) -> dict:
     return {
         "type": "scatter",
         "x": x,

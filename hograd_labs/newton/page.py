@@ -142,7 +142,7 @@ def draw() -> None:
         why_script(code, func, "newton", notebook=notebook(code.source))
 
 
-def _settings(fn) -> tuple:  # noqa: ANN001 - a parsed Function
+def _settings(fn) -> tuple:  # a parsed Function
     """κ, the start, the step size, the steps and the methods with their settings; returns
     ``why_newton``'s arguments after f."""
     kappa_slider(fn.text)

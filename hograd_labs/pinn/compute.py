@@ -155,7 +155,7 @@ def terms(
     return u_tt - coefficient**2 * u_xx  # the wave equation: u_tt = c² u_xx
 
 
-def velocity(u0: torch.Tensor, initial: torch.Tensor, keep: bool, retain: bool = True):  # noqa: ANN201
+def velocity(u0: torch.Tensor, initial: torch.Tensor, keep: bool, retain: bool = True):
     """u_t at the initial points (x, 0) by autograd (the wave starts at rest: u_t = 0)."""
     return torch.autograd.grad(
         u0.sum(), initial, create_graph=keep, retain_graph=True if keep else retain
@@ -172,7 +172,7 @@ def terms_func(
     differentiates these results with respect to them. torch.func has no create_graph flag:
     ``keep=False`` is written as ``.detach()``, the same constants."""
 
-    def u_at(p):  # noqa: ANN001, ANN202
+    def u_at(p):
         return mlp(params, p[None])[0]
 
     cut = (lambda z: z) if keep else torch.Tensor.detach
@@ -184,7 +184,7 @@ def terms_func(
     return d2u[:, 1, 1] - coefficient**2 * d2u[:, 0, 0]
 
 
-def velocity_func(params: list[torch.Tensor], initial: torch.Tensor, keep: bool):  # noqa: ANN201
+def velocity_func(params: list[torch.Tensor], initial: torch.Tensor, keep: bool):
     """:func:`velocity` by ``vmap(jacrev(u_at))`` (``.detach()`` without the flag)."""
     v0 = vmap(jacrev(lambda p: mlp(params, p[None])[0]))(initial)[:, 1]  # (N,): u_t at (x, 0)
     return v0 if keep else v0.detach()
@@ -204,7 +204,7 @@ def _points(config: PinnConfig, gen: torch.Generator) -> tuple[torch.Tensor, ...
     return inner.requires_grad_(), initial.requires_grad_(), boundary
 
 
-def _loss_terms(params, config, inner, initial, boundary, parts=None, retain=True, func=False):  # noqa: ANN001, ANN202
+def _loss_terms(params, config, inner, initial, boundary, parts=None, retain=True, func=False):
     """(residual, initial, boundary) mean squares of the network; for the wave the initial
     term holds u_t(x, 0)² too, which is also put in ``parts["velocity"]`` when given.
     ``func``: the input derivatives by torch.func (:func:`terms_func`, :func:`velocity_func`)."""
@@ -229,7 +229,7 @@ def _weights(config: PinnConfig) -> tuple[float, float, float]:
 
 
 # %% What the flag changes: which terms reach the weights, what PyTorch raises without it
-def _omission_error(params, config, inner, initial, boundary) -> str:  # noqa: ANN001
+def _omission_error(params, config, inner, initial, boundary) -> str:
     """What PyTorch says when the flag is dropped and retain_graph=True not added: one step's
     loss and backward, written that way; "" if it runs (it does not, in either equation)."""
     try:
@@ -244,7 +244,7 @@ def _omission_error(params, config, inner, initial, boundary) -> str:  # noqa: A
     return ""
 
 
-def _fit(config: PinnConfig, residual: torch.Tensor, velocity) -> tuple[tuple[str, str], ...]:  # noqa: ANN001
+def _fit(config: PinnConfig, residual: torch.Tensor, velocity) -> tuple[tuple[str, str], ...]:
     """Each term of the loss and what the optimiser can do with it (see :class:`PinnRun`)."""
 
     def status(weight: float, term: torch.Tensor | None) -> str:
@@ -274,7 +274,7 @@ def _medians(calls: dict[str, Callable[[], object]], rounds: int) -> dict[str, f
     return {name: float(np.median(t)) for name, t in times.items()}
 
 
-def _step_costs(params, config, inner, initial, boundary, rounds: int = 11) -> dict[str, float]:  # noqa: ANN001
+def _step_costs(params, config, inner, initial, boundary, rounds: int = 11) -> dict[str, float]:
     """Seconds of one forward and backward pass of the PINN loss and of a plain regression of
     the same network onto the exact solution at the same points (interleaved medians)."""
     keep = replace(config, create_graph=True)
@@ -295,7 +295,7 @@ def _step_costs(params, config, inner, initial, boundary, rounds: int = 11) -> d
     return medians
 
 
-def second_derivative_costs(params, config, inner, rounds: int = 11) -> dict[str, float]:  # noqa: ANN001
+def second_derivative_costs(params, config, inner, rounds: int = 11) -> dict[str, float]:
     """The residual's second derivatives at the interior points two ways, timed side by side.
 
     The residual needs only the diagonal of the Hessian of u in its inputs (x, t): u_xx for
@@ -308,7 +308,7 @@ def second_derivative_costs(params, config, inner, rounds: int = 11) -> dict[str
     xt = inner.detach()
     needed = (0,) if config.equation == "heat" else (0, 1)  # u_xx; the wave's u_xx and u_tt
 
-    def u_at(p):  # noqa: ANN001, ANN202
+    def u_at(p):
         return mlp(params, p[None])[0]
 
     def whole() -> torch.Tensor:

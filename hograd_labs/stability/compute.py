@@ -72,7 +72,7 @@ class StabilityConfig:
 
 
 # %% Lanczos: the top eigenvalue of H, seen only through Hessian-vector products
-def lanczos(hvp, v0, iters):  # noqa: ANN001, ANN201
+def lanczos(hvp, v0, iters):
     """The top eigenvalue of a symmetric H seen only through ``hvp(v)``, by ``iters`` steps
     of Lanczos with full reorthogonalisation.
 
@@ -102,7 +102,7 @@ def lanczos(hvp, v0, iters):  # noqa: ANN001, ANN201
 
 
 # %% One step's derivatives: the gradient, and H v only where the sharpness is measured
-def grad_and_hvp(f, w, measure):  # noqa: ANN001, ANN201
+def grad_and_hvp(f, w, measure):
     """(f(w), ∇f(w), and v ↦ H v or None) by autograd. Gradient descent needs the gradient
     only; H v needs the gradient's own graph, kept only when ``measure`` asks for it."""
     t = w.clone().requires_grad_(True)
@@ -114,7 +114,7 @@ def grad_and_hvp(f, w, measure):  # noqa: ANN001, ANN201
     return value.detach(), g.detach(), hvp
 
 
-def grad_and_hvp_func(f, w, measure):  # noqa: ANN001, ANN201
+def grad_and_hvp_func(f, w, measure):
     """:func:`grad_and_hvp` by function transforms: ∇f is ``grad(f)``, and H v is
     ``jvp(grad(f), (w,), (v,))``, forward mode through the gradient function. torch.func has
     no ``create_graph`` flag: each H v transforms f afresh."""

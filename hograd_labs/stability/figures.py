@@ -26,7 +26,7 @@ def _positive(values: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(v) & (v > 0), v, np.nan)
 
 
-def _gd(x, y, lang: str, **extra: object) -> dict:  # noqa: ANN001
+def _gd(x, y, lang: str, **extra: object) -> dict:
     return {
         "type": "scatter",
         "x": x,

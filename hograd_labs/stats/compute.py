@@ -112,7 +112,7 @@ def initial_parameters(config: StatsConfig, dtype: torch.dtype) -> list[torch.Te
     return [p.to(dtype).requires_grad_(True) for p in params]
 
 
-def loss_of(config, params, x, y, saturated=None):  # noqa: ANN001, ANN201
+def loss_of(config, params, x, y, saturated=None):
     """The mini-batch loss; with ``saturated`` (a list, tanh only), the share of hidden units
     with |h| > 0.99 (tanh′ < 0.02) is appended to it."""
     act = torch.tanh if config.activation == "tanh" else torch.relu
@@ -131,7 +131,7 @@ def loss_of(config, params, x, y, saturated=None):  # noqa: ANN001, ANN201
 
 
 # %% One step's gradients: first derivatives only, by autograd or by torch.func
-def gradients(config, params, x, y, saturated=None):  # noqa: ANN001, ANN201
+def gradients(config, params, x, y, saturated=None):
     """(loss, [∂L/∂W1, ∂L/∂b1, ...]) of one mini-batch by ``loss.backward()``."""
     for p in params:
         p.grad = None
@@ -140,7 +140,7 @@ def gradients(config, params, x, y, saturated=None):  # noqa: ANN001, ANN201
     return float(loss.detach()), [p.grad for p in params]
 
 
-def gradients_func(config, params, x, y, saturated=None):  # noqa: ANN001, ANN201
+def gradients_func(config, params, x, y, saturated=None):
     """:func:`gradients` by ``torch.func.grad_and_value``: the loss as a function of the
     weights, its gradients returned, not stored in ``.grad``. For an ``nn.Module``,
     ``torch.func.functional_call(model, params, (x,))`` plays ``loss_of``'s part."""
@@ -159,8 +159,8 @@ def first_nan_node(loss: torch.Tensor, params: list[torch.Tensor]) -> tuple[str,
     found: list[tuple[str, int]] = []
     seen, stack, handles = set(), [loss.grad_fn], []
 
-    def hook(node):  # noqa: ANN001, ANN202
-        def check_outputs(grad_inputs, grad_outputs):  # noqa: ANN001, ANN202
+    def hook(node):
+        def check_outputs(grad_inputs, grad_outputs):
             for i, g in enumerate(grad_inputs):
                 if not found and g is not None and bool(torch.isnan(g).any()):
                     found.append((type(node).__name__, i))
@@ -185,7 +185,7 @@ def first_nan_node(loss: torch.Tensor, params: list[torch.Tensor]) -> tuple[str,
 
 
 # %% Training, recording what TensorBoard would show
-def _train(config, dtype, progress=None, anomaly_at=None, gradient=gradients):  # noqa: ANN001, ANN202
+def _train(config, dtype, progress=None, anomaly_at=None, gradient=gradients):
     x_all, y_all = digits()
     x_all = x_all.to(dtype)
     params = initial_parameters(config, dtype)
@@ -396,7 +396,7 @@ def stats_csv(stats: GradientStats) -> str:
 def stats_json(stats: GradientStats) -> str:
     """Everything the run recorded, histograms included, as JSON (NaN and inf as null)."""
 
-    def plain(value):  # noqa: ANN001, ANN202
+    def plain(value):
         if isinstance(value, np.ndarray):
             return plain(value.tolist())
         if isinstance(value, list | tuple):

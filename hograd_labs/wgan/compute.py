@@ -76,7 +76,7 @@ class WganConfig:
 
 
 # %% The data and the two networks
-def sample_data(name, n, gen, dtype=torch.float64):  # noqa: ANN001, ANN201
+def sample_data(name, n, gen, dtype=torch.float64):
     """n points of the toy distribution ``name`` ("8gaussians", "moons" or "ring")."""
     noise = torch.randn(n, 2, generator=gen, dtype=dtype)
     u = torch.rand(n, generator=gen, dtype=dtype)
@@ -92,7 +92,7 @@ def sample_data(name, n, gen, dtype=torch.float64):  # noqa: ANN001, ANN201
     return 1.5 * torch.where((u < 0.5)[:, None], upper, lower) + 0.1 * noise
 
 
-def init_mlp(sizes, gen, dtype=torch.float64):  # noqa: ANN001, ANN201
+def init_mlp(sizes, gen, dtype=torch.float64):
     """Weights uniform in ±1/√fan_in (PyTorch's nn.Linear default), biases 0, as one list."""
     params = []
     for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
@@ -101,7 +101,7 @@ def init_mlp(sizes, gen, dtype=torch.float64):  # noqa: ANN001, ANN201
     return params
 
 
-def mlp(params, x):  # noqa: ANN001, ANN201
+def mlp(params, x):
     """x through the layers (weight, bias) of ``params``, tanh between them."""
     for i in range(0, len(params), 2):
         x = x @ params[i].T + params[i + 1]
@@ -111,7 +111,7 @@ def mlp(params, x):  # noqa: ANN001, ANN201
 
 
 # %% The gradient penalty: a loss on a gradient, so the gradient keeps its graph
-def gradient_penalty(critic, real, fake, eps, lam, create_graph=True):  # noqa: ANN001, ANN201
+def gradient_penalty(critic, real, fake, eps, lam, create_graph=True):
     """λ·mean (‖∇_x̂ D(x̂)‖ − 1)² on x̂ = εx + (1−ε)x̃, and the norms ‖∇_x̂ D(x̂)‖."""
     x_hat = (eps * real + (1 - eps) * fake).requires_grad_(True)  # interpolates (batch, 2)
     d = critic(x_hat).sum()  # the sum's gradient w.r.t. each row is that point's own ∇D
@@ -121,7 +121,7 @@ def gradient_penalty(critic, real, fake, eps, lam, create_graph=True):  # noqa: 
 
 
 # %% The same penalty with torch.func: vmap of grad(D) over the interpolates
-def gradient_penalty_func(critic, real, fake, eps, lam, create_graph=True):  # noqa: ANN001, ANN201
+def gradient_penalty_func(critic, real, fake, eps, lam, create_graph=True):
     """:func:`gradient_penalty` by function transforms: ``grad`` of D at one point,
     ``vmap`` over the interpolates. The critic's weights stay ordinary tensors, so
     ``loss.backward()`` reaches them through the penalty. torch.func has no create_graph flag
@@ -180,8 +180,8 @@ def run(
     """
     dtype, h = torch.float64, config.hidden
     gen = torch.Generator().manual_seed(int(config.seed))
-    D = init_mlp([2, h, h, 1], gen)  # noqa: N806 (the critic)
-    G = init_mlp([2, h, h, 2], gen)  # noqa: N806 (the generator: 2-D noise to 2-D points)
+    D = init_mlp([2, h, h, 1], gen)
+    G = init_mlp([2, h, h, 2], gen)
     opt_d = torch.optim.Adam(D, lr=config.lr, betas=(0.5, 0.9))
     opt_g = torch.optim.Adam(G, lr=config.lr, betas=(0.5, 0.9))
     show = torch.Generator().manual_seed(int(config.seed) + 1)  # the drawn points: fixed
@@ -299,7 +299,7 @@ def _batch(config: WganConfig, gen: torch.Generator) -> tuple[torch.Tensor, ...]
     return critic, real, fake, eps
 
 
-def penalty_gradient(critic, real, fake, eps, lam, create_graph, penalty=gradient_penalty):  # noqa: ANN001, ANN201
+def penalty_gradient(critic, real, fake, eps, lam, create_graph, penalty=gradient_penalty):
     """What the penalty adds to the gradient of the critic's loss, per parameter tensor:
     ∂(GP − w)/∂θ − ∂(−w)/∂θ, where w = mean D(real) − mean D(fake)."""
     w = mlp(critic, real).mean() - mlp(critic, fake).mean()

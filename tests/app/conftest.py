@@ -37,7 +37,7 @@ app_test_module.PagesManager = _RouterPagesManager
 _plotly_chart = PlotlyMixin.plotly_chart
 
 
-def _validating_plotly_chart(self, figure_or_data, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+def _validating_plotly_chart(self, figure_or_data, *args, **kwargs):
     """Every chart any page draws under AppTest is first rebuilt with all of plotly's checks:
     the app builds its figures with validation off, for speed (hograd_ui/plotting.py). The 3-D
     surface is drawn by st.plotly_chart, the 2-D charts by hograd_ui/parts/chart.py."""
@@ -66,7 +66,7 @@ def open_page(page: str | None = None, lang: str = "en") -> AppTest:
 
 
 @pytest.fixture()
-def app():  # noqa: ANN201
+def app():
     return open_page
 
 
@@ -84,7 +84,7 @@ def routes() -> list[tuple[str, str]]:
 
 
 @pytest.fixture(autouse=True)
-def _background_answers_in_full(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN202
+def _background_answers_in_full(monkeypatch: pytest.MonkeyPatch):
     """A run waits for the finished answers of sympy's column and of nested autograd's
     thread, so that a test sees their columns whole (a server waits 0.025 s, then shows what it
     has and polls: tested on its own in test_derivatives_page.py and, with the browser's own

@@ -18,14 +18,14 @@ PAGE = "pages/backward.py"
 BOX = "backward.decode"
 
 
-def _paste(at, text: str):  # noqa: ANN001, ANN202
+def _paste(at, text: str):
     at.text_area(key=BOX).set_value(text)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
 
-def _rendered(at) -> str:  # noqa: ANN001
+def _rendered(at) -> str:
     """Every text the page renders as markdown (markdown, captions, alerts)."""
     kinds = ("markdown", "caption", "success", "warning", "error", "info")
     return "\n".join(str(e.value) for kind in kinds for e in at.get(kind))
@@ -43,14 +43,14 @@ def _first_messages() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def at():  # noqa: ANN201
+def at():
     return open_page(PAGE)
 
 
 FOUND = ("Known message", "已知的消息")
 
 
-def _lab_graphs(at) -> int:  # noqa: ANN001
+def _lab_graphs(at) -> int:
     """How many graphs the page draws above the decoder (its lab's own)."""
     text = at.text_area(key=BOX).value
     _paste(at, "nothing to decode here")
@@ -60,7 +60,7 @@ def _lab_graphs(at) -> int:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_each_cases_message_finds_its_entry_with_the_fix_and_a_graph(at, case: str) -> None:  # noqa: ANN001
+def test_each_cases_message_finds_its_entry_with_the_fix_and_a_graph(at, case: str) -> None:
     message = _first_messages()[case]
     _paste(at, 'Traceback (most recent call last):\n  File "x.py", line 1\n' + message)
     entry = decode(message)
@@ -72,7 +72,7 @@ def test_each_cases_message_finds_its_entry_with_the_fix_and_a_graph(at, case: s
     assert len(at.get("graphviz_chart")) == _lab_graphs(at) + 1  # and the gallery case's
 
 
-def test_a_message_no_gallery_case_raises_gets_its_entry_and_no_graph(at) -> None:  # noqa: ANN001
+def test_a_message_no_gallery_case_raises_gets_its_entry_and_no_graph(at) -> None:
     _paste(at, "RuntimeError: Function 'DivBackward0' returned nan values in its 1th output.")
     assert any(tr("decoder.nan_div", "en") in s.value for s in at.success)
     why = [i.value for i in at.info if i.value.startswith("**Why:**")]
@@ -81,12 +81,12 @@ def test_a_message_no_gallery_case_raises_gets_its_entry_and_no_graph(at) -> Non
     assert len(at.get("graphviz_chart")) == _lab_graphs(at)  # the lab's own only
 
 
-def test_a_cut_message_is_a_partial_match(at) -> None:  # noqa: ANN001
+def test_a_cut_message_is_a_partial_match(at) -> None:
     _paste(at, "Trying to backward through the graph")
     assert tr("backward.decode.sure.part", "en") in [c.value for c in at.caption]
 
 
-def test_random_text_is_unknown(at) -> None:  # noqa: ANN001
+def test_random_text_is_unknown(at) -> None:
     _paste(at, "my model does not learn, please help")
     assert tr("backward.decode.unknown", "en") in [i.value for i in at.info]
     assert not any(s.value.startswith(FOUND[0]) for s in at.success)
@@ -101,7 +101,7 @@ def test_random_text_is_unknown(at) -> None:  # noqa: ANN001
         "does not have a grad_fn **bold**",
     ],
 )
-def test_hostile_text_is_matched_but_never_rendered(at, text: str) -> None:  # noqa: ANN001
+def test_hostile_text_is_matched_but_never_rendered(at, text: str) -> None:
     _paste(at, text)
     rendered = _rendered(at)
     for piece in ("<script>", "<b>", "<img", "# Big heading", "**bold**", "[link]"):
@@ -111,7 +111,7 @@ def test_hostile_text_is_matched_but_never_rendered(at, text: str) -> None:  # n
         assert any(s.value.startswith(FOUND[0]) for s in at.success)
 
 
-def test_a_huge_paste_is_cut_to_the_box(at) -> None:  # noqa: ANN001
+def test_a_huge_paste_is_cut_to_the_box(at) -> None:
     at.text_area(key=BOX).set_value("<b>x</b>" * 12_800)  # 100 kB
     at.run()
     assert not at.exception
@@ -152,7 +152,7 @@ def test_a_100_kb_link_is_cut_to_the_box_and_says_so(lang: str) -> None:
     assert "<script>" not in _rendered(at)
 
 
-def test_every_hostile_input_of_the_app_stays_text_in_the_decoder(at) -> None:  # noqa: ANN001
+def test_every_hostile_input_of_the_app_stays_text_in_the_decoder(at) -> None:
     from tests.app.test_hostile_inputs import BAD
 
     for text in BAD:

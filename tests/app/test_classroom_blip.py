@@ -25,7 +25,7 @@ class Blip:
 
     on = False
 
-    def __call__(self, conn, cursor, statement, parameters, context, executemany):  # noqa: ANN001, ANN204
+    def __call__(self, conn, cursor, statement, parameters, context, executemany):
         if self.on:
             raise sa.exc.OperationalError(
                 statement, parameters, OSError("server closed the connection")

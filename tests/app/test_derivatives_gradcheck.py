@@ -14,7 +14,7 @@ PAGE = "pages/derivatives.py"
 X = sp.Symbol("x", real=True)
 
 
-def at_point(text: str, x0: float, lang: str = "en", span: tuple[float, float] | None = None):  # noqa: ANN201
+def at_point(text: str, x0: float, lang: str = "en", span: tuple[float, float] | None = None):
     at = open_page(PAGE, lang)
     at.text_input(key="deriv.fn").set_value(text).run()
     if span is not None:
@@ -24,7 +24,7 @@ def at_point(text: str, x0: float, lang: str = "en", span: tuple[float, float] |
     return at
 
 
-def markdown(at) -> str:  # noqa: ANN001
+def markdown(at) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 

@@ -25,7 +25,7 @@ X = sp.Symbol("x", real=True)
 PAGE = "pages/derivatives.py"
 
 
-def chart_traces(at, key: str = "deriv.chart", marker: bool = False) -> list[dict]:  # noqa: ANN001
+def chart_traces(at, key: str = "deriv.chart", marker: bool = False) -> list[dict]:
     """The curves of the main chart (and, with ``marker``, the legend entry of the x0 line)."""
     charts = [c for c in chart_elements(at) if figure_of(c).get("data")]
     spec = figure_of(charts[0])
@@ -51,7 +51,7 @@ def test_typed_function_and_order_change() -> None:
 _CELLS = {"∞": math.inf, "-∞": -math.inf, "NaN": math.nan}
 
 
-def numeric(frame):  # noqa: ANN001, ANN201
+def numeric(frame):
     """The inspector's table as numbers: its cells are text ("∞", "-∞", "NaN", "—" for a
     value not computed), so that no front-end formatting can change a sign."""
     return frame.map(lambda v: math.nan if v in (None, "—") else _CELLS.get(v, v)).apply(
@@ -59,7 +59,7 @@ def numeric(frame):  # noqa: ANN001, ANN201
     )
 
 
-def inspected(text: str, order: int, x0: float):  # noqa: ANN201
+def inspected(text: str, order: int, x0: float):
     """The page with ``text`` typed, the order set and the inspector moved to ``x0``."""
     at = open_page(PAGE)
     at.text_input(key="deriv.fn").set_value(text).run()
@@ -78,7 +78,7 @@ def test_inspector_table_agrees_with_sympy_and_autograd() -> None:
     assert exact[1] == pytest.approx(1 - math.tanh(0.5) ** 2, rel=1e-11)  # 12 digits shown
 
 
-def test_sympy_and_autograd_work_in_the_background_and_the_page_says_so(monkeypatch) -> None:  # noqa: ANN001
+def test_sympy_and_autograd_work_in_the_background_and_the_page_says_so(monkeypatch) -> None:
     """A run waits for neither sympy nor nested autograd: the table comes at once with
     Taylor mode's and the finite differences' columns, a dash in each cell not yet computed
     and a note for each column still on its way; once both are done, the next run (the one
@@ -236,7 +236,7 @@ def test_tabs_compute_only_the_open_one_and_keep_it_across_a_language_switch() -
 # ---- issue 14: every statement true, every number right ---------------------------------------
 
 
-def _warnings(at) -> str:  # noqa: ANN001
+def _warnings(at) -> str:
     return " ".join(w.value for w in at.warning)
 
 
@@ -375,7 +375,7 @@ def test_the_cost_tab_measures_on_the_students_range() -> None:
 # The oracle is the seed example: f = x³ at x0 = 2 has f′ = 3·2² = 12 and f″ = 6·2 = 12.
 
 
-def _typed_x0(text: str, lang: str = "en"):  # noqa: ANN202
+def _typed_x0(text: str, lang: str = "en"):
     at = open_page(PAGE, lang)
     at.text_input(key="deriv.fn").set_value("x**3").run()
     at.text_input(key="deriv.x0.exact").input(text).run()

@@ -39,7 +39,7 @@ def files(monkeypatch: pytest.MonkeyPatch) -> dict[str, tuple[Callable, str]]:
     made: dict[str, tuple[Callable, str]] = {}
     original = MediaFileManager.add_deferred
 
-    def add_deferred(self, data, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+    def add_deferred(self, data, *args, **kwargs):
         file_id = original(self, data, *args, **kwargs)
         made[file_id] = (data, kwargs.get("file_name"))
         return file_id
@@ -91,7 +91,7 @@ def execute(source: str) -> dict:
         _load_forward_ad()  # torch's own first-use DeprecationWarning, silenced as the app does
         names: dict = {"__name__": "__main__"}  # run as a script is (a lab's file has a __main__)
         with contextlib.redirect_stdout(io.StringIO()) as out:
-            exec(compile(source, "<downloaded>", "exec"), names)  # noqa: S102 - our generated file
+            exec(compile(source, "<downloaded>", "exec"), names)  # our generated file
         names["printed"] = out.getvalue()
         _RUNS[key] = names
     return _RUNS[key]
@@ -412,7 +412,7 @@ def numbers(printed: str) -> dict[str, np.ndarray]:
 @pytest.mark.parametrize(
     ("case", "state", "note", "rtol"), WHY_FORMS, ids=[c[0] for c in WHY_FORMS]
 )
-def test_why_tab_offers_its_torch_func_form(  # noqa: PLR0913
+def test_why_tab_offers_its_torch_func_form(
     case: str, state: dict, note: str, rtol: float, lang: str, files: dict
 ) -> None:
     at = run("why.py", lang, **state)

@@ -70,7 +70,7 @@ def outlined(source: str) -> set[str]:
     """Fill colours of the nodes drawn with the thick outline of the newest pass."""
     return {
         m.group(1) for m in re.finditer(r'fillcolor="(#[0-9a-f]{6})"[^\]]*penwidth=3\.5', source)
-    }  # noqa: E501
+    }
 
 
 def codes(at: AppTest) -> list[str]:
@@ -85,7 +85,7 @@ def test_page_draws_the_graph_of_order_two(lang: str) -> None:
     at = open_graph(lang)
     assert at.title[0].value == (
         "Double-backward graph lab" if lang == "en" else "二次反向传播计算图实验室"
-    )  # noqa: E501
+    )
     source = dot(at)
     assert fills(source) == set(PASS_COLOURS[:3])  # forward, 1st and 2nd backward
     assert outlined(source) == {PASS_COLOURS[2]}
@@ -259,10 +259,10 @@ SHOWN = [
     (action, cg, rg, z, au, mg)
     for action, cg, rg, z in itertools.product(
         ACTIONS, [False, True], ["None", "True", "False"], [False, True]
-    )  # noqa: E501
+    )
     for au, mg in (
         [(False, False)] if action == "backward" else itertools.product([False, True], repeat=2)
-    )  # noqa: E501
+    )
 ]
 
 
@@ -285,7 +285,7 @@ def test_every_toggle_combination_shown_in_english() -> None:
         rerun(at)
         settings = FlagSettings(
             cg, {"None": None, "True": True, "False": False}[rg], au, mg, z, action
-        )  # noqa: E501
+        )
         expected = run_flags(fn, 0.7, settings)
         assert expected.transcript() in codes(at), settings
         assert expected.snippet.rstrip("\n") in codes(at)
@@ -308,7 +308,7 @@ def test_toggle_combinations_in_chinese() -> None:
             False,
             True,
             action,
-        )  # noqa: E501
+        )
         expected = run_flags(fn, 0.7, settings)
         assert expected.transcript() in codes(at)
         why = [i.value for i in at.info if i.value.startswith("**原因：**")]

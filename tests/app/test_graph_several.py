@@ -17,7 +17,7 @@ from tests.app.test_links import open_link
 SEED = "w1**2*sin(w2)"
 
 
-def several(lang: str = "en", text: str = SEED):  # noqa: ANN201
+def several(lang: str = "en", text: str = SEED):
     at = open_graph(lang)
     at.text_input(key="graph.fn").set_value(text)
     return rerun(at)

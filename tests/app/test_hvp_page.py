@@ -284,7 +284,7 @@ def test_every_key_the_page_builds_exists() -> None:
     assert [k for k in keys if k not in catalogue("en")] == []
 
 
-def test_the_three_ways_are_timed_only_when_their_tab_is_open(monkeypatch) -> None:  # noqa: ANN001
+def test_the_three_ways_are_timed_only_when_their_tab_is_open(monkeypatch) -> None:
     """The timing loop is most of a rerun's work on this page, and every slider move reruns
     the page: it runs for the tab that shows it, and its numbers are those of the oracle
     (the Hessian times v)."""
@@ -372,7 +372,7 @@ def test_the_code_runs_and_gives_the_tables_numbers() -> None:
     assert "torch.autograd.functional.vhp" in source
     _load_forward_ad()  # torch's own first-use DeprecationWarning, silenced as the app does
     with contextlib.redirect_stdout(io.StringIO()) as out:
-        exec(compile(source, "<page code>", "exec"), {})  # noqa: S102 - the page's own code
+        exec(compile(source, "<page code>", "exec"), {})  # the page's own code
     printed = {  # "gradient [..]", "Hv [..] [..] [..]", "vH [..]"
         line.split()[0]: [ast.literal_eval(x) for x in re.findall(r"\[[^\]]*\]", line)]
         for line in out.getvalue().splitlines()
@@ -544,7 +544,7 @@ def test_a_typed_point_outside_the_sliders_is_refused() -> None:
     assert at.slider(key="hvp.p.w1").value == 1.0
 
 
-def test_the_three_ways_table_and_code_are_the_shown_functions(monkeypatch) -> None:  # noqa: ANN001
+def test_the_three_ways_table_and_code_are_the_shown_functions(monkeypatch) -> None:
     """The "Hv three ways" table comes from hograd_core/hvp_script.py's functions (a spy that
     triples forward-over-reverse's answer changes that row, and only that row), and the code
     under it is their source."""

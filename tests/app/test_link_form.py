@@ -77,7 +77,7 @@ RAW: list[str | list[str]] = [
 ]
 
 
-def _bound_widget(field) -> None:  # noqa: ANN001 - the script AppTest runs: no annotations
+def _bound_widget(field) -> None:  # the script AppTest runs: no annotations
     import streamlit as st
 
     field.draw(st, "w", "w", bind="query-params")
@@ -297,7 +297,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple]]:
         home = next((m for prefix, m in labs.items() if name.startswith(prefix)), cached)
         real = getattr(home, name)
 
-        def spy(*args: object, _real=real, _name=name, **kwargs: object) -> object:  # noqa: ANN001
+        def spy(*args: object, _real=real, _name=name, **kwargs: object) -> object:
             seen.setdefault(_name, []).append(args)
             return _real(*args, **kwargs)
 

@@ -13,11 +13,11 @@ NOTE = {"en": "Part of the link you opened was not used", "zh": "你打开的链
 INVALID = {"en": "The page could not use this value", "zh": "页面无法使用这个值"}
 
 
-def _noted(at, lang: str) -> bool:  # noqa: ANN001
+def _noted(at, lang: str) -> bool:
     return any(NOTE[lang] in w.value for w in at.warning)
 
 
-def notes(at) -> list[str]:  # noqa: ANN001
+def notes(at) -> list[str]:
     """The ``name=value`` lines of the note, in either language (one line each; the pages'
     scripts and the share box's link are not)."""
     if not any(NOTE[lang] in w.value for w in at.warning for lang in NOTE):

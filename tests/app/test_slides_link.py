@@ -13,7 +13,7 @@ PAGE = "pages/graph.py"
 SCREENS = ("graph", "flags", "drawings", "traps")  # hograd_labs/graph/page.py's, in order
 
 
-def screen(at) -> str:  # noqa: ANN001
+def screen(at) -> str:
     return at.session_state["graph.screen"]
 
 

@@ -36,7 +36,7 @@ def logged(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         policies._LOGGER.removeHandler(handler)
 
 
-def _ok(at) -> None:  # noqa: ANN001
+def _ok(at) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 

@@ -24,7 +24,7 @@ from tests.arrays import plotly_array
 from tests.english import raises
 
 
-def texts(at, kind: str) -> str:  # noqa: ANN001
+def texts(at, kind: str) -> str:
     return "\n".join(e.value for e in getattr(at, kind))
 
 

@@ -22,7 +22,7 @@ SMALL = {"why.maml.hidden": 16, "why.maml.steps": 100, "why.maml.tasks": 4}
 
 
 @pytest.fixture(scope="module")
-def default_run():  # noqa: ANN201
+def default_run():
     return meta_train(MamlConfig())
 
 
@@ -57,7 +57,7 @@ def test_the_tab_runs_in_both_languages(lang: str) -> None:
         assert trace(charts(at)[0], "二阶 MAML")
 
 
-def test_the_charts_hold_the_cores_numbers(default_run) -> None:  # noqa: ANN001
+def test_the_charts_hold_the_cores_numbers(default_run) -> None:
     at = run()
     adapted, errors, training = charts(at)
     a = adapt(default_run, NewSine(3.0, 1.0))
@@ -77,7 +77,7 @@ def test_the_charts_hold_the_cores_numbers(default_run) -> None:  # noqa: ANN001
     assert f"**{a.errors['second'][1]:.3g}**" in texts(at, "markdown")
 
 
-def test_a_new_sine_and_more_steps_redraw_without_retraining(default_run) -> None:  # noqa: ANN001
+def test_a_new_sine_and_more_steps_redraw_without_retraining(default_run) -> None:
     at = run()
     at.slider(key="why.maml.amp").set_value(4.5)
     at.slider(key="why.maml.phase").set_value(2.5)
@@ -172,7 +172,7 @@ def test_one_sine_is_compared_with_the_held_out_tasks_truthfully(
     amp: float,
     phase: float,
     steps: int,
-    lang: str,  # noqa: ANN001
+    lang: str,
 ) -> None:
     """The default sine after one step favours first order (0.401 against 0.485) while the
     held-out tasks favour second order: the text says which is lower here, and whether the

@@ -160,7 +160,7 @@ def test_stability_quadratic_on_both_sides_of_the_limit(lr: float, kind: str, wo
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize(("kappa", "lr", "steps"), [(2, 1.002, 200), (10, 0.201, 10)])
-def test_stability_an_unstable_rate_whose_f_fell_is_a_warning(kappa, lr, steps, lang) -> None:  # noqa: ANN001
+def test_stability_an_unstable_rate_whose_f_fell_is_a_warning(kappa, lr, steps, lang) -> None:
     """The verdict comes from lr against 2/λ_max; the fall is named as temporary, with the
     step from which f is above its start again (the core's closed form)."""
     at = run(

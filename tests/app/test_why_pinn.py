@@ -91,7 +91,7 @@ TERMS = {"en": {"residual": "the equation's residual"}, "zh": {"residual": "æ–¹ç
         ("heat", True, 0.0),
     ],
 )
-def test_the_tab_says_what_each_term_got(equation, keep, w_res, lang) -> None:  # noqa: ANN001
+def test_the_tab_says_what_each_term_got(equation, keep, w_res, lang) -> None:
     """One line per term of the loss, with the core's word for it (checked against the run's
     gradients in tests/core) and the run's own start and end values; with the residual's
     weight 0 nothing says the optimiser pushed the residual down."""

@@ -122,7 +122,7 @@ def test_the_gap_is_shown_smoothed_and_named_a_noisy_lower_bound(lang: str, step
 
 
 @pytest.mark.parametrize("create_graph", [True, False])
-def test_every_node_of_the_penalty_graph_says_something_after_its_equals(create_graph) -> None:  # noqa: ANN001
+def test_every_node_of_the_penalty_graph_says_something_after_its_equals(create_graph) -> None:
     """W1 and x̂ hold more than one number: drawn by name, never as "W1 = " with nothing."""
     dot = flag_dot(penalty_graph(create_graph), "en")
     labels = [label.strip('"') for label in re.findall(r'label=("[^"]*"|[^ \]]+)', dot)]

@@ -78,13 +78,13 @@ def once_differentiable_by_grad() -> None:
 
     class Cube(torch.autograd.Function):
         @staticmethod
-        def forward(ctx, x):  # noqa: ANN001, ANN205
+        def forward(ctx, x):
             ctx.save_for_backward(x)
             return x**3
 
         @staticmethod
         @torch.autograd.function.once_differentiable
-        def backward(ctx, g):  # noqa: ANN001, ANN205
+        def backward(ctx, g):
             (x,) = ctx.saved_tensors
             return 3 * x**2 * g
 
@@ -103,7 +103,7 @@ def input_does_not_require_grad() -> None:
 def none_times_int_after_allow_unused() -> None:
     x, z = _x(), _x(1.0)
     _, dz = torch.autograd.grad(x**2, (x, z), allow_unused=True)
-    dz * 2  # noqa: B018
+    dz * 2
 
 
 def nonleaf_grad_times_two() -> None:
@@ -113,12 +113,12 @@ def nonleaf_grad_times_two() -> None:
     z.backward()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the non-leaf warning: a mistake of its own below
-        y.grad * 2  # noqa: B018
+        y.grad * 2
 
 
 def grad_before_backward_plus_tensor() -> None:
     x = _x([1.0, 2.0])
-    x.grad + torch.ones(2)  # noqa: B018
+    x.grad + torch.ones(2)
 
 
 def nonleaf_grad_warning() -> None:
@@ -219,12 +219,12 @@ def nan_acos_at_one() -> None:
 def _function(backward: Callable) -> type[torch.autograd.Function]:
     class MyFunc(torch.autograd.Function):
         @staticmethod
-        def forward(ctx, x, w):  # noqa: ANN001, ANN205
+        def forward(ctx, x, w):
             ctx.save_for_backward(x, w)
             return x * w
 
         @staticmethod
-        def backward(ctx, g):  # noqa: ANN001, ANN205
+        def backward(ctx, g):
             return backward(ctx, g)
 
     return MyFunc
@@ -253,13 +253,13 @@ def custom_gradient_of_a_wrong_shape_second_input() -> None:
 def once_differentiable_backward_twice() -> None:
     class Square(torch.autograd.Function):
         @staticmethod
-        def forward(ctx, x):  # noqa: ANN001, ANN205
+        def forward(ctx, x):
             ctx.save_for_backward(x)
             return x**2
 
         @staticmethod
         @torch.autograd.function.once_differentiable
-        def backward(ctx, g):  # noqa: ANN001, ANN205
+        def backward(ctx, g):
             (x,) = ctx.saved_tensors
             return 2 * x * g
 
@@ -279,13 +279,13 @@ def once_differentiable_usual_g() -> None:
 def _cube_once() -> type[torch.autograd.Function]:
     class Cube(torch.autograd.Function):
         @staticmethod
-        def forward(ctx, x):  # noqa: ANN001, ANN205
+        def forward(ctx, x):
             ctx.save_for_backward(x)
             return x**3
 
         @staticmethod
         @torch.autograd.function.once_differentiable
-        def backward(ctx, g):  # noqa: ANN001, ANN205
+        def backward(ctx, g):
             (x,) = ctx.saved_tensors
             return 3 * x**2 * g
 
@@ -295,12 +295,12 @@ def _cube_once() -> type[torch.autograd.Function]:
 def gradcheck_of_a_wrong_backward() -> None:
     class Cube(torch.autograd.Function):
         @staticmethod
-        def forward(ctx, x):  # noqa: ANN001, ANN205
+        def forward(ctx, x):
             ctx.save_for_backward(x)
             return x**3
 
         @staticmethod
-        def backward(ctx, g):  # noqa: ANN001, ANN205
+        def backward(ctx, g):
             (x,) = ctx.saved_tensors
             return 2 * x * g  # the derivative of x**2, not of x**3
 
@@ -369,7 +369,7 @@ def matmul_shapes() -> None:
 
 
 def index_out_of_range() -> None:
-    torch.ones(3)[5]  # noqa: B018
+    torch.ones(3)[5]
 
 
 def dtype_mismatch_in_matmul() -> None:
@@ -442,7 +442,7 @@ def message(mistake: Callable[[], object]) -> str:
         warnings.simplefilter("always")
         try:
             out = mistake()
-        except Exception as err:  # noqa: BLE001 - any error is the message under test
+        except Exception as err:  # any error is the message under test
             return f"{type(err).__name__}: {err}"
     if isinstance(out, str):
         return out

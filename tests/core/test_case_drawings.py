@@ -30,7 +30,7 @@ def execute(snippet: str) -> dict:
     with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with contextlib.suppress(RuntimeError, TypeError, ValueError):
-            exec(snippet, namespace)  # noqa: S102 - the project's own snippet, the oracle
+            exec(snippet, namespace)  # the project's own snippet, the oracle
     return namespace
 
 
@@ -59,7 +59,7 @@ def saved_state(fns: list[object]) -> Counter:
     return state
 
 
-def drawn_state(graph) -> Counter:  # noqa: ANN001
+def drawn_state(graph) -> Counter:
     labels = {n.name: n.label for n in graph.nodes}
     owner = {e.src: e.dst for e in graph.edges if e.saved}
     return Counter(

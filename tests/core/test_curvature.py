@@ -61,7 +61,7 @@ def test_three_ways_repeats_are_bounded(repeats: int) -> None:
         ("sqrt(x) + y^2", [0, 1], "degenerate", "not_finite", ()),
     ],
 )
-def test_verdict_names_the_test(text, point, kind, reason, minors) -> None:  # noqa: ANN001
+def test_verdict_names_the_test(text, point, kind, reason, minors) -> None:
     v = verdict(hvp(parse(text), point, [1.0, 1.0]))
     assert (v.kind, v.reason) == (kind, reason)
     np.testing.assert_allclose(v.minors, minors, atol=1e-12)
@@ -163,7 +163,7 @@ def test_the_last_finite_rayleigh_quotient() -> None:
         ("sqrt(x) + y", [0, 1], [1, 1], "not_finite"),
     ],
 )
-def test_power_iteration_breakdowns(text, point, vector, status) -> None:  # noqa: ANN001
+def test_power_iteration_breakdowns(text, point, vector, status) -> None:
     p = power_iteration(parse(text), point, vector, steps=5)
     assert p.status == status
     assert p.converged_at is None or status == "hv_zero"
@@ -228,7 +228,7 @@ def test_grid_marks_undefined_values_as_nan() -> None:
         (lambda: grid(parse("x*y"), [0], radius=1), "point: expected 2 numbers"),
     ],
 )
-def test_bounds_are_refused(call, message: str) -> None:  # noqa: ANN001
+def test_bounds_are_refused(call, message: str) -> None:
     with raises(HogradError, match=message):
         call()
 

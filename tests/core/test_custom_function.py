@@ -30,20 +30,20 @@ class Tanh(torch.autograd.Function):
     """Written by hand, as PyTorch's docs write one: the oracle for the built class."""
 
     @staticmethod
-    def forward(ctx, x):  # noqa: ANN001, ANN205
+    def forward(ctx, x):
         y = torch.tanh(x)
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
-    def backward(ctx, g):  # noqa: ANN001, ANN205
+    def backward(ctx, g):
         (y,) = ctx.saved_tensors
         return (1 - y**2) * g
 
 
 class TanhDetached(Tanh):
     @staticmethod
-    def backward(ctx, g):  # noqa: ANN001, ANN205
+    def backward(ctx, g):
         (y,) = ctx.saved_tensors
         return (1 - y.detach() ** 2) * g
 
@@ -51,7 +51,7 @@ class TanhDetached(Tanh):
 class TanhOnce(Tanh):
     @staticmethod
     @once_differentiable
-    def backward(ctx, g):  # noqa: ANN001, ANN205
+    def backward(ctx, g):
         (y,) = ctx.saved_tensors
         return (1 - y**2) * g
 
@@ -140,12 +140,12 @@ def test_a_backward_that_ignores_g_passes_at_one_point_and_fails_on_a_grid() -> 
 
     class Ignores(torch.autograd.Function):
         @staticmethod
-        def forward(ctx, x):  # noqa: ANN001, ANN205
+        def forward(ctx, x):
             ctx.save_for_backward(x)
             return x**3
 
         @staticmethod
-        def backward(ctx, g):  # noqa: ANN001, ANN205
+        def backward(ctx, g):
             (x,) = ctx.saved_tensors
             return 3 * x**2
 

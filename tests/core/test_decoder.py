@@ -42,7 +42,7 @@ def messages() -> dict[str, tuple[str, str | None]]:
     return {f.__name__: (made[f.__name__], expected) for f, expected in CORPUS.items()}
 
 
-def _counts(messages: dict) -> dict[str, list[str]]:  # noqa: ANN001
+def _counts(messages: dict) -> dict[str, list[str]]:
     verdicts: dict[str, list[str]] = {"right": [], "wrong": [], "unknown": []}
     for name, (text, expected) in messages.items():
         got = decode(text)
@@ -55,14 +55,14 @@ def _counts(messages: dict) -> dict[str, list[str]]:  # noqa: ANN001
     return verdicts
 
 
-def test_the_corpus_is_real_and_large_enough(messages) -> None:  # noqa: ANN001
+def test_the_corpus_is_real_and_large_enough(messages) -> None:
     assert len(messages) >= 30
     assert len({text for text, _ in messages.values()}) >= 30  # distinct messages
     kinds = {expected for _, expected in messages.values()}
     assert kinds == {e.id for e in ENTRIES} | {None}  # every entry, and text it cannot place
 
 
-def test_the_decoder_is_never_wrong_on_the_corpus(messages) -> None:  # noqa: ANN001
+def test_the_decoder_is_never_wrong_on_the_corpus(messages) -> None:
     verdicts = _counts(messages)
     print({k: len(v) for k, v in verdicts.items()})  # the counts, for the report (pytest -s)
     assert verdicts["wrong"] == []
@@ -95,7 +95,7 @@ VARIATIONS = {
 
 
 @pytest.mark.parametrize("how", VARIATIONS)
-def test_variants_of_each_message_find_the_same_entry(messages, how: str) -> None:  # noqa: ANN001
+def test_variants_of_each_message_find_the_same_entry(messages, how: str) -> None:
     for name, (text, expected) in messages.items():
         got = decode(VARIATIONS[how](text))
         assert (got.id if got else None) == expected, (how, name, text)
@@ -190,7 +190,7 @@ def test_other_names_shapes_and_wordings_of_a_kind(text: str, entry: str, facts:
     assert facts.items() <= dict(got.facts).items()
 
 
-def test_how_sure_it_says_it_is(messages) -> None:  # noqa: ANN001
+def test_how_sure_it_says_it_is(messages) -> None:
     div = decode(messages["nan_x_over_x_at_zero"][0])
     assert (div.sure, div.whole, dict(div.facts)["fn"]) == (EXACT, True, "DivBackward0")
     general = decode(messages["nan_acos_at_one"][0])  # no entry for acos: the general one
@@ -202,7 +202,7 @@ def test_how_sure_it_says_it_is(messages) -> None:  # noqa: ANN001
     assert cut.found == "Trying to backward through the graph"
 
 
-def test_the_last_message_of_a_traceback_wins_and_the_others_are_named(messages) -> None:  # noqa: ANN001
+def test_the_last_message_of_a_traceback_wins_and_the_others_are_named(messages) -> None:
     warning = messages["backward_create_graph_once"][0]
     error = messages["backward_twice"][0]
     got = decode(f"{warning}\n{_traceback(error)}")
@@ -231,7 +231,7 @@ def test_other_text_is_unknown(text: str) -> None:
     assert decode(text) is None
 
 
-def test_a_huge_text_is_read_only_up_to_the_bound(messages) -> None:  # noqa: ANN001
+def test_a_huge_text_is_read_only_up_to_the_bound(messages) -> None:
     text = messages["backward_twice"][0]
     assert decode("<b>x</b> " * 12_000) is None  # 100 kB of markup
     assert decode(text + " x" * 50_000).id == "freed_graph"

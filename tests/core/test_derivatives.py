@@ -228,7 +228,7 @@ def test_the_inspector_at_the_probe_point_reads_the_probe(
     undefined, inf at a pole), and no second graph. Elsewhere it builds its own."""
     import importlib
 
-    from hograd_core import inspector_exact as lab  # noqa: F401
+    from hograd_core import inspector_exact as lab
 
     dmod = importlib.import_module("hograd_core.nested_autograd")  # the module, not the function
     fn = parse(text)
@@ -236,7 +236,7 @@ def test_the_inspector_at_the_probe_point_reads_the_probe(
     fresh = derivatives(fn, [dmod.PROBE_POINT], 6).values[:, 0]  # probes, then builds
     builds = []
 
-    def counted(*a, **k):  # noqa: ANN002, ANN003, ANN202
+    def counted(*a, **k):
         if k.get("method", "autograd") == "autograd":  # Taylor mode builds no graph
             builds.append(a)
         return derivatives(*a, **k)

@@ -36,10 +36,10 @@ def test_the_snippet_is_the_source_of_the_functions_that_run() -> None:
     ]
 
 
-def test_the_pages_numbers_come_from_the_shown_generator(monkeypatch) -> None:  # noqa: ANN001
+def test_the_pages_numbers_come_from_the_shown_generator(monkeypatch) -> None:
     calls: list[int] = []
 
-    def spy(f, x, order):  # noqa: ANN001, ANN202
+    def spy(f, x, order):
         calls.append(order)
         yield from script.nested_derivatives(f, x, order)
 
@@ -60,7 +60,7 @@ def test_the_scripts_node_count_is_the_kernels_walk(text: str) -> None:
         assert script.nodes(d) == graph_nodes(d) == len(walk([d.grad_fn]).nodes)
 
 
-def test_the_script_imports_torch_alone_and_runs_outside_the_project(tmp_path) -> None:  # noqa: ANN001
+def test_the_script_imports_torch_alone_and_runs_outside_the_project(tmp_path) -> None:
     tree = ast.parse(inspect.getsource(script))
     imports = [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
     assert [alias.name for n in imports for alias in n.names] == ["torch"]

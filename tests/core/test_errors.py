@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
         (lambda: nw.train(nw.NetConfig(dataset="mnist")), ArgumentError),
     ],
 )
-def test_over_a_budget_and_a_bad_argument_are_told_apart(call, cls: type) -> None:  # noqa: ANN001
+def test_over_a_budget_and_a_bad_argument_are_told_apart(call, cls: type) -> None:
     with pytest.raises(HogradError) as caught:
         call()
     assert type(caught.value) is cls

@@ -80,7 +80,7 @@ def saved_state(fns: list[object]) -> Counter:
     return state
 
 
-def drawn_saved(graph) -> Counter:  # noqa: ANN001
+def drawn_saved(graph) -> Counter:
     labels = {n.name: n.label for n in graph.nodes}
     owner = {e.src: e.dst for e in graph.edges if e.saved}
     return Counter(

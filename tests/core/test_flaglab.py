@@ -43,7 +43,7 @@ def run_here(snippet: str) -> tuple[list[str], str, list[str]]:
     return out.getvalue().splitlines(), error, [str(w.message) for w in caught]
 
 
-def check_against_snippet(outcome) -> None:  # noqa: ANN001
+def check_against_snippet(outcome) -> None:
     """The snippet, run here, prints what the outcome says and raises its error (the fresh
     process's warnings are checked in tests/serving/test_flaglab_isolated.py)."""
     printed = [line for step in outcome.steps for line in step.output]
@@ -69,7 +69,7 @@ EXPECT = {
         "unsupported operand type(s) for *: 'NoneType' and 'int'",
         "dz",
         None,
-    ),  # noqa: E501
+    ),
     ("unused_input", "materialize"): (None, "dz * 2", 0.0),
     ("constant_trap", "linear"): (NO_GRAD, "dy", 2.0),
     ("constant_trap", "relu"): (None, "d2y", 0.0),
@@ -83,18 +83,18 @@ EXPECT = {
         "modified by an inplace operation",
         "dy",
         2 * math.sin(0.5) * math.cos(0.5),
-    ),  # noqa: E501
+    ),
     ("inplace", "out_of_place"): (None, "d2y", 2 * math.cos(1.0)),  # (sin^2)'' = 2 cos 2x
     ("nan_anomaly", "sqrt"): (
         "Function 'PowBackward0' returned nan values in its 0th output.",
         "dy",
         math.nan,
-    ),  # noqa: E501
+    ),
     ("nan_anomaly", "log"): (
         "Function 'LogBackward0' returned nan values in its 0th output.",
         "dy",
         math.nan,
-    ),  # noqa: E501
+    ),
     ("nan_anomaly", "log_fixed"): (None, "dy", 0.0),
 }
 
@@ -182,7 +182,7 @@ def test_the_issue_scenarios() -> None:
     error, why, fix = explain("x**3", create_graph=False, action="next")
     assert (
         error == NO_GRAD and why[0].endswith("no_create_graph") and fix[0].endswith("create_graph")
-    )  # noqa: E501
+    )
     error, why, _ = explain("x**3", create_graph=False, action="again")
     assert FREED in error and why[0].endswith("freed_default")
     error, why, _ = explain("x**3", create_graph=True, action="again")
@@ -210,7 +210,7 @@ def test_values_and_flags_of_the_results() -> None:
         parse("x**3"),
         2.0,
         FlagSettings(create_graph=True, unused_input=True, materialize_grads=True),
-    )  # noqa: E501
+    )
     first, second = outcome.steps[1].results, outcome.steps[2].results
     assert [(r.name, r.value, r.requires_grad, r.grad_fn) for r in first] == [
         ("dy", 12.0, True, "MulBackward0"),
@@ -218,7 +218,7 @@ def test_values_and_flags_of_the_results() -> None:
     ]
     assert [(r.name, r.value, r.requires_grad, r.grad_fn) for r in second] == [
         ("d2y", 12.0, False, "")
-    ]  # noqa: E501
+    ]
     none = run_flags(parse("x**3"), 2.0, FlagSettings(unused_input=True, allow_unused=True))
     assert none.steps[1].results[1] == type(none.steps[1].results[1])("dz", None, False, "")
 

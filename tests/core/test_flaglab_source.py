@@ -27,7 +27,7 @@ from hograd_core.flaglab.source import filled
 ALL = [(case, variant) for case, spec in CASES.items() for variant in spec.variants]
 
 
-def called(fn, *args, **kwargs) -> tuple[list[str], str]:  # noqa: ANN001
+def called(fn, *args, **kwargs) -> tuple[list[str], str]:
     """Call ``fn``: what it printed, and "Type: message" if it raised."""
     out = io.StringIO()
     error = ""
@@ -40,7 +40,7 @@ def called(fn, *args, **kwargs) -> tuple[list[str], str]:  # noqa: ANN001
     return out.getvalue().splitlines(), error
 
 
-def source_body(fn) -> str:  # noqa: ANN001
+def source_body(fn) -> str:
     """The function's source without its def line, read here independently of the lab."""
     lines = inspect.getsource(fn).splitlines()
     return textwrap.dedent("\n".join(lines[1:])).strip("\n") + "\n"

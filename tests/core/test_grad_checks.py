@@ -19,7 +19,7 @@ from tests.english import raises
 POINTS = [-1.3, -0.4, 0.5, 2.0]
 
 
-def direct(func, xs: list[float], second: bool = False) -> tuple[bool, str]:  # noqa: ANN001
+def direct(func, xs: list[float], second: bool = False) -> tuple[bool, str]:
     """PyTorch's verdict and message, asked directly (v = 1 for gradgradcheck)."""
     x = torch.tensor(xs, dtype=torch.float64, requires_grad=True)
     try:
@@ -37,12 +37,12 @@ class WrongBackward(torch.autograd.Function):
     """x³ with the backward 2x²·g: a slip in the exponent's factor."""
 
     @staticmethod
-    def forward(ctx, x: torch.Tensor) -> torch.Tensor:  # noqa: ANN001
+    def forward(ctx, x: torch.Tensor) -> torch.Tensor:
         ctx.save_for_backward(x)
         return x**3
 
     @staticmethod
-    def backward(ctx, g: torch.Tensor) -> torch.Tensor:  # noqa: ANN001
+    def backward(ctx, g: torch.Tensor) -> torch.Tensor:
         (x,) = ctx.saved_tensors
         return 2 * x**2 * g
 
@@ -51,12 +51,12 @@ class DetachedBackward(torch.autograd.Function):
     """x³ with the right backward computed on a detached x: f' is right, f'' silently 0."""
 
     @staticmethod
-    def forward(ctx, x: torch.Tensor) -> torch.Tensor:  # noqa: ANN001
+    def forward(ctx, x: torch.Tensor) -> torch.Tensor:
         ctx.save_for_backward(x)
         return x**3
 
     @staticmethod
-    def backward(ctx, g: torch.Tensor) -> torch.Tensor:  # noqa: ANN001
+    def backward(ctx, g: torch.Tensor) -> torch.Tensor:
         (x,) = ctx.saved_tensors
         return 3 * x.detach() ** 2 * g
 
@@ -69,7 +69,7 @@ def test_smooth_functions_pass_both_checks_as_pytorch_says(text: str) -> None:
     assert result.gradcheck.points == result.gradgradcheck.points == tuple(POINTS)
     assert result.gradcheck.passed is True and result.gradgradcheck.passed is True
     assert result.gradcheck.message == result.gradgradcheck.message == ""
-    f = lambda x: fn.torch({"x": x})  # noqa: E731
+    f = lambda x: fn.torch({"x": x})
     assert direct(f, POINTS) == (True, "") and direct(f, POINTS, second=True) == (True, "")
 
 
@@ -169,7 +169,7 @@ def test_bad_input_and_budgets_are_refused_before_any_work() -> None:
     # the probe sizes the second-order graph first: over its limit, nothing is built
     asked = []
 
-    def refusing_probe(fn, order):  # noqa: ANN001, ANN202
+    def refusing_probe(fn, order):
         asked.append(order)
 
     with raises(BudgetError, match="graph nodes per point"):

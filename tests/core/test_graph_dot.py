@@ -17,7 +17,7 @@ from hograd_core.graphs import graph_lab
 from hograd_core.hvp_graph import hvp_graph
 
 
-def reference(nodes, edges, attrs_of, label: str = "", spacing=("TB", "0.25", "0.35")) -> str:  # noqa: ANN001
+def reference(nodes, edges, attrs_of, label: str = "", spacing=("TB", "0.25", "0.35")) -> str:
     """The same drawing built statement by statement with graphviz.Digraph; ``spacing``: its
     rankdir, nodesep and ranksep."""
     rankdir, nodesep, ranksep = spacing
@@ -62,7 +62,7 @@ def test_views_match_graphviz(text: str) -> None:
         has = {e.dst for e in view.edges if not e.saved}
         legend = Legend(((0, 'a "quoted" <cell> & more'), (1, "b")), "shapes", order)
 
-        def attrs(n, view=view, has=has, highlight=highlight):  # noqa: ANN001, ANN202
+        def attrs(n, view=view, has=has, highlight=highlight):
             constant = n.kind == "output" and n.name not in has
             return node_attrs(n, n.pass_index == view.order, highlight, view.variable, constant)
 
@@ -97,7 +97,7 @@ def test_projector_drawings_are_tight_in_either_direction(direction: str) -> Non
     graph = run_flags(parse("x**3"), 0.7, settings).drawing
     has = {e.dst for e in graph.edges if not e.saved}
 
-    def attrs(n):  # noqa: ANN001, ANN202
+    def attrs(n):
         alone = n.kind == "output" and n.name not in has and n.value is not None
         return node_attrs(n, False, False, "x", alone)
 

@@ -85,7 +85,7 @@ def test_the_numbers_the_issue_quotes() -> None:
     assert [t for t, f in factor.items() if 2.2 <= f <= 2.9] == ["tanh(x)"], factor
 
 
-@pytest.mark.parametrize(("text", "order"), [("x**3", 3), ("tanh(x)", 4), ("sin(x)*exp(-x**2)", 3)])  # noqa: E501
+@pytest.mark.parametrize(("text", "order"), [("x**3", 3), ("tanh(x)", 4), ("sin(x)*exp(-x**2)", 3)])
 def test_depth_matches_torchviz(text: str, order: int) -> None:
     from torchviz import make_dot
 
@@ -94,7 +94,7 @@ def test_depth_matches_torchviz(text: str, order: int) -> None:
     ops = {n for n, label in labels.items() if not label.startswith('"')}  # tensors are quoted
     edges = [
         (a, b) for a, b in re.findall(r"^\t(\d+) -> (\d+)", source, re.M) if a in ops and b in ops
-    ]  # noqa: E501
+    ]
     # torchviz draws input -> consumer; the longest chain of ops, counted in ops
     into: dict[str, list[str]] = {n: [] for n in ops}
     for a, b in edges:

@@ -24,7 +24,7 @@ from hograd_ui.graph_figures import PASS_COLOURS, drawn_counts, growth_figure, s
 from tests.english import raises
 
 
-def per_pass(lab, order: int) -> list[Counter]:  # noqa: ANN001
+def per_pass(lab, order: int) -> list[Counter]:
     """The grad_fn types each pass added, passes 0..order."""
     view = lab.view(order)
     out = [Counter() for _ in range(order + 1)]
@@ -80,7 +80,7 @@ def test_tanh_passes() -> None:
         Counter({"MulBackward1": 1, "MulBackward0": 2, "TanhBackwardBackward0": 1}),
         Counter(
             {"TanhBackwardBackward0": 2, "MulBackward1": 2, "MulBackward0": 4, "AddBackward0": 1}
-        ),  # noqa: E501
+        ),
     ]
     # Beyond order 3 the counts are measured, pinned as a regression (tests/core/
     # test_graph_growth.py checks them against an independent walk): hundreds at order 6.
@@ -120,7 +120,7 @@ def test_constant_function_has_no_graph() -> None:
 
 @pytest.mark.parametrize(
     "text", ["x**3", "sin(x)", "tanh(x)", "sin(x)*exp(-x**2)", "1/(1+x**2)", "softplus(x)"]
-)  # noqa: E501
+)
 def test_values_match_sympy(text: str) -> None:
     x0 = 0.7
     lab = graph_lab(parse(text), x0, 4)
@@ -140,7 +140,7 @@ def _rows(text: str, x0: float, order: int) -> list[torch.Tensor]:
     return rows
 
 
-@pytest.mark.parametrize(("text", "order"), [("x**3", 3), ("tanh(x)", 4), ("sin(x)*exp(-x**2)", 3)])  # noqa: E501
+@pytest.mark.parametrize(("text", "order"), [("x**3", 3), ("tanh(x)", 4), ("sin(x)*exp(-x**2)", 3)])
 def test_same_nodes_and_edges_as_torchviz(text: str, order: int) -> None:
     from torchviz import make_dot
 
@@ -150,7 +150,7 @@ def test_same_nodes_and_edges_as_torchviz(text: str, order: int) -> None:
     edges = re.findall(r"^\t(\d+) -> (\d+)", dot.source, re.M)
     op_edges = [
         (a, b) for a, b in edges if not labels[a].startswith('"') and not labels[b].startswith('"')
-    ]  # noqa: E501
+    ]
 
     view = graph_lab(parse(text), 0.7, order).view(order)
     mine = Counter(n.label for n in view.nodes if n.kind == "op")
@@ -175,14 +175,14 @@ def test_names_are_stable_across_runs_points_and_orders() -> None:
     first = graph_lab(parse("tanh(x)"), 0.7)
     again = graph_lab(parse("tanh(x)"), 0.7)
     elsewhere = graph_lab(parse("tanh(x)"), -1.3)
-    structure = lambda lab: [(n.name, n.kind, n.pass_index, n.label) for n in lab.nodes]  # noqa: E731
+    structure = lambda lab: [(n.name, n.kind, n.pass_index, n.label) for n in lab.nodes]
     assert first.nodes == again.nodes and first.edges == again.edges
     assert structure(first) == structure(elsewhere) and first.edges == elsewhere.edges
     low = graph_lab(parse("tanh(x)"), 0.7, 3)
     assert low.view(3).nodes == first.view(3).nodes and low.view(3).edges == first.view(3).edges
     assert all(
         re.fullmatch(r"leaf|out\d|p\d_\d+|p\d_\d+\.\w+(\[\d\])?", n.name) for n in first.nodes
-    )  # noqa: E501
+    )
 
 
 def test_output_names() -> None:

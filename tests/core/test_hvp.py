@@ -62,7 +62,7 @@ CLOSED_FORMS = [
 
 
 @pytest.mark.parametrize(("text", "point", "hessian"), CLOSED_FORMS)
-def test_closed_form_hessians(text: str, point: list[float], hessian) -> None:  # noqa: ANN001
+def test_closed_form_hessians(text: str, point: list[float], hessian) -> None:
     v = np.array([0.7, -1.3])
     r = hvp(parse(text), point, v)
     expected = np.array(hessian(*point))
@@ -120,7 +120,7 @@ def test_hv_matches_a_finite_difference_of_the_gradient() -> None:
     # the second backward pass.
     fn = parse("sin(x)*exp(y) + x^3*y")
     p, v, h = np.array([0.4, -0.3]), np.array([1.0, 2.0]), 1e-5
-    grad_at = lambda q: hvp(fn, q, v).gradient  # noqa: E731
+    grad_at = lambda q: hvp(fn, q, v).gradient
     fd = (grad_at(p + h * v) - grad_at(p - h * v)) / (2 * h)
     np.testing.assert_allclose(hvp(fn, p, v).hvp, fd, rtol=1e-8)
 

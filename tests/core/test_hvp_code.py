@@ -24,7 +24,7 @@ def run(source: str) -> dict:
     "gradient" g, "Hv" hv hv2 hv3 and "vH" vh, each a list of numbers, and the text."""
     _load_forward_ad()  # torch's own first-use DeprecationWarning, silenced as the app does
     with contextlib.redirect_stdout(io.StringIO()) as out:
-        exec(compile(source, "<hvp snippet>", "exec"), {})  # noqa: S102 - test code, our script
+        exec(compile(source, "<hvp snippet>", "exec"), {})  # test code, our script
     lines = out.getvalue().splitlines()
     assert [line.split()[0] for line in lines] == ["gradient", "Hv", "vH"]
     lists = [[ast.literal_eval(x) for x in re.findall(r"\[[^\]]*\]", line)] for line in lines]

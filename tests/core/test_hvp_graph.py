@@ -29,7 +29,7 @@ from tests.graph_walk import walk_tensors as walk
 SEED = "w1**2*sin(w2)"
 
 
-def ops_by_pass(result) -> dict[int, Counter]:  # noqa: ANN001
+def ops_by_pass(result) -> dict[int, Counter]:
     out: dict[int, Counter] = {k: Counter() for k in range(len(HVP_PASSES))}
     for node in result.graph.nodes:
         if node.kind == "op":
@@ -116,7 +116,7 @@ def test_recording_the_second_backward_adds_its_nodes() -> None:
     assert sorted(still) == [("p0_0", "other"), ("p0_0", "self")] and kept == 2 and freed == 11
 
 
-def replay(text: str, point: list[float], vector: list[float]):  # noqa: ANN201
+def replay(text: str, point: list[float], vector: list[float]):
     """The same calls with plain torch: the tensors and the graph functions behind them."""
     fn = parse(text)
     w = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in point]
@@ -192,7 +192,7 @@ def test_the_script_it_shows_prints_the_same_numbers() -> None:
     r = hvp_graph(parse(SEED), "1, pi/2", "0.5, 1")
     namespace: dict = {}
     with contextlib.redirect_stdout(io.StringIO()):
-        exec(r.code, namespace)  # noqa: S102 - the project's own generated script
+        exec(r.code, namespace)  # the project's own generated script
     assert [float(t.detach()) for t in namespace["g"]] == list(r.gradient)
     assert [float(t) for t in namespace["hv"]] == list(r.hvp)
     assert "create_graph=True" in r.code.splitlines()[5]  # g's line; hv's line has none

@@ -27,7 +27,7 @@ from hograd_ui.notebook import hvp_notebook
 SEED = ("w1**2*sin(w2)", (1.0, math.pi / 2), (0.5, 1.0))
 
 
-def flat(fn):  # noqa: ANN001, ANN201
+def flat(fn):
     """f as a function of one vector w, as the script's f reads it."""
     return lambda w: fn.torch({name: w[i] for i, name in enumerate(fn.variables)})
 
@@ -62,12 +62,12 @@ def test_the_snippet_is_the_source_of_the_functions_that_run() -> None:
     assert len(called) == 5
 
 
-def test_the_three_ways_call_the_shown_functions(monkeypatch) -> None:  # noqa: ANN001
+def test_the_three_ways_call_the_shown_functions(monkeypatch) -> None:
     text, point, vector = SEED
     calls = {"gradient": 0, "double": 0, "forward": 0, "functional": 0}
 
-    def counted(key, fn, scale=1.0):  # noqa: ANN001, ANN202
-        def spy(*args):  # noqa: ANN002, ANN202
+    def counted(key, fn, scale=1.0):
+        def spy(*args):
             calls[key] += 1
             return scale * fn(*args)
 
@@ -87,11 +87,11 @@ def test_the_three_ways_call_the_shown_functions(monkeypatch) -> None:  # noqa: 
     assert ways.reference == pytest.approx([1.0, -1.0], abs=1e-12)  # the oracle, untouched
 
 
-def test_power_iteration_multiplies_by_the_shown_function(monkeypatch) -> None:  # noqa: ANN001
+def test_power_iteration_multiplies_by_the_shown_function(monkeypatch) -> None:
     calls = []
     original = script.hvp_double_backward
 
-    def spy(g, w, u):  # noqa: ANN001, ANN202
+    def spy(g, w, u):
         calls.append(u.clone())
         return original(g, w, u)
 
@@ -106,7 +106,7 @@ def test_power_iteration_multiplies_by_the_shown_function(monkeypatch) -> None: 
     [SEED, ("x + 2*y", (0.3, 0.4), (1.0, 1.0)), ("exp(x*y)/(1 + z^2)", (0.5, -1, 2), (1, 0, -1))],
 )
 def test_the_script_runs_outside_the_project_and_prints_the_pages_numbers(
-    tmp_path,  # noqa: ANN001
+    tmp_path,
     text: str,
     point: tuple,
     vector: tuple,

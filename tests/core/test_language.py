@@ -48,7 +48,7 @@ def _hook(event: str, args: tuple) -> None:
 sys.addaudithook(_hook)
 
 
-def parse_armed(text: str):  # noqa: ANN201
+def parse_armed(text: str):
     """parse() with the tripwire armed; returns the error (or the function) and the events."""
     _TRIPPED.clear()
     _ARMED[0] = True

@@ -114,11 +114,11 @@ def fresh_visits(url: str, n: int = 4, context: ssl.SSLContext | None = None) ->
     return names
 
 
-def set_cookies(resp) -> str:  # noqa: ANN001 - an HTTP response
+def set_cookies(resp) -> str:  # an HTTP response
     return "\n".join(resp.headers.get_all("Set-Cookie") or [])
 
 
-def wait_until(condition, what: str, tries: int = 120) -> None:  # noqa: ANN001
+def wait_until(condition, what: str, tries: int = 120) -> None:
     """Ask ``condition()`` up to ``tries`` times, a second apart (the proxy checks every 12 s)."""
     for _ in range(tries):
         if condition():

@@ -123,7 +123,7 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture()
-def page(browser, server):  # noqa: ANN001, ANN201
+def page(browser, server):
     """A fresh browser page (1280x800, like a projector) with the server's URL as ``page.base``."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     pg = context.new_page()
@@ -141,7 +141,7 @@ _IDLE = (
 )
 
 
-def wait_for_app(pg, timeout: float = 120_000) -> None:  # noqa: ANN001
+def wait_for_app(pg, timeout: float = 120_000) -> None:
     """Wait until Streamlit has finished the script run: connected, not running, a title shown.
 
     Checked twice, 400 ms apart, since a rerun triggered by an interaction may not have
@@ -152,7 +152,7 @@ def wait_for_app(pg, timeout: float = 120_000) -> None:  # noqa: ANN001
         pg.wait_for_function(_IDLE, timeout=timeout)
 
 
-def wait_for_background(pg, timeout: float = 120_000) -> None:  # noqa: ANN001
+def wait_for_background(pg, timeout: float = 120_000) -> None:
     """Wait until the derivatives page's columns computed in the background (sympy's, nested
     autograd's) are all in: their "still working" notes gone, the page rerun and idle."""
     from playwright.sync_api import expect
@@ -162,7 +162,7 @@ def wait_for_background(pg, timeout: float = 120_000) -> None:  # noqa: ANN001
     wait_for_app(pg, timeout)
 
 
-def type_function(pg, text: str, *, wait: bool = True) -> None:  # noqa: ANN001
+def type_function(pg, text: str, *, wait: bool = True) -> None:
     """Type ``text`` into the page's function box (in any language) and, unless ``wait`` is
     False, wait for the rerun."""
     box = pg.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").first
@@ -172,7 +172,7 @@ def type_function(pg, text: str, *, wait: bool = True) -> None:  # noqa: ANN001
         wait_for_app(pg)
 
 
-def screenshot(pg, name: str) -> Path:  # noqa: ANN001
+def screenshot(pg, name: str) -> Path:
     """Save a screenshot as a test artefact in tests/artifacts/."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
@@ -180,7 +180,7 @@ def screenshot(pg, name: str) -> Path:  # noqa: ANN001
     return path
 
 
-def download(pg, label: str) -> bytes:  # noqa: ANN001
+def download(pg, label: str) -> bytes:
     """Click the download button labelled ``label`` as a student would; the file's bytes."""
     button = pg.locator("[data-testid='stDownloadButton']", has_text=label).first
     button.scroll_into_view_if_needed()

@@ -34,14 +34,14 @@ TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 
 
 @pytest.fixture(scope="module")
-def contexts(browser) -> Iterator[dict[str, object]]:  # noqa: ANN001
+def contexts(browser) -> Iterator[dict[str, object]]:
     made: dict[str, object] = {}
     yield made
     for context in made.values():
         context.close()
 
 
-def _page(contexts, browser, lang: str):  # noqa: ANN001, ANN202
+def _page(contexts, browser, lang: str):
     if lang not in contexts:
         context = browser.new_context(viewport={"width": 1366, "height": 768})
         context.new_page().set_default_timeout(60_000)
@@ -52,7 +52,7 @@ def _page(contexts, browser, lang: str):  # noqa: ANN001, ANN202
 _STALE = "() => !document.querySelector('[data-stale=\"true\"]')"
 
 
-def _settled(pg) -> None:  # noqa: ANN001
+def _settled(pg) -> None:
     """The script run finished, no element left faded as stale by a rerun (axe would read
     its faded text) and every chart drawn (a chart draws after the run ends)."""
     wait_for_app(pg, timeout=120_000)
@@ -65,7 +65,7 @@ def _settled(pg) -> None:  # noqa: ANN001
     pg.wait_for_timeout(500)
 
 
-def violations(pg) -> list[dict]:  # noqa: ANN001
+def violations(pg) -> list[dict]:
     """axe's violations on the page as it stands: rule, impact and each node's selector."""
     if not pg.evaluate("() => typeof window.axe === 'object'"):
         pg.add_script_tag(path=str(AXE))
@@ -82,7 +82,7 @@ def violations(pg) -> list[dict]:  # noqa: ANN001
 @pytest.mark.parametrize(
     ("lang", "view"), STATES, ids=[f"{lang}-{view or 'home'}" for lang, view in STATES]
 )
-def test_no_axe_violation(contexts, browser, server, lang: str, view: str) -> None:  # noqa: ANN001
+def test_no_axe_violation(contexts, browser, server, lang: str, view: str) -> None:
     pg = _page(contexts, browser, lang)
     pg.goto(f"{server}/{view}{'&' if '?' in view else '?'}lang={lang}")
     _settled(pg)
@@ -107,7 +107,7 @@ def test_no_axe_violation(contexts, browser, server, lang: str, view: str) -> No
 )
 def test_language_and_title_follow_the_page(
     contexts, browser, server, lang: str, view: str, tag: str, page: str, tab: str
-) -> None:  # noqa: ANN001
+) -> None:
     """<html lang> is the student's language (WCAG 3.1.1); the title names the tab and the
     page (2.4.2)."""
     pg = _page(contexts, browser, lang)
@@ -117,7 +117,7 @@ def test_language_and_title_follow_the_page(
     assert pg.title() == f"{tr(tab, lang)} · {tr(page, lang)} · hograd"
 
 
-def test_a_chart_is_a_figure_named_and_described(contexts, browser, server) -> None:  # noqa: ANN001
+def test_a_chart_is_a_figure_named_and_described(contexts, browser, server) -> None:
     """What a screen reader gets for the derivatives chart (WCAG 1.1.1): read from the
     accessibility tree (the computed name and description), not from the DOM's text."""
     from playwright.sync_api import expect
@@ -131,7 +131,7 @@ def test_a_chart_is_a_figure_named_and_described(contexts, browser, server) -> N
     assert "said" not in (chart.aria_snapshot() or "")  # the description is not drawn text
 
 
-def test_play_is_reached_and_pressed_by_keyboard(contexts, browser, server) -> None:  # noqa: ANN001
+def test_play_is_reached_and_pressed_by_keyboard(contexts, browser, server) -> None:
     pg = _page(contexts, browser, "en")
     pg.goto(f"{server}/hvp?hvp.tab=power&lang=en")
     _settled(pg)
@@ -146,7 +146,7 @@ def test_play_is_reached_and_pressed_by_keyboard(contexts, browser, server) -> N
     )
 
 
-def test_a_focused_page_link_has_a_visible_ring(contexts, browser, server) -> None:  # noqa: ANN001
+def test_a_focused_page_link_has_a_visible_ring(contexts, browser, server) -> None:
     pg = _page(contexts, browser, "en")
     pg.goto(f"{server}/?lang=en")
     _settled(pg)

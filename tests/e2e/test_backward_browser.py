@@ -20,7 +20,7 @@ LABELS = {
 }
 
 
-def _open(page, variant: str) -> str:  # noqa: ANN001
+def _open(page, variant: str) -> str:
     page.goto(f"{page.base}/{OPEN}")
     wait_for_app(page)
     page.wait_for_selector(SVG)
@@ -34,12 +34,12 @@ def _open(page, variant: str) -> str:  # noqa: ANN001
     return body
 
 
-def _graph_text(page) -> str:  # noqa: ANN001
+def _graph_text(page) -> str:
     page.wait_for_selector(SVG)
     return page.inner_text(SVG) if page.locator(SVG).count() else ""
 
 
-def test_as_written(page) -> None:  # noqa: ANN001
+def test_as_written(page) -> None:
     body = _open(page, "written")
     assert "gradcheck passed on 9 points" in body and "gradgradcheck passed on 9 points" in body
     assert "Saved for backward: x" in body
@@ -50,7 +50,7 @@ def test_as_written(page) -> None:  # noqa: ANN001
     screenshot(page, "backward-written-en")
 
 
-def test_detached(page) -> None:  # noqa: ANN001
+def test_detached(page) -> None:
     body = _open(page, "detached")
     assert "The second backward pass raised nothing" in body
     assert "gradgradcheck failed on 9 points" in body and "Jacobian mismatch" in body
@@ -58,7 +58,7 @@ def test_detached(page) -> None:  # noqa: ANN001
     screenshot(page, "backward-detached-en")
 
 
-def test_once_differentiable(page) -> None:  # noqa: ANN001
+def test_once_differentiable(page) -> None:
     body = _open(page, "once")
     assert (
         "trying to differentiate twice a function that was marked with @once_differentiable" in body
@@ -67,7 +67,7 @@ def test_once_differentiable(page) -> None:  # noqa: ANN001
     screenshot(page, "backward-once-en")
 
 
-def test_second_function(page) -> None:  # noqa: ANN001
+def test_second_function(page) -> None:
     body = _open(page, "second_function")
     assert "class MyFuncGrad(torch.autograd.Function)" in body
     assert "gradgradcheck passed on 9 points" in body

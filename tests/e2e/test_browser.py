@@ -28,12 +28,12 @@ SYMPY_DONE_JS = """() => {
 }"""
 
 
-def _no_exception(page) -> None:  # noqa: ANN001
+def _no_exception(page) -> None:
     assert page.locator("[data-testid='stException']").count() == 0
     assert "Traceback" not in page.inner_text("body")
 
 
-def test_home_page(page) -> None:  # noqa: ANN001
+def test_home_page(page) -> None:
     page.goto(page.base)
     wait_for_app(page)
     _no_exception(page)
@@ -44,7 +44,7 @@ def test_home_page(page) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize(("name", "url"), ROUTES)
-def test_every_page_renders(page, name: str, url: str) -> None:  # noqa: ANN001
+def test_every_page_renders(page, name: str, url: str) -> None:
     page.goto(f"{page.base}/{url}")
     wait_for_app(page)
     _no_exception(page)
@@ -55,7 +55,7 @@ def test_every_page_renders(page, name: str, url: str) -> None:  # noqa: ANN001
     screenshot(page, f"{url}-en")
 
 
-def test_derivatives_typed_function_and_chinese(page) -> None:  # noqa: ANN001
+def test_derivatives_typed_function_and_chinese(page) -> None:
     page.goto(f"{page.base}/derivatives")
     wait_for_app(page)
     type_function(page, "sin(x)*exp(-x^2)")
@@ -79,7 +79,7 @@ HOSTILE = [
 
 
 @pytest.mark.parametrize("text", HOSTILE)
-def test_user_text_is_never_rendered_as_html(page, text: str) -> None:  # noqa: ANN001
+def test_user_text_is_never_rendered_as_html(page, text: str) -> None:
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
     page.goto(f"{page.base}/derivatives")
@@ -96,7 +96,7 @@ def test_user_text_is_never_rendered_as_html(page, text: str) -> None:  # noqa: 
     assert text in main.locator("[data-testid='stCode']").inner_text()  # echoed as code
 
 
-def test_deep_link_on_a_fresh_server_goes_through_the_router(browser) -> None:  # noqa: ANN001
+def test_deep_link_on_a_fresh_server_goes_through_the_router(browser) -> None:
     """A shared lesson link is often the first request a server sees."""
     from tests.e2e.conftest import running_server
 
@@ -116,7 +116,7 @@ def test_deep_link_on_a_fresh_server_goes_through_the_router(browser) -> None:  
         context.close()
 
 
-def test_derivatives_order_inspector_and_snippet_in_the_browser(page) -> None:  # noqa: ANN001
+def test_derivatives_order_inspector_and_snippet_in_the_browser(page) -> None:
     """A typed function, an order change, the inspector table and the code snippet, executed."""
     import subprocess
     import sys
@@ -157,7 +157,7 @@ def test_derivatives_order_inspector_and_snippet_in_the_browser(page) -> None:  
     screenshot(page, "derivatives-inspector-en")
 
 
-def test_sympy_fills_its_column_in_by_itself(page) -> None:  # noqa: ANN001
+def test_sympy_fills_its_column_in_by_itself(page) -> None:
     """sympy works in a process of its own: the table comes at once, with a note while sympy's
     column is incomplete; the browser's poll then fills it in with nobody touching anything,
     and the note goes. sin(2x)·e^(-x²/2) to order 30 takes sympy 1.5 s here, well over the
@@ -198,7 +198,7 @@ def test_sympy_fills_its_column_in_by_itself(page) -> None:  # noqa: ANN001
     _no_exception(page)
 
 
-def test_moving_x0_reruns_only_the_point_views(page) -> None:  # noqa: ANN001
+def test_moving_x0_reruns_only_the_point_views(page) -> None:
     """x0 and the tabs under it are a fragment: a drag reruns that part, not the whole page."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
@@ -226,7 +226,7 @@ def test_moving_x0_reruns_only_the_point_views(page) -> None:  # noqa: ANN001
     _no_exception(page)
 
 
-def test_derivatives_truths_in_both_languages(page) -> None:  # noqa: ANN001
+def test_derivatives_truths_in_both_languages(page) -> None:
     """Issue 14 in the browser. sqrt(x - 0.5) at x0 = 0.5: the table keeps the signs of the
     infinities the core returns (0, inf, -inf, inf), writes NaN as NaN, and the page says these
     are not derivatives. 1/(1+x²): the Taylor tab gives R ≈ 1.118 = |0.5 ± i| with its dotted

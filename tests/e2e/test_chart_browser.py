@@ -43,7 +43,7 @@ def _families(value: object) -> list[str]:
 def test_the_theme_is_the_one_streamlit_gives_its_own_plotly_charts(
     page,
     query: str,
-    base: float,  # noqa: ANN001
+    base: float,
 ) -> None:
     page.goto(f"{page.base}/hvp?hvp.surface=true{query}")
     if query:  # projected, the numbers are the first screen and the pictures the next (slides)
@@ -70,7 +70,7 @@ def test_the_theme_is_the_one_streamlit_gives_its_own_plotly_charts(
             assert theirs == pytest.approx(value) and mine == pytest.approx(value), path
 
 
-def test_a_chart_page_loads_the_cartesian_bundle_and_not_streamlits_plotly(page) -> None:  # noqa: ANN001
+def test_a_chart_page_loads_the_cartesian_bundle_and_not_streamlits_plotly(page) -> None:
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
     page.goto(f"{page.base}/derivatives")
@@ -83,7 +83,7 @@ def test_a_chart_page_loads_the_cartesian_bundle_and_not_streamlits_plotly(page)
     assert page.evaluate("() => typeof window.Plotly.react") == "function"
 
 
-def test_the_chart_follows_the_columns_width(page) -> None:  # noqa: ANN001
+def test_the_chart_follows_the_columns_width(page) -> None:
     page.goto(f"{page.base}/derivatives")
     page.wait_for_selector(_DRAWN, timeout=120_000)
     width = "() => document.querySelector('.hograd-chart .main-svg').getBoundingClientRect().width"
@@ -96,7 +96,7 @@ def test_the_chart_follows_the_columns_width(page) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize(("lang", "title"), [("en", "Full screen"), ("zh", "全屏")])
-def test_full_screen_button_in_the_readers_language(page, lang: str, title: str) -> None:  # noqa: ANN001
+def test_full_screen_button_in_the_readers_language(page, lang: str, title: str) -> None:
     from playwright.sync_api import expect
 
     page.goto(f"{page.base}/derivatives?lang={lang}")
@@ -121,7 +121,7 @@ def test_full_screen_button_in_the_readers_language(page, lang: str, title: str)
     )  # back to the figure's own height, across the column
 
 
-def test_a_rerun_redraws_the_chart_only_when_it_changed(page) -> None:  # noqa: ANN001
+def test_a_rerun_redraws_the_chart_only_when_it_changed(page) -> None:
     """Streamlit does not call the component again when a run sends the same data."""
     page.goto(f"{page.base}/hvp")
     page.wait_for_selector(_DRAWN, timeout=120_000)
@@ -138,7 +138,7 @@ def test_a_rerun_redraws_the_chart_only_when_it_changed(page) -> None:  # noqa: 
     page.wait_for_function(f"() => ({draws})() > 0", timeout=120_000)
 
 
-def test_a_bundle_that_cannot_load_is_said_not_hidden(page) -> None:  # noqa: ANN001
+def test_a_bundle_that_cannot_load_is_said_not_hidden(page) -> None:
     page.route(f"**/app/static/{BUNDLE.name}", lambda route: route.abort())
     page.goto(f"{page.base}/derivatives")
     page.wait_for_selector(".hograd-chart:has-text('could not be drawn')", timeout=120_000)

@@ -26,11 +26,11 @@ GLYPHS_JS = """(el) => { const cs = getComputedStyle(el);
 SLIP = tr("lesson.trap.value", value="8")  # "8 is f(2) = 2³, the value of the function, ..."
 
 
-def _main(page):  # noqa: ANN001, ANN202
+def _main(page):
     return page.locator("[data-testid='stMain']")
 
 
-def _check(page, value: str) -> None:  # noqa: ANN001
+def _check(page, value: str) -> None:
     box = _main(page).get_by_role("textbox", name=tr("lesson.answer.label"))
     box.fill(value)
     box.press("Enter")
@@ -39,7 +39,7 @@ def _check(page, value: str) -> None:  # noqa: ANN001
     wait_for_app(page)
 
 
-def _join(browser, link: str, nickname: str):  # noqa: ANN001, ANN202
+def _join(browser, link: str, nickname: str):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.set_default_timeout(120_000)
@@ -61,12 +61,12 @@ def _join(browser, link: str, nickname: str):  # noqa: ANN001, ANN202
     return context, page
 
 
-def _row(page, step: int) -> list[str]:  # noqa: ANN001
+def _row(page, step: int) -> list[str]:
     cells = page.locator("[data-testid='stTable'] tbody tr").nth(step - 1).locator("td, th")
     return [c.strip() for c in cells.all_inner_texts()]
 
 
-def test_a_lecturer_and_three_students(browser, server) -> None:  # noqa: ANN001
+def test_a_lecturer_and_three_students(browser, server) -> None:
     teacher_context = browser.new_context(viewport={"width": 1280, "height": 900})
     teacher = teacher_context.new_page()
     teacher.set_default_timeout(120_000)
@@ -142,7 +142,7 @@ def test_a_lecturer_and_three_students(browser, server) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_projected_the_class_panel_opens_on_request(browser, server, lang: str) -> None:  # noqa: ANN001
+def test_projected_the_class_panel_opens_on_request(browser, server, lang: str) -> None:
     """Issue 38: a lecturer's projected lesson (the teacher's key, presentation mode, 1920x1080)
     opens with the class panel closed, so the step's chart is wholly on the first screen; one
     click opens the panel, and a class's QR code to scan is wholly on that screen."""
@@ -180,7 +180,7 @@ def test_projected_the_class_panel_opens_on_request(browser, server, lang: str) 
         context.close()
 
 
-def test_the_teacher_key_stays_out_of_the_browser_history(browser, server) -> None:  # noqa: ANN001
+def test_the_teacher_key_stays_out_of_the_browser_history(browser, server) -> None:
     """Issue 45: the lecturer's link with ``?key=`` is exchanged once, by a redirect, for an
     HttpOnly cookie (hograd_serving/teacher_door.py): the history holds one entry, without the
     key, and no script of the page can read the cookie; a second tab of that browser is the
@@ -219,7 +219,7 @@ def test_the_teacher_key_stays_out_of_the_browser_history(browser, server) -> No
         stranger.close()
 
 
-def _usable(page, locator) -> None:  # noqa: ANN001
+def _usable(page, locator) -> None:
     """``locator`` is visible, has a box, and lies in the viewport once scrolled to."""
     expect(locator).to_be_visible()
     locator.scroll_into_view_if_needed()
@@ -231,7 +231,7 @@ def _usable(page, locator) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_class_control_works_in_presentation_mode(browser, server, lang: str) -> None:  # noqa: ANN001
+def test_every_class_control_works_in_presentation_mode(browser, server, lang: str) -> None:
     """Issue 48: projected at 1920x1080, each control a lecturer needs is visible and works
     in one click: open the class panel and a class, share this view, reveal, export, close
     the panel, delete. Present in the page is not enough: each has a box in the viewport."""

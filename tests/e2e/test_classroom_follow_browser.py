@@ -21,15 +21,15 @@ pytestmark = pytest.mark.e2e
 FIRST, SECOND = "x**4 + y**2", "x**2*y + y**3"  # neither is the HVP page's first preset
 
 
-def _sidebar(page):  # noqa: ANN001, ANN202
+def _sidebar(page):
     return page.locator("[data-testid='stSidebar']")
 
 
-def _function(page):  # noqa: ANN001, ANN202
+def _function(page):
     return _main(page).get_by_role("textbox", name=tr("hvp.fn.label"))
 
 
-def _type_and_share(teacher, text: str) -> None:  # noqa: ANN001
+def _type_and_share(teacher, text: str) -> None:
     box = _function(teacher)
     box.fill(text)
     box.press("Enter")
@@ -41,7 +41,7 @@ def _type_and_share(teacher, text: str) -> None:  # noqa: ANN001
     wait_for_app(teacher)
 
 
-def _link_shows(page, fn: str) -> None:  # noqa: ANN001
+def _link_shows(page, fn: str) -> None:
     """Wait until the follower's address carries ``fn``. Not for the app to be idle: a
     follower's page reruns its follow fragment every few seconds, and on a busy machine those
     runs can follow each other with no idle moment in between."""
@@ -52,7 +52,7 @@ def _link_shows(page, fn: str) -> None:  # noqa: ANN001
     )
 
 
-def test_a_following_student_opens_the_lecturers_view(browser, server) -> None:  # noqa: ANN001
+def test_a_following_student_opens_the_lecturers_view(browser, server) -> None:
     teacher_context = browser.new_context(viewport={"width": 1280, "height": 900})
     teacher = teacher_context.new_page()
     teacher.set_default_timeout(120_000)

@@ -10,11 +10,11 @@ from tests.e2e.conftest import screenshot, wait_for_app
 pytestmark = pytest.mark.e2e
 
 
-def _code_text(pg) -> str:  # noqa: ANN001
+def _code_text(pg) -> str:
     return pg.locator("[data-testid='stMain'] [data-testid='stCode']").all_inner_texts()
 
 
-def _wait_run(pg) -> None:  # noqa: ANN001
+def _wait_run(pg) -> None:
     """Until the program ran (its child process takes seconds to start)."""
     pg.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stSpinner\"]')", timeout=120_000
@@ -22,7 +22,7 @@ def _wait_run(pg) -> None:  # noqa: ANN001
     wait_for_app(pg, 120_000)
 
 
-def test_the_seed_and_a_preset_link(page) -> None:  # noqa: ANN001
+def test_the_seed_and_a_preset_link(page) -> None:
     page.goto(f"{page.base}/code?lang=en")
     wait_for_app(page, 120_000)
     _wait_run(page)
@@ -39,7 +39,7 @@ def test_the_seed_and_a_preset_link(page) -> None:  # noqa: ANN001
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize(("width", "height"), [(1366, 768), (390, 844)])
-def test_screenshots(browser, server, lang: str, width: int, height: int) -> None:  # noqa: ANN001
+def test_screenshots(browser, server, lang: str, width: int, height: int) -> None:
     context = browser.new_context(viewport={"width": width, "height": height})
     pg = context.new_page()
     try:

@@ -20,7 +20,7 @@ from tests.e2e.conftest import ARTIFACTS, download, wait_for_app
 pytestmark = pytest.mark.e2e
 
 
-def _open(page, path: str, lang: str, query: str = "") -> None:  # noqa: ANN001
+def _open(page, path: str, lang: str, query: str = "") -> None:
     page.goto(f"{page.base}/{path}?lang={lang}{query}")
     wait_for_app(page)
     page.wait_for_selector(".js-plotly-plot", timeout=120_000)
@@ -28,7 +28,7 @@ def _open(page, path: str, lang: str, query: str = "") -> None:  # noqa: ANN001
     assert page.locator("[data-testid='stException']").count() == 0
 
 
-def _shot(page, label: str, name: str) -> None:  # noqa: ANN001
+def _shot(page, label: str, name: str) -> None:
     """The viewport around the button ``label``: where it sits, as a learner sees it."""
     button = page.locator("[data-testid='stDownloadButton']", has_text=label).first
     button.scroll_into_view_if_needed()
@@ -38,7 +38,7 @@ def _shot(page, label: str, name: str) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_derivative_curves_and_notebookdownload(page, lang: str) -> None:  # noqa: ANN001
+def test_derivative_curves_and_notebookdownload(page, lang: str) -> None:
     _open(page, "derivatives", lang)
     _shot(page, tr("downloads.csv.curves", lang), f"downloads-deriv-{lang}")
     table = pd.read_csv(io.BytesIO(download(page, tr("downloads.csv.curves", lang))))
@@ -55,7 +55,7 @@ def test_derivative_curves_and_notebookdownload(page, lang: str) -> None:  # noq
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_hessian_eigen_csv_and_codedownload(page, lang: str) -> None:  # noqa: ANN001
+def test_hessian_eigen_csv_and_codedownload(page, lang: str) -> None:
     _open(page, "hvp", lang)
     _shot(page, tr("downloads.notebook", lang), f"downloads-hvp-notebook-{lang}")
     nb = nbformat.reads(download(page, tr("downloads.notebook", lang)).decode(), as_version=4)
@@ -82,7 +82,7 @@ def test_hessian_eigen_csv_and_codedownload(page, lang: str) -> None:  # noqa: A
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_derivatives_code_tab_downloads_both_forms(page, lang: str) -> None:  # noqa: ANN001
+def test_derivatives_code_tab_downloads_both_forms(page, lang: str) -> None:
     _open(page, "derivatives", lang)
     page.get_by_role("tab", name=tr("deriv.tab.code", lang)).click()
     wait_for_app(page)
@@ -100,13 +100,13 @@ def test_derivatives_code_tab_downloads_both_forms(page, lang: str) -> None:  # 
     exact = [0.125, 0.75, 3.0, 6.0, 0.0]  # x**3 at the default x0 = 0.5, orders 0 to 4
     for source in (plain, func):
         with contextlib.redirect_stdout(io.StringIO()) as out:
-            exec(compile(source, "<downloaded>", "exec"), {})  # noqa: S102 - our generated file
+            exec(compile(source, "<downloaded>", "exec"), {})  # our generated file
         values = [float(line.split()[1]) for line in out.getvalue().splitlines()[:5]]
         assert values == exact
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_graph_notebook_and_flag_lab_scriptdownload(page, lang: str) -> None:  # noqa: ANN001
+def test_graph_notebook_and_flag_lab_scriptdownload(page, lang: str) -> None:
     _open(page, "graph", lang, "&graph.growth.open=true")  # the growth chart unfolded
     _shot(page, tr("downloads.notebook", lang), f"downloads-graph-{lang}")
     nb = nbformat.reads(download(page, tr("downloads.notebook", lang)).decode(), as_version=4)
@@ -122,7 +122,7 @@ def test_graph_notebook_and_flag_lab_scriptdownload(page, lang: str) -> None:  #
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_why_page_newton_script_downloads(page, lang: str) -> None:  # noqa: ANN001
+def test_why_page_newton_script_downloads(page, lang: str) -> None:
     _open(page, "why", lang)
     _shot(page, tr("downloads.func.py", lang), f"downloads-why-{lang}")
     plain = download(page, tr("downloads.py", lang)).decode()

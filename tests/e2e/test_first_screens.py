@@ -9,7 +9,7 @@ from benchmarks.first_screens import first_screens
 from tests.e2e.conftest import running_server
 
 
-def test_first_visitor_then_one_round_of_deep_links(browser) -> None:  # noqa: ANN001
+def test_first_visitor_then_one_round_of_deep_links(browser) -> None:
     with running_server("first-screens-server") as url:
         r = first_screens(url, rounds=1, first="derivatives", pages=["", "hvp"], browser=browser)
     assert r["first_visitor"]["page"] == "derivatives"
@@ -20,7 +20,7 @@ def test_first_visitor_then_one_round_of_deep_links(browser) -> None:  # noqa: A
         assert 0 < d["settled_ms"][0] <= d["complete_ms"][0]
 
 
-def test_side_by_side_visits_every_server_in_turn(browser) -> None:  # noqa: ANN001
+def test_side_by_side_visits_every_server_in_turn(browser) -> None:
     from benchmarks.first_screens import side_by_side
 
     with running_server("first-screens-a") as a, running_server("first-screens-b") as b:
@@ -31,7 +31,7 @@ def test_side_by_side_visits_every_server_in_turn(browser) -> None:  # noqa: ANN
         assert all(len(v) == 2 and all(s > 0 for s in v) for v in pages.values())
 
 
-def test_a_traced_visit_finds_every_phase(browser) -> None:  # noqa: ANN001
+def test_a_traced_visit_finds_every_phase(browser) -> None:
     """The event names first_screen_trace.py reads are in a real Chromium trace of a page
     with a Plotly chart: the phases add up to the settle time, the kinds to the busy time.
     Profiled, the same page's time falls on Plotly's bundle and React's, named without their

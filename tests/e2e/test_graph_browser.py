@@ -19,14 +19,14 @@ FILLS = f"""() => Array.from(document.querySelector("{SVG}")
     .map(s => [s.getAttribute("fill"), s.getAttribute("stroke-width")])"""
 
 
-def node_fills(page) -> tuple[set[str], set[str]]:  # noqa: ANN001
+def node_fills(page) -> tuple[set[str], set[str]]:
     shapes = page.evaluate(FILLS)
     filled = {fill for fill, _ in shapes if fill and fill != "none"}
     thick = {fill for fill, width in shapes if width == "3.5"}
     return filled, thick
 
 
-def wait_for_colours(page, colours: set[str]) -> None:  # noqa: ANN001
+def wait_for_colours(page, colours: set[str]) -> None:
     """Wait until the drawn graph shows exactly these node colours (the chart re-renders)."""
     page.wait_for_function(
         f"""(want) => {{
@@ -38,12 +38,12 @@ def wait_for_colours(page, colours: set[str]) -> None:  # noqa: ANN001
     )
 
 
-def _no_exception(page) -> None:  # noqa: ANN001
+def _no_exception(page) -> None:
     assert page.locator("[data-testid='stException']").count() == 0
     assert "Traceback" not in page.inner_text("body")
 
 
-def test_step_the_graph_from_order_zero_to_three(page) -> None:  # noqa: ANN001
+def test_step_the_graph_from_order_zero_to_three(page) -> None:
     page.goto(f"{page.base}/graph?lang=en")
     wait_for_app(page)
     page.wait_for_selector(SVG)
@@ -68,7 +68,7 @@ def test_step_the_graph_from_order_zero_to_three(page) -> None:  # noqa: ANN001
     _no_exception(page)
 
 
-def test_choices_survive_a_language_switch(page) -> None:  # noqa: ANN001
+def test_choices_survive_a_language_switch(page) -> None:
     page.goto(f"{page.base}/graph?lang=en")
     wait_for_app(page)
     page.wait_for_selector(SVG)
@@ -92,7 +92,7 @@ def test_choices_survive_a_language_switch(page) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_flag_lab_draws_its_run(page, lang: str) -> None:  # noqa: ANN001
+def test_flag_lab_draws_its_run(page, lang: str) -> None:
     page.goto(f"{page.base}/graph?lang={lang}")
     wait_for_app(page)
     page.wait_for_selector(SVG)
@@ -116,7 +116,7 @@ COUNT = {
 }
 
 
-def drawn_counts(page, lang: str) -> list[tuple[int, int, int]]:  # noqa: ANN001
+def drawn_counts(page, lang: str) -> list[tuple[int, int, int]]:
     """The counts written under the flag lab's two drawings (create_graph False, then True)."""
     import re
 
@@ -131,7 +131,7 @@ def core_counts(create_graph: bool) -> tuple[int, int, int]:
     return run_flags(parse("x**3"), 0.7, FlagSettings(create_graph=create_graph)).drawing.counts
 
 
-def drawn_boxes(page, nth: int) -> int:  # noqa: ANN001
+def drawn_boxes(page, nth: int) -> int:
     """Backward-function boxes (polygons) in the nth graphviz chart's SVG."""
     return page.evaluate(
         f"""() => document.querySelectorAll("[data-testid='stGraphVizChart']")[{nth}]
@@ -139,7 +139,7 @@ def drawn_boxes(page, nth: int) -> int:  # noqa: ANN001
     )
 
 
-def settled_boxes(page, charts: tuple[int, ...], expected: tuple[int, ...]) -> tuple[int, ...]:  # noqa: ANN001
+def settled_boxes(page, charts: tuple[int, ...], expected: tuple[int, ...]) -> tuple[int, ...]:
     """The boxes in each of `charts`, once they show `expected` or after 120 s. Graphviz draws
     each chart when its layout is ready, so just after a rerun one chart can still hold the
     drawing it had before; a page that keeps drawing the wrong graph still fails."""
@@ -160,7 +160,7 @@ def settled_boxes(page, charts: tuple[int, ...], expected: tuple[int, ...]) -> t
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_flip_create_graph_and_read_the_counts(page, lang: str) -> None:  # noqa: ANN001
+def test_flip_create_graph_and_read_the_counts(page, lang: str) -> None:
     """Flip create_graph off, on and off again: the counts on the page and the boxes drawn
     equal the core's counts of the real objects, and the run shown follows the switch."""
     page.goto(f"{page.base}/graph?lang={lang}")
@@ -192,7 +192,7 @@ def test_flip_create_graph_and_read_the_counts(page, lang: str) -> None:  # noqa
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_hvp_graph_of_the_seed(page, lang: str) -> None:  # noqa: ANN001
+def test_hvp_graph_of_the_seed(page, lang: str) -> None:
     page.goto(f"{page.base}/graph?lang={lang}&graph.fn=w1**2*sin(w2)")
     wait_for_app(page)
     box = page.get_by_role("textbox").first
@@ -210,7 +210,7 @@ def test_hvp_graph_of_the_seed(page, lang: str) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_classic_case_leaves_its_drawing(page, lang: str) -> None:  # noqa: ANN001
+def test_a_classic_case_leaves_its_drawing(page, lang: str) -> None:
     """The in-place case: the drawing under it greys the saved tensor that was changed in
     place and marks the function that raised."""
     page.goto(f"{page.base}/graph?lang={lang}")
@@ -255,7 +255,7 @@ TORCHVIZ_TITLE = {"en": "The same tensors through torchviz", "zh": "用 torchviz
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_torchviz_view_draws_its_nodes_beside_the_other_graphs(page, lang: str) -> None:  # noqa: ANN001
+def test_the_torchviz_view_draws_its_nodes_beside_the_other_graphs(page, lang: str) -> None:
     """Issue 36, finding 4: the torchviz view opened to an empty element after the page's other
     Graphviz charts (a label that starts with a line break, which torchviz writes for an
     unnamed tensor). Opened, it draws every node torchviz wrote for the page's run."""

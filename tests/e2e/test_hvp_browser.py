@@ -11,7 +11,7 @@ from tests.e2e.conftest import screenshot, type_function, wait_for_app
 pytestmark = pytest.mark.e2e
 
 
-def _open(page, query: str = "") -> None:  # noqa: ANN001
+def _open(page, query: str = "") -> None:
     page.goto(f"{page.base}/hvp{query}")
     wait_for_app(page)
     page.wait_for_selector("[data-testid='stMetric']", timeout=120_000)
@@ -19,19 +19,19 @@ def _open(page, query: str = "") -> None:  # noqa: ANN001
     wait_for_app(page)
 
 
-def _no_exception(page) -> None:  # noqa: ANN001
+def _no_exception(page) -> None:
     assert page.locator("[data-testid='stException']").count() == 0
     assert "Traceback" not in page.inner_text("body")
 
 
-def _network(page, label: str) -> None:  # noqa: ANN001
+def _network(page, label: str) -> None:
     page.get_by_text(label, exact=True).click()
     wait_for_app(page, timeout=120_000)
     page.wait_for_selector("[data-testid='stMetric']", timeout=120_000)
     wait_for_app(page, timeout=120_000)
 
 
-def test_typed_function_mode(page) -> None:  # noqa: ANN001
+def test_typed_function_mode(page) -> None:
     _open(page)
     _no_exception(page)
     body = page.inner_text("body")
@@ -41,7 +41,7 @@ def test_typed_function_mode(page) -> None:  # noqa: ANN001
     screenshot(page, "hvp-typed-en")
 
 
-def test_click_on_the_contour_moves_p(page) -> None:  # noqa: ANN001
+def test_click_on_the_contour_moves_p(page) -> None:
     _open(page)
     w1 = page.locator("[data-testid='stSlider']").filter(has_text="w1").first  # p's, then v's
     before = w1.locator("input[type=range]").input_value()
@@ -59,7 +59,7 @@ def test_click_on_the_contour_moves_p(page) -> None:  # noqa: ANN001
     _no_exception(page)
 
 
-def test_power_iteration_plays(page) -> None:  # noqa: ANN001
+def test_power_iteration_plays(page) -> None:
     _open(page)
     page.get_by_role("tab", name="Power iteration").click()
     page.get_by_text("Play", exact=False).first.click()
@@ -72,7 +72,7 @@ def test_power_iteration_plays(page) -> None:  # noqa: ANN001
     screenshot(page, "hvp-power-en")
 
 
-def test_network_mode(page) -> None:  # noqa: ANN001
+def test_network_mode(page) -> None:
     _open(page)
     _network(page, "A neural network")
     _no_exception(page)
@@ -82,7 +82,7 @@ def test_network_mode(page) -> None:  # noqa: ANN001
     screenshot(page, "hvp-network-en")
 
 
-def test_chinese_both_modes(page) -> None:  # noqa: ANN001
+def test_chinese_both_modes(page) -> None:
     _open(page, "?lang=zh")
     _no_exception(page)
     assert "Hessian-向量积与曲率" in page.inner_text("body")
@@ -93,12 +93,12 @@ def test_chinese_both_modes(page) -> None:  # noqa: ANN001
     screenshot(page, "hvp-network-zh")
 
 
-def _tab(page, name: str) -> None:  # noqa: ANN001
+def _tab(page, name: str) -> None:
     page.get_by_role("tab", name=name).click()
     wait_for_app(page)
 
 
-def test_verdict_and_code_tabs(page) -> None:  # noqa: ANN001
+def test_verdict_and_code_tabs(page) -> None:
     _open(page)
     _tab(page, "Hessian and eigenvalues")
     body = page.inner_text("body")
@@ -112,7 +112,7 @@ def test_verdict_and_code_tabs(page) -> None:  # noqa: ANN001
     screenshot(page, "hvp-ways-en")
 
 
-def test_the_kappa_button_replaces_f_and_says_so(page) -> None:  # noqa: ANN001
+def test_the_kappa_button_replaces_f_and_says_so(page) -> None:
     _open(page)
     type_function(page, "x^3 + y^2")
     box = page.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").first
@@ -127,7 +127,7 @@ def test_the_kappa_button_replaces_f_and_says_so(page) -> None:  # noqa: ANN001
     screenshot(page, "hvp-kappa-power-en")
 
 
-def test_chinese_verdict_and_power(page) -> None:  # noqa: ANN001
+def test_chinese_verdict_and_power(page) -> None:
     _open(page, "?lang=zh")
     _tab(page, "Hessian 与特征值")
     body = page.inner_text("body")

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
-def iso_server():  # noqa: ANN201
+def iso_server():
     with running_server("isolation-server") as url:
         yield url
 
@@ -162,7 +162,7 @@ def test_two_sessions_never_see_each_others_state(iso_server: str) -> None:
         assert "deriv.method.en" in set(b.keys())
 
 
-def test_two_browsers_never_see_each_others_state(browser, iso_server: str) -> None:  # noqa: ANN001
+def test_two_browsers_never_see_each_others_state(browser, iso_server: str) -> None:
     contexts = [browser.new_context(viewport={"width": 1280, "height": 800}) for _ in range(2)]
     try:
         pa, pb = (ctx.new_page() for ctx in contexts)
@@ -172,10 +172,10 @@ def test_two_browsers_never_see_each_others_state(browser, iso_server: str) -> N
         for pg in (pa, pb):
             wait_for_app(pg)
 
-        def formulas(pg) -> str:  # noqa: ANN001
+        def formulas(pg) -> str:
             return " ".join(pg.locator(".katex").all_text_contents())
 
-        def code(pg) -> str:  # noqa: ANN001
+        def code(pg) -> str:
             return " ".join(pg.locator("[data-testid='stCode']").all_text_contents())
 
         type_function(pa, "tanh(x)", wait=False)

@@ -29,7 +29,7 @@ VIEWS = (
 COUNT_JS = "() => document.querySelectorAll('[data-testid=\"stMain\"] *').length"
 
 
-def _settle(pg) -> None:  # noqa: ANN001
+def _settle(pg) -> None:
     """Idle, every chart drawn, and the number of elements the same over two idle checks."""
     before = -1
     for _ in range(30):
@@ -62,7 +62,7 @@ PROBE_JS = """() => {
 }""".replace("__CUT__", CUT_JS)
 
 
-def _cut(browser, url: str, width: int, height: int, query: str) -> dict[str, list[str]]:  # noqa: ANN001
+def _cut(browser, url: str, width: int, height: int, query: str) -> dict[str, list[str]]:
     """The cut texts of every view, by view (views with none left out)."""
     ctx = browser.new_context(viewport={"width": width, "height": height})
     try:
@@ -84,16 +84,16 @@ def _cut(browser, url: str, width: int, height: int, query: str) -> dict[str, li
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_no_label_is_cut_short_on_a_1024_pixel_window(browser, server, lang: str) -> None:  # noqa: ANN001
+def test_no_label_is_cut_short_on_a_1024_pixel_window(browser, server, lang: str) -> None:
     assert _cut(browser, server, 1024, 768, f"lang={lang}") == {}
 
 
-def test_no_label_is_cut_short_in_presentation_mode(browser, server) -> None:  # noqa: ANN001
+def test_no_label_is_cut_short_in_presentation_mode(browser, server) -> None:
     """English, whose labels are the longer ones, with presentation mode's larger type."""
     assert _cut(browser, server, 1920, 1080, "lang=en&present=1") == {}
 
 
-def test_presentation_mode_keeps_white_on_the_primary_buttons(browser, server) -> None:  # noqa: ANN001
+def test_presentation_mode_keeps_white_on_the_primary_buttons(browser, server) -> None:
     """Presentation mode turns the page's text black for contrast, but not on an orange primary
     button (white on it is 5.2:1, black 4.1:1): the form's Run button and the graph page's."""
     ctx = browser.new_context(viewport={"width": 1920, "height": 1080})

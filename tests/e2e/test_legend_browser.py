@@ -68,8 +68,8 @@ def _problems(name: str, boxes: dict) -> list[str]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("view", CHART_VIEWS)
 def test_a_legend_below_sits_under_the_axis_title_without_a_band(
-    browser,  # noqa: ANN001
-    server,  # noqa: ANN001
+    browser,
+    server,
     view: str,
     lang: str,
 ) -> None:

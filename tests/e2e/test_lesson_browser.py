@@ -14,43 +14,43 @@ from tests.e2e.conftest import TEACHER_KEY, screenshot, wait_for_app
 pytestmark = pytest.mark.e2e
 
 
-def _open(page, query: str) -> None:  # noqa: ANN001
+def _open(page, query: str) -> None:
     page.goto(f"{page.base}/lesson?{query}")
     wait_for_app(page, timeout=120_000)
 
 
-def _header(page) -> str:  # noqa: ANN001
+def _header(page) -> str:
     return page.locator("[data-testid='stMain'] h2").first.inner_text()
 
 
-def _type(page, value: str, index: int = 0) -> None:  # noqa: ANN001
+def _type(page, value: str, index: int = 0) -> None:
     box = page.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").nth(index)
     box.fill(value)
     box.press("Enter")
     wait_for_app(page)
 
 
-def _click(page, label: str) -> None:  # noqa: ANN001
+def _click(page, label: str) -> None:
     page.locator("[data-testid='stMain']").get_by_role("button", name=label, exact=True).click()
     wait_for_app(page)
 
 
-def _alerts(page) -> list[str]:  # noqa: ANN001
+def _alerts(page) -> list[str]:
     return page.locator("[data-testid='stMain'] [data-testid='stAlert']").all_inner_texts()
 
 
-def _query(page) -> dict[str, list[str]]:  # noqa: ANN001
+def _query(page) -> dict[str, list[str]]:
     return parse_qs(urlparse(page.url).query)
 
 
-def _shot(page, name: str, selector: str) -> None:  # noqa: ANN001
+def _shot(page, name: str, selector: str) -> None:
     """A screenshot with ``selector`` in view (the page scrolls inside Streamlit's main block)."""
     page.locator(selector).last.scroll_into_view_if_needed()
     page.wait_for_timeout(400)
     screenshot(page, name)
 
 
-def _tall_shot(page, name: str) -> None:  # noqa: ANN001
+def _tall_shot(page, name: str) -> None:
     """A whole step in one picture: a viewport as tall as the page's content, then back."""
     height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
     page.set_viewport_size({"width": 1280, "height": min(int(height) + 40, 6000)})
@@ -59,7 +59,7 @@ def _tall_shot(page, name: str) -> None:  # noqa: ANN001
     page.set_viewport_size({"width": 1280, "height": 800})
 
 
-def test_a_student_walks_the_lesson_in_english(page) -> None:  # noqa: ANN001
+def test_a_student_walks_the_lesson_in_english(page) -> None:
     _open(page, "lang=en")
     assert _header(page) == tr("lesson.grad.title")
     page.wait_for_selector(".js-plotly-plot")
@@ -110,7 +110,7 @@ def test_a_student_walks_the_lesson_in_english(page) -> None:  # noqa: ANN001
         fresh.close()
 
 
-def test_a_teacher_opens_step_six_in_chinese(page) -> None:  # noqa: ANN001
+def test_a_teacher_opens_step_six_in_chinese(page) -> None:
     _open(page, f"lang=zh&step=6&done=1,2&key={TEACHER_KEY}")
     assert _header(page) == tr("lesson.hvp.title", "zh")
     page.wait_for_selector(".js-plotly-plot")
@@ -127,7 +127,7 @@ def test_a_teacher_opens_step_six_in_chinese(page) -> None:  # noqa: ANN001
     _tall_shot(page, "lesson_zh_step6_full")
 
 
-def test_a_bad_link_opens_the_lesson_with_a_note(page) -> None:  # noqa: ANN001
+def test_a_bad_link_opens_the_lesson_with_a_note(page) -> None:
     _open(
         page,
         f"lang=en&step=%3Cscript%3Ealert(1)%3C%2Fscript%3E&done=1,zz&teacher=1&key={TEACHER_KEY}x",
@@ -145,7 +145,7 @@ NAMES = ("grad", "create_graph", "second", "growth", "freed", "hvp", "used")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_step_draws_its_view(page, lang: str) -> None:  # noqa: ANN001
+def test_every_step_draws_its_view(page, lang: str) -> None:
     """Each step opened by its link: its title, its live view (a chart, or the flag lab's
     transcript), no error; a full-height screenshot of each (tests/artifacts/lesson_*_tour_*)."""
     for number, name in enumerate(NAMES, start=1):

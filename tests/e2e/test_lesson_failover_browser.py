@@ -16,12 +16,12 @@ from tests.e2e.conftest import running_server, screenshot, wait_for_app
 pytestmark = pytest.mark.e2e
 
 
-def _progress(page) -> str:  # noqa: ANN001
+def _progress(page) -> str:
     return page.locator("[data-testid='stMain'] [data-testid='stProgress']").first.inner_text()
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_progress_survives_a_restart_while_on_another_page(browser, lang: str) -> None:  # noqa: ANN001
+def test_progress_survives_a_restart_while_on_another_page(browser, lang: str) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.set_default_timeout(120_000)

@@ -114,7 +114,7 @@ HOSTILE: list[tuple[str, str, str]] = [
 ]
 
 
-def _check_no_trace(pg) -> None:  # noqa: ANN001
+def _check_no_trace(pg) -> None:
     assert pg.locator("[data-testid='stException']").count() == 0
     body = pg.inner_text("body")
     assert "Traceback" not in body
@@ -130,7 +130,7 @@ def test_there_are_at_least_fifty_hostile_links_on_every_page() -> None:
 
 
 @pytest.mark.parametrize(("path", "params", "shows"), HOSTILE)
-def test_a_hostile_link_gets_a_note_or_the_pages_message(page, path, params, shows) -> None:  # noqa: ANN001
+def test_a_hostile_link_gets_a_note_or_the_pages_message(page, path, params, shows) -> None:
     lang = "zh" if sum(map(ord, params)) % 2 else "en"  # both languages, fixed per link
     if "lang=" not in params:
         params = f"{params}&lang={lang}"
@@ -149,7 +149,7 @@ def test_a_hostile_link_gets_a_note_or_the_pages_message(page, path, params, sho
 # ---- a view set by hand is a link, and the link opens the same view elsewhere ------------------
 
 
-def _view(pg) -> dict[str, object]:  # noqa: ANN001
+def _view(pg) -> dict[str, object]:
     """What the derivatives page shows: the function, the sliders, the open tab, the chart."""
     main = pg.locator("[data-testid='stMain']")
     pg.wait_for_selector(".js-plotly-plot .legendtext")  # the chart is drawn
@@ -171,7 +171,7 @@ def _view(pg) -> dict[str, object]:  # noqa: ANN001
 
 def test_a_view_set_by_hand_opens_the_same_in_a_fresh_browser_on_a_fresh_server(
     page, browser
-) -> None:  # noqa: ANN001
+) -> None:
     page.goto(f"{page.base}/derivatives?lang=zh")
     wait_for_app(page)
     type_function(page, "tanh(x)")
@@ -220,7 +220,7 @@ PRESENT = [
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize(("path", "name"), PRESENT)
-def test_presentation_mode_at_1920x1080(browser, server, path: str, name: str, lang: str) -> None:  # noqa: ANN001
+def test_presentation_mode_at_1920x1080(browser, server, path: str, name: str, lang: str) -> None:
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     try:
         pg = context.new_page()
@@ -249,7 +249,7 @@ def test_presentation_mode_at_1920x1080(browser, server, path: str, name: str, l
         context.close()
 
 
-def test_presentation_mode_combines_with_embed(browser, server) -> None:  # noqa: ANN001
+def test_presentation_mode_combines_with_embed(browser, server) -> None:
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     try:
         pg = context.new_page()
@@ -269,12 +269,12 @@ def test_presentation_mode_combines_with_embed(browser, server) -> None:  # noqa
 # ---- forms: the URL changes when Run is pressed, and a link with form values is computed -------
 
 
-def _form_url(pg) -> str:  # noqa: ANN001
+def _form_url(pg) -> str:
     return pg.url.split("?", 1)[1] if "?" in pg.url else ""
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_editing_a_form_leaves_the_url_until_it_is_submitted(page, lang: str) -> None:  # noqa: ANN001
+def test_editing_a_form_leaves_the_url_until_it_is_submitted(page, lang: str) -> None:
     page.goto(f"{page.base}/hvp?hvp.mode=network&lang={lang}")
     wait_for_app(page, timeout=120_000)
     page.wait_for_selector("[data-testid='stMetric']", timeout=120_000)
@@ -304,7 +304,7 @@ def test_editing_a_form_leaves_the_url_until_it_is_submitted(page, lang: str) ->
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_link_with_form_values_shows_them_and_their_results(page, lang: str) -> None:  # noqa: ANN001
+def test_a_link_with_form_values_shows_them_and_their_results(page, lang: str) -> None:
     query = "why.tab=stats&why.stats.depth=3&why.stats.steps=20&why.stats.activation=relu"
     page.goto(f"{page.base}/why?{query}&lang={lang}")
     wait_for_app(page, timeout=120_000)
@@ -323,7 +323,7 @@ def test_a_link_with_form_values_shows_them_and_their_results(page, lang: str) -
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_bad_setting_of_a_mode_not_drawn_is_noted_when_it_opens(page, lang: str) -> None:  # noqa: ANN001
+def test_a_bad_setting_of_a_mode_not_drawn_is_noted_when_it_opens(page, lang: str) -> None:
     page.goto(f"{page.base}/hvp?hvp.net.layers=99&hvp.net.width=8&lang={lang}")
     wait_for_app(page)
     note = page.locator("[data-testid='stAlert']", has_text=NOTE[lang])
@@ -358,7 +358,7 @@ ASPECT = f"""wide => {{
 }}"""
 
 
-def _aspect(pg, wide: bool) -> float:  # noqa: ANN001
+def _aspect(pg, wide: bool) -> float:
     """Width over height of the page's first graph (left to right is wide, top to bottom not).
 
     The page's first chart, then its drawing: graphviz draws each chart when it is ready, so the
@@ -372,7 +372,7 @@ def _aspect(pg, wide: bool) -> float:  # noqa: ANN001
     return width / height
 
 
-def _shows_layout_and_case(pg, lang: str) -> None:  # noqa: ANN001
+def _shows_layout_and_case(pg, lang: str) -> None:
     """The graph laid out left to right and the in-place case's run, with their own labels."""
     layout = pg.get_by_role("radio", name=tr("graph.direction.LR", lang), exact=True)
     expect(layout).to_have_attribute("aria-checked", "true")
@@ -389,7 +389,7 @@ def _shows_layout_and_case(pg, lang: str) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_link_names_the_graph_layout_and_case_the_same_in_both_languages(page, lang: str) -> None:  # noqa: ANN001
+def test_a_link_names_the_graph_layout_and_case_the_same_in_both_languages(page, lang: str) -> None:
     page.goto(f"{page.base}/graph?lang={lang}")
     wait_for_app(page)
     assert _aspect(page, wide=False) < 3  # top to bottom by default
@@ -402,7 +402,7 @@ def test_a_link_names_the_graph_layout_and_case_the_same_in_both_languages(page,
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_an_older_link_with_labels_opens_the_same_layout_and_case(page, lang: str) -> None:  # noqa: ANN001
+def test_an_older_link_with_labels_opens_the_same_layout_and_case(page, lang: str) -> None:
     """Links made while the labels were written into the URL, in the other language."""
     other = "zh" if lang == "en" else "en"
     labels = (quote(tr("graph.direction.LR", other)), quote(tr("graph.case.inplace", other)))
@@ -416,7 +416,7 @@ def test_an_older_link_with_labels_opens_the_same_layout_and_case(page, lang: st
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_link_names_the_pinn_equation_the_same_in_both_languages(page, lang: str) -> None:  # noqa: ANN001
+def test_a_link_names_the_pinn_equation_the_same_in_both_languages(page, lang: str) -> None:
     page.goto(f"{page.base}/why?why.tab=pinn&why.pinn.equation=wave&lang={lang}")
     wait_for_app(page, timeout=120_000)
     _check_no_trace(page)

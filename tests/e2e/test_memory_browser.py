@@ -20,7 +20,7 @@ CONFIG = MemoryConfig(width=8, depth=2, batch=32, micro=2, orders=2)
 MESSAGE = "RuntimeError: Trying to backward through the graph a second time"
 
 
-def _body(page) -> str:  # noqa: ANN001
+def _body(page) -> str:
     body = page.inner_text("[data-testid='stMain']")
     assert page.locator("[data-testid='stException']").count() == 0
     assert "Traceback" not in body
@@ -28,7 +28,7 @@ def _body(page) -> str:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_memory_page_shows_the_modules_numbers(page, lang: str) -> None:  # noqa: ANN001
+def test_the_memory_page_shows_the_modules_numbers(page, lang: str) -> None:
     page.goto(f"{page.base}/memory?lang={lang}&{SMALL}")
     wait_for_app(page)
     run = compute.run(CONFIG)
@@ -53,7 +53,7 @@ def test_the_memory_page_shows_the_modules_numbers(page, lang: str) -> None:  # 
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_pasted_message_finds_its_case(page, lang: str) -> None:  # noqa: ANN001
+def test_a_pasted_message_finds_its_case(page, lang: str) -> None:
     page.goto(f"{page.base}/backward?lang={lang}")
     wait_for_app(page)
     box = page.locator("[data-testid='stTextArea'] textarea").first
@@ -78,7 +78,7 @@ def test_a_pasted_message_finds_its_case(page, lang: str) -> None:  # noqa: ANN0
     assert page.locator("[data-testid='stException']").count() == 0
 
 
-def test_hostile_text_is_shown_as_text(page) -> None:  # noqa: ANN001
+def test_hostile_text_is_shown_as_text(page) -> None:
     page.goto(f"{page.base}/backward?lang=en")
     wait_for_app(page)
     box = page.locator("[data-testid='stTextArea'] textarea").first

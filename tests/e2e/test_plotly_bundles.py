@@ -7,7 +7,7 @@ from benchmarks.plotly_bundles import APP_BUNDLE, full_bundle, header, measure
 from hograd_ui.parts.chart import BUNDLE
 
 
-def test_each_bundle_loads_then_draws(browser) -> None:  # noqa: ANN001
+def test_each_bundle_loads_then_draws(browser) -> None:
     r = measure(full_bundle(), rounds=2, browser=browser)
     assert list(r) == ["full", "partial"]
     for d in r.values():

@@ -26,7 +26,7 @@ METRIC_SIZES_JS = """() => [...document.querySelectorAll('[data-testid="stMetric
         .map(e => getComputedStyle(e).fontSize)])"""
 
 
-def _context(browser, width: int = 1920, height: int = 1080):  # noqa: ANN001, ANN202
+def _context(browser, width: int = 1920, height: int = 1080):
     ctx = browser.new_context(viewport={"width": width, "height": height})
     pg = ctx.new_page()
     pg.set_default_timeout(120_000)
@@ -34,7 +34,7 @@ def _context(browser, width: int = 1920, height: int = 1080):  # noqa: ANN001, A
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_metric_value_has_the_presentation_size(browser, server, lang: str) -> None:  # noqa: ANN001
+def test_every_metric_value_has_the_presentation_size(browser, server, lang: str) -> None:
     """The mode's rule says 48 px; a value drawn as markdown (a <p> inside) took the 26 px of
     paragraphs instead, on the HVP page and the MAML, PINN and WGAN tabs."""
     ctx, pg = _context(browser)
@@ -70,12 +70,12 @@ OPENED = (WHY_TABS[0], WHY_TABS[-1])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("present", ["1", "0"])
 @pytest.mark.parametrize("width", [1920, 1440, 1280])
-def test_every_tab_label_is_inside_the_window_when_open(  # noqa: PLR0913
+def test_every_tab_label_is_inside_the_window_when_open(
     browser,
     server,
     lang: str,
     present: str,
-    width: int,  # noqa: ANN001
+    width: int,
 ) -> None:
     """The "why" page's seven tab labels, with the first and with the last tab open: no label
     reaches past the window's edges (the bar used to scroll sideways, the last tab cut at the
@@ -122,7 +122,7 @@ TICKS_JS = "() => document.querySelectorAll('.hograd-chart g.ytick text').length
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_no_tick_labels_overlap_on_the_log_charts(browser, server, lang: str) -> None:  # noqa: ANN001
+def test_no_tick_labels_overlap_on_the_log_charts(browser, server, lang: str) -> None:
     """Newton's convergence panels, the MAML error charts and the PINN's loss terms (log
     scales; "2" and "5" ran into the powers of ten) and the other tabs' charts, projected
     (each on its screen: Next, PageDown, as many times as the number says)."""
@@ -159,7 +159,7 @@ NODE_TEXT_JS = """() => [...document.querySelectorAll('[data-testid="stGraphVizC
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_graph_drawings_text_is_alike_and_readable(browser, server, lang: str) -> None:  # noqa: ANN001
+def test_the_graph_drawings_text_is_alike_and_readable(browser, server, lang: str) -> None:
     """The graph page for w1**2*sin(w2), projected: the double-backward graph of the HVP (a
     wide drawing, text ~15 px when stretched to the page) and the classic case's drawing (a
     few nodes, 72 px text when stretched): node labels within a factor 2 of each other. Each

@@ -22,7 +22,7 @@ def presets(path: str) -> list[str]:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_preset_pill_reads_as_typed(page, lang: str) -> None:  # noqa: ANN001
+def test_every_preset_pill_reads_as_typed(page, lang: str) -> None:
     typed = presets("hograd_labs/curvature/page.py")
     page.goto(f"{page.base}/why?why.tab=curvature&lang={lang}")
     wait_for_app(page, timeout=120_000)

@@ -39,7 +39,7 @@ RECORD = """() => {
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_share_box_opened_while_a_tab_trains(page, lang: str) -> None:  # noqa: ANN001
+def test_the_share_box_opened_while_a_tab_trains(page, lang: str) -> None:
     seed = SEED[lang]
     # the settings come from a link opened on the first tab; the MAML tab trains when opened
     page.goto(f"{page.base}/why?lang={lang}&why.maml.steps={STEPS}&why.maml.seed={seed}")

@@ -197,14 +197,14 @@ TEXT_JS_OF = """(element) => Math.min(...[...element.querySelectorAll('TEXTS')]
     .map(c => parseFloat(getComputedStyle(c).fontSize) * (c.currentCSSZoom || 1)))"""
 
 
-def _off_screen(pg, screen: Screen) -> str | None:  # noqa: ANN001
+def _off_screen(pg, screen: Screen) -> str | None:
     """Why ``screen``'s result is not wholly on the first 1920x1080 screen (its top at or
     below the top edge, its bottom at or above the bottom edge), or a Graphviz drawing's text
     is under :data:`MIN_GRAPH_TEXT`; None when it is there and legible."""
     result = pg.locator(screen.result).first
     try:
         result.wait_for(state="visible", timeout=120_000)  # the page settled: there or not
-    except Exception as err:  # noqa: BLE001 - reported with the screen's name
+    except Exception as err:  # reported with the screen's name
         return f"{screen.name}: not found ({type(err).__name__})"
     box = result.bounding_box()
     if pg.evaluate("() => window.scrollY") != 0:
@@ -232,7 +232,7 @@ def _off_screen(pg, screen: Screen) -> str | None:  # noqa: ANN001
     return None
 
 
-def screens_of(browser, server: str, view: str, lang: str) -> Iterator[tuple[object, Screen]]:  # noqa: ANN001
+def screens_of(browser, server: str, view: str, lang: str) -> Iterator[tuple[object, Screen]]:
     """Open ``view`` projected at 1920x1080 in ``lang`` and go through its screens as a
     lecturer does: yields (the page, the screen now shown) for each of VIEWS[view]."""
     ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
@@ -255,7 +255,7 @@ def screens_of(browser, server: str, view: str, lang: str) -> Iterator[tuple[obj
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("view", list(VIEWS), ids=lambda v: v or "home")
-def test_each_result_is_on_the_first_screen(browser, server, view: str, lang: str) -> None:  # noqa: ANN001
+def test_each_result_is_on_the_first_screen(browser, server, view: str, lang: str) -> None:
     missed, tall = [], []
     for pg, screen in screens_of(browser, server, view, lang):
         name = screen.name.replace("?", "_").replace("=", "-").replace("&", "_")
@@ -271,7 +271,7 @@ def test_each_result_is_on_the_first_screen(browser, server, view: str, lang: st
         pytest.xfail("; ".join([*tall, TALL]))
 
 
-def test_the_mode_and_the_switcher_stay_from_page_to_page(browser, server) -> None:  # noqa: ANN001
+def test_the_mode_and_the_switcher_stay_from_page_to_page(browser, server) -> None:
     """The switcher at the top opens another page in the mode and the language; Leave, at the
     top of the page, ends it, and the next page opens without it."""
     ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
@@ -303,7 +303,7 @@ def test_the_mode_and_the_switcher_stay_from_page_to_page(browser, server) -> No
         ctx.close()
 
 
-def test_a_link_opens_its_screen_and_next_writes_it(browser, server) -> None:  # noqa: ANN001
+def test_a_link_opens_its_screen_and_next_writes_it(browser, server) -> None:
     """``?graph.screen=flags`` opens that screen; PageDown moves to the next one and writes
     it into the address bar, so a reload (a shared link) opens it again."""
     ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
@@ -344,7 +344,7 @@ SCROLLED_JS = """(table) => {
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_table_too_long_for_the_screen_scrolls_under_its_header(
     browser, server, lang: str
-) -> None:  # noqa: ANN001
+) -> None:
     """The inspector's 31 rows (orders 0 to 30): zoomed to 20 px text, the table still does not
     fit, so it ends at the screen's bottom edge and its rows scroll inside it; scrolled to the
     end, the last row is in the box and the header still at its top."""

@@ -25,15 +25,15 @@ EXAMPLES = ("derivatives", "graph", "hvp", "backward")  # pages with examples in
 SLOW = 180_000  # ms: a tab may train a small network on a busy 2-core host
 
 
-def _idle(pg) -> None:  # noqa: ANN001
+def _idle(pg) -> None:
     wait_for_app(pg, timeout=SLOW)
 
 
-def _main(pg):  # noqa: ANN001, ANN202
+def _main(pg):
     return pg.locator("[data-testid='stMain']")
 
 
-def _preset(pg) -> bool:  # noqa: ANN001
+def _preset(pg) -> bool:
     """Click the second pill of the view's examples, when it has some; whether it had."""
     pills = _main(pg).locator("[data-testid='stButtonGroup'] button")
     if pills.count() < 2:
@@ -43,7 +43,7 @@ def _preset(pg) -> bool:  # noqa: ANN001
     return True
 
 
-def _tour_tabs(pg, examples: bool) -> int:  # noqa: ANN001
+def _tour_tabs(pg, examples: bool) -> int:
     """Open every tab of the page in turn, clicking an example in each; the examples clicked.
     ``examples``: the page's first view has them (waited for: widgets mount after the run)."""
     if examples:
@@ -60,7 +60,7 @@ def _tour_tabs(pg, examples: bool) -> int:  # noqa: ANN001
     return clicked
 
 
-def _hvp_controls(pg) -> None:  # noqa: ANN001
+def _hvp_controls(pg) -> None:
     """The HVP page's Reset, a click on the contour (it moves p) and an exact point."""
     pg.goto(f"{pg.base}/hvp")
     _idle(pg)
@@ -89,7 +89,7 @@ def _hvp_controls(pg) -> None:  # noqa: ANN001
     _idle(pg)
 
 
-def _graph_controls(pg) -> None:  # noqa: ANN001
+def _graph_controls(pg) -> None:
     """The graph page's pass buttons and its exact x0."""
     pg.goto(f"{pg.base}/graph")
     _idle(pg)
@@ -103,7 +103,7 @@ def _graph_controls(pg) -> None:  # noqa: ANN001
     assert "graph.x0=0.785" in pg.url
 
 
-def _language_and_presentation(pg) -> None:  # noqa: ANN001
+def _language_and_presentation(pg) -> None:
     """Switch to Chinese and back; presentation mode on (an example clicked) and off."""
     pg.goto(f"{pg.base}/derivatives")
     _idle(pg)
@@ -123,7 +123,7 @@ def _language_and_presentation(pg) -> None:  # noqa: ANN001
     assert "present=1" not in pg.url
 
 
-def test_a_full_tour_logs_no_session_state_warning(browser) -> None:  # noqa: ANN001
+def test_a_full_tour_logs_no_session_state_warning(browser) -> None:
     name = "state-warnings"
     with running_server(name) as url:
         context = browser.new_context(viewport={"width": 1280, "height": 800})

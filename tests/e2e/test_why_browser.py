@@ -28,7 +28,7 @@ TABS = {
 }
 
 
-def _open(page, lang: str = "en", tab: str | None = None) -> None:  # noqa: ANN001
+def _open(page, lang: str = "en", tab: str | None = None) -> None:
     page.goto(f"{page.base}/why?lang={lang}")
     wait_for_app(page, timeout=120_000)
     if tab is not None:
@@ -38,7 +38,7 @@ def _open(page, lang: str = "en", tab: str | None = None) -> None:  # noqa: ANN0
     wait_for_app(page, timeout=120_000)
 
 
-def _trace(page, name: str, axis: str = "y") -> np.ndarray:  # noqa: ANN001
+def _trace(page, name: str, axis: str = "y") -> np.ndarray:
     """The numbers of the drawn trace called ``name`` (as plotly.js holds them)."""
     page.wait_for_function(
         "name => [...document.querySelectorAll('.js-plotly-plot')]"
@@ -58,7 +58,7 @@ def _trace(page, name: str, axis: str = "y") -> np.ndarray:  # noqa: ANN001
     return plotly_array(values)
 
 
-def _shot(page, name: str, selector: str = ".js-plotly-plot") -> None:  # noqa: ANN001
+def _shot(page, name: str, selector: str = ".js-plotly-plot") -> None:
     """A screenshot with the experiment in view (the page scrolls inside Streamlit's main
     container, so a full-page shot would show only its top)."""
     page.locator(selector).first.scroll_into_view_if_needed()
@@ -66,12 +66,12 @@ def _shot(page, name: str, selector: str = ".js-plotly-plot") -> None:  # noqa: 
     screenshot(page, name)
 
 
-def _no_exception(page) -> None:  # noqa: ANN001
+def _no_exception(page) -> None:
     assert page.locator("[data-testid='stException']").count() == 0
     assert "Traceback" not in page.inner_text("body")
 
 
-def test_newton_tab(page) -> None:  # noqa: ANN001
+def test_newton_tab(page) -> None:
     _open(page)
     _no_exception(page)
     text = next(iter(presets.PRESETS))  # the first preset: Rosenbrock
@@ -90,7 +90,7 @@ def test_newton_tab(page) -> None:  # noqa: ANN001
     _shot(page, "why-newton-zh")
 
 
-def test_hessian_free_tab(page) -> None:  # noqa: ANN001
+def test_hessian_free_tab(page) -> None:
     _open(page, tab="hf")
     page.get_by_role("button", name="Run").click()  # the form's experiment, as a student runs it
     wait_for_app(page, timeout=120_000)
@@ -108,7 +108,7 @@ def test_hessian_free_tab(page) -> None:  # noqa: ANN001
     _shot(page, "why-hf-zh")
 
 
-def test_stability_tab(page) -> None:  # noqa: ANN001
+def test_stability_tab(page) -> None:
     _open(page, tab="stability")
     _no_exception(page)
     quad = sb.run_quadratic(sb.StabilityConfig())
@@ -127,7 +127,7 @@ def test_stability_tab(page) -> None:  # noqa: ANN001
     _shot(page, "why-stability-zh")
 
 
-def test_gradient_statistics_tab(page) -> None:  # noqa: ANN001
+def test_gradient_statistics_tab(page) -> None:
     _open(page, tab="stats")
     page.get_by_role("button", name="exploding (ReLU, gain 2, lr 0.2)").click()
     wait_for_app(page, timeout=120_000)

@@ -11,7 +11,7 @@ from hograd_ui.i18n import tr
 from tests.e2e.conftest import ARTIFACTS, download, wait_for_app
 
 
-def _text(page, label: str) -> str:  # noqa: ANN001
+def _text(page, label: str) -> str:
     return download(page, label).decode("utf-8")
 
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_hessian_free_tab_delivers_and_shows_its_torch_func_form(page, lang: str) -> None:  # noqa: ANN001
+def test_hessian_free_tab_delivers_and_shows_its_torch_func_form(page, lang: str) -> None:
     page.goto(f"{page.base}/why?lang={lang}")
     wait_for_app(page, timeout=120_000)
     page.get_by_role("tab", name=tr("hf.tab", lang)).click()

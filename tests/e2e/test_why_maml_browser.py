@@ -26,7 +26,7 @@ NAMES = {
 }
 
 
-def _open(page, lang: str, query: str = "") -> None:  # noqa: ANN001
+def _open(page, lang: str, query: str = "") -> None:
     page.goto(f"{page.base}/why?lang={lang}{query}")
     wait_for_app(page, timeout=120_000)
     page.get_by_role("tab", name=TAB[lang]).click()
@@ -35,7 +35,7 @@ def _open(page, lang: str, query: str = "") -> None:  # noqa: ANN001
     wait_for_app(page, timeout=120_000)
 
 
-def _trace(page, name: str, axis: str = "y") -> np.ndarray:  # noqa: ANN001
+def _trace(page, name: str, axis: str = "y") -> np.ndarray:
     """The numbers of the drawn trace called ``name`` (as plotly.js holds them)."""
     values = page.evaluate(
         "([name, axis]) => { for (const p of document.querySelectorAll('.js-plotly-plot'))"
@@ -48,18 +48,18 @@ def _trace(page, name: str, axis: str = "y") -> np.ndarray:  # noqa: ANN001
     return np.asarray(values, dtype=float) if isinstance(values, list) else plotly_array(values)
 
 
-def _title_of_first_chart(page) -> str:  # noqa: ANN001
+def _title_of_first_chart(page) -> str:
     return page.evaluate(
         "() => { const p = document.querySelector('.js-plotly-plot'); return p.layout.title.text; }"
     )
 
 
-def _no_exception(page) -> None:  # noqa: ANN001
+def _no_exception(page) -> None:
     assert page.locator("[data-testid='stException']").count() == 0
     assert "Traceback" not in page.inner_text("body")
 
 
-def _shot(page, name: str, selector: str = ".js-plotly-plot") -> None:  # noqa: ANN001
+def _shot(page, name: str, selector: str = ".js-plotly-plot") -> None:
     """A screenshot with ``selector`` in view (the page scrolls inside Streamlit's main
     container, so a full-page shot would show only its top)."""
     page.locator(selector).first.scroll_into_view_if_needed()
@@ -67,7 +67,7 @@ def _shot(page, name: str, selector: str = ".js-plotly-plot") -> None:  # noqa: 
     screenshot(page, name)
 
 
-def test_maml_tab_trains_and_draws_the_cores_curves(page) -> None:  # noqa: ANN001
+def test_maml_tab_trains_and_draws_the_cores_curves(page) -> None:
     # a smaller run than the default, as a link would set it, then trained with Run
     _open(page, "en", "&why.maml.hidden=16&why.maml.tasks=4")
     page.get_by_role("button", name="Run").click()

@@ -13,14 +13,14 @@ from hograd_ui.notebook import percent_cells
 from tests.e2e.conftest import ARTIFACTS, download, wait_for_app
 
 
-def _text(page, label: str) -> str:  # noqa: ANN001
+def _text(page, label: str) -> str:
     return download(page, label).decode("utf-8")
 
 
 pytestmark = pytest.mark.e2e
 
 
-def _shot(page, label: str, name: str) -> None:  # noqa: ANN001
+def _shot(page, label: str, name: str) -> None:
     button = page.locator("[data-testid='stDownloadButton']", has_text=label).first
     button.scroll_into_view_if_needed()
     page.evaluate("window.scrollBy(0, 200)")
@@ -29,7 +29,7 @@ def _shot(page, label: str, name: str) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_newton_tab_notebook_downloads(page, lang: str) -> None:  # noqa: ANN001
+def test_newton_tab_notebook_downloads(page, lang: str) -> None:
     page.goto(f"{page.base}/why?lang={lang}")
     wait_for_app(page, timeout=120_000)
     page.wait_for_selector(".js-plotly-plot", timeout=120_000)
@@ -45,7 +45,7 @@ def test_newton_tab_notebook_downloads(page, lang: str) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_hvp_network_notebook_downloads(page, lang: str) -> None:  # noqa: ANN001
+def test_hvp_network_notebook_downloads(page, lang: str) -> None:
     page.goto(f"{page.base}/hvp?lang={lang}&hvp.mode=network&hvp.net.steps=50")
     wait_for_app(page, timeout=120_000)
     page.wait_for_selector(".js-plotly-plot", timeout=120_000)

@@ -25,7 +25,7 @@ _DRAWN = (
 )
 
 
-def _open(page, lang: str) -> None:  # noqa: ANN001
+def _open(page, lang: str) -> None:
     page.goto(f"{page.base}/why?lang={lang}")
     wait_for_app(page, timeout=120_000)
     page.get_by_role("tab", name=TAB[lang]).click()
@@ -34,7 +34,7 @@ def _open(page, lang: str) -> None:  # noqa: ANN001
     wait_for_app(page, timeout=120_000)
 
 
-def _drawn(page, name: str, axis: str) -> np.ndarray:  # noqa: ANN001
+def _drawn(page, name: str, axis: str) -> np.ndarray:
     page.wait_for_function(
         "name => [...document.querySelectorAll('.js-plotly-plot')]"
         ".some(p => (p.data || []).some(t => t.name === name))",
@@ -48,7 +48,7 @@ def _drawn(page, name: str, axis: str) -> np.ndarray:  # noqa: ANN001
     return np.array(values, dtype=float)
 
 
-def _shot(page, name: str, chart: int = 0) -> None:  # noqa: ANN001
+def _shot(page, name: str, chart: int = 0) -> None:
     """A screenshot with chart number ``chart`` in view (the page scrolls inside Streamlit's
     main container, so a full-page shot would show only its top)."""
     page.locator(".js-plotly-plot").nth(chart).scroll_into_view_if_needed()
@@ -56,12 +56,12 @@ def _shot(page, name: str, chart: int = 0) -> None:  # noqa: ANN001
     screenshot(page, name)
 
 
-def _no_exception(page) -> None:  # noqa: ANN001
+def _no_exception(page) -> None:
     assert page.locator("[data-testid='stException']").count() == 0
     assert "Traceback" not in page.inner_text("body")
 
 
-def test_pinn_tab_trains_and_shows_the_silent_bug(page) -> None:  # noqa: ANN001
+def test_pinn_tab_trains_and_shows_the_silent_bug(page) -> None:
     _open(page, "en")
     _no_exception(page)
     good = core.run(core.preset("heat"))

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.e2e
 TAB = {"en": "WGAN-GP's gradient penalty", "zh": "WGAN-GP 的梯度惩罚"}
 
 
-def _open(page, lang: str) -> None:  # noqa: ANN001
+def _open(page, lang: str) -> None:
     page.goto(f"{page.base}/why?lang={lang}")
     wait_for_app(page, timeout=120_000)
     page.get_by_role("tab", name=TAB[lang]).click()
@@ -26,7 +26,7 @@ def _open(page, lang: str) -> None:  # noqa: ANN001
     wait_for_app(page, timeout=120_000)
 
 
-def _shot(page, name: str, selector: str) -> None:  # noqa: ANN001
+def _shot(page, name: str, selector: str) -> None:
     """A screenshot with ``selector``'s first match at the top of the view (the page scrolls
     inside Streamlit's main container, so a full-page shot shows only what is in view)."""
     page.locator(selector).first.evaluate("e => e.scrollIntoView({block: 'start'})")
@@ -34,7 +34,7 @@ def _shot(page, name: str, selector: str) -> None:  # noqa: ANN001
     screenshot(page, name)
 
 
-def test_wgan_tab_trains_and_draws_the_cores_numbers(page) -> None:  # noqa: ANN001
+def test_wgan_tab_trains_and_draws_the_cores_numbers(page) -> None:
     _open(page, "en")
     _no_exception(page)
     run = train_wgan(WganConfig())

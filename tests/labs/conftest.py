@@ -39,7 +39,7 @@ def _sqlite(path: Path) -> Db:
         with sqlite3.connect(path) as con:
             return con.execute(sql).fetchall()  # a statement without rows: []
 
-    tables = lambda: {r[0] for r in rows("SELECT name FROM sqlite_master WHERE type='table'")}  # noqa: E731
+    tables = lambda: {r[0] for r in rows("SELECT name FROM sqlite_master WHERE type='table'")}
     # SQLite waits for another thread's write, as the app's engine does (cached.py)
     engine = sa.create_engine(f"sqlite:///{path}", connect_args={"timeout": 60})
     return Db(engine, rows, tables)
@@ -57,7 +57,7 @@ def _postgres(url: str) -> Db:
 
     tables = lambda: {
         r[0]
-        for r in rows(  # noqa: E731
+        for r in rows(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
         )
     }

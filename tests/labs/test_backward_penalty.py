@@ -18,11 +18,11 @@ CUBE_AT = [-1.0, 0.5, 2.0]
 def _cube(kind: str) -> type[torch.autograd.Function]:
     """x³ with backward 3x²g, written by hand: as typed, on detached x, or once-only."""
 
-    def forward(ctx, x):  # noqa: ANN001, ANN202
+    def forward(ctx, x):
         ctx.save_for_backward(x)
         return x**3
 
-    def backward(ctx, g):  # noqa: ANN001, ANN202
+    def backward(ctx, g):
         (x,) = ctx.saved_tensors
         return 3 * (x.detach() if kind == "detached" else x) ** 2 * g
 
@@ -34,7 +34,7 @@ def _cube(kind: str) -> type[torch.autograd.Function]:
     )
 
 
-def _plain_penalty(fn, xs):  # noqa: ANN001, ANN202
+def _plain_penalty(fn, xs):
     x = torch.tensor(xs, dtype=torch.float64, requires_grad=True)
     y = fn(x)
     (dy,) = torch.autograd.grad(y.sum(), x, create_graph=True)
@@ -60,7 +60,7 @@ def test_plain_pytorch_loses_the_penalty_term_silently() -> None:
         ("sin(x)", "cos(x)*g", torch.sin),
     ],
 )
-def test_the_labs_penalty_is_plain_pytorchs(f: str, b: str, plain, variant: str) -> None:  # noqa: ANN001
+def test_the_labs_penalty_is_plain_pytorchs(f: str, b: str, plain, variant: str) -> None:
     xs = [-1.3, -0.4, 0.7, 1.9]
     got = penalty(f, b, xs, variant)
     truth, _ = _plain_penalty(plain, xs)

@@ -143,7 +143,7 @@ def test_a_postgresql_restart_during_answers_loses_no_check(postgres_url: str) -
                 waiting = cc.record_pending(engine, waiting, NOW)
                 threading.Event().wait(0.5)
             assert waiting == ()
-        except BaseException as err:  # noqa: BLE001 - reported below
+        except BaseException as err:  # reported below
             errors.append(err)
 
     threads = [threading.Thread(target=student, args=(me,)) for me in seated]

@@ -19,7 +19,7 @@ STUDENTS = 100
 def test_a_hundred_students_at_once(plain_db: Db, monkeypatch: pytest.MonkeyPatch) -> None:
     engine = plain_db.engine
     looks = []  # each look for a free name: on PostgreSQL joins take turns, so one per student
-    free_name = cc._free_name  # noqa: SLF001
+    free_name = cc._free_name
     monkeypatch.setattr(cc, "_free_name", lambda *a: looks.append(1) or free_name(*a))
     cc.create_schema(engine)
     code = cc.open_class(engine, NOW, rng=Random(0))

@@ -63,7 +63,7 @@ def test_the_svg_holds_no_text_of_the_link() -> None:
     assert "<text" not in svg
 
 
-def test_the_lecturer_sees_the_student_links_code(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+def test_the_lecturer_sees_the_student_links_code(tmp_path, monkeypatch) -> None:
     from hograd_labs.classroom import page as room
     from tests.app.test_classroom_page import KEY
     from tests.app.test_lesson_page import open_lesson

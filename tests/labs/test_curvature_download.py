@@ -45,7 +45,7 @@ def printed(text: str) -> dict[str, list[str]]:
     return {line.split()[0]: line.split()[1:] for line in text.splitlines() if line.strip()}
 
 
-def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # noqa: ANN001
+def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:
     typed, network = curvature_typed(DIAGONAL), curvature_network(DIAGONAL)
     run, sp = curvature_momentum(MOMENTUM), curvature_spectra(NETWORK)
     code = script(DIAGONAL, MOMENTUM, NETWORK)
@@ -105,7 +105,7 @@ def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
     assert [source for _, source in cells[1:]] == percent_cells(code.source)
 
 
-def test_the_notebook_runs_and_recomputes_the_pages_numbers(tmp_path) -> None:  # noqa: ANN001
+def test_the_notebook_runs_and_recomputes_the_pages_numbers(tmp_path) -> None:
     """Executed by a real kernel (nbclient) in an empty folder, as a learner would."""
     nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
     small = DiagonalConfig(

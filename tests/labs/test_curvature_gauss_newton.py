@@ -27,7 +27,7 @@ from hograd_labs.curvature.compute import (
 SMALL = NetworkCurvatureConfig(hidden=4, train_steps=100, hf_iterations=8, cg_iterations=15)
 
 
-def whole_hessian(f, w):  # noqa: ANN001, ANN201
+def whole_hessian(f, w):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", DeprecationWarning)
         return torch.func.hessian(f)(w).numpy()
@@ -141,6 +141,6 @@ def test_slq_moments_and_density_against_the_exact_spectrum() -> None:
     assert many < few
 
 
-def _f(config: NetworkCurvatureConfig):  # noqa: ANN202
+def _f(config: NetworkCurvatureConfig):
     model, loss, theta = network_model(config.hidden, config.train_steps, config.seed)
     return (lambda th: loss(model(th))), theta

@@ -87,7 +87,7 @@ def test_cg_stops_on_negative_curvature_without_a_step() -> None:
     assert used == 1 and torch.equal(d, torch.zeros(2)) and model == 0.0
 
 
-def numpy_cg(h: np.ndarray, g: np.ndarray, lam: float, iters: int, tol: float = 1e-8):  # noqa: ANN201
+def numpy_cg(h: np.ndarray, g: np.ndarray, lam: float, iters: int, tol: float = 1e-8):
     """Textbook CG (Nocedal and Wright, Algorithm 5.2) on the explicit matrix H + λI."""
     a = h + lam * np.eye(len(g))
     d, r = np.zeros_like(g), -g.copy()
@@ -105,7 +105,7 @@ def numpy_cg(h: np.ndarray, g: np.ndarray, lam: float, iters: int, tol: float = 
 @pytest.mark.parametrize(
     ("dataset", "hidden", "steps"), [("moons", (16,), 12), ("digits", (8,), 3)]
 )
-def test_every_cg_direction_equals_the_explicit_hessians(dataset, hidden, steps) -> None:  # noqa: ANN001
+def test_every_cg_direction_equals_the_explicit_hessians(dataset, hidden, steps) -> None:
     config = HFConfig(dataset=dataset, hidden=hidden, steps=steps, cg_iters=25)
     run = hessian_free(config, keep=True)
     assert run.parameters <= 2_000
@@ -236,7 +236,7 @@ def test_initial_parameters_are_the_network_pages() -> None:
         (HFConfig(damping=math.nan), ArgumentError, "damping"),
     ],
 )
-def test_refusals_come_before_any_work(config, error, match) -> None:  # noqa: ANN001
+def test_refusals_come_before_any_work(config, error, match) -> None:
     with raises(error, match=match):
         check_config(config)
 

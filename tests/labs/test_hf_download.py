@@ -33,7 +33,7 @@ def printed(text: str) -> dict[str, list[str]]:
     return {line.split()[0]: line.split()[1:] for line in text.splitlines() if line.strip()}
 
 
-def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # noqa: ANN001
+def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:
     run, code = why_hessian_free(CONFIG)  # what the page draws, from its cached call
     # the file is the module's source, its settings line written with the page's values
     own, sent = inspect.getsource(compute).splitlines(), code.source.splitlines()

@@ -23,7 +23,7 @@ def printed(text: str) -> dict[str, list[str]]:
     return {line.split()[0]: line.split()[1:] for line in text.splitlines() if line.strip()}
 
 
-def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # noqa: ANN001
+def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:
     net = trained(*RUN[:4])  # what the page draws, from its cached calls
     curv = analysed(RUN[:4], *RUN[4:], _net=net)
     code = script(RUN)

@@ -48,7 +48,7 @@ def start(config: MamlConfig, seed: int = 1) -> torch.Tensor:
     return theta + 0.3 * torch.randn(theta.shape, generator=gen, dtype=torch.float64)
 
 
-def task_loss(config: MamlConfig, x: torch.Tensor, y: torch.Tensor):  # noqa: ANN201
+def task_loss(config: MamlConfig, x: torch.Tensor, y: torch.Tensor):
     """One task's loss as a function of a flat θ (n,), for torch.func."""
     return lambda theta: (
         (forward(theta[None], x[None], config.hidden, config.activation) - y[None]) ** 2
@@ -93,7 +93,7 @@ def test_second_order_meta_gradient_is_the_derivative_of_the_post_adaptation_los
     assert np.abs(g1.numpy() - fd).max() > 1e3 * np.abs(g.numpy() - fd).max()  # not close
 
 
-def hvp(f, theta: torch.Tensor, v: torch.Tensor) -> torch.Tensor:  # noqa: ANN001
+def hvp(f, theta: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     """H v by forward-over-reverse: the directional derivative of ∇f along v."""
     _load_forward_ad()  # torch's own first-use DeprecationWarning, silenced as the app does
     return torch.func.jvp(torch.func.grad(f), (theta,), (v,))[1]
@@ -241,7 +241,7 @@ def test_adaptation_is_plain_gradient_steps_on_the_support_points() -> None:
         (MamlConfig(hidden=64, tasks=16, k_shot=20, meta_steps=800), BudgetError, "work units"),
     ],
 )
-def test_refusals_come_before_any_work(config, error, match, monkeypatch) -> None:  # noqa: ANN001
+def test_refusals_come_before_any_work(config, error, match, monkeypatch) -> None:
     with raises(error, match=match):
         check_config(config)
     calls = []  # the page's cached call refuses before it trains (or draws a progress bar)

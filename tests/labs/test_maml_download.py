@@ -34,7 +34,7 @@ def printed(text: str) -> dict[str, list[str]]:
     return {line.split()[0]: line.split()[1:] for line in text.splitlines() if line.strip()}
 
 
-def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # noqa: ANN001
+def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:
     run = why_maml(CONFIG)  # what the page draws, from its cached calls
     adaptation, code = why_maml_adapt(CONFIG, 2.5, 1.2, _run=run)
     # the file is the module's source, its two settings lines written with the page's values

@@ -30,7 +30,7 @@ from tests.english import raises
 SMALL = MemoryConfig(width=8, depth=2, batch=12, micro=3, orders=3, seed=1)
 
 
-def kept_storages(work, exclude) -> int:  # noqa: ANN001
+def kept_storages(work, exclude) -> int:
     """Bytes of the distinct storages behind every tensor autograd saves while ``work`` runs,
     by the test's own hooks: each saved tensor is kept alive in a list, then the storages are
     told apart by address (``untyped_storage().data_ptr()``) and their sizes summed."""
@@ -68,7 +68,7 @@ class Box:
         self.tensor = tensor.detach()
 
 
-def test_bytes_per_order_equal_the_tests_own_count(result) -> None:  # noqa: ANN001
+def test_bytes_per_order_equal_the_tests_own_count(result) -> None:
     """The test keeps its own record: at each pack the storage's address and size; after each
     pass, the distinct storages of the boxes still alive (a WeakSet, not a running count)."""
     params, (x, y) = make_params(SMALL), make_data(SMALL)
@@ -147,7 +147,7 @@ def test_a_tensor_saved_by_two_nodes_counts_once() -> None:
     ],
     ids=str,
 )
-def test_the_forward_equals_the_closed_form_and_the_tests_own_count(config) -> None:  # noqa: ANN001
+def test_the_forward_equals_the_closed_form_and_the_tests_own_count(config) -> None:
     params, (x, y) = make_params(config), make_data(config)
     for checkpointed in (False, True):
         reentrant = False if checkpointed else None
@@ -184,7 +184,7 @@ def test_checkpoint_saves_each_blocks_input_through_the_pack_hook() -> None:
     [SMALL, MemoryConfig(width=16, depth=4, batch=32, micro=1, orders=1)],
     ids=str,
 )
-def test_checkpointed_hv_equals_the_plain_hv_and_keeps_what_the_closed_form_says(config) -> None:  # noqa: ANN001
+def test_checkpointed_hv_equals_the_plain_hv_and_keeps_what_the_closed_form_says(config) -> None:
     plain, plain_forward, plain_held = compute.hessian_vector(config, None)
     ckpt, ckpt_forward, ckpt_held = compute.hessian_vector(config, False)
     for a, b in zip(plain, ckpt, strict=True):
@@ -203,7 +203,7 @@ def test_checkpointed_hv_equals_the_plain_hv_and_keeps_what_the_closed_form_says
     assert ckpt_held - plain_held == 8 * config.batch * config.width * config.depth
 
 
-def test_the_run_reports_the_hessian_vector_counts(result) -> None:  # noqa: ANN001
+def test_the_run_reports_the_hessian_vector_counts(result) -> None:
     plain, plain_forward, plain_held = compute.hessian_vector(SMALL, None)
     _, ckpt_forward, ckpt_held = compute.hessian_vector(SMALL, False)
     assert (result.plain_forward_bytes, result.checkpoint_forward_bytes) == (
@@ -214,7 +214,7 @@ def test_the_run_reports_the_hessian_vector_counts(result) -> None:  # noqa: ANN
     assert result.hv_difference <= 1e-12
 
 
-def test_the_reentrant_error_is_pytorchs_own(result) -> None:  # noqa: ANN001
+def test_the_reentrant_error_is_pytorchs_own(result) -> None:
     w = torch.ones(3, 3, dtype=torch.float64, requires_grad=True)
     h = torch.ones(2, 3, dtype=torch.float64, requires_grad=True)
     out = checkpoint(layer, h, w, torch.zeros(3, dtype=torch.float64), use_reentrant=True)
@@ -224,7 +224,7 @@ def test_the_reentrant_error_is_pytorchs_own(result) -> None:  # noqa: ANN001
     assert "use_reentrant=True" in result.reentrant_error
 
 
-def test_accumulation_gives_the_big_batchs_gradient_with_a_lower_peak(result) -> None:  # noqa: ANN001
+def test_accumulation_gives_the_big_batchs_gradient_with_a_lower_peak(result) -> None:
     params, (x, y) = make_params(SMALL), make_data(SMALL)
     want = torch.autograd.grad(loss_of(params, x, y), params)
     diff, big_peak, micro_peak = compute.accumulation(SMALL)
@@ -241,7 +241,7 @@ def test_accumulation_gives_the_big_batchs_gradient_with_a_lower_peak(result) ->
         torch.testing.assert_close(p.grad, g, rtol=0, atol=1e-12)
 
 
-def test_retain_graph_keeps_until_the_next_backward_or_the_last_reference(result) -> None:  # noqa: ANN001
+def test_retain_graph_keeps_until_the_next_backward_or_the_last_reference(result) -> None:
     full = result.pass_bytes[0]
     assert result.retain_steps == (
         ("forward", full),
@@ -262,7 +262,7 @@ def test_sizes_are_refused_before_anything_runs(change: dict) -> None:
         compute.run(MemoryConfig(**fields))
 
 
-def test_the_download_is_the_module_and_runs_alone(tmp_path) -> None:  # noqa: ANN001
+def test_the_download_is_the_module_and_runs_alone(tmp_path) -> None:
     source = inspect.getsource(compute)
     tree = ast.parse(source)
     imported = {

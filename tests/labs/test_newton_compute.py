@@ -27,13 +27,13 @@ from tests.english import raises
 SADDLE = "x^2 + y^4/4 - y^2/2"
 
 
-def race(fn, config: RaceConfig, derivatives_of=compute.derivatives) -> NewtonRace:  # noqa: ANN001
+def race(fn, config: RaceConfig, derivatives_of=compute.derivatives) -> NewtonRace:
     """What the page runs: the checks, then compute.run on the typed function."""
     check_config(fn, config)
     return compute.run(config, f=torch_function(fn), derivatives_of=derivatives_of)
 
 
-def oracle(text: str):  # noqa: ANN201
+def oracle(text: str):
     """f, ∇f and H as NumPy functions, from sympy's symbolic derivatives."""
     expr = to_sympy(parse(text).tree)
     syms = sorted(expr.free_symbols, key=lambda s: parse(text).variables.index(s.name))
@@ -124,7 +124,7 @@ CASES = [(text, p, m) for text, p in PRESETS.items() for m in ("gd", "newton", "
 
 
 @pytest.mark.parametrize(("text", "preset", "method"), CASES)
-def test_every_path_equals_a_numpy_implementation(text: str, preset, method: str) -> None:  # noqa: ANN001
+def test_every_path_equals_a_numpy_implementation(text: str, preset, method: str) -> None:
     config = RaceConfig(
         start=preset.start,
         steps=min(preset.steps, 60),
@@ -158,7 +158,7 @@ def test_trust_region_step_is_the_models_minimiser(seed: int) -> None:
         expected = circle_search(g, H, radius)
         np.testing.assert_allclose(p, boundary_step(g, H, radius), atol=1e-9)
         assert np.linalg.norm(p) <= radius * (1 + 1e-12)
-        model = lambda q: g @ q + 0.5 * q @ H @ q  # noqa: B023
+        model = lambda q: g @ q + 0.5 * q @ H @ q
         assert model(p) <= model(expected) + 1e-10
 
 
@@ -263,7 +263,7 @@ def test_the_lessons_newton_answer_is_this_race() -> None:
         ("x^2+y^2", RaceConfig(methods=("bfgs",)), ArgumentError, "bfgs"),
     ],
 )
-def test_refusals_come_before_any_work(text, config, error, match) -> None:  # noqa: ANN001
+def test_refusals_come_before_any_work(text, config, error, match) -> None:
     with raises(error, match=match):
         check_config(parse(text), config)
 
@@ -274,7 +274,7 @@ def test_the_download_uses_safe_names_for_any_variables() -> None:
     assert "    x, y = w[0], w[1]\n    return (x ** 2) + (y ** 2)\n" in code.source
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code.source, "<download>", "exec"), {"__name__": "__main__"})  # noqa: S102
+        exec(compile(code.source, "<download>", "exec"), {"__name__": "__main__"})
     row = out.getvalue().split()
     assert row[:3] == ["newton", "converged", "1"] and float(row[5]) == pytest.approx(0, abs=1e-20)
 

@@ -28,7 +28,7 @@ CONFIG = RaceConfig(
 STANDALONE = {"math", "time", "warnings", "collections", "dataclasses", "numpy", "torch"}
 
 
-def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:  # noqa: ANN001
+def test_the_download_runs_and_prints_the_pages_numbers(tmp_path) -> None:
     c = CONFIG  # what the page draws, from its cached call
     race, _, code = why_newton(TEXT, c.start, c.steps, c.lr, c.damping, c.radius, c.methods)
     # the file is the module's source: f's body is the typed function, the config the page's

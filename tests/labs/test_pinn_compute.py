@@ -72,7 +72,7 @@ def taylor_along_x(params: list, xt: np.ndarray, order: int = 2) -> np.ndarray:
 def test_u_xx_equals_finite_differences_and_taylor_mode() -> None:
     params, xt = fixed_network(), points()
     got = autograd_partials(params, xt)
-    u = lambda a: mlp(params, torch.tensor(a)).detach().numpy()  # noqa: E731
+    u = lambda a: mlp(params, torch.tensor(a)).detach().numpy()
     h, ex, et = 1e-4, np.array([1.0, 0.0]), np.array([0.0, 1.0])
     fd_xx = (u(xt + h * ex) - 2 * u(xt) + u(xt - h * ex)) / h**2
     fd_tt = (u(xt + h * et) - 2 * u(xt) + u(xt - h * et)) / h**2
@@ -105,14 +105,14 @@ def test_a_tiny_network_typed_as_a_function_agrees_with_taylor_mode() -> None:
 
 
 @pytest.mark.parametrize("equation", ["heat", "wave"])
-def test_the_residual_term_gradient_equals_finite_differences_in_the_weights(equation) -> None:  # noqa: ANN001
+def test_the_residual_term_gradient_equals_finite_differences_in_the_weights(equation) -> None:
     """d(mean r²)/dθ along a random direction, against central differences of the same term:
     the derivative of a derivative that create_graph=True makes available."""
     config = replace(preset(equation), points=16, edge=8)
     gen = torch.Generator().manual_seed(0)
     params = fixed_network(width=6, depth=2)
     inner, initial, boundary = _points(config, gen)
-    term = lambda: _loss_terms(params, config, inner, initial, boundary)[0]  # noqa: E731
+    term = lambda: _loss_terms(params, config, inner, initial, boundary)[0]
     grads = torch.autograd.grad(term(), params, allow_unused=True)  # the output bias: None
     grads = [torch.zeros_like(p) if g is None else g for g, p in zip(grads, params, strict=True)]
     dirs = [torch.randn(p.shape, generator=gen, dtype=torch.float64) for p in params]
@@ -130,7 +130,7 @@ def test_the_residual_term_gradient_equals_finite_differences_in_the_weights(equ
 
 
 @pytest.mark.parametrize("equation", ["heat", "wave"])
-def test_without_create_graph_the_gradient_is_that_of_the_terms_still_live(equation) -> None:  # noqa: ANN001
+def test_without_create_graph_the_gradient_is_that_of_the_terms_still_live(equation) -> None:
     """The gradient the variant's loss.backward() gives the weights, against an oracle built
     from the create_graph=True terms with the constants detached by hand: for the wave, only
     u(x, 0) and the boundaries (u_xx, u_tt and u_t(x, 0) are constants); for the heat, also
@@ -174,7 +174,7 @@ def test_without_create_graph_the_gradient_is_that_of_the_terms_still_live(equat
 @pytest.mark.parametrize("equation", ["heat", "wave"])
 @pytest.mark.parametrize("keep", [True, False])
 @pytest.mark.parametrize(("w_res", "w_init"), [(1.0, 1.0), (0.0, 1.0), (1.0, 0.0)])
-def test_what_each_term_got_follows_the_flag_and_the_weights(equation, keep, w_res, w_init) -> None:  # noqa: ANN001
+def test_what_each_term_got_follows_the_flag_and_the_weights(equation, keep, w_res, w_init) -> None:
     """fit_summary's word for each term against the run's own terms: "constant" exactly when
     the term's gradient is 0 (measured), "weight0" when its weight is 0, "partly" for the heat
     residual without create_graph, and the values it quotes are the run's own."""
@@ -240,7 +240,7 @@ def _natural_omission(config: PinnConfig) -> None:
 
 
 @pytest.mark.parametrize("equation", ["heat", "wave"])
-def test_the_natural_omission_raises_what_the_page_quotes(equation) -> None:  # noqa: ANN001
+def test_the_natural_omission_raises_what_the_page_quotes(equation) -> None:
     """The step written without the flags and without retain_graph=True raises PyTorch's
     message, word for word the one the run recorded (and the page quotes)."""
     config = replace(preset(equation), steps=3, create_graph=False)
@@ -335,7 +335,7 @@ def test_a_loss_that_stops_being_finite_stops_the_run(monkeypatch: pytest.Monkey
 
     real, calls = module._loss_terms, []
 
-    def failing(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def failing(*args, **kwargs):
         r, start, edge = real(*args, **kwargs)
         calls.append(1)
         return (r * float("nan") if len(calls) > 4 else r), start, edge  # 1 call before training

@@ -42,7 +42,7 @@ def printed(text: str) -> dict[str, list[str]]:
     ],
     ids=["heat-no-graph", "wave"],
 )
-def test_the_download_runs_and_prints_the_pages_numbers(config: PinnConfig, tmp_path) -> None:  # noqa: ANN001
+def test_the_download_runs_and_prints_the_pages_numbers(config: PinnConfig, tmp_path) -> None:
     run, code = why_pinn_run(config)  # what the page draws, and the file it offers
     # the file is the module's source, its settings line written with the page's values
     own, sent = inspect.getsource(compute).splitlines(), code.source.splitlines()

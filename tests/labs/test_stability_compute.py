@@ -26,7 +26,7 @@ from hograd_labs.stability.compute import (
 from tests.english import raises
 
 
-def quadratic_gd(kappa: float, lr: float, steps: int, derivatives=None):  # noqa: ANN001, ANN201
+def quadratic_gd(kappa: float, lr: float, steps: int, derivatives=None):
     config = StabilityConfig(kappa=kappa, quadratic_lr=lr, quadratic_steps=steps)
     return run_quadratic(config) if derivatives is None else run_quadratic(config, derivatives)
 
@@ -51,7 +51,7 @@ Q = np.array([[1.0, 1.0], [-1.0, 1.0]]) / math.sqrt(2)  # eigenvectors κ: (1, �
 
 @pytest.mark.parametrize("kappa", [1.0, 10.0, 100.0])
 @pytest.mark.parametrize("side", [-1, 1])
-def test_gd_on_the_quadratic_diverges_exactly_above_two_over_lambda(kappa, side) -> None:  # noqa: ANN001
+def test_gd_on_the_quadratic_diverges_exactly_above_two_over_lambda(kappa, side) -> None:
     lr = 2 / kappa * (1 + side * 1e-3)
     run = quadratic_gd(kappa, lr, 1000)
     assert run.lambda_max == pytest.approx(kappa, rel=1e-12) and run.lanczos_hvps <= 2
@@ -137,7 +137,7 @@ def test_sharpness_rises_to_about_two_over_lr_on_the_default_settings() -> None:
         (lambda: check_network(StabilityConfig(dataset="iris")), ArgumentError, "iris"),
     ],
 )
-def test_refusals_come_before_any_work(call, error, match) -> None:  # noqa: ANN001
+def test_refusals_come_before_any_work(call, error, match) -> None:
     with raises(error, match=match):
         call()
 
@@ -152,7 +152,7 @@ def closed_form_f(kappa: float, lr: float, k: int) -> float:
 @pytest.mark.parametrize("kappa", [1.0, 2.0, 4.0, 10.0, 100.0])
 @pytest.mark.parametrize("m", [0.5, 0.99, 1.0, 1.001, 1.002, 1.01, 1.1, 1.5])
 @pytest.mark.parametrize("steps", [10, 200])
-def test_the_verdict_follows_lr_against_two_over_lambda_not_the_run(kappa, m, steps) -> None:  # noqa: ANN001
+def test_the_verdict_follows_lr_against_two_over_lambda_not_the_run(kappa, m, steps) -> None:
     """Stable exactly when every |1 − lr·λ| < 1 (closed form), whatever f did in the run; an
     unstable run whose f fell says so, and f does pass its start at the step it names."""
     lr = 2 / kappa * m

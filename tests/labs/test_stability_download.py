@@ -38,7 +38,7 @@ def printed(text: str) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("func", [False, True], ids=["autograd", "torch.func"])
-def test_the_download_runs_and_prints_the_pages_numbers(tmp_path, func: bool) -> None:  # noqa: ANN001
+def test_the_download_runs_and_prints_the_pages_numbers(tmp_path, func: bool) -> None:
     quadratic, code = why_quadratic(CONFIG)  # what the page draws, from its cached calls
     network, same = why_stability(CONFIG)
     assert same == code

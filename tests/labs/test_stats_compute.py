@@ -96,7 +96,7 @@ def test_the_gradients_behind_the_norms_match_finite_differences() -> None:
 
 def test_vanishing_shows_as_a_quiet_first_layer() -> None:
     healthy, vanish = gradient_stats(SCENARIOS["healthy"]), gradient_stats(SCENARIOS["vanish"])
-    first_over_last = lambda s: s.layer_norms[-1, 0] / s.layer_norms[-1, -1]  # noqa: E731
+    first_over_last = lambda s: s.layer_norms[-1, 0] / s.layer_norms[-1, -1]
     assert first_over_last(healthy) > 1e-1 and first_over_last(vanish) < 1e-4
     assert healthy.nan_step is None and vanish.nan_step is None
 
@@ -192,7 +192,7 @@ def test_the_exports_hold_the_same_numbers() -> None:
         (replace(SMALL, lr=-1.0), ArgumentError, "lr"),
     ],
 )
-def test_refusals_come_before_any_work(config, error, match) -> None:  # noqa: ANN001
+def test_refusals_come_before_any_work(config, error, match) -> None:
     with raises(error, match=match):
         check_config(config)
 

@@ -36,7 +36,7 @@ def floats(words: list[str]) -> np.ndarray:
     ],
     ids=["tanh-clipped", "nan32"],
 )
-def test_the_download_runs_and_prints_the_pages_numbers(tmp_path, config) -> None:  # noqa: ANN001
+def test_the_download_runs_and_prints_the_pages_numbers(tmp_path, config) -> None:
     stats, code, _, _ = why_gradient_stats(config)  # what the page draws, from its cached call
     # the file is the module's source, its settings line written with the page's values
     own, sent = inspect.getsource(compute).splitlines(), code.source.splitlines()

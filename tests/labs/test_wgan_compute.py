@@ -133,7 +133,7 @@ def test_the_critic_on_the_grid_is_the_critic() -> None:
 
 
 def test_the_graph_reaches_the_weights_only_with_create_graph() -> None:
-    def reached(graph) -> set[str]:  # noqa: ANN001
+    def reached(graph) -> set[str]:
         edges: dict[str, set[str]] = {}
         for e in graph.edges:
             if not e.saved:
@@ -183,7 +183,7 @@ def test_a_run_that_meets_a_nan_stops_there(monkeypatch: pytest.MonkeyPatch) -> 
     data from the 8th critic batch on (in generator step 1): the run must stop there."""
     calls = []
 
-    def poisoned(name, n, gen, dtype=torch.float64):  # noqa: ANN001, ANN202
+    def poisoned(name, n, gen, dtype=torch.float64):
         calls.append(n)
         x = sample_data(name, n, gen, dtype)
         return x * float("nan") if len(calls) > 8 else x  # 1: shown; 2-6: step 0; 7-11: step 1
@@ -209,7 +209,7 @@ def test_torch_func_penalty_equals_autograds(create_graph: bool) -> None:
     for a, b in zip(auto[0], func[0], strict=True):
         torch.testing.assert_close(b, a, rtol=1e-12, atol=1e-14)
         assert create_graph or torch.equal(b, torch.zeros_like(b))
-    d = lambda x: compute.mlp(critic, x)  # noqa: E731
+    d = lambda x: compute.mlp(critic, x)
     _, n1 = gradient_penalty(d, real, fake, eps, 1.0, create_graph)
     _, n2 = gradient_penalty_func(d, real, fake, eps, 1.0, create_graph)
     torch.testing.assert_close(n2, n1, rtol=1e-13, atol=0)

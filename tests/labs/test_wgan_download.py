@@ -37,7 +37,7 @@ def numbers(words: list[str]) -> np.ndarray:
     ],
     ids=["gp", "gp_no_graph", "clip"],
 )
-def test_the_download_runs_and_prints_the_pages_numbers(config: WganConfig, tmp_path) -> None:  # noqa: ANN001
+def test_the_download_runs_and_prints_the_pages_numbers(config: WganConfig, tmp_path) -> None:
     run, check, _costs, code = why_wgan_run(config)  # what the page draws, and the file
     own, sent = inspect.getsource(compute).splitlines(), code.source.splitlines()
     changed = [(a, b) for a, b in zip(own, sent, strict=True) if a != b]

@@ -112,7 +112,7 @@ def test_custom_runs_the_second_function_variant() -> None:
     assert data["second"] == pytest.approx([6 * x for x in data["x"]])  # (x³)'' = 6x
 
 
-def test_decode_reads_a_file_or_stdin_and_says_how_sure(tmp_path) -> None:  # noqa: ANN001
+def test_decode_reads_a_file_or_stdin_and_says_how_sure(tmp_path) -> None:
     text = "RuntimeError: Function 'DivBackward0' returned nan values in its 1th output."
     path = tmp_path / "error.txt"
     path.write_text(f"Traceback (most recent call last):\n  ...\n{text}\n")

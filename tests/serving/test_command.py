@@ -24,7 +24,7 @@ def test_make_run_and_the_dockerfile_run_the_same_script() -> None:
     assert (ROOT / SCRIPT).is_file()
 
 
-def test_the_replicas_start_the_same_command(monkeypatch, tmp_path: Path) -> None:  # noqa: ANN001
+def test_the_replicas_start_the_same_command(monkeypatch, tmp_path: Path) -> None:
     started = []
 
     class Started:

@@ -97,7 +97,7 @@ class Recording(DeferredJobs):
         self.release = threading.Event()
         self.started = threading.Event()
 
-    def run(self, args):  # noqa: ANN001, ANN201
+    def run(self, args):
         self.order.append(args)
         self.started.set()
         self.release.wait(120)  # a hang detector: every test sets release

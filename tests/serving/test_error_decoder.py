@@ -25,11 +25,11 @@ def outcomes() -> dict:
     }
 
 
-def test_every_case_that_raises_or_warns_has_a_message(outcomes) -> None:  # noqa: ANN001
+def test_every_case_that_raises_or_warns_has_a_message(outcomes) -> None:
     assert {c for c, _, _ in signatures(outcomes)} == set(CASES)
 
 
-def test_every_gallery_message_is_placed_exactly(outcomes) -> None:  # noqa: ANN001
+def test_every_gallery_message_is_placed_exactly(outcomes) -> None:
     for case, variant, message in signatures(outcomes):
         got = decode(message)
         assert got is not None and got.whole, (case, variant, message)
@@ -37,7 +37,7 @@ def test_every_gallery_message_is_placed_exactly(outcomes) -> None:  # noqa: ANN
             assert got.sure == EXACT, (case, variant, message)
 
 
-def test_the_case_an_entry_shows_raises_that_entrys_message(outcomes) -> None:  # noqa: ANN001
+def test_the_case_an_entry_shows_raises_that_entrys_message(outcomes) -> None:
     found = {decode(m).id: (c, v) for c, v, m in signatures(outcomes)}
     shown = {e.id: (e.case, e.variant) for e in ENTRIES if e.case}
     for entry, (case, variant) in shown.items():

@@ -95,7 +95,7 @@ def test_a_run_in_a_fresh_process_is_viewed_too() -> None:
 
 
 @pytest.mark.parametrize(("text", "settings"), CASES[:2])
-def test_torchviz_adds_no_warning_of_its_own_to_the_run(text, settings) -> None:  # noqa: ANN001
+def test_torchviz_adds_no_warning_of_its_own_to_the_run(text, settings) -> None:
     """The page lists the warnings a run raised; torchviz's use of distutils is not one."""
     plain = run_flags(parse(text), 0.5, settings)
     drawn = run_flags(parse(text), 0.5, settings, view=torchviz_views)

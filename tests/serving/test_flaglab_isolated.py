@@ -42,7 +42,7 @@ def test_backward_with_create_graph_in_a_fresh_process(rg: bool | None, z: bool)
         assert [r.value for s in outcome.steps for r in s.results if r.name == "x.grad"] == [
             12.0,
             24.0,
-        ]  # noqa: E501
+        ]
         assert "graph.flag.explain.accumulates" in outcome.explain
     assert any(CYCLE in w for w in outcome.warnings)  # every time, not once per server
     assert "graph.flag.explain.cycle" in outcome.explain
@@ -50,7 +50,7 @@ def test_backward_with_create_graph_in_a_fresh_process(rg: bool | None, z: bool)
 
 
 def run_fresh(snippet: str) -> tuple[list[str], str, str]:
-    """Run a snippet as a script in a new Python process: (stdout lines, last stderr line, stderr)."""  # noqa: E501
+    """Run a snippet as a script in a new Python process: (stdout lines, last stderr line, stderr)."""
     env = {**os.environ, "PYTHONWARNINGS": "always", "OMP_NUM_THREADS": "1"}
     done = subprocess.run(
         [sys.executable, "-c", snippet],
@@ -65,7 +65,7 @@ def run_fresh(snippet: str) -> tuple[list[str], str, str]:
     return done.stdout.splitlines(), lines[-1] if done.returncode else "", done.stderr
 
 
-def check_against_snippet(outcome, fresh: bool = True) -> None:  # noqa: ANN001
+def check_against_snippet(outcome, fresh: bool = True) -> None:
     """The snippet, run as a script in a new process, prints what the outcome says, raises
     its error and gives its warnings."""
     printed = [line for step in outcome.steps for line in step.output]

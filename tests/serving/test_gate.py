@@ -105,7 +105,7 @@ def test_three_ways_from_many_threads_at_once() -> None:
                     2 * math.cos(w2) * 0.5 - math.sin(w2) * 1.0,
                 ]
                 results.append(ways.values - np.array(exact))
-        except BaseException as err:  # noqa: BLE001 - reported below
+        except BaseException as err:  # reported below
             errors.append(err)
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
@@ -119,7 +119,7 @@ def test_three_ways_from_many_threads_at_once() -> None:
         np.testing.assert_allclose(diff, 0.0, atol=1e-12)
 
 
-def test_a_session_starts_at_most_its_share_of_heavy_work_a_minute(monkeypatch) -> None:  # noqa: ANN001
+def test_a_session_starts_at_most_its_share_of_heavy_work_a_minute(monkeypatch) -> None:
     """Issue 35, finding 10: a link whose form settings miss the cache starts a fresh heavy
     computation per visit. One session may start PER_SESSION_MINUTE in a minute; the next is
     refused with a message in both languages that says when to try again, another session is
@@ -182,7 +182,7 @@ def start_stuck(n: int, *, obey: bool) -> tuple[list[threading.Thread], list[str
                 while not release.is_set():
                     try:
                         release.wait(0.01)
-                    except BaseException:  # noqa: BLE001 - the stop, ignored on purpose
+                    except BaseException:  # the stop, ignored on purpose
                         if obey:
                             raise
             ended.append("finished")
@@ -196,7 +196,7 @@ def start_stuck(n: int, *, obey: bool) -> tuple[list[threading.Thread], list[str
     return threads, ended, release
 
 
-def test_a_computation_past_its_deadline_is_stopped_and_its_slot_freed(clock) -> None:  # noqa: ANN001
+def test_a_computation_past_its_deadline_is_stopped_and_its_slot_freed(clock) -> None:
     """Issue 45, finding 2: two computations that never end held both slots for ever, and
     every other heavy request on that replica was refused. Past their deadline the gate
     stops them (inside their loop) and the next request gets a slot."""
@@ -220,7 +220,7 @@ def test_a_computation_past_its_deadline_is_stopped_and_its_slot_freed(clock) ->
     assert "5 s" in en and "5 秒" in zh
 
 
-def test_work_that_ignores_its_stop_turns_the_health_answer_unhealthy(clock) -> None:  # noqa: ANN001
+def test_work_that_ignores_its_stop_turns_the_health_answer_unhealthy(clock) -> None:
     """Work that cannot be stopped (a long call into C) keeps its core; once every slot's
     worth of it has ignored its stop for STOP_SECONDS, the server's own health endpoint says
     so (503 with the reason), and well again once they end."""
@@ -242,7 +242,7 @@ def test_work_that_ignores_its_stop_turns_the_health_answer_unhealthy(clock) -> 
     assert serving_middleware.status() == (200, "ok") and gate._HELD == []
 
 
-def test_progress_reports_check_the_deadline(clock) -> None:  # noqa: ANN001
+def test_progress_reports_check_the_deadline(clock) -> None:
     """A loop that reports progress stops at its next report once past the deadline."""
     steps = []
     with pytest.raises(DeadlineError), heavy_work(seconds=5) as deadline:
@@ -260,7 +260,7 @@ def test_every_heavy_work_states_its_deadline() -> None:
         pass
 
 
-def test_a_browser_shares_one_budget_across_its_sessions(monkeypatch) -> None:  # noqa: ANN001
+def test_a_browser_shares_one_budget_across_its_sessions(monkeypatch) -> None:
     """Issue 45, finding 2: a new websocket is a new session, so a per-session limit let a
     browser start a fresh budget per reconnect. The budget is per browser cookie: two sessions
     with the same cookie share it, a session with another cookie has its own, and a session

@@ -154,7 +154,7 @@ def test_the_probe_runs_where_it_is_told() -> None:
 
     asked: list[tuple[str, int]] = []
 
-    def elsewhere(fn, order):  # noqa: ANN001, ANN202
+    def elsewhere(fn, order):
         asked.append((fn.text, order))
         return (1, 2), (0.25, 1.0)
 
@@ -172,7 +172,7 @@ def test_the_derivatives_page_probes_once_for_every_session(
     probed: list[tuple[str, int]] = []
     real = jobs.probe_graph
 
-    def counting(fn, order):  # noqa: ANN001, ANN202
+    def counting(fn, order):
         probed.append((fn.text, order))
         return real(fn, order)
 

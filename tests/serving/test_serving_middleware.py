@@ -20,7 +20,7 @@ class _Page:
     def __init__(self) -> None:
         self.calls = 0
 
-    async def __call__(self, scope, receive, send) -> None:  # noqa: ANN001
+    async def __call__(self, scope, receive, send) -> None:
         self.calls += 1
         kind = b"text/plain" if scope["path"].startswith("/_stcore/") else b"text/html"
         await send(
@@ -31,7 +31,7 @@ class _Page:
 
 def call(
     app, path: str, method: str = "GET", cookie: str = "", client: str = "127.0.0.1"
-) -> tuple[int, dict[bytes, list[bytes]], bytes]:  # noqa: ANN001
+) -> tuple[int, dict[bytes, list[bytes]], bytes]:
     """One request through ``app``: status, headers (name -> values), body."""
     scope = {
         "type": "http",
@@ -64,7 +64,7 @@ def app(monkeypatch: pytest.MonkeyPatch) -> tuple[ServingMiddleware, _Page]:
     return ServingMiddleware(page), page
 
 
-def test_the_health_endpoint_answers_from_memory(app) -> None:  # noqa: ANN001
+def test_the_health_endpoint_answers_from_memory(app) -> None:
     middleware, page = app
     assert call(middleware, HEALTH_PATH)[::2] == (200, b"ok\n")
     assert call(middleware, HEALTH_PATH, "HEAD")[::2] == (200, b"")
@@ -73,7 +73,7 @@ def test_the_health_endpoint_answers_from_memory(app) -> None:  # noqa: ANN001
 
 def test_a_server_waiting_for_its_warm_up_says_warming_until_announced(
     app, monkeypatch: pytest.MonkeyPatch
-) -> None:  # noqa: ANN001
+) -> None:
     middleware, _ = app
     monkeypatch.setenv(WAIT_ENV, "1")
     status, _, body = call(middleware, HEALTH_PATH)
@@ -87,7 +87,7 @@ def test_a_server_waiting_for_its_warm_up_says_warming_until_announced(
 
 def test_a_run_holding_the_floor_past_its_limit_is_reported(
     app, monkeypatch: pytest.MonkeyPatch
-) -> None:  # noqa: ANN001
+) -> None:
     middleware, _ = app
     now = [50.0]
     monkeypatch.setattr(floor, "_clock", lambda: now[0])
@@ -102,7 +102,7 @@ def test_a_run_holding_the_floor_past_its_limit_is_reported(
 COOKIE = re.compile(rb"hograd_browser=([0-9a-f]{32}); Path=/; Max-Age=\d+; HttpOnly; SameSite=Lax")
 
 
-def test_a_page_sets_the_browser_cookie_once(app) -> None:  # noqa: ANN001
+def test_a_page_sets_the_browser_cookie_once(app) -> None:
     middleware, page = app
     status, headers, body = call(middleware, "/derivatives")
     assert status == 200 and body == b"page"

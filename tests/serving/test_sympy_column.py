@@ -105,17 +105,17 @@ NESTED_KINKS = [
 ]
 
 
-def RELU(a: float) -> float:  # noqa: N802 - named as the function language names it
+def RELU(a: float) -> float:  # named as the function language names it
     return max(a, 0.0)
 
 
-def SIGMOID(a: float) -> float:  # noqa: N802
+def SIGMOID(a: float) -> float:
     return 1 / (1 + math.exp(-a)) if a > -700 else 0.0
 
 
 def python_value(text: str, x: float) -> float:
     """The function's value by plain Python floats: an oracle independent of sympy."""
-    return eval(  # noqa: S307 - our own test corpus, not user input
+    return eval(  # our own test corpus, not user input
         text.replace("^", "**"),
         {"abs": abs, "relu": RELU, "exp": math.exp, "log": math.log, "sigmoid": SIGMOID},
         {"x": x},

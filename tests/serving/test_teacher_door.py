@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 KEY = "s3cret-key_0123456789"
 
 
-async def _app(scope, receive, send) -> None:  # noqa: ANN001
+async def _app(scope, receive, send) -> None:
     await send({"type": "http.response.start", "status": 200, "headers": [(b"x-app", b"1")]})
     await send({"type": "http.response.body", "body": b"page"})
 
@@ -133,7 +133,7 @@ def _free_port() -> int:
 
 
 class _Quiet(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:  # http.server's name
         self.send_response(200)
         self.send_header("Content-Length", "2")
         self.end_headers()

@@ -237,7 +237,7 @@ def test_the_catalogue_is_read_only_and_loaded_once() -> None:
         table["app.page.home"] = "changed"  # type: ignore[index]
 
 
-def test_each_labs_strings_join_the_catalogue_and_a_key_twice_is_refused(tmp_path) -> None:  # noqa: ANN001
+def test_each_labs_strings_join_the_catalogue_and_a_key_twice_is_refused(tmp_path) -> None:
     shared, lab = tmp_path / "locales", tmp_path / "labs" / "demo"
     for folder, en, zh in ((shared, "a.one", "a.one"), (lab, "demo.two", "demo.two")):
         folder.mkdir(parents=True)

@@ -22,7 +22,7 @@ from streamlit.runtime import Runtime
 
 sys.path.insert(1, str(Path(__file__).resolve().parents[3]))
 
-from hograd_serving import floor, gate  # noqa: E402
+from hograd_serving import floor, gate
 
 floor.STUCK_SECONDS = float(os.environ.get("HOGRAD_TEST_FLOOR_SECONDS", floor.STUCK_SECONDS))
 gate.PER_SESSION_MINUTE = 3

@@ -9,6 +9,6 @@ from starlette.middleware import Middleware
 
 sys.path.insert(1, str(Path(__file__).resolve().parents[3]))
 
-from hograd_serving.serving_middleware import ServingMiddleware  # noqa: E402
+from hograd_serving.serving_middleware import ServingMiddleware
 
 app = st.App(Path(__file__).with_name("stuck.py"), middleware=[Middleware(ServingMiddleware)])
