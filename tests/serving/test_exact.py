@@ -5,10 +5,7 @@ answered without holding the server."""
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import signal
 import subprocess
 import sys
 import threading
@@ -141,50 +138,3 @@ def test_the_programs_the_server_evaluates_are_bounded() -> None:
             values = exact.evaluate(program.code, program.outputs, {"x": x0})
             assert len(values) == 3 and all(math.isnan(v) or math.isfinite(v) for v in values)
     assert exact.evaluate([["var", "x"], ["num", 2, 1], ["pow", 0, 1]], [2], {"x": 3.0}) == [9.0]
-
-
-# ---- children forked from a process that has imported sympy (hograd_serving/zygote.py) ----
-
-
-def test_a_child_is_forked_from_the_forkserver_and_answers_as_a_fresh_one() -> None:
-    """The door's children come from the forkserver (sympy imported once there), and answer
-    what a fresh interpreter answers."""
-    from hograd_serving import zygote
-
-    forked = exact.launch(10.0, exact.MEMORY_BYTES)
-    assert isinstance(forked, zygote.Forked)
-    fresh = zygote._spawned(
-        "hograd_serving.exact_child", ["10", str(exact.MEMORY_BYTES)], dict(os.environ), exact.ROOT
-    )
-    request = json.dumps({"kind": "latex", "text": "sin(x)*exp(-x^2)", "variables": None})
-    answers = []
-    for child in (forked, fresh):
-        child.stdin.write(request)
-        child.stdin.close()
-        answers.append(child.stdout.read())
-        assert child.wait() == 0
-        child.stdout.close()
-    assert answers[0] == answers[1] and '"latex"' in answers[0]
-
-
-def test_a_forked_child_that_waits_for_ever_is_killed() -> None:
-    """A child blocked reading its request (nothing more comes) ends when killed, as the
-    deadline's timer kills it, and says it was killed."""
-    forked = exact.launch(10.0, exact.MEMORY_BYTES)
-    forked.stdin.write('{"kind": "latex", ')  # and no end: the child waits for the rest
-    forked.stdin.flush()
-    assert forked.returncode is None
-    forked.kill()
-    assert forked.wait() == -signal.SIGKILL
-    forked.stdin.close()
-    forked.stdout.close()
-
-
-def test_a_module_the_forkserver_does_not_preload_starts_a_fresh_interpreter() -> None:
-    from hograd_serving import zygote
-
-    started = []
-    child = zygote.launch(
-        "json.tool", [], env={}, cwd=exact.ROOT, spawn=lambda *a: started.append(a) or "spawned"
-    )
-    assert child == "spawned" and started[0][0] == "json.tool"
