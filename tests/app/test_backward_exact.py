@@ -32,7 +32,7 @@ def test_a_poisoned_link_finishes_with_the_rest_of_the_page(link: dict[str, str]
     at = open_link(PAGE, link)
     assert not at.exception
     assert "class MyFunc" in "".join(c.value for c in at.code)
-    assert len(at.subheader) >= 3  # the formulas, the table, the code
+    assert len(at.header) + len(at.subheader) >= 3  # the formulas, the table, the code
     stopped = [i.value for i in at.info if "The exact column stopped" in i.value]
     assert stopped or at.latex  # sympy's formulas, or why there are none
 
