@@ -42,11 +42,20 @@ def start_tex(fn: Function) -> None:
     typed_latex(fn.text, fn.variables, wait=False)
 
 
+#: Why a child stopped -> the words for it (the keys written out, so each is seen as used).
+REASONS = {
+    "time": "exact.reason.time",
+    "memory": "exact.reason.memory",
+    "size": "exact.reason.size",
+    "busy": "exact.reason.busy",
+    "error": "exact.reason.error",
+}
+
+
 def stopped_note(why: str) -> str:
     """ "The exact column stopped: <reason>", in the session's language."""
     params = {"seconds": f"{SECONDS:g}", "mb": f"{MEMORY_BYTES // 2**20}"}
-    known = why if why in ("time", "memory", "size", "busy") else "error"
-    return t("exact.stopped", reason=t(f"exact.reason.{known}", **params))
+    return t("exact.stopped", reason=t(REASONS.get(why, REASONS["error"]), **params))
 
 
 def draw_formula(where: object, left: str, tex: TypedTex, text: str) -> None:
