@@ -13,8 +13,9 @@ The caller gets an :class:`Answer`: what the child sent, and why it stopped earl
 
 Answers are kept per request (the most recent ``KEEP``), and a request already being worked
 out is waited for, not started again, so a rerun or a second student with the same function
-starts no child. A child costs about 0.7 s of CPU (importing sympy) the first time a function is
-seen.
+starts no child. A child is forked from a process that has imported sympy already
+(:mod:`.zygote`), so a new function costs its own work, not sympy's import (about 0.7 s of CPU
+in a fresh interpreter).
 
 The one computation of mpmath's that runs here, in the server, is :func:`evaluate`: the
 derivatives page evaluates the programs its column's child compiled (:mod:`.sympy_column`) at
@@ -28,7 +29,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -37,7 +37,9 @@ from pathlib import Path
 
 from hograd_core.sympy_program import evaluate as _evaluate
 
+from . import zygote
 from .floor import step_aside
+from .zygote import Forked
 
 __all__ = [
     "KEEP",
@@ -76,9 +78,10 @@ class Answer:
     detail: str = ""
 
 
-def launch(seconds: float, memory: int) -> subprocess.Popen:
+def launch(seconds: float, memory: int) -> Forked | subprocess.Popen:
     """A child process of :mod:`.exact_child` with ``seconds`` of CPU time and ``memory``
-    bytes beyond its imports, reading its request on standard input."""
+    bytes beyond its imports, reading its request on standard input: forked from a process
+    that has imported sympy already (:mod:`.zygote`), else a fresh interpreter."""
     env = {
         **os.environ,
         "PYTHONPATH": ROOT,
@@ -86,15 +89,7 @@ def launch(seconds: float, memory: int) -> subprocess.Popen:
         "OPENBLAS_NUM_THREADS": "1",
         "PYTHONWARNINGS": "ignore",
     }
-    return subprocess.Popen(
-        [sys.executable, "-m", "hograd_serving.exact_child", f"{seconds:g}", str(memory)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        cwd=ROOT,
-        env=env,
-        text=True,
-    )
+    return zygote.launch([f"{seconds:g}", str(memory)], env=env, cwd=ROOT)
 
 
 class ExactRuns:

@@ -5,7 +5,10 @@ answered without holding the server."""
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -138,3 +141,68 @@ def test_the_programs_the_server_evaluates_are_bounded() -> None:
             values = exact.evaluate(program.code, program.outputs, {"x": x0})
             assert len(values) == 3 and all(math.isnan(v) or math.isfinite(v) for v in values)
     assert exact.evaluate([["var", "x"], ["num", 2, 1], ["pow", 0, 1]], [2], {"x": 3.0}) == [9.0]
+
+
+# ---- children forked by the zygote, which imported sympy once (hograd_serving/zygote.py) ----
+
+
+def _talk(child, request: dict) -> str:
+    child.stdin.write(json.dumps(request))
+    child.stdin.close()
+    out = child.stdout.read()
+    child.stdout.close()
+    return out
+
+
+def test_a_forked_child_answers_as_a_fresh_interpreter_does() -> None:
+    """The door's children are forked by the zygote, and say what ``python -m
+    hograd_serving.exact_child`` says, with the same exit status."""
+    from hograd_serving import zygote
+
+    env = {**os.environ, "PYTHONPATH": exact.ROOT}
+    argv = ["10", str(exact.MEMORY_BYTES)]
+    for request in (
+        {"kind": "latex", "text": "sin(x)*exp(-x^2)", "variables": None},
+        {"kind": "backward", "f": "x**3", "b": "3*x**2*g", "points": [-1.0, 0.5, 2.0]},
+    ):
+        forked = exact.launch(10.0, exact.MEMORY_BYTES)
+        assert isinstance(forked, zygote.Forked)
+        fresh = zygote._spawned(argv, env, exact.ROOT)
+        assert _talk(forked, request) == _talk(fresh, request) != ""
+        assert forked.wait() == fresh.wait() == 0
+
+
+def test_a_forked_child_that_waits_for_ever_is_killed_and_says_so() -> None:
+    """A child blocked reading its request ends when killed, as the deadline's timer kills
+    it, and its exit status (from the zygote) says it was killed."""
+    forked = exact.launch(10.0, exact.MEMORY_BYTES)
+    forked.stdin.write('{"kind": "latex", ')  # and no end: the child waits for the rest
+    forked.stdin.flush()
+    assert forked.returncode is None
+    forked.kill()
+    assert forked.wait() == -signal.SIGKILL
+    forked.stdin.close()
+    forked.stdout.close()
+
+
+def test_the_zygote_goes_on_forking_after_a_child_ran_out_of_memory() -> None:
+    """A child stopped by its own memory limit (set after the fork) leaves the zygote well:
+    the next request is answered."""
+    runs = ExactRuns(memory=4096)
+    answer = runs.ask({"kind": "backward", "f": "sin(x)^9*exp(x)^7", "b": "g", "points": GRID})
+    assert answer.stopped == "memory", answer
+    answer = ExactRuns().ask({"kind": "latex", "text": "x**4", "variables": None})
+    assert answer.stopped is None and answer.fields["latex"] == "x^{4}"
+
+
+def test_when_the_zygote_cannot_fork_a_fresh_interpreter_is_started() -> None:
+    from hograd_serving import zygote
+
+    started = []
+    child = zygote.launch(
+        ["10", "1000"],
+        env={"PATH": "/nonexistent"},
+        cwd="/nonexistent-folder",  # the zygote itself cannot start here
+        spawn=lambda *a: started.append(a) or "fresh",
+    )
+    assert child == "fresh" and started[0][0] == ["10", "1000"]
