@@ -59,8 +59,12 @@ def zero_crossings(x: np.ndarray, y: np.ndarray) -> list[float]:
     for i in range(len(y)):
         if y[i] == 0 and np.isfinite(x[i]):
             out.append(float(x[i]))
-        elif i and np.isfinite(y[i - 1]) and np.isfinite(y[i]) and y[i - 1] * y[i] < 0:
-            out.append(float(x[i - 1] - y[i - 1] * (x[i] - x[i - 1]) / (y[i] - y[i - 1])))
+        elif i and np.isfinite(y[i - 1]) and np.isfinite(y[i]) and (y[i - 1] < 0) != (y[i] < 0):
+            if y[i - 1] == 0:  # counted as a sample at 0 already
+                continue
+            with np.errstate(over="ignore"):  # huge values of opposite signs: t is 0 or 1
+                t = y[i - 1] / (y[i - 1] - y[i])  # in [0, 1]; no product of two huge values
+            out.append(float(x[i - 1] + t * (x[i] - x[i - 1])))
     return out
 
 

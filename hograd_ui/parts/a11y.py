@@ -59,7 +59,7 @@ _JS = "\n".join(
     if line.strip() and not line.strip().startswith("//")
 )
 _COMPONENT = st.components.v2.component("hograd_a11y", js=_JS, isolate_styles=False)
-_PAGE = "a11y.page_title"  # the open page's title, for the tabs' titles
+_PAGE = "app.a11y.page_title"  # the open page's title, for the tabs' titles
 
 
 def _title(*parts: str) -> None:
@@ -74,7 +74,7 @@ def declare(lang: str, page_title: str) -> None:
     _title(page_title)
     st.html(CSS)  # our constant CSS, no user text
     with st.sidebar:  # draws nothing; in presentation mode the sidebar is hidden
-        _COMPONENT(key="a11y.page", data={"lang": LANG_TAGS.get(lang, "en")})
+        _COMPONENT(key="app.a11y.page", data={"lang": LANG_TAGS.get(lang, "en")})
 
 
 def name_view(label: str) -> None:

@@ -224,6 +224,8 @@ def test_hessian_and_eigen_csv_match_the_tables(lang: str, files: dict) -> None:
     eig = pd.read_csv(io.StringIO(text), index_col=0)
     assert list(eig.columns) == [tr("hvp.eigen.value", lang), "x", "y"]
     shown = at.dataframe[-1].value  # the page's eigen table, 6 significant digits
+    assert list(shown.iloc[:, 0]) == list(eig.index)  # e1, e2: the rows' names come first
+    shown = shown.iloc[:, 1:]
     for i, row in enumerate(eig.itertuples(index=False)):
         assert shown.iloc[i, 0] == f"{row[0]:.6g}"
         np.testing.assert_allclose(

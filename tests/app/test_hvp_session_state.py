@@ -79,4 +79,4 @@ def test_a_link_to_the_sliders_low_ends_opens_them() -> None:
     link = {"hvp.p.w1": "-3", "hvp.v.w2": "-2", "hvp.radius": "0.25", "hvp.p.w2": "0.5"}
     at = open_link("pages/hvp.py", link)
     assert [at.session_state[k] for k in link] == [-3.0, -2.0, 0.25, 0.5]
-    assert at.table[0].value.iloc[0].tolist() == ["-3", "0.5"]  # the point the page computed at
+    assert at.table[0].value.iloc[0].tolist()[1:] == ["-3", "0.5"]  # the point it computed at

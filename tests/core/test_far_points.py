@@ -29,7 +29,9 @@ import sympy as sp
 
 from hograd_core import FUNCTIONS, parse
 from hograd_core.forward_mode import forward_derivative
-from hograd_core.inspector import inspect_point, lost_to_underflow
+from hograd_core.inspector import lost_to_underflow
+from hograd_core.inspector_exact import inspect_point
+from hograd_core.language.to_sympy import to_sympy
 from hograd_core.nested_autograd import derivatives
 from hograd_core.sympy_program import Program, evaluate
 
@@ -65,7 +67,7 @@ def truths(text: str, x0: float) -> list[float]:
     """f and its derivatives 1..6 at x0, exact, rounded to float64 (NaN: not a real number)."""
     fn = parse(text)
     x = sp.Symbol(fn.variables[0], real=True)
-    program, expr = Program(), fn.sympy()
+    program, expr = Program(), to_sympy(fn.tree)
     for _ in range(max(ORDERS) + 1):
         program.add(expr)
         expr = sp.diff(expr, x)
