@@ -52,18 +52,18 @@ def test_a_server_that_is_not_there_is_reported() -> None:
 
 
 def test_the_warm_up_runs_the_gallery_the_error_decoder_reads() -> None:
-    """The decoder's first paste runs every gallery case (two in fresh processes); the warm-up
-    pastes one, so a student's paste finds every run cached."""
-    from hograd_core.flaglab import CASES
+    """The decoder runs the gallery case behind a pasted message (the first paste of it
+    runs the case, in a fresh process for some); the warm-up pastes the commonest one, so a
+    student's paste of it finds the run cached."""
     from hograd_serving.warmup import PAGES
 
     decoder = next(p for p in PAGES if p.startswith("backward?"))
-    variants = sum(len(case.variants) for case in CASES.values())
+    pasted = decoder.split("backward.decode=", 1)[1]
     with running_server("warmup-decoder") as url:
         assert warm(url, (decoder,)) == {"backward": "ok"}
         before = lookups(url, "hograd_serving.cached.case_for")
-        assert before.get("miss", 0) >= variants  # every case ran once
+        assert before.get("miss", 0) >= 1  # the case ran once
         with StreamlitClient(url, timeout=120) as student:
-            student.open("backward", "backward.decode=Trying+to+backward+through+the+graph")
+            student.open("backward", f"backward.decode={pasted}")
         after = lookups(url, "hograd_serving.cached.case_for")
     assert after["miss"] == before["miss"] and after["hit"] > before.get("hit", 0)
