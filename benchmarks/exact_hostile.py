@@ -16,16 +16,9 @@ import time
 
 sys.path.insert(0, ".")
 from tests.app.test_links import open_link
+from tests.serving.test_exact import HOSTILE as ALL_HOSTILE  # issue 45's corpus, one list
 
-HOSTILE = [
-    "(x+1)^(x^(x^24))",
-    "(x+1)^(x+2)^(x+3)^(x+4)^(x+5)^(x+6)",
-    "(x+2)^(x+3)^(x+4)^(x+5)^(x+6)^(x+7)",
-    "x^x^x^x^x^x^x^x^x^x",
-    "(x+2)^(x^30)",
-    "exp(exp(exp(exp(x+3))))",
-    "(x+1)^(999999^x)",
-][: int(sys.argv[1]) if len(sys.argv) > 1 else 7]
+HOSTILE = ALL_HOSTILE[: int(sys.argv[1]) if len(sys.argv) > 1 else len(ALL_HOSTILE)]
 LINKS = []
 for f in HOSTILE:
     LINKS.append(

@@ -4,14 +4,13 @@ the other columns, and another session keeps being served while such a link runs
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 
 import pytest
 
 from hograd_serving import exact
 from tests.app.test_links import open_link
+from tests.serving.test_exact import _sleeper  # a child that never answers
 
 PAGE = "pages/backward.py"
 
@@ -37,16 +36,6 @@ def test_a_poisoned_link_finishes_with_the_rest_of_the_page(link: dict[str, str]
     assert stopped or at.latex  # sympy's formulas, or why there are none
 
 
-def _never_answers(seconds: float, memory: int) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-c", "import time\nwhile True: time.sleep(1)"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-
-
 @pytest.mark.parametrize(
     ("lang", "says"), [("en", "The exact column stopped"), ("zh", "精确列已停止")]
 )
@@ -55,7 +44,7 @@ def test_a_stopped_child_leaves_a_note_and_the_other_columns(
 ) -> None:
     """A child that never answers is killed at its deadline: the page says so, in the
     student's language, and still shows the custom backward's and autograd's columns."""
-    monkeypatch.setattr(exact, "RUNS", exact.ExactRuns(seconds=1.0, launch=_never_answers))
+    monkeypatch.setattr(exact, "RUNS", exact.ExactRuns(seconds=1.0, launch=_sleeper))
     f = f"sin(x)+{len(lang)}*x"  # a function no other test has cached
     at = open_link(PAGE, {"backward.f": f, "backward.b": f"(cos(x)+{len(lang)})*g"}, lang)
     assert not at.exception
