@@ -113,9 +113,12 @@ def server() -> Iterator[str]:
 def browser() -> Iterator[object]:
     _require(Path(CHROMIUM).exists(), f"{CHROMIUM} is missing (apt-get install chromium)")
     try:
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import expect, sync_playwright
     except ImportError:  # pragma: no cover - requirements-dev.txt installs it
         _require(False, "playwright is not installed")
+    # expect(...) waits for its state; Playwright's 5 s default is a timer that a busy machine
+    # loses (every other wait here has the same 120 s ceiling: it ends at the event, not then)
+    expect.set_options(timeout=120_000)
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield b

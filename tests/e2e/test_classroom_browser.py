@@ -154,7 +154,7 @@ def test_projected_the_class_panel_opens_on_request(browser, server, lang: str) 
         wait_for_app(page, timeout=120_000)
         panel = _main(page).locator("[data-testid='stExpander']").first
         expect(panel).to_contain_text(tr("classroom.title", lang))
-        assert page.get_by_role("button", name=tr("classroom.open", lang)).is_hidden()
+        expect(page.get_by_role("button", name=tr("classroom.open", lang))).to_be_hidden()
         chart = page.locator(".st-key-lesson-view .hograd-chart").first
         chart.wait_for(state="visible")
         box = chart.bounding_box()
