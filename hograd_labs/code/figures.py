@@ -7,8 +7,8 @@ import pandas as pd
 
 from hograd_core.graph_trace import TensorGraph
 from hograd_core.program import Variable
-from hograd_ui.graph_figures import flag_dot, flag_legend_html
 from hograd_ui.i18n import tr
+from hograd_ui.tensor_drawing import flag_dot, flag_legend_html
 
 from .compute import shown_value
 

@@ -8,9 +8,9 @@ import math
 
 import numpy as np
 
-from hograd_ui.hvp_figures import axis_props, figure_layout, log_axis
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
+from hograd_ui.plot_kit import axis_props, figure_layout, log_axis
 from hograd_ui.plotting import plain_figure
 
 from .compute import DiagonalStudy, MomentumRun, Spectra, heavy_ball_rate

@@ -14,6 +14,7 @@ import streamlit as st
 from hograd_core import HogradError
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_code
+from hograd_ui.parts.form_kit import KAPPAS, caption, num
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import (
@@ -30,7 +31,6 @@ from hograd_ui.parts.ui import (
     static_table,
     t,
 )
-from hograd_ui.parts.why_common import KAPPAS, caption, num
 
 from . import figures as figs
 from .cached import (

@@ -2,7 +2,7 @@
 the growth in words) and the Hessian-vector product's graph, in the learner's language.
 
 The DOT source itself is written by :mod:`hograd_core.graph_dot`; the flag lab's drawings, the
-passes' names and the growth chart are shared with other pages (:mod:`hograd_ui.graph_figures`).
+passes' names and the growth chart are shared with other pages (:mod:`hograd_ui.tensor_drawing`).
 Nothing here runs a process or reads a cache: laying DOT out as SVG is :mod:`.cached`'s.
 
 Note:
@@ -22,7 +22,8 @@ import html
 from hograd_core.graph_dot import tensor_dot, view_dot
 from hograd_core.graphs import GraphLab, GraphView, OrderStats, trend
 from hograd_core.hvp_graph import HVP_PASSES, HVPGraph
-from hograd_ui.graph_figures import (
+from hograd_ui.i18n import tr
+from hograd_ui.tensor_drawing import (
     NEW,
     PASS_BORDERS,
     PASS_COLOURS,
@@ -31,7 +32,6 @@ from hograd_ui.graph_figures import (
     pass_name,
     words,
 )
-from hograd_ui.i18n import tr
 
 from .compute import shown
 

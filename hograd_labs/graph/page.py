@@ -13,7 +13,6 @@ from hograd_core.flaglab.flags import ACTIONS, FlagOutcome
 from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.language import Function
 from hograd_serving import cached as serving  # a module: tests replace its functions
-from hograd_ui.graph_figures import drawn_counts, flag_dot, flag_legend_html
 from hograd_ui.parts.downloads import flag_code_tabs
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present
@@ -28,6 +27,7 @@ from hograd_ui.parts.ui import (
     static_table,
     t,
 )
+from hograd_ui.tensor_drawing import drawn_counts, flag_dot, flag_legend_html
 
 from .compute import PRESETS, RETAIN, flag_settings
 from .view_one import graph_settings, one_variable, refused

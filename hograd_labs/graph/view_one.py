@@ -13,7 +13,6 @@ from hograd_core.inspector import pytorch_snippet
 from hograd_core.language import Function
 from hograd_serving import cached as serving  # a module: tests replace its functions
 from hograd_serving.gate import BusyError
-from hograd_ui.graph_figures import growth_figure, pass_name, stats_rows
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import code_file, cpp_file, graph_row, language_tabs, slug
 from hograd_ui.parts.exact import exact_entry
@@ -21,6 +20,7 @@ from hograd_ui.parts.link_form import Field, draw_linked
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import controls, lang, lazy_expander, localized_choice, show_error, t
+from hograd_ui.tensor_drawing import growth_figure, pass_name, stats_rows
 
 from . import cached, figures
 

@@ -13,6 +13,7 @@ from hograd_core import HogradError
 from hograd_core.network import DATASETS
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
+from hograd_ui.parts.form_kit import WIDTHS, caption, keep, network_widgets, num
 from hograd_ui.parts.link_form import Field, LinkedForm
 from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import (
@@ -25,7 +26,6 @@ from hograd_ui.parts.ui import (
     slides,
     t,
 )
-from hograd_ui.parts.why_common import WIDTHS, caption, keep, network_widgets, num
 
 from . import figures as figs
 from .cached import HF_BUDGET, script, why_hessian_free

@@ -18,7 +18,9 @@ import plotly.graph_objects as go
 
 from hograd_core.curvature import Grid, PowerIteration, Slices
 from hograd_core.hessian import HVPResult
-from hograd_ui.hvp_figures import (
+from hograd_ui.i18n import tr
+from hograd_ui.notebook import percent_notebook
+from hograd_ui.plot_kit import (
     BLUE,
     DIVERGING,
     EIGEN,
@@ -28,8 +30,6 @@ from hograd_ui.hvp_figures import (
     clean,
     figure_layout,
 )
-from hograd_ui.i18n import tr
-from hograd_ui.notebook import percent_notebook
 from hograd_ui.plotting import cell_title, grid_cells, hline, new_figure, vline
 
 from .compute import NetCurvature, TrainedNet, layer_blocks

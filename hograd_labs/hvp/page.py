@@ -8,7 +8,6 @@ import streamlit as st
 from hograd_core import HogradError, curvature, network
 from hograd_core.hessian import CRITICAL_TOLERANCE
 from hograd_core.hvp_code import hvp_snippet
-from hograd_ui.hvp_figures import clean, contour_figure
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import code_file, eigen_file, hessian_file, hvp_code, hvp_row
 from hograd_ui.parts.exact import exact_entry
@@ -30,6 +29,7 @@ from hograd_ui.parts.ui import (
     static_table,
     t,
 )
+from hograd_ui.plot_kit import clean, contour_figure
 
 from . import figures as figs
 from .cached import POWER_STEPS, analysed, explore, script, three_ways, trained

@@ -9,7 +9,7 @@ import streamlit as st
 from hograd_core import HogradError
 from hograd_core.flaglab import FlagOutcome
 from hograd_serving.cached import curves, explore, flags_for, lab_for
-from hograd_ui import graph_figures, hvp_figures
+from hograd_ui import plot_kit, tensor_drawing
 from hograd_ui.chart_range import chart_range
 from hograd_ui.derivative_figures import derivatives_figure
 from hograd_ui.parts.chart import chart
@@ -115,10 +115,10 @@ def growth_view(step: Step, row: object = None) -> None:
     except HogradError as err:
         show_error(err)
         return
-    figure = graph_figures.growth_figure(lab.stats, order, lang(), present())
+    figure = tensor_drawing.growth_figure(lab.stats, order, lang(), present())
     chart(figure, key=f"lesson.chart.{step.name}")
     with st.expander(t("graph.table.title"), icon=":material/table:"):
-        st.dataframe(graph_figures.stats_rows(lab.stats, lang()), hide_index=True)
+        st.dataframe(tensor_drawing.stats_rows(lab.stats, lang()), hide_index=True)
 
 
 def hvp_view(step: Step, row: object = None) -> None:
@@ -129,7 +129,7 @@ def hvp_view(step: Step, row: object = None) -> None:
     except HogradError as err:
         show_error(err)
         return
-    figure = hvp_figures.contour_figure(
+    figure = plot_kit.contour_figure(
         ex.grid, ex.result, lang(), pickable=False, projector=present()
     )
     chart(figure, key=f"lesson.chart.{step.name}")

@@ -12,10 +12,10 @@ import streamlit as st
 from hograd_core import HogradError
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
+from hograd_ui.parts.form_kit import caption
 from hograd_ui.parts.link_form import Field, LinkedForm
 from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import controls, folded, lang, present_row, show_error, slides, t
-from hograd_ui.parts.why_common import caption
 from hograd_ui.why_figures import finite_or_dash
 
 from . import figures as figs

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from hograd_ui.hvp_figures import axis_props, figure_layout
 from hograd_ui.i18n import tr
+from hograd_ui.plot_kit import axis_props, figure_layout
 from hograd_ui.plotting import plain_figure
 
 from .compute import MemoryRun

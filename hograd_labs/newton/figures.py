@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from hograd_core.curvature import Grid
-from hograd_ui.hvp_figures import LIGHT, axis_props, contour_levels, figure_layout, log_axis
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
+from hograd_ui.plot_kit import LIGHT, axis_props, contour_levels, figure_layout, log_axis
 from hograd_ui.plotting import cell_title, grid_cells, plain_figure
 
 from .compute import NewtonRace

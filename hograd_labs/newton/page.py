@@ -12,6 +12,7 @@ import streamlit as st
 from hograd_core import HogradError, parse
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
+from hograd_ui.parts.form_kit import KAPPAS, caption, num
 from hograd_ui.parts.link_form import Field, draw_linked, seed_linked
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present
@@ -26,7 +27,6 @@ from hograd_ui.parts.ui import (
     static_table,
     t,
 )
-from hograd_ui.parts.why_common import KAPPAS, caption, num
 
 from . import compute, presets
 from . import figures as figs

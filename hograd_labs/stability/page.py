@@ -12,11 +12,11 @@ from hograd_core import HogradError
 from hograd_core.applications.common import Code
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
+from hograd_ui.parts.form_kit import KAPPAS, WIDTHS, caption, keep, network_widgets, num
 from hograd_ui.parts.link_form import Field, LinkedForm
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import controls, folded, lang, localized_radio, present_row, show_error, t
-from hograd_ui.parts.why_common import KAPPAS, WIDTHS, caption, keep, network_widgets, num
 
 from . import figures as figs
 from .cached import script, why_quadratic, why_stability

@@ -12,9 +12,9 @@ from collections import defaultdict
 import numpy as np
 
 from hograd_core.applications import event_file
-from hograd_ui.hvp_figures import axis_props, figure_layout, log_axis
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
+from hograd_ui.plot_kit import axis_props, figure_layout, log_axis
 from hograd_ui.plotting import plain_figure
 
 from .compute import BINS, GradientStats

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from hograd_core.graphs import TensorGraph
-from hograd_ui.graph_figures import flag_dot
-from hograd_ui.hvp_figures import axis_props, figure_layout
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
+from hograd_ui.plot_kit import axis_props, figure_layout
 from hograd_ui.plotting import plain_figure, vline
+from hograd_ui.tensor_drawing import flag_dot
 
 from .compute import LIMIT, WganRun
 

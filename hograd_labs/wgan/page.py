@@ -11,13 +11,13 @@ import pandas as pd
 import streamlit as st
 
 from hograd_core import HogradError
-from hograd_ui.graph_figures import flag_legend_html
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
+from hograd_ui.parts.form_kit import caption, form_radio, keep
 from hograd_ui.parts.link_form import Field, LinkedForm
 from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import controls, folded, lang, present_row, show_error, slides, t
-from hograd_ui.parts.why_common import caption, form_radio, keep
+from hograd_ui.tensor_drawing import flag_legend_html
 
 from . import figures as figs
 from .cached import WGAN_BUDGET, script, why_wgan_graph, why_wgan_run
@@ -64,7 +64,7 @@ FORM = LinkedForm(
 
 def choice(label: str, options: tuple[str, ...], name: str) -> str:
     """A radio with translated labels inside the form; ``P.name`` keeps the choice across a
-    language switch and for the link (hograd_ui/parts/why_common.py form_radio)."""
+    language switch and for the link (hograd_ui/parts/form_kit.py form_radio)."""
     key = f"{P}.{name}"
     value = form_radio(label, {o: t(LABELS[name][o]) for o in options}, key, options[0])
     keep(key, value)

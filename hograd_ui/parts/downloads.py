@@ -24,9 +24,9 @@ from hograd_core.hessian import HVPResult
 from hograd_core.language import Function
 from hograd_core.nested_autograd import BUDGET, DerivativeResult
 from hograd_ui.csv_tables import curves_csv, eigen_csv, hessian_csv
-from hograd_ui.hvp_figures import clean
 from hograd_ui.notebook import derivatives_notebook, graph_notebook, hvp_notebook
 from hograd_ui.parts.ui import lazy_expander, t
+from hograd_ui.plot_kit import clean
 
 ICON = ":material/download:"
 PY, CSV, IPYNB, CPP = "text/x-python", "text/csv", "application/x-ipynb+json", "text/x-c++src"

@@ -14,7 +14,7 @@ from hograd_core import parse
 from hograd_core.flaglab.cases import CASES, run_case
 from hograd_core.flaglab.flags import ACTIONS, FlagSettings, run_flags
 from hograd_labs.graph.cached import dot_available
-from hograd_ui.graph_figures import PASS_COLOURS, flag_dot
+from hograd_ui.tensor_drawing import PASS_COLOURS, flag_dot
 from tests.app.charts import chart_elements, figure_of
 from tests.app.conftest import APP, open_page
 

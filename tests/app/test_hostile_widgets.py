@@ -128,7 +128,7 @@ def test_a_lesson_choice_that_is_not_an_option_is_no_answer(value: str) -> None:
 
 
 def test_a_form_radio_that_is_not_an_option_stays_an_option() -> None:
-    """The why page's forms draw their radios through hograd_ui/parts/why_common.py form_radio; a label
+    """The why page's forms draw their radios through hograd_ui/parts/form_kit.py form_radio; a label
     that is not an option gives one of the options (Streamlit falls back to the radio's first)
     and the tab computes with it, without an error."""
     at = AppTest.from_file(APP, default_timeout=120)

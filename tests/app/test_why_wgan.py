@@ -15,7 +15,7 @@ from hograd_labs.wgan.cached import script as wgan_code
 from hograd_labs.wgan.compute import WganConfig, penalty_check
 from hograd_labs.wgan.compute import run as train_wgan
 from hograd_labs.wgan.figures import norm_counts
-from hograd_ui.graph_figures import flag_dot
+from hograd_ui.tensor_drawing import flag_dot
 from tests.app.charts import chart_elements, figure_of
 from tests.app.why import open_tab
 from tests.arrays import plotly_array

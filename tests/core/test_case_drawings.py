@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from hograd_core.flaglab.cases import CASES, run_case
-from hograd_ui.graph_figures import flag_dot, flag_legend_html
+from hograd_ui.tensor_drawing import flag_dot, flag_legend_html
 from tests.graph_walk import walk_tensors as walk
 
 ALL = [(case, variant) for case, spec in CASES.items() for variant in spec.variants]

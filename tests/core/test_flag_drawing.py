@@ -19,7 +19,7 @@ import torch
 from hograd_core import parse
 from hograd_core.flaglab.flags import ACTIONS, FlagSettings, run_flags, run_flags_here
 from hograd_core.flaglab.isolated import decode, outcome_json
-from hograd_ui.graph_figures import flag_dot, flag_legend_html
+from hograd_ui.tensor_drawing import flag_dot, flag_legend_html
 from tests.graph_walk import walk_tensors as walk
 
 FUNCTIONS = ["x**3", "tanh(x)", "2*x", "x + 1", "sin(x)*exp(-x**2)"]

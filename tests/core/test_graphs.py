@@ -20,7 +20,7 @@ from hograd_core.graphs import GRAPH_BUDGET, GraphBudget, graph_lab, output_labe
 from hograd_core.language.to_sympy import to_sympy
 from hograd_labs.graph.cached import dot_available, to_svg
 from hograd_labs.graph.figures import legend_html, summary_rows, to_dot
-from hograd_ui.graph_figures import PASS_COLOURS, drawn_counts, growth_figure, stats_rows
+from hograd_ui.tensor_drawing import PASS_COLOURS, drawn_counts, growth_figure, stats_rows
 from tests.english import raises
 
 

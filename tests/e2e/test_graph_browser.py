@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hograd_ui.graph_figures import PASS_COLOURS
+from hograd_ui.tensor_drawing import PASS_COLOURS
 from tests.e2e.conftest import screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e

@@ -13,7 +13,7 @@ import pytest
 
 from hograd_labs.stats import compute as gs
 from hograd_labs.stats.figures import layer_norms_figure
-from hograd_ui.hvp_figures import FEW_DECADES, MAX_LOG_LABELS, log_axis
+from hograd_ui.plot_kit import FEW_DECADES, MAX_LOG_LABELS, log_axis
 from hograd_ui.plotting import validated
 from tests.arrays import plotly_array
 
