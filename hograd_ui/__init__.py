@@ -1,4 +1,4 @@
-"""hograd_ui: presentation. The plotly figure builders (:mod:`.derivative_figures`, the
+"""hograd_ui: presentation. The plotly figure builders (the
 plotting kit :mod:`.plot_kit`, built fast by :mod:`.plotting`), the DOT drawings of traced
 tensors (:mod:`.tensor_drawing`), and the translation loader (:mod:`.i18n`, reading ``locales/*.toml``).
 

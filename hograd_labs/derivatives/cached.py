@@ -2,7 +2,7 @@
 point inspector's rows (its sympy and nested-autograd columns worked out in the background),
 what each method costs, and PyTorch's gradcheck at x0.
 
-The curves themselves are :func:`hograd_serving.cached.curves`, which the lesson draws too.
+The curves themselves (:func:`curves`), which the lesson draws too (hograd_labs/derivatives/embed.py).
 Each call here is a pure function of its arguments (no per-user state), so sharing results
 between sessions is safe; heavy calls pass the serving room's gate, and the columns that take
 longer are answered by its background workers (:mod:`hograd_serving.deferred`,
@@ -17,7 +17,7 @@ from contextlib import nullcontext
 import numpy as np
 import streamlit as st
 
-from hograd_core import BUDGET, BudgetError, parse
+from hograd_core import BUDGET, BudgetError, derivatives, parse
 from hograd_core.exact_view import SympyView
 from hograd_core.forward_mode import FORWARD_BUDGET, ForwardCosts, forward_costs
 from hograd_core.grad_checks import GradChecks, run_gradchecks
@@ -32,6 +32,7 @@ from hograd_core.inspector import (
 )
 from hograd_core.language import Function
 from hograd_core.nested_autograd import (
+    DerivativeResult,
     autograd_column,
     autograd_is_heavy,
     autograd_refusal,
@@ -50,6 +51,7 @@ __all__ = [
     "WAIT",
     "autograd_part",
     "autograd_refused",
+    "curves",
     "estimate",
     "gradchecks_at",
     "inspect",
@@ -58,6 +60,19 @@ __all__ = [
     "sympy_detail",
     "sympy_part",
 ]
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def curves(
+    text: str, low: float, high: float, points: int, order: int, method: str
+) -> DerivativeResult:
+    """f = ``text`` and its derivatives up to ``order`` by ``method`` on ``points`` points from
+    ``low`` to ``high``; nested autograd where it is heavy passes the gate."""
+    fn = parse(text)
+    heavy = method == "autograd" and autograd_is_heavy(fn, order, points, shared_probe)
+    with heavy_work(seconds=HEAVY_SECONDS) if heavy else nullcontext():
+        xs = np.linspace(low, high, points)
+        return derivatives(fn, xs, order, method=method, probe=shared_probe)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

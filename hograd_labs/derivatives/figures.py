@@ -2,7 +2,7 @@
 and the inspector's cells as text. Language and presentation mode (``projector``) come in as
 arguments; nothing here computes a derivative or calls Streamlit.
 
-The main chart, f and its derivatives, is :func:`hograd_ui.derivative_figures.
+The main chart, f and its derivatives, is :func:`hograd_labs.derivatives.chart.
 derivatives_figure`: the lesson draws it too.
 """
 
@@ -14,9 +14,10 @@ import numpy as np
 
 from hograd_core.forward_mode import ForwardCosts
 from hograd_core.inspector import CostProfile
-from hograd_ui.derivative_figures import FONT, PALETTE, finite
 from hograd_ui.i18n import tr
 from hograd_ui.plotting import PlainFigure, cell_title, grid_cells, plain_figure, vline
+
+from .chart import FONT, PALETTE, finite
 
 __all__ = ["cell", "cost_figure", "taylor_figure"]
 

@@ -26,15 +26,8 @@ from hograd_core.inspector import (
 from hograd_core.language import Function
 from hograd_core.nested_autograd import DerivativeResult
 from hograd_core.point_notes import SINGULAR, ZERO_POWER
-from hograd_serving.cached import curves
 from hograd_serving.sympy_column import CHAIN_SECONDS, MEMORY_BYTES
 from hograd_ui.chart_range import ChartRange, chart_range
-from hograd_ui.derivative_figures import (
-    derivatives_figure,
-    hidden_orders,
-    latex_label,
-    order_label,
-)
 from hograd_ui.i18n import error_text
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import derivatives_code, derivatives_row, note_x0
@@ -62,6 +55,7 @@ from .cached import (
     FORWARD_POINTS,
     POLL,
     autograd_refused,
+    curves,
     estimate,
     forward_routes,
     gradchecks_at,
@@ -69,6 +63,12 @@ from .cached import (
     measure,
     still_working,
     sympy_detail,
+)
+from .chart import (
+    derivatives_figure,
+    hidden_orders,
+    latex_label,
+    order_label,
 )
 from .compute import X0, agreeing_digits, beyond_f, delta, undefined_intervals
 from .figures import ROUTE_KEYS, cell, cost_figure, forward_figure, taylor_figure

@@ -1,8 +1,9 @@
 """The graph lab's drawings: the graph of f, f', ..., f^(k) pass by pass (DOT, legend, tables,
 the growth in words) and the Hessian-vector product's graph, in the learner's language.
 
-The DOT source itself is written by :mod:`hograd_core.graph_dot`; the flag lab's drawings, the
-passes' names and the growth chart are shared with other pages (:mod:`hograd_ui.tensor_drawing`).
+The DOT source itself is written by :mod:`hograd_core.graph_dot`; the flag lab's drawings and
+the passes' names are shared with other labs (:mod:`hograd_ui.tensor_drawing`). The growth
+chart and table are drawn by the lesson too (through :mod:`.embed`).
 Nothing here runs a process or reads a cache: laying DOT out as SVG is :mod:`.cached`'s.
 
 Note:
@@ -19,23 +20,21 @@ from __future__ import annotations
 import dataclasses
 import html
 
-from hograd_core.graph_dot import tensor_dot, view_dot
+from hograd_core.graph_dot import Legend, tensor_dot, view_dot
 from hograd_core.graphs import GraphLab, GraphView, OrderStats, trend
 from hograd_core.hvp_graph import HVP_PASSES, HVPGraph
 from hograd_ui.i18n import tr
-from hograd_ui.tensor_drawing import (
-    NEW,
-    PASS_BORDERS,
-    PASS_COLOURS,
-    pass_count,
-    pass_legend,
-    pass_name,
-    words,
-)
+from hograd_ui.plotting import PlainFigure, cell_title, grid_cells, plain_figure, vline
+from hograd_ui.tensor_drawing import NEW, PASS_BORDERS, PASS_COLOURS, pass_name, words
 
 from .compute import shown
 
 __all__ = [
+    "drawn_counts",
+    "growth_figure",
+    "pass_count",
+    "pass_legend",
+    "stats_rows",
     "STRUT",
     "growth_text",
     "hvp_dot",
@@ -47,6 +46,124 @@ __all__ = [
     "summary_rows",
     "to_dot",
 ]
+
+
+def pass_count(k: int, n: int, lang: str) -> str:
+    key = "graph.legend.pass_one" if n == 1 else "graph.legend.pass"
+    return tr(key, lang, name=pass_name(k, lang), n=n)
+
+
+def pass_legend(view: GraphView, lang: str, highlight: bool) -> Legend:
+    """The legend under a downloaded graph: each pass's colour and node count."""
+    cells = tuple((k, pass_count(k, view.per_pass[k], lang)) for k in range(view.order + 1))
+    return Legend(cells, tr("graph.legend.shapes", lang), view.order if highlight else -1)
+
+
+def drawn_counts(ops: int, saved: int, freed: int, lang: str = "en") -> str:
+    """The caption under a flag-lab drawing: its backward functions and saved tensors, each
+    count with its noun in the singular or the plural, and how many of them were freed."""
+
+    def count(key: str, n: int) -> str:
+        return tr(f"{key}_one" if n == 1 else key, lang, n=n)
+
+    return tr(
+        "graphvars.draw.count",
+        lang,
+        ops=count("graphvars.draw.ops", ops),
+        saved=count("graphvars.draw.saved", saved),
+        freed=freed,
+    )
+
+
+def growth_figure(
+    stats: tuple[OrderStats, ...], order: int, lang: str = "en", projector: bool = False
+) -> PlainFigure:
+    """Four small panels by order: graph nodes, depth, saved-tensor bytes, time of each pass.
+
+    Counts on log scales, so a constant growth factor is a straight line; zero counts (a
+    constant function has no nodes) are left out. The selected ``order`` is marked.
+    ``projector``: drawn for a projector, as the page says.
+    """
+    titles = [tr(f"graph.growth.{name}", lang) for name in ("nodes", "depth", "bytes", "ms")]
+    orders = [s.order for s in stats]
+    series = (
+        [s.nodes for s in stats],
+        [s.depth for s in stats],
+        [s.saved_bytes for s in stats],
+        [s.seconds * 1000 for s in stats],
+    )
+    marker = {
+        "color": [PASS_BORDERS[k] for k in orders],
+        "size": [14 if k == order else 8 for k in orders],
+        "line": {"color": NEW, "width": 1},
+    }
+    # Four panels side by side, as make_subplots(cols=4, horizontal_spacing=0.06) lays them
+    # out, written as plain dicts (drawn on every rerun; see plotting.py).
+    traces, shapes, annotations, layout = [], [], [], {}
+    cells = grid_cells(1, 4, 0.06, 0.0)
+    for col, (title, values, (x_domain, y_domain)) in enumerate(
+        zip(titles, series, cells, strict=True), start=1
+    ):
+        n = "" if col == 1 else str(col)
+        traces.append(
+            {
+                "type": "scatter",
+                "x": orders,
+                "y": [v if v > 0 else None for v in values],
+                "mode": "lines+markers",
+                "name": title,
+                "showlegend": False,
+                "line": {"color": "#9ca3af", "width": 2},
+                "marker": marker,
+                "hovertemplate": tr("graph.growth.hover", lang) + "<extra></extra>",
+                "xaxis": f"x{n}",
+                "yaxis": f"y{n}",
+            }
+        )
+        # counts on log scales (a constant growth factor is a straight line); times, small
+        # and noisy, read best from zero
+        yaxis = {"type": "log"} if col < 4 else {"rangemode": "tozero"}
+        layout[f"yaxis{n}"] = {"anchor": f"x{n}", "domain": y_domain, **yaxis}
+        layout[f"xaxis{n}"] = {
+            "anchor": f"y{n}",
+            "domain": x_domain,
+            "dtick": 1,
+            "title": {"text": tr("graph.growth.order", lang)},
+        }
+        shapes.append(vline(order, {"color": NEW, "dash": "dot", "width": 1}, n))
+        annotations.append(cell_title(title, x_domain, y_domain, size=15))
+    return plain_figure(
+        traces,
+        projector=projector,
+        height=330,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        font={"size": 14},
+        shapes=shapes,
+        annotations=annotations,
+        **layout,
+    )
+
+
+def stats_rows(stats: tuple[OrderStats, ...], lang: str = "en") -> list[dict[str, object]]:
+    """One row per order: value, nodes, new nodes, depth, saved tensors and bytes, time,
+    grad_fn."""
+    keys = ("order", "value", "nodes", "new", "depth", "saved", "bytes", "ms", "grad_fn")
+    head = {k: tr(f"graph.table.{k}", lang) for k in keys}
+    return [
+        {
+            head["order"]: s.order,
+            head["value"]: f"{s.value:.6g}",
+            head["nodes"]: s.nodes,
+            head["new"]: s.new_nodes,
+            head["depth"]: s.depth,
+            head["saved"]: s.saved_tensors,
+            head["bytes"]: s.saved_bytes,
+            head["ms"]: round(s.seconds * 1000, 3),
+            head["grad_fn"]: s.grad_fn or "None",
+        }
+        for s in stats
+    ]
+
 
 #: points: a graph narrower than this is drawn as if this wide (text ~19 px)
 STRUT = 420.0

@@ -27,8 +27,9 @@ from hograd_ui.parts.ui import (
     static_table,
     t,
 )
-from hograd_ui.tensor_drawing import drawn_counts, flag_dot, flag_legend_html
+from hograd_ui.tensor_drawing import flag_dot, flag_legend_html
 
+from . import cached, embed, figures
 from .compute import PRESETS, RETAIN, flag_settings
 from .view_one import graph_settings, one_variable, refused
 from .view_several import several_settings, several_variables
@@ -41,14 +42,7 @@ __all__ = ["draw"]
 def show_outcome(outcome: FlagOutcome, key: str, fn: Function | None = None) -> None:
     """What PyTorch printed or raised, its warnings, why, the fix, and the code (in an
     expander keyed ``key``; Python and C++ tabs, ``fn`` the flag lab's function)."""
-    if outcome.raised:
-        st.error(
-            t("graph.result.raised", error_type=outcome.steps[-1].error_type),
-            icon=":material/error:",
-        )
-    else:
-        st.success(t("graph.result.ran"), icon=":material/check_circle:")
-    st.code(outcome.transcript(), language=None, wrap_lines=True)
+    embed.said(outcome)
     for message in outcome.warnings:
         st.warning(t("graph.result.warned"), icon=":material/warning:")
         st.code(message, language=None, wrap_lines=True)
@@ -65,10 +59,9 @@ def show_outcome(outcome: FlagOutcome, key: str, fn: Function | None = None) -> 
     ]
     if rows:
         static_table(pd.DataFrame(rows))
-    facts = dict(outcome.params)  # read from the real graph: its functions, what was freed
-    why = " ".join(t(key, **facts) for key in outcome.explain)
-    st.info(f"**{t('graph.result.why')}** {why}", icon=":material/lightbulb:")
+    embed.why(outcome)
     if outcome.fixes:
+        facts = dict(outcome.params)  # read from the real graph: its functions, what was freed
         fix = " ".join(t(key, **facts) for key in outcome.fixes)
         st.success(f"**{t('graph.result.fix')}** {fix}", icon=":material/build:")
     with (box := lazy_expander(t("graph.result.code"), key, icon=":material/code:")):
@@ -126,7 +119,7 @@ def show_drawings(off: FlagOutcome, on: FlagOutcome, this: bool) -> None:
         text.markdown(f"`create_graph={flag}`{mark}")
         if draw_flag_graph(place, outcome, legend=not projected, projector=projected):
             ops, kept, stale = outcome.drawing.counts
-            text.caption(drawn_counts(ops, kept, stale, lang()))
+            text.caption(figures.drawn_counts(ops, kept, stale, lang()))
     nodes, saved_bytes = on.first_call
     if len(on.steps) > 2:  # the first call ran
         key = "graph.draw.changed" if nodes else "graph.draw.same"
@@ -280,12 +273,12 @@ def flag_lab(fn: Function, x0: float | None, chosen: tuple | None, shown: dict[s
     s = flag_settings(create_graph, retain, allow_unused, materialize, unused, action)
     flags = (s.retain_graph, s.allow_unused, s.materialize_grads, s.unused_input, s.action)
     try:
-        outcome = serving.flags_for(fn.text, x0, s.create_graph, *flags)
+        outcome = cached.flags_for(fn.text, x0, s.create_graph, *flags)
         if shown["flags"]:
             with st.container(key="graph.screen.flags"):
                 show_outcome(outcome, "graph.flag.code", fn)
         if shown["drawings"]:
-            other = serving.flags_for(fn.text, x0, not s.create_graph, *flags)  # flipped
+            other = cached.flags_for(fn.text, x0, not s.create_graph, *flags)  # flipped
             off, on = (other, outcome) if s.create_graph else (outcome, other)
             with st.container(key="graph.screen.drawings"):
                 show_drawings(off, on, s.create_graph)

@@ -11,7 +11,6 @@ from hograd_core.cpp_code import derivatives_cpp
 from hograd_core.graphs import GRAPH_BUDGET, output_label
 from hograd_core.inspector import pytorch_snippet
 from hograd_core.language import Function
-from hograd_serving import cached as serving  # a module: tests replace its functions
 from hograd_serving.gate import BusyError
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import code_file, cpp_file, graph_row, language_tabs, slug
@@ -20,7 +19,7 @@ from hograd_ui.parts.link_form import Field, draw_linked
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import controls, lang, lazy_expander, localized_choice, show_error, t
-from hograd_ui.tensor_drawing import growth_figure, pass_name, stats_rows
+from hograd_ui.tensor_drawing import pass_name
 
 from . import cached, figures
 
@@ -132,7 +131,7 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
         with st.container(horizontal=True, vertical_alignment="center"):
             _steps(order)
     try:
-        lab = serving.lab_for(fn.text, x0)
+        lab = cached.lab_for(fn.text, x0)
         view = lab.view(order, show_saved=saved)
     except HogradError as err:
         refused(err)
@@ -231,7 +230,7 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
     )
     with folded:
         if folded.open:
-            chart(growth_figure(lab.stats, order, lang(), present()), key="graph.growth")
+            chart(figures.growth_figure(lab.stats, order, lang(), present()), key="graph.growth")
     graph_row(fn, x0, order)  # downloads: the view as a notebook
     code = lazy_expander(t("graph.code.title"), "graph.code", icon=":material/code:")
     with code:
@@ -239,7 +238,7 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
             _code(fn, x0, order)
     with (table := lazy_expander(t("graph.table.title"), "graph.table", icon=":material/table:")):
         if table.open:
-            st.dataframe(stats_rows(lab.stats, lang()), hide_index=True)
+            st.dataframe(figures.stats_rows(lab.stats, lang()), hide_index=True)
 
 
 def _code(fn: Function, x0: float, order: int) -> None:

@@ -1,5 +1,5 @@
-"""The HVP lab's cached calls: the typed function explored at a point (``explore``, shared
-with the lesson, lives in hograd_serving), H v three ways (timed),
+"""The HVP lab's cached calls: the typed function explored at a point (``explore``, which the
+lesson draws too: hograd_labs/hvp/embed.py), H v three ways (timed),
 the small network trained and its loss analysed from Hessian-vector products."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import streamlit as st
 
 from hograd_core import BudgetError, curvature, network, parse
 from hograd_core.applications.common import Code, marked_code
-from hograd_serving.cached import FORWARD_AD, POWER_STEPS, explore
+from hograd_serving.cached import FORWARD_AD
 from hograd_serving.jobs import network_job
 
 from . import compute
@@ -28,6 +28,18 @@ __all__ = [
     "three_ways",
     "trained",
 ]
+
+#: steps of the animated power iteration on a typed function
+POWER_STEPS = 30
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def explore(text: str, point: tuple, vector: tuple, radius: float) -> curvature.Exploration:
+    """Without the three ways (:func:`three_ways`): every slider move reruns this."""
+    fn = parse(text)
+    return curvature.explore(
+        fn, point, vector, radius=radius, power_steps=POWER_STEPS, with_ways=False
+    )
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -29,7 +29,7 @@ from hograd_ui.parts.ui import (
     static_table,
     t,
 )
-from hograd_ui.plot_kit import clean, contour_figure
+from hograd_ui.plot_kit import clean
 
 from . import figures as figs
 from .cached import POWER_STEPS, analysed, explore, script, three_ways, trained
@@ -256,7 +256,7 @@ def picture(ex: curvature.Exploration, names: tuple) -> None:
             st.session_state[f"hvp.p.{name}"] = min(max(value, -LIMIT), LIMIT)
 
     projector = present()
-    fig = contour_figure(ex.grid, ex.result, lang(), projector=projector)
+    fig = figs.contour_figure(ex.grid, ex.result, lang(), projector=projector)
     if projector:  # the contour first on the projector's screen, the toggle under it
         chart(fig, key="hvp.contour", on_pick=picked)
     surface = st.toggle(t("hvp.picture.surface"), key="hvp.surface", bind=BIND)

@@ -16,7 +16,7 @@ from hograd_ui.parts.ui import lang, t
 
 from .cached import lesson_answer
 from .compute import CHOICE, FLAGS, NUMBER, STEPS, VECTOR, Step, Verdict, check, check_flags
-from .views import RETAIN, run_flags_for
+from .views import Lent, run_flags_for
 
 
 def _numbers(values: tuple[float, ...]) -> str:
@@ -51,21 +51,16 @@ def _given(step: Step) -> tuple[float | None, ...] | int | None:
 OnCheck = Callable[[int, Verdict, str], None]
 
 
-def _check(number: int, on_check: OnCheck | None = None) -> None:
+def _check(number: int, lent: Lent, on_check: OnCheck | None = None) -> None:
     """Check's callback: the verdict into the session, the step into ``done`` if right, and
-    ``on_check`` told (a class records it)."""
+    ``on_check`` told (a class records it). ``lent``: the flag lab, for a flags exercise."""
     step = STEPS[number - 1]
     understood = ""
     try:
         if step.exercise.kind == FLAGS:
-            key = f"lesson.{step.name}"
-            settings = (
-                st.session_state[f"{key}.cg"],
-                RETAIN[st.session_state[f"{key}.rg"] or "None"],
-                st.session_state[f"{key}.action"],
-            )
+            settings = lent.graph.flag_choices(f"lesson.{step.name}")
             understood = f"create_graph={settings[0]}, retain_graph={settings[1]}, {settings[2]}"
-            verdict = check_flags(step, run_flags_for(*settings))
+            verdict = check_flags(step, run_flags_for(lent, settings))
         else:
             try:
                 given = _given(step)
@@ -212,9 +207,10 @@ def _teacher(step: Step) -> None:
         st.markdown(answer_text(step))
 
 
-def show(number: int, teacher: bool, on_check: OnCheck | None = None) -> None:
+def show(number: int, teacher: bool, lent: Lent, on_check: OnCheck | None = None) -> None:
     """The exercise of step ``number``: prompt, inputs, Check and hint, then what was found.
-    ``on_check`` is told of each Check's verdict (a class records it)."""
+    ``lent``: what the other labs lend (the flag lab's run); ``on_check`` is told of each
+    Check's verdict (a class records it)."""
     step = STEPS[number - 1]
     ex = step.exercise
     st.subheader(t("lesson.exercise"), divider="gray")
@@ -228,7 +224,7 @@ def show(number: int, teacher: bool, on_check: OnCheck | None = None) -> None:
             key=f"lesson.check.{step.name}",
             type="primary",
             on_click=_check,
-            args=(number, on_check),
+            args=(number, lent, on_check),
             icon=":material/task_alt:",
         )
         st.button(

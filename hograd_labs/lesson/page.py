@@ -4,9 +4,10 @@ and in the link (?step=3&done=1,2); the teacher's link (?key=, the key the serve
 notes, the answers and the class panel; a class's link (?class=CODE) asks for a nickname and
 records every Check.
 
-Labs never import each other: the class (hograd_labs/classroom) and the Newton step's view
-(hograd_labs/newton) come in as arguments of :func:`draw`, from the page script
-pages/lesson.py, which composes the three.
+Labs never import each other: the class (hograd_labs/classroom), the Newton step's view
+(hograd_labs/newton) and what the derivatives, graph and HVP labs draw for the other steps
+(their ``embed.py``) come in as arguments of :func:`draw`, from the page script
+pages/lesson.py, which composes them.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from hograd_ui.parts.ui import folded, present_row, t
 
 from . import exercise
 from .compute import STEPS, Step
-from .views import VIEWS
+from .views import Lent
+from .views import views as own_views
 
 __all__ = ["TOTAL", "Classroom", "draw"]
 
@@ -69,10 +71,11 @@ def _buttons(where: object, number: int) -> None:
     )
 
 
-def draw(classroom: Classroom, views: Mapping[str, View]) -> None:
+def draw(classroom: Classroom, views: Mapping[str, View], lent: Lent) -> None:
     """The lesson page. ``classroom``: the class's panels; ``views``: step views besides this
-    lab's own (the Newton step's, "newton")."""
-    views = {**VIEWS, **views}
+    lab's own (the Newton step's, "newton"); ``lent``: what the derivatives, graph and HVP labs
+    lend this lab's own views."""
+    views = {**own_views(lent), **views}
     st.title(t("lesson.title"))
     st.caption(t("lesson.lead"))
     state.carry(TOTAL)  # app.py did it already; this page also runs alone under tests
@@ -116,7 +119,7 @@ def draw(classroom: Classroom, views: Mapping[str, View]) -> None:
         st.markdown(t(step.text, page=t("app.page.why")))  # the last step names the "why" page
     with st.container(key="lesson.view"):
         views[step.view](step, row if present() else None)
-    exercise.show(number, teacher, on_check=record)
+    exercise.show(number, teacher, lent, on_check=record)
     # in a class, once the lecturer reveals this step's answer
     classroom.revealed_box(number, lambda: exercise.answer_text(step))
     if len(done) == TOTAL:

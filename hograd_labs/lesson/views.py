@@ -1,105 +1,104 @@
-"""The live view of each lesson step: the cached calls and figures the labs share
-(hograd_serving.cached, hograd_ui), on the lesson's examples (see :mod:`.compute`). Nothing
-here computes. The Newton step's view is the Newton lab's, which pages/lesson.py hands in."""
+"""The live view of each lesson step, on the lesson's examples (see :mod:`.compute`). Nothing
+here computes, and no lab is imported (labs never import each other): what the derivatives,
+graph and HVP labs draw for a step they lend, and pages/lesson.py hands it in (:class:`Lent`),
+as it hands in the Newton step's view."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Protocol
 
 import streamlit as st
 
 from hograd_core import HogradError
-from hograd_core.flaglab import FlagOutcome
-from hograd_serving.cached import curves, explore, flags_for, lab_for
-from hograd_ui import plot_kit, tensor_drawing
-from hograd_ui.chart_range import chart_range
-from hograd_ui.derivative_figures import derivatives_figure
-from hograd_ui.parts.chart import chart
-from hograd_ui.parts.present import present
-from hograd_ui.parts.ui import controls, lang, localized_radio, show_error, t
+from hograd_core.flaglab import FlagOutcome, FlagSettings
+from hograd_ui.parts.ui import controls, show_error, t
 
 from .compute import CUBE, GROWTH, GROWTH_CHOICES, HVP, Step
 
-#: retain_graph's choices, by label (as on the graph page)
-RETAIN = {"None": None, "True": True, "False": False}
 #: the chart of x³: 241 points on [-3, 3] put one exactly on x = 2
 LOW, HIGH, POINTS = -3.0, 3.0, 241
 
 
-def curves_view(step: Step, row: object = None) -> None:
+class Curves(Protocol):
+    """The derivatives lab's chart (hograd_labs/derivatives/embed.py)."""
+
+    def curves_chart(
+        self, text: str, low: float, high: float, points: int, order: int, key: str
+    ) -> None: ...
+
+
+class Flags(Protocol):
+    """The graph lab's growth chart and flag lab (hograd_labs/graph/embed.py)."""
+
+    def growth_chart(self, text: str, x0: float, order: int, key: str) -> None: ...
+
+    def flag_controls(self, key: str, start: FlagSettings) -> tuple[bool, bool | None, str]: ...
+
+    def flag_choices(self, key: str) -> tuple[bool, bool | None, str]: ...
+
+    def run_flags(
+        self, text: str, x0: float, create_graph: bool, retain: bool | None, action: str
+    ) -> FlagOutcome: ...
+
+    def said(self, outcome: FlagOutcome) -> None: ...
+
+    def why(self, outcome: FlagOutcome) -> None: ...
+
+
+class Contours(Protocol):
+    """The HVP lab's contour picture (hograd_labs/hvp/embed.py)."""
+
+    def contour_chart(self, text: str, point: tuple, vector: tuple, key: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Lent:
+    """What the other labs lend the lesson's views."""
+
+    derivatives: Curves
+    graph: Flags
+    hvp: Contours
+
+
+def curves_view(lent: Lent, step: Step, row: object = None) -> None:
     """f = x³ and its derivatives up to the step's order, as on the derivatives page."""
-    result = curves(CUBE[0], LOW, HIGH, POINTS, step.order, "autograd")
-    ranges = chart_range(result.xs, result.values, separate=False)
-    figure = derivatives_figure(result, lang(), separate=False, ranges=ranges, projector=present())
-    chart(figure, key=f"lesson.chart.{step.name}")
+    text = CUBE[0]
+    lent.derivatives.curves_chart(text, LOW, HIGH, POINTS, step.order, f"lesson.chart.{step.name}")
 
 
-def flag_settings(step: Step, row: object = None) -> tuple[bool, bool | None, str]:
+def flag_settings(lent: Lent, step: Step, row: object = None) -> tuple[bool, bool | None, str]:
     """The flag lab's controls for this step (create_graph, retain_graph, the action); they
     start where the step's exercise says. In presentation mode they fold into a button of
     ``row`` (hograd_ui/parts/ui.py's ``controls``), so the transcript is on the first screen."""
     with controls(row):
-        return _flag_settings(step)
+        st.markdown(f"**{t('lesson.flags.settings')}**")
+        # in the link when they differ from the start
+        return lent.graph.flag_controls(f"lesson.{step.name}", step.exercise.start)
 
 
-def _flag_settings(step: Step) -> tuple[bool, bool | None, str]:
-    start = step.exercise.start
-    key = f"lesson.{step.name}"  # the toggles are in the link when they differ from the start
-    st.markdown(f"**{t('lesson.flags.settings')}**")
-    left, right = st.columns([2, 3], gap="large")
-    with left.container(horizontal=True, vertical_alignment="bottom"):
-        create_graph = st.toggle(
-            t("graph.flags.create_graph"),
-            start.create_graph,
-            key=f"{key}.cg",
-            help=t("graph.flags.create_graph.help"),
-            bind="query-params",
-        )
-        retain = (
-            st.segmented_control(
-                t("graph.flags.retain_graph"),
-                list(RETAIN),
-                default="None",
-                required=True,
-                key=f"{key}.rg",
-                help=t("graph.flags.retain_graph.help"),
-                bind="query-params",
-                format_func={
-                    **{v: v for v in RETAIN},
-                    "None": t("graph.flags.retain.default"),
-                }.__getitem__,
-            )
-            or "None"
-        )
-    actions = {a: t(f"graph.flags.action.{a}") for a in ("next", "again", "backward")}
-    action = localized_radio(t("graph.flags.action"), actions, f"{key}.action", container=right)
-    return create_graph, RETAIN[retain], action
-
-
-def run_flags_for(create_graph: bool, retain: bool | None, action: str) -> FlagOutcome:
-    """The flag lab's run of x³ at 2 with these settings (cached, shared with the graph page)."""
+def run_flags_for(lent: Lent, settings: tuple[bool, bool | None, str]) -> FlagOutcome:
+    """The flag lab's run of x³ at 2 with these settings (create_graph, retain_graph, the
+    action); cached, shared with the graph page."""
     text, x0 = CUBE
-    return flags_for(text, x0, create_graph, retain, False, False, False, action)
+    return lent.graph.run_flags(text, x0, *settings)
 
 
-def flags_view(step: Step, row: object = None) -> None:
+def flags_view(lent: Lent, step: Step, row: object = None) -> None:
     """The flag lab on x³ at x = 2: the settings, what PyTorch printed or raised, and why."""
     try:
-        outcome = run_flags_for(*flag_settings(step, row))
+        outcome = run_flags_for(lent, flag_settings(lent, step, row))
     except HogradError as err:
         show_error(err)
         return
     st.markdown(f"**{t('lesson.flags.outcome')}**")
-    if outcome.raised:
-        error_type = outcome.steps[-1].error_type
-        st.error(t("graph.result.raised", error_type=error_type), icon=":material/error:")
-    else:
-        st.success(t("graph.result.ran"), icon=":material/check_circle:")
-    st.code(outcome.transcript(), language=None, wrap_lines=True)
-    facts = dict(outcome.params)
-    why = " ".join(t(key, **facts) for key in outcome.explain)
-    st.info(f"**{t('graph.result.why')}** {why}", icon=":material/lightbulb:")
+    lent.graph.said(outcome)
+    lent.graph.why(outcome)
 
 
-def growth_view(step: Step, row: object = None) -> None:
+def growth_view(lent: Lent, step: Step, row: object = None) -> None:
     """Nodes, depth, saved bytes and time per order, as on the graph page."""
     _, x0, order = GROWTH
     text = (row or st).segmented_control(
@@ -110,35 +109,17 @@ def growth_view(step: Step, row: object = None) -> None:
         key="lesson.growth.fn",
         bind="query-params",
     ) or GROWTH_CHOICES[0]
-    try:
-        lab = lab_for(text, x0)
-    except HogradError as err:
-        show_error(err)
-        return
-    figure = tensor_drawing.growth_figure(lab.stats, order, lang(), present())
-    chart(figure, key=f"lesson.chart.{step.name}")
-    with st.expander(t("graph.table.title"), icon=":material/table:"):
-        st.dataframe(tensor_drawing.stats_rows(lab.stats, lang()), hide_index=True)
+    lent.graph.growth_chart(text, x0, order, f"lesson.chart.{step.name}")
 
 
-def hvp_view(step: Step, row: object = None) -> None:
+def hvp_view(lent: Lent, step: Step, row: object = None) -> None:
     """The contour picture of the Hessian-vector product page, at the seed's point."""
     text, point, vector = HVP
-    try:
-        ex = explore(text, point, vector, 1.5)
-    except HogradError as err:
-        show_error(err)
-        return
-    figure = plot_kit.contour_figure(
-        ex.grid, ex.result, lang(), pickable=False, projector=present()
-    )
-    chart(figure, key=f"lesson.chart.{step.name}")
+    lent.hvp.contour_chart(text, point, vector, f"lesson.chart.{step.name}")
 
 
-#: The Newton step's view is the Newton lab's (hograd_labs/newton/page.py), added by pages/lesson.py.
-VIEWS = {
-    "curves": curves_view,
-    "flags": flags_view,
-    "growth": growth_view,
-    "hvp": hvp_view,
-}
+def views(lent: Lent) -> dict[str, Callable[[Step, object], None]]:
+    """This lab's step views, drawn with what ``lent`` lends. The Newton step's view is the
+    Newton lab's (hograd_labs/newton/page.py), added by pages/lesson.py."""
+    own = {"curves": curves_view, "flags": flags_view, "growth": growth_view, "hvp": hvp_view}
+    return {name: partial(view, lent) for name, view in own.items()}

@@ -16,7 +16,7 @@ from hograd_ui.parts.form_kit import caption
 from hograd_ui.parts.link_form import Field, LinkedForm
 from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import controls, folded, lang, present_row, show_error, slides, t
-from hograd_ui.why_figures import finite_or_dash
+from hograd_ui.plot_kit import finite_or_dash
 
 from . import figures as figs
 from .cached import MAML_BUDGET, script, why_maml, why_maml_adapt

@@ -23,7 +23,7 @@ from hograd_ui.parts.ui import (
     slides,
     t,
 )
-from hograd_ui.why_figures import finite_or_dash
+from hograd_ui.plot_kit import finite_or_dash
 
 from . import compute as core
 from . import figures as figs

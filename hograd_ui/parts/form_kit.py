@@ -6,16 +6,16 @@ from __future__ import annotations
 import streamlit as st
 
 from hograd_core.network import DATASETS
-from hograd_ui import why_figures as figs
 from hograd_ui.parts.link_form import LinkedForm
 from hograd_ui.parts.ui import lang, t
+from hograd_ui.plot_kit import finite_or_dash
 
 KAPPAS = [1, 2, 5, 10, 100, 1000]  # condition numbers of the quadratic bowls
 WIDTHS = (4, 8, 16, 32, 64)  # hidden widths the forms offer
 
 
 def num(x: float, digits: int = 4) -> str:
-    return figs.finite_or_dash(float(x), digits)
+    return finite_or_dash(float(x), digits)
 
 
 def caption(done: int, total: int) -> str:

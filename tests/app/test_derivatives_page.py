@@ -14,7 +14,7 @@ import sympy as sp
 
 from hograd_core import derivatives, parse
 from hograd_core.exact_view import SympyView
-from hograd_ui.derivative_figures import order_label
+from hograd_labs.derivatives.chart import order_label
 from hograd_ui.i18n import tr
 from tests.app.charts import chart_elements, figure_of
 from tests.app.conftest import open_page

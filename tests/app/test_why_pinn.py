@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from hograd_labs.pinn import compute as core
 from hograd_labs.pinn.cached import script as lab_script
-from hograd_ui.why_figures import finite_or_dash
+from hograd_ui.plot_kit import finite_or_dash
 from tests.app.charts import chart_elements
 from tests.app.why import charts, open_tab
 from tests.arrays import plotly_array

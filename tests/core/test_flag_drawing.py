@@ -272,7 +272,7 @@ def test_every_combination_counts_as_torchviz_does(text: str) -> None:
 def test_the_page_torchviz_view_counts_the_same() -> None:
     """The torchviz view the page shows (make_dot on the run's own tensors, through the
     server's ``view``) has the same backward functions as the pass-coloured drawing."""
-    from hograd_serving.cached import torchviz_views
+    from hograd_labs.graph.cached import torchviz_views
 
     for s in SETTINGS:
         outcome = run_flags(parse("tanh(x)"), 0.7, s, view=torchviz_views)

@@ -16,9 +16,8 @@ import torch
 
 from hograd_core import parse
 from hograd_core.graphs import graph_lab, trend
-from hograd_labs.graph.figures import growth_text
+from hograd_labs.graph.figures import growth_figure, growth_text, stats_rows
 from hograd_ui.i18n import catalogue
-from hograd_ui.tensor_drawing import growth_figure, stats_rows
 
 PRESETS = ["x**3", "sin(x)", "tanh(x)", "2*x", "relu(x)", "x**2", "exp(x)", "sin(x)*exp(-x**2)"]
 

@@ -19,8 +19,15 @@ from hograd_core import graphs as graphs_module
 from hograd_core.graphs import GRAPH_BUDGET, GraphBudget, graph_lab, output_label, trend
 from hograd_core.language.to_sympy import to_sympy
 from hograd_labs.graph.cached import dot_available, to_svg
-from hograd_labs.graph.figures import legend_html, summary_rows, to_dot
-from hograd_ui.tensor_drawing import PASS_COLOURS, drawn_counts, growth_figure, stats_rows
+from hograd_labs.graph.figures import (
+    drawn_counts,
+    growth_figure,
+    legend_html,
+    stats_rows,
+    summary_rows,
+    to_dot,
+)
+from hograd_ui.tensor_drawing import PASS_COLOURS
 from tests.english import raises
 
 

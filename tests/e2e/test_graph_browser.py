@@ -244,7 +244,7 @@ def torchviz_nodes() -> int:
 
     from hograd_core import parse
     from hograd_core.flaglab.flags import FlagSettings, run_flags
-    from hograd_serving.cached import torchviz_views
+    from hograd_labs.graph.cached import torchviz_views
 
     outcome = run_flags(parse("x**3"), 0.7, FlagSettings(), view=torchviz_views)
     dot = dict(outcome.views)["dot:False,False"]

@@ -13,7 +13,7 @@ from hograd_serving.warmup import warm
 from hograd_ui.i18n import tr
 from tests.e2e.conftest import running_server
 
-CURVES = "hograd_serving.cached.curves"  # the derivatives page's main computation
+CURVES = "hograd_labs.derivatives.cached.curves"  # the derivatives page's main computation
 
 
 def lookups(url: str, cache: str) -> dict[str, int]:

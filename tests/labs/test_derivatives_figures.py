@@ -11,10 +11,10 @@ import pytest
 
 from hograd_core import derivatives, parse
 from hograd_core.inspector_exact import inspect_point
+from hograd_labs.derivatives.chart import derivatives_figure
 from hograd_labs.derivatives.compute import delta
 from hograd_labs.derivatives.figures import cell, taylor_figure
 from hograd_ui.chart_range import chart_range
-from hograd_ui.derivative_figures import derivatives_figure
 
 
 def test_cells_keep_the_sign_of_infinity_and_name_nan() -> None:

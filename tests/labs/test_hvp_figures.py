@@ -15,8 +15,8 @@ from hograd_core import curvature as cv
 from hograd_core import parse
 from hograd_labs.hvp import compute
 from hograd_labs.hvp import figures as figs
+from hograd_labs.hvp.figures import contour_figure
 from hograd_ui.i18n import tr
-from hograd_ui.plot_kit import contour_figure
 from hograd_ui.plotting import PROJECTOR_MIN_FONT, grid_cells, validated
 from tests.arrays import plotly_array
 

@@ -14,7 +14,7 @@ import pytest
 from hograd_core import parse
 from hograd_core.flaglab.flags import FlagSettings, run_flags
 from hograd_core.graph_dot import escape_newlines
-from hograd_serving.cached import TORCHVIZ, torchviz_views
+from hograd_labs.graph.cached import TORCHVIZ, torchviz_views
 from hograd_serving.jobs import run_isolated
 
 CASES = [

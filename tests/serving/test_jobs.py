@@ -167,7 +167,7 @@ def test_the_probe_runs_where_it_is_told() -> None:
 def test_the_derivatives_page_probes_once_for_every_session(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from hograd_serving import cached
+    from hograd_labs.derivatives import cached  # the derivatives lab: its curves pass the probe
 
     probed: list[tuple[str, int]] = []
     real = jobs.probe_graph

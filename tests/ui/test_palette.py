@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 import pytest
 
-from hograd_ui.derivative_figures import DASHES, PALETTE
+from hograd_labs.derivatives.chart import DASHES, PALETTE
 from hograd_ui.parts import a11y
 
 WHITE, SIDEBAR = "#ffffff", "#f0f2f6"  # the page and Streamlit's sidebar (secondary) background

@@ -12,9 +12,9 @@ import pytest
 
 from hograd_core import derivatives, parse
 from hograd_core.inspector import taylor_polynomial
+from hograd_labs.derivatives.chart import derivatives_figure
 from hograd_labs.derivatives.figures import taylor_figure
 from hograd_ui.chart_range import chart_range
-from hograd_ui.derivative_figures import derivatives_figure
 from hograd_ui.plotting import PlainFigure, validated
 
 

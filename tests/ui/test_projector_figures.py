@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import pytest
 
 from hograd_core import derivatives, parse
-from hograd_ui.derivative_figures import derivatives_figure
+from hograd_labs.derivatives.chart import derivatives_figure
 from hograd_ui.plotting import (
     PROJECTOR_MIN_FONT,
     PROJECTOR_SCALE,

@@ -9,8 +9,7 @@ import numpy as np
 from hograd_core.nested_autograd import DerivativeResult
 from hograd_ui.chart_range import ChartRange
 from hograd_ui.i18n import tr
-
-from .plotting import PlainFigure, grid_cells, plain_figure, vline
+from hograd_ui.plotting import PlainFigure, grid_cells, plain_figure, vline
 
 __all__ = [
     "DASHES",
