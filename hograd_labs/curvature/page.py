@@ -226,7 +226,7 @@ def momentum_settings() -> tuple:
     """κ, lr, β and the steps."""
     c = st.columns(4)
     kappa = c[0].select_slider(
-        t("hvp.kappa.label"), KAPPAS, int(M.kappa), key="why.curv.kappa", bind=BIND
+        t("quadratic.kappa"), KAPPAS, int(M.kappa), key="why.curv.kappa", bind=BIND
     )
     lr = c[1].slider(
         "lr",

@@ -119,7 +119,7 @@ def _settings() -> HFConfig:
             {
                 "why.hf.sgd_lr": t("hf.sgd_lr"),
                 "why.hf.adam_lr": t("hf.adam_lr"),
-                "why.hf.seed": t("hvp.net.seed"),
+                "why.hf.seed": t("net.seed"),
             }
         )
         st.form_submit_button(t("why.run"), type="primary")
@@ -139,7 +139,7 @@ def _settings() -> HFConfig:
 
 def _metrics(run: HFRun) -> None:
     m = st.columns(4)  # the passes are in the sentence below; five labels did not fit at 1280 px
-    m[0].metric(t("hvp.net.metric.parameters"), f"{run.parameters:,}")
+    m[0].metric(t("net.parameters"), f"{run.parameters:,}")
     m[1].metric(t("hf.metric.hvps"), f"{run.hvps.mean():.1f}" if run.hvps.size else "—")
     m[2].metric(
         t("hf.metric.hvp_cost"),

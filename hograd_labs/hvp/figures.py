@@ -111,7 +111,7 @@ def contour_figure(
             "contours": {"start": lo, "end": hi, "size": (hi - lo) / 18, "showlabels": False},
             "line": {"width": 1, "color": "rgba(0,0,0,0.3)"},
             "hoverinfo": "skip",
-            "colorbar": {"title": {"text": tr("hvp.fig.log_f" if use_log else "hvp.fig.f", lang)}},
+            "colorbar": {"title": {"text": tr("surface.log_f" if use_log else "surface.f", lang)}},
         }
     ]
     if pickable:  # a sparse, invisible lattice: clicking one of its points moves p there

@@ -146,7 +146,7 @@ def _typed_inputs(fn, names: tuple) -> tuple[dict, float]:  # a parsed Function
     draw_formula(left, "f", typed_tex(fn), fn.text)
     with right:
         kappa = st.select_slider(
-            t("hvp.kappa.label"),
+            t("quadratic.kappa"),
             KAPPAS,
             value=10,
             key="hvp.kappa",
@@ -202,7 +202,7 @@ def numbers(fn, ex: curvature.Exploration, names: tuple, sliders: dict, radius: 
     m[0].metric(t("hvp.metric.value"), num(r.value, 4))
     m[1].metric(t("hvp.metric.grad_norm"), num(r.gradient_norm, 4))
     m[2].metric(t("hvp.metric.curvature"), num(r.curvature, 4), help=t("hvp.metric.curvature.help"))
-    kind = t(f"hvp.kind.{verdict.kind}") if verdict.critical else t("hvp.kind.not_critical")
+    kind = t(f"hvp.kind.{verdict.kind}") if verdict.critical else t("hessian.kind.not_critical")
     m[3].metric(t("hvp.metric.verdict"), kind, help=t("hvp.metric.verdict.help"))
     rows = (r.point, r.vector, clean(r.gradient), clean(r.hvp))
     table = pd.DataFrame(
@@ -379,12 +379,10 @@ def _net_inputs(budget: network.NetworkBudget) -> tuple[tuple, bool]:
     c = st.columns([2, 1, 1], gap="large")
     datasets = {d: t(f"hvp.net.dataset.{d}") for d in network.DATASETS}
     dataset = localized_radio(
-        t("hvp.net.dataset"), datasets, "hvp.net.dataset", container=c[0], horizontal=True
+        t("net.dataset"), datasets, "hvp.net.dataset", container=c[0], horizontal=True
     )
-    layers = c[1].slider(
-        t("hvp.net.layers"), 1, budget.max_layers, 1, key="hvp.net.layers", bind=BIND
-    )
-    width = c[2].select_slider(t("hvp.net.width"), WIDTHS, 16, key="hvp.net.width", bind=BIND)
+    layers = c[1].slider(t("net.layers"), 1, budget.max_layers, 1, key="hvp.net.layers", bind=BIND)
+    width = c[2].select_slider(t("net.width"), WIDTHS, 16, key="hvp.net.width", bind=BIND)
     chosen = network.NetConfig(dataset, (width,) * layers)
     n = network.count_parameters(chosen)
     shape = " → ".join(str(w) for w in network.layer_sizes(chosen))
@@ -404,7 +402,7 @@ def _net_inputs(budget: network.NetworkBudget) -> tuple[tuple, bool]:
         steps, seed, top_k, power_steps, probes = NET_FORM.row(
             {
                 "hvp.net.steps": t("hvp.net.steps"),
-                "hvp.net.seed": t("hvp.net.seed"),
+                "hvp.net.seed": t("net.seed"),
                 "hvp.net.top_k": t("hvp.net.top_k"),
                 "hvp.net.power": t("hvp.net.power_steps"),
                 "hvp.net.probes": t("hvp.net.probes"),
@@ -442,7 +440,7 @@ def results(net: TrainedNet, curv: NetCurvature, row: object) -> None:
     """The network's numbers, then five views: tabs, or in presentation mode one screen each
     (the numbers above every one of them)."""
     m = st.columns(4)
-    m[0].metric(t("hvp.net.metric.parameters"), f"{curv.parameters:,}")
+    m[0].metric(t("net.parameters"), f"{curv.parameters:,}")
     m[1].metric(t("hvp.net.metric.accuracy"), f"{net.test_accuracy:.1%}")
     m[2].metric(t("hvp.net.metric.loss", m=curv.examples), f"{curv.loss:.4f}")
     m[3].metric(t("hvp.net.metric.time", steps=net.steps), f"{net.seconds:.1f} s")

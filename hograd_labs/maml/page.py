@@ -86,7 +86,7 @@ def settings() -> MamlConfig:
 
 def cost(run) -> None:
     m = st.columns(4)
-    m[0].metric(t("hvp.net.metric.parameters"), f"{run.parameters:,}")
+    m[0].metric(t("net.parameters"), f"{run.parameters:,}")
     m[1].metric(t("maml.metric.time"), f"{run.seconds['second'] / run.seconds['first']:.2f} ×")
     m[2].metric(t("maml.metric.nodes"), f"{run.nodes['second']} / {run.nodes['first']}")
     ratio = run.saved_bytes["second"] / max(run.saved_bytes["first"], 1)

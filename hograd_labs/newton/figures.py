@@ -76,7 +76,7 @@ def paths_figure(
             "hoverinfo": "skip",
             "colorbar": {
                 "title": {
-                    "text": tr("hvp.fig.log_f" if use_log else "hvp.fig.f", lang),
+                    "text": tr("surface.log_f" if use_log else "surface.f", lang),
                     "side": "right",
                 }
             },

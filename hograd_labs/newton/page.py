@@ -39,11 +39,11 @@ STATUS = {
     "singular": "newton.status.singular",
 }
 KINDS = {
-    "minimum": "hvp.kind.minimum",
-    "maximum": "hvp.kind.maximum",
-    "saddle": "hvp.kind.saddle",
-    "degenerate": "hvp.kind.degenerate",
-    "not_critical": "hvp.kind.not_critical",
+    "minimum": "hessian.kind.minimum",
+    "maximum": "hessian.kind.maximum",
+    "saddle": "hessian.kind.saddle",
+    "degenerate": "hessian.kind.degenerate",
+    "not_critical": "hessian.kind.not_critical",
 }
 
 #: The κ slider's field: in the link while it is not 10 (unbound: f's κ sets it).
@@ -73,7 +73,7 @@ def kappa_slider(text: str) -> None:
         st.session_state["why.newton.kappa"] = int(kappa)  # the κ of f, typed or from a link
     draw_linked(
         st,
-        t("hvp.kappa.label"),
+        t("quadratic.kappa"),
         "why.newton.kappa",
         KAPPA,
         help=t("newton.kappa.help"),
@@ -293,6 +293,6 @@ def lesson_view(step: object, row: object = None) -> None:
     )
     st.page_link(
         "pages/why.py",
-        label=t("lesson.used.link", page=t("app.page.why")),
+        label=t("newton.lesson.link", page=t("app.page.why")),
         icon=":material/lightbulb:",
     )

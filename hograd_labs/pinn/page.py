@@ -89,8 +89,8 @@ def _settings(row: object) -> core.PinnConfig:
             {
                 next(iter(form.fields)): "α" if equation == "heat" else "c",
                 "why.pinn.t_max": t("pinn.t_max"),
-                "why.pinn.depth": t("hvp.net.layers"),
-                "why.pinn.width": t("hvp.net.width"),
+                "why.pinn.depth": t("net.layers"),
+                "why.pinn.width": t("net.width"),
             }
         )
         steps, points, lr, seed = form.row(
@@ -98,7 +98,7 @@ def _settings(row: object) -> core.PinnConfig:
                 "why.pinn.steps": t("why.newton.steps"),
                 "why.pinn.points": t("pinn.points"),
                 "why.pinn.lr": t("pinn.lr"),
-                "why.pinn.seed": t("hvp.net.seed"),
+                "why.pinn.seed": t("net.seed"),
             }
         )
         weights = form.row(
@@ -228,7 +228,7 @@ def draw() -> None:
     num = finite_or_dash
     if shown["maps"]:
         m = st.columns(4)
-        m[0].metric(t("hvp.net.metric.parameters"), f"{run.parameters:,}")
+        m[0].metric(t("net.parameters"), f"{run.parameters:,}")
         m[1].metric(t("pinn.metric.max_error"), num(run.max_error, 3))
         m[2].metric(t("pinn.metric.rel_error"), num(run.rel_error, 3))
         m[3].metric(

@@ -55,7 +55,7 @@ def quadratic_part(row: object) -> None:
     with controls(row):
         c = st.columns(3)
         kappa = c[0].select_slider(
-            t("hvp.kappa.label"), KAPPAS, int(D.kappa), key="why.stability.kappa", bind=BIND
+            t("quadratic.kappa"), KAPPAS, int(D.kappa), key="why.stability.kappa", bind=BIND
         )
         lr = c[1].slider(
             t("why.newton.lr"),
@@ -151,7 +151,7 @@ def network_part(row: object) -> None:
 
 def _network_result(run: NetStability, lr: float) -> None:
     m = st.columns(4)
-    m[0].metric(t("hvp.net.metric.parameters"), f"{run.parameters:,}")
+    m[0].metric(t("net.parameters"), f"{run.parameters:,}")
     m[1].metric(t("stability.lambda0"), num(run.lambda0))
     m[2].metric("2 / λ_max(θ₀)", num(2 / run.lambda0))
     m[3].metric("2 / lr", num(2 / lr))

@@ -101,7 +101,7 @@ def draw() -> None:
         depth, width, steps, batch = STATS_FORM.row(
             {
                 "why.stats.depth": t("stats.depth"),
-                "why.stats.width": t("hvp.net.width"),
+                "why.stats.width": t("net.width"),
                 "why.stats.steps": t("why.newton.steps"),
                 "why.stats.batch": t("stats.batch"),
             }

@@ -94,7 +94,7 @@ def settings(row: object = None) -> WganConfig:
                 f"{P}.batch": t("wgan.batch"),
                 f"{P}.hidden": t("wgan.hidden"),
                 f"{P}.lr": t("wgan.lr"),
-                f"{P}.seed": t("hvp.net.seed"),
+                f"{P}.seed": t("net.seed"),
             }
         )
         st.form_submit_button(t("why.run"), type="primary")

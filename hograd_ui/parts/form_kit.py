@@ -12,6 +12,8 @@ from hograd_ui.plot_kit import finite_or_dash
 
 KAPPAS = [1, 2, 5, 10, 100, 1000]  # condition numbers of the quadratic bowls
 WIDTHS = (4, 8, 16, 32, 64)  # hidden widths the forms offer
+#: each data set's name in the forms (hograd_core.network.DATASETS)
+DATASET_KEYS = {"digits": "net.dataset.digits", "moons": "net.dataset.moons"}
 
 
 def num(x: float, digits: int = 4) -> str:
@@ -46,12 +48,12 @@ def network_widgets(form: LinkedForm, prefix: str) -> tuple[str, tuple]:
     """A small network's data set, depth and width in ``form`` (keys ``prefix.data``,
     ``.layers``, ``.width``); returns the data set and the hidden widths."""
     data = form_radio(
-        t("hvp.net.dataset"),
-        {d: t(f"hvp.net.dataset.{d}") for d in DATASETS},
+        t("net.dataset"),
+        {d: t(DATASET_KEYS[d]) for d in DATASETS},
         f"{prefix}.data",
         form.fields[f"{prefix}.data"].default,
     )
     depth, width = form.row(
-        {f"{prefix}.layers": t("hvp.net.layers"), f"{prefix}.width": t("hvp.net.width")}
+        {f"{prefix}.layers": t("net.layers"), f"{prefix}.width": t("net.width")}
     )
     return data, (width,) * depth
