@@ -22,7 +22,9 @@ __all__ = [
     "contour_levels",
     "figure_layout",
     "finite_or_dash",
+    "line",
     "log_axis",
+    "positive",
 ]
 
 LIGHT = [[0.0, "#fbfdff"], [0.5, "#c6dbef"], [1.0, "#6baed6"]]
@@ -32,6 +34,25 @@ DIVERGING = [[0.0, "#2166ac"], [0.5, "#f7f7f7"], [1.0, "#b2182b"]]  # negative b
 def finite_or_dash(x: float, digits: int = 4) -> str:
     """``x`` to ``digits`` significant digits, or a dash where it is not a finite number."""
     return f"{x:.{digits}g}" if math.isfinite(x) else "—"
+
+
+def positive(values: np.ndarray) -> np.ndarray:
+    """Values for a log axis: 0 and below, inf and NaN left out (as gaps)."""
+    v = np.asarray(values, dtype=np.float64)
+    return np.where(np.isfinite(v) & (v > 0), v, np.nan)
+
+
+def line(x: object, y: object, name: str, style: dict, **extra: object) -> dict:
+    """A line trace named ``name`` (a legend entry) drawn in ``style`` (plotly's ``line``)."""
+    return {
+        "type": "scatter",
+        "x": x,
+        "y": y,
+        "mode": "lines",
+        "name": name,
+        "line": style,
+        **extra,
+    }
 
 
 def figure_layout(height: int, legend: str = "top", **extra: object) -> dict:

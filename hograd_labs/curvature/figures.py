@@ -10,7 +10,7 @@ import numpy as np
 
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
-from hograd_ui.plot_kit import axis_props, figure_layout, log_axis
+from hograd_ui.plot_kit import axis_props, figure_layout, log_axis, positive
 from hograd_ui.plotting import plain_figure
 
 from .compute import DiagonalStudy, MomentumRun, Spectra, heavy_ball_rate
@@ -41,11 +41,6 @@ def _legend_below(height: int, drop: float = -0.24) -> dict:
     look["legend"]["y"] = drop
     look["margin"]["b"] = 150
     return look
-
-
-def _positive(values: np.ndarray) -> np.ndarray:
-    v = np.asarray(values, dtype=np.float64)
-    return np.where(np.isfinite(v) & (v > 0), v, np.nan)
 
 
 def diagonal_figure(s: DiagonalStudy, lang: str, projector: bool) -> object:
@@ -92,7 +87,7 @@ def error_figure(s: DiagonalStudy, repeats: int, lang: str, projector: bool) -> 
         {
             "type": "scatter",
             "x": k,
-            "y": _positive(s.rms_error),
+            "y": positive(s.rms_error),
             "mode": "lines",
             "name": tr("curvature.fig.measured", lang, repeats=repeats),
             "line": {"color": ESTIMATE, "width": 3},
@@ -100,7 +95,7 @@ def error_figure(s: DiagonalStudy, repeats: int, lang: str, projector: bool) -> 
         {
             "type": "scatter",
             "x": k,
-            "y": _positive(s.predicted),
+            "y": positive(s.predicted),
             "mode": "lines",
             "name": tr("curvature.fig.predicted", lang),
             "line": {"color": EXACT, "width": 2, "dash": "dash"},
@@ -138,7 +133,7 @@ def momentum_figure(run: MomentumRun, lang: str, projector: bool) -> object:
             traces.append(
                 {
                     "type": "scatter",
-                    "y": _positive(closed),
+                    "y": positive(closed),
                     "mode": "lines",
                     "name": name,
                     "legendgroup": f"{method}{i}",
@@ -148,7 +143,7 @@ def momentum_figure(run: MomentumRun, lang: str, projector: bool) -> object:
             traces.append(
                 {
                     "type": "scatter",
-                    "y": _positive(ran),
+                    "y": positive(ran),
                     "mode": "markers",
                     "legendgroup": f"{method}{i}",
                     "showlegend": False,

@@ -9,7 +9,7 @@ import numpy as np
 
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
-from hograd_ui.plot_kit import axis_props, figure_layout, log_axis
+from hograd_ui.plot_kit import axis_props, figure_layout, line, log_axis, positive
 from hograd_ui.plotting import plain_figure
 
 from .compute import HFRun
@@ -22,21 +22,7 @@ METHOD_KEYS = {"hf": "hf.method.hf", "sgd": "hf.method.sgd", "adam": "hf.method.
 
 
 def _line(x, y, key: str, lang: str, **extra: object) -> dict:
-    return {
-        "type": "scatter",
-        "x": x,
-        "y": y,
-        "mode": "lines",
-        "name": tr(METHOD_KEYS[key], lang),
-        "line": {"color": COLORS[key], "width": 3},
-        **extra,
-    }
-
-
-def _positive(values: np.ndarray) -> np.ndarray:
-    """Values for a log axis: 0 and below, inf and NaN left out (as gaps)."""
-    v = np.asarray(values, dtype=np.float64)
-    return np.where(np.isfinite(v) & (v > 0), v, np.nan)
+    return line(x, y, tr(METHOD_KEYS[key], lang), {"color": COLORS[key], "width": 3}, **extra)
 
 
 def hf_figure(run: HFRun, lang: str, projector: bool, axis: str = "passes") -> object:
@@ -52,7 +38,7 @@ def hf_figure(run: HFRun, lang: str, projector: bool, axis: str = "passes") -> o
         xs = {"hf": run.hf_seconds, "sgd": run.sgd_seconds, "adam": run.adam_seconds}
     ys = {"hf": run.hf_losses, "sgd": run.sgd_losses, "adam": run.adam_losses}
     traces = [
-        _line(xs[k], _positive(ys[k]), k, lang, mode="lines+markers" if k == "hf" else "lines")
+        _line(xs[k], positive(ys[k]), k, lang, mode="lines+markers" if k == "hf" else "lines")
         for k in ("sgd", "adam", "hf")
     ]
     title = tr("hf.fig.passes" if axis == "passes" else "hf.fig.seconds", lang)

@@ -10,7 +10,7 @@ import numpy as np
 
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
-from hograd_ui.plot_kit import axis_props, figure_layout, log_axis
+from hograd_ui.plot_kit import axis_props, figure_layout, line, log_axis, positive
 from hograd_ui.plotting import plain_figure
 
 from .compute import METHODS, Adaptation, MamlRun
@@ -35,26 +35,13 @@ _DASH = {"second": "solid", "first": "dash", "pretrain": "dot"}
 
 
 def _line(x, y, method: str, lang: str, **extra: object) -> dict:
-    return {
-        "type": "scatter",
-        "x": x,
-        "y": y,
-        "mode": "lines",
-        "name": tr(METHOD_KEYS[method], lang),
-        "line": {"color": COLORS[method], "width": 3, "dash": _DASH[method]},
-        **extra,
-    }
+    style = {"color": COLORS[method], "width": 3, "dash": _DASH[method]}
+    return line(x, y, tr(METHOD_KEYS[method], lang), style, **extra)
 
 
 def _title(text: str) -> dict:
     """A title at the top left, clear of the mode bar (top right)."""
     return {"text": text, "font": {"size": 17}, "x": 0, "xref": "paper", "xanchor": "left"}
-
-
-def _positive(values: np.ndarray) -> np.ndarray:
-    """Values for a log axis: 0 and below, inf and NaN left out (as gaps)."""
-    v = np.asarray(values, dtype=np.float64)
-    return np.where(np.isfinite(v) & (v > 0), v, np.nan)
 
 
 def _legend_below(height: int) -> dict:
@@ -77,7 +64,7 @@ def meta_training_figure(run: MamlRun, lang: str, projector: bool) -> object:
     """The held-out loss after adaptation along meta-training, one line per starting point
     (``projector``: drawn for a projector)."""
     traces = [
-        _line(run.eval_steps[: len(run.eval_losses[m])], _positive(run.eval_losses[m]), m, lang)
+        _line(run.eval_steps[: len(run.eval_losses[m])], positive(run.eval_losses[m]), m, lang)
         for m in METHODS
     ]
     steps = run.config.inner_steps
@@ -127,7 +114,7 @@ def error_figure(a: Adaptation, steps: int, lang: str, projector: bool) -> objec
     """The error against the true sine after 0, 1, ... steps; the shown step marked."""
     k = np.arange(a.steps + 1)
     traces = [
-        _line(k, _positive(a.errors[m]), m, lang, mode="lines+markers", marker={"size": 8})
+        _line(k, positive(a.errors[m]), m, lang, mode="lines+markers", marker={"size": 8})
         for m in METHODS
     ]
     traces += [

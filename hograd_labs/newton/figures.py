@@ -11,7 +11,15 @@ import numpy as np
 from hograd_core.curvature import Grid
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
-from hograd_ui.plot_kit import LIGHT, axis_props, contour_levels, figure_layout, log_axis
+from hograd_ui.plot_kit import (
+    LIGHT,
+    axis_props,
+    contour_levels,
+    figure_layout,
+    line,
+    log_axis,
+    positive,
+)
 from hograd_ui.plotting import cell_title, grid_cells, plain_figure
 
 from .compute import NewtonRace
@@ -36,21 +44,7 @@ METHOD_KEYS = {
 
 
 def _line(x, y, key: str, lang: str, **extra: object) -> dict:
-    return {
-        "type": "scatter",
-        "x": x,
-        "y": y,
-        "mode": "lines",
-        "name": tr(METHOD_KEYS[key], lang),
-        "line": {"color": COLORS[key], "width": 3},
-        **extra,
-    }
-
-
-def _positive(values: np.ndarray) -> np.ndarray:
-    """Values for a log axis: 0 and below, inf and NaN left out (as gaps)."""
-    v = np.asarray(values, dtype=np.float64)
-    return np.where(np.isfinite(v) & (v > 0), v, np.nan)
+    return line(x, y, tr(METHOD_KEYS[key], lang), {"color": COLORS[key], "width": 3}, **extra)
 
 
 def paths_figure(
@@ -141,12 +135,12 @@ def convergence_figure(
     traces = []
     for path in race.paths:
         k = np.arange(len(path.values))
-        left = _positive(path.values - minimum) if gap else path.values
+        left = positive(path.values - minimum) if gap else path.values
         traces.append(_line(k, left, path.method, lang, legendgroup=path.method))
         traces.append(
             _line(
                 k,
-                _positive(path.grad_norms),
+                positive(path.grad_norms),
                 path.method,
                 lang,
                 xaxis="x2",

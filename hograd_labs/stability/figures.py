@@ -10,7 +10,7 @@ import numpy as np
 
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
-from hograd_ui.plot_kit import axis_props, figure_layout, log_axis
+from hograd_ui.plot_kit import axis_props, figure_layout, log_axis, positive
 from hograd_ui.plotting import cell_title, grid_cells, hline, plain_figure
 
 from .compute import NetStability, QuadraticRun
@@ -18,12 +18,6 @@ from .compute import NetStability, QuadraticRun
 __all__ = ["notebook", "quadratic_figure", "sharpness_figure"]
 
 GD, SHARPNESS = "#1f77b4", "#d62728"
-
-
-def _positive(values: np.ndarray) -> np.ndarray:
-    """Values for a log axis: 0 and below, inf and NaN left out (as gaps)."""
-    v = np.asarray(values, dtype=np.float64)
-    return np.where(np.isfinite(v) & (v > 0), v, np.nan)
 
 
 def _gd(x, y, lang: str, **extra: object) -> dict:
@@ -43,11 +37,11 @@ def quadratic_figure(run: QuadraticRun, lang: str, projector: bool) -> object:
     for a projector."""
     k = np.arange(len(run.losses))
     return plain_figure(
-        [_gd(k, _positive(run.losses), lang)],
+        [_gd(k, positive(run.losses), lang)],
         projector=projector,
         **figure_layout(380),
         xaxis=axis_props(tr("why.fig.iteration", lang)),
-        yaxis=log_axis(tr("stability.fig.f", lang), _positive(run.losses)),
+        yaxis=log_axis(tr("stability.fig.f", lang), positive(run.losses)),
     )
 
 
@@ -56,7 +50,7 @@ def sharpness_figure(run: NetStability, lang: str, projector: bool) -> object:
     cells = grid_cells(1, 2, 0.12, 0.0)
     limit = 2 / run.config.lr
     traces = [
-        _gd(np.arange(len(run.losses)), _positive(run.losses), lang, showlegend=False),
+        _gd(np.arange(len(run.losses)), positive(run.losses), lang, showlegend=False),
         {
             "type": "scatter",
             "x": run.sharpness_steps,

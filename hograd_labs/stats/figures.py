@@ -14,7 +14,7 @@ import numpy as np
 from hograd_core.applications import event_file
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
-from hograd_ui.plot_kit import axis_props, figure_layout, log_axis
+from hograd_ui.plot_kit import axis_props, figure_layout, log_axis, positive
 from hograd_ui.plotting import plain_figure
 
 from .compute import BINS, GradientStats
@@ -26,12 +26,6 @@ __all__ = [
     "precision_figure",
     "tensorboard_archive",
 ]
-
-
-def _positive(values: np.ndarray) -> np.ndarray:
-    """Values for a log axis: 0 and below, inf and NaN left out (as gaps)."""
-    v = np.asarray(values, dtype=np.float64)
-    return np.where(np.isfinite(v) & (v > 0), v, np.nan)
 
 
 def _layer_colors(n: int) -> list[str]:
@@ -52,7 +46,7 @@ def layer_norms_figure(stats: GradientStats, lang: str, projector: bool = False)
         {
             "type": "scatter",
             "x": steps,
-            "y": _positive(stats.layer_norms[:, k]),
+            "y": positive(stats.layer_norms[:, k]),
             "mode": "lines",
             "name": name,
             "line": {"color": colors[k], "width": 2},
@@ -103,7 +97,7 @@ def precision_figure(stats: GradientStats, lang: str, projector: bool = False) -
         {
             "type": "scatter",
             "x": np.arange(len(curves[d])),
-            "y": _positive(curves[d]),
+            "y": positive(curves[d]),
             "mode": "lines",
             "name": d,
             "line": {
