@@ -2,17 +2,10 @@
 the growth in words) and the Hessian-vector product's graph, in the learner's language.
 
 The DOT source itself is written by :mod:`hograd_core.graph_dot`; the flag lab's drawings and
-the passes' names are shared with other labs (:mod:`hograd_ui.tensor_drawing`). The growth
-chart and table are drawn by the lesson too (through :mod:`.embed`).
-Nothing here runs a process or reads a cache: laying DOT out as SVG is :mod:`.cached`'s.
-
-Note:
-    Streamlit's graphviz chart draws every label at its own small font size (0.6rem),
-    whatever the DOT says. So the DOT uses a 10 pt font (then the boxes fit the text), and the
-    pages draw the picture at its own size (``width="content"``), not stretched to the page's
-    width, where a three-node graph had 8x larger text than a large one; a drawing wider than
-    the page shrinks to fit, and presentation mode zooms them all alike (hograd_ui/parts/present.py).
-    ``min_width`` gives a drawing a minimum width.
+the passes' names are shared with other labs (:mod:`hograd_ui.tensor_drawing`, whose note says
+why every drawing is drawn at its own size). The growth chart and table are drawn by the lesson
+too (through :mod:`.embed`). Nothing here runs a process or reads a cache: laying DOT out as
+SVG is :mod:`.cached`'s. ``min_width`` gives a drawing a minimum width.
 """
 
 from __future__ import annotations
@@ -30,19 +23,19 @@ from hograd_ui.tensor_drawing import NEW, PASS_BORDERS, PASS_COLOURS, pass_name,
 from .compute import shown
 
 __all__ = [
+    "STRUT",
     "drawn_counts",
     "growth_figure",
-    "pass_count",
-    "pass_legend",
-    "stats_rows",
-    "STRUT",
     "growth_text",
     "hvp_dot",
     "hvp_legend_html",
     "hvp_summary_rows",
     "legend_html",
+    "pass_count",
     "pass_dots",
+    "pass_legend",
     "stage_name",
+    "stats_rows",
     "summary_rows",
     "to_dot",
 ]

@@ -74,7 +74,7 @@ function refit(box) {
 // A legend under the plot needs nothing here: presentation mode places it at the chart's
 // bottom edge, the bottom margin stacked by plotly.js (hograd_ui/plotting.py's
 // _legend_at_the_bottom), so it follows any height.
-// A log axis's labels are fixed by the figure for its own height (hograd_ui/hvp_figures.py's
+// A log axis's labels are fixed by the figure for its own height (hograd_ui/plot_kit.py's
 // log_axis: every n-th power of ten, or 1, 2 and 5 over a decade or so); on a chart fitted
 // shorter they would run into each other. There every n-th power becomes every
 // ceil(n * shrink)-th, and 1, 2, 5 become the powers of ten alone.
