@@ -27,6 +27,7 @@ from .language import Binary, Call, Function, Neg, Node
 from .language.to_source import python_name, torch_source
 from .nested_autograd import (
     BUDGET,
+    MAX_FD_ORDER,
     autograd_column,
     autograd_rows,
     derivatives,
@@ -61,11 +62,6 @@ __all__ = [
     "MAX_LATEX_OPS",
 ]
 
-#: The highest order the inspector shows a finite difference for. The central stencils of
-#: nested_autograd.finite_differences lose digits as the order rises, about 1.5 per order: for
-#: sin(x)*exp(-x**2) at 0.5 they keep about 11, 8, 6, 5, 4 and 3 correct digits at orders 1 to 6
-#: (tests/core/test_inspector.py measures them against sympy); above 6 little is left.
-MAX_FD_ORDER = 6
 #: Two answers for one derivative agree when they differ by at most this much, relative to the
 #: reference (absolute below 1 in size): float64 rounding of an exact derivative stays far
 #: below it, a different convention or a dropped term far above.

@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
+import hograd_core
 from hograd_core import parse
-from hograd_core.flaglab import FlagOutcome, run_case
 from hograd_core.language import Function
 
 from .gate import HEAVY_SECONDS, heavy_work
-from .jobs import run_isolated
+
+if TYPE_CHECKING:
+    from hograd_core.flaglab import FlagOutcome
 
 __all__ = ["FORWARD_AD", "Caption", "cached_parse", "case_for", "with_bar"]
 
@@ -37,7 +40,11 @@ def cached_parse(text: str, variables: tuple[str, ...] | None = None) -> Functio
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def case_for(case: str, variant: str) -> FlagOutcome:
-    return run_case(case, variant, isolate=run_isolated)
+    # the flag lab and the process runner load on the first case (every page imports this
+    # module for cached_parse; the home page runs no case)
+    from .jobs import run_isolated
+
+    return hograd_core.run_case(case, variant, isolate=run_isolated)
 
 
 #: torch's forward-AD level is one per process, not per thread: two sessions running jvp at

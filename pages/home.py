@@ -3,7 +3,7 @@
 import streamlit as st
 
 from hograd_core import BUDGET, derivatives, parse
-from hograd_core.inspector import MAX_FD_ORDER
+from hograd_core.nested_autograd import MAX_FD_ORDER
 from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import t
 

@@ -18,15 +18,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hograd_core.flaglab import FlagOutcome, FlagSettings
-from hograd_core.graphs import graph_lab, trend
-from hograd_core.hessian import hvp
+import hograd_core as core  # each computing module loads when an answer first needs it
+from hograd_core.flaglab.settings import FlagSettings
 from hograd_core.hvp_examples import quadratic
 from hograd_core.language import parse
-from hograd_core.nested_autograd import derivatives
+
+if TYPE_CHECKING:
+    from hograd_core.flaglab import FlagOutcome
 
 __all__ = [
     "CUBE",
@@ -248,7 +250,7 @@ class Answer:
 
 def _cube(order: int) -> list[float]:
     text, x0 = CUBE
-    return derivatives(parse(text), [x0], order).values[:, 0].tolist()
+    return core.derivatives(parse(text), [x0], order).values[:, 0].tolist()
 
 
 def answer(name: str) -> Answer:
@@ -266,8 +268,8 @@ def answer(name: str) -> Answer:
         return Answer((d2,), traps=(((d3,), "lesson.trap.third"), ((f,), "lesson.trap.value")))
     if name == "growth":
         text, x0, order = GROWTH
-        nodes = [s.nodes for s in graph_lab(parse(text), x0, order).stats]
-        kind = trend(nodes).kind
+        nodes = [s.nodes for s in core.graph_lab(parse(text), x0, order).stats]
+        kind = core.trend(nodes).kind
         facts = (
             ("nodes", ", ".join(str(n) for n in nodes)),
             ("ratio", f"{nodes[-1] / nodes[-2]:.2f}"),
@@ -275,7 +277,7 @@ def answer(name: str) -> Answer:
         return Answer((float(GROWTH_KINDS.index(kind)),), facts=facts)
     if name == "hvp":
         text, point, vector = HVP
-        r = hvp(parse(text), point, vector)
+        r = core.hvp(parse(text), point, vector)
         traps = (
             (tuple(r.gradient.tolist()), "lesson.trap.gradient"),
             (tuple(vector), "lesson.trap.vector"),
@@ -297,7 +299,7 @@ def _newton_steps(tol: float = 1e-8) -> int | None:
     (the Newton path's convergence test on the "why" page), None if not within NEWTON_STEPS."""
     fn, point = parse(NEWTON), np.array(NEWTON_START)
     for step in range(NEWTON_STEPS + 1):
-        r = hvp(fn, point, (0.0, 0.0))
+        r = core.hvp(fn, point, (0.0, 0.0))
         if np.linalg.norm(r.gradient) <= tol:
             return step
         point = point - np.linalg.solve(r.hessian, r.gradient)

@@ -1,0 +1,52 @@
+"""The home page loads what it draws, not every lab: app.py's router and the home page, run
+through AppTest in a fresh interpreter, leave the flag lab's gallery, the graph and Hessian
+kernels, the inspector and the figure kits out of ``sys.modules`` (they load when a page that
+uses them opens), and load at most HOME_MODULES of hograd's modules in all."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: hograd modules (packages included) the home page loads through app.py; 60 before the labs'
+#: own code moved into them and the flag lab's settings, the lesson's kernel calls and the
+#: gallery case's runner were loaded on first use.
+HOME_MODULES = 40
+
+#: modules only other pages use
+NOT_LOADED = (
+    "hograd_core.flaglab.cases",
+    "hograd_core.flaglab.flags",
+    "hograd_core.flaglab.gallery",
+    "hograd_core.graphs",
+    "hograd_core.hessian",
+    "hograd_core.curvature",
+    "hograd_core.inspector",
+    "hograd_serving.jobs",
+    "hograd_ui.plot_kit",
+    "hograd_ui.tensor_drawing",
+)
+
+_RUN = f"""
+import json, sys
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file({str(ROOT / "app.py")!r}, default_timeout=120)
+at.run()
+assert not at.exception, at.exception
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0].startswith("hograd"))))
+"""
+
+
+def test_the_home_page_loads_only_what_it_draws() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not [m for m in NOT_LOADED if m in loaded]
+    assert "hograd_core.nested_autograd" in loaded  # the home page's live example ran
+    assert len(loaded) <= HOME_MODULES, loaded
