@@ -20,17 +20,19 @@ torch.set_num_threads(1)
 #: (tests/e2e/conftest.py, tests/e2e/test_running_server_files.py).
 ONE_AT_A_TIME = ("tests/deploy/", "tests/cpp/")
 
-#: Rough seconds one test of each folder takes (a test of another folder: DEFAULT_COST): in a
-#: loaded run of 2026-12-06 the 399 browser tests took 51 of its 53 minutes, tests/labs' 635
-#: took 4 CPU-minutes. Only the order of the units depends on them, never an outcome: the
-#: costliest unit is handed out first (longest processing time first), so the long units start
-#: at once and the short ones fill the end.
+#: Rough seconds one test of each folder takes (a test of another folder: DEFAULT_COST), from
+#: runs of 2026-12-06 on a loaded machine: the 399 browser tests took 51 of a whole run's 53
+#: minutes on their worker (7.5 s a test); tests/labs' 635 tests 4.1 CPU-minutes; 69 AppTests
+#: of two app files 117 CPU-s.
+#: Only the order of the units depends on them, never an outcome: the costliest unit is handed
+#: out first (longest processing time first), so the long units start at once and the short
+#: ones fill the end.
 COST = {
-    "tests/e2e/": 4.0,
+    "tests/e2e/": 7.5,
     "tests/deploy/": 10.0,
     "tests/cpp/": 0.5,
-    "tests/app/": 0.8,
-    "tests/labs/": 0.6,
+    "tests/app/": 1.5,
+    "tests/labs/": 0.4,
     "tests/serving/": 0.8,
     "tests/project/": 0.5,
     "tests/core/": 0.15,
