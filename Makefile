@@ -69,8 +69,8 @@ debian:
 
 # Every test and doctest, the import contracts among them (tests/project); the 15 slowest are
 # listed at the end, so a test that grows slow is seen. TEST_WORKERS pytest-xdist processes
-# (one per core of a 2-core machine; 0: one process, no xdist) take the test files in turn;
-# the browser, replica and C++ tests stay together on one worker, one at a time
+# (one per core of a 2-core machine; 0: one process, no xdist) take the test files in turn,
+# the costliest first; the replica tests stay together on one worker, and so do the C++ tests
 # (tests/conftest.py says why).
 TEST_WORKERS ?= 2
 test: $(VENV)/.dev debian

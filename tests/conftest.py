@@ -1,6 +1,8 @@
-"""Settings for the whole test suite."""
+"""Settings for the whole test suite, and how ``make test`` shares it between two workers."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import pytest
 import torch
@@ -10,13 +12,32 @@ import torch
 torch.set_num_threads(1)
 
 #: Folders whose test files run one at a time, all on one pytest-xdist worker, under
-#: ``--dist loadfile`` (``make test``), while the other worker takes the rest file by file.
-#: They are safe side by side (free ports from the OS, their own temporary folders and
-#: artefact names, a lock on each C++ build), but each of their tests starts a server and
-#: Chromium (e2e: one server per worker, shared by its tests), two or three replicas and
-#: haproxy (deploy), or g++ on LibTorch's headers (cpp): two of those at once on two cores
-#: only wait on each other, and e2e's shared server starts once, not once per worker.
-ONE_AT_A_TIME = ("tests/e2e/", "tests/deploy/", "tests/cpp/")
+#: ``--dist loadfile`` (``make test``): each of their tests starts two or three replicas and
+#: haproxy (deploy) or builds programs with g++ on LibTorch's headers (cpp), and two of those
+#: at once on two cores only wait on each other. The browser tests (tests/e2e) are not among
+#: them: they are a third of the suite's time, and kept on one worker they were the whole run
+#: while the other worker ran out of work; each worker starts its own shared server for them
+#: (tests/e2e/conftest.py, tests/e2e/test_running_server_files.py).
+ONE_AT_A_TIME = ("tests/deploy/", "tests/cpp/")
+
+#: Rough seconds one test of each folder takes (a test of another folder: DEFAULT_COST), from
+#: runs of 2026-12-06 on a loaded machine: the 399 browser tests took 51 of a whole run's 53
+#: minutes on their worker (7.5 s a test); tests/labs' 635 tests 4.1 CPU-minutes; 69 AppTests
+#: of two app files 117 CPU-s.
+#: Only the order of the units depends on them, never an outcome: the costliest unit is handed
+#: out first (longest processing time first), so the long units start at once and the short
+#: ones fill the end.
+COST = {
+    "tests/e2e/": 7.5,
+    "tests/deploy/": 10.0,
+    "tests/cpp/": 0.5,
+    "tests/app/": 1.5,
+    "tests/labs/": 0.4,
+    "tests/serving/": 0.8,
+    "tests/project/": 0.5,
+    "tests/core/": 0.15,
+}
+DEFAULT_COST = 0.3
 
 
 def _scope(nodeid: str) -> str:
@@ -24,21 +45,39 @@ def _scope(nodeid: str) -> str:
     return next((f for f in ONE_AT_A_TIME if nodeid.startswith(f)), nodeid.split("::", 1)[0])
 
 
+def unit_cost(scope: str, nodeids: Iterable[str]) -> float:
+    """The rough cost of a unit of work: its tests times the cost of a test of its folder."""
+    each = next((c for folder, c in COST.items() if scope.startswith(folder)), DEFAULT_COST)
+    return each * sum(1 for _ in nodeids)
+
+
 @pytest.hookimpl(tryfirst=True, optionalhook=True)  # a plain run has no xdist
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
-    """``--dist loadfile`` with ONE_AT_A_TIME's folders as single units.
+    """``--dist loadfile`` with ONE_AT_A_TIME's folders as single units, costliest first.
 
     Not ``--dist loadgroup`` with ``xdist_group`` marks: with pytest 9.2 and pytest-xdist
     3.8 it distributes marked tests as if unmarked (pytest-dev/pytest-xdist#1386), silently.
-    Units go out largest first (xdist's ``--loadscope-reorder``, on by default), so the
-    browser tests start at once on one worker.
     """
     if config.getvalue("dist") != "loadfile":
         return None
+    return scheduler_class()(config, log)
+
+
+def scheduler_class() -> type:
+    """xdist's file scheduler with ONE_AT_A_TIME's units, handing out the costliest first.
+
+    xdist hands out the unit with the most tests first; a browser test costs as much as a few
+    hundred of the kernel's, so its files came after the kernel's long parametrised ones.
+    """
     from xdist.scheduler import LoadFileScheduling
 
     class FolderOrFile(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return _scope(nodeid)
 
-    return FolderOrFile(config, log)
+        def _assign_work_unit(self, node: object) -> None:
+            costliest = max(self.workqueue, key=lambda s: unit_cost(s, self.workqueue[s]))
+            self.workqueue.move_to_end(costliest, last=False)  # xdist takes the first unit
+            super()._assign_work_unit(node)
+
+    return FolderOrFile

@@ -22,7 +22,7 @@ PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "hvp.py")
 
 
 def run(lang: str = "en", mode: str = "typed", **state: object) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=30)
+    at = AppTest.from_file(PAGE, default_timeout=120)
     at.session_state["lang"] = lang
     at.session_state["hvp.mode"] = mode
     for key, value in state.items():

@@ -88,7 +88,7 @@ def test_a_link_value_is_read_as_a_bound_widget_reads_it(kind: str) -> None:
     """Oracle: the same widget drawn bound (Streamlit's own checks) for every hostile value."""
     field = KINDS[kind]
     for raw in RAW:
-        at = AppTest.from_function(_bound_widget, args=(field,), default_timeout=30)
+        at = AppTest.from_function(_bound_widget, args=(field,), default_timeout=120)
         at.query_params["w"] = raw
         at.run()
         mine = field.read(raw if isinstance(raw, list) else [raw])

@@ -71,7 +71,7 @@ def _hvp_controls(pg) -> None:
     plot.scroll_into_view_if_needed()
     box = plot.locator(".nsewdrag").first.bounding_box()
     pg.mouse.click(box["x"] + 0.2 * box["width"], box["y"] + 0.25 * box["height"])
-    for _ in range(120):  # the rerun replaces the slider: poll it rather than hold a handle
+    for _ in range(240):  # the rerun replaces the slider: poll it (120 s at most), not a handle
         pg.wait_for_timeout(500)
         if w1.locator("input[type=range]").input_value() != before:
             break

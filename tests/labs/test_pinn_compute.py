@@ -5,6 +5,7 @@ and the budget's refusals (cached.check_config)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import fields, replace
 
@@ -29,6 +30,14 @@ from hograd_labs.pinn.compute import (
     terms_func,
 )
 from tests.english import raises
+
+
+@functools.cache
+def preset_run(equation: str, create_graph: bool = True) -> compute.PinnRun:
+    """compute.run of a preset as the page runs it (500 or 600 steps: the slowest call here),
+    with or without create_graph, once per module: five tests read these four runs, none
+    changes them."""
+    return compute.run(replace(preset(equation), create_graph=create_graph))
 
 
 def fixed_network(width: int = 8, depth: int = 2, seed: int = 3) -> list[torch.Tensor]:
@@ -213,8 +222,7 @@ def test_what_each_term_got_follows_the_flag_and_the_weights(equation, keep, w_r
 def test_the_wave_velocity_term_never_trains_without_create_graph() -> None:
     """u_t(x, 0) is taken with the same flag: without it the term is a constant, and at the
     end of the preset it is still about 1 (against 2.5e-4 with the flag)."""
-    bad = compute.run(replace(preset("wave"), create_graph=False))
-    good = compute.run(preset("wave"))
+    bad, good = preset_run("wave", create_graph=False), preset_run("wave")
     assert bad.velocity_grad == 0.0 and good.velocity_grad > 0
     assert bad.velocity[-1] > 0.5 and good.velocity[-1] < 1e-2
 
@@ -253,7 +261,7 @@ def test_the_natural_omission_raises_what_the_page_quotes(equation) -> None:
 
 
 def test_the_heat_preset_is_solved_within_the_stated_bound() -> None:
-    run = compute.run(preset("heat"))
+    run = preset_run("heat")
     assert run.status == "ok" and len(run.losses) == 500
     # measured: max |u − exact| 2.6e-2, relative L2 error 1.4e-2, RMS residual 1.9e-2
     assert run.max_error < 0.04 and run.rel_error < 0.025 and run.residual_rms < 0.04
@@ -263,7 +271,7 @@ def test_the_heat_preset_is_solved_within_the_stated_bound() -> None:
 
 
 def test_the_wave_preset_is_solved_within_the_stated_bound() -> None:
-    run = compute.run(preset("wave"))
+    run = preset_run("wave")
     # measured: max |u − exact| 9.2e-2, relative L2 error 6.2e-2, RMS residual 3.0e-2
     assert run.status == "ok" and run.max_error < 0.15 and run.rel_error < 0.1
     assert run.residual_rms < 0.06
@@ -271,8 +279,7 @@ def test_the_wave_preset_is_solved_within_the_stated_bound() -> None:
 
 def test_without_create_graph_the_residual_does_not_train() -> None:
     """The wave: every derivative term is a constant, the residual is never pushed down."""
-    good = compute.run(preset("wave"))
-    bad = compute.run(replace(preset("wave"), create_graph=False))
+    good, bad = preset_run("wave"), preset_run("wave", create_graph=False)
     assert bad.residual_grad == 0.0 and good.residual_grad > 0
     assert bad.residual_rms > 10 * good.residual_rms
     assert bad.terms[-1, 0] > 10 * good.terms[-1, 0]
@@ -284,8 +291,7 @@ def test_without_create_graph_the_residual_does_not_train() -> None:
 def test_without_create_graph_the_heat_residual_trains_wrongly() -> None:
     """The heat: the residual gets a gradient through u_t alone, not 0, and the run ends far
     from the solution (measured: RMS residual 0.40 against 0.019, max error 0.63)."""
-    good = compute.run(preset("heat"))
-    bad = compute.run(replace(preset("heat"), create_graph=False))
+    good, bad = preset_run("heat"), preset_run("heat", create_graph=False)
     assert bad.residual_grad > 0.1
     assert bad.residual_rms > 10 * good.residual_rms and bad.max_error > 4 * good.max_error
 
