@@ -26,6 +26,7 @@ stay within ``MAX_EXPONENT`` bits (:mod:`hograd_core.sympy_program`).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -68,6 +69,19 @@ MAX_LINE = 8 * 2**20
 ROOT = str(Path(__file__).resolve().parents[1])
 
 
+@functools.cache
+def _env() -> dict[str, str]:
+    """The children's environment, the server's as it was at their first start (the zygote
+    that forks them keeps it)."""
+    return {
+        **os.environ,
+        "PYTHONPATH": ROOT,
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "PYTHONWARNINGS": "ignore",
+    }
+
+
 @dataclass(frozen=True)
 class Answer:
     """What a child sent (its lines merged into ``fields``), and why it stopped early: None if
@@ -82,14 +96,7 @@ def launch(seconds: float, memory: int) -> Forked | subprocess.Popen:
     """A child process of :mod:`.exact_child` with ``seconds`` of CPU time and ``memory``
     bytes beyond its imports, reading its request on standard input: forked from a process
     that has imported sympy already (:mod:`.zygote`), else a fresh interpreter."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": ROOT,
-        "OMP_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "PYTHONWARNINGS": "ignore",
-    }
-    return zygote.launch([f"{seconds:g}", str(memory)], env=env, cwd=ROOT)
+    return zygote.launch([f"{seconds:g}", str(memory)], env=_env(), cwd=ROOT)
 
 
 class ExactRuns:
