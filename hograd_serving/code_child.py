@@ -50,6 +50,18 @@ MAX_LINE = 4 * 2**20
 MAX_REQUEST = 64 * 1024
 
 ROOT = str(Path(__file__).resolve().parents[1])
+#: Seconds the zygote may take to import torch and warm up before its first child (5-14 s on
+#: a busy 2-core host); past them the run starts a fresh interpreter instead.
+START_SECONDS = 60.0
+#: This module, which the zygote runs and forks.
+CHILD = "hograd_serving.code_child"
+#: The program the zygote runs once before it forks: torch's first autograd calls (first and
+#: second derivatives, a graph walked) cost more than a lesson's whole program afterwards.
+WARM_UP = (
+    "import torch\nx = torch.tensor([2.0], requires_grad=True)\ny = torch.sin(x) * x**3\n"
+    "g = torch.autograd.grad(outputs=y, inputs=x, create_graph=True)[0]\n"
+    "h = torch.autograd.grad(outputs=g, inputs=x)[0]\nprint(f'{h.item():.3f}')\n"
+)
 
 
 @functools.cache
@@ -63,15 +75,6 @@ def _env() -> dict[str, str]:
         "OPENBLAS_NUM_THREADS": "1",
         "PYTHONWARNINGS": "ignore",
     }
-#: This module, which the zygote runs and forks.
-CHILD = "hograd_serving.code_child"
-#: The program the zygote runs once before it forks: torch's first autograd calls (first and
-#: second derivatives, a graph walked) cost more than a lesson's whole program afterwards.
-WARM_UP = (
-    "import torch\nx = torch.tensor([2.0], requires_grad=True)\ny = torch.sin(x) * x**3\n"
-    "g = torch.autograd.grad(outputs=y, inputs=x, create_graph=True)[0]\n"
-    "h = torch.autograd.grad(outputs=g, inputs=x)[0]\nprint(f'{h.item():.3f}')\n"
-)
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,8 @@ def _write(record: dict) -> None:
 def launch(cpu_seconds: float, memory: int) -> zygote.Forked | subprocess.Popen:
     """A child with ``cpu_seconds`` of CPU time and ``memory`` bytes beyond its imports,
     reading its request on standard input: forked by the zygote, else a fresh interpreter."""
-    return zygote.launch([f"{cpu_seconds:g}", str(memory)], env=_env(), cwd=ROOT, child=CHILD)
+    argv = [f"{cpu_seconds:g}", str(memory)]
+    return zygote.launch(argv, env=_env(), cwd=ROOT, child=CHILD, start_seconds=START_SECONDS)
 
 
 def run_program_child(

@@ -45,8 +45,8 @@ CHILD = "hograd_serving.exact_child"
 #: Seconds the zygote may take to fork and name a child before the fresh interpreter is used.
 ANSWER_SECONDS = 10.0
 #: The same for its first child, which waits for the zygote's own imports (sympy's take about
-#: a second; torch's 5-14 s on a busy 2-core host).
-START_SECONDS = 60.0
+#: a second; a caller whose zygote imports more passes its own).
+START_SECONDS = ANSWER_SECONDS
 
 
 class Forked:
@@ -74,8 +74,15 @@ class Zygote:
     """The process that forks ``child``'s children; started on first use, started again if
     it died."""
 
-    def __init__(self, env: dict[str, str], cwd: str, child: str = CHILD) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        cwd: str,
+        child: str = CHILD,
+        start_seconds: float = START_SECONDS,
+    ) -> None:
         self.env, self.cwd, self.child = env, cwd, child
+        self.start_seconds = start_seconds
         self._lock = threading.Lock()
         self._process: subprocess.Popen | None = None
         self._socket: socket.socket | None = None
@@ -97,7 +104,7 @@ class Zygote:
             raise
         finally:
             theirs.close()
-        ours.settimeout(START_SECONDS)  # its imports come before its first answer
+        ours.settimeout(self.start_seconds)  # its imports come before its first answer
         self._socket = ours
 
     def fork(self, argv: Sequence[str]) -> Forked:
@@ -188,23 +195,23 @@ def launch(
     env: dict[str, str],
     cwd: str,
     child: str = CHILD,
+    start_seconds: float = START_SECONDS,
     spawn: Callable[..., subprocess.Popen] = _spawned,
 ) -> Forked | subprocess.Popen:
     """A child running ``child``'s ``main(argv)`` with pipes for standard input and output:
     forked by that module's zygote, or a fresh interpreter where the zygote cannot fork one
-    (``spawn(argv, env, cwd, child)``)."""
+    (``spawn(argv, env, cwd, child)``); the zygote's first answer may take ``start_seconds``."""
     with _ZYGOTES_LOCK:
         zygote = _ZYGOTES.get(child)
         if zygote is None or (zygote.env, zygote.cwd) != (env, cwd):
             if zygote is not None:  # one zygote per child module: the old one ends
                 with zygote._lock:
                     zygote._stop()
-            zygote = _ZYGOTES[child] = Zygote(env, cwd, child)
+            zygote = _ZYGOTES[child] = Zygote(env, cwd, child, start_seconds)
     try:
         return zygote.fork(argv)
     except OSError:
         return spawn(argv, env, cwd, child)
-
 
 
 # ---- the zygote's side: run by ``python -m CHILD --zygote FD`` once its imports are done ----
