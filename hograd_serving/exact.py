@@ -13,7 +13,10 @@ The caller gets an :class:`Answer`: what the child sent, and why it stopped earl
 
 Answers are kept per request (the most recent ``KEEP``), and a request already being worked
 out is waited for, not started again, so a rerun or a second student with the same function
-starts no child. A child is forked from a process that has imported sympy already
+starts no child; an answer stopped by time is worked out again when asked while a slot is
+free (at most ``RETRIES`` times), since a busy host, not the function, may have stopped it.
+At most ``SLOTS`` children are alive at once in the server, these and the derivatives
+column's (:mod:`.sympy_column`) together: one pool, :data:`CHILDREN`. A child is forked from a process that has imported sympy already
 (:mod:`.zygote`), so a new function costs its own work, not sympy's import (about 0.7 s of CPU
 in a fresh interpreter).
 
@@ -26,6 +29,7 @@ stay within ``MAX_EXPONENT`` bits (:mod:`hograd_core.sympy_program`).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -42,11 +46,14 @@ from .floor import step_aside
 from .zygote import Forked
 
 __all__ = [
+    "CHILDREN",
     "KEEP",
     "MEMORY_BYTES",
+    "RETRIES",
     "SECONDS",
     "SLOTS",
     "Answer",
+    "Children",
     "ExactRuns",
     "backward_exact",
     "evaluate",
@@ -58,14 +65,68 @@ __all__ = [
 SECONDS = 10.0
 #: Memory a child may take beyond its imports; past it sympy gets a MemoryError ("memory").
 MEMORY_BYTES = 512 * 2**20
-#: One-off children (formulas, the backward lab's values) running at once in this server.
+#: Exact maths' children alive at once in this server, one-off requests (formulas, the
+#: backward lab's values) and the derivatives column's together (:data:`CHILDREN`).
 SLOTS = 2
+#: Times a request stopped by its wall-clock deadline is tried again, each time only when a
+#: slot is free at once: a host loaded by other work can starve a child that would finish.
+RETRIES = 2
 #: Answers kept (the most recently asked).
 KEEP = 256
 #: The largest line a child may write ("size" past it).
 MAX_LINE = 8 * 2**20
 
 ROOT = str(Path(__file__).resolve().parents[1])
+
+
+@functools.cache
+def _env() -> dict[str, str]:
+    """The children's environment, the server's as it was at their first start (the zygote
+    that forks them keeps it)."""
+    return {
+        **os.environ,
+        "PYTHONPATH": ROOT,
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "PYTHONWARNINGS": "ignore",
+    }
+
+
+class Children:
+    """A pool of child slots: at most ``slots`` children alive at once, whoever starts them.
+
+    Attributes:
+        running: the slots held now.
+        most: the most held at once so far (for the tests).
+    """
+
+    def __init__(self, slots: int = SLOTS) -> None:
+        self.slots = slots
+        self._changed = threading.Condition()
+        self.running = self.most = 0
+
+    def acquire(self, timeout: float | None = None) -> bool:
+        """Hold a slot, waiting at most ``timeout`` seconds (None: until one frees)."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: self.running < self.slots, timeout):
+                return False
+            self.running += 1
+            self.most = max(self.most, self.running)
+            return True
+
+    def release(self) -> None:
+        with self._changed:
+            self.running -= 1
+            self._changed.notify()
+
+    def free(self) -> int:
+        """Slots free now."""
+        with self._changed:
+            return self.slots - self.running
+
+
+#: The server's one pool: the door's one-off children and the derivatives column's.
+CHILDREN = Children()
 
 
 @dataclass(frozen=True)
@@ -82,24 +143,20 @@ def launch(seconds: float, memory: int) -> Forked | subprocess.Popen:
     """A child process of :mod:`.exact_child` with ``seconds`` of CPU time and ``memory``
     bytes beyond its imports, reading its request on standard input: forked from a process
     that has imported sympy already (:mod:`.zygote`), else a fresh interpreter."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": ROOT,
-        "OMP_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "PYTHONWARNINGS": "ignore",
-    }
-    return zygote.launch([f"{seconds:g}", str(memory)], env=env, cwd=ROOT)
+    return zygote.launch([f"{seconds:g}", str(memory)], env=_env(), cwd=ROOT)
 
 
 class ExactRuns:
     """One-off requests to :mod:`.exact_child`, each answered once per server: a child per new
-    request, at most ``slots`` at once, each killed after ``seconds``."""
+    request, each holding a slot of ``pool`` (the server's :data:`CHILDREN` unless ``slots``
+    asks for a pool of its own), each killed after ``seconds``. An answer stopped by time is
+    worked out again, up to :data:`RETRIES` times, when it is asked while a slot is free."""
 
     def __init__(
         self,
         *,
-        slots: int = SLOTS,
+        slots: int | None = None,
+        pool: Children | None = None,
         seconds: float = SECONDS,
         memory: int = MEMORY_BYTES,
         keep: int = KEEP,
@@ -107,11 +164,12 @@ class ExactRuns:
     ) -> None:
         self.seconds, self.memory, self.keep = seconds, memory, keep
         self._launch = launch
-        self._slots = threading.BoundedSemaphore(slots)
+        self._slots = pool or (CHILDREN if slots is None else Children(slots))
         # Guards the two dictionaries; never held while a child works.
         self._lock = threading.Lock()
         self._answers: OrderedDict[str, Answer] = OrderedDict()
         self._pending: dict[str, threading.Event] = {}
+        self._retried: dict[str, int] = {}  # request -> times worked out again after "time"
         #: children started, for the tests and the benchmarks
         self.started = 0
 
@@ -122,6 +180,9 @@ class ExactRuns:
         key = json.dumps(request, sort_keys=True)
         with self._lock:
             known = self._answers.get(key)
+            if known is not None and self._again(key, known):
+                del self._answers[key]
+                known = None
             if known is not None:
                 self._answers.move_to_end(key)
                 return known
@@ -143,17 +204,32 @@ class ExactRuns:
                 if answer.stopped != "busy":
                     self._answers[key] = answer
                     while len(self._answers) > self.keep:
-                        self._answers.popitem(last=False)
+                        gone, _ = self._answers.popitem(last=False)
+                        self._retried.pop(gone, None)
                 del self._pending[key]
             pending.set()
         return answer
+
+    def _again(self, key: str, known: Answer) -> bool:
+        """Whether a kept answer stopped by time is worked out again now (call with the lock
+        held): while it has retries left and a slot is free, so a function that timed out on
+        a busy host is not stopped for good, and a hostile one costs at most RETRIES more."""
+        if known.stopped != "time" or self._retried.get(key, 0) >= RETRIES:
+            return False
+        if self._slots.free() <= 0:
+            return False
+        self._retried[key] = self._retried.get(key, 0) + 1
+        return True
 
     def prefetch(self, request: Mapping) -> None:
         """Start working out ``request`` in the background (a thread waits for its child), so
         a page can compute something else meanwhile and :meth:`ask` later."""
         key = json.dumps(request, sort_keys=True)
         with self._lock:
-            if key in self._answers or key in self._pending:
+            if key in self._pending:
+                return
+            known = self._answers.get(key)
+            if known is not None and (known.stopped != "time" or self._slots.free() <= 0):
                 return
         threading.Thread(target=self.ask, args=(request,), daemon=True, name="exact").start()
 

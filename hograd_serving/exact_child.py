@@ -17,19 +17,15 @@ writes JSON lines, and a line ``{"stopped": why}`` if it stopped early ("size", 
   of f, of the backward formula (of x, y and g) and of sympy's f′ and f″; then f′ and f″ at the
   points (NaN where sympy has no value or stopped before that order); then ``{"done": true}``.
 
-It imports sympy, mpmath and the function language only: no torch, no Streamlit.
+It imports sympy, mpmath and the function language only (and :mod:`.zygote`'s loop): no
+torch, no Streamlit.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
 import resource
-import signal
-import socket
-import struct
 import sys
 from typing import TextIO
 
@@ -37,6 +33,7 @@ from hograd_core.language import parse
 from hograd_core.language.to_sympy import name_latex, symbol, to_latex
 from hograd_core.symbolic import symbolic_derivatives, sympy_values
 from hograd_core.sympy_program import Program, ProgramTooLarge
+from hograd_serving.zygote import serve
 
 __all__ = ["backward", "main", "typed_latex", "work"]
 
@@ -137,9 +134,9 @@ def _write(out: TextIO, record: dict) -> None:
 def main(argv: list[str]) -> None:
     """``argv``: the CPU seconds and the bytes of memory this process may use beyond what its
     imports took; or ``--zygote FD``: fork a child per request that comes on the socket FD
-    (:func:`zygote`)."""
-    if argv[:1] == ["--zygote"]:
-        zygote(int(argv[1]))
+    (:func:`.zygote.serve`)."""
+    if argv[:1] == ["--zygote"]:  # sympy is imported: fork a child per request
+        serve(int(argv[1]), main)
         return
     seconds, extra = float(argv[0]), int(argv[1])
     cpu = math.ceil(seconds)
@@ -152,85 +149,6 @@ def main(argv: list[str]) -> None:
         _one(request, sys.stdout)
     except MemoryError:  # struck outside sympy (writing a line, say)
         _write(sys.stdout, {"stopped": "memory"})
-
-
-# ---- the zygote: sympy imported once, a child forked per request (hograd_serving/zygote.py) --
-
-
-def zygote(fd: int) -> None:
-    """Serve the server's requests on the socket ``fd`` until the server closes it: each is
-    the child's ``argv`` and three pipes (its standard input, its standard output, and where
-    to write its exit status once it has ended); the answer is the child's pid."""
-    sock = socket.socket(fileno=fd)
-    statuses: dict[int, int] = {}  # pid -> the pipe its exit status goes to
-    ended: dict[int, int] = {}  # pid -> exit status, of a child reaped before it was filed
-
-    def reap(*_: object) -> None:
-        while True:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            code = os.waitstatus_to_exitcode(status)  # minus the signal, as Popen's
-            if pid in statuses:
-                _report(statuses.pop(pid), code)
-            else:
-                ended[pid] = code
-
-    signal.signal(signal.SIGCHLD, reap)
-    while True:
-        try:
-            message, fds, _, _ = socket.recv_fds(sock, 65536, 3)
-        except InterruptedError:
-            continue
-        if not message or len(fds) != 3:
-            return  # the server has gone (or sent nonsense): children end by their limits
-        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])  # filed before reaped
-        pid = os.fork()
-        if pid == 0:
-            _forked(sock, fds, message.decode().split("\0"))
-        os.close(fds[0])
-        os.close(fds[1])
-        if pid in ended:
-            _report(fds[2], ended.pop(pid))
-        else:
-            statuses[pid] = fds[2]
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
-        sock.sendall(struct.pack("!i", pid))
-
-
-def _report(fd: int, code: int) -> None:
-    with contextlib.suppress(OSError):  # the server stopped listening
-        os.write(fd, f"{code}\n".encode())
-    os.close(fd)
-
-
-def _forked(sock: socket.socket, fds: list[int], argv: list[str]) -> None:
-    """In the child: the pipes become standard input and output (standard error goes
-    nowhere), ``main(argv)`` runs, and the process ends without returning to the loop."""
-    code = 1
-    try:
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
-        sock.close()
-        os.close(fds[2])
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(fds[0], 0)
-        os.dup2(fds[1], 1)
-        os.dup2(devnull, 2)
-        for extra in (fds[0], fds[1], devnull):
-            os.close(extra)
-        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - the process's own
-        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-        main(argv)
-        sys.stdout.flush()
-        code = 0
-    except SystemExit as err:
-        code = err.code if isinstance(err.code, int) else 1
-    finally:
-        os._exit(code)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,10 @@ for it. The child streams each derivative as sympy finishes it, as a flat progra
 operations (:mod:`hograd_core.sympy_program`); this process evaluates it at x0 in a time
 linear in its length (:func:`.exact.evaluate`, the door every exact computation goes through).
 
-Fairness: at most ``SLOTS`` children run at once. Each session has at most one function
+Fairness: at most ``SLOTS`` children run at once, and each holds a slot of the server's one
+pool of exact children (:data:`.exact.CHILDREN`), shared with the door's one-off requests. A
+function stopped by time is worked out again, at most ``RETRIES`` times, when it is asked while
+a slot of the pool is free (a busy host may have starved it). Each session has at most one function
 waiting (its latest), and the waiting session served least recently goes first, so one
 student typing many functions delays nobody else's by more than one child; a session starts at most
 ``STARTS_PER_MINUTE`` children a minute (more waits, shown as "still working").
@@ -31,7 +34,7 @@ from dataclasses import dataclass, field
 
 from hograd_core.exact_view import SympyView
 
-from .exact import MEMORY_BYTES, SECONDS, evaluate
+from .exact import CHILDREN, MEMORY_BYTES, RETRIES, SECONDS, Children, evaluate
 from .exact import launch as _launch
 
 __all__ = [
@@ -70,6 +73,7 @@ class Chain:
     ops: list[int] = field(default_factory=list)
     ms: list[float] = field(default_factory=list)
     state: str = "queued"  # "queued", "running" or "done"
+    retried: int = 0  # times worked out again after a stop by time
     stopped: str | None = None  # "size", "time", "memory", "error" (with ``detail``) or None
     detail: str = ""
 
@@ -99,8 +103,10 @@ class SympyColumn:
         starts_per_minute: int = STARTS_PER_MINUTE,
         launch: Callable[[float, int], subprocess.Popen] = _launch,
         clock: Callable[[], float] = time.monotonic,
+        pool: Children = CHILDREN,
     ) -> None:
         self.slots, self.chain_seconds, self.memory = slots, chain_seconds, memory
+        self.pool = pool
         self.starts_per_minute = starts_per_minute
         self._launch, self._clock = launch, clock
         # Guards the dictionaries below; held for a few dictionary operations, never while a
@@ -161,8 +167,10 @@ class SympyColumn:
 
     def _wait(self, text: str, order: int, who: str, deadline: float) -> Chain:
         """The chain of ``text``, once it reaches ``order`` or stops, or at ``deadline``."""
+        retry = True  # a stop by time is tried again once per ask, not within its wait
         while True:
-            chain = self._want(text, order, who)  # a new child if the last stopped short
+            chain = self._want(text, order, who, retry)  # a new child if the last stopped short
+            retry = False
             left = deadline - time.monotonic()
             if not self._short(chain, order) or left <= 0:
                 return chain
@@ -171,7 +179,7 @@ class SympyColumn:
     def _short(self, chain: Chain, order: int) -> bool:
         return len(chain.outputs) <= order and chain.state != "done"
 
-    def _want(self, text: str, order: int, who: str) -> Chain:
+    def _want(self, text: str, order: int, who: str, retry: bool = False) -> Chain:
         chain = self._chains.get(text)
         stale = (
             chain is not None
@@ -179,10 +187,21 @@ class SympyColumn:
             and chain.stopped is None
             and len(chain.outputs) <= order
         )
-        if chain is None or stale:  # new, or complete to a lower order than now asked
+        again = (  # stopped by time, perhaps by a busy host: again while a slot is free
+            retry
+            and chain is not None
+            and chain.state == "done"
+            and chain.stopped == "time"
+            and len(chain.outputs) <= order
+            and chain.retried < RETRIES
+            and self._running < self.slots
+            and self.pool.free() > 0
+        )
+        if chain is None or stale or again:  # new, or complete to a lower order than asked
             target = max(order, FIRST_ORDERS)
             variable = chain.variable if chain is not None else _variable(text)
-            chain = Chain(text=text, target=target, variable=variable)
+            retried = chain.retried + 1 if again else 0
+            chain = Chain(text=text, target=target, variable=variable, retried=retried)
             self._chains[text] = chain
             while len(self._chains) > KEEP:
                 gone, old = self._chains.popitem(last=False)
@@ -227,6 +246,7 @@ class SympyColumn:
 
     def _run(self, chain: Chain) -> None:
         proc = None
+        self.pool.acquire()  # a child of the server's pool: one-off requests end in seconds
         try:
             proc = self._launch(self.chain_seconds, self.memory)
             timer = threading.Timer(self.chain_seconds, proc.kill)
@@ -250,6 +270,7 @@ class SympyColumn:
             with self._lock:
                 chain.stopped, chain.detail = "error", f"{type(err).__name__}: {err}"[:300]
         finally:
+            self.pool.release()
             with self._lock:
                 chain.state = "done"
                 self._running -= 1

@@ -15,7 +15,9 @@ import shutil
 import sys
 import threading
 import urllib.parse
+import urllib.request
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import psutil
 import pytest
@@ -131,3 +133,121 @@ def test_two_replicas_behind_the_proxy_keep_serving_while_both_are_poisoned() ->
             assert rss(server) - was < MEMORY_GROWTH
         for client in others:
             client.close()
+
+
+#: Issue 45's finding 1, as a lecturer would share it: the backward lab at f = (x+1)^(x^(x^24)),
+#: whose exact f' at the grid's x = 2 is 3^(2^16777216).
+POISONED_VIEW = "(x+1)^(x^(x^24))"
+
+
+def test_a_poisoned_view_shared_to_followers_on_two_replicas(tmp_path: Path) -> None:
+    """The lecturer shares the poisoned backward view; a follower on each replica is taken
+    there and its page shows the exact column, or says it stopped (the bounded evaluation now
+    answers this view: no value where 3^(2^16777216) overflows); meanwhile another student on each
+    replica types a new function on /derivatives and gets its chart; both replicas stay
+    healthy. In real Chromium through haproxy, students placed by the proxy's cookie."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from hograd_ui.i18n import tr
+    from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, type_function, wait_for_app
+    from tests.e2e.test_classroom_browser import _join, _main
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing")
+    key = "poisoned-view-teacher-key-0123456789"
+    env = {
+        "HOGRAD_TEACHER_KEY": key,
+        "HOGRAD_CLASSROOM_URL": f"sqlite:///{tmp_path / 'class.sqlite'}",  # both replicas
+    }
+    stopped = tr("exact.stopped", reason="").partition(":")[0]  # "The exact column stopped"
+    with Replicas(2, env=env, replica_header=True) as group, sync_playwright() as pw:
+        expect.set_options(timeout=120_000)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        contexts = []
+
+        def sidebar(pg):
+            return pg.locator("[data-testid='stSidebar']")
+
+        def replica_of(context) -> str:
+            return {c["name"]: c["value"] for c in context.cookies()}["HOGRAD_REPLICA"]
+
+        try:
+            contexts.append(browser.new_context(viewport={"width": 1280, "height": 900}))
+            teacher = contexts[-1].new_page()
+            teacher.set_default_timeout(120_000)
+            teacher.goto(f"{group.url}/lesson?lang=en&key={key}")
+            wait_for_app(teacher)
+            _main(teacher).get_by_role("button", name=tr("classroom.open")).click()
+            wait_for_app(teacher)
+            link = _main(teacher).locator("[data-testid='stCode']", has_text="class=")
+            code = parse_qs(urlparse(link.inner_text().strip()).query)["class"][0]
+
+            followers: dict[str, object] = {}  # replica -> the follower's page
+            for i in range(8):  # new browsers go round robin: one follower on each replica
+                context, pg = _join(browser, f"{group.url}/lesson?class={code}&lang=en", f"f{i}")
+                contexts.append(context)
+                if replica_of(context) in followers:
+                    continue
+                sidebar(pg).get_by_text(tr("classroom.follow"), exact=True).click()
+                wait_for_app(pg)
+                expect(sidebar(pg).get_by_text(tr("classroom.follow.none"))).to_be_visible()
+                followers[replica_of(context)] = pg
+                if len(followers) == 2:
+                    break
+            assert set(followers) == {"r1", "r2"}
+
+            others = {}  # replica -> another student's page, pinned there by its cookie
+            for name in ("r1", "r2"):
+                contexts.append(browser.new_context(viewport={"width": 1280, "height": 800}))
+                contexts[-1].add_cookies(
+                    [{"name": "HOGRAD_REPLICA", "value": name, "url": group.url}]
+                )
+                others[name] = contexts[-1].new_page()
+                others[name].set_default_timeout(120_000)
+                others[name].goto(f"{group.url}/derivatives?lang=en")
+                wait_for_app(others[name])
+
+            # the lecturer goes to the backward lab in the same session and shares the view
+            sidebar(teacher).get_by_role("link", name=tr("backward.page")).click()
+            wait_for_app(teacher)
+            box = _main(teacher).get_by_role("textbox", name=tr("backward.f"), exact=True)
+            box.fill(POISONED_VIEW)
+            box.press("Enter")
+            wait_for_app(teacher)
+            teacher.wait_for_function(
+                "t => new URLSearchParams(location.search).get('backward.f') === t",
+                arg=POISONED_VIEW,
+            )
+            sidebar(teacher).get_by_role("button", name=tr("classroom.share")).click()
+            wait_for_app(teacher)
+
+            for pg in followers.values():  # taken there without a click
+                pg.wait_for_function(
+                    "([w]) => new URLSearchParams(location.search).get('backward.f') === w",
+                    arg=[POISONED_VIEW],
+                    timeout=120_000,
+                )
+            for n, (name, pg) in enumerate(others.items()):  # the class goes on, each replica
+                type_function(pg, f"x^4+{n + 3}*x")
+                pg.wait_for_selector(".js-plotly-plot", timeout=120_000)
+                assert pg.locator("[data-testid='stException']").count() == 0
+                assert "busy" not in pg.inner_text("body").lower()
+                assert replica_of(pg.context) == name
+            answered = tr("backward.col.first_sympy")  # the exact column's header, once it came
+            for name, pg in followers.items():  # the exact column answered or said it stopped
+                pg.wait_for_function(
+                    "([a, b]) => document.body.innerText.includes(a)"
+                    " || document.body.innerText.includes(b)",
+                    arg=[stopped, answered],
+                    timeout=180_000,
+                )
+                assert pg.locator("[data-testid='stException']").count() == 0, name
+            for replica in group.replicas:
+                assert healthy(replica.url, timeout=HANG)
+                with urllib.request.urlopen(f"{replica.url}/_hograd/health", timeout=HANG) as r:
+                    assert r.status == 200, replica.name
+                assert replica.process.poll() is None  # never restarted: the same process
+        finally:
+            for context in contexts:
+                context.close()
+            browser.close()

@@ -110,6 +110,81 @@ def test_a_child_past_its_deadline_is_killed_and_its_slot_freed() -> None:
     assert after.stopped is None and after.fields["latex"] == "x^{2}"
 
 
+def test_an_answer_stopped_by_time_is_worked_out_again_while_a_slot_is_free() -> None:
+    """A busy host can starve a child that would finish: its request is worked out again when
+    asked while a slot is free (not while every slot is held), then kept."""
+    started: list[subprocess.Popen] = []
+
+    def launch(seconds: float, memory: int) -> subprocess.Popen:
+        started.append(_sleeper(seconds, memory) if not started else exact.launch(60.0, memory))
+        return started[-1]
+
+    pool = exact.Children(1)
+    runs = ExactRuns(pool=pool, seconds=1.0, launch=launch)
+    request = {"kind": "latex", "text": "x^5", "variables": ["x"]}
+    assert runs.ask(request).stopped == "time"
+    assert pool.acquire(0)  # every slot held by someone else: the kept stop stands
+    assert runs.ask(request).stopped == "time" and len(started) == 1
+    pool.release()
+    runs.seconds = 60.0
+    again = runs.ask(request)
+    assert again.stopped is None and again.fields["latex"] == "x^{5}" and len(started) == 2
+    assert runs.ask(request) is again and len(started) == 2  # kept from now on
+
+
+def test_a_request_stopped_by_time_is_tried_at_most_retries_more_times() -> None:
+    started: list[subprocess.Popen] = []
+
+    def launch(seconds: float, memory: int) -> subprocess.Popen:
+        started.append(_sleeper(seconds, memory))
+        return started[-1]
+
+    runs = ExactRuns(slots=1, seconds=0.5, launch=launch)
+    request = {"kind": "latex", "text": "x^6", "variables": ["x"]}
+    for _ in range(exact.RETRIES + 3):
+        assert runs.ask(request).stopped == "time"
+    assert len(started) == 1 + exact.RETRIES
+
+
+def test_the_door_and_the_column_hold_at_most_two_children_together() -> None:
+    """Four one-off requests and four functions of the derivatives column asked at once, each
+    child one that never answers (killed at its deadline): at each start, the children alive
+    (not yet reaped) number at most two, the server's one pool."""
+    from hograd_serving.sympy_column import SympyColumn
+
+    started: list[tuple[str, subprocess.Popen]] = []
+    alive: list[int] = []
+    lock = threading.Lock()
+
+    def launcher(kind: str):
+        def launch(seconds: float, memory: int) -> subprocess.Popen:
+            child = _sleeper(seconds, memory)
+            with lock:
+                started.append((kind, child))
+                alive.append(sum(c.poll() is None for _, c in started))
+            return child
+
+        return launch
+
+    runs = ExactRuns(seconds=2.0, launch=launcher("door"))  # the server's pool
+    column = SympyColumn(chain_seconds=2.0, launch=launcher("column"))  # the same pool
+    threads = [
+        threading.Thread(target=runs.ask, args=({"kind": "latex", "text": f"x+{i}"},))
+        for i in range(4)
+    ] + [
+        threading.Thread(target=column.ask, args=(f"x*{i + 2}", 1, 0.0, 120.0, f"s{i}"))
+        for i in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    kinds = {kind for kind, _ in started}
+    assert kinds == {"door", "column"} and len(started) >= 4, started
+    assert max(alive) <= 2, alive
+    assert exact.CHILDREN.most <= exact.SLOTS and exact.CHILDREN.running == 0
+
+
 def test_a_child_past_its_memory_is_stopped_with_memory() -> None:
     """RLIMIT_AS: a few kB beyond the child's imports are not enough for sympy's work."""
     runs = ExactRuns(memory=4096)

@@ -16,6 +16,8 @@ import pytest
 import sympy as sp
 
 from hograd_serving import sympy_column as sc
+from hograd_serving.exact import RETRIES
+from hograd_serving.exact import Children as Pool
 from hograd_serving.exact_child import work
 
 X = sp.Symbol("x", real=True)
@@ -170,6 +172,52 @@ def test_a_child_that_does_not_answer_in_time_is_killed_and_the_page_told() -> N
     assert column._running == 0
 
 
+def _sleeper(seconds: float, memory: int) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(600)"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_a_function_stopped_by_time_is_worked_out_again_while_a_slot_is_free() -> None:
+    """A busy host can starve a child that would finish: its function is tried again when
+    asked while a slot is free (not while every slot is held), at most RETRIES times."""
+    started: list[str] = []
+
+    def launch(seconds: float, memory: int) -> subprocess.Popen:
+        started.append("sleeper" if len(started) < RETRIES else "real")
+        return _sleeper(seconds, memory) if started[-1] == "sleeper" else sc._launch(60, memory)
+
+    pool = Pool(1)
+    column = sc.SympyColumn(chain_seconds=0.5, launch=launch, slots=1, pool=pool)
+    assert column.ask("x**3", 2, 2.0, wait=WAIT).stopped == "time"
+    pool.acquire()  # every slot of the pool held by someone else: the stop stands
+    assert column.ask("x**3", 2, 2.0, wait=WAIT).stopped == "time" and len(started) == 1
+    pool.release()
+    for _ in range(RETRIES - 1):  # tried again, stopped again by the sleeper
+        assert column.ask("x**3", 2, 2.0, wait=WAIT).stopped == "time"
+    assert len(started) == RETRIES
+    column.chain_seconds = ROOMY
+    done = column.ask("x**3", 2, 2.0, wait=WAIT)  # the last retry: a child that answers
+    assert done.stopped is None and done.values == pytest.approx([8.0, 12.0, 12.0])
+    assert started == ["sleeper"] * RETRIES + ["real"]
+
+
+def test_a_function_stopped_by_time_is_tried_at_most_retries_more_times() -> None:
+    count = [0]
+
+    def launch(seconds: float, memory: int) -> subprocess.Popen:
+        count[0] += 1
+        return _sleeper(seconds, memory)
+
+    column = sc.SympyColumn(chain_seconds=0.5, launch=launch, slots=1, pool=Pool(1))
+    for _ in range(RETRIES + 3):
+        assert column.ask("x**4", 2, 2.0, wait=WAIT).stopped == "time"
+    assert count[0] == 1 + RETRIES
+
+
 def test_a_child_past_its_memory_says_memory() -> None:
     """With a budget of 1 MB beyond its imports, sympy's first allocations fail: the child
     reports "memory" rather than growing."""
@@ -275,7 +323,12 @@ def test_one_session_starts_at_most_its_share_of_children_a_minute() -> None:
     children = Children()
     now = [0.0]
     column = sc.SympyColumn(
-        chain_seconds=ROOMY, slots=4, launch=children, starts_per_minute=2, clock=lambda: now[0]
+        chain_seconds=ROOMY,
+        slots=4,
+        launch=children,
+        starts_per_minute=2,
+        clock=lambda: now[0],
+        pool=Pool(4),  # not the server's pool of 2: three children at once here
     )
     for text in ("x+1", "x+2", "x+3"):
         column.ask(text, 0, 0.0, who="a")
