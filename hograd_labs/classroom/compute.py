@@ -58,6 +58,9 @@ __all__ = [
     "done_steps",
     "export_csv",
     "find_class",
+    "Live",
+    "live",
+    "set_paused",
     "join",
     "new_code",
     "open_class",
@@ -76,11 +79,11 @@ __all__ = [
 ]
 
 #: The version of the tables below. Version 1 (no ``classroom_shared``), 2 (no
-#: ``classroom_seats``) and 3 (no Check ids) are brought to 4 by creating the tables and adding
-#: the columns and indexes they lack (:func:`create_schema`); any other version is refused, not
-#: guessed at.
-SCHEMA_VERSION = 4
-MIGRATES = {1: 4, 2: 4, 3: 4}  # version found -> the version it becomes once the parts exist
+#: ``classroom_seats``), 3 (no Check ids) and 4 (no pause) are brought to 5 by creating the
+#: tables and adding the columns and indexes they lack (:func:`create_schema`); any other
+#: version is refused, not guessed at.
+SCHEMA_VERSION = 5
+MIGRATES = {1: 5, 2: 5, 3: 5, 4: 5}  # version found -> the version it becomes once the parts exist
 #: Class codes: 6 characters of letters and digits without O, I and L, 33⁶ ≈ 1.3·10⁹ codes.
 #: Read alike, they are read as one (:data:`READ_AS`): a typed O is 0, a typed I or L is 1.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ0123456789"
@@ -115,6 +118,9 @@ classes = sa.Table(
     sa.Column("expires", sa.Float, nullable=False, index=True),
     # the lecturer's language when they opened it ("en", "zh"): the export's. NULL before v4.
     sa.Column("lang", sa.String(8), nullable=True),
+    # when the lecturer paused the class ("eyes on the projector", :func:`set_paused`), in
+    # seconds since the epoch; NULL while it runs (and in rows of version 4 and before)
+    sa.Column("paused", sa.Float, nullable=True),
 )
 students = sa.Table(
     "classroom_students",
@@ -353,6 +359,7 @@ class ClassInfo:
     expires: float
     revealed: frozenset[int]
     lang: str = ""  # the lecturer's language when they opened it ("" before version 4)
+    paused: bool = False  # the lecturer paused the class (:func:`set_paused`)
 
 
 @dataclass(frozen=True)
@@ -402,7 +409,14 @@ def find_class(engine: Engine, code: str, now: float) -> ClassInfo | None:
         if row is None:
             return None
         steps = c.execute(sa.select(reveals.c.step).where(reveals.c.code == code)).scalars()
-        return ClassInfo(row.code, row.created, row.expires, frozenset(steps), row.lang or "")
+        return ClassInfo(
+            row.code,
+            row.created,
+            row.expires,
+            frozenset(steps),
+            row.lang or "",
+            row.paused is not None,
+        )
 
 
 def _free_name(names: list[str], name: str) -> str:
@@ -639,6 +653,38 @@ def share(engine: Engine, code: str, link: str, now: float) -> int:
         except IntegrityError:
             continue
     raise ClassroomError("classroom.error.busy")
+
+
+def set_paused(engine: Engine, code: str, paused: bool, now: float) -> None:
+    """The lecturer pauses the class ``code`` ("eyes on the projector": the students who
+    follow see the view shared last and nothing else) or lets it run again. Pausing a paused
+    class keeps the time it was paused first."""
+    value = sa.func.coalesce(classes.c.paused, now) if paused else None
+    with engine.begin() as c:
+        c.execute(classes.update().where(classes.c.code == code).values(paused=value))
+
+
+@dataclass(frozen=True)
+class Live:
+    """What a following student's page looks up every few seconds, in one query."""
+
+    shared: Shared | None  # the view shared last, None before the first share
+    paused: bool  # the lecturer paused the class
+
+
+def live(engine: Engine, code: str, now: float) -> Live | None:
+    """The class's shared view and whether it is paused; None when there is no such class
+    (deleted, or its days are over). One statement: the class's row and its shared view."""
+    with engine.connect() as c:
+        row = c.execute(
+            sa.select(classes.c.paused, shared.c.link, shared.c.serial)
+            .select_from(classes.outerjoin(shared, shared.c.code == classes.c.code))
+            .where(classes.c.code == code, classes.c.expires > now)
+        ).first()
+    if row is None:
+        return None
+    view = None if row.link is None else Shared(row.link, int(row.serial))
+    return Live(view, row.paused is not None)
 
 
 def shared_view(engine: Engine, code: str) -> Shared | None:
