@@ -44,6 +44,9 @@ __all__ = [
     "Shared",
     "ClassroomError",
     "Slip",
+    "STUCK_TRIES",
+    "Stuck",
+    "stuck",
     "StepCounts",
     "Student",
     "Words",
@@ -765,6 +768,37 @@ def summary(engine: Engine, code: str, top: int = 5) -> Summary:
         for step, tried, got in per_step
     )
     return Summary(joined, steps)
+
+
+#: wrong Checks on a step, and none right, after which a student is "stuck" on it
+STUCK_TRIES = 2
+
+
+@dataclass(frozen=True)
+class Stuck:
+    """A student with :data:`STUCK_TRIES` or more wrong Checks on a step and none right."""
+
+    nickname: str  # as stored: the page shows it as text
+    step: int
+    wrong: int  # their wrong Checks on it
+    last: float  # the time of their last Check on it
+
+
+def stuck(engine: Engine, code: str, least: int = STUCK_TRIES) -> tuple[Stuck, ...]:
+    """Who is stuck, and where: per student and step, ``least`` or more wrong Checks and no
+    right one; most wrong Checks first, then the latest."""
+    wrong = sa.func.sum(sa.case((checks.c.correct, 0), else_=1))
+    right = sa.func.sum(sa.case((checks.c.correct, 1), else_=0))
+    with engine.connect() as c:
+        rows = c.execute(
+            sa.select(students.c.nickname, checks.c.step, wrong, sa.func.max(checks.c.at))
+            .join(students, students.c.id == checks.c.student)
+            .where(checks.c.code == code)
+            .group_by(checks.c.student, students.c.nickname, checks.c.step)
+            .having(sa.and_(right == 0, wrong >= least))
+        ).all()
+    found = (Stuck(name, int(step), int(n), float(at)) for name, step, n, at in rows)
+    return tuple(sorted(found, key=lambda s: (-s.wrong, -s.last, s.step, s.nickname)))
 
 
 def _cell(text: str) -> str:

@@ -29,7 +29,16 @@ from hograd_ui.parts.ui import lang, t
 from . import compute
 from .cached import call
 
-__all__ = ["FOLLOW", "FOLLOWING", "FOLLOW_EVERY", "PAUSED", "PAUSE_CSS", "SHARED", "sidebar"]
+__all__ = [
+    "FOLLOW",
+    "FOLLOWING",
+    "FOLLOW_EVERY",
+    "PAUSED",
+    "PAUSE_CSS",
+    "SHARED",
+    "pause_button",
+    "sidebar",
+]
 
 FOLLOW_EVERY = 2.0  # seconds between a following student's looks for a newly shared view
 FOLLOW = "classroom.follow"  # the student's toggle
@@ -76,6 +85,21 @@ def _pause(code: str, paused: bool) -> None:
         st.session_state[SHARED] = error_text(err, lang())
 
 
+def pause_button(code: str, paused: bool, key: str = "classroom.pause") -> None:
+    """The lecturer's one click that pauses the class ``code``, or resumes it (``paused``:
+    as the database said on this run)."""
+    st.button(
+        t("classroom.resume" if paused else "classroom.pause"),
+        on_click=_pause,
+        args=(code, not paused),
+        key=key,
+        icon=":material/play_arrow:" if paused else ":material/pause:",
+        type="primary" if paused else "secondary",
+        help=t("classroom.pause.help"),
+        width="stretch",
+    )
+
+
 def _lecturer(page: str) -> None:
     code = st.session_state[CODE]
     try:
@@ -93,16 +117,7 @@ def _lecturer(page: str) -> None:
             help=t("classroom.share.help"),
             width="stretch",
         )
-        st.button(
-            t("classroom.resume" if paused else "classroom.pause"),
-            on_click=_pause,
-            args=(code, not paused),
-            key="classroom.pause",
-            icon=":material/play_arrow:" if paused else ":material/pause:",
-            type="primary" if paused else "secondary",
-            help=t("classroom.pause.help"),
-            width="stretch",
-        )
+        pause_button(code, paused)
     if paused:
         st.caption(t("classroom.paused.teacher"))
     done = st.session_state.get(SHARED)

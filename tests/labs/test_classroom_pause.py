@@ -97,3 +97,45 @@ def test_a_version_4_database_gets_the_pause_and_keeps_its_class(
     cc.set_paused(engine, code, True, NOW + 1)
     assert cc.live(engine, code, NOW + 2) == cc.Live(cc.Shared("graph", 1), True)
     assert _paused(raw) == {code: NOW + 1}
+
+
+def test_who_is_stuck(db: tuple[sa.Engine, Db]) -> None:
+    """Stuck: two or more wrong Checks on a step and none right there, counted against the
+    rows themselves (plain SQL below), per student and step."""
+    engine, raw = db
+    code = cc.open_class(engine, NOW, rng=Random(6))
+    other = cc.open_class(engine, NOW, rng=Random(7))
+    ada, bo, cy = (cc.join(engine, code, name, NOW) for name in ("ada", "bo", "cy"))
+    elsewhere = cc.join(engine, other, "dee", NOW)
+    wrong = lambda who, step, at: cc.record_check(
+        engine, who, step, "8", False, "lesson.trap.value", (("value", "8"),), NOW + at
+    )
+    right = lambda who, step, at: cc.record_check(
+        engine, who, step, "12", True, "lesson.check.right", (), NOW + at
+    )
+    for at in (1, 2, 3):
+        wrong(ada, 1, at)  # three wrong, never right: stuck on step 1
+    wrong(bo, 1, 4)
+    wrong(bo, 1, 5)
+    right(bo, 1, 6)  # right in the end: not stuck
+    wrong(bo, 2, 7)
+    wrong(bo, 2, 8)  # stuck on step 2, the latest
+    wrong(cy, 1, 9)  # one wrong try: not yet
+    for at in (1, 2):
+        wrong(elsewhere, 1, at)  # another class
+    assert cc.stuck(engine, code) == (
+        cc.Stuck("ada", 1, 3, NOW + 3),
+        cc.Stuck("bo", 2, 2, NOW + 8),
+    )
+    assert [s.nickname for s in cc.stuck(engine, code, least=1)] == ["ada", "bo", "cy"]
+    oracle = raw.rows(
+        "SELECT s.nickname, c.step, count(*) FROM classroom_checks c"
+        " JOIN classroom_students s ON s.id = c.student"
+        f" WHERE c.code = '{code}' AND NOT c.correct"
+        " AND NOT EXISTS (SELECT 1 FROM classroom_checks r WHERE r.student = c.student"
+        " AND r.step = c.step AND r.correct) GROUP BY s.nickname, c.step"
+        " HAVING count(*) >= 2 ORDER BY s.nickname"
+    )
+    assert sorted((s.nickname, s.step, s.wrong) for s in cc.stuck(engine, code)) == oracle
+    cc.reset_step(engine, code, 1)  # the lecturer clears step 1: nobody is stuck there
+    assert cc.stuck(engine, code) == (cc.Stuck("bo", 2, 2, NOW + 8),)
