@@ -180,21 +180,26 @@ def _follow(code: str, here: str, pages: Mapping[str, object], steps: int) -> No
         st.caption(t("classroom.error.no_class"))
         return
     if now.paused != st.session_state.get(PAUSED, False):
-        if now.paused:
-            st.session_state.pop(SEEN, None)
         st.rerun()
     view = now.shared
     if view is None:
         st.caption(t("classroom.follow.none"))
         return
     st.caption(t("classroom.follow.on"))
-    if now.paused:  # back on the shared view if the student left its page (Back, a link)
-        read = read_class_link(view.link)
-        if read is not None and read[0] != here:
-            st.session_state.pop(SEEN, None)
+    if now.paused and not _showing(view.link, here):  # the student left it: opened again
+        st.session_state.pop(SEEN, None)
     if st.session_state.get(SEEN) != view.serial:
         st.session_state[SEEN] = view.serial
         _go(view.link, here, pages, steps)
+
+
+def _showing(link: str, here: str) -> bool:
+    """Whether this page is the shared view ``link``: the same page with the same settings
+    of its views (both read by the class link's rules, so the order of the parameters and
+    the ones a view does not share do not count)."""
+    query = {name: st.query_params.get_all(name) for name in st.query_params}
+    mine = class_link(here, query)
+    return mine is not None and read_class_link(mine) == read_class_link(link)
 
 
 def _switched() -> None:

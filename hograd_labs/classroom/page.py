@@ -198,6 +198,21 @@ def _words(language: str, titles: Sequence[str]) -> compute.Words:
     )
 
 
+def _export(code: str, words: compute.Words) -> Callable[[], str]:
+    """The class's CSV, made when the lecturer clicks Export (Streamlit calls it then, on a
+    thread of its own), so it holds every Check up to that click, not up to the page's last
+    run (the dashboard refreshes itself without one). ``words`` are made now, in the run:
+    they need the lecturer's time zone from the session."""
+
+    def made() -> str:
+        try:
+            return call(compute.export_csv, code, words)
+        except compute.ClassroomError:
+            return ""
+
+    return made
+
+
 def _slip_label(slip: compute.Slip) -> str:
     """The verdict the students read, with its values; a verdict whose values were not kept
     (what the app could not read) by one name."""
@@ -339,13 +354,9 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
                 key="classroom.reveal",
                 icon=":material/visibility:",
             )
-            try:
-                data = call(compute.export_csv, info.code, _words(info.lang or lang(), titles))
-            except compute.ClassroomError:
-                data = ""
             st.download_button(
                 t("classroom.export"),
-                data=data,
+                data=_export(info.code, _words(info.lang or lang(), titles)),
                 file_name=f"class-{info.code}.csv",
                 mime="text/csv",
                 key="classroom.export",
