@@ -138,7 +138,11 @@ def _share(teacher, n: int) -> None:
 
 def _go(teacher, path: str, title: str) -> None:
     """The projector opens another page from the top navigation (in the same session)."""
-    _click(teacher, teacher.get_by_role("link", name=title, exact=True).first)
+    link = teacher.get_by_role("link", name=title, exact=True).first
+    if not link.is_visible():  # the pages that do not fit the bar: under its last section
+        _click(teacher, teacher.locator("[data-testid='stTopNavSection']").last)
+        link = teacher.locator("[data-testid='stTopNavPopover']").get_by_text(title, exact=True)
+    _click(teacher, link)
     teacher.wait_for_function("p => location.pathname === p", arg=path, timeout=WAIT)
     wait_for_app(teacher)
 
@@ -158,7 +162,11 @@ def _paused_view(page) -> None:
     expect(page.get_by_text(tr("classroom.paused"))).to_be_visible(timeout=WAIT)
     expect(page.locator("[data-testid='stSidebar']")).to_be_hidden()
     check = _main(page).get_by_role("button", name=tr("lesson.check"), exact=True)
-    expect(check).to_be_visible()
+    try:
+        expect(check).to_be_visible(timeout=60_000)
+    except AssertionError:
+        screenshot(page, "dbg_paused")
+        raise AssertionError(page.url + " " + page.locator("body").inner_text()[:3000]) from None
     page.wait_for_function(f"(el) => !({HIT_JS})(el)", arg=check.element_handle())
 
 
