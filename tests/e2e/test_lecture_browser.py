@@ -6,8 +6,9 @@ and what every student sees after it is asserted.
 
 ``test_a_pause_in_presentation_mode``: pause and resume alone, one phone that follows and one
 laptop that does not. ``test_a_rehearsed_lecture``: open a class, project, share three views
-(the HVP page, the graph page, the lesson's first step), pause, resume, answers, reveal, reset,
-answers again, export, delete. Its class size is ``HOGRAD_REHEARSAL_PHONES`` phones (default
+(the HVP page, the graph page, the lesson's first step), pause, resume, answers, the lecturer's
+own screen in a second tab (and a student's second tab refused), reveal, reset, answers
+again, export, delete. Its class size is ``HOGRAD_REHEARSAL_PHONES`` phones (default
 2) and ``HOGRAD_REHEARSAL_LAPTOPS`` laptops (default 2, the last of which does not follow): the
 issue's lecture had 5 and 3, which this test runs when asked to (one Chromium, a context each).
 
@@ -273,6 +274,20 @@ def test_a_rehearsed_lecture(browser, server) -> None:
         expect(metric).to_have_text(str(len(students)))
         tried = teacher.locator("[data-testid='stTable'] tbody tr").first
         expect(tried).to_contain_text(str(len(students)))
+
+        # the lecturer's own screen in a second tab; a student's second tab is refused
+        board = teacher.context.new_page()
+        board.goto(f"{server}/lesson?board={code}")
+        expect(board.get_by_text(tr("classroom.board.lead", code=code))).to_be_visible()
+        expect(_main(board).locator("[data-testid='stMetricValue']").first).to_have_text(
+            str(len(students))
+        )
+        expect(_main(board).get_by_text(tr("lesson.title"), exact=True)).to_have_count(0)
+        nosy = students[0][0].context.new_page()
+        nosy.goto(f"{server}/lesson?board={code}")
+        expect(nosy.get_by_text(tr("classroom.board.refused"))).to_be_visible()
+        expect(nosy.locator("[data-testid='stMetricValue']")).to_have_count(0)
+        nosy.close()
 
         # reveal: every student on the step sees the answer
         panel = _main(teacher).locator("[data-testid='stExpander']").first
