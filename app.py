@@ -104,10 +104,14 @@ with script_slot(), routed():
     a11y.declare(st.session_state["lang"], page.title)  # <html lang>, the title, focus, contrast
     if present():
         leave_button()
-    # a class: the lecturer shares this view, a student follows (or not); above the page in
-    # presentation mode, which hides the sidebar, so that a lecturer who projects can share
+    # a class: the lecturer shares this view and pauses the class, a student follows (or not);
+    # above the page in presentation mode, which hides the sidebar, so that a lecturer who
+    # projects can share; a paused class's notice above the page
+    banner = st.container()
     with st.container() if present() else st.sidebar:
-        drawn = classroom.sidebar(page.url_path, {p.url_path: p for p in PAGES}, len(LESSON_STEPS))
+        drawn = classroom.sidebar(
+            page.url_path, {p.url_path: p for p in PAGES}, len(LESSON_STEPS), banner
+        )
     if drawn:  # not on the way to the lecturer's view (hograd_labs/classroom/follow.py)
         with checked_link(page.url_path):  # says which parameters of the link were ignored
             page.run()

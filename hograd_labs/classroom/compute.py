@@ -44,6 +44,9 @@ __all__ = [
     "Shared",
     "ClassroomError",
     "Slip",
+    "STUCK_TRIES",
+    "Stuck",
+    "stuck",
     "StepCounts",
     "Student",
     "Words",
@@ -58,6 +61,9 @@ __all__ = [
     "done_steps",
     "export_csv",
     "find_class",
+    "Live",
+    "live",
+    "set_paused",
     "join",
     "new_code",
     "open_class",
@@ -76,11 +82,11 @@ __all__ = [
 ]
 
 #: The version of the tables below. Version 1 (no ``classroom_shared``), 2 (no
-#: ``classroom_seats``) and 3 (no Check ids) are brought to 4 by creating the tables and adding
-#: the columns and indexes they lack (:func:`create_schema`); any other version is refused, not
-#: guessed at.
-SCHEMA_VERSION = 4
-MIGRATES = {1: 4, 2: 4, 3: 4}  # version found -> the version it becomes once the parts exist
+#: ``classroom_seats``), 3 (no Check ids) and 4 (no pause) are brought to 5 by creating the
+#: tables and adding the columns and indexes they lack (:func:`create_schema`); any other
+#: version is refused, not guessed at.
+SCHEMA_VERSION = 5
+MIGRATES = {1: 5, 2: 5, 3: 5, 4: 5}  # version found -> the version it becomes once the parts exist
 #: Class codes: 6 characters of letters and digits without O, I and L, 33⁶ ≈ 1.3·10⁹ codes.
 #: Read alike, they are read as one (:data:`READ_AS`): a typed O is 0, a typed I or L is 1.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ0123456789"
@@ -115,6 +121,9 @@ classes = sa.Table(
     sa.Column("expires", sa.Float, nullable=False, index=True),
     # the lecturer's language when they opened it ("en", "zh"): the export's. NULL before v4.
     sa.Column("lang", sa.String(8), nullable=True),
+    # when the lecturer paused the class ("eyes on the projector", :func:`set_paused`), in
+    # seconds since the epoch; NULL while it runs (and in rows of version 4 and before)
+    sa.Column("paused", sa.Float, nullable=True),
 )
 students = sa.Table(
     "classroom_students",
@@ -353,6 +362,7 @@ class ClassInfo:
     expires: float
     revealed: frozenset[int]
     lang: str = ""  # the lecturer's language when they opened it ("" before version 4)
+    paused: bool = False  # the lecturer paused the class (:func:`set_paused`)
 
 
 @dataclass(frozen=True)
@@ -402,7 +412,14 @@ def find_class(engine: Engine, code: str, now: float) -> ClassInfo | None:
         if row is None:
             return None
         steps = c.execute(sa.select(reveals.c.step).where(reveals.c.code == code)).scalars()
-        return ClassInfo(row.code, row.created, row.expires, frozenset(steps), row.lang or "")
+        return ClassInfo(
+            row.code,
+            row.created,
+            row.expires,
+            frozenset(steps),
+            row.lang or "",
+            row.paused is not None,
+        )
 
 
 def _free_name(names: list[str], name: str) -> str:
@@ -641,6 +658,38 @@ def share(engine: Engine, code: str, link: str, now: float) -> int:
     raise ClassroomError("classroom.error.busy")
 
 
+def set_paused(engine: Engine, code: str, paused: bool, now: float) -> None:
+    """The lecturer pauses the class ``code`` ("eyes on the projector": the students who
+    follow see the view shared last and nothing else) or lets it run again. Pausing a paused
+    class keeps the time it was paused first."""
+    value = sa.func.coalesce(classes.c.paused, now) if paused else None
+    with engine.begin() as c:
+        c.execute(classes.update().where(classes.c.code == code).values(paused=value))
+
+
+@dataclass(frozen=True)
+class Live:
+    """What a following student's page looks up every few seconds, in one query."""
+
+    shared: Shared | None  # the view shared last, None before the first share
+    paused: bool  # the lecturer paused the class
+
+
+def live(engine: Engine, code: str, now: float) -> Live | None:
+    """The class's shared view and whether it is paused; None when there is no such class
+    (deleted, or its days are over). One statement: the class's row and its shared view."""
+    with engine.connect() as c:
+        row = c.execute(
+            sa.select(classes.c.paused, shared.c.link, shared.c.serial)
+            .select_from(classes.outerjoin(shared, shared.c.code == classes.c.code))
+            .where(classes.c.code == code, classes.c.expires > now)
+        ).first()
+    if row is None:
+        return None
+    view = None if row.link is None else Shared(row.link, int(row.serial))
+    return Live(view, row.paused is not None)
+
+
 def shared_view(engine: Engine, code: str) -> Shared | None:
     """The view the lecturer of ``code`` shared last, None before the first share."""
     with engine.connect() as c:
@@ -719,6 +768,37 @@ def summary(engine: Engine, code: str, top: int = 5) -> Summary:
         for step, tried, got in per_step
     )
     return Summary(joined, steps)
+
+
+#: wrong Checks on a step, and none right, after which a student is "stuck" on it
+STUCK_TRIES = 2
+
+
+@dataclass(frozen=True)
+class Stuck:
+    """A student with :data:`STUCK_TRIES` or more wrong Checks on a step and none right."""
+
+    nickname: str  # as stored: the page shows it as text
+    step: int
+    wrong: int  # their wrong Checks on it
+    last: float  # the time of their last Check on it
+
+
+def stuck(engine: Engine, code: str, least: int = STUCK_TRIES) -> tuple[Stuck, ...]:
+    """Who is stuck, and where: per student and step, ``least`` or more wrong Checks and no
+    right one; most wrong Checks first, then the latest."""
+    wrong = sa.func.sum(sa.case((checks.c.correct, 0), else_=1))
+    right = sa.func.sum(sa.case((checks.c.correct, 1), else_=0))
+    with engine.connect() as c:
+        rows = c.execute(
+            sa.select(students.c.nickname, checks.c.step, wrong, sa.func.max(checks.c.at))
+            .join(students, students.c.id == checks.c.student)
+            .where(checks.c.code == code)
+            .group_by(checks.c.student, students.c.nickname, checks.c.step)
+            .having(sa.and_(right == 0, wrong >= least))
+        ).all()
+    found = (Stuck(name, int(step), int(n), float(at)) for name, step, n, at in rows)
+    return tuple(sorted(found, key=lambda s: (-s.wrong, -s.last, s.step, s.nickname)))
 
 
 def _cell(text: str) -> str:

@@ -2,6 +2,12 @@
 a student who switched "follow" on is taken to it within :data:`FOLLOW_EVERY` seconds, in the
 same session (their nickname, progress and language stay theirs). Off, nothing moves.
 
+Pause ("eyes on the projector"): the lecturer pauses the class in one click beside the share
+button; a following student's page then shows the view shared last and nothing else (no
+sidebar, no page switcher, no control that answers a click) until the lecturer resumes, or
+only a notice when nothing was shared yet. The pause is the class's, in the class database
+(``compute.set_paused``), so it reaches followers on every replica with their next look.
+
 What is stored is the view's page and its views' settings only (hograd_ui/parts/links.py's
 ``class_link``: never the teacher's key, the class, the language or the progress), and a stored
 link is read again with the same rules (``read_class_link``) before a student's page opens it.
@@ -23,7 +29,16 @@ from hograd_ui.parts.ui import lang, t
 from . import compute
 from .cached import call
 
-__all__ = ["FOLLOW", "FOLLOWING", "FOLLOW_EVERY", "SHARED", "sidebar"]
+__all__ = [
+    "FOLLOW",
+    "FOLLOWING",
+    "FOLLOW_EVERY",
+    "PAUSED",
+    "PAUSE_CSS",
+    "SHARED",
+    "pause_button",
+    "sidebar",
+]
 
 FOLLOW_EVERY = 2.0  # seconds between a following student's looks for a newly shared view
 FOLLOW = "classroom.follow"  # the student's toggle
@@ -36,6 +51,18 @@ HOME = ""  # the home page's URL path
 SHARED = "classroom.shared"  # the lecturer's last share: (serial, page) or a refusal's text
 CODE = "classroom.code"  # the class the lecturer opened (page.py's CODE)
 STUDENT_CODE = state.CLASS
+#: whether the class was paused when this follower's page last ran (its follow fragment
+#: runs the whole page again when the class's pause changes)
+PAUSED = "classroom.follow.paused"
+#: A paused follower's page: the sidebar, the header (menu, page switcher) hidden, and the
+#: page's own elements answering no pointer (it still scrolls). Our constant CSS, no user text.
+PAUSE_CSS = (
+    "<style>[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'],"
+    " [data-testid='stExpandSidebarButton'], [data-testid='stHeader']"
+    " { display: none !important; }"
+    " [data-testid='stMainBlockContainer'] { pointer-events: none; user-select: none; }"
+    "</style>"
+)
 
 
 def _share(page: str) -> None:
@@ -51,16 +78,48 @@ def _share(page: str) -> None:
     st.session_state[SHARED] = (serial, page)
 
 
-def _lecturer(page: str) -> None:
+def _pause(code: str, paused: bool) -> None:
+    try:
+        call(compute.set_paused, code, paused, time.time())
+    except compute.ClassroomError as err:
+        st.session_state[SHARED] = error_text(err, lang())
+
+
+def pause_button(code: str, paused: bool, key: str = "classroom.pause") -> None:
+    """The lecturer's one click that pauses the class ``code``, or resumes it (``paused``:
+    as the database said on this run)."""
     st.button(
-        t("classroom.share"),
-        on_click=_share,
-        args=(page,),
-        key="classroom.share",
-        icon=":material/cast_for_education:",
-        help=t("classroom.share.help"),
+        t("classroom.resume" if paused else "classroom.pause"),
+        on_click=_pause,
+        args=(code, not paused),
+        key=key,
+        icon=":material/play_arrow:" if paused else ":material/pause:",
+        type="primary" if paused else "secondary",
+        help=t("classroom.pause.help"),
         width="stretch",
     )
+
+
+def _lecturer(page: str) -> None:
+    code = st.session_state[CODE]
+    try:
+        now = call(compute.live, code, time.time())
+    except compute.ClassroomError:
+        now = None  # the share or the pause says so when clicked
+    paused = now is not None and now.paused
+    with st.container(horizontal=True):
+        st.button(
+            t("classroom.share"),
+            on_click=_share,
+            args=(page,),
+            key="classroom.share",
+            icon=":material/cast_for_education:",
+            help=t("classroom.share.help"),
+            width="stretch",
+        )
+        pause_button(code, paused)
+    if paused:
+        st.caption(t("classroom.paused.teacher"))
     done = st.session_state.get(SHARED)
     if isinstance(done, tuple):
         st.caption(t("classroom.shared", n=done[0]))
@@ -109,19 +168,38 @@ def _go(link: str, here: str, pages: Mapping[str, object], steps: int) -> None:
 
 @st.fragment(run_every=FOLLOW_EVERY)
 def _follow(code: str, here: str, pages: Mapping[str, object], steps: int) -> None:
-    """Every few seconds: a view shared since this session last opened one is opened."""
+    """Every few seconds: a view shared since this session last opened one is opened; the
+    class paused or resumed since the page ran: the page runs again (paused: the shared view
+    opens afresh, and stays while the pause lasts)."""
     try:
-        view = call(compute.shared_view, code)
+        now = call(compute.live, code, time.time())
     except compute.ClassroomError as err:
         st.caption(error_text(err, lang()))
         return
+    if now is None:  # deleted, or its days are over: the lesson page says so
+        st.caption(t("classroom.error.no_class"))
+        return
+    if now.paused != st.session_state.get(PAUSED, False):
+        st.rerun()
+    view = now.shared
     if view is None:
         st.caption(t("classroom.follow.none"))
         return
     st.caption(t("classroom.follow.on"))
+    if now.paused and not _showing(view.link, here):  # the student left it: opened again
+        st.session_state.pop(SEEN, None)
     if st.session_state.get(SEEN) != view.serial:
         st.session_state[SEEN] = view.serial
         _go(view.link, here, pages, steps)
+
+
+def _showing(link: str, here: str) -> bool:
+    """Whether this page is the shared view ``link``: the same page with the same settings
+    of its views (both read by the class link's rules, so the order of the parameters and
+    the ones a view does not share do not count)."""
+    query = {name: st.query_params.get_all(name) for name in st.query_params}
+    mine = class_link(here, query)
+    return mine is not None and read_class_link(mine) == read_class_link(link)
 
 
 def _switched() -> None:
@@ -129,23 +207,41 @@ def _switched() -> None:
     st.session_state.pop(SEEN, None)  # on again: the view shared last opens at once
 
 
-def _student(code: str, here: str, pages: Mapping[str, object], steps: int) -> None:
+def _student(code: str, here: str, pages: Mapping[str, object], steps: int, banner: object) -> bool:
+    """The follow toggle and, on, the follow fragment; a paused class's notice in ``banner``.
+    Whether the page runs: not while paused with nothing shared (the notice is all)."""
     st.session_state[FOLLOW] = st.session_state.get(FOLLOWING, False)
     st.toggle(
         t("classroom.follow"), key=FOLLOW, help=t("classroom.follow.help"), on_change=_switched
     )
-    if st.session_state.get(FOLLOWING):
-        _follow(code, here, pages, steps)
+    if not st.session_state.get(FOLLOWING):
+        st.session_state.pop(PAUSED, None)
+        return True
+    try:
+        now = call(compute.live, code, time.time())
+    except compute.ClassroomError:
+        now = None  # the fragment says so
+    paused = now is not None and now.paused
+    st.session_state[PAUSED] = paused
+    if paused:
+        banner.html(PAUSE_CSS)  # type: ignore[attr-defined]
+        notice = "classroom.paused" if now.shared is not None else "classroom.paused.none"
+        banner.info(t(notice), icon=":material/visibility:")  # type: ignore[attr-defined]
+    _follow(code, here, pages, steps)
+    return not (paused and now.shared is None)
 
 
-def sidebar(page: str, pages: Mapping[str, object], steps: int) -> bool:
-    """In the sidebar of every page: the lecturer with a class open shares the view; a
-    student in a class follows it (or not). Nothing for anyone else. ``steps``: the lesson's
-    number of steps (a shared view of the lesson opens its step, clamped to them).
+def sidebar(page: str, pages: Mapping[str, object], steps: int, banner: object = None) -> bool:
+    """In the sidebar of every page: the lecturer with a class open shares the view and
+    pauses the class; a student in a class follows it (or not). Nothing for anyone else.
+    ``steps``: the lesson's number of steps (a shared view of the lesson opens its step,
+    clamped to them); ``banner``: a container above the page, for a paused class's notice
+    (the sidebar is hidden then).
 
     Returns:
         Whether app.py runs the page: not on the first run of the two switches of
-        :func:`_go`, which must end normally (``st.stop`` would not unbind) and quickly.
+        :func:`_go`, which must end normally (``st.stop`` would not unbind) and quickly, nor
+        for a follower of a paused class before anything was shared.
     """
     pending = st.session_state.get(PENDING)
     if pending is not None:
@@ -163,5 +259,4 @@ def sidebar(page: str, pages: Mapping[str, object], steps: int) -> bool:
         code = compute.read_code(asked)
     except compute.ClassroomError:
         return True  # the lesson page says why
-    _student(code, page, pages, steps)
-    return True
+    return _student(code, page, pages, steps, banner if banner is not None else st.container())

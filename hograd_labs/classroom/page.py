@@ -1,6 +1,8 @@
 """The classroom's views on the lesson page: the lecturer's class panel (open a class, its
-student link, the live dashboard, reveal, export, delete) and a student's way in (the class
-from the link, a nickname, then every Check recorded).
+student link, the live dashboard, reveal, export, delete), the lecturer's own screen (the
+dashboard alone, ``/lesson?board=CODE``, for a second tab or the lecturer's laptop while the
+projector shows the lesson) and a student's way in (the class from the link, a nickname, then
+every Check recorded).
 
 A nickname is shown only with ``st.text`` (never markdown or HTML); a class code is shown only
 after :func:`compute.read_code` accepted it (letters and digits of its alphabet).
@@ -33,12 +35,15 @@ from hograd_ui.parts.ui import lang, t
 from . import address, compute
 from .cached import call
 from .figures import progress_figure, qr_svg, slips_figure
+from .follow import pause_button
 
 __all__ = [
+    "BOARD",
     "REFRESH",
     "REVEAL_EVERY",
     "OnCheck",
     "Verdict",
+    "board",
     "code_box",
     "revealed_box",
     "student_gate",
@@ -56,6 +61,10 @@ CSV_COLUMNS = (
 )
 KEY_LIKE = re.compile(r"[a-z_]+(\.[a-z0-9_]+)+")  # a translation key's shape ("lesson.x.opt.a")
 REFRESH = 3.0  # seconds between the dashboard's refreshes
+#: ``/lesson?board=CODE``: the lecturer's own screen of class CODE (a URL parameter of the
+#: lesson page: hograd_ui/parts/links.py's PAGE_PARAMS)
+BOARD = "board"
+TOP_STUCK = 12  # students listed as stuck, at most (the rest counted)
 REVEAL_EVERY = 5.0  # seconds between a student's looks for a revealed answer
 TOP_SLIPS = 8
 # The class's QR code, in CSS pixels: 480 on a 1920x1080 projector (about 75 cm on a 3 m
@@ -189,6 +198,21 @@ def _words(language: str, titles: Sequence[str]) -> compute.Words:
     )
 
 
+def _export(code: str, words: compute.Words) -> Callable[[], str]:
+    """The class's CSV, made when the lecturer clicks Export (Streamlit calls it then, on a
+    thread of its own), so it holds every Check up to that click, not up to the page's last
+    run (the dashboard refreshes itself without one). ``words`` are made now, in the run:
+    they need the lecturer's time zone from the session."""
+
+    def made() -> str:
+        try:
+            return call(compute.export_csv, code, words)
+        except compute.ClassroomError:
+            return ""
+
+    return made
+
+
 def _slip_label(slip: compute.Slip) -> str:
     """The verdict the students read, with its values; a verdict whose values were not kept
     (what the app could not read) by one name."""
@@ -238,6 +262,26 @@ def _dashboard(code: str, titles: Sequence[str]) -> None:
             st.caption(t("classroom.slip.count", text=text, students=n))
     else:
         st.caption(t("classroom.slips.none"))
+    _stuck(code)
+
+
+def _stuck(code: str) -> None:
+    """Who is stuck: a student with several wrong Checks on a step and none right."""
+    try:
+        found = call(compute.stuck, code)
+    except compute.ClassroomError as err:
+        st.warning(error_text(err, lang()), icon=":material/database:")
+        return
+    st.subheader(t("classroom.stuck"))
+    if not found:
+        st.caption(t("classroom.stuck.none", tries=compute.STUCK_TRIES))
+        return
+    for who in found[:TOP_STUCK]:
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.text(who.nickname)  # the student's text: shown as text, never markdown
+            st.caption(t("classroom.stuck.row", n=who.step, wrong=who.wrong))
+    if len(found) > TOP_STUCK:
+        st.caption(t("classroom.stuck.more", n=len(found) - TOP_STUCK))
 
 
 def teacher_panel(number: int, titles: Sequence[str]) -> None:
@@ -310,13 +354,9 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
                 key="classroom.reveal",
                 icon=":material/visibility:",
             )
-            try:
-                data = call(compute.export_csv, info.code, _words(info.lang or lang(), titles))
-            except compute.ClassroomError:
-                data = ""
             st.download_button(
                 t("classroom.export"),
-                data=data,
+                data=_export(info.code, _words(info.lang or lang(), titles)),
                 file_name=f"class-{info.code}.csv",
                 mime="text/csv",
                 key="classroom.export",
@@ -341,6 +381,13 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
                     key="classroom.delete",
                     type="primary",
                 )
+        # the lecturer's own screen: this class's dashboard alone, in another tab or device
+        st.link_button(
+            t("classroom.board.open"),
+            f"lesson?{urlencode({BOARD: info.code})}",
+            icon=":material/open_in_new:",
+        )
+        st.caption(t("classroom.board.elsewhere", code=info.code))
         reset = st.session_state.pop("classroom.reset_done", None)
         if reset is not None:
             st.caption(t("classroom.reset.done", n=reset[0], checks=reset[1]))
@@ -352,6 +399,55 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
                 )
             )
         _dashboard(info.code, titles)
+
+
+def board(titles: Sequence[str]) -> bool:
+    """The lecturer's own screen, ``/lesson?board=CODE``: class CODE's live dashboard and the
+    pause, nothing of the lesson, so that the projector shows the lesson while the lecturer
+    watches the class on a laptop or in a second tab. Only for the teacher's version (the
+    key's cookie of hograd_serving/teacher_door.py, or ``?key=``): anyone else is refused
+    before the database is asked anything. ``titles``: the lesson's steps' titles (keys).
+
+    Returns:
+        Whether the link asked for it (then the lesson page draws nothing else).
+    """
+    asked = st.query_params.get(BOARD)
+    if asked is None:
+        return False
+    st.title(t("classroom.board.title"))
+    if not st.session_state.get(state.TEACHER):
+        st.error(t("classroom.board.refused"), icon=":material/lock:")
+        return True
+    try:
+        code = compute.read_code(asked)
+        info = call(compute.find_class, code, time.time())
+    except compute.ClassroomError as err:
+        st.warning(error_text(err, lang()), icon=":material/groups:")
+        return True
+    if info is None:
+        st.warning(t("classroom.error.no_class"), icon=":material/groups:")
+        return True
+    st.caption(t("classroom.board.lead", code=code))
+    _board_pause(code)
+    _dashboard(code, titles)
+    return True
+
+
+@st.fragment(run_every=REFRESH)
+def _board_pause(code: str) -> None:
+    """The pause from the lecturer's own screen, as the class has it now (the projector's
+    tab may have paused or resumed it)."""
+    try:
+        info = call(compute.find_class, code, time.time())
+    except compute.ClassroomError as err:
+        st.warning(error_text(err, lang()), icon=":material/database:")
+        return
+    if info is None:
+        return
+    with st.container(horizontal=True):
+        pause_button(code, info.paused, key="classroom.board.pause")
+    if info.paused:
+        st.caption(t("classroom.paused.teacher"))
 
 
 # ---- a student -----------------------------------------------------------------------------

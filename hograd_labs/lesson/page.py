@@ -47,6 +47,8 @@ class Classroom(Protocol):
 
     def code_box(self) -> None: ...
 
+    def board(self, titles: tuple[str, ...]) -> bool: ...
+
 
 def _buttons(where: object, number: int) -> None:
     """Previous and Next; in presentation mode PageUp and PageDown press them (a clicker)."""
@@ -76,9 +78,11 @@ def draw(classroom: Classroom, views: Mapping[str, View], lent: Lent) -> None:
     lab's own (the Newton step's, "newton"); ``lent``: what the derivatives, graph and HVP labs
     lend this lab's own views."""
     views = {**own_views(lent), **views}
+    state.carry(TOTAL)  # app.py did it already; this page also runs alone under tests
+    if classroom.board(tuple(s.title for s in STEPS)):  # the lecturer's own screen, alone
+        return
     st.title(t("lesson.title"))
     st.caption(t("lesson.lead"))
-    state.carry(TOTAL)  # app.py did it already; this page also runs alone under tests
     ignored = state.take_ignored()
     if ignored:
         names = ", ".join(ignored)  # parameter names from lesson_link, never the link's text

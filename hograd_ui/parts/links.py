@@ -87,8 +87,13 @@ BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once
 GLOBAL = frozenset(
     {"lang", PRESENT, "embed", "embed_options", "step", "done", "class", "seat", "key", "teacher"}
 )
-#: Parameters a page reads itself with st.query_params: the code page's program (``?code.p=``).
-PAGE_PARAMS: dict[str, frozenset[str]] = {"code": frozenset({"code.p"})}
+#: Parameters a page reads itself with st.query_params: the code page's program (``?code.p=``),
+#: the lecturer's own screen of a class on the lesson page (``?board=CODE``, never in a view
+#: shared with a class: not in the lesson's namespace).
+PAGE_PARAMS: dict[str, frozenset[str]] = {
+    "code": frozenset({"code.p"}),
+    "lesson": frozenset({"board"}),
+}
 #: Each page's key prefix (its widgets' keys and so its URL parameters start with it).
 PREFIXES = {
     "derivatives": ("deriv.",),

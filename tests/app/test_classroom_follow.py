@@ -161,3 +161,64 @@ def test_in_presentation_mode_the_share_button_is_above_the_page(database: Path)
     assert "classroom.share" not in [b.key for b in teacher.sidebar.button]
     teacher.button(key="classroom.share").click().run()
     assert _shared(database)[0][:2] == (code, "lesson")
+
+
+def _paused(path: Path) -> list[tuple]:
+    with sqlite3.connect(path) as con:
+        return con.execute("SELECT code, paused IS NOT NULL FROM classroom_classes").fetchall()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_pause_shows_followers_the_shared_view_only(database: Path, lang: str) -> None:
+    """Issue 48: "eyes on the projector". Paused, a follower's page is the shared view with
+    the pause's notice and the CSS that hides the rest; a student who does not follow is not
+    paused; resumed, the notice and the CSS are gone."""
+    teacher, code = open_class()
+    ann = join(code, "ann", lang)
+    bo = join(code, "bo", lang)
+    ann.toggle(key=follow.FOLLOW).set_value(True).run()
+    _on_hvp(teacher).button(key="classroom.share").click().run()
+    ann.run()
+    assert ann.text_input(key="hvp.fn").value == FN
+    assert teacher.button(key="classroom.pause").label == tr("classroom.pause", "en")
+
+    teacher.button(key="classroom.pause").click().run()
+    assert _paused(database) == [(code, 1)]
+    assert teacher.button(key="classroom.pause").label == tr("classroom.resume", "en")
+    assert tr("classroom.paused.teacher", "en") in texts(teacher.caption)
+    ann.switch_page("pages/graph.py").run()  # the student left the view before the pause
+    ann.run()  # the follow fragment's look: back on the shared view
+    ann.run()
+    assert not ann.exception, [e.value for e in ann.exception]
+    assert ann.text_input(key="hvp.fn").value == FN
+    assert [i.value for i in ann.main.info if i.value == tr("classroom.paused", lang)]
+    assert any(follow.PAUSE_CSS in h.proto.body for h in ann.get("html"))
+    ann.switch_page("pages/hvp.py")  # the browser's address bar now (AppTest keeps its own)
+    bo.run()
+    assert not [i for i in bo.info if "classroom" in str(i.value)]
+    assert tr("classroom.paused", lang) not in [i.value for i in bo.info]
+    assert not any(follow.PAUSE_CSS in h.proto.body for h in bo.get("html"))
+
+    teacher.button(key="classroom.pause").click().run()  # resume
+    assert _paused(database) == [(code, 0)]
+    ann.run()
+    assert tr("classroom.paused", lang) not in [i.value for i in ann.info]
+    assert not any(follow.PAUSE_CSS in h.proto.body for h in ann.get("html"))
+    assert ann.text_input(key="hvp.fn").value == FN  # the view stays where it was
+
+
+def test_paused_before_any_share_a_follower_sees_the_notice_only(database: Path) -> None:
+    teacher, code = open_class()
+    ann = join(code, "ann")
+    ann.toggle(key=follow.FOLLOW).set_value(True).run()
+    assert ann.get("progress")  # the lesson
+    teacher.toggle(key="links.present").set_value(True).run()  # projected: above the page
+    assert "classroom.pause" in [b.key for b in teacher.main.button]
+    teacher.button(key="classroom.pause").click().run()
+    ann.run()
+    assert not ann.exception, [e.value for e in ann.exception]
+    assert [i.value for i in ann.main.info] == [tr("classroom.paused.none", "en")]
+    assert not ann.get("progress") and not ann.main.button  # no page drawn under it
+    teacher.button(key="classroom.pause").click().run()
+    ann.run()
+    assert ann.get("progress")
