@@ -187,7 +187,7 @@ def test_the_teacher_key_stays_out_of_the_browser_history(browser, server) -> No
     teacher's too, another browser is not."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(120_000)
     stranger = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         page.goto(f"{server}/lesson?lang=en&key={TEACHER_KEY}")
@@ -220,9 +220,19 @@ def test_the_teacher_key_stays_out_of_the_browser_history(browser, server) -> No
 
 
 def _usable(page, locator) -> None:
-    """``locator`` is visible, has a box, and lies in the viewport once scrolled to."""
+    """``locator`` is visible, has a box, and lies in the viewport once scrolled to.
+
+    The page may still move after the scroll (the QR image arrives, a panel refreshes), so
+    the scroll is repeated until the control stays wholly in view (at most 40 tries, each
+    waiting up to 3 s for the layout), and only then measured."""
     expect(locator).to_be_visible()
-    locator.scroll_into_view_if_needed()
+    for _ in range(40):
+        locator.scroll_into_view_if_needed()
+        try:
+            expect(locator).to_be_in_viewport(ratio=1, timeout=3_000)
+            break
+        except AssertionError:
+            continue
     box = locator.bounding_box()
     assert box is not None and box["width"] > 0 and box["height"] > 0, box
     view = page.viewport_size
@@ -237,10 +247,10 @@ def test_every_class_control_works_in_presentation_mode(browser, server, lang: s
     the panel, delete. Present in the page is not enough: each has a box in the viewport."""
     context = browser.new_context(viewport={"width": 1920, "height": 1080}, accept_downloads=True)
     page = context.new_page()
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(120_000)
     try:
         page.goto(f"{server}/lesson?lang={lang}&present=1&key={TEACHER_KEY}")
-        wait_for_app(page, timeout=90_000)
+        wait_for_app(page)
         panel = _main(page).locator("[data-testid='stExpander']").first
         summary = panel.locator("summary")
         _usable(page, summary)
@@ -291,8 +301,14 @@ def test_every_class_control_works_in_presentation_mode(browser, server, lang: s
         confirm.click()
         wait_for_app(page)
         expect(page.locator(".st-key-classroom-qr")).to_have_count(0)  # the class is gone
-        if not opener.is_visible():  # projected, the panel of no class starts closed
-            summary.click()
+        # projected, the panel of no class may start closed: open it if it is, looking again
+        # while the page settles rather than once
+        for _ in range(40):
+            if opener.is_visible():
+                break
+            if panel.locator("details").get_attribute("open") is None:
+                summary.click()
+            page.wait_for_timeout(500)
         _usable(page, opener)
     finally:
         context.close()
