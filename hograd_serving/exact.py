@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hograd_core.sympy_program import evaluate as _evaluate
+from hograd_core.sympy_program import evaluate_with_underflow as _evaluate_with_underflow
 
 from . import zygote
 from .floor import step_aside
@@ -50,6 +51,8 @@ __all__ = [
     "ExactRuns",
     "backward_exact",
     "evaluate",
+    "evaluate_with_underflow",
+    "exact_values",
     "launch",
     "typed_latex",
 ]
@@ -236,12 +239,29 @@ def backward_exact(f: str, b: str, points: Sequence[float]) -> Answer:
     return RUNS.ask({"kind": "backward", "f": f, "b": b, "points": [float(p) for p in points]})
 
 
+def exact_values(text: str, order: int, points: Sequence[float]) -> Answer:
+    """f (of one variable) and its derivatives to ``order`` at ``points``, by sympy in 30
+    digits: ``fields["values"]`` (per order, per point; None where sympy has no value) and
+    ``fields["below_float64"]`` (the digits of a value float64 holds as 0 though it is not 0,
+    else None); missing where the child stopped first."""
+    request = {"kind": "values", "text": text, "order": int(order)}
+    return RUNS.ask({**request, "points": [float(p) for p in points]})
+
+
 def evaluate(
     code: Sequence[Sequence], outputs: Sequence[int], point: Mapping[str, float]
 ) -> list[float]:
     """A program a child compiled, evaluated here at ``point`` (30 digits; bounded: see the
     module's docstring)."""
     return _evaluate(code, outputs, point)
+
+
+def evaluate_with_underflow(
+    code: Sequence[Sequence], outputs: Sequence[int], point: Mapping[str, float]
+) -> tuple[list[float], list[str | None]]:
+    """:func:`evaluate`, and beside each value its 30 digits as text where float64 holds it as
+    0 although it is not 0 (:func:`hograd_core.sympy_program.evaluate_with_underflow`)."""
+    return _evaluate_with_underflow(code, outputs, point)
 
 
 def _names(variables: Sequence[str] | None) -> list[str] | None:
