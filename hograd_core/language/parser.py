@@ -75,8 +75,14 @@ EXCLUDED: dict[str, tuple[str, str]] = {
         name: ("expr.excluded_step", "abs(x), relu(x)")
         for name in ("sign", "sgn", "heaviside", "step", "floor", "ceil", "round", "trunc")
     },
-    "clamp": ("expr.excluded_two_args", "clamp(x, a, b) = a + relu(x - a) - relu(x - b)"),
-    "clip": ("expr.excluded_two_args", "clamp(x, a, b) = a + relu(x - a) - relu(x - b)"),
+    "clamp": (
+        "expr.excluded_two_args",
+        "clamp(x, a, b) = a + relu(x - a) - relu(x - b) where a <= b",
+    ),
+    "clip": (
+        "expr.excluded_two_args",
+        "clamp(x, a, b) = a + relu(x - a) - relu(x - b) where a <= b",
+    ),
     "max": ("expr.excluded_two_args", "max(x, y) = y + relu(x - y)"),
     "maximum": ("expr.excluded_two_args", "max(x, y) = y + relu(x - y)"),
     "min": ("expr.excluded_two_args", "min(x, y) = x - relu(x - y)"),
