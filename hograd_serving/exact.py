@@ -17,7 +17,8 @@ starts no child. A child is forked from a process that has imported sympy alread
 (:mod:`.zygote`), so a new function costs its own work, not sympy's import (about 0.7 s of CPU
 in a fresh interpreter).
 
-The one computation of mpmath's that runs here, in the server, is :func:`evaluate`: the
+The one computation of mpmath's that runs here, in the server, is :func:`evaluate` (and
+:func:`evaluate_with_underflow`, the same with the digits float64 cannot hold): the
 derivatives page evaluates the programs its column's child compiled (:mod:`.sympy_column`) at
 every x0 the student drags to, which a child per point would make slow. It is bounded by
 construction: at most ``MAX_PROGRAM`` instructions, each on 30-digit numbers whose exponents

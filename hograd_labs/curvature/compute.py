@@ -26,11 +26,12 @@ Yao et al. 2020): m Lanczos steps from a random unit vector give nodes θₖ and
 vᵀ p(H) v = Σ τₖ p(θₖ) for every polynomial p of degree below 2m; averaged over starts and
 smoothed by a Gaussian, Σ τₖ N(θₖ, σ²) estimates the density of H's eigenvalues.
 
-Two forms. Every derivative here is taken by torch.func's transforms (``grad`` of ``grad``,
-``vmap``, ``jvp``, ``vjp``, ``hessian``), which compose and need no flag; ``autograd = True``
-below takes the same products with ``torch.autograd.grad`` on a gradient recorded with
-``create_graph=True``, one backward pass per product, and prints the same numbers up to
-rounding.
+Two forms. The curvature here (H v, G v, the whole Hessian, and Hessian-free's gradient)
+is taken by torch.func's transforms (``grad`` of ``grad``, ``vmap``, ``jvp``,
+``vjp``, ``hessian``), which compose and need no flag; ``autograd = True`` below takes the
+same with ``torch.autograd`` on a gradient recorded with ``create_graph=True``, one more
+backward pass per H v (three per G v), and prints the same numbers up to rounding. The
+training steps and the heavy ball's gradients are plain ``torch.autograd.grad`` in both.
 
 This file is the experiment of hograd's curvature tab, whole: the page runs it on the function
 typed in its box, and its download is this file with that function written in PyTorch as ``f``
