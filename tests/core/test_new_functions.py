@@ -156,3 +156,31 @@ def test_every_rewrite_of_a_several_argument_function_equals_torchs() -> None:
     got = parse("atan(y/x)", ("x", "y")).torch(at)[right]
     torch.testing.assert_close(got, torch.atan2(y, x)[right], rtol=1e-14, atol=1e-15)
     assert EXCLUDED["clamp"][1].endswith("where a <= b")
+
+
+#: Smooth unary functions torch has (PyTorch's OpInfo unary ops with second-derivative tests)
+#: that the language leaves out: each gets its own message, and the rewrite it suggests, if any,
+#: equals torch's function on a grid inside its stated domain.
+OPINFO_REWRITES = {
+    "expit": ("sigmoid(x)", torch.special.expit),
+    "ndtr": ("erfc(-x/sqrt(2))/2", torch.special.ndtr),
+    "log_ndtr": ("log(erfc(-x/sqrt(2))/2)", torch.special.log_ndtr),
+    "erfcx": ("exp(x^2)*erfc(x)", torch.special.erfcx),
+    "deg2rad": ("x*pi/180", torch.deg2rad),
+    "rad2deg": ("x*180/pi", torch.rad2deg),
+    "entr": ("-x*log(x)", torch.special.entr),  # where x > 0
+}
+OPINFO_SPECIAL = ("i0", "i0e", "i1", "i1e", "ndtri", "polygamma", "mvlgamma", "bessel_j0")
+
+
+def test_opinfo_functions_left_out_say_why_and_their_rewrites_equal_torchs() -> None:
+    x = torch.linspace(0.1, 2.5, 25, dtype=torch.float64)
+    for name, (text, torch_fn) in OPINFO_REWRITES.items():
+        with raises(ExpressionError, match=rf"{name}\(\) at column 1 is not in the language"):
+            parse(f"{name}(x)")
+        assert text in EXCLUDED[name][1], name
+        got = parse(text).torch({"x": x})
+        torch.testing.assert_close(got, torch_fn(x), rtol=1e-13, atol=1e-15, msg=name)
+    for name in OPINFO_SPECIAL:
+        with raises(ExpressionError, match=rf"{name}\(\) .*no Taylor-mode rule"):
+            parse(f"{name}(x)")
