@@ -300,6 +300,32 @@ def _jsonable(value: object) -> object:
     return value
 
 
+#: The most points whose zeros the CLI asks exact maths about (one child, 30 digits each).
+EXACT_POINTS = 25
+
+
+def _not_exact_zeros(args: argparse.Namespace, fn, xs: np.ndarray, values: np.ndarray) -> list:
+    """Each value at --at that float64 holds as 0 or subnormal (below 2.2e-308) while sympy's
+    exact value is not 0: ``{"order", "x", "exact", "below_float64"}``, ``exact`` the float or,
+    where float64 holds it as 0 too, its 30 digits as text. Asked of the exact maths' child
+    only when there is such a value, at most EXACT_POINTS points, for f of one variable."""
+    tiny = np.isfinite(values) & (np.abs(values) < np.finfo(np.float64).tiny)
+    if args.grid or not tiny.any() or len(xs) > EXACT_POINTS or len(fn.variables) > 1:
+        return []
+    from hograd_serving.exact import exact_values
+
+    answer = exact_values(fn.text, values.shape[0] - 1, xs.tolist()).fields
+    found = []
+    for k, i in zip(*np.nonzero(tiny), strict=True):
+        rows, below = answer.get("values", []), answer.get("below_float64", [])
+        exact = rows[k][i] if k < len(rows) else None
+        text = below[k][i] if k < len(below) else None
+        if text is not None or (exact is not None and exact != 0):
+            item = {"order": int(k), "x": float(xs[i]), "exact": text if text else exact}
+            found.append({**item, "below_float64": text is not None})
+    return found
+
+
 def _run_derivatives(args: argparse.Namespace) -> dict:
     from hograd_core.language import parse
     from hograd_core.nested_autograd import BUDGET, derivatives
@@ -323,6 +349,7 @@ def _run_derivatives(args: argparse.Namespace) -> dict:
         "values": result.values,
         "constant_from": result.constant_from,
         "nonfinite": list(result.nonfinite),
+        "not_exact_zeros": _not_exact_zeros(args, fn, xs, result.values),
         "seconds": result.seconds,
     }
 
@@ -347,6 +374,7 @@ def _run_forward(args: argparse.Namespace, fn, xs: np.ndarray) -> dict:
         "nonfinite": [int(n) for n in (~np.isfinite(values)).sum(axis=1)],
         "seconds": time.perf_counter() - start,
     }
+    out["not_exact_zeros"] = _not_exact_zeros(args, fn, xs, values)
     if args.costs:
         c = forward_costs(fn, xs, args.order)
         out["costs"] = {
@@ -622,6 +650,22 @@ def _print_diagonal(out: dict) -> None:
         print(f"  standard error = [{', '.join(map(_fmt, out['hutchinson_standard_error']))}]")
 
 
+def _print_not_exact_zeros(found: list) -> None:
+    """The zeros (and subnormal numbers) above whose exact value is not 0, and why."""
+    smallest = f"{math.ulp(0.0):.2g}"
+    for z in found:
+        where = f"  order {z['order']} at x = {_fmt(z['x'])}: not exact;"
+        if z["below_float64"]:
+            print(
+                f"{where} the exact value is {z['exact']}, at most half of float64's smallest "
+                f"positive number ({smallest}), so float64 holds it as 0"
+            )
+        else:
+            print(
+                f"{where} the exact value is {_fmt(z['exact'])}; float64 lost its digits (underflow or rounding)"
+            )
+
+
 def _print_human(command: str, out: dict) -> None:
     print(f"f = {out['function']}    variables: {', '.join(out['variables']) or '(none)'}")
     if command == "derivatives":
@@ -643,6 +687,7 @@ def _print_human(command: str, out: dict) -> None:
             print(f"  order {out['constant_from']} is constant in x; higher orders are exactly 0")
         if any(out["nonfinite"]):
             print(f"  NaN or inf values per order: {out['nonfinite']}")
+        _print_not_exact_zeros(out.get("not_exact_zeros", []))
         if "costs" in out:
             _print_costs(out["costs"])
     elif "vector" not in out:  # hvp --diagonal without --vector

@@ -31,6 +31,9 @@ class SympyView:
             "size" (the expression swelled past ``MAX_OPS``), "time" (the function used up its
             time), "memory", or None.
         working: sympy is still differentiating toward the order asked; ask again later.
+        below_float64: per value, its 30 digits as text ("1.8e-653") where it is not 0 but
+            float64 holds it as 0 (below float64's smallest positive number, 4.9e-324), else
+            None.
     """
 
     values: tuple[float, ...] = ()
@@ -38,3 +41,4 @@ class SympyView:
     ops: tuple[int, ...] = ()
     stopped: str | None = None
     working: bool = False
+    below_float64: tuple[str | None, ...] = ()

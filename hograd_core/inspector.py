@@ -79,6 +79,9 @@ class InspectorRow:
     finite_difference: float | None
     latex: str | None  # sympy's derivative, when short enough to read
     ops: int | None  # sympy's count_ops of that derivative
+    # sympy's value as text ("1.8e-653") where its 30 digits have a number that is not 0 but
+    # float64 holds as 0 (below its smallest positive number, 4.9e-324); else None
+    below_float64: str | None = None
 
     @property
     def reference(self) -> float:
@@ -92,9 +95,12 @@ class InspectorRow:
     @property
     def underflow(self) -> tuple[str, ...]:
         """The methods whose value here is 0 or subnormal while :attr:`reference` is not 0
-        (:func:`lost_to_underflow`)."""
-        truth = self.reference
+        (:func:`lost_to_underflow`), or while the exact value is not 0 but below what float64
+        holds (:attr:`below_float64`: then every column holds 0, sympy's float too)."""
         shown = {"taylor": self.taylor, "autograd": self.autograd, "sympy": self.sympy}
+        if self.below_float64 is not None:  # the truth is not 0, and no float64 but 0 is nearer
+            return tuple(m for m, v in shown.items() if v is not None and v == 0)
+        truth = self.reference
         return tuple(m for m, v in shown.items() if v is not None and lost_to_underflow(v, truth))
 
 
@@ -170,8 +176,17 @@ def with_sympy(numbers: Inspection, sympy: SympyView) -> Inspection:
     """``numbers`` (from :func:`inspect_numbers`) with sympy's column filled in as far as
     ``sympy`` goes."""
     n = len(sympy.values)
+    below = (*sympy.below_float64, *[None] * n)[:n]
     rows = tuple(
-        replace(r, sympy=sympy.values[k], latex=sympy.latex[k], ops=sympy.ops[k]) if k < n else r
+        replace(
+            r,
+            sympy=sympy.values[k],
+            latex=sympy.latex[k],
+            ops=sympy.ops[k],
+            below_float64=below[k],
+        )
+        if k < n
+        else r
         for k, r in enumerate(numbers.rows)
     )
     return replace(numbers, rows=rows, sympy_stopped=sympy.stopped, sympy_working=sympy.working)

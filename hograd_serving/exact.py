@@ -20,7 +20,8 @@ column's (:mod:`.sympy_column`) together: one pool, :data:`CHILDREN`. A child is
 (:mod:`.zygote`), so a new function costs its own work, not sympy's import (about 0.7 s of CPU
 in a fresh interpreter).
 
-The one computation of mpmath's that runs here, in the server, is :func:`evaluate`: the
+The one computation of mpmath's that runs here, in the server, is :func:`evaluate` (and
+:func:`evaluate_with_underflow`, the same with the digits float64 cannot hold): the
 derivatives page evaluates the programs its column's child compiled (:mod:`.sympy_column`) at
 every x0 the student drags to, which a child per point would make slow. It is bounded by
 construction: at most ``MAX_PROGRAM`` instructions, each on 30-digit numbers whose exponents
@@ -40,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hograd_core.sympy_program import evaluate as _evaluate
+from hograd_core.sympy_program import evaluate_with_underflow as _evaluate_with_underflow
 
 from . import zygote
 from .floor import step_aside
@@ -57,6 +59,8 @@ __all__ = [
     "ExactRuns",
     "backward_exact",
     "evaluate",
+    "evaluate_with_underflow",
+    "exact_values",
     "launch",
     "typed_latex",
 ]
@@ -312,12 +316,29 @@ def backward_exact(f: str, b: str, points: Sequence[float]) -> Answer:
     return RUNS.ask({"kind": "backward", "f": f, "b": b, "points": [float(p) for p in points]})
 
 
+def exact_values(text: str, order: int, points: Sequence[float]) -> Answer:
+    """f (of one variable) and its derivatives to ``order`` at ``points``, by sympy in 30
+    digits: ``fields["values"]`` (per order, per point; None where sympy has no value) and
+    ``fields["below_float64"]`` (the digits of a value float64 holds as 0 though it is not 0,
+    else None); missing where the child stopped first."""
+    request = {"kind": "values", "text": text, "order": int(order)}
+    return RUNS.ask({**request, "points": [float(p) for p in points]})
+
+
 def evaluate(
     code: Sequence[Sequence], outputs: Sequence[int], point: Mapping[str, float]
 ) -> list[float]:
     """A program a child compiled, evaluated here at ``point`` (30 digits; bounded: see the
     module's docstring)."""
     return _evaluate(code, outputs, point)
+
+
+def evaluate_with_underflow(
+    code: Sequence[Sequence], outputs: Sequence[int], point: Mapping[str, float]
+) -> tuple[list[float], list[str | None]]:
+    """:func:`evaluate`, and beside each value its 30 digits as text where float64 holds it as
+    0 although it is not 0 (:func:`hograd_core.sympy_program.evaluate_with_underflow`)."""
+    return _evaluate_with_underflow(code, outputs, point)
 
 
 def _names(variables: Sequence[str] | None) -> list[str] | None:

@@ -16,6 +16,11 @@ writes JSON lines, and a line ``{"stopped": why}`` if it stopped early ("size", 
 - ``{"kind": "backward", "f": ..., "b": ..., "points": [...]}`` (the backward lab): the LaTeX
   of f, of the backward formula (of x, y and g) and of sympy's f′ and f″; then f′ and f″ at the
   points (NaN where sympy has no value or stopped before that order); then ``{"done": true}``.
+- ``{"kind": "values", "text": ..., "order": ..., "points": [...]}`` (the CLI's derivatives):
+  f and its derivatives to ``order`` at the points (30 + 2⌈|x|⌉ digits, at most 2,030: far
+  out a derivative is often a difference of terms near 1, 1 - tanh(x)², whose digits 30 would
+  lose), per order and point: the float (null where sympy has none) and, where float64 holds a
+  value that is not 0 as 0, its digits as text; then ``{"done": true}``.
 
 It imports sympy, mpmath and the function language only (and :mod:`.zygote`'s loop): no
 torch, no Streamlit.
@@ -32,10 +37,10 @@ from typing import TextIO
 from hograd_core.language import parse
 from hograd_core.language.to_sympy import name_latex, symbol, to_latex
 from hograd_core.symbolic import symbolic_derivatives, sympy_values
-from hograd_core.sympy_program import Program, ProgramTooLarge
+from hograd_core.sympy_program import Program, ProgramTooLarge, evaluate_with_underflow
 from hograd_serving.zygote import serve
 
-__all__ = ["backward", "main", "typed_latex", "work"]
+__all__ = ["backward", "main", "typed_latex", "values", "work"]
 
 #: The backward formula's variables (hograd_core.custom_function.NAMES, which imports torch).
 BACKWARD_NAMES = ("x", "y", "g")
@@ -107,12 +112,43 @@ def backward(f: str, b: str, points: list[float], out: TextIO) -> None:
     _write(out, {"done": True})
 
 
+def values(text: str, order: int, points: list[float], out: TextIO) -> None:
+    """f and its derivatives to ``order`` at ``points``: per order, per point, the float and
+    the text of a value float64 holds as 0 though it is not 0. Each point gets 30 + 2⌈|x|⌉
+    digits (at most 2,030): tanh′(48.8) = 1 - tanh² = 1.6e-42 needs 43 of them,
+    log(1 + e^(3x)) at x = -501 needs 654."""
+    fn = parse(text)
+    variable = fn.variables[0] if fn.variables else "x"
+    sym = symbolic_derivatives(fn, order, variable, max_seconds=math.inf)
+    program = Program()
+    for expr in sym.exprs:
+        program.add(expr)
+    got = [
+        evaluate_with_underflow(
+            program.code,
+            program.outputs,
+            {variable: p},
+            digits=30 + 2 * min(math.ceil(abs(p)), 1000),
+        )
+        for p in points
+    ]
+    floats = [[None if math.isnan(f[k]) else f[k] for f, _ in got] for k in range(len(sym.exprs))]
+    below = [[b[k] for _, b in got] for k in range(len(sym.exprs))]
+    _write(out, {"values": floats, "below_float64": below})
+    if len(sym.exprs) <= order:  # the expression swelled past MAX_OPS
+        _write(out, {"stopped": "size"})
+    _write(out, {"done": True})
+
+
 def _one(request: dict, out: TextIO) -> None:
     """Answer one request, reporting a failure of sympy's as a line, never raising."""
     kind = request.get("kind", "chain")
     try:
         if kind == "latex":
             typed_latex(str(request["text"]), request.get("variables"), out)
+        elif kind == "values":
+            points = [float(p) for p in request["points"]]
+            values(str(request["text"]), int(request["order"]), points, out)
         elif kind == "backward":
             points = [float(p) for p in request["points"]]
             backward(str(request["f"]), str(request["b"]), points, out)

@@ -34,7 +34,14 @@ from dataclasses import dataclass, field
 
 from hograd_core.exact_view import SympyView
 
-from .exact import CHILDREN, MEMORY_BYTES, RETRIES, SECONDS, Children, evaluate
+from .exact import (
+    CHILDREN,
+    MEMORY_BYTES,
+    RETRIES,
+    SECONDS,
+    Children,
+    evaluate_with_underflow,
+)
 from .exact import launch as _launch
 
 __all__ = [
@@ -117,7 +124,7 @@ class SympyColumn:
         self._starts: dict[str, deque[float]] = {}  # session -> when its children started
         self._served: dict[str, int] = {}  # session -> the number of its latest start
         self._running = 0
-        self._values: OrderedDict[tuple[str, float, int], tuple[float, ...]] = OrderedDict()
+        self._values: OrderedDict[tuple[str, float, int], tuple[tuple, tuple]] = OrderedDict()
         #: children started, for the tests and the benchmarks
         self.started = 0
 
@@ -141,12 +148,14 @@ class SympyColumn:
             latex, ops = tuple(chain.latex[:n]), tuple(chain.ops[:n])
             working = self._short(chain, order)
             stopped = chain.stopped if n <= order and not working else None
+        values, below = self._evaluate(text, chain.variable, code, outputs, x0)
         return SympyView(
-            values=self._evaluate(text, chain.variable, code, outputs, x0),
+            values=values,
             latex=latex,
             ops=ops,
             stopped=stopped,
             working=working,
+            below_float64=below,
         )
 
     def detail(self, text: str) -> str:
@@ -298,13 +307,14 @@ class SympyColumn:
 
     def _evaluate(
         self, text: str, variable: str, code: list, outputs: list[int], x0: float
-    ) -> tuple[float, ...]:
+    ) -> tuple[tuple[float, ...], tuple[str | None, ...]]:
         key = (text, float(x0), len(outputs))
         with self._lock:
             known = self._values.get(key)
         if known is not None:
             return known
-        values = tuple(evaluate(code, outputs, {variable: x0}))
+        floats, below = evaluate_with_underflow(code, outputs, {variable: x0})
+        values = (tuple(floats), tuple(below))
         with self._lock:
             self._values[key] = values
             while len(self._values) > 512:

@@ -36,7 +36,7 @@ def example() -> None:
 
 
 def cards() -> None:
-    """A card for every lab."""
+    """A card for every page but the lesson, which has its own link above them."""
     lab_cards = (
         (
             "pages/derivatives.py",
@@ -49,9 +49,11 @@ def cards() -> None:
         ("pages/why.py", "app.page.why", ":material/lightbulb:", "home.why"),
         ("pages/backward.py", "backward.page", ":material/edit_note:", "home.backward"),
         ("pages/memory.py", "memory.page", ":material/memory:", "home.memory"),
+        ("pages/code.py", "code.page", ":material/code:", "home.code"),
     )
     # Two cards a row: four in one row cut the pages' names short on a 1280-pixel screen.
     grid = [column for _ in range(0, len(lab_cards), 2) for column in st.columns(2)]
+    grid = grid[: len(lab_cards)]  # an odd count leaves the last row half empty
     for column, (path, title, icon, body) in zip(grid, lab_cards, strict=True):
         with column.container(border=True, height="stretch"):
             st.page_link(path, label=t(title), icon=icon)

@@ -75,8 +75,14 @@ EXCLUDED: dict[str, tuple[str, str]] = {
         name: ("expr.excluded_step", "abs(x), relu(x)")
         for name in ("sign", "sgn", "heaviside", "step", "floor", "ceil", "round", "trunc")
     },
-    "clamp": ("expr.excluded_two_args", "clamp(x, a, b) = a + relu(x - a) - relu(x - b)"),
-    "clip": ("expr.excluded_two_args", "clamp(x, a, b) = a + relu(x - a) - relu(x - b)"),
+    "clamp": (
+        "expr.excluded_two_args",
+        "clamp(x, a, b) = a + relu(x - a) - relu(x - b) where a <= b",
+    ),
+    "clip": (
+        "expr.excluded_two_args",
+        "clamp(x, a, b) = a + relu(x - a) - relu(x - b) where a <= b",
+    ),
     "max": ("expr.excluded_two_args", "max(x, y) = y + relu(x - y)"),
     "maximum": ("expr.excluded_two_args", "max(x, y) = y + relu(x - y)"),
     "min": ("expr.excluded_two_args", "min(x, y) = x - relu(x - y)"),
@@ -103,7 +109,32 @@ EXCLUDED: dict[str, tuple[str, str]] = {
     "csc": ("expr.excluded_rewrite", "csc(x) = 1/sin(x)"),
     "cot": ("expr.excluded_rewrite", "cot(x) = cos(x)/sin(x)"),
     "logit": ("expr.excluded_rewrite", "logit(x) = log(x/(1 - x))"),
-    **{name: ("expr.excluded_special", "") for name in ("lgamma", "digamma", "erfinv", "gamma")},
+    "expit": ("expr.excluded_rewrite", "expit(x) = sigmoid(x)"),
+    "ndtr": ("expr.excluded_rewrite", "ndtr(x) = erfc(-x/sqrt(2))/2"),
+    "log_ndtr": ("expr.excluded_rewrite", "log_ndtr(x) = log(erfc(-x/sqrt(2))/2)"),
+    "erfcx": ("expr.excluded_rewrite", "erfcx(x) = exp(x^2)*erfc(x)"),
+    "deg2rad": ("expr.excluded_rewrite", "deg2rad(x) = x*pi/180"),
+    "rad2deg": ("expr.excluded_rewrite", "rad2deg(x) = x*180/pi"),
+    "entr": ("expr.excluded_rewrite", "entr(x) = -x*log(x) where x > 0"),
+    "xlogy": ("expr.excluded_two_args", "xlogy(x, y) = x*log(y) where y > 0"),
+    **{
+        name: ("expr.excluded_special", "")
+        for name in (
+            "lgamma",
+            "digamma",
+            "erfinv",
+            "gamma",
+            "polygamma",
+            "mvlgamma",
+            "i0",
+            "i0e",
+            "i1",
+            "i1e",
+            "ndtri",
+            "bessel_j0",
+            "bessel_j1",
+        )
+    },
 }
 
 #: Named constants and their float64 values.

@@ -79,6 +79,9 @@ _NAMES = 'NAMES = ("x", "y", "z")  # its variables, in the order of w\n'
 _F_BODY = (
     "    x, y, z = w[0], w[1], w[2]\n    return (((x**2) * y) + torch.sin(x * y)) + ((z**3) * x)\n"
 )
+# The line of ``__main__`` that the second form (every product by torch.autograd) changes.
+_FORM = "    autograd = False  # or True: the same products by torch.autograd.grad (create_graph=True)\n"
+_AUTOGRAD = "    autograd = True  # every product by torch.autograd.grad on a graph kept (create_graph=True)\n"
 _DIAGONAL, _MOMENTUM, _NETWORK = (
     "    diagonal = DiagonalConfig()\n",
     "    momentum_config = MomentumConfig()\n",
@@ -213,9 +216,11 @@ def script(
     diagonal: DiagonalConfig,
     momentum: MomentumConfig,
     network: NetworkCurvatureConfig = NetworkCurvatureConfig(),  # noqa: B008 - frozen
+    autograd: bool = False,
 ) -> Code:
     """The download: compute.py as it is, with ``diagonal``'s function written as ``f`` and
-    the three settings where ``__main__`` sets them."""
+    the three settings where ``__main__`` sets them; with ``autograd``, its second form: the
+    same file, its products taken by torch.autograd.grad instead of torch.func."""
     source = inspect.getsource(compute)
     names, body = _function_lines(parse(diagonal.function))
     for old, new in (
@@ -224,6 +229,7 @@ def script(
         (_DIAGONAL, f"    diagonal = {diagonal!r}\n"),
         (_MOMENTUM, f"    momentum_config = {momentum!r}\n"),
         (_NETWORK, f"    network_config = {network!r}\n"),
+        *([(_FORM, _AUTOGRAD)] if autograd else []),
     ):
         assert source.count(old) == 1, f"compute.py no longer has {old.strip()!r}"
         source = source.replace(old, new)

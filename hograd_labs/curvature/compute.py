@@ -26,6 +26,13 @@ Yao et al. 2020): m Lanczos steps from a random unit vector give nodes θₖ and
 vᵀ p(H) v = Σ τₖ p(θₖ) for every polynomial p of degree below 2m; averaged over starts and
 smoothed by a Gaussian, Σ τₖ N(θₖ, σ²) estimates the density of H's eigenvalues.
 
+Two forms. The curvature here (H v, G v, the whole Hessian, and Hessian-free's gradient)
+is taken by torch.func's transforms (``grad`` of ``grad``, ``vmap``, ``jvp``,
+``vjp``, ``hessian``), which compose and need no flag; ``autograd = True`` below takes the
+same with ``torch.autograd`` on a gradient recorded with ``create_graph=True``, one more
+backward pass per H v (three per G v), and prints the same numbers up to rounding. The
+training steps and the heavy ball's gradients are plain ``torch.autograd.grad`` in both.
+
 This file is the experiment of hograd's curvature tab, whole: the page runs it on the function
 typed in its box, and its download is this file with that function written in PyTorch as ``f``
 and the page's settings under ``if __name__ == "__main__":``. Run it (``python curvature.py``)
@@ -55,6 +62,9 @@ __all__ = [
     "HFRun",
     "MomentumConfig",
     "hessian_product_autograd",
+    "ggn_product_autograd",
+    "gradient_of",
+    "hessian_rows",
     "run",
     "MomentumRun",
     "NetworkCurvatureConfig",
@@ -211,25 +221,45 @@ def hessian_product_autograd(f: Callable, w: torch.Tensor) -> Callable:
     """The same v ↦ H v with torch.autograd: the gradient recorded (create_graph=True) once,
     then one more backward through it per product. Not vmapped: one product at a time."""
     x = w.detach().requires_grad_(True)
-    (g,) = torch.autograd.grad(f(x), x, create_graph=True)
-    return lambda v: torch.autograd.grad(g @ v, x, retain_graph=True)[0]
+    (g,) = torch.autograd.grad(f(x), x, create_graph=True)  # <-- ∇f, recorded: H v = ∇(∇f·v)
+    return lambda v: torch.autograd.grad(g @ v, x, retain_graph=True)[0].detach()
 
 
-def exact_diagonal(f: Callable, w: torch.Tensor) -> torch.Tensor:
+def hessian_rows(f: Callable, w: torch.Tensor, autograd: bool = False) -> Callable:
+    """vs (k, n) ↦ the k products H vᵢ as rows: ``vmap`` over :func:`hessian_product`,
+    ``CHUNK`` at a time, or (``autograd``) one backward pass of
+    :func:`hessian_product_autograd` per row."""
+    if autograd:
+        product = hessian_product_autograd(f, w)
+        return lambda vs: torch.stack([product(v) for v in vs])
+    return lambda vs: vmap(hessian_product(f, w), chunk_size=CHUNK)(vs).detach()
+
+
+def gradient_of(f: Callable, w: torch.Tensor, autograd: bool = False) -> torch.Tensor:
+    """∇f(w): ``grad(f)(w)``, or one ``torch.autograd.grad`` (``autograd``)."""
+    if autograd:
+        x = w.detach().requires_grad_(True)
+        return torch.autograd.grad(f(x), x)[0]
+    return grad(f)(w).detach()
+
+
+def exact_diagonal(f: Callable, w: torch.Tensor, autograd: bool = False) -> torch.Tensor:
     """diag(H) from the n products H eᵢ (column i of H), vmapped ``CHUNK`` at a time: as many
     products as the whole Hessian takes; what it saves is memory (n numbers kept)."""
     eye = torch.eye(w.numel(), dtype=w.dtype)
-    return vmap(hessian_product(f, w), chunk_size=CHUNK)(eye).diagonal().detach()  # row i: H eᵢ
+    return hessian_rows(f, w, autograd)(eye).diagonal()  # row i: H eᵢ
 
 
-def hutchinson_diagonal(f: Callable, w: torch.Tensor, probes: int, seed: int) -> torch.Tensor:
+def hutchinson_diagonal(
+    f: Callable, w: torch.Tensor, probes: int, seed: int, autograd: bool = False
+) -> torch.Tensor:
     """The samples z ⊙ Hz, shape (probes, n), z of independent ±1 entries drawn from
     torch.Generator(seed): E[z ⊙ Hz] = diag(H), since (z ⊙ Hz)ᵢ = Hᵢᵢ + Σ_{j≠i} Hᵢⱼ zᵢzⱼ and
     E[zᵢzⱼ] = 0 for j ≠ i. One product per probe, whatever n is."""
     gen = torch.Generator().manual_seed(int(seed))
     z = torch.randint(0, 2, (probes, w.numel()), generator=gen).to(w.dtype) * 2 - 1
-    hz = vmap(hessian_product(f, w), chunk_size=CHUNK)(z)  # (probes, n)
-    return (z * hz).detach()
+    hz = hessian_rows(f, w, autograd)(z)  # (probes, n)
+    return z * hz
 
 
 def hutchinson_variance(hessian: np.ndarray) -> np.ndarray:
@@ -238,8 +268,12 @@ def hutchinson_variance(hessian: np.ndarray) -> np.ndarray:
     return (h**2).sum(axis=1) - np.diagonal(h) ** 2
 
 
-def full_hessian(f: Callable, w: torch.Tensor) -> torch.Tensor:
-    """torch.func.hessian (jacfwd of jacrev): all n² entries."""
+def full_hessian(f: Callable, w: torch.Tensor, autograd: bool = False) -> torch.Tensor:
+    """torch.func.hessian (jacfwd of jacrev): all n² entries; or (``autograd``)
+    torch.autograd.functional.hessian, which differentiates a gradient recorded with
+    create_graph=True once per row."""
+    if autograd:
+        return torch.autograd.functional.hessian(f, w.detach())
     with warnings.catch_warnings():  # torch's first jvp loads decompositions via torch.jit.script
         warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", DeprecationWarning)
         return torch.func.hessian(f)(w)
@@ -283,24 +317,28 @@ def _medians(calls: list[Callable[[], object]], rounds: int = 3) -> tuple[float,
 
 
 def study(
-    f: Callable, w: torch.Tensor, names: tuple[str, ...], config: DiagonalConfig
+    f: Callable,
+    w: torch.Tensor,
+    names: tuple[str, ...],
+    config: DiagonalConfig,
+    autograd: bool = False,
 ) -> DiagonalStudy:
     """The exact diagonal, the whole Hessian and Hutchinson's estimate of f at w."""
-    exact = exact_diagonal(f, w).numpy()  # <-- n products H eᵢ, vmapped
-    hessian = full_hessian(f, w).detach().numpy()
+    exact = exact_diagonal(f, w, autograd).numpy()  # <-- n products H eᵢ, vmapped
+    hessian = full_hessian(f, w, autograd).detach().numpy()
     runs = np.stack(
         [
-            hutchinson_diagonal(f, w, config.probes, config.seed + r).numpy()
+            hutchinson_diagonal(f, w, config.probes, config.seed + r, autograd).numpy()
             for r in range(config.repeats)
         ]
     )  # <-- (repeats, probes, n): z ⊙ Hz
     k = np.arange(1, config.probes + 1)
     # a Hessian that is not finite at w (sqrt(x) at 0) gives NaN below, not an error
     with np.errstate(invalid="ignore", over="ignore"):
-        return _summary(f, w, names, config, exact, hessian, runs, k)
+        return _summary(f, w, names, config, exact, hessian, runs, k, autograd)
 
 
-def _summary(f, w, names, config, exact, hessian, runs, k) -> DiagonalStudy:
+def _summary(f, w, names, config, exact, hessian, runs, k, autograd=False) -> DiagonalStudy:
     """The errors, the closed form, the first repeat's estimate and the three timings."""
     running = np.cumsum(runs, axis=1) / k[None, :, None]  # the estimate after k probes
     errors = np.linalg.norm(running - exact, axis=2)  # (repeats, probes)
@@ -314,9 +352,9 @@ def _summary(f, w, names, config, exact, hessian, runs, k) -> DiagonalStudy:
     )
     seconds = _medians(
         [
-            lambda: exact_diagonal(f, w),
-            lambda: full_hessian(f, w),
-            lambda: hutchinson_diagonal(f, w, config.probes, config.seed),
+            lambda: exact_diagonal(f, w, autograd),
+            lambda: full_hessian(f, w, autograd),
+            lambda: hutchinson_diagonal(f, w, config.probes, config.seed, autograd),
         ]
     )
     n = w.numel()
@@ -389,10 +427,10 @@ def quadratic(kappa: float) -> Callable[[torch.Tensor], torch.Tensor]:
     return bowl
 
 
-def momentum(config: MomentumConfig) -> MomentumRun:
+def momentum(config: MomentumConfig, autograd: bool = False) -> MomentumRun:
     """Run heavy ball (β) and plain descent (β = 0) and their closed forms."""
     bowl = quadratic(config.kappa)
-    h = full_hessian(bowl, torch.tensor(config.start, dtype=torch.float64)).numpy()
+    h = full_hessian(bowl, torch.tensor(config.start, dtype=torch.float64), autograd).numpy()
     lams, q = np.linalg.eigh((h + h.T) / 2)  # the eigenvectors, as the columns of q
 
     def gradient(x: torch.Tensor) -> torch.Tensor:
@@ -469,8 +507,32 @@ def ggn_product(model: Callable, loss: Callable, w: torch.Tensor) -> Callable:
     return product
 
 
-def matrix_of(product: Callable, n: int) -> np.ndarray:
-    """The n x n matrix of a linear map given by its products: column i = product(eᵢ)."""
+def ggn_product_autograd(model: Callable, loss: Callable, w: torch.Tensor) -> Callable:
+    """The same v ↦ G v with torch.autograd only: three backward passes through graphs kept
+    with create_graph=True. J v is the backward of Jᵀu in u (Jᵀu is linear in u, so its
+    derivative along v is J v), H_loss (J v) a backward through the recorded ∇loss, Jᵀ(...)
+    an ordinary backward through the model."""
+    x = w.detach().requires_grad_(True)
+    out = model(x)
+    u = torch.zeros_like(out, requires_grad=True)
+    (jtu,) = torch.autograd.grad(out, x, u, create_graph=True)  # <-- Jᵀu, recorded in u
+    logits = out.detach().requires_grad_(True)
+    (g_out,) = torch.autograd.grad(loss(logits), logits, create_graph=True)  # <-- ∇loss
+
+    def product(v: torch.Tensor) -> torch.Tensor:
+        (jv,) = torch.autograd.grad(jtu, u, v, retain_graph=True)  # J v
+        (hjv,) = torch.autograd.grad(g_out, logits, jv, retain_graph=True)  # H_loss J v
+        return torch.autograd.grad(out, x, hjv, retain_graph=True)[0]  # Jᵀ H_loss J v
+
+    return product
+
+
+def matrix_of(product: Callable, n: int, autograd: bool = False) -> np.ndarray:
+    """The n x n matrix of a linear map given by its products: column i = product(eᵢ),
+    vmapped, or (``autograd``) one product after another."""
+    if autograd:
+        eye = torch.eye(n, dtype=torch.float64)
+        return torch.stack([product(e).detach() for e in eye]).numpy().T.copy()
     with warnings.catch_warnings():  # torch's first jvp loads decompositions via torch.jit.script
         warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", DeprecationWarning)
         eye = torch.eye(n, dtype=torch.float64)
@@ -523,7 +585,12 @@ def conjugate_gradient(
 
 
 def hessian_free(
-    model: Callable, loss: Callable, w: torch.Tensor, config: NetworkCurvatureConfig, curvature: str
+    model: Callable,
+    loss: Callable,
+    w: torch.Tensor,
+    config: NetworkCurvatureConfig,
+    curvature: str,
+    autograd: bool = False,
 ) -> HFRun:
     """Martens (2010)'s Hessian-free on f = loss ∘ model from w, with B = G or B = H.
 
@@ -539,8 +606,12 @@ def hessian_free(
     lam, d = config.damping, torch.zeros_like(w)
     losses, dampings, iters, negative, ratios, products = [float(f(w))], [], [], [], [], 0
     for _ in range(config.hf_iterations):
-        g = torch.func.grad(f)(w).detach()
-        b = ggn_product(model, loss, w) if curvature == "ggn" else hessian_product(f, w)
+        g = gradient_of(f, w, autograd)
+        b = (
+            (ggn_product_autograd if autograd else ggn_product)(model, loss, w)
+            if curvature == "ggn"
+            else (hessian_product_autograd if autograd else hessian_product)(f, w)
+        )
         d, k, neg = conjugate_gradient(
             lambda v, b=b, lam=lam: b(v) + lam * v, -g, 0.95 * d, config.cg_iterations
         )
@@ -702,7 +773,7 @@ def rademacher_sd(a: np.ndarray, starts: int) -> float:
     return math.sqrt(2 * ((a**2).sum() - (np.diagonal(a) ** 2).sum()) / starts)
 
 
-def spectra(config: NetworkCurvatureConfig) -> Spectra:
+def spectra(config: NetworkCurvatureConfig, autograd: bool = False) -> Spectra:
     """Train the network, take G and H whole and H's density by SLQ, and run Hessian-free."""
     model, loss, theta = network_model(config.hidden, config.train_steps, config.seed)
     n = theta.numel()
@@ -710,13 +781,13 @@ def spectra(config: NetworkCurvatureConfig) -> Spectra:
     def f(x: torch.Tensor) -> torch.Tensor:
         return loss(model(x))
 
-    g_matrix = matrix_of(ggn_product(model, loss, theta), n)  # n products J v, vjp
-    h_matrix = matrix_of(hessian_product(f, theta), n)  # n products H eᵢ
+    g_product = (ggn_product_autograd if autograd else ggn_product)(model, loss, theta)
+    h_product = (hessian_product_autograd if autograd else hessian_product)(f, theta)
+    g_matrix = matrix_of(g_product, n, autograd)  # n products G eᵢ: J v, H_loss (J v), Jᵀ(...)
+    h_matrix = matrix_of(h_product, n, autograd)  # n products H eᵢ
     h_matrix = (h_matrix + h_matrix.T) / 2  # exact up to rounding; eigvalsh reads one half
     lam_h = np.linalg.eigvalsh(h_matrix)
-    nodes, weights = slq(
-        hessian_product(f, theta), n, config.lanczos_steps, config.starts, config.seed
-    )
+    nodes, weights = slq(h_product, n, config.lanczos_steps, config.starts, config.seed)
     lo, hi = float(nodes.min()), float(nodes.max())
     sigma = config.width * (hi - lo)
     grid = np.linspace(lo - 6 * sigma, hi + 6 * sigma, 2001)
@@ -727,7 +798,7 @@ def spectra(config: NetworkCurvatureConfig) -> Spectra:
     exact = gaussian_density(grid, lam_h, np.full(n, 1 / n), sigma)
     l1 = float(np.abs(density - exact).sum() * (grid[1] - grid[0]))
     start = network_model(config.hidden, 1, config.seed)  # one Adam step from the start
-    hf = tuple(hessian_free(*start, config, c) for c in ("ggn", "hessian"))
+    hf = tuple(hessian_free(*start, config, c, autograd) for c in ("ggn", "hessian"))
     return Spectra(
         np.linalg.eigvalsh(g_matrix),
         lam_h,
@@ -762,16 +833,19 @@ class CurvatureConfig:
 
 
 def run(
-    config: CurvatureConfig, progress: Callable[[int, int], None] | None = None
+    config: CurvatureConfig,
+    progress: Callable[[int, int], None] | None = None,
+    autograd: bool = False,
 ) -> tuple[DiagonalStudy, DiagonalStudy, MomentumRun, Spectra]:
     """Every part of the tab, in the order it shows them; ``progress(done, 4)`` after each.
-    The page runs the same functions one part at a time (each cached on its own settings)."""
+    The page runs the same functions one part at a time (each cached on its own settings);
+    ``autograd``: every product by torch.autograd.grad instead of torch.func."""
     d = config.diagonal
     parts = [
-        lambda: study(f, torch.tensor(d.point, dtype=torch.float64), NAMES, d),
-        lambda: study(*_network_point(d), d),
-        lambda: momentum(config.momentum),
-        lambda: spectra(config.network),
+        lambda: study(f, torch.tensor(d.point, dtype=torch.float64), NAMES, d, autograd),
+        lambda: study(*_network_point(d), d, autograd),
+        lambda: momentum(config.momentum, autograd),
+        lambda: spectra(config.network, autograd),
     ]
     out = []
     for done, part in enumerate(parts, start=1):
@@ -816,8 +890,9 @@ if __name__ == "__main__":
     diagonal = DiagonalConfig()
     momentum_config = MomentumConfig()
     network_config = NetworkCurvatureConfig()
+    autograd = False  # or True: the same products by torch.autograd.grad (create_graph=True)
     torch.set_num_threads(1)  # tensors this small: a second thread only adds waiting
     typed, net_study, momentum_run, spectra_run = run(
-        CurvatureConfig(diagonal, momentum_config, network_config)
+        CurvatureConfig(diagonal, momentum_config, network_config), autograd=autograd
     )
     report(typed, net_study, momentum_run, spectra_run)

@@ -61,6 +61,13 @@ PRESETS = {
 PROBES = (10, 20, 50, 100, 200, 500, 1000)
 D, M, N = DiagonalConfig(), MomentumConfig(), NetworkCurvatureConfig()
 DAMPINGS = (0.001, 0.01, 0.1, 1.0)
+#: The second form's strings and file suffix (hograd_ui.parts.downloads.code_file)
+AUTOGRAD_FORM = (
+    "curvature.autograd.py",
+    "curvature.autograd.title",
+    "curvature.autograd.caption",
+    "_autograd",
+)
 
 
 def projector() -> bool:
@@ -517,7 +524,11 @@ def draw() -> None:
         if box.open:
             st.code(code.source, language="python", line_numbers=True, height=480)
             st.caption(t("curvature.code.marked", lines=", ".join(map(str, code.marked))))
-    why_code(code.source, notebook=notebook(code.source))
+    # the second form: the same file with every product by torch.autograd (the first is
+    # torch.func's), its note in the reader's language on top
+    head = "".join(f"# {line}\n" for line in t("curvature.autograd.note").splitlines())
+    second = head + script(diagonal, momentum, network, autograd=True).source
+    why_code(code.source, second, notebook(code.source), AUTOGRAD_FORM)
 
 
 def notebook(source: str) -> Callable[[], str]:

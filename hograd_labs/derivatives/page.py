@@ -77,6 +77,8 @@ __all__ = ["draw"]
 
 PRESETS = ["x**3", "sin(x)*exp(-x^2)", "tanh(x)", "1/(1+x^2)", "log(1+x^2)", "x*sin(1/x)"]
 POINTS = [100, 200, 500, 1000, 2000, 5000]
+#: float64's smallest positive number (a subnormal, 4.9e-324): a value nearer 0 is held as 0
+SMALLEST = math.ulp(0.0)
 #: How far each method goes, from the constants that stop it (README.md says the same; a test
 #: reads both).
 ORDERS = {
@@ -365,21 +367,29 @@ def _notes_and_disagreements(fn: Function, inspection: Inspection, x0: float) ->
 
 
 def _underflow(inspection: Inspection) -> None:
-    """Every 0 (or subnormal number) in the table whose exact value is not 0."""
-    items = [
-        t(
-            "deriv.underflow.item",
-            k=r.order,
-            methods=("、" if lang() == "zh" else ", ").join(
-                t(METHOD_COLUMN[m]) for m in r.underflow
-            ),
-            truth=cell(r.reference),
-        )
-        for r in inspection.rows
-        if r.underflow
-    ]
+    """Every 0 (or subnormal number) in the table whose exact value is not 0; apart, the
+    orders whose exact value is below float64's smallest positive number."""
+    comma = "、" if lang() == "zh" else ", "
+    items, below = [], []
+    for r in inspection.rows:
+        if not r.underflow:
+            continue
+        methods = comma.join(t(METHOD_COLUMN[m]) for m in r.underflow)
+        if r.below_float64 is not None:
+            below.append(
+                t("deriv.below_float64.item", k=r.order, methods=methods, exact=r.below_float64)
+            )
+        else:
+            items.append(
+                t("deriv.underflow.item", k=r.order, methods=methods, truth=cell(r.reference))
+            )
     if items:
         st.info(t("deriv.underflow", items="; ".join(items)), icon=":material/exposure_zero:")
+    if below:
+        st.info(
+            t("deriv.below_float64", items="; ".join(below), smallest=f"{SMALLEST:.2g}"),
+            icon=":material/exposure_zero:",
+        )
 
 
 def _gradchecks(text: str, x0: float, exact: tuple[float | None, ...]) -> None:

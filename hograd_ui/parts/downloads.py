@@ -92,24 +92,33 @@ def _tag(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:10]
 
 
+#: The second form's download label, expander title and caption, and its file name's suffix:
+#: the torch.func form, unless a page's second form is another (the curvature tab's is
+#: torch.autograd's, its first being torch.func's).
+FUNC_FORM = ("downloads.func.py", "downloads.func.title", "downloads.func.caption", "_torch_func")
+
+
 def code_file(
     source: str,
     name: str,
     page: str,
     func_source: str | None = None,
     notebook: Callable[[], str] | None = None,
+    form: tuple[str, str, str, str] = FUNC_FORM,
 ) -> None:
-    """The code view's .py download and, with ``func_source``, its torch.func form: shown in an
-    expander, and a second download; with ``notebook`` (made on click), the view as a notebook.
-    ``page`` namespaces the buttons' keys ("deriv")."""
+    """The code view's .py download and, with ``func_source``, its second form (``form``: the
+    keys of its label, title and caption, and its file name's suffix; torch.func's unless
+    said): shown in an expander, and a second download; with ``notebook`` (made on click), the
+    view as a notebook. ``page`` namespaces the buttons' keys ("deriv")."""
+    label, title, caption, suffix = form
     tag = _tag(source + (func_source or ""))
     with st.container(horizontal=True):
         _button(t("downloads.py"), lambda: source, f"{name}.py", PY, f"{page}.download.py.{tag}")
         if func_source is not None:
             _button(
-                t("downloads.func.py"),
+                t(label),
                 lambda: func_source,
-                f"{name}_torch_func.py",
+                f"{name}{suffix}.py",
                 PY,
                 f"{page}.download.func.{tag}",
             )
@@ -122,12 +131,10 @@ def code_file(
                 f"{page}.download.ipynb.{tag}",
             )
     if func_source is not None:
-        box = lazy_expander(
-            t("downloads.func.title"), f"{page}.func.open", icon=":material/functions:"
-        )
+        box = lazy_expander(t(title), f"{page}.func.open", icon=":material/functions:")
         with box:
             if box.open:
-                st.caption(t("downloads.func.caption"))
+                st.caption(t(caption))
                 st.code(func_source, language="python")
 
 
@@ -289,13 +296,17 @@ def hvp_row(fn: Function, point: Sequence[float], vector: Sequence[float], radiu
 
 
 def why_code(
-    source: str, func_source: str | None = None, notebook: Callable[[], str] | None = None
+    source: str,
+    func_source: str | None = None,
+    notebook: Callable[[], str] | None = None,
+    form: tuple[str, str, str, str] = FUNC_FORM,
 ) -> None:
     """Under a script of the page "Why gradients of gradients": the .py, named for its tab,
-    its torch.func form when there is one, and the lab's own notebook (made on click)."""
+    its second form when there is one (torch.func's, unless ``form`` says another: see
+    :func:`code_file`), and the lab's own notebook (made on click)."""
     tab = str(st.session_state.get("why.tab", "why"))
     name = f"hograd_why_{tab}" if tab.isidentifier() else "hograd_why"
-    code_file(source, name, "why", func_source, notebook)
+    code_file(source, name, "why", func_source, notebook, form)
 
 
 def why_script(

@@ -539,3 +539,31 @@ def test_order_30_starts_with_a_readable_chart_and_every_order_one_click_away(la
     at.slider(key="deriv.order").set_value(4).run()  # the default view: every order drawn
     assert all(t.get("visible", True) is True for t in chart_traces(at))
     assert not any("f⁽⁴⁾ to" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_value_below_float64s_smallest_number_is_named(lang: str) -> None:
+    """softplus(600x)/600 at -2.505 is softplus(3x)/3 at -501: f' = σ(-1503) = 1.8e-653 (mpmath
+    on the closed form), which float64 holds as 0 in every column, sympy's float too; the page
+    names the order and the exact value's size instead of showing an exact-looking 0."""
+    import time
+
+    import mpmath
+
+    at = open_page(PAGE, lang)
+    at.text_input(key="deriv.fn").set_value("softplus(600*x)/600").run()
+    at.slider(key="deriv.x0").set_value(-2.505).run()
+    for _ in range(60):  # the exact column comes from a child process: wait for it
+        if at.table and "—" not in list(at.table[0].value.iloc[1, 1:4]):
+            break
+        time.sleep(1)
+        at.run()
+    frame = numeric(at.table[0].value)
+    assert list(frame.iloc[1, 1:4]) == [0.0, 0.0, 0.0]
+    truth = 1 / (1 + mpmath.exp(600 * mpmath.mpf(2.505)))  # σ(600 x0), x0 as float64 holds it
+    methods = ("、" if lang == "zh" else ", ").join(
+        tr(f"deriv.col.{m}", lang) for m in ("taylor", "autograd", "sympy")
+    )
+    item = tr("deriv.below_float64.item", lang, k=1, methods=methods, exact=mpmath.nstr(truth, 2))
+    shown = " ".join(i.value for i in at.info)
+    assert item in shown and "4.9e-324" in shown, shown

@@ -480,3 +480,23 @@ def test_file_names_hold_a_safe_slug_of_the_function(text: str, slug: str) -> No
     got = make_slug(text)
     assert got == slug
     assert re.fullmatch(r"[A-Za-z0-9_]{1,40}", got)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_curvature_tab_offers_its_torch_autograd_form(lang: str, files: dict) -> None:
+    """The curvature tab's script is torch.func's; its second form is the same file with
+    every product by torch.autograd.grad (tests/labs/test_curvature_download.py runs both and
+    compares their numbers), shown and downloaded under its own name, its note on top."""
+    from hograd_labs.curvature.cached import script as curvature_script
+    from hograd_labs.curvature.compute import DiagonalConfig, MomentumConfig
+
+    at = run("why.py", lang, **{"why.tab": "curvature", "why.curv.part": "momentum"})
+    plain, name = fetch(at, files, tr("downloads.py", lang))
+    assert plain in codes(at) and name == "hograd_why_curvature.py"
+    assert tr("downloads.func.py", lang) not in labels(at)  # the first form is torch.func's
+    second, name = fetch(at, files, tr("curvature.autograd.py", lang))
+    assert name == "hograd_why_curvature_autograd.py" and second in codes(at)
+    note = "".join(f"# {line}\n" for line in tr("curvature.autograd.note", lang).splitlines())
+    want = curvature_script(DiagonalConfig(), MomentumConfig(), autograd=True).source
+    assert second == note + want
+    assert "from torch.func import " in second and "    autograd = True  #" in second

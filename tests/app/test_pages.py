@@ -38,3 +38,12 @@ def test_language_switch_changes_the_text() -> None:
     at.radio(key="lang").set_value("zh").run()
     assert at.title[0].value != english
     assert "实验室" in at.title[0].value
+
+
+def test_the_home_page_links_every_other_page() -> None:
+    """A card (or, for the lesson, the link above them) for every page app.py routes: the
+    code page, merged after the cards were written, had none (issue 46, item 10)."""
+    at = open_page("pages/home.py")
+    linked = {el.proto.page for el in at.get("page_link")}
+    wanted = {path.removeprefix("pages/").removesuffix(".py") for path, _ in routes()} - {"home"}
+    assert {p.rsplit("/", 1)[-1].removesuffix(".py") for p in linked} == wanted, linked

@@ -104,7 +104,9 @@ def test_constants_outside_the_domain_are_refused(text: str, pattern: str) -> No
     [
         ("sign(x)", r"sign\(\) at column 1 is not in the language: it is a step"),
         ("2*floor(x)", r"floor\(\) at column 3 is not in the language: it is a step"),
-        ("clamp(x)", r"takes two arguments.*a \+ relu\(x - a\) - relu\(x - b\)"),
+        # torch.clamp(x, a, b) takes three: the message must not say two
+        ("clamp(x)", r"more than one argument.*a \+ relu\(x - a\) - relu\(x - b\) where a <= b"),
+        ("max(x)", r"more than one argument.*max\(x, y\) = y \+ relu\(x - y\)"),
         ("atan2(y)", r"atan2\(y, x\) = atan\(y/x\) where x > 0"),
         ("logsigmoid(x)", r"write logsigmoid\(x\) = -softplus\(-x\)"),
         ("lgamma(x)", "no Taylor-mode rule"),
@@ -133,3 +135,52 @@ def test_every_rewrite_suggested_is_in_the_language_and_right() -> None:
         assert text in EXCLUDED[name][1], name
         got = parse(text).torch({"x": x})
         torch.testing.assert_close(got, torch_fn(x), rtol=1e-14, atol=1e-15, msg=name)
+
+
+def test_every_rewrite_of_a_several_argument_function_equals_torchs() -> None:
+    """The fixes suggested for clamp, max, min, atan2 and hypot, under their stated
+    conditions, against torch's own functions."""
+    x = torch.linspace(-2, 2, 41, dtype=torch.float64)
+    y = torch.linspace(1.5, -1.3, 41, dtype=torch.float64)
+    at = {"x": x, "y": y}
+    checks = {
+        "clamp": ("-0.5 + relu(x + 0.5) - relu(x - 0.7)", torch.clamp(x, -0.5, 0.7)),
+        "max": ("y + relu(x - y)", torch.maximum(x, y)),
+        "min": ("x - relu(x - y)", torch.minimum(x, y)),
+        "hypot": ("sqrt(x^2 + y^2)", torch.hypot(x, y)),
+    }
+    for name, (text, want) in checks.items():
+        got = parse(text, ("x", "y")).torch(at)
+        torch.testing.assert_close(got, want, rtol=1e-14, atol=1e-15, msg=name)
+    right = x > 0  # atan2(y, x) = atan(y/x) where x > 0
+    got = parse("atan(y/x)", ("x", "y")).torch(at)[right]
+    torch.testing.assert_close(got, torch.atan2(y, x)[right], rtol=1e-14, atol=1e-15)
+    assert EXCLUDED["clamp"][1].endswith("where a <= b")
+
+
+#: Smooth unary functions torch has (PyTorch's OpInfo unary ops with second-derivative tests)
+#: that the language leaves out: each gets its own message, and the rewrite it suggests, if any,
+#: equals torch's function on a grid inside its stated domain.
+OPINFO_REWRITES = {
+    "expit": ("sigmoid(x)", torch.special.expit),
+    "ndtr": ("erfc(-x/sqrt(2))/2", torch.special.ndtr),
+    "log_ndtr": ("log(erfc(-x/sqrt(2))/2)", torch.special.log_ndtr),
+    "erfcx": ("exp(x^2)*erfc(x)", torch.special.erfcx),
+    "deg2rad": ("x*pi/180", torch.deg2rad),
+    "rad2deg": ("x*180/pi", torch.rad2deg),
+    "entr": ("-x*log(x)", torch.special.entr),  # where x > 0
+}
+OPINFO_SPECIAL = ("i0", "i0e", "i1", "i1e", "ndtri", "polygamma", "mvlgamma", "bessel_j0")
+
+
+def test_opinfo_functions_left_out_say_why_and_their_rewrites_equal_torchs() -> None:
+    x = torch.linspace(0.1, 2.5, 25, dtype=torch.float64)
+    for name, (text, torch_fn) in OPINFO_REWRITES.items():
+        with raises(ExpressionError, match=rf"{name}\(\) at column 1 is not in the language"):
+            parse(f"{name}(x)")
+        assert text in EXCLUDED[name][1], name
+        got = parse(text).torch({"x": x})
+        torch.testing.assert_close(got, torch_fn(x), rtol=1e-13, atol=1e-15, msg=name)
+    for name in OPINFO_SPECIAL:
+        with raises(ExpressionError, match=rf"{name}\(\) .*no Taylor-mode rule"):
+            parse(f"{name}(x)")

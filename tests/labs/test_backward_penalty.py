@@ -114,3 +114,17 @@ def test_a_wrong_backward_gives_a_different_penalty_gradient() -> None:
     x = torch.tensor(CUBE_AT, dtype=torch.float64, requires_grad=True)
     # the Function's y.sum() has gradient 2x through that backward; (2x)² adds 8x
     assert got.through == pytest.approx((2 * x + 8 * x).tolist()) and got.verdict == "differs"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_says_what_allow_unused_returns(lang: str) -> None:
+    """With v requiring grad, grad(dy/dx, x) never reaches the Error node; allow_unused=True
+    then returns None (not zeros: zeros take materialize_grads=True), and gradgradcheck writes
+    0 into the Jacobian column of a None. The text said "it gives zeros"."""
+    x = torch.tensor(CUBE_AT, dtype=torch.float64, requires_grad=True)
+    v = torch.ones(3, dtype=torch.float64, requires_grad=True)
+    (dy,) = torch.autograd.grad(_cube("once").apply(x), x, v, create_graph=True)
+    assert torch.autograd.grad(dy.sum(), x, allow_unused=True) == (None,)
+    text = catalogue(lang)["backward.variant.about.once"]
+    assert "allow_unused=True" in text and "None" in text
+    assert "it gives zeros" not in text and "则给出零" not in text

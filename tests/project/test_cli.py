@@ -167,3 +167,34 @@ def test_python_m_hograd_core_still_runs_every_verb(args: tuple[str, ...]) -> No
     assert new.returncode == (2 if "99" in args else 0), new.stderr
     if args[0] == "derivatives" and new.returncode == 0:
         assert json.loads(new.stdout)["values"] == [[8.0], [12.0], [12.0]]
+
+
+def test_zeros_that_are_not_exact_are_said_with_the_exact_value() -> None:
+    """softplus(3x)/3 at -501: every order is below float64's smallest positive number (mpmath
+    on the closed forms f = log1p(e^(3x))/3, f' = s, f'' = 3 s(1 - s), s = σ(3x)); tanh′ at
+    48.8 is 1.6e-42, which autograd's 1 - tanh² loses. The CLI says so for each (issue 46)."""
+    import mpmath
+
+    out = cli("derivatives", "softplus(3*x)/3", "--order", "2", "--at", "-501", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["values"] == [[0.0], [0.0], [0.0]]
+    s = 1 / (1 + mpmath.exp(1503))
+    truths = [mpmath.log1p(mpmath.exp(-1503)) / 3, s, 3 * s * (1 - s)]
+    found = data["not_exact_zeros"]
+    assert [(z["order"], z["x"], z["below_float64"]) for z in found] == [
+        (k, -501.0, True) for k in range(3)
+    ]
+    for z, truth in zip(found, truths, strict=True):
+        assert mpmath.mpf(z["exact"]) == pytest.approx(truth, rel=0.05)
+    human = cli("derivatives", "softplus(3*x)/3", "--order", "1", "--at", "-501").stdout
+    assert f"the exact value is {mpmath.nstr(truths[1], 2)}, at most half of float64's" in human
+    assert "smallest positive number (4.9e-324)" in human
+    tanh = cli("derivatives", "tanh(x)", "--order", "1", "--at", "48.8,1", "--json")
+    (lost,) = json.loads(tanh.stdout)["not_exact_zeros"]
+    with mpmath.workdps(60):
+        truth = 1 - mpmath.tanh(mpmath.mpf(48.8)) ** 2
+    assert lost["order"] == 1 and lost["exact"] == pytest.approx(float(truth), rel=1e-12)
+    assert not lost["below_float64"]
+    exact_zero = cli("derivatives", "x^3", "--order", "4", "--at", "0", "--json")
+    assert json.loads(exact_zero.stdout)["not_exact_zeros"] == []  # 0, 0, 0 and f'''' = 0

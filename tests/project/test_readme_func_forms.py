@@ -1,6 +1,8 @@
 """The README names exactly the tabs of "Why gradients of gradients" that offer a second
 download in torch.func form, read from the tabs' own code: a tab offers one when its page passes
-a second source to ``why_script`` or ``why_code`` (hograd_ui/parts/downloads.py)."""
+a second source to ``why_script`` or ``why_code`` (hograd_ui/parts/downloads.py), and it is
+torch.func's unless the call names another ``form`` (the curvature tab's second form is
+torch.autograd's: its first is torch.func's)."""
 
 from __future__ import annotations
 
@@ -31,7 +33,9 @@ def _tabs() -> list[str]:
     )
 
 
-def _offers_func_form(tab: str) -> bool:
+def _second_form(tab: str) -> str | None:
+    """The second form: "func" when the page passes a second source to why_script/why_code,
+    "other" when it also names its ``form``, None when it passes none."""
     tree = ast.parse((ROOT / "hograd_labs" / tab / "page.py").read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
@@ -45,15 +49,17 @@ def _offers_func_form(tab: str) -> bool:
             if second is not None and not (
                 isinstance(second, ast.Constant) and second.value is None
             ):
-                return True
-    return False
+                named = len(node.args) > 3 or any(k.arg == "form" for k in node.keywords)
+                return "other" if named else "func"
+    return None
 
 
 def test_the_readme_names_the_tabs_with_a_torch_func_form() -> None:
     tabs = _tabs()
     assert set(tabs) == set(NAMES)  # a new tab gets its name here
-    with_form = [t for t in tabs if _offers_func_form(t)]
-    without = [t for t in tabs if t not in with_form]
+    with_form = [t for t in tabs if _second_form(t) == "func"]
+    other = [t for t in tabs if _second_form(t) == "other"]
+    without = [t for t in tabs if _second_form(t) is None]
     text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     listed = re.search(r"on (\w+) tabs of \"Why gradients of gradients\" \(([^)]*)\)", text)
     assert listed, "the README lists the tabs with a torch.func form"
@@ -62,3 +68,5 @@ def test_the_readme_names_the_tabs_with_a_torch_func_form() -> None:
     assert [n.strip() for n in listed[2].split(",")] == [NAMES[t] for t in with_form]
     for tab in without:  # and says why each other tab has none
         assert f"tab, {NAMES[tab]}, offers no second form" in text
+    for tab in other:  # and which tab has them the other way round
+        assert f"tab, {NAMES[tab]}, has its two forms the other way round" in text
