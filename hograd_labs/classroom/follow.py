@@ -16,6 +16,7 @@ from collections.abc import Mapping
 import streamlit as st
 
 from hograd_ui.i18n import error_text
+from hograd_ui.lab import Site
 from hograd_ui.parts import lesson_state as state
 from hograd_ui.parts.links import PRESENT, class_link, forget_view, read_class_link
 from hograd_ui.parts.ui import lang, t
@@ -38,9 +39,9 @@ CODE = "classroom.code"  # the class the lecturer opened (page.py's CODE)
 STUDENT_CODE = state.CLASS
 
 
-def _share(page: str) -> None:
+def _share(site: Site, page: str) -> None:
     query = {name: st.query_params.get_all(name) for name in st.query_params}
-    link = class_link(page, query)
+    link = class_link(site, page, query)
     try:
         if link is None:
             raise compute.ClassroomError("classroom.error.link", most=compute.MAX_LINK)
@@ -51,11 +52,11 @@ def _share(page: str) -> None:
     st.session_state[SHARED] = (serial, page)
 
 
-def _lecturer(page: str) -> None:
+def _lecturer(site: Site, page: str) -> None:
     st.button(
         t("classroom.share"),
         on_click=_share,
-        args=(page,),
+        args=(site, page),
         key="classroom.share",
         icon=":material/cast_for_education:",
         help=t("classroom.share.help"),
@@ -85,7 +86,7 @@ def _own() -> dict[str, list[str]]:
     return own
 
 
-def _go(link: str, here: str, pages: Mapping[str, object], steps: int) -> None:
+def _go(site: Site, link: str, here: str, pages: Mapping[str, object], steps: int) -> None:
     """Open the shared view: forget this session's settings of its page, then switch.
 
     Streamlit refuses to set a query parameter bound to a widget of the page being shown
@@ -93,14 +94,14 @@ def _go(link: str, here: str, pages: Mapping[str, object], steps: int) -> None:
     without it. So a view of the page the student is on opens in two switches: first to the
     home page, whose run draws no page and ends (:func:`sidebar`), then, from a fragment's
     rerun after that run ended, to the view."""
-    read = read_class_link(link)
+    read = read_class_link(site, link)
     if read is None or read[0] not in pages:
         st.warning(t("classroom.follow.bad"), icon=":material/link_off:")
         return
     page, params = read
     if page == "lesson" and "step" in params:
         state.go(int(params.pop("step")[0]), steps)
-    forget_view(page)
+    forget_view(site, page)
     if page == here and page != HOME:
         st.session_state[PENDING] = (False, page, params)
         st.switch_page(pages[HOME], query_params=_own())
@@ -108,7 +109,7 @@ def _go(link: str, here: str, pages: Mapping[str, object], steps: int) -> None:
 
 
 @st.fragment(run_every=FOLLOW_EVERY)
-def _follow(code: str, here: str, pages: Mapping[str, object], steps: int) -> None:
+def _follow(site: Site, code: str, here: str, pages: Mapping[str, object], steps: int) -> None:
     """Every few seconds: a view shared since this session last opened one is opened."""
     try:
         view = call(compute.shared_view, code)
@@ -121,7 +122,7 @@ def _follow(code: str, here: str, pages: Mapping[str, object], steps: int) -> No
     st.caption(t("classroom.follow.on"))
     if st.session_state.get(SEEN) != view.serial:
         st.session_state[SEEN] = view.serial
-        _go(view.link, here, pages, steps)
+        _go(site, view.link, here, pages, steps)
 
 
 def _switched() -> None:
@@ -129,19 +130,20 @@ def _switched() -> None:
     st.session_state.pop(SEEN, None)  # on again: the view shared last opens at once
 
 
-def _student(code: str, here: str, pages: Mapping[str, object], steps: int) -> None:
+def _student(site: Site, code: str, here: str, pages: Mapping[str, object], steps: int) -> None:
     st.session_state[FOLLOW] = st.session_state.get(FOLLOWING, False)
     st.toggle(
         t("classroom.follow"), key=FOLLOW, help=t("classroom.follow.help"), on_change=_switched
     )
     if st.session_state.get(FOLLOWING):
-        _follow(code, here, pages, steps)
+        _follow(site, code, here, pages, steps)
 
 
-def sidebar(page: str, pages: Mapping[str, object], steps: int) -> bool:
+def sidebar(site: Site, page: str, pages: Mapping[str, object], steps: int) -> bool:
     """In the sidebar of every page: the lecturer with a class open shares the view; a
-    student in a class follows it (or not). Nothing for anyone else. ``steps``: the lesson's
-    number of steps (a shared view of the lesson opens its step, clamped to them).
+    student in a class follows it (or not). Nothing for anyone else. ``site``: what each
+    page's views' settings are (a shared view carries them); ``steps``: the lesson's number
+    of steps (a shared view of the lesson opens its step, clamped to them).
 
     Returns:
         Whether app.py runs the page: not on the first run of the two switches of
@@ -154,7 +156,7 @@ def sidebar(page: str, pages: Mapping[str, object], steps: int) -> bool:
             st.session_state[PENDING] = (True, *pending[1:])
             return False
     if st.session_state.get(state.TEACHER) and st.session_state.get(CODE):
-        _lecturer(page)
+        _lecturer(site, page)
         return True
     asked = st.session_state.get(STUDENT_CODE)
     if not asked:
@@ -163,5 +165,5 @@ def sidebar(page: str, pages: Mapping[str, object], steps: int) -> bool:
         code = compute.read_code(asked)
     except compute.ClassroomError:
         return True  # the lesson page says why
-    _student(code, page, pages, steps)
+    _student(site, code, page, pages, steps)
     return True

@@ -125,7 +125,7 @@ def function_box(
     can still draw its other widgets before it stops: Streamlit forgets the value of every
     widget that a run does not draw, and a typo would reset the learner's settings.
 
-    Widget keys are namespaced by ``page`` ("deriv.fn", "deriv.preset"). The text is in the URL
+    Widget keys are namespaced by ``page`` ("page.fn", "page.preset"). The text is in the URL
     (``?deriv.fn=tanh(x)``) unless it is the first preset: a function from a link is parsed
     like a typed one and refused with the same message. The box is not bound to the URL
     (``bind=``): a preset sets its value through the session state, and a bound box would need
