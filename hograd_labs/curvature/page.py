@@ -512,12 +512,12 @@ def draw() -> None:
     else:
         network = density_part(row)
     code = script(diagonal, momentum, network)
-    box = lazy_expander(t("why.code.title"), "why.code.curvature", icon=":material/code:")
+    box = lazy_expander(t("downloads.script.title"), "why.code.curvature", icon=":material/code:")
     with box:
         if box.open:
             st.code(code.source, language="python", line_numbers=True, height=480)
             st.caption(t("curvature.code.marked", lines=", ".join(map(str, code.marked))))
-    why_code(code.source, notebook=notebook(code.source))
+    why_code(code.source, notebook=notebook(code.source), page="why", tab="curvature")
 
 
 def notebook(source: str) -> Callable[[], str]:

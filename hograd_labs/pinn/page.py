@@ -249,7 +249,7 @@ def draw() -> None:
             with st.container(key="pinn.screen.status"):
                 _status(run, config)
         st.markdown(t("pinn.explain"))
-        why_script(code, func_source(config), "pinn", notebook=notebook(code.source))
+        why_script(code, func_source(config), "pinn", notebook(code.source), page="why", tab="pinn")
 
 
 def func_source(config: core.PinnConfig) -> str:
