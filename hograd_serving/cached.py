@@ -152,7 +152,7 @@ def explore(text: str, point: tuple, vector: tuple, radius: float) -> curvature.
 Caption = Callable[[int, int], str]
 
 
-def _with_bar(caption: Caption, work: Callable[[Callable[[int, int], None]], object]) -> object:
+def with_bar(caption: Caption, work: Callable[[Callable[[int, int], None]], object]) -> object:
     """``work(progress)`` inside the heavy-work gate, with a progress bar while it runs; each
     report of progress checks the deadline too (the work stops at its next step once past it).
     """

@@ -17,7 +17,7 @@ from hograd_core.errors import ArgumentError
 from hograd_core.hvp_graph import numbers
 from hograd_core.language import Function, parse
 from hograd_core.language.to_source import python_name, torch_source
-from hograd_serving.cached import Caption, _with_bar
+from hograd_serving.cached import Caption, with_bar
 
 from . import compute
 from .compute import (
@@ -254,7 +254,7 @@ def curvature_network(
         names = tuple(f"θ{i}" for i in range(theta.numel()))
         return compute.study(loss, theta, names, config)
 
-    return _with_bar(_caption, work)
+    return with_bar(_caption, work)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -275,4 +275,4 @@ def curvature_spectra(
         progress(0, 1)
         return compute.spectra(config)
 
-    return _with_bar(_caption, work)
+    return with_bar(_caption, work)

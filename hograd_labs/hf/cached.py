@@ -11,7 +11,7 @@ import streamlit as st
 
 from hograd_core.applications.common import Code, check, check_work, marked_code
 from hograd_core.network import check_dataset
-from hograd_serving.cached import Caption, _with_bar
+from hograd_serving.cached import Caption, with_bar
 
 from . import compute
 from .compute import HFConfig, HFRun
@@ -84,5 +84,5 @@ def why_hessian_free(
     ``config`` holds primitives only (a frozen dataclass). A refused setting draws no progress
     bar."""
     check_config(config)
-    run = _with_bar(_caption, lambda progress: compute.run(config, progress))
+    run = with_bar(_caption, lambda progress: compute.run(config, progress))
     return run, script(config)

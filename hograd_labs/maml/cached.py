@@ -12,7 +12,7 @@ import streamlit as st
 
 from hograd_core.applications.common import Code, check, check_work, marked_code
 from hograd_core.errors import ArgumentError
-from hograd_serving.cached import Caption, _with_bar
+from hograd_serving.cached import Caption, with_bar
 
 from . import compute
 from .compute import AMPLITUDE, HELD_OUT, PHASE, Adaptation, MamlConfig, MamlRun, NewSine
@@ -118,7 +118,7 @@ def why_maml(
     of one meta-gradient. ``config`` holds primitives only (a frozen dataclass). A refused
     setting draws no progress bar."""
     check_config(config)
-    return _with_bar(_caption, lambda progress: compute.run(config, progress))
+    return with_bar(_caption, lambda progress: compute.run(config, progress))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -16,7 +16,7 @@ from hograd_core.curvature import Grid, grid
 from hograd_core.errors import ArgumentError
 from hograd_core.language import Function
 from hograd_core.language.to_source import python_name, torch_source
-from hograd_serving.cached import Caption, _with_bar
+from hograd_serving.cached import Caption, with_bar
 
 from . import compute
 from .compute import MAX_RADIUS, MAX_STEPS, METHODS, NewtonRace, RaceConfig
@@ -98,6 +98,6 @@ def why_newton(
     config = RaceConfig(tuple(start), steps, lr, damping, radius, methods=tuple(methods))
     check_config(fn, config)
     f = torch_function(fn)
-    race = _with_bar(_caption, lambda progress: compute.run(config, progress, f=f))
+    race = with_bar(_caption, lambda progress: compute.run(config, progress, f=f))
     center, half = compute.window(race)
     return race, grid(fn, center, half, 81), script(fn, config)

@@ -11,7 +11,7 @@ import streamlit as st
 
 from hograd_core.applications.common import Code, check, check_work, marked_code
 from hograd_core.errors import ArgumentError
-from hograd_serving.cached import Caption, _with_bar
+from hograd_serving.cached import Caption, with_bar
 
 from . import compute
 from .compute import EQUATIONS, PinnConfig, PinnRun, network_sizes
@@ -95,5 +95,5 @@ def why_pinn_run(
     """The trained network and the download. ``config`` holds primitives only (a frozen
     dataclass: hashed by its fields). A refused setting never takes a slot of the gate."""
     check_config(config)
-    run = _with_bar(_caption, lambda progress: compute.run(config, progress))
+    run = with_bar(_caption, lambda progress: compute.run(config, progress))
     return run, script(config)

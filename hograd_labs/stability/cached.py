@@ -11,7 +11,7 @@ import streamlit as st
 
 from hograd_core.applications.common import Code, check, check_work, marked_code
 from hograd_core.errors import ArgumentError
-from hograd_serving.cached import Caption, _with_bar
+from hograd_serving.cached import Caption, with_bar
 
 from . import compute
 from .compute import DATASETS, LANCZOS_START, NetStability, QuadraticRun, StabilityConfig
@@ -110,5 +110,5 @@ def why_stability(
     """The network's gradient descent with its sharpness, and the download. A refused setting
     draws no progress bar."""
     check_network(config)
-    run = _with_bar(_caption, lambda progress: compute.run(config, progress))
+    run = with_bar(_caption, lambda progress: compute.run(config, progress))
     return run, script(config)

@@ -13,7 +13,7 @@ import streamlit as st
 
 from hograd_core.applications.common import Code, check, check_work, marked_code
 from hograd_core.errors import ArgumentError
-from hograd_serving.cached import Caption, _with_bar
+from hograd_serving.cached import Caption, with_bar
 from hograd_serving.gate import HEAVY_SECONDS, heavy_work
 from hograd_serving.jobs import run_cold
 
@@ -90,7 +90,7 @@ def why_gradient_stats(
     """The run, its download, and its CSV and JSON exports. ``config`` holds primitives only
     (a frozen dataclass: hashed by its fields). A refused setting draws no progress bar."""
     check_config(config)
-    stats = _with_bar(_caption, lambda progress: compute.run(config, progress))
+    stats = with_bar(_caption, lambda progress: compute.run(config, progress))
     return stats, script(config), compute.stats_csv(stats), compute.stats_json(stats)
 
 

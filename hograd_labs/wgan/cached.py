@@ -15,7 +15,7 @@ import torch
 from hograd_core.applications.common import Code, check, check_work, marked_code
 from hograd_core.errors import ArgumentError
 from hograd_core.graphs import TensorGraph, trace_tensors
-from hograd_serving.cached import Caption, _with_bar
+from hograd_serving.cached import Caption, with_bar
 
 from . import compute
 from .compute import DATASETS, MODES, NAMES, PenaltyCheck, StepCosts, WganConfig, WganRun
@@ -125,7 +125,7 @@ def why_wgan_run(
         run = compute.run(config, progress)
         return run, compute.penalty_check(config), compute.step_costs(config)
 
-    run, checked, costs = _with_bar(_caption, work)
+    run, checked, costs = with_bar(_caption, work)
     return run, checked, costs, script(config)
 
 
