@@ -1,16 +1,35 @@
 """Why gradients of gradients: one live experiment per tab, each with its runnable code.
 
 A tab is a lab (hograd_labs/<lab>/, see docs/architecture.md "How to add an experiment") whose
-declaration names its tab's view; a new experiment adds its lab and one entry in TABS. Run by
-Streamlit, this file draws the page; imported (pages/__init__.py), it only declares.
+declaration names its tab's view; a new experiment adds its lab, and its name on one line of
+the import and one line of TABS below. Run by Streamlit, this file draws the page; imported
+(pages/__init__.py), it only declares.
 """
 
-from hograd_labs import curvature, hf, maml, newton, pinn, stability, stats, wgan
+from hograd_labs import (  # the registry, 1 of 2: the tab's lab
+    curvature,
+    hf,
+    maml,
+    newton,
+    pinn,
+    stability,
+    stats,
+    wgan,
+)
 from hograd_ui.lab import Lab
 
 #: The tabs, in order: each lab's declaration (its ``title`` labels the tab, its
 #: ``views["tab"]`` draws it).
-TABS = (newton.LAB, hf.LAB, stability.LAB, stats.LAB, maml.LAB, pinn.LAB, wgan.LAB, curvature.LAB)
+TABS = (  # the registry, 2 of 2: its declaration, where its tab goes
+    newton.LAB,
+    hf.LAB,
+    stability.LAB,
+    stats.LAB,
+    maml.LAB,
+    pinn.LAB,
+    wgan.LAB,
+    curvature.LAB,
+)
 #: The page's own settings: the open tab; every tab's settings start with "why." too.
 PAGE = Lab(__name__, prefixes=("why.",), url=("why.tab",))
 
