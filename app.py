@@ -21,6 +21,7 @@ from hograd_ui.parts.links import (
 )
 from hograd_ui.parts.screen_fit import fit_to_screen
 from hograd_ui.parts.ui import lang_from_query, routed, session_id, t
+from pages import SITE
 
 
 def _chosen_language() -> None:
@@ -109,9 +110,8 @@ with script_slot(), routed():
     # projects can share; a paused class's notice above the page
     banner = st.container()
     with st.container() if present() else st.sidebar:
-        drawn = classroom.sidebar(
-            page.url_path, {p.url_path: p for p in PAGES}, len(LESSON_STEPS), banner
-        )
+        pages = {p.url_path: p for p in PAGES}
+        drawn = classroom.sidebar(SITE, page.url_path, pages, len(LESSON_STEPS), banner)
     if drawn:  # not on the way to the lecturer's view (hograd_labs/classroom/follow.py)
-        with checked_link(page.url_path):  # says which parameters of the link were ignored
+        with checked_link(page.url_path, SITE):  # says which parameters of the link were ignored
             page.run()

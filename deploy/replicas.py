@@ -137,7 +137,7 @@ class Replicas:
     env: dict[str, str] = field(default_factory=dict)
     log_dir: Path | None = None
     warm: bool = False
-    warm_pages: tuple[str, ...] | None = None  # None: hograd_serving.warmup.PAGES
+    warm_pages: tuple[str, ...] | None = None  # None: the labs' declared views (pages.SITE)
     replica_header: bool = False
     script: str = "hograd_serving/asgi.py"  # hograd_serving.command.SCRIPT (run from ROOT)
     cert: Path | None = None
@@ -216,9 +216,9 @@ class Replicas:
         """Make ``replica``'s first visit, then tell it that it may take students."""
         if str(ROOT) not in sys.path:  # run as a script, from deploy/
             sys.path.insert(0, str(ROOT))
-        from hograd_serving.warmup import PAGES, warm
+        from hograd_serving.warmup import declared_views, warm
 
-        warm(replica.url, self.warm_pages if self.warm_pages is not None else PAGES)
+        warm(replica.url, self.warm_pages if self.warm_pages is not None else declared_views())
 
     def _start_replica(self, name: str, port: int) -> Replica:
         env = {**os.environ, **self.env, "STREAMLIT_SERVER_COOKIE_SECRET": self._secret}

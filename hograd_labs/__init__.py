@@ -3,7 +3,9 @@
 A lab keeps together everything that is only its own::
 
     hograd_labs/<lab>/
-        __init__.py
+        __init__.py    LAB: the lab's declaration (hograd_ui/lab.py): its URL keys, its
+                       runtime-built string keys, its default views, the views other pages
+                       draw. It imports nothing else; pages/__init__.py collects them.
         compute.py     what runs: torch, numpy, math and the kernel (hograd_core); no streamlit,
                        plotly, threads or processes (an import-linter contract). Where the lab
                        offers a script, this file is the script (the code shown is the code

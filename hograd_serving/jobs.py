@@ -71,10 +71,10 @@ class ChildError(HogradError):
     ) -> None:
         self.detail, self.seconds, self.timeout = detail, seconds, timeout
         if timeout:
-            key = "graph.flag.child_timeout" if flag_lab else "budget.job_timeout"
+            key = "budget.isolated_timeout" if flag_lab else "budget.job_timeout"
             super().__init__(key, seconds=f"{seconds:g}")
         else:
-            key = "graph.flag.child_failed" if flag_lab else "budget.job_failed"
+            key = "budget.isolated_failed" if flag_lab else "budget.job_failed"
             super().__init__(key, detail=detail[-200:])
 
 
@@ -82,7 +82,7 @@ def network_job(work: Callable[[], T]) -> T:
     """``work()`` (training or analysing the small network) inside the heavy-work gate.
 
     Raises:
-        BusyError: every slot is taken, said in the network page's words ("hvp.net.busy").
+        BusyError: every slot is taken, said in training's words ("budget.network_busy").
         DeadlineError: ``work`` ran past :data:`~.gate.HEAVY_SECONDS` and was stopped.
         HogradError: a refusal (a budget) from ``work``, unchanged.
     """
@@ -90,7 +90,7 @@ def network_job(work: Callable[[], T]) -> T:
         with heavy_work(seconds=HEAVY_SECONDS):
             return work()
     except BusyError as err:
-        raise BusyError("hvp.net.busy") from err
+        raise BusyError("budget.network_busy") from err
 
 
 @functools.lru_cache(maxsize=256)

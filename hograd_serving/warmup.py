@@ -14,7 +14,9 @@ Run it next to the server (``make run``, ``deploy/replicas.py`` and the Dockerfi
 
     python -m hograd_serving.warmup http://127.0.0.1:8501
 
-It waits for ``/_stcore/health`` first. It needs only what Streamlit itself installs
+The views it opens are the labs' default views, which each lab declares (``Lab.warm``,
+hograd_ui/lab.py) and the app's site collects (``pages.SITE``, named by ``--site``); views may
+also be given after the URL. It waits for ``/_stcore/health`` first. It needs only what Streamlit itself installs
 (``websockets``). On Streamlit Community Cloud the platform starts the app; wake it before a
 lecture by opening it once (docs/deploy.md).
 """
@@ -22,6 +24,7 @@ lecture by opening it once (docs/deploy.md).
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import time
 import urllib.request
@@ -33,20 +36,12 @@ from websockets.sync.client import connect
 
 from hograd_serving.serving_middleware import WARMED_PATH
 
-__all__ = ["PAGES", "announce", "warm", "wait_healthy"]
+__all__ = ["SITE", "announce", "declared_views", "warm", "wait_healthy"]
 
-#: The pages warmed, in order: the one a lecture usually opens first comes first. A page may
-#: carry a query string: the backward page's error decoder runs the gallery case behind a pasted
-#: message (and loads the graph drawing) the first time anyone pastes it, so the warm-up pastes one.
-PAGES = (
-    "derivatives",
-    "graph",
-    "hvp",
-    "why",
-    "lesson",
-    "",
-    "backward?backward.decode=element+0+of+tensors+does+not+require+grad",
-)
+#: Where the app's site is, ``module:name``: a value whose ``warm()`` gives the views to warm,
+#: in order (a view is a URL path with an optional query: a view may need a setting to warm
+#: what its first visitor would otherwise pay for, as a pasted error message does).
+SITE = "pages:SITE"
 _DONE = ForwardMsg.FINISHED_SUCCESSFULLY
 
 
@@ -140,7 +135,13 @@ def announce(url: str) -> bool:
         return False
 
 
-def warm(url: str, pages: tuple[str, ...] = PAGES, seconds: float = 60.0) -> dict[str, str]:
+def declared_views(site: str = SITE) -> tuple[str, ...]:
+    """The views the site at ``site`` ("module:name") declares for warming, in order."""
+    module, _, name = site.partition(":")
+    return tuple(getattr(importlib.import_module(module), name).warm())
+
+
+def warm(url: str, pages: tuple[str, ...], seconds: float = 60.0) -> dict[str, str]:
     """Warm every page of the server at ``url``, then :func:`announce` it; returns each
     page's outcome (a page that did not warm does not keep the server out of service)."""
     url = url.rstrip("/")
@@ -157,13 +158,17 @@ def warm(url: str, pages: tuple[str, ...] = PAGES, seconds: float = 60.0) -> dic
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("url", help="the server, e.g. http://127.0.0.1:8501")
+    ap.add_argument("views", nargs="*", help="views to warm (default: the site's declared views)")
     ap.add_argument("--wait", type=float, default=180.0, help="seconds to wait for health")
+    ap.add_argument(
+        "--site", default=SITE, help="the app's site, module:name (default: %(default)s)"
+    )
     args = ap.parse_args(argv)
     if not wait_healthy(args.url.rstrip("/"), args.wait):
         print(f"warm-up: {args.url} did not become healthy in {args.wait:g} s", file=sys.stderr)
         return 1
     start = time.monotonic()
-    outcome = warm(args.url)
+    outcome = warm(args.url, tuple(args.views) or declared_views(args.site))
     failed = {page: what for page, what in outcome.items() if what != "ok"}
     print(
         f"warm-up: {len(outcome) - len(failed)} of {len(outcome)} pages in "

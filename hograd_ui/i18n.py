@@ -72,204 +72,17 @@ DECODER_ENTRIES: tuple[str, ...] = (
     "jacobian_mismatch",
 )
 
-#: Keys the code assembles while it runs, so they never appear whole in the source. The test of
-#: unused keys counts these as used; each group names the place that builds it.
+#: Keys the kit and the kernel assemble while they run, so they never appear whole in the
+#: source; each lab declares its own (``Lab.runtime_keys``, hograd_ui/lab.py). The test of
+#: unused keys counts both as used; each group names the place that builds it.
 RUNTIME_KEYS: frozenset[str] = frozenset(
-    {
-        # hograd_labs/derivatives/page.py: f"deriv.method.{m}" (method radio and the "computed"
-        # caption), f"deriv.tab.{v}" (the tabs under x0)
-        "deriv.method.taylor",
-        "deriv.method.autograd",
-        "deriv.tab.inspector",
-        "deriv.tab.taylor",
-        "deriv.tab.symbolic",
-        "deriv.tab.code",
-        "deriv.tab.cost",
-        # hograd_labs/derivatives/page.py: f"deriv.note.{kind}" (PointNote kinds),
-        # f"deriv.disagree.{cause}" (inspector.disagreement_cause), f"deriv.taylor.{why}"
-        # (SeriesRadius.why)
-        "deriv.note.abs",
-        "deriv.note.relu",
-        "deriv.note.singular",
-        "deriv.note.zero_power",
-        "deriv.disagree.convention",
-        "deriv.disagree.power",
-        "deriv.disagree.other",
-        "deriv.taylor.not_finite",
-        "deriv.taylor.unsettled",
-        "deriv.taylor.rounding",
-        # pages/graph.py: f"graph.result.{k}" (show_outcome's table), f"graph.direction.{d}",
-        # f"graph.flags.action.{a}" for flaglab ACTIONS, f"graph.flags.isolated.{why}"
-        "graph.result.name",
-        "graph.result.value",
-        "graph.result.requires_grad",
-        "graph.result.grad_fn",
-        "graph.direction.TB",
-        "graph.direction.LR",
-        "graph.flags.action.next",
-        "graph.flags.action.again",
-        "graph.flags.action.backward",
-        "graph.flags.isolated.anomaly",
-        "graph.flags.isolated.warn_once",
-        # pages/graph.py: f"graph.case.{c}" and f"graph.case.{case}.{v}" over flaglab's CASES
-        "graph.case.no_create_graph",
-        "graph.case.no_create_graph.off",
-        "graph.case.no_create_graph.on",
-        "graph.case.freed_graph",
-        "graph.case.freed_graph.default",
-        "graph.case.freed_graph.retain",
-        "graph.case.retain_default",
-        "graph.case.retain_default.create_graph",
-        "graph.case.retain_default.no_retain",
-        "graph.case.retain_default.no_retain_next",
-        "graph.case.unused_input",
-        "graph.case.unused_input.plain",
-        "graph.case.unused_input.allow_unused",
-        "graph.case.unused_input.materialize",
-        "graph.case.constant_trap",
-        "graph.case.constant_trap.linear",
-        "graph.case.constant_trap.relu",
-        "graph.case.constant_trap.clamp",
-        "graph.case.constant_trap.fixed",
-        "graph.case.constant_trap.forgot",
-        "graph.case.backward_accumulates",
-        "graph.case.backward_accumulates.twice",
-        "graph.case.backward_accumulates.reset",
-        "graph.case.backward_accumulates.grad",
-        "graph.case.inplace",
-        "graph.case.inplace.inplace",
-        "graph.case.inplace.out_of_place",
-        "graph.case.nan_anomaly",
-        "graph.case.nan_anomaly.sqrt",
-        "graph.case.nan_anomaly.log",
-        "graph.case.nan_anomaly.log_fixed",
-        # hograd_core/flaglab: explanations and fixes, built by key()/fix()
-        # ("graph.flag.explain.{}".format) in flags.py and _keys(kind, *names) in cases.py, carried
-        # in FlagOutcome.explain/.fixes and translated by pages/graph.py with map(t, ...)
-        "graph.flag.explain.accumulates",
-        "graph.flag.explain.anomaly",
-        "graph.flag.explain.backward_grad",
-        "graph.flag.explain.const_output",
-        "graph.flag.explain.constant_trap",
-        "graph.flag.explain.cycle",
-        "graph.flag.explain.double_where",
-        "graph.flag.explain.fixed_zero",
-        "graph.flag.explain.fixed_forgot",
-        "graph.flag.explain.freed_here",
-        "graph.flag.explain.not_needed",
-        "graph.flag.explain.nothing_saved",
-        "graph.flag.explain.no_graph",
-        # hograd_ui/graph_figures.py drawn_counts: f"{key}_one" for a count of 1
-        "graphvars.draw.ops_one",
-        "graphvars.draw.saved_one",
-        "graph.flag.explain.freed_default",
-        "graph.flag.explain.freed_explicit",
-        "graph.flag.explain.freed_forward",
-        "graph.flag.explain.grad_returns",
-        "graph.flag.explain.inplace",
-        "graph.flag.explain.nan_silent",
-        "graph.flag.explain.next_ok",
-        "graph.flag.explain.no_create_graph",
-        "graph.flag.explain.none_arith",
-        "graph.flag.explain.out_of_place",
-        "graph.flag.explain.relu_clamp",
-        "graph.flag.explain.relu_ok",
-        "graph.flag.explain.reset",
-        "graph.flag.explain.retain_default",
-        "graph.flag.explain.retained",
-        "graph.flag.explain.unused_backward",
-        "graph.flag.explain.unused_error",
-        "graph.flag.explain.unused_none",
-        "graph.flag.explain.unused_zero",
-        "graph.flag.fix.const_output",
-        "graph.flag.fix.constant",
-        "graph.flag.fix.create_graph",
-        "graph.flag.fix.inplace",
-        "graph.flag.fix.nan_sqrt",
-        "graph.flag.fix.nan_where",
-        "graph.flag.fix.retain",
-        "graph.flag.fix.retain_forward",
-        "graph.flag.fix.unused",
-        "graph.flag.fix.use_grad",
-        "graph.flag.fix.zero_grad",
-        # hograd_ui/graph_figures.py: f"graph.pass.{k}" for k = 0..GRAPH_BUDGET.max_order (6),
-        # f"graph.growth.{name}" (growth chart titles), f"graph.table.{k}" (stats_rows)
-        "graph.pass.0",
-        "graph.pass.1",
-        "graph.pass.2",
-        "graph.pass.3",
-        "graph.pass.4",
-        "graph.pass.5",
-        "graph.pass.6",
-        "graph.growth.nodes",
-        "graph.growth.depth",
-        "graph.growth.bytes",
-        "graph.growth.ms",
-        "graph.table.order",
-        "graph.table.value",
-        "graph.table.nodes",
-        "graph.table.new",
-        "graph.table.depth",
-        "graph.table.saved",
-        "graph.table.bytes",
-        "graph.table.ms",
-        "graph.table.grad_fn",
-        # hograd_core/hessian.py, point_vector: f"budget.{what}_size" for what = "point", "vector"
-        "budget.point_size",
-        "budget.vector_size",
-        # pages/hvp.py: f"hvp.mode.{m}", f"hvp.kind.{kind}" and f"hvp.verdict.{kind}" (Verdict.kind),
-        # f"hvp.reason.{reason}" (Verdict.reason), f"hvp.power.{status}" (PowerIteration.status
-        # other than "ok"), f"hvp.power.tie.{tie}" (PowerIteration.tie), f"hvp.method.{m}"
-        # (curvature.METHODS), f"hvp.col.{c}", f"hvp.tab.{k}",
-        # f"hvp.net.tab.{k}", f"hvp.net.col.{c}", and f"hvp.net.dataset.{d}" for network.DATASETS
-        "hvp.mode.typed",
-        "hvp.mode.network",
-        "hvp.kind.minimum",
-        "hvp.kind.maximum",
-        "hvp.kind.saddle",
-        "hvp.kind.degenerate",
-        "hvp.verdict.minimum",
-        "hvp.verdict.maximum",
-        "hvp.verdict.saddle",
-        "hvp.verdict.degenerate",
-        "hvp.reason.positive_definite",
-        "hvp.reason.negative_definite",
-        "hvp.reason.indefinite",
-        "hvp.reason.zero_eigenvalue",
-        "hvp.reason.not_finite",
-        "hvp.power.zero_start",
-        "hvp.power.hv_zero",
-        "hvp.power.not_finite",
-        "hvp.power.tie.repeated",
-        "hvp.power.tie.opposite",
-        "hvp.method.double_backward",
-        "hvp.method.forward_over_reverse",
-        "hvp.method.functional_hvp",
-        "hvp.col.point",
-        "hvp.col.vector",
-        "hvp.col.gradient",
-        "hvp.col.hv",
-        "hvp.tab.picture",
-        "hvp.tab.hessian",
-        "hvp.tab.ways",
-        "hvp.tab.slices",
-        "hvp.tab.power",
-        "hvp.net.tab.top",
-        "hvp.net.tab.trace",
-        "hvp.net.tab.sharp",
-        "hvp.net.tab.hessian",
-        "hvp.net.tab.training",
-        "hvp.net.col.method",
-        "hvp.net.col.estimate",
-        "hvp.net.col.hvps",
-        "hvp.net.col.time",
-        "hvp.net.col.error",
-        "hvp.net.dataset.digits",
-        "hvp.net.dataset.moons",
-    }
+    # hograd_core/hessian.py, point_vector: f"budget.{what}_size" for what = "point", "vector"
+    {"budget.point_size", "budget.vector_size"}
     # hograd_core/flaglab/decoder.py: Decoded.keys, f"decoder.{id}" and its ".why" and ".fix",
     # for each entry of ENTRIES (tests/serving/test_error_decoder.py checks the ids are these)
     | {f"decoder.{entry}{part}" for entry in DECODER_ENTRIES for part in ("", ".why", ".fix")}
+    # hograd_ui/tensor_drawing.py, pass_name: f"pass.{k}" for the forward pass and six backward
+    | {f"pass.{k}" for k in range(7)}
 )
 
 
@@ -394,7 +207,7 @@ def tr(key: str, lang: str = "en", /, **params: object) -> str:
     """The string ``key`` in ``lang``, its ``{name}`` placeholders filled from ``params``.
 
     Args:
-        key: a key of the language files, e.g. ``"deriv.title"``.
+        key: a key of the language files, e.g. ``"app.page.home"``.
         lang: "zh" for Chinese; any other value gives English.
         **params: values for the placeholders. Without any, the text is returned as written
             (braces included).

@@ -39,15 +39,15 @@ NEW = _NEW  # the outline of the newest pass's nodes
 
 def pass_name(k: int, lang: str = "en") -> str:
     """The name of pass ``k`` in ``lang``: "forward pass", "1st backward pass", ..."""
-    return tr(f"graph.pass.{k}", lang)
+    return tr(f"pass.{k}", lang)
 
 
 def words(lang: str) -> Words:
     """What a tensor drawing writes into its nodes, in ``lang``."""
     return Words(
-        tr("graph.draw.freed", lang),
-        tr("graphvars.draw.modified", lang),
-        tr("graph.draw.raised", lang),
+        tr("drawing.freed", lang),
+        tr("drawing.modified", lang),
+        tr("drawing.raised", lang),
     )
 
 

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 import streamlit as st
 
 from hograd_ui.i18n import error_text
+from hograd_ui.lab import Site
 from hograd_ui.parts import lesson_state as state
 from hograd_ui.parts.links import PRESENT, class_link, forget_view, read_class_link
 from hograd_ui.parts.ui import lang, t
@@ -65,9 +66,9 @@ PAUSE_CSS = (
 )
 
 
-def _share(page: str) -> None:
+def _share(site: Site, page: str) -> None:
     query = {name: st.query_params.get_all(name) for name in st.query_params}
-    link = class_link(page, query)
+    link = class_link(site, page, query)
     try:
         if link is None:
             raise compute.ClassroomError("classroom.error.link", most=compute.MAX_LINK)
@@ -100,7 +101,7 @@ def pause_button(code: str, paused: bool, key: str = "classroom.pause") -> None:
     )
 
 
-def _lecturer(page: str) -> None:
+def _lecturer(site: Site, page: str) -> None:
     code = st.session_state[CODE]
     try:
         now = call(compute.live, code, time.time())
@@ -111,7 +112,7 @@ def _lecturer(page: str) -> None:
         st.button(
             t("classroom.share"),
             on_click=_share,
-            args=(page,),
+            args=(site, page),
             key="classroom.share",
             icon=":material/cast_for_education:",
             help=t("classroom.share.help"),
@@ -144,7 +145,7 @@ def _own() -> dict[str, list[str]]:
     return own
 
 
-def _go(link: str, here: str, pages: Mapping[str, object], steps: int) -> None:
+def _go(site: Site, link: str, here: str, pages: Mapping[str, object], steps: int) -> None:
     """Open the shared view: forget this session's settings of its page, then switch.
 
     Streamlit refuses to set a query parameter bound to a widget of the page being shown
@@ -152,14 +153,14 @@ def _go(link: str, here: str, pages: Mapping[str, object], steps: int) -> None:
     without it. So a view of the page the student is on opens in two switches: first to the
     home page, whose run draws no page and ends (:func:`sidebar`), then, from a fragment's
     rerun after that run ended, to the view."""
-    read = read_class_link(link)
+    read = read_class_link(site, link)
     if read is None or read[0] not in pages:
         st.warning(t("classroom.follow.bad"), icon=":material/link_off:")
         return
     page, params = read
     if page == "lesson" and "step" in params:
         state.go(int(params.pop("step")[0]), steps)
-    forget_view(page)
+    forget_view(site, page)
     if page == here and page != HOME:
         st.session_state[PENDING] = (False, page, params)
         st.switch_page(pages[HOME], query_params=_own())
@@ -167,7 +168,8 @@ def _go(link: str, here: str, pages: Mapping[str, object], steps: int) -> None:
 
 
 @st.fragment(run_every=FOLLOW_EVERY)
-def _follow(code: str, here: str, pages: Mapping[str, object], steps: int) -> None:
+@st.fragment(run_every=FOLLOW_EVERY)
+def _follow(site: Site, code: str, here: str, pages: Mapping[str, object], steps: int) -> None:
     """Every few seconds: a view shared since this session last opened one is opened; the
     class paused or resumed since the page ran: the page runs again (paused: the shared view
     opens afresh, and stays while the pause lasts)."""
@@ -186,20 +188,20 @@ def _follow(code: str, here: str, pages: Mapping[str, object], steps: int) -> No
         st.caption(t("classroom.follow.none"))
         return
     st.caption(t("classroom.follow.on"))
-    if now.paused and not _showing(view.link, here):  # the student left it: opened again
+    if now.paused and not _showing(site, view.link, here):  # the student left it: opened again
         st.session_state.pop(SEEN, None)
     if st.session_state.get(SEEN) != view.serial:
         st.session_state[SEEN] = view.serial
-        _go(view.link, here, pages, steps)
+        _go(site, view.link, here, pages, steps)
 
 
-def _showing(link: str, here: str) -> bool:
+def _showing(site: Site, link: str, here: str) -> bool:
     """Whether this page is the shared view ``link``: the same page with the same settings
     of its views (both read by the class link's rules, so the order of the parameters and
     the ones a view does not share do not count)."""
     query = {name: st.query_params.get_all(name) for name in st.query_params}
-    mine = class_link(here, query)
-    return mine is not None and read_class_link(mine) == read_class_link(link)
+    mine = class_link(site, here, query)
+    return mine is not None and read_class_link(site, mine) == read_class_link(site, link)
 
 
 def _switched() -> None:
@@ -207,7 +209,9 @@ def _switched() -> None:
     st.session_state.pop(SEEN, None)  # on again: the view shared last opens at once
 
 
-def _student(code: str, here: str, pages: Mapping[str, object], steps: int, banner: object) -> bool:
+def _student(
+    site: Site, code: str, here: str, pages: Mapping[str, object], steps: int, banner: object
+) -> bool:
     """The follow toggle and, on, the follow fragment; a paused class's notice in ``banner``.
     Whether the page runs: not while paused with nothing shared (the notice is all)."""
     st.session_state[FOLLOW] = st.session_state.get(FOLLOWING, False)
@@ -227,16 +231,19 @@ def _student(code: str, here: str, pages: Mapping[str, object], steps: int, bann
         banner.html(PAUSE_CSS)  # type: ignore[attr-defined]
         notice = "classroom.paused" if now.shared is not None else "classroom.paused.none"
         banner.info(t(notice), icon=":material/visibility:")  # type: ignore[attr-defined]
-    _follow(code, here, pages, steps)
+    _follow(site, code, here, pages, steps)
     return not (paused and now.shared is None)
 
 
-def sidebar(page: str, pages: Mapping[str, object], steps: int, banner: object = None) -> bool:
+def sidebar(
+    site: Site, page: str, pages: Mapping[str, object], steps: int, banner: object = None
+) -> bool:
     """In the sidebar of every page: the lecturer with a class open shares the view and
     pauses the class; a student in a class follows it (or not). Nothing for anyone else.
-    ``steps``: the lesson's number of steps (a shared view of the lesson opens its step,
-    clamped to them); ``banner``: a container above the page, for a paused class's notice
-    (the sidebar is hidden then).
+    ``site``: what each page's views' settings are (a shared view carries them); ``steps``:
+    the lesson's number of steps (a shared view of the lesson opens its step, clamped to
+    them); ``banner``: a container above the page, for a paused class's notice (the sidebar
+    is hidden then).
 
     Returns:
         Whether app.py runs the page: not on the first run of the two switches of
@@ -250,7 +257,7 @@ def sidebar(page: str, pages: Mapping[str, object], steps: int, banner: object =
             st.session_state[PENDING] = (True, *pending[1:])
             return False
     if st.session_state.get(state.TEACHER) and st.session_state.get(CODE):
-        _lecturer(page)
+        _lecturer(site, page)
         return True
     asked = st.session_state.get(STUDENT_CODE)
     if not asked:
@@ -259,4 +266,6 @@ def sidebar(page: str, pages: Mapping[str, object], steps: int, banner: object =
         code = compute.read_code(asked)
     except compute.ClassroomError:
         return True  # the lesson page says why
-    return _student(code, page, pages, steps, banner if banner is not None else st.container())
+    return _student(
+        site, code, page, pages, steps, banner if banner is not None else st.container()
+    )

@@ -519,7 +519,7 @@ def draw() -> None:
     else:
         network = density_part(row)
     code = script(diagonal, momentum, network)
-    box = lazy_expander(t("why.code.title"), "why.code.curvature", icon=":material/code:")
+    box = lazy_expander(t("downloads.script.title"), "why.code.curvature", icon=":material/code:")
     with box:
         if box.open:
             st.code(code.source, language="python", line_numbers=True, height=480)
@@ -528,7 +528,7 @@ def draw() -> None:
     # torch.func's), its note in the reader's language on top
     head = "".join(f"# {line}\n" for line in t("curvature.autograd.note").splitlines())
     second = head + script(diagonal, momentum, network, autograd=True).source
-    why_code(code.source, second, notebook(code.source), AUTOGRAD_FORM)
+    why_code(code.source, second, notebook(code.source), AUTOGRAD_FORM, page="why", tab="curvature")
 
 
 def notebook(source: str) -> Callable[[], str]:

@@ -275,7 +275,7 @@ def _chart(
     )
     if used == "autograd":
         st.caption(t("deriv.graph_growth", sizes=", ".join(f"{n:,}" for n in result.graph_nodes)))
-    derivatives_row(fn, result)  # downloads: the curves (CSV), the view (notebook)
+    derivatives_row(fn, result, "deriv")  # downloads: the curves (CSV), the view (notebook)
     hidden = hidden_orders(result.order, separate)
     if hidden:
         first, last = order_label(hidden[0]), order_label(hidden[-1])
@@ -474,7 +474,7 @@ def point_views(
         x0 = _x0_widgets(low, high, var)
     if st.session_state.get("deriv.chart.x0") != x0:  # the chart above marks another x0
         st.rerun(scope="app")
-    note_x0(x0)  # the x0 of the notebook download under the chart
+    note_x0(x0, "deriv")  # the x0 of the notebook download under the chart
     _views(fn, result, order, points, low, high, float(x0))
 
 
@@ -641,7 +641,9 @@ def _views(
             if order > autograd_order:
                 st.caption(t("deriv.code.limit", limit=autograd_order, order=order))
             snippet = pytorch_snippet(fn, float(x0), autograd_order)
-            derivatives_code(fn, snippet, float(x0), autograd_order, (low, high, points))
+            derivatives_code(
+                fn, snippet, float(x0), autograd_order, (low, high, points), page="deriv"
+            )
 
     if tabs["cost"].open:
         with tabs["cost"]:

@@ -66,7 +66,9 @@ def show_outcome(outcome: FlagOutcome, key: str, fn: Function | None = None) -> 
         st.success(f"**{t('graph.result.fix')}** {fix}", icon=":material/build:")
     with (box := lazy_expander(t("graph.result.code"), key, icon=":material/code:")):
         if box.open:
-            flag_code_tabs(outcome.snippet, fn)  # the script, its .py, and its C++ twin
+            flag_code_tabs(
+                outcome.snippet, fn, page="graph", caption="graph.flag.cpp.caption"
+            )  # the script, its .py, and its C++ twin
 
 
 def draw_flag_graph(

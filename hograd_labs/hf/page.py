@@ -99,7 +99,12 @@ def draw() -> None:
         # the torch.func form's note gives the difference measured here, not a promise
         func = "".join(f"# {line}\n" for line in t("hf.func.note", rel=f"{last:.1e}").splitlines())
         why_script(
-            code, func + script(config, func=True).source, "hf", notebook=notebook(code.source)
+            code,
+            func + script(config, func=True).source,
+            "hf",
+            notebook(code.source),
+            page="why",
+            tab="hf",
         )
 
 

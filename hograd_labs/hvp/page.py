@@ -213,7 +213,7 @@ def numbers(fn, ex: curvature.Exploration, names: tuple, sliders: dict, radius: 
     table.index.name = t("hvp.col.quantity")  # the row labels' header: no empty <th>
     static_table(table, hide_index=False)
     st.caption(t("hvp.table.caption", ms=f"{r.seconds * 1000:.2f}"))
-    hvp_row(fn, sliders["p"], sliders["v"], radius)  # downloads: the view as a notebook
+    hvp_row(fn, sliders["p"], sliders["v"], radius, "hvp")  # downloads: the view as a notebook
 
 
 def ways(fn, point: tuple, vector: tuple) -> None:  # a parsed Function
@@ -239,7 +239,7 @@ def ways(fn, point: tuple, vector: tuple) -> None:  # a parsed Function
         st.caption(t("hvp.ways.unresolved", methods=methods, repeats=timed.repeats))
     chart(figs.ways_figure(timed.seconds, labels, lang(), present()))
     snippet = hvp_snippet(fn, point, vector)  # the source of the functions that ran above
-    hvp_code(fn, snippet, point, vector)  # shown, .py, torch.func form; and in C++
+    hvp_code(fn, snippet, point, vector, page="hvp")  # shown, .py, torch.func form; and in C++
     st.caption(t("hvp.ways.note"))
 
 
@@ -272,7 +272,7 @@ def hessian(ex: curvature.Exploration, names: tuple, text: str) -> None:
     left, right = st.columns([1, 1], gap="large")
     chart(figs.hessian_figure(r, lang(), present()), where=left)
     with left:
-        hessian_file(r, text)  # downloads: the Hessian (CSV)
+        hessian_file(r, text, "hvp")  # downloads: the Hessian (CSV)
     with right:
         st.markdown("## " + t("hvp.eigen.title"))
         vectors = clean(r.eigenvectors)
@@ -282,7 +282,7 @@ def hessian(ex: curvature.Exploration, names: tuple, text: str) -> None:
             index=pd.Index([f"e{i + 1}" for i in range(len(names))], name=t("hvp.eigen.index")),
         )
         st.dataframe(eig.reset_index(), hide_index=True, width="stretch")
-        eigen_file(r, text)  # downloads: the eigen table
+        eigen_file(r, text, "hvp", t("hvp.eigen.value"))  # downloads: the eigen table
         st.caption(t("hvp.eigen.vector"))
         reason = t(
             f"hvp.reason.{v.reason}",

@@ -1,2 +1,18 @@
 """The guided lesson: seven steps from the derivative of x³ to Hessian-vector products, each
 with a text, a live view from the labs' shared drawings and an exercise the app checks."""
+
+from hograd_ui.lab import Lab
+
+#: What the app needs to know of this lab (hograd_ui/lab.py): read by pages/__init__.py.
+LAB = Lab(
+    __name__,
+    prefixes=("lesson.",),
+    url=(
+        "lesson.growth.fn",
+        "lesson.*.cg",
+        "lesson.*.rg",
+        "lesson.*.action",
+    ),
+    carried=("step",),
+    warm=("lesson",),
+)

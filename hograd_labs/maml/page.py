@@ -201,7 +201,14 @@ def draw() -> None:
         if projector:
             st.markdown(text)
         st.markdown(t("maml.explain"))
-        why_script(code, func_source(config, adaptation), "maml", notebook=notebook(code.source))
+        why_script(
+            code,
+            func_source(config, adaptation),
+            "maml",
+            notebook(code.source),
+            page="why",
+            tab="maml",
+        )
 
 
 def func_source(config: MamlConfig, adaptation: Adaptation) -> str:

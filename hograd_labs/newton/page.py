@@ -139,7 +139,7 @@ def draw() -> None:
                 chart(figs.convergence_figure(race, minimum, lang(), present()), where=right)
         head = "".join(f"# {line}\n" for line in t("newton.func.note").splitlines())
         func = head + script(parse(fn.text), race.config, func=True).source
-        why_script(code, func, "newton", notebook=notebook(code.source))
+        why_script(code, func, "newton", notebook(code.source), page="why", tab="newton")
 
 
 def _settings(fn) -> tuple:  # a parsed Function

@@ -211,7 +211,7 @@ def draw() -> None:
         st.markdown(t("pinn.intro"))
     config = _settings(row)
     try:
-        run, code = why_pinn_run(config, _caption=lambda d, n: t("why.progress", done=d, total=n))
+        run, code = why_pinn_run(config, _caption=lambda d, n: t("progress.running", done=d, total=n))
     except HogradError as err:
         show_error(err)
         return
@@ -249,7 +249,7 @@ def draw() -> None:
             with st.container(key="pinn.screen.status"):
                 _status(run, config)
         st.markdown(t("pinn.explain"))
-        why_script(code, func_source(config), "pinn", notebook=notebook(code.source))
+        why_script(code, func_source(config), "pinn", notebook(code.source), page="why", tab="pinn")
 
 
 def func_source(config: core.PinnConfig) -> str:

@@ -189,7 +189,7 @@ def downloads(code: Code, config: StabilityConfig, kind: str) -> None:
     """The script (this part's settings filled in, the other part's at their defaults), its
     torch.func form and the notebook; ``kind`` keys the folded code view."""
     st.caption(t("stability.download_note"))
-    why_script(code, func_source(config), kind, notebook=notebook(code.source))
+    why_script(code, func_source(config), kind, notebook(code.source), page="why", tab="stability")
 
 
 def func_source(config: StabilityConfig) -> str:

@@ -172,7 +172,7 @@ def draw() -> None:
                 chart(figs.histogram_figure(stats, index, lang(), projector))
             st.caption(t("stats.hist_note"))
         downloads(stats, csv_text, json_text)
-    why_script(code, func_source(config), "stats", notebook=notebook(code.source))
+    why_script(code, func_source(config), "stats", notebook(code.source), page="why", tab="stats")
 
 
 def show_nan(stats: compute.GradientStats, config: compute.StatsConfig) -> None:

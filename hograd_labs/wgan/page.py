@@ -153,7 +153,7 @@ def draw() -> None:
             )
         )
         # the script; the .py, its torch.func form, and the view as a notebook
-        why_script(code, func_source(config), "wgan", notebook=notebook(code.source))
+        why_script(code, func_source(config), "wgan", notebook(code.source), page="why", tab="wgan")
 
 
 def _points(run: object, costs: object, config: WganConfig, projector: bool, row: object) -> None:

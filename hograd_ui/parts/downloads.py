@@ -156,75 +156,80 @@ def cpp_file(source: str, name: str, page: str) -> None:
     )
 
 
-def derivatives_code(fn: Function, plain: str, x0: float, order: int, grid: tuple) -> None:
+def derivatives_code(
+    fn: Function, plain: str, x0: float, order: int, grid: tuple, *, page: str
+) -> None:
     """The derivatives page's code view: the script, shown, its .py and grad(grad(f)) with vmap
-    over the grid; beside it, the same calls in C++."""
+    over the grid; beside it, the same calls in C++. ``page`` namespaces the buttons' keys."""
     name = f"hograd_derivatives_{slug(fn.text)}"
     python, cpp = language_tabs()
     with python:
         st.code(plain, language="python")
         func = derivatives_func_code(fn, x0, order, grid, _texts(DERIV_COMMENTS))
-        code_file(plain, name, "deriv", func)
+        code_file(plain, name, page, func)
     with cpp:
-        cpp_file(derivatives_cpp(fn, x0, order, name), name, "deriv")
+        cpp_file(derivatives_cpp(fn, x0, order, name), name, page)
 
 
-def hvp_code(fn: Function, plain: str, point: Sequence[float], vector: Sequence[float]) -> None:
+def hvp_code(
+    fn: Function, plain: str, point: Sequence[float], vector: Sequence[float], *, page: str
+) -> None:
     """The HVP page's code view: the script, shown, its .py and hessian, jacfwd(jacrev),
-    jvp(grad), vmap; beside it, the three ways in C++."""
+    jvp(grad), vmap; beside it, the three ways in C++. ``page`` namespaces the keys."""
     name = f"hograd_hvp_{slug(fn.text)}"
     python, cpp = language_tabs()
     with python:
         st.code(plain, language="python")
         func = hessian_func_code(fn, point, vector, _texts(HESSIAN_COMMENTS))
-        code_file(plain, name, "hvp", func)
+        code_file(plain, name, page, func)
     with cpp:
-        cpp_file(hvp_cpp(fn, point, vector, name), name, "hvp")
+        cpp_file(hvp_cpp(fn, point, vector, name), name, page)
 
 
-def flag_code(source: str) -> None:
+def flag_code(source: str, page: str) -> None:
     """Under a flag-lab or trap script: the .py, and why it has no torch.func form."""
-    code_file(source, "hograd_flag_lab", "graph")
+    code_file(source, "hograd_flag_lab", page)
     st.caption(t("downloads.func.flags"))
 
 
-def flag_code_tabs(snippet: str, fn: Function | None) -> None:
+def flag_code_tabs(snippet: str, fn: Function | None, *, page: str, caption: str) -> None:
     """A flag-lab or trap script and, beside it, its C++ twin (``fn``: the flag lab's
-    function; None for a classic case)."""
+    function; None for a classic case). ``page`` namespaces the buttons' keys; ``caption`` is
+    the key of the C++ tab's caption (its ``{name}``: the file's name)."""
     python, cpp = language_tabs()
     with python:
         st.code(snippet, language="python")
-        flag_code(snippet)
+        flag_code(snippet, page)
     with cpp:
         name = "hograd_flag_lab"
         source = flag_cpp(snippet, fn, name)
-        st.caption(t("graph.flag.cpp.caption", name=name))
+        st.caption(t(caption, name=name))
         st.code(source, language="cpp")
         _button(
             t("downloads.cpp"),
             lambda: source,
             f"{name}.cpp",
             CPP,
-            f"graph.download.cpp.{_tag(source)}",
+            f"{page}.download.cpp.{_tag(source)}",
         )
 
 
-def _view() -> dict:
+def _view(page: str) -> dict:
     """This session's derivatives view as the point views last drew it (x0 moves in a fragment
     rerun, after the row under the chart was drawn; the notebook reads it when clicked)."""
-    return st.session_state.setdefault("deriv.download.view", {})
+    return st.session_state.setdefault(f"{page}.download.view", {})
 
 
-def note_x0(x0: float) -> None:
+def note_x0(x0: float, page: str) -> None:
     """Called by the point views: the x0 the notebook will use."""
-    _view()["x0"] = float(x0)
+    _view(page)["x0"] = float(x0)
 
 
-def derivatives_row(fn: Function, result: DerivativeResult) -> None:
+def derivatives_row(fn: Function, result: DerivativeResult, page: str) -> None:
     """Under the derivatives chart: the curves as CSV and the view (with the current x0) as a
-    notebook."""
+    notebook. ``page`` namespaces the buttons' keys and the view kept for the notebook."""
     low, high, points = float(result.xs[0]), float(result.xs[-1]), int(result.xs.size)
-    view = _view()
+    view = _view(page)
     texts = _texts(
         DERIV_TEXTS, limit=BUDGET.max_order_autograd, order=result.order, points=f"{points:,}"
     )
@@ -240,9 +245,9 @@ def derivatives_row(fn: Function, result: DerivativeResult) -> None:
             lambda: curves_csv(result),
             f"{name}.csv",
             CSV,
-            "deriv.download.csv",
+            f"{page}.download.csv",
         )
-        _button(t("downloads.notebook"), notebook, f"{name}.ipynb", IPYNB, "deriv.download.ipynb")
+        _button(t("downloads.notebook"), notebook, f"{name}.ipynb", IPYNB, f"{page}.download.ipynb")
 
 
 def _as_computed(values: np.ndarray) -> None:
@@ -257,32 +262,34 @@ def _as_computed(values: np.ndarray) -> None:
         st.caption(t("downloads.csv.as_computed"))
 
 
-def hessian_file(r: HVPResult, text: str) -> None:
+def hessian_file(r: HVPResult, text: str, page: str) -> None:
     """Under the Hessian's heatmap: the matrix as CSV, for the function ``text``."""
     _button(
         t("downloads.csv.hessian"),
         lambda: hessian_csv(r.hessian, r.variables),
         f"hograd_hessian_{slug(text)}.csv",
         CSV,
-        "hvp.download.hessian",
+        f"{page}.download.hessian",
     )
     _as_computed(r.hessian)
 
 
-def eigen_file(r: HVPResult, text: str) -> None:
-    """Under the eigen table: the table as CSV (full float64, where the page shows 6 digits)."""
-    value = t("hvp.eigen.value")
+def eigen_file(r: HVPResult, text: str, page: str, value: str) -> None:
+    """Under the eigen table: the table as CSV (full float64, where the page shows 6 digits);
+    ``value`` heads the eigenvalues' column, as on the page."""
     _button(
         t("downloads.csv.eigen"),
         lambda: eigen_csv(r.eigenvalues, r.eigenvectors, r.variables, value),
         f"hograd_eigen_{slug(text)}.csv",
         CSV,
-        "hvp.download.eigen",
+        f"{page}.download.eigen",
     )
     _as_computed(np.concatenate([np.ravel(r.eigenvalues), np.ravel(r.eigenvectors)]))
 
 
-def hvp_row(fn: Function, point: Sequence[float], vector: Sequence[float], radius: float) -> None:
+def hvp_row(
+    fn: Function, point: Sequence[float], vector: Sequence[float], radius: float, page: str
+) -> None:
     """Under the HVP page's table: the view as a notebook."""
     texts = _texts(HVP_TEXTS)
     p, v = np.asarray(point, dtype=np.float64), np.asarray(vector, dtype=np.float64)
@@ -291,7 +298,7 @@ def hvp_row(fn: Function, point: Sequence[float], vector: Sequence[float], radiu
         lambda: hvp_notebook(fn, p, v, radius, texts),
         f"hograd_hvp_{slug(fn.text)}.ipynb",
         IPYNB,
-        "hvp.download.ipynb",
+        f"{page}.download.ipynb",
     )
 
 
@@ -300,13 +307,15 @@ def why_code(
     func_source: str | None = None,
     notebook: Callable[[], str] | None = None,
     form: tuple[str, str, str, str] = FUNC_FORM,
+    *,
+    page: str,
+    tab: str,
 ) -> None:
-    """Under a script of the page "Why gradients of gradients": the .py, named for its tab,
-    its second form when there is one (torch.func's, unless ``form`` says another: see
-    :func:`code_file`), and the lab's own notebook (made on click)."""
-    tab = str(st.session_state.get("why.tab", "why"))
-    name = f"hograd_why_{tab}" if tab.isidentifier() else "hograd_why"
-    code_file(source, name, "why", func_source, notebook, form)
+    """Under a script of a tab of a page (a lab of "Why gradients of gradients"): the .py,
+    named ``hograd_<page>_<tab>``, its second form when there is one (torch.func's, unless
+    ``form`` says another: see :func:`code_file`), and the lab's own notebook (made on click).
+    ``page`` namespaces the buttons' keys."""
+    code_file(source, f"hograd_{page}_{tab}", page, func_source, notebook, form)
 
 
 def why_script(
@@ -314,19 +323,24 @@ def why_script(
     func_source: str | None = None,
     kind: str | None = None,
     notebook: Callable[[], str] | None = None,
+    *,
+    page: str,
+    tab: str,
 ) -> None:
-    """A "Why" tab's script (``kind``: its name, for the expander's key), folded until asked
-    for (it and its highlighter are the heaviest part of a tab's first screen), with line
-    numbers and its create_graph lines named; then its downloads (:func:`why_code`)."""
-    box = lazy_expander(t("why.code.title"), f"why.code.{kind or 'script'}", icon=":material/code:")
+    """A tab's script (``kind``: its name, for the expander's key), folded until asked for (it
+    and its highlighter are the heaviest part of a tab's first screen), with line numbers and
+    its create_graph lines named; then its downloads (:func:`why_code`)."""
+    box = lazy_expander(
+        t("downloads.script.title"), f"{page}.code.{kind or 'script'}", icon=":material/code:"
+    )
     with box:
         if box.open:
             st.code(code.source, language="python", line_numbers=True, height=480)
-            st.caption(t("why.code.marked", lines=", ".join(str(n) for n in code.marked)))
-    why_code(code.source, func_source, notebook)
+            st.caption(t("downloads.script.marked", lines=", ".join(str(n) for n in code.marked)))
+    why_code(code.source, func_source, notebook, page=page, tab=tab)
 
 
-def graph_row(fn: Function, x0: float, order: int) -> None:
+def graph_row(fn: Function, x0: float, order: int, page: str) -> None:
     """Under the graph's growth chart: the view as a notebook."""
     texts = _texts(GRAPH_TEXTS, limit=GRAPH_BUDGET.max_draw)
     _button(
@@ -334,5 +348,5 @@ def graph_row(fn: Function, x0: float, order: int) -> None:
         lambda: graph_notebook(fn, x0, order, texts),
         f"hograd_graph_{slug(fn.text)}.ipynb",
         IPYNB,
-        "graph.download.ipynb",
+        f"{page}.download.ipynb",
     )

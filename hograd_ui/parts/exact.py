@@ -59,7 +59,7 @@ def exact_entry(
     """A text box that sets the sliders ``targets`` (session-state keys) to a typed point.
 
     Args:
-        box: the box's widget key ("deriv.x0.exact").
+        box: the box's widget key ("page.x0.exact").
         label: its label.
         targets: the keys of the sliders it sets, one per component.
         low, high: the sliders' bounds; a point outside is refused with a message.

@@ -21,7 +21,7 @@ def num(x: float, digits: int = 4) -> str:
 
 
 def caption(done: int, total: int) -> str:
-    return t("why.progress", done=done, total=total)
+    return t("progress.running", done=done, total=total)
 
 
 def form_radio(label: str, options: dict[str, str], key: str, default: str) -> str:

@@ -33,16 +33,18 @@ from hograd_serving.teacher_key import server_key
 
 from .lesson_link import key_matches, read_progress, token_matches
 
-STEP, DONE, TEACHER = "lesson.step", "lesson.done", "lesson.teacher"
-IGNORED = "lesson.ignored"  # the link's progress parameters that could not be used
-REFUSED = "lesson.key_refused"  # the link asked for the teacher's version and did not get it
+#: Session keys of the progress, under a name of their own: it belongs to no page (the lesson
+#: moves through it, the classroom seats a student with it, every page carries it).
+STEP, DONE, TEACHER = "progress.step", "progress.done", "progress.teacher"
+IGNORED = "progress.ignored"  # the link's progress parameters that could not be used
+REFUSED = "progress.key_refused"  # the link asked for the teacher's version and did not get it
 #: The class this session is in (a code, checked by hograd_labs/classroom), or None. In a
 #: class the progress is the server's record: the link's ``done=`` marks nothing done.
-CLASS = "lesson.class"
+CLASS = "progress.class"
 #: A student's seat in that class (``?seat=``, a secret hograd_labs/classroom gives on
 #: joining): a fresh session whose link has it sits the same student down again. It stays in
 #: this browser's address bar only: no link the app shows or shares carries it.
-SEAT = "lesson.seat"
+SEAT = "progress.seat"
 #: The URL parameters of the progress, the same on every page (hograd_ui/parts/links.py: GLOBAL).
 PARAMS = ("step", "done", "class", "seat")
 MAX_CLASS = 40  # characters of ?class= (and of ?seat=) read at all

@@ -2,7 +2,7 @@
 
 The convention (docs/architecture.md, "Every view is a link"):
 
-- A widget that holds a view's state has a ``key`` namespaced by page ("deriv.order") and
+- A widget that holds a view's state has a ``key`` namespaced by page ("page.order") and
   ``bind="query-params"``: Streamlit writes its value to the URL under the key, leaves it out
   while it equals the widget's default, seeds the widget from the URL on the first run and
   drops a value the widget would not accept (out of range, not a number, not an option).
@@ -37,6 +37,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
 
 from hograd_ui.i18n import LANGUAGES, tr
+from hograd_ui.lab import Site
 from hograd_ui.parts.link_form import FIELDS, FORM_DRAWN, REFUSED
 from hograd_ui.parts.present import (
     PRESENT,
@@ -53,12 +54,12 @@ from hograd_ui.parts.present import (
 
 __all__ = [
     "BIND",
-    "PAGES",
     "PRESENT",
     "checked_link",
     "class_link",
     "current_link",
     "forget_view",
+    "known",
     "leave_button",
     "link_text",
     "present",
@@ -83,123 +84,23 @@ BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once
 #: restart) still has it. ``key`` (and the old ``teacher``) are read once and taken out of the
 #: link; the lesson page says when they did not open the teacher's version, without showing
 #: what was typed. ``class`` is the class a student joins (hograd_labs/classroom), ``seat``
-#: their place in it.
+#: their place in it, ``board`` the class whose dashboard the lecturer opens alone (the
+#: lesson page, teacher only; never carried into a view shared with the class).
 GLOBAL = frozenset(
-    {"lang", PRESENT, "embed", "embed_options", "step", "done", "class", "seat", "key", "teacher"}
+    {
+        "lang",
+        PRESENT,
+        "embed",
+        "embed_options",
+        "step",
+        "done",
+        "class",
+        "seat",
+        "key",
+        "teacher",
+        "board",
+    }
 )
-#: Parameters a page reads itself with st.query_params: the code page's program (``?code.p=``),
-#: the lecturer's own screen of a class on the lesson page (``?board=CODE``, never in a view
-#: shared with a class: not in the lesson's namespace).
-PAGE_PARAMS: dict[str, frozenset[str]] = {
-    "code": frozenset({"code.p"}),
-    "lesson": frozenset({"board"}),
-}
-#: Each page's key prefix (its widgets' keys and so its URL parameters start with it).
-PREFIXES = {
-    "derivatives": ("deriv.",),
-    "graph": ("graph.", "graphvars."),
-    "hvp": ("hvp.",),
-    "why": ("why.",),
-    "lesson": ("lesson.",),
-    "backward": ("backward.",),
-    "memory": ("memory.",),
-    "code": ("code.",),
-}
-#: Every URL parameter of a page's bound widgets and choices, in every view (``*`` stands for
-#: a variable's, a case's, a method's or a lesson step's name); the forms' settings are known
-#: from their fields (hograd_ui/parts/link_form.py). A name matching none is unknown: noted, dropped.
-#: ``<page>.screen`` (and the why tabs' ``why.<tab>.screen``) is the open screen of presentation
-#: mode (hograd_ui/parts/ui.py's ``slides``).
-KNOWN = {
-    "derivatives": (
-        "deriv.fn",
-        "deriv.method",
-        "deriv.separate",
-        "deriv.order",
-        "deriv.range",
-        "deriv.points",
-        "deriv.x0",
-        "deriv.tab",
-        "deriv.screen",
-    ),
-    "graph": (
-        "graph.fn",
-        "graph.x0",
-        "graph.order",
-        "graph.saved",
-        "graph.highlight",
-        "graph.direction",
-        "graph.growth.open",
-        "graph.flag.*",
-        "graph.tv.attrs",
-        "graph.tv.saved",
-        "graph.case",
-        "graph.variant.*",
-        "graphvars.point",
-        "graphvars.vector",
-        "graphvars.record",
-        "graphvars.saved",
-        "graphvars.saved.present",
-        "graph.screen",
-    ),
-    "hvp": (
-        "hvp.mode",
-        "hvp.fn",
-        "hvp.kappa",
-        "hvp.p.*",
-        "hvp.v.*",
-        "hvp.radius",
-        "hvp.surface",
-        "hvp.tab",
-        "hvp.net.dataset",
-        "hvp.net.layers",
-        "hvp.net.width",
-        "hvp.net.tab",
-        "hvp.screen",
-        "hvp.net.screen",
-    ),
-    "why": (
-        "why.tab",
-        "why.newton.*",
-        "why.hf.axis",
-        "why.stability.part",
-        "why.stability.kappa",
-        "why.stability.lr",
-        "why.stability.steps",
-        "why.maml.amp",
-        "why.maml.phase",
-        "why.maml.adapt",
-        "why.pinn.equation",
-        "why.wgan.graph",
-        "why.curv.*",
-        "why.stats.screen",
-        "why.hf.screen",
-        "why.maml.screen",
-        "why.pinn.screen",
-        "why.wgan.screen",
-    ),
-    "lesson": ("lesson.growth.fn", "lesson.*.cg", "lesson.*.rg", "lesson.*.action"),
-    "backward": (
-        "backward.f",
-        "backward.b",
-        "backward.range",
-        "backward.points",
-        "backward.variant",
-        "backward.x0",
-        "backward.decode",
-        "backward.screen",
-    ),
-    "memory": (
-        "memory.width",
-        "memory.depth",
-        "memory.orders",
-        "memory.batch",
-        "memory.micro",
-        "memory.screen",
-    ),
-}
-#: Every page's URL path ("" is home): the only pages a link shared with a class may open.
-PAGES = ("", *PREFIXES)
 MAX_CLASS_LINK = 2000  # characters of a link shared with a class (the database's column)
 MAX_VALUE = 400  # characters of one value in it (a typed function is at most box_chars(...))
 #: Why a parameter was not used, and the sentence that says so.
@@ -294,11 +195,12 @@ def _short(text: str) -> str:
     return text if len(text) <= SHOWN else text[:SHOWN] + "…"
 
 
-def known(page: str, name: str) -> bool:
-    """Whether ``name`` is a setting of one of ``page``'s views (drawn now or not)."""
+def known(site: Site, page: str, name: str) -> bool:
+    """Whether ``name`` is a setting of one of ``page``'s views (drawn now or not): a form's
+    field under one of the page's prefixes, or a URL key its labs declare (hograd_ui/lab.py)."""
     if name in FIELDS:
-        return name.startswith(PREFIXES.get(page, ("\0",)))
-    return any(fnmatchcase(name, pattern) for pattern in KNOWN.get(page, ()))
+        return name.startswith(site.prefixes(page)) if site.prefixes(page) else False
+    return site.known(page, name)
 
 
 def _judged(name: str, values: list[str], kept: Mapping[str, list[str]]) -> tuple | None:
@@ -317,7 +219,7 @@ def _judged(name: str, values: list[str], kept: Mapping[str, list[str]]) -> tupl
 
 
 def _notes(
-    page: str, asked: Mapping[str, list[str]], kept: Mapping[str, list[str]]
+    site: Site, page: str, asked: Mapping[str, list[str]], kept: Mapping[str, list[str]]
 ) -> tuple[list[tuple[str, str, str]], dict[str, list[str]]]:
     """(reason, name, value) for every parameter of the asked URL that the view does not
     show, and the parameters left for later.
@@ -335,9 +237,9 @@ def _notes(
         if name == "lang":
             if shown not in LANGUAGES:
                 notes.append(("lang", name, shown))
-        elif name in GLOBAL or name in PAGE_PARAMS.get(page, ()):
+        elif name in GLOBAL or name in site.params(page):
             continue
-        elif not known(page, name):
+        elif not known(site, page, name):
             notes.append(("unknown", name, shown))
         elif name in st.session_state:
             notes.append(_judged(name, values, kept))
@@ -375,13 +277,13 @@ def remember_link() -> None:
 
 
 @contextmanager
-def checked_link(page: str) -> Iterator[None]:
+def checked_link(page: str, site: Site) -> Iterator[None]:
     """Run a page and tell the student what in the link it was opened with was ignored.
 
     The URL the session starts with is remembered; after the first run that reaches the end
     of the page (or its ``st.stop()``), every parameter the page did not take up is listed
     once in a note above the page, which stays until the student leaves the page. ``page``
-    is the page's URL path ("" for home).
+    is the page's URL path ("" for home); ``site`` says what its views' settings are.
     """
     slot = st.container()
     with st.sidebar.container():  # before the page: there while a view computes for long
@@ -397,7 +299,7 @@ def checked_link(page: str) -> Iterator[None]:
     finally:
         asked_page, asked = st.session_state[_ASKED]
         if not rerun and _NOTES not in st.session_state and asked_page == page:
-            notes, later = _notes(page, asked, _url())
+            notes, later = _notes(site, page, asked, _url())
             st.session_state[_NOTES], st.session_state[_LATER] = (page, notes), (page, later)
             for reason, name, _ in notes:
                 if reason == "unknown" and name in st.query_params:
@@ -432,39 +334,44 @@ def _show_notes(slot: object, notes: list[tuple[str, str, str]]) -> None:
 # ---- a view shared with a class (hograd_labs/classroom) --------------------------------------
 
 
-def _class_param(page: str, name: str) -> bool:
-    """A parameter a shared view carries: a name in ``page``'s namespace (its key prefix, as
-    every view setting's; the page itself judges the value, as for any link), or the lesson's
-    open step. Never the language, presentation mode, the class, the progress or the
-    teacher's key: those stay each student's own."""
-    if page == "lesson" and name == "step":
+def _class_param(site: Site, page: str, name: str) -> bool:
+    """A parameter a shared view carries: a name in ``page``'s namespace (its key prefixes, as
+    every view setting's; the page itself judges the value, as for any link), or one its labs
+    declare carried (the lesson's open step). Never the language, presentation mode, the
+    class, the progress or the teacher's key: those stay each student's own."""
+    if name in site.carried(page):
         return True
+    prefixes = site.prefixes(page)
     return (
-        name.startswith(PREFIXES.get(page, ("\0",)))
+        bool(prefixes)
+        and name.startswith(prefixes)
         and len(name) <= SHOWN
         and all(ch.isascii() and (ch.isalnum() or ch in "._-") for ch in name)
     )
 
 
-def class_link(page: str, query: Mapping[str, list[str]]) -> str | None:
+def class_link(site: Site, page: str, query: Mapping[str, list[str]]) -> str | None:
     """The view ``page`` with ``query`` as a link to share with a class ("hvp?hvp.fn=x"), with
     only its views' settings (:func:`_class_param`); None when it does not fit the rules of
     :func:`read_class_link`."""
     pairs = [
-        (name, v) for name, values in query.items() if _class_param(page, name) for v in values
+        (name, v)
+        for name, values in query.items()
+        if _class_param(site, page, name)
+        for v in values
     ]
     text = f"{page}?{urlencode(pairs)}" if pairs else page
-    return text if read_class_link(text) is not None else None
+    return text if read_class_link(site, text) is not None else None
 
 
-def read_class_link(text: object) -> tuple[str, dict[str, list[str]]] | None:
+def read_class_link(site: Site, text: object) -> tuple[str, dict[str, list[str]]] | None:
     """A stored class link read again: (page, {name: [values]}), or None when it is not one
     this app writes: another page, a parameter that is not a view's setting (the teacher's
     key, the class, the language...), a value too long, the whole too long."""
     if not isinstance(text, str) or len(text) > MAX_CLASS_LINK:
         return None
     page, _, query = text.partition("?")
-    if page not in PAGES:
+    if page not in site.pages:
         return None
     try:
         asked = parse_qs(
@@ -473,7 +380,7 @@ def read_class_link(text: object) -> tuple[str, dict[str, list[str]]] | None:
     except ValueError:
         return None
     for name, values in asked.items():
-        if not _class_param(page, name) or any(len(v) > MAX_VALUE for v in values):
+        if not _class_param(site, page, name) or any(len(v) > MAX_VALUE for v in values):
             return None
         if name == "step" and not (
             len(values) == 1 and values[0].isdigit() and len(values[0]) <= 2
@@ -482,17 +389,17 @@ def read_class_link(text: object) -> tuple[str, dict[str, list[str]]] | None:
     return page, asked
 
 
-def _view_key(page: str, key: str) -> bool:
+def _view_key(site: Site, page: str, key: str) -> bool:
     """Whether the session key ``key`` holds a setting of one of ``page``'s views: a bound
     widget, a choice (with its per-language widget and its one seeding from the link), a
-    form's field, or what the page derived from one ("hvp.kappa.used")."""
-    patterns = [*KNOWN.get(page, ()), *(n for n in FIELDS if known(page, n))]
+    form's field, or what the page derived from one ("page.kappa.used")."""
+    patterns = [*site.url(page), *(n for n in FIELDS if known(site, page, n))]
     return any(fnmatchcase(key, p) or fnmatchcase(key, p + ".*") for p in patterns)
 
 
-def forget_view(page: str) -> None:
+def forget_view(site: Site, page: str) -> None:
     """Forget the session's settings of ``page``'s views, so that the next run of the page
     takes every setting from its link (a bound widget seeds only when it is new, a choice
     once a session), and a setting the link leaves out is the default."""
-    for key in [k for k in st.session_state if _view_key(page, k)]:
+    for key in [k for k in st.session_state if _view_key(site, page, k)]:
         del st.session_state[key]

@@ -125,7 +125,7 @@ def function_box(
     can still draw its other widgets before it stops: Streamlit forgets the value of every
     widget that a run does not draw, and a typo would reset the learner's settings.
 
-    Widget keys are namespaced by ``page`` ("deriv.fn", "deriv.preset"). The text is in the URL
+    Widget keys are namespaced by ``page`` ("page.fn", "page.preset"). The text is in the URL
     (``?deriv.fn=tanh(x)``) unless it is the first preset: a function from a link is parsed
     like a typed one and refused with the same message. The box is not bound to the URL
     (``bind=``): a preset sets its value through the session state, and a bound box would need
@@ -274,7 +274,8 @@ def lazy_expander(
     loaded their bundles (Graphviz, the data grid, the syntax highlighter) and drew them
     before the page was ready. The open state is in ``st.session_state[key]`` (tests open an
     expander by setting it); it starts as ``expanded``. ``linked``: open, it is in the URL
-    (``?key=true``), so a shared link opens it too (the key must be in hograd_ui/parts/links.py KNOWN).
+    (``?key=true``), so a shared link opens it too (the key must be in its lab's declared
+    ``url``, hograd_ui/lab.py).
     """
     return st.expander(
         label,
@@ -358,7 +359,7 @@ def slides(labels: dict[str, str], key: str, where: object | None = None) -> dic
     shared link or a reload opens the same screen. A name the view does not have (a typo,
     a number, another view's screen) opens the first screen, and the note above the page
     says the value was ignored (hograd_ui/parts/links.py's ``checked_link``; ``key`` must be
-    in its KNOWN).
+    in its lab's declared ``url``, hograd_ui/lab.py).
     """
     names = list(labels)
     if not present():

@@ -269,7 +269,7 @@ def test_look_alike_and_suffix_names_and_the_browser_bound(database: Path, lang:
         if i:
             at.button(key="classroom.leave").click().run()
             at.query_params["class"] = code
-            at.session_state["lesson.class"] = code
+            at.session_state["progress.class"] = code
             at.run()
         at.text_input(key="classroom.nickname").input(f"b{i}")
         at.button(key="classroom.join").click().run()

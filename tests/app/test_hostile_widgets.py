@@ -113,7 +113,7 @@ def test_the_lesson_steps_refuse_a_step_that_does_not_exist(value: str) -> None:
     at = open_lesson("3")
     widget = at.get("button_group")[0]
     send(at, widget.id, lambda s: s.string_array_value.data.extend([value]))
-    assert at.session_state["lesson.step"] == 3
+    assert at.session_state["progress.step"] == 3
 
 
 @pytest.mark.parametrize("value", ["nope", "7", "-1"])

@@ -47,7 +47,7 @@ def progress_text(at: AppTest) -> list[str]:
 def finish(at: AppTest, numbers: list[int]) -> None:
     """Answer the steps ``numbers`` right, moving on with Next as a student does."""
     for number in numbers:
-        while at.session_state["lesson.step"] < number:
+        while at.session_state["progress.step"] < number:
             at.button(key="lesson.next").click().run()
         answer(at, number, right=True)
     at.button(key="lesson.next").click().run()
@@ -58,12 +58,12 @@ def finish(at: AppTest, numbers: list[int]) -> None:
 def test_a_fresh_session_on_another_pages_link_keeps_the_progress(other: str, lang: str) -> None:
     at = open_lesson(lang)
     finish(at, [1, 2, 3])
-    assert at.session_state["lesson.done"] == {1, 2, 3}
+    assert at.session_state["progress.done"] == {1, 2, 3}
     go(at, other)
     url = dict(at.query_params)
     assert url["done"] == "1,2,3" and url["step"] == "4"
     again = fresh_session(url, other)  # the reconnect: only the URL survives
-    assert again.session_state["lesson.done"] == {1, 2, 3}
+    assert again.session_state["progress.done"] == {1, 2, 3}
     go(again, PAGE)
     assert tr("lesson.progress", lang, done=3, total=TOTAL) in progress_text(again)
     assert step_of(again) == tr("lesson.growth.title", lang)  # step 4, where the student was

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from hograd_ui.parts.links import KNOWN
+from pages import SITE
 from tests.app.test_links import open_link, query
 
 SNAPSHOT = Path(__file__).with_name("links_today.json")
@@ -99,7 +99,7 @@ def _parse(text: str) -> dict[str, str | list[str]]:
 def view_of(page: str, link: str, lang: str) -> dict[str, object]:
     """What the link opens: the headings, the page's widget values, the link written back."""
     at: AppTest = open_link(page, _parse(link), lang)
-    known = KNOWN.get(Path(page).stem, ())  # the page's settings a link can carry
+    known = SITE.url(Path(page).stem)  # the page's settings a link can carry
     state = {
         k: _plain(at.session_state[k])
         for k in sorted(at.session_state.keys())

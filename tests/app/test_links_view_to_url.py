@@ -26,7 +26,8 @@ from streamlit.runtime.state.query_params import _coerce_value_for_query_url
 from streamlit.testing.v1 import AppTest
 
 from hograd_core.flaglab.cases import CASES
-from hograd_ui.parts.links import GLOBAL, PAGE_PARAMS, known
+from hograd_ui.parts.links import GLOBAL, known
+from pages import SITE
 from tests.app.test_link_form import _submit
 from tests.app.test_links import open_link
 
@@ -93,7 +94,7 @@ def check_url(at: AppTest, page: str, expected: dict[str, object]) -> None:
     assert set(url) == set(expected), url
     assert all(_same(url[k], expected[k]) for k in expected), url
     unknown = [
-        k for k in url if not (known(page, k) or k in GLOBAL or k in PAGE_PARAMS.get(page, ()))
+        k for k in url if not (known(SITE, page, k) or k in GLOBAL or k in SITE.params(page))
     ]
     assert not unknown, unknown  # every name a page writes is one the link check knows
 

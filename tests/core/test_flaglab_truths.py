@@ -301,8 +301,8 @@ INTERNALS = (
         "graph.flags.isolated",
         "graph.flags.isolated.warn_once",
         "graph.flags.isolated.anomaly",
-        "graph.flag.child_timeout",
-        "graph.flag.child_failed",
+        "budget.isolated_timeout",
+        "budget.isolated_failed",
         "graph.busy",
     ],
 )
@@ -310,8 +310,8 @@ def test_no_server_internals(key: str) -> None:
     for lang in ("en", "zh"):
         text = catalogue(lang)[key]
         assert not any(word in text for word in INTERNALS), (lang, key, text)
-    assert "busy" in catalogue("en")["graph.flag.child_timeout"]
-    assert "{detail}" not in catalogue("en")["graph.flag.child_failed"]
+    assert "busy" in catalogue("en")["budget.isolated_timeout"]
+    assert "{detail}" not in catalogue("en")["budget.isolated_failed"]
 
 
 @pytest.mark.parametrize("action", ["again", "backward"])

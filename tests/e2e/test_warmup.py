@@ -55,9 +55,9 @@ def test_the_warm_up_runs_the_gallery_the_error_decoder_reads() -> None:
     """The decoder runs the gallery case behind a pasted message (the first paste of it
     runs the case, in a fresh process for some); the warm-up pastes the commonest one, so a
     student's paste of it finds the run cached."""
-    from hograd_serving.warmup import PAGES
+    from pages import SITE
 
-    decoder = next(p for p in PAGES if p.startswith("backward?"))
+    decoder = next(p for p in SITE.warm() if p.startswith("backward?"))
     pasted = decoder.split("backward.decode=", 1)[1]
     with running_server("warmup-decoder") as url:
         assert warm(url, (decoder,)) == {"backward": "ok"}

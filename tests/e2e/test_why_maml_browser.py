@@ -93,7 +93,7 @@ def test_maml_tab_trains_and_draws_the_cores_curves(page) -> None:
         np.testing.assert_allclose(
             _trace(page, NAMES["en"][method]), a.curves[method][4], rtol=1e-12
         )
-    script = page.locator("[data-testid='stExpander']", has_text=tr("why.code.title", "en"))
+    script = page.locator("[data-testid='stExpander']", has_text=tr("downloads.script.title", "en"))
     script.locator("summary").click()  # the script is folded until asked for
     wait_for_app(page, timeout=120_000)
     script.locator("[data-testid='stCode']").wait_for()

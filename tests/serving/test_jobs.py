@@ -66,7 +66,7 @@ def test_a_failed_run_is_said_in_the_flag_labs_words(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(jobs, "_COLD_FLAG", "raise SystemExit('broken')")
     with pytest.raises(jobs.ChildError) as caught:
         jobs.run_isolated(TWICE)
-    assert caught.value.key == "graph.flag.child_failed" and "broken" in caught.value.detail
+    assert caught.value.key == "budget.isolated_failed" and "broken" in caught.value.detail
 
 
 # A cold process that says it has started, then waits until the test lets it finish.
@@ -134,7 +134,7 @@ def test_a_full_gate_is_said_in_the_network_pages_words(monkeypatch: pytest.Monk
     monkeypatch.setattr(jobs, "heavy_work", full)
     with pytest.raises(gate.BusyError) as caught:
         jobs.network_job(lambda: ran.append(1))
-    assert caught.value.key == "hvp.net.busy" and not ran
+    assert caught.value.key == "budget.network_busy" and not ran
     for lang in LANGUAGES:
         assert not INTERNALS.search(error_text(caught.value, lang))
 
