@@ -132,11 +132,8 @@ def _arrow(tail: np.ndarray, head: np.ndarray, color: str, label: str, gap: floa
     ]
 
 
-def contour_figure(
-    grid: Grid, result: HVPResult, lang: str, pickable: bool = True, projector: bool = False
-) -> go.Figure:
-    """Contours of f around p with ∇f, v, Hv as arrows and the eigenvector axes dashed
-    (``projector``: drawn for a projector, as the page says)."""
+def contour_figure(grid: Grid, result: HVPResult, lang: str, pickable: bool = True) -> go.Figure:
+    """Contours of f around p with ∇f, v, Hv as arrows and the eigenvector axes dashed."""
     z, use_log = contour_levels(grid.z)
     finite = z[np.isfinite(z)]
     lo, hi = np.percentile(finite, [1, 99]) if finite.size else (0.0, 1.0)
@@ -241,7 +238,6 @@ def contour_figure(
         scales = tr("hvp.fig.scales_no_gradient", lang, v=f"{v_scale:.2g}")
     return new_figure(
         traces,
-        projector=projector,
         **figure_layout(600),
         title={"text": scales, "font": {"size": 15}},
         showlegend=False,

@@ -106,8 +106,8 @@ def study_view(s: DiagonalStudy, repeats: int, what: str) -> None:
     if not projector():  # projected, the charts first and the sentence under them
         st.markdown(result)
     left, right = st.columns(2, gap="medium")
-    chart(figs.diagonal_figure(s, lang(), projector()), where=left)
-    chart(figs.error_figure(s, repeats, lang(), projector()), where=right)
+    chart(figs.diagonal_figure(s, lang()), where=left)
+    chart(figs.error_figure(s, repeats, lang()), where=right)
     if projector():
         st.markdown(result)
     costs(s)
@@ -306,8 +306,8 @@ def momentum_view(run: MomentumRun, lr: float, kappa: float) -> None:
 
 
 def curves(run: MomentumRun, left: object, right: object) -> None:
-    chart(figs.momentum_figure(run, lang(), projector()), where=left)
-    chart(figs.rate_figure(run, lang(), projector()), where=right)
+    chart(figs.momentum_figure(run, lang()), where=left)
+    chart(figs.rate_figure(run, lang()), where=right)
 
 
 def network_settings(part: str) -> NetworkCurvatureConfig:
@@ -397,8 +397,8 @@ def gauss_newton_view(sp: Spectra, config: NetworkCurvatureConfig) -> None:
         help=t("curvature.metric.gap_help"),
     )
     left, right = st.columns(2, gap="medium")
-    chart(figs.spectrum_figure(sp, lang(), projector()), where=left)
-    chart(figs.hf_figure(sp, lang(), projector()), where=right)
+    chart(figs.spectrum_figure(sp, lang()), where=left)
+    chart(figs.hf_figure(sp, lang()), where=right)
     st.markdown(
         t(
             "curvature.gn.result",
@@ -452,7 +452,7 @@ def density_view(sp: Spectra, config: NetworkCurvatureConfig) -> None:
         f"{sp.products[2]:,}",
         help=t("curvature.metric.products_help", full=sp.products[1]),
     )
-    chart(figs.density_figure(sp, lang(), projector()))
+    chart(figs.density_figure(sp, lang()))
     r = sp.regions
     st.markdown(
         t(

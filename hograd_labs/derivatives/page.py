@@ -257,11 +257,8 @@ def _chart(
 ) -> None:
     """The chart of f and its derivatives with x0 marked, how it was made and what it cuts."""
     ranges = chart_range(result.xs, result.values, separate=separate)
-    projector = present()  # presentation mode: figures and chart drawn for a projector
-    figure = derivatives_figure(
-        result, lang(), separate=separate, ranges=ranges, x0=marked, projector=projector
-    )
-    chart(figure, key="deriv.chart", projector=projector)
+    figure = derivatives_figure(result, lang(), separate=separate, ranges=ranges, x0=marked)
+    chart(figure, key="deriv.chart")
     st.caption(
         t(
             "deriv.computed",
@@ -560,7 +557,6 @@ def _views(
         with tabs["taylor"]:
             view = taylor_view(fn, float(x0), order, result.xs)
             radius = view.radius
-            projector = present()
             figure = taylor_figure(
                 result.xs,
                 result.values[0],
@@ -570,10 +566,9 @@ def _views(
                 order,
                 var,
                 lang(),
-                projector,
                 radius=radius.radius,
             )
-            chart(figure, key="deriv.taylor", projector=projector)
+            chart(figure, key="deriv.taylor")
             st.caption(t("deriv.taylor.caption", n=order, x0=f"{x0:.3g}"))
             fewer = 2 * radius.terms // 3  # the estimates compared: TERMS and 2/3 of them
             shorter, longer = (f"{r:.4g}" for r in radius.estimates or (math.nan, math.nan))
@@ -657,12 +652,7 @@ def _views(
                 ):
                     st.session_state["deriv.cost.shown"] = asked
                     profile = measure(*asked)
-                    projector = present()
-                    chart(
-                        cost_figure(profile, lang(), projector),
-                        key="deriv.cost.chart",
-                        projector=projector,
-                    )
+                    chart(cost_figure(profile, lang()), key="deriv.cost.chart")
                     st.caption(
                         t(
                             "deriv.cost.how",
@@ -693,8 +683,7 @@ def _forward_routes(fn: Function, order: int, low: float, high: float) -> None:
     except HogradError as err:
         show_error(err)
         return
-    projector = present()
-    chart(forward_figure(costs, lang(), projector), key="deriv.forward.chart", projector=projector)
+    chart(forward_figure(costs, lang()), key="deriv.forward.chart")
     reverse = costs.values["reverse"]
     others = [r for r in costs.routes if r != "reverse"]
     rows = {t("deriv.order"): list(range(costs.order + 1))}

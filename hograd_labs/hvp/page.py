@@ -9,7 +9,7 @@ from hograd_core import HogradError, curvature, network
 from hograd_core.hessian import CRITICAL_TOLERANCE
 from hograd_core.hvp_code import hvp_snippet
 from hograd_ui.hvp_figures import clean, contour_figure
-from hograd_ui.parts.chart import chart
+from hograd_ui.parts.chart import chart, full_chart
 from hograd_ui.parts.downloads import code_file, eigen_file, hessian_file, hvp_code, hvp_row
 from hograd_ui.parts.exact import exact_entry
 from hograd_ui.parts.formula import draw_formula, typed_tex
@@ -136,7 +136,7 @@ def typed_mode(row: object) -> None:
 
 def slices(ex: curvature.Exploration, names: tuple) -> None:
     st.markdown(t("hvp.slices.intro"))
-    chart(figs.slices_figure(ex.slices, names, lang(), present()))
+    chart(figs.slices_figure(ex.slices, names, lang()))
 
 
 def _typed_inputs(fn, names: tuple) -> tuple[dict, float]:  # a parsed Function
@@ -237,7 +237,7 @@ def ways(fn, point: tuple, vector: tuple) -> None:  # a parsed Function
     if unresolved:
         methods = ", ".join(f"“{name}”" for name in unresolved)
         st.caption(t("hvp.ways.unresolved", methods=methods, repeats=timed.repeats))
-    chart(figs.ways_figure(timed.seconds, labels, lang(), present()))
+    chart(figs.ways_figure(timed.seconds, labels, lang()))
     snippet = hvp_snippet(fn, point, vector)  # the source of the functions that ran above
     hvp_code(fn, snippet, point, vector)  # shown, .py, torch.func form; and in C++
     st.caption(t("hvp.ways.note"))
@@ -256,7 +256,7 @@ def picture(ex: curvature.Exploration, names: tuple) -> None:
             st.session_state[f"hvp.p.{name}"] = min(max(value, -LIMIT), LIMIT)
 
     projector = present()
-    fig = contour_figure(ex.grid, ex.result, lang(), projector=projector)
+    fig = contour_figure(ex.grid, ex.result, lang())
     if projector:  # the contour first on the projector's screen, the toggle under it
         chart(fig, key="hvp.contour", on_pick=picked)
     surface = st.toggle(t("hvp.picture.surface"), key="hvp.surface", bind=BIND)
@@ -264,13 +264,13 @@ def picture(ex: curvature.Exploration, names: tuple) -> None:
         chart(fig, key="hvp.contour", on_pick=picked)
     st.caption(t("hvp.picture.caption"))
     if surface:
-        st.plotly_chart(figs.surface_figure(ex.grid, ex.result, lang(), present()), width="stretch")
+        full_chart(figs.surface_figure(ex.grid, ex.result, lang()), width="stretch")
 
 
 def hessian(ex: curvature.Exploration, names: tuple, text: str) -> None:
     r, v = ex.result, ex.verdict
     left, right = st.columns([1, 1], gap="large")
-    chart(figs.hessian_figure(r, lang(), present()), where=left)
+    chart(figs.hessian_figure(r, lang()), where=left)
     with left:
         hessian_file(r, text)  # downloads: the Hessian (CSV)
     with right:
@@ -325,7 +325,7 @@ def power(p: curvature.PowerIteration, names: tuple) -> None:
         st.markdown(t("hvp.power.rates", target=target, **rates))
     if p.orthogonal:
         st.warning(t("hvp.power.orthogonal", target=target))
-    chart(figs.power_figure(p, names, lang(), present()))
+    chart(figs.power_figure(p, names, lang()))
     m = st.columns(3)
     m[0].metric(t("hvp.power.rayleigh_at", k=p.last), num(p.rayleigh[p.last], 6))
     m[1].metric(t("hvp.power.target"), num(p.target, 6))
@@ -453,7 +453,7 @@ def results(net: TrainedNet, curv: NetCurvature, row: object) -> None:
         "trace": lambda: trace(curv),
         "sharp": lambda: sharp(curv),
         "hessian": lambda: net_hessian(net, curv),
-        "training": lambda: chart(figs.training_figure(net, lang(), present())),
+        "training": lambda: chart(figs.training_figure(net, lang())),
     }
     if present():  # projected: each view a screen of its own (Next / PageDown)
         shown = slides(labels, "hvp.net.screen", row)
@@ -482,13 +482,13 @@ def trace(curv: NetCurvature) -> None:
     )
     if curv.trace_exact is not None:
         st.markdown(t("hvp.net.trace.exact", exact=num(curv.trace_exact)))
-    chart(figs.hutchinson_figure(curv, lang(), present()))
+    chart(figs.hutchinson_figure(curv, lang()))
 
 
 def sharp(curv: NetCurvature) -> None:
     mean = num(curv.trace / curv.parameters)
     st.markdown(t("hvp.net.sharp.intro", lam=num(curv.reference), mean=mean))
-    chart(figs.directions_figure(curv, lang(), present()))
+    chart(figs.directions_figure(curv, lang()))
 
 
 def net_hessian(net: TrainedNet, curv: NetCurvature) -> None:
@@ -506,7 +506,7 @@ def net_hessian(net: TrainedNet, curv: NetCurvature) -> None:
         )
         seconds = f"{curv.hessian_seconds:.1f}"
         st.caption(t(caption, n=f"{curv.parameters:,}", seconds=seconds, b=curv.heatmap_block))
-        chart(figs.net_hessian_figure(curv, net.sizes, lang(), present()))
+        chart(figs.net_hessian_figure(curv, net.sizes, lang()))
 
 
 def top_eigenvalue(curv: NetCurvature) -> None:
@@ -556,7 +556,7 @@ def top_eigenvalue(curv: NetCurvature) -> None:
         st.markdown(t("hvp.net.cost", grad=grad, hvp=hvp, ratio=f"{curv.hvp_over_grad:.1f}"))
     residuals = dict(lanczos=f"{curv.lanczos_residual:.1e}", power=f"{curv.power_residual:.1e}")
     st.markdown(t("hvp.net.residual", **residuals))
-    chart(figs.net_power_figure(curv, lang(), present()))
+    chart(figs.net_power_figure(curv, lang()))
     st.caption(t("hvp.net.power_note"))
 
 

@@ -170,7 +170,7 @@ def draw() -> None:
                     )
                 )
         with st.container(key="maml.adapt"):
-            chart(figs.adaptation_figure(adaptation, steps, lang(), projector))
+            chart(figs.adaptation_figure(adaptation, steps, lang()))
         if projector:
             st.caption(note)
     if shown["errors"]:
@@ -196,8 +196,8 @@ def draw() -> None:
             st.markdown(text)
         with st.container(key="maml.errors"):
             left, right = st.columns(2, gap="medium")
-            chart(figs.error_figure(adaptation, steps, lang(), projector), where=left)
-            chart(figs.meta_training_figure(run, lang(), projector), where=right)
+            chart(figs.error_figure(adaptation, steps, lang()), where=left)
+            chart(figs.meta_training_figure(run, lang()), where=right)
         if projector:
             st.markdown(text)
         st.markdown(t("maml.explain"))

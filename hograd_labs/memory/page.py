@@ -92,7 +92,7 @@ def _orders(run: object, config: MemoryConfig, projector: bool) -> None:
     _title("memory.orders.title", projector)
     st.markdown(t("memory.orders.lead"))
     static_table(figures.orders_rows(run, lang()))
-    chart(figures.orders_figure(run, lang(), projector))
+    chart(figures.orders_figure(run, lang()))
     st.caption(t("memory.orders.why"))
 
 

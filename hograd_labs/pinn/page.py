@@ -238,12 +238,12 @@ def draw() -> None:
         _status(run, config)
     if shown["maps"]:
         with st.container(key="pinn.screen.maps"):
-            chart(figs.heatmaps_figure(run, lang(), projector), key="why.pinn.maps")
+            chart(figs.heatmaps_figure(run, lang()), key="why.pinn.maps")
     if shown["curves"]:
         with st.container(key="pinn.screen.curves"):
             left, right = st.columns(2, gap="large")
-            chart(figs.slices_figure(run, lang(), projector), key="why.pinn.slices", where=left)
-            chart(figs.losses_figure(run, lang(), projector), key="why.pinn.losses", where=right)
+            chart(figs.slices_figure(run, lang()), key="why.pinn.slices", where=left)
+            chart(figs.losses_figure(run, lang()), key="why.pinn.losses", where=right)
     if shown["status"]:
         if projector:
             with st.container(key="pinn.screen.status"):

@@ -112,7 +112,7 @@ def _quadratic_result(run: QuadraticRun, lr: float) -> None:
     projector = present()
     if not projector:  # projected, under the chart: the numbers and the chart on one screen
         box(verdict)
-    chart(figs.quadratic_figure(run, lang(), projector))
+    chart(figs.quadratic_figure(run, lang()))
     if projector:
         box(verdict)
 
@@ -180,7 +180,7 @@ def _network_result(run: NetStability, lr: float) -> None:
     projector = present()
     if not projector:
         st.markdown(cost)
-    chart(figs.sharpness_figure(run, lang(), projector))
+    chart(figs.sharpness_figure(run, lang()))
     if projector:  # the curve first on the projector's screen, the cost under it
         st.markdown(cost)
 
