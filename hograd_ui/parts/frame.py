@@ -31,9 +31,9 @@ from pathlib import Path
 import streamlit as st
 
 from hograd_ui.parts.links import present
-from hograd_ui.parts.ui import folded, present_row, slides, t
+from hograd_ui.parts.ui import lazy_tabs, localized_choice, present_row, slides, t
 
-__all__ = ["FRAME_CSS", "PHONE_PX", "Frame", "Screens"]
+__all__ = ["FRAME_CSS", "PHONE_PX", "PROJECTED_CSS", "Frame", "Screens", "aside"]
 
 #: A screen's translated label and the function that draws it.
 Screens = Mapping[str, tuple[str, Callable[[], None]]]
@@ -42,6 +42,9 @@ Screens = Mapping[str, tuple[str, Callable[[], None]]]
 #: portrait; a tablet in portrait (768) keeps the laptop's order, as Streamlit's own columns
 #: stack below 640 px.
 PHONE_PX = 640
+
+#: An aside (:func:`aside`), or the wrapper Streamlit puts around it.
+_ASIDE = '[class*="st-key-frame-aside-"], :has(> [class*="st-key-frame-aside-"])'
 
 # The frame's container holds its parts in the document's order: lead, controls, screens.
 # A Streamlit container is a flex column, each child wrapped in an element or layout
@@ -59,6 +62,8 @@ FRAME_CSS = f"""
   [class*="st-key-frame-"] > :has(> [class*="st-key-frame-lead-"]),
   [class*="st-key-frame-"] > [class*="st-key-frame-lead-"] {{ order: 3; }}
 }}
+  {_ASIDE} {{ order: 1; }}
+}}
 @media (min-width: {PHONE_PX + 1}px) {{
   [class*="st-key-frame-controls-"] [data-testid="stExpander"] details {{ border: none; }}
   [class*="st-key-frame-controls-"] [data-testid="stExpander"] summary {{ display: none; }}
@@ -67,6 +72,9 @@ FRAME_CSS = f"""
 }}
 </style>
 """
+
+#: Projected, an aside comes under the result too (the result first on the 1920x1080 screen).
+PROJECTED_CSS = f"<style>{_ASIDE} {{ order: 1; }}</style>"
 
 _JS = "\n".join(
     line.strip()
@@ -96,44 +104,130 @@ class Frame:
         self.projected = present()
         self.row = present_row(name)  # projected, the row of buttons; else an empty container
         box = st.container(key=f"frame.{name}")
-        box.html(FRAME_CSS)  # our constant CSS, no user text
-        # the three parts in the document's order, filled as the page reaches them
+        box.html(PROJECTED_CSS if self.projected else FRAME_CSS)  # constant CSS, no user text
+        # the parts in the document's order, filled as the page reaches them; on a phone the
+        # switch between the view's parts stays on top, the lead goes last
         self._lead = box.container(key=f"frame.lead.{name}")
+        self._top = box.container()
         self._controls = box.container(key=f"frame.controls.{name}")
         self.results = box.container(key=f"frame.screens.{name}")
         """Where the screens are drawn: what all of them share (a caption) goes in here too."""
+        self._pops: dict[str, object] = {}
+        self._fold: object | None = None
         if not self.projected:
             with st.sidebar:  # draws nothing: folds the controls on a phone
                 _COMPONENT(key=f"frame.fold.{name}", data={"phone": PHONE_PX})
 
+    def _folded(self, kind: str, label: str, icon: str) -> object:
+        """The row's popover ``kind`` (projected), made once: a view that fills its lead or
+        its controls in two places has one button for each."""
+        if kind not in self._pops:
+            self._pops[kind] = self.row.popover(label, icon=icon)
+        return self._pops[kind]
+
     @contextmanager
     def lead(self) -> Iterator[None]:
         """What the view is about: in place on a laptop, in the row's Explanation projected,
-        under the result on a phone."""
-        with self._lead, folded(t("present.text"), ":material/notes:", self.row):
+        under the result on a phone. May be entered again (one Explanation)."""
+        if self.projected:
+            with self._folded("lead", t("present.text"), ":material/notes:"):
+                yield
+            return
+        with self._lead:
             yield
 
     @contextmanager
-    def controls(self) -> Iterator[None]:
+    def controls(self, fold: bool = True) -> Iterator[None]:
         """The widgets that change the view: in place on a laptop, folded into the row's
-        Settings projected, folded in an expander under the result on a phone."""
-        with self._controls:
-            if self.projected:
-                with folded(t("present.controls"), ":material/tune:", self.row):
-                    yield
-            else:
-                with st.expander(t("present.controls"), expanded=True, icon=":material/tune:"):
-                    yield
+        Settings projected, folded in an expander under the result on a phone. ``fold``
+        False: in place projected too (the function box a lecturer types into). May be
+        entered again (one Settings, one expander)."""
+        if self.projected:
+            where = self._folded("controls", t("present.controls"), ":material/tune:")
+            with where if fold else self._controls:
+                yield
+            return
+        if self._fold is None:
+            with self._controls:
+                self._fold = st.expander(
+                    t("present.controls"), expanded=True, icon=":material/tune:"
+                )
+        with self._fold:
+            yield
 
-    def screens(self, screens: Screens, key: str, box: str | None = None) -> None:
-        """Draw the view's screens: every one stacked, or the open one projected (``key``:
-        the open screen's session key and link parameter, ``?<key>=<name>``; ``box``: the
-        prefix of each screen's container key, ``<box>.<name>``, ``key`` if None)."""
-        shown = slides({name: label for name, (label, _) in screens.items()}, key, self.row)
+    def part(
+        self, label: str, parts: dict[str, str], key: str, short: dict[str, str] | None = None
+    ) -> str:
+        """Which of the view's parts to show (``parts``: name -> translated label; the choice
+        in the session and the link under ``key``): a horizontal radio in place; projected,
+        in the row, a list (one line with long names) or, with ``short`` labels, buttons.
+        Returns the chosen name."""
+        if not self.projected:
+            return localized_choice(label, parts, key, container=self._top, horizontal=True)
+        if short is not None:
+            return localized_choice(
+                label,
+                short,
+                key,
+                widget="segmented_control",
+                container=self.row,
+                label_visibility="collapsed",
+            )
+        return localized_choice(
+            label,
+            parts,
+            key,
+            widget="selectbox",
+            container=self.row,
+            label_visibility="collapsed",
+            width=420,
+        )
+
+    def screens(
+        self,
+        screens: Screens,
+        key: str,
+        box: str | None = None,
+        *,
+        headers: bool = True,
+        tabs: tuple[str, str] | None = None,
+    ) -> None:
+        """Draw the view's screens: stacked, or the open one projected.
+
+        Args:
+            screens: name -> (translated label, draw), in order.
+            key: the open screen's session key and link parameter, ``?<key>=<name>``
+                (presentation mode only).
+            box: the prefix of each screen's container key, ``<box>.<name>``; ``key`` if None.
+            headers: each stacked screen under its label as a header.
+            tabs: ``(tabs' key, first name)``: off the projector, the screens from that name
+                on are tabs (only the open one computes: hograd_ui/parts/ui.py's lazy_tabs),
+                the open tab in the link under the tabs' key.
+        """
+        labels = {name: label for name, (label, _) in screens.items()}
+        one = len(screens) == 1  # one screen: no list to turn, no header over it
+        shown = dict.fromkeys(labels, True) if one else slides(labels, key, self.row)
+        names = list(screens)
+        tabbed = names[names.index(tabs[1]) :] if tabs and not self.projected else []
         with self.results:
-            for name, (label, draw) in screens.items():
-                if shown[name]:
+            for name in names:
+                if shown[name] and name not in tabbed:
                     with st.container(key=f"{box or key}.{name}"):
-                        if not self.projected:  # projected, the row's list names it
-                            st.header(label)
-                        draw()
+                        if headers and not (self.projected or one):  # projected, the list names it
+                            st.header(labels[name])
+                        screens[name][1]()
+            if tabbed:
+                opened = lazy_tabs({name: labels[name] for name in tabbed}, tabs[0])
+                for name in tabbed:
+                    if opened[name].open:
+                        with opened[name]:
+                            screens[name][1]()
+
+
+@contextmanager
+def aside(name: str) -> Iterator[None]:
+    """Text about a result, drawn just before it: above it on a laptop, under it projected
+    and on a phone, where the result comes first (the frame's CSS orders it; the document
+    keeps the laptop's order). ``name`` is unique in the page."""
+    with st.container(key=f"frame.aside.{name}"):
+        yield
