@@ -156,14 +156,22 @@ class Frame:
             yield
 
     def part(
-        self, label: str, parts: dict[str, str], key: str, short: dict[str, str] | None = None
+        self,
+        label: str,
+        parts: dict[str, str],
+        key: str,
+        short: dict[str, str] | None = None,
+        **kwargs: object,
     ) -> str:
         """Which of the view's parts to show (``parts``: name -> translated label; the choice
         in the session and the link under ``key``): a horizontal radio in place; projected,
         in the row, a list (one line with long names) or, with ``short`` labels, buttons.
+        ``kwargs`` go to hograd_ui/parts/ui.py's ``localized_choice`` (``on_change``, ...).
         Returns the chosen name."""
         if not self.projected:
-            return localized_choice(label, parts, key, container=self._top, horizontal=True)
+            return localized_choice(
+                label, parts, key, container=self._top, horizontal=True, **kwargs
+            )
         if short is not None:
             return localized_choice(
                 label,
@@ -172,6 +180,7 @@ class Frame:
                 widget="segmented_control",
                 container=self.row,
                 label_visibility="collapsed",
+                **kwargs,
             )
         return localized_choice(
             label,
@@ -181,6 +190,7 @@ class Frame:
             container=self.row,
             label_visibility="collapsed",
             width=420,
+            **kwargs,
         )
 
     def screens(
