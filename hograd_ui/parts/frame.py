@@ -11,8 +11,9 @@ graph, the numbers the lecturer talks about). The frame draws them
   (hograd_ui/parts/ui.py's ``present_row``/``folded``), one screen at a time with Previous/Next
   (PageUp/PageDown) and the open screen in the link, ``?<key>=<name>`` (``slides``); no
   headers, the row's list names the screen;
-- on a phone (a window at most :data:`PHONE_PX` wide): the screens first, then the controls
-  folded in an expander, then the lead. The document is the laptop's, in the laptop's
+- on a phone (a window at most :data:`PHONE_PX` wide): the screens first, then the switch
+  between the view's parts, the controls folded in an expander, then the lead; titles and
+  rows of tabs take less room. The document is the laptop's, in the laptop's
   order; only the frame's CSS (:data:`FRAME_CSS`) reorders it at narrow widths, and
   ``frame.js`` folds the controls' expander there. The server cannot know the width of the
   window before it draws (Streamlit sends no viewport), and a page that asked would draw
@@ -57,12 +58,15 @@ FRAME_CSS = f"""
 @media (max-width: {PHONE_PX}px) {{
   [class*="st-key-frame-"] > :has(> [class*="st-key-frame-screens-"]),
   [class*="st-key-frame-"] > [class*="st-key-frame-screens-"] {{ order: 1; }}
+  [class*="st-key-frame-"] > :has(> [class*="st-key-frame-top-"]) {{ order: 2; }}
   [class*="st-key-frame-"] > :has(> [class*="st-key-frame-controls-"]),
-  [class*="st-key-frame-"] > [class*="st-key-frame-controls-"] {{ order: 2; }}
+  [class*="st-key-frame-"] > [class*="st-key-frame-controls-"] {{ order: 3; }}
   [class*="st-key-frame-"] > :has(> [class*="st-key-frame-lead-"]),
-  [class*="st-key-frame-"] > [class*="st-key-frame-lead-"] {{ order: 3; }}
-}}
+  [class*="st-key-frame-"] > [class*="st-key-frame-lead-"] {{ order: 4; }}
   {_ASIDE} {{ order: 1; }}
+  [data-testid="stMain"] h1 {{ font-size: 2rem; padding-top: 0.5rem; }}
+  [data-testid="stTabs"] [role="tablist"] {{ row-gap: 0; column-gap: 0.75rem; }}
+  [data-testid="stTabs"] [role="tab"] {{ height: 2rem; }}
 }}
 @media (min-width: {PHONE_PX + 1}px) {{
   [class*="st-key-frame-controls-"] [data-testid="stExpander"] details {{ border: none; }}
@@ -106,9 +110,9 @@ class Frame:
         box = st.container(key=f"frame.{name}")
         box.html(PROJECTED_CSS if self.projected else FRAME_CSS)  # constant CSS, no user text
         # the parts in the document's order, filled as the page reaches them; on a phone the
-        # switch between the view's parts stays on top, the lead goes last
+        # result first, then the switch between the view's parts, the controls, the lead
         self._lead = box.container(key=f"frame.lead.{name}")
-        self._top = box.container()
+        self._top = box.container(key=f"frame.top.{name}")
         self._controls = box.container(key=f"frame.controls.{name}")
         self.results = box.container(key=f"frame.screens.{name}")
         """Where the screens are drawn: what all of them share (a caption) goes in here too."""
