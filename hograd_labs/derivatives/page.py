@@ -40,9 +40,10 @@ from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import derivatives_code, derivatives_row, note_x0
 from hograd_ui.parts.exact import exact_entry
 from hograd_ui.parts.formula import draw_formula, start_tex, typed_tex
+from hograd_ui.parts.frame import aside
 from hograd_ui.parts.link_form import REFUSED, Field
 from hograd_ui.parts.links import BIND
-from hograd_ui.parts.present import present, refresh_share
+from hograd_ui.parts.present import refresh_share
 from hograd_ui.parts.ui import (
     controls,
     folded,
@@ -530,12 +531,9 @@ def _views(
                 help_text += " " + t(
                     "deriv.inspector.fd_here", x0=f"{x0:.6g}", digits=digits, k=len(fd_rows)
                 )
-            projected = present()
-            if not projected:  # projected, under the table: the table first on the screen
+            with aside("deriv.inspector.help"):  # projected, under the table: the table first
                 st.caption(help_text)
             _inspector_table(inspection)
-            if projected:
-                st.caption(help_text)
             _notes_and_disagreements(fn, inspection, float(x0))
             _gradchecks(fn.text, float(x0), tuple(r.sympy for r in inspection.rows))
             done = sum(r.sympy is not None for r in inspection.rows) - 1

@@ -34,7 +34,7 @@ import streamlit as st
 from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import lazy_tabs, localized_choice, present_row, slides, t
 
-__all__ = ["FRAME_CSS", "PHONE_PX", "PROJECTED_CSS", "Frame", "Screens", "aside"]
+__all__ = ["FRAME_CSS", "PHONE_PX", "Frame", "Screens", "aside"]
 
 #: A screen's translated label and the function that draws it.
 Screens = Mapping[str, tuple[str, Callable[[], None]]]
@@ -77,9 +77,6 @@ FRAME_CSS = f"""
 </style>
 """
 
-#: Projected, an aside comes under the result too (the result first on the 1920x1080 screen).
-PROJECTED_CSS = f"<style>{_ASIDE} {{ order: 1; }}</style>"
-
 _JS = "\n".join(
     line.strip()
     for line in (Path(__file__).resolve().parent / "frame.js").read_text("utf-8").splitlines()
@@ -108,7 +105,8 @@ class Frame:
         self.projected = present()
         self.row = present_row(name)  # projected, the row of buttons; else an empty container
         box = st.container(key=f"frame.{name}")
-        box.html(PROJECTED_CSS if self.projected else FRAME_CSS)  # constant CSS, no user text
+        if not self.projected:  # projected, hograd_ui/parts/present.py's CSS places asides
+            box.html(FRAME_CSS)  # our constant CSS, no user text
         # the parts in the document's order, filled as the page reaches them; on a phone the
         # result first, then the switch between the view's parts, the controls, the lead
         self._lead = box.container(key=f"frame.lead.{name}")
@@ -241,7 +239,8 @@ class Frame:
 @contextmanager
 def aside(name: str) -> Iterator[None]:
     """Text about a result, drawn just before it: above it on a laptop, under it projected
-    and on a phone, where the result comes first (the frame's CSS orders it; the document
-    keeps the laptop's order). ``name`` is unique in the page."""
+    (hograd_ui/parts/present.py's CSS orders it, on any page) and on a phone in a frame's
+    page (:data:`FRAME_CSS`); the document keeps the laptop's order. ``name`` is unique in
+    the page."""
     with st.container(key=f"frame.aside.{name}"):
         yield
