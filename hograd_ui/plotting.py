@@ -24,6 +24,7 @@ from plotly.subplots import make_subplots
 __all__ = [
     "cell_title",
     "Figure",
+    "drawn",
     "for_projector",
     "grid_cells",
     "hline",
@@ -45,18 +46,18 @@ TEMPLATE: dict[str, Any] = pio.templates["plotly_white"].to_plotly_json()
 
 
 def new_figure(
-    data: Any = None, frames: Any = None, *, projector: bool = False, **layout: Any
+    data: Any = None, frames: Any = None, *, projected: dict | None = None, **layout: Any
 ) -> go.Figure:
     """A figure with the house template; ``layout`` as in ``fig.update_layout`` (without the
     magic underscores: ``xaxis={"title": ...}``, not ``xaxis_title``); ``frames`` as dicts;
-    drawn for a projector (presentation mode) when ``projector``, which the page passes in.
+    ``projected``: layout that replaces parts of ``layout`` on a projector (:func:`drawn`).
 
     Note:
         Read the frames of such a figure through :func:`validated`: plotly cannot turn an
         unchecked frame's data back into trace objects (``fig.frames[0].data`` raises).
     """
     fig = Figure(data=data, layout={"template": TEMPLATE, **layout}, _validate=False)
-    fig._projector = projector
+    fig._projected = projected or {}
     if frames:
         # go.Figure checks frames even with _validate=False (about 0.7 ms a frame), so they are
         # attached unchecked (plotly is pinned); validated() checks them with the rest.
@@ -154,13 +155,9 @@ def _sized_axis(axis: dict[str, Any], size: int) -> dict[str, Any]:
 
 
 class Figure(go.Figure):
-    """A ``go.Figure`` that is drawn with projector-sized text in presentation mode."""
+    """A ``go.Figure`` that carries the layout it takes on a projector (:func:`drawn`)."""
 
-    _projector: bool = False  # set by new_figure(projector=...)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = super().to_dict()
-        return for_projector(out) if self._projector else out
+    _projected: dict[str, Any] = {}  # never mutated: new_figure replaces it
 
 
 class PlainFigure(BaseFigure):
@@ -176,17 +173,19 @@ class PlainFigure(BaseFigure):
     :meth:`figure` builds the real one (tests/app/conftest.py validates every chart with it).
     """
 
-    def __init__(self, data: list[dict], layout: dict[str, Any], projector: bool = False) -> None:
+    def __init__(
+        self, data: list[dict], layout: dict[str, Any], projected: dict | None = None
+    ) -> None:
         # BaseFigure.__init__ is not called: it would build the objects this class avoids
         object.__setattr__(self, "_plain", (data, layout))
-        object.__setattr__(self, "_projector", projector)
+        object.__setattr__(self, "_projected", projected or {})
 
     def to_dict(self) -> dict[str, Any]:
-        """The figure's dict; projector-sized if it was made with ``projector=True``."""
+        """The figure's dict, as a laptop or a phone draws it."""
         data, layout = self._plain
         out = {"data": _copy_containers(data), "layout": {"template": TEMPLATE, **layout}}
         convert_to_base64(out["data"])  # replaces the arrays in the copies, as plotly does
-        return for_projector(out) if self._projector else out
+        return out
 
     def figure(self) -> go.Figure:
         """The same figure as a ``go.Figure`` (which reorders keys of the dicts it is given)."""
@@ -203,10 +202,33 @@ def _copy_containers(value: Any) -> Any:
     return value
 
 
-def plain_figure(data: list[dict], *, projector: bool = False, **layout: Any) -> PlainFigure:
-    """:func:`new_figure`'s arguments (without frames), as a :class:`PlainFigure`; drawn for a
-    projector (presentation mode) when ``projector``, which the page passes in."""
-    return PlainFigure(data, layout, projector)
+def plain_figure(data: list[dict], *, projected: dict | None = None, **layout: Any) -> PlainFigure:
+    """:func:`new_figure`'s arguments (without frames), as a :class:`PlainFigure`."""
+    return PlainFigure(data, layout, projected)
+
+
+def _over(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``extra`` laid over it, dict by dict (a value that is not a dict replaces)."""
+    out = dict(base)
+    for k, v in extra.items():
+        out[k] = _over(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def drawn(fig: BaseFigure, projector: bool) -> dict[str, Any]:
+    """The figure's dict as the chart draws it: on a projector (presentation mode) with the
+    layout it asked for there (``projected=``) and projector-sized text (:func:`for_projector`).
+
+    The chart applies this when it draws (hograd_ui/parts/chart.py reads the mode), so a figure
+    builder never takes the mode: the same builder draws for a laptop, a phone and a projector.
+    """
+    out = fig.to_dict()
+    if not projector:
+        return out
+    extra = getattr(fig, "_projected", None)
+    if extra:
+        out = {**out, "layout": _over(out.get("layout") or {}, extra)}
+    return for_projector(out)
 
 
 def new_subplots(**kwargs: Any) -> go.Figure:

@@ -4,7 +4,7 @@ import streamlit as st
 
 from hograd_core import BUDGET, derivatives, parse
 from hograd_core.nested_autograd import MAX_FD_ORDER
-from hograd_ui.parts.links import present
+from hograd_ui.parts.frame import Frame, aside
 from hograd_ui.parts.ui import t
 
 #: How far each method goes, from the constants that stop it (the texts never name a number).
@@ -60,9 +60,12 @@ def cards() -> None:
             st.markdown(t(body, **ORDERS) if body == "home.derivatives" else t(body))
 
 
-# In presentation mode the example comes first: it is what the lecturer projects.
-for part in (example, cards) if present() else (cards, example):
-    part()
+# The cards, then the example; projected and on a phone the example comes first (an aside of
+# the frame, hograd_ui/parts/frame.py): it is what the lecturer projects and a student opens.
+with Frame("home").results:
+    with aside("home.cards"):
+        cards()
+    example()
 
 with st.expander(t("home.syntax.title")):
     st.markdown(t("home.syntax.body"))

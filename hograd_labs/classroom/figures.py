@@ -27,16 +27,13 @@ def _label(text: str) -> str:
     return "<br>".join(html.escape(line) for line in textwrap.wrap(text, WRAP) or [""])
 
 
-def progress_figure(
-    summary: Summary, step_names: list[str], tried: str, right: str, projector: bool = False
-) -> PlainFigure:
+def progress_figure(summary: Summary, step_names: list[str], tried: str, right: str) -> PlainFigure:
     """Horizontal bars: students who tried each step, and who got it right.
 
     Args:
         summary: the class's counts.
         step_names: each step's label (step 1 first).
         tried, right: the two bars' names in the legend.
-        projector: drawn for a projector (presentation mode).
     """
     counts = {s.step: s for s in summary.steps}
     labels = [_label(name) for name in step_names]
@@ -67,7 +64,6 @@ def progress_figure(
     top = max([summary.joined, *tries, 1])
     return plain_figure(
         data,
-        projector=projector,
         barmode="group",
         height=90 + 60 * len(step_names),
         yaxis={"autorange": "reversed", "automargin": True, "tickfont": FONT},
@@ -77,9 +73,8 @@ def progress_figure(
     )
 
 
-def slips_figure(slips: list[tuple[str, int]], projector: bool = False) -> PlainFigure:
-    """Horizontal bars: each slip's label (translated) and how many students made it (drawn
-    for a projector in presentation mode)."""
+def slips_figure(slips: list[tuple[str, int]]) -> PlainFigure:
+    """Horizontal bars: each slip's label (translated) and how many students made it."""
     labels = [_label(text) for text, _ in slips]
     counts = [n for _, n in slips]
     data = [
@@ -95,7 +90,6 @@ def slips_figure(slips: list[tuple[str, int]], projector: bool = False) -> Plain
     ]
     return plain_figure(
         data,
-        projector=projector,
         height=90 + 70 * max(len(slips), 1),
         showlegend=False,
         yaxis={"autorange": "reversed", "automargin": True, "tickfont": FONT},

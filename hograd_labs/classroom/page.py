@@ -234,7 +234,7 @@ def _dashboard(code: str, titles: Sequence[str]) -> None:
     st.metric(t("classroom.joined"), s.joined)
     names = [t(title) for title in titles]  # "1 · The gradient of x³"
     total = len(titles)
-    chart(progress_figure(s, names, t("classroom.tried"), t("classroom.right"), present()))
+    chart(progress_figure(s, names, t("classroom.tried"), t("classroom.right")))
     counts = {c.step: c for c in s.steps}
     st.table(
         {
@@ -257,7 +257,7 @@ def _dashboard(code: str, titles: Sequence[str]) -> None:
     )[:TOP_SLIPS]
     st.subheader(t("classroom.slips"))
     if slips:
-        chart(slips_figure(slips, present()))
+        chart(slips_figure(slips))
         for text, n in slips:  # the chart's numbers, as text too
             st.caption(t("classroom.slip.count", text=text, students=n))
     else:

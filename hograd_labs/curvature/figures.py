@@ -1,5 +1,5 @@
-"""Figures of the curvature lab, from :mod:`.compute`'s results; language and projector setting
-come in as arguments. Exact values black, Hutchinson's estimate orange; heavy ball red, plain
+"""Figures of the curvature lab, from :mod:`.compute`'s results; the language comes in as an
+argument (the chart draws them for a projector). Exact values black, Hutchinson's estimate orange; heavy ball red, plain
 gradient descent blue; the closed form a line, the run markers."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def _legend_below(height: int, drop: float = -0.24) -> dict:
     return look
 
 
-def diagonal_figure(s: DiagonalStudy, lang: str, projector: bool) -> object:
+def diagonal_figure(s: DiagonalStudy, lang: str) -> object:
     """Each Hᵢᵢ exact, and Hutchinson's estimate with ±2 standard errors."""
     x = list(s.names)
     traces = [
@@ -72,7 +72,6 @@ def diagonal_figure(s: DiagonalStudy, lang: str, projector: bool) -> object:
     ]
     return plain_figure(
         traces,
-        projector=projector,
         **_legend_below(460, -0.3 if len(x) > 10 else -0.24),
         title=_title(tr("curvature.fig.diagonal", lang)),
         xaxis=axis_props(tr("curvature.fig.entry", lang), type="category"),
@@ -80,7 +79,7 @@ def diagonal_figure(s: DiagonalStudy, lang: str, projector: bool) -> object:
     )
 
 
-def error_figure(s: DiagonalStudy, repeats: int, lang: str, projector: bool) -> object:
+def error_figure(s: DiagonalStudy, repeats: int, lang: str) -> object:
     """The RMS error of Hutchinson's estimate against the probes, and its closed form."""
     k = np.arange(1, len(s.rms_error) + 1)
     traces = [
@@ -103,7 +102,6 @@ def error_figure(s: DiagonalStudy, repeats: int, lang: str, projector: bool) -> 
     ]
     return plain_figure(
         traces,
-        projector=projector,
         **_legend_below(460),
         title=_title(tr("curvature.fig.error", lang)),
         xaxis=log_axis(tr("curvature.fig.probes", lang), k),
@@ -111,7 +109,7 @@ def error_figure(s: DiagonalStudy, repeats: int, lang: str, projector: bool) -> 
     )
 
 
-def momentum_figure(run: MomentumRun, lang: str, projector: bool) -> object:
+def momentum_figure(run: MomentumRun, lang: str) -> object:
     """|x_k| along each eigenvector: the run (markers) on its closed form M(λ)^k (lines), down
     to FLOOR times |x₀| (below it float64's rounding of x decides, not the method)."""
     floor = FLOOR * float(np.abs(run.components["gd"][0]).max())
@@ -153,7 +151,6 @@ def momentum_figure(run: MomentumRun, lang: str, projector: bool) -> object:
             )
     return plain_figure(
         traces,
-        projector=projector,
         **_legend_below(500),
         title=_title(tr("curvature.fig.components", lang)),
         xaxis=axis_props(tr("curvature.fig.step", lang)),
@@ -161,7 +158,7 @@ def momentum_figure(run: MomentumRun, lang: str, projector: bool) -> object:
     )
 
 
-def rate_figure(run: MomentumRun, lang: str, projector: bool) -> object:
+def rate_figure(run: MomentumRun, lang: str) -> object:
     """The rate ρ of one eigen-direction against lr·λ, for β and for β = 0; the quadratic's
     two directions marked, and the limit 2(1 + β)."""
     beta, lr = run.config.beta, run.config.lr
@@ -200,7 +197,6 @@ def rate_figure(run: MomentumRun, lang: str, projector: bool) -> object:
     limit = 2 * (1 + beta)
     return plain_figure(
         traces,
-        projector=projector,
         **_legend_below(500),
         title=_title(tr("curvature.fig.rates", lang)),
         xaxis=axis_props("lr · λ", range=[0, top]),
@@ -261,7 +257,7 @@ def _symlog_ticks(top: float, scale: float) -> dict:
     return {"tickvals": _symlog(values, scale).tolist(), "ticktext": [f"{v:.3g}" for v in values]}
 
 
-def spectrum_figure(sp: Spectra, lang: str, projector: bool) -> object:
+def spectrum_figure(sp: Spectra, lang: str) -> object:
     """The eigenvalues of G and H, ascending, on a symlog axis (asinh), zero dashed."""
     top = float(max(abs(sp.hessian).max(), abs(sp.ggn).max()))
     scale = 1e-3 * top
@@ -284,7 +280,6 @@ def spectrum_figure(sp: Spectra, lang: str, projector: bool) -> object:
     ]
     return plain_figure(
         traces,
-        projector=projector,
         **_legend_below(480),
         title=_title(tr("curvature.fig.spectrum", lang)),
         xaxis=axis_props(tr("curvature.fig.eig_index", lang)),
@@ -302,7 +297,7 @@ def spectrum_figure(sp: Spectra, lang: str, projector: bool) -> object:
     )
 
 
-def hf_figure(sp: Spectra, lang: str, projector: bool) -> object:
+def hf_figure(sp: Spectra, lang: str) -> object:
     """The loss after each Hessian-free step on G and on H; CG's negative-curvature stops
     marked with a cross."""
     traces = []
@@ -341,7 +336,6 @@ def hf_figure(sp: Spectra, lang: str, projector: bool) -> object:
             )
     return plain_figure(
         traces,
-        projector=projector,
         **_legend_below(480),
         title=_title(tr("curvature.fig.hf", lang)),
         xaxis=axis_props(tr("curvature.fig.hf_step", lang)),
@@ -349,7 +343,7 @@ def hf_figure(sp: Spectra, lang: str, projector: bool) -> object:
     )
 
 
-def density_figure(sp: Spectra, lang: str, projector: bool) -> object:
+def density_figure(sp: Spectra, lang: str) -> object:
     """SLQ's density (orange) over the exact smoothed density (black dashed) and the histogram
     of eigvalsh's eigenvalues (grey), log y; the bulk, the outliers and the negative eigenvalues
     named."""
@@ -432,7 +426,6 @@ def density_figure(sp: Spectra, lang: str, projector: bool) -> object:
         )
     return plain_figure(
         traces,
-        projector=projector,
         **_legend_below(520),
         title=_title(tr("curvature.fig.density", lang)),
         xaxis=axis_props(tr("curvature.fig.eigenvalue", lang)),

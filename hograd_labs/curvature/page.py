@@ -15,19 +15,13 @@ from hograd_core import HogradError
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_code
 from hograd_ui.parts.form_kit import KAPPAS, caption, num
+from hograd_ui.parts.frame import Frame, aside
 from hograd_ui.parts.links import BIND
-from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import (
-    controls,
-    folded,
     function_box,
     lang,
     lazy_expander,
-    localized_choice,
-    localized_radio,
-    present_row,
     show_error,
-    slides,
     static_table,
     t,
 )
@@ -70,19 +64,6 @@ AUTOGRAD_FORM = (
 )
 
 
-def projector() -> bool:
-    return present()
-
-
-def explained(row: object, key: str) -> None:
-    """The part's intro (``key``), in presentation mode folded into ``row``'s Explanation
-    button after the tab's intro (outside the mode that is above the part's choice)."""
-    with folded(t("present.text"), ":material/notes:", row):
-        if projector():
-            st.markdown(t("curvature.intro"))
-        st.markdown(t(key))
-
-
 def costs(s: DiagonalStudy) -> None:
     """The three ways side by side: Hessian-vector products and median time."""
     ways = ("curvature.way.exact", "curvature.way.hessian", "curvature.way.hutchinson")
@@ -110,13 +91,11 @@ def study_view(s: DiagonalStudy, repeats: int, what: str) -> None:
         predicted=num(s.predicted[-1], 3),
         gap=num(float(abs(gap).max()), 3),
     )
-    if not projector():  # projected, the charts first and the sentence under them
+    with aside(f"curvature.result.{what}"):  # projected, the charts first, the sentence under
         st.markdown(result)
     left, right = st.columns(2, gap="medium")
-    chart(figs.diagonal_figure(s, lang(), projector()), where=left)
-    chart(figs.error_figure(s, repeats, lang(), projector()), where=right)
-    if projector():
-        st.markdown(result)
+    chart(figs.diagonal_figure(s, lang()), where=left)
+    chart(figs.error_figure(s, repeats, lang()), where=right)
     costs(s)
 
 
@@ -136,60 +115,54 @@ def net_settings() -> tuple[int, int]:
     return hidden, train
 
 
-def diagonal_part(row: object) -> DiagonalConfig:
-    """f and the estimator's settings, then the typed function's study and the network's: in
-    presentation mode the settings (the network's too) fold into ``row`` and each study is a
-    screen of its own."""
-    explained(row, "curvature.diagonal.intro")
-    fn = function_box("why.curv", t("curvature.fn"), list(PRESETS))
-    with controls(row):
-        typed, probes, repeats, seed, net = diagonal_settings(fn)
+def diagonal_part(view: Frame) -> DiagonalConfig:
+    """f and the estimator's settings (the network's too), then the typed function's study
+    and the network's, two screens."""
+    with view.lead():
+        st.markdown(t("curvature.diagonal.intro"))
+    with view.controls(fold=False):
+        fn = function_box("why.curv", t("curvature.fn"), list(PRESETS))
+    with view.controls():
+        typed, probes, repeats, seed = diagonal_settings(fn)
+        hidden, train = net_settings()
     text = typed.strip() or PRESETS.get(fn.text, ", ".join(["1"] * len(fn.variables)))
     try:
         point = read_point(fn.text, text)
-        config = DiagonalConfig(fn.text, point, int(probes), int(repeats), int(seed))
-        s = curvature_typed(config)
+        s = curvature_typed(DiagonalConfig(fn.text, point, int(probes), int(repeats), int(seed)))
     except HogradError as err:
         show_error(err, text)
         return D
-    shown = slides(
-        {"typed": t("curvature.typed.title"), "network": t("curvature.network.title")},
-        "why.curv.screen",
-        row,
-    )
-    projected = projector()  # projected, the screen's name is in the row: no subheaders
-    if shown["typed"]:
-        if not projected:
-            st.header(t("curvature.typed.title"))
-        with st.container(key="curvature.screen.typed"):
-            study_view(s, config.repeats, "typed")
-        st.markdown(t("curvature.pinn"))
-    if not shown["network"]:
-        return config
-    if not projected:
-        st.header(t("curvature.network.title"))
-    hidden, train = net if net is not None else net_settings()
     config = DiagonalConfig(
         fn.text, point, int(probes), int(repeats), int(seed), int(hidden), int(train)
     )
-    try:
-        net_study = curvature_network(config, _caption=caption)
-    except HogradError as err:
-        show_error(err)
-        return config
-    intro = t("curvature.network.intro", n=len(net_study.names), steps=train)
-    if not projected:
-        st.markdown(intro)
-    with st.container(key="curvature.screen.network"):
+
+    def typed_study() -> None:
+        study_view(s, config.repeats, "typed")
+        st.markdown(t("curvature.pinn"))
+
+    def network_study() -> None:
+        try:
+            net_study = curvature_network(config, _caption=caption)
+        except HogradError as err:
+            show_error(err)
+            return
+        with aside("curvature.network.intro"):  # projected, under the study
+            st.markdown(t("curvature.network.intro", n=len(net_study.names), steps=train))
         study_view(net_study, config.repeats, "network")
-    if projected:
-        st.markdown(intro)
+
+    view.screens(
+        {
+            "typed": (t("curvature.typed.title"), typed_study),
+            "network": (t("curvature.network.title"), network_study),
+        },
+        "why.curv.screen",
+        "curvature.screen",
+    )
     return config
 
 
 def diagonal_settings(fn) -> tuple:  # a parsed Function
-    """The point, probes, repeats and seed; projected, the network's width and steps as well
-    (outside the mode those stand above the network's study): ``(..., (hidden, train) | None)``."""
+    """The point, probes, repeats and seed."""
     c = st.columns([2, 1, 1, 1])
     typed = c[0].text_input(
         t("curvature.point"),
@@ -211,12 +184,13 @@ def diagonal_settings(fn) -> tuple:  # a parsed Function
         bind=BIND,
     )
     seed = c[3].number_input(t("curvature.seed"), 0, 999, D.seed, key="why.curv.seed", bind=BIND)
-    return typed, probes, repeats, seed, net_settings() if projector() else None
+    return typed, probes, repeats, seed
 
 
-def momentum_part(row: object) -> MomentumConfig:
-    explained(row, "curvature.momentum.intro")
-    with controls(row):
+def momentum_part(view: Frame) -> MomentumConfig:
+    with view.lead():
+        st.markdown(t("curvature.momentum.intro"))
+    with view.controls():
         kappa, lr, beta, steps = momentum_settings()
     config = MomentumConfig(float(kappa), float(lr), float(beta), int(steps))
     try:
@@ -224,8 +198,7 @@ def momentum_part(row: object) -> MomentumConfig:
     except HogradError as err:
         show_error(err)
         return M
-    with st.container(key="curvature.screen.momentum"):
-        momentum_view(run, lr, kappa)
+    view.screens({"momentum": ("", lambda: momentum_view(run, lr, kappa))}, "curvature.screen")
     return config
 
 
@@ -277,9 +250,23 @@ def momentum_view(run: MomentumRun, lr: float, kappa: float) -> None:
             gd=num(run.gd_best_rate, 4),
         ),
     )
-    if projector():  # the curves right under the numbers on the projector's screen
-        left, right = st.columns([3, 2], gap="medium")
-        curves(run, left, right)
+    with aside("curvature.momentum.verdict"):  # projected, the curves right under the numbers
+        _momentum_verdict(run, lr, slow_hb, slow_gd)
+    left, right = st.columns([3, 2], gap="medium")
+    curves(run, left, right)
+    st.markdown(
+        t(
+            "curvature.momentum.explain",
+            best_lr=num(run.best_lr, 4),
+            best_beta=num(run.best_beta, 4),
+            best=num(run.best_rate, 4),
+            gd=num(run.gd_best_rate, 4),
+            kappa=f"{kappa:g}",
+        )
+    )
+
+
+def _momentum_verdict(run: MomentumRun, lr: float, slow_hb: float, slow_gd: float) -> None:
     rates = ", ".join(num(r, 4) for r in run.rates["momentum"])
     if slow_hb < 1:
         st.success(
@@ -297,24 +284,11 @@ def momentum_view(run: MomentumRun, lr: float, kappa: float) -> None:
         )
     if any(run.diverged.values()):
         st.info(t("curvature.momentum.overflow"))
-    if not projector():
-        left, right = st.columns([3, 2], gap="medium")
-        curves(run, left, right)
-    st.markdown(
-        t(
-            "curvature.momentum.explain",
-            best_lr=num(run.best_lr, 4),
-            best_beta=num(run.best_beta, 4),
-            best=num(run.best_rate, 4),
-            gd=num(run.gd_best_rate, 4),
-            kappa=f"{kappa:g}",
-        )
-    )
 
 
 def curves(run: MomentumRun, left: object, right: object) -> None:
-    chart(figs.momentum_figure(run, lang(), projector()), where=left)
-    chart(figs.rate_figure(run, lang(), projector()), where=right)
+    chart(figs.momentum_figure(run, lang()), where=left)
+    chart(figs.rate_figure(run, lang()), where=right)
 
 
 def network_settings(part: str) -> NetworkCurvatureConfig:
@@ -378,15 +352,15 @@ def spectra_of(config: NetworkCurvatureConfig) -> Spectra | None:
         return None
 
 
-def gauss_newton_part(row: object) -> NetworkCurvatureConfig:
-    explained(row, "curvature.gn.intro")
-    with controls(row):
+def gauss_newton_part(view: Frame) -> NetworkCurvatureConfig:
+    with view.lead():
+        st.markdown(t("curvature.gn.intro"))
+    with view.controls():
         config = network_settings("gauss_newton")
     sp = spectra_of(config)
     if sp is None:
         return N
-    with st.container(key="curvature.screen.gauss_newton"):
-        gauss_newton_view(sp, config)
+    view.screens({"gauss_newton": ("", lambda: gauss_newton_view(sp, config))}, "curvature.screen")
     return config
 
 
@@ -404,8 +378,8 @@ def gauss_newton_view(sp: Spectra, config: NetworkCurvatureConfig) -> None:
         help=t("curvature.metric.gap_help"),
     )
     left, right = st.columns(2, gap="medium")
-    chart(figs.spectrum_figure(sp, lang(), projector()), where=left)
-    chart(figs.hf_figure(sp, lang(), projector()), where=right)
+    chart(figs.spectrum_figure(sp, lang()), where=left)
+    chart(figs.hf_figure(sp, lang()), where=right)
     st.markdown(
         t(
             "curvature.gn.result",
@@ -425,15 +399,15 @@ def gauss_newton_view(sp: Spectra, config: NetworkCurvatureConfig) -> None:
     )
 
 
-def density_part(row: object) -> NetworkCurvatureConfig:
-    explained(row, "curvature.slq.intro")
-    with controls(row):
+def density_part(view: Frame) -> NetworkCurvatureConfig:
+    with view.lead():
+        st.markdown(t("curvature.slq.intro"))
+    with view.controls():
         config = network_settings("density")
     sp = spectra_of(config)
     if sp is None:
         return N
-    with st.container(key="curvature.screen.density"):
-        density_view(sp, config)
+    view.screens({"density": ("", lambda: density_view(sp, config))}, "curvature.screen")
     return config
 
 
@@ -459,7 +433,7 @@ def density_view(sp: Spectra, config: NetworkCurvatureConfig) -> None:
         f"{sp.products[2]:,}",
         help=t("curvature.metric.products_help", full=sp.products[1]),
     )
-    chart(figs.density_figure(sp, lang(), projector()))
+    chart(figs.density_figure(sp, lang()))
     r = sp.regions
     st.markdown(
         t(
@@ -486,10 +460,10 @@ def density_view(sp: Spectra, config: NetworkCurvatureConfig) -> None:
 
 
 def draw() -> None:
-    """The tab. In presentation mode the part, the intros and the settings sit in one row of
-    buttons above the part's result (hograd_ui/parts/ui.py)."""
-    row = present_row()
-    if not projector():  # projected, it is in the row's Explanation (:func:`explained`)
+    """The tab, drawn by the frame (hograd_ui/parts/frame.py): the intros, the part, its
+    settings and its result."""
+    view = Frame("curvature")
+    with view.lead():
         st.markdown(t("curvature.intro"))
     parts = {
         "diagonal": t("curvature.part.diagonal"),
@@ -497,27 +471,16 @@ def draw() -> None:
         "gauss_newton": t("curvature.part.gauss_newton"),
         "density": t("curvature.part.density"),
     }
-    if projector():  # a list, not four radio buttons: the row stays one line
-        part = localized_choice(
-            t("curvature.part"),
-            parts,
-            "why.curv.part",
-            widget="selectbox",
-            container=row,
-            label_visibility="collapsed",
-            width=420,
-        )
-    else:
-        part = localized_radio(t("curvature.part"), parts, "why.curv.part", horizontal=True)
+    part = view.part(t("curvature.part"), parts, "why.curv.part")
     diagonal, momentum, network = D, M, N
     if part == "diagonal":
-        diagonal = diagonal_part(row)
+        diagonal = diagonal_part(view)
     elif part == "momentum":
-        momentum = momentum_part(row)
+        momentum = momentum_part(view)
     elif part == "gauss_newton":
-        network = gauss_newton_part(row)
+        network = gauss_newton_part(view)
     else:
-        network = density_part(row)
+        network = density_part(view)
     code = script(diagonal, momentum, network)
     box = lazy_expander(t("downloads.script.title"), "why.code.curvature", icon=":material/code:")
     with box:

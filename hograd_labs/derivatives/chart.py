@@ -72,7 +72,6 @@ def derivatives_figure(
     separate: bool = False,
     ranges: ChartRange | None = None,
     x0: float | None = None,
-    projector: bool = False,
 ) -> PlainFigure:
     """f and its derivatives: one panel with a curve per order (click the legend to hide one),
     or one panel per order, since high orders can differ in scale by many magnitudes. In one
@@ -82,7 +81,6 @@ def derivatives_figure(
     few values near a pole would flatten every curve; the page says where. ``x0``, the point
     the inspector reads, is drawn as a vertical line through every panel, with a legend entry.
 
-    ``projector``: drawn for a projector (presentation mode), as the page says.
 
     Traces and axes are plain dicts, handed to the page as they are (see
     :class:`.plotting.PlainFigure`): this figure is drawn on nearly every run.
@@ -146,7 +144,6 @@ def derivatives_figure(
         )
     return plain_figure(
         traces,
-        projector=projector,
         height=max(420, 150 * rows) if separate else 520,
         margin={"l": 60, "r": 20, "t": 30, "b": 50},
         font=FONT,

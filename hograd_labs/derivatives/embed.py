@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from hograd_ui.chart_range import chart_range
 from hograd_ui.parts.chart import chart
-from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import lang
 
 from .cached import curves
@@ -19,5 +18,5 @@ def curves_chart(text: str, low: float, high: float, points: int, order: int, ke
     from ``low`` to ``high``, in one panel, as on the derivatives page; ``key`` names the chart."""
     result = curves(text, low, high, points, order, "autograd")
     ranges = chart_range(result.xs, result.values, separate=False)
-    figure = derivatives_figure(result, lang(), separate=False, ranges=ranges, projector=present())
+    figure = derivatives_figure(result, lang(), separate=False, ranges=ranges)
     chart(figure, key=key)

@@ -1,5 +1,5 @@
 """Figures of the derivatives lab: the Taylor polynomial against f, the cost of each method,
-and the inspector's cells as text. Language and presentation mode (``projector``) come in as
+and the inspector's cells as text. The language comes in as
 arguments; nothing here computes a derivative or calls Streamlit.
 
 The main chart, f and its derivatives, is :func:`hograd_labs.derivatives.chart.
@@ -43,13 +43,11 @@ def taylor_figure(
     order: int,
     var: str,
     lang: str,
-    projector: bool,
     radius: float = math.nan,
 ) -> PlainFigure:
     """f and its Taylor polynomial of degree ``order`` at x0 (the y-axis follows f, so the
     polynomial's blow-up far from x0 does not hide the function), with dotted lines at
-    x0 ± ``radius`` (the series' radius of convergence) where they fall inside the range;
-    drawn for a projector when ``projector``."""
+    x0 ± ``radius`` (the series' radius of convergence) where they fall inside the range."""
     label = tr("deriv.taylor.trace", lang, n=order)
     traces = [
         {
@@ -96,7 +94,6 @@ def taylor_figure(
         yaxis["range"] = [low - pad, high + pad]
     return plain_figure(
         traces,
-        projector=projector,
         height=420,
         margin={"l": 60, "r": 20, "t": 30, "b": 50},
         font=FONT,
@@ -107,10 +104,10 @@ def taylor_figure(
     )
 
 
-def cost_figure(profile: CostProfile, lang: str, projector: bool) -> PlainFigure:
+def cost_figure(profile: CostProfile, lang: str) -> PlainFigure:
     """Time per order for the three methods (log scale) beside the nested-autograd graph size
     (two panels side by side, as ``make_subplots(1, 2, horizontal_spacing=0.12)`` lays them
-    out); drawn for a projector when ``projector``."""
+    out)."""
     title = tr(
         "deriv.cost.time_title",
         lang,
@@ -158,7 +155,6 @@ def cost_figure(profile: CostProfile, lang: str, projector: bool) -> PlainFigure
     order = {"text": tr("deriv.order", lang)}
     return plain_figure(
         traces,
-        projector=projector,
         height=420,
         font=FONT,
         margin={"l": 60, "r": 20, "t": 50, "b": 50},
@@ -189,7 +185,7 @@ _ROUTE_COLOURS = {
 }
 
 
-def forward_figure(costs: ForwardCosts, lang: str, projector: bool) -> PlainFigure:
+def forward_figure(costs: ForwardCosts, lang: str) -> PlainFigure:
     """Seconds per order (log scale) beside the bytes autograd saved for backward (log scale),
     one line per route; a route over its order limit stops where it ends."""
     (x1, y1), (x2, y2) = grid_cells(1, 2, 0.12, 0.0)
@@ -218,7 +214,6 @@ def forward_figure(costs: ForwardCosts, lang: str, projector: bool) -> PlainFigu
     order = {"text": tr("deriv.order", lang)}
     return plain_figure(
         traces,
-        projector=projector,
         height=420,
         font=FONT,
         margin={"l": 60, "r": 20, "t": 50, "b": 50},

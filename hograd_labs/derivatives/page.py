@@ -33,9 +33,10 @@ from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import derivatives_code, derivatives_row, note_x0
 from hograd_ui.parts.exact import exact_entry
 from hograd_ui.parts.formula import draw_formula, start_tex, typed_tex
+from hograd_ui.parts.frame import aside
 from hograd_ui.parts.link_form import REFUSED, Field
 from hograd_ui.parts.links import BIND
-from hograd_ui.parts.present import present, refresh_share
+from hograd_ui.parts.present import refresh_share
 from hograd_ui.parts.ui import (
     controls,
     folded,
@@ -259,11 +260,8 @@ def _chart(
 ) -> None:
     """The chart of f and its derivatives with x0 marked, how it was made and what it cuts."""
     ranges = chart_range(result.xs, result.values, separate=separate)
-    projector = present()  # presentation mode: figures and chart drawn for a projector
-    figure = derivatives_figure(
-        result, lang(), separate=separate, ranges=ranges, x0=marked, projector=projector
-    )
-    chart(figure, key="deriv.chart", projector=projector)
+    figure = derivatives_figure(result, lang(), separate=separate, ranges=ranges, x0=marked)
+    chart(figure, key="deriv.chart")
     st.caption(
         t(
             "deriv.computed",
@@ -543,12 +541,9 @@ def _views(
                 help_text += " " + t(
                     "deriv.inspector.fd_here", x0=f"{x0:.6g}", digits=digits, k=len(fd_rows)
                 )
-            projected = present()
-            if not projected:  # projected, under the table: the table first on the screen
+            with aside("deriv.inspector.help"):  # projected, under the table: the table first
                 st.caption(help_text)
             _inspector_table(inspection)
-            if projected:
-                st.caption(help_text)
             _notes_and_disagreements(fn, inspection, float(x0))
             _gradchecks(fn.text, float(x0), tuple(r.sympy for r in inspection.rows))
             done = sum(r.sympy is not None for r in inspection.rows) - 1
@@ -570,7 +565,6 @@ def _views(
         with tabs["taylor"]:
             view = taylor_view(fn, float(x0), order, result.xs)
             radius = view.radius
-            projector = present()
             figure = taylor_figure(
                 result.xs,
                 result.values[0],
@@ -580,10 +574,9 @@ def _views(
                 order,
                 var,
                 lang(),
-                projector,
                 radius=radius.radius,
             )
-            chart(figure, key="deriv.taylor", projector=projector)
+            chart(figure, key="deriv.taylor")
             st.caption(t("deriv.taylor.caption", n=order, x0=f"{x0:.3g}"))
             fewer = 2 * radius.terms // 3  # the estimates compared: TERMS and 2/3 of them
             shorter, longer = (f"{r:.4g}" for r in radius.estimates or (math.nan, math.nan))
@@ -669,12 +662,7 @@ def _views(
                 ):
                     st.session_state["deriv.cost.shown"] = asked
                     profile = measure(*asked)
-                    projector = present()
-                    chart(
-                        cost_figure(profile, lang(), projector),
-                        key="deriv.cost.chart",
-                        projector=projector,
-                    )
+                    chart(cost_figure(profile, lang()), key="deriv.cost.chart")
                     st.caption(
                         t(
                             "deriv.cost.how",
@@ -705,8 +693,7 @@ def _forward_routes(fn: Function, order: int, low: float, high: float) -> None:
     except HogradError as err:
         show_error(err)
         return
-    projector = present()
-    chart(forward_figure(costs, lang(), projector), key="deriv.forward.chart", projector=projector)
+    chart(forward_figure(costs, lang()), key="deriv.forward.chart")
     reverse = costs.values["reverse"]
     others = [r for r in costs.routes if r != "reverse"]
     rows = {t("deriv.order"): list(range(costs.order + 1))}

@@ -9,7 +9,6 @@ import streamlit as st
 from hograd_core import HogradError
 from hograd_core.flaglab.flags import ACTIONS, FlagOutcome, FlagSettings
 from hograd_ui.parts.chart import chart
-from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import lang, localized_radio, show_error, t
 
 from . import cached
@@ -27,7 +26,7 @@ def growth_chart(text: str, x0: float, order: int, key: str) -> None:
     except HogradError as err:
         show_error(err)
         return
-    chart(growth_figure(lab.stats, order, lang(), present()), key=key)
+    chart(growth_figure(lab.stats, order, lang()), key=key)
     with st.expander(t("graph.table.title"), icon=":material/table:"):
         st.dataframe(stats_rows(lab.stats, lang()), hide_index=True)
 

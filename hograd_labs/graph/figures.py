@@ -68,14 +68,11 @@ def drawn_counts(ops: int, saved: int, freed: int, lang: str = "en") -> str:
     )
 
 
-def growth_figure(
-    stats: tuple[OrderStats, ...], order: int, lang: str = "en", projector: bool = False
-) -> PlainFigure:
+def growth_figure(stats: tuple[OrderStats, ...], order: int, lang: str = "en") -> PlainFigure:
     """Four small panels by order: graph nodes, depth, saved-tensor bytes, time of each pass.
 
     Counts on log scales, so a constant growth factor is a straight line; zero counts (a
     constant function has no nodes) are left out. The selected ``order`` is marked.
-    ``projector``: drawn for a projector, as the page says.
     """
     titles = [tr(f"graph.growth.{name}", lang) for name in ("nodes", "depth", "bytes", "ms")]
     orders = [s.order for s in stats]
@@ -127,7 +124,6 @@ def growth_figure(
         annotations.append(cell_title(title, x_domain, y_domain, size=15))
     return plain_figure(
         traces,
-        projector=projector,
         height=330,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         font={"size": 14},

@@ -230,7 +230,7 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
     )
     with folded:
         if folded.open:
-            chart(figures.growth_figure(lab.stats, order, lang(), present()), key="graph.growth")
+            chart(figures.growth_figure(lab.stats, order, lang()), key="graph.growth")
     graph_row(fn, x0, order, "graph")  # downloads: the view as a notebook
     code = lazy_expander(t("graph.code.title"), "graph.code", icon=":material/code:")
     with code:

@@ -25,9 +25,9 @@ def _line(x, y, key: str, lang: str, **extra: object) -> dict:
     return line(x, y, tr(METHOD_KEYS[key], lang), {"color": COLORS[key], "width": 3}, **extra)
 
 
-def hf_figure(run: HFRun, lang: str, projector: bool, axis: str = "passes") -> object:
+def hf_figure(run: HFRun, lang: str, axis: str = "passes") -> object:
     """The training loss of Hessian-free Newton, SGD and Adam against passes (a gradient or an
-    HVP each) or against measured seconds (``projector``: drawn for a projector)."""
+    HVP each) or against measured seconds."""
     if axis == "passes":
         xs = {
             "hf": run.hf_passes,
@@ -44,7 +44,6 @@ def hf_figure(run: HFRun, lang: str, projector: bool, axis: str = "passes") -> o
     title = tr("hf.fig.passes" if axis == "passes" else "hf.fig.seconds", lang)
     return plain_figure(
         traces,
-        projector=projector,
         **figure_layout(420),
         xaxis=axis_props(title),
         yaxis=log_axis(tr("why.fig.train_loss", lang), *(t["y"] for t in traces)),

@@ -83,10 +83,10 @@ def draw() -> None:
                 label_visibility="collapsed" if projector else "visible",
             )
             if projector:
-                chart(figs.hf_figure(run, lang(), projector, axis))
+                chart(figs.hf_figure(run, lang(), axis))
             else:
                 left, right = st.columns([3, 2], gap="large")
-                chart(figs.hf_figure(run, lang(), projector, axis), where=left)
+                chart(figs.hf_figure(run, lang(), axis), where=left)
                 with right:
                     _steps(run)
     if projector and shown["steps"]:

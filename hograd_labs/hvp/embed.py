@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from hograd_core import HogradError
 from hograd_ui.parts.chart import chart
-from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import lang, show_error
 
 from .cached import explore
@@ -22,5 +21,5 @@ def contour_chart(text: str, point: tuple, vector: tuple, key: str) -> None:
     except HogradError as err:
         show_error(err)
         return
-    figure = contour_figure(ex.grid, ex.result, lang(), pickable=False, projector=present())
+    figure = contour_figure(ex.grid, ex.result, lang(), pickable=False)
     chart(figure, key=key)

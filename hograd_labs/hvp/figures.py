@@ -1,6 +1,6 @@
 """The HVP lab's figures: the typed function's surface, Hessian, slices, power iteration and
 the three ways' timings, and the small network's training, top eigenvalue, trace, sharpness and
-Hessian. Each takes the language and the projector setting (presentation mode) as arguments.
+Hessian. Each takes the language as an argument; the chart draws it for a projector.
 
 Traces, axes and frames are plain dicts handed to :func:`hograd_ui.plotting.new_figure` once:
 the page draws these figures on every run, and as validated plotly objects (``go.Scatter``,
@@ -86,11 +86,8 @@ def _arrow(tail: np.ndarray, head: np.ndarray, color: str, label: str, gap: floa
     ]
 
 
-def contour_figure(
-    grid: Grid, result: HVPResult, lang: str, pickable: bool = True, projector: bool = False
-) -> go.Figure:
-    """Contours of f around p with ∇f, v, Hv as arrows and the eigenvector axes dashed
-    (``projector``: drawn for a projector, as the page says)."""
+def contour_figure(grid: Grid, result: HVPResult, lang: str, pickable: bool = True) -> go.Figure:
+    """Contours of f around p with ∇f, v, Hv as arrows and the eigenvector axes dashed."""
     z, use_log = contour_levels(grid.z)
     finite = z[np.isfinite(z)]
     lo, hi = np.percentile(finite, [1, 99]) if finite.size else (0.0, 1.0)
@@ -195,7 +192,6 @@ def contour_figure(
         scales = tr("hvp.fig.scales_no_gradient", lang, v=f"{v_scale:.2g}")
     return new_figure(
         traces,
-        projector=projector,
         **figure_layout(600),
         title={"text": scales, "font": {"size": 15}},
         showlegend=False,
@@ -235,7 +231,7 @@ def _line_label(y: float, text: str, font: dict, cell: str = "", above: bool = T
     }
 
 
-def surface_figure(grid: Grid, result: HVPResult, lang: str, projector: bool) -> go.Figure:
+def surface_figure(grid: Grid, result: HVPResult, lang: str) -> go.Figure:
     """f as a 3-D surface with p marked."""
     finite = grid.z[np.isfinite(grid.z)]
     lo, hi = np.percentile(finite, [1, 99]) if finite.size else (0.0, 1.0)
@@ -268,7 +264,6 @@ def surface_figure(grid: Grid, result: HVPResult, lang: str, projector: bool) ->
     }
     return new_figure(
         traces,
-        projector=projector,
         **figure_layout(600),
         showlegend=False,
         xaxis=axis_props(),
@@ -277,7 +272,7 @@ def surface_figure(grid: Grid, result: HVPResult, lang: str, projector: bool) ->
     )
 
 
-def hessian_figure(result: HVPResult, lang: str, projector: bool) -> go.Figure:
+def hessian_figure(result: HVPResult, lang: str) -> go.Figure:
     """The Hessian as an annotated heatmap: red positive, blue negative, white zero."""
     h = clean(result.hessian)
     names = list(result.variables)
@@ -308,7 +303,6 @@ def hessian_figure(result: HVPResult, lang: str, projector: bool) -> go.Figure:
     }
     return new_figure(
         [heatmap],
-        projector=projector,
         **figure_layout(160 + 60 * max(n, 4)),
         title={"text": tr("hvp.hessian.title", lang)},
         xaxis=axis_props(side="top", constrain="domain"),
@@ -316,7 +310,7 @@ def hessian_figure(result: HVPResult, lang: str, projector: bool) -> go.Figure:
     )
 
 
-def slices_figure(slices: Slices, names: Sequence[str], lang: str, projector: bool) -> go.Figure:
+def slices_figure(slices: Slices, names: Sequence[str], lang: str) -> go.Figure:
     """f(p + t e_i) and its quadratic model, one panel per eigenvector."""
     n = slices.eigenvalues.size
     cols = min(n, 2)
@@ -359,9 +353,7 @@ def slices_figure(slices: Slices, names: Sequence[str], lang: str, projector: bo
         title = f"e{i + 1}: λ = {_num(float(slices.eigenvalues[i]))}"
         layout["annotations"].append(cell_title(title, xd, yd))
         layout["shapes"].append(vline(0, {"color": "#999", "width": 1, "dash": "dot"}, s))
-    return new_figure(
-        traces, projector=projector, **figure_layout(120 + 340 * rows, legend="bottom"), **layout
-    )
+    return new_figure(traces, **figure_layout(120 + 340 * rows, legend="bottom"), **layout)
 
 
 def _history(u: np.ndarray, k: int) -> tuple[list, list]:
@@ -374,9 +366,7 @@ def _history(u: np.ndarray, k: int) -> tuple[list, list]:
     return xs, ys
 
 
-def power_figure(
-    power: PowerIteration, names: Sequence[str], lang: str, projector: bool
-) -> go.Figure:
+def power_figure(power: PowerIteration, names: Sequence[str], lang: str) -> go.Figure:
     """Power iteration as an animation: press Play (or drag k) to watch u_k turn toward the
     top eigenvector (left; for n != 2, the components of u_k) while uᵀHu converges (right).
 
@@ -557,7 +547,6 @@ def power_figure(
     look["margin"].update(t=120, b=120)
     return new_figure(
         traces,
-        projector=projector,
         frames=frames,
         **look,
         **axes,
@@ -609,9 +598,7 @@ def power_figure(
     )
 
 
-def ways_figure(
-    seconds: np.ndarray, labels: Sequence[str], lang: str, projector: bool
-) -> go.Figure:
+def ways_figure(seconds: np.ndarray, labels: Sequence[str], lang: str) -> go.Figure:
     """Median time per call of each HVP route, side by side."""
     micro = np.asarray(seconds) * 1e6
     bars = {
@@ -627,7 +614,6 @@ def ways_figure(
     look["margin"] = {"l": 20, "r": 30, "t": 20, "b": 60}
     return new_figure(
         [bars],
-        projector=projector,
         **look,
         xaxis=axis_props(tr("hvp.ways.time", lang), title_px=None),
         yaxis=axis_props(autorange="reversed", automargin=True),
@@ -638,7 +624,7 @@ def ways_figure(
 # The network
 
 
-def training_figure(trained: TrainedNet, lang: str, projector: bool) -> go.Figure:
+def training_figure(trained: TrainedNet, lang: str) -> go.Figure:
     steps = np.arange(1, trained.losses.size + 1)
     line = {
         "type": "scatter",
@@ -649,14 +635,13 @@ def training_figure(trained: TrainedNet, lang: str, projector: bool) -> go.Figur
     }
     return new_figure(
         [line],
-        projector=projector,
         **figure_layout(380),
         xaxis=axis_props(tr("hvp.fig.training_step", lang), title_px=None),
         yaxis=axis_props(tr("hvp.fig.layer_loss", lang), title_px=None, type="log", dtick=1),
     )
 
 
-def net_power_figure(curv: NetCurvature, lang: str, projector: bool) -> go.Figure:
+def net_power_figure(curv: NetCurvature, lang: str) -> go.Figure:
     """Power iteration's Rayleigh quotient by step, against Lanczos and the exact value."""
     steps = np.arange(1, curv.power.size + 1)
     trace = {
@@ -678,7 +663,6 @@ def net_power_figure(curv: NetCurvature, lang: str, projector: bool) -> go.Figur
         notes.append(_line_label(y, tr("hvp.fig.exact", lang), {"color": EIGEN[0]}))
     return new_figure(
         [trace],
-        projector=projector,
         **figure_layout(400),
         shapes=shapes,
         annotations=notes,
@@ -687,7 +671,7 @@ def net_power_figure(curv: NetCurvature, lang: str, projector: bool) -> go.Figur
     )
 
 
-def hutchinson_figure(curv: NetCurvature, lang: str, projector: bool) -> go.Figure:
+def hutchinson_figure(curv: NetCurvature, lang: str) -> go.Figure:
     """The running Hutchinson estimate with its ±2 standard-error band."""
     s = curv.probes
     m = np.arange(1, s.size + 1)
@@ -720,7 +704,6 @@ def hutchinson_figure(curv: NetCurvature, lang: str, projector: bool) -> go.Figu
         notes.append(_line_label(curv.trace_exact, tr("hvp.fig.exact", lang), {"color": EIGEN[0]}))
     return new_figure(
         traces,
-        projector=projector,
         **figure_layout(400),
         shapes=shapes,
         annotations=notes,
@@ -729,7 +712,7 @@ def hutchinson_figure(curv: NetCurvature, lang: str, projector: bool) -> go.Figu
     )
 
 
-def directions_figure(curv: NetCurvature, lang: str, projector: bool) -> go.Figure:
+def directions_figure(curv: NetCurvature, lang: str) -> go.Figure:
     """The loss along the top eigenvector (sharp) and along a random direction (flat)."""
     traces = [
         {
@@ -762,16 +745,13 @@ def directions_figure(curv: NetCurvature, lang: str, projector: bool) -> go.Figu
         yaxis["range"] = [min(0.0, float(finite.min())), hi * 1.1 + 1e-9]
     return new_figure(
         traces,
-        projector=projector,
         **figure_layout(430),
         xaxis=axis_props(tr("hvp.fig.alpha", lang), title_px=None),
         yaxis=yaxis,
     )
 
 
-def net_hessian_figure(
-    curv: NetCurvature, sizes: tuple[int, ...], lang: str, projector: bool
-) -> go.Figure:
+def net_hessian_figure(curv: NetCurvature, sizes: tuple[int, ...], lang: str) -> go.Figure:
     """The (reduced) full Hessian, with lines between the layers' weight and bias blocks."""
     h = curv.heatmap
     assert h is not None
@@ -799,7 +779,6 @@ def net_hessian_figure(
             shapes += [vline(lo, line), hline(lo, dict(line))]
     return new_figure(
         [heatmap],
-        projector=projector,
         **figure_layout(620),
         shapes=shapes,
         xaxis=axis_props(tickvals=ticks, ticktext=labels, side="top", constrain="domain"),

@@ -8,24 +8,18 @@ import streamlit as st
 from hograd_core import HogradError, curvature, network
 from hograd_core.hessian import CRITICAL_TOLERANCE
 from hograd_core.hvp_code import hvp_snippet
-from hograd_ui.parts.chart import chart
+from hograd_ui.parts.chart import chart, full_chart
 from hograd_ui.parts.downloads import code_file, eigen_file, hessian_file, hvp_code, hvp_row
 from hograd_ui.parts.exact import exact_entry
 from hograd_ui.parts.formula import draw_formula, typed_tex
+from hograd_ui.parts.frame import Frame, aside
 from hograd_ui.parts.link_form import Field, LinkedForm, draw_linked
 from hograd_ui.parts.links import BIND
-from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import (
-    controls,
-    folded,
     function_box,
     lang,
-    lazy_tabs,
-    localized_choice,
     localized_radio,
-    present_row,
     show_error,
-    slides,
     static_table,
     t,
 )
@@ -85,58 +79,39 @@ def set_example(text: str, names: tuple) -> None:
         st.session_state[key] = value
 
 
-def explained(row: object, text: str | None = None) -> None:
-    """In presentation mode the page's lead and the mode's ``text`` in one Explanation button
-    of ``row``; outside it ``text`` in place (the lead is under the title)."""
-    with folded(t("present.text"), ":material/notes:", row):
-        if present():
-            st.markdown(t("hvp.lead"))
-        if text is not None:
-            st.markdown(text)
-
-
-def typed_mode(row: object) -> None:
-    """f, p, v and the window (folded into ``row``'s Settings when projected), the numbers at
-    p, and the five views: tabs, or in presentation mode one screen each after the numbers."""
-    explained(row)
-    fn = function_box("hvp", t("hvp.fn.label"), list(PRESETS))
+def typed_mode(view: Frame) -> None:
+    """f (in place), p, v and the window (folded when projected), the numbers at p, and the
+    five views: tabs, or in presentation mode one screen each after the numbers."""
+    with view.controls(fold=False):
+        fn = function_box("hvp", t("hvp.fn.label"), list(PRESETS))
     names = fn.variables
-    with controls(row):
+    with view.controls():
         sliders, radius = _typed_inputs(fn, names)
     try:
         ex = explore(fn.text, sliders["p"], sliders["v"], radius)
     except HogradError as err:
         show_error(err)
         st.stop()
-    views = ("picture", "hessian", "ways", "slices", "power")
-    labels = {k: t(f"hvp.tab.{k}") for k in views}
-    shown = slides({"numbers": t("hvp.screen.numbers"), **labels}, "hvp.screen", row)
-    if shown["numbers"]:
-        with st.container(key="hvp.screen.numbers"):
-            numbers(fn, ex, names, sliders, radius)
     draws = {
+        "numbers": lambda: numbers(fn, ex, names, sliders, radius),
         "picture": lambda: picture(ex, names),
         "hessian": lambda: hessian(ex, names, fn.text),
         "ways": lambda: ways(fn, sliders["p"], sliders["v"]),
         "slices": lambda: slices(ex, names),
         "power": lambda: power(ex.power, names),
     }
-    if present():  # projected: each view a screen of its own (Next / PageDown)
-        for k in views:
-            if shown[k]:
-                with st.container(key=f"hvp.screen.{k}"):
-                    draws[k]()
-        return
-    tabs = lazy_tabs(labels, "hvp.tab")
-    for k in views:
-        if tabs[k].open:
-            with tabs[k]:
-                draws[k]()
+    labels = {"numbers": t("hvp.screen.numbers")} | {k: t(f"hvp.tab.{k}") for k in list(draws)[1:]}
+    view.screens(
+        {k: (labels[k], draw) for k, draw in draws.items()},
+        "hvp.screen",
+        headers=False,
+        tabs=("hvp.tab", "picture"),  # off the projector the views after the numbers are tabs
+    )
 
 
 def slices(ex: curvature.Exploration, names: tuple) -> None:
     st.markdown(t("hvp.slices.intro"))
-    chart(figs.slices_figure(ex.slices, names, lang(), present()))
+    chart(figs.slices_figure(ex.slices, names, lang()))
 
 
 def _typed_inputs(fn, names: tuple) -> tuple[dict, float]:  # a parsed Function
@@ -237,7 +212,7 @@ def ways(fn, point: tuple, vector: tuple) -> None:  # a parsed Function
     if unresolved:
         methods = ", ".join(f"“{name}”" for name in unresolved)
         st.caption(t("hvp.ways.unresolved", methods=methods, repeats=timed.repeats))
-    chart(figs.ways_figure(timed.seconds, labels, lang(), present()))
+    chart(figs.ways_figure(timed.seconds, labels, lang()))
     snippet = hvp_snippet(fn, point, vector)  # the source of the functions that ran above
     hvp_code(fn, snippet, point, vector, page="hvp")  # shown, .py, torch.func form; and in C++
     st.caption(t("hvp.ways.note"))
@@ -255,22 +230,19 @@ def picture(ex: curvature.Exploration, names: tuple) -> None:
             value = round(value / STEP) * STEP  # the nearest lattice point
             st.session_state[f"hvp.p.{name}"] = min(max(value, -LIMIT), LIMIT)
 
-    projector = present()
-    fig = figs.contour_figure(ex.grid, ex.result, lang(), projector=projector)
-    if projector:  # the contour first on the projector's screen, the toggle under it
-        chart(fig, key="hvp.contour", on_pick=picked)
-    surface = st.toggle(t("hvp.picture.surface"), key="hvp.surface", bind=BIND)
-    if not projector:
-        chart(fig, key="hvp.contour", on_pick=picked)
+    fig = figs.contour_figure(ex.grid, ex.result, lang())
+    with aside("hvp.surface"):  # the contour first on the projector's screen, the toggle under it
+        surface = st.toggle(t("hvp.picture.surface"), key="hvp.surface", bind=BIND)
+    chart(fig, key="hvp.contour", on_pick=picked)
     st.caption(t("hvp.picture.caption"))
     if surface:
-        st.plotly_chart(figs.surface_figure(ex.grid, ex.result, lang(), present()), width="stretch")
+        full_chart(figs.surface_figure(ex.grid, ex.result, lang()), width="stretch")
 
 
 def hessian(ex: curvature.Exploration, names: tuple, text: str) -> None:
     r, v = ex.result, ex.verdict
     left, right = st.columns([1, 1], gap="large")
-    chart(figs.hessian_figure(r, lang(), present()), where=left)
+    chart(figs.hessian_figure(r, lang()), where=left)
     with left:
         hessian_file(r, text, "hvp")  # downloads: the Hessian (CSV)
     with right:
@@ -325,7 +297,7 @@ def power(p: curvature.PowerIteration, names: tuple) -> None:
         st.markdown(t("hvp.power.rates", target=target, **rates))
     if p.orthogonal:
         st.warning(t("hvp.power.orthogonal", target=target))
-    chart(figs.power_figure(p, names, lang(), present()))
+    chart(figs.power_figure(p, names, lang()))
     m = st.columns(3)
     m[0].metric(t("hvp.power.rayleigh_at", k=p.last), num(p.rayleigh[p.last], 6))
     m[1].metric(t("hvp.power.target"), num(p.target, 6))
@@ -337,12 +309,12 @@ def power(p: curvature.PowerIteration, names: tuple) -> None:
         st.caption(t("hvp.power.not_converged", steps=POWER_STEPS, tol=tol))
 
 
-def network_mode(row: object) -> None:
-    """The network's shape and training form (folded into ``row``'s Settings when projected),
-    then its results."""
+def network_mode(view: Frame) -> None:
+    """The network's shape and training form (folded when projected), then its results."""
     budget = network.NETWORK_BUDGET
-    explained(row, t("hvp.net.intro", limit=f"{budget.full_hessian_max:,}"))
-    with controls(row):
+    with view.lead():
+        st.markdown(t("hvp.net.intro", limit=f"{budget.full_hessian_max:,}"))
+    with view.controls():
         asked, pressed = _net_inputs(budget)
     try:  # refused or not by the numbers alone, before anything is trained
         network.check_config(network.NetConfig(*asked[:3], seed=asked[3]))
@@ -354,7 +326,7 @@ def network_mode(row: object) -> None:
     run = st.session_state["hvp.net.run"]
     if run != asked:
         trained_shape = " → ".join(str(w) for w in network.layer_sizes(network.NetConfig(*run[:2])))
-        st.info(t("hvp.net.stale", shape=trained_shape, steps=run[2]))
+        view.results.info(t("hvp.net.stale", shape=trained_shape, steps=run[2]))
 
     def training_caption(step: int, total: int, loss: str) -> str:
         if step == 0:  # before the first step: waiting for a free slot, then starting
@@ -369,8 +341,9 @@ def network_mode(row: object) -> None:
     except HogradError as err:
         show_error(err)
         st.stop()
-    results(net, curv, row)
-    network_script(run)  # downloads: the network's script (.py) and the view as a notebook
+    results(net, curv, view)
+    with view.results:
+        network_script(run)  # downloads: the network's script (.py) and the view as a notebook
 
 
 def _net_inputs(budget: network.NetworkBudget) -> tuple[tuple, bool]:
@@ -436,10 +409,10 @@ def network_script(run: tuple) -> None:
         )
 
 
-def results(net: TrainedNet, curv: NetCurvature, row: object) -> None:
+def results(net: TrainedNet, curv: NetCurvature, view: Frame) -> None:
     """The network's numbers, then five views: tabs, or in presentation mode one screen each
     (the numbers above every one of them)."""
-    m = st.columns(4)
+    m = view.results.columns(4)
     m[0].metric(t("net.parameters"), f"{curv.parameters:,}")
     m[1].metric(t("hvp.net.metric.accuracy"), f"{net.test_accuracy:.1%}")
     m[2].metric(t("hvp.net.metric.loss", m=curv.examples), f"{curv.loss:.4f}")
@@ -451,20 +424,14 @@ def results(net: TrainedNet, curv: NetCurvature, row: object) -> None:
         "trace": lambda: trace(curv),
         "sharp": lambda: sharp(curv),
         "hessian": lambda: net_hessian(net, curv),
-        "training": lambda: chart(figs.training_figure(net, lang(), present())),
+        "training": lambda: chart(figs.training_figure(net, lang())),
     }
-    if present():  # projected: each view a screen of its own (Next / PageDown)
-        shown = slides(labels, "hvp.net.screen", row)
-        for k in names:
-            if shown[k]:
-                with st.container(key=f"hvp.net.screen.{k}"):
-                    draws[k]()
-        return
-    tabs = lazy_tabs(labels, "hvp.net.tab")
-    for k in names:
-        if tabs[k].open:
-            with tabs[k]:
-                draws[k]()
+    view.screens(
+        {k: (labels[k], draws[k]) for k in names},
+        "hvp.net.screen",
+        headers=False,
+        tabs=("hvp.net.tab", names[0]),  # off the projector, tabs
+    )
 
 
 def trace(curv: NetCurvature) -> None:
@@ -480,13 +447,13 @@ def trace(curv: NetCurvature) -> None:
     )
     if curv.trace_exact is not None:
         st.markdown(t("hvp.net.trace.exact", exact=num(curv.trace_exact)))
-    chart(figs.hutchinson_figure(curv, lang(), present()))
+    chart(figs.hutchinson_figure(curv, lang()))
 
 
 def sharp(curv: NetCurvature) -> None:
     mean = num(curv.trace / curv.parameters)
     st.markdown(t("hvp.net.sharp.intro", lam=num(curv.reference), mean=mean))
-    chart(figs.directions_figure(curv, lang(), present()))
+    chart(figs.directions_figure(curv, lang()))
 
 
 def net_hessian(net: TrainedNet, curv: NetCurvature) -> None:
@@ -504,7 +471,7 @@ def net_hessian(net: TrainedNet, curv: NetCurvature) -> None:
         )
         seconds = f"{curv.hessian_seconds:.1f}"
         st.caption(t(caption, n=f"{curv.parameters:,}", seconds=seconds, b=curv.heatmap_block))
-        chart(figs.net_hessian_figure(curv, net.sizes, lang(), present()))
+        chart(figs.net_hessian_figure(curv, net.sizes, lang()))
 
 
 def top_eigenvalue(curv: NetCurvature) -> None:
@@ -554,7 +521,7 @@ def top_eigenvalue(curv: NetCurvature) -> None:
         st.markdown(t("hvp.net.cost", grad=grad, hvp=hvp, ratio=f"{curv.hvp_over_grad:.1f}"))
     residuals = dict(lanczos=f"{curv.lanczos_residual:.1e}", power=f"{curv.power_residual:.1e}")
     st.markdown(t("hvp.net.residual", **residuals))
-    chart(figs.net_power_figure(curv, lang(), present()))
+    chart(figs.net_power_figure(curv, lang()))
     st.caption(t("hvp.net.power_note"))
 
 
@@ -563,24 +530,11 @@ def draw() -> None:
     mode and the settings sit in one row of buttons above the result, and each view is a
     screen of its own (hograd_ui/parts/ui.py)."""
     st.title(t("hvp.title"))
-    row = present_row()
-    projector = present()
-    if not projector:  # projected, the lead is in the row's Explanation (:func:`explained`)
-        st.markdown(t("hvp.lead"))
+    view = Frame("hvp")
     modes = {m: t(f"hvp.mode.{m}") for m in ("typed", "network")}
-    if projector:  # two short buttons without a label: the row stays one line
-        short = {"typed": t("hvp.mode.short.typed"), "network": t("hvp.mode.short.network")}
-        mode = localized_choice(
-            t("hvp.mode"),
-            short,
-            "hvp.mode",
-            widget="segmented_control",
-            container=row,
-            label_visibility="collapsed",
-        )
-    else:
-        mode = localized_radio(t("hvp.mode"), modes, "hvp.mode", horizontal=True)
-    if mode == "typed":
-        typed_mode(row)
-    else:
-        network_mode(row)
+    # projected, two short buttons without a label: the row stays one line
+    short = {"typed": t("hvp.mode.short.typed"), "network": t("hvp.mode.short.network")}
+    mode = view.part(t("hvp.mode"), modes, "hvp.mode", short=short)
+    with view.lead():
+        st.markdown(t("hvp.lead"))
+    typed_mode(view) if mode == "typed" else network_mode(view)

@@ -53,16 +53,15 @@ def _legend_below(height: int) -> dict:
     return look
 
 
-def _y_title(key: str, lang: str, projector: bool) -> str:
-    """The y axis's title. Projected, a chart is fitted to the room on its screen, often
-    shorter than the full title in large type: the chart's own title says what is drawn,
-    and the axis says only that its scale is logarithmic."""
-    return tr("maml.fig.log_scale" if projector else key, lang)
+def _projected_y(lang: str) -> dict:
+    """The y axis's title on a projector. Projected, a chart is fitted to the room on its
+    screen, often shorter than the full title in large type: the chart's own title says what
+    is drawn, and the axis says only that its scale is logarithmic."""
+    return {"yaxis": {"title": {"text": tr("maml.fig.log_scale", lang)}}}
 
 
-def meta_training_figure(run: MamlRun, lang: str, projector: bool) -> object:
-    """The held-out loss after adaptation along meta-training, one line per starting point
-    (``projector``: drawn for a projector)."""
+def meta_training_figure(run: MamlRun, lang: str) -> object:
+    """The held-out loss after adaptation along meta-training, one line per starting point"""
     traces = [
         _line(run.eval_steps[: len(run.eval_losses[m])], positive(run.eval_losses[m]), m, lang)
         for m in METHODS
@@ -70,15 +69,15 @@ def meta_training_figure(run: MamlRun, lang: str, projector: bool) -> object:
     steps = run.config.inner_steps
     return plain_figure(
         traces,
-        projector=projector,
         **_legend_below(480),
         title=_title(tr("maml.fig.eval", lang, steps=steps)),
         xaxis=axis_props(tr("maml.fig.meta_step", lang)),
-        yaxis=log_axis(_y_title("maml.fig.loss_axis", lang, projector), *(t["y"] for t in traces)),
+        yaxis=log_axis(tr("maml.fig.loss_axis", lang), *(t["y"] for t in traces)),
+        projected=_projected_y(lang),
     )
 
 
-def adaptation_figure(a: Adaptation, steps: int, lang: str, projector: bool) -> object:
+def adaptation_figure(a: Adaptation, steps: int, lang: str) -> object:
     """The true sine, the K points seen, and each start's network after ``steps`` steps."""
     top = 1.15 * max(5.0, float(np.nanmax(np.abs([a.curves[m][steps] for m in METHODS]))))
     traces = [
@@ -102,7 +101,6 @@ def adaptation_figure(a: Adaptation, steps: int, lang: str, projector: bool) -> 
     ]
     return plain_figure(
         traces,
-        projector=projector,
         **figure_layout(500, legend="bottom"),
         title=_title(tr("maml.fig.curves", lang, steps=steps)),
         xaxis=axis_props("x", range=[-5, 5]),
@@ -110,7 +108,7 @@ def adaptation_figure(a: Adaptation, steps: int, lang: str, projector: bool) -> 
     )
 
 
-def error_figure(a: Adaptation, steps: int, lang: str, projector: bool) -> object:
+def error_figure(a: Adaptation, steps: int, lang: str) -> object:
     """The error against the true sine after 0, 1, ... steps; the shown step marked."""
     k = np.arange(a.steps + 1)
     traces = [
@@ -137,11 +135,11 @@ def error_figure(a: Adaptation, steps: int, lang: str, projector: bool) -> objec
     ]
     return plain_figure(
         traces,
-        projector=projector,
         **_legend_below(480),
         title=_title(tr("maml.fig.error", lang)),
         xaxis=axis_props(tr("maml.fig.adapt_step", lang), dtick=1),
-        yaxis=log_axis(_y_title("maml.fig.error_axis", lang, projector), *(t["y"] for t in traces)),
+        yaxis=log_axis(tr("maml.fig.error_axis", lang), *(t["y"] for t in traces)),
+        projected=_projected_y(lang),
     )
 
 

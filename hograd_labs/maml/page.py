@@ -13,9 +13,9 @@ from hograd_core import HogradError
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.form_kit import caption
+from hograd_ui.parts.frame import Frame, aside
 from hograd_ui.parts.link_form import Field, LinkedForm
-from hograd_ui.parts.links import present
-from hograd_ui.parts.ui import controls, folded, lang, present_row, show_error, slides, t
+from hograd_ui.parts.ui import lang, show_error, t
 from hograd_ui.plot_kit import finite_or_dash
 
 from . import figures as figs
@@ -107,13 +107,14 @@ def cost(run) -> None:
 
 
 def draw() -> None:
-    """The tab. In presentation mode the intro and the meta-training settings fold into one
-    row of buttons, and the results are three screens: the new sine with its adaptation, the
-    error curves, and the cost of the second-order gradient (hograd_ui/parts/ui.py)."""
-    row = present_row()
-    with folded(t("present.text"), ":material/notes:", row):
+    """The tab, drawn by the frame (hograd_ui/parts/frame.py): the intro and the
+    meta-training settings, the new sine's sliders (in place projected too), then three
+    screens: the new sine with its adaptation, the error curves, and the cost of the
+    second-order gradient."""
+    view = Frame("maml")
+    with view.lead():
         st.markdown(t("maml.intro"))
-    with controls(row):
+    with view.controls():
         config = settings()
     try:
         run = why_maml(config, _caption=caption)
@@ -122,84 +123,31 @@ def draw() -> None:
         return
     for method in METHODS:
         if run.status[method] == "diverged":
-            st.warning(t("maml.diverged", method=t(figs.METHOD_KEYS[method])))
-    shown = slides(
-        {
-            "adapt": t("maml.sine_title"),
-            "errors": t("maml.screen.errors"),
-            "cost": t("maml.screen.cost"),
-        },
-        "why.maml.screen",
-        row,
-    )
-    if shown["cost"]:
-        with st.container(key="maml.cost"):
-            cost(run)
-    if not (shown["adapt"] or shown["errors"]):
-        return
-    projector = present()
-    if not projector:  # projected, the row's list of screens names it
-        st.header(t("maml.sine_title"))
-    c = st.columns(3)
-    amplitude = c[0].slider(t("maml.amplitude"), 0.1, 5.0, 3.0, 0.1, key="why.maml.amp", **Q)
-    phase = c[1].slider(
-        t("maml.phase"), 0.0, round(math.pi, 2), 1.0, 0.01, key="why.maml.phase", **Q
-    )
-    steps = c[2].slider(
-        t("maml.adapt_steps"), 0, MAML_BUDGET.max_adapt_steps, 1, key="why.maml.adapt", **Q
-    )
+            view.results.warning(t("maml.diverged", method=t(figs.METHOD_KEYS[method])))
+    with view.controls(fold=False):
+        c = st.columns(3)
+        amplitude = c[0].slider(t("maml.amplitude"), 0.1, 5.0, 3.0, 0.1, key="why.maml.amp", **Q)
+        phase = c[1].slider(
+            t("maml.phase"), 0.0, round(math.pi, 2), 1.0, 0.01, key="why.maml.phase", **Q
+        )
+        steps = c[2].slider(
+            t("maml.adapt_steps"), 0, MAML_BUDGET.max_adapt_steps, 1, key="why.maml.adapt", **Q
+        )
     try:
         adaptation, code = why_maml_adapt(config, float(amplitude), float(phase), _run=run)
     except HogradError as err:
         show_error(err)
         return
-    if shown["adapt"]:
-        note = t("maml.adapt_note", k=config.k_shot, alpha=f"{config.inner_lr:g}")
-        if not projector:  # projected, under the chart: the chart first on the screen
-            st.caption(note)
-        for method in METHODS:
-            if adaptation.blew_up(method, steps):
-                error = f"{adaptation.errors[method][steps]:.3g}"
-                st.warning(
-                    t(
-                        "maml.blew_up",
-                        method=t(figs.METHOD_KEYS[method]),
-                        steps=steps,
-                        error=error,
-                        alpha=f"{config.inner_lr:g}",
-                    )
-                )
-        with st.container(key="maml.adapt"):
-            chart(figs.adaptation_figure(adaptation, steps, lang(), projector))
-        if projector:
-            st.caption(note)
-    if shown["errors"]:
-        final = {m: finite_or_dash(float(run.eval_losses[m][-1]), 3) for m in METHODS}
-        errors = {m: finite_or_dash(float(adaptation.errors[m][steps]), 3) for m in METHODS}
-        text = t(
-            "maml.result",
-            steps=steps,
-            **errors,
-            e2=final["second"],
-            e1=final["first"],
-            e0=final["pretrain"],
-            inner=config.inner_steps,
-        )
-        order = sine_against_held_out(run, adaptation, steps)
-        if order is not None:
-            lower, higher, agrees = order
-            key = "maml.result.agree" if agrees else "maml.result.differ"
-            text += " " + t(
-                key, lower=t(figs.METHOD_KEYS[lower]), higher=t(figs.METHOD_KEYS[higher])
-            )
-        if not projector:  # projected, the charts come first and the text under them
-            st.markdown(text)
-        with st.container(key="maml.errors"):
-            left, right = st.columns(2, gap="medium")
-            chart(figs.error_figure(adaptation, steps, lang(), projector), where=left)
-            chart(figs.meta_training_figure(run, lang(), projector), where=right)
-        if projector:
-            st.markdown(text)
+    view.screens(
+        {
+            "adapt": (t("maml.sine_title"), lambda: _adapt(config, adaptation, steps)),
+            "errors": (t("maml.screen.errors"), lambda: _errors(config, run, adaptation, steps)),
+            "cost": (t("maml.screen.cost"), lambda: cost(run)),
+        },
+        "why.maml.screen",
+        "maml",
+    )
+    with view.results:
         st.markdown(t("maml.explain"))
         why_script(
             code,
@@ -209,6 +157,50 @@ def draw() -> None:
             page="why",
             tab="maml",
         )
+
+
+def _adapt(config: MamlConfig, adaptation: Adaptation, steps: int) -> None:
+    """The new sine: each start's network after ``steps`` steps on its K points."""
+    with aside("maml.adapt.note"):  # projected, under the chart: the chart first on the screen
+        st.caption(t("maml.adapt_note", k=config.k_shot, alpha=f"{config.inner_lr:g}"))
+    for method in METHODS:
+        if adaptation.blew_up(method, steps):
+            error = f"{adaptation.errors[method][steps]:.3g}"
+            st.warning(
+                t(
+                    "maml.blew_up",
+                    method=t(figs.METHOD_KEYS[method]),
+                    steps=steps,
+                    error=error,
+                    alpha=f"{config.inner_lr:g}",
+                )
+            )
+    chart(figs.adaptation_figure(adaptation, steps, lang()))
+
+
+def _errors(config: MamlConfig, run: object, adaptation: Adaptation, steps: int) -> None:
+    """The error after each adaptation step, and the held-out loss along meta-training."""
+    final = {m: finite_or_dash(float(run.eval_losses[m][-1]), 3) for m in METHODS}
+    errors = {m: finite_or_dash(float(adaptation.errors[m][steps]), 3) for m in METHODS}
+    text = t(
+        "maml.result",
+        steps=steps,
+        **errors,
+        e2=final["second"],
+        e1=final["first"],
+        e0=final["pretrain"],
+        inner=config.inner_steps,
+    )
+    order = sine_against_held_out(run, adaptation, steps)
+    if order is not None:
+        lower, higher, agrees = order
+        key = "maml.result.agree" if agrees else "maml.result.differ"
+        text += " " + t(key, lower=t(figs.METHOD_KEYS[lower]), higher=t(figs.METHOD_KEYS[higher]))
+    with aside("maml.errors.text"):  # projected, the charts come first and the text under them
+        st.markdown(text)
+    left, right = st.columns(2, gap="medium")
+    chart(figs.error_figure(adaptation, steps, lang()), where=left)
+    chart(figs.meta_training_figure(run, lang()), where=right)
 
 
 def func_source(config: MamlConfig, adaptation: Adaptation) -> str:

@@ -1,5 +1,5 @@
-"""The memory lab's chart and tables, from :mod:`.compute`'s counts. Language and the
-projector setting come in as arguments."""
+"""The memory lab's chart and tables, from :mod:`.compute`'s counts, in a language; the
+chart draws them for a projector."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def retain_rows(run: MemoryRun, lang: str) -> pd.DataFrame:
     )
 
 
-def orders_figure(run: MemoryRun, lang: str, projector: bool) -> object:
+def orders_figure(run: MemoryRun, lang: str) -> object:
     """Bytes saved by each pass and held after it, one pair of bars per pass."""
     names = [_pass(k, lang) for k in range(len(run.pass_bytes))]
     bars = [
@@ -86,7 +86,6 @@ def orders_figure(run: MemoryRun, lang: str, projector: bool) -> object:
     ]
     return plain_figure(
         bars,
-        projector=projector,
         **figure_layout(380),
         barmode="group",
         xaxis=axis_props(None),

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from hograd_core import HogradError
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import code_file
-from hograd_ui.parts.links import BIND, present
-from hograd_ui.parts.ui import (
-    controls,
-    folded,
-    lang,
-    present_row,
-    show_error,
-    slides,
-    static_table,
-    t,
-)
+from hograd_ui.parts.frame import Frame
+from hograd_ui.parts.links import BIND
+from hograd_ui.parts.ui import lang, show_error, static_table, t
 
 from . import cached, figures
 from .compute import LIMITS, MemoryConfig
@@ -42,30 +36,20 @@ def _ratio(small: int, big: int) -> str:
 
 
 def draw() -> None:
-    """The page: the sizes, then the four measurements and the script that made them.
-
-    In presentation mode the sizes and the lead fold into one row of buttons and each
-    measurement is a screen of its own (hograd_ui/parts/ui.py's ``slides``)."""
+    """The page: the sizes, then the four measurements and the script that made them, drawn
+    by the frame (hograd_ui/parts/frame.py: stacked, as slides, or result first on a phone)."""
     st.title(t("memory.title"))
-    row = present_row()
-    with folded(t("present.text"), ":material/notes:", row):
+    view = Frame("memory")
+    with view.lead():
         st.markdown(t("memory.lead"))
-    with controls(row):
+    with view.controls():
         config = _settings()
     try:
         run = cached.run_for(config)
     except HogradError as err:
         show_error(err)
         st.stop()
-    screens = {
-        "orders": t("memory.orders.title"),
-        "checkpoint": t("memory.checkpoint.title"),
-        "accumulate": t("memory.accumulate.title"),
-        "retain": t("memory.retain.title"),
-        "code": t("memory.code"),
-    }
-    shown = slides(screens, "memory.screen", row)
-    st.caption(
+    view.results.caption(
         t(
             "memory.network",
             parameters=f"{run.parameters:,}",
@@ -74,30 +58,23 @@ def draw() -> None:
             batch=config.batch,
         )
     )
-    projector = present()
-    for name, draw_screen in SCREENS.items():
-        if shown[name]:
-            with st.container(key=f"memory.screen.{name}"):
-                draw_screen(run, config, projector)
+    view.screens(
+        {
+            name: (t(label), partial(draw_screen, run, config))
+            for name, (label, draw_screen) in SCREENS.items()
+        },
+        "memory.screen",
+    )
 
 
-def _title(key: str, projector: bool) -> None:
-    """The screen's subheader; projected, none: the row's list of screens names it, and the
-    room goes to the result (tests/e2e/test_slides_browser.py)."""
-    if not projector:
-        st.header(t(key))
-
-
-def _orders(run: object, config: MemoryConfig, projector: bool) -> None:
-    _title("memory.orders.title", projector)
+def _orders(run: object, config: MemoryConfig) -> None:
     st.markdown(t("memory.orders.lead"))
     static_table(figures.orders_rows(run, lang()))
-    chart(figures.orders_figure(run, lang(), projector))
+    chart(figures.orders_figure(run, lang()))
     st.caption(t("memory.orders.why"))
 
 
-def _checkpoint(run: object, config: MemoryConfig, projector: bool) -> None:
-    _title("memory.checkpoint.title", projector)
+def _checkpoint(run: object, config: MemoryConfig) -> None:
     st.markdown(t("memory.checkpoint.lead"))
     left, right = st.columns(2)
     left.metric(
@@ -129,8 +106,7 @@ def _checkpoint(run: object, config: MemoryConfig, projector: bool) -> None:
     st.code(run.reentrant_error, language=None, wrap_lines=True)  # PyTorch's own words
 
 
-def _accumulate(run: object, config: MemoryConfig, projector: bool) -> None:
-    _title("memory.accumulate.title", projector)
+def _accumulate(run: object, config: MemoryConfig) -> None:
     st.markdown(t("memory.accumulate.lead", micro=config.micro, size=config.batch // config.micro))
     left, right = st.columns(2)
     left.metric(t("memory.accumulate.big", batch=config.batch), figures.kib(run.big_peak))
@@ -144,15 +120,13 @@ def _accumulate(run: object, config: MemoryConfig, projector: bool) -> None:
     st.markdown(t("memory.accumulate.same", diff=f"{run.grad_difference:.3g}"))
 
 
-def _retain(run: object, config: MemoryConfig, projector: bool) -> None:
-    _title("memory.retain.title", projector)
+def _retain(run: object, config: MemoryConfig) -> None:
     st.markdown(t("memory.retain.lead"))
     static_table(figures.retain_rows(run, lang()))
     st.caption(t("memory.retain.why"))
 
 
-def _code(run: object, config: MemoryConfig, projector: bool) -> None:
-    _title("memory.code", projector)
+def _code(run: object, config: MemoryConfig) -> None:
     st.caption(t("memory.code.lead"))
     source = cached.script_for(config)
     with st.expander(t("memory.code.show"), icon=":material/code:"):
@@ -160,11 +134,11 @@ def _code(run: object, config: MemoryConfig, projector: bool) -> None:
     code_file(source, "hograd_memory", "memory")
 
 
-#: The page's measurements, one screen each in presentation mode, in order.
+#: The page's screens in order: name -> (its title's string key, what draws it).
 SCREENS = {
-    "orders": _orders,
-    "checkpoint": _checkpoint,
-    "accumulate": _accumulate,
-    "retain": _retain,
-    "code": _code,
+    "orders": ("memory.orders.title", _orders),
+    "checkpoint": ("memory.checkpoint.title", _checkpoint),
+    "accumulate": ("memory.accumulate.title", _accumulate),
+    "retain": ("memory.retain.title", _retain),
+    "code": ("memory.code", _code),
 }

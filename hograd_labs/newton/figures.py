@@ -47,11 +47,9 @@ def _line(x, y, key: str, lang: str, **extra: object) -> dict:
     return line(x, y, tr(METHOD_KEYS[key], lang), {"color": COLORS[key], "width": 3}, **extra)
 
 
-def paths_figure(
-    race: NewtonRace, g: Grid, variables: tuple[str, str], lang: str, projector: bool
-) -> object:
+def paths_figure(race: NewtonRace, g: Grid, variables: tuple[str, str], lang: str) -> object:
     """Contours of f (``g``) with each method's path; the start a black dot, each end a
-    diamond (``projector``: drawn for a projector)."""
+    diamond."""
     z, use_log = contour_levels(g.z)
     finite = z[np.isfinite(z)]
     lo, hi = np.percentile(finite, [1, 99]) if finite.size else (0.0, 1.0)
@@ -111,7 +109,6 @@ def paths_figure(
     x, y = variables
     return plain_figure(
         traces,
-        projector=projector,
         **figure_layout(560),
         xaxis=axis_props(x, range=[float(g.x[0]), float(g.x[-1])]),
         yaxis=axis_props(y, range=[float(g.y[0]), float(g.y[-1])]),
@@ -123,14 +120,13 @@ def paths_figure(
 CONVERGENCE_HEIGHT = 780
 
 
-def convergence_figure(
-    race: NewtonRace, minimum: float | None, lang: str, projector: bool
-) -> object:
+def convergence_figure(race: NewtonRace, minimum: float | None, lang: str) -> object:
     """Top: f − f* (log) when the minimum f* is known, else f; bottom: |∇f| (log). Stacked:
     the page gives the figure the narrower of two columns, where side by side the two panels'
     titles ran into each other. Projected, the figure is a screen of its own, as wide as the
     screen and not as tall: the panels then stand side by side, each the screen's height."""
-    cells = grid_cells(1, 2, 0.1, 0.0) if projector else grid_cells(2, 1, 0.0, 0.14)
+    cells = grid_cells(2, 1, 0.0, 0.14)
+    wide = grid_cells(1, 2, 0.1, 0.0)  # on a projector (``projected``)
     gap = minimum is not None
     traces = []
     for path in race.paths:
@@ -155,12 +151,19 @@ def convergence_figure(
         tr("newton.fig.grad_norm", lang),
     ]
     step = tr("why.fig.iteration", lang)
+    projected = {
+        "annotations": [cell_title(t, *c) for t, c in zip(titles, wide, strict=True)],
+        "xaxis": {"domain": wide[0][0], "title": {"text": step}},
+        "xaxis2": {"domain": wide[1][0]},
+        "yaxis": {"domain": wide[0][1]},
+        "yaxis2": {"domain": wide[1][1]},
+    }
     return plain_figure(
         traces,
-        projector=projector,
+        projected=projected,
         **figure_layout(CONVERGENCE_HEIGHT, legend="bottom"),
         annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)],
-        xaxis=axis_props(step if projector else None, domain=cells[0][0]),
+        xaxis=axis_props(None, domain=cells[0][0]),
         xaxis2=axis_props(step, domain=cells[1][0], anchor="y2"),
         yaxis=log_axis(None, *(t["y"] for t in traces[::2]), domain=cells[0][1])
         if gap

@@ -132,11 +132,11 @@ def draw() -> None:
             left, right = st.columns([3, 2], gap="medium") if both else (None, None)
             if shown["paths"]:
                 variables = (*fn.variables, "x", "y")[:2]
-                chart(figs.paths_figure(race, picture, variables, lang(), present()), where=left)
+                chart(figs.paths_figure(race, picture, variables, lang()), where=left)
             if shown["convergence"]:
                 preset = presets.preset_for(fn.text)
                 minimum = None if preset is None else preset.minimum  # f*, where known
-                chart(figs.convergence_figure(race, minimum, lang(), present()), where=right)
+                chart(figs.convergence_figure(race, minimum, lang()), where=right)
         head = "".join(f"# {line}\n" for line in t("newton.func.note").splitlines())
         func = head + script(parse(fn.text), race.config, func=True).source
         why_script(code, func, "newton", notebook(code.source), page="why", tab="newton")
@@ -288,7 +288,7 @@ def lesson_view(step: object, row: object = None) -> None:
         show_error(err)
         return
     chart(
-        figs.paths_figure(race, picture, ("x", "y"), lang(), present()),
+        figs.paths_figure(race, picture, ("x", "y"), lang()),
         key=f"lesson.chart.{step.name}",
     )
     st.page_link(

@@ -50,7 +50,7 @@ def _symmetric(z: np.ndarray) -> float:
     return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
 
 
-def heatmaps_figure(run: PinnRun, lang: str, projector: bool) -> object:
+def heatmaps_figure(run: PinnRun, lang: str) -> object:
     """u(x, t) of the network, u − exact and the residual, side by side (t upwards)."""
     cells = grid_cells(1, 3, 0.11, 0.0)
     error = run.u - run.exact
@@ -91,7 +91,6 @@ def heatmaps_figure(run: PinnRun, lang: str, projector: bool) -> object:
     titles = [tr(key, lang) for key, *_ in maps]
     return plain_figure(
         traces,
-        projector=projector,
         **figure_layout(400),
         showlegend=False,
         annotations=[cell_title(t, *c) for t, c in zip(titles, cells, strict=True)],
@@ -99,7 +98,7 @@ def heatmaps_figure(run: PinnRun, lang: str, projector: bool) -> object:
     )
 
 
-def slices_figure(run: PinnRun, lang: str, projector: bool) -> object:
+def slices_figure(run: PinnRun, lang: str) -> object:
     """u(x, t) at five times: the network solid, the exact solution dashed."""
     traces = []
     for row, color in zip(SLICES, _SLICE_COLORS, strict=True):
@@ -129,7 +128,6 @@ def slices_figure(run: PinnRun, lang: str, projector: bool) -> object:
         )
     return plain_figure(
         traces,
-        projector=projector,
         **_legend_below(480),
         xaxis=axis_props("x"),
         yaxis=axis_props("u"),
@@ -137,7 +135,7 @@ def slices_figure(run: PinnRun, lang: str, projector: bool) -> object:
     )
 
 
-def losses_figure(run: PinnRun, lang: str, projector: bool) -> object:
+def losses_figure(run: PinnRun, lang: str) -> object:
     """The residual, initial and boundary terms (unweighted) before each step, log scale."""
     steps = np.arange(len(run.terms))
     traces = [
@@ -153,7 +151,6 @@ def losses_figure(run: PinnRun, lang: str, projector: bool) -> object:
     ]
     return plain_figure(
         traces,
-        projector=projector,
         **_legend_below(480),
         xaxis=axis_props(tr("why.fig.iteration", lang)),
         yaxis=log_axis(tr("pinn.fig.term", lang), *(t["y"] for t in traces)),

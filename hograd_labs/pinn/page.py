@@ -11,16 +11,11 @@ import streamlit as st
 from hograd_core import HogradError
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
+from hograd_ui.parts.frame import Frame
 from hograd_ui.parts.link_form import Field, LinkedForm
-from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import (
-    controls,
-    folded,
     lang,
-    localized_choice,
-    present_row,
     show_error,
-    slides,
     t,
 )
 from hograd_ui.plot_kit import finite_or_dash
@@ -69,22 +64,20 @@ def _preset() -> None:
     st.session_state["why.pinn.steps"] = core.preset(st.session_state["why.pinn.equation"]).steps
 
 
-def _settings(row: object) -> core.PinnConfig:
-    """The equation (in presentation mode in ``row``, one click) and the form (folded there)."""
+def _settings(view: Frame) -> core.PinnConfig:
+    """The equation (in presentation mode in the row, one click) and the form (folded)."""
     d = core.PinnConfig()
     equations = {"heat": t("pinn.equation.heat"), "wave": t("pinn.equation.wave")}
-    equation = localized_choice(
+    equation = view.part(
         t("pinn.equation.label"),
         equations,
         "why.pinn.equation",
         on_change=_preset,
         old_labels="pinn.equation.",
-        horizontal=True,
-        container=row if present() else st,
     )
     form = FORMS[equation]
     form.seed()
-    with controls(row), st.form("why.pinn.form"):
+    with view.controls(), st.form("why.pinn.form"):
         k, t_max, depth, width = form.row(
             {
                 next(iter(form.fields)): "α" if equation == "heat" else "c",
@@ -203,53 +196,49 @@ def _status(run: core.PinnRun, config: core.PinnConfig) -> None:
 
 
 def draw() -> None:
-    """The tab. In presentation mode the intro and the form fold into one row of buttons, and
-    the results are three screens: the numbers and the heat maps, the slices and the losses,
-    and what the run says (hograd_ui/parts/ui.py)."""
-    row = present_row()
-    with folded(t("present.text"), ":material/notes:", row):
+    """The tab, drawn by the frame (hograd_ui/parts/frame.py): the intro, the equation and the
+    form, then three screens: the numbers and the heat maps, the slices and the losses, and
+    what the run says."""
+    view = Frame("pinn")
+    with view.lead():
         st.markdown(t("pinn.intro"))
-    config = _settings(row)
+    config = _settings(view)
     try:
-        run, code = why_pinn_run(config, _caption=lambda d, n: t("progress.running", done=d, total=n))
+        run, code = why_pinn_run(
+            config, _caption=lambda d, n: t("progress.running", done=d, total=n)
+        )
     except HogradError as err:
         show_error(err)
         return
-    projector = present()
-    shown = slides(
+    view.screens(
         {
-            "maps": t("pinn.screen.maps"),
-            "curves": t("pinn.screen.curves"),
-            "status": t("pinn.screen.status"),
+            "maps": (t("pinn.screen.maps"), lambda: _maps(run)),
+            "curves": (t("pinn.screen.curves"), lambda: _curves(run)),
+            "status": (t("pinn.screen.status"), lambda: _status(run, config)),
         },
         "why.pinn.screen",
-        row,
+        "pinn.screen",
     )
-    num = finite_or_dash
-    if shown["maps"]:
-        m = st.columns(4)
-        m[0].metric(t("net.parameters"), f"{run.parameters:,}")
-        m[1].metric(t("pinn.metric.max_error"), num(run.max_error, 3))
-        m[2].metric(t("pinn.metric.rel_error"), num(run.rel_error, 3))
-        m[3].metric(
-            t("pinn.metric.residual"), num(run.residual_rms, 3), help=t("pinn.residual_help")
-        )
-    if not projector:  # projected, the run's verdict is a screen of its own, after the charts
-        _status(run, config)
-    if shown["maps"]:
-        with st.container(key="pinn.screen.maps"):
-            chart(figs.heatmaps_figure(run, lang(), projector), key="why.pinn.maps")
-    if shown["curves"]:
-        with st.container(key="pinn.screen.curves"):
-            left, right = st.columns(2, gap="large")
-            chart(figs.slices_figure(run, lang(), projector), key="why.pinn.slices", where=left)
-            chart(figs.losses_figure(run, lang(), projector), key="why.pinn.losses", where=right)
-    if shown["status"]:
-        if projector:
-            with st.container(key="pinn.screen.status"):
-                _status(run, config)
+    with view.results:
         st.markdown(t("pinn.explain"))
         why_script(code, func_source(config), "pinn", notebook(code.source), page="why", tab="pinn")
+
+
+def _maps(run: object) -> None:
+    """The run's numbers and the heat maps of u, the exact solution and the error."""
+    num = finite_or_dash
+    m = st.columns(4)
+    m[0].metric(t("net.parameters"), f"{run.parameters:,}")
+    m[1].metric(t("pinn.metric.max_error"), num(run.max_error, 3))
+    m[2].metric(t("pinn.metric.rel_error"), num(run.rel_error, 3))
+    m[3].metric(t("pinn.metric.residual"), num(run.residual_rms, 3), help=t("pinn.residual_help"))
+    chart(figs.heatmaps_figure(run, lang()), key="why.pinn.maps")
+
+
+def _curves(run: object) -> None:
+    left, right = st.columns(2, gap="large")
+    chart(figs.slices_figure(run, lang()), key="why.pinn.slices", where=left)
+    chart(figs.losses_figure(run, lang()), key="why.pinn.losses", where=right)
 
 
 def func_source(config: core.PinnConfig) -> str:

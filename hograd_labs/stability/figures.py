@@ -32,20 +32,18 @@ def _gd(x, y, lang: str, **extra: object) -> dict:
     }
 
 
-def quadratic_figure(run: QuadraticRun, lang: str, projector: bool) -> object:
-    """f at each gradient-descent step on the κ quadratic (log scale); ``projector``: drawn
-    for a projector."""
+def quadratic_figure(run: QuadraticRun, lang: str) -> object:
+    """f at each gradient-descent step on the κ quadratic (log scale)."""
     k = np.arange(len(run.losses))
     return plain_figure(
         [_gd(k, positive(run.losses), lang)],
-        projector=projector,
         **figure_layout(380),
         xaxis=axis_props(tr("why.fig.iteration", lang)),
         yaxis=log_axis(tr("stability.fig.f", lang), positive(run.losses)),
     )
 
 
-def sharpness_figure(run: NetStability, lang: str, projector: bool) -> object:
+def sharpness_figure(run: NetStability, lang: str) -> object:
     """Left: the training loss (log); right: λ_max along training against 2/lr."""
     cells = grid_cells(1, 2, 0.12, 0.0)
     limit = 2 / run.config.lr
@@ -78,7 +76,6 @@ def sharpness_figure(run: NetStability, lang: str, projector: bool) -> object:
     top = max(limit, float(np.nanmax(run.sharpness)) if run.sharpness.size else limit)
     return plain_figure(
         traces,
-        projector=projector,
         **figure_layout(420),
         showlegend=False,
         annotations=[*(cell_title(t, *c) for t, c in zip(titles, cells, strict=True)), label],

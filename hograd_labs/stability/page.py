@@ -13,10 +13,10 @@ from hograd_core.applications.common import Code
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.form_kit import KAPPAS, WIDTHS, caption, keep, network_widgets, num
+from hograd_ui.parts.frame import Frame, aside
 from hograd_ui.parts.link_form import Field, LinkedForm
 from hograd_ui.parts.links import BIND
-from hograd_ui.parts.present import present
-from hograd_ui.parts.ui import controls, folded, lang, localized_radio, present_row, show_error, t
+from hograd_ui.parts.ui import lang, show_error, t
 
 from . import figures as figs
 from .cached import script, why_quadratic, why_stability
@@ -47,12 +47,12 @@ VERDICTS = {
 }
 
 
-def quadratic_part(row: object) -> None:
-    """κ, lr and the steps (folded into ``row`` when projected), then the run: its numbers,
-    its verdict and the loss curve, one screen."""
-    with folded(t("present.text"), ":material/notes:", row):
+def quadratic_part(view: Frame) -> None:
+    """κ, lr and the steps, then the run: its numbers, its verdict and the loss curve, one
+    screen."""
+    with view.lead():
         st.markdown(t("stability.quadratic_intro"))
-    with controls(row):
+    with view.controls():
         c = st.columns(3)
         kappa = c[0].select_slider(
             t("quadratic.kappa"), KAPPAS, int(D.kappa), key="why.stability.kappa", bind=BIND
@@ -82,9 +82,9 @@ def quadratic_part(row: object) -> None:
     except HogradError as err:
         show_error(err)
         return
-    with st.container(key="stability.screen.quadratic"):
-        _quadratic_result(run, lr)
-    downloads(code, config, "quadratic")
+    view.screens({"quadratic": ("", lambda: _quadratic_result(run, lr))}, "stability.screen")
+    with view.results:
+        downloads(code, config, "quadratic")
 
 
 def _quadratic_result(run: QuadraticRun, lr: float) -> None:
@@ -109,20 +109,17 @@ def _quadratic_result(run: QuadraticRun, lr: float) -> None:
         flat=num(run.factors[0], 4),
         again=f"{run.regrows_at:,}" if run.regrows_at else "—",
     )
-    projector = present()
-    if not projector:  # projected, under the chart: the numbers and the chart on one screen
+    with aside("stability.verdict"):  # under the chart projected: all on one screen
         box(verdict)
-    chart(figs.quadratic_figure(run, lang(), projector))
-    if projector:
-        box(verdict)
+    chart(figs.quadratic_figure(run, lang()))
 
 
-def network_part(row: object) -> None:
-    """The network and its training (folded into ``row`` when projected), then the run: its
-    numbers, its verdict and the sharpness curve, one screen (the cost after it, projected)."""
-    with folded(t("present.text"), ":material/notes:", row):
+def network_part(view: Frame) -> None:
+    """The network and its training, then the run: its numbers, its verdict and the sharpness
+    curve, one screen (the cost after it, projected)."""
+    with view.lead():
         st.markdown(t("stability.net_intro"))
-    with controls(row):
+    with view.controls():
         FORM.seed()
         with st.form("why.stability.form"):
             data, hidden = network_widgets(FORM, "why.stability")
@@ -144,9 +141,9 @@ def network_part(row: object) -> None:
     except HogradError as err:
         show_error(err)
         return
-    with st.container(key="stability.screen.network"):
-        _network_result(run, lr)
-    downloads(code, config, "stability")
+    view.screens({"network": ("", lambda: _network_result(run, lr))}, "stability.screen")
+    with view.results:
+        downloads(code, config, "stability")
 
 
 def _network_result(run: NetStability, lr: float) -> None:
@@ -177,12 +174,9 @@ def _network_result(run: NetStability, lr: float) -> None:
         hvp_kb=f"{run.hvp_saved_bytes / 1024:,.0f}",
         memory=f"{run.hvp_saved_bytes / run.grad_saved_bytes:.2f}",
     )
-    projector = present()
-    if not projector:
+    with aside("stability.cost"):  # the curve first on the projector's screen, the cost under it
         st.markdown(cost)
-    chart(figs.sharpness_figure(run, lang(), projector))
-    if projector:  # the curve first on the projector's screen, the cost under it
-        st.markdown(cost)
+    chart(figs.sharpness_figure(run, lang()))
 
 
 def downloads(code: Code, config: StabilityConfig, kind: str) -> None:
@@ -206,16 +200,9 @@ def notebook(source: str) -> Callable[[], str]:
 
 
 def draw() -> None:
-    """The tab. In presentation mode the part, the intro and the settings sit in one row of
-    buttons above the part's result (hograd_ui/parts/ui.py)."""
-    row = present_row()
+    """The tab, drawn by the frame (hograd_ui/parts/frame.py): the part, its intro and its
+    settings, then its result."""
+    view = Frame("stability")
     parts = {"quadratic": t("stability.part.quadratic"), "network": t("stability.part.network")}
-    part = localized_radio(
-        t("stability.part"),
-        parts,
-        "why.stability.part",
-        horizontal=True,
-        container=row if present() else st,
-        label_visibility="collapsed" if present() else "visible",
-    )
-    quadratic_part(row) if part == "quadratic" else network_part(row)
+    part = view.part(t("stability.part"), parts, "why.stability.part")
+    quadratic_part(view) if part == "quadratic" else network_part(view)

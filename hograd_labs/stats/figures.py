@@ -34,7 +34,7 @@ def _layer_colors(n: int) -> list[str]:
     return [f"rgb{tuple(int(c) for c in a + (b - a) * i / max(1, n - 1))}" for i in range(n)]
 
 
-def layer_norms_figure(stats: GradientStats, lang: str, projector: bool = False) -> object:
+def layer_norms_figure(stats: GradientStats, lang: str) -> object:
     """|∂L/∂W_k| per step, one line per layer, on a log scale. Only the first and the last
     layer are in the legend (the colours run from one to the other, as the caption says; a
     line's name is in its hover): eleven entries covered the x axis or, on a projector, did
@@ -56,16 +56,13 @@ def layer_norms_figure(stats: GradientStats, lang: str, projector: bool = False)
     ]
     return plain_figure(
         traces,
-        projector=projector,
         **figure_layout(440),
         xaxis=axis_props(tr("why.fig.iteration", lang)),
         yaxis=log_axis(tr("stats.fig.layer_norm", lang), *(t["y"] for t in traces)),
     )
 
 
-def histogram_figure(
-    stats: GradientStats, index: int, lang: str, projector: bool = False
-) -> object:
+def histogram_figure(stats: GradientStats, index: int, lang: str) -> object:
     """At one recorded step: how many entries of each layer's gradient have each size
     (log10 |g|), as a heatmap with layers from the input (bottom) to the output (top)."""
     counts = stats.hist_counts[index].astype(float)  # (layers, bins)
@@ -83,14 +80,13 @@ def histogram_figure(
     }
     return plain_figure(
         [trace],
-        projector=projector,
         **figure_layout(420),
         xaxis=axis_props(tr("stats.fig.log_size", lang)),
         yaxis=axis_props(tr("stats.fig.layer", lang)),
     )
 
 
-def precision_figure(stats: GradientStats, lang: str, projector: bool = False) -> object:
+def precision_figure(stats: GradientStats, lang: str) -> object:
     """The same run's loss in float32 and in float64."""
     curves = {stats.config.dtype: stats.losses, stats.other_dtype: stats.other_losses}
     traces = [
@@ -110,7 +106,6 @@ def precision_figure(stats: GradientStats, lang: str, projector: bool = False) -
     ]
     return plain_figure(
         traces,
-        projector=projector,
         **figure_layout(380),
         xaxis=axis_props(tr("why.fig.iteration", lang)),
         yaxis=log_axis(tr("why.fig.train_loss", lang), *(t["y"] for t in traces)),

@@ -146,7 +146,7 @@ def draw() -> None:
             if not projector:  # projected, the row's list of screens names it
                 st.markdown("**" + t("stats.norms_title") + "**")
             with st.container(key="stats.norms"):
-                chart(figs.layer_norms_figure(stats, lang(), projector))
+                chart(figs.layer_norms_figure(stats, lang()))
             st.caption(
                 t("stats.norms_note", clipped=int(stats.clipped.sum()), steps=len(stats.losses))
                 + (" " + saturation_text(stats) if stats.saturated.size else "")
@@ -155,7 +155,7 @@ def draw() -> None:
             if not projector:  # projected, the row's list of screens names it
                 st.markdown("**" + t("stats.precision_title") + "**")
             with st.container(key="stats.precision"):
-                chart(figs.precision_figure(stats, lang(), projector))
+                chart(figs.precision_figure(stats, lang()))
             st.markdown(precision_text(stats))
     with right:
         if stats.hist_steps.size and shown["hist"]:
@@ -169,7 +169,7 @@ def draw() -> None:
                 )
             index = list(stats.hist_steps).index(at)
             with st.container(key="stats.hist"):
-                chart(figs.histogram_figure(stats, index, lang(), projector))
+                chart(figs.histogram_figure(stats, index, lang()))
             st.caption(t("stats.hist_note"))
         downloads(stats, csv_text, json_text)
     why_script(code, func_source(config), "stats", notebook(code.source), page="why", tab="stats")

@@ -40,7 +40,7 @@ def norm_counts(norms: np.ndarray) -> np.ndarray:
     return np.histogram(clipped, NORM_BINS)[0]
 
 
-def points_figure(run: WganRun, index: int, lang: str, projector: bool) -> object:
+def points_figure(run: WganRun, index: int, lang: str) -> object:
     """The data (grey), the generated points of snapshot ``index`` (red) and the critic D of
     that snapshot as filled contours behind them."""
     z = run.critic[index]
@@ -77,14 +77,13 @@ def points_figure(run: WganRun, index: int, lang: str, projector: bool) -> objec
     box = [-LIMIT, LIMIT]
     return plain_figure(
         [contour, real, fake],
-        projector=projector,
         **figure_layout(520),
         xaxis=axis_props("x₁", range=box, constrain="domain"),
         yaxis=axis_props("x₂", range=box, scaleanchor="x", scaleratio=1),
     )
 
 
-def norms_figure(run: WganRun, index: int, lang: str, projector: bool) -> object:
+def norms_figure(run: WganRun, index: int, lang: str) -> object:
     """The histogram of ‖∇_x̂ D(x̂)‖ over the interpolates at snapshot ``index``; the penalty
     pulls it to the dashed line at 1."""
     centres = (NORM_BINS[:-1] + NORM_BINS[1:]) / 2
@@ -99,7 +98,6 @@ def norms_figure(run: WganRun, index: int, lang: str, projector: bool) -> object
     }
     return plain_figure(
         [bars],
-        projector=projector,
         **figure_layout(360),
         showlegend=False,
         bargap=0.05,
@@ -109,7 +107,7 @@ def norms_figure(run: WganRun, index: int, lang: str, projector: bool) -> object
     )
 
 
-def curves_figure(run: WganRun, lang: str, projector: bool) -> object:
+def curves_figure(run: WganRun, lang: str) -> object:
     """Per generator step: the critic's gap mean D(real) − mean D(fake) (left axis) and the
     penalty (right axis: it can be hundreds of times larger; zero unless it is on)."""
     steps = np.arange(1, len(run.wasserstein) + 1)
@@ -134,7 +132,6 @@ def curves_figure(run: WganRun, lang: str, projector: bool) -> object:
     ]
     return plain_figure(
         traces,
-        projector=projector,
         **figure_layout(340),
         xaxis=axis_props(tr("wgan.fig.step", lang)),
         yaxis=axis_props(None, tickfont={"size": 14, "color": "#1f77b4"}),

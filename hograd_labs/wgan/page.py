@@ -140,7 +140,7 @@ def draw() -> None:
         _points(run, costs, config, projector, row)
     if shown["curves"]:
         with st.container(key="wgan.screen.curves"):
-            chart(figs.curves_figure(run, lang(), projector))
+            chart(figs.curves_figure(run, lang()))
     if shown["bug"]:
         with st.container(key="wgan.screen.bug"):
             silent_bug(check)
@@ -210,10 +210,10 @@ def _points(run: object, costs: object, config: WganConfig, projector: bool, row
     if not projector:
         with st.container(key="wgan.screen.points"):
             left, right = st.columns([3, 2], gap="medium")
-    chart(figs.points_figure(run, index, lang(), projector), where=left)
+    chart(figs.points_figure(run, index, lang()), where=left)
     with right:
         st.markdown("**" + t("wgan.norms_title") + "**")
-        chart(figs.norms_figure(run, index, lang(), projector))
+        chart(figs.norms_figure(run, index, lang()))
         st.caption(t("wgan.norms_note"))
     if projector:
         box(t(RESULTS[config.mode]))

@@ -39,12 +39,13 @@ from streamlit.delta_generator import DeltaGenerator
 from hograd_ui.chart_text import describe
 from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import lang, t
-from hograd_ui.plotting import TEMPLATE
+from hograd_ui.plotting import TEMPLATE, drawn
 
 __all__ = [
     "BASE_PX",
     "BUNDLE",
     "chart",
+    "full_chart",
     "CHECK",
     "NAME",
     "PRESENT_PX",
@@ -207,7 +208,7 @@ def chart(
     # escaped again (4 % more bytes for the derivatives chart, on every run of every student).
     if projector is None:
         projector = present()
-    spec = fig.to_dict()
+    spec = drawn(fig, projector)
     name, description = describe(spec, lang())  # the chart in words, for a screen reader
     head = {
         "labels": {"fullscreen": t("chart.fullscreen"), "failed": t("chart.failed")},
@@ -233,3 +234,10 @@ def chart(
             on_pick(float(x), float(y))
 
     _COMPONENT(key=key, data=data, on_pick_change=picked)
+
+
+def full_chart(fig: BaseFigure, **kwargs: Any) -> None:
+    """Draw ``fig`` with ``st.plotly_chart`` (Streamlit's whole plotly.js, for trace types the
+    cartesian bundle lacks: the 3-D surface), for a projector in presentation mode as
+    :func:`chart` does; ``kwargs`` as there (``width=...``)."""
+    st.plotly_chart(drawn(fig, present()), **kwargs)

@@ -182,6 +182,8 @@ def refresh_share(forms: bool | None = None) -> None:
 # Hidden: the help icons ("?") beside labels and the pages' downloads, which the room does not
 # need; never a control the lecturer needs: a button with help= is wrapped in a tooltip element
 # too (stTooltipIcon holding the button), which stays, and so does the class's export.
+# Text about a result drawn before it (hograd_ui/parts/frame.py's aside) comes under it: the
+# result first on the screen.
 # High contrast: black text on white, no grey captions, thicker focus outlines; white on the
 # primary buttons' orange (5.2:1, black would be 4.1:1), but not on a disabled one, whose pale
 # face keeps the black text (the last screen's Next was a blank white box).
@@ -233,6 +235,7 @@ html { font-size: 26px !important; }
 [data-testid="stTabs"] [role="tablist"] { row-gap: 0; }
 [data-testid="stTabs"] [role="tab"] { height: 2rem; }
 [data-testid="stTable"] thead th { position: sticky; top: 0; background: #fff; z-index: 1; }
+[class*="st-key-frame-aside-"], :has(> [class*="st-key-frame-aside-"]) { order: 1; }
 </style>
 """
 

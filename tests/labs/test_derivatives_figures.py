@@ -63,23 +63,21 @@ def test_the_cut_axis_reaches_the_figure() -> None:
 def test_radius_lines_fall_at_x0_plus_and_minus_r_inside_the_range() -> None:
     xs = np.linspace(-3, 3, 200)
     f = 1 / (1 + xs**2)
-    fig = taylor_figure(
-        xs, f, f, 0.5, 0.8, 4, "x", "en", False, radius=math.hypot(0.5, 1)
-    ).to_dict()
+    fig = taylor_figure(xs, f, f, 0.5, 0.8, 4, "x", "en", radius=math.hypot(0.5, 1)).to_dict()
     lines = sorted(s["x0"] for s in fig["layout"]["shapes"])
     assert lines == pytest.approx([0.5 - math.hypot(0.5, 1), 0.5 + math.hypot(0.5, 1)])
     assert any("radius of convergence" in (t.get("name") or "") for t in fig["data"])
-    wide = taylor_figure(xs, f, f, 0.5, 0.8, 4, "x", "en", False, radius=10.0).to_dict()
+    wide = taylor_figure(xs, f, f, 0.5, 0.8, 4, "x", "en", radius=10.0).to_dict()
     assert wide["layout"]["shapes"] == []  # beyond the range: no line, no legend entry
     assert not any("radius" in (t.get("name") or "") for t in wide["data"])
 
 
 def test_the_projector_setting_is_the_figures_argument() -> None:
-    """Each figure of the page is drawn for a projector when its argument says so: projector
-    sizing is for_projector of the same figure drawn without it."""
+    """Each figure of the page is drawn for a projector when the chart says so (``drawn``):
+    projector sizing is for_projector of the same figure drawn without it."""
     from hograd_core.inspector import CostProfile
     from hograd_labs.derivatives.figures import cost_figure
-    from hograd_ui.plotting import for_projector
+    from hograd_ui.plotting import drawn, for_projector
 
     xs = np.linspace(-3, 3, 50)
     result = derivatives(parse("tanh(x)"), xs, 3, method="taylor")
@@ -98,13 +96,11 @@ def test_the_projector_setting_is_the_figures_argument() -> None:
         taylor_runs=5,
     )
     builders = [
-        lambda on: derivatives_figure(result, "en", x0=0.5, projector=on),
-        lambda on: taylor_figure(
-            xs, result.values[0], result.values[0], 0.5, 0.46, 3, "x", "zh", on
-        ),
-        lambda on: cost_figure(profile, "en", on),
+        lambda: derivatives_figure(result, "en", x0=0.5),
+        lambda: taylor_figure(xs, result.values[0], result.values[0], 0.5, 0.46, 3, "x", "zh"),
+        lambda: cost_figure(profile, "en"),
     ]
     for build in builders:
-        plain = build(False).to_dict()
+        plain = drawn(build(), False)
         assert plain["layout"]["height"] in (420, 520)  # not the projector's 1.25x
-        assert build(True).to_dict() == for_projector(plain)
+        assert drawn(build(), True) == for_projector(plain)

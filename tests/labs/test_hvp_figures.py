@@ -17,7 +17,7 @@ from hograd_labs.hvp import compute
 from hograd_labs.hvp import figures as figs
 from hograd_labs.hvp.figures import contour_figure
 from hograd_ui.i18n import tr
-from hograd_ui.plotting import PROJECTOR_MIN_FONT, grid_cells, validated
+from hograd_ui.plotting import PROJECTOR_MIN_FONT, drawn, grid_cells, validated
 from tests.arrays import plotly_array
 
 TYPED = {  # text: (p, v), as the page's examples
@@ -77,16 +77,16 @@ def test_grid_cells_match_make_subplots(
 def test_typed_function_figures_pass_plotlys_checks(typed: tuple) -> None:
     names, ex = typed
     built = [
-        figs.hessian_figure(ex.result, "en", False),
-        figs.slices_figure(ex.slices, names, "zh", False),
-        figs.power_figure(ex.power, names, "en", False),
-        figs.ways_figure(ex.ways.seconds, ["a", "b", "c"], "en", False),
+        figs.hessian_figure(ex.result, "en"),
+        figs.slices_figure(ex.slices, names, "zh"),
+        figs.power_figure(ex.power, names, "en"),
+        figs.ways_figure(ex.ways.seconds, ["a", "b", "c"], "en"),
     ]
     if ex.grid is not None:
         built += [
             contour_figure(ex.grid, ex.result, "en"),
             contour_figure(ex.grid, ex.result, "zh", pickable=False),
-            figs.surface_figure(ex.grid, ex.result, "en", False),
+            figs.surface_figure(ex.grid, ex.result, "en"),
         ]
     for fig in built:
         validated(fig)
@@ -94,7 +94,7 @@ def test_typed_function_figures_pass_plotlys_checks(typed: tuple) -> None:
 
 def test_power_animation_has_a_frame_per_step_on_the_moving_traces(typed: tuple) -> None:
     names, ex = typed
-    fig = validated(figs.power_figure(ex.power, names, "en", False))
+    fig = validated(figs.power_figure(ex.power, names, "en"))
     ray = ex.power.rayleigh
     last = int(np.max(np.nonzero(np.isfinite(ray))[0]))
     assert [f.name for f in fig.frames] == [str(k) for k in range(last + 1)]
@@ -111,11 +111,11 @@ def test_power_animation_has_a_frame_per_step_on_the_moving_traces(typed: tuple)
 def test_network_figures_pass_plotlys_checks(net: tuple) -> None:
     trained, curv = net
     for fig in (
-        figs.training_figure(trained, "en", False),
-        figs.net_power_figure(curv, "zh", False),
-        figs.hutchinson_figure(curv, "en", False),
-        figs.directions_figure(curv, "en", False),
-        figs.net_hessian_figure(curv, trained.sizes, "en", False),
+        figs.training_figure(trained, "en"),
+        figs.net_power_figure(curv, "zh"),
+        figs.hutchinson_figure(curv, "en"),
+        figs.directions_figure(curv, "en"),
+        figs.net_hessian_figure(curv, trained.sizes, "en"),
     ):
         validated(fig)
 
@@ -157,26 +157,26 @@ def test_the_arrow_scales_in_the_title_are_the_drawn_lengths(text: str, lang: st
 def test_every_figure_is_drawn_for_a_projector_when_asked_whatever_the_thread_says(
     typed: tuple, net: tuple
 ) -> None:
-    """Presentation mode comes in as an argument: ``projector=True`` draws projector-sized text
-    (fonts of 20 px and more) and False the page's, with the thread-local left off."""
+    """Presentation mode is applied when drawn (``drawn``, what the chart calls): on a projector
+    projector-sized text (fonts of 20 px and more), else the page's; no figure reads the mode."""
     names, ex = typed
     trained, curv = net
     build = [
-        lambda p: figs.hessian_figure(ex.result, "en", p),
-        lambda p: figs.slices_figure(ex.slices, names, "en", p),
-        lambda p: figs.power_figure(ex.power, names, "en", p),
-        lambda p: figs.ways_figure(ex.ways.seconds, ["a", "b", "c"], "en", p),
-        lambda p: figs.training_figure(trained, "en", p),
-        lambda p: figs.net_power_figure(curv, "en", p),
-        lambda p: figs.hutchinson_figure(curv, "en", p),
-        lambda p: figs.directions_figure(curv, "en", p),
-        lambda p: figs.net_hessian_figure(curv, trained.sizes, "en", p),
+        lambda: figs.hessian_figure(ex.result, "en"),
+        lambda: figs.slices_figure(ex.slices, names, "en"),
+        lambda: figs.power_figure(ex.power, names, "en"),
+        lambda: figs.ways_figure(ex.ways.seconds, ["a", "b", "c"], "en"),
+        lambda: figs.training_figure(trained, "en"),
+        lambda: figs.net_power_figure(curv, "en"),
+        lambda: figs.hutchinson_figure(curv, "en"),
+        lambda: figs.directions_figure(curv, "en"),
+        lambda: figs.net_hessian_figure(curv, trained.sizes, "en"),
     ]
     if ex.grid is not None:
         build += [
-            lambda p: contour_figure(ex.grid, ex.result, "en", projector=p),
-            lambda p: figs.surface_figure(ex.grid, ex.result, "en", p),
+            lambda: contour_figure(ex.grid, ex.result, "en"),
+            lambda: figs.surface_figure(ex.grid, ex.result, "en"),
         ]
     for make in build:
-        small, large = make(False).to_dict()["layout"], make(True).to_dict()["layout"]
+        small, large = (drawn(make(), p)["layout"] for p in (False, True))
         assert small["font"]["size"] < PROJECTOR_MIN_FONT <= large["font"]["size"]

@@ -34,12 +34,10 @@ def figures() -> list[PlainFigure]:
     return [
         derivatives_figure(gaps, "en"),
         derivatives_figure(gaps, "zh", separate=True),
-        taylor_figure(xs, smooth.values[0], poly, 0.5, float(poly[0]), 3, "x", "en", False),
+        taylor_figure(xs, smooth.values[0], poly, 0.5, float(poly[0]), 3, "x", "en"),
         derivatives_figure(gaps, "en", ranges=cut),
         derivatives_figure(gaps, "zh", separate=True, ranges=cuts),
-        taylor_figure(
-            xs, smooth.values[0], poly, 0.5, float(poly[0]), 3, "x", "zh", False, radius=1.2
-        ),
+        taylor_figure(xs, smooth.values[0], poly, 0.5, float(poly[0]), 3, "x", "zh", radius=1.2),
     ]
 
 
@@ -67,13 +65,13 @@ def test_drawing_it_changes_nothing_in_it() -> None:
     assert isinstance(data[0]["y"], np.ndarray)  # not replaced by its base64 form
 
 
-def test_the_projector_setting_comes_as_an_argument() -> None:
-    """A figure says whether it is for a projector (no state shared across threads or runs):
-    for_projector is the same sizing, and without the argument it is drawn plain."""
-    from hograd_ui.plotting import for_projector, plain_figure
+def test_the_projector_sizing_is_applied_when_drawn() -> None:
+    """The mode is the drawing's argument (no state shared across threads or runs):
+    for_projector is the same sizing, and without it the figure is drawn plain."""
+    from hograd_ui.plotting import drawn, for_projector, plain_figure
 
     data, layout = [{"type": "scatter", "x": [0, 1], "y": [1, 2]}], {"height": 300}
     plain = plain_figure(data, **layout).to_dict()
-    assert plain_figure(data, projector=True, **layout).to_dict() == for_projector(plain)
-    assert plain_figure(data, projector=False, **layout).to_dict() == plain
+    assert drawn(plain_figure(data, **layout), True) == for_projector(plain)
+    assert drawn(plain_figure(data, **layout), False) == plain
     assert plain["layout"]["height"] == 300

@@ -15,6 +15,7 @@ from hograd_labs.derivatives.chart import derivatives_figure
 from hograd_ui.plotting import (
     PROJECTOR_MIN_FONT,
     PROJECTOR_SCALE,
+    drawn,
     for_projector,
     new_figure,
     plain_figure,
@@ -87,17 +88,27 @@ def test_a_legend_under_the_plot_goes_to_the_figures_bottom_edge() -> None:
     assert "yref" not in for_projector(plain)["layout"]["legend"]
 
 
-def test_the_setting_is_the_figures_own_argument_and_changes_only_the_drawing() -> None:
-    """Presentation mode reaches a figure only as its ``projector`` argument (no state shared
-    across threads or runs): the same traces and layout, with projector-sized fonts."""
+def test_the_mode_is_applied_when_drawn_and_changes_only_the_drawing() -> None:
+    """A figure builder never takes presentation mode: ``drawn`` (what the chart calls with the
+    mode) gives the same traces and layout, with projector-sized fonts."""
     result = derivatives(parse("sin(x)*exp(-x^2)"), np.linspace(-3, 3, 200), 3, method="taylor")
-    plain, big = (derivatives_figure(result, "en", projector=p).to_dict() for p in (False, True))
+    fig = derivatives_figure(result, "en")
+    plain, big = (drawn(fig, p) for p in (False, True))
     assert big["layout"]["font"]["size"] > plain["layout"]["font"]["size"]
     assert big == for_projector(plain)
-    assert derivatives_figure(result, "en").to_dict() == plain  # the default is the page's
+    assert fig.to_dict() == plain
     for make in (new_figure, plain_figure):
-        a, b = (
-            make([], font={"size": 16}).to_dict(),
-            make([], font={"size": 16}, projector=True).to_dict(),
-        )
+        a, b = (drawn(make([], font={"size": 16}), p) for p in (False, True))
         assert a["layout"]["font"]["size"] == 16 and b == for_projector(a)
+
+
+def test_a_figure_lays_out_its_projected_layout_over_its_own() -> None:
+    """``projected=`` replaces parts of the layout on a projector only, dict by dict."""
+    for make in (new_figure, plain_figure):
+        fig = make(
+            [], xaxis={"title": {"text": "x"}, "dtick": 1}, projected={"xaxis": {"dtick": 2}}
+        )
+        plain, big = drawn(fig, False), drawn(fig, True)
+        assert plain["layout"]["xaxis"]["dtick"] == 1
+        assert big["layout"]["xaxis"]["dtick"] == 2
+        assert big["layout"]["xaxis"]["title"]["text"] == "x"

@@ -1,0 +1,99 @@
+"""One frame draws a lab's view for every place (hograd_ui/parts/frame.py): a page drawn by it
+never branches on presentation mode, its controls sit in the frame's container (an expander
+off the projector, the row's Settings on it), and its screens keep their keys and links.
+
+The static check reads each converted page module's tokens: a lab that goes back to asking
+``present()`` fails here. The AppTests open each converted view off and on the projector.
+"""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from pathlib import Path
+
+import pytest
+
+from tests.app.test_links import open_link
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Lab page modules drawn by the frame: none of them names the mode.
+CONVERTED = (
+    "memory/page.py",
+    "stability/page.py",
+    "hvp/page.py",
+    "curvature/page.py",
+    "maml/page.py",
+    "pinn/page.py",
+)
+MODE = {"present", "projector", "projected"}
+
+#: (page, query, the key of one of its screens' containers, the frame's name); a screen that
+#: is a tab off the projector (the HVP network's views) has a container projected only.; a screen that
+#: is a tab off the projector (the HVP network's views) has a container projected only.
+VIEWS = [
+    ("pages/memory.py", {}, "memory.screen.orders", "memory"),
+    ("pages/why.py", {"why.tab": "stability"}, "stability.screen.quadratic", "stability"),
+    (
+        "pages/why.py",
+        {"why.tab": "stability", "why.stability.part": "network"},
+        "stability.screen.network",
+        "stability",
+    ),
+    ("pages/hvp.py", {}, "hvp.screen.numbers", "hvp"),
+    ("pages/hvp.py", {"hvp.mode": "network"}, "hvp.net.screen.top", "hvp"),
+    ("pages/why.py", {"why.tab": "curvature"}, "curvature.screen.typed", "curvature"),
+    (
+        "pages/why.py",
+        {"why.tab": "curvature", "why.curv.part": "momentum"},
+        "curvature.screen.momentum",
+        "curvature",
+    ),
+    ("pages/why.py", {"why.tab": "maml"}, "maml.adapt", "maml"),
+    ("pages/why.py", {"why.tab": "pinn"}, "pinn.screen.maps", "pinn"),
+    ("pages/home.py", {}, "home.result", "home"),
+]
+
+
+def _names(path: Path) -> set[str]:
+    text = path.read_text("utf-8")
+    return {t.string for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == 1}
+
+
+@pytest.mark.parametrize("module", CONVERTED)
+def test_a_page_drawn_by_the_frame_never_names_the_mode(module: str) -> None:
+    assert not _names(ROOT / "hograd_labs" / module) & MODE
+
+
+def test_the_static_check_finds_a_page_that_asks() -> None:
+    """The check above reads code, not comments: it sees the mode where a page branches."""
+    assert _names(ROOT / "hograd_labs" / "graph" / "page.py") & MODE
+
+
+def _keys(at) -> set[str]:
+    """The keys of every container the run drew (AppTest keeps a block's key as its id)."""
+    found, stack = set(), [at.main]
+    while stack:
+        node = stack.pop()
+        key = getattr(getattr(node, "proto", None), "id", "") or ""
+        if key:
+            found.add(key)
+        stack.extend(getattr(node, "children", {}).values())
+    return found
+
+
+@pytest.mark.parametrize(("page", "query", "screen", "name"), VIEWS)
+def test_the_frame_draws_each_view_off_and_on_the_projector(
+    page: str, query: dict, screen: str, name: str
+) -> None:
+    laptop = open_link(page, query)
+    projected = open_link(page, {**query, "present": "1"})
+    if name != "home":  # the home page has no controls
+        assert laptop.expander, "off the projector the controls are in the frame's expander"
+        assert not projected.expander or all(
+            e.label != laptop.expander[0].label for e in projected.expander
+        ), "projected, the controls fold into the row, not an expander"
+    for at in (laptop, projected):
+        keys = " ".join(_keys(at))
+        assert f"frame.screens.{name}" in keys, keys[:400]
+        assert screen in keys or (at is laptop and ".net." in screen), keys[:400]

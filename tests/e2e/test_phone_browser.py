@@ -1,0 +1,102 @@
+"""Phones first (issue 48): on a 390x844 phone (touch, three device pixels per CSS pixel) the
+view a student came for starts within the first screen, on every page and Why tab, in English
+and in Chinese; the controls that change it come under it, folded.
+
+The result is the first element of a kind a view shows as its answer (a chart, a drawing of a
+graph, a metric, a table, a formula) in the page's main column. Its top is measured where the
+page opens, without scrolling. ``pytest -s`` prints each page's figure for the report.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.test_layout_browser import _settle
+
+WIDTH, HEIGHT = 390, 844  # a phone's screen in CSS pixels (iPhone 12-15)
+
+VIEWS = (
+    "",
+    "derivatives",
+    "graph",
+    "hvp",
+    "hvp?hvp.mode=network",
+    "backward",
+    "memory",
+    "lesson",
+    *(
+        f"why?why.tab={tab}"
+        for tab in ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan", "curvature")
+    ),
+)
+
+#: What counts as a result: the kinds of element a view answers with.
+RESULTS = ", ".join(
+    f"[data-testid='stMain'] {kind}"
+    for kind in (
+        ".hograd-chart",
+        "[data-testid='stGraphVizChart']",
+        "[data-testid='stMetric']",
+        "[data-testid='stTable']",
+        "[data-testid='stDataFrame']",
+        ".katex-display",
+        ".st-key-home-result",
+    )
+)
+
+#: The top of the highest result the page shows (visible, with a box), in CSS px from the top
+#: of the page as opened; null when it shows none.
+TOP_JS = f"""() => {{
+    const tops = [...document.querySelectorAll("{RESULTS}")]
+        .map(e => e.getBoundingClientRect())
+        .filter(r => r.width > 0 && r.height > 0)
+        .map(r => r.top + window.scrollY);
+    return tops.length ? Math.min(...tops) : null;
+}}"""
+
+
+def first_result_top(browser, server: str, view: str, lang: str) -> float | None:
+    """Open ``view`` in ``lang`` on a phone; the top of its first result in CSS px."""
+    ctx = browser.new_context(
+        viewport={"width": WIDTH, "height": HEIGHT},
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=3,
+    )
+    try:
+        pg = ctx.new_page()
+        pg.set_default_timeout(120_000)
+        sep = "&" if "?" in view else "?"
+        pg.goto(f"{server}/{view}{sep}lang={lang}")
+        _settle(pg)
+        pg.wait_for_function(f"() => ({TOP_JS})() !== null", timeout=120_000)
+        return pg.evaluate(TOP_JS)
+    finally:
+        ctx.close()
+
+
+#: Views not drawn by the frame yet (hograd_ui/parts/frame.py) whose first result is still
+#: below a phone's first screen: expected failures, strict, so a fix shows as "passed
+#: unexpectedly" and its line goes.
+PENDING = {
+    "graph",
+    "backward",
+    "lesson",
+    *(f"why?why.tab={tab}" for tab in ("newton", "hf", "stats", "wgan")),
+}
+LATER = "not drawn by the frame yet: its controls come before its result (issue 48, finding 3)"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    "view",
+    [
+        pytest.param(v, marks=pytest.mark.xfail(strict=True, reason=LATER)) if v in PENDING else v
+        for v in VIEWS
+    ],
+    ids=lambda v: v or "home",
+)
+def test_the_first_result_starts_on_a_phones_first_screen(browser, server, view, lang) -> None:
+    top = first_result_top(browser, server, view, lang)
+    print(f"phone {lang} {view or 'home'}: {top:.0f} px")  # the report's figures, with -s
+    assert top < HEIGHT, f"{view or 'home'} ({lang}): first result at {top:.0f} px"
