@@ -48,8 +48,9 @@ export default function ({ parentElement, data }) {
   }
   let root = parentElement.querySelector(":scope > .hograd-narration");
   if (!root) {
-    root = element("section");
+    root = element("div");
     root.className = "hograd-narration";
+    root.setAttribute("role", "group"); // not a landmark: a page may tell several drawings
     const bar = element("div");
     bar.className = "bar";
     const prev = element("button"), next = element("button");

@@ -159,3 +159,42 @@ def test_a_focused_page_link_has_a_visible_ring(contexts, browser, server) -> No
         "a => { const s = getComputedStyle(a); return [s.outlineStyle, s.outlineWidth, s.outlineColor]; }"
     )
     assert ring == ["solid", "3px", "rgb(176, 58, 10)"]  # a11y.FOCUS: 5.5:1 on the sidebar
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_graph_is_named_described_and_told_pass_by_pass(
+    contexts, browser, server, lang: str
+) -> None:
+    """What a screen reader gets for the graph lab's drawing, read from Chromium's
+    accessibility tree: an image named and described from the graph, and the narration, a
+    group whose Next button the keyboard reaches and presses, the new step in a live region."""
+    from playwright.sync_api import expect
+
+    pg = _page(contexts, browser, lang)
+    pg.goto(f"{server}/graph?graph.order=2&lang={lang}")
+    _settled(pg)
+    drawing = pg.get_by_role(
+        "img",
+        name=re.compile(r"^" + re.escape(tr("drawing.said.name", lang, ops="", passes="")[:6])),
+    )
+    expect(drawing.first).to_have_accessible_name(re.compile(r"[0-9]"))
+    longest = tr("drawing.said.longest", lang, functions="").rstrip(".。 ")
+    expect(drawing.first).to_have_accessible_description(re.compile(re.escape(longest)))
+    told = pg.get_by_role("group", name=tr("graph.said.title", lang)).first
+    expect(told).to_be_visible()
+    first = tr("graph.said.step", lang, name=tr("graph.pass.0", lang).capitalize(), i=1, n=3)
+    second = tr("graph.said.step", lang, name=tr("graph.pass.1", lang), i=2, n=3)
+    live = told.locator("[aria-live='polite']")
+    expect(live).to_contain_text(first)
+    step = told.get_by_role("button", name=tr("graph.said.next", lang))
+    for _ in range(200):  # Tab through the page until Next has the focus
+        pg.keyboard.press("Tab")
+        if step.evaluate("b => b === document.activeElement"):
+            break
+    else:
+        raise AssertionError("Tab never reached the Next button")
+    pg.keyboard.press("Enter")
+    expect(live).to_contain_text(second)
+    tree = told.aria_snapshot()
+    assert second in tree and tr("graph.said.prev", lang) in tree  # names a reader hears
+    assert live.get_attribute("aria-atomic") == "true"
