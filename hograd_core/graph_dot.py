@@ -26,8 +26,11 @@ from .graphs import GRAPH_BUDGET, GraphNode, GraphView, TensorGraph
 __all__ = [
     "escape_newlines",
     "ENGLISH",
+    "FREED_FILL",
+    "FREED_TEXT",
     "PASS_BORDERS",
     "PASS_COLOURS",
+    "SAVED_LINE",
     "Legend",
     "Words",
     "tensor_dot",
@@ -40,11 +43,15 @@ PASS_COLOURS = ("#e5e7eb", "#93c5fd", "#fdba74", "#86efac", "#d8b4fe", "#fde047"
 PASS_BORDERS = ("#6b7280", "#1d4ed8", "#c2410c", "#15803d", "#7e22ce", "#a16207", "#b91c1c")
 NEW = "#111827"  # outline of the nodes the newest pass added
 FONT = "Helvetica,Arial,sans-serif"
+#: A saved tensor's dashed edge, and a freed saved tensor's dashed outline: 4.83:1 on the
+#: page's white and 4.39:1 on the freed node's fill (WCAG 1.4.11 asks 3:1 of a graphical
+#: object); the freed node's text 6.87:1 on its fill (1.4.3 asks 4.5:1 of text).
+SAVED_LINE, FREED_FILL, FREED_TEXT = "#6b7280", "#f3f4f6", "#4b5563"
 _FREED = {
     "style": "dashed,filled",
-    "fillcolor": "#f3f4f6",
-    "color": "#9ca3af",
-    "fontcolor": "#6b7280",
+    "fillcolor": FREED_FILL,
+    "color": SAVED_LINE,
+    "fontcolor": FREED_TEXT,
 }
 _RAISED = "#dc2626"
 #: inches between the nodes of a rank and between ranks: as the graphviz package draws
@@ -149,7 +156,7 @@ class _Source:
         self.lines.append(f"\t{_quote(name)} [{_attrs(attrs)}]")
 
     def edge(self, src: str, dst: str, saved: bool) -> None:
-        extra = ' [color="#9ca3af" dir=none style=dashed]' if saved else ""
+        extra = f' [color="{SAVED_LINE}" dir=none style=dashed]' if saved else ""
         self.lines.append(f"\t{_quote(src)} -> {_quote(dst)}{extra}")
 
     def same_rank(self, names: list[str], rank: str) -> None:

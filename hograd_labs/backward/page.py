@@ -10,6 +10,8 @@ from hograd_core.flaglab.decoder import ENTRIES, EXACT, MAX_CHARS
 from hograd_core.grad_checks import KINK, SECOND
 from hograd_core.language import LIMITS
 from hograd_serving.cached import cached_parse
+from hograd_ui.graph_text import describe
+from hograd_ui.parts.a11y import graphviz
 from hograd_ui.parts.downloads import code_file
 from hograd_ui.parts.formula import stopped_note
 from hograd_ui.parts.link_form import Field, draw_linked
@@ -180,7 +182,8 @@ def _graph(f: str, b: str, variant: str) -> None:
         right.caption(t("backward.graph.none"))
     if graph.drawable:
         right.html(figures.graph_legend(graph, lang()))  # fixed names, escaped
-        st.graphviz_chart(figures.graph_dot(graph, lang(), projector=projected), width="content")
+        dot = figures.graph_dot(graph, lang(), projector=projected)
+        graphviz(dot, describe(graph.nodes, graph.edges, lang()), key="backward.graph.said")
     if projected:
         st.markdown(t("backward.graph.lead"))
 
@@ -236,7 +239,9 @@ def _decoder() -> None:
     st.code(outcome.transcript(), language=None, wrap_lines=True)
     if outcome.drawing is not None and outcome.drawing.drawable:
         st.html(figures.graph_legend(outcome.drawing, lang()))  # fixed names, escaped
-        st.graphviz_chart(figures.graph_dot(outcome.drawing, lang()), width="content")
+        said = describe(outcome.drawing.nodes, outcome.drawing.edges, lang())
+        dot = figures.graph_dot(outcome.drawing, lang())
+        graphviz(dot, said, key="backward.decode.said")
     st.page_link(
         "pages/graph.py",
         label=t("backward.decode.open"),

@@ -255,7 +255,7 @@ def _dashboard(code: str, titles: Sequence[str]) -> None:
         ),
         key=lambda pair: -pair[1],
     )[:TOP_SLIPS]
-    st.subheader(t("classroom.slips"))
+    st.header(t("classroom.slips"))  # h2: the panel sits under the h1
     if slips:
         chart(slips_figure(slips))
         for text, n in slips:  # the chart's numbers, as text too
@@ -633,7 +633,7 @@ def student_gate(number: int) -> OnCheck | None:
             return _offline(code)
     if student is None:
         with st.container(border=True):
-            st.subheader(t("classroom.join.title", code=code))
+            st.header(t("classroom.join.title", code=code))  # h2, under the h1
             st.caption(t("classroom.join.lead", date=_date(info.expires)))
             if st.session_state.pop("classroom.seat_gone", False):
                 st.info(t("classroom.seat_gone"), icon=":material/event_seat:")

@@ -10,7 +10,9 @@ import streamlit as st
 from hograd_core import HogradError
 from hograd_core.flaglab.decoder import EXACT
 from hograd_core.program import BUDGET, LineRecord, RunError
+from hograd_ui.graph_text import describe
 from hograd_ui.i18n import error_text
+from hograd_ui.parts.a11y import graphviz
 from hograd_ui.parts.ui import box_chars, lang, show_error, static_table, t
 
 from . import cached, figures
@@ -141,7 +143,8 @@ def _step(lines: tuple[LineRecord, ...], tag: int) -> None:
         st.caption(t("code.graph.large", nodes=f"{graph:,}"))
         return
     st.html(figures.graph_legend(graph, lang()))  # variable names, escaped
-    st.graphviz_chart(figures.graph_dot(graph, lang()), width="content")
+    said = describe(graph.nodes, graph.edges, lang())
+    graphviz(figures.graph_dot(graph, lang()), said, key=f"code.said.{tag}.{record.line}")
 
 
 def draw() -> None:

@@ -13,8 +13,11 @@ from hograd_core.flaglab.flags import ACTIONS, FlagOutcome
 from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.language import Function
 from hograd_serving import cached as serving  # a module: tests replace its functions
+from hograd_ui.graph_text import describe
+from hograd_ui.parts.a11y import graphviz
 from hograd_ui.parts.downloads import flag_code_tabs
 from hograd_ui.parts.links import BIND
+from hograd_ui.parts.narration import narration
 from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import (
     folded,
@@ -31,6 +34,7 @@ from hograd_ui.tensor_drawing import flag_dot, flag_legend_html
 
 from . import cached, embed, figures
 from .compute import PRESETS, RETAIN, flag_settings
+from .narrate import flag_steps, labels
 from .view_one import graph_settings, one_variable, refused
 from .view_several import several_settings, several_variables
 
@@ -72,11 +76,19 @@ def show_outcome(outcome: FlagOutcome, key: str, fn: Function | None = None) -> 
 
 
 def draw_flag_graph(
-    place: object, outcome: FlagOutcome, *, legend: bool = True, projector: bool = False
+    place: object,
+    outcome: FlagOutcome,
+    *,
+    legend: bool = True,
+    projector: bool = False,
+    key: str = "graph.said.case",
+    gradients: bool = False,
 ) -> bool:
     """The run's graph in the flag lab's colours with its legend (unless not ``legend``), in
-    ``place``; or, over the drawing limit, a caption that says so. Returns whether it was
-    drawn. ``projector``: left to right, nodes closer together."""
+    ``place``, told in words pass by pass under it (``key``; ``gradients``: each call
+    printed gradients, :func:`.narrate.flag_steps`); or, over the drawing limit, a caption
+    that says so. Returns whether it was drawn. ``projector``: left to right, nodes closer
+    together."""
     graph = outcome.drawing
     if not _drawable(outcome):
         place.caption(t("graph.draw.too_large", limit=GRAPH_BUDGET.max_draw))
@@ -84,9 +96,10 @@ def draw_flag_graph(
     if legend:
         place.html(flag_legend_html(graph, lang()))
     direction = "LR" if projector else "TB"
-    place.graphviz_chart(
-        flag_dot(graph, lang(), direction=direction, tight=projector), width="content"
-    )
+    dot = flag_dot(graph, lang(), direction=direction, tight=projector)
+    graphviz(dot, describe(graph.nodes, graph.edges, lang()), key=f"{key}.view", where=place)
+    steps = flag_steps(graph, lang(), gradients=gradients)
+    narration(t("graph.said.title"), steps, labels=labels(lang()), key=f"{key}.steps", where=place)
     return True
 
 
@@ -119,7 +132,8 @@ def show_drawings(off: FlagOutcome, on: FlagOutcome, this: bool) -> None:
     for (text, place), outcome, flag in zip(places, (off, on), (False, True), strict=True):
         mark = f" · {t(this_run)}" if flag == this else ""
         text.markdown(f"`create_graph={flag}`{mark}")
-        if draw_flag_graph(place, outcome, legend=not projected, projector=projected):
+        said = {"key": f"graph.said.flag.{flag}", "gradients": True}
+        if draw_flag_graph(place, outcome, legend=not projected, projector=projected, **said):
             ops, kept, stale = outcome.drawing.counts
             text.caption(figures.drawn_counts(ops, kept, stale, lang()))
     nodes, saved_bytes = on.first_call
@@ -150,7 +164,8 @@ def show_torchviz(outcome: FlagOutcome) -> None:
         elif outcome.drawing is None or not outcome.drawing.drawable:
             st.caption(t("graph.draw.too_large", limit=GRAPH_BUDGET.max_draw))
         else:
-            st.graphviz_chart(views[f"dot:{key}"], width="content")  # at its own size, as the rest
+            said = describe(outcome.drawing.nodes, outcome.drawing.edges, lang())
+            graphviz(views[f"dot:{key}"], said, key="graph.tv.said")  # at its own size
 
 
 def show_case_drawing(outcome: FlagOutcome) -> None:

@@ -12,16 +12,20 @@ from hograd_core.graphs import GRAPH_BUDGET, output_label
 from hograd_core.inspector import pytorch_snippet
 from hograd_core.language import Function
 from hograd_serving.gate import BusyError
+from hograd_ui.graph_text import describe
+from hograd_ui.parts.a11y import graphviz
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import code_file, cpp_file, graph_row, language_tabs, slug
 from hograd_ui.parts.exact import exact_entry
 from hograd_ui.parts.link_form import Field, draw_linked
 from hograd_ui.parts.links import BIND
+from hograd_ui.parts.narration import narration
 from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import controls, lang, lazy_expander, localized_choice, show_error, t
 from hograd_ui.tensor_drawing import pass_name
 
 from . import cached, figures
+from .narrate import labels, view_steps
 
 TOP = GRAPH_BUDGET.max_order
 
@@ -156,7 +160,13 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
         dot = figures.to_dot(
             view, lang(), highlight=bold, direction=rankdir, legend=False, min_width=figures.STRUT
         )
-        st.graphviz_chart(dot, width="content")
+        graphviz(dot, describe(view.nodes, view.edges, lang()), key="graph.said.view")
+        narration(
+            t("graph.said.title"),
+            view_steps(lab.view(order, show_saved=True), lang()),
+            labels=labels(lang()),
+            key="graph.said.steps",
+        )
         source = figures.to_dot(view, lang(), highlight=bold, direction=rankdir)
         with st.container(horizontal=True, vertical_alignment="center"):
             st.download_button(

@@ -15,14 +15,18 @@ from hograd_core.cpp_code import hvp_graph_cpp
 from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.hessian import numbers_limit
 from hograd_core.language import LIMITS, Function
+from hograd_ui.graph_text import describe
+from hograd_ui.parts.a11y import graphviz
 from hograd_ui.parts.downloads import cpp_file, language_tabs, slug
 from hograd_ui.parts.links import BIND, link_text
+from hograd_ui.parts.narration import narration
 from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import box_chars, controls, lang, lazy_expander, show_error, t
 
 from . import figures
 from .cached import hvp_graph_for
 from .compute import DECIMALS, shown
+from .narrate import hvp_steps, labels
 
 SEED_POINT, SEED_VECTOR = "1, pi/2", "0.5, 1"  # the seed's example for w1**2*sin(w2)
 #: The boxes' bound, from the longest point a function may need, of its most variables (the
@@ -141,7 +145,15 @@ def several_variables(fn: Function, settings: SeveralSettings) -> None:
             direction="LR" if projected else "TB",
             tight=projected,
         )
-        st.graphviz_chart(dot, width="content")
+        drawn = graph if saved else graph.without_saved()
+        said = describe(drawn.nodes, drawn.edges, lang(), pass_name=figures.stage_name)
+        graphviz(dot, said, key="graphvars.said.view")
+        narration(
+            t("graph.said.title"),
+            hvp_steps(result, lang()),
+            labels=labels(lang()),
+            key="graphvars.said.steps",
+        )
         if not projected:  # the numbers above say the values; projected, room is short
             st.caption(t("graphvars.rounded", decimals=DECIMALS))
     else:

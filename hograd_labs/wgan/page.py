@@ -11,6 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from hograd_core import HogradError
+from hograd_ui.graph_text import describe
+from hograd_ui.parts.a11y import graphviz
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.form_kit import caption, form_radio, keep
@@ -257,5 +259,6 @@ def silent_bug(check: object) -> None:
     graph = why_wgan_graph(flag == "True")
     st.markdown(t("wgan.graph.on" if flag == "True" else "wgan.graph.off"))
     st.html(flag_legend_html(graph, lang()))  # fixed text, escaped: no user input
-    st.graphviz_chart(figs.penalty_dot(graph, lang()), width="stretch")
+    said = describe(graph.nodes, graph.edges, lang())
+    graphviz(figs.penalty_dot(graph, lang()), said, key=f"{P}.graph.said", width="stretch")
     st.caption(t("wgan.graph.note"))

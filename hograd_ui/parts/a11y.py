@@ -14,6 +14,9 @@
   disabled widget's label 2.29:1), and a focus ring at 3:1 or more on the page links
   (Streamlit shows a 15 %-alpha background only). The colours are constants here;
   tests/ui/test_palette.py computes their contrast.
+- A Graphviz drawing is an image named and described from the graph it draws
+  (:func:`graphviz`, the words from :func:`hograd_ui.graph_text.describe`): Streamlit's chart
+  gives a screen reader the SVG's node ids (``p1_3``) and nothing else.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 __all__ = [
     "CAPTION",
@@ -30,6 +34,7 @@ __all__ = [
     "FOCUS",
     "LANG_TAGS",
     "declare",
+    "graphviz",
     "name_view",
 ]
 
@@ -59,6 +64,12 @@ _JS = "\n".join(
     if line.strip() and not line.strip().startswith("//")
 )
 _COMPONENT = st.components.v2.component("hograd_a11y", js=_JS, isolate_styles=False)
+_DRAWING_JS = "\n".join(
+    line.strip()
+    for line in (Path(__file__).resolve().parent / "drawing.js").read_text("utf-8").splitlines()
+    if line.strip() and not line.strip().startswith("//")
+)
+_DRAWING = st.components.v2.component("hograd_drawing", js=_DRAWING_JS, isolate_styles=False)
 _PAGE = "app.a11y.page_title"  # the open page's title, for the tabs' titles
 
 
@@ -81,3 +92,20 @@ def name_view(label: str) -> None:
     """The document's title names the open tab ``label`` too: "tab · page · hograd"."""
     page = st.session_state.get(_PAGE)
     _title(label, *([page] if page else []))
+
+
+def graphviz(
+    dot: str,
+    said: tuple[str, str],
+    *,
+    key: str,
+    where: DeltaGenerator | None = None,
+    width: str = "content",
+) -> None:
+    """Draw the DOT source ``dot`` (``st.graphviz_chart``) as an image named ``said[0]`` and
+    described by ``said[1]`` (:func:`hograd_ui.graph_text.describe` of the drawn graph), in a
+    container of its own in ``where`` (the current one if None). ``key``: unique on the page."""
+    box = (where if where is not None else st).container()
+    box.graphviz_chart(dot, width=width)
+    with box:
+        _DRAWING(key=key, data={"name": said[0], "description": said[1]})

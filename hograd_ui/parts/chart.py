@@ -13,7 +13,9 @@ What Streamlit's chart element did and this one does too:
 
 - its chart theme (fonts, colours, margins, bold titles), applied here, on the server, as the
   same values merged into the figure's template (:func:`theme`; a browser test compares them
-  with what Streamlit's front end applies to the same figure);
+  with what Streamlit's front end applies to the same figure), with one departure
+  (:func:`readable`): the theme's grey text (ticks, axis titles), #808495, is 3.72:1 on white,
+  under the 4.5:1 that WCAG 1.4.3 asks of text, and is drawn in :data:`TEXT` instead;
 - the column's width, followed when it changes; the figure's height, or 450 px;
 - a full-screen button on the chart's tool bar (the browser's full screen, Esc to leave);
 - picking a point (the HVP contour): a click reports the point's x and y to ``on_pick``.
@@ -49,6 +51,8 @@ __all__ = [
     "CHECK",
     "NAME",
     "PRESENT_PX",
+    "readable",
+    "TEXT",
     "theme",
     "THEME",
     "themed",
@@ -61,6 +65,9 @@ BUNDLE = Path(__file__).resolve().parents[2] / "static" / "plotly-cartesian-4.1.
 #: .streamlit/config.toml, and the one presentation mode sets (hograd_ui/parts/present.py's CSS).
 BASE_PX, PRESENT_PX = 17.0, 26.0
 _TEXT, _GRID, _BG = "#808495", "#e6eaf1", "#FFFFFF"
+#: The charts' grey text instead of Streamlit's ``_TEXT``: the same blue-grey, darker, 5.79:1 on
+#: white (tests/ui/test_palette.py computes it from the figures as sent).
+TEXT = "#626573"
 _CLEAR = "rgba(0, 0, 0, 0)"  # Streamlit's "transparent", which plotly.py's checks refuse
 _FONT = '"Source Sans", sans-serif'
 
@@ -132,6 +139,14 @@ def theme(base: float = BASE_PX) -> dict[str, Any]:
 THEME = theme()
 
 
+def readable(values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` (a theme) with Streamlit's grey text colour replaced by :data:`TEXT`."""
+    return {
+        key: readable(value) if isinstance(value, dict) else TEXT if value == _TEXT else value
+        for key, value in values.items()
+    }
+
+
 def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     """``base`` with ``extra`` merged in, dicts key by key (``extra`` wins)."""
     out = dict(base)
@@ -147,7 +162,10 @@ def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 #: plotly's full validation: the app builds its figures unchecked, for speed).
 CHECK: Callable[[BaseFigure], object] | None = None
 
-_THEMED: dict[str, Any] = {**TEMPLATE, "layout": _merged(TEMPLATE.get("layout") or {}, THEME)}
+_THEMED: dict[str, Any] = {
+    **TEMPLATE,
+    "layout": _merged(TEMPLATE.get("layout") or {}, readable(THEME)),
+}
 # sent with every chart of every run: without its comment lines and indentation
 _JS = "\n".join(
     line.strip()
@@ -161,14 +179,15 @@ _COMPONENT = st.components.v2.component(NAME, js=_JS, isolate_styles=False)
 
 def themed(spec: dict[str, Any], base: float = BASE_PX) -> dict[str, Any]:
     """A figure's dict (``to_dict()``) as Streamlit's chart theme draws it on a page whose root
-    font is ``base`` px: the theme merged into its template's layout, its title in bold."""
+    font is ``base`` px: the theme (its text :func:`readable`) merged into its template's
+    layout, its title in bold."""
     layout = dict(spec.get("layout") or {})
     template = layout.get("template") or {}
     if template is TEMPLATE and base == BASE_PX:  # the house template, merged once
         layout["template"] = _THEMED
     else:
         template = dict(template)
-        template["layout"] = _merged(template.get("layout") or {}, theme(base))
+        template["layout"] = _merged(template.get("layout") or {}, readable(theme(base)))
         layout["template"] = template
     title = layout.get("title")
     title = {"text": title} if isinstance(title, str) else title

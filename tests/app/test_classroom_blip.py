@@ -114,7 +114,7 @@ def test_a_newcomer_during_a_blip_keeps_the_class_in_the_link(database: Path, bl
     assert newcomer.get("progress")  # the lesson itself goes on
     blip.on = False
     newcomer.run()
-    assert tr("classroom.join.title", code=code) in [h.value for h in newcomer.subheader]
+    assert tr("classroom.join.title", code=code) in [h.value for h in newcomer.header]
 
 
 def test_a_deleted_class_still_sends_its_students_away(database: Path) -> None:  # noqa: F811

@@ -47,7 +47,7 @@ def open_class(lang: str = "en") -> tuple[AppTest, str]:
 
 def join(code: str, nickname: str, lang: str = "en", **params: str) -> AppTest:
     student = open_lesson(lang, **{"class": code, **params})
-    assert tr("classroom.join.title", lang, code=code) in [h.value for h in student.subheader]
+    assert tr("classroom.join.title", lang, code=code) in [h.value for h in student.header]
     assert not student.get("progress")  # the lesson waits for a nickname
     student.text_input(key="classroom.nickname").input(nickname)
     student.button(key="classroom.join").click().run()
@@ -218,7 +218,7 @@ def test_a_code_typed_from_the_board(database: Path) -> None:
         assert not text or all(text not in e for e in texts(at.error))
     at.text_input(key="classroom.typed").input(f"{code[:3].lower()} {code[3:]}")
     at.button(key="classroom.typed_go").click().run()
-    assert tr("classroom.join.title", code=code) in [h.value for h in at.subheader]
+    assert tr("classroom.join.title", code=code) in [h.value for h in at.header]
     assert at.query_params["class"] == code
 
 
@@ -245,7 +245,7 @@ def test_a_fresh_session_with_the_seat_is_the_same_student(database: Path, lang:
     assert _rows(database, "SELECT count(*) FROM classroom_students") == [(1,)]
     for bad in [seat[:-1] + ("A" if seat[-1] != "A" else "B"), "<b>x</b>", "x" * 5000]:
         other = open_lesson(lang, **{"class": code, "seat": bad})
-        assert tr("classroom.join.title", lang, code=code) in [h.value for h in other.subheader]
+        assert tr("classroom.join.title", lang, code=code) in [h.value for h in other.header]
         assert tr("classroom.seat_gone", lang) in texts(other.info)
         assert "seat" not in other.query_params
 

@@ -12,7 +12,16 @@ from graphviz import Digraph
 from hograd_core import parse
 from hograd_core.flaglab.cases import CASES, run_case
 from hograd_core.flaglab.flags import ACTIONS, FlagSettings, run_flags
-from hograd_core.graph_dot import ENGLISH, Legend, _attrs, _legend, node_attrs, tensor_dot, view_dot
+from hograd_core.graph_dot import (
+    ENGLISH,
+    SAVED_LINE,
+    Legend,
+    _attrs,
+    _legend,
+    node_attrs,
+    tensor_dot,
+    view_dot,
+)
 from hograd_core.graphs import graph_lab
 from hograd_core.hvp_graph import hvp_graph
 
@@ -46,7 +55,7 @@ def reference(nodes, edges, attrs_of, label: str = "", spacing=("TB", "0.25", "0
         dot.node(node.name, **attrs_of(node))
     for e in edges:
         if e.saved:
-            dot.edge(e.src, e.dst, style="dashed", dir="none", color="#9ca3af")
+            dot.edge(e.src, e.dst, style="dashed", dir="none", color=SAVED_LINE)
         else:
             dot.edge(e.src, e.dst)
     if label:

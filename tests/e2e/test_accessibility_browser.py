@@ -161,3 +161,119 @@ def test_a_focused_page_link_has_a_visible_ring(contexts, browser, server) -> No
         "a => { const s = getComputedStyle(a); return [s.outlineStyle, s.outlineWidth, s.outlineColor]; }"
     )
     assert ring == ["solid", "3px", "rgb(176, 58, 10)"]  # a11y.FOCUS: 5.5:1 on the sidebar
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_graph_is_named_described_and_told_pass_by_pass(
+    contexts, browser, server, lang: str
+) -> None:
+    """What a screen reader gets for the graph lab's drawing, read from Chromium's
+    accessibility tree: an image named and described from the graph, and the narration, a
+    group whose Next button the keyboard reaches and presses, the new step in a live region."""
+    from playwright.sync_api import expect
+
+    pg = _page(contexts, browser, lang)
+    pg.goto(f"{server}/graph?graph.order=2&lang={lang}")
+    _settled(pg)
+    drawing = pg.get_by_role(
+        "img",
+        name=re.compile(r"^" + re.escape(tr("drawing.said.name", lang, ops="", passes="")[:6])),
+    )
+    expect(drawing.first).to_have_accessible_name(re.compile(r"[0-9]"))
+    longest = tr("drawing.said.longest", lang, functions="").rstrip(".。 ")
+    expect(drawing.first).to_have_accessible_description(re.compile(re.escape(longest)))
+    told = pg.get_by_role("group", name=tr("graph.said.title", lang)).first
+    expect(told).to_be_visible()
+    first = tr("graph.said.step", lang, name=tr("pass.0", lang).capitalize(), i=1, n=3)
+    second = tr("graph.said.step", lang, name=tr("pass.1", lang), i=2, n=3)
+    live = told.locator("[aria-live='polite']")
+    expect(live).to_contain_text(first)
+    step = told.get_by_role("button", name=tr("graph.said.next", lang))
+    for _ in range(200):  # Tab through the page until Next has the focus
+        pg.keyboard.press("Tab")
+        if step.evaluate("b => b === document.activeElement"):
+            break
+    else:
+        raise AssertionError("Tab never reached the Next button")
+    pg.keyboard.press("Enter")
+    expect(live).to_contain_text(second)
+    tree = told.aria_snapshot()
+    assert second in tree and tr("graph.said.prev", lang) in tree  # names a reader hears
+    assert live.get_attribute("aria-atomic") == "true"
+
+
+def _no_violation(pg) -> None:
+    """axe over the page as it stands, again after a rerun's fade if it found something."""
+    _settled(pg)
+    found = violations(pg)
+    for _ in range(2):
+        if not found:
+            break
+        pg.wait_for_timeout(2_000)
+        _settled(pg)
+        found = violations(pg)
+    assert found == [], "\n".join(
+        f"{v['id']} ({v['impact']}): {n[0]}\n    {n[1]}" for v in found for n in v["nodes"]
+    )
+
+
+def _tab_to(pg, target) -> None:
+    """Press Tab until ``target`` has the focus (the keyboard alone, as a student without a
+    mouse moves)."""
+    for _ in range(200):
+        pg.keyboard.press("Tab")
+        if target.evaluate("el => el === document.activeElement"):
+            return
+    raise AssertionError("Tab never reached the element")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_class_panel_and_a_student_by_keyboard(browser, server, lang: str) -> None:
+    """The lecturer's class panel with a class open; then a student who joins it and answers
+    with the keyboard alone (Tab, typing, Enter): axe finds nothing at each state."""
+    from urllib.parse import parse_qs, urlparse
+
+    from playwright.sync_api import expect
+
+    from tests.e2e.conftest import TEACHER_KEY
+
+    made = []
+    try:
+        teacher = browser.new_context(viewport={"width": 1366, "height": 768})
+        made.append(teacher)
+        lecturer = teacher.new_page()
+        lecturer.set_default_timeout(120_000)
+        lecturer.goto(f"{server}/lesson?lang={lang}&key={TEACHER_KEY}")
+        wait_for_app(lecturer, timeout=120_000)
+        main = lecturer.locator("[data-testid='stMain']")
+        main.get_by_role("button", name=tr("classroom.open", lang)).click()
+        wait_for_app(lecturer)
+        link_box = main.locator("[data-testid='stCode']", has_text="class=")
+        expect(link_box).to_have_count(1)
+        expect(main.get_by_role("img", name=re.compile("class="))).to_have_count(1)  # the QR
+        _no_violation(lecturer)
+        link = link_box.inner_text().strip()
+        code = parse_qs(urlparse(link).query)["class"][0]
+
+        context = browser.new_context(viewport={"width": 1366, "height": 768})
+        made.append(context)
+        student = context.new_page()
+        student.set_default_timeout(120_000)
+        student.goto(f"{link}{'&' if '?' in link else '?'}lang={lang}")
+        wait_for_app(student, timeout=120_000)
+        expect(student.get_by_text(tr("classroom.join.title", lang, code=code))).to_be_visible()
+        _no_violation(student)  # the join form
+        box = student.locator("[data-testid='stMain']").get_by_role(
+            "textbox", name=tr("classroom.nickname", lang)
+        )
+        _tab_to(student, box)
+        student.keyboard.type(f"Kb {lang}")
+        join = student.locator("[data-testid='stFormSubmitButton'] button")
+        _tab_to(student, join)
+        student.keyboard.press("Enter")
+        wait_for_app(student)
+        expect(student.locator("[data-testid='stProgress']")).to_have_count(1)  # joined
+        _no_violation(student)  # the lesson's first step, in the class
+    finally:
+        for context in made:
+            context.close()

@@ -18,7 +18,16 @@ import plotly.io as pio
 import pytest
 from plotly.offline import get_plotlyjs_version
 
-from hograd_ui.parts.chart import BASE_PX, BUNDLE, PRESENT_PX, THEME, chart, theme, themed
+from hograd_ui.parts.chart import (
+    BASE_PX,
+    BUNDLE,
+    PRESENT_PX,
+    THEME,
+    chart,
+    readable,
+    theme,
+    themed,
+)
 from hograd_ui.parts.present import PRESENTATION_CSS
 from hograd_ui.plotting import TEMPLATE, for_projector, new_figure, plain_figure
 from tests.arrays import plotly_array
@@ -50,7 +59,7 @@ def test_the_theme_is_merged_into_the_house_template_and_nothing_else_changes(in
     before = fig.to_dict()
     after = themed(before)
     template = after["layout"]["template"]["layout"]
-    for path, value in _leaves(THEME):
+    for path, value in _leaves(readable(THEME)):
         assert _at(template, path) == value, path  # the theme wins inside the template
     ours = {path for path, _ in _leaves(THEME)}
     for path, value in _leaves(TEMPLATE["layout"]):

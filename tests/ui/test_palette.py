@@ -8,6 +8,7 @@ colours are compared by their CIELAB distance (ΔE76, D65).
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -94,3 +95,61 @@ def test_text_and_focus_colours_meet_wcag() -> None:
         assert contrast(a11y.CAPTION_CODE, background) >= 4.5
         assert contrast(a11y.DISABLED, background) >= 4.5
         assert contrast(a11y.FOCUS, background) >= 3.0  # 1.4.11: the focus ring
+
+
+def _font_colours(values: dict, path: str = "") -> list[tuple[str, str]]:
+    """Every ``font.color`` (and ``tickfont.color``) in a plotly layout, with its path."""
+    out = []
+    for key, value in values.items():
+        here = f"{path}.{key}" if path else key
+        if isinstance(value, dict):
+            out += _font_colours(value, here)
+        elif key == "color" and path.rsplit(".", 1)[-1] in ("font", "tickfont"):
+            out.append((here, value))
+    return out
+
+
+def test_chart_text_as_sent_is_readable() -> None:
+    """The tick labels, axis titles and other grey text of a chart, read from the figure as
+    the page sends it (themed): 4.5:1 or more on the chart's white (WCAG 1.4.3); Streamlit's
+    own grey, #808495, is 3.72:1."""
+    from hograd_ui.parts.chart import PRESENT_PX, themed
+    from hograd_ui.plotting import plain_figure
+
+    assert contrast("#808495", WHITE) == pytest.approx(3.72, abs=0.01)  # the issue's audit
+    fig = plain_figure([{"type": "scatter", "x": [0, 1], "y": [0, 1]}], title={"text": "t"})
+    for base in (None, PRESENT_PX):
+        spec = themed(fig.to_dict()) if base is None else themed(fig.to_dict(), base)
+        layout = spec["layout"]["template"]["layout"]
+        colours = _font_colours(layout)
+        assert {"xaxis.tickfont.color", "yaxis.tickfont.color"} <= {p for p, _ in colours}
+        for path, colour in colours:
+            assert contrast(colour, layout["plot_bgcolor"]) >= 4.5, (path, colour)
+            assert contrast(colour, layout["paper_bgcolor"]) >= 4.5, (path, colour)
+
+
+def _dot_attrs(dot: str, name: str) -> dict[str, str]:
+    body = re.search(rf'"{re.escape(name)}" \[(.*?)\]\n', dot, re.S).group(1)
+    return dict(re.findall(r'(\w+)="?(#[0-9a-fA-F]{6}|[\w,]+)"?', body))
+
+
+def test_a_freed_saved_tensor_is_outlined_and_labelled_readably() -> None:
+    """A freed saved tensor as the drawing writes it (hograd_core.graph_dot): its dashed
+    outline 3:1 or more against its own fill and the page (WCAG 1.4.11; it was #9ca3af,
+    2.54:1), its text 4.5:1 on its fill (1.4.3); the dashed edge of a saved tensor 3:1."""
+    from hograd_core.graph_dot import tensor_dot
+    from hograd_core.graph_trace import GraphEdge, GraphNode, TensorGraph
+
+    nodes = (
+        GraphNode("p0_0", "op", 0, "PowBackward0"),
+        GraphNode("p0_0.self", "saved", 0, "self", freed=True),
+    )
+    graph = TensorGraph(nodes, (GraphEdge("p0_0.self", "p0_0", saved=True),), ("y",), (1,), (0,))
+    dot = tensor_dot(graph)
+    freed = _dot_attrs(dot, "p0_0.self")
+    assert "dashed" in freed["style"]
+    for background in (WHITE, freed["fillcolor"]):
+        assert contrast(freed["color"], background) >= 3.0, (freed["color"], background)
+    assert contrast(freed["fontcolor"], freed["fillcolor"]) >= 4.5
+    edge = next(ln for ln in dot.splitlines() if "->" in ln and "p0_0.self" in ln)
+    assert contrast(re.search(r'color="(#\w{6})"', edge).group(1), WHITE) >= 3.0
