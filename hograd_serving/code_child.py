@@ -14,16 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import json
 import math
-import os
 import resource
 import subprocess
 import sys
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 from . import zygote
 
@@ -49,7 +46,7 @@ MAX_LINE = 4 * 2**20
 #: The largest request read from standard input.
 MAX_REQUEST = 64 * 1024
 
-ROOT = str(Path(__file__).resolve().parents[1])
+ROOT = zygote.ROOT  # the folder that holds hograd's packages: the children's cwd
 #: Seconds the zygote may take to import torch and warm up before its first child (5-14 s on
 #: a busy 2-core host); past them the run starts a fresh interpreter instead.
 START_SECONDS = 60.0
@@ -62,19 +59,6 @@ WARM_UP = (
     "g = torch.autograd.grad(outputs=y, inputs=x, create_graph=True)[0]\n"
     "h = torch.autograd.grad(outputs=g, inputs=x)[0]\nprint(f'{h.item():.3f}')\n"
 )
-
-
-@functools.cache
-def _env() -> dict[str, str]:
-    """The children's environment, the server's as it was at their first start (the zygote
-    that forks them keeps it)."""
-    return {
-        **os.environ,
-        "PYTHONPATH": ROOT,
-        "OMP_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "PYTHONWARNINGS": "ignore",
-    }
 
 
 @dataclass(frozen=True)
@@ -147,7 +131,9 @@ def launch(cpu_seconds: float, memory: int) -> zygote.Forked | subprocess.Popen:
     """A child with ``cpu_seconds`` of CPU time and ``memory`` bytes beyond its imports,
     reading its request on standard input: forked by the zygote, else a fresh interpreter."""
     argv = [f"{cpu_seconds:g}", str(memory)]
-    return zygote.launch(argv, env=_env(), cwd=ROOT, child=CHILD, start_seconds=START_SECONDS)
+    return zygote.launch(
+        argv, env=zygote.child_env(), cwd=ROOT, child=CHILD, start_seconds=START_SECONDS
+    )
 
 
 def run_program_child(

@@ -30,15 +30,12 @@ stay within ``MAX_EXPONENT`` bits (:mod:`hograd_core.sympy_program`).
 
 from __future__ import annotations
 
-import functools
 import json
-import os
 import subprocess
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from hograd_core.sympy_program import evaluate as _evaluate
 from hograd_core.sympy_program import evaluate_with_underflow as _evaluate_with_underflow
@@ -80,20 +77,7 @@ KEEP = 256
 #: The largest line a child may write ("size" past it).
 MAX_LINE = 8 * 2**20
 
-ROOT = str(Path(__file__).resolve().parents[1])
-
-
-@functools.cache
-def _env() -> dict[str, str]:
-    """The children's environment, the server's as it was at their first start (the zygote
-    that forks them keeps it)."""
-    return {
-        **os.environ,
-        "PYTHONPATH": ROOT,
-        "OMP_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "PYTHONWARNINGS": "ignore",
-    }
+ROOT = zygote.ROOT  # the folder that holds hograd's packages: the children's cwd
 
 
 class Children:
@@ -147,7 +131,7 @@ def launch(seconds: float, memory: int) -> Forked | subprocess.Popen:
     """A child process of :mod:`.exact_child` with ``seconds`` of CPU time and ``memory``
     bytes beyond its imports, reading its request on standard input: forked from a process
     that has imported sympy already (:mod:`.zygote`), else a fresh interpreter."""
-    return zygote.launch([f"{seconds:g}", str(memory)], env=_env(), cwd=ROOT)
+    return zygote.launch([f"{seconds:g}", str(memory)], env=zygote.child_env(), cwd=ROOT)
 
 
 class ExactRuns:

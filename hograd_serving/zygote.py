@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import signal
 import socket
@@ -36,6 +37,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import IO
 
 __all__ = ["CHILD", "Forked", "Zygote", "launch", "serve"]
@@ -187,6 +189,24 @@ def _spawned(
         env=env,
         text=True,
     )
+
+
+#: The folder that holds hograd's packages (every child runs there, with it on its path).
+ROOT = str(Path(__file__).resolve().parents[1])
+
+
+@functools.cache
+def child_env() -> dict[str, str]:
+    """The children's environment, the server's as it was at their first start (the zygote
+    that forks them keeps it): hograd on the path, one thread for the maths libraries,
+    warnings off (a child's standard error goes nowhere)."""
+    return {
+        **os.environ,
+        "PYTHONPATH": ROOT,
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "PYTHONWARNINGS": "ignore",
+    }
 
 
 def launch(
