@@ -163,17 +163,18 @@ class Frame:
         parts: dict[str, str],
         key: str,
         short: dict[str, str] | None = None,
+        where: object | None = None,
         **kwargs: object,
     ) -> str:
         """Which of the view's parts to show (``parts``: name -> translated label; the choice
-        in the session and the link under ``key``): a horizontal radio in place; projected,
-        in the row, a list (one line with long names) or, with ``short`` labels, buttons.
-        ``kwargs`` go to hograd_ui/parts/ui.py's ``localized_choice`` (``on_change``, ...).
-        Returns the chosen name."""
+        in the session and the link under ``key``): a horizontal radio in place (above the
+        controls, or in ``where``: a choice of how one screen draws, over that screen);
+        projected, in the row, a list (one line with long names) or, with ``short`` labels,
+        buttons. ``kwargs`` go to hograd_ui/parts/ui.py's ``localized_choice``
+        (``on_change``, ...). Returns the chosen name."""
         if not self.projected:
-            return localized_choice(
-                label, parts, key, container=self._top, horizontal=True, **kwargs
-            )
+            place = self._top if where is None else where
+            return localized_choice(label, parts, key, container=place, horizontal=True, **kwargs)
         if short is not None:
             return localized_choice(
                 label,
@@ -195,6 +196,14 @@ class Frame:
             **kwargs,
         )
 
+    def buttons(self) -> object:
+        """Where buttons one click away in every mode go (a view's presets): the row
+        projected; else a row of its own above the controls (under the result on a phone).
+        Use it as ``with view.buttons():``."""
+        if self.projected:
+            return self.row
+        return self._top.container(horizontal=True)
+
     def screens(
         self,
         screens: Screens,
@@ -202,6 +211,7 @@ class Frame:
         box: str | None = None,
         *,
         headers: bool = True,
+        bold: bool = False,
         tabs: tuple[str, str] | None = None,
     ) -> None:
         """Draw the view's screens: stacked, or the open one projected.
@@ -212,6 +222,8 @@ class Frame:
                 (presentation mode only).
             box: the prefix of each screen's container key, ``<box>.<name>``; ``key`` if None.
             headers: each stacked screen under its label as a header.
+            bold: the labels in bold text instead, not headings (a view whose screens are
+                not sections of the page's outline).
             tabs: ``(tabs' key, first name)``: off the projector, the screens from that name
                 on are tabs (only the open one computes: hograd_ui/parts/ui.py's lazy_tabs),
                 the open tab in the link under the tabs' key.
@@ -226,7 +238,10 @@ class Frame:
                 if shown[name] and name not in tabbed:
                     with st.container(key=f"{box or key}.{name}"):
                         if headers and not (self.projected or one):  # projected, the list names it
-                            st.header(labels[name])
+                            if bold:  # our translated label, no user text
+                                st.markdown(f"**{labels[name]}**")
+                            else:
+                                st.header(labels[name])
                         screens[name][1]()
             if tabbed:
                 opened = lazy_tabs({name: labels[name] for name in tabbed}, tabs[0])
