@@ -14,18 +14,9 @@ from hograd_core.network import DATASETS
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.form_kit import WIDTHS, caption, keep, network_widgets, num
+from hograd_ui.parts.frame import Frame, aside
 from hograd_ui.parts.link_form import Field, LinkedForm
-from hograd_ui.parts.present import present
-from hograd_ui.parts.ui import (
-    controls,
-    folded,
-    lang,
-    localized_radio,
-    present_row,
-    show_error,
-    slides,
-    t,
-)
+from hograd_ui.parts.ui import lang, show_error, t
 
 from . import figures as figs
 from .cached import HF_BUDGET, script, why_hessian_free
@@ -50,50 +41,29 @@ HF_FORM = LinkedForm(
 
 
 def draw() -> None:
-    """The tab. In presentation mode the intro and the form fold into one row of buttons and
-    the results are two screens: the numbers with the loss curves, and the steps' table with
-    what the run says (hograd_ui/parts/ui.py)."""
-    row = present_row()
-    with folded(t("present.text"), ":material/notes:", row):
+    """The tab, drawn by the frame (hograd_ui/parts/frame.py): the intro and the form, then
+    two screens: the numbers with the loss curves, and the steps' table with what the run
+    says."""
+    view = Frame("hf")
+    with view.lead():
         st.markdown(t("hf.intro"))
     try:  # the settings themselves may be refused (HFConfig checks them)
-        with controls(row):
+        with view.controls():
             config = _settings()
         run, code = why_hessian_free(config, _caption=caption)
     except HogradError as err:
         show_error(err)
         return
-    projector = present()
-    shown = slides(
-        {"curves": t("hf.screen.curves"), "steps": t("hf.screen.steps")}, "why.hf.screen", row
+    view.screens(
+        {
+            "curves": (t("hf.screen.curves"), lambda: _curves(view, run)),
+            "steps": (t("hf.screen.steps"), lambda: _steps_screen(run)),
+        },
+        "why.hf.screen",
+        "hf.screen",
+        bold=True,  # titles, not sections of the page's outline
     )
-    if shown["curves"]:
-        with st.container(key="hf.screen.curves"):
-            _metrics(run)
-            if not projector:  # projected, the sentence is on the table's screen
-                _result(run)
-            axes = {"passes": t("hf.axis.passes"), "seconds": t("hf.axis.seconds")}
-            # projected, the axis is a choice in the row: the chart higher on the screen
-            axis = localized_radio(
-                t("hf.axis"),
-                axes,
-                "why.hf.axis",
-                horizontal=True,
-                container=row if projector else st,
-                label_visibility="collapsed" if projector else "visible",
-            )
-            if projector:
-                chart(figs.hf_figure(run, lang(), axis))
-            else:
-                left, right = st.columns([3, 2], gap="large")
-                chart(figs.hf_figure(run, lang(), axis), where=left)
-                with right:
-                    _steps(run)
-    if projector and shown["steps"]:
-        with st.container(key="hf.screen.steps"):
-            _steps(run)
-            _result(run)
-    if shown["steps"]:
+    with view.results:
         last, most = func_form_gaps(run)
         st.caption(t("hf.func_agreement", last=f"{last:.1e}", most=f"{most:.1e}"))
         # the torch.func form's note gives the difference measured here, not a promise
@@ -106,6 +76,22 @@ def draw() -> None:
             page="why",
             tab="hf",
         )
+
+
+def _curves(view: Frame, run: HFRun) -> None:
+    """The numbers, then the loss curves against passes or seconds (the axis a choice over
+    the chart; projected, in the row: the chart higher on the screen)."""
+    _metrics(run)
+    axes = {"passes": t("hf.axis.passes"), "seconds": t("hf.axis.seconds")}
+    axis = view.part(t("hf.axis"), axes, "why.hf.axis", short=axes, where=st)
+    chart(figs.hf_figure(run, lang(), axis))
+
+
+def _steps_screen(run: HFRun) -> None:
+    """What the run says (under the table projected and on a phone), then the steps' table."""
+    with aside("hf.result"):
+        _result(run)
+    _steps(run)
 
 
 def _settings() -> HFConfig:
