@@ -12,9 +12,9 @@ from hograd_core import HogradError
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.form_kit import caption, form_radio, keep
+from hograd_ui.parts.frame import Frame
 from hograd_ui.parts.link_form import Field, LinkedForm
-from hograd_ui.parts.links import present
-from hograd_ui.parts.ui import controls, folded, lang, present_row, show_error, slides, t
+from hograd_ui.parts.ui import folded, lang, show_error, t
 
 from . import compute
 from . import figures as figs
@@ -67,10 +67,11 @@ def use_scenario(name: str) -> None:
 
 
 def draw() -> None:
-    """The tab. In presentation mode the intro and the form fold into one row of buttons,
-    beside the scenarios (one click each), and each chart is a screen of its own."""
-    row = present_row()
-    with folded(t("present.text"), ":material/notes:", row):
+    """The tab, drawn by the frame (hograd_ui/parts/frame.py): the intro, the scenarios (one
+    click each; projected, in the row), the form, then one screen per chart: the layers'
+    gradient norms, the two precisions, the histogram at a step."""
+    view = Frame("stats")
+    with view.lead():
         st.markdown(t("stats.intro"))
     scenarios = {
         "healthy": t("stats.scenario.healthy"),
@@ -78,11 +79,40 @@ def draw() -> None:
         "explode": t("stats.scenario.explode"),
         "nan32": t("stats.scenario.nan32"),
     }
-    with row if present() else st.container(horizontal=True):  # each at its label's width
+    with view.buttons():  # each at its label's width
         for name, label in scenarios.items():
             st.button(label, key=f"why.stats.use.{name}", on_click=use_scenario, args=(name,))
-    STATS_FORM.seed()  # the fields' defaults are the healthy scenario
-    with controls(row), st.form("why.stats.form"):
+    with view.controls():
+        config = settings()
+    try:
+        stats, code, csv_text, json_text = why_gradient_stats(config, _caption=caption)
+    except HogradError as err:
+        show_error(err)
+        return
+    with view.results:
+        show_nan(stats, config)
+    view.screens(
+        {
+            "norms": (t("stats.norms_title"), lambda: norms(stats)),
+            "precision": (t("stats.precision_title"), lambda: precision(stats)),
+            "hist": (t("stats.screen.hist"), lambda: histogram(view, stats)),
+        },
+        "why.stats.screen",
+        "stats",
+        bold=True,  # the charts' titles, as links of before the frame showed them
+    )
+    with view.results:
+        downloads(stats, csv_text, json_text)
+        why_script(
+            code, func_source(config), "stats", notebook(code.source), page="why", tab="stats"
+        )
+
+
+def settings() -> compute.StatsConfig:
+    """The form (its settings enter the URL when Run is pressed; the healthy scenario's by
+    default)."""
+    STATS_FORM.seed()
+    with st.form("why.stats.form"):
         c = st.columns(2)
         with c[0]:
             act = form_radio(
@@ -120,59 +150,41 @@ def draw() -> None:
     keep("why.stats.activation", act)
     keep("why.stats.dtype", dtype)
     STATS_FORM.write()
-    config = compute.StatsConfig(
+    return compute.StatsConfig(
         act, depth, width, lr, steps, batch, round(gain, 2), clip, dtype, naive
     )
-    try:
-        stats, code, csv_text, json_text = why_gradient_stats(config, _caption=caption)
-    except HogradError as err:
-        show_error(err)
-        return
-    show_nan(stats, config)
-    projector = present()
-    shown = slides(
-        {
-            "norms": t("stats.norms_title"),
-            "precision": t("stats.precision_title"),
-            "hist": t("stats.screen.hist"),
-        },
-        "why.stats.screen",
-        row,
+
+
+def norms(stats: compute.GradientStats) -> None:
+    """Each layer's gradient norm along training."""
+    chart(figs.layer_norms_figure(stats, lang()))
+    st.caption(
+        t("stats.norms_note", clipped=int(stats.clipped.sum()), steps=len(stats.losses))
+        + (" " + saturation_text(stats) if stats.saturated.size else "")
     )
-    # side by side on a screen; projected, one chart a screen, the whole width
-    left, right = (st.container(),) * 2 if projector else st.columns(2, gap="large")
-    with left:
-        if shown["norms"]:
-            if not projector:  # projected, the row's list of screens names it
-                st.markdown("**" + t("stats.norms_title") + "**")
-            with st.container(key="stats.norms"):
-                chart(figs.layer_norms_figure(stats, lang()))
-            st.caption(
-                t("stats.norms_note", clipped=int(stats.clipped.sum()), steps=len(stats.losses))
-                + (" " + saturation_text(stats) if stats.saturated.size else "")
-            )
-        if shown["precision"]:
-            if not projector:  # projected, the row's list of screens names it
-                st.markdown("**" + t("stats.precision_title") + "**")
-            with st.container(key="stats.precision"):
-                chart(figs.precision_figure(stats, lang()))
-            st.markdown(precision_text(stats))
-    with right:
-        if stats.hist_steps.size and shown["hist"]:
-            # projected, the step is a button of the row: the histogram first on the screen
-            with folded(t("stats.hist_step"), ":material/timeline:", row):
-                at = st.select_slider(
-                    t("stats.hist_step"),
-                    list(stats.hist_steps),
-                    value=int(stats.hist_steps[-1]),
-                    key=f"why.stats.hist_at.{stats.hist_steps[-1]}",
-                )
-            index = list(stats.hist_steps).index(at)
-            with st.container(key="stats.hist"):
-                chart(figs.histogram_figure(stats, index, lang()))
-            st.caption(t("stats.hist_note"))
-        downloads(stats, csv_text, json_text)
-    why_script(code, func_source(config), "stats", notebook(code.source), page="why", tab="stats")
+
+
+def precision(stats: compute.GradientStats) -> None:
+    """The loss in both precisions, and what their difference says."""
+    chart(figs.precision_figure(stats, lang()))
+    st.markdown(precision_text(stats))
+
+
+def histogram(view: Frame, stats: compute.GradientStats) -> None:
+    """The gradients' histogram at a step (the step projected a button of the row: the
+    histogram first on the screen)."""
+    if not stats.hist_steps.size:
+        return
+    with folded(t("stats.hist_step"), ":material/timeline:", view.row):
+        at = st.select_slider(
+            t("stats.hist_step"),
+            list(stats.hist_steps),
+            value=int(stats.hist_steps[-1]),
+            key=f"why.stats.hist_at.{stats.hist_steps[-1]}",
+        )
+    index = list(stats.hist_steps).index(at)
+    chart(figs.histogram_figure(stats, index, lang()))
+    st.caption(t("stats.hist_note"))
 
 
 def show_nan(stats: compute.GradientStats, config: compute.StatsConfig) -> None:
