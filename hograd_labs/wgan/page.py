@@ -16,9 +16,9 @@ from hograd_ui.parts.a11y import graphviz
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.form_kit import caption, form_radio, keep
+from hograd_ui.parts.frame import Frame, aside
 from hograd_ui.parts.link_form import Field, LinkedForm
-from hograd_ui.parts.links import present
-from hograd_ui.parts.ui import controls, folded, lang, present_row, show_error, slides, t
+from hograd_ui.parts.ui import folded, lang, show_error, t
 from hograd_ui.tensor_drawing import flag_legend_html
 
 from . import figures as figs
@@ -73,10 +73,10 @@ def choice(label: str, options: tuple[str, ...], name: str) -> str:
     return value
 
 
-def settings(row: object = None) -> WganConfig:
-    """The form; folded into a button of ``row`` in presentation mode."""
+def settings() -> WganConfig:
+    """The form: nothing trains until Run is pressed."""
     FORM.seed()
-    with controls(row), st.form(f"{P}.form"):
+    with st.form(f"{P}.form"):
         data = choice(t("wgan.data"), DATASETS, "data")
         mode = choice(t("wgan.mode_label"), MODES, "mode")
         steps, n_critic, lam, clip = FORM.row(
@@ -116,36 +116,30 @@ def settings(row: object = None) -> WganConfig:
 
 
 def draw() -> None:
-    """The tab. In presentation mode the intro and the form fold into one row of buttons, and
-    the results are three screens: the numbers with the points and the norms, the training
-    curves, and the silent bug (hograd_ui/parts/ui.py)."""
-    row = present_row()
-    with folded(t("present.text"), ":material/notes:", row):
+    """The tab, drawn by the frame (hograd_ui/parts/frame.py): the intro and the form, then
+    three screens: the points with the critic's gradient norms and the numbers, the training
+    curves, and the silent bug."""
+    view = Frame("wgan")
+    with view.lead():
         st.markdown(t("wgan.intro"))
-    config = settings(row)
+    with view.controls():
+        config = settings()
     try:
         run, check, costs, code = why_wgan_run(config, _caption=caption)
     except HogradError as err:
         show_error(err)
         return
-    shown = slides(
+    view.screens(
         {
-            "points": t("wgan.screen.points"),
-            "curves": t("wgan.screen.curves"),
-            "bug": t("wgan.bug.title"),
+            "points": (t("wgan.screen.points"), lambda: _points(view, run, costs, config)),
+            "curves": (t("wgan.screen.curves"), lambda: chart(figs.curves_figure(run, lang()))),
+            "bug": (t("wgan.bug.title"), lambda: silent_bug(check)),
         },
         f"{P}.screen",
-        row,
+        "wgan.screen",
+        headers=False,  # the points' screen opens the tab's results; the bug's has its own
     )
-    projector = present()
-    if shown["points"]:
-        _points(run, costs, config, projector, row)
-    if shown["curves"]:
-        with st.container(key="wgan.screen.curves"):
-            chart(figs.curves_figure(run, lang()))
-    if shown["bug"]:
-        with st.container(key="wgan.screen.bug"):
-            silent_bug(check)
+    with view.results:
         st.markdown(
             t(
                 "wgan.cost",
@@ -158,22 +152,29 @@ def draw() -> None:
         why_script(code, func_source(config), "wgan", notebook(code.source), page="why", tab="wgan")
 
 
-def _points(run: object, costs: object, config: WganConfig, projector: bool, row: object) -> None:
-    """The numbers, the verdict, and the points with the critic's gradient norms at a step.
-
-    Projected, the step is a button of the presentation ``row``, the numbers stand two by two
-    above the histogram, beside the points, and the verdict is under the charts: the charts lie
-    on the first screen (tests/e2e/test_slides_browser.py), the points' square 70 % taller than
-    under a row of four numbers."""
+def _points(view: Frame, run: object, costs: object, config: WganConfig) -> None:
+    """The verdict, then the points beside the numbers (two by two) and the critic's gradient
+    norms at a step. The step is a button of the row projected and the verdict under the
+    charts there (an aside): the charts lie on the first screen
+    (tests/e2e/test_slides_browser.py)."""
     last = len(run.snap_steps) - 1
-    if projector:
-        with st.container(key="wgan.screen.points"):
-            left, right = st.columns([3, 2], gap="medium")
-        with right.container(key="wgan.screen.metrics"):
-            m = [*st.columns(2), *st.columns(2)]
-    else:
-        with st.container(key="wgan.screen.metrics"):
-            m = st.columns(4)
+    if run.status == "diverged":
+        st.warning(t("wgan.diverged", step=len(run.wasserstein)))
+    box = st.warning if config.mode in ("gp_no_graph", "none") else st.info
+    with aside("wgan.verdict"):
+        box(t(RESULTS[config.mode]))
+    with folded(t("wgan.at"), ":material/timeline:", view.row):
+        at = st.select_slider(
+            t("wgan.at"),
+            list(run.snap_steps),
+            value=int(run.snap_steps[-1]),
+            key=f"{P}.at.{run.snap_steps[-1]}",
+        )
+    index = list(run.snap_steps).index(at)
+    left, right = st.columns([3, 2], gap="medium")
+    chart(figs.points_figure(run, index, lang()), where=left)
+    with right.container(key="wgan.screen.metrics"):
+        m = [*st.columns(2), *st.columns(2)]
     m[0].metric(t("wgan.metric.parameters"), f"{run.critic_parameters:,}")
     gap, window, negative = smoothed_gap(run)
     m[1].metric(
@@ -196,29 +197,10 @@ def _points(run: object, costs: object, config: WganConfig, projector: bool, row
         f"{costs.gp_seconds / costs.plain_seconds:.1f} ×",
         help=t("wgan.metric.cost_help"),
     )
-    if run.status == "diverged":
-        st.warning(t("wgan.diverged", step=len(run.wasserstein)))
-    box = st.warning if config.mode in ("gp_no_graph", "none") else st.info
-    if not projector:
-        box(t(RESULTS[config.mode]))
-    with folded(t("wgan.at"), ":material/timeline:", row):
-        at = st.select_slider(
-            t("wgan.at"),
-            list(run.snap_steps),
-            value=int(run.snap_steps[-1]),
-            key=f"{P}.at.{run.snap_steps[-1]}",
-        )
-    index = list(run.snap_steps).index(at)
-    if not projector:
-        with st.container(key="wgan.screen.points"):
-            left, right = st.columns([3, 2], gap="medium")
-    chart(figs.points_figure(run, index, lang()), where=left)
     with right:
         st.markdown("**" + t("wgan.norms_title") + "**")
         chart(figs.norms_figure(run, index, lang()))
         st.caption(t("wgan.norms_note"))
-    if projector:
-        box(t(RESULTS[config.mode]))
 
 
 def func_source(config: WganConfig) -> str:
