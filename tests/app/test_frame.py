@@ -25,11 +25,13 @@ CONVERTED = (
     "curvature/page.py",
     "maml/page.py",
     "pinn/page.py",
+    "hf/page.py",
+    "stats/page.py",
+    "wgan/page.py",
 )
 MODE = {"present", "projector", "projected"}
 
 #: (page, query, the key of one of its screens' containers, the frame's name); a screen that
-#: is a tab off the projector (the HVP network's views) has a container projected only.; a screen that
 #: is a tab off the projector (the HVP network's views) has a container projected only.
 VIEWS = [
     ("pages/memory.py", {}, "memory.screen.orders", "memory"),
@@ -51,6 +53,9 @@ VIEWS = [
     ),
     ("pages/why.py", {"why.tab": "maml"}, "maml.adapt", "maml"),
     ("pages/why.py", {"why.tab": "pinn"}, "pinn.screen.maps", "pinn"),
+    ("pages/why.py", {"why.tab": "hf"}, "hf.screen.curves", "hf"),
+    ("pages/why.py", {"why.tab": "stats"}, "stats.norms", "stats"),
+    ("pages/why.py", {"why.tab": "wgan"}, "wgan.screen.points", "wgan"),
     ("pages/home.py", {}, "home.result", "home"),
 ]
 
