@@ -1,5 +1,8 @@
-"""Your own autograd code, run as written: the view. The program box, Run, then each line with
-what it printed, and for a chosen line the variables and the graph behind a chosen tensor."""
+"""Your own autograd code, run as written: the view. The program box and Run are its controls;
+its screens are the program as it ran with what each line printed, then the variables after a
+chosen line and the graph behind a chosen tensor. hograd_ui/parts/frame.py draws them: stacked
+on a laptop, as slides projected, the result first and the program box folded under it on a
+phone."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from hograd_core.program import BUDGET, LineRecord, RunError
 from hograd_ui.graph_text import describe
 from hograd_ui.i18n import error_text
 from hograd_ui.parts.a11y import graphviz
+from hograd_ui.parts.frame import Frame
 from hograd_ui.parts.ui import box_chars, lang, show_error, static_table, t
 
 from . import cached, figures
@@ -96,9 +100,8 @@ def _error(error: RunError) -> None:
     st.success(f"**{t('code.decode.fix')}** {t(fix, **facts)}", icon=":material/build:")
 
 
-def _line(record: LineRecord) -> None:
-    st.caption(t("code.line", line=record.line))
-    st.code(record.source, language="python")
+def _outputs(record: LineRecord) -> None:
+    """What one line printed, warned or raised, under its source."""
     if record.output:
         st.code(record.output, language=None)  # what Python printed, shown literally
     for warning in record.warnings:
@@ -108,9 +111,40 @@ def _line(record: LineRecord) -> None:
         _error(record.error)
 
 
+def _source(group: list[LineRecord]) -> None:
+    """Lines that ran one after the other without output, as one block under their numbers
+    (a block per line would push the output below a phone's or a projector's first screen)."""
+    first = group[0].line
+    last = group[-1].line + group[-1].source.count("\n")  # a def or a for spans lines
+    number = t("code.line", line=first) if first == last else None
+    st.caption(number or t("code.lines", first=first, last=last))
+    st.code("\n".join(r.source for r in group), language="python")
+
+
+def _ran(result: object, ran: str) -> None:
+    """The run screen: the program as it ran, each output under the line that printed it."""
+    if result.stopped is not None:
+        st.warning(t(STOPPED[result.stopped]), icon=":material/timer_off:")
+    group: list[LineRecord] = []
+    for record in result.lines:
+        group.append(record)
+        if record.output or record.warnings or record.error is not None:
+            _source(group)
+            group = []
+            _outputs(record)
+    if group:
+        _source(group)
+    st.download_button(
+        t("code.download"),
+        data=header(result.torch) + ran,
+        file_name="hograd_program.py",
+        mime="text/x-python",
+        icon=":material/download:",
+    )
+
+
 def _step(lines: tuple[LineRecord, ...], tag: int) -> None:
     """The variables after a chosen line, and the graph behind a chosen tensor."""
-    st.header(t("code.after"))
     numbers = [r.line for r in lines]
     record = lines[
         numbers.index(
@@ -147,44 +181,46 @@ def _step(lines: tuple[LineRecord, ...], tag: int) -> None:
     graphviz(figures.graph_dot(graph, lang()), said, key=f"code.said.{tag}.{record.line}")
 
 
+def _after(result: object, ran: str) -> None:
+    """The graph screen: the state after a chosen line, then the C++ form, folded."""
+    _step(result.lines, zlib.crc32(ran.encode()))
+    _cpp(ran)
+
+
 def draw() -> None:
-    """The page."""
+    """The page: the program box and Run, then the run's screens, drawn by the frame."""
     st.title(t("code.title"))
-    st.markdown(t("code.lead"))
     bad = _from_link()
     if bad is not None:
         show_error(bad)
-    _presets()
-    text = st.text_area(t("code.box"), key=TEXT, height=300, max_chars=box_chars(BUDGET.max_chars))
-    if st.button(t("code.run"), type="primary", icon=":material/play_arrow:"):
-        st.session_state[RAN] = text
-    ran = st.session_state.setdefault(RAN, text)
-    if ran != text:
-        st.caption(t("code.edited"))
+    view = Frame("code")
+    with view.lead():
+        st.markdown(t("code.lead"))
+    with view.controls():
+        _presets()
+        text = st.text_area(
+            t("code.box"), key=TEXT, height=300, max_chars=box_chars(BUDGET.max_chars)
+        )
+        if st.button(t("code.run"), type="primary", icon=":material/play_arrow:"):
+            st.session_state[RAN] = text
+        ran = st.session_state.setdefault(RAN, text)
+        if ran != text:
+            st.caption(t("code.edited"))
     link = encode(ran)
     st.session_state[LINK] = link
     if st.query_params.get(PARAM) != link:
         st.query_params[PARAM] = link
     try:
-        with st.spinner(t("code.running")):
+        with view.results, st.spinner(t("code.running")):
             result = cached.run(ran)
     except HogradError as err:
-        show_error(err)
+        with view.results:
+            show_error(err)
         return
-    if result.stopped is not None:
-        st.warning(t(STOPPED[result.stopped]), icon=":material/timer_off:")
-    for record in result.lines:
-        _line(record)
-    st.download_button(
-        t("code.download"),
-        data=header(result.torch) + ran,
-        file_name="hograd_program.py",
-        mime="text/x-python",
-        icon=":material/download:",
-    )
+    screens = {"run": (t("code.ran"), lambda: _ran(result, ran))}
     if result.lines and result.lines[0].line:  # a refused program has no line to show
-        _step(result.lines, zlib.crc32(ran.encode()))
-        _cpp(ran)
+        screens["graph"] = (t("code.after"), lambda: _after(result, ran))
+    view.screens(screens, "code.screen")
 
 
 def _cpp(text: str) -> None:

@@ -25,6 +25,7 @@ CONVERTED = (
     "curvature/page.py",
     "maml/page.py",
     "pinn/page.py",
+    "code/page.py",
 )
 MODE = {"present", "projector", "projected"}
 
@@ -52,6 +53,7 @@ VIEWS = [
     ("pages/why.py", {"why.tab": "maml"}, "maml.adapt", "maml"),
     ("pages/why.py", {"why.tab": "pinn"}, "pinn.screen.maps", "pinn"),
     ("pages/home.py", {}, "home.result", "home"),
+    ("pages/code.py", {}, "code.screen.run", "code"),
 ]
 
 
