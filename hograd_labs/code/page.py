@@ -27,6 +27,7 @@ TEXT = "code.text"  # the program in the box
 RAN = "code.ran"  # the program last run
 LINK = "code.link"  # the value of ?code.p= this session last read or wrote
 PARAM = "code.p"
+STEP = "code.at"  # (the program's crc32, the line chosen in the variables screen)
 # Every key a whole literal (the locale test finds used keys that way).
 PRESET_LABELS = {
     "x3": "code.preset.x3",
@@ -100,90 +101,80 @@ def _error(error: RunError) -> None:
     st.success(f"**{t('code.decode.fix')}** {t(fix, **facts)}", icon=":material/build:")
 
 
-def _outputs(record: LineRecord) -> None:
-    """What one line printed, warned or raised, under its source."""
-    if record.output:
-        st.code(record.output, language=None)  # what Python printed, shown literally
-    for warning in record.warnings:
-        st.caption(t("code.warning"))
-        st.code(warning, language=None, wrap_lines=True)
-    if record.error is not None:
-        _error(record.error)
-
-
-def _source(group: list[LineRecord]) -> None:
-    """Lines that ran one after the other without output, as one block under their numbers
-    (a block per line would push the output below a phone's or a projector's first screen)."""
-    first = group[0].line
-    last = group[-1].line + group[-1].source.count("\n")  # a def or a for spans lines
-    number = t("code.line", line=first) if first == last else None
-    st.caption(number or t("code.lines", first=first, last=last))
-    st.code("\n".join(r.source for r in group), language="python")
+#: The drawing of a graph fits the window's height (at 1920x1080, under the row and the
+#: variable's list), not less than 30rem: scaled as a whole, its text stays in proportion.
+GRAPH_CSS = """<style>
+.st-key-code-screen-graph [data-testid="stGraphVizChart"] svg {
+  max-height: max(calc(100vh - 360px), 30rem); width: auto; }
+</style>"""
 
 
 def _ran(result: object, ran: str) -> None:
-    """The run screen: the program as it ran, each output under the line that printed it."""
+    """The run screen: the program as it ran, numbered as Python numbers it, then what each
+    line printed (its number beside it), warned or raised (one block for the program, not one
+    per line: the output stays on a phone's and a projector's first screen)."""
     if result.stopped is not None:
         st.warning(t(STOPPED[result.stopped]), icon=":material/timer_off:")
-    group: list[LineRecord] = []
+    st.code(ran, language="python", line_numbers=True)
     for record in result.lines:
-        group.append(record)
-        if record.output or record.warnings or record.error is not None:
-            _source(group)
-            group = []
-            _outputs(record)
-    if group:
-        _source(group)
-    st.download_button(
-        t("code.download"),
-        data=header(result.torch) + ran,
-        file_name="hograd_program.py",
-        mime="text/x-python",
-        icon=":material/download:",
-    )
+        if record.output:  # its line's number in the gutter, as a console shows it
+            with st.container(horizontal=True, vertical_alignment="center"):
+                st.caption(t("code.line", line=record.line), width="content")
+                st.code(record.output, language=None)  # what Python printed, literally
+        for warning in record.warnings:
+            st.caption(t("code.warning", line=record.line))
+            st.code(warning, language=None, wrap_lines=True)
+        if record.error is not None:
+            _error(record.error)
 
 
-def _step(lines: tuple[LineRecord, ...], tag: int) -> None:
-    """The variables after a chosen line, and the graph behind a chosen tensor."""
+def _state(lines: tuple[LineRecord, ...], tag: int) -> None:
+    """The variables screen: the variables after a chosen line. The chosen line is kept apart
+    from its widget, so the graph screen drawn alone (projected) shows the same line."""
     numbers = [r.line for r in lines]
-    record = lines[
-        numbers.index(
-            st.selectbox(
-                t("code.step"),
-                numbers,
-                index=len(numbers) - 1,
-                key=f"code.step.{tag}",
-                format_func=lambda n: t("code.line", line=n),
-            )
-        )
-    ]
+    line = st.selectbox(
+        t("code.step"),
+        numbers,
+        index=len(numbers) - 1,
+        key=f"code.step.{tag}",
+        format_func=lambda n: t("code.line", line=n),
+    )
+    st.session_state[STEP] = (tag, line)
+    record = lines[numbers.index(line)]
     if record.variables:
         static_table(figures.variable_rows(record.variables, lang()))
     else:
         st.caption(t("code.none"))
+
+
+def _graph(lines: tuple[LineRecord, ...], tag: int, ran: str) -> None:
+    """The graph screen: the graph behind a chosen tensor after the chosen line, then the C++
+    form, folded."""
+    numbers = [r.line for r in lines]
+    kept_tag, line = st.session_state.get(STEP, (None, None))
+    record = lines[numbers.index(line) if kept_tag == tag and line in numbers else -1]
     graphs = dict(record.graphs)
+    st.caption(t("code.line", line=record.line))
     if not graphs:
-        return
-    names = list(graphs)
-    raised = record.error.variable if record.error is not None else ""
-    chosen = st.selectbox(
-        t("code.variable"),
-        names,
-        index=names.index(raised) if raised in graphs else len(names) - 1,
-        key=f"code.variable.{tag}.{record.line}",
-    )
-    graph = graphs[chosen]
-    if isinstance(graph, int):
-        st.caption(t("code.graph.large", nodes=f"{graph:,}"))
-        return
-    st.html(figures.graph_legend(graph, lang()))  # variable names, escaped
-    said = describe(graph.nodes, graph.edges, lang())
-    graphviz(figures.graph_dot(graph, lang()), said, key=f"code.said.{tag}.{record.line}")
-
-
-def _after(result: object, ran: str) -> None:
-    """The graph screen: the state after a chosen line, then the C++ form, folded."""
-    _step(result.lines, zlib.crc32(ran.encode()))
+        st.caption(t("code.graph.none"))
+    else:
+        names = list(graphs)
+        raised = record.error.variable if record.error is not None else ""
+        left, right = st.columns([1, 2], vertical_alignment="bottom")
+        chosen = left.selectbox(
+            t("code.variable"),
+            names,
+            index=names.index(raised) if raised in graphs else len(names) - 1,
+            key=f"code.variable.{tag}.{record.line}",
+        )
+        graph = graphs[chosen]
+        if isinstance(graph, int):
+            st.caption(t("code.graph.large", nodes=f"{graph:,}"))
+        else:
+            right.html(figures.graph_legend(graph, lang()))  # variable names, escaped
+            st.html(GRAPH_CSS)  # our constant CSS, no user text
+            said = describe(graph.nodes, graph.edges, lang())
+            graphviz(figures.graph_dot(graph, lang()), said, key=f"code.said.{tag}.{record.line}")
     _cpp(ran)
 
 
@@ -201,7 +192,8 @@ def draw() -> None:
         text = st.text_area(
             t("code.box"), key=TEXT, height=300, max_chars=box_chars(BUDGET.max_chars)
         )
-        if st.button(t("code.run"), type="primary", icon=":material/play_arrow:"):
+        buttons = st.container(horizontal=True)
+        if buttons.button(t("code.run"), type="primary", icon=":material/play_arrow:"):
             st.session_state[RAN] = text
         ran = st.session_state.setdefault(RAN, text)
         if ran != text:
@@ -217,9 +209,18 @@ def draw() -> None:
         with view.results:
             show_error(err)
         return
+    buttons.download_button(  # beside Run: the program as typed, under the torch that ran it
+        t("code.download"),
+        data=header(result.torch) + ran,
+        file_name="hograd_program.py",
+        mime="text/x-python",
+        icon=":material/download:",
+    )
     screens = {"run": (t("code.ran"), lambda: _ran(result, ran))}
     if result.lines and result.lines[0].line:  # a refused program has no line to show
-        screens["graph"] = (t("code.after"), lambda: _after(result, ran))
+        tag = zlib.crc32(ran.encode())
+        screens["state"] = (t("code.after"), lambda: _state(result.lines, tag))
+        screens["graph"] = (t("code.graph"), lambda: _graph(result.lines, tag, ran))
     view.screens(screens, "code.screen")
 
 
