@@ -39,7 +39,8 @@ from benchmarks.load import CHROMIUM, CHROMIUM_ARGS, Server, log, ms
 #: Streamlit connected and idle, the page's title drawn, no skeleton placeholder left, and every
 #: chart drawn: Streamlit's Plotly charts and ours (hograd_ui/parts/chart.py, a component whose chart is
 #: drawn after its bundle has loaded, with no placeholder meanwhile) have their SVG. Components
-#: in the main block only: the sidebar's one (hograd_ui/parts/screen_fit.py) draws nothing.
+#: in the main block only: the sidebar's one (hograd_ui/parts/screen_fit.py) draws nothing, nor
+#: does a drawing's text for screen readers (hograd_ui/parts/drawing.js, its ``.hograd-said``).
 SETTLED_JS = (
     "() => { const a = document.querySelector('[data-testid=\"stApp\"]');"
     " return !!a && a.dataset.testScriptState === 'notRunning'"
@@ -47,7 +48,7 @@ SETTLED_JS = (
     " && !!document.querySelector('[data-testid=\"stMain\"] h1')"
     " && [...document.querySelectorAll("
     '\'[data-testid="stPlotlyChart"], [data-testid="stMain"] [data-testid="stBidiComponentRegular"]\')]'
-    ".every(c => c.querySelector('.main-svg'))"
+    ".every(c => c.querySelector('.main-svg') || c.querySelector('.hograd-said'))"
     " && !document.querySelector('[data-testid=\"stSkeleton\"]'); }"
 )
 #: ... and no background column still on its way (the derivatives page's notes, en and zh).
