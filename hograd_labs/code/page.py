@@ -101,14 +101,6 @@ def _error(error: RunError) -> None:
     st.success(f"**{t('code.decode.fix')}** {t(fix, **facts)}", icon=":material/build:")
 
 
-#: The drawing of a graph fits the window's height (at 1920x1080, under the row and the
-#: variable's list), not less than 30rem: scaled as a whole, its text stays in proportion.
-GRAPH_CSS = """<style>
-.st-key-code-screen-graph [data-testid="stGraphVizChart"] svg {
-  max-height: max(calc(100vh - 360px), 30rem); width: auto; }
-</style>"""
-
-
 def _ran(result: object, ran: str) -> None:
     """The run screen: the program as it ran, numbered as Python numbers it, then what each
     line printed (its number beside it), warned or raised (one block for the program, not one
@@ -154,7 +146,6 @@ def _graph(lines: tuple[LineRecord, ...], tag: int, ran: str) -> None:
     kept_tag, line = st.session_state.get(STEP, (None, None))
     record = lines[numbers.index(line) if kept_tag == tag and line in numbers else -1]
     graphs = dict(record.graphs)
-    st.caption(t("code.line", line=record.line))
     if not graphs:
         st.caption(t("code.graph.none"))
     else:
@@ -162,7 +153,7 @@ def _graph(lines: tuple[LineRecord, ...], tag: int, ran: str) -> None:
         raised = record.error.variable if record.error is not None else ""
         left, right = st.columns([1, 2], vertical_alignment="bottom")
         chosen = left.selectbox(
-            t("code.variable"),
+            t("code.variable", line=record.line),  # the line too: the slide may be alone
             names,
             index=names.index(raised) if raised in graphs else len(names) - 1,
             key=f"code.variable.{tag}.{record.line}",
@@ -172,7 +163,6 @@ def _graph(lines: tuple[LineRecord, ...], tag: int, ran: str) -> None:
             st.caption(t("code.graph.large", nodes=f"{graph:,}"))
         else:
             right.html(figures.graph_legend(graph, lang()))  # variable names, escaped
-            st.html(GRAPH_CSS)  # our constant CSS, no user text
             said = describe(graph.nodes, graph.edges, lang())
             graphviz(figures.graph_dot(graph, lang()), said, key=f"code.said.{tag}.{record.line}")
     _cpp(ran)
