@@ -7,5 +7,6 @@ from hograd_ui.lab import Lab
 LAB = Lab(
     __name__,
     prefixes=("code.",),
+    url=("code.screen",),  # the open screen projected (hograd_ui/parts/frame.py)
     params=("code.p",),
 )

@@ -1,5 +1,8 @@
-"""Your own autograd code, run as written: the view. The program box, Run, then each line with
-what it printed, and for a chosen line the variables and the graph behind a chosen tensor."""
+"""Your own autograd code, run as written: the view. The program box and Run are its controls;
+its screens are the program as it ran with what each line printed, then the variables after a
+chosen line and the graph behind a chosen tensor. hograd_ui/parts/frame.py draws them: stacked
+on a laptop, as slides projected, the result first and the program box folded under it on a
+phone."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from hograd_core.program import BUDGET, LineRecord, RunError
 from hograd_ui.graph_text import describe
 from hograd_ui.i18n import error_text
 from hograd_ui.parts.a11y import graphviz
+from hograd_ui.parts.frame import Frame
 from hograd_ui.parts.ui import box_chars, lang, show_error, static_table, t
 
 from . import cached, figures
@@ -23,6 +27,7 @@ TEXT = "code.text"  # the program in the box
 RAN = "code.ran"  # the program last run
 LINK = "code.link"  # the value of ?code.p= this session last read or wrote
 PARAM = "code.p"
+STEP = "code.at"  # (the program's crc32, the line chosen in the variables screen)
 # Every key a whole literal (the locale test finds used keys that way).
 PRESET_LABELS = {
     "x3": "code.preset.x3",
@@ -96,95 +101,117 @@ def _error(error: RunError) -> None:
     st.success(f"**{t('code.decode.fix')}** {t(fix, **facts)}", icon=":material/build:")
 
 
-def _line(record: LineRecord) -> None:
-    st.caption(t("code.line", line=record.line))
-    st.code(record.source, language="python")
-    if record.output:
-        st.code(record.output, language=None)  # what Python printed, shown literally
-    for warning in record.warnings:
-        st.caption(t("code.warning"))
-        st.code(warning, language=None, wrap_lines=True)
-    if record.error is not None:
-        _error(record.error)
+def _ran(result: object, ran: str) -> None:
+    """The run screen: the program as it ran, numbered as Python numbers it, then what each
+    line printed (its number beside it), warned or raised (one block for the program, not one
+    per line: the output stays on a phone's and a projector's first screen)."""
+    if result.stopped is not None:
+        st.warning(t(STOPPED[result.stopped]), icon=":material/timer_off:")
+    st.code(ran, language="python", line_numbers=True)
+    for record in result.lines:
+        if record.output:  # its line's number in the gutter, as a console shows it
+            with st.container(horizontal=True, vertical_alignment="center"):
+                st.caption(t("code.line", line=record.line), width="content")
+                st.code(record.output, language=None)  # what Python printed, literally
+        for warning in record.warnings:
+            st.caption(t("code.warning", line=record.line))
+            st.code(warning, language=None, wrap_lines=True)
+        if record.error is not None:
+            _error(record.error)
 
 
-def _step(lines: tuple[LineRecord, ...], tag: int) -> None:
-    """The variables after a chosen line, and the graph behind a chosen tensor."""
-    st.header(t("code.after"))
+def _state(lines: tuple[LineRecord, ...], tag: int) -> None:
+    """The variables screen: the variables after a chosen line. The chosen line is kept apart
+    from its widget, so the graph screen drawn alone (projected) shows the same line."""
     numbers = [r.line for r in lines]
-    record = lines[
-        numbers.index(
-            st.selectbox(
-                t("code.step"),
-                numbers,
-                index=len(numbers) - 1,
-                key=f"code.step.{tag}",
-                format_func=lambda n: t("code.line", line=n),
-            )
-        )
-    ]
+    line = st.selectbox(
+        t("code.step"),
+        numbers,
+        index=len(numbers) - 1,
+        key=f"code.step.{tag}",
+        format_func=lambda n: t("code.line", line=n),
+    )
+    st.session_state[STEP] = (tag, line)
+    record = lines[numbers.index(line)]
     if record.variables:
         static_table(figures.variable_rows(record.variables, lang()))
     else:
         st.caption(t("code.none"))
+
+
+def _graph(lines: tuple[LineRecord, ...], tag: int, ran: str) -> None:
+    """The graph screen: the graph behind a chosen tensor after the chosen line, then the C++
+    form, folded."""
+    numbers = [r.line for r in lines]
+    kept_tag, line = st.session_state.get(STEP, (None, None))
+    record = lines[numbers.index(line) if kept_tag == tag and line in numbers else -1]
     graphs = dict(record.graphs)
     if not graphs:
-        return
-    names = list(graphs)
-    raised = record.error.variable if record.error is not None else ""
-    chosen = st.selectbox(
-        t("code.variable"),
-        names,
-        index=names.index(raised) if raised in graphs else len(names) - 1,
-        key=f"code.variable.{tag}.{record.line}",
-    )
-    graph = graphs[chosen]
-    if isinstance(graph, int):
-        st.caption(t("code.graph.large", nodes=f"{graph:,}"))
-        return
-    st.html(figures.graph_legend(graph, lang()))  # variable names, escaped
-    said = describe(graph.nodes, graph.edges, lang())
-    graphviz(figures.graph_dot(graph, lang()), said, key=f"code.said.{tag}.{record.line}")
+        st.caption(t("code.graph.none"))
+    else:
+        names = list(graphs)
+        raised = record.error.variable if record.error is not None else ""
+        left, right = st.columns([1, 2], vertical_alignment="bottom")
+        chosen = left.selectbox(
+            t("code.variable", line=record.line),  # the line too: the slide may be alone
+            names,
+            index=names.index(raised) if raised in graphs else len(names) - 1,
+            key=f"code.variable.{tag}.{record.line}",
+        )
+        graph = graphs[chosen]
+        if isinstance(graph, int):
+            st.caption(t("code.graph.large", nodes=f"{graph:,}"))
+        else:
+            right.html(figures.graph_legend(graph, lang()))  # variable names, escaped
+            said = describe(graph.nodes, graph.edges, lang())
+            graphviz(figures.graph_dot(graph, lang()), said, key=f"code.said.{tag}.{record.line}")
+    _cpp(ran)
 
 
 def draw() -> None:
-    """The page."""
+    """The page: the program box and Run, then the run's screens, drawn by the frame."""
     st.title(t("code.title"))
-    st.markdown(t("code.lead"))
     bad = _from_link()
     if bad is not None:
         show_error(bad)
-    _presets()
-    text = st.text_area(t("code.box"), key=TEXT, height=300, max_chars=box_chars(BUDGET.max_chars))
-    if st.button(t("code.run"), type="primary", icon=":material/play_arrow:"):
-        st.session_state[RAN] = text
-    ran = st.session_state.setdefault(RAN, text)
-    if ran != text:
-        st.caption(t("code.edited"))
+    view = Frame("code")
+    with view.lead():
+        st.markdown(t("code.lead"))
+    with view.controls():
+        _presets()
+        text = st.text_area(
+            t("code.box"), key=TEXT, height=300, max_chars=box_chars(BUDGET.max_chars)
+        )
+        buttons = st.container(horizontal=True)
+        if buttons.button(t("code.run"), type="primary", icon=":material/play_arrow:"):
+            st.session_state[RAN] = text
+        ran = st.session_state.setdefault(RAN, text)
+        if ran != text:
+            st.caption(t("code.edited"))
     link = encode(ran)
     st.session_state[LINK] = link
     if st.query_params.get(PARAM) != link:
         st.query_params[PARAM] = link
     try:
-        with st.spinner(t("code.running")):
+        with view.results, st.spinner(t("code.running")):
             result = cached.run(ran)
     except HogradError as err:
-        show_error(err)
+        with view.results:
+            show_error(err)
         return
-    if result.stopped is not None:
-        st.warning(t(STOPPED[result.stopped]), icon=":material/timer_off:")
-    for record in result.lines:
-        _line(record)
-    st.download_button(
+    buttons.download_button(  # beside Run: the program as typed, under the torch that ran it
         t("code.download"),
         data=header(result.torch) + ran,
         file_name="hograd_program.py",
         mime="text/x-python",
         icon=":material/download:",
     )
+    screens = {"run": (t("code.ran"), lambda: _ran(result, ran))}
     if result.lines and result.lines[0].line:  # a refused program has no line to show
-        _step(result.lines, zlib.crc32(ran.encode()))
-        _cpp(ran)
+        tag = zlib.crc32(ran.encode())
+        screens["state"] = (t("code.after"), lambda: _state(result.lines, tag))
+        screens["graph"] = (t("code.graph"), lambda: _graph(result.lines, tag, ran))
+    view.screens(screens, "code.screen")
 
 
 def _cpp(text: str) -> None:

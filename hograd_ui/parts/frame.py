@@ -65,6 +65,7 @@ FRAME_CSS = f"""
   [class*="st-key-frame-"] > [class*="st-key-frame-lead-"] {{ order: 4; }}
   {_ASIDE} {{ order: 1; }}
   [data-testid="stMain"] h1 {{ font-size: 2rem; padding-top: 0.5rem; }}
+  [data-testid="stMain"] h2 {{ font-size: 1.5rem; }}
   [data-testid="stTabs"] [role="tablist"] {{ row-gap: 0; column-gap: 0.75rem; }}
   [data-testid="stTabs"] [role="tab"] {{ height: 2rem; }}
 }}

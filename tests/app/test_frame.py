@@ -28,6 +28,7 @@ CONVERTED = (
     "hf/page.py",
     "stats/page.py",
     "wgan/page.py",
+    "code/page.py",
 )
 MODE = {"present", "projector", "projected"}
 
@@ -57,6 +58,7 @@ VIEWS = [
     ("pages/why.py", {"why.tab": "stats"}, "stats.norms", "stats"),
     ("pages/why.py", {"why.tab": "wgan"}, "wgan.screen.points", "wgan"),
     ("pages/home.py", {}, "home.result", "home"),
+    ("pages/code.py", {}, "code.screen.run", "code"),
 ]
 
 

@@ -1,6 +1,7 @@
 """The code page in a real browser: the seed runs, a preset link opens its program, and the
-page is screenshotted on a laptop and a phone, in English and Chinese; one student's hostile
-programs leave the other students' pages working."""
+page is screenshotted on a laptop and a phone, in English and Chinese; projected at 1920x1080
+its output is on the first screen and its graph on the next, and on a phone its result comes
+first; one student's hostile programs leave the other students' pages working."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import pytest
 
 from hograd_labs.code.compute import encode
 from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.test_layout_browser import _settle
+from tests.e2e.test_phone_browser import TOP_JS
 from tests.program_corpus import HOSTILE
 from tests.serving.test_code_child import LONG
 
@@ -65,6 +68,80 @@ def test_screenshots(browser, server, lang: str, width: int, height: int) -> Non
         assert overflow <= 1, f"the page is {overflow}px wider than the {width}px screen"
     finally:
         context.close()
+
+
+#: The seed's printed line (tests/app/test_code_page.py checks it against CPython's words).
+SEED_OUTPUT = "dy/dx at x=2.0: 12.0"
+
+#: The box of the code block that shows exactly ``text`` (CSS px, relative to the viewport).
+BOX_JS = """(text) => {
+    const code = [...document.querySelectorAll("[data-testid='stMain'] [data-testid='stCode']")]
+        .find(e => e.innerText.trim() === text);
+    if (!code) return null;
+    const r = code.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, width: r.width, height: r.height};
+}"""
+
+#: The drawn graph's box (its SVG, with at least one node), relative to the viewport.
+GRAPH_JS = """() => {
+    const svg = document.querySelector("[data-testid='stMain'] [data-testid='stGraphVizChart'] svg");
+    if (!svg || !svg.querySelector('g.node')) return null;
+    const r = svg.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, width: r.width, height: r.height};
+}"""
+
+OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("where", ["projector", "phone"])
+def test_the_result_is_on_the_first_screen(browser, server, where: str, lang: str) -> None:
+    """Projected (1920x1080, ?present=1) the seed's output is in the viewport as the page
+    opens, and Next (PageDown) twice, past the variables, shows its graph drawn whole in the
+    viewport and writes ``code.screen`` into the link; on a phone (390x844) the output and the first result (the variables' table or
+    the graph) start within the first 844 px, the program box folded under them. Neither is
+    wider than its screen. ``pytest -s`` prints the figures."""
+    phone = where == "phone"
+    width, height = (390, 844) if phone else (1920, 1080)
+    ctx = browser.new_context(
+        viewport={"width": width, "height": height},
+        **({"is_mobile": True, "has_touch": True, "device_scale_factor": 3} if phone else {}),
+    )
+    try:
+        pg = ctx.new_page()
+        pg.set_default_timeout(120_000)
+        pg.goto(f"{server}/code?lang={lang}" + ("" if phone else "&present=1"))
+        wait_for_app(pg, 120_000)
+        _wait_run(pg)
+        _settle(pg)
+        name = f"code-{where}-{lang}-{width}x{height}"
+        screenshot(pg, name)
+        output = pg.evaluate(BOX_JS, SEED_OUTPUT)
+        assert output is not None, f"{SEED_OUTPUT!r} is not shown"
+        assert output["height"] > 0 and output["width"] > 0
+        assert output["top"] >= 0 and output["bottom"] <= height, output
+        assert pg.evaluate(OVERFLOW_JS) <= 1, f"wider than the {width}px screen"
+        if phone:
+            top = pg.evaluate(TOP_JS)
+            print(f"code phone {lang}: output at {output['top']:.0f} px, first result at {top} px")
+            assert top is not None and top < height, f"first result at {top} px"
+            box = pg.locator(".st-key-frame-controls-code")
+            assert box.bounding_box()["y"] > top, "the program box comes under the result"
+            assert not pg.get_by_role("textbox").first.is_visible(), "the box is folded"
+        else:
+            print(f"code projector {lang}: output {output['top']:.0f}-{output['bottom']:.0f} px")
+            for _ in range(2):  # the variables, then the graph
+                pg.keyboard.press("PageDown")  # the Next button's shortcut, what a clicker sends
+                _settle(pg)
+            pg.wait_for_function(f"({GRAPH_JS})() !== null", timeout=120_000)
+            graph = pg.evaluate(GRAPH_JS)
+            print(f"code projector {lang}: graph {graph['top']:.0f}-{graph['bottom']:.0f} px")
+            assert graph["top"] >= 0 and graph["bottom"] <= height, graph
+            assert "code.screen=graph" in pg.url, pg.url
+            assert pg.evaluate(OVERFLOW_JS) <= 1, f"wider than the {width}px screen"
+            screenshot(pg, f"{name}-graph")
+    finally:
+        ctx.close()
 
 
 # ---- the live class test (issues 45 and 50): one student's hostile programs, the class goes on

@@ -24,6 +24,7 @@ VIEWS = (
     "backward",
     "memory",
     "lesson",
+    "code",
     *(
         f"why?why.tab={tab}"
         for tab in ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan", "curvature")

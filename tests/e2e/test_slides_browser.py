@@ -61,6 +61,9 @@ SCREENS = [
     Screen("backward", ".st-key-backward-screen-table [data-testid='stTable']", nexts=1),
     Screen("backward", ".st-key-backward-screen-checks [data-testid='stAlert']", nexts=2),
     Screen("backward", ".st-key-backward-screen-graph [data-testid='stGraphVizChart']", nexts=3),
+    Screen("code", ".st-key-code-screen-run [data-testid='stCode'] >> nth=1"),  # the output
+    Screen("code", ".st-key-code-screen-state [data-testid='stTable']", nexts=1),
+    Screen("code", ".st-key-code-screen-graph [data-testid='stGraphVizChart']", nexts=2),
     Screen("memory", f".st-key-memory-screen-orders {CHART}"),
     Screen("memory", ".st-key-memory-screen-checkpoint [data-testid='stMetric']", nexts=1),
     Screen("memory", ".st-key-memory-screen-accumulate [data-testid='stMetric']", nexts=2),
