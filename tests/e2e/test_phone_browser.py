@@ -77,25 +77,32 @@ def first_result_top(browser, server: str, view: str, lang: str) -> float | None
 
 
 #: Views not drawn by the frame yet (hograd_ui/parts/frame.py) whose first result is still
-#: below a phone's first screen: expected failures, strict, so a fix shows as "passed
-#: unexpectedly" and its line goes.
+#: below a phone's first screen, with the languages in which it is: expected failures,
+#: strict, so a fix shows as "passed unexpectedly" and its line goes. The lesson's step 1 in
+#: Chinese fits (811 px: its text is shorter), in English it does not (940 px).
 PENDING = {
-    "graph",
-    "backward",
-    "lesson",
-    "why?why.tab=newton",
+    "graph": ("en", "zh"),
+    "backward": ("en", "zh"),
+    "lesson": ("en",),
+    "why?why.tab=newton": ("en", "zh"),
 }
 LATER = "not drawn by the frame yet: its controls come before its result (issue 48, finding 3)"
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize(
-    "view",
+    ("view", "lang"),
     [
-        pytest.param(v, marks=pytest.mark.xfail(strict=True, reason=LATER)) if v in PENDING else v
+        pytest.param(
+            v,
+            lang,
+            marks=[pytest.mark.xfail(strict=True, reason=LATER)]
+            if lang in PENDING.get(v, ())
+            else [],
+            id=f"{v or 'home'}-{lang}",
+        )
         for v in VIEWS
+        for lang in ("en", "zh")
     ],
-    ids=lambda v: v or "home",
 )
 def test_the_first_result_starts_on_a_phones_first_screen(browser, server, view, lang) -> None:
     top = first_result_top(browser, server, view, lang)
