@@ -146,6 +146,7 @@ def draw() -> None:
         },
         "why.maml.screen",
         "maml",
+        headers=("adapt",),  # the other two were never sections of the page
     )
     with view.results:
         st.markdown(t("maml.explain"))

@@ -218,6 +218,7 @@ def draw() -> None:
         },
         "why.pinn.screen",
         "pinn.screen",
+        headers=False,  # the charts carry their own titles; the page's outline stays as it was
     )
     with view.results:
         st.markdown(t("pinn.explain"))

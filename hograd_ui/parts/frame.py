@@ -25,7 +25,7 @@ in the document), which the browser tests find it by.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -211,7 +211,7 @@ class Frame:
         key: str,
         box: str | None = None,
         *,
-        headers: bool = True,
+        headers: bool | Collection[str] = True,
         bold: bool = False,
         tabs: tuple[str, str] | None = None,
     ) -> None:
@@ -222,7 +222,8 @@ class Frame:
             key: the open screen's session key and link parameter, ``?<key>=<name>``
                 (presentation mode only).
             box: the prefix of each screen's container key, ``<box>.<name>``; ``key`` if None.
-            headers: each stacked screen under its label as a header.
+            headers: each stacked screen under its label as a header (True), none (False),
+                or only the screens named (a view whose other parts were never sections).
             bold: the labels in bold text instead, not headings (a view whose screens are
                 not sections of the page's outline).
             tabs: ``(tabs' key, first name)``: off the projector, the screens from that name
@@ -238,7 +239,8 @@ class Frame:
             for name in names:
                 if shown[name] and name not in tabbed:
                     with st.container(key=f"{box or key}.{name}"):
-                        if headers and not (self.projected or one):  # projected, the list names it
+                        headed = headers is True or (headers and name in headers)
+                        if headed and not (self.projected or one):  # projected, the list names it
                             if bold:  # our translated label, no user text
                                 st.markdown(f"**{labels[name]}**")
                             else:
