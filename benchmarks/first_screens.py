@@ -40,8 +40,9 @@ from benchmarks.load import CHROMIUM, CHROMIUM_ARGS, Server, log, ms
 #: chart drawn: Streamlit's Plotly charts and ours (hograd_ui/parts/chart.py, a component whose chart is
 #: drawn after its bundle has loaded, with no placeholder meanwhile) have their SVG. Components
 #: in the main block only: the sidebar's one (hograd_ui/parts/screen_fit.py) draws nothing.
-#: A Graphviz drawing's description (hograd_ui/parts/a11y.py, drawing.js) is a component that
-#: draws no chart: done once its paragraph is there (a chart's component makes its box first).
+#: A Graphviz drawing's description (hograd_ui/parts/a11y.py, drawing.js) and the graph told
+#: pass by pass (hograd_ui/parts/narration.js) are components that draw no chart: done once
+#: their paragraph or their narration is there (a chart's component makes its box first).
 SETTLED_JS = (
     "() => { const a = document.querySelector('[data-testid=\"stApp\"]');"
     " return !!a && a.dataset.testScriptState === 'notRunning'"
@@ -50,7 +51,8 @@ SETTLED_JS = (
     " && [...document.querySelectorAll("
     '\'[data-testid="stPlotlyChart"], [data-testid="stMain"] [data-testid="stBidiComponentRegular"]\')]'
     ".every(c => c.querySelector('.main-svg')"
-    " || (c.querySelector('.hograd-said') && !c.querySelector('.hograd-chart')))"
+    " || (c.querySelector('.hograd-said, .hograd-narration')"
+    " && !c.querySelector('.hograd-chart')))"
     " && !document.querySelector('[data-testid=\"stSkeleton\"]'); }"
 )
 #: ... and no background column still on its way (the derivatives page's notes, en and zh).

@@ -180,7 +180,9 @@ def refresh_share(forms: bool | None = None) -> None:
 # while the sidebar is hidden, its links at 22 px, and the Leave button at its right end (fixed
 # there, above the header). Presets stay too (one click to a function).
 # Hidden: the help icons ("?") beside labels and the pages' downloads, which the room does not
-# need; never a control the lecturer needs: a button with help= is wrapped in a tooltip element
+# need, and a drawing's pass-by-pass narration (hograd_ui/parts/narration.py: the room reads
+# the drawing, whose name and description stay for a screen reader; on a student's own screen
+# the narration is there), which pushed the flag lab's second drawing off the screen; never a control the lecturer needs: a button with help= is wrapped in a tooltip element
 # too (stTooltipIcon holding the button), which stays, and so does the class's export.
 # Text about a result drawn before it (hograd_ui/parts/frame.py's aside) comes under it: the
 # result first on the screen.
@@ -193,7 +195,8 @@ PRESENTATION_CSS = """
 [data-testid="stExpandSidebarButton"], [data-testid="stToolbarActions"],
 [data-testid="stMainMenu"], [data-testid="stAppDeployButton"], [data-testid="stDecoration"],
 [data-testid="stDownloadButton"]:not(.st-key-classroom-export *),
-[data-testid="stTooltipIcon"]:not(:has([data-testid^="stBaseButton"])) {
+[data-testid="stTooltipIcon"]:not(:has([data-testid^="stBaseButton"])),
+.hograd-narration {
   display: none !important; }
 [data-testid="stHeader"] [data-testid="stTopNavLink"] *, [data-testid="stHeader"] a * {
   font-size: 22px !important; color: #000 !important; }
