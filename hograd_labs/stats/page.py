@@ -11,10 +11,10 @@ import streamlit as st
 from hograd_core import HogradError
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
-from hograd_ui.parts.form_kit import caption, form_radio, keep
+from hograd_ui.parts.form_kit import caption, form_radio, keep, step_slider
 from hograd_ui.parts.frame import Frame
 from hograd_ui.parts.link_form import Field, LinkedForm
-from hograd_ui.parts.ui import folded, lang, show_error, t
+from hograd_ui.parts.ui import lang, show_error, t
 
 from . import compute
 from . import figures as figs
@@ -175,14 +175,7 @@ def histogram(view: Frame, stats: compute.GradientStats) -> None:
     histogram first on the screen)."""
     if not stats.hist_steps.size:
         return
-    with folded(t("stats.hist_step"), ":material/timeline:", view.row):
-        at = st.select_slider(
-            t("stats.hist_step"),
-            list(stats.hist_steps),
-            value=int(stats.hist_steps[-1]),
-            key=f"why.stats.hist_at.{stats.hist_steps[-1]}",
-        )
-    index = list(stats.hist_steps).index(at)
+    index = step_slider(t("stats.hist_step"), stats.hist_steps, "why.stats.hist_at", view.row)
     chart(figs.histogram_figure(stats, index, lang()))
     st.caption(t("stats.hist_note"))
 

@@ -15,10 +15,10 @@ from hograd_ui.graph_text import describe
 from hograd_ui.parts.a11y import graphviz
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
-from hograd_ui.parts.form_kit import caption, form_radio, keep
+from hograd_ui.parts.form_kit import caption, form_radio, keep, step_slider
 from hograd_ui.parts.frame import Frame, aside
 from hograd_ui.parts.link_form import Field, LinkedForm
-from hograd_ui.parts.ui import folded, lang, show_error, t
+from hograd_ui.parts.ui import lang, show_error, t
 from hograd_ui.tensor_drawing import flag_legend_html
 
 from . import figures as figs
@@ -163,14 +163,7 @@ def _points(view: Frame, run: object, costs: object, config: WganConfig) -> None
     box = st.warning if config.mode in ("gp_no_graph", "none") else st.info
     with aside("wgan.verdict"):
         box(t(RESULTS[config.mode]))
-    with folded(t("wgan.at"), ":material/timeline:", view.row):
-        at = st.select_slider(
-            t("wgan.at"),
-            list(run.snap_steps),
-            value=int(run.snap_steps[-1]),
-            key=f"{P}.at.{run.snap_steps[-1]}",
-        )
-    index = list(run.snap_steps).index(at)
+    index = step_slider(t("wgan.at"), run.snap_steps, f"{P}.at", view.row)
     left, right = st.columns([3, 2], gap="medium")
     chart(figs.points_figure(run, index, lang()), where=left)
     with right.container(key="wgan.screen.metrics"):

@@ -7,7 +7,7 @@ import streamlit as st
 
 from hograd_core.network import DATASETS
 from hograd_ui.parts.link_form import LinkedForm
-from hograd_ui.parts.ui import lang, t
+from hograd_ui.parts.ui import folded, lang, t
 from hograd_ui.plot_kit import finite_or_dash
 
 KAPPAS = [1, 2, 5, 10, 100, 1000]  # condition numbers of the quadratic bowls
@@ -57,3 +57,13 @@ def network_widgets(form: LinkedForm, prefix: str) -> tuple[str, tuple]:
         {f"{prefix}.layers": t("net.layers"), f"{prefix}.width": t("net.width")}
     )
     return data, (width,) * depth
+
+
+def step_slider(label: str, steps: object, key: str, row: object) -> int:
+    """A slider over a run's recorded ``steps`` (the last one first), folded into ``row``
+    when projected; the index of the chosen step. ``key`` is suffixed with the last step, so
+    a new run starts at its own last step."""
+    steps = [int(s) for s in steps]
+    with folded(label, ":material/timeline:", row):
+        at = st.select_slider(label, steps, value=steps[-1], key=f"{key}.{steps[-1]}")
+    return steps.index(at)
