@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from hograd_serving.patches import leave_pages_directory_mode
 from hograd_ui.parts import chart as _chart
 from hograd_ui.plotting import validated
+from tests.apptest import APP_TEST_CEILING
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -55,7 +56,7 @@ _chart.CHECK = (
 
 def open_page(page: str | None = None, lang: str = "en") -> AppTest:
     """The app with ``lang`` chosen, switched to ``page`` (a path such as "pages/derivatives.py")."""
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=APP_TEST_CEILING)
     at.query_params["lang"] = lang  # as a shared link would; the sidebar radio takes it up
     at.run()
     if page is not None:

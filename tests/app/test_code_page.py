@@ -9,10 +9,11 @@ from hograd_labs.code.compute import encode
 from hograd_labs.code.presets import PRESETS
 from hograd_ui.i18n import tr
 from tests.app.conftest import APP
+from tests.apptest import APP_TEST_CEILING
 
 
 def _open(lang: str = "en", program: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=240)
+    at = AppTest.from_file(APP, default_timeout=APP_TEST_CEILING)
     at.query_params["lang"] = lang
     if program is not None:
         at.query_params["code.p"] = program

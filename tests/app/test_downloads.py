@@ -27,6 +27,7 @@ from hograd_labs.hf import compute as hf
 from hograd_ui.i18n import tr
 from tests.app.charts import chart_elements, figure_of
 from tests.app.why import FOLDED as WHY_FOLDED
+from tests.apptest import APP_TEST_CEILING
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("en", "zh")
@@ -54,7 +55,7 @@ UNFOLDED = (*WHY_FOLDED, "deriv.func.open", "hvp.func.open", "graph.growth.open"
 
 
 def run(page: str, lang: str, **state: object) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=APP_TEST_CEILING)
     at.session_state["lang"] = lang
     for key in UNFOLDED:
         at.session_state[key] = True

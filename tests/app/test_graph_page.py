@@ -17,6 +17,7 @@ from hograd_labs.graph.cached import dot_available
 from hograd_ui.tensor_drawing import PASS_COLOURS, flag_dot
 from tests.app.charts import chart_elements, figure_of
 from tests.app.conftest import APP, open_page
+from tests.apptest import APP_TEST_CEILING
 
 PAGE = "pages/graph.py"
 
@@ -427,7 +428,9 @@ def test_folded_parts_are_computed_only_when_opened(lang: str) -> None:
     assert sum(c.startswith("import torch") for c in codes(at)) == 2
     assert len(at.dataframe) == 1  # the growth table (the summary stays folded while drawn)
     assert len(chart_elements(at)) == 1  # the growth chart
-    linked = AppTest.from_file(APP, default_timeout=60)  # a new browser, opened on the link
+    linked = AppTest.from_file(
+        APP, default_timeout=APP_TEST_CEILING
+    )  # a new browser, opened on the link
     linked.query_params.update(
         {"lang": lang, "graph.tv.saved": "true", "graph.growth.open": "true"}
     )

@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 from hograd_core.network import DATASETS
 from tests.app.charts import chart_elements
 from tests.app.conftest import APP, open_page
+from tests.apptest import APP_TEST_CEILING
 
 
 def send(at: AppTest, widget_id: str, fill: Callable[[WidgetState], None]) -> AppTest:
@@ -100,7 +101,7 @@ def test_a_good_contour_click_still_moves_the_point() -> None:
 
 
 def open_lesson(step: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=APP_TEST_CEILING)
     at.query_params["step"] = step
     at.switch_page("pages/lesson.py")
     at.run()
@@ -131,7 +132,7 @@ def test_a_form_radio_that_is_not_an_option_stays_an_option() -> None:
     """The why page's forms draw their radios through hograd_ui/parts/form_kit.py form_radio; a label
     that is not an option gives one of the options (Streamlit falls back to the radio's first)
     and the tab computes with it, without an error."""
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=APP_TEST_CEILING)
     at.query_params["why.tab"] = "hf"
     at.switch_page("pages/why.py")
     at.run()

@@ -17,12 +17,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.charts import chart_elements, figure_of
+from tests.apptest import APP_TEST_CEILING
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "hvp.py")
 
 
 def run(lang: str = "en", mode: str = "typed", **state: object) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = AppTest.from_file(PAGE, default_timeout=APP_TEST_CEILING)
     at.session_state["lang"] = lang
     at.session_state["hvp.mode"] = mode
     for key, value in state.items():

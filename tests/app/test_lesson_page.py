@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from hograd_ui.i18n import tr
 from tests.app.charts import chart_elements
 from tests.app.conftest import APP
+from tests.apptest import APP_TEST_CEILING
 
 PAGE = "pages/lesson.py"
 TOTAL = 7
@@ -20,7 +21,7 @@ TOTAL = 7
 
 def open_lesson(lang: str = "en", **params: str) -> AppTest:
     """The app opened on a link to the lesson with these query parameters."""
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=APP_TEST_CEILING)
     at.query_params["lang"] = lang
     for name, value in params.items():
         at.query_params[name] = value
@@ -301,7 +302,7 @@ def test_a_bad_link_is_ignored_with_a_note(params: dict[str, str]) -> None:
 
 
 def test_repeated_keys_that_disagree_are_ignored() -> None:
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=APP_TEST_CEILING)
     at.query_params["lang"] = "en"
     at.query_params["step"] = ["2", "4"]
     at.switch_page(PAGE)  # the link's page from the first run

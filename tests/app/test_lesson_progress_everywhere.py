@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from hograd_ui.i18n import tr
 from tests.app.conftest import APP
 from tests.app.test_lesson_page import TOTAL, answer, open_lesson, step_of
+from tests.apptest import APP_TEST_CEILING
 
 PAGE = "pages/lesson.py"
 OTHERS = ["pages/derivatives.py", "pages/graph.py", "pages/hvp.py", "pages/why.py", "pages/home.py"]
@@ -31,7 +32,7 @@ def go(at: AppTest, page: str) -> AppTest:
 
 def fresh_session(url: dict[str, object], page: str) -> AppTest:
     """A new session (another replica, a restarted server) opened on ``page`` with ``url``."""
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=APP_TEST_CEILING)
     for name, value in url.items():
         at.query_params[name] = value
     at.switch_page(page)
@@ -99,7 +100,7 @@ def test_the_teachers_version_stays_in_the_session_not_in_the_link(
 
 def test_no_progress_no_parameters() -> None:
     """A student who never opened the lesson has clean links on every page."""
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=APP_TEST_CEILING)
     at.run()
     for page in OTHERS:
         go(at, page)

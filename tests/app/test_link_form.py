@@ -27,6 +27,7 @@ from hograd_labs.wgan import page as wgan_page
 from hograd_ui.i18n import tr
 from hograd_ui.parts.link_form import REFUSED, Field
 from tests.app.test_links import notes, open_link, query
+from tests.apptest import APP_TEST_CEILING
 
 # ---- Field.read judges a link's value as Streamlit judges it for a bound widget ----------------
 
@@ -88,7 +89,7 @@ def test_a_link_value_is_read_as_a_bound_widget_reads_it(kind: str) -> None:
     """Oracle: the same widget drawn bound (Streamlit's own checks) for every hostile value."""
     field = KINDS[kind]
     for raw in RAW:
-        at = AppTest.from_function(_bound_widget, args=(field,), default_timeout=120)
+        at = AppTest.from_function(_bound_widget, args=(field,), default_timeout=APP_TEST_CEILING)
         at.query_params["w"] = raw
         at.run()
         mine = field.read(raw if isinstance(raw, list) else [raw])

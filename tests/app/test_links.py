@@ -13,12 +13,13 @@ from hograd_labs.pinn import compute as pinn
 from hograd_ui.i18n import tr
 from tests.app.charts import chart_elements, figure_of
 from tests.app.conftest import APP, open_page
+from tests.apptest import APP_TEST_CEILING
 from tests.arrays import plotly_array
 
 
 def open_link(page: str, query: dict[str, str | list[str]], lang: str = "en") -> AppTest:
     """A fresh session opened on ``page`` with the link's query string, as a new browser."""
-    at = AppTest.from_file(APP, default_timeout=90)
+    at = AppTest.from_file(APP, default_timeout=APP_TEST_CEILING)
     at.query_params.update({"lang": lang, **query})
     at.switch_page(page)
     at.run()

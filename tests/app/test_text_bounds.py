@@ -15,6 +15,7 @@ from hograd_core.language import LIMITS
 from hograd_ui.i18n import tr
 from tests.app.conftest import APP
 from tests.app.test_graph_several import several
+from tests.apptest import APP_TEST_CEILING
 
 ROOT = Path(__file__).resolve().parents[2]
 BOXES = ("text_input", "text_area", "chat_input")
@@ -71,7 +72,7 @@ def test_a_long_point_or_vector_is_refused_with_a_message(lang: str, key: str) -
 
 
 def open_link(**params: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=APP_TEST_CEILING)
     for name, value in params.items():
         at.query_params[name] = value
     at.switch_page("pages/graph.py")

@@ -11,6 +11,7 @@ from hograd_labs.maml.compute import METHODS, MamlConfig, NewSine, adapt
 from hograd_labs.maml.compute import run as meta_train
 from tests.app.charts import chart_elements
 from tests.app.why import PAGE, charts, open_tab
+from tests.apptest import APP_TEST_CEILING
 from tests.arrays import plotly_array
 
 NAMES = {
@@ -120,7 +121,7 @@ def test_a_run_over_the_budget_is_refused_with_a_reason(lang: str) -> None:
 
 
 def test_a_link_opens_the_same_view_and_bad_values_are_ignored() -> None:
-    at = AppTest.from_file(PAGE, default_timeout=60)
+    at = AppTest.from_file(PAGE, default_timeout=APP_TEST_CEILING)
     at.session_state["lang"] = "en"
     at.session_state["why.tab"] = "maml"
     at.query_params.update(

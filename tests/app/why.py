@@ -8,6 +8,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from tests.app.charts import chart_specs
+from tests.apptest import APP_TEST_CEILING
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "why.py")
 
@@ -34,7 +35,11 @@ FOLDED = (
 
 
 def open_tab(
-    tab: str, lang: str = "en", timeout: float = 90, unfold: bool = True, **state: object
+    tab: str,
+    lang: str = "en",
+    timeout: float = APP_TEST_CEILING,
+    unfold: bool = True,
+    **state: object,
 ) -> AppTest:
     """The why page run once on ``tab`` in ``lang``, with ``state`` set first and (``unfold``)
     the script and its torch.func form unfolded; no exception."""

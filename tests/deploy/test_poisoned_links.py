@@ -140,29 +140,25 @@ def test_two_replicas_behind_the_proxy_keep_serving_while_both_are_poisoned() ->
 POISONED_VIEW = "(x+1)^(x^(x^24))"
 
 
-def test_a_poisoned_view_shared_to_followers_on_two_replicas(tmp_path: Path) -> None:
+def test_a_poisoned_view_shared_to_followers_on_two_replicas(tmp_path: Path, browser) -> None:
     """The lecturer shares the poisoned backward view; a follower on each replica is taken
     there and its page shows the exact column, or says it stopped (the bounded evaluation now
     answers this view: no value where 3^(2^16777216) overflows); meanwhile another student on each
     replica types a new function on /derivatives and gets its chart; both replicas stay
     healthy. In real Chromium through haproxy, students placed by the proxy's cookie."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from hograd_ui.i18n import tr
-    from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, type_function, wait_for_app
+    from tests.e2e.conftest import type_function, wait_for_app
     from tests.e2e.test_classroom_browser import _join, _main
 
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing")
     key = "poisoned-view-teacher-key-0123456789"
     env = {
         "HOGRAD_TEACHER_KEY": key,
         "HOGRAD_CLASSROOM_URL": f"sqlite:///{tmp_path / 'class.sqlite'}",  # both replicas
     }
     stopped = tr("exact.stopped", reason="").partition(":")[0]  # "The exact column stopped"
-    with Replicas(2, env=env, replica_header=True) as group, sync_playwright() as pw:
-        expect.set_options(timeout=120_000)
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    with Replicas(2, env=env, replica_header=True) as group:
         contexts = []
 
         def sidebar(pg):
@@ -250,4 +246,3 @@ def test_a_poisoned_view_shared_to_followers_on_two_replicas(tmp_path: Path) -> 
         finally:
             for context in contexts:
                 context.close()
-            browser.close()

@@ -121,8 +121,85 @@ def browser() -> Iterator[object]:
     expect.set_options(timeout=120_000)
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
+        yield _Tracking(b)
         b.close()
+
+
+class _Tracking:
+    """The browser, whose every page counts its script runs (``Runs``) from its first frame."""
+
+    def __init__(self, browser: object) -> None:
+        self._browser = browser
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._browser, name)
+
+    def new_context(self, *args: object, **kwargs: object) -> object:
+        context = self._browser.new_context(*args, **kwargs)
+        context.on("page", Runs.track)
+        return context
+
+    def new_page(self, *args: object, **kwargs: object) -> object:
+        page = self._browser.new_page(*args, **kwargs)
+        Runs.track(page)
+        return page
+
+
+class Runs:
+    """The script runs a page asked its server for, and those the server finished, read from
+    the app's websocket: Streamlit's frontend sends a ``rerun_script`` BackMsg for each run it
+    wants (the first one too), the server a ``script_finished`` ForwardMsg as each one ends.
+    A run is pending while the last request came after the last run that ended (a run ended
+    early for a newer request does not count: the newer one follows)."""
+
+    def __init__(self) -> None:
+        self.events = 0
+        self.asked = self.finished = 0  # the event number of the last of each
+
+    @staticmethod
+    def track(page: object) -> None:
+        if getattr(page, "hograd_runs", None) is None:
+            runs = page.hograd_runs = Runs()
+            page.on("websocket", runs._watch)
+
+    def _watch(self, ws: object) -> None:
+        if "/_stcore/stream" in ws.url:
+            ws.on("framesent", self._sent)
+            ws.on("framereceived", self._received)
+
+    def _sent(self, payload: bytes | str) -> None:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+
+        if isinstance(payload, bytes) and _kind(BackMsg, payload) == "rerun_script":
+            self.events += 1
+            self.asked = self.events
+
+    def _received(self, payload: bytes | str) -> None:
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        if not isinstance(payload, bytes):
+            return
+        msg = _parse(ForwardMsg, payload)
+        ended = msg is not None and msg.WhichOneof("type") == "script_finished"
+        if ended and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+            self.events += 1
+            self.finished = self.events
+
+    @property
+    def pending(self) -> bool:
+        return self.asked > self.finished
+
+
+def _parse(kind: type, payload: bytes) -> object | None:
+    try:
+        return kind.FromString(payload)
+    except Exception:  # not one of Streamlit's messages: not a run's
+        return None
+
+
+def _kind(kind: type, payload: bytes) -> str | None:
+    msg = _parse(kind, payload)
+    return None if msg is None else msg.WhichOneof("type")
 
 
 @pytest.fixture()
@@ -140,19 +217,32 @@ _IDLE = (
     "() => { const a = document.querySelector('[data-testid=\"stApp\"]');"
     " return !!a && a.dataset.testScriptState === 'notRunning'"
     " && a.dataset.testConnectionState === 'CONNECTED'"
-    " && !!document.querySelector('[data-testid=\"stMain\"] h1'); }"
+    " && !!document.querySelector('[data-testid=\"stMain\"] h1')"
+    # and every Plotly chart drawn: Plotly draws after the run, once its bundle has loaded
+    " && [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+    ".every(c => c.querySelector('.main-svg')); }"
 )
 
 
 def wait_for_app(pg, timeout: float = 120_000) -> None:
-    """Wait until Streamlit has finished the script run: connected, not running, a title shown.
+    """Wait until Streamlit has finished the script run: connected, not running, a title shown,
+    every Plotly chart drawn, and every run the page asked for ended (``Runs``, from the websocket's own messages).
 
-    Checked twice, 400 ms apart, since a rerun triggered by an interaction may not have
-    started yet when this is called.
+    Checked twice, 400 ms apart: a run an interaction asks for may not have been sent yet when
+    this is called (a slider sends its value when it settles); once sent, it is waited for
+    however long it takes, up to the ``timeout`` ceiling.
     """
+    runs = getattr(pg, "hograd_runs", None)
     for _ in range(2):
         pg.wait_for_timeout(400)
         pg.wait_for_function(_IDLE, timeout=timeout)
+        if runs is not None and runs.pending:
+            deadline = time.monotonic() + timeout / 1000
+            while runs.pending:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"a script run asked for did not end in {timeout} ms")
+                pg.wait_for_timeout(50)  # lets Playwright deliver the websocket's frames
+            pg.wait_for_function(_IDLE, timeout=timeout)
 
 
 def wait_for_background(pg, timeout: float = 120_000) -> None:

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.apptest import APP_TEST_CEILING
+
 ROOT = Path(__file__).resolve().parents[2]
 
 #: hograd modules (packages included) the home page loads through app.py, besides the labs'
@@ -40,7 +42,7 @@ NOT_LOADED = (
 _RUN = f"""
 import json, sys
 from streamlit.testing.v1 import AppTest
-at = AppTest.from_file({str(ROOT / "app.py")!r}, default_timeout=120)
+at = AppTest.from_file({str(ROOT / "app.py")!r}, default_timeout={APP_TEST_CEILING})
 at.run()
 assert not at.exception, at.exception
 print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0].startswith("hograd"))))

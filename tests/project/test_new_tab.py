@@ -146,6 +146,7 @@ assert en.startswith("Differentiated 3 times") and "次导数" in zh, (en, zh)
 
 print("step: render", flush=True)
 from streamlit.testing.v1 import AppTest
+from tests.apptest import APP_TEST_CEILING
 
 
 def noted(at):  # the "not used" note's name=value lines (the share box shows whole links)
@@ -153,7 +154,7 @@ def noted(at):  # the "not used" note's name=value lines (the share box shows wh
 
 
 def opened(lang, value):
-    at = AppTest.from_file("app.py", default_timeout=120)
+    at = AppTest.from_file("app.py", default_timeout=APP_TEST_CEILING)
     at.query_params.update({"lang": lang, "why.tab": "scratch", "why.scratch.n": value})
     at.switch_page("pages/why.py")
     at.run()

@@ -25,12 +25,10 @@ NAMES = {
 
 
 def _tabs() -> list[str]:
-    tree = ast.parse((ROOT / "pages" / "why.py").read_text(encoding="utf-8"))
-    return next(
-        [key.value for key in node.value.keys]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "TABS"
-    )
+    """The tabs in order, from the page's own registry (importing it only declares)."""
+    from pages.why import TABS
+
+    return [lab.name for lab in TABS]
 
 
 def _second_form(tab: str) -> str | None:
@@ -49,7 +47,9 @@ def _second_form(tab: str) -> str | None:
             if second is not None and not (
                 isinstance(second, ast.Constant) and second.value is None
             ):
-                named = len(node.args) > 3 or any(k.arg == "form" for k in node.keywords)
+                named = any(k.arg == "form" for k in node.keywords) or (
+                    node.func.id == "why_code" and len(node.args) > 3  # its 4th is the form
+                )
                 return "other" if named else "func"
     return None
 

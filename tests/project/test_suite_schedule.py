@@ -101,3 +101,42 @@ def test_a_unit_costs_its_tests_times_its_folders_rate() -> None:
         "tests/e2e/test_x.py", ["a"]
     )
     assert unit_cost("tests/e2e/test_x.py", ["a"]) > 10 * unit_cost("tests/core/test_x.py", ["a"])
+
+
+def test_no_test_starts_an_event_loop_or_playwright_of_its_own() -> None:
+    """Any test may share a worker with the browser tests, whose Playwright keeps an event loop
+    running on the worker's main thread: a test's coroutine goes through tests/aio.py's ``run``
+    (a thread of its own), its browser is the ``browser`` fixture. Read from every test file."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    calls = ("asyncio.run(", "sync_playwright()", "run_until_complete(")
+    allowed = {
+        root / "aio.py": {"asyncio.run("},
+        root / "e2e" / "conftest.py": {"sync_playwright()"},
+        root / "serving" / "test_patches.py": {"asyncio.run("},  # in a child python it starts
+        Path(__file__): set(calls),  # names them
+    }
+    found = [
+        f"{path.relative_to(root)}: {call}"
+        for path in sorted(root.rglob("*.py"))
+        for call in calls
+        if call in path.read_text(encoding="utf-8") and call not in allowed.get(path, ())
+    ]
+    assert found == []
+
+
+def test_every_app_test_run_waits_under_the_shared_ceiling() -> None:
+    """An AppTest's ``default_timeout`` is a timer that a busy machine loses: every one is
+    tests/apptest.py's ceiling (or a parameter that defaults to it), never a number."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    found = [
+        f"{path.relative_to(root)}: {m[0]}"
+        for path in sorted(root.rglob("*.py"))
+        for m in re.finditer(r"default_timeout=\{?(\w+)", path.read_text(encoding="utf-8"))
+        if m[1] not in ("APP_TEST_CEILING", "timeout")
+    ]
+    assert found == []

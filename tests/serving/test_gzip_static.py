@@ -17,6 +17,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 from hograd_serving.gzip_static import StaticGzipMiddleware
+from tests import aio
 
 BUNDLE = "/static/js/index.Ab12Cd34.js"
 STYLE = "/static/css/index.Ef56Gh78.css"
@@ -91,7 +92,7 @@ async def _call(app, scope: dict) -> list[dict]:
 
 
 def _run(app, path, headers=None, method="GET") -> list[dict]:
-    return asyncio.run(_call(app, _scope(path, headers, method)))
+    return aio.run(_call(app, _scope(path, headers, method)))
 
 
 def _headers(messages: list[dict]) -> dict[bytes, bytes]:
@@ -113,7 +114,7 @@ def test_a_bundle_is_gzipped_when_the_client_accepts_it(inner, files, path, acce
     assert int(headers[b"content-length"]) == len(_body(sent))
     assert len(_body(sent)) < len(files[path]) / 3  # the point of it
     assert gzip.decompress(_body(sent)) == files[path]
-    direct = _headers(asyncio.run(_call(inner, _scope(path))))
+    direct = _headers(aio.run(_call(inner, _scope(path))))
     assert headers[b"content-type"] == direct[b"content-type"]
     assert b"etag" not in headers  # the file's ETag names the uncompressed bytes
 
@@ -125,7 +126,7 @@ def test_each_file_is_compressed_once_and_then_served_from_memory(inner, files) 
         scopes = [_scope(p, {"Accept-Encoding": "gzip"}) for p in [BUNDLE] * 20 + [STYLE] * 20]
         return await asyncio.gather(*(_call(mw, s) for s in scopes))
 
-    answers = asyncio.run(storm())  # concurrent first requests wait for one compression
+    answers = aio.run(storm())  # concurrent first requests wait for one compression
     answers += [_run(mw, BUNDLE, {"Accept-Encoding": "gzip"}) for _ in range(5)]
     assert mw.compressions == 2
     assert inner.calls == 2  # later requests never reach the wrapped app
@@ -200,7 +201,7 @@ def test_websockets_and_lifespan_reach_the_app_untouched() -> None:
         {"type": "websocket", "path": BUNDLE, "headers": [(b"accept-encoding", b"gzip")]},
         {"type": "lifespan"},
     ):
-        asyncio.run(mw(scope, None, None))  # type: ignore[arg-type]
+        aio.run(mw(scope, None, None))  # type: ignore[arg-type]
     assert [s["type"] for s in seen] == ["websocket", "lifespan"]
     assert seen[0]["path"] == BUNDLE
     assert mw.compressions == 0

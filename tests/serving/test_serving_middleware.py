@@ -5,13 +5,13 @@ announces itself from this machine, and an HTML answer to a browser without the
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 import pytest
 
 from hograd_serving import floor, gate, serving_middleware
 from hograd_serving.serving_middleware import HEALTH_PATH, WAIT_ENV, WARMED_PATH, ServingMiddleware
+from tests import aio
 
 
 class _Page:
@@ -49,7 +49,7 @@ def call(
     async def send(message: dict) -> None:
         sent.append(message)
 
-    asyncio.run(app(scope, receive, send))
+    aio.run(app(scope, receive, send))
     headers: dict[bytes, list[bytes]] = {}
     for name, value in sent[0].get("headers", ()):
         headers.setdefault(name.lower(), []).append(value)

@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tests.apptest import APP_TEST_CEILING
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -22,7 +24,8 @@ def test_the_app_shortens_turns_on_the_interpreter_lock_and_disables_nagle() -> 
         from hograd_serving.patches import nagle_disabled
         nagle_before = nagle_disabled()
         from streamlit.testing.v1 import AppTest
-        at = AppTest.from_file("app.py", default_timeout=120).run()
+        from tests.apptest import APP_TEST_CEILING
+        at = AppTest.from_file("app.py", default_timeout=APP_TEST_CEILING).run()
         print(json.dumps({"before": before, "after": sys.getswitchinterval(),
                           "nagle_before": nagle_before, "nagle_after": nagle_disabled(),
                           "exceptions": [e.message for e in at.exception]}))
@@ -33,7 +36,7 @@ def test_the_app_shortens_turns_on_the_interpreter_lock_and_disables_nagle() -> 
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=APP_TEST_CEILING,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
     assert done.returncode == 0, done.stderr

@@ -9,7 +9,6 @@ history is checked in tests/e2e/test_classroom_browser.py."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import shutil
@@ -26,6 +25,7 @@ import pytest
 from hograd_serving.teacher_door import COOKIE, TeacherDoorMiddleware
 from hograd_serving.teacher_key import session_token
 from hograd_ui.parts.lesson_link import token_matches
+from tests import aio
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "s3cret-key_0123456789"
@@ -54,7 +54,7 @@ def _call(method: str, path: str, query: str, **extra: object) -> list[dict]:
         "root_path": "",
         **extra,
     }
-    asyncio.run(TeacherDoorMiddleware(_app)(scope, receive, send))
+    aio.run(TeacherDoorMiddleware(_app)(scope, receive, send))
     return sent
 
 

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from hograd_serving import teacher_key
 from hograd_ui.i18n import tr
 from tests.app.conftest import APP
+from tests.apptest import APP_TEST_CEILING
 
 
 def _link(out: str) -> str:
@@ -56,7 +57,7 @@ def test_the_machines_key_is_used_secrets_file_first(
 
 def test_the_app_reads_the_key_from_streamlits_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(teacher_key.NAME, raising=False)
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=APP_TEST_CEILING)
     at.secrets[teacher_key.NAME] = "the-secrets-box-key-0123456789"
     at.query_params["key"] = "the-secrets-box-key-0123456789"
     at.switch_page("pages/lesson.py")
