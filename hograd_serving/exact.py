@@ -20,12 +20,10 @@ column's (:mod:`.sympy_column`) together: one pool, :data:`CHILDREN`. A child is
 (:mod:`.zygote`), so a new function costs its own work, not sympy's import (about 0.7 s of CPU
 in a fresh interpreter).
 
-The one computation of mpmath's that runs here, in the server, is :func:`evaluate` (and
-:func:`evaluate_with_underflow`, the same with the digits float64 cannot hold): the
-derivatives page evaluates the programs its column's child compiled (:mod:`.sympy_column`) at
-every x0 the student drags to, which a child per point would make slow. It is bounded by
-construction: at most ``MAX_PROGRAM`` instructions, each on 30-digit numbers whose exponents
-stay within ``MAX_EXPONENT`` bits (:mod:`hograd_core.sympy_program`).
+No sympy or mpmath computation runs here, in the server: not even evaluating the programs the
+derivatives column's children compiled at each x0 a student drags to (:mod:`.sympy_column`
+sends each one to a child of this pool as an "evaluate" request; forked from the zygote, it
+answers in tens of milliseconds).
 """
 
 from __future__ import annotations
@@ -36,9 +34,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-
-from hograd_core.sympy_program import evaluate as _evaluate
-from hograd_core.sympy_program import evaluate_with_underflow as _evaluate_with_underflow
 
 from . import zygote
 from .floor import step_aside
@@ -55,8 +50,6 @@ __all__ = [
     "Children",
     "ExactRuns",
     "backward_exact",
-    "evaluate",
-    "evaluate_with_underflow",
     "exact_values",
     "launch",
     "typed_latex",
@@ -307,22 +300,6 @@ def exact_values(text: str, order: int, points: Sequence[float]) -> Answer:
     else None); missing where the child stopped first."""
     request = {"kind": "values", "text": text, "order": int(order)}
     return RUNS.ask({**request, "points": [float(p) for p in points]})
-
-
-def evaluate(
-    code: Sequence[Sequence], outputs: Sequence[int], point: Mapping[str, float]
-) -> list[float]:
-    """A program a child compiled, evaluated here at ``point`` (30 digits; bounded: see the
-    module's docstring)."""
-    return _evaluate(code, outputs, point)
-
-
-def evaluate_with_underflow(
-    code: Sequence[Sequence], outputs: Sequence[int], point: Mapping[str, float]
-) -> tuple[list[float], list[str | None]]:
-    """:func:`evaluate`, and beside each value its 30 digits as text where float64 holds it as
-    0 although it is not 0 (:func:`hograd_core.sympy_program.evaluate_with_underflow`)."""
-    return _evaluate_with_underflow(code, outputs, point)
 
 
 def _names(variables: Sequence[str] | None) -> list[str] | None:

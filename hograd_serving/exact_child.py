@@ -1,10 +1,10 @@
 """The child process where all of the app's exact maths runs (sympy, mpmath):
 ``python -m hograd_serving.exact_child SECONDS BYTES`` (its CPU time, and the memory it may use
-beyond its imports). :mod:`.exact` starts it, and kills it at its deadline; nothing the server
-loads imports this module (an import-linter contract in pyproject.toml).
+beyond its imports and its request). :mod:`.exact` starts it, and kills it at its deadline;
+nothing the server loads imports this module (an import-linter contract in pyproject.toml).
 
-It reads one JSON request on its standard input, limits its own CPU time and memory first, then
-writes JSON lines, and a line ``{"stopped": why}`` if it stopped early ("size", "memory",
+It limits its own CPU time, reads one JSON request on its standard input, limits its memory,
+then writes JSON lines, and a line ``{"stopped": why}`` if it stopped early ("size", "memory",
 "error"):
 
 - ``{"text": ..., "order": ...}`` (the derivatives page's column, :mod:`.sympy_column`): one
@@ -21,6 +21,10 @@ writes JSON lines, and a line ``{"stopped": why}`` if it stopped early ("size", 
   out a derivative is often a difference of terms near 1, 1 - tanh(x)², whose digits 30 would
   lose), per order and point: the float (null where sympy has none) and, where float64 holds a
   value that is not 0 as 0, its digits as text; then ``{"done": true}``.
+- ``{"kind": "evaluate", "code": [...], "outputs": [...], "variable": ..., "x0": ...}`` (the
+  derivatives page's column at a point, :mod:`.sympy_column`): a program an earlier child
+  compiled, evaluated at ``x0`` (30 digits): per output the float (null where there is none)
+  and the digits of a value float64 holds as 0 though it is not 0; then ``{"done": true}``.
 
 It imports sympy, mpmath and the function language only (and :mod:`.zygote`'s loop): no
 torch, no Streamlit.
@@ -40,13 +44,15 @@ from hograd_core.symbolic import symbolic_derivatives, sympy_values
 from hograd_core.sympy_program import Program, ProgramTooLarge, evaluate_with_underflow
 from hograd_serving.zygote import serve
 
-__all__ = ["backward", "main", "typed_latex", "values", "work"]
+__all__ = ["backward", "evaluate", "main", "typed_latex", "values", "work"]
 
 #: The backward formula's variables (hograd_core.custom_function.NAMES, which imports torch).
 BACKWARD_NAMES = ("x", "y", "g")
 
-#: The largest request read from standard input (two functions of 200 characters, 25 points).
-MAX_REQUEST = 16384
+#: The largest request read from standard input: a program to evaluate, of at most
+#: ``MAX_PROGRAM`` instructions, sent back as the children wrote it (each line at most
+#: :data:`.sympy_column.MAX_LINE`); the other requests are two functions and 25 points.
+MAX_REQUEST = 64 * 2**20
 
 
 def work(text: str, order: int, out: TextIO) -> None:
@@ -140,6 +146,14 @@ def values(text: str, order: int, points: list[float], out: TextIO) -> None:
     _write(out, {"done": True})
 
 
+def evaluate(code: list, outputs: list[int], variable: str, x0: float, out: TextIO) -> None:
+    """A compiled program's outputs at ``x0``: the floats (null for NaN) and, where float64
+    holds a value that is not 0 as 0, its digits."""
+    floats, below = evaluate_with_underflow(code, outputs, {variable: x0})
+    _write(out, {"values": [None if math.isnan(v) else v for v in floats], "below": below})
+    _write(out, {"done": True})
+
+
 def _one(request: dict, out: TextIO) -> None:
     """Answer one request, reporting a failure of sympy's as a line, never raising."""
     kind = request.get("kind", "chain")
@@ -149,6 +163,10 @@ def _one(request: dict, out: TextIO) -> None:
         elif kind == "values":
             points = [float(p) for p in request["points"]]
             values(str(request["text"]), int(request["order"]), points, out)
+        elif kind == "evaluate":
+            outputs = [int(i) for i in request["outputs"]]
+            x0 = float(request["x0"])
+            evaluate(list(request["code"]), outputs, str(request["variable"]), x0, out)
         elif kind == "backward":
             points = [float(p) for p in request["points"]]
             backward(str(request["f"]), str(request["b"]), points, out)
@@ -177,10 +195,12 @@ def main(argv: list[str]) -> None:
     seconds, extra = float(argv[0]), int(argv[1])
     cpu = math.ceil(seconds)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU, then SIGKILL
+    # the server's request (a program to evaluate can be megabytes) is read before the memory
+    # limit is measured: the limit is what the work may take beyond its imports and its request
+    request = json.loads(sys.stdin.read(MAX_REQUEST))
     with open("/proc/self/statm") as statm:  # virtual size, in pages
         size = int(statm.read().split()[0]) * resource.getpagesize()
     resource.setrlimit(resource.RLIMIT_AS, (size + extra, size + extra))  # then MemoryError
-    request = json.loads(sys.stdin.read(MAX_REQUEST))
     try:
         _one(request, sys.stdout)
     except MemoryError:  # struck outside sympy (writing a line, say)

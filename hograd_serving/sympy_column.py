@@ -10,8 +10,11 @@ size). What it cannot foresee, this module bounds from outside: each function's 
 come from a fresh process (:mod:`.exact_child`) with a wall-clock limit (killed after
 ``CHAIN_SECONDS``), a CPU limit and a memory limit, and no lock or queue of the server waits
 for it. The child streams each derivative as sympy finishes it, as a flat program of mpmath
-operations (:mod:`hograd_core.sympy_program`); this process evaluates it at x0 in a time
-linear in its length (:func:`.exact.evaluate`, the door every exact computation goes through).
+operations (:mod:`hograd_core.sympy_program`); evaluating it at x0 is mpmath's work too, so it
+runs in a child of the same pool as well (a request of :class:`.exact.ExactRuns`, forked from
+the zygote in a few milliseconds, killed after ``EVALUATE_SECONDS``): no sympy or mpmath runs in
+this process at all. A run waits for an evaluation up to ``EVALUATE_WAIT`` while a slot is free,
+otherwise only its own wait, and then finds the column "still working".
 
 Fairness: at most ``SLOTS`` children run at once, and each holds a slot of the server's one
 pool of exact children (:data:`.exact.CHILDREN`), shared with the door's one-off requests. A
@@ -25,6 +28,7 @@ student typing many functions delays nobody else's by more than one child; a ses
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import threading
 import time
@@ -40,12 +44,14 @@ from .exact import (
     RETRIES,
     SECONDS,
     Children,
-    evaluate_with_underflow,
+    ExactRuns,
 )
 from .exact import launch as _launch
 
 __all__ = [
     "CHAIN_SECONDS",
+    "EVALUATE_SECONDS",
+    "EVALUATE_WAIT",
     "MEMORY_BYTES",
     "SLOTS",
     "STARTS_PER_MINUTE",
@@ -57,6 +63,12 @@ __all__ = [
 CHAIN_SECONDS = SECONDS
 #: Children running at once in this server (one per core of the 2-core hosts we target).
 SLOTS = 2
+#: Wall-clock seconds a child evaluating a program at one point may run (a program of
+#: ``MAX_PROGRAM`` instructions takes 0.1-0.3 s of it); then it is killed ("time").
+EVALUATE_SECONDS = 5.0
+#: Seconds a run waits for the column's values at a new point while a slot of the pool is free
+#: (a forked child answers in tens of milliseconds); past it the column is "still working".
+EVALUATE_WAIT = 2.0
 #: Children one session may start in a minute.
 STARTS_PER_MINUTE = 20
 #: Orders a child works out at least (the order slider can then move without a new child).
@@ -111,9 +123,14 @@ class SympyColumn:
         launch: Callable[[float, int], subprocess.Popen] = _launch,
         clock: Callable[[], float] = time.monotonic,
         pool: Children = CHILDREN,
+        evaluations: ExactRuns | None = None,
     ) -> None:
         self.slots, self.chain_seconds, self.memory = slots, chain_seconds, memory
         self.pool = pool
+        #: the children that evaluate a program at a point: one-off requests of the same pool
+        self.evaluations = evaluations or ExactRuns(
+            pool=pool, seconds=EVALUATE_SECONDS, memory=memory, keep=8
+        )
         self.starts_per_minute = starts_per_minute
         self._launch, self._clock = launch, clock
         # Guards the dictionaries below; held for a few dictionary operations, never while a
@@ -124,7 +141,11 @@ class SympyColumn:
         self._starts: dict[str, deque[float]] = {}  # session -> when its children started
         self._served: dict[str, int] = {}  # session -> the number of its latest start
         self._running = 0
-        self._values: OrderedDict[tuple[str, float, int], tuple[tuple, tuple]] = OrderedDict()
+        #: (function, x0, outputs) -> (values, below float64, why the evaluation stopped)
+        self._values: OrderedDict[tuple[str, float, int], tuple[tuple, tuple, str | None]] = (
+            OrderedDict()
+        )
+        self._evaluating: set[tuple[str, float, int]] = set()
         #: children started, for the tests and the benchmarks
         self.started = 0
 
@@ -148,12 +169,16 @@ class SympyColumn:
             latex, ops = tuple(chain.latex[:n]), tuple(chain.ops[:n])
             working = self._short(chain, order)
             stopped = chain.stopped if n <= order and not working else None
-        values, below = self._evaluate(text, chain.variable, code, outputs, x0)
+            variable = chain.variable
+        got = self._evaluate(text, variable, code, outputs, x0, deadline)
+        if got is None:  # its child has not answered yet
+            return SympyView(latex=latex, ops=ops, working=True)
+        values, below, failed = got
         return SympyView(
             values=values,
             latex=latex,
             ops=ops,
-            stopped=stopped,
+            stopped=stopped or failed,
             working=working,
             below_float64=below,
         )
@@ -306,20 +331,57 @@ class SympyColumn:
     # ---- values -----------------------------------------------------------------------------
 
     def _evaluate(
-        self, text: str, variable: str, code: list, outputs: list[int], x0: float
-    ) -> tuple[tuple[float, ...], tuple[str | None, ...]]:
+        self,
+        text: str,
+        variable: str,
+        code: list,
+        outputs: list[int],
+        x0: float,
+        deadline: float,
+    ) -> tuple[tuple, tuple, str | None] | None:
+        """The outputs' values at ``x0``, the digits float64 loses, and why the evaluation
+        stopped (None if it did not); None while its child works past the run's wait."""
+        if not outputs:
+            return (), (), None
         key = (text, float(x0), len(outputs))
+        request = {"kind": "evaluate", "code": code, "outputs": outputs, "variable": variable}
         with self._lock:
-            known = self._values.get(key)
-        if known is not None:
-            return known
-        floats, below = evaluate_with_underflow(code, outputs, {variable: x0})
-        values = (tuple(floats), tuple(below))
+            if key in self._evaluating or self.pool.free() > 0:  # its child runs, or will
+                deadline = max(deadline, time.monotonic() + EVALUATE_WAIT)
+            while key not in self._values:
+                if key not in self._evaluating:  # not asked yet, or no slot freed up for it
+                    self._evaluating.add(key)
+                    threading.Thread(
+                        target=self._evaluated,
+                        args=(key, {**request, "x0": float(x0)}),
+                        daemon=True,
+                        name="sympy-eval",
+                    ).start()
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._lock.wait(left)
+            self._values.move_to_end(key)
+            return self._values[key]
+
+    def _evaluated(self, key: tuple[str, float, int], request: dict) -> None:
+        """Evaluate in a child; keep what it answered (unless no slot freed up for it)."""
+        answer = self.evaluations.ask(request)
+        floats = answer.fields.get("values") or []
+        below = answer.fields.get("below") or []
+        n = key[2]
+        got = (
+            tuple((math.nan if v is None else float(v)) for v in [*floats, *[None] * n][:n]),
+            tuple([*below, *[None] * n][:n]),
+            None if floats else (answer.stopped or "error"),
+        )
         with self._lock:
-            self._values[key] = values
-            while len(self._values) > 512:
-                self._values.popitem(last=False)
-        return values
+            self._evaluating.discard(key)
+            if answer.stopped != "busy":
+                self._values[key] = got
+                while len(self._values) > 512:
+                    self._values.popitem(last=False)
+            self._lock.notify_all()
 
 
 def _variable(text: str) -> str:

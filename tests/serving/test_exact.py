@@ -11,15 +11,21 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
+from pathlib import Path
 
 import pytest
+import sympy as sp
 
 from hograd_core.language import parse
 from hograd_core.language.to_sympy import name_latex, symbol, to_latex
 from hograd_core.symbolic import symbolic_derivatives, sympy_values
 from hograd_serving import exact
 from hograd_serving.exact import ExactRuns
+from tests.apptest import APP_TEST_CEILING
+
+ROOT = Path(__file__).resolve().parents[2]
 
 #: Issue 45's links and variants: towers of powers whose value at the grid's points is
 #: 3^(2^16777216) and worse (mpmath's integer power held the server for minutes).
@@ -201,11 +207,11 @@ def test_the_hostile_corpus_is_answered_by_the_child(runs: ExactRuns, text: str)
         assert all(v is None or math.isfinite(v) for v in column)
 
 
-def test_the_programs_the_server_evaluates_are_bounded() -> None:
-    """The one mpmath call left in the server (the derivatives page's column at x0): every
-    value keeps its exponent within MAX_EXPONENT bits, so 3^(2^16777216) is an overflow (NaN),
-    decided before mpmath computes it."""
-    from hograd_core.sympy_program import Program
+def test_the_programs_the_children_evaluate_are_bounded() -> None:
+    """The derivatives column's programs, evaluated at x0 (in a child: see the next test):
+    every value keeps its exponent within MAX_EXPONENT bits, so 3^(2^16777216) is an overflow
+    (NaN), decided before mpmath computes it."""
+    from hograd_core.sympy_program import Program, evaluate
 
     for text in HOSTILE:
         sym = symbolic_derivatives(parse(text), 2, "x", max_seconds=60.0)
@@ -213,9 +219,52 @@ def test_the_programs_the_server_evaluates_are_bounded() -> None:
         for expr in sym.exprs:
             program.add(expr)
         for x0 in GRID:
-            values = exact.evaluate(program.code, program.outputs, {"x": x0})
+            values = evaluate(program.code, program.outputs, {"x": x0})
             assert len(values) == 3 and all(math.isnan(v) or math.isfinite(v) for v in values)
-    assert exact.evaluate([["var", "x"], ["num", 2, 1], ["pow", 0, 1]], [2], {"x": 3.0}) == [9.0]
+    assert evaluate([["var", "x"], ["num", 2, 1], ["pow", 0, 1]], [2], {"x": 3.0}) == [9.0]
+
+
+_NO_EXACT_HERE = textwrap.dedent(
+    """
+    import json, math, sys
+    from hograd_serving.sympy_column import SympyColumn
+    column = SympyColumn()
+    views = [column.ask(text, 3, x0, wait=120.0) for text, x0 in
+             (("tanh(x)", 0.5), ("tanh(x)", -1.25), ("x^3", 2.0), ("softplus(600*x)/600", -2.505))]
+    loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("sympy", "mpmath"))
+    print(json.dumps({"values": [list(v.values) for v in views], "working": [v.working for v in views],
+                      "below": [list(v.below_float64) for v in views], "loaded": loaded,
+                      "children": column.started + column.evaluations.started}))
+    """
+)
+
+
+def test_the_server_evaluates_the_column_without_sympy_or_mpmath() -> None:
+    """By construction, not by care: a server process asks the derivatives column for
+    values at four points, and gets them (against sympy here, the oracle) without sympy or
+    mpmath ever being imported in it: the programs are evaluated in children too."""
+    done = subprocess.run(
+        [sys.executable, "-c", _NO_EXACT_HERE],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=APP_TEST_CEILING,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["loaded"] == []  # neither was imported in this process
+    assert out["working"] == [False] * 4
+    x = sp.Symbol("x")
+    for got, (expr, x0) in zip(
+        out["values"][:3],
+        ((sp.tanh(x), 0.5), (sp.tanh(x), -1.25), (x**3, 2.0)),
+        strict=True,
+    ):
+        want = [float(sp.diff(expr, x, k).subs(x, x0).evalf(30)) for k in range(4)]
+        assert got == pytest.approx(want, rel=1e-13)
+    assert out["values"][2] == [8.0, 12.0, 12.0, 6.0]  # the seed: 12 and 12 at x = 2
+    assert out["values"][3][1] == 0.0 and out["below"][3][1].startswith("1.8e-653")  # f′
+    assert out["children"] >= 7  # three chains, four evaluations (one chain serves two)
 
 
 # ---- children forked by the zygote, which imported sympy once (hograd_serving/zygote.py) ----
