@@ -3,7 +3,9 @@
 // Each run: <html lang> follows the student's language. Once per window: a watcher over the
 // document makes each code block focusable (a keyboard user scrolls it with the
 // arrow keys) and each button of a Plotly animation (▶ Play, drawn as SVG) a button that Tab
-// reaches and Enter or Space presses.
+// reaches and Enter or Space presses. And Streamlit's icons, which are words drawn by a font
+// of ligatures ("login", "double_arrow_right"), are shown once that font is in: on a slow
+// network or a loaded host it came after Chromium's 3 s wait, and buttons read "loginJoin".
 
 function focusable(root) {
   for (const pre of root.querySelectorAll("pre:not([tabindex])")) {
@@ -21,8 +23,22 @@ function focusable(root) {
   }
 }
 
+const ICONS = '24px "Material Symbols Rounded"';
+
+function iconsWhenLoaded() {
+  const root = document.documentElement;
+  if (root.classList.contains("hograd-icons")) return;
+  // load() resolves once the font is in (and with no face if it failed: the words stay hidden)
+  document.fonts.load(ICONS, "home").then((faces) => {
+    if (faces.length > 0 || document.fonts.check(ICONS, "home")) {
+      root.classList.add("hograd-icons");
+    }
+  });
+}
+
 export default function ({ data }) {
   document.documentElement.lang = data.lang;
+  iconsWhenLoaded();
   if (window.hogradA11y) return;
   // each batch of added nodes, before the next paint; the attributes set here are not
   // watched (childList only): no loop

@@ -9,6 +9,10 @@
 - Scrollable code blocks and Plotly's animation buttons (▶ Play) are reachable by keyboard
   (``a11y.js``): Streamlit's ``<pre>`` scrolls but takes no focus, and plotly.js draws its
   buttons as SVG groups that take none.
+- Streamlit draws its icons as words in a font of ligatures; until that font has loaded they are
+  words ("login", "double_arrow_right") beside the button's own text. :data:`CSS` keeps them
+  transparent (their room kept, the page does not move) until ``a11y.js`` has seen the font
+  load.
 - :data:`CSS`: text at 4.5:1 or more where Streamlit's theme draws less (captions, drawn at
   60 % opacity, 3.88:1, and their code 3.03:1; the shortcut of a primary button 2.79:1; a
   disabled widget's label 2.29:1), and a focus ring at 3:1 or more on the page links
@@ -56,6 +60,7 @@ label[data-testid="stWidgetLabel"][disabled] {{ color: {DISABLED}; }}
 [data-testid="stBaseButton-primary"] kbd {{ color: #ffffff; opacity: 1; }}
 a:focus-visible, [data-testid="stSidebarNavLink"]:focus-visible {{
   outline: 3px solid {FOCUS}; outline-offset: 1px; }}
+html:not(.hograd-icons) [data-testid="stIconMaterial"] {{ color: transparent !important; }}
 </style>"""
 
 _JS = "\n".join(

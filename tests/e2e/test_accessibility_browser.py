@@ -277,3 +277,46 @@ def test_the_class_panel_and_a_student_by_keyboard(browser, server, lang: str) -
     finally:
         for context in made:
             context.close()
+
+
+_ICON_COLOURS = (
+    "() => [...document.querySelectorAll('[data-testid=\"stIconMaterial\"]')]"
+    ".map(e => getComputedStyle(e).color)"
+)
+
+
+def test_an_icon_is_never_read_as_its_name_while_its_font_is_late(browser, server) -> None:
+    """Streamlit's icons are words in a font of ligatures ("login", "double_arrow_right"):
+    while the font has not come (held back here, as a loaded host or slow Wi-Fi does) every
+    icon is transparent, its room kept; once the font is in, every icon shows. And a font that
+    never comes leaves no word behind."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    held = []
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(120_000)
+        pg.route("**/MaterialSymbols-Rounded*", lambda route: held.append(route))  # held back
+        pg.goto(f"{server}/?lang=en", wait_until="domcontentloaded")  # "load" awaits the font
+        wait_for_app(pg)
+        pg.wait_for_function(f"() => ({_ICON_COLOURS})().length > 0")
+        colours = pg.evaluate(_ICON_COLOURS)
+        assert held and set(colours) == {"rgba(0, 0, 0, 0)"}, colours  # all there, none seen
+        assert not pg.evaluate("document.documentElement.classList.contains('hograd-icons')")
+        for route in held:
+            route.continue_()
+        pg.wait_for_function("document.documentElement.classList.contains('hograd-icons')")
+        colours = pg.evaluate(_ICON_COLOURS)
+        assert colours and "rgba(0, 0, 0, 0)" not in colours, colours
+    finally:
+        context.close()
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(120_000)
+        pg.route("**/MaterialSymbols-Rounded*", lambda route: route.abort())
+        pg.goto(f"{server}/?lang=zh")
+        wait_for_app(pg)
+        pg.wait_for_function(f"() => ({_ICON_COLOURS})().length > 0")
+        assert set(pg.evaluate(_ICON_COLOURS)) == {"rgba(0, 0, 0, 0)"}
+    finally:
+        context.close()
