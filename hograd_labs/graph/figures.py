@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import html
 
-from hograd_core.graph_dot import Legend, tensor_dot, view_dot
+from hograd_core.graph_dot import SAVED_LINE, Legend, tensor_dot, view_dot
 from hograd_core.graphs import GraphLab, GraphView, OrderStats, trend
 from hograd_core.hvp_graph import HVP_PASSES, HVPGraph
 from hograd_ui.i18n import tr
@@ -103,7 +103,7 @@ def growth_figure(stats: tuple[OrderStats, ...], order: int, lang: str = "en") -
                 "mode": "lines+markers",
                 "name": title,
                 "showlegend": False,
-                "line": {"color": "#9ca3af", "width": 2},
+                "line": {"color": SAVED_LINE, "width": 2},  # 4.83:1 on white
                 "marker": marker,
                 "hovertemplate": tr("graph.growth.hover", lang) + "<extra></extra>",
                 "xaxis": f"x{n}",

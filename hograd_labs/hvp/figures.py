@@ -29,7 +29,7 @@ from hograd_ui.plot_kit import (
     figure_layout,
     finite_or_dash,
 )
-from hograd_ui.plotting import cell_title, grid_cells, hline, new_figure, vline
+from hograd_ui.plotting import TEXT, cell_title, grid_cells, hline, new_figure, vline
 
 from .compute import NetCurvature, TrainedNet, layer_blocks
 
@@ -257,10 +257,10 @@ def surface_figure(grid: Grid, result: HVPResult, lang: str) -> go.Figure:
             "name": "p",
         },
     ]
+    # the scene's text at the 2-D charts' contrast (Streamlit's theme gives it #808495, 3.72:1)
     scene = {
-        "xaxis": {"title": {"text": names[0]}},
-        "yaxis": {"title": {"text": names[1]}},
-        "zaxis": {"title": {"text": "f"}},
+        axis: {"title": {"text": name, "font": {"color": TEXT}}, "tickfont": {"color": TEXT}}
+        for axis, name in (("xaxis", names[0]), ("yaxis", names[1]), ("zaxis", "f"))
     }
     return new_figure(
         traces,

@@ -41,7 +41,7 @@ from streamlit.delta_generator import DeltaGenerator
 from hograd_ui.chart_text import describe
 from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import lang, t
-from hograd_ui.plotting import TEMPLATE, drawn
+from hograd_ui.plotting import TEMPLATE, TEXT, drawn
 
 __all__ = [
     "BASE_PX",
@@ -65,9 +65,6 @@ BUNDLE = Path(__file__).resolve().parents[2] / "static" / "plotly-cartesian-4.1.
 #: .streamlit/config.toml, and the one presentation mode sets (hograd_ui/parts/present.py's CSS).
 BASE_PX, PRESENT_PX = 17.0, 26.0
 _TEXT, _GRID, _BG = "#808495", "#e6eaf1", "#FFFFFF"
-#: The charts' grey text instead of Streamlit's ``_TEXT``: the same blue-grey, darker, 5.79:1 on
-#: white (tests/ui/test_palette.py computes it from the figures as sent).
-TEXT = "#626573"
 _CLEAR = "rgba(0, 0, 0, 0)"  # Streamlit's "transparent", which plotly.py's checks refuse
 _FONT = '"Source Sans", sans-serif'
 

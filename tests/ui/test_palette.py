@@ -8,6 +8,7 @@ colours are compared by their CIELAB distance (ΔE76, D65).
 from __future__ import annotations
 
 import itertools
+import math
 import re
 
 import numpy as np
@@ -153,3 +154,23 @@ def test_a_freed_saved_tensor_is_outlined_and_labelled_readably() -> None:
     assert contrast(freed["fontcolor"], freed["fillcolor"]) >= 4.5
     edge = next(ln for ln in dot.splitlines() if "->" in ln and "p0_0.self" in ln)
     assert contrast(re.search(r'color="(#\w{6})"', edge).group(1), WHITE) >= 3.0
+
+
+def test_the_3d_surface_and_the_growth_line_are_readable() -> None:
+    """The HVP page's 3-D surface, drawn by Streamlit's own chart (whose theme greys its scene
+    text at #808495, 3.72:1), sets its axis titles and ticks at 4.5:1 or more; the graph lab's
+    growth line is a graphical object at 3:1 or more (it was #9ca3af, 2.54:1)."""
+    from hograd_core import curvature, parse
+    from hograd_core.graphs import graph_lab
+    from hograd_labs.graph.figures import growth_figure
+    from hograd_labs.hvp.figures import surface_figure
+
+    ex = curvature.explore(parse("w1**2*sin(w2)"), (1.0, math.pi / 2), (0.5, 1.0), power_steps=5)
+    layout = surface_figure(ex.grid, ex.result, "en").to_dict()["layout"]
+    colours = _font_colours(layout["scene"])
+    assert {p for p, _ in colours} == {
+        f"{a}axis.{k}.color" for a in "xyz" for k in ("tickfont", "title.font")
+    }
+    assert all(contrast(c, WHITE) >= 4.5 for _, c in colours), colours
+    line = growth_figure(graph_lab(parse("tanh(x)"), 0.7).stats, 3, "en").figure().data[0]
+    assert contrast(line.line.color, WHITE) >= 3.0
