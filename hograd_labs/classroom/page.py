@@ -308,79 +308,10 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
             if info is None:  # deleted elsewhere, or its days are over
                 st.session_state.pop(CODE, None)
         if info is None:
-            st.caption(t("classroom.lead"))
-            st.number_input(
-                t("classroom.days"),
-                min_value=1,
-                max_value=compute.MAX_DAYS,
-                value=compute.RETENTION_DAYS,
-                step=1,
-                key="classroom.days",
-                help=t("classroom.days.help", most=compute.MAX_DAYS),
-            )
-            st.button(
-                t("classroom.open"),
-                on_click=_open,
-                key="classroom.open",
-                type="primary",
-                icon=":material/add:",
-            )
+            _opening()
             return
-        link, found = _student_link(info.code)
-        left, right = st.columns([3, 2], gap="large")
-        with left:
-            st.html(CODE_CSS.format(px=CODE_PRESENT_PX if present() else CODE_PX))
-            with st.container(key="classroom.bigcode"):  # letters and digits of the alphabet
-                st.markdown(t("classroom.code", code=info.code))
-            if found.note:  # the address may not reach the students: said plainly, and why
-                st.warning(
-                    t(found.note, shown=found.shown, used=found.base, name=address.NAME),
-                    icon=":material/wifi_off:",
-                )
-            st.caption(t("classroom.link"))
-            st.code(link, language=None)
-            st.caption(t("classroom.kept", date=_date(info.expires)))
-        with right, st.container(key="classroom.qr"):
-            # the student link to scan, large on a projector (presentation mode): an <img> of
-            # SVG that segno drew from the link, no text of it as HTML
-            st.image(qr_svg(link), width=QR_PRESENT_PX if present() else QR_PX, alt=link)
-            st.caption(t("classroom.qr"))
-        with st.container(horizontal=True):
-            st.button(
-                t("classroom.reveal", n=number),
-                on_click=_reveal,
-                args=(info.code, number),
-                disabled=number in info.revealed,
-                key="classroom.reveal",
-                icon=":material/visibility:",
-            )
-            st.download_button(
-                t("classroom.export"),
-                data=_export(info.code, _words(info.lang or lang(), titles)),
-                file_name=f"class-{info.code}.csv",
-                mime="text/csv",
-                key="classroom.export",
-                icon=":material/download:",
-                on_click="ignore",
-            )
-            with st.popover(t("classroom.reset", n=number), icon=":material/restart_alt:"):
-                st.caption(t("classroom.reset.warn", n=number))
-                st.button(
-                    t("classroom.reset.confirm", n=number),
-                    on_click=_reset,
-                    args=(info.code, number),
-                    key="classroom.reset",
-                    type="primary",
-                )
-            with st.popover(t("classroom.delete"), icon=":material/delete:"):
-                st.caption(t("classroom.delete.warn"))
-                st.button(
-                    t("classroom.delete.confirm"),
-                    on_click=_delete,
-                    args=(info.code,),
-                    key="classroom.delete",
-                    type="primary",
-                )
+        _class_card(info)
+        _class_controls(info, number, titles)
         # the lecturer's own screen: this class's dashboard alone, in another tab or device
         st.link_button(
             t("classroom.board.open"),
@@ -399,6 +330,90 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
                 )
             )
         _dashboard(info.code, titles)
+
+
+def _opening() -> None:
+    """No class yet: how long it is kept, and the button that opens one."""
+    st.caption(t("classroom.lead"))
+    st.number_input(
+        t("classroom.days"),
+        min_value=1,
+        max_value=compute.MAX_DAYS,
+        value=compute.RETENTION_DAYS,
+        step=1,
+        key="classroom.days",
+        help=t("classroom.days.help", most=compute.MAX_DAYS),
+    )
+    st.button(
+        t("classroom.open"),
+        on_click=_open,
+        key="classroom.open",
+        type="primary",
+        icon=":material/add:",
+    )
+
+
+def _class_card(info: compute.ClassInfo) -> None:
+    """The open class as the room reads it: its code, its link and its QR code."""
+    link, found = _student_link(info.code)
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.html(CODE_CSS.format(px=CODE_PRESENT_PX if present() else CODE_PX))
+        with st.container(key="classroom.bigcode"):  # letters and digits of the alphabet
+            st.markdown(t("classroom.code", code=info.code))
+        if found.note:  # the address may not reach the students: said plainly, and why
+            st.warning(
+                t(found.note, shown=found.shown, used=found.base, name=address.NAME),
+                icon=":material/wifi_off:",
+            )
+        st.caption(t("classroom.link"))
+        st.code(link, language=None)
+        st.caption(t("classroom.kept", date=_date(info.expires)))
+    with right, st.container(key="classroom.qr"):
+        # the student link to scan, large on a projector (presentation mode): an <img> of
+        # SVG that segno drew from the link, no text of it as HTML
+        st.image(qr_svg(link), width=QR_PRESENT_PX if present() else QR_PX, alt=link)
+        st.caption(t("classroom.qr"))
+
+
+def _class_controls(info: compute.ClassInfo, number: int, titles: Sequence[str]) -> None:
+    """Reveal the open step, export, reset the step, delete the class."""
+    with st.container(horizontal=True):
+        st.button(
+            t("classroom.reveal", n=number),
+            on_click=_reveal,
+            args=(info.code, number),
+            disabled=number in info.revealed,
+            key="classroom.reveal",
+            icon=":material/visibility:",
+        )
+        st.download_button(
+            t("classroom.export"),
+            data=_export(info.code, _words(info.lang or lang(), titles)),
+            file_name=f"class-{info.code}.csv",
+            mime="text/csv",
+            key="classroom.export",
+            icon=":material/download:",
+            on_click="ignore",
+        )
+        with st.popover(t("classroom.reset", n=number), icon=":material/restart_alt:"):
+            st.caption(t("classroom.reset.warn", n=number))
+            st.button(
+                t("classroom.reset.confirm", n=number),
+                on_click=_reset,
+                args=(info.code, number),
+                key="classroom.reset",
+                type="primary",
+            )
+        with st.popover(t("classroom.delete"), icon=":material/delete:"):
+            st.caption(t("classroom.delete.warn"))
+            st.button(
+                t("classroom.delete.confirm"),
+                on_click=_delete,
+                args=(info.code,),
+                key="classroom.delete",
+                type="primary",
+            )
 
 
 def board(titles: Sequence[str]) -> bool:

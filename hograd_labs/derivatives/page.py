@@ -506,9 +506,6 @@ def _views(
     x0: float,
 ) -> None:
     """The tabs at x0: the inspector, the Taylor polynomial, the formulas, the code, the cost."""
-    var = result.variable
-    autograd_order = min(order, BUDGET.max_order_autograd)
-
     views = ("inspector", "taylor", "symbolic", "code", "cost")
     tabs = lazy_tabs({v: t(f"deriv.tab.{v}") for v in views}, "deriv.tab")
     if not (tabs["code"].open or tabs["cost"].open):  # the other three show its rows
@@ -534,145 +531,173 @@ def _views(
 
     if tabs["inspector"].open:
         with tabs["inspector"]:
-            help_text = t("deriv.inspector.help", fd=MAX_FD_ORDER, rtol=f"{AGREE_RTOL:g}")
-            fd_rows = [r for r in inspection.rows[1:] if r.finite_difference is not None]
-            if fd_rows and all(r.sympy is not None for r in fd_rows):  # this f's own digits
-                digits = ", ".join(agreeing_digits(r.finite_difference, r.sympy) for r in fd_rows)
-                help_text += " " + t(
-                    "deriv.inspector.fd_here", x0=f"{x0:.6g}", digits=digits, k=len(fd_rows)
-                )
-            with aside("deriv.inspector.help"):  # projected, under the table: the table first
-                st.caption(help_text)
-            _inspector_table(inspection)
-            _notes_and_disagreements(fn, inspection, float(x0))
-            _gradchecks(fn.text, float(x0), tuple(r.sympy for r in inspection.rows))
-            done = sum(r.sympy is not None for r in inspection.rows) - 1
-            if inspection.sympy_working:
-                st.info(
-                    t("deriv.inspector.sympy_working", done=done + 1, total=order + 1),
-                    icon=":material/hourglass_top:",
-                )
-            elif inspection.sympy_stopped:
-                _sympy_stopped(fn.text, inspection.sympy_stopped, done)
-            if inspection.autograd_working:
-                st.info(t("deriv.inspector.autograd_working"), icon=":material/hourglass_top:")
-            elif inspection.autograd_refused:
-                st.warning(error_text(inspection.autograd_refused, lang()))
-            elif order > BUDGET.max_order_autograd:
-                st.caption(t("deriv.inspector.autograd_limit", limit=BUDGET.max_order_autograd))
+            _inspector_tab(fn, inspection, order, x0)
 
     if tabs["taylor"].open:
         with tabs["taylor"]:
-            view = taylor_view(fn, float(x0), order, result.xs)
-            radius = view.radius
-            figure = taylor_figure(
-                result.xs,
-                result.values[0],
-                view.polynomial,
-                float(x0),
-                inspection.rows[0].taylor,
-                order,
-                var,
-                lang(),
-                radius=radius.radius,
-            )
-            chart(figure, key="deriv.taylor")
-            st.caption(t("deriv.taylor.caption", n=order, x0=f"{x0:.3g}"))
-            fewer = 2 * radius.terms // 3  # the estimates compared: TERMS and 2/3 of them
-            shorter, longer = (f"{r:.4g}" for r in radius.estimates or (math.nan, math.nan))
-            if radius.why is not None:
-                st.info(
-                    t(
-                        f"deriv.taylor.{radius.why}",
-                        x0=f"{x0:.3g}",
-                        terms=radius.terms,
-                        fewer=fewer,
-                        shorter=shorter,
-                        longer=longer,
-                    )
-                )
-            elif np.isinf(radius.radius):
-                key = "deriv.taylor.polynomial" if radius.estimated else "deriv.taylor.entire"
-                st.info(t(key, terms=radius.terms))
-            else:
-                st.info(
-                    t(
-                        "deriv.taylor.radius",
-                        r=f"{radius.radius:.4g}",
-                        terms=radius.terms,
-                        accuracy=f"{radius.accuracy:.1e}"
-                        if radius.accuracy < 1e-3
-                        else f"{radius.accuracy:.2g}",
-                        low=f"{x0 - radius.radius:.3g}",
-                        high=f"{x0 + radius.radius:.3g}",
-                        fewer=fewer,
-                        shorter=shorter,
-                    )
-                )
-            if radius.kinks:
-                st.info(t("deriv.taylor.kinks"))
+            _taylor_tab(fn, result, inspection, order, x0)
 
     if tabs["symbolic"].open:
         with tabs["symbolic"]:
-            st.caption(t("deriv.symbolic.caption"))
-            for r in inspection.rows[: min(order, 4) + 1]:
-                label = order_label(r.order)
-                if r.latex is not None:
-                    st.latex(f"{latex_label(r.order)}({_tex(fn)}) = {r.latex}")
-                elif r.ops is not None:
-                    st.write(t("deriv.symbolic.too_big", label=label, ops=f"{r.ops:,}"))
-                elif inspection.sympy_working:
-                    st.write(t("deriv.symbolic.working", label=label))
-                elif inspection.sympy_stopped == "time":
-                    st.write(t("deriv.symbolic.time", label=label))
-                else:
-                    st.write(t("deriv.symbolic.stopped", label=label))
+            _symbolic_tab(fn, inspection, order)
 
     if tabs["code"].open:
         with tabs["code"]:
-            st.caption(t("deriv.code.caption", x0=f"{x0:.6g}"))
-            if order > autograd_order:
-                st.caption(t("deriv.code.limit", limit=autograd_order, order=order))
-            snippet = pytorch_snippet(fn, float(x0), autograd_order)
-            derivatives_code(
-                fn, snippet, float(x0), autograd_order, (low, high, points), page="deriv"
-            )
+            _code_tab(fn, order, x0, (low, high, points))
 
     if tabs["cost"].open:
         with tabs["cost"]:
-            st.caption(
-                t("deriv.cost.caption", points=f"{points:,}", low=f"{low:g}", high=f"{high:g}")
+            _cost_tab(fn, order, (low, high, points))
+
+
+def _inspector_tab(fn: Function, inspection: Inspection, order: int, x0: float) -> None:
+    """The inspector: every method's f^(k)(x0), where they disagree and why."""
+    help_text = t("deriv.inspector.help", fd=MAX_FD_ORDER, rtol=f"{AGREE_RTOL:g}")
+    fd_rows = [r for r in inspection.rows[1:] if r.finite_difference is not None]
+    if fd_rows and all(r.sympy is not None for r in fd_rows):  # this f's own digits
+        digits = ", ".join(agreeing_digits(r.finite_difference, r.sympy) for r in fd_rows)
+        help_text += " " + t(
+            "deriv.inspector.fd_here", x0=f"{x0:.6g}", digits=digits, k=len(fd_rows)
+        )
+    with aside("deriv.inspector.help"):  # projected, under the table: the table first
+        st.caption(help_text)
+    _inspector_table(inspection)
+    _notes_and_disagreements(fn, inspection, float(x0))
+    _gradchecks(fn.text, float(x0), tuple(r.sympy for r in inspection.rows))
+    done = sum(r.sympy is not None for r in inspection.rows) - 1
+    if inspection.sympy_working:
+        st.info(
+            t("deriv.inspector.sympy_working", done=done + 1, total=order + 1),
+            icon=":material/hourglass_top:",
+        )
+    elif inspection.sympy_stopped:
+        _sympy_stopped(fn.text, inspection.sympy_stopped, done)
+    if inspection.autograd_working:
+        st.info(t("deriv.inspector.autograd_working"), icon=":material/hourglass_top:")
+    elif inspection.autograd_refused:
+        st.warning(error_text(inspection.autograd_refused, lang()))
+    elif order > BUDGET.max_order_autograd:
+        st.caption(t("deriv.inspector.autograd_limit", limit=BUDGET.max_order_autograd))
+
+
+def _taylor_tab(
+    fn: Function, result: DerivativeResult, inspection: Inspection, order: int, x0: float
+) -> None:
+    """The Taylor polynomial at x0 over f, and how far it can be trusted."""
+    var = result.variable
+    view = taylor_view(fn, float(x0), order, result.xs)
+    radius = view.radius
+    figure = taylor_figure(
+        result.xs,
+        result.values[0],
+        view.polynomial,
+        float(x0),
+        inspection.rows[0].taylor,
+        order,
+        var,
+        lang(),
+        radius=radius.radius,
+    )
+    chart(figure, key="deriv.taylor")
+    st.caption(t("deriv.taylor.caption", n=order, x0=f"{x0:.3g}"))
+    fewer = 2 * radius.terms // 3  # the estimates compared: TERMS and 2/3 of them
+    shorter, longer = (f"{r:.4g}" for r in radius.estimates or (math.nan, math.nan))
+    if radius.why is not None:
+        st.info(
+            t(
+                f"deriv.taylor.{radius.why}",
+                x0=f"{x0:.3g}",
+                terms=radius.terms,
+                fewer=fewer,
+                shorter=shorter,
+                longer=longer,
             )
-            if order > autograd_order:
-                st.caption(t("deriv.cost.limit", limit=autograd_order, order=order))
-            try:
-                nodes, _, mb = estimate(fn.text, autograd_order, points)
-                st.write(
-                    t(
-                        "deriv.cost.estimate",
-                        order=autograd_order,
-                        nodes=f"{nodes:,}",
-                        mb=f"{mb:,.1f}",
-                        points=f"{points:,}",
-                    )
+        )
+    elif np.isinf(radius.radius):
+        key = "deriv.taylor.polynomial" if radius.estimated else "deriv.taylor.entire"
+        st.info(t(key, terms=radius.terms))
+    else:
+        st.info(
+            t(
+                "deriv.taylor.radius",
+                r=f"{radius.radius:.4g}",
+                terms=radius.terms,
+                accuracy=f"{radius.accuracy:.1e}"
+                if radius.accuracy < 1e-3
+                else f"{radius.accuracy:.2g}",
+                low=f"{x0 - radius.radius:.3g}",
+                high=f"{x0 + radius.radius:.3g}",
+                fewer=fewer,
+                shorter=shorter,
+            )
+        )
+    if radius.kinks:
+        st.info(t("deriv.taylor.kinks"))
+
+
+def _symbolic_tab(fn: Function, inspection: Inspection, order: int) -> None:
+    """sympy's formulas, f to f⁽⁴⁾, as far as they came."""
+    st.caption(t("deriv.symbolic.caption"))
+    for r in inspection.rows[: min(order, 4) + 1]:
+        label = order_label(r.order)
+        if r.latex is not None:
+            st.latex(f"{latex_label(r.order)}({_tex(fn)}) = {r.latex}")
+        elif r.ops is not None:
+            st.write(t("deriv.symbolic.too_big", label=label, ops=f"{r.ops:,}"))
+        elif inspection.sympy_working:
+            st.write(t("deriv.symbolic.working", label=label))
+        elif inspection.sympy_stopped == "time":
+            st.write(t("deriv.symbolic.time", label=label))
+        else:
+            st.write(t("deriv.symbolic.stopped", label=label))
+
+
+def _code_tab(fn: Function, order: int, x0: float, grid: tuple[float, float, int]) -> None:
+    """The PyTorch program of these derivatives, and its downloads."""
+    low, high, points = grid
+    autograd_order = min(order, BUDGET.max_order_autograd)
+    st.caption(t("deriv.code.caption", x0=f"{x0:.6g}"))
+    if order > autograd_order:
+        st.caption(t("deriv.code.limit", limit=autograd_order, order=order))
+    snippet = pytorch_snippet(fn, float(x0), autograd_order)
+    derivatives_code(fn, snippet, float(x0), autograd_order, (low, high, points), page="deriv")
+
+
+def _cost_tab(fn: Function, order: int, grid: tuple[float, float, int]) -> None:
+    """What nested autograd and Taylor mode cost over the grid, measured on request."""
+    low, high, points = grid
+    autograd_order = min(order, BUDGET.max_order_autograd)
+    st.caption(t("deriv.cost.caption", points=f"{points:,}", low=f"{low:g}", high=f"{high:g}"))
+    if order > autograd_order:
+        st.caption(t("deriv.cost.limit", limit=autograd_order, order=order))
+    try:
+        nodes, _, mb = estimate(fn.text, autograd_order, points)
+        st.write(
+            t(
+                "deriv.cost.estimate",
+                order=autograd_order,
+                nodes=f"{nodes:,}",
+                mb=f"{mb:,.1f}",
+                points=f"{points:,}",
+            )
+        )
+        asked = (fn.text, autograd_order, points, low, high)
+        if st.button(t("deriv.cost.run"), key="deriv.cost.run") or (
+            st.session_state.get("deriv.cost.shown") == asked
+        ):
+            st.session_state["deriv.cost.shown"] = asked
+            profile = measure(*asked)
+            chart(cost_figure(profile, lang()), key="deriv.cost.chart")
+            st.caption(
+                t(
+                    "deriv.cost.how",
+                    autograd=profile.autograd_runs,
+                    taylor=profile.taylor_runs,
                 )
-                asked = (fn.text, autograd_order, points, low, high)
-                if st.button(t("deriv.cost.run"), key="deriv.cost.run") or (
-                    st.session_state.get("deriv.cost.shown") == asked
-                ):
-                    st.session_state["deriv.cost.shown"] = asked
-                    profile = measure(*asked)
-                    chart(cost_figure(profile, lang()), key="deriv.cost.chart")
-                    st.caption(
-                        t(
-                            "deriv.cost.how",
-                            autograd=profile.autograd_runs,
-                            taylor=profile.taylor_runs,
-                        )
-                    )
-            except HogradError as err:
-                show_error(err)
-            _forward_routes(fn, autograd_order, low, high)
+            )
+    except HogradError as err:
+        show_error(err)
+    _forward_routes(fn, autograd_order, low, high)
 
 
 def _forward_routes(fn: Function, order: int, low: float, high: float) -> None:

@@ -44,7 +44,8 @@ def test_the_board_is_the_dashboard_alone_for_the_teacher(database: Path, lang: 
     assert tr("classroom.stuck", lang) in texts(board.subheader)
     assert "ann" in texts(board.text) and "<b>bo</b>" not in texts(board.text)
     assert tr("classroom.stuck.row", lang, n=1, wrong=2) in texts(board.caption)
-    assert not board.get("progress") and not board.header  # nothing of the lesson
+    assert not board.get("progress")  # nothing of the lesson: its steps' headings neither
+    assert [h.value for h in board.header] == [tr("classroom.slips", lang)]
     assert "lesson.nav" not in [w.key for w in board.get("button_group")]
 
     board.button(key="classroom.board.pause").click().run()  # the pause, from the laptop
