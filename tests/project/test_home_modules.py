@@ -51,7 +51,11 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0].startswith("ho
 
 def test_the_home_page_loads_only_what_it_draws() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", _RUN], cwd=ROOT, capture_output=True, text=True, timeout=APP_TEST_CEILING
+        [sys.executable, "-c", _RUN],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=APP_TEST_CEILING,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     loaded = json.loads(done.stdout.strip().splitlines()[-1])
