@@ -155,6 +155,7 @@ class Runs:
     def __init__(self) -> None:
         self.events = 0
         self.asked = self.finished = 0  # the event number of the last of each
+        self.seen = 0  # ``asked`` when wait_for_app last returned
 
     @staticmethod
     def track(page: object) -> None:
@@ -224,25 +225,50 @@ _IDLE = (
 )
 
 
+#: Seconds an interaction's run has to be asked for before wait_for_app takes it that none
+#: was (a click on a tab Streamlit draws in the browser asks for none; a slider sends its value
+#: when it settles). Waited out only when no run is asked for.
+SETTLE = 0.8
+#: Seconds without a new request after a run has ended: a run can lead to another at once (a
+#: component reporting the screen's width, a widget's callback), asked for within milliseconds.
+QUIET = 0.25
+
+
 def wait_for_app(pg, timeout: float = 120_000) -> None:
     """Wait until Streamlit has finished the script run: connected, not running, a title shown,
-    every Plotly chart drawn, and every run the page asked for ended (``Runs``, from the websocket's own messages).
+    every Plotly chart drawn, and every run the page asked for ended (``Runs``, from the
+    websocket's own messages).
 
-    Checked twice, 400 ms apart: a run an interaction asks for may not have been sent yet when
-    this is called (a slider sends its value when it settles); once sent, it is waited for
-    however long it takes, up to the ``timeout`` ceiling.
+    A run an interaction asks for may not have been sent yet when this is called: it returns
+    once a run asked for since its last return has ended and none followed within ``QUIET``
+    seconds, or, if none is asked for within ``SETTLE`` seconds, once the page is idle then. However long a run takes, it is waited for,
+    up to the ``timeout`` ceiling (ms).
     """
     runs = getattr(pg, "hograd_runs", None)
-    for _ in range(2):
-        pg.wait_for_timeout(400)
+    if runs is None:  # a page from elsewhere: look twice, 400 ms apart
+        for _ in range(2):
+            pg.wait_for_timeout(400)
+            pg.wait_for_function(_IDLE, timeout=timeout)
+        return
+    deadline = time.monotonic() + timeout / 1000
+    settle = time.monotonic() + SETTLE
+    while True:
         pg.wait_for_function(_IDLE, timeout=timeout)
-        if runs is not None and runs.pending:
-            deadline = time.monotonic() + timeout / 1000
+        if runs.pending:  # asked for and not ended: wait for its end, then look again
             while runs.pending:
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"a script run asked for did not end in {timeout} ms")
                 pg.wait_for_timeout(50)  # lets Playwright deliver the websocket's frames
-            pg.wait_for_function(_IDLE, timeout=timeout)
+            continue
+        if runs.asked > runs.seen:  # a run asked for since the last return has ended
+            runs.seen = runs.asked
+            pg.wait_for_timeout(QUIET * 1000)  # a run it leads to is asked for at once
+            if runs.asked == runs.seen and not runs.pending:
+                break
+            continue
+        if time.monotonic() >= settle:
+            break  # idle, and no run was asked for
+        pg.wait_for_timeout(50)
 
 
 def wait_for_background(pg, timeout: float = 120_000) -> None:
