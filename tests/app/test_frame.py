@@ -29,6 +29,9 @@ CONVERTED = (
     "stats/page.py",
     "wgan/page.py",
     "code/page.py",
+    "graph/page.py",
+    "graph/view_one.py",
+    "graph/view_several.py",
 )
 MODE = {"present", "projector", "projected"}
 
@@ -59,6 +62,8 @@ VIEWS = [
     ("pages/why.py", {"why.tab": "wgan"}, "wgan.screen.points", "wgan"),
     ("pages/home.py", {}, "home.result", "home"),
     ("pages/code.py", {}, "code.screen.run", "code"),
+    ("pages/graph.py", {}, "graph.screen.graph", "graph"),
+    ("pages/graph.py", {"graph.fn": "w1**2*sin(w2)"}, "graph.screen.graph", "graph"),
 ]
 
 
@@ -72,9 +77,15 @@ def test_a_page_drawn_by_the_frame_never_names_the_mode(module: str) -> None:
     assert not _names(ROOT / "hograd_labs" / module) & MODE
 
 
-def test_the_static_check_finds_a_page_that_asks() -> None:
-    """The check above reads code, not comments: it sees the mode where a page branches."""
-    assert _names(ROOT / "hograd_labs" / "graph" / "page.py") & MODE
+def test_the_static_check_finds_a_page_that_asks(tmp_path: Path) -> None:
+    """The check above reads code, not comments or strings: it sees the mode where a page
+    branches, and not in a page that only says the word."""
+    asks = tmp_path / "asks.py"
+    asks.write_text("if present():\n    st.header('x')\n", "utf-8")
+    says = tmp_path / "says.py"
+    says.write_text("# projected, the row\nkey = 'graphvars.saved.present'\n", "utf-8")
+    assert _names(asks) & MODE
+    assert not _names(says) & MODE
 
 
 def _keys(at) -> set[str]:
