@@ -123,6 +123,7 @@ class Frame:
         """Where the screens are drawn: what all of them share (a caption) goes in here too."""
         self._pops: dict[str, object] = {}
         self._fold: object | None = None
+        self._leads = 0  # the screens' own leads drawn so far (each an aside)
         if not self.projected:
             with st.sidebar:  # draws nothing: folds the controls on a phone
                 _COMPONENT(key=f"frame.fold.{name}", data={"phone": PHONE_PX})
@@ -138,14 +139,17 @@ class Frame:
     def lead(self, here: bool = False) -> Iterator[None]:
         """What the view is about: in place on a laptop, in the row's Explanation projected,
         under the result on a phone. May be entered again (one Explanation). ``here``: the
-        lead of one screen, drawn where the page is drawing (over that screen, under its
-        heading) on a laptop and a phone; projected, in the Explanation all the same."""
+        lead of one screen, drawn where the page is drawing: on a laptop over that screen's
+        result, under its heading; on a phone under the result (an :func:`aside`);
+        projected, in the Explanation all the same."""
         if self.projected:
             with self._folded("lead", t("present.text"), ":material/notes:"):
                 yield
             return
         if here:
-            yield
+            self._leads += 1
+            with aside(f"{self.name}.lead.{self._leads}"):
+                yield
             return
         with self._lead:
             yield
