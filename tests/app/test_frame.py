@@ -115,3 +115,29 @@ def test_the_frame_draws_each_view_off_and_on_the_projector(
         keys = " ".join(_keys(at))
         assert f"frame.screens.{name}" in keys, keys[:400]
         assert screen in keys or (at is laptop and ".net." in screen), keys[:400]
+
+
+def _block(at, key: str):
+    """The container keyed ``key`` in the run's tree (AppTest keeps a block's key as its id)."""
+    stack = [at.main]
+    while stack:
+        node = stack.pop()
+        if (getattr(getattr(node, "proto", None), "id", "") or "").endswith(key):
+            return node
+        stack.extend(getattr(node, "children", {}).values())
+    raise AssertionError(f"no container {key}")
+
+
+def test_held_controls_sit_under_their_screen_or_on_every_slide() -> None:
+    """The graph lab's flags are held by its flags screen (Frame.screens' ``held``): on a
+    laptop inside that screen's container, before the run's output; projected, drawn on a
+    slide that is not theirs (the traps), so the toggles keep their value from the link."""
+    laptop = open_link("pages/graph.py", {"graph.flag.create_graph": "true"})
+    flags = _block(laptop, "graph.screen.flags")
+    assert flags.toggle(key="graph.flag.create_graph").value is True
+    projected = open_link(
+        "pages/graph.py",
+        {"present": "1", "graph.screen": "traps", "graph.flag.create_graph": "true"},
+    )
+    assert projected.toggle(key="graph.flag.create_graph").value is True
+    assert "graph.screen.flags" not in " ".join(_keys(projected))
