@@ -23,6 +23,8 @@ from hograd_ui.tensor_drawing import NEW, PASS_BORDERS, PASS_COLOURS, pass_name,
 from .compute import shown
 
 __all__ = [
+    "ON_PAGE",
+    "ON_SLIDE",
     "STRUT",
     "drawn_counts",
     "growth_figure",
@@ -156,6 +158,14 @@ def stats_rows(stats: tuple[OrderStats, ...], lang: str = "en") -> list[dict[str
 
 #: points: a graph narrower than this is drawn as if this wide (text ~19 px)
 STRUT = 420.0
+
+#: How a run's drawing is laid out (keywords of :func:`hvp_dot` and of
+#: hograd_ui/tensor_drawing.py's ``flag_dot``): top to bottom on a page; left to right and
+#: tight on a slide, where the screen is wide and short (issue 38: top to bottom, the seed's
+#: H v graph was 790 px tall at the projector's text size). The frame picks one
+#: (hograd_ui/parts/frame.py's ``Frame.setting``).
+ON_PAGE: dict = {"direction": "TB"}
+ON_SLIDE: dict = {"direction": "LR", "tight": True}
 
 
 def legend_html(view: GraphView, lang: str = "en", *, highlight: bool = True) -> str:

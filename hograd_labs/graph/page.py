@@ -1,6 +1,8 @@
 """The graph lab's page: the autograd graph pass by pass (:mod:`.view_one`, or the graph of a
 Hessian-vector product for two or more variables, :mod:`.view_several`), the flag lab on the
-same function, and the classic traps."""
+same function, and the classic traps. hograd_ui/parts/frame.py draws its four screens: one
+below the other on a laptop, as slides projected, the graph first and the settings folded
+under it on a phone."""
 
 from __future__ import annotations
 
@@ -16,17 +18,14 @@ from hograd_serving import cached as serving  # a module: tests replace its func
 from hograd_ui.graph_text import describe
 from hograd_ui.parts.a11y import graphviz
 from hograd_ui.parts.downloads import flag_code_tabs
+from hograd_ui.parts.frame import Frame
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.narration import narration
-from hograd_ui.parts.present import present
 from hograd_ui.parts.ui import (
-    folded,
     function_box,
     lang,
     lazy_expander,
     localized_choice,
-    present_row,
-    slides,
     static_table,
     t,
 )
@@ -80,23 +79,22 @@ def draw_flag_graph(
     outcome: FlagOutcome,
     *,
     legend: bool = True,
-    projector: bool = False,
+    layout: dict | None = None,
     key: str = "graph.said.case",
     gradients: bool = False,
 ) -> bool:
     """The run's graph in the flag lab's colours with its legend (unless not ``legend``), in
     ``place``, told in words pass by pass under it (``key``; ``gradients``: each call
     printed gradients, :func:`.narrate.flag_steps`); or, over the drawing limit, a caption
-    that says so. Returns whether it was drawn. ``projector``: left to right, nodes closer
-    together."""
+    that says so. Returns whether it was drawn. ``layout``: the DOT builder's direction and
+    tightness (:data:`.figures.ON_PAGE` if None)."""
     graph = outcome.drawing
     if not _drawable(outcome):
         place.caption(t("graph.draw.too_large", limit=GRAPH_BUDGET.max_draw))
         return False
     if legend:
         place.html(flag_legend_html(graph, lang()))
-    direction = "LR" if projector else "TB"
-    dot = flag_dot(graph, lang(), direction=direction, tight=projector)
+    dot = flag_dot(graph, lang(), **(layout or figures.ON_PAGE))
     graphviz(dot, describe(graph.nodes, graph.edges, lang()), key=f"{key}.view", where=place)
     steps = flag_steps(graph, lang(), gradients=gradients)
     narration(t("graph.said.title"), steps, labels=labels(lang()), key=f"{key}.steps", where=place)
@@ -107,33 +105,36 @@ def _drawable(outcome: FlagOutcome) -> bool:
     return outcome.drawing is not None and outcome.drawing.drawable
 
 
-def show_drawings(off: FlagOutcome, on: FlagOutcome, this: bool) -> None:
-    """The real graph after the run, with create_graph=False and =True side by side; ``this``
-    is the create_graph of the run shown above.
+def _side_by_side() -> list[tuple[object, object]]:
+    """Two drawings in two columns, each with its name and counts above it."""
+    return [(column, column) for column in st.columns(2)]
 
-    Projected, one above the other instead, under one legend, each drawn left to right with
-    its name and counts beside it: side by side and top to bottom, the create_graph=True
-    drawing was 700 px tall at the projector's text size and ran off the first screen
-    (issue 38); so they are about 200 and 290 px tall."""
-    projected = present()
-    title = f"**{t('graph.draw.title')}**"
-    # projected, the run is a screen of its own, before this one
-    this_run = "graph.draw.this_run.present" if projected else "graph.draw.this_run"
-    if projected:
-        drawn = [o.drawing for o in (off, on) if _drawable(o)]
-        with st.container(horizontal=True, vertical_alignment="center", gap="large"):
-            st.markdown(title, width="content")
-            if drawn:  # the legend on the title's line
-                st.html(flag_legend_html(drawn[0], lang(), also=tuple(drawn[1:])), width="content")
-        places = [st.columns([1, 4], gap="medium", vertical_alignment="center") for _ in range(2)]
-    else:
-        st.markdown(title)
-        places = [(column, column) for column in st.columns(2)]
+
+def _one_above_the_other() -> list[tuple[object, object]]:
+    """Two drawings one above the other, each with its name and counts beside it."""
+    return [st.columns([1, 4], gap="medium", vertical_alignment="center") for _ in range(2)]
+
+
+def show_drawings(view: Frame, off: FlagOutcome, on: FlagOutcome, this: bool) -> None:
+    """The real graph after the run, with create_graph=False and =True, under one legend;
+    ``this`` is the create_graph of the run shown by the flags screen.
+
+    On a laptop side by side, each top to bottom. Projected, one above the other instead,
+    each drawn left to right with its name and counts beside it: side by side and top to
+    bottom, the create_graph=True drawing was 700 px tall at the projector's text size and
+    ran off the first screen (issue 38); so they are about 200 and 290 px tall."""
+    drawn = [o.drawing for o in (off, on) if _drawable(o)]
+    with st.container(horizontal=True, vertical_alignment="center", gap="large"):
+        st.markdown(f"**{t('graph.draw.title')}**", width="content")
+        if drawn:  # one legend for both, on the title's line
+            st.html(flag_legend_html(drawn[0], lang(), also=tuple(drawn[1:])), width="content")
+    places = view.setting(_side_by_side, _one_above_the_other)()
+    layout = view.setting(figures.ON_PAGE, figures.ON_SLIDE)
     for (text, place), outcome, flag in zip(places, (off, on), (False, True), strict=True):
-        mark = f" · {t(this_run)}" if flag == this else ""
+        mark = f" · {t('graph.draw.this_run')}" if flag == this else ""
         text.markdown(f"`create_graph={flag}`{mark}")
         said = {"key": f"graph.said.flag.{flag}", "gradients": True}
-        if draw_flag_graph(place, outcome, legend=not projected, projector=projected, **said):
+        if draw_flag_graph(place, outcome, legend=False, layout=layout, **said):
             ops, kept, stale = outcome.drawing.counts
             text.caption(figures.drawn_counts(ops, kept, stale, lang()))
     nodes, saved_bytes = on.first_call
@@ -175,49 +176,40 @@ def show_case_drawing(outcome: FlagOutcome) -> None:
 
 
 def draw() -> None:
-    """The whole page: the graph of the typed function, the flag lab on it, the traps.
-
-    In presentation mode the leads and the settings fold into one row of buttons, and the
-    graph, the flag lab's run, its two drawings and the traps are a screen each
-    (hograd_ui/parts/ui.py's ``slides``)."""
+    """The whole page: the graph of the typed function, the flag lab on it, the traps; four
+    screens of one frame (hograd_ui/parts/frame.py), the flags held by the flag lab's screen
+    and read by its drawings' too."""
     st.title(t("graph.title"))
-    projected = present()
-    row = present_row()
-    if projected:  # the function first: the Explanation says what its view draws
-        fn = function_box("graph", t("graph.fn.label"), PRESETS)
-    with folded(t("present.text"), ":material/notes:", row):
+    view = Frame("graph")
+    with view.lead():
         st.markdown(t("graph.lead"))
-        if projected:  # the leads that stand above their views otherwise
-            if len(fn.variables) >= 2:
-                st.markdown(t("graphvars.lead", n=len(fn.variables)))
-            st.markdown(t("graph.flags.lead"))
-            st.markdown(t("graph.cases.lead"))
-    if not projected:
+    with view.controls(fold=False):  # the function in place: a lecturer types into it
         fn = function_box("graph", t("graph.fn.label"), PRESETS)
     several = len(fn.variables) >= 2
-    settings = several_settings(fn, row) if several else graph_settings(row)
-    chosen = None
-    if projected:  # drawn on every screen: a widget that a run does not draw forgets its value
-        with folded(t("graph.screen.flag_settings"), ":material/flag:", row):
-            chosen = flag_controls()
-    screens = {name: t(f"graph.screen.{name}") for name in ("graph", "flags", "drawings", "traps")}
-    if several:  # not pass by pass: one H v, its stages in colours
-        screens["graph"] = t("graph.screen.hvp")
-    shown = slides(screens, "graph.screen", row)
-    if shown["graph"]:
-        with st.container(key="graph.screen.graph"):
-            if several:
-                several_variables(fn, settings)
-            else:
-                one_variable(fn, settings)
-    if not projected:
-        st.divider()
-    flag_lab(fn, None if several else settings.x0, chosen, shown)
-    if not projected:
-        st.divider()
-    if shown["traps"]:
-        with st.container(key="graph.screen.traps"):
-            traps()
+    with view.controls():
+        settings = several_settings(fn, view) if several else graph_settings(view)
+    # the flag lab's run, shared by its two screens (its toggles drawn by the first)
+    flags = _FlagLab(view, fn, None if several else settings.x0)
+    graph = (
+        (t("graph.screen.hvp"), lambda: several_variables(view, fn, settings))
+        if several  # not pass by pass: one H v, its stages in colours
+        else (t("graph.screen.graph"), lambda: one_variable(fn, settings))
+    )
+    view.screens(
+        {
+            "graph": graph,
+            "flags": (t("graph.screen.flags"), flags.output),
+            "drawings": (t("graph.screen.drawings"), flags.drawings),
+            "traps": (t("graph.screen.traps"), lambda: traps(view)),
+        },
+        "graph.screen",
+        headers={  # the page's sections, as they always read
+            **({"graph": t("graphvars.title")} if several else {}),
+            "flags": t("graph.flags.title"),
+            "traps": t("graph.cases.title"),
+        },
+        held={"flags": (t("graph.screen.flag_settings"), ":material/flag:", flags.controls)},
+    )
 
 
 def flag_controls() -> tuple[bool, str, bool, bool, bool, str]:
@@ -272,42 +264,62 @@ def flag_controls() -> tuple[bool, str, bool, bool, bool, str]:
     return create_graph, retain, allow_unused, materialize, unused, action
 
 
-def flag_lab(fn: Function, x0: float | None, chosen: tuple | None, shown: dict[str, bool]) -> None:
+class _FlagLab:
     """The toggles of ``torch.autograd.grad`` on ``fn`` at ``x0`` (None: ``fn`` has several
-    variables), the run, its drawings and torchviz's view. ``chosen``: the toggles, when
-    presentation mode drew them in its row (else they are drawn here); ``shown``: the
-    screens to draw (:func:`draw`)."""
-    if chosen is None:
-        st.header(t("graph.flags.title"))
-        st.markdown(t("graph.flags.lead"))
-        chosen = flag_controls()
-    if not (shown["flags"] or shown["drawings"]):
-        return
-    if x0 is None:
-        st.info(t("graphvars.flags_one"), icon=":material/info:")
-        return
-    create_graph, retain, allow_unused, materialize, unused, action = chosen
-    s = flag_settings(create_graph, retain, allow_unused, materialize, unused, action)
-    flags = (s.retain_graph, s.allow_unused, s.materialize_grads, s.unused_input, s.action)
-    try:
-        outcome = cached.flags_for(fn.text, x0, s.create_graph, *flags)
-        if shown["flags"]:
-            with st.container(key="graph.screen.flags"):
-                show_outcome(outcome, "graph.flag.code", fn)
-        if shown["drawings"]:
-            other = cached.flags_for(fn.text, x0, not s.create_graph, *flags)  # flipped
-            off, on = (other, outcome) if s.create_graph else (outcome, other)
-            with st.container(key="graph.screen.drawings"):
-                show_drawings(off, on, s.create_graph)
-                show_torchviz(outcome)
-    except HogradError as err:
-        refused(err)
+    variables), the run's output and its drawings: the frame draws the toggles first, then
+    the screens that read them (:func:`draw`)."""
+
+    def __init__(self, view: Frame, fn: Function, x0: float | None) -> None:
+        self.view, self.fn, self.x0 = view, fn, x0
+        self.chosen: tuple | None = None
+        self.refused = False  # the run was refused, and the refusal shown
+
+    def controls(self) -> None:
+        with self.view.lead(here=True):
+            st.markdown(t("graph.flags.lead"))
+        self.chosen = flag_controls()
+
+    def _run(self, create_graph: bool | None = None) -> FlagOutcome | None:
+        """The run with the chosen toggles (``create_graph`` flipped if given), or None with
+        a word on why (one variable only; refused: said once)."""
+        if self.x0 is None:
+            st.info(t("graphvars.flags_one"), icon=":material/info:")
+            return None
+        chosen, retain, allow_unused, materialize, unused, action = self.chosen
+        s = flag_settings(chosen, retain, allow_unused, materialize, unused, action)
+        flags = (s.retain_graph, s.allow_unused, s.materialize_grads, s.unused_input, s.action)
+        flag = s.create_graph if create_graph is None else create_graph
+        try:
+            return cached.flags_for(self.fn.text, self.x0, flag, *flags)
+        except HogradError as err:
+            if not self.refused:
+                refused(err)
+            self.refused = True
+            return None
+
+    def output(self) -> None:
+        """What the call printed or raised, why, the fix and the code."""
+        outcome = self._run()
+        if outcome is not None:
+            show_outcome(outcome, "graph.flag.code", self.fn)
+
+    def drawings(self) -> None:
+        """The run's graph with create_graph=False and =True, and torchviz's view."""
+        if self.x0 is None:  # the flags screen says why
+            return
+        create_graph = self.chosen[0]
+        outcome = self._run()
+        other = self._run(not create_graph)  # flipped
+        if outcome is None or other is None:
+            return
+        off, on = (other, outcome) if create_graph else (outcome, other)
+        show_drawings(self.view, off, on, create_graph)
+        show_torchviz(outcome)
 
 
-def traps() -> None:
+def traps(view: Frame) -> None:
     """The gallery of classic errors: a case, one of its variants, and its run."""
-    if not present():  # projected, the screen's name says it and the lead is folded
-        st.header(t("graph.cases.title"))
+    with view.lead(here=True):
         st.markdown(t("graph.cases.lead"))
     case = localized_choice(
         t("graph.cases.pick"),

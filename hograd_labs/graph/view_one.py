@@ -1,6 +1,6 @@
 """The graph lab for a function of one variable: the graph of f, f', ..., f^(k) pass by pass,
-its legend, downloads and growth. Called by :func:`.page.draw`; reads its widgets, calls one
-cached function, renders."""
+its legend, downloads and growth. Called by :func:`.page.draw`, in its frame
+(hograd_ui/parts/frame.py); reads its widgets, calls one cached function, renders."""
 
 from dataclasses import dataclass
 
@@ -17,11 +17,11 @@ from hograd_ui.parts.a11y import graphviz
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import code_file, cpp_file, graph_row, language_tabs, slug
 from hograd_ui.parts.exact import exact_entry
+from hograd_ui.parts.frame import Frame
 from hograd_ui.parts.link_form import Field, draw_linked
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.narration import narration
-from hograd_ui.parts.present import present
-from hograd_ui.parts.ui import controls, lang, lazy_expander, localized_choice, show_error, t
+from hograd_ui.parts.ui import lang, lazy_expander, localized_choice, show_error, t
 from hograd_ui.tensor_drawing import pass_name
 
 from . import cached, figures
@@ -79,13 +79,13 @@ def _steps(order: int) -> None:
     )
 
 
-def _drawing(projected: bool) -> tuple[bool, bool, str]:
+def _drawing(view: Frame) -> tuple[bool, bool, str]:
     saved = st.toggle(t("graph.saved"), key="graph.saved", help=t("graph.saved.help"), bind=BIND)
     bold = st.toggle(t("graph.highlight"), value=True, key="graph.highlight", bind=BIND)
     # Projected, left to right by default (the first option): a graph of a few passes is
     # then wider than tall, and at the projector's text size lies under the controls on the
     # first screen (x**3 to order 2: 262 px tall instead of 646 px top to bottom, issue 38).
-    directions = ("LR", "TB") if projected else ("TB", "LR")
+    directions = view.setting(("TB", "LR"), ("LR", "TB"))
     rankdir = localized_choice(
         t("graph.direction"),
         {d: t(f"graph.direction.{d}") for d in directions},
@@ -97,28 +97,20 @@ def _drawing(projected: bool) -> tuple[bool, bool, str]:
     return saved, bold, rankdir
 
 
-def graph_settings(row: object | None = None) -> GraphSettings:
-    """x0, the order and the drawing's toggles; in presentation mode folded into the row
-    ``row`` (the pass buttons then stand above the graph, :func:`one_variable`)."""
-    projected = present()
-    with controls(row):
-        left, right = st.columns([1, 3], gap="large")
-        # unbound, in the link while not the default: the exact entry and the pass buttons set
-        # x0 and the order through the session state (hograd_ui/parts/link_form.py)
-        x0 = float(draw_linked(left, t("graph.x0"), "graph.x0", X0, step=0.1))
-        # the browser's number box reads "−1" (U+2212) as 1 and knows no pi/4: typed here instead
-        exact_entry(
-            "graph.x0.exact", t("graph.x0.exact"), ("graph.x0",), -1e3, 1e3, (x0,), container=left
-        )
-        order = draw_linked(
-            right, t("graph.order"), "graph.order", ORDER, help=t("graph.order.help")
-        )
-        if projected:
-            saved, bold, rankdir = _drawing(projected)
-    if not projected:
-        with st.container(horizontal=True, vertical_alignment="center"):
-            _steps(order)
-            saved, bold, rankdir = _drawing(projected)
+def graph_settings(view: Frame) -> GraphSettings:
+    """x0, the order and the drawing's toggles (drawn in ``view``'s controls; the pass
+    buttons stand above the graph, :func:`one_variable`)."""
+    left, right = st.columns([1, 3], gap="large")
+    # unbound, in the link while not the default: the exact entry and the pass buttons set
+    # x0 and the order through the session state (hograd_ui/parts/link_form.py)
+    x0 = float(draw_linked(left, t("graph.x0"), "graph.x0", X0, step=0.1))
+    # the browser's number box reads "−1" (U+2212) as 1 and knows no pi/4: typed here instead
+    exact_entry(
+        "graph.x0.exact", t("graph.x0.exact"), ("graph.x0",), -1e3, 1e3, (x0,), container=left
+    )
+    order = draw_linked(right, t("graph.order"), "graph.order", ORDER, help=t("graph.order.help"))
+    with st.container(horizontal=True, vertical_alignment="center"):
+        saved, bold, rankdir = _drawing(view)
     return GraphSettings(x0, order, saved, bold, rankdir)
 
 
@@ -131,9 +123,9 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
         settings.bold,
         settings.rankdir,
     )
-    if present():  # the passes a click apart, above the graph (a button keeps no state)
-        with st.container(horizontal=True, vertical_alignment="center"):
-            _steps(order)
+    # the passes a click apart, right above the graph, in every mode (a button keeps no state)
+    with st.container(horizontal=True, vertical_alignment="center"):
+        _steps(order)
     try:
         lab = cached.lab_for(fn.text, x0)
         view = lab.view(order, show_saved=saved)

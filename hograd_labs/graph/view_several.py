@@ -1,7 +1,7 @@
 """The graph lab for a function of two or more variables: the double-backward graph of one
 Hessian-vector product (g = grad(f, w, create_graph=True), then grad(g·v, w)), each stage in
-its own colour. Called by :func:`.page.draw`; reads its widgets, calls one cached function,
-renders.
+its own colour. Called by :func:`.page.draw`, in its frame (hograd_ui/parts/frame.py); reads
+its widgets, calls one cached function, renders.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from hograd_core.language import LIMITS, Function
 from hograd_ui.graph_text import describe
 from hograd_ui.parts.a11y import graphviz
 from hograd_ui.parts.downloads import cpp_file, language_tabs, slug
+from hograd_ui.parts.frame import Frame
 from hograd_ui.parts.links import BIND, link_text
 from hograd_ui.parts.narration import narration
-from hograd_ui.parts.present import present
-from hograd_ui.parts.ui import box_chars, controls, lang, lazy_expander, show_error, t
+from hograd_ui.parts.ui import box_chars, lang, lazy_expander, show_error, t
 
 from . import figures
 from .cached import hvp_graph_for
@@ -51,58 +51,52 @@ class SeveralSettings:
     saved: bool
 
 
-def several_settings(fn: Function, row: object | None = None) -> SeveralSettings:
-    """The heading, the lead and the inputs; in presentation mode the inputs fold into the
-    row ``row`` (:func:`.page.draw`'s) and the heading and the lead go (the lead is in the
-    row's Explanation)."""
-    projected = present()
-    if not projected:
-        st.header(t("graphvars.title"))
-        st.markdown(t("graphvars.lead", n=len(fn.variables)))
-    with controls(row):
-        left, right = st.columns(2, gap="large")
-        point = left.text_input(
-            t("graphvars.point"),
-            SEED_POINT,
-            key="graphvars.point",
+def several_settings(fn: Function, view: Frame) -> SeveralSettings:
+    """The inputs (drawn in ``view``'s controls)."""
+    left, right = st.columns(2, gap="large")
+    point = left.text_input(
+        t("graphvars.point"),
+        SEED_POINT,
+        key="graphvars.point",
+        bind=BIND,
+        max_chars=MAX_CHARS,
+        help=t("graphvars.point.help", names=", ".join(fn.variables)),
+    )
+    vector = right.text_input(
+        t("graphvars.vector"),
+        SEED_VECTOR,
+        key="graphvars.vector",
+        bind=BIND,
+        max_chars=MAX_CHARS,
+    )
+    with st.container(horizontal=True, gap="large"):
+        record = st.toggle(
+            t("graphvars.record"),
+            key="graphvars.record",
             bind=BIND,
-            max_chars=MAX_CHARS,
-            help=t("graphvars.point.help", names=", ".join(fn.variables)),
+            help=t("graphvars.record.help"),
         )
-        vector = right.text_input(
-            t("graphvars.vector"),
-            SEED_VECTOR,
-            key="graphvars.vector",
+        # one switch per mode, each with its own default and key: the page as it always was
+        # (saved tensors drawn), and the projector's first screen (left out, see
+        # several_variables)
+        saved = st.toggle(
+            t("graph.saved"),
+            value=view.setting(True, False),
+            key=view.setting("graphvars.saved", "graphvars.saved.present"),
             bind=BIND,
-            max_chars=MAX_CHARS,
+            help=t("graph.saved.help"),
         )
-        with st.container(horizontal=not projected, gap="large" if not projected else "small"):
-            record = st.toggle(
-                t("graphvars.record"),
-                key="graphvars.record",
-                bind=BIND,
-                help=t("graphvars.record.help"),
-            )
-            # one switch per mode, each with its own default: the page as it always was
-            # (saved tensors drawn), and the projector's first screen (left out, see
-            # several_variables)
-            saved = st.toggle(
-                t("graph.saved"),
-                value=not projected,
-                key="graphvars.saved.present" if projected else "graphvars.saved",
-                bind=BIND,
-                help=t("graph.saved.help"),
-            )
     return SeveralSettings(point, vector, record, saved)
 
 
-def several_variables(fn: Function, settings: SeveralSettings) -> None:
-    """The numbers, the drawing (or its summary) and the code, for ``fn``.
+def several_variables(view: Frame, fn: Function, settings: SeveralSettings) -> None:
+    """The lead, the numbers, the drawing (or its summary) and the code, for ``fn``.
 
     Projected, the drawing is laid out left to right and tight, its saved tensors left out
     unless the lecturer switches them on: top to bottom with them, the seed's graph was 790
     px tall at the projector's text size and ran off the first screen (issue 38)."""
-    projected = present()
+    with view.lead(here=True):
+        st.markdown(t("graphvars.lead", n=len(fn.variables)))
     point, vector, record, saved = (
         settings.point,
         settings.vector,
@@ -137,14 +131,8 @@ def several_variables(fn: Function, settings: SeveralSettings) -> None:
     graph = result.graph
     if graph.drawable:
         st.html(figures.hvp_legend_html(result, lang()))
-        dot = figures.hvp_dot(
-            result,
-            lang(),
-            min_width=0.0 if projected else 420.0,
-            saved=saved,
-            direction="LR" if projected else "TB",
-            tight=projected,
-        )
+        layout = view.setting({**figures.ON_PAGE, "min_width": 420.0}, figures.ON_SLIDE)
+        dot = figures.hvp_dot(result, lang(), saved=saved, **layout)
         drawn = graph if saved else graph.without_saved()
         said = describe(drawn.nodes, drawn.edges, lang(), pass_name=figures.stage_name)
         graphviz(dot, said, key="graphvars.said.view")
@@ -154,8 +142,7 @@ def several_variables(fn: Function, settings: SeveralSettings) -> None:
             labels=labels(lang()),
             key="graphvars.said.steps",
         )
-        if not projected:  # the numbers above say the values; projected, room is short
-            st.caption(t("graphvars.rounded", decimals=DECIMALS))
+        st.caption(t("graphvars.rounded", decimals=DECIMALS))
     else:
         st.warning(
             t("graphvars.too_large", nodes=f"{len(graph.nodes):,}", limit=GRAPH_BUDGET.max_draw),

@@ -28,16 +28,22 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import streamlit as st
 
 from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import lazy_tabs, localized_choice, present_row, slides, t
 
-__all__ = ["FRAME_CSS", "PHONE_PX", "Frame", "Screens", "aside"]
+__all__ = ["FRAME_CSS", "PHONE_PX", "Frame", "Held", "Screens", "aside"]
 
 #: A screen's translated label and the function that draws it.
 Screens = Mapping[str, tuple[str, Callable[[], None]]]
+#: Controls held by one screen and read by others: their button's translated label and icon
+#: (projected), and the function that draws them.
+Held = Mapping[str, tuple[str, str, Callable[[], None]]]
+
+T = TypeVar("T")
 
 #: px: the widest window drawn as a phone (result first). Phones are 320-430 CSS px wide in
 #: portrait; a tablet in portrait (768) keeps the laptop's order, as Streamlit's own columns
@@ -117,6 +123,7 @@ class Frame:
         """Where the screens are drawn: what all of them share (a caption) goes in here too."""
         self._pops: dict[str, object] = {}
         self._fold: object | None = None
+        self._leads = 0  # the screens' own leads drawn so far (each an aside)
         if not self.projected:
             with st.sidebar:  # draws nothing: folds the controls on a phone
                 _COMPONENT(key=f"frame.fold.{name}", data={"phone": PHONE_PX})
@@ -129,15 +136,30 @@ class Frame:
         return self._pops[kind]
 
     @contextmanager
-    def lead(self) -> Iterator[None]:
+    def lead(self, here: bool = False) -> Iterator[None]:
         """What the view is about: in place on a laptop, in the row's Explanation projected,
-        under the result on a phone. May be entered again (one Explanation)."""
+        under the result on a phone. May be entered again (one Explanation). ``here``: the
+        lead of one screen, drawn where the page is drawing: on a laptop over that screen's
+        result, under its heading; on a phone under the result (an :func:`aside`);
+        projected, in the Explanation all the same."""
         if self.projected:
             with self._folded("lead", t("present.text"), ":material/notes:"):
                 yield
             return
+        if here:
+            self._leads += 1
+            with aside(f"{self.name}.lead.{self._leads}"):
+                yield
+            return
         with self._lead:
             yield
+
+    def setting(self, value: T, slides: T) -> T:
+        """What a setting starts at, or which of two keys holds it: ``value`` on a laptop and
+        a phone, ``slides`` projected (a drawing laid out to fit a slide: left to right,
+        tight). The page declares both, as a chart declares its projected layout
+        (hograd_ui/plotting.py); the frame picks."""
+        return slides if self.projected else value
 
     @contextmanager
     def controls(self, fold: bool = True) -> Iterator[None]:
@@ -211,9 +233,10 @@ class Frame:
         key: str,
         box: str | None = None,
         *,
-        headers: bool | Collection[str] = True,
+        headers: bool | Collection[str] | Mapping[str, str] = True,
         bold: bool = False,
         tabs: tuple[str, str] | None = None,
+        held: Held | None = None,
     ) -> None:
         """Draw the view's screens: stacked, or the open one projected.
 
@@ -223,13 +246,24 @@ class Frame:
                 (presentation mode only).
             box: the prefix of each screen's container key, ``<box>.<name>``; ``key`` if None.
             headers: each stacked screen under its label as a header (True), none (False),
-                or only the screens named (a view whose other parts were never sections).
+                or only the screens named (a view whose other parts were never sections);
+                a mapping names each headed screen's heading, when it is not its label.
             bold: the labels in bold text instead, not headings (a view whose screens are
                 not sections of the page's outline).
             tabs: ``(tabs' key, first name)``: off the projector, the screens from that name
                 on are tabs (only the open one computes: hograd_ui/parts/ui.py's lazy_tabs),
                 the open tab in the link under the tabs' key.
+            held: name -> (label, icon, draw): the controls of that screen that other
+                screens read too (a run's settings, whose drawings are a screen of their
+                own). Drawn at the top of that screen, under its heading; projected, in a
+                button of their own in the row, on every slide (a widget that a run does
+                not draw forgets its value).
         """
+        held = held or {}
+        if self.projected:
+            for name, (label, icon, draw) in held.items():
+                with self._folded(f"held.{name}", label, icon):
+                    draw()
         labels = {name: label for name, (label, _) in screens.items()}
         one = len(screens) == 1  # one screen: no list to turn, no header over it
         shown = dict.fromkeys(labels, True) if one else slides(labels, key, self.row)
@@ -241,10 +275,15 @@ class Frame:
                     with st.container(key=f"{box or key}.{name}"):
                         headed = headers is True or (headers and name in headers)
                         if headed and not (self.projected or one):  # projected, the list names it
+                            heading = (
+                                headers[name] if isinstance(headers, Mapping) else labels[name]
+                            )
                             if bold:  # our translated label, no user text
-                                st.markdown(f"**{labels[name]}**")
+                                st.markdown(f"**{heading}**")
                             else:
-                                st.header(labels[name])
+                                st.header(heading)
+                        if name in held and not self.projected:
+                            held[name][2]()
                         screens[name][1]()
             if tabbed:
                 opened = lazy_tabs({name: labels[name] for name in tabbed}, tabs[0])

@@ -29,6 +29,9 @@ CONVERTED = (
     "stats/page.py",
     "wgan/page.py",
     "code/page.py",
+    "graph/page.py",
+    "graph/view_one.py",
+    "graph/view_several.py",
 )
 MODE = {"present", "projector", "projected"}
 
@@ -59,6 +62,8 @@ VIEWS = [
     ("pages/why.py", {"why.tab": "wgan"}, "wgan.screen.points", "wgan"),
     ("pages/home.py", {}, "home.result", "home"),
     ("pages/code.py", {}, "code.screen.run", "code"),
+    ("pages/graph.py", {}, "graph.screen.graph", "graph"),
+    ("pages/graph.py", {"graph.fn": "w1**2*sin(w2)"}, "graph.screen.graph", "graph"),
 ]
 
 
@@ -72,9 +77,15 @@ def test_a_page_drawn_by_the_frame_never_names_the_mode(module: str) -> None:
     assert not _names(ROOT / "hograd_labs" / module) & MODE
 
 
-def test_the_static_check_finds_a_page_that_asks() -> None:
-    """The check above reads code, not comments: it sees the mode where a page branches."""
-    assert _names(ROOT / "hograd_labs" / "graph" / "page.py") & MODE
+def test_the_static_check_finds_a_page_that_asks(tmp_path: Path) -> None:
+    """The check above reads code, not comments or strings: it sees the mode where a page
+    branches, and not in a page that only says the word."""
+    asks = tmp_path / "asks.py"
+    asks.write_text("if present():\n    st.header('x')\n", "utf-8")
+    says = tmp_path / "says.py"
+    says.write_text("# projected, the row\nkey = 'graphvars.saved.present'\n", "utf-8")
+    assert _names(asks) & MODE
+    assert not _names(says) & MODE
 
 
 def _keys(at) -> set[str]:
@@ -104,3 +115,29 @@ def test_the_frame_draws_each_view_off_and_on_the_projector(
         keys = " ".join(_keys(at))
         assert f"frame.screens.{name}" in keys, keys[:400]
         assert screen in keys or (at is laptop and ".net." in screen), keys[:400]
+
+
+def _block(at, key: str):
+    """The container keyed ``key`` in the run's tree (AppTest keeps a block's key as its id)."""
+    stack = [at.main]
+    while stack:
+        node = stack.pop()
+        if (getattr(getattr(node, "proto", None), "id", "") or "").endswith(key):
+            return node
+        stack.extend(getattr(node, "children", {}).values())
+    raise AssertionError(f"no container {key}")
+
+
+def test_held_controls_sit_under_their_screen_or_on_every_slide() -> None:
+    """The graph lab's flags are held by its flags screen (Frame.screens' ``held``): on a
+    laptop inside that screen's container, before the run's output; projected, drawn on a
+    slide that is not theirs (the traps), so the toggles keep their value from the link."""
+    laptop = open_link("pages/graph.py", {"graph.flag.create_graph": "true"})
+    flags = _block(laptop, "graph.screen.flags")
+    assert flags.toggle(key="graph.flag.create_graph").value is True
+    projected = open_link(
+        "pages/graph.py",
+        {"present": "1", "graph.screen": "traps", "graph.flag.create_graph": "true"},
+    )
+    assert projected.toggle(key="graph.flag.create_graph").value is True
+    assert "graph.screen.flags" not in " ".join(_keys(projected))

@@ -401,8 +401,9 @@ def test_every_case_and_variant(lang: str) -> None:
 
 def test_widget_keys_are_namespaced() -> None:
     at = open_graph()
-    # app.py's: the language, the links, the lesson's progress, the session's name
-    app_keys = ("links.", "progress.", "app.")
+    # app.py's: the language, the links, the lesson's progress, the session's name; the
+    # frame's (hograd_ui/parts/frame.py: the script that folds the controls on a phone)
+    app_keys = ("links.", "progress.", "app.", "frame.")
     keys = [k for k in at.session_state if k != "lang" and not k.startswith(app_keys)]
     assert keys and all(k.startswith(("graph.", "graphvars.")) for k in keys), keys
 

@@ -170,7 +170,7 @@ def test_flip_create_graph_and_read_the_counts(page, lang: str) -> None:
     )
     off, on = core_counts(False), core_counts(True)
     assert off[0] < on[0]  # create_graph=True hangs dy's graph from y's
-    this_run = "the run above" if lang == "en" else "即上面这次运行"
+    this_run = "the run with the flags as set" if lang == "en" else "即按当前参数运行的那次"
     for flip, create_graph in enumerate([False, True, False]):
         if flip:
             label = "create_graph" if lang == "en" else "create_graph（记录反向传播）"
