@@ -8,7 +8,7 @@ import streamlit as st
 
 from hograd_core import HogradError
 from hograd_core.cpp_code import derivatives_cpp
-from hograd_core.graphs import GRAPH_BUDGET, output_label
+from hograd_core.graphs import GRAPH_BUDGET, GraphLab, GraphView, output_label
 from hograd_core.inspector import pytorch_snippet
 from hograd_core.language import Function
 from hograd_serving.gate import BusyError
@@ -159,44 +159,7 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
             labels=labels(lang()),
             key="graph.said.steps",
         )
-        source = figures.to_dot(view, lang(), highlight=bold, direction=rankdir)
-        with st.container(horizontal=True, vertical_alignment="center"):
-            st.download_button(
-                t("graph.download.dot"),
-                source,
-                f"hograd_order{order}.dot",
-                "text/vnd.graphviz",
-                icon=":material/download:",
-                on_click="ignore",
-                key="graph.dot",
-            )
-            if cached.dot_available():
-                st.download_button(
-                    t("graph.download.svg"),
-                    lambda: cached.svg_for(source),
-                    f"hograd_order{order}.svg",
-                    "image/svg+xml",
-                    icon=":material/download:",
-                    on_click="ignore",
-                    key="graph.svg",
-                )
-                language = lang()  # read now: the files are made when the button is pressed
-                st.download_button(
-                    t("graph.download.steps"),
-                    lambda: cached.steps_zip(
-                        figures.pass_dots(
-                            lab, order, language, saved=saved, highlight=bold, direction=rankdir
-                        )
-                    ),
-                    f"hograd_passes_order{order}.zip",
-                    "application/zip",
-                    help=t("graph.download.steps.help", order=order, x0=f"{x0:g}"),
-                    icon=":material/download:",
-                    on_click="ignore",
-                    key="graph.steps",
-                )
-            else:
-                st.caption(t("graph.download.no_dot"))
+        _downloads(lab, view, settings)
     else:
         too_large = t(
             "graph.budget.draw", nodes=f"{len(view.nodes):,}", limit=GRAPH_BUDGET.max_draw
@@ -214,6 +177,68 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
         if summary.open:
             st.dataframe(figures.summary_rows(view, lang()), hide_index=True)
 
+    _growth(lab, order)
+    graph_row(fn, x0, order, "graph")  # downloads: the view as a notebook
+    code = lazy_expander(t("graph.code.title"), "graph.code", icon=":material/code:")
+    with code:
+        if code.open:
+            _code(fn, x0, order)
+    with (table := lazy_expander(t("graph.table.title"), "graph.table", icon=":material/table:")):
+        if table.open:
+            st.dataframe(figures.stats_rows(lab.stats, lang()), hide_index=True)
+
+
+def _downloads(lab: GraphLab, view: GraphView, settings: GraphSettings) -> None:
+    """The drawing as DOT, as SVG, and pass by pass in a zip (SVG only where dot is installed)."""
+    x0, order, saved, bold, rankdir = (
+        settings.x0,
+        settings.order,
+        settings.saved,
+        settings.bold,
+        settings.rankdir,
+    )
+    source = figures.to_dot(view, lang(), highlight=bold, direction=rankdir)
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.download_button(
+            t("graph.download.dot"),
+            source,
+            f"hograd_order{order}.dot",
+            "text/vnd.graphviz",
+            icon=":material/download:",
+            on_click="ignore",
+            key="graph.dot",
+        )
+        if cached.dot_available():
+            st.download_button(
+                t("graph.download.svg"),
+                lambda: cached.svg_for(source),
+                f"hograd_order{order}.svg",
+                "image/svg+xml",
+                icon=":material/download:",
+                on_click="ignore",
+                key="graph.svg",
+            )
+            language = lang()  # read now: the files are made when the button is pressed
+            st.download_button(
+                t("graph.download.steps"),
+                lambda: cached.steps_zip(
+                    figures.pass_dots(
+                        lab, order, language, saved=saved, highlight=bold, direction=rankdir
+                    )
+                ),
+                f"hograd_passes_order{order}.zip",
+                "application/zip",
+                help=t("graph.download.steps.help", order=order, x0=f"{x0:g}"),
+                icon=":material/download:",
+                on_click="ignore",
+                key="graph.steps",
+            )
+        else:
+            st.caption(t("graph.download.no_dot"))
+
+
+def _growth(lab: GraphLab, order: int) -> None:
+    """How the graph grows with the order: in numbers, always; as a chart, folded."""
     st.header(t("graph.growth.title"))
     st.markdown(figures.growth_text(lab.stats, lang()))  # the growth in numbers, always shown
     if lab.stopped_nodes is not None:
@@ -233,14 +258,6 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
     with folded:
         if folded.open:
             chart(figures.growth_figure(lab.stats, order, lang()), key="graph.growth")
-    graph_row(fn, x0, order, "graph")  # downloads: the view as a notebook
-    code = lazy_expander(t("graph.code.title"), "graph.code", icon=":material/code:")
-    with code:
-        if code.open:
-            _code(fn, x0, order)
-    with (table := lazy_expander(t("graph.table.title"), "graph.table", icon=":material/table:")):
-        if table.open:
-            st.dataframe(figures.stats_rows(lab.stats, lang()), hide_index=True)
 
 
 def _code(fn: Function, x0: float, order: int) -> None:
