@@ -329,7 +329,8 @@ def _not_exact_zeros(args: argparse.Namespace, fn, xs: np.ndarray, values: np.nd
 def _torch_caveats(args: argparse.Namespace, fn, xs: np.ndarray) -> list:
     """Each --at point where PyTorch's own derivative formulas lose digits although f has every
     derivative there (hograd_core.point_notes.TORCH_FORMULAS: an i0 whose argument is within 1
-    of 0, lgamma, digamma or polygamma of a negative argument): ``{"x", "piece", "kind"}``.
+    of 0, lgamma, digamma or polygamma of a negative argument, trigamma's 9 or 10 digits):
+    ``{"x", "piece", "kind"}``.
     Taylor mode does not use those formulas; a grid is not searched."""
     from hograd_core.point_notes import TORCH_FORMULAS, point_notes
 
@@ -668,18 +669,23 @@ def _print_diagonal(out: dict) -> None:
         print(f"  standard error = [{', '.join(map(_fmt, out['hutchinson_standard_error']))}]")
 
 
-#: What each kind of caveat says, after "note: at x = X the argument of PIECE".
+#: What each kind of caveat says, after "note: at x = X, PIECE".
 CAVEATS = {
     "i0_near_zero": (
-        "is within 1 of 0. PyTorch differentiates i0 to i1 and i1 to i0(a) - i1(a)/a (the "
-        "constant 1/2 where |a| <= 2.2e-16), which loses digits near a = 0: from order 3 on, "
-        "these values may be wrong (at a = 0, 0 from order 4 on)."
+        "has its argument within 1 of 0. PyTorch differentiates i0 to i1 and i1 to "
+        "i0(a) - i1(a)/a (the constant 1/2 where |a| <= 2.2e-16), which loses digits near "
+        "a = 0: from order 3 on, these values may be wrong (at a = 0, 0 from order 4 on)."
+    ),
+    "trigamma": (
+        "uses trigamma, polygamma(1, a), in one of its derivatives: PyTorch computes it to 9 "
+        "or 10 significant digits only (2.8e-10 relative at a = 2.5), so the last digits of "
+        "the orders that use it can differ from the truth."
     ),
     "polygamma_left": (
-        "is negative. Its derivatives are polygamma(m, a), which PyTorch computes for m >= 2 by "
-        "adding the terms (a + k)^-(m+1) one by one; near a = -k - 1/2 the terms of two poles "
-        "cancel, so the higher orders may be wrong (torch.polygamma(10, -20.5) is 6 times the "
-        "truth)."
+        "has a negative argument. Its derivatives are polygamma(m, a), which PyTorch computes "
+        "for m >= 2 by adding the terms (a + k)^-(m+1) one by one; near a = -k - 1/2 the terms "
+        "of two poles cancel, so the higher orders may be wrong (torch.polygamma(10, -20.5) is "
+        "6 times the truth)."
     ),
 }
 
@@ -687,7 +693,7 @@ CAVEATS = {
 def _print_caveats(caveats: list) -> None:
     for c in caveats:
         print(
-            f"  note: at x = {_fmt(c['x'])} the argument of {c['piece']} {CAVEATS[c['kind']]} "
+            f"  note: at x = {_fmt(c['x'])}, {c['piece']} {CAVEATS[c['kind']]} "
             "--method taylor does not use that formula."
         )
 

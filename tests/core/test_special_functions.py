@@ -7,6 +7,7 @@ trigamma's last digits), that the app says so instead of passing the numbers off
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import mpmath
@@ -121,7 +122,7 @@ def test_gradcheck_and_gradgradcheck_to_the_third_derivative(text: str) -> None:
     assert torch.autograd.gradgradcheck(slope, (x,))
 
 
-def test_torchs_trigamma_is_right_to_about_3e_10_which_the_page_accepts() -> None:
+def test_torchs_trigamma_is_right_to_about_3e_10_and_the_page_says_so() -> None:
     # lgamma'' = digamma' = polygamma(1): PyTorch's own trigamma keeps about 9.5 digits
     x = torch.tensor([0.31, 2.5, 7.0], dtype=torch.float64)
     got = torch.polygamma(1, x).numpy()
@@ -131,6 +132,9 @@ def test_torchs_trigamma_is_right_to_about_3e_10_which_the_page_accepts() -> Non
     assert error.max() < AGREE_RTOL  # so the inspector does not call it a disagreement
     taylor = derivatives(parse("digamma(x)"), x.numpy(), 1, method="taylor").values[1]
     close(taylor, want, 1e-14)  # Taylor mode's comes from scipy, right to the last digits
+    for text in ("lgamma(x)", "digamma(2*x)", "polygamma(1, x)"):
+        assert [n.kind for n in point_notes(parse(text), 2.5)] == ["trigamma"]
+    assert point_notes(parse("polygamma(2, x)"), 2.5) == ()  # its derivatives: polygamma(3...)
 
 
 def test_i0_near_0_torch_loses_digits_and_the_app_says_so() -> None:
@@ -245,3 +249,16 @@ def test_the_taylor_polynomial_of_lgamma_follows_it() -> None:
     for x in (1.5, 3.5):
         poly = sum(c / math.factorial(k) * (x - 2.5) ** k for k, c in enumerate(coeffs))
         assert poly == pytest.approx(math.lgamma(x), abs=1e-6)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_home_page_and_the_readme_list_every_function(lang: str) -> None:
+    from pathlib import Path
+
+    from hograd_ui.i18n import tr
+
+    listed = set(re.findall(r"[a-z0-9]+", tr("home.syntax.body", lang)))
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## The function language")[1].split("\n## ")[0]
+    assert set(FUNCTIONS) <= listed
+    assert set(FUNCTIONS) <= set(re.findall(r"[a-z0-9]+", section))

@@ -214,16 +214,18 @@ def test_lgamma_derivatives_are_polygamma_values() -> None:
     data = json.loads(out.stdout)
     want = [math.lgamma(2.5)] + [float(mpmath.polygamma(k, 2.5)) for k in range(4)]
     np.testing.assert_allclose(np.array(data["values"])[:, 0], want, rtol=1e-9)
-    assert data["torch_caveats"] == []
+    assert data["torch_caveats"] == [{"x": 2.5, "piece": "lgamma(x)", "kind": "trigamma"}]
 
 
 def test_where_torchs_own_formulas_lose_digits_the_cli_says_so() -> None:
     out = cli("derivatives", "i0(x)", "--order", "6", "--at", "0")
     assert out.returncode == 0, out.stderr
-    assert "note: at x = 0 the argument of i0(x) is within 1 of 0" in out.stdout
+    assert "note: at x = 0, i0(x) has its argument within 1 of 0" in out.stdout
     assert (
         "order 4 at x = 0: not exact; the exact value is 0.375 (see the note above)" in out.stdout
     )
     out = cli("derivatives", "digamma(x)", "--order", "3", "--at", "-20.5,2", "--json")
-    (caveat,) = json.loads(out.stdout)["torch_caveats"]
-    assert caveat == {"x": -20.5, "piece": "digamma(x)", "kind": "polygamma_left"}
+    assert json.loads(out.stdout)["torch_caveats"] == [
+        {"x": -20.5, "piece": "digamma(x)", "kind": "polygamma_left"},
+        {"x": 2.0, "piece": "digamma(x)", "kind": "trigamma"},
+    ]
