@@ -198,6 +198,9 @@ def test_poles_and_the_edges_of_erfinv_are_singular_points(text: str, x0: float)
         ("digamma(-3)", r"digamma needs an argument that is not 0, -1, -2.*got -3"),
         ("polygamma(1, 1 - 3)", r"polygamma needs an argument that is not 0, -1, -2.*got -2"),
         ("lgamma(x, 2)", r"lgamma\(\) at column 1 takes exactly one argument"),
+        ("gammaln(x)", r"'gammaln' at column 1 is not a known function; did you mean lgamma\?"),
+        ("psi(x)", r"did you mean digamma\?"),
+        ("gamma(x)", r"write gamma\(x\) = exp\(lgamma\(x\)\) where x > 0"),
     ],
 )
 def test_bad_orders_and_constants_outside_the_domain_are_refused(text: str, pattern: str) -> None:
