@@ -583,3 +583,20 @@ def test_where_torchs_own_formula_for_i0_is_wrong_the_page_says_so(lang: str) ->
     text = _warnings(at)
     assert tr("deriv.note.i0_near_zero", lang, x0="0", pieces="i0(x)") in text
     assert tr("deriv.disagree.torch_formula", lang) in text
+
+
+@pytest.mark.parametrize("text", ["lgamma(x)", "polygamma(2, x)", "erfinv(x)", "i0(x)"])
+def test_the_special_functions_draw_with_their_poles_and_edges(text: str) -> None:
+    """On the default grid lgamma and polygamma pass four poles and erfinv leaves its domain:
+    the page draws what is finite and raises nothing."""
+    at = open_page(PAGE)
+    at.text_input(key="deriv.fn").set_value(text).run()
+    assert not at.exception and not at.error
+    traces = chart_traces(at)
+    xs = np.linspace(-3, 3, 1000)
+    want = derivatives(parse(text), xs, len(traces) - 1, method="autograd").values
+    for k, trace in enumerate(traces):
+        got = plotly_array(trace["y"])
+        finite = np.isfinite(want[k]) & np.isfinite(got)
+        assert finite.sum() > 100, (text, k)
+        np.testing.assert_allclose(got[finite], want[k][finite], rtol=1e-12)
