@@ -326,6 +326,24 @@ def _not_exact_zeros(args: argparse.Namespace, fn, xs: np.ndarray, values: np.nd
     return found
 
 
+def _torch_caveats(args: argparse.Namespace, fn, xs: np.ndarray) -> list:
+    """Each --at point where PyTorch's own derivative formulas lose digits although f has every
+    derivative there (hograd_core.point_notes.TORCH_FORMULAS: an i0 whose argument is within 1
+    of 0, lgamma, digamma or polygamma of a negative argument, trigamma's 9 or 10 digits):
+    ``{"x", "piece", "kind"}``.
+    Taylor mode does not use those formulas; a grid is not searched."""
+    from hograd_core.point_notes import TORCH_FORMULAS, point_notes
+
+    if args.method == "taylor" or args.grid or len(fn.variables) > 1:
+        return []
+    found = []
+    for x0 in xs.tolist():
+        for note in point_notes(fn, x0):
+            if note.kind in TORCH_FORMULAS:
+                found.append({"x": x0, "piece": note.piece, "kind": note.kind})
+    return found
+
+
 def _run_derivatives(args: argparse.Namespace) -> dict:
     from hograd_core.language import parse
     from hograd_core.nested_autograd import BUDGET, derivatives
@@ -350,6 +368,7 @@ def _run_derivatives(args: argparse.Namespace) -> dict:
         "constant_from": result.constant_from,
         "nonfinite": list(result.nonfinite),
         "not_exact_zeros": _not_exact_zeros(args, fn, xs, result.values),
+        "torch_caveats": _torch_caveats(args, fn, xs),
         "seconds": result.seconds,
     }
 
@@ -650,8 +669,38 @@ def _print_diagonal(out: dict) -> None:
         print(f"  standard error = [{', '.join(map(_fmt, out['hutchinson_standard_error']))}]")
 
 
-def _print_not_exact_zeros(found: list) -> None:
-    """The zeros (and subnormal numbers) above whose exact value is not 0, and why."""
+#: What each kind of caveat says, after "note: at x = X, PIECE".
+CAVEATS = {
+    "i0_near_zero": (
+        "has its argument within 1 of 0. PyTorch differentiates i0 to i1 and i1 to "
+        "i0(a) - i1(a)/a (the constant 1/2 where |a| <= 2.2e-16), which loses digits near "
+        "a = 0: from order 3 on, these values may be wrong (at a = 0, 0 from order 4 on)."
+    ),
+    "trigamma": (
+        "uses trigamma, polygamma(1, a), in one of its derivatives: PyTorch computes it to 9 "
+        "or 10 significant digits only (2.8e-10 relative at a = 2.5), so the last digits of "
+        "the orders that use it can differ from the truth."
+    ),
+    "polygamma_left": (
+        "has a negative argument. Its derivatives are polygamma(m, a), which PyTorch computes "
+        "for m >= 2 by adding the terms (a + k)^-(m+1) one by one; near a = -k - 1/2 the terms "
+        "of two poles cancel, so the higher orders may be wrong (torch.polygamma(10, -20.5) is "
+        "6 times the truth)."
+    ),
+}
+
+
+def _print_caveats(caveats: list) -> None:
+    for c in caveats:
+        print(
+            f"  note: at x = {_fmt(c['x'])}, {c['piece']} {CAVEATS[c['kind']]} "
+            "--method taylor does not use that formula."
+        )
+
+
+def _print_not_exact_zeros(found: list, caveat_xs: set | frozenset = frozenset()) -> None:
+    """The zeros (and subnormal numbers) above whose exact value is not 0, and why
+    (``caveat_xs``: the points where the note on PyTorch's formula for i0 is the reason)."""
     smallest = f"{math.ulp(0.0):.2g}"
     for z in found:
         where = f"  order {z['order']} at x = {_fmt(z['x'])}: not exact;"
@@ -660,6 +709,8 @@ def _print_not_exact_zeros(found: list) -> None:
                 f"{where} the exact value is {z['exact']}, at most half of float64's smallest "
                 f"positive number ({smallest}), so float64 holds it as 0"
             )
+        elif z["x"] in caveat_xs:
+            print(f"{where} the exact value is {_fmt(z['exact'])} (see the note above)")
         else:
             print(
                 f"{where} the exact value is {_fmt(z['exact'])}; float64 lost its digits (underflow or rounding)"
@@ -687,7 +738,9 @@ def _print_human(command: str, out: dict) -> None:
             print(f"  order {out['constant_from']} is constant in x; higher orders are exactly 0")
         if any(out["nonfinite"]):
             print(f"  NaN or inf values per order: {out['nonfinite']}")
-        _print_not_exact_zeros(out.get("not_exact_zeros", []))
+        caveats = out.get("torch_caveats", [])
+        _print_caveats(caveats)
+        _print_not_exact_zeros(out.get("not_exact_zeros", []), {c["x"] for c in caveats})
         if "costs" in out:
             _print_costs(out["costs"])
     elif "vector" not in out:  # hvp --diagonal without --vector

@@ -34,7 +34,7 @@ from .nested_autograd import (
     estimate_autograd,
     finite_differences,
 )
-from .point_notes import PointNote, point_notes
+from .point_notes import TORCH_FORMULAS, PointNote, point_notes
 from .series_radius import SeriesRadius, series_radius
 
 __all__ = [
@@ -258,11 +258,15 @@ def disagreements(inspection: Inspection) -> tuple[Disagreement, ...]:
 def disagreement_cause(fn: Function, inspection: Inspection) -> str:
     """The likely reason for :func:`disagreements` at x0: "convention" (a piece of f has no
     ordinary derivative there, ``inspection.notes``: each method follows its own convention),
-    "power" (f has a power whose base and exponent both depend on the variable: PyTorch's
-    backward of pow drops a term where an exponent is exactly 0, pytorch/pytorch issue 89757,
-    as for x**x at 1 and 2), or "other"."""
-    if inspection.notes:
+    "torch_formula" (PyTorch's own formulas for the derivatives of a piece lose digits there:
+    i0 near 0, the polygamma family left of 0; :data:`~hograd_core.point_notes.TORCH_FORMULAS`),
+    "power" (f has a power whose base and
+    exponent both depend on the variable: PyTorch's backward of pow drops a term where an
+    exponent is exactly 0, pytorch/pytorch issue 89757, as for x**x at 1 and 2), or "other"."""
+    if any(note.kind not in TORCH_FORMULAS for note in inspection.notes):
         return "convention"
+    if inspection.notes:
+        return "torch_formula"
     stack = [fn.tree]
     while stack:
         match stack.pop():

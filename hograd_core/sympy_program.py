@@ -13,6 +13,8 @@ Instructions (JSON-friendly lists; ``i``, ``j`` are indices of earlier instructi
     ["var", name]            ["num", p, q] (the rational p/q)    ["float", sign, man, exp, bc]
     ["pi"]  ["e"]            ["add", i, j, ...]  ["mul", i, j, ...]  ["pow", i, j]
     ["fn", name, i]          ["bad", why] (no real value: NaN, zoo, an unknown function)
+    ["fnk", name, k, i]      (a function with a whole-number order k: polygamma(k, a),
+                             besseli(k, a))            ["euler"] (Euler's constant 0.5772...)
 
 A value that is not a real number (the log of a negative number, 0 to a negative power, asin
 outside [-1, 1]) is NaN, and so is everything computed from it.
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 import mpmath
 import sympy as sp
 
-from .language.to_sympy import TorchAbs, TorchRelu, TorchSign, TorchStep
+from .language.to_sympy import LogAbsGamma, TorchAbs, TorchRelu, TorchSign, TorchStep
 
 __all__ = [
     "MAX_EXPONENT",
@@ -78,7 +80,12 @@ _UNARY = {
     TorchRelu: "relu",
     sp.Heaviside: "heaviside",
     sp.DiracDelta: "delta",
+    sp.erfinv: "erfinv",
+    sp.zeta: "zeta",  # polygamma(n, a) at a whole number a is written with zeta(n + 1)
+    LogAbsGamma: "lgamma",
 }
+#: Functions with a whole-number order as their first argument, and mpmath's name of each.
+_INDEXED = {sp.polygamma: "psi", sp.besseli: "besseli"}
 
 
 class ProgramTooLarge(Exception):
@@ -131,12 +138,16 @@ class Program:
             ins = ["pi"]
         elif e is sp.E:
             ins = ["e"]
+        elif e is sp.EulerGamma:
+            ins = ["euler"]
         elif isinstance(e, sp.Add | sp.Mul):
             ins = ["add" if isinstance(e, sp.Add) else "mul", *(self._emit(a) for a in e.args)]
         elif isinstance(e, sp.Pow):
             ins = ["pow", self._emit(e.base), self._emit(e.exp)]
-        elif e.func in _UNARY:
+        elif e.func in _UNARY and (e.func is not sp.zeta or len(e.args) == 1):  # not Hurwitz's
             ins = ["fn", _UNARY[e.func], self._emit(e.args[0])]
+        elif e.func in _INDEXED and e.args[0].is_Integer and abs(e.args[0]) < 1000:
+            ins = ["fnk", _INDEXED[e.func], int(e.args[0]), self._emit(e.args[1])]
         else:
             ins = ["bad", type(e).__name__]  # NaN, zoo, infinities, Piecewise, ...
         index = self._push(ins)
@@ -206,11 +217,15 @@ def _step(ctx: mpmath.MPContext, ins: Sequence, values: list, env: dict) -> obje
         return ctx.pi
     if op == "e":
         return ctx.e
+    if op == "euler":
+        return ctx.euler
     if op == "bad":
         return None
-    args = [values[i] for i in ins[2 if op == "fn" else 1 :]]
+    args = [values[i] for i in ins[{"fn": 2, "fnk": 3}.get(op, 1) :]]
     if any(a is None for a in args):
         return None
+    if op == "fnk":
+        return _bounded(ctx, _indexed(ctx, ins[1], ins[2], args[0]))
     if op == "add":
         return _bounded(ctx, ctx.fsum(args))
     if op == "mul":
@@ -251,6 +266,27 @@ def _bounded(ctx: mpmath.MPContext, value: object) -> object:
     return value
 
 
+def _indexed(ctx: mpmath.MPContext, name: str, k: int, a: object) -> object:
+    """polygamma(k, a) (None at its poles 0, -1, -2, ...) or besseli(k, a)."""
+    if name == "psi":
+        if a <= 0 and ctx.isint(a):
+            return None
+        if ctx.mag(a) > MAX_EXPONENT:  # psi(k, a) ~ log a or a^-k there; no need to go so far
+            return None
+        if a > 0:
+            return ctx.psi(k, a)
+        # Left of 0 the terms of two poles cancel, near -j - 1/2 (mpmath's psi(40, -100.5) at
+        # 30 digits is off by a factor 1e57): their size over the result is at most about
+        # (2|a| + 2)^(k+1), so that many more bits are carried.
+        extra = int((k + 1) * math.log2(2 * float(abs(a)) + 2)) + 32
+        with ctx.extraprec(extra):
+            value = ctx.psi(k, a)
+        return +value
+    if abs(a) > MAX_EXPONENT * math.log(2):  # I_k(a) ~ e^|a|: past MAX_EXPONENT bits
+        return None
+    return ctx.besseli(k, a)
+
+
 def _unary(ctx: mpmath.MPContext, name: str, a: object) -> object:
     if name in ("asin", "acos") and abs(a) > 1:
         return None
@@ -258,6 +294,12 @@ def _unary(ctx: mpmath.MPContext, name: str, a: object) -> object:
         return None  # complex in mpmath, or atanh(±1) = ±inf
     if name == "log":
         return ctx.log(a) if a > 0 else None
+    if name == "erfinv":
+        return ctx.erfinv(a) if abs(a) < 1 else None  # ±inf at ±1, no real value past them
+    if name == "lgamma":  # log|gamma(a)|, a pole at every whole number a <= 0
+        if a <= 0 and ctx.isint(a):
+            return None
+        return ctx.loggamma(a) if a > 0 else ctx.log(abs(ctx.gamma(a)))
     if name == "abs":
         return abs(a)
     if name == "sign":

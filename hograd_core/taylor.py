@@ -232,8 +232,9 @@ def _erf_slope(a: np.ndarray) -> np.ndarray:
     return 2 / math.sqrt(math.pi) * _exp(-_mul(a, a))
 
 
-def _call(func: str, a: np.ndarray) -> np.ndarray:
-    """The series of ``func(a)``: one case per function of the language."""
+def _call(func: str, a: np.ndarray, index: int | None = None) -> np.ndarray:
+    """The series of ``func(a)``: one case per function of the language (``index`` is
+    polygamma's n)."""
     match func:
         case "sin" | "cos" | "sinh" | "cosh":
             s, c = _sin_cos(a, 1.0 if func.endswith("h") else -1.0)
@@ -284,6 +285,10 @@ def _call(func: str, a: np.ndarray) -> np.ndarray:
                 y = -y
                 y[0] = np.arccos(a[0])
             return y
+        case "lgamma" | "digamma" | "polygamma" | "erfinv" | "i0":
+            from .taylor_special import special_series  # their rules, stated there
+
+            return special_series(func, a, index)
         case _:
             raise AssertionError(f"not a function of the language: {func!r}")
 
@@ -317,8 +322,8 @@ def _series(node: Node, x: np.ndarray) -> np.ndarray:
             return x
         case Neg(arg=arg):
             return -_series(arg, x)
-        case Call(func=func, arg=arg):
-            return _call(func, _series(arg, x))
+        case Call(func=func, arg=arg, index=index):
+            return _call(func, _series(arg, x), index)
         case Binary(op="**", left=base, right=exponent):
             return _power(base, exponent, x)
         case Binary(op="+", left=left, right=right):

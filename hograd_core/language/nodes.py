@@ -64,7 +64,10 @@ class Binary(Node):
 
 @dataclass(frozen=True)
 class Call(Node):
-    """A function of the language applied to one argument: ``func(arg)``."""
+    """A function of the language applied to one argument: ``func(arg)``; for
+    ``polygamma(n, x)``, ``index`` is its order n (a whole number typed as a constant), else
+    None."""
 
     func: str
     arg: Node
+    index: int | None = field(default=None, kw_only=True)

@@ -13,7 +13,11 @@ Grammar (``^`` is a synonym of ``**``; powers bind tighter than unary minus, as 
     term  := unary (("*" | "/") unary)*
     unary := ("-" | "+") unary | power
     power := atom (("**" | "^") unary)?
-    atom  := NUMBER | NAME | FUNC "(" expr ")" | "(" expr ")"
+    atom  := NUMBER | NAME | FUNC "(" expr ")" | "polygamma" "(" expr "," expr ")" | "(" expr ")"
+
+``polygamma(n, x)`` is the one function of two arguments: its order ``n`` must be a whole number
+from 0 to :data:`MAX_POLYGAMMA` typed as a constant (``polygamma(2, x)``, ``polygamma(1+1, x)``),
+so that every backend sees a function of x alone.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ __all__ = [
     "EXCLUDED",
     "FUNCTIONS",
     "LIMITS",
+    "MAX_POLYGAMMA",
     "Limits",
     "natural_key",
     "parse_tree",
@@ -65,12 +70,28 @@ FUNCTIONS: tuple[str, ...] = (
     "relu",
     "erf",
     "erfc",
+    "erfinv",
+    "lgamma",
+    "digamma",
+    "polygamma",
+    "i0",
 )
+
+#: The largest order n of ``polygamma(n, x)``: Taylor mode to order 30 then needs polygamma(40),
+#: about 40!/x^41, still within float64 for x > 0.3.
+MAX_POLYGAMMA = 10
+
+#: Functions whose poles are the whole numbers 0, -1, -2, ... (lgamma = log|gamma|: gamma has
+#: its poles there).
+GAMMA_FAMILY = ("lgamma", "digamma", "polygamma")
 
 #: Names a learner may try that are not functions of the language, each with why (the key of
 #: its message) and what to write instead. Steps (sign, floor, ...) have derivative 0 wherever
 #: they have one: nothing of higher order to show. Every function here takes one argument.
 EXCLUDED: dict[str, tuple[str, str]] = {
+    "gamma": ("expr.excluded_rewrite", "gamma(x) = exp(lgamma(x)) where x > 0"),
+    "ndtri": ("expr.excluded_rewrite", "ndtri(x) = sqrt(2)*erfinv(2*x - 1) where 0 < x < 1"),
+    "i0e": ("expr.excluded_rewrite", "i0e(x) = exp(-abs(x))*i0(x)"),
     **{
         name: ("expr.excluded_step", "abs(x), relu(x)")
         for name in ("sign", "sgn", "heaviside", "step", "floor", "ceil", "round", "trunc")
@@ -119,21 +140,7 @@ EXCLUDED: dict[str, tuple[str, str]] = {
     "xlogy": ("expr.excluded_two_args", "xlogy(x, y) = x*log(y) where y > 0"),
     **{
         name: ("expr.excluded_special", "")
-        for name in (
-            "lgamma",
-            "digamma",
-            "erfinv",
-            "gamma",
-            "polygamma",
-            "mvlgamma",
-            "i0",
-            "i0e",
-            "i1",
-            "i1e",
-            "ndtri",
-            "bessel_j0",
-            "bessel_j1",
-        )
+        for name in ("mvlgamma", "i1", "i1e", "bessel_j0", "bessel_j1")
     },
 }
 
@@ -165,12 +172,19 @@ def natural_key(name: str) -> tuple:
 # Constant folding: every node that involves no variable gets its float64 value as it is built.
 
 
-def _fold(op: str, *args: float) -> float:
-    """Value of a constant node in float64 (overflow gives inf, never a Python exception)."""
+def _fold(op: str, *args: float, index: int | None = None) -> float:
+    """Value of a constant node in float64 (overflow gives inf, never a Python exception);
+    ``index`` is polygamma's n."""
     with np.errstate(all="ignore"):
         a = np.float64(args[0])
         if op == "neg":
             return float(-a)
+        if op in _SCIPY_FUNCS:
+            import scipy.special  # a runtime dependency, loaded only for a constant like this
+
+            if op == "polygamma":
+                return float(scipy.special.polygamma(index, a))
+            return float(getattr(scipy.special, _SCIPY_FUNCS[op])(a))
         if op in _NUMPY_FUNCS:
             return float(_NUMPY_FUNCS[op](a))
         b = np.float64(args[1])
@@ -213,7 +227,10 @@ _NUMPY_FUNCS = {
     "asinh": np.arcsinh,
     "acosh": np.arccosh,
     "atanh": np.arctanh,
+    "i0": np.i0,
 }
+#: scipy.special's name of each function numpy lacks (inf or NaN at a pole, never an error).
+_SCIPY_FUNCS = {"lgamma": "gammaln", "digamma": "psi", "polygamma": "", "erfinv": "erfinv"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -400,6 +417,7 @@ class _Parser:
             raise ExpressionError("expr.arity", text=tok.text, col=tok.pos + 1, got=0)
         if nxt.kind == "op" and nxt.text in ("*", "**"):
             raise ExpressionError("expr.starred", col=nxt.pos + 1)
+        index = self.polygamma_order(tok, open_tok) if tok.text == "polygamma" else None
         arg = self.expr()
         close = self.take()
         if close.kind == "comma":
@@ -410,8 +428,29 @@ class _Parser:
             self.i -= 1
             self.parse_trailing_error(close)
         self.depth -= 1
-        const = None if arg.const is None else _fold(tok.text, arg.const)
-        return self.node(Call(tok.text, arg, const=const))
+        const = None if arg.const is None else _fold(tok.text, arg.const, index=index)
+        return self.node(Call(tok.text, arg, const=const, index=index))
+
+    def polygamma_order(self, tok: Token, open_tok: Token) -> int:
+        """The n of ``polygamma(n, x)``, up to and including its comma: a whole number from 0
+        to MAX_POLYGAMMA whose value is known as typed."""
+        start = self.peek().pos
+        order = self.expr()
+        comma = self.take()
+        if comma.kind == "end":
+            raise ExpressionError("expr.unbalanced_open", col=open_tok.pos + 1)
+        if comma.kind == "rpar":
+            raise ExpressionError("expr.polygamma_arity", col=tok.pos + 1)
+        if comma.kind != "comma":
+            self.i -= 1
+            self.parse_trailing_error(comma)
+        n = order.const
+        if n is None or not math.isfinite(n) or not n.is_integer() or not 0 <= n <= MAX_POLYGAMMA:
+            typed = self.text[start : comma.pos].strip()
+            raise ExpressionError(
+                "expr.polygamma_order", col=start + 1, got=typed, limit=MAX_POLYGAMMA
+            )
+        return int(n)
 
     def binary(self, op: str, left: Node, right: Node) -> Node:
         const = None
@@ -433,6 +472,10 @@ def _closest_function(word: str) -> str | None:
         "arccosh": "acosh",
         "arctanh": "atanh",
         "ln1p": "log1p",
+        "gammaln": "lgamma",
+        "loggamma": "lgamma",
+        "psi": "digamma",
+        "bessel_i0": "i0",
     }
     if word.lower() in aliases:
         return aliases[word.lower()]
@@ -494,6 +537,10 @@ def _not_finite(node: Node) -> ExpressionError:
             return ExpressionError("expr.constant_acosh", text=text, arg=f"{a:g}")
         case Call(func="atanh", arg=Node(const=a)) if abs(a) >= 1:
             return ExpressionError("expr.constant_atanh", text=text, arg=f"{a:g}")
+        case Call(func="erfinv", arg=Node(const=a)) if abs(a) >= 1:
+            return ExpressionError("expr.constant_erfinv", text=text, arg=f"{a:g}")
+        case Call(func=func, arg=Node(const=a)) if func in GAMMA_FAMILY and a <= 0 and a % 1 == 0:
+            return ExpressionError("expr.constant_gamma_pole", text=text, func=func, arg=f"{a:g}")
         case Binary(op="/", right=Node(const=0.0)):
             return ExpressionError("expr.constant_division", text=text)
         case Binary(op="**", left=Node(const=0.0), right=Node(const=b)) if b < 0:
@@ -514,8 +561,10 @@ def show(node: Node) -> str:
             return name
         case Neg(arg=arg):
             return f"-{_wrap(arg)}"
-        case Call(func=func, arg=arg):
+        case Call(func=func, arg=arg, index=None):
             return f"{func}({show(arg)})"
+        case Call(func=func, arg=arg, index=n):
+            return f"{func}({n}, {show(arg)})"
         case Binary(op=op, left=left, right=right):
             return f"{_wrap(left)}{op}{_wrap(right)}"
         case _:

@@ -57,6 +57,8 @@ def _source(node: Node, names: Mapping[str, str]) -> str:
         case Call(func="softplus", arg=arg):
             # log(1 + e^a) as the evaluator computes it, a side at a time, the argument once
             return f"{SOFTPLUS}({_source(arg, names)})"
+        case Call(func="polygamma", arg=arg, index=n):
+            return f"torch::polygamma({n}, {_source(arg, names)})"
         case Call(func=func, arg=arg):
             return f"torch::{func}({_source(arg, names)})"  # every other function has its name
         case Binary(op="**", left=Node(const=base), right=exponent) if base is not None:

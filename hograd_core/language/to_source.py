@@ -55,6 +55,8 @@ def _source(node: Node, names: Mapping[str, str]) -> str:
             # log(1 + e^a) as the evaluator computes it, a side at a time, with the argument
             # computed once (a lambda's parameter hides no variable of the script).
             return f"{SOFTPLUS}({_source(arg, names)})"
+        case Call(func="polygamma", arg=arg, index=n):
+            return f"torch.polygamma({n}, {_source(arg, names)})"
         case Call(func=func, arg=arg):
             return f"torch.{func}({_source(arg, names)})"  # every other function has its name
         case Binary(op="**", left=Node(const=base), right=exponent) if base is not None:

@@ -11,11 +11,13 @@ from __future__ import annotations
 import math
 
 import sympy as sp
+from mpmath.libmp import prec_to_dps
 
 from .nodes import Binary, Call, Const, Neg, Node, Num, Var
 
 __all__ = [
     "MAX_EXACT_BITS",
+    "LogAbsGamma",
     "TorchAbs",
     "TorchRelu",
     "TorchSign",
@@ -124,6 +126,27 @@ class TorchRelu(_Kinked):
         return _raised(rf"\operatorname{{relu}}\left({arg}\right)", printer, exp)
 
 
+class LogAbsGamma(sp.Function):
+    """log|gamma(a)|, which is torch.lgamma: real at every real a but the poles 0, -1, -2, ...
+    (sympy's ``loggamma`` is complex where gamma(a) < 0). Its derivative is digamma(a) =
+    polygamma(0, a) wherever it has one, on both sides of 0. Never evaluated symbolically (the
+    exact value at a large whole number would be the logarithm of a huge factorial): sympy's
+    numbers and the exact child's mpmath give its value."""
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sp.polygamma(0, self.args[0])
+
+    def _eval_evalf(self, prec: int) -> sp.Expr | None:
+        a = self.args[0]._eval_evalf(prec) if hasattr(self.args[0], "_eval_evalf") else None
+        if a is None or not a.is_Number:
+            return None
+        return sp.log(abs(sp.gamma(a))).evalf(prec_to_dps(prec))
+
+    def _latex(self, printer: object, exp: object = None) -> str:
+        arg = printer._print(self.args[0])  # type: ignore[attr-defined]
+        return _raised(rf"\ln\left|\Gamma\left({arg}\right)\right|", printer, exp)
+
+
 # Exact definitions of the functions sympy does not have under our names. abs and relu have no
 # derivative where their argument is 0; there they copy PyTorch's convention, so that sympy's
 # column is comparable with torch's: abs'(0) = sign(0) = 0 and relu'(0) = 0, and every higher
@@ -152,6 +175,10 @@ _EXACT = {
     "sigmoid": lambda a: 1 / (1 + sp.exp(_tame_exponent(-a))),
     "softplus": lambda a: sp.log(1 + sp.exp(_tame_exponent(a))),
     "relu": lambda a: TorchRelu._at(a) if a.is_Number else TorchRelu(a),
+    "erfinv": sp.erfinv,
+    "lgamma": LogAbsGamma,
+    "digamma": lambda a: sp.polygamma(0, a),
+    "i0": lambda a: sp.besseli(0, a),
 }
 
 
@@ -212,6 +239,23 @@ _NAMED = {name: sp.Function(name) for name in ("sigmoid", "softplus", "relu", "l
 _NAMED["expm1"] = _Expm1
 
 
+class _Psi(sp.Function):
+    """polygamma(n, a) as typed, in its usual notation: psi(a) for n = 0 (digamma), else
+    psi^(n)(a)."""
+
+    nargs = 2
+
+    def _latex(self, printer: object, exp: object = None) -> str:
+        n, arg = self.args[0], printer._print(self.args[1])  # type: ignore[attr-defined]
+        order = "" if n == 0 else rf"^{{({n})}}"
+        return _raised(rf"\psi{order}\left({arg}\right)", printer, exp)
+
+
+_NAMED["lgamma"] = LogAbsGamma
+_NAMED["digamma"] = lambda a: _Psi(0, a)
+_NAMED["i0"] = lambda a: sp.besseli(0, a, evaluate=False)
+
+
 def symbol(name: str) -> sp.Symbol:
     """The sympy symbol of a variable: real, named as typed."""
     return sp.Symbol(name, real=True)
@@ -223,7 +267,9 @@ def _number(text: str) -> sp.Expr:
     return sp.Float(text, 17)
 
 
-def _call(func: str, arg: sp.Expr, exact: bool) -> sp.Expr:
+def _call(func: str, arg: sp.Expr, exact: bool, index: int | None = None) -> sp.Expr:
+    if func == "polygamma":
+        return sp.polygamma(index, arg) if exact else _Psi(index, arg)
     if exact:
         return _EXACT[func](arg)
     if func in _NAMED:
@@ -248,8 +294,8 @@ def _build(node: Node, exact: bool) -> sp.Expr:
             return -_number(text)  # a negative number, not the product (-1)*number
         case Neg(arg=arg):
             return sp.Mul(-1, _build(arg, exact), evaluate=ev)
-        case Call(func=func, arg=arg):
-            return _call(func, _build(arg, exact), exact)
+        case Call(func=func, arg=arg, index=index):
+            return _call(func, _build(arg, exact), exact, index)
         case Binary(op="**", const=value) if exact and value is not None and abs(value) > 1e15:
             # 9**9 stays exact, but a large constant power is kept as a float: sympy would
             # otherwise compute it as an exact integer.

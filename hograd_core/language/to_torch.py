@@ -48,6 +48,10 @@ TORCH_FUNCS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "asinh": torch.asinh,
     "acosh": torch.acosh,
     "atanh": torch.atanh,
+    "erfinv": torch.erfinv,
+    "lgamma": torch.lgamma,
+    "digamma": torch.digamma,
+    "i0": torch.i0,
 }
 
 
@@ -64,6 +68,8 @@ def evaluate(node: Node, env: Mapping[str, torch.Tensor]) -> torch.Tensor:
             return env[name]
         case Neg(arg=arg):
             return -evaluate(arg, env)
+        case Call(func="polygamma", arg=arg, index=n):
+            return torch.polygamma(n, evaluate(arg, env))
         case Call(func=func, arg=arg):
             return TORCH_FUNCS[func](evaluate(arg, env))
         case Binary(op="**", left=base, right=exponent):

@@ -25,7 +25,13 @@ from hograd_core.inspector import (
 )
 from hograd_core.language import Function
 from hograd_core.nested_autograd import DerivativeResult
-from hograd_core.point_notes import SINGULAR, ZERO_POWER
+from hograd_core.point_notes import (
+    I0_NEAR_ZERO,
+    POLYGAMMA_LEFT,
+    SINGULAR,
+    TRIGAMMA,
+    ZERO_POWER,
+)
 from hograd_serving.sympy_column import CHAIN_SECONDS, MEMORY_BYTES
 from hograd_ui.chart_range import ChartRange, chart_range
 from hograd_ui.i18n import error_text
@@ -338,7 +344,7 @@ def _notes_and_disagreements(fn: Function, inspection: Inspection, x0: float) ->
     for kind in ("abs", "relu"):
         if kind in kinds:
             st.warning(t(f"deriv.note.{kind}", x0=f"{x0:.6g}"), icon=":material/show_chart:")
-    for kind in (SINGULAR, ZERO_POWER):
+    for kind in (SINGULAR, ZERO_POWER, I0_NEAR_ZERO, POLYGAMMA_LEFT, TRIGAMMA):
         pieces = ", ".join(n.piece for n in inspection.notes if n.kind == kind)
         if pieces:
             st.warning(t(f"deriv.note.{kind}", x0=f"{x0:.6g}", pieces=pieces))

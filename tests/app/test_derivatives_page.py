@@ -567,3 +567,36 @@ def test_a_value_below_float64s_smallest_number_is_named(lang: str) -> None:
     item = tr("deriv.below_float64.item", lang, k=1, methods=methods, exact=mpmath.nstr(truth, 2))
     shown = " ".join(i.value for i in at.info)
     assert item in shown and "4.9e-324" in shown, shown
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_where_torchs_own_formula_for_i0_is_wrong_the_page_says_so(lang: str) -> None:
+    """i0 at 0: torch differentiates i1 to the constant 1/2 there, so nested autograd gives 0
+    from order 4 on, where the truth is 3/8, 0, 5/16 (issue 46, item 9)."""
+    at = open_page(PAGE, lang)
+    at.text_input(key="deriv.fn").set_value("i0(x)").run()
+    at.slider(key="deriv.order").set_value(6).run()
+    at.slider(key="deriv.x0").set_value(0.0).run()
+    frame = numeric(at.table[0].value)
+    assert list(frame.iloc[4:, 1]) == [0.375, 0.0, 0.3125]  # Taylor mode
+    assert list(frame.iloc[4:, 2]) == [0.0, 0.0, 0.0]  # nested autograd
+    text = _warnings(at)
+    assert tr("deriv.note.i0_near_zero", lang, x0="0", pieces="i0(x)") in text
+    assert tr("deriv.disagree.torch_formula", lang) in text
+
+
+@pytest.mark.parametrize("text", ["lgamma(x)", "polygamma(2, x)", "erfinv(x)", "i0(x)"])
+def test_the_special_functions_draw_with_their_poles_and_edges(text: str) -> None:
+    """On the default grid lgamma and polygamma pass four poles and erfinv leaves its domain:
+    the page draws what is finite and raises nothing."""
+    at = open_page(PAGE)
+    at.text_input(key="deriv.fn").set_value(text).run()
+    assert not at.exception and not at.error
+    traces = chart_traces(at)
+    xs = np.linspace(-3, 3, 1000)
+    want = derivatives(parse(text), xs, len(traces) - 1, method="autograd").values
+    for k, trace in enumerate(traces):
+        got = plotly_array(trace["y"])
+        finite = np.isfinite(want[k]) & np.isfinite(got)
+        assert finite.sum() > 100, (text, k)
+        np.testing.assert_allclose(got[finite], want[k][finite], rtol=1e-12)

@@ -50,6 +50,7 @@ DERIV_CASES = [
     ("2*x", 1.5, 3),  # f' has no grad_fn: the plain script's shortcut, torch.func's zeros
     ("3", 1.0, 2),  # no variable at all
     ("f^2 + sin(f)", 0.5, 3),  # "f" is the script's own name: the variable becomes x
+    ("erfinv(x/3)*i0(x) + polygamma(3, x) + digamma(x + 2)", 1.3, 4),  # issue 46, item 9
 ]
 
 

@@ -14,6 +14,7 @@ from hograd_core import FUNCTIONS, ExpressionError, HogradError, parse
 from hograd_core.language import LIMITS
 from hograd_core.language.to_sympy import to_latex, to_sympy
 from hograd_ui.i18n import error_text
+from tests.calls import call
 from tests.english import english, raises
 
 # ---- a tripwire: nothing a user types may open a file, start a process or execute code -------
@@ -102,7 +103,7 @@ INNER = {"acosh": "0.3*x + 1.1"}
 
 def test_every_function_is_accepted_and_matches_sympy() -> None:
     for name in FUNCTIONS:
-        fn = parse(f"{name}({INNER.get(name, '0.3*x + 0.1')})")
+        fn = parse(call(name, INNER.get(name, "0.3*x + 0.1")))
         x0 = 0.7
         torch_value = float(fn.torch({"x": torch.tensor(x0, dtype=torch.float64)}))
         sym = to_sympy(fn.tree).subs(sp.Symbol("x", real=True), sp.Float(x0, 30)).evalf(30)
@@ -114,8 +115,8 @@ def test_every_function_folds_to_the_value_torch_computes() -> None:
     x = torch.tensor(0.3, dtype=torch.float64)
     for name in FUNCTIONS:
         inner = INNER.get(name, "0.3*x + 0.1")
-        folded = parse(f"{name}({inner.replace('x', '0.3')})").tree.const
-        value = float(parse(f"{name}({inner})").torch({"x": x}))
+        folded = parse(call(name, inner.replace("x", "0.3"))).tree.const
+        value = float(parse(call(name, inner)).torch({"x": x}))
         assert folded == pytest.approx(value, rel=1e-15), name
 
 

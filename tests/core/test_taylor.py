@@ -49,6 +49,15 @@ CASES: dict[str, tuple[str, tuple[float, float]]] = {
     "asinh": ("asinh(x)", (-3, 3)),
     "acosh": ("acosh(x)", (1.2, 4)),
     "atanh": ("atanh(x)", (-0.8, 0.8)),
+    "lgamma": ("lgamma(x)", (0.2, 6)),
+    "lgamma_negative": ("lgamma(x)", (-2.9, -2.1)),  # log|gamma|, between two poles
+    "digamma": ("digamma(2*x + 3)", (-1.2, 2)),
+    "polygamma": ("polygamma(3, x)", (0.5, 4)),
+    "polygamma_inner": ("polygamma(2, x**2 + 1)*x", (-1.5, 1.5)),  # trigamma: own file
+    "erfinv": ("erfinv(x)", (-0.95, 0.95)),
+    "erfinv_inner": ("erfinv(sin(x)/2)", (-3, 3)),
+    "i0": ("i0(x)", (1, 4)),  # torch's own derivatives of i0 lose digits within 1 of 0
+    "i0_inner": ("i0(x**2 - 2)*x", (-1, 1)),
     "add_sub_neg": ("-x + 3 - x**2", (-2, 2)),
     "mul": ("x*sin(x)*exp(x)", (-2, 2)),
     "div": ("sin(x)/(1 + x**2)", (-2, 2)),

@@ -19,6 +19,7 @@ from hograd_core.inspector import pytorch_snippet
 from hograd_core.language import Function
 from hograd_core.language.to_source import SOFTPLUS, python_name, torch_source
 from hograd_core.nested_autograd import derivatives
+from tests.calls import call
 
 # Inside and outside every function's domain, the kinks, and where exp and cosh overflow.
 POINTS = [-800.0, -30.0, -3.0, -1.0, -0.5, 0.0, 0.25, 0.5, 1.0, 3.0, 30.0, 800.0]
@@ -58,8 +59,8 @@ def check_same_computation(fn: Function, points: list[float], orders: int = 2) -
 @pytest.mark.parametrize("name", FUNCTIONS)
 def test_every_function_computes_what_the_evaluator_computes(name: str) -> None:
     with np.errstate(all="ignore"):
-        check_same_computation(parse(f"{name}(x)"), POINTS)
-        check_same_computation(parse(f"{name}(0.3*x - 0.1) * x"), POINTS)
+        check_same_computation(parse(call(name)), POINTS)
+        check_same_computation(parse(f"{call(name, '0.3*x - 0.1')} * x"), POINTS)
 
 
 @pytest.mark.parametrize(

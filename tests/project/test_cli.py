@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -113,6 +115,11 @@ def test_nan_becomes_null_in_json() -> None:
         (("hvp", "3", "--at", "1", "--vector", "1"), "no variables"),
         (("frobnicate",), "invalid choice"),
         (("derivatives", "x", "--order", "two"), "invalid int value"),
+        (
+            ("derivatives", "polygamma(2.5, x)", "--at", "1"),
+            "polygamma's order n at column 11: expected a whole number from 0 to 10",
+        ),
+        (("derivatives", "erfinv(x) + erfinv(1)", "--at", "0"), "strictly between -1 and 1"),
     ],
 )
 def test_bad_input_exit_2_one_line(args: tuple[str, ...], message: str) -> None:
@@ -198,3 +205,27 @@ def test_zeros_that_are_not_exact_are_said_with_the_exact_value() -> None:
     assert not lost["below_float64"]
     exact_zero = cli("derivatives", "x^3", "--order", "4", "--at", "0", "--json")
     assert json.loads(exact_zero.stdout)["not_exact_zeros"] == []  # 0, 0, 0 and f'''' = 0
+
+
+def test_lgamma_derivatives_are_polygamma_values() -> None:
+    # the issue's command; lgamma' = digamma, lgamma^(k) = polygamma(k - 1)
+    out = cli("derivatives", "lgamma(x)", "--order", "4", "--at", "2.5", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    want = [math.lgamma(2.5)] + [float(mpmath.polygamma(k, 2.5)) for k in range(4)]
+    np.testing.assert_allclose(np.array(data["values"])[:, 0], want, rtol=1e-9)
+    assert data["torch_caveats"] == [{"x": 2.5, "piece": "lgamma(x)", "kind": "trigamma"}]
+
+
+def test_where_torchs_own_formulas_lose_digits_the_cli_says_so() -> None:
+    out = cli("derivatives", "i0(x)", "--order", "6", "--at", "0")
+    assert out.returncode == 0, out.stderr
+    assert "note: at x = 0, i0(x) has its argument within 1 of 0" in out.stdout
+    assert (
+        "order 4 at x = 0: not exact; the exact value is 0.375 (see the note above)" in out.stdout
+    )
+    out = cli("derivatives", "digamma(x)", "--order", "3", "--at", "-20.5,2", "--json")
+    assert json.loads(out.stdout)["torch_caveats"] == [
+        {"x": -20.5, "piece": "digamma(x)", "kind": "polygamma_left"},
+        {"x": 2.0, "piece": "digamma(x)", "kind": "trigamma"},
+    ]
