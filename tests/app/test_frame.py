@@ -29,6 +29,8 @@ CONVERTED = (
     "stats/page.py",
     "wgan/page.py",
     "code/page.py",
+    "backward/page.py",
+    "backward/figures.py",
 )
 MODE = {"present", "projector", "projected"}
 
@@ -59,6 +61,7 @@ VIEWS = [
     ("pages/why.py", {"why.tab": "wgan"}, "wgan.screen.points", "wgan"),
     ("pages/home.py", {}, "home.result", "home"),
     ("pages/code.py", {}, "code.screen.run", "code"),
+    ("pages/backward.py", {}, "backward.screen.formulas", "backward"),
 ]
 
 

@@ -82,7 +82,6 @@ def first_result_top(browser, server: str, view: str, lang: str) -> float | None
 #: Chinese fits (811 px: its text is shorter), in English it does not (940 px).
 PENDING = {
     "graph": ("en", "zh"),
-    "backward": ("en", "zh"),
     "lesson": ("en",),
     "why?why.tab=newton": ("en", "zh"),
 }
