@@ -26,7 +26,7 @@ in the document), which the browser tests find it by.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import streamlit as st
@@ -214,6 +214,7 @@ class Frame:
         headers: bool | Collection[str] = True,
         bold: bool = False,
         tabs: tuple[str, str] | None = None,
+        side: Mapping[str, float] | None = None,
     ) -> None:
         """Draw the view's screens: stacked, or the open one projected.
 
@@ -229,16 +230,25 @@ class Frame:
             tabs: ``(tabs' key, first name)``: off the projector, the screens from that name
                 on are tabs (only the open one computes: hograd_ui/parts/ui.py's lazy_tabs),
                 the open tab in the link under the tabs' key.
+            side: screen name -> relative width: off the projector those screens share one
+                row of columns, in order, from where the first of them is drawn (a phone
+                stacks the columns); projected each is a screen as any other.
         """
         labels = {name: label for name, (label, _) in screens.items()}
         one = len(screens) == 1  # one screen: no list to turn, no header over it
         shown = dict.fromkeys(labels, True) if one else slides(labels, key, self.row)
         names = list(screens)
         tabbed = names[names.index(tabs[1]) :] if tabs and not self.projected else []
+        column: dict[str, object] = {}  # side by side: name -> its column
         with self.results:
             for name in names:
                 if shown[name] and name not in tabbed:
-                    with st.container(key=f"{box or key}.{name}"):
+                    if side and name in side and not column and not self.projected:
+                        beside = [n for n in names if n in side and n not in tabbed]
+                        widths = [side[n] for n in beside]
+                        column = dict(zip(beside, st.columns(widths, gap="medium"), strict=True))
+                    place = column.get(name, nullcontext())
+                    with place, st.container(key=f"{box or key}.{name}"):
                         headed = headers is True or (headers and name in headers)
                         if headed and not (self.projected or one):  # projected, the list names it
                             if bold:  # our translated label, no user text

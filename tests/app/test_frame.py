@@ -31,6 +31,7 @@ CONVERTED = (
     "code/page.py",
     "backward/page.py",
     "backward/figures.py",
+    "newton/page.py",
 )
 MODE = {"present", "projector", "projected"}
 
@@ -62,6 +63,7 @@ VIEWS = [
     ("pages/home.py", {}, "home.result", "home"),
     ("pages/code.py", {}, "code.screen.run", "code"),
     ("pages/backward.py", {}, "backward.screen.formulas", "backward"),
+    ("pages/why.py", {"why.tab": "newton"}, "newton.screen.table", "newton"),
 ]
 
 

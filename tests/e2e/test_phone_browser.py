@@ -83,7 +83,6 @@ def first_result_top(browser, server: str, view: str, lang: str) -> float | None
 PENDING = {
     "graph": ("en", "zh"),
     "lesson": ("en",),
-    "why?why.tab=newton": ("en", "zh"),
 }
 LATER = "not drawn by the frame yet: its controls come before its result (issue 48, finding 3)"
 
