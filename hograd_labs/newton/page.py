@@ -256,10 +256,10 @@ def notebook(source: str) -> Callable[[], str]:
     return lambda: figs.notebook(source, title, figure)
 
 
-def lesson_view(step: object, row: object = None) -> None:
+def lesson_view(step: object, frame: object = None) -> None:
     """The lesson's Newton step (pages/lesson.py): the race on the κ = 10 quadratic from its
-    preset, gradient descent against Newton, and the way to this tab (``row``: the lesson's row
-    of controls when projected; this view has no controls of its own)."""
+    preset, gradient descent against Newton, and the way to this tab (``frame``: the lesson's
+    frame, hograd_ui/parts/frame.py; this view has no controls of its own)."""
     text = presets.quadratic(10)
     preset = presets.preset_for(text)
     try:

@@ -205,6 +205,12 @@ class Frame:
             return self.row
         return self._top.container(horizontal=True)
 
+    def clicker(self, key: str) -> str | None:
+        """The presenter's clicker key ``key`` (``"PageUp"``, ``"PageDown"``) for a button
+        that turns the view (a button's ``shortcut=``): bound projected, where the view is one
+        screen, as the slides' own Previous/Next are; None elsewhere, where the key scrolls."""
+        return key if self.projected else None
+
     def screens(
         self,
         screens: Screens,

@@ -32,6 +32,8 @@ CONVERTED = (
     "backward/page.py",
     "backward/figures.py",
     "newton/page.py",
+    "lesson/page.py",
+    "lesson/views.py",
 )
 MODE = {"present", "projector", "projected"}
 
@@ -64,6 +66,7 @@ VIEWS = [
     ("pages/code.py", {}, "code.screen.run", "code"),
     ("pages/backward.py", {}, "backward.screen.formulas", "backward"),
     ("pages/why.py", {"why.tab": "newton"}, "newton.screen.table", "newton"),
+    ("pages/lesson.py", {"step": "2"}, "lesson.view", "lesson"),  # step 2 has settings
 ]
 
 
