@@ -97,13 +97,14 @@ def mismatch_rows(check: object, lang: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def graph_dot(graph: TensorGraph, lang: str, projector: bool = False) -> str:
-    """DOT of the custom Function's graph, in the graph page's pass colours; ``projector``:
-    left to right, nodes closer together. Top to bottom the default graph (tanh) was wider
-    than the page and 780 px tall at the projector's text size, with about 580 px of room
-    under the controls; left to right and tight it is 500 px tall (issue 38)."""
-    direction = "LR" if projector else "TB"
-    return flag_dot(graph, lang, min_width=STRUT, direction=direction, tight=projector)
+def graph_dot(graph: TensorGraph, lang: str, wide: bool = False) -> str:
+    """DOT of the custom Function's graph, in the graph page's pass colours; ``wide``: left to
+    right, nodes closer together, for a screen wider than the room under it (the slide a
+    projector shows: hograd_ui/parts/a11y.py's ``graphviz(slide=...)``). Top to bottom the
+    default graph (tanh) was wider than the page and 780 px tall at the projector's text
+    size, with about 580 px of room under the controls; left to right and tight it is 500 px
+    tall (issue 38)."""
+    return flag_dot(graph, lang, min_width=STRUT, direction="LR" if wide else "TB", tight=wide)
 
 
 def graph_legend(graph: TensorGraph, lang: str) -> str:

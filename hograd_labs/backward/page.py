@@ -1,4 +1,9 @@
-"""Write your own backward: the view. Reads the widgets, calls the cached lab, renders."""
+"""Write your own backward: the view. Reads the widgets, calls the cached lab, renders.
+
+Its lead, presets and settings are the frame's (hograd_ui/parts/frame.py); its screens are the
+formulas, the table, the checks, the graph, the script and the error decoder: stacked on a
+laptop, one at a time projected, the formulas first and the settings folded under the
+results on a phone."""
 
 from __future__ import annotations
 
@@ -14,17 +19,14 @@ from hograd_ui.graph_text import describe
 from hograd_ui.parts.a11y import graphviz
 from hograd_ui.parts.downloads import code_file
 from hograd_ui.parts.formula import stopped_note
+from hograd_ui.parts.frame import Frame, aside
 from hograd_ui.parts.link_form import Field, draw_linked
-from hograd_ui.parts.links import BIND, link_text, present
+from hograd_ui.parts.links import BIND, link_text
 from hograd_ui.parts.ui import (
     box_chars,
-    controls,
-    folded,
     lang,
     localized_choice,
-    present_row,
     show_error,
-    slides,
     static_table,
     t,
 )
@@ -105,7 +107,6 @@ def _points(values: tuple[float, ...]) -> str:
 
 
 def _checks(lab: object) -> None:
-    st.header(t("backward.checks"))
     st.caption(t("backward.check.what"))
     for check in (lab.run.gradcheck, lab.run.gradgradcheck):
         n = len(check.points)
@@ -164,16 +165,13 @@ def _second(lab: object) -> None:
 
 
 def _graph(f: str, b: str, variant: str) -> None:
-    """The graph of y, dy/dx and d²y/dx² at x₀. Projected, the slider and the legend share a
-    row above the drawing and the lead comes under it (the screen's name is the title): the
-    drawing, at the projector's text size, then lies on the first screen (issue 38)."""
-    projected = present()
-    if projected:
-        left, right = st.columns([1, 2], gap="large", vertical_alignment="bottom")
-    else:
-        st.header(t("backward.graph"))
+    """The graph of y, dy/dx and d²y/dx² at x₀: the slider and the legend share a row above
+    the drawing, and the lead comes under it projected and on a phone (an aside): drawn left
+    to right on the projector, the drawing at the projector's text size then lies on the
+    first screen (issue 38)."""
+    with aside("backward.graph"):
         st.markdown(t("backward.graph.lead"))
-        left = right = st
+    left, right = st.columns([1, 2], gap="large", vertical_alignment="bottom")
     x0 = left.slider(t("backward.graph.x0"), -3.0, 3.0, 0.5, 0.1, key="backward.x0", bind=BIND)
     graph = cached.graph_for(f, b, x0, variant)
     if variant == "once":
@@ -182,10 +180,12 @@ def _graph(f: str, b: str, variant: str) -> None:
         right.caption(t("backward.graph.none"))
     if graph.drawable:
         right.html(figures.graph_legend(graph, lang()))  # fixed names, escaped
-        dot = figures.graph_dot(graph, lang(), projector=projected)
-        graphviz(dot, describe(graph.nodes, graph.edges, lang()), key="backward.graph.said")
-    if projected:
-        st.markdown(t("backward.graph.lead"))
+        graphviz(
+            figures.graph_dot(graph, lang()),
+            describe(graph.nodes, graph.edges, lang()),
+            key="backward.graph.said",
+            slide=figures.graph_dot(graph, lang(), wide=True),
+        )
 
 
 def _facts(match: object) -> dict[str, str]:
@@ -200,7 +200,6 @@ def _facts(match: object) -> dict[str, str]:
 def _decoder() -> None:
     """Paste a PyTorch message: what it means, how sure the decoder is, the fix, and the
     gallery case that raises it, with its graph."""
-    st.header(t("backward.decode"))
     st.markdown(t("backward.decode.lead", count=len(ENTRIES)))
     text = st.text_area(
         t("backward.decode.box"), key="backward.decode", bind=BIND, max_chars=PASTE, height=120
@@ -255,97 +254,88 @@ def _decoder() -> None:
 
 
 def draw() -> None:
-    """The page: the lab, then the error decoder (shown whatever the formulas say).
-
-    In presentation mode the lead and the settings fold into one row of buttons beside the
-    presets, and each result is a screen of its own (hograd_ui/parts/ui.py's ``slides``)."""
+    """The page: the lab, then the error decoder (shown whatever the formulas say), drawn by
+    the frame."""
     st.title(t("backward.title"))
-    row = present_row()
-    with folded(t("present.text"), ":material/notes:", row):
+    view = Frame("backward")
+    with view.lead():
         st.markdown(t("backward.lead"))
-    screens = {
-        "formulas": t("backward.formulas"),
-        "table": t("backward.table"),
-        "checks": t("backward.checks"),
-        "graph": t("backward.graph"),
-        "code": t("backward.code"),
-        "decode": t("backward.decode"),
-    }
-    shown = _lab(row, screens)
-    if shown["decode"]:
-        if not present():
-            st.divider()
-        _decoder()
-
-
-def _lab(row: object, screens: dict[str, str]) -> dict[str, bool]:
-    """Two formulas, the grid and the variant; then the run, checks, graph, script. Returns
-    which of ``screens`` are drawn (all but in presentation mode)."""
-    (row if present() else st).pills(
+    view.buttons().pills(
         t("backward.presets"),
         [SEP.join(p) for p in PRESETS],
         key="backward.preset",
         on_change=_preset,
         format_func=_plain,
     )
-    with controls(row):
-        left, right = st.columns(2)
-        with left:
-            ok_f = _formula("backward.f", t("backward.f"), PRESETS[0][0], ("x",))
-        with right:
-            ok_b = _formula(
-                "backward.b", t("backward.b"), PRESETS[0][1], NAMES, help=t("backward.b.help")
-            )
-        grid, count = st.columns([3, 2])
-        low, high = grid.slider(
-            t("backward.range"), -5.0, 5.0, (-2.0, 2.0), 0.5, key="backward.range", bind=BIND
-        )
-        points = count.slider(
-            t("backward.points"), 1, MAX_POINTS, 9, key="backward.points", bind=BIND
-        )
-        labels = {v: t(VARIANT_LABELS[v]) for v in VARIANTS}
-        variant = localized_choice(
-            t("backward.variant"), labels, "backward.variant", widget="segmented_control"
-        )
-        st.caption(t(VARIANT_ABOUT[variant]))
-    shown = slides(screens, "backward.screen", row)
-    if not (ok_f and ok_b):
-        return shown
-    f, b = st.session_state["backward.f"], st.session_state["backward.b"]
+    with view.controls():
+        settings = _settings()
+    decode = {"decode": (t("backward.decode"), _decoder)}
+    if settings is None:  # a formula's error is under its box
+        view.screens(decode, "backward.screen")
+        return
+    f, b, low, high, points, variant = settings
     try:
         lab = cached.lab_for(f, b, low, high, points, variant)
     except HogradError as err:
-        show_error(err)
-        return shown
+        with view.results:
+            show_error(err)
+        view.screens(decode, "backward.screen")
+        return
     if lab.exact_stopped is not None:  # sympy's child was stopped: the rest stands without it
-        st.info(stopped_note(lab.exact_stopped), icon=":material/timer_off:")
-    if shown["formulas"]:
-        with st.container(key="backward.screen.formulas"):
-            _formulas(lab)
-    if shown["table"]:
-        st.header(t("backward.table"))
+        view.results.info(stopped_note(lab.exact_stopped), icon=":material/timer_off:")
+    grid = (f, b, low, high, points, variant)
+
+    def table() -> None:
         _second(lab)
-        with st.container(key="backward.screen.table"):
-            static_table(figures.derivative_rows(lab, lang()))
-            _penalty(cached.penalty_for(f, b, low, high, points, variant))
-    if shown["checks"]:
-        with st.container(key="backward.screen.checks"):
-            _checks(lab)
-    if shown["graph"]:
-        with st.container(key="backward.screen.graph"):
-            _graph(f, b, variant)
-    if shown["code"]:
-        st.header(t("backward.code"))
-        st.caption(t("backward.code.lead"))
-        source = cached.script_for(f, b, low, high, points, variant)
-        st.code(source, language="python")
-        code_file(source, "my_function", "backward")
-    return shown
+        static_table(figures.derivative_rows(lab, lang()))
+        _penalty(cached.penalty_for(*grid))
+
+    screens = {
+        "formulas": (t("backward.formulas"), lambda: _formulas(lab)),
+        "table": (t("backward.table"), table),
+        "checks": (t("backward.checks"), lambda: _checks(lab)),
+        "graph": (t("backward.graph"), lambda: _graph(f, b, variant)),
+        "code": (t("backward.code"), lambda: _script(grid)),
+    }
+    view.screens(screens | decode, "backward.screen")
+
+
+def _settings() -> tuple | None:
+    """The two formulas, the grid and the variant: ``(f, b, low, high, points, variant)``, or
+    None while a formula is not in the language (its error is shown under its box)."""
+    left, right = st.columns(2)
+    with left:
+        ok_f = _formula("backward.f", t("backward.f"), PRESETS[0][0], ("x",))
+    with right:
+        ok_b = _formula(
+            "backward.b", t("backward.b"), PRESETS[0][1], NAMES, help=t("backward.b.help")
+        )
+    grid, count = st.columns([3, 2])
+    low, high = grid.slider(
+        t("backward.range"), -5.0, 5.0, (-2.0, 2.0), 0.5, key="backward.range", bind=BIND
+    )
+    points = count.slider(t("backward.points"), 1, MAX_POINTS, 9, key="backward.points", bind=BIND)
+    labels = {v: t(VARIANT_LABELS[v]) for v in VARIANTS}
+    variant = localized_choice(
+        t("backward.variant"), labels, "backward.variant", widget="segmented_control"
+    )
+    st.caption(t(VARIANT_ABOUT[variant]))
+    if not (ok_f and ok_b):
+        return None
+    f, b = st.session_state["backward.f"], st.session_state["backward.b"]
+    return f, b, low, high, points, variant
+
+
+def _script(grid: tuple) -> None:
+    """The script that ran, with the learner's formulas, and its download."""
+    st.caption(t("backward.code.lead"))
+    source = cached.script_for(*grid)
+    st.code(source, language="python")
+    code_file(source, "my_function", "backward")
 
 
 def _formulas(lab: object) -> None:
     """The four formulas (sympy's), what the backward saves, and the verdict on it."""
-    st.header(t("backward.formulas"))
     names = [t(key) for key in FORMULAS]
     columns = [column for _ in range(2) for column in st.columns(2)]  # f′ and f″ can be long
     for column, name, tex in zip(columns, names, lab.latex, strict=True):

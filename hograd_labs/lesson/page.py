@@ -8,18 +8,24 @@ Labs never import each other: the class (hograd_labs/classroom), the Newton step
 (hograd_labs/newton) and what the derivatives, graph and HVP labs draw for the other steps
 (their ``embed.py``) come in as arguments of :func:`draw`, from the page script
 pages/lesson.py, which composes them.
+
+hograd_ui/parts/frame.py draws a step: its text is the lead, the steps, Previous/Next and the
+progress one row of buttons (the presentation row projected), the step's live view the one
+screen (its settings the frame's), the exercise under it; on a phone the view and the exercise
+come first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Protocol
 
 import streamlit as st
 
 from hograd_ui.parts import lesson_state as state
-from hograd_ui.parts.links import present
-from hograd_ui.parts.ui import folded, present_row, t
+from hograd_ui.parts.frame import Frame
+from hograd_ui.parts.ui import t
 
 from . import exercise
 from .compute import STEPS, Step
@@ -29,11 +35,11 @@ from .views import views as own_views
 __all__ = ["TOTAL", "Classroom", "draw"]
 
 TOTAL = len(STEPS)
-#: The progress bar's width in presentation mode, in CSS pixels: in the row beside the steps
-#: and Previous/Next, its text ("3 of 7 steps done", at the mode's 26 px) on one line.
+#: The progress bar's width in CSS pixels: in the row beside the steps and Previous/Next, its
+#: text ("3 of 7 steps done", at presentation mode's 26 px) on one line.
 PRESENT_BAR = 300
-#: A step's live view: (the step, the presentation row for its settings or None).
-View = Callable[[Step, object], None]
+#: A step's live view: (the step, the frame that draws it, for its settings).
+View = Callable[[Step, Frame], None]
 
 
 class Classroom(Protocol):
@@ -50,8 +56,8 @@ class Classroom(Protocol):
     def board(self, titles: tuple[str, ...]) -> bool: ...
 
 
-def _buttons(where: object, number: int) -> None:
-    """Previous and Next; in presentation mode PageUp and PageDown press them (a clicker)."""
+def _buttons(where: object, number: int, frame: Frame) -> None:
+    """Previous and Next; projected, PageUp and PageDown press them (a clicker)."""
     where.button(
         t("lesson.prev"),
         icon=":material/arrow_back:",
@@ -59,7 +65,7 @@ def _buttons(where: object, number: int) -> None:
         args=(number - 1, TOTAL),
         disabled=number == 1,
         key="lesson.prev",
-        shortcut="PageUp" if present() else None,
+        shortcut=frame.clicker("PageUp"),
     )
     where.button(
         t("lesson.next"),
@@ -69,7 +75,7 @@ def _buttons(where: object, number: int) -> None:
         disabled=number == TOTAL,
         type="primary",
         key="lesson.next",
-        shortcut="PageDown" if present() else None,
+        shortcut=frame.clicker("PageDown"),
     )
 
 
@@ -97,12 +103,12 @@ def draw(classroom: Classroom, views: Mapping[str, View], lent: Lent) -> None:
     record = classroom.student_gate(st.session_state[state.STEP])
 
     number, done = st.session_state[state.STEP], st.session_state[state.DONE]
-    progress = len(done) / TOTAL, t("lesson.progress", done=len(done), total=TOTAL)
-    if not present():
-        st.progress(progress[0], text=progress[1])
-    # In presentation mode one row holds the steps, Previous/Next, the progress, the step's
-    # text and the view's settings, and the step's live view comes right under its title.
-    row = present_row()
+    step = STEPS[number - 1]
+    st.header(t(step.title))
+    frame = Frame("lesson")
+    # one row: the steps, Previous/Next and the progress (projected, the presentation row,
+    # and the step's live view right under the step's title)
+    row = frame.buttons()
     st.session_state["lesson.nav"] = number
     row.segmented_control(
         t("lesson.nav"),
@@ -111,24 +117,19 @@ def draw(classroom: Classroom, views: Mapping[str, View], lent: Lent) -> None:
         key="lesson.nav",
         format_func=lambda n: f"{n} ✓" if n in done else str(n),
         on_change=lambda: state.go(st.session_state["lesson.nav"], TOTAL),
-        label_visibility="collapsed" if present() else "visible",
+        label_visibility="collapsed",
     )
-    if present():
-        _buttons(row, number)
-        row.progress(progress[0], text=progress[1], width=PRESENT_BAR)
-
-    step = STEPS[number - 1]
-    st.header(t(step.title))
-    with folded(t("present.text"), ":material/notes:", row):
+    _buttons(row, number, frame)
+    progress = t("lesson.progress", done=len(done), total=TOTAL)
+    row.progress(len(done) / TOTAL, text=progress, width=PRESENT_BAR)
+    with frame.lead():
         st.markdown(t(step.text, page=t("app.page.why")))  # the last step names the "why" page
-    with st.container(key="lesson.view"):
-        views[step.view](step, row if present() else None)
-    exercise.show(number, teacher, lent, on_check=record)
-    # in a class, once the lecturer reveals this step's answer
-    classroom.revealed_box(number, lambda: exercise.answer_text(step))
-    if len(done) == TOTAL:
-        st.success(t("lesson.finished"), icon=":material/school:")
-
-    if not present():
-        _buttons(st.container(horizontal=True), number)
+    live = partial(views[step.view], step, frame)  # the step's live view
+    frame.screens({"view": (t(step.title), live)}, "lesson.screen", "lesson")
+    with frame.results:
+        exercise.show(number, teacher, lent, on_check=record)
+        # in a class, once the lecturer reveals this step's answer
+        classroom.revealed_box(number, lambda: exercise.answer_text(step))
+        if len(done) == TOTAL:
+            st.success(t("lesson.finished"), icon=":material/school:")
     classroom.code_box()  # a class code from the board, for a student without the class's link

@@ -14,7 +14,8 @@ import streamlit as st
 
 from hograd_core import HogradError
 from hograd_core.flaglab import FlagOutcome, FlagSettings
-from hograd_ui.parts.ui import controls, show_error, t
+from hograd_ui.parts.frame import Frame
+from hograd_ui.parts.ui import show_error, t
 
 from .compute import CUBE, GROWTH, GROWTH_CHOICES, HVP, Step
 
@@ -63,17 +64,17 @@ class Lent:
     hvp: Contours
 
 
-def curves_view(lent: Lent, step: Step, row: object = None) -> None:
+def curves_view(lent: Lent, step: Step, frame: Frame) -> None:
     """f = x³ and its derivatives up to the step's order, as on the derivatives page."""
     text = CUBE[0]
     lent.derivatives.curves_chart(text, LOW, HIGH, POINTS, step.order, f"lesson.chart.{step.name}")
 
 
-def flag_settings(lent: Lent, step: Step, row: object = None) -> tuple[bool, bool | None, str]:
+def flag_settings(lent: Lent, step: Step, frame: Frame) -> tuple[bool, bool | None, str]:
     """The flag lab's controls for this step (create_graph, retain_graph, the action); they
-    start where the step's exercise says. In presentation mode they fold into a button of
-    ``row`` (hograd_ui/parts/ui.py's ``controls``), so the transcript is on the first screen."""
-    with controls(row):
+    start where the step's exercise says. They are the frame's controls: folded into the
+    row projected, so the transcript is on the first screen, and under it on a phone."""
+    with frame.controls():
         st.markdown(f"**{t('lesson.flags.settings')}**")
         # in the link when they differ from the start
         return lent.graph.flag_controls(f"lesson.{step.name}", step.exercise.start)
@@ -86,10 +87,10 @@ def run_flags_for(lent: Lent, settings: tuple[bool, bool | None, str]) -> FlagOu
     return lent.graph.run_flags(text, x0, *settings)
 
 
-def flags_view(lent: Lent, step: Step, row: object = None) -> None:
+def flags_view(lent: Lent, step: Step, frame: Frame) -> None:
     """The flag lab on x³ at x = 2: the settings, what PyTorch printed or raised, and why."""
     try:
-        outcome = run_flags_for(lent, flag_settings(lent, step, row))
+        outcome = run_flags_for(lent, flag_settings(lent, step, frame))
     except HogradError as err:
         show_error(err)
         return
@@ -98,27 +99,31 @@ def flags_view(lent: Lent, step: Step, row: object = None) -> None:
     lent.graph.why(outcome)
 
 
-def growth_view(lent: Lent, step: Step, row: object = None) -> None:
-    """Nodes, depth, saved bytes and time per order, as on the graph page."""
+def growth_view(lent: Lent, step: Step, frame: Frame) -> None:
+    """Nodes, depth, saved bytes and time per order, as on the graph page; the function is
+    picked in the frame's row of buttons (one click away in every mode)."""
     _, x0, order = GROWTH
-    text = (row or st).segmented_control(
-        t("lesson.growth.pick"),
-        list(GROWTH_CHOICES),
-        default=GROWTH_CHOICES[0],
-        required=True,
-        key="lesson.growth.fn",
-        bind="query-params",
-    ) or GROWTH_CHOICES[0]
+    text = (
+        frame.buttons().segmented_control(
+            t("lesson.growth.pick"),
+            list(GROWTH_CHOICES),
+            default=GROWTH_CHOICES[0],
+            required=True,
+            key="lesson.growth.fn",
+            bind="query-params",
+        )
+        or GROWTH_CHOICES[0]
+    )
     lent.graph.growth_chart(text, x0, order, f"lesson.chart.{step.name}")
 
 
-def hvp_view(lent: Lent, step: Step, row: object = None) -> None:
+def hvp_view(lent: Lent, step: Step, frame: Frame) -> None:
     """The contour picture of the Hessian-vector product page, at the seed's point."""
     text, point, vector = HVP
     lent.hvp.contour_chart(text, point, vector, f"lesson.chart.{step.name}")
 
 
-def views(lent: Lent) -> dict[str, Callable[[Step, object], None]]:
+def views(lent: Lent) -> dict[str, Callable[[Step, Frame], None]]:
     """This lab's step views, drawn with what ``lent`` lends. The Newton step's view is the
     Newton lab's (hograd_labs/newton/page.py), added by pages/lesson.py."""
     own = {"curves": curves_view, "flags": flags_view, "growth": growth_view, "hvp": hvp_view}

@@ -1,6 +1,9 @@
 """The Newton-vs-gradient-descent tab of "Why gradients of gradients": the methods race on the
 function typed in its box. ``draw()`` is registered in pages/why.py's TABS; the code it shows
-and offers is :mod:`.compute`, the module that ran, with that function written in PyTorch."""
+and offers is :mod:`.compute`, the module that ran, with that function written in PyTorch.
+hograd_ui/parts/frame.py draws it: the table, then the paths and the convergence side by side
+on a laptop, one screen each projected, the table first and the settings folded under the
+charts on a phone."""
 
 from __future__ import annotations
 
@@ -13,20 +16,10 @@ from hograd_core import HogradError, parse
 from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.form_kit import KAPPAS, caption, num
+from hograd_ui.parts.frame import Frame
 from hograd_ui.parts.link_form import Field, draw_linked, seed_linked
 from hograd_ui.parts.links import BIND
-from hograd_ui.parts.present import present
-from hograd_ui.parts.ui import (
-    controls,
-    folded,
-    function_box,
-    lang,
-    present_row,
-    show_error,
-    slides,
-    static_table,
-    t,
-)
+from hograd_ui.parts.ui import function_box, lang, show_error, static_table, t
 
 from . import compute, presets
 from . import figures as figs
@@ -93,52 +86,48 @@ def apply_preset(text: str) -> None:
 
 
 def draw() -> None:
-    """The tab. In presentation mode the intro and the settings fold into one row of buttons
-    and the results are three screens: the table, the paths, the convergence."""
-    row = present_row()
-    with folded(t("present.text"), ":material/notes:", row):
+    """The tab, drawn by the frame: the intro, f and the settings (f with them: the charts get
+    the projector's screen), then three screens: the table, the paths, the convergence."""
+    view = Frame("newton")
+    with view.lead():
         st.markdown(t("newton.intro"))
-    # projected, f and its presets are a button of the row: the charts get the screen's room
-    with folded(t("newton.fn"), ":material/function:", row):
+    with view.controls():
         fn = function_box("why.newton", t("newton.fn"), list(presets.PRESETS), stop=False)
-    if fn is None:  # refused: the message is where f is typed (in the button, projected)
-        if present():
-            st.error(t("present.fn_refused"), icon=":material/error:")
+        settings = None if fn is None else _settings(fn)
+    if fn is None:  # refused: the message is under the box, in the settings
+        view.results.error(t("newton.fn_refused"), icon=":material/error:")
         st.stop()
-    with controls(row):
-        settings = _settings(fn)
     try:
         race, picture, code = why_newton(fn.text, *settings, _caption=caption)
     except HogradError as err:
-        show_error(err)
+        with view.results:
+            show_error(err)
         return
-    shown = slides(
+    variables = (*fn.variables, "x", "y")[:2]
+    preset = presets.preset_for(fn.text)
+    minimum = None if preset is None else preset.minimum  # f*, where known
+    view.screens(
         {
-            "table": t("newton.screen.table"),
-            "paths": t("newton.screen.paths"),
-            "convergence": t("newton.screen.convergence"),
+            "table": (t("newton.screen.table"), lambda: _table(race)),
+            "paths": (
+                t("newton.screen.paths"),
+                lambda: chart(figs.paths_figure(race, picture, variables, lang())),
+            ),
+            "convergence": (
+                t("newton.screen.convergence"),
+                lambda: chart(figs.convergence_figure(race, minimum, lang())),
+            ),
         },
         "why.newton.screen",
-        row,
-    )
-    if shown["table"]:
-        with st.container(key="newton.screen.table"):
-            _table(race)
-    if shown["paths"] or shown["convergence"]:
-        # side by side on the page; projected, each chart is a screen of its own, so the
+        "newton.screen",
+        headers=False,  # the tab's parts were never sections of the page's outline
+        # side by side on a laptop; projected, each chart is a screen of its own, so the
         # convergence's two log panels get the screen's height, not a third of it
-        with st.container(key="newton.screen.charts"):
-            both = shown["paths"] and shown["convergence"]
-            left, right = st.columns([3, 2], gap="medium") if both else (None, None)
-            if shown["paths"]:
-                variables = (*fn.variables, "x", "y")[:2]
-                chart(figs.paths_figure(race, picture, variables, lang()), where=left)
-            if shown["convergence"]:
-                preset = presets.preset_for(fn.text)
-                minimum = None if preset is None else preset.minimum  # f*, where known
-                chart(figs.convergence_figure(race, minimum, lang()), where=right)
-        head = "".join(f"# {line}\n" for line in t("newton.func.note").splitlines())
-        func = head + script(parse(fn.text), race.config, func=True).source
+        side={"paths": 3, "convergence": 2},
+    )
+    head = "".join(f"# {line}\n" for line in t("newton.func.note").splitlines())
+    func = head + script(parse(fn.text), race.config, func=True).source
+    with view.results:
         why_script(code, func, "newton", notebook(code.source), page="why", tab="newton")
 
 
@@ -267,10 +256,10 @@ def notebook(source: str) -> Callable[[], str]:
     return lambda: figs.notebook(source, title, figure)
 
 
-def lesson_view(step: object, row: object = None) -> None:
+def lesson_view(step: object, frame: object = None) -> None:
     """The lesson's Newton step (pages/lesson.py): the race on the κ = 10 quadratic from its
-    preset, gradient descent against Newton, and the way to this tab (``row``: the lesson's row
-    of controls when projected; this view has no controls of its own)."""
+    preset, gradient descent against Newton, and the way to this tab (``frame``: the lesson's
+    frame, hograd_ui/parts/frame.py; this view has no controls of its own)."""
     text = presets.quadratic(10)
     preset = presets.preset_for(text)
     try:

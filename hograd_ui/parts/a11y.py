@@ -30,6 +30,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from hograd_ui.parts.present import present
+
 __all__ = [
     "CAPTION",
     "CAPTION_CODE",
@@ -106,11 +108,15 @@ def graphviz(
     key: str,
     where: DeltaGenerator | None = None,
     width: str = "content",
+    slide: str | None = None,
 ) -> None:
     """Draw the DOT source ``dot`` (``st.graphviz_chart``) as an image named ``said[0]`` and
     described by ``said[1]`` (:func:`hograd_ui.graph_text.describe` of the drawn graph), in a
-    container of its own in ``where`` (the current one if None). ``key``: unique on the page."""
+    container of its own in ``where`` (the current one if None). ``key``: unique on the page.
+    ``slide``: the DOT drawn instead in presentation mode (the same graph laid out for the
+    projector's screen, as a chart's ``projected=`` layout in hograd_ui/plotting.py), so the
+    page never asks for the mode."""
     box = (where if where is not None else st).container()
-    box.graphviz_chart(dot, width=width)
+    box.graphviz_chart(slide if slide is not None and present() else dot, width=width)
     with box:
         _DRAWING(key=key, data={"name": said[0], "description": said[1]})

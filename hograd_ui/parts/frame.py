@@ -26,7 +26,7 @@ in the document), which the browser tests find it by.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TypeVar
 
@@ -227,6 +227,12 @@ class Frame:
             return self.row
         return self._top.container(horizontal=True)
 
+    def clicker(self, key: str) -> str | None:
+        """The presenter's clicker key ``key`` (``"PageUp"``, ``"PageDown"``) for a button
+        that turns the view (a button's ``shortcut=``): bound projected, where the view is one
+        screen, as the slides' own Previous/Next are; None elsewhere, where the key scrolls."""
+        return key if self.projected else None
+
     def screens(
         self,
         screens: Screens,
@@ -237,6 +243,7 @@ class Frame:
         bold: bool = False,
         tabs: tuple[str, str] | None = None,
         held: Held | None = None,
+        side: Mapping[str, float] | None = None,
     ) -> None:
         """Draw the view's screens: stacked, or the open one projected.
 
@@ -258,6 +265,9 @@ class Frame:
                 own). Drawn at the top of that screen, under its heading; projected, in a
                 button of their own in the row, on every slide (a widget that a run does
                 not draw forgets its value).
+            side: screen name -> relative width: off the projector those screens share one
+                row of columns, in order, from where the first of them is drawn (a phone
+                stacks the columns); projected each is a screen as any other.
         """
         held = held or {}
         if self.projected:
@@ -269,10 +279,16 @@ class Frame:
         shown = dict.fromkeys(labels, True) if one else slides(labels, key, self.row)
         names = list(screens)
         tabbed = names[names.index(tabs[1]) :] if tabs and not self.projected else []
+        column: dict[str, object] = {}  # side by side: name -> its column
         with self.results:
             for name in names:
                 if shown[name] and name not in tabbed:
-                    with st.container(key=f"{box or key}.{name}"):
+                    if side and name in side and not column and not self.projected:
+                        beside = [n for n in names if n in side and n not in tabbed]
+                        widths = [side[n] for n in beside]
+                        column = dict(zip(beside, st.columns(widths, gap="medium"), strict=True))
+                    place = column.get(name, nullcontext())
+                    with place, st.container(key=f"{box or key}.{name}"):
                         headed = headers is True or (headers and name in headers)
                         if headed and not (self.projected or one):  # projected, the list names it
                             heading = (

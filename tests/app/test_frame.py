@@ -32,6 +32,11 @@ CONVERTED = (
     "graph/page.py",
     "graph/view_one.py",
     "graph/view_several.py",
+    "backward/page.py",
+    "backward/figures.py",
+    "newton/page.py",
+    "lesson/page.py",
+    "lesson/views.py",
 )
 MODE = {"present", "projector", "projected"}
 
@@ -64,6 +69,9 @@ VIEWS = [
     ("pages/code.py", {}, "code.screen.run", "code"),
     ("pages/graph.py", {}, "graph.screen.graph", "graph"),
     ("pages/graph.py", {"graph.fn": "w1**2*sin(w2)"}, "graph.screen.graph", "graph"),
+    ("pages/backward.py", {}, "backward.screen.formulas", "backward"),
+    ("pages/why.py", {"why.tab": "newton"}, "newton.screen.table", "newton"),
+    ("pages/lesson.py", {"step": "2"}, "lesson.view", "lesson"),  # step 2 has settings
 ]
 
 
