@@ -190,13 +190,7 @@ def one_variable(fn: Function, settings: GraphSettings) -> None:
 
 def _downloads(lab: GraphLab, view: GraphView, settings: GraphSettings) -> None:
     """The drawing as DOT, as SVG, and pass by pass in a zip (SVG only where dot is installed)."""
-    x0, order, saved, bold, rankdir = (
-        settings.x0,
-        settings.order,
-        settings.saved,
-        settings.bold,
-        settings.rankdir,
-    )
+    x0, order, bold, rankdir = settings.x0, settings.order, settings.bold, settings.rankdir
     source = figures.to_dot(view, lang(), highlight=bold, direction=rankdir)
     with st.container(horizontal=True, vertical_alignment="center"):
         st.download_button(
@@ -223,7 +217,12 @@ def _downloads(lab: GraphLab, view: GraphView, settings: GraphSettings) -> None:
                 t("graph.download.steps"),
                 lambda: cached.steps_zip(
                     figures.pass_dots(
-                        lab, order, language, saved=saved, highlight=bold, direction=rankdir
+                        lab,
+                        order,
+                        language,
+                        saved=settings.saved,
+                        highlight=bold,
+                        direction=rankdir,
                     )
                 ),
                 f"hograd_passes_order{order}.zip",
