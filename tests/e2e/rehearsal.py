@@ -293,7 +293,7 @@ def rehearse(hall: Hall, lecture: Class) -> list[tuple[object, str]]:
             assert path_of(page) == "/lesson"
     for page in followers:
         expect(main(page).get_by_role("textbox", name=t("lesson.answer.label"))).to_be_visible()
-    hall.shot(followers[0], "phone_followed")
+    hall.shot(students[0][0], "followed")
 
     # pause: followers see the shared view and nothing else; resume
     click(teacher, teacher.get_by_role("button", name=t("classroom.pause")))
@@ -315,16 +315,17 @@ def rehearse(hall: Hall, lecture: Class) -> list[tuple[object, str]]:
     tried = teacher.locator("[data-testid='stTable'] tbody tr").first
     expect(tried).to_contain_text(str(len(students)))
 
-    # the lecturer's own screen in a second tab; a student's second tab is refused
+    # the lecturer's own screen in a second tab; a student's second tab is refused (both in
+    # the lecture's language: the class panel's own button opens the board without ?lang=)
     board = teacher.context.new_page()
-    board.goto(f"{hall.base}/lesson?board={code}")
+    board.goto(f"{hall.base}/lesson?board={code}&lang={hall.lang}")
     expect(board.get_by_text(t("classroom.board.lead", code=code))).to_be_visible()
     expect(main(board).locator("[data-testid='stMetricValue']").first).to_have_text(
         str(len(students))
     )
     expect(main(board).get_by_text(t("lesson.title"), exact=True)).to_have_count(0)
     nosy = students[0][0].context.new_page()
-    nosy.goto(f"{hall.base}/lesson?board={code}")
+    nosy.goto(f"{hall.base}/lesson?board={code}&lang={hall.lang}")
     expect(nosy.get_by_text(t("classroom.board.refused"))).to_be_visible()
     expect(nosy.locator("[data-testid='stMetricValue']")).to_have_count(0)
     nosy.close()
@@ -338,7 +339,7 @@ def rehearse(hall: Hall, lecture: Class) -> list[tuple[object, str]]:
     click(teacher, panel.get_by_role("button", name=t("classroom.reveal", n=1)))
     for page, _ in students:
         expect(main(page).get_by_text(revealed)).to_be_visible(timeout=WAIT)
-    hall.shot(students[0][0], "phone_revealed")
+    hall.shot(students[0][0], "revealed")
 
     # reset step 1: its answers and its reveal go; one student answers again
     click(teacher, panel.get_by_role("button", name=t("classroom.reset", n=1)))
