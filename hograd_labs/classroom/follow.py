@@ -168,7 +168,6 @@ def _go(site: Site, link: str, here: str, pages: Mapping[str, object], steps: in
 
 
 @st.fragment(run_every=FOLLOW_EVERY)
-@st.fragment(run_every=FOLLOW_EVERY)
 def _follow(site: Site, code: str, here: str, pages: Mapping[str, object], steps: int) -> None:
     """Every few seconds: a view shared since this session last opened one is opened; the
     class paused or resumed since the page ran: the page runs again (paused: the shared view

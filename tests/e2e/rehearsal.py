@@ -1,0 +1,374 @@
+"""The lecture hall's walk, written once and run against any base URL (issue 48): the lecturer
+projects at 1920x1080 in presentation mode with the teacher's key; students on phones (touch,
+device scale factor 3; 390x844 unless asked otherwise) and laptops (1280x800) join from the
+class's link. Each action of the lecturer is clicked where the projector shows it (visible, in
+the viewport, and the element a click at its centre reaches), and what every student sees
+after it is asserted, in the lecture's language.
+
+:func:`rehearse` is the whole lecture: open a class, project, share three views (by default
+the HVP page, the graph page, then always the lesson's first step), pause, resume, answers, the
+lecturer's own screen in a second tab (and a student's second tab refused), reveal, reset,
+answers again, export, delete. tests/e2e/test_lecture_browser.py runs it on one server with
+SQLite; tests/deploy/test_lecture_replicas.py on two replicas behind haproxy with PostgreSQL.
+What differs between the two (the base URL, the key, the language, the phone's size, the
+class's size, the views shared) is an argument; :func:`from_env` reads the ``HOGRAD_REHEARSAL_*``
+overrides both tests accept.
+
+Every check waits for its state with the 120 s ceiling (``expect``, :func:`wait_for_app`,
+``wait_for_function``): none is decided by a sleep or a short timeout.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+from dataclasses import dataclass, field
+from urllib.parse import parse_qs, urlparse
+
+from playwright.sync_api import expect
+
+from hograd_labs.classroom.page import CSV_COLUMNS
+from hograd_ui.i18n import tr
+from tests.e2e.conftest import TEACHER_KEY, screenshot, wait_for_app
+
+WAIT = 120_000  # ms: the ceiling of every wait (each ends at its event)
+LAPTOP = {"viewport": {"width": 1280, "height": 800}}
+PROJECTOR = {"viewport": {"width": 1920, "height": 1080}, "accept_downloads": True}
+#: The title key of each page a lecturer can share, by its path (app.py's st.Page titles).
+TITLES = {
+    "/derivatives": "app.page.derivatives",
+    "/graph": "app.page.graph",
+    "/hvp": "app.page.hvp",
+    "/why": "app.page.why",
+    "/backward": "backward.page",
+    "/memory": "memory.page",
+    "/code": "code.page",
+    "/lesson": "lesson.page",
+}
+#: The views shared before the lesson's first step (which is always shared last: the answers,
+#: the pause, the reveal and the reset happen on it).
+VIEWS = ("/hvp", "/graph")
+
+#: Whether a click at the centre of ``el`` reaches ``el`` (or an element inside it): what a
+#: finger or a mouse would get, which a hidden overlay or ``pointer-events: none`` changes.
+HIT_JS = """(el) => { el.scrollIntoView({block: 'center'}); const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return r.width > 0 && r.height > 0 && !!hit && (hit === el || el.contains(hit)); }"""
+
+
+def phone(width: int = 390, height: int = 844) -> dict:
+    """A phone's browser context options: ``width`` x ``height`` CSS pixels, touch, scale 3."""
+    return {
+        "viewport": {"width": width, "height": height},
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 3,
+    }
+
+
+PHONE = phone()
+
+
+@dataclass(frozen=True)
+class Class:
+    """Who is in the lecture and what it shows.
+
+    Args:
+        lang: the lecture's language, the lecturer's and every student's ("en" or "zh").
+        phones: students on phones (all follow the lecturer).
+        laptops: students on laptops (all but the last follow; at least 1).
+        phone: the phones' browser context options (:func:`phone`).
+        views: the pages shared before the lesson's first step (keys of :data:`TITLES`).
+    """
+
+    lang: str = "en"
+    phones: int = 2
+    laptops: int = 2
+    phone: dict = field(default_factory=lambda: PHONE)
+    views: tuple[str, ...] = VIEWS
+
+
+def from_env(**defaults: object) -> Class:
+    """The class of ``defaults`` (:class:`Class`'s fields), each overridden by its variable:
+    ``HOGRAD_REHEARSAL_LANG`` (en, zh), ``_PHONES``, ``_LAPTOPS``, ``_PHONE`` (``360x780``),
+    ``_VIEWS`` (``/derivatives,/backward``)."""
+    base = Class(**defaults)  # type: ignore[arg-type]
+    env = os.environ.get
+    size = env("HOGRAD_REHEARSAL_PHONE")
+    views = env("HOGRAD_REHEARSAL_VIEWS")
+    return Class(
+        lang=env("HOGRAD_REHEARSAL_LANG", base.lang),
+        phones=int(env("HOGRAD_REHEARSAL_PHONES", str(base.phones))),
+        laptops=int(env("HOGRAD_REHEARSAL_LAPTOPS", str(base.laptops))),
+        phone=phone(*map(int, size.lower().split("x"))) if size else base.phone,
+        views=tuple(v.strip() for v in views.split(",")) if views else base.views,
+    )
+
+
+@dataclass
+class Hall:
+    """The browsers of one lecture at ``base``: every context it opens is closed on exit."""
+
+    browser: object
+    base: str
+    lang: str = "en"
+    key: str = TEACHER_KEY
+    tag: str = "lecture"  # the screenshots' prefix (tests/artifacts/<tag>_*.png)
+    contexts: list = field(default_factory=list)
+    #: uncaught errors of the pages' scripts (a crashed Streamlit front end shows a blank page)
+    errors: list = field(default_factory=list)
+
+    def __enter__(self) -> Hall:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.errors:  # shown by pytest with a failure's captured output
+            print("uncaught errors in the pages:", *self.errors, sep="\n  ")
+        for context in self.contexts:
+            context.close()
+
+    def t(self, key: str, **params: object) -> str:
+        return tr(key, self.lang, **params)
+
+    def new(self, **options: object):
+        context = self.browser.new_context(**options)
+        self.contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(WAIT)
+        page.on("pageerror", lambda err, pg=page: self.errors.append(f"{pg.url}: {err}"))
+        return page
+
+    def shot(self, page, name: str) -> None:
+        screenshot(page, f"{self.tag}_{name}")
+
+    def teacher(self):
+        """The projector: the teacher's link in presentation mode, a class opened; (page,
+        the students' link)."""
+        teacher = self.new(**PROJECTOR)
+        teacher.goto(f"{self.base}/lesson?lang={self.lang}&present=1&key={self.key}")
+        wait_for_app(teacher)
+        assert self.key not in teacher.url
+        panel = main(teacher).locator("[data-testid='stExpander']").first
+        click(teacher, panel.locator("summary"))
+        click(teacher, teacher.get_by_role("button", name=self.t("classroom.open")))
+        code = main(teacher).locator("[data-testid='stCode']", has_text="class=")
+        link = code.inner_text().strip()
+        assert self.key not in link and "lang" not in link
+        return teacher, link
+
+    def join(self, link: str, nickname: str, options: dict, follow: bool):
+        """A student opens the class's link (in the lecture's language), joins as
+        ``nickname``, and switches follow on (on a phone, in the sidebar's drawer, closed again
+        after)."""
+        page = self.new(**options)
+        page.goto(link if self.lang == "en" else f"{link}&lang={self.lang}")
+        wait_for_app(page)
+        box = main(page).get_by_role("textbox", name=self.t("classroom.nickname"))
+        box.fill(nickname)
+        box.press("Tab")
+        page.locator("[data-testid='stFormSubmitButton'] button").click()
+        expect(page.locator("[data-testid='stProgress']")).to_have_count(1, timeout=WAIT)
+        if follow:
+            sidebar = page.locator("[data-testid='stSidebar']")
+            opener = page.locator("[data-testid='stExpandSidebarButton']")
+            expect(sidebar).to_have_attribute("data-collapsed", re.compile("^(true|false)$"))
+            if sidebar.get_attribute("data-collapsed") == "true":  # a narrow screen: a drawer
+                opener.click()
+                expect(sidebar).to_have_attribute("data-collapsed", "false")
+            sidebar.get_by_text(self.t("classroom.follow"), exact=True).click()
+            expect(sidebar.get_by_text(self.t("classroom.follow.none"))).to_be_visible()
+            if options.get("is_mobile"):  # the drawer covers the page: closed, as a student would
+                page.locator("[data-testid='stSidebarCollapseButton'] button").click(force=True)
+                expect(sidebar).to_have_attribute("data-collapsed", "true")
+                expect(opener).to_be_visible()
+        return page
+
+    def share(self, teacher, n: int) -> None:
+        share = teacher.get_by_role("button", name=self.t("classroom.share"), exact=True)
+        click(teacher, share)
+        expect(teacher.get_by_text(self.t("classroom.shared", n=n))).to_be_visible()
+
+    def go(self, teacher, path: str) -> None:
+        """The projector opens another page from the top navigation (in the same session)."""
+        title = self.t(TITLES[path])
+        link = teacher.get_by_role("link", name=title, exact=True).first
+        if not link.is_visible():  # the pages that do not fit the bar: under its last section
+            click(teacher, teacher.locator("[data-testid='stTopNavSection']").last)
+            popover = teacher.locator("[data-testid='stTopNavPopover']")
+            link = popover.get_by_text(title, exact=True)
+        click(teacher, link)
+        teacher.wait_for_function("p => location.pathname === p", arg=path, timeout=WAIT)
+        wait_for_app(teacher)
+
+    def check(self, page, value: str) -> None:
+        box = main(page).get_by_role("textbox", name=self.t("lesson.answer.label"))
+        box.fill(value)
+        box.press("Enter")
+        wait_for_app(page)
+        main(page).get_by_role("button", name=self.t("lesson.check"), exact=True).click()
+        wait_for_app(page)
+
+    def paused_view(self, page) -> None:
+        """A paused follower: the notice, no sidebar, and the lesson's Check (still shown) out
+        of reach of a click."""
+        expect(page.get_by_text(self.t("classroom.paused"))).to_be_visible(timeout=WAIT)
+        expect(page.locator("[data-testid='stSidebar']")).to_be_hidden()
+        check = main(page).get_by_role("button", name=self.t("lesson.check"), exact=True)
+        expect(check).to_be_visible(timeout=WAIT)
+        page.wait_for_function(f"(el) => !({HIT_JS})(el)", arg=check.element_handle())
+
+    def free_view(self, page) -> None:
+        """Not paused: no notice, the lesson's Check answers a click."""
+        expect(page.get_by_text(self.t("classroom.paused"))).to_have_count(0, timeout=WAIT)
+        check = main(page).get_by_role("button", name=self.t("lesson.check"), exact=True)
+        expect(check).to_be_visible()
+        assert check.evaluate(HIT_JS)
+
+
+def main(page):
+    return page.locator("[data-testid='stMain']")
+
+
+def usable(page, locator) -> None:
+    """Visible, inside the viewport once scrolled to, and what a click at its centre hits."""
+    expect(locator).to_be_visible()
+    locator.scroll_into_view_if_needed()
+    box = locator.bounding_box()
+    view = page.viewport_size
+    assert box is not None and box["width"] > 0 and box["height"] > 0, box
+    assert box["y"] >= -1 and box["y"] + box["height"] <= view["height"] + 1, box
+    assert box["x"] >= -1 and box["x"] + box["width"] <= view["width"] + 1, box
+    assert locator.evaluate(HIT_JS), "a click at its centre reaches another element"
+
+
+def click(page, locator) -> None:
+    usable(page, locator)
+    locator.click()
+    wait_for_app(page)
+
+
+def path_of(page) -> str:
+    return urlparse(page.url).path
+
+
+def on(page, path: str) -> None:
+    """Wait until the student's page is ``path`` (the address bar; not for an idle app: a
+    follower's page reruns its follow fragment every 2 s)."""
+    page.wait_for_function("p => location.pathname === p", arg=path, timeout=WAIT)
+
+
+def rehearse(hall: Hall, lecture: Class) -> list[tuple[object, str]]:
+    """Run the whole lecture in ``hall`` with ``lecture``'s class; the students' (page,
+    nickname), phones first (their contexts stay open until the hall closes)."""
+    assert lecture.laptops >= 1 and hall.lang == lecture.lang
+    assert "/lesson" not in lecture.views and set(lecture.views) <= set(TITLES), lecture.views
+    t = hall.t
+    teacher, link = hall.teacher()
+    code = parse_qs(urlparse(link).query)["class"][0]
+    students = [
+        *(
+            (hall.join(link, f"phone{i}", lecture.phone, True), f"phone{i}")
+            for i in range(lecture.phones)
+        ),
+        *(
+            (hall.join(link, f"laptop{i}", LAPTOP, i < lecture.laptops - 1), f"laptop{i}")
+            for i in range(lecture.laptops)
+        ),
+    ]
+    followers, still = [p for p, _ in students[:-1]], [students[-1][0]]
+    metric = main(teacher).locator("[data-testid='stMetricValue']").first
+    expect(metric).to_have_text(str(len(students)))
+
+    # three views shared: followers move, the student who does not follow stays
+    for n, path in enumerate((*lecture.views, "/lesson"), start=1):
+        hall.go(teacher, path)
+        hall.share(teacher, n)
+        for page in followers:
+            on(page, path)
+            assert parse_qs(urlparse(page.url).query)["class"] == [code]
+            assert hall.key not in page.url
+        for page in still:
+            assert path_of(page) == "/lesson"
+    for page in followers:
+        expect(main(page).get_by_role("textbox", name=t("lesson.answer.label"))).to_be_visible()
+    hall.shot(students[0][0], "followed")
+
+    # pause: followers see the shared view and nothing else; resume
+    click(teacher, teacher.get_by_role("button", name=t("classroom.pause")))
+    for page in followers:
+        hall.paused_view(page)
+    for page in still:
+        hall.free_view(page)
+    click(teacher, teacher.get_by_role("button", name=t("classroom.resume")))
+    for page in followers:
+        hall.free_view(page)
+
+    # answers: a slip and a right answer, then a right answer from everyone else
+    first, *others = [p for p, _ in students]
+    hall.check(first, "8")
+    hall.check(first, "12")
+    for page in others:
+        hall.check(page, "12")
+    expect(metric).to_have_text(str(len(students)))
+    tried = teacher.locator("[data-testid='stTable'] tbody tr").first
+    expect(tried).to_contain_text(str(len(students)))
+
+    # the lecturer's own screen in a second tab; a student's second tab is refused (both in
+    # the lecture's language: the class panel's own button opens the board without ?lang=)
+    board = teacher.context.new_page()
+    board.goto(f"{hall.base}/lesson?board={code}&lang={hall.lang}")
+    expect(board.get_by_text(t("classroom.board.lead", code=code))).to_be_visible()
+    expect(main(board).locator("[data-testid='stMetricValue']").first).to_have_text(
+        str(len(students))
+    )
+    expect(main(board).get_by_text(t("lesson.title"), exact=True)).to_have_count(0)
+    nosy = students[0][0].context.new_page()
+    nosy.goto(f"{hall.base}/lesson?board={code}&lang={hall.lang}")
+    expect(nosy.get_by_text(t("classroom.board.refused"))).to_be_visible()
+    expect(nosy.locator("[data-testid='stMetricValue']")).to_have_count(0)
+    nosy.close()
+
+    # reveal: every student on the step sees the answer
+    revealed = t(
+        "classroom.revealed",
+        answer=t("lesson.teacher.answer_number", value="12", tolerance="0.01"),
+    )
+    panel = main(teacher).locator("[data-testid='stExpander']").first
+    click(teacher, panel.get_by_role("button", name=t("classroom.reveal", n=1)))
+    for page, _ in students:
+        expect(main(page).get_by_text(revealed)).to_be_visible(timeout=WAIT)
+    hall.shot(students[0][0], "revealed")
+
+    # reset step 1: its answers and its reveal go; one student answers again
+    click(teacher, panel.get_by_role("button", name=t("classroom.reset", n=1)))
+    click(teacher, teacher.locator(".st-key-classroom-reset button"))
+    done = t("classroom.reset.done", n=1, checks=len(students) + 1)
+    expect(teacher.get_by_text(done)).to_be_visible()
+    for page, _ in students:
+        expect(main(page).get_by_text(revealed)).to_have_count(0, timeout=WAIT)
+    again, again_name = students[-1]
+    hall.check(again, "12")
+
+    # export: the one Check since the reset, in words of the lecture's language
+    export = teacher.locator(".st-key-classroom-export button")
+    expect(teacher.locator("[data-testid='stTable'] tbody tr").first).to_contain_text("1")
+    usable(teacher, export)
+    with teacher.expect_download(timeout=WAIT) as info:
+        export.click()
+    with open(info.value.path(), encoding="utf-8") as f:
+        rows = list(csv.reader(io.StringIO(f.read())))
+    assert rows[0] == [t(c) for c in CSV_COLUMNS]
+    assert [(r[0], r[2], r[3]) for r in rows[1:]] == [(again_name, "12", t("classroom.csv.yes"))]
+
+    # delete: every open student is told, and the class leaves their address
+    click(teacher, panel.get_by_role("button", name=t("classroom.delete"), exact=True))
+    click(teacher, teacher.locator(".st-key-classroom-delete button"))
+    for page, _ in students:
+        expect(main(page).get_by_text(t("classroom.error.no_class"))).to_be_visible(timeout=WAIT)
+        assert "class" not in parse_qs(urlparse(page.url).query)
+    for page in (teacher, *(p for p, _ in students)):
+        assert page.locator("[data-testid='stException']").count() == 0
+    assert not hall.errors, hall.errors
+    return students
