@@ -102,6 +102,8 @@ with script_slot(), routed():
     # presentation mode hides the sidebar: the page switcher moves to the top, and the control
     # that leaves the mode comes first (the mode stays on from page to page until then)
     page = st.navigation(PAGES, position="top" if present() else "sidebar")
+    pages = {p.url_path: p for p in PAGES}
+    classroom.open_asked(pages)  # a shared view a follower's fragment asked for
     a11y.declare(st.session_state["lang"], page.title)  # <html lang>, the title, focus, contrast
     if present():
         leave_button()
@@ -110,7 +112,6 @@ with script_slot(), routed():
     # projects can share; a paused class's notice above the page
     banner = st.container()
     with st.container() if present() else st.sidebar:
-        pages = {p.url_path: p for p in PAGES}
         drawn = classroom.sidebar(SITE, page.url_path, pages, len(LESSON_STEPS), banner)
     if drawn:  # not on the way to the lecturer's view (hograd_labs/classroom/follow.py)
         with checked_link(page.url_path, SITE):  # says which parameters of the link were ignored

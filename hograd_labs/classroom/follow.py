@@ -37,6 +37,7 @@ __all__ = [
     "PAUSED",
     "PAUSE_CSS",
     "SHARED",
+    "open_asked",
     "pause_button",
     "sidebar",
 ]
@@ -48,6 +49,12 @@ FOLLOW = "classroom.follow"  # the student's toggle
 FOLLOWING = "classroom.following"
 SEEN = "classroom.follow.seen"  # the serial of the last shared view this session opened
 PENDING = "classroom.follow.pending"  # (page, params): the view to open after the hop home
+#: (page, query): the page the next full run opens (:func:`open_asked`). A fragment never
+#: switches the page itself: a follower's page switched from inside its follow fragment went
+#: blank now and then on a phone ("Bad delta path index 15 (should be between [0, 2])" in
+#: Streamlit's front end, the new page's tree under the old fragment's updates), found by the
+#: rehearsed lecture; a fragment asks for a whole-app run instead, which switches.
+SWITCH = "classroom.follow.switch"
 HOME = ""  # the home page's URL path
 SHARED = "classroom.shared"  # the lecturer's last share: (serial, page) or a refusal's text
 CODE = "classroom.code"  # the class the lecturer opened (page.py's CODE)
@@ -128,13 +135,28 @@ def _lecturer(site: Site, page: str) -> None:
         st.warning(done, icon=":material/link_off:")
 
 
+def _switch(page: str, query: Mapping[str, list[str]]) -> None:
+    """From a fragment: ask the next whole-app run to open ``page`` with ``query``, and end
+    this run for it (``st.rerun``: the whole app, never only the fragment)."""
+    st.session_state[SWITCH] = (page, dict(query))
+    st.rerun(scope="app")
+
+
+def open_asked(pages: Mapping[str, object]) -> None:
+    """Open the page a fragment asked for (:func:`_switch`), if one did. app.py calls it on
+    every run right after ``st.navigation``, before the page draws anything."""
+    asked = st.session_state.pop(SWITCH, None)
+    if asked is not None and asked[0] in pages:
+        st.switch_page(pages[asked[0]], query_params=asked[1])
+
+
 @st.fragment(run_every=0.3)
 def _hop(pages: Mapping[str, object]) -> None:
     """The second switch of :func:`_go`, on a run after the first one ended."""
     ready, page, params = st.session_state.get(PENDING, (False, "", {}))
     if ready:
         del st.session_state[PENDING]
-        st.switch_page(pages[page], query_params={**params, **_own()})
+        _switch(page, {**params, **_own()})
 
 
 def _own() -> dict[str, list[str]]:
@@ -163,8 +185,8 @@ def _go(site: Site, link: str, here: str, pages: Mapping[str, object], steps: in
     forget_view(site, page)
     if page == here and page != HOME:
         st.session_state[PENDING] = (False, page, params)
-        st.switch_page(pages[HOME], query_params=_own())
-    st.switch_page(pages[page], query_params={**params, **_own()})
+        _switch(HOME, _own())
+    _switch(page, {**params, **_own()})
 
 
 @st.fragment(run_every=FOLLOW_EVERY)
