@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import pytest
 import torch
@@ -81,3 +81,13 @@ def scheduler_class() -> type:
             super()._assign_work_unit(node)
 
     return FolderOrFile
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """One Chromium per worker for every test that drives one (tests/e2e/conftest.py's
+    ``launch_browser``): defined here, once, so that the browser tests and the replica tests
+    share it (a fixture imported into two conftest files is two fixtures, and two starts)."""
+    from tests.e2e.conftest import launch_browser
+
+    yield from launch_browser()

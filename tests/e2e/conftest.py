@@ -109,8 +109,11 @@ def server() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
+def launch_browser() -> Iterator[object]:
+    """Debian's Chromium under Playwright's sync API, every page of it counting its runs: the
+    body of the suite's one ``browser`` fixture (tests/conftest.py, so that the browser tests
+    and the replica tests of a worker share it: a second start of the sync API on a worker
+    raises, "using Playwright Sync API inside the asyncio loop")."""
     _require(Path(CHROMIUM).exists(), f"{CHROMIUM} is missing (apt-get install chromium)")
     try:
         from playwright.sync_api import expect, sync_playwright

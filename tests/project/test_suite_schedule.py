@@ -5,6 +5,7 @@ with two stand-in workers that finish their tests in turn."""
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 from tests.conftest import ONE_AT_A_TIME, _scope, scheduler_class, unit_cost
@@ -124,6 +125,16 @@ def test_no_test_starts_an_event_loop_or_playwright_of_its_own() -> None:
         if call in path.read_text(encoding="utf-8") and call not in allowed.get(path, ())
     ]
     assert found == []
+    # and one ``browser`` fixture, tests/conftest.py's: one imported into a second conftest
+    # file is a second fixture, and a second start of Playwright on a worker that ran both
+    texts = {p: p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.py"))}
+    defined = [
+        str(path.relative_to(root))
+        for path, text in texts.items()
+        if path != Path(__file__)  # names them
+        and ("def browser(" in text or re.search(r"import[^\n]*\bbrowser\b", text))
+    ]
+    assert defined == ["conftest.py"]
 
 
 def test_every_app_test_run_waits_under_the_shared_ceiling() -> None:
