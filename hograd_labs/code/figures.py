@@ -27,10 +27,10 @@ COLUMNS = (
 STRUT = 360.0  # points: a narrower graph is drawn as if this wide
 
 
-def graph_dot(graph: TensorGraph, lang: str, projector: bool = False) -> str:
-    """DOT of the graph behind a variable, in the graph page's pass colours."""
-    direction = "LR" if projector else "TB"
-    return flag_dot(graph, lang, min_width=STRUT, direction=direction, tight=projector)
+def graph_dot(graph: TensorGraph, lang: str) -> str:
+    """DOT of the graph behind a variable, in the graph page's pass colours, top to bottom
+    (on the projector too: its slide holds the drawing whole, tests/e2e/test_code_browser.py)."""
+    return flag_dot(graph, lang, min_width=STRUT, direction="TB", tight=False)
 
 
 def graph_legend(graph: TensorGraph, lang: str) -> str:
