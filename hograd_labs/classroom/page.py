@@ -312,10 +312,11 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
             return
         _class_card(info)
         _class_controls(info, number, titles)
-        # the lecturer's own screen: this class's dashboard alone, in another tab or device
+        # the lecturer's own screen: this class's dashboard alone, in another tab or device, in
+        # the lecturer's language (the students' link carries none: each keeps their own)
         st.link_button(
             t("classroom.board.open"),
-            f"lesson?{urlencode({BOARD: info.code})}",
+            f"lesson?{urlencode({BOARD: info.code, 'lang': lang()})}",
             icon=":material/open_in_new:",
         )
         st.caption(t("classroom.board.elsewhere", code=info.code))

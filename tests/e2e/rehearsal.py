@@ -315,8 +315,8 @@ def rehearse(hall: Hall, lecture: Class) -> list[tuple[object, str]]:
     tried = teacher.locator("[data-testid='stTable'] tbody tr").first
     expect(tried).to_contain_text(str(len(students)))
 
-    # the lecturer's own screen in a second tab; a student's second tab is refused (both in
-    # the lecture's language: the class panel's own button opens the board without ?lang=)
+    # the lecturer's own screen in a second tab (the address of the class panel's button, in
+    # the lecture's language); a student's second tab is refused
     board = teacher.context.new_page()
     board.goto(f"{hall.base}/lesson?board={code}&lang={hall.lang}")
     expect(board.get_by_text(t("classroom.board.lead", code=code))).to_be_visible()
