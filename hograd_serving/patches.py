@@ -20,14 +20,38 @@ that fails loudly when the internal it relies on changes (tests/serving/test_pat
   the connections accepted from then on (``hograd_serving.start()``, on the first script run;
   the connections already open, the warm-up visit's, keep Nagle on). It only ever sets
   TCP_NODELAY on TCP sockets.
+- :func:`keep_made_downloads`: every download button holds a function (the file is made on
+  click). Streamlit 1.67 makes the file when the browser asks, answers with its URL, and
+  leaves the made file referenced by no session; the orphan sweep that ends every script run
+  of every session marks it at the first pass and deletes it at the second. The browser asks
+  for the URL a moment later: in a class, where every following student's page runs a
+  fragment several times a second, two sweeps fall in that moment, and the lecturer's class
+  export (or a student's .py) fails as a cancelled download (found by the rehearsed lecture on
+  two replicas, CI of 879d3ba). It keeps each made file referenced for ``MADE_KEEP_SECONDS``
+  after it was made, under a holder of its own that no session's run clears; files past that
+  are let go on the next click anywhere (a bounded number: the clicks of that window).
 """
 
 from __future__ import annotations
 
 import asyncio.base_events
 import socket
+import time
 
-__all__ = ["disable_nagle", "leave_pages_directory_mode", "nagle_disabled"]
+__all__ = [
+    "MADE_KEEP_SECONDS",
+    "disable_nagle",
+    "keep_made_downloads",
+    "leave_pages_directory_mode",
+    "nagle_disabled",
+]
+
+#: How long a file made by a download click stays to be fetched: the browser asks for it at
+#: once; a phone on a poor network may take seconds.
+MADE_KEEP_SECONDS = 300.0
+#: The holder under which made files stay referenced (a name no session id can take: those
+#: are UUIDs).
+MADE_HOLDER = "hograd:made-downloads"
 
 
 def leave_pages_directory_mode() -> None:
@@ -50,3 +74,30 @@ def nagle_disabled() -> bool:
 def disable_nagle() -> None:
     """Switch Nagle's algorithm off for the TCP connections this process accepts from now on."""
     asyncio.base_events._set_nodelay = _set_nodelay  # type: ignore[attr-defined]
+
+
+def keep_made_downloads() -> None:
+    """Keep every file a download click makes until it has been fetched (see above). Acts once."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    original = MediaFileManager.execute_deferred
+    if getattr(original, "hograd_keeps", False):
+        return
+
+    def execute_deferred(self: MediaFileManager, file_id: str) -> str:
+        url = original(self, file_id)
+        made = url.rsplit("/", 1)[-1].partition(".")[0]  # ".../media/<id>.csv"
+        now = time.monotonic()
+        with self._lock:
+            held = self._files_by_session_and_coord[MADE_HOLDER]
+            if made in self._file_metadata:
+                held[f"{now:.6f}:{made}"] = made
+            for coordinates in [
+                c for c in held if float(c.partition(":")[0]) < now - MADE_KEEP_SECONDS
+            ]:
+                del held[coordinates]
+        return url
+
+    execute_deferred.hograd_keeps = True  # type: ignore[attr-defined]
+    execute_deferred.hograd_original = original  # type: ignore[attr-defined]
+    MediaFileManager.execute_deferred = execute_deferred  # type: ignore[method-assign]

@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,54 @@ def test_connections_accepted_after_the_patch_get_tcp_nodelay() -> None:
     out = json.loads(done.stdout)
     assert out["before"] == 0 and not out["disabled_before"]
     assert out["after"] != 0 and out["disabled_after"]
+
+
+def _made(manager, text: str = "a,b\n1,2\n") -> tuple[str, str]:
+    """A download button's function registered and clicked once: (the URL, the made file's id).
+    Streamlit names a stored file by its content: another ``text``, another file."""
+    deferred = manager.add_deferred(lambda: text, "text/csv", "button-coordinates", "t.csv")
+    url = manager.execute_deferred(deferred)
+    return url, url.rsplit("/", 1)[-1].partition(".")[0]
+
+
+def test_a_file_made_on_click_survives_the_sweeps_that_follow_until_fetched(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Streamlit's own behaviour first (the reason for the patch: two orphan sweeps, which any
+    session's two script runs make, delete the made file before the browser fetches it), then
+    the patched manager keeping it, and letting it go after ``MADE_KEEP_SECONDS``."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    from streamlit.runtime.media_file_storage import MediaFileStorageError
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    from hograd_serving import patches
+
+    ours = MediaFileManager.execute_deferred  # Streamlit's own, even if a run here patched it
+    monkeypatch.setattr(
+        MediaFileManager, "execute_deferred", getattr(ours, "hograd_original", ours)
+    )
+    plain = MediaFileManager(MemoryMediaFileStorage("/media"))
+    _, made = _made(plain)
+    plain.remove_orphaned_files()
+    plain.remove_orphaned_files()
+    with pytest.raises(MediaFileStorageError):  # Streamlit 1.67: gone before it was fetched
+        plain._storage.get_file(made)
+
+    patches.keep_made_downloads()
+    patches.keep_made_downloads()  # acts once
+    assert MediaFileManager.execute_deferred.hograd_keeps
+    kept = MediaFileManager(MemoryMediaFileStorage("/media"))
+    url, made = _made(kept)
+    assert url.endswith(f"/{made}.csv")
+    for _ in range(5):
+        kept.remove_orphaned_files()
+    assert kept._storage.get_file(made).content == b"a,b\n1,2\n"
+
+    later = time.monotonic() + patches.MADE_KEEP_SECONDS + 1  # the next click, past the window
+    monkeypatch.setattr(patches.time, "monotonic", lambda: later)
+    _, newer = _made(kept, "a,b\n3,4\n")
+    kept.remove_orphaned_files()
+    kept.remove_orphaned_files()
+    with pytest.raises(MediaFileStorageError):
+        kept._storage.get_file(made)
+    assert kept._storage.get_file(newer).content == b"a,b\n3,4\n"
