@@ -301,14 +301,12 @@ def test_every_class_control_works_in_presentation_mode(browser, server, lang: s
         confirm.click()
         wait_for_app(page)
         expect(page.locator(".st-key-classroom-qr")).to_have_count(0)  # the class is gone
-        # projected, the panel of no class may start closed: open it if it is, looking again
-        # while the page settles rather than once
-        for _ in range(40):
-            if opener.is_visible():
-                break
-            if panel.locator("details").get_attribute("open") is None:
-                summary.click()
-            page.wait_for_timeout(500)
+        # projected, the panel of no class closes (it animates: its height is set until the
+        # end, and "open" goes only then); one click opens it again, with the opener in it
+        details = panel.locator("details")
+        page.wait_for_function("d => !d.open && !d.style.height", arg=details.element_handle())
+        summary.click()
+        expect(details).to_have_attribute("open", "")
         _usable(page, opener)
     finally:
         context.close()

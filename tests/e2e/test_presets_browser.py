@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.conftest import wait_for_app
 
@@ -27,6 +28,7 @@ def test_every_preset_pill_reads_as_typed(page, lang: str) -> None:
     page.goto(f"{page.base}/why?why.tab=curvature&lang={lang}")
     wait_for_app(page, timeout=120_000)
     pills = page.locator("[data-testid='stMain'] [data-testid='stButtonGroup'] button")
+    expect(pills.nth(len(typed) - 1)).to_be_visible(timeout=120_000)  # drawn, then read
     shown = [text.strip() for text in pills.all_inner_texts()]
     assert shown[: len(typed)] == typed
     pills.nth(1).click()  # the pill still picks its preset: a box holds it once its run ends
