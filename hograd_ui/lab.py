@@ -119,6 +119,15 @@ class Site:
         """Whether ``name`` matches one of ``page``'s URL parameter patterns."""
         return any(fnmatchcase(name, pattern) for pattern in self.url(page))
 
+    def load_views(self, page: str, name: str) -> None:
+        """Import the views of ``page``'s labs whose prefixes start ``name``: a form registers
+        its fields when its module is imported, and a link may carry a field of a view this
+        process has not drawn yet (a tab nobody opened since the server started)."""
+        for lab in self.pages.get(page, ()):
+            if lab.prefixes and name.startswith(lab.prefixes):
+                for view in lab.views:
+                    lab.view(view)
+
     def runtime_keys(self) -> frozenset[str]:
         """Every lab's runtime-built string keys."""
         return frozenset(key for lab in self.labs() for key in lab.runtime_keys)

@@ -198,6 +198,8 @@ def _short(text: str) -> str:
 def known(site: Site, page: str, name: str) -> bool:
     """Whether ``name`` is a setting of one of ``page``'s views (drawn now or not): a form's
     field under one of the page's prefixes, or a URL key its labs declare (hograd_ui/lab.py)."""
+    if name not in FIELDS:  # its form may be in a view not imported yet: import it
+        site.load_views(page, name)
     if name in FIELDS:
         return name.startswith(site.prefixes(page)) if site.prefixes(page) else False
     return site.known(page, name)

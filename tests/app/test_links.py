@@ -378,3 +378,44 @@ def test_a_choice_that_is_no_option_is_ignored_with_a_note(
     assert f"{key}={bad}" in _names(at, lang)
     assert tr("links.ignored.invalid", lang).strip() in [c.value.strip() for c in at.caption]
     assert at.session_state[key] == default and key not in query(at)
+
+
+def _why_forms() -> dict[str, tuple[str, str]]:
+    """Each Why tab's form fields by tab: (a field's name, its default as the URL writes it)."""
+    from hograd_ui.parts.link_form import FIELDS
+    from pages import SITE
+
+    forms = {}
+    for lab in SITE.pages["why"]:
+        for view in lab.views:
+            lab.view(view)  # the tab's module: its form registers its fields
+        names = [n for n in FIELDS if lab.prefixes and n.startswith(lab.prefixes)]
+        if names:
+            forms[lab.package] = (names[0], FIELDS[names[0]].text(FIELDS[names[0]].default))
+    return forms
+
+
+@pytest.mark.parametrize("package", sorted(_why_forms()))
+def test_a_form_setting_of_a_tab_not_opened_yet_in_this_process_is_kept(
+    package: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A link opened on the first tab may carry another tab's form setting (the student ran
+    MAML, then went back to Newton, and shared). On a fresh server that tab's module has not
+    been imported, so its form has not registered its fields: the setting was called unknown
+    ("This page has no setting with this name", untrue) and taken out of the link. Found by
+    the share-during-training browser test, en, on a fresh server. Here the tab's module and
+    its fields are taken out of this process first, as on a fresh server."""
+    import sys
+
+    from hograd_ui.parts.link_form import FIELDS
+
+    name, value = _why_forms()[package]
+    tab = [m for m in sys.modules if m.startswith(f"{package}.")]
+    for module in tab:
+        monkeypatch.delitem(sys.modules, module)
+    prefix = name.rpartition(".")[0] + "."
+    for field in [n for n in FIELDS if n.startswith(prefix)]:
+        monkeypatch.delitem(FIELDS, field)
+    at = open_link("pages/why.py", {name: value})
+    assert notes(at) == []
+    assert name in query(at)
