@@ -12,7 +12,9 @@ out in the background by :mod:`.deferred` and :mod:`.sympy_column`).
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -60,6 +62,29 @@ FORWARD_AD = threading.Lock()
 #: caption(done, total) of a progress bar, in the page's words (not part of any cache key)
 Caption = Callable[[int, int], str]
 
+#: For the browser tests only (tests/e2e/conftest.py sets it on the servers they start; unset
+#: in production): a file that, while it exists, holds the experiment whose total number of
+#: steps it holds, after its first step done, so that a test acts during the work on an
+#: event, not by racing it.
+HOLD = os.environ.get("HOGRAD_HOLD_PROGRESS")
+#: The part of a deadline a hold never uses: the held work still finishes in time.
+HOLD_MARGIN = 10.0
+
+
+def _holds(total: int) -> bool:
+    try:
+        with open(HOLD, encoding="ascii") as f:  # type: ignore[arg-type]
+            return f.read().strip() == str(total)
+    except (OSError, TypeError, ValueError):
+        return False
+
+
+def _held(done: int, total: int, left: Callable[[], float]) -> None:
+    """While the :data:`HOLD` file names ``total``, wait (once a step is done, before the
+    next)."""
+    while HOLD and done > 0 and left() > HOLD_MARGIN and _holds(total):
+        time.sleep(0.05)
+
 
 def with_bar(caption: Caption, work: Callable[[Callable[[int, int], None]], object]) -> object:
     """``work(progress)`` inside the heavy-work gate, with a progress bar while it runs; each
@@ -83,6 +108,7 @@ def with_bar(caption: Caption, work: Callable[[Callable[[int, int], None]], obje
             def progress(done: int, total: int) -> None:
                 deadline.check()
                 bar.progress(min(1.0, done / max(total, 1)), text=caption(done, total))
+                _held(done, total, deadline.left)
 
             return work(progress)
     finally:

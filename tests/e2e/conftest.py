@@ -52,6 +52,12 @@ def _require(condition: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
+#: Each running server's hold file (hograd_serving.cached.HOLD): while it holds a number, the
+#: server's experiment of that many steps (a Why tab's training) waits after its first step
+#: done. ``page.hold``.
+HOLDS: dict[str, Path] = {}
+
+
 @contextmanager
 def running_server(name: str = "server") -> Iterator[str]:
     """Start ``streamlit run hograd_serving/asgi.py`` (as ``make run``) on a free port; yield
@@ -65,11 +71,14 @@ def running_server(name: str = "server") -> Iterator[str]:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     database = ARTIFACTS / f"{name}-classroom.sqlite"  # a fresh class database per server
     database.unlink(missing_ok=True)
+    hold = ARTIFACTS / f"{name}-hold"  # present: experiments wait at a step (HOLDS)
+    hold.unlink(missing_ok=True)
     env = {
         **os.environ,
         "PYTHONUNBUFFERED": "1",
         "HOGRAD_TEACHER_KEY": TEACHER_KEY,
         "HOGRAD_CLASSROOM_URL": f"sqlite:///{database}",
+        "HOGRAD_HOLD_PROGRESS": str(hold),
     }
     with open(ARTIFACTS / f"{name}.log", "w") as log:
         proc = subprocess.Popen(
@@ -80,6 +89,7 @@ def running_server(name: str = "server") -> Iterator[str]:
             env=env,
         )
         url = f"http://127.0.0.1:{port}"
+        HOLDS[url] = hold
         try:
             deadline = time.time() + 180
             while time.time() < deadline:
@@ -208,10 +218,12 @@ def _kind(kind: type, payload: bytes) -> str | None:
 
 @pytest.fixture()
 def page(browser, server):
-    """A fresh browser page (1280x800, like a projector) with the server's URL as ``page.base``."""
+    """A fresh browser page (1280x800, like a projector) with the server's URL as ``page.base``
+    and its hold file (:data:`HOLDS`) as ``page.hold``."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     pg = context.new_page()
     pg.base = server
+    pg.hold = HOLDS.get(server)
     pg.set_default_timeout(120_000)
     yield pg
     context.close()

@@ -45,21 +45,26 @@ def test_the_share_box_opened_while_a_tab_trains(page, lang: str) -> None:
     page.goto(f"{page.base}/why?lang={lang}&why.maml.steps={STEPS}&why.maml.seed={seed}")
     wait_for_app(page, timeout=120_000)
     page.evaluate(RECORD)
-    page.get_by_role("tab", name=TAB[lang]).click()
-    page.wait_for_function(
-        f"() => window.__progress.some(([done, total]) => total === {TOTAL} && done > 0)",
-        timeout=120_000,
-    )
-    page.evaluate("() => window.__progress.push('share')")
-    page.get_by_text(tr("links.share", lang)).click()
-    box = page.locator("[data-testid='stPopoverBody'] [data-testid='stCode']")
-    box.wait_for()
-    link = box.inner_text()
-    # read while the training runs: its progress bar is still there, below its total
-    running = page.evaluate(
-        f"() => [...document.querySelectorAll('[data-testid=\"stProgress\"]')]"
-        f".some(b => /\\/\\s*{TOTAL}/.test(b.innerText) && !b.innerText.includes('{TOTAL}/'))"
-    )
+    # this training (by its number of steps) waits after its first step until the box is read
+    page.hold.write_text(str(TOTAL), encoding="ascii")
+    try:
+        page.get_by_role("tab", name=TAB[lang]).click()
+        page.wait_for_function(
+            f"() => window.__progress.some(([done, total]) => total === {TOTAL} && done > 0)",
+            timeout=120_000,
+        )
+        page.evaluate("() => window.__progress.push('share')")
+        page.get_by_text(tr("links.share", lang)).click()
+        box = page.locator("[data-testid='stPopoverBody'] [data-testid='stCode']")
+        box.wait_for()
+        link = box.inner_text()
+        # read while the training runs: its progress bar is still there, below its total
+        running = page.evaluate(
+            f"() => [...document.querySelectorAll('[data-testid=\"stProgress\"]')]"
+            f".some(b => /\\/\\s*{TOTAL}/.test(b.innerText) && !b.innerText.includes('{TOTAL}/'))"
+        )
+    finally:
+        page.hold.unlink(missing_ok=True)
     assert running, "the box must be opened while the training runs"
     assert "why.tab=maml" in link
     assert f"why.maml.seed={seed}" in link and f"why.maml.steps={STEPS}" in link

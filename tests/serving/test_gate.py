@@ -290,3 +290,32 @@ def test_a_browser_shares_one_budget_across_its_sessions(monkeypatch) -> None:
     assert start({gate.BROWSER_COOKIE: "b" * 32}, {}) == "ran"  # another browser
     assert start({}, {}) == "ran"  # no cookie: the session itself
     assert start({gate.BROWSER_COOKIE: "not-hex"}, {}) == "ran"  # a forged value: as none
+
+
+def test_a_tests_hold_file_holds_an_experiment_at_a_step_until_it_goes(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hograd_serving.cached's hold (the browser tests' way to act during a training, on an
+    event): no file, another experiment's total, step 0, or a deadline nearly spent: no wait;
+    the file naming this total: a wait that ends when the file goes."""
+    import threading
+
+    from hograd_serving import cached
+
+    hold = tmp_path / "hold"
+    monkeypatch.setattr(cached, "HOLD", str(hold))
+    cached._held(3, 1500, lambda: 100.0)  # no file: no wait
+    hold.write_text("1500")
+    cached._held(3, 400, lambda: 100.0)  # another experiment: no wait
+    cached._held(0, 1500, lambda: 100.0)  # nothing done yet: no wait
+    cached._held(3, 1500, lambda: cached.HOLD_MARGIN - 1)  # the deadline's margin: never used
+    waiter = threading.Thread(target=cached._held, args=(3, 1500, lambda: 100.0))
+    waiter.start()
+    waiter.join(0.5)
+    assert waiter.is_alive()  # held while the file is there
+    hold.unlink()
+    waiter.join(60)
+    assert not waiter.is_alive()
+    monkeypatch.setattr(cached, "HOLD", None)
+    hold.write_text("1500")
+    cached._held(3, 1500, lambda: 100.0)  # production: no hold file named, never a wait
