@@ -62,11 +62,15 @@ STUDENT_CODE = state.CLASS
 #: whether the class was paused when this follower's page last ran (its follow fragment
 #: runs the whole page again when the class's pause changes)
 PAUSED = "classroom.follow.paused"
-#: A paused follower's page: the sidebar, the header (menu, page switcher) hidden, and the
-#: page's own elements answering no pointer (it still scrolls). Our constant CSS, no user text.
+#: A paused follower's page: the sidebar, the header (menu, page switcher) hidden; of a view
+#: the frame draws (hograd_ui/parts/frame.py), its settings, its switch between parts and its
+#: projected row of buttons hidden too, so the shared view is what is left; and the page's
+#: own elements answering no pointer (it still scrolls). Our constant CSS, no user text.
 PAUSE_CSS = (
     "<style>[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'],"
-    " [data-testid='stExpandSidebarButton'], [data-testid='stHeader']"
+    " [data-testid='stExpandSidebarButton'], [data-testid='stHeader'],"
+    " [class*='st-key-frame-controls-'], [class*='st-key-frame-top-'],"
+    " [class*='st-key-present-row-']"
     " { display: none !important; }"
     " [data-testid='stMainBlockContainer'] { pointer-events: none; user-select: none; }"
     "</style>"

@@ -211,20 +211,31 @@ class Hall:
         wait_for_app(page)
 
     def paused_view(self, page) -> None:
-        """A paused follower: the notice, no sidebar, and the lesson's Check (still shown) out
-        of reach of a click."""
+        """A paused follower: the notice, no sidebar, none of the view's settings, part switch
+        or projected row, and the lesson's Check (still shown) out of reach of a click."""
         expect(page.get_by_text(self.t("classroom.paused"))).to_be_visible(timeout=WAIT)
         expect(page.locator("[data-testid='stSidebar']")).to_be_hidden()
+        expect(page.locator(f"{FRAME_PARTS} >> visible=true")).to_have_count(0)
         check = main(page).get_by_role("button", name=self.t("lesson.check"), exact=True)
         expect(check).to_be_visible(timeout=WAIT)
         page.wait_for_function(f"(el) => !({HIT_JS})(el)", arg=check.element_handle())
 
     def free_view(self, page) -> None:
-        """Not paused: no notice, the lesson's Check answers a click."""
+        """Not paused: no notice, the view's own parts back, the lesson's Check answers a
+        click."""
         expect(page.get_by_text(self.t("classroom.paused"))).to_have_count(0, timeout=WAIT)
+        expect(page.locator(f"{FRAME_PARTS} >> visible=true").first).to_be_visible()
         check = main(page).get_by_role("button", name=self.t("lesson.check"), exact=True)
         expect(check).to_be_visible()
         assert check.evaluate(HIT_JS)
+
+
+#: A framed view's own parts beside its result (hograd_ui/parts/frame.py): settings, the
+#: switch between its parts, the projected row of buttons. A paused follower sees none.
+FRAME_PARTS = (
+    "[class*='st-key-frame-controls-'], [class*='st-key-frame-top-'],"
+    " [class*='st-key-present-row-']"
+)
 
 
 def main(page):
