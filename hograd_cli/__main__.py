@@ -327,21 +327,32 @@ def _not_exact_zeros(args: argparse.Namespace, fn, xs: np.ndarray, values: np.nd
 
 
 def _torch_caveats(args: argparse.Namespace, fn, xs: np.ndarray) -> list:
-    """Each --at point where PyTorch's own derivative formulas lose digits although f has every
-    derivative there (hograd_core.point_notes.TORCH_FORMULAS: an i0 whose argument is within 1
-    of 0, lgamma, digamma or polygamma of a negative argument, trigamma's 9 or 10 digits):
-    ``{"x", "piece", "kind"}``.
-    Taylor mode does not use those formulas; a grid is not searched."""
+    """Where PyTorch's own derivative formulas lose digits although f has every derivative
+    there (hograd_core.point_notes.TORCH_FORMULAS: an i0 whose argument is within 1 of 0,
+    lgamma, digamma or polygamma of a negative argument, trigamma's 9 or 10 digits). At --at
+    points, one ``{"x", "piece", "kind"}`` per point; on a --grid, one ``{"piece", "kind",
+    "points", "from", "to"}`` per piece and kind: how many of the grid's points, and the
+    first and the last of them. Taylor mode does not use those formulas."""
     from hograd_core.point_notes import TORCH_FORMULAS, point_notes
 
-    if args.method == "taylor" or args.grid or len(fn.variables) > 1:
+    if args.method == "taylor" or len(fn.variables) > 1:
         return []
     found = []
     for x0 in xs.tolist():
         for note in point_notes(fn, x0):
             if note.kind in TORCH_FORMULAS:
                 found.append({"x": x0, "piece": note.piece, "kind": note.kind})
-    return found
+    if not args.grid:
+        return found
+    spans: dict[tuple[str, str], dict] = {}
+    for c in found:  # in the grid's order: the first point seen is the lowest
+        span = spans.setdefault(
+            (c["piece"], c["kind"]),
+            {"piece": c["piece"], "kind": c["kind"], "points": 0, "from": c["x"]},
+        )
+        span["points"] += 1
+        span["to"] = c["x"]
+    return list(spans.values())
 
 
 def _run_derivatives(args: argparse.Namespace) -> dict:
@@ -692,8 +703,14 @@ CAVEATS = {
 
 def _print_caveats(caveats: list) -> None:
     for c in caveats:
+        where = (
+            f"at x = {_fmt(c['x'])}"
+            if "x" in c
+            else f"at {c['points']} of the grid's points, from x = {_fmt(c['from'])} "
+            f"to x = {_fmt(c['to'])}"
+        )
         print(
-            f"  note: at x = {_fmt(c['x'])}, {c['piece']} {CAVEATS[c['kind']]} "
+            f"  note: {where}, {c['piece']} {CAVEATS[c['kind']]} "
             "--method taylor does not use that formula."
         )
 
@@ -740,7 +757,9 @@ def _print_human(command: str, out: dict) -> None:
             print(f"  NaN or inf values per order: {out['nonfinite']}")
         caveats = out.get("torch_caveats", [])
         _print_caveats(caveats)
-        _print_not_exact_zeros(out.get("not_exact_zeros", []), {c["x"] for c in caveats})
+        _print_not_exact_zeros(
+            out.get("not_exact_zeros", []), {c["x"] for c in caveats if "x" in c}
+        )
         if "costs" in out:
             _print_costs(out["costs"])
     elif "vector" not in out:  # hvp --diagonal without --vector

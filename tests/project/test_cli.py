@@ -229,3 +229,29 @@ def test_where_torchs_own_formulas_lose_digits_the_cli_says_so() -> None:
         {"x": -20.5, "piece": "digamma(x)", "kind": "polygamma_left"},
         {"x": 2.0, "piece": "digamma(x)", "kind": "trigamma"},
     ]
+
+
+def test_on_a_grid_the_cli_names_where_torchs_formulas_lose_digits() -> None:
+    """Issue 46: the note on PyTorch's polygamma left of 0 was given at --at points only.
+    On a grid it names how many of the grid's points, from the first to the last; which
+    points those are is counted here from the grid itself (the negative ones, no pole)."""
+    grid = np.linspace(-3.2, 3, 7)
+    out = cli("derivatives", "polygamma(2, x)", "--order", "3", "--grid=-3.2:3:7", "--json")
+    assert out.returncode == 0, out.stderr
+    (span,) = json.loads(out.stdout)["torch_caveats"]
+    left = grid[grid < 0]
+    assert span == {
+        "piece": "polygamma(2, x)",
+        "kind": "polygamma_left",
+        "points": len(left),
+        "from": pytest.approx(left[0]),
+        "to": pytest.approx(left[-1]),
+    }
+    text = cli("derivatives", "polygamma(2, x)", "--order", "3", "--grid=-3.2:3:7").stdout
+    assert f"note: at {len(left)} of the grid's points, from x = -3.2 to x = -0.1" in text
+    right = cli("derivatives", "polygamma(2, x)", "--order", "3", "--grid=0.5:3:7", "--json")
+    assert json.loads(right.stdout)["torch_caveats"] == []  # right of 0: no note
+    taylor = cli(
+        "derivatives", "polygamma(2, x)", "--order", "3", "--grid=-3.2:3:7", "--method", "taylor"
+    )
+    assert "note:" not in taylor.stdout  # Taylor mode does not use those formulas
