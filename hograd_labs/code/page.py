@@ -2,7 +2,8 @@
 its screens are the program as it ran with what each line printed, then the variables after a
 chosen line and the graph behind a chosen tensor. hograd_ui/parts/frame.py draws them: stacked
 on a laptop, as slides projected, the result first and the program box folded under it on a
-phone."""
+phone. A large graph keeps readable text and scrolls in its own box
+(hograd_ui/parts/a11y.py's ``graphviz``)."""
 
 from __future__ import annotations
 
@@ -164,7 +165,12 @@ def _graph(lines: tuple[LineRecord, ...], tag: int, ran: str) -> None:
         else:
             right.html(figures.graph_legend(graph, lang()))  # variable names, escaped
             said = describe(graph.nodes, graph.edges, lang())
-            graphviz(figures.graph_dot(graph, lang()), said, key=f"code.said.{tag}.{record.line}")
+            graphviz(
+                figures.graph_dot(graph, lang()),
+                said,
+                key=f"code.said.{tag}.{record.line}",
+                scroll=t("code.graph.scroll"),
+            )
     _cpp(ran)
 
 
