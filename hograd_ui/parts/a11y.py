@@ -65,7 +65,7 @@ SITE = "hograd"
 READABLE_PX, PROJECTED_PX = 10.0, 20.0
 #: The most a scrolling drawing's box takes of the window's height off the projector (the
 #: page itself still scrolls past it); projected, the box ends on the screen.
-BOX_HEIGHT = "80vh"
+BOX_HEIGHT = 0.8
 
 CSS = f"""<style>
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {{
@@ -131,8 +131,8 @@ def graphviz(
     projector's screen, as a chart's ``projected=`` layout in hograd_ui/plotting.py), so the
     page never asks for the mode. ``scroll``: the name of the drawing's box, which then keeps
     its node text at :data:`READABLE_PX` or more (:data:`PROJECTED_PX` projected) and scrolls
-    when the drawing is larger (``drawing.js``), instead of shrinking it to the column's width
-    or the projector's room."""
+    when the drawing is larger (``drawing.js``): it is shrunk to the column's width and the
+    box's height (the room left on the projector's screen) only down to that size."""
     box = (where if where is not None else st).container()
     box.graphviz_chart(slide if slide is not None and present() else dot, width=width)
     data = {"name": said[0], "description": said[1]}

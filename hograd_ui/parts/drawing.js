@@ -7,7 +7,8 @@
 // With data.scroll (a name for its box), a drawing whose node text would be drawn under
 // data.floor px (a large graph shrunk to the column's width, or to the projector's room) is
 // drawn at that text size instead and scrolls inside its box, which is never wider than the
-// column and at most data.height tall (a CSS length), or, projected, ends on the screen. A
+// column and at most data.height of the window's height tall, or, projected, ends on the
+// screen; one taller than its box is drawn smaller to fit it, down to the same floor. A
 // box that scrolls is a named region that Tab reaches and the arrow keys scroll; the image is
 // then the SVG inside it. hograd_ui/parts/screen_fit.js leaves such a drawing alone.
 
@@ -27,19 +28,24 @@ function fit(chart, svg, data) {
   svg.hogradFit = key;
   chart.dataset.hogradScroll = "1";
   svg.style.zoom = "";  // screen_fit.js's, from before this box was marked
-  svg.style.minWidth = "";
+  svg.style.minWidth = svg.style.maxWidth = "";
   chart.style.maxWidth = "100%";
   chart.style.overflow = "auto";
-  chart.style.maxHeight = data.projected
-    ? Math.max(ROOM, window.innerHeight - chart.getBoundingClientRect().top - GAP) + "px"
-    : data.height;
+  const room = data.projected
+    ? Math.max(ROOM, window.innerHeight - chart.getBoundingClientRect().top - GAP)
+    : window.innerHeight * data.height;
+  chart.style.maxHeight = room + "px";
   if (smallest(svg) === Infinity) svg.hogradFit = null;  // not laid out yet: fit next time
   for (let round = 0; round < ROUNDS; round++) {
-    const text = smallest(svg);
-    if (!(text < data.floor - 0.05)) break;
-    // min-width beats max-width: 100 %; a length set on the SVG is scaled by its CSS zoom
-    const width = svg.getBoundingClientRect().width / (svg.currentCSSZoom || 1);
-    svg.style.minWidth = (width * data.floor / text) + "px";
+    const text = smallest(svg), box = svg.getBoundingClientRect();
+    // smaller to fit the box's height, but never under the floor (larger, if the column's
+    // width shrank it under)
+    const scale = Math.max(Math.min(1, room / box.height), data.floor / text);
+    if (!(Math.abs(scale - 1) > 0.002)) break;
+    // a length set on the SVG is scaled by its CSS zoom; min-width beats max-width: 100 %
+    const width = (box.width * scale) / (svg.currentCSSZoom || 1) + "px";
+    if (scale < 1) svg.style.maxWidth = width;
+    else svg.style.minWidth = width;
   }
   // the box opens on the drawing's top node (a graph drawn top to bottom starts there)
   const nodes = [...svg.querySelectorAll("g.node")].map((n) => n.getBoundingClientRect());
