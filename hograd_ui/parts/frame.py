@@ -19,6 +19,10 @@ graph, the numbers the lecturer talks about). The frame draws them
   window before it draws (Streamlit sends no viewport), and a page that asked would draw
   twice.
 
+A view may let the reader pick which screen comes first off the projector (``screens``'
+``first``: a switch above them, its choice the open slide projected and ``?<key>=`` in the
+link), so that a link to one screen opens it on a phone's first screen too.
+
 Each screen sits in a container keyed ``<key>.screen.<name>`` (``st-key-<key>-screen-<name>``
 in the document), which the browser tests find it by.
 """
