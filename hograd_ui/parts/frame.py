@@ -291,7 +291,7 @@ class Frame:
         named = None  # the screen the switch names
         if first is not None and not (self.projected or one):
             named = localized_choice(
-                first[0], dict(first[1]), key, widget="segmented_control", container=self.results
+                first[0], dict(first[1]), key, container=self.results, horizontal=True
             )
             names = [named, *(name for name in names if name != named)]
         tabbed = names[names.index(tabs[1]) :] if tabs and not self.projected else []
