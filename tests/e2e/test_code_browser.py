@@ -148,8 +148,8 @@ def test_the_result_is_on_the_first_screen(browser, server, where: str, lang: st
 
 
 #: A program whose graph has 123 nodes (20 rounds of a multiply, a sine and an add, and
-#: their saved tensors): shrunk to the column, its node text was 7 px on a laptop, 3 px on a
-#: phone and 4 px projected.
+#: their saved tensors): shrunk to the column, its node labels' boxes were 7 px tall on a
+#: laptop, 3 px on a phone and 4 px projected (text of about 5, 2 and 3 px).
 BIG = """import torch
 x = torch.tensor([0.5], requires_grad=True)
 y = x
