@@ -29,7 +29,8 @@ STRUT = 360.0  # points: a narrower graph is drawn as if this wide
 
 def graph_dot(graph: TensorGraph, lang: str) -> str:
     """DOT of the graph behind a variable, in the graph page's pass colours, top to bottom
-    (on the projector too: its slide holds the drawing whole, tests/e2e/test_code_browser.py)."""
+    (on the projector too: its slide holds a small drawing whole, and a large one scrolls in
+    its box at a readable size; tests/e2e/test_code_browser.py)."""
     return flag_dot(graph, lang, min_width=STRUT, direction="TB", tight=False)
 
 

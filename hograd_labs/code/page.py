@@ -1,8 +1,9 @@
 """Your own autograd code, run as written: the view. The program box and Run are its controls;
 its screens are the program as it ran with what each line printed, then the variables after a
 chosen line and the graph behind a chosen tensor. hograd_ui/parts/frame.py draws them: stacked
-on a laptop, as slides projected, the result first and the program box folded under it on a
-phone."""
+on a laptop (the one picked in the switch above them first), as slides projected, the result
+first and the program box folded under it on a phone. A large graph keeps readable text and
+scrolls in its own box (hograd_ui/parts/a11y.py's ``graphviz``)."""
 
 from __future__ import annotations
 
@@ -141,10 +142,12 @@ def _state(lines: tuple[LineRecord, ...], tag: int) -> None:
 
 def _graph(lines: tuple[LineRecord, ...], tag: int, ran: str) -> None:
     """The graph screen: the graph behind a chosen tensor after the chosen line, then the C++
-    form, folded."""
+    form, folded. The line is the variables screen's choice, read from its widget first: the
+    graph may be drawn before that screen (the frame's ``first``)."""
     numbers = [r.line for r in lines]
     kept_tag, line = st.session_state.get(STEP, (None, None))
-    record = lines[numbers.index(line) if kept_tag == tag and line in numbers else -1]
+    line = st.session_state.get(f"code.step.{tag}", line if kept_tag == tag else None)
+    record = lines[numbers.index(line) if line in numbers else -1]
     graphs = dict(record.graphs)
     if not graphs:
         st.caption(t("code.graph.none"))
@@ -164,7 +167,12 @@ def _graph(lines: tuple[LineRecord, ...], tag: int, ran: str) -> None:
         else:
             right.html(figures.graph_legend(graph, lang()))  # variable names, escaped
             said = describe(graph.nodes, graph.edges, lang())
-            graphviz(figures.graph_dot(graph, lang()), said, key=f"code.said.{tag}.{record.line}")
+            graphviz(
+                figures.graph_dot(graph, lang()),
+                said,
+                key=f"code.said.{tag}.{record.line}",
+                scroll=t("code.graph.scroll"),
+            )
     _cpp(ran)
 
 
@@ -211,7 +219,9 @@ def draw() -> None:
         tag = zlib.crc32(ran.encode())
         screens["state"] = (t("code.after"), lambda: _state(result.lines, tag))
         screens["graph"] = (t("code.graph"), lambda: _graph(result.lines, tag, ran))
-    view.screens(screens, "code.screen")
+    short = {"run": t("code.first.run"), "state": t("code.first.state")}
+    short["graph"] = t("code.first.graph")
+    view.screens(screens, "code.screen", first=(t("code.first"), {n: short[n] for n in screens}))
 
 
 def _cpp(text: str) -> None:

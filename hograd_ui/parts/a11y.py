@@ -20,7 +20,9 @@
   tests/ui/test_palette.py computes their contrast.
 - A Graphviz drawing is an image named and described from the graph it draws
   (:func:`graphviz`, the words from :func:`hograd_ui.graph_text.describe`): Streamlit's chart
-  gives a screen reader the SVG's node ids (``p1_3``) and nothing else.
+  gives a screen reader the SVG's node ids (``p1_3``) and nothing else. A drawing that may be
+  large scrolls in a box of its own at a readable text size, the box a named region that Tab
+  reaches (``scroll``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ __all__ = [
     "DISABLED",
     "FOCUS",
     "LANG_TAGS",
+    "PROJECTED_PX",
+    "READABLE_PX",
     "declare",
     "graphviz",
     "name_view",
@@ -53,6 +57,15 @@ CAPTION, CAPTION_CODE, FOCUS = "#5c5b5a", "#0b6e4f", "#b03a0a"
 #: active label (#2f2d2b), but readable, since it says what the widget would do.
 DISABLED = "#6b6a68"
 SITE = "hograd"
+#: px: the least node text of a drawing that scrolls in its box (:func:`graphviz`'s
+#: ``scroll``) on a laptop or a phone: three quarters of Graphviz's own 13.6 px, about the
+#: size of the smallest text phones' and desktops' interface guides allow (11 pt, 10-11 px);
+#: projected, the projector's floor for drawings (hograd_ui/parts/present.py: 20 px, about 6
+#: minutes of arc from a 200-seat hall's back row).
+READABLE_PX, PROJECTED_PX = 10.0, 20.0
+#: The most a scrolling drawing's box takes of the window's height off the projector (the
+#: page itself still scrolls past it); projected, the box ends on the screen.
+BOX_HEIGHT = 0.8
 
 CSS = f"""<style>
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {{
@@ -109,14 +122,23 @@ def graphviz(
     where: DeltaGenerator | None = None,
     width: str = "content",
     slide: str | None = None,
+    scroll: str | None = None,
 ) -> None:
     """Draw the DOT source ``dot`` (``st.graphviz_chart``) as an image named ``said[0]`` and
     described by ``said[1]`` (:func:`hograd_ui.graph_text.describe` of the drawn graph), in a
     container of its own in ``where`` (the current one if None). ``key``: unique on the page.
     ``slide``: the DOT drawn instead in presentation mode (the same graph laid out for the
     projector's screen, as a chart's ``projected=`` layout in hograd_ui/plotting.py), so the
-    page never asks for the mode."""
+    page never asks for the mode. ``scroll``: the name of the drawing's box, which then keeps
+    its node text at :data:`READABLE_PX` or more (:data:`PROJECTED_PX` projected) and scrolls
+    when the drawing is larger (``drawing.js``): it is shrunk to the column's width and the
+    box's height (the room left on the projector's screen) only down to that size."""
     box = (where if where is not None else st).container()
     box.graphviz_chart(slide if slide is not None and present() else dot, width=width)
+    data = {"name": said[0], "description": said[1]}
+    if scroll is not None:
+        projected = present()
+        floor = PROJECTED_PX if projected else READABLE_PX
+        data |= {"scroll": scroll, "floor": floor, "projected": projected, "height": BOX_HEIGHT}
     with box:
-        _DRAWING(key=key, data={"name": said[0], "description": said[1]})
+        _DRAWING(key=key, data=data)

@@ -3,14 +3,81 @@
 // name, described by a paragraph that is read and not drawn. Streamlit draws the SVG after
 // the run and may draw it again: a watcher over the container names it each time (it sets
 // attributes only, which it does not watch: no loop).
+//
+// With data.scroll (a name for its box), a drawing whose node text would be drawn under
+// data.floor px (a large graph shrunk to the column's width, or to the projector's room) is
+// drawn at that text size instead and scrolls inside its box, which is never wider than the
+// column and at most data.height of the window's height tall, or, projected, ends on the
+// screen; one taller than its box is drawn smaller to fit it, down to the same floor. A
+// box that scrolls is a named region that Tab reaches and the arrow keys scroll; the image is
+// then the SVG inside it. hograd_ui/parts/screen_fit.js leaves such a drawing alone.
+
+const GAP = 16, ROOM = 320, ROUNDS = 4;
+
+// The smallest node text as drawn, in CSS px: font size times the drawing's scale.
+function smallest(svg) {
+  const sizes = [...svg.querySelectorAll("g.node text")]
+    .filter((t) => t.getBBox().height > 0)
+    .map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getBoundingClientRect().height / t.getBBox().height);
+  return sizes.length ? Math.min(...sizes) : Infinity;
+}
+
+function fit(chart, svg, data) {
+  const key = [svg.getAttribute("viewBox"), window.innerWidth, window.innerHeight].join();
+  if (svg.hogradFit === key) return;
+  svg.hogradFit = key;
+  chart.dataset.hogradScroll = "1";
+  svg.style.zoom = "";  // screen_fit.js's, from before this box was marked
+  svg.style.minWidth = svg.style.maxWidth = "";
+  chart.style.maxWidth = "100%";
+  chart.style.overflow = "auto";
+  const room = data.projected
+    ? Math.max(ROOM, window.innerHeight - chart.getBoundingClientRect().top - GAP)
+    : window.innerHeight * data.height;
+  chart.style.maxHeight = room + "px";
+  if (smallest(svg) === Infinity) svg.hogradFit = null;  // not laid out yet: fit next time
+  for (let round = 0; round < ROUNDS; round++) {
+    const text = smallest(svg), box = svg.getBoundingClientRect();
+    // smaller to fit the box's height, but never under the floor (larger, if the column's
+    // width shrank it under)
+    const scale = Math.max(Math.min(1, room / box.height), data.floor / text);
+    if (!(Math.abs(scale - 1) > 0.002)) break;
+    // a length set on the SVG is scaled by its CSS zoom; min-width beats max-width: 100 %
+    const width = (box.width * scale) / (svg.currentCSSZoom || 1) + "px";
+    if (scale < 1) svg.style.maxWidth = width;
+    else svg.style.minWidth = width;
+  }
+  // the box opens on the drawing's top node (a graph drawn top to bottom starts there)
+  const nodes = [...svg.querySelectorAll("g.node")].map((n) => n.getBoundingClientRect());
+  if (nodes.length && chart.scrollWidth > chart.clientWidth + 1) {
+    const top = nodes.reduce((a, b) => (b.top < a.top ? b : a));
+    const left = chart.getBoundingClientRect().left;
+    chart.scrollLeft += top.left + top.width / 2 - left - chart.clientWidth / 2;
+  }
+}
 
 function apply(block) {
   const chart = block.querySelector("[data-testid='stGraphVizChart']");
   const data = block.hogradSaid;
   if (!chart || !data) return;
-  chart.setAttribute("role", "img");
-  chart.setAttribute("aria-label", data.name);
-  chart.setAttribute("aria-describedby", data.id);
+  const svg = chart.querySelector("svg");
+  const image = data.scroll ? svg : chart;
+  if (!image) return;
+  if (data.scroll) fit(chart, svg, data);
+  image.setAttribute("role", "img");
+  image.setAttribute("aria-label", data.name);
+  image.setAttribute("aria-describedby", data.id);
+  if (!data.scroll) return;
+  const scrolls = chart.scrollWidth > chart.clientWidth + 1 || chart.scrollHeight > chart.clientHeight + 1;
+  if (scrolls) {
+    chart.setAttribute("role", "region");
+    chart.setAttribute("aria-label", data.scroll);
+    chart.tabIndex = 0;
+  } else {
+    chart.removeAttribute("role");
+    chart.removeAttribute("aria-label");
+    chart.removeAttribute("tabindex");
+  }
 }
 
 export default function ({ parentElement, data }) {
@@ -26,10 +93,13 @@ export default function ({ parentElement, data }) {
   said.textContent = data.description;
   const block = parentElement.closest("[data-testid='stVerticalBlock']");
   if (!block) return;
-  block.hogradSaid = { name: data.name, id: said.id };
+  block.hogradSaid = { ...data, id: said.id };
   if (!block.hogradSaidWatch) {
     block.hogradSaidWatch = new MutationObserver(() => apply(block));
     block.hogradSaidWatch.observe(block, { childList: true, subtree: true });
+    window.addEventListener("resize", () => apply(block));
   }
+  const svg = block.querySelector("[data-testid='stGraphVizChart'] svg");
+  if (svg) svg.hogradFit = null;  // new data (another floor or room): fit again
   apply(block);
 }

@@ -19,6 +19,10 @@ graph, the numbers the lecturer talks about). The frame draws them
   window before it draws (Streamlit sends no viewport), and a page that asked would draw
   twice.
 
+A view may let the reader pick which screen comes first off the projector (``screens``'
+``first``: a switch above them, its choice the open slide projected and ``?<key>=`` in the
+link), so that a link to one screen opens it on a phone's first screen too.
+
 Each screen sits in a container keyed ``<key>.screen.<name>`` (``st-key-<key>-screen-<name>``
 in the document), which the browser tests find it by.
 """
@@ -244,6 +248,7 @@ class Frame:
         tabs: tuple[str, str] | None = None,
         held: Held | None = None,
         side: Mapping[str, float] | None = None,
+        first: tuple[str, Mapping[str, str]] | None = None,
     ) -> None:
         """Draw the view's screens: stacked, or the open one projected.
 
@@ -268,6 +273,11 @@ class Frame:
             side: screen name -> relative width: off the projector those screens share one
                 row of columns, in order, from where the first of them is drawn (a phone
                 stacks the columns); projected each is a screen as any other.
+            first: ``(label, {name: short label})``: off the projector, a switch at the top
+                of the screens that picks the screen drawn first, the others after it in
+                order (on a phone the chosen result is then on the first screen); it names
+                that screen, which has no heading of its own then. Its choice is the open
+                screen projected, ``?<key>=<name>`` in the link either way.
         """
         held = held or {}
         if self.projected:
@@ -278,6 +288,12 @@ class Frame:
         one = len(screens) == 1  # one screen: no list to turn, no header over it
         shown = dict.fromkeys(labels, True) if one else slides(labels, key, self.row)
         names = list(screens)
+        named = None  # the screen the switch names
+        if first is not None and not (self.projected or one):
+            named = localized_choice(
+                first[0], dict(first[1]), key, container=self.results, horizontal=True
+            )
+            names = [named, *(name for name in names if name != named)]
         tabbed = names[names.index(tabs[1]) :] if tabs and not self.projected else []
         column: dict[str, object] = {}  # side by side: name -> its column
         with self.results:
@@ -289,7 +305,9 @@ class Frame:
                         column = dict(zip(beside, st.columns(widths, gap="medium"), strict=True))
                     place = column.get(name, nullcontext())
                     with place, st.container(key=f"{box or key}.{name}"):
-                        headed = headers is True or (headers and name in headers)
+                        headed = name != named and (
+                            headers is True or (headers and name in headers)
+                        )
                         if headed and not (self.projected or one):  # projected, the list names it
                             heading = (
                                 headers[name] if isinstance(headers, Mapping) else labels[name]

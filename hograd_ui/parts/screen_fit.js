@@ -33,6 +33,7 @@ function unchanged(element, content) {
 }
 
 function fitDrawing(svg) {
+  if (svg.closest("[data-hograd-scroll]")) return; // it scrolls in its box (drawing.js)
   if (unchanged(svg, svg.getAttribute("viewBox"))) return;
   svg.style.zoom = "";
   for (let round = 0; round < ROUNDS; round++) {

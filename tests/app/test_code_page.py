@@ -75,3 +75,22 @@ def test_hostile_text_is_shown_as_code_and_refused() -> None:
     for md in at.markdown:
         assert "<b>x</b>" not in md.value and "**bold**" not in md.value
     assert not any("bold" in c for c in _codes(at)[:-1] if not c.startswith("print"))
+
+
+def test_the_graph_shown_first_follows_the_line_chosen_under_it() -> None:
+    """``?code.screen=graph`` off the projector draws the graph's screen first (the frame's
+    ``first``: on a phone it is then on the first screen), and a line chosen in the variables'
+    screen, drawn after it, is the line of the graph in the same run."""
+    at = AppTest.from_file(APP, default_timeout=APP_TEST_CEILING)
+    at.query_params["lang"] = "en"
+    at.query_params["code.screen"] = "graph"
+    at.switch_page("pages/code.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    variable, line = at.selectbox[0], at.selectbox[1]  # the document's order: the graph first
+    assert line.label == tr("code.step", "en") and line.value == 7  # the last line
+    assert variable.label == tr("code.variable", "en", line=7)
+    line.set_value(3).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox[0].label == tr("code.variable", "en", line=3)
+    assert at.query_params["code.screen"] == "graph"

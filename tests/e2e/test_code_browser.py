@@ -13,9 +13,12 @@ import psutil
 import pytest
 
 from hograd_labs.code.compute import encode
+from hograd_ui.parts.a11y import PROJECTED_PX, READABLE_PX
 from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.test_accessibility_browser import violations
 from tests.e2e.test_layout_browser import _settle
 from tests.e2e.test_phone_browser import TOP_JS
+from tests.e2e.test_slides_browser import TEXT_JS
 from tests.program_corpus import HOSTILE
 from tests.serving.test_code_child import LONG
 
@@ -140,6 +143,90 @@ def test_the_result_is_on_the_first_screen(browser, server, where: str, lang: st
             assert "code.screen=graph" in pg.url, pg.url
             assert pg.evaluate(OVERFLOW_JS) <= 1, f"wider than the {width}px screen"
             screenshot(pg, f"{name}-graph")
+    finally:
+        ctx.close()
+
+
+#: A program whose graph has 123 nodes (20 rounds of a multiply, a sine and an add, and
+#: their saved tensors): shrunk to the column, its node labels' boxes were 7 px tall on a
+#: laptop, 3 px on a phone and 4 px projected (text of about 5, 2 and 3 px).
+BIG = """import torch
+x = torch.tensor([0.5], requires_grad=True)
+y = x
+for i in range(20):
+    y = y * x + torch.sin(y)
+"""
+
+#: The box a large drawing scrolls in, once fitted (hograd_ui/parts/drawing.js).
+BOX = "[data-testid='stMain'] [data-testid='stGraphVizChart'][data-hograd-scroll]"
+#: Its box and what a keyboard and a screen reader get of it.
+SCROLL_JS = """(box) => {
+    const r = box.getBoundingClientRect(), svg = box.querySelector('svg');
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+            tabindex: box.getAttribute('tabindex'), role: box.getAttribute('role'),
+            label: box.getAttribute('aria-label'), image: svg.getAttribute('role'),
+            name: svg.getAttribute('aria-label'), nodes: svg.querySelectorAll('g.node').length,
+            wide: box.scrollWidth > box.clientWidth, tall: box.scrollHeight > box.clientHeight,
+            x: box.scrollLeft, y: box.scrollTop};
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    ("where", "width", "height", "floor"),
+    [
+        ("laptop", 1366, 768, READABLE_PX),
+        ("projector", 1920, 1080, PROJECTED_PX),
+        ("phone", 390, 844, READABLE_PX),
+    ],
+)
+def test_a_large_graph_scrolls_in_its_box_at_a_readable_size(
+    browser, server, where: str, width: int, height: int, floor: float, lang: str
+) -> None:
+    """A graph of 123 nodes keeps its node text at the floor or more (the text's drawn box
+    over its box in the drawing, as the projector's test measures it) and scrolls inside a box
+    that is no wider than the window (projected, it ends on the screen too); the box is a named
+    region that Tab reaches and the arrow keys scroll, and the drawing inside it is still the
+    described image. ``pytest -s`` prints the figures."""
+    phone = where == "phone"
+    ctx = browser.new_context(
+        viewport={"width": width, "height": height},
+        **({"is_mobile": True, "has_touch": True, "device_scale_factor": 3} if phone else {}),
+    )
+    try:
+        pg = ctx.new_page()
+        pg.set_default_timeout(120_000)
+        present = "&present=1" if where == "projector" else ""
+        pg.goto(f"{server}/code?code.p={encode(BIG)}&code.screen=graph&lang={lang}{present}")
+        wait_for_app(pg, 120_000)
+        _wait_run(pg)
+        _settle(pg)
+        box = pg.locator(BOX).first
+        box.wait_for(state="attached", timeout=120_000)
+        text = box.evaluate(TEXT_JS)
+        got = box.evaluate(SCROLL_JS)
+        print(f"code {where} {lang}: node text {text:.1f} px, box {got}")
+        screenshot(pg, f"code-large-{where}-{lang}-{width}x{height}")
+        assert got["nodes"] >= 100, got
+        assert text >= floor - 0.1, f"node text {text:.1f} px, under {floor} px"
+        assert got["left"] >= 0 and got["right"] <= width + 0.5, got
+        assert pg.evaluate(OVERFLOW_JS) <= 1, f"wider than the {width}px screen"
+        if where == "projector":
+            assert got["bottom"] <= height + 0.5, got
+        assert got["wide"] and got["tall"], got  # at that size it is larger than its box
+        assert got["tabindex"] == "0" and got["role"] == "region" and got["label"], got
+        assert got["image"] == "img" and got["name"], got  # still the described image
+        box.focus()  # where Tab brings a keyboard user
+        assert box.evaluate("(b) => document.activeElement === b")
+        for key in ("ArrowDown", "ArrowRight"):
+            pg.keyboard.press(key)
+        if where == "laptop":  # and axe finds nothing wrong with the box (its full rule set)
+            assert violations(pg) == []
+        pg.wait_for_function(
+            "([b, x, y]) => b.scrollTop > y && b.scrollLeft !== x",
+            arg=[box.element_handle(), got["x"], got["y"]],
+            timeout=120_000,
+        )
     finally:
         ctx.close()
 

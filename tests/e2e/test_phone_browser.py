@@ -25,6 +25,7 @@ VIEWS = (
     "memory",
     "lesson",
     "code",
+    "code?code.screen=graph",
     *(
         f"why?why.tab={tab}"
         for tab in ("newton", "hf", "stability", "stats", "maml", "pinn", "wgan", "curvature")
@@ -45,15 +46,20 @@ RESULTS = ", ".join(
     )
 )
 
-#: The top of the highest result the page shows (visible, with a box), in CSS px from the top
-#: of the page as opened; null when it shows none.
-TOP_JS = f"""() => {{
-    const tops = [...document.querySelectorAll("{RESULTS}")]
+#: A view whose result is one kind of the above: its first element of that kind is measured
+#: (the code page's graph view also shows a table, further down).
+RESULT_OF = {"code?code.screen=graph": "[data-testid='stMain'] [data-testid='stGraphVizChart']"}
+
+#: The top of the highest result (RESULTS: a selector) the page shows (visible, with a box),
+#: in CSS px from the top of the page as opened; null when it shows none.
+TOP_OF_JS = """() => {
+    const tops = [...document.querySelectorAll("RESULTS")]
         .map(e => e.getBoundingClientRect())
         .filter(r => r.width > 0 && r.height > 0)
         .map(r => r.top + window.scrollY);
     return tops.length ? Math.min(...tops) : null;
-}}"""
+}"""
+TOP_JS = TOP_OF_JS.replace("RESULTS", RESULTS)
 
 
 def first_result_top(browser, server: str, view: str, lang: str) -> float | None:
@@ -70,8 +76,9 @@ def first_result_top(browser, server: str, view: str, lang: str) -> float | None
         sep = "&" if "?" in view else "?"
         pg.goto(f"{server}/{view}{sep}lang={lang}")
         _settle(pg)
-        pg.wait_for_function(f"() => ({TOP_JS})() !== null", timeout=120_000)
-        return pg.evaluate(TOP_JS)
+        top_js = TOP_OF_JS.replace("RESULTS", RESULT_OF[view]) if view in RESULT_OF else TOP_JS
+        pg.wait_for_function(f"() => ({top_js})() !== null", timeout=120_000)
+        return pg.evaluate(top_js)
     finally:
         ctx.close()
 
