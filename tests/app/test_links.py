@@ -387,6 +387,8 @@ def _why_forms() -> dict[str, tuple[str, str]]:
 
     forms = {}
     for lab in SITE.pages["why"]:
+        if not lab.package.startswith("hograd_labs."):  # the page's own declaration: no form
+            continue
         for view in lab.views:
             lab.view(view)  # the tab's module: its form registers its fields
         names = [n for n in FIELDS if lab.prefixes and n.startswith(lab.prefixes)]
@@ -408,13 +410,14 @@ def test_a_form_setting_of_a_tab_not_opened_yet_in_this_process_is_kept(
     import sys
 
     from hograd_ui.parts.link_form import FIELDS
+    from pages import SITE
 
     name, value = _why_forms()[package]
     tab = [m for m in sys.modules if m.startswith(f"{package}.")]
     for module in tab:
         monkeypatch.delitem(sys.modules, module)
-    prefix = name.rpartition(".")[0] + "."
-    for field in [n for n in FIELDS if n.startswith(prefix)]:
+    prefixes = next(lab.prefixes for lab in SITE.pages["why"] if lab.package == package)
+    for field in [n for n in FIELDS if n.startswith(prefixes)]:
         monkeypatch.delitem(FIELDS, field)
     at = open_link("pages/why.py", {name: value})
     assert notes(at) == []
