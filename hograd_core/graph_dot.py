@@ -1,9 +1,14 @@
-"""DOT source of a traced graph, one colour per pass: the drawing, without graphviz.
+"""DOT source of a traced graph, one colour and one border per pass: the drawing, without
+graphviz.
 
 The colours follow the pass that created a node (:mod:`hograd_core.graphs`): grey for the
 forward pass, then blue, orange, green, purple, yellow and red for backward passes 1 to 6.
-Boxes are backward functions (``grad_fn``), ovals are tensors (leaves and outputs), dashed
-ovals are tensors a function saved for its own backward. When stepping order by order, the
+So that the pass is not told by colour alone (WCAG 1.4.1: a greyscale print, colour-vision
+deficiency), each pass also has its own border (:data:`PASS_CUES`): the forward pass one solid
+line, backward passes 1 and 2 two and three solid lines, passes 3 to 6 one to four dotted
+lines; every legend draws and names them. Boxes are backward functions (``grad_fn``), ovals
+are tensors (leaves and outputs), dashed ovals are tensors a function saved for its own
+backward (as many dashed lines as its pass has lines). When stepping order by order, the
 nodes the newest pass added get a thick black outline.
 
 This module only writes text (the DOT language), so the command line can print a graph for
@@ -30,6 +35,8 @@ __all__ = [
     "FREED_TEXT",
     "PASS_BORDERS",
     "PASS_COLOURS",
+    "PASS_CUES",
+    "Cue",
     "SAVED_LINE",
     "Legend",
     "Words",
@@ -41,6 +48,32 @@ __all__ = [
 PASS_COLOURS = ("#e5e7eb", "#93c5fd", "#fdba74", "#86efac", "#d8b4fe", "#fde047", "#fca5a5")
 #: Outline and marker colour that goes with each fill (a darker shade of the same hue).
 PASS_BORDERS = ("#6b7280", "#1d4ed8", "#c2410c", "#15803d", "#7e22ce", "#a16207", "#b91c1c")
+
+
+@dataclass(frozen=True)
+class Cue:
+    """A pass's border, the cue beside its colour: ``rings`` lines drawn ``line``."""
+
+    line: str  # "solid" or "dotted" (graphviz and CSS both name them so); dashed: saved
+    rings: int  # graphviz ``peripheries``
+
+    @property
+    def english(self) -> str:
+        """The border in English words, as the command line's legend writes it."""
+        return f"{self.rings} {self.line} line" + ("s" if self.rings > 1 else "")
+
+    def dot(self, saved: bool = False) -> dict[str, str]:
+        """The DOT attributes of a node with this border (a saved tensor's lines dashed)."""
+        line = "dashed" if saved else self.line
+        style = "filled" if line == "solid" else f"{line},filled"
+        return {"style": style, "peripheries": str(self.rings)}
+
+
+#: The border of each pass's nodes, the cue that does not need colour.
+PASS_CUES = tuple(
+    Cue(line, rings)
+    for line, rings in [("solid", n) for n in (1, 2, 3)] + [("dotted", n) for n in (1, 2, 3, 4)]
+)
 NEW = "#111827"  # outline of the nodes the newest pass added
 FONT = "Helvetica,Arial,sans-serif"
 #: A saved tensor's dashed edge, and a freed saved tensor's dashed outline: 4.83:1 on the
@@ -176,16 +209,31 @@ def _strut(min_width: float) -> str:
     return f'<<TABLE BORDER="0" CELLPADDING="0"><TR>{cell}</TR></TABLE>>'
 
 
+def _swatch(k: int, text: str, outlined: bool) -> str:
+    """Pass ``k``'s legend cell: its fill inside its border's lines (nested tables, one per
+    line, as the nodes' ``peripheries``), the outermost thick and dark when ``outlined``."""
+    cue = PASS_CUES[k]
+    line = "" if cue.line == "solid" else f' STYLE="{cue.line}"'
+    cell = f'<TD BGCOLOR="{PASS_COLOURS[k]}">{html.escape(text)}</TD>'
+    for ring in range(cue.rings):
+        last = ring == cue.rings - 1
+        width, colour = ("3", NEW) if outlined and last else ("1", PASS_BORDERS[k])
+        gap, pad = (1, 4) if ring == 0 else (2, 0)  # the fill inside its line, a gap between
+        cell = (
+            f'<TD><TABLE BORDER="{width}" COLOR="{colour}"{line} CELLBORDER="0" '
+            f'CELLSPACING="{gap}" CELLPADDING="{pad}"><TR>{cell}</TR></TABLE></TD>'
+        )
+    return cell
+
+
 def _legend(legend: Legend) -> str:
-    """An HTML-like table: one cell per pass with its colour and text, at most 4 per row."""
-    cells = []
-    for k, text in legend.cells:
-        border = ' BORDER="3" COLOR="#111827"' if k == legend.outlined else ""
-        cells.append(f'<TD BGCOLOR="{PASS_COLOURS[k]}"{border}>{html.escape(text)}</TD>')
+    """An HTML-like table: one cell per pass with its colour, its border and its text, at
+    most 4 per row."""
+    cells = [_swatch(k, text, k == legend.outlined) for k, text in legend.cells]
     rows = [cells[i : i + 4] for i in range(0, len(cells), 4)]
     body = "".join(f"<TR>{''.join(row)}</TR>" for row in rows)
     return (
-        '<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="4" CELLPADDING="4">'
+        '<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="4" CELLPADDING="0">'
         f'{body}<TR><TD COLSPAN="{min(4, len(cells))}" BORDER="0" ALIGN="LEFT">'
         f"{html.escape(legend.footer)}</TD></TR></TABLE>>"
     )
@@ -203,12 +251,14 @@ def node_attrs(
     constant: bool,
 ) -> dict[str, str]:
     """The DOT attributes of one node: its pass's colours, its shape, its label."""
-    attrs = {"fillcolor": PASS_COLOURS[node.pass_index], "color": PASS_BORDERS[node.pass_index]}
+    k = node.pass_index
+    attrs = {"fillcolor": PASS_COLOURS[k], "color": PASS_BORDERS[k]}
+    attrs.update(PASS_CUES[k].dot(saved=node.kind == "saved"))
     if node.kind == "op":
         attrs["label"] = node.label
     elif node.kind == "saved":
         label = node.label if node.value is None else f"{node.label} = {_number(node.value)}"
-        attrs.update(label=label, shape="ellipse", style="dashed,filled", fillcolor="#ffffff")
+        attrs.update(label=label, shape="ellipse", fillcolor="#ffffff")
     else:
         name = (node.label or variable) if node.kind == "leaf" else node.label
         value = "None" if node.kind == "output" and node.value is None else _number(node.value)
@@ -242,7 +292,8 @@ def view_dot(
     legend: Legend | None = None,
     tight: bool = False,
 ) -> str:
-    """DOT source of a graph view, nodes coloured by pass, the newest pass outlined.
+    """DOT source of a graph view, nodes in their pass's colour and border, the newest pass
+    outlined.
 
     Args:
         view: from ``GraphLab.view(order)``.
