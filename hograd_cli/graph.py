@@ -67,7 +67,7 @@ STAGES = (
     "2nd backward pass (Hv = ∇(g·v))",
 )
 SHAPES = (
-    "box: backward function (grad_fn)   oval: tensor   solid or dotted border lines, 1 to 4: "
+    "box: backward function (grad_fn)   oval: tensor   1 to 4 solid or dotted border lines: "
     "the pass (as in the legend)   dashed: saved for backward   thick outline: new in this step"
 )
 SVG_SECONDS = 30.0  # within the drawing limit dot needs about 1 s

@@ -5,8 +5,8 @@ The colours follow the pass that created a node (:mod:`hograd_core.graphs`): gre
 forward pass, then blue, orange, green, purple, yellow and red for backward passes 1 to 6.
 So that the pass is not told by colour alone (WCAG 1.4.1: a greyscale print, colour-vision
 deficiency), each pass also has its own border (:data:`PASS_CUES`): the forward pass one solid
-line, backward passes 1 and 2 two and three solid lines, passes 3 to 6 one to four dotted
-lines; every legend draws and names them. Boxes are backward functions (``grad_fn``), ovals
+line, the 1st backward pass one dotted line, the 2nd two solid lines, the 3rd two dotted, and
+so on to the 6th's four solid lines; every legend draws and names them. Boxes are backward functions (``grad_fn``), ovals
 are tensors (leaves and outputs), dashed ovals are tensors a function saved for its own
 backward (as many dashed lines as its pass has lines). When stepping order by order, the
 nodes the newest pass added get a thick black outline.
@@ -70,10 +70,10 @@ class Cue:
 
 
 #: The border of each pass's nodes, the cue that does not need colour.
-PASS_CUES = tuple(
-    Cue(line, rings)
-    for line, rings in [("solid", n) for n in (1, 2, 3)] + [("dotted", n) for n in (1, 2, 3, 4)]
-)
+#: Solid and dotted by turns, one more line every second pass: the common passes 0 to 2 add
+#: one line at most (each line makes a node 8 pt wider and taller, and the projector's
+#: drawings must still fit a screen).
+PASS_CUES = tuple(Cue("solid" if k % 2 == 0 else "dotted", 1 + k // 2) for k in range(7))
 NEW = "#111827"  # outline of the nodes the newest pass added
 FONT = "Helvetica,Arial,sans-serif"
 #: A saved tensor's dashed edge, and a freed saved tensor's dashed outline: 4.83:1 on the

@@ -277,7 +277,7 @@ def test_legend_and_tables() -> None:
     view = graph_lab(parse("tanh(x)"), 0.7).view(1)
     html = legend_html(view, "en")
     assert PASS_COLOURS[0] in html and PASS_COLOURS[1] in html and PASS_COLOURS[2] not in html
-    assert "1st backward pass: 1 node (border: 2 solid lines)<" in html
+    assert "1st backward pass: 1 node (border: 1 dotted line)<" in html
     assert "forward pass: 2 nodes (border: 1 solid line)" in html
     rows = stats_rows(graph_lab(parse("x**3"), 2.0).stats, "en")
     assert [r["nodes"] for r in rows] == [2, 5, 8, 11, 11, 11, 11]
