@@ -6,10 +6,11 @@ forward pass, then blue, orange, green, purple, yellow and red for backward pass
 So that the pass is not told by colour alone (WCAG 1.4.1: a greyscale print, colour-vision
 deficiency), each pass also has its own border (:data:`PASS_CUES`): the forward pass one solid
 line, the 1st backward pass one dotted line, the 2nd two solid lines, the 3rd two dotted, and
-so on to the 6th's four solid lines; every legend draws and names them. Boxes are backward functions (``grad_fn``), ovals
-are tensors (leaves and outputs), dashed ovals are tensors a function saved for its own
-backward (as many dashed lines as its pass has lines). When stepping order by order, the
-nodes the newest pass added get a thick black outline.
+so on to the 6th's four solid lines; every legend draws and names them. Boxes are backward
+functions (``grad_fn``), ovals are tensors (leaves and outputs), dashed ovals are tensors a
+function saved for its own backward (one dashed line: their pass is that of the function
+their dashed edge leads to). When stepping order by order, the nodes the newest pass added get
+a thick black outline.
 
 This module only writes text (the DOT language), so the command line can print a graph for
 slides with no UI stack; laying it out is graphviz's job. Every word shown in a drawing is
@@ -63,16 +64,25 @@ class Cue:
         return f"{self.rings} {self.line} line" + ("s" if self.rings > 1 else "")
 
     def dot(self, saved: bool = False) -> dict[str, str]:
-        """The DOT attributes of a node with this border (a saved tensor's lines dashed)."""
-        line = "dashed" if saved else self.line
-        style = "filled" if line == "solid" else f"{line},filled"
-        return {"style": style, "peripheries": str(self.rings)}
+        """The DOT attributes of a node with this border; a saved tensor's: one dashed line.
+
+        Graphviz draws each further line 4 pt outside the one before, so a node of 2 lines
+        would be 8 pt wider and taller than one of 1: the lines take the place of the space
+        around the text instead (no margin above and below it, less beside it, no least
+        height), so that a double box is 1 pt taller than a single one (an oval 2 to 3 pt), and
+        a drawing of the 2nd pass still fits a projector's screen."""
+        if saved:
+            return {"style": "dashed,filled", "peripheries": "1"}
+        style = "filled" if self.line == "solid" else f"{self.line},filled"
+        attrs = {"style": style, "peripheries": str(self.rings)}
+        if self.rings > 1:
+            attrs.update(margin="0.04,0", height="0")
+        return attrs
 
 
 #: The border of each pass's nodes, the cue that does not need colour.
 #: Solid and dotted by turns, one more line every second pass: the common passes 0 to 2 add
-#: one line at most (each line makes a node 8 pt wider and taller, and the projector's
-#: drawings must still fit a screen).
+#: one line at most.
 PASS_CUES = tuple(Cue("solid" if k % 2 == 0 else "dotted", 1 + k // 2) for k in range(7))
 NEW = "#111827"  # outline of the nodes the newest pass added
 FONT = "Helvetica,Arial,sans-serif"

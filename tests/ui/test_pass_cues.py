@@ -10,6 +10,8 @@ border still tells the pass.
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -208,9 +210,9 @@ def test_each_pass_has_its_own_border_and_the_legend_shows_it(builder: str, lang
     assert len(set(one.values())) == len(one), one  # and the passes' borders differ
     owner = saved_to(drawing.dot)
     for name, k in drawing.passes.items():
-        if drawing.kinds[name] == "saved":  # dashed, with its pass's number of lines,
-            assert border(node_attrs(drawing.dot, name)) == ("dashed", one[k][1]), name
-            assert drawing.passes[owner[name]] == k  # and tied to a function of its pass
+        if drawing.kinds[name] == "saved":  # one dashed line, tied to a function of its pass
+            assert border(node_attrs(drawing.dot, name)) == ("dashed", 1), name
+            assert drawing.passes[owner[name]] == k
     swatches = legend_cues(drawing.legend)
     assert sorted(swatches) == passes, swatches
     for k in passes:
@@ -256,3 +258,58 @@ def test_every_pass_has_a_border_of_its_own_and_words_for_it() -> None:
         en, zh = cue_name(k, "en"), cue_name(k, "zh")
         assert en == cue.english and en.startswith(f"{cue.rings} {cue.line} line"), en
         assert zh == f"{cue.rings} 条{'实线' if cue.line == 'solid' else '点线'}", zh
+
+
+# ---- the projector's room ---------------------------------------------------------------------
+
+
+def _plain(dot: str) -> dict[str, tuple[float, float]]:
+    """``dot``'s layout by Graphviz (``dot -Tplain``): the drawing's ("", (width, height)) and
+    each node's (width, height), in points."""
+    out = subprocess.run(["dot", "-Tplain"], input=dot, capture_output=True, text=True, check=True)
+    sizes = {}
+    for words in (line.split() for line in out.stdout.splitlines()):
+        if words[0] == "graph":
+            sizes[""] = (float(words[2]) * 72, float(words[3]) * 72)
+        elif words[0] == "node":
+            sizes[words[1].strip('"')] = (float(words[4]) * 72, float(words[5]) * 72)
+    return sizes
+
+
+def _one_line_each(dot: str) -> str:
+    """``dot`` with every node's border one line and its own size attributes dropped: the
+    drawing as it was before the passes had borders (colour only)."""
+    own = re.compile(r' (margin="[\d.,]+"|height=[\d.]+)(?=[ \]])')
+    lines = dot.replace("peripheries=2", "peripheries=1").split("\n")
+    return "\n".join(ln if ln.startswith("\tnode [") else own.sub("", ln) for ln in lines)
+
+
+def _projected() -> dict[str, str]:
+    """The drawings a projector shows of a 2nd backward pass, laid out for its screen: the
+    backward lab's (tanh's graph at 0.5, its default) and the flag lab's create_graph=True
+    run (x**3 at 0.7, left to right and tight as on its slide)."""
+    from hograd_labs.backward.compute import graph_at
+
+    flag = run_flags(parse("x**3"), 0.7, FlagSettings(create_graph=True)).drawing
+    return {
+        "backward": backward_figures.graph_dot(graph_at("tanh(x)", "(1 - y^2)*g", 0.5), "en", True),
+        "flag": flag_dot(flag, "en", **graph_figures.ON_SLIDE),
+    }
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+@pytest.mark.parametrize("name", ["backward", "flag"])
+def test_a_border_of_two_lines_leaves_the_drawing_its_size(name: str) -> None:
+    """Graphviz draws a further line 4 pt outside a node, so each node of the 2nd pass grew
+    8 pt and the backward lab's projected drawing 243 -> 283 pt tall (its text then 17 px on
+    the projector, under the 20 px floor). The lines take the room of the node's margin
+    instead: every node is at most 3 pt taller than with one line (a box 1 pt, an oval
+    2.3), and the drawing at most 3% taller (0.4% and 2.0%), as Graphviz lays both out."""
+    dot = _projected()[name]
+    assert "peripheries=2" in dot  # a 2nd pass drawn with its double line
+    cued, plain = _plain(dot), _plain(_one_line_each(dot))
+    assert cued.keys() == plain.keys()
+    for node, (_, height) in cued.items():
+        if node:
+            assert height <= plain[node][1] + 3.0, (node, height, plain[node])
+    assert cued[""][1] <= 1.03 * plain[""][1], (cued[""], plain[""])
