@@ -67,8 +67,8 @@ STAGES = (
     "2nd backward pass (Hv = ∇(g·v))",
 )
 SHAPES = (
-    "box: backward function (grad_fn)   oval: tensor   1 to 4 solid or dotted border lines: "
-    "the pass (as in the legend)   dashed: saved for backward   thick outline: new in this step"
+    "box: backward function (grad_fn)   oval: tensor   border (solid, dotted, double, ...): "
+    "the pass, as in the legend   dashed: saved for backward   thick outline: new in this step"
 )
 SVG_SECONDS = 30.0  # within the drawing limit dot needs about 1 s
 
@@ -82,7 +82,7 @@ def _function(args: argparse.Namespace) -> Function:
 
 def _pass_legend(per_pass: tuple[int, ...], names: tuple[str, ...], outlined: int) -> Legend:
     cells = tuple(
-        (k, f"{names[k]}: {n} node{'' if n == 1 else 's'} (border: {PASS_CUES[k].english})")
+        (k, f"{names[k]}: {n} node{'' if n == 1 else 's'} ({PASS_CUES[k].english} border)")
         for k, n in enumerate(per_pass)
     )
     return Legend(cells, SHAPES, outlined)

@@ -4,9 +4,9 @@ graphviz.
 The colours follow the pass that created a node (:mod:`hograd_core.graphs`): grey for the
 forward pass, then blue, orange, green, purple, yellow and red for backward passes 1 to 6.
 So that the pass is not told by colour alone (WCAG 1.4.1: a greyscale print, colour-vision
-deficiency), each pass also has its own border (:data:`PASS_CUES`): the forward pass one solid
-line, the 1st backward pass one dotted line, the 2nd two solid lines, the 3rd two dotted, and
-so on to the 6th's four solid lines; every legend draws and names them. Boxes are backward
+deficiency), each pass also has its own border (:data:`PASS_CUES`): the forward pass a solid
+line, the 1st backward pass a dotted line, the 2nd a double line, the 3rd a double dotted one,
+and so on to the 6th's quadruple line; every legend draws and names them. Boxes are backward
 functions (``grad_fn``), ovals are tensors (leaves and outputs), dashed ovals are tensors a
 function saved for its own backward (one dashed line: their pass is that of the function
 their dashed edge leads to). When stepping order by order, the nodes the newest pass added get
@@ -60,8 +60,12 @@ class Cue:
 
     @property
     def english(self) -> str:
-        """The border in English words, as the command line's legend writes it."""
-        return f"{self.rings} {self.line} line" + ("s" if self.rings > 1 else "")
+        """The border in English words, as the command line's legend writes it: "solid",
+        "dotted", "double", "double dotted", ..."""
+        many = ("", "double", "triple", "quadruple")[self.rings - 1]
+        if not many:
+            return self.line
+        return many if self.line == "solid" else f"{many} {self.line}"
 
     def dot(self, saved: bool = False) -> dict[str, str]:
         """The DOT attributes of a node with this border; a saved tensor's: one dashed line.

@@ -46,7 +46,7 @@ def pass_name(k: int, lang: str = "en") -> str:
 
 
 def cue_name(k: int, lang: str = "en") -> str:
-    """The border of pass ``k``'s nodes in words, in ``lang``: "2 solid lines", ..."""
+    """The border of pass ``k``'s nodes in words, in ``lang``: "solid", "dotted", "double", ..."""
     return tr(f"pass.cue.{k}", lang)
 
 

@@ -277,8 +277,8 @@ def test_legend_and_tables() -> None:
     view = graph_lab(parse("tanh(x)"), 0.7).view(1)
     html = legend_html(view, "en")
     assert PASS_COLOURS[0] in html and PASS_COLOURS[1] in html and PASS_COLOURS[2] not in html
-    assert "1st backward pass: 1 node (border: 1 dotted line)<" in html
-    assert "forward pass: 2 nodes (border: 1 solid line)" in html
+    assert "1st backward pass: 1 node · dotted<" in html
+    assert "forward pass: 2 nodes · solid<" in html
     rows = stats_rows(graph_lab(parse("x**3"), 2.0).stats, "en")
     assert [r["nodes"] for r in rows] == [2, 5, 8, 11, 11, 11, 11]
     assert rows[4]["grad_fn"] == "None"

@@ -247,17 +247,20 @@ def test_the_border_tells_the_pass_in_greyscale() -> None:
 
 def test_every_pass_has_a_border_of_its_own_and_words_for_it() -> None:
     """All seven passes (the graph lab draws up to 6 backward passes): seven borders, none
-    dashed (dashes mean a saved tensor), each named in en and zh (their contrast is in
-    tests/ui/test_palette.py)."""
+    dashed (dashes mean a saved tensor), each named in en and zh by its line and how many
+    (their contrast is in tests/ui/test_palette.py)."""
     from hograd_core.graph_dot import PASS_CUES
 
     assert len(PASS_CUES) == len(PASS_COLOURS) == 7
     assert len({(c.line, c.rings) for c in PASS_CUES}) == 7
     assert {c.line for c in PASS_CUES} <= {"solid", "dotted"}
+    many = {1: ("", ""), 2: ("double ", "双"), 3: ("triple ", "三"), 4: ("quadruple ", "四")}
     for k, cue in enumerate(PASS_CUES):
         en, zh = cue_name(k, "en"), cue_name(k, "zh")
-        assert en == cue.english and en.startswith(f"{cue.rings} {cue.line} line"), en
-        assert zh == f"{cue.rings} 条{'实线' if cue.line == 'solid' else '点线'}", zh
+        times, chinese = many[cue.rings]
+        # "double" for two solid lines, "double dotted" for two dotted ones
+        assert en == cue.english == f"{times}{cue.line}".replace(" solid", ""), en
+        assert zh == f"{chinese}{'实线' if cue.line == 'solid' else '点线'}", zh
 
 
 # ---- the projector's room ---------------------------------------------------------------------
