@@ -41,7 +41,7 @@ from hograd_core.cpp_code import hvp_graph_cpp
 from hograd_core.errors import ArgumentError, BudgetError
 from hograd_core.flaglab.cpp import flag_cpp
 from hograd_core.flaglab.flags import FlagSettings, run_flags
-from hograd_core.graph_dot import ENGLISH, Legend, tensor_dot, view_dot
+from hograd_core.graph_dot import ENGLISH, PASS_CUES, Legend, tensor_dot, view_dot
 from hograd_core.graphs import GRAPH_BUDGET, graph_lab
 from hograd_core.hvp_graph import hvp_graph, numbers
 from hograd_core.language import Function, parse
@@ -67,8 +67,8 @@ STAGES = (
     "2nd backward pass (Hv = ∇(g·v))",
 )
 SHAPES = (
-    "box: backward function (grad_fn)   oval: tensor   dashed: saved for backward   thick "
-    "outline: new in this step"
+    "box: backward function (grad_fn)   oval: tensor   border (solid, dotted, double, ...): "
+    "the pass, as in the legend   dashed: saved for backward   thick outline: new in this step"
 )
 SVG_SECONDS = 30.0  # within the drawing limit dot needs about 1 s
 
@@ -82,7 +82,8 @@ def _function(args: argparse.Namespace) -> Function:
 
 def _pass_legend(per_pass: tuple[int, ...], names: tuple[str, ...], outlined: int) -> Legend:
     cells = tuple(
-        (k, f"{names[k]}: {n} node" + ("" if n == 1 else "s")) for k, n in enumerate(per_pass)
+        (k, f"{names[k]}: {n} node{'' if n == 1 else 's'} ({PASS_CUES[k].english} border)")
+        for k, n in enumerate(per_pass)
     )
     return Legend(cells, SHAPES, outlined)
 

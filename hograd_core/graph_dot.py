@@ -1,10 +1,16 @@
-"""DOT source of a traced graph, one colour per pass: the drawing, without graphviz.
+"""DOT source of a traced graph, one colour and one border per pass: the drawing, without
+graphviz.
 
 The colours follow the pass that created a node (:mod:`hograd_core.graphs`): grey for the
 forward pass, then blue, orange, green, purple, yellow and red for backward passes 1 to 6.
-Boxes are backward functions (``grad_fn``), ovals are tensors (leaves and outputs), dashed
-ovals are tensors a function saved for its own backward. When stepping order by order, the
-nodes the newest pass added get a thick black outline.
+So that the pass is not told by colour alone (WCAG 1.4.1: a greyscale print, colour-vision
+deficiency), each pass also has its own border (:data:`PASS_CUES`): the forward pass a solid
+line, the 1st backward pass a dotted line, the 2nd a double line, the 3rd a double dotted one,
+and so on to the 6th's quadruple line; every legend draws and names them. Boxes are backward
+functions (``grad_fn``), ovals are tensors (leaves and outputs), dashed ovals are tensors a
+function saved for its own backward (one dashed line: their pass is that of the function
+their dashed edge leads to). When stepping order by order, the nodes the newest pass added get
+a thick black outline.
 
 This module only writes text (the DOT language), so the command line can print a graph for
 slides with no UI stack; laying it out is graphviz's job. Every word shown in a drawing is
@@ -30,6 +36,8 @@ __all__ = [
     "FREED_TEXT",
     "PASS_BORDERS",
     "PASS_COLOURS",
+    "PASS_CUES",
+    "Cue",
     "SAVED_LINE",
     "Legend",
     "Words",
@@ -41,6 +49,45 @@ __all__ = [
 PASS_COLOURS = ("#e5e7eb", "#93c5fd", "#fdba74", "#86efac", "#d8b4fe", "#fde047", "#fca5a5")
 #: Outline and marker colour that goes with each fill (a darker shade of the same hue).
 PASS_BORDERS = ("#6b7280", "#1d4ed8", "#c2410c", "#15803d", "#7e22ce", "#a16207", "#b91c1c")
+
+
+@dataclass(frozen=True)
+class Cue:
+    """A pass's border, the cue beside its colour: ``rings`` lines drawn ``line``."""
+
+    line: str  # "solid" or "dotted" (graphviz and CSS both name them so); dashed: saved
+    rings: int  # graphviz ``peripheries``
+
+    @property
+    def english(self) -> str:
+        """The border in English words, as the command line's legend writes it: "solid",
+        "dotted", "double", "double dotted", ..."""
+        many = ("", "double", "triple", "quadruple")[self.rings - 1]
+        if not many:
+            return self.line
+        return many if self.line == "solid" else f"{many} {self.line}"
+
+    def dot(self, saved: bool = False) -> dict[str, str]:
+        """The DOT attributes of a node with this border; a saved tensor's: one dashed line.
+
+        Graphviz draws each further line 4 pt outside the one before, so a node of 2 lines
+        would be 8 pt wider and taller than one of 1: the lines take the place of the space
+        around the text instead (no margin above and below it, less beside it, no least
+        height), so that a double box is 1 pt taller than a single one (an oval 2 to 3 pt), and
+        a drawing of the 2nd pass still fits a projector's screen."""
+        if saved:
+            return {"style": "dashed,filled", "peripheries": "1"}
+        style = "filled" if self.line == "solid" else f"{self.line},filled"
+        attrs = {"style": style, "peripheries": str(self.rings)}
+        if self.rings > 1:
+            attrs.update(margin="0.04,0", height="0")
+        return attrs
+
+
+#: The border of each pass's nodes, the cue that does not need colour.
+#: Solid and dotted by turns, one more line every second pass: the common passes 0 to 2 add
+#: one line at most.
+PASS_CUES = tuple(Cue("solid" if k % 2 == 0 else "dotted", 1 + k // 2) for k in range(7))
 NEW = "#111827"  # outline of the nodes the newest pass added
 FONT = "Helvetica,Arial,sans-serif"
 #: A saved tensor's dashed edge, and a freed saved tensor's dashed outline: 4.83:1 on the
@@ -176,16 +223,31 @@ def _strut(min_width: float) -> str:
     return f'<<TABLE BORDER="0" CELLPADDING="0"><TR>{cell}</TR></TABLE>>'
 
 
+def _swatch(k: int, text: str, outlined: bool) -> str:
+    """Pass ``k``'s legend cell: its fill inside its border's lines (nested tables, one per
+    line, as the nodes' ``peripheries``), the outermost thick and dark when ``outlined``."""
+    cue = PASS_CUES[k]
+    line = "" if cue.line == "solid" else f' STYLE="{cue.line}"'
+    cell = f'<TD BGCOLOR="{PASS_COLOURS[k]}">{html.escape(text)}</TD>'
+    for ring in range(cue.rings):
+        last = ring == cue.rings - 1
+        width, colour = ("3", NEW) if outlined and last else ("1", PASS_BORDERS[k])
+        gap, pad = (1, 4) if ring == 0 else (2, 0)  # the fill inside its line, a gap between
+        cell = (
+            f'<TD><TABLE BORDER="{width}" COLOR="{colour}"{line} CELLBORDER="0" '
+            f'CELLSPACING="{gap}" CELLPADDING="{pad}"><TR>{cell}</TR></TABLE></TD>'
+        )
+    return cell
+
+
 def _legend(legend: Legend) -> str:
-    """An HTML-like table: one cell per pass with its colour and text, at most 4 per row."""
-    cells = []
-    for k, text in legend.cells:
-        border = ' BORDER="3" COLOR="#111827"' if k == legend.outlined else ""
-        cells.append(f'<TD BGCOLOR="{PASS_COLOURS[k]}"{border}>{html.escape(text)}</TD>')
+    """An HTML-like table: one cell per pass with its colour, its border and its text, at
+    most 4 per row."""
+    cells = [_swatch(k, text, k == legend.outlined) for k, text in legend.cells]
     rows = [cells[i : i + 4] for i in range(0, len(cells), 4)]
     body = "".join(f"<TR>{''.join(row)}</TR>" for row in rows)
     return (
-        '<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="4" CELLPADDING="4">'
+        '<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="4" CELLPADDING="0">'
         f'{body}<TR><TD COLSPAN="{min(4, len(cells))}" BORDER="0" ALIGN="LEFT">'
         f"{html.escape(legend.footer)}</TD></TR></TABLE>>"
     )
@@ -203,12 +265,14 @@ def node_attrs(
     constant: bool,
 ) -> dict[str, str]:
     """The DOT attributes of one node: its pass's colours, its shape, its label."""
-    attrs = {"fillcolor": PASS_COLOURS[node.pass_index], "color": PASS_BORDERS[node.pass_index]}
+    k = node.pass_index
+    attrs = {"fillcolor": PASS_COLOURS[k], "color": PASS_BORDERS[k]}
+    attrs.update(PASS_CUES[k].dot(saved=node.kind == "saved"))
     if node.kind == "op":
         attrs["label"] = node.label
     elif node.kind == "saved":
         label = node.label if node.value is None else f"{node.label} = {_number(node.value)}"
-        attrs.update(label=label, shape="ellipse", style="dashed,filled", fillcolor="#ffffff")
+        attrs.update(label=label, shape="ellipse", fillcolor="#ffffff")
     else:
         name = (node.label or variable) if node.kind == "leaf" else node.label
         value = "None" if node.kind == "output" and node.value is None else _number(node.value)
@@ -242,7 +306,8 @@ def view_dot(
     legend: Legend | None = None,
     tight: bool = False,
 ) -> str:
-    """DOT source of a graph view, nodes coloured by pass, the newest pass outlined.
+    """DOT source of a graph view, nodes in their pass's colour and border, the newest pass
+    outlined.
 
     Args:
         view: from ``GraphLab.view(order)``.

@@ -83,6 +83,8 @@ RUNTIME_KEYS: frozenset[str] = frozenset(
     | {f"decoder.{entry}{part}" for entry in DECODER_ENTRIES for part in ("", ".why", ".fix")}
     # hograd_ui/tensor_drawing.py, pass_name: f"pass.{k}" for the forward pass and six backward
     | {f"pass.{k}" for k in range(7)}
+    # hograd_ui/tensor_drawing.py, cue_name: f"pass.cue.{k}", the border of each pass's nodes
+    | {f"pass.cue.{k}" for k in range(7)}
 )
 
 

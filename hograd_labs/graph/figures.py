@@ -18,7 +18,7 @@ from hograd_core.graphs import GraphLab, GraphView, OrderStats, trend
 from hograd_core.hvp_graph import HVP_PASSES, HVPGraph
 from hograd_ui.i18n import tr
 from hograd_ui.plotting import PlainFigure, cell_title, grid_cells, plain_figure, vline
-from hograd_ui.tensor_drawing import NEW, PASS_BORDERS, PASS_COLOURS, pass_name, words
+from hograd_ui.tensor_drawing import NEW, PASS_BORDERS, pass_chip, pass_name, with_cue, words
 
 from .compute import shown
 
@@ -50,7 +50,8 @@ def pass_count(k: int, n: int, lang: str) -> str:
 
 def pass_legend(view: GraphView, lang: str, highlight: bool) -> Legend:
     """The legend under a downloaded graph: each pass's colour and node count."""
-    cells = tuple((k, pass_count(k, view.per_pass[k], lang)) for k in range(view.order + 1))
+    counts = view.per_pass[: view.order + 1]
+    cells = tuple((k, with_cue(k, pass_count(k, n, lang), lang)) for k, n in enumerate(counts))
     return Legend(cells, tr("graph.legend.shapes", lang), view.order if highlight else -1)
 
 
@@ -169,20 +170,12 @@ ON_SLIDE: dict = {"direction": "LR", "tight": True}
 
 
 def legend_html(view: GraphView, lang: str = "en", *, highlight: bool = True) -> str:
-    """The legend as a line of coloured chips for the page (fixed text, escaped; no user input)."""
-    chip = (
-        '<span style="display:inline-block;margin:0 .4em .4em 0;padding:.15em .6em;'
-        'border-radius:.3em;background:{fill};border:{width}px solid {border};color:#111827">'
-        "{text}</span>"
-    )
-    chips = []
-    for k, n in enumerate(view.per_pass):
-        text = html.escape(pass_count(k, n, lang))
-        newest = highlight and k == view.order
-        border = NEW if newest else PASS_BORDERS[k]
-        chips.append(
-            chip.format(fill=PASS_COLOURS[k], text=text, width=3 if newest else 1, border=border)
-        )
+    """The legend as a line of chips for the page, each in its pass's colour and border and
+    naming the border (fixed text, escaped; no user input)."""
+    chips = [
+        pass_chip(k, pass_count(k, n, lang), lang, newest=highlight and k == view.order)
+        for k, n in enumerate(view.per_pass)
+    ]
     shapes = html.escape(tr("graph.legend.shapes", lang))
     return (
         f'<div style="line-height:2">{"".join(chips)}</div><div style="opacity:.75">{shapes}</div>'
@@ -357,18 +350,12 @@ def hvp_dot(
 
 
 def hvp_legend_html(result: HVPGraph, lang: str = "en") -> str:
-    """One chip per stage: its colour, its name and how many backward functions it added
-    (fixed text, escaped; no user input)."""
-    chip = (
-        '<span style="display:inline-block;margin:0 .4em .4em 0;padding:.1em .5em;'
-        'border-radius:.3em;background:{fill};border:1px solid {border};color:#111827">'
-        "{text}</span>"
-    )
+    """One chip per stage: its colour and border, its name and how many backward functions it
+    added (fixed text, escaped; no user input)."""
     chips = []
     for k, n in enumerate(result.graph.per_pass):
         key = "graph.legend.pass_one" if n == 1 else "graph.legend.pass"
-        text = html.escape(tr(key, lang, name=stage_name(k, lang), n=n))
-        chips.append(chip.format(fill=PASS_COLOURS[k], border=PASS_BORDERS[k], text=text))
+        chips.append(pass_chip(k, tr(key, lang, name=stage_name(k, lang), n=n), lang))
     return f'<div style="line-height:2">{"".join(chips)}</div>'
 
 

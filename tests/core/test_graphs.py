@@ -277,7 +277,8 @@ def test_legend_and_tables() -> None:
     view = graph_lab(parse("tanh(x)"), 0.7).view(1)
     html = legend_html(view, "en")
     assert PASS_COLOURS[0] in html and PASS_COLOURS[1] in html and PASS_COLOURS[2] not in html
-    assert "1st backward pass: 1 node<" in html and "forward pass: 2 nodes" in html
+    assert "1st backward pass: 1 node · dotted<" in html
+    assert "forward pass: 2 nodes · solid<" in html
     rows = stats_rows(graph_lab(parse("x**3"), 2.0).stats, "en")
     assert [r["nodes"] for r in rows] == [2, 5, 8, 11, 11, 11, 11]
     assert rows[4]["grad_fn"] == "None"
@@ -301,7 +302,7 @@ def test_the_shape_legend_reads_as_separate_items_in_a_browser(lang: str) -> Non
     html_text = legend_html(graph_lab(parse("tanh(x)"), 0.7).view(1), lang)
     shapes = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "|", html_text).split("|")[-2]).strip()
     items = [item.strip() for item in shapes.split("·")]
-    assert len(items) == 4, shapes
+    assert len(items) == 5, shapes
     colon = ":" if lang == "en" else "："
     assert all(colon in item for item in items), items
 

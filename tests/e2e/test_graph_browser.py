@@ -13,7 +13,8 @@ pytestmark = pytest.mark.e2e
 
 SVG = "[data-testid='stGraphVizChart'] svg"
 # The fill of every node's shape in the page's graph (the first chart; the flag lab's drawings
-# follow it), and of those with the newest pass's thick outline.
+# follow it), and of those with the newest pass's thick outline. A pass's border of 2 or more
+# lines (graphviz peripheries) adds shapes filled "none" around the filled one.
 FILLS = f"""() => Array.from(document.querySelector("{SVG}")
     .querySelectorAll("g.node > :is(polygon, ellipse)"))
     .map(s => [s.getAttribute("fill"), s.getAttribute("stroke-width")])"""
@@ -22,8 +23,21 @@ FILLS = f"""() => Array.from(document.querySelector("{SVG}")
 def node_fills(page) -> tuple[set[str], set[str]]:
     shapes = page.evaluate(FILLS)
     filled = {fill for fill, _ in shapes if fill and fill != "none"}
-    thick = {fill for fill, width in shapes if width == "3.5"}
+    thick = {fill for fill, width in shapes if width == "3.5" and fill != "none"}
     return filled, thick
+
+
+RINGS = f"""() => Array.from(document.querySelector("{SVG}").querySelectorAll("g.node"))
+    .map(g => [g.querySelector(":is(polygon, ellipse)[fill]:not([fill='none'])")
+        ?.getAttribute("fill"), g.querySelectorAll(":is(polygon, ellipse)").length])"""
+
+
+def node_rings(page) -> dict[str, set[int]]:
+    """Fill -> how many lines the nodes of that fill are drawn with, as the browser drew them."""
+    rings: dict[str, set[int]] = {}
+    for fill, count in page.evaluate(RINGS):
+        rings.setdefault(fill, set()).add(count)
+    return rings
 
 
 def wait_for_colours(page, colours: set[str]) -> None:
@@ -49,6 +63,8 @@ def test_step_the_graph_from_order_zero_to_three(page) -> None:
     page.wait_for_selector(SVG)
     _no_exception(page)
     wait_for_colours(page, set(PASS_COLOURS[:3]))  # opens at order 2 (double backward)
+    # each pass's border survives the browser's Graphviz: 1, 1 (dotted) and 2 lines (WCAG 1.4.1)
+    assert node_rings(page) == {PASS_COLOURS[k]: {n} for k, n in enumerate((1, 1, 2))}
     for _ in range(2):
         page.get_by_role("button", name="One pass back").click()
         wait_for_app(page)
@@ -132,10 +148,11 @@ def core_counts(create_graph: bool) -> tuple[int, int, int]:
 
 
 def drawn_boxes(page, nth: int) -> int:
-    """Backward-function boxes (polygons) in the nth graphviz chart's SVG."""
+    """Backward-function boxes in the nth graphviz chart's SVG: one filled polygon each (the
+    further lines of a pass's border are polygons filled "none")."""
     return page.evaluate(
         f"""() => document.querySelectorAll("[data-testid='stGraphVizChart']")[{nth}]
-            .querySelectorAll("g.node > polygon").length"""
+            .querySelectorAll("g.node > polygon:not([fill='none'])").length"""
     )
 
 
@@ -151,7 +168,8 @@ def settled_boxes(page, charts: tuple[int, ...], expected: tuple[int, ...]) -> t
         page.wait_for_function(
             """([charts, expected]) => charts.every((nth, i) => {
                 const chart = document.querySelectorAll("[data-testid='stGraphVizChart']")[nth];
-                return chart && chart.querySelectorAll("g.node > polygon").length === expected[i];
+                return chart && chart.querySelectorAll("g.node > polygon:not([fill='none'])")
+                    .length === expected[i];
             })""",
             arg=[list(charts), list(expected)],
             timeout=120_000,

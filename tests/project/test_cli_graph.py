@@ -69,7 +69,7 @@ def test_one_variable_prints_the_pass_coloured_dot() -> None:
     assert drawn == {PASS_COLOURS[k]: expected[k] for k in range(3)}
     assert out.stdout.startswith("digraph autograd {")
     assert '"d2y/dx2 = 4.2"' in out.stdout  # 6 x at 0.7
-    assert "2nd backward pass: 3 nodes" in out.stdout  # the legend, in English
+    assert "2nd backward pass: 3 nodes (double border)" in out.stdout  # the legend
 
 
 def test_several_variables_draw_the_hvp_graph() -> None:

@@ -134,6 +134,19 @@ def _dot_attrs(dot: str, name: str) -> dict[str, str]:
     return dict(re.findall(r'(\w+)="?(#[0-9a-fA-F]{6}|[\w,]+)"?', body))
 
 
+def test_the_pass_borders_stand_out_from_the_page_and_their_fill() -> None:
+    """The lines of a node's border, which tell its pass (WCAG 1.4.1), are graphical objects
+    (1.4.11): 3:1 or more against the page, which shows between a border's lines, and against
+    the node's own fill, inside the first line; so is the newest pass's outline."""
+    from hograd_core.graph_dot import NEW, PASS_BORDERS, PASS_COLOURS
+
+    for k, (line, fill) in enumerate(zip(PASS_BORDERS, PASS_COLOURS, strict=True)):
+        assert contrast(line, WHITE) >= 3.0, k
+        assert contrast(line, fill) >= 3.0, k
+        assert contrast(NEW, fill) >= 3.0, k
+    assert contrast(NEW, WHITE) >= 3.0
+
+
 def test_a_freed_saved_tensor_is_outlined_and_labelled_readably() -> None:
     """A freed saved tensor as the drawing writes it (hograd_core.graph_dot): its dashed
     outline 3:1 or more against its own fill and the page (WCAG 1.4.11; it was #9ca3af,
