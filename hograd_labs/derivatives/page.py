@@ -5,6 +5,7 @@ costs. ``draw()`` is called by pages/derivatives.py."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -39,12 +40,11 @@ from hograd_ui.parts.chart import chart
 from hograd_ui.parts.downloads import derivatives_code, derivatives_row, note_x0
 from hograd_ui.parts.exact import exact_entry
 from hograd_ui.parts.formula import draw_formula, start_tex, typed_tex
-from hograd_ui.parts.frame import aside
+from hograd_ui.parts.frame import Frame, aside
 from hograd_ui.parts.link_form import REFUSED, Field
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.present import refresh_share
 from hograd_ui.parts.ui import (
-    controls,
     folded,
     function_box,
     lang,
@@ -53,7 +53,6 @@ from hograd_ui.parts.ui import (
     present_row,
     session_id,
     show_error,
-    slides,
     static_table,
     t,
 )
@@ -164,21 +163,58 @@ def _where(spans: tuple[tuple[float, float], ...]) -> str:
 
 
 def draw() -> None:
-    """The page: the function and its settings, the chart, then the views at x0.
-
-    In presentation mode the lead and the settings fold into one row of buttons, and the
-    chart and the views at x0 are a screen each (hograd_ui/parts/ui.py's ``slides``)."""
+    """The page: the function and its settings, the chart, then the views at x0, drawn by the
+    frame (hograd_ui/parts/frame.py): stacked on a laptop; projected, the lead and the
+    settings folded into the row and the chart and the views at x0 a screen each; on a phone
+    the result first."""
     st.title(t("deriv.title"))
-    row = present_row()
-    with folded(t("present.text"), ":material/notes:", row):
+    view = Frame("deriv")
+    with view.lead():
         st.caption(t("deriv.lead"))
-    fn = function_box("deriv", t("deriv.function"), PRESETS, stop=False)
-    formula = st.empty()  # the LaTeX of f, under the box, once the controls are drawn
-    with controls(row):
+    with view.controls(fold=False):  # the box a lecturer types into stays in place projected
+        fn = function_box("deriv", t("deriv.function"), PRESETS, stop=False)
+        formula = st.empty()  # the LaTeX of f, under the box, once the controls are drawn
+    with view.controls():
         method, separate, order, low, high, points = _settings()
-    shown = slides(
-        {"chart": t("deriv.screen.chart"), "point": t("deriv.screen.point")}, "deriv.screen", row
+    with view.results:  # what stops the view is said where its result would be
+        result = _result(fn, formula, method, order, low, high, points)
+    marked = st.session_state["deriv.chart.x0"] = _x0_state(low, high)
+    view.screens(
+        {
+            "chart": (
+                t("deriv.screen.chart"),
+                lambda: _chart(fn, result.curves, separate, marked, order, points, result.used),
+            ),
+            "point": (
+                t("deriv.screen.point"),
+                lambda: point_views(fn, result.curves, order, points, low, high),
+            ),
+        },
+        "deriv.screen",
+        headers=False,
     )
+
+
+@dataclass(frozen=True)
+class _Drawn:
+    """The curves the chart draws, and the method that made them."""
+
+    curves: DerivativeResult
+    used: str
+
+
+def _result(
+    fn: Function | None,
+    formula: object,
+    method: str,
+    order: int,
+    low: float,
+    high: float,
+    points: int,
+) -> _Drawn:
+    """f's curves on the range by ``method`` (Taylor mode where nested autograd is refused,
+    said so), with f's LaTeX in ``formula``; stops the page, saying why, where there is
+    nothing to draw."""
     if fn is None:  # refused: the error is shown, and the controls above keep their values
         st.stop()
     if len(fn.variables) > 1:
@@ -211,14 +247,7 @@ def draw() -> None:
     if not np.isfinite(result.values[0]).any():
         st.error(t("deriv.undefined_everywhere", low=f"{low:g}", high=f"{high:g}"))
         st.stop()
-
-    marked = st.session_state["deriv.chart.x0"] = _x0_state(low, high)
-    if shown["chart"]:
-        with st.container(key="deriv.screen.chart"):
-            _chart(fn, result, separate, marked, order, points, used)
-    if shown["point"]:
-        with st.container(key="deriv.screen.point"):
-            point_views(fn, result, order, points, low, high)
+    return _Drawn(result, used)
 
 
 def _settings() -> tuple[str, bool, int, float, float, int]:

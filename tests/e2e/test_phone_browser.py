@@ -110,3 +110,42 @@ def test_the_first_result_starts_on_a_phones_first_screen(browser, server, view,
     top = first_result_top(browser, server, view, lang)
     print(f"phone {lang} {view or 'home'}: {top:.0f} px")  # the report's figures, with -s
     assert top < HEIGHT, f"{view or 'home'} ({lang}): first result at {top:.0f} px"
+
+
+#: Links whose function the page refuses: the page has no result to show, only the message,
+#: which is drawn under the function box, in the controls that a phone folds.
+REFUSED = (
+    "derivatives?deriv.fn=x**",
+    "graph?graph.fn=sin(x",
+    "hvp?hvp.fn=w1**2*",
+)
+
+#: An error box that is drawn and not inside a closed <details> (Playwright's is_visible
+#: counts an element in a closed details as hidden too; this says which it is).
+SHOWN_ERROR_JS = """() => [...document.querySelectorAll("[data-testid='stMain'] [data-testid='stAlert']")]
+    .filter(e => e.getBoundingClientRect().height > 0 && !e.closest("details:not([open])"))
+    .map(e => e.getBoundingClientRect().top + window.scrollY)"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("view", REFUSED)
+def test_a_refused_function_is_said_on_a_phones_first_screen(browser, server, view, lang) -> None:
+    """The message of a refused function is never folded away on a phone: the controls that
+    hold it open (hograd_ui/parts/frame.js), and with no result above it, it starts on the
+    first screen."""
+    ctx = browser.new_context(
+        viewport={"width": WIDTH, "height": HEIGHT},
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=3,
+    )
+    try:
+        pg = ctx.new_page()
+        pg.set_default_timeout(120_000)
+        pg.goto(f"{server}/{view}&lang={lang}")
+        _settle(pg)
+        pg.wait_for_function(f"() => ({SHOWN_ERROR_JS})().length > 0", timeout=120_000)
+        tops = pg.evaluate(SHOWN_ERROR_JS)
+        assert min(tops) < HEIGHT, f"{view} ({lang}): the message at {min(tops):.0f} px"
+    finally:
+        ctx.close()
