@@ -8,7 +8,7 @@ that ``--help`` answers at once) and one that runs it and returns the exit statu
 what it computes with). A new verb is a module with those two functions and one line there.
 
 It runs in its own process only: it may start Graphviz's ``dot`` (``graph --svg``), and it
-turns the core's errors (a key and its parameters) into English text with
-:func:`hograd_ui.i18n.error_text`. Nothing the server loads imports it (pyproject.toml's import
+turns the core's errors (a key and its parameters) into text in its language (``--lang``,
+:mod:`.lang`) with :func:`hograd_ui.i18n.error_text`. Nothing the server loads imports it (pyproject.toml's import
 contracts).
 """

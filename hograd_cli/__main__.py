@@ -20,6 +20,9 @@ script does, with the g++ line that builds it against this Python's torch wheel 
 Bad input exits with status 2 and one line ``error: ...`` on stderr (and ``{"error": ...}`` on
 stdout with --json); never a traceback. A check that fails is an answer, not bad input: gradcheck
 exits with 0 and says so.
+
+``--lang zh`` (or HOGRAD_LANG, or a Chinese locale: :mod:`.lang`) gives the help, the tables and
+the messages in Chinese; JSON keys and machine values stay the same in every language.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -34,21 +38,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from hograd_core.errors import ArgumentError, BudgetError, HogradError
-from hograd_ui.i18n import error_text
+from hograd_ui.i18n import error_text, tr
 
 from . import decode, graph_args
+from .lang import Parser, UsageError, choose
 
 _STARTED = time.perf_counter()  # the command line's start, as near as this module can see
 _VALUE_OPTIONS = ("--at", "--grid", "--vector", "--v")
-
-
-class _UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
-        raise _UsageError(message)
 
 
 def _latex(fn: object) -> str | None:
@@ -78,12 +74,12 @@ def _grid(text: str, option: str = "--grid") -> np.ndarray:
 
     parts = text.split(":")
     if len(parts) != 3:
-        raise _UsageError(f"{option}: expected START:STOP:POINTS such as -3:3:2000, got {text!r}")
+        raise UsageError("cli.error.grid", option=option, got=repr(text))
     low, high = _numbers(parts[0], option)[0], _numbers(parts[1], option)[0]
     try:
         count = int(parts[2])
     except ValueError:
-        raise _UsageError(f"{option}: POINTS must be a whole number, got {parts[2]!r}") from None
+        raise UsageError("cli.error.grid_count", option=option, got=repr(parts[2])) from None
     if not 1 <= count <= BUDGET.max_points:
         raise BudgetError("budget.points", limit=BUDGET.max_points, got=count)
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
@@ -137,153 +133,134 @@ HELP_FIGURES = {
     "variants": ("written", "detached", "once", "second_function"),  # custom_function.VARIANTS
 }
 
-EXAMPLES = """\
-examples:
-  python -m hograd_cli derivatives "x**3" --order 3 --at 2
-  python -m hograd_cli derivatives "-x^2" --at 1            (a leading minus is fine)
-  python -m hograd_cli derivatives "tanh(x)" --order 8 --grid -3:3:2000 --json
-  python -m hograd_cli derivatives "sin(x)" --order 20 --at 0.5 --method taylor
-  python -m hograd_cli hvp "w1**2*sin(w2)" --at 1,1.5707963267948966 --vector 0.5,1
-  python -m hograd_cli graph "x**3" --order 2 --at 0.7 > graph.dot
-  python -m hograd_cli gradcheck "sin(x)*exp(-x^2)" --at -2:2:9
-  python -m hograd_cli custom "tanh(x)" --backward "(1 - y^2)*g" --at -2:2:5 --second-function
-  python -m hograd_cli decode error.txt --json               (or - to read standard input)
-  python -m hograd_cli run prog.py --json                    (an autograd program, line by line)
 
-Each verb has its own --help. Bad input exits with status 2 and one line "error: ..."."""
-
-FUNCTION_HELP = (
-    "the function, in the app's language: x**3, x^3, sin(x)*exp(-x^2), -x^2 (quote it in the "
-    "shell; a leading minus is read as part of it)"
-)
+def _function_help(lang: str, example: str = "x**3") -> str:
+    return tr("cli.help.function", lang, example=example)
 
 
-def _add_derivatives(sub: argparse._SubParsersAction) -> None:
+def _add_derivatives(sub: argparse._SubParsersAction, lang: str) -> None:
     f = HELP_FIGURES
     d = sub.add_parser(
         "derivatives",
-        help="derivatives of orders 0..N of f(x)",
-        description="f(x) and its derivatives of orders 1..N at points.",
-        epilog='example: python -m hograd_cli derivatives "x**3" --order 3 --at 2',
+        lang=lang,
+        help=tr("cli.help.derivatives", lang),
+        description=tr("cli.help.derivatives.description", lang),
+        epilog=tr("cli.help.derivatives.epilog", lang),
     )
-    d.add_argument("function", help=FUNCTION_HELP)
+    d.add_argument("function", help=_function_help(lang))
     d.add_argument(
         "--order",
         type=int,
         default=2,
         metavar="N",
-        help=f"the highest order (default 2): 0 to {f['max_order_autograd']} with autograd "
-        f"(fewer with jvp and forward_ad), 0 to {f['max_order_taylor']} with taylor",
+        help=tr(
+            "cli.help.derivatives.order",
+            lang,
+            autograd=f["max_order_autograd"],
+            taylor=f["max_order_taylor"],
+        ),
     )
     where = d.add_mutually_exclusive_group()
-    where.add_argument("--at", default=None, help="points, e.g. 2 or -1,0.5,2 (default 0)")
+    where.add_argument("--at", default=None, help=tr("cli.help.derivatives.at", lang))
     where.add_argument(
         "--grid",
         default=None,
-        help=f"START:STOP:POINTS, e.g. -3:3:2000 (at most {f['max_points']:,} points)",
+        help=tr("cli.help.derivatives.grid", lang, points=f"{f['max_points']:,}"),
     )
     d.add_argument(
         "--method",
         default="autograd",
         choices=(*f["methods"], "jvp", "forward_ad"),
-        help="autograd (nested reverse), taylor, jvp (nested torch.func.jvp), "
-        "forward_ad (dual numbers over nested reverse)",
+        help=tr("cli.help.derivatives.method", lang),
     )
     d.add_argument(
         "--costs",
         action="store_true",
-        help="add seconds and bytes saved for backward per order, four routes: "
-        + ", ".join(f["routes"]),
+        help=tr("cli.help.derivatives.costs", lang, routes=", ".join(f["routes"])),
     )
-    d.add_argument("--json", action="store_true", help="print one JSON object")
-    d.add_argument("--cpp", action="store_true", help="print the C++ (LibTorch) program at --at")
+    d.add_argument("--json", action="store_true", help=tr("cli.help.json", lang))
+    d.add_argument("--cpp", action="store_true", help=tr("cli.help.derivatives.cpp", lang))
 
 
-def _add_hvp(sub: argparse._SubParsersAction) -> None:
+def _add_hvp(sub: argparse._SubParsersAction, lang: str) -> None:
     h = sub.add_parser(
-        "hvp",
-        help="gradient, Hessian and Hessian-vector product",
-        epilog='example: python -m hograd_cli hvp "w1**2*sin(w2)" --at 1,1.5707963267948966 '
-        "--vector 0.5,1",
+        "hvp", lang=lang, help=tr("cli.help.hvp", lang), epilog=tr("cli.help.hvp.epilog", lang)
     )
-    h.add_argument("function", help=FUNCTION_HELP.replace("x**3", "w1**2*sin(w2)"))
-    h.add_argument("--at", required=True, help="the point, e.g. 1,1.5707963267948966")
-    h.add_argument("--vector", default=None, help="v, e.g. 0.5,1 (optional with --diagonal)")
-    h.add_argument(
-        "--diagonal",
-        action="store_true",
-        help="add the Hessian's diagonal, exact (n products H e_i)",
-    )
+    h.add_argument("function", help=_function_help(lang, "w1**2*sin(w2)"))
+    h.add_argument("--at", required=True, help=tr("cli.help.hvp.at", lang))
+    h.add_argument("--vector", default=None, help=tr("cli.help.hvp.vector", lang))
+    h.add_argument("--diagonal", action="store_true", help=tr("cli.help.hvp.diagonal", lang))
     h.add_argument(
         "--hutchinson",
         type=int,
         default=0,
         metavar="N",
-        help=f"with --diagonal: Hutchinson's estimate from N probes "
-        f"(at most {HELP_FIGURES['max_probes']:,})",
+        help=tr("cli.help.hvp.hutchinson", lang, probes=f"{HELP_FIGURES['max_probes']:,}"),
     )
-    h.add_argument("--seed", type=int, default=0, help="the probes' seed (torch.Generator)")
-    h.add_argument("--json", action="store_true", help="print one JSON object")
-    h.add_argument("--cpp", action="store_true", help="print the C++ (LibTorch) program")
+    h.add_argument("--seed", type=int, default=0, help=tr("cli.help.hvp.seed", lang))
+    h.add_argument("--json", action="store_true", help=tr("cli.help.json", lang))
+    h.add_argument("--cpp", action="store_true", help=tr("cli.help.hvp.cpp", lang))
 
 
-def _add_gradcheck(sub: argparse._SubParsersAction) -> None:
+def _add_gradcheck(sub: argparse._SubParsersAction, lang: str) -> None:
     g = sub.add_parser(
         "gradcheck",
-        help="PyTorch's gradcheck and gradgradcheck of f(x)",
-        epilog='example: python -m hograd_cli gradcheck "sin(x)*exp(-x^2)" --at -2:2:9',
+        lang=lang,
+        help=tr("cli.help.gradcheck", lang),
+        epilog=tr("cli.help.gradcheck.epilog", lang),
     )
-    g.add_argument("function", help=FUNCTION_HELP)
-    g.add_argument("--at", required=True, help="START:STOP:POINTS (e.g. -2:2:9) or points 0.5,1")
-    g.add_argument("--json", action="store_true", help="print one JSON object")
+    g.add_argument("function", help=_function_help(lang))
+    g.add_argument("--at", required=True, help=tr("cli.help.gradcheck.at", lang))
+    g.add_argument("--json", action="store_true", help=tr("cli.help.json", lang))
 
 
-def _add_custom(sub: argparse._SubParsersAction) -> None:
+def _add_custom(sub: argparse._SubParsersAction, lang: str) -> None:
     c = sub.add_parser(
         "custom",
-        help="a custom autograd.Function from f and its backward",
-        description="f and its backward become a torch.autograd.Function; its first and second "
-        "derivatives, gradcheck and gradgradcheck. One variant of four: as written (default), "
-        "--detach, --once-differentiable, --second-function.",
-        epilog='example: python -m hograd_cli custom "tanh(x)" --backward "(1 - y^2)*g" '
-        "--at -2:2:5 --second-function",
+        lang=lang,
+        help=tr("cli.help.custom", lang),
+        description=tr("cli.help.custom.description", lang),
+        epilog=tr("cli.help.custom.epilog", lang),
     )
-    c.add_argument("function", help="f(x), e.g. tanh(x)")
-    c.add_argument("--backward", required=True, help="of x, y and g, e.g. (1 - y^2)*g")
+    c.add_argument("function", help=tr("cli.help.custom.function", lang))
+    c.add_argument("--backward", required=True, help=tr("cli.help.custom.backward", lang))
     c.add_argument(
         "--at",
         required=True,
-        help=f"START:STOP:POINTS, at most {HELP_FIGURES['custom_points']} points",
+        help=tr("cli.help.custom.at", lang, points=HELP_FIGURES["custom_points"]),
     )
     variant = c.add_mutually_exclusive_group()
-    variant.add_argument("--detach", action="store_true", help="the backward on detached tensors")
+    variant.add_argument("--detach", action="store_true", help=tr("cli.help.custom.detach", lang))
     variant.add_argument(
-        "--once-differentiable", action="store_true", help="the backward under @once_differentiable"
+        "--once-differentiable", action="store_true", help=tr("cli.help.custom.once", lang)
     )
     variant.add_argument(
-        "--second-function",
-        action="store_true",
-        help="the backward's own backward as a second Function (differentiable twice)",
+        "--second-function", action="store_true", help=tr("cli.help.custom.second", lang)
     )
-    c.add_argument("--json", action="store_true", help="print one JSON object")
+    c.add_argument("--json", action="store_true", help=tr("cli.help.json", lang))
 
 
-#: The verbs: name -> (adds its parser, without loading torch; runs it and returns the exit
-#: status, loading what it needs). A new verb is one line here and a module of its own with
-#: these two functions (hograd_cli/decode.py is one).
-VERBS: dict[str, tuple[Callable[[argparse._SubParsersAction], None], Callable[..., int]]] = {}
+#: The verbs: name -> (adds its parser in a language, without loading torch; runs it and
+#: returns the exit status, loading what it needs). A new verb is one line here and a module
+#: of its own with these two functions (hograd_cli/decode.py is one).
+VERBS: dict[str, tuple[Callable[[argparse._SubParsersAction, str], None], Callable[..., int]]] = {}
 
 
-def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+def _build_parser(lang: str = "en") -> argparse.ArgumentParser:
+    parser = Parser(
         prog="python -m hograd_cli",
-        description="Higher-order gradients of a typed function.",
-        epilog=EXAMPLES,
+        lang=lang,
+        verbs=True,
+        description=tr("cli.help.description", lang),
+        epilog=tr("cli.help.examples", lang),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="VERB")
+    sub = parser.add_subparsers(
+        title=tr("cli.head.positional", lang), dest="command", required=True, metavar="VERB"
+    )
+    parser.open_groups()
     for add, _ in VERBS.values():
-        add(sub)
+        add(sub, lang)
     return parser
 
 
@@ -418,8 +395,12 @@ def _run_forward(args: argparse.Namespace, fn, xs: np.ndarray) -> dict:
     return out
 
 
-def _print_costs(costs: dict) -> None:
-    print("  order  " + "  ".join(f"{r + ' ms':>14}{r + ' bytes':>18}" for r in costs))
+def _print_costs(costs: dict, lang: str) -> None:
+    heads = "  ".join(
+        f"{tr('cli.out.costs_ms', lang, route=r):>14}{tr('cli.out.costs_bytes', lang, route=r):>18}"
+        for r in costs
+    )
+    print(f"  {tr('cli.out.costs_order', lang):<5}  " + heads)
     for k in range(len(next(iter(costs.values()))["seconds"])):
         cells = []
         for c in costs.values():
@@ -429,7 +410,7 @@ def _print_costs(costs: dict) -> None:
             )
         print(f"  {k:5d}  " + "  ".join(cells))
     gaps = ", ".join(f"{r} {_fmt(c['largest_gap'])}" for r, c in costs.items())
-    print(f"  largest difference from --method: {gaps}")
+    print("  " + tr("cli.out.costs_gap", lang, gaps=gaps))
 
 
 def _run_gradcheck(args: argparse.Namespace) -> dict:
@@ -467,26 +448,41 @@ def _run_gradcheck(args: argparse.Namespace) -> dict:
     return out
 
 
-def _print_gradcheck(out: dict) -> None:
-    print(f"f = {out['function']}    variables: {', '.join(out['variables']) or '(none)'}")
-    print(
-        f"  {out['points']} points; eps {out['eps']:g}, atol {out['atol']:g}, rtol {out['rtol']:g}"
-    )
+#: The words for a check's outcome (True, False; None: no point left to check).
+_VERDICTS = {True: "cli.verdict.passed", False: "cli.verdict.failed", None: "cli.verdict.not_run"}
+#: Why a point was not checked (hograd_core.grad_checks.Skipped.reason).
+_SKIPPED = {
+    "undefined": "cli.skip.undefined",
+    "edge": "cli.skip.edge",
+    "kink": "cli.skip.kink",
+    "derivative": "cli.skip.derivative",
+    "second": "cli.skip.second",
+}
+
+
+def _function_line(out: dict, lang: str) -> str:
+    names = ", ".join(out["variables"]) or tr("cli.out.none", lang)
+    return tr("cli.out.function", lang, function=out["function"], variables=names)
+
+
+def _print_gradcheck(out: dict, lang: str) -> None:
+    print(_function_line(out, lang))
+    setup = {k: f"{out[k]:g}" for k in ("eps", "atol", "rtol")}
+    print("  " + tr("cli.out.check_setup", lang, points=out["points"], **setup))
     for name in ("gradcheck", "gradgradcheck"):
         checked = len(out[f"{name}_points"])
-        verdict = {True: "passed", False: "failed", None: "not run"}[out[name]]
-        print(f"  {name}: {verdict} on {checked} points")
+        verdict = tr(_VERDICTS[out[name]], lang)
+        print("  " + tr("cli.out.check", lang, name=name, verdict=verdict, points=checked))
         if out[f"{name}_message"]:
             for line in out[f"{name}_message"].rstrip().splitlines():
                 print(f"    | {line}")
         for m in out[f"{name}_mismatches"]:
-            print(
-                f"    differs at x = {_fmt(m['x'])} (input {m['input']}, row {m['row']}): "
-                f"numerical {_fmt(m['numerical'])}, analytical {_fmt(m['analytical'])}"
-            )
+            numbers = {k: _fmt(m[k]) for k in ("x", "numerical", "analytical")}
+            print("    " + tr("cli.out.mismatch", lang, input=m["input"], row=m["row"], **numbers))
     for s in out["skipped"]:
         piece = f": {s['piece']}" if s["piece"] else ""
-        print(f"  not checked at x = {_fmt(s['x'])} ({s['reason']}{piece})")
+        reason = tr(_SKIPPED[s["reason"]], lang) if s["reason"] in _SKIPPED else s["reason"]
+        print("  " + tr("cli.out.not_checked", lang, x=_fmt(s["x"]), reason=reason, piece=piece))
 
 
 def _run_custom(args: argparse.Namespace) -> dict:
@@ -525,52 +521,60 @@ def _run_custom(args: argparse.Namespace) -> dict:
     }
 
 
-def _print_custom(out: dict) -> None:
-    print(f"f = {out['function']}    backward = {out['backward']}    ({out['variant']})")
-    print(f"  saved for backward: {', '.join(out['saved']) or '(nothing)'}")
+def _print_custom(out: dict, lang: str) -> None:
+    print(
+        tr(
+            "cli.out.custom",
+            lang,
+            function=out["function"],
+            backward=out["backward"],
+            variant=out["variant"],
+        )
+    )
+    saved = ", ".join(out["saved"]) or tr("cli.out.nothing", lang)
+    print("  " + tr("cli.out.saved", lang, saved=saved))
     for name in ("gradcheck", "gradgradcheck"):
-        verdict = {True: "passed", False: "failed", None: "not run"}[out[name]]
-        print(f"  {name}: {verdict}")
+        verdict = tr(_VERDICTS[out[name]], lang)
+        print("  " + tr("cli.out.check_short", lang, name=name, verdict=verdict))
         for line in (out[f"{name}_message"] or "").rstrip().splitlines():
             print(f"    | {line}")
-    print("  x, first, second:")
+    print("  " + tr("cli.out.custom_columns", lang))
     for x, d1, d2 in zip(out["x"], out["first"], out["second"], strict=True):
         print(f"    {_fmt(x)}  {_fmt(d1)}  {_fmt(d2)}")
     if out["error"]:
-        print(f"  the second backward raised: {out['error']}")
+        print("  " + tr("cli.out.custom_raised", lang, error=out["error"]))
 
 
-#: What the Hessian is, for each reason the test gives (Verdict.reason).
+#: What the Hessian is, for each reason the test gives (Verdict.reason). In English, the JSON's
+#: "definiteness" too (a value of five, the same in every language).
 _DEFINITENESS = {
-    "positive_definite": "positive definite",
-    "negative_definite": "negative definite",
-    "indefinite": "indefinite",
-    "zero_eigenvalue": "singular and semidefinite",
-    "not_finite": "not finite",
+    "positive_definite": "cli.definite.positive_definite",
+    "negative_definite": "cli.definite.negative_definite",
+    "indefinite": "cli.definite.indefinite",
+    "zero_eigenvalue": "cli.definite.zero_eigenvalue",
+    "not_finite": "cli.definite.not_finite",
 }
 #: What the test says about a critical point, for each reason.
 _AT_CRITICAL = {
-    "positive_definite": "a strict local minimum",
-    "negative_definite": "a strict local maximum",
-    "indefinite": "a saddle point",
-    "zero_eigenvalue": "the second-derivative test is inconclusive; higher-order terms decide",
-    "not_finite": "the second-derivative test cannot be applied",
+    "positive_definite": "cli.critical.positive_definite",
+    "negative_definite": "cli.critical.negative_definite",
+    "indefinite": "cli.critical.indefinite",
+    "zero_eigenvalue": "cli.critical.zero_eigenvalue",
+    "not_finite": "cli.critical.not_finite",
 }
 
 
-def _verdict_line(out: dict) -> str:
+def _verdict_line(out: dict, lang: str) -> str:
     """The test's verdict in words. A point is a minimum, maximum or saddle only where the
     gradient vanishes; elsewhere only the shape of H is reported."""
     from hograd_core.hessian import CRITICAL_TOLERANCE
 
-    shape = f"H is {_DEFINITENESS[out['reason']]}"
+    shape = tr("cli.out.shape", lang, definiteness=tr(_DEFINITENESS[out["reason"]], lang))
     tol = f"{CRITICAL_TOLERANCE:g}"
     if out["critical"]:
-        return f"critical point (every |df/dx_i| <= {tol}): {_AT_CRITICAL[out['reason']]} ({shape})"
-    return (
-        f"not a critical point (some |df/dx_i| > {tol}), so the second-derivative test does not "
-        f"apply; {shape}"
-    )
+        verdict = tr(_AT_CRITICAL[out["reason"]], lang)
+        return tr("cli.out.critical", lang, tol=tol, verdict=verdict, shape=shape)
+    return tr("cli.out.not_critical", lang, tol=tol, shape=shape)
 
 
 def _diagonal(args: argparse.Namespace, fn) -> dict:  # a parsed Function
@@ -600,9 +604,9 @@ def _run_hvp(args: argparse.Namespace) -> dict:
     if not fn.variables:  # said before the point is read: a point of nothing is no point
         raise ArgumentError("budget.no_variables")
     if args.hutchinson and not args.diagonal:
-        raise _UsageError("--hutchinson: estimates the diagonal; add --diagonal")
+        raise UsageError("cli.error.hutchinson")
     if args.vector is None and not args.diagonal:
-        raise _UsageError("hvp: --vector is required (it may be left out with --diagonal)")
+        raise UsageError("cli.error.vector")
     if args.vector is None:  # the diagonal alone
         started = time.perf_counter()
         extra = _diagonal(args, fn)
@@ -632,7 +636,7 @@ def _run_hvp(args: argparse.Namespace) -> dict:
         "classification": r.classification,
         "critical": r.critical,
         "reason": test.reason,
-        "definiteness": _DEFINITENESS[test.reason],
+        "definiteness": tr(_DEFINITENESS[test.reason], "en"),
         "minors": list(test.minors),
         "seconds": r.seconds,
         **(_diagonal(args, fn) if args.diagonal else {}),
@@ -651,15 +655,15 @@ def _cpp(args: argparse.Namespace) -> str:
         if not fn.variables:
             raise ArgumentError("budget.no_variables")
         if args.vector is None or args.diagonal:
-            raise _UsageError("--cpp: the program is for one Hv: give --vector, not --diagonal")
+            raise UsageError("cli.error.cpp_hvp")
         return hvp_cpp(fn, numbers(args.at, "point", fn), numbers(args.vector, "vector", fn))
     if args.method in ("jvp", "forward_ad") or args.costs:
-        raise _UsageError("--cpp: the program is nested autograd: leave out --method and --costs")
+        raise UsageError("cli.error.cpp_method")
     if args.grid or args.json:
-        raise _UsageError("--cpp: the program is for one point: give --at X, not --grid or --json")
+        raise UsageError("cli.error.cpp_grid")
     points = _numbers(args.at or "0", "--at", BUDGET.max_points)
     if len(points) != 1:
-        raise _UsageError(f"--cpp: the program is for one point: give --at X, got {args.at!r}")
+        raise UsageError("cli.error.cpp_points", got=repr(args.at))
     x0 = points[0]
     derivatives(fn, np.array([x0]), args.order)  # the budget and the point, checked as without
     return derivatives_cpp(fn, x0, args.order)
@@ -669,121 +673,121 @@ def _fmt(v: float) -> str:
     return f"{v + 0.0:.12g}"  # + 0.0 turns -0.0 into 0.0
 
 
-def _print_diagonal(out: dict) -> None:
+def _numbers_text(values) -> str:
+    return ", ".join(map(_fmt, values))
+
+
+def _print_diagonal(out: dict, lang: str) -> None:
     if "diagonal" in out:
-        print(f"  diagonal = [{', '.join(map(_fmt, out['diagonal']))}]  (exact: n products H e_i)")
+        print("  " + tr("cli.out.diagonal", lang, values=_numbers_text(out["diagonal"])))
     if "hutchinson" in out:
-        print(
-            f"  Hutchinson, {out['probes']} probes, seed {out['seed']} = "
-            f"[{', '.join(map(_fmt, out['hutchinson']))}]"
+        estimate = _numbers_text(out["hutchinson"])
+        hutchinson = tr(
+            "cli.out.hutchinson", lang, probes=out["probes"], seed=out["seed"], values=estimate
         )
-        print(f"  standard error = [{', '.join(map(_fmt, out['hutchinson_standard_error']))}]")
+        print("  " + hutchinson)
+        error = _numbers_text(out["hutchinson_standard_error"])
+        print("  " + tr("cli.out.standard_error", lang, values=error))
 
 
 #: What each kind of caveat says, after "note: at x = X, PIECE".
 CAVEATS = {
-    "i0_near_zero": (
-        "has its argument within 1 of 0. PyTorch differentiates i0 to i1 and i1 to "
-        "i0(a) - i1(a)/a (the constant 1/2 where |a| <= 2.2e-16), which loses digits near "
-        "a = 0: from order 3 on, these values may be wrong (at a = 0, 0 from order 4 on)."
-    ),
-    "trigamma": (
-        "uses trigamma, polygamma(1, a), in one of its derivatives: PyTorch computes it to 9 "
-        "or 10 significant digits only (2.8e-10 relative at a = 2.5), so the last digits of "
-        "the orders that use it can differ from the truth."
-    ),
-    "polygamma_left": (
-        "has a negative argument. Its derivatives are polygamma(m, a), which PyTorch computes "
-        "for m >= 2 by adding the terms (a + k)^-(m+1) one by one; near a = -k - 1/2 the terms "
-        "of two poles cancel, so the higher orders may be wrong (torch.polygamma(10, -20.5) is "
-        "6 times the truth)."
-    ),
+    "i0_near_zero": "cli.caveat.i0_near_zero",
+    "trigamma": "cli.caveat.trigamma",
+    "polygamma_left": "cli.caveat.polygamma_left",
 }
 
 
-def _print_caveats(caveats: list) -> None:
+def _print_caveats(caveats: list, lang: str) -> None:
     for c in caveats:
         where = (
-            f"at x = {_fmt(c['x'])}"
+            tr("cli.out.note_at", lang, x=_fmt(c["x"]))
             if "x" in c
-            else f"at {c['points']} of the grid's points, from x = {_fmt(c['from'])} "
-            f"to x = {_fmt(c['to'])}"
+            else tr(
+                "cli.out.note_grid",
+                lang,
+                points=c["points"],
+                low=_fmt(c["from"]),
+                high=_fmt(c["to"]),
+            )
         )
-        print(
-            f"  note: {where}, {c['piece']} {CAVEATS[c['kind']]} "
-            "--method taylor does not use that formula."
-        )
+        caveat = tr(CAVEATS[c["kind"]], lang)
+        print("  " + tr("cli.out.note", lang, where=where, piece=c["piece"], caveat=caveat))
 
 
-def _print_not_exact_zeros(found: list, caveat_xs: set | frozenset = frozenset()) -> None:
+def _print_not_exact_zeros(
+    found: list, lang: str, caveat_xs: set | frozenset = frozenset()
+) -> None:
     """The zeros (and subnormal numbers) above whose exact value is not 0, and why
     (``caveat_xs``: the points where the note on PyTorch's formula for i0 is the reason)."""
     smallest = f"{math.ulp(0.0):.2g}"
     for z in found:
-        where = f"  order {z['order']} at x = {_fmt(z['x'])}: not exact;"
+        where = {"k": z["order"], "x": _fmt(z["x"])}
         if z["below_float64"]:
-            print(
-                f"{where} the exact value is {z['exact']}, at most half of float64's smallest "
-                f"positive number ({smallest}), so float64 holds it as 0"
-            )
+            line = tr("cli.out.zero_below", lang, exact=z["exact"], smallest=smallest, **where)
         elif z["x"] in caveat_xs:
-            print(f"{where} the exact value is {_fmt(z['exact'])} (see the note above)")
+            line = tr("cli.out.zero_noted", lang, exact=_fmt(z["exact"]), **where)
         else:
-            print(
-                f"{where} the exact value is {_fmt(z['exact'])}; float64 lost its digits (underflow or rounding)"
-            )
+            line = tr("cli.out.zero_lost", lang, exact=_fmt(z["exact"]), **where)
+        print("  " + line)
 
 
-def _print_human(command: str, out: dict) -> None:
-    print(f"f = {out['function']}    variables: {', '.join(out['variables']) or '(none)'}")
+def _print_human(command: str, out: dict, lang: str) -> None:
+    print(_function_line(out, lang))
     if command == "derivatives":
         xs, values = out["x"], out["values"]
         if len(xs) == 1:
             for k, row in enumerate(values):
-                print(f"  order {k}: {_fmt(row[0])}")
+                print("  " + tr("cli.out.order", lang, k=k, value=_fmt(row[0])))
         else:
-            print(f"  {len(xs)} points from {_fmt(xs[0])} to {_fmt(xs[-1])}")
+            low, high = _fmt(xs[0]), _fmt(xs[-1])
+            print("  " + tr("cli.out.points", lang, count=len(xs), low=low, high=high))
             for k, row in enumerate(values):
                 finite = row[np.isfinite(row)]
                 span = (
                     f"{_fmt(finite.min())} .. {_fmt(finite.max())}"
                     if finite.size
-                    else "no finite value"
+                    else tr("cli.out.no_finite", lang)
                 )
-                print(f"  order {k}: {span}")
+                print("  " + tr("cli.out.order", lang, k=k, value=span))
         if out["constant_from"] is not None:
-            print(f"  order {out['constant_from']} is constant in x; higher orders are exactly 0")
+            print("  " + tr("cli.out.constant", lang, k=out["constant_from"]))
         if any(out["nonfinite"]):
-            print(f"  NaN or inf values per order: {out['nonfinite']}")
+            print("  " + tr("cli.out.nonfinite", lang, counts=out["nonfinite"]))
         caveats = out.get("torch_caveats", [])
-        _print_caveats(caveats)
+        _print_caveats(caveats, lang)
         _print_not_exact_zeros(
-            out.get("not_exact_zeros", []), {c["x"] for c in caveats if "x" in c}
+            out.get("not_exact_zeros", []), lang, {c["x"] for c in caveats if "x" in c}
         )
         if "costs" in out:
-            _print_costs(out["costs"])
+            _print_costs(out["costs"], lang)
     elif "vector" not in out:  # hvp --diagonal without --vector
-        print(f"  at {', '.join(map(_fmt, out['point']))}")
-        _print_diagonal(out)
+        print("  " + tr("cli.out.at", lang, point=_numbers_text(out["point"])))
+        _print_diagonal(out, lang)
     else:
-        print(
-            f"  at {', '.join(map(_fmt, out['point']))}    v = {', '.join(map(_fmt, out['vector']))}"
-        )
-        print(f"  f        = {_fmt(out['value'])}")
-        print(f"  gradient = [{', '.join(map(_fmt, out['gradient']))}]")
-        print(
-            "  Hessian  = [" + "; ".join(", ".join(map(_fmt, row)) for row in out["hessian"]) + "]"
-        )
-        print(f"  Hv       = [{', '.join(map(_fmt, out['hvp']))}]")
-        print(f"  eigenvalues = [{', '.join(map(_fmt, out['eigenvalues']))}]")
-        print(f"  leading minors = [{', '.join(map(_fmt, out['minors']))}]")
-        print(f"  {_verdict_line(out)}")
-        _print_diagonal(out)
-    print(
-        f"  ({command}: {out['seconds'] * 1000:.1f} ms of computing; before it, "
-        f"{out['startup_seconds'] * 1000:,.0f} ms of start-up: Python, loading PyTorch, its first "
-        "autograd call)"
+        point, vector = _numbers_text(out["point"]), _numbers_text(out["vector"])
+        rows = "; ".join(_numbers_text(row) for row in out["hessian"])
+        lines = [
+            tr("cli.out.at_v", lang, point=point, vector=vector),
+            tr("cli.out.value", lang, value=_fmt(out["value"])),
+            tr("cli.out.gradient", lang, values=_numbers_text(out["gradient"])),
+            tr("cli.out.hessian", lang, rows=rows),
+            tr("cli.out.hv", lang, values=_numbers_text(out["hvp"])),
+            tr("cli.out.eigenvalues", lang, values=_numbers_text(out["eigenvalues"])),
+            tr("cli.out.minors", lang, values=_numbers_text(out["minors"])),
+            _verdict_line(out, lang),
+        ]
+        for line in lines:
+            print("  " + line)
+        _print_diagonal(out, lang)
+    timing = tr(
+        "cli.out.timing",
+        lang,
+        command=command,
+        ms=f"{out['seconds'] * 1000:.1f}",
+        startup=f"{out['startup_seconds'] * 1000:,.0f}",
     )
+    print("  " + timing)
 
 
 def _startup() -> float:
@@ -817,11 +821,11 @@ def _compute(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(_jsonable(out)))
     elif args.command == "gradcheck":
-        _print_gradcheck(out)
+        _print_gradcheck(out, args.lang)
     elif args.command == "custom":
-        _print_custom(out)
+        _print_custom(out, args.lang)
     else:
-        _print_human(args.command, out)
+        _print_human(args.command, out, args.lang)
     return 0
 
 
@@ -846,20 +850,24 @@ VERBS.update(
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["run"]:  # the program runner has its own parser (hograd_cli/run.py)
-        from .run import main as run_main  # loads torch
-
-        return run_main(argv[1:])
+    lang, argv, bad_lang = choose(argv, os.environ, _VALUE_OPTIONS)
     want_json = "--json" in argv
     try:
-        parser = _build_parser()
+        if bad_lang is not None:
+            raise UsageError("cli.error.lang", got=repr(bad_lang))
+        if argv[:1] == ["run"]:  # the program runner has its own parser (hograd_cli/run.py)
+            from .run import main as run_main  # loads torch
+
+            return run_main(argv[1:], lang)
+        parser = _build_parser(lang)
         args = _strip_guard(parser.parse_args(_fix_negative_values(argv)))
+        args.lang = lang
         return VERBS[args.command][1](args)
-    except (HogradError, _UsageError) as err:
-        message = error_text(err, "en") if isinstance(err, HogradError) else str(err)
+    except (HogradError, UsageError) as err:
+        message = error_text(err, lang)
         if want_json:
             print(json.dumps({"error": message}))
-        print(f"error: {message}", file=sys.stderr)
+        print(tr("cli.error.line", lang, message=message), file=sys.stderr)
         return 2
 
 

@@ -22,7 +22,8 @@ script of the Hessian-vector product's graph (:func:`hograd_core.cpp_code.hvp_gr
 One variable: the graph of f, f', ..., f^(order) pass by pass, as the graph page draws it
 (:func:`hograd_core.graphs.graph_lab`). Two or more: the double-backward graph of one
 Hessian-vector product (:func:`hograd_core.hvp_graph.hvp_graph`). The DOT comes from
-:mod:`hograd_core.graph_dot` with English words, so it is the page's drawing.
+:mod:`hograd_core.graph_dot` with the words in the command line's language (``--lang``), so
+it is the page's drawing.
 
 It may start a program (``dot``, for ``--svg``) and load torchviz (which loads graphviz): it
 runs only in the command line's own process, never in the server (nothing under hograd_core,
@@ -41,35 +42,19 @@ from hograd_core.cpp_code import hvp_graph_cpp
 from hograd_core.errors import ArgumentError, BudgetError
 from hograd_core.flaglab.cpp import flag_cpp
 from hograd_core.flaglab.flags import FlagSettings, run_flags
-from hograd_core.graph_dot import ENGLISH, PASS_CUES, Legend, tensor_dot, view_dot
+from hograd_core.graph_dot import PASS_CUES, Legend, Words, tensor_dot, view_dot
 from hograd_core.graphs import GRAPH_BUDGET, graph_lab
 from hograd_core.hvp_graph import hvp_graph, numbers
 from hograd_core.language import Function, parse
+from hograd_ui.i18n import tr
 
 from .graph_args import add_parser
 
 __all__ = ["add_parser", "run_graph"]
 
-#: Pass names and the shapes line of the legend, in English (the CLI's language).
-PASSES = (
-    "forward pass",
-    "1st backward pass",
-    "2nd backward pass",
-    "3rd backward pass",
-    "4th backward pass",
-    "5th backward pass",
-    "6th backward pass",
-)
-STAGES = (
-    "forward pass (f)",
-    "1st backward pass, recorded (g = ∇f)",
-    "g·v, a forward step on g",
-    "2nd backward pass (Hv = ∇(g·v))",
-)
-SHAPES = (
-    "box: backward function (grad_fn)   oval: tensor   border (solid, dotted, double, ...): "
-    "the pass, as in the legend   dashed: saved for backward   thick outline: new in this step"
-)
+#: The legend's names of the H v graph's four stages (the pass names of one variable's graph
+#: are the app's, ``pass.{k}``).
+STAGES = ("cli.graph.stage.0", "cli.graph.stage.1", "cli.graph.stage.2", "cli.graph.stage.3")
 SVG_SECONDS = 30.0  # within the drawing limit dot needs about 1 s
 
 
@@ -80,12 +65,36 @@ def _function(args: argparse.Namespace) -> Function:
     return parse(args.function, names)
 
 
-def _pass_legend(per_pass: tuple[int, ...], names: tuple[str, ...], outlined: int) -> Legend:
+def _pass_legend(
+    per_pass: tuple[int, ...], names: tuple[str, ...], outlined: int, lang: str
+) -> Legend:
+    """The drawing's legend in ``lang``: per pass its name, node count and border in words."""
     cells = tuple(
-        (k, f"{names[k]}: {n} node{'' if n == 1 else 's'} ({PASS_CUES[k].english} border)")
+        (
+            k,
+            tr(
+                "cli.graph.cell_one" if n == 1 else "cli.graph.cell",
+                lang,
+                name=names[k],
+                n=n,
+                cue=tr(f"pass.cue.{k}", lang),
+            ),
+        )
         for k, n in enumerate(per_pass)
     )
-    return Legend(cells, SHAPES, outlined)
+    return Legend(cells, tr("cli.graph.shapes", lang), outlined)
+
+
+def _pass_names(lang: str) -> tuple[str, ...]:
+    """The passes' names in ``lang``: "forward pass", "1st backward pass", ..."""
+    return tuple(tr(f"pass.{k}", lang) for k in range(len(PASS_CUES)))
+
+
+def _words(lang: str) -> Words:
+    """What a tensor drawing writes into its nodes, in ``lang``."""
+    return Words(
+        tr("drawing.freed", lang), tr("drawing.modified", lang), tr("drawing.raised", lang)
+    )
 
 
 def _too_large(count: int) -> BudgetError:
@@ -105,7 +114,7 @@ def _one_variable(fn: Function, args: argparse.Namespace) -> str:
         return _torchviz_one(fn, lab.variable, x0, args.order)
     if not view.drawable:
         raise _too_large(len(view.nodes))
-    legend = _pass_legend(view.per_pass, PASSES, args.order)
+    legend = _pass_legend(view.per_pass, _pass_names(args.lang), args.order, args.lang)
     return view_dot(view, direction=args.direction, legend=legend)
 
 
@@ -135,9 +144,11 @@ def _steps(fn: Function, args: argparse.Namespace) -> str:
     folder.mkdir(parents=True, exist_ok=True)
     lines = []
     for view in views:
-        legend = _pass_legend(view.per_pass, PASSES, view.order)
+        legend = _pass_legend(view.per_pass, _pass_names(args.lang), view.order, args.lang)
         path = folder / f"pass_{view.order}.svg"
-        lines.append(_svg(view_dot(view, direction=args.direction, legend=legend), str(path)))
+        lines.append(
+            _svg(view_dot(view, direction=args.direction, legend=legend), str(path), args.lang)
+        )
     return "\n".join(lines)
 
 
@@ -149,8 +160,9 @@ def _several(fn: Function, args: argparse.Namespace) -> str:
         raise _too_large(len(result.graph.nodes))
     if args.torchviz:
         return _torchviz_hvp(fn, args.at, args.vector, args.record)
-    legend = _pass_legend(result.graph.per_pass, STAGES, -1)
-    return tensor_dot(result.graph, ENGLISH, legend=legend)
+    stages = tuple(tr(key, args.lang) for key in STAGES)
+    legend = _pass_legend(result.graph.per_pass, stages, -1, args.lang)
+    return tensor_dot(result.graph, _words(args.lang), legend=legend)
 
 
 def _make_dot(outputs: list[torch.Tensor], params: dict[str, torch.Tensor]) -> str:
@@ -209,7 +221,7 @@ def _flag_cpp(fn: Function, args: argparse.Namespace) -> str:
     return flag_cpp(run_flags(fn, x0, settings).snippet, fn)
 
 
-def _svg(source: str, path: str) -> str:
+def _svg(source: str, path: str, lang: str) -> str:
     """Lay out ``source`` with Graphviz's dot into ``path``; the line to print."""
     import subprocess  # the command line's own process only (see the module doc)
 
@@ -228,7 +240,7 @@ def _svg(source: str, path: str) -> str:
         raise BudgetError("graph.budget.svg_timeout", seconds=f"{SVG_SECONDS:g}") from err
     if done.returncode != 0:
         raise BudgetError("graph.budget.svg_failed", detail=done.stderr.decode()[:200])
-    return f"wrote {path}"
+    return tr("cli.graph.wrote", lang, path=path)
 
 
 def run_graph(args: argparse.Namespace) -> str:
@@ -250,4 +262,4 @@ def run_graph(args: argparse.Namespace) -> str:
         return _flag_cpp(fn, args).rstrip("\n")
     several = len(fn.variables) >= 2
     source = _several(fn, args) if several else _one_variable(fn, args)
-    return _svg(source, args.svg) if args.svg else source.rstrip("\n")
+    return _svg(source, args.svg, args.lang) if args.svg else source.rstrip("\n")

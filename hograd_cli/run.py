@@ -6,7 +6,7 @@ the code page's (``hograd_serving.code_child``), through the same allow-listed i
 that stopped it as ``line N: RuntimeError: ...`` on standard error; with ``--json``, one object
 with the record of every top-level statement: its lines, its output, the variables after it
 (name, shape, dtype, values, requires_grad, grad_fn, .grad), the graph behind each tensor, and
-the error (Python's text, or a refusal's key and English message).
+the error (Python's text, or a refusal's key and its message in the command line's language).
 
 Exit status: 0 when the program ran to its end, 1 when it raised (as Python's), 2 when it was
 refused, stopped by a budget or a limit, or the command line was wrong.
@@ -21,18 +21,19 @@ from collections.abc import Sequence
 
 from hograd_core.program import BUDGET
 from hograd_serving.code_child import run_program_child
-from hograd_ui.i18n import error_text
+from hograd_ui.i18n import error_text, tr
+
+from .lang import Parser
 
 __all__ = ["main"]
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m hograd_cli run",
-        description="Run a short autograd program line by line, as the code page does.",
+def _parser(lang: str) -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="python -m hograd_cli run", lang=lang, description=tr("cli.help.run.description", lang)
     )
-    parser.add_argument("file", help="the program, or - for standard input")
-    parser.add_argument("--json", action="store_true", help="print each line's record as JSON")
+    parser.add_argument("file", help=tr("cli.help.run.file", lang))
+    parser.add_argument("--json", action="store_true", help=tr("cli.help.run.json", lang))
     return parser
 
 
@@ -44,29 +45,31 @@ def _read(name: str) -> str:
         return f.read(limit)
 
 
-def _message(error: dict) -> str:
+def _message(error: dict, lang: str) -> str:
     if error["key"]:
-        return error_text(argparse.Namespace(key=error["key"], params=error["params"]), "en")
+        return error_text(argparse.Namespace(key=error["key"], params=error["params"]), lang)
     return error["text"]
 
 
-def main(argv: Sequence[str]) -> int:
-    """Run the verb; returns the exit status."""
-    try:
-        args = _parser().parse_args(list(argv))
-    except SystemExit as stop:
-        return int(stop.code or 0) and 2
+def main(argv: Sequence[str], lang: str = "en") -> int:
+    """Run the verb, its words in ``lang``; returns the exit status.
+
+    Raises:
+        hograd_cli.lang.UsageError: the arguments do not parse (the command line prints it as one line).
+    """
+    args = _parser(lang).parse_args(list(argv))
     try:
         text = _read(args.file)
     except (OSError, UnicodeDecodeError) as err:
-        print(f"error: {args.file}: {err}", file=sys.stderr)
+        message = tr("cli.run.unreadable", lang, file=args.file, why=err)
+        print(tr("cli.error.line", lang, message=message), file=sys.stderr)
         return 2
     run = run_program_child(text)
     lines = [dict(line) for line in run.lines]
     error = lines[-1]["error"] if lines else None
     for line in lines:
         if line["error"] is not None:
-            line["error"] = {**line["error"], "message": _message(line["error"])}
+            line["error"] = {**line["error"], "message": _message(line["error"], lang)}
     status = 0
     if run.stopped is not None or (error is not None and error["key"]):
         status = 2
@@ -79,7 +82,9 @@ def main(argv: Sequence[str]) -> int:
     for line in lines:
         sys.stdout.write(line["output"])
         if line["error"] is not None:
-            print(f"line {line['error']['line']}: {line['error']['message']}", file=sys.stderr)
+            where, message = line["error"]["line"], line["error"]["message"]
+            print(tr("cli.run.line", lang, line=where, message=message), file=sys.stderr)
     if run.stopped is not None:
-        print(f"stopped: {run.stopped} limit {run.detail}".rstrip(), file=sys.stderr)
+        stopped = tr("cli.run.stopped", lang, stopped=run.stopped, detail=run.detail)
+        print(stopped.rstrip(), file=sys.stderr)
     return status

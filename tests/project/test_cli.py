@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+#: The environment without a language setting, so the command line speaks English whatever
+#: the machine's locale (tests/project/test_cli_lang.py tests the other languages).
+ENGLISH_ENV = {
+    **{k: v for k, v in os.environ.items() if k not in ("HOGRAD_LANG", "LC_ALL", "LC_MESSAGES")},
+    "LANG": "C.UTF-8",
+}
+
+
 def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "hograd_cli", *args],
@@ -22,6 +31,7 @@ def cli(*args: str) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         timeout=120,
+        env=ENGLISH_ENV,
     )
 
 
