@@ -96,7 +96,11 @@ def _said(
     if not p.ops:
         parts.append(tr("drawing.step.added_none", lang, name=name))
     else:
-        key = "drawing.step.forward" if p.index == 0 else "drawing.step.added"
+        one = len(p.ops) == 1  # "each after its inputs" says nothing of one function
+        if p.index == 0:
+            key = "drawing.step.forward_one" if one else "drawing.step.forward"
+        else:
+            key = "drawing.step.added_one" if one else "drawing.step.added"
         ops = listed(p.ops, lang)
         parts.append(tr(key, lang, name=name, functions=_functions(len(p.ops), lang), ops=ops))
     if p.reads:
