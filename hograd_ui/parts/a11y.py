@@ -132,7 +132,9 @@ def graphviz(
     page never asks for the mode. ``scroll``: the name of the drawing's box, which then keeps
     its node text at :data:`READABLE_PX` or more (:data:`PROJECTED_PX` projected) and scrolls
     when the drawing is larger (``drawing.js``): it is shrunk to the column's width and the
-    box's height (the room left on the projector's screen) only down to that size."""
+    box's height (the room left on the projector's screen) only down to that size, and one
+    whose nodes and edges fit the box's width loses the empty sides of its DOT strut
+    (``min_width``) instead of scrolling sideways."""
     box = (where if where is not None else st).container()
     box.graphviz_chart(slide if slide is not None and present() else dot, width=width)
     data = {"name": said[0], "description": said[1]}

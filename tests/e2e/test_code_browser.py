@@ -1,7 +1,8 @@
 """The code page in a real browser: the seed runs, a preset link opens its program, and the
 page is screenshotted on a laptop and a phone, in English and Chinese; projected at 1920x1080
 its output is on the first screen and its graph on the next, and on a phone its result comes
-first; one student's hostile programs leave the other students' pages working."""
+first, its small graph fitting without a sideways scroll; one student's hostile programs leave
+the other students' pages working."""
 
 from __future__ import annotations
 
@@ -95,6 +96,13 @@ GRAPH_JS = """() => {
 
 OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
 
+#: The graph's box: how much wider (and taller) its content is than what it shows.
+FITS_JS = """() => {
+    const c = document.querySelector("[data-testid='stMain'] [data-testid='stGraphVizChart']");
+    return c && {wide: c.scrollWidth - c.clientWidth, tall: c.scrollHeight - c.clientHeight,
+                 width: c.clientWidth, role: c.getAttribute('role')};
+}"""
+
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("where", ["projector", "phone"])
@@ -103,7 +111,8 @@ def test_the_result_is_on_the_first_screen(browser, server, where: str, lang: st
     opens, and Next (PageDown) twice, past the variables, shows its graph drawn whole in the
     viewport and writes ``code.screen`` into the link; on a phone (390x844) the output and the first result (the variables' table or
     the graph) start within the first 844 px, the program box folded under them. Neither is
-    wider than its screen. ``pytest -s`` prints the figures."""
+    wider than its screen. On a phone the seed's small graph fits its box, which does not
+    scroll. ``pytest -s`` prints the figures."""
     phone = where == "phone"
     width, height = (390, 844) if phone else (1920, 1080)
     ctx = browser.new_context(
@@ -131,6 +140,13 @@ def test_the_result_is_on_the_first_screen(browser, server, where: str, lang: st
             box = pg.locator(".st-key-frame-controls-code")
             assert box.bounding_box()["y"] > top, "the program box comes under the result"
             assert not pg.get_by_role("textbox").first.is_visible(), "the box is folded"
+            # the seed's small graph fits its box: no sideways scroll a phone would hide
+            pg.wait_for_function(f"({GRAPH_JS})() !== null", timeout=120_000)
+            _settle(pg)
+            fits = pg.evaluate(FITS_JS)
+            print(f"code phone {lang}: graph box {fits}")
+            assert fits["wide"] <= 0 and fits["tall"] <= 0, fits
+            assert fits["role"] is None, "a box that does not scroll is no region"
         else:
             print(f"code projector {lang}: output {output['top']:.0f}-{output['bottom']:.0f} px")
             for _ in range(2):  # the variables, then the graph
