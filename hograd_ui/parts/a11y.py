@@ -6,9 +6,10 @@
 - The document's title names the page and the open tab (:func:`declare`, :func:`name_view`):
   Streamlit takes it from ``st.set_page_config(page_title=...)``, which may be called again
   later in a run.
-- Scrollable code blocks and Plotly's animation buttons (▶ Play) are reachable by keyboard
-  (``a11y.js``): Streamlit's ``<pre>`` scrolls but takes no focus, and plotly.js draws its
-  buttons as SVG groups that take none.
+- Scrollable code blocks and tables and Plotly's animation buttons (▶ Play) are reachable by
+  keyboard (``a11y.js``): Streamlit's ``<pre>`` and a table's box (wider than a phone's
+  screen) scroll but take no focus, and plotly.js draws its buttons as SVG groups that take
+  none.
 - Streamlit draws its icons as words in a font of ligatures; until that font has loaded they are
   words ("login", "double_arrow_right") beside the button's own text. :data:`CSS` keeps them
   transparent (their room kept, the page does not move) until ``a11y.js`` has seen the font
