@@ -45,6 +45,7 @@ class Output:
         grad_fn: the type of the backward function it hangs from, "" if it has none.
         leaves: names of the inputs (leaves) its ``grad_fn`` leads back to, in drawing order.
         none: PyTorch returned None for it (no tensor at all).
+        node: the name of its ``grad_fn``'s node in the drawing, "" if it has none.
     """
 
     label: str
@@ -52,6 +53,15 @@ class Output:
     grad_fn: str
     leaves: tuple[str, ...]
     none: bool
+    node: str = ""
+
+    @property
+    def shown(self) -> str:
+        """``y = 0.343`` as the drawing writes it; the name alone for a result with more than
+        one element (drawn with its shape, no value)."""
+        if self.value is None and not self.none and self.grad_fn:
+            return self.label
+        return f"{self.label} = {number(self.value)}"
 
 
 @dataclass(frozen=True)
@@ -67,6 +77,8 @@ class PassFacts:
             or changed in place.
         outputs: the results this pass made.
         longest: backward functions on the longest path of the graph of passes 0..index.
+        alone: the inputs (leaves) drawn on their own, no edge joining them to a backward
+            function (``x = 2`` before anything used it, an unused input), as drawn.
     """
 
     index: int
@@ -76,6 +88,7 @@ class PassFacts:
     freed: int
     outputs: tuple[Output, ...]
     longest: int
+    alone: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -152,6 +165,7 @@ def facts(
     for node in order:  # boxes on the longest chain ending at each node
         below = max((depth.get(s, 0) for s in sources.get(node.name, ())), default=0)
         depth[node.name] = below + (node.kind == "op")
+    joined = {e.src for e in edges if not e.saved} | {e.dst for e in edges if not e.saved}
     passes = sorted({n.pass_index for n in nodes})
     out = []
     for k in passes:
@@ -168,7 +182,7 @@ def facts(
         results = tuple(
             _output(n, sources, by_name, variable)
             for n in nodes
-            if n.kind == "output" and n.pass_index == k
+            if _result(n, sources, by_name) and n.pass_index == k
         )
         longest = max(
             (depth[n.name] for n in order if n.kind == "op" and n.pass_index <= k), default=0
@@ -182,9 +196,28 @@ def facts(
                 freed=sum(1 for n in saved if n.freed or n.modified),
                 outputs=results,
                 longest=longest,
+                alone=tuple(
+                    _leaf(n, variable)
+                    for n in nodes
+                    if n.kind == "leaf" and n.pass_index == k and n.name not in joined
+                ),
             )
         )
     return GraphFacts(tuple(out), any(n.kind == "saved" for n in nodes))
+
+
+def _leaf(node: GraphNode, variable: str) -> str:
+    """An input as the drawing writes it: ``x = 2``, or its name alone (several elements)."""
+    name = node.label or variable
+    return name if node.value is None else f"{name} = {number(node.value)}"
+
+
+def _result(node: GraphNode, sources: dict[str, list[str]], by_name: dict[str, GraphNode]) -> bool:
+    """A result: an oval of kind "output", or a tensor of several elements drawn with its
+    shape (kind "leaf") that hangs from a backward function, as the code lab draws one."""
+    if node.kind == "output":
+        return True
+    return node.kind == "leaf" and any(by_name[s].kind == "op" for s in sources.get(node.name, ()))
 
 
 def _output(
@@ -214,6 +247,7 @@ def _output(
         grad_fn=fn.label if fn is not None else "",
         leaves=tuple(dict.fromkeys(leaves)),
         none=fn is None and node.value is None,
+        node=fn.name if fn is not None else "",
     )
 
 
@@ -287,15 +321,7 @@ def describe(
             if o.none:
                 results.append(tr("drawing.said.none", lang, out=o.label))
             elif o.grad_fn:
-                results.append(
-                    tr(
-                        "drawing.said.result",
-                        lang,
-                        out=o.label,
-                        value=number(o.value),
-                        fn=o.grad_fn,
-                    )
-                )
+                results.append(tr("drawing.said.result", lang, what=o.shown, fn=o.grad_fn))
             else:
                 results.append(tr("drawing.said.alone", lang, out=o.label, value=number(o.value)))
     if results:

@@ -8,15 +8,18 @@ import math
 import pandas as pd
 
 from hograd_core.graph_trace import TensorGraph
+from hograd_ui.graph_steps import Step, Words, tensor_steps
 from hograd_ui.i18n import tr
 from hograd_ui.tensor_drawing import flag_dot, flag_legend_html
 
 from .compute import Lab, Penalty
 
 __all__ = [
+    "case_steps",
     "derivative_rows",
     "graph_dot",
     "graph_legend",
+    "graph_steps",
     "mismatch_rows",
     "number",
     "penalty_rows",
@@ -105,6 +108,19 @@ def graph_dot(graph: TensorGraph, lang: str, wide: bool = False) -> str:
     size, with about 580 px of room under the controls; left to right and tight it is 500 px
     tall (issue 38)."""
     return flag_dot(graph, lang, min_width=STRUT, direction="LR" if wide else "TB", tight=wide)
+
+
+def graph_steps(graph: TensorGraph, lang: str) -> tuple[Step, ...]:
+    """:func:`graph_dot`'s graph told pass by pass (:mod:`hograd_ui.graph_steps`): both
+    backward passes are ``grad(..., create_graph=True)`` (:func:`.compute.graph_at`); where
+    the graph marks a node PyTorch raises at (``@once_differentiable``'s), nothing ran it."""
+    return tensor_steps(graph, lang, gradients=(1, 2), words=Words(raised="backward.said.raises"))
+
+
+def case_steps(graph: TensorGraph, lang: str) -> tuple[Step, ...]:
+    """The decoder's gallery case told pass by pass: a case's calls print tensors of any kind
+    (as the graph page tells a case), and it ran: where it raised, it raised."""
+    return tensor_steps(graph, lang)
 
 
 def graph_legend(graph: TensorGraph, lang: str) -> str:

@@ -15,6 +15,7 @@ from hograd_core.flaglab.decoder import ENTRIES, EXACT, MAX_CHARS
 from hograd_core.grad_checks import KINK, SECOND
 from hograd_core.language import LIMITS
 from hograd_serving.cached import cached_parse
+from hograd_ui.graph_steps import labels
 from hograd_ui.graph_text import describe
 from hograd_ui.parts.a11y import graphviz
 from hograd_ui.parts.downloads import code_file
@@ -22,6 +23,7 @@ from hograd_ui.parts.formula import stopped_note
 from hograd_ui.parts.frame import Frame, aside
 from hograd_ui.parts.link_form import Field, draw_linked
 from hograd_ui.parts.links import BIND, link_text
+from hograd_ui.parts.narration import narration
 from hograd_ui.parts.ui import (
     box_chars,
     lang,
@@ -186,6 +188,12 @@ def _graph(f: str, b: str, variant: str) -> None:
             key="backward.graph.said",
             slide=figures.graph_dot(graph, lang(), wide=True),
         )
+        narration(
+            t("backward.said.title"),
+            figures.graph_steps(graph, lang()),
+            labels=labels(lang()),
+            key="backward.graph.steps",
+        )
 
 
 def _facts(match: object) -> dict[str, str]:
@@ -241,6 +249,10 @@ def _decoder() -> None:
         said = describe(outcome.drawing.nodes, outcome.drawing.edges, lang())
         dot = figures.graph_dot(outcome.drawing, lang())
         graphviz(dot, said, key="backward.decode.said")
+        steps = figures.case_steps(outcome.drawing, lang())
+        narration(
+            t("backward.said.case"), steps, labels=labels(lang()), key="backward.decode.steps"
+        )
     st.page_link(
         "pages/graph.py",
         label=t("backward.decode.open"),

@@ -7,12 +7,13 @@ import pandas as pd
 
 from hograd_core.graph_trace import TensorGraph
 from hograd_core.program import Variable
+from hograd_ui.graph_steps import Step, Words, tensor_steps
 from hograd_ui.i18n import tr
 from hograd_ui.tensor_drawing import flag_dot, flag_legend_html
 
 from .compute import shown_value
 
-__all__ = ["graph_dot", "graph_legend", "variable_rows"]
+__all__ = ["graph_dot", "graph_legend", "graph_steps", "variable_rows"]
 
 # Every key a whole literal (the locale test finds used keys that way).
 COLUMNS = (
@@ -25,6 +26,13 @@ COLUMNS = (
     "code.col.grad",
 )
 STRUT = 360.0  # points: a narrower graph is drawn as if this wide
+#: Every pass after the forward one was begun by a differentiating call (grad, backward,
+#: torch.func's and torch.autograd.functional's), and holds what was computed from its
+#: results; the kernel draws at most 7 passes (hograd_core/program/record.py).
+GRADIENT_PASSES = range(1, 7)
+#: A pass's result is told without claiming which flag made it: torch.func's transforms
+#: record their steps with no create_graph, and a result may be computed from a gradient.
+WORDS = Words(recorded="code.said.recorded", alone_grad="code.said.alone_grad")
 
 
 def graph_dot(graph: TensorGraph, lang: str) -> str:
@@ -32,6 +40,11 @@ def graph_dot(graph: TensorGraph, lang: str) -> str:
     (on the projector too: its slide holds a small drawing whole, and a large one scrolls in
     its box at a readable size; tests/e2e/test_code_browser.py)."""
     return flag_dot(graph, lang, min_width=STRUT, direction="TB", tight=False)
+
+
+def graph_steps(graph: TensorGraph, lang: str) -> tuple[Step, ...]:
+    """The drawing of :func:`graph_dot` told pass by pass (:mod:`hograd_ui.graph_steps`)."""
+    return tensor_steps(graph, lang, gradients=GRADIENT_PASSES, words=WORDS)
 
 
 def graph_legend(graph: TensorGraph, lang: str) -> str:

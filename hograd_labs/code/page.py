@@ -14,10 +14,12 @@ import streamlit as st
 from hograd_core import HogradError
 from hograd_core.flaglab.decoder import EXACT
 from hograd_core.program import BUDGET, LineRecord, RunError
+from hograd_ui.graph_steps import labels
 from hograd_ui.graph_text import describe
 from hograd_ui.i18n import error_text
 from hograd_ui.parts.a11y import graphviz
 from hograd_ui.parts.frame import Frame
+from hograd_ui.parts.narration import narration
 from hograd_ui.parts.ui import box_chars, lang, show_error, static_table, t
 
 from . import cached, figures
@@ -141,8 +143,8 @@ def _state(lines: tuple[LineRecord, ...], tag: int) -> None:
 
 
 def _graph(lines: tuple[LineRecord, ...], tag: int, ran: str) -> None:
-    """The graph screen: the graph behind a chosen tensor after the chosen line, then the C++
-    form, folded. The line is the variables screen's choice, read from its widget first: the
+    """The graph screen: the graph behind a chosen tensor after the chosen line, told in words
+    pass by pass under it, then the C++ form, folded. The line is the variables screen's choice, read from its widget first: the
     graph may be drawn before that screen (the frame's ``first``)."""
     numbers = [r.line for r in lines]
     kept_tag, line = st.session_state.get(STEP, (None, None))
@@ -172,6 +174,12 @@ def _graph(lines: tuple[LineRecord, ...], tag: int, ran: str) -> None:
                 said,
                 key=f"code.said.{tag}.{record.line}",
                 scroll=t("code.graph.scroll"),
+            )
+            narration(
+                t("code.said.title", name=chosen, line=record.line),
+                figures.graph_steps(graph, lang()),
+                labels=labels(lang()),
+                key=f"code.steps.{tag}.{record.line}",
             )
     _cpp(ran)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from hograd_core.graphs import TensorGraph
+from hograd_ui.graph_steps import Step, tensor_steps
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
 from hograd_ui.plot_kit import axis_props, figure_layout
@@ -26,6 +27,7 @@ __all__ = [
     "norms_figure",
     "notebook",
     "penalty_dot",
+    "penalty_steps",
     "points_figure",
 ]
 
@@ -149,6 +151,13 @@ def curves_figure(run: WganRun, lang: str) -> object:
 def penalty_dot(graph: TensorGraph, lang: str) -> str:
     """The penalty's graph as the graph page draws a flag-lab run (same colours and shapes)."""
     return flag_dot(graph, lang)
+
+
+def penalty_steps(graph: TensorGraph, lang: str) -> tuple[Step, ...]:
+    """The penalty's graph told pass by pass (:mod:`hograd_ui.graph_steps`): its one backward
+    pass is ``grad(D(x̂).sum(), x̂, create_graph=...)``, and ‖∇D‖ and GP are made from the
+    gradient it returned (:func:`.cached.penalty_graph`)."""
+    return tensor_steps(graph, lang, gradients=(1,))
 
 
 # The notebook's last cell: the points and the curves, drawn from what ``__main__`` left behind.

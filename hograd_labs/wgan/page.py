@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from hograd_core import HogradError
+from hograd_ui.graph_steps import labels
 from hograd_ui.graph_text import describe
 from hograd_ui.parts.a11y import graphviz
 from hograd_ui.parts.chart import chart
@@ -18,6 +19,7 @@ from hograd_ui.parts.downloads import why_script
 from hograd_ui.parts.form_kit import caption, form_radio, keep, step_slider
 from hograd_ui.parts.frame import Frame, aside
 from hograd_ui.parts.link_form import Field, LinkedForm
+from hograd_ui.parts.narration import narration
 from hograd_ui.parts.ui import lang, show_error, t
 from hograd_ui.tensor_drawing import flag_legend_html
 
@@ -236,4 +238,6 @@ def silent_bug(check: object) -> None:
     st.html(flag_legend_html(graph, lang()))  # fixed text, escaped: no user input
     said = describe(graph.nodes, graph.edges, lang())
     graphviz(figs.penalty_dot(graph, lang()), said, key=f"{P}.graph.said", width="stretch")
+    steps = figs.penalty_steps(graph, lang())
+    narration(t("wgan.said.title"), steps, labels=labels(lang()), key=f"{P}.graph.steps")
     st.caption(t("wgan.graph.note"))

@@ -6,9 +6,10 @@
 - The document's title names the page and the open tab (:func:`declare`, :func:`name_view`):
   Streamlit takes it from ``st.set_page_config(page_title=...)``, which may be called again
   later in a run.
-- Scrollable code blocks and Plotly's animation buttons (▶ Play) are reachable by keyboard
-  (``a11y.js``): Streamlit's ``<pre>`` scrolls but takes no focus, and plotly.js draws its
-  buttons as SVG groups that take none.
+- Scrollable code blocks and tables and Plotly's animation buttons (▶ Play) are reachable by
+  keyboard (``a11y.js``): Streamlit's ``<pre>`` and a table's box (wider than a phone's
+  screen) scroll but take no focus, and plotly.js draws its buttons as SVG groups that take
+  none.
 - Streamlit draws its icons as words in a font of ligatures; until that font has loaded they are
   words ("login", "double_arrow_right") beside the button's own text. :data:`CSS` keeps them
   transparent (their room kept, the page does not move) until ``a11y.js`` has seen the font
@@ -132,7 +133,9 @@ def graphviz(
     page never asks for the mode. ``scroll``: the name of the drawing's box, which then keeps
     its node text at :data:`READABLE_PX` or more (:data:`PROJECTED_PX` projected) and scrolls
     when the drawing is larger (``drawing.js``): it is shrunk to the column's width and the
-    box's height (the room left on the projector's screen) only down to that size."""
+    box's height (the room left on the projector's screen) only down to that size, and one
+    whose nodes and edges fit the box's width loses the empty sides of its DOT strut
+    (``min_width``) instead of scrolling sideways."""
     box = (where if where is not None else st).container()
     box.graphviz_chart(slide if slide is not None and present() else dot, width=width)
     data = {"name": said[0], "description": said[1]}

@@ -11,8 +11,13 @@
 // screen; one taller than its box is drawn smaller to fit it, down to the same floor. A
 // box that scrolls is a named region that Tab reaches and the arrow keys scroll; the image is
 // then the SVG inside it. hograd_ui/parts/screen_fit.js leaves such a drawing alone.
+//
+// A drawing may be wider than what it draws: a DOT strut (an invisible cell under the graph)
+// gives a small graph its least width. Where the drawing at its size would scroll sideways
+// and what it draws (its nodes and edges) fits the box, the strut's empty sides are cut off
+// the SVG's viewBox, so a graph that fits does not scroll.
 
-const GAP = 16, ROOM = 320, ROUNDS = 4;
+const GAP = 16, ROOM = 320, ROUNDS = 4, PAD = 4; // PAD: user units kept beside the content
 
 // The smallest node text as drawn, in CSS px: font size times the drawing's scale.
 function smallest(svg) {
@@ -22,10 +27,48 @@ function smallest(svg) {
   return sizes.length ? Math.min(...sizes) : Infinity;
 }
 
+// The x range, in the SVG's user units, of what it draws (its nodes and edges).
+function drawnX(svg) {
+  const r = svg.getBoundingClientRect(), box = svg.viewBox.baseVal;
+  const parts = [...svg.querySelectorAll("g.node, g.edge")].map((g) => g.getBoundingClientRect());
+  if (!parts.length || !r.width || !box || !box.width) return null;
+  const unit = box.width / r.width;
+  const left = Math.min(...parts.map((p) => p.left)), right = Math.max(...parts.map((p) => p.right));
+  return [box.x + (left - r.left) * unit - PAD, box.x + (right - r.left) * unit + PAD];
+}
+
+// Cut the empty sides off a drawing that scrolls sideways when what it draws fits its box;
+// its scale (its text size) stays. The uncut viewBox and width are kept to undo it.
+function crop(chart, svg) {
+  if (chart.scrollWidth <= chart.clientWidth + 1) return;
+  const x = drawnX(svg), box = svg.viewBox.baseVal, r = svg.getBoundingClientRect();
+  if (!x) return;
+  const [x0, x1] = [Math.max(box.x, x[0]), Math.min(box.x + box.width, x[1])];
+  const px = ((x1 - x0) * r.width) / box.width;
+  if (px > chart.clientWidth || x1 - x0 >= box.width - 0.5) return;
+  const from = { viewBox: svg.getAttribute("viewBox"), width: svg.getAttribute("width") };
+  const to = [x0, box.y, x1 - x0, box.height].map((v) => v.toFixed(2)).join(" ");
+  const unit = (from.width || "").replace(/^[\d.]+/, "");
+  const width = parseFloat(from.width);
+  if (width > 0) svg.setAttribute("width", ((width * (x1 - x0)) / box.width).toFixed(2) + unit);
+  svg.setAttribute("viewBox", to);
+  const css = px / (svg.currentCSSZoom || 1) + "px";
+  svg.style.minWidth = svg.style.maxWidth = css;
+  svg.hogradCrop = { from, to };
+}
+
+function uncrop(svg) {
+  const cut = svg.hogradCrop;
+  svg.hogradCrop = null;
+  if (!cut || svg.getAttribute("viewBox") !== cut.to) return; // redrawn since: nothing to undo
+  svg.setAttribute("viewBox", cut.from.viewBox);
+  if (cut.from.width !== null) svg.setAttribute("width", cut.from.width);
+}
+
 function fit(chart, svg, data) {
   const key = [svg.getAttribute("viewBox"), window.innerWidth, window.innerHeight].join();
   if (svg.hogradFit === key) return;
-  svg.hogradFit = key;
+  uncrop(svg);
   chart.dataset.hogradScroll = "1";
   svg.style.zoom = "";  // screen_fit.js's, from before this box was marked
   svg.style.minWidth = svg.style.maxWidth = "";
@@ -35,7 +78,7 @@ function fit(chart, svg, data) {
     ? Math.max(ROOM, window.innerHeight - chart.getBoundingClientRect().top - GAP)
     : window.innerHeight * data.height;
   chart.style.maxHeight = room + "px";
-  if (smallest(svg) === Infinity) svg.hogradFit = null;  // not laid out yet: fit next time
+  const laid = smallest(svg) !== Infinity; // not laid out yet: fit next time
   for (let round = 0; round < ROUNDS; round++) {
     const text = smallest(svg), box = svg.getBoundingClientRect();
     // smaller to fit the box's height, but never under the floor (larger, if the column's
@@ -47,6 +90,9 @@ function fit(chart, svg, data) {
     if (scale < 1) svg.style.maxWidth = width;
     else svg.style.minWidth = width;
   }
+  if (laid) crop(chart, svg);
+  // what the next call compares with: the viewBox as it is now, cut or not
+  svg.hogradFit = laid ? [svg.getAttribute("viewBox"), window.innerWidth, window.innerHeight].join() : null;
   // the box opens on the drawing's top node (a graph drawn top to bottom starts there)
   const nodes = [...svg.querySelectorAll("g.node")].map((n) => n.getBoundingClientRect());
   if (nodes.length && chart.scrollWidth > chart.clientWidth + 1) {

@@ -184,11 +184,11 @@ def test_the_graph_is_named_described_and_told_pass_by_pass(
     expect(drawing.first).to_have_accessible_description(re.compile(re.escape(longest)))
     told = pg.get_by_role("group", name=tr("graph.said.title", lang)).first
     expect(told).to_be_visible()
-    first = tr("graph.said.step", lang, name=tr("pass.0", lang).capitalize(), i=1, n=3)
-    second = tr("graph.said.step", lang, name=tr("pass.1", lang), i=2, n=3)
+    first = tr("drawing.step.step", lang, name=tr("pass.0", lang).capitalize(), i=1, n=3)
+    second = tr("drawing.step.step", lang, name=tr("pass.1", lang), i=2, n=3)
     live = told.locator("[aria-live='polite']")
     expect(live).to_contain_text(first)
-    step = told.get_by_role("button", name=tr("graph.said.next", lang))
+    step = told.get_by_role("button", name=tr("drawing.step.next", lang))
     for _ in range(200):  # Tab through the page until Next has the focus
         pg.keyboard.press("Tab")
         if step.evaluate("b => b === document.activeElement"):
@@ -198,7 +198,7 @@ def test_the_graph_is_named_described_and_told_pass_by_pass(
     pg.keyboard.press("Enter")
     expect(live).to_contain_text(second)
     tree = told.aria_snapshot()
-    assert second in tree and tr("graph.said.prev", lang) in tree  # names a reader hears
+    assert second in tree and tr("drawing.step.prev", lang) in tree  # names a reader hears
     assert live.get_attribute("aria-atomic") == "true"
 
 

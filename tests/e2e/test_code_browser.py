@@ -1,7 +1,10 @@
 """The code page in a real browser: the seed runs, a preset link opens its program, and the
 page is screenshotted on a laptop and a phone, in English and Chinese; projected at 1920x1080
 its output is on the first screen and its graph on the next, and on a phone its result comes
-first; one student's hostile programs leave the other students' pages working."""
+first, its small graph fitting without a sideways scroll; the graph is told pass by pass to a
+screen reader, stepped with the keyboard; a large graph scrolls in its box, which axe passes
+on a laptop, a phone and a projector; one student's hostile programs leave the other students'
+pages working."""
 
 from __future__ import annotations
 
@@ -12,10 +15,14 @@ import urllib.request
 import psutil
 import pytest
 
+from hograd_core.graph_dot import PASS_COLOURS
 from hograd_labs.code.compute import encode
+from hograd_ui.graph_text import capital
+from hograd_ui.i18n import tr
 from hograd_ui.parts.a11y import PROJECTED_PX, READABLE_PX
+from hograd_ui.tensor_drawing import pass_name
 from tests.e2e.conftest import screenshot, wait_for_app
-from tests.e2e.test_accessibility_browser import violations
+from tests.e2e.test_accessibility_browser import _tab_to, violations
 from tests.e2e.test_layout_browser import _settle
 from tests.e2e.test_phone_browser import TOP_JS
 from tests.e2e.test_slides_browser import TEXT_JS
@@ -95,6 +102,24 @@ GRAPH_JS = """() => {
 
 OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
 
+#: The graph's box: how much wider (and taller) its content is than what it shows.
+FITS_JS = """() => {
+    const c = document.querySelector("[data-testid='stMain'] [data-testid='stGraphVizChart']");
+    return c && {wide: c.scrollWidth - c.clientWidth, tall: c.scrollHeight - c.clientHeight,
+                 width: c.clientWidth, role: c.getAttribute('role')};
+}"""
+
+#: The frame's graph screen (hograd_ui/parts/frame.py: ``st-key-<key>-screen-<name>``).
+GRAPH_SCREEN = ".st-key-code-screen-graph"
+
+#: The seed's graph screen by default: the graph behind grad_y_x after its last line (7).
+SEED_VARIABLE, SEED_LINE = "grad_y_x", 7
+
+
+def told_title(lang: str) -> str:
+    """The accessible name of the seed graph's narration."""
+    return tr("code.said.title", lang, name=SEED_VARIABLE, line=SEED_LINE)
+
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("where", ["projector", "phone"])
@@ -103,7 +128,11 @@ def test_the_result_is_on_the_first_screen(browser, server, where: str, lang: st
     opens, and Next (PageDown) twice, past the variables, shows its graph drawn whole in the
     viewport and writes ``code.screen`` into the link; on a phone (390x844) the output and the first result (the variables' table or
     the graph) start within the first 844 px, the program box folded under them. Neither is
-    wider than its screen. ``pytest -s`` prints the figures."""
+    wider than its screen. The graph's narration is on the graph's screen (projected, hidden
+    there as the graph lab's is); on a phone the seed's small graph fits its box, which does
+    not scroll. ``pytest -s`` prints the figures."""
+    from playwright.sync_api import expect
+
     phone = where == "phone"
     width, height = (390, 844) if phone else (1920, 1080)
     ctx = browser.new_context(
@@ -131,6 +160,16 @@ def test_the_result_is_on_the_first_screen(browser, server, where: str, lang: st
             box = pg.locator(".st-key-frame-controls-code")
             assert box.bounding_box()["y"] > top, "the program box comes under the result"
             assert not pg.get_by_role("textbox").first.is_visible(), "the box is folded"
+            # the seed's small graph fits its box: no sideways scroll a phone would hide
+            pg.wait_for_function(f"({GRAPH_JS})() !== null", timeout=120_000)
+            _settle(pg)
+            fits = pg.evaluate(FITS_JS)
+            print(f"code phone {lang}: graph box {fits}")
+            assert fits["wide"] <= 0 and fits["tall"] <= 0, fits
+            assert fits["role"] is None, "a box that does not scroll is no region"
+            told = pg.locator(GRAPH_SCREEN).get_by_role("group", name=told_title(lang))
+            told.scroll_into_view_if_needed()
+            expect(told).to_be_visible()  # told on the graph's own screen
         else:
             print(f"code projector {lang}: output {output['top']:.0f}-{output['bottom']:.0f} px")
             for _ in range(2):  # the variables, then the graph
@@ -142,7 +181,57 @@ def test_the_result_is_on_the_first_screen(browser, server, where: str, lang: st
             assert graph["top"] >= 0 and graph["bottom"] <= height, graph
             assert "code.screen=graph" in pg.url, pg.url
             assert pg.evaluate(OVERFLOW_JS) <= 1, f"wider than the {width}px screen"
+            # the narration is on the graph's slide, hidden projected as every narration is
+            # (hograd_ui/parts/present.py: the room reads the drawing)
+            expect(pg.locator(f"{GRAPH_SCREEN} .hograd-narration")).to_have_count(1)
+            expect(pg.locator(f"{GRAPH_SCREEN} .hograd-narration")).to_be_hidden()
             screenshot(pg, f"{name}-graph")
+    finally:
+        ctx.close()
+
+
+#: A drawn node's filled shape (further lines of a pass's border are filled "none"), by fill.
+BOXES_JS = """(fill) => [...document.querySelectorAll(
+    "[data-testid='stMain'] [data-testid='stGraphVizChart'] svg g.node > polygon")]
+    .filter(p => p.getAttribute('fill') === fill).length"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_graph_is_told_pass_by_pass_with_the_keyboard(browser, server, lang: str) -> None:
+    """What a screen reader gets of the seed's graph, read from Chromium's accessibility tree:
+    a group named for the variable and the line, its first step (the forward pass) in a
+    polite, atomic live region; Tab reaches Next and Enter shows the 1st backward pass's step,
+    which tells as many backward functions as the drawing has boxes of that pass's colour; the
+    left arrow steps back. ``pytest -s`` prints what the tree holds."""
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    try:
+        pg = ctx.new_page()
+        pg.set_default_timeout(120_000)
+        pg.goto(f"{server}/code?lang={lang}")
+        wait_for_app(pg, 120_000)
+        _wait_run(pg)
+        _settle(pg)
+        told = pg.get_by_role("group", name=told_title(lang))
+        expect(told).to_be_visible()
+        first = tr("drawing.step.step", lang, name=capital(pass_name(0, lang)), i=1, n=2)
+        second = tr("drawing.step.step", lang, name=capital(pass_name(1, lang)), i=2, n=2)
+        live = told.locator("[aria-live='polite']")
+        expect(live).to_contain_text(first)
+        assert live.get_attribute("aria-atomic") == "true"
+        nxt = told.get_by_role("button", name=tr("drawing.step.next", lang))
+        _tab_to(pg, nxt)  # the keyboard alone, from the top of the page
+        pg.keyboard.press("Enter")
+        expect(live).to_contain_text(second)
+        tree = told.aria_snapshot()
+        print(f"code narration {lang}:\n{tree}")
+        assert second in tree and tr("drawing.step.prev", lang) in tree  # names a reader hears
+        boxes = pg.evaluate(BOXES_JS, PASS_COLOURS[1])
+        functions = tr("drawing.said.functions", lang, n=boxes)
+        assert boxes > 0 and functions in live.inner_text(), (boxes, live.inner_text())
+        pg.keyboard.press("ArrowLeft")  # inside the group, the arrows step too
+        expect(live).to_contain_text(first)
     finally:
         ctx.close()
 
@@ -187,7 +276,8 @@ def test_a_large_graph_scrolls_in_its_box_at_a_readable_size(
     over its box in the drawing, as the projector's test measures it) and scrolls inside a box
     that is no wider than the window (projected, it ends on the screen too); the box is a named
     region that Tab reaches and the arrow keys scroll, and the drawing inside it is still the
-    described image. ``pytest -s`` prints the figures."""
+    described image; axe finds no violation on the page, on each of the three screens (on a
+    phone the variables' table scrolls sideways too). ``pytest -s`` prints the figures."""
     phone = where == "phone"
     ctx = browser.new_context(
         viewport={"width": width, "height": height},
@@ -220,8 +310,7 @@ def test_a_large_graph_scrolls_in_its_box_at_a_readable_size(
         assert box.evaluate("(b) => document.activeElement === b")
         for key in ("ArrowDown", "ArrowRight"):
             pg.keyboard.press(key)
-        if where == "laptop":  # and axe finds nothing wrong with the box (its full rule set)
-            assert violations(pg) == []
+        assert violations(pg) == []  # axe finds nothing wrong with the box (its full rule set)
         pg.wait_for_function(
             "([b, x, y]) => b.scrollTop > y && b.scrollLeft !== x",
             arg=[box.element_handle(), got["x"], got["y"]],
