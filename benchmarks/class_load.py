@@ -33,7 +33,9 @@ last Check each student waits until the page reports every Check recorded. Count
 * ``said_waiting_stored``: Checks the page reported not yet recorded ("Not yet recorded: ...")
   that PostgreSQL already held (an answer to COMMIT lost); harmless when the retry is
   idempotent, a false "not recorded" otherwise; ``said_waiting`` counts every such report;
-* ``unacknowledged``: Checks made that the page never reported recorded.
+* ``unacknowledged``: Checks made that the page never reported recorded;
+* ``waiting_until_recorded_s``: for each Check reported not yet recorded, how long until the
+  page reported it recorded (p50, p95, max).
 
 Usage::
 
@@ -102,6 +104,8 @@ class Student:
     said_recorded_not_stored: list[str] = field(default_factory=list)
     said_waiting_stored: list[str] = field(default_factory=list)
     removed: str = ""  # the first sign that the student left the class, if any
+    unrecorded_since: dict[int, float] = field(default_factory=dict)  # Check -> when said so
+    unrecorded_s: list[float] = field(default_factory=list)  # "not yet recorded" -> recorded
     final: dict[str, bool] = field(default_factory=dict)  # the page at the end (:func:`_final`)
 
 
@@ -224,6 +228,12 @@ def _look(me: Student, client: StreamlitClient, code: str, db: str, tally: Tally
     if me.acked < len(me.made):  # every Check so far is reported recorded: is it?
         stored = _stored_now(db, code, me.name)
         me.said_recorded_not_stored += [a for a in me.made[me.acked :] if a not in stored]
+        now = time.monotonic()
+        me.unrecorded_s += [
+            now - me.unrecorded_since.pop(i)
+            for i in range(me.acked, len(me.made))
+            if i in me.unrecorded_since
+        ]
         tally.add(acked=len(me.made) - me.acked)
         me.acked = len(me.made)
     return "recorded"
@@ -312,6 +322,7 @@ def _student(
                 said = look()
                 me.said.append(said)
                 if said != "recorded":
+                    me.unrecorded_since[len(me.made) - 1] = time.monotonic()
                     tally.add(refused=int(tally.down))
                     _stored_then(me, value, code, db)
             if tally is None:
@@ -505,6 +516,7 @@ def lesson(
             "said_none": sum(p.said.count("none") for p in people),
             "said_recorded_not_stored": sum(len(p.said_recorded_not_stored) for p in people),
             "said_waiting_stored": sum(len(p.said_waiting_stored) for p in people),
+            "waiting_until_recorded_s": _percentiles([s for p in people for s in p.unrecorded_s]),
             "unacknowledged": sum(len(p.made) - p.acked for p in people),
         }
     return out, people
