@@ -21,9 +21,11 @@ With ``--restart-after K`` PostgreSQL is restarted (``pg_ctl restart -m fast``, 
 reporter did) once every student has joined and K Checks are reported recorded, while the
 others are still answering; ``--hold H`` instead stops it (``pg_ctl stop -m fast``) and starts
 it again only once H Checks were made while it was down (events, not seconds: the blip is
-certainly felt by Checks). The students' pages then fire their own timers as a browser does
-(the fragments' ``run_every``: the page's retry of a waiting Check among them), and after the
-last Check each student waits until the page reports every Check recorded. Counted besides:
+certainly felt by Checks). The students then start answering once all have joined (however
+slowly the joins go, the restart meets them answering), their pages fire their own timers as
+a browser does (the fragments' ``run_every``: the page's retry of a waiting Check among them),
+and after the last Check each student waits until the page reports every Check recorded.
+Counted besides:
 
 * ``removed``: students whose page left the class (the link lost ``class=`` or their
   ``seat=``, the nickname asked again, or the page shows no class) or who were joined twice;
@@ -294,9 +296,10 @@ def _student(
             me.seat = (parse_qs(client.query_string).get("seat") or [""])[0]
             if not me.seat or "lesson.ans.grad" not in client.keys():  # noqa: SIM118 (a method)
                 raise RuntimeError(f"join: not seated: {client.text()[:200]}")
-            if tally is not None:
+            if tally is not None:  # the lecturer starts step 1 once the class has joined
                 tally.add(joined=1)
                 joined = True
+                tally.wait_for(lambda t: t.joined >= t.students, CEILING)
             timers = _Timers(client)
 
             def look() -> str:
