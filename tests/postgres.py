@@ -20,6 +20,7 @@ import pytest
 BIN = Path(os.environ.get("HOGRAD_PG_BIN", "/usr/lib/postgresql/15/bin"))
 USER = "nobody"  # the user the cluster runs as when the tests run as root
 _DATA: dict[str, Path] = {}  # a running cluster's URL -> its data directory (for restart)
+_OPTIONS: dict[str, str] = {}  # a running cluster's URL -> its server options (for start)
 
 
 def _require(condition: bool, reason: str) -> None:
@@ -85,10 +86,11 @@ def cluster() -> Iterator[str]:
             log = (folder / "log").read_text() if (folder / "log").exists() else ""
             pytest.fail(f"PostgreSQL did not start: {err.stderr}\n{log[-2000:]}")
         url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
-        _DATA[url] = data
+        _DATA[url], _OPTIONS[url] = data, options
         yield url
     finally:
         _DATA.pop(f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres", None)
+        _OPTIONS.pop(f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres", None)
         subprocess.run(
             _as_owner([str(BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
             capture_output=True,
@@ -108,16 +110,32 @@ def fresh_database(url: str, name: str) -> str:
     return url.rsplit("/", 1)[0] + "/" + name
 
 
-def restart(url: str, mode: str = "fast") -> None:
-    """``pg_ctl restart -m <mode>`` of the cluster at ``url`` (as :func:`cluster` yielded it,
-    or a database in it): every connection is cut; returns once it accepts connections again."""
+def _pg_ctl(url: str, *args: str) -> None:
     base = url.rsplit("/", 1)[0] + "/postgres"
     subprocess.run(
         _as_owner(
             [str(BIN / "pg_ctl"), "-D", str(_DATA[base]), "-l", str(_DATA[base].parent / "log")]
-            + ["-m", mode, "-w", "restart"]
+            + list(args)
         ),
         check=True,
         capture_output=True,
         timeout=120,
     )
+
+
+def restart(url: str, mode: str = "fast") -> None:
+    """``pg_ctl restart -m <mode>`` of the cluster at ``url`` (as :func:`cluster` yielded it,
+    or a database in it): every connection is cut; returns once it accepts connections again."""
+    _pg_ctl(url, "-m", mode, "-w", "restart")
+
+
+def stop(url: str, mode: str = "fast") -> None:
+    """``pg_ctl stop -m <mode>``: the first half of :func:`restart`, for a caller that decides
+    by events when the server comes back (:func:`start`); returns once it is down."""
+    _pg_ctl(url, "-m", mode, "-w", "stop")
+
+
+def start(url: str) -> None:
+    """``pg_ctl start`` of a cluster :func:`stop` stopped, with the options it first started
+    with; returns once it accepts connections. Starting a running cluster is an error."""
+    _pg_ctl(url, "-o", _OPTIONS[url.rsplit("/", 1)[0] + "/postgres"], "-w", "start")
