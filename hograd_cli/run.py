@@ -82,8 +82,14 @@ def main(argv: Sequence[str], lang: str = "en") -> int:
     for line in lines:
         sys.stdout.write(line["output"])
         if line["error"] is not None:
-            where, message = line["error"]["line"], line["error"]["message"]
-            print(tr("cli.run.line", lang, line=where, message=message), file=sys.stderr)
+            error = line["error"]
+            if error["key"] and "line" in error["params"]:  # the refusal names its line
+                print(error["message"], file=sys.stderr)
+            else:
+                print(
+                    tr("cli.run.line", lang, line=error["line"], message=error["message"]),
+                    file=sys.stderr,
+                )
     if run.stopped is not None:
         stopped = tr("cli.run.stopped", lang, stopped=run.stopped, detail=run.detail)
         print(stopped.rstrip(), file=sys.stderr)

@@ -60,8 +60,9 @@ class Cue:
 
     @property
     def english(self) -> str:
-        """The border in English words, as the command line's legend writes it: "solid",
-        "dotted", "double", "double dotted", ..."""
+        """The border in English words: "solid", "dotted", "double", "double dotted", ...
+        (the catalogue's ``pass.cue.*`` strings, which the legends of the app and the command
+        line use in either language, say the same: tests/ui/test_pass_cues.py)."""
         many = ("", "double", "triple", "quadruple")[self.rings - 1]
         if not many:
             return self.line

@@ -48,3 +48,12 @@ def test_a_refusal_is_status_2_in_english() -> None:
     error = json.loads(done.stdout)["lines"][0]["error"]
     assert error["key"] == "code.refuse.import"
     assert error["message"].startswith("Line 1: `import os` is not allowed")
+
+
+def test_a_refusal_names_its_line_once() -> None:
+    """A refusal's own message starts with its line ("Line 2: ..."); the text output prints
+    it as it is, not under a second "line 2:"."""
+    done = _cli("-", stdin="import torch\nimport os\n")
+    assert done.returncode == 2
+    assert done.stderr.startswith("Line 2: `import os` is not allowed"), done.stderr
+    assert done.stderr.lower().count("line 2") == 1
