@@ -9,6 +9,9 @@ page opens, without scrolling. ``pytest -s`` prints each page's figure for the r
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
 
 from tests.e2e.test_layout_browser import _settle
@@ -62,8 +65,10 @@ TOP_OF_JS = """() => {
 TOP_JS = TOP_OF_JS.replace("RESULTS", RESULTS)
 
 
-def first_result_top(browser, server: str, view: str, lang: str) -> float | None:
-    """Open ``view`` in ``lang`` on a phone; the top of its first result in CSS px."""
+@contextmanager
+def phone_page(browser, server: str, view: str, lang: str) -> Iterator[object]:
+    """``view`` in ``lang`` opened on a phone (touch, three device pixels per CSS pixel),
+    settled; its context closed after."""
     ctx = browser.new_context(
         viewport={"width": WIDTH, "height": HEIGHT},
         is_mobile=True,
@@ -76,11 +81,17 @@ def first_result_top(browser, server: str, view: str, lang: str) -> float | None
         sep = "&" if "?" in view else "?"
         pg.goto(f"{server}/{view}{sep}lang={lang}")
         _settle(pg)
+        yield pg
+    finally:
+        ctx.close()
+
+
+def first_result_top(browser, server: str, view: str, lang: str) -> float | None:
+    """Open ``view`` in ``lang`` on a phone; the top of its first result in CSS px."""
+    with phone_page(browser, server, view, lang) as pg:
         top_js = TOP_OF_JS.replace("RESULTS", RESULT_OF[view]) if view in RESULT_OF else TOP_JS
         pg.wait_for_function(f"() => ({top_js})() !== null", timeout=120_000)
         return pg.evaluate(top_js)
-    finally:
-        ctx.close()
 
 
 #: Views not drawn by the frame yet (hograd_ui/parts/frame.py) whose first result is still
@@ -133,19 +144,7 @@ def test_a_refused_function_is_said_on_a_phones_first_screen(browser, server, vi
     """The message of a refused function is never folded away on a phone: the controls that
     hold it open (hograd_ui/parts/frame.js), and with no result above it, it starts on the
     first screen."""
-    ctx = browser.new_context(
-        viewport={"width": WIDTH, "height": HEIGHT},
-        is_mobile=True,
-        has_touch=True,
-        device_scale_factor=3,
-    )
-    try:
-        pg = ctx.new_page()
-        pg.set_default_timeout(120_000)
-        pg.goto(f"{server}/{view}&lang={lang}")
-        _settle(pg)
+    with phone_page(browser, server, view, lang) as pg:
         pg.wait_for_function(f"() => ({SHOWN_ERROR_JS})().length > 0", timeout=120_000)
         tops = pg.evaluate(SHOWN_ERROR_JS)
         assert min(tops) < HEIGHT, f"{view} ({lang}): the message at {min(tops):.0f} px"
-    finally:
-        ctx.close()
