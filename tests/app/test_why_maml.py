@@ -156,10 +156,18 @@ def test_adaptation_that_blows_up_is_explained(lang: str) -> None:
 
 
 def test_a_diverged_training_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hograd_labs.maml.cached import why_maml
     from tests.labs.test_maml_compute import poisoned_tasks
 
     poisoned_tasks(monkeypatch, from_call=3 + 5)  # the losses overflow from the 6th step on
-    at = run(**{"why.maml.hidden": 8, "why.maml.steps": 50, "why.maml.seed": 7})
+    # the training is cached per process by its settings: another test of this worker that
+    # trained the same settings would hand back its finite run, and this poisoned one must
+    # not be handed to a later test
+    why_maml.clear()
+    try:
+        at = run(**{"why.maml.hidden": 8, "why.maml.steps": 50, "why.maml.seed": 7})
+    finally:
+        why_maml.clear()
     warning = texts(at, "warning")
     for name in NAMES.values():
         assert f"{name}: a loss stopped being finite" in warning
