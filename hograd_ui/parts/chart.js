@@ -115,6 +115,51 @@ function roomier(Plotly, box) {
   return Object.keys(updates).length ? Plotly.relayout(box, updates) : null;
 }
 
+// On a narrow screen (a phone's column, under NARROW px) a legend beside the plot, plotly's
+// default place, takes about half the plot's width. There it goes under the plot, in rows, at
+// the chart's bottom edge as presentation mode puts one (hograd_ui/plotting.py's
+// _legend_at_the_bottom: plotly.js reserves the legend's own height in the bottom margin),
+// and the chart grows by about the rows it takes, so the plot keeps its height.
+const NARROW = 520, ROW = 26;
+
+function beside(layout) {
+  const legend = layout.legend || {};
+  return layout.showlegend !== false && legend.orientation !== "h" &&
+    !(typeof legend.x === "number" && legend.x < 1) &&
+    !(typeof legend.y === "number" && legend.y < 0);
+}
+
+function legendRows(figure, width) {
+  const names = (figure.data || [])
+    .filter((t) => t.showlegend !== false && t.name)
+    .map((t) => String(t.name).length);
+  let rows = 1, used = 0;
+  for (const chars of names) { // about 8 px a character at 15 px, 50 px of symbol and gap
+    const w = 50 + 8 * chars;
+    if (used && used + w > width) { rows += 1; used = 0; }
+    used += w;
+  }
+  return rows + 1; // and its title's row
+}
+
+function underneath(layout, figure, width) {
+  const out = { ...layout, margin: { ...(layout.margin || {}) } };
+  const legend = layout.legend || {};
+  const title = legend.title && typeof legend.title === "object" ? legend.title : null;
+  out.legend = {
+    ...legend, orientation: "h", x: 0, xanchor: "left", yref: "container", y: 0,
+    yanchor: "bottom", ...(title ? { title: { ...title, side: "top" } } : {}),
+  };
+  for (const name of Object.keys(out)) {
+    if (/^xaxis\d*$/.test(name)) out[name] = { ...out[name], automargin: true };
+  }
+  if (!Object.keys(out).some((name) => /^xaxis\d*$/.test(name))) {
+    out.xaxis = { automargin: true };
+  }
+  out.margin.r = Math.min(out.margin.r ?? 80, 20);
+  return { layout: out, extra: ROW * legendRows(figure, width) };
+}
+
 export default function ({ parentElement, data, setTriggerValue }) {
   let box = parentElement.querySelector(":scope > .hograd-chart");
   if (!box) {
@@ -140,13 +185,16 @@ export default function ({ parentElement, data, setTriggerValue }) {
   box.setAttribute("aria-label", data.said.name);
   box.setAttribute("aria-describedby", said.id);
   const figure = data.figure;
-  const height = figure.layout.height || 450;
+  const narrow = !data.fit && box.clientWidth > 0 && box.clientWidth < NARROW &&
+    beside(figure.layout);
+  const moved = narrow ? underneath(figure.layout, figure, box.clientWidth) : null;
+  const height = (figure.layout.height || 450) + (moved ? moved.extra : 0);
   box.dataset.height = height;
   box.hogradFit = !!data.fit;
   if (document.fullscreenElement !== box) box.style.height = fitted(box) + "px";
   const draw = (Plotly) => {
     const shown = document.fullscreenElement === box ? height : fitted(box);
-    const layout = sparser({ ...figure.layout }, height / shown);
+    const layout = sparser({ ...(moved ? moved.layout : figure.layout) }, height / shown);
     delete layout.width; // the column's width, followed by the observer below
     delete layout.height; // the box's: the figure's own (above), or the screen's in full screen
     return Plotly.react(box, {

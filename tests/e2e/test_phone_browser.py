@@ -148,3 +148,30 @@ def test_a_refused_function_is_said_on_a_phones_first_screen(browser, server, vi
         pg.wait_for_function(f"() => ({SHOWN_ERROR_JS})().length > 0", timeout=120_000)
         tops = pg.evaluate(SHOWN_ERROR_JS)
         assert min(tops) < HEIGHT, f"{view} ({lang}): the message at {min(tops):.0f} px"
+
+
+#: Charts whose legend stands beside the plot on a wider screen (plotly's default place).
+BESIDE = ("derivatives", "derivatives?deriv.order=30&deriv.fn=sin(x)")
+
+#: The first chart's plot area and the chart, in CSS px: their widths.
+WIDTHS_JS = """(box) => ({
+    chart: box.getBoundingClientRect().width,
+    plot: box._fullLayout._size.w,
+})"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("view", BESIDE)
+def test_a_legend_beside_the_plot_goes_under_it_on_a_phone(browser, server, view, lang) -> None:
+    """On a phone's column a legend beside the plot would take about half its width
+    (hograd_ui/parts/chart.js): it is drawn under the plot, clear of the x axis title and of
+    the plot, and the plot area takes most of the chart's width."""
+    from tests.e2e.test_legend_browser import BOXES_JS, _problems
+
+    with phone_page(browser, server, view, lang) as pg:
+        chart = pg.locator("[data-testid='stMain'] .hograd-chart").first
+        boxes = chart.evaluate(BOXES_JS)
+        assert boxes is not None, f"{view} ({lang}): the legend is not under the plot"
+        assert _problems(f"{view} ({lang})", boxes) == []
+        widths = chart.evaluate(WIDTHS_JS)
+        assert widths["plot"] >= 0.7 * widths["chart"], widths
