@@ -413,12 +413,24 @@ def test_a_form_setting_of_a_tab_not_opened_yet_in_this_process_is_kept(
     from pages import SITE
 
     name, value = _why_forms()[package]
-    tab = [m for m in sys.modules if m.startswith(f"{package}.")]
+    before = dict(sys.modules)
+    tab = [m for m in before if m.startswith(f"{package}.")]
     for module in tab:
         monkeypatch.delitem(sys.modules, module)
+        # the import below binds the new module on its package too: put the old one back
+        # after the test, or the process is left half old, half new (a later test patching
+        # hograd_labs.maml.compute would patch a module the page no longer calls)
+        parent, _, child = module.rpartition(".")
+        if hasattr(before[parent], child):
+            monkeypatch.setattr(before[parent], child, getattr(before[parent], child))
     prefixes = next(lab.prefixes for lab in SITE.pages["why"] if lab.package == package)
     for field in [n for n in FIELDS if n.startswith(prefixes)]:
         monkeypatch.delitem(FIELDS, field)
-    at = open_link("pages/why.py", {name: value})
+    try:
+        at = open_link("pages/why.py", {name: value})
+    finally:  # modules this test imported for the first time go too
+        for module in [m for m in sys.modules if m.startswith(f"{package}.")]:
+            if module not in tab:
+                del sys.modules[module]
     assert notes(at) == []
     assert name in query(at)
