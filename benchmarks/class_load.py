@@ -15,16 +15,25 @@ a nickname and Check step 1 three times with a think time in between (8, f(2): a
 * ``checks_per_s``: Checks recorded per second over the class's busiest 10 s (each is one
   row written; a join writes two more);
 * ``lost`` / ``doubled``: the Checks made against the rows PostgreSQL holds (read with psycopg,
-  not through the app).
+  not through the app);
+* ``reveal_s``: once every student has answered, the lecturer clicks Reveal; for each student,
+  from the click to the end of the first run of their page that shows the answer (p50, p95,
+  max; ``revealed``: how many saw it);
+* ``follow_s``: then every student switches "Follow the lecturer" on, and the lecturer opens
+  ``--share`` (the HVP page) and clicks Share; for each student, from the click to the end of
+  the run that opened the shared page (``followed``: how many moved).
+
+Every student's page fires its own timers as a browser does (the fragments' ``run_every``: the
+look for a revealed answer twice a second, the follower's look once a second, the retry of a
+waiting Check), between Checks too, so the Checks are measured under the class's own polling.
 
 With ``--restart-after K`` PostgreSQL is restarted (``pg_ctl restart -m fast``, as issue 45's
 reporter did) once every student has joined and K Checks are reported recorded, while the
 others are still answering; ``--hold H`` instead stops it (``pg_ctl stop -m fast``) and starts
 it again only once H Checks were made while it was down (events, not seconds: the blip is
 certainly felt by Checks). The students then start answering once all have joined (however
-slowly the joins go, the restart meets them answering), their pages fire their own timers as
-a browser does (the fragments' ``run_every``: the page's retry of a waiting Check among them),
-and after the last Check each student waits until the page reports every Check recorded.
+slowly the joins go, the restart meets them answering), and after the last Check each student
+waits until the page reports every Check recorded.
 Counted besides:
 
 * ``removed``: students whose page left the class (the link lost ``class=`` or their
@@ -54,6 +63,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import random
 import re
 import statistics
@@ -89,6 +99,7 @@ def _shown(key: str) -> re.Pattern[str]:
 
 
 UNRECORDED = _shown("classroom.unrecorded")  # "Not yet recorded: {n} Check(s) ..."
+REVEALED = _shown("classroom.revealed")  # "The lecturer revealed the answer. {answer}"
 OFFLINE = _shown("classroom.offline")  # "The class database does not answer just now. ..."
 
 
@@ -109,6 +120,43 @@ class Student:
     unrecorded_since: dict[int, float] = field(default_factory=dict)  # Check -> when said so
     unrecorded_s: list[float] = field(default_factory=list)  # "not yet recorded" -> recorded
     final: dict[str, bool] = field(default_factory=dict)  # the page at the end (:func:`_final`)
+    reveal_s: float | None = None  # Reveal clicked -> the answer on this student's page
+    follow_s: float | None = None  # Share clicked -> this student's page on the shared view
+    polls: int = 0  # the page's timers fired (fragment runs)
+    moves: set[str] = field(default_factory=set)  # the steps of :class:`Moves` done with
+
+
+@dataclass
+class Moves:
+    """The lecture after the answers, as events (one lock): every student has answered, the
+    lecturer reveals step 1; every student has seen it (or failed) and follows, the lecturer
+    shares ``page``."""
+
+    students: int
+    page: str = "hvp"
+    answered: int = 0  # students done answering (or failed before)
+    seen: int = 0  # students who saw the reveal (or gave up, or failed)
+    following: int = 0  # students whose follow is on (or failed)
+    moved: int = 0  # students on the shared page (or gave up, or failed)
+    revealed_at: float | None = None  # monotonic: when the lecturer clicked Reveal
+    shared_at: float | None = None  # when the lecturer clicked Share
+    changed: threading.Condition = field(default_factory=threading.Condition)
+
+    def add(self, **counts: int) -> None:
+        with self.changed:
+            for name, n in counts.items():
+                setattr(self, name, getattr(self, name) + n)
+            self.changed.notify_all()
+
+    def mark(self, name: str) -> None:
+        """``name`` (revealed_at, shared_at) happened now."""
+        with self.changed:
+            setattr(self, name, time.monotonic())
+            self.changed.notify_all()
+
+    def wait_for(self, predicate: Callable[[Moves], bool], seconds: float) -> bool:
+        with self.changed:
+            return self.changed.wait_for(lambda: predicate(self), timeout=seconds)
 
 
 @dataclass
@@ -245,8 +293,8 @@ class _Timers:
     """The browser's timers of one page (``st.fragment(run_every=...)``): each fires its
     fragment every interval; a full run sets them anew (StreamlitClient.auto_reruns)."""
 
-    def __init__(self, client: StreamlitClient) -> None:
-        self.client = client
+    def __init__(self, client: StreamlitClient, me: Student) -> None:
+        self.client, self.me = client, me
         self.due: dict[str, float] = {}
 
     def run_until(self, end: float, after: Callable[[], object]) -> None:
@@ -261,6 +309,7 @@ class _Timers:
                 return
             time.sleep(max(0.0, self.due[fid] - now))
             result = self.client.poll(fid)
+            self.me.polls += 1
             if result.status != "ok" or self.client.exceptions:
                 raise RuntimeError(f"timer: {self.client.exceptions}")
             if fid in every:  # a full run may have dropped it
@@ -277,9 +326,11 @@ def _student(
     seed: int,
     tally: Tally | None = None,
     db: str = "",
+    moves: Moves | None = None,
 ) -> None:
-    """One student. With ``tally`` (a class with a restart) the page's timers fire while the
-    student thinks, and the student stays until every Check is reported recorded."""
+    """One student; the page's timers fire while the student thinks. With ``tally`` (a class
+    with a restart) the student stays until every Check is reported recorded; with ``moves``,
+    then for the reveal and the share (:func:`_after`)."""
     rng = random.Random(seed)
     joined = False
     try:
@@ -300,17 +351,13 @@ def _student(
                 tally.add(joined=1)
                 joined = True
                 tally.wait_for(lambda t: t.joined >= t.students, CEILING)
-            timers = _Timers(client)
+            timers = _Timers(client, me)
 
             def look() -> str:
                 return _look(me, client, code, db, tally) if tally is not None else ""
 
             for value in ANSWERS:
-                pause = think * rng.uniform(0.5, 1.5)
-                if tally is None:
-                    time.sleep(pause)
-                else:
-                    timers.run_until(time.monotonic() + pause, look)
+                timers.run_until(time.monotonic() + think * rng.uniform(0.5, 1.5), look)
                 client.set_value("lesson.ans.grad", value)
                 client.click("lesson.check.grad")
                 result = client.rerun()
@@ -328,21 +375,71 @@ def _student(
                     me.unrecorded_since[len(me.made) - 1] = time.monotonic()
                     tally.add(refused=int(tally.down))
                     _stored_then(me, value, code, db)
-            if tally is None:
-                return
-            deadline = time.monotonic() + CEILING
-            while me.acked < len(me.made) and not me.removed and client.auto_reruns:
-                if time.monotonic() > deadline:
-                    break
-                timers.run_until(time.monotonic() + 1.0, look)
-            me.final = _page(client, code)
-            link = parse_qs(client.query_string)
-            me.final["link_kept"] = link.get("class") == [code] and link.get("seat") == [me.seat]
+            if tally is not None:
+                deadline = time.monotonic() + CEILING
+                while me.acked < len(me.made) and not me.removed and client.auto_reruns:
+                    if time.monotonic() > deadline:
+                        break
+                    timers.run_until(time.monotonic() + 1.0, look)
+                me.final = _page(client, code)
+                link = parse_qs(client.query_string)
+                me.final["link_kept"] = link.get("class") == [code] and link.get("seat") == [
+                    me.seat
+                ]
+            if moves is not None:
+                _done(me, moves, "answered")
+                _after(me, client, timers, moves)
     except Exception as err:  # reported, counted as a failed student
         me.failed = f"{type(err).__name__}: {err}"[:200]
     finally:
         if tally is not None:
             tally.add(joined=0 if joined else 1, left=-(len(ANSWERS) - len(me.made)))
+        for step in ("answered", "seen", "following", "moved") if moves is not None else ():
+            _done(me, moves, step)  # a failed student is done with every step
+
+
+def _done(me: Student, moves: Moves, step: str) -> None:
+    """``me`` is done with ``step`` of ``moves`` (once)."""
+    if step not in me.moves:
+        me.moves.add(step)
+        moves.add(**{step: 1})
+
+
+def _until(timers: _Timers, event: Callable[[], bool], seconds: float) -> float | None:
+    """Fire the page's timers until ``event()`` holds after a run; when (monotonic), or None
+    after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    seen: list[float] = []
+
+    def after() -> None:
+        if not seen and event():
+            seen.append(time.monotonic())
+
+    while not seen and time.monotonic() < deadline:
+        if not timers.client.auto_reruns:  # no timer left: nothing would ever change
+            return None
+        timers.run_until(min(deadline, time.monotonic() + 0.5), after)
+    return seen[0] if seen else None
+
+
+def _after(me: Student, client: StreamlitClient, timers: _Timers, moves: Moves) -> None:
+    """After the Checks: fire the page's timers until it shows the revealed answer (the
+    lecturer reveals once every student answered) and note when; switch follow on; fire them
+    until the shared page opened and note when. Each step is counted in ``moves`` as done,
+    seen or not."""
+    seen = _until(timers, lambda: any(REVEALED.match(i) for i in client.infos), CEILING)
+    if seen is not None and moves.revealed_at is not None:
+        me.reveal_s = seen - moves.revealed_at
+    _done(me, moves, "seen")
+    client.set_value("classroom.follow", True)
+    if client.rerun().status != "ok" or client.exceptions:
+        raise RuntimeError(f"follow: {client.exceptions}")
+    _done(me, moves, "following")
+    target = client.pages[moves.page]
+    seen = _until(timers, lambda: client.page_script_hash == target, CEILING)
+    if seen is not None and moves.shared_at is not None:
+        me.follow_s = seen - moves.shared_at
+    _done(me, moves, "moved")
 
 
 def _stored_then(me: Student, answer: str, code: str, db: str) -> None:
@@ -389,6 +486,26 @@ def _restart(db: str, tally: Tally, after: int, hold: int, start_: float, out: d
         out["restart_failed"] = f"{type(err).__name__}: {err}"[:300]
 
 
+def _reveal_and_share(teacher: StreamlitClient, moves: Moves) -> dict:
+    """The lecturer's part of :class:`Moves`: Reveal once every student answered, Share of
+    ``moves.page`` once every student follows. What went wrong, if anything."""
+    out: dict = {}
+    moves.wait_for(lambda m: m.answered >= m.students, CEILING)
+    teacher.click("classroom.reveal")
+    moves.mark("revealed_at")
+    if teacher.rerun().status != "ok" or teacher.exceptions:
+        out["reveal_failed"] = str(teacher.exceptions)[:300]
+    moves.wait_for(lambda m: m.seen >= m.students and m.following >= m.students, CEILING)
+    if teacher.navigate(moves.page).status != "ok" or teacher.exceptions:
+        out["share_failed"] = str(teacher.exceptions)[:300]
+    teacher.click("classroom.share")
+    moves.mark("shared_at")
+    if teacher.rerun().status != "ok" or teacher.exceptions:
+        out["share_failed"] = str(teacher.exceptions)[:300]
+    moves.wait_for(lambda m: m.moved >= m.students, CEILING)
+    return out
+
+
 def _staleness(events: list[float], polls: list[tuple[float, int]]) -> list[float]:
     """For the k-th event (sorted), the end of the first poll counting at least k, minus it."""
     out = []
@@ -409,6 +526,7 @@ def lesson(
     key: str = KEY,
     restart_after: int | None = None,
     hold: int = 0,
+    share: str | None = "hvp",
 ) -> tuple[dict, list[Student]]:
     """One class on the running deployment at ``url`` (teacher key ``key``) whose database
     is ``db``: the figures, and each student as the class left them.
@@ -418,6 +536,8 @@ def lesson(
             reported recorded (None: no restart).
         hold: with a restart, stop PostgreSQL and start it again once this many Checks were
             made while it was down (0: ``pg_ctl restart -m fast`` in one go).
+        share: once every student answered, the lecturer reveals step 1, the students switch
+            follow on, and the lecturer shares this page (None: neither).
     """
     teacher = StreamlitClient(url, timeout=120)
     assert teacher.open("lesson", f"key={key}&lang=en").status == "ok"
@@ -428,25 +548,27 @@ def lesson(
     [(fragment, every)] = list(teacher.auto_reruns.items())
     people = [Student(f"s{i}") for i in range(students)]
     tally = None if restart_after is None else Tally(students, left=students * len(ANSWERS))
+    moves = Moves(students) if share is None else Moves(students, page=share)
     start_ = time.monotonic()
     blip: dict = {}
     threads = [
         threading.Thread(
             target=_student,
-            args=(url, code, p, start_, think, seed + i, tally, db),
+            args=(url, code, p, start_, think, seed + i, tally, db, moves),
             daemon=True,
         )
         for i, p in enumerate(people)
     ]
+    others = []  # the restart's thread
     if tally is not None:
-        threads.append(
+        others.append(
             threading.Thread(
                 target=_restart,
                 args=(db, tally, restart_after, hold, start_, blip),
                 daemon=True,
             )
         )
-    for th in threads:
+    for th in threads + others:
         th.start()
     polls: list[tuple[float, int, int]] = []  # (end, tried, right)
     poll_ms = []
@@ -458,11 +580,13 @@ def lesson(
         counts = _table_counts(teacher)
         if counts is not None:
             polls.append((time.monotonic() - start_, *counts))
-        if stored_counts is None and not any(th.is_alive() for th in threads):
+        answered = moves.answered >= students and not any(th.is_alive() for th in others)
+        if stored_counts is None and answered:
             stored_counts = _rows(db, _COUNTS, (code,))[0]
         if stored_counts and polls and all(map(int.__ge__, polls[-1][1:], stored_counts)):
             break  # the dashboard counts every Check stored
-    for th in threads:
+    moved = _reveal_and_share(teacher, moves) if share is not None else {}
+    for th in threads + others:
         th.join(timeout=120)
     teacher.close()
     made = sorted((p.name, ANSWERS[i]) for p in people for i in range(len(p.done)))
@@ -501,9 +625,20 @@ def lesson(
         "dashboard_last": list(polls[-1][1:]) if polls else None,
         "checks_per_s": round(busiest / 10, 1),
         "joined": joined,
+        "polls": sum(p.polls for p in people),
         "lost": len([x for x in made if x not in stored]),
         "doubled": len(stored) - len(set(stored)),
     }
+    if share is not None:
+        reveals = [p.reveal_s for p in people if p.reveal_s is not None]
+        follows = [p.follow_s for p in people if p.follow_s is not None]
+        out |= moved | {
+            "revealed": len(reveals),
+            "reveal_s": _percentiles(reveals),
+            "share_page": share,
+            "followed": len(follows),
+            "follow_s": _percentiles(follows),
+        }
     if tally is not None:
         twice = (
             len(names)
@@ -525,6 +660,20 @@ def lesson(
     return out, people
 
 
+def _cpu_seconds(groups: list[int]) -> float:
+    """User and system CPU seconds of every process in the process groups ``groups`` so far
+    (Linux's /proc; 0 elsewhere)."""
+    tick, total = os.sysconf("SC_CLK_TCK"), 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if int(fields[2]) in groups:  # the fields after the name: state, ppid, pgrp, ...
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
+
+
 def run(
     students: int,
     replicas: int,
@@ -532,15 +681,33 @@ def run(
     seed: int,
     restart_after: int | None = None,
     hold: int = 0,
+    share: str | None = "hvp",
 ) -> dict:
     with cluster() as server:
         url = fresh_database(server, "class_load")
         env = {"HOGRAD_CLASSROOM_URL": url, "HOGRAD_TEACHER_KEY": KEY}
         with Replicas(replicas, env=env, replica_header=True, warm=True) as group:
+            groups = [r.process.pid for r in group.replicas]
+            cpu, mine, began = _cpu_seconds(groups), time.process_time(), time.monotonic()
             out, _ = lesson(
-                group.url, url, students, think, seed, restart_after=restart_after, hold=hold
+                group.url,
+                url,
+                students,
+                think,
+                seed,
+                restart_after=restart_after,
+                hold=hold,
+                share=share,
             )
-            return out | {"replicas": replicas}
+            wall = time.monotonic() - began
+            return out | {
+                "replicas": replicas,
+                "wall_s": round(wall, 1),
+                # CPU seconds per second of the class: the replicas' processes, and this
+                # client's (the students' protocol clients, on the same cores)
+                "replicas_cores": round((_cpu_seconds(groups) - cpu) / wall, 2),
+                "client_cores": round((time.process_time() - mine) / wall, 2),
+            }
 
 
 def main() -> None:
@@ -565,6 +732,11 @@ def main() -> None:
         help="with --restart-after: stop PostgreSQL, start it once H Checks were made meanwhile",
     )
     ap.add_argument(
+        "--share",
+        default="hvp",
+        help="the page the lecturer shares after the reveal (its URL path; 'none': no reveal, no share)",
+    )
+    ap.add_argument(
         "--start-seconds",
         type=float,
         default=600.0,
@@ -572,7 +744,10 @@ def main() -> None:
     )
     args = ap.parse_args()
     replicas.START_SECONDS = args.start_seconds
-    out = run(args.students, args.replicas, args.think, args.seed, args.restart_after, args.hold)
+    share = None if args.share == "none" else args.share
+    out = run(
+        args.students, args.replicas, args.think, args.seed, args.restart_after, args.hold, share
+    )
     print(json.dumps(out) if args.json else json.dumps(out, indent=2))
 
 

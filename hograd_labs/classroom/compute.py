@@ -669,7 +669,7 @@ def set_paused(engine: Engine, code: str, paused: bool, now: float) -> None:
 
 @dataclass(frozen=True)
 class Live:
-    """What a following student's page looks up every few seconds, in one query."""
+    """What a following student's page looks up every second, in one query."""
 
     shared: Shared | None  # the view shared last, None before the first share
     paused: bool  # the lecturer paused the class

@@ -28,7 +28,7 @@ from hograd_ui.parts.links import PRESENT, class_link, forget_view, read_class_l
 from hograd_ui.parts.ui import lang, t
 
 from . import compute
-from .cached import call
+from .cached import call, look
 
 __all__ = [
     "FOLLOW",
@@ -42,7 +42,9 @@ __all__ = [
     "sidebar",
 ]
 
-FOLLOW_EVERY = 2.0  # seconds between a following student's looks for a newly shared view
+#: seconds between a following student's looks for a newly shared view: with cached.LOOK_AGE
+#: and the switch, a follower moves within two seconds of the share (docs/performance.md)
+FOLLOW_EVERY = 1.0
 FOLLOW = "classroom.follow"  # the student's toggle
 #: whether the student follows: kept apart from the toggle's own state, which a switch of
 #: page by st.switch_page (no widget states from the browser) would reset
@@ -64,13 +66,15 @@ STUDENT_CODE = state.CLASS
 PAUSED = "classroom.follow.paused"
 #: A paused follower's page: the sidebar, the header (menu, page switcher) hidden; of a view
 #: the frame draws (hograd_ui/parts/frame.py), its settings, its switch between parts and its
-#: projected row of buttons hidden too, so the shared view is what is left; and the page's
-#: own elements answering no pointer (it still scrolls). Our constant CSS, no user text.
+#: projected row of buttons hidden too, and the class bar (its "Leave the class") and the
+#: charts' tool bars, so the shared view is what is left; and the page's own elements
+#: answering no pointer (it still scrolls). Our constant CSS, no user text.
 PAUSE_CSS = (
     "<style>[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'],"
     " [data-testid='stExpandSidebarButton'], [data-testid='stHeader'],"
     " [class*='st-key-frame-controls-'], [class*='st-key-frame-top-'],"
-    " [class*='st-key-present-row-']"
+    " [class*='st-key-present-row-'], .st-key-classroom-bar,"
+    " [data-testid='stMainBlockContainer'] .modebar-container"
     " { display: none !important; }"
     " [data-testid='stMainBlockContainer'] { pointer-events: none; user-select: none; }"
     "</style>"
@@ -199,7 +203,7 @@ def _follow(site: Site, code: str, here: str, pages: Mapping[str, object], steps
     class paused or resumed since the page ran: the page runs again (paused: the shared view
     opens afresh, and stays while the pause lasts)."""
     try:
-        now = call(compute.live, code, time.time())
+        now = look(compute.live, code)
     except compute.ClassroomError as err:
         st.caption(error_text(err, lang()))
         return

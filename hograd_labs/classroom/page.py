@@ -33,7 +33,7 @@ from hograd_ui.parts.links import present
 from hograd_ui.parts.ui import lang, t
 
 from . import address, compute
-from .cached import call
+from .cached import call, look
 from .figures import progress_figure, qr_svg, slips_figure
 from .follow import pause_button
 
@@ -65,7 +65,9 @@ REFRESH = 3.0  # seconds between the dashboard's refreshes
 #: lesson page: hograd_ui/parts/links.py's PAGE_PARAMS)
 BOARD = "board"
 TOP_STUCK = 12  # students listed as stuck, at most (the rest counted)
-REVEAL_EVERY = 5.0  # seconds between a student's looks for a revealed answer
+#: seconds between a student's looks for a revealed answer: with cached.LOOK_AGE and the run,
+#: the answer shows within a second of the click (docs/performance.md measures it)
+REVEAL_EVERY = 0.5
 TOP_SLIPS = 8
 # The class's QR code, in CSS pixels: 480 on a 1920x1080 projector (about 75 cm on a 3 m
 # screen, some 14 px a module for the ~33 modules of a student link without lang=, quiet zone
@@ -611,7 +613,7 @@ def _seated(code: str) -> compute.Student | None:
 def _revealed(code: str, number: int, answer: Callable[[], str]) -> None:
     """The answer of the open step, once the lecturer reveals it."""
     try:
-        info = call(compute.find_class, code, time.time())
+        info = look(compute.find_class, code)
     except compute.ClassroomError:
         return  # said where Checks are recorded
     if info is None:  # deleted (or its days are over): the page runs again and says so
@@ -672,7 +674,8 @@ def student_gate(number: int) -> OnCheck | None:
                     key="classroom.join",
                 )
         st.stop()
-    with st.container(horizontal=True, vertical_alignment="center"):
+    # keyed: a paused class hides it (follow.PAUSE_CSS), as it hides every other control
+    with st.container(horizontal=True, vertical_alignment="center", key="classroom-bar"):
         st.caption(t("classroom.in", code=code))
         st.text(student.nickname)  # the student's text: shown as text, never markdown
         st.button(
@@ -694,7 +697,7 @@ def student_gate(number: int) -> OnCheck | None:
 
 def revealed_box(number: int, answer: Callable[[], str]) -> None:
     """Under a class student's exercise: the answer of step ``number`` once the lecturer
-    reveals it (looked up every few seconds; ``answer`` says it). Nothing outside a class."""
+    reveals it (looked up twice a second; ``answer`` says it). Nothing outside a class."""
     student = st.session_state.get(STUDENT)
     if student is not None and st.session_state.get(state.CLASS):
         _revealed(student.code, number, answer)

@@ -91,7 +91,8 @@ def test_a_postgresql_restart_during_30_students_answers(
     """PostgreSQL stops (``pg_ctl stop -m fast``) once every student joined and a third of
     the Checks are recorded, and starts again once 5 Checks were made while it was down
     (events, not seconds: Checks certainly meet the blip). Every student keeps answering
-    (8, 13, then 12, right) and waits until the page reports their Checks recorded."""
+    (8, 13, then 12, right) and waits until the page reports their Checks recorded; then the
+    lecturer reveals the answer and shares a view, and every student's page shows both."""
     url, group = deployment
     out, people = class_load.lesson(
         group.url, url, CLASS, think=2.0, seed=45, key=KEY, restart_after=CLASS, hold=5
@@ -107,6 +108,10 @@ def test_a_postgresql_restart_during_30_students_answers(
     assert (out["removed"], out["joined_twice"]) == (0, 0), f"{out}"
     assert out["said_recorded_not_stored"] == 0, f"{out}"
     assert out["said_none"] == 0 and out["unacknowledged"] == 0, f"{out}"
+    # after the blip, the lecturer's Reveal reached every page, and so did the Share of the
+    # HVP page (each student's page opened it): followers on both replicas
+    assert "reveal_failed" not in out and "share_failed" not in out, f"{out}"
+    assert (out["revealed"], out["followed"]) == (CLASS, CLASS), f"{out}"
     seated = {
         "in_class": True,
         "offline": False,
