@@ -15,7 +15,6 @@ from pathlib import Path
 
 from hograd_core.program.to_cpp import program_cpp
 from hograd_labs.code.presets import PRESETS
-from tests.cpp_build import require_gpp, run_bundle
 from tests.program_corpus import SEED_X3
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,10 +57,15 @@ def test_outside_the_subset_there_is_no_cpp() -> None:
     assert program_cpp(PRESETS["hvp"]) is None  # prints a whole tensor
 
 
-def test_the_cpp_prints_what_python_prints() -> None:
-    require_gpp()
+def programs() -> dict[str, str]:
+    """The C++ form of each program, by name (built with the other modules' programs:
+    tests/cpp/conftest.py)."""
     sources = {name: program_cpp(text, name) for name, text in PROGRAMS.items()}
     assert all(sources.values())
+    return sources  # type: ignore[return-value]
+
+
+def test_the_cpp_prints_what_python_prints(cpp_printed: dict) -> None:
     done = subprocess.run(
         [sys.executable, "-c", _ORACLE],
         input=json.dumps(PROGRAMS),
@@ -73,4 +77,4 @@ def test_the_cpp_prints_what_python_prints() -> None:
     )
     python = json.loads(done.stdout)
     assert python["seed_x3"] == ["dy/dx at x=2.0: 12.0", "False"]
-    assert run_bundle(sources) == python
+    assert cpp_printed["code_page"] == python

@@ -16,6 +16,7 @@ tensor.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import subprocess
 import sys
@@ -27,7 +28,6 @@ from hograd_core import parse
 from hograd_core.flaglab.cases import CASES, run_case
 from hograd_core.flaglab.cpp import PYTHON_ONLY_ERRORS, flag_cpp, libtorch_message
 from hograd_core.flaglab.flags import ACTIONS, FlagOutcome, FlagSettings, run_flags
-from tests.cpp_build import run_bundle
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -80,6 +80,7 @@ def setting_name(s: FlagSettings) -> str:
     )
 
 
+@functools.cache
 def runs_of() -> dict[str, tuple[FlagOutcome, str]]:
     """name -> (the Python run the page shows, its C++ twin)."""
     out = {}
@@ -115,11 +116,17 @@ def printed(outcome: FlagOutcome) -> list[str]:
     return lines
 
 
+def programs() -> dict[str, str]:
+    """The C++ twin of every setting, by name (built with the other modules' programs:
+    tests/cpp/conftest.py)."""
+    return {name: program for name, (_, program) in runs_of().items()}
+
+
 @pytest.fixture(scope="module")
-def runs() -> dict[str, tuple[list[str], list[str], FlagOutcome]]:
+def runs(cpp_printed: dict) -> dict[str, tuple[list[str], list[str], FlagOutcome]]:
     made = runs_of()
     assert list(made) == NAMES
-    cpp = run_bundle({name: program for name, (_, program) in made.items()})
+    cpp = cpp_printed["flaglab"]
     return {name: (printed(outcome), cpp[name], outcome) for name, (outcome, _) in made.items()}
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import io
 import math
 import re
@@ -43,7 +44,7 @@ from hograd_core.inspector import pytorch_snippet
 from hograd_core.language.to_cpp import cpp_name
 from hograd_labs.hvp.presets import PRESETS as HVP_PRESETS
 from tests.calls import call
-from tests.cpp_build import require_gpp, run_bundle
+from tests.cpp_build import require_gpp
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -144,6 +145,7 @@ NAMES = [
 ]
 
 
+@functools.cache
 def cases() -> dict[str, tuple[str, str]]:
     """name -> (the Python script, the C++ program)."""
     seed, p, v = parse("x**3"), (1.0, math.pi / 2), (0.5, 1.0)
@@ -176,12 +178,18 @@ def cases() -> dict[str, tuple[str, str]]:
     return out
 
 
+def programs() -> dict[str, str]:
+    """Every C++ program, by name (built with the other modules' programs:
+    tests/cpp/conftest.py)."""
+    return {name: program for name, (_, program) in cases().items()}
+
+
 @pytest.fixture(scope="module")
-def runs() -> dict[str, tuple[list[str], list[str]]]:
+def runs(cpp_printed: dict) -> dict[str, tuple[list[str], list[str]]]:
     """name -> (what the Python script printed, what the C++ program printed)."""
     made = cases()
     assert list(made) == NAMES
-    cpp = run_bundle({name: program for name, (_, program) in made.items()})
+    cpp = cpp_printed["programs"]
     return {name: (python_output(script), cpp[name]) for name, (script, _) in made.items()}
 
 
