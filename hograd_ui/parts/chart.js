@@ -116,10 +116,12 @@ function roomier(Plotly, box) {
 }
 
 // On a narrow screen (a phone's column, under NARROW px) a legend beside the plot, plotly's
-// default place, takes about half the plot's width. There it goes under the plot, in rows, at
-// the chart's bottom edge as presentation mode puts one (hograd_ui/plotting.py's
-// _legend_at_the_bottom: plotly.js reserves the legend's own height in the bottom margin),
-// and the chart grows by about the rows it takes, so the plot keeps its height.
+// default place, takes about half the plot's width, and a legend above it (plot_kit's "top")
+// wraps into rows under the chart's tool bar, which covers the first of them. There either
+// goes under the plot, in rows, at the chart's bottom edge as presentation mode puts one
+// (hograd_ui/plotting.py's _legend_at_the_bottom: plotly.js reserves the legend's own height
+// in the bottom margin), and the chart grows by about the rows it takes, so the plot keeps
+// its height.
 const NARROW = 520, ROW = 26;
 
 function beside(layout) {
@@ -127,6 +129,12 @@ function beside(layout) {
   return layout.showlegend !== false && legend.orientation !== "h" &&
     !(typeof legend.x === "number" && legend.x < 1) &&
     !(typeof legend.y === "number" && legend.y < 0);
+}
+
+function above(layout) {
+  const legend = layout.legend || {};
+  return layout.showlegend !== false && legend.yref !== "container" &&
+    typeof legend.y === "number" && legend.y >= 1;
 }
 
 function legendRows(figure, width) {
@@ -186,7 +194,7 @@ export default function ({ parentElement, data, setTriggerValue }) {
   box.setAttribute("aria-describedby", said.id);
   const figure = data.figure;
   const narrow = !data.fit && box.clientWidth > 0 && box.clientWidth < NARROW &&
-    beside(figure.layout);
+    (beside(figure.layout) || above(figure.layout));
   const moved = narrow ? underneath(figure.layout, figure, box.clientWidth) : null;
   const height = (figure.layout.height || 450) + (moved ? moved.extra : 0);
   box.dataset.height = height;

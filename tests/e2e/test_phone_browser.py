@@ -152,6 +152,9 @@ def test_a_refused_function_is_said_on_a_phones_first_screen(browser, server, vi
 
 #: Charts whose legend stands beside the plot on a wider screen (plotly's default place).
 BESIDE = ("derivatives", "derivatives?deriv.order=30&deriv.fn=sin(x)")
+#: Charts whose legend stands above the plot on a wider screen (plot_kit's "top"), where a
+#: phone's tool bar would cover it: Newton's paths (beside a colour bar), HF's first chart.
+ABOVE = ("why?why.tab=newton", "why?why.tab=hf")
 
 #: The first chart's plot area and the chart, in CSS px: their widths.
 WIDTHS_JS = """(box) => ({
@@ -161,11 +164,14 @@ WIDTHS_JS = """(box) => ({
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("view", BESIDE)
-def test_a_legend_beside_the_plot_goes_under_it_on_a_phone(browser, server, view, lang) -> None:
-    """On a phone's column a legend beside the plot would take about half its width
-    (hograd_ui/parts/chart.js): it is drawn under the plot, clear of the x axis title and of
-    the plot, and the plot area takes most of the chart's width."""
+@pytest.mark.parametrize("view", BESIDE + ABOVE)
+def test_a_legend_beside_or_above_the_plot_goes_under_it_on_a_phone(
+    browser, server, view, lang
+) -> None:
+    """On a phone's column a legend beside the plot would take about half its width, and one
+    above it lies under the chart's tool bar (hograd_ui/parts/chart.js): it is drawn under the
+    plot, clear of the x axis title and of the plot, below the tool bar; beside, the plot
+    area then takes most of the chart's width."""
     from tests.e2e.test_legend_browser import BOXES_JS, _problems
 
     with phone_page(browser, server, view, lang) as pg:
@@ -173,5 +179,9 @@ def test_a_legend_beside_the_plot_goes_under_it_on_a_phone(browser, server, view
         boxes = chart.evaluate(BOXES_JS)
         assert boxes is not None, f"{view} ({lang}): the legend is not under the plot"
         assert _problems(f"{view} ({lang})", boxes) == []
-        widths = chart.evaluate(WIDTHS_JS)
-        assert widths["plot"] >= 0.7 * widths["chart"], widths
+        bar = chart.locator(".modebar").first.bounding_box()
+        legend = chart.locator("g.legend").first.bounding_box()
+        assert bar is None or legend["y"] >= bar["y"] + bar["height"], (bar, legend)
+        if view in BESIDE:
+            widths = chart.evaluate(WIDTHS_JS)
+            assert widths["plot"] >= 0.7 * widths["chart"], widths
