@@ -42,6 +42,7 @@ from hograd_ui.i18n import error_text, tr
 
 from . import decode, graph_args
 from . import run as run_verb
+from .argparse_words import phrase
 from .lang import Parser, UsageError, choose
 
 _STARTED = time.perf_counter()  # the command line's start, as near as this module can see
@@ -257,7 +258,7 @@ def _build_parser(lang: str = "en") -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(
-        title=tr("cli.head.positional", lang), dest="command", required=True, metavar="VERB"
+        title=phrase("positional arguments", lang), dest="command", required=True, metavar="VERB"
     )
     parser.open_groups()
     for add, _ in VERBS.values():
