@@ -1,7 +1,7 @@
 """hograd_cli: the command line, a thin face over the kernel (``hograd_core``) for teachers'
 scripts: ``python -m hograd_cli <verb> ...`` (:mod:`.__main__`; the ``graph`` verb in
-:mod:`.graph`, its arguments in :mod:`.graph_args`; the ``decode`` verb in :mod:`.decode`).
-``python -m hograd_core ...`` runs the same command line.
+:mod:`.graph`, its arguments in :mod:`.graph_args`; the ``decode`` verb in :mod:`.decode`; the
+``run`` verb in :mod:`.run`). ``python -m hograd_core ...`` runs the same command line.
 
 A verb is a pair in ``__main__.VERBS``: a function that adds its parser (loading no torch, so
 that ``--help`` answers at once) and one that runs it and returns the exit status (importing

@@ -41,6 +41,8 @@ from hograd_core.errors import ArgumentError, BudgetError, HogradError
 from hograd_ui.i18n import error_text, tr
 
 from . import decode, graph_args
+from . import run as run_verb
+from .argparse_words import phrase
 from .lang import Parser, UsageError, choose
 
 _STARTED = time.perf_counter()  # the command line's start, as near as this module can see
@@ -256,7 +258,7 @@ def _build_parser(lang: str = "en") -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(
-        title=tr("cli.head.positional", lang), dest="command", required=True, metavar="VERB"
+        title=phrase("positional arguments", lang), dest="command", required=True, metavar="VERB"
     )
     parser.open_groups()
     for add, _ in VERBS.values():
@@ -844,6 +846,7 @@ VERBS.update(
         "gradcheck": (_add_gradcheck, _compute),
         "custom": (_add_custom, _compute),
         "decode": (decode.add_parser, decode.run),
+        "run": (run_verb.add_parser, run_verb.run),
     }
 )
 
@@ -855,10 +858,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if bad_lang is not None:
             raise UsageError("cli.error.lang", got=repr(bad_lang))
-        if argv[:1] == ["run"]:  # the program runner has its own parser (hograd_cli/run.py)
-            from .run import main as run_main  # loads torch
-
-            return run_main(argv[1:], lang)
         parser = _build_parser(lang)
         args = _strip_guard(parser.parse_args(_fix_negative_values(argv)))
         args.lang = lang

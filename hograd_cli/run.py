@@ -17,27 +17,27 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
 
-from hograd_core.program import BUDGET
-from hograd_serving.code_child import run_program_child
 from hograd_ui.i18n import error_text, tr
 
-from .lang import Parser
-
-__all__ = ["main"]
+__all__ = ["add_parser", "run"]
 
 
-def _parser(lang: str) -> argparse.ArgumentParser:
-    parser = Parser(
-        prog="python -m hograd_cli run", lang=lang, description=tr("cli.help.run.description", lang)
+def add_parser(sub: argparse._SubParsersAction, lang: str = "en") -> None:
+    """Add the ``run`` verb to the command line's subcommands, its help in ``lang``."""
+    r = sub.add_parser(
+        "run",
+        lang=lang,
+        help=tr("cli.help.run", lang),
+        description=tr("cli.help.run.description", lang),
     )
-    parser.add_argument("file", help=tr("cli.help.run.file", lang))
-    parser.add_argument("--json", action="store_true", help=tr("cli.help.run.json", lang))
-    return parser
+    r.add_argument("file", help=tr("cli.help.run.file", lang))
+    r.add_argument("--json", action="store_true", help=tr("cli.help.run.json", lang))
 
 
 def _read(name: str) -> str:
+    from hograd_core.program import BUDGET  # loads torch
+
     limit = BUDGET.max_chars + 1  # one more: a longer program is refused with its length
     if name == "-":
         return sys.stdin.read(limit)
@@ -51,13 +51,11 @@ def _message(error: dict, lang: str) -> str:
     return error["text"]
 
 
-def main(argv: Sequence[str], lang: str = "en") -> int:
-    """Run the verb, its words in ``lang``; returns the exit status.
+def run(args: argparse.Namespace) -> int:
+    """Run the program ``args.file``, the words in ``args.lang``; returns the exit status."""
+    from hograd_serving.code_child import run_program_child  # loads torch
 
-    Raises:
-        hograd_cli.lang.UsageError: the arguments do not parse (the command line prints it as one line).
-    """
-    args = _parser(lang).parse_args(list(argv))
+    lang = args.lang
     try:
         text = _read(args.file)
     except (OSError, UnicodeDecodeError) as err:
