@@ -41,7 +41,9 @@ LOOK_AGE = 0.1
 #: The reads :func:`look` may share; any other function called through :func:`call` may
 #: write, and makes every session's next look ask the database again
 READS = frozenset({compute.find_class, compute.live})
-_LOOKED: dict[tuple[Callable, str], tuple[float, object]] = {}  # (fn, code) -> (when, answer)
+#: (database, fn, code) -> (when, answer): a class code of another database (a test's, a new
+#: deployment's) is another class
+_LOOKED: dict[tuple[Engine, Callable, str], tuple[float, object]] = {}
 _LOOKED_LOCK = threading.Lock()
 _WRITES = [0]  # calls of a function outside READS so far (under the lock)
 
@@ -101,14 +103,18 @@ def call(fn: Callable[..., T], *args: object) -> T:
 
 def look(fn: Callable[[Engine, str, float], T], code: str) -> T:
     """``call(fn, code, time.time())`` for a read in :data:`READS`, answered from this
-    process's last answer for ``(fn, code)`` when it is under :data:`LOOK_AGE` seconds old and
-    no write went through :func:`call` since. A failure is not kept (the next look asks again).
+    process's last answer for ``(fn, code)`` on the same database when it is under
+    :data:`LOOK_AGE` seconds old and no write went through :func:`call` since. A failure is
+    not kept (the next look asks again).
 
     Raises:
         ClassroomError: as :func:`call`.
     """
     assert fn in READS, f"{fn.__name__} writes: call it with call()"
-    key = (fn, code)
+    try:
+        key = (engine(), fn, code)
+    except (SQLAlchemyError, OSError, StreamlitAPIException) as err:  # as call() says it
+        raise compute.ClassroomError("classroom.error.storage") from err
     asked = time.monotonic()
     with _LOOKED_LOCK:
         kept, writes = _LOOKED.get(key), _WRITES[0]

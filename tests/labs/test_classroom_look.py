@@ -97,3 +97,14 @@ def test_only_reads_are_shared(db) -> None:
     engine, code, selects, clock = db
     with pytest.raises(AssertionError, match="writes"):
         cached.look(cc.reveal, code)  # type: ignore[arg-type]
+
+
+def test_the_same_code_in_another_database_is_another_class(db, tmp_path, monkeypatch) -> None:
+    engine, code, selects, clock = db
+    assert 1 not in cached.look(cc.find_class, code).revealed
+    other = sa.create_engine(f"sqlite:///{tmp_path / 'other.sqlite'}")
+    cc.create_schema(other)
+    assert cc.open_class(other, NOW, rng=Random(3)) == code  # the same seed, the same code
+    cc.reveal(other, code, 1)
+    monkeypatch.setattr(cached, "engine", lambda: other)  # a later test's database, at once
+    assert 1 in cached.look(cc.find_class, code).revealed
