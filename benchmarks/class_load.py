@@ -73,6 +73,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,8 +127,24 @@ class Student:
     moves: set[str] = field(default_factory=set)  # the steps of :class:`Moves` done with
 
 
+class _Events:
+    """Counts that threads add to and wait on, under one condition (``changed``)."""
+
+    changed: threading.Condition
+
+    def add(self, **counts: int) -> None:
+        with self.changed:
+            for name, n in counts.items():
+                setattr(self, name, getattr(self, name) + n)
+            self.changed.notify_all()
+
+    def wait_for(self, predicate: Callable[[Any], bool], seconds: float) -> bool:
+        with self.changed:
+            return self.changed.wait_for(lambda: predicate(self), timeout=seconds)
+
+
 @dataclass
-class Moves:
+class Moves(_Events):
     """The lecture after the answers, as events (one lock): every student has answered, the
     lecturer reveals step 1; every student has seen it (or failed) and follows, the lecturer
     shares ``page``."""
@@ -142,25 +159,15 @@ class Moves:
     shared_at: float | None = None  # when the lecturer clicked Share
     changed: threading.Condition = field(default_factory=threading.Condition)
 
-    def add(self, **counts: int) -> None:
-        with self.changed:
-            for name, n in counts.items():
-                setattr(self, name, getattr(self, name) + n)
-            self.changed.notify_all()
-
     def mark(self, name: str) -> None:
         """``name`` (revealed_at, shared_at) happened now."""
         with self.changed:
             setattr(self, name, time.monotonic())
             self.changed.notify_all()
 
-    def wait_for(self, predicate: Callable[[Moves], bool], seconds: float) -> bool:
-        with self.changed:
-            return self.changed.wait_for(lambda: predicate(self), timeout=seconds)
-
 
 @dataclass
-class Tally:
+class Tally(_Events):
     """What the students have done so far, for the restart's events (one lock)."""
 
     students: int
@@ -170,16 +177,6 @@ class Tally:
     refused: int = 0  # Checks made while PostgreSQL was stopped (``hold``)
     down: bool = False
     changed: threading.Condition = field(default_factory=threading.Condition)
-
-    def add(self, **counts: int) -> None:
-        with self.changed:
-            for name, n in counts.items():
-                setattr(self, name, getattr(self, name) + n)
-            self.changed.notify_all()
-
-    def wait_for(self, predicate: Callable[[Tally], bool], seconds: float) -> bool:
-        with self.changed:
-            return self.changed.wait_for(lambda: predicate(self), timeout=seconds)
 
 
 def _percentiles(values: list[float]) -> dict[str, float]:
