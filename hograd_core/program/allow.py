@@ -61,6 +61,16 @@ _OPTIM = "SGD Adam"
 _MATH = "pi e inf nan tau sin cos tan exp log log2 log10 sqrt tanh fabs isnan isinf isclose floor ceil atan atan2 hypot"
 
 
+#: torch's functions above that a tensor also has as a method, with the same meaning
+_TENSOR_METHODS = """
+    sin cos tan asin acos atan sinh cosh exp expm1 log log1p log2 log10 tanh sigmoid relu pow
+    sqrt rsqrt abs sum mean prod dot matmul mm mv outer norm isnan isinf isfinite any all
+    allclose isclose equal max min maximum minimum clamp where square sign erf floor ceil round
+    argmax argmin softmax log_softmax cumsum diag trace neg reciprocal exp2 var std logsumexp
+    numel atan2 hypot sinc float double long bool
+"""
+
+
 def _names(prefix: str, words: str) -> set[str]:
     return {f"{prefix}.{w}" for w in words.split()}
 
@@ -108,7 +118,7 @@ ATTRIBUTES = {
             "device",
         ]
     ),
-    "node": frozenset({"next_functions"}),
+    "node": frozenset({"next_functions", "variable"}),
     "module": frozenset({"weight", "bias"}),
     "minmax": frozenset({"values", "indices"}),
 }
@@ -197,14 +207,23 @@ METHODS = {
             "equal",
             "isfinite",
             "outer",
+            "long",
+            "int",
+            "bool",
+            "flip",
+            "type_as",
         ]
-    ),
+    )
+    # a torch function of the list above is also a tensor's method (``x.diag()``)
+    | {w for w in _TORCH.split() if w in _TENSOR_METHODS.split()},
     "node": frozenset({"name"}),
     "module": frozenset({"parameters", "named_parameters", "zero_grad", "forward"}),
     "optimizer": frozenset({"step", "zero_grad"}),
-    "list": frozenset({"append"}),
-    "dict": frozenset({"items", "keys", "values", "get"}),
-    "str": frozenset({"join", "upper", "lower", "strip"}),
+    "list": frozenset({"append", "extend", "insert", "pop", "index", "count"}),
+    "dict": frozenset({"items", "keys", "values", "get", "update", "pop"}),
+    "str": frozenset(
+        {"join", "upper", "lower", "strip", "split", "startswith", "endswith", "title", "format"}
+    ),
 }
 
 #: Tensor attributes a program may assign (``x.grad = None``, ``w.requires_grad = True``).
@@ -349,5 +368,15 @@ KEYWORDS = frozenset(
         "tangents",
         "primals",
         "func",
+        "atol",
+        "rtol",
+        "equal_nan",
+        "rel_tol",
+        "abs_tol",
+        "key",
+        "reverse",
+        "ndigits",
+        "default",
+        "decimals",
     ]
 )

@@ -190,13 +190,31 @@ def check_tree(tree: ast.Module, budget: ProgramBudget = BUDGET) -> None:
         where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), -depth)
         found.append((*where, node))  # type: ignore[arg-type]
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    # a keyword argument outside the list is refused here when the call is of torch or a
+    # builtin by name (``torch.ones(1, device=...)``, ``print(file=...)``); any other call
+    # (``f(x, a=2)`` of the program's own function, ``"{n}".format(n=1)``, a method) is
+    # checked when it is made: its callee is known then (interpret.Interpreter.call)
+    named = {
+        id(k)
+        for *_, n in found
+        if isinstance(n, ast.Call) and _outside(n.func, modules)
+        for k in n.keywords
+    }
     # in reading order, the innermost first where several start together: ``open(...).read``
     # is refused for ``open``
     for *_, node in sorted(found, key=lambda f: f[:3]):
-        _check_node(node, modules)
+        _check_node(node, modules, named)
 
 
-def _check_node(node: ast.AST, modules: dict[str, str]) -> None:
+def _outside(func: ast.expr, modules: dict[str, str]) -> bool:
+    """Whether a call's function is torch's, math's or a builtin, by its spelling."""
+    if isinstance(func, ast.Name):
+        return func.id in allow.BUILTINS
+    path = _dotted(func)
+    return path is not None and path.split(".")[0] in modules
+
+
+def _check_node(node: ast.AST, modules: dict[str, str], named: set[int]) -> None:
     kind = type(node)
     if kind not in NODES:
         name = NODE_NAMES.get(kind.__name__, kind.__name__)
@@ -210,15 +228,17 @@ def _check_node(node: ast.AST, modules: dict[str, str]) -> None:
     elif isinstance(node, ast.keyword):
         if node.arg is None:
             raise _refuse("code.refuse.syntax", node, construct="**")
-        if node.arg not in allow.KEYWORDS:
+        if node.arg not in allow.KEYWORDS and id(node) in named:
             raise _refuse("code.refuse.keyword", node, name=node.arg)
     elif isinstance(node, ast.FunctionDef):
         _name(node.name, node)
         if node.decorator_list or node.returns:
             raise _refuse("code.refuse.syntax", node, construct="@decorator")
     elif isinstance(node, ast.arguments):
-        if node.vararg or node.kwarg or node.kwonlyargs or node.posonlyargs:
-            raise _refuse("code.refuse.syntax", node, construct="*args, **kwargs")
+        if node.vararg is not None:
+            raise _refuse("code.refuse.syntax", node.vararg, construct="*" + node.vararg.arg)
+        if node.kwarg is not None:
+            raise _refuse("code.refuse.syntax", node.kwarg, construct="**" + node.kwarg.arg)
     elif isinstance(node, ast.arg):
         _name(node.arg, node)
         if node.annotation is not None:

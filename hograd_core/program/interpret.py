@@ -18,6 +18,8 @@ import ast
 import builtins
 import math
 import operator
+import string
+import sys
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,6 +29,7 @@ import torch
 from ..autograd_walk import inputs
 from ..errors import BudgetError
 from . import allow
+from .binding import bind
 from .checks import BUDGET, ProgramBudget, ProgramError, elements, format_spec, int_bits, product
 
 __all__ = ["Interpreter", "Namespace", "UserFunction"]
@@ -140,12 +143,19 @@ class _Continue(Exception):
 
 
 class Scope:
-    """The names of the program (the outermost scope) or of one call of its functions."""
+    """The names of the program (the outermost scope) or of one call of its functions.
 
-    def __init__(self, names: dict[str, object], parent: Scope | None = None) -> None:
+    ``owner`` is the qualified name of the function whose call this is ("" outermost): a
+    function defined inside is called ``owner.<locals>.name`` in Python's messages.
+    """
+
+    def __init__(
+        self, names: dict[str, object], parent: Scope | None = None, owner: str = ""
+    ) -> None:
         self.names, self.parent = names, parent
+        self.owner = parent.owner if parent is not None and not owner else owner
 
-    def find(self, name: str) -> object:
+    def find(self, name: str, line: int = 0) -> object:
         scope: Scope | None = self
         while scope is not None:
             if name in scope.names:
@@ -153,6 +163,8 @@ class Scope:
             scope = scope.parent
         if name in allow.BUILTINS:
             return _Builtin(name)
+        if hasattr(builtins, name):  # Python has it, the subset does not: say so, not NameError
+            raise ProgramError("code.refuse.name", line=line, name=name)
         raise NameError(f"name '{name}' is not defined")
 
 
@@ -164,9 +176,18 @@ class UserFunction:
         self, interp: Interpreter, name: str, node: ast.FunctionDef | ast.Lambda, scope: Scope
     ) -> None:
         self.interp, self.__name__, self.node, self.scope = interp, name, node, scope
+        self.qualname = f"{scope.owner}.<locals>.{name}" if scope.owner else name
         args = node.args
-        self.params = [a.arg for a in args.args]
+        self.positional_only = [a.arg for a in args.posonlyargs]
+        self.params = self.positional_only + [a.arg for a in args.args]
+        self.keyword_only = [a.arg for a in args.kwonlyargs]
         self.defaults = [interp.ev(d, scope) for d in args.defaults]
+        interp.own_params.update(self.params + self.keyword_only)
+        self.keyword_defaults = {
+            a.arg: interp.ev(d, scope)
+            for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+            if d is not None
+        }
 
     def __call__(self, *args: object, **kwargs: object) -> object:
         return self.interp.call_user(self, list(args), kwargs)
@@ -233,6 +254,7 @@ class Interpreter:
         self.calls = 0  # differentiating calls made so far
         self.raised_on = ""  # the name of the first argument of the call that raised
         self.drawn = 0  # graph nodes recorded so far (hograd_core.program._record)
+        self.own_params: set[str] = set()  # parameter names of the program's functions
 
     # ---- passes: which backward pass made a tensor (its colour in the drawing) -------------
 
@@ -427,7 +449,7 @@ class Interpreter:
         symbol, _, inplace = _BINARY[type(node.op)]
         target = node.target
         if isinstance(target, ast.Name):
-            old = scope.find(target.id)
+            old = scope.find(target.id, target.lineno)
             self.assign(
                 target, self.binary(symbol, inplace, old, self.ev(node.value, scope)), scope
             )
@@ -451,12 +473,12 @@ class Interpreter:
             if any(isinstance(t, ast.Starred) for t in target.elts):
                 raise ProgramError("code.refuse.syntax", line=self.line, construct="a, *b = ...")
             items = self._items(value)
-            if len(items) != len(target.elts):
-                many = "many" if len(items) > len(target.elts) else "enough"
-                detail = f" (expected {len(target.elts)}, got {len(items)})"
-                if many == "many":
-                    raise ValueError(f"too many values to unpack{detail}")
-                raise ValueError(f"not enough values to unpack{detail}")
+            if len(items) > len(target.elts):  # Python says how many it got from 3.14 on
+                got = f", got {len(items)}" if sys.version_info >= (3, 14) else ""
+                raise ValueError(f"too many values to unpack (expected {len(target.elts)}{got})")
+            if len(items) < len(target.elts):
+                detail = f"(expected {len(target.elts)}, got {len(items)})"
+                raise ValueError(f"not enough values to unpack {detail}")
             for t, v in zip(target.elts, items, strict=True):
                 self.assign(t, v, scope)
         elif isinstance(target, ast.Attribute):
@@ -483,8 +505,11 @@ class Interpreter:
         return items
 
     def set_attribute(self, obj: object, name: str, value: object) -> None:
-        if not isinstance(obj, torch.Tensor) or name not in allow.SETTABLE:
+        tensor = isinstance(obj, torch.Tensor) and name in allow.SETTABLE
+        layer = isinstance(obj, torch.nn.Module) and name in allow.ATTRIBUTES["module"]
+        if not (tensor or layer):
             raise ProgramError("code.refuse.set", line=self.line, name=name)
+        # a layer checks what it is given itself (a Parameter or None, else its TypeError)
         setattr(obj, name, value)
 
     def _Delete(self, node: ast.Delete, scope: Scope) -> None:
@@ -541,31 +566,13 @@ class Interpreter:
     # ---- calls of the program's own functions ---------------------------------------------
 
     def call_user(self, fn: UserFunction, args: list, kwargs: dict) -> object:
-        params = fn.params
-        if len(args) > len(params):
-            raise TypeError(
-                f"{fn.__name__}() takes {len(params)} positional argument"
-                f"{'' if len(params) == 1 else 's'} but {len(args)} were given"
-            )
-        names = dict(zip(params, args, strict=False))
-        for key, value in kwargs.items():
-            if key not in params:
-                raise TypeError(f"{fn.__name__}() got an unexpected keyword argument '{key}'")
-            names[key] = value
-        first_default = len(params) - len(fn.defaults)
-        for i, p in enumerate(params):
-            if p not in names:
-                if i < first_default:
-                    raise TypeError(
-                        f"{fn.__name__}() missing 1 required positional argument: '{p}'"
-                    )
-                names[p] = fn.defaults[i - first_default]
+        names = bind(fn, args, kwargs)
         self.depth += 1
         self.tick()
         if self.depth > self.budget.max_depth:
             raise BudgetError("code.budget.depth", name=fn.__name__, limit=self.budget.max_depth)
         line = self.line
-        inner = Scope(names, fn.scope)
+        inner = Scope(names, fn.scope, owner=fn.qualname)
         try:
             if isinstance(fn.node, ast.Lambda):
                 value = self.ev(fn.node.body, inner)
@@ -589,7 +596,7 @@ class Interpreter:
         return node.value
 
     def _eName(self, node: ast.Name, scope: Scope) -> object:
-        return scope.find(node.id)
+        return scope.find(node.id, node.lineno)
 
     def _eTuple(self, node: ast.Tuple, scope: Scope) -> object:
         return tuple(self._elements(node.elts, scope))
@@ -624,6 +631,7 @@ class Interpreter:
 
     def _eSubscript(self, node: ast.Subscript, scope: Scope) -> object:
         value, key = self.ev(node.value, scope), self.ev(node.slice, scope)
+        self.line = node.lineno  # where Python places an error of this operation
         result = operator.getitem(value, key)
         if isinstance(value, torch.Tensor):
             self._made(result, "[]")
@@ -645,6 +653,7 @@ class Interpreter:
 
     def _eUnaryOp(self, node: ast.UnaryOp, scope: Scope) -> object:
         value = self.ev(node.operand, scope)
+        self.line = node.lineno
         result = _UNARY[type(node.op)](value)
         self._mark(result, self.pass_of(value))
         return result
@@ -654,6 +663,7 @@ class Interpreter:
         result: object = True
         for op, right_node in zip(node.ops, node.comparators, strict=True):
             right = self.ev(right_node, scope)
+            self.line = node.lineno
             if isinstance(left, torch.Tensor) or isinstance(right, torch.Tensor):
                 self._before("==", [left, right], {})
             result = _COMPARE[type(op)](left, right)
@@ -666,7 +676,9 @@ class Interpreter:
 
     def _eBinOp(self, node: ast.BinOp, scope: Scope) -> object:
         symbol, fn, _ = _BINARY[type(node.op)]
-        return self.binary(symbol, fn, self.ev(node.left, scope), self.ev(node.right, scope))
+        a, b = self.ev(node.left, scope), self.ev(node.right, scope)
+        self.line = node.lineno
+        return self.binary(symbol, fn, a, b)
 
     def binary(self, symbol: str, fn: object, a: object, b: object) -> object:
         """``a <symbol> b`` by Python's own operator, its size checked first."""
@@ -711,11 +723,14 @@ class Interpreter:
         elif node.conversion == ord("a"):
             value = ascii(value)
         spec = "" if node.format_spec is None else self.ev(node.format_spec, scope)
+        self.line = node.lineno
         format_spec(spec, self.budget)  # type: ignore[arg-type]
         return format(value, spec)  # type: ignore[arg-type]
 
     def _eAttribute(self, node: ast.Attribute, scope: Scope) -> object:
-        return self.attribute(self.ev(node.value, scope), node.attr)
+        value = self.ev(node.value, scope)
+        self.line = node.end_lineno or node.lineno  # Python places it at the name's line
+        return self.attribute(value, node.attr)
 
     def attribute(self, obj: object, name: str) -> object:
         """``obj.name``, if the allow-list has ``name`` for a value of ``obj``'s kind."""
@@ -729,6 +744,10 @@ class Interpreter:
             return value
         if name in allow.METHODS.get(kind, ()):
             return _Method(obj, name)
+        if type(obj).__module__ == "builtins" and not hasattr(type(obj), name):
+            # a name the subset allows on some value, missing on this one (``x.grad.zero_()``
+            # with ``x.grad`` None): Python's own AttributeError, raised by Python
+            getattr(obj, name)
         shown = {"other": type(obj).__name__}.get(kind, kind)
         raise ProgramError("code.refuse.method", line=self.line, name=name, kind=shown)
 
@@ -776,6 +795,9 @@ class Interpreter:
         first = node.args[0] if node.args else (node.keywords[0].value if node.keywords else None)
         if isinstance(node.func, ast.Attribute) and isinstance(fn, _Method):
             first = node.func.value  # x.backward(): x is what it works on
+        # Python places an error of a call at its start, of a method call at the method's name
+        attr = isinstance(node.func, ast.Attribute)
+        self.line = (node.func.end_lineno if attr else None) or node.lineno
         try:
             return self.call(fn, args, kwargs)  # type: ignore[arg-type]
         except Exception:
@@ -787,6 +809,12 @@ class Interpreter:
         self.tick()
         if isinstance(fn, UserFunction):
             return fn(*args, **kwargs)
+        if isinstance(fn, _Method) and fn.name == "format" and isinstance(fn.obj, str):
+            return self._format(fn.obj, args, kwargs)
+        for key in kwargs:  # the program's own parameters may be named only for its functions
+            own = isinstance(fn, _Returned) and key in self.own_params  # grad(f)(x, a=1)
+            if key not in allow.KEYWORDS and not own:
+                raise ProgramError("code.refuse.keyword", line=self.line, name=key)
         if isinstance(fn, _Builtin):
             return self._builtin(fn.name, args, kwargs)
         if isinstance(fn, _Allowed):
@@ -844,6 +872,48 @@ class Interpreter:
         ):
             return _Returned(result, call)  # torch.func.hessian: its size checked by name
         return result
+
+    def _format(self, template: str, args: list, kwargs: dict, auto: list | None = None) -> str:
+        """``template.format(*args, **kwargs)`` with fields by position or name only: a field
+        that reads an attribute or an item (``{0.__class__}``, ``{0[k]}``) is refused."""
+        counter = [0, False] if auto is None else auto  # next automatic index, manual seen
+        out = []
+        for literal, field, spec, conversion in string.Formatter().parse(template):
+            out.append(literal)
+            if field is None:
+                continue
+            if field == "":
+                if counter[1]:
+                    raise ValueError(
+                        "cannot switch from manual field specification to automatic field numbering"
+                    )
+                key: int | str = counter[0]
+                counter[0] += 1  # type: ignore[operator]
+            elif field.isdigit() or field.isidentifier():
+                if counter[0]:
+                    raise ValueError(
+                        "cannot switch from automatic field numbering to manual field specification"
+                    )
+                counter[1] = True
+                key = int(field) if field.isdigit() else field
+            else:
+                raise ProgramError("code.refuse.field", line=self.line, name=field)
+            if isinstance(key, int):
+                if key >= len(args):
+                    raise IndexError(
+                        f"Replacement index {key} out of range for positional args tuple"
+                    )
+                value = args[key]
+            else:
+                value = kwargs[key]
+            if conversion:
+                value = {"r": repr, "s": str, "a": ascii}[conversion](value)
+            if spec and "{" in spec:
+                spec = self._format(spec, args, kwargs, counter)
+            format_spec(spec or "", self.budget)
+            out.append(format(value, spec or ""))
+            self._sequence(sum(map(len, out)))
+        return "".join(out)
 
     def _builtin(self, name: str, args: list, kwargs: dict) -> object:
         if name == "print":
