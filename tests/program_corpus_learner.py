@@ -1042,6 +1042,273 @@ print(out.shape, out.requires_grad)
 g = torch.autograd.grad(out.sum(), net[2].bias)[0]
 print(g)
 """,
+    "adam_quadratic": """import torch
+torch.manual_seed(0)
+x = torch.randn(3, requires_grad=True)
+opt = torch.optim.Adam([x], lr=0.1, betas=(0.9, 0.99))
+for i in range(5):
+    opt.zero_grad(set_to_none=True)
+    f = ((x - 1.0) ** 2).sum()
+    f.backward()
+    opt.step()
+print(f"{f.item():.6f}", x.grad is not None)
+""",
+    "functional_call_maml": """import torch
+import torch.nn as nn
+from torch.func import functional_call, grad
+
+torch.manual_seed(2)
+model = nn.Linear(2, 1)
+params = {k: v.detach() for k, v in model.named_parameters()}
+x = torch.randn(4, 2)
+y = torch.randn(4, 1)
+
+def loss_fn(p, x, y):
+    return ((functional_call(model, p, (x,)) - y) ** 2).mean()
+
+g = grad(loss_fn)(params, x, y)
+print(sorted(g.keys()), g["weight"].shape)
+fast = {k: params[k] - 0.5 * g[k] for k in params}
+print(loss_fn(fast, x, y) < loss_fn(params, x, y))
+""",
+    "second_order_maml_loop": """import torch
+
+torch.manual_seed(0)
+theta = torch.tensor([0.5], requires_grad=True)
+tasks = [(torch.tensor([1.0]), torch.tensor([2.0])), (torch.tensor([2.0]), torch.tensor([3.0]))]
+meta_loss = 0.0
+for x, y in tasks:
+    inner = ((theta * x - y) ** 2).sum()
+    (g,) = torch.autograd.grad(inner, theta, create_graph=True)
+    adapted = theta - 0.1 * g
+    meta_loss = meta_loss + ((adapted * x - y) ** 2).sum()
+meta_loss.backward()
+print(f"meta loss {meta_loss.item():.4f}", theta.grad)
+""",
+    "pinn_heat_1d": """import torch
+torch.manual_seed(1)
+a = torch.randn(3, requires_grad=True)
+x = torch.linspace(0.0, 1.0, 5).requires_grad_()
+t = torch.full((5,), 0.5, requires_grad=True)
+u = a[0] * torch.sin(torch.pi * x) * torch.exp(-a[1] * t) + a[2] * x * t
+u_t = torch.autograd.grad(u.sum(), t, create_graph=True)[0]
+u_x = torch.autograd.grad(u.sum(), x, create_graph=True)[0]
+u_xx = torch.autograd.grad(u_x.sum(), x, create_graph=True)[0]
+residual = u_t - 0.1 * u_xx
+loss = torch.mean(residual ** 2)
+loss.backward()
+print(loss.item() > 0, a.grad.shape, u_xx.shape)
+print([round(v, 4) for v in a.grad.tolist()])
+""",
+    "jacobian_of_net": """import torch
+import torch.nn as nn
+torch.manual_seed(3)
+net = nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.Linear(3, 2))
+x = torch.tensor([0.5, -0.5])
+J = torch.autograd.functional.jacobian(net, x)
+print(J.shape)
+J2 = torch.func.jacrev(net)(x)
+print(torch.allclose(J, J2))
+""",
+    "hessian_loop_rows": """import torch
+def rosen(p):
+    x, y = p[0], p[1]
+    return (1 - x) ** 2 + 100 * (y - x ** 2) ** 2
+p = torch.tensor([1.0, 1.0], requires_grad=True)
+g = torch.autograd.grad(rosen(p), p, create_graph=True)[0]
+H = torch.zeros(2, 2)
+for i in range(2):
+    H[i] = torch.autograd.grad(g[i], p, retain_graph=True)[0]
+print(g.detach(), H, sep="\\n")
+print(torch.allclose(H, torch.autograd.functional.hessian(rosen, p)))
+""",
+    "grad_of_grad_norm": """import torch
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+loss = (w ** 3).sum()
+(g,) = torch.autograd.grad(loss, w, create_graph=True)
+penalty = g.norm() ** 2
+penalty.backward()
+print(g, penalty, w.grad)
+""",
+    "nan_debug": """import torch
+x = torch.tensor([0.0, 1.0], requires_grad=True)
+y = torch.sqrt(x) * 0
+y.sum().backward()
+print(x.grad)
+bad = torch.isnan(x.grad)
+if bad.any():
+    print("nan at", [i for i, b in enumerate(bad.tolist()) if b])
+print(torch.where(torch.isnan(x.grad), torch.zeros_like(x.grad), x.grad))
+""",
+    "constant_derivative_trap": """import torch
+x = torch.tensor(3.0, requires_grad=True)
+y = 2 * x
+dy = torch.autograd.grad(y, x, create_graph=True)[0]
+print(dy, dy.requires_grad, dy.grad_fn)
+d2y = torch.autograd.grad(dy, x)
+""",
+    "grad_fn_loop_names": """import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = (x.exp() * 2).mean()
+fn = y.grad_fn
+names = []
+for depth in range(4):
+    if fn is None:
+        break
+    names.append(fn.name())
+    fn = fn.next_functions[0][0] if fn.next_functions else None
+print(" <- ".join(names))
+""",
+    "zero_grad_manual_list": """import torch
+params = [torch.ones(2, requires_grad=True), torch.zeros(1, requires_grad=True)]
+for epoch in range(2):
+    out = (params[0] * 3).sum() + params[1].sum() * 2
+    out.backward()
+    print(epoch, [p.grad.tolist() for p in params])
+    for p in params:
+        p.grad.zero_()
+print([p.grad for p in params])
+""",
+    "keyword_only_multiline_def": '''import torch
+
+def train_step(
+    w,
+    x,
+    y,
+    *,
+    lr=0.1,
+    verbose=False,
+):
+    """One step of gradient descent on a squared error."""
+    loss = ((w * x - y) ** 2).mean()
+    (g,) = torch.autograd.grad(loss, w)
+    if verbose:
+        print(f"  loss={loss.item():.4f}")
+    return (w - lr * g).detach().requires_grad_(), loss.item()
+
+w = torch.tensor(0.0, requires_grad=True)
+x = torch.tensor([1.0, 2.0])
+y = torch.tensor([2.0, 4.0])
+for i in range(3):
+    w, l = train_step(w, x, y, lr=0.2, verbose=(i == 0))
+print(round(w.item(), 5), round(l, 5))
+''',
+    "imports_from": """from math import pi, sqrt
+from torch import nn, autograd
+from torch.autograd import grad
+import torch.autograd as ag
+import torch
+x = torch.tensor(pi / 4, requires_grad=True)
+y = torch.sin(x) ** 2
+g1, = grad(y, x, create_graph=True)
+g2, = autograd.grad(g1, x, retain_graph=True)
+g3 = ag.grad(y, [x])[0]
+print(round(g1.item(), 6), round(g2.item(), 6), g3, sqrt(4.0))
+print(nn.Tanh()(torch.tensor([0.0])))
+""",
+    "unicode_names": """import torch
+α = 0.1  # learning rate
+θ = torch.tensor([1.0, -1.0], requires_grad=True)
+L = (θ ** 2).sum()
+(dL_dθ,) = torch.autograd.grad(L, θ)
+θ_new = θ - α * dL_dθ
+print("∂L/∂θ =", dL_dθ, "θ′ =", θ_new.detach())
+""",
+    "semicolons_one_line_if": """import torch
+a = torch.tensor(1.0, requires_grad=True); b = a * 2; b.backward()
+if a.grad is not None: print("grad", a.grad)
+for i in range(2): print(i, end=" ")
+print()
+x = torch.ones(2)
+x.shape
+x.sum()
+""",
+    "axis_keyword": """import torch
+m = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+print(m.sum(axis=0), m.mean(axis=1), torch.sum(m, axis=1, keepdim=True))
+values, idx = m.max(dim=0)
+print(values, idx)
+n, k = m.shape
+print(n, k, m.shape == (2, 2), m.size() == torch.Size([2, 2]) if False else m.size(-1))
+""",
+    "backward_all_kw": """import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor(3.0, requires_grad=True)
+y = w * x ** 2
+y.backward(gradient=torch.ones_like(y), retain_graph=True, create_graph=True, inputs=[x])
+print(x.grad, w.grad)
+gx = x.grad
+x.grad = None
+gx.sum().backward(inputs=(x, w))
+print(x.grad, w.grad)
+""",
+    "functional_vjp_jvp": """import torch
+from torch.autograd.functional import vjp, jvp
+f = lambda t: torch.stack([t[0] * t[1], t[1] ** 2])
+x = torch.tensor([2.0, 3.0])
+out, v = vjp(f, x, torch.tensor([1.0, 0.0]))
+print(out, v)
+out, u = jvp(f, x, torch.tensor([0.0, 1.0]))
+print(out, u)
+""",
+    "tensor_format_in_fstring": """import torch
+loss = torch.tensor(0.123456, requires_grad=True)
+for i in range(2):
+    print(f"{i:2d}: {loss:.4f} | {loss.item():8.3f} | {str(loss.item())[:5]}")
+print("=" * 12)
+print("loss", round(loss.item(), 3), "grad", loss.grad)
+""",
+    "requires_grad_print_return": """import torch
+x = torch.arange(4).float().requires_grad_()
+print(x)
+print(x.requires_grad_(False), x.requires_grad)
+y = torch.zeros(2, 2)
+print(y.zero_(), y.fill_(1.5).sum())
+""",
+    "error_in_lambda_line": """import torch
+from torch.func import grad
+f = lambda x: (x ** 2).sum() + torch.ones(3) @ torch.ones(2)
+g = grad(f)
+print("made")
+print(g(torch.tensor([1.0, 2.0])))
+""",
+    "error_in_no_grad_body": """import torch
+w = torch.tensor([1.0], requires_grad=True)
+with torch.no_grad():
+    w.mul_(2)
+    print(w)
+    w.grad.zero_()
+""",
+    "error_multiline_if_test": """import torch
+x = torch.tensor([1.0, 2.0])
+if (x.sum() > 0 and
+        x.mean()
+        .item() > 10):
+    print("big")
+elif (x > 0
+      ):
+    print("no")
+""",
+    "error_in_comprehension_call": """import torch
+def sq(t):
+    return t.pow(2).sum()
+xs = [torch.ones(2), torch.ones(3)]
+print([sq(x).item() for x in xs])
+out = [
+    torch.dot(x, torch.ones(2))
+    for x in xs
+]
+""",
+    "error_default_arg": """import torch
+def f(x, scale=torch.tensor([1.0, 2.0])):
+    return x * scale
+print(f(torch.ones(2)))
+print(f(torch.ones(3)))
+""",
+    "error_recursion_depth_ok": """def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+print([fib(i) for i in range(10)])
+""",
     "multiline_unpack": """a, b = (1,
         2,
         3)

@@ -45,7 +45,7 @@ sigmoid relu pow sqrt rsqrt abs sum mean prod dot matmul mm mv outer norm isnan 
 any all allclose isclose equal max min maximum minimum clamp where stack cat square sign erf
 floor ceil round argmax argmin softmax log_softmax cumsum diag trace neg reciprocal exp2 var
 std logsumexp numel is_tensor no_grad enable_grad set_grad_enabled inference_mode atan2 hypot
-sinc softplus
+sinc softplus Size
 pi e inf nan float16 float32 float64 float double int32 int64 long bool
 """
 _AUTOGRAD = "grad backward"
@@ -378,5 +378,6 @@ KEYWORDS = frozenset(
         "ndigits",
         "default",
         "decimals",
+        "axis",
     ]
 )

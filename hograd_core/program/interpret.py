@@ -63,6 +63,8 @@ _COMPARE = {
     ast.In: lambda a, b: a in b,
     ast.NotIn: lambda a, b: a not in b,
 }
+#: Python's plain values: an allowed name they lack raises Python's own AttributeError.
+_PLAIN = (type(None), bool, int, float, str, list, tuple, dict, range)
 _CONTEXTS = (torch.no_grad, torch.enable_grad, torch.set_grad_enabled, torch.inference_mode)
 _MATMUL = frozenset({"torch.matmul", "torch.mm", "torch.mv", "matmul", "mm", "mv"})
 _SQUARE = frozenset(
@@ -744,7 +746,7 @@ class Interpreter:
             return value
         if name in allow.METHODS.get(kind, ()):
             return _Method(obj, name)
-        if type(obj).__module__ == "builtins" and not hasattr(type(obj), name):
+        if isinstance(obj, _PLAIN) and not hasattr(type(obj), name):
             # a name the subset allows on some value, missing on this one (``x.grad.zero_()``
             # with ``x.grad`` None): Python's own AttributeError, raised by Python
             getattr(obj, name)
