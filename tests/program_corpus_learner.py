@@ -1309,6 +1309,82 @@ print(f(torch.ones(3)))
     return n if n < 2 else fib(n - 1) + fib(n - 2)
 print([fib(i) for i in range(10)])
 """,
+    "bool_multiline_name": """import torch
+v = torch.ones(2)
+ok = (v.sum() > 0 and
+      v)
+""",
+    "if_name_tensor": """import torch
+v = torch.ones(2)
+w = v * 2
+if w.sum() > 1:
+    pass
+if (w.sum() > 1 and
+    w):
+    pass
+""",
+    "ifexp_multiline": """import torch
+v = torch.ones(2)
+r = (1 if
+     v
+     else 2)
+""",
+    "not_tensor": """import torch
+v = torch.ones(2)
+print(not v.sum())
+print(not
+      v)
+""",
+    "assert_tensor_multi": """import torch
+v = torch.ones(2)
+assert (v.sum() > 0).item()
+assert (
+    v > 0
+)
+""",
+    "unbound_local_augassign": """total = 0
+def add(v):
+    total += v
+    return total
+print("before")
+add(1)
+""",
+    "unbound_local_read_then_assign": """import torch
+lr = 0.1
+def step(w, g):
+    w = w - lr * g
+    print("lr was", lr)
+    if g.item() > 100:
+        lr = lr / 2
+    return w
+print(step(torch.tensor(1.0), torch.tensor(2.0)))
+""",
+    "free_variable_error": """def outer():
+    def inner():
+        return k
+    r = inner()
+    k = 1
+    return r
+outer()
+""",
+    "del_unbound_local": """def f():
+    del q
+f()
+""",
+    "globals_read_ok": """import torch
+scale = 3.0
+def model(x):
+    h = torch.tanh(x) * scale
+    return h.sum()
+def fit(x):
+    for i in range(2):
+        loss = model(x)
+        print(i, round(loss.item(), 4))
+    return loss
+x = torch.tensor([0.1, 0.2], requires_grad=True)
+fit(x).backward()
+print(x.grad)
+""",
     "multiline_unpack": """a, b = (1,
         2,
         3)

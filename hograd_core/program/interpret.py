@@ -149,12 +149,19 @@ class Scope:
 
     ``owner`` is the qualified name of the function whose call this is ("" outermost): a
     function defined inside is called ``owner.<locals>.name`` in Python's messages.
+    ``local`` holds the names the function's body assigns: Python's compiler makes them
+    local for the whole body, so reading one before it is assigned is an error even when an
+    outer scope has that name.
     """
 
     def __init__(
-        self, names: dict[str, object], parent: Scope | None = None, owner: str = ""
+        self,
+        names: dict[str, object],
+        parent: Scope | None = None,
+        owner: str = "",
+        local: frozenset[str] = frozenset(),
     ) -> None:
-        self.names, self.parent = names, parent
+        self.names, self.parent, self.local = names, parent, local
         self.owner = parent.owner if parent is not None and not owner else owner
 
     def find(self, name: str, line: int = 0) -> object:
@@ -162,6 +169,16 @@ class Scope:
         while scope is not None:
             if name in scope.names:
                 return scope.names[name]
+            if name in scope.local:
+                if scope is self:
+                    raise UnboundLocalError(
+                        f"cannot access local variable '{name}' where it is not associated "
+                        "with a value"
+                    )
+                raise NameError(
+                    f"cannot access free variable '{name}' where it is not associated with a "
+                    "value in enclosing scope"
+                )
             scope = scope.parent
         if name in allow.BUILTINS:
             return _Builtin(name)
@@ -185,6 +202,7 @@ class UserFunction:
         self.keyword_only = [a.arg for a in args.kwonlyargs]
         self.defaults = [interp.ev(d, scope) for d in args.defaults]
         interp.own_params.update(self.params + self.keyword_only)
+        self.local = frozenset(self.params + self.keyword_only) | _assigned(node)
         self.keyword_defaults = {
             a.arg: interp.ev(d, scope)
             for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
@@ -196,6 +214,29 @@ class UserFunction:
 
     def __repr__(self) -> str:
         return f"<function {self.__name__}>"
+
+
+def _assigned(node: ast.FunctionDef | ast.Lambda) -> frozenset[str]:
+    """The names a function's body binds (its locals), not those of functions and
+    comprehensions inside it, which have scopes of their own."""
+    if isinstance(node, ast.Lambda):
+        return frozenset()
+    found: set[str] = set()
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        child = stack.pop()
+        if isinstance(child, ast.FunctionDef):
+            found.add(child.name)
+            stack.extend(child.args.defaults + child.args.kw_defaults)  # evaluated here
+            continue
+        if isinstance(child, ast.Lambda | ast.ListComp | ast.DictComp | ast.GeneratorExp):
+            continue
+        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store | ast.Del):
+            found.add(child.id)
+        elif isinstance(child, ast.alias):
+            found.add(child.asname or child.name.split(".")[0])
+        stack.extend(ast.iter_child_nodes(child))
+    return frozenset(found)
 
 
 def _kind(value: object) -> str:
@@ -519,6 +560,7 @@ class Interpreter:
             if not isinstance(target, ast.Name):
                 raise ProgramError("code.refuse.syntax", line=self.line, construct="del")
             if target.id not in scope.names:
+                scope.find(target.id, target.lineno)  # Python's error for that name
                 raise NameError(f"name '{target.id}' is not defined")
             del scope.names[target.id]
 
@@ -574,7 +616,7 @@ class Interpreter:
         if self.depth > self.budget.max_depth:
             raise BudgetError("code.budget.depth", name=fn.__name__, limit=self.budget.max_depth)
         line = self.line
-        inner = Scope(names, fn.scope, owner=fn.qualname)
+        inner = Scope(names, fn.scope, owner=fn.qualname, local=fn.local)
         try:
             if isinstance(fn.node, ast.Lambda):
                 value = self.ev(fn.node.body, inner)
@@ -644,14 +686,14 @@ class Interpreter:
         return self.ev(node.body if self.ev(node.test, scope) else node.orelse, scope)
 
     def _eBoolOp(self, node: ast.BoolOp, scope: Scope) -> object:
-        value: object = None
-        for operand in node.values:
+        *first, last = node.values
+        for operand in first:  # the last operand is the value, its truth never asked
             value = self.ev(operand, scope)
             if isinstance(node.op, ast.And) and not value:
                 return value
             if isinstance(node.op, ast.Or) and value:
                 return value
-        return value
+        return self.ev(last, scope)
 
     def _eUnaryOp(self, node: ast.UnaryOp, scope: Scope) -> object:
         value = self.ev(node.operand, scope)
