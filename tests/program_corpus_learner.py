@@ -1385,6 +1385,42 @@ x = torch.tensor([0.1, 0.2], requires_grad=True)
 fit(x).backward()
 print(x.grad)
 """,
+    "type_hints": '''import torch
+
+def mse(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Mean squared error."""
+    return ((pred - target) ** 2).mean()
+
+lr: float = 0.1
+steps: int = 3
+w: torch.Tensor = torch.tensor(0.0, requires_grad=True)
+x = torch.tensor([1.0, 2.0])
+for _ in range(steps):
+    loss = mse(w * x, 2 * x)
+    (g,) = torch.autograd.grad(loss, w)
+    w = (w - lr * g).detach().requires_grad_()
+print(f"w={w.item():.4f} loss={loss.item():.4f}")
+''',
+    "hint_tuple_return": """import torch
+def value_and_slope(f, x: float) -> tuple[float, float]:
+    t = torch.tensor(x, requires_grad=True)
+    y = f(t)
+    (d,) = torch.autograd.grad(y, t)
+    return y.item(), d.item()
+print(value_and_slope(torch.sin, 0.0))
+print(value_and_slope(lambda t: t ** 2, 3.0))
+""",
+    "config_dict": """import torch
+config = dict(lr=0.05, steps=4, momentum=0.0, name="toy")
+w = torch.tensor([1.0, -2.0], requires_grad=True)
+opt = torch.optim.SGD([w], lr=config["lr"], momentum=config["momentum"])
+for step in range(config["steps"]):
+    opt.zero_grad()
+    loss = (w ** 2).sum()
+    loss.backward()
+    opt.step()
+print(config["name"], [round(v, 4) for v in w.tolist()])
+""",
     "multiline_unpack": """a, b = (1,
         2,
         3)

@@ -488,6 +488,11 @@ class Interpreter:
         for target in node.targets:
             self.assign(target, value, scope)
 
+    def _AnnAssign(self, node: ast.AnnAssign, scope: Scope) -> None:
+        """``lr: float = 0.1``: the hint is not evaluated (checks.check_tree skips it)."""
+        if node.value is not None:
+            self.assign(node.target, self.ev(node.value, scope), scope)
+
     def _AugAssign(self, node: ast.AugAssign, scope: Scope) -> None:
         symbol, _, inplace = _BINARY[type(node.op)]
         target = node.target
@@ -558,7 +563,8 @@ class Interpreter:
     def _Delete(self, node: ast.Delete, scope: Scope) -> None:
         for target in node.targets:
             if not isinstance(target, ast.Name):
-                raise ProgramError("code.refuse.syntax", line=self.line, construct="del")
+                what = "del " + ast.unparse(target)  # del xs[0], del x.grad
+                raise ProgramError("code.refuse.syntax", line=self.line, construct=what)
             if target.id not in scope.names:
                 scope.find(target.id, target.lineno)  # Python's error for that name
                 raise NameError(f"name '{target.id}' is not defined")
@@ -857,7 +863,8 @@ class Interpreter:
             return self._format(fn.obj, args, kwargs)
         for key in kwargs:  # the program's own parameters may be named only for its functions
             own = isinstance(fn, _Returned) and key in self.own_params  # grad(f)(x, a=1)
-            if key not in allow.KEYWORDS and not own:
+            free = isinstance(fn, _Builtin) and fn.name == "dict"  # dict(lr=0.1)
+            if key not in allow.KEYWORDS and not (own or free):
                 raise ProgramError("code.refuse.keyword", line=self.line, name=key)
         if isinstance(fn, _Builtin):
             return self._builtin(fn.name, args, kwargs)
