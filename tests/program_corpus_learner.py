@@ -1421,6 +1421,58 @@ for step in range(config["steps"]):
     opt.step()
 print(config["name"], [round(v, 4) for v in w.tolist()])
 """,
+    "module_docstring_top": '''"""A first look at autograd.
+
+We differentiate y = x ** 2 at x = 3.
+"""
+# ---- setup ----
+import torch
+
+x = torch.tensor(3.0, requires_grad=True)  # a leaf
+
+
+y = x ** 2
+y.backward()
+print("dy/dx =", x.grad)  # 2 * 3
+''',
+    "func_multi_arg_transforms": """import torch
+from torch.func import hessian, jacrev, jvp, vmap
+def f(a, b):
+    return (a ** 2 * b).sum()
+a = torch.tensor([1.0, 2.0])
+b = torch.tensor([3.0, 4.0])
+print(hessian(f, argnums=1)(a, b))
+print(jacrev(f, argnums=(0, 1))(a, b))
+print(jvp(f, (a, b), (torch.ones(2), torch.zeros(2))))
+print(vmap(lambda r: r.sum(), in_dims=0)(torch.eye(3)))
+aux = jacrev(lambda t: (t.sin(), t.cos()), has_aux=True)(a)
+print(aux[0].shape, aux[1])
+""",
+    "functional_hessian_two_inputs": """import torch
+from torch.autograd.functional import hessian
+def f(x, y):
+    return (x * y).sum() + (x ** 3).sum()
+H = hessian(f, (torch.tensor([1.0]), torch.tensor([2.0])))
+print(len(H), len(H[0]))
+print(H[0][0], H[0][1], H[1][1])
+""",
+    "any_all_generators": """import torch
+params = [torch.ones(2, requires_grad=True), torch.zeros(2, requires_grad=True)]
+(params[0] * 2).sum().backward()
+print(any(p.grad is None for p in params), all(p.requires_grad for p in params))
+print(sum(p.numel() for p in params), max(p.sum().item() for p in params))
+print(any(p.grad.abs().sum() > 0 for p in params))
+""",
+    "generator_consumed_once": """import torch
+xs = [torch.tensor(1.0), torch.tensor(2.0)]
+squares = (x ** 2 for x in xs)
+print(sum(squares))
+print(sum(squares))
+pairs = ((i, j) for i in range(2) for j in range(2) if i != j)
+print(list(pairs), list(pairs))
+print(str(squares)[:22])
+del squares, pairs
+""",
     "multiline_unpack": """a, b = (1,
         2,
         3)

@@ -811,7 +811,35 @@ class Interpreter:
         )
         return out
 
-    _eGeneratorExp = _eListComp  # made at once: a list, never a generator with a frame
+    def _eGeneratorExp(self, node: ast.GeneratorExp, scope: Scope) -> object:
+        """Lazy, as Python's: ``any(p.grad.abs().sum() > 0 for p in params)`` stops at the
+        first true item, before a later item could raise. Like Python, the first iterable
+        is evaluated at once. The generator is one of this module's (its frame holds the
+        interpreter), which is safe because no name reaches a generator's attributes
+        (``gi_frame`` and the like are in no allow-list)."""
+        first = self._items(self.ev(node.generators[0].iter, scope))
+        made = self._lazy(node.generators, 0, Scope({}, scope), node.elt, first)
+        made.__name__ = made.__qualname__ = "<genexpr>"  # type: ignore[attr-defined]
+        return made
+
+    def _lazy(
+        self,
+        gens: list[ast.comprehension],
+        i: int,
+        scope: Scope,
+        elt: ast.expr,
+        items: list | None = None,
+    ) -> Iterator[object]:
+        if i == len(gens):
+            self.tick()
+            self._sequence(1)
+            yield self.ev(elt, scope)
+            return
+        gen = gens[i]
+        for item in items if items is not None else self._items(self.ev(gen.iter, scope)):
+            self.assign(gen.target, item, scope)
+            if all(self.ev(cond, scope) for cond in gen.ifs):
+                yield from self._lazy(gens, i + 1, scope, elt)
 
     def _eDictComp(self, node: ast.DictComp, scope: Scope) -> object:
         out: dict = {}
