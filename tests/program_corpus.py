@@ -640,7 +640,7 @@ HOSTILE = {
     "str_replace": ("s = 'ab'\nprint(s.replace('a', 'b'))", "code.refuse.attribute"),
     "set_layer_attr": (
         "import torch\nl = torch.nn.Linear(1, 1)\nl.training = False",
-        "code.refuse.attribute",
+        "code.refuse.set",
     ),
     "print_file": ("print('x', file=None)", "code.refuse.keyword"),
     "private_attr": ("import torch\nx = torch.ones(1)\nx._version", "code.refuse.attribute"),

@@ -1473,6 +1473,37 @@ print(list(pairs), list(pairs))
 print(str(squares)[:22])
 del squares, pairs
 """,
+    "nn_train_eval_loop": """import torch as th
+import torch.nn as nn
+th.manual_seed(0)
+model = nn.Sequential(nn.Linear(1, 4), nn.Tanh(), nn.Linear(4, 1))
+opt = th.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+loss_fn = nn.MSELoss(reduction="mean")
+x = th.linspace(-1, 1, 8).unsqueeze(1)
+y = 2 * x + 1
+model.train()
+for epoch in range(3):
+    opt.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    opt.step()
+    print(f"epoch {epoch}: {loss.item():.5f}")
+model.eval()
+with th.no_grad():
+    for p in model.parameters():
+        p -= 0.0 * p
+    print(model(th.tensor([[0.5]])).shape)
+print(model.training, model[0].weight.requires_grad)
+""",
+    "parameter_direct": """import torch
+from torch import nn
+w = nn.Parameter(torch.tensor([0.5, -0.5]))
+print(w)
+print(w.requires_grad, w.is_leaf)
+loss = (w ** 2).sum()
+loss.backward()
+print(w.grad)
+""",
     "multiline_unpack": """a, b = (1,
         2,
         3)

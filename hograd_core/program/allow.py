@@ -119,7 +119,7 @@ ATTRIBUTES = {
         ]
     ),
     "node": frozenset({"next_functions", "variable"}),
-    "module": frozenset({"weight", "bias"}),
+    "module": frozenset({"weight", "bias", "training"}),
     "minmax": frozenset({"values", "indices"}),
 }
 
@@ -217,7 +217,17 @@ METHODS = {
     # a torch function of the list above is also a tensor's method (``x.diag()``)
     | {w for w in _TORCH.split() if w in _TENSOR_METHODS.split()},
     "node": frozenset({"name"}),
-    "module": frozenset({"parameters", "named_parameters", "zero_grad", "forward"}),
+    "module": frozenset(
+        {
+            "parameters",
+            "named_parameters",
+            "zero_grad",
+            "forward",
+            "train",
+            "eval",
+            "requires_grad_",
+        }
+    ),
     "optimizer": frozenset({"step", "zero_grad"}),
     "list": frozenset({"append", "extend", "insert", "pop", "index", "count"}),
     "dict": frozenset({"items", "keys", "values", "get", "update", "pop"}),

@@ -554,7 +554,7 @@ class Interpreter:
 
     def set_attribute(self, obj: object, name: str, value: object) -> None:
         tensor = isinstance(obj, torch.Tensor) and name in allow.SETTABLE
-        layer = isinstance(obj, torch.nn.Module) and name in allow.ATTRIBUTES["module"]
+        layer = isinstance(obj, torch.nn.Module) and name in ("weight", "bias")
         if not (tensor or layer):
             raise ProgramError("code.refuse.set", line=self.line, name=name)
         # a layer checks what it is given itself (a Parameter or None, else its TypeError)
