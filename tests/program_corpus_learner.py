@@ -1504,6 +1504,57 @@ loss = (w ** 2).sum()
 loss.backward()
 print(w.grad)
 """,
+    "creation_from_shapes": """import torch
+torch.manual_seed(9)
+x = torch.randn(2, 3)
+print(torch.zeros(x.shape), torch.ones(x.size()).sum(), torch.ones([2, 2]).shape)
+print(torch.ones(size=(1, 2)), torch.randn(x.shape).shape)
+y = torch.ones_like(x, requires_grad=True)
+print(y.requires_grad, torch.zeros_like(x, dtype=torch.float64).dtype)
+print(x.view(-1).shape, x.reshape(3, -1).shape, x.flatten().tolist() == x.view(-1).tolist())
+""",
+    "tensor_index_assign": """import torch
+x = torch.tensor([1.0, -2.0, 3.0, -4.0], requires_grad=True)
+idx = torch.tensor([0, 2])
+print(x[idx], x[torch.tensor([True, False, True, False])])
+h = x * 1.0
+h[h < 0] = 0.0
+print(h)
+h.sum().backward()
+print(x.grad)
+y = x.detach().clone()
+y[1:3] = torch.tensor([10.0, 20.0])
+y[-1] += 1
+print(y, x)
+""",
+    "matrix_grad": """import torch
+torch.manual_seed(0)
+A = torch.randn(3, 3, requires_grad=True)
+b = torch.randn(3)
+x = A @ b
+loss = x.pow(2).sum()
+loss.backward()
+expected = 2 * torch.outer(A.detach() @ b, b)
+print(torch.allclose(A.grad, expected), A.grad.shape)
+print(A.grad.T.shape, A.T.requires_grad)
+""",
+    "syntax_unclosed_paren": """import torch
+x = torch.ones(2
+print(x)
+""",
+    "syntax_missing_colon": """import torch
+def f(x)
+    return x * 2
+""",
+    "syntax_indentation": """import torch
+x = torch.tensor(1.0, requires_grad=True)
+for i in range(3):
+print(i)
+""",
+    "syntax_unexpected_indent": """import torch
+x = torch.tensor(1.0)
+  y = x * 2
+""",
     "multiline_unpack": """a, b = (1,
         2,
         3)
