@@ -636,7 +636,8 @@ HOSTILE = {
     "star_args": ("def f(*args):\n    return args", "code.refuse.syntax"),
     "star_kwargs": ("def f(x, **options):\n    return x", "code.refuse.syntax"),
     "builtin_isinstance": ("x = 1\nprint(isinstance(x, int))", "code.refuse.name"),
-    "builtin_map": ("print(list(map(abs, [-1])))", "code.refuse.name"),
+    "builtin_setattr_like": ("x = 1\nprint(id(x))", "code.refuse.name"),
+    "pow_bomb": ("y = pow(3, 10**10)", "code.budget.int"),
     "str_replace": ("s = 'ab'\nprint(s.replace('a', 'b'))", "code.refuse.attribute"),
     "set_layer_attr": (
         "import torch\nl = torch.nn.Linear(1, 1)\nl.training = False",

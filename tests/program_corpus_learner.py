@@ -1555,6 +1555,22 @@ print(i)
 x = torch.tensor(1.0)
   y = x * 2
 """,
+    "builtins_pow_map": """import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = pow(x, 3).sum()
+y.backward()
+print(y, x.grad, pow(2, 10), pow(2.0, -1), pow(3, 4, 5), divmod(17, 5))
+losses = [0.5, 0.25, 0.125]
+print(list(map(lambda v: round(v * 100), losses)), list(filter(lambda v: v < 0.3, losses)))
+print(sum(map(float, ["1.5", "2"])), [t.item() for t in map(torch.tensor, [1.0, 2.0])])
+""",
+    "builtin_key_functions": """import torch
+xs = [-3.0, 1.0, -0.5]
+print(sorted(xs, key=abs), max(xs, key=abs), min(xs, key=lambda v: -v))
+print(abs, len)
+grads = {"w": torch.tensor(0.3), "b": torch.tensor(-1.2)}
+print(max(grads, key=grads.get), sorted(grads, key=lambda k: grads[k].item()))
+""",
     "multiline_unpack": """a, b = (1,
         2,
         3)

@@ -264,6 +264,10 @@ BUILTINS = frozenset(
         "all",
         "sorted",
         "reversed",
+        "pow",
+        "divmod",
+        "map",
+        "filter",
     ]
 )
 

@@ -952,6 +952,11 @@ class Interpreter:
             return _Returned(result, call)  # torch.func.hessian: its size checked by name
         return result
 
+    def _callback(self, value: object) -> object:
+        if isinstance(value, _Builtin | _Allowed | _Method):
+            return lambda *args, **kwargs: self.call(value, list(args), kwargs)
+        return value
+
     def _format(self, template: str, args: list, kwargs: dict, auto: list | None = None) -> str:
         """``template.format(*args, **kwargs)`` with fields by position or name only: a field
         that reads an attribute or an item (``{0.__class__}``, ``{0[k]}``) is refused."""
@@ -995,6 +1000,11 @@ class Interpreter:
         return "".join(out)
 
     def _builtin(self, name: str, args: list, kwargs: dict) -> object:
+        if name in ("map", "filter", "sorted", "min", "max"):
+            # a function they call (map(float, xs), sorted(xs, key=abs)) is called back
+            # through the interpreter, with its checks
+            args = [self._callback(a) for a in args]
+            kwargs = {k: self._callback(v) for k, v in kwargs.items()}
         if name == "print":
             for key in kwargs:
                 if key not in ("sep", "end", "flush"):
@@ -1012,6 +1022,8 @@ class Interpreter:
                 raise BudgetError("code.budget.output", limit=f"{self.budget.max_output:,}")
             self.write(text)  # type: ignore[operator]
             return None
+        if name == "pow" and len(args) == 2 and not kwargs:  # pow(a, b) is a ** b, its size checked
+            return self.binary("**", operator.pow, *args)
         if name == "range":
             value = range(*args, **kwargs)
             self._range(value)
