@@ -1571,6 +1571,36 @@ print(abs, len)
 grads = {"w": torch.tensor(0.3), "b": torch.tensor(-1.2)}
 print(max(grads, key=grads.get), sorted(grads, key=lambda k: grads[k].item()))
 """,
+    "einsum_hvp": """import torch
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+A = torch.tensor([[2.0, 0.0, 1.0], [0.0, 3.0, 0.0], [1.0, 0.0, 4.0]])
+f = 0.5 * torch.einsum("i,ij,j->", w, A, w)
+(g,) = torch.autograd.grad(f, w, create_graph=True)
+v = torch.tensor([1.0, 0.0, -1.0])
+(hv,) = torch.autograd.grad(torch.einsum("i,i->", g, v), w)
+print(f, g, hv, sep="\\n")
+print(torch.allclose(hv, A @ v), torch.einsum("ij->ji", A).shape)
+""",
+    "activations_more": """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+x = torch.linspace(-2, 2, 5, requires_grad=True)
+y = F.leaky_relu(x, negative_slope=0.1) + F.elu(x) + F.logsigmoid(x)
+y.sum().backward()
+print(y)
+print(x.grad)
+print(nn.LeakyReLU(0.2)(x).detach(), F.huber_loss(x, torch.zeros(5), delta=1.0))
+print(F.normalize(torch.tensor([3.0, 4.0]), dim=0), nn.L1Loss()(x, torch.zeros(5)))
+""",
+    "jacobian_strategy": """import torch
+from torch.autograd.functional import jacobian, hessian
+f = lambda x: torch.sin(x) * x
+x = torch.tensor([0.5, 1.0])
+print(jacobian(f, x, vectorize=True, strategy="forward-mode"))
+print(hessian(lambda t: f(t).sum(), x, vectorize=True, outer_jacobian_strategy="forward-mode"))
+torch.manual_seed(seed=1)
+print(torch.rand(2))
+""",
     "multiline_unpack": """a, b = (1,
         2,
         3)

@@ -45,16 +45,20 @@ sigmoid relu pow sqrt rsqrt abs sum mean prod dot matmul mm mv outer norm isnan 
 any all allclose isclose equal max min maximum minimum clamp where stack cat square sign erf
 floor ceil round argmax argmin softmax log_softmax cumsum diag trace neg reciprocal exp2 var
 std logsumexp numel is_tensor no_grad enable_grad set_grad_enabled inference_mode atan2 hypot
-sinc softplus Size
+sinc softplus Size einsum
 pi e inf nan float16 float32 float64 float double int32 int64 long bool
 """
 _AUTOGRAD = "grad backward"
 _FUNCTIONAL = "hessian hvp vhp jacobian jvp vjp"
 _FUNC = "grad grad_and_value hessian jvp vjp jacrev jacfwd vmap functional_call"
-_NN = "Linear Tanh ReLU Sigmoid Softplus SiLU GELU Sequential MSELoss Parameter Identity"
+_NN = """
+Linear Tanh ReLU Sigmoid Softplus SiLU GELU Sequential MSELoss Parameter Identity LeakyReLU ELU
+L1Loss
+"""
 _F = """
 mse_loss l1_loss relu tanh sigmoid softplus silu gelu linear softmax log_softmax
-cross_entropy binary_cross_entropy smooth_l1_loss
+cross_entropy binary_cross_entropy smooth_l1_loss leaky_relu elu logsigmoid huber_loss normalize
+cosine_similarity
 """
 _LINALG = "norm vector_norm matrix_norm det inv solve eigvalsh eigh"
 _OPTIM = "SGD Adam"
@@ -393,5 +397,11 @@ KEYWORDS = frozenset(
         "default",
         "decimals",
         "axis",
+        "strategy",
+        "outer_jacobian_strategy",
+        "seed",
+        "negative_slope",
+        "delta",
+        "eps",
     ]
 )

@@ -373,6 +373,8 @@ class Interpreter:
             elements(call, sum(t.numel() for t in tensors), self.budget)
         elif short in _MATMUL or short in {"outer", "expand"}:
             self._product(call, short, args)
+        elif call == "torch.einsum":
+            self._einsum(call, args)
         elif call in _SQUARE or call.startswith("torch.func.jac"):
             n = sum(t.numel() for t in tensors)
             elements(call, n * n, self.budget)
@@ -416,6 +418,21 @@ class Interpreter:
             )
         except RuntimeError:
             return
+        elements(call, meta.numel(), self.budget)
+
+    def _einsum(self, call: str, args: list) -> None:
+        """The size of an einsum's result, worked out on tensors that hold no data."""
+        if not args or not isinstance(args[0], str) or len(args[0]) > 200:
+            return  # torch raises its own error (or the string is checked by its budget)
+        operands = args[1:]
+        if len(operands) == 1 and isinstance(operands[0], list | tuple):
+            operands = list(operands[0])
+        if not all(isinstance(t, torch.Tensor) for t in operands):
+            return
+        try:
+            meta = torch.einsum(args[0], *(torch.empty(t.shape, device="meta") for t in operands))
+        except RuntimeError:
+            return  # torch raises its own error when called
         elements(call, meta.numel(), self.budget)
 
     def _graph(self, call: str, roots: list) -> None:
