@@ -669,6 +669,11 @@ HOSTILE = {
         "import torch\na = torch.ones(100000)\nc = torch.outer(a, a)",
         "code.budget.elements",
     ),
+    "hook_loop": (
+        "import torch\nx = torch.ones(2, requires_grad=True)\n"
+        "x.register_hook(lambda g: [0 for i in range(10**8)])\nx.sum().backward()",
+        "code.budget.loop",
+    ),
     "huge_einsum": (
         "import torch\na = torch.ones(100000)\nc = torch.einsum('i,j->ij', a, a)",
         "code.budget.elements",

@@ -1601,6 +1601,35 @@ print(hessian(lambda t: f(t).sum(), x, vectorize=True, outer_jacobian_strategy="
 torch.manual_seed(seed=1)
 print(torch.rand(2))
 """,
+    "hooks_inspect": """import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+h = x * 3
+seen = []
+handle = h.register_hook(lambda g: seen.append(g.clone()))
+double = x.register_hook(lambda g: g * 2)
+out = (h ** 2).sum()
+out.backward()
+print(seen, x.grad)
+handle.remove()
+double.remove()
+x.grad = None
+(x * 3).pow(2).sum().backward()
+print(x.grad, len(seen))
+y = x * 1
+y.register_hook(print)
+y.sum().backward()
+del handle, double
+""",
+    "grad_mode_queries": """import torch
+print(torch.is_grad_enabled())
+with torch.no_grad():
+    print("inside no_grad:", torch.is_grad_enabled())
+    with torch.enable_grad():
+        print("inside enable_grad:", torch.is_grad_enabled())
+with torch.set_grad_enabled(False):
+    print(torch.is_grad_enabled())
+print(torch.is_grad_enabled())
+""",
     "multiline_unpack": """a, b = (1,
         2,
         3)

@@ -45,7 +45,7 @@ sigmoid relu pow sqrt rsqrt abs sum mean prod dot matmul mm mv outer norm isnan 
 any all allclose isclose equal max min maximum minimum clamp where stack cat square sign erf
 floor ceil round argmax argmin softmax log_softmax cumsum diag trace neg reciprocal exp2 var
 std logsumexp numel is_tensor no_grad enable_grad set_grad_enabled inference_mode atan2 hypot
-sinc softplus Size einsum
+sinc softplus Size einsum is_grad_enabled
 pi e inf nan float16 float32 float64 float double int32 int64 long bool
 """
 _AUTOGRAD = "grad backward"
@@ -216,6 +216,7 @@ METHODS = {
             "bool",
             "flip",
             "type_as",
+            "register_hook",
         ]
     )
     # a torch function of the list above is also a tensor's method (``x.diag()``)
@@ -233,6 +234,7 @@ METHODS = {
         }
     ),
     "optimizer": frozenset({"step", "zero_grad"}),
+    "handle": frozenset({"remove"}),  # what register_hook returns
     "list": frozenset({"append", "extend", "insert", "pop", "index", "count"}),
     "dict": frozenset({"items", "keys", "values", "get", "update", "pop"}),
     "str": frozenset(

@@ -250,6 +250,8 @@ def _kind(value: object) -> str:
         return "optimizer"
     if type(value).__module__ == "torch.return_types":
         return "minmax"
+    if isinstance(value, torch.utils.hooks.RemovableHandle):
+        return "handle"
     return {list: "list", dict: "dict", str: "str"}.get(type(value), "other")
 
 
@@ -940,7 +942,9 @@ class Interpreter:
             self._graph(call, [*args[:1], kwargs.get("outputs"), kwargs.get("tensors")])
         if call == "append":
             self._sequence(len(args[0]) + 1)
-        passed = [a.obj if isinstance(a, _Allowed) else a for a in args]  # jacrev(torch.sin)
+        # jacrev(torch.sin) gets torch.sin; x.register_hook(print) gets a call of the
+        # interpreter's print
+        passed = [a.obj if isinstance(a, _Allowed) else self._callback(a) for a in args]
         result = obj(*(passed[1:] if bound else passed), **kwargs)  # type: ignore[operator]
         self._made(result, call)
         k = max((self.pass_of(t) for t in _tensors([*args, *kwargs.values()])), default=0)
