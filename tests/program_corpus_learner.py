@@ -1630,6 +1630,102 @@ with torch.set_grad_enabled(False):
     print(torch.is_grad_enabled())
 print(torch.is_grad_enabled())
 """,
+    "newton_method": """import torch
+
+def f(x):
+    return x ** 3 - 2 * x - 5
+
+x = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+for it in range(5):
+    y = f(x)
+    (dy,) = torch.autograd.grad(y, x)
+    with torch.no_grad():
+        x -= y / dy
+    print(f"iter {it}: x = {x.item():.10f}, f(x) = {f(x).item():+.2e}")
+""",
+    "finite_difference_check": """import torch
+import math
+
+def g(t):
+    return torch.sin(t) * torch.exp(-t ** 2)
+
+x0 = 0.3
+x = torch.tensor(x0, dtype=torch.float64, requires_grad=True)
+auto = torch.autograd.grad(g(x), x)[0].item()
+h = 1e-6
+fd = (g(torch.tensor(x0 + h, dtype=torch.float64)) - g(torch.tensor(x0 - h, dtype=torch.float64))) / (2 * h)
+exact = math.cos(x0) * math.exp(-x0 ** 2) - 2 * x0 * math.sin(x0) * math.exp(-x0 ** 2)
+print(f"autograd {auto:.10f}")
+print(f"finite   {fd.item():.10f}")
+print(abs(auto - exact) < 1e-12, abs(fd.item() - exact) < 1e-8)
+""",
+    "double_vjp_jvp_trick": """import torch
+x = torch.tensor([0.5, 1.0, 1.5], requires_grad=True)
+y = torch.stack([x[0] * x[1], x[1] * x[2], torch.sin(x[0])])
+u = torch.ones(3, requires_grad=True)   # dummy cotangent
+(vjp,) = torch.autograd.grad(y, x, grad_outputs=u, create_graph=True)
+v = torch.tensor([1.0, 0.0, 0.0])
+(jvp,) = torch.autograd.grad(vjp, u, grad_outputs=v)
+print(jvp)
+J = torch.autograd.functional.jacobian(
+    lambda t: torch.stack([t[0] * t[1], t[1] * t[2], torch.sin(t[0])]),
+    x.detach(),
+)
+print(torch.allclose(jvp, J @ v))
+""",
+    "gradient_descent_table": """import torch
+torch.manual_seed(42)
+X = torch.randn(20, 2)
+true_w = torch.tensor([2.0, -3.0])
+y = X @ true_w + 0.1 * torch.randn(20)
+w = torch.zeros(2, requires_grad=True)
+print(f"{'step':>4} | {'loss':>10} | w")
+print("-" * 30)
+for step in range(0, 50):
+    loss = ((X @ w - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+    w.grad.zero_()
+    if step % 10 == 0 or step == 49:
+        print(f"{step:>4} | {loss.item():>10.6f} | {[round(v, 3) for v in w.tolist()]}")
+""",
+    "formatting_mix": """import torch
+loss = torch.tensor(0.0123456)
+w, p = 12, 3
+print(f"[{loss.item():>{w}.{p}f}]")
+print("%.4f | %s | %5.1f%%" % (loss, "ok", 12.345))
+print("%(name)s=%(val).2f" % {"name": "lr", "val": 0.05})
+print("{!r} {:>8.3f} {:e}".format("x", loss.item(), 12345.678))
+print("{:.2f}".format(loss))
+print("{0:.1f} {0:.3f}".format(2.0 / 3))
+""",
+    "import_inside_def": """def circle_area(r):
+    import math
+    return math.pi * r ** 2
+
+def grad_area(r0):
+    import torch
+    r = torch.tensor(r0, requires_grad=True)
+    a = torch.pi * r ** 2
+    (g,) = torch.autograd.grad(a, r)
+    return g.item()
+
+print(round(circle_area(2.0), 6), round(grad_area(2.0), 4))
+""",
+    "nested_returns_multi_target": """import torch
+def stats(t):
+    return (t.mean(), t.std()), t.numel()
+(mu, sd), n = stats(torch.tensor([1.0, 2.0, 3.0, 4.0]))
+print(mu, sd, n)
+a = [0.0, 0.0, 0.0]
+b = [1.0, 2.0]
+a[0] = b[1] = 9.0
+print(a, b)
+MAX_STEPS = 3
+LEARNING_RATE = 1e-2
+print(MAX_STEPS * LEARNING_RATE)
+""",
     "multiline_unpack": """a, b = (1,
         2,
         3)
