@@ -1726,6 +1726,18 @@ MAX_STEPS = 3
 LEARNING_RATE = 1e-2
 print(MAX_STEPS * LEARNING_RATE)
 """,
+    "print_functions": """import torch
+def f(x):
+    def inner(t):
+        return t
+    return inner
+sq = lambda t: t * t
+g = torch.func.grad(sq)
+x = torch.ones(2)
+for thing in (f, f(1), sq, g, x.sum, print, len):
+    text = str(thing)
+    print(text.split(" at 0x")[0])
+""",
     "multiline_unpack": """a, b = (1,
         2,
         3)

@@ -113,8 +113,8 @@ class _Method:
     obj: object
     name: str
 
-    def __repr__(self) -> str:
-        return f"<method {self.name}>"
+    def __repr__(self) -> str:  # as Python shows it: <built-in method sum of Tensor object ...>
+        return repr(getattr(self.obj, self.name))
 
 
 @dataclass(frozen=True)
@@ -127,8 +127,8 @@ class _Returned:
     def __call__(self, *args: object, **kwargs: object) -> object:
         return self.fn(*args, **kwargs)  # type: ignore[operator]
 
-    def __repr__(self) -> str:
-        return f"<function {self.name.rsplit('.', 1)[-1]}>"
+    def __repr__(self) -> str:  # as Python shows it: <function grad.<locals>.wrapper at 0x...>
+        return repr(self.fn)
 
 
 class _Return(Exception):
@@ -196,6 +196,7 @@ class UserFunction:
     ) -> None:
         self.interp, self.__name__, self.node, self.scope = interp, name, node, scope
         self.qualname = f"{scope.owner}.<locals>.{name}" if scope.owner else name
+        self.__qualname__ = self.qualname  # what functools.wraps copies (torch.func.grad(f))
         args = node.args
         self.positional_only = [a.arg for a in args.posonlyargs]
         self.params = self.positional_only + [a.arg for a in args.args]
@@ -212,8 +213,8 @@ class UserFunction:
     def __call__(self, *args: object, **kwargs: object) -> object:
         return self.interp.call_user(self, list(args), kwargs)
 
-    def __repr__(self) -> str:
-        return f"<function {self.__name__}>"
+    def __repr__(self) -> str:  # as Python shows it
+        return f"<function {self.qualname} at {id(self):#x}>"
 
 
 def _assigned(node: ast.FunctionDef | ast.Lambda) -> frozenset[str]:
