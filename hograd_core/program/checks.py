@@ -92,6 +92,14 @@ NODE_NAMES = {
     "Set": "set",
 }
 
+#: Refusals that say what to write instead: a while loop as a bounded for loop, and no
+#: try/except (an error already stops the run with Python's message at its line).
+_HINTED = {
+    ast.While: "code.refuse.while",
+    ast.Try: "code.refuse.try",
+    ast.TryStar: "code.refuse.try",
+}
+
 #: Every attribute name that some allowed value has: any other is refused before the run.
 _ATTRIBUTE_NAMES = frozenset(
     {n.rsplit(".", 1)[1] for n in allow.NAMES if "." in n}
@@ -225,6 +233,8 @@ def _outside(func: ast.expr, modules: dict[str, str]) -> bool:
 
 def _check_node(node: ast.AST, modules: dict[str, str], named: set[int]) -> None:
     kind = type(node)
+    if kind in _HINTED:  # refused with a hint of what to write instead
+        raise _refuse(_HINTED[kind], node, construct=NODE_NAMES[kind.__name__])
     if kind not in NODES:
         name = NODE_NAMES.get(kind.__name__, kind.__name__)
         raise _refuse("code.refuse.syntax", node, construct=name)
