@@ -1738,6 +1738,29 @@ for thing in (f, f(1), sq, g, x.sum, print, len):
     text = str(thing)
     print(text.split(" at 0x")[0])
 """,
+    "to_cpu_chains": """import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = (x ** 2).sum()
+y.backward()
+print(y.detach().cpu().item(), x.grad.cpu().tolist())
+z = x.to(torch.float64)
+print(z.dtype, z.requires_grad, z.grad_fn.name(), x.to(dtype=torch.float16).dtype)
+print(x[None].shape, x[:, None].shape, x.unsqueeze(dim=0).contiguous().shape)
+print(*x.detach())
+""",
+    "recursive_nth_derivative": '''import torch
+
+def nth_derivative(f, x, n):
+    """d^n f / dx^n at x, by nested autograd.grad."""
+    if n == 0:
+        return f(x)
+    (d,) = torch.autograd.grad(nth_derivative(f, x, n - 1), x, create_graph=True)
+    return d
+
+x = torch.tensor(0.5, requires_grad=True)
+for n in range(5):
+    print(n, f"{nth_derivative(torch.sin, x, n).item():+.6f}")
+''',
     "multiline_unpack": """a, b = (1,
         2,
         3)

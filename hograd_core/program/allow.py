@@ -217,6 +217,9 @@ METHODS = {
             "flip",
             "type_as",
             "register_hook",
+            "to",
+            "cpu",
+            "contiguous",
         ]
     )
     # a torch function of the list above is also a tensor's method (``x.diag()``)
