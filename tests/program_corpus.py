@@ -596,6 +596,9 @@ HOSTILE = {
     "format_item": ('d = {"k": 1}\nprint("{0[k]}".format(d))', "code.refuse.field"),
     "str_format_width": ('print("{:{}}".format(1, 10**9))', "code.budget.width"),
     "fstring_class": ('x = 1\nprint(f"{x.__class__}")', "code.refuse.attribute"),
+    # torch.__version__ is the one dunder a program may read
+    "nn_version": ("import torch\nprint(torch.nn.__version__)", "code.refuse.attribute"),
+    "tensor_version": ("import torch\nx = torch.ones(1)\nx.__version__", "code.refuse.attribute"),
     "torch_dict": ("import torch\nprint(torch.__dict__)", "code.refuse.attribute"),
     "getattr_load": ("import torch\ngetattr(torch, 'lo' + 'ad')('x.pt')", "code.refuse.name"),
     "torch_load": ("import torch\ntorch.load('x.pt')", "code.refuse.attribute"),

@@ -1761,6 +1761,11 @@ x = torch.tensor(0.5, requires_grad=True)
 for n in range(5):
     print(n, f"{nth_derivative(torch.sin, x, n).item():+.6f}")
 ''',
+    "torch_version": """import torch
+import torch as th
+print(torch.__version__)
+print(torch.__version__ == th.__version__, torch.__version__ >= "2.0", th.__version__.startswith("2"))
+""",
     "multiline_unpack": """a, b = (1,
         2,
         3)

@@ -91,6 +91,7 @@ NAMES = frozenset(
     | _names("torch.linalg", _LINALG)
     | _names("torch.optim", _OPTIM)
     | _names("math", _MATH)
+    | {"torch.__version__"}  # the first line of many notebooks: print(torch.__version__)
 )
 
 #: Calls that make a new tensor from sizes: their size is checked before torch is called.

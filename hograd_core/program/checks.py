@@ -161,6 +161,15 @@ def _import(node: ast.Import | ast.ImportFrom, modules: dict[str, str]) -> None:
             modules[alias.asname or alias.name] = full
 
 
+def _resolved(node: ast.Attribute, modules: dict[str, str]) -> str | None:
+    """``th.__version__`` as ``torch.__version__`` when ``th`` names torch."""
+    path = _dotted(node)
+    if path is None:
+        return None
+    root, _, rest = path.partition(".")
+    return f"{modules[root]}.{rest}" if root in modules else None
+
+
 def _chain(node: ast.Attribute, modules: dict[str, str]) -> None:
     """Refuse ``torch.load``: a name of a module that the allow-list does not hold."""
     path = _dotted(node)
@@ -241,7 +250,8 @@ def _check_node(node: ast.AST, modules: dict[str, str], named: set[int]) -> None
     if isinstance(node, ast.Name):
         _name(node.id, node)
     elif isinstance(node, ast.Attribute):
-        if node.attr.startswith("_") or node.attr not in _ATTRIBUTE_NAMES:
+        version = node.attr == "__version__" and _resolved(node, modules) == "torch.__version__"
+        if not version and (node.attr.startswith("_") or node.attr not in _ATTRIBUTE_NAMES):
             raise _refuse("code.refuse.attribute", node, name="." + node.attr)
         _chain(node, modules)
     elif isinstance(node, ast.keyword):

@@ -253,7 +253,9 @@ def _kind(value: object) -> str:
         return "minmax"
     if isinstance(value, torch.utils.hooks.RemovableHandle):
         return "handle"
-    return {list: "list", dict: "dict", str: "str"}.get(type(value), "other")
+    if isinstance(value, str):  # torch.__version__ is a str of its own type
+        return "str"
+    return {list: "list", dict: "dict"}.get(type(value), "other")
 
 
 def _lookup(path: str) -> object:
@@ -499,8 +501,8 @@ class Interpreter:
         if path in allow.MODULES:
             return Namespace(path)
         obj = _lookup(path)
-        if isinstance(obj, bool | int | float | torch.dtype):
-            return obj  # torch.pi, math.e, torch.float64
+        if isinstance(obj, bool | int | float | str | torch.dtype):
+            return obj  # torch.pi, math.e, torch.float64, torch.__version__
         return _Allowed(path, obj)
 
     def _Assign(self, node: ast.Assign, scope: Scope) -> None:
