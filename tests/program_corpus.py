@@ -681,6 +681,10 @@ HOSTILE = {
         "import torch\na = torch.ones(100000)\nc = torch.einsum('i,j->ij', a, a)",
         "code.budget.elements",
     ),
+    "huge_einsum_spaced": (
+        "import torch\na = torch.ones(100000)\nc = torch.einsum('i,j->ij' + ' ' * 300, a, a)",
+        "code.budget.elements",
+    ),
     "huge_matmul": (
         "import torch\na = torch.ones(100000, 1)\nb = torch.ones(1, 100000)\nc = a @ b",
         "code.budget.elements",
