@@ -1766,6 +1766,34 @@ import torch as th
 print(torch.__version__)
 print(torch.__version__ == th.__version__, torch.__version__ >= "2.0", th.__version__.startswith("2"))
 """,
+    "lambda_default_capture": """import torch
+scales = [lambda t, k=k: t * k for k in range(1, 4)]
+late = [lambda t: t * k for k in range(1, 4)]
+x = torch.tensor(2.0, requires_grad=True)
+print([f(x).item() for f in scales], [f(x).item() for f in late])
+grads = [torch.autograd.grad(f(x), x)[0].item() for f in scales]
+print(grads, "abc".upper(), [1, 2, 3][::-1])
+for a, b in zip(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])):
+    print(a * b, end="; ")
+print()
+del scales, late
+""",
+    "negative_step_tensor_error": """import torch
+x = torch.arange(5.0)
+print(x[::2], x.flip(0))
+y = x[::-1]
+""",
+    "named_params_norms": """import torch
+import torch.nn as nn
+torch.manual_seed(8)
+net = nn.Sequential(nn.Linear(2, 2), nn.Tanh(), nn.Linear(2, 1))
+out = net(torch.ones(3, 2)).pow(2).mean()
+out.backward()
+for name, param in net.named_parameters():
+    print(f"{name:>10}: grad norm {param.grad.norm():.4f}  shape {tuple(param.shape)}")
+total = torch.sqrt(sum((p.grad ** 2).sum() for p in net.parameters()))
+print(f"total {total:.4f}")
+""",
     "multiline_unpack": """a, b = (1,
         2,
         3)
