@@ -3,6 +3,8 @@ hograd_core.program, and the two must agree (tests/core/test_program_cpython.py)
 
 from __future__ import annotations
 
+from tests.program_corpus_learner import LEARNER
+
 #: The seed's x^3 program, verbatim (as in the documents this project started from).
 SEED_X3 = """import torch
 x = torch.tensor([2.0], requires_grad=True)
@@ -572,8 +574,9 @@ print(y.requires_grad, z.requires_grad, torch.is_tensor(z))
 """,
 }
 
+assert not set(_P) & set(LEARNER)
 #: name -> program text (the presets of the page are added by the test).
-PROGRAMS = dict(_P)
+PROGRAMS = {**_P, **LEARNER}
 
 #: Programs that must be refused before they run or stopped by a budget; each with the
 #: key of the refusal (the whole program is refused when the line is 0 in the record).
@@ -588,9 +591,14 @@ HOSTILE = {
     "import_sys_frame": ("import sys\nsys._getframe()", "code.refuse.import"),
     "gi_frame": ("g = (i for i in [1])\nprint(g.gi_frame)", "code.refuse.attribute"),
     "f_globals": ("import torch\nx = torch.ones(1)\nx.grad_fn.f_globals", "code.refuse.attribute"),
-    "format_class": ('x = 1\nprint("{0.__class__}".format(x))', "code.refuse.attribute"),
-    "format_method": ('x = 1\ns = "{0}"\nprint(s.format(x))', "code.refuse.attribute"),
+    "format_class": ('x = 1\nprint("{0.__class__}".format(x))', "code.refuse.field"),
+    "format_method": ('x = 1\ns = "{0.__class__}"\nprint(s.format(x))', "code.refuse.field"),
+    "format_item": ('d = {"k": 1}\nprint("{0[k]}".format(d))', "code.refuse.field"),
+    "str_format_width": ('print("{:{}}".format(1, 10**9))', "code.budget.width"),
     "fstring_class": ('x = 1\nprint(f"{x.__class__}")', "code.refuse.attribute"),
+    # torch.__version__ is the one dunder a program may read
+    "nn_version": ("import torch\nprint(torch.nn.__version__)", "code.refuse.attribute"),
+    "tensor_version": ("import torch\nx = torch.ones(1)\nx.__version__", "code.refuse.attribute"),
     "torch_dict": ("import torch\nprint(torch.__dict__)", "code.refuse.attribute"),
     "getattr_load": ("import torch\ngetattr(torch, 'lo' + 'ad')('x.pt')", "code.refuse.name"),
     "torch_load": ("import torch\ntorch.load('x.pt')", "code.refuse.attribute"),
@@ -609,11 +617,35 @@ HOSTILE = {
     "vars_call": ("import torch\nvars(torch)", "code.refuse.name"),
     "lambda_globals": ("f = lambda: 1\nf.__globals__", "code.refuse.attribute"),
     "class_def": ("class A:\n    pass", "code.refuse.syntax"),
-    "while_loop": ("while True:\n    pass", "code.refuse.syntax"),
-    "try_except": ("try:\n    pass\nexcept Exception:\n    pass", "code.refuse.syntax"),
+    "while_loop": ("while True:\n    pass", "code.refuse.while"),
+    "try_except": ("try:\n    pass\nexcept Exception:\n    pass", "code.refuse.try"),
     "walrus": ("print((y := 3))", "code.refuse.syntax"),
     "kwargs_splat": ("import torch\nkw = {}\ntorch.ones(1, **kw)", "code.refuse.syntax"),
     "device_kw": ("import torch\ntorch.ones(1, device='cuda')", "code.refuse.keyword"),
+    # a keyword refused when the call is made: its callee is torch's, not the program's
+    "imported_device_kw": (
+        "from torch import ones\ndef f(device=0):\n    return device\nones(1, device='cpu')",
+        "code.refuse.keyword",
+    ),
+    "method_out_kw": ("import torch\nx = torch.ones(2)\nx.sum(out=x)", "code.refuse.keyword"),
+    "func_returned_kw": (
+        "import torch\ng = torch.func.grad(torch.sum)\ng(torch.ones(2), out=1)",
+        "code.refuse.keyword",
+    ),
+    "from_star": ("from torch import *\nprint(sin)", "code.refuse.syntax"),
+    "decorator": ("import torch\n@torch.no_grad()\ndef f(x):\n    return x", "code.refuse.syntax"),
+    "del_item": ("xs = [1, 2]\ndel xs[0]", "code.refuse.syntax"),
+    "hint_on_attribute": ("import torch\nx = torch.ones(1)\nx.grad: int = 1", "code.refuse.syntax"),
+    "star_args": ("def f(*args):\n    return args", "code.refuse.syntax"),
+    "star_kwargs": ("def f(x, **options):\n    return x", "code.refuse.syntax"),
+    "builtin_isinstance": ("x = 1\nprint(isinstance(x, int))", "code.refuse.name"),
+    "builtin_setattr_like": ("x = 1\nprint(id(x))", "code.refuse.name"),
+    "pow_bomb": ("y = pow(3, 10**10)", "code.budget.int"),
+    "str_replace": ("s = 'ab'\nprint(s.replace('a', 'b'))", "code.refuse.attribute"),
+    "set_layer_attr": (
+        "import torch\nl = torch.nn.Linear(1, 1)\nl.training = False",
+        "code.refuse.set",
+    ),
     "print_file": ("print('x', file=None)", "code.refuse.keyword"),
     "private_attr": ("import torch\nx = torch.ones(1)\nx._version", "code.refuse.attribute"),
     "storage": ("import torch\nx = torch.ones(1)\nx.untyped_storage()", "code.refuse.attribute"),
@@ -638,6 +670,19 @@ HOSTILE = {
     ),
     "huge_outer": (
         "import torch\na = torch.ones(100000)\nc = torch.outer(a, a)",
+        "code.budget.elements",
+    ),
+    "hook_loop": (
+        "import torch\nx = torch.ones(2, requires_grad=True)\n"
+        "x.register_hook(lambda g: [0 for i in range(10**8)])\nx.sum().backward()",
+        "code.budget.loop",
+    ),
+    "huge_einsum": (
+        "import torch\na = torch.ones(100000)\nc = torch.einsum('i,j->ij', a, a)",
+        "code.budget.elements",
+    ),
+    "huge_einsum_spaced": (
+        "import torch\na = torch.ones(100000)\nc = torch.einsum('i,j->ij' + ' ' * 300, a, a)",
         "code.budget.elements",
     ),
     "huge_matmul": (

@@ -63,7 +63,7 @@ def parse_program(text: str, budget: ProgramBudget = BUDGET) -> ast.Module:
     """
     check_text(text, budget)
     try:
-        tree = ast.parse(text, mode="exec")
+        tree = ast.parse(text, filename="<program>", mode="exec")  # named as Python names it
     except (RecursionError, MemoryError):
         raise ProgramError("code.refuse.syntax", line=0, construct="nesting") from None
     check_tree(tree, budget)

@@ -45,20 +45,34 @@ sigmoid relu pow sqrt rsqrt abs sum mean prod dot matmul mm mv outer norm isnan 
 any all allclose isclose equal max min maximum minimum clamp where stack cat square sign erf
 floor ceil round argmax argmin softmax log_softmax cumsum diag trace neg reciprocal exp2 var
 std logsumexp numel is_tensor no_grad enable_grad set_grad_enabled inference_mode atan2 hypot
-sinc softplus
+sinc softplus Size einsum is_grad_enabled
 pi e inf nan float16 float32 float64 float double int32 int64 long bool
 """
 _AUTOGRAD = "grad backward"
 _FUNCTIONAL = "hessian hvp vhp jacobian jvp vjp"
 _FUNC = "grad grad_and_value hessian jvp vjp jacrev jacfwd vmap functional_call"
-_NN = "Linear Tanh ReLU Sigmoid Softplus SiLU GELU Sequential MSELoss Parameter Identity"
+_NN = """
+Linear Tanh ReLU Sigmoid Softplus SiLU GELU Sequential MSELoss Parameter Identity LeakyReLU ELU
+L1Loss
+"""
 _F = """
 mse_loss l1_loss relu tanh sigmoid softplus silu gelu linear softmax log_softmax
-cross_entropy binary_cross_entropy smooth_l1_loss
+cross_entropy binary_cross_entropy smooth_l1_loss leaky_relu elu logsigmoid huber_loss normalize
+cosine_similarity
 """
 _LINALG = "norm vector_norm matrix_norm det inv solve eigvalsh eigh"
 _OPTIM = "SGD Adam"
 _MATH = "pi e inf nan tau sin cos tan exp log log2 log10 sqrt tanh fabs isnan isinf isclose floor ceil atan atan2 hypot"
+
+
+#: torch's functions above that a tensor also has as a method, with the same meaning
+_TENSOR_METHODS = """
+    sin cos tan asin acos atan sinh cosh exp expm1 log log1p log2 log10 tanh sigmoid relu pow
+    sqrt rsqrt abs sum mean prod dot matmul mm mv outer norm isnan isinf isfinite any all
+    allclose isclose equal max min maximum minimum clamp where square sign erf floor ceil round
+    argmax argmin softmax log_softmax cumsum diag trace neg reciprocal exp2 var std logsumexp
+    numel atan2 hypot sinc float double long bool
+"""
 
 
 def _names(prefix: str, words: str) -> set[str]:
@@ -77,6 +91,7 @@ NAMES = frozenset(
     | _names("torch.linalg", _LINALG)
     | _names("torch.optim", _OPTIM)
     | _names("math", _MATH)
+    | {"torch.__version__"}  # the first line of many notebooks: print(torch.__version__)
 )
 
 #: Calls that make a new tensor from sizes: their size is checked before torch is called.
@@ -108,8 +123,8 @@ ATTRIBUTES = {
             "device",
         ]
     ),
-    "node": frozenset({"next_functions"}),
-    "module": frozenset({"weight", "bias"}),
+    "node": frozenset({"next_functions", "variable"}),
+    "module": frozenset({"weight", "bias", "training"}),
     "minmax": frozenset({"values", "indices"}),
 }
 
@@ -197,14 +212,38 @@ METHODS = {
             "equal",
             "isfinite",
             "outer",
+            "long",
+            "int",
+            "bool",
+            "flip",
+            "type_as",
+            "register_hook",
+            "to",
+            "cpu",
+            "contiguous",
         ]
-    ),
+    )
+    # a torch function of the list above is also a tensor's method (``x.diag()``)
+    | {w for w in _TORCH.split() if w in _TENSOR_METHODS.split()},
     "node": frozenset({"name"}),
-    "module": frozenset({"parameters", "named_parameters", "zero_grad", "forward"}),
+    "module": frozenset(
+        {
+            "parameters",
+            "named_parameters",
+            "zero_grad",
+            "forward",
+            "train",
+            "eval",
+            "requires_grad_",
+        }
+    ),
     "optimizer": frozenset({"step", "zero_grad"}),
-    "list": frozenset({"append"}),
-    "dict": frozenset({"items", "keys", "values", "get"}),
-    "str": frozenset({"join", "upper", "lower", "strip"}),
+    "handle": frozenset({"remove"}),  # what register_hook returns
+    "list": frozenset({"append", "extend", "insert", "pop", "index", "count"}),
+    "dict": frozenset({"items", "keys", "values", "get", "update", "pop"}),
+    "str": frozenset(
+        {"join", "upper", "lower", "strip", "split", "startswith", "endswith", "title", "format"}
+    ),
 }
 
 #: Tensor attributes a program may assign (``x.grad = None``, ``w.requires_grad = True``).
@@ -235,6 +274,10 @@ BUILTINS = frozenset(
         "all",
         "sorted",
         "reversed",
+        "pow",
+        "divmod",
+        "map",
+        "filter",
     ]
 )
 
@@ -349,5 +392,22 @@ KEYWORDS = frozenset(
         "tangents",
         "primals",
         "func",
+        "atol",
+        "rtol",
+        "equal_nan",
+        "rel_tol",
+        "abs_tol",
+        "key",
+        "reverse",
+        "ndigits",
+        "default",
+        "decimals",
+        "axis",
+        "strategy",
+        "outer_jacobian_strategy",
+        "seed",
+        "negative_slope",
+        "delta",
+        "eps",
     ]
 )

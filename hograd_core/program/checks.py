@@ -57,7 +57,7 @@ BUDGET = ProgramBudget()
 #: Syntax the runner executes; any other node type is refused with its name.
 NODES = frozenset(
     {
-        ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.Import, ast.ImportFrom, ast.alias,
+        ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Import, ast.ImportFrom, ast.alias,
         ast.If, ast.For, ast.FunctionDef, ast.Lambda, ast.Return, ast.Pass, ast.Break,
         ast.Continue, ast.With, ast.withitem, ast.Assert, ast.Delete, ast.arguments, ast.arg,
         ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call,
@@ -90,7 +90,14 @@ NODE_NAMES = {
     "Match": "match",
     "SetComp": "set comprehension",
     "Set": "set",
-    "AnnAssign": "annotated assignment",
+}
+
+#: Refusals that say what to write instead: a while loop as a bounded for loop, and no
+#: try/except (an error already stops the run with Python's message at its line).
+_HINTED = {
+    ast.While: "code.refuse.while",
+    ast.Try: "code.refuse.try",
+    ast.TryStar: "code.refuse.try",
 }
 
 #: Every attribute name that some allowed value has: any other is refused before the run.
@@ -142,6 +149,8 @@ def _import(node: ast.Import | ast.ImportFrom, modules: dict[str, str]) -> None:
             modules[bound] = alias.name if alias.asname else bound
         return
     module = node.module or ""
+    if any(alias.name == "*" for alias in node.names):
+        raise _refuse("code.refuse.syntax", node, construct=f"from {module} import *")
     if node.level or module not in allow.MODULES:
         raise _refuse("code.refuse.import", node, name="." * node.level + module)
     for alias in node.names:
@@ -150,6 +159,15 @@ def _import(node: ast.Import | ast.ImportFrom, modules: dict[str, str]) -> None:
             raise _refuse("code.refuse.import", node, name=full)
         if full in allow.MODULES:
             modules[alias.asname or alias.name] = full
+
+
+def _resolved(node: ast.Attribute, modules: dict[str, str]) -> str | None:
+    """``th.__version__`` as ``torch.__version__`` when ``th`` names torch."""
+    path = _dotted(node)
+    if path is None:
+        return None
+    root, _, rest = path.partition(".")
+    return f"{modules[root]}.{rest}" if root in modules else None
 
 
 def _chain(node: ast.Attribute, modules: dict[str, str]) -> None:
@@ -168,6 +186,13 @@ def _chain(node: ast.Attribute, modules: dict[str, str]) -> None:
         if full not in allow.MODULES:
             return  # past the modules: what follows is an attribute of a value
         where = full
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """A node's children, its type hints left out: the runner never evaluates a hint
+    (``def f(x: torch.Tensor) -> float``, ``lr: float = 0.1``), so they are not checked."""
+    hints = {id(getattr(node, name, None)) for name in ("annotation", "returns")} - {id(None)}
+    return [child for child in ast.iter_child_nodes(node) if id(child) not in hints]
 
 
 def check_tree(tree: ast.Module, budget: ProgramBudget = BUDGET) -> None:
@@ -189,40 +214,65 @@ def check_tree(tree: ast.Module, budget: ProgramBudget = BUDGET) -> None:
             raise BudgetError("code.budget.nesting", limit=budget.max_nesting)
         where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), -depth)
         found.append((*where, node))  # type: ignore[arg-type]
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        stack.extend((child, depth + 1) for child in _children(node))
+    # a keyword argument outside the list is refused here when the call is of torch or a
+    # builtin by name (``torch.ones(1, device=...)``, ``print(file=...)``); any other call
+    # (``f(x, a=2)`` of the program's own function, ``"{n}".format(n=1)``, a method) is
+    # checked when it is made: its callee is known then (interpret.Interpreter.call)
+    named = {
+        id(k)
+        for *_, n in found
+        if isinstance(n, ast.Call) and _outside(n.func, modules)
+        for k in n.keywords
+    }
     # in reading order, the innermost first where several start together: ``open(...).read``
     # is refused for ``open``
     for *_, node in sorted(found, key=lambda f: f[:3]):
-        _check_node(node, modules)
+        _check_node(node, modules, named)
 
 
-def _check_node(node: ast.AST, modules: dict[str, str]) -> None:
+def _outside(func: ast.expr, modules: dict[str, str]) -> bool:
+    """Whether a call's function is torch's, math's or a builtin, by its spelling
+    (``dict(lr=0.1, steps=5)`` takes any names)."""
+    if isinstance(func, ast.Name):
+        return func.id in allow.BUILTINS and func.id != "dict"
+    path = _dotted(func)
+    return path is not None and path.split(".")[0] in modules
+
+
+def _check_node(node: ast.AST, modules: dict[str, str], named: set[int]) -> None:
     kind = type(node)
+    if kind in _HINTED:  # refused with a hint of what to write instead
+        raise _refuse(_HINTED[kind], node, construct=NODE_NAMES[kind.__name__])
     if kind not in NODES:
         name = NODE_NAMES.get(kind.__name__, kind.__name__)
         raise _refuse("code.refuse.syntax", node, construct=name)
     if isinstance(node, ast.Name):
         _name(node.id, node)
     elif isinstance(node, ast.Attribute):
-        if node.attr.startswith("_") or node.attr not in _ATTRIBUTE_NAMES:
+        version = node.attr == "__version__" and _resolved(node, modules) == "torch.__version__"
+        if not version and (node.attr.startswith("_") or node.attr not in _ATTRIBUTE_NAMES):
             raise _refuse("code.refuse.attribute", node, name="." + node.attr)
         _chain(node, modules)
     elif isinstance(node, ast.keyword):
         if node.arg is None:
             raise _refuse("code.refuse.syntax", node, construct="**")
-        if node.arg not in allow.KEYWORDS:
+        if node.arg not in allow.KEYWORDS and id(node) in named:
             raise _refuse("code.refuse.keyword", node, name=node.arg)
     elif isinstance(node, ast.FunctionDef):
         _name(node.name, node)
-        if node.decorator_list or node.returns:
-            raise _refuse("code.refuse.syntax", node, construct="@decorator")
+        if node.decorator_list:
+            decorator = node.decorator_list[0]
+            raise _refuse("code.refuse.syntax", decorator, construct="@" + ast.unparse(decorator))
     elif isinstance(node, ast.arguments):
-        if node.vararg or node.kwarg or node.kwonlyargs or node.posonlyargs:
-            raise _refuse("code.refuse.syntax", node, construct="*args, **kwargs")
+        if node.vararg is not None:
+            raise _refuse("code.refuse.syntax", node.vararg, construct="*" + node.vararg.arg)
+        if node.kwarg is not None:
+            raise _refuse("code.refuse.syntax", node.kwarg, construct="**" + node.kwarg.arg)
     elif isinstance(node, ast.arg):
         _name(node.arg, node)
-        if node.annotation is not None:
-            raise _refuse("code.refuse.syntax", node, construct="annotation")
+    elif isinstance(node, ast.AnnAssign) and not isinstance(node.target, ast.Name):
+        raise _refuse("code.refuse.syntax", node, construct=ast.unparse(node.target) + ":")
     elif isinstance(node, ast.alias):
         _name(node.asname or node.name, node)
     elif isinstance(node, ast.Constant) and isinstance(node.value, bytes | complex):

@@ -18,6 +18,8 @@ import ast
 import builtins
 import math
 import operator
+import string
+import sys
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,6 +29,7 @@ import torch
 from ..autograd_walk import inputs
 from ..errors import BudgetError
 from . import allow
+from .binding import bind
 from .checks import BUDGET, ProgramBudget, ProgramError, elements, format_spec, int_bits, product
 
 __all__ = ["Interpreter", "Namespace", "UserFunction"]
@@ -60,6 +63,8 @@ _COMPARE = {
     ast.In: lambda a, b: a in b,
     ast.NotIn: lambda a, b: a not in b,
 }
+#: Python's plain values: an allowed name they lack raises Python's own AttributeError.
+_PLAIN = (type(None), bool, int, float, str, list, tuple, dict, range)
 _CONTEXTS = (torch.no_grad, torch.enable_grad, torch.set_grad_enabled, torch.inference_mode)
 _MATMUL = frozenset({"torch.matmul", "torch.mm", "torch.mv", "matmul", "mm", "mv"})
 _SQUARE = frozenset(
@@ -108,8 +113,8 @@ class _Method:
     obj: object
     name: str
 
-    def __repr__(self) -> str:
-        return f"<method {self.name}>"
+    def __repr__(self) -> str:  # as Python shows it: <built-in method sum of Tensor object ...>
+        return repr(getattr(self.obj, self.name))
 
 
 @dataclass(frozen=True)
@@ -122,8 +127,8 @@ class _Returned:
     def __call__(self, *args: object, **kwargs: object) -> object:
         return self.fn(*args, **kwargs)  # type: ignore[operator]
 
-    def __repr__(self) -> str:
-        return f"<function {self.name.rsplit('.', 1)[-1]}>"
+    def __repr__(self) -> str:  # as Python shows it: <function grad.<locals>.wrapper at 0x...>
+        return repr(self.fn)
 
 
 class _Return(Exception):
@@ -140,19 +145,45 @@ class _Continue(Exception):
 
 
 class Scope:
-    """The names of the program (the outermost scope) or of one call of its functions."""
+    """The names of the program (the outermost scope) or of one call of its functions.
 
-    def __init__(self, names: dict[str, object], parent: Scope | None = None) -> None:
-        self.names, self.parent = names, parent
+    ``owner`` is the qualified name of the function whose call this is ("" outermost): a
+    function defined inside is called ``owner.<locals>.name`` in Python's messages.
+    ``local`` holds the names the function's body assigns: Python's compiler makes them
+    local for the whole body, so reading one before it is assigned is an error even when an
+    outer scope has that name.
+    """
 
-    def find(self, name: str) -> object:
+    def __init__(
+        self,
+        names: dict[str, object],
+        parent: Scope | None = None,
+        owner: str = "",
+        local: frozenset[str] = frozenset(),
+    ) -> None:
+        self.names, self.parent, self.local = names, parent, local
+        self.owner = parent.owner if parent is not None and not owner else owner
+
+    def find(self, name: str, line: int = 0) -> object:
         scope: Scope | None = self
         while scope is not None:
             if name in scope.names:
                 return scope.names[name]
+            if name in scope.local:
+                if scope is self:
+                    raise UnboundLocalError(
+                        f"cannot access local variable '{name}' where it is not associated "
+                        "with a value"
+                    )
+                raise NameError(
+                    f"cannot access free variable '{name}' where it is not associated with a "
+                    "value in enclosing scope"
+                )
             scope = scope.parent
         if name in allow.BUILTINS:
             return _Builtin(name)
+        if hasattr(builtins, name):  # Python has it, the subset does not: say so, not NameError
+            raise ProgramError("code.refuse.name", line=line, name=name)
         raise NameError(f"name '{name}' is not defined")
 
 
@@ -164,15 +195,49 @@ class UserFunction:
         self, interp: Interpreter, name: str, node: ast.FunctionDef | ast.Lambda, scope: Scope
     ) -> None:
         self.interp, self.__name__, self.node, self.scope = interp, name, node, scope
+        self.qualname = f"{scope.owner}.<locals>.{name}" if scope.owner else name
+        self.__qualname__ = self.qualname  # what functools.wraps copies (torch.func.grad(f))
         args = node.args
-        self.params = [a.arg for a in args.args]
+        self.positional_only = [a.arg for a in args.posonlyargs]
+        self.params = self.positional_only + [a.arg for a in args.args]
+        self.keyword_only = [a.arg for a in args.kwonlyargs]
         self.defaults = [interp.ev(d, scope) for d in args.defaults]
+        interp.own_params.update(self.params + self.keyword_only)
+        self.local = frozenset(self.params + self.keyword_only) | _assigned(node)
+        self.keyword_defaults = {
+            a.arg: interp.ev(d, scope)
+            for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+            if d is not None
+        }
 
     def __call__(self, *args: object, **kwargs: object) -> object:
         return self.interp.call_user(self, list(args), kwargs)
 
-    def __repr__(self) -> str:
-        return f"<function {self.__name__}>"
+    def __repr__(self) -> str:  # as Python shows it
+        return f"<function {self.qualname} at {id(self):#x}>"
+
+
+def _assigned(node: ast.FunctionDef | ast.Lambda) -> frozenset[str]:
+    """The names a function's body binds (its locals), not those of functions and
+    comprehensions inside it, which have scopes of their own."""
+    if isinstance(node, ast.Lambda):
+        return frozenset()
+    found: set[str] = set()
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        child = stack.pop()
+        if isinstance(child, ast.FunctionDef):
+            found.add(child.name)
+            stack.extend(child.args.defaults + child.args.kw_defaults)  # evaluated here
+            continue
+        if isinstance(child, ast.Lambda | ast.ListComp | ast.DictComp | ast.GeneratorExp):
+            continue
+        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store | ast.Del):
+            found.add(child.id)
+        elif isinstance(child, ast.alias):
+            found.add(child.asname or child.name.split(".")[0])
+        stack.extend(ast.iter_child_nodes(child))
+    return frozenset(found)
 
 
 def _kind(value: object) -> str:
@@ -186,7 +251,11 @@ def _kind(value: object) -> str:
         return "optimizer"
     if type(value).__module__ == "torch.return_types":
         return "minmax"
-    return {list: "list", dict: "dict", str: "str"}.get(type(value), "other")
+    if isinstance(value, torch.utils.hooks.RemovableHandle):
+        return "handle"
+    if isinstance(value, str):  # torch.__version__ is a str of its own type
+        return "str"
+    return {list: "list", dict: "dict"}.get(type(value), "other")
 
 
 def _lookup(path: str) -> object:
@@ -233,6 +302,7 @@ class Interpreter:
         self.calls = 0  # differentiating calls made so far
         self.raised_on = ""  # the name of the first argument of the call that raised
         self.drawn = 0  # graph nodes recorded so far (hograd_core.program._record)
+        self.own_params: set[str] = set()  # parameter names of the program's functions
 
     # ---- passes: which backward pass made a tensor (its colour in the drawing) -------------
 
@@ -308,6 +378,8 @@ class Interpreter:
             elements(call, sum(t.numel() for t in tensors), self.budget)
         elif short in _MATMUL or short in {"outer", "expand"}:
             self._product(call, short, args)
+        elif call == "torch.einsum":
+            self._einsum(call, args)
         elif call in _SQUARE or call.startswith("torch.func.jac"):
             n = sum(t.numel() for t in tensors)
             elements(call, n * n, self.budget)
@@ -351,6 +423,21 @@ class Interpreter:
             )
         except RuntimeError:
             return
+        elements(call, meta.numel(), self.budget)
+
+    def _einsum(self, call: str, args: list) -> None:
+        """The size of an einsum's result, worked out on tensors that hold no data."""
+        if not args or not isinstance(args[0], str):
+            return  # torch raises its own error
+        operands = args[1:]
+        if len(operands) == 1 and isinstance(operands[0], list | tuple):
+            operands = list(operands[0])
+        if not all(isinstance(t, torch.Tensor) for t in operands):
+            return
+        try:
+            meta = torch.einsum(args[0], *(torch.empty(t.shape, device="meta") for t in operands))
+        except RuntimeError:
+            return  # torch raises its own error when called
         elements(call, meta.numel(), self.budget)
 
     def _graph(self, call: str, roots: list) -> None:
@@ -414,8 +501,8 @@ class Interpreter:
         if path in allow.MODULES:
             return Namespace(path)
         obj = _lookup(path)
-        if isinstance(obj, bool | int | float | torch.dtype):
-            return obj  # torch.pi, math.e, torch.float64
+        if isinstance(obj, bool | int | float | str | torch.dtype):
+            return obj  # torch.pi, math.e, torch.float64, torch.__version__
         return _Allowed(path, obj)
 
     def _Assign(self, node: ast.Assign, scope: Scope) -> None:
@@ -423,11 +510,16 @@ class Interpreter:
         for target in node.targets:
             self.assign(target, value, scope)
 
+    def _AnnAssign(self, node: ast.AnnAssign, scope: Scope) -> None:
+        """``lr: float = 0.1``: the hint is not evaluated (checks.check_tree skips it)."""
+        if node.value is not None:
+            self.assign(node.target, self.ev(node.value, scope), scope)
+
     def _AugAssign(self, node: ast.AugAssign, scope: Scope) -> None:
         symbol, _, inplace = _BINARY[type(node.op)]
         target = node.target
         if isinstance(target, ast.Name):
-            old = scope.find(target.id)
+            old = scope.find(target.id, target.lineno)
             self.assign(
                 target, self.binary(symbol, inplace, old, self.ev(node.value, scope)), scope
             )
@@ -451,12 +543,12 @@ class Interpreter:
             if any(isinstance(t, ast.Starred) for t in target.elts):
                 raise ProgramError("code.refuse.syntax", line=self.line, construct="a, *b = ...")
             items = self._items(value)
-            if len(items) != len(target.elts):
-                many = "many" if len(items) > len(target.elts) else "enough"
-                detail = f" (expected {len(target.elts)}, got {len(items)})"
-                if many == "many":
-                    raise ValueError(f"too many values to unpack{detail}")
-                raise ValueError(f"not enough values to unpack{detail}")
+            if len(items) > len(target.elts):  # Python says how many it got from 3.14 on
+                got = f", got {len(items)}" if sys.version_info >= (3, 14) else ""
+                raise ValueError(f"too many values to unpack (expected {len(target.elts)}{got})")
+            if len(items) < len(target.elts):
+                detail = f"(expected {len(target.elts)}, got {len(items)})"
+                raise ValueError(f"not enough values to unpack {detail}")
             for t, v in zip(target.elts, items, strict=True):
                 self.assign(t, v, scope)
         elif isinstance(target, ast.Attribute):
@@ -483,15 +575,20 @@ class Interpreter:
         return items
 
     def set_attribute(self, obj: object, name: str, value: object) -> None:
-        if not isinstance(obj, torch.Tensor) or name not in allow.SETTABLE:
+        tensor = isinstance(obj, torch.Tensor) and name in allow.SETTABLE
+        layer = isinstance(obj, torch.nn.Module) and name in ("weight", "bias")
+        if not (tensor or layer):
             raise ProgramError("code.refuse.set", line=self.line, name=name)
+        # a layer checks what it is given itself (a Parameter or None, else its TypeError)
         setattr(obj, name, value)
 
     def _Delete(self, node: ast.Delete, scope: Scope) -> None:
         for target in node.targets:
             if not isinstance(target, ast.Name):
-                raise ProgramError("code.refuse.syntax", line=self.line, construct="del")
+                what = "del " + ast.unparse(target)  # del xs[0], del x.grad
+                raise ProgramError("code.refuse.syntax", line=self.line, construct=what)
             if target.id not in scope.names:
+                scope.find(target.id, target.lineno)  # Python's error for that name
                 raise NameError(f"name '{target.id}' is not defined")
             del scope.names[target.id]
 
@@ -541,31 +638,13 @@ class Interpreter:
     # ---- calls of the program's own functions ---------------------------------------------
 
     def call_user(self, fn: UserFunction, args: list, kwargs: dict) -> object:
-        params = fn.params
-        if len(args) > len(params):
-            raise TypeError(
-                f"{fn.__name__}() takes {len(params)} positional argument"
-                f"{'' if len(params) == 1 else 's'} but {len(args)} were given"
-            )
-        names = dict(zip(params, args, strict=False))
-        for key, value in kwargs.items():
-            if key not in params:
-                raise TypeError(f"{fn.__name__}() got an unexpected keyword argument '{key}'")
-            names[key] = value
-        first_default = len(params) - len(fn.defaults)
-        for i, p in enumerate(params):
-            if p not in names:
-                if i < first_default:
-                    raise TypeError(
-                        f"{fn.__name__}() missing 1 required positional argument: '{p}'"
-                    )
-                names[p] = fn.defaults[i - first_default]
+        names = bind(fn, args, kwargs)
         self.depth += 1
         self.tick()
         if self.depth > self.budget.max_depth:
             raise BudgetError("code.budget.depth", name=fn.__name__, limit=self.budget.max_depth)
         line = self.line
-        inner = Scope(names, fn.scope)
+        inner = Scope(names, fn.scope, owner=fn.qualname, local=fn.local)
         try:
             if isinstance(fn.node, ast.Lambda):
                 value = self.ev(fn.node.body, inner)
@@ -589,7 +668,7 @@ class Interpreter:
         return node.value
 
     def _eName(self, node: ast.Name, scope: Scope) -> object:
-        return scope.find(node.id)
+        return scope.find(node.id, node.lineno)
 
     def _eTuple(self, node: ast.Tuple, scope: Scope) -> object:
         return tuple(self._elements(node.elts, scope))
@@ -624,6 +703,7 @@ class Interpreter:
 
     def _eSubscript(self, node: ast.Subscript, scope: Scope) -> object:
         value, key = self.ev(node.value, scope), self.ev(node.slice, scope)
+        self.line = node.lineno  # where Python places an error of this operation
         result = operator.getitem(value, key)
         if isinstance(value, torch.Tensor):
             self._made(result, "[]")
@@ -634,17 +714,18 @@ class Interpreter:
         return self.ev(node.body if self.ev(node.test, scope) else node.orelse, scope)
 
     def _eBoolOp(self, node: ast.BoolOp, scope: Scope) -> object:
-        value: object = None
-        for operand in node.values:
+        *first, last = node.values
+        for operand in first:  # the last operand is the value, its truth never asked
             value = self.ev(operand, scope)
             if isinstance(node.op, ast.And) and not value:
                 return value
             if isinstance(node.op, ast.Or) and value:
                 return value
-        return value
+        return self.ev(last, scope)
 
     def _eUnaryOp(self, node: ast.UnaryOp, scope: Scope) -> object:
         value = self.ev(node.operand, scope)
+        self.line = node.lineno
         result = _UNARY[type(node.op)](value)
         self._mark(result, self.pass_of(value))
         return result
@@ -654,6 +735,7 @@ class Interpreter:
         result: object = True
         for op, right_node in zip(node.ops, node.comparators, strict=True):
             right = self.ev(right_node, scope)
+            self.line = node.lineno
             if isinstance(left, torch.Tensor) or isinstance(right, torch.Tensor):
                 self._before("==", [left, right], {})
             result = _COMPARE[type(op)](left, right)
@@ -666,7 +748,9 @@ class Interpreter:
 
     def _eBinOp(self, node: ast.BinOp, scope: Scope) -> object:
         symbol, fn, _ = _BINARY[type(node.op)]
-        return self.binary(symbol, fn, self.ev(node.left, scope), self.ev(node.right, scope))
+        a, b = self.ev(node.left, scope), self.ev(node.right, scope)
+        self.line = node.lineno
+        return self.binary(symbol, fn, a, b)
 
     def binary(self, symbol: str, fn: object, a: object, b: object) -> object:
         """``a <symbol> b`` by Python's own operator, its size checked first."""
@@ -711,11 +795,14 @@ class Interpreter:
         elif node.conversion == ord("a"):
             value = ascii(value)
         spec = "" if node.format_spec is None else self.ev(node.format_spec, scope)
+        self.line = node.lineno
         format_spec(spec, self.budget)  # type: ignore[arg-type]
         return format(value, spec)  # type: ignore[arg-type]
 
     def _eAttribute(self, node: ast.Attribute, scope: Scope) -> object:
-        return self.attribute(self.ev(node.value, scope), node.attr)
+        value = self.ev(node.value, scope)
+        self.line = node.end_lineno or node.lineno  # Python places it at the name's line
+        return self.attribute(value, node.attr)
 
     def attribute(self, obj: object, name: str) -> object:
         """``obj.name``, if the allow-list has ``name`` for a value of ``obj``'s kind."""
@@ -729,6 +816,10 @@ class Interpreter:
             return value
         if name in allow.METHODS.get(kind, ()):
             return _Method(obj, name)
+        if isinstance(obj, _PLAIN) and not hasattr(type(obj), name):
+            # a name the subset allows on some value, missing on this one (``x.grad.zero_()``
+            # with ``x.grad`` None): Python's own AttributeError, raised by Python
+            getattr(obj, name)
         shown = {"other": type(obj).__name__}.get(kind, kind)
         raise ProgramError("code.refuse.method", line=self.line, name=name, kind=shown)
 
@@ -742,7 +833,35 @@ class Interpreter:
         )
         return out
 
-    _eGeneratorExp = _eListComp  # made at once: a list, never a generator with a frame
+    def _eGeneratorExp(self, node: ast.GeneratorExp, scope: Scope) -> object:
+        """Lazy, as Python's: ``any(p.grad.abs().sum() > 0 for p in params)`` stops at the
+        first true item, before a later item could raise. Like Python, the first iterable
+        is evaluated at once. The generator is one of this module's (its frame holds the
+        interpreter), which is safe because no name reaches a generator's attributes
+        (``gi_frame`` and the like are in no allow-list)."""
+        first = self._items(self.ev(node.generators[0].iter, scope))
+        made = self._lazy(node.generators, 0, Scope({}, scope), node.elt, first)
+        made.__name__ = made.__qualname__ = "<genexpr>"  # type: ignore[attr-defined]
+        return made
+
+    def _lazy(
+        self,
+        gens: list[ast.comprehension],
+        i: int,
+        scope: Scope,
+        elt: ast.expr,
+        items: list | None = None,
+    ) -> Iterator[object]:
+        if i == len(gens):
+            self.tick()
+            self._sequence(1)
+            yield self.ev(elt, scope)
+            return
+        gen = gens[i]
+        for item in items if items is not None else self._items(self.ev(gen.iter, scope)):
+            self.assign(gen.target, item, scope)
+            if all(self.ev(cond, scope) for cond in gen.ifs):
+                yield from self._lazy(gens, i + 1, scope, elt)
 
     def _eDictComp(self, node: ast.DictComp, scope: Scope) -> object:
         out: dict = {}
@@ -776,6 +895,9 @@ class Interpreter:
         first = node.args[0] if node.args else (node.keywords[0].value if node.keywords else None)
         if isinstance(node.func, ast.Attribute) and isinstance(fn, _Method):
             first = node.func.value  # x.backward(): x is what it works on
+        # Python places an error of a call at its start, of a method call at the method's name
+        attr = isinstance(node.func, ast.Attribute)
+        self.line = (node.func.end_lineno if attr else None) or node.lineno
         try:
             return self.call(fn, args, kwargs)  # type: ignore[arg-type]
         except Exception:
@@ -787,6 +909,13 @@ class Interpreter:
         self.tick()
         if isinstance(fn, UserFunction):
             return fn(*args, **kwargs)
+        if isinstance(fn, _Method) and fn.name == "format" and isinstance(fn.obj, str):
+            return self._format(fn.obj, args, kwargs)
+        for key in kwargs:  # the program's own parameters may be named only for its functions
+            own = isinstance(fn, _Returned) and key in self.own_params  # grad(f)(x, a=1)
+            free = isinstance(fn, _Builtin) and fn.name == "dict"  # dict(lr=0.1)
+            if key not in allow.KEYWORDS and not (own or free):
+                raise ProgramError("code.refuse.keyword", line=self.line, name=key)
         if isinstance(fn, _Builtin):
             return self._builtin(fn.name, args, kwargs)
         if isinstance(fn, _Allowed):
@@ -816,7 +945,9 @@ class Interpreter:
             self._graph(call, [*args[:1], kwargs.get("outputs"), kwargs.get("tensors")])
         if call == "append":
             self._sequence(len(args[0]) + 1)
-        passed = [a.obj if isinstance(a, _Allowed) else a for a in args]  # jacrev(torch.sin)
+        # jacrev(torch.sin) gets torch.sin; x.register_hook(print) gets a call of the
+        # interpreter's print
+        passed = [a.obj if isinstance(a, _Allowed) else self._callback(a) for a in args]
         result = obj(*(passed[1:] if bound else passed), **kwargs)  # type: ignore[operator]
         self._made(result, call)
         k = max((self.pass_of(t) for t in _tensors([*args, *kwargs.values()])), default=0)
@@ -845,7 +976,59 @@ class Interpreter:
             return _Returned(result, call)  # torch.func.hessian: its size checked by name
         return result
 
+    def _callback(self, value: object) -> object:
+        if isinstance(value, _Builtin | _Allowed | _Method):
+            return lambda *args, **kwargs: self.call(value, list(args), kwargs)
+        return value
+
+    def _format(self, template: str, args: list, kwargs: dict, auto: list | None = None) -> str:
+        """``template.format(*args, **kwargs)`` with fields by position or name only: a field
+        that reads an attribute or an item (``{0.__class__}``, ``{0[k]}``) is refused."""
+        counter = [0, False] if auto is None else auto  # next automatic index, manual seen
+        out = []
+        for literal, field, spec, conversion in string.Formatter().parse(template):
+            out.append(literal)
+            if field is None:
+                continue
+            if field == "":
+                if counter[1]:
+                    raise ValueError(
+                        "cannot switch from manual field specification to automatic field numbering"
+                    )
+                key: int | str = counter[0]
+                counter[0] += 1  # type: ignore[operator]
+            elif field.isdigit() or field.isidentifier():
+                if counter[0]:
+                    raise ValueError(
+                        "cannot switch from automatic field numbering to manual field specification"
+                    )
+                counter[1] = True
+                key = int(field) if field.isdigit() else field
+            else:
+                raise ProgramError("code.refuse.field", line=self.line, name=field)
+            if isinstance(key, int):
+                if key >= len(args):
+                    raise IndexError(
+                        f"Replacement index {key} out of range for positional args tuple"
+                    )
+                value = args[key]
+            else:
+                value = kwargs[key]
+            if conversion:
+                value = {"r": repr, "s": str, "a": ascii}[conversion](value)
+            if spec and "{" in spec:
+                spec = self._format(spec, args, kwargs, counter)
+            format_spec(spec or "", self.budget)
+            out.append(format(value, spec or ""))
+            self._sequence(sum(map(len, out)))
+        return "".join(out)
+
     def _builtin(self, name: str, args: list, kwargs: dict) -> object:
+        if name in ("map", "filter", "sorted", "min", "max"):
+            # a function they call (map(float, xs), sorted(xs, key=abs)) is called back
+            # through the interpreter, with its checks
+            args = [self._callback(a) for a in args]
+            kwargs = {k: self._callback(v) for k, v in kwargs.items()}
         if name == "print":
             for key in kwargs:
                 if key not in ("sep", "end", "flush"):
@@ -863,6 +1046,8 @@ class Interpreter:
                 raise BudgetError("code.budget.output", limit=f"{self.budget.max_output:,}")
             self.write(text)  # type: ignore[operator]
             return None
+        if name == "pow" and len(args) == 2 and not kwargs:  # pow(a, b) is a ** b, its size checked
+            return self.binary("**", operator.pow, *args)
         if name == "range":
             value = range(*args, **kwargs)
             self._range(value)

@@ -38,7 +38,8 @@ for name, text in json.loads(sys.stdin.read()).items():
         except Exception as err:
             frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == "<program>"]
             text_ = "".join(traceback.format_exception_only(type(err), err)).rstrip("\n")
-            error = {"line": frames[-1].lineno if frames else 0, "text": text_}
+            line = err.lineno if isinstance(err, SyntaxError) else frames[-1].lineno if frames else 0
+            error = {"line": line, "text": text_}
     kept = {
         n: dataclasses.asdict(variable(n, v))
         for n, v in names.items()

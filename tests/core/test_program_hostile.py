@@ -68,3 +68,12 @@ def test_every_message_key_has_both_languages() -> None:
     keys = {key for _, key in HOSTILE.values()} | {"code.budget.memory", "code.refuse.set"}
     for key in keys:
         assert tr(key, "en") and tr(key, "zh")
+
+
+def test_a_type_hint_is_never_evaluated() -> None:
+    """Hints are skipped by the check and by the run alike (Python would evaluate these at the
+    def and print twice): a hint cannot reach what it names, and the function still runs."""
+    text = 'def f(x: print("hint") or open) -> __import__("os"):\n    return x * 2\nprint(f(3))\n'
+    lines = run_program(text)
+    assert lines[-1].error is None
+    assert "".join(r.output for r in lines) == "6\n"
