@@ -56,7 +56,6 @@ def _join(browser, link: str, nickname: str):
     box.press("Tab")  # leaves the box: the form holds its value
     page.locator("[data-testid='stFormSubmitButton'] button").click()
     wait_for_app(page)
-    screenshot(page, "dbg_join")
     expect(page.locator("[data-testid='stProgress']")).to_have_count(1)
     return context, page
 
