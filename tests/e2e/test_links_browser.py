@@ -231,8 +231,13 @@ def test_presentation_mode_at_1920x1080(browser, server, path: str, name: str, l
         expect(pg.locator("[data-testid='stSidebar']")).to_be_hidden()
         title = pg.locator("[data-testid='stMain'] h1").first
         assert float(title.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 48
-        text = pg.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer'] p").first
+        # the first paragraph of text, not a button's label (app.py draws the leave button
+        # first; a label is the projector's smallest text, 20 px, checked below)
+        body = "[data-testid='stMain'] [data-testid='stMarkdownContainer'] p:not(button p)"
+        text = pg.locator(body).first
         assert float(text.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 22
+        label = pg.locator("[class*='st-key-links-leave'] button p").first
+        assert float(label.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 20
         screenshot(pg, f"present-{name}-{lang}")
         charts = pg.locator(".js-plotly-plot")
         if charts.count():
