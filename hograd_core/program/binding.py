@@ -5,12 +5,20 @@ CPython's own ``TypeError`` (its words, its order of checks and the function's q
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .interpret import UserFunction
+from typing import Protocol
 
 __all__ = ["bind"]
+
+
+class Signature(Protocol):
+    """What binding reads of the program's function (interpret.UserFunction has it)."""
+
+    qualname: str
+    params: list[str]
+    positional_only: list[str]
+    keyword_only: list[str]
+    defaults: list[object]
+    keyword_defaults: dict[str, object]
 
 
 def _listed(names: list[str]) -> str:
@@ -25,7 +33,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def bind(fn: UserFunction, args: list, kwargs: dict) -> dict[str, object]:
+def bind(fn: Signature, args: list, kwargs: dict) -> dict[str, object]:
     """The names of a call of the program's function, bound as CPython binds them, with
     CPython's own TypeError (its words and its order of checks) when they do not fit."""
     who, params = f"{fn.qualname}()", fn.params
