@@ -6,13 +6,15 @@ Run it from the project's folder, as ``make run`` does::
 
 ``streamlit run`` finds ``app`` below, an ``st.App``, and serves it with uvicorn; app.py stays
 the Streamlit script (every page, the navigation, Community Cloud's ``streamlit run app.py``).
-Three middlewares are added: :class:`~hograd_serving.gzip_static.StaticGzipMiddleware`
+Four middlewares are added: :class:`~hograd_serving.gzip_static.StaticGzipMiddleware`
 (Streamlit's static bundles gzipped once per process, so a storm of new browsers downloads a
 third of the bytes without compressing them again per visit) and
 :class:`~hograd_serving.serving_middleware.ServingMiddleware` (the cheap health endpoint
 ``/_hograd/health`` a proxy asks, the warm-up's announcement, the cookie that names a browser)
 and :class:`~hograd_serving.teacher_door.TeacherDoorMiddleware` (the teacher's ``?key=``
-exchanged once for an HttpOnly cookie, so that it stays out of the browser's history).
+exchanged once for an HttpOnly cookie, so that it stays out of the browser's history) and
+:class:`~hograd_serving.head_style.HeadStyleMiddleware` (the rule that hides icons' words
+until their font has come, in the page's own HTML, from the first paint).
 
 Note:
     Streamlit reads ``.streamlit/config.toml`` and ``.streamlit/secrets.toml`` from the current
@@ -33,6 +35,7 @@ if str(ROOT) not in sys.path:  # `streamlit run` put this file's folder first, n
     sys.path.insert(1, str(ROOT))
 
 from hograd_serving.gzip_static import StaticGzipMiddleware  # noqa: E402
+from hograd_serving.head_style import HeadStyleMiddleware  # noqa: E402
 from hograd_serving.serving_middleware import ServingMiddleware  # noqa: E402
 from hograd_serving.teacher_door import TeacherDoorMiddleware  # noqa: E402
 
@@ -44,5 +47,6 @@ app = st.App(
         Middleware(ServingMiddleware),
         Middleware(StaticGzipMiddleware),
         Middleware(TeacherDoorMiddleware),
+        Middleware(HeadStyleMiddleware),
     ],
 )

@@ -36,15 +36,29 @@ function focusable(root) {
 
 const ICONS = '24px "Material Symbols Rounded"';
 
+function iconsIn() {
+  // a face of the icon font that has come; check() alone is true when no face is declared yet
+  for (const face of document.fonts) {
+    if (face.family.replace(/["']/g, "") === "Material Symbols Rounded" && face.status === "loaded") {
+      return true;
+    }
+  }
+  return false;
+}
+
 function iconsWhenLoaded() {
   const root = document.documentElement;
   if (root.classList.contains("hograd-icons")) return;
-  // load() resolves once the font is in (and with no face if it failed: the words stay hidden)
-  document.fonts.load(ICONS, "home").then((faces) => {
-    if (faces.length > 0 || document.fonts.check(ICONS, "home")) {
-      root.classList.add("hograd-icons");
-    }
-  });
+  const mark = () => {
+    if (iconsIn()) root.classList.add("hograd-icons");
+  };
+  if (!window.hogradIcons) {
+    // the face may be declared after this runs: every finished load looks again
+    window.hogradIcons = true;
+    document.fonts.addEventListener("loadingdone", mark);
+  }
+  // a font that never comes leaves the words hidden (load() rejects or finds no face)
+  document.fonts.load(ICONS, "home").then(mark, () => {});
 }
 
 export default function ({ data }) {

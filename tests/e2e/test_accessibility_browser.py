@@ -283,13 +283,22 @@ _ICON_COLOURS = (
     "() => [...document.querySelectorAll('[data-testid=\"stIconMaterial\"]')]"
     ".map(e => getComputedStyle(e).color)"
 )
+#: What decides the icons' colour, for a failure's message: the root's classes, whether the
+#: hiding rule is in a stylesheet, the icon font's faces.
+_ICON_STATE = """() => ({
+  root: document.documentElement.className,
+  rule: [...document.styleSheets].some(s => { try {
+    return [...s.cssRules].some(r => r.cssText.includes('hograd-icons')) } catch (e) { return false } }),
+  faces: [...document.fonts].filter(f => f.family.includes('Material')).map(f => f.status),
+})"""
 
 
 def test_an_icon_is_never_read_as_its_name_while_its_font_is_late(browser, server) -> None:
     """Streamlit's icons are words in a font of ligatures ("login", "double_arrow_right"):
     while the font has not come (held back here, as a loaded host or slow Wi-Fi does) every
-    icon is transparent, its room kept; once the font is in, every icon shows. And a font that
-    never comes leaves no word behind."""
+    icon is transparent, its room kept, from Streamlit's first icons on (before the app's first
+    run); once the font is in, every icon shows. And a font that never comes (aborted, its face
+    in error) leaves no word behind."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     held = []
     try:
@@ -297,10 +306,19 @@ def test_an_icon_is_never_read_as_its_name_while_its_font_is_late(browser, serve
         pg.set_default_timeout(120_000)
         pg.route("**/MaterialSymbols-Rounded*", lambda route: held.append(route))  # held back
         pg.goto(f"{server}/?lang=en", wait_until="domcontentloaded")  # "load" awaits the font
+        # the rule is in the page's own head (hograd_serving/head_style.py), before any run
+        assert pg.evaluate(
+            "[...document.head.querySelectorAll('style')]"
+            ".some(s => s.textContent.includes('hograd-icons'))"
+        )
+        pg.wait_for_function(f"() => ({_ICON_COLOURS})().length > 0")  # Streamlit's first icons
+        first = pg.evaluate(_ICON_COLOURS)
+        assert set(first) == {"rgba(0, 0, 0, 0)"}, (first, pg.evaluate(_ICON_STATE))
         wait_for_app(pg)
         pg.wait_for_function(f"() => ({_ICON_COLOURS})().length > 0")
         colours = pg.evaluate(_ICON_COLOURS)
-        assert held and set(colours) == {"rgba(0, 0, 0, 0)"}, colours  # all there, none seen
+        state = pg.evaluate(_ICON_STATE)
+        assert held and set(colours) == {"rgba(0, 0, 0, 0)"}, (colours, state)  # none seen
         assert not pg.evaluate("document.documentElement.classList.contains('hograd-icons')")
         for route in held:
             route.continue_()
@@ -317,6 +335,7 @@ def test_an_icon_is_never_read_as_its_name_while_its_font_is_late(browser, serve
         pg.goto(f"{server}/?lang=zh")
         wait_for_app(pg)
         pg.wait_for_function(f"() => ({_ICON_COLOURS})().length > 0")
-        assert set(pg.evaluate(_ICON_COLOURS)) == {"rgba(0, 0, 0, 0)"}
+        colours, state = pg.evaluate(_ICON_COLOURS), pg.evaluate(_ICON_STATE)
+        assert set(colours) == {"rgba(0, 0, 0, 0)"}, (colours, state)
     finally:
         context.close()
