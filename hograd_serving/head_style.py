@@ -8,6 +8,8 @@ button. The app's own stylesheet hides them (hograd_ui/parts/a11y.py, the class
 arrives with the first script run, after Streamlit has drawn its own chrome (the page list, the
 sidebar's button). This middleware puts the same rule in the HTML itself, so no icon is ever
 drawn as a word, from the first paint: the icons keep their room and show once the font is in.
+The two copies of the rule are held equal by tests/serving/test_head_style.py (this layer
+cannot import the UI's).
 
 Only a ``GET`` whose answer is ``200`` ``text/html`` (Streamlit's one page, a few kilobytes) is
 changed, and the browser's ``Accept-Encoding`` is dropped for the paths that can answer it (no

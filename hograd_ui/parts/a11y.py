@@ -33,7 +33,6 @@ from pathlib import Path
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from hograd_serving.head_style import ICON_RULE
 from hograd_ui.parts.present import present
 
 __all__ = [
@@ -77,7 +76,7 @@ label[data-testid="stWidgetLabel"][disabled] {{ color: {DISABLED}; }}
 [data-testid="stBaseButton-primary"] kbd {{ color: #ffffff; opacity: 1; }}
 a:focus-visible, [data-testid="stSidebarNavLink"]:focus-visible {{
   outline: 3px solid {FOCUS}; outline-offset: 1px; }}
-{ICON_RULE}
+html:not(.hograd-icons) [data-testid="stIconMaterial"] {{ color: transparent !important; }}
 </style>"""
 
 _JS = "\n".join(

@@ -104,6 +104,16 @@ def test_a_gzipped_page_is_left_as_it_came() -> None:
     assert sent == _run(app, "/")
 
 
+def test_the_rule_is_the_apps_own() -> None:
+    """The app's stylesheet (drawn by every run: Community Cloud's ``streamlit run app.py`` has
+    no middleware) holds the same rule; the serving layer cannot import the UI's, so it is
+    written twice and held equal here (the home page's module count stays)."""
+    from hograd_ui.parts.a11y import CSS
+
+    assert ICON_RULE.replace("{", "{{").replace("}", "}}") not in CSS  # filled, not a template
+    assert ICON_RULE in CSS
+
+
 def test_a_page_without_a_head_is_unchanged() -> None:
     assert with_rule(b"<p>no head</p>") == b"<p>no head</p>"
     assert with_rule(b"<head></head>").startswith(b"<head><style>")
