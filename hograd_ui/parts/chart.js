@@ -137,6 +137,52 @@ function above(layout) {
     typeof legend.y === "number" && legend.y >= 1;
 }
 
+// A colour bar beside the plot (a contour's, a heat map's) takes a third of a phone's column
+// with its ticks and title: there it goes under the plot too, across it, below the legend.
+const BAR_ROOM = 80;
+
+function barHolders(figure) { // [object, key] of every vertical colour bar shown
+  const found = [];
+  for (const trace of figure.data || []) {
+    if (trace.colorbar && trace.showscale !== false && !trace.coloraxis) found.push([trace, "colorbar"]);
+    const marker = trace.marker || {};
+    if (marker.colorbar && marker.showscale) found.push([marker, "colorbar"]);
+  }
+  for (const name of Object.keys(figure.layout || {})) {
+    const axis = figure.layout[name];
+    if (/^coloraxis\d*$/.test(name) && axis && axis.showscale !== false) found.push([axis, "colorbar"]);
+  }
+  return found.filter(([holder, key]) => (holder[key] || {}).orientation !== "h");
+}
+
+function barsUnder(figure) { // the figure's data and layout with every colour bar under the plot
+  const bar = (old) => {
+    const title = old && old.title && typeof old.title === "object" ? old.title : {};
+    return {
+      ...(old || {}), orientation: "h", thickness: 12, len: 1, lenmode: "fraction",
+      x: 0.5, xanchor: "center", xref: "paper", y: 0, yanchor: "bottom", yref: "container",
+      xpad: 0, ypad: 8, title: { ...title, side: "top" },
+    };
+  };
+  const data = (figure.data || []).map((trace) => {
+    let out = trace;
+    if (trace.colorbar && trace.showscale !== false && !trace.coloraxis) {
+      out = { ...out, colorbar: bar(trace.colorbar) };
+    }
+    if (trace.marker && trace.marker.colorbar && trace.marker.showscale) {
+      out = { ...out, marker: { ...trace.marker, colorbar: bar(trace.marker.colorbar) } };
+    }
+    return out;
+  });
+  const layout = { ...figure.layout };
+  for (const name of Object.keys(layout)) {
+    if (/^coloraxis\d*$/.test(name) && layout[name] && layout[name].showscale !== false) {
+      layout[name] = { ...layout[name], colorbar: bar(layout[name].colorbar) };
+    }
+  }
+  return { ...figure, data, layout };
+}
+
 function legendRows(figure, width) {
   const names = (figure.data || [])
     .filter((t) => t.showlegend !== false && t.name)
@@ -150,14 +196,21 @@ function legendRows(figure, width) {
   return rows + 1; // and its title's row
 }
 
-function underneath(layout, figure, width) {
+function underneath(layout, figure, width, bars) {
+  // bars: px under the legend kept for the colour bars (barsUnder), 0 if none
   const out = { ...layout, margin: { ...(layout.margin || {}) } };
   const legend = layout.legend || {};
   const title = legend.title && typeof legend.title === "object" ? legend.title : null;
+  const rows = ROW * legendRows(figure, width);
+  const height = (layout.height || 450) + rows + bars;
   out.legend = {
-    ...legend, orientation: "h", x: 0, xanchor: "left", yref: "container", y: 0,
+    ...legend, orientation: "h", x: 0, xanchor: "left", yref: "container", y: bars / height,
     yanchor: "bottom", ...(title ? { title: { ...title, side: "top" } } : {}),
   };
+  if (!(beside(layout) || above(layout))) { // only the colour bars move: the legend stays
+    out.legend = layout.legend;
+    if (layout.legend === undefined) delete out.legend;
+  }
   for (const name of Object.keys(out)) {
     if (/^xaxis\d*$/.test(name)) out[name] = { ...out[name], automargin: true };
   }
@@ -165,7 +218,8 @@ function underneath(layout, figure, width) {
     out.xaxis = { automargin: true };
   }
   out.margin.r = Math.min(out.margin.r ?? 80, 20);
-  return { layout: out, extra: ROW * legendRows(figure, width) };
+  const moved = beside(layout) || above(layout);
+  return { layout: out, extra: (moved ? rows : 0) + bars };
 }
 
 export default function ({ parentElement, data, setTriggerValue }) {
@@ -192,10 +246,12 @@ export default function ({ parentElement, data, setTriggerValue }) {
   box.setAttribute("role", "figure");
   box.setAttribute("aria-label", data.said.name);
   box.setAttribute("aria-describedby", said.id);
-  const figure = data.figure;
-  const narrow = !data.fit && box.clientWidth > 0 && box.clientWidth < NARROW &&
-    (beside(figure.layout) || above(figure.layout));
-  const moved = narrow ? underneath(figure.layout, figure, box.clientWidth) : null;
+  const given = data.figure;
+  const small = !data.fit && box.clientWidth > 0 && box.clientWidth < NARROW;
+  const bars = small && barHolders(given).length > 0;
+  const figure = bars ? barsUnder(given) : given;
+  const narrow = small && (bars || beside(given.layout) || above(given.layout));
+  const moved = narrow ? underneath(given.layout, given, box.clientWidth, bars ? BAR_ROOM : 0) : null;
   const height = (figure.layout.height || 450) + (moved ? moved.extra : 0);
   box.dataset.height = height;
   box.hogradFit = !!data.fit;

@@ -37,8 +37,10 @@ BOXES_JS = """(box) => {
         .filter((t) => t.textContent.trim()).map(rect);
     const plots = [...box.querySelectorAll('.cartesianlayer .subplot .bg, .cartesianlayer rect.bg')]
         .map(rect);
+    const bar = box.querySelector('g.colorbar');  // a colour bar under the legend (a phone's)
+    const under = bar && rect(bar).top >= rect(drawn).top ? rect(bar) : null;
     return {
-        chart: rect(box), legend: rect(drawn), titles,
+        chart: rect(box), legend: rect(drawn), titles, bar: under,
         plot: {top: Math.min(...plots.map((p) => p.top)), bottom: Math.max(...plots.map((p) => p.bottom))},
         height: box._fullLayout._size.h,
     };
@@ -59,9 +61,14 @@ def _problems(name: str, boxes: dict) -> list[str]:
             out.append(f"{name}: {legend['top'] - title:.0f} px between axis title and legend")
     if legend["top"] < boxes["plot"]["bottom"]:
         out.append(f"{name}: the legend is on the plot")
-    under = chart["bottom"] - legend["bottom"]
+    floor, what = (
+        (bar["top"], "colour bar")
+        if (bar := boxes.get("bar"))
+        else (chart["bottom"], "chart's bottom")
+    )
+    under = floor - legend["bottom"]
     if not 0 <= under < SLACK:
-        out.append(f"{name}: {under:.0f} px between the legend and the chart's bottom")
+        out.append(f"{name}: {under:.0f} px between the legend and the {what}")
     return out
 
 

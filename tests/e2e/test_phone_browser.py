@@ -185,3 +185,39 @@ def test_a_legend_beside_or_above_the_plot_goes_under_it_on_a_phone(
         if view in BESIDE:
             widths = chart.evaluate(WIDTHS_JS)
             assert widths["plot"] >= 0.7 * widths["chart"], widths
+
+
+#: Views whose first charts have a colour bar beside the plot on a wider screen: Newton's
+#: contour (with a legend too), WGAN's critic (a legend too), the HVP page's f.
+COLOUR_BARS = ("why?why.tab=newton", "why?why.tab=wgan", "hvp")
+
+#: A chart's colour bar, plot area, legend and x axis title, in CSS px (page coordinates).
+BAR_JS = """(box) => {
+    const part = (css) => { const el = box.querySelector(css);
+        return el ? el.getBoundingClientRect() : null; };
+    const chart = box.getBoundingClientRect(), size = box._fullLayout._size;
+    const bar = part('g.colorbar'), legend = part('g.legend'), title = part('.g-xtitle');
+    return {chart: chart.width, plot: size.w, plotBottom: chart.top + size.t + size.h,
+        chartBottom: chart.bottom, barTop: bar.top, barBottom: bar.bottom,
+        barLeft: bar.left, barRight: bar.right, chartLeft: chart.left, chartRight: chart.right,
+        legendBottom: legend ? legend.bottom : null, titleBottom: title ? title.bottom : null};
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("view", COLOUR_BARS)
+def test_a_colour_bar_goes_under_the_plot_on_a_phone(browser, server, view, lang) -> None:
+    """Beside the plot a colour bar with its ticks and title took a third of a phone's column
+    (Newton's plot area was 151 of 356 px): on a phone it lies across the chart under the plot,
+    below the x axis title and the legend, inside the chart; the plot area then takes most of
+    the chart's width."""
+    with phone_page(browser, server, view, lang) as pg:
+        chart = pg.locator("[data-testid='stMain'] .hograd-chart:has(g.colorbar)").first
+        got = chart.evaluate(BAR_JS)
+        where = f"{view} ({lang}): {got}"
+        assert got["plot"] >= 0.7 * got["chart"], where
+        assert got["barTop"] >= got["plotBottom"], where
+        assert got["titleBottom"] is None or got["barTop"] >= got["titleBottom"] - 1, where
+        assert got["legendBottom"] is None or got["barTop"] >= got["legendBottom"] - 1, where
+        assert got["barBottom"] <= got["chartBottom"] + 1, where
+        assert got["chartLeft"] - 1 <= got["barLeft"] and got["barRight"] <= got["chartRight"] + 1
