@@ -21,7 +21,7 @@ from hograd_ui.parts.frame import Frame
 from hograd_ui.parts.link_form import Field, draw_linked
 from hograd_ui.parts.links import BIND
 from hograd_ui.parts.narration import narration
-from hograd_ui.parts.ui import lang, lazy_expander, localized_choice, show_error, t
+from hograd_ui.parts.ui import busy_retry, lang, lazy_expander, localized_choice, show_error, t
 from hograd_ui.tensor_drawing import pass_name
 
 from . import cached, figures
@@ -35,6 +35,8 @@ def refused(err: HogradError) -> None:
     which here would not help: the page always builds every order)."""
     if isinstance(err, BusyError):
         st.warning(t("graph.busy"), icon=":material/hourglass_top:")
+        if err.key == "budget.busy":
+            busy_retry()
     else:
         show_error(err)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,7 +21,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from hograd_core import HogradError
 from hograd_core.language import LIMITS, Function
 from hograd_serving.cached import cached_parse
-from hograd_serving.gate import SESSION_KEY
+from hograd_serving.gate import SESSION_KEY, BusyError
 from hograd_serving.patches import leave_pages_directory_mode
 from hograd_ui.i18n import LANGUAGES, error_text, tr
 from hograd_ui.parts.a11y import name_view
@@ -91,12 +92,54 @@ def t(key: str, **params: object) -> str:
     return tr(key, lang(), **params)
 
 
+#: A page refused because every heavy-work slot was taken asks again by itself every
+#: BUSY_AGAIN seconds, at most BUSY_TRIES times a minute: a follower taken to a view while the
+#: server was busy, or a student whose click came at the wrong second, gets the result without
+#: doing anything (the gate's slots free within their deadlines: hograd_serving/gate.py).
+BUSY_AGAIN, BUSY_TRIES = 3.0, 10
+_BUSY_SHOWN = "app.busy.shown"  # the full run that last showed "busy"
+_BUSY_WAITED = "app.busy.waited"  # the run whose fragment has waited one period
+_BUSY_TRIES = "app.busy.tries"  # monotonic times of the automatic reruns
+
+
+@st.fragment(run_every=BUSY_AGAIN)
+def _ask_again(shown: str) -> None:
+    """Draws nothing. Its first run comes with the page's; the next, BUSY_AGAIN s later,
+    reruns the whole page (the message then goes, or comes back with a new count)."""
+    state = st.session_state
+    if state.get(_BUSY_WAITED) != shown:
+        state[_BUSY_WAITED] = shown
+        return
+    if state.get(_BUSY_SHOWN) != shown:
+        return  # a later run drew the page again: this fragment's page is gone
+    state[_BUSY_TRIES] = [*state.get(_BUSY_TRIES, ()), time.monotonic()]
+    st.rerun()
+
+
+def busy_retry() -> None:
+    """Under a "busy" message: the page asks again by itself (:data:`BUSY_AGAIN`), said in a
+    caption; after :data:`BUSY_TRIES` tries in a minute it stops and says to press Rerun."""
+    now = time.monotonic()
+    tries = [at for at in st.session_state.get(_BUSY_TRIES, ()) if now - at < 60.0]
+    st.session_state[_BUSY_TRIES] = tries
+    if len(tries) >= BUSY_TRIES:
+        st.caption(t("app.busy.gave_up", tries=BUSY_TRIES))
+        return
+    st.caption(t("app.busy.again", seconds=f"{BUSY_AGAIN:g}", tries=BUSY_TRIES))
+    shown = secrets.token_hex(4)
+    st.session_state[_BUSY_SHOWN] = shown
+    _ask_again(shown)
+
+
 def show_error(err: HogradError, user_text: str | None = None) -> None:
-    """Show a refused request: the message, and the user's text only as code (never markdown)."""
+    """Show a refused request: the message, and the user's text only as code (never markdown).
+    A full server's refusal asks again by itself (:func:`busy_retry`)."""
     st.error(error_text(err, lang()), icon=":material/error:")
     if user_text is not None:
         st.caption(t("app.error.you_typed"))
         st.code(user_text, language=None)
+    if isinstance(err, BusyError) and err.key == "budget.busy":
+        busy_retry()
 
 
 def box_chars(limit: int) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import time
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -184,6 +185,8 @@ def test_preset_tanh_growth_is_stated_from_the_measured_numbers() -> None:
 def test_a_busy_server_is_said_plainly(lang: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from hograd_serving import cached
     from hograd_serving.gate import BusyError
+    from hograd_ui.i18n import tr
+    from hograd_ui.parts import ui
 
     def busy(*args: object) -> None:
         raise BusyError("budget.busy", slots=2)
@@ -193,6 +196,13 @@ def test_a_busy_server_is_said_plainly(lang: str, monkeypatch: pytest.MonkeyPatc
     expected = "The server is busy; try again in a few seconds." if lang == "en" else "服务器正忙"
     assert any(expected in w.value for w in at.warning)
     assert not any("heavy computations" in e.value for e in at.error)
+    again = tr("app.busy.again", lang, seconds=f"{ui.BUSY_AGAIN:g}", tries=ui.BUSY_TRIES)
+    assert again in [c.value for c in at.caption]  # the page asks again by itself (a fragment)
+    # ten automatic tries in the last minute: it stops asking and says how to ask again
+    at.session_state["app.busy.tries"] = [time.monotonic()] * ui.BUSY_TRIES
+    at.run()
+    captions = [c.value for c in at.caption]
+    assert tr("app.busy.gave_up", lang, tries=ui.BUSY_TRIES) in captions and again not in captions
 
 
 def graph_files(at: AppTest) -> list:
