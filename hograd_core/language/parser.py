@@ -87,15 +87,37 @@ GAMMA_FAMILY = ("lgamma", "digamma", "polygamma")
 
 #: Names a learner may try that are not functions of the language, each with why (the key of
 #: its message) and what to write instead. Steps (sign, floor, ...) have derivative 0 wherever
-#: they have one: nothing of higher order to show. Every function here takes one argument.
+#: they have one: nothing of higher order to show; sawtooths (frac, fmod, remainder) are x minus
+#: a step, a straight line between their jumps. Every function here takes one argument.
 EXCLUDED: dict[str, tuple[str, str]] = {
     "gamma": ("expr.excluded_rewrite", "gamma(x) = exp(lgamma(x)) where x > 0"),
     "ndtri": ("expr.excluded_rewrite", "ndtri(x) = sqrt(2)*erfinv(2*x - 1) where 0 < x < 1"),
     "i0e": ("expr.excluded_rewrite", "i0e(x) = exp(-abs(x))*i0(x)"),
     **{
         name: ("expr.excluded_step", "abs(x), relu(x)")
-        for name in ("sign", "sgn", "heaviside", "step", "floor", "ceil", "round", "trunc")
+        for name in (
+            "sign",
+            "sgn",
+            "heaviside",
+            "step",
+            "floor",
+            "ceil",
+            "round",
+            "trunc",
+            "fix",
+            "signbit",
+        )
     },
+    # x minus a step: slope 1 between its jumps, and nothing of higher order
+    "frac": ("expr.excluded_sawtooth", "x - n (frac(x) for n <= x < n + 1, n >= 0)"),
+    "fmod": (
+        "expr.excluded_sawtooth",
+        "x - n*m (fmod(x, m) for n*m <= x < (n + 1)*m, x >= 0, m > 0)",
+    ),
+    "remainder": (
+        "expr.excluded_sawtooth",
+        "x - n*m (remainder(x, m) for n*m <= x < (n + 1)*m, m > 0)",
+    ),
     "clamp": (
         "expr.excluded_two_args",
         "clamp(x, a, b) = a + relu(x - a) - relu(x - b) where a <= b",

@@ -200,3 +200,27 @@ def test_opinfo_functions_left_out_say_why_and_their_rewrites_equal_torchs() -> 
     for text, torch_fn in OPINFO_AGREE.items():
         got = parse(text).torch({"x": x})
         torch.testing.assert_close(got, torch_fn(x), rtol=0, atol=0, msg=text)
+
+
+@pytest.mark.parametrize("name", ["frac", "fmod", "remainder"])
+def test_a_sawtooth_is_refused_with_its_line_checked_against_torch(name: str) -> None:
+    """frac, fmod and remainder are x minus a step: the message says slope 1 between jumps and
+    names the line to type there, under its condition; torch's values on both sides of the
+    jumps equal that line, its autograd slope is 1 and its second derivative 0."""
+    with raises(ExpressionError, match=rf"{name}\(\) at column 1 .*x minus a step.*slope 1"):
+        parse(f"{name}(x)")
+    x = torch.linspace(0.05, 6.95, 70, dtype=torch.float64, requires_grad=True)
+    m = 1.0 if name == "frac" else 0.75  # the divisor, m > 0
+    call = {
+        "frac": torch.frac,
+        "fmod": lambda v: torch.fmod(v, m),
+        "remainder": lambda v: torch.remainder(v, m),
+    }[name]
+    n = torch.floor(x.detach() / m)  # n*m <= x < (n + 1)*m, x >= 0: the fix's condition
+    torch.testing.assert_close(call(x).detach(), x.detach() - n * m, rtol=0, atol=1e-12)
+    (slope,) = torch.autograd.grad(call(x).sum(), x, create_graph=True)
+    assert torch.equal(slope, torch.ones_like(x))
+    assert not slope.requires_grad or not torch.autograd.grad(
+        slope.sum(), x, allow_unused=True, materialize_grads=True
+    )[0].any()
+    assert ("n*m" if name != "frac" else "x - n") in EXCLUDED[name][1]
