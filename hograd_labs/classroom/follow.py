@@ -73,7 +73,7 @@ PAUSE_CSS = (
     "<style>[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'],"
     " [data-testid='stExpandSidebarButton'], [data-testid='stHeader'],"
     " [class*='st-key-frame-controls-'], [class*='st-key-frame-top-'],"
-    " [class*='st-key-present-row-'], .st-key-classroom-bar,"
+    " [class*='st-key-present-row-'], .st-key-classroom-bar, .st-key-classroom-seat,"
     " [data-testid='stMainBlockContainer'] .modebar-container"
     " { display: none !important; }"
     " [data-testid='stMainBlockContainer'] { pointer-events: none; user-select: none; }"

@@ -681,8 +681,8 @@ def student_gate(number: int) -> OnCheck | None:
         st.button(
             t("classroom.leave"), on_click=_leave, key="classroom.leave", icon=":material/logout:"
         )
-    if student.seat:
-        st.caption(t("classroom.seat_note"))
+    if student.seat:  # keyed too: hidden with the bar while the class is paused
+        st.container(key="classroom-seat").caption(t("classroom.seat_note"))
     _flush()
     _unrecorded(code)
     try:

@@ -212,12 +212,14 @@ class Hall:
 
     def paused_view(self, page) -> None:
         """A paused follower: the notice, no sidebar, none of the view's settings, part switch
-        or projected row, and the lesson's Check (still shown) out of reach of a click."""
+        or projected row, no class bar or seat note, and the lesson's Check (still shown) out
+        of reach of a click."""
         expect(page.get_by_text(self.t("classroom.paused"))).to_be_visible(timeout=WAIT)
         expect(page.locator("[data-testid='stSidebar']")).to_be_hidden()
         expect(page.locator(f"{FRAME_PARTS} >> visible=true")).to_have_count(0)
         leave = main(page).get_by_role("button", name=self.t("classroom.leave"))
         expect(leave).to_be_hidden()  # no control that would do nothing when clicked
+        expect(main(page).get_by_text(self.t("classroom.seat_note"))).to_be_hidden()
         check = main(page).get_by_role("button", name=self.t("lesson.check"), exact=True)
         expect(check).to_be_visible(timeout=WAIT)
         page.wait_for_function(f"(el) => !({HIT_JS})(el)", arg=check.element_handle())
@@ -228,6 +230,7 @@ class Hall:
         expect(page.get_by_text(self.t("classroom.paused"))).to_have_count(0, timeout=WAIT)
         expect(page.locator(f"{FRAME_PARTS} >> visible=true").first).to_be_visible()
         expect(main(page).get_by_role("button", name=self.t("classroom.leave"))).to_be_visible()
+        expect(main(page).get_by_text(self.t("classroom.seat_note"))).to_be_visible()
         check = main(page).get_by_role("button", name=self.t("lesson.check"), exact=True)
         expect(check).to_be_visible()
         assert check.evaluate(HIT_JS)
