@@ -29,7 +29,6 @@ from replicas import Replicas, healthy  # noqa: E402
 
 from benchmarks.st_client import StreamlitClient  # noqa: E402
 from hograd_serving.health import probe  # noqa: E402
-from tests.e2e.conftest import ARTIFACTS  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     shutil.which("haproxy") is None and not __import__("os").environ.get("CI"),
@@ -150,7 +149,7 @@ def test_a_poisoned_view_shared_to_followers_on_two_replicas(tmp_path: Path, bro
     from playwright.sync_api import expect
 
     from hograd_ui.i18n import tr
-    from tests.e2e.conftest import type_function, wait_for_app
+    from tests.e2e.conftest import type_function, wait_for_app, wait_for_text
     from tests.e2e.test_classroom_browser import _join, _main
 
     key = "poisoned-view-teacher-key-0123456789"
@@ -232,18 +231,10 @@ def test_a_poisoned_view_shared_to_followers_on_two_replicas(tmp_path: Path, bro
                 assert replica_of(pg.context) == name
             answered = tr("backward.col.first_sympy")  # the exact column's header, once it came
             for name, pg in followers.items():  # the exact column answered or said it stopped
-                try:
-                    pg.wait_for_function(
-                        "([a, b]) => document.body.innerText.includes(a)"
-                        " || document.body.innerText.includes(b)",
-                        arg=[stopped, answered],
-                        timeout=180_000,
-                    )
-                except Exception:
-                    shot = ARTIFACTS / f"poisoned-follower-{name}.png"
-                    pg.screenshot(path=str(shot), full_page=True)
-                    body = pg.inner_text("body")
-                    raise AssertionError(f"{name} ({group.log_dir}): {pg.url}\n{body}") from None
+                print(f"replicas' logs: {group.log_dir}")  # shown with a failure
+                wait_for_text(
+                    pg, stopped, answered, timeout=180_000, name=f"poisoned-follower-{name}"
+                )
                 assert pg.locator("[data-testid='stException']").count() == 0, name
             for replica in group.replicas:
                 assert healthy(replica.url, timeout=HANG)

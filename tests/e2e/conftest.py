@@ -302,6 +302,27 @@ def wait_for_background(pg, timeout: float = 120_000) -> None:
     wait_for_app(pg, timeout)
 
 
+def wait_for_text(pg, *texts: str, timeout: float = WAIT_CEILING, name: str = "page") -> None:
+    """Wait until the page's text holds one of ``texts``. Past the ceiling (a hang) the failure
+    says what the page showed instead: its URL, its text and a screenshot in tests/artifacts
+    (``name``.png), so a failure in CI names its cause."""
+    try:
+        pg.wait_for_function(
+            "(texts) => texts.some((t) => document.body.innerText.includes(t))",
+            arg=list(texts),
+            timeout=timeout,
+        )
+    except Exception as err:  # Playwright's TimeoutError, or a page that closed
+        try:
+            shot, body = screenshot(pg, name), pg.inner_text("body")
+        except Exception as again:  # the page is gone: say that
+            shot, body = None, f"(unreadable: {again})"
+        raise AssertionError(
+            f"none of {texts!r} within {timeout / 1000:g} s ({err.__class__.__name__}); "
+            f"{pg.url} showed (screenshot {shot}):\n{body[-3000:]}"
+        ) from None
+
+
 def type_function(pg, text: str, *, wait: bool = True) -> None:
     """Type ``text`` into the page's function box (in any language) and, unless ``wait`` is
     False, wait for the rerun."""

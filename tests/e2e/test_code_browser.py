@@ -21,7 +21,7 @@ from hograd_ui.graph_text import capital
 from hograd_ui.i18n import tr
 from hograd_ui.parts.a11y import PROJECTED_PX, READABLE_PX
 from hograd_ui.tensor_drawing import pass_name
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import screenshot, wait_for_app, wait_for_text
 from tests.e2e.test_accessibility_browser import _tab_to, violations
 from tests.e2e.test_layout_browser import _settle
 from tests.e2e.test_phone_browser import TOP_JS
@@ -394,9 +394,8 @@ def test_hostile_programs_leave_the_other_students_pages_working(browser, server
         else:
             pytest.fail("the hostile child ended before the others' results, 4 times")
         assert healthy == 200
-        hostile.wait_for_function(  # then its own limit stops it, and the page says so
-            "() => document.body.innerText.includes('passed its time limit')", timeout=180_000
-        )
+        # then its own limit stops it, and the page says so
+        wait_for_text(hostile, "passed its time limit", timeout=180_000, name="code-hostile")
         assert _descendants_running_code()[1] == []  # killed and reaped
     finally:
         for context in contexts:
