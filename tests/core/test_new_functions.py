@@ -220,7 +220,10 @@ def test_a_sawtooth_is_refused_with_its_line_checked_against_torch(name: str) ->
     torch.testing.assert_close(call(x).detach(), x.detach() - n * m, rtol=0, atol=1e-12)
     (slope,) = torch.autograd.grad(call(x).sum(), x, create_graph=True)
     assert torch.equal(slope, torch.ones_like(x))
-    assert not slope.requires_grad or not torch.autograd.grad(
-        slope.sum(), x, allow_unused=True, materialize_grads=True
-    )[0].any()
+    assert (
+        not slope.requires_grad
+        or not torch.autograd.grad(slope.sum(), x, allow_unused=True, materialize_grads=True)[
+            0
+        ].any()
+    )
     assert ("n*m" if name != "frac" else "x - n") in EXCLUDED[name][1]
