@@ -173,6 +173,7 @@ def _add_derivatives(sub: argparse._SubParsersAction, lang: str) -> None:
         "--method",
         default="autograd",
         choices=(*f["methods"], "jvp", "forward_ad"),
+        metavar="METHOD",  # its help lists them: the usage line stays within 80 columns
         help=tr("cli.help.derivatives.method", lang),
     )
     d.add_argument(

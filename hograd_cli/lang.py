@@ -186,8 +186,9 @@ def _formatter(base: type[argparse.HelpFormatter], lang: str) -> type[argparse.H
             text = super().format_help()
             if wide and text.startswith(stand_in):
                 text = lead + text[len(stand_in) :]
-                # self._width: the width argparse wraps to (the terminal's, less 2); read only
-                text = _fit_usage(text, lead, self.prog_name, self._width)
+            # self._width: the width argparse wraps to (the terminal's, less 2); read only. In
+            # English too: a group such as [--detach | ... | --second-function] ran past 80.
+            text = _fit_usage(text, lead, self.prog_name, self._width)
             for heading in self.headings if colon != ":" else ():
                 text = text.replace(f"\n{heading}:\n", f"\n{heading}{colon}\n")
             return text
