@@ -8,56 +8,26 @@ Every wait is for an event in the page; the ceiling only catches a hang.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from hograd_serving.command import server_command
 from hograd_ui.i18n import tr
 from hograd_ui.parts import ui
+from tests.deploy.serving import serving
 
-ROOT = Path(__file__).resolve().parents[2]
-BUSY_APP = ROOT / "tests" / "deploy" / "apps" / "busy.py"
-sys.path.insert(0, str(ROOT / "deploy"))
-
-from replicas import free_port, healthy  # noqa: E402
-
+BUSY_APP = Path(__file__).resolve().parent / "apps" / "busy.py"
 CEILING = 120_000  # ms: only a hang reaches it
 
 
 @pytest.fixture
 def busy_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The test app on a free port, busy while the file it yields exists."""
-    port, flag = free_port(), tmp_path / "busy"
+    flag = tmp_path / "busy"
     flag.touch()
-    log = (tmp_path / "server.log").open("wb")
-    proc = subprocess.Popen(
-        server_command(port, str(BUSY_APP)),
-        cwd=ROOT,
-        env={**os.environ, "HOGRAD_TEST_BUSY": str(flag)},
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            if healthy(url) or proc.poll() is not None:
-                break
-            time.sleep(0.2)
-        assert healthy(url, timeout=30), "the test app did not start"
+    with serving(BUSY_APP, {"HOGRAD_TEST_BUSY": str(flag)}, tmp_path / "server.log") as (url, _):
         yield url, flag
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def test_a_busy_page_asks_again_by_itself_until_it_computes(browser, busy_server) -> None:

@@ -7,7 +7,6 @@ apps/stuck_asgi.py) holds a lock while a file exists."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -19,46 +18,26 @@ from pathlib import Path
 import pytest
 
 from benchmarks.st_client import StreamlitClient
-from hograd_serving.command import server_command
 from hograd_serving.health import main, probe
+from tests.deploy.serving import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 STUCK_APP = ROOT / "tests" / "deploy" / "apps" / "stuck_asgi.py"
 sys.path.insert(0, str(ROOT / "deploy"))
 
-from replicas import free_port, healthy  # noqa: E402
+from replicas import free_port  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """The stuck app on a free port; yields its URL and the file that blocks its runs."""
-    port = free_port()
     base = tmp_path_factory.mktemp("block") / "block"
-    env = {**os.environ, "HOGRAD_TEST_BLOCK": str(base)}
-    log = (tmp_path_factory.mktemp("log") / "server.log").open("wb")
-    proc = subprocess.Popen(
-        server_command(port, str(STUCK_APP)),
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):  # the server answers within a few seconds
-            if healthy(url) or proc.poll() is not None:
-                break
-            time.sleep(0.2)
-        assert healthy(url, timeout=30), "the test app did not start"
-        yield url, Path(f"{base}.{port}")
-    finally:
-        Path(f"{base}.{port}").unlink(missing_ok=True)
-        proc.terminate()
+    log = tmp_path_factory.mktemp("log") / "server.log"
+    with serving(STUCK_APP, {"HOGRAD_TEST_BLOCK": str(base)}, log) as (url, port):
         try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+            yield url, Path(f"{base}.{port}")
+        finally:
+            Path(f"{base}.{port}").unlink(missing_ok=True)
 
 
 def sessions_open(url: str) -> int:
