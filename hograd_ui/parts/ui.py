@@ -6,6 +6,7 @@ computes lives in hograd_core.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 import threading
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 import streamlit as st
+from streamlit.errors import StreamlitDuplicateElementKey
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from hograd_core import HogradError
@@ -97,28 +99,28 @@ def t(key: str, **params: object) -> str:
 #: server was busy, or a student whose click came at the wrong second, gets the result without
 #: doing anything (the gate's slots free within their deadlines: hograd_serving/gate.py).
 BUSY_AGAIN, BUSY_TRIES = 3.0, 10
-_BUSY_SHOWN = "app.busy.shown"  # the full run that last showed "busy"
-_BUSY_WAITED = "app.busy.waited"  # the run whose fragment has waited one period
 _BUSY_TRIES = "app.busy.tries"  # monotonic times of the automatic reruns
+_BUSY_KEY = "app.busy.again"
+# The timer lives in the page, not in a fragment (st.fragment(run_every=...)): it dies with its
+# element when the page changes (its cleanup), so no rerun of an old page's fragment can reach
+# the next page's elements; its trigger reruns the whole page.
+_AGAIN = st.components.v2.component(
+    "hograd_busy_again",
+    js=(
+        "export default function ({ data, setTriggerValue }) {"
+        " const timer = setTimeout(() => setTriggerValue('again', data.token), data.ms);"
+        " return () => clearTimeout(timer); }"
+    ),
+)
 
 
-@st.fragment(run_every=BUSY_AGAIN)
-def _ask_again(shown: str) -> None:
-    """Draws nothing. Its first run comes with the page's; the next, BUSY_AGAIN s later,
-    reruns the whole page (the message then goes, or comes back with a new count)."""
-    state = st.session_state
-    if state.get(_BUSY_WAITED) != shown:
-        state[_BUSY_WAITED] = shown
-        return
-    if state.get(_BUSY_SHOWN) != shown:
-        return  # a later run drew the page again: this fragment's page is gone
-    state[_BUSY_TRIES] = [*state.get(_BUSY_TRIES, ()), time.monotonic()]
-    st.rerun()
+def _asked_again() -> None:
+    st.session_state[_BUSY_TRIES] = [*st.session_state.get(_BUSY_TRIES, ()), time.monotonic()]
 
 
 def busy_retry() -> None:
     """Under a "busy" message: the page asks again by itself (:data:`BUSY_AGAIN`), said in a
-    caption; after :data:`BUSY_TRIES` tries in a minute it stops and says to press Rerun."""
+    caption; after :data:`BUSY_TRIES` tries in a minute it stops and says to reload."""
     now = time.monotonic()
     tries = [at for at in st.session_state.get(_BUSY_TRIES, ()) if now - at < 60.0]
     st.session_state[_BUSY_TRIES] = tries
@@ -126,9 +128,9 @@ def busy_retry() -> None:
         st.caption(t("app.busy.gave_up", tries=BUSY_TRIES))
         return
     st.caption(t("app.busy.again", seconds=f"{BUSY_AGAIN:g}", tries=BUSY_TRIES))
-    shown = secrets.token_hex(4)
-    st.session_state[_BUSY_SHOWN] = shown
-    _ask_again(shown)
+    data = {"token": secrets.token_hex(4), "ms": int(BUSY_AGAIN * 1000)}  # a new timer per run
+    with contextlib.suppress(StreamlitDuplicateElementKey):  # a second busy message this run
+        _AGAIN(key=_BUSY_KEY, data=data, on_again_change=_asked_again)
 
 
 def show_error(err: HogradError, user_text: str | None = None) -> None:
