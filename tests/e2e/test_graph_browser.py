@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from hograd_ui.i18n import tr
 from hograd_ui.tensor_drawing import PASS_COLOURS
 from tests.e2e.conftest import screenshot, wait_for_app
 
@@ -213,7 +214,8 @@ def test_flip_create_graph_and_read_the_counts(page, lang: str) -> None:
 def test_hvp_graph_of_the_seed(page, lang: str) -> None:
     page.goto(f"{page.base}/graph?lang={lang}&graph.fn=w1**2*sin(w2)")
     wait_for_app(page)
-    box = page.get_by_role("textbox").first
+    # the function's own box, by its label: the first textbox was once the vector's (CI)
+    box = page.get_by_role("textbox", name=tr("graph.fn.label", lang), exact=True)
     box.fill("w1**2*sin(w2)")
     box.press("Enter")
     wait_for_app(page)
