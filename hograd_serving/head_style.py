@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .gzip_static import _route_path
+
 __all__ = ["ICON_RULE", "HeadStyleMiddleware", "with_rule"]
 
 #: The icons' words are transparent until the app's script marks the font as loaded.
@@ -41,10 +43,7 @@ def with_rule(html: bytes) -> bytes:
 
 
 def _may_be_the_page(scope: Scope) -> bool:
-    path = scope.get("path", "")
-    root = scope.get("root_path", "")
-    if root and path.startswith(root + "/"):  # a mount or a proxy's prefix
-        path = path[len(root) :]
+    path = _route_path(scope)
     last = path.rsplit("/", 1)[-1]
     return scope.get("method") == "GET" and not path.startswith(_NOT_PAGES) and "." not in last
 
