@@ -35,8 +35,7 @@ def refused(err: HogradError) -> None:
     which here would not help: the page always builds every order)."""
     if isinstance(err, BusyError):
         st.warning(t("graph.busy"), icon=":material/hourglass_top:")
-        if err.key == "budget.busy":
-            busy_retry()
+        busy_retry(err)
     else:
         show_error(err)
 

@@ -6,13 +6,12 @@ computes lives in hograd_core.
 
 from __future__ import annotations
 
-import contextlib
 import re
 import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pandas as pd
@@ -118,9 +117,12 @@ def _asked_again() -> None:
     st.session_state[_BUSY_TRIES] = [*st.session_state.get(_BUSY_TRIES, ()), time.monotonic()]
 
 
-def busy_retry() -> None:
-    """Under a "busy" message: the page asks again by itself (:data:`BUSY_AGAIN`), said in a
+def busy_retry(err: HogradError) -> None:
+    """Under the message of ``err``: if no heavy-work slot was free ("budget.busy"; not a
+    browser's full minute), the page asks again by itself (:data:`BUSY_AGAIN`), said in a
     caption; after :data:`BUSY_TRIES` tries in a minute it stops and says to reload."""
+    if not (isinstance(err, BusyError) and err.key == "budget.busy"):
+        return
     now = time.monotonic()
     tries = [at for at in st.session_state.get(_BUSY_TRIES, ()) if now - at < 60.0]
     st.session_state[_BUSY_TRIES] = tries
@@ -129,7 +131,7 @@ def busy_retry() -> None:
         return
     st.caption(t("app.busy.again", seconds=f"{BUSY_AGAIN:g}", tries=BUSY_TRIES))
     data = {"token": secrets.token_hex(4), "ms": int(BUSY_AGAIN * 1000)}  # a new timer per run
-    with contextlib.suppress(StreamlitDuplicateElementKey):  # a second busy message this run
+    with suppress(StreamlitDuplicateElementKey):  # a second busy message this run
         _AGAIN(key=_BUSY_KEY, data=data, on_again_change=_asked_again)
 
 
@@ -140,8 +142,7 @@ def show_error(err: HogradError, user_text: str | None = None) -> None:
     if user_text is not None:
         st.caption(t("app.error.you_typed"))
         st.code(user_text, language=None)
-    if isinstance(err, BusyError) and err.key == "budget.busy":
-        busy_retry()
+    busy_retry(err)
 
 
 def box_chars(limit: int) -> int:
