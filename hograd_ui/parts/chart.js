@@ -141,25 +141,16 @@ function above(layout) {
 // with its ticks and title: there it goes under the plot too, across it, below the legend.
 const BAR_ROOM = 80;
 
-function barHolders(figure) { // [object, key] of every vertical colour bar shown
-  const found = [];
-  for (const trace of figure.data || []) {
-    if (trace.colorbar && trace.showscale !== false && !trace.coloraxis) found.push([trace, "colorbar"]);
-    const marker = trace.marker || {};
-    if (marker.colorbar && marker.showscale) found.push([marker, "colorbar"]);
-  }
-  for (const name of Object.keys(figure.layout || {})) {
-    const axis = figure.layout[name];
-    if (/^coloraxis\d*$/.test(name) && axis && axis.showscale !== false) found.push([axis, "colorbar"]);
-  }
-  return found.filter(([holder, key]) => (holder[key] || {}).orientation !== "h");
-}
-
-function barsUnder(figure) { // the figure's data and layout with every colour bar under the plot
-  const bar = (old) => {
-    const title = old && old.title && typeof old.title === "object" ? old.title : {};
+// The figure with every vertical colour bar shown (a trace's, a marker's, a coloraxis's) laid
+// across the chart under the plot; moved: how many were.
+function barsUnder(figure) {
+  let moved = 0;
+  const under = (old) => {
+    if (!old || old.orientation === "h") return old;
+    moved += 1;
+    const title = old.title && typeof old.title === "object" ? old.title : {};
     return {
-      ...(old || {}), orientation: "h", thickness: 12, len: 1, lenmode: "fraction",
+      ...old, orientation: "h", thickness: 12, len: 1, lenmode: "fraction",
       x: 0.5, xanchor: "center", xref: "paper", y: 0, yanchor: "bottom", yref: "container",
       xpad: 0, ypad: 8, title: { ...title, side: "top" },
     };
@@ -167,20 +158,20 @@ function barsUnder(figure) { // the figure's data and layout with every colour b
   const data = (figure.data || []).map((trace) => {
     let out = trace;
     if (trace.colorbar && trace.showscale !== false && !trace.coloraxis) {
-      out = { ...out, colorbar: bar(trace.colorbar) };
+      out = { ...out, colorbar: under(trace.colorbar) };
     }
     if (trace.marker && trace.marker.colorbar && trace.marker.showscale) {
-      out = { ...out, marker: { ...trace.marker, colorbar: bar(trace.marker.colorbar) } };
+      out = { ...out, marker: { ...trace.marker, colorbar: under(trace.marker.colorbar) } };
     }
     return out;
   });
   const layout = { ...figure.layout };
   for (const name of Object.keys(layout)) {
     if (/^coloraxis\d*$/.test(name) && layout[name] && layout[name].showscale !== false) {
-      layout[name] = { ...layout[name], colorbar: bar(layout[name].colorbar) };
+      layout[name] = { ...layout[name], colorbar: under(layout[name].colorbar || {}) };
     }
   }
-  return { ...figure, data, layout };
+  return { figure: { ...figure, data, layout }, moved };
 }
 
 function legendRows(figure, width) {
@@ -248,8 +239,9 @@ export default function ({ parentElement, data, setTriggerValue }) {
   box.setAttribute("aria-describedby", said.id);
   const given = data.figure;
   const small = !data.fit && box.clientWidth > 0 && box.clientWidth < NARROW;
-  const bars = small && barHolders(given).length > 0;
-  const figure = bars ? barsUnder(given) : given;
+  const laid = small ? barsUnder(given) : { figure: given, moved: 0 };
+  const bars = laid.moved > 0;
+  const figure = laid.figure;
   const narrow = small && (bars || beside(given.layout) || above(given.layout));
   const moved = narrow ? underneath(given.layout, given, box.clientWidth, bars ? BAR_ROOM : 0) : null;
   const height = (figure.layout.height || 450) + (moved ? moved.extra : 0);
