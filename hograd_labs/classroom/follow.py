@@ -33,6 +33,7 @@ from .cached import call, look
 __all__ = [
     "FOLLOW",
     "FOLLOWING",
+    "FOLLOW_PARAM",
     "FOLLOW_EVERY",
     "PAUSED",
     "PAUSE_CSS",
@@ -49,6 +50,10 @@ FOLLOW = "classroom.follow"  # the student's toggle
 #: whether the student follows: kept apart from the toggle's own state, which a switch of
 #: page by st.switch_page (no widget states from the browser) would reset
 FOLLOWING = "classroom.following"
+#: ``?follow=1``: the student follows. A fresh session of the same address (the page loaded
+#: again, by hand or by hograd_serving/recover.js after Streamlit's front end broke) follows
+#: again; no link the app shows or shares carries it (hograd_ui/parts/present.py: PRIVATE).
+FOLLOW_PARAM = "follow"
 SEEN = "classroom.follow.seen"  # the serial of the last shared view this session opened
 PENDING = "classroom.follow.pending"  # (page, params): the view to open after the hop home
 #: (page, query): the page the next full run opens (:func:`open_asked`). A fragment never
@@ -170,6 +175,8 @@ def _hop(pages: Mapping[str, object]) -> None:
 def _own() -> dict[str, list[str]]:
     """The parameters that stay the student's: language, class, presentation mode."""
     own = {"lang": [lang()], "class": [st.session_state[STUDENT_CODE]]}
+    if st.session_state.get(FOLLOWING):
+        own[FOLLOW_PARAM] = ["1"]
     if st.session_state.get("links.present"):
         own[PRESENT] = ["1"]
     return own
@@ -221,7 +228,8 @@ def _follow(site: Site, code: str, here: str, pages: Mapping[str, object], steps
         st.session_state.pop(SEEN, None)
     if st.session_state.get(SEEN) != view.serial:
         st.session_state[SEEN] = view.serial
-        _go(site, view.link, here, pages, steps)
+        if not _showing(site, view.link, here):  # a fresh session on the view itself stays
+            _go(site, view.link, here, pages, steps)
 
 
 def _showing(site: Site, link: str, here: str) -> bool:
@@ -243,10 +251,17 @@ def _student(
 ) -> bool:
     """The follow toggle and, on, the follow fragment; a paused class's notice in ``banner``.
     Whether the page runs: not while paused with nothing shared (the notice is all)."""
-    st.session_state[FOLLOW] = st.session_state.get(FOLLOWING, False)
+    if FOLLOWING not in st.session_state:  # the session's first run: the address says
+        st.session_state[FOLLOWING] = st.query_params.get(FOLLOW_PARAM) == "1"
+    st.session_state[FOLLOW] = st.session_state[FOLLOWING]
     st.toggle(
         t("classroom.follow"), key=FOLLOW, help=t("classroom.follow.help"), on_change=_switched
     )
+    if st.session_state[FOLLOWING]:
+        if st.query_params.get_all(FOLLOW_PARAM) != ["1"]:
+            st.query_params[FOLLOW_PARAM] = "1"
+    elif FOLLOW_PARAM in st.query_params:
+        del st.query_params[FOLLOW_PARAM]
     if not st.session_state.get(FOLLOWING):
         st.session_state.pop(PAUSED, None)
         return True

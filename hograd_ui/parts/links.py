@@ -84,7 +84,7 @@ BIND = "query-params"  # the one value of Streamlit's ``bind=``, named once
 #: restart) still has it. ``key`` (and the old ``teacher``) are read once and taken out of the
 #: link; the lesson page says when they did not open the teacher's version, without showing
 #: what was typed. ``class`` is the class a student joins (hograd_labs/classroom), ``seat``
-#: their place in it, ``board`` the class whose dashboard the lecturer opens alone (the
+#: their place in it, ``follow`` whether they follow the lecturer, ``board`` the class whose dashboard the lecturer opens alone (the
 #: lesson page, teacher only; never carried into a view shared with the class).
 GLOBAL = frozenset(
     {
@@ -96,6 +96,7 @@ GLOBAL = frozenset(
         "done",
         "class",
         "seat",
+        "follow",
         "key",
         "teacher",
         "board",

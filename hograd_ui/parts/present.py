@@ -25,8 +25,9 @@ __all__ = [
 ]
 
 #: Parameters that stay in this browser's address bar and out of every link the app shows: a
-#: student's seat in a class is theirs alone (hograd_ui/parts/lesson_state.py).
-PRIVATE = frozenset({"seat"})
+#: student's seat in a class is theirs alone (hograd_ui/parts/lesson_state.py), and whether
+#: they follow the lecturer is their choice (hograd_labs/classroom/follow.py).
+PRIVATE = frozenset({"seat", "follow"})
 PRESENT = "present"  # ?present=1 turns presentation mode on
 
 

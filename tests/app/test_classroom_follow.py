@@ -17,8 +17,10 @@ from streamlit.testing.v1 import AppTest
 from hograd_labs.classroom import follow
 from hograd_labs.classroom import page as room
 from hograd_ui.i18n import tr
+from tests.app.conftest import APP
 from tests.app.test_classroom_page import KEY, join, open_class
 from tests.app.test_lesson_page import texts
+from tests.apptest import APP_TEST_CEILING
 
 FN = "x**4 + y**2"  # not the HVP page's first preset: only the shared link sets it
 
@@ -48,6 +50,12 @@ def _on_hvp(teacher: AppTest) -> AppTest:
     assert not teacher.exception, [e.value for e in teacher.exception]
     assert teacher.text_input(key="hvp.fn").value == FN
     return teacher
+
+
+def _all(query: object, name: str) -> list[str]:
+    """A query parameter's values as a list (AppTest keeps one value bare)."""
+    value = query[name]
+    return [value] if isinstance(value, str) else list(value)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -104,6 +112,41 @@ def test_following_moves_again_only_on_a_new_share(database: Path) -> None:
     ann.run()
     assert ann.text_input(key="hvp.fn").value == "x*y"
     assert _shared(database)[0][2] == 3
+
+
+def test_a_followers_address_opened_afresh_follows_on_from_where_it_is(database: Path) -> None:
+    """The page loaded again (by hand, or by hograd_serving/recover.js after Streamlit's front
+    end broke) is a fresh session of the same address: it follows still, stays on the shared
+    view it shows (no hop through the home page), and moves on the next share."""
+    teacher, code = open_class()
+    ann = join(code, "ann", "zh")
+    assert follow.FOLLOW_PARAM not in ann.query_params
+    ann.toggle(key=follow.FOLLOW).set_value(True).run()
+    assert _all(ann.query_params, follow.FOLLOW_PARAM) == ["1"]
+    _on_hvp(teacher).button(key="classroom.share").click().run()
+    ann.run()
+    assert ann.text_input(key="hvp.fn").value == FN
+    address = {name: _all(ann.query_params, name) for name in ann.query_params}
+    assert address[follow.FOLLOW_PARAM] == ["1"] and address["class"] == [code]
+
+    again = AppTest.from_file(APP, default_timeout=APP_TEST_CEILING)
+    for name, values in address.items():
+        again.query_params[name] = values
+    again.switch_page("pages/hvp.py").run()  # the browser's address: the HVP page
+    assert not again.exception, [e.value for e in again.exception]
+    assert again.toggle(key=follow.FOLLOW).value is True
+    assert again.session_state["progress.seat"] == address["seat"][0]  # still in the seat
+    assert again.text_input(key="hvp.fn").value == FN
+    assert follow.PENDING not in again.session_state and follow.SWITCH not in again.session_state
+    assert tr("classroom.follow.on", "zh") in texts(again.caption)
+
+    teacher.text_input(key="hvp.fn").input("x*y").run()
+    teacher.button(key="classroom.share").click().run()
+    again.run()  # the first switch, home
+    again.run()  # the second, to the view
+    assert again.text_input(key="hvp.fn").value == "x*y"
+    again.toggle(key=follow.FOLLOW).set_value(False).run()
+    assert follow.FOLLOW_PARAM not in again.query_params  # off: out of the address
 
 
 @pytest.mark.parametrize(
