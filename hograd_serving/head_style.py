@@ -1,4 +1,5 @@
-"""One rule in the head of every page Streamlit serves: icons hidden until their font is in.
+"""In the head of every page Streamlit serves: icons hidden until their font is in, and a page
+whose front end broke loaded again (``recover.js``).
 
 Streamlit's icons are words in a font of ligatures (``keyboard_double_arrow_right``,
 ``login``). Until the font has come, a browser draws the words themselves: on a loaded host or
@@ -21,25 +22,31 @@ Cloud's ``streamlit run app.py`` has only the app's stylesheet.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .gzip_static import _route_path
 
-__all__ = ["ICON_RULE", "HeadStyleMiddleware", "with_rule"]
+__all__ = ["ICON_RULE", "RECOVER_JS", "HeadStyleMiddleware", "with_rule"]
 
 #: The icons' words are transparent until the app's script marks the font as loaded.
 ICON_RULE = (
     'html:not(.hograd-icons) [data-testid="stIconMaterial"] { color: transparent !important; }'
 )
-_STYLE = f"<style>{ICON_RULE}</style>".encode()
+#: The script that loads a page again when Streamlit's front end breaks (``recover.js`` says
+#: when and why); the app's own page component runs the same file (hograd_ui/parts/a11y.py).
+RECOVER_JS = (Path(__file__).resolve().parent / "recover.js").read_text("utf-8")
+_HEAD = f"<style>{ICON_RULE}</style><script>{RECOVER_JS}</script>".encode()
 #: Prefixes of paths that never answer the page (files, websocket, health, media).
 _NOT_PAGES = ("/_stcore/", "/_hograd/", "/static/", "/app/static/", "/media/", "/component/")
 
 
 def with_rule(html: bytes) -> bytes:
-    """``html`` with the rule's ``<style>`` just before ``</head>`` (unchanged if it has none)."""
+    """``html`` with the rule's ``<style>`` and the recovery's ``<script>`` just before
+    ``</head>`` (unchanged if it has none)."""
     at = html.find(b"</head>")
-    return html if at < 0 else html[:at] + _STYLE + html[at:]
+    return html if at < 0 else html[:at] + _HEAD + html[at:]
 
 
 def _may_be_the_page(scope: Scope) -> bool:

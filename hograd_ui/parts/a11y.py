@@ -28,6 +28,7 @@
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 import streamlit as st
@@ -79,9 +80,16 @@ a:focus-visible, [data-testid="stSidebarNavLink"]:focus-visible {{
 html:not(.hograd-icons) [data-testid="stIconMaterial"] {{ color: transparent !important; }}
 </style>"""
 
+#: The page component's script: a page whose Streamlit front end broke loads itself again
+#: (hograd_serving/recover.js, which the served page's head also runs: Community Cloud's
+#: ``streamlit run app.py`` has no head of ours), then a11y.js.
 _JS = "\n".join(
     line.strip()
-    for line in (Path(__file__).resolve().parent / "a11y.js").read_text("utf-8").splitlines()
+    for text in (
+        resources.files("hograd_serving").joinpath("recover.js").read_text("utf-8"),
+        (Path(__file__).resolve().parent / "a11y.js").read_text("utf-8"),
+    )
+    for line in text.splitlines()
     if line.strip() and not line.strip().startswith("//")
 )
 _COMPONENT = st.components.v2.component("hograd_a11y", js=_JS, isolate_styles=False)

@@ -6,12 +6,13 @@ Never downloads a browser: Playwright drives /usr/bin/chromium (Debian's package
 
 from __future__ import annotations
 
+import collections
 import os
 import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -169,6 +170,11 @@ class Runs:
         self.events = 0
         self.asked = self.finished = 0  # the event number of the last of each
         self.seen = 0  # ``asked`` when wait_for_app last returned
+        #: the messages both ways, one line each, with whether they belong to a fragment's
+        #: timed rerun (what a failure prints: ``story``)
+        self.log: collections.deque[tuple[str, bool]] = collections.deque(maxlen=LOGGED)
+        self.start = time.monotonic()
+        self.timed = False  # whether the run in progress is a fragment's
 
     @staticmethod
     def track(page: object) -> None:
@@ -184,9 +190,11 @@ class Runs:
     def _sent(self, payload: bytes | str) -> None:
         from streamlit.proto.BackMsg_pb2 import BackMsg
 
-        if isinstance(payload, bytes) and _kind(BackMsg, payload) == "rerun_script":
+        msg = _parse(BackMsg, payload) if isinstance(payload, bytes) else None
+        if msg is not None and msg.WhichOneof("type") == "rerun_script":
             self.events += 1
             self.asked = self.events
+            self._note(">", lambda: _rerun_line(msg.rerun_script), msg.rerun_script.is_auto_rerun)
 
     def _received(self, payload: bytes | str) -> None:
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -194,6 +202,10 @@ class Runs:
         if not isinstance(payload, bytes):
             return
         msg = _parse(ForwardMsg, payload)
+        if msg is not None:
+            if msg.WhichOneof("type") == "new_session":
+                self.timed = bool(msg.metadata.run.fragment_ids)
+            self._note("<", lambda: _forward_line(msg), self.timed)
         ended = msg is not None and msg.WhichOneof("type") == "script_finished"
         if ended and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
             self.events += 1
@@ -202,6 +214,62 @@ class Runs:
     @property
     def pending(self) -> bool:
         return self.asked > self.finished
+
+    def _note(self, way: str, line: Callable[[], str], timed: bool) -> None:
+        try:  # a message this cannot read is logged as such, never raised into Playwright
+            text = line()
+        except Exception as err:
+            text = f"unreadable: {err!r}"
+        self.log.append((f"{time.monotonic() - self.start:8.2f} {way} {text}", timed))
+
+    def story(self, tail: int = 60) -> str:
+        """What a failed test prints for each page: every message of the whole-page runs
+        (what the student did and what the server drew), then the last ``tail`` messages of
+        any kind (fragments' timed reruns, which repeat every few seconds, included)."""
+        log = list(self.log)
+        head = [text for text, timed in log[:-tail] if not timed]
+        return "\n".join([*head, "  ... the last messages:", *(text for text, _ in log[-tail:])])
+
+
+LOGGED = 20_000  # messages kept per page (a rehearsed lecture's page logs a few thousand)
+
+
+def _rerun_line(rerun: object) -> str:
+    """A rerun_script BackMsg: the fragment it is for, and the triggers it carries."""
+    fired = [
+        w.id.rsplit("-", 1)[-1]
+        for w in rerun.widget_states.widgets
+        if w.WhichOneof("value") in ("trigger_value", "json_trigger_value", "string_trigger_value")
+        and getattr(w, w.WhichOneof("value"))
+    ]
+    return (
+        f"rerun path={rerun.page_name or '-'} fragment={rerun.fragment_id or '-'}"
+        f" auto={rerun.is_auto_rerun} fired={fired}"
+    )
+
+
+def _forward_line(msg: object) -> str:
+    """A ForwardMsg in one line: its run (id's start, fragments), then a delta's path and kind
+    (and a text's start), a run's end (its status) or a fragment's timer."""
+    kind = msg.WhichOneof("type")
+    run = msg.metadata.run
+    head = f"[{run.script_run_id[:6]}{list(run.fragment_ids) or ''}]"
+    if kind == "delta":
+        what = msg.delta.WhichOneof("type")
+        if what == "new_element":
+            element = msg.delta.new_element
+            name = element.WhichOneof("type")
+            body = getattr(element, name, None)
+            text = getattr(body, "body", "") or getattr(body, "label", "")
+            what = f"{name} {str(text)[:60]!r}"
+        return f"{head} delta {list(msg.metadata.delta_path)} {what}"
+    if kind == "script_finished":
+        return f"{head} script_finished {msg.script_finished}"
+    if kind == "auto_rerun":
+        return f"{head} auto_rerun {msg.auto_rerun.fragment_id} every {msg.auto_rerun.interval}"
+    if kind == "stop_auto_rerun":
+        return f"{head} stop_auto_rerun {list(msg.stop_auto_rerun.fragment_ids)}"
+    return f"{head} {kind}"
 
 
 def _parse(kind: type, payload: bytes) -> object | None:

@@ -31,7 +31,7 @@ from playwright.sync_api import expect
 
 from hograd_labs.classroom.page import CSV_COLUMNS
 from hograd_ui.i18n import tr
-from tests.e2e.conftest import TEACHER_KEY, screenshot, wait_for_app
+from tests.e2e.conftest import ARTIFACTS, TEACHER_KEY, screenshot, wait_for_app
 
 WAIT = 120_000  # ms: the ceiling of every wait (each ends at its event)
 LAPTOP = {"viewport": {"width": 1280, "height": 800}}
@@ -107,6 +107,10 @@ def from_env(**defaults: object) -> Class:
     )
 
 
+#: The errors of a broken Streamlit tree (hograd_serving/recover.js's ``BROKEN``).
+TREE_BROKEN = re.compile(r"Bad delta path index|Cannot set a node at a delta path")
+
+
 @dataclass
 class Hall:
     """The browsers of one lecture at ``base``: every context it opens is closed on exit."""
@@ -119,13 +123,22 @@ class Hall:
     contexts: list = field(default_factory=list)
     #: uncaught errors of the pages' scripts (a crashed Streamlit front end shows a blank page)
     errors: list = field(default_factory=list)
+    #: (page, its loads so far, the error) for each uncaught error; and each page's loads
+    broken: list = field(default_factory=list)
+    loads: dict = field(default_factory=dict)
 
     def __enter__(self) -> Hall:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, *exc: object) -> None:
         if self.errors:  # shown by pytest with a failure's captured output
             print("uncaught errors in the pages:", *self.errors, sep="\n  ")
+        if kind is not None:  # what each page and its server said to each other, lately
+            for context in self.contexts:
+                for page in context.pages:
+                    runs = getattr(page, "hograd_runs", None)
+                    if runs is not None:
+                        print(f"--- {page.url}\n{runs.story()}")
         for context in self.contexts:
             context.close()
 
@@ -137,8 +150,24 @@ class Hall:
         self.contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(WAIT)
-        page.on("pageerror", lambda err, pg=page: self.errors.append(f"{pg.url}: {err}"))
+        page.on("pageerror", lambda err, pg=page: self._error(pg, err))
+        page.on("load", lambda pg: self.loads.__setitem__(id(pg), self.loads.get(id(pg), 0) + 1))
         return page
+
+    def _error(self, page, err: object) -> None:
+        self.errors.append(f"{page.url}: {err}")
+        self.broken.append((page, self.loads.get(id(page), 0), str(err)))
+
+    def unrecovered(self) -> list[str]:
+        """The pages' uncaught errors but a broken Streamlit tree that its page recovered from
+        by loading itself again (hograd_serving/recover.js): each such error needs a load of
+        its page after it. Streamlit's own front end throws it now and then under load (a
+        fragment's update reaching a page that has moved on, docs/performance.md)."""
+        return [
+            f"{page.url}: {err}"
+            for page, loads, err in self.broken
+            if not (TREE_BROKEN.search(err) and self.loads.get(id(page), 0) > loads)
+        ]
 
     def shot(self, page, name: str) -> None:
         screenshot(page, f"{self.tag}_{name}")
@@ -387,5 +416,10 @@ def rehearse(hall: Hall, lecture: Class) -> list[tuple[object, str]]:
         assert "class" not in parse_qs(urlparse(page.url).query)
     for page in (teacher, *(p for p, _ in students)):
         assert page.locator("[data-testid='stException']").count() == 0
-    assert not hall.errors, hall.errors
+    assert not hall.unrecovered(), hall.unrecovered()
+    # recovered, and still worth counting: tests/artifacts/<tag>_recovered.txt, one per page
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / f"{hall.tag}_recovered.txt").write_text(
+        "".join(f"{line}\n" for line in hall.errors), encoding="utf-8"
+    )
     return students

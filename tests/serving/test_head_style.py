@@ -13,7 +13,7 @@ import gzip
 
 import pytest
 
-from hograd_serving.head_style import ICON_RULE, HeadStyleMiddleware, with_rule
+from hograd_serving.head_style import ICON_RULE, RECOVER_JS, HeadStyleMiddleware, with_rule
 from tests import aio
 from tests.serving.test_gzip_static import _body, _call, _headers, _scope
 
@@ -57,8 +57,9 @@ def test_the_page_carries_the_icon_rule_in_its_head(path, parts) -> None:
     sent = _run(HeadStyleMiddleware(inner), path, {"Accept-Encoding": "gzip, br"})
     body = _body(sent)
     head, _, rest = body.partition(b"</head>")
-    assert head.endswith(f"<style>{ICON_RULE}</style>".encode())
-    assert body.replace(f"<style>{ICON_RULE}</style>".encode(), b"") == PAGE  # nothing else
+    added = f"<style>{ICON_RULE}</style><script>{RECOVER_JS}</script>".encode()
+    assert head.endswith(added)
+    assert body.replace(added, b"") == PAGE  # nothing else
     assert int(_headers(sent)[b"content-length"]) == len(body)
     assert b"accept-encoding" not in inner.seen[0]  # asked plain, so the head can be read
     assert sent[0]["status"] == 200 and rest
