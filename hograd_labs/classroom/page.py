@@ -117,36 +117,46 @@ def _student_link(code: str) -> tuple[str, address.Address]:
 # ---- the lecturer --------------------------------------------------------------------------
 
 
+#: What the lecturer's last action on the class came to: ("refused", text), said once (the
+#: database may answer by the next run), or ("reset", step, answers deleted), said on every
+#: run until the next action: popped when drawn, a run cut short by another after drawing it
+#: (a busy host, a click) lost it, and the lecturer could not tell whether the reset happened.
+OUTCOME = "classroom.outcome"
+
+
 def _open() -> None:
+    st.session_state.pop(OUTCOME, None)
     days = st.session_state.get("classroom.days", compute.RETENTION_DAYS)
     try:
         call(compute.purge, time.time())
         st.session_state[CODE] = call(compute.open_class, time.time(), int(days), None, lang())
     except compute.ClassroomError as err:
-        st.session_state["classroom.refused"] = error_text(err, lang())
+        st.session_state[OUTCOME] = ("refused", error_text(err, lang()))
 
 
 def _reveal(code: str, number: int) -> None:
+    st.session_state.pop(OUTCOME, None)
     try:
         call(compute.reveal, code, number)
     except compute.ClassroomError as err:
-        st.session_state["classroom.refused"] = error_text(err, lang())
+        st.session_state[OUTCOME] = ("refused", error_text(err, lang()))
 
 
 def _reset(code: str, number: int) -> None:
     try:
         gone = call(compute.reset_step, code, number)
     except compute.ClassroomError as err:
-        st.session_state["classroom.refused"] = error_text(err, lang())
+        st.session_state[OUTCOME] = ("refused", error_text(err, lang()))
         return
-    st.session_state["classroom.reset_done"] = (number, gone)
+    st.session_state[OUTCOME] = ("reset", number, gone)
 
 
 def _delete(code: str) -> None:
+    st.session_state.pop(OUTCOME, None)
     try:
         call(compute.delete_class, code)
     except compute.ClassroomError as err:
-        st.session_state["classroom.refused"] = error_text(err, lang())
+        st.session_state[OUTCOME] = ("refused", error_text(err, lang()))
         return
     st.session_state.pop(CODE, None)
 
@@ -297,9 +307,10 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
     what the room needs next). Closed by hand, it stays closed."""
     opened = not present() or st.session_state.get(CODE) is not None
     with st.expander(t("classroom.title"), expanded=opened, icon=":material/groups:"):
-        refused = st.session_state.pop("classroom.refused", None)
-        if refused:
-            st.warning(refused, icon=":material/database:")
+        outcome = st.session_state.get(OUTCOME)
+        if outcome is not None and outcome[0] == "refused":
+            del st.session_state[OUTCOME]
+            st.warning(outcome[1], icon=":material/database:")
         code = st.session_state.get(CODE)
         info = None
         if code is not None:
@@ -323,9 +334,8 @@ def teacher_panel(number: int, titles: Sequence[str]) -> None:
             icon=":material/open_in_new:",
         )
         st.caption(t("classroom.board.elsewhere", code=info.code))
-        reset = st.session_state.pop("classroom.reset_done", None)
-        if reset is not None:
-            st.caption(t("classroom.reset.done", n=reset[0], checks=reset[1]))
+        if outcome is not None and outcome[0] == "reset":
+            st.caption(t("classroom.reset.done", n=outcome[1], checks=outcome[2]))
         if info.revealed:
             st.caption(
                 t(
