@@ -308,7 +308,7 @@ def _not_exact_zeros(args: argparse.Namespace, fn, xs: np.ndarray, values: np.nd
 
 def _torch_caveats(args: argparse.Namespace, fn, xs: np.ndarray) -> list:
     """Where PyTorch's own derivative formulas lose digits although f has every derivative
-    there (hograd_core.point_notes.TORCH_FORMULAS: an i0 whose argument is within 1 of 0,
+    there (hograd_core.point_notes.TORCH_FORMULAS: an i0 or i1 whose argument is within 1 of 0,
     lgamma, digamma or polygamma of a negative argument, trigamma's 9 or 10 digits). At --at
     points, one ``{"x", "piece", "kind"}`` per point; on a --grid, one ``{"piece", "kind",
     "points", "from", "to"}`` per piece and kind: how many of the grid's points, and the
@@ -696,6 +696,7 @@ def _print_diagonal(out: dict, lang: str) -> None:
 #: What each kind of caveat says, after "note: at x = X, PIECE".
 CAVEATS = {
     "i0_near_zero": "cli.caveat.i0_near_zero",
+    "i1_near_zero": "cli.caveat.i1_near_zero",
     "trigamma": "cli.caveat.trigamma",
     "polygamma_left": "cli.caveat.polygamma_left",
 }

@@ -6,7 +6,7 @@ Taylor mode's recurrences, sympy's pieces and a finite difference each follow th
 arithmetic, and need not agree. :func:`point_notes` finds the pieces of f that put x0 at such
 a point, so the page can say which numbers are conventions, and whose. It also finds the one
 piece whose PyTorch derivatives lose their digits near a point although f has every derivative
-there: i0 near 0 (:data:`I0_NEAR_ZERO`), the polygamma family left of 0
+there: i0 and i1 near 0 (:data:`I0_NEAR_ZERO`, :data:`I1_NEAR_ZERO`), the polygamma family left of 0
 (:data:`POLYGAMMA_LEFT`) and trigamma anywhere (:data:`TRIGAMMA`). :data:`TORCH_FORMULAS` names
 all three.
 """
@@ -27,6 +27,7 @@ __all__ = [
     "point_notes",
     "KINKS",
     "I0_NEAR_ZERO",
+    "I1_NEAR_ZERO",
     "POLYGAMMA_LEFT",
     "SINGULAR",
     "TORCH_FORMULAS",
@@ -50,6 +51,11 @@ _EDGES_BOTH = ("asin", "acos", "atanh", "erfinv")  # at -1 and at 1
 #: there (1e-8 relative at a = 0.1, order 7; all of them at a = 1e-8), and at a = 0 every order
 #: from the fourth is 0 (the truth: 3/8, 0, 5/16, ...). Taylor mode and sympy use other formulas.
 I0_NEAR_ZERO = "i0_near_zero"
+#: The piece is i1(a) with |a| < 1 at x0. PyTorch differentiates i1 to i0(a) - i1(a)/a (as
+#: above), so the loss starts one order earlier: the second and higher derivatives lose digits
+#: (2.7e-8 relative at a = 1e-4, order 2; 1e-6 at a = 0.01, order 5), and at a = 0 every order
+#: from the third is 0 (the truth: 3/8, 0, 5/16, 0, 35/128, ...).
+I1_NEAR_ZERO = "i1_near_zero"
 #: The piece is lgamma(a), digamma(a) or polygamma(n, a) with a < 0 at x0 (not a pole). Their
 #: derivatives are polygamma(m, a), which PyTorch computes for m >= 2 as (-1)^(m+1) m!
 #: zeta(m + 1, a), adding the terms (a + k)^-(m+1) one by one: near a = -k - 1/2 the terms of
@@ -64,7 +70,7 @@ POLYGAMMA_LEFT = "polygamma_left"
 #: at 2.5). Below the page's 1e-8 agreement, but visible in the digits shown.
 TRIGAMMA = "trigamma"
 #: The kinds that say PyTorch's own formulas lose digits at x0, although f has every derivative.
-TORCH_FORMULAS = (I0_NEAR_ZERO, POLYGAMMA_LEFT, TRIGAMMA)
+TORCH_FORMULAS = (I0_NEAR_ZERO, I1_NEAR_ZERO, POLYGAMMA_LEFT, TRIGAMMA)
 #: The piece is 0**b with b depending on x (anywhere, not only at x0): 0**b is 0 for b > 0, and
 #: 0**0 = 1 by convention.
 ZERO_POWER = "zero_power"
@@ -113,6 +119,8 @@ def _notes(node: Node, variable: str | None, x0: float, out: list[PointNote]) ->
                 out.append(PointNote(SINGULAR, show(node)))
             elif func == "i0" and abs(a) < 1:
                 out.append(PointNote(I0_NEAR_ZERO, show(node)))
+            elif func == "i1" and abs(a) < 1:
+                out.append(PointNote(I1_NEAR_ZERO, show(node)))
             elif func in GAMMA_FAMILY and a < 0:
                 out.append(PointNote(POLYGAMMA_LEFT, show(node)))
             elif func in GAMMA_FAMILY and (node.index or 0) <= 1:

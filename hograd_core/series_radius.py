@@ -9,7 +9,7 @@ polynomial further from f, not closer.
 Two ways to R, the first exact, the second an estimate:
 
 * f built only from functions with no singularity at all (polynomials, sin, cos, sinh, cosh,
-  exp, expm1, erf, erfc, i0, c**x with c > 0): the series converges everywhere, R = inf. abs and
+  exp, expm1, erf, erfc, i0, i1, c**x with c > 0): the series converges everywhere, R = inf. abs and
   relu count as their pieces (±a, 0 or a), with ``kinks`` set: the series at x0 is that of the
   piece x0 is on, and it parts from f at a kink whatever the order.
 * anything else: from the Taylor coefficients c[k] at x0 (Taylor mode, to ``TERMS`` orders).
@@ -62,7 +62,7 @@ SETTLED = 0.005
 #: float64 rounding, amplified, not the trace of a singularity.
 NOISE = 1e-10
 #: Functions with no singularity anywhere in the complex plane.
-_ENTIRE = frozenset({"sin", "cos", "sinh", "cosh", "exp", "expm1", "erf", "erfc", "i0"})
+_ENTIRE = frozenset({"sin", "cos", "sinh", "cosh", "exp", "expm1", "erf", "erfc", "i0", "i1"})
 #: Functions whose series at x0 is that of one linear piece (±a, 0 or a).
 _PIECEWISE = frozenset({"abs", "relu"})
 

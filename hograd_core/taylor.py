@@ -285,7 +285,7 @@ def _call(func: str, a: np.ndarray, index: int | None = None) -> np.ndarray:
                 y = -y
                 y[0] = np.arccos(a[0])
             return y
-        case "lgamma" | "digamma" | "polygamma" | "erfinv" | "i0":
+        case "lgamma" | "digamma" | "polygamma" | "erfinv" | "i0" | "i1":
             from .taylor_special import special_series  # their rules, stated there
 
             return special_series(func, a, index)

@@ -1,11 +1,12 @@
-"""Taylor mode's rules for the special functions: lgamma, digamma, polygamma, erfinv and i0.
+"""Taylor mode's rules for the special functions: lgamma, digamma, polygamma, erfinv, i0
+and i1.
 
 Each rule maps the series ``a`` of the argument (shape (order + 1, points), ``a[k]`` the
 coefficient of t^k, as in :mod:`hograd_core.taylor`) to the series of ``f(a)``. Two ideas serve
-all five:
+all six:
 
-* where f's own derivatives at a0 = a[0] have a closed form (lgamma, digamma, polygamma and
-  i0), the series is f's Taylor series at a0 with ``b = a - a0`` put in for the step
+* where f's own derivatives at a0 = a[0] have a closed form (lgamma, digamma, polygamma, i0
+  and i1), the series is f's Taylor series at a0 with ``b = a - a0`` put in for the step
   (:func:`_compose`);
 * erfinv has no such closed form but satisfies an ODE in its own value, which gives a
   recurrence order by order (:func:`erfinv_series`).
@@ -104,22 +105,22 @@ def _polygamma_slopes(first: int, a0: np.ndarray, count: int) -> np.ndarray:
     return out
 
 
-def _i0_slopes(a0: np.ndarray, count: int) -> np.ndarray:
-    """I0^(m)(a0) for m = 0..count-1.
+def _bessel_i_slopes(n: int, a0: np.ndarray, count: int) -> np.ndarray:
+    """I_n^(m)(a0) for m = 0..count-1 (n = 0 for i0, 1 for i1).
 
     I_k' = (I_{k-1} + I_{k+1}) / 2 and I_{-k} = I_k, so by induction on m::
 
-        I0^(m) = 2^-m sum_{j=0..m} C(m, j) I_{|m - 2j|}
+        I_n^(m) = 2^-m sum_{j=0..m} C(m, j) I_{|n + m - 2j|}
 
-    Every term has the sign of a0^m (I_k(a) has the sign of a^k), so nothing cancels.
+    Every term has the sign of a0^(n+m) (I_k(a) has the sign of a^k), so nothing cancels.
     """
     from scipy.special import iv
 
     orders = np.arange(count)
-    bessel = np.stack([iv(k, a0) for k in orders])  # I_0 .. I_(count-1) at a0
+    bessel = np.stack([iv(k, a0) for k in range(n + count)])  # I_0 .. I_(n+count-1) at a0
     out = np.empty((count, a0.size))
     for m in orders:
-        terms = [math.comb(m, j) * bessel[abs(m - 2 * j)] for j in range(m + 1)]
+        terms = [math.comb(m, j) * bessel[abs(n + m - 2 * j)] for j in range(m + 1)]
         out[m] = np.sum(terms, axis=0) / 2.0**m
     return out
 
@@ -157,7 +158,7 @@ def special_series(func: str, a: np.ndarray, index: int | None = None) -> np.nda
 
     * lgamma (= log|gamma|): lgamma(a0), then lgamma^(m) = polygamma(m - 1) for m >= 1;
     * digamma = polygamma(0), and polygamma(n)^(m) = polygamma(n + m);
-    * i0: :func:`_i0_slopes`.
+    * i0 and i1: :func:`_bessel_i_slopes`.
     """
     from scipy.special import gammaln
 
@@ -171,7 +172,9 @@ def special_series(func: str, a: np.ndarray, index: int | None = None) -> np.nda
             assert index is not None, "the parser gives polygamma its order"
             slopes = _polygamma_slopes(index, a0, count)
         case "i0":
-            slopes = _i0_slopes(a0, count)
+            slopes = _bessel_i_slopes(0, a0, count)
+        case "i1":
+            slopes = _bessel_i_slopes(1, a0, count)
         case "erfinv":
             return erfinv_series(a)
         case _:

@@ -75,6 +75,7 @@ FUNCTIONS: tuple[str, ...] = (
     "digamma",
     "polygamma",
     "i0",
+    "i1",
 )
 
 #: The largest order n of ``polygamma(n, x)``: Taylor mode to order 30 then needs polygamma(40),
@@ -93,6 +94,7 @@ EXCLUDED: dict[str, tuple[str, str]] = {
     "gamma": ("expr.excluded_rewrite", "gamma(x) = exp(lgamma(x)) where x > 0"),
     "ndtri": ("expr.excluded_rewrite", "ndtri(x) = sqrt(2)*erfinv(2*x - 1) where 0 < x < 1"),
     "i0e": ("expr.excluded_rewrite", "i0e(x) = exp(-abs(x))*i0(x)"),
+    "i1e": ("expr.excluded_rewrite", "i1e(x) = exp(-abs(x))*i1(x)"),
     **{
         name: ("expr.excluded_step", "abs(x), relu(x)")
         for name in (
@@ -160,10 +162,13 @@ EXCLUDED: dict[str, tuple[str, str]] = {
     "rad2deg": ("expr.excluded_rewrite", "rad2deg(x) = x*180/pi"),
     "entr": ("expr.excluded_rewrite", "entr(x) = -x*log(x) where x > 0"),
     "xlogy": ("expr.excluded_two_args", "xlogy(x, y) = x*log(y) where y > 0"),
-    **{
-        name: ("expr.excluded_special", "")
-        for name in ("mvlgamma", "i1", "i1e", "bessel_j0", "bessel_j1")
-    },
+    "mvlgamma": (
+        "expr.excluded_two_args",
+        "mvlgamma(x, p) = p*(p - 1)/4*log(pi) + lgamma(x) + lgamma(x - 1/2) + ... "
+        "+ lgamma(x - (p - 1)/2), p terms",
+    ),
+    # PyTorch computes their values and no derivative: the result does not require grad
+    **{name: ("expr.excluded_no_grad", "") for name in ("bessel_j0", "bessel_j1")},
 }
 
 #: Named constants and their float64 values.
@@ -252,7 +257,13 @@ _NUMPY_FUNCS = {
     "i0": np.i0,
 }
 #: scipy.special's name of each function numpy lacks (inf or NaN at a pole, never an error).
-_SCIPY_FUNCS = {"lgamma": "gammaln", "digamma": "psi", "polygamma": "", "erfinv": "erfinv"}
+_SCIPY_FUNCS = {
+    "lgamma": "gammaln",
+    "digamma": "psi",
+    "polygamma": "",
+    "erfinv": "erfinv",
+    "i1": "i1",
+}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -498,6 +509,7 @@ def _closest_function(word: str) -> str | None:
         "loggamma": "lgamma",
         "psi": "digamma",
         "bessel_i0": "i0",
+        "bessel_i1": "i1",
     }
     if word.lower() in aliases:
         return aliases[word.lower()]

@@ -59,6 +59,8 @@ def _source(node: Node, names: Mapping[str, str]) -> str:
             return f"{SOFTPLUS}({_source(arg, names)})"
         case Call(func="polygamma", arg=arg, index=n):
             return f"torch::polygamma({n}, {_source(arg, names)})"
+        case Call(func="i1", arg=arg):
+            return f"torch::special::i1({_source(arg, names)})"  # not in torch::'s namespace
         case Call(func=func, arg=arg):
             return f"torch::{func}({_source(arg, names)})"  # every other function has its name
         case Binary(op="**", left=Node(const=base), right=exponent) if base is not None:

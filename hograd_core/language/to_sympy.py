@@ -179,6 +179,7 @@ _EXACT = {
     "lgamma": LogAbsGamma,
     "digamma": lambda a: sp.polygamma(0, a),
     "i0": lambda a: sp.besseli(0, a),
+    "i1": lambda a: sp.besseli(1, a),
 }
 
 
@@ -254,6 +255,7 @@ class _Psi(sp.Function):
 _NAMED["lgamma"] = LogAbsGamma
 _NAMED["digamma"] = lambda a: _Psi(0, a)
 _NAMED["i0"] = lambda a: sp.besseli(0, a, evaluate=False)
+_NAMED["i1"] = lambda a: sp.besseli(1, a, evaluate=False)
 
 
 def symbol(name: str) -> sp.Symbol:

@@ -52,6 +52,7 @@ TORCH_FUNCS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "lgamma": torch.lgamma,
     "digamma": torch.digamma,
     "i0": torch.i0,
+    "i1": torch.special.i1,
 }
 
 

@@ -27,6 +27,7 @@ LAB = Lab(
             "deriv.method.taylor",
             "deriv.note.abs",
             "deriv.note.i0_near_zero",
+            "deriv.note.i1_near_zero",
             "deriv.note.polygamma_left",
             "deriv.note.relu",
             "deriv.note.singular",

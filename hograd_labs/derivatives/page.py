@@ -28,6 +28,7 @@ from hograd_core.language import Function
 from hograd_core.nested_autograd import DerivativeResult
 from hograd_core.point_notes import (
     I0_NEAR_ZERO,
+    I1_NEAR_ZERO,
     POLYGAMMA_LEFT,
     SINGULAR,
     TRIGAMMA,
@@ -373,7 +374,7 @@ def _notes_and_disagreements(fn: Function, inspection: Inspection, x0: float) ->
     for kind in ("abs", "relu"):
         if kind in kinds:
             st.warning(t(f"deriv.note.{kind}", x0=f"{x0:.6g}"), icon=":material/show_chart:")
-    for kind in (SINGULAR, ZERO_POWER, I0_NEAR_ZERO, POLYGAMMA_LEFT, TRIGAMMA):
+    for kind in (SINGULAR, ZERO_POWER, I0_NEAR_ZERO, I1_NEAR_ZERO, POLYGAMMA_LEFT, TRIGAMMA):
         pieces = ", ".join(n.piece for n in inspection.notes if n.kind == kind)
         if pieces:
             st.warning(t(f"deriv.note.{kind}", x0=f"{x0:.6g}", pieces=pieces))

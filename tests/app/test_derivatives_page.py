@@ -585,7 +585,23 @@ def test_where_torchs_own_formula_for_i0_is_wrong_the_page_says_so(lang: str) ->
     assert tr("deriv.disagree.torch_formula", lang) in text
 
 
-@pytest.mark.parametrize("text", ["lgamma(x)", "polygamma(2, x)", "erfinv(x)", "i0(x)"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_where_torchs_own_formula_for_i1_is_wrong_the_page_says_so(lang: str) -> None:
+    """i1 at 0: its first derivative is torch's i0(a) - i1(a)/a, the constant 1/2 there, so
+    nested autograd gives 0 from order 3 on, where the truth is 3/8, 0, 5/16."""
+    at = open_page(PAGE, lang)
+    at.text_input(key="deriv.fn").set_value("i1(x)").run()
+    at.slider(key="deriv.order").set_value(5).run()
+    at.slider(key="deriv.x0").set_value(0.0).run()
+    frame = numeric(at.table[0].value)
+    assert list(frame.iloc[3:, 1]) == [0.375, 0.0, 0.3125]  # Taylor mode
+    assert list(frame.iloc[3:, 2]) == [0.0, 0.0, 0.0]  # nested autograd
+    text = _warnings(at)
+    assert tr("deriv.note.i1_near_zero", lang, x0="0", pieces="i1(x)") in text
+    assert tr("deriv.disagree.torch_formula", lang) in text
+
+
+@pytest.mark.parametrize("text", ["lgamma(x)", "polygamma(2, x)", "erfinv(x)", "i0(x)", "i1(x)"])
 def test_the_special_functions_draw_with_their_poles_and_edges(text: str) -> None:
     """On the default grid lgamma and polygamma pass four poles and erfinv leaves its domain:
     the page draws what is finite and raises nothing."""

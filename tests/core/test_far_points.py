@@ -36,7 +36,7 @@ from hograd_core.inspector import lost_to_underflow
 from hograd_core.inspector_exact import inspect_point
 from hograd_core.language.to_sympy import to_sympy
 from hograd_core.nested_autograd import derivatives
-from hograd_core.point_notes import I0_NEAR_ZERO, POLYGAMMA_LEFT, point_notes
+from hograd_core.point_notes import I0_NEAR_ZERO, I1_NEAR_ZERO, POLYGAMMA_LEFT, point_notes
 from hograd_core.sympy_program import Program, evaluate
 from tests.calls import call
 
@@ -110,7 +110,7 @@ def problems(text: str) -> list[str]:
     values = methods_at(text, xs)
     for i, x0 in enumerate(xs):
         notes = point_notes(parse(text), float(x0))
-        flagged = any(n.kind in (I0_NEAR_ZERO, POLYGAMMA_LEFT) for n in notes)
+        flagged = any(n.kind in (I0_NEAR_ZERO, I1_NEAR_ZERO, POLYGAMMA_LEFT) for n in notes)
         for k in ORDERS:
             want = table[x0][k]
             if math.isnan(want):  # f'' of x**x past overflow: nothing to compare

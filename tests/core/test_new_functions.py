@@ -109,7 +109,8 @@ def test_constants_outside_the_domain_are_refused(text: str, pattern: str) -> No
         ("max(x)", r"more than one argument.*max\(x, y\) = y \+ relu\(x - y\)"),
         ("atan2(y)", r"atan2\(y, x\) = atan\(y/x\) where x > 0"),
         ("logsigmoid(x)", r"write logsigmoid\(x\) = -softplus\(-x\)"),
-        ("i1(x)", "no Taylor-mode rule"),
+        ("bessel_j0(x)", r"PyTorch computes its values but has no derivative"),
+        ("mvlgamma(x)", r"more than one argument.*mvlgamma\(x, p\) = p\*\(p - 1\)/4\*log\(pi\)"),
     ],
 )
 def test_names_left_out_say_why_and_what_to_write(text: str, pattern: str) -> None:
@@ -171,9 +172,11 @@ OPINFO_REWRITES = {
     "entr": ("-x*log(x)", torch.special.entr),  # where x > 0
     "ndtri": ("sqrt(2)*erfinv(2*x - 1)", torch.special.ndtri),  # where 0 < x < 1
     "i0e": ("exp(-abs(x))*i0(x)", torch.special.i0e),
+    "i1e": ("exp(-abs(x))*i1(x)", torch.special.i1e),
     "gamma": ("exp(lgamma(x))", lambda x: torch.exp(torch.lgamma(x))),  # where x > 0
 }
-OPINFO_SPECIAL = ("i1", "i1e", "mvlgamma", "bessel_j0")
+#: OpInfo names PyTorch has no derivative for: the message says so, and torch agrees.
+OPINFO_NO_GRAD = ("bessel_j0", "bessel_j1")
 #: OpInfo names now in the language (issue 46, item 9), each as torch calls it.
 OPINFO_AGREE = {
     "lgamma(x)": torch.lgamma,
@@ -181,6 +184,7 @@ OPINFO_AGREE = {
     "polygamma(2, x)": lambda x: torch.polygamma(2, x),
     "erfinv(x/3)": lambda x: torch.erfinv(x / 3),
     "i0(x)": torch.i0,
+    "i1(x)": torch.special.i1,
 }
 
 
@@ -194,9 +198,17 @@ def test_opinfo_functions_left_out_say_why_and_their_rewrites_equal_torchs() -> 
         assert text in EXCLUDED[name][1], name
         got = parse(text).torch({"x": at})
         torch.testing.assert_close(got, torch_fn(at), rtol=1e-13, atol=1e-15, msg=name)
-    for name in OPINFO_SPECIAL:
-        with raises(ExpressionError, match=rf"{name}\(\) .*no Taylor-mode rule"):
+    for name in OPINFO_NO_GRAD:
+        with raises(ExpressionError, match=rf"{name}\(\) .*has no derivative for it"):
             parse(f"{name}(x)")
+        leaf = x.clone().requires_grad_()
+        assert not getattr(torch.special, name)(leaf).requires_grad  # PyTorch's own verdict
+    # mvlgamma(x, p): the sum of lgammas the message writes out, for p = 1..4
+    for p in range(1, 5):
+        terms = " + ".join(f"lgamma(x - {j}/2)" for j in range(p))
+        text = f"{p}*{p - 1}/4*log(pi) + {terms}"
+        got = parse(text).torch({"x": x + 2})
+        torch.testing.assert_close(got, torch.mvlgamma(x + 2, p=p), rtol=1e-13, atol=1e-13)
     for text, torch_fn in OPINFO_AGREE.items():
         got = parse(text).torch({"x": x})
         torch.testing.assert_close(got, torch_fn(x), rtol=0, atol=0, msg=text)

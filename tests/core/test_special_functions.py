@@ -155,6 +155,27 @@ def test_i0_near_0_torch_loses_digits_and_the_app_says_so() -> None:
     assert abs(got - want) > 1e-3 * abs(want)
 
 
+def test_i1_near_0_torch_loses_digits_one_order_earlier_and_the_app_says_so() -> None:
+    fn = parse("i1(x)")
+    inspection = inspect_point(fn, 0.0, 7)
+    # I1 = sum (x/2)^(2m+1)/(m!(m+1)!): the odd orders at 0 are C(2m+1, m)/2^(2m+1)
+    odd = [math.comb(2 * m + 1, m) / 2 ** (2 * m + 1) for m in range(4)]
+    assert [r.taylor for r in inspection.rows] == [0.0, odd[0], 0, odd[1], 0, odd[2], 0, odd[3]]
+    assert [r.autograd for r in inspection.rows][3:] == [0.0] * 5  # torch's constant 1/2
+    assert {d.order for d in disagreements(inspection)} == {3, 5, 7}
+    assert disagreement_cause(fn, inspection) == "torch_formula"
+    assert [n.kind for n in point_notes(fn, 0.0)] == ["i1_near_zero"]
+    assert [n.kind for n in point_notes(parse("i1(x - 1)"), 0.5)] == ["i1_near_zero"]
+    assert point_notes(fn, 1.5) == ()
+    # near 0 the loss starts at order 2 (i0's at 3): far off by order 4 at 1e-4
+    got = derivatives(fn, [1e-4], 4, method="autograd").values[4, 0]
+    with mpmath.workdps(60):
+        want = float(mpmath.diff(lambda t: mpmath.besseli(1, t), mpmath.mpf(1e-4), 4))
+    assert abs(got - want) > 1e-3 * abs(want)
+    taylor = derivatives(fn, [1e-4], 4, method="taylor").values[4, 0]
+    assert taylor == pytest.approx(want, rel=1e-12)
+
+
 @pytest.mark.parametrize("x0", [-20.5, -10.5, -1.5, -3.2])
 def test_polygamma_left_of_0_taylor_mode_is_right_where_torch_is_not(x0: float) -> None:
     fn = parse("polygamma(2, x)")

@@ -58,6 +58,8 @@ CASES: dict[str, tuple[str, tuple[float, float]]] = {
     "erfinv_inner": ("erfinv(sin(x)/2)", (-3, 3)),
     "i0": ("i0(x)", (1, 4)),  # torch's own derivatives of i0 lose digits within 1 of 0
     "i0_inner": ("i0(x**2 - 2)*x", (-1, 1)),
+    "i1": ("i1(x)", (1, 4)),  # torch's derivatives of i1 lose digits within 1 of 0 too
+    "i1_inner": ("i1(x**2 - 2)*x", (-1, 1)),
     "add_sub_neg": ("-x + 3 - x**2", (-2, 2)),
     "mul": ("x*sin(x)*exp(x)", (-2, 2)),
     "div": ("sin(x)/(1 + x**2)", (-2, 2)),
