@@ -1,5 +1,5 @@
 """In the head of every page Streamlit serves: icons hidden until their font is in, and a page
-whose front end broke loaded again (``recover.js``).
+whose front end broke or stalled loaded again (``recover.js``).
 
 Streamlit's icons are words in a font of ligatures (``keyboard_double_arrow_right``,
 ``login``). Until the font has come, a browser draws the words themselves: on a loaded host or

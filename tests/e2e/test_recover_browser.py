@@ -1,9 +1,11 @@
 """hograd_serving/recover.js in real Chromium, on a page of its own (served by Playwright's
 router, so that a reload loads it again): a broken Streamlit tree's error loads the page
 again; a second one within 30 s does not (no loop); any other error does not; after 30 s the
-next break does. The decision is read from the page itself: the script writes the time of a
-reload it starts into sessionStorage before it reloads, and the error event is handled
-synchronously, so an unchanged entry right after the event means "no reload"."""
+next break does. A page "running" with nothing from its server for 60 s loads again; one that
+is not running, or heard from its server lately, does not. The decisions are read from the
+page itself: the script writes the time of a reload it starts into sessionStorage before it
+reloads, and the error event and the stall check run synchronously, so an unchanged entry
+right after them means "no reload" (no waiting on the page's 5-second timer)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ pytestmark = pytest.mark.e2e
 
 URL = "http://recover.test/page"
 PAGE = f"""<!doctype html><html><head><script>{RECOVER_JS}</script></head><body>
+<div data-testid="stApp" data-test-script-state="running"></div>
 <script>sessionStorage.setItem("loads", String(Number(sessionStorage.getItem("loads") || 0) + 1));
 </script></body></html>"""
 BREAK = "Bad delta path index 8 (should be between [0, 2])"
@@ -61,5 +64,46 @@ def test_a_broken_tree_loads_the_page_again_once_in_30_seconds(browser) -> None:
             before, after = _fire(page, "Error: " + BREAK)
         assert int(after) > int(before)
         assert _loads(page) == 3
+    finally:
+        context.close()
+
+
+def _stall(page, state: str, silent_ms: int) -> tuple[str | None, str | None]:
+    """The app ``state`` ("running" or "notRunning") with the server last heard ``silent_ms``
+    ago; the stall check run once; the recovery's entry before and after."""
+    return tuple(
+        page.evaluate(
+            """([state, silent, key]) => {
+                document.querySelector("[data-testid='stApp']").dataset.testScriptState = state;
+                window.hogradHeard = Date.now() - silent;
+                const before = sessionStorage.getItem(key);
+                window.hogradRecover.stalled();
+                return [before, sessionStorage.getItem(key)];
+            }""",
+            [state, silent_ms, KEY],
+        )
+    )
+
+
+def test_a_page_running_with_nothing_from_its_server_for_60_s_loads_again(browser) -> None:
+    context = browser.new_context()
+    try:
+        context.route(URL, lambda route: route.fulfill(body=PAGE, content_type="text/html"))
+        page = context.new_page()
+        page.goto(URL)
+        # the head's script saw the socket made: each one notes when the server was heard
+        heard = page.evaluate(
+            "() => { window.hogradHeard = 0; try { new WebSocket('ws://127.0.0.1:9/x'); }"
+            " catch (e) {} return window.hogradHeard; }"
+        )
+        assert heard > 0
+        assert _stall(page, "running", 30_000) == (None, None)  # a long run, still talking
+        assert _stall(page, "notRunning", 120_000) == (None, None)  # idle, not stalled
+        with page.expect_event("load"):
+            before, after = _stall(page, "running", 61_000)
+        assert before is None and after is not None
+        assert _loads(page) == 2
+        before, after = _stall(page, "running", 61_000)  # again within 30 s: left alone
+        assert before == after is not None
     finally:
         context.close()
