@@ -173,7 +173,7 @@ def _hop(pages: Mapping[str, object]) -> None:
 
 
 def _own() -> dict[str, list[str]]:
-    """The parameters that stay the student's: language, class, presentation mode."""
+    """The parameters that stay the student's: language, class, follow, presentation mode."""
     own = {"lang": [lang()], "class": [st.session_state[STUDENT_CODE]]}
     if st.session_state.get(FOLLOWING):
         own[FOLLOW_PARAM] = ["1"]
