@@ -570,34 +570,22 @@ def test_a_value_below_float64s_smallest_number_is_named(lang: str) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_where_torchs_own_formula_for_i0_is_wrong_the_page_says_so(lang: str) -> None:
-    """i0 at 0: torch differentiates i1 to the constant 1/2 there, so nested autograd gives 0
-    from order 4 on, where the truth is 3/8, 0, 5/16 (issue 46, item 9)."""
+@pytest.mark.parametrize(("name", "order", "first"), [("i0", 6, 4), ("i1", 5, 3)])
+def test_where_torchs_own_formula_for_i0_or_i1_is_wrong_the_page_says_so(
+    lang: str, name: str, order: int, first: int
+) -> None:
+    """i0 and i1 at 0: torch differentiates i1 to i0(a) - i1(a)/a, the constant 1/2 there, so
+    nested autograd gives 0 from order 4 on for i0 and from order 3 on for i1, where the truth
+    is 3/8, 0, 5/16 (issue 46, item 9)."""
     at = open_page(PAGE, lang)
-    at.text_input(key="deriv.fn").set_value("i0(x)").run()
-    at.slider(key="deriv.order").set_value(6).run()
+    at.text_input(key="deriv.fn").set_value(f"{name}(x)").run()
+    at.slider(key="deriv.order").set_value(order).run()
     at.slider(key="deriv.x0").set_value(0.0).run()
     frame = numeric(at.table[0].value)
-    assert list(frame.iloc[4:, 1]) == [0.375, 0.0, 0.3125]  # Taylor mode
-    assert list(frame.iloc[4:, 2]) == [0.0, 0.0, 0.0]  # nested autograd
+    assert list(frame.iloc[first:, 1]) == [0.375, 0.0, 0.3125]  # Taylor mode
+    assert list(frame.iloc[first:, 2]) == [0.0, 0.0, 0.0]  # nested autograd
     text = _warnings(at)
-    assert tr("deriv.note.i0_near_zero", lang, x0="0", pieces="i0(x)") in text
-    assert tr("deriv.disagree.torch_formula", lang) in text
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_where_torchs_own_formula_for_i1_is_wrong_the_page_says_so(lang: str) -> None:
-    """i1 at 0: its first derivative is torch's i0(a) - i1(a)/a, the constant 1/2 there, so
-    nested autograd gives 0 from order 3 on, where the truth is 3/8, 0, 5/16."""
-    at = open_page(PAGE, lang)
-    at.text_input(key="deriv.fn").set_value("i1(x)").run()
-    at.slider(key="deriv.order").set_value(5).run()
-    at.slider(key="deriv.x0").set_value(0.0).run()
-    frame = numeric(at.table[0].value)
-    assert list(frame.iloc[3:, 1]) == [0.375, 0.0, 0.3125]  # Taylor mode
-    assert list(frame.iloc[3:, 2]) == [0.0, 0.0, 0.0]  # nested autograd
-    text = _warnings(at)
-    assert tr("deriv.note.i1_near_zero", lang, x0="0", pieces="i1(x)") in text
+    assert tr(f"deriv.note.{name}_near_zero", lang, x0="0", pieces=f"{name}(x)") in text
     assert tr("deriv.disagree.torch_formula", lang) in text
 
 

@@ -42,30 +42,35 @@ def _loads(page) -> int:
     return int(page.evaluate("() => sessionStorage.getItem('loads')"))
 
 
-def test_a_broken_tree_loads_the_page_again_once_in_30_seconds(browser) -> None:
+@pytest.fixture()
+def own_page(browser):
+    """The page of its own, loaded once, in a context of its own (its sessionStorage)."""
     context = browser.new_context()
-    try:
-        context.route(URL, lambda route: route.fulfill(body=PAGE, content_type="text/html"))
-        page = context.new_page()
-        page.goto(URL)
-        assert _loads(page) == 1
+    context.route(URL, lambda route: route.fulfill(body=PAGE, content_type="text/html"))
+    page = context.new_page()
+    page.goto(URL)
+    yield page
+    context.close()
 
-        assert _fire(page, "TypeError: x is undefined") == (None, None)  # not ours to mend
-        with page.expect_event("load"):
-            before, after = _fire(page, BREAK)
-        assert before is None and after is not None
-        assert _loads(page) == 2
 
-        before, after = _fire(page, "Cannot set a node at a delta path")  # within 30 s
-        assert before == after is not None
+def test_a_broken_tree_loads_the_page_again_once_in_30_seconds(own_page) -> None:
+    page = own_page
+    assert _loads(page) == 1
 
-        page.evaluate(f"() => sessionStorage.setItem('{KEY}', String(Date.now() - 31000))")
-        with page.expect_event("load"):
-            before, after = _fire(page, "Error: " + BREAK)
-        assert int(after) > int(before)
-        assert _loads(page) == 3
-    finally:
-        context.close()
+    assert _fire(page, "TypeError: x is undefined") == (None, None)  # not ours to mend
+    with page.expect_event("load"):
+        before, after = _fire(page, BREAK)
+    assert before is None and after is not None
+    assert _loads(page) == 2
+
+    before, after = _fire(page, "Cannot set a node at a delta path")  # within 30 s
+    assert before == after is not None
+
+    page.evaluate(f"() => sessionStorage.setItem('{KEY}', String(Date.now() - 31000))")
+    with page.expect_event("load"):
+        before, after = _fire(page, "Error: " + BREAK)
+    assert int(after) > int(before)
+    assert _loads(page) == 3
 
 
 def _stall(page, state: str, silent_ms: int) -> tuple[str | None, str | None]:
@@ -85,25 +90,19 @@ def _stall(page, state: str, silent_ms: int) -> tuple[str | None, str | None]:
     )
 
 
-def test_a_page_running_with_nothing_from_its_server_for_60_s_loads_again(browser) -> None:
-    context = browser.new_context()
-    try:
-        context.route(URL, lambda route: route.fulfill(body=PAGE, content_type="text/html"))
-        page = context.new_page()
-        page.goto(URL)
-        # the head's script saw the socket made: each one notes when the server was heard
-        heard = page.evaluate(
-            "() => { window.hogradHeard = 0; try { new WebSocket('ws://127.0.0.1:9/x'); }"
-            " catch (e) {} return window.hogradHeard; }"
-        )
-        assert heard > 0
-        assert _stall(page, "running", 30_000) == (None, None)  # a long run, still talking
-        assert _stall(page, "notRunning", 120_000) == (None, None)  # idle, not stalled
-        with page.expect_event("load"):
-            before, after = _stall(page, "running", 61_000)
-        assert before is None and after is not None
-        assert _loads(page) == 2
-        before, after = _stall(page, "running", 61_000)  # again within 30 s: left alone
-        assert before == after is not None
-    finally:
-        context.close()
+def test_a_page_running_with_nothing_from_its_server_for_60_s_loads_again(own_page) -> None:
+    page = own_page
+    # the head's script saw the socket made: each one notes when the server was heard
+    heard = page.evaluate(
+        "() => { window.hogradHeard = 0; try { new WebSocket('ws://127.0.0.1:9/x'); }"
+        " catch (e) {} return window.hogradHeard; }"
+    )
+    assert heard > 0
+    assert _stall(page, "running", 30_000) == (None, None)  # a long run, still talking
+    assert _stall(page, "notRunning", 120_000) == (None, None)  # idle, not stalled
+    with page.expect_event("load"):
+        before, after = _stall(page, "running", 61_000)
+    assert before is None and after is not None
+    assert _loads(page) == 2
+    before, after = _stall(page, "running", 61_000)  # again within 30 s: left alone
+    assert before == after is not None
