@@ -119,8 +119,8 @@ def _student_link(code: str) -> tuple[str, address.Address]:
 
 #: What the lecturer's last action on the class came to: ("refused", text), said once (the
 #: database may answer by the next run), or ("reset", step, answers deleted), said on every
-#: run until the next action: popped when drawn, a run cut short by another after drawing it
-#: (a busy host, a click) lost it, and the lecturer could not tell whether the reset happened.
+#: run until the next action (popped when drawn, it would be lost with a run cut short by
+#: another after drawing it, and the lecturer could not tell whether the reset happened).
 OUTCOME = "classroom.outcome"
 
 

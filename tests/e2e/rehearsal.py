@@ -121,9 +121,8 @@ class Hall:
     key: str = TEACHER_KEY
     tag: str = "lecture"  # the screenshots' prefix (tests/artifacts/<tag>_*.png)
     contexts: list = field(default_factory=list)
-    #: uncaught errors of the pages' scripts (a crashed Streamlit front end shows a blank page)
-    errors: list = field(default_factory=list)
-    #: (page, its loads so far, the error) for each uncaught error; and each page's loads
+    #: each uncaught error of the pages' scripts (a crashed Streamlit front end shows a blank
+    #: page): (the page, its address then, its loads so far, the error); and each page's loads
     broken: list = field(default_factory=list)
     loads: dict = field(default_factory=dict)
 
@@ -155,17 +154,20 @@ class Hall:
         return page
 
     def _error(self, page, err: object) -> None:
-        self.errors.append(f"{page.url}: {err}")
-        self.broken.append((page, self.loads.get(id(page), 0), str(err)))
+        self.broken.append((page, page.url, self.loads.get(id(page), 0), str(err)))
+
+    @property
+    def errors(self) -> list[str]:
+        return [f"{url}: {err}" for _, url, _, err in self.broken]
 
     def unrecovered(self) -> list[str]:
         """The pages' uncaught errors but a broken Streamlit tree that its page recovered from
         by loading itself again (hograd_serving/recover.js): each such error needs a load of
         its page after it. Streamlit's own front end throws it now and then under load (a
-        fragment's update reaching a page that has moved on, docs/performance.md)."""
+        fragment's update reaching a page that has moved on, docs/lesson.md)."""
         return [
-            f"{page.url}: {err}"
-            for page, loads, err in self.broken
+            f"{url}: {err}"
+            for page, url, loads, err in self.broken
             if not (TREE_BROKEN.search(err) and self.loads.get(id(page), 0) > loads)
         ]
 
