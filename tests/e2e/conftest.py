@@ -230,6 +230,20 @@ class Runs:
         head = [text for text, timed in log[:-tail] if not timed]
         return "\n".join([*head, "  ... the last messages:", *(text for text, _ in log[-tail:])])
 
+    def runs_told(self, last: int = 8) -> str:
+        """For an assertion's message (what a CI log shows of a failure): the page's last
+        ``last`` whole-page runs, then its last few runs of any kind (fragments' timed ones),
+        a few lines each: asked (with the triggers a click fired, or the fragment a timer
+        asked for), started, and how each ended (0 done, 2 cut short by a newer run, 3 a
+        fragment's done; no end: still running)."""
+        told = [
+            (text, timed)
+            for text, timed in self.log
+            if " > rerun " in text or "new_session" in text or "script_finished" in text
+        ]
+        whole = [text for text, timed in told if not timed][-3 * last :]
+        return "\n".join([*whole, "  then, timed runs too:", *(t for t, _ in told[-9:])])
+
 
 LOGGED = 20_000  # messages kept per page (a rehearsed lecture's page logs a few thousand)
 

@@ -303,8 +303,25 @@ def path_of(page) -> str:
 
 def on(page, path: str) -> None:
     """Wait until the student's page is ``path`` (the address bar; not for an idle app: a
-    follower's page reruns its follow fragment every 2 s)."""
-    page.wait_for_function("p => location.pathname === p", arg=path, timeout=WAIT)
+    follower's page reruns its follow fragment every 2 s). A failure says the page's last
+    runs."""
+    try:
+        page.wait_for_function("p => location.pathname === p", arg=path, timeout=WAIT)
+    except Exception as err:
+        raise AssertionError(f"{page.url} never reached {path}:\n{_runs_told(page)}") from err
+
+
+def shows(page, locator) -> None:
+    """Wait until ``locator`` is visible; a failure says the page's last runs."""
+    try:
+        expect(locator).to_be_visible(timeout=WAIT)
+    except AssertionError as err:
+        raise AssertionError(f"{err}\n{page.url}'s last runs:\n{_runs_told(page)}") from None
+
+
+def _runs_told(page) -> str:
+    runs = getattr(page, "hograd_runs", None)
+    return runs.runs_told() if runs is not None else "(no record of its runs)"
 
 
 def rehearse(hall: Hall, lecture: Class) -> list[tuple[object, str]]:
@@ -393,7 +410,7 @@ def rehearse(hall: Hall, lecture: Class) -> list[tuple[object, str]]:
     click(teacher, panel.get_by_role("button", name=t("classroom.reset", n=1)))
     click(teacher, teacher.locator(".st-key-classroom-reset button"))
     done = t("classroom.reset.done", n=1, checks=len(students) + 1)
-    expect(teacher.get_by_text(done)).to_be_visible()
+    shows(teacher, teacher.get_by_text(done))
     for page, _ in students:
         expect(main(page).get_by_text(revealed)).to_have_count(0, timeout=WAIT)
     again, again_name = students[-1]
