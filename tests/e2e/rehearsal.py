@@ -319,6 +319,16 @@ def shows(page, locator) -> None:
         raise AssertionError(f"{err}\n{page.url}'s last runs:\n{_runs_told(page)}") from None
 
 
+def _export_rows(teacher) -> list[list[str]]:
+    """The class's record as the lecturer's export button gives it: the CSV's rows."""
+    export = teacher.locator(".st-key-classroom-export button")
+    usable(teacher, export)
+    with teacher.expect_download(timeout=WAIT) as info:
+        export.click()
+    with open(info.value.path(), encoding="utf-8") as f:
+        return list(csv.reader(io.StringIO(f.read())))
+
+
 def _runs_told(page) -> str:
     runs = getattr(page, "hograd_runs", None)
     return runs.runs_told() if runs is not None else "(no record of its runs)"
@@ -406,24 +416,24 @@ def rehearse(hall: Hall, lecture: Class) -> list[tuple[object, str]]:
         expect(main(page).get_by_text(revealed)).to_be_visible(timeout=WAIT)
     hall.shot(students[0][0], "revealed")
 
-    # reset step 1: its answers and its reveal go; one student answers again
+    # reset step 1: its answers and its reveal go; one student answers again (what the class
+    # recorded before, from the export, is what a wrong count is checked against)
+    before = _export_rows(teacher)
     click(teacher, panel.get_by_role("button", name=t("classroom.reset", n=1)))
     click(teacher, teacher.locator(".st-key-classroom-reset button"))
-    done = t("classroom.reset.done", n=1, checks=len(students) + 1)
-    shows(teacher, teacher.get_by_text(done))
+    # the note with any count first, then its count: a wrong count fails as such
+    note = re.escape(t("classroom.reset.done", n=1, checks="NUMBER")).replace("NUMBER", r"(\d+)")
+    shows(teacher, teacher.get_by_text(re.compile(note)))
+    said = re.search(note, teacher.get_by_text(re.compile(note)).first.inner_text())
+    assert said and int(said.group(1)) == len(students) + 1, (said, before)
     for page, _ in students:
         expect(main(page).get_by_text(revealed)).to_have_count(0, timeout=WAIT)
     again, again_name = students[-1]
     hall.check(again, "12")
 
     # export: the one Check since the reset, in words of the lecture's language
-    export = teacher.locator(".st-key-classroom-export button")
     expect(teacher.locator("[data-testid='stTable'] tbody tr").first).to_contain_text("1")
-    usable(teacher, export)
-    with teacher.expect_download(timeout=WAIT) as info:
-        export.click()
-    with open(info.value.path(), encoding="utf-8") as f:
-        rows = list(csv.reader(io.StringIO(f.read())))
+    rows = _export_rows(teacher)
     assert rows[0] == [t(c) for c in CSV_COLUMNS]
     assert [(r[0], r[2], r[3]) for r in rows[1:]] == [(again_name, "12", t("classroom.csv.yes"))]
 
