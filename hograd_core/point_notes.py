@@ -4,11 +4,11 @@ At a kink of abs or relu, at a pole, at log or a fractional power of 0, f has no
 (or an infinite one), yet every method still prints numbers: PyTorch's backward formulas,
 Taylor mode's recurrences, sympy's pieces and a finite difference each follow their own
 arithmetic, and need not agree. :func:`point_notes` finds the pieces of f that put x0 at such
-a point, so the page can say which numbers are conventions, and whose. It also finds the one
-piece whose PyTorch derivatives lose their digits near a point although f has every derivative
-there: i0 and i1 near 0 (:data:`I0_NEAR_ZERO`, :data:`I1_NEAR_ZERO`), the polygamma family left of 0
-(:data:`POLYGAMMA_LEFT`) and trigamma anywhere (:data:`TRIGAMMA`). :data:`TORCH_FORMULAS` names
-all three.
+a point, so the page can say which numbers are conventions, and whose. It also finds the
+pieces whose PyTorch derivatives lose their digits near a point although f has every
+derivative there: i0 and i1 near 0 (:data:`I0_NEAR_ZERO`, :data:`I1_NEAR_ZERO`), the polygamma
+family left of 0 (:data:`POLYGAMMA_LEFT`) and trigamma anywhere (:data:`TRIGAMMA`).
+:data:`TORCH_FORMULAS` names them all.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ I0_NEAR_ZERO = "i0_near_zero"
 #: (2.7e-8 relative at a = 1e-4, order 2; 1e-6 at a = 0.01, order 5), and at a = 0 every order
 #: from the third is 0 (the truth: 3/8, 0, 5/16, 0, 35/128, ...).
 I1_NEAR_ZERO = "i1_near_zero"
+_BESSEL_NEAR_ZERO = {"i0": I0_NEAR_ZERO, "i1": I1_NEAR_ZERO}  # each within 1 of 0
 #: The piece is lgamma(a), digamma(a) or polygamma(n, a) with a < 0 at x0 (not a pole). Their
 #: derivatives are polygamma(m, a), which PyTorch computes for m >= 2 as (-1)^(m+1) m!
 #: zeta(m + 1, a), adding the terms (a + k)^-(m+1) one by one: near a = -k - 1/2 the terms of
@@ -117,10 +118,8 @@ def _notes(node: Node, variable: str | None, x0: float, out: list[PointNote]) ->
                 or (func in GAMMA_FAMILY and a <= 0 and float(a).is_integer())
             ):
                 out.append(PointNote(SINGULAR, show(node)))
-            elif func == "i0" and abs(a) < 1:
-                out.append(PointNote(I0_NEAR_ZERO, show(node)))
-            elif func == "i1" and abs(a) < 1:
-                out.append(PointNote(I1_NEAR_ZERO, show(node)))
+            elif func in _BESSEL_NEAR_ZERO and abs(a) < 1:
+                out.append(PointNote(_BESSEL_NEAR_ZERO[func], show(node)))
             elif func in GAMMA_FAMILY and a < 0:
                 out.append(PointNote(POLYGAMMA_LEFT, show(node)))
             elif func in GAMMA_FAMILY and (node.index or 0) <= 1:
