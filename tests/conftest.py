@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
 
 import pytest
@@ -49,6 +50,39 @@ def unit_cost(scope: str, nodeids: Iterable[str]) -> float:
     """The rough cost of a unit of work: its tests times the cost of a test of its folder."""
     each = next((c for folder, c in COST.items() if scope.startswith(folder)), DEFAULT_COST)
     return each * sum(1 for _ in nodeids)
+
+
+def _pages() -> list | None:
+    """tests/e2e/conftest.py's record of the pages a test opened, once a test imported it."""
+    e2e = sys.modules.get("tests.e2e.conftest")
+    return None if e2e is None else e2e.TRACKED
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    pages = _pages()
+    if pages is not None:
+        pages.clear()  # a test reports the pages opened from its setup on
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    """A failed test that drove a browser ends its report with each page it opened: its
+    address, its last runs and its last messages, read from the app's websocket (what a CI
+    log shows of a page that never did what the test waited for)."""
+    outcome = yield
+    report = outcome.get_result()
+    pages = _pages()
+    if report.failed and call.when == "call" and pages:
+        e2e = sys.modules["tests.e2e.conftest"]
+        told = []
+        for n, runs in enumerate(pages, 1):
+            whole = e2e.ARTIFACTS / f"failed-{item.name}-page{n}.txt"  # every message kept
+            whole.parent.mkdir(parents=True, exist_ok=True)
+            whole.write_text(f"{runs.url}\n{runs.tail(len(runs.log))}\n")
+            told.append(f"--- page {n} at {runs.url} (all: {whole.name})\n{runs.runs_told()}")
+            told.append(f"  the last messages:\n{runs.tail()}")
+        report.sections.append(("each page's runs (websocket)", "\n".join(told)))
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)  # a plain run has no xdist

@@ -175,12 +175,21 @@ class Runs:
         self.log: collections.deque[tuple[str, bool]] = collections.deque(maxlen=LOGGED)
         self.start = time.monotonic()
         self.timed = False  # whether the run in progress is a fragment's
+        self.url = ""  # the page's address when it last loaded or moved
 
     @staticmethod
     def track(page: object) -> None:
         if getattr(page, "hograd_runs", None) is None:
             runs = page.hograd_runs = Runs()
             page.on("websocket", runs._watch)
+            page.on("framenavigated", lambda frame, r=runs, p=page: r._went(p, frame))
+            page.on("pageerror", lambda err, r=runs: r._note("!", lambda: f"error {err}", False))
+            TRACKED.append(runs)
+
+    def _went(self, page: object, frame: object) -> None:
+        if frame == page.main_frame:
+            self.url = frame.url
+            self._note("@", lambda: f"at {frame.url}", False)
 
     def _watch(self, ws: object) -> None:
         if "/_stcore/stream" in ws.url:
@@ -230,6 +239,10 @@ class Runs:
         head = [text for text, timed in log[:-tail] if not timed]
         return "\n".join([*head, "  ... the last messages:", *(text for text, _ in log[-tail:])])
 
+    def tail(self, last: int = 40) -> str:
+        """The page's last ``last`` messages."""
+        return "\n".join(text for text, _ in list(self.log)[-last:])
+
     def runs_told(self, last: int = 8) -> str:
         """For an assertion's message (what a CI log shows of a failure): the page's last
         ``last`` whole-page runs, then its last few runs of any kind (fragments' timed ones),
@@ -246,6 +259,10 @@ class Runs:
 
 
 LOGGED = 20_000  # messages kept per page (a rehearsed lecture's page logs a few thousand)
+#: every page's runs since the test began, in the order its page opened (tests/conftest.py's
+#: pytest_runtest_makereport reads a failed test's pages: what a CI log shows of a page that
+#: did not do what a test waited for)
+TRACKED: list[Runs] = []
 
 
 def _rerun_line(rerun: object) -> str:
