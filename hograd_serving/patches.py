@@ -30,17 +30,30 @@ that fails loudly when the internal it relies on changes (tests/serving/test_pat
   two replicas, CI of 879d3ba). It keeps each made file referenced for ``MADE_KEEP_SECONDS``
   after it was made, under a holder of its own that no session's run clears; files past that
   are let go on the next click anywhere (a bounded number: the clicks of that window).
+- :func:`keep_fragment_reruns_on_their_page`: a browser asks for a fragment's rerun (its
+  ``run_every`` timer) with the page it shows. Streamlit 1.67 runs a request that waited
+  behind a run as it came, page and all, even when that run switched the session to another
+  page (``st.switch_page``): the waiting fragment run switches the session back to the old
+  page, where the fragment is no longer registered, so it draws nothing, and its
+  ``new_session`` tells the front end the page changed, which clears the page just drawn. A
+  follower taken to the lecturer's view from the lesson (whose reveal fragment ticks twice a
+  second) was left on an empty page now and then (CI of 338fa72; the websocket's record in
+  tests/serving/test_patches.py's docstring). Patched, a fragment run asked for from another
+  page than the session's runs on the session's page: the fragment, unknown there, draws
+  nothing and changes nothing, as Streamlit does for any fragment it no longer has.
 """
 
 from __future__ import annotations
 
 import asyncio.base_events
+import dataclasses
 import socket
 import time
 
 __all__ = [
     "MADE_KEEP_SECONDS",
     "disable_nagle",
+    "keep_fragment_reruns_on_their_page",
     "keep_made_downloads",
     "leave_pages_directory_mode",
     "nagle_disabled",
@@ -101,3 +114,30 @@ def keep_made_downloads() -> None:
     execute_deferred.hograd_keeps = True  # type: ignore[attr-defined]
     execute_deferred.hograd_original = original  # type: ignore[attr-defined]
     MediaFileManager.execute_deferred = execute_deferred  # type: ignore[method-assign]
+
+
+def keep_fragment_reruns_on_their_page() -> None:
+    """Run a fragment's rerun asked for from another page on the session's page (see above).
+    Acts once."""
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+
+    original = ScriptRunner._run_script
+    if getattr(original, "hograd_keeps_page", False):
+        return
+
+    def _run_script(self: ScriptRunner, rerun_data: object) -> None:
+        ctx = self._get_script_run_ctx()
+        here = ctx.page_script_hash if ctx is not None else ""
+        asked = rerun_data.page_script_hash  # type: ignore[attr-defined]
+        if rerun_data.fragment_id_queue and here and asked and asked != here:  # type: ignore[attr-defined]
+            rerun_data = dataclasses.replace(
+                rerun_data,  # type: ignore[arg-type]
+                page_script_hash=here,
+                page_name="",
+                query_string=ctx.query_string,
+            )
+        original(self, rerun_data)
+
+    _run_script.hograd_keeps_page = True  # type: ignore[attr-defined]
+    _run_script.hograd_original = original  # type: ignore[attr-defined]
+    ScriptRunner._run_script = _run_script  # type: ignore[method-assign]

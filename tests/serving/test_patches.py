@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import subprocess
 import sys
 import textwrap
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -154,3 +156,129 @@ def test_a_file_made_on_click_survives_the_sweeps_that_follow_until_fetched(
     with pytest.raises(MediaFileStorageError):
         kept._storage.get_file(made)
     assert kept._storage.get_file(newer).content == b"a,b\n3,4\n"
+
+
+#: Two pages; the first has a fragment with a timer and a button that switches to the second
+#: (as a follower's page is switched to the lecturer's view); the second's run waits for the
+#: next request to be queued. The patch only if asked.
+_TWO_PAGES = """
+import os
+import streamlit as st
+
+if os.environ.get("HOGRAD_PATCHED") == "1":
+    from hograd_serving.patches import keep_fragment_reruns_on_their_page
+
+    keep_fragment_reruns_on_their_page()
+
+
+@st.fragment(run_every=600)
+def ticker():
+    st.write("tick")
+
+
+def first():
+    st.title("first")
+    ticker()
+    if st.button("go", key="go"):
+        st.switch_page(second_page)
+
+
+def second():
+    st.title("second")
+    # this run lasts until the tick the test sends meanwhile is queued behind it (as a
+    # follower's reveal tick came in while the lecturer's view was drawn)
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+
+    requests = get_script_run_ctx().script_requests
+    deadline = time.monotonic() + 120
+    while requests._state != ScriptRequestType.RERUN and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+first_page = st.Page(first, title="first", url_path="first", default=True)
+second_page = st.Page(second, title="second", url_path="second")
+st.navigation([first_page, second_page]).run()
+"""
+
+
+def _late_fragment_run(script: Path, patched: bool) -> tuple[str, str, list[tuple[str, bool]]]:
+    """Serve ``script``; on its first page, click the button and, once the second page's run
+    has started, ask for the fragment's rerun from the first page (its timer fired before the
+    browser heard of the switch: sent earlier, Streamlit folds it into the switch's rerun,
+    which drops it; after the second page's run, Streamlit drops it as a fragment it no
+    longer has). Returns
+    the two pages' hashes and every run that followed: (its page's hash, whether a fragment's),
+    read until the fragment's run and a whole run have both ended."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    from benchmarks.st_client import StreamlitClient
+    from tests.e2e.conftest import _free_port
+
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOGRAD_PATCHED": "1" if patched else "0"}
+    command = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port)]
+    command += ["--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    proc = subprocess.Popen(command, cwd=script.parent, env=env, stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180  # a ceiling: the wait ends when the server answers
+        while not _healthy(url):
+            assert proc.poll() is None and time.monotonic() < deadline, "the server never started"
+            time.sleep(0.3)
+        with StreamlitClient(url, timeout=120) as client:
+            return _click_then_tick(client, BackMsg, ForwardMsg)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as answer:
+            return answer.status == 200
+    except OSError:
+        return False
+
+
+def _click_then_tick(client, BackMsg, ForwardMsg) -> tuple[str, str, list[tuple[str, bool]]]:
+    client.open("")
+    first = client.page_script_hash
+    second = client.pages["second"]
+    fragment = next(iter(client.auto_reruns))
+    client.click("go")
+    click = BackMsg()
+    client._client_state(click, "", first, True)
+    client._pending.clear()
+    tick = BackMsg()
+    client._client_state(tick, "", first, True, fragment_id=fragment)
+    ws = client._ws
+    ws.send_binary(click.SerializeToString())
+    runs: list[tuple[str, bool]] = []
+    ticked = ended = False
+    while not (ticked and ended):
+        msg = ForwardMsg.FromString(ws.recv())
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":
+            runs.append((msg.new_session.page_script_hash, bool(msg.metadata.run.fragment_ids)))
+            if runs[-1] == (second, False):  # the switch's run: the tick comes after it
+                ws.send_binary(tick.SerializeToString())
+        elif kind == "script_finished":
+            ticked |= msg.script_finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+            ended |= msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
+    return first, second, runs
+
+
+def test_a_late_fragment_run_stays_on_the_page_the_session_moved_to(tmp_path: Path) -> None:
+    """Streamlit's own behaviour first (the reason for the patch: the fragment's run, asked
+    for from the first page, puts the session back on it after the switch, and its
+    new_session tells the browser so, which clears the second page), then patched: every run
+    after the switch is on the second page."""
+    script = tmp_path / "two_pages.py"
+    script.write_text(_TWO_PAGES)
+    first, second, runs = _late_fragment_run(script, patched=False)
+    assert runs[-1] == (first, True), runs  # the second page is left for the first
+    first, second, runs = _late_fragment_run(script, patched=True)
+    switched = [page for page, _ in runs].index(second)
+    assert runs[switched:] == [(second, False), (second, True)], runs
