@@ -1,8 +1,8 @@
 """Follow the lecturer in real Chromium: the lecturer (the teacher's link) opens a class, goes to
 the HVP page, types a function and shares the view; a student who switched "follow" on is taken
 to that view without a click, a student with it off stays on the lesson. The lecturer then shares
-another function while the follower is on the HVP page already (the two switches of
-hograd_labs/classroom/follow.py): the follower's box shows it. Screenshot:
+another function while the follower, whose page was loaded again meanwhile, is on the HVP page
+already (the two switches of hograd_labs/classroom/follow.py): the follower's box shows it. Screenshot:
 tests/artifacts/classroom_follow.png."""
 
 from __future__ import annotations
@@ -85,6 +85,14 @@ def test_a_following_student_opens_the_lecturers_view(browser, server) -> None:
         assert "key" not in query and TEACHER_KEY not in ann.url
         expect(_sidebar(ann).get_by_text("ann", exact=True)).to_have_count(0)  # no re-join
         screenshot(ann, "classroom_follow")
+
+        # the page loaded again (by hand, or by hograd_serving/recover.js): a fresh session
+        # of the same address, still on the view, still following
+        ann.reload()
+        wait_for_app(ann)
+        expect(_function(ann)).to_have_value(FIRST)
+        assert urlparse(ann.url).path == "/hvp"
+        expect(_sidebar(ann).get_by_role("switch", name=tr("classroom.follow"))).to_be_checked()
 
         # a second view of the page the follower is on
         _type_and_share(teacher, SECOND)

@@ -2,7 +2,9 @@
 router, so that a reload loads it again): a broken Streamlit tree's error loads the page
 again; a second one within 30 s does not (no loop); any other error does not; after 30 s the
 next break does. A page "running" with nothing from its server for 60 s loads again; one that
-is not running, or heard from its server lately, does not. The decisions are read from the
+is not running, or heard from its server lately, does not. A page whose run is over with its
+main area empty for 10 s loads again; one that shows a word or a drawing there, or is
+running, or has lost its server, does not. The decisions are read from the
 page itself: the script writes the time of a reload it starts into sessionStorage before it
 reloads, and the error event and the stall check run synchronously, so an unchanged entry
 right after them means "no reload" (no waiting on the page's 5-second timer)."""
@@ -106,3 +108,46 @@ def test_a_page_running_with_nothing_from_its_server_for_60_s_loads_again(own_pa
     assert _loads(page) == 2
     before, after = _stall(page, "running", 61_000)  # again within 30 s: left alone
     assert before == after is not None
+
+
+def _blank(page, state: str, connection: str, main: str, after_ms: int) -> list:
+    """The app ``state`` and ``connection``, its main area holding the HTML ``main``; the
+    blank check run at a time, then again ``after_ms`` later; the recovery's entry before
+    and after, and what each check returned."""
+    return page.evaluate(
+        """([state, connection, main, after, key]) => {
+            const app = document.querySelector("[data-testid='stApp']");
+            app.dataset.testScriptState = state;
+            app.dataset.testConnectionState = connection;
+            app.innerHTML = `<section data-testid="stMain">${main}</section>`;
+            const before = sessionStorage.getItem(key);
+            const t = Date.now();
+            const first = window.hogradRecover.blank(t);
+            const second = window.hogradRecover.blank(t + after);
+            return [before, sessionStorage.getItem(key), first, second];
+        }""",
+        [state, connection, main, after_ms, KEY],
+    )
+
+
+def test_a_page_left_with_an_empty_main_area_for_10_s_loads_again(own_page) -> None:
+    page = own_page
+    empty = '<div data-testid="stMainBlockContainer"><div style="display:none">x</div></div>'
+    for state, connection, main in [
+        ("notRunning", "CONNECTED", "<h1>Hessian-vector products</h1>"),  # a page
+        ("notRunning", "CONNECTED", "<p>The lecturer paused the class.</p>"),  # a notice
+        ("notRunning", "CONNECTED", '<svg width="9" height="9"></svg>'),  # a drawing alone
+        ("running", "CONNECTED", empty),  # its run draws it
+        ("notRunning", "DISCONNECTED_FOREVER", empty),  # Streamlit says why
+    ]:
+        assert _blank(page, state, connection, main, 20_000) == [None, None, False, False]
+    # empty and idle, but for less than 10 s: left alone (the next run is on its way)
+    assert _blank(page, "notRunning", "CONNECTED", empty, 9_000) == [None, None, False, False]
+    # the next check finds something drawn: the count starts again
+    page.evaluate("() => document.querySelector('[data-testid=stMain]').append('Home')")
+    assert page.evaluate("() => window.hogradRecover.blank(Date.now() + 60000)") is False
+    with page.expect_event("load"):
+        before, after, first, _ = _blank(page, "notRunning", "CONNECTED", empty, 10_000)
+    assert before is None and after is not None and first is False
+    assert _loads(page) == 2
+    assert _blank(page, "notRunning", "CONNECTED", empty, 10_000)[:2] == [after, after]
