@@ -55,7 +55,7 @@ _WHERE = {
     "LIMITS": "language",
     "Function": "language",
     "parse": "language",
-    "BUDGET": "nested_autograd",
+    "BUDGET": "derivative_budget",
     "DerivativeResult": "nested_autograd",
     "derivatives": "nested_autograd",
     "finite_difference": "nested_autograd",

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from hograd_core import BUDGET, derivatives, parse
-from hograd_core.nested_autograd import MAX_FD_ORDER
+from hograd_core.derivative_budget import BUDGET, MAX_FD_ORDER
+from hograd_labs.derivatives.seed import shown, x_cubed_at_2
 from hograd_ui.parts.frame import Frame, aside
 from hograd_ui.parts.ui import t
 
@@ -20,19 +20,14 @@ st.page_link("pages/lesson.py", label=t("home.lesson"), icon=":material/route:")
 
 
 def example() -> None:
-    """The seed example: x³'s first and second derivatives at 2, run live (the page's result)."""
+    """The seed example: x³'s first and second derivatives at 2, the lines shown run live
+    (the page's result)."""
     with st.container(key="home.result"):
         st.header(t("home.example.title"))
         st.markdown(t("home.example.body"))
-        st.code(
-            "x = torch.tensor(2.0, requires_grad=True)\n"
-            "y = x**3\n"
-            "dy = torch.autograd.grad(y, x, create_graph=True)[0]   # 3x² = 12, and dy has a graph\n"
-            "d2y = torch.autograd.grad(dy, x)[0]                    # 6x = 12",
-            language="python",
-        )
-        values = derivatives(parse("x**3"), [2.0], 2).values[:, 0]
-        st.success(t("home.example.result", first=f"{values[1]:g}", second=f"{values[2]:g}"))
+        st.code(shown(), language="python")
+        first, second = x_cubed_at_2()  # the lines just shown, run now
+        st.success(t("home.example.result", first=f"{first:g}", second=f"{second:g}"))
 
 
 def cards() -> None:

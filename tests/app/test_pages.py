@@ -47,3 +47,24 @@ def test_the_home_page_links_every_other_page() -> None:
     linked = {el.proto.page for el in at.get("page_link")}
     wanted = {path.removeprefix("pages/").removesuffix(".py") for path, _ in routes()} - {"home"}
     assert {p.rsplit("/", 1)[-1].removesuffix(".py") for p in linked} == wanted, linked
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_home_pages_example_shows_the_lines_that_ran(lang: str) -> None:
+    """The seeds' worked example: dy/dx of x³ at 2 is 12 and d²y/dx² is 12. The page prints
+    the lines of hograd_labs/derivatives/seed.py that it runs; CPython running the printed
+    lines alone, in a fresh process, prints the same two numbers."""
+    import subprocess
+    import sys
+
+    from hograd_labs.derivatives.seed import shown
+
+    at = open_page("pages/home.py", lang)
+    code = at.get("code")[0].proto.code_text
+    assert code == shown() and "create_graph=True" in code
+    program = f"import torch\n{code}\nprint(dy.item(), d2y.item())\n"
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert done.stdout.split() == ["12.0", "12.0"]
+    assert [s.value.count("12") for s in at.success] == [2]
