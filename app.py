@@ -4,7 +4,7 @@ import streamlit as st
 
 import hograd_serving
 from hograd_labs.classroom import follow as classroom
-from hograd_labs.lesson.compute import STEPS as LESSON_STEPS
+from hograd_labs.lesson import STEP_COUNT as LESSON_STEPS
 from hograd_serving.floor import script_slot
 from hograd_ui.i18n import LANGUAGES
 from hograd_ui.parts import a11y
@@ -53,7 +53,7 @@ with script_slot(), routed():
         present_toggle(t("links.present"), t("links.present.help"))  # ?present=1 seeds it
     st.query_params["lang"] = st.session_state["lang"]
     write_present()
-    lesson_progress(len(LESSON_STEPS))  # the lesson's progress, from and into every page's link
+    lesson_progress(LESSON_STEPS)  # the lesson's progress, from and into every page's link
     st.html(wrap_css())  # our constant CSS, no user text
     if present():
         st.html(presentation_css())  # our constant CSS, no user text
@@ -112,7 +112,7 @@ with script_slot(), routed():
     # projects can share; a paused class's notice above the page
     banner = st.container()
     with st.container() if present() else st.sidebar:
-        drawn = classroom.sidebar(SITE, page.url_path, pages, len(LESSON_STEPS), banner)
+        drawn = classroom.sidebar(SITE, page.url_path, pages, LESSON_STEPS, banner)
     if drawn:  # not on the way to the lecturer's view (hograd_labs/classroom/follow.py)
         with checked_link(page.url_path, SITE):  # says which parameters of the link were ignored
             page.run()

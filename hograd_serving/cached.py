@@ -21,20 +21,19 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 import hograd_core
-from hograd_core import parse
-from hograd_core.language import Function
 
 from .gate import HEAVY_SECONDS, heavy_work
 
 if TYPE_CHECKING:
     from hograd_core.flaglab import FlagOutcome
+    from hograd_core.language import Function
 
 __all__ = ["FORWARD_AD", "Caption", "cached_parse", "case_for", "with_bar"]
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def cached_parse(text: str, variables: tuple[str, ...] | None = None) -> Function:
-    return parse(text, variables)
+    return hograd_core.parse(text, variables)  # the language loads on the first parse
 
 
 # ---- the flag lab's classic cases (the graph lab and the backward lab's decoder) ----------------

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
@@ -20,7 +21,6 @@ from streamlit.errors import StreamlitDuplicateElementKey
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from hograd_core import HogradError
-from hograd_core.language import LIMITS, Function
 from hograd_serving.cached import cached_parse
 from hograd_serving.gate import SESSION_KEY, BusyError
 from hograd_serving.patches import leave_pages_directory_mode
@@ -28,6 +28,9 @@ from hograd_ui.i18n import LANGUAGES, error_text, tr
 from hograd_ui.parts.a11y import name_view
 from hograd_ui.parts.link_form import Field, draw_linked
 from hograd_ui.parts.links import BIND, link_text, present, url_choice, write_choice
+
+if TYPE_CHECKING:
+    from hograd_core.language import Function
 
 _ROUTER = threading.local()  # each session's script runs in a thread of its own
 
@@ -189,6 +192,8 @@ def function_box(
     row.pills(
         t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset, format_func=as_typed
     )
+    from hograd_core.language import LIMITS  # loaded with the first page that takes a function
+
     limit = box_chars(LIMITS.max_length)
     # unbound, its value in the session state (a preset sets it): see seed_linked
     text = draw_linked(row, label, key, Field("text", presets[0], high=limit))

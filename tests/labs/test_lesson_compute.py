@@ -13,6 +13,7 @@ import torch
 
 from hograd_core import parse
 from hograd_core.flaglab import FlagSettings, run_flags
+from hograd_labs.lesson import STEP_COUNT
 from hograd_labs.lesson.compute import (
     CHOICE,
     CUBE,
@@ -45,6 +46,7 @@ def answers() -> dict[str, Answer]:
 
 def test_six_to_ten_steps_in_the_seeds_order() -> None:
     assert 6 <= len(STEPS) <= 10
+    assert len(STEPS) == STEP_COUNT  # what app.py reads on every page without loading this
     assert [s.name for s in STEPS] == [
         "grad",
         "create_graph",

@@ -17,8 +17,10 @@ ROOT = Path(__file__).resolve().parents[2]
 #: hograd modules (packages included) the home page loads through app.py, besides the labs'
 #: declarations; 60 before the labs' own code moved into them and the flag lab's settings, the
 #: lesson's kernel calls and the gallery case's runner were loaded on first use; 40 before the
-#: home page's example ran its own lines in plain PyTorch instead of hograd's derivatives.
-HOME_MODULES = 37
+#: home page's example ran its own lines in plain PyTorch instead of hograd's derivatives, the
+#: lesson's step count came from its declaration and the function language loaded with the
+#: first page that takes a function.
+HOME_MODULES = 28
 #: The labs' declarations (``hograd_labs/<lab>/__init__.py``: a ``Lab`` value that imports
 #: only hograd_ui.lab, which an import contract keeps so): app.py reads every one to route a
 #: link and to know each page's keys, so they are loaded on every page, and counted apart.
@@ -35,6 +37,8 @@ NOT_LOADED = (
     "hograd_core.hessian",
     "hograd_core.curvature",
     "hograd_core.inspector",
+    "hograd_core.language.parser",
+    "hograd_labs.lesson.compute",
     "hograd_core.nested_autograd",
     "hograd_core.taylor",
     "hograd_serving.jobs",
