@@ -37,10 +37,11 @@ that fails loudly when the internal it relies on changes (tests/serving/test_pat
   page, where the fragment is no longer registered, so it draws nothing, and its
   ``new_session`` tells the front end the page changed, which clears the page just drawn. A
   follower taken to the lecturer's view from the lesson (whose reveal fragment ticks twice a
-  second) was left on an empty page now and then (CI of 338fa72; the websocket's record in
-  tests/serving/test_patches.py's docstring). Patched, a fragment run asked for from another
-  page than the session's runs on the session's page: the fragment, unknown there, draws
-  nothing and changes nothing, as Streamlit does for any fragment it no longer has.
+  second) was left on an empty page now and then (CI of 338fa72; tests/serving/
+  test_patches.py reproduces the order over the websocket). Patched, a fragment run asked for
+  from another page than the session's runs on the session's page: the fragment, unknown
+  there, draws nothing and changes nothing, as Streamlit does for any fragment it no longer
+  has.
 """
 
 from __future__ import annotations
@@ -120,21 +121,19 @@ def keep_fragment_reruns_on_their_page() -> None:
     """Run a fragment's rerun asked for from another page on the session's page (see above).
     Acts once."""
     from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 
     original = ScriptRunner._run_script
     if getattr(original, "hograd_keeps_page", False):
         return
 
-    def _run_script(self: ScriptRunner, rerun_data: object) -> None:
+    def _run_script(self: ScriptRunner, rerun_data: RerunData) -> None:
         ctx = self._get_script_run_ctx()
         here = ctx.page_script_hash if ctx is not None else ""
-        asked = rerun_data.page_script_hash  # type: ignore[attr-defined]
-        if rerun_data.fragment_id_queue and here and asked and asked != here:  # type: ignore[attr-defined]
+        asked = rerun_data.page_script_hash
+        if rerun_data.fragment_id_queue and here and asked and asked != here:
             rerun_data = dataclasses.replace(
-                rerun_data,  # type: ignore[arg-type]
-                page_script_hash=here,
-                page_name="",
-                query_string=ctx.query_string,
+                rerun_data, page_script_hash=here, page_name="", query_string=ctx.query_string
             )
         original(self, rerun_data)
 

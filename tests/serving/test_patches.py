@@ -163,6 +163,8 @@ def test_a_file_made_on_click_survives_the_sweeps_that_follow_until_fetched(
 #: next request to be queued. The patch only if asked.
 _TWO_PAGES = """
 import os
+import time
+
 import streamlit as st
 
 if os.environ.get("HOGRAD_PATCHED") == "1":
