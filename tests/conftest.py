@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterable, Iterator
 
@@ -75,9 +76,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
     pages = _pages()
     if report.failed and call.when == "call" and pages:
         e2e = sys.modules["tests.e2e.conftest"]
+        name = re.sub(r"[^\w.=\[\]-]", "_", item.name)  # a parameter may hold a "/" or a "?"
         told = []
         for n, runs in enumerate(pages, 1):
-            whole = e2e.ARTIFACTS / f"failed-{item.name}-page{n}.txt"  # every message kept
+            whole = e2e.ARTIFACTS / f"failed-{name}-page{n}.txt"  # every message kept
             whole.parent.mkdir(parents=True, exist_ok=True)
             whole.write_text(f"{runs.url}\n{runs.tail(len(runs.log))}\n")
             told.append(f"--- page {n} at {runs.url} (all: {whole.name})\n{runs.runs_told()}")
