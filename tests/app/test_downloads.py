@@ -28,6 +28,7 @@ from hograd_ui.i18n import tr
 from tests.app.charts import chart_elements, figure_of
 from tests.app.why import FOLDED as WHY_FOLDED
 from tests.apptest import APP_TEST_CEILING
+from tests.notebooks import execute as run_cells
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("en", "zh")
@@ -101,12 +102,10 @@ def execute(source: str) -> dict:
 def kernel_outputs(nb: nbformat.NotebookNode) -> list[list[dict]]:
     """Each code cell's outputs, the notebook executed in a real kernel (nbclient) once per
     session for its code: the notebook in the other language, prose aside, shares the run."""
-    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+    pytest.importorskip("nbclient", reason="nbclient is a test dependency")
     key = tuple(c.source for c in nb.cells if c.cell_type == "code")
     if key not in _KERNEL_RUNS:
-        nbclient.NotebookClient(
-            nb, timeout=300, startup_timeout=300, kernel_name="python3"
-        ).execute()
+        run_cells(nb)
         _KERNEL_RUNS[key] = [c.get("outputs", []) for c in nb.cells if c.cell_type == "code"]
     return _KERNEL_RUNS[key]
 

@@ -23,6 +23,7 @@ from hograd_labs.curvature.cached import (
 from hograd_labs.curvature.compute import DiagonalConfig, MomentumConfig, NetworkCurvatureConfig
 from hograd_ui.notebook import percent_cells
 from tests.labs.notebooks import imported, run_alone
+from tests.notebooks import execute
 
 # four variables, one of them called like f's argument w: it gets another name in the file
 DIAGONAL = DiagonalConfig(
@@ -130,7 +131,7 @@ def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
 
 def test_the_notebook_runs_and_recomputes_the_pages_numbers(tmp_path) -> None:
     """Executed by a real kernel (nbclient) in an empty folder, as a learner would."""
-    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+    pytest.importorskip("nbclient", reason="nbclient is a test dependency")
     small = DiagonalConfig(
         DIAGONAL.function, DIAGONAL.point, probes=5, repeats=1, hidden=4, train_steps=5
     )
@@ -142,13 +143,7 @@ def test_the_notebook_runs_and_recomputes_the_pages_numbers(tmp_path) -> None:
     )
     probe = "import json\nprint(json.dumps([typed.exact.tolist(), net_study.exact.tolist()]))"
     nb.cells.append(nbformat.v4.new_code_cell(probe))
-    nbclient.NotebookClient(
-        nb,
-        timeout=300,
-        startup_timeout=300,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(tmp_path)}},
-    ).execute()
+    execute(nb, tmp_path)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
     assert not errors, errors
     typed, net = json.loads(nb.cells[-1].outputs[0]["text"])

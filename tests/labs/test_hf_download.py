@@ -15,6 +15,7 @@ from hograd_labs.hf import compute, figures
 from hograd_labs.hf.cached import script, why_hessian_free
 from hograd_labs.hf.compute import HFConfig
 from tests.labs.notebooks import figure_cell, imported, run_alone
+from tests.notebooks import execute
 
 CONFIG = HFConfig(
     dataset="digits",
@@ -75,12 +76,12 @@ def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
 
 def test_the_notebook_runs_and_draws_the_runs_numbers() -> None:
     """Executed by a real kernel (nbclient), as a learner would."""
-    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+    pytest.importorskip("nbclient", reason="nbclient is a test dependency")
     small = HFConfig(hidden=(4,), steps=2, cg_iters=3)
     nb = nbformat.reads(figures.notebook(script(small).source, "t", "f"), as_version=4)
     probe = "import json\nprint(json.dumps(result.hf_losses.tolist()))"
     nb.cells.append(nbformat.v4.new_code_cell(probe))
-    nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
+    execute(nb)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
     assert not errors
     np.testing.assert_allclose(

@@ -15,6 +15,7 @@ from hograd_labs.maml import compute, figures
 from hograd_labs.maml.cached import script, why_maml, why_maml_adapt
 from hograd_labs.maml.compute import METHODS, MamlConfig, NewSine
 from tests.labs.notebooks import figure_cell, imported, run_alone
+from tests.notebooks import execute
 
 CONFIG = MamlConfig(
     hidden=8,
@@ -70,12 +71,12 @@ def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
 
 def test_the_notebook_runs_and_draws_the_runs_numbers() -> None:
     """Executed by a real kernel (nbclient), as a learner would."""
-    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+    pytest.importorskip("nbclient", reason="nbclient is a test dependency")
     small = MamlConfig(hidden=4, meta_steps=10, tasks=2, k_shot=3)
     nb = nbformat.reads(figures.notebook(script(small, NewSine()).source, "t", "f"), as_version=4)
     probe = "import json\nprint(json.dumps({m: result.eval_losses[m].tolist() for m in result.eval_losses}))"
     nb.cells.append(nbformat.v4.new_code_cell(probe))
-    nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
+    execute(nb)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
     assert not errors
     run = compute.run(small)

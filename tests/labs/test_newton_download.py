@@ -15,6 +15,7 @@ from hograd_labs.newton import compute, figures
 from hograd_labs.newton.cached import script, torch_function, why_newton
 from hograd_labs.newton.compute import RaceConfig
 from tests.labs.notebooks import figure_cell, imported, run_alone
+from tests.notebooks import execute
 
 TEXT = "x^2 + y^4/4 - y^2/2"  # the saddle preset: each method ends somewhere else
 CONFIG = RaceConfig(
@@ -80,11 +81,11 @@ def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
 
 def test_the_notebook_runs_and_draws_the_paths() -> None:
     """Executed by a real kernel (nbclient), as a learner would."""
-    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+    pytest.importorskip("nbclient", reason="nbclient is a test dependency")
     small = RaceConfig(start=(1.0, 0.3), steps=5, lr=0.1)
     nb = nbformat.reads(figures.notebook(script(parse(TEXT), small).source, "t", "f"), as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell("print(result.paths[1].points[-1].tolist())"))
-    nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
+    execute(nb)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
     assert not errors
     expected = compute.run(small, f=torch_function(parse(TEXT))).paths[1].points[-1]

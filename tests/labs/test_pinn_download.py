@@ -16,6 +16,7 @@ from hograd_labs.pinn import compute, figures
 from hograd_labs.pinn.cached import script, why_pinn_run
 from hograd_labs.pinn.compute import PinnConfig, fit_summary, preset
 from tests.labs.notebooks import figure_cell, imported, run_alone
+from tests.notebooks import execute
 
 STANDALONE = {
     "math",
@@ -80,11 +81,11 @@ def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
 
 def test_the_notebook_runs_and_draws_the_runs_numbers() -> None:
     """Executed by a real kernel (nbclient), as a learner would."""
-    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+    pytest.importorskip("nbclient", reason="nbclient is a test dependency")
     small = replace(preset("heat"), steps=10, points=32, edge=8, width=8)
     nb = nbformat.reads(figures.notebook(script(small).source, "t", "f"), as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell("import json\nprint(json.dumps(result.u.tolist()))"))
-    nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
+    execute(nb)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
     assert not errors
     np.testing.assert_allclose(

@@ -15,6 +15,7 @@ from hograd_labs.stability import compute, figures
 from hograd_labs.stability.cached import script, why_quadratic, why_stability
 from hograd_labs.stability.compute import StabilityConfig
 from tests.labs.notebooks import figure_cell, imported, run_alone
+from tests.notebooks import execute
 
 # both experiments unstable in their own way: the quadratic's f falls for now, the network
 # trains above 2/λ_max(θ₀) on the digits
@@ -77,14 +78,14 @@ def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
 
 def test_the_notebook_runs_and_draws_the_runs_numbers() -> None:
     """Executed by a real kernel (nbclient), as a learner would."""
-    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+    pytest.importorskip("nbclient", reason="nbclient is a test dependency")
     small = StabilityConfig(quadratic_steps=30, hidden=(4,), steps=20, every=10, lanczos_iters=4)
     nb = nbformat.reads(figures.notebook(script(small).source, "t", "f"), as_version=4)
     probe = (
         "import json\nprint(json.dumps([quadratic.losses.tolist(), network.sharpness.tolist()]))"
     )
     nb.cells.append(nbformat.v4.new_code_cell(probe))
-    nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
+    execute(nb)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
     assert not errors
     losses, sharpness = json.loads(nb.cells[-1].outputs[0]["text"])

@@ -16,6 +16,7 @@ from hograd_labs.stats import compute, figures
 from hograd_labs.stats.cached import script, why_gradient_stats
 from hograd_labs.stats.compute import SCENARIOS, StatsConfig
 from tests.labs.notebooks import figure_cell, imported, run_alone
+from tests.notebooks import execute
 
 STANDALONE = {"json", "math", "warnings", "collections", "dataclasses", "numpy", "torch", "sklearn"}
 
@@ -72,13 +73,13 @@ def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
 
 def test_the_notebook_runs_and_draws_the_runs_numbers() -> None:
     """Executed by a real kernel (nbclient), as a learner would."""
-    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+    pytest.importorskip("nbclient", reason="nbclient is a test dependency")
     small = StatsConfig(depth=3, width=8, steps=10)
     nb = nbformat.reads(figures.notebook(script(small).source, "t", "f"), as_version=4)
     nb.cells.append(
         nbformat.v4.new_code_cell("import json\nprint(json.dumps(stats.losses.tolist()))")
     )
-    nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
+    execute(nb)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
     assert not errors
     np.testing.assert_array_equal(

@@ -15,6 +15,7 @@ from hograd_labs.wgan import compute, figures
 from hograd_labs.wgan.cached import script, why_wgan_run
 from hograd_labs.wgan.compute import WganConfig, smoothed_gap
 from tests.labs.notebooks import figure_cell, imported, run_alone
+from tests.notebooks import execute
 
 STANDALONE = {"math", "time", "collections", "dataclasses", "numpy", "torch", "__future__"}
 FUNC_LINE = "    penalty = gradient_penalty_func  # torch.func's grad and vmap"
@@ -72,13 +73,13 @@ def test_the_notebook_is_the_download_cut_at_its_cell_lines() -> None:
 
 def test_the_notebook_runs_and_draws_the_runs_numbers() -> None:
     """Executed by a real kernel (nbclient), as a learner would."""
-    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
+    pytest.importorskip("nbclient", reason="nbclient is a test dependency")
     small = WganConfig(steps=6, batch=16, hidden=8, n_critic=2, snapshots=2)
     nb = nbformat.reads(figures.notebook(script(small).source, "t", "f"), as_version=4)
     nb.cells.append(
         nbformat.v4.new_code_cell("import json\nprint(json.dumps(result.wasserstein.tolist()))")
     )
-    nbclient.NotebookClient(nb, timeout=300, startup_timeout=300, kernel_name="python3").execute()
+    execute(nb)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
     assert not errors
     np.testing.assert_allclose(

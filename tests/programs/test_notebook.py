@@ -2,9 +2,10 @@
 ipykernel) and their numbers compared with the core's, the numbers the pages show, which are
 themselves checked against sympy and finite differences elsewhere.
 
-Bounded and offline: each cell has a generous limit (``TIMEOUT``, never a measured time: a busy
-machine only makes the test slower), and the kernel talks to this process over localhost only;
-the notebooks need torch, numpy and plotly, nothing to download.
+Bounded and offline: each cell has a generous limit (tests/notebooks.py's ``TIMEOUT``, never a
+measured time: a busy machine only makes the test slower), and the kernel talks to this
+process over Unix sockets only; the notebooks need torch, numpy and plotly, nothing to
+download.
 """
 
 from __future__ import annotations
@@ -24,11 +25,10 @@ from hograd_ui.notebook import (
     graph_notebook,
     hvp_notebook,
 )
+from tests.notebooks import execute as run_cells
 
 nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency")
-
-TIMEOUT = 300  # seconds a cell may take at most; the longest takes about a second
+pytest.importorskip("nbclient", reason="nbclient is a test dependency")
 
 
 def execute(source: str, probe: str) -> tuple[dict, object]:
@@ -37,10 +37,7 @@ def execute(source: str, probe: str) -> tuple[dict, object]:
     nb = nbformat.reads(source, as_version=4)
     nbformat.validate(nb)
     nb.cells.append(nbformat.v4.new_code_cell(f"import json\nprint(json.dumps({probe}))"))
-    client = nbclient.NotebookClient(
-        nb, timeout=TIMEOUT, startup_timeout=TIMEOUT, kernel_name="python3"
-    )
-    client.execute()
+    run_cells(nb)
     for cell in nb.cells:
         assert not [o for o in cell.get("outputs", []) if o["output_type"] == "error"], cell
     return json.loads(nb.cells[-1].outputs[0]["text"]), nb
