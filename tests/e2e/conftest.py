@@ -204,6 +204,8 @@ class Runs:
             self.events += 1
             self.asked = self.events
             self._note(">", lambda: _rerun_line(msg.rerun_script), msg.rerun_script.is_auto_rerun)
+        elif msg is not None:  # anything else the page asks (a download click's file, say)
+            self._note(">", lambda: str(msg.WhichOneof("type")), False)
 
     def _received(self, payload: bytes | str) -> None:
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
