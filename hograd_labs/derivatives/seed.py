@@ -6,6 +6,8 @@ no part of hograd is involved."""
 
 from __future__ import annotations
 
+import ast
+import functools
 import inspect
 import textwrap
 
@@ -23,9 +25,11 @@ def x_cubed_at_2() -> tuple[float, float]:
     return dy.item(), d2y.item()
 
 
+@functools.cache  # the file does not change while the server runs
 def shown() -> str:
-    """The four lines of :func:`x_cubed_at_2` that compute (its body between the docstring
-    and the return)."""
-    lines = inspect.getsource(x_cubed_at_2).splitlines()
-    body = [line for line in lines[2:] if not line.strip().startswith("return ")]
-    return textwrap.dedent("\n".join(body))
+    """The lines of :func:`x_cubed_at_2` that compute: its body without the docstring and the
+    return, read from the parsed source (not by counting lines)."""
+    source = textwrap.dedent(inspect.getsource(x_cubed_at_2))
+    body = ast.parse(source).body[0].body[1:-1]  # after the docstring, before the return
+    lines = source.splitlines()
+    return textwrap.dedent("\n".join(lines[body[0].lineno - 1 : body[-1].end_lineno]))
