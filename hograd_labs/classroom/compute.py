@@ -563,6 +563,20 @@ def _stored(engine: Engine, cid: str) -> bool:
         return c.execute(sa.select(checks.c.id).where(checks.c.cid == cid)).first() is not None
 
 
+def _holds(engine: Engine, student: Student, step: int, cid: str) -> bool:
+    """Whether the Check ``cid`` of ``student`` on ``step`` is recorded (not reset)."""
+    with engine.connect() as c:
+        row = c.execute(
+            sa.select(checks.c.id).where(
+                checks.c.cid == cid,
+                checks.c.code == student.code,
+                checks.c.student == student.id,
+                checks.c.step == int(step),
+            )
+        ).first()
+    return row is not None
+
+
 def check_id() -> str:
     """A fresh id for one Check, made before its first try (128 random bits, hex)."""
     return secrets.token_hex(CHECK_ID_LENGTH // 2)
@@ -583,6 +597,10 @@ class Pending:
     verdict: str
     params: tuple[tuple[str, str], ...]
     at: float
+    #: the ``cid`` of this student's previous Check of the same step when this one checked
+    #: the same answer with the same verdict ("" otherwise): while that Check is recorded,
+    #: this one is the same attempt (a double tap) and is not stored again
+    repeat_of: str = ""
 
 
 def record_pending(engine: Engine, pending: tuple[Pending, ...], now: float) -> tuple[Pending, ...]:
@@ -591,14 +609,19 @@ def record_pending(engine: Engine, pending: tuple[Pending, ...], now: float) -> 
     Stops at the first storage error (the database is out: the rest wait too). A Check whose
     student cannot be found any more (the class deleted, the seat gone) is dropped: there is
     nobody to record it for. Each is stored once however often this is called
-    (:func:`record_check` with its ``cid``).
+    (:func:`record_check` with its ``cid``). A repeat (``repeat_of``) of a Check still
+    recorded for the same student and step is not stored: the same answer checked again
+    (a double tap, or Check pressed twice) is one attempt. Once the lecturer has reset the
+    step, that Check is gone and the repeat is stored.
     """
     for n, item in enumerate(pending):
         try:
             student: Student | None = Student(item.student, item.code, "", item.seat)
             if not item.student:
                 student = resume(engine, item.code, item.seat, now)
-            if student is not None:
+            if student is not None and not (
+                item.repeat_of and _holds(engine, student, item.step, item.repeat_of)
+            ):
                 record_check(
                     engine,
                     student,

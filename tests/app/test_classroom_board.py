@@ -12,7 +12,7 @@ import pytest
 from hograd_labs.classroom import page as room
 from hograd_ui.i18n import tr
 from tests.app.test_classroom_page import KEY, join, open_class
-from tests.app.test_lesson_page import answer, open_lesson, texts
+from tests.app.test_lesson_page import answer, check, open_lesson, texts
 
 
 @pytest.fixture()
@@ -28,7 +28,8 @@ def test_the_board_is_the_dashboard_alone_for_the_teacher(database: Path, lang: 
     teacher, code = open_class(lang)
     ann, bo = join(code, "ann", lang), join(code, "<b>bo</b>", lang)
     answer(ann, 1, right=False)
-    answer(ann, 1, right=False)  # two wrong, none right: stuck on step 1
+    ann.text_input(key="lesson.ans.grad").input("13").run()
+    check(ann, "grad")  # two wrong answers, none right: stuck on step 1
     answer(bo, 1, right=False)
     answer(bo, 1, right=True)
     link = [b for b in teacher.get("link_button") if f"board={code}" in b.proto.url]

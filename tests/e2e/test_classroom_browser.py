@@ -5,6 +5,7 @@ tests/artifacts/classroom_*.png."""
 
 from __future__ import annotations
 
+import csv
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -98,6 +99,9 @@ def test_a_lecturer_and_three_students(browser, server) -> None:
         expect(_main(ann).get_by_text(tr("lesson.check.right"))).to_be_visible()
         _check(hostile, "12")
         _check(cy, "8")
+        # a double tap on Check, the answer unchanged: one attempt, one recorded Check
+        _main(cy).get_by_role("button", name=tr("lesson.check"), exact=True).dblclick()
+        wait_for_app(cy)
         for page in students:  # progress is the class's record: one step or none
             expect(
                 page.get_by_text(tr("lesson.progress", done=0 if page is cy else 1, total=7))
@@ -113,6 +117,13 @@ def test_a_lecturer_and_three_students(browser, server) -> None:
         assert _row(teacher, 2) == ["2", "0", "0"]
         teacher.get_by_text(tr("classroom.slips")).scroll_into_view_if_needed()
         screenshot(teacher, "classroom_dashboard")
+        with teacher.expect_download() as download:
+            teacher.locator(".st-key-classroom-export button").click()
+        with open(download.value.path(), encoding="utf-8") as f:
+            rows = list(csv.reader(f))[1:]
+        assert sorted((r[0], r[2]) for r in rows) == sorted(
+            [("ann", "8"), ("ann", "12"), ("<img src=x onerror=alert", "12"), ("cy", "8")]
+        )
 
         # the lecturer reveals step 1: it shows on a student's page without a reload
         _main(teacher).get_by_role("button", name=tr("classroom.reveal", n=1)).click()

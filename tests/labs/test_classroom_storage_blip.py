@@ -163,3 +163,38 @@ def test_a_postgresql_restart_during_answers_loses_no_check(postgres_url: str) -
     for me in seated:
         assert cc.resume(engine, code, me.seat, NOW) == me
     engine.dispose()
+
+
+def test_the_same_answer_checked_again_is_one_attempt_until_a_reset(plain_db: Db) -> None:
+    """A repeat (the session's last Check of the step said the same) is stored only when the
+    Check it repeats is not recorded: a double tap is one row; a changed answer, a repeat
+    after the lecturer's reset, or a ``repeat_of`` naming another student's or step's Check is
+    stored. Counted against the Checks made, read back with plain SQL."""
+    engine, raw = plain_db.engine, plain_db
+    cc.create_schema(engine)
+    code = cc.open_class(engine, NOW, rng=Random(4))
+    ada, bo = (cc.join(engine, code, name, NOW) for name in ("ada", "bo"))
+
+    def made(who: cc.Student, step: int, answer: str, repeat_of: str = "") -> cc.Pending:
+        right = answer == "12"
+        return cc.Pending(
+            cc.check_id(), code, who.id, who.seat, step, answer, right, "k", (), NOW, repeat_of
+        )
+
+    first = made(ada, 1, "8")
+    tap = made(ada, 1, "8", repeat_of=first.cid)
+    assert cc.record_pending(engine, (first, tap), NOW) == ()  # one flush, original first
+    assert cc.record_pending(engine, (made(ada, 1, "8", repeat_of=first.cid),), NOW) == ()
+    right = made(ada, 1, "12")
+    others = (
+        made(bo, 1, "8", repeat_of=first.cid),  # another student's Check: not bo's
+        made(ada, 2, "8", repeat_of=first.cid),  # another step's
+    )
+    assert cc.record_pending(engine, (right, *others), NOW) == ()
+    stored = "SELECT cid FROM classroom_checks ORDER BY id"
+    assert raw.rows(stored) == [(c,) for c in (first.cid, right.cid, *(o.cid for o in others))]
+
+    assert cc.reset_step(engine, code, 1) == 3
+    again = made(ada, 1, "12", repeat_of=right.cid)  # the same answer, after the reset
+    assert cc.record_pending(engine, (again, made(ada, 1, "12", repeat_of=again.cid)), NOW) == ()
+    assert raw.rows(stored) == [(others[1].cid,), (again.cid,)]
