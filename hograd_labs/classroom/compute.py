@@ -523,7 +523,11 @@ def record_check(
 
     ``cid`` (:func:`check_id`) makes the Check idempotent: sent again, after an error that
     came when it was stored already (the connection lost on COMMIT's answer), it is stored
-    once. Returns only once the Check is in the database.
+    once. A Check that says what the student's last recorded Check of the same step says
+    (the same answer, verdict and values) is the same attempt, Check pressed again (a double
+    tap, a click sent again by a page that reconnected to another replica): it is not stored
+    again. Once the lecturer resets the step, that earlier Check is gone and it is stored.
+    Returns only once the Check is in the database (or its earlier one is).
 
     Raises:
         ClassroomError: ``cid`` is not an id of :func:`check_id`.
@@ -537,21 +541,36 @@ def record_check(
     ):
         raise ClassroomError("classroom.error.check_id", length=CHECK_ID_LENGTH)
     shown = json.dumps({k: str(v) for k, v in params if k in KEPT_PARAMS}, ensure_ascii=False)
+    row = {
+        "code": student.code,
+        "student": student.id,
+        "step": int(step),
+        "answer": str(answer)[:MAX_ANSWER],
+        "correct": bool(correct),
+        "verdict": str(verdict)[:80],
+        "params": shown if len(shown) <= MAX_PARAMS else "{}",
+        "at": float(now),
+        "cid": cid,
+    }
+    mine = (
+        checks.c.code == student.code,
+        checks.c.student == student.id,
+        checks.c.step == int(step),
+    )
+    last = sa.select(sa.func.max(checks.c.id)).where(*mine).scalar_subquery()
+    said = ("answer", "correct", "verdict", "params")
+    same = sa.select(checks.c.id).where(
+        checks.c.id == last, *(checks.c[name] == row[name] for name in said)
+    )
+    # one statement: the last Check is read under the write's lock (SQLite has one writer;
+    # PostgreSQL's row lock on the student serialises two replicas' Checks of one student)
+    values = sa.select(*(sa.literal(v, checks.c[k].type) for k, v in row.items())).where(
+        ~sa.exists(same)
+    )
     try:
         with engine.begin() as c:
-            c.execute(
-                checks.insert().values(
-                    code=student.code,
-                    student=student.id,
-                    step=int(step),
-                    answer=str(answer)[:MAX_ANSWER],
-                    correct=bool(correct),
-                    verdict=str(verdict)[:80],
-                    params=shown if len(shown) <= MAX_PARAMS else "{}",
-                    at=now,
-                    cid=cid,
-                )
-            )
+            c.execute(sa.select(students.c.id).where(students.c.id == student.id).with_for_update())
+            c.execute(checks.insert().from_select(list(row), values))
     except IntegrityError:
         if cid is None or not _stored(engine, cid):
             raise
@@ -561,20 +580,6 @@ def record_check(
 def _stored(engine: Engine, cid: str) -> bool:
     with engine.connect() as c:
         return c.execute(sa.select(checks.c.id).where(checks.c.cid == cid)).first() is not None
-
-
-def _holds(engine: Engine, student: Student, step: int, cid: str) -> bool:
-    """Whether the Check ``cid`` of ``student`` on ``step`` is recorded (not reset)."""
-    with engine.connect() as c:
-        row = c.execute(
-            sa.select(checks.c.id).where(
-                checks.c.cid == cid,
-                checks.c.code == student.code,
-                checks.c.student == student.id,
-                checks.c.step == int(step),
-            )
-        ).first()
-    return row is not None
 
 
 def check_id() -> str:
@@ -597,10 +602,6 @@ class Pending:
     verdict: str
     params: tuple[tuple[str, str], ...]
     at: float
-    #: the ``cid`` of this student's previous Check of the same step when this one checked
-    #: the same answer with the same verdict ("" otherwise): while that Check is recorded,
-    #: this one is the same attempt (a double tap) and is not stored again
-    repeat_of: str = ""
 
 
 def record_pending(engine: Engine, pending: tuple[Pending, ...], now: float) -> tuple[Pending, ...]:
@@ -609,19 +610,14 @@ def record_pending(engine: Engine, pending: tuple[Pending, ...], now: float) -> 
     Stops at the first storage error (the database is out: the rest wait too). A Check whose
     student cannot be found any more (the class deleted, the seat gone) is dropped: there is
     nobody to record it for. Each is stored once however often this is called
-    (:func:`record_check` with its ``cid``). A repeat (``repeat_of``) of a Check still
-    recorded for the same student and step is not stored: the same answer checked again
-    (a double tap, or Check pressed twice) is one attempt. Once the lecturer has reset the
-    step, that Check is gone and the repeat is stored.
+    (:func:`record_check` with its ``cid``).
     """
     for n, item in enumerate(pending):
         try:
             student: Student | None = Student(item.student, item.code, "", item.seat)
             if not item.student:
                 student = resume(engine, item.code, item.seat, now)
-            if student is not None and not (
-                item.repeat_of and _holds(engine, student, item.step, item.repeat_of)
-            ):
+            if student is not None:
                 record_check(
                     engine,
                     student,

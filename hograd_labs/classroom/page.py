@@ -88,9 +88,6 @@ CODE = "classroom.code"  # the class the lecturer opened in this session
 STUDENT = "classroom.student"  # the Student this session joined as
 PENDING = "classroom.pending"  # Checks not yet in the database (compute.Pending), oldest first
 RECORDED = "classroom.recorded"  # the step of the last Check the database took
-#: (class, step) -> (the cid of this session's last new Check of it, what it said): a Check
-#: saying the same again is a repeat of it (compute.Pending.repeat_of)
-LAST = "classroom.last"
 RETRY_EVERY = 3.0  # seconds between tries while the database is out
 
 
@@ -503,15 +500,10 @@ def _flush() -> None:
 def _recorder(code: str, student: compute.Student | None, seat: str) -> OnCheck:
     """Every Check gets an id and joins the waiting list, then the list is sent: a Check the
     database cannot take now is said "not yet recorded" and sent again (the id makes it
-    stored once), never reported recorded before it is. The same answer checked again with
-    the same verdict repeats this session's last Check of the step, and is stored only if
-    the lecturer reset the step since. ``student`` None: the session could not look its
-    student up yet (the database was out), the seat finds them later."""
+    stored once), never reported recorded before it is. ``student`` None: the session could
+    not look its student up yet (the database was out), the seat finds them later."""
 
     def record(number: int, verdict: Verdict, understood: str) -> None:
-        said = (understood, verdict.correct, verdict.key, verdict.params)
-        last = st.session_state.get(LAST, {}).get((code, number))
-        repeat = last[0] if last is not None and last[1] == said else ""
         item = compute.Pending(
             compute.check_id(),
             code,
@@ -523,13 +515,7 @@ def _recorder(code: str, student: compute.Student | None, seat: str) -> OnCheck:
             verdict.key,
             verdict.params,
             time.time(),
-            repeat_of=repeat,
         )
-        if not repeat:
-            st.session_state[LAST] = {
-                **st.session_state.get(LAST, {}),
-                (code, number): (item.cid, said),
-            }
         st.session_state[PENDING] = [*st.session_state.get(PENDING, ()), item]
         st.session_state.pop(RECORDED, None)
         _flush()

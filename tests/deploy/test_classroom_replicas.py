@@ -9,7 +9,8 @@ with every Check recorded and step 1 done. Then every Check is one row, and the 
 dashboard, a client on r2 with the teacher's key, and compute.summary) equal the ones the
 students made; replica r1 is killed mid-class: nothing recorded is lost, its students reconnect
 to r2 from the same address (their seat in it), sit down again as themselves without being
-asked for a nickname, and every later Check is recorded once too.
+asked for a nickname, and every later Check is recorded once too; Check pressed again on the
+answer recorded before the death, from the new session, is not recorded a second time.
 
 The oracle is the list of Checks the tests made; the rows are counted with psycopg. The
 module's deployment is shared; the test that kills r1 is the last."""
@@ -190,8 +191,9 @@ def test_a_class_on_two_replicas_and_one_postgresql(deployment: tuple[str, Repli
             assert not s.exceptions and s.cookie("HOGRAD_REPLICA") == "r2"
             assert "classroom.nickname" not in s.keys()  # noqa: SIM118 (a method); seated again
             assert f"s{i}" in s.text()  # as the same student
-        _check(s, "12")
-        made.append((f"s{i}", "12"))
+        _check(s, "12")  # Check again on the answer already recorded: the same attempt
+        _check(s, "13")
+        made.append((f"s{i}", "13"))
     total = _rows(url, "SELECT count(*) FROM classroom_checks WHERE code = %s", (code,))
     assert total == [(len(made),)]
     rows = _rows(

@@ -194,7 +194,8 @@ def _class_with_checks(engine: sa.Engine) -> tuple[str, list[tuple[str, int, boo
         ("ann", 1, False, "lesson.trap.value", "8"),
         ("ann", 1, True, "lesson.check.right", ""),
         ("bo", 1, False, "lesson.trap.value", "8"),
-        ("bo", 1, False, "lesson.trap.value", "8"),
+        ("bo", 1, False, "lesson.check.low", "10"),
+        ("bo", 1, False, "lesson.trap.value", "8"),  # the same slip again, after another
         ("cy", 1, False, "lesson.check.high", "13"),
         ("cy", 3, False, "lesson.trap.third", "6"),
         ("di", 1, True, "lesson.check.right", ""),

@@ -107,8 +107,8 @@ def test_who_is_stuck(db: tuple[sa.Engine, Db]) -> None:
     other = cc.open_class(engine, NOW, rng=Random(7))
     ada, bo, cy = (cc.join(engine, code, name, NOW) for name in ("ada", "bo", "cy"))
     elsewhere = cc.join(engine, other, "dee", NOW)
-    wrong = lambda who, step, at: cc.record_check(
-        engine, who, step, "8", False, "lesson.trap.value", (("value", "8"),), NOW + at
+    wrong = lambda who, step, at: cc.record_check(  # a new wrong answer each time
+        engine, who, step, str(at), False, "lesson.check.low", (("value", str(at)),), NOW + at
     )
     right = lambda who, step, at: cc.record_check(
         engine, who, step, "12", True, "lesson.check.right", (), NOW + at
