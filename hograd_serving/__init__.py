@@ -28,18 +28,25 @@ def start() -> None:
     """Prepare this process to serve (app.py calls it on every run; it acts once).
 
     Switches Nagle's algorithm off for the connections accepted from now on, keeps each file
-    a download click makes until it is fetched and keeps a late fragment run on the session's
-    page (:mod:`.patches`), makes a turn on the interpreter lock ``INTERPRETER_TURN_SECONDS``
+    a download click makes until it is fetched, keeps a late fragment run on the session's
+    page and a finished run's messages from being dropped by a timer's tick
+    (:mod:`.patches`), makes a turn on the interpreter lock ``INTERPRETER_TURN_SECONDS``
     and gives torch one thread per op: on a busy 2-core host its default pool makes small ops
     5-100x slower, and every session of the class shares this process.
     """
     import torch
 
-    from .patches import disable_nagle, keep_fragment_reruns_on_their_page, keep_made_downloads
+    from .patches import (
+        deliver_a_run_before_the_next,
+        disable_nagle,
+        keep_fragment_reruns_on_their_page,
+        keep_made_downloads,
+    )
 
     disable_nagle()  # each rerun's messages otherwise wait for a delayed ACK (patches.py)
     keep_made_downloads()  # a file made on click is otherwise swept before it is fetched
     keep_fragment_reruns_on_their_page()  # a late fragment run otherwise empties a new page
+    deliver_a_run_before_the_next()  # a tick otherwise drops a finished run's messages
     sys.setswitchinterval(INTERPRETER_TURN_SECONDS)
     if torch.get_num_threads() != 1:
         torch.set_num_threads(1)

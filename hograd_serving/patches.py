@@ -42,6 +42,18 @@ that fails loudly when the internal it relies on changes (tests/serving/test_pat
   from another page than the session's runs on the session's page: the fragment, unknown
   there, draws nothing and changes nothing, as Streamlit does for any fragment it no longer
   has.
+- :func:`deliver_a_run_before_the_next`: a script runner's messages reach the browser through
+  the server's event loop, and Streamlit 1.67 drops every message of a runner that is no
+  longer the session's current one. A runner that has finished its run but whose messages are
+  still queued on the loop counts as stopped: a fragment's timer request handled in that
+  moment starts a new runner, and the finished run's messages are then dropped, all of them.
+  A click and a timer tick sent together (every following student's page ticks twice a
+  second) lost the click's whole run: the page never showed what the click did ("Follow the
+  lecturer" switched on, nothing followed; the rehearsed lecture, 2026-12-07). Over the
+  websocket, a change and a tick sent back to back lost the change's run 9-13 times in 20-40.
+  Patched, a fragment's request that finds the session's runner stopped waits on the loop
+  behind the messages already queued (the runner's last event, which releases it, among them),
+  then starts its runner as before; it waits at most :data:`TICK_WAITS` turns of the loop.
 """
 
 from __future__ import annotations
@@ -53,6 +65,8 @@ import time
 
 __all__ = [
     "MADE_KEEP_SECONDS",
+    "TICK_WAITS",
+    "deliver_a_run_before_the_next",
     "disable_nagle",
     "keep_fragment_reruns_on_their_page",
     "keep_made_downloads",
@@ -66,6 +80,9 @@ MADE_KEEP_SECONDS = 300.0
 #: The holder under which made files stay referenced (a name no session id can take: those
 #: are UUIDs).
 MADE_HOLDER = "hograd:made-downloads"
+#: How many turns of the event loop a fragment's request waits for a stopped runner's queued
+#: messages (the runner's thread posts its last event right after it stops: a few turns).
+TICK_WAITS = 1000
 
 
 def leave_pages_directory_mode() -> None:
@@ -140,3 +157,31 @@ def keep_fragment_reruns_on_their_page() -> None:
     _run_script.hograd_keeps_page = True  # type: ignore[attr-defined]
     _run_script.hograd_original = original  # type: ignore[attr-defined]
     ScriptRunner._run_script = _run_script  # type: ignore[method-assign]
+
+
+def deliver_a_run_before_the_next() -> None:
+    """A fragment's request that finds the session's runner stopped waits for that runner's
+    queued messages before a new runner takes over (see above). Acts once."""
+    from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+
+    original = AppSession.request_rerun
+    if getattr(original, "hograd_delivers", False):
+        return
+
+    def request_rerun(self: AppSession, client_state: object, waited: int = 0) -> None:
+        runner = self._scriptrunner
+        if (
+            client_state is not None
+            and getattr(client_state, "fragment_id", "")
+            and runner is not None
+            and runner._requests._state == ScriptRequestType.STOP
+            and waited < TICK_WAITS
+        ):
+            self._event_loop.call_soon_threadsafe(request_rerun, self, client_state, waited + 1)
+            return
+        original(self, client_state)
+
+    request_rerun.hograd_delivers = True  # type: ignore[attr-defined]
+    request_rerun.hograd_original = original  # type: ignore[attr-defined]
+    AppSession.request_rerun = request_rerun  # type: ignore[method-assign]
