@@ -58,6 +58,15 @@ def deployment() -> Iterator[tuple[str, Replicas]]:
             yield url, group
 
 
+@pytest.fixture
+def engine(deployment: tuple[str, Replicas]) -> Iterator[sa.Engine]:
+    """The class database, for compute's own reads; disposed after the test, failed or not
+    (its open connections would otherwise be collected, and warned of, in a later test)."""
+    made = sa.create_engine(deployment[0])
+    yield made
+    made.dispose()
+
+
 def _rows(url: str, sql: str, params: tuple = ()) -> list[tuple]:
     import psycopg
 
@@ -87,7 +96,7 @@ def _check(client: StreamlitClient, value: str) -> None:
 
 
 def test_a_postgresql_restart_during_30_students_answers(
-    deployment: tuple[str, Replicas],
+    deployment: tuple[str, Replicas], engine: sa.Engine
 ) -> None:
     """PostgreSQL stops (``pg_ctl stop -m fast``) once every student joined and a third of
     the Checks are recorded, and starts again once 5 Checks were made while it was down
@@ -131,7 +140,6 @@ def test_a_postgresql_restart_during_30_students_answers(
         "JOIN classroom_students s ON s.id = c.student WHERE s.code = %s ORDER BY c.id",
         (code,),
     )
-    engine = sa.create_engine(url)
     for p in people:  # each Check once, in order, under the one student the seat finds
         mine = [(i, a, ok) for name, i, a, ok in rows if name == p.name]
         assert [(a, ok) for _, a, ok in mine] == [("8", False), ("13", False), ("12", True)]
@@ -142,12 +150,12 @@ def test_a_postgresql_restart_during_30_students_answers(
     assert counts.joined == CLASS
     assert (counts.steps[0].tried, counts.steps[0].right) == (CLASS, CLASS)
     assert out["dashboard_last"] == [CLASS, CLASS]  # the lecturer's dashboard came back
-    engine.dispose()
 
 
-def test_a_class_on_two_replicas_and_one_postgresql(deployment: tuple[str, Replicas]) -> None:
+def test_a_class_on_two_replicas_and_one_postgresql(
+    deployment: tuple[str, Replicas], engine: sa.Engine
+) -> None:
     url, group = deployment
-    engine = sa.create_engine(url)
     # the lecturer, on r2 (a browser whose cookie names it), which stays up
     teacher = StreamlitClient(group.url, timeout=120, cookies={"HOGRAD_REPLICA": "r2"})
     assert teacher.open("lesson", f"key={KEY}&lang=en").status == "ok"
@@ -210,5 +218,3 @@ def test_a_class_on_two_replicas_and_one_postgresql(deployment: tuple[str, Repli
     teacher.close()
     for s in students:
         s.close()
-
-    engine.dispose()

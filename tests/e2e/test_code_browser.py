@@ -48,6 +48,8 @@ def test_the_seed_and_a_preset_link(page) -> None:
     page.goto(f"{page.base}/code?lang=en")
     wait_for_app(page, 120_000)
     _wait_run(page)
+    # the front end may draw the run's last elements after it says the run is over
+    wait_for_text(page, "dy/dx at x=2.0: 12.0", name="code-seed")
     texts = "\n".join(_code_text(page))
     assert "dy/dx at x=2.0: 12.0" in texts and "False" in texts
     page.get_by_test_id("stPageLink-NavLink").filter(has_text="Hessian-vector product").click()
