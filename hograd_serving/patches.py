@@ -51,9 +51,10 @@ that fails loudly when the internal it relies on changes (tests/serving/test_pat
   second) lost the click's whole run: the page never showed what the click did ("Follow the
   lecturer" switched on, nothing followed; the rehearsed lecture, 2026-12-07). Over the
   websocket, a change and a tick sent back to back lost the change's run 9-13 times in 20-40.
-  Patched, a fragment's request that finds the session's runner stopped waits on the loop
-  behind the messages already queued (the runner's last event, which releases it, among them),
-  then starts its runner as before; it waits at most :data:`TICK_WAITS` turns of the loop.
+  Patched, a fragment's request that finds the session's runner stopped is held until the
+  loop has handled that runner's last event (its messages are all out by then), then starts
+  its runner as before; a whole run asked for meanwhile drops the held ticks (it draws every
+  fragment again).
 """
 
 from __future__ import annotations
@@ -62,10 +63,10 @@ import asyncio.base_events
 import dataclasses
 import socket
 import time
+from typing import Any
 
 __all__ = [
     "MADE_KEEP_SECONDS",
-    "TICK_WAITS",
     "deliver_a_run_before_the_next",
     "disable_nagle",
     "keep_fragment_reruns_on_their_page",
@@ -80,9 +81,6 @@ MADE_KEEP_SECONDS = 300.0
 #: The holder under which made files stay referenced (a name no session id can take: those
 #: are UUIDs).
 MADE_HOLDER = "hograd:made-downloads"
-#: How many turns of the event loop a fragment's request waits for a stopped runner's queued
-#: messages (the runner's thread posts its last event right after it stops: a few turns).
-TICK_WAITS = 1000
 
 
 def leave_pages_directory_mode() -> None:
@@ -163,25 +161,48 @@ def deliver_a_run_before_the_next() -> None:
     """A fragment's request that finds the session's runner stopped waits for that runner's
     queued messages before a new runner takes over (see above). Acts once."""
     from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.scriptrunner import ScriptRunnerEvent
     from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 
     original = AppSession.request_rerun
     if getattr(original, "hograd_delivers", False):
         return
+    handle = AppSession._handle_scriptrunner_event_on_event_loop
 
-    def request_rerun(self: AppSession, client_state: object, waited: int = 0) -> None:
+    def request_rerun(self: AppSession, client_state: Any) -> None:
         runner = self._scriptrunner
-        if (
-            client_state is not None
-            and getattr(client_state, "fragment_id", "")
-            and runner is not None
-            and runner._requests._state == ScriptRequestType.STOP
-            and waited < TICK_WAITS
-        ):
-            self._event_loop.call_soon_threadsafe(request_rerun, self, client_state, waited + 1)
-            return
+        waiting = self.__dict__.setdefault(_WAITING, [])
+        if client_state is not None and client_state.fragment_id:
+            if runner is not None and runner._requests._state == ScriptRequestType.STOP:
+                waiting.append(client_state)  # sent on once the runner's last event is in
+                return
+            for earlier in _taken(self):
+                original(self, earlier)
+        else:
+            _taken(self)  # a whole run draws every fragment again: the waiting ticks go
         original(self, client_state)
+
+    def on_event(self: AppSession, sender: Any, event: Any, *args: Any, **kwargs: Any) -> None:
+        handle(self, sender, event, *args, **kwargs)
+        # the runner's last event, handled: its messages are all out and the session has no
+        # runner; the requests that waited for it start one
+        if event == ScriptRunnerEvent.SHUTDOWN and self._scriptrunner is None:
+            for earlier in _taken(self):
+                request_rerun(self, earlier)
 
     request_rerun.hograd_delivers = True  # type: ignore[attr-defined]
     request_rerun.hograd_original = original  # type: ignore[attr-defined]
+    on_event.hograd_original = handle  # type: ignore[attr-defined]
     AppSession.request_rerun = request_rerun  # type: ignore[method-assign]
+    AppSession._handle_scriptrunner_event_on_event_loop = on_event  # type: ignore[method-assign]
+
+
+#: The session's attribute that holds the fragment requests waiting for a stopped runner.
+_WAITING = "_hograd_waiting_for_runner"
+
+
+def _taken(session: Any) -> list:
+    """The requests waiting in ``session`` for its runner, taken out (oldest first)."""
+    waiting = session.__dict__.get(_WAITING) or []
+    session.__dict__[_WAITING] = []
+    return waiting

@@ -296,6 +296,21 @@ def test_a_late_fragment_run_stays_on_the_page_the_session_moved_to(tmp_path: Pa
     assert runs[switched:] == [(second, False), (second, True)], runs
 
 
+def test_streamlit_still_drops_a_replaced_runners_messages_and_releases_it_on_shutdown() -> None:
+    """What deliver_a_run_before_the_next relies on: the session's handler of a runner's
+    events ignores a runner that is not the current one, and its SHUTDOWN leaves the session
+    without a runner; a request finding a stopped runner starts a new one."""
+    from streamlit.runtime.app_session import AppSession
+
+    handler = getattr(AppSession._handle_scriptrunner_event_on_event_loop, "hograd_original", None)
+    source = inspect.getsource(handler or AppSession._handle_scriptrunner_event_on_event_loop)
+    assert "if sender is not self._scriptrunner:" in source
+    shutdown = source[source.index("ScriptRunnerEvent.SHUTDOWN:") :]
+    assert "self._scriptrunner = None" in shutdown
+    rerun = getattr(AppSession.request_rerun, "hograd_original", AppSession.request_rerun)
+    assert "self._create_scriptrunner(rerun_data)" in inspect.getsource(rerun)
+
+
 _CLICK_AND_TICK = """
 import os
 
