@@ -39,7 +39,7 @@ def test_the_error_at_its_line_from_stdin() -> None:
     done = _cli("-", stdin=SEED_X3.replace("create_graph=True", "create_graph=False"))
     assert done.returncode == 1
     assert done.stdout == "dy/dx at x=2.0: 12.0\n"
-    assert done.stderr.startswith("line 6: RuntimeError: element 0 of tensors does not require")
+    assert done.stderr.startswith("Line 6: RuntimeError: element 0 of tensors does not require")
 
 
 def test_a_refusal_is_status_2_in_english() -> None:
