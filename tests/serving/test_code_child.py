@@ -23,13 +23,22 @@ def test_the_child_returns_the_same_records() -> None:
     assert lines == run_program(SEED_X3)  # graphs, variables and outputs, through JSON
 
 
+#: A program that only a time limit stops, on any host. 30,000 norms of a million elements
+#: with p = 2.5 (a power per element, computed, not read: 5-8 ms each on one core here, so
+#: 150-240 s of CPU) take about 120,000 of the 200,000 steps the runner allows (12 per outer
+#: turn, counted with run_program and small step budgets), so the step budget never stops it
+#: and the page's 10 s of CPU is passed more than ten times over. Its
+#: first form, 95,000 dot products (0.11 ms each here), reached the step budget in about as
+#: long as the time limit: which limit stopped it was a race (the code page's browser test
+#: saw "200,000 statements" instead of the time limit).
+LONG = (
+    "import torch\nx = torch.ones(1000000)\n"
+    "for i in range(10000):\n    for j in range(3):\n        s = torch.norm(x, p=2.5)\n"
+)
+
+
 def test_a_long_run_is_stopped_by_its_cpu_time() -> None:
-    # 60,000 dot products of a million elements before the step budget (200,000 steps): a
-    # minute or more of CPU on any host, far past the second this run may take
-    text = (
-        "import torch\nprint('started')\nx = torch.ones(1000000)\n"
-        "for i in range(10000):\n    for j in range(10):\n        s = torch.dot(x, x)\n"
-    )
+    text = LONG.replace("x = ", "print('started')\nx = ")  # LONG: far past this run's second
     run = run_program_child(text, cpu_seconds=1)
     assert run.stopped == "time"
     assert [line["output"] for line in run.lines] == ["", "started\n", ""]
@@ -47,11 +56,6 @@ def test_memory_past_the_limit_fails_in_the_child() -> None:
 
 
 # ---- children forked by the zygote that imported torch once (hograd_serving/zygote.py) ----
-
-LONG = (  # minutes of CPU on any host, under the step budget (see the test above)
-    "import torch\nx = torch.ones(1000000)\n"
-    "for i in range(10000):\n    for j in range(10):\n        s = torch.dot(x, x)\n"
-)
 
 
 def _zygote_process() -> psutil.Process:
