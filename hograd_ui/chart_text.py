@@ -54,18 +54,25 @@ def _array(values: object) -> np.ndarray | None:
 
 def zero_crossings(x: np.ndarray, y: np.ndarray) -> list[float]:
     """Where the polyline through (x, y) crosses zero: samples at 0, and between two finite
-    samples of opposite signs the x where the straight line between them is 0."""
-    out: list[float] = []
-    for i in range(len(y)):
-        if y[i] == 0 and np.isfinite(x[i]):
-            out.append(float(x[i]))
-        elif i and np.isfinite(y[i - 1]) and np.isfinite(y[i]) and (y[i - 1] < 0) != (y[i] < 0):
-            if y[i - 1] == 0:  # counted as a sample at 0 already
-                continue
-            with np.errstate(over="ignore"):  # huge values of opposite signs: t is 0 or 1
-                t = y[i - 1] / (y[i - 1] - y[i])  # in [0, 1]; no product of two huge values
-            out.append(float(x[i - 1] + t * (x[i] - x[i - 1])))
-    return out
+    samples of opposite signs the x where the straight line between them is 0.
+
+    Whole arrays at once: a page describes every curve it draws on every run, and the loop
+    over numpy's scalars this replaced was the largest part of a chart's description (about a
+    seventh of the lesson's and the HVP page's runs, py-spy on a server opening them)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    at_zero = (y == 0) & np.isfinite(x)
+    finite, negative = np.isfinite(y), y < 0
+    crossed = np.zeros(len(y), dtype=bool)
+    crossed[1:] = (  # a sign change between finite samples, not counted as a zero already
+        finite[:-1] & finite[1:] & (negative[:-1] != negative[1:]) & (y[:-1] != 0)
+    )
+    crossed &= ~at_zero
+    i = np.flatnonzero(crossed)
+    with np.errstate(over="ignore"):  # huge values of opposite signs: t is 0 or 1
+        t = y[i - 1] / (y[i - 1] - y[i])  # in [0, 1]; no product of two huge values
+    found = x.copy()
+    found[i] = x[i - 1] + t * (x[i] - x[i - 1])
+    return [float(v) for v in found[at_zero | crossed]]
 
 
 def _listed(values: list[str], lang: str) -> str:
