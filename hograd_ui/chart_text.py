@@ -56,9 +56,8 @@ def zero_crossings(x: np.ndarray, y: np.ndarray) -> list[float]:
     """Where the polyline through (x, y) crosses zero: samples at 0, and between two finite
     samples of opposite signs the x where the straight line between them is 0.
 
-    Whole arrays at once: a page describes every curve it draws on every run, and the loop
-    over numpy's scalars this replaced was the largest part of a chart's description (about a
-    seventh of the lesson's and the HVP page's runs, py-spy on a server opening them)."""
+    On whole arrays, not sample by sample: a page describes every curve it draws on every
+    run (docs/performance.md, "The same class on a quiet host")."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     at_zero = (y == 0) & np.isfinite(x)
     finite, negative = np.isfinite(y), y < 0
