@@ -641,8 +641,8 @@ def student_gate(number: int) -> OnCheck | None:
     try:
         code = compute.read_code(asked)
     except compute.ClassroomError as err:
+        _leave()  # the link first: whoever sees the message sees the link without the class
         st.warning(error_text(err, lang()), icon=":material/groups:")
-        _leave()
         return None
     # A storage error is never "no such class": only the database's own answer removes the
     # class (and the seat) from the link.
@@ -651,8 +651,8 @@ def student_gate(number: int) -> OnCheck | None:
     except compute.ClassroomError:
         return _offline(code)
     if info is None:
-        st.warning(t("classroom.error.no_class"), icon=":material/groups:")
         _leave()
+        st.warning(t("classroom.error.no_class"), icon=":material/groups:")
         return None
     student = st.session_state.get(STUDENT)
     if student is None or student.code != code:
