@@ -331,6 +331,13 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
+        # the log file is ours: gone with the server, unless it holds an error to read
+        if self.log_path is not None and self.log_path.exists():
+            if self.log_errors():
+                print(f"the server's log, with errors, is kept: {self.log_path}", file=sys.stderr)
+            else:
+                self.log_path.unlink()
+            self.log_path = None
 
 
 class RssSampler(threading.Thread):
@@ -1385,7 +1392,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             growth = 100 * (end - result["rss_start_mb"]) / result["rss_start_mb"]
             result["rss_growth_from_start_pct"] = round(growth, 1)
         result["server_log_errors"] = server.log_errors()
-        result["server_log"] = str(server.log_path) if server.log_path else None
+        # kept by Server.stop only when it holds an error
+        errors = result["server_log_errors"]
+        result["server_log"] = str(server.log_path) if server.log_path and errors else None
     finally:
         server.stop()
     result["total_seconds"] = round(time.perf_counter() - t_start, 1)

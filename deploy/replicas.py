@@ -121,7 +121,9 @@ class Replicas:
         count: how many replicas.
         port: the proxy's port (a free one when 0).
         env: extra environment for the replicas (``STREAMLIT_...`` settings, say).
-        log_dir: where each process's output goes (a temporary folder when None).
+        log_dir: where each process's output goes, kept after :meth:`stop`. When None, a
+            temporary folder that :meth:`stop` removes with everything else it started (the
+            logs of a run that went wrong are then gone: pass a folder to keep them).
         warm: warm each replica (hograd_serving.warmup) before the proxy starts, and a
             restarted one before it takes students (its health endpoint says "warming" until
             then, so the proxy sends it nobody).
@@ -151,6 +153,7 @@ class Replicas:
     _fails: dict[str, int] = field(default_factory=dict)
     _secret: str = ""
     _logs: list = field(default_factory=list)
+    _own_dir: bool = False  # log_dir is a temporary folder made by start(): stop() removes it
 
     def _log(self, name: str):  # an open binary file
         assert self.log_dir is not None
@@ -186,7 +189,8 @@ class Replicas:
         if haproxy is None:
             raise RuntimeError("haproxy is not installed: apt-get install haproxy (make debian)")
         self.port = self.port or free_port()
-        self.log_dir = Path(self.log_dir or tempfile.mkdtemp(prefix="hograd-replicas-"))
+        if self.log_dir is None:
+            self.log_dir, self._own_dir = Path(tempfile.mkdtemp(prefix="hograd-replicas-")), True
         self._secret = secrets.token_hex(32)  # the same for every replica: see the module doc
         for i in range(1, self.count + 1):
             self.replicas.append(self._start_replica(f"r{i}", free_port()))
@@ -314,7 +318,8 @@ class Replicas:
             replica.process.wait(timeout=30)
 
     def stop(self) -> None:
-        """Stop the proxy and every replica (with their child processes)."""
+        """Stop the proxy and every replica (with their child processes); remove the log
+        folder if :meth:`start` made it."""
         if self.proxy is not None and self.proxy.poll() is None:
             self.proxy.terminate()
             self.proxy.wait(timeout=30)
@@ -328,12 +333,23 @@ class Replicas:
                     replica.process.wait(timeout=30)
         for log in self._logs:
             log.close()
+        self._logs.clear()
+        if self._own_dir and self.log_dir is not None:
+            shutil.rmtree(self.log_dir, ignore_errors=True)
+            self.log_dir, self._own_dir = None, False
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--replicas", type=int, default=2, help="app processes (default 2)")
     ap.add_argument("--port", type=int, default=8080, help="the proxy's port (default 8080)")
+    ap.add_argument(
+        "--logs",
+        type=Path,
+        default=None,
+        help="a folder for the processes' logs, kept after the stop (default: a temporary "
+        "folder, removed at the stop)",
+    )
     args = ap.parse_args(argv)
     if not 1 <= args.replicas <= 64:
         print(f"error: --replicas: expected 1 to 64, got {args.replicas}", file=sys.stderr)
@@ -341,7 +357,9 @@ def main(argv: list[str] | None = None) -> int:
     env: dict[str, str] = {}
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
-    with Replicas(args.replicas, args.port, env, warm=True) as group:
+    if args.logs is not None:
+        args.logs.mkdir(parents=True, exist_ok=True)
+    with Replicas(args.replicas, args.port, env, log_dir=args.logs, warm=True) as group:
         ports = ", ".join(f"{r.name} :{r.port}" for r in group.replicas)
         print(f"hograd: {group.url} -> {ports} (logs in {group.log_dir}); Ctrl+C stops all")
         try:

@@ -158,7 +158,9 @@ def test_a_poisoned_view_shared_to_followers_on_two_replicas(tmp_path: Path, bro
         "HOGRAD_CLASSROOM_URL": f"sqlite:///{tmp_path / 'class.sqlite'}",  # both replicas
     }
     stopped = tr("exact.stopped", reason="").partition(":")[0]  # "The exact column stopped"
-    with Replicas(2, env=env, replica_header=True) as group:
+    logs = tmp_path / "logs"  # kept after the run (a temporary one would go with it)
+    logs.mkdir()
+    with Replicas(2, env=env, replica_header=True, log_dir=logs) as group:
         contexts = []
 
         def sidebar(pg):

@@ -203,6 +203,7 @@ def test_a_failed_start_stops_everything_it_started(tmp_path: Path) -> None:
     assert len(group.replicas) == 2  # both had started...
     assert all(r.process.poll() is not None for r in group.replicas)  # ...and were stopped
     assert group.proxy is None or group.proxy.poll() is not None
+    assert group.log_dir is None  # and the temporary log folder it made is gone
 
 
 def test_no_replica_passing_its_check_still_leaves_the_class_served() -> None:
@@ -228,14 +229,22 @@ def test_no_replica_passing_its_check_still_leaves_the_class_served() -> None:
         client.close()
 
 
-def test_without_the_switch_the_proxy_names_no_replica() -> None:
+def test_without_the_switch_the_proxy_names_no_replica(tmp_path: Path) -> None:
     env = {"HOGRAD_TEST_BLOCK": "/nonexistent/b"}
-    with (
-        Replicas(1, script=STUCK_APP, env=env) as group,
-        urllib.request.urlopen(group.url + "/_stcore/health", timeout=30) as resp,
-    ):
+    group = Replicas(1, script=STUCK_APP, env=env)
+    with group, urllib.request.urlopen(group.url + "/_stcore/health", timeout=30) as resp:
         assert resp.status == 200 and "X-Hograd-Replica" not in resp.headers
         assert "HOGRAD_REPLICA=r1" in set_cookies(resp)  # the affinity cookie is still set
+        made = group.log_dir
+        assert made is not None and (made / "r1.log").exists() and (made / "haproxy.log").exists()
+    # the tooling cleans up what it starts: the temporary log folder goes with the processes
+    assert not made.exists() and group.log_dir is None
+    # a folder of the caller's is the caller's: the logs stay there
+    kept = tmp_path / "logs"
+    kept.mkdir()
+    with Replicas(1, script=STUCK_APP, env=env, log_dir=kept) as group:
+        assert healthy(group.url)
+    assert (kept / "r1.log").exists() and (kept / "haproxy.cfg").exists()
 
 
 def test_the_rate_limit_is_per_browser_cookie() -> None:
