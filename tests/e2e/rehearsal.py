@@ -24,6 +24,7 @@ import csv
 import io
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlparse
 
@@ -319,6 +320,26 @@ def shows(page, locator) -> None:
         raise AssertionError(f"{err}\n{page.url}'s last runs:\n{_runs_told(page)}") from None
 
 
+def _blip(hall: Hall, during: list, code: str, start: Callable[[], object]) -> None:
+    """The database is down and each page of ``during`` has just made its Check: each is told
+    that one Check waits, keeps its class and seat; then the database starts, and each page
+    says no more that a Check waits (sent again by its retry, and the page ran again)."""
+    waiting = hall.t("classroom.unrecorded", n=1)
+    for page in during:
+        shows(page, main(page).get_by_text(waiting))
+        _seated(page, code)
+    start()
+    for page in during:
+        expect(main(page).get_by_text(waiting)).to_have_count(0, timeout=WAIT)
+        _seated(page, code)
+
+
+def _seated(page, code: str) -> None:
+    """The student's address still holds the class and their seat."""
+    query = parse_qs(urlparse(page.url).query)
+    assert query.get("class") == [code] and query.get("seat"), page.url
+
+
 def _export_rows(teacher) -> list[list[str]]:
     """The class's record as the lecturer's export button gives it: the CSV's rows."""
     export = teacher.locator(".st-key-classroom-export button")
@@ -334,9 +355,18 @@ def _runs_told(page) -> str:
     return runs.runs_told() if runs is not None else "(no record of its runs)"
 
 
-def rehearse(hall: Hall, lecture: Class) -> list[tuple[object, str]]:
+def rehearse(
+    hall: Hall,
+    lecture: Class,
+    outage: tuple[Callable[[], object], Callable[[], object]] | None = None,
+) -> list[tuple[object, str]]:
     """Run the whole lecture in ``hall`` with ``lecture``'s class; the students' (page,
-    nickname), phones first (their contexts stay open until the hall closes)."""
+    nickname), phones first (their contexts stay open until the hall closes).
+
+    ``outage``: (stop, start) of the class's database. Given, the database is stopped while
+    the first half of the class answers the first step (started again once each of them was
+    told): every one of them is told "not yet recorded", keeps the class and the seat in the
+    address, and is recorded once the database is back, once (the reset's count)."""
     assert lecture.laptops >= 1 and hall.lang == lecture.lang
     assert "/lesson" not in lecture.views and set(lecture.views) <= set(TITLES), lecture.views
     t = hall.t
@@ -380,12 +410,17 @@ def rehearse(hall: Hall, lecture: Class) -> list[tuple[object, str]]:
     for page in followers:
         hall.free_view(page)
 
-    # answers: a slip and a right answer, then a right answer from everyone else
+    # answers: a slip and a right answer, then a right answer from everyone else (with an
+    # outage, the database is down for the right answers of the first half of the class)
     first, *others = [p for p, _ in students]
     hall.check(first, "8")
-    hall.check(first, "12")
-    for page in others:
+    during = [first, *others[: len(others) // 2]] if outage else []
+    if outage:
+        outage[0]()
+    for page in [first, *others]:
         hall.check(page, "12")
+        if outage and page is during[-1]:
+            _blip(hall, during, code, outage[1])
     expect(metric).to_have_text(str(len(students)))
     tried = teacher.locator("[data-testid='stTable'] tbody tr").first
     expect(tried).to_contain_text(str(len(students)))
@@ -442,7 +477,7 @@ def rehearse(hall: Hall, lecture: Class) -> list[tuple[object, str]]:
     click(teacher, teacher.locator(".st-key-classroom-delete button"))
     for page, _ in students:
         expect(main(page).get_by_text(t("classroom.error.no_class"))).to_be_visible(timeout=WAIT)
-        # the run that says so takes the class out of the address after drawing the notice
+        # the run that says so takes the class out of the address before drawing the notice
         page.wait_for_function(
             "() => !new URLSearchParams(location.search).has('class')", timeout=WAIT
         )

@@ -41,7 +41,8 @@ def _check(page, value: str) -> None:
     wait_for_app(page)
 
 
-def _join(browser, link: str, nickname: str):
+def _join(browser, link: str, nickname: str, lang: str = "en"):
+    """A new browser joins the class of ``link`` as ``nickname``; its (context, page)."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.set_default_timeout(120_000)
@@ -49,11 +50,11 @@ def _join(browser, link: str, nickname: str):
     wait_for_app(page, timeout=120_000)
     expect(
         page.get_by_text(
-            tr("classroom.join.title", code=parse_qs(urlparse(link).query)["class"][0])
+            tr("classroom.join.title", lang, code=parse_qs(urlparse(link).query)["class"][0])
         )
     ).to_be_visible()
     assert page.locator("[data-testid='stProgress']").count() == 0  # the lesson waits
-    box = _main(page).get_by_role("textbox", name=tr("classroom.nickname"))
+    box = _main(page).get_by_role("textbox", name=tr("classroom.nickname", lang))
     box.press_sequentially(nickname)  # typed: the box stops at 24 characters
     box.press("Tab")  # leaves the box: the form holds its value
     page.locator("[data-testid='stFormSubmitButton'] button").click()
