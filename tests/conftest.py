@@ -73,6 +73,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
     log shows of a page that never did what the test waited for)."""
     outcome = yield
     report = outcome.get_result()
+    if report.failed:  # a page lent to it is not lent again (tests/e2e/conftest.py)
+        item.hograd_failed = True
     pages = _pages()
     if report.failed and call.when == "call" and pages:
         e2e = sys.modules["tests.e2e.conftest"]

@@ -317,10 +317,96 @@ def _kind(kind: type, payload: bytes) -> str | None:
     return None if msg is None else msg.WhichOneof("type")
 
 
+#: How many tests one lent page serves before its context is closed and a new one made (a
+#: renderer that has loaded a page this many times is renewed, so none grows for ever).
+LENT_USES = 40
+#: (the browser, its context's options) -> (a page kept between tests, its uses so far)
+_LENT: dict[tuple[int, str], tuple[object, int]] = {}
+
+
+def lend_page(browser, **options: object) -> object:
+    """A page of a browser context with ``options`` (Playwright's ``new_context``'s) that
+    outlives the test, for a test that only opens addresses and reads or clicks what they
+    show. Opening an address in a context that already loaded the app costs Chromium 0.4
+    times the CPU of a fresh context's first load (the compiled scripts and the HTTP cache
+    stay; measured, docs/performance.md), and each ``goto`` is still a new Streamlit session.
+    It comes with no cookie, no storage, no route, its viewport as asked, on ``about:blank``,
+    its runs' record empty (handlers a test added with ``page.on`` stay: they see later
+    pages too). Give it back with :func:`give_back`; one given back after a failure is
+    closed instead."""
+    key = (id(browser), repr(sorted(options.items())))
+    lent = _LENT.pop(key, None)
+    if lent is not None and not lent[0].is_closed() and lent[1] < LENT_USES:
+        pg, uses = lent
+        runs = pg.hograd_runs
+        runs.events = runs.asked = runs.finished = runs.seen = 0
+        runs.log.clear()
+        runs.start, runs.url = time.monotonic(), ""
+        TRACKED.append(runs)  # a failed test reports it (tests/conftest.py)
+    else:
+        if lent is not None:
+            lent[0].context.close()
+        pg, uses = browser.new_context(**options).new_page(), 0
+        pg.set_default_timeout(120_000)
+    pg.hograd_lent = (key, uses + 1, options.get("viewport"))
+    return pg
+
+
+def give_back(pg, ok: bool = True) -> None:
+    """The page :func:`lend_page` lent, for the next test: storage and cookies cleared and
+    ``about:blank`` loaded (the app's session and its timers end there). ``ok`` False (the
+    test failed): its context is closed, nothing of it is lent again."""
+    key, uses, viewport = pg.hograd_lent
+    try:
+        if ok and not pg.is_closed():
+            pg.unroute_all(behavior="ignoreErrors")
+            pg.evaluate("() => { try { localStorage.clear(); sessionStorage.clear() } catch {} }")
+            pg.goto("about:blank")
+            pg.context.clear_cookies()
+            if viewport and pg.viewport_size != viewport:  # a test that resized it
+                pg.set_viewport_size(viewport)
+            _LENT[key] = (pg, uses)
+            return
+    except Exception:  # a page that cannot be cleared is not lent again
+        pass
+    pg.context.close()
+
+
+@contextmanager
+def lent(browser, **options: object) -> Iterator[object]:
+    """:func:`lend_page` for a ``with`` block: given back after it, closed if it raised."""
+    pg = lend_page(browser, **options)
+    try:
+        yield pg
+    except BaseException:
+        give_back(pg, ok=False)
+        raise
+    give_back(pg)
+
+
 @pytest.fixture()
-def page(browser, server):
-    """A fresh browser page (1280x800, like a projector) with the server's URL as ``page.base``
-    and its hold file (:data:`HOLDS`) as ``page.hold``."""
+def page(request, browser, server):
+    """A browser page (1280x800, like a projector) lent for this test (:func:`lend_page`: no
+    cookie, no storage, nothing loaded; its context may have served earlier tests), with the
+    server's URL as ``page.base`` and its hold file (:data:`HOLDS`) as ``page.hold``. A test
+    that must see a context's first loads (which requests it makes, say) takes
+    :func:`fresh_page`."""
+    # pytest imports this file as "conftest", the tests as tests.e2e.conftest: two modules.
+    # The lending is the tests' module's, so that the pages lent here and those the tests
+    # borrow themselves are one pool, and a failure reports them (TRACKED).
+    from tests.e2e.conftest import give_back, lend_page
+
+    pg = lend_page(browser, viewport={"width": 1280, "height": 800})
+    pg.base = server
+    pg.hold = HOLDS.get(server)
+    yield pg
+    give_back(pg, ok=not getattr(request.node, "hograd_failed", False))
+
+
+@pytest.fixture()
+def fresh_page(browser, server):
+    """:func:`page` in a new browser context of its own, closed after the test: nothing in
+    its HTTP cache, no script compiled."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     pg = context.new_page()
     pg.base = server
@@ -424,14 +510,36 @@ def wait_for_text(pg, *texts: str, timeout: float = WAIT_CEILING, name: str = "p
         ) from None
 
 
+#: A page's function box, by its widget's key (deriv.fn, graph.fn, hvp.fn, why.newton.fn, ...;
+#: the backward lab's backward.f): not "the first text input", which on a page whose runs end
+#: before all its widgets are mounted was once the derivatives page's "x0 exactly" box.
+FUNCTION_BOX = (
+    "[data-testid='stMain'] :is([class*='st-key-'][class*='-fn'], .st-key-backward-f)"
+    " [data-testid='stTextInput'] input"
+)
+
+
 def type_function(pg, text: str, *, wait: bool = True) -> None:
     """Type ``text`` into the page's function box (in any language) and, unless ``wait`` is
     False, wait for the rerun."""
-    box = pg.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").first
+    box = pg.locator(FUNCTION_BOX).first  # waited for: it may mount after the run ended
+    before = box.input_value()
+    runs = getattr(pg, "hograd_runs", None)
+    asked = runs.asked if runs is not None else 0
     box.fill(text)
+    changed = box.input_value() != before  # the box's own limit may cut the text
     box.press("Enter")
-    if wait:
-        wait_for_app(pg)
+    if not wait:
+        return
+    if changed and runs is not None:  # the run Enter asks for: waited for as an event, since
+        # wait_for_app alone returns when none is asked within SETTLE (a timer a busy
+        # browser can lose, and the page read then is the old function's)
+        deadline = time.monotonic() + WAIT_CEILING / 1000
+        while runs.asked == asked:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"typing {text[:40]!r} and Enter asked for no run")
+            pg.wait_for_timeout(50)  # lets Playwright deliver the websocket's frames
+    wait_for_app(pg)
 
 
 def screenshot(pg, name: str) -> Path:

@@ -71,7 +71,8 @@ def test_the_theme_is_the_one_streamlit_gives_its_own_plotly_charts(
             assert theirs == pytest.approx(value) and mine == pytest.approx(drawn[path]), path
 
 
-def test_a_chart_page_loads_the_cartesian_bundle_and_not_streamlits_plotly(page) -> None:
+def test_a_chart_page_loads_the_cartesian_bundle_and_not_streamlits_plotly(fresh_page) -> None:
+    page = fresh_page  # a context's first load: every script is requested from the server
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
     page.goto(f"{page.base}/derivatives")

@@ -15,7 +15,7 @@ import pytest
 from hograd_core import hvp, parse
 from hograd_labs.hvp.presets import example
 from hograd_ui.i18n import tr
-from tests.e2e.conftest import ARTIFACTS, download, wait_for_app
+from tests.e2e.conftest import ARTIFACTS, FUNCTION_BOX, download, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -67,7 +67,7 @@ def test_hessian_eigen_csv_and_codedownload(page, lang: str) -> None:
     eig = pd.read_csv(io.BytesIO(download(page, tr("downloads.csv.eigen", lang))), index_col=0)
     h = pd.read_csv(io.BytesIO(download(page, tr("downloads.csv.hessian", lang))), index_col=0)
     names = list(h.columns)
-    fn_text = page.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").first
+    fn_text = page.locator(FUNCTION_BOX).first
     fn = parse(fn_text.input_value())
     where = example(fn.text, len(names))  # the point a preset opens at (its sliders show it)
     r = hvp(fn, where.point, where.vector)

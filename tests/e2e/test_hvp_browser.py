@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import screenshot, type_function, wait_for_app
+from tests.e2e.conftest import FUNCTION_BOX, screenshot, type_function, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -115,7 +115,7 @@ def test_verdict_and_code_tabs(page) -> None:
 def test_the_kappa_button_replaces_f_and_says_so(page) -> None:
     _open(page)
     type_function(page, "x^3 + y^2")
-    box = page.locator("[data-testid='stMain'] [data-testid='stTextInput'] input").first
+    box = page.locator(FUNCTION_BOX).first
     assert box.input_value() == "x^3 + y^2"
     page.get_by_role("button", name="Replace f with the quadratic for κ = 10").click()
     wait_for_app(page)

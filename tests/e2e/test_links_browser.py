@@ -15,7 +15,14 @@ from playwright.sync_api import expect
 from hograd_core.flaglab.cases import run_case
 from hograd_labs.pinn import compute as pinn
 from hograd_ui.i18n import tr
-from tests.e2e.conftest import running_server, screenshot, type_function, wait_for_app
+from tests.e2e.conftest import (
+    FUNCTION_BOX,
+    lent,
+    running_server,
+    screenshot,
+    type_function,
+    wait_for_app,
+)
 from tests.e2e.test_why_pinn_browser import _drawn
 
 pytestmark = pytest.mark.e2e
@@ -155,7 +162,7 @@ def _view(pg) -> dict[str, object]:
     pg.wait_for_selector(".js-plotly-plot .legendtext")  # the chart is drawn
     sliders = main.locator("[data-testid='stSlider'] input[type=range]")
     return {
-        "fn": main.locator("[data-testid='stTextInput'] input").first.input_value(),
+        "fn": pg.locator(FUNCTION_BOX).first.input_value(),
         "sliders": [sliders.nth(i).input_value() for i in range(sliders.count())],
         "tab": main.locator("[role='tab'][aria-selected='true']").first.inner_text(),
         "method": main.locator("[data-testid='stRadio'] input:checked").first.get_attribute(
@@ -221,10 +228,7 @@ PRESENT = [
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize(("path", "name"), PRESENT)
 def test_presentation_mode_at_1920x1080(browser, server, path: str, name: str, lang: str) -> None:
-    context = browser.new_context(viewport={"width": 1920, "height": 1080})
-    try:
-        pg = context.new_page()
-        pg.set_default_timeout(120_000)
+    with lent(browser, viewport={"width": 1920, "height": 1080}) as pg:
         pg.goto(f"{server}/{path}?present=1&lang={lang}")
         wait_for_app(pg)
         _check_no_trace(pg)
@@ -250,8 +254,6 @@ def test_presentation_mode_at_1920x1080(browser, server, path: str, name: str, l
         pg.locator("[class*='st-key-links-leave'] button").click()  # leaves presentation mode
         wait_for_app(pg)
         assert "present=" not in pg.url
-    finally:
-        context.close()
 
 
 def test_presentation_mode_combines_with_embed(browser, server) -> None:

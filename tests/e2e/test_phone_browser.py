@@ -14,7 +14,9 @@ from contextlib import contextmanager
 
 import pytest
 
+from tests.e2e.conftest import give_back, lend_page
 from tests.e2e.test_layout_browser import _settle
+from tests.e2e.test_slides_browser import BOXES_JS, _problems
 
 WIDTH, HEIGHT = 390, 844  # a phone's screen in CSS pixels (iPhone 12-15)
 
@@ -68,30 +70,59 @@ TOP_JS = TOP_OF_JS.replace("RESULTS", RESULTS)
 @contextmanager
 def phone_page(browser, server: str, view: str, lang: str) -> Iterator[object]:
     """``view`` in ``lang`` opened on a phone (touch, three device pixels per CSS pixel),
-    settled; its context closed after."""
-    ctx = browser.new_context(
+    settled; the page given back for the next test after (a failure closes it)."""
+    pg = lend_page(  # a new session, in a phone's context that served the tests before
+        browser,
         viewport={"width": WIDTH, "height": HEIGHT},
         is_mobile=True,
         has_touch=True,
         device_scale_factor=3,
     )
     try:
-        pg = ctx.new_page()
-        pg.set_default_timeout(120_000)
         sep = "&" if "?" in view else "?"
         pg.goto(f"{server}/{view}{sep}lang={lang}")
         _settle(pg)
         yield pg
-    finally:
-        ctx.close()
+    except BaseException:
+        give_back(pg, ok=False)
+        raise
+    give_back(pg)
+
+
+#: (server, view, lang) -> what :func:`measured` read: each view is opened on a phone once
+#: per worker, and every test of it reads that one visit
+_SEEN: dict[tuple[str, str, str], dict] = {}
+
+
+def measured(browser, server: str, view: str, lang: str) -> dict:
+    """Open ``view`` in ``lang`` on a phone, once per worker, and read what the tests of this
+    file ask of it: ``top``, its first result's top in CSS px; for a view of BESIDE or ABOVE,
+    its first chart's ``legend`` (BOXES_JS), ``modebar`` and ``legend_box`` (their boxes) and
+    ``widths`` (WIDTHS_JS); for one of COLOUR_BARS, ``bar`` (BAR_JS of its first chart that
+    has a colour bar)."""
+    key = (server, view, lang)
+    if key in _SEEN:
+        return _SEEN[key]
+    with phone_page(browser, server, view, lang) as pg:
+        top_js = TOP_OF_JS.replace("RESULTS", RESULT_OF[view]) if view in RESULT_OF else TOP_JS
+        pg.wait_for_function(f"() => ({top_js})() !== null", timeout=120_000)
+        seen = {"top": pg.evaluate(top_js)}
+        if view in BESIDE + ABOVE:
+            chart = pg.locator("[data-testid='stMain'] .hograd-chart").first
+            seen["legend"] = chart.evaluate(BOXES_JS)
+            seen["modebar"] = chart.locator(".modebar").first.bounding_box()
+            seen["legend_box"] = chart.locator("g.legend").first.bounding_box()
+            seen["widths"] = chart.evaluate(WIDTHS_JS)
+        if view in COLOUR_BARS:
+            chart = pg.locator("[data-testid='stMain'] .hograd-chart:has(g.colorbar)").first
+            seen["bar"] = chart.evaluate(BAR_JS)
+    _SEEN[key] = seen
+    return seen
 
 
 def first_result_top(browser, server: str, view: str, lang: str) -> float | None:
     """Open ``view`` in ``lang`` on a phone; the top of its first result in CSS px."""
-    with phone_page(browser, server, view, lang) as pg:
-        top_js = TOP_OF_JS.replace("RESULTS", RESULT_OF[view]) if view in RESULT_OF else TOP_JS
-        pg.wait_for_function(f"() => ({top_js})() !== null", timeout=120_000)
-        return pg.evaluate(top_js)
+    return measured(browser, server, view, lang)["top"]
 
 
 #: Views not drawn by the frame yet (hograd_ui/parts/frame.py) whose first result is still
@@ -172,19 +203,15 @@ def test_a_legend_beside_or_above_the_plot_goes_under_it_on_a_phone(
     above it lies under the chart's tool bar (hograd_ui/parts/chart.js): it is drawn under the
     plot, clear of the x axis title and of the plot, below the tool bar; beside, the plot
     area then takes most of the chart's width."""
-    from tests.e2e.test_legend_browser import BOXES_JS, _problems
-
-    with phone_page(browser, server, view, lang) as pg:
-        chart = pg.locator("[data-testid='stMain'] .hograd-chart").first
-        boxes = chart.evaluate(BOXES_JS)
-        assert boxes is not None, f"{view} ({lang}): the legend is not under the plot"
-        assert _problems(f"{view} ({lang})", boxes) == []
-        bar = chart.locator(".modebar").first.bounding_box()
-        legend = chart.locator("g.legend").first.bounding_box()
-        assert bar is None or legend["y"] >= bar["y"] + bar["height"], (bar, legend)
-        if view in BESIDE:
-            widths = chart.evaluate(WIDTHS_JS)
-            assert widths["plot"] >= 0.7 * widths["chart"], widths
+    seen = measured(browser, server, view, lang)
+    boxes = seen["legend"]
+    assert boxes is not None, f"{view} ({lang}): the legend is not under the plot"
+    assert _problems(f"{view} ({lang})", boxes) == []
+    bar, legend = seen["modebar"], seen["legend_box"]
+    assert bar is None or legend["y"] >= bar["y"] + bar["height"], (bar, legend)
+    if view in BESIDE:
+        widths = seen["widths"]
+        assert widths["plot"] >= 0.7 * widths["chart"], widths
 
 
 #: Views whose first charts have a colour bar beside the plot on a wider screen: Newton's
@@ -211,13 +238,11 @@ def test_a_colour_bar_goes_under_the_plot_on_a_phone(browser, server, view, lang
     (Newton's plot area was 151 of 356 px): on a phone it lies across the chart under the plot,
     below the x axis title and the legend, inside the chart; the plot area then takes most of
     the chart's width."""
-    with phone_page(browser, server, view, lang) as pg:
-        chart = pg.locator("[data-testid='stMain'] .hograd-chart:has(g.colorbar)").first
-        got = chart.evaluate(BAR_JS)
-        where = f"{view} ({lang}): {got}"
-        assert got["plot"] >= 0.7 * got["chart"], where
-        assert got["barTop"] >= got["plotBottom"], where
-        assert got["titleBottom"] is None or got["barTop"] >= got["titleBottom"] - 1, where
-        assert got["legendBottom"] is None or got["barTop"] >= got["legendBottom"] - 1, where
-        assert got["barBottom"] <= got["chartBottom"] + 1, where
-        assert got["chartLeft"] - 1 <= got["barLeft"] and got["barRight"] <= got["chartRight"] + 1
+    got = measured(browser, server, view, lang)["bar"]
+    where = f"{view} ({lang}): {got}"
+    assert got["plot"] >= 0.7 * got["chart"], where
+    assert got["barTop"] >= got["plotBottom"], where
+    assert got["titleBottom"] is None or got["barTop"] >= got["titleBottom"] - 1, where
+    assert got["legendBottom"] is None or got["barTop"] >= got["legendBottom"] - 1, where
+    assert got["barBottom"] <= got["chartBottom"] + 1, where
+    assert got["chartLeft"] - 1 <= got["barLeft"] and got["barRight"] <= got["chartRight"] + 1

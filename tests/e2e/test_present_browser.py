@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.e2e.conftest import lent
 from tests.e2e.test_layout_browser import _settle
 
 #: Views with metrics, the ones where values shrank to 26 px, and those where they did not.
@@ -27,18 +28,15 @@ METRIC_SIZES_JS = """() => [...document.querySelectorAll('[data-testid="stMetric
 
 
 def _context(browser, width: int = 1920, height: int = 1080):
-    ctx = browser.new_context(viewport={"width": width, "height": height})
-    pg = ctx.new_page()
-    pg.set_default_timeout(120_000)
-    return ctx, pg
+    """A page at ``width`` x ``height``, lent for the ``with`` block (conftest's ``lent``)."""
+    return lent(browser, viewport={"width": width, "height": height})
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_metric_value_has_the_presentation_size(browser, server, lang: str) -> None:
     """The mode's rule says 48 px; a value drawn as markdown (a <p> inside) took the 26 px of
     paragraphs instead, on the HVP page and the MAML, PINN and WGAN tabs."""
-    ctx, pg = _context(browser)
-    try:
+    with _context(browser) as pg:
         found = {}
         for view, nexts in METRIC_VIEWS:
             pg.goto(f"{server}/{view}{'&' if '?' in view else '?'}present=1&lang={lang}")
@@ -47,8 +45,6 @@ def test_every_metric_value_has_the_presentation_size(browser, server, lang: str
                 pg.keyboard.press("PageDown")  # the screen with the metrics (slides)
                 _settle(pg)
             found[view] = pg.evaluate(METRIC_SIZES_JS)
-    finally:
-        ctx.close()
     for view, metrics in found.items():
         assert metrics, f"{view}: no metric found"
         for text, sizes in metrics:
@@ -80,8 +76,7 @@ def test_every_tab_label_is_inside_the_window_when_open(
     """The "why" page's seven tab labels, with the first and with the last tab open: no label
     reaches past the window's edges (the bar used to scroll sideways, the last tab cut at the
     edge while open, the first ones scrolled away)."""
-    ctx, pg = _context(browser, width)
-    try:
+    with _context(browser, width) as pg:
         for name in OPENED:
             pg.goto(f"{server}/why?why.tab={name}&present={present}&lang={lang}")
             _settle(pg)
@@ -93,8 +88,6 @@ def test_every_tab_label_is_inside_the_window_when_open(
             for text, selected, left, right, top, bottom in tabs:
                 assert bottom > top and right > left, (name, text)
                 assert left >= 0 and right <= view_width, (name, text, selected, left, right)
-    finally:
-        ctx.close()
 
 
 #: Pairs of tick labels of one axis whose boxes overlap (more than a pixel each way), in each
@@ -126,8 +119,7 @@ def test_no_tick_labels_overlap_on_the_log_charts(browser, server, lang: str) ->
     """Newton's convergence panels, the MAML error charts and the PINN's loss terms (log
     scales; "2" and "5" ran into the powers of ten) and the other tabs' charts, projected
     (each on its screen: Next, PageDown, as many times as the number says)."""
-    ctx, pg = _context(browser)
-    try:
+    with _context(browser) as pg:
         found = {}
         for tab, nexts in (
             ("newton", 2),
@@ -144,8 +136,6 @@ def test_no_tick_labels_overlap_on_the_log_charts(browser, server, lang: str) ->
                 _settle(pg)
             assert pg.evaluate(TICKS_JS) > 0, tab
             found[tab] = pg.evaluate(OVERLAP_JS)
-    finally:
-        ctx.close()
     assert found == dict.fromkeys(found, []), found
 
 
@@ -164,8 +154,7 @@ def test_the_graph_drawings_text_is_alike_and_readable(browser, server, lang: st
     wide drawing, text ~15 px when stretched to the page) and the classic case's drawing (a
     few nodes, 72 px text when stretched): node labels within a factor 2 of each other. Each
     is on its own screen (slides): the drawings of every screen, Next by Next."""
-    ctx, pg = _context(browser)
-    try:
+    with _context(browser) as pg:
         pg.goto(f"{server}/graph?graph.fn=w1**2*sin(w2)&present=1&lang={lang}")
         _settle(pg)
         drawings = pg.evaluate(NODE_TEXT_JS)
@@ -173,8 +162,6 @@ def test_the_graph_drawings_text_is_alike_and_readable(browser, server, lang: st
             pg.keyboard.press("PageDown")
             _settle(pg)
             drawings += pg.evaluate(NODE_TEXT_JS)
-    finally:
-        ctx.close()
     hvp = [h for text, h in drawings if "g·v" in text]
     others = [h for text, h in drawings if "g·v" not in text]
     assert len(hvp) == 1 and others, drawings

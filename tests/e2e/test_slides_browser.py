@@ -1,7 +1,13 @@
 """Presentation mode as slides (issue 38): on a 1920x1080 projector every view's result (the
 chart, the graph, the numbers the lecturer talks about) lies wholly on the first screen, its
 top and its bottom edge, without scrolling, in English and in Chinese; a page switcher is
-there, and the mode stays on from page to page until the lecturer leaves it.
+there, and the mode stays on from page to page until the lecturer leaves it. A chart's legend
+below the plot sits under the x axis title, clear of it, and the bottom margin holds the tick
+labels, the axis title and the legend without a blank band, so the plot area gets the room
+(read from the drawn SVG; Chinese legends are wider and wrap sooner).
+
+Each view is walked once per language and worker (:func:`walk`): the screens' checks and the
+legends' are read from that one walk, by two tests.
 
 To add a view, add a :class:`Screen` to SCREENS: the view's path and query, the locator of its
 result, and how many times to press PageDown (the Next of hograd_ui/parts/ui.py's ``slides``)
@@ -11,13 +17,13 @@ to reach the screen that shows it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import give_back, lend_page, screenshot, wait_for_app
 from tests.e2e.test_layout_browser import _settle
 
 ROOT_DIR = Path(__file__).resolve().parents[2]
@@ -241,10 +247,8 @@ def _off_screen(pg, screen: Screen) -> str | None:
 def screens_of(browser, server: str, view: str, lang: str) -> Iterator[tuple[object, Screen]]:
     """Open ``view`` projected at 1920x1080 in ``lang`` and go through its screens as a
     lecturer does: yields (the page, the screen now shown) for each of VIEWS[view]."""
-    ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    pg = lend_page(browser, viewport={"width": WIDTH, "height": HEIGHT})  # a new session
     try:
-        pg = ctx.new_page()
-        pg.set_default_timeout(120_000)
         sep = "&" if "?" in view else "?"
         pg.goto(f"{server}/{view}{sep}present=1&lang={lang}")
         _settle(pg)
@@ -255,22 +259,136 @@ def screens_of(browser, server: str, view: str, lang: str) -> Iterator[tuple[obj
                 _settle(pg)
             at = screen.nexts
             yield pg, screen
-    finally:
-        ctx.close()
+    except BaseException:
+        give_back(pg, ok=False)
+        raise
+    give_back(pg)
+
+
+#: px: the most room allowed under the legend, and between the x axis title and the legend.
+#: The margin before this rule left 70-90 px under the legend (the MAML tab's first chart).
+SLACK = 40
+
+#: Screens known to have a legend below the plot: the test fails if one has none.
+BELOW = {
+    "why?why.tab=maml+0",
+    "why?why.tab=maml+1",
+    "why?why.tab=newton+2",  # the convergence charts
+    "why?why.tab=pinn+1",
+    "why?why.tab=curvature+0",
+    "why?why.tab=curvature&why.curv.part=gauss_newton+0",
+}
+
+#: Each chart's boxes on the screen (CSS px): the chart, its legend, the lowest x axis title,
+#: the plot area (every subplot's background); null where the chart has no legend below.
+BOXES_JS = """(box) => {
+    const layout = box.layout || {}, legend = layout.legend || {};
+    const below = (typeof legend.y === 'number' && legend.y < 0) || legend.yref === 'container';
+    const drawn = box.querySelector('g.legend');
+    if (!below || !drawn || layout.showlegend === false) return null;
+    const rect = (e) => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; };
+    const titles = [...box.querySelectorAll('g[class^="g-x"][class$="title"] text')]
+        .filter((t) => t.textContent.trim()).map(rect);
+    const plots = [...box.querySelectorAll('.cartesianlayer .subplot .bg, .cartesianlayer rect.bg')]
+        .map(rect);
+    const bar = box.querySelector('g.colorbar');  // a colour bar under the legend (a phone's)
+    const under = bar && rect(bar).top >= rect(drawn).top ? rect(bar) : null;
+    return {
+        chart: rect(box), legend: rect(drawn), titles, bar: under,
+        plot: {top: Math.min(...plots.map((p) => p.top)), bottom: Math.max(...plots.map((p) => p.bottom))},
+        height: box._fullLayout._size.h,
+    };
+}"""
+
+CHART_VIEWS = sorted({s.view for s in SCREENS if CHART in s.result})
+
+
+def _problems(name: str, boxes: dict) -> list[str]:
+    """What is wrong with one chart's legend below the plot (empty: nothing)."""
+    out = []
+    legend, chart = boxes["legend"], boxes["chart"]
+    if boxes["titles"]:
+        title = max(t["bottom"] for t in boxes["titles"])  # the lowest x axis title
+        if legend["top"] < title - 0.5:
+            out.append(f"{name}: the legend ({legend['top']:.0f} px) is on the axis title")
+        elif legend["top"] - title > SLACK:
+            out.append(f"{name}: {legend['top'] - title:.0f} px between axis title and legend")
+    if legend["top"] < boxes["plot"]["bottom"]:
+        out.append(f"{name}: the legend is on the plot")
+    floor, what = (
+        (bar["top"], "colour bar")
+        if (bar := boxes.get("bar"))
+        else (chart["bottom"], "chart's bottom")
+    )
+    under = floor - legend["bottom"]
+    if not 0 <= under < SLACK:
+        out.append(f"{name}: {under:.0f} px between the legend and the {what}")
+    return out
+
+
+@dataclass
+class Seen:
+    """What one screen of a walk showed: why its result is not wholly there and legible
+    (:func:`_off_screen`; None: it is), and the boxes (BOXES_JS) of each visible chart of the
+    screen that has a legend below the plot, with the chart's index."""
+
+    screen: Screen
+    why: str | None
+    legends: list[tuple[int, dict]] = field(default_factory=list)
+
+
+#: (server, view, lang) -> the walk's screens, or the error that ended it: a view is walked
+#: once per worker, and every test of it reads that walk
+_WALKS: dict[tuple[str, str, str], list[Seen] | Exception] = {}
+
+
+def walk(browser, server: str, view: str, lang: str) -> list[Seen]:
+    """Every screen of ``view`` projected in ``lang`` (:func:`screens_of`), each one's
+    screenshot taken (tests/artifacts/slides-*.png) and its checks read, once per worker.
+
+    Raises:
+        Exception: what ended the walk, the first time; then an error that names it.
+    """
+    key = (server, view, lang)
+    if key not in _WALKS:
+        seen: list[Seen] = []
+        try:
+            for pg, screen in screens_of(browser, server, view, lang):
+                name = screen.name.replace("?", "_").replace("=", "-").replace("&", "_")
+                screenshot(pg, f"slides-{name}-{lang}")
+                seen.append(Seen(screen, _off_screen(pg, screen), _legends(pg, screen)))
+        except Exception as err:
+            _WALKS[key] = err
+            raise
+        _WALKS[key] = seen
+    got = _WALKS[key]
+    if isinstance(got, Exception):
+        raise RuntimeError(f"the walk of {view or 'home'} ({lang}) failed: {got!r}") from got
+    return got
+
+
+def _legends(pg, screen: Screen) -> list[tuple[int, dict]]:
+    """(index, BOXES_JS) of each visible chart of ``screen`` with a legend below the plot."""
+    if CHART not in screen.result:
+        return []
+    charts = pg.locator(screen.result.split(" >> ")[0])
+    found = []
+    for k in range(charts.count()):
+        chart = charts.nth(k)
+        if chart.is_visible() and (boxes := chart.evaluate(BOXES_JS)) is not None:
+            found.append((k, boxes))
+    return found
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("view", list(VIEWS), ids=lambda v: v or "home")
 def test_each_result_is_on_the_first_screen(browser, server, view: str, lang: str) -> None:
     missed, tall = [], []
-    for pg, screen in screens_of(browser, server, view, lang):
-        name = screen.name.replace("?", "_").replace("=", "-").replace("&", "_")
-        screenshot(pg, f"slides-{name}-{lang}")
-        why = _off_screen(pg, screen)
-        if screen.tall:
-            tall.append(why)
-        elif why is not None:
-            missed.append(why)
+    for seen in walk(browser, server, view, lang):
+        if seen.screen.tall:
+            tall.append(seen.why)
+        elif seen.why is not None:
+            missed.append(seen.why)
     assert not missed, missed
     if tall:
         assert None not in tall, "a screen marked tall fits now: drop its mark"
@@ -374,3 +492,23 @@ def test_a_table_too_long_for_the_screen_scrolls_under_its_header(
         screenshot(pg, f"slides-long-table-scrolled-{lang}")
     finally:
         ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("view", CHART_VIEWS)
+def test_a_legend_below_sits_under_the_axis_title_without_a_band(
+    browser,
+    server,
+    view: str,
+    lang: str,
+) -> None:
+    problems, found = [], set()
+    for seen in walk(browser, server, view, lang):
+        for k, boxes in seen.legends:
+            found.add(seen.screen.name)
+            name = f"{seen.screen.name}[{k}] {lang}"
+            print(f"{name}: plot area {boxes['height']:.0f} px")  # -s: for the report
+            problems += _problems(name, boxes)
+    missing = {n for n in BELOW if n.startswith(view + "+")} - found
+    assert not missing, f"no legend below the plot on {missing}"
+    assert not problems, problems
