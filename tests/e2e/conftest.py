@@ -327,9 +327,9 @@ _LENT: dict[tuple[int, str], tuple[object, int]] = {}
 def lend_page(browser, **options: object) -> object:
     """A page of a browser context with ``options`` (Playwright's ``new_context``'s) that
     outlives the test, for a test that only opens addresses and reads or clicks what they
-    show. Opening an address in a context that already loaded the app costs Chromium 0.4
-    times the CPU of a fresh context's first load (the compiled scripts and the HTTP cache
-    stay; measured, docs/performance.md), and each ``goto`` is still a new Streamlit session.
+    show. Opening an address in a context that already loaded the app costs Chromium 0.35-0.37
+    times the CPU of a load in a fresh context (the compiled scripts and the HTTP cache stay;
+    benchmarks/browser_reuse.py), and each ``goto`` is still a new Streamlit session.
     It comes with no cookie, no storage, no route, its viewport as asked, on ``about:blank``,
     its runs' record empty (handlers a test added with ``page.on`` stay: they see later
     pages too). Give it back with :func:`give_back`; one given back after a failure is
