@@ -111,16 +111,23 @@ def fresh_database(url: str, name: str) -> str:
 
 
 def _pg_ctl(url: str, *args: str) -> None:
+    """``pg_ctl`` with ``args`` on the cluster of ``url``; a failure says what pg_ctl and the
+    server's log said (their last lines)."""
     base = url.rsplit("/", 1)[0] + "/postgres"
-    subprocess.run(
-        _as_owner(
-            [str(BIN / "pg_ctl"), "-D", str(_DATA[base]), "-l", str(_DATA[base].parent / "log")]
-            + list(args)
-        ),
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    log = _DATA[base].parent / "log"
+    try:
+        subprocess.run(
+            _as_owner([str(BIN / "pg_ctl"), "-D", str(_DATA[base]), "-l", str(log), *args]),
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as err:
+        said = (err.stderr or b"").decode(errors="replace") + (err.stdout or b"").decode(
+            errors="replace"
+        )
+        tail = log.read_text(errors="replace")[-2000:] if log.exists() else "(no log)"
+        raise RuntimeError(f"pg_ctl {' '.join(args)}: {err}\n{said}\nlog:\n{tail}") from err
 
 
 def restart(url: str, mode: str = "fast") -> None:

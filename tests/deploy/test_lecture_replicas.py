@@ -46,15 +46,17 @@ def replica_of(context) -> str:
     return {c["name"]: c["value"] for c in context.cookies()}["HOGRAD_REPLICA"]
 
 
-def test_a_rehearsed_lecture_on_two_replicas_and_postgresql(browser) -> None:
+def test_a_rehearsed_lecture_on_two_replicas_and_postgresql(browser, tmp_path: Path) -> None:
     lecture = from_env(lang="zh", phones=5, laptops=3)
+    logs = tmp_path / "logs"  # the replicas' logs, kept for a failure's reader
+    logs.mkdir()
     with cluster() as server:
         env = {
             "HOGRAD_CLASSROOM_URL": fresh_database(server, "lecture"),
             "HOGRAD_TEACHER_KEY": KEY,
         }
         with (
-            Replicas(2, env=env, replica_header=True) as group,
+            Replicas(2, env=env, replica_header=True, log_dir=logs) as group,
             Hall(browser, group.url, lang=lecture.lang, key=KEY, tag="lecture_replicas") as hall,
         ):
             # PostgreSQL is stopped while half the class answers, then started again

@@ -236,6 +236,9 @@ class Hall:
 
     def check(self, page, value: str) -> None:
         box = main(page).get_by_role("textbox", name=self.t("lesson.answer.label"))
+        # one box, waited for: a phone's page once held two for a moment after a Check (the
+        # run's copy and the one it replaces), and a locator of two refuses to fill (CI)
+        expect(box).to_have_count(1, timeout=WAIT)
         box.fill(value)
         box.press("Enter")
         wait_for_app(page)
