@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from tests.e2e.conftest import give_back, lend_page
+from tests.e2e.conftest import lent
 from tests.e2e.test_layout_browser import _settle
 from tests.e2e.test_slides_browser import BOXES_JS, _problems
 
@@ -71,22 +71,17 @@ TOP_JS = TOP_OF_JS.replace("RESULTS", RESULTS)
 def phone_page(browser, server: str, view: str, lang: str) -> Iterator[object]:
     """``view`` in ``lang`` opened on a phone (touch, three device pixels per CSS pixel),
     settled; the page given back for the next test after (a failure closes it)."""
-    pg = lend_page(  # a new session, in a phone's context that served the tests before
+    with lent(  # a new session, in a phone's context that served the tests before
         browser,
         viewport={"width": WIDTH, "height": HEIGHT},
         is_mobile=True,
         has_touch=True,
         device_scale_factor=3,
-    )
-    try:
+    ) as pg:
         sep = "&" if "?" in view else "?"
         pg.goto(f"{server}/{view}{sep}lang={lang}")
         _settle(pg)
         yield pg
-    except BaseException:
-        give_back(pg, ok=False)
-        raise
-    give_back(pg)
 
 
 #: (server, view, lang) -> what :func:`measured` read: each view is opened on a phone once

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import give_back, lend_page, screenshot, wait_for_app
+from tests.e2e.conftest import lent, screenshot, wait_for_app
 from tests.e2e.test_layout_browser import _settle
 
 ROOT_DIR = Path(__file__).resolve().parents[2]
@@ -247,8 +247,7 @@ def _off_screen(pg, screen: Screen) -> str | None:
 def screens_of(browser, server: str, view: str, lang: str) -> Iterator[tuple[object, Screen]]:
     """Open ``view`` projected at 1920x1080 in ``lang`` and go through its screens as a
     lecturer does: yields (the page, the screen now shown) for each of VIEWS[view]."""
-    pg = lend_page(browser, viewport={"width": WIDTH, "height": HEIGHT})  # a new session
-    try:
+    with lent(browser, viewport={"width": WIDTH, "height": HEIGHT}) as pg:  # a new session
         sep = "&" if "?" in view else "?"
         pg.goto(f"{server}/{view}{sep}present=1&lang={lang}")
         _settle(pg)
@@ -259,10 +258,6 @@ def screens_of(browser, server: str, view: str, lang: str) -> Iterator[tuple[obj
                 _settle(pg)
             at = screen.nexts
             yield pg, screen
-    except BaseException:
-        give_back(pg, ok=False)
-        raise
-    give_back(pg)
 
 
 #: px: the most room allowed under the legend, and between the x axis title and the legend.
