@@ -19,7 +19,6 @@ from hograd_ui.parts.links import (
     wrap_css,
     write_present,
 )
-from hograd_ui.parts.screen_fit import fit_to_screen
 from hograd_ui.parts.ui import lang_from_query, routed, session_id, t
 from pages import SITE
 
@@ -57,6 +56,8 @@ with script_slot(), routed():
     st.html(wrap_css())  # our constant CSS, no user text
     if present():
         st.html(presentation_css())  # our constant CSS, no user text
+        from hograd_ui.parts.screen_fit import fit_to_screen  # projected pages only
+
         fit_to_screen()  # a drawing or a table taller than the room is drawn smaller
 
     # url_path equals the file name: a deep link first seen by a fresh server resolves to the

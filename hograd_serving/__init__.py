@@ -14,7 +14,16 @@ from __future__ import annotations
 import gc
 import sys
 
-__all__ = ["INTERPRETER_TURN_SECONDS", "start"]
+__all__ = ["INTERPRETER_TURN_SECONDS", "SESSION_KEY", "TEACHER_COOKIE", "start"]
+
+#: The session-state key of a browser session's random name (hograd_ui/parts/ui.py:
+#: ``session_id``; :mod:`.gate` serves sessions in turn by it). Here, not in the gate, so
+#: that a page which starts no heavy work does not load the gate to name its session.
+SESSION_KEY = "app.session"
+#: The cookie that holds the token a lecturer's link was exchanged for (:mod:`.teacher_door`);
+#: every page's first run looks for it (hograd_ui/parts/lesson_state.py), and only a run that
+#: finds it loads the key's modules.
+TEACHER_COOKIE = "hograd_teacher"
 
 #: The longest turn a thread computing in Python keeps the interpreter lock while another
 #: thread waits for it (Python's default is 0.005 s). Every session's script runs in a thread

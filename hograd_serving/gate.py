@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from hograd_core.errors import HogradError
 
+from . import SESSION_KEY
 from .floor import step_aside
 
 __all__ = [
@@ -158,8 +159,6 @@ _STARTS: dict[str, deque[float]] = {}  # browser -> when its heavy computations 
 _STARTS_LOCK = threading.Lock()
 
 
-#: The session-state key of a browser session's random name (hograd_ui/parts/ui.py: ``session_id``).
-SESSION_KEY = "app.session"
 #: The cookie that names a browser (set by :mod:`.serving_middleware` on the page): it
 #: survives a reconnect, a new tab and a reload, which each start a new session.
 BROWSER_COOKIE = "hograd_browser"

@@ -30,12 +30,13 @@ from urllib.parse import parse_qsl, urlencode
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from . import TEACHER_COOKIE
 from .teacher_key import session_token
 
 __all__ = ["COOKIE", "TeacherDoorMiddleware"]
 
 #: the cookie that holds the session token of the key a lecturer's link gave
-COOKIE = "hograd_teacher"
+COOKIE = TEACHER_COOKIE
 #: the link's parameters that ask for the teacher's version
 KEY_PARAMS = ("key", "teacher")
 #: paths of Streamlit's machinery, never a page a lecturer's link opens

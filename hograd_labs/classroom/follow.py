@@ -11,7 +11,9 @@ only a notice when nothing was shared yet. The pause is the class's, in the clas
 What is stored is the view's page and its views' settings only (hograd_ui/parts/links.py's
 ``class_link``: never the teacher's key, the class, the language or the progress), and a stored
 link is read again with the same rules (``read_class_link``) before a student's page opens it.
-app.py draws :func:`sidebar` on every page.
+app.py draws :func:`sidebar` on every page. The class's database (:mod:`.compute`, with
+SQLAlchemy) is imported by the functions that use it: a page opened by someone in no class
+never loads it.
 """
 
 from __future__ import annotations
@@ -26,9 +28,6 @@ from hograd_ui.lab import Site
 from hograd_ui.parts import lesson_state as state
 from hograd_ui.parts.links import PRESENT, class_link, forget_view, read_class_link
 from hograd_ui.parts.ui import lang, t
-
-from . import compute
-from .cached import call, look
 
 __all__ = [
     "FOLLOW",
@@ -89,6 +88,9 @@ PAUSE_CSS = (
 def _share(site: Site, page: str) -> None:
     query = {name: st.query_params.get_all(name) for name in st.query_params}
     link = class_link(site, page, query)
+    from . import compute
+    from .cached import call
+
     try:
         if link is None:
             raise compute.ClassroomError("classroom.error.link", most=compute.MAX_LINK)
@@ -100,6 +102,9 @@ def _share(site: Site, page: str) -> None:
 
 
 def _pause(code: str, paused: bool) -> None:
+    from . import compute
+    from .cached import call
+
     try:
         call(compute.set_paused, code, paused, time.time())
     except compute.ClassroomError as err:
@@ -123,6 +128,9 @@ def pause_button(code: str, paused: bool, key: str = "classroom.pause") -> None:
 
 def _lecturer(site: Site, page: str) -> None:
     code = st.session_state[CODE]
+    from . import compute
+    from .cached import call
+
     try:
         now = call(compute.live, code, time.time())
     except compute.ClassroomError:
@@ -209,6 +217,9 @@ def _follow(site: Site, code: str, here: str, pages: Mapping[str, object], steps
     """Every few seconds: a view shared since this session last opened one is opened; the
     class paused or resumed since the page ran: the page runs again (paused: the shared view
     opens afresh, and stays while the pause lasts)."""
+    from . import compute
+    from .cached import look
+
     try:
         now = look(compute.live, code)
     except compute.ClassroomError as err:
@@ -265,6 +276,9 @@ def _student(
     if not st.session_state.get(FOLLOWING):
         st.session_state.pop(PAUSED, None)
         return True
+    from . import compute
+    from .cached import call
+
     try:
         now = call(compute.live, code, time.time())
     except compute.ClassroomError:
@@ -306,6 +320,8 @@ def sidebar(
     asked = st.session_state.get(STUDENT_CODE)
     if not asked:
         return True
+    from . import compute
+
     try:
         code = compute.read_code(asked)
     except compute.ClassroomError:

@@ -28,8 +28,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from hograd_serving.teacher_door import COOKIE
-from hograd_serving.teacher_key import server_key
+from hograd_serving import TEACHER_COOKIE
 
 from .lesson_link import key_matches, read_progress, token_matches
 
@@ -65,7 +64,7 @@ def _cookie() -> str | None:
     """The session token the lecturer's link was exchanged for (hograd_serving/teacher_door.py),
     from the cookies of this session's websocket request; None without one."""
     try:
-        value = st.context.cookies.get(COOKIE)
+        value = st.context.cookies.get(TEACHER_COOKIE)
     except (AttributeError, RuntimeError):  # no request behind this run (AppTest, bare mode)
         return None
     return value if isinstance(value, str) and value else None
@@ -88,10 +87,14 @@ def load(total: int) -> None:
     st.session_state[IGNORED] = got.ignored
     asked = [_param(name) for name in KEY_PARAMS]
     token = _cookie()
-    if asked[0] is not None:
-        teacher = key_matches(asked[0], server_key())
-    else:
-        teacher = token_matches(token, server_key()) if token is not None else False
+    teacher = False
+    if asked[0] is not None or token is not None:  # only then the server's key is read
+        from hograd_serving.teacher_key import server_key
+
+        if asked[0] is not None:
+            teacher = key_matches(asked[0], server_key())
+        else:
+            teacher = token_matches(token, server_key())
     st.session_state[TEACHER] = teacher
     st.session_state[REFUSED] = not teacher and (
         token is not None or any(a is not None for a in asked)

@@ -20,16 +20,15 @@ import streamlit as st
 from streamlit.errors import StreamlitDuplicateElementKey
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from hograd_core import HogradError
-from hograd_serving.cached import cached_parse
-from hograd_serving.gate import SESSION_KEY, BusyError
+from hograd_serving import SESSION_KEY
 from hograd_serving.patches import leave_pages_directory_mode
 from hograd_ui.i18n import LANGUAGES, error_text, tr
 from hograd_ui.parts.a11y import name_view
 from hograd_ui.parts.link_form import Field, draw_linked
 from hograd_ui.parts.links import BIND, link_text, present, url_choice, write_choice
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # loaded with the first page that computes or shows an error, not at home
+    from hograd_core import HogradError
     from hograd_core.language import Function
 
 _ROUTER = threading.local()  # each session's script runs in a thread of its own
@@ -124,6 +123,8 @@ def busy_retry(err: HogradError) -> None:
     """Under the message of ``err``: if no heavy-work slot was free ("budget.busy"; not a
     browser's full minute), the page asks again by itself (:data:`BUSY_AGAIN`), said in a
     caption; after :data:`BUSY_TRIES` tries in a minute it stops and says to reload."""
+    from hograd_serving.gate import BusyError  # loaded by the work that raised it
+
     if not (isinstance(err, BusyError) and err.key == "budget.busy"):
         return
     now = time.monotonic()
@@ -192,7 +193,9 @@ def function_box(
     row.pills(
         t("app.presets"), presets, key=f"{page}.preset", on_change=use_preset, format_func=as_typed
     )
-    from hograd_core.language import LIMITS  # loaded with the first page that takes a function
+    from hograd_core import HogradError  # loaded with the first page that takes a function
+    from hograd_core.language import LIMITS
+    from hograd_serving.cached import cached_parse
 
     limit = box_chars(LIMITS.max_length)
     # unbound, its value in the session state (a preset sets it): see seed_linked
