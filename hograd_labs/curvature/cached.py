@@ -76,9 +76,7 @@ CURVATURE_BUDGET = CurvatureBudget()
 # The lines of compute.py that the download fills in (each must occur once): the typed
 # function's variables and body, and the three settings of its ``__main__``.
 _NAMES = 'NAMES = ("x", "y", "z")  # its variables, in the order of w\n'
-_F_BODY = (
-    "    x, y, z = w[0], w[1], w[2]\n    return (((x**2) * y) + torch.sin(x * y)) + ((z**3) * x)\n"
-)
+_F_BODY = inspect.getsource(compute.f).split("\n", 1)[1]  # f's body, below its def line
 # The line of ``__main__`` that the second form (every product by torch.autograd) changes.
 _FORM = "    autograd = False  # or True: the same products by torch.autograd.grad (create_graph=True)\n"
 _AUTOGRAD = "    autograd = True  # every product by torch.autograd.grad on a graph kept (create_graph=True)\n"
