@@ -4,7 +4,9 @@ The page's nested-autograd numbers (:func:`hograd_core.nested_autograd.autograd_
 from :func:`nested_derivatives`; the page's code view (:func:`hograd_core.inspector.
 pytorch_snippet`) is the source of this module's functions (``inspect.getsource``), the
 learner's ``f`` written by :func:`hograd_core.language.to_source.torch_source`, and one call of
-:func:`print_derivatives`. So this file needs torch alone, and every line of it is shown.
+:func:`print_derivatives`; the page's notebook (:func:`hograd_ui.notebook.derivatives_notebook`)
+carries :func:`nested_derivatives` and :func:`derivatives_of`. So this file needs torch alone,
+and every line of it is shown.
 """
 
 import torch
@@ -42,6 +44,12 @@ def nested_derivatives(f, x, order):
         else:
             (d,) = torch.autograd.grad(d, x, grad_outputs=torch.ones_like(d), create_graph=True)
         yield d
+
+
+def derivatives_of(f, x, order):
+    """f and its derivatives up to order at every point of x: (order + 1, len(x))."""
+    rows = nested_derivatives(f, x, order)
+    return torch.stack([torch.broadcast_to(d, x.shape).detach() for d in rows])
 
 
 def print_derivatives(f, x0, order):

@@ -93,13 +93,11 @@ def _cells(texts: Mapping[str, str], parts: Sequence[tuple[str, str | None]]) ->
 def _derivatives_of() -> str:
     """The notebook's derivatives: the page's own function (the source of
     :func:`hograd_core.derivatives_script.nested_derivatives`, what the page runs and shows),
-    and a line that stacks its rows on a grid."""
-    return (
-        inspect.getsource(derivatives_script.nested_derivatives)
-        + "\n\ndef derivatives_of(f, x, order):\n"
-        + '    """f and its derivatives up to order at every point of x: (order + 1, len(x))."""\n'
-        + "    rows = nested_derivatives(f, x, order)\n"
-        + "    return torch.stack([torch.broadcast_to(d, x.shape).detach() for d in rows])\n"
+    and :func:`~hograd_core.derivatives_script.derivatives_of`, which stacks its rows on a
+    grid."""
+    return "\n\n".join(
+        inspect.getsource(shown)
+        for shown in (derivatives_script.nested_derivatives, derivatives_script.derivatives_of)
     )
 
 
