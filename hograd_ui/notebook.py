@@ -254,7 +254,8 @@ def graph_notebook(
     fn: Function, x0: float, order: int, texts: Mapping[str, str] | None = None
 ) -> str:
     """The graph page's view as notebook JSON: f, f', ..., f^(order) at ``x0`` by nested
-    autograd with ``create_graph=True``, the nodes of the graph after each pass (as the page
+    autograd with ``create_graph=True`` (the source of
+    :func:`hograd_core.derivatives_script.nested_derivatives`), the nodes of the graph after each pass (as the page
     counts them: every node reachable from f, ..., f^(k)), a chart of that growth, and
     torchviz's drawing of the last derivative when torchviz and Graphviz's ``dot`` are there.
 
@@ -264,7 +265,8 @@ def graph_notebook(
     """
     note = dict(texts or {})
     own = fn.variables[0] if fn.variables else "x"
-    var = python_name(own, _NAMES | {"reachable", "nodes", "grad_fns", "make_dot", "shutil"})
+    own_names = {"reachable", "nodes", "grad_fns", "make_dot", "shutil", "nested_derivatives"}
+    var = python_name(own, _NAMES | own_names)
     parts = [
         ("title", "import shutil\n\nimport plotly.graph_objects as go\nimport torch"),
         (
@@ -273,15 +275,10 @@ def graph_notebook(
         ),
         (
             "passes",
+            f"{inspect.getsource(derivatives_script.nested_derivatives)}\n\n"
             f"{_REACHABLE.strip()}\n\n\norder = {int(order)}\n"
             f"{var} = torch.tensor({float(x0)!r}, dtype=torch.float64, requires_grad=True)\n"
-            f"derivatives = [f({var})]\n"
-            "for k in range(order):\n"
-            "    if not derivatives[-1].requires_grad:  # a constant: the next one is 0\n"
-            f"        derivatives.append(torch.zeros_like({var}))\n"
-            "        continue\n"
-            f"    (d,) = torch.autograd.grad(derivatives[-1], {var}, create_graph=True)\n"
-            "    derivatives.append(d)\n"
+            f"derivatives = list(nested_derivatives(f, {var}, order))\n"
             "values = [d.item() for d in derivatives]\n"
             "nodes = [reachable(*derivatives[: k + 1]) for k in range(order + 1)]\n"
             "grad_fns = [type(d.grad_fn).__name__ if d.grad_fn else ''\n"
