@@ -3,13 +3,17 @@ chart draws them for a projector."""
 
 from __future__ import annotations
 
+import ast
+import inspect
+import textwrap
+
 import pandas as pd
 
 from hograd_ui.i18n import tr
 from hograd_ui.plot_kit import axis_props, figure_layout
 from hograd_ui.plotting import plain_figure
 
-from .compute import MemoryRun
+from .compute import MemoryRun, retain
 
 __all__ = ["kib", "orders_figure", "orders_rows", "retain_rows"]
 
@@ -23,14 +27,27 @@ RETAIN_KEYS = {
     "deleted": "memory.retain.deleted",
 }
 RETAIN_COLUMNS = ("memory.col.step", "memory.col.what", "memory.col.held")
+
+
+def _retain_code() -> dict[str, str]:
+    """Each step of the retain_graph story as the code that ran it: the statements of
+    :func:`.compute.retain` before each ``steps.append((step, ...))``, joined by ``"; "``."""
+    source = textwrap.dedent(inspect.getsource(retain))
+    (story,) = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.With)]
+    code: dict[str, str] = {}
+    ran: list[str] = []
+    for statement in story.body:
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if isinstance(call, ast.Call) and ast.unparse(call.func) == "steps.append":
+            code[ast.literal_eval(call.args[0].elts[0])] = "; ".join(ran)
+            ran = []
+        else:
+            ran.append(ast.get_source_segment(source, statement) or "")
+    return code
+
+
 #: Each step of the retain_graph story as code (the same in every language).
-RETAIN_CODE = {
-    "forward": "loss = forward(x)",
-    "retain": "loss.backward(retain_graph=True)",
-    "second": "loss.backward()",
-    "again": "loss = forward(x); loss.backward(retain_graph=True)",
-    "deleted": "del loss",
-}
+RETAIN_CODE = _retain_code()
 
 
 def kib(size: int) -> str:

@@ -24,6 +24,7 @@ from hograd_labs.memory.compute import (
     make_data,
     make_params,
 )
+from hograd_labs.memory.figures import RETAIN_CODE
 from hograd_ui.i18n import catalogue
 from tests.english import raises
 
@@ -250,6 +251,17 @@ def test_retain_graph_keeps_until_the_next_backward_or_the_last_reference(result
         ("again", full),
         ("deleted", 0),
     )
+
+
+def test_each_retain_step_is_shown_as_the_code_that_ran_it() -> None:
+    """The table's code column is compute.retain's own statements, step by step."""
+    assert RETAIN_CODE == {
+        "forward": "loss = loss_of(params, x, y)",
+        "retain": "loss.backward(retain_graph=True)",
+        "second": "loss.backward()",
+        "again": "loss = loss_of(params, x, y); loss.backward(retain_graph=True)",
+        "deleted": "del loss",
+    }
 
 
 @pytest.mark.parametrize(
