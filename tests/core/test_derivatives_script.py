@@ -80,3 +80,21 @@ def test_the_script_imports_torch_alone_and_runs_outside_the_project(tmp_path) -
         "3 6.0 MulBackward0 4",
         "4 0.0 None 0",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "exact"),
+    [
+        ("x**3", lambda x: [x**3, 3 * x**2, 6 * x, 6 + 0 * x, 0 * x]),
+        ("7", lambda x: [7 + 0 * x, 0 * x, 0 * x, 0 * x, 0 * x]),  # a constant, one per point
+    ],
+)
+def test_derivatives_of_stacks_the_rows_on_the_grid(text: str, exact) -> None:
+    """The derivatives notebook's function (carried by its source): closed forms, shape
+    (order + 1, points), detached."""
+    fn = parse(text)
+    env = (lambda x: {fn.variables[0]: x}) if fn.variables else (lambda x: {})
+    xs = torch.linspace(-1.5, 2.0, 8, dtype=torch.float64, requires_grad=True)
+    got = script.derivatives_of(lambda x: fn.torch(env(x)), xs, 4)
+    assert got.shape == (5, 8) and not got.requires_grad
+    torch.testing.assert_close(got, torch.stack(exact(xs.detach())), rtol=1e-14, atol=1e-14)
