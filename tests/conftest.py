@@ -9,9 +9,12 @@ from collections.abc import Iterable, Iterator
 import pytest
 import torch
 
+from tests.apptest import scan_components_once
+
 # One thread, as the app runs (app.py): on a busy 2-core machine torch's default pool makes the
 # many small ops of these tests up to 10x slower.
 torch.set_num_threads(1)
+scan_components_once()  # every AppTest otherwise reads every installed package's metadata
 
 #: Folders whose test files run one at a time, all on one pytest-xdist worker, under
 #: ``--dist loadfile`` (``make test``): each of their tests starts two or three replicas and
