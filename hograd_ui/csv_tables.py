@@ -1,4 +1,5 @@
-"""The pages' numbers as CSV text: the derivative curves, a Hessian, its eigen table.
+"""The pages' numbers as CSV text: the derivative curves, a Hessian, its eigen table, f on a
+grid (the HVP page's contour and surface).
 
 Every number is written with ``repr`` (the shortest text that reads back as the same float64),
 so a spreadsheet or ``pandas.read_csv`` gets the page's values exactly; an undefined value is
@@ -15,7 +16,7 @@ import numpy as np
 
 from hograd_core.nested_autograd import DerivativeResult
 
-__all__ = ["curves_csv", "eigen_csv", "hessian_csv", "order_header"]
+__all__ = ["curves_csv", "eigen_csv", "grid_csv", "hessian_csv", "order_header"]
 
 
 def order_header(k: int) -> str:
@@ -67,3 +68,13 @@ def eigen_csv(
         for i, lam in enumerate(np.asarray(eigenvalues, dtype=np.float64))
     ]
     return _text([["", value_label, *names], *rows])
+
+
+def grid_csv(x: np.ndarray, y: np.ndarray, z: np.ndarray, names: Sequence[str]) -> str:
+    """One row per grid point, x varying fastest: the two variables, then f (``z[j, i]`` is f
+    at ``x[i], y[j]``, as the contour and the surface draw it; nan where f is undefined)."""
+    z = np.asarray(z, dtype=np.float64)
+    rows = [
+        [float(x[i]), float(y[j]), float(z[j, i])] for j in range(len(y)) for i in range(len(x))
+    ]
+    return _text([[names[0], names[1], "f"], *rows])

@@ -10,6 +10,7 @@ here with make_subplots' own arithmetic (:func:`hograd_ui.plotting.grid_cells`).
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Sequence
 
@@ -96,6 +97,7 @@ def contour_figure(grid: Grid, result: HVPResult, lang: str, pickable: bool = Tr
     traces: list[dict] = [
         {
             "type": "contour",
+            "name": tr("surface.log_f" if use_log else "surface.f", lang),
             "x": grid.x,
             "y": grid.y,
             "z": z,
@@ -231,11 +233,18 @@ def _line_label(y: float, text: str, font: dict, cell: str = "", above: bool = T
     }
 
 
-def surface_figure(grid: Grid, result: HVPResult, lang: str) -> go.Figure:
-    """f as a 3-D surface with p marked."""
-    finite = grid.z[np.isfinite(grid.z)]
+def surface_figure(grid: Grid, result: HVPResult, lang: str, text: str = "") -> go.Figure:
+    """f as a 3-D surface with p marked, titled with f's text.
+
+    The surface holds f's values on the grid as they are (±inf as gaps), so that the chart's
+    description (hograd_ui/chart_text.py) tells the grid's true lowest and highest values and
+    where they lie; the z axis and the colours span the 1st to 99th percentile, and plotly.js
+    cuts the surface where it leaves that range (a spike does not flatten the rest).
+    """
+    z = np.where(np.isfinite(grid.z), grid.z, np.nan)
+    finite = z[np.isfinite(z)]
     lo, hi = np.percentile(finite, [1, 99]) if finite.size else (0.0, 1.0)
-    z = np.clip(grid.z, lo, hi)
+    hi = hi if hi > lo else lo + 1.0
     names = result.variables
     traces = [
         {
@@ -243,7 +252,10 @@ def surface_figure(grid: Grid, result: HVPResult, lang: str) -> go.Figure:
             "x": grid.x,
             "y": grid.y,
             "z": z,
+            "name": "f",
             "colorscale": "Viridis",
+            "cmin": lo,
+            "cmax": hi,
             "opacity": 0.9,
             "showscale": False,
         },
@@ -253,7 +265,7 @@ def surface_figure(grid: Grid, result: HVPResult, lang: str) -> go.Figure:
             "y": [result.point[1]],
             "z": [result.value],
             "mode": "markers",
-            "marker": {"size": 7, "color": "#d62728"},
+            "marker": {"size": 7, "color": GRADIENT, "symbol": "diamond"},
             "name": "p",
         },
     ]
@@ -262,9 +274,12 @@ def surface_figure(grid: Grid, result: HVPResult, lang: str) -> go.Figure:
         axis: {"title": {"text": name, "font": {"color": TEXT}}, "tickfont": {"color": TEXT}}
         for axis, name in (("xaxis", names[0]), ("yaxis", names[1]), ("zaxis", "f"))
     }
+    scene["zaxis"]["range"] = [lo, hi]
+    title = tr("hvp.fig.surface", lang, fn=html.escape(text)) if text else None
     return new_figure(
         traces,
         **figure_layout(600),
+        **({"title": {"text": title, "font": {"size": 15}}} if title else {}),
         showlegend=False,
         xaxis=axis_props(),
         yaxis=axis_props(),

@@ -8,8 +8,15 @@ import streamlit as st
 from hograd_core import HogradError, curvature, network
 from hograd_core.hessian import CRITICAL_TOLERANCE
 from hograd_core.hvp_code import hvp_snippet
-from hograd_ui.parts.chart import chart, full_chart
-from hograd_ui.parts.downloads import code_file, eigen_file, hessian_file, hvp_code, hvp_row
+from hograd_ui.parts.chart import chart
+from hograd_ui.parts.downloads import (
+    code_file,
+    eigen_file,
+    grid_file,
+    hessian_file,
+    hvp_code,
+    hvp_row,
+)
 from hograd_ui.parts.exact import exact_entry
 from hograd_ui.parts.formula import draw_formula, typed_tex
 from hograd_ui.parts.frame import Frame, aside
@@ -94,7 +101,7 @@ def typed_mode(view: Frame) -> None:
         st.stop()
     draws = {
         "numbers": lambda: numbers(fn, ex, names, sliders, radius),
-        "picture": lambda: picture(ex, names),
+        "picture": lambda: picture(fn, ex, names),
         "hessian": lambda: hessian(ex, names, fn.text),
         "ways": lambda: ways(fn, sliders["p"], sliders["v"]),
         "slices": lambda: slices(ex, names),
@@ -218,7 +225,7 @@ def ways(fn, point: tuple, vector: tuple) -> None:  # a parsed Function
     st.caption(t("hvp.ways.note"))
 
 
-def picture(ex: curvature.Exploration, names: tuple) -> None:
+def picture(fn, ex: curvature.Exploration, names: tuple) -> None:  # a parsed Function
     if ex.grid is None:
         st.info(t("hvp.picture.need_two", n=len(names)))
         return
@@ -236,7 +243,8 @@ def picture(ex: curvature.Exploration, names: tuple) -> None:
     chart(fig, key="hvp.contour", on_pick=picked)
     st.caption(t("hvp.picture.caption"))
     if surface:
-        full_chart(figs.surface_figure(ex.grid, ex.result, lang()), width="stretch")
+        chart(figs.surface_figure(ex.grid, ex.result, lang(), fn.text), key="hvp.surface.chart")
+    grid_file(ex.grid, names, fn.text, "hvp")  # downloads: the numbers both charts draw
 
 
 def hessian(ex: curvature.Exploration, names: tuple, text: str) -> None:

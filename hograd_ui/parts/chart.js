@@ -1,28 +1,38 @@
 // A Plotly chart drawn by plotly.js's cartesian bundle (hograd_ui/parts/chart.py says why).
 //
 // The bundle is a plain script served by Streamlit's static serving (static/ next to app.py,
-// at app/static/ under the app's URL); it is loaded once per page, when the first chart
-// arrives, and shared by every chart after it. Each chart is one <div class="hograd-chart">
+// at app/static/ under the app's URL); it is loaded once per page, when the first chart that
+// needs it arrives, and shared by every chart after it. Each chart is one <div class="hograd-chart">
 // redrawn in place with Plotly.react when its figure changes, so zooming and the legend's
 // hidden traces stay as the reader left them where the figure sets layout.uirevision.
 
-const BUNDLE = "app/static/plotly-cartesian-4.1.1.min.js";
+// data.bundle names the bundle a chart needs: "cartesian" for every 2-D chart, "gl3d" for the
+// HVP page's 3-D surface (scatter, surface and the other 3-D traces; 1.75 MB, loaded only when
+// that chart is drawn). Both set window.Plotly when they run, so they load one after the
+// other and each promise keeps the Plotly its own script made.
+const BUNDLES = {
+  cartesian: "app/static/plotly-cartesian-4.1.1.min.js",
+  gl3d: "app/static/plotly-gl3d-4.1.1.min.js",
+};
 
-function plotly() {
-  if (!window.hogradPlotly) {
-    window.hogradPlotly = new Promise((resolve, reject) => {
+function plotly(kind) {
+  const loaded = (window.hogradPlotly = window.hogradPlotly || {});
+  if (!loaded[kind]) {
+    const before = window.hogradPlotlyLast || Promise.resolve();
+    loaded[kind] = before.catch(() => null).then(() => new Promise((resolve, reject) => {
       const script = document.createElement("script");
       // relative to the page: the app may be served under a path (Community Cloud, a proxy)
-      script.src = new URL(BUNDLE, document.baseURI).href;
+      script.src = new URL(BUNDLES[kind], document.baseURI).href;
       script.onload = () => resolve(window.Plotly);
       script.onerror = () => {
-        window.hogradPlotly = null; // the next chart tries again
+        loaded[kind] = null; // the next chart tries again
         reject(new Error("could not load " + script.src));
       };
       document.head.appendChild(script);
-    });
+    }));
+    window.hogradPlotlyLast = loaded[kind];
   }
-  return window.hogradPlotly;
+  return loaded[kind];
 }
 
 const EXPAND = {
@@ -257,7 +267,8 @@ export default function ({ parentElement, data, setTriggerValue }) {
       data: figure.data, layout, frames: figure.frames || [], config: config(box, data.labels),
     }).then(() => roomier(Plotly, box));
   };
-  plotly().then((Plotly) => {
+  plotly(data.bundle || "cartesian").then((Plotly) => {
+    box.hogradPlotly = Plotly;
     box.hogradRedraw = () => draw(Plotly).catch((error) => console.error(error));
     return draw(Plotly).then(() => {
       if (!box.hogradWatched) {
@@ -292,7 +303,7 @@ export default function ({ parentElement, data, setTriggerValue }) {
   return () => {
     // called before each redraw as well as on removal: only a removed chart is let go
     setTimeout(() => {
-      if (!box.isConnected && window.Plotly) window.Plotly.purge(box);
+      if (!box.isConnected && box.hogradPlotly) box.hogradPlotly.purge(box);
     }, 0);
   };
 }

@@ -6,8 +6,10 @@ fresh browser spends 0.5-0.8 s evaluating it before the first chart of a page is
 scatter, bar, heatmap or contour, all in plotly.js's cartesian bundle (1.5 MB; version 4.1.1,
 the one the plotly package checks figures against; Streamlit 1.67's front end has 4.2.0).
 :func:`chart` draws a figure with that bundle through a small Streamlit component
-(``hograd_ui/parts/chart.js``), served from ``static/`` by Streamlit's static file serving. The 3-D
-surface of the HVP page, behind a toggle, stays with ``st.plotly_chart``.
+(``hograd_ui/parts/chart.js``), served from ``static/`` by Streamlit's static file serving. A
+figure with a 3-D trace (the HVP page's surface, behind a toggle) is drawn by the same
+component with plotly.js's gl3d bundle (1.75 MB, 3-D traces and scatter), loaded only then, so
+that it too is named and described.
 
 What Streamlit's chart element did and this one does too:
 
@@ -46,9 +48,11 @@ from hograd_ui.plotting import TEMPLATE, TEXT, drawn
 __all__ = [
     "BASE_PX",
     "BUNDLE",
+    "bundle",
     "chart",
-    "full_chart",
     "CHECK",
+    "GL3D_BUNDLE",
+    "GL3D_TYPES",
     "NAME",
     "PRESENT_PX",
     "readable",
@@ -60,6 +64,12 @@ __all__ = [
 
 #: The bundle the component loads (``static/`` is served at ``app/static/``).
 BUNDLE = Path(__file__).resolve().parents[2] / "static" / "plotly-cartesian-4.1.1.min.js"
+#: The bundle for a figure with a 3-D trace (chart.js's ``BUNDLES["gl3d"]``).
+GL3D_BUNDLE = BUNDLE.with_name("plotly-gl3d-4.1.1.min.js")
+#: The trace types the cartesian bundle lacks and the gl3d bundle draws.
+GL3D_TYPES = frozenset(
+    {"surface", "scatter3d", "mesh3d", "isosurface", "volume", "cone", "streamtube"}
+)
 
 #: The root font size Streamlit's theme is measured in: [theme] baseFontSize in
 #: .streamlit/config.toml, and the one presentation mode sets (hograd_ui/parts/present.py's CSS).
@@ -193,6 +203,12 @@ def themed(spec: dict[str, Any], base: float = BASE_PX) -> dict[str, Any]:
     return {**spec, "layout": layout}
 
 
+def bundle(spec: dict[str, Any]) -> str:
+    """The plotly.js bundle chart.js loads for the figure ``spec``: "gl3d" if a trace is 3-D."""
+    kinds = {trace.get("type", "scatter") for trace in spec.get("data") or ()}
+    return "gl3d" if kinds & GL3D_TYPES else "cartesian"
+
+
 def _finite(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -231,6 +247,7 @@ def chart(
         "pick": on_pick is not None,
         "fit": projector,  # projected: no taller than the room left on the first screen
         "said": {"name": name, "description": description},
+        "bundle": bundle(spec),
     }
     base = PRESENT_PX if projector else BASE_PX  # Streamlit's theme is in rem
     figure = pio.to_json(themed(spec, base), validate=False)
@@ -250,10 +267,3 @@ def chart(
             on_pick(float(x), float(y))
 
     _COMPONENT(key=key, data=data, on_pick_change=picked)
-
-
-def full_chart(fig: BaseFigure, **kwargs: Any) -> None:
-    """Draw ``fig`` with ``st.plotly_chart`` (Streamlit's whole plotly.js, for trace types the
-    cartesian bundle lacks: the 3-D surface), for a projector in presentation mode as
-    :func:`chart` does; ``kwargs`` as there (``width=...``)."""
-    st.plotly_chart(drawn(fig, present()), **kwargs)

@@ -17,13 +17,14 @@ import streamlit as st
 
 from hograd_core.applications.common import Code
 from hograd_core.cpp_code import derivatives_cpp, hvp_cpp
+from hograd_core.curvature import Grid
 from hograd_core.flaglab.cpp import flag_cpp
 from hograd_core.func_code import derivatives_func_code, hessian_func_code
 from hograd_core.graphs import GRAPH_BUDGET
 from hograd_core.hessian import HVPResult
 from hograd_core.language import Function
 from hograd_core.nested_autograd import BUDGET, DerivativeResult
-from hograd_ui.csv_tables import curves_csv, eigen_csv, hessian_csv
+from hograd_ui.csv_tables import curves_csv, eigen_csv, grid_csv, hessian_csv
 from hograd_ui.notebook import derivatives_notebook, graph_notebook, hvp_notebook
 from hograd_ui.parts.ui import lazy_expander, t
 from hograd_ui.plot_kit import clean
@@ -272,6 +273,17 @@ def hessian_file(r: HVPResult, text: str, page: str) -> None:
         f"{page}.download.hessian",
     )
     _as_computed(r.hessian)
+
+
+def grid_file(grid: Grid, names: Sequence[str], text: str, page: str) -> None:
+    """Under the contour (and the surface): f on their grid as CSV, one row per point."""
+    _button(
+        t("downloads.csv.grid"),
+        lambda: grid_csv(grid.x, grid.y, grid.z, names),
+        f"hograd_grid_{slug(text)}.csv",
+        CSV,
+        f"{page}.download.grid",
+    )
 
 
 def eigen_file(r: HVPResult, text: str, page: str, value: str) -> None:

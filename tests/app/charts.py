@@ -15,7 +15,7 @@ from hograd_ui.parts.chart import NAME
 
 
 def chart_elements(at: AppTest) -> list[Any]:
-    """Every chart of the page, in order (the 3-D surface, an ``st.plotly_chart``, is not one)."""
+    """Every chart of the page, in order (the HVP page's 3-D surface among them)."""
     return [e for e in at.get("bidi_component") if e.proto.component_name == NAME]
 
 

@@ -40,8 +40,9 @@ _plotly_chart = PlotlyMixin.plotly_chart
 
 def _validating_plotly_chart(self, figure_or_data, *args, **kwargs):
     """Every chart any page draws under AppTest is first rebuilt with all of plotly's checks:
-    the app builds its figures with validation off, for speed (hograd_ui/plotting.py). The 3-D
-    surface is drawn by st.plotly_chart, the 2-D charts by hograd_ui/parts/chart.py."""
+    the app builds its figures with validation off, for speed (hograd_ui/plotting.py). Every
+    chart of the app, the 3-D surface too, is drawn by hograd_ui/parts/chart.py (checked by
+    ``CHECK`` below); this keeps a figure drawn by st.plotly_chart checked as well."""
     if isinstance(figure_or_data, BaseFigure):
         validated(figure_or_data)
     return _plotly_chart(self, figure_or_data, *args, **kwargs)

@@ -8,6 +8,7 @@ import ast
 import contextlib
 import io
 import itertools
+import json
 import math
 import re
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from hograd_ui.i18n import tr
 from tests.app.charts import chart_elements, figure_of
 from tests.apptest import APP_TEST_CEILING
 
@@ -107,6 +109,24 @@ def test_typed_mode_shows_the_seed_example() -> None:
     power = specs[4]
     assert len(power["frames"]) == 31  # steps 0..30, played by the figure's own button
     assert power["layout"]["updatemenus"][0]["buttons"][0]["label"].endswith("Play")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_surface_is_a_chart_named_and_described(lang: str) -> None:
+    """The 3-D surface goes through the same chart as the contour: its name says which f, its
+    description where p is and f(p) (1 at the seed's p = (1, π/2)); the gl3d bundle draws it.
+    The grid both draw is a CSV download beside them."""
+    at = run(lang, **{"hvp.surface": True})
+    heads = [json.loads(e.proto.bytes) for e in chart_elements(at)]
+    assert [h["bundle"] for h in heads] == ["cartesian", "gl3d"]  # the contour, the surface
+    name, said = heads[1]["said"]["name"], heads[1]["said"]["description"]
+    assert "w1**2*sin(w2)" in name
+    point = (
+        "p: at w1 = 1, w2 = 1.57, f = 1." if lang == "en" else "p：位于 w1 = 1、w2 = 1.57、f = 1。"
+    )
+    assert point in said and "81" in said
+    assert heads[1]["figure"]["data"][0]["type"] == "surface"
+    assert tr("downloads.csv.grid", lang) in [b.proto.label for b in at.get("download_button")]
 
 
 def test_typed_mode_in_chinese() -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from hograd_serving.command import server_command
+from hograd_serving.command import SCRIPT, server_command
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -60,9 +60,9 @@ HOLDS: dict[str, Path] = {}
 
 
 @contextmanager
-def running_server(name: str = "server") -> Iterator[str]:
-    """Start ``streamlit run hograd_serving/asgi.py`` (as ``make run``) on a free port; yield
-    its base URL; stop it after.
+def running_server(name: str = "server", script: str = SCRIPT) -> Iterator[str]:
+    """Start ``streamlit run hograd_serving/asgi.py`` (as ``make run``; or another ``script``)
+    on a free port; yield its base URL; stop it after.
 
     Its log and class database are tests/artifacts/``name``-... and, under pytest-xdist,
     ``name``-<worker>-..., so each worker's shared server keeps its own files."""
@@ -83,7 +83,7 @@ def running_server(name: str = "server") -> Iterator[str]:
     }
     with open(ARTIFACTS / f"{name}.log", "w") as log:
         proc = subprocess.Popen(
-            server_command(port),
+            server_command(port, script),
             cwd=ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -2,18 +2,22 @@
 Streamlit's chart theme, across the column's width, with a full-screen button in the reader's
 language, and a clear message if the bundle cannot be loaded.
 
-Oracle for the theme: Streamlit's own front end. The HVP page's 3-D surface is still an
-``st.plotly_chart``; Streamlit merges its theme into that figure's template in the browser, and
-every value of :func:`hograd_ui.parts.chart.theme` must be the one Streamlit put there, on a page and in
-presentation mode (a larger root font: Streamlit's theme is in rem).
+Oracle for the theme: Streamlit's own front end. Every chart of the app, the HVP page's 3-D
+surface too, is drawn by hograd_ui/parts/chart.py, so a second server runs
+tests/e2e/theme_oracle.py, an ``st.plotly_chart``; Streamlit merges its theme into that
+figure's template in the browser, and every value of :func:`hograd_ui.parts.chart.theme` must
+be the one Streamlit put there, on a page and in presentation mode (a larger root font:
+Streamlit's theme is in rem).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from hograd_ui.parts.chart import BASE_PX, BUNDLE, PRESENT_PX, readable, theme
-from tests.e2e.conftest import type_function, wait_for_app
+from tests.e2e.conftest import running_server, type_function, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -35,6 +39,13 @@ def _families(value: object) -> list[str]:
     return list(dict.fromkeys(f.strip() for f in str(value).split(",")))  # Streamlit repeats them
 
 
+@pytest.fixture(scope="module")
+def oracle() -> Iterator[str]:
+    """A server of tests/e2e/theme_oracle.py: Streamlit's own plotly chart."""
+    with running_server("theme-oracle", "tests/e2e/theme_oracle.py") as url:
+        yield url
+
+
 @pytest.mark.parametrize(
     ("query", "base"),
     # projected, the numbers are the first screen and the pictures the next: the link opens
@@ -44,17 +55,19 @@ def _families(value: object) -> list[str]:
 )
 def test_the_theme_is_the_one_streamlit_gives_its_own_plotly_charts(
     page,
+    oracle: str,
     query: str,
     base: float,
 ) -> None:
-    page.goto(f"{page.base}/hvp?hvp.surface=true{query}")
-    wait_for_app(page)
-    page.wait_for_selector(_DRAWN, timeout=120_000)
+    page.goto(f"{oracle}/?present={int(base == PRESENT_PX)}")
     page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg", timeout=120_000)
     streamlit = page.evaluate(
         "() => document.querySelector('[data-testid=\"stPlotlyChart\"] .js-plotly-plot')"
         ".layout.template.layout"
     )
+    page.goto(f"{page.base}/hvp?hvp.surface=true{query}")
+    wait_for_app(page)
+    page.wait_for_selector(_DRAWN, timeout=120_000)
     ours = page.evaluate(f"() => document.querySelector({_OURS!r}).layout.template.layout")
     leaves = _leaves(theme(base))
     drawn = dict(_leaves(readable(theme(base))))  # ours: its grey text darker, for WCAG
