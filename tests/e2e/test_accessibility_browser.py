@@ -28,6 +28,7 @@ STATES = (
     + [("en", f"why?why.tab={tab}") for tab in WHY_TABS]
     + [("en", f"hvp?hvp.tab={tab}") for tab in HVP_TABS]
     + [("en", "derivatives?present=1"), ("zh", "hvp?present=1")]
+    + [(lang, "hvp?hvp.surface=true") for lang in ("en", "zh")]  # the 3-D surface shown
 )
 #: WCAG 2.0, 2.1 and 2.2 A and AA, and axe's best practices (heading order, landmarks).
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
@@ -131,6 +132,21 @@ def test_a_chart_is_a_figure_named_and_described(contexts, browser, server) -> N
     expect(chart).to_have_accessible_name(re.compile(r"^Chart: .+"))
     expect(chart).to_have_accessible_description(re.compile(r"f′: values from -?[0-9.e-]+ to "))
     assert "said" not in (chart.aria_snapshot() or "")  # the description is not drawn text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_3d_surface_is_a_figure_named_and_described(contexts, browser, server, lang) -> None:
+    """The HVP page's 3-D surface, drawn by the same chart as the 2-D ones (WCAG 1.1.1): named
+    for its function, described with where p is and f(p), as the accessibility tree gives it."""
+    from playwright.sync_api import expect
+
+    pg = _page(contexts, browser, lang)
+    pg.goto(f"{server}/hvp?hvp.surface=true&lang={lang}")
+    _settled(pg)
+    name = tr("hvp.fig.surface", lang, fn="w1**2*sin(w2)")
+    surface = pg.get_by_role("figure", name=tr("chart.said.name", lang, title=name))
+    point = tr("chart.said.point3", lang, name="p", x="w1", y="w2", z="f", a=1, b=1.57, c=1)
+    expect(surface).to_have_accessible_description(re.compile(re.escape(point)))
 
 
 def test_play_is_reached_and_pressed_by_keyboard(contexts, browser, server) -> None:
