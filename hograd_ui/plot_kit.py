@@ -15,8 +15,17 @@ import math
 import numpy as np
 
 __all__ = [
+    "BLACK",
+    "BLUE",
+    "DASHES",
     "DIVERGING",
+    "GREEN",
+    "INDIGO",
     "LIGHT",
+    "OLIVE",
+    "PALETTE",
+    "PURPLE",
+    "RED",
     "axis_props",
     "clean",
     "contour_levels",
@@ -28,6 +37,19 @@ __all__ = [
 ]
 
 LIGHT = [[0.0, "#fbfdff"], [0.5, "#c6dbef"], [1.0, "#6baed6"]]
+
+# The series colours of every figure whose series are told apart by colour, each at 3:1 or
+# more on the white background (WCAG 1.4.11) and apart from every other by a CIELAB distance
+# of 20 or more for normal vision and as deuteranopia and protanopia see them (Machado 2009):
+# Okabe-Ito's blue and reddish purple, Paul Tol's muted green, olive and indigo and bright red
+# (tests/ui/test_palette.py computes both, for this palette and for each figure's colours).
+# Near-black first. A figure picks its series' colours from here by name, and gives each
+# series a second cue (a dash pattern from :data:`DASHES`, a marker or a label), so that a
+# reader who sees no colour tells them apart too (WCAG 1.4.1).
+PALETTE = ("#1f2937", "#0072B2", "#EE6677", "#117733", "#CC79A7", "#999933", "#332288")
+BLACK, BLUE, RED, GREEN, PURPLE, OLIVE, INDIGO = PALETTE
+#: Plotly's dash patterns, one per series (the derivative curves cycle them with :data:`PALETTE`).
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 DIVERGING = [[0.0, "#2166ac"], [0.5, "#f7f7f7"], [1.0, "#b2182b"]]  # negative blue, positive red
 
 

@@ -10,7 +10,16 @@ import numpy as np
 
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
-from hograd_ui.plot_kit import axis_props, figure_layout, log_axis, positive
+from hograd_ui.plot_kit import (
+    BLACK,
+    BLUE,
+    OLIVE,
+    RED,
+    axis_props,
+    figure_layout,
+    log_axis,
+    positive,
+)
 from hograd_ui.plotting import plain_figure
 
 from .compute import DiagonalStudy, MomentumRun, Spectra, heavy_ball_rate
@@ -26,7 +35,8 @@ __all__ = [
     "spectrum_figure",
 ]
 
-EXACT, ESTIMATE, MOMENTUM, GD = "#111111", "#ff7f0e", "#d62728", "#1f77b4"
+#: From the kit's checked palette (the estimate was orange, 2.5:1 on white).
+EXACT, ESTIMATE, MOMENTUM, GD = BLACK, OLIVE, RED, BLUE
 FLOOR = 1e-15  # the momentum chart stops at this fraction of the start (float64 rounding)
 
 
@@ -238,7 +248,7 @@ def notebook(source: str, title: str) -> str:
     return percent_notebook(source, before=[("markdown", title)], after=[])
 
 
-GGN, HESS, BULK = "#1f77b4", "#d62728", "#bbbbbb"
+GGN, HESS, BULK = BLUE, RED, "#bbbbbb"
 
 
 def _symlog(values: np.ndarray, scale: float) -> np.ndarray:

@@ -9,6 +9,7 @@ import numpy as np
 from hograd_core.nested_autograd import DerivativeResult
 from hograd_ui.chart_range import ChartRange
 from hograd_ui.i18n import tr
+from hograd_ui.plot_kit import DASHES, PALETTE
 from hograd_ui.plotting import PlainFigure, grid_cells, plain_figure, vline
 
 __all__ = [
@@ -23,16 +24,11 @@ __all__ = [
     "order_label",
 ]
 
-# One colour per order, each at 3:1 or more on the white background (WCAG 1.4.11) and apart
-# from every other by a CIELAB distance of 20 or more for normal vision and as deuteranopia and
-# protanopia see them (Machado 2009): Okabe-Ito's blue and reddish purple, Paul Tol's muted
-# green, olive and indigo and bright red (tests/ui/test_palette.py computes both). Order 0 is
+# One colour per order from the kit's checked palette (hograd_ui/plot_kit.py: 3:1 or more on
+# white, 20 CIELAB units apart for normal, deuteranope and protanope vision). Order 0 is
 # near-black and thicker. Each order also has a dash pattern of its own (:data:`DASHES`):
 # colour and dash together tell 42 orders apart, and a reader who sees no colour tells
 # them by the dash.
-PALETTE = ("#1f2937", "#0072B2", "#EE6677", "#117733", "#CC79A7", "#999933", "#332288")
-#: Plotly's dash patterns, one per order (cycling, as :data:`PALETTE` does, at another length).
-DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 #: One panel draws f and its first LOW_ORDERS derivatives, and the highest order asked for; the
 #: orders between start hidden in the legend (a click draws one): 31 curves at once, at order
 #: 30, are a tangle nobody reads. Orders up to LOW_ORDERS + 1 are all drawn.

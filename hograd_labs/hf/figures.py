@@ -1,6 +1,7 @@
 """Figures of the Hessian-free lab, from :mod:`.compute`'s results, and the lab as a notebook.
 
-Colours keep the why page's meaning: Hessian-free Newton red, SGD blue, Adam purple.
+Colours keep the why page's meaning: Hessian-free Newton red, SGD blue, Adam purple (the
+kit's checked palette), each line with a dash of its own too (WCAG 1.4.1).
 """
 
 from __future__ import annotations
@@ -9,20 +10,38 @@ import numpy as np
 
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
-from hograd_ui.plot_kit import axis_props, figure_layout, line, log_axis, positive
+from hograd_ui.plot_kit import (
+    BLUE,
+    DASHES,
+    PURPLE,
+    RED,
+    axis_props,
+    figure_layout,
+    line,
+    log_axis,
+    positive,
+)
 from hograd_ui.plotting import plain_figure
 
 from .compute import HFRun
 
-__all__ = ["COLORS", "METHOD_KEYS", "hf_figure", "notebook"]
+__all__ = ["COLORS", "DASH", "METHOD_KEYS", "hf_figure", "notebook"]
 
-COLORS = {"hf": "#d62728", "sgd": "#1f77b4", "adam": "#9467bd"}
+COLORS = {"hf": RED, "sgd": BLUE, "adam": PURPLE}
+#: A dash per method: the lines are told apart without their colours too.
+DASH = {"hf": DASHES[0], "sgd": DASHES[1], "adam": DASHES[2]}
 #: The translation key of each method's name (also the legend entries).
 METHOD_KEYS = {"hf": "hf.method.hf", "sgd": "hf.method.sgd", "adam": "hf.method.adam"}
 
 
 def _line(x, y, key: str, lang: str, **extra: object) -> dict:
-    return line(x, y, tr(METHOD_KEYS[key], lang), {"color": COLORS[key], "width": 3}, **extra)
+    return line(
+        x,
+        y,
+        tr(METHOD_KEYS[key], lang),
+        {"color": COLORS[key], "width": 3, "dash": DASH[key]},
+        **extra,
+    )
 
 
 def hf_figure(run: HFRun, lang: str, axis: str = "passes") -> object:

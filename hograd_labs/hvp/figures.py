@@ -22,8 +22,14 @@ from hograd_core.hessian import HVPResult
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
 from hograd_ui.plot_kit import (
+    BLACK,
+    BLUE,
     DIVERGING,
+    GREEN,
     LIGHT,
+    OLIVE,
+    PURPLE,
+    RED,
     axis_props,
     clean,
     contour_levels,
@@ -48,10 +54,12 @@ __all__ = [
     "ways_figure",
 ]
 
-#: ∇f red, v black, Hv orange, eigen-directions green and purple (fixed meanings on every figure)
-GRADIENT, VECTOR, HV = "#d62728", "#111111", "#ff7f0e"
-EIGEN = ("#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf")
-BLUE = "#1f77b4"
+#: ∇f red, v black, Hv olive, the eigen-directions green and purple, a second quantity blue
+#: (fixed meanings on every figure), all from the kit's checked palette; each is also named
+#: on the figure (the arrows' and the eigen lines' labels, a legend) and drawn apart by its
+#: dash where two lines share a panel.
+GRADIENT, VECTOR, HV = RED, BLACK, OLIVE
+EIGEN = (GREEN, PURPLE)
 
 
 def _arrow(tail: np.ndarray, head: np.ndarray, color: str, label: str, gap: float) -> list[dict]:
@@ -749,7 +757,7 @@ def directions_figure(curv: NetCurvature, lang: str) -> go.Figure:
             "x": curv.alphas,
             "y": curv.loss_random,
             "name": tr("hvp.fig.random_direction", lang),
-            "line": {"color": BLUE, "width": 4},
+            "line": {"color": BLUE, "width": 4, "dash": "dash"},
         },
     ]
     yaxis = axis_props(tr("hvp.fig.loss", lang), title_px=None)

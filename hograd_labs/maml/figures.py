@@ -10,7 +10,16 @@ import numpy as np
 
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
-from hograd_ui.plot_kit import axis_props, figure_layout, line, log_axis, positive
+from hograd_ui.plot_kit import (
+    BLUE,
+    OLIVE,
+    RED,
+    axis_props,
+    figure_layout,
+    line,
+    log_axis,
+    positive,
+)
 from hograd_ui.plotting import plain_figure
 
 from .compute import METHODS, Adaptation, MamlRun
@@ -24,7 +33,8 @@ __all__ = [
     "notebook",
 ]
 
-COLORS = {"second": "#d62728", "first": "#ff7f0e", "pretrain": "#1f77b4"}
+#: From the kit's checked palette (the first-order method was orange, 2.5:1 on white).
+COLORS = {"second": RED, "first": OLIVE, "pretrain": BLUE}
 #: The translation key of each starting point's name (also the legend entries).
 METHOD_KEYS = {
     "second": "maml.method.second",

@@ -12,7 +12,12 @@ from hograd_core.curvature import Grid
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
 from hograd_ui.plot_kit import (
+    BLUE,
+    DASHES,
+    GREEN,
     LIGHT,
+    OLIVE,
+    RED,
     axis_props,
     contour_levels,
     figure_layout,
@@ -33,7 +38,10 @@ __all__ = [
     "paths_figure",
 ]
 
-COLORS = {"gd": "#1f77b4", "newton": "#d62728", "damped": "#ff7f0e", "trust": "#2ca02c"}
+#: From the kit's checked palette (damped Newton was orange, 2.5:1 on white), and a dash per
+#: method: the lines are told apart without their colours too.
+COLORS = {"gd": BLUE, "newton": RED, "damped": OLIVE, "trust": GREEN}
+DASH = {"gd": DASHES[0], "newton": DASHES[1], "damped": DASHES[2], "trust": DASHES[3]}
 #: The translation key of each method's name (also the legend entries).
 METHOD_KEYS = {
     "gd": "newton.method.gd",
@@ -44,7 +52,13 @@ METHOD_KEYS = {
 
 
 def _line(x, y, key: str, lang: str, **extra: object) -> dict:
-    return line(x, y, tr(METHOD_KEYS[key], lang), {"color": COLORS[key], "width": 3}, **extra)
+    return line(
+        x,
+        y,
+        tr(METHOD_KEYS[key], lang),
+        {"color": COLORS[key], "width": 3, "dash": DASH[key]},
+        **extra,
+    )
 
 
 def paths_figure(race: NewtonRace, g: Grid, variables: tuple[str, str], lang: str) -> object:

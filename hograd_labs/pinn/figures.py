@@ -12,7 +12,16 @@ import numpy as np
 
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
-from hograd_ui.plot_kit import DIVERGING, axis_props, figure_layout, log_axis
+from hograd_ui.plot_kit import (
+    BLUE,
+    DASHES,
+    DIVERGING,
+    GREEN,
+    RED,
+    axis_props,
+    figure_layout,
+    log_axis,
+)
 from hograd_ui.plotting import cell_title, grid_cells, plain_figure
 
 from .compute import PinnRun
@@ -20,6 +29,7 @@ from .compute import PinnRun
 __all__ = [
     "SLICES",
     "TERM_COLORS",
+    "TERM_DASHES",
     "heatmaps_figure",
     "losses_figure",
     "notebook",
@@ -29,7 +39,9 @@ __all__ = [
 #: Rows of the grid drawn as slices: t = 0, T/4, T/2, 3T/4, T (the grid has 41 rows).
 SLICES = (0, 10, 20, 30, 40)
 _SLICE_COLORS = ("#08306b", "#2171b5", "#6a51a3", "#cb181d", "#e6550d")
-TERM_COLORS = {"residual": "#d62728", "initial": "#1f77b4", "boundary": "#2ca02c"}
+#: The loss terms' colours (the kit's checked palette) and dashes: told apart without colour too.
+TERM_COLORS = {"residual": RED, "initial": BLUE, "boundary": GREEN}
+TERM_DASHES = {"residual": DASHES[0], "initial": DASHES[1], "boundary": DASHES[2]}
 _TERM_KEYS = {
     "residual": "pinn.fig.term.residual",
     "initial": "pinn.fig.term.initial",
@@ -145,7 +157,7 @@ def losses_figure(run: PinnRun, lang: str) -> object:
             "y": np.where(run.terms[:, k] > 0, run.terms[:, k], np.nan),
             "mode": "lines",
             "name": tr(_TERM_KEYS[name], lang),
-            "line": {"color": TERM_COLORS[name], "width": 3},
+            "line": {"color": TERM_COLORS[name], "width": 3, "dash": TERM_DASHES[name]},
         }
         for k, name in enumerate(("residual", "initial", "boundary"))
     ]

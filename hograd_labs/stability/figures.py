@@ -10,14 +10,14 @@ import numpy as np
 
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
-from hograd_ui.plot_kit import axis_props, figure_layout, log_axis, positive
+from hograd_ui.plot_kit import BLUE, RED, axis_props, figure_layout, log_axis, positive
 from hograd_ui.plotting import cell_title, grid_cells, hline, plain_figure
 
 from .compute import NetStability, QuadraticRun
 
 __all__ = ["notebook", "quadratic_figure", "sharpness_figure"]
 
-GD, SHARPNESS = "#1f77b4", "#d62728"
+GD, SHARPNESS = BLUE, RED  # the kit's checked palette
 
 
 def _gd(x, y, lang: str, **extra: object) -> dict:

@@ -14,7 +14,7 @@ import numpy as np
 from hograd_core.applications import event_file
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
-from hograd_ui.plot_kit import axis_props, figure_layout, log_axis, positive
+from hograd_ui.plot_kit import BLUE, RED, axis_props, figure_layout, log_axis, positive
 from hograd_ui.plotting import plain_figure
 
 from .compute import BINS, GradientStats
@@ -97,7 +97,7 @@ def precision_figure(stats: GradientStats, lang: str) -> object:
             "mode": "lines",
             "name": d,
             "line": {
-                "color": "#d62728" if d == "float32" else "#1f77b4",
+                "color": RED if d == "float32" else BLUE,  # the kit's checked palette
                 "width": 3,
                 "dash": "dot" if d == "float32" else "solid",
             },

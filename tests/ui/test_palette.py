@@ -14,7 +14,15 @@ import re
 import numpy as np
 import pytest
 
+from hograd_labs.curvature import figures as curvature
 from hograd_labs.derivatives.chart import DASHES, PALETTE
+from hograd_labs.hf import figures as hf
+from hograd_labs.hvp import figures as hvp
+from hograd_labs.maml import figures as maml
+from hograd_labs.newton import figures as newton
+from hograd_labs.pinn import figures as pinn
+from hograd_labs.stability import figures as stability
+from hograd_ui import plot_kit
 from hograd_ui.parts import a11y
 
 WHITE, SIDEBAR = "#ffffff", "#f0f2f6"  # the page and Streamlit's sidebar (secondary) background
@@ -88,6 +96,88 @@ def test_colour_and_dash_together_tell_orders_apart() -> None:
     styles = [(PALETTE[k % len(PALETTE)], DASHES[k % len(DASHES)]) for k in range(42)]
     assert len(set(styles)) == 42
     assert len(set(DASHES)) == len(DASHES)  # and a reader without colour: 6 dashes in a row
+
+
+#: The colours that tell one figure's series apart (or mean the same thing across a lab's
+#: figures), as each lab names them.
+FIGURE_COLOURS = {
+    "hvp: ∇f, v, Hv, e1, e2, blue": (
+        hvp.GRADIENT,
+        hvp.VECTOR,
+        hvp.HV,
+        *hvp.EIGEN,
+        plot_kit.BLUE,
+    ),
+    "hf: methods": tuple(hf.COLORS.values()),
+    "maml: methods": tuple(maml.COLORS.values()),
+    "newton: methods": tuple(newton.COLORS.values()),
+    "curvature: exact, estimate, momentum, gd": (
+        curvature.EXACT,
+        curvature.ESTIMATE,
+        curvature.MOMENTUM,
+        curvature.GD,
+    ),
+    "curvature: G and H": (curvature.GGN, curvature.HESS),
+    "stability: gd, sharpness": (stability.GD, stability.SHARPNESS),
+    "pinn: loss terms": tuple(pinn.TERM_COLORS.values()),
+}
+
+
+@pytest.mark.parametrize("name", list(FIGURE_COLOURS))
+def test_each_figures_series_colours_are_checked(name: str) -> None:
+    """Every figure's series colours, as the derivative curves': 3:1 on white and 20 CIELAB
+    units apart for normal, deuteranope and protanope vision. Each set fails with the colours
+    the labs had before: the orange of four of them, #ff7f0e, is 2.53:1; for a deuteranope the
+    red #d62728 and the green #2ca02c are 7.3 apart, the HF lab's SGD blue and Adam purple 8.0."""
+    colours = FIGURE_COLOURS[name]
+    assert len(set(colours)) == len(colours)
+    for colour in colours:
+        assert contrast(colour, WHITE) >= 3.0, colour
+    for vision in (None, DEUTERANOPIA, PROTANOPIA):
+        for a, b in itertools.combinations(colours, 2):
+            assert np.linalg.norm(seen(a, vision) - seen(b, vision)) >= 20, (a, b)
+
+
+@pytest.mark.parametrize(
+    ("colours", "dashes"),
+    [
+        (hf.COLORS, hf.DASH),
+        (newton.COLORS, newton.DASH),
+        (maml.COLORS, maml._DASH),
+        (pinn.TERM_COLORS, pinn.TERM_DASHES),
+    ],
+    ids=["hf", "newton", "maml", "pinn"],
+)
+def test_lines_that_share_a_plot_differ_by_dash_too(colours: dict, dashes: dict) -> None:
+    """WCAG 1.4.1: a reader who sees no colour tells the methods' lines apart by their dash,
+    and the legend draws each line's dash beside its name."""
+    assert set(dashes) == set(colours)
+    assert len(set(dashes.values())) == len(dashes)
+    assert set(dashes.values()) <= set(plot_kit.DASHES)
+
+
+def test_the_wgan_curves_axes_are_told_by_readable_colours() -> None:
+    """The WGAN tab's two lines, each on its own y axis whose tick labels take its colour: read
+    from the figure, the tick text 4.5:1 on white (WCAG 1.4.3), each line's colour its axis's,
+    the two apart for every vision, the penalty dashed."""
+    from types import SimpleNamespace
+
+    from hograd_labs.wgan.figures import curves_figure
+
+    run = SimpleNamespace(wasserstein=np.linspace(1, 0, 5), penalty=np.linspace(0, 9, 5))
+    spec = curves_figure(run, "en").to_dict()
+    lines = [t["line"] for t in spec["data"]]
+    ticks = [spec["layout"][a]["tickfont"]["color"] for a in ("yaxis", "yaxis2")]
+    assert [line["color"] for line in lines] == ticks
+    for colour in ticks:
+        assert contrast(colour, WHITE) >= 4.5, colour
+    for vision in (None, DEUTERANOPIA, PROTANOPIA):
+        assert np.linalg.norm(seen(ticks[0], vision) - seen(ticks[1], vision)) >= 20
+    assert lines[0].get("dash", "solid") != lines[1].get("dash", "solid")
+
+
+def test_the_derivative_curves_use_the_kits_palette() -> None:
+    assert PALETTE is plot_kit.PALETTE and DASHES is plot_kit.DASHES
 
 
 def test_text_and_focus_colours_meet_wcag() -> None:
