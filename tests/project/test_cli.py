@@ -1,4 +1,11 @@
-"""The command line, run as a learner's script would run it: a subprocess."""
+"""The command line, run as a learner's script would run it.
+
+Most calls run ``main(argv)`` in this process (tests/project/cli_inprocess.py: the same entry,
+input, environment and outputs, without 2.5 s of importing torch each). A real subprocess
+(``cli_process``) stays where the process is what is tested: one success and one bad input with
+its exit status and messages on each stream (below), and ``python -m hograd_core``, the shim,
+run in one process for every verb against the in-process answers.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +14,13 @@ import math
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import mpmath
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
+from tests.project import cli_inprocess
+from tests.project.cli_inprocess import ROOT
 
 #: The environment without a language setting, so the command line speaks English whatever
 #: the machine's locale (tests/project/test_cli_lang.py tests the other languages).
@@ -24,20 +30,20 @@ ENGLISH_ENV = {
 }
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "hograd_cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=ENGLISH_ENV,
-    )
+def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    """The command line in this process, in English."""
+    return cli_inprocess.run_cli(*args, stdin=stdin, env=ENGLISH_ENV)
+
+
+def cli_process(*args: str) -> subprocess.CompletedProcess:
+    """The command line in a process of its own, in English."""
+    return cli_inprocess.cli_process(*args, env=ENGLISH_ENV)
 
 
 def test_seed_derivatives_human_readable() -> None:
-    out = cli("derivatives", "x**3", "--order", "3", "--at", "2")
-    assert out.returncode == 0, out.stderr
+    # a subprocess: the one success a learner's script sees, exit status 0 and its table
+    out = cli_process("derivatives", "x**3", "--order", "3", "--at", "2")
+    assert out.returncode == 0 and out.stderr == "", out.stderr
     lines = out.stdout.splitlines()
     assert [line.strip() for line in lines[1:5]] == [
         "order 0: 8",
@@ -142,11 +148,15 @@ def test_bad_input_exit_2_one_line(args: tuple[str, ...], message: str) -> None:
 
 
 def test_bad_input_json_error_object() -> None:
-    out = cli("derivatives", "sin(x", "--at", "1", "--json")
+    # a subprocess: the bad input a learner's script sees, exit status 2, JSON on standard
+    # output and one line, no traceback, on standard error
+    out = cli_process("derivatives", "sin(x", "--at", "1", "--json")
     assert out.returncode == 2
     assert json.loads(out.stdout) == {
         "error": "function: the '(' at column 4 is never closed; add a ')'."
     }
+    message = "error: function: the '(' at column 4 is never closed; add a ')'.\n"
+    assert out.stderr == message
 
 
 #: One call of every verb, and one bad input.
@@ -168,17 +178,52 @@ def _without_time(stdout: str) -> object:
     return {k: v for k, v in data.items() if k not in ("seconds", "startup_seconds")}
 
 
-@pytest.mark.parametrize("args", EVERY_VERB, ids=lambda a: a[0])
-def test_python_m_hograd_core_still_runs_every_verb(args: tuple[str, ...]) -> None:
-    """The command line lives in hograd_cli; ``python -m hograd_core`` (a shim) answers alike."""
-    new = cli(*args)
-    old = subprocess.run(
-        [sys.executable, "-m", "hograd_core", *args],
+#: Runs ``python -m hograd_core ARGS`` for each ARGS of its argument (JSON) in turn, as ``-m``
+#: runs a package (runpy, run_name "__main__"), each with its own standard output and error;
+#: prints [[status, stdout, stderr], ...].
+SHIM_DRIVER = """
+import contextlib, io, json, runpy, sys
+answers = []
+for args in json.loads(sys.argv[1]):
+    sys.argv = ["-m", *args]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            runpy.run_module("hograd_core", run_name="__main__", alter_sys=True)
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code
+    answers.append([code, out.getvalue(), err.getvalue()])
+print(json.dumps(answers))
+"""
+
+
+@pytest.fixture(scope="module")
+def shim_answers() -> dict[tuple[str, ...], subprocess.CompletedProcess]:
+    """``python -m hograd_core`` of every call in EVERY_VERB, in one process of its own (one
+    import of torch for the six)."""
+    done = subprocess.run(
+        [sys.executable, "-c", SHIM_DRIVER, json.dumps(EVERY_VERB)],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
+        env=ENGLISH_ENV,
     )
+    assert done.returncode == 0, done.stderr
+    return {
+        args: subprocess.CompletedProcess(args, code, out, err)
+        for args, (code, out, err) in zip(EVERY_VERB, json.loads(done.stdout), strict=True)
+    }
+
+
+@pytest.mark.parametrize("args", EVERY_VERB, ids=lambda a: a[0])
+def test_python_m_hograd_core_still_runs_every_verb(
+    args: tuple[str, ...], shim_answers: dict[tuple[str, ...], subprocess.CompletedProcess]
+) -> None:
+    """The command line lives in hograd_cli; ``python -m hograd_core`` (a shim, run in a
+    process of its own) answers alike."""
+    new, old = cli(*args), shim_answers[args]
     assert (old.returncode, old.stderr) == (new.returncode, new.stderr)
     assert _without_time(old.stdout) == _without_time(new.stdout)
     assert new.returncode == (2 if "99" in args else 0), new.stderr

@@ -1,4 +1,5 @@
-"""``python -m hograd_cli custom``, run as a teacher's script would run it: a subprocess."""
+"""``python -m hograd_cli custom``, run as a teacher's script would run it (in this process:
+tests/project/test_cli.py's ``cli``)."""
 
 from __future__ import annotations
 

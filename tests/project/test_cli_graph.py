@@ -1,5 +1,7 @@
 """``python -m hograd_core graph``: the pass-coloured DOT for slides, SVG, torchviz's DOT
-(issue 15, point 4), run as a teacher's script runs it: a subprocess.
+(issue 15, point 4), run as a teacher's script runs it: ``main(argv)`` with the script's
+arguments and environment, in this process (tests/project/cli_inprocess.py; tests/project/
+test_cli.py runs the command line as a process of its own).
 
 Oracles: the real graph of the same calls made here with plain torch (nodes new to each pass
 counted by walking ``grad_fn.next_functions``), torchviz's make_dot on those objects, and
@@ -12,7 +14,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from xml.etree import ElementTree
@@ -23,19 +24,11 @@ import torch
 
 from hograd_core.graph_dot import PASS_COLOURS
 from tests.graph_walk import walk
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.project.cli_inprocess import run_cli
 
 
 def cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "hograd_cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    return run_cli(*args, env=env)
 
 
 def new_per_pass(roots: list[torch.Tensor]) -> list[Counter]:

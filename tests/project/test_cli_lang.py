@@ -1,6 +1,12 @@
 """The command line speaks English and Simplified Chinese: ``--lang``, else HOGRAD_LANG, else
 the locale (LC_ALL, LC_MESSAGES, LANG); its help, tables and errors follow the language, and
-its JSON keeps every key and machine value, only the human messages change."""
+its JSON keeps every key and machine value, only the human messages change.
+
+The calls run in this process with the environment given (tests/project/cli_inprocess.py):
+the command line reads its language from ``os.environ``. A process of its own runs the top
+help under a Chinese locale and a JSON error in Chinese (what a terminal gets from a real
+process's streams), and the probe that torch is not loaded.
+"""
 
 from __future__ import annotations
 
@@ -8,30 +14,32 @@ import json
 import os
 import re
 import subprocess
-import sys
+from collections.abc import Callable
 
 import pytest
 
 from hograd_ui.i18n import catalogue, placeholders
-from tests.project.test_cli import ROOT
+from tests.project.cli_inprocess import cli_process, run_cli
 from tests.project.test_cli_help import _imports_torch
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 LOCALE_VARS = ("HOGRAD_LANG", "LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")
 
 
-def cli(*args: str, stdin: str = "", **env: str) -> subprocess.CompletedProcess:
-    """The command line in a fresh process whose language settings are only ``env``."""
+def _environment(env: dict[str, str]) -> dict[str, str]:
+    """This process's environment with its language settings replaced by ``env``."""
     clean = {k: v for k, v in os.environ.items() if k not in LOCALE_VARS}
-    return subprocess.run(
-        [sys.executable, "-m", "hograd_cli", *args],
-        cwd=ROOT,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**clean, **env},
-    )
+    return {**clean, **env}
+
+
+def cli(*args: str, stdin: str = "", **env: str) -> subprocess.CompletedProcess:
+    """The command line (in this process) whose language settings are only ``env``."""
+    return run_cli(*args, stdin=stdin, env=_environment(env))
+
+
+def process(*args: str, **env: str) -> subprocess.CompletedProcess:
+    """The same in a fresh process of its own."""
+    return cli_process(*args, env=_environment(env))
 
 
 VERBS = (None, "derivatives", "hvp", "graph", "gradcheck", "custom", "decode", "run")
@@ -50,9 +58,14 @@ BAD = {
 }
 
 
-def _help(verb: str | None, *lang: str, **env: str) -> str:
+def _help(
+    verb: str | None,
+    *lang: str,
+    run: Callable[..., subprocess.CompletedProcess] = cli,
+    **env: str,
+) -> str:
     args = ("--help",) if verb is None else (verb, "--help")
-    out = cli(*lang, *args, **env)
+    out = run(*lang, *args, **env)
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -61,7 +74,10 @@ def _help(verb: str | None, *lang: str, **env: str) -> str:
 def test_help_in_chinese_with_lang_or_locale(verb: str | None) -> None:
     english = _help(verb)
     assert not CJK.search(english) and "show this help message" in english
-    for text in (_help(verb, "--lang", "zh"), _help(verb, LANG="zh_CN.UTF-8")):
+    # the top help under a Chinese locale in a process of its own: the language from a real
+    # process's environment, its help written by a real interpreter's stdout, exit status 0
+    by_locale = _help(verb, LANG="zh_CN.UTF-8", run=process if verb is None else cli)
+    for text in (_help(verb, "--lang", "zh"), by_locale):
         assert text.startswith("用法：")
         assert "show this help message" not in text and "print one JSON object" not in text
         # every option's help line is Chinese (the option names and examples are code)
@@ -192,11 +208,14 @@ def test_json_is_the_same_bytes_in_both_languages(args: tuple[str, ...]) -> None
 
 
 def test_a_json_error_has_the_same_key_and_a_chinese_message() -> None:
+    # Chinese in a process of its own: what a real process writes to its two streams (the
+    # English in one: tests/project/test_cli.py::test_bad_input_json_error_object)
     args = ("derivatives", "sin(x", "--at", "1", "--json")
-    en, zh = cli(*args), cli("--lang", "zh", *args)
+    en, zh = cli(*args), process("--lang", "zh", *args)
     assert en.returncode == zh.returncode == 2
     assert json.loads(en.stdout) == {
         "error": "function: the '(' at column 4 is never closed; add a ')'."
     }
     message = json.loads(zh.stdout)
     assert list(message) == ["error"] and CJK.search(message["error"])
+    assert zh.stderr == f"错误：{message['error']}\n", zh.stderr

@@ -1,26 +1,22 @@
-"""``python -m hograd_cli run``: the code page's run, from a terminal."""
+"""``python -m hograd_cli run``: the code page's run, from a terminal.
+
+The calls run in this process (tests/project/cli_inprocess.py); the program itself runs in the
+code page's child as it would from a terminal. The one exit of status 1 (the program raised)
+runs in a process of its own.
+"""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.program_corpus import SEED_X3
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.project.cli_inprocess import cli_process, run_cli
 
 
 def _cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "hograd_cli", "run", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
+    return run_cli("run", *args, stdin=stdin)
 
 
 def test_json_record_of_every_line(tmp_path: Path) -> None:
@@ -36,7 +32,8 @@ def test_json_record_of_every_line(tmp_path: Path) -> None:
 
 
 def test_the_error_at_its_line_from_stdin() -> None:
-    done = _cli("-", stdin=SEED_X3.replace("create_graph=True", "create_graph=False"))
+    # a process of its own: the exit status 1 a learner's script sees when the program raised
+    done = cli_process("run", "-", stdin=SEED_X3.replace("create_graph=True", "create_graph=False"))
     assert done.returncode == 1
     assert done.stdout == "dy/dx at x=2.0: 12.0\n"
     assert done.stderr.startswith("Line 6: RuntimeError: element 0 of tensors does not require")
