@@ -16,7 +16,12 @@ from .compute import Summary
 
 __all__ = ["QR_BORDER", "progress_figure", "qr_svg", "slips_figure"]
 
-TRIED, RIGHT, SLIP = "#9aa5b1", "#2e7d32", "#c62828"
+#: The bars' colours, each 3:1 or more on white (WCAG 1.4.11; the tried bars' grey was
+#: #9aa5b1, 2.5:1) and apart for normal, deuteranope and protanope vision
+#: (tests/ui/test_palette.py). The tried bars are hatched as well (:data:`TRIED_PATTERN`), so
+#: that the two bars of a step differ without colour too (1.4.1); the legend draws both.
+TRIED, RIGHT, SLIP = "#6b7280", "#2e7d32", "#c62828"
+TRIED_PATTERN = {"shape": "/", "fgcolor": "#ffffff", "size": 8, "solidity": 0.25}
 WRAP = 46  # characters of a slip's label on one line
 FONT = {"size": 16}  # the labels: larger than the app's 14 px ticks, for the room (projector
 # mode, hograd_ui/plotting.py, scales them again)
@@ -46,7 +51,7 @@ def progress_figure(summary: Summary, step_names: list[str], tried: str, right: 
             "y": labels,
             "x": tries,
             "name": html.escape(tried),
-            "marker": {"color": TRIED},
+            "marker": {"color": TRIED, "pattern": TRIED_PATTERN},
             "text": tries,
             "textposition": "auto",
         },

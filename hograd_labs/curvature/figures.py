@@ -1,6 +1,7 @@
 """Figures of the curvature lab, from :mod:`.compute`'s results; the language comes in as an
-argument (the chart draws them for a projector). Exact values black, Hutchinson's estimate orange; heavy ball red, plain
-gradient descent blue; the closed form a line, the run markers."""
+argument (the chart draws them for a projector). Exact values black, Hutchinson's estimate olive;
+heavy ball red, plain gradient descent blue (each with its own dashes and markers); the closed
+form a line, the run markers."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hograd_ui.notebook import percent_notebook
 from hograd_ui.plot_kit import (
     BLACK,
     BLUE,
+    INDIGO,
     OLIVE,
     RED,
     axis_props,
@@ -37,6 +39,13 @@ __all__ = [
 
 #: From the kit's checked palette (the estimate was orange, 2.5:1 on white).
 EXACT, ESTIMATE, MOMENTUM, GD = BLACK, OLIVE, RED, BLUE
+#: The momentum chart's traces by method: the line's dash along the largest eigenvalue's
+#: direction and along the others, and the run's marker; no dash or marker is shared between
+#: the two methods, so they differ without colour too (WCAG 1.4.1).
+TRACE_CUES = {
+    "momentum": {"top": "solid", "other": "dot", "symbol": "circle"},
+    "gd": {"top": "dash", "other": "dashdot", "symbol": "square"},
+}
 FLOOR = 1e-15  # the momentum chart stops at this fraction of the start (float64 rounding)
 
 
@@ -129,7 +138,8 @@ def momentum_figure(run: MomentumRun, lang: str) -> object:
         ("gd", GD, 0.0, "curvature.fig.trace.gd"),
     ):
         for i, lam in enumerate(run.eigenvalues):
-            dash = "solid" if i == len(run.eigenvalues) - 1 else "dot"
+            cue = TRACE_CUES[method]
+            dash = cue["top"] if i == len(run.eigenvalues) - 1 else cue["other"]
             name = tr(key, lang, beta=f"{beta:g}", lam=f"{lam:.4g}")
             closed = np.where(
                 np.abs(run.closed_form[method][:, i]) >= floor,
@@ -155,7 +165,7 @@ def momentum_figure(run: MomentumRun, lang: str) -> object:
                     "mode": "markers",
                     "legendgroup": f"{method}{i}",
                     "showlegend": False,
-                    "marker": {"color": color, "size": 5},
+                    "marker": {"color": color, "size": 6, "symbol": cue["symbol"]},
                     "hoverinfo": "y",
                 }
             )
@@ -248,7 +258,10 @@ def notebook(source: str, title: str) -> str:
     return percent_notebook(source, before=[("markdown", title)], after=[])
 
 
-GGN, HESS, BULK = BLUE, RED, "#bbbbbb"
+#: The density chart: the histogram's bars a grey at 3.5:1 on white (WCAG 1.4.11; #bbbbbb was
+#: 1.9:1), drawn opaque; the lines over them, the exact density (black, dashed) and SLQ's
+#: (indigo), 3:1 or more on the bars too (olive, the diagonal's estimate, is 1.2:1 on them).
+GGN, HESS, BULK, SLQ = BLUE, RED, "#888888", INDIGO
 
 
 def _symlog(values: np.ndarray, scale: float) -> np.ndarray:
@@ -354,8 +367,8 @@ def hf_figure(sp: Spectra, lang: str) -> object:
 
 
 def density_figure(sp: Spectra, lang: str) -> object:
-    """SLQ's density (orange) over the exact smoothed density (black dashed) and the histogram
-    of eigvalsh's eigenvalues (grey), log y; the bulk, the outliers and the negative eigenvalues
+    """SLQ's density (indigo) over the exact smoothed density (black dashed) and the histogram
+    of eigvalsh's eigenvalues (grey bars), log y; the bulk, the outliers and the negative eigenvalues
     named."""
     floor = 1e-4 * float(sp.exact_density.max())
     r = sp.regions
@@ -371,7 +384,6 @@ def density_figure(sp: Spectra, lang: str) -> object:
             },
             "name": tr("curvature.fig.histogram", lang),
             "marker": {"color": BULK},
-            "opacity": 0.8,
         },
         {
             "type": "scatter",
@@ -389,7 +401,7 @@ def density_figure(sp: Spectra, lang: str) -> object:
             "name": tr(
                 "curvature.fig.slq_density", lang, starts=len(sp.nodes), steps=sp.nodes.shape[1]
             ),
-            "line": {"color": ESTIMATE, "width": 3},
+            "line": {"color": SLQ, "width": 3},
         },
     ]
     peak = float(max(sp.density.max(), sp.exact_density.max()))

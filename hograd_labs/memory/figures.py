@@ -10,7 +10,7 @@ import textwrap
 import pandas as pd
 
 from hograd_ui.i18n import tr
-from hograd_ui.plot_kit import axis_props, figure_layout
+from hograd_ui.plot_kit import BLUE, RED, axis_props, figure_layout
 from hograd_ui.plotting import plain_figure
 
 from .compute import MemoryRun, retain
@@ -27,6 +27,10 @@ RETAIN_KEYS = {
     "deleted": "memory.retain.deleted",
 }
 RETAIN_COLUMNS = ("memory.col.step", "memory.col.what", "memory.col.held")
+#: The chart's two bars per pass, from the kit's checked palette; the held bars are hatched as
+#: well, so that the two differ without colour too (WCAG 1.4.1); the legend draws both.
+SAVED, HELD = BLUE, RED
+HELD_PATTERN = {"shape": "/", "fgcolor": "#ffffff", "size": 8, "solidity": 0.25}
 
 
 def _retain_code() -> dict[str, str]:
@@ -91,14 +95,14 @@ def orders_figure(run: MemoryRun, lang: str) -> object:
             "x": names,
             "y": list(run.pass_bytes),
             "name": tr("memory.fig.saved", lang),
-            "marker": {"color": "#1f77b4"},
+            "marker": {"color": SAVED},
         },
         {
             "type": "bar",
             "x": names,
             "y": list(run.live_after),
             "name": tr("memory.fig.held", lang),
-            "marker": {"color": "#d62728"},
+            "marker": {"color": HELD, "pattern": HELD_PATTERN},
         },
     ]
     return plain_figure(

@@ -17,6 +17,8 @@ from hograd_ui.plot_kit import (
     DASHES,
     DIVERGING,
     GREEN,
+    INDIGO,
+    OLIVE,
     RED,
     axis_props,
     figure_layout,
@@ -28,6 +30,8 @@ from .compute import PinnRun
 
 __all__ = [
     "SLICES",
+    "SLICE_COLORS",
+    "SLICE_SYMBOLS",
     "TERM_COLORS",
     "TERM_DASHES",
     "heatmaps_figure",
@@ -38,7 +42,11 @@ __all__ = [
 
 #: Rows of the grid drawn as slices: t = 0, T/4, T/2, 3T/4, T (the grid has 41 rows).
 SLICES = (0, 10, 20, 30, 40)
-_SLICE_COLORS = ("#08306b", "#2171b5", "#6a51a3", "#cb181d", "#e6550d")
+#: Each slice's colour, cool to warm from the kit's checked palette, and its marker: a reader
+#: who sees no colour tells the times apart by the symbol, drawn on the line and in the legend.
+SLICE_COLORS = (INDIGO, BLUE, GREEN, OLIVE, RED)
+SLICE_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x")
+_MARKS = 12  # markers drawn along each slice's line (plotly spaces them evenly)
 #: The loss terms' colours (the kit's checked palette) and dashes: told apart without colour too.
 TERM_COLORS = {"residual": RED, "initial": BLUE, "boundary": GREEN}
 TERM_DASHES = {"residual": DASHES[0], "initial": DASHES[1], "boundary": DASHES[2]}
@@ -111,19 +119,21 @@ def heatmaps_figure(run: PinnRun, lang: str) -> object:
 
 
 def slices_figure(run: PinnRun, lang: str) -> object:
-    """u(x, t) at five times: the network solid, the exact solution dashed."""
+    """u(x, t) at five times: the network solid, the exact solution dashed, each time with its
+    own colour and marker (filled on the network's line, open on the exact one's)."""
     traces = []
-    for row, color in zip(SLICES, _SLICE_COLORS, strict=True):
+    for row, color, symbol in zip(SLICES, SLICE_COLORS, SLICE_SYMBOLS, strict=True):
         t = f"{run.ts[row]:.3g}"
         traces.append(
             {
                 "type": "scatter",
                 "x": run.xs,
                 "y": run.u[row],
-                "mode": "lines",
+                "mode": "lines+markers",
                 "name": tr("pinn.fig.slice", lang, t=t),
                 "legendgroup": t,
                 "line": {"color": color, "width": 3},
+                "marker": {"symbol": symbol, "size": 9, "maxdisplayed": _MARKS},
             }
         )
         traces.append(
@@ -131,11 +141,17 @@ def slices_figure(run: PinnRun, lang: str) -> object:
                 "type": "scatter",
                 "x": run.xs,
                 "y": run.exact[row],
-                "mode": "lines",
+                "mode": "lines+markers",
                 "name": tr("pinn.fig.exact", lang, t=t),
                 "legendgroup": t,
                 "showlegend": False,
                 "line": {"color": color, "width": 2, "dash": "dash"},
+                "marker": {
+                    "symbol": f"{symbol}-open",
+                    "size": 9,
+                    "maxdisplayed": _MARKS,
+                    "line": {"width": 2},
+                },
             }
         )
     return plain_figure(

@@ -2,8 +2,9 @@
 contour, the gradient norms on the interpolates, the training curves, and the penalty's graph
 in the graph page's style.
 
-Colours: data grey, generated points red, the critic's values from blue (low) to orange
-(high); every label comes from the translation table. Also the lab as a notebook.
+Colours: data near-black dots, generated points red diamonds outlined near-black (the kit's
+checked palette), the critic's values from blue (low) to orange (high); every label comes from
+the translation table. Also the lab as a notebook.
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ from hograd_core.graphs import TensorGraph
 from hograd_ui.graph_steps import Step, tensor_steps
 from hograd_ui.i18n import tr
 from hograd_ui.notebook import percent_notebook
-from hograd_ui.plot_kit import BLUE, GREEN, axis_props, figure_layout
+from hograd_ui.plot_kit import BLACK, BLUE, GREEN, RED, axis_props, figure_layout
 from hograd_ui.plotting import plain_figure, vline
 from hograd_ui.tensor_drawing import flag_dot
 
 from .compute import LIMIT, WganRun
 
 __all__ = [
+    "CRITIC",
     "NORM_BINS",
+    "POINTS",
     "curves_figure",
     "norm_counts",
     "norms_figure",
@@ -33,7 +36,24 @@ __all__ = [
 
 #: Edges of the histogram of ‖∇_x̂ D(x̂)‖ (values above the last edge go in the last bin).
 NORM_BINS = np.linspace(0.0, 3.0, 31)
-_CRITIC = [[0.0, "#2c7bb6"], [0.5, "#f7f7f7"], [1.0, "#fdae61"]]
+#: The critic's colour scale (low blue, middle near-white, high orange), drawn at
+#: :data:`CONTOUR_OPACITY` over the page.
+CRITIC = [[0.0, "#2c7bb6"], [0.5, "#f7f7f7"], [1.0, "#fdae61"]]
+CONTOUR_OPACITY = 0.85
+#: The points over the critic: data near-black circles, generated red diamonds with a
+#: near-black outline. Told apart by their shape as well as their colour (WCAG 1.4.1), and each
+#: 3:1 or more, by its fill or its outline, on every colour of the critic's scale (1.4.11;
+#: tests/ui/test_palette.py): the data's grey at opacity 0.6 was 1.6:1 on the scale's blue, the
+#: generated red, with a thin white outline, 2.3:1 on its light blue.
+POINTS = {
+    "data": {"color": BLACK, "size": 5, "opacity": 0.8, "symbol": "circle"},
+    "generated": {
+        "color": RED,
+        "size": 8,
+        "symbol": "diamond",
+        "line": {"width": 1, "color": BLACK},
+    },
+}
 
 
 def norm_counts(norms: np.ndarray) -> np.ndarray:
@@ -43,18 +63,18 @@ def norm_counts(norms: np.ndarray) -> np.ndarray:
 
 
 def points_figure(run: WganRun, index: int, lang: str) -> object:
-    """The data (grey), the generated points of snapshot ``index`` (red) and the critic D of
-    that snapshot as filled contours behind them."""
+    """The data (near-black dots), the generated points of snapshot ``index`` (red diamonds)
+    and the critic D of that snapshot as filled contours behind them."""
     z = run.critic[index]
     contour = {
         "type": "contour",
         "x": run.grid,
         "y": run.grid,
         "z": z,
-        "colorscale": _CRITIC,
+        "colorscale": CRITIC,
         "ncontours": 18,
         "line": {"width": 0.5, "color": "rgba(0,0,0,0.15)"},
-        "opacity": 0.85,
+        "opacity": CONTOUR_OPACITY,
         "name": tr("wgan.fig.critic", lang),
         "showscale": True,
         "colorbar": {"title": {"text": "D(x)"}, "thickness": 14},
@@ -66,7 +86,7 @@ def points_figure(run: WganRun, index: int, lang: str) -> object:
         "y": run.real[:, 1],
         "mode": "markers",
         "name": tr("wgan.fig.data", lang),
-        "marker": {"color": "#4b5563", "size": 5, "opacity": 0.6},
+        "marker": POINTS["data"],
     }
     fake = {
         "type": "scatter",
@@ -74,7 +94,7 @@ def points_figure(run: WganRun, index: int, lang: str) -> object:
         "y": run.fake[index][:, 1],
         "mode": "markers",
         "name": tr("wgan.fig.generated", lang),
-        "marker": {"color": "#d62728", "size": 6, "line": {"width": 0.5, "color": "white"}},
+        "marker": POINTS["generated"],
     }
     box = [-LIMIT, LIMIT]
     return plain_figure(
@@ -113,9 +133,9 @@ def curves_figure(run: WganRun, lang: str) -> object:
     """Per generator step: the critic's gap mean D(real) − mean D(fake) (left axis) and the
     penalty (right axis: it can be hundreds of times larger; zero unless it is on).
 
-    Each line's colour is its axis's tick colour: blue and green from the kit's checked
-    palette, 5.2:1 and 5.7:1 on white as tick text must be (the penalty was orange, 2.5:1);
-    the penalty is dashed too."""
+    Each line's colour is its axis's tick and title colour: blue and green from the kit's
+    checked palette, 5.2:1 and 5.7:1 on white as text must be; the penalty is dashed, and each
+    axis's title names its line and its dash."""
     steps = np.arange(1, len(run.wasserstein) + 1)
     traces = [
         {
@@ -136,19 +156,27 @@ def curves_figure(run: WganRun, lang: str) -> object:
             "line": {"color": GREEN, "width": 2, "dash": "dash"},
         },
     ]
+    # Each y axis is titled with its line's name and dash, in its line's colour: told apart
+    # without colour, and in presentation mode, which draws every axis's text black.
+    gap, penalty = (
+        axis_props(tr(key, lang), tickfont={"size": 14, "color": color})
+        for key, color in (("wgan.fig.gap_axis", BLUE), ("wgan.fig.penalty_axis", GREEN))
+    )
+    gap["title"]["font"]["color"], penalty["title"]["font"]["color"] = BLUE, GREEN
+    look = figure_layout(340)
+    look["margin"]["r"] = 80  # room for the right axis's title
     return plain_figure(
         traces,
-        **figure_layout(340),
+        **look,
         xaxis=axis_props(tr("wgan.fig.step", lang)),
-        yaxis=axis_props(None, tickfont={"size": 14, "color": BLUE}),
-        yaxis2=axis_props(
-            None,
-            overlaying="y",
-            side="right",
-            showgrid=False,
-            rangemode="tozero",
-            tickfont={"size": 14, "color": GREEN},
-        ),
+        yaxis=gap,
+        yaxis2={
+            **penalty,
+            "overlaying": "y",
+            "side": "right",
+            "showgrid": False,
+            "rangemode": "tozero",
+        },
     )
 
 

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from hograd_labs.pinn import compute as core
 from hograd_labs.pinn.cached import script as lab_script
+from hograd_labs.pinn.figures import SLICE_SYMBOLS
 from hograd_ui.plot_kit import finite_or_dash
 from tests.app.charts import chart_elements
 from tests.app.why import charts, open_tab
@@ -37,6 +38,10 @@ def test_the_tab_trains_the_heat_preset_and_draws_the_cores_run(lang: str) -> No
     np.testing.assert_allclose(grid(u["z"]), expected.u, rtol=1e-12)
     first = slices["data"][0]
     np.testing.assert_allclose(plotly_array(first["y"]), expected.u[0], rtol=1e-12)
+    # each time its own marker, filled on the network's line and open on the exact one's
+    symbols = [t["marker"]["symbol"] for t in slices["data"]]
+    assert symbols[0::2] == list(SLICE_SYMBOLS)
+    assert symbols[1::2] == [f"{s}-open" for s in SLICE_SYMBOLS]
     np.testing.assert_allclose(
         plotly_array(losses["data"][0]["y"]), expected.terms[:, 0], rtol=1e-12
     )

@@ -15,6 +15,7 @@ from hograd_labs.wgan.cached import script as wgan_code
 from hograd_labs.wgan.compute import WganConfig, penalty_check
 from hograd_labs.wgan.compute import run as train_wgan
 from hograd_labs.wgan.figures import norm_counts
+from hograd_ui.i18n import tr
 from hograd_ui.tensor_drawing import flag_dot
 from tests.app.charts import chart_elements, figure_of
 from tests.app.why import open_tab
@@ -44,6 +45,11 @@ def test_the_tab_draws_the_cores_run_in_both_languages(lang: str, words: str) ->
     bars = "interpolates" if lang == "en" else "插值点"
     np.testing.assert_array_equal(trace(at, bars), norm_counts(core.norms[-1]))
     np.testing.assert_array_equal(trace(at, bars).sum(), 400)
+    (curves,) = [f for f in map(figure_of, chart_elements(at)) if "yaxis2" in f["layout"]]
+    assert [curves["layout"][a]["title"]["text"] for a in ("yaxis", "yaxis2")] == [
+        tr("wgan.fig.gap_axis", lang),
+        tr("wgan.fig.penalty_axis", lang),
+    ]
     assert words in "\n".join(s.value for s in at.header)
     table = at.table[0].value
     check = penalty_check(WganConfig())

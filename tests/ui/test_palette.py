@@ -7,9 +7,11 @@ colours are compared by their CIELAB distance (ΔE76, D65).
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -277,3 +279,305 @@ def test_the_3d_surface_and_the_growth_line_are_readable() -> None:
     assert all(contrast(c, WHITE) >= 4.5 for _, c in colours), colours
     line = growth_figure(graph_lab(parse("tanh(x)"), 0.7).stats, 3, "en").figure().data[0]
     assert contrast(line.line.color, WHITE) >= 3.0
+
+
+# The figures whose series were told apart by colour alone, each built as its lab builds it
+# (from a small stand-in for the lab's run): every series' colour at 3:1 or more on white and
+# apart from the others for every vision, and a second cue (dash, marker symbol, hatching or
+# axis title) that tells them apart without colour.
+
+
+def _apart(colours: list[str]) -> None:
+    """3:1 on white each, and 20 CIELAB units apart for normal, deutan and protan vision."""
+    for colour in colours:
+        assert contrast(colour, WHITE) >= 3.0, colour
+    for vision in (None, DEUTERANOPIA, PROTANOPIA):
+        for a, b in itertools.combinations(colours, 2):
+            assert np.linalg.norm(seen(a, vision) - seen(b, vision)) >= 20, (a, b)
+
+
+def _hex(colour: str) -> str:
+    """Plotly's ``rgb(r, g, b)`` or a hex colour, as 6-digit hex."""
+    if colour.startswith("#"):
+        return colour if len(colour) == 7 else "#" + "".join(2 * c for c in colour[1:])
+    r, g, b = (round(float(v)) for v in re.findall(r"[\d.]+", colour)[:3])
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def _over(colour: str, background: str, opacity: float) -> str:
+    """``colour`` drawn at ``opacity`` over ``background``, as the eye gets it (sRGB mix)."""
+    a, b = (
+        np.array([int(_hex(c)[i : i + 2], 16) for i in (1, 3, 5)]) for c in (colour, background)
+    )
+    return "#" + "".join(f"{round(v):02x}" for v in opacity * a + (1 - opacity) * b)
+
+
+def test_the_pinn_slices_differ_by_colour_and_marker() -> None:
+    """The PINN tab's five times: the palette's colours (they were sequential blues to reds,
+    #2171b5 and #6a51a3 6.3 apart for a deuteranope; #08306b and #2171b5 close too) and a
+    marker each, filled on the network's line and open on the exact solution's (dashed)."""
+    from types import SimpleNamespace
+
+    xs = np.linspace(0, 1, 41)
+    u = np.outer(np.linspace(1, 0.2, 41), np.sin(np.pi * xs))
+    run = SimpleNamespace(xs=xs, ts=np.linspace(0, 1, 41), u=u, exact=u + 1e-3)
+    data = pinn.slices_figure(run, "en").to_dict()["data"]
+    network, exact = data[0::2], data[1::2]
+    assert len(network) == len(exact) == len(pinn.SLICES)
+    _apart([t["line"]["color"] for t in network])
+    symbols = [t["marker"]["symbol"] for t in network]
+    assert len(set(symbols)) == len(symbols) and all(t["mode"] == "lines+markers" for t in data)
+    for net, ex, symbol in zip(network, exact, symbols, strict=True):
+        assert net["line"]["color"] == ex["line"]["color"] and net.get("showlegend", True)
+        assert net["line"].get("dash", "solid") == "solid" and ex["line"]["dash"] == "dash"
+        assert ex["marker"]["symbol"] == f"{symbol}-open"
+
+
+def test_the_curvature_momentum_traces_share_no_dash_or_marker() -> None:
+    """The curvature tab's heavy ball (red) and plain descent (blue) along each eigenvector:
+    no dash and no marker shared between the two methods (both were solid along the largest
+    eigenvalue and dotted along the other, with the same round markers)."""
+    from types import SimpleNamespace
+
+    k = np.arange(30)[:, None]
+    decay = {"momentum": 0.5**k * np.ones((1, 2)), "gd": 0.8**k * np.ones((1, 2))}
+    run = SimpleNamespace(
+        config=SimpleNamespace(beta=0.9, lr=0.1),
+        eigenvalues=np.array([1.0, 10.0]),
+        components=decay,
+        closed_form=decay,
+    )
+    data = curvature.momentum_figure(run, "en").to_dict()["data"]
+    by_colour: dict[str, dict[str, set]] = {}
+    for trace in data:
+        drawn = trace["line"] if trace["mode"] == "lines" else trace["marker"]
+        cues = by_colour.setdefault(drawn["color"], {"d": set(), "m": set()})
+        if trace["mode"] == "lines":
+            cues["d"].add(trace["line"].get("dash", "solid"))
+        else:
+            cues["m"].add(trace["marker"].get("symbol", "circle"))
+    assert len(by_colour) == 2
+    _apart(list(by_colour))
+    first, second = by_colour.values()
+    assert first["d"].isdisjoint(second["d"]) and first["m"].isdisjoint(second["m"])
+
+
+def test_the_curvature_histogram_and_its_lines_stand_out() -> None:
+    """The curvature tab's density chart: the histogram's bars opaque and 3:1 on white (they
+    were #bbbbbb at opacity 0.8, 1.92:1 before the opacity); the two density lines 3:1 on
+    white and on the bars they cross, a dash each, apart from each other and the bars."""
+    from types import SimpleNamespace
+
+    grid = np.linspace(-1, 5, 200)
+    density = np.exp(-(grid**2))
+    spectra = SimpleNamespace(
+        hessian=np.array([-0.2, 0.0, 0.1, 0.3, 4.0]),
+        grid=grid,
+        density=density,
+        exact_density=density,
+        nodes=np.zeros((3, 8)),
+        regions=SimpleNamespace(bulk=(-0.5, 0.5), outliers=(4.0,), negative_mass=0.2),
+    )
+    bars, *lines = curvature.density_figure(spectra, "en").to_dict()["data"]
+    assert bars["type"] == "histogram" and bars.get("opacity", 1) == 1
+    bar = bars["marker"]["color"]
+    colours = [t["line"]["color"] for t in lines]
+    _apart([bar, *colours])
+    for colour in colours:
+        assert contrast(colour, bar) >= 3.0, colour
+    assert len({t["line"].get("dash", "solid") for t in lines}) == len(lines)
+
+
+def _scale(scale: object, samples: int = 41) -> list[str]:
+    """A plotly colour scale (a name or [[position, colour], ...]) at ``samples`` even points."""
+    from plotly.colors import get_colorscale, sample_colorscale
+
+    stops = get_colorscale(scale) if isinstance(scale, str) else scale
+    return [_hex(c) for c in sample_colorscale(stops, list(np.linspace(0, 1, samples)))]
+
+
+def test_the_wgan_points_differ_by_shape_and_stand_out_on_the_critic() -> None:
+    """The WGAN tab's data and generated points: a marker symbol each, their colours apart for
+    every vision, and each point 3:1 or more, by its fill (at its opacity) or its outline, on
+    every colour of the critic's contour behind it (at the contour's opacity over white). They
+    were grey dots at opacity 0.6 (1.6:1 on the scale's blue) and red dots outlined white
+    (2.3:1 on its light blue)."""
+    from types import SimpleNamespace
+
+    from hograd_labs.wgan.figures import points_figure
+
+    pts = np.zeros((4, 2))
+    run = SimpleNamespace(
+        critic=[np.zeros((5, 5))], grid=np.linspace(-2, 2, 5), real=pts, fake=[pts]
+    )
+    contour, *points = points_figure(run, 0, "en").to_dict()["data"]
+    behind = [_over(c, WHITE, contour.get("opacity", 1)) for c in _scale(contour["colorscale"])]
+    markers = [p["marker"] for p in points]
+    assert len({m.get("symbol", "circle") for m in markers}) == len(markers) == 2
+    _apart([m["color"] for m in markers])
+    for m in markers:
+        assert contrast(_over(m["color"], WHITE, m.get("opacity", 1)), WHITE) >= 3.0
+        outline = (m.get("line") or {}).get("color")
+        for colour in behind:
+            fill = contrast(_over(m["color"], colour, m.get("opacity", 1)), colour)
+            edge = contrast(outline, colour) if outline and m["line"].get("width", 0) >= 1 else 0
+            assert max(fill, edge) >= 3.0, (m, colour)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_wgan_curves_axes_are_titled_by_their_lines(lang: str) -> None:
+    """The WGAN tab's two y axes: each titled (they had ticks in their line's colour only),
+    the two titles different and in the line's colour, 4.5:1 as text."""
+    from types import SimpleNamespace
+
+    from hograd_labs.wgan.figures import curves_figure
+    from hograd_ui.i18n import tr
+
+    run = SimpleNamespace(wasserstein=np.linspace(1, 0, 5), penalty=np.linspace(0, 9, 5))
+    spec = curves_figure(run, lang).to_dict()
+    titles = [spec["layout"][a].get("title") or {} for a in ("yaxis", "yaxis2")]
+    assert [t.get("text") for t in titles] == [
+        tr("wgan.fig.gap_axis", lang),
+        tr("wgan.fig.penalty_axis", lang),
+    ]
+    assert titles[0]["text"] != titles[1]["text"]
+    for title, line in zip(titles, spec["data"], strict=True):
+        assert title["font"]["color"] == line["line"]["color"]
+        assert contrast(title["font"]["color"], WHITE) >= 4.5
+
+
+def _bar_cues(data: list[dict]) -> None:
+    """Bars of two series side by side: colours checked, and one hatched, the other not."""
+    _apart([t["marker"]["color"] for t in data])
+    shapes = [(t["marker"].get("pattern") or {}).get("shape", "") for t in data]
+    assert len(set(shapes)) == len(shapes), shapes
+    for trace in data:
+        pattern = trace["marker"].get("pattern") or {}
+        if pattern.get("shape"):  # hatching thin enough to leave the bar its colour
+            assert pattern.get("solidity", 0.3) <= 0.3
+
+
+def test_the_classroom_boards_bars_are_told_apart() -> None:
+    """The classroom board's tried and right bars (tried was #9aa5b1, 2.5:1, told from right
+    by colour alone); the slips' bars, a series alone, 3:1."""
+    from hograd_labs.classroom.compute import StepCounts, Summary
+    from hograd_labs.classroom.figures import progress_figure, slips_figure
+
+    summary = Summary(joined=5, steps=(StepCounts(step=1, tried=4, right=2, slips=()),))
+    _bar_cues(progress_figure(summary, ["one", "two"], "tried", "right").to_dict()["data"])
+    (slips,) = slips_figure([("slip", 3)]).to_dict()["data"]
+    assert contrast(slips["marker"]["color"], WHITE) >= 3.0
+
+
+def test_the_memory_labs_bars_are_told_apart() -> None:
+    """The memory lab's saved and held bars: from the kit's palette (they were plotly's
+    #1f77b4 and #d62728, not checked) and hatched apart."""
+    from types import SimpleNamespace
+
+    from hograd_labs.memory.figures import orders_figure
+
+    run = SimpleNamespace(pass_bytes=(800, 1600, 3200), live_after=(800, 2400, 5600))
+    data = orders_figure(run, "en").to_dict()["data"]
+    assert {t["marker"]["color"] for t in data} <= set(plot_kit.PALETTE)
+    _bar_cues(data)
+
+
+def _lightness(scale: object, vision: np.ndarray | None) -> np.ndarray:
+    """CIELAB L* along a colour scale, as ``vision`` sees it."""
+    return np.array([seen(c, vision)[0] for c in _scale(scale)])
+
+
+def _ordered(scale: object) -> bool:
+    """Lightness ordered for normal, deutan and protan vision: rising or falling steadily end to
+    end, over 20 L* units at least (a sequential scale), or falling steadily from a lightest
+    middle to each end (a diverging one), its two arms told apart without the red-green
+    channel: at every equal distance from the middle the same arm is the more yellow one
+    (CIELAB b*, the opponent channel deuteranopes and protanopes keep), and its two ends are
+    20 CIELAB units apart. Lightness tells a value's distance from the middle, b* its side."""
+    colours = _scale(scale)
+    mid = len(colours) // 2
+    for vision in (None, DEUTERANOPIA, PROTANOPIA):
+        lab_values = np.array([seen(c, vision) for c in colours])
+        lightness = lab_values[:, 0]
+        if lightness[mid] > max(lightness[0], lightness[-1]):
+            steps = [np.diff(lightness[: mid + 1]), -np.diff(lightness[mid:])]  # up, then down
+            sides = np.sign(lab_values[::-1][:mid, 2] - lab_values[:mid, 2])  # 1 - p against p
+            if len(set(sides)) != 1 or np.linalg.norm(lab_values[0] - lab_values[-1]) < 20:
+                return False
+        else:
+            steps = [np.diff(lightness) * np.sign(lightness[-1] - lightness[0])]
+            if abs(lightness[-1] - lightness[0]) < 20:
+                return False
+        if min(s.min() for s in steps) <= 0:
+            return False
+    return True
+
+
+def test_the_lightness_oracle_tells_ordered_scales_from_rainbows() -> None:
+    """Viridis and ColorBrewer's Blues and RdBu are ordered in lightness; Jet and Rainbow are
+    not (their lightness rises and falls more than once). ColorBrewer's diverging scales it
+    calls colour-blind safe pass, two it does not (RdYlGn, Spectral) fail."""
+    for scale in ("Viridis", "Cividis", "Blues", "RdBu", "RdYlBu", "PiYG", "PRGn", "BrBG", "PuOr"):
+        assert _ordered(scale), scale
+    for scale in ("Jet", "Rainbow", "RdYlGn", "Spectral"):
+        assert not _ordered(scale), scale
+
+
+def _figure_scales() -> dict[str, object]:
+    """Every colour scale the labs' heat maps and contours draw, read from figures as the
+    labs build them (from small stand-ins for their runs)."""
+    from types import SimpleNamespace
+
+    from hograd_core import curvature as core_curvature
+    from hograd_core import parse
+    from hograd_labs.stats.figures import BINS, histogram_figure
+    from hograd_labs.wgan.figures import points_figure
+
+    ex = core_curvature.explore(
+        parse("w1**2*sin(w2)"), (1.0, math.pi / 2), (0.5, 1.0), power_steps=5
+    )
+    xs = np.linspace(0, 1, 41)
+    u = np.outer(np.linspace(1, 0.2, 41), np.sin(np.pi * xs))
+    pinn_run = SimpleNamespace(xs=xs, ts=xs, u=u, exact=u * 0.9, residual=u - 0.5)
+    pts = np.zeros((4, 2))
+    wgan_run = SimpleNamespace(critic=[np.eye(5)], grid=np.linspace(-2, 2, 5), real=pts, fake=[pts])
+    stats_run = SimpleNamespace(
+        hist_counts=np.ones((1, 2, len(BINS) - 1)), layer_names=("layer 1", "layer 2")
+    )
+    figures = {
+        "hvp contour": hvp.contour_figure(ex.grid, ex.result, "en"),
+        "hvp surface": hvp.surface_figure(ex.grid, ex.result, "en"),
+        "hvp hessian": hvp.hessian_figure(ex.result, "en"),
+        "pinn heat maps": pinn.heatmaps_figure(pinn_run, "en"),
+        "wgan critic": points_figure(wgan_run, 0, "en"),
+        "stats histogram": histogram_figure(stats_run, 0, "en"),
+    }
+    return {
+        f"{name} {k}": trace["colorscale"]
+        for name, fig in figures.items()
+        for k, trace in enumerate(fig.to_dict()["data"])
+        if "colorscale" in trace
+    }
+
+
+def test_every_colour_scale_is_ordered_in_lightness_for_every_vision() -> None:
+    """WCAG 1.4.1 for heat maps and contours: a value's colour must be readable without telling
+    hues apart, so each scale's lightness must order its values for normal, deuteranope and
+    protanope vision (plotly resolves named scales to stops; each is sampled at 41 points).
+    The scales found: the kit's LIGHT (white to ColorBrewer's Blues) and DIVERGING (RdBu's
+    ends around a light grey), Viridis, Blues, and the WGAN critic's blue, white, orange. The
+    labs' sources name no other scale."""
+    scales = _figure_scales()
+    assert len(scales) >= 7
+    for name, scale in scales.items():
+        assert _ordered(scale), name
+    root = Path(curvature.__file__).parent.parent
+    for path in sorted(root.glob("*/figures.py")):
+        module = importlib.import_module(f"hograd_labs.{path.parent.name}.figures")
+        for expression in re.findall(r'"colorscale": ([\w"]+)', path.read_text()):
+            if expression.startswith('"'):
+                assert _ordered(expression.strip('"')), (path.name, expression)
+            elif hasattr(module, expression):
+                assert _ordered(getattr(module, expression)), (path.parent.name, expression)
+            else:  # a variable (the PINN heat maps' scale): read from its figure above
+                assert path.parent.name == "pinn", (path, expression)
