@@ -60,6 +60,10 @@ __all__ = [
 #: dash where two lines share a panel.
 GRADIENT, VECTOR, HV = RED, BLACK, OLIVE
 EIGEN = (GREEN, PURPLE)
+#: Lines drawn for reference under the data (power iteration's unit circle, and the whole path
+#: of the Rayleigh quotient under the animated one): a grey at 3.5:1 on white (WCAG 1.4.11;
+#: #bbbbbb and #cccccc were 1.9:1 and 1.6:1), dotted, so that they read as reference, not data.
+REFERENCE = "#888888"
 
 
 def _arrow(tail: np.ndarray, head: np.ndarray, color: str, label: str, gap: float) -> list[dict]:
@@ -492,7 +496,7 @@ def power_figure(power: PowerIteration, names: Sequence[str], lang: str) -> go.F
                 "x": np.cos(theta),
                 "y": np.sin(theta),
                 "mode": "lines",
-                "line": {"color": "#bbb", "width": 1},
+                "line": {"color": REFERENCE, "width": 1, "dash": "dot"},
                 "hoverinfo": "skip",
                 "showlegend": False,
                 **left,
@@ -521,8 +525,8 @@ def power_figure(power: PowerIteration, names: Sequence[str], lang: str) -> go.F
             "x": steps,
             "y": ray,
             "mode": "lines+markers",
-            "line": {"color": "#ccc", "width": 2},
-            "marker": {"size": 5, "color": "#ccc"},
+            "line": {"color": REFERENCE, "width": 2, "dash": "dot"},
+            "marker": {"size": 5, "color": REFERENCE},
             "hoverinfo": "skip",
             "showlegend": False,
             **right,

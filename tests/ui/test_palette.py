@@ -312,6 +312,29 @@ def _over(colour: str, background: str, opacity: float) -> str:
     return "#" + "".join(f"{round(v):02x}" for v in opacity * a + (1 - opacity) * b)
 
 
+@pytest.mark.parametrize("text", ["w1**2*sin(w2)", "x^2*y + z^3"])
+def test_every_line_of_power_iteration_stands_out(text: str) -> None:
+    """Every line, marker and bar of the HVP page's power iteration, in every frame, at 3:1 or
+    more on white: its reference lines too (the unit circle of two variables, the whole path
+    of the Rayleigh quotient under the animated one), which were #bbbbbb and #cccccc."""
+    from hograd_core import curvature, parse
+
+    fn = parse(text)
+    point = tuple(1.0 for _ in fn.variables)
+    vector = tuple(0.5 for _ in fn.variables)
+    ex = curvature.explore(fn, point, vector, power_steps=5)
+    figure = hvp.power_figure(ex.power, fn.variables, "en").to_dict()
+    traces = [*figure["data"], *(t for frame in figure["frames"] for t in frame["data"])]
+    colours = {
+        _hex(part["color"])
+        for trace in traces
+        for part in (trace.get("line", {}), trace.get("marker", {}))
+        if isinstance(part.get("color"), str)
+    }
+    assert hvp.REFERENCE in colours or len(fn.variables) != 2
+    assert colours and all(contrast(c, WHITE) >= 3.0 for c in colours), colours
+
+
 def test_the_pinn_slices_differ_by_colour_and_marker() -> None:
     """The PINN tab's five times: the palette's colours (they were sequential blues to reds,
     #2171b5 and #6a51a3 6.3 apart for a deuteranope; #08306b and #2171b5 close too) and a
