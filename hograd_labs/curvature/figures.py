@@ -14,6 +14,7 @@ from hograd_ui.notebook import percent_notebook
 from hograd_ui.plot_kit import (
     BLACK,
     BLUE,
+    GREY,
     INDIGO,
     OLIVE,
     RED,
@@ -261,7 +262,7 @@ def notebook(source: str, title: str) -> str:
 #: The density chart: the histogram's bars a grey at 3.5:1 on white (WCAG 1.4.11; #bbbbbb was
 #: 1.9:1), drawn opaque; the lines over them, the exact density (black, dashed) and SLQ's
 #: (indigo), 3:1 or more on the bars too (olive, the diagonal's estimate, is 1.2:1 on them).
-GGN, HESS, BULK, SLQ = BLUE, RED, "#888888", INDIGO
+GGN, HESS, BULK, SLQ = BLUE, RED, GREY, INDIGO
 
 
 def _symlog(values: np.ndarray, scale: float) -> np.ndarray:

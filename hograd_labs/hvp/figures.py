@@ -26,6 +26,7 @@ from hograd_ui.plot_kit import (
     BLUE,
     DIVERGING,
     GREEN,
+    GREY,
     LIGHT,
     OLIVE,
     PURPLE,
@@ -63,7 +64,7 @@ EIGEN = (GREEN, PURPLE)
 #: Lines drawn for reference under the data (power iteration's unit circle, and the whole path
 #: of the Rayleigh quotient under the animated one): a grey at 3.5:1 on white (WCAG 1.4.11;
 #: #bbbbbb and #cccccc were 1.9:1 and 1.6:1), dotted, so that they read as reference, not data.
-REFERENCE = "#888888"
+REFERENCE = GREY
 
 
 def _arrow(tail: np.ndarray, head: np.ndarray, color: str, label: str, gap: float) -> list[dict]:
